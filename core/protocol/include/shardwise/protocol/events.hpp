@@ -1,0 +1,146 @@
+#pragma once
+// The runner's JSON Lines protocol (docs/protocol.md). One JSON object per stdout line; every object
+// carries "v" (protocol version), "event" and "rank". Readers accept any version <= kProtocolVersion
+// and ignore unknown fields, so a newer runner can add fields without breaking an older app.
+
+#include "shardwise/spec/specs.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace shardwise::protocol {
+
+inline constexpr int kProtocolVersion = 1;
+
+class ProtocolError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct SoftwareVersions {
+    std::string runner;   // shardwise-runner version
+    std::string libtorch; // e.g. "1.13.1" or "2.11.0"
+    std::string cuda;     // CUDA runtime, empty on CPU builds
+    std::string nccl;     // empty when not linked
+    std::string driver;   // NVIDIA driver, empty without a GPU
+    std::string compiler;
+};
+
+struct AllocatorSettings {
+    std::string conf;             // PYTORCH_ALLOC_CONF / PYTORCH_CUDA_ALLOC_CONF as seen by the runner
+    bool expandableSegments = false;
+};
+
+// Memory as measured on one rank. Device numbers come from the caching allocator (0 on CPU);
+// hostPeakRss from getrusage.
+struct MemorySample {
+    std::int64_t allocated = 0;
+    std::int64_t reserved = 0;
+    std::int64_t peakAllocated = 0;
+    std::int64_t peakReserved = 0;
+    std::int64_t allocRetries = 0;
+    std::int64_t deviceFree = -1;  // cudaMemGetInfo free bytes, -1 when unknown
+    std::int64_t deviceTotal = -1; // cudaMemGetInfo total bytes, -1 when unknown
+    std::int64_t hostPeakRss = 0;
+};
+
+// Persistent training state a rank holds between steps, by kind and place (bytes).
+struct StateBytes {
+    std::int64_t deviceParams = 0;
+    std::int64_t deviceGrads = 0;
+    std::int64_t deviceOptimizer = 0; // Adam moments + fp32 master on the device
+    std::int64_t hostParams = 0;
+    std::int64_t hostGrads = 0;
+    std::int64_t hostOptimizer = 0;
+};
+
+struct StartEvent {
+    int rank = 0;
+    int world = 1;
+    int localRank = 0;
+    std::string host;
+    double time = 0; // unix seconds
+    RunConfig config;
+    SoftwareVersions versions;
+    AllocatorSettings allocator;
+    std::string launcher;   // "shardwise", "torchrun", "srun", "manual"
+    std::string deviceName; // e.g. "NVIDIA H200" or "cpu"
+};
+
+struct StepEvent {
+    int rank = 0;
+    int step = 0;          // 0-based over all steps, warm-up included
+    bool timed = false;    // false for warm-up steps
+    double loss = 0;
+    double stepTimeS = 0;
+    double commTimeS = 0;    // collective kernel time on the comm streams
+    double exposedCommS = 0; // time compute waited for communication
+    std::int64_t tokens = 0; // tokens processed by this rank in this step
+    MemorySample memory;
+    double time = 0;
+};
+
+struct SummaryEvent {
+    int rank = 0;
+    int world = 1;
+    int warmupSteps = 0;
+    int timedSteps = 0;
+    double medianStepS = 0;
+    double p10StepS = 0;
+    double p90StepS = 0;
+    double tokensPerS = 0;    // global tokens/s (all ranks) from the median step time
+    double ncclShare = 0;     // median comm kernel time / median step time, 0..1
+    double exposedCommShare = 0;
+    std::vector<double> losses; // one per step, warm-up included
+    MemorySample memory;      // peaks over the timed steps
+    StateBytes state;
+    double time = 0;
+};
+
+enum class ErrorKind { Oom, Comm, Config, Internal };
+
+struct ErrorEvent {
+    int rank = 0;
+    ErrorKind kind = ErrorKind::Internal;
+    std::string message;
+    std::optional<int> step;      // the step it happened in, if any
+    std::optional<MemorySample> memory; // allocator numbers at the failure (OOM)
+    std::int64_t reservedUnallocated = 0; // reserved - allocated at the failure (fragmentation)
+    double time = 0;
+};
+
+// Free-form progress or diagnostic text that belongs in the event stream (stderr carries the rest).
+struct LogEvent {
+    int rank = 0;
+    std::string level; // "info" | "warning"
+    std::string message;
+    double time = 0;
+};
+
+using Event = std::variant<StartEvent, StepEvent, SummaryEvent, ErrorEvent, LogEvent>;
+
+std::string_view errorKindId(ErrorKind k); // "oom" | "comm" | "config" | "internal"
+std::optional<ErrorKind> errorKindFromId(std::string_view id);
+
+nlohmann::json toJson(const Event& e);
+// One line, no trailing newline.
+std::string serialize(const Event& e);
+
+// Parses one line. Throws ProtocolError naming what is wrong (not JSON, missing "event", unknown
+// event, version too new, a field of the wrong type).
+Event parseEvent(std::string_view line);
+// Returns nullopt for lines that are not protocol events at all (e.g. a library printing to stdout);
+// throws ProtocolError only for lines that claim to be events but are malformed.
+std::optional<Event> tryParseEvent(std::string_view line);
+
+int eventRank(const Event& e);
+std::string_view eventName(const Event& e);
+
+} // namespace shardwise::protocol

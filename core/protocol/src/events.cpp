@@ -1,0 +1,356 @@
+#include "shardwise/protocol/events.hpp"
+
+#include "shardwise/spec/json.hpp"
+
+namespace shardwise::protocol {
+
+using nlohmann::json;
+
+namespace {
+
+template <class... Ts> struct Overloaded : Ts... {
+    using Ts::operator()...;
+};
+template <class... Ts> Overloaded(Ts...) -> Overloaded<Ts...>;
+
+json memoryJson(const MemorySample& m)
+{
+    return json{{"allocated", m.allocated},         {"reserved", m.reserved},
+                {"peak_allocated", m.peakAllocated}, {"peak_reserved", m.peakReserved},
+                {"alloc_retries", m.allocRetries},   {"device_free", m.deviceFree},
+                {"device_total", m.deviceTotal},     {"host_peak_rss", m.hostPeakRss}};
+}
+
+json stateJson(const StateBytes& s)
+{
+    return json{{"device_params", s.deviceParams},       {"device_grads", s.deviceGrads},
+                {"device_optimizer", s.deviceOptimizer}, {"host_params", s.hostParams},
+                {"host_grads", s.hostGrads},             {"host_optimizer", s.hostOptimizer}};
+}
+
+// Typed field access that reports the event and field in its error.
+class Fields {
+public:
+    Fields(const json& j, std::string event)
+        : m_j(j)
+        , m_event(std::move(event))
+    {
+    }
+
+    template <typename T> T get(const char* name, T fallback) const
+    {
+        auto it = m_j.find(name);
+        if (it == m_j.end() || it->is_null())
+            return fallback;
+        try {
+            return it->get<T>();
+        } catch (const json::exception&) {
+            throw ProtocolError("event '" + m_event + "': field '" + name + "' has the wrong type: " + it->dump());
+        }
+    }
+
+    template <typename T> T need(const char* name) const
+    {
+        auto it = m_j.find(name);
+        if (it == m_j.end() || it->is_null())
+            throw ProtocolError("event '" + m_event + "': missing field '" + name + "'");
+        return get<T>(name, T{});
+    }
+
+    const json* object(const char* name) const
+    {
+        auto it = m_j.find(name);
+        if (it == m_j.end() || !it->is_object())
+            return nullptr;
+        return &*it;
+    }
+
+    const std::string& event() const { return m_event; }
+
+private:
+    const json& m_j;
+    std::string m_event;
+};
+
+MemorySample memoryFrom(const json& j, const std::string& event)
+{
+    Fields f(j, event);
+    MemorySample m;
+    m.allocated = f.get<std::int64_t>("allocated", 0);
+    m.reserved = f.get<std::int64_t>("reserved", 0);
+    m.peakAllocated = f.get<std::int64_t>("peak_allocated", 0);
+    m.peakReserved = f.get<std::int64_t>("peak_reserved", 0);
+    m.allocRetries = f.get<std::int64_t>("alloc_retries", 0);
+    m.deviceFree = f.get<std::int64_t>("device_free", -1);
+    m.deviceTotal = f.get<std::int64_t>("device_total", -1);
+    m.hostPeakRss = f.get<std::int64_t>("host_peak_rss", 0);
+    return m;
+}
+
+StateBytes stateFrom(const json& j, const std::string& event)
+{
+    Fields f(j, event);
+    StateBytes s;
+    s.deviceParams = f.get<std::int64_t>("device_params", 0);
+    s.deviceGrads = f.get<std::int64_t>("device_grads", 0);
+    s.deviceOptimizer = f.get<std::int64_t>("device_optimizer", 0);
+    s.hostParams = f.get<std::int64_t>("host_params", 0);
+    s.hostGrads = f.get<std::int64_t>("host_grads", 0);
+    s.hostOptimizer = f.get<std::int64_t>("host_optimizer", 0);
+    return s;
+}
+
+} // namespace
+
+std::string_view errorKindId(ErrorKind k)
+{
+    switch (k) {
+    case ErrorKind::Oom:
+        return "oom";
+    case ErrorKind::Comm:
+        return "comm";
+    case ErrorKind::Config:
+        return "config";
+    case ErrorKind::Internal:
+        return "internal";
+    }
+    return "internal";
+}
+
+std::optional<ErrorKind> errorKindFromId(std::string_view id)
+{
+    for (ErrorKind k : {ErrorKind::Oom, ErrorKind::Comm, ErrorKind::Config, ErrorKind::Internal})
+        if (errorKindId(k) == id)
+            return k;
+    return std::nullopt;
+}
+
+json toJson(const Event& e)
+{
+    json j = std::visit(
+        Overloaded{
+            [](const StartEvent& s) {
+                return json{{"event", "start"},
+                            {"rank", s.rank},
+                            {"world", s.world},
+                            {"local_rank", s.localRank},
+                            {"host", s.host},
+                            {"time", s.time},
+                            {"config", shardwise::toJson(s.config)},
+                            {"versions",
+                             {{"runner", s.versions.runner},
+                              {"libtorch", s.versions.libtorch},
+                              {"cuda", s.versions.cuda},
+                              {"nccl", s.versions.nccl},
+                              {"driver", s.versions.driver},
+                              {"compiler", s.versions.compiler}}},
+                            {"allocator",
+                             {{"conf", s.allocator.conf}, {"expandable_segments", s.allocator.expandableSegments}}},
+                            {"launcher", s.launcher},
+                            {"device_name", s.deviceName}};
+            },
+            [](const StepEvent& s) {
+                return json{{"event", "step"},         {"rank", s.rank},
+                            {"step", s.step},          {"timed", s.timed},
+                            {"loss", s.loss},          {"step_time_s", s.stepTimeS},
+                            {"comm_time_s", s.commTimeS}, {"exposed_comm_s", s.exposedCommS},
+                            {"tokens", s.tokens},      {"memory", memoryJson(s.memory)},
+                            {"time", s.time}};
+            },
+            [](const SummaryEvent& s) {
+                return json{{"event", "summary"},
+                            {"rank", s.rank},
+                            {"world", s.world},
+                            {"warmup_steps", s.warmupSteps},
+                            {"timed_steps", s.timedSteps},
+                            {"median_step_s", s.medianStepS},
+                            {"p10_step_s", s.p10StepS},
+                            {"p90_step_s", s.p90StepS},
+                            {"tokens_per_s", s.tokensPerS},
+                            {"nccl_share", s.ncclShare},
+                            {"exposed_comm_share", s.exposedCommShare},
+                            {"losses", s.losses},
+                            {"memory", memoryJson(s.memory)},
+                            {"state", stateJson(s.state)},
+                            {"time", s.time}};
+            },
+            [](const ErrorEvent& s) {
+                json out{{"event", "error"},
+                       {"rank", s.rank},
+                       {"kind", errorKindId(s.kind)},
+                       {"message", s.message},
+                       {"reserved_unallocated", s.reservedUnallocated},
+                       {"time", s.time}};
+                if (s.step)
+                    out["step"] = *s.step;
+                if (s.memory)
+                    out["memory"] = memoryJson(*s.memory);
+                return out;
+            },
+            [](const LogEvent& s) {
+                return json{{"event", "log"}, {"rank", s.rank}, {"level", s.level}, {"message", s.message},
+                            {"time", s.time}};
+            },
+        },
+        e);
+    j["v"] = kProtocolVersion;
+    return j;
+}
+
+std::string serialize(const Event& e)
+{
+    // Replace invalid UTF-8 (e.g. from a host name or a library message) rather than throwing.
+    return toJson(e).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+namespace {
+
+Event fromJson(const json& j)
+{
+    if (!j.is_object())
+        throw ProtocolError("event line is not a JSON object");
+    if (!j.contains("event") || !j.at("event").is_string())
+        throw ProtocolError("event line has no string field 'event'");
+    const std::string name = j.at("event").get<std::string>();
+    Fields f(j, name);
+    const int version = f.get<int>("v", 0);
+    if (version < 1)
+        throw ProtocolError("event '" + name + "': missing or invalid protocol version 'v'");
+    if (version > kProtocolVersion)
+        throw ProtocolError("event '" + name + "': protocol version " + std::to_string(version)
+                            + " is newer than this reader's " + std::to_string(kProtocolVersion)
+                            + "; update Shardwise");
+    const int rank = f.need<int>("rank");
+    const double time = f.get<double>("time", 0.0);
+
+    if (name == "start") {
+        StartEvent s;
+        s.rank = rank;
+        s.time = time;
+        s.world = f.get<int>("world", 1);
+        s.localRank = f.get<int>("local_rank", 0);
+        s.host = f.get<std::string>("host", "");
+        s.launcher = f.get<std::string>("launcher", "");
+        s.deviceName = f.get<std::string>("device_name", "");
+        if (const json* c = f.object("config")) {
+            try {
+                s.config = runConfigFromJson(*c, "config");
+            } catch (const SpecError& e) {
+                throw ProtocolError("event 'start': " + std::string(e.what()));
+            }
+        }
+        if (const json* v = f.object("versions")) {
+            Fields vf(*v, "start.versions");
+            s.versions = {vf.get<std::string>("runner", ""), vf.get<std::string>("libtorch", ""),
+                          vf.get<std::string>("cuda", ""),   vf.get<std::string>("nccl", ""),
+                          vf.get<std::string>("driver", ""), vf.get<std::string>("compiler", "")};
+        }
+        if (const json* a = f.object("allocator")) {
+            Fields af(*a, "start.allocator");
+            s.allocator = {af.get<std::string>("conf", ""), af.get<bool>("expandable_segments", false)};
+        }
+        return s;
+    }
+    if (name == "step") {
+        StepEvent s;
+        s.rank = rank;
+        s.time = time;
+        s.step = f.need<int>("step");
+        s.timed = f.get<bool>("timed", false);
+        s.loss = f.get<double>("loss", 0.0);
+        s.stepTimeS = f.get<double>("step_time_s", 0.0);
+        s.commTimeS = f.get<double>("comm_time_s", 0.0);
+        s.exposedCommS = f.get<double>("exposed_comm_s", 0.0);
+        s.tokens = f.get<std::int64_t>("tokens", 0);
+        if (const json* m = f.object("memory"))
+            s.memory = memoryFrom(*m, "step.memory");
+        return s;
+    }
+    if (name == "summary") {
+        SummaryEvent s;
+        s.rank = rank;
+        s.time = time;
+        s.world = f.get<int>("world", 1);
+        s.warmupSteps = f.get<int>("warmup_steps", 0);
+        s.timedSteps = f.get<int>("timed_steps", 0);
+        s.medianStepS = f.need<double>("median_step_s");
+        s.p10StepS = f.get<double>("p10_step_s", 0.0);
+        s.p90StepS = f.get<double>("p90_step_s", 0.0);
+        s.tokensPerS = f.need<double>("tokens_per_s");
+        s.ncclShare = f.get<double>("nccl_share", 0.0);
+        s.exposedCommShare = f.get<double>("exposed_comm_share", 0.0);
+        s.losses = f.get<std::vector<double>>("losses", {});
+        if (const json* m = f.object("memory"))
+            s.memory = memoryFrom(*m, "summary.memory");
+        if (const json* st = f.object("state"))
+            s.state = stateFrom(*st, "summary.state");
+        return s;
+    }
+    if (name == "error") {
+        ErrorEvent s;
+        s.rank = rank;
+        s.time = time;
+        const std::string kind = f.need<std::string>("kind");
+        const auto k = errorKindFromId(kind);
+        if (!k)
+            throw ProtocolError("event 'error': unknown kind '" + kind + "'; allowed: oom, comm, config, internal");
+        s.kind = *k;
+        s.message = f.get<std::string>("message", "");
+        if (j.contains("step") && j.at("step").is_number_integer())
+            s.step = j.at("step").get<int>();
+        if (const json* m = f.object("memory"))
+            s.memory = memoryFrom(*m, "error.memory");
+        s.reservedUnallocated = f.get<std::int64_t>("reserved_unallocated", 0);
+        return s;
+    }
+    if (name == "log") {
+        LogEvent s;
+        s.rank = rank;
+        s.time = time;
+        s.level = f.get<std::string>("level", "info");
+        s.message = f.get<std::string>("message", "");
+        return s;
+    }
+    throw ProtocolError("unknown event '" + name + "'; known: start, step, summary, error, log");
+}
+
+} // namespace
+
+Event parseEvent(std::string_view line)
+{
+    json j;
+    try {
+        j = json::parse(line);
+    } catch (const json::parse_error& e) {
+        throw ProtocolError(std::string("not a JSON line: ") + e.what());
+    }
+    return fromJson(j);
+}
+
+std::optional<Event> tryParseEvent(std::string_view line)
+{
+    std::size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos || line[first] != '{')
+        return std::nullopt;
+    json j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("event") || !j.contains("v"))
+        return std::nullopt;
+    return fromJson(j);
+}
+
+int eventRank(const Event& e)
+{
+    return std::visit([](const auto& x) { return x.rank; }, e);
+}
+
+std::string_view eventName(const Event& e)
+{
+    return std::visit(Overloaded{[](const StartEvent&) { return std::string_view("start"); },
+                                 [](const StepEvent&) { return std::string_view("step"); },
+                                 [](const SummaryEvent&) { return std::string_view("summary"); },
+                                 [](const ErrorEvent&) { return std::string_view("error"); },
+                                 [](const LogEvent&) { return std::string_view("log"); }},
+                      e);
+}
+
+} // namespace shardwise::protocol

@@ -1,0 +1,122 @@
+#pragma once
+// Plain value types describing what is trained (ModelSpec), on what (GpuSpec, ClusterSpec) and how
+// (TrainingSpec, RunConfig). No behaviour beyond derived sizes and validation lives here.
+
+#include "shardwise/spec/strategy.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shardwise {
+
+enum class NormKind { RmsNorm, LayerNorm };
+enum class ActivationKind { SwiGlu, Gelu };
+
+struct ModelSpec {
+    std::string id;        // preset id, or the file name a config was loaded from
+    std::string name;      // human name
+    std::string family;    // qwen2, llama, mistral, ...
+    std::int64_t layers = 0;
+    std::int64_t hidden = 0;
+    std::int64_t ffn = 0;
+    std::int64_t heads = 0;
+    std::int64_t kvHeads = 0;
+    std::int64_t headDim = 0;
+    std::int64_t vocab = 0;
+    bool tiedEmbeddings = false;
+    bool qkvBias = false; // Qwen2 carries biases on the q/k/v projections
+    NormKind norm = NormKind::RmsNorm;
+    ActivationKind activation = ActivationKind::SwiGlu;
+    double ropeTheta = 10000.0;
+    double normEps = 1e-6;
+    std::int64_t maxPosition = 0; // 0 = unknown
+
+    // Exact parameter counts of the decoder this spec describes.
+    std::int64_t attentionParams() const;   // q, k, v, o (+ q/k/v bias)
+    std::int64_t mlpParams() const;         // gate, up, down (SwiGLU) or up, down (GELU)
+    std::int64_t normParams() const;        // one norm's weights (+ bias for LayerNorm)
+    std::int64_t layerParams() const;       // one decoder layer
+    std::int64_t embeddingParams() const;   // token embedding
+    std::int64_t headParams() const;        // output projection if untied, else 0
+    std::int64_t rootParams() const;        // embedding + head + final norm
+    std::int64_t parameterCount() const;    // all of it
+};
+
+struct GpuSpec {
+    std::string id;
+    std::string name;
+    std::int64_t memoryMiB = 0;  // device memory as the driver reports it
+    double bf16Tflops = 0;       // dense bf16 tensor-core peak, TFLOP/s
+    double hbmGBps = 0;          // device memory bandwidth, GB/s
+    double nvlinkGBps = 0;       // NVLink bandwidth per GPU per direction, GB/s; 0 = no NVLink
+    double pcieGBps = 0;         // host link bandwidth per direction, GB/s
+    std::string gkeMachineSeries; // A2 / G2 / A3 ... empty when not offered on GKE
+    std::string gkeAccelerator;   // GKE accelerator type name
+
+    double memoryGiB() const { return static_cast<double>(memoryMiB) / 1024.0; }
+    std::int64_t memoryBytes() const { return memoryMiB * 1024 * 1024; }
+};
+
+enum class Interconnect { NvLink, Pcie };
+
+struct ClusterSpec {
+    int gpusPerNode = 1;
+    int nodes = 1;
+    Interconnect intraNode = Interconnect::NvLink;
+    double intraNodeGBps = 0; // per GPU per direction; 0 = take it from the GPU preset
+    double interNodeGBps = 12.5; // per node per direction (100 Gb/s Ethernet/IB by default)
+    double hostRamGiB = 512;
+    int cpuCores = 64;
+
+    int worldSize() const { return gpusPerNode * nodes; }
+};
+
+enum class PrecisionPolicy {
+    PureBf16,        // bf16 params, grads and Adam moments (what the reference benchmark uses)
+    Bf16Fp32Master,  // bf16 compute copies, fp32 master weights and fp32 Adam moments
+};
+
+struct TrainingSpec {
+    PrecisionPolicy precision = PrecisionPolicy::PureBf16;
+    int microBatch = 1;
+    int seqLen = 2048;
+    bool activationCheckpointing = false;
+    bool expandableSegments = false;
+    int gradAccumulation = 1;
+};
+
+enum class DeviceKind { Cpu, Cuda };
+
+// Knobs of the runner's communication schedule; defaults follow DeepSpeed / FSDP2 defaults.
+struct TuningKnobs {
+    std::int64_t reduceBucketElements = 500'000'000;    // DeepSpeed reduce_bucket_size
+    std::int64_t allgatherBucketElements = 500'000'000; // DeepSpeed allgather_bucket_size
+    std::int64_t prefetchBucketElements = 50'000'000;   // DeepSpeed stage3_prefetch_bucket_size
+    std::int64_t persistenceThreshold = 100'000;        // DeepSpeed stage3_param_persistence_threshold
+    int fsdpLiveUnits = 2;                              // FSDP2 keeps at most two gathered units live
+    bool overlapComm = true;
+};
+
+// Everything one measured run needs: the runner's input and the store's key.
+struct RunConfig {
+    ModelSpec model;
+    Strategy strategy = Strategy::Zero0;
+    TrainingSpec training;
+    TuningKnobs knobs;
+    DeviceKind device = DeviceKind::Cpu;
+    int worldSize = 1;
+    int warmupSteps = 5;
+    int timedSteps = 15;
+    std::uint64_t seed = 1234;
+    double learningRate = 1e-3;
+    std::string tokenFile; // empty = synthetic tokens from the seed
+};
+
+std::string_view precisionId(PrecisionPolicy p);   // "bf16" | "bf16-fp32-master"
+std::string_view interconnectId(Interconnect i);   // "nvlink" | "pcie"
+std::string_view deviceId(DeviceKind d);           // "cpu" | "cuda"
+std::string_view normId(NormKind n);               // "rmsnorm" | "layernorm"
+std::string_view activationId(ActivationKind a);   // "swiglu" | "gelu"
+
+} // namespace shardwise

@@ -1,0 +1,507 @@
+#include "shardwise/spec/json.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+namespace shardwise {
+
+using nlohmann::json;
+
+SpecError::SpecError(std::string field, const std::string& message)
+    : std::runtime_error(field.empty() ? message : field + ": " + message)
+    , m_field(std::move(field))
+{
+}
+
+namespace {
+
+std::string join(const std::string& path, const std::string& name)
+{
+    return path.empty() ? name : path + "." + name;
+}
+
+std::string formatNumber(double v)
+{
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+
+// Reads named fields of one JSON object, validating type and range, and rejects unknown fields so a
+// misspelt key is an error rather than a silently ignored default.
+class FieldReader {
+public:
+    FieldReader(const json& j, std::string path, std::initializer_list<const char*> allowed)
+        : m_j(j)
+        , m_path(std::move(path))
+    {
+        if (!j.is_object())
+            throw SpecError(m_path.empty() ? "(document)" : m_path, "expected a JSON object");
+        for (const auto& [key, value] : j.items()) {
+            bool known = false;
+            for (const char* a : allowed)
+                known = known || key == a;
+            if (!known) {
+                std::string list;
+                for (const char* a : allowed)
+                    list += (list.empty() ? "" : ", ") + std::string(a);
+                throw SpecError(join(m_path, key), "unknown field; allowed fields: " + list);
+            }
+        }
+    }
+
+    bool has(const char* name) const { return m_j.contains(name) && !m_j.at(name).is_null(); }
+    std::string field(const char* name) const { return join(m_path, name); }
+
+    std::int64_t integer(const char* name, std::int64_t lo, std::int64_t hi,
+                         std::optional<std::int64_t> fallback = std::nullopt) const
+    {
+        if (!has(name))
+            return required(name, fallback);
+        const json& v = m_j.at(name);
+        std::int64_t x = 0;
+        if (v.is_number_integer())
+            x = v.get<std::int64_t>();
+        else if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()
+                 && std::abs(v.get<double>()) < 9e18)
+            x = static_cast<std::int64_t>(v.get<double>());
+        else
+            throw SpecError(field(name), "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi)
+                                             + "], got " + v.dump());
+        if (x < lo || x > hi)
+            throw SpecError(field(name), "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got "
+                                             + std::to_string(x));
+        return x;
+    }
+
+    double number(const char* name, double lo, double hi, std::optional<double> fallback = std::nullopt) const
+    {
+        if (!has(name))
+            return required(name, fallback);
+        const json& v = m_j.at(name);
+        if (!v.is_number())
+            throw SpecError(field(name),
+                            "expected a number in [" + formatNumber(lo) + ", " + formatNumber(hi) + "], got " + v.dump());
+        const double x = v.get<double>();
+        if (!(x >= lo && x <= hi))
+            throw SpecError(field(name),
+                            "must be in [" + formatNumber(lo) + ", " + formatNumber(hi) + "], got " + formatNumber(x));
+        return x;
+    }
+
+    bool boolean(const char* name, std::optional<bool> fallback = std::nullopt) const
+    {
+        if (!has(name))
+            return required(name, fallback);
+        const json& v = m_j.at(name);
+        if (!v.is_boolean())
+            throw SpecError(field(name), "expected true or false, got " + v.dump());
+        return v.get<bool>();
+    }
+
+    std::string string(const char* name, std::optional<std::string> fallback = std::nullopt) const
+    {
+        if (!has(name))
+            return required(name, fallback);
+        const json& v = m_j.at(name);
+        if (!v.is_string())
+            throw SpecError(field(name), "expected a string, got " + v.dump());
+        return v.get<std::string>();
+    }
+
+    const json& object(const char* name) const
+    {
+        if (!has(name))
+            throw SpecError(field(name), "missing required field");
+        return m_j.at(name);
+    }
+
+private:
+    template <typename T> T required(const char* name, const std::optional<T>& fallback) const
+    {
+        if (!fallback)
+            throw SpecError(field(name), "missing required field");
+        return *fallback;
+    }
+
+    const json& m_j;
+    std::string m_path;
+};
+
+constexpr std::int64_t kBig = std::numeric_limits<std::int32_t>::max();
+
+NormKind parseNorm(const std::string& v, const std::string& field)
+{
+    if (v == "rmsnorm")
+        return NormKind::RmsNorm;
+    if (v == "layernorm")
+        return NormKind::LayerNorm;
+    throw SpecError(field, "unknown norm '" + v + "'; allowed: rmsnorm, layernorm");
+}
+
+ActivationKind parseActivation(const std::string& v, const std::string& field)
+{
+    if (v == "swiglu" || v == "silu")
+        return ActivationKind::SwiGlu;
+    if (v == "gelu")
+        return ActivationKind::Gelu;
+    throw SpecError(field, "unknown activation '" + v + "'; allowed: swiglu, gelu");
+}
+
+} // namespace
+
+Strategy parseStrategy(const std::string& value, const std::string& field)
+{
+    if (auto s = strategyFromId(value))
+        return *s;
+    throw SpecError(field, "unknown strategy '" + value + "'; allowed: " + strategyIdList());
+}
+
+PrecisionPolicy parsePrecision(const std::string& value, const std::string& field)
+{
+    if (value == "bf16")
+        return PrecisionPolicy::PureBf16;
+    if (value == "bf16-fp32-master")
+        return PrecisionPolicy::Bf16Fp32Master;
+    throw SpecError(field, "unknown precision '" + value + "'; allowed: bf16, bf16-fp32-master");
+}
+
+Interconnect parseInterconnect(const std::string& value, const std::string& field)
+{
+    if (value == "nvlink")
+        return Interconnect::NvLink;
+    if (value == "pcie")
+        return Interconnect::Pcie;
+    throw SpecError(field, "unknown interconnect '" + value + "'; allowed: nvlink, pcie");
+}
+
+DeviceKind parseDevice(const std::string& value, const std::string& field)
+{
+    if (value == "cpu")
+        return DeviceKind::Cpu;
+    if (value == "cuda")
+        return DeviceKind::Cuda;
+    throw SpecError(field, "unknown device '" + value + "'; allowed: cpu, cuda");
+}
+
+// ---- to JSON ----------------------------------------------------------------------------------
+
+json toJson(const ModelSpec& m)
+{
+    json j{{"id", m.id},
+           {"name", m.name},
+           {"family", m.family},
+           {"layers", m.layers},
+           {"hidden", m.hidden},
+           {"ffn", m.ffn},
+           {"heads", m.heads},
+           {"kv_heads", m.kvHeads},
+           {"head_dim", m.headDim},
+           {"vocab", m.vocab},
+           {"tied_embeddings", m.tiedEmbeddings},
+           {"qkv_bias", m.qkvBias},
+           {"norm", normId(m.norm)},
+           {"activation", activationId(m.activation)},
+           {"rope_theta", m.ropeTheta},
+           {"norm_eps", m.normEps},
+           {"max_position", m.maxPosition}};
+    return j;
+}
+
+json toJson(const GpuSpec& g)
+{
+    json j{{"id", g.id},
+           {"name", g.name},
+           {"memory_mib", g.memoryMiB},
+           {"bf16_tflops", g.bf16Tflops},
+           {"hbm_gbps", g.hbmGBps},
+           {"nvlink_gbps", g.nvlinkGBps},
+           {"pcie_gbps", g.pcieGBps}};
+    if (!g.gkeMachineSeries.empty())
+        j["gke"] = {{"machine_series", g.gkeMachineSeries}, {"accelerator", g.gkeAccelerator}};
+    return j;
+}
+
+json toJson(const ClusterSpec& c)
+{
+    return json{{"gpus_per_node", c.gpusPerNode},
+                {"nodes", c.nodes},
+                {"intra_node", interconnectId(c.intraNode)},
+                {"intra_node_gbps", c.intraNodeGBps},
+                {"inter_node_gbps", c.interNodeGBps},
+                {"host_ram_gib", c.hostRamGiB},
+                {"cpu_cores", c.cpuCores}};
+}
+
+json toJson(const TrainingSpec& t)
+{
+    return json{{"precision", precisionId(t.precision)},
+                {"micro_batch", t.microBatch},
+                {"seq_len", t.seqLen},
+                {"activation_checkpointing", t.activationCheckpointing},
+                {"expandable_segments", t.expandableSegments},
+                {"grad_accumulation", t.gradAccumulation}};
+}
+
+json toJson(const TuningKnobs& k)
+{
+    return json{{"reduce_bucket_elements", k.reduceBucketElements},
+                {"allgather_bucket_elements", k.allgatherBucketElements},
+                {"prefetch_bucket_elements", k.prefetchBucketElements},
+                {"persistence_threshold", k.persistenceThreshold},
+                {"fsdp_live_units", k.fsdpLiveUnits},
+                {"overlap_comm", k.overlapComm}};
+}
+
+json toJson(const RunConfig& r)
+{
+    return json{{"model", toJson(r.model)},
+                {"strategy", strategyId(r.strategy)},
+                {"training", toJson(r.training)},
+                {"knobs", toJson(r.knobs)},
+                {"device", deviceId(r.device)},
+                {"world_size", r.worldSize},
+                {"warmup_steps", r.warmupSteps},
+                {"timed_steps", r.timedSteps},
+                {"seed", r.seed},
+                {"learning_rate", r.learningRate},
+                {"token_file", r.tokenFile}};
+}
+
+// ---- from JSON --------------------------------------------------------------------------------
+
+ModelSpec modelFromJson(const json& j, const std::string& path)
+{
+    FieldReader r(j, path,
+                  {"id", "name", "family", "layers", "hidden", "ffn", "heads", "kv_heads", "head_dim", "vocab",
+                   "tied_embeddings", "qkv_bias", "norm", "activation", "rope_theta", "norm_eps", "max_position"});
+    ModelSpec m;
+    m.id = r.string("id", std::string{});
+    m.name = r.string("name", m.id);
+    m.family = r.string("family", std::string{"llama"});
+    m.layers = r.integer("layers", 1, 4096);
+    m.hidden = r.integer("hidden", 1, 1 << 20);
+    m.ffn = r.integer("ffn", 1, 1 << 22);
+    m.heads = r.integer("heads", 1, 4096);
+    m.kvHeads = r.integer("kv_heads", 1, 4096, m.heads);
+    m.headDim = r.integer("head_dim", 1, 4096, m.hidden / m.heads);
+    m.vocab = r.integer("vocab", 1, kBig);
+    m.tiedEmbeddings = r.boolean("tied_embeddings", false);
+    m.qkvBias = r.boolean("qkv_bias", false);
+    m.norm = parseNorm(r.string("norm", std::string{"rmsnorm"}), r.field("norm"));
+    m.activation = parseActivation(r.string("activation", std::string{"swiglu"}), r.field("activation"));
+    m.ropeTheta = r.number("rope_theta", 1.0, 1e12, 10000.0);
+    m.normEps = r.number("norm_eps", 1e-12, 1e-1, 1e-6);
+    m.maxPosition = r.integer("max_position", 0, kBig, 0);
+    validate(m, path);
+    return m;
+}
+
+GpuSpec gpuFromJson(const json& j, const std::string& path)
+{
+    FieldReader r(j, path, {"id", "name", "memory_mib", "memory_gib", "bf16_tflops", "hbm_gbps", "nvlink_gbps",
+                            "pcie_gbps", "gke"});
+    GpuSpec g;
+    g.id = r.string("id", std::string{"custom"});
+    g.name = r.string("name", g.id);
+    if (r.has("memory_gib") && !r.has("memory_mib"))
+        g.memoryMiB = static_cast<std::int64_t>(std::llround(r.number("memory_gib", 1.0, 16384.0) * 1024.0));
+    else
+        g.memoryMiB = r.integer("memory_mib", 1024, 16LL * 1024 * 1024);
+    g.bf16Tflops = r.number("bf16_tflops", 0.1, 100000.0);
+    g.hbmGBps = r.number("hbm_gbps", 1.0, 1e6, 1000.0);
+    g.nvlinkGBps = r.number("nvlink_gbps", 0.0, 1e5, 0.0);
+    g.pcieGBps = r.number("pcie_gbps", 0.1, 1e4, 25.0);
+    if (r.has("gke")) {
+        FieldReader gke(r.object("gke"), r.field("gke"), {"machine_series", "accelerator"});
+        g.gkeMachineSeries = gke.string("machine_series", std::string{});
+        g.gkeAccelerator = gke.string("accelerator", std::string{});
+    }
+    validate(g, path);
+    return g;
+}
+
+ClusterSpec clusterFromJson(const json& j, const std::string& path)
+{
+    FieldReader r(j, path, {"gpus_per_node", "nodes", "intra_node", "intra_node_gbps", "inter_node_gbps",
+                            "host_ram_gib", "cpu_cores"});
+    ClusterSpec c;
+    c.gpusPerNode = static_cast<int>(r.integer("gpus_per_node", 1, 64, 1));
+    c.nodes = static_cast<int>(r.integer("nodes", 1, 4096, 1));
+    c.intraNode = parseInterconnect(r.string("intra_node", std::string{"nvlink"}), r.field("intra_node"));
+    c.intraNodeGBps = r.number("intra_node_gbps", 0.0, 1e5, 0.0);
+    c.interNodeGBps = r.number("inter_node_gbps", 0.01, 1e5, 12.5);
+    c.hostRamGiB = r.number("host_ram_gib", 1.0, 1e6, 512.0);
+    c.cpuCores = static_cast<int>(r.integer("cpu_cores", 1, 4096, 64));
+    validate(c, path);
+    return c;
+}
+
+TrainingSpec trainingFromJson(const json& j, const std::string& path)
+{
+    FieldReader r(j, path, {"precision", "micro_batch", "seq_len", "activation_checkpointing", "expandable_segments",
+                            "grad_accumulation"});
+    TrainingSpec t;
+    t.precision = parsePrecision(r.string("precision", std::string{"bf16"}), r.field("precision"));
+    t.microBatch = static_cast<int>(r.integer("micro_batch", 1, 4096, 1));
+    t.seqLen = static_cast<int>(r.integer("seq_len", 1, 1 << 20, 2048));
+    t.activationCheckpointing = r.boolean("activation_checkpointing", false);
+    t.expandableSegments = r.boolean("expandable_segments", false);
+    t.gradAccumulation = static_cast<int>(r.integer("grad_accumulation", 1, 65536, 1));
+    validate(t, path);
+    return t;
+}
+
+TuningKnobs knobsFromJson(const json& j, const std::string& path)
+{
+    FieldReader r(j, path, {"reduce_bucket_elements", "allgather_bucket_elements", "prefetch_bucket_elements",
+                            "persistence_threshold", "fsdp_live_units", "overlap_comm"});
+    TuningKnobs d;
+    TuningKnobs k;
+    k.reduceBucketElements = r.integer("reduce_bucket_elements", 1, 1LL << 40, d.reduceBucketElements);
+    k.allgatherBucketElements = r.integer("allgather_bucket_elements", 1, 1LL << 40, d.allgatherBucketElements);
+    k.prefetchBucketElements = r.integer("prefetch_bucket_elements", 0, 1LL << 40, d.prefetchBucketElements);
+    k.persistenceThreshold = r.integer("persistence_threshold", 0, 1LL << 40, d.persistenceThreshold);
+    k.fsdpLiveUnits = static_cast<int>(r.integer("fsdp_live_units", 1, 64, d.fsdpLiveUnits));
+    k.overlapComm = r.boolean("overlap_comm", d.overlapComm);
+    return k;
+}
+
+RunConfig runConfigFromJson(const json& j, const std::string& path)
+{
+    FieldReader r(j, path, {"model", "strategy", "training", "knobs", "device", "world_size", "warmup_steps",
+                            "timed_steps", "seed", "learning_rate", "token_file"});
+    RunConfig c;
+    c.model = modelFromJson(r.object("model"), r.field("model"));
+    c.strategy = parseStrategy(r.string("strategy"), r.field("strategy"));
+    if (r.has("training"))
+        c.training = trainingFromJson(r.object("training"), r.field("training"));
+    if (r.has("knobs"))
+        c.knobs = knobsFromJson(r.object("knobs"), r.field("knobs"));
+    c.device = parseDevice(r.string("device", std::string{"cpu"}), r.field("device"));
+    c.worldSize = static_cast<int>(r.integer("world_size", 1, 65536, 1));
+    c.warmupSteps = static_cast<int>(r.integer("warmup_steps", 0, 100000, 5));
+    c.timedSteps = static_cast<int>(r.integer("timed_steps", 1, 100000, 15));
+    c.seed = static_cast<std::uint64_t>(r.integer("seed", 0, std::numeric_limits<std::int64_t>::max(), 1234));
+    c.learningRate = r.number("learning_rate", 0.0, 10.0, 1e-3);
+    c.tokenFile = r.string("token_file", std::string{});
+    validate(c, path);
+    return c;
+}
+
+ModelSpec modelFromHuggingFaceConfig(const json& j, const std::string& id)
+{
+    if (!j.is_object())
+        throw SpecError("config.json", "expected a JSON object");
+    auto need = [&](const char* key) -> const json& {
+        if (!j.contains(key) || !j.at(key).is_number_integer())
+            throw SpecError(std::string("config.json.") + key, "missing or not an integer");
+        return j.at(key);
+    };
+    ModelSpec m;
+    m.id = id;
+    m.name = id;
+    const std::string modelType = j.value("model_type", std::string{"llama"});
+    m.family = modelType;
+    m.hidden = need("hidden_size").get<std::int64_t>();
+    m.layers = need("num_hidden_layers").get<std::int64_t>();
+    m.ffn = need("intermediate_size").get<std::int64_t>();
+    m.heads = need("num_attention_heads").get<std::int64_t>();
+    m.vocab = need("vocab_size").get<std::int64_t>();
+    m.kvHeads = j.contains("num_key_value_heads") && j.at("num_key_value_heads").is_number_integer()
+                    ? j.at("num_key_value_heads").get<std::int64_t>()
+                    : m.heads;
+    m.headDim = j.contains("head_dim") && j.at("head_dim").is_number_integer() ? j.at("head_dim").get<std::int64_t>()
+                                                                               : m.hidden / std::max<std::int64_t>(1, m.heads);
+    m.tiedEmbeddings = j.value("tie_word_embeddings", false);
+    // Qwen2 puts biases on q/k/v; Llama and Mistral carry none unless attention_bias says so.
+    m.qkvBias = modelType == "qwen2" || j.value("attention_bias", false);
+    const std::string act = j.value("hidden_act", std::string{"silu"});
+    m.activation = act == "silu" || act == "swish" ? ActivationKind::SwiGlu : ActivationKind::Gelu;
+    m.norm = NormKind::RmsNorm;
+    if (j.contains("rope_theta") && j.at("rope_theta").is_number())
+        m.ropeTheta = j.at("rope_theta").get<double>();
+    if (j.contains("rms_norm_eps") && j.at("rms_norm_eps").is_number())
+        m.normEps = j.at("rms_norm_eps").get<double>();
+    if (j.contains("max_position_embeddings") && j.at("max_position_embeddings").is_number_integer())
+        m.maxPosition = j.at("max_position_embeddings").get<std::int64_t>();
+    validate(m, "config.json");
+    return m;
+}
+
+// ---- validation -------------------------------------------------------------------------------
+
+void validate(const ModelSpec& m, const std::string& path)
+{
+    auto positive = [&](std::int64_t v, const char* name) {
+        if (v <= 0)
+            throw SpecError(join(path, name), "must be a positive integer, got " + std::to_string(v));
+    };
+    positive(m.layers, "layers");
+    positive(m.hidden, "hidden");
+    positive(m.ffn, "ffn");
+    positive(m.heads, "heads");
+    positive(m.kvHeads, "kv_heads");
+    positive(m.headDim, "head_dim");
+    positive(m.vocab, "vocab");
+    if (m.heads % m.kvHeads != 0)
+        throw SpecError(join(path, "kv_heads"), "must divide heads (" + std::to_string(m.heads) + "), got "
+                                                    + std::to_string(m.kvHeads));
+    if (m.headDim % 2 != 0)
+        throw SpecError(join(path, "head_dim"), "must be even for rotary embeddings, got " + std::to_string(m.headDim));
+}
+
+void validate(const GpuSpec& g, const std::string& path)
+{
+    if (g.memoryMiB < 1024)
+        throw SpecError(join(path, "memory_mib"), "must be at least 1024, got " + std::to_string(g.memoryMiB));
+    if (!(g.bf16Tflops > 0))
+        throw SpecError(join(path, "bf16_tflops"), "must be positive, got " + formatNumber(g.bf16Tflops));
+    if (!(g.pcieGBps > 0))
+        throw SpecError(join(path, "pcie_gbps"), "must be positive, got " + formatNumber(g.pcieGBps));
+}
+
+void validate(const ClusterSpec& c, const std::string& path)
+{
+    if (c.gpusPerNode < 1 || c.gpusPerNode > 64)
+        throw SpecError(join(path, "gpus_per_node"), "must be in [1, 64], got " + std::to_string(c.gpusPerNode));
+    if (c.nodes < 1 || c.nodes > 4096)
+        throw SpecError(join(path, "nodes"), "must be in [1, 4096], got " + std::to_string(c.nodes));
+    if (c.intraNodeGBps < 0)
+        throw SpecError(join(path, "intra_node_gbps"), "must be >= 0, got " + formatNumber(c.intraNodeGBps));
+    if (!(c.interNodeGBps > 0))
+        throw SpecError(join(path, "inter_node_gbps"), "must be positive, got " + formatNumber(c.interNodeGBps));
+}
+
+void validate(const TrainingSpec& t, const std::string& path)
+{
+    if (t.microBatch < 1 || t.microBatch > 4096)
+        throw SpecError(join(path, "micro_batch"), "must be in [1, 4096], got " + std::to_string(t.microBatch));
+    if (t.seqLen < 1 || t.seqLen > (1 << 20))
+        throw SpecError(join(path, "seq_len"), "must be in [1, 1048576], got " + std::to_string(t.seqLen));
+    if (t.gradAccumulation < 1)
+        throw SpecError(join(path, "grad_accumulation"), "must be >= 1, got " + std::to_string(t.gradAccumulation));
+}
+
+void validate(const RunConfig& r, const std::string& path)
+{
+    validate(r.model, join(path, "model"));
+    validate(r.training, join(path, "training"));
+    if (r.worldSize < 1)
+        throw SpecError(join(path, "world_size"), "must be >= 1, got " + std::to_string(r.worldSize));
+    if (r.timedSteps < 1)
+        throw SpecError(join(path, "timed_steps"), "must be >= 1, got " + std::to_string(r.timedSteps));
+    if (r.warmupSteps < 0)
+        throw SpecError(join(path, "warmup_steps"), "must be >= 0, got " + std::to_string(r.warmupSteps));
+    if (r.model.maxPosition > 0 && r.training.seqLen > r.model.maxPosition)
+        throw SpecError(join(path, "training.seq_len"),
+                        "must not exceed the model's max_position (" + std::to_string(r.model.maxPosition) + "), got "
+                            + std::to_string(r.training.seqLen));
+}
+
+} // namespace shardwise

@@ -1,0 +1,157 @@
+#include "shardwise/spec/presets.hpp"
+
+#include "shardwise/spec/json.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <system_error>
+
+namespace shardwise {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool equalsIgnoreCase(std::string_view a, std::string_view b)
+{
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
+nlohmann::json readJsonFile(const fs::path& file, const std::string& field)
+{
+    std::ifstream in(file);
+    if (!in)
+        throw SpecError(field, "cannot open " + file.string());
+    try {
+        return nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw SpecError(field, file.string() + " is not valid JSON: " + e.what());
+    }
+}
+
+std::vector<fs::path> jsonFilesIn(const fs::path& dir)
+{
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+        if (entry.is_regular_file() && entry.path().extension() == ".json")
+            files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+bool hasPresets(const fs::path& dir)
+{
+    std::error_code ec;
+    return fs::is_directory(dir / "models", ec) && fs::is_directory(dir / "gpus", ec);
+}
+
+} // namespace
+
+fs::path presetDirectory()
+{
+    if (const char* env = std::getenv("SHARDWISE_PRESETS"); env && *env)
+        return fs::path(env);
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        const fs::path installed = exe.parent_path().parent_path() / "share" / "shardwise" / "presets";
+        if (hasPresets(installed))
+            return installed;
+    }
+#ifdef SHARDWISE_SOURCE_PRESET_DIR
+    return fs::path(SHARDWISE_SOURCE_PRESET_DIR);
+#else
+    return fs::path("resources/presets");
+#endif
+}
+
+PresetCatalog PresetCatalog::load(const fs::path& dir)
+{
+    if (!hasPresets(dir))
+        throw SpecError("presets", "no preset directory at " + dir.string()
+                                       + " (expected models/ and gpus/; set SHARDWISE_PRESETS)");
+    PresetCatalog c;
+    for (const auto& f : jsonFilesIn(dir / "models")) {
+        ModelSpec m = modelFromJson(readJsonFile(f, f.string()), f.filename().string());
+        if (m.id.empty())
+            m.id = f.stem().string();
+        c.m_models.push_back(std::move(m));
+    }
+    for (const auto& f : jsonFilesIn(dir / "gpus")) {
+        GpuSpec g = gpuFromJson(readJsonFile(f, f.string()), f.filename().string());
+        c.m_gpus.push_back(std::move(g));
+    }
+    // Sort models by size so lists read small to large.
+    std::stable_sort(c.m_models.begin(), c.m_models.end(),
+                     [](const ModelSpec& a, const ModelSpec& b) { return a.parameterCount() < b.parameterCount(); });
+    return c;
+}
+
+const PresetCatalog& PresetCatalog::builtin()
+{
+    static const PresetCatalog catalog = load(presetDirectory());
+    return catalog;
+}
+
+const ModelSpec* PresetCatalog::findModel(std::string_view id) const
+{
+    for (const auto& m : m_models)
+        if (equalsIgnoreCase(m.id, id) || equalsIgnoreCase(m.name, id))
+            return &m;
+    return nullptr;
+}
+
+const GpuSpec* PresetCatalog::findGpu(std::string_view id) const
+{
+    for (const auto& g : m_gpus)
+        if (equalsIgnoreCase(g.id, id))
+            return &g;
+    return nullptr;
+}
+
+ModelSpec resolveModel(const std::string& presetOrPath, const std::string& field)
+{
+    const auto& catalog = PresetCatalog::builtin();
+    if (const ModelSpec* m = catalog.findModel(presetOrPath))
+        return *m;
+    std::error_code ec;
+    const fs::path p(presetOrPath);
+    if (fs::is_regular_file(p, ec)) {
+        const nlohmann::json j = readJsonFile(p, field);
+        // A Hugging Face config carries hidden_size; a Shardwise model file carries hidden.
+        if (j.is_object() && j.contains("hidden_size"))
+            return modelFromHuggingFaceConfig(j, p.parent_path().filename().empty() ? p.stem().string()
+                                                                                     : p.parent_path().filename().string());
+        ModelSpec m = modelFromJson(j, field);
+        if (m.id.empty())
+            m.id = p.stem().string();
+        return m;
+    }
+    std::string known;
+    for (const auto& m : catalog.models())
+        known += (known.empty() ? "" : ", ") + m.id;
+    throw SpecError(field, "'" + presetOrPath + "' is neither a model preset nor a readable file; presets: " + known);
+}
+
+GpuSpec resolveGpu(const std::string& preset, const std::string& field)
+{
+    const auto& catalog = PresetCatalog::builtin();
+    if (const GpuSpec* g = catalog.findGpu(preset))
+        return *g;
+    std::error_code ec;
+    if (fs::is_regular_file(fs::path(preset), ec))
+        return gpuFromJson(readJsonFile(preset, field), field);
+    std::string known;
+    for (const auto& g : catalog.gpus())
+        known += (known.empty() ? "" : ", ") + g.id;
+    throw SpecError(field, "unknown GPU '" + preset + "'; presets: " + known + " (or a path to a GPU JSON file)");
+}
+
+} // namespace shardwise

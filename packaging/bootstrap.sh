@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian 12 machine for Shardwise and runs it or its tests.
+#   packaging/bootstrap.sh run    install what is missing, build (release), start the app
+#   packaging/bootstrap.sh test   install what is missing, build (ci: warnings are errors), run every test
+# Run as root (or with sudo) the first time so missing Debian packages can be installed.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$here"
+mode="${1:-run}"
+shift || true
+
+# Everything the project builds against or its tests start, as Debian 12 package names.
+packages=(
+    build-essential cmake ninja-build ccache pkg-config git
+    nlohmann-json3-dev libsqlite3-dev sqlite3 libssh2-1-dev openssh-server openssh-client
+    libtorch-dev libgloo-dev
+    qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools
+    qt6-l10n-tools qt6-translations-l10n libgl-dev libxkbcommon-dev
+    desktop-file-utils appstream
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+if ((${#missing[@]})); then
+    echo "shardwise: installing missing Debian packages: ${missing[*]}" >&2
+    if [[ $(id -u) -ne 0 ]]; then
+        echo "shardwise: run as root (or via sudo) to install them" >&2
+        exit 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+jobs="$(nproc)"
+case "$mode" in
+run)
+    cmake --preset release >/dev/null
+    cmake --build --preset release -j "$jobs"
+    if [[ -x build/release/app/gui/shardwise ]] && [[ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}${QT_QPA_PLATFORM:-}" ]]; then
+        exec build/release/app/gui/shardwise "$@"
+    fi
+    # Without a display (or before the GUI is built): the planner on the default example.
+    exec build/release/app/cli/shardwise-cli plan --model qwen2.5-3b --gpu h200 --gpus-per-node 1 --nodes 1 \
+        --interconnect nvlink --seq 2048 --micro-batch 1 "$@"
+    ;;
+test)
+    cmake --preset ci
+    cmake --build --preset ci -j "$jobs"
+    ctest --preset ci --parallel "$jobs" "$@"
+    ;;
+*)
+    echo "usage: $0 run|test [extra arguments]" >&2
+    exit 2
+    ;;
+esac

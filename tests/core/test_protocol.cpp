@@ -1,0 +1,117 @@
+// Behaviour of core/protocol: every event survives a round trip, malformed lines are named, and the
+// order statistics match their textbook definitions.
+#include "shardwise/protocol/events.hpp"
+#include "shardwise/protocol/statistics.hpp"
+#include "shardwise/spec/presets.hpp"
+
+#include <QtTest>
+
+using namespace shardwise;
+using namespace shardwise::protocol;
+
+class TestProtocol : public QObject {
+    Q_OBJECT
+
+private slots:
+    void startEventRoundTrips()
+    {
+        StartEvent s;
+        s.rank = 1;
+        s.world = 2;
+        s.host = "node-a";
+        s.config.model = *PresetCatalog::builtin().findModel("tiny");
+        s.config.strategy = Strategy::Zero2;
+        s.config.training.seqLen = 64;
+        s.versions.libtorch = "1.13.1";
+        s.allocator = {"expandable_segments:True", true};
+        s.launcher = "torchrun";
+        const Event back = parseEvent(serialize(s));
+        const auto& b = std::get<StartEvent>(back);
+        QCOMPARE(b.rank, 1);
+        QCOMPARE(b.config.strategy, Strategy::Zero2);
+        QCOMPARE(b.config.model.parameterCount(), s.config.model.parameterCount());
+        QVERIFY(b.allocator.expandableSegments);
+        QCOMPARE(b.launcher, std::string("torchrun"));
+        QCOMPARE(serialize(back), serialize(s));
+    }
+
+    void stepSummaryErrorRoundTrip()
+    {
+        StepEvent st;
+        st.rank = 3;
+        st.step = 7;
+        st.timed = true;
+        st.loss = 5.5;
+        st.memory.peakAllocated = 1 << 30;
+        QCOMPARE(serialize(parseEvent(serialize(st))), serialize(st));
+
+        SummaryEvent su;
+        su.medianStepS = 0.25;
+        su.tokensPerS = 8192;
+        su.losses = {5.0, 4.5};
+        su.state.deviceOptimizer = 12345;
+        QCOMPARE(serialize(parseEvent(serialize(su))), serialize(su));
+
+        ErrorEvent er;
+        er.kind = ErrorKind::Oom;
+        er.message = "CUDA out of memory";
+        er.step = 2;
+        er.memory = MemorySample{};
+        er.reservedUnallocated = 3LL << 30;
+        const auto back = std::get<ErrorEvent>(parseEvent(serialize(er)));
+        QCOMPARE(back.kind, ErrorKind::Oom);
+        QCOMPARE(back.step, std::optional<int>(2));
+        QCOMPARE(back.reservedUnallocated, std::int64_t(3LL << 30));
+    }
+
+    void malformedLinesAreNamed_data()
+    {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("not json") << QStringLiteral("{oops") << QStringLiteral("not a JSON line");
+        QTest::newRow("no event") << QStringLiteral(R"({"v":1,"rank":0})") << QStringLiteral("'event'");
+        QTest::newRow("unknown event") << QStringLiteral(R"({"v":1,"event":"party","rank":0})")
+                                       << QStringLiteral("unknown event 'party'");
+        QTest::newRow("newer version") << QStringLiteral(R"({"v":99,"event":"step","rank":0,"step":1})")
+                                       << QStringLiteral("newer");
+        QTest::newRow("missing rank") << QStringLiteral(R"({"v":1,"event":"step","step":1})")
+                                      << QStringLiteral("'rank'");
+        QTest::newRow("wrong type") << QStringLiteral(R"({"v":1,"event":"step","rank":0,"step":"x"})")
+                                    << QStringLiteral("'step'");
+        QTest::newRow("bad kind") << QStringLiteral(R"({"v":1,"event":"error","rank":0,"kind":"bad"})")
+                                  << QStringLiteral("unknown kind 'bad'");
+    }
+    void malformedLinesAreNamed()
+    {
+        QFETCH(QString, line);
+        QFETCH(QString, mentions);
+        try {
+            parseEvent(line.toStdString());
+            QFAIL("expected ProtocolError");
+        } catch (const ProtocolError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(mentions), e.what());
+        }
+    }
+
+    void foreignStdoutLinesAreSkipped()
+    {
+        QVERIFY(!tryParseEvent("NCCL INFO Bootstrap : Using eth0"));
+        QVERIFY(!tryParseEvent(R"({"some":"other json"})"));
+        QVERIFY(tryParseEvent(R"({"v":1,"event":"log","rank":0,"message":"hi"})"));
+    }
+
+    void percentilesInterpolate()
+    {
+        const std::vector<double> v{4, 1, 3, 2};
+        QCOMPARE(stats::median(v), 2.5);
+        QCOMPARE(stats::percentile(v, 0), 1.0);
+        QCOMPARE(stats::percentile(v, 100), 4.0);
+        QCOMPARE(stats::percentile(v, 10), 1.3);
+        const std::vector<double> odd{5, 1, 9};
+        QCOMPARE(stats::median(odd), 5.0);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, stats::median(std::vector<double>{}));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProtocol)
+#include "test_protocol.moc"

@@ -1,0 +1,248 @@
+// Behaviour of core/spec: exact parameter counts, the strategy table, JSON round trips and the
+// errors bad input produces.
+#include "shardwise/spec/json.hpp"
+#include "shardwise/spec/presets.hpp"
+
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+
+using namespace shardwise;
+using nlohmann::json;
+
+class TestSpec : public QObject {
+    Q_OBJECT
+
+private slots:
+    void presetParameterCountIsExact_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<qint64>("params");
+        // Published totals (Hugging Face model cards / safetensors headers).
+        QTest::newRow("qwen2.5-0.5b") << QStringLiteral("qwen2.5-0.5b") << qint64(494'032'768);
+        QTest::newRow("qwen2.5-1.5b") << QStringLiteral("qwen2.5-1.5b") << qint64(1'543'714'304);
+        QTest::newRow("qwen2.5-3b") << QStringLiteral("qwen2.5-3b") << qint64(3'085'938'688);
+        QTest::newRow("qwen2.5-7b") << QStringLiteral("qwen2.5-7b") << qint64(7'615'616'512);
+        QTest::newRow("qwen2.5-14b") << QStringLiteral("qwen2.5-14b") << qint64(14'770'033'664);
+        QTest::newRow("qwen2.5-32b") << QStringLiteral("qwen2.5-32b") << qint64(32'763'876'352);
+        QTest::newRow("qwen2.5-72b") << QStringLiteral("qwen2.5-72b") << qint64(72'706'203'648);
+        QTest::newRow("llama-3.1-8b") << QStringLiteral("llama-3.1-8b") << qint64(8'030'261'248);
+        QTest::newRow("llama-3.1-70b") << QStringLiteral("llama-3.1-70b") << qint64(70'553'706'496);
+        QTest::newRow("mistral-7b") << QStringLiteral("mistral-7b") << qint64(7'241'732'096);
+    }
+    void presetParameterCountIsExact()
+    {
+        QFETCH(QString, preset);
+        QFETCH(qint64, params);
+        const ModelSpec* m = PresetCatalog::builtin().findModel(preset.toStdString());
+        QVERIFY2(m, qPrintable(preset));
+        QCOMPARE(qint64(m->parameterCount()), params);
+    }
+
+    void everyRequiredPresetExists()
+    {
+        const auto& c = PresetCatalog::builtin();
+        for (const char* id : {"tiny", "qwen2.5-0.5b", "qwen2.5-72b", "llama-3.1-70b", "mistral-7b"})
+            QVERIFY2(c.findModel(id), id);
+        for (const char* id : {"a100-40gb", "a100-80gb", "l4", "h100-80gb", "h200", "rtx4090"})
+            QVERIFY2(c.findGpu(id), id);
+        QCOMPARE(c.findGpu("h200")->memoryMiB, std::int64_t(143771));
+    }
+
+    void rootAndLayerCountsAddUp()
+    {
+        const ModelSpec* m = PresetCatalog::builtin().findModel("qwen2.5-3b");
+        QVERIFY(m);
+        QCOMPARE(m->layerParams(), std::int64_t(77'076'992));
+        QCOMPARE(m->rootParams(), std::int64_t(151936LL * 2048 + 2048));
+        QCOMPARE(m->layers * m->layerParams() + m->rootParams(), m->parameterCount());
+    }
+
+    void strategyTableHasEightDistinctIds()
+    {
+        std::set<std::string_view> ids;
+        std::set<int> orders;
+        for (const auto& t : allStrategies()) {
+            ids.insert(t.id);
+            orders.insert(t.sortOrder);
+            QCOMPARE(strategyFromId(t.id), std::optional<Strategy>(t.strategy));
+            QCOMPARE(traits(t.strategy).id, t.id);
+        }
+        QCOMPARE(ids.size(), std::size_t(8));
+        QCOMPARE(orders.size(), std::size_t(8));
+        QVERIFY(!strategyFromId("zero4"));
+    }
+
+    void pairedStrategiesStayDistinct()
+    {
+        // zero3 vs fsdp2_reshard and zero2 vs fsdp2_noreshard are different schedules, never aliases.
+        QVERIFY(traits(Strategy::Zero3).family != traits(Strategy::Fsdp2Reshard).family);
+        QVERIFY(traits(Strategy::Zero2).shardsParameters != traits(Strategy::Fsdp2NoReshard).shardsParameters);
+        QVERIFY(traits(Strategy::Zero2).reduction != traits(Strategy::Fsdp2NoReshard).reduction);
+        QVERIFY(traits(Strategy::Fsdp2ReshardOffload).offloadsParameters);
+        QVERIFY(!traits(Strategy::Zero3Offload).offloadsParameters);
+    }
+
+    void modelRoundTripsThroughJson()
+    {
+        for (const auto& m : PresetCatalog::builtin().models()) {
+            const ModelSpec back = modelFromJson(toJson(m));
+            QCOMPARE(toJson(back), toJson(m));
+            QCOMPARE(back.parameterCount(), m.parameterCount());
+        }
+    }
+
+    void gpuRoundTripsThroughJson()
+    {
+        for (const auto& g : PresetCatalog::builtin().gpus())
+            QCOMPARE(toJson(gpuFromJson(toJson(g))), toJson(g));
+    }
+
+    void runConfigRoundTripsThroughJson()
+    {
+        RunConfig r;
+        r.model = *PresetCatalog::builtin().findModel("tiny");
+        r.strategy = Strategy::Fsdp2ReshardOffload;
+        r.training.precision = PrecisionPolicy::Bf16Fp32Master;
+        r.training.microBatch = 3;
+        r.training.seqLen = 64;
+        r.training.expandableSegments = true;
+        r.knobs.prefetchBucketElements = 1234;
+        r.device = DeviceKind::Cuda;
+        r.worldSize = 4;
+        r.seed = 99;
+        const json j = toJson(r);
+        QCOMPARE(toJson(runConfigFromJson(j)), j);
+        QCOMPARE(runConfigFromJson(j).strategy, Strategy::Fsdp2ReshardOffload);
+    }
+
+    void clusterAndTrainingRoundTrip()
+    {
+        ClusterSpec c;
+        c.gpusPerNode = 8;
+        c.nodes = 2;
+        c.intraNode = Interconnect::Pcie;
+        c.intraNodeGBps = 25;
+        QCOMPARE(toJson(clusterFromJson(toJson(c))), toJson(c));
+        TrainingSpec t;
+        t.activationCheckpointing = true;
+        t.seqLen = 8192;
+        QCOMPARE(toJson(trainingFromJson(toJson(t))), toJson(t));
+    }
+
+    void badValueNamesFieldAndRange_data()
+    {
+        QTest::addColumn<QString>("document");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("seq too long") << QStringLiteral(R"({"seq_len": 0})") << QStringLiteral("training.seq_len")
+                                      << QStringLiteral("[1, 1048576]");
+        QTest::newRow("micro batch type") << QStringLiteral(R"({"micro_batch": "two"})")
+                                          << QStringLiteral("training.micro_batch") << QStringLiteral("integer");
+        QTest::newRow("precision") << QStringLiteral(R"({"precision": "fp8"})") << QStringLiteral("training.precision")
+                                   << QStringLiteral("bf16-fp32-master");
+        QTest::newRow("unknown field") << QStringLiteral(R"({"seq_length": 10})")
+                                       << QStringLiteral("training.seq_length") << QStringLiteral("seq_len");
+    }
+    void badValueNamesFieldAndRange()
+    {
+        QFETCH(QString, document);
+        QFETCH(QString, field);
+        QFETCH(QString, mentions);
+        try {
+            trainingFromJson(json::parse(document.toStdString()), "training");
+            QFAIL("expected SpecError");
+        } catch (const SpecError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), field);
+            QVERIFY2(QString::fromUtf8(e.what()).contains(mentions), e.what());
+        }
+    }
+
+    void badModelShapeIsRejected_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<int>("value");
+        QTest::newRow("kv heads not dividing heads") << QStringLiteral("kv_heads") << 3;
+        QTest::newRow("odd head dim") << QStringLiteral("head_dim") << 15;
+        QTest::newRow("zero layers") << QStringLiteral("layers") << 0;
+    }
+    void badModelShapeIsRejected()
+    {
+        QFETCH(QString, key);
+        QFETCH(int, value);
+        json j = toJson(*PresetCatalog::builtin().findModel("tiny"));
+        j[key.toStdString()] = value;
+        try {
+            modelFromJson(j, "model");
+            QFAIL("expected SpecError");
+        } catch (const SpecError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), QStringLiteral("model.") + key);
+        }
+    }
+
+    void unknownStrategyListsAllowedIds()
+    {
+        try {
+            parseStrategy("zero4", "strategy");
+            QFAIL("expected SpecError");
+        } catch (const SpecError& e) {
+            QVERIFY(QString::fromUtf8(e.what()).contains(QStringLiteral("fsdp2_reshard_offload")));
+        }
+    }
+
+    void huggingFaceConfigLoads()
+    {
+        // The published config.json of Qwen2.5-3B.
+        const json hf = json::parse(R"({
+          "architectures": ["Qwen2ForCausalLM"], "hidden_act": "silu", "hidden_size": 2048,
+          "intermediate_size": 11008, "max_position_embeddings": 32768, "model_type": "qwen2",
+          "num_attention_heads": 16, "num_hidden_layers": 36, "num_key_value_heads": 2,
+          "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "tie_word_embeddings": true,
+          "torch_dtype": "bfloat16", "vocab_size": 151936})");
+        const ModelSpec m = modelFromHuggingFaceConfig(hf, "Qwen2.5-3B");
+        QCOMPARE(m.parameterCount(), std::int64_t(3'085'938'688));
+        QCOMPARE(m.headDim, std::int64_t(128));
+        QVERIFY(m.qkvBias);
+    }
+
+    void huggingFaceConfigMissingFieldIsNamed()
+    {
+        const json hf = json::parse(R"({"hidden_size": 64, "num_hidden_layers": 2})");
+        try {
+            modelFromHuggingFaceConfig(hf, "x");
+            QFAIL("expected SpecError");
+        } catch (const SpecError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), QStringLiteral("config.json.intermediate_size"));
+        }
+    }
+
+    void resolveModelReadsConfigFile()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("config.json"));
+        std::ofstream(path.toStdString()) << R"({"hidden_size": 64, "num_hidden_layers": 2, "intermediate_size": 128,
+            "num_attention_heads": 4, "vocab_size": 100, "model_type": "llama"})";
+        const ModelSpec m = resolveModel(path.toStdString());
+        QCOMPARE(m.layers, std::int64_t(2));
+        QCOMPARE(m.kvHeads, std::int64_t(4));
+        QCOMPARE(m.parameterCount(), std::int64_t(2 * (4 * 64 * 64 + 3 * 64 * 128 + 2 * 64) + 2 * 100 * 64 + 64));
+    }
+
+    void unknownPresetListsKnownOnes()
+    {
+        try {
+            resolveGpu("v100");
+            QFAIL("expected SpecError");
+        } catch (const SpecError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), QStringLiteral("gpu"));
+            QVERIFY(QString::fromUtf8(e.what()).contains(QStringLiteral("h200")));
+        }
+        QVERIFY_THROWS_EXCEPTION(SpecError, resolveModel("gpt-5"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSpec)
+#include "test_spec.moc"
