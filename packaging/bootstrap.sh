@@ -42,11 +42,11 @@ case "$mode" in
 run)
     cmake --preset release >/dev/null
     cmake --build --preset release -j "$jobs"
-    if [[ -x build/release/app/gui/shardwise ]] && [[ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}${QT_QPA_PLATFORM:-}" ]]; then
-        exec build/release/app/gui/shardwise "$@"
+    if [[ -x build/release/bin/shardwise ]] && [[ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}${QT_QPA_PLATFORM:-}" ]]; then
+        exec build/release/bin/shardwise "$@"
     fi
     # Without a display (or before the GUI is built): the planner on the default example.
-    exec build/release/app/cli/shardwise-cli plan --model qwen2.5-3b --gpu h200 --gpus-per-node 1 --nodes 1 \
+    exec build/release/bin/shardwise-cli plan --model qwen2.5-3b --gpu h200 --gpus-per-node 1 --nodes 1 \
         --interconnect nvlink --seq 2048 --micro-batch 1 "$@"
     ;;
 test)

@@ -1,0 +1,66 @@
+#include "command.hpp"
+
+#include <algorithm>
+#include <iostream>
+
+namespace shardwise::cli {
+
+namespace {
+std::vector<Command>& registry()
+{
+    static std::vector<Command> r;
+    return r;
+}
+} // namespace
+
+CommandRegistration::CommandRegistration(std::string name, std::string summary, CommandFunction run)
+{
+    registry().push_back({std::move(name), std::move(summary), std::move(run)});
+}
+
+const std::vector<Command>& commands() { return registry(); }
+
+} // namespace shardwise::cli
+
+namespace {
+
+void printUsage(std::ostream& out)
+{
+    using namespace shardwise::cli;
+    std::vector<Command> sorted = commands();
+    std::sort(sorted.begin(), sorted.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
+    out << "usage: shardwise-cli <command> [options]\n\ncommands:\n";
+    for (const auto& c : sorted)
+        out << "  " << c.name << std::string(c.name.size() < 10 ? 10 - c.name.size() : 1, ' ') << c.summary << "\n";
+    out << "\n`shardwise-cli <command> --help` describes a command's options.\n";
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    using namespace shardwise::cli;
+    if (argc < 2) {
+        printUsage(std::cerr);
+        return kExitUsage;
+    }
+    const std::string name = argv[1];
+    if (name == "help" || name == "--help" || name == "-h") {
+        printUsage(std::cout);
+        return kExitOk;
+    }
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    for (const auto& c : commands()) {
+        if (c.name == name) {
+            try {
+                return c.run(args, std::cout, std::cerr);
+            } catch (const std::exception& e) {
+                std::cerr << "shardwise-cli " << name << ": " << e.what() << "\n";
+                return kExitFailed;
+            }
+        }
+    }
+    std::cerr << "shardwise-cli: unknown command '" << name << "'\n\n";
+    printUsage(std::cerr);
+    return kExitUsage;
+}

@@ -1,0 +1,70 @@
+#pragma once
+// Launching the runner's ranks as local processes, torchrun-style: each rank gets RANK, WORLD_SIZE,
+// LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT in its environment. stdout carries the
+// JSON Lines protocol (parsed here), stderr the human log (kept per rank in a file and tailed).
+// Reports through plain callbacks; knows nothing of Qt.
+
+#include "shardwise/protocol/events.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardwise::dispatch {
+
+struct LocalLaunch {
+    std::filesystem::path runner;          // the shardwise-runner executable
+    std::vector<std::string> args;         // arguments, identical for every rank
+    int ranks = 1;
+    std::map<std::string, std::string> env; // extra environment for every rank
+    std::string masterAddr = "127.0.0.1";
+    int masterPort = 0;                    // 0 = pick a free port
+    std::filesystem::path logDir;          // per-rank stderr logs (rank<N>.log); empty = a fresh temp dir
+    std::chrono::seconds timeout{0};       // whole-run wall clock limit; 0 = none
+    // After the first rank exits with a failure, how long the others get to exit on their own
+    // (they should report a comm error) before they are killed.
+    std::chrono::seconds peerGrace{60};
+};
+
+struct RankOutcome {
+    int rank = 0;
+    int exitCode = -1;     // -1 when killed by a signal
+    int signal = 0;        // terminating signal, 0 if none
+    bool timedOut = false; // killed by the launcher's timeout
+    bool killedByLauncher = false;
+    std::vector<protocol::Event> events;
+    std::vector<std::string> protocolErrors; // stdout lines that claimed to be events but were malformed
+    std::filesystem::path logFile;
+    std::string logTail; // last ~8 KiB of stderr
+};
+
+struct LaunchResult {
+    std::vector<RankOutcome> ranks;
+    std::vector<protocol::Event> merged; // all ranks' events in arrival order
+    int masterPort = 0;
+    bool cancelled = false;
+    bool success() const; // every rank exited 0 and none reported an error event
+};
+
+struct LaunchCallbacks {
+    std::function<void(const protocol::Event&)> onEvent;          // called as events arrive
+    std::function<void(int rank, const std::string& line)> onLog; // each stderr line
+};
+
+// Blocks until every rank has exited (or been killed on cancel/timeout). `cancel`, when set to
+// true from another thread, terminates every rank (SIGTERM, then SIGKILL after a grace period).
+LaunchResult launchLocal(const LocalLaunch& launch, const LaunchCallbacks& callbacks = {},
+                         const std::atomic<bool>* cancel = nullptr);
+
+// A TCP port on 127.0.0.1 that was free when asked.
+int findFreePort();
+
+// The shardwise-runner beside the running executable, in <build>/bin, or $SHARDWISE_RUNNER.
+std::optional<std::filesystem::path> locateRunner();
+
+} // namespace shardwise::dispatch
