@@ -1,0 +1,123 @@
+#pragma once
+// Memory and throughput of one sharding strategy for one model, cluster and training setup.
+// Pure functions of their inputs; the formulas and their sources are in docs/formulas.md.
+// Bytes are doubles (exact below 2^53 bytes) so the GUI and the planner need no conversions.
+
+#include "shardwise/estimate/calibration.hpp"
+#include "shardwise/protocol/events.hpp"
+#include "shardwise/spec/specs.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <array>
+
+namespace shardwise {
+
+// Which attention kernel the runner uses: Flash/memory-efficient SDPA keeps only O(seq) per head for
+// backward; the math path keeps the seq x seq probabilities.
+enum class AttentionKernel { Flash, Math };
+
+struct EstimateInput {
+    ModelSpec model;
+    GpuSpec gpu;
+    ClusterSpec cluster;
+    TrainingSpec training;
+    TuningKnobs knobs;
+    AttentionKernel attention = AttentionKernel::Flash;
+};
+
+// Throws SpecError naming the field when the input cannot be estimated (zero sizes, a GPU without
+// bandwidth figures, ...).
+void validate(const EstimateInput& in);
+
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Per-GPU bytes at the step's peak (the start of backward: all activations live), and per-rank host
+// bytes. The first three device and the three host fields mean exactly what protocol::StateBytes means.
+struct MemoryBreakdown {
+    double deviceParams = 0;    // persistent parameter storage (sharded or full)
+    double deviceGrads = 0;     // persistent gradient storage
+    double deviceOptimizer = 0; // Adam moments (+ fp32 master) on the device
+    double gatheredParams = 0;  // unsharded units live at the peak (zero3/fsdp2 gathers, prefetch)
+    double activations = 0;     // saved for backward by the decoder layers and the final norm
+    double logitsAndLoss = 0;   // logits, their fp32 copies and gradient at the loss
+    double commBuffers = 0;     // reduce buckets, unsharded gradients in flight, offload staging
+    double fragmentation = 0;   // caching-allocator waste (reserved but not allocated)
+    double runtimeContext = 0;  // CUDA context + NCCL buffers, outside the caching allocator
+    double hostParams = 0;      // per rank, in host memory
+    double hostGrads = 0;
+    double hostOptimizer = 0;
+
+    // Comparable to a run's peak allocated bytes.
+    double allocatedPeak() const
+    {
+        return deviceParams + deviceGrads + deviceOptimizer + gatheredParams + activations + logitsAndLoss
+            + commBuffers;
+    }
+    // What must fit in the device: allocated + fragmentation + context.
+    double devicePeak() const { return allocatedPeak() + fragmentation + runtimeContext; }
+    double hostPerRank() const { return hostParams + hostGrads + hostOptimizer; }
+};
+
+// Persistent model state of one rank for a parameter count (the ZeRO paper's "model states").
+protocol::StateBytes modelStateBytes(Strategy s, double params, int world, PrecisionPolicy precision);
+
+// Collective traffic one rank sends per optimizer step, in bytes, by collective kind, and the
+// per-unit collectives issued (each pays Calibration::unitCollectiveOverheadS).
+struct CommVolume {
+    double allReduceBytes = 0;     // payload of all-reduces (gradients)
+    double allGatherBytes = 0;     // payload of all-gathers (full-size output)
+    double reduceScatterBytes = 0; // payload of reduce-scatters (full-size input)
+    int unitCollectives = 0;
+};
+
+struct ThroughputEstimate {
+    double modelFlopsPerToken = 0;    // 6N + 12 L h s (PaLM appendix B convention), used for MFU
+    double hardwareFlopsPerToken = 0; // + a forward's recomputation with activation checkpointing
+    double busBandwidthBytesPerS = 0; // achieved NCCL bus bandwidth of the slowest link in the group
+    CommVolume volume;
+    double computeS = 0;       // forward + backward matmul time
+    double optimizerS = 0;     // device AdamW step
+    double commS = 0;          // NCCL kernel time (overlapped or not)
+    double exposedCommS = 0;   // part of commS not hidden under compute
+    double overheadS = 0;      // per-unit collective overheads
+    double offloadCopyS = 0;   // exposed host<->device copies
+    double cpuOptimizerS = 0;  // CPU AdamW step
+    double stepTimeS = 0;      // one optimizer step (all accumulation micro-steps)
+    double tokensPerS = 0;     // all ranks together
+    double mfu = 0;            // model FLOPs / (world x bf16 peak), 0..1
+    double ncclShare = 0;      // commS / stepTimeS, 0..1 (overlapped kernels count: not waiting time)
+};
+
+struct Estimate {
+    Strategy strategy = Strategy::Zero0;
+    MemoryBreakdown memory;
+    double deviceCapacityBytes = 0; // the GPU's memory
+    double headroomBytes = 0;       // kept free by the verdict
+    double hostCapacityBytes = 0;   // usable host RAM per node
+    double hostBytesPerNode = 0;    // hostPerRank x GPUs per node
+    bool fitsDevice = false;
+    bool fitsHost = false;
+    ThroughputEstimate throughput;
+
+    bool fits() const { return fitsDevice && fitsHost; }
+    // Bytes the device peak plus headroom exceeds capacity by (> 0 means it does not fit).
+    double deviceShortfallBytes() const { return memory.devicePeak() + headroomBytes - deviceCapacityBytes; }
+    double hostShortfallBytes() const { return hostBytesPerNode - hostCapacityBytes; }
+};
+
+// 6N + 12 L h s: N parameters (embedding included), L layers, h = heads x head_dim, s the sequence.
+double modelFlopsPerToken(const ModelSpec& m, int seqLen);
+// Bytes saved for backward per GPU by the decoder and final norm (not the logits).
+double activationBytes(const EstimateInput& in);
+// Bytes live at the loss per GPU.
+double logitsBytes(const EstimateInput& in, const Calibration& c);
+
+// Pure; does not validate (call validate() once per input; the planner does).
+Estimate estimate(const EstimateInput& in, Strategy s, const Calibration& c = {});
+// All eight, in the strategy table's order.
+std::array<Estimate, kStrategyCount> estimateAll(const EstimateInput& in, const Calibration& c = {});
+
+nlohmann::json toJson(const MemoryBreakdown& m); // GiB per category, names as in the CLI's breakdown_gib
+
+} // namespace shardwise

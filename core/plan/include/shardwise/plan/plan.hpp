@@ -1,0 +1,82 @@
+#pragma once
+// The decision order (PRODUCT.md) as code: estimate all eight strategies, then
+//   step 1: the lightest strategy that keeps full parameters through backward and fits;
+//   step 2: else full sharding chosen by the intra-node interconnect;
+//   step 3: else CPU offload;
+//   step 0: nothing fits: say what would (more GPUs, shorter sequences, smaller micro-batches,
+//           activation checkpointing).
+// Every recommendation carries its reasons as plain sentences with numbers.
+
+#include "shardwise/estimate/estimate.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardwise {
+
+enum class DecisionStep : int {
+    NothingFits = 0,
+    LightestFits = 1,
+    FullShardByInterconnect = 2,
+    OffloadLast = 3,
+};
+
+// "Light" = no parameter re-gather in backward: every GPU holds the full parameters from forward
+// through backward (zero0, zero1, zero2, fsdp2_noreshard). See docs/formulas.md, "Decision order".
+bool isLightStrategy(Strategy s);
+
+enum class RemedyKind { ActivationCheckpointing, MoreGpus, ShorterSequence, SmallerMicroBatch };
+
+// One change of the input that would make at least one strategy fit.
+struct Remedy {
+    RemedyKind kind = RemedyKind::MoreGpus;
+    Strategy strategy = Strategy::Zero0; // the lightest strategy that fits after the change
+    int value = 0;                       // GPUs in total, sequence length, micro-batch; 1 for checkpointing
+};
+
+struct Candidate {
+    Strategy strategy = Strategy::Zero0;
+    Estimate estimate;
+};
+
+struct Recommendation {
+    std::optional<Strategy> strategy;  // empty when nothing fits
+    DecisionStep step = DecisionStep::NothingFits;
+    std::vector<Strategy> alsoMeasure; // alternatives the decision order says to measure as well
+    std::vector<Remedy> remedies;      // only when nothing fits
+    std::vector<std::string> reasons;  // plain sentences with numbers and units
+};
+
+struct Plan {
+    std::array<Candidate, kStrategyCount> candidates; // the strategy table's order
+    Recommendation recommendation;
+
+    const Candidate& candidate(Strategy s) const;
+};
+
+// Validates the input (SpecError names the field), then plans.
+Plan makePlan(const EstimateInput& in, const Calibration& c = {});
+
+// The runs worth measuring before a long run (decision step 4: same model, precision, micro-batch,
+// sequence and GPU count): the recommendation, the alternatives to measure, and for step 1 the
+// lightest fitting full shard as the check that heavier sharding brings no speed-up. Empty when
+// nothing fits.
+std::vector<RunConfig> runMatrix(const Plan& plan, const EstimateInput& in, DeviceKind device = DeviceKind::Cuda);
+
+// {"recommendation":{"strategy":ID|null,"step":N,"also_measure":[ID...],"remedies":[...],"reasons":[...]},
+//  "candidates":[{"strategy":ID,"fits":B,"peak_gib":X,"breakdown_gib":{...},"tokens_per_s":X,
+//  "step_time_s":X,"mfu":X,"nccl_share":X}, ...]}
+nlohmann::json toJson(const Plan& plan);
+// Reads toJson's shape back (the store keeps plans as JSON). Fields the JSON does not carry (bytes
+// below GiB precision, the throughput's parts) are reconstructed only as far as the JSON allows;
+// toJson(planFromJson(j)) == j. Throws SpecError naming the field.
+Plan planFromJson(const nlohmann::json& j, const std::string& path = "plan");
+
+std::string_view decisionStepId(DecisionStep s); // "nothing_fits" | "lightest_fits" | ...
+std::string_view remedyId(RemedyKind k);          // "activation_checkpointing" | "more_gpus" | ...
+
+} // namespace shardwise
