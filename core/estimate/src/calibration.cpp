@@ -1,0 +1,86 @@
+#include "shardwise/estimate/calibration.hpp"
+
+#include "shardwise/spec/json.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <sstream>
+
+namespace shardwise {
+
+namespace {
+
+struct Field {
+    const char* name;
+    double Calibration::*member;
+    double lo;
+    double hi;
+};
+
+// One row per coefficient: the JSON name and the range a measurement could plausibly produce.
+constexpr std::array kFields{
+    Field{"headroom_fraction", &Calibration::headroomFraction, 0.0, 0.5},
+    Field{"host_usable_fraction", &Calibration::hostUsableFraction, 0.05, 1.0},
+    Field{"fragmentation_fraction", &Calibration::fragmentationFraction, 0.0, 1.0},
+    Field{"fragmentation_fraction_expandable", &Calibration::fragmentationFractionExpandable, 0.0, 1.0},
+    Field{"cuda_context_gib", &Calibration::cudaContextGiB, 0.0, 16.0},
+    Field{"nccl_buffers_gib", &Calibration::ncclBuffersGiB, 0.0, 16.0},
+    Field{"logits_bytes_per_element", &Calibration::logitsBytesPerElement, 0.0, 64.0},
+    Field{"matmul_efficiency", &Calibration::matmulEfficiency, 0.01, 1.0},
+    Field{"optimizer_hbm_efficiency", &Calibration::optimizerHbmEfficiency, 0.01, 1.0},
+    Field{"nvlink_bus_efficiency", &Calibration::nvlinkBusEfficiency, 0.01, 1.0},
+    Field{"pcie_bus_efficiency", &Calibration::pcieBusEfficiency, 0.01, 1.0},
+    Field{"inter_node_bus_efficiency", &Calibration::interNodeBusEfficiency, 0.01, 1.0},
+    Field{"all_reduce_overlap", &Calibration::allReduceOverlap, 0.0, 1.0},
+    Field{"bucket_all_reduce_overlap", &Calibration::bucketAllReduceOverlap, 0.0, 1.0},
+    Field{"zero3_gather_overlap", &Calibration::zero3GatherOverlap, 0.0, 1.0},
+    Field{"fsdp2_gather_overlap", &Calibration::fsdp2GatherOverlap, 0.0, 1.0},
+    Field{"unit_collective_overhead_s", &Calibration::unitCollectiveOverheadS, 0.0, 1.0},
+    Field{"pcie_copy_efficiency", &Calibration::pcieCopyEfficiency, 0.01, 1.0},
+    Field{"offload_copy_overlap", &Calibration::offloadCopyOverlap, 0.0, 1.0},
+    Field{"cpu_adam_params_per_s", &Calibration::cpuAdamParamsPerS, 1e6, 1e12},
+};
+
+std::string fieldPath(const std::string& path, const std::string& name) { return path.empty() ? name : path + "." + name; }
+
+} // namespace
+
+nlohmann::json toJson(const Calibration& c)
+{
+    nlohmann::json j = nlohmann::json::object();
+    for (const Field& f : kFields)
+        j[f.name] = c.*f.member;
+    return j;
+}
+
+Calibration calibrationFromJson(const nlohmann::json& j, const std::string& path)
+{
+    if (!j.is_object())
+        throw SpecError(path.empty() ? "(document)" : path, "expected a JSON object");
+    Calibration c;
+    for (const auto& [key, value] : j.items()) {
+        const Field* field = nullptr;
+        for (const Field& f : kFields)
+            if (key == f.name)
+                field = &f;
+        if (!field) {
+            std::string allowed;
+            for (const Field& f : kFields)
+                allowed += (allowed.empty() ? "" : ", ") + std::string(f.name);
+            throw SpecError(fieldPath(path, key), "unknown field; allowed fields: " + allowed);
+        }
+        if (!value.is_number())
+            throw SpecError(fieldPath(path, key), "expected a number, got " + value.dump());
+        const double x = value.get<double>();
+        if (!(x >= field->lo && x <= field->hi)) {
+            std::ostringstream os;
+            os << "must be in [" << field->lo << ", " << field->hi << "], got " << x;
+            throw SpecError(fieldPath(path, key), os.str());
+        }
+        c.*(field->member) = x;
+    }
+    return c;
+}
+
+} // namespace shardwise

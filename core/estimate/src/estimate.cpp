@@ -1,0 +1,81 @@
+#include "parts.hpp"
+
+#include "shardwise/spec/json.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace shardwise {
+
+void validate(const EstimateInput& in)
+{
+    validate(in.model, "model");
+    validate(in.gpu, "gpu");
+    validate(in.cluster, "cluster");
+    validate(in.training, "training");
+    const GpuSpec& g = in.gpu;
+    if (g.bf16Tflops <= 0)
+        throw SpecError("gpu.bf16_tflops", "must be > 0 to estimate throughput for GPU '" + g.id + "'");
+    if (g.hbmGBps <= 0)
+        throw SpecError("gpu.hbm_gbps", "must be > 0 to estimate the optimizer step for GPU '" + g.id + "'");
+    if (g.pcieGBps <= 0)
+        throw SpecError("gpu.pcie_gbps", "must be > 0 to estimate offload copies for GPU '" + g.id + "'");
+    const ClusterSpec& c = in.cluster;
+    if (c.gpusPerNode > 1 && c.intraNodeGBps <= 0 && c.intraNode == Interconnect::NvLink && g.nvlinkGBps <= 0)
+        throw SpecError("cluster.interconnect",
+                        "nvlink was chosen but GPU '" + g.id + "' has no NVLink (nvlink_gbps is 0); use pcie");
+    if (c.nodes > 1 && c.interNodeGBps <= 0)
+        throw SpecError("cluster.inter_node_gbps", "must be > 0 when there is more than one node");
+    const TuningKnobs& k = in.knobs;
+    if (k.reduceBucketElements <= 0)
+        throw SpecError("knobs.reduce_bucket_elements", "must be > 0");
+    if (k.prefetchBucketElements < 0)
+        throw SpecError("knobs.prefetch_bucket_elements", "must be >= 0");
+    if (k.fsdpLiveUnits < 1)
+        throw SpecError("knobs.fsdp_live_units", "must be >= 1");
+}
+
+Estimate estimate(const EstimateInput& in, Strategy s, const Calibration& c)
+{
+    Estimate e;
+    e.strategy = s;
+    e.memory = detail::memoryBreakdown(in, s, c);
+    e.deviceCapacityBytes = static_cast<double>(in.gpu.memoryBytes());
+    e.headroomBytes = c.headroomFraction * e.deviceCapacityBytes;
+    e.hostCapacityBytes = in.cluster.hostRamGiB * kGiB * c.hostUsableFraction;
+    e.hostBytesPerNode = e.memory.hostPerRank() * in.cluster.gpusPerNode;
+    e.fitsDevice = e.memory.devicePeak() + e.headroomBytes <= e.deviceCapacityBytes;
+    e.fitsHost = e.hostBytesPerNode <= e.hostCapacityBytes;
+    e.throughput = detail::throughput(in, s, c);
+    return e;
+}
+
+std::array<Estimate, kStrategyCount> estimateAll(const EstimateInput& in, const Calibration& c)
+{
+    std::array<Estimate, kStrategyCount> out;
+    const auto& table = allStrategies();
+    for (std::size_t i = 0; i < kStrategyCount; ++i)
+        out[i] = estimate(in, table[i].strategy, c);
+    return out;
+}
+
+nlohmann::json toJson(const MemoryBreakdown& m)
+{
+    return {
+        {"device_params", m.deviceParams / kGiB},
+        {"device_grads", m.deviceGrads / kGiB},
+        {"device_optimizer", m.deviceOptimizer / kGiB},
+        {"gathered_params", m.gatheredParams / kGiB},
+        {"activations", m.activations / kGiB},
+        {"logits_and_loss", m.logitsAndLoss / kGiB},
+        {"comm_buffers", m.commBuffers / kGiB},
+        {"fragmentation", m.fragmentation / kGiB},
+        {"runtime_context", m.runtimeContext / kGiB},
+        {"host_params", m.hostParams / kGiB},
+        {"host_grads", m.hostGrads / kGiB},
+        {"host_optimizer", m.hostOptimizer / kGiB},
+    };
+}
+
+} // namespace shardwise

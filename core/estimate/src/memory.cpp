@@ -1,0 +1,105 @@
+// Per-GPU bytes at the step's peak, by category. The peak is taken at the start of backward: every
+// activation and the loss's logits are live, the first units are gathered, and persistent state is
+// allocated (the runner allocates its gradient buffers once, RUNNER.md). Transient sizes follow each
+// family's schedule: DeepSpeed buckets (reduce_bucket_size, stage3_prefetch_bucket_size,
+// stage3_param_persistence_threshold) and FSDP2's per-unit flat buffers with at most
+// knobs.fsdpLiveUnits gathered at once.
+#include "parts.hpp"
+
+#include <algorithm>
+
+namespace shardwise::detail {
+
+namespace {
+
+double d(std::int64_t x) { return static_cast<double>(x); }
+
+// DeepSpeed stage 3 keeps parameters below stage3_param_persistence_threshold elements unsharded:
+// in these decoders that is every norm weight and the q/k/v biases.
+double persistentSmallParams(const ModelSpec& m, std::int64_t threshold)
+{
+    double small = 0;
+    if (m.normParams() < threshold)
+        small += d(2 * m.layers + 1) * d(m.normParams());
+    if (m.qkvBias && m.heads * m.headDim < threshold)
+        small += d(m.layers) * d((m.heads + 2 * m.kvHeads) * m.headDim);
+    return small;
+}
+
+// The largest single module DeepSpeed stage 3 fetches: the embedding (also the head when tied) or an
+// MLP projection.
+double largestLeafParams(const ModelSpec& m)
+{
+    return std::max({d(m.vocab * m.hidden), d(m.hidden * m.ffn), d(m.hidden * m.heads * m.headDim)});
+}
+
+} // namespace
+
+MemoryBreakdown memoryBreakdown(const EstimateInput& in, Strategy s, const Calibration& c)
+{
+    const ModelSpec& m = in.model;
+    const double n = d(m.parameterCount());
+    const int world = in.cluster.worldSize();
+    const double w = static_cast<double>(world);
+    const TuningKnobs& k = in.knobs;
+
+    const protocol::StateBytes state = modelStateBytes(s, n, world, in.training.precision);
+    MemoryBreakdown mb;
+    mb.deviceParams = d(state.deviceParams);
+    mb.deviceGrads = d(state.deviceGrads);
+    mb.deviceOptimizer = d(state.deviceOptimizer);
+    mb.hostParams = d(state.hostParams);
+    mb.hostGrads = d(state.hostGrads);
+    mb.hostOptimizer = d(state.hostOptimizer);
+
+    mb.activations = activationBytes(in);
+    mb.logitsAndLoss = logitsBytes(in, c);
+
+    const double unit = largestUnitParams(m);
+    const double layer = d(m.layerParams());
+    const double reduceBucket = kBf16Bytes * std::min(d(k.reduceBucketElements), n);
+
+    switch (s) {
+    case Strategy::Zero0:
+        // Gradients are all-reduced in place in their (persistent) bucket views: no extra buffer.
+        break;
+    case Strategy::Zero1:
+    case Strategy::Zero2:
+        // One reduce bucket (DeepSpeed's ipg buffer) is filled and all-reduced while backward runs.
+        mb.commBuffers = reduceBucket;
+        break;
+    case Strategy::Zero3:
+    case Strategy::Zero3Offload: {
+        // Live gathered: the module in use plus the prefetch bucket, never more than the model; small
+        // parameters stay unsharded on every rank.
+        const double fetched = std::min(largestLeafParams(m) + d(k.prefetchBucketElements), n);
+        mb.gatheredParams = kBf16Bytes * (fetched + persistentSmallParams(m, k.persistenceThreshold) * (1.0 - 1.0 / w));
+        mb.commBuffers = reduceBucket;
+        break;
+    }
+    case Strategy::Fsdp2NoReshard:
+        // Every unit gathered in forward stays until its backward: the whole model unsharded at the
+        // start of backward, next to the shards. Plus one unit's unsharded gradient before its
+        // reduce-scatter and the reduce-scatter output.
+        mb.gatheredParams = kBf16Bytes * n;
+        mb.commBuffers = kBf16Bytes * unit * (1.0 + 1.0 / w);
+        break;
+    case Strategy::Fsdp2Reshard:
+    case Strategy::Fsdp2ReshardOffload: {
+        const double live = std::min(unit + d(std::max(k.fsdpLiveUnits - 1, 0)) * layer, n);
+        mb.gatheredParams = kBf16Bytes * live;
+        mb.commBuffers = kBf16Bytes * unit * (1.0 + 1.0 / w);
+        if (s == Strategy::Fsdp2ReshardOffload) // the host shard is copied up before each all-gather
+            mb.commBuffers += kBf16Bytes * unit / w;
+        break;
+    }
+    }
+
+    const double fragmentation =
+        in.training.expandableSegments ? c.fragmentationFractionExpandable : c.fragmentationFraction;
+    mb.fragmentation = fragmentation * mb.allocatedPeak();
+    mb.runtimeContext = (c.cudaContextGiB + (world > 1 ? c.ncclBuffersGiB : 0.0)) * kGiB;
+    return mb;
+}
+
+} // namespace shardwise::detail

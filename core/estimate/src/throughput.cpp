@@ -1,0 +1,157 @@
+// Step time as compute + device optimizer + exposed communication + per-unit overheads + offload
+// costs. Collective times follow the ring algorithm's bus-bandwidth convention of nccl-tests
+// (PERFORMANCE.md there): all-reduce moves 2(W-1)/W of its payload over each link, all-gather and
+// reduce-scatter (W-1)/W. Docs: docs/formulas.md.
+#include "parts.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace shardwise::detail {
+
+namespace {
+
+double d(std::int64_t x) { return static_cast<double>(x); }
+
+// Achieved bus bandwidth of the slowest link a collective over all ranks crosses. Across nodes a ring
+// crosses each node boundary once per channel, so the node's network bandwidth bounds the bus
+// bandwidth, not that bandwidth divided by the GPUs per node.
+double busBandwidth(const EstimateInput& in, const Calibration& c)
+{
+    const ClusterSpec& cl = in.cluster;
+    if (cl.worldSize() <= 1)
+        return std::numeric_limits<double>::infinity();
+    double best = std::numeric_limits<double>::infinity();
+    if (cl.gpusPerNode > 1) {
+        const bool nvlink = cl.intraNode == Interconnect::NvLink;
+        const double linkGBps = cl.intraNodeGBps > 0 ? cl.intraNodeGBps : (nvlink ? in.gpu.nvlinkGBps : in.gpu.pcieGBps);
+        best = linkGBps * 1e9 * (nvlink ? c.nvlinkBusEfficiency : c.pcieBusEfficiency);
+    }
+    if (cl.nodes > 1)
+        best = std::min(best, cl.interNodeGBps * 1e9 * c.interNodeBusEfficiency);
+    return best;
+}
+
+// Bytes read and written per parameter by one AdamW step on the shard a rank owns: pure bf16 reads
+// p, g, m, v and writes p, m, v (14); with an fp32 master it reads g (2) and master, m, v (12) and
+// writes master, m, v (12) and the bf16 copy (2).
+double adamTrafficBytesPerParam(PrecisionPolicy p) { return p == PrecisionPolicy::PureBf16 ? 14.0 : 28.0; }
+
+struct Schedule {
+    CommVolume volume;
+    double overlap = 0;          // of the in-backward collectives
+    double afterStepGatherBytes = 0; // zero1/zero2 all-gather of updated params: after the step, not hidden
+    double hostToDeviceBytes = 0;
+    double deviceToHostBytes = 0;
+};
+
+Schedule schedule(const EstimateInput& in, Strategy s, const Calibration& c)
+{
+    const double n = d(in.model.parameterCount());
+    const double w = static_cast<double>(in.cluster.worldSize());
+    const double payload = kBf16Bytes * n; // one full bf16 copy of the parameters or gradients
+    const double microSteps = static_cast<double>(in.training.gradAccumulation);
+    const int units = unitCount(in.model);
+    const int ga = in.training.gradAccumulation;
+    const bool overlapOn = in.knobs.overlapComm;
+
+    Schedule sc;
+    switch (s) {
+    case Strategy::Zero0: // full gradients accumulate locally; one all-reduce per step
+        sc.volume.allReduceBytes = payload;
+        sc.overlap = overlapOn ? c.allReduceOverlap : 0.0;
+        break;
+    case Strategy::Zero1: // DeepSpeed stage 1/2 reduce through large all-reduce buckets
+    case Strategy::Zero2:
+        // Stage 2 keeps only its gradient slice, so it must reduce every micro-step.
+        sc.volume.allReduceBytes = payload * (s == Strategy::Zero2 ? microSteps : 1.0);
+        sc.afterStepGatherBytes = payload;
+        sc.volume.allGatherBytes = payload;
+        sc.overlap = overlapOn ? c.bucketAllReduceOverlap : 0.0;
+        break;
+    case Strategy::Zero3:
+    case Strategy::Zero3Offload:
+        sc.volume.allGatherBytes = 2.0 * payload * microSteps; // forward and again in backward
+        sc.volume.reduceScatterBytes = payload * microSteps;
+        sc.volume.unitCollectives = 3 * units * ga;
+        sc.overlap = overlapOn ? c.zero3GatherOverlap : 0.0;
+        if (s == Strategy::Zero3Offload) { // gradient shard down, updated bf16 shard back up
+            sc.deviceToHostBytes = kBf16Bytes * n / w * microSteps;
+            sc.hostToDeviceBytes = kBf16Bytes * n / w;
+        }
+        break;
+    case Strategy::Fsdp2NoReshard:
+        sc.volume.allGatherBytes = payload * microSteps;
+        sc.volume.reduceScatterBytes = payload * microSteps;
+        sc.volume.unitCollectives = 2 * units * ga;
+        sc.overlap = overlapOn ? c.fsdp2GatherOverlap : 0.0;
+        break;
+    case Strategy::Fsdp2Reshard:
+    case Strategy::Fsdp2ReshardOffload:
+        sc.volume.allGatherBytes = 2.0 * payload * microSteps;
+        sc.volume.reduceScatterBytes = payload * microSteps;
+        sc.volume.unitCollectives = 3 * units * ga;
+        sc.overlap = overlapOn ? c.fsdp2GatherOverlap : 0.0;
+        if (s == Strategy::Fsdp2ReshardOffload) { // every gather first copies the host shard up
+            sc.hostToDeviceBytes = 2.0 * kBf16Bytes * n / w * microSteps;
+            sc.deviceToHostBytes = kBf16Bytes * n / w * microSteps;
+        }
+        break;
+    }
+    return sc;
+}
+
+} // namespace
+
+ThroughputEstimate throughput(const EstimateInput& in, Strategy s, const Calibration& c)
+{
+    const ModelSpec& m = in.model;
+    const TrainingSpec& t = in.training;
+    const StrategyTraits& tr = traits(s);
+    const int world = in.cluster.worldSize();
+    const double w = static_cast<double>(world);
+    const double n = d(m.parameterCount());
+    const double peakFlops = in.gpu.bf16Tflops * 1e12;
+
+    ThroughputEstimate te;
+    te.modelFlopsPerToken = modelFlopsPerToken(m, t.seqLen);
+    // Checkpointing recomputes one forward: forward is a third of forward + backward.
+    te.hardwareFlopsPerToken = te.modelFlopsPerToken * (t.activationCheckpointing ? 4.0 / 3.0 : 1.0);
+    const double tokensPerRank = static_cast<double>(t.microBatch) * t.seqLen * t.gradAccumulation;
+    te.computeS = tokensPerRank * te.hardwareFlopsPerToken / (peakFlops * c.matmulEfficiency);
+
+    const double optimizedParams = tr.shardsOptimizer ? n / w : n;
+    if (tr.offloadsOptimizer) {
+        // The ranks of one host share its CPU AdamW rate.
+        const double hostParams = optimizedParams * in.cluster.gpusPerNode;
+        te.cpuOptimizerS = hostParams / c.cpuAdamParamsPerS;
+    } else {
+        te.optimizerS = optimizedParams * adamTrafficBytesPerParam(t.precision)
+            / (in.gpu.hbmGBps * 1e9 * c.optimizerHbmEfficiency);
+    }
+
+    const Schedule sc = schedule(in, s, c);
+    te.volume = sc.volume;
+    te.busBandwidthBytesPerS = busBandwidth(in, c);
+    const double ring = (w - 1.0) / w;
+    const double bw = te.busBandwidthBytesPerS;
+    const double inBackward = (2.0 * ring * sc.volume.allReduceBytes
+                               + ring * (sc.volume.allGatherBytes - sc.afterStepGatherBytes)
+                               + ring * sc.volume.reduceScatterBytes) / bw;
+    const double afterStep = ring * sc.afterStepGatherBytes / bw;
+    te.commS = inBackward + afterStep;
+    const double hidden = std::min(inBackward * sc.overlap, te.computeS);
+    te.exposedCommS = te.commS - hidden;
+    te.overheadS = sc.volume.unitCollectives * c.unitCollectiveOverheadS;
+
+    const double pcie = in.gpu.pcieGBps * 1e9 * c.pcieCopyEfficiency;
+    te.offloadCopyS = (sc.hostToDeviceBytes + sc.deviceToHostBytes) / pcie * (1.0 - c.offloadCopyOverlap);
+
+    te.stepTimeS = te.computeS + te.optimizerS + te.exposedCommS + te.overheadS + te.offloadCopyS + te.cpuOptimizerS;
+    te.tokensPerS = tokensPerRank * w / te.stepTimeS;
+    te.mfu = te.tokensPerS * te.modelFlopsPerToken / (w * peakFlops);
+    te.ncclShare = te.commS / te.stepTimeS;
+    return te;
+}
+
+} // namespace shardwise::detail
