@@ -16,7 +16,7 @@ packages=(
     nlohmann-json3-dev libsqlite3-dev sqlite3 libssh2-1-dev openssh-server openssh-client
     libtorch-dev libgloo-dev
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools
-    qt6-l10n-tools qt6-translations-l10n libgl-dev libxkbcommon-dev
+    qt6-l10n-tools qt6-translations-l10n libgl-dev libxkbcommon-dev libqt6opengl6-dev
     desktop-file-utils appstream
 )
 
