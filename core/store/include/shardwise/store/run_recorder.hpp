@@ -1,0 +1,76 @@
+#pragma once
+// Records one measured run as it happens. The run row exists from begin() on with status 'running';
+// every event is committed in its own short transaction together with a heartbeat; finish() sets
+// the final status and the headline numbers in one transaction. A writer that dies leaves a
+// 'running' row whose heartbeat goes stale, which listRuns() shows as interrupted: a run is never
+// half recorded.
+
+#include "shardwise/protocol/events.hpp"
+#include "shardwise/spec/specs.hpp"
+#include "shardwise/store/database.hpp"
+#include "shardwise/store/runs.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardwise::store {
+
+struct RunNodeRef {
+    std::string name;                 // node name (or host) as the user knows it
+    std::optional<std::int64_t> nodeId; // the stored node, when it is one
+};
+
+// Facts known before the first rank starts.
+struct RunOrigin {
+    std::vector<RunNodeRef> nodes;    // at least one; "local" for this machine
+    std::string launcher;             // "shardwise", "torchrun", "srun", "manual"
+    std::string gpuId;                // preset id, may be empty
+    std::string gpuName;              // filled from the ranks' start events when empty
+    std::string interconnect;         // "nvlink" | "pcie" | ""
+    std::optional<std::int64_t> planId;
+    std::optional<RunPrediction> predicted;
+};
+
+class RunRecorder {
+public:
+    // Inserts the run with status 'running'. Throws StoreError (e.g. read-only database) or
+    // SpecError (a config that does not validate).
+    RunRecorder(Database& db, const RunConfig& config, const RunOrigin& origin);
+    RunRecorder(const RunRecorder&) = delete;
+    RunRecorder& operator=(const RunRecorder&) = delete;
+    // A recorder dropped without finish() (an exception unwinding the caller) finishes the run as
+    // 'failed' so the row does not pretend to be running; a killed process cannot, hence heartbeats.
+    ~RunRecorder();
+
+    std::int64_t runId() const { return m_runId; }
+
+    // Start, step, summary, error and log events of any rank, in arrival order.
+    void record(const protocol::Event& event);
+    // One line a rank wrote to stderr.
+    void recordLog(int rank, const std::string& line);
+    // Keeps the run from looking interrupted while nothing else arrives (call every few seconds).
+    void heartbeat();
+
+    // The status the events alone imply: oom if any rank reported an OOM, failed if any reported
+    // another error or a rank never sent its summary, completed otherwise. The caller knows better
+    // for timeouts, cancellations and lost nodes.
+    RunStatus statusFromEvents() const;
+
+    // Sets the final status (not Running or Interrupted) and the headline numbers from what was
+    // recorded. `note` says why the run ended so; empty = the first error's message, if any.
+    void finish(RunStatus status, const std::string& note = {});
+    bool finished() const { return m_finished; }
+
+private:
+    Database& m_db;
+    std::int64_t m_runId = 0;
+    int m_worldSize = 1;
+    std::vector<bool> m_summarised;
+    bool m_sawOom = false;
+    bool m_sawError = false;
+    bool m_finished = false;
+};
+
+} // namespace shardwise::store

@@ -1,0 +1,150 @@
+#pragma once
+// Measured and imported runs as the faces see them: plain structs with the headline numbers, and the
+// queries behind the run list, the run details and the Compare page's charts.
+
+#include "shardwise/protocol/events.hpp"
+#include "shardwise/spec/specs.hpp"
+#include "shardwise/store/database.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardwise::store {
+
+// Every stored status is a result: an OOM or a timeout is a row with its numbers, not a missing row.
+// Interrupted is never stored: it is how a run left 'running' by a writer that died is shown.
+enum class RunStatus { Running, Completed, Oom, Failed, Timeout, Lost, Cancelled, Interrupted };
+
+std::string_view runStatusId(RunStatus s); // "running" | "completed" | "oom" | ... | "interrupted"
+std::optional<RunStatus> runStatusFromId(std::string_view id);
+std::string runStatusIdList();
+bool isFinal(RunStatus s); // not Running and not Interrupted
+
+enum class RunSource { Measured, Imported };
+std::string_view runSourceId(RunSource s); // "measured" | "imported"
+
+// A recorder refreshes its run's heartbeat with every event; a 'running' run whose heartbeat is older
+// than this is shown as interrupted. Long enough for one slow step on a large model.
+inline constexpr double kStaleHeartbeatSeconds = 300.0;
+
+// Predictions made at plan time, kept beside the measurement they predicted.
+struct RunPrediction {
+    std::optional<double> tokensPerS;
+    std::optional<double> stepS;
+    std::optional<std::int64_t> peakBytes; // peak allocated device memory per rank
+    nlohmann::json document;               // the planner's full estimate for this candidate, if any
+};
+
+struct RunSummary {
+    std::int64_t id = 0;
+    RunSource source = RunSource::Measured;
+    std::string importSource; // where an imported run was published or measured
+    RunStatus status = RunStatus::Running; // as shown: Interrupted for a stale 'running'
+    std::string note;          // why the run ended as it did (first error, launcher's reason)
+    std::string modelId;
+    std::string gpuId;         // preset id, may be empty
+    std::string gpuName;       // what the device reported, e.g. "NVIDIA H200"
+    Strategy strategy = Strategy::Zero0;
+    int worldSize = 1;
+    int nodeCount = 1;
+    std::vector<std::string> nodes;
+    std::string interconnect;  // "nvlink" | "pcie" | ""
+    std::string precision;
+    std::optional<int> microBatch;
+    std::optional<int> seqLen;
+    std::optional<int> warmupSteps;
+    std::optional<int> timedSteps;
+    std::string launcher;
+    double startedAt = 0;      // Unix seconds
+    std::optional<double> finishedAt;
+    double heartbeatAt = 0;
+
+    // Headline numbers; empty when the run did not get far enough to measure them.
+    std::optional<double> tokensPerS; // global, all ranks
+    std::optional<double> medianStepS;
+    std::optional<double> p10StepS;
+    std::optional<double> p90StepS;
+    std::optional<std::int64_t> peakAllocated; // bytes, the largest over ranks
+    std::optional<std::int64_t> peakReserved;
+    std::optional<std::int64_t> allocRetries;
+    std::optional<double> ncclShare;           // 0..1, mean over ranks
+    std::optional<double> exposedCommShare;    // 0..1, mean over ranks
+
+    std::optional<std::int64_t> planId;
+    RunPrediction predicted;
+};
+
+struct RankPlacement {
+    int rank = 0;
+    std::string host;
+    int localRank = 0;
+    std::string deviceName;
+};
+
+struct RankLogLine {
+    int rank = 0;
+    std::string stream; // "event" (a protocol log event) | "stderr"
+    std::string level;  // the event's level; empty for stderr lines
+    std::string text;
+    double time = 0;
+};
+
+struct Diagnosis {
+    std::int64_t id = 0;
+    std::int64_t runId = 0;
+    double createdAt = 0;
+    std::string code;  // stable identifier of the finding, e.g. "oom-fragmentation"
+    std::string title;
+    std::string detail;
+    std::optional<int> firstFailureRank;
+    nlohmann::json document = nlohmann::json::object();
+};
+
+struct RunDetail {
+    RunSummary summary;
+    nlohmann::json config;  // the RunConfig as spec JSON; null for imported runs without one
+    protocol::SoftwareVersions versions;
+    protocol::AllocatorSettings allocator;
+    std::vector<RankPlacement> ranks;
+    std::vector<protocol::SummaryEvent> rankSummaries;
+    std::vector<protocol::ErrorEvent> errors; // in time order: the first is the first failure
+    std::vector<Diagnosis> diagnoses;
+};
+
+// Every set field must match; text matches ignore case. `gpu` matches the preset id exactly or is
+// contained in the device name; `node` matches a node name the run used.
+struct RunFilter {
+    std::optional<std::string> model;
+    std::optional<std::string> gpu;
+    std::optional<Strategy> strategy;
+    std::optional<std::string> node;
+    std::optional<RunStatus> status;
+    std::optional<RunSource> source;
+    std::optional<double> startedFrom;  // Unix seconds, inclusive
+    std::optional<double> startedUntil; // Unix seconds, exclusive
+    std::optional<std::int64_t> planId;
+};
+
+// Newest first. `now` decides which 'running' runs are shown as interrupted.
+std::vector<RunSummary> listRuns(const Database& db, const RunFilter& filter = {}, double now = currentUnixTime());
+std::optional<RunSummary> findRun(const Database& db, std::int64_t id, double now = currentUnixTime());
+std::optional<RunDetail> runDetail(const Database& db, std::int64_t id, double now = currentUnixTime());
+
+// Per-step points for charts, ordered by rank then step; all ranks when `rank` is empty.
+std::vector<protocol::StepEvent> stepSeries(const Database& db, std::int64_t runId,
+                                            std::optional<int> rank = std::nullopt);
+std::vector<RankLogLine> rankLogs(const Database& db, std::int64_t runId, std::optional<int> rank = std::nullopt);
+
+std::vector<Diagnosis> diagnoses(const Database& db, std::int64_t runId);
+std::int64_t addDiagnosis(Database& db, const Diagnosis& diagnosis); // returns the new id
+void removeDiagnoses(Database& db, std::int64_t runId);
+
+// Removes a run with everything recorded for it; false when there was no such run.
+bool removeRun(Database& db, std::int64_t id);
+
+} // namespace shardwise::store

@@ -1,0 +1,23 @@
+#pragma once
+// The store's schema as an ordered list of migrations, keyed by PRAGMA user_version: migration N
+// takes a database from version N-1 to N and runs in one transaction together with the version bump.
+// The list is the only description of the schema; an old database is brought up to date by running
+// the migrations it lacks, and a database of any earlier version can be recreated by stopping early.
+
+#include <string_view>
+#include <vector>
+
+namespace shardwise::store {
+
+struct Migration {
+    int version;                 // user_version after this migration
+    std::string_view description;
+    std::string_view sql;
+};
+
+const std::vector<Migration>& migrations();
+
+// The schema version this build writes.
+int currentSchemaVersion();
+
+} // namespace shardwise::store

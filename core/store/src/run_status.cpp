@@ -1,0 +1,49 @@
+#include "shardwise/store/runs.hpp"
+
+#include <array>
+#include <utility>
+
+namespace shardwise::store {
+
+namespace {
+constexpr std::array<std::pair<RunStatus, std::string_view>, 8> kStatusIds{{
+    {RunStatus::Running, "running"},
+    {RunStatus::Completed, "completed"},
+    {RunStatus::Oom, "oom"},
+    {RunStatus::Failed, "failed"},
+    {RunStatus::Timeout, "timeout"},
+    {RunStatus::Lost, "lost"},
+    {RunStatus::Cancelled, "cancelled"},
+    {RunStatus::Interrupted, "interrupted"},
+}};
+} // namespace
+
+std::string_view runStatusId(RunStatus s)
+{
+    for (const auto& [status, id] : kStatusIds)
+        if (status == s)
+            return id;
+    return "unknown";
+}
+
+std::optional<RunStatus> runStatusFromId(std::string_view id)
+{
+    for (const auto& [status, name] : kStatusIds)
+        if (name == id)
+            return status;
+    return std::nullopt;
+}
+
+std::string runStatusIdList()
+{
+    std::string list;
+    for (const auto& [status, id] : kStatusIds)
+        list += (list.empty() ? "" : ", ") + std::string(id);
+    return list;
+}
+
+bool isFinal(RunStatus s) { return s != RunStatus::Running && s != RunStatus::Interrupted; }
+
+std::string_view runSourceId(RunSource s) { return s == RunSource::Imported ? "imported" : "measured"; }
+
+} // namespace shardwise::store

@@ -1,0 +1,225 @@
+#include "shardwise/store/schema.hpp"
+
+namespace shardwise::store {
+
+namespace {
+
+// Version 1: nodes, plans, runs and everything a rank reports while it runs.
+constexpr std::string_view kVersion1 = R"sql(
+CREATE TABLE nodes (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE CHECK (name <> ''),
+    kind TEXT NOT NULL CHECK (kind IN ('local', 'ssh')),
+    host TEXT NOT NULL DEFAULT '',
+    port INTEGER NOT NULL DEFAULT 22 CHECK (port BETWEEN 1 AND 65535),
+    user_name TEXT NOT NULL DEFAULT '',
+    auth TEXT NOT NULL DEFAULT 'agent' CHECK (auth IN ('agent', 'key_file')),
+    key_file TEXT NOT NULL DEFAULT '',
+    facts_json TEXT NOT NULL DEFAULT '{}',
+    host_key_fingerprint TEXT NOT NULL DEFAULT '',
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+
+CREATE TABLE plans (
+    id INTEGER PRIMARY KEY,
+    created_at REAL NOT NULL,
+    title TEXT NOT NULL DEFAULT '',
+    model_id TEXT NOT NULL,
+    gpu_id TEXT NOT NULL,
+    world_size INTEGER NOT NULL CHECK (world_size >= 1),
+    recommended_strategy TEXT,
+    document_json TEXT NOT NULL
+);
+CREATE INDEX plans_by_model_gpu ON plans (model_id, gpu_id);
+
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY,
+    plan_id INTEGER REFERENCES plans (id) ON DELETE SET NULL,
+    source TEXT NOT NULL CHECK (source IN ('measured', 'imported')),
+    import_source TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL
+        CHECK (status IN ('running', 'completed', 'oom', 'failed', 'timeout', 'lost', 'cancelled')),
+    note TEXT NOT NULL DEFAULT '',
+    model_id TEXT NOT NULL,
+    gpu_id TEXT NOT NULL DEFAULT '',
+    gpu_name TEXT NOT NULL DEFAULT '',
+    strategy TEXT NOT NULL,
+    world_size INTEGER NOT NULL CHECK (world_size >= 1),
+    node_count INTEGER NOT NULL DEFAULT 1 CHECK (node_count >= 1),
+    interconnect TEXT NOT NULL DEFAULT '',
+    precision TEXT NOT NULL DEFAULT '',
+    micro_batch INTEGER,
+    seq_len INTEGER,
+    warmup_steps INTEGER,
+    timed_steps INTEGER,
+    config_json TEXT,
+    runner_version TEXT NOT NULL DEFAULT '',
+    libtorch_version TEXT NOT NULL DEFAULT '',
+    cuda_version TEXT NOT NULL DEFAULT '',
+    nccl_version TEXT NOT NULL DEFAULT '',
+    driver_version TEXT NOT NULL DEFAULT '',
+    compiler TEXT NOT NULL DEFAULT '',
+    allocator_conf TEXT NOT NULL DEFAULT '',
+    expandable_segments INTEGER NOT NULL DEFAULT 0,
+    launcher TEXT NOT NULL DEFAULT '',
+    started_at REAL NOT NULL,
+    heartbeat_at REAL NOT NULL,
+    finished_at REAL,
+    writer_host TEXT NOT NULL DEFAULT '',
+    writer_pid INTEGER,
+    tokens_per_s REAL,
+    median_step_s REAL,
+    p10_step_s REAL,
+    p90_step_s REAL,
+    peak_allocated INTEGER,
+    peak_reserved INTEGER,
+    alloc_retries INTEGER,
+    nccl_share REAL,
+    exposed_comm_share REAL,
+    predicted_tokens_per_s REAL,
+    predicted_step_s REAL,
+    predicted_peak_bytes INTEGER,
+    prediction_json TEXT,
+    CHECK ((status = 'running') = (finished_at IS NULL))
+);
+CREATE INDEX runs_by_model_strategy ON runs (model_id, strategy);
+CREATE INDEX runs_by_gpu ON runs (gpu_id, gpu_name);
+CREATE INDEX runs_by_started ON runs (started_at);
+CREATE INDEX runs_by_status ON runs (status);
+CREATE INDEX runs_by_plan ON runs (plan_id);
+
+CREATE TABLE run_nodes (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    node_id INTEGER REFERENCES nodes (id) ON DELETE SET NULL,
+    name TEXT NOT NULL,
+    PRIMARY KEY (run_id, position)
+);
+CREATE INDEX run_nodes_by_name ON run_nodes (name);
+CREATE INDEX run_nodes_by_node ON run_nodes (node_id);
+
+CREATE TABLE run_ranks (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    rank INTEGER NOT NULL,
+    host TEXT NOT NULL DEFAULT '',
+    local_rank INTEGER NOT NULL DEFAULT 0,
+    device_name TEXT NOT NULL DEFAULT '',
+    started_at REAL NOT NULL,
+    PRIMARY KEY (run_id, rank)
+);
+
+CREATE TABLE rank_steps (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    rank INTEGER NOT NULL,
+    step INTEGER NOT NULL,
+    timed INTEGER NOT NULL,
+    loss REAL NOT NULL,
+    step_time_s REAL NOT NULL,
+    comm_time_s REAL NOT NULL,
+    exposed_comm_s REAL NOT NULL,
+    tokens INTEGER NOT NULL,
+    allocated INTEGER NOT NULL,
+    reserved INTEGER NOT NULL,
+    peak_allocated INTEGER NOT NULL,
+    peak_reserved INTEGER NOT NULL,
+    alloc_retries INTEGER NOT NULL,
+    device_free INTEGER NOT NULL,
+    device_total INTEGER NOT NULL,
+    host_peak_rss INTEGER NOT NULL,
+    time REAL NOT NULL,
+    PRIMARY KEY (run_id, rank, step)
+) WITHOUT ROWID;
+
+CREATE TABLE rank_summaries (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    rank INTEGER NOT NULL,
+    world INTEGER NOT NULL,
+    warmup_steps INTEGER NOT NULL,
+    timed_steps INTEGER NOT NULL,
+    median_step_s REAL NOT NULL,
+    p10_step_s REAL NOT NULL,
+    p90_step_s REAL NOT NULL,
+    tokens_per_s REAL NOT NULL,
+    nccl_share REAL NOT NULL,
+    exposed_comm_share REAL NOT NULL,
+    losses_json TEXT NOT NULL,
+    allocated INTEGER NOT NULL,
+    reserved INTEGER NOT NULL,
+    peak_allocated INTEGER NOT NULL,
+    peak_reserved INTEGER NOT NULL,
+    alloc_retries INTEGER NOT NULL,
+    device_free INTEGER NOT NULL,
+    device_total INTEGER NOT NULL,
+    host_peak_rss INTEGER NOT NULL,
+    device_params INTEGER NOT NULL,
+    device_grads INTEGER NOT NULL,
+    device_optimizer INTEGER NOT NULL,
+    host_params INTEGER NOT NULL,
+    host_grads INTEGER NOT NULL,
+    host_optimizer INTEGER NOT NULL,
+    time REAL NOT NULL,
+    PRIMARY KEY (run_id, rank)
+);
+
+CREATE TABLE rank_errors (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    rank INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('oom', 'comm', 'config', 'internal')),
+    message TEXT NOT NULL,
+    step INTEGER,
+    allocated INTEGER,
+    reserved INTEGER,
+    peak_allocated INTEGER,
+    peak_reserved INTEGER,
+    alloc_retries INTEGER,
+    device_free INTEGER,
+    device_total INTEGER,
+    host_peak_rss INTEGER,
+    reserved_unallocated INTEGER NOT NULL DEFAULT 0,
+    time REAL NOT NULL
+);
+CREATE INDEX rank_errors_by_run ON rank_errors (run_id, time);
+
+CREATE TABLE rank_logs (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    rank INTEGER NOT NULL,
+    stream TEXT NOT NULL CHECK (stream IN ('event', 'stderr')),
+    level TEXT NOT NULL DEFAULT '',
+    text TEXT NOT NULL,
+    time REAL NOT NULL
+);
+CREATE INDEX rank_logs_by_run ON rank_logs (run_id, rank, id);
+)sql";
+
+// Version 2: diagnoses, the explanations attached to a run after it failed (or succeeded oddly).
+constexpr std::string_view kVersion2 = R"sql(
+CREATE TABLE diagnoses (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    created_at REAL NOT NULL,
+    code TEXT NOT NULL CHECK (code <> ''),
+    title TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT '',
+    first_failure_rank INTEGER,
+    document_json TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX diagnoses_by_run ON diagnoses (run_id);
+)sql";
+
+} // namespace
+
+const std::vector<Migration>& migrations()
+{
+    static const std::vector<Migration> list{
+        {1, "runs, nodes, plans and per-rank steps, summaries, errors and logs", kVersion1},
+        {2, "diagnoses of runs", kVersion2},
+    };
+    return list;
+}
+
+int currentSchemaVersion() { return migrations().back().version; }
+
+} // namespace shardwise::store
