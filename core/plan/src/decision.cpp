@@ -1,0 +1,226 @@
+// The decision order of PRODUCT.md. Step 1 treats as "light" the strategies that keep full
+// parameters on every GPU from forward through backward (zero0, zero1, zero2, fsdp2_noreshard): they
+// never re-gather parameters in backward, which is the extra traffic and latency that made full
+// sharding slower in the reference benchmark. Among those the lightest (the strategy table's
+// sortOrder) that fits wins, because heavier settings brought no evidence of a speed-up.
+#include "internal.hpp"
+
+#include <string>
+
+namespace shardwise {
+
+using detail::sentence;
+
+bool isLightStrategy(Strategy s)
+{
+    const StrategyTraits& t = traits(s);
+    return !t.offloadsOptimizer && !t.offloadsParameters && (!t.shardsParameters || !t.reshardAfterForward);
+}
+
+const Candidate& Plan::candidate(Strategy s) const { return candidates[detail::tableIndex(s)]; }
+
+namespace {
+
+bool isOffload(Strategy s) { return traits(s).offloadsOptimizer || traits(s).offloadsParameters; }
+
+const char* id(Strategy s) { return strategyId(s).data(); } // ids are literals: NUL-terminated
+
+double gib(double bytes) { return bytes / kGiB; }
+
+// Why one estimate does not fit, with the numbers.
+std::string whyNotFits(const Estimate& e)
+{
+    if (!e.fitsDevice)
+        return sentence("%s does not fit: predicted peak %.1f GiB plus %.1f GiB headroom exceeds the GPU's %.1f GiB "
+                        "by %.1f GiB.",
+                        id(e.strategy), gib(e.memory.devicePeak()), gib(e.headroomBytes), gib(e.deviceCapacityBytes),
+                        gib(e.deviceShortfallBytes()));
+    return sentence("%s does not fit in host memory: it needs %.1f GiB per node, %.1f GiB over the %.1f GiB usable.",
+                    id(e.strategy), gib(e.hostBytesPerNode), gib(e.hostShortfallBytes()), gib(e.hostCapacityBytes));
+}
+
+std::string fitsSentence(const Estimate& e)
+{
+    std::string s = sentence("%s fits: predicted peak %.1f GiB of the GPU's %.1f GiB with %.1f GiB headroom kept free "
+                             "(%.1f GiB to spare); predicted %.0f tokens/s, step %.3f s, MFU %.1f %%.",
+                             id(e.strategy), gib(e.memory.devicePeak()), gib(e.deviceCapacityBytes),
+                             gib(e.headroomBytes), gib(-e.deviceShortfallBytes()), e.throughput.tokensPerS,
+                             e.throughput.stepTimeS, 100.0 * e.throughput.mfu);
+    if (e.hostBytesPerNode > 0)
+        s += sentence(" Host memory: %.1f GiB per node of %.1f GiB usable.", gib(e.hostBytesPerNode),
+                      gib(e.hostCapacityBytes));
+    return s;
+}
+
+void addMisfits(std::vector<std::string>& reasons, const Plan& p, bool (*which)(Strategy))
+{
+    for (Strategy s : detail::byLightness()) {
+        const Estimate& e = p.candidate(s).estimate;
+        if (which(s) && !e.fits())
+            reasons.push_back(whyNotFits(e));
+    }
+}
+
+bool lightPredicate(Strategy s) { return isLightStrategy(s); }
+bool notOffloadPredicate(Strategy s) { return !isOffload(s); }
+
+bool decideLightest(Plan& p, const EstimateInput& in)
+{
+    Recommendation& r = p.recommendation;
+    for (Strategy s : detail::byLightness()) {
+        if (!isLightStrategy(s) || !p.candidate(s).estimate.fits())
+            continue;
+        r.strategy = s;
+        r.step = DecisionStep::LightestFits;
+        r.reasons.push_back(sentence("Step 1 decided: %s is the lightest sharding that fits in GPU memory with "
+                                     "headroom.",
+                                     id(s)));
+        addMisfits(r.reasons, p, lightPredicate);
+        r.reasons.push_back(fitsSentence(p.candidate(s).estimate));
+        const Estimate* full = nullptr;
+        for (Strategy f : {in.cluster.intraNode == Interconnect::NvLink ? Strategy::Fsdp2Reshard : Strategy::Zero3,
+                           in.cluster.intraNode == Interconnect::NvLink ? Strategy::Zero3 : Strategy::Fsdp2Reshard})
+            if (!full && p.candidate(f).estimate.fits())
+                full = &p.candidate(f).estimate;
+        if (full)
+            r.reasons.push_back(sentence("Heavier sharding also fits but brought no evidence of a speed-up in the "
+                                         "reference benchmark; here %s is predicted at %.0f tokens/s against %.0f "
+                                         "tokens/s for %s.",
+                                         id(full->strategy), full->throughput.tokensPerS,
+                                         p.candidate(s).estimate.throughput.tokensPerS, id(s)));
+        if (in.cluster.worldSize() == 1)
+            r.reasons.push_back("With one GPU there is nothing to shard across: every strategy holds the whole state, "
+                                "and sharding only adds copies.");
+        return true;
+    }
+    return false;
+}
+
+bool decideFullShard(Plan& p, const EstimateInput& in)
+{
+    const Estimate& z3 = p.candidate(Strategy::Zero3).estimate;
+    const Estimate& fsdp = p.candidate(Strategy::Fsdp2Reshard).estimate;
+    if (!z3.fits() && !fsdp.fits())
+        return false;
+    Recommendation& r = p.recommendation;
+    r.step = DecisionStep::FullShardByInterconnect;
+    const bool nvlink = in.cluster.intraNode == Interconnect::NvLink;
+    const Estimate& preferred = nvlink ? fsdp : z3;
+    const Estimate& other = nvlink ? z3 : fsdp;
+    const Estimate& chosen = preferred.fits() ? preferred : other;
+    r.strategy = chosen.strategy;
+    r.reasons.push_back(sentence("Step 2 decided: no light sharding fits, so full sharding is chosen by the "
+                                 "interconnect (%s).",
+                                 interconnectId(in.cluster.intraNode).data()));
+    addMisfits(r.reasons, p, lightPredicate);
+    if (nvlink)
+        r.reasons.push_back("On NVLink the FSDP2-style full shard (fsdp2_reshard) was faster than ZeRO-3 in the "
+                            "reference benchmark.");
+    else
+        r.reasons.push_back("On PCIe the ZeRO-3 style was faster in the reference benchmark, but only with the "
+                            "allocator's expandable segments; measure both full shards on this hardware.");
+    if (&chosen != &preferred)
+        r.reasons.push_back(sentence("%s, the rule's choice, does not fit (short by %.1f GiB), so %s is recommended.",
+                                     id(preferred.strategy),
+                                     gib(preferred.fitsDevice ? preferred.hostShortfallBytes()
+                                                              : preferred.deviceShortfallBytes()),
+                                     id(chosen.strategy)));
+    r.reasons.push_back(fitsSentence(chosen));
+    if (!nvlink && other.fits() && &chosen != &other)
+        r.alsoMeasure.push_back(other.strategy);
+    if (!nvlink && chosen.strategy == Strategy::Zero3) {
+        if (in.training.expandableSegments)
+            r.reasons.push_back("Expandable segments are on, as the ZeRO-3 style needed on PCIe in the reference.");
+        else
+            r.reasons.push_back("Run it with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (--expandable-segments): "
+                                "in the reference the ZeRO-3 style completed on PCIe only with it.");
+    }
+    if (in.cluster.nodes > 1)
+        r.reasons.push_back(sentence("The rule reads the link inside a node; across the %d nodes the network "
+                                     "(%.1f GB/s per node) bounds both full shards' collectives.",
+                                     in.cluster.nodes, in.cluster.interNodeGBps));
+    return true;
+}
+
+bool decideOffload(Plan& p)
+{
+    Recommendation& r = p.recommendation;
+    for (Strategy s : detail::byLightness()) {
+        if (!isOffload(s) || !p.candidate(s).estimate.fits())
+            continue;
+        r.strategy = s;
+        r.step = DecisionStep::OffloadLast;
+        r.reasons.push_back(sentence("Step 3 decided: nothing fits without CPU offload, so %s, the lightest offload "
+                                     "that fits, is the last resort.",
+                                     id(s)));
+        addMisfits(r.reasons, p, notOffloadPredicate);
+        const Estimate& chosen = p.candidate(s).estimate;
+        r.reasons.push_back(fitsSentence(chosen));
+        const Estimate& noOffload = p.candidate(Strategy::Fsdp2Reshard).estimate;
+        r.reasons.push_back(sentence("Against fsdp2_reshard, offload is predicted to cut the GPU peak by %.0f %% and "
+                                     "throughput by %.1fx; in the reference benchmark CPU offload cut peak memory by "
+                                     "roughly 40-65 %% and throughput by roughly 3-9x.",
+                                     100.0 * (1.0 - chosen.memory.devicePeak() / noOffload.memory.devicePeak()),
+                                     noOffload.throughput.tokensPerS / chosen.throughput.tokensPerS));
+        for (Strategy o : detail::byLightness())
+            if (o != s && isOffload(o) && p.candidate(o).estimate.fits())
+                r.alsoMeasure.push_back(o);
+        return true;
+    }
+    return false;
+}
+
+void decideNothingFits(Plan& p, const EstimateInput& in, const Calibration& c)
+{
+    Recommendation& r = p.recommendation;
+    r.step = DecisionStep::NothingFits;
+    const Estimate* closest = nullptr;
+    for (const Candidate& cand : p.candidates)
+        if (!closest || cand.estimate.deviceShortfallBytes() < closest->deviceShortfallBytes())
+            closest = &cand.estimate;
+    r.reasons.push_back(sentence("No strategy fits on %d x %s with micro-batch %d and sequence %d.",
+                                 in.cluster.worldSize(), in.gpu.name.c_str(), in.training.microBatch,
+                                 in.training.seqLen));
+    if (closest)
+        r.reasons.push_back(sentence("Closest: %s", whyNotFits(*closest).c_str()));
+    r.remedies = detail::findRemedies(in, c);
+    if (r.remedies.empty())
+        r.reasons.push_back("Neither more GPUs, shorter sequences, a smaller micro-batch nor activation checkpointing "
+                            "makes any strategy fit within the searched ranges; a GPU with more memory is needed.");
+    for (const Remedy& m : r.remedies)
+        r.reasons.push_back(detail::describe(m, in));
+}
+
+} // namespace
+
+Plan makePlan(const EstimateInput& in, const Calibration& c)
+{
+    validate(in);
+    Plan p;
+    const auto estimates = estimateAll(in, c);
+    for (std::size_t i = 0; i < kStrategyCount; ++i)
+        p.candidates[i] = Candidate{estimates[i].strategy, estimates[i]};
+    if (!decideLightest(p, in) && !decideFullShard(p, in) && !decideOffload(p))
+        decideNothingFits(p, in, c);
+    if (p.recommendation.strategy)
+        p.recommendation.reasons.push_back("Validate with a short run of the same model, precision, micro-batch, "
+                                           "sequence length and GPU count before a long run.");
+    return p;
+}
+
+std::string_view decisionStepId(DecisionStep s)
+{
+    switch (s) {
+    case DecisionStep::NothingFits:
+        return "nothing_fits";
+    case DecisionStep::LightestFits:
+        return "lightest_fits";
+    case DecisionStep::FullShardByInterconnect:
+        return "full_shard_by_interconnect";
+    case DecisionStep::OffloadLast:
+        return "offload_last";
+    }
+    return "nothing_fits";
+}
+
+} // namespace shardwise

@@ -1,0 +1,204 @@
+#include "internal.hpp"
+
+#include "shardwise/spec/json.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace shardwise {
+
+using nlohmann::json;
+
+namespace {
+
+// breakdown_gib's keys, in toJson(MemoryBreakdown)'s order, and where each lives.
+struct BreakdownField {
+    const char* name;
+    double MemoryBreakdown::*member;
+};
+constexpr std::array kBreakdown{
+    BreakdownField{"device_params", &MemoryBreakdown::deviceParams},
+    BreakdownField{"device_grads", &MemoryBreakdown::deviceGrads},
+    BreakdownField{"device_optimizer", &MemoryBreakdown::deviceOptimizer},
+    BreakdownField{"gathered_params", &MemoryBreakdown::gatheredParams},
+    BreakdownField{"activations", &MemoryBreakdown::activations},
+    BreakdownField{"logits_and_loss", &MemoryBreakdown::logitsAndLoss},
+    BreakdownField{"comm_buffers", &MemoryBreakdown::commBuffers},
+    BreakdownField{"fragmentation", &MemoryBreakdown::fragmentation},
+    BreakdownField{"runtime_context", &MemoryBreakdown::runtimeContext},
+    BreakdownField{"host_params", &MemoryBreakdown::hostParams},
+    BreakdownField{"host_grads", &MemoryBreakdown::hostGrads},
+    BreakdownField{"host_optimizer", &MemoryBreakdown::hostOptimizer},
+};
+
+std::string at(const std::string& path, const std::string& key) { return path + "." + key; }
+std::string at(const std::string& path, std::size_t index) { return path + "[" + std::to_string(index) + "]"; }
+
+const json& member(const json& j, const std::string& path, const char* key)
+{
+    if (!j.is_object())
+        throw SpecError(path, "expected a JSON object");
+    if (!j.contains(key))
+        throw SpecError(at(path, key), "missing required field");
+    return j.at(key);
+}
+
+double number(const json& j, const std::string& path, const char* key, double lo, double hi)
+{
+    const json& v = member(j, path, key);
+    if (!v.is_number())
+        throw SpecError(at(path, key), "expected a number, got " + v.dump());
+    const double x = v.get<double>();
+    if (!(x >= lo && x <= hi))
+        throw SpecError(at(path, key), "out of range, got " + v.dump());
+    return x;
+}
+
+const json& array(const json& j, const std::string& path, const char* key)
+{
+    const json& v = member(j, path, key);
+    if (!v.is_array())
+        throw SpecError(at(path, key), "expected an array, got " + v.dump());
+    return v;
+}
+
+Strategy strategyValue(const json& v, const std::string& field)
+{
+    if (!v.is_string())
+        throw SpecError(field, "expected a strategy id (" + strategyIdList() + "), got " + v.dump());
+    return parseStrategy(v.get<std::string>(), field);
+}
+
+json candidateJson(const Candidate& c)
+{
+    const Estimate& e = c.estimate;
+    return {
+        {"strategy", strategyId(c.strategy)},
+        {"fits", e.fits()},
+        {"peak_gib", e.memory.devicePeak() / kGiB},
+        {"breakdown_gib", toJson(e.memory)},
+        {"tokens_per_s", e.throughput.tokensPerS},
+        {"step_time_s", e.throughput.stepTimeS},
+        {"mfu", e.throughput.mfu},
+        {"nccl_share", e.throughput.ncclShare},
+    };
+}
+
+Candidate candidateFromJson(const json& j, const std::string& path)
+{
+    Candidate c;
+    c.strategy = strategyValue(member(j, path, "strategy"), at(path, "strategy"));
+    Estimate& e = c.estimate;
+    e.strategy = c.strategy;
+    const json& fits = member(j, path, "fits");
+    if (!fits.is_boolean())
+        throw SpecError(at(path, "fits"), "expected true or false, got " + fits.dump());
+    e.fitsDevice = e.fitsHost = fits.get<bool>();
+    const std::string bpath = at(path, "breakdown_gib");
+    const json& b = member(j, path, "breakdown_gib");
+    for (const BreakdownField& f : kBreakdown)
+        e.memory.*f.member = number(b, bpath, f.name, 0.0, 1e9) * kGiB;
+    if (b.size() != kBreakdown.size())
+        throw SpecError(bpath, "unknown field among " + std::to_string(b.size()) + " categories");
+    const double peak = number(j, path, "peak_gib", 0.0, 1e9);
+    if (std::abs(peak - e.memory.devicePeak() / kGiB) > 1e-9 * (1.0 + peak))
+        throw SpecError(at(path, "peak_gib"), "does not equal the sum of the device categories of breakdown_gib");
+    e.throughput.tokensPerS = number(j, path, "tokens_per_s", 0.0, 1e15);
+    e.throughput.stepTimeS = number(j, path, "step_time_s", 0.0, 1e9);
+    e.throughput.mfu = number(j, path, "mfu", 0.0, 1.0);
+    e.throughput.ncclShare = number(j, path, "nccl_share", 0.0, 1.0);
+    return c;
+}
+
+} // namespace
+
+json toJson(const Plan& plan)
+{
+    const Recommendation& r = plan.recommendation;
+    json alsoMeasure = json::array();
+    for (Strategy s : r.alsoMeasure)
+        alsoMeasure.push_back(strategyId(s));
+    json remedies = json::array();
+    for (const Remedy& m : r.remedies)
+        remedies.push_back({{"kind", remedyId(m.kind)}, {"strategy", strategyId(m.strategy)}, {"value", m.value}});
+    json candidates = json::array();
+    for (const Candidate& c : plan.candidates)
+        candidates.push_back(candidateJson(c));
+    return {
+        {"recommendation",
+         {
+             {"strategy", r.strategy ? json(strategyId(*r.strategy)) : json(nullptr)},
+             {"step", static_cast<int>(r.step)},
+             {"also_measure", std::move(alsoMeasure)},
+             {"remedies", std::move(remedies)},
+             {"reasons", r.reasons},
+         }},
+        {"candidates", std::move(candidates)},
+    };
+}
+
+Plan planFromJson(const json& j, const std::string& path)
+{
+    Plan p;
+    const std::string rpath = at(path, "recommendation");
+    const json& rj = member(j, path, "recommendation");
+    Recommendation& r = p.recommendation;
+    const json& strategy = member(rj, rpath, "strategy");
+    if (!strategy.is_null())
+        r.strategy = strategyValue(strategy, at(rpath, "strategy"));
+    const json& step = member(rj, rpath, "step");
+    if (!step.is_number_integer() || step.get<int>() < 0 || step.get<int>() > 3)
+        throw SpecError(at(rpath, "step"), "expected an integer in [0, 3], got " + step.dump());
+    r.step = static_cast<DecisionStep>(step.get<int>());
+    if (r.strategy.has_value() == (r.step == DecisionStep::NothingFits))
+        throw SpecError(at(rpath, "strategy"), "must be null exactly when step is 0 (nothing fits)");
+    const json& also = array(rj, rpath, "also_measure");
+    for (std::size_t i = 0; i < also.size(); ++i)
+        r.alsoMeasure.push_back(strategyValue(also[i], at(at(rpath, "also_measure"), i)));
+    const json& remedies = array(rj, rpath, "remedies");
+    for (std::size_t i = 0; i < remedies.size(); ++i) {
+        const std::string mpath = at(at(rpath, "remedies"), i);
+        const json& mj = remedies[i];
+        Remedy m;
+        const json& kind = member(mj, mpath, "kind");
+        bool known = false;
+        for (RemedyKind k : {RemedyKind::ActivationCheckpointing, RemedyKind::MoreGpus, RemedyKind::ShorterSequence,
+                             RemedyKind::SmallerMicroBatch}) {
+            if (kind.is_string() && kind.get<std::string>() == remedyId(k)) {
+                m.kind = k;
+                known = true;
+            }
+        }
+        if (!known)
+            throw SpecError(at(mpath, "kind"), "expected activation_checkpointing, more_gpus, shorter_sequence or "
+                                               "smaller_micro_batch, got " + kind.dump());
+        m.strategy = strategyValue(member(mj, mpath, "strategy"), at(mpath, "strategy"));
+        m.value = static_cast<int>(number(mj, mpath, "value", 1, 1e9));
+        r.remedies.push_back(m);
+    }
+    const json& reasons = array(rj, rpath, "reasons");
+    for (std::size_t i = 0; i < reasons.size(); ++i) {
+        if (!reasons[i].is_string())
+            throw SpecError(at(at(rpath, "reasons"), i), "expected a string, got " + reasons[i].dump());
+        r.reasons.push_back(reasons[i].get<std::string>());
+    }
+
+    const std::string cpath = at(path, "candidates");
+    const json& candidates = array(j, path, "candidates");
+    if (candidates.size() != kStrategyCount)
+        throw SpecError(cpath, "expected one entry per strategy (" + std::to_string(kStrategyCount) + "), got "
+                                   + std::to_string(candidates.size()));
+    std::array<bool, kStrategyCount> seen{};
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        Candidate c = candidateFromJson(candidates[i], at(cpath, i));
+        const std::size_t index = detail::tableIndex(c.strategy);
+        if (seen[index])
+            throw SpecError(at(at(cpath, i), "strategy"), "duplicate strategy " + std::string(strategyId(c.strategy)));
+        seen[index] = true;
+        p.candidates[index] = std::move(c);
+    }
+    return p;
+}
+
+} // namespace shardwise
