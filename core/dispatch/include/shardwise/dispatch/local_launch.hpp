@@ -12,10 +12,18 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace shardwise::dispatch {
+
+// The ranks could not be started at all (runner missing or not executable, no pipes, bad request).
+// Failures of started ranks are results (RankOutcome), never exceptions.
+class LaunchError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
 
 struct LocalLaunch {
     std::filesystem::path runner;          // the shardwise-runner executable
@@ -29,6 +37,9 @@ struct LocalLaunch {
     // After the first rank exits with a failure, how long the others get to exit on their own
     // (they should report a comm error) before they are killed.
     std::chrono::seconds peerGrace{60};
+    // How long a rank gets between SIGTERM and SIGKILL when the launcher stops it (cancel, timeout,
+    // peer failure): long enough for a runner to abort its communicators and say why.
+    std::chrono::milliseconds terminateGrace{3000};
 };
 
 struct RankOutcome {
@@ -41,6 +52,9 @@ struct RankOutcome {
     std::vector<std::string> protocolErrors; // stdout lines that claimed to be events but were malformed
     std::filesystem::path logFile;
     std::string logTail; // last ~8 KiB of stderr
+    std::size_t foreignLines = 0; // stdout lines that were not events (kept in the log as "stdout: ...")
+
+    bool succeeded() const; // exited 0 on its own, no signal, no error event
 };
 
 struct LaunchResult {
@@ -48,6 +62,9 @@ struct LaunchResult {
     std::vector<protocol::Event> merged; // all ranks' events in arrival order
     int masterPort = 0;
     bool cancelled = false;
+    bool timedOut = false;
+    std::filesystem::path logDir;
+    double wallSeconds = 0;
     bool success() const; // every rank exited 0 and none reported an error event
 };
 
@@ -61,10 +78,13 @@ struct LaunchCallbacks {
 LaunchResult launchLocal(const LocalLaunch& launch, const LaunchCallbacks& callbacks = {},
                          const std::atomic<bool>* cancel = nullptr);
 
-// A TCP port on 127.0.0.1 that was free when asked.
+// A TCP port on 127.0.0.1 that was free when asked (another process may still take it before the
+// ranks bind it; the rendezvous then fails loudly rather than silently).
 int findFreePort();
 
-// The shardwise-runner beside the running executable, in <build>/bin, or $SHARDWISE_RUNNER.
+// $SHARDWISE_RUNNER when set (returned even if it does not exist, so the caller can name the
+// misconfiguration); else shardwise-runner beside the running executable, in <exe>/../bin, or in the
+// build tree's bin folder; nullopt when none of them exists.
 std::optional<std::filesystem::path> locateRunner();
 
 } // namespace shardwise::dispatch

@@ -1,0 +1,64 @@
+#pragma once
+// A node is a machine the runner can be dispatched to: this one (local) or one reached over SSH.
+// NodeFacts is what discovery found on it; both are plain data the store persists.
+
+#include "shardwise/dispatch/ssh_session.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardwise::dispatch {
+
+enum class NodeKind { Local, Ssh };
+
+struct NodeSpec {
+    std::string name; // the user's label, e.g. "gpu-box-1"
+    NodeKind kind = NodeKind::Local;
+    SshEndpoint endpoint;       // Ssh only
+    SshCredentials credentials; // Ssh only (askPassphrase is not persisted)
+};
+
+struct NodeGpu {
+    int index = 0;
+    std::string name;            // e.g. "NVIDIA H200"
+    std::int64_t memoryBytes = 0; // total device memory
+    std::string pciBusId;
+};
+
+struct NodeFacts {
+    std::string hostname;
+    std::string os;   // PRETTY_NAME from /etc/os-release
+    std::string arch; // uname -m
+    int cpuCores = 0;
+    std::int64_t ramBytes = 0;
+    std::vector<NodeGpu> gpus; // empty = CPU-only node (the CPU runner still works)
+    std::string driver;        // NVIDIA driver version, empty without GPUs
+    std::string cudaDriverApi; // highest CUDA the driver supports (nvidia-smi header)
+    std::string cudaToolkit;   // nvcc --version, empty when not installed
+    std::string nccl;          // from nccl.h or the library file name, empty when absent
+    std::string python;        // python3 --version
+    std::string torch;         // torch.__version__ through python3, empty when not importable
+    std::string torchCuda;     // torch.version.cuda, empty for CPU builds
+    std::string torchConfigDir; // the folder holding TorchConfig.cmake (python torch or a LibTorch dir), for -DTorch_DIR
+    std::string cmake;         // cmake --version
+    std::string compiler;      // c++ --version first line
+    std::vector<std::string> problems; // what prevents building or running the runner here
+    bool canBuildRunner() const;
+};
+
+// The POSIX sh script that prints the facts as key=value lines (run on the node).
+const std::string& nodeDiscoveryScript();
+// Parses the script's output. Unknown keys are ignored; malformed values become problems.
+NodeFacts parseNodeFacts(const std::string& scriptOutput);
+
+// Runs the discovery script on the node behind `session` (one remote command).
+NodeFacts discoverNode(SshSession& session, const std::atomic<bool>* cancel = nullptr);
+// Runs the discovery script on this machine through /bin/sh.
+NodeFacts discoverLocalNode();
+
+// Human-readable multi-line report, units included.
+std::string describeNodeFacts(const NodeFacts& facts);
+
+} // namespace shardwise::dispatch

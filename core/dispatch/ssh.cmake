@@ -1,0 +1,13 @@
+# SSH nodes (libssh2), node discovery and preparation, remote multi-rank launch.
+if(NOT TARGET PkgConfig::LIBSSH2)
+    message(FATAL_ERROR "libssh2 was not found by pkg-config (Debian: libssh2-1-dev); core/dispatch needs it for SSH nodes")
+endif()
+# libcrypto (a dependency of libssh2 on Debian) for SHA-256 of host keys and runner bundles.
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
+target_sources(shardwise_dispatch PRIVATE
+    ${CMAKE_CURRENT_LIST_DIR}/src/shell_quote.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/src/ssh_host_key.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/src/ssh_session.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/src/ssh_channel.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/src/node_discovery.cpp)
+target_link_libraries(shardwise_dispatch PUBLIC PkgConfig::LIBSSH2 PRIVATE OpenSSL::Crypto)

@@ -1,0 +1,9 @@
+# SSH node tests: a real OpenSSH sshd started by each test on loopback (sshd/sshd_fixture.*).
+add_library(shardwise_sshd_fixture STATIC ${CMAKE_CURRENT_LIST_DIR}/sshd/sshd_fixture.cpp)
+target_link_libraries(shardwise_sshd_fixture PUBLIC Qt6::Core Shardwise::dispatch)
+target_include_directories(shardwise_sshd_fixture PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+target_compile_definitions(shardwise_sshd_fixture PRIVATE QT_NO_CAST_FROM_ASCII QT_NO_FOREACH)
+shardwise_warnings(shardwise_sshd_fixture)
+
+shardwise_add_test(test_ssh_shell_quote SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ssh_shell_quote.cpp LIBS Shardwise::dispatch)
+shardwise_add_test(test_ssh SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ssh.cpp LIBS shardwise_sshd_fixture TIMEOUT 180 LABELS ssh)
