@@ -200,7 +200,26 @@ std::string Database::integrityCheck() const
     std::string result;
     while (s.step())
         result += (result.empty() ? "" : "\n") + s.text(0);
+    Statement fk(m_db, "PRAGMA foreign_key_check");
+    while (fk.step()) {
+        if (result == "ok")
+            result.clear();
+        result += (result.empty() ? "" : "\n") + std::string("row ") + std::to_string(fk.integer(1)) + " of "
+                  + fk.text(0) + " refers to a missing row of " + fk.text(2);
+    }
     return result;
+}
+
+std::string Database::journalMode() const
+{
+    Statement s(m_db, "PRAGMA journal_mode");
+    return s.step() ? s.text(0) : std::string();
+}
+
+bool Database::foreignKeysEnforced() const
+{
+    Statement s(m_db, "PRAGMA foreign_keys");
+    return s.step() && s.integer(0) == 1;
 }
 
 WriteTransaction::WriteTransaction(Database& db)

@@ -44,8 +44,11 @@ public:
     // Throws StoreError carrying readOnlyReason() when the database may not be written.
     void requireWritable() const;
 
-    // PRAGMA integrity_check: "ok", or the problems it lists, one per line.
+    // "ok" when both PRAGMA integrity_check and PRAGMA foreign_key_check find nothing wrong, else
+    // the problems they list, one per line.
     std::string integrityCheck() const;
+    std::string journalMode() const;   // "wal" for a writable store
+    bool foreignKeysEnforced() const;
 
     sqlite3* handle() const { return m_db; }
 

@@ -1,0 +1,11 @@
+# core/store suites. Every one works on a real SQLite file in a QTemporaryDir.
+add_executable(store_run_writer ${CMAKE_CURRENT_LIST_DIR}/store_fixtures/run_writer.cpp)
+target_link_libraries(store_run_writer PRIVATE Shardwise::store)
+set_target_properties(store_run_writer PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/bin)
+shardwise_warnings(store_run_writer)
+
+shardwise_add_test(test_store_crash SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_crash.cpp LIBS Shardwise::store
+    TIMEOUT 120 LABELS store)
+target_compile_definitions(test_store_crash PRIVATE STORE_RUN_WRITER="$<TARGET_FILE:store_run_writer>")
+target_include_directories(test_store_crash PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+add_dependencies(test_store_crash store_run_writer)
