@@ -23,7 +23,7 @@ void validate(const EstimateInput& in)
         throw SpecError("gpu.pcie_gbps", "must be > 0 to estimate offload copies for GPU '" + g.id + "'");
     const ClusterSpec& c = in.cluster;
     if (c.gpusPerNode > 1 && c.intraNodeGBps <= 0 && c.intraNode == Interconnect::NvLink && g.nvlinkGBps <= 0)
-        throw SpecError("cluster.interconnect",
+        throw SpecError("cluster.intra_node",
                         "nvlink was chosen but GPU '" + g.id + "' has no NVLink (nvlink_gbps is 0); use pcie");
     if (c.nodes > 1 && c.interNodeGBps <= 0)
         throw SpecError("cluster.inter_node_gbps", "must be > 0 when there is more than one node");

@@ -1,6 +1,6 @@
 // Per-GPU bytes at the step's peak, by category. The peak is taken at the start of backward: every
 // activation and the loss's logits are live, the first units are gathered, and persistent state is
-// allocated (the runner allocates its gradient buffers once, RUNNER.md). Transient sizes follow each
+// allocated (FSDP2's gradients are the exception, see below). Transient sizes follow each
 // family's schedule: DeepSpeed buckets (reduce_bucket_size, stage3_prefetch_bucket_size,
 // stage3_param_persistence_threshold) and FSDP2's per-unit flat buffers with at most
 // knobs.fsdpLiveUnits gathered at once.
@@ -93,6 +93,20 @@ MemoryBreakdown memoryBreakdown(const EstimateInput& in, Strategy s, const Calib
             mb.commBuffers += kBf16Bytes * unit / w;
         break;
     }
+    }
+
+    // FSDP2 creates each sharded gradient with the unit's reduce-scatter during backward and frees it
+    // at zero_grad (set_to_none), so the gradients and the activations are never all live together:
+    // the peak is the larger of the start of backward (activations and logits, no gradients) and the
+    // end of backward (gradients, activations freed). DeepSpeed and DDP allocate their gradient
+    // buffers once, so both are live at the start of backward.
+    if (traits(s).family == StrategyFamily::Fsdp2 && mb.deviceGrads > 0) {
+        if (mb.activations + mb.logitsAndLoss >= mb.deviceGrads) {
+            mb.deviceGrads = 0;
+        } else {
+            mb.activations = 0;
+            mb.logitsAndLoss = 0;
+        }
     }
 
     const double fragmentation =

@@ -121,7 +121,10 @@ json toJson(const Plan& plan)
         alsoMeasure.push_back(strategyId(s));
     json remedies = json::array();
     for (const Remedy& m : r.remedies)
-        remedies.push_back({{"kind", remedyId(m.kind)}, {"strategy", strategyId(m.strategy)}, {"value", m.value}});
+        remedies.push_back({{"kind", remedyId(m.kind)},
+                            {"strategy", strategyId(m.strategy)},
+                            {"value", m.value},
+                            {"with_activation_checkpointing", m.withActivationCheckpointing}});
     json candidates = json::array();
     for (const Candidate& c : plan.candidates)
         candidates.push_back(candidateJson(c));
@@ -175,6 +178,11 @@ Plan planFromJson(const json& j, const std::string& path)
                                                "smaller_micro_batch, got " + kind.dump());
         m.strategy = strategyValue(member(mj, mpath, "strategy"), at(mpath, "strategy"));
         m.value = static_cast<int>(number(mj, mpath, "value", 1, 1e9));
+        const json& withCheckpointing = member(mj, mpath, "with_activation_checkpointing");
+        if (!withCheckpointing.is_boolean())
+            throw SpecError(at(mpath, "with_activation_checkpointing"), "expected true or false, got "
+                                                                             + withCheckpointing.dump());
+        m.withActivationCheckpointing = withCheckpointing.get<bool>();
         r.remedies.push_back(m);
     }
     const json& reasons = array(rj, rpath, "reasons");

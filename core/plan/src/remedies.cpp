@@ -57,22 +57,20 @@ std::optional<Remedy> moreGpus(EstimateInput& t, const Calibration& c)
 
 } // namespace
 
-std::vector<Remedy> findRemedies(const EstimateInput& in, const Calibration& c)
+namespace {
+
+// The smallest GPU count, the longest sequence and the largest micro-batch that fit, each changed alone.
+void searchSizes(EstimateInput& t, const EstimateInput& in, const Calibration& c, std::vector<Remedy>& out)
 {
-    std::vector<Remedy> out;
-    EstimateInput t = in;
-    if (!t.training.activationCheckpointing) {
-        t.training.activationCheckpointing = true;
-        if (auto s = fitsWith(t, c))
-            out.push_back({RemedyKind::ActivationCheckpointing, *s, 1});
-        t.training.activationCheckpointing = false;
-    }
-    if (auto r = moreGpus(t, c))
+    const bool checkpointing = t.training.activationCheckpointing && !in.training.activationCheckpointing;
+    if (auto r = moreGpus(t, c)) {
+        r->withActivationCheckpointing = checkpointing;
         out.push_back(*r);
+    }
     for (int seq = in.training.seqLen / 2; seq >= kMinSeqLen; seq /= 2) {
         t.training.seqLen = seq;
         if (auto s = fitsWith(t, c)) {
-            out.push_back({RemedyKind::ShorterSequence, *s, seq});
+            out.push_back({RemedyKind::ShorterSequence, *s, seq, checkpointing});
             break;
         }
     }
@@ -80,9 +78,26 @@ std::vector<Remedy> findRemedies(const EstimateInput& in, const Calibration& c)
     for (int mb = in.training.microBatch / 2; mb >= 1; mb /= 2) {
         t.training.microBatch = mb;
         if (auto s = fitsWith(t, c)) {
-            out.push_back({RemedyKind::SmallerMicroBatch, *s, mb});
+            out.push_back({RemedyKind::SmallerMicroBatch, *s, mb, checkpointing});
             break;
         }
+    }
+    t.training.microBatch = in.training.microBatch;
+}
+
+} // namespace
+
+std::vector<Remedy> findRemedies(const EstimateInput& in, const Calibration& c)
+{
+    std::vector<Remedy> out;
+    EstimateInput t = in;
+    searchSizes(t, in, c, out);
+    if (!in.training.activationCheckpointing) {
+        t.training.activationCheckpointing = true;
+        if (auto s = fitsWith(t, c))
+            out.push_back({RemedyKind::ActivationCheckpointing, *s, 1, false});
+        else
+            searchSizes(t, in, c, out);
     }
     return out;
 }
@@ -90,18 +105,19 @@ std::vector<Remedy> findRemedies(const EstimateInput& in, const Calibration& c)
 std::string describe(const Remedy& r, const EstimateInput& in)
 {
     const char* strategy = strategyId(r.strategy).data();
+    const char* also = r.withActivationCheckpointing ? " and activation checkpointing" : "";
     switch (r.kind) {
     case RemedyKind::ActivationCheckpointing:
         return sentence("With activation checkpointing %s would fit, at about a third more compute per step.",
                         strategy);
     case RemedyKind::MoreGpus:
-        return sentence("With %d GPUs (%d nodes of %d) %s would fit.", r.value, r.value / in.cluster.gpusPerNode,
-                        in.cluster.gpusPerNode, strategy);
+        return sentence("With %d GPUs (%d nodes of %d)%s %s would fit.", r.value, r.value / in.cluster.gpusPerNode,
+                        in.cluster.gpusPerNode, also, strategy);
     case RemedyKind::ShorterSequence:
-        return sentence("With sequences of %d tokens %s would fit.", r.value, strategy);
+        return sentence("With sequences of %d tokens%s %s would fit.", r.value, also, strategy);
     case RemedyKind::SmallerMicroBatch:
-        return sentence("With micro-batch %d %s would fit (raise gradient accumulation to keep the global batch).",
-                        r.value, strategy);
+        return sentence("With micro-batch %d%s %s would fit (raise gradient accumulation to keep the global batch).",
+                        r.value, also, strategy);
     }
     return {};
 }

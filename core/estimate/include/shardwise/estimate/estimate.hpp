@@ -32,8 +32,10 @@ void validate(const EstimateInput& in);
 
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-// Per-GPU bytes at the step's peak (the start of backward: all activations live), and per-rank host
-// bytes. The first three device and the three host fields mean exactly what protocol::StateBytes means.
+// Per-GPU bytes at the step's peak, and per-rank host bytes. Device and host params/grads/optimizer
+// use protocol::StateBytes's names and meanings, counted as live at the peak: FSDP2 creates sharded
+// gradients during backward and frees them at zero_grad, so its deviceGrads is 0 when the peak is the
+// start of backward. Compare measured StateBytes with modelStateBytes(), not with this breakdown.
 struct MemoryBreakdown {
     double deviceParams = 0;    // persistent parameter storage (sharded or full)
     double deviceGrads = 0;     // persistent gradient storage

@@ -31,11 +31,14 @@ bool isLightStrategy(Strategy s);
 
 enum class RemedyKind { ActivationCheckpointing, MoreGpus, ShorterSequence, SmallerMicroBatch };
 
-// One change of the input that would make at least one strategy fit.
+// One change of the input that would make at least one strategy fit. The GPU, sequence and
+// micro-batch searches also run with activation checkpointing turned on when it is off and does not
+// suffice alone; such a remedy needs both changes.
 struct Remedy {
     RemedyKind kind = RemedyKind::MoreGpus;
     Strategy strategy = Strategy::Zero0; // the lightest strategy that fits after the change
     int value = 0;                       // GPUs in total, sequence length, micro-batch; 1 for checkpointing
+    bool withActivationCheckpointing = false;
 };
 
 struct Candidate {
@@ -67,7 +70,8 @@ Plan makePlan(const EstimateInput& in, const Calibration& c = {});
 // nothing fits.
 std::vector<RunConfig> runMatrix(const Plan& plan, const EstimateInput& in, DeviceKind device = DeviceKind::Cuda);
 
-// {"recommendation":{"strategy":ID|null,"step":N,"also_measure":[ID...],"remedies":[...],"reasons":[...]},
+// {"recommendation":{"strategy":ID|null,"step":N,"also_measure":[ID...],"remedies":[{"kind":K,"strategy":ID,
+//   "value":N,"with_activation_checkpointing":B}...],"reasons":[...]},
 //  "candidates":[{"strategy":ID,"fits":B,"peak_gib":X,"breakdown_gib":{...},"tokens_per_s":X,
 //  "step_time_s":X,"mfu":X,"nccl_share":X}, ...]}
 nlohmann::json toJson(const Plan& plan);

@@ -1,0 +1,91 @@
+// shardwise-cli presets: the model and GPU presets the other commands accept by id.
+#include "command.hpp"
+
+#include "shardwise/spec/json.hpp"
+#include "shardwise/spec/presets.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <ostream>
+
+namespace shardwise::cli {
+
+namespace {
+
+std::string cell(const char* fmt, double x)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, x);
+    return buf;
+}
+
+std::string pad(std::string s, std::size_t width, bool right = false)
+{
+    if (s.size() >= width)
+        return s + " ";
+    const std::string fill(width - s.size(), ' ');
+    return right ? fill + s : s + fill;
+}
+
+int runPresets(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    std::string format = "table";
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--help" || args[i] == "-h") {
+            out << "usage: shardwise-cli presets [--format table|json]\n\nLists the model and GPU presets that "
+                   "--model and --gpu accept.\n";
+            return kExitOk;
+        }
+        std::string value;
+        if (args[i] == "--format" && i + 1 < args.size())
+            value = args[++i];
+        else if (args[i].rfind("--format=", 0) == 0)
+            value = args[i].substr(9);
+        else if (args[i] == "--format") {
+            err << "shardwise-cli presets: --format: missing value\n";
+            return kExitUsage;
+        } else {
+            err << "shardwise-cli presets: " << args[i] << ": unknown option (see shardwise-cli presets --help)\n";
+            return kExitUsage;
+        }
+        if (value != "table" && value != "json") {
+            err << "shardwise-cli presets: --format: expected table or json, got '" << value << "'\n";
+            return kExitUsage;
+        }
+        format = value;
+    }
+    const PresetCatalog& catalog = PresetCatalog::builtin();
+    if (format == "json") {
+        nlohmann::json j{{"models", nlohmann::json::array()}, {"gpus", nlohmann::json::array()}};
+        for (const ModelSpec& m : catalog.models()) {
+            nlohmann::json mj = toJson(m);
+            mj["parameters"] = m.parameterCount();
+            j["models"].push_back(std::move(mj));
+        }
+        for (const GpuSpec& g : catalog.gpus())
+            j["gpus"].push_back(toJson(g));
+        out << j.dump(2) << "\n";
+        return kExitOk;
+    }
+    out << "Models\n" << pad("id", 16) << pad("name", 18) << pad("parameters", 14, true) << pad("layers", 8, true)
+        << pad("hidden", 8, true) << pad("vocab", 9, true) << "\n";
+    for (const ModelSpec& m : catalog.models())
+        out << pad(m.id, 16) << pad(m.name, 18) << pad(cell("%.3f B", static_cast<double>(m.parameterCount()) / 1e9), 14, true)
+            << pad(std::to_string(m.layers), 8, true) << pad(std::to_string(m.hidden), 8, true)
+            << pad(std::to_string(m.vocab), 9, true) << "\n";
+    out << "\nGPUs\n" << pad("id", 12) << pad("name", 24) << pad("memory", 11, true) << pad("bf16 peak", 15, true)
+        << pad("HBM", 11, true) << pad("NVLink", 11, true) << pad("PCIe", 10, true) << "\n";
+    for (const GpuSpec& g : catalog.gpus())
+        out << pad(g.id, 12) << pad(g.name, 24) << pad(cell("%.1f GiB", g.memoryGiB()), 11, true)
+            << pad(cell("%.0f TFLOP/s", g.bf16Tflops), 15, true) << pad(cell("%.0f GB/s", g.hbmGBps), 11, true)
+            << pad(g.nvlinkGBps > 0 ? cell("%.0f GB/s", g.nvlinkGBps) : std::string("none"), 11, true)
+            << pad(cell("%.0f GB/s", g.pcieGBps), 10, true) << "\n";
+    return kExitOk;
+}
+
+const CommandRegistration kRegistration{"presets", "list the model and GPU presets", runPresets};
+
+} // namespace
+
+} // namespace shardwise::cli
