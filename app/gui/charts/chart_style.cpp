@@ -1,0 +1,37 @@
+#include "charts/chart_style.hpp"
+
+#include "shell/appearance.hpp"
+
+#include <QApplication>
+#include <QFont>
+
+namespace shardwise::gui {
+
+void styleChart(QChart& chart)
+{
+    const QPalette palette = QApplication::palette();
+    chart.setTheme(paletteIsDark(palette) ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    chart.setBackgroundBrush(palette.color(QPalette::Base));
+    chart.setTitleBrush(palette.color(QPalette::Text));
+    QFont title = chart.titleFont();
+    title.setBold(true);
+    chart.setTitleFont(title);
+    chart.legend()->setLabelColor(palette.color(QPalette::Text));
+    chart.setAnimationOptions(QChart::NoAnimation);
+    chart.setMargins(QMargins(6, 6, 6, 6));
+}
+
+QColor seriesColor(int index)
+{
+    // Okabe-Ito palette: distinguishable with the common colour-vision deficiencies.
+    static const QColor colors[] = {QColor(0x00, 0x72, 0xb2), QColor(0xe6, 0x9f, 0x00), QColor(0x00, 0x9e, 0x73),
+                                    QColor(0xcc, 0x79, 0xa7), QColor(0x56, 0xb4, 0xe9), QColor(0xd5, 0x5e, 0x00),
+                                    QColor(0xf0, 0xe4, 0x42), QColor(0x99, 0x99, 0x99)};
+    return colors[index % 8];
+}
+
+QColor capacityLineColor() { return QColor(0xd0, 0x3b, 0x3b); }
+
+QColor failureColor() { return QColor(0xd0, 0x3b, 0x3b); }
+
+} // namespace shardwise::gui

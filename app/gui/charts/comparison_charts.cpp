@@ -1,0 +1,161 @@
+#include "charts/comparison_charts.hpp"
+
+#include "charts/chart_style.hpp"
+#include "models/display_format.hpp"
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QCoreApplication>
+#include <QLineSeries>
+#include <QPen>
+#include <QValueAxis>
+
+#include <algorithm>
+
+namespace shardwise::gui {
+
+namespace {
+
+struct ChartText {
+    Q_DECLARE_TR_FUNCTIONS(ChartText)
+};
+
+bool measured(const RunRecord& r) { return r.outcome == RunOutcome::Completed; }
+
+QBarSet* makeSet(const QString& name, int colorIndex)
+{
+    auto* set = new QBarSet(name);
+    set->setColor(seriesColor(colorIndex));
+    set->setBorderColor(seriesColor(colorIndex).darker(130));
+    return set;
+}
+
+// Adds the category axis (one slot per run) and a value axis from 0 to `maxValue`.
+QValueAxis* addAxes(QChart& chart, QBarSeries& series, const QList<RunRecord>& runs, double maxValue, const QString& yTitle,
+                    const QString& labelFormat)
+{
+    QStringList categories;
+    for (const RunRecord& r : runs)
+        categories << runCategoryLabel(r);
+    auto* axisX = new QBarCategoryAxis;
+    axisX->append(categories);
+    axisX->setLabelsAngle(runs.size() > 4 ? -30 : 0);
+    chart.addAxis(axisX, Qt::AlignBottom);
+    series.attachAxis(axisX);
+    auto* axisY = new QValueAxis;
+    axisY->setTitleText(yTitle);
+    axisY->setRange(0, maxValue > 0 ? maxValue * 1.1 : 1.0);
+    axisY->setLabelFormat(labelFormat);
+    chart.addAxis(axisY, Qt::AlignLeft);
+    series.attachAxis(axisY);
+    return axisY;
+}
+
+void addCapacityLine(QChart& chart, QValueAxis& axisY, int categoryCount, double capacityGiB)
+{
+    auto* line = new QLineSeries;
+    line->setName(ChartText::tr("GPU memory (%1)").arg(formatGiB(capacityGiB)));
+    line->append(-0.5, capacityGiB);
+    line->append(categoryCount - 0.5, capacityGiB);
+    QPen pen(capacityLineColor());
+    pen.setWidth(2);
+    pen.setStyle(Qt::DashLine);
+    line->setPen(pen);
+    chart.addSeries(line);
+    auto* hiddenX = new QValueAxis;
+    hiddenX->setRange(-0.5, categoryCount - 0.5);
+    hiddenX->setVisible(false);
+    chart.addAxis(hiddenX, Qt::AlignBottom);
+    line->attachAxis(hiddenX);
+    line->attachAxis(&axisY);
+}
+
+} // namespace
+
+QString runCategoryLabel(const RunRecord& run)
+{
+    const QString base = QStringLiteral("#%1 %2").arg(run.id).arg(strategyLabel(run.strategy));
+    if (measured(run))
+        return base;
+    return ChartText::tr("%1 — %2").arg(base, outcomeText(run.outcome));
+}
+
+QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& runs)
+{
+    auto* chart = new QChart;
+    styleChart(*chart);
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    auto* series = new QBarSeries;
+    double maxValue = 0;
+
+    switch (metric) {
+    case ComparisonMetric::Throughput: {
+        chart->setTitle(ChartText::tr("Throughput (tokens/s, higher is better)"));
+        QBarSet* set = makeSet(ChartText::tr("measured tokens/s"), 0);
+        for (const RunRecord& r : runs) {
+            set->append(measured(r) ? r.tokensPerS : 0.0);
+            maxValue = std::max(maxValue, measured(r) ? r.tokensPerS : 0.0);
+        }
+        series->append(set);
+        chart->addSeries(series);
+        addAxes(*chart, *series, runs, maxValue, ChartText::tr("tokens/s"), QStringLiteral("%.0f"));
+        break;
+    }
+    case ComparisonMetric::PeakMemory: {
+        chart->setTitle(ChartText::tr("Peak memory per GPU (allocated vs reserved)"));
+        QBarSet* allocated = makeSet(ChartText::tr("peak allocated"), 0);
+        QBarSet* reserved = makeSet(ChartText::tr("peak reserved"), 1);
+        double capacity = 0;
+        for (const RunRecord& r : runs) {
+            // An OOM run still reports what the allocator held when it failed.
+            allocated->append(r.peakAllocatedGiB);
+            reserved->append(r.peakReservedGiB);
+            maxValue = std::max({maxValue, r.peakAllocatedGiB, r.peakReservedGiB});
+            capacity = std::max(capacity, r.capacityGiB);
+        }
+        series->append(allocated);
+        series->append(reserved);
+        chart->addSeries(series);
+        QValueAxis* axisY = addAxes(*chart, *series, runs, std::max(maxValue, capacity), ChartText::tr("GiB per GPU"),
+                                    QStringLiteral("%.1f"));
+        if (capacity > 0 && !runs.isEmpty())
+            addCapacityLine(*chart, *axisY, static_cast<int>(runs.size()), capacity);
+        break;
+    }
+    case ComparisonMetric::NcclShare: {
+        chart->setTitle(ChartText::tr("NCCL share of step time (overlaps compute; not waiting time)"));
+        QBarSet* set = makeSet(ChartText::tr("NCCL kernel share"), 2);
+        for (const RunRecord& r : runs) {
+            set->append(measured(r) ? r.ncclShare * 100.0 : 0.0);
+            maxValue = std::max(maxValue, measured(r) ? r.ncclShare * 100.0 : 0.0);
+        }
+        series->append(set);
+        chart->addSeries(series);
+        addAxes(*chart, *series, runs, std::max(maxValue, 10.0), ChartText::tr("% of step time"), QStringLiteral("%.0f"));
+        break;
+    }
+    case ComparisonMetric::PredictedVsMeasured: {
+        chart->setTitle(ChartText::tr("Predicted vs measured throughput"));
+        QBarSet* predicted = makeSet(ChartText::tr("predicted tokens/s"), 4);
+        QBarSet* measuredSet = makeSet(ChartText::tr("measured tokens/s"), 0);
+        for (const RunRecord& r : runs) {
+            const double p = r.predictedTokensPerS.value_or(0.0);
+            const double m = measured(r) ? r.tokensPerS : 0.0;
+            predicted->append(p);
+            measuredSet->append(m);
+            maxValue = std::max({maxValue, p, m});
+        }
+        series->append(predicted);
+        series->append(measuredSet);
+        chart->addSeries(series);
+        addAxes(*chart, *series, runs, maxValue, ChartText::tr("tokens/s"), QStringLiteral("%.0f"));
+        break;
+    }
+    }
+    if (runs.isEmpty())
+        chart->setTitle(chart->title() + QLatin1Char('\n') + ChartText::tr("Check runs in the table to compare them."));
+    return chart;
+}
+
+} // namespace shardwise::gui

@@ -1,0 +1,17 @@
+#pragma once
+// The Compare page's four charts over a set of runs, one category per run. Runs that did not
+// complete keep their category, labelled with their outcome, and show no measured bar.
+
+#include "workspace/run_record.hpp"
+
+#include <QChart>
+#include <QList>
+
+namespace shardwise::gui {
+
+enum class ComparisonMetric { Throughput, PeakMemory, NcclShare, PredictedVsMeasured };
+
+QString runCategoryLabel(const RunRecord& run); // "#12 ZeRO-3" / "#13 FSDP2 reshard — out of memory"
+QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& runs);
+
+} // namespace shardwise::gui

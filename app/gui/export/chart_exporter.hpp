@@ -1,0 +1,30 @@
+#pragma once
+// Writes a chart (any widget, typically a QChartView or a panel of them) to PNG, SVG or PDF, picked
+// by the file's suffix, with the caption printed under the picture. SVG files carry the caption in
+// <title>/<desc> as well so that report tools and screen readers find it.
+
+#include <QString>
+
+class QWidget;
+
+namespace shardwise::gui {
+
+struct ExportCaption {
+    QString title;       // one line, e.g. "Qwen2.5 3B on 4 x NVIDIA L4: ZeRO vs FSDP2"
+    QString description; // model, hardware, software versions, warm-up and timed steps
+};
+
+struct ExportResult {
+    bool ok = false;
+    QString error; // names the file and what went wrong
+};
+
+class ChartExporter {
+public:
+    static QStringList supportedSuffixes(); // "png", "svg", "pdf"
+    // Renders `widget` at its current size (PNG at twice the pixel density so it stays sharp on
+    // high-DPI screens and in print).
+    static ExportResult exportWidget(QWidget& widget, const QString& filePath, const ExportCaption& caption);
+};
+
+} // namespace shardwise::gui

@@ -1,0 +1,66 @@
+#include "export/comparison_caption.hpp"
+
+#include <QCoreApplication>
+#include <QStringList>
+
+namespace shardwise::gui {
+
+namespace {
+
+struct CaptionText {
+    Q_DECLARE_TR_FUNCTIONS(CaptionText)
+};
+
+// Distinct values in first-seen order; "unknown" stands in for empty ones so a gap is visible.
+template<typename Get>
+QString distinct(const QList<RunRecord>& runs, Get get)
+{
+    QStringList values;
+    for (const RunRecord& r : runs) {
+        QString v = get(r);
+        if (v.isEmpty())
+            v = CaptionText::tr("unknown");
+        if (!values.contains(v))
+            values << v;
+    }
+    return values.join(QStringLiteral("; "));
+}
+
+} // namespace
+
+ExportCaption comparisonCaption(const QList<RunRecord>& runs)
+{
+    ExportCaption caption;
+    if (runs.isEmpty()) {
+        caption.title = CaptionText::tr("Shardwise comparison (no runs selected)");
+        return caption;
+    }
+    const QString models = distinct(runs, [](const RunRecord& r) { return r.model; });
+    const QString hardware = distinct(runs, [](const RunRecord& r) { return r.hardware; });
+    caption.title = CaptionText::tr("%1 on %2: %n run(s)", nullptr, static_cast<int>(runs.size())).arg(models, hardware);
+    QStringList lines;
+    lines << CaptionText::tr("Model: %1").arg(models);
+    lines << CaptionText::tr("Hardware: %1").arg(hardware);
+    lines << CaptionText::tr("Software: %1").arg(distinct(runs, [](const RunRecord& r) { return r.versions; }));
+    lines << CaptionText::tr("Precision %1, micro-batch %2, sequence %3 tokens")
+                 .arg(distinct(runs, [](const RunRecord& r) { return r.precision; }),
+                      distinct(runs, [](const RunRecord& r) { return QString::number(r.microBatch); }),
+                      distinct(runs, [](const RunRecord& r) { return QString::number(r.seqLen); }));
+    lines << CaptionText::tr("Warm-up steps: %1; timed steps: %2 (median step time)")
+                 .arg(distinct(runs, [](const RunRecord& r) { return QString::number(r.warmupSteps); }),
+                      distinct(runs, [](const RunRecord& r) { return QString::number(r.timedSteps); }));
+    lines << CaptionText::tr("Allocator: %1").arg(distinct(runs, [](const RunRecord& r) {
+        return r.allocator.isEmpty() ? CaptionText::tr("default") : r.allocator;
+    }));
+    QStringList outcomes;
+    for (const RunRecord& r : runs)
+        if (r.outcome != RunOutcome::Completed)
+            outcomes << CaptionText::tr("#%1 %2").arg(r.id).arg(outcomeText(r.outcome));
+    if (!outcomes.isEmpty())
+        lines << CaptionText::tr("Not completed (no measured throughput): %1").arg(outcomes.join(QStringLiteral(", ")));
+    lines << CaptionText::tr("NCCL share counts collective kernel time that overlaps compute; it is not waiting time.");
+    caption.description = lines.join(QLatin1Char('\n'));
+    return caption;
+}
+
+} // namespace shardwise::gui

@@ -1,0 +1,3 @@
+#include "shell/startup.hpp"
+
+int main(int argc, char** argv) { return shardwise::gui::runShardwise(argc, argv); }

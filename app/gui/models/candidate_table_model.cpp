@@ -1,0 +1,157 @@
+#include "models/candidate_table_model.hpp"
+
+#include "models/display_format.hpp"
+
+#include <QBrush>
+#include <QFont>
+#include <QPalette>
+
+namespace shardwise::gui {
+
+CandidateTableModel::CandidateTableModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+void CandidateTableModel::setPlan(const PlanView& plan)
+{
+    beginResetModel();
+    m_plan = plan;
+    endResetModel();
+}
+
+void CandidateTableModel::clear() { setPlan(PlanView{}); }
+
+int CandidateTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_plan.candidates.size());
+}
+
+int CandidateTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant CandidateTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const CandidateView& c = m_plan.candidates.at(index.row());
+    switch (role) {
+    case Qt::DisplayRole:
+        return display(c, index.column());
+    case Qt::ToolTipRole:
+        return toolTip(c, index.column());
+    case Qt::TextAlignmentRole:
+        return index.column() >= PeakColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+    case Qt::FontRole:
+        if (c.recommended) {
+            QFont bold;
+            bold.setBold(true);
+            return bold;
+        }
+        return {};
+    case Qt::ForegroundRole:
+        if (index.column() == FitsColumn && !c.fits)
+            return QBrush(QColor(0xd0, 0x3b, 0x3b));
+        return {};
+    case RecommendedRole:
+        return c.recommended;
+    case RawValueRole:
+        switch (index.column()) {
+        case StrategyColumn:
+            return static_cast<int>(c.strategy);
+        case FitsColumn:
+            return c.fits;
+        case PeakColumn:
+            return c.peakGiB;
+        case TokensColumn:
+            return c.tokensPerS;
+        case MfuColumn:
+            return c.mfu;
+        case NcclColumn:
+            return c.ncclShare;
+        }
+        return {};
+    default:
+        return {};
+    }
+}
+
+QVariant CandidateTableModel::display(const CandidateView& c, int column) const
+{
+    switch (column) {
+    case StrategyColumn:
+        return c.recommended ? tr("%1 (recommended)").arg(strategyLabel(c.strategy)) : strategyLabel(c.strategy);
+    case FitsColumn:
+        return c.fits ? tr("fits") : tr("short by %1").arg(formatGiB(-c.headroomGiB));
+    case PeakColumn:
+        return formatGiB(c.peakGiB);
+    case TokensColumn:
+        return formatTokensPerS(c.tokensPerS);
+    case MfuColumn:
+        return formatPercent(c.mfu);
+    case NcclColumn:
+        return formatPercent(c.ncclShare);
+    }
+    return {};
+}
+
+QVariant CandidateTableModel::toolTip(const CandidateView& c, int column) const
+{
+    switch (column) {
+    case StrategyColumn:
+        return c.note.isEmpty() ? strategySummary(c.strategy) : strategySummary(c.strategy) + QLatin1Char('\n') + c.note;
+    case FitsColumn:
+        return c.fits ? tr("Predicted peak leaves %1 of the usable %2 free.").arg(formatGiB(c.headroomGiB), formatGiB(m_plan.usableGiB))
+                      : tr("Predicted peak exceeds the usable %1 (GPU memory minus headroom) by %2.")
+                            .arg(formatGiB(m_plan.usableGiB), formatGiB(-c.headroomGiB));
+    case PeakColumn:
+        return peakMemoryExplanation();
+    case TokensColumn:
+        return tr("Predicted. %1").arg(tokensPerSExplanation());
+    case MfuColumn:
+        return tr("Predicted. %1").arg(mfuExplanation());
+    case NcclColumn:
+        return tr("Predicted. %1").arg(ncclShareExplanation());
+    }
+    return {};
+}
+
+QVariant CandidateTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return {};
+    if (role == Qt::DisplayRole) {
+        switch (section) {
+        case StrategyColumn:
+            return tr("Strategy");
+        case FitsColumn:
+            return tr("Fits");
+        case PeakColumn:
+            return tr("Peak / GPU");
+        case TokensColumn:
+            return tr("Throughput");
+        case MfuColumn:
+            return tr("MFU");
+        case NcclColumn:
+            return tr("NCCL share");
+        }
+    }
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case StrategyColumn:
+            return tr("The sharding strategy; the recommended one is shown in bold.");
+        case FitsColumn:
+            return tr("Whether the predicted peak fits the GPU's memory with the planner's headroom.");
+        case PeakColumn:
+            return peakMemoryExplanation();
+        case TokensColumn:
+            return tokensPerSExplanation();
+        case MfuColumn:
+            return mfuExplanation();
+        case NcclColumn:
+            return ncclShareExplanation();
+        }
+    }
+    return {};
+}
+
+} // namespace shardwise::gui

@@ -1,0 +1,65 @@
+#pragma once
+// Stored runs, one row each, with a check box per row that selects the run for the Compare charts.
+// Failed, out-of-memory and timed-out runs stay in the table with their outcome and reason.
+
+#include "workspace/run_record.hpp"
+
+#include <QAbstractTableModel>
+#include <QList>
+#include <QSet>
+
+namespace shardwise::gui {
+
+class RunTableModel : public QAbstractTableModel {
+    Q_OBJECT
+
+public:
+    enum Column {
+        IdColumn,
+        StartedColumn,
+        ModelColumn,
+        HardwareColumn,
+        NodeColumn,
+        StrategyColumn,
+        OutcomeColumn,
+        TokensColumn,
+        PeakAllocatedColumn,
+        PeakReservedColumn,
+        NcclColumn,
+        PredictedTokensColumn,
+        ColumnCount
+    };
+    static constexpr int RawValueRole = Qt::UserRole + 1; // unformatted value for sorting and filtering
+    static constexpr int RunIdRole = Qt::UserRole + 2;
+
+    explicit RunTableModel(QObject* parent = nullptr);
+
+    // Keeps the check state of runs that are still present.
+    void setRuns(const QList<RunRecord>& runs);
+    const QList<RunRecord>& runs() const { return m_runs; }
+    const RunRecord* runById(qint64 id) const;
+
+    QList<RunRecord> checkedRuns() const; // in table order
+    void setChecked(qint64 runId, bool checked);
+    void checkAll(bool checked);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+signals:
+    void checkedRunsChanged();
+
+private:
+    QVariant display(const RunRecord& r, int column) const;
+    QVariant raw(const RunRecord& r, int column) const;
+    QVariant toolTip(const RunRecord& r, int column) const;
+
+    QList<RunRecord> m_runs;
+    QSet<qint64> m_checked;
+};
+
+} // namespace shardwise::gui

@@ -1,0 +1,262 @@
+#include "pages/compare/compare_page.hpp"
+
+#include "charts/chart_panel.hpp"
+#include "export/comparison_caption.hpp"
+#include "export/table_exporter.hpp"
+#include "models/display_format.hpp"
+#include "models/run_filter_model.hpp"
+#include "models/run_table_model.hpp"
+#include "workspace/workspace.hpp"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDateEdit>
+#include <QEvent>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace shardwise::gui {
+
+namespace {
+
+QComboBox* makeFilterCombo(const QString& tip, QWidget* parent)
+{
+    auto* combo = new QComboBox(parent);
+    combo->setToolTip(tip);
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    return combo;
+}
+
+// Refills `combo` with "any" plus `values`, keeping the current choice when it is still offered.
+void refill(QComboBox* combo, const QStringList& values)
+{
+    const QString current = combo->currentData().toString();
+    const QSignalBlocker block(combo);
+    combo->clear();
+    combo->addItem(ComparePage::tr("any"), QString());
+    for (const QString& v : values)
+        combo->addItem(v, v);
+    const int i = combo->findData(current);
+    combo->setCurrentIndex(i >= 0 ? i : 0);
+}
+
+} // namespace
+
+ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
+    : QWidget(parent)
+    , m_workspace(workspace)
+{
+    m_runs = new RunTableModel(this);
+    m_filter = new RunFilterModel(this);
+    m_filter->setSourceModel(m_runs);
+
+    auto* filters = new QHBoxLayout;
+    m_modelFilter = makeFilterCombo(tr("Show only runs of this model."), this);
+    m_modelFilter->setObjectName(QStringLiteral("modelFilter"));
+    m_hardwareFilter = makeFilterCombo(tr("Show only runs on this hardware."), this);
+    m_strategyFilter = makeFilterCombo(tr("Show only runs of this strategy."), this);
+    m_strategyFilter->setObjectName(QStringLiteral("strategyFilter"));
+    m_nodeFilter = makeFilterCombo(tr("Show only runs on this node."), this);
+    m_limitDates = new QCheckBox(tr("Started between"), this);
+    m_limitDates->setToolTip(tr("Show only runs started in this date range (inclusive)."));
+    m_from = new QDateEdit(QDate::currentDate().addMonths(-1), this);
+    m_to = new QDateEdit(QDate::currentDate(), this);
+    for (QDateEdit* d : {m_from, m_to}) {
+        d->setCalendarPopup(true);
+        d->setEnabled(false);
+    }
+    filters->addWidget(new QLabel(tr("Model:"), this));
+    filters->addWidget(m_modelFilter);
+    filters->addWidget(new QLabel(tr("Hardware:"), this));
+    filters->addWidget(m_hardwareFilter);
+    filters->addWidget(new QLabel(tr("Strategy:"), this));
+    filters->addWidget(m_strategyFilter);
+    filters->addWidget(new QLabel(tr("Node:"), this));
+    filters->addWidget(m_nodeFilter);
+    filters->addWidget(m_limitDates);
+    filters->addWidget(m_from);
+    filters->addWidget(new QLabel(tr("and"), this));
+    filters->addWidget(m_to);
+    filters->addStretch(1);
+
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("runTable"));
+    m_table->setModel(m_filter);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(RunTableModel::IdColumn, Qt::DescendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setAlternatingRowColors(true);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+
+    auto* buttons = new QHBoxLayout;
+    auto* checkVisible = new QPushButton(tr("Check all shown"), this);
+    checkVisible->setToolTip(tr("Put every run the filters show into the charts."));
+    auto* uncheck = new QPushButton(tr("Uncheck all"), this);
+    auto* exportCharts = new QPushButton(tr("Export &charts…"), this);
+    exportCharts->setObjectName(QStringLiteral("exportChartsButton"));
+    exportCharts->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportCharts->setToolTip(tr("Save the four charts as PNG, SVG or PDF with a caption (%1).")
+                                 .arg(exportCharts->shortcut().toString(QKeySequence::NativeText)));
+    auto* exportTable = new QPushButton(tr("Export &table…"), this);
+    exportTable->setObjectName(QStringLiteral("exportTableButton"));
+    exportTable->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    exportTable->setToolTip(tr("Save the checked runs as CSV or Markdown with a caption (%1).")
+                                .arg(exportTable->shortcut().toString(QKeySequence::NativeText)));
+    auto* refresh = new QPushButton(tr("&Reload"), this);
+    refresh->setShortcut(QKeySequence::Refresh);
+    refresh->setToolTip(tr("Read the runs from the workspace again (%1).").arg(refresh->shortcut().toString(QKeySequence::NativeText)));
+    buttons->addWidget(checkVisible);
+    buttons->addWidget(uncheck);
+    buttons->addStretch(1);
+    buttons->addWidget(refresh);
+    buttons->addWidget(exportTable);
+    buttons->addWidget(exportCharts);
+
+    m_charts = new ChartPanel(this);
+    m_charts->setObjectName(QStringLiteral("comparisonCharts"));
+
+    auto* top = new QWidget(this);
+    auto* topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addLayout(filters);
+    topLayout->addWidget(m_table, 1);
+    topLayout->addLayout(buttons);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(top);
+    splitter->addWidget(m_charts);
+    splitter->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(splitter);
+
+    for (QComboBox* combo : {m_modelFilter, m_hardwareFilter, m_strategyFilter, m_nodeFilter})
+        connect(combo, &QComboBox::currentIndexChanged, this, &ComparePage::applyFilters);
+    connect(m_limitDates, &QCheckBox::toggled, this, [this](bool on) {
+        m_from->setEnabled(on);
+        m_to->setEnabled(on);
+        applyFilters();
+    });
+    connect(m_from, &QDateEdit::dateChanged, this, &ComparePage::applyFilters);
+    connect(m_to, &QDateEdit::dateChanged, this, &ComparePage::applyFilters);
+    connect(m_runs, &RunTableModel::checkedRunsChanged, this, &ComparePage::updateCharts);
+    connect(checkVisible, &QPushButton::clicked, this, [this] {
+        for (int row = 0; row < m_filter->rowCount(); ++row)
+            m_runs->setChecked(m_filter->index(row, 0).data(RunTableModel::RunIdRole).toLongLong(), true);
+    });
+    connect(uncheck, &QPushButton::clicked, this, [this] { m_runs->checkAll(false); });
+    connect(exportCharts, &QPushButton::clicked, this, &ComparePage::exportChartsInteractively);
+    connect(exportTable, &QPushButton::clicked, this, &ComparePage::exportTableInteractively);
+    connect(refresh, &QPushButton::clicked, this, &ComparePage::reload);
+    connect(&m_workspace, &Workspace::runsChanged, this, &ComparePage::reload);
+    reload();
+}
+
+ComparePage::~ComparePage() = default;
+
+void ComparePage::reload()
+{
+    const QList<RunRecord> runs = m_workspace.runs();
+    const bool firstLoad = m_runs->rowCount() == 0;
+    m_runs->setRuns(runs);
+    rebuildFilterChoices();
+    // Start with the newest runs charted so the page shows something useful at once.
+    if (firstLoad)
+        for (int i = 0; i < std::min<qsizetype>(runs.size(), 8); ++i)
+            m_runs->setChecked(runs[i].id, true);
+    updateCharts();
+}
+
+void ComparePage::rebuildFilterChoices()
+{
+    QStringList models, hardware, nodes;
+    for (const RunRecord& r : m_runs->runs()) {
+        if (!models.contains(r.model))
+            models << r.model;
+        if (!hardware.contains(r.hardware))
+            hardware << r.hardware;
+        if (!nodes.contains(r.node))
+            nodes << r.node;
+    }
+    models.sort();
+    hardware.sort();
+    nodes.sort();
+    refill(m_modelFilter, models);
+    refill(m_hardwareFilter, hardware);
+    refill(m_nodeFilter, nodes);
+    if (m_strategyFilter->count() == 0) {
+        m_strategyFilter->addItem(tr("any"), QString());
+        for (const StrategyTraits& t : allStrategies())
+            m_strategyFilter->addItem(strategyLabel(t.strategy), strategyIdText(t.strategy));
+    }
+}
+
+void ComparePage::applyFilters()
+{
+    m_filter->setModelFilter(m_modelFilter->currentData().toString());
+    m_filter->setHardwareFilter(m_hardwareFilter->currentData().toString());
+    m_filter->setStrategyFilter(m_strategyFilter->currentData().toString());
+    m_filter->setNodeFilter(m_nodeFilter->currentData().toString());
+    if (m_limitDates->isChecked())
+        m_filter->setDateRange(m_from->date(), m_to->date());
+    else
+        m_filter->setDateRange({}, {});
+}
+
+void ComparePage::updateCharts() { m_charts->setRuns(m_runs->checkedRuns()); }
+
+void ComparePage::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        m_charts->restyle();
+    QWidget::changeEvent(event);
+}
+
+ExportResult ComparePage::exportCharts(const QString& filePath)
+{
+    return ChartExporter::exportWidget(*m_charts, filePath, comparisonCaption(m_charts->runs()));
+}
+
+ExportResult ComparePage::exportTable(const QString& filePath)
+{
+    QList<RunRecord> runs = m_runs->checkedRuns();
+    if (runs.isEmpty())
+        for (int row = 0; row < m_filter->rowCount(); ++row)
+            if (const RunRecord* r = m_runs->runById(m_filter->index(row, 0).data(RunTableModel::RunIdRole).toLongLong()))
+                runs.append(*r);
+    RunTableModel exported;
+    exported.setRuns(runs);
+    return TableExporter::exportModel(exported, filePath, comparisonCaption(runs));
+}
+
+void ComparePage::exportChartsInteractively()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export charts"), QStringLiteral("shardwise-comparison.png"),
+                                                      tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    const ExportResult result = exportCharts(path);
+    if (!result.ok)
+        QMessageBox::warning(this, tr("Export charts"), result.error);
+}
+
+void ComparePage::exportTableInteractively()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export table"), QStringLiteral("shardwise-comparison.csv"),
+                                                      tr("CSV table (*.csv);;Markdown table (*.md)"));
+    if (path.isEmpty())
+        return;
+    const ExportResult result = exportTable(path);
+    if (!result.ok)
+        QMessageBox::warning(this, tr("Export table"), result.error);
+}
+
+} // namespace shardwise::gui

@@ -1,0 +1,313 @@
+#include "pages/plan/plan_form.hpp"
+
+#include "workspace/plan_input.hpp"
+
+#include "shardwise/spec/json.hpp"
+#include "shardwise/spec/presets.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace shardwise::gui {
+
+namespace {
+
+const QString kCustomGpu = QStringLiteral("custom");
+constexpr int kFileRole = Qt::UserRole + 1; // model entries loaded from a file carry its path
+
+
+QDoubleSpinBox* makeDoubleSpin(double min, double max, double value, const QString& suffix, const QString& tip, QWidget* parent)
+{
+    auto* spin = new QDoubleSpinBox(parent);
+    spin->setRange(min, max);
+    spin->setDecimals(1);
+    spin->setValue(value);
+    spin->setSuffix(suffix);
+    spin->setToolTip(tip);
+    return spin;
+}
+
+} // namespace
+
+PlanForm::PlanForm(QWidget* parent)
+    : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+
+    auto* modelBox = new QGroupBox(tr("Model"), this);
+    auto* modelForm = new QFormLayout(modelBox);
+    m_model = new QComboBox(modelBox);
+    m_model->setObjectName(QStringLiteral("modelCombo"));
+    m_model->setToolTip(tr("A model preset, or a Hugging Face config.json you opened (Qwen2, Llama, Mistral)."));
+    m_openModel = new QPushButton(tr("Open config.json…"), modelBox);
+    m_openModel->setToolTip(tr("Read the architecture from a Hugging Face config.json or a Shardwise model file."));
+    auto* modelRow = new QHBoxLayout;
+    modelRow->addWidget(m_model, 1);
+    modelRow->addWidget(m_openModel);
+    modelForm->addRow(tr("&Model:"), modelRow);
+    layout->addWidget(modelBox);
+
+    auto* hardwareBox = new QGroupBox(tr("Hardware"), this);
+    auto* hardwareForm = new QFormLayout(hardwareBox);
+    m_gpu = new QComboBox(hardwareBox);
+    m_gpu->setObjectName(QStringLiteral("gpuCombo"));
+    m_gpu->setToolTip(tr("A GPU preset, or Custom to enter the memory and bandwidth figures yourself."));
+    hardwareForm->addRow(tr("&GPU:"), m_gpu);
+
+    m_customGpu = new QGroupBox(tr("Custom GPU"), hardwareBox);
+    auto* customForm = new QFormLayout(m_customGpu);
+    m_customMemoryGiB = makeDoubleSpin(1, 1024, 80, tr(" GiB"), tr("Device memory as the driver reports it."), m_customGpu);
+    m_customTflops = makeDoubleSpin(1, 10000, 989, tr(" TFLOP/s"), tr("Dense bf16 tensor-core peak."), m_customGpu);
+    m_customHbm = makeDoubleSpin(1, 20000, 3350, tr(" GB/s"), tr("Device memory bandwidth."), m_customGpu);
+    m_customNvlink = makeDoubleSpin(0, 2000, 450, tr(" GB/s"), tr("NVLink bandwidth per GPU per direction; 0 means no NVLink."), m_customGpu);
+    m_customPcie = makeDoubleSpin(1, 256, 64, tr(" GB/s"), tr("Host link (PCIe) bandwidth per direction."), m_customGpu);
+    customForm->addRow(tr("Memory:"), m_customMemoryGiB);
+    customForm->addRow(tr("bf16 peak:"), m_customTflops);
+    customForm->addRow(tr("HBM bandwidth:"), m_customHbm);
+    customForm->addRow(tr("NVLink:"), m_customNvlink);
+    customForm->addRow(tr("PCIe:"), m_customPcie);
+    hardwareForm->addRow(m_customGpu);
+
+    m_gpusPerNode = new QSpinBox(hardwareBox);
+    m_gpusPerNode->setObjectName(QStringLiteral("gpusPerNodeSpin"));
+    m_gpusPerNode->setRange(1, 16);
+    m_gpusPerNode->setToolTip(tr("GPUs in each node; every GPU runs one rank."));
+    m_nodes = new QSpinBox(hardwareBox);
+    m_nodes->setObjectName(QStringLiteral("nodesSpin"));
+    m_nodes->setRange(1, 256);
+    m_nodes->setToolTip(tr("Nodes; more than one adds the inter-node network to every collective."));
+    auto* shapeRow = new QHBoxLayout;
+    shapeRow->addWidget(m_gpusPerNode);
+    shapeRow->addWidget(new QLabel(tr("GPUs per node ×"), hardwareBox));
+    shapeRow->addWidget(m_nodes);
+    shapeRow->addWidget(new QLabel(tr("nodes"), hardwareBox));
+    hardwareForm->addRow(tr("&Cluster:"), shapeRow);
+
+    m_interconnect = new QComboBox(hardwareBox);
+    m_interconnect->setObjectName(QStringLiteral("interconnectCombo"));
+    m_interconnect->addItem(tr("NVLink"), QStringLiteral("nvlink"));
+    m_interconnect->addItem(tr("PCIe"), QStringLiteral("pcie"));
+    m_interconnect->setToolTip(tr("How the GPUs inside a node talk. The decision order's step 2 chooses by it."));
+    hardwareForm->addRow(tr("&Interconnect:"), m_interconnect);
+    layout->addWidget(hardwareBox);
+
+    auto* trainingBox = new QGroupBox(tr("Training"), this);
+    auto* trainingForm = new QFormLayout(trainingBox);
+    m_precision = new QComboBox(trainingBox);
+    m_precision->setObjectName(QStringLiteral("precisionCombo"));
+    m_precision->addItem(tr("bf16 (params, grads, Adam moments)"), QStringLiteral("bf16"));
+    m_precision->addItem(tr("bf16 compute, fp32 master weights and moments"), QStringLiteral("bf16-fp32-master"));
+    m_precision->setToolTip(tr("Bytes per parameter of the training state: 8 for pure bf16, 16 with fp32 master weights."));
+    trainingForm->addRow(tr("&Precision:"), m_precision);
+    m_microBatch = new QSpinBox(trainingBox);
+    m_microBatch->setObjectName(QStringLiteral("microBatchSpin"));
+    m_microBatch->setRange(1, 1024);
+    m_microBatch->setToolTip(tr("Sequences per GPU per step."));
+    trainingForm->addRow(tr("Micro-&batch:"), m_microBatch);
+    m_seqLen = new QSpinBox(trainingBox);
+    m_seqLen->setObjectName(QStringLiteral("seqLenSpin"));
+    m_seqLen->setRange(16, 1 << 20);
+    m_seqLen->setSingleStep(256);
+    m_seqLen->setValue(2048);
+    m_seqLen->setSuffix(tr(" tokens"));
+    m_seqLen->setToolTip(tr("Tokens per sequence."));
+    trainingForm->addRow(tr("&Sequence:"), m_seqLen);
+    m_expandableSegments = new QCheckBox(tr("expandable_segments:True"), trainingBox);
+    m_expandableSegments->setObjectName(QStringLiteral("expandableSegmentsCheck"));
+    m_expandableSegments->setToolTip(
+        tr("PyTorch's caching-allocator setting that grows segments in place; it reduces fragmentation. "
+           "In the reference benchmark two PCIe configurations only completed with it."));
+    trainingForm->addRow(tr("Allocator:"), m_expandableSegments);
+    m_checkpointing = new QCheckBox(tr("Activation checkpointing"), trainingBox);
+    m_checkpointing->setObjectName(QStringLiteral("checkpointingCheck"));
+    m_checkpointing->setToolTip(tr("Recompute each layer's forward in backward: less activation memory, about a third more compute."));
+    trainingForm->addRow(QString(), m_checkpointing);
+    layout->addWidget(trainingBox);
+    layout->addStretch(1);
+
+    populatePresets();
+    onGpuChanged();
+
+    connect(m_openModel, &QPushButton::clicked, this, &PlanForm::browseModelFile);
+    connect(m_gpu, &QComboBox::currentIndexChanged, this, [this] {
+        onGpuChanged();
+        emit configurationChanged();
+    });
+    for (QComboBox* combo : {m_model, m_interconnect, m_precision})
+        connect(combo, &QComboBox::currentIndexChanged, this, &PlanForm::configurationChanged);
+    for (QSpinBox* spin : {m_gpusPerNode, m_nodes, m_microBatch, m_seqLen})
+        connect(spin, &QSpinBox::valueChanged, this, &PlanForm::configurationChanged);
+    for (QDoubleSpinBox* spin : {m_customMemoryGiB, m_customTflops, m_customHbm, m_customNvlink, m_customPcie})
+        connect(spin, &QDoubleSpinBox::valueChanged, this, &PlanForm::configurationChanged);
+    for (QCheckBox* check : {m_expandableSegments, m_checkpointing})
+        connect(check, &QCheckBox::toggled, this, &PlanForm::configurationChanged);
+}
+
+void PlanForm::populatePresets()
+{
+    const PresetCatalog& catalog = PresetCatalog::builtin();
+    const QSignalBlocker blockModel(m_model);
+    const QSignalBlocker blockGpu(m_gpu);
+    for (const ModelSpec& m : catalog.models()) {
+        const double billions = static_cast<double>(m.parameterCount()) / 1e9;
+        m_model->addItem(tr("%1 (%2 B parameters)").arg(QString::fromStdString(m.name)).arg(QLocale().toString(billions, 'f', billions < 1 ? 3 : 1)),
+                         QString::fromStdString(m.id));
+    }
+    for (const GpuSpec& g : catalog.gpus())
+        m_gpu->addItem(tr("%1 (%2 GiB)").arg(QString::fromStdString(g.name)).arg(QLocale().toString(g.memoryGiB(), 'f', 1)),
+                       QString::fromStdString(g.id));
+    m_gpu->addItem(tr("Custom GPU…"), kCustomGpu);
+}
+
+void PlanForm::onGpuChanged()
+{
+    const bool custom = m_gpu->currentData().toString() == kCustomGpu;
+    m_customGpu->setVisible(custom);
+    const GpuSpec gpu = selectedGpu();
+    const QSignalBlocker block(m_interconnect);
+    m_interconnect->setCurrentIndex(m_interconnect->findData(gpu.nvlinkGBps > 0 ? QStringLiteral("nvlink") : QStringLiteral("pcie")));
+}
+
+GpuSpec PlanForm::selectedGpu() const
+{
+    const QString id = m_gpu->currentData().toString();
+    if (id != kCustomGpu) {
+        if (const GpuSpec* g = PresetCatalog::builtin().findGpu(id.toStdString()))
+            return *g;
+    }
+    GpuSpec custom;
+    custom.id = "custom";
+    custom.name = tr("Custom GPU").toStdString();
+    custom.memoryMiB = static_cast<std::int64_t>(m_customMemoryGiB->value() * 1024.0);
+    custom.bf16Tflops = m_customTflops->value();
+    custom.hbmGBps = m_customHbm->value();
+    custom.nvlinkGBps = m_customNvlink->value();
+    custom.pcieGBps = m_customPcie->value();
+    return custom;
+}
+
+EstimateInput PlanForm::input() const { return planInputFromState(state()); }
+
+bool PlanForm::addModelFile(const QString& path, QString* error)
+{
+    try {
+        const ModelSpec m = resolveModel(path.toStdString(), "model");
+        const QSignalBlocker block(m_model);
+        m_model->addItem(tr("%1 (from %2)").arg(QString::fromStdString(m.name.empty() ? m.id : m.name), QFileInfo(path).fileName()),
+                         QString::fromStdString(m.id));
+        m_model->setItemData(m_model->count() - 1, path, kFileRole);
+        m_model->setItemData(m_model->count() - 1, path, Qt::ToolTipRole);
+        m_model->setCurrentIndex(m_model->count() - 1);
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return false;
+    }
+    emit configurationChanged();
+    return true;
+}
+
+void PlanForm::browseModelFile()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a model configuration"), QString(),
+                                                      tr("Model configuration (*.json);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!addModelFile(path, &error))
+        m_model->setToolTip(error);
+}
+
+void PlanForm::selectModel(const QString& presetId)
+{
+    const int i = m_model->findData(presetId);
+    if (i >= 0)
+        m_model->setCurrentIndex(i);
+}
+
+void PlanForm::selectGpu(const QString& presetId)
+{
+    const int i = m_gpu->findData(presetId);
+    if (i >= 0)
+        m_gpu->setCurrentIndex(i);
+}
+
+void PlanForm::setGpuCount(int gpusPerNode, int nodes)
+{
+    m_gpusPerNode->setValue(gpusPerNode);
+    m_nodes->setValue(nodes);
+}
+
+void PlanForm::setSequence(int microBatch, int seqLen)
+{
+    m_microBatch->setValue(microBatch);
+    m_seqLen->setValue(seqLen);
+}
+
+QJsonObject PlanForm::state() const
+{
+    QJsonObject s;
+    const QString modelFile = m_model->currentData(kFileRole).toString();
+    s[QStringLiteral("model")] = modelFile.isEmpty() ? m_model->currentData().toString() : modelFile;
+    s[QStringLiteral("gpu")] = m_gpu->currentData().toString();
+    s[QStringLiteral("custom_gpu")] = QJsonObject{{QStringLiteral("memory_gib"), m_customMemoryGiB->value()},
+                                                  {QStringLiteral("bf16_tflops"), m_customTflops->value()},
+                                                  {QStringLiteral("hbm_gbps"), m_customHbm->value()},
+                                                  {QStringLiteral("nvlink_gbps"), m_customNvlink->value()},
+                                                  {QStringLiteral("pcie_gbps"), m_customPcie->value()}};
+    s[QStringLiteral("gpus_per_node")] = m_gpusPerNode->value();
+    s[QStringLiteral("nodes")] = m_nodes->value();
+    s[QStringLiteral("interconnect")] = m_interconnect->currentData().toString();
+    s[QStringLiteral("precision")] = m_precision->currentData().toString();
+    s[QStringLiteral("micro_batch")] = m_microBatch->value();
+    s[QStringLiteral("seq_len")] = m_seqLen->value();
+    s[QStringLiteral("expandable_segments")] = m_expandableSegments->isChecked();
+    s[QStringLiteral("activation_checkpointing")] = m_checkpointing->isChecked();
+    return s;
+}
+
+void PlanForm::setState(const QJsonObject& s)
+{
+    {
+        const QSignalBlocker block(this);
+        const QString model = s.value(QStringLiteral("model")).toString();
+        if (m_model->findData(model) >= 0)
+            selectModel(model);
+        else if (QFileInfo::exists(model))
+            addModelFile(model, nullptr);
+        const QJsonObject custom = s.value(QStringLiteral("custom_gpu")).toObject();
+        m_customMemoryGiB->setValue(custom.value(QStringLiteral("memory_gib")).toDouble(m_customMemoryGiB->value()));
+        m_customTflops->setValue(custom.value(QStringLiteral("bf16_tflops")).toDouble(m_customTflops->value()));
+        m_customHbm->setValue(custom.value(QStringLiteral("hbm_gbps")).toDouble(m_customHbm->value()));
+        m_customNvlink->setValue(custom.value(QStringLiteral("nvlink_gbps")).toDouble(m_customNvlink->value()));
+        m_customPcie->setValue(custom.value(QStringLiteral("pcie_gbps")).toDouble(m_customPcie->value()));
+        selectGpu(s.value(QStringLiteral("gpu")).toString());
+        m_gpusPerNode->setValue(s.value(QStringLiteral("gpus_per_node")).toInt(m_gpusPerNode->value()));
+        m_nodes->setValue(s.value(QStringLiteral("nodes")).toInt(m_nodes->value()));
+        const int ic = m_interconnect->findData(s.value(QStringLiteral("interconnect")).toString());
+        if (ic >= 0)
+            m_interconnect->setCurrentIndex(ic);
+        const int pr = m_precision->findData(s.value(QStringLiteral("precision")).toString());
+        if (pr >= 0)
+            m_precision->setCurrentIndex(pr);
+        m_microBatch->setValue(s.value(QStringLiteral("micro_batch")).toInt(m_microBatch->value()));
+        m_seqLen->setValue(s.value(QStringLiteral("seq_len")).toInt(m_seqLen->value()));
+        m_expandableSegments->setChecked(s.value(QStringLiteral("expandable_segments")).toBool(false));
+        m_checkpointing->setChecked(s.value(QStringLiteral("activation_checkpointing")).toBool(false));
+    }
+    emit configurationChanged();
+}
+
+} // namespace shardwise::gui

@@ -1,0 +1,326 @@
+#include "pages/plan/plan_page.hpp"
+
+#include "charts/memory_breakdown_chart.hpp"
+#include "jobs/plan_job.hpp"
+#include "jobs/validation_queue.hpp"
+#include "models/candidate_table_model.hpp"
+#include "models/decision_step_model.hpp"
+#include "models/display_format.hpp"
+#include "pages/plan/plan_form.hpp"
+#include "workspace/workspace.hpp"
+
+#include <QChartView>
+#include <QComboBox>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QShortcut>
+#include <QSplitter>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace shardwise::gui {
+
+namespace {
+const QString kFormKey = QStringLiteral("plan/form");
+const QString kSplitterKey = QStringLiteral("plan/splitter");
+
+QTableView* makeTable(QAbstractItemModel* model, QWidget* parent)
+{
+    auto* view = new QTableView(parent);
+    view->setModel(model);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    view->verticalHeader()->hide();
+    view->setAlternatingRowColors(true);
+    view->setWordWrap(true);
+    return view;
+}
+} // namespace
+
+PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
+    : QWidget(parent)
+    , m_workspace(workspace)
+{
+    m_form = new PlanForm;
+    m_job = new PlanJob(this);
+    m_validation = new ValidationQueue(m_workspace.databasePath(), this);
+    m_steps = new DecisionStepModel(this);
+    m_candidates = new CandidateTableModel(this);
+
+    auto* formScroll = new QScrollArea;
+    formScroll->setWidget(m_form);
+    formScroll->setWidgetResizable(true);
+    formScroll->setMinimumWidth(m_form->sizeHint().width() + 24);
+
+    auto* results = new QWidget;
+    auto* resultsLayout = new QVBoxLayout(results);
+    m_recommendation = new QLabel;
+    m_recommendation->setObjectName(QStringLiteral("recommendationLabel"));
+    m_recommendation->setWordWrap(true);
+    QFont big = m_recommendation->font();
+    big.setPointSizeF(big.pointSizeF() * 1.3);
+    big.setBold(true);
+    m_recommendation->setFont(big);
+    m_recommendation->setToolTip(tr("The decision order: lightest sharding that fits, then full sharding chosen by interconnect, "
+                                    "then CPU offload; always validate on your own hardware."));
+    m_planBusy = new QProgressBar;
+    m_planBusy->setRange(0, 0); // planning is quick: a busy bar, no steps to count
+    m_planBusy->setMaximumHeight(6);
+    m_planBusy->setTextVisible(false);
+    m_planBusy->hide();
+    m_error = new QLabel;
+    m_error->setObjectName(QStringLiteral("planErrorLabel"));
+    m_error->setWordWrap(true);
+    m_error->setStyleSheet(QStringLiteral("color: #d03b3b"));
+    m_error->hide();
+
+    m_stepView = makeTable(m_steps, results);
+    m_stepView->setObjectName(QStringLiteral("decisionStepView"));
+    m_stepView->horizontalHeader()->setSectionResizeMode(DecisionStepModel::StepColumn, QHeaderView::ResizeToContents);
+    m_stepView->horizontalHeader()->setSectionResizeMode(DecisionStepModel::VerdictColumn, QHeaderView::ResizeToContents);
+    m_stepView->horizontalHeader()->setSectionResizeMode(DecisionStepModel::ReasonColumn, QHeaderView::Stretch);
+    m_stepView->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_stepView->setMaximumHeight(150);
+
+    m_candidateView = makeTable(m_candidates, results);
+    m_candidateView->setObjectName(QStringLiteral("candidateView"));
+    m_candidateView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_candidateView->horizontalHeader()->setStretchLastSection(true);
+
+    m_memoryChart = new QChartView(createMemoryBreakdownChart({}));
+    m_memoryChart->setObjectName(QStringLiteral("memoryChart"));
+    m_memoryChart->setRenderHint(QPainter::Antialiasing);
+    m_memoryChart->setMinimumHeight(260);
+    m_memoryChart->setToolTip(tr("Predicted memory per GPU by kind, stacked, for each strategy. The dashed line is the GPU's memory."));
+
+    auto* validateRow = new QHBoxLayout;
+    m_node = new QComboBox;
+    m_node->setObjectName(QStringLiteral("validationNodeCombo"));
+    m_node->setToolTip(tr("Where the validation runs are measured."));
+    m_device = new QComboBox;
+    m_device->setObjectName(QStringLiteral("validationDeviceCombo"));
+    m_device->addItem(tr("CPU"), QStringLiteral("cpu"));
+    m_device->addItem(tr("CUDA GPUs"), QStringLiteral("cuda"));
+    m_device->setToolTip(tr("CPU runs exercise every strategy's schedule on any machine; their throughput says nothing about a GPU."));
+    m_validate = new QPushButton(tr("&Validate"));
+    m_validate->setObjectName(QStringLiteral("validateButton"));
+    m_validate->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    m_validate->setToolTip(tr("Queue the plan's run matrix (the recommendation and what the decision order says to measure beside it) "
+                              "with the same model, precision, micro-batch, sequence and GPU count (%1).")
+                               .arg(m_validate->shortcut().toString(QKeySequence::NativeText)));
+    m_cancel = new QPushButton(tr("Cancel"));
+    m_cancel->setObjectName(QStringLiteral("cancelValidationButton"));
+    m_cancel->setEnabled(false);
+    m_cancel->setToolTip(tr("Stop the running measurement and drop the queued ones."));
+    validateRow->addWidget(new QLabel(tr("Validate on:")));
+    validateRow->addWidget(m_node);
+    validateRow->addWidget(m_device);
+    validateRow->addWidget(m_validate);
+    validateRow->addWidget(m_cancel);
+    validateRow->addStretch(1);
+    m_validationBar = new QProgressBar;
+    m_validationBar->setObjectName(QStringLiteral("validationProgress"));
+    m_validationBar->hide();
+    m_validationStatus = new QLabel;
+    m_validationStatus->setObjectName(QStringLiteral("validationStatus"));
+    m_validationStatus->setWordWrap(true);
+
+    resultsLayout->addWidget(m_recommendation);
+    resultsLayout->addWidget(m_planBusy);
+    resultsLayout->addWidget(m_error);
+    resultsLayout->addWidget(m_stepView);
+    resultsLayout->addWidget(m_candidateView, 1);
+    resultsLayout->addWidget(m_memoryChart, 2);
+    resultsLayout->addLayout(validateRow);
+    resultsLayout->addWidget(m_validationBar);
+    resultsLayout->addWidget(m_validationStatus);
+
+    auto* splitter = new QSplitter;
+    splitter->setObjectName(QStringLiteral("planSplitter"));
+    splitter->addWidget(formScroll);
+    splitter->addWidget(results);
+    splitter->setStretchFactor(1, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(splitter);
+
+    // Re-plan once the user pauses: every keystroke in a spin box would otherwise queue a plan.
+    m_debounce = new QTimer(this);
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(150);
+    connect(m_debounce, &QTimer::timeout, this, &PlanPage::schedulePlan);
+    connect(m_form, &PlanForm::configurationChanged, m_debounce, qOverload<>(&QTimer::start));
+    connect(m_job, &PlanJob::planAvailable, this, &PlanPage::showPlan);
+    connect(m_job, &PlanJob::planFailed, this, &PlanPage::showPlanError);
+    connect(m_job, &PlanJob::busyChanged, m_planBusy, &QWidget::setVisible);
+    connect(m_validate, &QPushButton::clicked, this, &PlanPage::validate);
+    connect(m_cancel, &QPushButton::clicked, m_validation, &ValidationQueue::cancel);
+    connect(m_validation, &ValidationQueue::started, this, [this] {
+        m_cancel->setEnabled(true);
+        m_validationBar->setRange(0, 0); // busy until the first step arrives
+        m_validationBar->show();
+    });
+    connect(m_validation, &ValidationQueue::progress, this, &PlanPage::showValidationProgress);
+    connect(m_validation, &ValidationQueue::runRecorded, this, [this](qint64, bool, const QString& summary) {
+        m_validationStatus->setText(summary);
+        m_workspace.notifyRunsChanged();
+    });
+    connect(m_validation, &ValidationQueue::failed, this, [this](const QString& message) {
+        m_validationStatus->setText(message);
+        m_workspace.notifyRunsChanged();
+    });
+    connect(m_validation, &ValidationQueue::finished, this, [this](bool cancelled) {
+        m_cancel->setEnabled(false);
+        m_validationBar->hide();
+        if (cancelled)
+            m_validationStatus->setText(tr("Validation cancelled."));
+        emit validationFinished();
+    });
+    connect(&m_workspace, &Workspace::runsChanged, this, &PlanPage::refreshNodes);
+    refreshNodes();
+
+    QSettings settings;
+    const QJsonObject saved = QJsonDocument::fromJson(settings.value(kFormKey).toByteArray()).object();
+    if (!saved.isEmpty()) {
+        m_form->setState(saved);
+    } else {
+        const QList<ExamplePlan> examples = Workspace::examplePlans();
+        if (!examples.isEmpty())
+            m_form->setState(examples.front().form);
+    }
+    splitter->restoreState(settings.value(kSplitterKey).toByteArray());
+    connect(splitter, &QSplitter::splitterMoved, this, [splitter] { QSettings().setValue(kSplitterKey, splitter->saveState()); });
+    schedulePlan();
+}
+
+PlanPage::~PlanPage() = default;
+
+const PlanView& PlanPage::currentPlan() const { return m_candidates->plan(); }
+
+QString PlanPage::recommendationText() const { return m_recommendation->text(); }
+
+QString PlanPage::errorText() const { return m_error->isVisible() ? m_error->text() : QString(); }
+
+void PlanPage::schedulePlan()
+{
+    m_debounce->stop();
+    try {
+        const EstimateInput input = m_form->input();
+        QSettings().setValue(kFormKey, QJsonDocument(m_form->state()).toJson(QJsonDocument::Compact));
+        m_job->request(input);
+    } catch (const std::exception& e) {
+        showPlanError(QString::fromUtf8(e.what()));
+    }
+}
+
+void PlanPage::showPlan(const PlanView& plan)
+{
+    m_error->hide();
+    m_steps->setSteps(plan.steps);
+    m_candidates->setPlan(plan);
+    m_recommendation->setText(plan.summary);
+    QChart* old = m_memoryChart->chart();
+    m_memoryChart->setChart(createMemoryBreakdownChart(plan));
+    delete old;
+    m_validate->setEnabled(!plan.runMatrix.isEmpty());
+    emit planUpdated();
+}
+
+void PlanPage::changeEvent(QEvent* event)
+{
+    // Charts take their theme when built; rebuild so a light/dark switch reaches them.
+    if (event->type() == QEvent::PaletteChange) {
+        QChart* old = m_memoryChart->chart();
+        m_memoryChart->setChart(createMemoryBreakdownChart(currentPlan()));
+        delete old;
+    }
+    QWidget::changeEvent(event);
+}
+
+void PlanPage::showPlanError(const QString& message)
+{
+    m_error->setText(tr("Cannot plan this configuration: %1").arg(message));
+    m_error->show();
+    m_validate->setEnabled(false);
+    emit planUpdated();
+}
+
+void PlanPage::refreshNodes()
+{
+    const QString current = m_node->currentText();
+    const QSignalBlocker block(m_node);
+    m_node->clear();
+    m_node->addItems(m_workspace.nodeNames());
+    const int i = m_node->findText(current);
+    m_node->setCurrentIndex(i >= 0 ? i : 0);
+}
+
+void PlanPage::setValidationNode(const QString& node)
+{
+    const int i = m_node->findText(node);
+    if (i >= 0)
+        m_node->setCurrentIndex(i);
+}
+
+void PlanPage::setValidationSteps(int warmup, int timed)
+{
+    m_warmupSteps = warmup;
+    m_timedSteps = timed;
+}
+
+void PlanPage::validate()
+{
+    const PlanView& plan = currentPlan();
+    if (plan.runMatrix.isEmpty())
+        return;
+    const bool cuda = m_device->currentData().toString() == QLatin1String("cuda");
+    QList<QueuedRun> runs;
+    for (const PlannedRun& planned : plan.runMatrix) {
+        QueuedRun run;
+        run.config = plan.recommendedRun;
+        run.config.strategy = planned.strategy;
+        run.config.device = cuda ? DeviceKind::Cuda : DeviceKind::Cpu;
+        run.config.warmupSteps = m_warmupSteps;
+        run.config.timedSteps = m_timedSteps;
+        run.node = m_node->currentText();
+        run.gpuId = plan.gpuId;
+        run.interconnect = plan.interconnect;
+        // A prediction is for the planned GPU; a CPU measurement cannot confirm or refute it.
+        if (cuda) {
+            for (const CandidateView& c : plan.candidates) {
+                if (c.strategy == planned.strategy) {
+                    store::RunPrediction prediction;
+                    prediction.tokensPerS = c.tokensPerS;
+                    prediction.stepS = c.stepTimeS;
+                    prediction.peakBytes = static_cast<std::int64_t>(c.allocatedPeakGiB * 1024.0 * 1024.0 * 1024.0);
+                    run.predicted = prediction;
+                }
+            }
+        }
+        runs.append(run);
+    }
+    m_validationStatus->setText(tr("Queued %n run(s) on %1.", nullptr, static_cast<int>(runs.size())).arg(m_node->currentText()));
+    m_validation->enqueue(runs);
+}
+
+void PlanPage::showValidationProgress(const ValidationProgress& p)
+{
+    m_validationBar->show();
+    if (p.totalSteps > 0 && p.step > 0) {
+        m_validationBar->setRange(0, p.runCount * p.totalSteps);
+        m_validationBar->setValue(p.runIndex * p.totalSteps + p.step);
+    } else {
+        m_validationBar->setRange(0, 0);
+    }
+    m_validationStatus->setText(tr("Run %1 of %2 — %3").arg(p.runIndex + 1).arg(p.runCount).arg(p.message));
+}
+
+} // namespace shardwise::gui

@@ -1,0 +1,28 @@
+#include "shell/page_catalog.hpp"
+
+#include "pages/compare/compare_page.hpp"
+#include "pages/plan/plan_page.hpp"
+
+#include <QCoreApplication>
+
+namespace shardwise::gui {
+
+QString PageDescriptor::translatedTitle() const { return QCoreApplication::translate("PageCatalog", title); }
+
+QString PageDescriptor::translatedStatusTip() const { return QCoreApplication::translate("PageCatalog", statusTip); }
+
+std::vector<PageDescriptor> pageCatalog()
+{
+    return {
+        {QStringLiteral("plan"), QT_TRANSLATE_NOOP("PageCatalog", "Plan"),
+         QT_TRANSLATE_NOOP("PageCatalog", "Build a configuration and follow the decision order to a recommendation"),
+         QIcon(QStringLiteral(":/icons/plan.svg")),
+         [](Workspace& w, QWidget* parent) -> QWidget* { return new PlanPage(w, parent); }},
+        {QStringLiteral("compare"), QT_TRANSLATE_NOOP("PageCatalog", "Compare"),
+         QT_TRANSLATE_NOOP("PageCatalog", "Chart measured runs side by side and export the charts for a report"),
+         QIcon(QStringLiteral(":/icons/compare.svg")),
+         [](Workspace& w, QWidget* parent) -> QWidget* { return new ComparePage(w, parent); }},
+    };
+}
+
+} // namespace shardwise::gui

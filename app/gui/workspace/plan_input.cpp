@@ -1,0 +1,51 @@
+#include "workspace/plan_input.hpp"
+
+#include "shardwise/spec/json.hpp"
+#include "shardwise/spec/presets.hpp"
+
+namespace shardwise::gui {
+
+namespace {
+
+int requiredInt(const QJsonObject& s, const char* key, const std::string& field)
+{
+    const QJsonValue v = s.value(QLatin1String(key));
+    if (!v.isDouble())
+        throw SpecError(field, "missing or not a number");
+    return v.toInt();
+}
+
+} // namespace
+
+EstimateInput planInputFromState(const QJsonObject& s)
+{
+    EstimateInput in;
+    in.model = resolveModel(s.value(QStringLiteral("model")).toString().toStdString(), "model");
+    const QString gpu = s.value(QStringLiteral("gpu")).toString();
+    if (gpu == QLatin1String("custom")) {
+        const QJsonObject c = s.value(QStringLiteral("custom_gpu")).toObject();
+        in.gpu.id = "custom";
+        in.gpu.name = "Custom GPU";
+        in.gpu.memoryMiB = static_cast<std::int64_t>(c.value(QStringLiteral("memory_gib")).toDouble() * 1024.0);
+        in.gpu.bf16Tflops = c.value(QStringLiteral("bf16_tflops")).toDouble();
+        in.gpu.hbmGBps = c.value(QStringLiteral("hbm_gbps")).toDouble();
+        in.gpu.nvlinkGBps = c.value(QStringLiteral("nvlink_gbps")).toDouble();
+        in.gpu.pcieGBps = c.value(QStringLiteral("pcie_gbps")).toDouble();
+        validate(in.gpu, "custom_gpu");
+    } else {
+        in.gpu = resolveGpu(gpu.toStdString(), "gpu");
+    }
+    in.cluster.gpusPerNode = requiredInt(s, "gpus_per_node", "cluster.gpus_per_node");
+    in.cluster.nodes = requiredInt(s, "nodes", "cluster.nodes");
+    in.cluster.intraNode = parseInterconnect(s.value(QStringLiteral("interconnect")).toString().toStdString(), "cluster.intra_node");
+    in.training.precision = parsePrecision(s.value(QStringLiteral("precision")).toString().toStdString(), "training.precision");
+    in.training.microBatch = requiredInt(s, "micro_batch", "training.micro_batch");
+    in.training.seqLen = requiredInt(s, "seq_len", "training.seq_len");
+    in.training.expandableSegments = s.value(QStringLiteral("expandable_segments")).toBool();
+    in.training.activationCheckpointing = s.value(QStringLiteral("activation_checkpointing")).toBool();
+    validate(in.cluster, "cluster");
+    validate(in.training, "training");
+    return in;
+}
+
+} // namespace shardwise::gui

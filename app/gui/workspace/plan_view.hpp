@@ -1,0 +1,67 @@
+#pragma once
+// What the Plan page shows of one plan: the three decision steps, the eight candidates and the run
+// matrix, in display units. Filled from core/plan's result by plan_adapter.cpp so that models and
+// charts do not depend on the planner's internal layout.
+
+#include "shardwise/spec/specs.hpp"
+
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+namespace shardwise::gui {
+
+struct MemoryPart {
+    QString label;  // "parameters", "gradients", ... as the estimate names it (translated)
+    double gib = 0; // per GPU
+};
+
+struct CandidateView {
+    Strategy strategy = Strategy::Zero0;
+    bool fits = false;
+    double peakGiB = 0;          // predicted peak per GPU
+    double headroomGiB = 0;      // capacity (after the planner's headroom) minus peak; negative = short
+    double tokensPerS = 0;       // predicted, global
+    double mfu = 0;              // 0..1
+    double ncclShare = 0;        // 0..1, collective kernel time over step time
+    double stepTimeS = 0;        // predicted optimizer step
+    double allocatedPeakGiB = 0; // comparable to a run's peak allocated memory
+    QList<MemoryPart> memory;    // stacked in this order
+    bool recommended = false;
+    QString note;                // why it was ruled out or chosen, one line
+};
+
+enum class StepVerdict { Decided, Passed, NotReached };
+
+struct DecisionStepView {
+    int number = 1;        // 1..3 as in the product's decision order
+    QString title;
+    StepVerdict verdict = StepVerdict::NotReached;
+    QString reason;
+};
+
+struct PlannedRun {
+    Strategy strategy = Strategy::Zero0;
+    QString why;
+};
+
+struct PlanView {
+    QString modelName;
+    QString gpuName;
+    QString gpuId;         // preset id ("custom" for a custom GPU)
+    QString interconnect;  // "nvlink" | "pcie"
+    int gpus = 1;
+    double capacityGiB = 0;  // the GPU's memory
+    double usableGiB = 0;    // capacity minus the planner's headroom
+    QList<DecisionStepView> steps;
+    QList<CandidateView> candidates;
+    QList<PlannedRun> runMatrix;
+    RunConfig recommendedRun; // what "Validate" measures first
+    bool hasRecommendation = false;
+    Strategy recommendation = Strategy::Zero0;
+    QString summary;
+};
+
+} // namespace shardwise::gui
+
+Q_DECLARE_METATYPE(shardwise::gui::PlanView)

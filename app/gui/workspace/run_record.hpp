@@ -1,0 +1,47 @@
+#pragma once
+// One stored run as the Compare page shows it: identity, outcome and the numbers that get charted.
+// Filled from core/store's records by the workspace; failed runs keep their row with the reason.
+
+#include "shardwise/spec/strategy.hpp"
+
+#include <QDateTime>
+#include <QString>
+
+#include <optional>
+
+namespace shardwise::gui {
+
+enum class RunOutcome { Completed, OutOfMemory, Failed, Timeout, Cancelled, Running };
+
+struct RunRecord {
+    qint64 id = 0;
+    QString model;      // model name
+    QString hardware;   // e.g. "4 x NVIDIA L4 24GB (PCIe)" or "1 x cpu"
+    QString node;       // node name, "local" for this machine
+    Strategy strategy = Strategy::Zero0;
+    QDateTime started;
+    RunOutcome outcome = RunOutcome::Completed;
+    QString failure;    // first error's message when not completed
+
+    double tokensPerS = 0;
+    double medianStepS = 0;
+    double peakAllocatedGiB = 0;
+    double peakReservedGiB = 0;
+    double capacityGiB = 0; // device memory per GPU; 0 for CPU runs
+    double ncclShare = 0;   // 0..1
+    std::optional<double> predictedTokensPerS;
+    std::optional<double> predictedPeakGiB;
+
+    int world = 1;
+    int warmupSteps = 0;
+    int timedSteps = 0;
+    int microBatch = 1;
+    int seqLen = 0;
+    QString precision;
+    QString versions;   // "LibTorch 1.13.1, CUDA 12.4, NCCL 2.21, driver 550.54"
+    QString allocator;  // allocator configuration string
+};
+
+QString outcomeText(RunOutcome outcome);
+
+} // namespace shardwise::gui

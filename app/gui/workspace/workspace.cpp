@@ -1,0 +1,217 @@
+#include "workspace/workspace.hpp"
+
+#include "workspace/plan_input.hpp"
+
+#include "shardwise/plan/plan.hpp"
+#include "shardwise/spec/presets.hpp"
+#include "shardwise/store/location.hpp"
+#include "shardwise/store/nodes.hpp"
+#include "shardwise/store/plans.hpp"
+#include "shardwise/store/runs.hpp"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTimeZone>
+
+namespace shardwise::gui {
+
+namespace {
+
+QString fromStd(const std::string& s) { return QString::fromStdString(s); }
+
+RunOutcome outcomeOf(store::RunStatus s)
+{
+    switch (s) {
+    case store::RunStatus::Completed:
+        return RunOutcome::Completed;
+    case store::RunStatus::Oom:
+        return RunOutcome::OutOfMemory;
+    case store::RunStatus::Timeout:
+        return RunOutcome::Timeout;
+    case store::RunStatus::Cancelled:
+        return RunOutcome::Cancelled;
+    case store::RunStatus::Running:
+        return RunOutcome::Running;
+    case store::RunStatus::Failed:
+    case store::RunStatus::Lost:
+    case store::RunStatus::Interrupted:
+        return RunOutcome::Failed;
+    }
+    return RunOutcome::Failed;
+}
+
+QString hardwareText(const store::RunSummary& s)
+{
+    QString gpu = fromStd(s.gpuName.empty() ? s.gpuId : s.gpuName);
+    if (gpu.isEmpty())
+        gpu = Workspace::tr("unknown device");
+    QString text = Workspace::tr("%1 × %2").arg(s.worldSize).arg(gpu);
+    if (!s.interconnect.empty())
+        text += QStringLiteral(" (%1)").arg(s.interconnect == "nvlink" ? Workspace::tr("NVLink") : Workspace::tr("PCIe"));
+    if (s.nodeCount > 1)
+        text += Workspace::tr(", %1 nodes").arg(s.nodeCount);
+    return text;
+}
+
+RunRecord toRecord(const store::RunSummary& s)
+{
+    constexpr double kGiBytes = 1024.0 * 1024.0 * 1024.0;
+    RunRecord r;
+    r.id = s.id;
+    const ModelSpec* model = PresetCatalog::builtin().findModel(s.modelId);
+    r.model = model && !model->name.empty() ? fromStd(model->name) : fromStd(s.modelId);
+    r.hardware = hardwareText(s);
+    QStringList nodes;
+    for (const std::string& n : s.nodes)
+        nodes << fromStd(n);
+    r.node = nodes.join(QStringLiteral(", "));
+    r.strategy = s.strategy;
+    r.started = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(s.startedAt * 1000.0), QTimeZone::utc());
+    r.outcome = outcomeOf(s.status);
+    r.failure = fromStd(s.note);
+    if (s.status == store::RunStatus::Interrupted && r.failure.isEmpty())
+        r.failure = Workspace::tr("The process recording this run stopped answering; it was interrupted.");
+    r.tokensPerS = s.tokensPerS.value_or(0.0);
+    r.medianStepS = s.medianStepS.value_or(0.0);
+    r.peakAllocatedGiB = static_cast<double>(s.peakAllocated.value_or(0)) / kGiBytes;
+    r.peakReservedGiB = static_cast<double>(s.peakReserved.value_or(0)) / kGiBytes;
+    if (const GpuSpec* gpu = PresetCatalog::builtin().findGpu(s.gpuId))
+        r.capacityGiB = gpu->memoryGiB();
+    r.ncclShare = s.ncclShare.value_or(0.0);
+    r.predictedTokensPerS = s.predicted.tokensPerS;
+    if (s.predicted.peakBytes)
+        r.predictedPeakGiB = static_cast<double>(*s.predicted.peakBytes) / kGiBytes;
+    r.world = s.worldSize;
+    r.warmupSteps = s.warmupSteps.value_or(0);
+    r.timedSteps = s.timedSteps.value_or(0);
+    r.microBatch = s.microBatch.value_or(0);
+    r.seqLen = s.seqLen.value_or(0);
+    r.precision = fromStd(s.precision);
+    return r;
+}
+
+QString versionsText(const protocol::SoftwareVersions& v)
+{
+    QStringList parts;
+    auto add = [&parts](const char* name, const std::string& value) {
+        if (!value.empty())
+            parts << QStringLiteral("%1 %2").arg(QLatin1String(name), QString::fromStdString(value));
+    };
+    add("shardwise-runner", v.runner);
+    add("LibTorch", v.libtorch);
+    add("CUDA", v.cuda);
+    add("NCCL", v.nccl);
+    add("driver", v.driver);
+    return parts.join(QStringLiteral(", "));
+}
+
+} // namespace
+
+Workspace::Workspace(QObject* parent)
+    : QObject(parent)
+{
+}
+
+Workspace::~Workspace() = default;
+
+QString Workspace::defaultDatabasePath() { return QString::fromStdString(store::resolveDatabasePath().string()); }
+
+bool Workspace::open(const QString& databasePath, QString* error)
+{
+    try {
+        m_createdOnOpen = !QFileInfo::exists(databasePath);
+        m_db = std::make_unique<store::Database>(store::Database::open(databasePath.toStdString()));
+        m_path = databasePath;
+        if (m_createdOnOpen && !m_db->readOnly())
+            seedDemoContent();
+    } catch (const std::exception& e) {
+        m_db.reset();
+        if (error)
+            *error = tr("Cannot open the workspace %1: %2").arg(databasePath, QString::fromUtf8(e.what()));
+        return false;
+    }
+    emit runsChanged();
+    return true;
+}
+
+QList<ExamplePlan> Workspace::examplePlans()
+{
+    QFile file(QStringLiteral(":/demo/example-plans.json"));
+    QList<ExamplePlan> plans;
+    if (!file.open(QIODevice::ReadOnly))
+        return plans;
+    const QJsonArray array = QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("plans")).toArray();
+    for (const QJsonValue& v : array)
+        plans.append({v.toObject().value(QStringLiteral("title")).toString(), v.toObject().value(QStringLiteral("form")).toObject()});
+    return plans;
+}
+
+void Workspace::seedDemoContent()
+{
+    if (!store::findNodeByName(*m_db, "local")) {
+        store::Node local;
+        local.name = "local";
+        local.kind = store::NodeKind::Local;
+        store::addNode(*m_db, local);
+    }
+    // The example plans are planned now, with this build's estimate, so their numbers match what
+    // the Plan page shows for the same form.
+    for (const ExamplePlan& example : examplePlans()) {
+        const EstimateInput in = planInputFromState(example.form);
+        const Plan plan = makePlan(in);
+        store::StoredPlan stored;
+        stored.title = example.title.toStdString();
+        stored.modelId = in.model.id;
+        stored.gpuId = in.gpu.id;
+        stored.worldSize = in.cluster.worldSize();
+        stored.recommended = plan.recommendation.strategy;
+        stored.document = toJson(plan);
+        store::savePlan(*m_db, stored);
+    }
+}
+
+QList<RunRecord> Workspace::runs() const
+{
+    QList<RunRecord> out;
+    if (!m_db)
+        return out;
+    for (const store::RunSummary& s : store::listRuns(*m_db)) {
+        RunRecord r = toRecord(s);
+        if (auto detail = store::runDetail(*m_db, s.id)) {
+            r.versions = versionsText(detail->versions);
+            r.allocator = fromStd(detail->allocator.conf);
+        }
+        out.append(r);
+    }
+    return out;
+}
+
+std::optional<RunRecord> Workspace::run(qint64 id) const
+{
+    if (!m_db)
+        return std::nullopt;
+    auto detail = store::runDetail(*m_db, id);
+    if (!detail)
+        return std::nullopt;
+    RunRecord r = toRecord(detail->summary);
+    r.versions = versionsText(detail->versions);
+    r.allocator = fromStd(detail->allocator.conf);
+    return r;
+}
+
+QStringList Workspace::nodeNames() const
+{
+    QStringList names{QStringLiteral("local")};
+    if (!m_db)
+        return names;
+    for (const store::Node& n : store::listNodes(*m_db))
+        if (!names.contains(fromStd(n.name)))
+            names << fromStd(n.name);
+    return names;
+}
+
+void Workspace::notifyRunsChanged() { emit runsChanged(); }
+
+} // namespace shardwise::gui

@@ -1,0 +1,62 @@
+#pragma once
+// The open run store (an SQLite file, by default in the user's data directory) as the GUI sees it.
+// On first start the file is created and filled with the demo content (resources/demo): the local
+// node and the example plans, so the app is useful with no GPU and no remote node.
+
+#include "workspace/run_record.hpp"
+
+#include "shardwise/store/database.hpp"
+
+#include <QJsonObject>
+#include <QObject>
+#include <QStringList>
+
+#include <memory>
+#include <optional>
+
+namespace shardwise::gui {
+
+struct ExamplePlan {
+    QString title;
+    QJsonObject form; // PlanForm::state() shape
+};
+
+class Workspace : public QObject {
+    Q_OBJECT
+
+public:
+    explicit Workspace(QObject* parent = nullptr);
+    ~Workspace() override;
+
+    // The store's default location ($SHARDWISE_DB, else the XDG data directory).
+    static QString defaultDatabasePath();
+    // Opens (and on first start creates and seeds) the store. False + message naming the file.
+    bool open(const QString& databasePath, QString* error);
+    bool isOpen() const { return m_db != nullptr; }
+    bool createdOnOpen() const { return m_createdOnOpen; }
+    QString databasePath() const { return m_path; }
+    store::Database* database() const { return m_db.get(); }
+
+    // The demo workspace's example plans, first = the one the Plan page starts with.
+    static QList<ExamplePlan> examplePlans();
+
+    QList<RunRecord> runs() const;            // newest first, every outcome
+    std::optional<RunRecord> run(qint64 id) const;
+    QStringList nodeNames() const;            // "local" first
+
+public slots:
+    // Called by whoever recorded or removed runs so every page refreshes.
+    void notifyRunsChanged();
+
+signals:
+    void runsChanged();
+
+private:
+    void seedDemoContent();
+
+    QString m_path;
+    std::unique_ptr<store::Database> m_db;
+    bool m_createdOnOpen = false;
+};
+
+} // namespace shardwise::gui

@@ -1,0 +1,187 @@
+// The Plan page driven like a user: fill the form, wait for the background planner, read the
+// recommendation and compare it with what core/plan decides for the same input.
+#include "gui_test_main.hpp"
+
+#include "models/candidate_table_model.hpp"
+#include "models/decision_step_model.hpp"
+#include "pages/plan/plan_form.hpp"
+#include "pages/plan/plan_page.hpp"
+#include "workspace/workspace.hpp"
+
+#include "shardwise/plan/plan.hpp"
+#include "shardwise/spec/presets.hpp"
+
+#include <QChartView>
+#include <QComboBox>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTemporaryDir>
+
+using namespace shardwise;
+using namespace shardwise::gui;
+
+namespace {
+
+bool waitForPlan(PlanPage& page)
+{
+    QSignalSpy updated(&page, &PlanPage::planUpdated);
+    return updated.wait(10000);
+}
+
+} // namespace
+
+class TestPlanPage : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    Workspace m_workspace;
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QString error;
+        QVERIFY2(m_workspace.open(m_dir.filePath(QStringLiteral("plan.sqlite")), &error), qPrintable(error));
+    }
+
+    void init() { QSettings().clear(); }
+
+    void startsWithTheExamplePlan()
+    {
+        PlanPage page(m_workspace);
+        QVERIFY(waitForPlan(page));
+        const QList<ExamplePlan> examples = Workspace::examplePlans();
+        QVERIFY(!examples.isEmpty());
+        QCOMPARE(page.form()->state().value(QStringLiteral("model")).toString(),
+                 examples.front().form.value(QStringLiteral("model")).toString());
+        QCOMPARE(page.candidateModel()->rowCount(), 8);
+        QVERIFY(page.currentPlan().hasRecommendation);
+    }
+
+    void formInputGivesCoresRecommendation_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<int>("gpusPerNode");
+        QTest::addColumn<QString>("interconnect");
+        QTest::addColumn<int>("seqLen");
+        QTest::newRow("3b, 4 x L4, PCIe") << QStringLiteral("qwen2.5-3b") << QStringLiteral("l4") << 4 << QStringLiteral("pcie") << 2048;
+        QTest::newRow("3b, 1 x H200") << QStringLiteral("qwen2.5-3b") << QStringLiteral("h200") << 1 << QStringLiteral("nvlink") << 2048;
+        QTest::newRow("7b, 8 x H100, NVLink") << QStringLiteral("qwen2.5-7b") << QStringLiteral("h100-80gb") << 8 << QStringLiteral("nvlink")
+                                             << 4096;
+        QTest::newRow("70b, 8 x A100 40GB") << QStringLiteral("llama-3.1-70b") << QStringLiteral("a100-40gb") << 8 << QStringLiteral("nvlink")
+                                           << 2048;
+    }
+    void formInputGivesCoresRecommendation()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, gpu);
+        QFETCH(int, gpusPerNode);
+        QFETCH(QString, interconnect);
+        QFETCH(int, seqLen);
+        PlanPage page(m_workspace);
+        QVERIFY(waitForPlan(page));
+
+        // Drive the widgets themselves, as a user would.
+        auto* modelCombo = page.findChild<QComboBox*>(QStringLiteral("modelCombo"));
+        auto* gpuCombo = page.findChild<QComboBox*>(QStringLiteral("gpuCombo"));
+        auto* gpus = page.findChild<QSpinBox*>(QStringLiteral("gpusPerNodeSpin"));
+        auto* link = page.findChild<QComboBox*>(QStringLiteral("interconnectCombo"));
+        auto* seq = page.findChild<QSpinBox*>(QStringLiteral("seqLenSpin"));
+        QVERIFY(modelCombo && gpuCombo && gpus && link && seq);
+        modelCombo->setCurrentIndex(modelCombo->findData(model));
+        gpuCombo->setCurrentIndex(gpuCombo->findData(gpu));
+        gpus->setValue(gpusPerNode);
+        link->setCurrentIndex(link->findData(interconnect));
+        seq->setValue(seqLen);
+        QVERIFY(waitForPlan(page));
+
+        EstimateInput in;
+        in.model = resolveModel(model.toStdString());
+        in.gpu = resolveGpu(gpu.toStdString());
+        in.cluster.gpusPerNode = gpusPerNode;
+        in.cluster.intraNode = parseInterconnect(interconnect.toStdString(), "interconnect");
+        in.training.seqLen = seqLen;
+        in.training.microBatch = page.form()->state().value(QStringLiteral("micro_batch")).toInt();
+        in.training.precision = parsePrecision(page.form()->state().value(QStringLiteral("precision")).toString().toStdString(), "p");
+        in.training.expandableSegments = page.form()->state().value(QStringLiteral("expandable_segments")).toBool();
+        const Plan expected = makePlan(in);
+
+        const PlanView& shown = page.currentPlan();
+        QCOMPARE(shown.hasRecommendation, expected.recommendation.strategy.has_value());
+        if (expected.recommendation.strategy) {
+            QCOMPARE(shown.recommendation, *expected.recommendation.strategy);
+            const QString label = QString::fromUtf8(traits(*expected.recommendation.strategy).label.data(),
+                                                    static_cast<qsizetype>(traits(*expected.recommendation.strategy).label.size()));
+            QVERIFY2(page.recommendationText().contains(label), qPrintable(page.recommendationText()));
+        }
+        // The deciding step is the one core/plan names, with its reasons.
+        const int decided = static_cast<int>(expected.recommendation.step);
+        for (int row = 0; row < page.stepModel()->rowCount(); ++row) {
+            const auto verdict = static_cast<StepVerdict>(page.stepModel()->index(row, 0).data(DecisionStepModel::VerdictRole).toInt());
+            QCOMPARE(verdict == StepVerdict::Decided, row + 1 == decided);
+        }
+        QCOMPARE(page.candidateModel()->rowCount(), 8);
+        auto* chart = page.findChild<QChartView*>(QStringLiteral("memoryChart"));
+        QVERIFY(chart && chart->chart()->series().size() == 2); // stacked bars + capacity line
+    }
+
+    void modelFileWithABadFieldIsRefusedByName()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("config.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        // Everything a Llama config needs except the number of attention heads.
+        file.write(R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+            "num_hidden_layers": 32, "vocab_size": 128256})");
+        file.close();
+        PlanForm form;
+        QString error;
+        QVERIFY(!form.addModelFile(path, &error));
+        QVERIFY2(error.contains(QStringLiteral("num_attention_heads")), qPrintable(error));
+    }
+
+    void huggingFaceConfigIsPlanned()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("config.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        // Qwen2.5-0.5B's published config.json, trimmed to the fields the architecture needs.
+        file.write(R"({"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidden_size": 896,
+            "intermediate_size": 4864, "num_attention_heads": 14, "num_hidden_layers": 24, "num_key_value_heads": 2,
+            "vocab_size": 151936, "tie_word_embeddings": true, "rms_norm_eps": 1e-06, "rope_theta": 1000000.0,
+            "max_position_embeddings": 32768, "hidden_act": "silu"})");
+        file.close();
+        PlanPage page(m_workspace);
+        QVERIFY(waitForPlan(page));
+        QString error;
+        QVERIFY2(page.form()->addModelFile(path, &error), qPrintable(error));
+        QVERIFY(waitForPlan(page));
+        QVERIFY2(page.errorText().isEmpty(), qPrintable(page.errorText()));
+        QCOMPARE(page.candidateModel()->rowCount(), 8);
+    }
+
+    void formStateSurvivesARestart()
+    {
+        {
+            PlanPage page(m_workspace);
+            QVERIFY(waitForPlan(page));
+            page.form()->selectModel(QStringLiteral("mistral-7b"));
+            page.form()->setGpuCount(8, 2);
+            QVERIFY(waitForPlan(page));
+        }
+        PlanPage again(m_workspace);
+        QVERIFY(waitForPlan(again));
+        QCOMPARE(again.form()->state().value(QStringLiteral("model")).toString(), QStringLiteral("mistral-7b"));
+        QCOMPARE(again.form()->state().value(QStringLiteral("gpus_per_node")).toInt(), 8);
+        QCOMPARE(again.form()->state().value(QStringLiteral("nodes")).toInt(), 2);
+    }
+};
+
+SHARDWISE_GUI_TEST_MAIN(TestPlanPage)
+#include "test_plan_page.moc"

@@ -1,0 +1,1625 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="de_DE">
+<context>
+    <name>CaptionText</name>
+    <message>
+        <source>unknown</source>
+        <translation>unbekannt</translation>
+    </message>
+    <message>
+        <source>Shardwise comparison (no runs selected)</source>
+        <translation>Shardwise-Vergleich (keine Läufe ausgewählt)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 on %2: %n run(s)</source>
+        <translation><numerusform>%1 auf %2: %n Lauf</numerusform><numerusform>%1 auf %2: %n Läufe</numerusform></translation>
+    </message>
+    <message>
+        <source>Model: %1</source>
+        <translation>Modell: %1</translation>
+    </message>
+    <message>
+        <source>Hardware: %1</source>
+        <translation>Hardware: %1</translation>
+    </message>
+    <message>
+        <source>Software: %1</source>
+        <translation>Software: %1</translation>
+    </message>
+    <message>
+        <source>Precision %1, micro-batch %2, sequence %3 tokens</source>
+        <translation>Präzision %1, Micro-Batch %2, Sequenz %3 Token</translation>
+    </message>
+    <message>
+        <source>Warm-up steps: %1; timed steps: %2 (median step time)</source>
+        <translation>Aufwärmschritte: %1; gemessene Schritte: %2 (Median der Schrittzeit)</translation>
+    </message>
+    <message>
+        <source>Allocator: %1</source>
+        <translation>Allocator: %1</translation>
+    </message>
+    <message>
+        <source>default</source>
+        <translation>Standard</translation>
+    </message>
+    <message>
+        <source>#%1 %2</source>
+        <translation>#%1 %2</translation>
+    </message>
+    <message>
+        <source>Not completed (no measured throughput): %1</source>
+        <translation>Nicht abgeschlossen (kein gemessener Durchsatz): %1</translation>
+    </message>
+    <message>
+        <source>NCCL share counts collective kernel time that overlaps compute; it is not waiting time.</source>
+        <translation>Der NCCL-Anteil zählt die Laufzeit kollektiver Kernel, die sich mit Berechnung überlappt; er ist keine Wartezeit.</translation>
+    </message>
+</context>
+<context>
+    <name>ChartText</name>
+    <message>
+        <source>GPU memory (%1)</source>
+        <translation>GPU-Speicher (%1)</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>Throughput (tokens/s, higher is better)</source>
+        <translation>Durchsatz (Token/s, höher ist besser)</translation>
+    </message>
+    <message>
+        <source>measured tokens/s</source>
+        <translation>gemessene Token/s</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>Token/s</translation>
+    </message>
+    <message>
+        <source>Peak memory per GPU (allocated vs reserved)</source>
+        <translation>Spitzenspeicher je GPU (belegt vs. reserviert)</translation>
+    </message>
+    <message>
+        <source>peak allocated</source>
+        <translation>Spitze belegt</translation>
+    </message>
+    <message>
+        <source>peak reserved</source>
+        <translation>Spitze reserviert</translation>
+    </message>
+    <message>
+        <source>GiB per GPU</source>
+        <translation>GiB je GPU</translation>
+    </message>
+    <message>
+        <source>NCCL share of step time (overlaps compute; not waiting time)</source>
+        <translation>NCCL-Anteil an der Schrittzeit (überlappt Berechnung; keine Wartezeit)</translation>
+    </message>
+    <message>
+        <source>NCCL kernel share</source>
+        <translation>NCCL-Kernel-Anteil</translation>
+    </message>
+    <message>
+        <source>% of step time</source>
+        <translation>% der Schrittzeit</translation>
+    </message>
+    <message>
+        <source>Predicted vs measured throughput</source>
+        <translation>Vorhergesagter vs. gemessener Durchsatz</translation>
+    </message>
+    <message>
+        <source>predicted tokens/s</source>
+        <translation>vorhergesagte Token/s</translation>
+    </message>
+    <message>
+        <source>Check runs in the table to compare them.</source>
+        <translation>Haken Sie Läufe in der Tabelle an, um sie zu vergleichen.</translation>
+    </message>
+    <message>
+        <source>No plan yet</source>
+        <translation>Noch kein Plan</translation>
+    </message>
+    <message>
+        <source>Predicted memory per GPU: %1 on %2 x %3</source>
+        <translation>Vorhergesagter Speicher je GPU: %1 auf %2 × %3</translation>
+    </message>
+</context>
+<context>
+    <name>DiagnosisText</name>
+    <message>
+        <source>Out of memory</source>
+        <translation>Speicher erschöpft</translation>
+    </message>
+    <message>
+        <source>Rank or node lost</source>
+        <translation>Rang oder Knoten verloren</translation>
+    </message>
+    <message>
+        <source>Collective watchdog timeout</source>
+        <translation>Watchdog-Zeitüberschreitung einer Kollektivoperation</translation>
+    </message>
+    <message>
+        <source>Launcher arguments</source>
+        <translation>Launcher-Argumente</translation>
+    </message>
+    <message>
+        <source>Communication error</source>
+        <translation>Kommunikationsfehler</translation>
+    </message>
+    <message>
+        <source>Configuration rejected</source>
+        <translation>Konfiguration abgelehnt</translation>
+    </message>
+    <message>
+        <source>Other failure</source>
+        <translation>Anderer Fehler</translation>
+    </message>
+</context>
+<context>
+    <name>DisplayFormat</name>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 Token/s</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 ms</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>No sharding: every rank holds full parameters, gradients and optimizer state; gradients are all-reduced.</source>
+        <translation>Kein Sharding: Jeder Rang hält alle Parameter, Gradienten und den Optimiererzustand; Gradienten werden per All-Reduce gemittelt.</translation>
+    </message>
+    <message>
+        <source>Optimizer state sharded across ranks.</source>
+        <translation>Optimiererzustand über die Ränge verteilt.</translation>
+    </message>
+    <message>
+        <source>Optimizer state and gradients sharded; gradients are reduce-scattered.</source>
+        <translation>Optimiererzustand und Gradienten verteilt; Gradienten per Reduce-Scatter.</translation>
+    </message>
+    <message>
+        <source>Optimizer state, gradients and parameters sharded; parameters are all-gathered per layer for forward and again for backward.</source>
+        <translation>Optimiererzustand, Gradienten und Parameter verteilt; Parameter werden je Schicht für den Vorwärts- und erneut für den Rückwärtsdurchlauf per All-Gather gesammelt.</translation>
+    </message>
+    <message>
+        <source>ZeRO-3 with optimizer state and the optimizer step on the CPU.</source>
+        <translation>ZeRO-3 mit Optimiererzustand und Optimiererschritt auf der CPU.</translation>
+    </message>
+    <message>
+        <source>FSDP2 with reshard_after_forward=False: parameters gathered in forward stay gathered through backward.</source>
+        <translation>FSDP2 mit reshard_after_forward=False: Im Vorwärtsdurchlauf gesammelte Parameter bleiben bis zum Rückwärtsdurchlauf gesammelt.</translation>
+    </message>
+    <message>
+        <source>FSDP2 with reshard_after_forward=True: parameters are freed after each layer's forward and gathered again for its backward.</source>
+        <translation>FSDP2 mit reshard_after_forward=True: Parameter werden nach dem Vorwärtsdurchlauf jeder Schicht freigegeben und für ihren Rückwärtsdurchlauf erneut gesammelt.</translation>
+    </message>
+    <message>
+        <source>FSDP2 reshard with parameters, gradients and optimizer state in CPU memory and the optimizer step on the CPU.</source>
+        <translation>FSDP2 Reshard mit Parametern, Gradienten und Optimiererzustand im CPU-Speicher und dem Optimiererschritt auf der CPU.</translation>
+    </message>
+    <message>
+        <source>Peak memory per GPU: the most the caching allocator holds for tensors at any moment of a step (parameters, gradients, optimizer state, activations and communication buffers).</source>
+        <translation>Spitzenspeicher je GPU: das Maximum, das der Caching-Allocator zu irgendeinem Zeitpunkt eines Schritts für Tensoren hält (Parameter, Gradienten, Optimiererzustand, Aktivierungen und Kommunikationspuffer).</translation>
+    </message>
+    <message>
+        <source>Tokens per second over all GPUs, from the median step time of the timed steps after warm-up.</source>
+        <translation>Token pro Sekunde über alle GPUs, aus dem Median der Schrittzeit der gemessenen Schritte nach dem Aufwärmen.</translation>
+    </message>
+    <message>
+        <source>Model FLOPs utilisation: the training FLOPs the model needs per second at this throughput, divided by the GPUs' dense bf16 peak. 6 x parameters x tokens for forward and backward.</source>
+        <translation>Model-FLOPs-Auslastung: die Trainings-FLOPs, die das Modell bei diesem Durchsatz pro Sekunde braucht, geteilt durch die dichte bf16-Spitzenleistung der GPUs. 6 × Parameter × Token für Vorwärts- und Rückwärtsdurchlauf.</translation>
+    </message>
+    <message>
+        <source>NCCL share: time the collective kernels run, divided by the step time. Communication kernels overlap compute, so this is not the time spent waiting; a high share can still cost nothing when it is hidden behind computation.</source>
+        <translation>NCCL-Anteil: Laufzeit der Kollektiv-Kernel geteilt durch die Schrittzeit. Kommunikationskernel überlappen mit Berechnung, daher ist das nicht die Wartezeit; ein hoher Anteil kann nichts kosten, wenn er hinter der Berechnung verborgen ist.</translation>
+    </message>
+    <message>
+        <source>Reserved: memory the caching allocator holds from the driver, allocated or not. Reserved far above allocated means fragmentation; expandable_segments:True can reduce it.</source>
+        <translation>Reserviert: Speicher, den der Caching-Allocator vom Treiber hält, ob belegt oder nicht. Reserviert weit über belegt bedeutet Fragmentierung; expandable_segments:True kann sie verringern.</translation>
+    </message>
+</context>
+<context>
+    <name>ExportText</name>
+    <message>
+        <source>%1: the chart has no size to render</source>
+        <translation>%1: Das Diagramm hat keine Größe zum Zeichnen</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the PNG file</source>
+        <translation>%1: Die PNG-Datei kann nicht geschrieben werden</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the SVG file</source>
+        <translation>%1: Die SVG-Datei kann nicht geschrieben werden</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the PDF file</source>
+        <translation>%1: Die PDF-Datei kann nicht geschrieben werden</translation>
+    </message>
+    <message>
+        <source>%1: unknown chart format "%2"; use one of: %3</source>
+        <translation>%1: unbekanntes Diagrammformat „%2“; verwenden Sie eines von: %3</translation>
+    </message>
+    <message>
+        <source>%1: unknown table format "%2"; use one of: %3</source>
+        <translation>%1: unbekanntes Tabellenformat „%2“; verwenden Sie eines von: %3</translation>
+    </message>
+    <message>
+        <source>%1: cannot write: %2</source>
+        <translation>%1: kann nicht geschrieben werden: %2</translation>
+    </message>
+</context>
+<context>
+    <name>PageCatalog</name>
+    <message>
+        <source>Plan</source>
+        <translation>Planen</translation>
+    </message>
+    <message>
+        <source>Build a configuration and follow the decision order to a recommendation</source>
+        <translation>Eine Konfiguration aufbauen und der Entscheidungsreihenfolge zu einer Empfehlung folgen</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>Vergleichen</translation>
+    </message>
+    <message>
+        <source>Chart measured runs side by side and export the charts for a report</source>
+        <translation>Gemessene Läufe nebeneinander darstellen und die Diagramme für einen Bericht exportieren</translation>
+    </message>
+</context>
+<context>
+    <name>PlanText</name>
+    <message>
+        <source>parameters</source>
+        <translation>Parameter</translation>
+    </message>
+    <message>
+        <source>gradients</source>
+        <translation>Gradienten</translation>
+    </message>
+    <message>
+        <source>optimizer state</source>
+        <translation>Optimiererzustand</translation>
+    </message>
+    <message>
+        <source>gathered parameters</source>
+        <translation>gesammelte Parameter</translation>
+    </message>
+    <message>
+        <source>activations</source>
+        <translation>Aktivierungen</translation>
+    </message>
+    <message>
+        <source>logits and loss</source>
+        <translation>Logits und Verlust</translation>
+    </message>
+    <message>
+        <source>communication buffers</source>
+        <translation>Kommunikationspuffer</translation>
+    </message>
+    <message>
+        <source>fragmentation</source>
+        <translation>Fragmentierung</translation>
+    </message>
+    <message>
+        <source>CUDA context and NCCL</source>
+        <translation>CUDA-Kontext und NCCL</translation>
+    </message>
+    <message>
+        <source>%1 short by %2</source>
+        <translation>%1 fehlen %2</translation>
+    </message>
+    <message>
+        <source>Does not fit the GPU: short by %1.</source>
+        <translation>Passt nicht auf die GPU: es fehlen %1.</translation>
+    </message>
+    <message>
+        <source>Does not fit host memory: short by %1 per node.</source>
+        <translation>Passt nicht in den Hostspeicher: es fehlen %1 je Knoten.</translation>
+    </message>
+    <message>
+        <source>Lightest sharding that fits</source>
+        <translation>Leichtestes Sharding, das passt</translation>
+    </message>
+    <message>
+        <source>Full sharding, chosen by interconnect</source>
+        <translation>Volles Sharding, nach Verbindung gewählt</translation>
+    </message>
+    <message>
+        <source>CPU offload last</source>
+        <translation>CPU-Auslagerung zuletzt</translation>
+    </message>
+    <message>
+        <source>No light strategy fits the usable %1 per GPU: %2.</source>
+        <translation>Keine leichte Strategie passt in die nutzbaren %1 je GPU: %2.</translation>
+    </message>
+    <message>
+        <source>No full-sharding strategy without offload fits: %1.</source>
+        <translation>Keine Strategie mit vollem Sharding ohne Auslagerung passt: %1.</translation>
+    </message>
+    <message>
+        <source>Even with CPU offload nothing fits.</source>
+        <translation>Auch mit CPU-Auslagerung passt nichts.</translation>
+    </message>
+    <message>
+        <source>Not needed: step %1 decided.</source>
+        <translation>Nicht nötig: Schritt %1 hat entschieden.</translation>
+    </message>
+    <message>
+        <source>the recommendation</source>
+        <translation>die Empfehlung</translation>
+    </message>
+    <message>
+        <source>the decision order says to measure it as well</source>
+        <translation>die Entscheidungsreihenfolge sagt, auch diese zu messen</translation>
+    </message>
+    <message>
+        <source>checks that heavier sharding brings no speed-up</source>
+        <translation>prüft, dass stärkeres Sharding nicht schneller ist</translation>
+    </message>
+    <message>
+        <source>Recommended: %1 (decided by step %2).</source>
+        <translation>Empfohlen: %1 (entschieden in Schritt %2).</translation>
+    </message>
+    <message>
+        <source>Nothing fits. %1</source>
+        <translation>Nichts passt. %1</translation>
+    </message>
+</context>
+<context>
+    <name>StartupText</name>
+    <message>
+        <source>%1: cannot create the folder</source>
+        <translation>%1: Der Ordner kann nicht angelegt werden</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the screenshot</source>
+        <translation>%1: Das Bildschirmfoto kann nicht geschrieben werden</translation>
+    </message>
+    <message>
+        <source>Plan, measure and compare training-state sharding on your own GPUs.</source>
+        <translation>Sharding des Trainingszustands auf den eigenen GPUs planen, messen und vergleichen.</translation>
+    </message>
+    <message>
+        <source>Open the run store FILE instead of the default workspace.</source>
+        <translation>Den Laufspeicher DATEI statt des Standard-Arbeitsbereichs öffnen.</translation>
+    </message>
+    <message>
+        <source>FILE</source>
+        <translation>DATEI</translation>
+    </message>
+    <message>
+        <source>Render every page to DIR/&lt;page&gt;.png and DIR/&lt;page&gt;-dark.png, then exit.</source>
+        <translation>Jede Seite als DIR/&lt;Seite&gt;.png und DIR/&lt;Seite&gt;-dark.png zeichnen und beenden.</translation>
+    </message>
+    <message>
+        <source>DIR</source>
+        <translation>ORDNER</translation>
+    </message>
+    <message>
+        <source>User interface language (en, de, ja); default: the system's.</source>
+        <translation>Sprache der Oberfläche (en, de, ja); Standard: die des Systems.</translation>
+    </message>
+    <message>
+        <source>LANG</source>
+        <translation>SPRACHE</translation>
+    </message>
+    <message>
+        <source>system, light or dark; default: the last choice in View &gt; Appearance.</source>
+        <translation>system, light oder dark; Standard: die letzte Wahl unter Ansicht &gt; Erscheinungsbild.</translation>
+    </message>
+    <message>
+        <source>SCHEME</source>
+        <translation>SCHEMA</translation>
+    </message>
+    <message>
+        <source>--color-scheme: "%1" is not one of system, light, dark</source>
+        <translation>--color-scheme: „%1“ ist keines von system, light, dark</translation>
+    </message>
+    <message>
+        <source>Shardwise</source>
+        <translation>Shardwise</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::CandidateTableModel</name>
+    <message>
+        <source>%1 (recommended)</source>
+        <translation>%1 (empfohlen)</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>passt</translation>
+    </message>
+    <message>
+        <source>short by %1</source>
+        <translation>es fehlen %1</translation>
+    </message>
+    <message>
+        <source>Predicted peak leaves %1 of the usable %2 free.</source>
+        <translation>Die vorhergesagte Spitze lässt %1 der nutzbaren %2 frei.</translation>
+    </message>
+    <message>
+        <source>Predicted peak exceeds the usable %1 (GPU memory minus headroom) by %2.</source>
+        <translation>Die vorhergesagte Spitze übersteigt die nutzbaren %1 (GPU-Speicher minus Reserve) um %2.</translation>
+    </message>
+    <message>
+        <source>Predicted. %1</source>
+        <translation>Vorhergesagt. %1</translation>
+    </message>
+    <message>
+        <source>Strategy</source>
+        <translation>Strategie</translation>
+    </message>
+    <message>
+        <source>Fits</source>
+        <translation>Passt</translation>
+    </message>
+    <message>
+        <source>Peak / GPU</source>
+        <translation>Spitze / GPU</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>Durchsatz</translation>
+    </message>
+    <message>
+        <source>MFU</source>
+        <translation>MFU</translation>
+    </message>
+    <message>
+        <source>NCCL share</source>
+        <translation>NCCL-Anteil</translation>
+    </message>
+    <message>
+        <source>The sharding strategy; the recommended one is shown in bold.</source>
+        <translation>Die Sharding-Strategie; die empfohlene ist fett dargestellt.</translation>
+    </message>
+    <message>
+        <source>Whether the predicted peak fits the GPU's memory with the planner's headroom.</source>
+        <translation>Ob die vorhergesagte Spitze mit der Reserve des Planers in den GPU-Speicher passt.</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::ChartPanel</name>
+    <message>
+        <source>The planner's prediction beside the measurement. Runs measured on a CPU carry no prediction: the planner predicts GPUs.</source>
+        <translation>Die Vorhersage des Planers neben der Messung. Auf einer CPU gemessene Läufe haben keine Vorhersage: Der Planer sagt GPUs vorher.</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::ComparePage</name>
+    <message>
+        <source>any</source>
+        <translation>alle</translation>
+    </message>
+    <message>
+        <source>Show only runs of this model.</source>
+        <translation>Nur Läufe dieses Modells zeigen.</translation>
+    </message>
+    <message>
+        <source>Show only runs on this hardware.</source>
+        <translation>Nur Läufe auf dieser Hardware zeigen.</translation>
+    </message>
+    <message>
+        <source>Show only runs of this strategy.</source>
+        <translation>Nur Läufe dieser Strategie zeigen.</translation>
+    </message>
+    <message>
+        <source>Show only runs on this node.</source>
+        <translation>Nur Läufe auf diesem Knoten zeigen.</translation>
+    </message>
+    <message>
+        <source>Started between</source>
+        <translation>Gestartet zwischen</translation>
+    </message>
+    <message>
+        <source>Show only runs started in this date range (inclusive).</source>
+        <translation>Nur Läufe zeigen, die in diesem Zeitraum (einschließlich) gestartet wurden.</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>Modell:</translation>
+    </message>
+    <message>
+        <source>Hardware:</source>
+        <translation>Hardware:</translation>
+    </message>
+    <message>
+        <source>Strategy:</source>
+        <translation>Strategie:</translation>
+    </message>
+    <message>
+        <source>Node:</source>
+        <translation>Knoten:</translation>
+    </message>
+    <message>
+        <source>and</source>
+        <translation>und</translation>
+    </message>
+    <message>
+        <source>Check all shown</source>
+        <translation>Alle angezeigten anhaken</translation>
+    </message>
+    <message>
+        <source>Put every run the filters show into the charts.</source>
+        <translation>Alle Läufe, die die Filter zeigen, in die Diagramme aufnehmen.</translation>
+    </message>
+    <message>
+        <source>Uncheck all</source>
+        <translation>Alle abwählen</translation>
+    </message>
+    <message>
+        <source>Export &amp;charts…</source>
+        <translation>&amp;Diagramme exportieren…</translation>
+    </message>
+    <message>
+        <source>Save the four charts as PNG, SVG or PDF with a caption (%1).</source>
+        <translation>Die vier Diagramme mit Beschriftung als PNG, SVG oder PDF speichern (%1).</translation>
+    </message>
+    <message>
+        <source>Export &amp;table…</source>
+        <translation>&amp;Tabelle exportieren…</translation>
+    </message>
+    <message>
+        <source>Save the checked runs as CSV or Markdown with a caption (%1).</source>
+        <translation>Die angehakten Läufe mit Beschriftung als CSV oder Markdown speichern (%1).</translation>
+    </message>
+    <message>
+        <source>&amp;Reload</source>
+        <translation>&amp;Neu laden</translation>
+    </message>
+    <message>
+        <source>Read the runs from the workspace again (%1).</source>
+        <translation>Die Läufe erneut aus dem Arbeitsbereich lesen (%1).</translation>
+    </message>
+    <message>
+        <source>Export charts</source>
+        <translation>Diagramme exportieren</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
+        <translation>PNG-Bild (*.png);;SVG-Zeichnung (*.svg);;PDF-Dokument (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Export table</source>
+        <translation>Tabelle exportieren</translation>
+    </message>
+    <message>
+        <source>CSV table (*.csv);;Markdown table (*.md)</source>
+        <translation>CSV-Tabelle (*.csv);;Markdown-Tabelle (*.md)</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::DecisionStepModel</name>
+    <message>
+        <source>decided</source>
+        <translation>entschieden</translation>
+    </message>
+    <message>
+        <source>passed on</source>
+        <translation>weitergereicht</translation>
+    </message>
+    <message>
+        <source>not reached</source>
+        <translation>nicht erreicht</translation>
+    </message>
+    <message>
+        <source>%1. %2</source>
+        <translation>%1. %2</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>Urteil</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>Begründung</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::LogTailModel</name>
+    <message>
+        <source>[rank %1] %2</source>
+        <extracomment>one log line: the rank that wrote it, then the text</extracomment>
+        <translation>[Rang %1] %2</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::MainWindow</name>
+    <message>
+        <source>Shardwise</source>
+        <translation>Shardwise</translation>
+    </message>
+    <message>
+        <source>Pages</source>
+        <translation>Seiten</translation>
+    </message>
+    <message>
+        <source>Workspace: %1</source>
+        <translation>Arbeitsbereich: %1</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>&amp;Datei</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>&amp;Beenden</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>&amp;Ansicht</translation>
+    </message>
+    <message>
+        <source>&amp;Appearance</source>
+        <translation>&amp;Erscheinungsbild</translation>
+    </message>
+    <message>
+        <source>Follow the &amp;system</source>
+        <translation>Dem &amp;System folgen</translation>
+    </message>
+    <message>
+        <source>&amp;Light</source>
+        <translation>&amp;Hell</translation>
+    </message>
+    <message>
+        <source>&amp;Dark</source>
+        <translation>&amp;Dunkel</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>&amp;Hilfe</translation>
+    </message>
+    <message>
+        <source>User &amp;guide</source>
+        <translation>&amp;Benutzerhandbuch</translation>
+    </message>
+    <message>
+        <source>&amp;About Shardwise</source>
+        <translation>Ü&amp;ber Shardwise</translation>
+    </message>
+    <message>
+        <source>About Shardwise</source>
+        <translation>Über Shardwise</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b&gt;Shardwise %1&lt;/b&gt;&lt;/p&gt;&lt;p&gt;Plan, measure and compare training-state sharding (ZeRO 0-3, ZeRO-3 offload, FSDP2) on your own GPUs.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;Shardwise %1&lt;/b&gt;&lt;/p&gt;&lt;p&gt;Sharding des Trainingszustands (ZeRO 0-3, ZeRO-3 mit Auslagerung, FSDP2) auf den eigenen GPUs planen, messen und vergleichen.&lt;/p&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::NodeFactsModel</name>
+    <message>
+        <source>not found</source>
+        <translation>nicht gefunden</translation>
+    </message>
+    <message>
+        <source>Host name</source>
+        <translation>Hostname</translation>
+    </message>
+    <message>
+        <source>Operating system</source>
+        <translation>Betriebssystem</translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation>Architektur</translation>
+    </message>
+    <message>
+        <source>CPU cores</source>
+        <translation>CPU-Kerne</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>Speicher</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPUs</translation>
+    </message>
+    <message>
+        <source>none: only the CPU runner can run here</source>
+        <translation>keine: hier kann nur der CPU-Runner laufen</translation>
+    </message>
+    <message>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
+    </message>
+    <message>
+        <source>%1, %2 (%3)</source>
+        <translation>%1, %2 (%3)</translation>
+    </message>
+    <message>
+        <source>NVIDIA driver</source>
+        <translation>NVIDIA-Treiber</translation>
+    </message>
+    <message>
+        <source>CUDA supported by the driver</source>
+        <translation>Vom Treiber unterstütztes CUDA</translation>
+    </message>
+    <message>
+        <source>CUDA toolkit</source>
+        <translation>CUDA-Toolkit</translation>
+    </message>
+    <message>
+        <source>NCCL</source>
+        <translation>NCCL</translation>
+    </message>
+    <message>
+        <source>Python</source>
+        <translation>Python</translation>
+    </message>
+    <message>
+        <source>PyTorch</source>
+        <translation>PyTorch</translation>
+    </message>
+    <message>
+        <source>PyTorch's CUDA</source>
+        <translation>CUDA von PyTorch</translation>
+    </message>
+    <message>
+        <source>LibTorch CMake folder</source>
+        <translation>LibTorch-CMake-Ordner</translation>
+    </message>
+    <message>
+        <source>CMake</source>
+        <translation>CMake</translation>
+    </message>
+    <message>
+        <source>C++ compiler</source>
+        <translation>C++-Compiler</translation>
+    </message>
+    <message>
+        <source>Can build the runner</source>
+        <translation>Kann den Runner bauen</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>ja</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>nein</translation>
+    </message>
+    <message>
+        <source>Problem</source>
+        <translation>Problem</translation>
+    </message>
+    <message>
+        <source>Property</source>
+        <translation>Eigenschaft</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>Wert</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::NodeJob</name>
+    <message>
+        <source>This machine needs no connection.</source>
+        <translation>Dieser Rechner braucht keine Verbindung.</translation>
+    </message>
+    <message>
+        <source>Connected as %1 in %2 ms; the node runs %3.</source>
+        <translation>Als %1 in %2 ms verbunden; auf dem Knoten läuft %3.</translation>
+    </message>
+    <message>
+        <source>Connected as %1 in %2 ms, but a test command ended with %3.</source>
+        <translation>Als %1 in %2 ms verbunden, aber ein Testbefehl endete mit %3.</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::NodeTableModel</name>
+    <message>
+        <source>This machine</source>
+        <translation>Dieser Rechner</translation>
+    </message>
+    <message>
+        <source>SSH</source>
+        <translation>SSH</translation>
+    </message>
+    <message>
+        <source>Not discovered yet</source>
+        <translation>Noch nicht erkundet</translation>
+    </message>
+    <message>
+        <source>No GPU (CPU runner only)</source>
+        <translation>Keine GPU (nur CPU-Runner)</translation>
+    </message>
+    <message>
+        <source>%1 × %2, %3 each</source>
+        <extracomment>e.g. "2 × NVIDIA H200, 141.0 GiB each"</extracomment>
+        <translation>%1 × %2, je %3</translation>
+    </message>
+    <message>
+        <source>driver %1</source>
+        <translation>Treiber %1</translation>
+    </message>
+    <message>
+        <source>CUDA %1</source>
+        <translation>CUDA %1</translation>
+    </message>
+    <message>
+        <source>NCCL %1</source>
+        <translation>NCCL %1</translation>
+    </message>
+    <message>
+        <source>PyTorch %1</source>
+        <translation>PyTorch %1</translation>
+    </message>
+    <message>
+        <source>CMake %1</source>
+        <translation>CMake %1</translation>
+    </message>
+    <message>
+        <source>Not accepted yet</source>
+        <translation>Noch nicht akzeptiert</translation>
+    </message>
+    <message>
+        <source>The SHA256 fingerprint of the host key you accepted; a different key is always refused.</source>
+        <translation>Der SHA256-Fingerabdruck des akzeptierten Hostschlüssels; ein anderer Schlüssel wird immer abgelehnt.</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>Art</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>Adresse</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPUs</translation>
+    </message>
+    <message>
+        <source>Software</source>
+        <translation>Software</translation>
+    </message>
+    <message>
+        <source>Host key</source>
+        <translation>Hostschlüssel</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::PlanForm</name>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>A model preset, or a Hugging Face config.json you opened (Qwen2, Llama, Mistral).</source>
+        <translation>Eine Modellvorlage oder eine geöffnete Hugging-Face-config.json (Qwen2, Llama, Mistral).</translation>
+    </message>
+    <message>
+        <source>Open config.json…</source>
+        <translation>config.json öffnen…</translation>
+    </message>
+    <message>
+        <source>Read the architecture from a Hugging Face config.json or a Shardwise model file.</source>
+        <translation>Die Architektur aus einer Hugging-Face-config.json oder einer Shardwise-Modelldatei lesen.</translation>
+    </message>
+    <message>
+        <source>&amp;Model:</source>
+        <translation>&amp;Modell:</translation>
+    </message>
+    <message>
+        <source>Hardware</source>
+        <translation>Hardware</translation>
+    </message>
+    <message>
+        <source>A GPU preset, or Custom to enter the memory and bandwidth figures yourself.</source>
+        <translation>Eine GPU-Vorlage oder „Eigene“, um Speicher- und Bandbreitenwerte selbst einzugeben.</translation>
+    </message>
+    <message>
+        <source>&amp;GPU:</source>
+        <translation>&amp;GPU:</translation>
+    </message>
+    <message>
+        <source>Custom GPU</source>
+        <translation>Eigene GPU</translation>
+    </message>
+    <message>
+        <source> GiB</source>
+        <translation> GiB</translation>
+    </message>
+    <message>
+        <source>Device memory as the driver reports it.</source>
+        <translation>Gerätespeicher, wie ihn der Treiber meldet.</translation>
+    </message>
+    <message>
+        <source> TFLOP/s</source>
+        <translation> TFLOP/s</translation>
+    </message>
+    <message>
+        <source>Dense bf16 tensor-core peak.</source>
+        <translation>Dichte bf16-Tensor-Core-Spitzenleistung.</translation>
+    </message>
+    <message>
+        <source> GB/s</source>
+        <translation> GB/s</translation>
+    </message>
+    <message>
+        <source>Device memory bandwidth.</source>
+        <translation>Bandbreite des Gerätespeichers.</translation>
+    </message>
+    <message>
+        <source>NVLink bandwidth per GPU per direction; 0 means no NVLink.</source>
+        <translation>NVLink-Bandbreite je GPU und Richtung; 0 bedeutet kein NVLink.</translation>
+    </message>
+    <message>
+        <source>Host link (PCIe) bandwidth per direction.</source>
+        <translation>Bandbreite der Hostverbindung (PCIe) je Richtung.</translation>
+    </message>
+    <message>
+        <source>Memory:</source>
+        <translation>Speicher:</translation>
+    </message>
+    <message>
+        <source>bf16 peak:</source>
+        <translation>bf16-Spitze:</translation>
+    </message>
+    <message>
+        <source>HBM bandwidth:</source>
+        <translation>HBM-Bandbreite:</translation>
+    </message>
+    <message>
+        <source>NVLink:</source>
+        <translation>NVLink:</translation>
+    </message>
+    <message>
+        <source>PCIe:</source>
+        <translation>PCIe:</translation>
+    </message>
+    <message>
+        <source>GPUs in each node; every GPU runs one rank.</source>
+        <translation>GPUs je Knoten; jede GPU führt einen Rang aus.</translation>
+    </message>
+    <message>
+        <source>Nodes; more than one adds the inter-node network to every collective.</source>
+        <translation>Knoten; mehr als einer bringt das Netz zwischen den Knoten in jede Kollektivoperation.</translation>
+    </message>
+    <message>
+        <source>GPUs per node ×</source>
+        <translation>GPUs je Knoten ×</translation>
+    </message>
+    <message>
+        <source>nodes</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <source>&amp;Cluster:</source>
+        <translation>&amp;Cluster:</translation>
+    </message>
+    <message>
+        <source>NVLink</source>
+        <translation>NVLink</translation>
+    </message>
+    <message>
+        <source>PCIe</source>
+        <translation>PCIe</translation>
+    </message>
+    <message>
+        <source>How the GPUs inside a node talk. The decision order's step 2 chooses by it.</source>
+        <translation>Wie die GPUs innerhalb eines Knotens verbunden sind. Schritt 2 der Entscheidungsreihenfolge wählt danach.</translation>
+    </message>
+    <message>
+        <source>&amp;Interconnect:</source>
+        <translation>&amp;Verbindung:</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>Training</translation>
+    </message>
+    <message>
+        <source>bf16 (params, grads, Adam moments)</source>
+        <translation>bf16 (Parameter, Gradienten, Adam-Momente)</translation>
+    </message>
+    <message>
+        <source>bf16 compute, fp32 master weights and moments</source>
+        <translation>bf16-Berechnung, fp32-Mastergewichte und -Momente</translation>
+    </message>
+    <message>
+        <source>Bytes per parameter of the training state: 8 for pure bf16, 16 with fp32 master weights.</source>
+        <translation>Bytes je Parameter des Trainingszustands: 8 bei reinem bf16, 16 mit fp32-Mastergewichten.</translation>
+    </message>
+    <message>
+        <source>&amp;Precision:</source>
+        <translation>&amp;Präzision:</translation>
+    </message>
+    <message>
+        <source>Sequences per GPU per step.</source>
+        <translation>Sequenzen je GPU und Schritt.</translation>
+    </message>
+    <message>
+        <source>Micro-&amp;batch:</source>
+        <translation>Micro-&amp;Batch:</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> Token</translation>
+    </message>
+    <message>
+        <source>Tokens per sequence.</source>
+        <translation>Token je Sequenz.</translation>
+    </message>
+    <message>
+        <source>&amp;Sequence:</source>
+        <translation>&amp;Sequenz:</translation>
+    </message>
+    <message>
+        <source>expandable_segments:True</source>
+        <translation>expandable_segments:True</translation>
+    </message>
+    <message>
+        <source>PyTorch's caching-allocator setting that grows segments in place; it reduces fragmentation. In the reference benchmark two PCIe configurations only completed with it.</source>
+        <translation>Einstellung des PyTorch-Caching-Allocators, die Segmente an Ort und Stelle wachsen lässt; sie verringert Fragmentierung. Im Referenz-Benchmark liefen zwei PCIe-Konfigurationen nur damit durch.</translation>
+    </message>
+    <message>
+        <source>Allocator:</source>
+        <translation>Allocator:</translation>
+    </message>
+    <message>
+        <source>Activation checkpointing</source>
+        <translation>Aktivierungs-Checkpointing</translation>
+    </message>
+    <message>
+        <source>Recompute each layer's forward in backward: less activation memory, about a third more compute.</source>
+        <translation>Den Vorwärtsdurchlauf jeder Schicht im Rückwärtsdurchlauf neu berechnen: weniger Aktivierungsspeicher, etwa ein Drittel mehr Rechenaufwand.</translation>
+    </message>
+    <message>
+        <source>%1 (%2 B parameters)</source>
+        <translation>%1 (%2 Mrd. Parameter)</translation>
+    </message>
+    <message>
+        <source>%1 (%2 GiB)</source>
+        <translation>%1 (%2 GiB)</translation>
+    </message>
+    <message>
+        <source>Custom GPU…</source>
+        <translation>Eigene GPU…</translation>
+    </message>
+    <message>
+        <source>%1 (from %2)</source>
+        <translation>%1 (aus %2)</translation>
+    </message>
+    <message>
+        <source>Open a model configuration</source>
+        <translation>Eine Modellkonfiguration öffnen</translation>
+    </message>
+    <message>
+        <source>Model configuration (*.json);;All files (*)</source>
+        <translation>Modellkonfiguration (*.json);;Alle Dateien (*)</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::PlanPage</name>
+    <message>
+        <source>The decision order: lightest sharding that fits, then full sharding chosen by interconnect, then CPU offload; always validate on your own hardware.</source>
+        <translation>Die Entscheidungsreihenfolge: leichtestes Sharding, das passt, dann volles Sharding nach Verbindung, dann CPU-Auslagerung; immer auf der eigenen Hardware prüfen.</translation>
+    </message>
+    <message>
+        <source>Predicted memory per GPU by kind, stacked, for each strategy. The dashed line is the GPU's memory.</source>
+        <translation>Vorhergesagter Speicher je GPU nach Art, gestapelt, für jede Strategie. Die gestrichelte Linie ist der GPU-Speicher.</translation>
+    </message>
+    <message>
+        <source>Where the validation runs are measured.</source>
+        <translation>Wo die Prüfläufe gemessen werden.</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>CUDA GPUs</source>
+        <translation>CUDA-GPUs</translation>
+    </message>
+    <message>
+        <source>CPU runs exercise every strategy's schedule on any machine; their throughput says nothing about a GPU.</source>
+        <translation>CPU-Läufe üben den Ablauf jeder Strategie auf jedem Rechner; ihr Durchsatz sagt nichts über eine GPU.</translation>
+    </message>
+    <message>
+        <source>&amp;Validate</source>
+        <translation>&amp;Prüfen</translation>
+    </message>
+    <message>
+        <source>Queue the plan's run matrix (the recommendation and what the decision order says to measure beside it) with the same model, precision, micro-batch, sequence and GPU count (%1).</source>
+        <translation>Die Laufmatrix des Plans (die Empfehlung und was laut Entscheidungsreihenfolge daneben zu messen ist) mit gleichem Modell, gleicher Präzision, gleichem Micro-Batch, gleicher Sequenz und GPU-Zahl einreihen (%1).</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Stop the running measurement and drop the queued ones.</source>
+        <translation>Die laufende Messung stoppen und die eingereihten verwerfen.</translation>
+    </message>
+    <message>
+        <source>Validate on:</source>
+        <translation>Prüfen auf:</translation>
+    </message>
+    <message>
+        <source>Validation cancelled.</source>
+        <translation>Prüfung abgebrochen.</translation>
+    </message>
+    <message>
+        <source>Cannot plan this configuration: %1</source>
+        <translation>Diese Konfiguration kann nicht geplant werden: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Queued %n run(s) on %1.</source>
+        <translation><numerusform>%n Lauf auf %1 eingereiht.</numerusform><numerusform>%n Läufe auf %1 eingereiht.</numerusform></translation>
+    </message>
+    <message>
+        <source>Run %1 of %2 — %3</source>
+        <translation>Lauf %1 von %2 — %3</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RankProgressModel</name>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>Rank %1</source>
+        <translation>Rang %1</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation>Beendet</translation>
+    </message>
+    <message>
+        <source>Starting</source>
+        <translation>Startet</translation>
+    </message>
+    <message>
+        <source>Warming up</source>
+        <translation>Aufwärmen</translation>
+    </message>
+    <message>
+        <source>Timing</source>
+        <translation>Messen</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message>
+        <source>%1 allocated, %2 peak</source>
+        <translation>%1 belegt, %2 Spitze</translation>
+    </message>
+    <message>
+        <source>%1 peak RSS (host)</source>
+        <translation>%1 Spitzen-RSS (Host)</translation>
+    </message>
+    <message>
+        <source>This rank's tokens over its timed steps so far, divided by their step time; warm-up steps are left out.</source>
+        <translation>Die Token dieses Rangs über seine bisherigen gemessenen Schritte, geteilt durch deren Schrittzeit; Aufwärmschritte zählen nicht.</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Rang</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Zustand</translation>
+    </message>
+    <message>
+        <source>Steps done</source>
+        <translation>Erledigte Schritte</translation>
+    </message>
+    <message>
+        <source>Throughput so far</source>
+        <translation>Bisheriger Durchsatz</translation>
+    </message>
+    <message>
+        <source>Last step</source>
+        <translation>Letzter Schritt</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>Verlust</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>Speicher</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RunFailureModel</name>
+    <message>
+        <source>Rank %1</source>
+        <translation>Rang %1</translation>
+    </message>
+    <message>
+        <source>Launcher</source>
+        <extracomment>a failure not tied to one rank (a launcher or node log)</extracomment>
+        <translation>Launcher</translation>
+    </message>
+    <message>
+        <source>First failure (root cause)</source>
+        <translation>Erster Fehler (Ursache)</translation>
+    </message>
+    <message>
+        <source>Symptom</source>
+        <extracomment>a failure that follows from another one, e.g. a watchdog timeout after a peer died</extracomment>
+        <translation>Symptom</translation>
+    </message>
+    <message>
+        <source>Failure</source>
+        <translation>Fehler</translation>
+    </message>
+    <message>
+        <source>%1:%2: %3</source>
+        <translation>%1:%2: %3</translation>
+    </message>
+    <message>
+        <source>Order</source>
+        <extracomment>position of a failure in time order</extracomment>
+        <translation>Reihenfolge</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>Wo</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>Art</translation>
+    </message>
+    <message>
+        <source>Logged at</source>
+        <translation>Protokolliert um</translation>
+    </message>
+    <message>
+        <source>Role</source>
+        <translation>Rolle</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>Meldung</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RunHistoryModel</name>
+    <message>
+        <source>Running</source>
+        <translation>Läuft</translation>
+    </message>
+    <message>
+        <source>Completed</source>
+        <translation>Abgeschlossen</translation>
+    </message>
+    <message>
+        <source>Out of memory</source>
+        <translation>Speicher erschöpft</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Timed out</source>
+        <translation>Zeit überschritten</translation>
+    </message>
+    <message>
+        <source>Node lost</source>
+        <translation>Knoten verloren</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>Abgebrochen</translation>
+    </message>
+    <message>
+        <source>Interrupted</source>
+        <extracomment>a run whose recording process stopped without finishing it</extracomment>
+        <translation>Unterbrochen</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s)</source>
+        <translation><numerusform>%n Rang</numerusform><numerusform>%n Ränge</numerusform></translation>
+    </message>
+    <message>
+        <source>#</source>
+        <extracomment>run number</extracomment>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>Gestartet</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Strategy</source>
+        <translation>Strategie</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>Ranks</source>
+        <translation>Ränge</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>Durchsatz</translation>
+    </message>
+    <message>
+        <source>Median step</source>
+        <translation>Median-Schritt</translation>
+    </message>
+    <message>
+        <source>Peak allocated</source>
+        <translation>Spitze belegt</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>Begründung</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RunJob</name>
+    <message>
+        <source>Runs on the node "%1" need the remote launcher, which this version does not have yet; only the local node can run.</source>
+        <translation>Läufe auf dem Knoten „%1“ brauchen den entfernten Launcher, den diese Version noch nicht hat; nur der lokale Knoten kann laufen.</translation>
+    </message>
+    <message>
+        <source>shardwise-runner was not found: set SHARDWISE_RUNNER or install it beside this program.</source>
+        <translation>shardwise-runner wurde nicht gefunden: SHARDWISE_RUNNER setzen oder ihn neben diesem Programm installieren.</translation>
+    </message>
+    <message>
+        <source>%1 completed: %2</source>
+        <translation>%1 abgeschlossen: %2</translation>
+    </message>
+    <message>
+        <source>%1 ended as %2: %3</source>
+        <translation>%1 endete als %2: %3</translation>
+    </message>
+    <message>
+        <source>The run could not be started: %1</source>
+        <translation>Der Lauf konnte nicht gestartet werden: %1</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RunQueueModel</name>
+    <message>
+        <source>Queued (%1)</source>
+        <translation>Eingereiht (%1)</translation>
+    </message>
+    <message>
+        <source>Running, step %1 of %2</source>
+        <translation>Läuft, Schritt %1 von %2</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>Läuft</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s)</source>
+        <translation><numerusform>%n Rang</numerusform><numerusform>%n Ränge</numerusform></translation>
+    </message>
+    <message>
+        <source>%1 + %2 steps</source>
+        <extracomment>warm-up steps + timed steps of a queued run</extracomment>
+        <translation>%1 + %2 Schritte</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Zustand</translation>
+    </message>
+    <message>
+        <source>Strategy</source>
+        <translation>Strategie</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>Ranks</source>
+        <translation>Ränge</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>Schritte</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>Knoten</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RunTableModel</name>
+    <message>
+        <source>completed</source>
+        <translation>abgeschlossen</translation>
+    </message>
+    <message>
+        <source>out of memory</source>
+        <translation>Speicher erschöpft</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>timed out</source>
+        <translation>Zeit überschritten</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>abgebrochen</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>läuft</translation>
+    </message>
+    <message>
+        <source>n/a</source>
+        <translation>k. A.</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>keine</translation>
+    </message>
+    <message>
+        <source>Check to include this run in the charts.</source>
+        <translation>Anhaken, um diesen Lauf in die Diagramme aufzunehmen.</translation>
+    </message>
+    <message>
+        <source>Measured over %1 timed steps after %2 warm-up steps. %3</source>
+        <translation>Gemessen über %1 Schritte nach %2 Aufwärmschritten. %3</translation>
+    </message>
+    <message>
+        <source>What the planner predicted for this configuration before it ran.</source>
+        <translation>Was der Planer für diese Konfiguration vor dem Lauf vorhergesagt hat.</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>Lauf</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>Gestartet</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>Hardware</source>
+        <translation>Hardware</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <source>Strategy</source>
+        <translation>Strategie</translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation>Ergebnis</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>Durchsatz</translation>
+    </message>
+    <message>
+        <source>Peak allocated</source>
+        <translation>Spitze belegt</translation>
+    </message>
+    <message>
+        <source>Peak reserved</source>
+        <translation>Spitze reserviert</translation>
+    </message>
+    <message>
+        <source>NCCL share</source>
+        <translation>NCCL-Anteil</translation>
+    </message>
+    <message>
+        <source>Predicted throughput</source>
+        <translation>Vorhergesagter Durchsatz</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::ValidationQueue</name>
+    <message>
+        <source>Validating on the node "%1" needs the remote launcher; only the local node can run validations from the Plan page.</source>
+        <translation>Prüfen auf dem Knoten „%1“ braucht den entfernten Launcher; von der Planungsseite aus kann nur der lokale Knoten prüfen.</translation>
+    </message>
+    <message>
+        <source>shardwise-runner was not found beside this program or in $SHARDWISE_RUNNER.</source>
+        <translation>shardwise-runner wurde weder neben diesem Programm noch in $SHARDWISE_RUNNER gefunden.</translation>
+    </message>
+    <message>
+        <source>Starting %1 ranks of %2…</source>
+        <translation>Starte %1 Ränge von %2…</translation>
+    </message>
+    <message>
+        <source>%1: step %2 of %3, %4 per step</source>
+        <translation>%1: Schritt %2 von %3, %4 je Schritt</translation>
+    </message>
+    <message>
+        <source>%1 completed: %2</source>
+        <translation>%1 abgeschlossen: %2</translation>
+    </message>
+    <message>
+        <source>%1 %2: %3</source>
+        <translation>%1 %2: %3</translation>
+    </message>
+    <message>
+        <source>%1 could not be run: %2</source>
+        <translation>%1 konnte nicht ausgeführt werden: %2</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::Workspace</name>
+    <message>
+        <source>unknown device</source>
+        <translation>unbekanntes Gerät</translation>
+    </message>
+    <message>
+        <source>%1 × %2</source>
+        <translation>%1 × %2</translation>
+    </message>
+    <message>
+        <source>NVLink</source>
+        <translation>NVLink</translation>
+    </message>
+    <message>
+        <source>PCIe</source>
+        <translation>PCIe</translation>
+    </message>
+    <message>
+        <source>, %1 nodes</source>
+        <translation>, %1 Knoten</translation>
+    </message>
+    <message>
+        <source>The process recording this run stopped answering; it was interrupted.</source>
+        <translation>Der Prozess, der diesen Lauf aufzeichnete, antwortet nicht mehr; der Lauf wurde unterbrochen.</translation>
+    </message>
+    <message>
+        <source>Cannot open the workspace %1: %2</source>
+        <translation>Der Arbeitsbereich %1 kann nicht geöffnet werden: %2</translation>
+    </message>
+</context>
+</TS>

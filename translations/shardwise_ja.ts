@@ -1,0 +1,1625 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="ja_JP">
+<context>
+    <name>CaptionText</name>
+    <message>
+        <source>unknown</source>
+        <translation>不明</translation>
+    </message>
+    <message>
+        <source>Shardwise comparison (no runs selected)</source>
+        <translation>Shardwise 比較（実行が選択されていません）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 on %2: %n run(s)</source>
+        <translation><numerusform>%1（%2）: %n 件の実行</numerusform></translation>
+    </message>
+    <message>
+        <source>Model: %1</source>
+        <translation>モデル: %1</translation>
+    </message>
+    <message>
+        <source>Hardware: %1</source>
+        <translation>ハードウェア: %1</translation>
+    </message>
+    <message>
+        <source>Software: %1</source>
+        <translation>ソフトウェア: %1</translation>
+    </message>
+    <message>
+        <source>Precision %1, micro-batch %2, sequence %3 tokens</source>
+        <translation>精度 %1、マイクロバッチ %2、シーケンス %3 トークン</translation>
+    </message>
+    <message>
+        <source>Warm-up steps: %1; timed steps: %2 (median step time)</source>
+        <translation>ウォームアップ: %1 ステップ、計測: %2 ステップ（ステップ時間の中央値）</translation>
+    </message>
+    <message>
+        <source>Allocator: %1</source>
+        <translation>アロケータ: %1</translation>
+    </message>
+    <message>
+        <source>default</source>
+        <translation>既定</translation>
+    </message>
+    <message>
+        <source>#%1 %2</source>
+        <translation>#%1 %2</translation>
+    </message>
+    <message>
+        <source>Not completed (no measured throughput): %1</source>
+        <translation>未完了（スループットの計測値なし）: %1</translation>
+    </message>
+    <message>
+        <source>NCCL share counts collective kernel time that overlaps compute; it is not waiting time.</source>
+        <translation>NCCL 比率は計算と重なる集団通信カーネルの時間を数えたもので、待ち時間ではありません。</translation>
+    </message>
+</context>
+<context>
+    <name>ChartText</name>
+    <message>
+        <source>GPU memory (%1)</source>
+        <translation>GPU メモリ（%1）</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>Throughput (tokens/s, higher is better)</source>
+        <translation>スループット（トークン/秒、高いほど良い）</translation>
+    </message>
+    <message>
+        <source>measured tokens/s</source>
+        <translation>計測値 トークン/秒</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>トークン/秒</translation>
+    </message>
+    <message>
+        <source>Peak memory per GPU (allocated vs reserved)</source>
+        <translation>GPU あたりのピークメモリ（割り当て済み対予約済み）</translation>
+    </message>
+    <message>
+        <source>peak allocated</source>
+        <translation>ピーク割り当て</translation>
+    </message>
+    <message>
+        <source>peak reserved</source>
+        <translation>ピーク予約</translation>
+    </message>
+    <message>
+        <source>GiB per GPU</source>
+        <translation>GPU あたり GiB</translation>
+    </message>
+    <message>
+        <source>NCCL share of step time (overlaps compute; not waiting time)</source>
+        <translation>ステップ時間に占める NCCL 比率（計算と重なる。待ち時間ではない）</translation>
+    </message>
+    <message>
+        <source>NCCL kernel share</source>
+        <translation>NCCL カーネル比率</translation>
+    </message>
+    <message>
+        <source>% of step time</source>
+        <translation>ステップ時間の %</translation>
+    </message>
+    <message>
+        <source>Predicted vs measured throughput</source>
+        <translation>予測スループット対計測スループット</translation>
+    </message>
+    <message>
+        <source>predicted tokens/s</source>
+        <translation>予測値 トークン/秒</translation>
+    </message>
+    <message>
+        <source>Check runs in the table to compare them.</source>
+        <translation>比較するには表の実行にチェックを入れてください。</translation>
+    </message>
+    <message>
+        <source>No plan yet</source>
+        <translation>まだプランがありません</translation>
+    </message>
+    <message>
+        <source>Predicted memory per GPU: %1 on %2 x %3</source>
+        <translation>GPU あたりの予測メモリ: %1（%2 × %3）</translation>
+    </message>
+</context>
+<context>
+    <name>DiagnosisText</name>
+    <message>
+        <source>Out of memory</source>
+        <translation>メモリ不足</translation>
+    </message>
+    <message>
+        <source>Rank or node lost</source>
+        <translation>ランクまたはノードの喪失</translation>
+    </message>
+    <message>
+        <source>Collective watchdog timeout</source>
+        <translation>集団通信のウォッチドッグタイムアウト</translation>
+    </message>
+    <message>
+        <source>Launcher arguments</source>
+        <translation>ランチャー引数</translation>
+    </message>
+    <message>
+        <source>Communication error</source>
+        <translation>通信エラー</translation>
+    </message>
+    <message>
+        <source>Configuration rejected</source>
+        <translation>設定が拒否されました</translation>
+    </message>
+    <message>
+        <source>Other failure</source>
+        <translation>その他の失敗</translation>
+    </message>
+</context>
+<context>
+    <name>DisplayFormat</name>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 トークン/秒</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 ミリ秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>No sharding: every rank holds full parameters, gradients and optimizer state; gradients are all-reduced.</source>
+        <translation>シャーディングなし: 各ランクがパラメータ、勾配、オプティマイザ状態をすべて保持し、勾配は all-reduce されます。</translation>
+    </message>
+    <message>
+        <source>Optimizer state sharded across ranks.</source>
+        <translation>オプティマイザ状態をランク間でシャーディング。</translation>
+    </message>
+    <message>
+        <source>Optimizer state and gradients sharded; gradients are reduce-scattered.</source>
+        <translation>オプティマイザ状態と勾配をシャーディングし、勾配は reduce-scatter されます。</translation>
+    </message>
+    <message>
+        <source>Optimizer state, gradients and parameters sharded; parameters are all-gathered per layer for forward and again for backward.</source>
+        <translation>オプティマイザ状態、勾配、パラメータをシャーディングし、パラメータはレイヤーごとに順伝播で all-gather され、逆伝播で再び all-gather されます。</translation>
+    </message>
+    <message>
+        <source>ZeRO-3 with optimizer state and the optimizer step on the CPU.</source>
+        <translation>オプティマイザ状態とオプティマイザステップを CPU に置いた ZeRO-3。</translation>
+    </message>
+    <message>
+        <source>FSDP2 with reshard_after_forward=False: parameters gathered in forward stay gathered through backward.</source>
+        <translation>reshard_after_forward=False の FSDP2: 順伝播で集めたパラメータを逆伝播まで保持します。</translation>
+    </message>
+    <message>
+        <source>FSDP2 with reshard_after_forward=True: parameters are freed after each layer's forward and gathered again for its backward.</source>
+        <translation>reshard_after_forward=True の FSDP2: 各レイヤーの順伝播後にパラメータを解放し、逆伝播のために再び集めます。</translation>
+    </message>
+    <message>
+        <source>FSDP2 reshard with parameters, gradients and optimizer state in CPU memory and the optimizer step on the CPU.</source>
+        <translation>パラメータ、勾配、オプティマイザ状態を CPU メモリに置き、オプティマイザステップを CPU で行う FSDP2 reshard。</translation>
+    </message>
+    <message>
+        <source>Peak memory per GPU: the most the caching allocator holds for tensors at any moment of a step (parameters, gradients, optimizer state, activations and communication buffers).</source>
+        <translation>GPU あたりのピークメモリ: ステップ中のある時点でキャッシングアロケータがテンソル用に保持する最大量（パラメータ、勾配、オプティマイザ状態、活性化、通信バッファ）。</translation>
+    </message>
+    <message>
+        <source>Tokens per second over all GPUs, from the median step time of the timed steps after warm-up.</source>
+        <translation>全 GPU 合計の毎秒トークン数。ウォームアップ後の計測ステップの中央値ステップ時間から算出します。</translation>
+    </message>
+    <message>
+        <source>Model FLOPs utilisation: the training FLOPs the model needs per second at this throughput, divided by the GPUs' dense bf16 peak. 6 x parameters x tokens for forward and backward.</source>
+        <translation>モデル FLOPs 使用率: このスループットでモデルが毎秒必要とする学習 FLOPs を GPU の密 bf16 ピーク性能で割った値。順伝播と逆伝播で 6 × パラメータ数 × トークン数。</translation>
+    </message>
+    <message>
+        <source>NCCL share: time the collective kernels run, divided by the step time. Communication kernels overlap compute, so this is not the time spent waiting; a high share can still cost nothing when it is hidden behind computation.</source>
+        <translation>NCCL 比率: 集団通信カーネルの実行時間をステップ時間で割った値。通信カーネルは計算と重なるため、これは待ち時間ではありません。計算の裏に隠れていれば、高い比率でもコストがかからないことがあります。</translation>
+    </message>
+    <message>
+        <source>Reserved: memory the caching allocator holds from the driver, allocated or not. Reserved far above allocated means fragmentation; expandable_segments:True can reduce it.</source>
+        <translation>予約済み: キャッシングアロケータがドライバから確保しているメモリ（割り当て済みかどうかを問わない）。予約済みが割り当て済みを大きく上回るのは断片化を意味し、expandable_segments:True で減らせます。</translation>
+    </message>
+</context>
+<context>
+    <name>ExportText</name>
+    <message>
+        <source>%1: the chart has no size to render</source>
+        <translation>%1: グラフに描画できるサイズがありません</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the PNG file</source>
+        <translation>%1: PNG ファイルを書き込めません</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the SVG file</source>
+        <translation>%1: SVG ファイルを書き込めません</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the PDF file</source>
+        <translation>%1: PDF ファイルを書き込めません</translation>
+    </message>
+    <message>
+        <source>%1: unknown chart format "%2"; use one of: %3</source>
+        <translation>%1: 不明なグラフ形式「%2」です。次のいずれかを使ってください: %3</translation>
+    </message>
+    <message>
+        <source>%1: unknown table format "%2"; use one of: %3</source>
+        <translation>%1: 不明な表形式「%2」です。次のいずれかを使ってください: %3</translation>
+    </message>
+    <message>
+        <source>%1: cannot write: %2</source>
+        <translation>%1: 書き込めません: %2</translation>
+    </message>
+</context>
+<context>
+    <name>PageCatalog</name>
+    <message>
+        <source>Plan</source>
+        <translation>プラン</translation>
+    </message>
+    <message>
+        <source>Build a configuration and follow the decision order to a recommendation</source>
+        <translation>構成を組み立て、判断順序に従って推奨を得る</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>比較</translation>
+    </message>
+    <message>
+        <source>Chart measured runs side by side and export the charts for a report</source>
+        <translation>計測した実行を並べてグラフ化し、レポート用にエクスポートする</translation>
+    </message>
+</context>
+<context>
+    <name>PlanText</name>
+    <message>
+        <source>parameters</source>
+        <translation>パラメータ</translation>
+    </message>
+    <message>
+        <source>gradients</source>
+        <translation>勾配</translation>
+    </message>
+    <message>
+        <source>optimizer state</source>
+        <translation>オプティマイザ状態</translation>
+    </message>
+    <message>
+        <source>gathered parameters</source>
+        <translation>集約済みパラメータ</translation>
+    </message>
+    <message>
+        <source>activations</source>
+        <translation>活性化</translation>
+    </message>
+    <message>
+        <source>logits and loss</source>
+        <translation>ロジットと損失</translation>
+    </message>
+    <message>
+        <source>communication buffers</source>
+        <translation>通信バッファ</translation>
+    </message>
+    <message>
+        <source>fragmentation</source>
+        <translation>断片化</translation>
+    </message>
+    <message>
+        <source>CUDA context and NCCL</source>
+        <translation>CUDA コンテキストと NCCL</translation>
+    </message>
+    <message>
+        <source>%1 short by %2</source>
+        <translation>%1 は %2 不足</translation>
+    </message>
+    <message>
+        <source>Does not fit the GPU: short by %1.</source>
+        <translation>GPU に収まりません: %1 不足。</translation>
+    </message>
+    <message>
+        <source>Does not fit host memory: short by %1 per node.</source>
+        <translation>ホストメモリに収まりません: ノードあたり %1 不足。</translation>
+    </message>
+    <message>
+        <source>Lightest sharding that fits</source>
+        <translation>収まる最も軽いシャーディング</translation>
+    </message>
+    <message>
+        <source>Full sharding, chosen by interconnect</source>
+        <translation>インターコネクトで選ぶ完全シャーディング</translation>
+    </message>
+    <message>
+        <source>CPU offload last</source>
+        <translation>CPU オフロードは最後に</translation>
+    </message>
+    <message>
+        <source>No light strategy fits the usable %1 per GPU: %2.</source>
+        <translation>GPU あたり使用可能な %1 に収まる軽い戦略はありません: %2。</translation>
+    </message>
+    <message>
+        <source>No full-sharding strategy without offload fits: %1.</source>
+        <translation>オフロードなしの完全シャーディング戦略は収まりません: %1。</translation>
+    </message>
+    <message>
+        <source>Even with CPU offload nothing fits.</source>
+        <translation>CPU オフロードを使っても収まるものはありません。</translation>
+    </message>
+    <message>
+        <source>Not needed: step %1 decided.</source>
+        <translation>不要: ステップ %1 で決定しました。</translation>
+    </message>
+    <message>
+        <source>the recommendation</source>
+        <translation>推奨</translation>
+    </message>
+    <message>
+        <source>the decision order says to measure it as well</source>
+        <translation>判断順序によりこれも計測する</translation>
+    </message>
+    <message>
+        <source>checks that heavier sharding brings no speed-up</source>
+        <translation>より重いシャーディングで高速化しないことの確認</translation>
+    </message>
+    <message>
+        <source>Recommended: %1 (decided by step %2).</source>
+        <translation>推奨: %1（ステップ %2 で決定）。</translation>
+    </message>
+    <message>
+        <source>Nothing fits. %1</source>
+        <translation>収まるものがありません。%1</translation>
+    </message>
+</context>
+<context>
+    <name>StartupText</name>
+    <message>
+        <source>%1: cannot create the folder</source>
+        <translation>%1: フォルダを作成できません</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the screenshot</source>
+        <translation>%1: スクリーンショットを書き込めません</translation>
+    </message>
+    <message>
+        <source>Plan, measure and compare training-state sharding on your own GPUs.</source>
+        <translation>自分の GPU で学習状態のシャーディングを計画、計測、比較します。</translation>
+    </message>
+    <message>
+        <source>Open the run store FILE instead of the default workspace.</source>
+        <translation>既定のワークスペースの代わりに実行ストア FILE を開きます。</translation>
+    </message>
+    <message>
+        <source>FILE</source>
+        <translation>FILE</translation>
+    </message>
+    <message>
+        <source>Render every page to DIR/&lt;page&gt;.png and DIR/&lt;page&gt;-dark.png, then exit.</source>
+        <translation>すべてのページを DIR/&lt;page&gt;.png と DIR/&lt;page&gt;-dark.png に描画して終了します。</translation>
+    </message>
+    <message>
+        <source>DIR</source>
+        <translation>DIR</translation>
+    </message>
+    <message>
+        <source>User interface language (en, de, ja); default: the system's.</source>
+        <translation>ユーザーインターフェースの言語（en、de、ja）。既定はシステムの言語。</translation>
+    </message>
+    <message>
+        <source>LANG</source>
+        <translation>LANG</translation>
+    </message>
+    <message>
+        <source>system, light or dark; default: the last choice in View &gt; Appearance.</source>
+        <translation>system、light、dark のいずれか。既定は「表示 &gt; 外観」で最後に選んだもの。</translation>
+    </message>
+    <message>
+        <source>SCHEME</source>
+        <translation>SCHEME</translation>
+    </message>
+    <message>
+        <source>--color-scheme: "%1" is not one of system, light, dark</source>
+        <translation>--color-scheme: 「%1」は system、light、dark のいずれでもありません</translation>
+    </message>
+    <message>
+        <source>Shardwise</source>
+        <translation>Shardwise</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::CandidateTableModel</name>
+    <message>
+        <source>%1 (recommended)</source>
+        <translation>%1（推奨）</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>収まる</translation>
+    </message>
+    <message>
+        <source>short by %1</source>
+        <translation>%1 不足</translation>
+    </message>
+    <message>
+        <source>Predicted peak leaves %1 of the usable %2 free.</source>
+        <translation>予測ピークでは使用可能な %2 のうち %1 が空きます。</translation>
+    </message>
+    <message>
+        <source>Predicted peak exceeds the usable %1 (GPU memory minus headroom) by %2.</source>
+        <translation>予測ピークは使用可能な %1（GPU メモリから余裕分を引いたもの）を %2 超えます。</translation>
+    </message>
+    <message>
+        <source>Predicted. %1</source>
+        <translation>予測値。%1</translation>
+    </message>
+    <message>
+        <source>Strategy</source>
+        <translation>戦略</translation>
+    </message>
+    <message>
+        <source>Fits</source>
+        <translation>収まるか</translation>
+    </message>
+    <message>
+        <source>Peak / GPU</source>
+        <translation>ピーク / GPU</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>スループット</translation>
+    </message>
+    <message>
+        <source>MFU</source>
+        <translation>MFU</translation>
+    </message>
+    <message>
+        <source>NCCL share</source>
+        <translation>NCCL 比率</translation>
+    </message>
+    <message>
+        <source>The sharding strategy; the recommended one is shown in bold.</source>
+        <translation>シャーディング戦略。推奨は太字で表示されます。</translation>
+    </message>
+    <message>
+        <source>Whether the predicted peak fits the GPU's memory with the planner's headroom.</source>
+        <translation>予測ピークがプランナーの余裕分を含めて GPU メモリに収まるかどうか。</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::ChartPanel</name>
+    <message>
+        <source>The planner's prediction beside the measurement. Runs measured on a CPU carry no prediction: the planner predicts GPUs.</source>
+        <translation>プランナーの予測と計測値の比較。CPU で計測した実行には予測がありません（プランナーは GPU を予測します）。</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::ComparePage</name>
+    <message>
+        <source>any</source>
+        <translation>すべて</translation>
+    </message>
+    <message>
+        <source>Show only runs of this model.</source>
+        <translation>このモデルの実行だけを表示します。</translation>
+    </message>
+    <message>
+        <source>Show only runs on this hardware.</source>
+        <translation>このハードウェアでの実行だけを表示します。</translation>
+    </message>
+    <message>
+        <source>Show only runs of this strategy.</source>
+        <translation>この戦略の実行だけを表示します。</translation>
+    </message>
+    <message>
+        <source>Show only runs on this node.</source>
+        <translation>このノードでの実行だけを表示します。</translation>
+    </message>
+    <message>
+        <source>Started between</source>
+        <translation>開始日の範囲</translation>
+    </message>
+    <message>
+        <source>Show only runs started in this date range (inclusive).</source>
+        <translation>この期間（両端を含む）に開始した実行だけを表示します。</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>モデル:</translation>
+    </message>
+    <message>
+        <source>Hardware:</source>
+        <translation>ハードウェア:</translation>
+    </message>
+    <message>
+        <source>Strategy:</source>
+        <translation>戦略:</translation>
+    </message>
+    <message>
+        <source>Node:</source>
+        <translation>ノード:</translation>
+    </message>
+    <message>
+        <source>and</source>
+        <translation>～</translation>
+    </message>
+    <message>
+        <source>Check all shown</source>
+        <translation>表示中をすべてチェック</translation>
+    </message>
+    <message>
+        <source>Put every run the filters show into the charts.</source>
+        <translation>フィルタで表示中のすべての実行をグラフに入れます。</translation>
+    </message>
+    <message>
+        <source>Uncheck all</source>
+        <translation>すべてのチェックを外す</translation>
+    </message>
+    <message>
+        <source>Export &amp;charts…</source>
+        <translation>グラフをエクスポート(&amp;C)…</translation>
+    </message>
+    <message>
+        <source>Save the four charts as PNG, SVG or PDF with a caption (%1).</source>
+        <translation>4 つのグラフをキャプション付きで PNG、SVG、PDF として保存します（%1）。</translation>
+    </message>
+    <message>
+        <source>Export &amp;table…</source>
+        <translation>表をエクスポート(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>Save the checked runs as CSV or Markdown with a caption (%1).</source>
+        <translation>チェックした実行をキャプション付きで CSV または Markdown として保存します（%1）。</translation>
+    </message>
+    <message>
+        <source>&amp;Reload</source>
+        <translation>再読み込み(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Read the runs from the workspace again (%1).</source>
+        <translation>ワークスペースから実行を読み直します（%1）。</translation>
+    </message>
+    <message>
+        <source>Export charts</source>
+        <translation>グラフのエクスポート</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
+        <translation>PNG 画像 (*.png);;SVG 図 (*.svg);;PDF 文書 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Export table</source>
+        <translation>表のエクスポート</translation>
+    </message>
+    <message>
+        <source>CSV table (*.csv);;Markdown table (*.md)</source>
+        <translation>CSV 表 (*.csv);;Markdown 表 (*.md)</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::DecisionStepModel</name>
+    <message>
+        <source>decided</source>
+        <translation>決定</translation>
+    </message>
+    <message>
+        <source>passed on</source>
+        <translation>次へ</translation>
+    </message>
+    <message>
+        <source>not reached</source>
+        <translation>未到達</translation>
+    </message>
+    <message>
+        <source>%1. %2</source>
+        <translation>%1. %2</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>ステップ</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>判定</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>理由</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::LogTailModel</name>
+    <message>
+        <source>[rank %1] %2</source>
+        <extracomment>one log line: the rank that wrote it, then the text</extracomment>
+        <translation>[ランク %1] %2</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::MainWindow</name>
+    <message>
+        <source>Shardwise</source>
+        <translation>Shardwise</translation>
+    </message>
+    <message>
+        <source>Pages</source>
+        <translation>ページ</translation>
+    </message>
+    <message>
+        <source>Workspace: %1</source>
+        <translation>ワークスペース: %1</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>ファイル(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>終了(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>表示(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Appearance</source>
+        <translation>外観(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Follow the &amp;system</source>
+        <translation>システムに従う(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Light</source>
+        <translation>ライト(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Dark</source>
+        <translation>ダーク(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>ヘルプ(&amp;H)</translation>
+    </message>
+    <message>
+        <source>User &amp;guide</source>
+        <translation>ユーザーガイド(&amp;G)</translation>
+    </message>
+    <message>
+        <source>&amp;About Shardwise</source>
+        <translation>Shardwise について(&amp;A)</translation>
+    </message>
+    <message>
+        <source>About Shardwise</source>
+        <translation>Shardwise について</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b&gt;Shardwise %1&lt;/b&gt;&lt;/p&gt;&lt;p&gt;Plan, measure and compare training-state sharding (ZeRO 0-3, ZeRO-3 offload, FSDP2) on your own GPUs.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;Shardwise %1&lt;/b&gt;&lt;/p&gt;&lt;p&gt;学習状態のシャーディング（ZeRO 0-3、ZeRO-3 オフロード、FSDP2）を自分の GPU で計画、計測、比較します。&lt;/p&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::NodeFactsModel</name>
+    <message>
+        <source>not found</source>
+        <translation>見つかりません</translation>
+    </message>
+    <message>
+        <source>Host name</source>
+        <translation>ホスト名</translation>
+    </message>
+    <message>
+        <source>Operating system</source>
+        <translation>オペレーティングシステム</translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation>アーキテクチャ</translation>
+    </message>
+    <message>
+        <source>CPU cores</source>
+        <translation>CPU コア数</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>メモリ</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>none: only the CPU runner can run here</source>
+        <translation>なし: ここでは CPU ランナーのみ実行できます</translation>
+    </message>
+    <message>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
+    </message>
+    <message>
+        <source>%1, %2 (%3)</source>
+        <translation>%1、%2（%3）</translation>
+    </message>
+    <message>
+        <source>NVIDIA driver</source>
+        <translation>NVIDIA ドライバ</translation>
+    </message>
+    <message>
+        <source>CUDA supported by the driver</source>
+        <translation>ドライバが対応する CUDA</translation>
+    </message>
+    <message>
+        <source>CUDA toolkit</source>
+        <translation>CUDA ツールキット</translation>
+    </message>
+    <message>
+        <source>NCCL</source>
+        <translation>NCCL</translation>
+    </message>
+    <message>
+        <source>Python</source>
+        <translation>Python</translation>
+    </message>
+    <message>
+        <source>PyTorch</source>
+        <translation>PyTorch</translation>
+    </message>
+    <message>
+        <source>PyTorch's CUDA</source>
+        <translation>PyTorch の CUDA</translation>
+    </message>
+    <message>
+        <source>LibTorch CMake folder</source>
+        <translation>LibTorch の CMake フォルダ</translation>
+    </message>
+    <message>
+        <source>CMake</source>
+        <translation>CMake</translation>
+    </message>
+    <message>
+        <source>C++ compiler</source>
+        <translation>C++ コンパイラ</translation>
+    </message>
+    <message>
+        <source>Can build the runner</source>
+        <translation>ランナーをビルドできるか</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>はい</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>いいえ</translation>
+    </message>
+    <message>
+        <source>Problem</source>
+        <translation>問題</translation>
+    </message>
+    <message>
+        <source>Property</source>
+        <translation>項目</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>値</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::NodeJob</name>
+    <message>
+        <source>This machine needs no connection.</source>
+        <translation>このマシンには接続は不要です。</translation>
+    </message>
+    <message>
+        <source>Connected as %1 in %2 ms; the node runs %3.</source>
+        <translation>%1 として %2 ミリ秒で接続しました。ノードでは %3 が動作しています。</translation>
+    </message>
+    <message>
+        <source>Connected as %1 in %2 ms, but a test command ended with %3.</source>
+        <translation>%1 として %2 ミリ秒で接続しましたが、テストコマンドが %3 で終了しました。</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::NodeTableModel</name>
+    <message>
+        <source>This machine</source>
+        <translation>このマシン</translation>
+    </message>
+    <message>
+        <source>SSH</source>
+        <translation>SSH</translation>
+    </message>
+    <message>
+        <source>Not discovered yet</source>
+        <translation>未調査</translation>
+    </message>
+    <message>
+        <source>No GPU (CPU runner only)</source>
+        <translation>GPU なし（CPU ランナーのみ）</translation>
+    </message>
+    <message>
+        <source>%1 × %2, %3 each</source>
+        <extracomment>e.g. "2 × NVIDIA H200, 141.0 GiB each"</extracomment>
+        <translation>%1 × %2（各 %3）</translation>
+    </message>
+    <message>
+        <source>driver %1</source>
+        <translation>ドライバ %1</translation>
+    </message>
+    <message>
+        <source>CUDA %1</source>
+        <translation>CUDA %1</translation>
+    </message>
+    <message>
+        <source>NCCL %1</source>
+        <translation>NCCL %1</translation>
+    </message>
+    <message>
+        <source>PyTorch %1</source>
+        <translation>PyTorch %1</translation>
+    </message>
+    <message>
+        <source>CMake %1</source>
+        <translation>CMake %1</translation>
+    </message>
+    <message>
+        <source>Not accepted yet</source>
+        <translation>未承認</translation>
+    </message>
+    <message>
+        <source>The SHA256 fingerprint of the host key you accepted; a different key is always refused.</source>
+        <translation>承認したホスト鍵の SHA256 フィンガープリント。異なる鍵は常に拒否されます。</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名前</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>種類</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>アドレス</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Software</source>
+        <translation>ソフトウェア</translation>
+    </message>
+    <message>
+        <source>Host key</source>
+        <translation>ホスト鍵</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::PlanForm</name>
+    <message>
+        <source>Model</source>
+        <translation>モデル</translation>
+    </message>
+    <message>
+        <source>A model preset, or a Hugging Face config.json you opened (Qwen2, Llama, Mistral).</source>
+        <translation>モデルのプリセット、または開いた Hugging Face の config.json（Qwen2、Llama、Mistral）。</translation>
+    </message>
+    <message>
+        <source>Open config.json…</source>
+        <translation>config.json を開く…</translation>
+    </message>
+    <message>
+        <source>Read the architecture from a Hugging Face config.json or a Shardwise model file.</source>
+        <translation>Hugging Face の config.json または Shardwise のモデルファイルからアーキテクチャを読み込みます。</translation>
+    </message>
+    <message>
+        <source>&amp;Model:</source>
+        <translation>モデル(&amp;M):</translation>
+    </message>
+    <message>
+        <source>Hardware</source>
+        <translation>ハードウェア</translation>
+    </message>
+    <message>
+        <source>A GPU preset, or Custom to enter the memory and bandwidth figures yourself.</source>
+        <translation>GPU のプリセット。メモリと帯域を自分で入力するには「カスタム」を選びます。</translation>
+    </message>
+    <message>
+        <source>&amp;GPU:</source>
+        <translation>GPU(&amp;G):</translation>
+    </message>
+    <message>
+        <source>Custom GPU</source>
+        <translation>カスタム GPU</translation>
+    </message>
+    <message>
+        <source> GiB</source>
+        <translation> GiB</translation>
+    </message>
+    <message>
+        <source>Device memory as the driver reports it.</source>
+        <translation>ドライバが報告するデバイスメモリ。</translation>
+    </message>
+    <message>
+        <source> TFLOP/s</source>
+        <translation> TFLOP/s</translation>
+    </message>
+    <message>
+        <source>Dense bf16 tensor-core peak.</source>
+        <translation>密 bf16 テンソルコアのピーク性能。</translation>
+    </message>
+    <message>
+        <source> GB/s</source>
+        <translation> GB/s</translation>
+    </message>
+    <message>
+        <source>Device memory bandwidth.</source>
+        <translation>デバイスメモリの帯域。</translation>
+    </message>
+    <message>
+        <source>NVLink bandwidth per GPU per direction; 0 means no NVLink.</source>
+        <translation>GPU あたり片方向の NVLink 帯域。0 は NVLink なし。</translation>
+    </message>
+    <message>
+        <source>Host link (PCIe) bandwidth per direction.</source>
+        <translation>ホスト接続（PCIe）の片方向帯域。</translation>
+    </message>
+    <message>
+        <source>Memory:</source>
+        <translation>メモリ:</translation>
+    </message>
+    <message>
+        <source>bf16 peak:</source>
+        <translation>bf16 ピーク:</translation>
+    </message>
+    <message>
+        <source>HBM bandwidth:</source>
+        <translation>HBM 帯域:</translation>
+    </message>
+    <message>
+        <source>NVLink:</source>
+        <translation>NVLink:</translation>
+    </message>
+    <message>
+        <source>PCIe:</source>
+        <translation>PCIe:</translation>
+    </message>
+    <message>
+        <source>GPUs in each node; every GPU runs one rank.</source>
+        <translation>各ノードの GPU 数。GPU ごとに 1 ランクが動きます。</translation>
+    </message>
+    <message>
+        <source>Nodes; more than one adds the inter-node network to every collective.</source>
+        <translation>ノード数。2 以上ではすべての集団通信にノード間ネットワークが加わります。</translation>
+    </message>
+    <message>
+        <source>GPUs per node ×</source>
+        <translation>GPU/ノード ×</translation>
+    </message>
+    <message>
+        <source>nodes</source>
+        <translation>ノード</translation>
+    </message>
+    <message>
+        <source>&amp;Cluster:</source>
+        <translation>クラスタ(&amp;C):</translation>
+    </message>
+    <message>
+        <source>NVLink</source>
+        <translation>NVLink</translation>
+    </message>
+    <message>
+        <source>PCIe</source>
+        <translation>PCIe</translation>
+    </message>
+    <message>
+        <source>How the GPUs inside a node talk. The decision order's step 2 chooses by it.</source>
+        <translation>ノード内の GPU 間の接続方式。判断順序のステップ 2 はこれで選びます。</translation>
+    </message>
+    <message>
+        <source>&amp;Interconnect:</source>
+        <translation>インターコネクト(&amp;I):</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>学習</translation>
+    </message>
+    <message>
+        <source>bf16 (params, grads, Adam moments)</source>
+        <translation>bf16（パラメータ、勾配、Adam モーメント）</translation>
+    </message>
+    <message>
+        <source>bf16 compute, fp32 master weights and moments</source>
+        <translation>bf16 計算、fp32 マスター重みとモーメント</translation>
+    </message>
+    <message>
+        <source>Bytes per parameter of the training state: 8 for pure bf16, 16 with fp32 master weights.</source>
+        <translation>学習状態のパラメータあたりバイト数: 純 bf16 で 8、fp32 マスター重みありで 16。</translation>
+    </message>
+    <message>
+        <source>&amp;Precision:</source>
+        <translation>精度(&amp;P):</translation>
+    </message>
+    <message>
+        <source>Sequences per GPU per step.</source>
+        <translation>ステップごとの GPU あたりシーケンス数。</translation>
+    </message>
+    <message>
+        <source>Micro-&amp;batch:</source>
+        <translation>マイクロバッチ(&amp;B):</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> トークン</translation>
+    </message>
+    <message>
+        <source>Tokens per sequence.</source>
+        <translation>シーケンスあたりのトークン数。</translation>
+    </message>
+    <message>
+        <source>&amp;Sequence:</source>
+        <translation>シーケンス(&amp;S):</translation>
+    </message>
+    <message>
+        <source>expandable_segments:True</source>
+        <translation>expandable_segments:True</translation>
+    </message>
+    <message>
+        <source>PyTorch's caching-allocator setting that grows segments in place; it reduces fragmentation. In the reference benchmark two PCIe configurations only completed with it.</source>
+        <translation>セグメントをその場で拡張する PyTorch キャッシングアロケータの設定で、断片化を減らします。参照ベンチマークでは 2 つの PCIe 構成がこれを使った場合にのみ完了しました。</translation>
+    </message>
+    <message>
+        <source>Allocator:</source>
+        <translation>アロケータ:</translation>
+    </message>
+    <message>
+        <source>Activation checkpointing</source>
+        <translation>活性化チェックポイント</translation>
+    </message>
+    <message>
+        <source>Recompute each layer's forward in backward: less activation memory, about a third more compute.</source>
+        <translation>逆伝播で各レイヤーの順伝播を再計算します。活性化メモリが減り、計算量は約 3 分の 1 増えます。</translation>
+    </message>
+    <message>
+        <source>%1 (%2 B parameters)</source>
+        <translation>%1（%2 B パラメータ）</translation>
+    </message>
+    <message>
+        <source>%1 (%2 GiB)</source>
+        <translation>%1（%2 GiB）</translation>
+    </message>
+    <message>
+        <source>Custom GPU…</source>
+        <translation>カスタム GPU…</translation>
+    </message>
+    <message>
+        <source>%1 (from %2)</source>
+        <translation>%1（%2 から）</translation>
+    </message>
+    <message>
+        <source>Open a model configuration</source>
+        <translation>モデル構成を開く</translation>
+    </message>
+    <message>
+        <source>Model configuration (*.json);;All files (*)</source>
+        <translation>モデル構成 (*.json);;すべてのファイル (*)</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::PlanPage</name>
+    <message>
+        <source>The decision order: lightest sharding that fits, then full sharding chosen by interconnect, then CPU offload; always validate on your own hardware.</source>
+        <translation>判断順序: 収まる最も軽いシャーディング、次にインターコネクトで選ぶ完全シャーディング、最後に CPU オフロード。必ず自分のハードウェアで検証してください。</translation>
+    </message>
+    <message>
+        <source>Predicted memory per GPU by kind, stacked, for each strategy. The dashed line is the GPU's memory.</source>
+        <translation>戦略ごとの GPU あたり予測メモリを種類別に積み上げて表示します。破線は GPU のメモリ容量です。</translation>
+    </message>
+    <message>
+        <source>Where the validation runs are measured.</source>
+        <translation>検証の実行を計測する場所。</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>CUDA GPUs</source>
+        <translation>CUDA GPU</translation>
+    </message>
+    <message>
+        <source>CPU runs exercise every strategy's schedule on any machine; their throughput says nothing about a GPU.</source>
+        <translation>CPU での実行はどのマシンでも各戦略のスケジュールを動かせますが、そのスループットは GPU について何も示しません。</translation>
+    </message>
+    <message>
+        <source>&amp;Validate</source>
+        <translation>検証(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Queue the plan's run matrix (the recommendation and what the decision order says to measure beside it) with the same model, precision, micro-batch, sequence and GPU count (%1).</source>
+        <translation>プランの実行マトリクス（推奨と、判断順序により併せて計測すべきもの）を同じモデル、精度、マイクロバッチ、シーケンス、GPU 数でキューに入れます（%1）。</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>キャンセル</translation>
+    </message>
+    <message>
+        <source>Stop the running measurement and drop the queued ones.</source>
+        <translation>実行中の計測を止め、キュー内のものを破棄します。</translation>
+    </message>
+    <message>
+        <source>Validate on:</source>
+        <translation>検証先:</translation>
+    </message>
+    <message>
+        <source>Validation cancelled.</source>
+        <translation>検証をキャンセルしました。</translation>
+    </message>
+    <message>
+        <source>Cannot plan this configuration: %1</source>
+        <translation>この構成は計画できません: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Queued %n run(s) on %1.</source>
+        <translation><numerusform>%1 に %n 件の実行をキューに入れました。</numerusform></translation>
+    </message>
+    <message>
+        <source>Run %1 of %2 — %3</source>
+        <translation>実行 %1 / %2 — %3</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RankProgressModel</name>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>Rank %1</source>
+        <translation>ランク %1</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失敗</translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation>終了</translation>
+    </message>
+    <message>
+        <source>Starting</source>
+        <translation>開始中</translation>
+    </message>
+    <message>
+        <source>Warming up</source>
+        <translation>ウォームアップ中</translation>
+    </message>
+    <message>
+        <source>Timing</source>
+        <translation>計測中</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>%1 allocated, %2 peak</source>
+        <translation>割り当て %1、ピーク %2</translation>
+    </message>
+    <message>
+        <source>%1 peak RSS (host)</source>
+        <translation>ピーク RSS %1（ホスト）</translation>
+    </message>
+    <message>
+        <source>This rank's tokens over its timed steps so far, divided by their step time; warm-up steps are left out.</source>
+        <translation>このランクのこれまでの計測ステップのトークン数をそのステップ時間で割った値。ウォームアップは除きます。</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>ランク</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状態</translation>
+    </message>
+    <message>
+        <source>Steps done</source>
+        <translation>完了ステップ</translation>
+    </message>
+    <message>
+        <source>Throughput so far</source>
+        <translation>これまでのスループット</translation>
+    </message>
+    <message>
+        <source>Last step</source>
+        <translation>直近のステップ</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>損失</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>メモリ</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RunFailureModel</name>
+    <message>
+        <source>Rank %1</source>
+        <translation>ランク %1</translation>
+    </message>
+    <message>
+        <source>Launcher</source>
+        <extracomment>a failure not tied to one rank (a launcher or node log)</extracomment>
+        <translation>ランチャー</translation>
+    </message>
+    <message>
+        <source>First failure (root cause)</source>
+        <translation>最初の失敗（根本原因）</translation>
+    </message>
+    <message>
+        <source>Symptom</source>
+        <extracomment>a failure that follows from another one, e.g. a watchdog timeout after a peer died</extracomment>
+        <translation>症状</translation>
+    </message>
+    <message>
+        <source>Failure</source>
+        <translation>失敗</translation>
+    </message>
+    <message>
+        <source>%1:%2: %3</source>
+        <translation>%1:%2: %3</translation>
+    </message>
+    <message>
+        <source>Order</source>
+        <extracomment>position of a failure in time order</extracomment>
+        <translation>順序</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>場所</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>種類</translation>
+    </message>
+    <message>
+        <source>Logged at</source>
+        <translation>記録時刻</translation>
+    </message>
+    <message>
+        <source>Role</source>
+        <translation>役割</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>メッセージ</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RunHistoryModel</name>
+    <message>
+        <source>Running</source>
+        <translation>実行中</translation>
+    </message>
+    <message>
+        <source>Completed</source>
+        <translation>完了</translation>
+    </message>
+    <message>
+        <source>Out of memory</source>
+        <translation>メモリ不足</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失敗</translation>
+    </message>
+    <message>
+        <source>Timed out</source>
+        <translation>タイムアウト</translation>
+    </message>
+    <message>
+        <source>Node lost</source>
+        <translation>ノード喪失</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>キャンセル済み</translation>
+    </message>
+    <message>
+        <source>Interrupted</source>
+        <extracomment>a run whose recording process stopped without finishing it</extracomment>
+        <translation>中断</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s)</source>
+        <translation><numerusform>%n ランク</numerusform></translation>
+    </message>
+    <message>
+        <source>#</source>
+        <extracomment>run number</extracomment>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>開始</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状態</translation>
+    </message>
+    <message>
+        <source>Strategy</source>
+        <translation>戦略</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>モデル</translation>
+    </message>
+    <message>
+        <source>Ranks</source>
+        <translation>ランク数</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>ノード</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>スループット</translation>
+    </message>
+    <message>
+        <source>Median step</source>
+        <translation>ステップ中央値</translation>
+    </message>
+    <message>
+        <source>Peak allocated</source>
+        <translation>ピーク割り当て</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>理由</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RunJob</name>
+    <message>
+        <source>Runs on the node "%1" need the remote launcher, which this version does not have yet; only the local node can run.</source>
+        <translation>ノード「%1」での実行にはリモートランチャーが必要ですが、このバージョンにはまだありません。実行できるのはローカルノードだけです。</translation>
+    </message>
+    <message>
+        <source>shardwise-runner was not found: set SHARDWISE_RUNNER or install it beside this program.</source>
+        <translation>shardwise-runner が見つかりません。SHARDWISE_RUNNER を設定するか、このプログラムと同じ場所にインストールしてください。</translation>
+    </message>
+    <message>
+        <source>%1 completed: %2</source>
+        <translation>%1 完了: %2</translation>
+    </message>
+    <message>
+        <source>%1 ended as %2: %3</source>
+        <translation>%1 は %2 で終了: %3</translation>
+    </message>
+    <message>
+        <source>The run could not be started: %1</source>
+        <translation>実行を開始できませんでした: %1</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RunQueueModel</name>
+    <message>
+        <source>Queued (%1)</source>
+        <translation>キュー内（%1）</translation>
+    </message>
+    <message>
+        <source>Running, step %1 of %2</source>
+        <translation>実行中、ステップ %1 / %2</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>実行中</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s)</source>
+        <translation><numerusform>%n ランク</numerusform></translation>
+    </message>
+    <message>
+        <source>%1 + %2 steps</source>
+        <extracomment>warm-up steps + timed steps of a queued run</extracomment>
+        <translation>%1 + %2 ステップ</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状態</translation>
+    </message>
+    <message>
+        <source>Strategy</source>
+        <translation>戦略</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>モデル</translation>
+    </message>
+    <message>
+        <source>Ranks</source>
+        <translation>ランク数</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>ステップ</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>ノード</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RunTableModel</name>
+    <message>
+        <source>completed</source>
+        <translation>完了</translation>
+    </message>
+    <message>
+        <source>out of memory</source>
+        <translation>メモリ不足</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失敗</translation>
+    </message>
+    <message>
+        <source>timed out</source>
+        <translation>タイムアウト</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>キャンセル</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>実行中</translation>
+    </message>
+    <message>
+        <source>n/a</source>
+        <translation>該当なし</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>なし</translation>
+    </message>
+    <message>
+        <source>Check to include this run in the charts.</source>
+        <translation>チェックするとこの実行をグラフに含めます。</translation>
+    </message>
+    <message>
+        <source>Measured over %1 timed steps after %2 warm-up steps. %3</source>
+        <translation>%2 ステップのウォームアップ後、%1 ステップで計測。%3</translation>
+    </message>
+    <message>
+        <source>What the planner predicted for this configuration before it ran.</source>
+        <translation>実行前にプランナーがこの構成について予測した値。</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>実行</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>開始</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>モデル</translation>
+    </message>
+    <message>
+        <source>Hardware</source>
+        <translation>ハードウェア</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>ノード</translation>
+    </message>
+    <message>
+        <source>Strategy</source>
+        <translation>戦略</translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation>結果</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>スループット</translation>
+    </message>
+    <message>
+        <source>Peak allocated</source>
+        <translation>ピーク割り当て</translation>
+    </message>
+    <message>
+        <source>Peak reserved</source>
+        <translation>ピーク予約</translation>
+    </message>
+    <message>
+        <source>NCCL share</source>
+        <translation>NCCL 比率</translation>
+    </message>
+    <message>
+        <source>Predicted throughput</source>
+        <translation>予測スループット</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::ValidationQueue</name>
+    <message>
+        <source>Validating on the node "%1" needs the remote launcher; only the local node can run validations from the Plan page.</source>
+        <translation>ノード「%1」での検証にはリモートランチャーが必要です。プランのページから検証できるのはローカルノードだけです。</translation>
+    </message>
+    <message>
+        <source>shardwise-runner was not found beside this program or in $SHARDWISE_RUNNER.</source>
+        <translation>shardwise-runner がこのプログラムと同じ場所にも $SHARDWISE_RUNNER にも見つかりません。</translation>
+    </message>
+    <message>
+        <source>Starting %1 ranks of %2…</source>
+        <translation>%2 の %1 ランクを起動中…</translation>
+    </message>
+    <message>
+        <source>%1: step %2 of %3, %4 per step</source>
+        <translation>%1: ステップ %2 / %3、1 ステップ %4</translation>
+    </message>
+    <message>
+        <source>%1 completed: %2</source>
+        <translation>%1 完了: %2</translation>
+    </message>
+    <message>
+        <source>%1 %2: %3</source>
+        <translation>%1 %2: %3</translation>
+    </message>
+    <message>
+        <source>%1 could not be run: %2</source>
+        <translation>%1 を実行できませんでした: %2</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::Workspace</name>
+    <message>
+        <source>unknown device</source>
+        <translation>不明なデバイス</translation>
+    </message>
+    <message>
+        <source>%1 × %2</source>
+        <translation>%1 × %2</translation>
+    </message>
+    <message>
+        <source>NVLink</source>
+        <translation>NVLink</translation>
+    </message>
+    <message>
+        <source>PCIe</source>
+        <translation>PCIe</translation>
+    </message>
+    <message>
+        <source>, %1 nodes</source>
+        <translation>、%1 ノード</translation>
+    </message>
+    <message>
+        <source>The process recording this run stopped answering; it was interrupted.</source>
+        <translation>この実行を記録していたプロセスが応答しなくなったため、実行は中断されました。</translation>
+    </message>
+    <message>
+        <source>Cannot open the workspace %1: %2</source>
+        <translation>ワークスペース %1 を開けません: %2</translation>
+    </message>
+</context>
+</TS>
