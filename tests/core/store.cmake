@@ -9,3 +9,13 @@ shardwise_add_test(test_store_crash SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store
 target_compile_definitions(test_store_crash PRIVATE STORE_RUN_WRITER="$<TARGET_FILE:store_run_writer>")
 target_include_directories(test_store_crash PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 add_dependencies(test_store_crash store_run_writer)
+
+shardwise_add_test(test_store_schema SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_schema.cpp
+    LIBS Shardwise::store SQLite::SQLite3 LABELS store)
+target_include_directories(test_store_schema PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+
+shardwise_add_test(test_store_concurrency SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_concurrency.cpp
+    LIBS Shardwise::store TIMEOUT 180 LABELS store)
+target_compile_definitions(test_store_concurrency PRIVATE STORE_RUN_WRITER="$<TARGET_FILE:store_run_writer>")
+target_include_directories(test_store_concurrency PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+add_dependencies(test_store_concurrency store_run_writer)

@@ -6,12 +6,12 @@ namespace shardwise::store::detail {
 
 void fail(sqlite3* db, int code, std::string_view context)
 {
+    const std::string detail = db ? sqlite3_errmsg(db) : sqlite3_errstr(code);
+    const std::string kind = sqlite3_errstr(code);
     std::string message(context);
-    message += ": ";
-    message += db ? sqlite3_errmsg(db) : sqlite3_errstr(code);
-    message += " (";
-    message += sqlite3_errstr(code);
-    message += ")";
+    message += ": " + detail;
+    if (kind != detail)
+        message += " (" + kind + ")";
     throw StoreError(message);
 }
 

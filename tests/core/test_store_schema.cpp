@@ -1,0 +1,235 @@
+// The store's file-level behaviour: pragmas, migrations from every earlier schema version, and a
+// database from a newer Shardwise opened read-only with writes refused.
+#include "shardwise/store/database.hpp"
+#include "shardwise/store/exchange.hpp"
+#include "shardwise/store/nodes.hpp"
+#include "shardwise/store/run_recorder.hpp"
+#include "shardwise/store/runs.hpp"
+#include "shardwise/store/schema.hpp"
+#include "store_fixtures/synthetic_run.hpp"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sqlite3.h>
+
+#include <sstream>
+
+using namespace shardwise;
+using namespace shardwise::store;
+
+namespace {
+
+// Stands in for a newer Shardwise that migrated the file past what this build knows.
+void stampSchemaVersion(const QString& path, int version)
+{
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
+    const std::string sql = "PRAGMA user_version = " + std::to_string(version);
+    QCOMPARE(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+}
+
+template <typename F>
+QString storeErrorOf(F&& f)
+{
+    try {
+        f();
+    } catch (const StoreError& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+} // namespace
+
+class TestStoreSchema : public QObject {
+    Q_OBJECT
+
+private slots:
+    void freshStoreUsesWalForeignKeysAndCurrentVersion()
+    {
+        QTemporaryDir dir;
+        const auto path = dir.filePath(QStringLiteral("nested/folder/runs.sqlite")).toStdString();
+        const Database db = Database::open(path);
+        QVERIFY(std::filesystem::exists(path));
+        QCOMPARE(db.schemaVersion(), currentSchemaVersion());
+        QCOMPARE(db.journalMode(), std::string("wal"));
+        QVERIFY(db.foreignKeysEnforced());
+        QVERIFY(!db.readOnly());
+        QCOMPARE(db.integrityCheck(), std::string("ok"));
+    }
+
+    void migrationVersionsAreConsecutive()
+    {
+        int expected = 1;
+        for (const auto& m : migrations()) {
+            QCOMPARE(m.version, expected++);
+            QVERIFY(!m.description.empty());
+        }
+        QCOMPARE(currentSchemaVersion(), expected - 1);
+    }
+
+    void foreignKeysRejectOrphans()
+    {
+        QTemporaryDir dir;
+        Database db = Database::open(dir.filePath(QStringLiteral("runs.sqlite")).toStdString());
+        Diagnosis d;
+        d.runId = 4242;
+        d.code = "oom-fragmentation";
+        const QString error = storeErrorOf([&] { addDiagnosis(db, d); });
+        QVERIFY2(error.contains(QStringLiteral("FOREIGN KEY")), qPrintable(error));
+        QVERIFY(diagnoses(db, 4242).empty());
+    }
+
+    void migratesFromEveryEarlierVersion_data()
+    {
+        QTest::addColumn<int>("fromVersion");
+        QTest::newRow("empty file (version 0)") << 0;
+        for (const auto& m : migrations())
+            if (m.version < currentSchemaVersion())
+                QTest::newRow(qPrintable(QStringLiteral("version %1").arg(m.version))) << m.version;
+    }
+    void migratesFromEveryEarlierVersion()
+    {
+        QFETCH(int, fromVersion);
+        QTemporaryDir dir;
+        const auto path = dir.filePath(QStringLiteral("runs.sqlite")).toStdString();
+        std::int64_t runId = 0;
+        {
+            OpenOptions old;
+            old.targetVersion = fromVersion;
+            Database db = Database::open(path, old);
+            QCOMPARE(db.schemaVersion(), fromVersion);
+            if (fromVersion >= 1) {
+                // Data written while the file was at the old version must survive the upgrade.
+                fixtures::SyntheticRun run;
+                run.config = fixtures::syntheticConfig(Strategy::Zero3, 2, 2, 3);
+                runId = fixtures::recordRun(db, run);
+                Node n;
+                n.name = "gpu-box";
+                n.kind = NodeKind::Ssh;
+                n.host = "10.0.0.7";
+                n.user = "ml";
+                addNode(db, n);
+            }
+        }
+        Database db = Database::open(path);
+        QCOMPARE(db.schemaVersion(), currentSchemaVersion());
+        QCOMPARE(db.integrityCheck(), std::string("ok"));
+        if (fromVersion >= 1) {
+            const auto run = findRun(db, runId);
+            QVERIFY(run);
+            QCOMPARE(run->status, RunStatus::Completed);
+            QCOMPARE(run->strategy, Strategy::Zero3);
+            QVERIFY(run->tokensPerS);
+            QCOMPARE(stepSeries(db, runId).size(), std::size_t(2 * 5));
+            QVERIFY(findNodeByName(db, "gpu-box"));
+            // What the newer versions added works on the upgraded file.
+            Diagnosis d;
+            d.runId = runId;
+            d.code = "slow-pcie";
+            d.title = "PCIe-bound all-gathers";
+            addDiagnosis(db, d);
+            QCOMPARE(diagnoses(db, runId).size(), std::size_t(1));
+        }
+    }
+
+    void newerDatabaseOpensReadOnlyWithClearMessage()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("runs.sqlite"));
+        std::int64_t runId = 0;
+        {
+            Database db = Database::open(path.toStdString());
+            fixtures::SyntheticRun run;
+            run.config = fixtures::syntheticConfig(Strategy::Fsdp2Reshard, 1, 1, 2);
+            runId = fixtures::recordRun(db, run);
+        }
+        const int future = currentSchemaVersion() + 3;
+        stampSchemaVersion(path, future);
+
+        Database db = Database::open(path.toStdString());
+        QVERIFY(db.readOnly());
+        QCOMPARE(db.schemaVersion(), future);
+        const QString reason = QString::fromStdString(db.readOnlyReason());
+        QVERIFY2(reason.contains(QStringLiteral("schema version %1").arg(future)), qPrintable(reason));
+        QVERIFY2(reason.contains(QStringLiteral("newer")), qPrintable(reason));
+        QVERIFY2(reason.contains(QStringLiteral("read-only")), qPrintable(reason));
+        // Reading still works.
+        QCOMPARE(listRuns(db).size(), std::size_t(1));
+        QVERIFY(runDetail(db, runId));
+    }
+
+    void newerDatabaseRefusesEveryWrite_data()
+    {
+        QTest::addColumn<int>("write");
+        QTest::newRow("record a run") << 0;
+        QTest::newRow("add a node") << 1;
+        QTest::newRow("import runs") << 2;
+        QTest::newRow("add a diagnosis") << 3;
+        QTest::newRow("remove a run") << 4;
+    }
+    void newerDatabaseRefusesEveryWrite()
+    {
+        QFETCH(int, write);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("runs.sqlite"));
+        std::int64_t runId = 0;
+        {
+            Database db = Database::open(path.toStdString());
+            fixtures::SyntheticRun run;
+            run.config = fixtures::syntheticConfig(Strategy::Zero1, 1, 1, 1);
+            runId = fixtures::recordRun(db, run);
+        }
+        stampSchemaVersion(path, currentSchemaVersion() + 1);
+        Database db = Database::open(path.toStdString());
+        const QString error = storeErrorOf([&] {
+            switch (write) {
+            case 0: {
+                RunRecorder recorder(db, fixtures::syntheticConfig(Strategy::Zero2, 1, 1, 1), RunOrigin{});
+                break;
+            }
+            case 1: {
+                Node n;
+                n.name = "local-2";
+                addNode(db, n);
+                break;
+            }
+            case 2: {
+                std::istringstream csv("model,gpu_name,strategy,world_size,status\nx,L4,zero3,4,oom\n");
+                importRunsCsv(db, csv, "table");
+                break;
+            }
+            case 3: {
+                Diagnosis d;
+                d.runId = runId;
+                d.code = "x";
+                addDiagnosis(db, d);
+                break;
+            }
+            default:
+                removeRun(db, runId);
+            }
+        });
+        QVERIFY2(error.startsWith(QStringLiteral("cannot write:")), qPrintable(error));
+        QVERIFY2(error.contains(QStringLiteral("newer than this Shardwise")), qPrintable(error));
+        QCOMPARE(listRuns(db).size(), std::size_t(1));
+    }
+
+    void garbageFileIsNamedInTheError()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("not-a-db.sqlite"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray(4096, 'x'));
+        f.close();
+        const QString error = storeErrorOf([&] { Database::open(path.toStdString()); });
+        QVERIFY2(error.contains(path), qPrintable(error));
+        QVERIFY2(error.contains(QStringLiteral("not a database")), qPrintable(error));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStoreSchema)
+#include "test_store_schema.moc"
