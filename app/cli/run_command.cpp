@@ -1,0 +1,466 @@
+// shardwise-cli run --local: start the runner's ranks on this machine (core/dispatch), show rank 0's
+// steps as they happen, and summarise each strategy as a table row or a JSON object. A failed or OOM
+// strategy is a result row; only bad flags stop the command before it runs.
+#include "command.hpp"
+
+#include "shardwise/dispatch/local_launch.hpp"
+#include "shardwise/dispatch/run_outcome.hpp"
+#include "shardwise/spec/json.hpp"
+#include "shardwise/spec/presets.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <unistd.h>
+
+namespace shardwise::cli {
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: shardwise-cli run --local --model PRESET|PATH --strategy ID|all [options]
+
+Measures sharding strategies for real: starts --ranks shardwise-runner processes on this machine
+(torchrun-style environment, a free rendezvous port), shows rank 0's steps on stderr and prints one
+result per strategy. With --strategy all the eight strategies run one after another; an OOM or a
+failure is a result row, not the end of the command.
+
+Launch:
+  --local                    run the ranks as processes on this machine (required)
+  --ranks N                  ranks, one per GPU with --device cuda (default 1)
+  --device cpu|cuda          cpu: fp32 + Gloo; cuda: bf16 + NCCL, rank r on GPU r (default cpu)
+  --runner PATH              the shardwise-runner to start (default: $SHARDWISE_RUNNER, else the one
+                             installed beside shardwise-cli)
+  --log-dir DIR              per-rank logs go to DIR/<strategy>/rank<N>.log (default: a fresh
+                             temporary directory per run, named in the output)
+  --timeout-s N              wall-clock limit of each strategy's run, seconds (default: none)
+  --peer-grace-s N           after a rank fails, seconds the others get to exit on their own before
+                             they are stopped (default 60)
+  --expandable-segments      run the ranks with the CUDA allocator's expandable_segments:True
+
+Training (forwarded to the runner; its defaults apply when left out, see shardwise-runner --help):
+  --model PRESET|PATH        model preset id, a Shardwise model JSON or a Hugging Face config.json
+  --strategy ID|all          one of )";
+
+constexpr const char* kUsageTail = R"(, or all
+  --steps N                  timed steps
+  --warmup N                 warm-up steps before them
+  --seq N                    sequence length in tokens
+  --micro-batch N            sequences per rank per step
+  --precision P              bf16 | bf16-fp32-master
+  --seed N                   seed of weights and synthetic tokens
+  --collective-timeout-s N   a collective slower than N seconds is a comm error (runner --timeout-s)
+
+Output:
+  --format table|json        a table, or one JSON object with a "runs" array (default table)
+  --help                     this text
+
+Exit status: 0 every run succeeded, 1 a run failed (OOM, comm, config, timeout, cancelled),
+2 bad flag or input.
+)";
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct RunRequest {
+    int ranks = 1;
+    DeviceKind device = DeviceKind::Cpu;
+    std::string model;
+    ModelSpec modelSpec;
+    std::vector<Strategy> strategies;
+    std::optional<int> steps;
+    std::optional<int> warmup;
+    std::optional<int> seq;
+    std::optional<int> microBatch;
+    std::optional<PrecisionPolicy> precision;
+    std::string precisionText;
+    std::optional<std::uint64_t> seed;
+    std::optional<int> collectiveTimeoutS;
+    std::optional<std::filesystem::path> runner;
+    std::filesystem::path logDir;
+    int timeoutS = 0;
+    int peerGraceS = 60;
+    bool expandableSegments = false;
+    bool json = false;
+};
+
+template <typename T> T parseInteger(const std::string& flag, const std::string& text, T minimum)
+{
+    T value{};
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr != text.data() + text.size() || text.empty())
+        throw UsageError(flag + ": expected a whole number, got '" + text + "'");
+    if (value < minimum)
+        throw UsageError(flag + ": must be at least " + std::to_string(minimum) + ", got " + text);
+    return value;
+}
+
+RunRequest parseRequest(const std::vector<std::string>& args)
+{
+    RunRequest r;
+    bool local = false;
+    std::string strategy;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string flag = args[i];
+        std::optional<std::string> inlineValue;
+        if (const auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+            inlineValue = flag.substr(eq + 1);
+            flag = flag.substr(0, eq);
+        }
+        auto value = [&]() -> std::string {
+            if (inlineValue)
+                return *inlineValue;
+            if (i + 1 >= args.size())
+                throw UsageError(flag + ": missing value");
+            return args[++i];
+        };
+        try {
+            if (flag == "--local")
+                local = true;
+            else if (flag == "--expandable-segments")
+                r.expandableSegments = true;
+            else if (flag == "--ranks")
+                r.ranks = parseInteger<int>(flag, value(), 1);
+            else if (flag == "--device")
+                r.device = parseDevice(value(), flag);
+            else if (flag == "--model")
+                r.model = value();
+            else if (flag == "--strategy")
+                strategy = value();
+            else if (flag == "--steps")
+                r.steps = parseInteger<int>(flag, value(), 1);
+            else if (flag == "--warmup")
+                r.warmup = parseInteger<int>(flag, value(), 0);
+            else if (flag == "--seq")
+                r.seq = parseInteger<int>(flag, value(), 1);
+            else if (flag == "--micro-batch")
+                r.microBatch = parseInteger<int>(flag, value(), 1);
+            else if (flag == "--precision") {
+                r.precisionText = value();
+                r.precision = parsePrecision(r.precisionText, flag);
+            } else if (flag == "--seed")
+                r.seed = parseInteger<std::uint64_t>(flag, value(), 0);
+            else if (flag == "--collective-timeout-s")
+                r.collectiveTimeoutS = parseInteger<int>(flag, value(), 1);
+            else if (flag == "--runner")
+                r.runner = std::filesystem::path(value());
+            else if (flag == "--log-dir")
+                r.logDir = value();
+            else if (flag == "--timeout-s")
+                r.timeoutS = parseInteger<int>(flag, value(), 1);
+            else if (flag == "--peer-grace-s")
+                r.peerGraceS = parseInteger<int>(flag, value(), 0);
+            else if (flag == "--format") {
+                const std::string f = value();
+                if (f != "table" && f != "json")
+                    throw UsageError("--format: expected table or json, got '" + f + "'");
+                r.json = f == "json";
+            } else
+                throw UsageError(flag + ": unknown option (see shardwise-cli run --help)");
+        } catch (const SpecError& e) {
+            throw UsageError(e.what());
+        }
+    }
+    if (!local)
+        throw UsageError("--local: missing; `run` starts the ranks on this machine and needs --local");
+    if (r.model.empty())
+        throw UsageError("--model: missing (a preset id such as tiny, or a model JSON path)");
+    if (strategy.empty())
+        throw UsageError("--strategy: missing; allowed: " + strategyIdList() + ", all");
+    try {
+        r.modelSpec = resolveModel(r.model, "--model");
+    } catch (const SpecError& e) {
+        throw UsageError(e.what());
+    }
+    if (strategy == "all") {
+        for (const auto& t : allStrategies())
+            r.strategies.push_back(t.strategy);
+    } else if (const auto s = strategyFromId(strategy)) {
+        r.strategies.push_back(*s);
+    } else {
+        throw UsageError("--strategy: unknown strategy '" + strategy + "'; allowed: " + strategyIdList() + ", all");
+    }
+    return r;
+}
+
+std::filesystem::path resolveRunner(const RunRequest& r)
+{
+    std::optional<std::filesystem::path> runner = r.runner;
+    std::string source = "--runner";
+    if (!runner) {
+        runner = dispatch::locateRunner();
+        source = std::getenv("SHARDWISE_RUNNER") ? "SHARDWISE_RUNNER" : "runner";
+        if (!runner)
+            throw UsageError("--runner: no shardwise-runner found beside shardwise-cli or in the build tree; "
+                             "pass --runner PATH or set SHARDWISE_RUNNER");
+    }
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(*runner, ec) || ::access(runner->c_str(), X_OK) != 0)
+        throw UsageError(source + ": '" + runner->string()
+                         + "' is not an executable file");
+    return *runner;
+}
+
+RunConfig requestedConfig(const RunRequest& r, Strategy s)
+{
+    RunConfig c;
+    c.model = r.modelSpec;
+    c.strategy = s;
+    c.device = r.device;
+    c.worldSize = r.ranks;
+    c.training.expandableSegments = r.expandableSegments;
+    if (r.steps)
+        c.timedSteps = *r.steps;
+    if (r.warmup)
+        c.warmupSteps = *r.warmup;
+    if (r.seq)
+        c.training.seqLen = *r.seq;
+    if (r.microBatch)
+        c.training.microBatch = *r.microBatch;
+    if (r.precision)
+        c.training.precision = *r.precision;
+    if (r.seed)
+        c.seed = *r.seed;
+    return c;
+}
+
+std::vector<std::string> runnerArgs(const RunRequest& r, Strategy s)
+{
+    std::vector<std::string> a{"--model", r.model, "--strategy", std::string(strategyId(s)), "--device",
+                               std::string(deviceId(r.device))};
+    auto add = [&](const char* flag, const auto& v) {
+        if (v) {
+            a.push_back(flag);
+            a.push_back(std::to_string(*v));
+        }
+    };
+    add("--steps", r.steps);
+    add("--warmup", r.warmup);
+    add("--seq", r.seq);
+    add("--micro-batch", r.microBatch);
+    add("--seed", r.seed);
+    add("--timeout-s", r.collectiveTimeoutS);
+    if (r.precision) {
+        a.push_back("--precision");
+        a.push_back(r.precisionText);
+    }
+    return a;
+}
+
+// Set from SIGINT/SIGTERM: the ranks live in their own process groups, so the terminal's Ctrl-C
+// reaches only this process, which then stops them through the launcher.
+std::atomic<bool> g_cancelRequested{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
+
+extern "C" void requestCancel(int) { g_cancelRequested.store(true); }
+
+class CancelOnSignals {
+public:
+    CancelOnSignals()
+    {
+        struct sigaction sa {};
+        sa.sa_handler = requestCancel;
+        sigemptyset(&sa.sa_mask);
+        ::sigaction(SIGINT, &sa, &m_oldInt);
+        ::sigaction(SIGTERM, &sa, &m_oldTerm);
+    }
+    ~CancelOnSignals()
+    {
+        ::sigaction(SIGINT, &m_oldInt, nullptr);
+        ::sigaction(SIGTERM, &m_oldTerm, nullptr);
+    }
+    CancelOnSignals(const CancelOnSignals&) = delete;
+    CancelOnSignals& operator=(const CancelOnSignals&) = delete;
+
+private:
+    struct sigaction m_oldInt {};
+    struct sigaction m_oldTerm {};
+};
+
+std::string format(const char* fmt, double x)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, x);
+    return buf;
+}
+
+// One stderr line per rank-0 step: where the run is and the throughput of its timed steps so far.
+class StepProgress {
+public:
+    StepProgress(std::ostream& err, Strategy s, int world, int totalSteps)
+        : m_err(err)
+        , m_label(strategyId(s))
+        , m_world(world)
+        , m_totalSteps(totalSteps)
+    {
+    }
+
+    void onEvent(const protocol::Event& e)
+    {
+        // The runner's own defaults fill what the command line left out.
+        if (const auto* start = std::get_if<protocol::StartEvent>(&e); start && start->rank == 0)
+            m_totalSteps = start->config.warmupSteps + start->config.timedSteps;
+        if (const auto* st = std::get_if<protocol::StepEvent>(&e); st && st->rank == 0) {
+            std::string rate = "warm-up";
+            if (st->timed) {
+                m_timedTokens += st->tokens;
+                m_timedSeconds += st->stepTimeS;
+                if (m_timedSeconds > 0)
+                    rate = format("%.0f tokens/s so far", static_cast<double>(m_timedTokens) * m_world / m_timedSeconds);
+            }
+            m_err << "[" << m_label << "] step " << st->step + 1 << "/" << m_totalSteps << "  loss "
+                  << format("%.4f", st->loss) << "  " << format("%.1f ms", st->stepTimeS * 1e3) << "  " << rate
+                  << "\n"
+                  << std::flush;
+        } else if (const auto* er = std::get_if<protocol::ErrorEvent>(&e)) {
+            m_err << "[" << m_label << "] rank " << er->rank << " " << protocol::errorKindId(er->kind)
+                  << " error: " << er->message << "\n"
+                  << std::flush;
+        }
+    }
+
+private:
+    std::ostream& m_err;
+    std::string m_label;
+    int m_world;
+    int m_totalSteps;
+    std::int64_t m_timedTokens = 0;
+    double m_timedSeconds = 0;
+};
+
+dispatch::RunOutcome runOne(const RunRequest& r, Strategy s, const std::filesystem::path& runner, std::ostream& err)
+{
+    const RunConfig requested = requestedConfig(r, s);
+    dispatch::LocalLaunch launch;
+    launch.runner = runner;
+    launch.args = runnerArgs(r, s);
+    launch.ranks = r.ranks;
+    if (!r.logDir.empty())
+        launch.logDir = r.logDir / std::string(strategyId(s));
+    launch.timeout = std::chrono::seconds(r.timeoutS);
+    launch.peerGrace = std::chrono::seconds(r.peerGraceS);
+    if (r.expandableSegments) {
+        // PyTorch 2.x reads PYTORCH_ALLOC_CONF first; 1.x only knows PYTORCH_CUDA_ALLOC_CONF.
+        launch.env["PYTORCH_ALLOC_CONF"] = "expandable_segments:True";
+        launch.env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True";
+    }
+
+    StepProgress progress(err, s, r.ranks, requested.warmupSteps + requested.timedSteps);
+    dispatch::LaunchCallbacks callbacks;
+    callbacks.onEvent = [&](const protocol::Event& e) { progress.onEvent(e); };
+    err << "[" << strategyId(s) << "] starting " << r.ranks << " rank(s) on " << deviceId(r.device) << "\n" << std::flush;
+    try {
+        return dispatch::summarizeRun(requested, dispatch::launchLocal(launch, callbacks, &g_cancelRequested));
+    } catch (const dispatch::LaunchError& e) {
+        dispatch::RunOutcome failed;
+        failed.config = requested;
+        failed.status = dispatch::RunStatus::Failed;
+        failed.reason = std::string("could not start the ranks: ") + e.what();
+        return failed;
+    }
+}
+
+std::string pad(std::string s, std::size_t width, bool right = false)
+{
+    if (s.size() >= width)
+        return s + " ";
+    const std::string fill(width - s.size(), ' ');
+    return right ? fill + s : s + fill;
+}
+
+std::string gib(std::optional<std::int64_t> bytes, DeviceKind device)
+{
+    if (!bytes)
+        return "-";
+    // On the CPU the runner has no caching allocator, so device peaks are not measured.
+    if (device == DeviceKind::Cpu)
+        return "n/a (cpu)";
+    return format("%.2f GiB", static_cast<double>(*bytes) / (1024.0 * 1024.0 * 1024.0));
+}
+
+void printTable(const std::vector<dispatch::RunOutcome>& runs, std::ostream& out)
+{
+    out << pad("strategy", 23) << pad("status", 10) << pad("median step", 13, true) << pad("throughput", 18, true)
+        << pad("peak allocated", 16, true) << pad("peak reserved", 16, true) << pad("NCCL share", 12, true) << "\n";
+    for (const auto& o : runs) {
+        const DeviceKind device = o.config.device;
+        out << pad(std::string(strategyId(o.config.strategy)), 23) << pad(std::string(dispatch::runStatusId(o.status)), 10)
+            << pad(o.medianStepS ? format("%.1f ms", *o.medianStepS * 1e3) : "-", 13, true)
+            << pad(o.tokensPerS ? format("%.0f tokens/s", *o.tokensPerS) : "-", 18, true)
+            << pad(gib(o.peakAllocatedBytes, device), 16, true) << pad(gib(o.peakReservedBytes, device), 16, true)
+            << pad(o.ncclShare ? format("%.1f %%", *o.ncclShare * 100.0) : "-", 12, true) << "\n";
+    }
+    out << "\n";
+    for (const auto& o : runs) {
+        out << strategyId(o.config.strategy) << ": ";
+        if (!o.ok())
+            out << o.reason << "; ";
+        out << "logs in " << (o.logDir.empty() ? std::string("(none)") : o.logDir.string()) << "\n";
+    }
+    out << "NCCL share is collective kernel time over step time; it overlaps compute, so it is not time "
+           "spent waiting.\n";
+}
+
+int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    for (const auto& a : args) {
+        if (a == "--help" || a == "-h") {
+            out << kUsage << strategyIdList() << kUsageTail;
+            return kExitOk;
+        }
+    }
+    RunRequest request;
+    std::filesystem::path runner;
+    try {
+        request = parseRequest(args);
+        runner = resolveRunner(request);
+    } catch (const UsageError& e) {
+        err << "shardwise-cli run: " << e.what() << "\n";
+        return kExitUsage;
+    }
+
+    g_cancelRequested = false;
+    CancelOnSignals cancelOnSignals;
+    std::vector<dispatch::RunOutcome> runs;
+    for (Strategy s : request.strategies) {
+        if (g_cancelRequested)
+            break;
+        runs.push_back(runOne(request, s, runner, err));
+        err << "[" << strategyId(s) << "] " << dispatch::runStatusId(runs.back().status)
+            << (runs.back().reason.empty() ? "" : ": " + runs.back().reason) << "\n"
+            << std::flush;
+    }
+    const bool allOk = std::all_of(runs.begin(), runs.end(), [](const dispatch::RunOutcome& o) { return o.ok(); })
+        && runs.size() == request.strategies.size();
+
+    if (request.json) {
+        nlohmann::json j{{"launcher", "local"},
+                         {"runner", runner.string()},
+                         {"ranks", request.ranks},
+                         {"device", deviceId(request.device)},
+                         {"succeeded", allOk},
+                         {"cancelled", g_cancelRequested.load()},
+                         {"runs", nlohmann::json::array()}};
+        for (const auto& o : runs)
+            j["runs"].push_back(dispatch::toJson(o));
+        out << j.dump(2) << "\n";
+    } else {
+        printTable(runs, out);
+    }
+    return allOk ? kExitOk : kExitFailed;
+}
+
+const CommandRegistration registration("run", "measure strategies by running shardwise-runner ranks on this machine",
+                                       runRun);
+
+} // namespace
+
+} // namespace shardwise::cli
