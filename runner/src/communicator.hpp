@@ -1,0 +1,76 @@
+#pragma once
+// Collectives the sharding schedules need, behind one interface with two backends: raw NCCL on its
+// own CUDA stream (nccl_communicator.cpp) and c10d's ProcessGroupGloo on CPU tensors
+// (gloo_communicator.cpp). A communicator is driven from one thread at a time: the main thread, or
+// the autograd thread while the main thread is blocked in backward().
+
+#include <ATen/ATen.h>
+
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace shardwise::runner {
+
+// A peer died, a collective failed or timed out. Maps to the protocol's "comm" error (exit code 4).
+class CommError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Completion of one enqueued collective. On Gloo everything is synchronous and a ticket is empty.
+class CommCompletion {
+public:
+    virtual ~CommCompletion() = default;
+};
+using CommTicket = std::shared_ptr<CommCompletion>;
+
+struct Rendezvous {
+    int rank = 0;
+    int world = 1;
+    int localRank = 0;
+    std::string masterAddr = "127.0.0.1";
+    int masterPort = 29500;
+    std::chrono::seconds timeout{60};
+};
+
+class Communicator {
+public:
+    virtual ~Communicator() = default;
+
+    virtual int rank() const = 0;
+    virtual int world() const = 0;
+    virtual std::string backendName() const = 0;
+
+    // full = concat over ranks of each rank's shard; full.numel() == shard.numel() * world.
+    virtual CommTicket allGather(const at::Tensor& shard, const at::Tensor& full) = 0;
+    // shard = this rank's slice of the element-wise mean of `full` over ranks.
+    virtual CommTicket reduceScatterMean(const at::Tensor& full, const at::Tensor& shard) = 0;
+    // In place: t = mean over ranks of t.
+    virtual CommTicket allReduceMean(const at::Tensor& t) = 0;
+    // dst.copy_(src) ordered after the communication enqueued so far (device-to-host of reduced shards).
+    virtual CommTicket copyAfterComm(const at::Tensor& dst, const at::Tensor& src) = 0;
+
+    // The compute stream waits for `ticket` (no host block). Null tickets are ignored.
+    virtual void computeWaits(const CommTicket& ticket) = 0;
+    // `t`'s memory was read or written by communication still in flight; freeing it must wait for it.
+    virtual void markUsedByComm(const at::Tensor& t) = 0;
+    // The host waits for all enqueued communication; a timeout or peer failure throws CommError.
+    virtual void synchronize() = 0;
+
+    // Seconds spent in collectives since the last call, and the part of it the compute stream
+    // stalled on; both reset by the call.
+    struct CommTime {
+        double total = 0;
+        double exposed = 0;
+    };
+    virtual CommTime takeCommTime() = 0;
+};
+
+std::unique_ptr<Communicator> createGlooCommunicator(const Rendezvous& rv);
+#ifdef SHARDWISE_WITH_CUDA
+std::unique_ptr<Communicator> createNcclCommunicator(const Rendezvous& rv);
+#endif
+
+} // namespace shardwise::runner

@@ -1,0 +1,78 @@
+#include "decoder_model.hpp"
+
+#include "compat.hpp"
+
+namespace shardwise::runner {
+
+DecoderModel::DecoderModel(const ModelSpec& model, std::int64_t seqLen, const at::TensorOptions& compute)
+    : m_model(model)
+{
+    // Rotary tables as in Hugging Face's LlamaRotaryEmbedding: inv_freq = theta^(-2i/d), angles for
+    // each position duplicated over both halves of the head dimension.
+    const auto f64 = at::TensorOptions().dtype(at::kDouble);
+    const auto half = at::arange(0, model.headDim, 2, f64) / static_cast<double>(model.headDim);
+    const auto invFreq = at::pow(model.ropeTheta, -half);
+    const auto angles = at::outer(at::arange(seqLen, f64), invFreq);
+    const auto emb = at::cat({angles, angles}, -1);
+    m_cos = emb.cos().to(compute);
+    m_sin = emb.sin().to(compute);
+}
+
+at::Tensor DecoderModel::rmsNorm(const at::Tensor& x, const at::Tensor& weight) const
+{
+    // Normalise in fp32 and cast back before the weight, like Qwen2RMSNorm / LlamaRMSNorm.
+    const auto xf = x.to(at::kFloat);
+    const auto normed = xf * at::rsqrt(xf.pow(2).mean(-1, true) + m_model.normEps);
+    return normed.to(x.scalar_type()) * weight;
+}
+
+at::Tensor DecoderModel::rotary(const at::Tensor& x) const
+{
+    const auto t = x.size(2);
+    const auto halfDim = x.size(3) / 2;
+    const auto rotated = at::cat({-x.narrow(3, halfDim, halfDim), x.narrow(3, 0, halfDim)}, 3);
+    return x * m_cos.narrow(0, 0, t) + rotated * m_sin.narrow(0, 0, t);
+}
+
+at::Tensor DecoderModel::layer(const std::vector<at::Tensor>& p, const at::Tensor& x) const
+{
+    const auto b = x.size(0);
+    const auto t = x.size(1);
+    const auto& m = m_model;
+    auto linear = [&](const at::Tensor& in, std::size_t w, std::optional<std::size_t> bias) {
+        if (bias && p[*bias].numel() > 0)
+            return at::linear(in, p[w], p[*bias]);
+        return at::linear(in, p[w]);
+    };
+
+    const auto a = rmsNorm(x, p[InputNorm]);
+    auto q = linear(a, Q, QBias).view({b, t, m.heads, m.headDim}).transpose(1, 2);
+    auto k = linear(a, K, KBias).view({b, t, m.kvHeads, m.headDim}).transpose(1, 2);
+    auto v = linear(a, V, VBias).view({b, t, m.kvHeads, m.headDim}).transpose(1, 2);
+    q = rotary(q);
+    k = rotary(k);
+    const auto attn = compat::causalAttention(q, k, v).transpose(1, 2).reshape({b, t, m.heads * m.headDim});
+    const auto h = x + linear(attn, O, std::nullopt);
+
+    const auto n = rmsNorm(h, p[PostNorm]);
+    const auto mlp = linear(at::silu(linear(n, Gate, std::nullopt)) * linear(n, Up, std::nullopt), Down, std::nullopt);
+    return h + mlp;
+}
+
+at::Tensor DecoderModel::loss(const at::Tensor& inputs, const at::Tensor& targets, UnitHooks& hooks) const
+{
+    const auto& root = hooks.parameters(0);
+    auto h = at::embedding(root[Embedding], inputs);
+    for (std::int64_t l = 0; l < m_model.layers; ++l) {
+        const auto unit = static_cast<std::size_t>(l + 1);
+        h = hooks.enterLayer(unit, h);
+        h = layer(hooks.parameters(unit), h);
+        h = hooks.leaveLayer(unit, h);
+    }
+    h = rmsNorm(h, root[FinalNorm]);
+    const auto& head = m_model.tiedEmbeddings ? root[Embedding] : root[Head];
+    const auto logits = at::linear(h, head);
+    return at::cross_entropy_loss(logits.view({-1, logits.size(-1)}).to(at::kFloat), targets.reshape({-1}));
+}
+
+} // namespace shardwise::runner

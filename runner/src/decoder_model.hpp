@@ -1,0 +1,40 @@
+#pragma once
+// A Qwen2/Llama-family decoder written against flat parameter views: embedding, RMSNorm, grouped-query
+// attention with RoPE and causal SDPA, SwiGLU MLP, tied or untied head, cross-entropy. It owns no
+// parameters: the sharding engine hands it each unit's (possibly just gathered) views through UnitHooks.
+
+#include "model_layout.hpp"
+
+#include <ATen/ATen.h>
+
+namespace shardwise::runner {
+
+class UnitHooks {
+public:
+    virtual ~UnitHooks() = default;
+    // Views of unit `unit`'s parameters in UnitLayout order, valid while the unit is gathered.
+    virtual const std::vector<at::Tensor>& parameters(std::size_t unit) = 0;
+    // Called around each decoder layer (unit = layer + 1); the returned tensor replaces the hidden
+    // state so the engine can attach its backward hooks.
+    virtual at::Tensor enterLayer(std::size_t unit, const at::Tensor& hidden) = 0;
+    virtual at::Tensor leaveLayer(std::size_t unit, const at::Tensor& hidden) = 0;
+};
+
+class DecoderModel {
+public:
+    DecoderModel(const ModelSpec& model, std::int64_t seqLen, const at::TensorOptions& compute);
+
+    // Mean next-token cross-entropy of inputs [B, T] against targets [B, T], computed in fp32.
+    at::Tensor loss(const at::Tensor& inputs, const at::Tensor& targets, UnitHooks& hooks) const;
+
+private:
+    at::Tensor layer(const std::vector<at::Tensor>& p, const at::Tensor& x) const;
+    at::Tensor rmsNorm(const at::Tensor& x, const at::Tensor& weight) const;
+    at::Tensor rotary(const at::Tensor& x) const;
+
+    ModelSpec m_model;
+    at::Tensor m_cos; // [T, head_dim], compute dtype
+    at::Tensor m_sin;
+};
+
+} // namespace shardwise::runner

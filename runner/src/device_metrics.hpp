@@ -1,0 +1,19 @@
+#pragma once
+// Memory and device facts for the protocol: the caching allocator's numbers on CUDA, peak RSS on CPU.
+
+#include "shardwise/protocol/events.hpp"
+
+#include <ATen/ATen.h>
+
+#include <string>
+
+namespace shardwise::runner {
+
+protocol::MemorySample sampleMemory(const at::Device& device);
+void resetPeakMemory(const at::Device& device);
+void synchronizeDevice(const at::Device& device);
+std::string deviceName(const at::Device& device);
+int cudaDeviceCount(); // 0 in builds without CUDA
+protocol::SoftwareVersions softwareVersions();
+
+} // namespace shardwise::runner

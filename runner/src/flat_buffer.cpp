@@ -1,0 +1,49 @@
+#include "flat_buffer.hpp"
+
+#include "compat.hpp"
+
+namespace shardwise::runner {
+
+void FlatBuffer::allocate(std::int64_t numel, const at::TensorOptions& options)
+{
+    m_tensor = at::empty({numel}, options);
+    m_materialized = true;
+}
+
+void FlatBuffer::release()
+{
+    if (!m_materialized)
+        return;
+    compat::resizeStorageBytes(m_tensor, 0);
+    m_materialized = false;
+}
+
+void FlatBuffer::materialize()
+{
+    if (m_materialized)
+        return;
+    compat::resizeStorageBytes(m_tensor, static_cast<std::size_t>(m_tensor.numel()) * m_tensor.element_size());
+    m_materialized = true;
+}
+
+std::int64_t FlatBuffer::residentBytes() const
+{
+    return m_tensor.defined() ? static_cast<std::int64_t>(m_tensor.storage().nbytes()) : 0;
+}
+
+std::vector<at::Tensor> FlatBuffer::views(const UnitLayout& layout) const
+{
+    std::vector<at::Tensor> out;
+    out.reserve(layout.params.size());
+    for (const auto& slot : layout.params) {
+        std::vector<std::int64_t> strides(slot.shape.size(), 1);
+        for (std::size_t i = slot.shape.size(); i-- > 1;)
+            strides[i - 1] = strides[i] * slot.shape[i];
+        auto view = at::empty({0}, m_tensor.options());
+        view.set_(m_tensor.storage(), slot.offset, slot.shape, strides);
+        out.push_back(std::move(view));
+    }
+    return out;
+}
+
+} // namespace shardwise::runner

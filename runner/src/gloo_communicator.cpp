@@ -1,0 +1,138 @@
+// c10d ProcessGroupGloo on CPU tensors. LibTorch 1.13's Gloo backend lacks reduce_scatter,
+// _allgather_base, _reduce_scatter_base, the AVG op and bf16, so: reduce-scatter is an all-reduce of
+// the full buffer followed by taking this rank's slice, a mean is a sum divided by the world size, and
+// all-gather uses the list form with views of the output buffer.
+#include "communicator.hpp"
+
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <cstdlib>
+#include <exception>
+
+namespace shardwise::runner {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class GlooCommunicator final : public Communicator {
+public:
+    explicit GlooCommunicator(const Rendezvous& rv)
+        : m_rank(rv.rank)
+        , m_world(rv.world)
+    {
+        c10d::TCPStoreOptions storeOptions;
+        storeOptions.port = static_cast<std::uint16_t>(rv.masterPort);
+        storeOptions.isServer = rv.rank == 0;
+        storeOptions.numWorkers = static_cast<std::size_t>(rv.world);
+        storeOptions.waitWorkers = true;
+        storeOptions.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(rv.timeout);
+        try {
+            m_store = c10::make_intrusive<c10d::TCPStore>(rv.masterAddr, storeOptions);
+            auto options = c10d::ProcessGroupGloo::Options::create(
+                std::chrono::duration_cast<std::chrono::milliseconds>(rv.timeout));
+            options->devices.push_back(transportDevice(rv.masterAddr));
+            options->threads = 2;
+            m_group = c10::make_intrusive<c10d::ProcessGroupGloo>(m_store, rv.rank, rv.world, options);
+        } catch (const std::exception& e) {
+            throw CommError(std::string("Gloo rendezvous with ") + rv.masterAddr + ":" +
+                            std::to_string(rv.masterPort) + " failed: " + e.what());
+        }
+    }
+
+    int rank() const override { return m_rank; }
+    int world() const override { return m_world; }
+    std::string backendName() const override { return "gloo"; }
+
+    CommTicket allGather(const at::Tensor& shard, const at::Tensor& full) override
+    {
+        const auto shardNumel = shard.numel();
+        TORCH_CHECK(full.numel() == shardNumel * m_world, "allGather: full buffer is not world x shard");
+        timed([&] {
+            std::vector<std::vector<at::Tensor>> outputs(1);
+            for (int r = 0; r < m_world; ++r)
+                outputs[0].push_back(full.narrow(0, r * shardNumel, shardNumel));
+            std::vector<at::Tensor> inputs{shard};
+            m_group->allgather(outputs, inputs)->wait();
+        });
+        return nullptr;
+    }
+
+    CommTicket reduceScatterMean(const at::Tensor& full, const at::Tensor& shard) override
+    {
+        const auto shardNumel = shard.numel();
+        TORCH_CHECK(full.numel() == shardNumel * m_world, "reduceScatter: full buffer is not world x shard");
+        timed([&] {
+            std::vector<at::Tensor> tensors{full};
+            m_group->allreduce(tensors)->wait();
+        });
+        shard.copy_(full.narrow(0, m_rank * shardNumel, shardNumel)).div_(m_world);
+        return nullptr;
+    }
+
+    CommTicket allReduceMean(const at::Tensor& t) override
+    {
+        timed([&] {
+            std::vector<at::Tensor> tensors{t};
+            m_group->allreduce(tensors)->wait();
+        });
+        t.div_(m_world);
+        return nullptr;
+    }
+
+    CommTicket copyAfterComm(const at::Tensor& dst, const at::Tensor& src) override
+    {
+        dst.copy_(src);
+        return nullptr;
+    }
+
+    void computeWaits(const CommTicket&) override {}
+    void markUsedByComm(const at::Tensor&) override {}
+    void synchronize() override {}
+
+    CommTime takeCommTime() override
+    {
+        // Gloo runs on the calling thread: every second in a collective is exposed.
+        CommTime t{m_commSeconds, m_commSeconds};
+        m_commSeconds = 0;
+        return t;
+    }
+
+private:
+    static std::shared_ptr<::gloo::transport::Device> transportDevice(const std::string& masterAddr)
+    {
+        if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname && *ifname)
+            return c10d::ProcessGroupGloo::createDeviceForInterface(ifname);
+        if (masterAddr == "127.0.0.1" || masterAddr == "localhost")
+            return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
+        return c10d::ProcessGroupGloo::createDefaultDevice();
+    }
+
+    template <typename F> void timed(F&& collective)
+    {
+        const auto begin = Clock::now();
+        try {
+            collective();
+        } catch (const std::exception& e) {
+            throw CommError(std::string("Gloo collective failed on rank ") + std::to_string(m_rank) + ": " +
+                            e.what());
+        }
+        m_commSeconds += std::chrono::duration<double>(Clock::now() - begin).count();
+    }
+
+    int m_rank;
+    int m_world;
+    c10::intrusive_ptr<c10d::Store> m_store;
+    c10::intrusive_ptr<c10d::ProcessGroupGloo> m_group;
+    double m_commSeconds = 0;
+};
+
+} // namespace
+
+std::unique_ptr<Communicator> createGlooCommunicator(const Rendezvous& rv)
+{
+    return std::make_unique<GlooCommunicator>(rv);
+}
+
+} // namespace shardwise::runner

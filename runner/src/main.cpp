@@ -1,0 +1,98 @@
+// shardwise-runner: one rank of a measured training run (usage: --help).
+#include "communicator.hpp"
+#include "device_metrics.hpp"
+#include "event_stream.hpp"
+#include "runner_options.hpp"
+#include "training_run.hpp"
+
+#include "shardwise/spec/json.hpp"
+
+#include <c10/util/Exception.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+namespace {
+
+using namespace shardwise;
+using namespace shardwise::runner;
+using protocol::ErrorKind;
+
+enum ExitCode { Ok = 0, Internal = 1, Config = 2, OutOfMemory = 3, Comm = 4 };
+
+bool looksLikeHostOom(const std::string& what)
+{
+    // DefaultCPUAllocator reports a failed host allocation as a plain c10::Error.
+    return what.find("not enough memory") != std::string::npos || what.find("std::bad_alloc") != std::string::npos;
+}
+
+// Leaves without running destructors: a communicator whose peer died can block in its destructor.
+[[noreturn]] void leave(int code)
+{
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(code);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    int rank = bestEffortRank();
+    RunnerOptions options;
+    LaunchEnvironment env;
+    try {
+        options = parseOptions(args);
+        if (options.help) {
+            std::cout << usageText();
+            return Ok;
+        }
+        env = readLaunchEnvironment();
+        rank = env.rank;
+        reconcile(options, env);
+    } catch (const ConfigError& e) {
+        emitError(rank, ErrorKind::Config, e.what());
+        leave(Config);
+    } catch (const SpecError& e) {
+        emitError(rank, ErrorKind::Config, e.what());
+        leave(Config);
+    } catch (const std::exception& e) {
+        emitError(rank, ErrorKind::Internal, e.what());
+        leave(Internal);
+    }
+
+    RunProgress progress;
+    try {
+        runTraining(options, env, progress);
+    } catch (const ConfigError& e) {
+        emitError(rank, ErrorKind::Config, e.what(), progress.step);
+        leave(Config);
+    } catch (const SpecError& e) {
+        emitError(rank, ErrorKind::Config, e.what(), progress.step);
+        leave(Config);
+    } catch (const CommError& e) {
+        emitError(rank, ErrorKind::Comm, e.what(), progress.step);
+        leave(Comm);
+    } catch (const c10::OutOfMemoryError& e) {
+        emitError(rank, ErrorKind::Oom, e.what_without_backtrace(), progress.step, sampleMemory(progress.device));
+        leave(OutOfMemory);
+    } catch (const std::bad_alloc& e) {
+        emitError(rank, ErrorKind::Oom, e.what(), progress.step, sampleMemory(progress.device));
+        leave(OutOfMemory);
+    } catch (const std::exception& e) {
+        const std::string what = e.what();
+        if (!progress.commFailure.empty()) {
+            emitError(rank, ErrorKind::Comm, progress.commFailure, progress.step);
+            leave(Comm);
+        }
+        if (looksLikeHostOom(what) || what.find("CUDA out of memory") != std::string::npos) {
+            emitError(rank, ErrorKind::Oom, what, progress.step, sampleMemory(progress.device));
+            leave(OutOfMemory);
+        }
+        emitError(rank, ErrorKind::Internal, what, progress.step);
+        leave(Internal);
+    }
+    leave(Ok);
+}

@@ -1,0 +1,291 @@
+// Raw NCCL on its own CUDA stream. Every collective first makes the comm stream wait for the compute
+// stream (the buffers it touches may have just been allocated or written there), and hands back an
+// event the compute stream waits on before it reads the result, so communication overlaps compute
+// without host synchronisation. The unique id travels through c10d's TCPStore. The communicator is
+// created non-blocking and every host wait polls ncclCommGetAsyncError against a deadline, so a dead
+// peer turns into ncclCommAbort + CommError within --timeout-s instead of a hang.
+#include "communicator.hpp"
+
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <nccl.h>
+
+#include <cstring>
+#include <thread>
+
+#define SHARDWISE_NCCL_CHECK(expr) checkNccl((expr), #expr, __FILE__, __LINE__)
+
+namespace shardwise::runner {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class NcclCompletion final : public CommCompletion {
+public:
+    at::cuda::CUDAEvent done;
+};
+
+ncclDataType_t ncclType(const at::Tensor& t)
+{
+    switch (t.scalar_type()) {
+    case at::kBFloat16: return ncclBfloat16;
+    case at::kHalf: return ncclFloat16;
+    case at::kFloat: return ncclFloat32;
+    case at::kDouble: return ncclFloat64;
+    case at::kLong: return ncclInt64;
+    case at::kInt: return ncclInt32;
+    default: throw std::invalid_argument("NCCL: unsupported dtype " + std::string(c10::toString(t.scalar_type())));
+    }
+}
+
+class NcclCommunicator final : public Communicator {
+public:
+    explicit NcclCommunicator(const Rendezvous& rv)
+        : m_rank(rv.rank)
+        , m_world(rv.world)
+        , m_timeout(rv.timeout)
+        , m_device(static_cast<c10::DeviceIndex>(rv.localRank))
+        , m_stream(at::cuda::getStreamFromPool(/*isHighPriority=*/true, m_device))
+    {
+        c10::cuda::CUDAGuard guard(m_device);
+        c10d::TCPStoreOptions storeOptions;
+        storeOptions.port = static_cast<std::uint16_t>(rv.masterPort);
+        storeOptions.isServer = rv.rank == 0;
+        storeOptions.numWorkers = static_cast<std::size_t>(rv.world);
+        storeOptions.waitWorkers = true;
+        storeOptions.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(rv.timeout);
+        ncclUniqueId id;
+        try {
+            m_store = c10::make_intrusive<c10d::TCPStore>(rv.masterAddr, storeOptions);
+            const std::string key = "shardwise/nccl_unique_id";
+            if (rv.rank == 0) {
+                SHARDWISE_NCCL_CHECK(ncclGetUniqueId(&id));
+                std::vector<std::uint8_t> bytes(sizeof id);
+                std::memcpy(bytes.data(), &id, sizeof id);
+                m_store->set(key, bytes);
+            } else {
+                const auto bytes = m_store->get(key);
+                if (bytes.size() != sizeof id)
+                    throw CommError("NCCL unique id from the store has the wrong size");
+                std::memcpy(&id, bytes.data(), sizeof id);
+            }
+        } catch (const CommError&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw CommError(std::string("NCCL rendezvous through ") + rv.masterAddr + ":" +
+                            std::to_string(rv.masterPort) + " failed: " + e.what());
+        }
+        ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+        config.blocking = 0;
+        SHARDWISE_NCCL_CHECK(ncclCommInitRankConfig(&m_comm, m_world, id, m_rank, &config));
+        waitUntilIdle("ncclCommInitRankConfig");
+    }
+
+    ~NcclCommunicator() override
+    {
+        if (m_comm)
+            ncclCommDestroy(m_comm);
+    }
+
+    int rank() const override { return m_rank; }
+    int world() const override { return m_world; }
+    std::string backendName() const override { return "nccl"; }
+
+    CommTicket allGather(const at::Tensor& shard, const at::Tensor& full) override
+    {
+        TORCH_CHECK(full.numel() == shard.numel() * m_world, "allGather: full buffer is not world x shard");
+        return collective([&] {
+            return ncclAllGather(shard.data_ptr(), full.data_ptr(), static_cast<std::size_t>(shard.numel()),
+                                 ncclType(shard), m_comm, m_stream.stream());
+        });
+    }
+
+    CommTicket reduceScatterMean(const at::Tensor& full, const at::Tensor& shard) override
+    {
+        TORCH_CHECK(full.numel() == shard.numel() * m_world, "reduceScatter: full buffer is not world x shard");
+        return collective([&] {
+            return ncclReduceScatter(full.data_ptr(), shard.data_ptr(), static_cast<std::size_t>(shard.numel()),
+                                     ncclType(full), ncclAvg, m_comm, m_stream.stream());
+        });
+    }
+
+    CommTicket allReduceMean(const at::Tensor& t) override
+    {
+        return collective([&] {
+            return ncclAllReduce(t.data_ptr(), t.data_ptr(), static_cast<std::size_t>(t.numel()), ncclType(t),
+                                 ncclAvg, m_comm, m_stream.stream());
+        });
+    }
+
+    CommTicket copyAfterComm(const at::Tensor& dst, const at::Tensor& src) override
+    {
+        c10::cuda::CUDAGuard guard(m_device);
+        followCompute();
+        {
+            c10::cuda::CUDAStreamGuard onComm(m_stream);
+            dst.copy_(src, /*non_blocking=*/true);
+        }
+        auto ticket = std::make_shared<NcclCompletion>();
+        ticket->done.record(m_stream);
+        return ticket;
+    }
+
+    void computeWaits(const CommTicket& ticket) override
+    {
+        if (!ticket)
+            return;
+        c10::cuda::CUDAGuard guard(m_device);
+        auto compute = at::cuda::getCurrentCUDAStream(m_device);
+        // Timing events around the wait measure how long compute stalled on communication.
+        Interval stall;
+        stall.begin.record(compute);
+        static_cast<NcclCompletion&>(*ticket).done.block(compute);
+        stall.end.record(compute);
+        m_stalls.push_back(std::move(stall));
+    }
+
+    void markUsedByComm(const at::Tensor& t) override
+    {
+        c10::cuda::CUDACachingAllocator::recordStream(t.storage().data_ptr(), m_stream);
+    }
+
+    void synchronize() override { waitForStream("synchronize"); }
+
+    CommTime takeCommTime() override
+    {
+        CommTime t;
+        for (auto& i : m_collectives)
+            t.total += elapsedSeconds(i);
+        for (auto& i : m_stalls)
+            t.exposed += elapsedSeconds(i);
+        m_collectives.clear();
+        m_stalls.clear();
+        return t;
+    }
+
+private:
+    struct Interval {
+        at::cuda::CUDAEvent begin{cudaEventDefault};
+        at::cuda::CUDAEvent end{cudaEventDefault};
+    };
+
+    static double elapsedSeconds(Interval& i)
+    {
+        if (!i.begin.isCreated() || !i.end.isCreated() || !i.end.query())
+            return 0;
+        return static_cast<double>(i.begin.elapsed_time(i.end)) / 1000.0;
+    }
+
+    void checkNccl(ncclResult_t r, const char* expr, const char* file, int line)
+    {
+        if (r == ncclSuccess || r == ncclInProgress)
+            return;
+        const std::string message = std::string(expr) + " failed at " + file + ":" + std::to_string(line) + ": " +
+                                    ncclGetErrorString(r) + " (" + (ncclGetLastError(m_comm) ? ncclGetLastError(m_comm) : "") + ")";
+        abort();
+        throw CommError(message);
+    }
+
+    void abort()
+    {
+        if (m_comm) {
+            ncclCommAbort(m_comm);
+            m_comm = nullptr;
+        }
+    }
+
+    // Non-blocking communicators may still be working on the last call; wait for that, not the GPU.
+    void waitUntilIdle(const char* what)
+    {
+        const auto deadline = Clock::now() + m_timeout;
+        for (;;) {
+            ncclResult_t state = ncclSuccess;
+            SHARDWISE_NCCL_CHECK(ncclCommGetAsyncError(m_comm, &state));
+            if (state == ncclSuccess)
+                return;
+            if (state != ncclInProgress) {
+                const std::string message = std::string(what) + ": " + ncclGetErrorString(state);
+                abort();
+                throw CommError(message);
+            }
+            if (Clock::now() > deadline) {
+                abort();
+                throw CommError(std::string(what) + " did not finish within the collective timeout");
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+        }
+    }
+
+    void waitForStream(const char* what)
+    {
+        if (!m_comm)
+            throw CommError("the NCCL communicator was aborted after an earlier failure");
+        c10::cuda::CUDAGuard guard(m_device);
+        at::cuda::CUDAEvent marker;
+        marker.record(m_stream);
+        const auto deadline = Clock::now() + m_timeout;
+        while (!marker.query()) {
+            ncclResult_t state = ncclSuccess;
+            SHARDWISE_NCCL_CHECK(ncclCommGetAsyncError(m_comm, &state));
+            if (state != ncclSuccess && state != ncclInProgress) {
+                const std::string message = std::string(what) + ": NCCL reported " + ncclGetErrorString(state);
+                abort();
+                throw CommError(message);
+            }
+            if (Clock::now() > deadline) {
+                abort();
+                throw CommError(std::string(what) + ": communication did not finish within " +
+                                std::to_string(m_timeout.count()) + " s (a peer died or hangs)");
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+        }
+    }
+
+    void followCompute()
+    {
+        at::cuda::CUDAEvent computed;
+        computed.record(at::cuda::getCurrentCUDAStream(m_device));
+        computed.block(m_stream);
+    }
+
+    template <typename F> CommTicket collective(F&& enqueue)
+    {
+        if (!m_comm)
+            throw CommError("the NCCL communicator was aborted after an earlier failure");
+        c10::cuda::CUDAGuard guard(m_device);
+        followCompute();
+        Interval timing;
+        timing.begin.record(m_stream);
+        SHARDWISE_NCCL_CHECK(enqueue());
+        waitUntilIdle("enqueueing a collective");
+        timing.end.record(m_stream);
+        m_collectives.push_back(std::move(timing));
+        auto ticket = std::make_shared<NcclCompletion>();
+        ticket->done.record(m_stream);
+        return ticket;
+    }
+
+    int m_rank;
+    int m_world;
+    std::chrono::seconds m_timeout;
+    c10::DeviceIndex m_device;
+    at::cuda::CUDAStream m_stream;
+    c10::intrusive_ptr<c10d::Store> m_store;
+    ncclComm_t m_comm = nullptr;
+    std::vector<Interval> m_collectives;
+    std::vector<Interval> m_stalls;
+};
+
+} // namespace
+
+std::unique_ptr<Communicator> createNcclCommunicator(const Rendezvous& rv)
+{
+    return std::make_unique<NcclCommunicator>(rv);
+}
+
+} // namespace shardwise::runner

@@ -1,0 +1,254 @@
+#include "runner_options.hpp"
+
+#include "shardwise/spec/json.hpp"
+#include "shardwise/spec/presets.hpp"
+#include "shardwise/spec/strategy.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cstdlib>
+#include <fstream>
+
+namespace shardwise::runner {
+
+namespace {
+
+template <typename T> T parseNumber(const std::string& text, const std::string& what)
+{
+    T value{};
+    const auto* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec != std::errc() || ptr != end)
+        throw ConfigError(what + ": '" + text + "' is not a valid number");
+    return value;
+}
+
+double parseDouble(const std::string& text, const std::string& what)
+{
+    try {
+        std::size_t used = 0;
+        const double v = std::stod(text, &used);
+        if (used == text.size())
+            return v;
+    } catch (const std::exception&) {
+    }
+    throw ConfigError(what + ": '" + text + "' is not a valid number");
+}
+
+template <typename T> T atLeast(T value, T minimum, const std::string& what)
+{
+    if (value < minimum)
+        throw ConfigError(what + " must be >= " + std::to_string(minimum) + ", got " + std::to_string(value));
+    return value;
+}
+
+std::optional<std::string> env(const char* name)
+{
+    const char* v = std::getenv(name);
+    if (!v || !*v)
+        return std::nullopt;
+    return std::string(v);
+}
+
+int envInt(const char* name, std::optional<int> fallback)
+{
+    const auto v = env(name);
+    if (!v) {
+        if (fallback)
+            return *fallback;
+        throw ConfigError(std::string("environment variable ") + name +
+                          " is not set (launch through shardwise-cli run, torchrun or srun, or set it by hand)");
+    }
+    return parseNumber<int>(*v, std::string("environment variable ") + name);
+}
+
+} // namespace
+
+std::string usageText()
+{
+    return R"(usage: shardwise-runner [options]
+
+One rank of a measured training run. Start one process per rank with RANK, WORLD_SIZE, LOCAL_RANK,
+MASTER_ADDR and MASTER_PORT in the environment (LOCAL_WORLD_SIZE optional), as torchrun, srun or
+shardwise-cli run --local do. JSON Lines events go to stdout (docs/protocol.md), a log to stderr.
+
+Run description (a --config file first, then flags override it):
+  --config FILE.json        a full RunConfig as Shardwise writes it
+  --model PRESET|FILE.json  model preset id (e.g. tiny, qwen2.5-0.5b), Shardwise model JSON or
+                            Hugging Face config.json                           (default: tiny)
+  --strategy ID             one of: )" + strategyIdList() + R"(
+                                                                               (default: zero0)
+  --device cpu|cuda         cpu: fp32 + Gloo; cuda: bf16 + NCCL, GPU LOCAL_RANK (default: cpu)
+  --precision P             bf16 | bf16-fp32-master (fp32 master weights + Adam moments); on cpu
+                            everything is fp32 anyway                          (default: bf16)
+  --steps N                 timed steps                                        (default: 15)
+  --warmup N                warm-up steps before them, not timed               (default: 5)
+  --seq N                   sequence length in tokens                          (default: 2048)
+  --micro-batch N           sequences per rank per step                        (default: 1)
+  --seed N                  seed of weights and synthetic tokens               (default: 1234)
+  --lr X                    AdamW learning rate                                (default: 0.001)
+  --tokens FILE             raw little-endian int32 token ids instead of synthetic tokens
+
+Schedule knobs (defaults follow DeepSpeed / FSDP2):
+  --reduce-bucket N         zero1/zero2 gradient all-reduce bucket, elements   (default: 5e8)
+  --allgather-bucket N      zero1/zero2 parameter all-gather bucket, elements  (default: 5e8)
+  --prefetch-bucket N       zero3 prefetch bucket, elements                    (default: 5e7)
+  --persistence-threshold N zero3 units with at most N elements stay gathered  (default: 1e5)
+  --no-overlap-comm         issue each collective and wait for it at once
+
+Runtime:
+  --timeout-s N             a collective (or the rendezvous) taking longer than N seconds is a
+                            comm error                                         (default: 120)
+  --dump-params PATH        after the last step write the full fp32 parameters, in canonical order,
+                            to PATH.rank<R>: one JSON header line, then raw little-endian float32
+  --help                    this text
+
+Exit codes: 0 ok, 1 internal error, 2 configuration error, 3 out of memory, 4 communication error.
+Every failure is also reported as an "error" event on stdout.
+)";
+}
+
+RunnerOptions parseOptions(const std::vector<std::string>& args)
+{
+    RunnerOptions o;
+    // Defaults that differ from RunConfig's: the tiny preset so a bare invocation is a quick smoke run.
+    std::optional<std::string> configFile;
+    for (std::size_t i = 0; i < args.size(); ++i)
+        if (args[i] == "--config" && i + 1 < args.size())
+            configFile = args[i + 1];
+    if (configFile) {
+        std::ifstream in(*configFile);
+        if (!in)
+            throw ConfigError("--config: cannot read '" + *configFile + "'");
+        nlohmann::json j;
+        try {
+            j = nlohmann::json::parse(in);
+        } catch (const nlohmann::json::exception& e) {
+            throw ConfigError("--config: '" + *configFile + "' is not JSON: " + e.what());
+        }
+        o.config = runConfigFromJson(j);
+    } else {
+        o.config.model = resolveModel("tiny", "--model");
+    }
+
+    auto& c = o.config;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const auto& flag = args[i];
+        if (flag == "--help" || flag == "-h") {
+            o.help = true;
+            continue;
+        }
+        if (flag == "--no-overlap-comm") {
+            c.knobs.overlapComm = false;
+            continue;
+        }
+        if (flag.rfind("--", 0) != 0)
+            throw ConfigError("unexpected argument '" + flag + "' (see --help)");
+        if (i + 1 >= args.size())
+            throw ConfigError(flag + " needs a value (see --help)");
+        const std::string value = args[++i];
+        if (flag == "--config")
+            continue;
+        else if (flag == "--model")
+            c.model = resolveModel(value, "--model");
+        else if (flag == "--strategy")
+            c.strategy = parseStrategy(value, "--strategy");
+        else if (flag == "--device")
+            c.device = parseDevice(value, "--device");
+        else if (flag == "--precision")
+            c.training.precision = parsePrecision(value, "--precision");
+        else if (flag == "--steps")
+            c.timedSteps = atLeast(parseNumber<int>(value, flag), 1, flag);
+        else if (flag == "--warmup")
+            c.warmupSteps = atLeast(parseNumber<int>(value, flag), 0, flag);
+        else if (flag == "--seq")
+            c.training.seqLen = atLeast(parseNumber<int>(value, flag), 1, flag);
+        else if (flag == "--micro-batch")
+            c.training.microBatch = atLeast(parseNumber<int>(value, flag), 1, flag);
+        else if (flag == "--seed")
+            c.seed = parseNumber<std::uint64_t>(value, flag);
+        else if (flag == "--lr")
+            c.learningRate = parseDouble(value, flag);
+        else if (flag == "--tokens")
+            c.tokenFile = value;
+        else if (flag == "--dump-params")
+            o.dumpParams = value;
+        else if (flag == "--reduce-bucket")
+            c.knobs.reduceBucketElements = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 64, flag);
+        else if (flag == "--allgather-bucket")
+            c.knobs.allgatherBucketElements = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 64, flag);
+        else if (flag == "--prefetch-bucket")
+            c.knobs.prefetchBucketElements = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 0, flag);
+        else if (flag == "--persistence-threshold")
+            c.knobs.persistenceThreshold = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 0, flag);
+        else if (flag == "--timeout-s")
+            o.collectiveTimeoutS = atLeast(parseNumber<int>(value, flag), 1, flag);
+        else
+            throw ConfigError("unknown option '" + flag + "' (see --help)");
+    }
+    if (!(c.learningRate > 0))
+        throw ConfigError("--lr must be > 0");
+    if (c.training.gradAccumulation != 1)
+        throw ConfigError("training.grad_accumulation: the runner steps after every micro-batch; only 1 is supported");
+    if (c.training.activationCheckpointing)
+        throw ConfigError("training.activation_checkpointing is not supported by the runner");
+    return o;
+}
+
+LaunchEnvironment readLaunchEnvironment()
+{
+    LaunchEnvironment e;
+    e.rank = envInt("RANK", std::nullopt);
+    e.world = envInt("WORLD_SIZE", std::nullopt);
+    e.localRank = envInt("LOCAL_RANK", std::nullopt);
+    e.localWorld = envInt("LOCAL_WORLD_SIZE", e.world);
+    e.masterAddr = env("MASTER_ADDR").value_or("");
+    if (e.masterAddr.empty())
+        throw ConfigError("environment variable MASTER_ADDR is not set");
+    e.masterPort = envInt("MASTER_PORT", std::nullopt);
+    if (e.world < 1)
+        throw ConfigError("WORLD_SIZE must be >= 1, got " + std::to_string(e.world));
+    if (e.rank < 0 || e.rank >= e.world)
+        throw ConfigError("RANK must be in [0, WORLD_SIZE), got " + std::to_string(e.rank));
+    if (e.localWorld < 1 || e.localRank < 0 || e.localRank >= e.localWorld)
+        throw ConfigError("LOCAL_RANK must be in [0, LOCAL_WORLD_SIZE), got " + std::to_string(e.localRank));
+    if (e.world % e.localWorld != 0)
+        throw ConfigError("LOCAL_WORLD_SIZE (" + std::to_string(e.localWorld) + ") must divide WORLD_SIZE (" +
+                          std::to_string(e.world) + "): every node runs the same number of ranks");
+    if (e.masterPort < 1 || e.masterPort > 65535)
+        throw ConfigError("MASTER_PORT must be a TCP port, got " + std::to_string(e.masterPort));
+
+    if (auto l = env("SHARDWISE_LAUNCHER"))
+        e.launcher = *l;
+    else if (env("TORCHELASTIC_RUN_ID"))
+        e.launcher = "torchrun";
+    else if (env("SLURM_PROCID"))
+        e.launcher = "srun";
+    else
+        e.launcher = "manual";
+    return e;
+}
+
+int bestEffortRank()
+{
+    const auto v = env("RANK");
+    if (!v)
+        return 0;
+    int r = 0;
+    const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), r);
+    return ec == std::errc() && ptr == v->data() + v->size() && r >= 0 ? r : 0;
+}
+
+void reconcile(RunnerOptions& options, const LaunchEnvironment& env)
+{
+    auto& c = options.config;
+    // A --config written for another world size describes a different run.
+    if (c.worldSize != 1 && c.worldSize != env.world)
+        throw ConfigError("world_size in the config is " + std::to_string(c.worldSize) + " but WORLD_SIZE is " +
+                          std::to_string(env.world));
+    c.worldSize = env.world;
+    validate(c);
+}
+
+} // namespace shardwise::runner

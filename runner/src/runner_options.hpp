@@ -1,0 +1,49 @@
+#pragma once
+// The runner's command line and torchrun-style environment. Every mistake is a ConfigError naming the
+// flag, field or variable (exit code 2).
+
+#include "shardwise/spec/specs.hpp"
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace shardwise::runner {
+
+class ConfigError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct RunnerOptions {
+    RunConfig config;
+    std::string dumpParams;   // empty = no dump
+    int collectiveTimeoutS = 120;
+    bool help = false;
+};
+
+struct LaunchEnvironment {
+    int rank = 0;
+    int world = 1;
+    int localRank = 0;
+    int localWorld = 1;
+    std::string masterAddr;
+    int masterPort = 0;
+    std::string launcher; // "shardwise" | "torchrun" | "srun" | "manual" | whatever SHARDWISE_LAUNCHER says
+};
+
+std::string usageText();
+
+RunnerOptions parseOptions(const std::vector<std::string>& args);
+
+// Reads RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT.
+LaunchEnvironment readLaunchEnvironment();
+
+// The rank to put in an error event before the environment could be read: RANK if it parses, else 0.
+int bestEffortRank();
+
+// Cross-checks between the options and the environment; fills config.worldSize.
+void reconcile(RunnerOptions& options, const LaunchEnvironment& env);
+
+} // namespace shardwise::runner

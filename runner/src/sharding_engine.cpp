@@ -1,0 +1,308 @@
+// Placement of training state per strategy, initialisation, the optimizer step, state accounting and
+// parameter dumps. The per-unit gather / free / reduce schedule lives in unit_schedule.cpp.
+#include "sharding_engine.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+namespace shardwise::runner {
+
+namespace {
+
+// Hugging Face's initializer_range for Qwen2 and Llama configs.
+constexpr double kInitStd = 0.02;
+
+std::uint64_t unitSeed(std::uint64_t seed, std::size_t unit)
+{
+    // splitmix64 of (seed, unit): every unit gets its own stream, independent of world size.
+    std::uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (static_cast<std::uint64_t>(unit) + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+} // namespace
+
+ShardingEngine::ShardingEngine(const ModelSpec& model, const EngineSettings& settings, Communicator& comm)
+    : m_traits(traits(settings.strategy))
+    , m_settings(settings)
+    , m_comm(comm)
+    , m_rank(comm.rank())
+    , m_world(comm.world())
+    , m_sharded(m_traits.shardsParameters)
+{
+    const bool lowPrecision = settings.compute.dtype() != at::kFloat;
+    // On fp32 compute (CPU) a separate fp32 master would be a bit-identical copy, so only bf16 compute
+    // with the master-weights policy, or any offload (CPU AdamW always runs in fp32), keeps one.
+    m_useMaster = m_traits.offloadsOptimizer || (lowPrecision && settings.precision == PrecisionPolicy::Bf16Fp32Master);
+
+    auto layouts = buildUnitLayouts(model, m_world);
+    m_units.resize(layouts.size());
+    std::int64_t totalPadded = 0;
+    std::int64_t maxShard = 0;
+    for (std::size_t i = 0; i < layouts.size(); ++i) {
+        m_units[i].layout = std::move(layouts[i]);
+        totalPadded += m_units[i].layout.padded;
+        maxShard = std::max(maxShard, m_units[i].layout.shard);
+    }
+    for (std::size_t i = 0; i < m_units.size(); ++i) {
+        allocateUnit(m_units[i], i);
+        initialiseUnit(m_units[i], i);
+    }
+    if (m_traits.reduction == GradReduction::BucketAllReduce) {
+        m_bucket = at::empty({std::min(settings.knobs.reduceBucketElements, totalPadded)}, settings.compute);
+        const auto gatherShard = std::min(settings.knobs.allgatherBucketElements, totalPadded) / m_world;
+        m_gatherIn = at::empty({gatherShard}, settings.compute);
+        m_gatherOut = at::empty({gatherShard * m_world}, settings.compute);
+    }
+    if (m_traits.offloadsOptimizer)
+        m_offloadStaging = at::empty({maxShard}, settings.compute);
+    m_comm.synchronize();
+}
+
+void ShardingEngine::allocateUnit(Unit& u, std::size_t /*index*/)
+{
+    const auto& L = u.layout;
+    const auto& compute = m_settings.compute;
+    auto host = at::TensorOptions().dtype(at::kFloat).device(at::kCPU);
+    if (compute.device().is_cuda())
+        host = host.pinned_memory(true); // page-locked so device<->host copies run asynchronously
+
+    u.params.allocate(L.padded, compute);
+    u.grads.allocate(L.padded, compute);
+    u.views = u.params.views(L);
+    auto gradViews = u.grads.views(L);
+    for (std::size_t p = 0; p < u.views.size(); ++p) {
+        u.views[p].requires_grad_(true);
+        u.views[p].mutable_grad() = gradViews[p];
+    }
+
+    if (m_sharded && !m_traits.offloadsParameters)
+        u.paramShard = at::empty({L.shard}, compute);
+    if (m_traits.shardsGradients && !m_traits.offloadsOptimizer)
+        u.gradShard = at::empty({L.shard}, compute);
+    if (m_traits.offloadsOptimizer)
+        u.hostGrad = at::empty({L.shard}, host);
+
+    const auto optimizerNumel = m_traits.shardsOptimizer ? L.shard : L.padded;
+    const auto optimizerPlace = m_traits.offloadsOptimizer ? host : compute.dtype(m_useMaster ? at::kFloat
+                                                                                              : compute.dtype().toScalarType());
+    if (m_useMaster)
+        u.master = at::empty({optimizerNumel}, optimizerPlace);
+    u.expAvg = at::zeros({optimizerNumel}, optimizerPlace);
+    u.expAvgSq = at::zeros({optimizerNumel}, optimizerPlace);
+
+    u.persistent = m_settings.strategy == Strategy::Zero3 && L.numel <= m_settings.knobs.persistenceThreshold;
+}
+
+void ShardingEngine::initialiseUnit(Unit& u, std::size_t index)
+{
+    // Generated in fp32 on the CPU from (seed, unit), so every strategy and world size starts from the
+    // same weights.
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(unitSeed(m_settings.seed, index));
+    auto full = at::zeros({u.layout.padded}, at::TensorOptions().dtype(at::kFloat));
+    for (const auto& slot : u.layout.params) {
+        if (slot.numel == 0)
+            continue;
+        auto dst = full.narrow(0, slot.offset, slot.numel);
+        switch (slot.init) {
+        case ParamInit::Normal: dst.normal_(0.0, kInitStd, gen); break;
+        case ParamInit::Ones: dst.fill_(1.0); break;
+        case ParamInit::Zeros: dst.zero_(); break;
+        }
+    }
+    const auto mine = full.narrow(0, m_rank * u.layout.shard, u.layout.shard);
+    u.params.tensor().copy_(full);
+    u.grads.tensor().zero_();
+    if (u.paramShard.defined())
+        u.paramShard.copy_(mine);
+    if (u.master.defined())
+        u.master.copy_(u.master.numel() == u.layout.padded ? full : mine);
+
+    if (m_sharded) {
+        if (!u.persistent)
+            u.params.release();
+        u.gathered = u.persistent;
+    }
+    if (m_traits.strategy != Strategy::Zero0 && m_traits.strategy != Strategy::Zero1)
+        u.grads.release();
+}
+
+std::int64_t ShardingEngine::parameterCount() const
+{
+    std::int64_t n = 0;
+    for (const auto& u : m_units)
+        n += u.layout.numel;
+    return n;
+}
+
+at::Tensor ShardingEngine::steppedParam(Unit& u)
+{
+    if (u.master.defined())
+        return u.master;
+    if (u.paramShard.defined())
+        return u.paramShard;
+    if (m_traits.shardsOptimizer)
+        return u.params.tensor().narrow(0, m_rank * u.layout.shard, u.layout.shard);
+    return u.params.tensor();
+}
+
+at::Tensor ShardingEngine::steppedGrad(Unit& u)
+{
+    if (u.hostGrad.defined())
+        return u.hostGrad;
+    if (u.gradShard.defined())
+        return u.gradShard;
+    if (m_traits.shardsOptimizer)
+        return u.grads.tensor().narrow(0, m_rank * u.layout.shard, u.layout.shard);
+    return u.grads.tensor();
+}
+
+void ShardingEngine::optimizerStep()
+{
+    ++m_step;
+    for (auto& u : m_units)
+        adamwStep(steppedParam(u), steppedGrad(u), u.expAvg, u.expAvgSq, m_step, m_settings.adamw);
+
+    for (auto& u : m_units) {
+        if (u.master.defined()) {
+            if (u.paramShard.defined())
+                u.paramShard.copy_(u.master, /*non_blocking=*/true);
+            else if (!m_sharded)
+                steppedParamTarget(u).copy_(u.master);
+        }
+        if (m_sharded && u.persistent)
+            m_comm.computeWaits(m_comm.allGather(u.paramShard, u.params.tensor()));
+    }
+    if (!m_sharded && m_traits.shardsOptimizer)
+        gatherUpdatedReplicas();
+}
+
+void ShardingEngine::gatherUpdatedReplicas()
+{
+    // DeepSpeed stage 1/2: every rank stepped its slice; the updated slices are all-gathered in
+    // buckets of allgather_bucket_size elements, so one collective serves several units. A unit larger
+    // than a bucket is gathered in place on its own.
+    const auto capacity = m_gatherIn.numel();
+    std::vector<std::size_t> pending;
+    std::int64_t fill = 0;
+    auto flush = [&] {
+        if (pending.empty())
+            return;
+        std::int64_t offset = 0;
+        for (auto i : pending) {
+            const auto S = m_units[i].layout.shard;
+            m_gatherIn.narrow(0, offset, S).copy_(m_units[i].params.tensor().narrow(0, m_rank * S, S));
+            offset += S;
+        }
+        m_comm.computeWaits(m_comm.allGather(m_gatherIn.narrow(0, 0, fill), m_gatherOut.narrow(0, 0, fill * m_world)));
+        for (int r = 0; r < m_world; ++r) {
+            offset = 0;
+            for (auto i : pending) {
+                const auto S = m_units[i].layout.shard;
+                m_units[i].params.tensor().narrow(0, r * S, S).copy_(m_gatherOut.narrow(0, r * fill + offset, S));
+                offset += S;
+            }
+        }
+        pending.clear();
+        fill = 0;
+    };
+    for (std::size_t i = 0; i < m_units.size(); ++i) {
+        const auto S = m_units[i].layout.shard;
+        if (S > capacity) {
+            flush();
+            auto full = m_units[i].params.tensor();
+            m_comm.computeWaits(m_comm.allGather(full.narrow(0, m_rank * S, S), full));
+            continue;
+        }
+        if (fill + S > capacity)
+            flush();
+        pending.push_back(i);
+        fill += S;
+    }
+    flush();
+}
+
+at::Tensor ShardingEngine::steppedParamTarget(Unit& u)
+{
+    if (m_traits.shardsOptimizer)
+        return u.params.tensor().narrow(0, m_rank * u.layout.shard, u.layout.shard);
+    return u.params.tensor();
+}
+
+protocol::StateBytes ShardingEngine::stateBytes() const
+{
+    protocol::StateBytes s;
+    auto bytes = [](const at::Tensor& t) {
+        return t.defined() ? static_cast<std::int64_t>(t.storage().nbytes()) : std::int64_t{0};
+    };
+    const bool hostMaster = m_traits.offloadsOptimizer;
+    for (const auto& u : m_units) {
+        s.deviceParams += u.params.residentBytes() + bytes(u.paramShard);
+        s.deviceGrads += u.grads.residentBytes() + bytes(u.gradShard);
+        s.hostGrads += bytes(u.hostGrad);
+        const auto optimizer = bytes(u.expAvg) + bytes(u.expAvgSq);
+        if (hostMaster) {
+            s.hostOptimizer += optimizer;
+            // fsdp2_reshard_offload's host master is the parameter shard itself.
+            (m_traits.offloadsParameters ? s.hostParams : s.hostOptimizer) += bytes(u.master);
+        } else {
+            s.deviceOptimizer += optimizer + bytes(u.master);
+        }
+    }
+    return s;
+}
+
+void ShardingEngine::dumpParameters(const std::filesystem::path& path)
+{
+    nlohmann::json header;
+    header["format"] = "shardwise-params";
+    header["version"] = 1;
+    header["dtype"] = "float32";
+    header["byte_order"] = "little";
+    header["rank"] = m_rank;
+    header["world"] = m_world;
+    header["strategy"] = std::string(m_traits.id);
+    header["step"] = m_step;
+    auto& list = header["params"];
+    list = nlohmann::json::array();
+    std::int64_t total = 0;
+    for (const auto& u : m_units)
+        for (const auto& slot : u.layout.params) {
+            list.push_back({{"name", slot.name}, {"shape", slot.shape}, {"offset", total}});
+            total += slot.numel;
+        }
+    header["numel"] = total;
+
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out)
+        throw std::runtime_error("cannot write parameter dump " + path.string());
+    out << header.dump() << '\n';
+    for (auto& u : m_units) {
+        const auto full = fp32Truth(u);
+        for (const auto& slot : u.layout.params) {
+            const auto values = full.narrow(0, slot.offset, slot.numel).contiguous();
+            out.write(reinterpret_cast<const char*>(values.data_ptr<float>()),
+                      static_cast<std::streamsize>(slot.numel * sizeof(float)));
+        }
+    }
+    if (!out)
+        throw std::runtime_error("writing parameter dump " + path.string() + " failed");
+}
+
+at::Tensor ShardingEngine::fp32Truth(Unit& u)
+{
+    const auto f32 = m_settings.compute.dtype(at::kFloat);
+    const bool truthIsShard = m_sharded || (u.master.defined() && m_traits.shardsOptimizer);
+    if (!truthIsShard) {
+        const auto& full = u.master.defined() ? u.master : u.params.tensor();
+        return full.to(at::TensorOptions().dtype(at::kFloat).device(at::kCPU));
+    }
+    const auto shard = (u.master.defined() ? u.master : u.paramShard).to(f32);
+    auto full = at::empty({u.layout.padded}, f32);
+    m_comm.computeWaits(m_comm.allGather(shard, full));
+    return full.to(at::kCPU);
+}
+
+} // namespace shardwise::runner

@@ -1,0 +1,140 @@
+#pragma once
+// The sharding engine: owns every unit's flat buffers and optimizer state as the strategy places them,
+// and runs the strategy's schedule: when a unit is gathered, freed, reduced and stepped.
+//
+// Schedules (RUNNER.md; DeepSpeed ZeRO, Rajbhandari et al. 2020; PyTorch FSDP2 fully_shard):
+//   zero0            full replicas; each unit's gradient all-reduced (mean) as its backward finishes.
+//   zero1 / zero2    full replicas; gradients all-reduced in DeepSpeed-style buckets of
+//                    reduce_bucket_size elements; each rank keeps its slice (zero1: inside the kept
+//                    full gradient; zero2: in a persistent shard, the full gradient freed), steps its
+//                    shard and all-gathers parameters after the step.
+//   zero3            parameter shards; a unit is gathered before use and freed after its forward,
+//                    re-gathered in backward; from the second step on, units are prefetched along the
+//                    traced order up to stage3_prefetch_bucket_size elements; units no larger than
+//                    stage3_param_persistence_threshold stay gathered.
+//   fsdp2_reshard    one unit prefetched ahead in forward and one behind in backward; freed after
+//                    forward (the root excepted, as FSDP2 does) and after backward.
+//   fsdp2_noreshard  gathered in forward and kept until the unit's backward is done.
+//   *_offload        fp32 master weights and Adam moments in host memory, gradient shards copied to
+//                    the host, AdamW on the CPU; fsdp2_reshard_offload also keeps the parameter shards
+//                    on the host and copies them up for every gather.
+
+#include "adamw.hpp"
+#include "communicator.hpp"
+#include "decoder_model.hpp"
+#include "flat_buffer.hpp"
+
+#include "shardwise/protocol/events.hpp"
+#include "shardwise/spec/specs.hpp"
+
+#include <filesystem>
+#include <string>
+
+namespace shardwise::runner {
+
+struct EngineSettings {
+    Strategy strategy = Strategy::Zero0;
+    TuningKnobs knobs;
+    PrecisionPolicy precision = PrecisionPolicy::PureBf16;
+    at::TensorOptions compute;  // device + dtype of parameters and gradients
+    std::uint64_t seed = 0;
+    AdamWSettings adamw;
+};
+
+class ShardingEngine final : public UnitHooks {
+public:
+    ShardingEngine(const ModelSpec& model, const EngineSettings& settings, Communicator& comm);
+
+    // One training step, in this order.
+    void beginStep();
+    void beforeBackward();
+    void finishBackward();
+    void optimizerStep();
+
+    // UnitHooks (called from the model's forward and from autograd hooks).
+    const std::vector<at::Tensor>& parameters(std::size_t unit) override;
+    at::Tensor enterLayer(std::size_t unit, const at::Tensor& hidden) override;
+    at::Tensor leaveLayer(std::size_t unit, const at::Tensor& hidden) override;
+    void preBackward(std::size_t unit);
+    void postBackward(std::size_t unit);
+
+    // Bytes of persistent training state this rank holds right now, measured from the buffers.
+    protocol::StateBytes stateBytes() const;
+
+    // Writes the full fp32 parameters in canonical order (a JSON header line, then raw little-endian
+    // float32). Collective: every rank must call it.
+    void dumpParameters(const std::filesystem::path& path);
+
+    std::int64_t parameterCount() const;
+
+    // A communication failure raised inside an autograd hook; the engine rethrows it as CommError
+    // even when autograd wrapped it.
+    const std::string& commFailure() const { return m_commFailure; }
+
+private:
+    struct Unit {
+        UnitLayout layout;
+        FlatBuffer params; // gathered compute-dtype parameters
+        FlatBuffer grads;  // full compute-dtype gradients
+        std::vector<at::Tensor> views;
+        at::Tensor paramShard; // persistent compute-dtype shard (sharded strategies, not fsdp2 offload)
+        at::Tensor gradShard;  // persistent reduced gradient shard (zero2, zero3, fsdp2 without offload)
+        at::Tensor hostGrad;   // fp32 gradient shard in host memory (offload)
+        at::Tensor master;     // fp32 master weights when they differ from the parameters
+        at::Tensor expAvg;
+        at::Tensor expAvgSq;
+        bool persistent = false; // never freed once gathered
+        bool gathered = false;
+        CommTicket gatherDone;
+        bool reduced = false; // gradient reduction issued this step
+    };
+
+    void allocateUnit(Unit& u, std::size_t index);
+    void initialiseUnit(Unit& u, std::size_t index);
+    at::Tensor gatherSource(Unit& u);
+    void issueGather(std::size_t index);
+    void ensureGathered(std::size_t index);
+    void releaseParams(std::size_t index);
+    void prefetchForward(std::size_t index);
+    void prefetchBackward(std::size_t index);
+    void materializeGrads(Unit& u);
+    void reduceUnit(std::size_t index);
+    void addToBucket(std::size_t index);
+    void flushBucket();
+    void keepReducedSlice(Unit& u, const at::Tensor& reducedFull);
+    void gatherUpdatedReplicas();
+    at::Tensor steppedParam(Unit& u);
+    at::Tensor steppedGrad(Unit& u);
+    at::Tensor steppedParamTarget(Unit& u);
+    at::Tensor fp32Truth(Unit& u);
+    template <typename F> void guardComm(F&& f);
+
+    const StrategyTraits& m_traits;
+    EngineSettings m_settings;
+    Communicator& m_comm;
+    int m_rank;
+    int m_world;
+    bool m_sharded;
+    bool m_useMaster;
+    std::vector<Unit> m_units;
+    std::int64_t m_step = 0;
+
+    // DeepSpeed's independent-partition gradient bucket (zero1/zero2).
+    at::Tensor m_bucket;
+    std::vector<std::size_t> m_bucketUnits;
+    std::int64_t m_bucketFill = 0;
+    // DeepSpeed's all-gather bucket (zero1/zero2): this rank's updated slices in, every rank's out.
+    at::Tensor m_gatherIn;
+    at::Tensor m_gatherOut;
+    // Device staging for reduced shards on their way to the host, and for host shards on their way up.
+    at::Tensor m_offloadStaging;
+    CommTicket m_lastReduction;
+
+    // zero3: the unit order traced in the first step drives prefetching afterwards.
+    std::vector<std::size_t> m_forwardTrace;
+    bool m_traced = false;
+
+    std::string m_commFailure;
+};
+
+} // namespace shardwise::runner

@@ -1,0 +1,198 @@
+#include "training_run.hpp"
+
+#include "communicator.hpp"
+#include "decoder_model.hpp"
+#include "device_metrics.hpp"
+#include "event_stream.hpp"
+#include "sharding_engine.hpp"
+#include "token_source.hpp"
+
+#include "shardwise/protocol/statistics.hpp"
+#include "shardwise/spec/strategy.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+
+namespace shardwise::runner {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string hostName()
+{
+    char buf[256] = {};
+    if (gethostname(buf, sizeof buf - 1) != 0)
+        return "unknown";
+    return buf;
+}
+
+protocol::AllocatorSettings allocatorSettings()
+{
+    protocol::AllocatorSettings a;
+    // PyTorch 2.x reads PYTORCH_ALLOC_CONF first and falls back to PYTORCH_CUDA_ALLOC_CONF.
+    for (const char* name : {"PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF"})
+        if (const char* v = std::getenv(name); v && *v) {
+            a.conf = v;
+            break;
+        }
+    a.expandableSegments = a.conf.find("expandable_segments:True") != std::string::npos;
+    return a;
+}
+
+std::unique_ptr<Communicator> connect(const RunConfig& c, const LaunchEnvironment& env, int timeoutS)
+{
+    Rendezvous rv;
+    rv.rank = env.rank;
+    rv.world = env.world;
+    rv.localRank = env.localRank;
+    rv.masterAddr = env.masterAddr;
+    rv.masterPort = env.masterPort;
+    rv.timeout = std::chrono::seconds(timeoutS);
+    if (c.device == DeviceKind::Cuda) {
+#ifdef SHARDWISE_WITH_CUDA
+        return createNcclCommunicator(rv);
+#endif
+    }
+    return createGlooCommunicator(rv);
+}
+
+} // namespace
+
+void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, RunProgress& progress)
+{
+    const auto& c = options.config;
+    at::Device device = at::kCPU;
+    if (c.device == DeviceKind::Cuda) {
+        const int devices = cudaDeviceCount();
+        if (devices == 0)
+            throw ConfigError("--device cuda: this runner was built without CUDA or sees no GPU");
+        if (env.localRank >= devices)
+            throw ConfigError("LOCAL_RANK " + std::to_string(env.localRank) + " but only " + std::to_string(devices) +
+                              " GPUs are visible");
+        device = at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(env.localRank));
+    }
+    progress.device = device;
+    if (device.is_cuda()) {
+        // The allocator reads its settings at the first CUDA allocation.
+        if (c.training.expandableSegments && !std::getenv("PYTORCH_ALLOC_CONF") &&
+            !std::getenv("PYTORCH_CUDA_ALLOC_CONF"))
+            setenv("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True", 0);
+        at::globalContext().lazyInitCUDA();
+        c10::DeviceGuard guard(device);
+    }
+    const auto dtype = device.is_cuda() ? at::kBFloat16 : at::kFloat;
+    const auto compute = at::TensorOptions().device(device).dtype(dtype);
+
+    logLine(env.rank, "connecting to " + env.masterAddr + ":" + std::to_string(env.masterPort) + " as rank " +
+                          std::to_string(env.rank) + " of " + std::to_string(env.world));
+    auto comm = connect(c, env, options.collectiveTimeoutS);
+
+    EngineSettings settings;
+    settings.strategy = c.strategy;
+    settings.knobs = c.knobs;
+    settings.precision = c.training.precision;
+    settings.compute = compute;
+    settings.seed = c.seed;
+    settings.adamw.lr = c.learningRate;
+    ShardingEngine engine(c.model, settings, *comm);
+    DecoderModel model(c.model, c.training.seqLen, compute);
+    TokenSource tokens(c, env.rank, env.world, device);
+
+    protocol::StartEvent start;
+    start.rank = env.rank;
+    start.world = env.world;
+    start.localRank = env.localRank;
+    start.host = hostName();
+    start.time = unixNow();
+    start.config = c;
+    start.versions = softwareVersions();
+    start.allocator = allocatorSettings();
+    start.launcher = env.launcher;
+    start.deviceName = deviceName(device);
+    emit(start);
+    logLine(env.rank, std::string(strategyId(c.strategy)) + " on " + start.deviceName + " via " +
+                          comm->backendName() + ", " + std::to_string(engine.parameterCount()) + " parameters");
+
+    const int total = c.warmupSteps + c.timedSteps;
+    std::vector<double> stepTimes, commTimes, exposedTimes, losses;
+    protocol::MemorySample peaks;
+    const std::int64_t tokensPerStep = static_cast<std::int64_t>(c.training.microBatch) * c.training.seqLen;
+    for (int step = 0; step < total; ++step) {
+        progress.step = step;
+        const bool timed = step >= c.warmupSteps;
+        if (step == c.warmupSteps)
+            resetPeakMemory(device);
+        synchronizeDevice(device);
+        comm->takeCommTime();
+        const auto begin = Clock::now();
+
+        auto [inputs, targets] = tokens.batch(step);
+        engine.beginStep();
+        auto loss = model.loss(inputs, targets, engine);
+        engine.beforeBackward();
+        try {
+            loss.backward();
+        } catch (...) {
+            progress.commFailure = engine.commFailure();
+            throw;
+        }
+        engine.finishBackward();
+        engine.optimizerStep();
+        const double lossValue = loss.item<double>();
+        comm->synchronize();
+        synchronizeDevice(device);
+        const double seconds = std::chrono::duration<double>(Clock::now() - begin).count();
+        const auto commTime = comm->takeCommTime();
+
+        protocol::StepEvent ev;
+        ev.rank = env.rank;
+        ev.step = step;
+        ev.timed = timed;
+        ev.loss = lossValue;
+        ev.stepTimeS = seconds;
+        ev.commTimeS = commTime.total;
+        ev.exposedCommS = commTime.exposed;
+        ev.tokens = tokensPerStep;
+        ev.memory = sampleMemory(device);
+        ev.time = unixNow();
+        emit(ev);
+        losses.push_back(lossValue);
+        if (timed) {
+            stepTimes.push_back(seconds);
+            commTimes.push_back(commTime.total);
+            exposedTimes.push_back(commTime.exposed);
+            peaks = ev.memory;
+        }
+    }
+    progress.step.reset();
+
+    if (!options.dumpParams.empty()) {
+        const auto path = options.dumpParams + ".rank" + std::to_string(env.rank);
+        engine.dumpParameters(path);
+        logLine(env.rank, "parameters written to " + path);
+    }
+
+    protocol::SummaryEvent s;
+    s.rank = env.rank;
+    s.world = env.world;
+    s.warmupSteps = c.warmupSteps;
+    s.timedSteps = c.timedSteps;
+    s.medianStepS = stats::median(stepTimes);
+    s.p10StepS = stats::percentile(stepTimes, 10);
+    s.p90StepS = stats::percentile(stepTimes, 90);
+    s.tokensPerS = s.medianStepS > 0 ? static_cast<double>(tokensPerStep) * env.world / s.medianStepS : 0;
+    s.ncclShare = s.medianStepS > 0 ? stats::median(commTimes) / s.medianStepS : 0;
+    s.exposedCommShare = s.medianStepS > 0 ? stats::median(exposedTimes) / s.medianStepS : 0;
+    s.losses = losses;
+    s.memory = peaks; // peak fields cover the timed steps: reset at the first of them
+    s.state = engine.stateBytes();
+    s.time = unixNow();
+    emit(s);
+    logLine(env.rank, "median step " + std::to_string(s.medianStepS) + " s, " + std::to_string(s.tokensPerS) +
+                          " tokens/s, final loss " + std::to_string(losses.back()));
+}
+
+} // namespace shardwise::runner

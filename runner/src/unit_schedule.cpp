@@ -1,0 +1,280 @@
+// The per-unit schedule: gathering before use, prefetching, freeing after forward / backward, and
+// gradient reduction as each unit's backward finishes. See sharding_engine.hpp for the strategies.
+#include "sharding_engine.hpp"
+
+#include <torch/autograd.h>
+
+namespace shardwise::runner {
+
+namespace {
+
+// Identity around a layer's input: its backward runs once the layer's backward is done (every node of
+// the layer, including its parameters' AccumulateGrad, has a higher priority in the autograd queue),
+// which is the moment to reduce that layer's gradients.
+struct PostBackwardGate : torch::autograd::Function<PostBackwardGate> {
+    static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x, std::int64_t engine,
+                              std::int64_t unit)
+    {
+        ctx->saved_data["engine"] = engine;
+        ctx->saved_data["unit"] = unit;
+        return x;
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        auto* engine = reinterpret_cast<ShardingEngine*>(ctx->saved_data["engine"].toInt());
+        engine->postBackward(static_cast<std::size_t>(ctx->saved_data["unit"].toInt()));
+        return {grads[0], at::Tensor(), at::Tensor()};
+    }
+};
+
+} // namespace
+
+template <typename F> void ShardingEngine::guardComm(F&& f)
+{
+    try {
+        f();
+    } catch (const CommError& e) {
+        // Autograd may rethrow this as a plain c10::Error; remember what it was.
+        m_commFailure = e.what();
+        throw;
+    }
+}
+
+const std::vector<at::Tensor>& ShardingEngine::parameters(std::size_t unit)
+{
+    return m_units.at(unit).views;
+}
+
+void ShardingEngine::beginStep()
+{
+    for (auto& u : m_units) {
+        u.reduced = false;
+        if (u.grads.materialized())
+            u.grads.tensor().zero_();
+    }
+    if (m_sharded)
+        guardComm([&] { ensureGathered(0); });
+}
+
+at::Tensor ShardingEngine::enterLayer(std::size_t unit, const at::Tensor& hidden)
+{
+    if (m_sharded) {
+        if (!m_traced)
+            m_forwardTrace.push_back(unit);
+        guardComm([&] {
+            ensureGathered(unit);
+            prefetchForward(unit);
+        });
+    }
+    if (!hidden.requires_grad())
+        return hidden;
+    return PostBackwardGate::apply(hidden, reinterpret_cast<std::int64_t>(this), static_cast<std::int64_t>(unit));
+}
+
+at::Tensor ShardingEngine::leaveLayer(std::size_t unit, const at::Tensor& hidden)
+{
+    if (m_sharded && m_traits.reshardAfterForward)
+        releaseParams(unit);
+    if (hidden.requires_grad())
+        hidden.register_hook([this, unit](const at::Tensor&) { preBackward(unit); });
+    return hidden;
+}
+
+void ShardingEngine::beforeBackward()
+{
+    m_traced = true;
+    materializeGrads(m_units[0]);
+}
+
+void ShardingEngine::preBackward(std::size_t unit)
+{
+    if (m_sharded)
+        guardComm([&] {
+            ensureGathered(unit);
+            prefetchBackward(unit);
+        });
+    materializeGrads(m_units[unit]);
+}
+
+void ShardingEngine::postBackward(std::size_t unit)
+{
+    guardComm([&] { reduceUnit(unit); });
+}
+
+void ShardingEngine::finishBackward()
+{
+    guardComm([&] {
+        reduceUnit(0);
+        flushBucket();
+    });
+    for (std::size_t i = 0; i < m_units.size(); ++i)
+        if (!m_units[i].reduced)
+            throw std::logic_error("the post-backward hook of unit " + m_units[i].layout.name + " did not run");
+    if (m_sharded)
+        releaseParams(0);
+    guardComm([&] {
+        if (m_traits.offloadsOptimizer)
+            m_comm.synchronize(); // the CPU optimizer reads the host gradient shards next
+        else
+            m_comm.computeWaits(m_lastReduction);
+    });
+    m_lastReduction = nullptr;
+}
+
+void ShardingEngine::materializeGrads(Unit& u)
+{
+    if (u.grads.materialized())
+        return;
+    u.grads.materialize();
+    u.grads.tensor().zero_();
+}
+
+at::Tensor ShardingEngine::gatherSource(Unit& u)
+{
+    if (u.paramShard.defined())
+        return u.paramShard;
+    // fsdp2_reshard_offload: the shard lives in host memory; copy it up (and cast) on the comm stream,
+    // right before the all-gather that reads it, so one staging buffer serves every unit.
+    auto staging = m_offloadStaging.narrow(0, 0, u.layout.shard);
+    m_comm.copyAfterComm(staging, u.master);
+    return staging;
+}
+
+void ShardingEngine::issueGather(std::size_t index)
+{
+    auto& u = m_units[index];
+    if (u.gathered)
+        return;
+    u.params.materialize();
+    u.gatherDone = m_comm.allGather(gatherSource(u), u.params.tensor());
+    u.gathered = true;
+}
+
+void ShardingEngine::ensureGathered(std::size_t index)
+{
+    auto& u = m_units[index];
+    issueGather(index);
+    m_comm.computeWaits(u.gatherDone);
+    u.gatherDone = nullptr;
+}
+
+void ShardingEngine::releaseParams(std::size_t index)
+{
+    auto& u = m_units[index];
+    if (u.persistent || !u.gathered)
+        return;
+    m_comm.computeWaits(u.gatherDone);
+    u.gatherDone = nullptr;
+    u.params.release();
+    u.gathered = false;
+}
+
+void ShardingEngine::prefetchForward(std::size_t index)
+{
+    if (m_traits.family == StrategyFamily::Fsdp2) {
+        // FSDP2: the next unit's all-gather overlaps this unit's forward.
+        if (index + 1 < m_units.size())
+            issueGather(index + 1);
+        return;
+    }
+    if (!m_traced)
+        return;
+    // DeepSpeed stage 3: fetch ahead along the traced order until the prefetch bucket is full.
+    auto budget = m_settings.knobs.prefetchBucketElements;
+    auto it = std::find(m_forwardTrace.begin(), m_forwardTrace.end(), index);
+    for (++it; it != m_forwardTrace.end() && budget > 0; ++it) {
+        budget -= m_units[*it].layout.numel;
+        issueGather(*it);
+    }
+}
+
+void ShardingEngine::prefetchBackward(std::size_t index)
+{
+    if (m_traits.family == StrategyFamily::Fsdp2) {
+        if (index > 1)
+            issueGather(index - 1);
+        return;
+    }
+    auto budget = m_settings.knobs.prefetchBucketElements;
+    auto it = std::find(m_forwardTrace.rbegin(), m_forwardTrace.rend(), index);
+    for (++it; it != m_forwardTrace.rend() && budget > 0; ++it) {
+        budget -= m_units[*it].layout.numel;
+        issueGather(*it);
+    }
+}
+
+void ShardingEngine::reduceUnit(std::size_t index)
+{
+    auto& u = m_units[index];
+    if (u.reduced)
+        return;
+    u.reduced = true;
+    const auto full = u.grads.tensor();
+    switch (m_traits.reduction) {
+    case GradReduction::AllReduce: m_lastReduction = m_comm.allReduceMean(full); return;
+    case GradReduction::BucketAllReduce: addToBucket(index); return;
+    case GradReduction::ReduceScatter: break;
+    }
+    if (u.hostGrad.defined()) {
+        const auto staging = m_offloadStaging.narrow(0, 0, u.layout.shard);
+        m_comm.reduceScatterMean(full, staging);
+        m_lastReduction = m_comm.copyAfterComm(u.hostGrad, staging);
+    } else {
+        m_lastReduction = m_comm.reduceScatterMean(full, u.gradShard);
+    }
+    m_comm.markUsedByComm(full);
+    u.grads.release();
+    if (index != 0) // the root stays gathered until the whole backward is done
+        releaseParams(index);
+}
+
+void ShardingEngine::addToBucket(std::size_t index)
+{
+    auto& u = m_units[index];
+    const auto padded = u.layout.padded;
+    if (padded > m_bucket.numel()) {
+        // Larger than a bucket: DeepSpeed reduces such a gradient on its own.
+        flushBucket();
+        m_comm.computeWaits(m_comm.allReduceMean(u.grads.tensor()));
+        keepReducedSlice(u, u.grads.tensor());
+        return;
+    }
+    if (m_bucketFill + padded > m_bucket.numel())
+        flushBucket();
+    m_bucket.narrow(0, m_bucketFill, padded).copy_(u.grads.tensor());
+    m_bucketFill += padded;
+    m_bucketUnits.push_back(index);
+}
+
+void ShardingEngine::flushBucket()
+{
+    if (m_bucketUnits.empty())
+        return;
+    // Stage 1/2 without overlap_comm (DeepSpeed's default): the bucket is reused only after its
+    // reduction finished.
+    m_comm.computeWaits(m_comm.allReduceMean(m_bucket.narrow(0, 0, m_bucketFill)));
+    std::int64_t offset = 0;
+    for (auto index : m_bucketUnits) {
+        auto& u = m_units[index];
+        keepReducedSlice(u, m_bucket.narrow(0, offset, u.layout.padded));
+        offset += u.layout.padded;
+    }
+    m_bucketUnits.clear();
+    m_bucketFill = 0;
+}
+
+void ShardingEngine::keepReducedSlice(Unit& u, const at::Tensor& reducedFull)
+{
+    const auto S = u.layout.shard;
+    const auto slice = reducedFull.narrow(0, m_rank * S, S);
+    if (u.gradShard.defined()) {
+        u.gradShard.copy_(slice);
+        u.grads.release(); // zero2: only the reduced partition outlives the bucket
+    } else if (slice.data_ptr() != u.grads.tensor().narrow(0, m_rank * S, S).data_ptr()) {
+        u.grads.tensor().narrow(0, m_rank * S, S).copy_(slice);
+    }
+}
+
+} // namespace shardwise::runner
