@@ -213,7 +213,7 @@ private slots:
         const Estimate noReshard = estimate(in, Strategy::Fsdp2NoReshard);
         const Estimate reshard = estimate(in, Strategy::Fsdp2Reshard);
         QCOMPARE(noReshard.memory.gatheredParams, 2.0 * double(in.model.parameterCount()));
-        QVERIFY(reshard.memory.gatheredParams < noReshard.memory.gatheredParams / 10.0);
+        QVERIFY(reshard.memory.gatheredParams < noReshard.memory.gatheredParams / 4.0); // root unit + one layer
     }
 
     void fsdp2GradientsAreNotLiveWithActivations()
