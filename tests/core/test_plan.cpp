@@ -1,0 +1,362 @@
+// Behaviour of core/plan: each decision step reached by a scenario built for it, the reasons it
+// gives, the remedies when nothing fits (each checked by planning again with the remedy applied),
+// the run matrix, the JSON round trip and the errors bad plan JSON produces.
+#include "shardwise/plan/plan.hpp"
+#include "shardwise/spec/json.hpp"
+#include "shardwise/spec/presets.hpp"
+
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+using namespace shardwise;
+using nlohmann::json;
+
+Q_DECLARE_METATYPE(shardwise::Strategy)
+
+namespace {
+
+struct Scenario {
+    const char* model;
+    const char* gpu;
+    int gpusPerNode;
+    Interconnect link;
+    int seq;
+    int microBatch;
+};
+
+EstimateInput input(const Scenario& s)
+{
+    EstimateInput in;
+    in.model = *PresetCatalog::builtin().findModel(s.model);
+    in.gpu = *PresetCatalog::builtin().findGpu(s.gpu);
+    in.cluster.gpusPerNode = s.gpusPerNode;
+    in.cluster.intraNode = s.link;
+    in.training.seqLen = s.seq;
+    in.training.microBatch = s.microBatch;
+    return in;
+}
+
+// Scenarios built for each decision step (predictions with the default calibration).
+const Scenario kOneGpuSmallModel{"qwen2.5-3b", "h200", 1, Interconnect::NvLink, 2048, 1};
+const Scenario kZero0TooBig{"qwen2.5-7b", "a100-80gb", 8, Interconnect::NvLink, 2048, 1};
+const Scenario kOnlyFullShardNvlink{"qwen2.5-72b", "h200", 8, Interconnect::NvLink, 512, 1};
+const Scenario kOnlyFullShardPcie{"qwen2.5-72b", "h200", 8, Interconnect::Pcie, 512, 1};
+const Scenario kOnlyOffload{"qwen2.5-14b", "l4", 1, Interconnect::Pcie, 512, 1};
+const Scenario kNothingFits{"qwen2.5-72b", "a100-40gb", 8, Interconnect::NvLink, 4096, 1};
+const Scenario kNothingFitsLongSequence{"qwen2.5-7b", "l4", 1, Interconnect::Pcie, 8192, 4};
+
+bool mentions(const std::vector<std::string>& reasons, const std::string& text)
+{
+    return std::any_of(reasons.begin(), reasons.end(),
+                       [&](const std::string& r) { return r.find(text) != std::string::npos; });
+}
+
+QString joined(const std::vector<std::string>& reasons)
+{
+    QString out;
+    for (const auto& r : reasons)
+        out += QString::fromStdString(r) + QLatin1Char('\n');
+    return out;
+}
+
+} // namespace
+
+class TestPlan : public QObject {
+    Q_OBJECT
+
+private slots:
+    void lightStrategiesKeepFullParametersThroughBackward_data()
+    {
+        QTest::addColumn<Strategy>("strategy");
+        QTest::addColumn<bool>("light");
+        QTest::newRow("zero0") << Strategy::Zero0 << true;
+        QTest::newRow("zero1") << Strategy::Zero1 << true;
+        QTest::newRow("zero2") << Strategy::Zero2 << true;
+        QTest::newRow("fsdp2_noreshard") << Strategy::Fsdp2NoReshard << true;
+        QTest::newRow("zero3") << Strategy::Zero3 << false;
+        QTest::newRow("fsdp2_reshard") << Strategy::Fsdp2Reshard << false;
+        QTest::newRow("zero3_offload") << Strategy::Zero3Offload << false;
+        QTest::newRow("fsdp2_reshard_offload") << Strategy::Fsdp2ReshardOffload << false;
+    }
+    void lightStrategiesKeepFullParametersThroughBackward()
+    {
+        QFETCH(Strategy, strategy);
+        QFETCH(bool, light);
+        QCOMPARE(isLightStrategy(strategy), light);
+    }
+
+    void stepOneRecommendsTheLightestThatFits()
+    {
+        const Plan p = makePlan(input(kOneGpuSmallModel));
+        QCOMPARE(p.recommendation.step, DecisionStep::LightestFits);
+        QCOMPARE(p.recommendation.strategy, std::optional<Strategy>(Strategy::Zero0));
+        QVERIFY(p.recommendation.reasons.front().starts_with("Step 1 decided"));
+        QVERIFY2(mentions(p.recommendation.reasons, "With one GPU"), qPrintable(joined(p.recommendation.reasons)));
+        QVERIFY(p.recommendation.remedies.empty());
+    }
+
+    void stepOneSaysWhichLighterStrategyDidNotFitAndByHowMuch()
+    {
+        const Plan p = makePlan(input(kZero0TooBig));
+        QCOMPARE(p.recommendation.step, DecisionStep::LightestFits);
+        QCOMPARE(p.recommendation.strategy, std::optional<Strategy>(Strategy::Zero1));
+        const Estimate& zero0 = p.candidate(Strategy::Zero0).estimate;
+        QVERIFY(!zero0.fits());
+        char by[32];
+        std::snprintf(by, sizeof by, "by %.1f GiB", zero0.deviceShortfallBytes() / kGiB);
+        QVERIFY2(mentions(p.recommendation.reasons, std::string("zero0 does not fit")), qPrintable(joined(p.recommendation.reasons)));
+        QVERIFY2(mentions(p.recommendation.reasons, by), qPrintable(joined(p.recommendation.reasons)));
+    }
+
+    void stepTwoOnNvlinkPicksFsdp2FullShard()
+    {
+        const Plan p = makePlan(input(kOnlyFullShardNvlink));
+        for (const Candidate& c : p.candidates)
+            if (isLightStrategy(c.strategy))
+                QVERIFY(!c.estimate.fits());
+        QCOMPARE(p.recommendation.step, DecisionStep::FullShardByInterconnect);
+        QCOMPARE(p.recommendation.strategy, std::optional<Strategy>(Strategy::Fsdp2Reshard));
+        QVERIFY(p.recommendation.alsoMeasure.empty());
+        QVERIFY(mentions(p.recommendation.reasons, "On NVLink"));
+    }
+
+    void stepTwoOnPcieRecommendsZero3AndMeasuringBoth()
+    {
+        const Plan p = makePlan(input(kOnlyFullShardPcie));
+        QCOMPARE(p.recommendation.step, DecisionStep::FullShardByInterconnect);
+        QCOMPARE(p.recommendation.strategy, std::optional<Strategy>(Strategy::Zero3));
+        QCOMPARE(p.recommendation.alsoMeasure, std::vector<Strategy>{Strategy::Fsdp2Reshard});
+        QVERIFY(mentions(p.recommendation.reasons, "On PCIe"));
+        QVERIFY(mentions(p.recommendation.reasons, "expandable_segments:True"));
+    }
+
+    void stepTwoOnPcieNotesExpandableSegmentsWhenOn()
+    {
+        EstimateInput in = input(kOnlyFullShardPcie);
+        in.training.expandableSegments = true;
+        const Plan p = makePlan(in);
+        QCOMPARE(p.recommendation.strategy, std::optional<Strategy>(Strategy::Zero3));
+        QVERIFY(mentions(p.recommendation.reasons, "Expandable segments are on"));
+    }
+
+    void stepTwoFallsBackToTheOtherFullShard()
+    {
+        // Forty live FSDP2 units (half of Qwen2.5-72B gathered at once) make fsdp2_reshard too heavy
+        // while zero3 still fits.
+        EstimateInput in = input(kOnlyFullShardNvlink);
+        in.knobs.fsdpLiveUnits = 40;
+        const Plan p = makePlan(in);
+        QVERIFY(!p.candidate(Strategy::Fsdp2Reshard).estimate.fits());
+        QVERIFY(p.candidate(Strategy::Zero3).estimate.fits());
+        QCOMPARE(p.recommendation.step, DecisionStep::FullShardByInterconnect);
+        QCOMPARE(p.recommendation.strategy, std::optional<Strategy>(Strategy::Zero3));
+        QVERIFY2(mentions(p.recommendation.reasons, "fsdp2_reshard, the rule's choice, does not fit"),
+                 qPrintable(joined(p.recommendation.reasons)));
+    }
+
+    void stepThreeUsesOffloadLast()
+    {
+        const Plan p = makePlan(input(kOnlyOffload));
+        for (const Candidate& c : p.candidates)
+            if (!traits(c.strategy).offloadsOptimizer)
+                QVERIFY(!c.estimate.fits());
+        QCOMPARE(p.recommendation.step, DecisionStep::OffloadLast);
+        QVERIFY(p.recommendation.strategy.has_value());
+        QVERIFY(traits(*p.recommendation.strategy).offloadsOptimizer);
+        QVERIFY(mentions(p.recommendation.reasons, "roughly 40-65 %"));
+    }
+
+    void nothingFitsSaysWhatWould_data()
+    {
+        QTest::addColumn<int>("scenario");
+        QTest::newRow("72B on 8 x A100 40GB, sequence 4096") << 0;
+        QTest::newRow("7B on one L4, micro-batch 4, sequence 8192") << 1;
+    }
+    void nothingFitsSaysWhatWould()
+    {
+        QFETCH(int, scenario);
+        const EstimateInput in = input(scenario == 0 ? kNothingFits : kNothingFitsLongSequence);
+        const Plan p = makePlan(in);
+        QCOMPARE(p.recommendation.step, DecisionStep::NothingFits);
+        QVERIFY(!p.recommendation.strategy.has_value());
+        QVERIFY(!p.recommendation.remedies.empty());
+        QVERIFY(runMatrix(p, in).empty());
+        for (const Remedy& r : p.recommendation.remedies) {
+            // Applying the remedy must really make its strategy the lightest that fits.
+            EstimateInput fixed = in;
+            fixed.training.activationCheckpointing =
+                r.withActivationCheckpointing || r.kind == RemedyKind::ActivationCheckpointing;
+            if (r.kind == RemedyKind::MoreGpus) {
+                QCOMPARE(r.value % in.cluster.gpusPerNode, 0);
+                fixed.cluster.nodes = r.value / in.cluster.gpusPerNode;
+            } else if (r.kind == RemedyKind::ShorterSequence) {
+                fixed.training.seqLen = r.value;
+            } else if (r.kind == RemedyKind::SmallerMicroBatch) {
+                fixed.training.microBatch = r.value;
+            }
+            const Plan after = makePlan(fixed);
+            QVERIFY(after.recommendation.strategy.has_value());
+            QVERIFY(after.candidate(r.strategy).estimate.fits());
+            QVERIFY(mentions(p.recommendation.reasons, "would fit"));
+        }
+    }
+
+    void moreGpusRemedyIsTheSmallestCount()
+    {
+        const EstimateInput in = input(kNothingFits);
+        const Plan p = makePlan(in);
+        const auto it = std::find_if(p.recommendation.remedies.begin(), p.recommendation.remedies.end(),
+                                     [](const Remedy& r) { return r.kind == RemedyKind::MoreGpus; });
+        QVERIFY(it != p.recommendation.remedies.end());
+        EstimateInput fewer = in;
+        fewer.training.activationCheckpointing = it->withActivationCheckpointing;
+        fewer.cluster.nodes = it->value / in.cluster.gpusPerNode - 1;
+        for (const Candidate& c : makePlan(fewer).candidates)
+            QVERIFY(!c.estimate.fits());
+    }
+
+    void everyRecommendationAsksForValidation()
+    {
+        for (const Scenario& s : {kOneGpuSmallModel, kZero0TooBig, kOnlyFullShardNvlink, kOnlyOffload}) {
+            const Plan p = makePlan(input(s));
+            QVERIFY(p.recommendation.reasons.back().starts_with("Validate with a short run"));
+            QVERIFY(p.recommendation.reasons.front().starts_with(
+                "Step " + std::to_string(static_cast<int>(p.recommendation.step)) + " decided"));
+        }
+    }
+
+    void runMatrixKeepsTheWorkload()
+    {
+        const EstimateInput in = input(kZero0TooBig);
+        const Plan p = makePlan(in);
+        const std::vector<RunConfig> runs = runMatrix(p, in);
+        QCOMPARE(runs.size(), std::size_t(2));
+        QCOMPARE(runs[0].strategy, Strategy::Zero1);
+        QCOMPARE(runs[1].strategy, Strategy::Fsdp2Reshard); // the heavier check on NVLink
+        for (const RunConfig& r : runs) {
+            QCOMPARE(r.worldSize, 8);
+            QCOMPARE(r.training.seqLen, in.training.seqLen);
+            QCOMPARE(r.training.microBatch, in.training.microBatch);
+            QCOMPARE(r.training.precision, in.training.precision);
+            QCOMPARE(r.model.id, in.model.id);
+            QCOMPARE(r.device, DeviceKind::Cuda);
+            validate(r);
+        }
+    }
+
+    void runMatrixRunsZero3OnPcieWithExpandableSegments()
+    {
+        const EstimateInput in = input(kOnlyFullShardPcie);
+        const std::vector<RunConfig> runs = runMatrix(makePlan(in), in);
+        QCOMPARE(runs.size(), std::size_t(2));
+        QCOMPARE(runs[0].strategy, Strategy::Zero3);
+        QVERIFY(runs[0].training.expandableSegments);
+        QCOMPARE(runs[1].strategy, Strategy::Fsdp2Reshard);
+        QVERIFY(!runs[1].training.expandableSegments);
+    }
+
+    void jsonHasTheCliShape()
+    {
+        const json j = toJson(makePlan(input(kZero0TooBig)));
+        QCOMPARE(j.at("recommendation").at("strategy").get<std::string>(), std::string("zero1"));
+        QCOMPARE(j.at("recommendation").at("step").get<int>(), 1);
+        QVERIFY(j.at("recommendation").at("reasons").is_array());
+        QCOMPARE(j.at("candidates").size(), kStrategyCount);
+        for (std::size_t i = 0; i < kStrategyCount; ++i) {
+            const json& c = j.at("candidates")[i];
+            QCOMPARE(c.at("strategy").get<std::string>(), std::string(allStrategies()[i].id));
+            for (const char* key : {"fits", "peak_gib", "breakdown_gib", "tokens_per_s", "step_time_s", "mfu", "nccl_share"})
+                QVERIFY2(c.contains(key), key);
+            QVERIFY(c.at("breakdown_gib").contains("activations"));
+        }
+    }
+
+    void jsonRoundTrips_data()
+    {
+        QTest::addColumn<int>("scenario");
+        QTest::newRow("step 1") << 0;
+        QTest::newRow("step 2, measure both") << 1;
+        QTest::newRow("step 3") << 2;
+        QTest::newRow("nothing fits, remedies") << 3;
+    }
+    void jsonRoundTrips()
+    {
+        QFETCH(int, scenario);
+        const Scenario s[] = {kZero0TooBig, kOnlyFullShardPcie, kOnlyOffload, kNothingFits};
+        const Plan original = makePlan(input(s[scenario]));
+        const json j = toJson(original);
+        const Plan back = planFromJson(json::parse(j.dump()));
+        QCOMPARE(toJson(back), j);
+        QCOMPARE(back.recommendation.strategy, original.recommendation.strategy);
+        QCOMPARE(back.recommendation.reasons, original.recommendation.reasons);
+        QCOMPARE(back.recommendation.remedies.size(), original.recommendation.remedies.size());
+        for (std::size_t i = 0; i < kStrategyCount; ++i)
+            QCOMPARE(back.candidates[i].estimate.fits(), original.candidates[i].estimate.fits());
+    }
+
+    void badPlanJsonNamesTheField_data()
+    {
+        QTest::addColumn<QString>("pointer"); // JSON pointer of the value to replace
+        QTest::addColumn<QString>("replacement");
+        QTest::addColumn<QString>("field");
+        QTest::newRow("unknown strategy") << QStringLiteral("/recommendation/strategy") << QStringLiteral(R"("zero4")")
+                                          << QStringLiteral("plan.recommendation.strategy");
+        QTest::newRow("step out of range") << QStringLiteral("/recommendation/step") << QStringLiteral("7")
+                                           << QStringLiteral("plan.recommendation.step");
+        QTest::newRow("null strategy at step 1") << QStringLiteral("/recommendation/strategy") << QStringLiteral("null")
+                                                 << QStringLiteral("plan.recommendation.strategy");
+        QTest::newRow("reason not text") << QStringLiteral("/recommendation/reasons/0") << QStringLiteral("3")
+                                         << QStringLiteral("plan.recommendation.reasons[0]");
+        QTest::newRow("fits not boolean") << QStringLiteral("/candidates/2/fits") << QStringLiteral(R"("yes")")
+                                          << QStringLiteral("plan.candidates[2].fits");
+        QTest::newRow("duplicate strategy") << QStringLiteral("/candidates/1/strategy") << QStringLiteral(R"("zero0")")
+                                            << QStringLiteral("plan.candidates[1].strategy");
+        QTest::newRow("peak disagrees with breakdown") << QStringLiteral("/candidates/0/peak_gib") << QStringLiteral("1.5")
+                                                       << QStringLiteral("plan.candidates[0].peak_gib");
+        QTest::newRow("negative tokens/s") << QStringLiteral("/candidates/3/tokens_per_s") << QStringLiteral("-1")
+                                           << QStringLiteral("plan.candidates[3].tokens_per_s");
+        QTest::newRow("mfu above one") << QStringLiteral("/candidates/3/mfu") << QStringLiteral("1.5")
+                                       << QStringLiteral("plan.candidates[3].mfu");
+        QTest::newRow("breakdown missing a category") << QStringLiteral("/candidates/4/breakdown_gib")
+                                                      << QStringLiteral(R"({"activations": 1})")
+                                                      << QStringLiteral("plan.candidates[4].breakdown_gib.device_params");
+        QTest::newRow("no candidates") << QStringLiteral("/candidates") << QStringLiteral("[]")
+                                          << QStringLiteral("plan.candidates");
+        QTest::newRow("candidates not a list") << QStringLiteral("/candidates") << QStringLiteral("{}")
+                                               << QStringLiteral("plan.candidates");
+        QTest::newRow("no recommendation") << QStringLiteral("") << QStringLiteral(R"({"candidates": []})")
+                                           << QStringLiteral("plan.recommendation");
+    }
+    void badPlanJsonNamesTheField()
+    {
+        QFETCH(QString, pointer);
+        QFETCH(QString, replacement);
+        QFETCH(QString, field);
+        json j = toJson(makePlan(input(kZero0TooBig)));
+        j[json::json_pointer(pointer.toStdString())] = json::parse(replacement.toStdString());
+        try {
+            planFromJson(j);
+            QFAIL("expected SpecError");
+        } catch (const SpecError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), field);
+        }
+    }
+
+    void makePlanRejectsInvalidInput()
+    {
+        EstimateInput in = input(kOneGpuSmallModel);
+        in.training.seqLen = 0;
+        try {
+            makePlan(in);
+            QFAIL("expected SpecError");
+        } catch (const SpecError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), QStringLiteral("training.seq_len"));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPlan)
+#include "test_plan.moc"
