@@ -9,5 +9,8 @@ target_sources(shardwise_dispatch PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/src/ssh_host_key.cpp
     ${CMAKE_CURRENT_LIST_DIR}/src/ssh_session.cpp
     ${CMAKE_CURRENT_LIST_DIR}/src/ssh_channel.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/src/node_discovery.cpp)
+    ${CMAKE_CURRENT_LIST_DIR}/src/node_discovery.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/src/node_preparation.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/src/remote_bundle.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/src/remote_launch.cpp)
 target_link_libraries(shardwise_dispatch PUBLIC PkgConfig::LIBSSH2 PRIVATE OpenSSL::Crypto)

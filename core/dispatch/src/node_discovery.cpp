@@ -53,6 +53,9 @@ done
 cm=$(command -v cmake 2>/dev/null)
 if [ -z "$cm" ] && [ -n "$py" ] && [ -x "$(dirname "$py")/cmake" ]; then cm="$(dirname "$py")/cmake"; fi
 if [ -n "$cm" ]; then echo "cmake=$("$cm" --version | head -n 1 | sed 's/cmake version //')"; echo "cmake_path=$cm"; fi
+nj=$(command -v ninja 2>/dev/null)
+if [ -z "$nj" ] && [ -n "$py" ] && [ -x "$(dirname "$py")/ninja" ]; then nj="$(dirname "$py")/ninja"; fi
+if [ -n "$nj" ]; then echo "ninja_path=$nj"; fi
 cxx=$(command -v c++ 2>/dev/null || command -v g++ 2>/dev/null)
 if [ -n "$cxx" ]; then echo "compiler=$("$cxx" --version | head -n 1)"; fi
 echo "discovery=done"
@@ -141,6 +144,8 @@ NodeFacts parseNodeFacts(const std::string& scriptOutput)
         else if (key == "libtorch_version") libtorchVersion = value;
         else if (key == "cmake") f.cmake = value;
         else if (key == "compiler") f.compiler = value;
+        else if (key == "cmake_path") f.cmakePath = value;
+        else if (key == "ninja_path") f.ninjaPath = value;
         else if (key == "discovery") complete = value == "done";
     }
     if (f.nccl.empty() && !ncclLibrary.empty())

@@ -43,6 +43,8 @@ struct NodeFacts {
     std::string torchCuda;     // torch.version.cuda, empty for CPU builds
     std::string torchConfigDir; // the folder holding TorchConfig.cmake (python torch or a LibTorch dir), for -DTorch_DIR
     std::string cmake;         // cmake --version
+    std::string cmakePath;     // the cmake executable found (PATH or beside python3)
+    std::string ninjaPath;     // ninja, empty when absent (then cmake's default generator)
     std::string compiler;      // c++ --version first line
     std::vector<std::string> problems; // what prevents building or running the runner here
     bool canBuildRunner() const;

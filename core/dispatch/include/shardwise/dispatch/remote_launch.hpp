@@ -1,0 +1,100 @@
+#pragma once
+// Launching the runner on SSH nodes: one rank per GPU (or `ranks` CPU ranks) on each node, torchrun
+// environment with the rendezvous on the first node. Ranks are started detached (setsid + nohup) in
+// a run directory on each node, with stdout (JSON Lines events), stderr (log), pid and exit-status
+// files per rank, so a run survives the app disconnecting; the app follows a run by reading those
+// files from byte offsets, and can re-attach later and collect what it missed.
+
+#include "shardwise/dispatch/ssh_session.hpp"
+#include "shardwise/protocol/events.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace shardwise::dispatch {
+
+struct RemoteNode {
+    std::string runnerPath;                 // absolute path on the node (PreparedRunner::runnerPath)
+    int ranks = 1;                          // usually the node's GPU count
+    std::string address;                    // how other nodes reach this one; empty = the SSH host
+    std::map<std::string, std::string> env; // extra environment for this node's ranks
+};
+
+struct RemoteLaunch {
+    std::vector<RemoteNode> nodes;         // same order as the sessions passed along
+    std::vector<std::string> args;         // runner arguments, identical for every rank
+    std::map<std::string, std::string> env; // extra environment for every rank
+    int masterPort = 29500;                // on the first node
+    std::string runId;                     // empty = generated; names the run directory
+    std::string runRoot = ".cache/shardwise/runs"; // relative to the remote home unless absolute
+};
+
+struct RemoteRankPlacement {
+    int rank = 0;
+    int node = 0; // index into the launch's nodes
+    int localRank = 0;
+};
+
+// Everything needed to find a run again after a disconnect; plain data the store can keep.
+struct RemoteRun {
+    std::string runId;
+    std::string runDir; // same path on every node (relative to the remote home unless absolute)
+    int world = 0;
+    std::vector<RemoteRankPlacement> ranks;
+    int nodeCount = 0;
+};
+
+// Bytes of each rank file already consumed, keyed "rank<N>.out" / "rank<N>.log". Starts empty;
+// pass the same object back on re-attach to get only what was missed.
+using RemoteRunOffsets = std::map<std::string, std::uint64_t>;
+
+struct RemoteRankOutcome {
+    int rank = 0;
+    int node = 0;
+    CommandEnding ending = CommandEnding::Lost; // Exited, Signalled or Lost (never finished or unreachable)
+    int exitCode = -1;
+    std::string signal;     // e.g. "TERM"
+    std::string lostReason; // Lost only
+    std::vector<protocol::Event> events;
+    std::vector<std::string> protocolErrors;
+    std::string logTail; // last ~8 KiB of stderr
+};
+
+struct RemoteRunResult {
+    std::vector<RemoteRankOutcome> ranks;
+    std::vector<protocol::Event> merged; // arrival order across ranks
+    bool cancelled = false;
+    bool timedOut = false;
+    std::vector<int> lostNodes;
+    bool success() const; // every rank exited 0 and none reported an error event
+};
+
+struct RemoteRunCallbacks {
+    std::function<void(const protocol::Event&)> onEvent;
+    std::function<void(int rank, const std::string& line)> onLog;
+};
+
+struct FollowOptions {
+    std::chrono::milliseconds pollInterval{500};
+    std::chrono::seconds timeout{0};     // whole-run wall clock from now; 0 = none
+    std::chrono::seconds cancelGrace{5}; // SIGTERM, then SIGKILL after this
+};
+
+// Starts every rank and returns at once. sessions[i] reaches launch.nodes[i].
+RemoteRun startRemoteRun(const RemoteLaunch& launch, const std::vector<SshSession*>& sessions);
+
+// Follows the run until every rank has an exit status or is lost; a set `cancel` (or the timeout)
+// stops every rank on every node. Works the same for a fresh run and for a re-attach.
+RemoteRunResult followRemoteRun(const RemoteRun& run, const std::vector<SshSession*>& sessions, RemoteRunOffsets& offsets,
+                                const RemoteRunCallbacks& callbacks = {}, const std::atomic<bool>* cancel = nullptr,
+                                const FollowOptions& options = {});
+
+// SIGTERM to every rank still running, SIGKILL after `grace`.
+void cancelRemoteRun(const RemoteRun& run, const std::vector<SshSession*>& sessions, std::chrono::seconds grace);
+
+} // namespace shardwise::dispatch
