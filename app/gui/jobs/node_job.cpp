@@ -1,0 +1,124 @@
+#include "jobs/node_job.hpp"
+
+#include <QElapsedTimer>
+#include <QMetaObject>
+
+namespace shardwise::gui {
+
+namespace {
+
+QString ending(const dispatch::CommandOutcome& outcome) { return QString::fromStdString(outcome.describe()); }
+
+} // namespace
+
+NodeJob::NodeJob(QObject* parent)
+    : QObject(parent)
+{
+    qRegisterMetaType<shardwise::dispatch::NodeFacts>();
+    qRegisterMetaType<shardwise::dispatch::HostKey>();
+}
+
+NodeJob::~NodeJob()
+{
+    m_cancel->store(true);
+    m_pool.waitForDone();
+}
+
+void NodeJob::cancel()
+{
+    // A fresh flag for later requests; the running ones keep (and see) the old one.
+    m_cancel->store(true);
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+}
+
+dispatch::SshEndpoint NodeJob::endpointOf(const store::Node& node) { return {node.host, node.port, node.user}; }
+
+dispatch::SshCredentials NodeJob::credentialsOf(const store::Node& node)
+{
+    dispatch::SshCredentials c;
+    c.method = node.auth == store::SshAuth::Agent ? dispatch::SshAuthMethod::Agent : dispatch::SshAuthMethod::KeyFile;
+    c.keyFile = node.keyFile;
+    return c;
+}
+
+void NodeJob::trustHostKey(const store::Node& node, const dispatch::HostKey& key)
+{
+    dispatch::acceptHostKey(node.host, node.port, key, m_options.knownHosts.app);
+}
+
+void NodeJob::testConnection(const store::Node& node) { start(node, Work::Test); }
+
+void NodeJob::discover(const store::Node& node) { start(node, Work::Discover); }
+
+void NodeJob::start(const store::Node& node, Work work)
+{
+    const qint64 nodeId = node.id;
+    const quint64 generation = ++m_generation[nodeId];
+    if (m_running.fetch_add(1) == 0)
+        emit busyChanged(true);
+    const dispatch::SshOptions options = m_options;
+    const std::shared_ptr<std::atomic<bool>> cancel = m_cancel;
+
+    m_pool.start([this, node, work, nodeId, generation, options, cancel] {
+        // Delivered on the GUI thread; results of a request superseded for the same node are dropped.
+        auto deliver = [this, nodeId, generation](auto&& emitter) {
+            QMetaObject::invokeMethod(this, [this, nodeId, generation, emitter] {
+                const bool last = m_running.fetch_sub(1) == 1;
+                if (m_generation.value(nodeId) == generation)
+                    emitter();
+                if (last)
+                    emit busyChanged(false);
+            }, Qt::QueuedConnection);
+        };
+        try {
+            if (node.kind == store::NodeKind::Local) {
+                if (work == Work::Test) {
+                    deliver([this, nodeId] { emit connectionTested(nodeId, tr("This machine needs no connection.")); });
+                    return;
+                }
+                const dispatch::NodeFacts facts = dispatch::discoverLocalNode();
+                deliver([this, nodeId, facts] { emit factsAvailable(nodeId, facts); });
+                return;
+            }
+            QElapsedTimer clock;
+            clock.start();
+            auto session = dispatch::SshSession::open(endpointOf(node), credentialsOf(node), options, cancel.get());
+            const qint64 connectMs = clock.elapsed();
+            if (work == Work::Test) {
+                dispatch::CommandIo io;
+                io.timeout = std::chrono::seconds(20);
+                const dispatch::CommandOutcome uname = session->run(std::vector<std::string>{"uname", "-srm"}, io, cancel.get());
+                QString summary;
+                if (uname.succeeded())
+                    summary = tr("Connected as %1 in %2 ms; the node runs %3.")
+                                  .arg(QString::fromStdString(node.user))
+                                  .arg(connectMs)
+                                  .arg(QString::fromStdString(uname.stdoutData).trimmed());
+                else
+                    summary = tr("Connected as %1 in %2 ms, but a test command ended with %3.")
+                                  .arg(QString::fromStdString(node.user))
+                                  .arg(connectMs)
+                                  .arg(ending(uname));
+                deliver([this, nodeId, summary] { emit connectionTested(nodeId, summary); });
+                return;
+            }
+            const dispatch::NodeFacts facts = dispatch::discoverNode(*session, cancel.get());
+            deliver([this, nodeId, facts] { emit factsAvailable(nodeId, facts); });
+        } catch (const dispatch::SshError& e) {
+            const QString message = QString::fromUtf8(e.what());
+            const bool keyProblem = e.failure() == dispatch::SshFailure::HostKeyUnknown || e.failure() == dispatch::SshFailure::HostKeyChanged;
+            if (keyProblem && e.hostKey()) {
+                const dispatch::HostKey key = *e.hostKey();
+                const bool changed = e.failure() == dispatch::SshFailure::HostKeyChanged;
+                deliver([this, nodeId, key, changed, message] { emit hostKeyUntrusted(nodeId, key, changed, message); });
+            } else {
+                deliver([this, nodeId, message] { emit nodeFailed(nodeId, message); });
+            }
+        } catch (const std::exception& e) {
+            const QString message = QString::fromUtf8(e.what());
+            deliver([this, nodeId, message] { emit nodeFailed(nodeId, message); });
+        }
+    });
+}
+
+} // namespace shardwise::gui

@@ -1,0 +1,113 @@
+#pragma once
+// Measured runs on the local node, one after another, off the GUI thread. Each run is recorded into
+// the run store as it happens (core/store's RunRecorder); a run that does not complete is diagnosed
+// across its ranks (core/diagnose) and the diagnosis is stored beside it. Per-rank progress and log
+// lines reach the GUI as queued signals at most every 100 ms; cancel stops the running run (SIGTERM,
+// then SIGKILL through the launcher) or takes a queued one off the queue.
+
+#include "shardwise/spec/specs.hpp"
+
+#include <QList>
+#include <QMetaType>
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace shardwise::gui {
+
+struct RunRequest {
+    qint64 ticket = 0; // assigned by RunJob::enqueue; identifies the request until it has a run id
+    RunConfig config;
+    QString node = QStringLiteral("local");
+    std::optional<qint64> rerunOf; // the stored run this one repeats with a change, if any
+};
+
+// One rank of the running run, as far as its events tell.
+struct RankProgress {
+    int rank = 0;
+    int stepsDone = 0;    // warm-up included
+    int totalSteps = 0;
+    int timedStepsDone = 0;
+    double tokensPerS = 0; // this rank's tokens over its timed steps so far; 0 until the first timed step
+    double lastStepS = 0;
+    double lastLoss = 0;
+    std::int64_t deviceAllocated = 0;     // bytes; 0 on CPU
+    std::int64_t devicePeakAllocated = 0; // bytes; 0 on CPU
+    std::int64_t hostPeakRss = 0;         // bytes
+    QString deviceName;
+    bool finished = false; // sent its summary
+    bool failed = false;   // sent an error event
+    QString error;
+};
+
+struct RunLogLine {
+    int rank = 0;
+    QString text;
+    bool fromEvent = false; // a protocol log or error event rather than a stderr line
+    bool isError = false;
+};
+
+class RunJob : public QObject {
+    Q_OBJECT
+
+public:
+    // `databasePath`: the worker opens its own connection, one per thread as the store requires.
+    explicit RunJob(QString databasePath, QObject* parent = nullptr);
+    ~RunJob() override; // cancels the running run, drops the queue and joins
+
+    // Returns the ticket of the queued request.
+    qint64 enqueue(RunRequest request);
+    QList<RunRequest> queued() const;
+    std::optional<RunRequest> running() const;
+    qint64 runningRunId() const { return m_runningRunId.load(); }
+    bool busy() const;
+
+    // The runner the job starts: $SHARDWISE_RUNNER, else beside this program or in the build tree.
+    static std::optional<QString> runnerPath();
+
+public slots:
+    // Stops the running request or removes a queued one; unknown tickets are ignored.
+    void cancel(qint64 ticket);
+    void cancelAll();
+
+signals:
+    void queueChanged();
+    void runStarted(qint64 ticket, qint64 runId);
+    void rankProgressAvailable(qint64 runId, const QList<shardwise::gui::RankProgress>& ranks);
+    void logLinesAvailable(qint64 runId, const QList<shardwise::gui::RunLogLine>& lines);
+    // The run is stored with its final status ("completed", "failed", ...); `diagnosed` when a
+    // diagnosis was stored with it.
+    void runFinished(qint64 ticket, qint64 runId, const QString& status, const QString& summary, bool diagnosed);
+    // The request could not be run at all (no runner, store error); nothing was measured.
+    void runFailed(qint64 ticket, const QString& message);
+    void busyChanged(bool busy);
+
+private:
+    void ensureWorker();
+    void workerLoop();
+    void runOne(const RunRequest& request);
+    void post(std::function<void()> fn);
+
+    QString m_databasePath;
+    mutable std::mutex m_mutex;
+    std::deque<RunRequest> m_queue;
+    std::optional<RunRequest> m_running;
+    qint64 m_nextTicket = 1;
+    std::thread m_worker;
+    bool m_workerActive = false;
+    std::atomic<bool> m_cancelRunning{false};
+    std::atomic<bool> m_shuttingDown{false};
+    std::atomic<qint64> m_runningRunId{0};
+};
+
+} // namespace shardwise::gui
+
+Q_DECLARE_METATYPE(shardwise::gui::RankProgress)
+Q_DECLARE_METATYPE(shardwise::gui::RunLogLine)

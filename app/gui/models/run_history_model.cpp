@@ -1,0 +1,163 @@
+#include "models/run_history_model.hpp"
+
+#include "models/display_format.hpp"
+
+#include <QBrush>
+#include <QDateTime>
+#include <QLocale>
+
+namespace shardwise::gui {
+
+RunHistoryModel::RunHistoryModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+void RunHistoryModel::setRuns(std::vector<store::RunSummary> runs)
+{
+    beginResetModel();
+    m_runs = std::move(runs);
+    endResetModel();
+}
+
+int RunHistoryModel::rowOf(qint64 runId) const
+{
+    for (std::size_t i = 0; i < m_runs.size(); ++i)
+        if (m_runs[i].id == runId)
+            return static_cast<int>(i);
+    return -1;
+}
+
+int RunHistoryModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_runs.size()); }
+
+int RunHistoryModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QString RunHistoryModel::statusText(store::RunStatus status)
+{
+    switch (status) {
+    case store::RunStatus::Running:
+        return tr("Running");
+    case store::RunStatus::Completed:
+        return tr("Completed");
+    case store::RunStatus::Oom:
+        return tr("Out of memory");
+    case store::RunStatus::Failed:
+        return tr("Failed");
+    case store::RunStatus::Timeout:
+        return tr("Timed out");
+    case store::RunStatus::Lost:
+        return tr("Node lost");
+    case store::RunStatus::Cancelled:
+        return tr("Cancelled");
+    case store::RunStatus::Interrupted:
+        //: a run whose recording process stopped without finishing it
+        return tr("Interrupted");
+    }
+    return {};
+}
+
+QVariant RunHistoryModel::display(const store::RunSummary& r, int column) const
+{
+    switch (column) {
+    case IdColumn:
+        return QString::number(r.id);
+    case StartedColumn:
+        return QLocale().toString(QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(r.startedAt * 1000.0)), QLocale::ShortFormat);
+    case StatusColumn:
+        return statusText(r.status);
+    case StrategyColumn:
+        return strategyLabel(r.strategy);
+    case ModelColumn:
+        return QString::fromStdString(r.modelId);
+    case RanksColumn:
+        return tr("%n rank(s)", nullptr, r.worldSize);
+    case NodeColumn: {
+        QStringList nodes;
+        for (const std::string& n : r.nodes)
+            nodes << QString::fromStdString(n);
+        return nodes.join(QStringLiteral(", "));
+    }
+    case TokensColumn:
+        return r.tokensPerS ? formatTokensPerS(*r.tokensPerS) : QString();
+    case StepTimeColumn:
+        return r.medianStepS ? formatSeconds(*r.medianStepS) : QString();
+    case PeakMemoryColumn:
+        return r.peakAllocated ? formatGiB(static_cast<double>(*r.peakAllocated) / (1024.0 * 1024.0 * 1024.0)) : QString();
+    case NoteColumn:
+        return QString::fromStdString(r.note);
+    default:
+        return {};
+    }
+}
+
+QVariant RunHistoryModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const store::RunSummary& r = m_runs[static_cast<std::size_t>(index.row())];
+    switch (role) {
+    case Qt::DisplayRole:
+        return display(r, index.column());
+    case Qt::ToolTipRole:
+        if (index.column() == TokensColumn)
+            return tokensPerSExplanation();
+        if (index.column() == PeakMemoryColumn)
+            return peakMemoryExplanation();
+        if (index.column() == NoteColumn || index.column() == StatusColumn)
+            return QString::fromStdString(r.note);
+        return {};
+    case Qt::ForegroundRole:
+        if (index.column() == StatusColumn && r.status != store::RunStatus::Completed && r.status != store::RunStatus::Running)
+            return QBrush(QColor(0xc0, 0x39, 0x2b)); // readable on light and dark palettes
+        return {};
+    case Qt::TextAlignmentRole:
+        if (index.column() == TokensColumn || index.column() == StepTimeColumn || index.column() == PeakMemoryColumn
+            || index.column() == IdColumn)
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    case RunIdRole:
+        return static_cast<qint64>(r.id);
+    case StatusIdRole:
+        {
+        const std::string_view id = store::runStatusId(r.status);
+        return QString::fromUtf8(id.data(), static_cast<qsizetype>(id.size()));
+    }
+    default:
+        return {};
+    }
+}
+
+QVariant RunHistoryModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case IdColumn:
+        //: run number
+        return tr("#");
+    case StartedColumn:
+        return tr("Started");
+    case StatusColumn:
+        return tr("Status");
+    case StrategyColumn:
+        return tr("Strategy");
+    case ModelColumn:
+        return tr("Model");
+    case RanksColumn:
+        return tr("Ranks");
+    case NodeColumn:
+        return tr("Node");
+    case TokensColumn:
+        return tr("Throughput");
+    case StepTimeColumn:
+        return tr("Median step");
+    case PeakMemoryColumn:
+        return tr("Peak allocated");
+    case NoteColumn:
+        return tr("Reason");
+    default:
+        return {};
+    }
+}
+
+} // namespace shardwise::gui

@@ -1,0 +1,98 @@
+#include "models/run_queue_model.hpp"
+
+#include "models/display_format.hpp"
+
+namespace shardwise::gui {
+
+RunQueueModel::RunQueueModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+void RunQueueModel::setQueue(const std::optional<RunRequest>& running, const QList<RunRequest>& queued)
+{
+    const bool wasSameRun = m_hasRunning && running && !m_rows.isEmpty() && m_rows.front().ticket == running->ticket;
+    beginResetModel();
+    m_rows.clear();
+    m_hasRunning = running.has_value();
+    if (running)
+        m_rows.append(*running);
+    m_rows.append(queued);
+    if (!wasSameRun) {
+        m_stepsDone = 0;
+        m_stepsTotal = running ? running->config.warmupSteps + running->config.timedSteps : 0;
+    }
+    endResetModel();
+}
+
+void RunQueueModel::setRunningSteps(int done, int total)
+{
+    if (!m_hasRunning || (done == m_stepsDone && total == m_stepsTotal))
+        return;
+    m_stepsDone = done;
+    m_stepsTotal = total;
+    emit dataChanged(index(0, StateColumn), index(0, StepsColumn));
+}
+
+qint64 RunQueueModel::ticketAt(int row) const { return row >= 0 && row < m_rows.size() ? m_rows[row].ticket : 0; }
+
+int RunQueueModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_rows.size()); }
+
+int RunQueueModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant RunQueueModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const RunRequest& r = m_rows[index.row()];
+    const bool running = m_hasRunning && index.row() == 0;
+    if (role == TicketRole)
+        return r.ticket;
+    if (role == RunningRole)
+        return running;
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
+        return {};
+    switch (index.column()) {
+    case StateColumn:
+        if (!running)
+            return tr("Queued (%1)").arg(index.row() - (m_hasRunning ? 1 : 0) + 1);
+        return m_stepsTotal > 0 ? tr("Running, step %1 of %2").arg(m_stepsDone).arg(m_stepsTotal) : tr("Running");
+    case StrategyColumn:
+        return role == Qt::ToolTipRole ? strategySummary(r.config.strategy) : strategyLabel(r.config.strategy);
+    case ModelColumn:
+        return QString::fromStdString(r.config.model.name.empty() ? r.config.model.id : r.config.model.name);
+    case RanksColumn:
+        return tr("%n rank(s)", nullptr, r.config.worldSize);
+    case StepsColumn:
+        //: warm-up steps + timed steps of a queued run
+        return tr("%1 + %2 steps").arg(r.config.warmupSteps).arg(r.config.timedSteps);
+    case NodeColumn:
+        return r.node;
+    default:
+        return {};
+    }
+}
+
+QVariant RunQueueModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case StateColumn:
+        return tr("State");
+    case StrategyColumn:
+        return tr("Strategy");
+    case ModelColumn:
+        return tr("Model");
+    case RanksColumn:
+        return tr("Ranks");
+    case StepsColumn:
+        return tr("Steps");
+    case NodeColumn:
+        return tr("Node");
+    default:
+        return {};
+    }
+}
+
+} // namespace shardwise::gui

@@ -1,0 +1,338 @@
+#include "pages/nodes/nodes_page.hpp"
+
+#include "jobs/node_job.hpp"
+#include "models/node_facts_json.hpp"
+#include "models/node_facts_model.hpp"
+#include "models/node_table_model.hpp"
+#include "pages/nodes/host_key_trust_dialog.hpp"
+#include "pages/nodes/ssh_node_dialog.hpp"
+#include "workspace/workspace.hpp"
+
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace shardwise::gui {
+
+namespace {
+
+QTableView* makeTable(QAbstractItemModel* model, const char* name, QWidget* parent)
+{
+    auto* view = new QTableView(parent);
+    view->setObjectName(QString::fromLatin1(name));
+    view->setModel(model);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setSelectionMode(QAbstractItemView::SingleSelection);
+    view->verticalHeader()->hide();
+    view->horizontalHeader()->setStretchLastSection(true);
+    return view;
+}
+
+} // namespace
+
+NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
+    : QWidget(parent)
+    , m_workspace(workspace)
+{
+    m_job = new NodeJob(this);
+    m_nodes = new NodeTableModel(this);
+    m_facts = new NodeFactsModel(this);
+    m_nodeView = makeTable(m_nodes, "nodeTable", this);
+    m_factsView = makeTable(m_facts, "nodeFacts", this);
+
+    auto button = [this](const QString& text, const char* name, const QString& tip) {
+        auto* b = new QPushButton(text, this);
+        b->setObjectName(QString::fromLatin1(name));
+        b->setToolTip(tip);
+        return b;
+    };
+    m_addLocal = button(tr("Add &this machine"), "addLocalNode", tr("Adds this machine as the node \"local\" and discovers its facts."));
+    m_addSsh = button(tr("Add &SSH node…"), "addSshNode", tr("Adds a machine reached over SSH."));
+    m_remove = button(tr("&Remove"), "removeNode", tr("Removes the node; runs measured on it keep its name."));
+    m_test = button(tr("Test &connection"), "testNode", tr("Connects, checks the host key and runs one command."));
+    m_discover = button(tr("&Discover facts"), "discoverNode", tr("Finds the GPUs, driver, CUDA, NCCL, LibTorch and build tools on the node."));
+    m_prepare = button(tr("&Prepare"), "prepareNode",
+                       tr("Building the runner on a node needs node preparation in core/dispatch, which this version does not "
+                          "have yet. Build shardwise-runner on the node by hand meanwhile."));
+    m_prepare->setEnabled(false);
+
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("nodesStatus"));
+    m_status->setWordWrap(true);
+    m_status->setTextFormat(Qt::PlainText);
+
+    auto* buttons = new QHBoxLayout;
+    for (QPushButton* b : {m_addLocal, m_addSsh, m_remove, m_test, m_discover, m_prepare})
+        buttons->addWidget(b);
+    buttons->addStretch(1);
+
+    auto* factsBox = new QGroupBox(tr("Facts of the selected node"), this);
+    (new QVBoxLayout(factsBox))->addWidget(m_factsView);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_nodeView);
+    split->addWidget(factsBox);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(buttons);
+    layout->addWidget(split, 1);
+    layout->addWidget(m_status);
+
+    connect(m_addLocal, &QPushButton::clicked, this, [this] { addLocalNode(); });
+    connect(m_addSsh, &QPushButton::clicked, this, &NodesPage::addSshNodeInteractively);
+    connect(m_remove, &QPushButton::clicked, this, &NodesPage::removeSelected);
+    connect(m_test, &QPushButton::clicked, this, &NodesPage::testSelected);
+    connect(m_discover, &QPushButton::clicked, this, &NodesPage::discoverSelected);
+    connect(m_nodeView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+        showFactsOf(current.isValid() ? current.data(NodeTableModel::NodeIdRole).toLongLong() : 0);
+        updateButtons();
+    });
+    connect(m_job, &NodeJob::connectionTested, this, [this](qint64, const QString& summary) { setStatus(summary, false); });
+    connect(m_job, &NodeJob::factsAvailable, this, &NodesPage::onFacts);
+    connect(m_job, &NodeJob::hostKeyUntrusted, this, &NodesPage::onUntrustedKey);
+    connect(m_job, &NodeJob::nodeFailed, this, [this](qint64 nodeId, const QString& message) {
+        const auto node = storedNode(nodeId);
+        setStatus(tr("%1: %2").arg(node ? QString::fromStdString(node->name) : QString::number(nodeId), message), true);
+    });
+    connect(m_job, &NodeJob::busyChanged, this, [this] { updateButtons(); });
+    reload();
+}
+
+NodesPage::~NodesPage() = default;
+
+void NodesPage::setStatus(const QString& text, bool problem)
+{
+    m_status->setText(text);
+    m_status->setProperty("problem", problem);
+    m_status->setStyleSheet(problem ? QStringLiteral("color: #c0392b;") : QString());
+}
+
+std::optional<store::Node> NodesPage::storedNode(qint64 id) const
+{
+    if (!m_workspace.database())
+        return std::nullopt;
+    return store::findNode(*m_workspace.database(), id);
+}
+
+std::optional<qint64> NodesPage::selectedNodeId() const
+{
+    const QModelIndex current = m_nodeView->currentIndex();
+    if (!current.isValid())
+        return std::nullopt;
+    return current.data(NodeTableModel::NodeIdRole).toLongLong();
+}
+
+void NodesPage::selectNode(qint64 nodeId)
+{
+    const int row = m_nodes->rowOf(nodeId);
+    if (row < 0)
+        return;
+    m_nodeView->setCurrentIndex(m_nodes->index(row, 0));
+    m_nodeView->selectRow(row);
+}
+
+void NodesPage::reload()
+{
+    const std::optional<qint64> selected = selectedNodeId();
+    if (!m_workspace.database())
+        return;
+    try {
+        m_nodes->setNodes(store::listNodes(*m_workspace.database()));
+    } catch (const std::exception& e) {
+        setStatus(tr("The nodes could not be read: %1").arg(QString::fromUtf8(e.what())), true);
+    }
+    if (selected && m_nodes->rowOf(*selected) >= 0)
+        selectNode(*selected);
+    else if (m_nodes->rowCount() > 0)
+        selectNode(m_nodes->nodeAt(0)->id);
+    else
+        showFactsOf(0);
+    updateButtons();
+}
+
+void NodesPage::updateButtons()
+{
+    bool hasLocal = false;
+    for (const store::Node& n : m_nodes->nodes())
+        hasLocal = hasLocal || n.kind == store::NodeKind::Local;
+    const bool writable = m_workspace.database() && !m_workspace.database()->readOnly();
+    m_addLocal->setEnabled(writable && !hasLocal);
+    m_addSsh->setEnabled(writable);
+    const std::optional<qint64> selected = selectedNodeId();
+    const store::Node* node = selected ? m_nodes->nodeAt(m_nodes->rowOf(*selected)) : nullptr;
+    m_remove->setEnabled(writable && node);
+    m_test->setEnabled(node && node->kind == store::NodeKind::Ssh);
+    m_discover->setEnabled(node != nullptr);
+}
+
+void NodesPage::showFactsOf(qint64 nodeId)
+{
+    const int row = m_nodes->rowOf(nodeId);
+    const store::Node* node = m_nodes->nodeAt(row);
+    if (!node || !node->facts.is_object() || node->facts.empty()) {
+        m_facts->clear();
+        return;
+    }
+    m_facts->setFacts(nodeFactsFromJson(node->facts));
+}
+
+qint64 NodesPage::addLocalNode()
+{
+    if (!m_workspace.database())
+        return 0;
+    store::Database& db = *m_workspace.database();
+    try {
+        qint64 id = 0;
+        if (const auto existing = store::findNodeByName(db, "local")) {
+            id = existing->id;
+        } else {
+            store::Node local;
+            local.name = "local";
+            local.kind = store::NodeKind::Local;
+            id = store::addNode(db, local);
+        }
+        reload();
+        selectNode(id);
+        start(id, Pending::Discover);
+        return id;
+    } catch (const std::exception& e) {
+        setStatus(tr("This machine could not be added: %1").arg(QString::fromUtf8(e.what())), true);
+        return 0;
+    }
+}
+
+qint64 NodesPage::addSshNode(const store::Node& node)
+{
+    if (!m_workspace.database())
+        return 0;
+    try {
+        const qint64 id = store::addNode(*m_workspace.database(), node);
+        reload();
+        selectNode(id);
+        setStatus(tr("Added %1; connecting…").arg(QString::fromStdString(node.name)), false);
+        start(id, Pending::Test);
+        return id;
+    } catch (const std::exception& e) {
+        setStatus(tr("The node could not be added: %1").arg(QString::fromUtf8(e.what())), true);
+        return 0;
+    }
+}
+
+void NodesPage::addSshNodeInteractively()
+{
+    auto* dialog = new SshNodeDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { addSshNode(dialog->node()); });
+    dialog->open();
+}
+
+void NodesPage::removeSelected()
+{
+    const std::optional<qint64> id = selectedNodeId();
+    if (!id || !m_workspace.database())
+        return;
+    try {
+        store::removeNode(*m_workspace.database(), *id);
+    } catch (const std::exception& e) {
+        setStatus(tr("The node could not be removed: %1").arg(QString::fromUtf8(e.what())), true);
+    }
+    reload();
+}
+
+void NodesPage::testSelected()
+{
+    if (const std::optional<qint64> id = selectedNodeId())
+        start(*id, Pending::Test);
+}
+
+void NodesPage::discoverSelected()
+{
+    if (const std::optional<qint64> id = selectedNodeId())
+        start(*id, Pending::Discover);
+}
+
+void NodesPage::start(qint64 nodeId, Pending what)
+{
+    const std::optional<store::Node> node = storedNode(nodeId);
+    if (!node)
+        return;
+    const QString name = QString::fromStdString(node->name);
+    if (what == Pending::Test) {
+        setStatus(tr("Connecting to %1…").arg(name), false);
+        m_job->testConnection(*node);
+    } else {
+        setStatus(tr("Discovering the facts of %1…").arg(name), false);
+        m_job->discover(*node);
+    }
+}
+
+void NodesPage::onFacts(qint64 nodeId, const dispatch::NodeFacts& facts)
+{
+    if (!m_workspace.database())
+        return;
+    try {
+        store::setNodeFacts(*m_workspace.database(), nodeId, nodeFactsToJson(facts));
+    } catch (const std::exception& e) {
+        setStatus(tr("The facts could not be stored: %1").arg(QString::fromUtf8(e.what())), true);
+        return;
+    }
+    reload();
+    selectNode(nodeId);
+    showFactsOf(nodeId);
+    const auto node = storedNode(nodeId);
+    const QString name = node ? QString::fromStdString(node->name) : QString::number(nodeId);
+    if (facts.canBuildRunner())
+        setStatus(tr("%1: %n GPU(s) found.", nullptr, static_cast<int>(facts.gpus.size())).arg(name), false);
+    else
+        setStatus(tr("%1: %n GPU(s) found; the runner cannot be built there yet (see the problems below).", nullptr,
+                     static_cast<int>(facts.gpus.size()))
+                      .arg(name),
+                  false);
+}
+
+void NodesPage::onUntrustedKey(qint64 nodeId, const dispatch::HostKey& key, bool changed, const QString& message)
+{
+    const std::optional<store::Node> node = storedNode(nodeId);
+    if (!node)
+        return;
+    if (m_trustDialog)
+        m_trustDialog->close();
+    setStatus(message, true);
+    auto* dialog = new HostKeyTrustDialog(QString::fromStdString(node->name), QString::fromStdString(node->host), node->port, key,
+                                          changed, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    m_trustDialog = dialog;
+    connect(dialog, &QDialog::finished, this, [this, nodeId, changed](int result) {
+        onTrustDecision(nodeId, !changed && result == QDialog::Accepted);
+    });
+    dialog->open();
+}
+
+void NodesPage::onTrustDecision(qint64 nodeId, bool trusted)
+{
+    const std::optional<store::Node> node = storedNode(nodeId);
+    if (!node || !m_trustDialog)
+        return;
+    const dispatch::HostKey key = m_trustDialog->hostKey();
+    const QString name = QString::fromStdString(node->name);
+    if (!trusted) {
+        setStatus(tr("%1: the host key was not trusted, so Shardwise did not log in.").arg(name), true);
+        return;
+    }
+    try {
+        m_job->trustHostKey(*node, key);
+        store::acceptHostKey(*m_workspace.database(), nodeId, key.fingerprint);
+    } catch (const std::exception& e) {
+        setStatus(tr("%1: the host key could not be recorded: %2").arg(name, QString::fromUtf8(e.what())), true);
+        return;
+    }
+    reload();
+    // With the key trusted, connect again and find out what the node has.
+    start(nodeId, Pending::Discover);
+}
+
+} // namespace shardwise::gui

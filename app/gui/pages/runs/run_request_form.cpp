@@ -1,0 +1,122 @@
+#include "pages/runs/run_request_form.hpp"
+
+#include "models/display_format.hpp"
+
+#include "shardwise/spec/json.hpp"
+#include "shardwise/spec/presets.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QPushButton>
+#include <QSpinBox>
+
+namespace shardwise::gui {
+
+RunRequestForm::RunRequestForm(QWidget* parent)
+    : QWidget(parent)
+{
+    m_model = new QComboBox(this);
+    m_model->setObjectName(QStringLiteral("runModel"));
+    try {
+        for (const ModelSpec& m : PresetCatalog::builtin().models())
+            m_model->addItem(QString::fromStdString(m.name.empty() ? m.id : m.name), QString::fromStdString(m.id));
+    } catch (const std::exception& e) {
+        m_model->setToolTip(tr("The model presets could not be loaded: %1").arg(QString::fromUtf8(e.what())));
+    }
+    if (const int tiny = m_model->findData(QStringLiteral("tiny")); tiny >= 0)
+        m_model->setCurrentIndex(tiny);
+
+    m_strategy = new QComboBox(this);
+    m_strategy->setObjectName(QStringLiteral("runStrategy"));
+    for (const StrategyTraits& t : allStrategies()) {
+        m_strategy->addItem(strategyLabel(t.strategy), strategyIdText(t.strategy));
+        m_strategy->setItemData(m_strategy->count() - 1, strategySummary(t.strategy), Qt::ToolTipRole);
+    }
+
+    m_device = new QComboBox(this);
+    m_device->setObjectName(QStringLiteral("runDevice"));
+    m_device->addItem(tr("CPU (fp32, Gloo)"), QStringLiteral("cpu"));
+    m_device->addItem(tr("CUDA GPUs (bf16, NCCL)"), QStringLiteral("cuda"));
+    m_device->setToolTip(tr("CPU runs measure the sharding schedule, not GPU speed; CUDA needs a runner built with CUDA."));
+
+    m_node = new QComboBox(this);
+    m_node->setObjectName(QStringLiteral("runNode"));
+
+    auto spin = [this](const char* name, int min, int max, int value, const QString& suffix) {
+        auto* box = new QSpinBox(this);
+        box->setObjectName(QString::fromLatin1(name));
+        box->setRange(min, max);
+        box->setValue(value);
+        box->setSuffix(suffix);
+        return box;
+    };
+    m_ranks = spin("runRanks", 1, 64, 2, tr(" ranks"));
+    m_warmup = spin("runWarmup", 0, 1000, 2, tr(" steps"));
+    m_steps = spin("runSteps", 1, 10000, 5, tr(" steps"));
+    m_seq = spin("runSeq", 1, 1 << 20, 64, tr(" tokens"));
+    m_microBatch = spin("runMicroBatch", 1, 4096, 1, tr(" sequences"));
+    m_expandable = new QCheckBox(tr("CUDA allocator with expandable segments"), this);
+    m_expandable->setObjectName(QStringLiteral("runExpandableSegments"));
+    m_expandable->setToolTip(tr("Sets expandable_segments:True: a diagnostic for fragmentation (a large reserved but "
+                                "unallocated amount at an out-of-memory error), not a cure."));
+
+    m_queue = new QPushButton(tr("&Queue run"), this);
+    m_queue->setObjectName(QStringLiteral("queueRun"));
+    connect(m_queue, &QPushButton::clicked, this, &RunRequestForm::queueRequested);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("&Model:"), m_model);
+    form->addRow(tr("&Strategy:"), m_strategy);
+    form->addRow(tr("&Device:"), m_device);
+    form->addRow(tr("N&ode:"), m_node);
+    form->addRow(tr("&Ranks:"), m_ranks);
+    form->addRow(tr("&Warm-up:"), m_warmup);
+    form->addRow(tr("&Timed:"), m_steps);
+    form->addRow(tr("Se&quence length:"), m_seq);
+    form->addRow(tr("Micro-&batch:"), m_microBatch);
+    form->addRow(QString(), m_expandable);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(form);
+    layout->addWidget(m_queue, 0, Qt::AlignRight);
+}
+
+void RunRequestForm::setNodes(const QStringList& names)
+{
+    const QString current = m_node->currentText();
+    m_node->clear();
+    m_node->addItems(names.isEmpty() ? QStringList{QStringLiteral("local")} : names);
+    if (const int i = m_node->findText(current); i >= 0)
+        m_node->setCurrentIndex(i);
+}
+
+QString RunRequestForm::node() const { return m_node->currentText().isEmpty() ? QStringLiteral("local") : m_node->currentText(); }
+
+std::optional<RunConfig> RunRequestForm::config(QString* error) const
+{
+    try {
+        RunConfig c;
+        c.model = resolveModel(m_model->currentData().toString().toStdString(), "model");
+        const auto strategy = strategyFromId(m_strategy->currentData().toString().toStdString());
+        if (!strategy)
+            throw SpecError("strategy", "no strategy chosen");
+        c.strategy = *strategy;
+        c.device = m_device->currentData().toString() == QLatin1String("cuda") ? DeviceKind::Cuda : DeviceKind::Cpu;
+        c.worldSize = m_ranks->value();
+        c.warmupSteps = m_warmup->value();
+        c.timedSteps = m_steps->value();
+        c.training.seqLen = m_seq->value();
+        c.training.microBatch = m_microBatch->value();
+        c.training.expandableSegments = m_expandable->isChecked();
+        validate(c);
+        return c;
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return std::nullopt;
+    }
+}
+
+} // namespace shardwise::gui

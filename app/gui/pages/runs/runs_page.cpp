@@ -1,0 +1,425 @@
+#include "pages/runs/runs_page.hpp"
+
+#include "models/display_format.hpp"
+#include "models/log_tail_model.hpp"
+#include "models/rank_progress_model.hpp"
+#include "models/run_diagnosis_view.hpp"
+#include "models/run_history_model.hpp"
+#include "models/run_queue_model.hpp"
+#include "pages/runs/run_diagnosis_panel.hpp"
+#include "pages/runs/run_request_form.hpp"
+#include "workspace/workspace.hpp"
+
+#include "shardwise/spec/json.hpp"
+#include "shardwise/store/runs.hpp"
+
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListView>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace shardwise::gui {
+
+namespace {
+
+constexpr int kLiveLineCap = 2000;
+
+QTableView* makeTable(QAbstractItemModel* model, const char* name, QWidget* parent)
+{
+    auto* view = new QTableView(parent);
+    view->setObjectName(QString::fromLatin1(name));
+    view->setModel(model);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setSelectionMode(QAbstractItemView::SingleSelection);
+    view->verticalHeader()->hide();
+    view->horizontalHeader()->setStretchLastSection(true);
+    return view;
+}
+
+// Per-rank progress of a finished run, rebuilt from what the store kept: the step series and each
+// rank's summary.
+QList<RankProgress> storedRankProgress(const store::Database& db, const store::RunDetail& detail)
+{
+    const store::RunSummary& s = detail.summary;
+    const int total = s.warmupSteps.value_or(0) + s.timedSteps.value_or(0);
+    QList<RankProgress> ranks;
+    for (int r = 0; r < s.worldSize; ++r) {
+        RankProgress p;
+        p.rank = r;
+        p.totalSteps = total;
+        ranks.append(p);
+    }
+    std::vector<double> tokens(static_cast<std::size_t>(s.worldSize), 0.0);
+    std::vector<double> seconds(static_cast<std::size_t>(s.worldSize), 0.0);
+    for (const protocol::StepEvent& step : store::stepSeries(db, s.id)) {
+        if (step.rank < 0 || step.rank >= s.worldSize)
+            continue;
+        RankProgress& p = ranks[step.rank];
+        p.stepsDone = std::max(p.stepsDone, step.step + 1);
+        p.lastStepS = step.stepTimeS;
+        p.lastLoss = step.loss;
+        p.deviceAllocated = step.memory.allocated;
+        p.devicePeakAllocated = std::max(p.devicePeakAllocated, step.memory.peakAllocated);
+        p.hostPeakRss = std::max(p.hostPeakRss, step.memory.hostPeakRss);
+        if (step.timed) {
+            ++p.timedStepsDone;
+            tokens[static_cast<std::size_t>(step.rank)] += static_cast<double>(step.tokens);
+            seconds[static_cast<std::size_t>(step.rank)] += step.stepTimeS;
+        }
+    }
+    for (RankProgress& p : ranks) {
+        const double sec = seconds[static_cast<std::size_t>(p.rank)];
+        p.tokensPerS = sec > 0 ? tokens[static_cast<std::size_t>(p.rank)] / sec : 0.0;
+    }
+    for (const protocol::SummaryEvent& summary : detail.rankSummaries)
+        if (summary.rank >= 0 && summary.rank < s.worldSize)
+            ranks[summary.rank].finished = true;
+    for (const protocol::ErrorEvent& error : detail.errors) {
+        if (error.rank >= 0 && error.rank < s.worldSize && !ranks[error.rank].failed) {
+            ranks[error.rank].failed = true;
+            ranks[error.rank].error = QString::fromStdString(error.message);
+        }
+    }
+    for (const store::RankPlacement& placement : detail.ranks)
+        if (placement.rank >= 0 && placement.rank < s.worldSize)
+            ranks[placement.rank].deviceName = QString::fromStdString(placement.deviceName);
+    return ranks;
+}
+
+QList<RunLogLine> storedLogLines(const store::Database& db, qint64 runId)
+{
+    QList<RunLogLine> lines;
+    for (const store::RankLogLine& l : store::rankLogs(db, runId))
+        lines.append({l.rank, QString::fromStdString(l.text), l.stream == "event", l.level == "error"});
+    return lines;
+}
+
+} // namespace
+
+RunsPage::RunsPage(Workspace& workspace, QWidget* parent)
+    : QWidget(parent)
+    , m_workspace(workspace)
+{
+    m_job = new RunJob(workspace.databasePath(), this);
+    m_form = new RunRequestForm(this);
+    m_queue = new RunQueueModel(this);
+    m_history = new RunHistoryModel(this);
+    m_ranks = new RankProgressModel(this);
+    m_log = new LogTailModel(kLiveLineCap, this);
+    m_diagnosis = new RunDiagnosisPanel(this);
+
+    m_queueView = makeTable(m_queue, "runQueue", this);
+    m_historyView = makeTable(m_history, "runHistory", this);
+    m_rankView = makeTable(m_ranks, "rankProgress", this);
+    m_logView = new QListView(this);
+    m_logView->setObjectName(QStringLiteral("logTail"));
+    m_logView->setModel(m_log);
+    m_logView->setUniformItemSizes(true);
+
+    m_cancel = new QPushButton(tr("&Cancel"), this);
+    m_cancel->setObjectName(QStringLiteral("cancelRun"));
+    m_cancel->setToolTip(tr("Stops the selected run (its ranks get SIGTERM, then SIGKILL) or takes a queued one off the queue."));
+    m_cancel->setEnabled(false);
+    auto* refresh = new QPushButton(tr("&Refresh"), this);
+    refresh->setObjectName(QStringLiteral("refreshHistory"));
+
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("runsStatus"));
+    m_status->setWordWrap(true);
+    m_status->setTextFormat(Qt::PlainText);
+
+    auto* newRun = new QGroupBox(tr("New run"), this);
+    (new QVBoxLayout(newRun))->addWidget(m_form);
+
+    auto* queueBox = new QGroupBox(tr("Queue"), this);
+    auto* queueLayout = new QVBoxLayout(queueBox);
+    queueLayout->addWidget(m_queueView);
+    queueLayout->addWidget(m_cancel, 0, Qt::AlignRight);
+
+    auto* historyBox = new QGroupBox(tr("History"), this);
+    auto* historyLayout = new QVBoxLayout(historyBox);
+    historyLayout->addWidget(m_historyView);
+    historyLayout->addWidget(refresh, 0, Qt::AlignRight);
+
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("runDetailTabs"));
+    m_tabs->addTab(m_rankView, tr("Ranks"));
+    m_tabs->addTab(m_logView, tr("Log"));
+    m_tabs->addTab(m_diagnosis, tr("Diagnosis"));
+
+    auto* left = new QSplitter(Qt::Vertical, this);
+    left->addWidget(newRun);
+    left->addWidget(queueBox);
+    auto* right = new QSplitter(Qt::Vertical, this);
+    right->addWidget(historyBox);
+    right->addWidget(m_tabs);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(left);
+    split->addWidget(right);
+    split->setStretchFactor(1, 3);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(split, 1);
+    layout->addWidget(m_status);
+
+    connect(m_form, &RunRequestForm::queueRequested, this, [this] { queueFromForm(); });
+    connect(m_cancel, &QPushButton::clicked, this, &RunsPage::cancelSelected);
+    connect(refresh, &QPushButton::clicked, this, &RunsPage::reloadHistory);
+    connect(m_job, &RunJob::queueChanged, this, &RunsPage::refreshQueue);
+    connect(m_job, &RunJob::runStarted, this, &RunsPage::onRunStarted);
+    connect(m_job, &RunJob::rankProgressAvailable, this, &RunsPage::onRankProgress);
+    connect(m_job, &RunJob::logLinesAvailable, this, &RunsPage::onLogLines);
+    connect(m_job, &RunJob::runFinished, this, &RunsPage::onRunFinished);
+    connect(m_job, &RunJob::runFailed, this, &RunsPage::onRunFailed);
+    connect(m_diagnosis, &RunDiagnosisPanel::actionTriggered, this, &RunsPage::onDiagnosisAction);
+    connect(m_historyView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+        if (current.isValid())
+            showRun(current.data(RunHistoryModel::RunIdRole).toLongLong());
+    });
+    connect(m_queueView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] { refreshQueue(); });
+    connect(&m_workspace, &Workspace::runsChanged, this, &RunsPage::reloadHistory);
+
+    m_form->setNodes(m_workspace.nodeNames());
+    updateRunnerAvailability();
+    reloadHistory();
+}
+
+RunsPage::~RunsPage() = default;
+
+void RunsPage::updateRunnerAvailability()
+{
+    const bool found = RunJob::runnerPath().has_value();
+    m_form->queueButton()->setEnabled(found);
+    m_form->queueButton()->setToolTip(found ? tr("Adds the run to the queue; runs are measured one after another.")
+                                            : tr("shardwise-runner was not found: set SHARDWISE_RUNNER or install it beside this program."));
+}
+
+void RunsPage::setStatus(const QString& text, bool problem)
+{
+    m_status->setText(text);
+    m_status->setProperty("problem", problem);
+    m_status->setStyleSheet(problem ? QStringLiteral("color: #c0392b;") : QString());
+}
+
+qint64 RunsPage::queueFromForm()
+{
+    QString error;
+    const std::optional<RunConfig> config = m_form->config(&error);
+    if (!config) {
+        setStatus(tr("The run cannot be queued: %1").arg(error), true);
+        return 0;
+    }
+    RunRequest request;
+    request.config = *config;
+    request.node = m_form->node();
+    return queueRun(request);
+}
+
+qint64 RunsPage::queueRun(const RunRequest& request)
+{
+    updateRunnerAvailability();
+    if (!RunJob::runnerPath()) {
+        setStatus(m_form->queueButton()->toolTip(), true);
+        return 0;
+    }
+    const qint64 ticket = m_job->enqueue(request);
+    setStatus(tr("Queued %1 on %2 with %n rank(s).", nullptr, request.config.worldSize)
+                  .arg(strategyLabel(request.config.strategy), request.node),
+              false);
+    return ticket;
+}
+
+void RunsPage::refreshQueue()
+{
+    const qint64 selectedTicket = m_queueView->currentIndex().isValid() ? m_queue->ticketAt(m_queueView->currentIndex().row()) : 0;
+    const std::optional<RunRequest> running = m_job->running();
+    const QList<RunRequest> queued = m_job->queued();
+    const bool changed = m_queue->rowCount() != static_cast<int>(queued.size()) + (running ? 1 : 0)
+                         || (running && m_queue->ticketAt(0) != running->ticket);
+    if (changed) {
+        m_queue->setQueue(running, queued);
+        for (int row = 0; row < m_queue->rowCount(); ++row)
+            if (m_queue->ticketAt(row) == selectedTicket)
+                m_queueView->selectRow(row);
+    }
+    m_cancel->setEnabled(m_queue->rowCount() > 0);
+}
+
+void RunsPage::cancelSelected()
+{
+    qint64 ticket = 0;
+    if (m_queueView->currentIndex().isValid())
+        ticket = m_queue->ticketAt(m_queueView->currentIndex().row());
+    if (ticket == 0) {
+        if (const auto running = m_job->running())
+            ticket = running->ticket;
+    }
+    if (ticket == 0)
+        return;
+    m_job->cancel(ticket);
+    setStatus(tr("Cancelling…"), false);
+}
+
+void RunsPage::reloadHistory()
+{
+    if (!m_workspace.database())
+        return;
+    try {
+        m_history->setRuns(store::listRuns(*m_workspace.database()));
+    } catch (const std::exception& e) {
+        setStatus(tr("The run history could not be read: %1").arg(QString::fromUtf8(e.what())), true);
+        return;
+    }
+    if (const int row = m_history->rowOf(m_shownRun); row >= 0) {
+        const QSignalBlocker blocker(m_historyView->selectionModel());
+        m_historyView->selectRow(row);
+    }
+}
+
+void RunsPage::showRun(qint64 runId)
+{
+    m_shownRun = runId;
+    if (runId != 0 && runId == m_liveRun && m_job->runningRunId() == runId) {
+        m_ranks->watch(runId);
+        m_ranks->update(runId, m_liveRanks);
+        m_log->setLines(runId, m_liveLines);
+        m_diagnosis->showNothing(tr("Run %1 is still running.").arg(runId));
+        return;
+    }
+    showStoredRun(runId);
+}
+
+void RunsPage::showStoredRun(qint64 runId)
+{
+    m_ranks->watch(runId);
+    m_log->watch(runId);
+    if (runId == 0 || !m_workspace.database()) {
+        m_diagnosis->showNothing(tr("Select a run that did not complete to see why."));
+        return;
+    }
+    const store::Database& db = *m_workspace.database();
+    try {
+        const std::optional<store::RunDetail> detail = store::runDetail(db, runId);
+        if (!detail) {
+            m_diagnosis->showNothing(tr("Run %1 is no longer stored.").arg(runId));
+            return;
+        }
+        m_ranks->update(runId, storedRankProgress(db, *detail));
+        m_log->setLines(runId, storedLogLines(db, runId));
+        if (detail->diagnoses.empty()) {
+            if (detail->summary.status == store::RunStatus::Completed)
+                m_diagnosis->showNothing(tr("Run %1 completed; there is nothing to diagnose.").arg(runId));
+            else
+                m_diagnosis->showNothing(tr("Run %1 ended as \"%2\" without a stored diagnosis. %3")
+                                             .arg(runId)
+                                             .arg(RunHistoryModel::statusText(detail->summary.status), QString::fromStdString(detail->summary.note)));
+            return;
+        }
+        // The newest diagnosis is the one that counts (a rerun of the diagnosis replaces older ones).
+        const store::Diagnosis& stored = *std::max_element(detail->diagnoses.begin(), detail->diagnoses.end(),
+                                                           [](const auto& a, const auto& b) { return a.id < b.id; });
+        const RunDiagnosisView view = diagnosisViewFromJson(stored.document);
+        m_diagnosis->showDiagnosis(runId, view);
+        QStringList needles;
+        if (const DiagnosisFailure* root = view.rootCauseFailure())
+            for (const DiagnosisEvidence& e : root->evidence)
+                needles << e.text;
+        m_log->setHighlighted(needles);
+        if (const int row = m_log->firstHighlightedRow(); row >= 0)
+            m_logView->scrollTo(m_log->index(row), QAbstractItemView::PositionAtCenter);
+    } catch (const std::exception& e) {
+        m_diagnosis->showNothing(tr("Run %1 could not be read: %2").arg(runId).arg(QString::fromUtf8(e.what())));
+    }
+}
+
+void RunsPage::onRunStarted(qint64 ticket, qint64 runId)
+{
+    Q_UNUSED(ticket)
+    m_liveRun = runId;
+    m_liveRanks.clear();
+    m_liveLines.clear();
+    reloadHistory();
+    showRun(runId);
+    if (const int row = m_history->rowOf(runId); row >= 0) {
+        const QSignalBlocker blocker(m_historyView->selectionModel());
+        m_historyView->selectRow(row);
+    }
+    m_tabs->setCurrentWidget(m_rankView);
+}
+
+void RunsPage::onRankProgress(qint64 runId, const QList<RankProgress>& ranks)
+{
+    if (runId != m_liveRun)
+        return; // a late delivery of an earlier run
+    m_liveRanks = ranks;
+    m_ranks->update(runId, ranks);
+    if (!ranks.isEmpty())
+        m_queue->setRunningSteps(ranks.front().stepsDone, ranks.front().totalSteps);
+}
+
+void RunsPage::onLogLines(qint64 runId, const QList<RunLogLine>& lines)
+{
+    if (runId != m_liveRun)
+        return;
+    m_liveLines.append(lines);
+    if (m_liveLines.size() > kLiveLineCap)
+        m_liveLines.remove(0, m_liveLines.size() - kLiveLineCap);
+    m_log->append(runId, lines);
+    m_logView->scrollToBottom();
+}
+
+void RunsPage::onRunFinished(qint64 ticket, qint64 runId, const QString& status, const QString& summary, bool diagnosed)
+{
+    Q_UNUSED(ticket)
+    Q_UNUSED(status)
+    m_liveRun = 0;
+    setStatus(summary, status != QLatin1String("completed"));
+    reloadHistory();
+    m_workspace.notifyRunsChanged();
+    if (m_shownRun == runId) {
+        showStoredRun(runId);
+        if (diagnosed)
+            m_tabs->setCurrentWidget(m_diagnosis);
+    }
+}
+
+void RunsPage::onRunFailed(qint64 ticket, const QString& message)
+{
+    Q_UNUSED(ticket)
+    setStatus(message, true);
+}
+
+void RunsPage::onDiagnosisAction(qint64 runId, const DiagnosisAction& action)
+{
+    if (!m_workspace.database())
+        return;
+    try {
+        const std::optional<store::RunDetail> detail = store::runDetail(*m_workspace.database(), runId);
+        if (!detail || detail->config.is_null()) {
+            setStatus(tr("Run %1 has no stored configuration to rerun.").arg(runId), true);
+            return;
+        }
+        RunRequest request;
+        request.config = runConfigFromJson(detail->config);
+        request.rerunOf = runId;
+        request.node = detail->summary.nodes.empty() ? QStringLiteral("local") : QString::fromStdString(detail->summary.nodes.front());
+        if (action.kind == QLatin1String("rerun_with_expandable_segments"))
+            request.config.training.expandableSegments = true;
+        else if (action.strategy)
+            request.config.strategy = *action.strategy;
+        if (queueRun(request) != 0)
+            setStatus(tr("Queued a rerun of run %1: %2").arg(runId).arg(action.text), false);
+    } catch (const std::exception& e) {
+        setStatus(tr("Run %1 cannot be rerun: %2").arg(runId).arg(QString::fromUtf8(e.what())), true);
+    }
+}
+
+} // namespace shardwise::gui
