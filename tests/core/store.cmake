@@ -19,3 +19,18 @@ shardwise_add_test(test_store_concurrency SOURCES ${CMAKE_CURRENT_LIST_DIR}/test
 target_compile_definitions(test_store_concurrency PRIVATE STORE_RUN_WRITER="$<TARGET_FILE:store_run_writer>")
 target_include_directories(test_store_concurrency PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 add_dependencies(test_store_concurrency store_run_writer)
+
+shardwise_add_test(test_store_runs SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_runs.cpp LIBS Shardwise::store LABELS store)
+target_include_directories(test_store_runs PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+
+shardwise_add_test(test_store_exchange SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_exchange.cpp LIBS Shardwise::store
+    LABELS store)
+target_include_directories(test_store_exchange PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+
+if(TARGET shardwise-cli)
+    shardwise_add_test(test_store_cli SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_cli.cpp LIBS Shardwise::store
+        LABELS store)
+    target_compile_definitions(test_store_cli PRIVATE SHARDWISE_CLI="$<TARGET_FILE:shardwise-cli>")
+    target_include_directories(test_store_cli PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+    add_dependencies(test_store_cli shardwise-cli)
+endif()

@@ -90,8 +90,8 @@ nlohmann::json toJson(const RunSummary& r)
     j["warmup_steps"] = optionalJson(r.warmupSteps);
     j["timed_steps"] = optionalJson(r.timedSteps);
     j["launcher"] = r.launcher;
-    j["started_at"] = formatUtc(r.startedAt);
-    j["finished_at"] = r.finishedAt ? nlohmann::json(formatUtc(*r.finishedAt)) : nlohmann::json(nullptr);
+    j["started_at"] = formatUtc(r.startedAt, true);
+    j["finished_at"] = r.finishedAt ? nlohmann::json(formatUtc(*r.finishedAt, true)) : nlohmann::json(nullptr);
     j["tokens_per_s"] = optionalJson(r.tokensPerS);
     j["median_step_s"] = optionalJson(r.medianStepS);
     j["p10_step_s"] = optionalJson(r.p10StepS);

@@ -1,0 +1,241 @@
+// `shardwise-cli runs` as a user runs it: a real process on a real store file.
+#include "shardwise/store/database.hpp"
+#include "shardwise/store/runs.hpp"
+#include "store_fixtures/synthetic_run.hpp"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace shardwise;
+using namespace shardwise::store;
+
+namespace {
+
+struct CliResult {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+CliResult runCli(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
+{
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(SHARDWISE_CLI), args);
+    CliResult r;
+    if (!p.waitForFinished(60000))
+        return r;
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+} // namespace
+
+class TestStoreCli : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_db;
+    std::int64_t m_completedH200 = 0;
+    std::int64_t m_oomL4 = 0;
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_db = m_dir.filePath(QStringLiteral("runs.sqlite"));
+        Database db = Database::open(m_db.toStdString());
+        fixtures::SyntheticRun a;
+        a.config = fixtures::syntheticConfig(Strategy::Fsdp2Reshard, 2, 1, 2);
+        a.gpuName = "NVIDIA H200";
+        a.node = "box-a";
+        m_completedH200 = fixtures::recordRun(db, a);
+        fixtures::SyntheticRun b;
+        b.config = fixtures::syntheticConfig(Strategy::Zero3, 4, 1, 2);
+        b.gpuName = "NVIDIA L4";
+        b.node = "box-b";
+        b.outcome = fixtures::Outcome::Oom;
+        b.failingRank = 2;
+        b.failingStep = 1;
+        m_oomL4 = fixtures::recordRun(db, b);
+        Diagnosis d;
+        d.runId = m_oomL4;
+        d.code = "oom-fragmentation";
+        d.title = "Out of memory with 3.0 GiB reserved but unallocated";
+        d.firstFailureRank = 2;
+        addDiagnosis(db, d);
+    }
+
+    void listFiltersRuns_data()
+    {
+        QTest::addColumn<QStringList>("filter");
+        QTest::addColumn<QList<int>>("ids"); // indexes: 0 = completed H200 run, 1 = OOM L4 run
+        QTest::newRow("no filter") << QStringList{} << QList<int>{1, 0};
+        QTest::newRow("strategy") << QStringList{QStringLiteral("--strategy"), QStringLiteral("zero3")} << QList<int>{1};
+        QTest::newRow("gpu") << QStringList{QStringLiteral("--gpu"), QStringLiteral("H200")} << QList<int>{0};
+        QTest::newRow("node") << QStringList{QStringLiteral("--node"), QStringLiteral("box-b")} << QList<int>{1};
+        QTest::newRow("status") << QStringList{QStringLiteral("--status"), QStringLiteral("oom")} << QList<int>{1};
+        QTest::newRow("model") << QStringList{QStringLiteral("--model"), QStringLiteral("synthetic-2l")} << QList<int>{1, 0};
+        QTest::newRow("nothing") << QStringList{QStringLiteral("--model"), QStringLiteral("llama-3.1-70b")} << QList<int>{};
+    }
+    void listFiltersRuns()
+    {
+        QFETCH(QStringList, filter);
+        QFETCH(QList<int>, ids);
+        const auto r = runCli(QStringList{QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), m_db,
+                                          QStringLiteral("--format"), QStringLiteral("json")}
+                              + filter);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonArray runs = QJsonDocument::fromJson(r.out.toUtf8()).array();
+        QCOMPARE(runs.size(), ids.size());
+        const std::int64_t known[] = {m_completedH200, m_oomL4};
+        for (int i = 0; i < ids.size(); ++i)
+            QCOMPARE(runs[i].toObject()[QStringLiteral("id")].toInteger(), known[ids[i]]);
+    }
+
+    void listTableShowsUnits()
+    {
+        const auto r = runCli({QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), m_db});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.startsWith(QStringLiteral("ID")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral(" tok/s")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral(" GiB")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("oom")), qPrintable(r.out));
+    }
+
+    void databaseComesFromEnvironmentThenDataDirectory()
+    {
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("SHARDWISE_DB"), m_db);
+        auto r = runCli({QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--format"), QStringLiteral("json")}, env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).array().size(), 2);
+
+        QTemporaryDir dataHome;
+        env.remove(QStringLiteral("SHARDWISE_DB"));
+        env.insert(QStringLiteral("XDG_DATA_HOME"), dataHome.path());
+        r = runCli({QStringLiteral("runs"), QStringLiteral("list")}, env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(QFile::exists(dataHome.filePath(QStringLiteral("shardwise/shardwise.sqlite"))));
+        QVERIFY2(r.out.contains(QStringLiteral("no runs match")), qPrintable(r.out));
+    }
+
+    void showPrintsConfigRanksErrorsAndDiagnosis()
+    {
+        const auto r = runCli({QStringLiteral("runs"), QStringLiteral("show"), QString::number(m_oomL4),
+                               QStringLiteral("--db"), m_db});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        for (const auto* expected : {"oom", "zero3", "NVIDIA L4", "rank 2, step 1: oom: CUDA out of memory",
+                                     "reserved but unallocated: 3.0 GiB", "oom-fragmentation",
+                                     "first failure on rank 2", "LibTorch 1.13.1"})
+            QVERIFY2(r.out.contains(QString::fromUtf8(expected)), qPrintable(QStringLiteral("missing '%1' in:\n%2")
+                                                                            .arg(QString::fromUtf8(expected), r.out)));
+
+        const auto json = runCli({QStringLiteral("runs"), QStringLiteral("show"), QString::number(m_completedH200),
+                                  QStringLiteral("--db"), m_db, QStringLiteral("--format"), QStringLiteral("json")});
+        QVERIFY2(json.exitCode == 0, qPrintable(json.err));
+        const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QCOMPARE(o[QStringLiteral("rank_summaries")].toArray().size(), 2);
+        QCOMPARE(o[QStringLiteral("config")].toObject()[QStringLiteral("strategy")].toString(), QStringLiteral("fsdp2_reshard"));
+        QCOMPARE(o[QStringLiteral("run")].toObject()[QStringLiteral("status")].toString(), QStringLiteral("completed"));
+    }
+
+    void showUnknownRunFails()
+    {
+        const auto r = runCli({QStringLiteral("runs"), QStringLiteral("show"), QStringLiteral("999"), QStringLiteral("--db"), m_db});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("no run with ID 999")), qPrintable(r.err));
+    }
+
+    void exportThenImportMarksRowsImported_data()
+    {
+        QTest::addColumn<QString>("format");
+        QTest::newRow("csv") << QStringLiteral("csv");
+        QTest::newRow("json") << QStringLiteral("json");
+    }
+    void exportThenImportMarksRowsImported()
+    {
+        QFETCH(QString, format);
+        const QString file = m_dir.filePath(QStringLiteral("export.") + format);
+        auto r = runCli({QStringLiteral("runs"), QStringLiteral("export"), QStringLiteral("--format"), format,
+                         QStringLiteral("--out"), file, QStringLiteral("--db"), m_db});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(QFileInfo(file).size() > 0);
+
+        const QString target = m_dir.filePath(QStringLiteral("imported-") + format + QStringLiteral(".sqlite"));
+        r = runCli({QStringLiteral("runs"), QStringLiteral("import"), file, QStringLiteral("--db"), target,
+                    QStringLiteral("--source"), QStringLiteral("lab notebook")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("imported 2 run(s)")), qPrintable(r.out));
+
+        r = runCli({QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), target, QStringLiteral("--source"),
+                    QStringLiteral("imported"), QStringLiteral("--format"), QStringLiteral("json")});
+        const QJsonArray runs = QJsonDocument::fromJson(r.out.toUtf8()).array();
+        QCOMPARE(runs.size(), 2);
+        for (const auto& run : runs) {
+            QCOMPARE(run.toObject()[QStringLiteral("source")].toString(), QStringLiteral("imported"));
+            QCOMPARE(run.toObject()[QStringLiteral("import_source")].toString(), QStringLiteral("lab notebook"));
+        }
+    }
+
+    void exportToStdoutIsCsvWithHeader()
+    {
+        const auto r = runCli({QStringLiteral("runs"), QStringLiteral("export"), QStringLiteral("--format"),
+                               QStringLiteral("csv"), QStringLiteral("--db"), m_db, QStringLiteral("--status"),
+                               QStringLiteral("completed")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QStringList lines = r.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 2);
+        QVERIFY(lines[0].startsWith(QStringLiteral("id,source,import_source,status,model")));
+        QVERIFY(lines[1].contains(QStringLiteral(",completed,synthetic-2l,")));
+    }
+
+    void badImportNamesTheLineAndKeepsTheStore()
+    {
+        const QString file = m_dir.filePath(QStringLiteral("bad.csv"));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("model,gpu_name,strategy,world_size,status\nm,L4,zero1,4,completed\nm,L4,zero9,4,oom\n");
+        f.close();
+        const auto r = runCli({QStringLiteral("runs"), QStringLiteral("import"), file, QStringLiteral("--db"), m_db});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("line 3, column 'strategy': unknown strategy 'zero9'")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("nothing was imported")), qPrintable(r.err));
+        const Database db = Database::open(m_db.toStdString());
+        QCOMPARE(listRuns(db).size(), std::size_t(2));
+    }
+
+    void badUsageNamesTheFlag_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("unknown strategy") << QStringList{QStringLiteral("list"), QStringLiteral("--strategy"), QStringLiteral("zero9")}
+                                          << QStringLiteral("--strategy: unknown strategy 'zero9'");
+        QTest::newRow("unknown status") << QStringList{QStringLiteral("list"), QStringLiteral("--status"), QStringLiteral("done")}
+                                        << QStringLiteral("--status: unknown status 'done'");
+        QTest::newRow("bad date") << QStringList{QStringLiteral("list"), QStringLiteral("--since"), QStringLiteral("yesterday")}
+                                  << QStringLiteral("--since: expected a UTC date");
+        QTest::newRow("export without format") << QStringList{QStringLiteral("export")} << QStringLiteral("--format");
+        QTest::newRow("unknown option") << QStringList{QStringLiteral("list"), QStringLiteral("--colour"), QStringLiteral("x")}
+                                        << QStringLiteral("unknown option '--colour'");
+        QTest::newRow("unknown action") << QStringList{QStringLiteral("purge")} << QStringLiteral("unknown action 'purge'");
+        QTest::newRow("bad id") << QStringList{QStringLiteral("show"), QStringLiteral("abc")} << QStringLiteral("'abc'");
+    }
+    void badUsageNamesTheFlag()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, mentions);
+        const auto r = runCli(QStringList{QStringLiteral("runs")} + args + QStringList{QStringLiteral("--db"), m_db});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStoreCli)
+#include "test_store_cli.moc"

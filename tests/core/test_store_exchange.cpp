@@ -1,0 +1,192 @@
+// Runs in and out of the store: exported CSV and JSON import back as the same runs (marked imported,
+// with their source), and bad import input is named by line/field and stores nothing.
+#include "shardwise/store/exchange.hpp"
+#include "shardwise/store/runs.hpp"
+#include "store_fixtures/synthetic_run.hpp"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <memory>
+#include <sstream>
+
+using namespace shardwise;
+using namespace shardwise::store;
+
+namespace {
+
+// A published comparison table in the shape users paste from reports: one OOM row, one that only
+// completed with the allocator flag.
+const char* const kPublishedCsv =
+    "model,gpu_name,strategy,world_size,status,tokens_per_s,median_step_s,peak_allocated_bytes,interconnect,note\n"
+    "llama-3b,NVIDIA L4,zero3,4,completed,2150.5,7.62,20401094656,pcie,\"expandable_segments:True, needed\"\n"
+    "llama-3b,NVIDIA L4,fsdp2_reshard,4,oom,,,23622320128,pcie,\n";
+
+} // namespace
+
+class TestStoreExchange : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<Database> m_db;
+
+    std::size_t runCount() const { return listRuns(*m_db).size(); }
+
+private slots:
+    void init()
+    {
+        static int n = 0;
+        m_db = std::make_unique<Database>(
+            Database::open(m_dir.filePath(QStringLiteral("runs-%1.sqlite").arg(++n)).toStdString()));
+    }
+    void cleanup() { m_db.reset(); }
+
+    void publishedTableImportsAsImportedRuns()
+    {
+        std::istringstream in(kPublishedCsv);
+        const auto result = importRunsCsv(*m_db, in, "reference benchmark, 2025");
+        QCOMPARE(result.runIds.size(), std::size_t(2));
+        const auto first = findRun(*m_db, result.runIds[0]);
+        QCOMPARE(first->source, RunSource::Imported);
+        QCOMPARE(first->importSource, std::string("reference benchmark, 2025"));
+        QCOMPARE(first->status, RunStatus::Completed);
+        QCOMPARE(*first->tokensPerS, 2150.5);
+        QCOMPARE(*first->peakAllocated, std::int64_t(20401094656));
+        QCOMPARE(first->note, std::string("expandable_segments:True, needed"));
+        const auto oom = findRun(*m_db, result.runIds[1]);
+        QCOMPARE(oom->status, RunStatus::Oom);
+        QVERIFY(!oom->tokensPerS);
+        RunFilter imported;
+        imported.source = RunSource::Imported;
+        QCOMPARE(listRuns(*m_db, imported).size(), std::size_t(2));
+    }
+
+    void exportedRunsImportBackUnchanged_data()
+    {
+        QTest::addColumn<QString>("format");
+        QTest::newRow("csv") << QStringLiteral("csv");
+        QTest::newRow("json") << QStringLiteral("json");
+    }
+    void exportedRunsImportBackUnchanged()
+    {
+        QFETCH(QString, format);
+        fixtures::SyntheticRun completed;
+        completed.config = fixtures::syntheticConfig(Strategy::Fsdp2NoReshard, 2, 1, 2);
+        completed.node = "box, \"quoted\"";
+        fixtures::recordRun(*m_db, completed);
+        fixtures::SyntheticRun oom = completed;
+        oom.outcome = fixtures::Outcome::Oom;
+        fixtures::recordRun(*m_db, oom);
+        const auto original = listRuns(*m_db);
+
+        std::stringstream buffer;
+        if (format == QStringLiteral("csv"))
+            exportRunsCsv(original, buffer);
+        else
+            exportRunsJson(original, buffer);
+
+        QTemporaryDir other;
+        Database target = Database::open(other.filePath(QStringLiteral("copy.sqlite")).toStdString());
+        const auto result = format == QStringLiteral("csv") ? importRunsCsv(target, buffer, "lab export")
+                                                            : importRunsJson(target, buffer, "lab export");
+        QCOMPARE(result.runIds.size(), original.size());
+        const auto copies = listRuns(target);
+        QCOMPARE(copies.size(), original.size());
+        for (std::size_t i = 0; i < copies.size(); ++i) {
+            const auto& a = original[i];
+            const auto& b = copies[i];
+            QCOMPARE(b.source, RunSource::Imported);
+            QCOMPARE(b.importSource, std::string("lab export"));
+            QCOMPARE(b.status, a.status);
+            QCOMPARE(b.strategy, a.strategy);
+            QCOMPARE(b.modelId, a.modelId);
+            QCOMPARE(b.gpuName, a.gpuName);
+            QCOMPARE(b.nodes, a.nodes);
+            QCOMPARE(b.tokensPerS, a.tokensPerS);
+            QCOMPARE(b.medianStepS, a.medianStepS);
+            QCOMPARE(b.peakAllocated, a.peakAllocated);
+            QCOMPARE(b.ncclShare, a.ncclShare);
+            QCOMPARE(b.note, a.note);
+            QVERIFY(std::abs(b.startedAt - a.startedAt) < 0.001);
+        }
+    }
+
+    void badImportNamesTheProblemAndStoresNothing_data()
+    {
+        QTest::addColumn<QString>("format");
+        QTest::addColumn<QString>("input");
+        QTest::addColumn<QString>("mentions");
+        const QString header = QStringLiteral("model,gpu_name,strategy,world_size,status\n");
+        const QString good = QStringLiteral("m,L4,zero1,4,completed\n");
+        QTest::newRow("csv unknown strategy")
+            << QStringLiteral("csv") << header + good + QStringLiteral("m,L4,zero4,4,completed\n")
+            << QStringLiteral("line 3, column 'strategy': unknown strategy 'zero4'");
+        QTest::newRow("csv missing column")
+            << QStringLiteral("csv") << QStringLiteral("model,gpu_name,world_size,status\nm,L4,4,oom\n")
+            << QStringLiteral("line 1: missing the required field 'strategy'");
+        QTest::newRow("csv unknown column")
+            << QStringLiteral("csv") << QStringLiteral("model,gpu_name,strategy,world_size,status,tokens\n")
+            << QStringLiteral("line 1, column 'tokens': unknown field");
+        QTest::newRow("csv unclosed quote")
+            << QStringLiteral("csv") << header + good + QStringLiteral("\"m,L4,zero1,4,completed\n")
+            << QStringLiteral("line 3: a quoted field is never closed");
+        QTest::newRow("csv field count")
+            << QStringLiteral("csv") << header + good + QStringLiteral("m,L4,zero1\n")
+            << QStringLiteral("line 3: expected 5 fields as in the header, found 3");
+        QTest::newRow("csv bad number")
+            << QStringLiteral("csv") << header + QStringLiteral("m,L4,zero1,four,completed\n")
+            << QStringLiteral("line 2, column 'world_size': expected a whole number, got 'four'");
+        QTest::newRow("csv running is not a result")
+            << QStringLiteral("csv") << header + QStringLiteral("m,L4,zero1,4,running\n")
+            << QStringLiteral("line 2, column 'status': 'running' is not a final status");
+        QTest::newRow("csv empty required value")
+            << QStringLiteral("csv") << header + QStringLiteral(",L4,zero1,4,completed\n")
+            << QStringLiteral("line 2, column 'model': a value is required");
+        QTest::newRow("csv share above one")
+            << QStringLiteral("csv")
+            << QStringLiteral("model,gpu_name,strategy,world_size,status,nccl_share\nm,L4,zero1,4,completed,35\n")
+            << QStringLiteral("line 2, column 'nccl_share': must be in [0, 1]");
+        QTest::newRow("csv empty file") << QStringLiteral("csv") << QString() << QStringLiteral("line 1: the file is empty");
+        QTest::newRow("json not json")
+            << QStringLiteral("json") << QStringLiteral("{\"runs\": [") << QStringLiteral("not valid JSON");
+        QTest::newRow("json unknown strategy")
+            << QStringLiteral("json")
+            << QStringLiteral(R"({"runs": [{"model": "m", "gpu_name": "L4", "strategy": "zero1", "world_size": 2, "status": "oom"},
+                                            {"model": "m", "gpu_name": "L4", "strategy": "ddp", "world_size": 2, "status": "oom"}]})")
+            << QStringLiteral("runs[1].strategy: unknown strategy 'ddp'");
+        QTest::newRow("json missing field")
+            << QStringLiteral("json") << QStringLiteral(R"([{"model": "m", "gpu_name": "L4", "strategy": "zero1", "status": "oom"}])")
+            << QStringLiteral("runs[0]: missing the required field 'world_size'");
+        QTest::newRow("json wrong type")
+            << QStringLiteral("json")
+            << QStringLiteral(R"([{"model": "m", "gpu_name": "L4", "strategy": "zero1", "world_size": [2], "status": "oom"}])")
+            << QStringLiteral("runs[0].world_size: expected a string or a number");
+        QTest::newRow("json no gpu")
+            << QStringLiteral("json") << QStringLiteral(R"([{"model": "m", "strategy": "zero1", "world_size": 2, "status": "oom"}])")
+            << QStringLiteral("runs[0]: needs gpu_id or gpu_name");
+    }
+    void badImportNamesTheProblemAndStoresNothing()
+    {
+        QFETCH(QString, format);
+        QFETCH(QString, input);
+        QFETCH(QString, mentions);
+        fixtures::SyntheticRun existing;
+        existing.config = fixtures::syntheticConfig(Strategy::Zero2, 1, 1, 1);
+        fixtures::recordRun(*m_db, existing);
+        std::istringstream in(input.toStdString());
+        try {
+            if (format == QStringLiteral("csv"))
+                importRunsCsv(*m_db, in, "bad file");
+            else
+                importRunsJson(*m_db, in, "bad file");
+            QFAIL("expected ImportError");
+        } catch (const ImportError& e) {
+            QVERIFY2(QString::fromStdString(e.what()).contains(mentions), e.what());
+        }
+        QCOMPARE(runCount(), std::size_t(1));
+        QCOMPARE(m_db->integrityCheck(), std::string("ok"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStoreExchange)
+#include "test_store_exchange.moc"

@@ -1,0 +1,398 @@
+// Runs through their life in the store (RunRecorder) and the queries the faces use: list filters,
+// details, step series, logs, diagnoses; nodes and plans.
+#include "shardwise/store/nodes.hpp"
+#include "shardwise/store/plans.hpp"
+#include "shardwise/store/run_recorder.hpp"
+#include "shardwise/store/runs.hpp"
+#include "store_fixtures/run_invariants.hpp"
+#include "store_fixtures/synthetic_run.hpp"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <memory>
+
+using namespace shardwise;
+using namespace shardwise::store;
+
+namespace {
+template <typename F>
+QString storeErrorOf(F&& f)
+{
+    try {
+        f();
+    } catch (const StoreError& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+} // namespace
+
+class TestStoreRuns : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<Database> m_db;
+
+private slots:
+    void init()
+    {
+        static int n = 0;
+        m_db = std::make_unique<Database>(
+            Database::open(m_dir.filePath(QStringLiteral("runs-%1.sqlite").arg(++n)).toStdString()));
+    }
+    void cleanup() { m_db.reset(); }
+
+    void runIsStoredAsRunningFromTheStart()
+    {
+        const auto config = fixtures::syntheticConfig(Strategy::Zero2, 2, 1, 2);
+        RunOrigin origin;
+        origin.nodes = {{"gpu-box", std::nullopt}};
+        origin.launcher = "shardwise";
+        RunRecorder recorder(*m_db, config, origin);
+        const auto run = findRun(*m_db, recorder.runId());
+        QVERIFY(run);
+        QCOMPARE(run->status, RunStatus::Running);
+        QVERIFY(!run->finishedAt);
+        QCOMPARE(run->worldSize, 2);
+        QCOMPARE(run->nodes, std::vector<std::string>{"gpu-box"});
+        const auto detail = runDetail(*m_db, recorder.runId());
+        QCOMPARE(runConfigFromJsonForTest(detail->config), std::string("zero2"));
+        recorder.finish(RunStatus::Cancelled, "stopped by the user");
+        QCOMPARE(findRun(*m_db, recorder.runId())->status, RunStatus::Cancelled);
+        QCOMPARE(findRun(*m_db, recorder.runId())->note, std::string("stopped by the user"));
+    }
+
+    void completedRunCarriesHeadlineNumbers()
+    {
+        fixtures::SyntheticRun run;
+        run.config = fixtures::syntheticConfig(Strategy::Fsdp2Reshard, 4, 2, 3);
+        run.gpuName = "NVIDIA L4";
+        const auto id = fixtures::recordRun(*m_db, run);
+        const auto r = findRun(*m_db, id);
+        QCOMPARE(r->status, RunStatus::Completed);
+        QCOMPARE(*r->tokensPerS, 4 * 64 / 0.25);
+        QCOMPARE(*r->medianStepS, 0.25);
+        QCOMPARE(*r->ncclShare, 0.2);
+        // The largest peak over ranks: rank 3's summary sample.
+        QCOMPARE(*r->peakAllocated, fixtures::memoryAt(3, 5).peakAllocated);
+        QCOMPARE(r->gpuName, std::string("NVIDIA L4"));
+        const auto d = runDetail(*m_db, id);
+        QCOMPARE(d->rankSummaries.size(), std::size_t(4));
+        QCOMPARE(d->ranks.size(), std::size_t(4));
+        QCOMPARE(d->versions.libtorch, std::string("1.13.1"));
+        QCOMPARE(d->rankSummaries[2].losses.size(), std::size_t(5));
+        QVERIFY(fixtures::halfRecordedProblems(*m_db, *r).empty());
+    }
+
+    void oomIsAResultWithMemoryButNoThroughput()
+    {
+        fixtures::SyntheticRun run;
+        run.config = fixtures::syntheticConfig(Strategy::Zero3, 2, 1, 3);
+        run.outcome = fixtures::Outcome::Oom;
+        run.failingRank = 1;
+        run.failingStep = 2;
+        const auto id = fixtures::recordRun(*m_db, run);
+        const auto r = findRun(*m_db, id);
+        QCOMPARE(r->status, RunStatus::Oom);
+        QVERIFY(!r->tokensPerS);
+        QCOMPARE(*r->peakAllocated, fixtures::memoryAt(1, 2).peakAllocated);
+        QVERIFY2(r->note.find("rank 1: oom: CUDA out of memory") == 0, r->note.c_str());
+        const auto d = runDetail(*m_db, id);
+        QCOMPARE(d->errors.size(), std::size_t(1));
+        QCOMPARE(d->errors[0].step, std::optional<int>(2));
+        QCOMPARE(d->errors[0].reservedUnallocated, std::int64_t(3LL << 30));
+        const auto logs = rankLogs(*m_db, id, 1);
+        QCOMPARE(logs.size(), std::size_t(1));
+        QCOMPARE(logs[0].stream, std::string("stderr"));
+    }
+
+    void statusFromEventsFollowsTheWorstRank_data()
+    {
+        QTest::addColumn<int>("outcome");
+        QTest::addColumn<int>("expected");
+        QTest::newRow("every rank summarised") << int(fixtures::Outcome::Completed) << int(RunStatus::Completed);
+        QTest::newRow("one rank ran out of memory") << int(fixtures::Outcome::Oom) << int(RunStatus::Oom);
+        QTest::newRow("one rank lost a collective") << int(fixtures::Outcome::CommFailure) << int(RunStatus::Failed);
+    }
+    void statusFromEventsFollowsTheWorstRank()
+    {
+        QFETCH(int, outcome);
+        QFETCH(int, expected);
+        fixtures::SyntheticRun run;
+        run.config = fixtures::syntheticConfig(Strategy::Zero1, 3, 1, 1);
+        run.outcome = static_cast<fixtures::Outcome>(outcome);
+        const auto id = fixtures::recordRun(*m_db, run);
+        QCOMPARE(int(findRun(*m_db, id)->status), expected);
+    }
+
+    void missingSummaryMeansFailed()
+    {
+        RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero0, 2, 1, 1), RunOrigin{});
+        protocol::SummaryEvent only;
+        only.rank = 0;
+        only.world = 2;
+        recorder.record(only);
+        QCOMPARE(recorder.statusFromEvents(), RunStatus::Failed);
+        recorder.finish(RunStatus::Lost, "node gpu-box stopped answering");
+        const auto r = findRun(*m_db, recorder.runId());
+        QCOMPARE(r->status, RunStatus::Lost);
+        QVERIFY2(!r->tokensPerS, "one rank's numbers must not pass for the run's throughput");
+    }
+
+    void staleHeartbeatShowsAsInterrupted()
+    {
+        RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero3Offload, 1, 1, 1), RunOrigin{});
+        const double now = currentUnixTime();
+        QCOMPARE(findRun(*m_db, recorder.runId(), now)->status, RunStatus::Running);
+        const double muchLater = now + kStaleHeartbeatSeconds + 10;
+        QCOMPARE(findRun(*m_db, recorder.runId(), muchLater)->status, RunStatus::Interrupted);
+        RunFilter interrupted;
+        interrupted.status = RunStatus::Interrupted;
+        QCOMPARE(listRuns(*m_db, interrupted, muchLater).size(), std::size_t(1));
+        QCOMPARE(listRuns(*m_db, interrupted, now).size(), std::size_t(0));
+        recorder.finish(RunStatus::Timeout, "wall-clock limit of 600 s");
+    }
+
+    void abandonedRecorderFinishesAsFailed()
+    {
+        std::int64_t id = 0;
+        {
+            RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero1, 1, 1, 1), RunOrigin{});
+            id = recorder.runId();
+        }
+        const auto r = findRun(*m_db, id);
+        QCOMPARE(r->status, RunStatus::Failed);
+        QVERIFY(r->finishedAt);
+        QVERIFY(!r->note.empty());
+    }
+
+    void finishingTwiceOrAsRunningIsRefused()
+    {
+        RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero1, 1, 1, 1), RunOrigin{});
+        QVERIFY(storeErrorOf([&] { recorder.finish(RunStatus::Interrupted); }).contains(QStringLiteral("cannot finish")));
+        recorder.finish(RunStatus::Completed);
+        QVERIFY(storeErrorOf([&] { recorder.finish(RunStatus::Failed); }).contains(QStringLiteral("already finished")));
+    }
+
+    void predictionsAreKeptBesideTheMeasurement()
+    {
+        StoredPlan plan;
+        plan.modelId = "synthetic-2l";
+        plan.gpuId = "l4";
+        plan.worldSize = 4;
+        plan.recommended = Strategy::Zero2;
+        plan.document = {{"recommendation", "zero2"}, {"deciding_step", 1}};
+        const auto planId = savePlan(*m_db, plan);
+        RunOrigin origin;
+        origin.planId = planId;
+        origin.predicted = RunPrediction{1000.0, 0.5, 3LL << 30, {{"fits", true}}};
+        RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero2, 1, 1, 1), origin);
+        recorder.finish(RunStatus::Failed, "test");
+        const auto r = findRun(*m_db, recorder.runId());
+        QCOMPARE(r->planId, std::optional<std::int64_t>(planId));
+        QCOMPARE(*r->predicted.tokensPerS, 1000.0);
+        QCOMPARE(*r->predicted.peakBytes, std::int64_t(3LL << 30));
+        QCOMPARE(r->predicted.document.at("fits"), nlohmann::json(true));
+        RunFilter byPlan;
+        byPlan.planId = planId;
+        QCOMPARE(listRuns(*m_db, byPlan).size(), std::size_t(1));
+    }
+
+    void listFiltersSelectMatchingRuns_data()
+    {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<int>("expected");
+        QTest::newRow("model, case ignored") << QStringLiteral("model") << QStringLiteral("SYNTHETIC-2L") << 4;
+        QTest::newRow("model, no match") << QStringLiteral("model") << QStringLiteral("llama-3.1-8b") << 0;
+        QTest::newRow("gpu by device name part") << QStringLiteral("gpu") << QStringLiteral("h200") << 2;
+        QTest::newRow("gpu by other name") << QStringLiteral("gpu") << QStringLiteral("L4") << 2;
+        QTest::newRow("strategy") << QStringLiteral("strategy") << QStringLiteral("zero3") << 1;
+        QTest::newRow("node") << QStringLiteral("node") << QStringLiteral("box-b") << 2;
+        QTest::newRow("status oom") << QStringLiteral("status") << QStringLiteral("oom") << 1;
+        QTest::newRow("status completed") << QStringLiteral("status") << QStringLiteral("completed") << 3;
+        QTest::newRow("started from now") << QStringLiteral("from") << QString() << 4;
+        QTest::newRow("started until now") << QStringLiteral("until") << QString() << 0;
+    }
+    void listFiltersSelectMatchingRuns()
+    {
+        QFETCH(QString, field);
+        QFETCH(QString, value);
+        QFETCH(int, expected);
+        const double before = currentUnixTime() - 1;
+        const Strategy strategies[] = {Strategy::Zero1, Strategy::Zero3, Strategy::Fsdp2Reshard, Strategy::Fsdp2NoReshard};
+        for (int i = 0; i < 4; ++i) {
+            fixtures::SyntheticRun run;
+            run.config = fixtures::syntheticConfig(strategies[i], 2, 1, 1);
+            run.gpuName = i % 2 ? "NVIDIA H200" : "NVIDIA L4";
+            run.node = i < 2 ? "box-a" : "box-b";
+            run.outcome = i == 1 ? fixtures::Outcome::Oom : fixtures::Outcome::Completed;
+            fixtures::recordRun(*m_db, run);
+        }
+        RunFilter f;
+        const std::string v = value.toStdString();
+        if (field == QStringLiteral("model"))
+            f.model = v;
+        else if (field == QStringLiteral("gpu"))
+            f.gpu = v;
+        else if (field == QStringLiteral("strategy"))
+            f.strategy = strategyFromId(v);
+        else if (field == QStringLiteral("node"))
+            f.node = v;
+        else if (field == QStringLiteral("status"))
+            f.status = runStatusFromId(v);
+        else if (field == QStringLiteral("from"))
+            f.startedFrom = before;
+        else if (field == QStringLiteral("until"))
+            f.startedUntil = before;
+        const auto runs = listRuns(*m_db, f);
+        QCOMPARE(static_cast<int>(runs.size()), expected);
+        for (std::size_t i = 1; i < runs.size(); ++i)
+            QVERIFY2(runs[i - 1].startedAt >= runs[i].startedAt, "newest first");
+    }
+
+    void stepSeriesAndLogsComeInRankAndStepOrder()
+    {
+        fixtures::SyntheticRun run;
+        run.config = fixtures::syntheticConfig(Strategy::Zero2, 2, 2, 2);
+        const auto id = fixtures::recordRun(*m_db, run);
+        const auto all = stepSeries(*m_db, id);
+        QCOMPARE(all.size(), std::size_t(8));
+        QCOMPARE(all.front().rank, 0);
+        QCOMPARE(all.back().rank, 1);
+        QCOMPARE(all.back().step, 3);
+        QVERIFY(!all.front().timed);
+        QVERIFY(all.back().timed);
+        const auto rank1 = stepSeries(*m_db, id, 1);
+        QCOMPARE(rank1.size(), std::size_t(4));
+        QCOMPARE(rank1[2].memory.peakAllocated, fixtures::memoryAt(1, 2).peakAllocated);
+    }
+
+    void diagnosesAttachToTheirRun()
+    {
+        fixtures::SyntheticRun run;
+        run.config = fixtures::syntheticConfig(Strategy::Zero3, 2, 1, 1);
+        run.outcome = fixtures::Outcome::Oom;
+        const auto id = fixtures::recordRun(*m_db, run);
+        Diagnosis d;
+        d.runId = id;
+        d.code = "oom-fragmentation";
+        d.title = "Out of memory with 3.0 GiB reserved but unallocated";
+        d.detail = "Rerun with expandable_segments:True as a diagnostic.";
+        d.firstFailureRank = 0;
+        d.document = {{"reserved_unallocated", 3LL << 30}};
+        addDiagnosis(*m_db, d);
+        const auto list = diagnoses(*m_db, id);
+        QCOMPARE(list.size(), std::size_t(1));
+        QCOMPARE(list[0].code, d.code);
+        QCOMPARE(list[0].firstFailureRank, std::optional<int>(0));
+        QCOMPARE(runDetail(*m_db, id)->diagnoses.size(), std::size_t(1));
+        QVERIFY(removeRun(*m_db, id));
+        QVERIFY(diagnoses(*m_db, id).empty());
+        QVERIFY(stepSeries(*m_db, id).empty());
+        QCOMPARE(m_db->integrityCheck(), std::string("ok"));
+    }
+
+    void nodesRoundTripAndKeepRunsWhenRemoved()
+    {
+        Node n;
+        n.name = "gpu-box";
+        n.kind = NodeKind::Ssh;
+        n.host = "10.1.2.3";
+        n.port = 2222;
+        n.user = "ml";
+        n.auth = SshAuth::KeyFile;
+        n.keyFile = "/home/ml/.ssh/id_ed25519";
+        const auto id = addNode(*m_db, n);
+        setNodeFacts(*m_db, id, {{"gpus", {{{"name", "NVIDIA H200"}, {"memory_mib", 143771}}}}});
+        acceptHostKey(*m_db, id, "SHA256:abc");
+        auto stored = findNode(*m_db, id);
+        QVERIFY(stored);
+        QCOMPARE(stored->port, 2222);
+        QCOMPARE(stored->auth, SshAuth::KeyFile);
+        QCOMPARE(stored->hostKeyFingerprint, std::string("SHA256:abc"));
+        QCOMPARE(stored->facts["gpus"][0]["memory_mib"], nlohmann::json(143771));
+        stored->port = 22;
+        updateNode(*m_db, *stored);
+        QCOMPARE(findNodeByName(*m_db, "gpu-box")->port, 22);
+
+        RunOrigin origin;
+        origin.nodes = {{"gpu-box", id}};
+        RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero1, 1, 1, 1), origin);
+        recorder.finish(RunStatus::Cancelled);
+        QVERIFY(removeNode(*m_db, id));
+        QVERIFY(listNodes(*m_db).empty());
+        QCOMPARE(findRun(*m_db, recorder.runId())->nodes, std::vector<std::string>{"gpu-box"});
+        QCOMPARE(m_db->integrityCheck(), std::string("ok"));
+    }
+
+    void invalidNodesAreRefusedNamingTheField_data()
+    {
+        QTest::addColumn<QString>("problem");
+        QTest::addColumn<QString>("field");
+        QTest::newRow("empty name") << QStringLiteral("name") << QStringLiteral("node.name");
+        QTest::newRow("ssh without host") << QStringLiteral("host") << QStringLiteral("node.host");
+        QTest::newRow("ssh without user") << QStringLiteral("user") << QStringLiteral("node.user");
+        QTest::newRow("port out of range") << QStringLiteral("port") << QStringLiteral("node.port");
+        QTest::newRow("key file missing") << QStringLiteral("key") << QStringLiteral("node.key_file");
+        QTest::newRow("duplicate name") << QStringLiteral("duplicate") << QStringLiteral("already exists");
+    }
+    void invalidNodesAreRefusedNamingTheField()
+    {
+        QFETCH(QString, problem);
+        QFETCH(QString, field);
+        Node n;
+        n.name = "box";
+        n.kind = NodeKind::Ssh;
+        n.host = "h";
+        n.user = "u";
+        if (problem == QStringLiteral("name"))
+            n.name.clear();
+        else if (problem == QStringLiteral("host"))
+            n.host.clear();
+        else if (problem == QStringLiteral("user"))
+            n.user.clear();
+        else if (problem == QStringLiteral("port"))
+            n.port = 70000;
+        else if (problem == QStringLiteral("key"))
+            n.auth = SshAuth::KeyFile;
+        else
+            addNode(*m_db, n);
+        const QString error = storeErrorOf([&] { addNode(*m_db, n); });
+        QVERIFY2(error.contains(field), qPrintable(error));
+    }
+
+    void plansRoundTripAsDocuments()
+    {
+        StoredPlan p;
+        p.title = "8B on four L4";
+        p.modelId = "llama-3.1-8b";
+        p.gpuId = "l4";
+        p.worldSize = 4;
+        p.document = {{"candidates", nlohmann::json::array({{{"strategy", "zero3"}, {"fits", false}}})}};
+        const auto id = savePlan(*m_db, p);
+        StoredPlan nothingFits = p;
+        nothingFits.title = "70B on four L4";
+        savePlan(*m_db, nothingFits);
+        const auto back = findPlan(*m_db, id);
+        QVERIFY(back);
+        QCOMPARE(back->document, p.document);
+        QVERIFY(!back->recommended);
+        const auto all = listPlans(*m_db);
+        QCOMPARE(all.size(), std::size_t(2));
+        QVERIFY(all[0].document.is_null());
+        QVERIFY(listPlans(*m_db, true)[1].document.is_object());
+        p.worldSize = 0;
+        QVERIFY(storeErrorOf([&] { savePlan(*m_db, p); }).contains(QStringLiteral("plan.world_size")));
+    }
+
+private:
+    static std::string runConfigFromJsonForTest(const nlohmann::json& config)
+    {
+        return config.value("strategy", std::string());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStoreRuns)
+#include "test_store_runs.moc"
