@@ -59,13 +59,16 @@ std::optional<double> offsetOf(const std::string& node, const RunFacts& run)
     return std::nullopt;
 }
 
+// `writer` is the node whose clock wrote the time: the rank's node for its own log and events, the
+// launcher's node for a launcher log, even when that log speaks about a rank elsewhere.
 void placeOnReferenceClock(Failure& f, double loggedSeconds, const std::string& loggedText, TimeSource source,
-                           const RunFacts& run)
+                           const std::string& writer, const RunFacts& run)
 {
     f.loggedTime = loggedText;
     f.timeSource = source;
     // The dispatcher's clock is the reference; everything a node wrote carries that node's offset.
-    const double offset = source == TimeSource::Meta ? 0.0 : offsetOf(f.node, run).value_or(0.0);
+    const double offset = source == TimeSource::Meta ? 0.0 : offsetOf(writer, run).value_or(0.0);
+    f.clockNode = source == TimeSource::Meta ? std::string() : writer;
     f.time = loggedSeconds - offset;
 }
 
@@ -132,10 +135,10 @@ void fromLog(const RankRecord& r, int year, const RunFacts& run, std::vector<Fai
         else
             f.node = r.node;
         if (fd.time) {
-            placeOnReferenceClock(f, fd.time->seconds, fd.time->text, TimeSource::Logged, run);
+            placeOnReferenceClock(f, fd.time->seconds, fd.time->text, TimeSource::Logged, r.node, run);
         } else if (fd.line >= 1 && fd.line <= times.inheritedFrom.size() && times.inheritedFrom[fd.line - 1]) {
             const auto& t = *times.own[*times.inheritedFrom[fd.line - 1]];
-            placeOnReferenceClock(f, t.seconds, t.text, TimeSource::Inherited, run);
+            placeOnReferenceClock(f, t.seconds, t.text, TimeSource::Inherited, r.node, run);
         }
         const std::string source = sourceName(r);
         f.evidence.push_back(evidence(source, fd.line, r.logLines[fd.line - 1]));
@@ -193,7 +196,7 @@ void fromEvents(const RankRecord& r, int year, const RunFacts& run, std::vector<
             }
         }
         if (e->time > 0)
-            placeOnReferenceClock(f, e->time, formatUtc(e->time), TimeSource::Event, run);
+            placeOnReferenceClock(f, e->time, formatUtc(e->time), TimeSource::Event, f.node, run);
         const std::size_t line = i < r.eventLineNumbers.size() ? r.eventLineNumbers[i] : 0;
         f.evidence.push_back(evidence(r.eventsName.empty() ? sourceName(r) : r.eventsName, line,
                                       protocol::serialize(r.events[i])));
@@ -232,7 +235,7 @@ void fromLauncher(const RankRecord& r, int year, const RunFacts& run, std::vecto
     const auto atLastLogLine = [&](Failure& f) {
         // Dead processes write no timestamp: the last line it logged bounds the death from below.
         if (lastLogged)
-            placeOnReferenceClock(f, lastLogged->seconds, lastLogged->text, TimeSource::Inherited, run);
+            placeOnReferenceClock(f, lastLogged->seconds, lastLogged->text, TimeSource::Inherited, r.node, run);
     };
     if (r.lost) {
         Failure f = base;
@@ -243,7 +246,7 @@ void fromLauncher(const RankRecord& r, int year, const RunFacts& run, std::vecto
             f.facts["lost_reason"] = r.lostReason;
         f.evidence.front().text = "lost: true" + (r.lostReason.empty() ? std::string() : " (" + r.lostReason + ")");
         if (r.lostTime)
-            placeOnReferenceClock(f, *r.lostTime, formatUtc(*r.lostTime), TimeSource::Meta, run);
+            placeOnReferenceClock(f, *r.lostTime, formatUtc(*r.lostTime), TimeSource::Meta, std::string(), run);
         else
             atLastLogLine(f);
         out.push_back(std::move(f));
@@ -293,6 +296,7 @@ void mergeInto(Failure& lead, Failure&& other)
         std::swap(lead.time, other.time);
         std::swap(lead.loggedTime, other.loggedTime);
         std::swap(lead.timeSource, other.timeSource);
+        std::swap(lead.clockNode, other.clockNode);
     }
     if (lead.node.empty())
         lead.node = other.node;
@@ -357,7 +361,9 @@ RunFacts gatherRunFacts(const std::vector<RankRecord>& records)
         for (const auto& e : r.events) {
             run.ranks.insert(protocol::eventRank(e));
             if (const auto* s = std::get_if<protocol::StartEvent>(&e)) {
-                run.strategy = s->config.strategy;
+                // A start event without "config" leaves the default RunConfig, whose strategy means nothing.
+                if (!s->config.model.id.empty())
+                    run.strategy = s->config.strategy;
                 run.expandableSegments = run.expandableSegments || s->allocator.expandableSegments;
                 run.launcher = s->launcher;
                 run.world = std::max(run.world, s->world);
@@ -382,6 +388,24 @@ std::vector<Failure> collectFailures(const std::vector<RankRecord>& records, con
         fromLauncher(r, year, run, all, onlyIfNothingElse);
     }
     std::vector<Failure> out = merged(std::move(all));
+    // A launcher or dispatcher log that lost a node speaks for the ranks on that node.
+    std::vector<bool> mergedAway(out.size(), false);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const Failure& f = out[i];
+        if (f.rank != kNoRank || f.kind != FailureKind::LostRank || f.node.empty())
+            continue;
+        for (std::size_t j = 0; j < out.size(); ++j) {
+            const Failure& g = out[j];
+            if (g.rank != kNoRank && g.kind == FailureKind::LostRank && !g.isSymptom && g.node == f.node) {
+                mergeInto(out[j], Failure(f));
+                mergedAway[i] = true;
+                break;
+            }
+        }
+    }
+    for (std::size_t i = out.size(); i-- > 0;)
+        if (mergedAway[i])
+            out.erase(out.begin() + static_cast<std::ptrdiff_t>(i));
     for (auto& f : onlyIfNothingElse)
         if (!rankHas(out, f.rank, [](const Failure&) { return true; }))
             out.push_back(std::move(f));

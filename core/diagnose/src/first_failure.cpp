@@ -14,7 +14,14 @@ namespace {
 
 bool clockKnown(const Failure& f, const RunFacts& run)
 {
-    return f.timeSource == TimeSource::Meta || run.nodeOffsets.contains(f.node);
+    return f.timeSource == TimeSource::Meta || run.nodeOffsets.contains(f.clockNode);
+}
+
+// A time read from the failure's own line, event or launcher record; an inherited one is only the
+// nearest logged line (for a dead process, a lower bound of when it died).
+bool exactTime(const Failure& f)
+{
+    return f.time && f.timeSource != TimeSource::Inherited;
 }
 
 // When times cannot settle the order, a failure that needs no other failure to happen (OOM, a
@@ -45,8 +52,8 @@ std::string seconds(double s)
 
 double clockUncertainty(const Failure& a, const Failure& b, const RunFacts& run, const DiagnoseOptions& options)
 {
-    const bool sameClock = (a.timeSource != TimeSource::Meta && b.timeSource != TimeSource::Meta && !a.node.empty()
-                            && a.node == b.node)
+    const bool sameClock = (a.timeSource != TimeSource::Meta && b.timeSource != TimeSource::Meta && !a.clockNode.empty()
+                            && a.clockNode == b.clockNode)
         || (a.timeSource == TimeSource::Meta && b.timeSource == TimeSource::Meta);
     if (sameClock || (clockKnown(a, run) && clockKnown(b, run)))
         return options.knownSkewToleranceS;
@@ -106,7 +113,7 @@ void orderAndChooseRootCause(Diagnosis& d, const RunFacts& run, const DiagnoseOp
     // A symptom that precedes the chosen primary by more than the clock uncertainty cannot have been
     // caused by it: the hang started first, and its cause left no trace in these records.
     for (const auto& s : fs) {
-        if (!s.isSymptom || !s.time || !fs[chosen].time)
+        if (!s.isSymptom || !exactTime(s) || !fs[chosen].time)
             continue;
         const double lead = *fs[chosen].time - *s.time;
         if (lead > clockUncertainty(s, fs[chosen], run, options)) {

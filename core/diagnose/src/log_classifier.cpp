@@ -222,6 +222,7 @@ std::optional<LogFinding> launcherArguments(const std::string& text)
 std::optional<LogFinding> lostConnectionOrKill(const std::string& text)
 {
     static const std::regex kSshHost(R"(Connection to ([A-Za-z0-9_.-]+) closed by remote host)");
+    static const std::regex kDispatcherNode(R"(node ([A-Za-z0-9_.-]+):)");
     static const std::regex kAgentSignal(R"(got signal: ([0-9]+))");
     LogFinding f;
     f.kind = FailureKind::LostRank;
@@ -230,6 +231,8 @@ std::optional<LogFinding> lostConnectionOrKill(const std::string& text)
         f.facts["ssh"] = true;
         if (auto m = search(text, kSshHost))
             f.node = (*m)[1].str();
+        else if (auto n = search(text, kDispatcherNode))
+            f.node = (*n)[1].str();
         f.message = "SSH connection to the node lost";
         return f;
     }

@@ -118,7 +118,7 @@ std::optional<LoggedTime> glogAt(std::string_view s, std::size_t i, int year)
         return std::nullopt;
     std::size_t end = p + 9;
     const double t = unixSeconds(year, month, day, hour, minute, second) + fractionAt(s, end);
-    return LoggedTime{t, std::string(s.substr(i + 1, end - i - 1))};
+    return LoggedTime{t, std::string(s.substr(i, end - i))};
 }
 
 std::optional<LoggedTime> syslogAtStart(std::string_view s, int year)

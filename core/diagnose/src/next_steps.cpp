@@ -194,7 +194,9 @@ void explainSymptomsOnly(Diagnosis& d, const RunFacts& run, std::string& text)
     std::set<int> reporting;
     std::map<std::int64_t, std::set<int>> bySeq;
     for (const auto& f : d.failures) {
-        reporting.insert(f.rank);
+        // A rank that saw the hang or the vanished peer reported it; one that was only terminated did not.
+        if (f.kind == FailureKind::WatchdogTimeout || f.kind == FailureKind::Communication)
+            reporting.insert(f.rank);
         if (f.kind == FailureKind::WatchdogTimeout && f.facts.contains("seq_num"))
             bySeq[f.facts["seq_num"].get<std::int64_t>()].insert(f.rank);
     }
@@ -207,7 +209,10 @@ void explainSymptomsOnly(Diagnosis& d, const RunFacts& run, std::string& text)
     for (const auto& f : d.failures)
         if (kinds.find(std::string(failureKindId(f.kind))) == std::string::npos)
             kinds += (kinds.empty() ? "" : ", ") + std::string(failureKindId(f.kind));
-    text += kinds + " on ranks " + rankList(reporting) + ").";
+    std::set<int> failing;
+    for (const auto& f : d.failures)
+        failing.insert(f.rank);
+    text += kinds + " on ranks " + rankList(failing) + ").";
     text += " These follow a failure or a hang elsewhere; the cause left no error in these records.";
     if (bySeq.size() > 1) {
         text += " The ranks timed out in different collectives (";
@@ -217,7 +222,7 @@ void explainSymptomsOnly(Diagnosis& d, const RunFacts& run, std::string& text)
         text += parts + "): they are out of step, e.g. a data-dependent branch skipped a collective on some ranks.";
     }
     if (!silent.empty()) {
-        text += " Ranks " + rankList(silent) + " reported nothing: look at them first.";
+        text += " Ranks " + rankList(silent) + " reported neither the hang nor an error of their own: look at them first.";
         d.actions.push_back({ActionKind::InspectSilentRanks, std::nullopt, "", {silent.begin(), silent.end()},
                              "Look at ranks " + rankList(silent)
                                  + " first: they never reported the hang, so they are the likely culprits (stuck in "

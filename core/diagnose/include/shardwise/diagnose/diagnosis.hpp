@@ -74,6 +74,7 @@ struct Failure {
     std::optional<double> time;      // unix seconds on the reference clock (clock offset removed)
     std::string loggedTime;          // the time as written in the log, for display
     TimeSource timeSource = TimeSource::Unknown;
+    std::string clockNode;           // whose clock wrote the time (empty: the reference clock)
     std::string message;             // one line: what happened
     bool isSymptom = false;          // follows a failure elsewhere (watchdog, peer closed, SIGTERM'd)
     bool isRootCause = false;
