@@ -7,3 +7,4 @@ shardwise_warnings(shardwise_sshd_fixture)
 
 shardwise_add_test(test_ssh_shell_quote SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ssh_shell_quote.cpp LIBS Shardwise::dispatch)
 shardwise_add_test(test_ssh SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ssh.cpp LIBS shardwise_sshd_fixture TIMEOUT 180 LABELS ssh)
+shardwise_add_test(test_node SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_node.cpp LIBS shardwise_sshd_fixture TIMEOUT 240 LABELS ssh)

@@ -176,7 +176,8 @@ NodeFacts discoverNode(SshSession& session, const std::atomic<bool>* cancel)
     const auto out = session.run(std::vector<std::string>{"sh", "-c", kScript}, io, cancel);
     if (out.ending != CommandEnding::Exited)
         throw SshError(out.ending == CommandEnding::Cancelled ? SshFailure::Cancelled : SshFailure::Protocol,
-                       "node discovery on " + session.endpoint().host + " failed: " + out.describe());
+                       "node discovery on " + session.endpoint().host + " failed: " + out.describe() + "; output so far:\n"
+                           + out.stdoutData + out.stderrData);
     return parseNodeFacts(out.stdoutData);
 }
 

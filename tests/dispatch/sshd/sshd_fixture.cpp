@@ -157,9 +157,11 @@ void SshdFixture::stop()
 {
     if (!m_sshd)
         return;
+    // SIGTERM, not SIGKILL: shells started for a session get to run their exit traps (a killed
+    // login shell can leave lock files of its start-up scripts behind).
     for (int pid : sessionProcesses()) {
         ::kill(pid, SIGCONT);
-        ::kill(pid, SIGKILL);
+        ::kill(pid, SIGTERM);
     }
     m_sshd->terminate();
     if (!m_sshd->waitForFinished(3000)) {

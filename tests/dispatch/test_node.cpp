@@ -1,0 +1,205 @@
+// Node discovery (parsing, and the real script over a real sshd) and node preparation: upload to a
+// temporary name, SHA-256 check, rename, remote build, cache by source hash, progress, cancel.
+
+#include "sshd/sshd_fixture.hpp"
+
+#include "shardwise/dispatch/node.hpp"
+#include "shardwise/dispatch/node_preparation.hpp"
+#include "shardwise/dispatch/remote_bundle.hpp"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace shardwise::dispatch;
+using shardwise::testing::SshdFixture;
+
+class TestNode : public QObject {
+    Q_OBJECT
+
+private:
+    static std::filesystem::path tinyRunnerDir() { return std::filesystem::path(SHARDWISE_SOURCE_DIR) / "tests/dispatch/sshd/tiny_runner"; }
+
+private slots:
+    void parsesGpuNodeFacts()
+    {
+        const std::string out = "hostname=gpu1\narch=x86_64\nos=Ubuntu 24.04 LTS\ncpu_cores=16\nram_kib=131072000\n"
+                                "gpu=0, NVIDIA H200, 143771, 580.159.04, 00000000:19:00.0\n"
+                                "gpu=1, NVIDIA H200, 143771, 580.159.04, 00000000:3B:00.0\ncuda_driver_api=13.0\n"
+                                "cuda_toolkit=13.0\nnccl=2.28.3\npython=Python 3.12.3\ntorch=2.11.0+cu130\ntorch_cuda=13.0\n"
+                                "torch_config_dir=/opt/torch/lib/python3.12/site-packages/torch/share/cmake/Torch\n"
+                                "cmake=4.4.0\ncmake_path=/opt/torch/.venv/bin/cmake\ncompiler=c++ (Ubuntu 13.3.0) 13.3.0\ndiscovery=done\n";
+        const NodeFacts f = parseNodeFacts(out);
+        QCOMPARE(f.cpuCores, 16);
+        QCOMPARE(f.ramBytes, std::int64_t(131072000) * 1024);
+        QCOMPARE(f.gpus.size(), std::size_t(2));
+        QCOMPARE(QString::fromStdString(f.gpus[1].name), QStringLiteral("NVIDIA H200"));
+        QCOMPARE(f.gpus[1].memoryBytes, std::int64_t(143771) * 1024 * 1024);
+        QCOMPARE(QString::fromStdString(f.gpus[1].pciBusId), QStringLiteral("00000000:3B:00.0"));
+        QCOMPARE(QString::fromStdString(f.driver), QStringLiteral("580.159.04"));
+        QCOMPARE(QString::fromStdString(f.nccl), QStringLiteral("2.28.3"));
+        QCOMPARE(QString::fromStdString(f.torch), QStringLiteral("2.11.0+cu130"));
+        QVERIFY(f.canBuildRunner());
+    }
+
+    void reportsWhatPreventsBuilding_data()
+    {
+        QTest::addColumn<QString>("output");
+        QTest::addColumn<QString>("problem");
+        const QString base = QStringLiteral("cpu_cores=2\nram_kib=1000\ncmake=3.25\ncmake_path=/usr/bin/cmake\ncompiler=c++\n");
+        QTest::newRow("no LibTorch") << base + QStringLiteral("discovery=done\n") << QStringLiteral("no LibTorch");
+        QTest::newRow("cut short") << base + QStringLiteral("libtorch_config_dir=/x\n") << QStringLiteral("did not finish");
+        QTest::newRow("GPU without NCCL")
+            << base + QStringLiteral("libtorch_config_dir=/x\ngpu=0, NVIDIA L4, 23034, 550.1, 0:1\ndiscovery=done\n") << QStringLiteral("NCCL");
+        QTest::newRow("bad nvidia-smi line") << base + QStringLiteral("libtorch_config_dir=/x\ngpu=garbage\ndiscovery=done\n")
+                                             << QStringLiteral("cannot read nvidia-smi");
+        QTest::newRow("bad core count") << QStringLiteral("cpu_cores=many\nlibtorch_config_dir=/x\ncmake=3\ncompiler=c\ndiscovery=done\n")
+                                        << QStringLiteral("cpu_cores");
+    }
+    void reportsWhatPreventsBuilding()
+    {
+        QFETCH(QString, output);
+        QFETCH(QString, problem);
+        const NodeFacts f = parseNodeFacts(output.toStdString());
+        QVERIFY(!f.canBuildRunner());
+        bool found = false;
+        for (const auto& p : f.problems)
+            found = found || QString::fromStdString(p).contains(problem);
+        QVERIFY2(found, qPrintable(QString::fromStdString(describeNodeFacts(f))));
+    }
+
+    void cpuOnlyNodeWithDebianLibTorchCanBuild()
+    {
+        const NodeFacts f = parseNodeFacts("cpu_cores=2\nram_kib=1000\nlibtorch_config_dir=/usr/lib/x86_64-linux-gnu/cmake/Torch\n"
+                                           "libtorch_version=1.13.0\ncmake=3.25\ncmake_path=/usr/bin/cmake\ncompiler=c++\ndiscovery=done\n");
+        QVERIFY(f.gpus.empty());
+        QVERIFY(f.canBuildRunner());
+        QCOMPARE(QString::fromStdString(f.torch), QStringLiteral("1.13.0"));
+        QCOMPARE(QString::fromStdString(f.torchConfigDir), QStringLiteral("/usr/lib/x86_64-linux-gnu/cmake/Torch"));
+    }
+
+    void bundleIsDeterministicAndReadableByTar()
+    {
+        const RemoteBundle a = makeRunnerBundle(SHARDWISE_SOURCE_DIR);
+        const RemoteBundle b = makeRunnerBundle(SHARDWISE_SOURCE_DIR);
+        QCOMPARE(a.sha256, b.sha256);
+        QVERIFY(a.tarball == b.tarball);
+        QCOMPARE(a.tarball.size() % 512, std::size_t(0));
+        QVERIFY(std::find(a.files.begin(), a.files.end(), "CMakeLists.txt") != a.files.end());
+        QVERIFY(std::find(a.files.begin(), a.files.end(), "core/spec/src/json.cpp") != a.files.end());
+        for (const auto& f : a.files)
+            QVERIFY2(f.rfind("core/dispatch", 0) != 0 && f.rfind("app/gui", 0) != 0 && f.rfind("tests/", 0) != 0, f.c_str());
+        QTemporaryDir dir;
+        QFile archive(dir.filePath(QStringLiteral("b.tar")));
+        QVERIFY(archive.open(QIODevice::WriteOnly));
+        archive.write(a.tarball.data(), static_cast<qint64>(a.tarball.size()));
+        archive.close();
+        QProcess tar;
+        tar.start(QStringLiteral("tar"), {QStringLiteral("-tf"), archive.fileName()});
+        QVERIFY(tar.waitForFinished(30000));
+        QCOMPARE(tar.exitCode(), 0);
+        const QStringList listed = QString::fromUtf8(tar.readAllStandardOutput()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(listed.size(), static_cast<qsizetype>(a.files.size()));
+        QCOMPARE(listed.first(), QString::fromStdString(a.files.front()));
+    }
+
+    void discoveryOverSshFindsThisMachinesFacts()
+    {
+        if (const QString why = SshdFixture::unavailableReason(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        SshdFixture sshd;
+        const QString error = sshd.start();
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        sshd.trustHostKey();
+        auto session = SshSession::open(sshd.endpoint(), sshd.keyCredentials(), sshd.options());
+        const NodeFacts remote = discoverNode(*session);
+        const NodeFacts local = discoverLocalNode();
+        QVERIFY(remote.cpuCores > 0);
+        QVERIFY(remote.ramBytes > 0);
+        QCOMPARE(remote.cpuCores, local.cpuCores);
+        QCOMPARE(remote.ramBytes, local.ramBytes);
+        QCOMPARE(remote.gpus.size(), local.gpus.size());
+        QCOMPARE(remote.hostname, local.hostname);
+        QVERIFY(!describeNodeFacts(remote).empty());
+    }
+
+    void preparationUploadsVerifiesBuildsAndCaches()
+    {
+        if (const QString why = SshdFixture::unavailableReason(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        SshdFixture sshd;
+        const QString error = sshd.start();
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        sshd.trustHostKey();
+        auto session = SshSession::open(sshd.endpoint(), sshd.keyCredentials(), sshd.options());
+        if (!discoverNode(*session).canBuildRunner())
+            QSKIP("this machine lacks cmake, a compiler or LibTorch, which node preparation checks for");
+        const RemoteBundle tiny = makeRemoteBundle(tinyRunnerDir(), {"CMakeLists.txt", "main.cpp"});
+        PreparationOptions options;
+        options.remoteRoot = sshd.path(QStringLiteral("remote-cache")).toStdString();
+        options.uploadChunk = 256; // several chunks, so upload progress moves
+        options.jobs = 1;
+        std::vector<PreparationProgress> progress;
+        const PreparedRunner first = prepareNode(*session, tiny, options, [&](const PreparationProgress& p) { progress.push_back(p); });
+        QVERIFY(!first.fromCache);
+        QCOMPARE(first.sourceHash, tiny.sha256);
+        QVERIFY2(QFile::exists(QString::fromStdString(first.runnerPath)), first.runnerPath.c_str());
+        QVERIFY(QFile::exists(sshd.path(QStringLiteral("remote-cache/runner/%1.tar").arg(QString::fromStdString(tiny.sha256)))));
+        QVERIFY(QDir(sshd.path(QStringLiteral("remote-cache/runner"))).entryList({QStringLiteral("*.part-*")}).isEmpty());
+        QVERIFY(progress.size() > 5);
+        for (std::size_t i = 1; i < progress.size(); ++i)
+            QVERIFY2(progress[i].fraction >= progress[i - 1].fraction, progress[i].message.c_str());
+        QCOMPARE(progress.back().phase, PreparationPhase::Done);
+        QCOMPARE(progress.back().fraction, 1.0);
+        bool sawUpload = false, sawBuild = false;
+        for (const auto& p : progress) {
+            sawUpload = sawUpload || p.phase == PreparationPhase::Uploading;
+            sawBuild = sawBuild || p.phase == PreparationPhase::Building;
+        }
+        QVERIFY(sawUpload && sawBuild);
+        QProcess built;
+        built.start(QString::fromStdString(first.runnerPath), {});
+        QVERIFY(built.waitForFinished(10000));
+        QCOMPARE(built.readAllStandardOutput(), QByteArray("tiny runner\n"));
+
+        progress.clear();
+        const PreparedRunner second = prepareNode(*session, tiny, options, [&](const PreparationProgress& p) { progress.push_back(p); });
+        QVERIFY(second.fromCache);
+        QCOMPARE(second.runnerPath, first.runnerPath);
+        for (const auto& p : progress)
+            QVERIFY(p.phase != PreparationPhase::Uploading && p.phase != PreparationPhase::Building);
+    }
+
+    void preparationStopsWhenCancelled()
+    {
+        if (const QString why = SshdFixture::unavailableReason(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        SshdFixture sshd;
+        const QString error = sshd.start();
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        sshd.trustHostKey();
+        auto session = SshSession::open(sshd.endpoint(), sshd.keyCredentials(), sshd.options());
+        const RemoteBundle tiny = makeRemoteBundle(tinyRunnerDir(), {"CMakeLists.txt", "main.cpp"});
+        PreparationOptions options;
+        options.remoteRoot = sshd.path(QStringLiteral("remote-cache")).toStdString();
+        options.uploadChunk = 64;
+        std::atomic<bool> cancel{false};
+        try {
+            prepareNode(*session, tiny, options,
+                        [&](const PreparationProgress& p) {
+                            if (p.phase == PreparationPhase::Uploading)
+                                cancel = true;
+                        },
+                        &cancel);
+            QFAIL("a cancelled preparation completed");
+        } catch (const SshError& e) {
+            QCOMPARE(e.failure(), SshFailure::Cancelled);
+        }
+        QVERIFY(!QFile::exists(sshd.path(QStringLiteral("remote-cache/runner/%1/BUILD_OK").arg(QString::fromStdString(tiny.sha256)))));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestNode)
+#include "test_node.moc"
