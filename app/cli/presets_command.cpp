@@ -20,6 +20,12 @@ std::string cell(const char* fmt, double x)
     return buf;
 }
 
+std::string parameters(std::int64_t n)
+{
+    const double x = static_cast<double>(n);
+    return x >= 1e9 ? cell("%.2f B", x / 1e9) : x >= 1e6 ? cell("%.1f M", x / 1e6) : cell("%.0f", x);
+}
+
 std::string pad(std::string s, std::size_t width, bool right = false)
 {
     if (s.size() >= width)
@@ -71,13 +77,13 @@ int runPresets(const std::vector<std::string>& args, std::ostream& out, std::ost
     out << "Models\n" << pad("id", 16) << pad("name", 18) << pad("parameters", 14, true) << pad("layers", 8, true)
         << pad("hidden", 8, true) << pad("vocab", 9, true) << "\n";
     for (const ModelSpec& m : catalog.models())
-        out << pad(m.id, 16) << pad(m.name, 18) << pad(cell("%.3f B", static_cast<double>(m.parameterCount()) / 1e9), 14, true)
+        out << pad(m.id, 16) << pad(m.name, 18) << pad(parameters(m.parameterCount()), 14, true)
             << pad(std::to_string(m.layers), 8, true) << pad(std::to_string(m.hidden), 8, true)
             << pad(std::to_string(m.vocab), 9, true) << "\n";
-    out << "\nGPUs\n" << pad("id", 12) << pad("name", 24) << pad("memory", 11, true) << pad("bf16 peak", 15, true)
+    out << "\nGPUs\n" << pad("id", 12) << pad("name", 30) << pad("memory", 11, true) << pad("bf16 peak", 15, true)
         << pad("HBM", 11, true) << pad("NVLink", 11, true) << pad("PCIe", 10, true) << "\n";
     for (const GpuSpec& g : catalog.gpus())
-        out << pad(g.id, 12) << pad(g.name, 24) << pad(cell("%.1f GiB", g.memoryGiB()), 11, true)
+        out << pad(g.id, 12) << pad(g.name, 30) << pad(cell("%.1f GiB", g.memoryGiB()), 11, true)
             << pad(cell("%.0f TFLOP/s", g.bf16Tflops), 15, true) << pad(cell("%.0f GB/s", g.hbmGBps), 11, true)
             << pad(g.nvlinkGBps > 0 ? cell("%.0f GB/s", g.nvlinkGBps) : std::string("none"), 11, true)
             << pad(cell("%.0f GB/s", g.pcieGBps), 10, true) << "\n";

@@ -1,0 +1,246 @@
+// shardwise-cli plan and presets, run as real processes: output shapes, and exit status 2 with a
+// message naming the flag for every kind of bad input.
+#include <QtTest>
+
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+
+namespace {
+
+struct CliResult {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+CliResult runCli(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(SHARDWISE_CLI_PATH), args);
+    if (!p.waitForFinished(60'000)) {
+        p.kill();
+        p.waitForFinished();
+        return {};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+} // namespace
+
+class TestCliPlan : public QObject {
+    Q_OBJECT
+
+private slots:
+    void planJsonHasTheDocumentedShape()
+    {
+        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-3b"),
+                                    QStringLiteral("--gpu"), QStringLiteral("h200"), QStringLiteral("--format"),
+                                    QStringLiteral("json")});
+        QCOMPARE(r.exitCode, 0);
+        const json j = json::parse(r.out.toStdString());
+        QCOMPARE(j.at("recommendation").at("strategy").get<std::string>(), std::string("zero0"));
+        QCOMPARE(j.at("recommendation").at("step").get<int>(), 1);
+        QVERIFY(!j.at("recommendation").at("reasons").empty());
+        QCOMPARE(j.at("candidates").size(), std::size_t(8));
+        for (const json& c : j.at("candidates")) {
+            for (const char* key : {"strategy", "fits", "peak_gib", "breakdown_gib", "tokens_per_s", "step_time_s",
+                                    "mfu", "nccl_share"})
+                QVERIFY2(c.contains(key), key);
+            QVERIFY(c.at("peak_gib").get<double>() > 0);
+        }
+    }
+
+    void planFlagsReachThePlanner()
+    {
+        // 72B on eight PCIe-linked H200s at sequence 512: only the full shards fit (step 2), and on
+        // PCIe the rule picks ZeRO-3 and asks to measure FSDP2 too.
+        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model=qwen2.5-72b"),
+                                    QStringLiteral("--gpu=h200"), QStringLiteral("--gpus-per-node"), QStringLiteral("8"),
+                                    QStringLiteral("--nodes"), QStringLiteral("1"), QStringLiteral("--interconnect"),
+                                    QStringLiteral("pcie"), QStringLiteral("--seq"), QStringLiteral("512"),
+                                    QStringLiteral("--micro-batch"), QStringLiteral("1"), QStringLiteral("--precision"),
+                                    QStringLiteral("bf16"), QStringLiteral("--expandable-segments"),
+                                    QStringLiteral("--format"), QStringLiteral("json")});
+        QCOMPARE(r.exitCode, 0);
+        const json j = json::parse(r.out.toStdString());
+        QCOMPARE(j.at("recommendation").at("strategy").get<std::string>(), std::string("zero3"));
+        QCOMPARE(j.at("recommendation").at("step").get<int>(), 2);
+        QCOMPARE(j.at("recommendation").at("also_measure"), json::array({"fsdp2_reshard"}));
+    }
+
+    void precisionChangesTheOptimizerState()
+    {
+        const QStringList base{QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
+                               QStringLiteral("--gpu"), QStringLiteral("h200"), QStringLiteral("--format"),
+                               QStringLiteral("json")};
+        const CliResult bf16 = runCli(base);
+        const CliResult master = runCli(base + QStringList{QStringLiteral("--precision"), QStringLiteral("bf16-fp32-master")});
+        QCOMPARE(bf16.exitCode, 0);
+        QCOMPARE(master.exitCode, 0);
+        const double a = json::parse(bf16.out.toStdString())["candidates"][0]["breakdown_gib"]["device_optimizer"];
+        const double b = json::parse(master.out.toStdString())["candidates"][0]["breakdown_gib"]["device_optimizer"];
+        QCOMPARE(b, 3.0 * a); // 12 against 4 bytes per parameter
+    }
+
+    void planTableShowsEveryStrategyWithUnits()
+    {
+        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
+                                    QStringLiteral("--gpu"), QStringLiteral("a100-80gb"), QStringLiteral("--gpus-per-node"),
+                                    QStringLiteral("8")});
+        QCOMPARE(r.exitCode, 0);
+        for (const char* id : {"zero0", "zero1", "zero2", "zero3", "zero3_offload", "fsdp2_noreshard", "fsdp2_reshard",
+                               "fsdp2_reshard_offload"})
+            QVERIFY2(r.out.contains(QLatin1String(id)), id);
+        for (const char* header : {"peak GiB", "tokens/s", "step s", "MFU %", "NCCL %"})
+            QVERIFY2(r.out.contains(QLatin1String(header)), header);
+        QVERIFY(r.out.contains(QStringLiteral("Recommendation: zero1 (step 1: lightest_fits)")));
+        QVERIFY(r.out.contains(QStringLiteral("zero0 does not fit")));
+        QVERIFY(r.out.contains(QStringLiteral("Runs worth validating")));
+    }
+
+    void planAcceptsAHuggingFaceConfig()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("config.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        // Qwen2.5-0.5B's published config.json, trimmed to what the reader needs.
+        f.write(R"({"architectures":["Qwen2ForCausalLM"],"model_type":"qwen2","hidden_size":896,
+                  "intermediate_size":4864,"num_hidden_layers":24,"num_attention_heads":14,
+                  "num_key_value_heads":2,"vocab_size":151936,"tie_word_embeddings":true,
+                  "rms_norm_eps":1e-06,"rope_theta":1000000.0,"max_position_embeddings":32768})");
+        f.close();
+        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model"), path, QStringLiteral("--gpu"),
+                                    QStringLiteral("l4"), QStringLiteral("--format"), QStringLiteral("json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const CliResult preset = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-0.5b"),
+                                         QStringLiteral("--gpu"), QStringLiteral("l4"), QStringLiteral("--format"),
+                                         QStringLiteral("json")});
+        QCOMPARE(json::parse(r.out.toStdString())["candidates"], json::parse(preset.out.toStdString())["candidates"]);
+    }
+
+    void nothingFitsStillExitsZeroWithRemedies()
+    {
+        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-72b"),
+                                    QStringLiteral("--gpu"), QStringLiteral("a100-40gb"), QStringLiteral("--gpus-per-node"),
+                                    QStringLiteral("8"), QStringLiteral("--seq"), QStringLiteral("4096"),
+                                    QStringLiteral("--format"), QStringLiteral("json")});
+        QCOMPARE(r.exitCode, 0);
+        const json j = json::parse(r.out.toStdString());
+        QVERIFY(j["recommendation"]["strategy"].is_null());
+        QCOMPARE(j["recommendation"]["step"].get<int>(), 0);
+        QVERIFY(!j["recommendation"]["remedies"].empty());
+    }
+
+    void badInputExitsTwoNamingTheFlag_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("flag");
+        const QStringList ok{QStringLiteral("--model"), QStringLiteral("qwen2.5-3b"), QStringLiteral("--gpu"),
+                             QStringLiteral("h200")};
+        auto with = [&](std::initializer_list<const char*> extra) {
+            QStringList a = ok;
+            for (const char* e : extra)
+                a << QString::fromLatin1(e);
+            return a;
+        };
+        QTest::newRow("sequence not a number") << with({"--seq", "abc"}) << QStringLiteral("--seq");
+        QTest::newRow("sequence zero") << with({"--seq", "0"}) << QStringLiteral("--seq");
+        QTest::newRow("micro-batch trailing text") << with({"--micro-batch", "4x"}) << QStringLiteral("--micro-batch");
+        QTest::newRow("no nodes") << with({"--nodes", "0"}) << QStringLiteral("--nodes");
+        QTest::newRow("too many GPUs per node") << with({"--gpus-per-node", "65"}) << QStringLiteral("--gpus-per-node");
+        QTest::newRow("missing value") << with({"--gpus-per-node"}) << QStringLiteral("--gpus-per-node");
+        QTest::newRow("unknown interconnect") << with({"--interconnect", "infiniband"}) << QStringLiteral("--interconnect");
+        QTest::newRow("NVLink on L4") << QStringList{QStringLiteral("--model"), QStringLiteral("qwen2.5-3b"),
+                                                     QStringLiteral("--gpu"), QStringLiteral("l4"),
+                                                     QStringLiteral("--gpus-per-node"), QStringLiteral("4"),
+                                                     QStringLiteral("--interconnect"), QStringLiteral("nvlink")}
+                                      << QStringLiteral("--interconnect");
+        QTest::newRow("unknown precision") << with({"--precision", "fp8"}) << QStringLiteral("--precision");
+        QTest::newRow("unknown format") << with({"--format", "xml"}) << QStringLiteral("--format");
+        QTest::newRow("switch with a value") << with({"--expandable-segments=yes"}) << QStringLiteral("--expandable-segments");
+        QTest::newRow("unknown option") << with({"--bogus"}) << QStringLiteral("--bogus");
+        QTest::newRow("unknown model") << QStringList{QStringLiteral("--model"), QStringLiteral("gpt-7"),
+                                                      QStringLiteral("--gpu"), QStringLiteral("h200")}
+                                       << QStringLiteral("--model");
+        QTest::newRow("unknown GPU") << QStringList{QStringLiteral("--model"), QStringLiteral("qwen2.5-3b"),
+                                                    QStringLiteral("--gpu"), QStringLiteral("v100")}
+                                     << QStringLiteral("--gpu");
+        QTest::newRow("no model") << QStringList{QStringLiteral("--gpu"), QStringLiteral("h200")} << QStringLiteral("--model");
+        QTest::newRow("no GPU") << QStringList{QStringLiteral("--model"), QStringLiteral("qwen2.5-3b")}
+                                << QStringLiteral("--gpu");
+        QTest::newRow("model file that is not JSON") << QStringList{QStringLiteral("--model"), QStringLiteral(SHARDWISE_SOURCE_DIR "/CMakeLists.txt"),
+                                                                    QStringLiteral("--gpu"), QStringLiteral("h200")}
+                                                     << QStringLiteral("--model");
+    }
+    void badInputExitsTwoNamingTheFlag()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, flag);
+        const CliResult r = runCli(QStringList{QStringLiteral("plan")} + args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY2(r.err.startsWith(QStringLiteral("shardwise-cli plan: ") + flag), qPrintable(r.err));
+    }
+
+    void planHelpDescribesEveryFlag()
+    {
+        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--help")});
+        QCOMPARE(r.exitCode, 0);
+        for (const char* flag : {"--model", "--gpu", "--gpus-per-node", "--nodes", "--interconnect", "--seq",
+                                 "--micro-batch", "--precision", "--expandable-segments", "--format"})
+            QVERIFY2(r.out.contains(QLatin1String(flag)), flag);
+    }
+
+    void presetsListsModelsAndGpus()
+    {
+        const CliResult r = runCli({QStringLiteral("presets")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains(QStringLiteral("qwen2.5-3b")));
+        QVERIFY(r.out.contains(QStringLiteral("3.09 B")));
+        QVERIFY(r.out.contains(QStringLiteral("h200")));
+        QVERIFY(r.out.contains(QStringLiteral("140.4 GiB")));
+    }
+
+    void presetsJsonCarriesParameterCounts()
+    {
+        const CliResult r = runCli({QStringLiteral("presets"), QStringLiteral("--format"), QStringLiteral("json")});
+        QCOMPARE(r.exitCode, 0);
+        const json j = json::parse(r.out.toStdString());
+        bool found = false;
+        for (const json& m : j.at("models"))
+            if (m.at("id") == "qwen2.5-3b") {
+                QCOMPARE(m.at("parameters").get<std::int64_t>(), std::int64_t(3'085'938'688));
+                found = true;
+            }
+        QVERIFY(found);
+        QVERIFY(!j.at("gpus").empty());
+    }
+
+    void presetsRejectsBadFlags_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("flag");
+        QTest::newRow("unknown option") << QStringList{QStringLiteral("--all")} << QStringLiteral("--all");
+        QTest::newRow("unknown format") << QStringList{QStringLiteral("--format"), QStringLiteral("csv")}
+                                        << QStringLiteral("--format");
+        QTest::newRow("missing format") << QStringList{QStringLiteral("--format")} << QStringLiteral("--format");
+    }
+    void presetsRejectsBadFlags()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, flag);
+        const CliResult r = runCli(QStringList{QStringLiteral("presets")} + args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.startsWith(QStringLiteral("shardwise-cli presets: ") + flag), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliPlan)
+#include "test_cli_plan.moc"
