@@ -104,6 +104,8 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
 
 NodesPage::~NodesPage() = default;
 
+HostKeyTrustDialog* NodesPage::trustDialog() const { return m_trustDialog.data(); }
+
 void NodesPage::setStatus(const QString& text, bool problem)
 {
     m_status->setText(text);

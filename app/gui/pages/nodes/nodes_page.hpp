@@ -44,7 +44,7 @@ public:
     QPushButton* removeButton() const { return m_remove; }
     QLabel* statusLine() const { return m_status; }
     // The open host-key dialog, if the last SSH request met an untrusted key.
-    HostKeyTrustDialog* trustDialog() const { return m_trustDialog; }
+    HostKeyTrustDialog* trustDialog() const;
 
     std::optional<qint64> selectedNodeId() const;
     void selectNode(qint64 nodeId);
