@@ -180,11 +180,13 @@ public:
         }
     }
 
-    RemoteRunResult result()
+    // `complete`: the run is over, so a last line without a newline counts; when detaching, partial
+    // lines stay unconsumed for the re-attach.
+    RemoteRunResult result(bool complete)
     {
         RemoteRunResult r;
         for (auto& [rank, st] : ranks) {
-            flushPartial(st, true);
+            flushPartial(st, complete);
             r.ranks.push_back(st.outcome);
         }
         r.merged = merged;
@@ -304,7 +306,7 @@ private:
 
 bool RemoteRunResult::success() const
 {
-    if (cancelled || timedOut || !lostNodes.empty() || ranks.empty())
+    if (cancelled || timedOut || detached || !lostNodes.empty() || ranks.empty())
         return false;
     for (const auto& r : ranks) {
         if (r.ending != CommandEnding::Exited || r.exitCode != 0)
@@ -422,11 +424,15 @@ RemoteRunResult followRemoteRun(const RemoteRun& run, const std::vector<SshSessi
     Follower follower(run, sessions, offsets, callbacks);
     const auto deadline = options.timeout.count() > 0 ? std::chrono::steady_clock::now() + options.timeout
                                                       : std::chrono::steady_clock::time_point::max();
-    bool cancelled = false, timedOut = false;
+    bool cancelled = false, timedOut = false, detached = false;
     while (true) {
         follower.poll();
         if (follower.allFinished())
             break;
+        if (options.detach && options.detach->load() && !cancelled && !timedOut) {
+            detached = true;
+            break;
+        }
         const bool wantCancel = cancel && cancel->load();
         const bool pastDeadline = std::chrono::steady_clock::now() >= deadline;
         if ((wantCancel && !cancelled) || (pastDeadline && !timedOut && !cancelled)) {
@@ -437,7 +443,8 @@ RemoteRunResult followRemoteRun(const RemoteRun& run, const std::vector<SshSessi
         }
         std::this_thread::sleep_for(options.pollInterval);
     }
-    RemoteRunResult result = follower.result();
+    RemoteRunResult result = follower.result(!detached);
+    result.detached = detached;
     result.cancelled = cancelled;
     result.timedOut = timedOut;
     return result;

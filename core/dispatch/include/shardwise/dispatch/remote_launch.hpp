@@ -70,6 +70,7 @@ struct RemoteRunResult {
     std::vector<protocol::Event> merged; // arrival order across ranks
     bool cancelled = false;
     bool timedOut = false;
+    bool detached = false; // following stopped on request; the ranks keep running on their nodes
     std::vector<int> lostNodes;
     bool success() const; // every rank exited 0 and none reported an error event
 };
@@ -83,6 +84,9 @@ struct FollowOptions {
     std::chrono::milliseconds pollInterval{500};
     std::chrono::seconds timeout{0};     // whole-run wall clock from now; 0 = none
     std::chrono::seconds cancelGrace{5}; // SIGTERM, then SIGKILL after this
+    // When set, following stops (the app closing) without touching the ranks; re-attach later
+    // with the same offsets.
+    const std::atomic<bool>* detach = nullptr;
 };
 
 // Starts every rank and returns at once. sessions[i] reaches launch.nodes[i].

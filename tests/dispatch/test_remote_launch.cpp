@@ -1,0 +1,205 @@
+// Multi-node launch over SSH against a real sshd listening on two loopback addresses (127.0.0.2 and
+// 127.0.0.3 stand for two nodes): start, collect, exit statuses, cancel, survive a disconnect and
+// re-attach. The mechanics use sshd/fake_rank.sh; the last test runs the real shardwise-runner.
+
+#include "sshd/sshd_fixture.hpp"
+
+#include "shardwise/dispatch/remote_launch.hpp"
+
+#include <QFileInfo>
+#include <QtTest>
+
+#include <csignal>
+#include <set>
+
+using namespace shardwise::dispatch;
+using shardwise::testing::SshdFixture;
+
+namespace {
+const std::string kFakeRank = std::string(SHARDWISE_SOURCE_DIR) + "/tests/dispatch/sshd/fake_rank.sh";
+
+std::string logMessage(const shardwise::protocol::Event& e)
+{
+    const auto* log = std::get_if<shardwise::protocol::LogEvent>(&e);
+    return log ? log->message : std::string();
+}
+} // namespace
+
+class TestRemoteLaunch : public QObject {
+    Q_OBJECT
+
+private:
+    std::unique_ptr<SshdFixture> m_sshd;
+    std::vector<std::unique_ptr<SshSession>> m_sessions;
+
+    std::vector<SshSession*> connect()
+    {
+        m_sessions.clear();
+        std::vector<SshSession*> raw;
+        for (const auto& host : {QStringLiteral("127.0.0.2"), QStringLiteral("127.0.0.3")}) {
+            m_sessions.push_back(SshSession::open(m_sshd->endpoint(host), m_sshd->keyCredentials(), m_sshd->options()));
+            raw.push_back(m_sessions.back().get());
+        }
+        return raw;
+    }
+
+    RemoteLaunch fakeLaunch(const std::vector<std::string>& args) const
+    {
+        RemoteLaunch launch;
+        launch.nodes = {{kFakeRank, 2, {}, {}}, {kFakeRank, 1, {}, {}}};
+        launch.args = args;
+        launch.masterPort = 29611;
+        launch.runRoot = m_sshd->path(QStringLiteral("runs")).toStdString();
+        return launch;
+    }
+
+private slots:
+    void init()
+    {
+        if (const QString why = SshdFixture::unavailableReason(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        m_sshd = std::make_unique<SshdFixture>(QStringList{QStringLiteral("127.0.0.2"), QStringLiteral("127.0.0.3")});
+        const QString error = m_sshd->start();
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        m_sshd->trustHostKey();
+    }
+    void cleanup()
+    {
+        m_sessions.clear();
+        m_sshd.reset();
+    }
+
+    void twoNodeRunCompletesAndIsCollected()
+    {
+        const auto sessions = connect();
+        const RemoteRun run = startRemoteRun(fakeLaunch({"3", "0.1", "0"}), sessions);
+        QCOMPARE(run.world, 3);
+        QCOMPARE(run.ranks.at(2).node, 1);
+        RemoteRunOffsets offsets;
+        int logLines = 0;
+        RemoteRunCallbacks callbacks;
+        callbacks.onLog = [&](int, const std::string&) { ++logLines; };
+        const RemoteRunResult result = followRemoteRun(run, sessions, offsets, callbacks, nullptr, {std::chrono::milliseconds(200)});
+        QVERIFY(result.success());
+        QCOMPARE(result.ranks.size(), std::size_t(3));
+        QCOMPARE(result.merged.size(), std::size_t(9));
+        QCOMPARE(logLines, 9);
+        for (const auto& r : result.ranks) {
+            QCOMPARE(r.ending, CommandEnding::Exited);
+            QCOMPARE(r.exitCode, 0);
+            QCOMPARE(r.events.size(), std::size_t(3));
+            const std::string expected = "world 3 master 127.0.0.2:29611 local " + std::to_string(r.rank == 2 ? 0 : r.rank) + " of "
+                + std::to_string(r.node == 0 ? 2 : 1);
+            QVERIFY2(logMessage(r.events.back()).find(expected) != std::string::npos, logMessage(r.events.back()).c_str());
+            QVERIFY(r.logTail.find("stderr line 2") != std::string::npos);
+        }
+        // The run directory stays on each node with per-rank logs and exit statuses.
+        QVERIFY(QFileInfo::exists(m_sshd->path(QStringLiteral("runs/%1/rank2.log")).arg(QString::fromStdString(run.runId))));
+        QVERIFY(QFileInfo::exists(m_sshd->path(QStringLiteral("runs/%1/rank0.exit")).arg(QString::fromStdString(run.runId))));
+    }
+
+    void failingRanksAreNotASuccess()
+    {
+        const auto sessions = connect();
+        const RemoteRun run = startRemoteRun(fakeLaunch({"1", "0", "2"}), sessions);
+        RemoteRunOffsets offsets;
+        const RemoteRunResult result = followRemoteRun(run, sessions, offsets, {}, nullptr, {std::chrono::milliseconds(200)});
+        QVERIFY(!result.success());
+        for (const auto& r : result.ranks) {
+            QCOMPARE(r.ending, CommandEnding::Exited);
+            QCOMPARE(r.exitCode, 2);
+        }
+    }
+
+    void cancelStopsEveryRankOnEveryNode()
+    {
+        const auto sessions = connect();
+        const RemoteRun run = startRemoteRun(fakeLaunch({"1000", "0.2", "0"}), sessions);
+        std::atomic<bool> cancel{false};
+        RemoteRunCallbacks callbacks;
+        std::set<int> seen;
+        callbacks.onEvent = [&](const shardwise::protocol::Event& e) {
+            seen.insert(shardwise::protocol::eventRank(e));
+            if (seen.size() == 3)
+                cancel = true;
+        };
+        RemoteRunOffsets offsets;
+        QElapsedTimer t;
+        t.start();
+        const RemoteRunResult result = followRemoteRun(run, sessions, offsets, callbacks, &cancel,
+                                                       {std::chrono::milliseconds(200), std::chrono::seconds(0), std::chrono::seconds(5)});
+        QVERIFY(result.cancelled);
+        QVERIFY(!result.success());
+        QVERIFY2(t.elapsed() < 60000, qPrintable(QString::number(t.elapsed())));
+        for (const auto& r : result.ranks) {
+            QCOMPARE(r.ending, CommandEnding::Signalled);
+            QCOMPARE(QString::fromStdString(r.signal), QStringLiteral("TERM"));
+        }
+    }
+
+    void runSurvivesDisconnectAndReattachCollectsWhatWasMissed()
+    {
+        auto sessions = connect();
+        const RemoteRun run = startRemoteRun(fakeLaunch({"40", "0.3", "0"}), sessions);
+        std::atomic<bool> detach{false};
+        RemoteRunCallbacks callbacks;
+        callbacks.onEvent = [&](const shardwise::protocol::Event&) { detach = true; };
+        RemoteRunOffsets offsets;
+        FollowOptions follow;
+        follow.pollInterval = std::chrono::milliseconds(200);
+        follow.detach = &detach;
+        const RemoteRunResult first = followRemoteRun(run, sessions, offsets, callbacks, nullptr, follow);
+        QVERIFY(first.detached);
+        QVERIFY(!first.success());
+        const std::size_t collectedBefore = first.merged.size();
+        QVERIFY2(collectedBefore >= 1 && collectedBefore < 120, qPrintable(QString::number(collectedBefore)));
+
+        // The app goes away: every SSH connection closes while the ranks keep running.
+        m_sessions.clear();
+        QThread::msleep(1500);
+        sessions = connect();
+        RemoteRunOffsets fromScratch;
+        const RemoteRunResult later = followRemoteRun(run, sessions, offsets, {}, nullptr, {std::chrono::milliseconds(200)});
+        QVERIFY(later.success());
+        QCOMPARE(collectedBefore + later.merged.size(), std::size_t(120)); // nothing lost, nothing twice
+        std::set<std::string> messages;
+        for (const auto& e : first.merged)
+            messages.insert(std::to_string(shardwise::protocol::eventRank(e)) + logMessage(e));
+        for (const auto& e : later.merged)
+            QVERIFY(messages.insert(std::to_string(shardwise::protocol::eventRank(e)) + logMessage(e)).second);
+        // Re-attaching with no offsets collects the whole run again from the node's files.
+        const RemoteRunResult all = followRemoteRun(run, sessions, fromScratch, {}, nullptr, {std::chrono::milliseconds(200)});
+        QCOMPARE(all.merged.size(), std::size_t(120));
+    }
+
+    void twoNodeCpuRunOfTheRunnerCompletes()
+    {
+        const std::string runner = std::string(SHARDWISE_BINARY_DIR) + "/bin/shardwise-runner";
+        if (!QFileInfo::exists(QString::fromStdString(runner)))
+            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
+        const auto sessions = connect();
+        RemoteLaunch launch;
+        launch.nodes = {{runner, 1, "127.0.0.2", {{"GLOO_SOCKET_IFNAME", "lo"}}}, {runner, 1, "127.0.0.3", {{"GLOO_SOCKET_IFNAME", "lo"}}}};
+        launch.args = {"--model", "tiny", "--strategy", "zero2", "--device", "cpu", "--steps", "2", "--warmup", "1", "--seq", "32"};
+        launch.env = {{"SHARDWISE_PRESETS", std::string(SHARDWISE_SOURCE_DIR) + "/resources/presets"}};
+        launch.masterPort = 29623;
+        launch.runRoot = m_sshd->path(QStringLiteral("runs")).toStdString();
+        const RemoteRun run = startRemoteRun(launch, sessions);
+        RemoteRunOffsets offsets;
+        const RemoteRunResult result = followRemoteRun(run, sessions, offsets, {}, nullptr,
+                                                       {std::chrono::milliseconds(500), std::chrono::seconds(240), std::chrono::seconds(5)});
+        std::string logs;
+        for (const auto& r : result.ranks)
+            logs += "rank " + std::to_string(r.rank) + " (" + r.lostReason + "): " + r.logTail + "\n";
+        QVERIFY2(result.success(), logs.c_str());
+        for (const auto& r : result.ranks) {
+            bool summary = false;
+            for (const auto& e : r.events)
+                summary = summary || std::holds_alternative<shardwise::protocol::SummaryEvent>(e);
+            QVERIFY2(summary, logs.c_str());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRemoteLaunch)
+#include "test_remote_launch.moc"
