@@ -41,7 +41,7 @@ void printTable(const dg::Diagnosis& d, std::ostream& out)
 {
     out << "verdict: " << dg::verdictId(d.verdict) << "\n\n" << d.explanation << "\n";
     if (!d.failures.empty()) {
-        out << "\nfailures (first first; '~' = time of the nearest logged line):\n";
+        out << "\nfailures (earliest first; '~' = time of the nearest logged line):\n";
         for (const auto& f : d.failures) {
             const std::string role = f.isRootCause ? "ROOT CAUSE" : (f.isSymptom ? "symptom" : "failure");
             out << "  " << role << "  " << dg::failureKindId(f.kind) << "  rank "

@@ -82,6 +82,9 @@ private slots:
         QTest::newRow("nccl: WARN connect failed at bootstrap")
             << QStringLiteral("node-a:2101:2180 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.128.0.7<53417> failed : Software caused connection abort")
             << "communication" << false << -1 << R"({"backend":"nccl"})";
+        QTest::newRow("nccl: relayed by the watchdog thread")
+            << QStringLiteral("[rank0]:[E514 10:05:02.118223 3300 ProcessGroupNCCL.cpp:1515] [PG 0 (default_pg) Rank 0] Process group watchdog thread terminated with exception: NCCL error: remote process exited or there was a network error, NCCL version 2.20.5")
+            << "communication" << true << 0 << R"({"nccl_version":"2.20.5"})";
         QTest::newRow("peer: gloo connection closed by peer") << QStringLiteral("RuntimeError: Connection closed by peer [10.0.0.2]:21442")
                                                               << "communication" << true << -1 << "{}";
         QTest::newRow("peer: connection reset") << QStringLiteral("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer")

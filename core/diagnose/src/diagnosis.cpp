@@ -76,8 +76,48 @@ std::string_view verdictId(Verdict v)
     return "clean";
 }
 
-Diagnosis diagnose(const std::vector<RankRecord>& records, const DiagnoseOptions& options)
+namespace {
+
+// Logs carry whatever bytes a process wrote (partial multi-byte characters at a cut, binary junk);
+// the diagnosis is JSON, which must be UTF-8, so invalid sequences become U+FFFD here, once.
+std::string validUtf8(const std::string& s)
 {
+    std::string out;
+    out.reserve(s.size());
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+        bool ok = len > 0 && i + len <= s.size();
+        for (std::size_t k = 1; ok && k < len; ++k)
+            ok = (static_cast<unsigned char>(s[i + k]) >> 6) == 0x2;
+        if (ok && len > 1) {
+            // Reject overlong forms, surrogates and code points above U+10FFFF.
+            unsigned cp = c & (0xFFu >> (len + 1));
+            for (std::size_t k = 1; k < len; ++k)
+                cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
+            static constexpr unsigned kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
+            ok = cp >= kMin[len] && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
+        }
+        if (ok) {
+            out.append(s, i, len);
+            i += len;
+        } else {
+            out += "\xEF\xBF\xBD";
+            ++i;
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+Diagnosis diagnose(const std::vector<RankRecord>& input, const DiagnoseOptions& options)
+{
+    std::vector<RankRecord> records = input;
+    for (auto& r : records)
+        for (auto& line : r.logLines)
+            line = validUtf8(line);
     const detail::RunFacts run = detail::gatherRunFacts(records);
     Diagnosis d;
     d.failures = detail::collectFailures(records, run);

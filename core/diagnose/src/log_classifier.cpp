@@ -155,9 +155,10 @@ std::optional<LogFinding> watchdog(const std::string& text)
     static const std::regex kGloo(R"(Timed out waiting ([0-9]+)ms for (recv|send) operation)");
 
     const bool nccl = has(text, "Watchdog caught collective operation timeout");
+    // "watchdog thread terminated with exception" also wraps NCCL errors the watchdog merely relays.
     const bool ncclFollowUp = has(text, "Some NCCL operations have failed or timed out")
-        || has(text, "Timeout at NCCL work") || has(text, "watchdog thread terminated with exception")
-        || has(text, "watchdog got stuck");
+        || has(text, "Timeout at NCCL work") || has(text, "watchdog got stuck")
+        || (has(text, "watchdog thread terminated with exception") && !has(text, "NCCL error"));
     const auto gloo = search(text, kGloo);
     if (!nccl && !ncclFollowUp && !gloo)
         return std::nullopt;
