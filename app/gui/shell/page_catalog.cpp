@@ -1,7 +1,9 @@
 #include "shell/page_catalog.hpp"
 
 #include "pages/compare/compare_page.hpp"
+#include "pages/nodes/nodes_page.hpp"
 #include "pages/plan/plan_page.hpp"
+#include "pages/runs/runs_page.hpp"
 
 #include <QCoreApplication>
 
@@ -22,6 +24,14 @@ std::vector<PageDescriptor> pageCatalog()
          QT_TRANSLATE_NOOP("PageCatalog", "Chart measured runs side by side and export the charts for a report"),
          QIcon(QStringLiteral(":/icons/compare.svg")),
          [](Workspace& w, QWidget* parent) -> QWidget* { return new ComparePage(w, parent); }},
+        {QStringLiteral("runs"), QT_TRANSLATE_NOOP("PageCatalog", "Runs"),
+         QT_TRANSLATE_NOOP("PageCatalog", "Queue measured runs, watch every rank live and see why a failed run failed"),
+         QIcon::fromTheme(QStringLiteral("system-run")),
+         [](Workspace& w, QWidget* parent) -> QWidget* { return new RunsPage(w, parent); }},
+        {QStringLiteral("nodes"), QT_TRANSLATE_NOOP("PageCatalog", "Nodes"),
+         QT_TRANSLATE_NOOP("PageCatalog", "Add this machine and SSH nodes, check their host keys and see their GPUs and software"),
+         QIcon::fromTheme(QStringLiteral("network-server")),
+         [](Workspace& w, QWidget* parent) -> QWidget* { return new NodesPage(w, parent); }},
     };
 }
 
