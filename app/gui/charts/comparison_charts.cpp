@@ -46,7 +46,7 @@ QValueAxis* addAxes(QChart& chart, QBarSeries& series, const QList<RunRecord>& r
     auto* axisY = new QValueAxis;
     axisY->setTitleText(yTitle);
     axisY->setRange(0, maxValue > 0 ? maxValue * 1.1 : 1.0);
-    axisY->setLabelFormat(labelFormat);
+    axisY->setLabelFormat(maxValue >= 10 ? labelFormat : QStringLiteral("%.2g"));
     chart.addAxis(axisY, Qt::AlignLeft);
     series.attachAxis(axisY);
     return axisY;
@@ -75,7 +75,7 @@ void addCapacityLine(QChart& chart, QValueAxis& axisY, int categoryCount, double
 
 QString runCategoryLabel(const RunRecord& run)
 {
-    const QString base = QStringLiteral("#%1 %2").arg(run.id).arg(strategyLabel(run.strategy));
+    const QString base = QStringLiteral("#%1 %2").arg(run.id).arg(strategyIdText(run.strategy));
     if (measured(run))
         return base;
     return ChartText::tr("%1 — %2").arg(base, outcomeText(run.outcome));
@@ -154,7 +154,7 @@ QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& r
     }
     }
     if (runs.isEmpty())
-        chart->setTitle(chart->title() + QLatin1Char('\n') + ChartText::tr("Check runs in the table to compare them."));
+        chart->setTitle(ChartText::tr("Check runs in the table to compare them."));
     return chart;
 }
 

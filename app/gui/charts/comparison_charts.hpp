@@ -11,7 +11,7 @@ namespace shardwise::gui {
 
 enum class ComparisonMetric { Throughput, PeakMemory, NcclShare, PredictedVsMeasured };
 
-QString runCategoryLabel(const RunRecord& run); // "#12 ZeRO-3" / "#13 FSDP2 reshard — out of memory"
+QString runCategoryLabel(const RunRecord& run); // "#12 zero3" / "#13 fsdp2_reshard — out of memory"
 QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& runs);
 
 } // namespace shardwise::gui

@@ -57,12 +57,12 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
     QStringList categories;
     double maxValue = plan.capacityGiB;
     for (const CandidateView& c : plan.candidates) {
-        categories << strategyLabel(c.strategy);
+        categories << strategyIdText(c.strategy); // ids are short enough for eight slots side by side
         maxValue = std::max(maxValue, c.peakGiB);
     }
     auto* axisX = new QBarCategoryAxis;
     axisX->append(categories);
-    axisX->setLabelsAngle(-30);
+    axisX->setLabelsAngle(-40);
     chart->addAxis(axisX, Qt::AlignBottom);
     series->attachAxis(axisX);
 

@@ -4,9 +4,14 @@
 
 #include "shardwise/dispatch/local_launch.hpp"
 #include "shardwise/dispatch/run_outcome.hpp"
+#include "shardwise/spec/json.hpp"
 #include "shardwise/store/run_recorder.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <QElapsedTimer>
+#include <QSaveFile>
+#include <QTemporaryDir>
 #include <QMetaObject>
 
 #include <chrono>
@@ -38,19 +43,11 @@ store::RunStatus storeStatus(dispatch::RunStatus s)
 
 } // namespace
 
-QStringList runnerArguments(const RunConfig& c)
+QStringList runnerArguments(const QString& configFile)
 {
-    QStringList args;
-    args << QStringLiteral("--model") << QString::fromStdString(c.model.id);
-    args << QStringLiteral("--strategy") << strategyIdText(c.strategy);
-    args << QStringLiteral("--device") << QString::fromStdString(toStd(deviceId(c.device)));
-    args << QStringLiteral("--steps") << QString::number(c.timedSteps);
-    args << QStringLiteral("--warmup") << QString::number(c.warmupSteps);
-    args << QStringLiteral("--seq") << QString::number(c.training.seqLen);
-    args << QStringLiteral("--micro-batch") << QString::number(c.training.microBatch);
-    args << QStringLiteral("--precision") << QString::fromStdString(toStd(precisionId(c.training.precision)));
-    args << QStringLiteral("--seed") << QString::number(c.seed);
-    return args;
+    // The whole RunConfig as core/spec writes it: model (preset or loaded file), training shape,
+    // knobs and step counts reach the runner exactly as planned.
+    return {QStringLiteral("--config"), configFile};
 }
 
 ValidationQueue::ValidationQueue(QString databasePath, QObject* parent)
@@ -165,9 +162,21 @@ void ValidationQueue::runOne(const QueuedRun& run, int index, int count)
         origin.predicted = run.predicted;
         store::RunRecorder recorder(db, run.config, origin);
 
+        QTemporaryDir runDir;
+        if (!runDir.isValid())
+            throw std::runtime_error("cannot create a temporary folder for the run's configuration");
+        const QString configFile = runDir.filePath(QStringLiteral("run-config.json"));
+        {
+            QSaveFile file(configFile);
+            if (!file.open(QIODevice::WriteOnly))
+                throw std::runtime_error("cannot write " + configFile.toStdString());
+            file.write(QByteArray::fromStdString(toJson(run.config).dump(2)));
+            if (!file.commit())
+                throw std::runtime_error("cannot write " + configFile.toStdString());
+        }
         dispatch::LocalLaunch launch;
         launch.runner = *runner;
-        for (const QString& a : runnerArguments(run.config))
+        for (const QString& a : runnerArguments(configFile))
             launch.args.push_back(a.toStdString());
         launch.ranks = run.config.worldSize;
         if (run.config.training.expandableSegments) {

@@ -74,8 +74,9 @@ private:
     bool m_busy = false;
 };
 
-// Arguments of shardwise-runner for one run (its usage text: shardwise-runner --help).
-QStringList runnerArguments(const RunConfig& config);
+// Arguments of shardwise-runner for one run described by a RunConfig JSON file (its usage text:
+// shardwise-runner --help).
+QStringList runnerArguments(const QString& configFile);
 
 } // namespace shardwise::gui
 

@@ -43,7 +43,7 @@ MainWindow::MainWindow(Workspace& workspace, QWidget* parent)
     m_sidebar->setObjectName(QStringLiteral("pageSidebar"));
     m_sidebar->setIconSize(QSize(24, 24));
     m_sidebar->setSpacing(2);
-    m_sidebar->setMaximumWidth(220);
+    m_sidebar->setMaximumWidth(180);
     m_sidebar->setAccessibleName(tr("Pages"));
     m_stack = new QStackedWidget(splitter);
     m_stack->setObjectName(QStringLiteral("pageStack"));
@@ -51,6 +51,7 @@ MainWindow::MainWindow(Workspace& workspace, QWidget* parent)
     splitter->addWidget(m_stack);
     splitter->setStretchFactor(1, 1);
     splitter->setCollapsible(1, false);
+    splitter->setSizes({150, 1200});
     setCentralWidget(splitter);
 
     for (const PageDescriptor& descriptor : pageCatalog()) {

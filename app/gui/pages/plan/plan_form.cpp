@@ -56,7 +56,9 @@ PlanForm::PlanForm(QWidget* parent)
     auto* modelRow = new QHBoxLayout;
     modelRow->addWidget(m_model, 1);
     modelRow->addWidget(m_openModel);
-    modelForm->addRow(tr("&Model:"), modelRow);
+    auto* modelLabel = new QLabel(tr("&Model:"), modelBox);
+    modelLabel->setBuddy(m_model);
+    modelForm->addRow(modelLabel, modelRow);
     layout->addWidget(modelBox);
 
     auto* hardwareBox = new QGroupBox(tr("Hardware"), this);
@@ -93,7 +95,9 @@ PlanForm::PlanForm(QWidget* parent)
     shapeRow->addWidget(new QLabel(tr("GPUs per node ×"), hardwareBox));
     shapeRow->addWidget(m_nodes);
     shapeRow->addWidget(new QLabel(tr("nodes"), hardwareBox));
-    hardwareForm->addRow(tr("&Cluster:"), shapeRow);
+    auto* clusterLabel = new QLabel(tr("&Cluster:"), hardwareBox);
+    clusterLabel->setBuddy(m_gpusPerNode);
+    hardwareForm->addRow(clusterLabel, shapeRow);
 
     m_interconnect = new QComboBox(hardwareBox);
     m_interconnect->setObjectName(QStringLiteral("interconnectCombo"));
@@ -161,9 +165,11 @@ void PlanForm::populatePresets()
     const QSignalBlocker blockModel(m_model);
     const QSignalBlocker blockGpu(m_gpu);
     for (const ModelSpec& m : catalog.models()) {
-        const double billions = static_cast<double>(m.parameterCount()) / 1e9;
-        m_model->addItem(tr("%1 (%2 B parameters)").arg(QString::fromStdString(m.name)).arg(QLocale().toString(billions, 'f', billions < 1 ? 3 : 1)),
-                         QString::fromStdString(m.id));
+        const double params = static_cast<double>(m.parameterCount());
+        const QString size = params >= 1e9 ? tr("%1 B parameters").arg(QLocale().toString(params / 1e9, 'f', 1))
+                           : params >= 1e6 ? tr("%1 M parameters").arg(QLocale().toString(params / 1e6, 'f', 0))
+                                           : tr("%1 parameters").arg(QLocale().toString(m.parameterCount()));
+        m_model->addItem(tr("%1 (%2)").arg(QString::fromStdString(m.name), size), QString::fromStdString(m.id));
     }
     for (const GpuSpec& g : catalog.gpus())
         m_gpu->addItem(tr("%1 (%2 GiB)").arg(QString::fromStdString(g.name)).arg(QLocale().toString(g.memoryGiB(), 'f', 1)),

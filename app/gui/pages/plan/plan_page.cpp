@@ -88,7 +88,8 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     m_stepView->horizontalHeader()->setSectionResizeMode(DecisionStepModel::VerdictColumn, QHeaderView::ResizeToContents);
     m_stepView->horizontalHeader()->setSectionResizeMode(DecisionStepModel::ReasonColumn, QHeaderView::Stretch);
     m_stepView->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_stepView->setMaximumHeight(150);
+    m_stepView->setMinimumHeight(170);
+    m_stepView->setMaximumHeight(260);
 
     m_candidateView = makeTable(m_candidates, results);
     m_candidateView->setObjectName(QStringLiteral("candidateView"));
