@@ -1,0 +1,330 @@
+// The Nodes page driven with QTest: this machine is added and shows the facts discovered on it;
+// an SSH node against a real sshd on loopback (tests/dispatch's fixture) meets its unknown host key
+// in the trust dialog, with the SHA256 fingerprint ssh-keygen prints; refusing leaves it untrusted
+// and unconnected, trusting records the key and discovers the node's facts; a changed key is
+// refused without an accept button.
+#include "gui_test_main.hpp"
+
+#include "jobs/node_job.hpp"
+#include "models/node_facts_model.hpp"
+#include "models/node_table_model.hpp"
+#include "pages/nodes/host_key_trust_dialog.hpp"
+#include "pages/nodes/nodes_page.hpp"
+#include "pages/nodes/ssh_node_dialog.hpp"
+#include "workspace/workspace.hpp"
+
+#ifdef SHARDWISE_HAVE_SSHD_FIXTURE
+#include "sshd_fixture.hpp"
+#endif
+
+#include <QComboBox>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+
+#include <memory>
+#include <unistd.h>
+
+using namespace shardwise;
+using namespace shardwise::gui;
+
+namespace {
+
+constexpr int kDiscoveryTimeoutMs = 120'000;
+
+QString thisHostName()
+{
+    char name[256] = {};
+    ::gethostname(name, sizeof name - 1);
+    return QString::fromLocal8Bit(name);
+}
+
+} // namespace
+
+class TestNodesPage : public QObject {
+    Q_OBJECT
+
+private slots:
+    void init();
+    void cleanup();
+
+    void localNodeShowsDiscoveredFacts();
+    void removedLocalNodeCanBeAddedAgain();
+    void sshNodeDialogNamesTheMissingField_data();
+    void sshNodeDialogNamesTheMissingField();
+    void unreachableSshNodeReportsWhy();
+    void prepareIsDisabledAndSaysWhatItNeeds();
+    void unknownHostKeyRefusedLeavesNodeUntrusted();
+    void unknownHostKeyTrustedConnectsAndDiscovers();
+    void changedHostKeyIsRefusedWithoutAcceptButton();
+
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<Workspace> m_workspace;
+    std::unique_ptr<NodesPage> m_page;
+};
+
+void TestNodesPage::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+    m_workspace = std::make_unique<Workspace>();
+    QString error;
+    QVERIFY2(m_workspace->open(m_dir->filePath(QStringLiteral("shardwise.sqlite")), &error), qPrintable(error));
+    m_page = std::make_unique<NodesPage>(*m_workspace);
+    // Never the user's own ~/.ssh: both known_hosts files live in the test's folder.
+    dispatch::SshOptions options;
+    options.knownHosts.user = m_dir->filePath(QStringLiteral("user_known_hosts")).toStdString();
+    options.knownHosts.app = m_dir->filePath(QStringLiteral("app_known_hosts")).toStdString();
+    options.timeouts.connect = std::chrono::seconds(5);
+    m_page->job()->setSshOptions(options);
+    m_page->resize(1200, 800);
+    m_page->show();
+}
+
+void TestNodesPage::cleanup()
+{
+    m_page.reset();
+    m_workspace.reset();
+    m_dir.reset();
+}
+
+void TestNodesPage::localNodeShowsDiscoveredFacts()
+{
+    // A new workspace starts with this machine as "local", not yet discovered.
+    QCOMPARE(m_page->nodeModel()->rowCount(), 1);
+    QCOMPARE(m_page->nodeModel()->index(0, NodeTableModel::NameColumn).data().toString(), QStringLiteral("local"));
+    QCOMPARE(m_page->nodeModel()->index(0, NodeTableModel::GpusColumn).data().toString(), QStringLiteral("Not discovered yet"));
+    QVERIFY(!m_page->addLocalButton()->isEnabled());
+    QVERIFY(!m_page->testButton()->isEnabled()); // nothing to connect to
+    QVERIFY(m_page->discoverButton()->isEnabled());
+
+    QSignalSpy facts(m_page->job(), &NodeJob::factsAvailable);
+    QTest::mouseClick(m_page->discoverButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(facts.count() == 1, kDiscoveryTimeoutMs);
+
+    QCOMPARE(m_page->factsModel()->valueOf(QStringLiteral("Host name")), thisHostName());
+    QCOMPARE(m_page->factsModel()->valueOf(QStringLiteral("CPU cores")).toInt(), static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
+    QVERIFY(m_page->factsModel()->valueOf(QStringLiteral("Memory")).contains(QStringLiteral("GiB")));
+    QVERIFY(m_page->nodeModel()->index(0, NodeTableModel::GpusColumn).data().toString() != QStringLiteral("Not discovered yet"));
+    const auto stored = store::findNodeByName(*m_workspace->database(), "local");
+    QVERIFY(stored);
+    QCOMPARE(QString::fromStdString(stored->facts.value("hostname", std::string())), thisHostName());
+}
+
+void TestNodesPage::removedLocalNodeCanBeAddedAgain()
+{
+    QTest::mouseClick(m_page->removeButton(), Qt::LeftButton);
+    QCOMPARE(m_page->nodeModel()->rowCount(), 0);
+    QVERIFY(m_page->addLocalButton()->isEnabled());
+    QSignalSpy facts(m_page->job(), &NodeJob::factsAvailable);
+    QTest::mouseClick(m_page->addLocalButton(), Qt::LeftButton);
+    QCOMPARE(m_page->nodeModel()->rowCount(), 1);
+    QVERIFY(!m_page->addLocalButton()->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(facts.count() == 1, kDiscoveryTimeoutMs);
+    QCOMPARE(m_page->factsModel()->valueOf(QStringLiteral("Host name")), thisHostName());
+}
+
+void TestNodesPage::sshNodeDialogNamesTheMissingField_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("host");
+    QTest::addColumn<QString>("user");
+    QTest::addColumn<bool>("keyFileAuth");
+    QTest::addColumn<QString>("field");
+    QTest::newRow("no name") << QString() << QStringLiteral("gpu-box") << QStringLiteral("ml") << false << QStringLiteral("name");
+    QTest::newRow("no host") << QStringLiteral("box") << QString() << QStringLiteral("ml") << false << QStringLiteral("host");
+    QTest::newRow("no user") << QStringLiteral("box") << QStringLiteral("gpu-box") << QString() << false << QStringLiteral("user");
+    QTest::newRow("key file auth without a file") << QStringLiteral("box") << QStringLiteral("gpu-box") << QStringLiteral("ml") << true
+                                                  << QStringLiteral("key");
+    QTest::newRow("complete") << QStringLiteral("box") << QStringLiteral("gpu-box") << QStringLiteral("ml") << false << QString();
+}
+
+void TestNodesPage::sshNodeDialogNamesTheMissingField()
+{
+    QFETCH(QString, name);
+    QFETCH(QString, host);
+    QFETCH(QString, user);
+    QFETCH(bool, keyFileAuth);
+    QFETCH(QString, field);
+    SshNodeDialog dialog;
+    dialog.nameEdit()->setText(name);
+    dialog.hostEdit()->setText(host);
+    dialog.userEdit()->setText(user);
+    dialog.authBox()->setCurrentIndex(keyFileAuth ? 1 : 0);
+    const QString error = dialog.validationError();
+    if (field.isEmpty()) {
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        dialog.accept();
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    } else {
+        QVERIFY2(error.contains(field, Qt::CaseInsensitive), qPrintable(error));
+        dialog.accept();
+        QVERIFY(dialog.result() != QDialog::Accepted);
+        QVERIFY(dialog.findChild<QLabel*>(QStringLiteral("sshNodeError"))->text().contains(field, Qt::CaseInsensitive));
+    }
+}
+
+void TestNodesPage::unreachableSshNodeReportsWhy()
+{
+    store::Node node;
+    node.name = "nowhere";
+    node.kind = store::NodeKind::Ssh;
+    node.host = "127.0.0.1";
+    node.port = 1; // tcpmux: nothing listens there on a test machine
+    node.user = "nobody";
+    QSignalSpy failed(m_page->job(), &NodeJob::nodeFailed);
+    const qint64 id = m_page->addSshNode(node);
+    QVERIFY(id > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(failed.count() == 1, 30'000);
+    QCOMPARE(failed.first().at(0).toLongLong(), id);
+    QVERIFY(m_page->statusLine()->text().startsWith(QStringLiteral("nowhere: ")));
+    QVERIFY(m_page->statusLine()->property("problem").toBool());
+    QVERIFY(!m_page->trustDialog());
+}
+
+void TestNodesPage::prepareIsDisabledAndSaysWhatItNeeds()
+{
+    QVERIFY(!m_page->prepareButton()->isEnabled());
+    QVERIFY(m_page->prepareButton()->toolTip().contains(QStringLiteral("node preparation")));
+}
+
+void TestNodesPage::unknownHostKeyRefusedLeavesNodeUntrusted()
+{
+#ifndef SHARDWISE_HAVE_SSHD_FIXTURE
+    QSKIP("tests/dispatch's sshd fixture is not part of this build (core/dispatch without SSH)");
+#else
+    if (const QString why = testing::SshdFixture::unavailableReason(); !why.isEmpty())
+        QSKIP(qPrintable(why));
+    testing::SshdFixture sshd;
+    const QString started = sshd.start();
+    QVERIFY2(started.isEmpty(), qPrintable(started));
+    dispatch::SshOptions options = sshd.options();
+    m_page->job()->setSshOptions(options);
+
+    store::Node node;
+    node.name = "loopback";
+    node.kind = store::NodeKind::Ssh;
+    node.host = "127.0.0.1";
+    node.port = sshd.port();
+    node.user = sshd.userName();
+    node.auth = store::SshAuth::KeyFile;
+    node.keyFile = sshd.path(QStringLiteral("user_key")).toStdString();
+    QSignalSpy untrusted(m_page->job(), &NodeJob::hostKeyUntrusted);
+    const qint64 id = m_page->addSshNode(node);
+    QVERIFY(id > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->trustDialog() != nullptr, 30'000);
+    HostKeyTrustDialog* dialog = m_page->trustDialog();
+    QCOMPARE(dialog->fingerprintText(), sshd.hostKeyFingerprint());
+    QVERIFY(dialog->fingerprintText().startsWith(QStringLiteral("SHA256:")));
+    QVERIFY(!dialog->keyChanged());
+    QVERIFY(dialog->messageText().contains(QStringLiteral("loopback")));
+    QCOMPARE(dialog->findChild<QLabel*>(QStringLiteral("hostKeyFingerprint"))->text(), sshd.hostKeyFingerprint());
+    QVERIFY(dialog->trustButton());
+    // The server saw no user name and no key: the host key is checked before authentication.
+    QVERIFY(!sshd.log().contains(QStringLiteral("Accepted publickey")));
+
+    const dispatch::HostKey presented = dialog->hostKey();
+    QTest::mouseClick(dialog->findChild<QPushButton*>(QStringLiteral("refuseHostKey")), Qt::LeftButton);
+    QTRY_VERIFY(m_page->statusLine()->text().contains(QStringLiteral("not trusted")));
+    const auto stored = store::findNode(*m_workspace->database(), id);
+    QVERIFY(stored);
+    QVERIFY(stored->hostKeyFingerprint.empty());
+    QFile appKnownHosts(QString::fromStdString(options.knownHosts.app.string()));
+    if (appKnownHosts.open(QIODevice::ReadOnly))
+        QVERIFY2(!appKnownHosts.readAll().contains(QByteArray::fromStdString(presented.base64)), "a refused key was recorded");
+    QCOMPARE(m_page->nodeModel()->index(m_page->nodeModel()->rowOf(id), NodeTableModel::HostKeyColumn).data().toString(),
+             QStringLiteral("Not accepted yet"));
+#endif
+}
+
+void TestNodesPage::unknownHostKeyTrustedConnectsAndDiscovers()
+{
+#ifndef SHARDWISE_HAVE_SSHD_FIXTURE
+    QSKIP("tests/dispatch's sshd fixture is not part of this build (core/dispatch without SSH)");
+#else
+    if (const QString why = testing::SshdFixture::unavailableReason(); !why.isEmpty())
+        QSKIP(qPrintable(why));
+    testing::SshdFixture sshd;
+    const QString started = sshd.start();
+    QVERIFY2(started.isEmpty(), qPrintable(started));
+    m_page->job()->setSshOptions(sshd.options());
+
+    store::Node node;
+    node.name = "loopback";
+    node.kind = store::NodeKind::Ssh;
+    node.host = "127.0.0.1";
+    node.port = sshd.port();
+    node.user = sshd.userName();
+    node.auth = store::SshAuth::KeyFile;
+    node.keyFile = sshd.path(QStringLiteral("user_key")).toStdString();
+    QSignalSpy facts(m_page->job(), &NodeJob::factsAvailable);
+    QSignalSpy tested(m_page->job(), &NodeJob::connectionTested);
+    const qint64 id = m_page->addSshNode(node);
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->trustDialog() != nullptr, 30'000);
+    QTest::mouseClick(m_page->trustDialog()->trustButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(facts.count() == 1, kDiscoveryTimeoutMs);
+
+    const auto stored = store::findNode(*m_workspace->database(), id);
+    QVERIFY(stored);
+    QCOMPARE(QString::fromStdString(stored->hostKeyFingerprint), sshd.hostKeyFingerprint());
+    // The loopback node is this machine, so its facts are this machine's.
+    QCOMPARE(m_page->factsModel()->valueOf(QStringLiteral("Host name")), thisHostName());
+    QCOMPARE(m_page->nodeModel()->index(m_page->nodeModel()->rowOf(id), NodeTableModel::HostKeyColumn).data().toString(),
+             sshd.hostKeyFingerprint());
+
+    // Trusted now: a connection test goes straight through.
+    m_page->selectNode(id);
+    QTest::mouseClick(m_page->testButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(tested.count() == 1, 30'000);
+    QVERIFY2(m_page->statusLine()->text().startsWith(QStringLiteral("Connected as")), qPrintable(m_page->statusLine()->text()));
+#endif
+}
+
+void TestNodesPage::changedHostKeyIsRefusedWithoutAcceptButton()
+{
+#ifndef SHARDWISE_HAVE_SSHD_FIXTURE
+    QSKIP("tests/dispatch's sshd fixture is not part of this build (core/dispatch without SSH)");
+#else
+    if (const QString why = testing::SshdFixture::unavailableReason(); !why.isEmpty())
+        QSKIP(qPrintable(why));
+    testing::SshdFixture sshd;
+    const QString started = sshd.start();
+    QVERIFY2(started.isEmpty(), qPrintable(started));
+    m_page->job()->setSshOptions(sshd.options());
+    sshd.trustHostKey();
+    const QString replaced = sshd.replaceHostKey();
+    QVERIFY2(replaced.isEmpty(), qPrintable(replaced));
+
+    store::Node node;
+    node.name = "reinstalled";
+    node.kind = store::NodeKind::Ssh;
+    node.host = "127.0.0.1";
+    node.port = sshd.port();
+    node.user = sshd.userName();
+    node.auth = store::SshAuth::KeyFile;
+    node.keyFile = sshd.path(QStringLiteral("user_key")).toStdString();
+    QSignalSpy untrusted(m_page->job(), &NodeJob::hostKeyUntrusted);
+    const qint64 id = m_page->addSshNode(node);
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->trustDialog() != nullptr, 30'000);
+    HostKeyTrustDialog* dialog = m_page->trustDialog();
+    QVERIFY(dialog->keyChanged());
+    QVERIFY(!dialog->trustButton());
+    QCOMPARE(dialog->fingerprintText(), sshd.hostKeyFingerprint());
+    QVERIFY(dialog->messageText().contains(QStringLiteral("refuses")));
+    QCOMPARE(untrusted.count(), 1);
+    QVERIFY(untrusted.first().at(2).toBool());
+    dialog->accept(); // even forcing acceptance records nothing for a changed key
+    QTRY_VERIFY(m_page->statusLine()->text().contains(QStringLiteral("not trusted")));
+    const auto stored = store::findNode(*m_workspace->database(), id);
+    QVERIFY(stored);
+    QVERIFY(stored->hostKeyFingerprint.empty());
+#endif
+}
+
+SHARDWISE_GUI_TEST_MAIN(TestNodesPage)
+#include "test_nodes_page.moc"
