@@ -282,6 +282,22 @@
         <source>Chart measured runs side by side and export the charts for a report</source>
         <translation>Gemessene Läufe nebeneinander darstellen und die Diagramme für einen Bericht exportieren</translation>
     </message>
+    <message>
+        <source>Runs</source>
+        <translation>Läufe</translation>
+    </message>
+    <message>
+        <source>Queue measured runs, watch every rank live and see why a failed run failed</source>
+        <translation>Messläufe einreihen, jeden Rang live verfolgen und sehen, warum ein Lauf fehlschlug</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <source>Add this machine and SSH nodes, check their host keys and see their GPUs and software</source>
+        <translation>Diesen Rechner und SSH-Knoten hinzufügen, ihre Hostschlüssel prüfen und ihre GPUs und Software sehen</translation>
+    </message>
 </context>
 <context>
     <name>PlanText</name>
@@ -638,6 +654,46 @@
     </message>
 </context>
 <context>
+    <name>shardwise::gui::HostKeyTrustDialog</name>
+    <message>
+        <source>Host key changed</source>
+        <translation>Hostschlüssel geändert</translation>
+    </message>
+    <message>
+        <source>Trust this host key?</source>
+        <translation>Diesem Hostschlüssel vertrauen?</translation>
+    </message>
+    <message>
+        <source>The node "%1" (%2) presented a host key different from the one recorded for it. This can mean that someone intercepts the connection, or that the machine was reinstalled. Shardwise refuses to connect. If the change is expected, remove the old key from the known_hosts file and add the node again.</source>
+        <translation>Der Knoten „%1“ (%2) hat einen anderen Hostschlüssel vorgelegt als den für ihn gespeicherten. Das kann bedeuten, dass jemand die Verbindung abfängt, oder dass der Rechner neu installiert wurde. Shardwise verweigert die Verbindung. Ist die Änderung erwartet, entfernen Sie den alten Schlüssel aus der known_hosts-Datei und fügen Sie den Knoten erneut hinzu.</translation>
+    </message>
+    <message>
+        <source>The authenticity of the node "%1" (%2) cannot be established: its host key is in no known_hosts file. Compare the fingerprint below with the one `ssh-keygen -lf` prints for the host key on the node itself, and trust it only if they match.</source>
+        <translation>Die Echtheit des Knotens „%1“ (%2) kann nicht festgestellt werden: Sein Hostschlüssel steht in keiner known_hosts-Datei. Vergleichen Sie den Fingerabdruck unten mit dem, den `ssh-keygen -lf` für den Hostschlüssel auf dem Knoten selbst ausgibt, und vertrauen Sie ihm nur, wenn sie übereinstimmen.</translation>
+    </message>
+    <message>
+        <source>Host:</source>
+        <translation>Host:</translation>
+    </message>
+    <message>
+        <source>Key type:</source>
+        <translation>Schlüsseltyp:</translation>
+    </message>
+    <message>
+        <source>Fingerprint:</source>
+        <extracomment>the SHA-256 fingerprint of an SSH host key, as ssh-keygen -l prints it</extracomment>
+        <translation>Fingerabdruck:</translation>
+    </message>
+    <message>
+        <source>&amp;Trust and connect</source>
+        <translation>&amp;Vertrauen und verbinden</translation>
+    </message>
+    <message>
+        <source>&amp;Do not trust</source>
+        <translation>&amp;Nicht vertrauen</translation>
+    </message>
+</context>
+<context>
     <name>shardwise::gui::LogTailModel</name>
     <message>
         <source>[rank %1] %2</source>
@@ -907,6 +963,113 @@
     </message>
 </context>
 <context>
+    <name>shardwise::gui::NodesPage</name>
+    <message>
+        <source>Add &amp;this machine</source>
+        <translation>&amp;Diesen Rechner hinzufügen</translation>
+    </message>
+    <message>
+        <source>Adds this machine as the node "local" and discovers its facts.</source>
+        <translation>Fügt diesen Rechner als Knoten „local“ hinzu und erkundet seine Fakten.</translation>
+    </message>
+    <message>
+        <source>Add &amp;SSH node…</source>
+        <translation>&amp;SSH-Knoten hinzufügen…</translation>
+    </message>
+    <message>
+        <source>Adds a machine reached over SSH.</source>
+        <translation>Fügt einen per SSH erreichbaren Rechner hinzu.</translation>
+    </message>
+    <message>
+        <source>&amp;Remove</source>
+        <translation>&amp;Entfernen</translation>
+    </message>
+    <message>
+        <source>Removes the node; runs measured on it keep its name.</source>
+        <translation>Entfernt den Knoten; darauf gemessene Läufe behalten seinen Namen.</translation>
+    </message>
+    <message>
+        <source>Test &amp;connection</source>
+        <translation>&amp;Verbindung testen</translation>
+    </message>
+    <message>
+        <source>Connects, checks the host key and runs one command.</source>
+        <translation>Verbindet, prüft den Hostschlüssel und führt einen Befehl aus.</translation>
+    </message>
+    <message>
+        <source>&amp;Discover facts</source>
+        <translation>&amp;Fakten erkunden</translation>
+    </message>
+    <message>
+        <source>Finds the GPUs, driver, CUDA, NCCL, LibTorch and build tools on the node.</source>
+        <translation>Findet GPUs, Treiber, CUDA, NCCL, LibTorch und Build-Werkzeuge auf dem Knoten.</translation>
+    </message>
+    <message>
+        <source>&amp;Prepare</source>
+        <translation>&amp;Vorbereiten</translation>
+    </message>
+    <message>
+        <source>Building the runner on a node needs node preparation in core/dispatch, which this version does not have yet. Build shardwise-runner on the node by hand meanwhile.</source>
+        <translation>Den Runner auf einem Knoten zu bauen erfordert die Knotenvorbereitung in core/dispatch, die diese Version noch nicht hat. Bauen Sie shardwise-runner bis dahin von Hand auf dem Knoten.</translation>
+    </message>
+    <message>
+        <source>Facts of the selected node</source>
+        <translation>Fakten des ausgewählten Knotens</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>The nodes could not be read: %1</source>
+        <translation>Die Knoten konnten nicht gelesen werden: %1</translation>
+    </message>
+    <message>
+        <source>This machine could not be added: %1</source>
+        <translation>Dieser Rechner konnte nicht hinzugefügt werden: %1</translation>
+    </message>
+    <message>
+        <source>Added %1; connecting…</source>
+        <translation>%1 hinzugefügt; verbinde…</translation>
+    </message>
+    <message>
+        <source>The node could not be added: %1</source>
+        <translation>Der Knoten konnte nicht hinzugefügt werden: %1</translation>
+    </message>
+    <message>
+        <source>The node could not be removed: %1</source>
+        <translation>Der Knoten konnte nicht entfernt werden: %1</translation>
+    </message>
+    <message>
+        <source>Connecting to %1…</source>
+        <translation>Verbinde mit %1…</translation>
+    </message>
+    <message>
+        <source>Discovering the facts of %1…</source>
+        <translation>Erkunde die Fakten von %1…</translation>
+    </message>
+    <message>
+        <source>The facts could not be stored: %1</source>
+        <translation>Die Fakten konnten nicht gespeichert werden: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %n GPU(s) found.</source>
+        <translation><numerusform>%1: %n GPU gefunden.</numerusform><numerusform>%1: %n GPUs gefunden.</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %n GPU(s) found; the runner cannot be built there yet (see the problems below).</source>
+        <translation><numerusform>%1: %n GPU gefunden; der Runner kann dort noch nicht gebaut werden (siehe Probleme unten).</numerusform><numerusform>%1: %n GPUs gefunden; der Runner kann dort noch nicht gebaut werden (siehe Probleme unten).</numerusform></translation>
+    </message>
+    <message>
+        <source>%1: the host key was not trusted, so Shardwise did not log in.</source>
+        <translation>%1: Dem Hostschlüssel wurde nicht vertraut, daher hat sich Shardwise nicht angemeldet.</translation>
+    </message>
+    <message>
+        <source>%1: the host key could not be recorded: %2</source>
+        <translation>%1: Der Hostschlüssel konnte nicht gespeichert werden: %2</translation>
+    </message>
+</context>
+<context>
     <name>shardwise::gui::PlanForm</name>
     <message>
         <source>Model</source>
@@ -1093,10 +1256,6 @@
         <translation>Den Vorwärtsdurchlauf jeder Schicht im Rückwärtsdurchlauf neu berechnen: weniger Aktivierungsspeicher, etwa ein Drittel mehr Rechenaufwand.</translation>
     </message>
     <message>
-        <source>%1 (%2 B parameters)</source>
-        <translation>%1 (%2 Mrd. Parameter)</translation>
-    </message>
-    <message>
         <source>%1 (%2 GiB)</source>
         <translation>%1 (%2 GiB)</translation>
     </message>
@@ -1115,6 +1274,22 @@
     <message>
         <source>Model configuration (*.json);;All files (*)</source>
         <translation>Modellkonfiguration (*.json);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>%1 B parameters</source>
+        <translation>%1 Mrd. Parameter</translation>
+    </message>
+    <message>
+        <source>%1 M parameters</source>
+        <translation>%1 Mio. Parameter</translation>
+    </message>
+    <message>
+        <source>%1 parameters</source>
+        <translation>%1 Parameter</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
     </message>
 </context>
 <context>
@@ -1253,6 +1428,70 @@
     <message>
         <source>Memory</source>
         <translation>Speicher</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RunDiagnosisPanel</name>
+    <message>
+        <source>The lines that show the selected failure appear here.</source>
+        <translation>Die Zeilen, die den ausgewählten Fehler zeigen, erscheinen hier.</translation>
+    </message>
+    <message>
+        <source>Suggested next steps</source>
+        <translation>Empfohlene nächste Schritte</translation>
+    </message>
+    <message>
+        <source>Select a run that did not complete to see why.</source>
+        <translation>Wählen Sie einen nicht abgeschlossenen Lauf, um den Grund zu sehen.</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>Rang %1</translation>
+    </message>
+    <message>
+        <source>the launcher</source>
+        <translation>der Launcher</translation>
+    </message>
+    <message>
+        <source>First failure on %1: %2. %3</source>
+        <extracomment>headline of a diagnosis: where the first failure happened, its kind, its message</extracomment>
+        <translation>Erster Fehler auf %1: %2. %3</translation>
+    </message>
+    <message>
+        <source>Only symptoms were found (e.g. timeouts after a peer vanished); the cause left no trace in these logs.</source>
+        <translation>Nur Symptome gefunden (z. B. Zeitüberschreitungen, nachdem ein Partner verschwand); die Ursache hinterließ in diesen Protokollen keine Spur.</translation>
+    </message>
+    <message>
+        <source>No failure was recognised in the ranks' logs and events.</source>
+        <translation>In den Protokollen und Ereignissen der Ränge wurde kein Fehler erkannt.</translation>
+    </message>
+    <message>
+        <source>Another failure happened within the clock uncertainty of the first one, so their order is not certain.</source>
+        <translation>Ein weiterer Fehler geschah innerhalb der Uhrenungenauigkeit des ersten, daher ist ihre Reihenfolge nicht sicher.</translation>
+    </message>
+    <message>
+        <source>%1:%2: %3</source>
+        <translation>%1:%2: %3</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Last lines it wrote:</source>
+        <translation>Zuletzt geschriebene Zeilen:</translation>
+    </message>
+    <message>
+        <source>Rerun with expandable segments</source>
+        <translation>Mit erweiterbaren Segmenten wiederholen</translation>
+    </message>
+    <message>
+        <source>Rerun with %1 (offload)</source>
+        <translation>Mit %1 wiederholen (Auslagerung)</translation>
+    </message>
+    <message>
+        <source>Rerun with %1</source>
+        <translation>Mit %1 wiederholen</translation>
     </message>
 </context>
 <context>
@@ -1416,6 +1655,10 @@
         <source>The run could not be started: %1</source>
         <translation>Der Lauf konnte nicht gestartet werden: %1</translation>
     </message>
+    <message>
+        <source>The runner %1 is not an executable file (check SHARDWISE_RUNNER).</source>
+        <translation>Der Runner %1 ist keine ausführbare Datei (SHARDWISE_RUNNER prüfen).</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunQueueModel</name>
@@ -1463,6 +1706,89 @@
     <message>
         <source>Node</source>
         <translation>Knoten</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RunRequestForm</name>
+    <message>
+        <source>The model presets could not be loaded: %1</source>
+        <translation>Die Modellvorlagen konnten nicht geladen werden: %1</translation>
+    </message>
+    <message>
+        <source>CPU (fp32, Gloo)</source>
+        <translation>CPU (fp32, Gloo)</translation>
+    </message>
+    <message>
+        <source>CUDA GPUs (bf16, NCCL)</source>
+        <translation>CUDA-GPUs (bf16, NCCL)</translation>
+    </message>
+    <message>
+        <source>CPU runs measure the sharding schedule, not GPU speed; CUDA needs a runner built with CUDA.</source>
+        <translation>CPU-Läufe messen den Sharding-Ablauf, nicht die GPU-Geschwindigkeit; CUDA braucht einen mit CUDA gebauten Runner.</translation>
+    </message>
+    <message>
+        <source> ranks</source>
+        <translation> Ränge</translation>
+    </message>
+    <message>
+        <source> steps</source>
+        <translation> Schritte</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> Token</translation>
+    </message>
+    <message>
+        <source> sequences</source>
+        <translation> Sequenzen</translation>
+    </message>
+    <message>
+        <source>CUDA allocator with expandable segments</source>
+        <translation>CUDA-Allocator mit erweiterbaren Segmenten</translation>
+    </message>
+    <message>
+        <source>Sets expandable_segments:True: a diagnostic for fragmentation (a large reserved but unallocated amount at an out-of-memory error), not a cure.</source>
+        <translation>Setzt expandable_segments:True: eine Diagnose für Fragmentierung (viel reservierter, aber nicht belegter Speicher beim Speicherfehler), keine Heilung.</translation>
+    </message>
+    <message>
+        <source>&amp;Queue run</source>
+        <translation>Lauf &amp;einreihen</translation>
+    </message>
+    <message>
+        <source>&amp;Model:</source>
+        <translation>&amp;Modell:</translation>
+    </message>
+    <message>
+        <source>&amp;Strategy:</source>
+        <translation>&amp;Strategie:</translation>
+    </message>
+    <message>
+        <source>&amp;Device:</source>
+        <translation>&amp;Gerät:</translation>
+    </message>
+    <message>
+        <source>N&amp;ode:</source>
+        <translation>&amp;Knoten:</translation>
+    </message>
+    <message>
+        <source>&amp;Ranks:</source>
+        <translation>&amp;Ränge:</translation>
+    </message>
+    <message>
+        <source>&amp;Warm-up:</source>
+        <translation>&amp;Aufwärmen:</translation>
+    </message>
+    <message>
+        <source>&amp;Timed:</source>
+        <translation>&amp;Gemessen:</translation>
+    </message>
+    <message>
+        <source>Se&amp;quence length:</source>
+        <translation>Se&amp;quenzlänge:</translation>
+    </message>
+    <message>
+        <source>Micro-&amp;batch:</source>
+        <translation>Micro-&amp;Batch:</translation>
     </message>
 </context>
 <context>
@@ -1558,6 +1884,160 @@
     <message>
         <source>Predicted throughput</source>
         <translation>Vorhergesagter Durchsatz</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RunsPage</name>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>&amp;Abbrechen</translation>
+    </message>
+    <message>
+        <source>Stops the selected run (its ranks get SIGTERM, then SIGKILL) or takes a queued one off the queue.</source>
+        <translation>Stoppt den ausgewählten Lauf (seine Ränge erhalten SIGTERM, dann SIGKILL) oder nimmt einen eingereihten aus der Warteschlange.</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>&amp;Aktualisieren</translation>
+    </message>
+    <message>
+        <source>New run</source>
+        <translation>Neuer Lauf</translation>
+    </message>
+    <message>
+        <source>Queue</source>
+        <translation>Warteschlange</translation>
+    </message>
+    <message>
+        <source>History</source>
+        <translation>Verlauf</translation>
+    </message>
+    <message>
+        <source>Ranks</source>
+        <translation>Ränge</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>Protokoll</translation>
+    </message>
+    <message>
+        <source>Diagnosis</source>
+        <translation>Diagnose</translation>
+    </message>
+    <message>
+        <source>Adds the run to the queue; runs are measured one after another.</source>
+        <translation>Reiht den Lauf ein; Läufe werden nacheinander gemessen.</translation>
+    </message>
+    <message>
+        <source>shardwise-runner was not found: set SHARDWISE_RUNNER or install it beside this program.</source>
+        <translation>shardwise-runner wurde nicht gefunden: SHARDWISE_RUNNER setzen oder ihn neben diesem Programm installieren.</translation>
+    </message>
+    <message>
+        <source>The run cannot be queued: %1</source>
+        <translation>Der Lauf kann nicht eingereiht werden: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Queued %1 on %2 with %n rank(s).</source>
+        <translation><numerusform>%1 auf %2 mit %n Rang eingereiht.</numerusform><numerusform>%1 auf %2 mit %n Rängen eingereiht.</numerusform></translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>Breche ab…</translation>
+    </message>
+    <message>
+        <source>The run history could not be read: %1</source>
+        <translation>Der Laufverlauf konnte nicht gelesen werden: %1</translation>
+    </message>
+    <message>
+        <source>Run %1 is still running.</source>
+        <translation>Lauf %1 läuft noch.</translation>
+    </message>
+    <message>
+        <source>Select a run that did not complete to see why.</source>
+        <translation>Wählen Sie einen nicht abgeschlossenen Lauf, um den Grund zu sehen.</translation>
+    </message>
+    <message>
+        <source>Run %1 is no longer stored.</source>
+        <translation>Lauf %1 ist nicht mehr gespeichert.</translation>
+    </message>
+    <message>
+        <source>Run %1 completed; there is nothing to diagnose.</source>
+        <translation>Lauf %1 ist abgeschlossen; es gibt nichts zu diagnostizieren.</translation>
+    </message>
+    <message>
+        <source>Run %1 ended as "%2" without a stored diagnosis. %3</source>
+        <translation>Lauf %1 endete als „%2“ ohne gespeicherte Diagnose. %3</translation>
+    </message>
+    <message>
+        <source>Run %1 could not be read: %2</source>
+        <translation>Lauf %1 konnte nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>Run %1 has no stored configuration to rerun.</source>
+        <translation>Lauf %1 hat keine gespeicherte Konfiguration zum Wiederholen.</translation>
+    </message>
+    <message>
+        <source>Queued a rerun of run %1: %2</source>
+        <translation>Wiederholung von Lauf %1 eingereiht: %2</translation>
+    </message>
+    <message>
+        <source>Run %1 cannot be rerun: %2</source>
+        <translation>Lauf %1 kann nicht wiederholt werden: %2</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::SshNodeDialog</name>
+    <message>
+        <source>Add SSH node</source>
+        <translation>SSH-Knoten hinzufügen</translation>
+    </message>
+    <message>
+        <source>e.g. gpu-box-1</source>
+        <translation>z. B. gpu-box-1</translation>
+    </message>
+    <message>
+        <source>host name or IP address</source>
+        <translation>Hostname oder IP-Adresse</translation>
+    </message>
+    <message>
+        <source>SSH agent</source>
+        <translation>SSH-Agent</translation>
+    </message>
+    <message>
+        <source>Private key file</source>
+        <translation>Datei des privaten Schlüssels</translation>
+    </message>
+    <message>
+        <source>&amp;Browse…</source>
+        <translation>&amp;Durchsuchen…</translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation>&amp;Name:</translation>
+    </message>
+    <message>
+        <source>&amp;Host:</source>
+        <translation>&amp;Host:</translation>
+    </message>
+    <message>
+        <source>&amp;Port:</source>
+        <translation>&amp;Port:</translation>
+    </message>
+    <message>
+        <source>&amp;User:</source>
+        <translation>&amp;Benutzer:</translation>
+    </message>
+    <message>
+        <source>&amp;Authentication:</source>
+        <translation>&amp;Authentifizierung:</translation>
+    </message>
+    <message>
+        <source>&amp;Key file:</source>
+        <translation>&amp;Schlüsseldatei:</translation>
+    </message>
+    <message>
+        <source>Private key</source>
+        <translation>Privater Schlüssel</translation>
     </message>
 </context>
 <context>

@@ -282,6 +282,22 @@
         <source>Chart measured runs side by side and export the charts for a report</source>
         <translation>計測した実行を並べてグラフ化し、レポート用にエクスポートする</translation>
     </message>
+    <message>
+        <source>Runs</source>
+        <translation>実行</translation>
+    </message>
+    <message>
+        <source>Queue measured runs, watch every rank live and see why a failed run failed</source>
+        <translation>計測する実行をキューに入れ、各ランクをライブで見て、失敗した実行の原因を確認する</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>ノード</translation>
+    </message>
+    <message>
+        <source>Add this machine and SSH nodes, check their host keys and see their GPUs and software</source>
+        <translation>このマシンと SSH ノードを追加し、ホスト鍵を確認し、GPU とソフトウェアを確認する</translation>
+    </message>
 </context>
 <context>
     <name>PlanText</name>
@@ -638,6 +654,46 @@
     </message>
 </context>
 <context>
+    <name>shardwise::gui::HostKeyTrustDialog</name>
+    <message>
+        <source>Host key changed</source>
+        <translation>ホスト鍵が変更されました</translation>
+    </message>
+    <message>
+        <source>Trust this host key?</source>
+        <translation>このホスト鍵を信頼しますか？</translation>
+    </message>
+    <message>
+        <source>The node "%1" (%2) presented a host key different from the one recorded for it. This can mean that someone intercepts the connection, or that the machine was reinstalled. Shardwise refuses to connect. If the change is expected, remove the old key from the known_hosts file and add the node again.</source>
+        <translation>ノード「%1」（%2）は記録されているものと異なるホスト鍵を提示しました。誰かが接続を傍受しているか、マシンが再インストールされた可能性があります。Shardwise は接続を拒否します。変更が想定どおりなら、known_hosts ファイルから古い鍵を削除してノードを追加し直してください。</translation>
+    </message>
+    <message>
+        <source>The authenticity of the node "%1" (%2) cannot be established: its host key is in no known_hosts file. Compare the fingerprint below with the one `ssh-keygen -lf` prints for the host key on the node itself, and trust it only if they match.</source>
+        <translation>ノード「%1」（%2）の真正性を確認できません。そのホスト鍵はどの known_hosts ファイルにもありません。下のフィンガープリントを、ノード上でホスト鍵に対して `ssh-keygen -lf` が表示するものと比較し、一致する場合にのみ信頼してください。</translation>
+    </message>
+    <message>
+        <source>Host:</source>
+        <translation>ホスト:</translation>
+    </message>
+    <message>
+        <source>Key type:</source>
+        <translation>鍵の種類:</translation>
+    </message>
+    <message>
+        <source>Fingerprint:</source>
+        <extracomment>the SHA-256 fingerprint of an SSH host key, as ssh-keygen -l prints it</extracomment>
+        <translation>フィンガープリント:</translation>
+    </message>
+    <message>
+        <source>&amp;Trust and connect</source>
+        <translation>信頼して接続(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Do not trust</source>
+        <translation>信頼しない(&amp;D)</translation>
+    </message>
+</context>
+<context>
     <name>shardwise::gui::LogTailModel</name>
     <message>
         <source>[rank %1] %2</source>
@@ -907,6 +963,113 @@
     </message>
 </context>
 <context>
+    <name>shardwise::gui::NodesPage</name>
+    <message>
+        <source>Add &amp;this machine</source>
+        <translation>このマシンを追加(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Adds this machine as the node "local" and discovers its facts.</source>
+        <translation>このマシンをノード「local」として追加し、その情報を調査します。</translation>
+    </message>
+    <message>
+        <source>Add &amp;SSH node…</source>
+        <translation>SSH ノードを追加(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Adds a machine reached over SSH.</source>
+        <translation>SSH で到達できるマシンを追加します。</translation>
+    </message>
+    <message>
+        <source>&amp;Remove</source>
+        <translation>削除(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Removes the node; runs measured on it keep its name.</source>
+        <translation>ノードを削除します。そこで計測した実行はノード名を保持します。</translation>
+    </message>
+    <message>
+        <source>Test &amp;connection</source>
+        <translation>接続をテスト(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Connects, checks the host key and runs one command.</source>
+        <translation>接続してホスト鍵を確認し、コマンドを 1 つ実行します。</translation>
+    </message>
+    <message>
+        <source>&amp;Discover facts</source>
+        <translation>情報を調査(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Finds the GPUs, driver, CUDA, NCCL, LibTorch and build tools on the node.</source>
+        <translation>ノード上の GPU、ドライバ、CUDA、NCCL、LibTorch、ビルドツールを調べます。</translation>
+    </message>
+    <message>
+        <source>&amp;Prepare</source>
+        <translation>準備(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Building the runner on a node needs node preparation in core/dispatch, which this version does not have yet. Build shardwise-runner on the node by hand meanwhile.</source>
+        <translation>ノードでランナーをビルドするには core/dispatch のノード準備が必要ですが、このバージョンにはまだありません。それまではノード上で shardwise-runner を手動でビルドしてください。</translation>
+    </message>
+    <message>
+        <source>Facts of the selected node</source>
+        <translation>選択したノードの情報</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>The nodes could not be read: %1</source>
+        <translation>ノードを読み込めませんでした: %1</translation>
+    </message>
+    <message>
+        <source>This machine could not be added: %1</source>
+        <translation>このマシンを追加できませんでした: %1</translation>
+    </message>
+    <message>
+        <source>Added %1; connecting…</source>
+        <translation>%1 を追加しました。接続中…</translation>
+    </message>
+    <message>
+        <source>The node could not be added: %1</source>
+        <translation>ノードを追加できませんでした: %1</translation>
+    </message>
+    <message>
+        <source>The node could not be removed: %1</source>
+        <translation>ノードを削除できませんでした: %1</translation>
+    </message>
+    <message>
+        <source>Connecting to %1…</source>
+        <translation>%1 に接続中…</translation>
+    </message>
+    <message>
+        <source>Discovering the facts of %1…</source>
+        <translation>%1 の情報を調査中…</translation>
+    </message>
+    <message>
+        <source>The facts could not be stored: %1</source>
+        <translation>情報を保存できませんでした: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %n GPU(s) found.</source>
+        <translation><numerusform>%1: %n 個の GPU が見つかりました。</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %n GPU(s) found; the runner cannot be built there yet (see the problems below).</source>
+        <translation><numerusform>%1: %n 個の GPU が見つかりましたが、まだランナーをビルドできません（下の問題を参照）。</numerusform></translation>
+    </message>
+    <message>
+        <source>%1: the host key was not trusted, so Shardwise did not log in.</source>
+        <translation>%1: ホスト鍵が信頼されなかったため、Shardwise はログインしませんでした。</translation>
+    </message>
+    <message>
+        <source>%1: the host key could not be recorded: %2</source>
+        <translation>%1: ホスト鍵を記録できませんでした: %2</translation>
+    </message>
+</context>
+<context>
     <name>shardwise::gui::PlanForm</name>
     <message>
         <source>Model</source>
@@ -1093,10 +1256,6 @@
         <translation>逆伝播で各レイヤーの順伝播を再計算します。活性化メモリが減り、計算量は約 3 分の 1 増えます。</translation>
     </message>
     <message>
-        <source>%1 (%2 B parameters)</source>
-        <translation>%1（%2 B パラメータ）</translation>
-    </message>
-    <message>
         <source>%1 (%2 GiB)</source>
         <translation>%1（%2 GiB）</translation>
     </message>
@@ -1115,6 +1274,22 @@
     <message>
         <source>Model configuration (*.json);;All files (*)</source>
         <translation>モデル構成 (*.json);;すべてのファイル (*)</translation>
+    </message>
+    <message>
+        <source>%1 B parameters</source>
+        <translation>%1 B パラメータ</translation>
+    </message>
+    <message>
+        <source>%1 M parameters</source>
+        <translation>%1 M パラメータ</translation>
+    </message>
+    <message>
+        <source>%1 parameters</source>
+        <translation>%1 パラメータ</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
     </message>
 </context>
 <context>
@@ -1253,6 +1428,70 @@
     <message>
         <source>Memory</source>
         <translation>メモリ</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RunDiagnosisPanel</name>
+    <message>
+        <source>The lines that show the selected failure appear here.</source>
+        <translation>選択した失敗を示す行がここに表示されます。</translation>
+    </message>
+    <message>
+        <source>Suggested next steps</source>
+        <translation>推奨される次の手順</translation>
+    </message>
+    <message>
+        <source>Select a run that did not complete to see why.</source>
+        <translation>完了しなかった実行を選ぶと理由が表示されます。</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>ランク %1</translation>
+    </message>
+    <message>
+        <source>the launcher</source>
+        <translation>ランチャー</translation>
+    </message>
+    <message>
+        <source>First failure on %1: %2. %3</source>
+        <extracomment>headline of a diagnosis: where the first failure happened, its kind, its message</extracomment>
+        <translation>%1 で最初の失敗: %2。%3</translation>
+    </message>
+    <message>
+        <source>Only symptoms were found (e.g. timeouts after a peer vanished); the cause left no trace in these logs.</source>
+        <translation>症状だけが見つかりました（例: ピアが消えた後のタイムアウト）。原因はこれらのログに痕跡を残していません。</translation>
+    </message>
+    <message>
+        <source>No failure was recognised in the ranks' logs and events.</source>
+        <translation>ランクのログとイベントに失敗は見つかりませんでした。</translation>
+    </message>
+    <message>
+        <source>Another failure happened within the clock uncertainty of the first one, so their order is not certain.</source>
+        <translation>最初の失敗と時計の誤差の範囲内で別の失敗が起きたため、順序は確定できません。</translation>
+    </message>
+    <message>
+        <source>%1:%2: %3</source>
+        <translation>%1:%2: %3</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Last lines it wrote:</source>
+        <translation>最後に出力した行:</translation>
+    </message>
+    <message>
+        <source>Rerun with expandable segments</source>
+        <translation>拡張可能セグメントで再実行</translation>
+    </message>
+    <message>
+        <source>Rerun with %1 (offload)</source>
+        <translation>%1 で再実行（オフロード）</translation>
+    </message>
+    <message>
+        <source>Rerun with %1</source>
+        <translation>%1 で再実行</translation>
     </message>
 </context>
 <context>
@@ -1416,6 +1655,10 @@
         <source>The run could not be started: %1</source>
         <translation>実行を開始できませんでした: %1</translation>
     </message>
+    <message>
+        <source>The runner %1 is not an executable file (check SHARDWISE_RUNNER).</source>
+        <translation>ランナー %1 は実行可能ファイルではありません（SHARDWISE_RUNNER を確認してください）。</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunQueueModel</name>
@@ -1463,6 +1706,89 @@
     <message>
         <source>Node</source>
         <translation>ノード</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RunRequestForm</name>
+    <message>
+        <source>The model presets could not be loaded: %1</source>
+        <translation>モデルのプリセットを読み込めませんでした: %1</translation>
+    </message>
+    <message>
+        <source>CPU (fp32, Gloo)</source>
+        <translation>CPU（fp32、Gloo）</translation>
+    </message>
+    <message>
+        <source>CUDA GPUs (bf16, NCCL)</source>
+        <translation>CUDA GPU（bf16、NCCL）</translation>
+    </message>
+    <message>
+        <source>CPU runs measure the sharding schedule, not GPU speed; CUDA needs a runner built with CUDA.</source>
+        <translation>CPU での実行はシャーディングのスケジュールを計測するもので、GPU の速度ではありません。CUDA には CUDA 対応でビルドしたランナーが必要です。</translation>
+    </message>
+    <message>
+        <source> ranks</source>
+        <translation> ランク</translation>
+    </message>
+    <message>
+        <source> steps</source>
+        <translation> ステップ</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> トークン</translation>
+    </message>
+    <message>
+        <source> sequences</source>
+        <translation> シーケンス</translation>
+    </message>
+    <message>
+        <source>CUDA allocator with expandable segments</source>
+        <translation>拡張可能セグメント付き CUDA アロケータ</translation>
+    </message>
+    <message>
+        <source>Sets expandable_segments:True: a diagnostic for fragmentation (a large reserved but unallocated amount at an out-of-memory error), not a cure.</source>
+        <translation>expandable_segments:True を設定します。これは断片化（メモリ不足エラー時に予約済みだが未割り当ての量が大きい）の診断であり、解決策ではありません。</translation>
+    </message>
+    <message>
+        <source>&amp;Queue run</source>
+        <translation>実行をキューに追加(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Model:</source>
+        <translation>モデル(&amp;M):</translation>
+    </message>
+    <message>
+        <source>&amp;Strategy:</source>
+        <translation>戦略(&amp;S):</translation>
+    </message>
+    <message>
+        <source>&amp;Device:</source>
+        <translation>デバイス(&amp;D):</translation>
+    </message>
+    <message>
+        <source>N&amp;ode:</source>
+        <translation>ノード(&amp;O):</translation>
+    </message>
+    <message>
+        <source>&amp;Ranks:</source>
+        <translation>ランク数(&amp;R):</translation>
+    </message>
+    <message>
+        <source>&amp;Warm-up:</source>
+        <translation>ウォームアップ(&amp;W):</translation>
+    </message>
+    <message>
+        <source>&amp;Timed:</source>
+        <translation>計測(&amp;T):</translation>
+    </message>
+    <message>
+        <source>Se&amp;quence length:</source>
+        <translation>シーケンス長(&amp;Q):</translation>
+    </message>
+    <message>
+        <source>Micro-&amp;batch:</source>
+        <translation>マイクロバッチ(&amp;B):</translation>
     </message>
 </context>
 <context>
@@ -1558,6 +1884,160 @@
     <message>
         <source>Predicted throughput</source>
         <translation>予測スループット</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RunsPage</name>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>キャンセル(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Stops the selected run (its ranks get SIGTERM, then SIGKILL) or takes a queued one off the queue.</source>
+        <translation>選択した実行を停止する（ランクに SIGTERM、次に SIGKILL を送る）か、キュー内の実行を取り除きます。</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>更新(&amp;R)</translation>
+    </message>
+    <message>
+        <source>New run</source>
+        <translation>新しい実行</translation>
+    </message>
+    <message>
+        <source>Queue</source>
+        <translation>キュー</translation>
+    </message>
+    <message>
+        <source>History</source>
+        <translation>履歴</translation>
+    </message>
+    <message>
+        <source>Ranks</source>
+        <translation>ランク数</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>ログ</translation>
+    </message>
+    <message>
+        <source>Diagnosis</source>
+        <translation>診断</translation>
+    </message>
+    <message>
+        <source>Adds the run to the queue; runs are measured one after another.</source>
+        <translation>実行をキューに追加します。実行は 1 つずつ計測されます。</translation>
+    </message>
+    <message>
+        <source>shardwise-runner was not found: set SHARDWISE_RUNNER or install it beside this program.</source>
+        <translation>shardwise-runner が見つかりません。SHARDWISE_RUNNER を設定するか、このプログラムと同じ場所にインストールしてください。</translation>
+    </message>
+    <message>
+        <source>The run cannot be queued: %1</source>
+        <translation>実行をキューに追加できません: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Queued %1 on %2 with %n rank(s).</source>
+        <translation><numerusform>%1 を %2 に %n ランクでキューに追加しました。</numerusform></translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>キャンセル中…</translation>
+    </message>
+    <message>
+        <source>The run history could not be read: %1</source>
+        <translation>実行履歴を読み込めませんでした: %1</translation>
+    </message>
+    <message>
+        <source>Run %1 is still running.</source>
+        <translation>実行 %1 はまだ実行中です。</translation>
+    </message>
+    <message>
+        <source>Select a run that did not complete to see why.</source>
+        <translation>完了しなかった実行を選ぶと理由が表示されます。</translation>
+    </message>
+    <message>
+        <source>Run %1 is no longer stored.</source>
+        <translation>実行 %1 はもう保存されていません。</translation>
+    </message>
+    <message>
+        <source>Run %1 completed; there is nothing to diagnose.</source>
+        <translation>実行 %1 は完了しました。診断するものはありません。</translation>
+    </message>
+    <message>
+        <source>Run %1 ended as "%2" without a stored diagnosis. %3</source>
+        <translation>実行 %1 は保存された診断なしで「%2」として終了しました。%3</translation>
+    </message>
+    <message>
+        <source>Run %1 could not be read: %2</source>
+        <translation>実行 %1 を読み込めませんでした: %2</translation>
+    </message>
+    <message>
+        <source>Run %1 has no stored configuration to rerun.</source>
+        <translation>実行 %1 には再実行用の保存された構成がありません。</translation>
+    </message>
+    <message>
+        <source>Queued a rerun of run %1: %2</source>
+        <translation>実行 %1 の再実行をキューに追加しました: %2</translation>
+    </message>
+    <message>
+        <source>Run %1 cannot be rerun: %2</source>
+        <translation>実行 %1 は再実行できません: %2</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::SshNodeDialog</name>
+    <message>
+        <source>Add SSH node</source>
+        <translation>SSH ノードの追加</translation>
+    </message>
+    <message>
+        <source>e.g. gpu-box-1</source>
+        <translation>例: gpu-box-1</translation>
+    </message>
+    <message>
+        <source>host name or IP address</source>
+        <translation>ホスト名または IP アドレス</translation>
+    </message>
+    <message>
+        <source>SSH agent</source>
+        <translation>SSH エージェント</translation>
+    </message>
+    <message>
+        <source>Private key file</source>
+        <translation>秘密鍵ファイル</translation>
+    </message>
+    <message>
+        <source>&amp;Browse…</source>
+        <translation>参照(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation>名前(&amp;N):</translation>
+    </message>
+    <message>
+        <source>&amp;Host:</source>
+        <translation>ホスト(&amp;H):</translation>
+    </message>
+    <message>
+        <source>&amp;Port:</source>
+        <translation>ポート(&amp;P):</translation>
+    </message>
+    <message>
+        <source>&amp;User:</source>
+        <translation>ユーザー(&amp;U):</translation>
+    </message>
+    <message>
+        <source>&amp;Authentication:</source>
+        <translation>認証(&amp;A):</translation>
+    </message>
+    <message>
+        <source>&amp;Key file:</source>
+        <translation>鍵ファイル(&amp;K):</translation>
+    </message>
+    <message>
+        <source>Private key</source>
+        <translation>秘密鍵</translation>
     </message>
 </context>
 <context>
