@@ -1,0 +1,399 @@
+// The Runs page driven with QTest against the real runner: a tiny-model CPU run on the local node
+// completes live on the page and lands in the store; a configuration the runner rejects and a rank
+// killed mid-run each show their diagnosis with the first failure highlighted; a diagnosis action
+// queues the rerun it names; cancel stops a running run and removes a queued one.
+#include "gui_test_main.hpp"
+
+#include "jobs/run_diagnosis.hpp"
+#include "jobs/run_job.hpp"
+#include "models/log_tail_model.hpp"
+#include "models/rank_progress_model.hpp"
+#include "models/run_failure_model.hpp"
+#include "models/run_history_model.hpp"
+#include "models/run_queue_model.hpp"
+#include "pages/runs/run_diagnosis_panel.hpp"
+#include "pages/runs/run_request_form.hpp"
+#include "pages/runs/runs_page.hpp"
+#include "workspace/workspace.hpp"
+
+#include "shardwise/diagnose/run_folder.hpp"
+#include "shardwise/spec/json.hpp"
+#include "shardwise/spec/presets.hpp"
+#include "shardwise/store/run_recorder.hpp"
+
+#include <QComboBox>
+#include <QDir>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+
+#include <csignal>
+#include <fstream>
+#include <memory>
+#include <unistd.h>
+
+using namespace shardwise;
+using namespace shardwise::gui;
+
+namespace {
+
+// A loaded 2-core machine runs two tiny ranks in seconds; the margin is for CI under load.
+constexpr int kRunTimeoutMs = 240'000;
+
+RunConfig tinyConfig(Strategy strategy, int world, int warmup, int steps)
+{
+    RunConfig c;
+    c.model = resolveModel("tiny");
+    c.strategy = strategy;
+    c.worldSize = world;
+    c.warmupSteps = warmup;
+    c.timedSteps = steps;
+    c.training.seqLen = 16;
+    c.training.microBatch = 1;
+    return c;
+}
+
+std::string readFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// The pid of the runner process that is rank `rank` of a run started by this test process.
+pid_t runnerRankPid(int rank)
+{
+    const std::string wanted = "RANK=" + std::to_string(rank);
+    const QDir proc(QStringLiteral("/proc"));
+    const QStringList entries = proc.entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    for (const QString& entry : entries) {
+        bool numeric = false;
+        const pid_t pid = entry.toInt(&numeric);
+        if (!numeric)
+            continue;
+        const std::string stat = readFile("/proc/" + std::to_string(pid) + "/stat");
+        // Field 4 of /proc/<pid>/stat is the parent pid; the command name in field 2 may contain spaces.
+        const auto close = stat.rfind(')');
+        if (close == std::string::npos)
+            continue;
+        int ppid = 0;
+        char state = 0;
+        if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) != 2 || ppid != ::getpid())
+            continue;
+        const std::string environ = readFile("/proc/" + std::to_string(pid) + "/environ");
+        std::size_t start = 0;
+        while (start < environ.size()) {
+            const std::size_t end = environ.find('\0', start);
+            if (environ.compare(start, (end == std::string::npos ? environ.size() : end) - start, wanted) == 0)
+                return pid;
+            if (end == std::string::npos)
+                break;
+            start = end + 1;
+        }
+    }
+    return 0;
+}
+
+} // namespace
+
+class TestRunsPage : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+
+    void localCpuRunCompletesLiveAndLandsInStore();
+    void configRejectedByRunnerShowsDiagnosis();
+    void killedRankIsShownAsTheFirstFailure();
+    void diagnosisActionQueuesRerunWithExpandableSegments();
+    void cancelRemovesQueuedRunAndStopsRunningOne();
+    void missingRunnerIsReportedWithItsPath();
+
+private:
+    qint64 waitForFinish(QSignalSpy& finished, QString* status = nullptr, bool* diagnosed = nullptr);
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<Workspace> m_workspace;
+    std::unique_ptr<RunsPage> m_page;
+};
+
+void TestRunsPage::initTestCase()
+{
+    if (qEnvironmentVariableIsEmpty("SHARDWISE_RUNNER")) {
+        const QString built = QStringLiteral(SHARDWISE_TEST_RUNNER);
+        if (built.isEmpty())
+            QSKIP("this build has no shardwise-runner (configured with SHARDWISE_BUILD_RUNNER=OFF) and SHARDWISE_RUNNER is not set");
+        qputenv("SHARDWISE_RUNNER", built.toLocal8Bit());
+    }
+    const QString runner = qEnvironmentVariable("SHARDWISE_RUNNER");
+    QVERIFY2(QFileInfo(runner).isExecutable(), qPrintable(QStringLiteral("not an executable runner: ") + runner));
+}
+
+void TestRunsPage::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+    m_workspace = std::make_unique<Workspace>();
+    QString error;
+    QVERIFY2(m_workspace->open(m_dir->filePath(QStringLiteral("shardwise.sqlite")), &error), qPrintable(error));
+    m_page = std::make_unique<RunsPage>(*m_workspace);
+    m_page->resize(1400, 900);
+    m_page->show();
+}
+
+void TestRunsPage::cleanup()
+{
+    m_page.reset();
+    m_workspace.reset();
+    m_dir.reset();
+}
+
+qint64 TestRunsPage::waitForFinish(QSignalSpy& finished, QString* status, bool* diagnosed)
+{
+    [&] { QTRY_VERIFY_WITH_TIMEOUT(finished.count() > 0, kRunTimeoutMs); }();
+    if (finished.isEmpty())
+        return 0;
+    const QList<QVariant> args = finished.takeFirst();
+    if (status)
+        *status = args.at(2).toString();
+    if (diagnosed)
+        *diagnosed = args.at(4).toBool();
+    return args.at(1).toLongLong();
+}
+
+void TestRunsPage::localCpuRunCompletesLiveAndLandsInStore()
+{
+    RunRequestForm* form = m_page->requestForm();
+    form->strategyBox()->setCurrentIndex(form->strategyBox()->findData(QStringLiteral("zero3")));
+    form->ranksBox()->setValue(2);
+    form->warmupBox()->setValue(1);
+    form->stepsBox()->setValue(3);
+    form->seqBox()->setValue(16);
+    QVERIFY(form->queueButton()->isEnabled());
+
+    QSignalSpy progress(m_page->job(), &RunJob::rankProgressAvailable);
+    QSignalSpy finished(m_page->job(), &RunJob::runFinished);
+    QTest::mouseClick(form->queueButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->queueModel()->rowCount() == 1 || finished.count() > 0, 10'000);
+
+    QString status;
+    bool diagnosed = true;
+    const qint64 runId = waitForFinish(finished, &status, &diagnosed);
+    QVERIFY(runId > 0);
+    QCOMPARE(status, QStringLiteral("completed"));
+    QVERIFY(!diagnosed);
+    QVERIFY2(progress.count() > 0, "per-rank progress reached the page while the run was going");
+
+    // On the page: both ranks finished every step with a throughput, the history row, no queue.
+    QCOMPARE(m_page->shownRunId(), runId);
+    RankProgressModel* ranks = m_page->rankModel();
+    QCOMPARE(ranks->rowCount(), 2);
+    for (int r = 0; r < 2; ++r) {
+        QCOMPARE(ranks->index(r, RankProgressModel::StepsColumn).data().toString(), QStringLiteral("4 of 4"));
+        QCOMPARE(ranks->index(r, RankProgressModel::StateColumn).data().toString(), QStringLiteral("Finished"));
+        QVERIFY(ranks->index(r, RankProgressModel::TokensColumn).data().toString().contains(QStringLiteral("tokens/s")));
+        QVERIFY(!ranks->index(r, RankProgressModel::MemoryColumn).data().toString().isEmpty());
+    }
+    QTRY_COMPARE(m_page->queueModel()->rowCount(), 0);
+    QVERIFY(!m_page->cancelButton()->isEnabled());
+    const int row = m_page->historyModel()->rowOf(runId);
+    QVERIFY(row >= 0);
+    QCOMPARE(m_page->historyModel()->index(row, RunHistoryModel::StatusColumn).data().toString(), QStringLiteral("Completed"));
+    QVERIFY(!m_page->historyModel()->index(row, RunHistoryModel::TokensColumn).data().toString().isEmpty());
+    QVERIFY(m_page->diagnosisPanel()->headline()->text().contains(QStringLiteral("completed")));
+
+    // In the store, as the Compare page will read it.
+    const auto stored = store::findRun(*m_workspace->database(), runId);
+    QVERIFY(stored);
+    QCOMPARE(stored->status, store::RunStatus::Completed);
+    QCOMPARE(stored->strategy, Strategy::Zero3);
+    QCOMPARE(stored->worldSize, 2);
+    QVERIFY(stored->tokensPerS && *stored->tokensPerS > 0);
+    QVERIFY(stored->medianStepS && *stored->medianStepS > 0);
+    QCOMPARE(store::stepSeries(*m_workspace->database(), runId).size(), std::size_t(8)); // 2 ranks x 4 steps
+}
+
+void TestRunsPage::configRejectedByRunnerShowsDiagnosis()
+{
+    RunRequest request;
+    request.config = tinyConfig(Strategy::Zero2, 2, 1, 2);
+    // Valid for the planner, refused by the runner: it has no activation checkpointing.
+    request.config.training.activationCheckpointing = true;
+    QSignalSpy finished(m_page->job(), &RunJob::runFinished);
+    QVERIFY(m_page->queueRun(request) > 0);
+    QString status;
+    bool diagnosed = false;
+    const qint64 runId = waitForFinish(finished, &status, &diagnosed);
+    QVERIFY(runId > 0);
+    QCOMPARE(status, QStringLiteral("failed"));
+    QVERIFY(diagnosed);
+
+    QCOMPARE(m_page->shownRunId(), runId);
+    QCOMPARE(m_page->detailTabs()->currentWidget(), m_page->diagnosisPanel());
+    RunDiagnosisPanel* panel = m_page->diagnosisPanel();
+    RunFailureModel* failures = panel->failureModel();
+    const int root = failures->rootCauseRow();
+    QVERIFY(root >= 0);
+    QCOMPARE(failures->failures()[root].kind, QStringLiteral("config"));
+    QVERIFY(failures->index(root, 0).data(Qt::BackgroundRole).isValid());
+    QCOMPARE(panel->failureView()->currentIndex().row(), root);
+    QVERIFY2(panel->headline()->text().contains(QStringLiteral("activation_checkpointing")), qPrintable(panel->headline()->text()));
+    QVERIFY(panel->headline()->text().startsWith(QStringLiteral("First failure on rank")));
+    QVERIFY(!panel->evidenceView()->toPlainText().isEmpty());
+    const bool suggestsConfigFix = std::any_of(panel->diagnosis().actions.begin(), panel->diagnosis().actions.end(),
+                                               [](const DiagnosisAction& a) { return a.kind == QLatin1String("fix_config"); });
+    QVERIFY(suggestsConfigFix);
+    QVERIFY2(panel->actionButtons().isEmpty(), "a config fix is advice, not a rerun the page can make");
+
+    const auto stored = store::findRun(*m_workspace->database(), runId);
+    QVERIFY(stored);
+    QCOMPARE(stored->status, store::RunStatus::Failed);
+    QVERIFY(QString::fromStdString(stored->note).contains(QStringLiteral("activation_checkpointing")));
+    QCOMPARE(store::diagnoses(*m_workspace->database(), runId).size(), std::size_t(1));
+}
+
+void TestRunsPage::killedRankIsShownAsTheFirstFailure()
+{
+    RunRequest request;
+    request.config = tinyConfig(Strategy::Zero1, 2, 1, 100'000);
+    QSignalSpy finished(m_page->job(), &RunJob::runFinished);
+    QVERIFY(m_page->queueRun(request) > 0);
+    // Both ranks stepping: the rendezvous is done and the ring is live.
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->rankModel()->rowCount() == 2
+                                 && m_page->rankModel()->ranks()[0].stepsDone >= 2 && m_page->rankModel()->ranks()[1].stepsDone >= 2,
+                             kRunTimeoutMs);
+    const pid_t rank1 = runnerRankPid(1);
+    QVERIFY2(rank1 > 0, "rank 1's runner process was not found among this process's children");
+    QCOMPARE(::kill(rank1, SIGKILL), 0);
+
+    QString status;
+    bool diagnosed = false;
+    const qint64 runId = waitForFinish(finished, &status, &diagnosed);
+    QVERIFY(runId > 0);
+    QVERIFY2(status != QLatin1String("completed") && status != QLatin1String("cancelled"), qPrintable(status));
+    QVERIFY(diagnosed);
+    RunFailureModel* failures = m_page->diagnosisPanel()->failureModel();
+    const int root = failures->rootCauseRow();
+    QVERIFY(root >= 0);
+    const DiagnosisFailure& first = failures->failures()[root];
+    QCOMPARE(first.kind, QStringLiteral("lost_rank"));
+    QVERIFY(first.rank);
+    QCOMPARE(*first.rank, 1);
+    QCOMPARE(failures->index(root, RunFailureModel::RankColumn).data().toString(), QStringLiteral("Rank 1"));
+    QVERIFY(m_page->diagnosisPanel()->headline()->text().startsWith(QStringLiteral("First failure on rank 1")));
+}
+
+void TestRunsPage::diagnosisActionQueuesRerunWithExpandableSegments()
+{
+    // A stored OOM run whose diagnosis (core/diagnose on the committed fragmentation case) suggests
+    // a rerun with expandable segments; its configuration is a tiny CPU run so the rerun is real.
+    store::Database& db = *m_workspace->database();
+    const RunConfig config = tinyConfig(Strategy::Zero2, 1, 0, 2);
+    qint64 oomRun = 0;
+    {
+        store::RunOrigin origin;
+        origin.nodes.push_back({"local", std::nullopt});
+        origin.launcher = "shardwise";
+        store::RunRecorder recorder(db, config, origin);
+        protocol::ErrorEvent oom;
+        oom.kind = protocol::ErrorKind::Oom;
+        oom.message = "CUDA out of memory. Tried to allocate 2.00 GiB";
+        recorder.record(oom);
+        recorder.finish(store::RunStatus::Oom);
+        oomRun = recorder.runId();
+    }
+    const diagnose::Diagnosis diagnosis = diagnose::diagnose(
+        diagnose::loadRunFolder(std::filesystem::path(SHARDWISE_TEST_DATA_DIR) / "diagnose" / "oom_fragmentation_single_rank"));
+    storeRunDiagnosis(db, oomRun, diagnosis);
+    m_page->reloadHistory();
+    const int row = m_page->historyModel()->rowOf(oomRun);
+    QVERIFY(row >= 0);
+    m_page->historyView()->setCurrentIndex(m_page->historyModel()->index(row, 0));
+    QCOMPARE(m_page->shownRunId(), oomRun);
+
+    RunDiagnosisPanel* panel = m_page->diagnosisPanel();
+    QVERIFY(panel->headline()->text().contains(QStringLiteral("Out of memory")));
+    QPushButton* rerun = nullptr;
+    for (QPushButton* b : panel->actionButtons())
+        if (b->objectName() == QLatin1String("diagnosisAction_rerun_with_expandable_segments"))
+            rerun = b;
+    QVERIFY(rerun);
+    QCOMPARE(rerun->text(), QStringLiteral("Rerun with expandable segments"));
+
+    QSignalSpy finished(m_page->job(), &RunJob::runFinished);
+    QTest::mouseClick(rerun, Qt::LeftButton);
+    QVERIFY(m_page->statusLine()->text().contains(QStringLiteral("Queued a rerun of run %1").arg(oomRun)));
+    QString status;
+    const qint64 rerunId = waitForFinish(finished, &status);
+    QVERIFY(rerunId > oomRun);
+    QCOMPARE(status, QStringLiteral("completed"));
+    const auto detail = store::runDetail(db, rerunId);
+    QVERIFY(detail);
+    const RunConfig rerunConfig = runConfigFromJson(detail->config);
+    QVERIFY(rerunConfig.training.expandableSegments);
+    QCOMPARE(rerunConfig.strategy, config.strategy);
+    QCOMPARE(rerunConfig.worldSize, config.worldSize);
+}
+
+void TestRunsPage::cancelRemovesQueuedRunAndStopsRunningOne()
+{
+    RunRequest longRun;
+    longRun.config = tinyConfig(Strategy::Zero0, 1, 1, 100'000);
+    RunRequest behind;
+    behind.config = tinyConfig(Strategy::Zero1, 1, 1, 2);
+    QSignalSpy started(m_page->job(), &RunJob::runStarted);
+    QSignalSpy finished(m_page->job(), &RunJob::runFinished);
+    QVERIFY(m_page->queueRun(longRun) > 0);
+    QVERIFY(m_page->queueRun(behind) > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->rankModel()->rowCount() == 1 && m_page->rankModel()->ranks()[0].stepsDone >= 1, kRunTimeoutMs);
+    QCOMPARE(m_page->queueModel()->rowCount(), 2);
+    QVERIFY(m_page->cancelButton()->isEnabled());
+
+    // The queued run goes first, without ever starting.
+    m_page->queueView()->setCurrentIndex(m_page->queueModel()->index(1, 0));
+    QTest::mouseClick(m_page->cancelButton(), Qt::LeftButton);
+    QTRY_COMPARE(m_page->queueModel()->rowCount(), 1);
+    QVERIFY(m_page->queueModel()->index(0, 0).data(RunQueueModel::RunningRole).toBool());
+
+    m_page->queueView()->setCurrentIndex(m_page->queueModel()->index(0, 0));
+    QTest::mouseClick(m_page->cancelButton(), Qt::LeftButton);
+    QString status;
+    bool diagnosed = true;
+    const qint64 runId = waitForFinish(finished, &status, &diagnosed);
+    QCOMPARE(status, QStringLiteral("cancelled"));
+    QVERIFY2(!diagnosed, "a cancelled run is not a failure to diagnose");
+    QTRY_COMPARE(m_page->queueModel()->rowCount(), 0);
+    QTest::qWait(500);
+    QCOMPARE(started.count(), 1);
+    QCOMPARE(finished.count(), 0);
+    const auto stored = store::findRun(*m_workspace->database(), runId);
+    QVERIFY(stored);
+    QCOMPARE(stored->status, store::RunStatus::Cancelled);
+    QCOMPARE(store::listRuns(*m_workspace->database()).size(), std::size_t(1));
+}
+
+void TestRunsPage::missingRunnerIsReportedWithItsPath()
+{
+    const QByteArray saved = qgetenv("SHARDWISE_RUNNER");
+    const QString missing = m_dir->filePath(QStringLiteral("no-such-dir/shardwise-runner"));
+    qputenv("SHARDWISE_RUNNER", missing.toLocal8Bit());
+    QSignalSpy failed(m_page->job(), &RunJob::runFailed);
+    RunRequest request;
+    request.config = tinyConfig(Strategy::Zero0, 1, 0, 1);
+    const qint64 ticket = m_page->queueRun(request);
+    QTRY_VERIFY_WITH_TIMEOUT(failed.count() > 0, 30'000);
+    qputenv("SHARDWISE_RUNNER", saved);
+    QVERIFY(ticket > 0);
+    QCOMPARE(failed.first().at(0).toLongLong(), ticket);
+    QVERIFY2(m_page->statusLine()->text().contains(missing), qPrintable(m_page->statusLine()->text()));
+    QVERIFY(m_page->statusLine()->property("problem").toBool());
+}
+
+SHARDWISE_GUI_TEST_MAIN(TestRunsPage)
+#include "test_runs_page.moc"
