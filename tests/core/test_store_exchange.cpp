@@ -2,6 +2,7 @@
 // with their source), and bad import input is named by line/field and stores nothing.
 #include "shardwise/store/exchange.hpp"
 #include "shardwise/store/runs.hpp"
+#include "shardwise/store/timestamps.hpp"
 #include "store_fixtures/synthetic_run.hpp"
 
 #include <QTemporaryDir>
@@ -109,6 +110,34 @@ private slots:
             QCOMPARE(b.note, a.note);
             QVERIFY(std::abs(b.startedAt - a.startedAt) < 0.001);
         }
+    }
+
+    void utcTimesParseStrictly_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<double>("expected"); // -1 = rejected
+        QTest::newRow("date") << QStringLiteral("2026-01-31") << 1769817600.0;
+        QTest::newRow("date and time") << QStringLiteral("2026-01-31T14:05:00Z") << 1769868300.0;
+        QTest::newRow("space, no zone") << QStringLiteral("2026-01-31 14:05:00") << 1769868300.0;
+        QTest::newRow("milliseconds") << QStringLiteral("2026-01-31T14:05:00.250Z") << 1769868300.25;
+        QTest::newRow("leap day") << QStringLiteral("2024-02-29") << 1709164800.0;
+        QTest::newRow("no leap day") << QStringLiteral("2026-02-29") << -1.0;
+        QTest::newRow("month 13") << QStringLiteral("2026-13-01") << -1.0;
+        QTest::newRow("words") << QStringLiteral("yesterday") << -1.0;
+        QTest::newRow("trailing text") << QStringLiteral("2026-01-31T14:05:00Zoo") << -1.0;
+    }
+    void utcTimesParseStrictly()
+    {
+        QFETCH(QString, text);
+        QFETCH(double, expected);
+        const auto parsed = parseUtc(text.toStdString());
+        if (expected < 0) {
+            QVERIFY(!parsed);
+            return;
+        }
+        QVERIFY(parsed);
+        QCOMPARE(*parsed, expected);
+        QCOMPARE(*parseUtc(formatUtc(*parsed, true)), expected);
     }
 
     void badImportNamesTheProblemAndStoresNothing_data()

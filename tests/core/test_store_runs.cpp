@@ -57,7 +57,7 @@ private slots:
         QCOMPARE(run->worldSize, 2);
         QCOMPARE(run->nodes, std::vector<std::string>{"gpu-box"});
         const auto detail = runDetail(*m_db, recorder.runId());
-        QCOMPARE(runConfigFromJsonForTest(detail->config), std::string("zero2"));
+        QCOMPARE(strategyOf(detail->config), std::string("zero2"));
         recorder.finish(RunStatus::Cancelled, "stopped by the user");
         QCOMPARE(findRun(*m_db, recorder.runId())->status, RunStatus::Cancelled);
         QCOMPARE(findRun(*m_db, recorder.runId())->note, std::string("stopped by the user"));
@@ -388,7 +388,7 @@ private slots:
     }
 
 private:
-    static std::string runConfigFromJsonForTest(const nlohmann::json& config)
+    static std::string strategyOf(const nlohmann::json& config)
     {
         return config.value("strategy", std::string());
     }
