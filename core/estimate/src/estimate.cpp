@@ -36,27 +36,51 @@ void validate(const EstimateInput& in)
         throw SpecError("knobs.fsdp_live_units", "must be >= 1");
 }
 
-Estimate estimate(const EstimateInput& in, Strategy s, const Calibration& c)
+namespace {
+
+Estimate memoryVerdict(const detail::MemoryContext& ctx, const EstimateInput& in, Strategy s)
 {
     Estimate e;
     e.strategy = s;
-    e.memory = detail::memoryBreakdown(in, s, c);
-    e.deviceCapacityBytes = static_cast<double>(in.gpu.memoryBytes());
-    e.headroomBytes = c.headroomFraction * e.deviceCapacityBytes;
-    e.hostCapacityBytes = in.cluster.hostRamGiB * kGiB * c.hostUsableFraction;
+    e.memory = detail::memoryBreakdown(ctx, in, s);
+    e.deviceCapacityBytes = ctx.deviceCapacity;
+    e.headroomBytes = ctx.headroom;
+    e.hostCapacityBytes = ctx.hostCapacity;
     e.hostBytesPerNode = e.memory.hostPerRank() * in.cluster.gpusPerNode;
     e.fitsDevice = e.memory.devicePeak() + e.headroomBytes <= e.deviceCapacityBytes;
     e.fitsHost = e.hostBytesPerNode <= e.hostCapacityBytes;
+    return e;
+}
+
+} // namespace
+
+Estimate estimateMemory(const EstimateInput& in, Strategy s, const Calibration& c)
+{
+    return memoryVerdict(detail::memoryContext(in, c), in, s);
+}
+
+Estimate estimate(const EstimateInput& in, Strategy s, const Calibration& c)
+{
+    Estimate e = estimateMemory(in, s, c);
     e.throughput = detail::throughput(in, s, c);
     return e;
 }
 
-std::array<Estimate, kStrategyCount> estimateAll(const EstimateInput& in, const Calibration& c)
+std::array<Estimate, kStrategyCount> estimateMemoryAll(const EstimateInput& in, const Calibration& c)
 {
+    const detail::MemoryContext ctx = detail::memoryContext(in, c);
     std::array<Estimate, kStrategyCount> out;
     const auto& table = allStrategies();
     for (std::size_t i = 0; i < kStrategyCount; ++i)
-        out[i] = estimate(in, table[i].strategy, c);
+        out[i] = memoryVerdict(ctx, in, table[i].strategy);
+    return out;
+}
+
+std::array<Estimate, kStrategyCount> estimateAll(const EstimateInput& in, const Calibration& c)
+{
+    std::array<Estimate, kStrategyCount> out = estimateMemoryAll(in, c);
+    for (Estimate& e : out)
+        e.throughput = detail::throughput(in, e.strategy, c);
     return out;
 }
 

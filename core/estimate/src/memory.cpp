@@ -35,28 +35,47 @@ double largestLeafParams(const ModelSpec& m)
 
 } // namespace
 
-MemoryBreakdown memoryBreakdown(const EstimateInput& in, Strategy s, const Calibration& c)
+MemoryContext memoryContext(const EstimateInput& in, const Calibration& c)
 {
     const ModelSpec& m = in.model;
-    const double n = d(m.parameterCount());
-    const int world = in.cluster.worldSize();
-    const double w = static_cast<double>(world);
+    MemoryContext ctx;
+    ctx.params = d(m.parameterCount());
+    ctx.world = static_cast<double>(in.cluster.worldSize());
+    ctx.largestUnit = largestUnitParams(m);
+    ctx.layer = d(m.layerParams());
+    ctx.largestLeaf = largestLeafParams(m);
+    ctx.persistentSmall = persistentSmallParams(m, in.knobs.persistenceThreshold);
+    ctx.activations = activationBytes(in);
+    ctx.logits = logitsBytes(in, c);
+    ctx.fragmentationFraction =
+        in.training.expandableSegments ? c.fragmentationFractionExpandable : c.fragmentationFraction;
+    ctx.runtimeContext = (c.cudaContextGiB + (in.cluster.worldSize() > 1 ? c.ncclBuffersGiB : 0.0)) * kGiB;
+    ctx.deviceCapacity = static_cast<double>(in.gpu.memoryBytes());
+    ctx.headroom = c.headroomFraction * ctx.deviceCapacity;
+    ctx.hostCapacity = in.cluster.hostRamGiB * kGiB * c.hostUsableFraction;
+    return ctx;
+}
+
+MemoryBreakdown memoryBreakdown(const MemoryContext& ctx, const EstimateInput& in, Strategy s)
+{
+    const double n = ctx.params;
+    const double w = ctx.world;
     const TuningKnobs& k = in.knobs;
 
-    const protocol::StateBytes state = modelStateBytes(s, n, world, in.training.precision);
+    const StateShares state = stateShares(s, n, w, in.training.precision);
     MemoryBreakdown mb;
-    mb.deviceParams = d(state.deviceParams);
-    mb.deviceGrads = d(state.deviceGrads);
-    mb.deviceOptimizer = d(state.deviceOptimizer);
-    mb.hostParams = d(state.hostParams);
-    mb.hostGrads = d(state.hostGrads);
-    mb.hostOptimizer = d(state.hostOptimizer);
+    mb.deviceParams = state.deviceParams;
+    mb.deviceGrads = state.deviceGrads;
+    mb.deviceOptimizer = state.deviceOptimizer;
+    mb.hostParams = state.hostParams;
+    mb.hostGrads = state.hostGrads;
+    mb.hostOptimizer = state.hostOptimizer;
 
-    mb.activations = activationBytes(in);
-    mb.logitsAndLoss = logitsBytes(in, c);
+    mb.activations = ctx.activations;
+    mb.logitsAndLoss = ctx.logits;
 
-    const double unit = largestUnitParams(m);
-    const double layer = d(m.layerParams());
+    const double unit = ctx.largestUnit;
+    const double layer = ctx.layer;
     const double reduceBucket = kBf16Bytes * std::min(d(k.reduceBucketElements), n);
 
     switch (s) {
@@ -72,8 +91,8 @@ MemoryBreakdown memoryBreakdown(const EstimateInput& in, Strategy s, const Calib
     case Strategy::Zero3Offload: {
         // Live gathered: the module in use plus the prefetch bucket, never more than the model; small
         // parameters stay unsharded on every rank.
-        const double fetched = std::min(largestLeafParams(m) + d(k.prefetchBucketElements), n);
-        mb.gatheredParams = kBf16Bytes * (fetched + persistentSmallParams(m, k.persistenceThreshold) * (1.0 - 1.0 / w));
+        const double fetched = std::min(ctx.largestLeaf + d(k.prefetchBucketElements), n);
+        mb.gatheredParams = kBf16Bytes * (fetched + ctx.persistentSmall * (1.0 - 1.0 / w));
         mb.commBuffers = reduceBucket;
         break;
     }
@@ -109,10 +128,8 @@ MemoryBreakdown memoryBreakdown(const EstimateInput& in, Strategy s, const Calib
         }
     }
 
-    const double fragmentation =
-        in.training.expandableSegments ? c.fragmentationFractionExpandable : c.fragmentationFraction;
-    mb.fragmentation = fragmentation * mb.allocatedPeak();
-    mb.runtimeContext = (c.cudaContextGiB + (world > 1 ? c.ncclBuffersGiB : 0.0)) * kGiB;
+    mb.fragmentation = ctx.fragmentationFraction * mb.allocatedPeak();
+    mb.runtimeContext = ctx.runtimeContext;
     return mb;
 }
 

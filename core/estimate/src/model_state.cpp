@@ -8,51 +8,57 @@
 
 namespace shardwise {
 
-protocol::StateBytes modelStateBytes(Strategy s, double params, int world, PrecisionPolicy precision)
+detail::StateShares detail::stateShares(Strategy s, double params, double world, PrecisionPolicy precision)
 {
     const double n = params;
-    const double w = world < 1 ? 1.0 : static_cast<double>(world);
-    const double p = detail::kBf16Bytes * n;
-    const double g = detail::kBf16Bytes * n;
-    const double o = detail::optimizerBytesPerParam(precision) * n;
+    const double w = world < 1 ? 1.0 : world;
+    const double p = kBf16Bytes * n;
+    const double g = kBf16Bytes * n;
+    const double o = optimizerBytesPerParam(precision) * n;
     const bool pureBf16 = precision == PrecisionPolicy::PureBf16;
 
-    double devP = 0, devG = 0, devO = 0, hostP = 0, hostG = 0, hostO = 0;
+    StateShares st;
     switch (s) {
     case Strategy::Zero0:
-        devP = p, devG = g, devO = o;
+        st.deviceParams = p, st.deviceGrads = g, st.deviceOptimizer = o;
         break;
     case Strategy::Zero1: // the full gradient buffer stays; only the optimizer is split
-        devP = p, devG = g, devO = o / w;
+        st.deviceParams = p, st.deviceGrads = g, st.deviceOptimizer = o / w;
         break;
     case Strategy::Zero2:
-        devP = p, devG = g / w, devO = o / w;
+        st.deviceParams = p, st.deviceGrads = g / w, st.deviceOptimizer = o / w;
         break;
     case Strategy::Zero3:
     case Strategy::Fsdp2NoReshard: // the unsharded copies of no-reshard are transient (gatheredParams)
     case Strategy::Fsdp2Reshard:
-        devP = p / w, devG = g / w, devO = o / w;
+        st.deviceParams = p / w, st.deviceGrads = g / w, st.deviceOptimizer = o / w;
         break;
     case Strategy::Zero3Offload:
         // The gradient shard is copied to pinned host memory and the CPU AdamW updates it there. With
         // pure bf16 the CPU step also needs the bf16 parameter shard on the host; with an fp32 master
         // the master (in the optimizer bytes) plays that role.
-        devP = p / w;
-        hostG = g / w, hostO = o / w;
-        hostP = pureBf16 ? p / w : 0.0;
+        st.deviceParams = p / w;
+        st.hostGrads = g / w, st.hostOptimizer = o / w;
+        st.hostParams = pureBf16 ? p / w : 0.0;
         break;
     case Strategy::Fsdp2ReshardOffload: // every shard lives on the host; the device holds transients
-        hostP = p / w, hostG = g / w, hostO = o / w;
+        st.hostParams = p / w, st.hostGrads = g / w, st.hostOptimizer = o / w;
         break;
     }
+    return st;
+}
+
+protocol::StateBytes modelStateBytes(Strategy s, double params, int world, PrecisionPolicy precision)
+{
+    const detail::StateShares st = detail::stateShares(s, params, static_cast<double>(world), precision);
     const auto bytes = [](double x) { return static_cast<std::int64_t>(std::llround(x)); };
     protocol::StateBytes out;
-    out.deviceParams = bytes(devP);
-    out.deviceGrads = bytes(devG);
-    out.deviceOptimizer = bytes(devO);
-    out.hostParams = bytes(hostP);
-    out.hostGrads = bytes(hostG);
-    out.hostOptimizer = bytes(hostO);
+    out.deviceParams = bytes(st.deviceParams);
+    out.deviceGrads = bytes(st.deviceGrads);
+    out.deviceOptimizer = bytes(st.deviceOptimizer);
+    out.hostParams = bytes(st.hostParams);
+    out.hostGrads = bytes(st.hostGrads);
+    out.hostOptimizer = bytes(st.hostOptimizer);
     return out;
 }
 

@@ -24,7 +24,32 @@ inline int unitCount(const ModelSpec& m) { return static_cast<int>(m.layers) + 1
 
 double layerActivationBytesPerToken(const EstimateInput& in);
 
-MemoryBreakdown memoryBreakdown(const EstimateInput& in, Strategy s, const Calibration& c);
+// Per-parameter bytes of the persistent state by place, unrounded (modelStateBytes rounds to bytes).
+struct StateShares {
+    double deviceParams = 0, deviceGrads = 0, deviceOptimizer = 0;
+    double hostParams = 0, hostGrads = 0, hostOptimizer = 0;
+};
+StateShares stateShares(Strategy s, double params, double world, PrecisionPolicy precision);
+
+// Everything of one input the memory model needs that does not depend on the strategy, computed once
+// per input so that evaluating all eight strategies (and the planner's searches) stays cheap.
+struct MemoryContext {
+    double params = 0;
+    double world = 1;
+    double largestUnit = 0;     // FSDP2 unit
+    double layer = 0;           // one decoder layer's parameters
+    double largestLeaf = 0;     // DeepSpeed stage 3 fetch
+    double persistentSmall = 0; // below stage3_param_persistence_threshold
+    double activations = 0;
+    double logits = 0;
+    double fragmentationFraction = 0;
+    double runtimeContext = 0;
+    double deviceCapacity = 0;
+    double headroom = 0;
+    double hostCapacity = 0;
+};
+MemoryContext memoryContext(const EstimateInput& in, const Calibration& c);
+MemoryBreakdown memoryBreakdown(const MemoryContext& ctx, const EstimateInput& in, Strategy s);
 ThroughputEstimate throughput(const EstimateInput& in, Strategy s, const Calibration& c);
 
 } // namespace shardwise::detail

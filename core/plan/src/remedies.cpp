@@ -2,6 +2,9 @@
 // reports the smallest change that lets any strategy fit, with the lightest strategy that then fits.
 #include "internal.hpp"
 
+#include <cstdlib>
+#include <utility>
+
 namespace shardwise::detail {
 
 namespace {
@@ -11,78 +14,71 @@ constexpr int kMaxGpus = 1024;
 // Sequences shorter than this rarely train the model the user asked about.
 constexpr int kMinSeqLen = 128;
 
+// The lightest strategy that fits, from memory alone (the searches never need throughput).
 std::optional<Strategy> fitsWith(const EstimateInput& in, const Calibration& c)
 {
-    return lightestFitting(estimateAll(in, c));
+    return lightestFitting(estimateMemoryAll(in, c));
 }
 
-// Smallest node count above the current one (same node shape) at which something fits. Memory per GPU
-// falls monotonically with the world size, so doubling then bisecting finds it.
-std::optional<Remedy> moreGpus(EstimateInput& t, const Calibration& c)
+// Memory grows with sequence length and micro-batch and falls with the GPU count, so each search
+// first tries the extreme (usually the only check when no remedy exists) and then bisects between a
+// value known not to fit and one known to fit. `apply(x)` sets the searched value in `t`.
+template <typename Apply>
+std::optional<std::pair<int, Strategy>> bisect(EstimateInput& t, const Calibration& c, int failing, int extreme,
+                                               Apply apply)
 {
-    const int original = t.cluster.nodes;
-    const int maxNodes = kMaxGpus / t.cluster.gpusPerNode;
-    if (maxNodes <= original)
+    apply(extreme);
+    auto best = fitsWith(t, c);
+    if (!best)
         return std::nullopt;
-    int lo = original; // does not fit
-    int hi = 0;        // fits
-    std::optional<Strategy> hiStrategy;
-    for (int nodes = original * 2; nodes <= maxNodes * 2 && !hiStrategy; nodes *= 2) {
-        t.cluster.nodes = nodes < maxNodes ? nodes : maxNodes;
+    int fitting = extreme;
+    while (std::abs(fitting - failing) > 1) {
+        const int mid = failing + (fitting - failing) / 2;
+        apply(mid);
         if (auto s = fitsWith(t, c)) {
-            hi = t.cluster.nodes;
-            hiStrategy = s;
-        } else if (t.cluster.nodes == maxNodes) {
-            break;
+            fitting = mid;
+            best = s;
         } else {
-            lo = t.cluster.nodes;
+            failing = mid;
         }
     }
-    if (!hiStrategy) {
-        t.cluster.nodes = original;
-        return std::nullopt;
-    }
-    while (hi - lo > 1) {
-        t.cluster.nodes = lo + (hi - lo) / 2;
-        if (auto s = fitsWith(t, c)) {
-            hi = t.cluster.nodes;
-            hiStrategy = s;
-        } else {
-            lo = t.cluster.nodes;
-        }
-    }
-    t.cluster.nodes = original;
-    return Remedy{RemedyKind::MoreGpus, *hiStrategy, hi * t.cluster.gpusPerNode};
+    return std::pair{fitting, *best};
 }
 
-} // namespace
+int log2Floor(int x)
+{
+    int k = 0;
+    while (x > 1) {
+        x /= 2;
+        ++k;
+    }
+    return k;
+}
 
-namespace {
-
-// The smallest GPU count, the longest sequence and the largest micro-batch that fit, each changed alone.
+// The smallest GPU count (more nodes of the same shape), the longest sequence and the largest
+// micro-batch that fit, each changed alone; sequences and micro-batches by halving.
 void searchSizes(EstimateInput& t, const EstimateInput& in, const Calibration& c, std::vector<Remedy>& out)
 {
     const bool checkpointing = t.training.activationCheckpointing && !in.training.activationCheckpointing;
-    if (auto r = moreGpus(t, c)) {
-        r->withActivationCheckpointing = checkpointing;
-        out.push_back(*r);
+    const int gpusPerNode = in.cluster.gpusPerNode;
+    const int maxNodes = kMaxGpus / gpusPerNode;
+    if (maxNodes > in.cluster.nodes) {
+        if (auto r = bisect(t, c, in.cluster.nodes, maxNodes, [&](int nodes) { t.cluster.nodes = nodes; }))
+            out.push_back({RemedyKind::MoreGpus, r->second, r->first * gpusPerNode, checkpointing});
+        t.cluster.nodes = in.cluster.nodes;
     }
-    for (int seq = in.training.seqLen / 2; seq >= kMinSeqLen; seq /= 2) {
+    const int seq = in.training.seqLen;
+    if (const int halvings = log2Floor(seq / kMinSeqLen); halvings > 0 && seq / 2 >= kMinSeqLen) {
+        if (auto r = bisect(t, c, 0, halvings, [&](int k) { t.training.seqLen = seq >> k; }))
+            out.push_back({RemedyKind::ShorterSequence, r->second, seq >> r->first, checkpointing});
         t.training.seqLen = seq;
-        if (auto s = fitsWith(t, c)) {
-            out.push_back({RemedyKind::ShorterSequence, *s, seq, checkpointing});
-            break;
-        }
     }
-    t.training.seqLen = in.training.seqLen;
-    for (int mb = in.training.microBatch / 2; mb >= 1; mb /= 2) {
+    const int mb = in.training.microBatch;
+    if (const int halvings = log2Floor(mb); halvings > 0) {
+        if (auto r = bisect(t, c, 0, halvings, [&](int k) { t.training.microBatch = mb >> k; }))
+            out.push_back({RemedyKind::SmallerMicroBatch, r->second, mb >> r->first, checkpointing});
         t.training.microBatch = mb;
-        if (auto s = fitsWith(t, c)) {
-            out.push_back({RemedyKind::SmallerMicroBatch, *s, mb, checkpointing});
-            break;
-        }
     }
-    t.training.microBatch = in.training.microBatch;
 }
 
 } // namespace

@@ -117,6 +117,9 @@ double logitsBytes(const EstimateInput& in, const Calibration& c);
 
 // Pure; does not validate (call validate() once per input; the planner does).
 Estimate estimate(const EstimateInput& in, Strategy s, const Calibration& c = {});
+// Memory, capacities and the fit verdict only (throughput left zero): for searches over many inputs.
+Estimate estimateMemory(const EstimateInput& in, Strategy s, const Calibration& c = {});
+std::array<Estimate, kStrategyCount> estimateMemoryAll(const EstimateInput& in, const Calibration& c = {});
 // All eight, in the strategy table's order.
 std::array<Estimate, kStrategyCount> estimateAll(const EstimateInput& in, const Calibration& c = {});
 
