@@ -68,7 +68,9 @@ public:
     virtual CommTime takeCommTime() = 0;
 };
 
+#ifdef SHARDWISE_WITH_GLOO
 std::unique_ptr<Communicator> createGlooCommunicator(const Rendezvous& rv);
+#endif
 #ifdef SHARDWISE_WITH_CUDA
 std::unique_ptr<Communicator> createNcclCommunicator(const Rendezvous& rv);
 #endif

@@ -7,6 +7,7 @@
 #ifdef SHARDWISE_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 #endif
@@ -32,7 +33,8 @@ protocol::MemorySample sampleMemory(const at::Device& device)
     if (device.is_cuda()) {
         using namespace c10::cuda::CUDACachingAllocator;
         const auto stats = getDeviceStats(device.index());
-        constexpr auto all = static_cast<std::size_t>(StatType::AGGREGATE);
+        // StatType::AGGREGATE is index 0; the enum moved namespaces across 2.x releases.
+        constexpr std::size_t all = 0;
         m.allocated = stats.allocated_bytes[all].current;
         m.reserved = stats.reserved_bytes[all].current;
         m.peakAllocated = stats.allocated_bytes[all].peak;
@@ -57,6 +59,16 @@ void resetPeakMemory(const at::Device& device)
 #ifdef SHARDWISE_WITH_CUDA
     if (device.is_cuda())
         c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+#else
+    (void)device;
+#endif
+}
+
+void selectDevice(const at::Device& device)
+{
+#ifdef SHARDWISE_WITH_CUDA
+    if (device.is_cuda())
+        c10::cuda::set_device(device.index());
 #else
     (void)device;
 #endif

@@ -11,6 +11,7 @@ namespace shardwise::runner {
 
 protocol::MemorySample sampleMemory(const at::Device& device);
 void resetPeakMemory(const at::Device& device);
+void selectDevice(const at::Device& device); // the current CUDA device for this thread and its children
 void synchronizeDevice(const at::Device& device);
 std::string deviceName(const at::Device& device);
 int cudaDeviceCount(); // 0 in builds without CUDA

@@ -51,12 +51,16 @@ std::unique_ptr<Communicator> connect(const RunConfig& c, const LaunchEnvironmen
     rv.masterAddr = env.masterAddr;
     rv.masterPort = env.masterPort;
     rv.timeout = std::chrono::seconds(timeoutS);
-    if (c.device == DeviceKind::Cuda) {
 #ifdef SHARDWISE_WITH_CUDA
+    if (c.device == DeviceKind::Cuda)
         return createNcclCommunicator(rv);
 #endif
-    }
-    return createGlooCommunicator(rv);
+#ifdef SHARDWISE_WITH_GLOO
+    if (c.device == DeviceKind::Cpu)
+        return createGlooCommunicator(rv);
+#endif
+    throw ConfigError(std::string("--device ") + std::string(deviceId(c.device)) +
+                      ": this runner was built without the matching communicator (Gloo for cpu, NCCL for cuda)");
 }
 
 } // namespace
@@ -80,8 +84,7 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
         if (c.training.expandableSegments && !std::getenv("PYTORCH_ALLOC_CONF") &&
             !std::getenv("PYTORCH_CUDA_ALLOC_CONF"))
             setenv("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True", 0);
-        at::globalContext().lazyInitCUDA();
-        c10::DeviceGuard guard(device);
+        selectDevice(device);
     }
     const auto dtype = device.is_cuda() ? at::kBFloat16 : at::kFloat;
     const auto compute = at::TensorOptions().device(device).dtype(dtype);

@@ -1,0 +1,354 @@
+// shardwise-runner, as real rank processes on CPU (Gloo, fp32, the "tiny" preset): every strategy ends
+// up with zero0's parameters and losses, per-rank state follows the strategy, a dead peer becomes a
+// comm error, and bad configurations become config errors with exit code 2.
+#include "rank_launch.hpp"
+
+#include "shardwise/spec/strategy.hpp"
+
+#include <QtTest>
+
+#include <cmath>
+#include <csignal>
+#include <map>
+#include <memory>
+
+using namespace shardwise;
+using namespace shardwise::protocol;
+
+namespace {
+
+struct ParamDump {
+    QByteArray header;
+    std::vector<float> values;
+};
+
+ParamDump readDump(const QString& path)
+{
+    ParamDump d;
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return d;
+    d.header = f.readLine();
+    const auto raw = f.readAll();
+    d.values.resize(static_cast<std::size_t>(raw.size()) / sizeof(float));
+    std::memcpy(d.values.data(), raw.constData(), d.values.size() * sizeof(float));
+    return d;
+}
+
+// numpy.allclose semantics with the tolerance of the issue: |a - b| <= atol + rtol * |b|. The atol
+// covers parameters that are (nearly) zero, where a relative bound means nothing.
+QString firstMismatch(const std::vector<float>& got, const std::vector<float>& want, double rtol, double atol)
+{
+    if (got.size() != want.size())
+        return QStringLiteral("size %1 vs %2").arg(got.size()).arg(want.size());
+    for (std::size_t i = 0; i < got.size(); ++i)
+        if (!(std::abs(static_cast<double>(got[i]) - want[i]) <= atol + rtol * std::abs(static_cast<double>(want[i]))))
+            return QStringLiteral("element %1: %2 vs %3").arg(i).arg(got[i], 0, 'g', 9).arg(want[i], 0, 'g', 9);
+    return {};
+}
+
+struct Outcome {
+    std::vector<RankRun> ranks;
+    std::vector<ParamDump> dumps;
+};
+
+const QStringList kSmallRun{QStringLiteral("--model"), QStringLiteral("tiny"),      QStringLiteral("--seq"),
+                            QStringLiteral("32"),      QStringLiteral("--micro-batch"), QStringLiteral("2"),
+                            QStringLiteral("--warmup"), QStringLiteral("1"),        QStringLiteral("--steps"),
+                            QStringLiteral("2"),       QStringLiteral("--seed"),    QStringLiteral("7"),
+                            QStringLiteral("--lr"),    QStringLiteral("0.01")};
+
+} // namespace
+
+class TestRunner : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dumps;
+    std::map<std::pair<int, QString>, Outcome> m_cache;
+
+    // Runs (once per test binary) `strategy` at `world` with extra flags, asserting a clean exit.
+    const Outcome* run(int world, const QString& strategy, const QStringList& extra = {})
+    {
+        const auto key = std::make_pair(world, strategy + extra.join(QLatin1Char(' ')));
+        if (auto it = m_cache.find(key); it != m_cache.end())
+            return &it->second;
+        const QString dump = m_dumps.filePath(QStringLiteral("w%1-%2-%3").arg(world).arg(strategy).arg(m_cache.size()));
+        QStringList args = kSmallRun;
+        args << QStringLiteral("--strategy") << strategy << QStringLiteral("--dump-params") << dump << extra;
+        Outcome o;
+        o.ranks = runRanks(world, args);
+        for (int r = 0; r < world; ++r) {
+            const auto& rr = o.ranks[static_cast<std::size_t>(r)];
+            if (rr.exitCode != 0) {
+                qWarning().noquote() << "rank" << r << "log:\n" << rr.log;
+                return nullptr;
+            }
+            o.dumps.push_back(readDump(dump + QStringLiteral(".rank%1").arg(r)));
+        }
+        return &m_cache.emplace(key, std::move(o)).first->second;
+    }
+
+    static SummaryEvent summaryOf(const RankRun& r)
+    {
+        const auto s = eventsOf<SummaryEvent>(r);
+        return s.empty() ? SummaryEvent{} : s.back();
+    }
+
+private slots:
+    void everyStrategyMatchesZero0_data()
+    {
+        QTest::addColumn<int>("world");
+        QTest::addColumn<QString>("strategy");
+        for (int world : {1, 2, 4})
+            for (const auto& t : allStrategies())
+                QTest::addRow("w%d-%s", world, std::string(t.id).c_str())
+                    << world << QString::fromUtf8(t.id.data(), static_cast<qsizetype>(t.id.size()));
+    }
+
+    void everyStrategyMatchesZero0()
+    {
+        QFETCH(int, world);
+        QFETCH(QString, strategy);
+        const auto* reference = run(world, QStringLiteral("zero0"));
+        QVERIFY(reference);
+        const auto* candidate = run(world, strategy);
+        QVERIFY(candidate);
+        for (int r = 0; r < world; ++r) {
+            const auto& got = candidate->dumps[static_cast<std::size_t>(r)];
+            const auto& want = reference->dumps[static_cast<std::size_t>(r)];
+            QVERIFY2(!want.values.empty(), "zero0 wrote no parameter dump");
+            QVERIFY(got.header.contains("\"format\":\"shardwise-params\""));
+            // Three optimizer steps (one warm-up + two timed) moved the weights away from the init.
+            QVERIFY(std::string_view(got.header.constData()).find("\"step\":3") != std::string_view::npos);
+            const auto mismatch = firstMismatch(got.values, want.values, 1e-5, 1e-7);
+            QVERIFY2(mismatch.isEmpty(), qPrintable(QStringLiteral("rank %1: %2").arg(r).arg(mismatch)));
+            // Replicas agree: every rank ends with rank 0's parameters.
+            QVERIFY2(firstMismatch(got.values, candidate->dumps[0].values, 0, 0).isEmpty(),
+                     qPrintable(QStringLiteral("rank %1 differs from rank 0").arg(r)));
+
+            const auto gotLoss = summaryOf(candidate->ranks[static_cast<std::size_t>(r)]).losses;
+            const auto wantLoss = summaryOf(reference->ranks[static_cast<std::size_t>(r)]).losses;
+            QCOMPARE(gotLoss.size(), std::size_t{3});
+            QCOMPARE(wantLoss.size(), gotLoss.size());
+            for (std::size_t s = 0; s < gotLoss.size(); ++s)
+                QVERIFY2(std::abs(gotLoss[s] - wantLoss[s]) <= 1e-5 * std::abs(wantLoss[s]),
+                         qPrintable(QStringLiteral("rank %1 step %2 loss %3 vs %4").arg(r).arg(s).arg(gotLoss[s]).arg(wantLoss[s])));
+        }
+        // The runs trained: the loss moved between the first and the last step.
+        const auto losses = summaryOf(candidate->ranks[0]).losses;
+        QVERIFY(losses.front() != losses.back());
+    }
+
+    void dumpsDifferFromInitialisation()
+    {
+        // Guards the equivalence test against comparing untouched weights: zero steps vs three.
+        const auto* trained = run(1, QStringLiteral("zero0"));
+        QVERIFY(trained);
+        QTemporaryDir dir;
+        const QString dump = dir.filePath(QStringLiteral("init"));
+        QStringList args = kSmallRun;
+        args << QStringLiteral("--strategy") << QStringLiteral("zero0") << QStringLiteral("--lr")
+             << QStringLiteral("1e-30") << QStringLiteral("--dump-params") << dump;
+        const auto ranks = runRanks(1, args);
+        QCOMPARE(ranks[0].exitCode, 0);
+        const auto init = readDump(dump + QStringLiteral(".rank0"));
+        QVERIFY(!firstMismatch(trained->dumps[0].values, init.values, 1e-3, 0).isEmpty());
+    }
+
+    void stateBytesFollowTheStrategy_data()
+    {
+        QTest::addColumn<int>("world");
+        QTest::addColumn<QString>("strategy");
+        for (int world : {2, 4})
+            for (const auto& t : allStrategies())
+                QTest::addRow("w%d-%s", world, std::string(t.id).c_str())
+                    << world << QString::fromUtf8(t.id.data(), static_cast<qsizetype>(t.id.size()));
+    }
+
+    void stateBytesFollowTheStrategy()
+    {
+        QFETCH(int, world);
+        QFETCH(QString, strategy);
+        const auto id = strategy.toStdString();
+        const auto& t = traits(*strategyFromId(id));
+        const QStringList noPersistence{QStringLiteral("--persistence-threshold"), QStringLiteral("0")};
+        const auto* reference = run(world, QStringLiteral("zero0"), noPersistence);
+        const auto* candidate = run(world, strategy, noPersistence);
+        QVERIFY(reference && candidate);
+        const auto full = summaryOf(reference->ranks[0]).state;
+        QVERIFY(full.deviceParams > 0 && full.deviceGrads == full.deviceParams);
+        QCOMPARE(full.deviceOptimizer, 2 * full.deviceParams); // fp32 Adam moments, no separate master on CPU
+        QCOMPARE(full.hostParams + full.hostGrads + full.hostOptimizer, std::int64_t{0});
+        for (int r = 0; r < world; ++r) {
+            const auto s = summaryOf(candidate->ranks[static_cast<std::size_t>(r)]).state;
+            const auto W = static_cast<std::int64_t>(world);
+            // Parameters between steps: replicated, or one shard (fsdp2 offload keeps even that on the host).
+            const std::int64_t deviceParams = !t.shardsParameters ? full.deviceParams
+                                               : t.offloadsParameters ? 0
+                                                                      : full.deviceParams / W;
+            QCOMPARE(s.deviceParams, deviceParams);
+            // Gradients: the full buffer (zero0/zero1), a device shard, or a host shard (offload).
+            const std::int64_t deviceGrads = !t.shardsGradients ? full.deviceGrads
+                                              : t.offloadsOptimizer ? 0
+                                                                    : full.deviceGrads / W;
+            QCOMPARE(s.deviceGrads, deviceGrads);
+            QCOMPARE(s.hostGrads, t.offloadsOptimizer ? full.deviceGrads / W : 0);
+            if (t.offloadsOptimizer) {
+                // fp32 master + two moments per shard element, all in host memory.
+                QCOMPARE(s.deviceOptimizer, std::int64_t{0});
+                const auto hostMaster = full.deviceParams / W;
+                QCOMPARE(s.hostOptimizer + s.hostParams, full.deviceOptimizer / W + hostMaster);
+                QCOMPARE(s.hostParams, t.offloadsParameters ? hostMaster : 0);
+            } else {
+                QCOMPARE(s.deviceOptimizer, t.shardsOptimizer ? full.deviceOptimizer / W : full.deviceOptimizer);
+                QCOMPARE(s.hostOptimizer + s.hostParams, std::int64_t{0});
+            }
+        }
+    }
+
+    void persistenceThresholdKeepsSmallUnitsGathered()
+    {
+        // Every unit of "tiny" is below DeepSpeed's default threshold of 1e5 elements, so zero3 keeps
+        // them all gathered; with threshold 0 it holds one shard.
+        const auto* kept = run(2, QStringLiteral("zero3"));
+        const auto* sharded = run(2, QStringLiteral("zero3"), {QStringLiteral("--persistence-threshold"), QStringLiteral("0")});
+        QVERIFY(kept && sharded);
+        const auto keptState = summaryOf(kept->ranks[0]).state;
+        const auto shardedState = summaryOf(sharded->ranks[0]).state;
+        QCOMPARE(keptState.deviceParams, shardedState.deviceParams * 3); // full buffers + the shard
+        QCOMPARE(keptState.deviceOptimizer, shardedState.deviceOptimizer);
+    }
+
+    void killedRankMakesPeersReportCommError()
+    {
+        const int world = 3;
+        const int port = freeTcpPort();
+        QStringList args{QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--seq"), QStringLiteral("64"),
+                         QStringLiteral("--warmup"), QStringLiteral("0"), QStringLiteral("--steps"),
+                         QStringLiteral("100000"), QStringLiteral("--strategy"), QStringLiteral("zero3"),
+                         QStringLiteral("--timeout-s"), QStringLiteral("30")};
+        std::vector<std::unique_ptr<RankProcess>> ranks;
+        for (int r = 0; r < world; ++r)
+            ranks.push_back(std::make_unique<RankProcess>(args, rankEnvironment(r, world, port)));
+        // Wait until the victim is inside the step loop, then kill it without warning.
+        QTRY_VERIFY_WITH_TIMEOUT(ranks[1]->stdoutSoFar().contains("\"event\":\"step\""), 120000);
+        QElapsedTimer sinceKill;
+        ::kill(static_cast<pid_t>(ranks[1]->process.processId()), SIGKILL);
+        sinceKill.start();
+        for (int r : {0, 2}) {
+            const auto outcome = ranks[static_cast<std::size_t>(r)]->finish(60000);
+            QVERIFY2(sinceKill.elapsed() < 60000, "a surviving rank needed more than 60 s to give up");
+            QCOMPARE(outcome.exitCode, 4);
+            const auto errors = eventsOf<ErrorEvent>(outcome);
+            QCOMPARE(errors.size(), std::size_t{1});
+            QCOMPARE(errors[0].kind, ErrorKind::Comm);
+            QCOMPARE(errors[0].rank, r);
+            QVERIFY(errors[0].step.has_value());
+        }
+        ranks[1]->finish(1000);
+    }
+
+    void badConfigIsAConfigError_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QStringList>("envOverrides"); // NAME=VALUE, or NAME= to remove it
+        QTest::addColumn<QString>("mentions");
+        QTest::addRow("unknown strategy") << QStringList{QStringLiteral("--strategy"), QStringLiteral("zero9")}
+                                          << QStringList{} << QStringLiteral("--strategy");
+        QTest::addRow("unknown model") << QStringList{QStringLiteral("--model"), QStringLiteral("no-such-model")}
+                                       << QStringList{} << QStringLiteral("--model");
+        QTest::addRow("unknown flag") << QStringList{QStringLiteral("--frobnicate"), QStringLiteral("1")}
+                                      << QStringList{} << QStringLiteral("--frobnicate");
+        QTest::addRow("bad number") << QStringList{QStringLiteral("--steps"), QStringLiteral("many")} << QStringList{}
+                                    << QStringLiteral("--steps");
+        QTest::addRow("sequence longer than the model allows")
+            << QStringList{QStringLiteral("--seq"), QStringLiteral("100000")} << QStringList{}
+            << QStringLiteral("seq_len");
+        QTest::addRow("missing RANK") << QStringList{} << QStringList{QStringLiteral("RANK=")} << QStringLiteral("RANK");
+        QTest::addRow("missing MASTER_PORT") << QStringList{} << QStringList{QStringLiteral("MASTER_PORT=")}
+                                             << QStringLiteral("MASTER_PORT");
+        QTest::addRow("local world not dividing world")
+            << QStringList{} << QStringList{QStringLiteral("WORLD_SIZE=3"), QStringLiteral("LOCAL_WORLD_SIZE=2")}
+            << QStringLiteral("LOCAL_WORLD_SIZE");
+        QTest::addRow("rank outside world") << QStringList{} << QStringList{QStringLiteral("RANK=5")}
+                                            << QStringLiteral("RANK");
+        QTest::addRow("cuda without a GPU build") << QStringList{QStringLiteral("--device"), QStringLiteral("cuda")}
+                                                  << QStringList{} << QStringLiteral("cuda");
+    }
+
+    void badConfigIsAConfigError()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QStringList, envOverrides);
+        QFETCH(QString, mentions);
+#ifdef SHARDWISE_TEST_HAVE_CUDA
+        if (args.contains(QStringLiteral("cuda")))
+            QSKIP("this runner has CUDA");
+#endif
+        auto env = rankEnvironment(0, 1, freeTcpPort());
+        env.remove(QStringLiteral("SHARDWISE_LAUNCHER"));
+        for (const auto& o : envOverrides) {
+            const auto name = o.section(QLatin1Char('='), 0, 0);
+            const auto value = o.section(QLatin1Char('='), 1);
+            if (value.isEmpty())
+                env.remove(name);
+            else
+                env.insert(name, value);
+        }
+        const auto outcome = runOnce(args + QStringList{QStringLiteral("--steps"), QStringLiteral("1"),
+                                                        QStringLiteral("--warmup"), QStringLiteral("0")},
+                                     env);
+        QCOMPARE(outcome.exitCode, 2);
+        QCOMPARE(outcome.events.size(), std::size_t{1});
+        const auto errors = eventsOf<ErrorEvent>(outcome);
+        QCOMPARE(errors.size(), std::size_t{1});
+        QCOMPARE(errors[0].kind, ErrorKind::Config);
+        QVERIFY2(QString::fromStdString(errors[0].message).contains(mentions), errors[0].message.c_str());
+    }
+
+    void startEventRecordsLauncherAndConfig()
+    {
+        auto env = rankEnvironment(0, 1, freeTcpPort());
+        env.insert(QStringLiteral("TORCHELASTIC_RUN_ID"), QStringLiteral("test"));
+        env.remove(QStringLiteral("SHARDWISE_LAUNCHER"));
+        const auto outcome = runOnce({QStringLiteral("--seq"), QStringLiteral("16"), QStringLiteral("--steps"),
+                                      QStringLiteral("2"), QStringLiteral("--warmup"), QStringLiteral("1"),
+                                      QStringLiteral("--strategy"), QStringLiteral("fsdp2_reshard")},
+                                     env);
+        QCOMPARE(outcome.exitCode, 0);
+        const auto starts = eventsOf<StartEvent>(outcome);
+        QCOMPARE(starts.size(), std::size_t{1});
+        QCOMPARE(starts[0].launcher, std::string("torchrun"));
+        QCOMPARE(starts[0].config.strategy, Strategy::Fsdp2Reshard);
+        QCOMPARE(starts[0].config.training.seqLen, 16);
+        QCOMPARE(starts[0].deviceName, std::string("cpu"));
+        QVERIFY(!starts[0].versions.libtorch.empty());
+        const auto steps = eventsOf<StepEvent>(outcome);
+        QCOMPARE(steps.size(), std::size_t{3});
+        QVERIFY(!steps[0].timed && steps[1].timed && steps[2].timed);
+        QCOMPARE(steps[1].tokens, std::int64_t{16});
+        QVERIFY(steps[1].stepTimeS > 0 && steps[1].memory.hostPeakRss > 0);
+        const auto summaries = eventsOf<SummaryEvent>(outcome);
+        QCOMPARE(summaries.size(), std::size_t{1});
+        QCOMPARE(summaries[0].timedSteps, 2);
+        QVERIFY(summaries[0].tokensPerS > 0);
+        QCOMPARE(summaries[0].losses.size(), std::size_t{3});
+    }
+
+    void helpDocumentsEveryFlag()
+    {
+        const auto outcome = runOnce({QStringLiteral("--help")}, QProcessEnvironment::systemEnvironment());
+        QCOMPARE(outcome.exitCode, 0);
+        QVERIFY(outcome.events.empty());
+        for (const char* flag : {"--model", "--config", "--strategy", "--device", "--steps", "--warmup", "--seq",
+                                 "--micro-batch", "--precision", "--seed", "--lr", "--tokens", "--dump-params",
+                                 "--reduce-bucket", "--allgather-bucket", "--prefetch-bucket",
+                                 "--persistence-threshold", "--timeout-s", "--help"})
+            QVERIFY2(outcome.out.contains(flag), flag);
+        for (const auto& t : allStrategies())
+            QVERIFY(outcome.out.contains(QByteArray(t.id.data(), static_cast<qsizetype>(t.id.size()))));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunner)
+#include "test_runner.moc"
