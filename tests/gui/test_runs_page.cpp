@@ -178,6 +178,7 @@ void TestRunsPage::localCpuRunCompletesLiveAndLandsInStore()
     QVERIFY(form->queueButton()->isEnabled());
 
     QSignalSpy progress(m_page->job(), &RunJob::rankProgressAvailable);
+    QSignalSpy logLines(m_page->job(), &RunJob::logLinesAvailable);
     QSignalSpy finished(m_page->job(), &RunJob::runFinished);
     QTest::mouseClick(form->queueButton(), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(m_page->queueModel()->rowCount() == 1 || finished.count() > 0, 10'000);
@@ -189,6 +190,7 @@ void TestRunsPage::localCpuRunCompletesLiveAndLandsInStore()
     QCOMPARE(status, QStringLiteral("completed"));
     QVERIFY(!diagnosed);
     QVERIFY2(progress.count() > 0, "per-rank progress reached the page while the run was going");
+    QVERIFY2(logLines.count() > 0, "the ranks' log lines reached the page while the run was going");
 
     // On the page: both ranks finished every step with a throughput, the history row, no queue.
     QCOMPARE(m_page->shownRunId(), runId);
@@ -207,6 +209,15 @@ void TestRunsPage::localCpuRunCompletesLiveAndLandsInStore()
     QCOMPARE(m_page->historyModel()->index(row, RunHistoryModel::StatusColumn).data().toString(), QStringLiteral("Completed"));
     QVERIFY(!m_page->historyModel()->index(row, RunHistoryModel::TokensColumn).data().toString().isEmpty());
     QVERIFY(m_page->diagnosisPanel()->headline()->text().contains(QStringLiteral("completed")));
+    // The log tail, read back from the store, holds both ranks' stderr lines.
+    bool rank0Logged = false;
+    bool rank1Logged = false;
+    for (int line = 0; line < m_page->logModel()->rowCount(); ++line) {
+        const int rank = m_page->logModel()->index(line).data(LogTailModel::RankRole).toInt();
+        rank0Logged = rank0Logged || rank == 0;
+        rank1Logged = rank1Logged || rank == 1;
+    }
+    QVERIFY(rank0Logged && rank1Logged);
 
     // In the store, as the Compare page will read it.
     const auto stored = store::findRun(*m_workspace->database(), runId);
