@@ -115,6 +115,18 @@ private slots:
         QVERIFY2(o.reason.find("rank 1") != std::string::npos, o.reason.c_str());
     }
 
+    void reasonIsTheFirstLineOfTheErrorMessage()
+    {
+        LaunchResult l = twoFinishedRanks();
+        protocol::ErrorEvent e = errorAt(0, protocol::ErrorKind::Internal, 1.0);
+        e.message = "narrow: length exceeds dimension size\nframe #0: c10::Error::Error\nframe #1: ...";
+        addError(l, e, 1);
+        const RunOutcome o = summarizeRun(requested(), l);
+        QVERIFY2(o.reason.find("narrow: length exceeds dimension size") != std::string::npos, o.reason.c_str());
+        QVERIFY2(o.reason.find('\n') == std::string::npos, o.reason.c_str());
+        QCOMPARE(o.errors.front().message, e.message);
+    }
+
     void exitWithoutErrorEventIsFailedAndNamesTheRank_data()
     {
         QTest::addColumn<int>("exitCode");

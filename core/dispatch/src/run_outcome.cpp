@@ -68,8 +68,10 @@ std::string describeError(const protocol::ErrorEvent& e)
     std::string text = "rank " + std::to_string(e.rank) + " reported " + std::string(protocol::errorKindId(e.kind));
     if (e.step)
         text += " at step " + std::to_string(*e.step);
-    if (!e.message.empty())
-        text += ": " + e.message;
+    // The reason is one line for a table; the full message (often with a backtrace) stays in errors.
+    const std::string firstLine = e.message.substr(0, e.message.find('\n'));
+    if (!firstLine.empty())
+        text += ": " + firstLine.substr(0, 300);
     return text;
 }
 

@@ -1,0 +1,230 @@
+// Behaviour of `shardwise-cli run --local` as a user meets it: a real shardwise-cli process, with the
+// scripted launch_fixture as its runner (flags, result rows, logs, allocator setting, Ctrl-C) and,
+// once it is built, the real shardwise-runner end to end.
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <filesystem>
+
+using nlohmann::json;
+
+namespace {
+
+QString toQString(const char* s) { return QString::fromUtf8(s); }
+QString toQString(const QString& s) { return s; }
+
+template <typename... Items> QStringList arguments(const Items&... items)
+{
+    return QStringList{toQString(items)...};
+}
+
+struct CliResult {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+CliResult runCli(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(),
+                 int timeoutMs = 120000)
+{
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(SHARDWISE_CLI), QStringList{QStringLiteral("run")} + args);
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        return {-1, QString::fromUtf8(p.readAllStandardOutput()), QStringLiteral("timed out")};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+QStringList fixtureRun(const QStringList& extra)
+{
+    return QStringList{QStringLiteral("--local"), QStringLiteral("--runner"), QStringLiteral(LAUNCH_FIXTURE),
+                       QStringLiteral("--model"), QStringLiteral("tiny")}
+        + extra;
+}
+
+json parseOutput(const CliResult& r)
+{
+    return json::parse(r.out.toStdString());
+}
+
+const json* runFor(const json& doc, const std::string& strategy)
+{
+    for (const auto& run : doc.at("runs"))
+        if (run.at("strategy") == strategy)
+            return &run;
+    return nullptr;
+}
+
+} // namespace
+
+class TestLocalLaunchCli : public QObject {
+    Q_OBJECT
+
+private slots:
+    void badFlagExitsTwoNamingIt_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("mentions");
+        const QString fixture = QStringLiteral(LAUNCH_FIXTURE);
+        const QStringList base{QStringLiteral("--local"), QStringLiteral("--runner"), fixture, QStringLiteral("--model"),
+                               QStringLiteral("tiny")};
+        QTest::newRow("ranks not a number") << base + arguments("--strategy", "zero2", "--ranks", "two") << QStringLiteral("--ranks");
+        QTest::newRow("zero ranks") << base + arguments("--strategy", "zero2", "--ranks", "0") << QStringLiteral("--ranks");
+        QTest::newRow("unknown strategy lists ids")
+            << base + arguments("--strategy", "zero9") << QStringLiteral("allowed: zero0, zero1, zero2, zero3, zero3_offload");
+        QTest::newRow("unknown device") << base + arguments("--strategy", "zero2", "--device", "tpu") << QStringLiteral("--device");
+        QTest::newRow("unknown precision") << base + arguments("--strategy", "zero2", "--precision", "fp8")
+                                           << QStringLiteral("--precision");
+        QTest::newRow("unknown format") << base + arguments("--strategy", "zero2", "--format", "xml") << QStringLiteral("--format");
+        QTest::newRow("unknown flag") << base + arguments("--strategy", "zero2", "--frobnicate") << QStringLiteral("--frobnicate");
+        QTest::newRow("missing value") << base + arguments("--strategy", "zero2", "--steps") << QStringLiteral("--steps");
+        QTest::newRow("negative timeout") << base + arguments("--strategy", "zero2", "--timeout-s", "-1")
+                                          << QStringLiteral("--timeout-s");
+        QTest::newRow("unknown model") << arguments("--local", "--runner", fixture, "--model", "no-such-model",
+                                                      "--strategy", "zero2")
+                                       << QStringLiteral("--model");
+        QTest::newRow("without --local") << arguments("--runner", fixture, "--model", "tiny", "--strategy", "zero2")
+                                         << QStringLiteral("--local");
+        QTest::newRow("runner not executable")
+            << arguments("--local", "--runner", "/nonexistent/shardwise-runner", "--model", "tiny", "--strategy", "zero2")
+            << QStringLiteral("--runner");
+    }
+
+    void badFlagExitsTwoNamingIt()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, mentions);
+        const CliResult r = runCli(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
+        QVERIFY(r.out.isEmpty());
+    }
+
+    void strategyAllMakesOomOneResultRowAmongEight()
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("FIXTURE_OOM_STRATEGY"), QStringLiteral("zero3"));
+        const CliResult r = runCli(fixtureRun(arguments("--ranks", "2", "--strategy", "all", "--format", "json")), env);
+        QCOMPARE(r.exitCode, 1);
+        const json doc = parseOutput(r);
+        QVERIFY(!doc.at("succeeded").get<bool>());
+        QCOMPARE(doc.at("runs").size(), std::size_t(8));
+        for (const auto& run : doc.at("runs")) {
+            const std::string strategy = run.at("strategy").get<std::string>();
+            QCOMPARE(run.at("outcome").get<std::string>(), std::string(strategy == "zero3" ? "oom" : "ok"));
+            QCOMPARE(run.at("config").at("strategy").get<std::string>(), strategy);
+            QCOMPARE(run.at("ranks").size(), std::size_t(2));
+        }
+        const json* oom = runFor(doc, "zero3");
+        QVERIFY(oom);
+        QCOMPARE(oom->at("first_error").at("kind").get<std::string>(), std::string("oom"));
+        QVERIFY(oom->at("tokens_per_s").is_null());
+    }
+
+    void tableShowsEachFigureWithItsUnitAndProgressGoesToStderr()
+    {
+        const CliResult r = runCli(fixtureRun(arguments("--ranks", "2", "--strategy", "zero1")));
+        QCOMPARE(r.exitCode, 0);
+        const QStringList lines = r.out.split(QLatin1Char('\n'));
+        QVERIFY2(lines.size() > 2, qPrintable(r.out));
+        QVERIFY(lines[0].startsWith(QStringLiteral("strategy")));
+        const QString row = lines[1];
+        QVERIFY2(row.startsWith(QStringLiteral("zero1")) && row.contains(QStringLiteral(" ok ")), qPrintable(row));
+        QVERIFY2(row.contains(QStringLiteral(" ms")), qPrintable(row));
+        QVERIFY2(row.contains(QStringLiteral("tokens/s")), qPrintable(row));
+        QVERIFY2(row.contains(QStringLiteral(" %")), qPrintable(row));
+        QVERIFY2(r.err.contains(QStringLiteral("[zero1] step 3/")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("tokens/s so far")), qPrintable(r.err));
+    }
+
+    void logDirHoldsOneFolderPerStrategy()
+    {
+        QTemporaryDir logs;
+        const CliResult r = runCli(fixtureRun(arguments("--ranks", "2", "--strategy", "fsdp2_reshard", "--log-dir", logs.path(),
+                                               "--format", "json")));
+        QCOMPARE(r.exitCode, 0);
+        const std::filesystem::path dir = std::filesystem::path(logs.path().toStdString()) / "fsdp2_reshard";
+        QVERIFY(std::filesystem::is_regular_file(dir / "rank0.log"));
+        QVERIFY(std::filesystem::is_regular_file(dir / "rank1.log"));
+        QCOMPARE(parseOutput(r).at("runs").at(0).at("log_dir").get<std::string>(), dir.string());
+    }
+
+    void expandableSegmentsReachEveryRank()
+    {
+        const CliResult r = runCli(fixtureRun(arguments("--strategy", "zero3", "--expandable-segments", "--format", "json")));
+        QCOMPARE(r.exitCode, 0);
+        const json run = parseOutput(r).at("runs").at(0);
+        QCOMPARE(run.at("allocator").at("conf").get<std::string>(), std::string("expandable_segments:True"));
+        QVERIFY(run.at("allocator").at("expandable_segments").get<bool>());
+    }
+
+    void interruptCancelsTheRunAndReportsIt()
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("FIXTURE_HANG"), QStringLiteral("1"));
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(SHARDWISE_CLI),
+                QStringList{QStringLiteral("run")} + fixtureRun(arguments("--ranks", "2", "--strategy", "all", "--format", "json")));
+        QVERIFY(p.waitForStarted());
+        QByteArray err;
+        QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("starting 2 rank(s)"), 10000);
+        QTest::qWait(500);
+        QElapsedTimer timer;
+        timer.start();
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(10000));
+        QVERIFY2(timer.elapsed() < 8000, qPrintable(QString::number(timer.elapsed())));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 1);
+        const json doc = json::parse(p.readAllStandardOutput().toStdString());
+        QVERIFY(doc.at("cancelled").get<bool>());
+        // The remaining strategies are not started after a cancel.
+        QCOMPARE(doc.at("runs").size(), std::size_t(1));
+        QCOMPARE(doc.at("runs").at(0).at("outcome").get<std::string>(), std::string("cancelled"));
+        for (const auto& rank : doc.at("runs").at(0).at("ranks"))
+            QVERIFY(rank.at("killed_by_launcher").get<bool>());
+    }
+
+    void realRunnerTrainsTwoRanksEndToEnd()
+    {
+        if (!std::filesystem::exists(SHARDWISE_RUNNER_PATH))
+            QSKIP("shardwise-runner is not built in this tree");
+        const CliResult r = runCli(arguments("--local", "--runner", SHARDWISE_RUNNER_PATH, "--ranks", "2", "--device", "cpu",
+                                    "--model", "tiny", "--strategy", "zero2", "--steps", "2", "--warmup", "1", "--seq",
+                                    "32", "--format", "json"),
+                                   QProcessEnvironment::systemEnvironment(), 300000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        const json doc = parseOutput(r);
+        QVERIFY(doc.at("succeeded").get<bool>());
+        QCOMPARE(doc.at("runs").size(), std::size_t(1));
+        const json& run = doc.at("runs").at(0);
+        QCOMPARE(run.at("outcome").get<std::string>(), std::string("ok"));
+        QCOMPARE(run.at("config_source").get<std::string>(), std::string("runner"));
+        QCOMPARE(run.at("config").at("strategy").get<std::string>(), std::string("zero2"));
+        QCOMPARE(run.at("config").at("world_size").get<int>(), 2);
+        QCOMPARE(run.at("config").at("timed_steps").get<int>(), 2);
+        QCOMPARE(run.at("config").at("warmup_steps").get<int>(), 1);
+        QCOMPARE(run.at("config").at("training").at("seq_len").get<int>(), 32);
+        QVERIFY(run.at("median_step_s").get<double>() > 0);
+        QVERIFY(run.at("tokens_per_s").get<double>() > 0);
+        QVERIFY(run.at("errors").empty());
+        QCOMPARE(run.at("ranks").size(), std::size_t(2));
+        for (const auto& rank : run.at("ranks")) {
+            QCOMPARE(rank.at("exit_code").get<int>(), 0);
+            QVERIFY(!rank.at("summary").is_null());
+            QCOMPARE(rank.at("summary").at("timed_steps").get<int>(), 2);
+            QVERIFY(rank.at("protocol_errors").empty());
+        }
+        QCOMPARE(run.at("launcher").get<std::string>(), std::string("shardwise"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLocalLaunchCli)
+#include "test_local_launch_cli.moc"
