@@ -28,6 +28,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -114,6 +115,7 @@ private slots:
     void diagnosisActionQueuesRerunWithExpandableSegments();
     void cancelRemovesQueuedRunAndStopsRunningOne();
     void missingRunnerIsReportedWithItsPath();
+    void sshNodesAreListedButCannotRunYet();
 
 private:
     qint64 waitForFinish(QSignalSpy& finished, QString* status = nullptr, bool* diagnosed = nullptr);
@@ -404,6 +406,19 @@ void TestRunsPage::missingRunnerIsReportedWithItsPath()
     QCOMPARE(failed.first().at(0).toLongLong(), ticket);
     QVERIFY2(m_page->statusLine()->text().contains(missing), qPrintable(m_page->statusLine()->text()));
     QVERIFY(m_page->statusLine()->property("problem").toBool());
+}
+
+void TestRunsPage::sshNodesAreListedButCannotRunYet()
+{
+    RunRequestForm* form = m_page->requestForm();
+    form->setNodes({QStringLiteral("gpu-box"), QStringLiteral("local")});
+    QCOMPARE(form->nodeBox()->count(), 2);
+    QCOMPARE(form->node(), QStringLiteral("local"));
+    auto* items = qobject_cast<QStandardItemModel*>(form->nodeBox()->model());
+    QVERIFY(items);
+    QVERIFY(!items->item(0)->isEnabled());
+    QVERIFY(items->item(0)->toolTip().contains(QStringLiteral("remote launcher")));
+    QVERIFY(items->item(1)->isEnabled());
 }
 
 SHARDWISE_GUI_TEST_MAIN(TestRunsPage)

@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStandardItemModel>
 
 namespace shardwise::gui {
 
@@ -88,8 +89,22 @@ void RunRequestForm::setNodes(const QStringList& names)
     const QString current = m_node->currentText();
     m_node->clear();
     m_node->addItems(names.isEmpty() ? QStringList{QStringLiteral("local")} : names);
-    if (const int i = m_node->findText(current); i >= 0)
+    // Only this machine can run from here until the remote launcher (core/dispatch's
+    // remote_launch) is wired into the run job; SSH nodes are listed, disabled, with the reason.
+    if (auto* items = qobject_cast<QStandardItemModel*>(m_node->model())) {
+        for (int row = 0; row < items->rowCount(); ++row) {
+            QStandardItem* item = items->item(row);
+            if (item->text() == QLatin1String("local"))
+                continue;
+            item->setEnabled(false);
+            item->setToolTip(tr("Runs on SSH nodes need the remote launcher, which the Runs page does not use yet."));
+        }
+    }
+    const int localRow = m_node->findText(QStringLiteral("local"));
+    if (const int i = m_node->findText(current); i >= 0 && i == localRow)
         m_node->setCurrentIndex(i);
+    else if (localRow >= 0)
+        m_node->setCurrentIndex(localRow);
 }
 
 QString RunRequestForm::node() const { return m_node->currentText().isEmpty() ? QStringLiteral("local") : m_node->currentText(); }

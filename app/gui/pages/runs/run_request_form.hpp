@@ -31,6 +31,7 @@ public:
     QComboBox* modelBox() const { return m_model; }
     QComboBox* strategyBox() const { return m_strategy; }
     QComboBox* deviceBox() const { return m_device; }
+    QComboBox* nodeBox() const { return m_node; }
     QSpinBox* ranksBox() const { return m_ranks; }
     QSpinBox* warmupBox() const { return m_warmup; }
     QSpinBox* stepsBox() const { return m_steps; }
