@@ -8,6 +8,7 @@
 #include "shardwise/dispatch/remote_bundle.hpp"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -198,6 +199,45 @@ private slots:
             QCOMPARE(e.failure(), SshFailure::Cancelled);
         }
         QVERIFY(!QFile::exists(sshd.path(QStringLiteral("remote-cache/runner/%1/BUILD_OK").arg(QString::fromStdString(tiny.sha256)))));
+    }
+
+    void nodesTestCommandRefusesUnknownHostThenAcceptsOnRequest()
+    {
+        if (const QString why = SshdFixture::unavailableReason(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        const QString cli = QStringLiteral(SHARDWISE_BINARY_DIR "/bin/shardwise-cli");
+        if (!QFileInfo::exists(cli))
+            QSKIP("shardwise-cli is not built in this build tree");
+        SshdFixture sshd;
+        const QString error = sshd.start();
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const QString appKnownHosts = sshd.path(QStringLiteral("cli_known_hosts"));
+        const QStringList args{QStringLiteral("nodes"), QStringLiteral("test"), QStringLiteral("--host"), QStringLiteral("127.0.0.1"),
+                               QStringLiteral("--port"), QString::number(sshd.port()), QStringLiteral("--user"),
+                               QString::fromStdString(sshd.userName()), QStringLiteral("--key"), sshd.path(QStringLiteral("user_key")),
+                               QStringLiteral("--known-hosts"), appKnownHosts, QStringLiteral("--user-known-hosts"),
+                               sshd.path(QStringLiteral("user_known_hosts"))};
+        QProcess refused;
+        refused.start(cli, args);
+        QVERIFY(refused.waitForFinished(120000));
+        QCOMPARE(refused.exitCode(), 1);
+        const QString why = QString::fromUtf8(refused.readAllStandardError());
+        QVERIFY2(why.contains(sshd.hostKeyFingerprint()) && why.contains(QStringLiteral("unknown host")), qPrintable(why));
+        QVERIFY(!QFileInfo::exists(appKnownHosts));
+
+        QProcess accepted;
+        accepted.start(cli, args + QStringList{QStringLiteral("--accept-new-host-key")});
+        QVERIFY(accepted.waitForFinished(120000));
+        const QString facts = QString::fromUtf8(accepted.readAllStandardOutput());
+        QVERIFY2(accepted.exitCode() == 0, qPrintable(facts + QString::fromUtf8(accepted.readAllStandardError())));
+        QVERIFY2(facts.contains(sshd.hostKeyFingerprint()) && facts.contains(QStringLiteral("CPU cores:")), qPrintable(facts));
+        QVERIFY(QFileInfo::exists(appKnownHosts));
+
+        QProcess usage;
+        usage.start(cli, {QStringLiteral("nodes"), QStringLiteral("test"), QStringLiteral("--port"), QStringLiteral("x")});
+        QVERIFY(usage.waitForFinished(10000));
+        QCOMPARE(usage.exitCode(), 2);
+        QVERIFY(QString::fromUtf8(usage.readAllStandardError()).contains(QStringLiteral("--port")));
     }
 };
 

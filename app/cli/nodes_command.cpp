@@ -1,0 +1,180 @@
+// shardwise-cli nodes test: connect to an SSH node the way the app does (host key checked against
+// ~/.ssh/known_hosts and the app's own known_hosts before any authentication), then print what
+// discovery finds there: GPUs, driver, CUDA, NCCL, LibTorch, CPU cores and RAM.
+#include "command.hpp"
+
+#include "shardwise/dispatch/node.hpp"
+#include "shardwise/dispatch/ssh_host_key.hpp"
+#include "shardwise/dispatch/ssh_session.hpp"
+
+#include <charconv>
+#include <cstdio>
+#include <ostream>
+#include <termios.h>
+#include <unistd.h>
+
+namespace shardwise::cli {
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: shardwise-cli nodes test --host HOST --user USER [--port P] [--key FILE | --agent]
+                                [--accept-new-host-key] [--known-hosts FILE]
+
+Connects to an SSH node and prints the facts Shardwise discovers there (GPUs, NVIDIA driver, CUDA,
+NCCL, LibTorch, CPU cores, RAM, build tools) or why it cannot connect.
+
+  --host HOST               the node's name or address (required)
+  --port P                  SSH port (default 22)
+  --user USER               login name (required)
+  --key FILE                authenticate with this private key (asks for its passphrase on the
+                            terminal when it is encrypted)
+  --agent                   authenticate through the SSH agent at $SSH_AUTH_SOCK (the default)
+  --accept-new-host-key     trust the host's key if no known_hosts file knows the host yet; the
+                            fingerprint is printed and the key written to the app's known_hosts.
+                            A CHANGED key is never accepted.
+  --known-hosts FILE        the app's own known_hosts (default: $XDG_CONFIG_HOME/shardwise/known_hosts)
+  --user-known-hosts FILE   the user's known_hosts, read only (default: ~/.ssh/known_hosts)
+  --connect-timeout-s N     TCP connect + key exchange + authentication limit (default 10)
+
+Exit status: 0 connected and discovered, 1 refused or failed (the reason is printed), 2 bad usage.
+)";
+
+// Reads a passphrase from the controlling terminal with echo off; none without a terminal.
+std::optional<std::string> askPassphraseOnTerminal(const std::filesystem::path& keyFile)
+{
+    FILE* tty = std::fopen("/dev/tty", "r+");
+    if (!tty)
+        return std::nullopt;
+    std::fprintf(tty, "passphrase for %s: ", keyFile.c_str());
+    std::fflush(tty);
+    termios saved{};
+    const int fd = ::fileno(tty);
+    const bool haveTermios = ::tcgetattr(fd, &saved) == 0;
+    if (haveTermios) {
+        termios quiet = saved;
+        quiet.c_lflag &= static_cast<tcflag_t>(~ECHO);
+        ::tcsetattr(fd, TCSAFLUSH, &quiet);
+    }
+    std::string answer;
+    int c;
+    while ((c = std::fgetc(tty)) != EOF && c != '\n')
+        answer += static_cast<char>(c);
+    if (haveTermios)
+        ::tcsetattr(fd, TCSAFLUSH, &saved);
+    std::fputc('\n', tty);
+    std::fclose(tty);
+    return answer;
+}
+
+int nodesTest(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    using namespace shardwise::dispatch;
+    SshEndpoint endpoint;
+    SshCredentials credentials;
+    SshOptions options;
+    bool acceptNew = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& flag = args[i];
+        auto value = [&]() -> std::optional<std::string> {
+            if (i + 1 >= args.size())
+                return std::nullopt;
+            return args[++i];
+        };
+        auto number = [&](int& target) {
+            const auto v = value();
+            if (!v)
+                return false;
+            const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), target);
+            return ec == std::errc() && end == v->data() + v->size() && target > 0;
+        };
+        if (flag == "--help" || flag == "-h") {
+            out << kUsage;
+            return kExitOk;
+        } else if (flag == "--host") {
+            endpoint.host = value().value_or("");
+        } else if (flag == "--user") {
+            endpoint.user = value().value_or("");
+        } else if (flag == "--port") {
+            if (!number(endpoint.port) || endpoint.port > 65535) {
+                err << "shardwise-cli nodes test: --port needs a number in 1..65535\n";
+                return kExitUsage;
+            }
+        } else if (flag == "--key") {
+            const auto v = value();
+            if (!v || v->empty()) {
+                err << "shardwise-cli nodes test: --key needs a file\n";
+                return kExitUsage;
+            }
+            credentials.method = SshAuthMethod::KeyFile;
+            credentials.keyFile = *v;
+        } else if (flag == "--agent") {
+            credentials.method = SshAuthMethod::Agent;
+        } else if (flag == "--accept-new-host-key") {
+            acceptNew = true;
+        } else if (flag == "--known-hosts" || flag == "--user-known-hosts") {
+            const auto v = value();
+            if (!v || v->empty()) {
+                err << "shardwise-cli nodes test: " << flag << " needs a file\n";
+                return kExitUsage;
+            }
+            (flag == "--known-hosts" ? options.knownHosts.app : options.knownHosts.user) = *v;
+        } else if (flag == "--connect-timeout-s") {
+            int seconds = 0;
+            if (!number(seconds)) {
+                err << "shardwise-cli nodes test: --connect-timeout-s needs a positive number of seconds\n";
+                return kExitUsage;
+            }
+            options.timeouts.connect = std::chrono::seconds(seconds);
+        } else {
+            err << "shardwise-cli nodes test: unknown option '" << flag << "'\n\n" << kUsage;
+            return kExitUsage;
+        }
+    }
+    if (endpoint.host.empty() || endpoint.user.empty()) {
+        err << "shardwise-cli nodes test: --host and --user are required\n\n" << kUsage;
+        return kExitUsage;
+    }
+    credentials.askPassphrase = askPassphraseOnTerminal;
+
+    std::unique_ptr<SshSession> session;
+    try {
+        try {
+            session = SshSession::open(endpoint, credentials, options);
+        } catch (const SshError& e) {
+            if (e.failure() != SshFailure::HostKeyUnknown || !acceptNew || !e.hostKey())
+                throw;
+            const HostKey& key = *e.hostKey();
+            out << "accepting new host key for " << knownHostsName(endpoint.host, endpoint.port) << ": " << key.type << " "
+                << key.fingerprint << " (written to " << options.knownHosts.app.string() << ")\n";
+            acceptHostKey(endpoint.host, endpoint.port, key, options.knownHosts.app);
+            session = SshSession::open(endpoint, credentials, options);
+        }
+        out << "connected to " << endpoint.user << "@" << knownHostsName(endpoint.host, endpoint.port) << ", host key "
+            << session->hostKey().type << " " << session->hostKey().fingerprint << "\n";
+        out << describeNodeFacts(discoverNode(*session));
+        return kExitOk;
+    } catch (const SshError& e) {
+        err << "refused: " << e.what() << "\n";
+        if (e.failure() == SshFailure::HostKeyUnknown)
+            err << "check the fingerprint with the node's administrator (ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub on the node),"
+                   " then rerun with --accept-new-host-key\n";
+        return kExitFailed;
+    }
+}
+
+const CommandRegistration registration{"nodes", "check SSH nodes: `nodes test` connects and shows GPUs and software",
+                                       [](const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+                                           if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+                                               (args.empty() ? err : out) << kUsage;
+                                               return args.empty() ? kExitUsage : kExitOk;
+                                           }
+                                           if (args[0] != "test") {
+                                               err << "shardwise-cli nodes: unknown subcommand '" << args[0] << "'\n\n" << kUsage;
+                                               return kExitUsage;
+                                           }
+                                           return nodesTest({args.begin() + 1, args.end()}, out, err);
+                                       }};
+
+} // namespace
+
+} // namespace shardwise::cli
