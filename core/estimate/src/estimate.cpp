@@ -76,6 +76,19 @@ std::array<Estimate, kStrategyCount> estimateMemoryAll(const EstimateInput& in, 
     return out;
 }
 
+std::array<bool, kStrategyCount> fitsByMemory(const EstimateInput& in, const Calibration& c)
+{
+    const detail::MemoryContext ctx = detail::memoryContext(in, c);
+    std::array<bool, kStrategyCount> out{};
+    const auto& table = allStrategies();
+    for (std::size_t i = 0; i < kStrategyCount; ++i) {
+        const MemoryBreakdown m = detail::memoryBreakdown(ctx, in, table[i].strategy);
+        out[i] = m.devicePeak() + ctx.headroom <= ctx.deviceCapacity
+            && m.hostPerRank() * in.cluster.gpusPerNode <= ctx.hostCapacity;
+    }
+    return out;
+}
+
 std::array<Estimate, kStrategyCount> estimateAll(const EstimateInput& in, const Calibration& c)
 {
     std::array<Estimate, kStrategyCount> out = estimateMemoryAll(in, c);

@@ -17,7 +17,11 @@ constexpr int kMinSeqLen = 128;
 // The lightest strategy that fits, from memory alone (the searches never need throughput).
 std::optional<Strategy> fitsWith(const EstimateInput& in, const Calibration& c)
 {
-    return lightestFitting(estimateMemoryAll(in, c));
+    const std::array<bool, kStrategyCount> fits = fitsByMemory(in, c);
+    for (Strategy s : byLightness())
+        if (fits[tableIndex(s)])
+            return s;
+    return std::nullopt;
 }
 
 // Memory grows with sequence length and micro-batch and falls with the GPU count, so each search

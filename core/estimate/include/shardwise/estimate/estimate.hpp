@@ -120,6 +120,8 @@ Estimate estimate(const EstimateInput& in, Strategy s, const Calibration& c = {}
 // Memory, capacities and the fit verdict only (throughput left zero): for searches over many inputs.
 Estimate estimateMemory(const EstimateInput& in, Strategy s, const Calibration& c = {});
 std::array<Estimate, kStrategyCount> estimateMemoryAll(const EstimateInput& in, const Calibration& c = {});
+// Only the fit verdicts (device and host), in the strategy table's order: the planner's searches.
+std::array<bool, kStrategyCount> fitsByMemory(const EstimateInput& in, const Calibration& c = {});
 // All eight, in the strategy table's order.
 std::array<Estimate, kStrategyCount> estimateAll(const EstimateInput& in, const Calibration& c = {});
 
