@@ -1,7 +1,11 @@
 // c10d ProcessGroupGloo on CPU tensors. LibTorch 1.13's Gloo backend lacks reduce_scatter,
-// _allgather_base, _reduce_scatter_base, the AVG op and bf16, so: reduce-scatter is an all-reduce of
-// the full buffer followed by taking this rank's slice, a mean is a sum divided by the world size, and
-// all-gather uses the list form with views of the output buffer.
+// _allgather_base, _reduce_scatter_base, the AVG op and bf16, so all-gather uses the list form with
+// views of the output buffer, and reductions are built on it: every rank's buffer is gathered and
+// summed in rank order (0, 1, 2, ...), then divided by the world size. Gloo's ring all-reduce would
+// sum each element in an order that depends on where it falls in the buffer, so a bucketed reduction
+// (zero1/zero2) and a per-unit one (zero0) would differ in the last bits, and Adam turns those into
+// visible parameter differences; the rank-ordered sum makes every strategy's gradients bit-identical
+// at the cost of world-times the traffic, which the CPU path (CI, equivalence tests) can afford.
 #include "communicator.hpp"
 
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -63,21 +67,15 @@ public:
     {
         const auto shardNumel = shard.numel();
         TORCH_CHECK(full.numel() == shardNumel * m_world, "reduceScatter: full buffer is not world x shard");
-        timed([&] {
-            std::vector<at::Tensor> tensors{full};
-            m_group->allreduce(tensors)->wait();
-        });
-        shard.copy_(full.narrow(0, m_rank * shardNumel, shardNumel)).div_(m_world);
+        const auto everyRank = gatherEveryRank(full);
+        sumInRankOrder(everyRank, m_rank * shardNumel, shardNumel, shard);
         return nullptr;
     }
 
     CommTicket allReduceMean(const at::Tensor& t) override
     {
-        timed([&] {
-            std::vector<at::Tensor> tensors{t};
-            m_group->allreduce(tensors)->wait();
-        });
-        t.div_(m_world);
+        const auto everyRank = gatherEveryRank(t);
+        sumInRankOrder(everyRank, 0, t.numel(), t);
         return nullptr;
     }
 
@@ -107,6 +105,29 @@ private:
         if (masterAddr == "127.0.0.1" || masterAddr == "localhost")
             return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
         return c10d::ProcessGroupGloo::createDefaultDevice();
+    }
+
+    // [world, n]: row r is rank r's `t`.
+    at::Tensor gatherEveryRank(const at::Tensor& t)
+    {
+        auto rows = at::empty({m_world, t.numel()}, t.options());
+        timed([&] {
+            std::vector<std::vector<at::Tensor>> outputs(1);
+            for (int r = 0; r < m_world; ++r)
+                outputs[0].push_back(rows[r]);
+            std::vector<at::Tensor> inputs{t.reshape({-1})};
+            m_group->allgather(outputs, inputs)->wait();
+        });
+        return rows;
+    }
+
+    void sumInRankOrder(const at::Tensor& rows, std::int64_t offset, std::int64_t count, const at::Tensor& out)
+    {
+        auto flat = out.view({-1});
+        flat.copy_(rows[0].narrow(0, offset, count));
+        for (int r = 1; r < m_world; ++r)
+            flat.add_(rows[r].narrow(0, offset, count));
+        flat.div_(m_world);
     }
 
     template <typename F> void timed(F&& collective)
