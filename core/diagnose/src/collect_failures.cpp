@@ -3,6 +3,7 @@
 #include "diagnosis_internal.hpp"
 
 #include "shardwise/diagnose/log_classifier.hpp"
+#include "utf8_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -42,7 +43,7 @@ int runYear(const std::vector<RankRecord>& records)
 
 EvidenceLine evidence(const std::string& source, std::size_t line, const std::string& text)
 {
-    return {source, line, text.size() > kMaxEvidenceText ? text.substr(0, kMaxEvidenceText) + "..." : text};
+    return {source, line, text.size() > kMaxEvidenceText ? utf8Prefix(text, kMaxEvidenceText) + "..." : text};
 }
 
 std::string sourceName(const RankRecord& r)
@@ -83,7 +84,7 @@ LineTimes lineTimes(const std::vector<std::string>& lines, int year)
     LineTimes t;
     t.own.reserve(lines.size());
     for (const auto& l : lines)
-        t.own.push_back(parseLogTime(std::string_view(l).substr(0, kMaxClassifiedLineLength), year));
+        t.own.push_back(parseLogTime(l, year));
     t.inheritedFrom.assign(lines.size(), std::nullopt);
     std::optional<std::size_t> last;
     for (std::size_t i = 0; i < lines.size(); ++i) {

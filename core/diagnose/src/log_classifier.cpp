@@ -1,5 +1,7 @@
 #include "shardwise/diagnose/log_classifier.hpp"
 
+#include "utf8_text.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -286,7 +288,7 @@ std::optional<LogFinding> communication(const std::string& text)
                 f.facts["nccl_error"] = std::string(trim((*m)[1].str()));
         f.isSymptom = reportsVanishedPeer(text);
         f.message = f.isSymptom ? "NCCL reports a peer that exited or a network error"
-                                : "NCCL error: " + f.facts.value("nccl_error", f.facts.value("nccl_result", std::string(trim(text)).substr(0, 160)));
+                                : "NCCL error: " + f.facts.value("nccl_error", f.facts.value("nccl_result", detail::utf8Prefix(trim(text), 160)));
         return f;
     }
     if (reportsVanishedPeer(text)) {
@@ -316,7 +318,7 @@ std::optional<LogFinding> crash(const std::string& text)
         return f;
     }
     if (has(text, "Segmentation fault") || has(text, "Fatal Python error") || has(text, "Bus error")) {
-        f.message = std::string(trim(text)).substr(0, 200);
+        f.message = detail::utf8Prefix(trim(text), 200);
         return f;
     }
     if (auto m = search(text, kException)) {
@@ -325,7 +327,7 @@ std::optional<LogFinding> crash(const std::string& text)
         if (has(name, "ChildFailedError") || has(name, "SignalException"))
             return std::nullopt;
         f.facts["exception"] = name;
-        f.message = std::string(trim(text)).substr(0, 200);
+        f.message = detail::utf8Prefix(trim(text), 200);
         return f;
     }
     return std::nullopt;
@@ -443,7 +445,7 @@ std::optional<std::int64_t> parseByteSize(std::string_view number, std::string_v
 
 std::optional<LogFinding> classifyLine(std::string_view line, int yearWhenMissing)
 {
-    const std::string text(line.substr(0, kMaxClassifiedLineLength));
+    const std::string text = detail::utf8Prefix(line, kMaxClassifiedLineLength);
     std::optional<LogFinding> f = outOfMemory(text);
     if (!f)
         f = watchdog(text);
