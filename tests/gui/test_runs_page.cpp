@@ -23,6 +23,7 @@
 
 #include <QComboBox>
 #include <QDir>
+#include <QFile>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -34,7 +35,6 @@
 #include <QTemporaryDir>
 
 #include <csignal>
-#include <fstream>
 #include <memory>
 #include <unistd.h>
 
@@ -61,8 +61,10 @@ RunConfig tinyConfig(Strategy strategy, int world, int warmup, int steps)
 
 std::string readFile(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
+    QFile file(QString::fromStdString(path));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return file.readAll().toStdString();
 }
 
 // The pid of the runner process that is rank `rank` of a run started by this test process.

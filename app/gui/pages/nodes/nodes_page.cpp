@@ -308,18 +308,17 @@ void NodesPage::onUntrustedKey(qint64 nodeId, const dispatch::HostKey& key, bool
                                           changed, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     m_trustDialog = dialog;
-    connect(dialog, &QDialog::finished, this, [this, nodeId, changed](int result) {
-        onTrustDecision(nodeId, !changed && result == QDialog::Accepted);
+    connect(dialog, &QDialog::finished, this, [this, nodeId, key, changed](int result) {
+        onTrustDecision(nodeId, key, !changed && result == QDialog::Accepted);
     });
     dialog->open();
 }
 
-void NodesPage::onTrustDecision(qint64 nodeId, bool trusted)
+void NodesPage::onTrustDecision(qint64 nodeId, const dispatch::HostKey& key, bool trusted)
 {
     const std::optional<store::Node> node = storedNode(nodeId);
-    if (!node || !m_trustDialog)
+    if (!node)
         return;
-    const dispatch::HostKey key = m_trustDialog->hostKey();
     const QString name = QString::fromStdString(node->name);
     if (!trusted) {
         setStatus(tr("%1: the host key was not trusted, so Shardwise did not log in.").arg(name), true);

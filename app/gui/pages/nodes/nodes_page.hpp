@@ -71,7 +71,7 @@ private:
     void setStatus(const QString& text, bool problem);
     void onFacts(qint64 nodeId, const dispatch::NodeFacts& facts);
     void onUntrustedKey(qint64 nodeId, const dispatch::HostKey& key, bool changed, const QString& message);
-    void onTrustDecision(qint64 nodeId, bool trusted);
+    void onTrustDecision(qint64 nodeId, const dispatch::HostKey& key, bool trusted);
 
     Workspace& m_workspace;
     NodeJob* m_job = nullptr;
