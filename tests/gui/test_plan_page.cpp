@@ -9,6 +9,7 @@
 #include "workspace/workspace.hpp"
 
 #include "shardwise/plan/plan.hpp"
+#include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
 
 #include <QChartView>
