@@ -1790,6 +1790,10 @@
         <source>Micro-&amp;batch:</source>
         <translation>Micro-&amp;Batch:</translation>
     </message>
+    <message>
+        <source>Runs on SSH nodes need the remote launcher, which the Runs page does not use yet.</source>
+        <translation>Läufe auf SSH-Knoten brauchen den entfernten Launcher, den die Seite „Läufe“ noch nicht verwendet.</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunTableModel</name>

@@ -1790,6 +1790,10 @@
         <source>Micro-&amp;batch:</source>
         <translation>マイクロバッチ(&amp;B):</translation>
     </message>
+    <message>
+        <source>Runs on SSH nodes need the remote launcher, which the Runs page does not use yet.</source>
+        <translation>SSH ノードでの実行にはリモートランチャーが必要ですが、実行ページはまだそれを使っていません。</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunTableModel</name>
