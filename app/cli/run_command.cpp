@@ -7,10 +7,14 @@
 #include "shardwise/dispatch/run_outcome.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
+#include "shardwise/store/database.hpp"
+#include "shardwise/store/location.hpp"
+#include "shardwise/store/run_recorder.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <atomic>
 #include <charconv>
 #include <csignal>
@@ -58,6 +62,11 @@ constexpr const char* kUsageTail = R"(, or all
   --seed N                   seed of weights and synthetic tokens
   --collective-timeout-s N   a collective slower than N seconds is a comm error (runner --timeout-s)
 
+Store:
+  --db PATH                  record into this SQLite store (default: $SHARDWISE_DB, else
+                             ~/.local/share/shardwise/shardwise.sqlite)
+  --no-store                 do not record the runs
+
 Output:
   --format table|json        a table, or one JSON object with a "runs" array (default table)
   --help                     this text
@@ -90,6 +99,8 @@ struct RunRequest {
     int peerGraceS = 60;
     bool expandableSegments = false;
     bool json = false;
+    std::string db;     // --db; empty = the default location
+    bool record = true; // false with --no-store
 };
 
 template <typename T> T parseInteger(const std::string& flag, const std::string& text, T minimum)
@@ -125,6 +136,10 @@ RunRequest parseRequest(const std::vector<std::string>& args)
         try {
             if (flag == "--local")
                 local = true;
+            else if (flag == "--no-store")
+                r.record = false;
+            else if (flag == "--db")
+                r.db = value();
             else if (flag == "--expandable-segments")
                 r.expandableSegments = true;
             else if (flag == "--ranks")
@@ -336,7 +351,98 @@ private:
     double m_timedSeconds = 0;
 };
 
-dispatch::RunOutcome runOne(const RunRequest& r, Strategy s, const std::filesystem::path& runner, std::ostream& err)
+store::RunStatus storedStatus(dispatch::RunStatus s)
+{
+    switch (s) {
+    case dispatch::RunStatus::Ok:
+        return store::RunStatus::Completed;
+    case dispatch::RunStatus::Oom:
+        return store::RunStatus::Oom;
+    case dispatch::RunStatus::Timeout:
+        return store::RunStatus::Timeout;
+    case dispatch::RunStatus::Cancelled:
+        return store::RunStatus::Cancelled;
+    case dispatch::RunStatus::Comm:
+    case dispatch::RunStatus::Config:
+    case dispatch::RunStatus::Failed:
+        return store::RunStatus::Failed;
+    }
+    return store::RunStatus::Failed;
+}
+
+// Writes one run into the store as it happens. A store that fails mid-run (disk full, say) costs the
+// record, never the measurement: the failure is reported once and the run goes on.
+class StoreRecording {
+public:
+    StoreRecording(store::Database* db, const RunConfig& config, std::ostream& err)
+        : m_err(err)
+    {
+        if (!db)
+            return;
+        store::RunOrigin origin;
+        origin.nodes.push_back({"local", std::nullopt});
+        origin.launcher = "shardwise";
+        try {
+            m_recorder.emplace(*db, config, origin);
+        } catch (const std::exception& e) {
+            warn(e);
+        }
+    }
+
+    void onEvent(const protocol::Event& e)
+    {
+        guarded([&] { m_recorder->record(e); });
+    }
+
+    void onLog(int rank, const std::string& line)
+    {
+        guarded([&] { m_recorder->recordLog(rank, line); });
+    }
+
+    void finish(const dispatch::RunOutcome& outcome)
+    {
+        guarded([&] { m_recorder->finish(storedStatus(outcome.status), outcome.reason); });
+    }
+
+    std::optional<std::int64_t> runId() const
+    {
+        return m_recorder ? std::optional<std::int64_t>(m_recorder->runId()) : std::nullopt;
+    }
+
+private:
+    template <typename F> void guarded(F&& f)
+    {
+        if (!m_recorder || m_failed)
+            return;
+        try {
+            f();
+            // Events can be minutes apart on large models; keep the run from looking interrupted.
+            const auto now = std::chrono::steady_clock::now();
+            if (now - m_lastBeat > std::chrono::seconds(5)) {
+                m_recorder->heartbeat();
+                m_lastBeat = now;
+            }
+        } catch (const std::exception& e) {
+            warn(e);
+        }
+    }
+
+    void warn(const std::exception& e)
+    {
+        m_failed = true;
+        m_err << "shardwise-cli run: recording into the store failed, the run goes on unrecorded: " << e.what()
+              << "\n"
+              << std::flush;
+    }
+
+    std::ostream& m_err;
+    std::optional<store::RunRecorder> m_recorder;
+    bool m_failed = false;
+    std::chrono::steady_clock::time_point m_lastBeat = std::chrono::steady_clock::now();
+};
+
+dispatch::RunOutcome runOne(const RunRequest& r, Strategy s, const std::filesystem::path& runner, store::Database* db,
+                            std::ostream& err)
 {
     const RunConfig requested = requestedConfig(r, s);
     dispatch::LocalLaunch launch;
@@ -354,18 +460,26 @@ dispatch::RunOutcome runOne(const RunRequest& r, Strategy s, const std::filesyst
     }
 
     StepProgress progress(err, s, r.ranks, requested.warmupSteps + requested.timedSteps);
+    StoreRecording recording(db, requested, err);
     dispatch::LaunchCallbacks callbacks;
-    callbacks.onEvent = [&](const protocol::Event& e) { progress.onEvent(e); };
+    callbacks.onEvent = [&](const protocol::Event& e) {
+        progress.onEvent(e);
+        recording.onEvent(e);
+    };
+    callbacks.onLog = [&](int rank, const std::string& line) { recording.onLog(rank, line); };
     err << "[" << strategyId(s) << "] starting " << r.ranks << " rank(s) on " << deviceId(r.device) << "\n" << std::flush;
+    dispatch::RunOutcome outcome;
     try {
-        return dispatch::summarizeRun(requested, dispatch::launchLocal(launch, callbacks, &g_cancelRequested));
+        outcome = dispatch::summarizeRun(requested, dispatch::launchLocal(launch, callbacks, &g_cancelRequested));
     } catch (const dispatch::LaunchError& e) {
-        dispatch::RunOutcome failed;
-        failed.config = requested;
-        failed.status = dispatch::RunStatus::Failed;
-        failed.reason = std::string("could not start the ranks: ") + e.what();
-        return failed;
+        outcome.config = requested;
+        outcome.status = dispatch::RunStatus::Failed;
+        outcome.reason = std::string("could not start the ranks: ") + e.what();
     }
+    recording.finish(outcome);
+    if (const auto id = recording.runId())
+        err << "[" << strategyId(s) << "] recorded as run " << *id << "\n" << std::flush;
+    return outcome;
 }
 
 std::string pad(std::string s, std::size_t width, bool right = false)
@@ -427,13 +541,31 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
         return kExitUsage;
     }
 
+    // Open the store before anything runs: a store that cannot take the results (a newer version's
+    // file, an unwritable path) is reported up front rather than after an hour of measuring.
+    std::optional<store::Database> db;
+    if (request.record) {
+        try {
+            db.emplace(store::Database::open(store::resolveDatabasePath(request.db)));
+            if (db->readOnly()) {
+                err << "shardwise-cli run: the store " << db->path().string() << " is read-only ("
+                    << db->readOnlyReason() << "); pass --no-store to run without recording\n";
+                return kExitFailed;
+            }
+        } catch (const std::exception& e) {
+            err << "shardwise-cli run: --db: cannot open the store: " << e.what()
+                << "; pass --no-store to run without recording\n";
+            return kExitFailed;
+        }
+    }
+
     g_cancelRequested = false;
     CancelOnSignals cancelOnSignals;
     std::vector<dispatch::RunOutcome> runs;
     for (Strategy s : request.strategies) {
         if (g_cancelRequested)
             break;
-        runs.push_back(runOne(request, s, runner, err));
+        runs.push_back(runOne(request, s, runner, db ? &*db : nullptr, err));
         err << "[" << strategyId(s) << "] " << dispatch::runStatusId(runs.back().status)
             << (runs.back().reason.empty() ? "" : ": " + runs.back().reason) << "\n"
             << std::flush;

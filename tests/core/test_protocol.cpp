@@ -93,6 +93,16 @@ private slots:
         }
     }
 
+    void startEventWithoutConfigRoundTrips()
+    {
+        // Found by the protocol fuzzer: a start event without "config" must serialise to a line that
+        // parses again rather than to an invalid default config.
+        const Event e = parseEvent(R"({"v":1,"event":"start","rank":2,"world":4})");
+        const std::string line = serialize(e);
+        QVERIFY(line.find("\"config\"") == std::string::npos);
+        QCOMPARE(std::get<StartEvent>(parseEvent(line)).rank, 2);
+    }
+
     void foreignStdoutLinesAreSkipped()
     {
         QVERIFY(!tryParseEvent("NCCL INFO Bootstrap : Using eth0"));

@@ -14,7 +14,7 @@
 #include "workspace/workspace.hpp"
 
 #ifdef SHARDWISE_HAVE_SSHD_FIXTURE
-#include "sshd_fixture.hpp"
+#include "sshd/sshd_fixture.hpp"
 #endif
 
 #include <QComboBox>

@@ -130,7 +130,7 @@ json toJson(const Event& e)
     json j = std::visit(
         Overloaded{
             [](const StartEvent& s) {
-                return json{{"event", "start"},
+                json out{{"event", "start"},
                             {"rank", s.rank},
                             {"world", s.world},
                             {"local_rank", s.localRank},
@@ -148,6 +148,12 @@ json toJson(const Event& e)
                              {{"conf", s.allocator.conf}, {"expandable_segments", s.allocator.expandableSegments}}},
                             {"launcher", s.launcher},
                             {"device_name", s.deviceName}};
+                // A start event read without a config (an early failure, an older runner) carries
+                // the default RunConfig, whose model is empty: write it back without one, so that
+                // serialize(parseEvent(x)) parses again.
+                if (s.config.model.layers == 0)
+                    out.erase("config");
+                return out;
             },
             [](const StepEvent& s) {
                 return json{{"event", "step"},         {"rank", s.rank},
