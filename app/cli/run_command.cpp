@@ -351,25 +351,6 @@ private:
     double m_timedSeconds = 0;
 };
 
-store::RunStatus storedStatus(dispatch::RunStatus s)
-{
-    switch (s) {
-    case dispatch::RunStatus::Ok:
-        return store::RunStatus::Completed;
-    case dispatch::RunStatus::Oom:
-        return store::RunStatus::Oom;
-    case dispatch::RunStatus::Timeout:
-        return store::RunStatus::Timeout;
-    case dispatch::RunStatus::Cancelled:
-        return store::RunStatus::Cancelled;
-    case dispatch::RunStatus::Comm:
-    case dispatch::RunStatus::Config:
-    case dispatch::RunStatus::Failed:
-        return store::RunStatus::Failed;
-    }
-    return store::RunStatus::Failed;
-}
-
 // Writes one run into the store as it happens. A store that fails mid-run (disk full, say) costs the
 // record, never the measurement: the failure is reported once and the run goes on.
 class StoreRecording {
@@ -401,7 +382,7 @@ public:
 
     void finish(const dispatch::RunOutcome& outcome)
     {
-        guarded([&] { m_recorder->finish(storedStatus(outcome.status), outcome.reason); });
+        guarded([&] { m_recorder->finish(store::statusForOutcome(dispatch::runStatusId(outcome.status)), outcome.reason); });
     }
 
     std::optional<std::int64_t> runId() const

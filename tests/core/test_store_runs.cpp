@@ -35,6 +35,27 @@ class TestStoreRuns : public QObject {
     std::unique_ptr<Database> m_db;
 
 private slots:
+    void launchOutcomesMapToStoredStatuses_data()
+    {
+        QTest::addColumn<QString>("outcome");
+        QTest::addColumn<QString>("stored");
+        QTest::newRow("ok") << QStringLiteral("ok") << QStringLiteral("completed");
+        QTest::newRow("oom") << QStringLiteral("oom") << QStringLiteral("oom");
+        QTest::newRow("comm") << QStringLiteral("comm") << QStringLiteral("failed");
+        QTest::newRow("config") << QStringLiteral("config") << QStringLiteral("failed");
+        QTest::newRow("failed") << QStringLiteral("failed") << QStringLiteral("failed");
+        QTest::newRow("timeout") << QStringLiteral("timeout") << QStringLiteral("timeout");
+        QTest::newRow("cancelled") << QStringLiteral("cancelled") << QStringLiteral("cancelled");
+        QTest::newRow("unknown") << QStringLiteral("exploded") << QStringLiteral("failed");
+    }
+    void launchOutcomesMapToStoredStatuses()
+    {
+        QFETCH(QString, outcome);
+        QFETCH(QString, stored);
+        QCOMPARE(QString::fromUtf8(std::string(store::runStatusId(store::statusForOutcome(outcome.toStdString()))).c_str()),
+                 stored);
+    }
+
     void init()
     {
         static int n = 0;

@@ -22,25 +22,6 @@ namespace shardwise::gui {
 
 namespace {
 
-store::RunStatus storedStatus(dispatch::RunStatus s)
-{
-    switch (s) {
-    case dispatch::RunStatus::Ok:
-        return store::RunStatus::Completed;
-    case dispatch::RunStatus::Oom:
-        return store::RunStatus::Oom;
-    case dispatch::RunStatus::Timeout:
-        return store::RunStatus::Timeout;
-    case dispatch::RunStatus::Cancelled:
-        return store::RunStatus::Cancelled;
-    case dispatch::RunStatus::Comm:
-    case dispatch::RunStatus::Config:
-    case dispatch::RunStatus::Failed:
-        break;
-    }
-    return store::RunStatus::Failed;
-}
-
 QString fromStd(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 // Accumulates what the ranks reported between two deliveries to the GUI.
@@ -356,7 +337,7 @@ void RunJob::runOne(const RunRequest& request)
         const dispatch::LaunchResult result = dispatch::launchLocal(launch, callbacks, &m_cancelRunning);
         deliver(true);
         const dispatch::RunOutcome outcome = dispatch::summarizeRun(config, result);
-        const store::RunStatus status = storedStatus(outcome.status);
+        const store::RunStatus status = store::statusForOutcome(dispatch::runStatusId(outcome.status));
         recorder.finish(status, outcome.reason);
 
         bool diagnosed = false;

@@ -22,25 +22,6 @@ namespace {
 
 std::string toStd(std::string_view s) { return std::string(s); }
 
-store::RunStatus storeStatus(dispatch::RunStatus s)
-{
-    switch (s) {
-    case dispatch::RunStatus::Ok:
-        return store::RunStatus::Completed;
-    case dispatch::RunStatus::Oom:
-        return store::RunStatus::Oom;
-    case dispatch::RunStatus::Timeout:
-        return store::RunStatus::Timeout;
-    case dispatch::RunStatus::Cancelled:
-        return store::RunStatus::Cancelled;
-    case dispatch::RunStatus::Comm:
-    case dispatch::RunStatus::Config:
-    case dispatch::RunStatus::Failed:
-        return store::RunStatus::Failed;
-    }
-    return store::RunStatus::Failed;
-}
-
 } // namespace
 
 QStringList runnerArguments(const QString& configFile)
@@ -217,7 +198,7 @@ void ValidationQueue::runOne(const QueuedRun& run, int index, int count)
 
         const dispatch::LaunchResult result = dispatch::launchLocal(launch, callbacks, &m_cancel);
         const dispatch::RunOutcome outcome = dispatch::summarizeRun(run.config, result);
-        recorder.finish(storeStatus(outcome.status), outcome.reason);
+        recorder.finish(store::statusForOutcome(dispatch::runStatusId(outcome.status)), outcome.reason);
 
         const qint64 runId = recorder.runId();
         const bool ok = outcome.ok();

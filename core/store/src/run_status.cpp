@@ -44,6 +44,19 @@ std::string runStatusIdList()
 
 bool isFinal(RunStatus s) { return s != RunStatus::Running && s != RunStatus::Interrupted; }
 
+RunStatus statusForOutcome(std::string_view outcomeId)
+{
+    if (outcomeId == "ok")
+        return RunStatus::Completed;
+    if (outcomeId == "oom")
+        return RunStatus::Oom;
+    if (outcomeId == "timeout")
+        return RunStatus::Timeout;
+    if (outcomeId == "cancelled")
+        return RunStatus::Cancelled;
+    return RunStatus::Failed;
+}
+
 std::string_view runSourceId(RunSource s) { return s == RunSource::Imported ? "imported" : "measured"; }
 
 } // namespace shardwise::store

@@ -24,6 +24,11 @@ std::string_view runStatusId(RunStatus s); // "running" | "completed" | "oom" | 
 std::optional<RunStatus> runStatusFromId(std::string_view id);
 std::string runStatusIdList();
 bool isFinal(RunStatus s); // not Running and not Interrupted
+// The final status a launch outcome is stored as, from the launcher's outcome id (dispatch's
+// runStatusId: "ok" | "oom" | "comm" | "config" | "failed" | "timeout" | "cancelled"). Taken as the id
+// so the store does not depend on the launcher; comm and config failures are stored as failed, their
+// kind stays in the recorded error events. Unknown ids are failed.
+RunStatus statusForOutcome(std::string_view outcomeId);
 
 enum class RunSource { Measured, Imported };
 std::string_view runSourceId(RunSource s); // "measured" | "imported"
