@@ -64,6 +64,26 @@ private slots:
         QCOMPARE(back.reservedUnallocated, std::int64_t(3LL << 30));
     }
 
+    void probeEventRoundTrips()
+    {
+        ProbeEvent p;
+        p.rank = 1;
+        p.world = 2;
+        p.host = "gpu-7";
+        p.deviceName = "NVIDIA H200";
+        p.versions.libtorch = "2.11.0";
+        p.results = {{"matmul_bf16", 0, 771.5, "TFLOP/s", 20}, {"all_gather", 64LL << 20, 301.25, "GB/s", 10}};
+        const auto back = std::get<ProbeEvent>(parseEvent(serialize(p)));
+        QCOMPARE(back.world, 2);
+        QCOMPARE(back.deviceName, std::string("NVIDIA H200"));
+        QCOMPARE(back.versions.libtorch, std::string("2.11.0"));
+        QCOMPARE(back.results.size(), std::size_t(2));
+        QCOMPARE(back.results[1].kind, std::string("all_gather"));
+        QCOMPARE(back.results[1].bytes, std::int64_t(64LL << 20));
+        QCOMPARE(back.results[1].value, 301.25);
+        QCOMPARE(back.results[0].samples, 20);
+    }
+
     void malformedLinesAreNamed_data()
     {
         QTest::addColumn<QString>("line");
@@ -80,6 +100,11 @@ private slots:
                                     << QStringLiteral("'step'");
         QTest::newRow("bad kind") << QStringLiteral(R"({"v":1,"event":"error","rank":0,"kind":"bad"})")
                                   << QStringLiteral("unknown kind 'bad'");
+        QTest::newRow("probe results not array")
+            << QStringLiteral(R"({"v":1,"event":"probe","rank":0,"results":3})") << QStringLiteral("'results'");
+        QTest::newRow("probe result without value")
+            << QStringLiteral(R"({"v":1,"event":"probe","rank":0,"results":[{"kind":"matmul_bf16"}]})")
+            << QStringLiteral("'value'");
     }
     void malformedLinesAreNamed()
     {

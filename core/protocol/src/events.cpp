@@ -100,6 +100,20 @@ StateBytes stateFrom(const json& j, const std::string& event)
     return s;
 }
 
+json versionsJson(const SoftwareVersions& v)
+{
+    return json{{"runner", v.runner}, {"libtorch", v.libtorch}, {"cuda", v.cuda},
+                {"nccl", v.nccl},     {"driver", v.driver},     {"compiler", v.compiler}};
+}
+
+SoftwareVersions versionsFrom(const json& j, const std::string& event)
+{
+    Fields f(j, event);
+    return {f.get<std::string>("runner", ""), f.get<std::string>("libtorch", ""),
+            f.get<std::string>("cuda", ""),   f.get<std::string>("nccl", ""),
+            f.get<std::string>("driver", ""), f.get<std::string>("compiler", "")};
+}
+
 } // namespace
 
 std::string_view errorKindId(ErrorKind k)
@@ -137,13 +151,7 @@ json toJson(const Event& e)
                             {"host", s.host},
                             {"time", s.time},
                             {"config", shardwise::toJson(s.config)},
-                            {"versions",
-                             {{"runner", s.versions.runner},
-                              {"libtorch", s.versions.libtorch},
-                              {"cuda", s.versions.cuda},
-                              {"nccl", s.versions.nccl},
-                              {"driver", s.versions.driver},
-                              {"compiler", s.versions.compiler}}},
+                            {"versions", versionsJson(s.versions)},
                             {"allocator",
                              {{"conf", s.allocator.conf}, {"expandable_segments", s.allocator.expandableSegments}}},
                             {"launcher", s.launcher},
@@ -197,6 +205,16 @@ json toJson(const Event& e)
                 return json{{"event", "log"}, {"rank", s.rank}, {"level", s.level}, {"message", s.message},
                             {"time", s.time}};
             },
+            [](const ProbeEvent& s) {
+                json results = json::array();
+                for (const ProbeResult& r : s.results)
+                    results.push_back(json{{"kind", r.kind}, {"bytes", r.bytes}, {"value", r.value},
+                                           {"unit", r.unit}, {"samples", r.samples}});
+                return json{{"event", "probe"},        {"rank", s.rank},
+                            {"world", s.world},        {"host", s.host},
+                            {"device_name", s.deviceName}, {"versions", versionsJson(s.versions)},
+                            {"results", results},      {"time", s.time}};
+            },
         },
         e);
     j["v"] = kProtocolVersion;
@@ -245,12 +263,8 @@ Event fromJson(const json& j)
                 throw ProtocolError("event 'start': " + std::string(e.what()));
             }
         }
-        if (const json* v = f.object("versions")) {
-            Fields vf(*v, "start.versions");
-            s.versions = {vf.get<std::string>("runner", ""), vf.get<std::string>("libtorch", ""),
-                          vf.get<std::string>("cuda", ""),   vf.get<std::string>("nccl", ""),
-                          vf.get<std::string>("driver", ""), vf.get<std::string>("compiler", "")};
-        }
+        if (const json* v = f.object("versions"))
+            s.versions = versionsFrom(*v, "start.versions");
         if (const json* a = f.object("allocator")) {
             Fields af(*a, "start.allocator");
             s.allocator = {af.get<std::string>("conf", ""), af.get<bool>("expandable_segments", false)};
@@ -317,7 +331,31 @@ Event fromJson(const json& j)
         s.message = f.get<std::string>("message", "");
         return s;
     }
-    throw ProtocolError("unknown event '" + name + "'; known: start, step, summary, error, log");
+    if (name == "probe") {
+        ProbeEvent s;
+        s.rank = rank;
+        s.time = time;
+        s.world = f.get<int>("world", 1);
+        s.host = f.get<std::string>("host", "");
+        s.deviceName = f.get<std::string>("device_name", "");
+        if (const json* v = f.object("versions"))
+            s.versions = versionsFrom(*v, "probe.versions");
+        auto it = j.find("results");
+        if (it != j.end() && !it->is_null()) {
+            if (!it->is_array())
+                throw ProtocolError("event 'probe': field 'results' is not an array");
+            for (const json& r : *it) {
+                if (!r.is_object())
+                    throw ProtocolError("event 'probe': an entry of 'results' is not an object");
+                Fields rf(r, "probe.results");
+                s.results.push_back({rf.need<std::string>("kind"), rf.get<std::int64_t>("bytes", 0),
+                                     rf.need<double>("value"), rf.get<std::string>("unit", ""),
+                                     rf.get<int>("samples", 0)});
+            }
+        }
+        return s;
+    }
+    throw ProtocolError("unknown event '" + name + "'; known: start, step, summary, error, log, probe");
 }
 
 } // namespace
@@ -355,7 +393,8 @@ std::string_view eventName(const Event& e)
                                  [](const StepEvent&) { return std::string_view("step"); },
                                  [](const SummaryEvent&) { return std::string_view("summary"); },
                                  [](const ErrorEvent&) { return std::string_view("error"); },
-                                 [](const LogEvent&) { return std::string_view("log"); }},
+                                 [](const LogEvent&) { return std::string_view("log"); },
+                                 [](const ProbeEvent&) { return std::string_view("probe"); }},
                       e);
 }
 

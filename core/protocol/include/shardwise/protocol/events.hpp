@@ -124,7 +124,30 @@ struct LogEvent {
     double time = 0;
 };
 
-using Event = std::variant<StartEvent, StepEvent, SummaryEvent, ErrorEvent, LogEvent>;
+// One hardware measurement of `shardwise-runner --probe` (docs/protocol.md lists the kinds).
+// kind: "matmul_bf16" (TFLOP/s), "device_copy" (GB/s, read+write), "h2d_pinned" / "d2h_pinned" (GB/s),
+// "cpu_adamw" (parameters/s over all threads), "all_gather" / "reduce_scatter" / "all_reduce"
+// (bus bandwidth GB/s, nccl-tests convention).
+struct ProbeResult {
+    std::string kind;
+    std::int64_t bytes = 0; // message or buffer size; 0 where size does not apply
+    double value = 0;
+    std::string unit;       // "TFLOP/s" | "GB/s" | "params/s"
+    int samples = 0;        // timed repetitions behind the median value
+};
+
+// All probe results of one rank, emitted once at the end of `--probe`.
+struct ProbeEvent {
+    int rank = 0;
+    int world = 1;
+    std::string host;
+    std::string deviceName;
+    SoftwareVersions versions;
+    std::vector<ProbeResult> results;
+    double time = 0;
+};
+
+using Event = std::variant<StartEvent, StepEvent, SummaryEvent, ErrorEvent, LogEvent, ProbeEvent>;
 
 std::string_view errorKindId(ErrorKind k); // "oom" | "comm" | "config" | "internal"
 std::optional<ErrorKind> errorKindFromId(std::string_view id);
