@@ -1,0 +1,88 @@
+#pragma once
+// One measured run from start to stored result, the same for every face: launch the ranks (on this
+// machine or on SSH nodes), record every event and log line into the run store as it arrives, set
+// the final status, and for a run that did not complete, diagnose the first failure across ranks and
+// store the diagnosis beside the run. The CLI, the desktop app's run queue and the tests all go
+// through here, so a run looks the same in the store whichever face started it.
+
+#include "shardwise/diagnose/diagnosis.hpp"
+#include "shardwise/dispatch/local_launch.hpp"
+#include "shardwise/dispatch/remote_launch.hpp"
+#include "shardwise/dispatch/run_outcome.hpp"
+#include "shardwise/spec/specs.hpp"
+#include "shardwise/store/database.hpp"
+#include "shardwise/store/run_recorder.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardwise::session {
+
+struct SessionCallbacks {
+    // The run row exists (status 'running'); called before the first rank starts.
+    std::function<void(std::int64_t runId)> onRecorded;
+    // Remote runs only: every rank has started; the handle is what a re-attach needs.
+    std::function<void(const dispatch::RemoteRun& run)> onRemoteStarted;
+    std::function<void(const protocol::Event& event)> onEvent;
+    std::function<void(int rank, const std::string& line)> onLog;
+    // The store stopped taking the run (disk full, locked file, ...): called once; the run goes on
+    // unrecorded rather than losing the measurement.
+    std::function<void(const std::string& problem)> onStoreProblem;
+};
+
+struct SessionOptions {
+    // Where to record; null = do not record (the CLI's --no-store).
+    store::Database* db = nullptr;
+    store::RunOrigin origin;
+    // When the run row cannot be written at all, throw (store::StoreError) before any rank starts
+    // instead of measuring unrecorded. The desktop app shows only stored runs, so it insists.
+    bool requireRecord = false;
+    // Diagnose a run that did not complete (and was not cancelled), storing the diagnosis with it.
+    bool diagnoseFailures = true;
+};
+
+struct SessionResult {
+    dispatch::RunOutcome outcome;
+    std::optional<std::int64_t> runId;           // none when not recorded
+    std::optional<store::RunStatus> storedStatus; // the final status in the store
+    std::optional<diagnose::Diagnosis> diagnosis; // a run that did not complete and was not cancelled
+    std::optional<std::int64_t> diagnosisId;      // when the diagnosis was stored
+    std::string storeProblem;                     // why recording stopped, if it did
+    bool lost = false;                            // a rank or node was lost (remote runs)
+};
+
+// Ranks on this machine. A LaunchError (runner missing, no pipes) is a result with status failed,
+// recorded as such when the run row was written.
+SessionResult runLocal(const RunConfig& requested, const dispatch::LocalLaunch& launch, const SessionOptions& options,
+                       const SessionCallbacks& callbacks = {}, const std::atomic<bool>* cancel = nullptr);
+
+struct RemoteTarget {
+    dispatch::RemoteLaunch launch;                // launch.args come from the config (see below)
+    std::vector<dispatch::SshSession*> sessions;  // sessions[i] reaches launch.nodes[i]
+    std::vector<std::string> nodeNames;           // for diagnoses; empty = the SSH hosts
+    dispatch::FollowOptions follow;
+};
+
+// Ranks on SSH nodes. The requested config is written to config.json in the run directory on every
+// node and the runner reads it from there (`--config config.json`), so the node needs no presets
+// or model files; launch.args left empty get exactly that. A node that cannot be reached when the
+// ranks start is a failed result (recorded), as is a node lost later (recorded as 'lost').
+SessionResult runRemote(const RunConfig& requested, RemoteTarget target, const SessionOptions& options,
+                        const SessionCallbacks& callbacks = {}, const std::atomic<bool>* cancel = nullptr);
+
+// What each rank left behind, for core/diagnose: the local launcher's rank logs are read back from
+// their files; remote ranks' log lines are those the follower delivered.
+std::vector<diagnose::RankRecord> rankRecordsOf(const dispatch::LaunchResult& launch, const std::string& node);
+
+// Stores `diagnosis` for the run (replacing an earlier one) and returns the stored id.
+std::int64_t storeRunDiagnosis(store::Database& db, std::int64_t runId, const diagnose::Diagnosis& diagnosis);
+
+// The environment the CUDA caching allocator reads for expandable segments. PyTorch 2.x reads
+// PYTORCH_ALLOC_CONF first; 1.x and early 2.x only know PYTORCH_CUDA_ALLOC_CONF, so both are set.
+void addAllocatorEnvironment(const RunConfig& config, std::map<std::string, std::string>& env);
+
+} // namespace shardwise::session

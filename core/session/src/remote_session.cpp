@@ -1,0 +1,150 @@
+#include "shardwise/session/run_session.hpp"
+
+#include "session_outcome.hpp"
+
+#include "shardwise/spec/json.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <random>
+#include <sstream>
+
+namespace shardwise::session {
+
+namespace {
+
+// Names the run directory on every node: the store's run id when there is one, so a person on the
+// node can tell which stored run a folder belongs to.
+std::string remoteRunName(const std::optional<std::int64_t>& storedId)
+{
+    std::random_device rd;
+    std::ostringstream id;
+    id << "run-" << (storedId ? std::to_string(*storedId) + "-" : std::string())
+       << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count() << "-"
+       << std::hex << rd();
+    return id.str();
+}
+
+std::string describeLost(const dispatch::RemoteRunResult& remote)
+{
+    for (const auto& r : remote.ranks)
+        if (r.ending == dispatch::CommandEnding::Lost)
+            return "rank " + std::to_string(r.rank) + " lost: " + r.lostReason;
+    return "a node was lost";
+}
+
+// Keeps each rank's log for the diagnosis; a rank that writes without end keeps its newest lines,
+// where a failure is reported.
+class RankLogs {
+public:
+    void add(int rank, const std::string& line)
+    {
+        auto& lines = m_lines[rank];
+        lines.push_back(line);
+        if (lines.size() > kMaxLines)
+            lines.erase(lines.begin(), lines.begin() + static_cast<std::ptrdiff_t>(kMaxLines / 2));
+    }
+    const std::map<int, std::vector<std::string>>& lines() const { return m_lines; }
+
+private:
+    static constexpr std::size_t kMaxLines = 20000;
+    std::map<int, std::vector<std::string>> m_lines;
+};
+
+} // namespace
+
+SessionResult runRemote(const RunConfig& requested, RemoteTarget target, const SessionOptions& options,
+                        const SessionCallbacks& callbacks, const std::atomic<bool>* cancel)
+{
+    if (target.launch.nodes.empty() || target.sessions.size() != target.launch.nodes.size())
+        throw std::invalid_argument("remote run: " + std::to_string(target.launch.nodes.size()) + " nodes but "
+                                    + std::to_string(target.sessions.size()) + " SSH sessions");
+    if (target.nodeNames.empty())
+        for (auto* s : target.sessions)
+            target.nodeNames.push_back(s->endpoint().host);
+
+    detail::RunRecording recording(options, requested, callbacks);
+    SessionResult result;
+    result.runId = recording.runId();
+    if (result.runId && callbacks.onRecorded)
+        callbacks.onRecorded(*result.runId);
+
+    dispatch::RemoteLaunch& launch = target.launch;
+    if (launch.runId.empty())
+        launch.runId = remoteRunName(result.runId);
+    if (launch.args.empty())
+        launch.args = {"--config", "config.json"};
+    addAllocatorEnvironment(requested, launch.env);
+    dispatch::RemoteRun handle;
+    handle.runId = launch.runId;
+    handle.runDir = launch.runRoot + "/" + launch.runId;
+    handle.nodeCount = static_cast<int>(launch.nodes.size());
+
+    const auto started = std::chrono::steady_clock::now();
+    auto failedToStart = [&](const std::string& why) {
+        // Ranks already started on earlier nodes would wait for their peers until the rendezvous
+        // times out; stop them now.
+        dispatch::cancelRemoteRun(handle, target.sessions, std::chrono::seconds(3));
+        result.outcome.config = requested;
+        result.outcome.status = dispatch::RunStatus::Failed;
+        result.outcome.reason = "could not start the ranks: " + why;
+        detail::concludeRun(recording, options, {}, store::RunStatus::Failed, result);
+        return result;
+    };
+
+    try {
+        const std::string config = toJson(requested).dump(2) + "\n";
+        for (dispatch::SshSession* s : target.sessions) {
+            const auto made = s->run(std::vector<std::string>{"mkdir", "-p", handle.runDir}, {}, cancel);
+            if (!made.succeeded())
+                return failedToStart("cannot create " + handle.runDir + " on " + s->endpoint().host + " (" + made.describe()
+                                     + "): " + made.stderrData);
+            s->writeFile(handle.runDir + "/config.json", config, cancel);
+        }
+        handle = dispatch::startRemoteRun(launch, target.sessions);
+    } catch (const std::exception& e) {
+        return failedToStart(e.what());
+    }
+    if (callbacks.onRemoteStarted)
+        callbacks.onRemoteStarted(handle);
+
+    RankLogs logs;
+    dispatch::RemoteRunCallbacks forward;
+    forward.onEvent = [&](const protocol::Event& event) {
+        recording.record(event);
+        if (callbacks.onEvent)
+            callbacks.onEvent(event);
+    };
+    forward.onLog = [&](int rank, const std::string& line) {
+        recording.recordLog(rank, line);
+        logs.add(rank, line);
+        if (callbacks.onLog)
+            callbacks.onLog(rank, line);
+    };
+    // A session follows to the end: stopping early would leave the stored run without its ending.
+    dispatch::FollowOptions follow = target.follow;
+    follow.detach = nullptr;
+    dispatch::RemoteRunOffsets offsets;
+    const dispatch::RemoteRunResult remote = dispatch::followRemoteRun(handle, target.sessions, offsets, forward, cancel, follow);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+    result.outcome = dispatch::summarizeRun(requested, detail::asLaunchResult(remote, wall, launch.masterPort));
+    result.outcome.logDir = handle.runDir; // on the nodes
+    bool anyLost = !remote.lostNodes.empty();
+    for (const auto& r : remote.ranks)
+        anyLost = anyLost || r.ending == dispatch::CommandEnding::Lost;
+    store::RunStatus status = store::statusForOutcome(dispatch::runStatusId(result.outcome.status));
+    if (anyLost && !remote.cancelled && !remote.timedOut) {
+        result.lost = true;
+        result.outcome.status = dispatch::RunStatus::Failed;
+        result.outcome.reason = describeLost(remote);
+        status = store::RunStatus::Lost;
+    }
+    detail::concludeRun(recording, options,
+                        detail::remoteRankRecords(remote, logs.lines(), target.nodeNames, store::currentUnixTime()), status,
+                        result);
+    return result;
+}
+
+} // namespace shardwise::session

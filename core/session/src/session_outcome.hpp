@@ -1,0 +1,31 @@
+#pragma once
+// Shared by the local and the remote session: how a run is concluded (final status, diagnosis) and
+// how a remote run's result is put into the local launcher's terms so one summary serves both.
+
+#include "run_recording.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace shardwise::session::detail {
+
+std::string firstNodeName(const SessionOptions& options);
+
+// Finishes the recording with `status` and the outcome's reason; diagnoses and stores the diagnosis
+// when the run did not complete and was not cancelled.
+void concludeRun(RunRecording& recording, const SessionOptions& options, const std::vector<diagnose::RankRecord>& ranks,
+                 store::RunStatus status, SessionResult& result);
+
+// The remote ranks as the local launcher reports ranks: exit code, signal number, events, log tail.
+dispatch::LaunchResult asLaunchResult(const dispatch::RemoteRunResult& remote, double wallSeconds, int masterPort);
+
+// One RankRecord per remote rank, with the log lines the follower delivered and lost ranks marked.
+std::vector<diagnose::RankRecord> remoteRankRecords(const dispatch::RemoteRunResult& remote,
+                                                    const std::map<int, std::vector<std::string>>& logLines,
+                                                    const std::vector<std::string>& nodeNames, double lostTime);
+
+// The signal number for a name without "SIG" ("TERM" -> 15); 0 when unknown.
+int signalNumber(const std::string& name);
+
+} // namespace shardwise::session::detail
