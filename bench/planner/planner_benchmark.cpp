@@ -1,7 +1,10 @@
 // Times makePlan (validation, all eight estimates, the decision, its reasons and, where nothing fits,
-// the remedy searches) over one model's grid of micro-batches, sequence lengths and GPU counts.
-// Not a test: run by hand, results recorded in bench/results/planner.md.
+// the remedy searches) over one model's grid of micro-batches, sequence lengths and GPU counts, and
+// in the same run, interleaved, reference::makePlan (the straightforward paths, which return the
+// same plans) as the reference the speed-up is stated against: the ratio holds on a loaded machine
+// where absolute times drift. Not a test: run by hand, results recorded in bench/results/planner.md.
 #include "shardwise/plan/plan.hpp"
+#include "shardwise/plan/reference_plan.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
 
@@ -48,8 +51,10 @@ struct GridResult {
     long remedies = 0;
 };
 
-GridResult planGrid(EstimateInput in, const std::vector<int>& microBatches, const std::vector<int>& seqs, int maxGpus,
-                    Interconnect link)
+using Planner = Plan (*)(const EstimateInput&, const Calibration&);
+
+GridResult planGrid(Planner plan, EstimateInput in, const std::vector<int>& microBatches, const std::vector<int>& seqs,
+                    int maxGpus, Interconnect link)
 {
     GridResult r;
     const auto start = std::chrono::steady_clock::now();
@@ -60,7 +65,7 @@ GridResult planGrid(EstimateInput in, const std::vector<int>& microBatches, cons
                 in.training.microBatch = mb;
                 in.training.seqLen = seq;
                 in.cluster = clusterFor(n, link);
-                const Plan p = makePlan(in);
+                const Plan p = plan(in, Calibration{});
                 ++r.byStep[static_cast<std::size_t>(p.recommendation.step)];
                 r.remedies += static_cast<long>(p.recommendation.remedies.size());
             }
@@ -126,32 +131,57 @@ int main(int argc, char** argv)
     const int maxGpus = 64;
     const long cells = static_cast<long>(microBatches.size() * seqs.size()) * maxGpus;
 
-    std::vector<double> times;
-    std::vector<double> cpuTimes;
-    GridResult last;
-    planGrid(in, microBatches, seqs, maxGpus, in.cluster.intraNode); // warm caches and the preset tables
+    struct Series {
+        std::vector<double> wall;
+        std::vector<double> cpu;
+        GridResult last;
+        double median(std::vector<double>& v) const
+        {
+            std::sort(v.begin(), v.end());
+            return v[v.size() / 2];
+        }
+    };
+    Series fast;
+    Series reference;
+    const auto run = [&](Planner plan, Series& into) {
+        into.last = planGrid(plan, in, microBatches, seqs, maxGpus, in.cluster.intraNode);
+        into.wall.push_back(into.last.seconds);
+        into.cpu.push_back(into.last.cpuSeconds);
+    };
+    // Warm caches and the preset tables.
+    planGrid(&makePlan, in, microBatches, seqs, maxGpus, in.cluster.intraNode);
+    planGrid(&reference::makePlan, in, microBatches, seqs, maxGpus, in.cluster.intraNode);
     for (int r = 0; r < repetitions; ++r) {
-        last = planGrid(in, microBatches, seqs, maxGpus, in.cluster.intraNode);
-        times.push_back(last.seconds);
-        cpuTimes.push_back(last.cpuSeconds);
+        run(&makePlan, fast);
+        run(&reference::makePlan, reference);
     }
-    std::sort(times.begin(), times.end());
-    std::sort(cpuTimes.begin(), cpuTimes.end());
-    const double median = times[times.size() / 2];
-    const double cpuMedian = cpuTimes[cpuTimes.size() / 2];
+    const double median = fast.median(fast.wall);
+    const double cpuMedian = fast.median(fast.cpu);
+    const double refMedian = reference.median(reference.wall);
+    const double refCpuMedian = reference.median(reference.cpu);
 
     std::printf("planner benchmark: model %s, GPU %s, interconnect %s\n", in.model.id.c_str(), in.gpu.id.c_str(),
                 link.c_str());
     std::printf("grid: micro-batch {1,2,4,...,64} (7) x sequence {512,1024,...,32768} (7) x GPUs 1..64 (64, as nodes "
                 "of at most 8) = %ld cells, 8 strategies each = %ld estimates (plus remedy searches)\n",
                 cells, cells * 8);
+    const GridResult& last = fast.last;
     std::printf("outcomes per grid: step 1: %d, step 2: %d, step 3: %d, nothing fits: %d (%ld remedies found)\n",
                 last.byStep[1], last.byStep[2], last.byStep[3], last.byStep[0], last.remedies);
-    std::printf("wall time per grid over %d repetitions: median %.2f ms, min %.2f ms, max %.2f ms\n", repetitions,
-                median * 1e3, times.front() * 1e3, times.back() * 1e3);
-    std::printf("CPU time per grid over %d repetitions: median %.2f ms, min %.2f ms, max %.2f ms (%.2f us per cell)\n",
-                repetitions, cpuMedian * 1e3, cpuTimes.front() * 1e3, cpuTimes.back() * 1e3,
+    if (last.byStep != reference.last.byStep || last.remedies != reference.last.remedies) {
+        std::fprintf(stderr, "makePlan and reference::makePlan disagree on this grid's outcomes\n");
+        return 1;
+    }
+    std::printf("makePlan, wall time per grid over %d repetitions: median %.2f ms, min %.2f ms, max %.2f ms\n",
+                repetitions, median * 1e3, fast.wall.front() * 1e3, fast.wall.back() * 1e3);
+    std::printf("makePlan, CPU time per grid over %d repetitions: median %.2f ms, min %.2f ms, max %.2f ms (%.2f us per "
+                "cell)\n",
+                repetitions, cpuMedian * 1e3, fast.cpu.front() * 1e3, fast.cpu.back() * 1e3,
                 cpuMedian * 1e6 / static_cast<double>(cells));
+    std::printf("reference::makePlan (straightforward paths), same run: wall median %.2f ms, CPU median %.2f ms\n",
+                refMedian * 1e3, refCpuMedian * 1e3);
+    std::printf("speed-up against the reference: wall %.2fx, CPU %.2fx\n", refMedian / median,
+                refCpuMedian / cpuMedian);
     std::printf("budget 20 ms per grid (single thread): wall median %s, CPU median %s\n",
                 median < 0.020 ? "met" : "NOT met", cpuMedian < 0.020 ? "met" : "NOT met");
     return 0;

@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
 using namespace shardwise;
 
@@ -326,6 +328,67 @@ private slots:
         QVERIFY(e.fits());
         QVERIFY(!tight.fits());
         QVERIFY(tight.deviceShortfallBytes() > 0);
+    }
+
+    void fitProbeAgreesWithFitsByMemory_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<bool>("fp32Master");
+        QTest::addColumn<bool>("mathAttention");
+        QTest::newRow("7b h100") << QStringLiteral("qwen2.5-7b") << QStringLiteral("h100-80gb") << false << false;
+        QTest::newRow("72b a100-40 fp32 master") << QStringLiteral("qwen2.5-72b") << QStringLiteral("a100-40gb")
+                                                 << true << false;
+        QTest::newRow("3b l4 math attention") << QStringLiteral("qwen2.5-3b") << QStringLiteral("l4") << false << true;
+    }
+    void fitProbeAgreesWithFitsByMemory()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, gpu);
+        QFETCH(bool, fp32Master);
+        QFETCH(bool, mathAttention);
+        EstimateInput base;
+        base.model = *PresetCatalog::builtin().findModel(model.toStdString());
+        base.gpu = *PresetCatalog::builtin().findGpu(gpu.toStdString());
+        base.cluster.gpusPerNode = 4;
+        base.training.precision = fp32Master ? PrecisionPolicy::Bf16Fp32Master : PrecisionPolicy::PureBf16;
+        base.attention = mathAttention ? AttentionKernel::Math : AttentionKernel::Flash;
+        const Calibration c;
+        const FitProbe probe(base, c);
+        std::array<Strategy, kStrategyCount> order{};
+        for (std::size_t i = 0; i < kStrategyCount; ++i) // reversed table order: the probe must follow `order`
+            order[i] = allStrategies()[kStrategyCount - 1 - i].strategy;
+        int fitting = 0;
+        int failing = 0;
+        for (int nodes : {1, 2, 16, 256})
+            for (int seq = 128; seq <= 65536; seq *= 2)
+                for (int mb : {1, 3, 16, 64})
+                    for (bool checkpointing : {false, true}) {
+                        EstimateInput v = base;
+                        v.cluster.nodes = nodes;
+                        v.training.seqLen = seq;
+                        v.training.microBatch = mb;
+                        v.training.activationCheckpointing = checkpointing;
+                        const std::array<bool, kStrategyCount> fits = fitsByMemory(v, c);
+                        std::optional<Strategy> want;
+                        for (Strategy s : order)
+                            if (!want && fits[static_cast<std::size_t>(
+                                    std::find_if(allStrategies().begin(), allStrategies().end(),
+                                                 [s](const StrategyTraits& t) { return t.strategy == s; })
+                                    - allStrategies().begin())])
+                                want = s;
+                        const std::optional<Strategy> got = probe.firstFitting(v, order);
+                        QVERIFY2(got == want, qPrintable(QStringLiteral("nodes %1, sequence %2, micro-batch %3, "
+                                                                        "checkpointing %4")
+                                                             .arg(nodes)
+                                                             .arg(seq)
+                                                             .arg(mb)
+                                                             .arg(checkpointing)));
+                        ++(want ? fitting : failing);
+                    }
+        // Both verdicts must occur, or the comparison proves little.
+        QVERIFY(fitting > 0);
+        QVERIFY(failing > 0);
     }
 
     void estimateAllFollowsTheStrategyTable()

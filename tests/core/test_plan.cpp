@@ -1,7 +1,9 @@
 // Behaviour of core/plan: each decision step reached by a scenario built for it, the reasons it
 // gives, the remedies when nothing fits (each checked by planning again with the remedy applied),
-// the run matrix, the JSON round trip and the errors bad plan JSON produces.
+// the run matrix, the JSON round trip and the errors bad plan JSON produces; and that the optimised
+// planner returns exactly the straightforward reference's plans over whole grids.
 #include "shardwise/plan/plan.hpp"
+#include "shardwise/plan/reference_plan.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
 
@@ -15,6 +17,7 @@ using namespace shardwise;
 using nlohmann::json;
 
 Q_DECLARE_METATYPE(shardwise::Strategy)
+Q_DECLARE_METATYPE(shardwise::Interconnect)
 
 namespace {
 
@@ -60,6 +63,20 @@ QString joined(const std::vector<std::string>& reasons)
     for (const auto& r : reasons)
         out += QString::fromStdString(r) + QLatin1Char('\n');
     return out;
+}
+
+// World size n as nodes x GPUs per node with at most 8 GPUs per node (the planner benchmark's grid).
+ClusterSpec clusterOf(int n, Interconnect link)
+{
+    ClusterSpec c;
+    c.intraNode = link;
+    for (int g = std::min(n, 8); g >= 1; --g)
+        if (n % g == 0) {
+            c.gpusPerNode = g;
+            break;
+        }
+    c.nodes = n / c.gpusPerNode;
+    return c;
 }
 
 } // namespace
@@ -343,6 +360,77 @@ private slots:
         } catch (const SpecError& e) {
             QCOMPARE(QString::fromStdString(e.field()), field);
         }
+    }
+
+    void planEqualsTheStraightforwardReference_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<Interconnect>("link");
+        QTest::addColumn<bool>("fp32Master");
+        QTest::addColumn<bool>("checkpointing");
+        QTest::addColumn<bool>("expandable");
+        QTest::addColumn<bool>("mathAttention");
+        QTest::addColumn<double>("fragmentation");
+        // The benchmark's grid, and variants that move every branch of the memory model and remedies.
+        QTest::newRow("7b h100 nvlink") << QStringLiteral("qwen2.5-7b") << QStringLiteral("h100-80gb") << Interconnect::NvLink << false << false
+                                        << false << false << 0.10;
+        QTest::newRow("72b h200 pcie") << QStringLiteral("qwen2.5-72b") << QStringLiteral("h200") << Interconnect::Pcie << false << false << false
+                                       << false << 0.10;
+        QTest::newRow("14b l4 fp32 master") << QStringLiteral("qwen2.5-14b") << QStringLiteral("l4") << Interconnect::Pcie << true << false << false
+                                            << false << 0.10;
+        QTest::newRow("7b a100-40 checkpointing expandable")
+            << QStringLiteral("qwen2.5-7b") << QStringLiteral("a100-40gb") << Interconnect::NvLink << false << true << true << false << 0.10;
+        QTest::newRow("3b 4090 math attention") << QStringLiteral("qwen2.5-3b") << QStringLiteral("rtx4090") << Interconnect::Pcie << false << false
+                                                << false << true << 0.10;
+        QTest::newRow("llama 70b h100 calibrated") << QStringLiteral("llama-3.1-70b") << QStringLiteral("h100-80gb") << Interconnect::NvLink << true
+                                                   << false << false << false << 0.25;
+    }
+    void planEqualsTheStraightforwardReference()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, gpu);
+        QFETCH(Interconnect, link);
+        QFETCH(bool, fp32Master);
+        QFETCH(bool, checkpointing);
+        QFETCH(bool, expandable);
+        QFETCH(bool, mathAttention);
+        QFETCH(double, fragmentation);
+        const ModelSpec* m = PresetCatalog::builtin().findModel(model.toStdString());
+        const GpuSpec* g = PresetCatalog::builtin().findGpu(gpu.toStdString());
+        QVERIFY(m && g);
+        EstimateInput in;
+        in.model = *m;
+        in.gpu = *g;
+        in.training.precision = fp32Master ? PrecisionPolicy::Bf16Fp32Master : PrecisionPolicy::PureBf16;
+        in.training.activationCheckpointing = checkpointing;
+        in.training.expandableSegments = expandable;
+        in.attention = mathAttention ? AttentionKernel::Math : AttentionKernel::Flash;
+        Calibration c;
+        c.fragmentationFraction = fragmentation;
+        int cells = 0;
+        int withRemedies = 0;
+        for (int mb = 1; mb <= 64; mb *= 2)
+            for (int seq = 512; seq <= 32768; seq *= 2)
+                for (int n = 1; n <= 64; ++n) {
+                    in.training.microBatch = mb;
+                    in.training.seqLen = seq;
+                    in.cluster = clusterOf(n, link);
+                    const Plan fast = makePlan(in, c);
+                    const std::string got = toJson(fast).dump();
+                    const std::string want = toJson(reference::makePlan(in, c)).dump();
+                    if (got != want)
+                        QFAIL(qPrintable(QStringLiteral("micro-batch %1, sequence %2, %3 GPUs:\n%4\nreference:\n%5")
+                                             .arg(mb)
+                                             .arg(seq)
+                                             .arg(n)
+                                             .arg(QString::fromStdString(got), QString::fromStdString(want))));
+                    ++cells;
+                    withRemedies += fast.recommendation.remedies.empty() ? 0 : 1;
+                }
+        QCOMPARE(cells, 7 * 7 * 64);
+        // The comparison must have exercised the remedy searches, not only the decision steps.
+        QVERIFY(withRemedies > 0);
     }
 
     void makePlanRejectsInvalidInput()

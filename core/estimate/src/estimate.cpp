@@ -82,9 +82,7 @@ std::array<bool, kStrategyCount> fitsByMemory(const EstimateInput& in, const Cal
     std::array<bool, kStrategyCount> out{};
     const auto& table = allStrategies();
     for (std::size_t i = 0; i < kStrategyCount; ++i) {
-        const MemoryBreakdown m = detail::memoryBreakdown(ctx, in, table[i].strategy);
-        out[i] = m.devicePeak() + ctx.headroom <= ctx.deviceCapacity
-            && m.hostPerRank() * in.cluster.gpusPerNode <= ctx.hostCapacity;
+        out[i] = detail::fitsMemory(detail::memoryBreakdown(ctx, in, table[i].strategy), ctx, in);
     }
     return out;
 }
@@ -92,8 +90,9 @@ std::array<bool, kStrategyCount> fitsByMemory(const EstimateInput& in, const Cal
 std::array<Estimate, kStrategyCount> estimateAll(const EstimateInput& in, const Calibration& c)
 {
     std::array<Estimate, kStrategyCount> out = estimateMemoryAll(in, c);
+    const detail::ThroughputContext ctx = detail::throughputContext(in, c);
     for (Estimate& e : out)
-        e.throughput = detail::throughput(in, e.strategy, c);
+        e.throughput = detail::throughput(ctx, in, e.strategy, c);
     return out;
 }
 

@@ -35,16 +35,26 @@ double largestLeafParams(const ModelSpec& m)
 
 } // namespace
 
-MemoryContext memoryContext(const EstimateInput& in, const Calibration& c)
+ModelConstants modelConstants(const ModelSpec& m, const TuningKnobs& k)
 {
-    const ModelSpec& m = in.model;
+    ModelConstants mc;
+    mc.params = d(m.parameterCount());
+    mc.largestUnit = largestUnitParams(m);
+    mc.layer = d(m.layerParams());
+    mc.largestLeaf = largestLeafParams(m);
+    mc.persistentSmall = persistentSmallParams(m, k.persistenceThreshold);
+    return mc;
+}
+
+MemoryContext memoryContext(const ModelConstants& mc, const EstimateInput& in, const Calibration& c)
+{
     MemoryContext ctx;
-    ctx.params = d(m.parameterCount());
+    ctx.params = mc.params;
     ctx.world = static_cast<double>(in.cluster.worldSize());
-    ctx.largestUnit = largestUnitParams(m);
-    ctx.layer = d(m.layerParams());
-    ctx.largestLeaf = largestLeafParams(m);
-    ctx.persistentSmall = persistentSmallParams(m, in.knobs.persistenceThreshold);
+    ctx.largestUnit = mc.largestUnit;
+    ctx.layer = mc.layer;
+    ctx.largestLeaf = mc.largestLeaf;
+    ctx.persistentSmall = mc.persistentSmall;
     ctx.activations = activationBytes(in);
     ctx.logits = logitsBytes(in, c);
     ctx.fragmentationFraction =
@@ -54,6 +64,11 @@ MemoryContext memoryContext(const EstimateInput& in, const Calibration& c)
     ctx.headroom = c.headroomFraction * ctx.deviceCapacity;
     ctx.hostCapacity = in.cluster.hostRamGiB * kGiB * c.hostUsableFraction;
     return ctx;
+}
+
+MemoryContext memoryContext(const EstimateInput& in, const Calibration& c)
+{
+    return memoryContext(modelConstants(in.model, in.knobs), in, c);
 }
 
 MemoryBreakdown memoryBreakdown(const MemoryContext& ctx, const EstimateInput& in, Strategy s)
@@ -133,4 +148,39 @@ MemoryBreakdown memoryBreakdown(const MemoryContext& ctx, const EstimateInput& i
     return mb;
 }
 
+bool fitsMemory(const MemoryBreakdown& m, const MemoryContext& ctx, const EstimateInput& in)
+{
+    return m.devicePeak() + ctx.headroom <= ctx.deviceCapacity
+        && m.hostPerRank() * in.cluster.gpusPerNode <= ctx.hostCapacity;
+}
+
 } // namespace shardwise::detail
+
+namespace shardwise {
+
+FitProbe::FitProbe(const EstimateInput& base, const Calibration& c)
+    : constants_(detail::modelConstants(base.model, base.knobs))
+    , calibration_(c)
+{
+}
+
+std::optional<Strategy> FitProbe::firstFitting(const EstimateInput& variant,
+                                               const std::array<Strategy, kStrategyCount>& order) const
+{
+    const detail::MemoryContext ctx = detail::memoryContext(constants_, variant, calibration_);
+    // Every strategy's allocated peak holds at least the activations and the logits (FSDP2 trades
+    // its gradients for them only when the gradients are larger), so when those alone, with their
+    // fragmentation share and the runtime context, leave no room, nothing fits and the eight
+    // breakdowns are skipped. The bound is shrunk by far more than the rounding of the sums it
+    // stands for, so it never rejects a variant that fitsByMemory would accept.
+    const double transient = ctx.activations + ctx.logits;
+    const double lowerBound = (transient + ctx.fragmentationFraction * transient + ctx.runtimeContext) * (1.0 - 1e-9);
+    if (lowerBound + ctx.headroom > ctx.deviceCapacity)
+        return std::nullopt;
+    for (Strategy s : order)
+        if (detail::fitsMemory(detail::memoryBreakdown(ctx, variant, s), ctx, variant))
+            return s;
+    return std::nullopt;
+}
+
+} // namespace shardwise

@@ -48,8 +48,21 @@ struct MemoryContext {
     double headroom = 0;
     double hostCapacity = 0;
 };
+ModelConstants modelConstants(const ModelSpec& m, const TuningKnobs& k);
+MemoryContext memoryContext(const ModelConstants& mc, const EstimateInput& in, const Calibration& c);
 MemoryContext memoryContext(const EstimateInput& in, const Calibration& c);
 MemoryBreakdown memoryBreakdown(const MemoryContext& ctx, const EstimateInput& in, Strategy s);
+// The fit verdict on device and host memory; estimate()'s fitsDevice && fitsHost.
+bool fitsMemory(const MemoryBreakdown& m, const MemoryContext& ctx, const EstimateInput& in);
+// The throughput model's quantities that do not depend on the strategy, computed once per input.
+struct ThroughputContext {
+    double params = 0;
+    int units = 0;
+    double modelFlopsPerToken = 0;
+    double busBandwidthBytesPerS = 0;
+};
+ThroughputContext throughputContext(const EstimateInput& in, const Calibration& c);
 ThroughputEstimate throughput(const EstimateInput& in, Strategy s, const Calibration& c);
+ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput& in, Strategy s, const Calibration& c);
 
 } // namespace shardwise::detail

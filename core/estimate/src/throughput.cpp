@@ -45,13 +45,13 @@ struct Schedule {
     double deviceToHostBytes = 0;
 };
 
-Schedule schedule(const EstimateInput& in, Strategy s, const Calibration& c)
+Schedule schedule(const ThroughputContext& ctx, const EstimateInput& in, Strategy s, const Calibration& c)
 {
-    const double n = d(in.model.parameterCount());
+    const double n = ctx.params;
     const double w = static_cast<double>(in.cluster.worldSize());
     const double payload = kBf16Bytes * n; // one full bf16 copy of the parameters or gradients
     const double microSteps = static_cast<double>(in.training.gradAccumulation);
-    const int units = unitCount(in.model);
+    const int units = ctx.units;
     const int ga = in.training.gradAccumulation;
     const bool overlapOn = in.knobs.overlapComm;
 
@@ -103,18 +103,32 @@ Schedule schedule(const EstimateInput& in, Strategy s, const Calibration& c)
 
 } // namespace
 
+ThroughputContext throughputContext(const EstimateInput& in, const Calibration& c)
+{
+    ThroughputContext ctx;
+    ctx.params = d(in.model.parameterCount());
+    ctx.units = unitCount(in.model);
+    ctx.modelFlopsPerToken = modelFlopsPerToken(in.model, in.training.seqLen);
+    ctx.busBandwidthBytesPerS = busBandwidth(in, c);
+    return ctx;
+}
+
 ThroughputEstimate throughput(const EstimateInput& in, Strategy s, const Calibration& c)
 {
-    const ModelSpec& m = in.model;
+    return throughput(throughputContext(in, c), in, s, c);
+}
+
+ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput& in, Strategy s, const Calibration& c)
+{
     const TrainingSpec& t = in.training;
     const StrategyTraits& tr = traits(s);
     const int world = in.cluster.worldSize();
     const double w = static_cast<double>(world);
-    const double n = d(m.parameterCount());
+    const double n = ctx.params;
     const double peakFlops = in.gpu.bf16Tflops * 1e12;
 
     ThroughputEstimate te;
-    te.modelFlopsPerToken = modelFlopsPerToken(m, t.seqLen);
+    te.modelFlopsPerToken = ctx.modelFlopsPerToken;
     // Checkpointing recomputes one forward: forward is a third of forward + backward.
     te.hardwareFlopsPerToken = te.modelFlopsPerToken * (t.activationCheckpointing ? 4.0 / 3.0 : 1.0);
     const double tokensPerRank = static_cast<double>(t.microBatch) * t.seqLen * t.gradAccumulation;
@@ -130,9 +144,9 @@ ThroughputEstimate throughput(const EstimateInput& in, Strategy s, const Calibra
             / (in.gpu.hbmGBps * 1e9 * c.optimizerHbmEfficiency);
     }
 
-    const Schedule sc = schedule(in, s, c);
+    const Schedule sc = schedule(ctx, in, s, c);
     te.volume = sc.volume;
-    te.busBandwidthBytesPerS = busBandwidth(in, c);
+    te.busBandwidthBytesPerS = ctx.busBandwidthBytesPerS;
     const double ring = (w - 1.0) / w;
     const double bw = te.busBandwidthBytesPerS;
     const double inBackward = (2.0 * ring * sc.volume.allReduceBytes

@@ -5,11 +5,14 @@
 // sortOrder) that fits wins, because heavier settings brought no evidence of a speed-up.
 #include "internal.hpp"
 
+#include "shardwise/plan/reference_plan.hpp"
+
 #include <string>
 
 namespace shardwise {
 
-using detail::sentence;
+using detail::sentenceWith;
+using detail::SentenceFormatter;
 
 bool isLightStrategy(Strategy s)
 {
@@ -28,43 +31,43 @@ const char* id(Strategy s) { return strategyId(s).data(); } // ids are literals:
 double gib(double bytes) { return bytes / kGiB; }
 
 // Why one estimate does not fit, with the numbers.
-std::string whyNotFits(const Estimate& e)
+std::string whyNotFits(const Estimate& e, SentenceFormatter f)
 {
     if (!e.fitsDevice)
-        return sentence("%s does not fit: predicted peak %.1f GiB plus %.1f GiB headroom exceeds the GPU's %.1f GiB "
+        return sentenceWith(f, "%s does not fit: predicted peak %.1f GiB plus %.1f GiB headroom exceeds the GPU's %.1f GiB "
                         "by %.1f GiB.",
                         id(e.strategy), gib(e.memory.devicePeak()), gib(e.headroomBytes), gib(e.deviceCapacityBytes),
                         gib(e.deviceShortfallBytes()));
-    return sentence("%s does not fit in host memory: it needs %.1f GiB per node, %.1f GiB over the %.1f GiB usable.",
+    return sentenceWith(f, "%s does not fit in host memory: it needs %.1f GiB per node, %.1f GiB over the %.1f GiB usable.",
                     id(e.strategy), gib(e.hostBytesPerNode), gib(e.hostShortfallBytes()), gib(e.hostCapacityBytes));
 }
 
-std::string fitsSentence(const Estimate& e)
+std::string fitsSentence(const Estimate& e, SentenceFormatter f)
 {
-    std::string s = sentence("%s fits: predicted peak %.1f GiB of the GPU's %.1f GiB with %.1f GiB headroom kept free "
+    std::string s = sentenceWith(f, "%s fits: predicted peak %.1f GiB of the GPU's %.1f GiB with %.1f GiB headroom kept free "
                              "(%.1f GiB to spare); predicted %.0f tokens/s, step %.3f s, MFU %.1f %%.",
                              id(e.strategy), gib(e.memory.devicePeak()), gib(e.deviceCapacityBytes),
                              gib(e.headroomBytes), gib(-e.deviceShortfallBytes()), e.throughput.tokensPerS,
                              e.throughput.stepTimeS, 100.0 * e.throughput.mfu);
     if (e.hostBytesPerNode > 0)
-        s += sentence(" Host memory: %.1f GiB per node of %.1f GiB usable.", gib(e.hostBytesPerNode),
+        s += sentenceWith(f, " Host memory: %.1f GiB per node of %.1f GiB usable.", gib(e.hostBytesPerNode),
                       gib(e.hostCapacityBytes));
     return s;
 }
 
-void addMisfits(std::vector<std::string>& reasons, const Plan& p, bool (*which)(Strategy))
+void addMisfits(std::vector<std::string>& reasons, const Plan& p, bool (*which)(Strategy), SentenceFormatter f)
 {
     for (Strategy s : detail::byLightness()) {
         const Estimate& e = p.candidate(s).estimate;
         if (which(s) && !e.fits())
-            reasons.push_back(whyNotFits(e));
+            reasons.push_back(whyNotFits(e, f));
     }
 }
 
 bool lightPredicate(Strategy s) { return isLightStrategy(s); }
 bool notOffloadPredicate(Strategy s) { return !isOffload(s); }
 
-bool decideLightest(Plan& p, const EstimateInput& in)
+bool decideLightest(Plan& p, const EstimateInput& in, SentenceFormatter f)
 {
     Recommendation& r = p.recommendation;
     for (Strategy s : detail::byLightness()) {
@@ -72,18 +75,19 @@ bool decideLightest(Plan& p, const EstimateInput& in)
             continue;
         r.strategy = s;
         r.step = DecisionStep::LightestFits;
-        r.reasons.push_back(sentence("Step 1 decided: %s is the lightest sharding that fits in GPU memory with "
+        r.reasons.push_back(sentenceWith(f, "Step 1 decided: %s is the lightest sharding that fits in GPU memory with "
                                      "headroom.",
                                      id(s)));
-        addMisfits(r.reasons, p, lightPredicate);
-        r.reasons.push_back(fitsSentence(p.candidate(s).estimate));
+        addMisfits(r.reasons, p, lightPredicate, f);
+        r.reasons.push_back(fitsSentence(p.candidate(s).estimate, f));
         const Estimate* full = nullptr;
-        for (Strategy f : {in.cluster.intraNode == Interconnect::NvLink ? Strategy::Fsdp2Reshard : Strategy::Zero3,
-                           in.cluster.intraNode == Interconnect::NvLink ? Strategy::Zero3 : Strategy::Fsdp2Reshard})
-            if (!full && p.candidate(f).estimate.fits())
-                full = &p.candidate(f).estimate;
+        for (Strategy fullShard :
+             {in.cluster.intraNode == Interconnect::NvLink ? Strategy::Fsdp2Reshard : Strategy::Zero3,
+              in.cluster.intraNode == Interconnect::NvLink ? Strategy::Zero3 : Strategy::Fsdp2Reshard})
+            if (!full && p.candidate(fullShard).estimate.fits())
+                full = &p.candidate(fullShard).estimate;
         if (full)
-            r.reasons.push_back(sentence("Heavier sharding also fits but brought no evidence of a speed-up in the "
+            r.reasons.push_back(sentenceWith(f, "Heavier sharding also fits but brought no evidence of a speed-up in the "
                                          "reference benchmark; here %s is predicted at %.0f tokens/s against %.0f "
                                          "tokens/s for %s.",
                                          id(full->strategy), full->throughput.tokensPerS,
@@ -96,7 +100,7 @@ bool decideLightest(Plan& p, const EstimateInput& in)
     return false;
 }
 
-bool decideFullShard(Plan& p, const EstimateInput& in)
+bool decideFullShard(Plan& p, const EstimateInput& in, SentenceFormatter f)
 {
     const Estimate& z3 = p.candidate(Strategy::Zero3).estimate;
     const Estimate& fsdp = p.candidate(Strategy::Fsdp2Reshard).estimate;
@@ -109,10 +113,10 @@ bool decideFullShard(Plan& p, const EstimateInput& in)
     const Estimate& other = nvlink ? z3 : fsdp;
     const Estimate& chosen = preferred.fits() ? preferred : other;
     r.strategy = chosen.strategy;
-    r.reasons.push_back(sentence("Step 2 decided: no light sharding fits, so full sharding is chosen by the "
+    r.reasons.push_back(sentenceWith(f, "Step 2 decided: no light sharding fits, so full sharding is chosen by the "
                                  "interconnect (%s).",
                                  interconnectId(in.cluster.intraNode).data()));
-    addMisfits(r.reasons, p, lightPredicate);
+    addMisfits(r.reasons, p, lightPredicate, f);
     if (nvlink)
         r.reasons.push_back("On NVLink the FSDP2-style full shard (fsdp2_reshard) was faster than ZeRO-3 in the "
                             "reference benchmark.");
@@ -120,12 +124,12 @@ bool decideFullShard(Plan& p, const EstimateInput& in)
         r.reasons.push_back("On PCIe the ZeRO-3 style was faster in the reference benchmark, but only with the "
                             "allocator's expandable segments; measure both full shards on this hardware.");
     if (&chosen != &preferred)
-        r.reasons.push_back(sentence("%s, the rule's choice, does not fit (short by %.1f GiB), so %s is recommended.",
+        r.reasons.push_back(sentenceWith(f, "%s, the rule's choice, does not fit (short by %.1f GiB), so %s is recommended.",
                                      id(preferred.strategy),
                                      gib(preferred.fitsDevice ? preferred.hostShortfallBytes()
                                                               : preferred.deviceShortfallBytes()),
                                      id(chosen.strategy)));
-    r.reasons.push_back(fitsSentence(chosen));
+    r.reasons.push_back(fitsSentence(chosen, f));
     if (!nvlink && other.fits() && &chosen != &other)
         r.alsoMeasure.push_back(other.strategy);
     if (!nvlink && chosen.strategy == Strategy::Zero3) {
@@ -136,13 +140,13 @@ bool decideFullShard(Plan& p, const EstimateInput& in)
                                 "in the reference the ZeRO-3 style completed on PCIe only with it.");
     }
     if (in.cluster.nodes > 1)
-        r.reasons.push_back(sentence("The rule reads the link inside a node; across the %d nodes the network "
+        r.reasons.push_back(sentenceWith(f, "The rule reads the link inside a node; across the %d nodes the network "
                                      "(%.1f GB/s per node) bounds both full shards' collectives.",
                                      in.cluster.nodes, in.cluster.interNodeGBps));
     return true;
 }
 
-bool decideOffload(Plan& p)
+bool decideOffload(Plan& p, SentenceFormatter f)
 {
     Recommendation& r = p.recommendation;
     for (Strategy s : detail::byLightness()) {
@@ -150,14 +154,14 @@ bool decideOffload(Plan& p)
             continue;
         r.strategy = s;
         r.step = DecisionStep::OffloadLast;
-        r.reasons.push_back(sentence("Step 3 decided: nothing fits without CPU offload, so %s, the lightest offload "
+        r.reasons.push_back(sentenceWith(f, "Step 3 decided: nothing fits without CPU offload, so %s, the lightest offload "
                                      "that fits, is the last resort.",
                                      id(s)));
-        addMisfits(r.reasons, p, notOffloadPredicate);
+        addMisfits(r.reasons, p, notOffloadPredicate, f);
         const Estimate& chosen = p.candidate(s).estimate;
-        r.reasons.push_back(fitsSentence(chosen));
+        r.reasons.push_back(fitsSentence(chosen, f));
         const Estimate& noOffload = p.candidate(Strategy::Fsdp2Reshard).estimate;
-        r.reasons.push_back(sentence("Against fsdp2_reshard, offload is predicted to cut the GPU peak by %.0f %% and "
+        r.reasons.push_back(sentenceWith(f, "Against fsdp2_reshard, offload is predicted to cut the GPU peak by %.0f %% and "
                                      "throughput by %.1fx; in the reference benchmark CPU offload cut peak memory by "
                                      "roughly 40-65 %% and throughput by roughly 3-9x.",
                                      100.0 * (1.0 - chosen.memory.devicePeak() / noOffload.memory.devicePeak()),
@@ -170,42 +174,52 @@ bool decideOffload(Plan& p)
     return false;
 }
 
-void decideNothingFits(Plan& p, const EstimateInput& in, const Calibration& c)
+void decideNothingFits(Plan& p, const EstimateInput& in, const Calibration& c, const detail::PlanPaths& paths)
 {
+    const SentenceFormatter f = paths.format;
     Recommendation& r = p.recommendation;
     r.step = DecisionStep::NothingFits;
     const Estimate* closest = nullptr;
     for (const Candidate& cand : p.candidates)
         if (!closest || cand.estimate.deviceShortfallBytes() < closest->deviceShortfallBytes())
             closest = &cand.estimate;
-    r.reasons.push_back(sentence("No strategy fits on %d x %s with micro-batch %d and sequence %d.",
+    r.reasons.push_back(sentenceWith(f, "No strategy fits on %d x %s with micro-batch %d and sequence %d.",
                                  in.cluster.worldSize(), in.gpu.name.c_str(), in.training.microBatch,
                                  in.training.seqLen));
     if (closest)
-        r.reasons.push_back(sentence("Closest: %s", whyNotFits(*closest).c_str()));
-    r.remedies = detail::findRemedies(in, c);
+        r.reasons.push_back(sentenceWith(f, "Closest: %s", whyNotFits(*closest, f).c_str()));
+    r.remedies = paths.remedies(in, c);
     if (r.remedies.empty())
         r.reasons.push_back("Neither more GPUs, shorter sequences, a smaller micro-batch nor activation checkpointing "
                             "makes any strategy fit within the searched ranges; a GPU with more memory is needed.");
     for (const Remedy& m : r.remedies)
-        r.reasons.push_back(detail::describe(m, in));
+        r.reasons.push_back(detail::describe(m, in, f));
 }
 
 } // namespace
 
-Plan makePlan(const EstimateInput& in, const Calibration& c)
+Plan detail::makePlanWith(const EstimateInput& in, const Calibration& c, const PlanPaths& paths)
 {
     validate(in);
     Plan p;
+    p.recommendation.reasons.reserve(8); // the longest decision gives about eight sentences
     const auto estimates = estimateAll(in, c);
     for (std::size_t i = 0; i < kStrategyCount; ++i)
         p.candidates[i] = Candidate{estimates[i].strategy, estimates[i]};
-    if (!decideLightest(p, in) && !decideFullShard(p, in) && !decideOffload(p))
-        decideNothingFits(p, in, c);
+    const SentenceFormatter f = paths.format;
+    if (!decideLightest(p, in, f) && !decideFullShard(p, in, f) && !decideOffload(p, f))
+        decideNothingFits(p, in, c, paths);
     if (p.recommendation.strategy)
         p.recommendation.reasons.push_back("Validate with a short run of the same model, precision, micro-batch, "
                                            "sequence length and GPU count before a long run.");
     return p;
+}
+
+Plan makePlan(const EstimateInput& in, const Calibration& c) { return detail::makePlanWith(in, c, {}); }
+
+Plan reference::makePlan(const EstimateInput& in, const Calibration& c)
+{
+    return detail::makePlanWith(in, c, {detail::formatSentenceWithLibc, detail::findRemediesStraightforward});
 }
 
 std::string_view decisionStepId(DecisionStep s)

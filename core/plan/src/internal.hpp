@@ -3,13 +3,19 @@
 
 #include "shardwise/plan/plan.hpp"
 
+#include <cstdarg>
 #include <string>
 
 namespace shardwise::detail {
 
-// printf-style formatting into one sentence; planning formats a handful per plan, so this avoids
-// iostreams' cost in the planner's hot loop.
-std::string sentence(const char* format, ...) __attribute__((format(printf, 1, 2)));
+// printf-style formatting of one sentence. formatSentence handles the conversions the reasons use
+// (%s, %d, %.Nf, %%) itself, through std::to_chars, whose fixed-precision output is specified as
+// printf's (C++20 [charconv.to.chars]) but skips glibc's multi-precision path; anything else goes
+// to vsnprintf. formatSentenceWithLibc always uses vsnprintf: the reference plan's formatter.
+using SentenceFormatter = std::string (*)(const char* format, va_list args);
+std::string formatSentence(const char* format, va_list args);
+std::string formatSentenceWithLibc(const char* format, va_list args);
+std::string sentenceWith(SentenceFormatter f, const char* format, ...) __attribute__((format(printf, 2, 3)));
 
 // Strategies in the table's "lightness" order (sortOrder), lightest first.
 const std::array<Strategy, kStrategyCount>& byLightness();
@@ -20,9 +26,23 @@ std::optional<Strategy> lightestFitting(const std::array<Estimate, kStrategyCoun
 // The index of a strategy in the table (and in Plan::candidates).
 std::size_t tableIndex(Strategy s);
 
-// Remedies for an input where nothing fits; `in` is already validated.
+// Remedies for an input where nothing fits; `in` is already validated. findRemedies probes through
+// FitProbe (model constants once per input, stopping at the first fitting strategy);
+// findRemediesStraightforward runs the same bisections with fitsByMemory, all eight strategies
+// from scratch at every probe. Both return the same remedies.
+using RemedySearch = std::vector<Remedy> (*)(const EstimateInput& in, const Calibration& c);
 std::vector<Remedy> findRemedies(const EstimateInput& in, const Calibration& c);
+std::vector<Remedy> findRemediesStraightforward(const EstimateInput& in, const Calibration& c);
+
 // One plain sentence per remedy.
-std::string describe(const Remedy& r, const EstimateInput& in);
+std::string describe(const Remedy& r, const EstimateInput& in, SentenceFormatter f);
+
+// The two interchangeable parts of planning: makePlan uses the fast ones, reference::makePlan the
+// straightforward ones.
+struct PlanPaths {
+    SentenceFormatter format = formatSentence;
+    RemedySearch remedies = findRemedies;
+};
+Plan makePlanWith(const EstimateInput& in, const Calibration& c, const PlanPaths& paths);
 
 } // namespace shardwise::detail

@@ -14,32 +14,42 @@ constexpr int kMaxGpus = 1024;
 // Sequences shorter than this rarely train the model the user asked about.
 constexpr int kMinSeqLen = 128;
 
-// The lightest strategy that fits, from memory alone (the searches never need throughput).
-std::optional<Strategy> fitsWith(const EstimateInput& in, const Calibration& c)
-{
-    const std::array<bool, kStrategyCount> fits = fitsByMemory(in, c);
-    for (Strategy s : byLightness())
-        if (fits[tableIndex(s)])
-            return s;
-    return std::nullopt;
-}
+// The lightest strategy that fits a variant of the input, from memory alone (the searches never need
+// throughput): straightforwardly, all eight verdicts from scratch...
+struct AllVerdicts {
+    const Calibration& c;
+    std::optional<Strategy> operator()(const EstimateInput& t) const
+    {
+        const std::array<bool, kStrategyCount> fits = fitsByMemory(t, c);
+        for (Strategy s : byLightness())
+            if (fits[tableIndex(s)])
+                return s;
+        return std::nullopt;
+    }
+};
+
+// ... or with the model's constants computed once, stopping at the first fit.
+struct FirstFit {
+    FitProbe probe;
+    std::optional<Strategy> operator()(const EstimateInput& t) const { return probe.firstFitting(t, byLightness()); }
+};
 
 // Memory grows with sequence length and micro-batch and falls with the GPU count, so each search
 // first tries the extreme (usually the only check when no remedy exists) and then bisects between a
 // value known not to fit and one known to fit. `apply(x)` sets the searched value in `t`.
-template <typename Apply>
-std::optional<std::pair<int, Strategy>> bisect(EstimateInput& t, const Calibration& c, int failing, int extreme,
+template <typename Fits, typename Apply>
+std::optional<std::pair<int, Strategy>> bisect(EstimateInput& t, const Fits& fitsWith, int failing, int extreme,
                                                Apply apply)
 {
     apply(extreme);
-    auto best = fitsWith(t, c);
+    auto best = fitsWith(t);
     if (!best)
         return std::nullopt;
     int fitting = extreme;
     while (std::abs(fitting - failing) > 1) {
         const int mid = failing + (fitting - failing) / 2;
         apply(mid);
-        if (auto s = fitsWith(t, c)) {
+        if (auto s = fitsWith(t)) {
             fitting = mid;
             best = s;
         } else {
@@ -61,62 +71,74 @@ int log2Floor(int x)
 
 // The smallest GPU count (more nodes of the same shape), the longest sequence and the largest
 // micro-batch that fit, each changed alone; sequences and micro-batches by halving.
-void searchSizes(EstimateInput& t, const EstimateInput& in, const Calibration& c, std::vector<Remedy>& out)
+template <typename Fits>
+void searchSizes(EstimateInput& t, const EstimateInput& in, const Fits& fits, std::vector<Remedy>& out)
 {
     const bool checkpointing = t.training.activationCheckpointing && !in.training.activationCheckpointing;
     const int gpusPerNode = in.cluster.gpusPerNode;
     const int maxNodes = kMaxGpus / gpusPerNode;
     if (maxNodes > in.cluster.nodes) {
-        if (auto r = bisect(t, c, in.cluster.nodes, maxNodes, [&](int nodes) { t.cluster.nodes = nodes; }))
+        if (auto r = bisect(t, fits, in.cluster.nodes, maxNodes, [&](int nodes) { t.cluster.nodes = nodes; }))
             out.push_back({RemedyKind::MoreGpus, r->second, r->first * gpusPerNode, checkpointing});
         t.cluster.nodes = in.cluster.nodes;
     }
     const int seq = in.training.seqLen;
     if (const int halvings = log2Floor(seq / kMinSeqLen); halvings > 0 && seq / 2 >= kMinSeqLen) {
-        if (auto r = bisect(t, c, 0, halvings, [&](int k) { t.training.seqLen = seq >> k; }))
+        if (auto r = bisect(t, fits, 0, halvings, [&](int k) { t.training.seqLen = seq >> k; }))
             out.push_back({RemedyKind::ShorterSequence, r->second, seq >> r->first, checkpointing});
         t.training.seqLen = seq;
     }
     const int mb = in.training.microBatch;
     if (const int halvings = log2Floor(mb); halvings > 0) {
-        if (auto r = bisect(t, c, 0, halvings, [&](int k) { t.training.microBatch = mb >> k; }))
+        if (auto r = bisect(t, fits, 0, halvings, [&](int k) { t.training.microBatch = mb >> k; }))
             out.push_back({RemedyKind::SmallerMicroBatch, r->second, mb >> r->first, checkpointing});
         t.training.microBatch = mb;
     }
+}
+
+template <typename Fits>
+std::vector<Remedy> searchRemedies(const EstimateInput& in, const Fits& fits)
+{
+    std::vector<Remedy> out;
+    EstimateInput t = in;
+    searchSizes(t, in, fits, out);
+    if (!in.training.activationCheckpointing) {
+        t.training.activationCheckpointing = true;
+        if (auto s = fits(t))
+            out.push_back({RemedyKind::ActivationCheckpointing, *s, 1, false});
+        else
+            searchSizes(t, in, fits, out);
+    }
+    return out;
 }
 
 } // namespace
 
 std::vector<Remedy> findRemedies(const EstimateInput& in, const Calibration& c)
 {
-    std::vector<Remedy> out;
-    EstimateInput t = in;
-    searchSizes(t, in, c, out);
-    if (!in.training.activationCheckpointing) {
-        t.training.activationCheckpointing = true;
-        if (auto s = fitsWith(t, c))
-            out.push_back({RemedyKind::ActivationCheckpointing, *s, 1, false});
-        else
-            searchSizes(t, in, c, out);
-    }
-    return out;
+    return searchRemedies(in, FirstFit{FitProbe(in, c)});
 }
 
-std::string describe(const Remedy& r, const EstimateInput& in)
+std::vector<Remedy> findRemediesStraightforward(const EstimateInput& in, const Calibration& c)
+{
+    return searchRemedies(in, AllVerdicts{c});
+}
+
+std::string describe(const Remedy& r, const EstimateInput& in, SentenceFormatter f)
 {
     const char* strategy = strategyId(r.strategy).data();
     const char* also = r.withActivationCheckpointing ? " and activation checkpointing" : "";
     switch (r.kind) {
     case RemedyKind::ActivationCheckpointing:
-        return sentence("With activation checkpointing %s would fit, at about a third more compute per step.",
+        return sentenceWith(f, "With activation checkpointing %s would fit, at about a third more compute per step.",
                         strategy);
     case RemedyKind::MoreGpus:
-        return sentence("With %d GPUs (%d nodes of %d)%s %s would fit.", r.value, r.value / in.cluster.gpusPerNode,
+        return sentenceWith(f, "With %d GPUs (%d nodes of %d)%s %s would fit.", r.value, r.value / in.cluster.gpusPerNode,
                         in.cluster.gpusPerNode, also, strategy);
     case RemedyKind::ShorterSequence:
-        return sentence("With sequences of %d tokens%s %s would fit.", r.value, also, strategy);
+        return sentenceWith(f, "With sequences of %d tokens%s %s would fit.", r.value, also, strategy);
     case RemedyKind::SmallerMicroBatch:
-        return sentence("With micro-batch %d%s %s would fit (raise gradient accumulation to keep the global batch).",
+        return sentenceWith(f, "With micro-batch %d%s %s would fit (raise gradient accumulation to keep the global batch).",
                         r.value, also, strategy);
     }
     return {};

@@ -10,6 +10,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <array>
+#include <optional>
 
 namespace shardwise {
 
@@ -122,6 +123,35 @@ Estimate estimateMemory(const EstimateInput& in, Strategy s, const Calibration& 
 std::array<Estimate, kStrategyCount> estimateMemoryAll(const EstimateInput& in, const Calibration& c = {});
 // Only the fit verdicts (device and host), in the strategy table's order: the planner's searches.
 std::array<bool, kStrategyCount> fitsByMemory(const EstimateInput& in, const Calibration& c = {});
+
+namespace detail {
+// The memory model's quantities that depend on the model (and the DeepSpeed persistence threshold)
+// only: parameter counts of the whole model and of the units it sizes buffers by.
+struct ModelConstants {
+    double params = 0;
+    double largestUnit = 0;     // FSDP2 unit
+    double layer = 0;           // one decoder layer
+    double largestLeaf = 0;     // DeepSpeed stage 3 fetch
+    double persistentSmall = 0; // below stage3_param_persistence_threshold
+};
+} // namespace detail
+
+// Fit verdicts for variants of one input that differ only in nodes, sequence length, micro-batch or
+// activation checkpointing: the planner's remedy searches probe dozens of such variants per input,
+// so the model's parameter counts are computed once, and a probe stops at the first strategy that
+// fits. Each verdict is fitsByMemory's, computed by the same code.
+class FitProbe {
+public:
+    FitProbe(const EstimateInput& base, const Calibration& c);
+    // The first strategy of `order` whose memory fits for `variant`, if any.
+    std::optional<Strategy> firstFitting(const EstimateInput& variant,
+                                         const std::array<Strategy, kStrategyCount>& order) const;
+
+private:
+    detail::ModelConstants constants_;
+    Calibration calibration_;
+};
+
 // All eight, in the strategy table's order.
 std::array<Estimate, kStrategyCount> estimateAll(const EstimateInput& in, const Calibration& c = {});
 
