@@ -2,16 +2,14 @@
 // ~/.ssh/known_hosts and the app's own known_hosts before any authentication), then print what
 // discovery finds there: GPUs, driver, CUDA, NCCL, LibTorch, CPU cores and RAM.
 #include "command.hpp"
+#include "terminal_prompt.hpp"
 
 #include "shardwise/dispatch/node.hpp"
 #include "shardwise/dispatch/ssh_host_key.hpp"
 #include "shardwise/dispatch/ssh_session.hpp"
 
 #include <charconv>
-#include <cstdio>
 #include <ostream>
-#include <termios.h>
-#include <unistd.h>
 
 namespace shardwise::cli {
 
@@ -38,33 +36,6 @@ NCCL, LibTorch, CPU cores, RAM, build tools) or why it cannot connect.
 
 Exit status: 0 connected and discovered, 1 refused or failed (the reason is printed), 2 bad usage.
 )";
-
-// Reads a passphrase from the controlling terminal with echo off; none without a terminal.
-std::optional<std::string> askPassphraseOnTerminal(const std::filesystem::path& keyFile)
-{
-    FILE* tty = std::fopen("/dev/tty", "r+");
-    if (!tty)
-        return std::nullopt;
-    std::fprintf(tty, "passphrase for %s: ", keyFile.c_str());
-    std::fflush(tty);
-    termios saved{};
-    const int fd = ::fileno(tty);
-    const bool haveTermios = ::tcgetattr(fd, &saved) == 0;
-    if (haveTermios) {
-        termios quiet = saved;
-        quiet.c_lflag &= static_cast<tcflag_t>(~ECHO);
-        ::tcsetattr(fd, TCSAFLUSH, &quiet);
-    }
-    std::string answer;
-    int c;
-    while ((c = std::fgetc(tty)) != EOF && c != '\n')
-        answer += static_cast<char>(c);
-    if (haveTermios)
-        ::tcsetattr(fd, TCSAFLUSH, &saved);
-    std::fputc('\n', tty);
-    std::fclose(tty);
-    return answer;
-}
 
 int nodesTest(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {

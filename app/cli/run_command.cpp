@@ -1,15 +1,18 @@
-// shardwise-cli run --local: start the runner's ranks on this machine (core/dispatch), show rank 0's
-// steps as they happen, and summarise each strategy as a table row or a JSON object. A failed or OOM
-// strategy is a result row; only bad flags stop the command before it runs.
+// shardwise-cli run --local | --node NAME...: start the runner's ranks on this machine or on SSH
+// nodes from the store, record each run into the store through core/session (events, logs, final
+// status, diagnosis), show rank 0's steps as they happen, and summarise each strategy as a table row
+// or a JSON object. A failed or OOM strategy is a result row; only bad flags stop the command before
+// it runs.
 #include "command.hpp"
+#include "run_nodes.hpp"
 
 #include "shardwise/dispatch/local_launch.hpp"
 #include "shardwise/dispatch/run_outcome.hpp"
+#include "shardwise/session/run_session.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
 #include "shardwise/store/database.hpp"
 #include "shardwise/store/location.hpp"
-#include "shardwise/store/run_recorder.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -29,16 +32,21 @@ namespace shardwise::cli {
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: shardwise-cli run --local --model PRESET|PATH --strategy ID|all [options]
+constexpr const char* kUsage = R"(usage: shardwise-cli run --local|--node NAME... --model PRESET|PATH --strategy ID|all [options]
 
-Measures sharding strategies for real: starts --ranks shardwise-runner processes on this machine
-(torchrun-style environment, a free rendezvous port), shows rank 0's steps on stderr and prints one
-result per strategy. With --strategy all the eight strategies run one after another; an OOM or a
-failure is a result row, not the end of the command.
+Measures sharding strategies for real: starts shardwise-runner processes on this machine or on SSH
+nodes (torchrun-style environment, rendezvous on the first node), shows rank 0's steps on stderr and
+prints one result per strategy. With --strategy all the eight strategies run one after another; an
+OOM or a failure is a result row, not the end of the command.
 
 Launch:
-  --local                    run the ranks as processes on this machine (required)
-  --ranks N                  ranks, one per GPU with --device cuda (default 1)
+  --local                    run the ranks as processes on this machine
+  --node NAME                run on this SSH node of the store (repeat, or NAME,NAME, for several
+                             nodes; the first hosts the rendezvous). Its host key must already be
+                             trusted (shardwise-cli nodes test, or the desktop app's Nodes page)
+  --ranks N                  ranks per node, one per GPU with --device cuda (default 1)
+  --rank-env KEY=VALUE       extra environment for every rank (repeatable), e.g.
+                             GLOO_SOCKET_IFNAME=eth0 to pick the network the ranks use
   --device cpu|cuda          cpu: fp32 + Gloo; cuda: bf16 + NCCL, rank r on GPU r (default cpu)
   --runner PATH              the shardwise-runner to start (default: $SHARDWISE_RUNNER, else the one
                              installed beside shardwise-cli)
@@ -48,6 +56,15 @@ Launch:
   --peer-grace-s N           after a rank fails, seconds the others get to exit on their own before
                              they are stopped (default 60)
   --expandable-segments      run the ranks with the CUDA allocator's expandable_segments:True
+
+SSH nodes (--node):
+  --remote-runner PATH       the shardwise-runner on the nodes (default: the one the node's
+                             preparation built)
+  --master-port N            rendezvous port on the first node (default 29500)
+  --run-root DIR             run folders on the nodes, relative to the remote home unless absolute
+                             (default .cache/shardwise/runs); each run keeps its per-rank logs there
+  --known-hosts FILE         the app's own known_hosts (default: $XDG_CONFIG_HOME/shardwise/known_hosts)
+  --user-known-hosts FILE    the user's known_hosts, read only (default: ~/.ssh/known_hosts)
 
 Training (forwarded to the runner; its defaults apply when left out, see shardwise-runner --help):
   --model PRESET|PATH        model preset id, a Shardwise model JSON or a Hugging Face config.json
@@ -101,6 +118,16 @@ struct RunRequest {
     bool json = false;
     std::string db;     // --db; empty = the default location
     bool record = true; // false with --no-store
+    std::map<std::string, std::string> rankEnv;
+    // SSH nodes; empty = --local
+    std::vector<std::string> nodes;
+    std::string remoteRunner;
+    int masterPort = 29500;
+    std::string runRoot = ".cache/shardwise/runs";
+    dispatch::SshOptions ssh;
+
+    bool remote() const { return !nodes.empty(); }
+    int world() const { return ranks * static_cast<int>(remote() ? nodes.size() : 1); }
 };
 
 template <typename T> T parseInteger(const std::string& flag, const std::string& text, T minimum)
@@ -136,6 +163,34 @@ RunRequest parseRequest(const std::vector<std::string>& args)
         try {
             if (flag == "--local")
                 local = true;
+            else if (flag == "--node") {
+                const std::string list = value();
+                std::size_t start = 0;
+                while (start <= list.size()) {
+                    const std::size_t comma = std::min(list.find(',', start), list.size());
+                    if (comma == start)
+                        throw UsageError("--node: empty node name in '" + list + "'");
+                    r.nodes.push_back(list.substr(start, comma - start));
+                    start = comma + 1;
+                }
+            } else if (flag == "--rank-env") {
+                const std::string pair = value();
+                const auto eq = pair.find('=');
+                if (eq == 0 || eq == std::string::npos)
+                    throw UsageError("--rank-env: expected KEY=VALUE, got '" + pair + "'");
+                r.rankEnv[pair.substr(0, eq)] = pair.substr(eq + 1);
+            } else if (flag == "--remote-runner")
+                r.remoteRunner = value();
+            else if (flag == "--master-port") {
+                r.masterPort = parseInteger<int>(flag, value(), 1);
+                if (r.masterPort > 65535)
+                    throw UsageError("--master-port: must be at most 65535, got " + std::to_string(r.masterPort));
+            } else if (flag == "--run-root")
+                r.runRoot = value();
+            else if (flag == "--known-hosts")
+                r.ssh.knownHosts.app = value();
+            else if (flag == "--user-known-hosts")
+                r.ssh.knownHosts.user = value();
             else if (flag == "--no-store")
                 r.record = false;
             else if (flag == "--db")
@@ -184,8 +239,12 @@ RunRequest parseRequest(const std::vector<std::string>& args)
             throw UsageError(e.what());
         }
     }
-    if (!local)
-        throw UsageError("--local: missing; `run` starts the ranks on this machine and needs --local");
+    if (local && !r.nodes.empty())
+        throw UsageError("--local and --node: choose one; the ranks run either on this machine or on SSH nodes");
+    if (!local && r.nodes.empty())
+        throw UsageError("--local or --node: missing; say where the ranks run (this machine, or SSH nodes of the store)");
+    if (r.nodes.empty() && (!r.remoteRunner.empty()))
+        throw UsageError("--remote-runner: only with --node");
     if (r.model.empty())
         throw UsageError("--model: missing (a preset id such as tiny, or a model JSON path)");
     if (strategy.empty())
@@ -230,7 +289,7 @@ RunConfig requestedConfig(const RunRequest& r, Strategy s)
     c.model = r.modelSpec;
     c.strategy = s;
     c.device = r.device;
-    c.worldSize = r.ranks;
+    c.worldSize = r.world();
     c.training.expandableSegments = r.expandableSegments;
     if (r.steps)
         c.timedSteps = *r.steps;
@@ -351,116 +410,69 @@ private:
     double m_timedSeconds = 0;
 };
 
-// Writes one run into the store as it happens. A store that fails mid-run (disk full, say) costs the
-// record, never the measurement: the failure is reported once and the run goes on.
-class StoreRecording {
-public:
-    StoreRecording(store::Database* db, const RunConfig& config, std::ostream& err)
-        : m_err(err)
-    {
-        if (!db)
-            return;
-        store::RunOrigin origin;
-        origin.nodes.push_back({"local", std::nullopt});
-        origin.launcher = "shardwise";
-        try {
-            m_recorder.emplace(*db, config, origin);
-        } catch (const std::exception& e) {
-            warn(e);
-        }
-    }
-
-    void onEvent(const protocol::Event& e)
-    {
-        guarded([&] { m_recorder->record(e); });
-    }
-
-    void onLog(int rank, const std::string& line)
-    {
-        guarded([&] { m_recorder->recordLog(rank, line); });
-    }
-
-    void finish(const dispatch::RunOutcome& outcome)
-    {
-        guarded([&] { m_recorder->finish(store::statusForOutcome(dispatch::runStatusId(outcome.status)), outcome.reason); });
-    }
-
-    std::optional<std::int64_t> runId() const
-    {
-        return m_recorder ? std::optional<std::int64_t>(m_recorder->runId()) : std::nullopt;
-    }
-
-private:
-    template <typename F> void guarded(F&& f)
-    {
-        if (!m_recorder || m_failed)
-            return;
-        try {
-            f();
-            // Events can be minutes apart on large models; keep the run from looking interrupted.
-            const auto now = std::chrono::steady_clock::now();
-            if (now - m_lastBeat > std::chrono::seconds(5)) {
-                m_recorder->heartbeat();
-                m_lastBeat = now;
-            }
-        } catch (const std::exception& e) {
-            warn(e);
-        }
-    }
-
-    void warn(const std::exception& e)
-    {
-        m_failed = true;
-        m_err << "shardwise-cli run: recording into the store failed, the run goes on unrecorded: " << e.what()
-              << "\n"
-              << std::flush;
-    }
-
-    std::ostream& m_err;
-    std::optional<store::RunRecorder> m_recorder;
-    bool m_failed = false;
-    std::chrono::steady_clock::time_point m_lastBeat = std::chrono::steady_clock::now();
+struct Placement {
+    const std::filesystem::path* runner = nullptr; // --local
+    const ConnectedNodes* nodes = nullptr;          // --node
 };
 
-dispatch::RunOutcome runOne(const RunRequest& r, Strategy s, const std::filesystem::path& runner, store::Database* db,
+dispatch::RunOutcome runOne(const RunRequest& r, Strategy s, const Placement& where, std::size_t index, store::Database* db,
                             std::ostream& err)
 {
     const RunConfig requested = requestedConfig(r, s);
-    dispatch::LocalLaunch launch;
-    launch.runner = runner;
-    launch.args = runnerArgs(r, s);
-    launch.ranks = r.ranks;
-    if (!r.logDir.empty())
-        launch.logDir = r.logDir / std::string(strategyId(s));
-    launch.timeout = std::chrono::seconds(r.timeoutS);
-    launch.peerGrace = std::chrono::seconds(r.peerGraceS);
-    if (r.expandableSegments) {
-        // PyTorch 2.x reads PYTORCH_ALLOC_CONF first; 1.x only knows PYTORCH_CUDA_ALLOC_CONF.
-        launch.env["PYTORCH_ALLOC_CONF"] = "expandable_segments:True";
-        launch.env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True";
-    }
-
-    StepProgress progress(err, s, r.ranks, requested.warmupSteps + requested.timedSteps);
-    StoreRecording recording(db, requested, err);
-    dispatch::LaunchCallbacks callbacks;
-    callbacks.onEvent = [&](const protocol::Event& e) {
-        progress.onEvent(e);
-        recording.onEvent(e);
+    StepProgress progress(err, s, requested.worldSize, requested.warmupSteps + requested.timedSteps);
+    session::SessionCallbacks callbacks;
+    callbacks.onEvent = [&](const protocol::Event& e) { progress.onEvent(e); };
+    // A store that fails mid-run (disk full, say) costs the record, never the measurement.
+    callbacks.onStoreProblem = [&](const std::string& problem) {
+        err << "shardwise-cli run: recording into the store failed, the run goes on unrecorded: " << problem << "\n" << std::flush;
     };
-    callbacks.onLog = [&](int rank, const std::string& line) { recording.onLog(rank, line); };
-    err << "[" << strategyId(s) << "] starting " << r.ranks << " rank(s) on " << deviceId(r.device) << "\n" << std::flush;
-    dispatch::RunOutcome outcome;
-    try {
-        outcome = dispatch::summarizeRun(requested, dispatch::launchLocal(launch, callbacks, &g_cancelRequested));
-    } catch (const dispatch::LaunchError& e) {
-        outcome.config = requested;
-        outcome.status = dispatch::RunStatus::Failed;
-        outcome.reason = std::string("could not start the ranks: ") + e.what();
+    session::SessionOptions options;
+    options.db = db;
+    options.origin.launcher = "shardwise";
+
+    session::SessionResult result;
+    if (where.nodes) {
+        for (const auto& node : where.nodes->nodes)
+            options.origin.nodes.push_back({node.name, node.id});
+        session::RemoteTarget target;
+        target.sessions = where.nodes->sessionPointers();
+        target.nodeNames = where.nodes->names();
+        for (const auto& path : where.nodes->runnerPaths)
+            target.launch.nodes.push_back({path, r.ranks, {}, {}});
+        target.launch.env = r.rankEnv;
+        // The runner reads the whole config from the run folder; flags outside RunConfig follow it.
+        target.launch.args = {"--config", "config.json"};
+        if (r.collectiveTimeoutS)
+            target.launch.args.insert(target.launch.args.end(), {"--timeout-s", std::to_string(*r.collectiveTimeoutS)});
+        // Strategies run one after another; a fresh port for each keeps a listener still in
+        // TIME_WAIT from failing the next rendezvous.
+        target.launch.masterPort = r.masterPort + static_cast<int>(index % 100);
+        target.launch.runRoot = r.runRoot;
+        target.follow.pollInterval = std::chrono::milliseconds(500);
+        target.follow.timeout = std::chrono::seconds(r.timeoutS);
+        err << "[" << strategyId(s) << "] starting " << requested.worldSize << " rank(s) on " << where.nodes->nodes.size()
+            << " node(s), " << deviceId(r.device) << "\n"
+            << std::flush;
+        result = session::runRemote(requested, std::move(target), options, callbacks, &g_cancelRequested);
+    } else {
+        options.origin.nodes.push_back({"local", std::nullopt});
+        dispatch::LocalLaunch launch;
+        launch.runner = *where.runner;
+        launch.args = runnerArgs(r, s);
+        launch.ranks = r.ranks;
+        launch.env = r.rankEnv;
+        if (!r.logDir.empty())
+            launch.logDir = r.logDir / std::string(strategyId(s));
+        launch.timeout = std::chrono::seconds(r.timeoutS);
+        launch.peerGrace = std::chrono::seconds(r.peerGraceS);
+        err << "[" << strategyId(s) << "] starting " << r.ranks << " rank(s) on " << deviceId(r.device) << "\n" << std::flush;
+        result = session::runLocal(requested, launch, options, callbacks, &g_cancelRequested);
     }
-    recording.finish(outcome);
-    if (const auto id = recording.runId())
-        err << "[" << strategyId(s) << "] recorded as run " << *id << "\n" << std::flush;
-    return outcome;
+    if (result.storedStatus && result.runId)
+        err << "[" << strategyId(s) << "] recorded as run " << *result.runId
+            << (result.diagnosisId ? " with its diagnosis" : "") << "\n"
+            << std::flush;
+    return result.outcome;
 }
 
 std::string pad(std::string s, std::size_t width, bool right = false)
@@ -516,7 +528,8 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     std::filesystem::path runner;
     try {
         request = parseRequest(args);
-        runner = resolveRunner(request);
+        if (!request.remote())
+            runner = resolveRunner(request);
     } catch (const UsageError& e) {
         err << "shardwise-cli run: " << e.what() << "\n";
         return kExitUsage;
@@ -525,10 +538,10 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     // Open the store before anything runs: a store that cannot take the results (a newer version's
     // file, an unwritable path) is reported up front rather than after an hour of measuring.
     std::optional<store::Database> db;
-    if (request.record) {
+    if (request.record || request.remote()) {
         try {
             db.emplace(store::Database::open(store::resolveDatabasePath(request.db)));
-            if (db->readOnly()) {
+            if (db->readOnly() && request.record) {
                 err << "shardwise-cli run: the store " << db->path().string() << " is read-only ("
                     << db->readOnlyReason() << "); pass --no-store to run without recording\n";
                 return kExitFailed;
@@ -540,13 +553,30 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
         }
     }
 
+    // SSH nodes are connected once, before anything runs, and serve every strategy.
+    ConnectedNodes nodes;
+    Placement where;
+    if (request.remote()) {
+        try {
+            nodes = connectNodes(*db, request.nodes, request.remoteRunner, request.ssh);
+        } catch (const NodeError& e) {
+            err << "shardwise-cli run: " << e.what() << "\n";
+            return kExitFailed;
+        }
+        where.nodes = &nodes;
+    } else {
+        where.runner = &runner;
+    }
+    store::Database* recordInto = request.record && db ? &*db : nullptr;
+
     g_cancelRequested = false;
     CancelOnSignals cancelOnSignals;
     std::vector<dispatch::RunOutcome> runs;
-    for (Strategy s : request.strategies) {
+    for (std::size_t i = 0; i < request.strategies.size(); ++i) {
+        const Strategy s = request.strategies[i];
         if (g_cancelRequested)
             break;
-        runs.push_back(runOne(request, s, runner, db ? &*db : nullptr, err));
+        runs.push_back(runOne(request, s, where, i, recordInto, err));
         err << "[" << strategyId(s) << "] " << dispatch::runStatusId(runs.back().status)
             << (runs.back().reason.empty() ? "" : ": " + runs.back().reason) << "\n"
             << std::flush;
@@ -555,9 +585,10 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
         && runs.size() == request.strategies.size();
 
     if (request.json) {
-        nlohmann::json j{{"launcher", "local"},
-                         {"runner", runner.string()},
-                         {"ranks", request.ranks},
+        nlohmann::json j{{"launcher", request.remote() ? "ssh" : "local"},
+                         {"runner", request.remote() ? nlohmann::json(nodes.runnerPaths) : nlohmann::json(runner.string())},
+                         {"nodes", request.remote() ? nlohmann::json(request.nodes) : nlohmann::json::array({"local"})},
+                         {"ranks", request.world()},
                          {"device", deviceId(request.device)},
                          {"succeeded", allOk},
                          {"cancelled", g_cancelRequested.load()},
@@ -571,7 +602,7 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     return allOk ? kExitOk : kExitFailed;
 }
 
-const CommandRegistration registration("run", "measure strategies by running shardwise-runner ranks on this machine",
+const CommandRegistration registration("run", "measure strategies by running shardwise-runner ranks on this machine or SSH nodes",
                                        runRun);
 
 } // namespace

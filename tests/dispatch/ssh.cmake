@@ -12,3 +12,17 @@ shardwise_add_test(test_remote_launch SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rem
 if(TARGET shardwise-cli)
     add_dependencies(test_node shardwise-cli)
 endif()
+# Run sessions over SSH into a real store file; the CPU runs need the runner and the CLI.
+if(TARGET shardwise_session)
+    shardwise_add_test(test_run_session SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_run_session.cpp
+                       LIBS shardwise_sshd_fixture Shardwise::session TIMEOUT 900 LABELS ssh runner)
+    if(TARGET shardwise-cli)
+        target_compile_definitions(test_run_session PRIVATE SHARDWISE_CLI="$<TARGET_FILE:shardwise-cli>")
+        add_dependencies(test_run_session shardwise-cli)
+    else()
+        target_compile_definitions(test_run_session PRIVATE SHARDWISE_CLI="")
+    endif()
+    if(TARGET shardwise-runner)
+        add_dependencies(test_run_session shardwise-runner)
+    endif()
+endif()

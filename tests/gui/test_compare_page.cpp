@@ -5,7 +5,7 @@
 
 #include "charts/chart_panel.hpp"
 #include "charts/comparison_charts.hpp"
-#include "jobs/validation_queue.hpp"
+#include "jobs/run_job.hpp"
 #include "models/run_filter_model.hpp"
 #include "models/run_table_model.hpp"
 #include "pages/compare/compare_page.hpp"
@@ -152,15 +152,15 @@ private slots:
         plan.setValidationNode(QStringLiteral("local"));
         plan.setValidationSteps(1, 3);
         QSignalSpy finished(&plan, &PlanPage::validationFinished);
-        QSignalSpy recorded(plan.validationQueue(), &ValidationQueue::runRecorded);
-        QSignalSpy progress(plan.validationQueue(), &ValidationQueue::progress);
+        QSignalSpy recorded(&plan, &PlanPage::validationRunFinished);
+        QSignalSpy progress(plan.runQueue(), &RunJob::rankProgressAvailable);
         plan.validate();
         QVERIFY(finished.wait(240000));
         const auto matrixSize = plan.currentPlan().runMatrix.size();
         QCOMPARE(recorded.size(), matrixSize);
         QVERIFY(!progress.isEmpty());
         for (const QList<QVariant>& r : recorded)
-            QVERIFY2(r.at(1).toBool(), qPrintable(r.at(2).toString()));
+            QVERIFY2(r.at(1).toString() == QLatin1String("completed"), qPrintable(r.at(2).toString()));
 
         // The runs reached Compare through the workspace's change signal.
         QCOMPARE(compare.runModel()->rowCount(), matrixSize);
@@ -205,11 +205,11 @@ private slots:
         QSignalSpy planned(&plan, &PlanPage::planUpdated);
         QVERIFY(planned.wait(10000));
         plan.setValidationSteps(2, 100000); // far longer than the test waits
-        QSignalSpy finished(plan.validationQueue(), &ValidationQueue::finished);
-        QSignalSpy progress(plan.validationQueue(), &ValidationQueue::progress);
+        QSignalSpy finished(&plan, &PlanPage::validationFinished);
+        QSignalSpy progress(plan.runQueue(), &RunJob::rankProgressAvailable);
         plan.validate();
         QVERIFY(progress.wait(60000));
-        plan.validationQueue()->cancel();
+        plan.cancelValidation();
         QVERIFY(finished.wait(30000));
         QCOMPARE(finished.front().at(0).toBool(), true);
         const QList<RunRecord> runs = workspace.runs();

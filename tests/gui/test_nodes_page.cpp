@@ -2,7 +2,10 @@
 // an SSH node against a real sshd on loopback (tests/dispatch's fixture) meets its unknown host key
 // in the trust dialog, with the SHA256 fingerprint ssh-keygen prints; refusing leaves it untrusted
 // and unconnected, trusting records the key and discovers the node's facts; a changed key is
-// refused without an accept button.
+// refused without an accept button. Prepare on an SSH node uploads and builds a stand-in runner
+// (tests/dispatch/sshd/tiny_runner: the real runner's target and options without LibTorch, so a CI
+// build takes seconds, not the real runner's many minutes on 2 cores), reports its progress, ends
+// with the node prepared and is served from the node's cache the second time; cancel stops it.
 #include "gui_test_main.hpp"
 
 #include "jobs/node_job.hpp"
@@ -13,6 +16,8 @@
 #include "pages/nodes/ssh_node_dialog.hpp"
 #include "workspace/workspace.hpp"
 
+#include "shardwise/session/prepared_runner.hpp"
+
 #ifdef SHARDWISE_HAVE_SSHD_FIXTURE
 #include "sshd/sshd_fixture.hpp"
 #endif
@@ -21,6 +26,8 @@
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProcess>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -57,7 +64,9 @@ private slots:
     void sshNodeDialogNamesTheMissingField_data();
     void sshNodeDialogNamesTheMissingField();
     void unreachableSshNodeReportsWhy();
-    void prepareIsDisabledAndSaysWhatItNeeds();
+    void prepareIsOnlyForSshNodes();
+    void prepareOnSshNodeReportsProgressAndEndsPrepared();
+    void cancelledPreparationLeavesTheNodeUnprepared();
     void unknownHostKeyRefusedLeavesNodeUntrusted();
     void unknownHostKeyTrustedConnectsAndDiscovers();
     void changedHostKeyIsRefusedWithoutAcceptButton();
@@ -187,10 +196,150 @@ void TestNodesPage::unreachableSshNodeReportsWhy()
     QVERIFY(!m_page->trustDialog());
 }
 
-void TestNodesPage::prepareIsDisabledAndSaysWhatItNeeds()
+void TestNodesPage::prepareIsOnlyForSshNodes()
 {
+    const qint64 local = m_page->addLocalNode();
+    QVERIFY(local > 0);
+    m_page->selectNode(local);
     QVERIFY(!m_page->prepareButton()->isEnabled());
-    QVERIFY(m_page->prepareButton()->toolTip().contains(QStringLiteral("node preparation")));
+    QVERIFY(!m_page->cancelPreparationButton()->isEnabled());
+    QVERIFY(m_page->prepareButton()->toolTip().contains(QStringLiteral("builds them there")));
+}
+
+#ifdef SHARDWISE_HAVE_SSHD_FIXTURE
+namespace {
+
+dispatch::RemoteBundle tinyRunnerSources()
+{
+    return dispatch::makeRemoteBundle(std::filesystem::path(SHARDWISE_SOURCE_DIR) / "tests/dispatch/sshd/tiny_runner",
+                                      {"CMakeLists.txt", "main.cpp"});
+}
+
+// An SSH node on the loopback sshd whose host key is already trusted.
+store::Node trustedLoopbackNode(const testing::SshdFixture& sshd)
+{
+    sshd.trustHostKey();
+    store::Node node;
+    node.name = "loopback";
+    node.kind = store::NodeKind::Ssh;
+    node.host = "127.0.0.1";
+    node.port = sshd.port();
+    node.user = sshd.userName();
+    node.auth = store::SshAuth::KeyFile;
+    node.keyFile = sshd.path(QStringLiteral("user_key")).toStdString();
+    return node;
+}
+
+} // namespace
+#endif
+
+void TestNodesPage::prepareOnSshNodeReportsProgressAndEndsPrepared()
+{
+#ifndef SHARDWISE_HAVE_SSHD_FIXTURE
+    QSKIP("tests/dispatch's sshd fixture is not part of this build (core/dispatch without SSH)");
+#else
+    if (const QString why = testing::SshdFixture::unavailableReason(); !why.isEmpty())
+        QSKIP(qPrintable(why));
+    testing::SshdFixture sshd;
+    const QString started = sshd.start();
+    QVERIFY2(started.isEmpty(), qPrintable(started));
+    m_page->job()->setSshOptions(sshd.options());
+    m_page->setRunnerSources(tinyRunnerSources);
+    dispatch::PreparationOptions options;
+    options.remoteRoot = sshd.path(QStringLiteral("remote-cache")).toStdString();
+    options.uploadChunk = 256; // several round trips, so the upload moves the bar
+    options.jobs = 1;
+    m_page->setPreparationOptions(options);
+
+    QSignalSpy tested(m_page->job(), &NodeJob::connectionTested);
+    const qint64 id = m_page->addSshNode(trustedLoopbackNode(sshd));
+    QVERIFY(id > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(tested.count() == 1, 30'000);
+    m_page->selectNode(id);
+    QVERIFY(m_page->prepareButton()->isEnabled());
+
+    QSignalSpy progress(m_page->job(), &NodeJob::preparationProgress);
+    QSignalSpy prepared(m_page->job(), &NodeJob::prepared);
+    QSignalSpy failed(m_page->job(), &NodeJob::nodeFailed);
+    QTest::mouseClick(m_page->prepareButton(), Qt::LeftButton);
+    QVERIFY(m_page->preparationProgress()->isVisible());
+    QVERIFY(!m_page->prepareButton()->isEnabled());
+    QVERIFY(m_page->cancelPreparationButton()->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(prepared.count() == 1 || failed.count() > 0, 300'000);
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().at(1).toString()));
+
+    // Progress arrived phase by phase, never going backwards, through upload and build to the end.
+    QVERIFY(progress.count() >= 3);
+    QStringList phases;
+    double last = -1;
+    for (const QList<QVariant>& p : progress) {
+        QVERIFY(p.at(1).toDouble() >= last);
+        last = p.at(1).toDouble();
+        if (!phases.contains(p.at(2).toString()))
+            phases << p.at(2).toString();
+    }
+    QCOMPARE(last, 1.0);
+    QVERIFY2(phases.contains(QStringLiteral("uploading")) && phases.contains(QStringLiteral("building")), qPrintable(phases.join(u',')));
+    QVERIFY(!m_page->preparationProgress()->isVisible());
+    QVERIFY(m_page->prepareButton()->isEnabled());
+    QVERIFY2(m_page->statusLine()->text().contains(QStringLiteral("is prepared")), qPrintable(m_page->statusLine()->text()));
+
+    // The node is prepared in the store: the runner it built is recorded with its facts, and runs.
+    const auto stored = store::findNode(*m_workspace->database(), id);
+    QVERIFY(stored);
+    const QString runner = QString::fromStdString(session::preparedRunnerPath(stored->facts));
+    QVERIFY2(runner.startsWith(sshd.path(QStringLiteral("remote-cache"))), qPrintable(runner));
+    QProcess built;
+    built.start(runner, {});
+    QVERIFY(built.waitForFinished(10000));
+    QCOMPARE(built.readAllStandardOutput(), QByteArray("tiny runner\n"));
+    QCOMPARE(m_page->factsModel()->valueOf(QStringLiteral("Host name")), thisHostName());
+
+    // A second Prepare finds the build in the node's cache.
+    QTest::mouseClick(m_page->prepareButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(prepared.count() == 2 || failed.count() > 0, 120'000);
+    QVERIFY(prepared.at(1).at(1).value<dispatch::PreparedRunner>().fromCache);
+    QVERIFY2(m_page->statusLine()->text().contains(QStringLiteral("already built")), qPrintable(m_page->statusLine()->text()));
+#endif
+}
+
+void TestNodesPage::cancelledPreparationLeavesTheNodeUnprepared()
+{
+#ifndef SHARDWISE_HAVE_SSHD_FIXTURE
+    QSKIP("tests/dispatch's sshd fixture is not part of this build (core/dispatch without SSH)");
+#else
+    if (const QString why = testing::SshdFixture::unavailableReason(); !why.isEmpty())
+        QSKIP(qPrintable(why));
+    testing::SshdFixture sshd;
+    const QString started = sshd.start();
+    QVERIFY2(started.isEmpty(), qPrintable(started));
+    m_page->job()->setSshOptions(sshd.options());
+    m_page->setRunnerSources(tinyRunnerSources);
+    dispatch::PreparationOptions options;
+    options.remoteRoot = sshd.path(QStringLiteral("remote-cache")).toStdString();
+    options.uploadChunk = 16; // many round trips: the cancel lands mid-upload
+    m_page->setPreparationOptions(options);
+    QSignalSpy tested(m_page->job(), &NodeJob::connectionTested);
+    const qint64 id = m_page->addSshNode(trustedLoopbackNode(sshd));
+    QTRY_VERIFY_WITH_TIMEOUT(tested.count() == 1, 30'000);
+    m_page->selectNode(id);
+
+    QSignalSpy progress(m_page->job(), &NodeJob::preparationProgress);
+    QSignalSpy prepared(m_page->job(), &NodeJob::prepared);
+    QSignalSpy failed(m_page->job(), &NodeJob::nodeFailed);
+    QTest::mouseClick(m_page->prepareButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(progress.count() > 0, 60'000);
+    QTest::mouseClick(m_page->cancelPreparationButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(failed.count() == 1, 60'000);
+    QVERIFY(prepared.isEmpty());
+    QVERIFY2(failed.front().at(1).toString().contains(QStringLiteral("cancelled")), qPrintable(failed.front().at(1).toString()));
+    QVERIFY(!m_page->preparationProgress()->isVisible());
+    QVERIFY(m_page->prepareButton()->isEnabled());
+    QVERIFY(m_page->statusLine()->property("problem").toBool());
+    const auto stored = store::findNode(*m_workspace->database(), id);
+    QVERIFY(stored);
+    QVERIFY(session::preparedRunnerPath(stored->facts).empty());
+#endif
 }
 
 void TestNodesPage::unknownHostKeyRefusedLeavesNodeUntrusted()

@@ -4,7 +4,7 @@
 // highlighted, facts round trip).
 #include "gui_test_main.hpp"
 
-#include "jobs/run_diagnosis.hpp"
+#include "shardwise/session/run_session.hpp"
 #include "models/log_tail_model.hpp"
 #include "models/node_facts_json.hpp"
 #include "models/node_facts_model.hpp"
@@ -329,8 +329,8 @@ void TestRunsModels::storedDiagnosisRoundTripsThroughStore()
     store::RunRecorder recorder(db, config, origin);
     recorder.finish(store::RunStatus::Oom);
     const diagnose::Diagnosis diagnosis = diagnoseCase("oom_fragmentation_single_rank");
-    storeRunDiagnosis(db, recorder.runId(), diagnosis);
-    storeRunDiagnosis(db, recorder.runId(), diagnosis); // a repeated diagnosis replaces the first
+    session::storeRunDiagnosis(db, recorder.runId(), diagnosis);
+    session::storeRunDiagnosis(db, recorder.runId(), diagnosis); // a repeated diagnosis replaces the first
     const std::vector<store::Diagnosis> stored = store::diagnoses(db, recorder.runId());
     QCOMPARE(stored.size(), std::size_t(1));
     QCOMPARE(QString::fromStdString(stored.front().code), QStringLiteral("oom"));

@@ -1,10 +1,13 @@
 // The Runs page driven with QTest against the real runner: a tiny-model CPU run on the local node
 // completes live on the page and lands in the store; a configuration the runner rejects and a rank
 // killed mid-run each show their diagnosis with the first failure highlighted; a diagnosis action
-// queues the rerun it names; cancel stops a running run and removes a queued one.
+// queues the rerun it names; cancel stops a running run and removes a queued one. A run on an SSH
+// node (a real sshd on loopback, the node prepared with this build's runner) completes live and
+// lands in the store under the node's name, and cancel stops it on the node; the Plan page's
+// Validate queues its run matrix into this page's queue, where it runs on the local node.
 #include "gui_test_main.hpp"
 
-#include "jobs/run_diagnosis.hpp"
+#include "shardwise/session/run_session.hpp"
 #include "jobs/run_job.hpp"
 #include "models/log_tail_model.hpp"
 #include "models/rank_progress_model.hpp"
@@ -14,15 +17,18 @@
 #include "pages/runs/run_diagnosis_panel.hpp"
 #include "pages/runs/run_request_form.hpp"
 #include "pages/runs/runs_page.hpp"
+#include "pages/plan/plan_page.hpp"
 #include "workspace/workspace.hpp"
 
 #include "shardwise/diagnose/run_folder.hpp"
+#include "shardwise/store/nodes.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
 #include "shardwise/store/run_recorder.hpp"
 
 #include <QComboBox>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -33,6 +39,10 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+
+#ifdef SHARDWISE_HAVE_SSHD_FIXTURE
+#include "sshd/sshd_fixture.hpp"
+#endif
 
 #include <csignal>
 #include <memory>
@@ -117,14 +127,24 @@ private slots:
     void diagnosisActionQueuesRerunWithExpandableSegments();
     void cancelRemovesQueuedRunAndStopsRunningOne();
     void missingRunnerIsReportedWithItsPath();
-    void sshNodesAreListedButCannotRunYet();
+    void sshNodesCanBeChosenAndUnpreparedOnesSaySo();
+    void cpuRunOnAnSshNodeCompletesLiveAndLandsInStore();
+    void cancelStopsARunOnAnSshNode();
+    void validateFromThePlanPageQueuesIntoThisQueue();
 
 private:
+    // Adds an SSH node on a loopback sshd to the workspace, its key trusted and, when `prepared`,
+    // the runner its preparation "built" being this build's runner (the loopback node is this
+    // machine). Returns the node's name; empty with a QSKIP/QVERIFY failure recorded otherwise.
+    QString addLoopbackNode(bool prepared);
     qint64 waitForFinish(QSignalSpy& finished, QString* status = nullptr, bool* diagnosed = nullptr);
 
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<Workspace> m_workspace;
     std::unique_ptr<RunsPage> m_page;
+#ifdef SHARDWISE_HAVE_SSHD_FIXTURE
+    std::unique_ptr<testing::SshdFixture> m_sshd;
+#endif
 };
 
 void TestRunsPage::initTestCase()
@@ -153,6 +173,9 @@ void TestRunsPage::init()
 
 void TestRunsPage::cleanup()
 {
+#ifdef SHARDWISE_HAVE_SSHD_FIXTURE
+    m_sshd.reset();
+#endif
     m_page.reset();
     m_workspace.reset();
     m_dir.reset();
@@ -325,7 +348,7 @@ void TestRunsPage::diagnosisActionQueuesRerunWithExpandableSegments()
     }
     const diagnose::Diagnosis diagnosis = diagnose::diagnose(
         diagnose::loadRunFolder(std::filesystem::path(SHARDWISE_TEST_DATA_DIR) / "diagnose" / "oom_fragmentation_single_rank"));
-    storeRunDiagnosis(db, oomRun, diagnosis);
+    session::storeRunDiagnosis(db, oomRun, diagnosis);
     m_page->reloadHistory();
     const int row = m_page->historyModel()->rowOf(oomRun);
     QVERIFY(row >= 0);
@@ -410,17 +433,167 @@ void TestRunsPage::missingRunnerIsReportedWithItsPath()
     QVERIFY(m_page->statusLine()->property("problem").toBool());
 }
 
-void TestRunsPage::sshNodesAreListedButCannotRunYet()
+QString TestRunsPage::addLoopbackNode(bool prepared)
 {
+#ifndef SHARDWISE_HAVE_SSHD_FIXTURE
+    Q_UNUSED(prepared)
+    return {};
+#else
+    if (!testing::SshdFixture::unavailableReason().isEmpty())
+        return {};
+    m_sshd = std::make_unique<testing::SshdFixture>();
+    if (!m_sshd->start().isEmpty())
+        return {};
+    m_sshd->trustHostKey();
+    m_page->job()->setSshOptions(m_sshd->options());
+    m_page->job()->setRemoteRunRoot(m_sshd->path(QStringLiteral("remote-runs")).toStdString());
+    store::Node node;
+    node.name = prepared ? "loopback" : "unprepared";
+    node.kind = store::NodeKind::Ssh;
+    node.host = "127.0.0.1";
+    node.port = m_sshd->port();
+    node.user = m_sshd->userName();
+    node.auth = store::SshAuth::KeyFile;
+    node.keyFile = m_sshd->keyCredentials().keyFile.string();
+    if (prepared)
+        node.facts = {{"prepared_runner", {{"path", qEnvironmentVariable("SHARDWISE_RUNNER").toStdString()}}}};
+    store::addNode(*m_workspace->database(), node);
+    m_workspace->notifyNodesChanged();
+    return QString::fromStdString(node.name);
+#endif
+}
+
+void TestRunsPage::sshNodesCanBeChosenAndUnpreparedOnesSaySo()
+{
+    const QString node = addLoopbackNode(false);
+    if (node.isEmpty())
+        QSKIP("no sshd fixture here (core/dispatch without SSH, or sshd missing)");
     RunRequestForm* form = m_page->requestForm();
-    form->setNodes({QStringLiteral("gpu-box"), QStringLiteral("local")});
-    QCOMPARE(form->nodeBox()->count(), 2);
-    QCOMPARE(form->node(), QStringLiteral("local"));
-    auto* items = qobject_cast<QStandardItemModel*>(form->nodeBox()->model());
-    QVERIFY(items);
-    QVERIFY(!items->item(0)->isEnabled());
-    QVERIFY(items->item(0)->toolTip().contains(QStringLiteral("remote launcher")));
-    QVERIFY(items->item(1)->isEnabled());
+    const int row = form->nodeBox()->findText(node);
+    QVERIFY2(row >= 0, "the node added to the workspace reached the form");
+    form->nodeBox()->setCurrentIndex(row);
+    QCOMPARE(form->node(), node);
+    QVERIFY(form->queueButton()->isEnabled());
+    QSignalSpy failed(m_page->job(), &RunJob::runFailed);
+    QSignalSpy started(m_page->job(), &RunJob::runStarted);
+    QTest::mouseClick(form->queueButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(failed.count() == 1, 30'000);
+    QVERIFY2(failed.front().at(1).toString().contains(QStringLiteral("prepare it on the Nodes page")),
+             qPrintable(failed.front().at(1).toString()));
+    QVERIFY(started.isEmpty()); // nothing was measured, so nothing was recorded
+    QCOMPARE(m_workspace->runs().size(), 0);
+    QVERIFY(m_page->statusLine()->property("problem").toBool());
+}
+
+void TestRunsPage::cpuRunOnAnSshNodeCompletesLiveAndLandsInStore()
+{
+    const QString node = addLoopbackNode(true);
+    if (node.isEmpty())
+        QSKIP("no sshd fixture here (core/dispatch without SSH, or sshd missing)");
+    RunRequest request;
+    request.config = tinyConfig(Strategy::Zero2, 2, 1, 3);
+    request.node = node;
+    QSignalSpy progress(m_page->job(), &RunJob::rankProgressAvailable);
+    QSignalSpy logLines(m_page->job(), &RunJob::logLinesAvailable);
+    QSignalSpy finished(m_page->job(), &RunJob::runFinished);
+    QSignalSpy failed(m_page->job(), &RunJob::runFailed);
+    QVERIFY(m_page->queueRun(request) > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() > 0 || failed.count() > 0, kRunTimeoutMs);
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().at(1).toString()));
+    QString status;
+    bool diagnosed = true;
+    const qint64 runId = waitForFinish(finished, &status, &diagnosed);
+    QCOMPARE(status, QStringLiteral("completed"));
+    QVERIFY(!diagnosed);
+    QVERIFY2(progress.count() > 0, "progress streamed from the node while the run was going");
+    QVERIFY2(logLines.count() > 0, "the ranks' log lines streamed from the node");
+
+    const auto detail = store::runDetail(*m_workspace->database(), runId);
+    QVERIFY(detail);
+    QCOMPARE(detail->summary.nodes, std::vector<std::string>{"loopback"});
+    QCOMPARE(detail->rankSummaries.size(), std::size_t(2));
+    for (int rank = 0; rank < 2; ++rank)
+        QCOMPARE(store::stepSeries(*m_workspace->database(), runId, rank).size(), std::size_t(4));
+    // The page shows the finished run from the store: both ranks through every step.
+    QCOMPARE(m_page->shownRunId(), runId);
+    QCOMPARE(m_page->rankModel()->rowCount(), 2);
+    QTRY_VERIFY(m_page->historyModel()->rowOf(runId) >= 0);
+}
+
+void TestRunsPage::cancelStopsARunOnAnSshNode()
+{
+    const QString node = addLoopbackNode(true);
+    if (node.isEmpty())
+        QSKIP("no sshd fixture here (core/dispatch without SSH, or sshd missing)");
+    RunRequest request;
+    request.config = tinyConfig(Strategy::Zero1, 2, 1, 100000); // far longer than the test waits
+    request.node = node;
+    QSignalSpy progress(m_page->job(), &RunJob::rankProgressAvailable);
+    QSignalSpy finished(m_page->job(), &RunJob::runFinished);
+    const qint64 ticket = m_page->queueRun(request);
+    QVERIFY(ticket > 0);
+    // Cancel once both ranks are stepping on the node.
+    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && [&] {
+        const auto ranks = progress.last().at(1).value<QList<RankProgress>>();
+        return ranks.size() == 2 && ranks[0].stepsDone > 0 && ranks[1].stepsDone > 0;
+    }(), kRunTimeoutMs);
+    QElapsedTimer clock;
+    clock.start();
+    QTest::mouseClick(m_page->cancelButton(), Qt::LeftButton);
+    QString status;
+    const qint64 runId = waitForFinish(finished, &status);
+    QCOMPARE(status, QStringLiteral("cancelled"));
+    QVERIFY2(clock.elapsed() < 60'000, qPrintable(QString::number(clock.elapsed())));
+    QCOMPARE(QString::fromStdString(std::string(store::runStatusId(store::findRun(*m_workspace->database(), runId)->status))),
+             QStringLiteral("cancelled"));
+#ifdef SHARDWISE_HAVE_SSHD_FIXTURE
+    // No rank of the run is left on the node: every pid the ranks recorded in the run folder is gone.
+    const QDir runs(m_sshd->path(QStringLiteral("remote-runs")));
+    const QStringList folders = runs.entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    QCOMPARE(folders.size(), 1);
+    const QDir folder(runs.filePath(folders.front()));
+    const QStringList pidFiles = folder.entryList({QStringLiteral("rank*.pid")});
+    QCOMPARE(pidFiles.size(), 2);
+    for (const QString& name : pidFiles) {
+        QFile file(folder.filePath(name));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const pid_t pid = file.readAll().trimmed().toInt();
+        QVERIFY(pid > 0);
+        QVERIFY2(::kill(pid, 0) != 0, qPrintable(QStringLiteral("rank process %1 still runs").arg(pid)));
+    }
+#endif
+}
+
+void TestRunsPage::validateFromThePlanPageQueuesIntoThisQueue()
+{
+    PlanPage plan(*m_workspace);
+    QSignalSpy planned(&plan, &PlanPage::planUpdated);
+    QVERIFY(planned.wait(10000));
+    const auto matrix = plan.currentPlan().runMatrix.size();
+    QVERIFY(matrix > 0);
+    QCOMPARE(plan.runQueue(), m_page->job()); // one queue for the whole app
+
+    plan.setValidationNode(QStringLiteral("local"));
+    plan.setValidationSteps(1, 2);
+    QSignalSpy validated(&plan, &PlanPage::validationFinished);
+    QSignalSpy runs(&plan, &PlanPage::validationRunFinished);
+    QSignalSpy started(m_page->job(), &RunJob::runStarted);
+    plan.validate();
+    // The Runs page lists the validation runs in its queue (the first may already be running).
+    QCOMPARE(m_page->queueModel()->rowCount(), static_cast<int>(matrix));
+    for (int row = 0; row < m_page->queueModel()->rowCount(); ++row)
+        QCOMPARE(m_page->queueModel()->index(row, RunQueueModel::NodeColumn).data().toString(), QStringLiteral("local"));
+
+    QVERIFY(validated.wait(kRunTimeoutMs * 2));
+    QCOMPARE(validated.front().at(0).toBool(), false);
+    QCOMPARE(runs.size(), matrix);
+    for (const QList<QVariant>& r : runs)
+        QVERIFY2(r.at(1).toString() == QLatin1String("completed"), qPrintable(r.at(2).toString()));
+    // The Runs page showed each run as it started and keeps them in its history.
+    QCOMPARE(started.size(), matrix);
+    for (const QList<QVariant>& s : started)
+        QVERIFY(m_page->historyModel()->rowOf(s.at(1).toLongLong()) >= 0);
+    QCOMPARE(m_page->queueModel()->rowCount(), 0);
 }
 
 SHARDWISE_GUI_TEST_MAIN(TestRunsPage)

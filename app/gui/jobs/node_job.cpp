@@ -16,6 +16,7 @@ NodeJob::NodeJob(QObject* parent)
 {
     qRegisterMetaType<shardwise::dispatch::NodeFacts>();
     qRegisterMetaType<shardwise::dispatch::HostKey>();
+    qRegisterMetaType<shardwise::dispatch::PreparedRunner>();
 }
 
 NodeJob::~NodeJob()
@@ -50,7 +51,13 @@ void NodeJob::testConnection(const store::Node& node) { start(node, Work::Test);
 
 void NodeJob::discover(const store::Node& node) { start(node, Work::Discover); }
 
-void NodeJob::start(const store::Node& node, Work work)
+void NodeJob::prepare(const store::Node& node, std::function<dispatch::RemoteBundle()> sources,
+                      const dispatch::PreparationOptions& options)
+{
+    start(node, Work::Prepare, {std::move(sources), options});
+}
+
+void NodeJob::start(const store::Node& node, Work work, PrepareRequest prepare)
 {
     const qint64 nodeId = node.id;
     const quint64 generation = ++m_generation[nodeId];
@@ -59,7 +66,7 @@ void NodeJob::start(const store::Node& node, Work work)
     const dispatch::SshOptions options = m_options;
     const std::shared_ptr<std::atomic<bool>> cancel = m_cancel;
 
-    m_pool.start([this, node, work, nodeId, generation, options, cancel] {
+    m_pool.start([this, node, work, nodeId, generation, options, cancel, prepare] {
         // Delivered on the GUI thread; results of a request superseded for the same node are dropped.
         auto deliver = [this, nodeId, generation](auto&& emitter) {
             QMetaObject::invokeMethod(this, [this, nodeId, generation, emitter] {
@@ -78,6 +85,12 @@ void NodeJob::start(const store::Node& node, Work work)
                 }
                 const dispatch::NodeFacts facts = dispatch::discoverLocalNode();
                 deliver([this, nodeId, facts] { emit factsAvailable(nodeId, facts); });
+                return;
+            }
+            if (work == Work::Prepare && node.kind != store::NodeKind::Ssh) {
+                deliver([this, nodeId] {
+                    emit nodeFailed(nodeId, tr("This machine runs the runner installed beside Shardwise; only SSH nodes are prepared."));
+                });
                 return;
             }
             QElapsedTimer clock;
@@ -100,6 +113,28 @@ void NodeJob::start(const store::Node& node, Work work)
                                   .arg(connectMs)
                                   .arg(ending(uname));
                 deliver([this, nodeId, summary] { emit connectionTested(nodeId, summary); });
+                return;
+            }
+            if (work == Work::Prepare) {
+                const dispatch::RemoteBundle bundle = prepare.sources();
+                QElapsedTimer sinceReport;
+                sinceReport.start();
+                auto onProgress = [&](const dispatch::PreparationProgress& p) {
+                    // A build prints faster than anyone reads; five updates a second keep the bar live.
+                    const bool boundary = p.phase == dispatch::PreparationPhase::Done || p.fraction == 0;
+                    if (!boundary && sinceReport.elapsed() < 200)
+                        return;
+                    sinceReport.restart();
+                    const double fraction = p.fraction;
+                    const QString phase = QString::fromUtf8(std::string(dispatch::preparationPhaseName(p.phase)).c_str());
+                    const QString message = QString::fromStdString(p.message);
+                    QMetaObject::invokeMethod(this, [this, nodeId, generation, fraction, phase, message] {
+                        if (m_generation.value(nodeId) == generation)
+                            emit preparationProgress(nodeId, fraction, phase, message);
+                    }, Qt::QueuedConnection);
+                };
+                const dispatch::PreparedRunner runner = dispatch::prepareNode(*session, bundle, prepare.options, onProgress, cancel.get());
+                deliver([this, nodeId, runner] { emit prepared(nodeId, runner); });
                 return;
             }
             const dispatch::NodeFacts facts = dispatch::discoverNode(*session, cancel.get());

@@ -4,9 +4,11 @@
 // trusted comes back as hostKeyUntrusted with the key the server presented, so the page can show
 // its fingerprint and let the user decide; a changed key is reported the same way and never
 // accepted silently. Every request per node gets a generation number; results of a superseded
-// request are dropped.
+// request are dropped. Preparing a node (upload the runner's sources, build them there, cached by
+// their hash) reports its progress as it goes and stops on cancel, killing the remote build.
 
 #include "shardwise/dispatch/node.hpp"
+#include "shardwise/dispatch/node_preparation.hpp"
 #include "shardwise/dispatch/ssh_session.hpp"
 #include "shardwise/store/nodes.hpp"
 
@@ -16,6 +18,7 @@
 #include <QThreadPool>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 namespace shardwise::gui {
@@ -33,6 +36,10 @@ public:
 
     void testConnection(const store::Node& node);
     void discover(const store::Node& node);
+    // Builds the runner on an SSH node. `sources` runs on the worker thread (it reads and archives
+    // the source tree) and throws std::exception with a message when the sources are missing.
+    void prepare(const store::Node& node, std::function<dispatch::RemoteBundle()> sources,
+                 const dispatch::PreparationOptions& options = {});
     // Records the key the user accepted in the app's known_hosts file (never the user's own).
     // Throws std::exception with a message naming the file when it cannot be written.
     void trustHostKey(const store::Node& node, const dispatch::HostKey& key);
@@ -48,13 +55,20 @@ public slots:
 signals:
     void connectionTested(qint64 nodeId, const QString& summary);
     void factsAvailable(qint64 nodeId, const shardwise::dispatch::NodeFacts& facts);
+    // fraction of the whole preparation, 0..1; phase as preparationPhaseName() says it
+    void preparationProgress(qint64 nodeId, double fraction, const QString& phase, const QString& message);
+    void prepared(qint64 nodeId, const shardwise::dispatch::PreparedRunner& runner);
     void hostKeyUntrusted(qint64 nodeId, const shardwise::dispatch::HostKey& key, bool changed, const QString& message);
     void nodeFailed(qint64 nodeId, const QString& message);
     void busyChanged(bool busy);
 
 private:
-    enum class Work { Test, Discover };
-    void start(const store::Node& node, Work work);
+    enum class Work { Test, Discover, Prepare };
+    struct PrepareRequest {
+        std::function<dispatch::RemoteBundle()> sources;
+        dispatch::PreparationOptions options;
+    };
+    void start(const store::Node& node, Work work, PrepareRequest prepare = {});
 
     dispatch::SshOptions m_options;
     QThreadPool m_pool; // own pool: the destructor waits only for this job's requests
@@ -67,3 +81,4 @@ private:
 
 Q_DECLARE_METATYPE(shardwise::dispatch::NodeFacts)
 Q_DECLARE_METATYPE(shardwise::dispatch::HostKey)
+Q_DECLARE_METATYPE(shardwise::dispatch::PreparedRunner)

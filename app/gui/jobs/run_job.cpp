@@ -1,21 +1,18 @@
 #include "jobs/run_job.hpp"
 
-#include "jobs/run_diagnosis.hpp"
+#include "jobs/node_job.hpp"
 #include "models/display_format.hpp"
 
-#include "shardwise/diagnose/diagnosis.hpp"
 #include "shardwise/dispatch/local_launch.hpp"
-#include "shardwise/dispatch/run_outcome.hpp"
-#include "shardwise/spec/json.hpp"
+#include "shardwise/dispatch/ssh_error.hpp"
+#include "shardwise/session/prepared_runner.hpp"
+#include "shardwise/session/run_session.hpp"
 #include "shardwise/store/nodes.hpp"
-#include "shardwise/store/run_recorder.hpp"
 
 #include <QElapsedTimer>
 #include <QMetaObject>
 
 #include <algorithm>
-#include <fstream>
-#include <map>
 #include <unistd.h>
 
 namespace shardwise::gui {
@@ -233,74 +230,92 @@ void RunJob::workerLoop()
     });
 }
 
+void RunJob::setDatabasePath(const QString& path)
+{
+    std::lock_guard lock(m_mutex);
+    m_databasePath = path;
+}
+
+void RunJob::setSshOptions(const dispatch::SshOptions& options)
+{
+    std::lock_guard lock(m_mutex);
+    m_sshOptions = options;
+}
+
+void RunJob::setRemoteRunRoot(const std::string& root)
+{
+    std::lock_guard lock(m_mutex);
+    m_remoteRunRoot = root;
+}
+
+void RunJob::fail(qint64 ticket, const QString& message)
+{
+    post([this, ticket, message] { emit runFailed(ticket, message); });
+}
+
 void RunJob::runOne(const RunRequest& request)
 {
     const qint64 ticket = request.ticket;
     const RunConfig& config = request.config;
-    if (request.node != QLatin1String("local")) {
-        const QString message = tr("Runs on the node \"%1\" need the remote launcher, which this version does not have yet; "
-                                   "only the local node can run.").arg(request.node);
-        post([this, ticket, message] { emit runFailed(ticket, message); });
-        return;
-    }
-    const std::optional<std::filesystem::path> runner = dispatch::locateRunner();
-    if (!runner) {
-        const QString message = tr("shardwise-runner was not found: set SHARDWISE_RUNNER or install it beside this program.");
-        post([this, ticket, message] { emit runFailed(ticket, message); });
-        return;
-    }
-    if (std::error_code ec; !std::filesystem::is_regular_file(*runner, ec) || ::access(runner->c_str(), X_OK) != 0) {
-        // Checked before the run is recorded: nothing was measured, so no run row is written.
-        const QString message = tr("The runner %1 is not an executable file (check SHARDWISE_RUNNER).")
-                                    .arg(QString::fromStdString(runner->string()));
-        post([this, ticket, message] { emit runFailed(ticket, message); });
-        return;
+    dispatch::SshOptions sshOptions;
+    QString databasePath;
+    std::string remoteRunRoot;
+    {
+        std::lock_guard lock(m_mutex);
+        sshOptions = m_sshOptions;
+        remoteRunRoot = m_remoteRunRoot;
+        databasePath = m_databasePath;
     }
 
     try {
-        store::Database db = store::Database::open(m_databasePath.toStdString());
-        store::RunOrigin origin;
-        std::optional<std::int64_t> nodeId;
-        if (const auto node = store::findNodeByName(db, request.node.toStdString()))
-            nodeId = node->id;
-        origin.nodes.push_back({request.node.toStdString(), nodeId});
-        origin.launcher = "shardwise";
-        store::RunRecorder recorder(db, config, origin);
-        const qint64 runId = recorder.runId();
-        m_runningRunId = runId;
-        post([this, ticket, runId] { emit runStarted(ticket, runId); });
+        store::Database db = store::Database::open(databasePath.toStdString());
+        const std::optional<store::Node> node = store::findNodeByName(db, request.node.toStdString());
+        if (!node && request.node != QLatin1String("local"))
+            return fail(ticket, tr("The node \"%1\" is no longer in this workspace.").arg(request.node));
+        const bool remote = node && node->kind == store::NodeKind::Ssh;
 
-        // Logs and the exact config the runner read live beside the store, one folder per run, so
-        // a diagnosis can be repeated from the files later.
-        const std::filesystem::path logDir = std::filesystem::path(m_databasePath.toStdString()).parent_path() / "logs"
-                                             / ("run-" + std::to_string(runId));
-        std::filesystem::create_directories(logDir);
-        const std::filesystem::path configFile = logDir / "config.json";
-        {
-            std::ofstream out(configFile);
-            out << toJson(config).dump(2) << '\n';
-            if (!out)
-                throw std::runtime_error("cannot write " + configFile.string());
+        // Checked before the run is recorded: when nothing can be measured, no run row is written.
+        std::optional<std::filesystem::path> localRunner;
+        std::string remoteRunner;
+        std::unique_ptr<dispatch::SshSession> ssh;
+        if (remote) {
+            remoteRunner = session::preparedRunnerPath(node->facts);
+            if (remoteRunner.empty())
+                return fail(ticket, tr("The node \"%1\" has no runner yet: prepare it on the Nodes page first.").arg(request.node));
+            try {
+                ssh = dispatch::SshSession::open(NodeJob::endpointOf(*node), NodeJob::credentialsOf(*node), sshOptions, &m_cancelRunning);
+            } catch (const dispatch::SshError& e) {
+                return fail(ticket, tr("Cannot connect to the node \"%1\": %2").arg(request.node, QString::fromUtf8(e.what())));
+            }
+        } else {
+            localRunner = dispatch::locateRunner();
+            if (!localRunner)
+                return fail(ticket, tr("shardwise-runner was not found: set SHARDWISE_RUNNER or install it beside this program."));
+            if (std::error_code ec; !std::filesystem::is_regular_file(*localRunner, ec) || ::access(localRunner->c_str(), X_OK) != 0)
+                return fail(ticket, tr("The runner %1 is not an executable file (check SHARDWISE_RUNNER).")
+                                        .arg(QString::fromStdString(localRunner->string())));
         }
 
-        dispatch::LocalLaunch launch;
-        launch.runner = *runner;
-        launch.args = {"--config", configFile.string()};
-        launch.ranks = config.worldSize;
-        launch.logDir = logDir;
-        if (config.training.expandableSegments) {
-            // PyTorch 2.x reads PYTORCH_ALLOC_CONF, 1.x and early 2.x PYTORCH_CUDA_ALLOC_CONF.
-            launch.env["PYTORCH_ALLOC_CONF"] = "expandable_segments:True";
-            launch.env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True";
+        session::SessionOptions options;
+        options.db = &db;
+        options.requireRecord = true;
+        options.origin.nodes.push_back({request.node.toStdString(), node ? std::optional<std::int64_t>(node->id) : std::nullopt});
+        options.origin.launcher = "shardwise";
+        if (config.device == DeviceKind::Cuda) {
+            options.origin.gpuId = request.gpuId.toStdString();
+            options.origin.interconnect = request.interconnect.toStdString();
         }
-        // Peers of a failed rank get a short grace: on one machine a dead rank's collective fails
-        // within seconds, and the diagnosis needs their own error lines, not a minute's wait.
-        launch.peerGrace = std::chrono::seconds(15);
+        options.origin.predicted = request.predicted;
+        if (request.planId)
+            options.origin.planId = *request.planId;
+        // Logs and the exact config the runner read live beside the store, one folder per run.
+        options.localRunRoot = std::filesystem::path(databasePath.toStdString()).parent_path() / "logs";
 
         RankTracker ranks(config.worldSize, config.warmupSteps + config.timedSteps);
         QList<RunLogLine> pendingLines;
         QElapsedTimer sinceDelivery;
         sinceDelivery.start();
+        qint64 runId = 0;
         auto deliver = [&](bool force) {
             // The runner can report faster than anyone reads; ten updates a second keep the view live
             // without flooding the event loop.
@@ -318,9 +333,13 @@ void RunJob::runOne(const RunRequest& request)
             }
         };
 
-        dispatch::LaunchCallbacks callbacks;
+        session::SessionCallbacks callbacks;
+        callbacks.onRecorded = [&](std::int64_t id) {
+            runId = id;
+            m_runningRunId = id;
+            post([this, ticket, id] { emit runStarted(ticket, id); });
+        };
         callbacks.onEvent = [&](const protocol::Event& event) {
-            recorder.record(event);
             ranks.apply(event);
             if (const auto* log = std::get_if<protocol::LogEvent>(&event))
                 pendingLines.append({log->rank, QString::fromStdString(log->message), true, false});
@@ -329,34 +348,52 @@ void RunJob::runOne(const RunRequest& request)
             deliver(false);
         };
         callbacks.onLog = [&](int rank, const std::string& line) {
-            recorder.recordLog(rank, line);
             pendingLines.append({rank, QString::fromStdString(line), false, false});
             deliver(false);
         };
 
-        const dispatch::LaunchResult result = dispatch::launchLocal(launch, callbacks, &m_cancelRunning);
-        deliver(true);
-        const dispatch::RunOutcome outcome = dispatch::summarizeRun(config, result);
-        const store::RunStatus status = store::statusForOutcome(dispatch::runStatusId(outcome.status));
-        recorder.finish(status, outcome.reason);
-
-        bool diagnosed = false;
-        if (!outcome.ok() && outcome.status != dispatch::RunStatus::Cancelled) {
-            const diagnose::Diagnosis diagnosis = diagnose::diagnose(rankRecordsOf(result, request.node.toStdString()));
-            storeRunDiagnosis(db, runId, diagnosis);
-            diagnosed = true;
+        session::SessionResult result;
+        if (remote) {
+            session::RemoteTarget target;
+            target.sessions = {ssh.get()};
+            target.nodeNames = {node->name};
+            // All ranks of a one-node run meet on the node itself, over its loopback interface, so
+            // no network the node happens to have decides where Gloo listens.
+            target.launch.nodes = {{remoteRunner, config.worldSize, "127.0.0.1", {{"GLOO_SOCKET_IFNAME", "lo"}}}};
+            // A port per queued run: a rendezvous listener of the previous run may still be in
+            // TIME_WAIT on the node.
+            target.launch.masterPort = 29500 + static_cast<int>(ticket % 500);
+            target.launch.runRoot = remoteRunRoot;
+            target.follow.pollInterval = std::chrono::milliseconds(500);
+            result = session::runRemote(config, std::move(target), options, callbacks, &m_cancelRunning);
+        } else {
+            dispatch::LocalLaunch launch;
+            launch.runner = *localRunner;
+            launch.ranks = config.worldSize;
+            // Peers of a failed rank get a short grace: on one machine a dead rank's collective fails
+            // within seconds, and the diagnosis needs their own error lines, not a minute's wait.
+            launch.peerGrace = std::chrono::seconds(15);
+            result = session::runLocal(config, launch, options, callbacks, &m_cancelRunning);
         }
+        deliver(true);
+        if (!result.runId)
+            return fail(ticket, tr("The run was not recorded: %1").arg(QString::fromStdString(result.storeProblem)));
 
-        const QString statusId = fromStd(store::runStatusId(status));
+        const store::RunStatus stored = result.storedStatus.value_or(store::RunStatus::Failed);
+        const QString statusId = QString::fromUtf8(std::string(store::runStatusId(stored)).c_str());
+        const dispatch::RunOutcome& outcome = result.outcome;
         QString summary;
         if (outcome.ok())
             summary = tr("%1 completed: %2").arg(strategyLabel(config.strategy), formatTokensPerS(outcome.tokensPerS.value_or(0.0)));
         else
             summary = tr("%1 ended as %2: %3").arg(strategyLabel(config.strategy), statusId, QString::fromStdString(outcome.reason));
-        post([this, ticket, runId, statusId, summary, diagnosed] { emit runFinished(ticket, runId, statusId, summary, diagnosed); });
+        if (!result.storeProblem.empty())
+            summary += QLatin1Char(' ') + tr("(The store reported a problem: %1)").arg(QString::fromStdString(result.storeProblem));
+        const bool diagnosed = result.diagnosisId.has_value();
+        const qint64 finishedId = *result.runId;
+        post([this, ticket, finishedId, statusId, summary, diagnosed] { emit runFinished(ticket, finishedId, statusId, summary, diagnosed); });
     } catch (const std::exception& e) {
-        const QString message = tr("The run could not be started: %1").arg(QString::fromUtf8(e.what()));
-        post([this, ticket, message] { emit runFailed(ticket, message); });
+        fail(ticket, tr("The run could not be started: %1").arg(QString::fromUtf8(e.what())));
     }
 }
 

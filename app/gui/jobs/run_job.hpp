@@ -1,11 +1,15 @@
 #pragma once
-// Measured runs on the local node, one after another, off the GUI thread. Each run is recorded into
-// the run store as it happens (core/store's RunRecorder); a run that does not complete is diagnosed
-// across its ranks (core/diagnose) and the diagnosis is stored beside it. Per-rank progress and log
-// lines reach the GUI as queued signals at most every 100 ms; cancel stops the running run (SIGTERM,
-// then SIGKILL through the launcher) or takes a queued one off the queue.
+// The app's one run queue: measured runs, one after another, off the GUI thread, on the node each
+// request names: this machine, or an SSH node of the workspace (the runner its preparation built,
+// ranks detached on the node and followed over SSH). core/session records each run into the store
+// as it happens and stores a diagnosis for one that does not complete. Per-rank progress and log
+// lines reach the GUI as queued signals at most every 100 ms; cancel stops the running run on every
+// node (SIGTERM, then SIGKILL) or takes a queued one off the queue. The Runs page and the Plan
+// page's Validate both queue here.
 
+#include "shardwise/dispatch/ssh_session.hpp"
 #include "shardwise/spec/specs.hpp"
+#include "shardwise/store/runs.hpp"
 
 #include <QList>
 #include <QMetaType>
@@ -27,6 +31,11 @@ struct RunRequest {
     RunConfig config;
     QString node = QStringLiteral("local");
     std::optional<qint64> rerunOf; // the stored run this one repeats with a change, if any
+    // What the plan assumed, kept with the measurement (Validate on the Plan page).
+    QString gpuId;        // preset id, for the store's hardware column
+    QString interconnect; // "nvlink" | "pcie" | ""
+    std::optional<store::RunPrediction> predicted;
+    std::optional<qint64> planId;
 };
 
 // One rank of the running run, as far as its events tell.
@@ -69,8 +78,17 @@ public:
     qint64 runningRunId() const { return m_runningRunId.load(); }
     bool busy() const;
 
-    // The runner the job starts: $SHARDWISE_RUNNER, else beside this program or in the build tree.
+    // The runner the job starts on this machine: $SHARDWISE_RUNNER, else beside this program or in
+    // the build tree.
     static std::optional<QString> runnerPath();
+
+    // The store later runs are recorded into (the workspace was opened again).
+    void setDatabasePath(const QString& path);
+
+    // Known-hosts files and time limits for SSH nodes (KnownHostsFiles::standard() unless set).
+    void setSshOptions(const dispatch::SshOptions& options);
+    // Where run folders go on SSH nodes, relative to the remote home unless absolute.
+    void setRemoteRunRoot(const std::string& root);
 
 public slots:
     // Stops the running request or removes a queued one; unknown tickets are ignored.
@@ -94,8 +112,9 @@ private:
     void workerLoop();
     void runOne(const RunRequest& request);
     void post(std::function<void()> fn);
+    void fail(qint64 ticket, const QString& message);
 
-    QString m_databasePath;
+    QString m_databasePath; // guarded by m_mutex
     mutable std::mutex m_mutex;
     std::deque<RunRequest> m_queue;
     std::optional<RunRequest> m_running;
@@ -105,6 +124,8 @@ private:
     std::atomic<bool> m_cancelRunning{false};
     std::atomic<bool> m_shuttingDown{false};
     std::atomic<qint64> m_runningRunId{0};
+    dispatch::SshOptions m_sshOptions; // guarded by m_mutex
+    std::string m_remoteRunRoot = ".cache/shardwise/runs"; // guarded by m_mutex
 };
 
 } // namespace shardwise::gui

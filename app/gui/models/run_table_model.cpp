@@ -5,6 +5,8 @@
 #include <QColor>
 #include <QLocale>
 
+#include <array>
+
 namespace shardwise::gui {
 
 QString outcomeText(RunOutcome outcome)
@@ -25,6 +27,88 @@ QString outcomeText(RunOutcome outcome)
     }
     return {};
 }
+
+namespace {
+
+using CellValue = QVariant (*)(const RunRecord& r);
+using HeaderTip = QString (*)();
+
+// One row per column, in Column order: what a cell shows, the raw value sorting and filtering use,
+// the cell's tooltip and the header's tooltip (either may be absent), and the alignment.
+struct ColumnSpec {
+    const char* title; // translated in RunTableModel's context
+    CellValue display;
+    CellValue raw;
+    CellValue toolTip;
+    HeaderTip headerToolTip;
+    bool alignRight;
+};
+
+bool measured(const RunRecord& r) { return r.outcome == RunOutcome::Completed; }
+QVariant notAvailable() { return RunTableModel::tr("n/a"); }
+
+const std::array<ColumnSpec, RunTableModel::ColumnCount> kColumns{{
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Run"),
+     [](const RunRecord& r) -> QVariant { return QStringLiteral("#%1").arg(r.id); },
+     [](const RunRecord& r) -> QVariant { return r.id; },
+     [](const RunRecord&) -> QVariant { return RunTableModel::tr("Check to include this run in the charts."); }, nullptr, true},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Started"),
+     [](const RunRecord& r) -> QVariant { return QLocale().toString(r.started.toLocalTime(), QLocale::ShortFormat); },
+     [](const RunRecord& r) -> QVariant { return r.started; }, nullptr, nullptr, false},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Model"), [](const RunRecord& r) -> QVariant { return r.model; },
+     [](const RunRecord& r) -> QVariant { return r.model; }, nullptr, nullptr, false},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Hardware"), [](const RunRecord& r) -> QVariant { return r.hardware; },
+     [](const RunRecord& r) -> QVariant { return r.hardware; }, nullptr, nullptr, false},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Node"), [](const RunRecord& r) -> QVariant { return r.node; },
+     [](const RunRecord& r) -> QVariant { return r.node; }, nullptr, nullptr, false},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Strategy"),
+     [](const RunRecord& r) -> QVariant { return strategyLabel(r.strategy); },
+     [](const RunRecord& r) -> QVariant { return strategyIdText(r.strategy); },
+     [](const RunRecord& r) -> QVariant { return strategySummary(r.strategy); }, nullptr, false},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Outcome"), [](const RunRecord& r) -> QVariant { return outcomeText(r.outcome); },
+     [](const RunRecord& r) -> QVariant { return static_cast<int>(r.outcome); },
+     [](const RunRecord& r) -> QVariant { return r.failure.isEmpty() ? outcomeText(r.outcome) : r.failure; }, nullptr, false},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Throughput"),
+     [](const RunRecord& r) -> QVariant { return measured(r) ? QVariant(formatTokensPerS(r.tokensPerS)) : notAvailable(); },
+     [](const RunRecord& r) -> QVariant { return r.tokensPerS; },
+     [](const RunRecord& r) -> QVariant {
+         return RunTableModel::tr("Measured over %1 timed steps after %2 warm-up steps. %3")
+             .arg(r.timedSteps)
+             .arg(r.warmupSteps)
+             .arg(tokensPerSExplanation());
+     },
+     tokensPerSExplanation, true},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Peak allocated"),
+     [](const RunRecord& r) -> QVariant {
+         return measured(r) || r.peakAllocatedGiB > 0 ? QVariant(formatGiB(r.peakAllocatedGiB)) : notAvailable();
+     },
+     [](const RunRecord& r) -> QVariant { return r.peakAllocatedGiB; },
+     [](const RunRecord&) -> QVariant { return peakMemoryExplanation(); }, peakMemoryExplanation, true},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Peak reserved"),
+     [](const RunRecord& r) -> QVariant {
+         return measured(r) || r.peakReservedGiB > 0 ? QVariant(formatGiB(r.peakReservedGiB)) : notAvailable();
+     },
+     [](const RunRecord& r) -> QVariant { return r.peakReservedGiB; },
+     [](const RunRecord&) -> QVariant { return reservedExplanation(); }, reservedExplanation, true},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "NCCL share"),
+     [](const RunRecord& r) -> QVariant { return measured(r) ? QVariant(formatPercent(r.ncclShare)) : notAvailable(); },
+     [](const RunRecord& r) -> QVariant { return r.ncclShare; },
+     [](const RunRecord&) -> QVariant { return ncclShareExplanation(); }, ncclShareExplanation, true},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Predicted throughput"),
+     [](const RunRecord& r) -> QVariant {
+         return r.predictedTokensPerS ? formatTokensPerS(*r.predictedTokensPerS) : RunTableModel::tr("none");
+     },
+     [](const RunRecord& r) -> QVariant { return r.predictedTokensPerS.value_or(-1.0); },
+     [](const RunRecord&) -> QVariant { return RunTableModel::tr("What the planner predicted for this configuration before it ran."); },
+     nullptr, true},
+}};
+
+const ColumnSpec* columnSpec(int column)
+{
+    return column >= 0 && column < static_cast<int>(kColumns.size()) ? &kColumns[static_cast<std::size_t>(column)] : nullptr;
+}
+
+} // namespace
 
 RunTableModel::RunTableModel(QObject* parent)
     : QAbstractTableModel(parent)
@@ -135,8 +219,8 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
             return m_checked.contains(r.id) ? Qt::Checked : Qt::Unchecked;
         return {};
     case Qt::TextAlignmentRole:
-        return index.column() >= TokensColumn || index.column() == IdColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
-                                                                            : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+        return columnSpec(index.column()) && columnSpec(index.column())->alignRight ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                                                             : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ForegroundRole:
         if (index.column() == OutcomeColumn && r.outcome != RunOutcome::Completed && r.outcome != RunOutcome::Running)
             return QColor(0xd0, 0x3b, 0x3b);
@@ -148,140 +232,31 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
 
 QVariant RunTableModel::display(const RunRecord& r, int column) const
 {
-    const bool measured = r.outcome == RunOutcome::Completed;
-    switch (column) {
-    case IdColumn:
-        return QStringLiteral("#%1").arg(r.id);
-    case StartedColumn:
-        return QLocale().toString(r.started.toLocalTime(), QLocale::ShortFormat);
-    case ModelColumn:
-        return r.model;
-    case HardwareColumn:
-        return r.hardware;
-    case NodeColumn:
-        return r.node;
-    case StrategyColumn:
-        return strategyLabel(r.strategy);
-    case OutcomeColumn:
-        return outcomeText(r.outcome);
-    case TokensColumn:
-        return measured ? formatTokensPerS(r.tokensPerS) : tr("n/a");
-    case PeakAllocatedColumn:
-        return measured || r.peakAllocatedGiB > 0 ? formatGiB(r.peakAllocatedGiB) : tr("n/a");
-    case PeakReservedColumn:
-        return measured || r.peakReservedGiB > 0 ? formatGiB(r.peakReservedGiB) : tr("n/a");
-    case NcclColumn:
-        return measured ? formatPercent(r.ncclShare) : tr("n/a");
-    case PredictedTokensColumn:
-        return r.predictedTokensPerS ? formatTokensPerS(*r.predictedTokensPerS) : tr("none");
-    }
-    return {};
+    const ColumnSpec* c = columnSpec(column);
+    return c ? c->display(r) : QVariant();
 }
 
 QVariant RunTableModel::raw(const RunRecord& r, int column) const
 {
-    switch (column) {
-    case IdColumn:
-        return r.id;
-    case StartedColumn:
-        return r.started;
-    case ModelColumn:
-        return r.model;
-    case HardwareColumn:
-        return r.hardware;
-    case NodeColumn:
-        return r.node;
-    case StrategyColumn:
-        return strategyIdText(r.strategy);
-    case OutcomeColumn:
-        return static_cast<int>(r.outcome);
-    case TokensColumn:
-        return r.tokensPerS;
-    case PeakAllocatedColumn:
-        return r.peakAllocatedGiB;
-    case PeakReservedColumn:
-        return r.peakReservedGiB;
-    case NcclColumn:
-        return r.ncclShare;
-    case PredictedTokensColumn:
-        return r.predictedTokensPerS.value_or(-1.0);
-    }
-    return {};
+    const ColumnSpec* c = columnSpec(column);
+    return c ? c->raw(r) : QVariant();
 }
 
 QVariant RunTableModel::toolTip(const RunRecord& r, int column) const
 {
-    switch (column) {
-    case IdColumn:
-        return tr("Check to include this run in the charts.");
-    case OutcomeColumn:
-        return r.failure.isEmpty() ? outcomeText(r.outcome) : r.failure;
-    case TokensColumn:
-        return tr("Measured over %1 timed steps after %2 warm-up steps. %3")
-            .arg(r.timedSteps)
-            .arg(r.warmupSteps)
-            .arg(tokensPerSExplanation());
-    case PeakAllocatedColumn:
-        return peakMemoryExplanation();
-    case PeakReservedColumn:
-        return reservedExplanation();
-    case NcclColumn:
-        return ncclShareExplanation();
-    case PredictedTokensColumn:
-        return tr("What the planner predicted for this configuration before it ran.");
-    case StrategyColumn:
-        return strategySummary(r.strategy);
-    default:
-        return {};
-    }
+    const ColumnSpec* c = columnSpec(column);
+    return c && c->toolTip ? c->toolTip(r) : QVariant();
 }
 
 QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+    const ColumnSpec* c = columnSpec(section);
+    if (orientation != Qt::Horizontal || !c)
         return {};
-    if (role == Qt::DisplayRole) {
-        switch (section) {
-        case IdColumn:
-            return tr("Run");
-        case StartedColumn:
-            return tr("Started");
-        case ModelColumn:
-            return tr("Model");
-        case HardwareColumn:
-            return tr("Hardware");
-        case NodeColumn:
-            return tr("Node");
-        case StrategyColumn:
-            return tr("Strategy");
-        case OutcomeColumn:
-            return tr("Outcome");
-        case TokensColumn:
-            return tr("Throughput");
-        case PeakAllocatedColumn:
-            return tr("Peak allocated");
-        case PeakReservedColumn:
-            return tr("Peak reserved");
-        case NcclColumn:
-            return tr("NCCL share");
-        case PredictedTokensColumn:
-            return tr("Predicted throughput");
-        }
-    }
-    if (role == Qt::ToolTipRole) {
-        switch (section) {
-        case TokensColumn:
-            return tokensPerSExplanation();
-        case PeakAllocatedColumn:
-            return peakMemoryExplanation();
-        case PeakReservedColumn:
-            return reservedExplanation();
-        case NcclColumn:
-            return ncclShareExplanation();
-        default:
-            return {};
-        }
-    }
+    if (role == Qt::DisplayRole)
+        return tr(c->title);
+    if (role == Qt::ToolTipRole && c->headerToolTip)
+        return c->headerToolTip();
     return {};
 }
 

@@ -2,6 +2,8 @@
 
 #include "workspace/plan_input.hpp"
 
+#include "jobs/run_job.hpp"
+
 #include "shardwise/plan/plan.hpp"
 #include "shardwise/spec/presets.hpp"
 #include "shardwise/store/location.hpp"
@@ -124,6 +126,8 @@ bool Workspace::open(const QString& databasePath, QString* error)
         m_createdOnOpen = !QFileInfo::exists(databasePath);
         m_db = std::make_unique<store::Database>(store::Database::open(databasePath.toStdString()));
         m_path = databasePath;
+        if (m_runQueue)
+            m_runQueue->setDatabasePath(databasePath);
         if (m_createdOnOpen && !m_db->readOnly())
             seedDemoContent();
     } catch (const std::exception& e) {
@@ -213,5 +217,16 @@ QStringList Workspace::nodeNames() const
 }
 
 void Workspace::notifyRunsChanged() { emit runsChanged(); }
+
+RunJob* Workspace::runQueue()
+{
+    if (!m_runQueue) {
+        m_runQueue = new RunJob(m_path, this);
+        connect(m_runQueue, &RunJob::runFinished, this, &Workspace::notifyRunsChanged);
+    }
+    return m_runQueue;
+}
+
+void Workspace::notifyNodesChanged() { emit nodesChanged(); }
 
 } // namespace shardwise::gui

@@ -1,7 +1,8 @@
 #pragma once
 // The open run store (an SQLite file, by default in the user's data directory) as the GUI sees it.
 // On first start the file is created and filled with the demo content (resources/demo): the local
-// node and the example plans, so the app is useful with no GPU and no remote node.
+// node and the example plans, so the app is useful with no GPU and no remote node. The workspace
+// owns the app's one run queue, which the Runs page shows and the Plan page's Validate feeds.
 
 #include "workspace/run_record.hpp"
 
@@ -15,6 +16,8 @@
 #include <optional>
 
 namespace shardwise::gui {
+
+class RunJob;
 
 struct ExamplePlan {
     QString title;
@@ -36,6 +39,9 @@ public:
     bool createdOnOpen() const { return m_createdOnOpen; }
     QString databasePath() const { return m_path; }
     store::Database* database() const { return m_db.get(); }
+    // The run queue of this workspace's store, created on first use; every finished run announces
+    // itself through runsChanged().
+    RunJob* runQueue();
 
     // The demo workspace's example plans, first = the one the Plan page starts with.
     static QList<ExamplePlan> examplePlans();
@@ -47,9 +53,12 @@ public:
 public slots:
     // Called by whoever recorded or removed runs so every page refreshes.
     void notifyRunsChanged();
+    // Called by whoever added, removed or prepared nodes, so node choices elsewhere follow.
+    void notifyNodesChanged();
 
 signals:
     void runsChanged();
+    void nodesChanged();
 
 private:
     void seedDemoContent();
@@ -57,6 +66,7 @@ private:
     QString m_path;
     std::unique_ptr<store::Database> m_db;
     bool m_createdOnOpen = false;
+    RunJob* m_runQueue = nullptr;
 };
 
 } // namespace shardwise::gui

@@ -3,6 +3,15 @@
 #include "run_recording.hpp"
 #include "session_outcome.hpp"
 
+#include "shardwise/spec/json.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
 namespace shardwise::session {
 
 void addAllocatorEnvironment(const RunConfig& config, std::map<std::string, std::string>& env)
@@ -14,6 +23,30 @@ void addAllocatorEnvironment(const RunConfig& config, std::map<std::string, std:
 }
 
 namespace detail {
+
+std::string localRunName(const std::optional<std::int64_t>& runId)
+{
+    if (runId)
+        return "run-" + std::to_string(*runId);
+    return "run-unrecorded-" + std::to_string(static_cast<long long>(store::currentUnixTime() * 1000));
+}
+
+std::filesystem::path writeRunConfig(const RunConfig& config, std::filesystem::path& folder)
+{
+    if (folder.empty()) {
+        std::string pattern = (std::filesystem::temp_directory_path() / "shardwise-run-XXXXXX").string();
+        if (!::mkdtemp(pattern.data()))
+            throw std::runtime_error("cannot create a temporary run folder: " + std::string(std::strerror(errno)));
+        folder = pattern;
+    }
+    std::filesystem::create_directories(folder);
+    const std::filesystem::path file = folder / "config.json";
+    std::ofstream out(file);
+    out << toJson(config).dump(2) << '\n';
+    if (!out.flush())
+        throw std::runtime_error("cannot write " + file.string());
+    return file;
+}
 
 std::string firstNodeName(const SessionOptions& options)
 {
@@ -52,6 +85,19 @@ SessionResult runLocal(const RunConfig& requested, const dispatch::LocalLaunch& 
 
     dispatch::LocalLaunch withEnv = launch;
     addAllocatorEnvironment(requested, withEnv.env);
+    std::vector<diagnose::RankRecord> ranks;
+    try {
+        if (withEnv.logDir.empty() && !options.localRunRoot.empty())
+            withEnv.logDir = options.localRunRoot / detail::localRunName(result.runId);
+        if (withEnv.args.empty())
+            withEnv.args = {"--config", detail::writeRunConfig(requested, withEnv.logDir).string()};
+    } catch (const std::exception& e) {
+        result.outcome.config = requested;
+        result.outcome.status = dispatch::RunStatus::Failed;
+        result.outcome.reason = std::string("could not prepare the run folder: ") + e.what();
+        detail::concludeRun(recording, options, ranks, store::RunStatus::Failed, result);
+        return result;
+    }
     dispatch::LaunchCallbacks forward;
     forward.onEvent = [&](const protocol::Event& event) {
         recording.record(event);
@@ -64,7 +110,6 @@ SessionResult runLocal(const RunConfig& requested, const dispatch::LocalLaunch& 
             callbacks.onLog(rank, line);
     };
 
-    std::vector<diagnose::RankRecord> ranks;
     try {
         const dispatch::LaunchResult launched = dispatch::launchLocal(withEnv, forward, cancel);
         result.outcome = dispatch::summarizeRun(requested, launched);

@@ -4,13 +4,21 @@
 
 #include "run_recording.hpp"
 
+#include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace shardwise::session::detail {
 
 std::string firstNodeName(const SessionOptions& options);
+
+// The local run folder's name: run-<stored id>, or a time stamp for an unrecorded run.
+std::string localRunName(const std::optional<std::int64_t>& runId);
+// Writes the config as config.json into `folder` (a fresh temporary folder when empty, which is then
+// set); returns the file.
+std::filesystem::path writeRunConfig(const RunConfig& config, std::filesystem::path& folder);
 
 // Finishes the recording with `status` and the outcome's reason; diagnoses and stores the diagnosis
 // when the run did not complete and was not cancelled.

@@ -8,10 +8,16 @@
 #include "pages/nodes/ssh_node_dialog.hpp"
 #include "workspace/workspace.hpp"
 
+#include "shardwise/session/prepared_runner.hpp"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
@@ -33,7 +39,36 @@ QTableView* makeTable(QAbstractItemModel* model, const char* name, QWidget* pare
     return view;
 }
 
+// A source tree holds the runner when these exist (see dispatch::runnerBundleEntries()).
+bool holdsRunnerSources(const QString& dir)
+{
+    return QFileInfo::exists(dir + QStringLiteral("/runner/CMakeLists.txt")) && QFileInfo::exists(dir + QStringLiteral("/core/spec"));
+}
+
 } // namespace
+
+std::function<dispatch::RemoteBundle()> NodesPage::defaultRunnerSources()
+{
+    return [] {
+        QString root = qEnvironmentVariable("SHARDWISE_RUNNER_SOURCES");
+        if (root.isEmpty()) {
+            // A build tree sits inside (or beside) its sources: look up from this program's folder.
+            QDir dir(QCoreApplication::applicationDirPath());
+            for (int up = 0; up < 4 && root.isEmpty(); ++up) {
+                if (holdsRunnerSources(dir.absolutePath()))
+                    root = dir.absolutePath();
+                if (!dir.cdUp())
+                    break;
+            }
+        }
+        if (root.isEmpty() || !holdsRunnerSources(root))
+            throw std::runtime_error(QCoreApplication::translate("shardwise::gui::NodesPage",
+                                                                 "The runner's sources were not found; set SHARDWISE_RUNNER_SOURCES to "
+                                                                 "the Shardwise source folder.")
+                                         .toStdString());
+        return dispatch::makeRunnerBundle(root.toStdString());
+    };
+}
 
 NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
     : QWidget(parent)
@@ -57,9 +92,14 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
     m_test = button(tr("Test &connection"), "testNode", tr("Connects, checks the host key and runs one command."));
     m_discover = button(tr("&Discover facts"), "discoverNode", tr("Finds the GPUs, driver, CUDA, NCCL, LibTorch and build tools on the node."));
     m_prepare = button(tr("&Prepare"), "prepareNode",
-                       tr("Building the runner on a node needs node preparation in core/dispatch, which this version does not "
-                          "have yet. Build shardwise-runner on the node by hand meanwhile."));
-    m_prepare->setEnabled(false);
+                       tr("Uploads the runner's sources to the SSH node and builds them there against its LibTorch; an "
+                          "unchanged runner is not built again."));
+    m_cancelPrepare = button(tr("Cancel p&reparation"), "cancelPreparation", tr("Stops the upload or the build on the node."));
+    m_cancelPrepare->setEnabled(false);
+    m_prepareProgress = new QProgressBar(this);
+    m_prepareProgress->setObjectName(QStringLiteral("preparationProgress"));
+    m_prepareProgress->setRange(0, 1000);
+    m_prepareProgress->setVisible(false);
 
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("nodesStatus"));
@@ -67,7 +107,7 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
     m_status->setTextFormat(Qt::PlainText);
 
     auto* buttons = new QHBoxLayout;
-    for (QPushButton* b : {m_addLocal, m_addSsh, m_remove, m_test, m_discover, m_prepare})
+    for (QPushButton* b : {m_addLocal, m_addSsh, m_remove, m_test, m_discover, m_prepare, m_cancelPrepare})
         buttons->addWidget(b);
     buttons->addStretch(1);
 
@@ -80,6 +120,7 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(buttons);
     layout->addWidget(split, 1);
+    layout->addWidget(m_prepareProgress);
     layout->addWidget(m_status);
 
     connect(m_addLocal, &QPushButton::clicked, this, [this] { addLocalNode(); });
@@ -87,6 +128,17 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
     connect(m_remove, &QPushButton::clicked, this, &NodesPage::removeSelected);
     connect(m_test, &QPushButton::clicked, this, &NodesPage::testSelected);
     connect(m_discover, &QPushButton::clicked, this, &NodesPage::discoverSelected);
+    connect(m_prepare, &QPushButton::clicked, this, &NodesPage::prepareSelected);
+    connect(m_cancelPrepare, &QPushButton::clicked, this, &NodesPage::cancelPreparation);
+    connect(m_job, &NodeJob::preparationProgress, this,
+            [this](qint64 nodeId, double fraction, const QString& phase, const QString& message) {
+                if (nodeId != m_preparing)
+                    return;
+                m_prepareProgress->setValue(static_cast<int>(fraction * 1000.0));
+                m_prepareProgress->setFormat(tr("%1: %p%").arg(phase));
+                setStatus(message.section(QLatin1Char('\n'), 0, 0), false);
+            });
+    connect(m_job, &NodeJob::prepared, this, &NodesPage::onPrepared);
     connect(m_nodeView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
         showFactsOf(current.isValid() ? current.data(NodeTableModel::NodeIdRole).toLongLong() : 0);
         updateButtons();
@@ -95,6 +147,8 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
     connect(m_job, &NodeJob::factsAvailable, this, &NodesPage::onFacts);
     connect(m_job, &NodeJob::hostKeyUntrusted, this, &NodesPage::onUntrustedKey);
     connect(m_job, &NodeJob::nodeFailed, this, [this](qint64 nodeId, const QString& message) {
+        if (nodeId == m_preparing)
+            endPreparation();
         const auto node = storedNode(nodeId);
         setStatus(tr("%1: %2").arg(node ? QString::fromStdString(node->name) : QString::number(nodeId), message), true);
     });
@@ -169,6 +223,8 @@ void NodesPage::updateButtons()
     m_remove->setEnabled(writable && node);
     m_test->setEnabled(node && node->kind == store::NodeKind::Ssh);
     m_discover->setEnabled(node != nullptr);
+    m_prepare->setEnabled(writable && node && node->kind == store::NodeKind::Ssh && m_preparing == 0);
+    m_cancelPrepare->setEnabled(m_preparing != 0);
 }
 
 void NodesPage::showFactsOf(qint64 nodeId)
@@ -214,6 +270,7 @@ qint64 NodesPage::addSshNode(const store::Node& node)
     try {
         const qint64 id = store::addNode(*m_workspace.database(), node);
         reload();
+        m_workspace.notifyNodesChanged();
         selectNode(id);
         setStatus(tr("Added %1; connecting…").arg(QString::fromStdString(node.name)), false);
         start(id, Pending::Test);
@@ -243,6 +300,7 @@ void NodesPage::removeSelected()
         setStatus(tr("The node could not be removed: %1").arg(QString::fromUtf8(e.what())), true);
     }
     reload();
+    m_workspace.notifyNodesChanged();
 }
 
 void NodesPage::testSelected()
@@ -257,13 +315,70 @@ void NodesPage::discoverSelected()
         start(*id, Pending::Discover);
 }
 
+void NodesPage::prepareSelected()
+{
+    if (const std::optional<qint64> id = selectedNodeId())
+        start(*id, Pending::Prepare);
+}
+
+void NodesPage::cancelPreparation()
+{
+    if (m_preparing == 0)
+        return;
+    m_job->cancel();
+    setStatus(tr("Cancelling the preparation…"), false);
+}
+
+void NodesPage::endPreparation()
+{
+    m_preparing = 0;
+    m_prepareProgress->setVisible(false);
+    updateButtons();
+}
+
+void NodesPage::onPrepared(qint64 nodeId, const dispatch::PreparedRunner& runner)
+{
+    if (nodeId == m_preparing)
+        endPreparation();
+    const std::optional<store::Node> node = storedNode(nodeId);
+    if (!node || !m_workspace.database())
+        return;
+    try {
+        nlohmann::json facts = nodeFactsToJson(runner.facts);
+        session::setPreparedRunner(facts, runner, store::currentUnixTime());
+        store::setNodeFacts(*m_workspace.database(), nodeId, facts);
+    } catch (const std::exception& e) {
+        setStatus(tr("%1 was prepared, but the store did not take it: %2").arg(QString::fromStdString(node->name), QString::fromUtf8(e.what())),
+                  true);
+        return;
+    }
+    reload();
+    selectNode(nodeId);
+    m_workspace.notifyNodesChanged();
+    const QString name = QString::fromStdString(node->name);
+    const QString path = QString::fromStdString(runner.runnerPath);
+    setStatus(runner.fromCache ? tr("%1 is prepared: the runner was already built at %2.").arg(name, path)
+                               : tr("%1 is prepared: the runner was built at %2.").arg(name, path),
+              false);
+}
+
 void NodesPage::start(qint64 nodeId, Pending what)
 {
     const std::optional<store::Node> node = storedNode(nodeId);
     if (!node)
         return;
     const QString name = QString::fromStdString(node->name);
-    if (what == Pending::Test) {
+    if (what == Pending::Prepare) {
+        if (m_preparing != 0)
+            return;
+        m_preparing = nodeId;
+        m_prepareProgress->setValue(0);
+        m_prepareProgress->setFormat(tr("%p%"));
+        m_prepareProgress->setVisible(true);
+        updateButtons();
+        setStatus(tr("Preparing %1…").arg(name), false);
+        m_job->prepare(*node, m_runnerSources, m_preparationOptions);
+    } else if (what == Pending::Test) {
         setStatus(tr("Connecting to %1…").arg(name), false);
         m_job->testConnection(*node);
     } else {
@@ -277,7 +392,11 @@ void NodesPage::onFacts(qint64 nodeId, const dispatch::NodeFacts& facts)
     if (!m_workspace.database())
         return;
     try {
-        store::setNodeFacts(*m_workspace.database(), nodeId, nodeFactsToJson(facts));
+        nlohmann::json stored = nodeFactsToJson(facts);
+        // Discovery finds what is installed; the runner a preparation built stays valid.
+        if (const auto before = storedNode(nodeId); before && before->facts.is_object() && before->facts.contains("prepared_runner"))
+            stored["prepared_runner"] = before->facts.at("prepared_runner");
+        store::setNodeFacts(*m_workspace.database(), nodeId, stored);
     } catch (const std::exception& e) {
         setStatus(tr("The facts could not be stored: %1").arg(QString::fromUtf8(e.what())), true);
         return;

@@ -1,19 +1,24 @@
 #pragma once
 // Nodes: this machine and SSH nodes. Add, remove, test the connection, discover GPU and software
 // facts (stored with the node), and decide about an unknown host key in a dialog that shows its
-// SHA256 fingerprint. Preparing a node (building the runner there) needs core/dispatch's node
-// preparation, which this page enables once it exists.
+// SHA256 fingerprint. Prepare builds the runner on an SSH node (upload, verify, build, cached by
+// the sources' hash) with progress and cancel; the runner it built is kept with the node's facts,
+// where the run queue and `shardwise-cli run --node` find it.
 
 #include "shardwise/dispatch/node.hpp"
+#include "shardwise/dispatch/node_preparation.hpp"
+#include "shardwise/dispatch/remote_bundle.hpp"
 #include "shardwise/dispatch/ssh_error.hpp"
 #include "shardwise/store/nodes.hpp"
 
 #include <QPointer>
 #include <QWidget>
 
+#include <functional>
 #include <optional>
 
 class QLabel;
+class QProgressBar;
 class QPushButton;
 class QTableView;
 
@@ -41,6 +46,8 @@ public:
     QPushButton* testButton() const { return m_test; }
     QPushButton* discoverButton() const { return m_discover; }
     QPushButton* prepareButton() const { return m_prepare; }
+    QPushButton* cancelPreparationButton() const { return m_cancelPrepare; }
+    QProgressBar* preparationProgress() const { return m_prepareProgress; }
     QPushButton* removeButton() const { return m_remove; }
     QLabel* statusLine() const { return m_status; }
     // The open host-key dialog, if the last SSH request met an untrusted key.
@@ -55,15 +62,23 @@ public:
     // with the reason on the status line.
     qint64 addSshNode(const store::Node& node);
 
+    // The runner's sources Prepare uploads (default: the source tree named by $SHARDWISE_RUNNER_SOURCES,
+    // else the one this program was built from, found above its folder) and how it builds them.
+    void setRunnerSources(std::function<dispatch::RemoteBundle()> sources) { m_runnerSources = std::move(sources); }
+    void setPreparationOptions(const dispatch::PreparationOptions& options) { m_preparationOptions = options; }
+    static std::function<dispatch::RemoteBundle()> defaultRunnerSources();
+
 public slots:
     void reload();
+    void prepareSelected();
+    void cancelPreparation();
     void testSelected();
     void discoverSelected();
     void removeSelected();
     void addSshNodeInteractively();
 
 private:
-    enum class Pending { Test, Discover };
+    enum class Pending { Test, Discover, Prepare };
     std::optional<store::Node> storedNode(qint64 id) const;
     void start(qint64 nodeId, Pending what);
     void showFactsOf(qint64 nodeId);
@@ -72,6 +87,8 @@ private:
     void onFacts(qint64 nodeId, const dispatch::NodeFacts& facts);
     void onUntrustedKey(qint64 nodeId, const dispatch::HostKey& key, bool changed, const QString& message);
     void onTrustDecision(qint64 nodeId, const dispatch::HostKey& key, bool trusted);
+    void onPrepared(qint64 nodeId, const dispatch::PreparedRunner& runner);
+    void endPreparation();
 
     Workspace& m_workspace;
     NodeJob* m_job = nullptr;
@@ -85,7 +102,12 @@ private:
     QPushButton* m_test = nullptr;
     QPushButton* m_discover = nullptr;
     QPushButton* m_prepare = nullptr;
+    QPushButton* m_cancelPrepare = nullptr;
+    QProgressBar* m_prepareProgress = nullptr;
     QLabel* m_status = nullptr;
+    std::function<dispatch::RemoteBundle()> m_runnerSources = defaultRunnerSources();
+    dispatch::PreparationOptions m_preparationOptions;
+    qint64 m_preparing = 0; // the node being prepared, 0 when none
     QPointer<HostKeyTrustDialog> m_trustDialog;
 };
 

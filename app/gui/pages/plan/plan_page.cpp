@@ -2,7 +2,7 @@
 
 #include "charts/memory_breakdown_chart.hpp"
 #include "jobs/plan_job.hpp"
-#include "jobs/validation_queue.hpp"
+#include "jobs/run_job.hpp"
 #include "models/candidate_table_model.hpp"
 #include "models/decision_step_model.hpp"
 #include "models/display_format.hpp"
@@ -51,7 +51,7 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
 {
     m_form = new PlanForm;
     m_job = new PlanJob(this);
-    m_validation = new ValidationQueue(m_workspace.databasePath(), this);
+    m_queue = m_workspace.runQueue();
     m_steps = new DecisionStepModel(this);
     m_candidates = new CandidateTableModel(this);
 
@@ -163,29 +163,40 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     connect(m_job, &PlanJob::planFailed, this, &PlanPage::showPlanError);
     connect(m_job, &PlanJob::busyChanged, m_planBusy, &QWidget::setVisible);
     connect(m_validate, &QPushButton::clicked, this, &PlanPage::validate);
-    connect(m_cancel, &QPushButton::clicked, m_validation, &ValidationQueue::cancel);
-    connect(m_validation, &ValidationQueue::started, this, [this] {
-        m_cancel->setEnabled(true);
-        m_validationBar->setRange(0, 0); // busy until the first step arrives
-        m_validationBar->show();
+    connect(m_cancel, &QPushButton::clicked, this, &PlanPage::cancelValidation);
+    connect(m_queue, &RunJob::runStarted, this, [this](qint64 ticket, qint64 runId) {
+        if (m_validationTickets.contains(ticket))
+            m_validationRuns.insert(runId, ticket);
     });
-    connect(m_validation, &ValidationQueue::progress, this, &PlanPage::showValidationProgress);
-    connect(m_validation, &ValidationQueue::runRecorded, this, [this](qint64, bool, const QString& summary) {
+    connect(m_queue, &RunJob::rankProgressAvailable, this, &PlanPage::showValidationProgress);
+    connect(m_queue, &RunJob::runFinished, this, [this](qint64 ticket, qint64 runId, const QString& status, const QString& summary) {
+        if (!m_validationTickets.contains(ticket))
+            return;
         m_validationStatus->setText(summary);
-        m_workspace.notifyRunsChanged();
+        emit validationRunFinished(runId, status, summary);
+        onQueuedRunEnded(ticket);
     });
-    connect(m_validation, &ValidationQueue::failed, this, [this](const QString& message) {
+    connect(m_queue, &RunJob::runFailed, this, [this](qint64 ticket, const QString& message) {
+        if (!m_validationTickets.contains(ticket))
+            return;
         m_validationStatus->setText(message);
-        m_workspace.notifyRunsChanged();
+        emit validationRunFinished(0, QString(), message);
+        onQueuedRunEnded(ticket);
     });
-    connect(m_validation, &ValidationQueue::finished, this, [this](bool cancelled) {
-        m_cancel->setEnabled(false);
-        m_validationBar->hide();
-        if (cancelled)
-            m_validationStatus->setText(tr("Validation cancelled."));
-        emit validationFinished();
+    // A run the user takes off the queue on the Runs page ends without a result.
+    connect(m_queue, &RunJob::queueChanged, this, [this] {
+        QList<qint64> live;
+        for (const RunRequest& r : m_queue->queued())
+            live << r.ticket;
+        if (const auto running = m_queue->running())
+            live << running->ticket;
+        const QList<qint64> mine = m_validationTickets;
+        for (qint64 ticket : mine)
+            if (!live.contains(ticket) && !m_validationRuns.values().contains(ticket))
+                onQueuedRunEnded(ticket);
     });
     connect(&m_workspace, &Workspace::runsChanged, this, &PlanPage::refreshNodes);
+    connect(&m_workspace, &Workspace::nodesChanged, this, &PlanPage::refreshNodes);
     refreshNodes();
 
     QSettings settings;
@@ -283,15 +294,19 @@ void PlanPage::validate()
     if (plan.runMatrix.isEmpty())
         return;
     const bool cuda = m_device->currentData().toString() == QLatin1String("cuda");
-    QList<QueuedRun> runs;
+    const QString node = m_node->currentText();
+    if (m_validationTickets.isEmpty()) {
+        m_validationCount = 0;
+        m_validationCancelled = false;
+    }
     for (const PlannedRun& planned : plan.runMatrix) {
-        QueuedRun run;
+        RunRequest run;
         run.config = plan.recommendedRun;
         run.config.strategy = planned.strategy;
         run.config.device = cuda ? DeviceKind::Cuda : DeviceKind::Cpu;
         run.config.warmupSteps = m_warmupSteps;
         run.config.timedSteps = m_timedSteps;
-        run.node = m_node->currentText();
+        run.node = node;
         run.gpuId = plan.gpuId;
         run.interconnect = plan.interconnect;
         // A prediction is for the planned GPU; a CPU measurement cannot confirm or refute it.
@@ -306,22 +321,60 @@ void PlanPage::validate()
                 }
             }
         }
-        runs.append(run);
+        m_validationTickets << m_queue->enqueue(run);
+        ++m_validationCount;
     }
-    m_validationStatus->setText(tr("Queued %n run(s) on %1.", nullptr, static_cast<int>(runs.size())).arg(m_node->currentText()));
-    m_validation->enqueue(runs);
+    m_cancel->setEnabled(true);
+    m_validationBar->setRange(0, 0); // busy until the first step arrives
+    m_validationBar->show();
+    m_validationStatus->setText(tr("Queued %n run(s) on %1; the Runs page shows them with the rest of the queue.", nullptr,
+                                   static_cast<int>(plan.runMatrix.size()))
+                                    .arg(node));
 }
 
-void PlanPage::showValidationProgress(const ValidationProgress& p)
+void PlanPage::cancelValidation()
 {
-    m_validationBar->show();
-    if (p.totalSteps > 0 && p.step > 0) {
-        m_validationBar->setRange(0, p.runCount * p.totalSteps);
-        m_validationBar->setValue(p.runIndex * p.totalSteps + p.step);
-    } else {
-        m_validationBar->setRange(0, 0);
+    m_validationCancelled = true;
+    // The running one last: cancelling it first would start the next queued one meanwhile.
+    const QList<qint64> tickets = m_validationTickets;
+    for (auto it = tickets.rbegin(); it != tickets.rend(); ++it)
+        m_queue->cancel(*it);
+}
+
+void PlanPage::onQueuedRunEnded(qint64 ticket)
+{
+    m_validationTickets.removeAll(ticket);
+    for (auto it = m_validationRuns.begin(); it != m_validationRuns.end();) {
+        if (it.value() == ticket)
+            it = m_validationRuns.erase(it);
+        else
+            ++it;
     }
-    m_validationStatus->setText(tr("Run %1 of %2 — %3").arg(p.runIndex + 1).arg(p.runCount).arg(p.message));
+    if (!m_validationTickets.isEmpty())
+        return;
+    m_cancel->setEnabled(false);
+    m_validationBar->hide();
+    if (m_validationCancelled)
+        m_validationStatus->setText(tr("Validation cancelled."));
+    emit validationFinished(m_validationCancelled);
+}
+
+void PlanPage::showValidationProgress(qint64 runId, const QList<RankProgress>& ranks)
+{
+    if (!m_validationRuns.contains(runId) || ranks.isEmpty())
+        return;
+    const RankProgress& first = ranks.front();
+    const int done = m_validationCount - static_cast<int>(m_validationTickets.size()); // runs already ended
+    m_validationBar->show();
+    if (first.totalSteps > 0) {
+        m_validationBar->setRange(0, m_validationCount * first.totalSteps);
+        m_validationBar->setValue(done * first.totalSteps + first.stepsDone);
+    }
+    m_validationStatus->setText(tr("Run %1 of %2: step %3 of %4")
+                                    .arg(done + 1)
+                                    .arg(m_validationCount)
+                                    .arg(first.stepsDone)
+                                    .arg(first.totalSteps));
 }
 
 } // namespace shardwise::gui

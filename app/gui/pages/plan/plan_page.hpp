@@ -1,10 +1,12 @@
 #pragma once
 // Plan: build a configuration, see the decision order's three steps with verdicts and reasons, the
 // eight candidates and their memory against the GPU's capacity, live; "Validate" queues the run
-// matrix on a chosen node.
+// matrix on a chosen node into the workspace's run queue (the one the Runs page shows).
 
 #include "workspace/plan_view.hpp"
 
+#include <QHash>
+#include <QList>
 #include <QWidget>
 
 class QChartView;
@@ -21,8 +23,8 @@ class CandidateTableModel;
 class DecisionStepModel;
 class PlanForm;
 class PlanJob;
-class ValidationQueue;
-struct ValidationProgress;
+class RunJob;
+struct RankProgress;
 class Workspace;
 
 class PlanPage : public QWidget {
@@ -36,7 +38,9 @@ public:
     const PlanView& currentPlan() const;
     CandidateTableModel* candidateModel() const { return m_candidates; }
     DecisionStepModel* stepModel() const { return m_steps; }
-    ValidationQueue* validationQueue() const { return m_validation; }
+    RunJob* runQueue() const { return m_queue; }
+    // Tickets of this page's validation runs still queued or running.
+    QList<qint64> pendingValidation() const { return m_validationTickets; }
     QString recommendationText() const;
     QString errorText() const;
 
@@ -45,19 +49,26 @@ public slots:
     void validate();
     void setValidationNode(const QString& node);
     void setValidationSteps(int warmup, int timed);
+    // Stops the running validation run and takes the queued ones off the queue.
+    void cancelValidation();
 
 protected:
     void changeEvent(QEvent* event) override;
 
 signals:
     void planUpdated();
-    void validationFinished();
+    // One validation run ended: stored with `status` ("completed", "failed", ...), or not run at all
+    // (runId 0, status empty) with the reason in `summary`.
+    void validationRunFinished(qint64 runId, const QString& status, const QString& summary);
+    // The last run of the validation ended; `cancelled` when the user stopped it.
+    void validationFinished(bool cancelled);
 
 private:
     void schedulePlan();
     void showPlan(const PlanView& plan);
     void showPlanError(const QString& message);
-    void showValidationProgress(const ValidationProgress& p);
+    void showValidationProgress(qint64 runId, const QList<RankProgress>& ranks);
+    void onQueuedRunEnded(qint64 ticket);
     void refreshNodes();
 
     Workspace& m_workspace;
@@ -78,7 +89,11 @@ private:
     QPushButton* m_cancel = nullptr;
     QProgressBar* m_validationBar = nullptr;
     QLabel* m_validationStatus = nullptr;
-    ValidationQueue* m_validation = nullptr;
+    RunJob* m_queue = nullptr;
+    QList<qint64> m_validationTickets; // in queue order
+    QHash<qint64, qint64> m_validationRuns; // run id -> ticket, once started
+    int m_validationCount = 0;              // runs of the current validation
+    bool m_validationCancelled = false;
     int m_warmupSteps = 3;
     int m_timedSteps = 10;
 };

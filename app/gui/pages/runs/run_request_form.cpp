@@ -11,7 +11,6 @@
 #include <QHBoxLayout>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QStandardItemModel>
 
 namespace shardwise::gui {
 
@@ -89,21 +88,10 @@ void RunRequestForm::setNodes(const QStringList& names)
     const QString current = m_node->currentText();
     m_node->clear();
     m_node->addItems(names.isEmpty() ? QStringList{QStringLiteral("local")} : names);
-    // Only this machine can run from here until the remote launcher (core/dispatch's
-    // remote_launch) is wired into the run job; SSH nodes are listed, disabled, with the reason.
-    if (auto* items = qobject_cast<QStandardItemModel*>(m_node->model())) {
-        for (int row = 0; row < items->rowCount(); ++row) {
-            QStandardItem* item = items->item(row);
-            if (item->text() == QLatin1String("local"))
-                continue;
-            item->setEnabled(false);
-            item->setToolTip(tr("Runs on SSH nodes need the remote launcher, which the Runs page does not use yet."));
-        }
-    }
-    const int localRow = m_node->findText(QStringLiteral("local"));
-    if (const int i = m_node->findText(current); i >= 0 && i == localRow)
+    m_node->setToolTip(tr("Where the ranks run: this machine, or an SSH node prepared on the Nodes page."));
+    if (const int i = m_node->findText(current); i >= 0)
         m_node->setCurrentIndex(i);
-    else if (localRow >= 0)
+    else if (const int localRow = m_node->findText(QStringLiteral("local")); localRow >= 0)
         m_node->setCurrentIndex(localRow);
 }
 

@@ -13,6 +13,7 @@
 #include "shardwise/spec/json.hpp"
 #include "shardwise/store/runs.hpp"
 
+#include <QComboBox>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -108,7 +109,7 @@ RunsPage::RunsPage(Workspace& workspace, QWidget* parent)
     : QWidget(parent)
     , m_workspace(workspace)
 {
-    m_job = new RunJob(workspace.databasePath(), this);
+    m_job = workspace.runQueue();
     m_form = new RunRequestForm(this);
     m_queue = new RunQueueModel(this);
     m_history = new RunHistoryModel(this);
@@ -186,6 +187,11 @@ RunsPage::RunsPage(Workspace& workspace, QWidget* parent)
     });
     connect(m_queueView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] { refreshQueue(); });
     connect(&m_workspace, &Workspace::runsChanged, this, &RunsPage::reloadHistory);
+    connect(&m_workspace, &Workspace::nodesChanged, this, [this] {
+        m_form->setNodes(m_workspace.nodeNames());
+        updateRunnerAvailability();
+    });
+    connect(m_form->nodeBox(), &QComboBox::currentTextChanged, this, [this] { updateRunnerAvailability(); });
 
     m_form->setNodes(m_workspace.nodeNames());
     updateRunnerAvailability();
@@ -196,7 +202,8 @@ RunsPage::~RunsPage() = default;
 
 void RunsPage::updateRunnerAvailability()
 {
-    const bool found = RunJob::runnerPath().has_value();
+    // SSH nodes run the runner their preparation built; only this machine needs one here.
+    const bool found = m_form->node() != QLatin1String("local") || RunJob::runnerPath().has_value();
     m_form->queueButton()->setEnabled(found);
     m_form->queueButton()->setToolTip(found ? tr("Adds the run to the queue; runs are measured one after another.")
                                             : tr("shardwise-runner was not found: set SHARDWISE_RUNNER or install it beside this program."));
@@ -226,8 +233,8 @@ qint64 RunsPage::queueFromForm()
 qint64 RunsPage::queueRun(const RunRequest& request)
 {
     updateRunnerAvailability();
-    if (!RunJob::runnerPath()) {
-        setStatus(m_form->queueButton()->toolTip(), true);
+    if (request.node == QLatin1String("local") && !RunJob::runnerPath()) {
+        setStatus(tr("shardwise-runner was not found: set SHARDWISE_RUNNER or install it beside this program."), true);
         return 0;
     }
     const qint64 ticket = m_job->enqueue(request);
@@ -383,7 +390,6 @@ void RunsPage::onRunFinished(qint64 ticket, qint64 runId, const QString& status,
     m_liveRun = 0;
     setStatus(summary, status != QLatin1String("completed"));
     reloadHistory();
-    m_workspace.notifyRunsChanged();
     if (m_shownRun == runId) {
         showStoredRun(runId);
         if (diagnosed)

@@ -43,6 +43,9 @@ struct SessionOptions {
     bool requireRecord = false;
     // Diagnose a run that did not complete (and was not cancelled), storing the diagnosis with it.
     bool diagnoseFailures = true;
+    // Local runs whose launch names no log folder get one here: <localRunRoot>/run-<stored id>, with
+    // the rank logs and the config the runner read, so a diagnosis can be repeated from the files.
+    std::filesystem::path localRunRoot;
 };
 
 struct SessionResult {
@@ -56,7 +59,9 @@ struct SessionResult {
 };
 
 // Ranks on this machine. A LaunchError (runner missing, no pipes) is a result with status failed,
-// recorded as such when the run row was written.
+// recorded as such when the run row was written. launch.args left empty: the requested config is
+// written to config.json in the run's log folder and the runner reads it (`--config`), exactly as
+// on SSH nodes.
 SessionResult runLocal(const RunConfig& requested, const dispatch::LocalLaunch& launch, const SessionOptions& options,
                        const SessionCallbacks& callbacks = {}, const std::atomic<bool>* cancel = nullptr);
 

@@ -1,0 +1,61 @@
+#include "run_nodes.hpp"
+
+#include "terminal_prompt.hpp"
+
+#include "shardwise/dispatch/ssh_error.hpp"
+#include "shardwise/session/prepared_runner.hpp"
+
+namespace shardwise::cli {
+
+std::vector<dispatch::SshSession*> ConnectedNodes::sessionPointers() const
+{
+    std::vector<dispatch::SshSession*> raw;
+    for (const auto& s : sessions)
+        raw.push_back(s.get());
+    return raw;
+}
+
+std::vector<std::string> ConnectedNodes::names() const
+{
+    std::vector<std::string> out;
+    for (const auto& n : nodes)
+        out.push_back(n.name);
+    return out;
+}
+
+ConnectedNodes connectNodes(const store::Database& db, const std::vector<std::string>& names, const std::string& remoteRunner,
+                            const dispatch::SshOptions& options)
+{
+    ConnectedNodes connected;
+    for (const std::string& name : names) {
+        const std::optional<store::Node> node = store::findNodeByName(db, name);
+        if (!node)
+            throw NodeError("--node: no node named '" + name + "' in the store " + db.path().string()
+                            + " (add it on the desktop app's Nodes page)");
+        if (node->kind != store::NodeKind::Ssh)
+            throw NodeError("--node: '" + name + "' is this machine; use --local to run here");
+        const std::string runner = remoteRunner.empty() ? session::preparedRunnerPath(node->facts) : remoteRunner;
+        if (runner.empty())
+            throw NodeError("--node: '" + name + "' has no prepared runner; prepare it on the Nodes page or pass --remote-runner PATH");
+        connected.nodes.push_back(*node);
+        connected.runnerPaths.push_back(runner);
+    }
+    for (const store::Node& node : connected.nodes) {
+        dispatch::SshCredentials credentials;
+        credentials.method = node.auth == store::SshAuth::Agent ? dispatch::SshAuthMethod::Agent : dispatch::SshAuthMethod::KeyFile;
+        credentials.keyFile = node.keyFile;
+        credentials.askPassphrase = askPassphraseOnTerminal;
+        try {
+            connected.sessions.push_back(dispatch::SshSession::open({node.host, node.port, node.user}, credentials, options));
+        } catch (const dispatch::SshError& e) {
+            std::string hint;
+            if (e.failure() == dispatch::SshFailure::HostKeyUnknown)
+                hint = "; check and accept its key first (shardwise-cli nodes test --accept-new-host-key, or the Nodes page)";
+            throw NodeError("--node: cannot connect to '" + node.name + "' (" + node.user + "@" + node.host + ":"
+                            + std::to_string(node.port) + "): " + e.what() + hint);
+        }
+    }
+    return connected;
+}
+
+} // namespace shardwise::cli

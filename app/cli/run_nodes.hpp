@@ -1,0 +1,36 @@
+#pragma once
+// The SSH nodes of `shardwise-cli run --node NAME`: looked up in the store's nodes, connected the way
+// the app connects (host key checked before authentication, never accepted silently), and the
+// runner each node should start: --remote-runner, else the one the node's preparation recorded.
+
+#include "shardwise/dispatch/ssh_session.hpp"
+#include "shardwise/store/database.hpp"
+#include "shardwise/store/nodes.hpp"
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace shardwise::cli {
+
+// A node name, runner or connection problem, said in one line that names the node.
+struct NodeError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct ConnectedNodes {
+    std::vector<store::Node> nodes;
+    std::vector<std::unique_ptr<dispatch::SshSession>> sessions; // sessions[i] reaches nodes[i]
+    std::vector<std::string> runnerPaths;                        // on each node
+
+    std::vector<dispatch::SshSession*> sessionPointers() const;
+    std::vector<std::string> names() const;
+};
+
+// Throws NodeError: an unknown node, the local node, a node without a runner, a refused host key
+// or a failed login.
+ConnectedNodes connectNodes(const store::Database& db, const std::vector<std::string>& names, const std::string& remoteRunner,
+                            const dispatch::SshOptions& options);
+
+} // namespace shardwise::cli

@@ -1,0 +1,278 @@
+// Run sessions end to end: real ranks on two "nodes" (127.0.0.2 and 127.0.0.3 of a real sshd on
+// loopback), recorded into a real SQLite store file, concluded with a status and, for a failure, a
+// stored diagnosis. The launch mechanics use sshd/fake_rank.sh; the CPU runs use the real
+// shardwise-runner, through core/session directly and through `shardwise-cli run --node`.
+
+#include "sshd/sshd_fixture.hpp"
+
+#include "shardwise/session/run_session.hpp"
+#include "shardwise/spec/presets.hpp"
+#include "shardwise/store/nodes.hpp"
+#include "shardwise/store/runs.hpp"
+
+#include <QFileInfo>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <set>
+
+using namespace shardwise;
+using shardwise::testing::SshdFixture;
+
+namespace {
+const std::string kFakeRank = std::string(SHARDWISE_SOURCE_DIR) + "/tests/dispatch/sshd/fake_rank.sh";
+const std::string kRunner = std::string(SHARDWISE_BINARY_DIR) + "/bin/shardwise-runner";
+
+RunConfig tinyCpuRun(int world)
+{
+    RunConfig c;
+    c.model = resolveModel("tiny");
+    c.strategy = Strategy::Zero2;
+    c.device = DeviceKind::Cpu;
+    c.worldSize = world;
+    c.warmupSteps = 1;
+    c.timedSteps = 2;
+    c.training.seqLen = 32;
+    c.training.microBatch = 1;
+    return c;
+}
+} // namespace
+
+class TestRunSession : public QObject {
+    Q_OBJECT
+
+private:
+    std::unique_ptr<SshdFixture> m_sshd;
+    std::vector<std::unique_ptr<dispatch::SshSession>> m_sessions;
+    QTemporaryDir m_dir;
+
+    std::vector<dispatch::SshSession*> connect()
+    {
+        m_sessions.clear();
+        std::vector<dispatch::SshSession*> raw;
+        for (const auto& host : {QStringLiteral("127.0.0.2"), QStringLiteral("127.0.0.3")}) {
+            m_sessions.push_back(dispatch::SshSession::open(m_sshd->endpoint(host), m_sshd->keyCredentials(), m_sshd->options()));
+            raw.push_back(m_sessions.back().get());
+        }
+        return raw;
+    }
+
+    std::string storePath() const { return m_dir.filePath(QStringLiteral("runs.sqlite")).toStdString(); }
+
+    session::RemoteTarget twoNodes(const std::string& runner, int ranksPerNode)
+    {
+        session::RemoteTarget target;
+        target.sessions = connect();
+        target.nodeNames = {"node-a", "node-b"};
+        // Gloo picks the interface its peers reach; both "nodes" are on loopback here.
+        target.launch.nodes = {{runner, ranksPerNode, "127.0.0.2", {{"GLOO_SOCKET_IFNAME", "lo"}}},
+                               {runner, ranksPerNode, "127.0.0.3", {{"GLOO_SOCKET_IFNAME", "lo"}}}};
+        target.launch.masterPort = dispatch::findFreePort();
+        target.launch.runRoot = m_sshd->path(QStringLiteral("runs")).toStdString();
+        target.follow.pollInterval = std::chrono::milliseconds(300);
+        target.follow.timeout = std::chrono::seconds(300);
+        return target;
+    }
+
+    session::SessionOptions recordInto(store::Database& db) const
+    {
+        session::SessionOptions options;
+        options.db = &db;
+        options.origin.launcher = "shardwise";
+        options.origin.nodes = {{"node-a", std::nullopt}, {"node-b", std::nullopt}};
+        return options;
+    }
+
+    static void verifyCompletedTwoRankRun(const store::Database& db, std::int64_t runId, const RunConfig& config)
+    {
+        const auto detail = store::runDetail(db, runId);
+        QVERIFY(detail);
+        QCOMPARE(QString::fromStdString(std::string(store::runStatusId(detail->summary.status))), QStringLiteral("completed"));
+        QCOMPARE(detail->summary.worldSize, 2);
+        QCOMPARE(detail->summary.nodeCount, 2);
+        QVERIFY(detail->summary.tokensPerS.has_value() && *detail->summary.tokensPerS > 0);
+        QCOMPARE(detail->rankSummaries.size(), std::size_t(2));
+        QVERIFY(detail->errors.empty());
+        QVERIFY(!detail->versions.runner.empty());
+        // Every step of every rank, warm-up included, is in the store.
+        const int steps = config.warmupSteps + config.timedSteps;
+        for (int rank = 0; rank < 2; ++rank) {
+            const auto series = store::stepSeries(db, runId, rank);
+            QCOMPARE(static_cast<int>(series.size()), steps);
+            std::set<int> seen;
+            for (const auto& s : series)
+                seen.insert(s.step);
+            QCOMPARE(static_cast<int>(seen.size()), steps);
+        }
+        std::set<std::string> hosts;
+        for (const auto& r : detail->ranks)
+            hosts.insert(r.host);
+        QCOMPARE(detail->ranks.size(), std::size_t(2));
+    }
+
+private slots:
+    void init()
+    {
+        if (const QString why = SshdFixture::unavailableReason(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        QVERIFY(m_dir.isValid());
+        QFile::remove(QString::fromStdString(storePath()));
+        m_sshd = std::make_unique<SshdFixture>(QStringList{QStringLiteral("127.0.0.2"), QStringLiteral("127.0.0.3")});
+        const QString error = m_sshd->start();
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        m_sshd->trustHostKey();
+    }
+    void cleanup()
+    {
+        m_sessions.clear();
+        m_sshd.reset();
+    }
+
+    void twoNodeCpuRunOverSshLandsInTheStoreCompleted()
+    {
+        if (!QFileInfo::exists(QString::fromStdString(kRunner)))
+            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
+        store::Database db = store::Database::open(storePath());
+        const RunConfig config = tinyCpuRun(2);
+        std::optional<std::int64_t> announced;
+        std::string remoteDir;
+        session::SessionCallbacks callbacks;
+        callbacks.onRecorded = [&](std::int64_t id) { announced = id; };
+        callbacks.onRemoteStarted = [&](const dispatch::RemoteRun& run) { remoteDir = run.runDir; };
+        const session::SessionResult result = session::runRemote(config, twoNodes(kRunner, 1), recordInto(db), callbacks);
+        QVERIFY2(result.outcome.ok(), result.outcome.reason.c_str());
+        QVERIFY(result.runId && announced == result.runId);
+        QVERIFY(result.storedStatus == store::RunStatus::Completed);
+        QVERIFY(!result.diagnosis);
+        QVERIFY(result.storeProblem.empty());
+        // The runner read the config the session wrote into the run folder on each node.
+        QVERIFY(QFileInfo::exists(QString::fromStdString(remoteDir + "/config.json")));
+        verifyCompletedTwoRankRun(db, *result.runId, config);
+        const auto stored = store::findRun(db, *result.runId);
+        QCOMPARE(stored->nodes, (std::vector<std::string>{"node-a", "node-b"}));
+    }
+
+    void failingRanksAreRecordedFailedWithADiagnosis()
+    {
+        store::Database db = store::Database::open(storePath());
+        session::RemoteTarget target = twoNodes(kFakeRank, 1);
+        target.launch.args = {"2", "0", "2"}; // two steps, then exit code 2 on every rank
+        const session::SessionResult result = session::runRemote(tinyCpuRun(2), std::move(target), recordInto(db));
+        QVERIFY(!result.outcome.ok());
+        QVERIFY(result.storedStatus == store::RunStatus::Failed);
+        QVERIFY(result.diagnosis);
+        QVERIFY(result.diagnosisId);
+        const auto stored = store::diagnoses(db, *result.runId);
+        QCOMPARE(stored.size(), std::size_t(1));
+        QVERIFY(!stored.front().code.empty());
+        // The ranks' stderr lines arrived in the store as they were written.
+        const auto logs = store::rankLogs(db, *result.runId);
+        int stderrLines = 0;
+        for (const auto& line : logs)
+            stderrLines += line.stream == "stderr" ? 1 : 0;
+        QCOMPARE(stderrLines, 4);
+        QCOMPARE(QString::fromStdString(std::string(store::runStatusId(store::findRun(db, *result.runId)->status))),
+                 QStringLiteral("failed"));
+    }
+
+    void cancelStopsEveryRankAndIsRecordedCancelled()
+    {
+        store::Database db = store::Database::open(storePath());
+        session::RemoteTarget target = twoNodes(kFakeRank, 1);
+        target.launch.args = {"1000", "0.2", "0"};
+        std::atomic<bool> cancel{false};
+        std::set<int> ranksSeen;
+        session::SessionCallbacks callbacks;
+        callbacks.onEvent = [&](const protocol::Event& e) {
+            ranksSeen.insert(protocol::eventRank(e));
+            if (ranksSeen.size() == 2)
+                cancel = true;
+        };
+        QElapsedTimer clock;
+        clock.start();
+        const session::SessionResult result = session::runRemote(tinyCpuRun(2), std::move(target), recordInto(db), callbacks, &cancel);
+        QVERIFY2(clock.elapsed() < 90000, qPrintable(QString::number(clock.elapsed())));
+        QCOMPARE(result.outcome.status, dispatch::RunStatus::Cancelled);
+        QVERIFY(result.storedStatus == store::RunStatus::Cancelled);
+        QVERIFY(!result.diagnosis); // a cancel is the user's doing, not a failure to explain
+        for (const auto& r : result.outcome.ranks)
+            QCOMPARE(r.signal, SIGTERM);
+    }
+
+    void unreachableRunDirectoryFailsBeforeAnyRankStarts()
+    {
+        store::Database db = store::Database::open(storePath());
+        session::RemoteTarget target = twoNodes(kFakeRank, 1);
+        target.launch.runRoot = "/proc/shardwise-cannot-create-this";
+        target.launch.args = {"1", "0", "0"};
+        const session::SessionResult result = session::runRemote(tinyCpuRun(2), std::move(target), recordInto(db));
+        QCOMPARE(result.outcome.status, dispatch::RunStatus::Failed);
+        QVERIFY2(result.outcome.reason.find("could not start the ranks") != std::string::npos, result.outcome.reason.c_str());
+        QVERIFY(result.storedStatus == store::RunStatus::Failed);
+        QCOMPARE(store::findRun(db, *result.runId)->note, result.outcome.reason);
+    }
+
+    void cliRunOnStoredSshNodesRecordsIntoTheStore()
+    {
+        if (QStringLiteral(SHARDWISE_CLI).isEmpty())
+            QSKIP("shardwise-cli is not part of this build");
+        if (!QFileInfo::exists(QString::fromStdString(kRunner)))
+            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
+        {
+            store::Database db = store::Database::open(storePath());
+            for (const auto& [name, host] : {std::pair{"node-a", "127.0.0.2"}, std::pair{"node-b", "127.0.0.3"}}) {
+                store::Node node;
+                node.name = name;
+                node.kind = store::NodeKind::Ssh;
+                node.host = host;
+                node.port = m_sshd->port();
+                node.user = m_sshd->userName();
+                node.auth = store::SshAuth::KeyFile;
+                node.keyFile = m_sshd->keyCredentials().keyFile.string();
+                // What the Nodes page's Prepare records: the runner it built on the node.
+                node.facts = {{"prepared_runner", {{"path", kRunner}}}};
+                store::addNode(db, node);
+            }
+        }
+        const dispatch::SshOptions ssh = m_sshd->options();
+        QProcess cli;
+        cli.setProcessChannelMode(QProcess::SeparateChannels);
+        cli.start(QStringLiteral(SHARDWISE_CLI),
+                  {QStringLiteral("run"), QStringLiteral("--node"), QStringLiteral("node-a,node-b"), QStringLiteral("--model"),
+                   QStringLiteral("tiny"), QStringLiteral("--strategy"), QStringLiteral("fsdp2_reshard"), QStringLiteral("--steps"),
+                   QStringLiteral("2"), QStringLiteral("--warmup"), QStringLiteral("1"), QStringLiteral("--seq"), QStringLiteral("32"),
+                   QStringLiteral("--rank-env"), QStringLiteral("GLOO_SOCKET_IFNAME=lo"), QStringLiteral("--master-port"),
+                   QString::number(dispatch::findFreePort()), QStringLiteral("--run-root"), m_sshd->path(QStringLiteral("cli-runs")),
+                   QStringLiteral("--known-hosts"), QString::fromStdString(ssh.knownHosts.app.string()),
+                   QStringLiteral("--user-known-hosts"), QString::fromStdString(ssh.knownHosts.user.string()),
+                   QStringLiteral("--db"), QString::fromStdString(storePath()), QStringLiteral("--format"), QStringLiteral("json")});
+        QVERIFY(cli.waitForFinished(300000));
+        const QByteArray err = cli.readAllStandardError();
+        QCOMPARE(cli.exitCode(), 0);
+        QVERIFY2(err.contains("recorded as run"), err.constData());
+        store::Database db = store::Database::open(storePath());
+        const auto runs = store::listRuns(db);
+        QCOMPARE(runs.size(), std::size_t(1));
+        QCOMPARE(runs.front().strategy, Strategy::Fsdp2Reshard);
+        QCOMPARE(runs.front().nodes, (std::vector<std::string>{"node-a", "node-b"}));
+        verifyCompletedTwoRankRun(db, runs.front().id, tinyCpuRun(2));
+    }
+
+    void cliRefusesAnUnknownNodeByName()
+    {
+        if (QStringLiteral(SHARDWISE_CLI).isEmpty())
+            QSKIP("shardwise-cli is not part of this build");
+        QProcess cli;
+        cli.start(QStringLiteral(SHARDWISE_CLI), {QStringLiteral("run"), QStringLiteral("--node"), QStringLiteral("nowhere"),
+                                                  QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--strategy"),
+                                                  QStringLiteral("zero1"), QStringLiteral("--db"), QString::fromStdString(storePath())});
+        QVERIFY(cli.waitForFinished(60000));
+        QCOMPARE(cli.exitCode(), 1);
+        const QByteArray err = cli.readAllStandardError();
+        QVERIFY2(err.contains("no node named 'nowhere'"), err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunSession)
+#include "test_run_session.moc"
