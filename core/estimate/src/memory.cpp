@@ -55,7 +55,7 @@ MemoryContext memoryContext(const ModelConstants& mc, const EstimateInput& in, c
     ctx.layer = mc.layer;
     ctx.largestLeaf = mc.largestLeaf;
     ctx.persistentSmall = mc.persistentSmall;
-    ctx.activations = activationBytes(in);
+    ctx.activations = activationBytes(in) * c.activationBytesScale;
     ctx.logits = logitsBytes(in, c);
     ctx.fragmentationFraction =
         in.training.expandableSegments ? c.fragmentationFractionExpandable : c.fragmentationFraction;

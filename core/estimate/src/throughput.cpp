@@ -120,6 +120,7 @@ ThroughputEstimate throughput(const EstimateInput& in, Strategy s, const Calibra
 
 ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput& in, Strategy s, const Calibration& c)
 {
+    const ModelSpec& m = in.model;
     const TrainingSpec& t = in.training;
     const StrategyTraits& tr = traits(s);
     const int world = in.cluster.worldSize();
@@ -132,7 +133,11 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
     // Checkpointing recomputes one forward: forward is a third of forward + backward.
     te.hardwareFlopsPerToken = te.modelFlopsPerToken * (t.activationCheckpointing ? 4.0 / 3.0 : 1.0);
     const double tokensPerRank = static_cast<double>(t.microBatch) * t.seqLen * t.gradAccumulation;
-    te.computeS = tokensPerRank * te.hardwareFlopsPerToken / (peakFlops * c.matmulEfficiency);
+    const double kernelS = tokensPerRank * te.hardwareFlopsPerToken / (peakFlops * c.matmulEfficiency);
+    // Eager mode issues every layer's kernels from the CPU; checkpointing issues a forward again.
+    const double launchS = static_cast<double>(m.layers) * t.gradAccumulation * c.layerLaunchS
+        * (t.activationCheckpointing ? 4.0 / 3.0 : 1.0);
+    te.computeS = kernelS + launchS - c.launchOverlap * std::min(kernelS, launchS);
 
     const double optimizedParams = tr.shardsOptimizer ? n / w : n;
     if (tr.offloadsOptimizer) {

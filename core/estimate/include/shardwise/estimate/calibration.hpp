@@ -32,12 +32,24 @@ struct Calibration {
     // Bytes per logit element live at the loss: bf16 logits (2) + fp32 upcast (4) + fp32
     // log-softmax saved by cross entropy (4) + fp32 gradient of the logits (4), Hugging Face style.
     double logitsBytesPerElement = 14.0;
+    // Multiplier on the activation bytes counted tensor by tensor (docs/formulas.md): what a
+    // framework keeps beyond that count (autograd's saved copies, attention workspaces) is fitted
+    // from measured peaks; 1 means the count as written.
+    double activationBytesScale = 1.0;
 
     // --- Compute ---
     // Achieved fraction of the GPU's dense bf16 peak for the whole forward+backward. Fitted to the
     // reference DDP run (Qwen2.5-3B, one H200, micro-batch 1, sequence 2048, eager PyTorch:
     // 11,455 tokens/s, i.e. 23.5 % MFU including the optimizer step).
     double matmulEfficiency = 0.26;
+    // CPU time eager execution spends issuing one decoder layer's forward and backward kernels per
+    // micro-step. Small models at short sequences are launch-bound (Qwen2.5-0.5B reached about half
+    // the MFU of Qwen2.5-3B on the same H200), which one matmul efficiency cannot express. 0 means
+    // never launch-bound; measured runs fit it.
+    double layerLaunchS = 0.0;
+    // Fraction of the shorter of kernel time and launch time that hides under the longer: 1 when the
+    // CPU runs ahead of the GPU perfectly (step = the longer of the two), 0 when they serialise.
+    double launchOverlap = 1.0;
     // Achieved fraction of HBM bandwidth for the (multi-kernel, foreach) AdamW step.
     double optimizerHbmEfficiency = 0.50;
 

@@ -1,0 +1,69 @@
+#pragma once
+// bench/fidelity: the accuracy benchmark's two halves around one GPU call. `matrix` says which cells
+// to measure (the planner's verdict per cell, and which predicted OOMs to run anyway as proof);
+// `analyze` reads the runner's events back, fits calibration on all models but one, predicts the
+// held-out one, and writes the report.
+
+#include "shardwise/calibrate/observation.hpp"
+#include "shardwise/spec/presets.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace fidelity {
+
+struct MatrixOptions {
+    std::vector<std::string> models; // preset ids or model JSON paths
+    std::vector<int> seqs;
+    std::string gpu = "h200";
+    int warmup = 2;
+    int steps = 4;
+    int offloadWarmup = 1; // offload steps are CPU-optimizer bound and take seconds each
+    int offloadSteps = 2;
+    int oomProofs = 3;     // predicted OOMs run anyway, the ones closest to fitting
+    // Sequences measured first (tier 1 and 2); the others follow in tier 4.
+    std::vector<int> firstSeqs{1024, 8192};
+};
+
+struct Cell {
+    std::string model; // as the runner takes it
+    shardwise::Strategy strategy = shardwise::Strategy::Zero0;
+    int seq = 0;
+    bool predictedFits = false;
+    bool run = false;
+    int warmup = 0;
+    int steps = 0;
+    double predictedPeakGiB = 0;
+    double estimatedSeconds = 0; // start-up + steps at the predicted step time, for the time budget
+    int tier = 0;                // run order: lower first, so a cut budget loses the least useful cells
+};
+
+shardwise::ModelSpec loadModel(const shardwise::PresetCatalog& catalog, const std::string& idOrPath);
+std::vector<Cell> planMatrix(const shardwise::PresetCatalog& catalog, const MatrixOptions& options);
+// Tab-separated, one cell a line in run order, with a '#' header; what bench/fidelity/run.sh reads.
+void writeMatrix(std::ostream& out, const std::vector<Cell>& cells);
+std::vector<Cell> readMatrix(const std::filesystem::path& file);
+
+// One runner output file (JSON Lines) per cell; files without a start event are skipped with a
+// warning on stderr.
+struct MeasuredCell {
+    std::filesystem::path file;
+    shardwise::calibrate::Observation observation;
+    std::string modelId;
+    int seq = 0;
+    bool completed = false; // a summary event arrived
+    std::string error;      // the first error event's kind and message, if any
+};
+std::vector<MeasuredCell> readResults(const std::filesystem::path& dir, const shardwise::GpuSpec& gpu);
+
+struct ReportOptions {
+    std::filesystem::path markdown;
+    std::filesystem::path json;
+    std::string command; // how the measurements were taken, quoted in the report
+    std::string gpuId;
+};
+// Returns the process exit code: 0 when every held-out cell could be predicted.
+int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>& matrix, const ReportOptions& options);
+
+} // namespace fidelity

@@ -1,0 +1,129 @@
+// shardwise-bench-fidelity: the accuracy benchmark's planning and analysis (bench/fidelity/README.md).
+//   matrix  [--models a,b,..] [--seqs 1024,2048,..] [--gpu h200] [--oom-proofs N]   > matrix.tsv
+//   analyze --results DIR [--matrix matrix.tsv] [--gpu h200] [--out PREFIX] [--command TEXT]
+#include "fidelity.hpp"
+
+#include "shardwise/spec/json.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+namespace {
+
+int usage(const std::string& why)
+{
+    std::fprintf(stderr,
+                 "shardwise-bench-fidelity: %s\n"
+                 "usage: shardwise-bench-fidelity matrix [--models ID,..] [--seqs N,..] [--gpu PRESET] [--oom-proofs N]\n"
+                 "                                       [--warmup N] [--steps N] [--offload-warmup N] [--offload-steps N]\n"
+                 "       shardwise-bench-fidelity analyze --results DIR [--matrix FILE] [--gpu PRESET] [--out PREFIX]\n"
+                 "                                        [--command TEXT]\n",
+                 why.c_str());
+    return 2;
+}
+
+std::vector<std::string> split(const std::string& s)
+{
+    std::vector<std::string> out;
+    std::stringstream in(s);
+    std::string item;
+    while (std::getline(in, item, ','))
+        if (!item.empty())
+            out.push_back(item);
+    return out;
+}
+
+int positive(const std::string& flag, const std::string& value)
+{
+    char* end = nullptr;
+    const long v = std::strtol(value.c_str(), &end, 10);
+    if (value.empty() || *end || v < 0 || v > 1'000'000)
+        throw shardwise::SpecError(flag, "expected a whole number >= 0, got '" + value + "'");
+    return static_cast<int>(v);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    using namespace shardwise;
+    if (argc < 2)
+        return usage("missing subcommand (matrix or analyze)");
+    const std::string sub = argv[1];
+    try {
+        const char* env = std::getenv("SHARDWISE_PRESETS");
+        const PresetCatalog catalog = PresetCatalog::load(env ? env : SHARDWISE_SOURCE_PRESET_DIR);
+        std::map<std::string, std::string> flags;
+        for (int i = 2; i < argc; i += 2) {
+            const std::string a = argv[i];
+            if (a.rfind("--", 0) != 0)
+                return usage(a + ": expected a flag");
+            if (i + 1 >= argc)
+                return usage(a + ": missing value");
+            flags[a] = argv[i + 1];
+        }
+        const auto flag = [&](const std::string& name, const std::string& fallback) {
+            const auto it = flags.find(name);
+            return it == flags.end() ? fallback : it->second;
+        };
+        if (sub == "matrix") {
+            fidelity::MatrixOptions o;
+            o.models = split(flag("--models", "qwen2.5-0.5b,qwen2.5-1.5b,qwen2.5-3b,qwen2.5-7b,qwen2.5-14b"));
+            for (const std::string& s : split(flag("--seqs", "1024,2048,4096,8192")))
+                o.seqs.push_back(positive("--seqs", s));
+            o.gpu = flag("--gpu", o.gpu);
+            o.oomProofs = positive("--oom-proofs", flag("--oom-proofs", std::to_string(o.oomProofs)));
+            o.warmup = positive("--warmup", flag("--warmup", std::to_string(o.warmup)));
+            o.steps = positive("--steps", flag("--steps", std::to_string(o.steps)));
+            o.offloadWarmup = positive("--offload-warmup", flag("--offload-warmup", std::to_string(o.offloadWarmup)));
+            o.offloadSteps = positive("--offload-steps", flag("--offload-steps", std::to_string(o.offloadSteps)));
+            for (const auto& [k, v] : flags)
+                if (k != "--models" && k != "--seqs" && k != "--gpu" && k != "--oom-proofs" && k != "--warmup"
+                    && k != "--steps" && k != "--offload-warmup" && k != "--offload-steps")
+                    return usage(k + ": unknown flag for matrix");
+            const auto cells = fidelity::planMatrix(catalog, o);
+            fidelity::writeMatrix(std::cout, cells);
+            double seconds = 0;
+            int run = 0;
+            for (const auto& c : cells)
+                if (c.run) {
+                    seconds += c.estimatedSeconds;
+                    ++run;
+                }
+            std::fprintf(stderr, "%zu cells, %d to run, estimated %.0f s\n", cells.size(), run, seconds);
+            return 0;
+        }
+        if (sub == "analyze") {
+            for (const auto& [k, v] : flags)
+                if (k != "--results" && k != "--matrix" && k != "--gpu" && k != "--out" && k != "--command")
+                    return usage(k + ": unknown flag for analyze");
+            if (!flags.count("--results"))
+                return usage("--results: missing");
+            const std::string gpuId = flag("--gpu", "h200");
+            const GpuSpec* gpu = catalog.findGpu(gpuId);
+            if (!gpu)
+                return usage("--gpu: unknown preset " + gpuId);
+            std::vector<fidelity::Cell> matrix;
+            if (flags.count("--matrix"))
+                matrix = fidelity::readMatrix(flags["--matrix"]);
+            const auto cells = fidelity::readResults(flags["--results"], *gpu);
+            if (cells.empty())
+                return usage("--results: no runner output (*.jsonl with a start event) under " + flags["--results"]);
+            const std::string prefix = flag("--out", "fidelity");
+            fidelity::ReportOptions r;
+            r.markdown = prefix + ".md";
+            r.json = prefix + ".json";
+            r.command = flag("--command", "");
+            r.gpuId = gpuId;
+            return fidelity::writeReport(cells, matrix, r);
+        }
+        return usage("unknown subcommand '" + sub + "'");
+    } catch (const SpecError& e) {
+        return usage(e.what());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "shardwise-bench-fidelity: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,137 @@
+#include "fidelity.hpp"
+
+#include "shardwise/spec/json.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace fidelity {
+
+using namespace shardwise;
+
+ModelSpec loadModel(const PresetCatalog& catalog, const std::string& idOrPath)
+{
+    if (const ModelSpec* m = catalog.findModel(idOrPath))
+        return *m;
+    std::ifstream in(idOrPath);
+    if (!in)
+        throw SpecError("model", "'" + idOrPath + "' is neither a preset id nor a readable model JSON file");
+    return modelFromJson(nlohmann::json::parse(in), "model");
+}
+
+namespace {
+
+// Process start, LibTorch/CUDA initialisation and random initialisation of the weights: an
+// allowance for ordering and budgeting only (run.sh stops by the clock, not by this figure).
+double startupSeconds(const ModelSpec& m) { return 4.0 + static_cast<double>(m.parameterCount()) / 2e9; }
+
+bool isOffload(Strategy s) { return traits(s).offloadsOptimizer || traits(s).offloadsParameters; }
+
+} // namespace
+
+std::vector<Cell> planMatrix(const PresetCatalog& catalog, const MatrixOptions& o)
+{
+    const GpuSpec* gpu = catalog.findGpu(o.gpu);
+    if (!gpu)
+        throw SpecError("--gpu", "unknown GPU preset '" + o.gpu + "'");
+    std::vector<Cell> cells;
+    std::vector<std::pair<double, std::size_t>> ooms; // shortfall, index
+    for (const std::string& id : o.models) {
+        EstimateInput in;
+        in.model = loadModel(catalog, id);
+        in.gpu = *gpu;
+        in.cluster.gpusPerNode = 1;
+        in.cluster.nodes = 1;
+        in.training.microBatch = 1;
+        for (int seq : o.seqs) {
+            in.training.seqLen = seq;
+            validate(in);
+            for (const StrategyTraits& t : allStrategies()) {
+                const Estimate e = estimate(in, t.strategy);
+                Cell c;
+                c.model = id;
+                c.strategy = t.strategy;
+                c.seq = seq;
+                c.predictedFits = e.fits();
+                c.run = e.fits();
+                c.warmup = isOffload(t.strategy) ? o.offloadWarmup : o.warmup;
+                c.steps = isOffload(t.strategy) ? o.offloadSteps : o.steps;
+                c.predictedPeakGiB = e.memory.devicePeak() / kGiB;
+                // An OOM ends in the first step.
+                c.estimatedSeconds = startupSeconds(in.model)
+                    + (c.predictedFits ? c.warmup + c.steps : 1) * e.throughput.stepTimeS;
+                if (!e.fits())
+                    ooms.emplace_back(e.deviceShortfallBytes(), cells.size());
+                cells.push_back(c);
+            }
+        }
+    }
+    // The predicted OOMs closest to fitting are the ones that test the verdict.
+    std::sort(ooms.begin(), ooms.end());
+    for (std::size_t i = 0; i < ooms.size() && static_cast<int>(i) < o.oomProofs; ++i)
+        cells[ooms[i].second].run = true;
+    // Run order, so that a budget cut short still leaves every model at two sequence lengths:
+    // tier 1 on-device strategies at the first sequences, tier 2 offload at the first of them for
+    // models whose CPU optimizer step is short, tier 3 the OOM proofs, tier 4 the rest.
+    const auto first = [&](int seq) { return std::find(o.firstSeqs.begin(), o.firstSeqs.end(), seq) != o.firstSeqs.end(); };
+    for (Cell& c : cells) {
+        const bool offload = isOffload(c.strategy);
+        if (!c.predictedFits)
+            c.tier = 3;
+        else if (!offload && first(c.seq))
+            c.tier = 1;
+        else if (offload && !o.firstSeqs.empty() && c.seq == o.firstSeqs.front() && c.estimatedSeconds < 20.0)
+            c.tier = 2;
+        else
+            c.tier = 4;
+    }
+    std::stable_sort(cells.begin(), cells.end(), [](const Cell& a, const Cell& b) { return a.tier < b.tier; });
+    return cells;
+}
+
+void writeMatrix(std::ostream& out, const std::vector<Cell>& cells)
+{
+    out << "# model\tstrategy\tseq\tpredicted\trun\twarmup\tsteps\tpredicted_peak_gib\testimated_s\ttier\n";
+    for (const Cell& c : cells) {
+        char peak[32];
+        char secs[32];
+        std::snprintf(peak, sizeof peak, "%.2f", c.predictedPeakGiB);
+        std::snprintf(secs, sizeof secs, "%.1f", c.estimatedSeconds);
+        out << c.model << '\t' << strategyId(c.strategy) << '\t' << c.seq << '\t' << (c.predictedFits ? "fits" : "oom")
+            << '\t' << (c.run ? "yes" : "no") << '\t' << c.warmup << '\t' << c.steps << '\t' << peak << '\t' << secs
+            << '\t' << c.tier << '\n';
+    }
+}
+
+std::vector<Cell> readMatrix(const std::filesystem::path& file)
+{
+    std::ifstream in(file);
+    if (!in)
+        throw SpecError("--matrix", "cannot read " + file.string());
+    std::vector<Cell> cells;
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+        ++number;
+        if (line.empty() || line[0] == '#')
+            continue;
+        std::istringstream fields(line);
+        Cell c;
+        std::string strategy;
+        std::string predicted;
+        std::string run;
+        if (!(fields >> c.model >> strategy >> c.seq >> predicted >> run >> c.warmup >> c.steps >> c.predictedPeakGiB
+                     >> c.estimatedSeconds >> c.tier))
+            throw SpecError(file.string() + ":" + std::to_string(number), "expected 10 tab-separated fields");
+        c.strategy = parseStrategy(strategy, file.string() + ":" + std::to_string(number));
+        c.predictedFits = predicted == "fits";
+        c.run = run == "yes";
+        cells.push_back(c);
+    }
+    return cells;
+}
+
+} // namespace fidelity

@@ -1,0 +1,236 @@
+#include "fidelity.hpp"
+
+#include "shardwise/calibrate/fit.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace fidelity {
+
+using namespace shardwise;
+using calibrate::Comparison;
+using calibrate::ErrorSummary;
+
+namespace {
+
+struct Row {
+    const MeasuredCell* cell;
+    Comparison presets;    // uncalibrated
+    Comparison calibrated; // calibrated on the other models
+};
+
+struct Fold {
+    std::string heldOut;
+    calibrate::CalibrationFit fit;
+};
+
+std::string pct(const std::optional<double>& e)
+{
+    if (!e)
+        return "-";
+    char b[32];
+    std::snprintf(b, sizeof b, "%+.1f %%", 100.0 * *e);
+    return b;
+}
+
+std::string num(double x, const char* format)
+{
+    char b[64];
+    std::snprintf(b, sizeof b, format, x);
+    return b;
+}
+
+std::string summaryCells(const ErrorSummary& s)
+{
+    if (s.count == 0)
+        return "- | - ";
+    return num(100.0 * s.medianAbs, "%.1f %%") + " | " + num(100.0 * s.worstAbs, "%.1f %%") + " (" + s.worstLabel
+        + ")";
+}
+
+nlohmann::json summaryJson(const ErrorSummary& s)
+{
+    return {{"cells", s.count}, {"median_abs", s.medianAbs}, {"worst_abs", s.worstAbs}, {"worst_cell", s.worstLabel}};
+}
+
+nlohmann::json comparisonJson(const Comparison& c)
+{
+    nlohmann::json j{{"predicted_fits", c.predictedFits},
+                     {"predicted_tokens_per_s", c.predictedTokensPerS},
+                     {"predicted_peak_allocated_gib", c.predictedPeakBytes / kGiB}};
+    j["tokens_error"] = c.tokensError ? nlohmann::json(*c.tokensError) : nlohmann::json();
+    j["peak_error"] = c.peakError ? nlohmann::json(*c.peakError) : nlohmann::json();
+    return j;
+}
+
+int worseThan(const std::vector<Comparison>& v, std::optional<double> Comparison::*error, double limit)
+{
+    int n = 0;
+    for (const Comparison& c : v)
+        if (c.*error && std::fabs(*(c.*error)) > limit)
+            ++n;
+    return n;
+}
+
+int wrongVerdicts(const std::vector<Comparison>& v)
+{
+    int n = 0;
+    for (const Comparison& c : v)
+        n += c.verdictWrong() ? 1 : 0;
+    return n;
+}
+
+} // namespace
+
+int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>& matrix, const ReportOptions& options)
+{
+    std::set<std::string> models;
+    for (const MeasuredCell& c : cells)
+        models.insert(c.modelId);
+
+    std::vector<Fold> folds;
+    std::vector<Row> rows;
+    for (const std::string& heldOut : models) {
+        std::vector<calibrate::Observation> training;
+        for (const MeasuredCell& c : cells)
+            if (c.modelId != heldOut)
+                training.push_back(c.observation);
+        Fold fold{heldOut, calibrate::fitCalibration(training)};
+        for (const MeasuredCell& c : cells)
+            if (c.modelId == heldOut)
+                rows.push_back({&c, calibrate::compare(c.observation, Calibration{}),
+                                calibrate::compare(c.observation, fold.fit.calibration)});
+        folds.push_back(std::move(fold));
+    }
+    std::vector<calibrate::Observation> all;
+    for (const MeasuredCell& c : cells)
+        all.push_back(c.observation);
+    const calibrate::CalibrationFit allModels = calibrate::fitCalibration(all);
+
+    std::vector<Comparison> presets;
+    std::vector<Comparison> calibrated;
+    for (const Row& r : rows) {
+        presets.push_back(r.presets);
+        calibrated.push_back(r.calibrated);
+    }
+    const ErrorSummary presetTokens = calibrate::summarizeTokens(presets);
+    const ErrorSummary presetPeak = calibrate::summarizePeak(presets);
+    const ErrorSummary calTokens = calibrate::summarizeTokens(calibrated);
+    const ErrorSummary calPeak = calibrate::summarizePeak(calibrated);
+    const int ooms = static_cast<int>(std::count_if(rows.begin(), rows.end(),
+                                                    [](const Row& r) { return r.cell->observation.oom; }));
+    std::vector<const Cell*> notRun;
+    for (const Cell& c : matrix)
+        if (!c.predictedFits && !c.run)
+            notRun.push_back(&c);
+
+    // --- Markdown ---
+    std::ofstream md(options.markdown);
+    md << "# Fidelity: predicted against measured (" << options.gpuId << ", world 1)\n\n";
+    md << "Written by `shardwise-bench-fidelity analyze` from the runner's events; every number below is\n"
+          "computed from those files. Calibrated predictions are leave-one-model-out: the calibration\n"
+          "used for a model's cells was fitted on the other models' runs only.\n\n";
+    if (!options.command.empty())
+        md << "Measurements: " << options.command << "\n\n";
+    md << "| predictions | cells | tokens/s: median abs error | worst (cell) | peak allocated: median abs error | "
+          "worst (cell) |\n|---|---|---|---|---|---|\n";
+    md << "| presets (uncalibrated) | " << rows.size() << " | " << summaryCells(presetTokens) << " | "
+       << summaryCells(presetPeak) << " |\n";
+    md << "| calibrated (other models) | " << rows.size() << " | " << summaryCells(calTokens) << " | "
+       << summaryCells(calPeak) << " |\n\n";
+    md << "Targets:\n\n";
+    md << "- calibrated tokens/s within 15 % per held-out cell: " << worseThan(calibrated, &Comparison::tokensError, 0.15)
+       << " of " << calTokens.count << " cells outside\n";
+    md << "- calibrated peak allocated within 10 %: " << worseThan(calibrated, &Comparison::peakError, 0.10) << " of "
+       << calPeak.count << " cells outside\n";
+    md << "- uncalibrated within 25 %: tokens/s " << worseThan(presets, &Comparison::tokensError, 0.25) << " of "
+       << presetTokens.count << " outside, peak allocated " << worseThan(presets, &Comparison::peakError, 0.25)
+       << " of " << presetPeak.count << " outside\n";
+    md << "- verdicts: " << ooms << " runs ran out of memory; wrong verdicts (an OOM predicted to fit, or a completed "
+          "run predicted not to fit): presets "
+       << wrongVerdicts(presets) << ", calibrated " << wrongVerdicts(calibrated) << " of " << rows.size() << "\n";
+    md << "- cells the planner predicted not to fit and that were not run: " << notRun.size() << "\n\n";
+
+    md << "## Calibration fitted on all models (for this GPU)\n\n```json\n" << toJson(allModels.calibration).dump(2)
+       << "\n```\n\nFitted: ";
+    for (std::size_t i = 0; i < allModels.fitted.size(); ++i)
+        md << (i ? ", " : "") << allModels.fitted[i];
+    md << ". In-sample: tokens/s median " << num(100.0 * allModels.tokens.medianAbs, "%.1f %%") << ", worst "
+       << num(100.0 * allModels.tokens.worstAbs, "%.1f %%") << "; peak median "
+       << num(100.0 * allModels.peak.medianAbs, "%.1f %%") << ", worst " << num(100.0 * allModels.peak.worstAbs, "%.1f %%")
+       << ".\n\n";
+
+    md << "## Per cell\n\n| model | strategy | seq | measured tokens/s | presets | error | calibrated | error | "
+          "measured peak GiB | presets | error | calibrated | error | measured | verdict presets / calibrated |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const Row& r : rows) {
+        const calibrate::Observation& o = r.cell->observation;
+        const std::string measured = o.oom ? "OOM" : r.cell->completed ? "completed" : "failed: " + r.cell->error;
+        md << "| " << r.cell->modelId << " | " << strategyId(o.strategy) << " | " << r.cell->seq << " | "
+           << (r.presets.measuredTokensPerS ? num(*r.presets.measuredTokensPerS, "%.0f") : "-") << " | "
+           << num(r.presets.predictedTokensPerS, "%.0f") << " | " << pct(r.presets.tokensError) << " | "
+           << num(r.calibrated.predictedTokensPerS, "%.0f") << " | " << pct(r.calibrated.tokensError) << " | "
+           << (r.presets.measuredPeakBytes ? num(*r.presets.measuredPeakBytes / kGiB, "%.2f") : "-") << " | "
+           << num(r.presets.predictedPeakBytes / kGiB, "%.2f") << " | " << pct(r.presets.peakError) << " | "
+           << num(r.calibrated.predictedPeakBytes / kGiB, "%.2f") << " | " << pct(r.calibrated.peakError) << " | "
+           << measured << " | " << (r.presets.predictedFits ? "fits" : "does not fit") << " / "
+           << (r.calibrated.predictedFits ? "fits" : "does not fit") << " |\n";
+    }
+    if (!notRun.empty()) {
+        md << "\n## Predicted not to fit, not run\n\n| model | strategy | seq | predicted device peak GiB |\n"
+              "|---|---|---|---|\n";
+        for (const Cell* c : notRun)
+            md << "| " << c->model << " | " << strategyId(c->strategy) << " | " << c->seq << " | "
+               << num(c->predictedPeakGiB, "%.1f") << " |\n";
+    }
+    md << "\n## Leave-one-model-out folds\n\n| held out | fitted on (runs with tokens/s, with peak) | calibration |\n"
+          "|---|---|---|\n";
+    for (const Fold& f : folds)
+        md << "| " << f.heldOut << " | " << f.fit.throughputSamples << ", " << f.fit.memorySamples << " | `"
+           << toJson(f.fit.calibration).dump() << "` |\n";
+
+    // --- JSON ---
+    nlohmann::json j;
+    j["gpu"] = options.gpuId;
+    j["command"] = options.command;
+    j["summary"] = {{"presets", {{"tokens", summaryJson(presetTokens)}, {"peak", summaryJson(presetPeak)},
+                                 {"wrong_verdicts", wrongVerdicts(presets)}}},
+                    {"calibrated", {{"tokens", summaryJson(calTokens)}, {"peak", summaryJson(calPeak)},
+                                    {"wrong_verdicts", wrongVerdicts(calibrated)}}},
+                    {"ooms", ooms},
+                    {"predicted_oom_not_run", notRun.size()}};
+    j["calibration_all_models"] = toJson(allModels.calibration);
+    for (const Fold& f : folds)
+        j["folds"].push_back({{"held_out", f.heldOut}, {"calibration", toJson(f.fit.calibration)}, {"fitted", f.fit.fitted}});
+    for (const Row& r : rows) {
+        const calibrate::Observation& o = r.cell->observation;
+        nlohmann::json c{{"model", r.cell->modelId},
+                         {"strategy", strategyId(o.strategy)},
+                         {"seq", r.cell->seq},
+                         {"file", r.cell->file.filename().string()},
+                         {"oom", o.oom},
+                         {"completed", r.cell->completed},
+                         {"error", r.cell->error},
+                         {"presets", comparisonJson(r.presets)},
+                         {"calibrated", comparisonJson(r.calibrated)}};
+        c["measured_tokens_per_s"] = o.tokensPerS ? nlohmann::json(*o.tokensPerS) : nlohmann::json();
+        c["measured_peak_allocated_gib"] =
+            o.peakAllocatedBytes ? nlohmann::json(*o.peakAllocatedBytes / kGiB) : nlohmann::json();
+        j["cells"].push_back(c);
+    }
+    for (const Cell* c : notRun)
+        j["predicted_oom_not_run"].push_back(
+            {{"model", c->model}, {"strategy", strategyId(c->strategy)}, {"seq", c->seq}, {"predicted_peak_gib", c->predictedPeakGiB}});
+    std::ofstream(options.json) << j.dump(2) << '\n';
+    std::printf("%zu cells, %zu models; calibrated tokens/s median %.1f %% worst %.1f %%, peak median %.1f %% worst "
+                "%.1f %%; wrong verdicts %d\n",
+                rows.size(), models.size(), 100 * calTokens.medianAbs, 100 * calTokens.worstAbs, 100 * calPeak.medianAbs,
+                100 * calPeak.worstAbs, wrongVerdicts(calibrated));
+    return rows.empty() ? 1 : 0;
+}
+
+} // namespace fidelity

@@ -1,0 +1,210 @@
+#include "shardwise/calibrate/fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace shardwise::calibrate {
+
+namespace {
+
+enum class Target { Throughput, Memory };
+
+// One coefficient the fit may move: its JSON name, where it lives, the range searched (within
+// calibrationFromJson's accepted range), whether to search it on a log scale, and which runs say
+// anything about it.
+struct Coefficient {
+    const char* name;
+    double Calibration::*member;
+    double lo;
+    double hi;
+    bool logScale;
+    Target target;
+    bool (*informs)(const Observation&);
+};
+
+bool always(const Observation&) { return true; }
+bool hasUnitCollectives(const Observation& o)
+{
+    const StrategyTraits& t = traits(o.strategy);
+    return t.family == StrategyFamily::Fsdp2 || t.shardsParameters;
+}
+bool offloads(const Observation& o) { return traits(o.strategy).offloadsOptimizer || traits(o.strategy).offloadsParameters; }
+bool onDevice(const Observation& o) { return !offloads(o); }
+
+// Order matters: the dominant term first, so later coefficients fit what it leaves.
+constexpr std::array kCoefficients{
+    Coefficient{"matmul_efficiency", &Calibration::matmulEfficiency, 0.02, 1.0, true, Target::Throughput, onDevice},
+    Coefficient{"layer_launch_s", &Calibration::layerLaunchS, 0.0, 0.02, false, Target::Throughput, onDevice},
+    Coefficient{"launch_overlap", &Calibration::launchOverlap, 0.0, 1.0, false, Target::Throughput, onDevice},
+    Coefficient{"unit_collective_overhead_s", &Calibration::unitCollectiveOverheadS, 0.0, 0.02, false,
+                Target::Throughput, hasUnitCollectives},
+    Coefficient{"cpu_adam_params_per_s", &Calibration::cpuAdamParamsPerS, 1e7, 1e11, true, Target::Throughput,
+                offloads},
+    Coefficient{"pcie_copy_efficiency", &Calibration::pcieCopyEfficiency, 0.05, 1.0, true, Target::Throughput,
+                offloads},
+    Coefficient{"activation_bytes_scale", &Calibration::activationBytesScale, 0.3, 5.0, true, Target::Memory, always},
+    Coefficient{"logits_bytes_per_element", &Calibration::logitsBytesPerElement, 2.0, 40.0, true, Target::Memory,
+                always},
+};
+
+struct Sample {
+    const Observation* obs;
+    double measured;
+};
+
+double predicted(const Sample& s, const Calibration& c, Target t)
+{
+    const Estimate e = estimate(s.obs->input, s.obs->strategy, c);
+    return t == Target::Throughput ? e.throughput.tokensPerS : e.memory.allocatedPeak();
+}
+
+double objective(const std::vector<Sample>& samples, const Calibration& c, Target t)
+{
+    double sum = 0;
+    for (const Sample& s : samples) {
+        const double p = predicted(s, c, t);
+        const double r = p > 0 ? std::log(p / s.measured) : 10.0;
+        sum += r * r;
+    }
+    return sum;
+}
+
+// Coarse grid, then golden section around the best grid point: the objective along one
+// coefficient is smooth but not guaranteed unimodal over the whole range (launch-bound and
+// compute-bound regimes), so the grid picks the basin first.
+double minimize1D(const std::function<double(double)>& f, double lo, double hi, bool logScale)
+{
+    const auto to = [&](double u) { return logScale ? std::exp(u) : u; };
+    double a = logScale ? std::log(lo) : lo;
+    double b = logScale ? std::log(hi) : hi;
+    constexpr int kGrid = 24;
+    int best = 0;
+    double bestValue = f(to(a));
+    for (int i = 1; i <= kGrid; ++i) {
+        const double v = f(to(a + (b - a) * i / kGrid));
+        if (v < bestValue) {
+            bestValue = v;
+            best = i;
+        }
+    }
+    const double step = (b - a) / kGrid;
+    double left = a + step * std::max(best - 1, 0);
+    double right = a + step * std::min(best + 1, kGrid);
+    const double phi = (std::sqrt(5.0) - 1.0) / 2.0;
+    double x1 = right - phi * (right - left);
+    double x2 = left + phi * (right - left);
+    double f1 = f(to(x1));
+    double f2 = f(to(x2));
+    for (int i = 0; i < 40; ++i) {
+        if (f1 < f2) {
+            right = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = right - phi * (right - left);
+            f1 = f(to(x1));
+        } else {
+            left = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = left + phi * (right - left);
+            f2 = f(to(x2));
+        }
+    }
+    const double mid = to(0.5 * (left + right));
+    return f(mid) <= bestValue ? mid : to(a + step * best);
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+} // namespace
+
+CalibrationFit fitCalibration(const std::vector<Observation>& observations, const Calibration& start)
+{
+    CalibrationFit fit;
+    fit.calibration = start;
+    Calibration& c = fit.calibration;
+
+    std::vector<Sample> throughput;
+    std::vector<Sample> memory;
+    for (const Observation& o : observations) {
+        if (o.oom)
+            continue;
+        if (o.tokensPerS && *o.tokensPerS > 0)
+            throughput.push_back({&o, *o.tokensPerS});
+        if (o.peakAllocatedBytes && *o.peakAllocatedBytes > 0)
+            memory.push_back({&o, *o.peakAllocatedBytes});
+    }
+    fit.throughputSamples = static_cast<int>(throughput.size());
+    fit.memorySamples = static_cast<int>(memory.size());
+
+    constexpr int kSweeps = 4;
+    for (int sweep = 0; sweep < kSweeps; ++sweep) {
+        for (const Coefficient& k : kCoefficients) {
+            const std::vector<Sample>& all = k.target == Target::Throughput ? throughput : memory;
+            if (std::none_of(all.begin(), all.end(), [&](const Sample& s) { return k.informs(*s.obs); }))
+                continue;
+            // Over every sample of its target, not only those it informs: moving it must not spoil
+            // the others.
+            const auto f = [&](double x) {
+                Calibration trial = c;
+                trial.*k.member = x;
+                return objective(all, trial, k.target);
+            };
+            c.*k.member = minimize1D(f, k.lo, k.hi, k.logScale);
+            if (sweep == 0)
+                fit.fitted.push_back(k.name);
+        }
+    }
+
+    // Fragmentation and the CUDA context are measured directly, not fitted. The verdict must not
+    // call a run that ran out of memory "fits", so fragmentation takes the largest share seen.
+    std::vector<double> fragmentation;
+    std::vector<double> fragmentationExpandable;
+    std::vector<double> context;
+    for (const Sample& s : memory) {
+        const Observation& o = *s.obs;
+        if (o.peakReservedBytes && *o.peakReservedBytes >= s.measured)
+            (o.input.training.expandableSegments ? fragmentationExpandable : fragmentation)
+                .push_back((*o.peakReservedBytes - s.measured) / s.measured);
+        if (o.runtimeContextBytes && *o.runtimeContextBytes > 0)
+            context.push_back(*o.runtimeContextBytes / kGiB);
+    }
+    if (!fragmentation.empty()) {
+        c.fragmentationFraction = std::clamp(*std::max_element(fragmentation.begin(), fragmentation.end()), 0.0, 1.0);
+        fit.fitted.push_back("fragmentation_fraction");
+    }
+    if (!fragmentationExpandable.empty()) {
+        c.fragmentationFractionExpandable =
+            std::clamp(*std::max_element(fragmentationExpandable.begin(), fragmentationExpandable.end()), 0.0, 1.0);
+        fit.fitted.push_back("fragmentation_fraction_expandable");
+    }
+    if (!context.empty()) {
+        c.cudaContextGiB = std::clamp(median(context), 0.0, 16.0);
+        fit.fitted.push_back("cuda_context_gib");
+    }
+
+    std::vector<Comparison> residuals;
+    for (const Observation& o : observations)
+        residuals.push_back(compare(o, c));
+    fit.tokens = summarizeTokens(residuals);
+    fit.peak = summarizePeak(residuals);
+    return fit;
+}
+
+double confidence(int samples, double worstAbsResidual)
+{
+    if (samples <= 0)
+        return 0.0;
+    const double n = static_cast<double>(samples);
+    return n / (n + 4.0) * std::max(0.0, 1.0 - worstAbsResidual / 0.25);
+}
+
+std::string confidenceLabel(double c) { return c >= 0.7 ? "high" : c >= 0.4 ? "medium" : "low"; }
+
+} // namespace shardwise::calibrate

@@ -1,0 +1,71 @@
+#include "shardwise/calibrate/probe.hpp"
+
+#include <algorithm>
+#include <optional>
+
+namespace shardwise::calibrate {
+
+namespace {
+
+// The probe runs some kinds at several message sizes; the largest one is the bandwidth a training
+// step's large collectives and copies see.
+std::optional<double> largest(const std::vector<protocol::ProbeResult>& results, std::string_view kind)
+{
+    const protocol::ProbeResult* best = nullptr;
+    for (const protocol::ProbeResult& r : results)
+        if (r.kind == kind && r.value > 0 && (!best || r.bytes > best->bytes))
+            best = &r;
+    return best ? std::optional<double>(best->value) : std::nullopt;
+}
+
+double clamp01(double x) { return std::clamp(x, 0.01, 1.0); }
+
+} // namespace
+
+ProbeCalibration calibrationFromProbe(const std::vector<protocol::ProbeResult>& results, const GpuSpec& gpu,
+                                      Interconnect link, const Calibration& base)
+{
+    ProbeCalibration out{base, {}};
+    Calibration& c = out.calibration;
+    if (const auto tflops = largest(results, "matmul_bf16"); tflops && gpu.bf16Tflops > 0) {
+        c.matmulEfficiency = clamp01(base.matmulEfficiency * (*tflops / gpu.bf16Tflops) / kReferenceMatmulFraction);
+        out.applied.push_back("matmul_efficiency");
+    }
+    // AdamW is a streaming kernel: it cannot beat the measured copy bandwidth's share of the data
+    // sheet's HBM figure.
+    if (const auto copy = largest(results, "device_copy"); copy && gpu.hbmGBps > 0) {
+        c.optimizerHbmEfficiency = clamp01(std::min(base.optimizerHbmEfficiency, *copy / gpu.hbmGBps));
+        out.applied.push_back("optimizer_hbm_efficiency");
+    }
+    // Offload moves both ways; the slower direction bounds it.
+    const auto h2d = largest(results, "h2d_pinned");
+    const auto d2h = largest(results, "d2h_pinned");
+    if ((h2d || d2h) && gpu.pcieGBps > 0) {
+        const double slower = std::min(h2d.value_or(*d2h), d2h.value_or(*h2d));
+        c.pcieCopyEfficiency = clamp01(slower / gpu.pcieGBps);
+        out.applied.push_back("pcie_copy_efficiency");
+    }
+    if (const auto adam = largest(results, "cpu_adamw")) {
+        c.cpuAdamParamsPerS = std::clamp(*adam, 1e6, 1e12);
+        out.applied.push_back("cpu_adam_params_per_s");
+    }
+    // Bus bandwidth (nccl-tests convention) over the link's per-direction figure is the bus
+    // efficiency the estimate uses; the slowest of the collectives measured bounds all of them.
+    std::optional<double> bus;
+    for (std::string_view kind : {"all_gather", "reduce_scatter", "all_reduce"})
+        if (const auto b = largest(results, kind))
+            bus = bus ? std::min(*bus, *b) : *b;
+    const double linkGBps = link == Interconnect::NvLink ? gpu.nvlinkGBps : gpu.pcieGBps;
+    if (bus && linkGBps > 0) {
+        if (link == Interconnect::NvLink) {
+            c.nvlinkBusEfficiency = clamp01(*bus / linkGBps);
+            out.applied.push_back("nvlink_bus_efficiency");
+        } else {
+            c.pcieBusEfficiency = clamp01(*bus / linkGBps);
+            out.applied.push_back("pcie_bus_efficiency");
+        }
+    }
+    return out;
+}
+
+} // namespace shardwise::calibrate
