@@ -17,7 +17,9 @@ packages=(
     libtorch-dev libgloo-dev
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools
     qt6-l10n-tools qt6-translations-l10n libgl-dev libxkbcommon-dev libqt6opengl6-dev
-    desktop-file-utils appstream
+    desktop-file-utils appstream dpkg-dev librsvg2-bin
+    clang libclang-rt-14-dev
+    python3 python3-yaml
 )
 
 missing=()
