@@ -24,9 +24,10 @@ ModelSpec loadModel(const PresetCatalog& catalog, const std::string& idOrPath)
 
 namespace {
 
-// Process start, LibTorch/CUDA initialisation and random initialisation of the weights: an
-// allowance for ordering and budgeting only (run.sh stops by the clock, not by this figure).
-double startupSeconds(const ModelSpec& m) { return 4.0 + static_cast<double>(m.parameterCount()) / 2e9; }
+// Process start and LibTorch/CUDA initialisation, plus the runner's weight initialisation (fp32
+// normal draws on the CPU, one unit at a time): a guess of 4 s + 2.5 s per 1e9 parameters, for
+// ordering and budgeting only (run.sh stops by the clock, not by this figure).
+double startupSeconds(const ModelSpec& m) { return 4.0 + static_cast<double>(m.parameterCount()) / 4e8; }
 
 bool isOffload(Strategy s) { return traits(s).offloadsOptimizer || traits(s).offloadsParameters; }
 
@@ -69,24 +70,33 @@ std::vector<Cell> planMatrix(const PresetCatalog& catalog, const MatrixOptions& 
             }
         }
     }
-    // The predicted OOMs closest to fitting are the ones that test the verdict.
+    // The predicted OOMs closest to fitting are the ones that test the verdict; those of models too
+    // big to initialise quickly cost the budget more than they tell.
     std::sort(ooms.begin(), ooms.end());
-    for (std::size_t i = 0; i < ooms.size() && static_cast<int>(i) < o.oomProofs; ++i)
-        cells[ooms[i].second].run = true;
-    // Run order, so that a budget cut short still leaves every model at two sequence lengths:
-    // tier 1 on-device strategies at the first sequences, tier 2 offload at the first of them for
-    // models whose CPU optimizer step is short, tier 3 the OOM proofs, tier 4 the rest.
-    const auto first = [&](int seq) { return std::find(o.firstSeqs.begin(), o.firstSeqs.end(), seq) != o.firstSeqs.end(); };
+    int proofs = 0;
+    for (const auto& [shortfall, index] : ooms)
+        if (proofs < o.oomProofs && cells[index].estimatedSeconds <= 40.0) {
+            cells[index].run = true;
+            ++proofs;
+        }
+    // Run order, so that a budget cut short still leaves every model measured: tier 1 the OOM
+    // proofs (they end in the first step), tier 2 on-device strategies at the first sequence for
+    // models that fit a GPU without offload, tier 3 the same at the other first sequences, tier 4
+    // offload at the first sequence where its CPU optimizer step is short, tier 5 the rest.
     for (Cell& c : cells) {
         const bool offload = isOffload(c.strategy);
+        const auto at = std::find(o.firstSeqs.begin(), o.firstSeqs.end(), c.seq);
+        const bool firstSeq = at == o.firstSeqs.begin() && at != o.firstSeqs.end();
         if (!c.predictedFits)
-            c.tier = 3;
-        else if (!offload && first(c.seq))
             c.tier = 1;
-        else if (offload && !o.firstSeqs.empty() && c.seq == o.firstSeqs.front() && c.estimatedSeconds < 20.0)
+        else if (!offload && firstSeq)
             c.tier = 2;
-        else
+        else if (!offload && at != o.firstSeqs.end())
+            c.tier = 3;
+        else if (offload && firstSeq && c.estimatedSeconds < 20.0)
             c.tier = 4;
+        else
+            c.tier = 5;
     }
     std::stable_sort(cells.begin(), cells.end(), [](const Cell& a, const Cell& b) { return a.tier < b.tier; });
     return cells;
