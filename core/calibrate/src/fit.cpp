@@ -143,7 +143,7 @@ CalibrationFit fitCalibration(const std::vector<Observation>& observations, cons
     fit.throughputSamples = static_cast<int>(throughput.size());
     fit.memorySamples = static_cast<int>(memory.size());
 
-    constexpr int kSweeps = 4;
+    constexpr int kSweeps = 12;
     for (int sweep = 0; sweep < kSweeps; ++sweep) {
         for (const Coefficient& k : kCoefficients) {
             const std::vector<Sample>& all = k.target == Target::Throughput ? throughput : memory;

@@ -1,0 +1,204 @@
+// Behaviour of core/calibrate: fitting recovers the coefficients that generated a set of runs and
+// leaves alone those no run informs; fragmentation and the CUDA context come straight from the
+// measurements; probe results map onto the coefficients that measure the same thing; comparisons
+// flag wrong verdicts; confidence grows with samples and falls with residuals.
+#include "shardwise/calibrate/fit.hpp"
+#include "shardwise/calibrate/probe.hpp"
+#include "shardwise/spec/presets.hpp"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace shardwise;
+using namespace shardwise::calibrate;
+
+namespace {
+
+EstimateInput input(const char* model, int seq)
+{
+    EstimateInput in;
+    in.model = *PresetCatalog::builtin().findModel(model);
+    in.gpu = *PresetCatalog::builtin().findGpu("h200");
+    in.training.seqLen = seq;
+    return in;
+}
+
+// Runs as a GPU whose behaviour is `truth` would report them.
+std::vector<Observation> runsOf(const Calibration& truth, std::initializer_list<Strategy> strategies)
+{
+    std::vector<Observation> runs;
+    for (const char* model : {"qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b"})
+        for (int seq : {1024, 4096, 8192})
+            for (Strategy s : strategies) {
+                Observation o;
+                o.input = input(model, seq);
+                o.strategy = s;
+                const Estimate e = estimate(o.input, s, truth);
+                o.tokensPerS = e.throughput.tokensPerS;
+                o.peakAllocatedBytes = e.memory.allocatedPeak();
+                o.label = std::string(model) + " " + std::string(strategyId(s)) + " " + std::to_string(seq);
+                runs.push_back(o);
+            }
+    return runs;
+}
+
+} // namespace
+
+class TestCalibration : public QObject {
+    Q_OBJECT
+
+private slots:
+    void fitReproducesTheRunsThatGeneratedIt_data()
+    {
+        QTest::addColumn<double>("efficiency");
+        QTest::addColumn<double>("launch");
+        QTest::addColumn<double>("activationScale");
+        QTest::addColumn<double>("logitsBytes");
+        QTest::newRow("compute-bound, lean activations") << 0.45 << 0.0 << 0.8 << 10.0;
+        QTest::newRow("launch-bound small models, heavy activations") << 0.30 << 0.002 << 1.4 << 18.0;
+    }
+    void fitReproducesTheRunsThatGeneratedIt()
+    {
+        QFETCH(double, efficiency);
+        QFETCH(double, launch);
+        QFETCH(double, activationScale);
+        QFETCH(double, logitsBytes);
+        Calibration truth;
+        truth.matmulEfficiency = efficiency;
+        truth.layerLaunchS = launch;
+        truth.activationBytesScale = activationScale;
+        truth.logitsBytesPerElement = logitsBytes;
+        const auto runs = runsOf(truth, {Strategy::Zero0, Strategy::Zero2, Strategy::Fsdp2Reshard});
+        const CalibrationFit before = [&] {
+            CalibrationFit f;
+            std::vector<Comparison> c;
+            for (const Observation& o : runs)
+                c.push_back(compare(o, Calibration{}));
+            f.tokens = summarizeTokens(c);
+            f.peak = summarizePeak(c);
+            return f;
+        }();
+        const CalibrationFit fit = fitCalibration(runs);
+        QCOMPARE(fit.throughputSamples, static_cast<int>(runs.size()));
+        // The presets are far off these runs; the fit must reproduce them closely.
+        QVERIFY2(before.tokens.worstAbs > 0.1 || before.peak.worstAbs > 0.1, "the truth is too close to the presets");
+        QVERIFY2(fit.tokens.worstAbs < 0.02, qPrintable(QString::number(fit.tokens.worstAbs)));
+        QVERIFY2(fit.peak.worstAbs < 0.02, qPrintable(QString::number(fit.peak.worstAbs)));
+        QVERIFY(std::fabs(fit.calibration.activationBytesScale - activationScale) / activationScale < 0.1);
+    }
+
+    void fitLeavesCoefficientsNoRunInforms()
+    {
+        Calibration truth;
+        truth.matmulEfficiency = 0.4;
+        const auto runs = runsOf(truth, {Strategy::Zero0});
+        const CalibrationFit fit = fitCalibration(runs);
+        const Calibration presets;
+        // No offload run: the CPU optimizer rate and copy efficiency say nothing; zero0 at world 1
+        // issues no per-unit collectives.
+        QCOMPARE(fit.calibration.cpuAdamParamsPerS, presets.cpuAdamParamsPerS);
+        QCOMPARE(fit.calibration.pcieCopyEfficiency, presets.pcieCopyEfficiency);
+        QCOMPARE(fit.calibration.unitCollectiveOverheadS, presets.unitCollectiveOverheadS);
+        QVERIFY(!fit.fitted.empty());
+        QVERIFY(std::find(fit.fitted.begin(), fit.fitted.end(), "cpu_adam_params_per_s") == fit.fitted.end());
+    }
+
+    void fragmentationAndContextComeFromTheMeasurements()
+    {
+        auto runs = runsOf(Calibration{}, {Strategy::Zero0});
+        QVERIFY(runs.size() >= 3);
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            const double allocated = *runs[i].peakAllocatedBytes;
+            runs[i].peakReservedBytes = allocated * (1.0 + (i == 1 ? 0.22 : 0.05));
+            runs[i].runtimeContextBytes = (i == 0 ? 0.9 : 0.7) * kGiB;
+        }
+        const CalibrationFit fit = fitCalibration(runs);
+        // The largest share seen, so the verdict stays on the safe side; the context's median.
+        QCOMPARE(fit.calibration.fragmentationFraction, 0.22);
+        QCOMPARE(fit.calibration.cudaContextGiB, 0.7);
+    }
+
+    void oomRunsAreVerdictsNotSamples()
+    {
+        Observation o;
+        o.input = input("qwen2.5-7b", 8192);
+        o.strategy = Strategy::Fsdp2NoReshard;
+        o.oom = true;
+        const Comparison c = compare(o, Calibration{});
+        QVERIFY(!c.tokensError && !c.peakError);
+        QCOMPARE(c.verdictWrong(), c.predictedFits);
+        Observation small;
+        small.input = input("qwen2.5-0.5b", 1024);
+        small.oom = true; // a small model predicted to fit that ran out of memory: a wrong verdict
+        QVERIFY(compare(small, Calibration{}).verdictWrong());
+        const CalibrationFit fit = fitCalibration({o});
+        QCOMPARE(fit.throughputSamples, 0);
+        QCOMPARE(fit.memorySamples, 0);
+    }
+
+    void probeResultsMapOntoCoefficients_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<double>("expected");
+        const Calibration presets;
+        // h200: 989 TFLOP/s, 4800 GB/s HBM, 450 GB/s NVLink, 50 GB/s PCIe.
+        QTest::newRow("matmul at the reference fraction keeps the default")
+            << QStringLiteral("matmul_bf16") << 797.0 << QStringLiteral("matmul_efficiency") << presets.matmulEfficiency;
+        QTest::newRow("half the matmul rate halves efficiency") << QStringLiteral("matmul_bf16") << 398.5
+                                                                << QStringLiteral("matmul_efficiency")
+                                                                << presets.matmulEfficiency / 2;
+        QTest::newRow("slow HBM bounds the optimizer") << QStringLiteral("device_copy") << 1200.0
+                                                       << QStringLiteral("optimizer_hbm_efficiency") << 0.25;
+        QTest::newRow("pinned copies") << QStringLiteral("h2d_pinned") << 40.0 << QStringLiteral("pcie_copy_efficiency")
+                                       << 0.8;
+        QTest::newRow("CPU AdamW rate") << QStringLiteral("cpu_adamw") << 2.5e9 << QStringLiteral("cpu_adam_params_per_s")
+                                        << 2.5e9;
+        QTest::newRow("NVLink bus bandwidth") << QStringLiteral("all_gather") << 360.0
+                                              << QStringLiteral("nvlink_bus_efficiency") << 0.8;
+    }
+    void probeResultsMapOntoCoefficients()
+    {
+        QFETCH(QString, kind);
+        QFETCH(double, value);
+        QFETCH(QString, field);
+        QFETCH(double, expected);
+        protocol::ProbeResult r;
+        r.kind = kind.toStdString();
+        r.value = value;
+        r.bytes = 1 << 28;
+        r.samples = 5;
+        const ProbeCalibration p =
+            calibrationFromProbe({r}, *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
+        QCOMPARE(p.applied.size(), std::size_t{1});
+        QCOMPARE(QString::fromStdString(p.applied.front()), field);
+        const double got = toJson(p.calibration).at(field.toStdString()).get<double>();
+        QVERIFY2(std::fabs(got - expected) <= 1e-9 * std::fabs(expected),
+                 qPrintable(QStringLiteral("%1 = %2, expected %3").arg(field).arg(got).arg(expected)));
+    }
+
+    void probeUsesTheLargestMessage()
+    {
+        protocol::ProbeResult small{"all_reduce", 1 << 20, 45.0, "GB/s", 5};
+        protocol::ProbeResult large{"all_reduce", 1 << 30, 90.0, "GB/s", 5};
+        const ProbeCalibration p =
+            calibrationFromProbe({large, small}, *PresetCatalog::builtin().findGpu("h200"), Interconnect::Pcie);
+        // 90 GB/s over PCIe's 50 GB/s is clamped to the link.
+        QCOMPARE(p.calibration.pcieBusEfficiency, 1.0);
+    }
+
+    void confidenceGrowsWithSamplesAndFallsWithResiduals()
+    {
+        QCOMPARE(confidence(0, 0.0), 0.0);
+        QVERIFY(confidence(20, 0.05) > confidence(4, 0.05));
+        QVERIFY(confidence(20, 0.05) > confidence(20, 0.15));
+        QCOMPARE(confidence(20, 0.3), 0.0);
+        QCOMPARE(QString::fromStdString(confidenceLabel(confidence(40, 0.02))), QStringLiteral("high"));
+        QCOMPARE(QString::fromStdString(confidenceLabel(confidence(2, 0.2))), QStringLiteral("low"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCalibration)
+#include "test_calibration.moc"
