@@ -1,171 +1,89 @@
 // shardwise-cli plan: estimate all eight strategies for one model and cluster and follow the decision
 // order to a recommendation (core/plan), printed as a table or as the plan's JSON.
+#include "checkpoint_advice.hpp"
 #include "command.hpp"
+#include "plan_options.hpp"
 
 #include "shardwise/plan/plan.hpp"
 #include "shardwise/spec/json.hpp"
-#include "shardwise/spec/presets.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include <charconv>
 #include <cstdio>
-#include <map>
 #include <ostream>
-#include <stdexcept>
 
 namespace shardwise::cli {
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: shardwise-cli plan --model PRESET|PATH --gpu PRESET [options]
+constexpr const char* kUsageHead = R"(usage: shardwise-cli plan --model PRESET|PATH --gpu PRESET [options]
 
 Estimates memory and throughput of all eight sharding strategies and recommends one by the
 decision order (lightest that fits; full shard by interconnect; CPU offload last).
 
-  --model PRESET|PATH        model preset id, a Shardwise model JSON, or a Hugging Face config.json
-  --gpu PRESET               GPU preset id (see `shardwise-cli presets`)
-  --gpus-per-node N          GPUs per node, 1..64 (default 1)
-  --nodes N                  nodes, 1..4096 (default 1)
-  --interconnect nvlink|pcie link between the GPUs of a node (default: nvlink if the GPU has it)
-  --seq N                    sequence length in tokens (default 2048)
-  --micro-batch N            sequences per GPU per micro-step (default 1)
-  --precision bf16|bf16-fp32-master
-                             pure bf16 state, or bf16 compute with fp32 master and Adam (default bf16)
-  --expandable-segments      the CUDA allocator runs with expandable_segments:True
-  --activation-checkpointing recompute each layer's activations in backward
-  --format table|json        output format (default table)
+)";
+
+constexpr const char* kUsageTail = R"(  --format table|json        output format (default table)
   --help                     this text
+
+Checkpoint interval against interruptions (Spot preemption, host maintenance), for the
+recommended strategy (Young 1974 with Daly's 2006 correction; docs/interruption.md):
+  --interruptions-per-hour X expected interruptions per hour, e.g. 0.5
+  --checkpoint-save-s C      measured seconds one checkpoint save stops training (default: estimated
+                             from the state bytes the busiest node writes and --checkpoint-write-gbps)
+  --checkpoint-write-gbps B  storage write bandwidth per node in GB/s for that estimate (default 1.0)
+  --restart-s R              seconds from an interruption to running again, on top of loading the
+                             checkpoint (rescheduling, node provisioning; default 0)
 
 Exit status: 0 planned (also when nothing fits: the plan says what would), 2 bad flag or input.
 )";
 
-class UsageError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
-// Which flag sets which spec field, so a SpecError from validation names the flag the user typed.
-const std::map<std::string, std::string>& flagForField()
-{
-    static const std::map<std::string, std::string> m{
-        {"model", "--model"},
-        {"gpu", "--gpu"},
-        {"cluster.gpus_per_node", "--gpus-per-node"},
-        {"cluster.nodes", "--nodes"},
-        {"cluster.intra_node", "--interconnect"},
-        {"training.seq_len", "--seq"},
-        {"training.micro_batch", "--micro-batch"},
-        {"training.precision", "--precision"},
-    };
-    return m;
-}
-
-int parseInt(const std::string& flag, const std::string& value, int lo, int hi)
-{
-    int x = 0;
-    const char* end = value.data() + value.size();
-    const auto [ptr, ec] = std::from_chars(value.data(), end, x);
-    if (value.empty() || ec != std::errc() || ptr != end)
-        throw UsageError(flag + ": expected an integer, got '" + value + "'");
-    if (x < lo || x > hi)
-        throw UsageError(flag + ": must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + value);
-    return x;
-}
-
 struct PlanArgs {
-    std::string model;
-    std::string gpu;
-    int gpusPerNode = 1;
-    int nodes = 1;
-    std::string interconnect; // empty = from the GPU
-    int seq = 2048;
-    int microBatch = 1;
-    std::string precision = "bf16";
-    bool expandableSegments = false;
-    bool checkpointing = false;
+    PlanOptions plan;
     std::string format = "table";
     bool help = false;
+    // Interruption planning (core/interruption); off unless --interruptions-per-hour is given.
+    double interruptionsPerHour = 0;
+    double checkpointWriteGBps = interruption::kDefaultCheckpointWriteGBps;
+    double checkpointSaveS = 0; // 0 = estimate it from the state bytes and the write bandwidth
+    double restartS = 0;
 };
 
 PlanArgs parseArgs(const std::vector<std::string>& args)
 {
     PlanArgs a;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        std::string flag = args[i];
-        std::string value;
-        bool inlineValue = false;
-        if (const auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-            value = flag.substr(eq + 1);
-            flag = flag.substr(0, eq);
-            inlineValue = true;
-        }
-        const auto takeValue = [&]() -> std::string {
-            if (inlineValue)
-                return value;
-            if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0)
-                throw UsageError(flag + ": missing value");
-            return args[++i];
-        };
-        const auto noValue = [&] {
-            if (inlineValue)
-                throw UsageError(flag + ": takes no value, got '" + value + "'");
-        };
+    ArgumentWalker w(args);
+    bool checkpointOptionGiven = false;
+    while (w.next()) {
+        const std::string& flag = w.flag();
+        if (a.plan.take(w))
+            continue;
         if (flag == "--help" || flag == "-h") {
             a.help = true;
-        } else if (flag == "--model") {
-            a.model = takeValue();
-        } else if (flag == "--gpu") {
-            a.gpu = takeValue();
-        } else if (flag == "--gpus-per-node") {
-            a.gpusPerNode = parseInt(flag, takeValue(), 1, 64);
-        } else if (flag == "--nodes") {
-            a.nodes = parseInt(flag, takeValue(), 1, 4096);
-        } else if (flag == "--interconnect") {
-            a.interconnect = takeValue();
-        } else if (flag == "--seq") {
-            a.seq = parseInt(flag, takeValue(), 1, 1 << 20);
-        } else if (flag == "--micro-batch") {
-            a.microBatch = parseInt(flag, takeValue(), 1, 4096);
-        } else if (flag == "--precision") {
-            a.precision = takeValue();
-        } else if (flag == "--expandable-segments") {
-            noValue();
-            a.expandableSegments = true;
-        } else if (flag == "--activation-checkpointing") {
-            noValue();
-            a.checkpointing = true;
         } else if (flag == "--format") {
-            a.format = takeValue();
+            a.format = w.value();
             if (a.format != "table" && a.format != "json")
                 throw UsageError("--format: expected table or json, got '" + a.format + "'");
+        } else if (flag == "--interruptions-per-hour") {
+            a.interruptionsPerHour = parseDouble(flag, w.value(), 1e-6, 3600);
+        } else if (flag == "--checkpoint-write-gbps") {
+            a.checkpointWriteGBps = parseDouble(flag, w.value(), 1e-6, 1e6);
+            checkpointOptionGiven = true;
+        } else if (flag == "--checkpoint-save-s") {
+            a.checkpointSaveS = parseDouble(flag, w.value(), 1e-6, 1e7);
+            checkpointOptionGiven = true;
+        } else if (flag == "--restart-s") {
+            a.restartS = parseDouble(flag, w.value(), 0, 1e7);
+            checkpointOptionGiven = true;
         } else {
             throw UsageError(flag + ": unknown option (see shardwise-cli plan --help)");
         }
     }
-    if (!a.help && a.model.empty())
-        throw UsageError("--model: required (a preset id or a path to a config.json)");
-    if (!a.help && a.gpu.empty())
-        throw UsageError("--gpu: required (a GPU preset id; see shardwise-cli presets)");
+    if (!a.help)
+        a.plan.requireModelAndGpu();
+    if (checkpointOptionGiven && a.interruptionsPerHour <= 0)
+        throw UsageError("--interruptions-per-hour: required by the checkpoint options (the expected interruption rate)");
     return a;
-}
-
-EstimateInput inputFrom(const PlanArgs& a)
-{
-    EstimateInput in;
-    in.model = resolveModel(a.model, "model");
-    in.gpu = resolveGpu(a.gpu, "gpu");
-    in.cluster.gpusPerNode = a.gpusPerNode;
-    in.cluster.nodes = a.nodes;
-    in.cluster.intraNode = a.interconnect.empty()
-        ? (in.gpu.nvlinkGBps > 0 ? Interconnect::NvLink : Interconnect::Pcie)
-        : parseInterconnect(a.interconnect, "cluster.intra_node");
-    in.training.seqLen = a.seq;
-    in.training.microBatch = a.microBatch;
-    in.training.precision = parsePrecision(a.precision, "training.precision");
-    in.training.expandableSegments = a.expandableSegments;
-    in.training.activationCheckpointing = a.checkpointing;
-    return in;
 }
 
 std::string format(const char* fmt, double x)
@@ -224,16 +142,28 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         return kExitUsage;
     }
     if (a.help) {
-        out << kUsage;
+        out << kUsageHead << planOptionsUsage() << kUsageTail;
         return kExitOk;
     }
     try {
-        const EstimateInput in = inputFrom(a);
+        const EstimateInput in = a.plan.input();
         const Plan plan = makePlan(in);
-        if (a.format == "json")
-            out << toJson(plan).dump(2) << "\n";
-        else
+        const CheckpointOptions checkpoints{a.interruptionsPerHour, a.checkpointWriteGBps, a.checkpointSaveS, a.restartS};
+        std::optional<CheckpointAdvice> advice;
+        if (a.interruptionsPerHour > 0)
+            advice = adviseCheckpoints(plan, in, checkpoints);
+        if (a.format == "json") {
+            nlohmann::json j = toJson(plan);
+            if (a.interruptionsPerHour > 0)
+                j["checkpoint"] = advice ? toJson(*advice, checkpoints) : nlohmann::json();
+            out << j.dump(2) << "\n";
+        } else {
             printTable(plan, in, out);
+            if (advice)
+                printCheckpointAdvice(*advice, checkpoints, out);
+            else if (a.interruptionsPerHour > 0)
+                out << "\nNo checkpoint interval: no strategy fits, so there is no run to checkpoint.\n";
+        }
         return kExitOk;
     } catch (const SpecError& e) {
         const auto it = flagForField().find(e.field());

@@ -1,0 +1,163 @@
+// shardwise-cli gke: from a plan's GPU, GPU count and nodes and a region, the GKE preflight
+// checklist, the gcloud and kubectl commands and the Job manifest that runs shardwise-runner
+// (core/cloud). The strategy defaults to the plan's recommendation.
+#include "command.hpp"
+#include "plan_options.hpp"
+
+#include "shardwise/cloud/gke_preparation.hpp"
+#include "shardwise/plan/plan.hpp"
+#include "shardwise/spec/json.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+
+namespace shardwise::cli {
+
+namespace {
+
+constexpr const char* kUsageHead = R"(usage: shardwise-cli gke --model PRESET|PATH --gpu PRESET --gpus-per-node N --nodes M --region R [options]
+
+Prepares a GKE run of the plan: the preflight checklist (quota counting the autoscaling maximum,
+quota is not stock, zones offering the accelerator, machine series, regional cluster, one node pool
+per accelerator scaled from zero, driver and GKE version), the gcloud and kubectl commands and the
+Job manifest that runs shardwise-runner on every planned GPU.
+
+)";
+
+constexpr const char* kUsageTail = R"(  --region R                 Google Cloud region, e.g. us-central1 (required)
+  --strategy S               strategy the Job runs (default: the plan's recommendation)
+  --driver default|latest    GKE-installed NVIDIA driver (gpu-driver-version=, default: default)
+  --image IMAGE              container image with a CUDA build of shardwise-runner
+                             (default: shardwise-runner)
+  --cluster-name NAME        GKE cluster name (default: shardwise-<gpu>)
+  --format text|json|yaml    checklist, commands and manifest as text or JSON; yaml prints only the
+                             manifest, for `| kubectl apply -f -` (default text)
+  --help                     this text
+
+The zone table (resources/gke/accelerators.json) is dated; `gcloud compute accelerator-types list`
+is the live answer. Exit status: 0 prepared, 2 bad flag, GPU without a GKE offering or bad region.
+)";
+
+struct GkeArgs {
+    PlanOptions plan;
+    std::string region;
+    std::string strategy;
+    std::string driver = "default";
+    std::string image = "shardwise-runner";
+    std::string clusterName;
+    std::string format = "text";
+    bool help = false;
+};
+
+GkeArgs parseArgs(const std::vector<std::string>& args)
+{
+    GkeArgs a;
+    ArgumentWalker w(args);
+    while (w.next()) {
+        const std::string& flag = w.flag();
+        if (a.plan.take(w))
+            continue;
+        if (flag == "--help" || flag == "-h")
+            a.help = true;
+        else if (flag == "--region")
+            a.region = w.value();
+        else if (flag == "--strategy")
+            a.strategy = w.value();
+        else if (flag == "--driver")
+            a.driver = w.value();
+        else if (flag == "--image")
+            a.image = w.value();
+        else if (flag == "--cluster-name")
+            a.clusterName = w.value();
+        else if (flag == "--format") {
+            a.format = w.value();
+            if (a.format != "text" && a.format != "json" && a.format != "yaml")
+                throw UsageError("--format: expected text, json or yaml, got '" + a.format + "'");
+        } else
+            throw UsageError(flag + ": unknown option (see shardwise-cli gke --help)");
+    }
+    if (a.help)
+        return a;
+    a.plan.requireModelAndGpu();
+    if (a.region.empty())
+        throw UsageError("--region: required (a Google Cloud region such as us-central1)");
+    return a;
+}
+
+const std::map<std::string, std::string>& flagForCloudField()
+{
+    static const std::map<std::string, std::string> m{{"gpu", "--gpu"},          {"region", "--region"},
+                                                      {"gpus_per_node", "--gpus-per-node"}, {"nodes", "--nodes"},
+                                                      {"driver", "--driver"},    {"image", "--image"},
+                                                      {"cluster_name", "--cluster-name"}};
+    return m;
+}
+
+int runGke(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    GkeArgs a;
+    try {
+        a = parseArgs(args);
+    } catch (const UsageError& e) {
+        err << "shardwise-cli gke: " << e.what() << "\n";
+        return kExitUsage;
+    }
+    if (a.help) {
+        out << kUsageHead << planOptionsUsage() << kUsageTail;
+        return kExitOk;
+    }
+    try {
+        const EstimateInput in = a.plan.input();
+        const Plan plan = makePlan(in);
+        Strategy strategy = Strategy::Zero0;
+        if (!a.strategy.empty())
+            strategy = parseStrategy(a.strategy, "strategy");
+        else if (plan.recommendation.strategy)
+            strategy = *plan.recommendation.strategy;
+        else
+            throw cloud::CloudError("strategy", "no strategy fits this plan, so there is no recommendation to deploy; "
+                                                "pass --strategy to prepare one anyway (it is predicted to run out of memory)");
+
+        cloud::GkeRequest request;
+        request.run.model = in.model;
+        request.run.strategy = strategy;
+        request.run.training = in.training;
+        request.run.device = DeviceKind::Cuda;
+        request.run.worldSize = in.cluster.worldSize();
+        request.gpu = in.gpu;
+        request.cluster = in.cluster;
+        request.region = a.region;
+        request.driverVersion = a.driver;
+        request.image = a.image;
+        request.clusterName = a.clusterName;
+        const Estimate& e = plan.candidate(strategy).estimate;
+        request.verdict = cloud::PlanVerdict{e.fits(), e.memory.devicePeak() / kGiB, in.gpu.memoryGiB(),
+                                             plan.recommendation.strategy == strategy};
+        const cloud::GkePreparation p = cloud::prepareGke(request);
+        if (a.format == "json")
+            out << cloud::toJson(p).dump(2) << "\n";
+        else if (a.format == "yaml")
+            out << p.manifest;
+        else
+            out << cloud::renderText(p);
+        return kExitOk;
+    } catch (const SpecError& e) {
+        const auto it = flagForField().find(e.field());
+        const std::string flag = it != flagForField().end() ? it->second : e.field() == "strategy" ? "--strategy" : "";
+        err << "shardwise-cli gke: " << (flag.empty() ? std::string() : flag + ": ") << e.what() << "\n";
+        return kExitUsage;
+    } catch (const cloud::CloudError& e) {
+        const auto it = flagForCloudField().find(e.field());
+        err << "shardwise-cli gke: " << (it != flagForCloudField().end() ? it->second + ": " : std::string()) << e.what()
+            << "\n";
+        return kExitUsage;
+    }
+}
+
+const CommandRegistration kRegistration{"gke", "prepare a GKE run of a plan: checklist, gcloud/kubectl commands, Job manifest",
+                                        runGke};
+
+} // namespace
+
+} // namespace shardwise::cli
