@@ -10,6 +10,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace shardwise::runner {
 
@@ -49,6 +50,14 @@ public:
     virtual CommTicket reduceScatterMean(const at::Tensor& full, const at::Tensor& shard) = 0;
     // In place: t = mean over ranks of t.
     virtual CommTicket allReduceMean(const at::Tensor& t) = 0;
+    // The same collectives over several buffers, issued as one group (NCCL: ncclGroupStart/End, one
+    // launch): how the bucketed strategies reduce and gather a bucket of units without copying their
+    // buffers into a staging bucket first. One ticket covers the whole group.
+    virtual CommTicket allReduceMeanEach(const std::vector<at::Tensor>& ts) = 0;
+    // Each full buffer holds this rank's shard at offset rank * numel / world already (in place).
+    virtual CommTicket allGatherInPlaceEach(const std::vector<at::Tensor>& fulls) = 0;
+    // fulls[i] -> shards[i], as reduceScatterMean.
+    virtual CommTicket reduceScatterMeanEach(const std::vector<at::Tensor>& fulls, const std::vector<at::Tensor>& shards) = 0;
     // dst.copy_(src) ordered after the communication enqueued so far (device-to-host of reduced shards).
     virtual CommTicket copyAfterComm(const at::Tensor& dst, const at::Tensor& src) = 0;
 

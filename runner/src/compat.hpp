@@ -40,6 +40,36 @@ inline at::Tensor causalAttention(const at::Tensor& q, const at::Tensor& k, cons
 #endif
 }
 
+// torch.optim.AdamW(fused=True)'s multi-tensor CUDA kernel (PyTorch 2.2+). Returns false where this
+// LibTorch lacks it, and the caller steps tensor by tensor.
+inline bool fusedAdamW(at::TensorList params, at::TensorList grads, at::TensorList expAvgs, at::TensorList expAvgSqs,
+                       at::TensorList steps, double lr, double beta1, double beta2, double weightDecay, double eps)
+{
+#if SHARDWISE_TORCH_AT_LEAST(2, 2)
+    at::_fused_adamw_(params, grads, expAvgs, expAvgSqs, /*max_exp_avg_sqs=*/{}, steps, lr, beta1, beta2, weightDecay,
+                      eps, /*amsgrad=*/false, /*maximize=*/false);
+    return true;
+#else
+    (void)params, (void)grads, (void)expAvgs, (void)expAvgSqs, (void)steps;
+    (void)lr, (void)beta1, (void)beta2, (void)weightDecay, (void)eps;
+    return false;
+#endif
+}
+
+// RMSNorm over the last dimension. PyTorch 2.4+ has at::rms_norm (a fused CUDA kernel from 2.8,
+// computing in fp32 and rounding once); older versions, and the CPU path, normalise in fp32 and cast
+// back before the weight, like Qwen2RMSNorm / LlamaRMSNorm.
+inline at::Tensor rmsNorm(const at::Tensor& x, const at::Tensor& weight, double eps)
+{
+#if SHARDWISE_TORCH_AT_LEAST(2, 4)
+    if (x.is_cuda())
+        return at::rms_norm(x, {x.size(-1)}, weight, eps);
+#endif
+    const auto xf = x.to(at::kFloat);
+    const auto normed = xf * at::rsqrt(xf.pow(2).mean(-1, true) + eps);
+    return normed.to(x.scalar_type()) * weight;
+}
+
 // Drops or re-creates a storage's bytes in place, so tensors that autograd saved keep pointing at the
 // same StorageImpl and see the data again once it is re-materialised (FSDP2's resize-to-0 trick).
 void resizeStorageBytes(const at::Tensor& t, std::size_t bytes);

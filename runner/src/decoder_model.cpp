@@ -1,8 +1,10 @@
 #include "decoder_model.hpp"
 
 #include "compat.hpp"
+#include "head_loss.hpp"
 
 namespace shardwise::runner {
+
 
 DecoderModel::DecoderModel(const ModelSpec& model, std::int64_t seqLen, const at::TensorOptions& compute)
     : m_model(model)
@@ -20,10 +22,7 @@ DecoderModel::DecoderModel(const ModelSpec& model, std::int64_t seqLen, const at
 
 at::Tensor DecoderModel::rmsNorm(const at::Tensor& x, const at::Tensor& weight) const
 {
-    // Normalise in fp32 and cast back before the weight, like Qwen2RMSNorm / LlamaRMSNorm.
-    const auto xf = x.to(at::kFloat);
-    const auto normed = xf * at::rsqrt(xf.pow(2).mean(-1, true) + m_model.normEps);
-    return normed.to(x.scalar_type()) * weight;
+    return compat::rmsNorm(x, weight, m_model.normEps);
 }
 
 at::Tensor DecoderModel::rotary(const at::Tensor& x) const
@@ -71,8 +70,7 @@ at::Tensor DecoderModel::loss(const at::Tensor& inputs, const at::Tensor& target
     }
     h = rmsNorm(h, root[FinalNorm]);
     const auto& head = m_model.tiedEmbeddings ? root[Embedding] : root[Head];
-    const auto logits = at::linear(h, head);
-    return at::cross_entropy_loss(logits.view({-1, logits.size(-1)}).to(at::kFloat), targets.reshape({-1}));
+    return chunkedHeadLoss(h.reshape({-1, h.size(-1)}), head, targets.reshape({-1}));
 }
 
 } // namespace shardwise::runner

@@ -79,6 +79,31 @@ public:
         return nullptr;
     }
 
+    // Gloo has no grouping: the collectives run one after another, with the same results.
+    CommTicket allReduceMeanEach(const std::vector<at::Tensor>& ts) override
+    {
+        for (const auto& t : ts)
+            allReduceMean(t);
+        return nullptr;
+    }
+
+    CommTicket allGatherInPlaceEach(const std::vector<at::Tensor>& fulls) override
+    {
+        for (const auto& full : fulls) {
+            const auto shardNumel = full.numel() / m_world;
+            allGather(full.narrow(0, m_rank * shardNumel, shardNumel).clone(), full);
+        }
+        return nullptr;
+    }
+
+    CommTicket reduceScatterMeanEach(const std::vector<at::Tensor>& fulls, const std::vector<at::Tensor>& shards) override
+    {
+        TORCH_CHECK(fulls.size() == shards.size(), "reduceScatterMeanEach: one shard per full buffer");
+        for (std::size_t i = 0; i < fulls.size(); ++i)
+            reduceScatterMean(fulls[i], shards[i]);
+        return nullptr;
+    }
+
     CommTicket copyAfterComm(const at::Tensor& dst, const at::Tensor& src) override
     {
         dst.copy_(src);

@@ -2,6 +2,7 @@
 #include "communicator.hpp"
 #include "device_metrics.hpp"
 #include "event_stream.hpp"
+#include "hardware_probe.hpp"
 #include "runner_options.hpp"
 #include "training_run.hpp"
 
@@ -65,7 +66,10 @@ int main(int argc, char** argv)
 
     RunProgress progress;
     try {
-        runTraining(options, env, progress);
+        if (options.probe)
+            runProbe(options, env);
+        else
+            runTraining(options, env, progress);
     } catch (const ConfigError& e) {
         emitError(rank, ErrorKind::Config, e.what(), progress.step);
         leave(Config);

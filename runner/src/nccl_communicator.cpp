@@ -122,6 +122,41 @@ public:
         });
     }
 
+    CommTicket allReduceMeanEach(const std::vector<at::Tensor>& ts) override
+    {
+        return collective([&] {
+            return grouped(ts.size(), [&](std::size_t i) {
+                return ncclAllReduce(ts[i].data_ptr(), ts[i].data_ptr(), static_cast<std::size_t>(ts[i].numel()),
+                                     ncclType(ts[i]), ncclAvg, m_comm, m_stream.stream());
+            });
+        });
+    }
+
+    CommTicket allGatherInPlaceEach(const std::vector<at::Tensor>& fulls) override
+    {
+        // In place in NCCL's sense: sendbuff == recvbuff + rank * sendcount, so nothing is copied locally.
+        return collective([&] {
+            return grouped(fulls.size(), [&](std::size_t i) {
+                const auto count = static_cast<std::size_t>(fulls[i].numel() / m_world);
+                auto* base = static_cast<char*>(fulls[i].data_ptr());
+                const void* mine = base + static_cast<std::size_t>(m_rank) * count * fulls[i].element_size();
+                return ncclAllGather(mine, base, count, ncclType(fulls[i]), m_comm, m_stream.stream());
+            });
+        });
+    }
+
+    CommTicket reduceScatterMeanEach(const std::vector<at::Tensor>& fulls, const std::vector<at::Tensor>& shards) override
+    {
+        TORCH_CHECK(fulls.size() == shards.size(), "reduceScatterMeanEach: one shard per full buffer");
+        return collective([&] {
+            return grouped(fulls.size(), [&](std::size_t i) {
+                return ncclReduceScatter(fulls[i].data_ptr(), shards[i].data_ptr(),
+                                         static_cast<std::size_t>(shards[i].numel()), ncclType(fulls[i]), ncclAvg,
+                                         m_comm, m_stream.stream());
+            });
+        });
+    }
+
     CommTicket copyAfterComm(const at::Tensor& dst, const at::Tensor& src) override
     {
         c10::cuda::CUDAGuard guard(m_device);
@@ -251,6 +286,22 @@ private:
         at::cuda::CUDAEvent computed;
         computed.record(at::cuda::getCurrentCUDAStream(m_device));
         computed.block(m_stream);
+    }
+
+    // ncclGroupStart; one call per index; ncclGroupEnd. The first failing call ends the group and wins.
+    template <typename F> ncclResult_t grouped(std::size_t n, F&& enqueueOne)
+    {
+        ncclResult_t r = ncclGroupStart();
+        if (r != ncclSuccess)
+            return r;
+        for (std::size_t i = 0; i < n; ++i) {
+            r = enqueueOne(i);
+            if (r != ncclSuccess && r != ncclInProgress) {
+                ncclGroupEnd();
+                return r;
+            }
+        }
+        return ncclGroupEnd();
     }
 
     template <typename F> CommTicket collective(F&& enqueue)

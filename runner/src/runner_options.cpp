@@ -102,6 +102,12 @@ Runtime:
                             comm error                                         (default: 120)
   --dump-params PATH        after the last step write the full fp32 parameters, in canonical order,
                             to PATH.rank<R>: one JSON header line, then raw little-endian float32
+  --profile-kernels N       profile the last N timed steps (CUDA) and log the kernels that took
+                            the most GPU time; the timings of those steps include the profiler
+  --probe                   measure the hardware instead of training: matmul rate, device copy and
+                            pinned host<->device bandwidth, CPU AdamW rate and, at world > 1,
+                            collective bus bandwidths; one "probe" event per rank
+  --probe-max-bytes N       largest buffer the probe moves                     (default: 256 MiB)
   --help                    this text
 
 Exit codes: 0 ok, 1 internal error, 2 configuration error, 3 out of memory, 4 communication error.
@@ -137,6 +143,10 @@ RunnerOptions parseOptions(const std::vector<std::string>& args)
         const auto& flag = args[i];
         if (flag == "--help" || flag == "-h") {
             o.help = true;
+            continue;
+        }
+        if (flag == "--probe") {
+            o.probe = true;
             continue;
         }
         if (flag == "--no-overlap-comm") {
@@ -182,6 +192,10 @@ RunnerOptions parseOptions(const std::vector<std::string>& args)
             c.knobs.prefetchBucketElements = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 0, flag);
         else if (flag == "--persistence-threshold")
             c.knobs.persistenceThreshold = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 0, flag);
+        else if (flag == "--profile-kernels")
+            o.profileKernelSteps = atLeast(parseNumber<int>(value, flag), 1, flag);
+        else if (flag == "--probe-max-bytes")
+            o.probeMaxBytes = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 4096, flag);
         else if (flag == "--timeout-s")
             o.collectiveTimeoutS = atLeast(parseNumber<int>(value, flag), 1, flag);
         else

@@ -21,6 +21,12 @@ struct RunnerOptions {
     std::string dumpParams;   // empty = no dump
     int collectiveTimeoutS = 120;
     bool help = false;
+    // --probe: measure the hardware (docs/protocol.md, "probe") instead of training.
+    bool probe = false;
+    std::int64_t probeMaxBytes = 256LL << 20;
+    // --profile-kernels N: record the last N timed steps with the Kineto profiler and log the GPU
+    // kernels that took the most time (CUDA builds whose LibTorch has the profiler).
+    int profileKernelSteps = 0;
 };
 
 struct LaunchEnvironment {

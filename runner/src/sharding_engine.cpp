@@ -2,6 +2,9 @@
 // parameter dumps. The per-unit gather / free / reduce schedule lives in unit_schedule.cpp.
 #include "sharding_engine.hpp"
 
+#include "compat.hpp"
+#include "cpu_adamw.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -39,22 +42,14 @@ ShardingEngine::ShardingEngine(const ModelSpec& model, const EngineSettings& set
 
     auto layouts = buildUnitLayouts(model, m_world);
     m_units.resize(layouts.size());
-    std::int64_t totalPadded = 0;
     std::int64_t maxShard = 0;
     for (std::size_t i = 0; i < layouts.size(); ++i) {
         m_units[i].layout = std::move(layouts[i]);
-        totalPadded += m_units[i].layout.padded;
         maxShard = std::max(maxShard, m_units[i].layout.shard);
     }
     for (std::size_t i = 0; i < m_units.size(); ++i) {
         allocateUnit(m_units[i], i);
         initialiseUnit(m_units[i], i);
-    }
-    if (m_traits.reduction == GradReduction::BucketAllReduce) {
-        m_bucket = at::empty({std::min(settings.knobs.reduceBucketElements, totalPadded)}, settings.compute);
-        const auto gatherShard = std::min(settings.knobs.allgatherBucketElements, totalPadded) / m_world;
-        m_gatherIn = at::empty({gatherShard}, settings.compute);
-        m_gatherOut = at::empty({gatherShard * m_world}, settings.compute);
     }
     if (m_traits.offloadsOptimizer)
         m_offloadStaging = at::empty({maxShard}, settings.compute);
@@ -65,9 +60,12 @@ void ShardingEngine::allocateUnit(Unit& u, std::size_t /*index*/)
 {
     const auto& L = u.layout;
     const auto& compute = m_settings.compute;
-    auto host = at::TensorOptions().dtype(at::kFloat).device(at::kCPU);
-    if (compute.device().is_cuda())
-        host = host.pinned_memory(true); // page-locked so device<->host copies run asynchronously
+    // Offloaded state keeps the policy's precision: bf16 parameters and moments under pure bf16 (as
+    // FSDP2's CPUOffloadPolicy does with bf16 parameters), fp32 with fp32 master weights.
+    const bool bf16Host = compute.dtype() == at::kBFloat16 && m_settings.precision == PrecisionPolicy::PureBf16;
+    const auto host = at::TensorOptions().dtype(bf16Host ? at::kBFloat16 : at::kFloat).device(at::kCPU);
+    // Buffers that cross PCIe are page-locked so the copies run asynchronously on the comm stream.
+    const auto transfer = compute.device().is_cuda() ? host.pinned_memory(true) : host;
 
     u.params.allocate(L.padded, compute);
     u.grads.allocate(L.padded, compute);
@@ -83,13 +81,13 @@ void ShardingEngine::allocateUnit(Unit& u, std::size_t /*index*/)
     if (m_traits.shardsGradients && !m_traits.offloadsOptimizer)
         u.gradShard = at::empty({L.shard}, compute);
     if (m_traits.offloadsOptimizer)
-        u.hostGrad = at::empty({L.shard}, host);
+        u.hostGrad = at::empty({L.shard}, transfer.dtype(compute.dtype()));
 
     const auto optimizerNumel = m_traits.shardsOptimizer ? L.shard : L.padded;
     const auto optimizerPlace = m_traits.offloadsOptimizer ? host : compute.dtype(m_useMaster ? at::kFloat
                                                                                               : compute.dtype().toScalarType());
     if (m_useMaster)
-        u.master = at::empty({optimizerNumel}, optimizerPlace);
+        u.master = at::empty({optimizerNumel}, m_traits.offloadsOptimizer ? transfer : optimizerPlace);
     u.expAvg = at::zeros({optimizerNumel}, optimizerPlace);
     u.expAvgSq = at::zeros({optimizerNumel}, optimizerPlace);
 
@@ -162,12 +160,21 @@ at::Tensor ShardingEngine::steppedGrad(Unit& u)
 void ShardingEngine::optimizerStep()
 {
     ++m_step;
-    for (auto& u : m_units)
-        adamwStep(steppedParam(u), steppedGrad(u), u.expAvg, u.expAvgSq, m_step, m_settings.adamw);
+    if (m_traits.offloadsOptimizer) {
+        // finishBackward waited for the gradient shards' copies to the host.
+        for (auto& u : m_units)
+            cpuAdamWStep(u.master, u.hostGrad, u.expAvg, u.expAvgSq, m_step, m_settings.adamw);
+    } else if (!fusedOptimizerStep()) {
+        for (auto& u : m_units)
+            adamwStep(steppedParam(u), steppedGrad(u), u.expAvg, u.expAvgSq, m_step, m_settings.adamw);
+    }
 
     for (auto& u : m_units) {
         if (u.master.defined()) {
-            if (u.paramShard.defined())
+            if (u.paramShard.defined() && m_traits.offloadsOptimizer)
+                // zero3_offload: up on the comm stream, in unit order, ahead of the gathers that read it.
+                m_comm.copyAfterComm(u.paramShard, u.master);
+            else if (u.paramShard.defined())
                 u.paramShard.copy_(u.master, /*non_blocking=*/true);
             else if (!m_sharded)
                 steppedParamTarget(u).copy_(u.master);
@@ -179,49 +186,52 @@ void ShardingEngine::optimizerStep()
         gatherUpdatedReplicas();
 }
 
+bool ShardingEngine::fusedOptimizerStep()
+{
+    // One multi-tensor kernel for every unit (torch.optim.AdamW(fused=True)), where parameters,
+    // gradients and moments share a dtype on a CUDA device: the pure-bf16 policy.
+    if (!m_settings.compute.device().is_cuda())
+        return false;
+    std::vector<at::Tensor> params, grads, avgs, avgSqs;
+    for (auto& u : m_units) {
+        params.push_back(steppedParam(u));
+        grads.push_back(steppedGrad(u));
+        if (params.back().scalar_type() != grads.back().scalar_type())
+            return false;
+        avgs.push_back(u.expAvg);
+        avgSqs.push_back(u.expAvgSq);
+    }
+    if (!m_stepTensor.defined())
+        m_stepTensor = at::zeros({}, m_settings.compute.dtype(at::kFloat));
+    m_stepTensor.fill_(static_cast<double>(m_step));
+    const std::vector<at::Tensor> steps(params.size(), m_stepTensor);
+    return compat::fusedAdamW(params, grads, avgs, avgSqs, steps, m_settings.adamw.lr, m_settings.adamw.beta1,
+                              m_settings.adamw.beta2, m_settings.adamw.weightDecay, m_settings.adamw.eps);
+}
+
 void ShardingEngine::gatherUpdatedReplicas()
 {
-    // DeepSpeed stage 1/2: every rank stepped its slice; the updated slices are all-gathered in
-    // buckets of allgather_bucket_size elements, so one collective serves several units. A unit larger
-    // than a bucket is gathered in place on its own.
-    const auto capacity = m_gatherIn.numel();
-    std::vector<std::size_t> pending;
+    // DeepSpeed stage 1/2: every rank stepped its slice; the updated slices are all-gathered in place,
+    // one group of collectives per allgather_bucket_size elements.
+    std::vector<at::Tensor> pending;
     std::int64_t fill = 0;
+    CommTicket last;
     auto flush = [&] {
         if (pending.empty())
             return;
-        std::int64_t offset = 0;
-        for (auto i : pending) {
-            const auto S = m_units[i].layout.shard;
-            m_gatherIn.narrow(0, offset, S).copy_(m_units[i].params.tensor().narrow(0, m_rank * S, S));
-            offset += S;
-        }
-        m_comm.computeWaits(m_comm.allGather(m_gatherIn.narrow(0, 0, fill), m_gatherOut.narrow(0, 0, fill * m_world)));
-        for (int r = 0; r < m_world; ++r) {
-            offset = 0;
-            for (auto i : pending) {
-                const auto S = m_units[i].layout.shard;
-                m_units[i].params.tensor().narrow(0, r * S, S).copy_(m_gatherOut.narrow(0, r * fill + offset, S));
-                offset += S;
-            }
-        }
+        last = m_comm.allGatherInPlaceEach(pending);
         pending.clear();
         fill = 0;
     };
-    for (std::size_t i = 0; i < m_units.size(); ++i) {
-        const auto S = m_units[i].layout.shard;
-        if (S > capacity) {
+    for (auto& u : m_units) {
+        if (fill > 0 && fill + u.layout.padded > m_settings.knobs.allgatherBucketElements)
             flush();
-            auto full = m_units[i].params.tensor();
-            m_comm.computeWaits(m_comm.allGather(full.narrow(0, m_rank * S, S), full));
-            continue;
-        }
-        if (fill + S > capacity)
-            flush();
-        pending.push_back(i);
-        fill += S;
+        pending.push_back(u.params.tensor());
+        fill += u.layout.padded;
     }
     flush();
+    // The next forward reads every replica; the groups run in order on the comm stream.
+    m_comm.computeWaits(last);
 }
 
 at::Tensor ShardingEngine::steppedParamTarget(Unit& u)

@@ -4,10 +4,12 @@
 //
 // Schedules (RUNNER.md; DeepSpeed ZeRO, Rajbhandari et al. 2020; PyTorch FSDP2 fully_shard):
 //   zero0            full replicas; each unit's gradient all-reduced (mean) as its backward finishes.
-//   zero1 / zero2    full replicas; gradients all-reduced in DeepSpeed-style buckets of
-//                    reduce_bucket_size elements; each rank keeps its slice (zero1: inside the kept
-//                    full gradient; zero2: in a persistent shard, the full gradient freed), steps its
-//                    shard and all-gathers parameters after the step.
+//   zero1 / zero2    full replicas; gradients reduced in DeepSpeed-style buckets of reduce_bucket_size
+//                    elements, a bucket being one group of collectives over its units' own buffers
+//                    (no staging copy); zero1 all-reduces and keeps the full gradient, zero2
+//                    reduce-scatters into a persistent shard and frees the full gradient; each rank
+//                    steps its shard and all-gathers parameters in place after the step, in buckets
+//                    of allgather_bucket_size elements.
 //   zero3            parameter shards; a unit is gathered before use and freed after its forward,
 //                    re-gathered in backward; from the second step on, units are prefetched along the
 //                    traced order up to stage3_prefetch_bucket_size elements; units no larger than
@@ -15,9 +17,11 @@
 //   fsdp2_reshard    one unit prefetched ahead in forward and one behind in backward; freed after
 //                    forward (the root excepted, as FSDP2 does) and after backward.
 //   fsdp2_noreshard  gathered in forward and kept until the unit's backward is done.
-//   *_offload        fp32 master weights and Adam moments in host memory, gradient shards copied to
-//                    the host, AdamW on the CPU; fsdp2_reshard_offload also keeps the parameter shards
-//                    on the host and copies them up for every gather.
+//   *_offload        master weights and Adam moments in host memory (bf16 under the pure-bf16 policy,
+//                    fp32 with fp32 master weights), gradient shards copied to pinned host buffers on
+//                    the comm stream, a vectorised multithreaded AdamW on the CPU, updated shards
+//                    copied up on the comm stream ahead of their gathers; fsdp2_reshard_offload keeps
+//                    the parameter shards on the host only and copies them up for every gather.
 
 #include "adamw.hpp"
 #include "communicator.hpp"
@@ -101,8 +105,8 @@ private:
     void reduceUnit(std::size_t index);
     void addToBucket(std::size_t index);
     void flushBucket();
-    void keepReducedSlice(Unit& u, const at::Tensor& reducedFull);
     void gatherUpdatedReplicas();
+    bool fusedOptimizerStep();
     at::Tensor steppedParam(Unit& u);
     at::Tensor steppedGrad(Unit& u);
     at::Tensor steppedParamTarget(Unit& u);
@@ -119,13 +123,12 @@ private:
     std::vector<Unit> m_units;
     std::int64_t m_step = 0;
 
-    // DeepSpeed's independent-partition gradient bucket (zero1/zero2).
-    at::Tensor m_bucket;
+    // DeepSpeed's independent-partition gradient bucket (zero1/zero2): the units whose reduction is
+    // pending and their elements; reduced together once reduce_bucket_size is reached.
     std::vector<std::size_t> m_bucketUnits;
     std::int64_t m_bucketFill = 0;
-    // DeepSpeed's all-gather bucket (zero1/zero2): this rank's updated slices in, every rank's out.
-    at::Tensor m_gatherIn;
-    at::Tensor m_gatherOut;
+    // The step count as the device tensor the fused CUDA AdamW reads.
+    at::Tensor m_stepTensor;
     // Device staging for reduced shards on their way to the host, and for host shards on their way up.
     at::Tensor m_offloadStaging;
     CommTicket m_lastReduction;

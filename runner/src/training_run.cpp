@@ -4,6 +4,7 @@
 #include "decoder_model.hpp"
 #include "device_metrics.hpp"
 #include "event_stream.hpp"
+#include "kernel_profile.hpp"
 #include "sharding_engine.hpp"
 #include "token_source.hpp"
 
@@ -42,7 +43,9 @@ protocol::AllocatorSettings allocatorSettings()
     return a;
 }
 
-std::unique_ptr<Communicator> connect(const RunConfig& c, const LaunchEnvironment& env, int timeoutS)
+} // namespace
+
+std::unique_ptr<Communicator> connectRanks(const RunConfig& c, const LaunchEnvironment& env, int timeoutS)
 {
     Rendezvous rv;
     rv.rank = env.rank;
@@ -63,11 +66,8 @@ std::unique_ptr<Communicator> connect(const RunConfig& c, const LaunchEnvironmen
                       ": this runner was built without the matching communicator (Gloo for cpu, NCCL for cuda)");
 }
 
-} // namespace
-
-void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, RunProgress& progress)
+at::Device prepareDevice(const RunConfig& c, const LaunchEnvironment& env)
 {
-    const auto& c = options.config;
     at::Device device = at::kCPU;
     if (c.device == DeviceKind::Cuda) {
         const int devices = cudaDeviceCount();
@@ -78,7 +78,6 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
                               " GPUs are visible");
         device = at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(env.localRank));
     }
-    progress.device = device;
     if (device.is_cuda()) {
         // The allocator reads its settings at the first CUDA allocation.
         if (c.training.expandableSegments && !std::getenv("PYTORCH_ALLOC_CONF") &&
@@ -86,12 +85,20 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
             setenv("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True", 0);
         selectDevice(device);
     }
+    return device;
+}
+
+void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, RunProgress& progress)
+{
+    const auto& c = options.config;
+    const at::Device device = prepareDevice(c, env);
+    progress.device = device;
     const auto dtype = device.is_cuda() ? at::kBFloat16 : at::kFloat;
     const auto compute = at::TensorOptions().device(device).dtype(dtype);
 
     logLine(env.rank, "connecting to " + env.masterAddr + ":" + std::to_string(env.masterPort) + " as rank " +
                           std::to_string(env.rank) + " of " + std::to_string(env.world));
-    auto comm = connect(c, env, options.collectiveTimeoutS);
+    auto comm = connectRanks(c, env, options.collectiveTimeoutS);
 
     EngineSettings settings;
     settings.strategy = c.strategy;
@@ -123,11 +130,17 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
     std::vector<double> stepTimes, commTimes, exposedTimes, losses;
     protocol::MemorySample peaks;
     const std::int64_t tokensPerStep = static_cast<std::int64_t>(c.training.microBatch) * c.training.seqLen;
+    const int profiled = std::min(options.profileKernelSteps, c.timedSteps);
+    if (profiled > 0 && !KernelProfile::available())
+        throw ConfigError("--profile-kernels: this runner was built without the kernel profiler (CUDA builds only)");
+    KernelProfile profile;
     for (int step = 0; step < total; ++step) {
         progress.step = step;
         const bool timed = step >= c.warmupSteps;
         if (step == c.warmupSteps)
             resetPeakMemory(device);
+        if (profiled > 0 && step == total - profiled)
+            profile.start();
         synchronizeDevice(device);
         comm->takeCommTime();
         const auto begin = Clock::now();
@@ -171,6 +184,8 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
         }
     }
     progress.step.reset();
+    if (profiled > 0)
+        logLine(env.rank, profile.stop(profiled));
 
     if (!options.dumpParams.empty()) {
         const auto path = options.dumpParams + ".rank" + std::to_string(env.rank);

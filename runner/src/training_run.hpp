@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -16,6 +17,13 @@ struct RunProgress {
     std::string commFailure; // set when a collective failed inside autograd
     at::Device device = at::kCPU;
 };
+
+class Communicator;
+
+// The compute device this rank uses (cuda:LOCAL_RANK or cpu), made current, allocator configured.
+at::Device prepareDevice(const RunConfig& c, const LaunchEnvironment& env);
+// Rendezvous: NCCL on cuda, Gloo on cpu.
+std::unique_ptr<Communicator> connectRanks(const RunConfig& c, const LaunchEnvironment& env, int timeoutS);
 
 void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, RunProgress& progress);
 

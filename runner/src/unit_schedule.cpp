@@ -232,49 +232,41 @@ void ShardingEngine::reduceUnit(std::size_t index)
 
 void ShardingEngine::addToBucket(std::size_t index)
 {
-    auto& u = m_units[index];
-    const auto padded = u.layout.padded;
-    if (padded > m_bucket.numel()) {
-        // Larger than a bucket: DeepSpeed reduces such a gradient on its own.
+    const auto padded = m_units[index].layout.padded;
+    if (!m_bucketUnits.empty() && m_bucketFill + padded > m_settings.knobs.reduceBucketElements)
         flushBucket();
-        m_comm.computeWaits(m_comm.allReduceMean(u.grads.tensor()));
-        keepReducedSlice(u, u.grads.tensor());
-        return;
-    }
-    if (m_bucketFill + padded > m_bucket.numel())
-        flushBucket();
-    m_bucket.narrow(0, m_bucketFill, padded).copy_(u.grads.tensor());
-    m_bucketFill += padded;
     m_bucketUnits.push_back(index);
+    m_bucketFill += padded;
 }
 
 void ShardingEngine::flushBucket()
 {
     if (m_bucketUnits.empty())
         return;
-    // Stage 1/2 without overlap_comm (DeepSpeed's default): the bucket is reused only after its
-    // reduction finished.
-    m_comm.computeWaits(m_comm.allReduceMean(m_bucket.narrow(0, 0, m_bucketFill)));
-    std::int64_t offset = 0;
-    for (auto index : m_bucketUnits) {
-        auto& u = m_units[index];
-        keepReducedSlice(u, m_bucket.narrow(0, offset, u.layout.padded));
-        offset += u.layout.padded;
+    std::vector<at::Tensor> fulls;
+    for (auto index : m_bucketUnits)
+        fulls.push_back(m_units[index].grads.tensor());
+    if (m_traits.shardsGradients) {
+        // zero2: each rank keeps the mean of its partition; the full gradients go as soon as the
+        // reduction that reads them is done (the allocator waits for the comm stream).
+        std::vector<at::Tensor> shards;
+        for (auto index : m_bucketUnits)
+            shards.push_back(m_units[index].gradShard);
+        m_lastReduction = m_comm.reduceScatterMeanEach(fulls, shards);
+        for (auto index : m_bucketUnits) {
+            m_comm.markUsedByComm(m_units[index].grads.tensor());
+            m_units[index].grads.release();
+        }
+    } else {
+        // zero1: the full gradient stays; this rank steps its slice of the mean.
+        m_lastReduction = m_comm.allReduceMeanEach(fulls);
     }
+    // Without overlap_comm the backward waits for each bucket (DeepSpeed's stage 1/2 default is to
+    // overlap only when asked; Shardwise's knob defaults to overlapping).
+    if (!m_settings.knobs.overlapComm)
+        m_comm.computeWaits(m_lastReduction);
     m_bucketUnits.clear();
     m_bucketFill = 0;
-}
-
-void ShardingEngine::keepReducedSlice(Unit& u, const at::Tensor& reducedFull)
-{
-    const auto S = u.layout.shard;
-    const auto slice = reducedFull.narrow(0, m_rank * S, S);
-    if (u.gradShard.defined()) {
-        u.gradShard.copy_(slice);
-        u.grads.release(); // zero2: only the reduced partition outlives the bucket
-    } else if (slice.data_ptr() != u.grads.tensor().narrow(0, m_rank * S, S).data_ptr()) {
-        u.grads.tensor().narrow(0, m_rank * S, S).copy_(slice);
-    }
 }
 
 } // namespace shardwise::runner

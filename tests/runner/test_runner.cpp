@@ -274,6 +274,9 @@ private slots:
                                             << QStringLiteral("RANK");
         QTest::addRow("cuda without a GPU build") << QStringList{QStringLiteral("--device"), QStringLiteral("cuda")}
                                                   << QStringList{} << QStringLiteral("cuda");
+        QTest::addRow("kernel profile without a GPU build")
+            << QStringList{QStringLiteral("--profile-kernels"), QStringLiteral("1")} << QStringList{}
+            << QStringLiteral("--profile-kernels");
     }
 
     void badConfigIsAConfigError()
@@ -335,6 +338,41 @@ private slots:
         QCOMPARE(summaries[0].losses.size(), std::size_t{3});
     }
 
+    void probeMeasuresHostAndCollectives_data()
+    {
+        QTest::addColumn<int>("world");
+        QTest::newRow("one rank: no collectives") << 1;
+        QTest::newRow("two ranks") << 2;
+    }
+    void probeMeasuresHostAndCollectives()
+    {
+        QFETCH(int, world);
+        const auto ranks = runRanks(world, {QStringLiteral("--probe"), QStringLiteral("--probe-max-bytes"),
+                                            QStringLiteral("1e6")});
+        QCOMPARE(ranks.size(), std::size_t(world));
+        for (const auto& r : ranks) {
+            QVERIFY2(r.exitCode == 0, qPrintable(r.log));
+            const auto probes = eventsOf<ProbeEvent>(r);
+            QCOMPARE(probes.size(), std::size_t{1});
+            QVERIFY(eventsOf<StepEvent>(r).empty());
+            QCOMPARE(probes[0].world, world);
+            QCOMPARE(probes[0].deviceName, std::string("cpu"));
+            std::map<std::string, int> kinds;
+            for (const auto& result : probes[0].results) {
+                QVERIFY2(result.value > 0 && std::isfinite(result.value), result.kind.c_str());
+                QCOMPARE(result.samples, 10);
+                ++kinds[result.kind];
+            }
+            QCOMPARE(kinds["matmul_fp32"], 1);
+            QCOMPARE(kinds["device_copy"], 1);
+            QCOMPARE(kinds["cpu_adamw"], 1);
+            QCOMPARE(kinds.count("h2d_pinned"), std::size_t{0}); // no GPU, nothing to copy to
+            // 1 MiB is above the 1e6-byte budget, so only the largest size is measured.
+            for (const char* collective : {"all_gather", "reduce_scatter", "all_reduce"})
+                QCOMPARE(kinds[collective], world > 1 ? 1 : 0);
+        }
+    }
+
     void helpDocumentsEveryFlag()
     {
         const auto outcome = runOnce({QStringLiteral("--help")}, QProcessEnvironment::systemEnvironment());
@@ -343,7 +381,8 @@ private slots:
         for (const char* flag : {"--model", "--config", "--strategy", "--device", "--steps", "--warmup", "--seq",
                                  "--micro-batch", "--precision", "--seed", "--lr", "--tokens", "--dump-params",
                                  "--reduce-bucket", "--allgather-bucket", "--prefetch-bucket",
-                                 "--persistence-threshold", "--timeout-s", "--help"})
+                                 "--persistence-threshold", "--timeout-s", "--probe", "--probe-max-bytes",
+                                 "--profile-kernels", "--help"})
             QVERIFY2(outcome.out.contains(flag), flag);
         for (const auto& t : allStrategies())
             QVERIFY(outcome.out.contains(QByteArray(t.id.data(), static_cast<qsizetype>(t.id.size()))));

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Builds shardwise-runner against the machine's PyTorch (LibTorch + CUDA + NCCL) and measures every
+# strategy beside the PyTorch FSDP2 reference in the same call, then writes the results table.
+#
+#   bench/gpu.sh [all|runner|reference|probe|build]    (default: all)
+#
+# Environment (defaults = the benchmark of bench/results/h200.md):
+#   MODEL=qwen2.5-3b SEQ=2048 MICRO_BATCH=1 WARMUP=5 STEPS=15 (offload: OFFLOAD_WARMUP=4 OFFLOAD_STEPS=4)
+#   STRATEGIES="zero0 zero1 ..."  PRECISIONS="bf16 bf16-fp32-master"
+#   REFERENCE=path/to/fsdp2_reference.py (default .ref/fsdp2_reference.py; modes ddp reshard noreshard offload)
+#   RESULTS=dir for the JSON Lines and tables (default build-gpu/results)
+#   BUILD=build dir (default build-gpu)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+what="${1:-all}"
+build="${BUILD:-build-gpu}"
+results="${RESULTS:-$build/results}"
+model="${MODEL:-qwen2.5-3b}"
+seq="${SEQ:-2048}"
+mb="${MICRO_BATCH:-1}"
+warmup="${WARMUP:-5}"
+steps="${STEPS:-15}"
+offload_warmup="${OFFLOAD_WARMUP:-4}"
+offload_steps="${OFFLOAD_STEPS:-4}"
+strategies="${STRATEGIES:-zero0 zero1 zero2 zero3 fsdp2_noreshard fsdp2_reshard zero3_offload fsdp2_reshard_offload}"
+precisions="${PRECISIONS:-bf16}"
+reference="${REFERENCE:-.ref/fsdp2_reference.py}"
+# The image keeps cmake and ninja beside its Python.
+[[ -d /opt/torch/.venv/bin ]] && export PATH="/opt/torch/.venv/bin:$PATH"
+mkdir -p "$results"
+
+build_runner() {
+    local prefix
+    prefix="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)')"
+    cmake -S runner/standalone -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_PREFIX_PATH="$prefix" -DSHARDWISE_WARNINGS_AS_ERRORS=ON >"$results/configure.log"
+    cmake --build "$build" --target shardwise-runner 2>&1 | tail -n 40
+}
+
+device_facts() {
+    {
+        nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader || true
+        python3 -c 'import torch;print("torch", torch.__version__, "cuda", torch.version.cuda, "nccl", ".".join(map(str, torch.cuda.nccl.version())))' || true
+        lscpu | grep -E '^(Model name|CPU\(s\)|Thread|Core|Socket|NUMA node\(s\))' || true
+        free -g | head -2
+        git -C "$root" rev-parse HEAD 2>/dev/null || true
+    } >"$results/device.txt" 2>&1
+    cat "$results/device.txt"
+}
+
+# One rank on GPU 0; world 1 is what one H200 allows. Arguments: strategy precision.
+run_one() {
+    local s="$1" p="$2" w="$warmup" n="$steps" extra="${3:-}"
+    if [[ "$s" == *offload* ]]; then w="$offload_warmup"; n="$offload_steps"; fi
+    local tag="${4:-runner_${s}_${p}}"
+    RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((29500 + RANDOM % 1000)) \
+        "$build/bin/shardwise-runner" --model "$model" --device cuda --strategy "$s" --precision "$p" \
+        --seq "$seq" --micro-batch "$mb" --warmup "$w" --steps "$n" ${RUNNER_ARGS:-} $extra \
+        >"$results/$tag.jsonl" 2>"$results/$tag.log" || echo "$tag exited $?" >&2
+    grep '"event":"summary"' "$results/$tag.jsonl" | python3 -c '
+import json,sys
+for line in sys.stdin:
+    s=json.loads(line); m=s["memory"]
+    print("%-24s %-17s %9.0f tok/s  peak alloc %6.2f GiB  reserved %6.2f GiB  nccl %.3f exposed %.3f" % (sys.argv[1], sys.argv[2],
+          s["tokens_per_s"], m["peak_allocated"]/2**30, m["peak_reserved"]/2**30, s["nccl_share"], s["exposed_comm_share"]))' "$s" "$p" \
+        || tail -n 5 "$results/$tag.log"
+}
+
+run_reference() {
+    [[ -f "$reference" ]] || { echo "reference script $reference not found" >&2; return 1; }
+    local mode
+    for mode in ddp noreshard reshard offload; do
+        local n=20
+        [[ "$mode" == offload ]] && n=8
+        STEPS=$n SEQ="$seq" PYTHONUNBUFFERED=1 torchrun --standalone --nproc_per_node=1 "$reference" "$mode" \
+            >"$results/reference_$mode.log" 2>&1 || echo "reference $mode exited $?" >&2
+        grep '^RESULT ' "$results/reference_$mode.log" | sed 's/^RESULT //' | tee "$results/reference_$mode.json" \
+            || tail -n 5 "$results/reference_$mode.log"
+    done
+}
+
+case "$what" in
+build) build_runner ;;
+probe)
+    build_runner
+    RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=29511 \
+        "$build/bin/shardwise-runner" --probe --device cuda | tee "$results/probe.jsonl"
+    ;;
+runner | reference | all)
+    device_facts
+    build_runner
+    [[ "$what" != runner ]] && run_reference
+    if [[ "$what" != reference ]]; then
+        for p in $precisions; do
+            for s in $strategies; do run_one "$s" "$p"; done
+        done
+    fi
+    if [[ "$what" == all ]]; then
+        python3 bench/gpu/results_table.py "$results" --commit "${COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}" \
+            --command "bench/gpu.sh all"
+    fi
+    # PROFILE="zero0 ...": one more short run each with --profile-kernels (kernel table in the log).
+    for s in ${PROFILE:-}; do
+        warmup=2 steps=2 offload_warmup=1 offload_steps=2 run_one "$s" bf16 "--profile-kernels 2" "profile_$s" >/dev/null
+        grep -A32 "GPU time per step" "$results/profile_$s.log" || tail -n 5 "$results/profile_$s.log"
+    done
+    ;;
+*)
+    echo "usage: $0 [all|runner|reference|probe|build]" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,69 @@
+#include "head_loss.hpp"
+
+#include <torch/autograd.h>
+
+namespace shardwise::runner {
+
+namespace {
+
+// Rows of logits handled at once by the head + loss: bounds the fp32 logits of one chunk to about
+// 256 MiB whatever the vocabulary (Qwen2.5: 151,936 x 4 bytes x 441 rows).
+constexpr std::int64_t kHeadChunkBytes = 256LL << 20;
+
+// Output head and mean next-token cross-entropy in one, chunk by chunk over the tokens, with the
+// gradients computed in the forward pass (as Liger-Kernel's fused linear cross-entropy does): the
+// [tokens, vocab] logits never exist at once, in bf16 or fp32, and nothing of them is kept for
+// backward. Per chunk: logits = h W^T (GEMM), fp32 log-sum-exp, loss += lse - logit[target],
+// dlogits = (softmax - onehot) / tokens, dh = dlogits W, dW += dlogits^T h. Same FLOPs as the plain
+// head; the backward only scales the two stored gradients by the incoming one.
+struct ChunkedHeadLoss : torch::autograd::Function<ChunkedHeadLoss> {
+    static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& hidden, const at::Tensor& weight,
+                              const at::Tensor& targets, std::int64_t rowsPerChunk)
+    {
+        const auto tokens = hidden.size(0);
+        const auto vocab = weight.size(0);
+        const auto rows = std::max<std::int64_t>(
+            1, std::min<std::int64_t>(tokens, rowsPerChunk > 0 ? rowsPerChunk : kHeadChunkBytes / (vocab * 4)));
+        auto gradHidden = at::empty_like(hidden);
+        auto gradWeight = at::zeros_like(weight);
+        auto total = at::zeros({}, hidden.options().dtype(at::kFloat));
+        const double inverseTokens = 1.0 / static_cast<double>(tokens);
+        for (std::int64_t begin = 0; begin < tokens; begin += rows) {
+            const auto len = std::min(rows, tokens - begin);
+            const auto h = hidden.narrow(0, begin, len);
+            const auto t = targets.narrow(0, begin, len).unsqueeze(1);
+            auto logits = at::mm(h, weight.t()).to(at::kFloat);
+            const auto lse = at::logsumexp(logits, 1, /*keepdim=*/true);
+            total.add_((lse - logits.gather(1, t)).sum());
+            // softmax - onehot, scaled for the mean, in place over the fp32 logits.
+            logits.sub_(lse).exp_();
+            logits.scatter_add_(1, t, at::full({len, 1}, -1.0, logits.options()));
+            const auto dlogits = logits.mul_(inverseTokens).to(hidden.scalar_type());
+            auto rowsOfGradHidden = gradHidden.narrow(0, begin, len);
+            at::mm_out(rowsOfGradHidden, dlogits, weight);
+            gradWeight.addmm_(dlogits.t(), h);
+        }
+        ctx->saved_data["grad_hidden"] = gradHidden;
+        ctx->saved_data["grad_weight"] = gradWeight;
+        return total.mul_(inverseTokens);
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        auto gradHidden = ctx->saved_data["grad_hidden"].toTensor();
+        auto gradWeight = ctx->saved_data["grad_weight"].toTensor();
+        const auto scale = grads[0].to(gradHidden.scalar_type());
+        return {gradHidden.mul_(scale), gradWeight.mul_(scale), at::Tensor(), at::Tensor()};
+    }
+};
+
+} // namespace
+
+at::Tensor chunkedHeadLoss(const at::Tensor& hidden, const at::Tensor& weight, const at::Tensor& targets,
+                           std::int64_t rowsPerChunk)
+{
+    return ChunkedHeadLoss::apply(hidden, weight, targets, rowsPerChunk);
+}
+
+} // namespace shardwise::runner

@@ -1,0 +1,14 @@
+#pragma once
+// The output head and the next-token loss in one chunked pass (head_loss.cpp says how and why).
+
+#include <ATen/ATen.h>
+
+namespace shardwise::runner {
+
+// Mean cross-entropy of logits = hidden [tokens, H] x weight [V, H]^T against targets [tokens]
+// (int64), computed in fp32; differentiable in hidden and weight. rowsPerChunk 0 picks the chunk so
+// one chunk's fp32 logits stay near 256 MiB.
+at::Tensor chunkedHeadLoss(const at::Tensor& hidden, const at::Tensor& weight, const at::Tensor& targets,
+                           std::int64_t rowsPerChunk = 0);
+
+} // namespace shardwise::runner
