@@ -365,7 +365,8 @@ Event parseEvent(std::string_view line)
     json j;
     try {
         j = json::parse(line);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
+        // Not only parse_error: a number too large for a double ("1e999") is out_of_range.406.
         throw ProtocolError(std::string("not a JSON line: ") + e.what());
     }
     return fromJson(j);
