@@ -209,6 +209,24 @@ CREATE TABLE diagnoses (
 CREATE INDEX diagnoses_by_run ON diagnoses (run_id);
 )sql";
 
+// Version 3: hardware probe results per node (shardwise-runner --probe), the planner's calibration
+// source beside past runs.
+constexpr std::string_view kVersion3 = R"sql(
+CREATE TABLE probes (
+    id INTEGER PRIMARY KEY,
+    node TEXT NOT NULL DEFAULT '',
+    host TEXT NOT NULL DEFAULT '',
+    device_name TEXT NOT NULL DEFAULT '',
+    gpu_id TEXT NOT NULL DEFAULT '',
+    rank INTEGER NOT NULL DEFAULT 0,
+    world_size INTEGER NOT NULL DEFAULT 1 CHECK (world_size >= 1),
+    measured_at REAL NOT NULL,
+    event_json TEXT NOT NULL
+);
+CREATE INDEX probes_by_node ON probes (node, measured_at);
+CREATE INDEX probes_by_gpu ON probes (gpu_id, measured_at);
+)sql";
+
 } // namespace
 
 const std::vector<Migration>& migrations()
@@ -216,6 +234,7 @@ const std::vector<Migration>& migrations()
     static const std::vector<Migration> list{
         {1, "runs, nodes, plans and per-rank steps, summaries, errors and logs", kVersion1},
         {2, "diagnoses of runs", kVersion2},
+        {3, "hardware probe results per node", kVersion3},
     };
     return list;
 }

@@ -1,0 +1,309 @@
+// shardwise-cli compare: predicted against measured for every finished run in the store, per GPU
+// type: the presets' prediction, the prediction with the calibration the store supports (newest
+// probe + residuals of the stored runs, in-sample), and the prediction stored when the run was
+// planned, each with its error against the measurement.
+#include "command.hpp"
+
+#include "shardwise/calibrate/from_store.hpp"
+#include "shardwise/spec/presets.hpp"
+#include "shardwise/store/location.hpp"
+#include "shardwise/store/runs.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <set>
+
+namespace shardwise::cli {
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: shardwise-cli compare [options]
+
+Predicted against measured for every completed or out-of-memory run in the store that has its
+configuration: tokens/s and peak allocated memory per GPU, each with its error
+(predicted - measured) / measured, and the fit verdict against what happened. Three predictions:
+presets (uncalibrated); calibrated from the store (the node's newest probe, then the residuals of
+the stored runs on that GPU type: in-sample, so it shows what calibration can explain, not how it
+predicts new runs: bench/fidelity measures that); and the prediction stored when the run was
+planned, if any.
+
+Options:
+  --db PATH              the run store (default: $SHARDWISE_DB, else the user's data directory)
+  --gpu PRESET           only runs on this GPU preset (default: every preset the runs name)
+  --model ID             only runs of this model
+  --strategy ID          only runs of this strategy
+  --node NAME            calibrate from this node's newest probe (default: the newest probe of any
+                         node with the run's GPU)
+  --format table|json|csv   (default table)
+  --out FILE             write to FILE instead of stdout
+)";
+
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct Row {
+    std::int64_t runId = 0;
+    calibrate::Observation observation;
+    calibrate::Comparison presets;
+    calibrate::Comparison calibrated;
+    std::optional<double> plannedTokensPerS;
+    std::optional<double> plannedPeakBytes;
+};
+
+struct GpuSection {
+    std::string gpu;
+    calibrate::StoredCalibration calibration;
+    std::vector<Row> rows;
+};
+
+std::optional<double> errorOf(const std::optional<double>& predicted, const std::optional<double>& measured)
+{
+    if (!predicted || !measured || *measured <= 0)
+        return std::nullopt;
+    return calibrate::relativeError(*predicted, *measured);
+}
+
+nlohmann::json orNull(const std::optional<double>& x) { return x ? nlohmann::json(*x) : nlohmann::json(); }
+
+std::string fmt(const std::optional<double>& x, const char* format, double scale = 1.0)
+{
+    if (!x)
+        return "-";
+    char b[48];
+    std::snprintf(b, sizeof b, format, *x * scale);
+    return b;
+}
+
+std::string status(const Row& r) { return r.observation.oom ? "oom" : "completed"; }
+
+nlohmann::json sideJson(const calibrate::Comparison& c)
+{
+    return {{"tokens_per_s", c.predictedTokensPerS},
+            {"tokens_error", orNull(c.tokensError)},
+            {"peak_allocated_gib", c.predictedPeakBytes / kGiB},
+            {"peak_error", orNull(c.peakError)},
+            {"fits", c.predictedFits},
+            {"verdict_wrong", c.verdictWrong()}};
+}
+
+void writeJson(std::ostream& out, const std::vector<GpuSection>& sections)
+{
+    nlohmann::json j{{"gpus", nlohmann::json::array()}};
+    for (const GpuSection& s : sections) {
+        nlohmann::json g{{"gpu", s.gpu},
+                         {"calibration",
+                          {{"source", s.calibration.source},
+                           {"runs", s.calibration.runs},
+                           {"confidence", s.calibration.confidence},
+                           {"confidence_label", s.calibration.confidenceLabel},
+                           {"fitted", s.calibration.fitted},
+                           {"coefficients", toJson(s.calibration.calibration)}}},
+                         {"runs", nlohmann::json::array()}};
+        for (const Row& r : s.rows) {
+            const calibrate::Observation& o = r.observation;
+            g["runs"].push_back({{"run", r.runId},
+                                 {"model", o.input.model.id},
+                                 {"strategy", strategyId(o.strategy)},
+                                 {"world_size", o.input.cluster.worldSize()},
+                                 {"micro_batch", o.input.training.microBatch},
+                                 {"seq_len", o.input.training.seqLen},
+                                 {"status", status(r)},
+                                 {"measured",
+                                  {{"tokens_per_s", orNull(r.presets.measuredTokensPerS)},
+                                   {"peak_allocated_gib",
+                                    r.presets.measuredPeakBytes ? nlohmann::json(*r.presets.measuredPeakBytes / kGiB)
+                                                                : nlohmann::json()}}},
+                                 {"presets", sideJson(r.presets)},
+                                 {"calibrated", sideJson(r.calibrated)},
+                                 {"planned",
+                                  {{"tokens_per_s", orNull(r.plannedTokensPerS)},
+                                   {"tokens_error", orNull(errorOf(r.plannedTokensPerS, r.presets.measuredTokensPerS))},
+                                   {"peak_allocated_gib",
+                                    r.plannedPeakBytes ? nlohmann::json(*r.plannedPeakBytes / kGiB) : nlohmann::json()},
+                                   {"peak_error", orNull(errorOf(r.plannedPeakBytes, r.presets.measuredPeakBytes))}}}});
+        }
+        j["gpus"].push_back(g);
+    }
+    out << j.dump(2) << '\n';
+}
+
+std::string csvField(const std::string& s)
+{
+    if (s.find_first_of(",\"\n") == std::string::npos)
+        return s;
+    std::string q = "\"";
+    for (char c : s)
+        q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+void writeCsv(std::ostream& out, const std::vector<GpuSection>& sections)
+{
+    out << "gpu,run,model,strategy,world_size,micro_batch,seq_len,status,measured_tokens_per_s,"
+           "presets_tokens_per_s,presets_tokens_error,calibrated_tokens_per_s,calibrated_tokens_error,"
+           "planned_tokens_per_s,planned_tokens_error,measured_peak_allocated_gib,presets_peak_allocated_gib,"
+           "presets_peak_error,calibrated_peak_allocated_gib,calibrated_peak_error,presets_fits,calibrated_fits,"
+           "calibration_source,calibration_confidence\n";
+    for (const GpuSection& s : sections)
+        for (const Row& r : s.rows) {
+            const calibrate::Observation& o = r.observation;
+            const auto g = [](const std::optional<double>& x) { return x ? std::optional<double>(*x / kGiB) : x; };
+            out << csvField(s.gpu) << ',' << r.runId << ',' << csvField(o.input.model.id) << ','
+                << strategyId(o.strategy) << ',' << o.input.cluster.worldSize() << ',' << o.input.training.microBatch
+                << ',' << o.input.training.seqLen << ',' << status(r) << ','
+                << fmt(r.presets.measuredTokensPerS, "%.1f") << ',' << fmt(r.presets.predictedTokensPerS, "%.1f") << ','
+                << fmt(r.presets.tokensError, "%.4f") << ',' << fmt(r.calibrated.predictedTokensPerS, "%.1f") << ','
+                << fmt(r.calibrated.tokensError, "%.4f") << ',' << fmt(r.plannedTokensPerS, "%.1f") << ','
+                << fmt(errorOf(r.plannedTokensPerS, r.presets.measuredTokensPerS), "%.4f") << ','
+                << fmt(g(r.presets.measuredPeakBytes), "%.3f") << ',' << fmt(r.presets.predictedPeakBytes / kGiB, "%.3f")
+                << ',' << fmt(r.presets.peakError, "%.4f") << ',' << fmt(r.calibrated.predictedPeakBytes / kGiB, "%.3f")
+                << ',' << fmt(r.calibrated.peakError, "%.4f") << ',' << (r.presets.predictedFits ? "true" : "false")
+                << ',' << (r.calibrated.predictedFits ? "true" : "false") << ',' << csvField(s.calibration.source) << ','
+                << fmt(s.calibration.confidence, "%.2f") << '\n';
+        }
+}
+
+void writeTable(std::ostream& out, const std::vector<GpuSection>& sections)
+{
+    if (sections.empty()) {
+        out << "No completed or out-of-memory runs with a stored configuration match.\n";
+        return;
+    }
+    for (const GpuSection& s : sections) {
+        out << "GPU " << s.gpu << ": calibration from " << s.calibration.source << ", confidence "
+            << s.calibration.confidenceLabel << " (" << fmt(s.calibration.confidence, "%.2f") << ")";
+        if (s.calibration.runs > 0)
+            out << "; in-sample residuals: tokens/s median " << fmt(s.calibration.tokens.medianAbs, "%.1f %%", 100)
+                << ", worst " << fmt(s.calibration.tokens.worstAbs, "%.1f %%", 100) << "; peak median "
+                << fmt(s.calibration.peak.medianAbs, "%.1f %%", 100) << ", worst "
+                << fmt(s.calibration.peak.worstAbs, "%.1f %%", 100);
+        out << "\n";
+        char line[512];
+        std::snprintf(line, sizeof line, "%6s  %-14s %-22s %6s %-9s | %10s %10s %8s %10s %8s | %8s %8s %8s %8s %8s | %s\n",
+                      "run", "model", "strategy", "seq", "status", "tok/s", "presets", "error", "calibr.", "error",
+                      "peak GiB", "presets", "error", "calibr.", "error", "verdict (presets/calibrated)");
+        out << line;
+        for (const Row& r : s.rows) {
+            const calibrate::Observation& o = r.observation;
+            const auto verdict = [&](const calibrate::Comparison& c) {
+                return std::string(c.predictedFits ? "fits" : "no fit") + (c.verdictWrong() ? " (wrong)" : "");
+            };
+            const auto g = [](const std::optional<double>& x) { return x ? std::optional<double>(*x / kGiB) : x; };
+            std::snprintf(line, sizeof line,
+                          "%6lld  %-14s %-22s %6d %-9s | %10s %10s %8s %10s %8s | %8s %8s %8s %8s %8s | %s / %s\n",
+                          static_cast<long long>(r.runId), o.input.model.id.c_str(), strategyId(o.strategy).data(),
+                          o.input.training.seqLen, status(r).c_str(), fmt(r.presets.measuredTokensPerS, "%.0f").c_str(),
+                          fmt(r.presets.predictedTokensPerS, "%.0f").c_str(), fmt(r.presets.tokensError, "%+.1f%%", 100).c_str(),
+                          fmt(r.calibrated.predictedTokensPerS, "%.0f").c_str(),
+                          fmt(r.calibrated.tokensError, "%+.1f%%", 100).c_str(), fmt(g(r.presets.measuredPeakBytes), "%.2f").c_str(),
+                          fmt(r.presets.predictedPeakBytes / kGiB, "%.2f").c_str(), fmt(r.presets.peakError, "%+.1f%%", 100).c_str(),
+                          fmt(r.calibrated.predictedPeakBytes / kGiB, "%.2f").c_str(),
+                          fmt(r.calibrated.peakError, "%+.1f%%", 100).c_str(), verdict(r.presets).c_str(),
+                          verdict(r.calibrated).c_str());
+            out << line;
+        }
+    }
+}
+
+int compare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    std::map<std::string, std::string> v;
+    try {
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            const std::string& a = args[i];
+            if (a == "--help" || a == "-h") {
+                out << kUsage;
+                return kExitOk;
+            }
+            static const std::set<std::string> known{"--db", "--gpu", "--model", "--strategy", "--node", "--format", "--out"};
+            if (!known.count(a))
+                throw UsageError("unknown option '" + a + "'");
+            if (i + 1 >= args.size())
+                throw UsageError(a + ": needs a value");
+            v[a] = args[++i];
+        }
+        const std::string format = v.count("--format") ? v["--format"] : "table";
+        if (format != "table" && format != "json" && format != "csv")
+            throw UsageError("--format: expected table, json or csv, got '" + format + "'");
+        std::optional<Strategy> strategy;
+        if (v.count("--strategy")) {
+            strategy = strategyFromId(v["--strategy"]);
+            if (!strategy)
+                throw UsageError("--strategy: unknown strategy '" + v["--strategy"] + "'; known: " + strategyIdList());
+        }
+        const PresetCatalog& catalog = PresetCatalog::builtin();
+        if (v.count("--gpu") && !catalog.findGpu(v["--gpu"]))
+            throw UsageError("--gpu: unknown GPU preset '" + v["--gpu"] + "'");
+
+        const store::Database db =
+            store::Database::open(store::resolveDatabasePath(v.count("--db") ? v["--db"] : std::string()),
+                                  store::OpenOptions{.readOnly = true});
+        std::set<std::string> gpus;
+        if (v.count("--gpu"))
+            gpus.insert(v["--gpu"]);
+        else
+            for (const store::RunSummary& r : store::listRuns(db))
+                if (!r.gpuId.empty() && catalog.findGpu(r.gpuId))
+                    gpus.insert(r.gpuId);
+
+        std::vector<GpuSection> sections;
+        for (const std::string& id : gpus) {
+            const GpuSpec& gpu = *catalog.findGpu(id);
+            GpuSection s{id, calibrate::calibrationFromStore(db, gpu, Interconnect::NvLink,
+                                                             v.count("--node") ? v["--node"] : std::string()),
+                         {}};
+            for (const auto& stored : calibrate::observationsFromStore(db, gpu)) {
+                const calibrate::Observation& o = stored.observation;
+                if (v.count("--model") && o.input.model.id != v["--model"])
+                    continue;
+                if (strategy && o.strategy != *strategy)
+                    continue;
+                Row r{stored.runId, o, calibrate::compare(o, Calibration{}), calibrate::compare(o, s.calibration.calibration),
+                      {}, {}};
+                if (const auto run = store::findRun(db, stored.runId)) {
+                    r.plannedTokensPerS = run->predicted.tokensPerS;
+                    if (run->predicted.peakBytes)
+                        r.plannedPeakBytes = static_cast<double>(*run->predicted.peakBytes);
+                }
+                s.rows.push_back(std::move(r));
+            }
+            if (!s.rows.empty())
+                sections.push_back(std::move(s));
+        }
+
+        std::ofstream file;
+        if (v.count("--out")) {
+            file.open(v["--out"]);
+            if (!file)
+                throw UsageError("--out: cannot write " + v["--out"]);
+        }
+        std::ostream& target = v.count("--out") ? static_cast<std::ostream&>(file) : out;
+        if (format == "json")
+            writeJson(target, sections);
+        else if (format == "csv")
+            writeCsv(target, sections);
+        else
+            writeTable(target, sections);
+        return kExitOk;
+    } catch (const UsageError& e) {
+        err << "shardwise-cli compare: " << e.what() << "\n" << kUsage;
+        return kExitUsage;
+    } catch (const store::StoreError& e) {
+        err << "shardwise-cli compare: " << e.what() << "\n";
+        return kExitFailed;
+    }
+}
+
+const CommandRegistration kRegistration("compare", "predicted against measured per stored run (tokens/s, peak memory)",
+                                        compare);
+
+} // namespace
+
+} // namespace shardwise::cli

@@ -1,0 +1,43 @@
+#pragma once
+// Calibration from what the run store holds: the newest hardware probe of a node, then the residuals
+// of the finished runs on the same GPU type (each strategy's runs inform the coefficients of its
+// schedule). Every prediction made with it can say where its calibration came from and how far to
+// trust it.
+
+#include "shardwise/calibrate/fit.hpp"
+#include "shardwise/store/database.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardwise::calibrate {
+
+struct StoredRunObservation {
+    std::int64_t runId = 0;
+    Observation observation;
+};
+
+// Completed runs (tokens/s and peak) and runs that ran out of memory on `gpu` (the store's GPU
+// filter: preset id, or part of the device name), with their stored configuration; runs without a
+// configuration (imported tables) are left out.
+std::vector<StoredRunObservation> observationsFromStore(const store::Database& db, const GpuSpec& gpu);
+
+struct StoredCalibration {
+    Calibration calibration;
+    std::string source;      // "presets" | "probe of node N" | "12 runs" | "probe of node N + 12 runs"
+    std::optional<std::int64_t> probeId;
+    int runs = 0;            // runs the fit used (completed, with tokens/s)
+    std::vector<std::string> fitted;
+    ErrorSummary tokens;     // residuals over those runs after the fit
+    ErrorSummary peak;
+    double confidence = 0;   // 0..1, see calibrate::confidence
+    std::string confidenceLabel;
+};
+
+// `node`: whose probe to start from ("" = the newest probe of any node with this GPU preset).
+StoredCalibration calibrationFromStore(const store::Database& db, const GpuSpec& gpu, Interconnect link,
+                                       const std::string& node = {});
+
+} // namespace shardwise::calibrate

@@ -1,0 +1,90 @@
+#include "shardwise/calibrate/from_store.hpp"
+
+#include "shardwise/calibrate/probe.hpp"
+#include "shardwise/spec/json.hpp"
+#include "shardwise/store/probes.hpp"
+#include "shardwise/store/runs.hpp"
+
+#include <algorithm>
+
+namespace shardwise::calibrate {
+
+std::vector<StoredRunObservation> observationsFromStore(const store::Database& db, const GpuSpec& gpu)
+{
+    store::RunFilter filter;
+    filter.gpu = gpu.id;
+    std::vector<StoredRunObservation> out;
+    for (const store::RunSummary& run : store::listRuns(db, filter)) {
+        if (run.status != store::RunStatus::Completed && run.status != store::RunStatus::Oom)
+            continue;
+        const auto detail = store::runDetail(db, run.id);
+        if (!detail || !detail->config.is_object())
+            continue;
+        RunConfig rc;
+        try {
+            rc = runConfigFromJson(detail->config, "config");
+        } catch (const SpecError&) {
+            continue; // a configuration this version cannot read says nothing it can use
+        }
+        if (rc.device != DeviceKind::Cuda)
+            continue; // CPU runs measure the CPU, not the GPU the estimate models
+        Observation o;
+        o.input.model = rc.model;
+        o.input.gpu = gpu;
+        o.input.cluster.nodes = std::max(run.nodeCount, 1);
+        o.input.cluster.gpusPerNode = std::max(run.worldSize / o.input.cluster.nodes, 1);
+        o.input.cluster.intraNode = run.interconnect == "pcie" ? Interconnect::Pcie : Interconnect::NvLink;
+        o.input.training = rc.training;
+        o.input.training.expandableSegments = detail->allocator.expandableSegments || rc.training.expandableSegments;
+        o.input.knobs = rc.knobs;
+        o.strategy = rc.strategy;
+        o.oom = run.status == store::RunStatus::Oom;
+        if (!o.oom) {
+            o.tokensPerS = run.tokensPerS;
+            if (run.peakAllocated)
+                o.peakAllocatedBytes = static_cast<double>(*run.peakAllocated);
+            if (run.peakReserved)
+                o.peakReservedBytes = static_cast<double>(*run.peakReserved);
+        }
+        o.label = "run " + std::to_string(run.id);
+        out.push_back({run.id, std::move(o)});
+    }
+    return out;
+}
+
+StoredCalibration calibrationFromStore(const store::Database& db, const GpuSpec& gpu, Interconnect link,
+                                       const std::string& node)
+{
+    StoredCalibration out;
+    out.source = "presets";
+    Calibration start;
+    if (const auto probe = store::latestProbe(db, node, gpu.id)) {
+        const ProbeCalibration p = calibrationFromProbe(probe->event.results, gpu, link);
+        if (!p.applied.empty()) {
+            start = p.calibration;
+            out.probeId = probe->id;
+            out.fitted = p.applied;
+            out.source = "probe of " + (probe->node.empty() ? "node " + probe->event.host : "node " + probe->node);
+        }
+    }
+    std::vector<Observation> observations;
+    for (const StoredRunObservation& r : observationsFromStore(db, gpu))
+        observations.push_back(r.observation);
+    const CalibrationFit fit = fitCalibration(observations, start);
+    out.calibration = fit.calibration;
+    out.runs = fit.throughputSamples;
+    out.tokens = fit.tokens;
+    out.peak = fit.peak;
+    for (const std::string& f : fit.fitted)
+        if (std::find(out.fitted.begin(), out.fitted.end(), f) == out.fitted.end())
+            out.fitted.push_back(f);
+    if (out.runs > 0) {
+        const std::string runs = std::to_string(out.runs) + (out.runs == 1 ? " run" : " runs");
+        out.source = out.probeId ? out.source + " + " + runs : runs;
+    }
+    out.confidence = confidence(out.runs, std::max(out.tokens.worstAbs, out.peak.worstAbs));
+    out.confidenceLabel = confidenceLabel(out.confidence);
+    return out;
+}
+
+} // namespace shardwise::calibrate

@@ -1,0 +1,245 @@
+// Calibration from the run store, on a real SQLite file: probes round-trip; runs recorded the way
+// `shardwise-cli run` records them become observations; the calibration says where it came from;
+// and `shardwise-cli compare` reports predicted against measured as a table, JSON and CSV.
+#include "shardwise/calibrate/from_store.hpp"
+#include "shardwise/spec/presets.hpp"
+#include "shardwise/store/probes.hpp"
+#include "shardwise/store/run_recorder.hpp"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace shardwise;
+using namespace shardwise::store;
+
+namespace {
+
+// How the GPU in these runs "really" behaves: far enough from the presets that calibration matters.
+Calibration truth()
+{
+    Calibration c;
+    c.matmulEfficiency = 0.38;
+    c.activationBytesScale = 1.25;
+    return c;
+}
+
+std::int64_t recordRun(Database& db, const char* model, Strategy s, int seq, DeviceKind device, bool oom)
+{
+    RunConfig rc;
+    rc.model = *PresetCatalog::builtin().findModel(model);
+    rc.strategy = s;
+    rc.device = device;
+    rc.training.seqLen = seq;
+    rc.warmupSteps = 1;
+    rc.timedSteps = 2;
+    RunOrigin origin;
+    origin.nodes = {{"box-a", std::nullopt}};
+    origin.launcher = "shardwise";
+    origin.gpuId = "h200";
+    origin.interconnect = "nvlink";
+    RunRecorder recorder(db, rc, origin);
+    protocol::StartEvent start;
+    start.config = rc;
+    start.host = "box-a";
+    start.deviceName = "NVIDIA H200";
+    recorder.record(start);
+    EstimateInput in;
+    in.model = rc.model;
+    in.gpu = *PresetCatalog::builtin().findGpu("h200");
+    in.training = rc.training;
+    const Estimate e = estimate(in, s, truth());
+    if (oom) {
+        protocol::ErrorEvent err;
+        err.kind = protocol::ErrorKind::Oom;
+        err.message = "CUDA out of memory";
+        err.step = 0;
+        recorder.record(err);
+    } else {
+        protocol::SummaryEvent sum;
+        sum.warmupSteps = 1;
+        sum.timedSteps = 2;
+        sum.tokensPerS = e.throughput.tokensPerS;
+        sum.medianStepS = e.throughput.stepTimeS;
+        sum.memory.peakAllocated = static_cast<std::int64_t>(e.memory.allocatedPeak());
+        sum.memory.peakReserved = static_cast<std::int64_t>(e.memory.allocatedPeak() * 1.08);
+        recorder.record(sum);
+    }
+    recorder.finish(recorder.statusFromEvents());
+    return recorder.runId();
+}
+
+struct CliResult {
+    int exitCode = -1;
+    QByteArray out;
+    QString err;
+};
+
+CliResult runCli(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(SHARDWISE_CLI), args);
+    CliResult r;
+    if (!p.waitForFinished(60000))
+        return r;
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+} // namespace
+
+class TestCalibrationStore : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_db;
+    int m_gpuRuns = 0;
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_db = m_dir.filePath(QStringLiteral("runs.sqlite"));
+        Database db = Database::open(m_db.toStdString());
+        for (const char* model : {"qwen2.5-0.5b", "qwen2.5-1.5b"})
+            for (int seq : {1024, 4096})
+                for (Strategy s : {Strategy::Zero0, Strategy::Fsdp2Reshard}) {
+                    recordRun(db, model, s, seq, DeviceKind::Cuda, false);
+                    ++m_gpuRuns;
+                }
+        recordRun(db, "qwen2.5-7b", Strategy::Fsdp2NoReshard, 8192, DeviceKind::Cuda, true);
+        ++m_gpuRuns;
+        recordRun(db, "qwen2.5-0.5b", Strategy::Zero0, 1024, DeviceKind::Cpu, false); // measures a CPU
+        StoredProbe probe;
+        probe.node = "box-a";
+        probe.gpuId = "h200";
+        probe.event.host = "box-a";
+        probe.event.deviceName = "NVIDIA H200";
+        probe.event.results = {{"cpu_adamw", 0, 2.0e9, "params/s", 3}, {"h2d_pinned", 1 << 28, 45.0, "GB/s", 5}};
+        saveProbe(db, probe);
+    }
+
+    void probesRoundTrip()
+    {
+        const Database db = Database::open(m_db.toStdString());
+        const auto all = listProbes(db);
+        QCOMPARE(all.size(), std::size_t{1});
+        QCOMPARE(QString::fromStdString(all.front().node), QStringLiteral("box-a"));
+        QCOMPARE(all.front().event.results.size(), std::size_t{2});
+        QCOMPARE(all.front().event.results.front().value, 2.0e9);
+        QVERIFY(latestProbe(db, "box-a").has_value());
+        QVERIFY(latestProbe(db, "", "h200").has_value());
+        QVERIFY(!latestProbe(db, "box-b").has_value());
+        QVERIFY(listProbes(db, std::string("box-b")).empty());
+    }
+
+    void probeWithoutResultsIsRefused()
+    {
+        Database db = Database::open(m_db.toStdString());
+        try {
+            saveProbe(db, StoredProbe{});
+            QFAIL("expected StoreError");
+        } catch (const StoreError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).startsWith(QStringLiteral("probe.results")), e.what());
+        }
+    }
+
+    void storedGpuRunsBecomeObservations()
+    {
+        const Database db = Database::open(m_db.toStdString());
+        const auto obs = calibrate::observationsFromStore(db, *PresetCatalog::builtin().findGpu("h200"));
+        QCOMPARE(static_cast<int>(obs.size()), m_gpuRuns); // the CPU run is not one
+        const int ooms = static_cast<int>(
+            std::count_if(obs.begin(), obs.end(), [](const auto& o) { return o.observation.oom; }));
+        QCOMPARE(ooms, 1);
+    }
+
+    void calibrationSaysWhereItCameFrom()
+    {
+        const Database db = Database::open(m_db.toStdString());
+        const auto c = calibrate::calibrationFromStore(db, *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
+        QCOMPARE(QString::fromStdString(c.source), QStringLiteral("probe of node box-a + 8 runs"));
+        QCOMPARE(c.runs, 8);
+        QCOMPARE(c.calibration.cpuAdamParamsPerS, 2.0e9); // from the probe; no offload run overrides it
+        QVERIFY(c.tokens.worstAbs < 0.02);
+        QVERIFY(c.confidence > 0.5);
+        QCOMPARE(QString::fromStdString(c.confidenceLabel), QStringLiteral("medium"));
+        Database empty = Database::open(m_dir.filePath(QStringLiteral("empty.sqlite")).toStdString());
+        const auto none = calibrate::calibrationFromStore(empty, *PresetCatalog::builtin().findGpu("h200"),
+                                                          Interconnect::NvLink);
+        QCOMPARE(QString::fromStdString(none.source), QStringLiteral("presets"));
+        QCOMPARE(none.confidence, 0.0);
+    }
+
+    void compareCliReportsPredictedAgainstMeasured()
+    {
+        const CliResult r = runCli({QStringLiteral("compare"), QStringLiteral("--db"), m_db, QStringLiteral("--format"),
+                                    QStringLiteral("json")});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+        const QJsonArray gpus = j.value(QStringLiteral("gpus")).toArray();
+        QCOMPARE(gpus.size(), 1);
+        const QJsonObject h200 = gpus.at(0).toObject();
+        QCOMPARE(h200.value(QStringLiteral("calibration")).toObject().value(QStringLiteral("source")).toString(),
+                 QStringLiteral("probe of node box-a + 8 runs"));
+        const QJsonArray runs = h200.value(QStringLiteral("runs")).toArray();
+        QCOMPARE(runs.size(), m_gpuRuns);
+        int worsePresets = 0;
+        for (const auto& v : runs) {
+            const QJsonObject run = v.toObject();
+            if (run.value(QStringLiteral("status")).toString() == QStringLiteral("oom")) {
+                QVERIFY(run.value(QStringLiteral("measured")).toObject().value(QStringLiteral("tokens_per_s")).isNull());
+                continue;
+            }
+            const double presets = std::fabs(
+                run.value(QStringLiteral("presets")).toObject().value(QStringLiteral("tokens_error")).toDouble());
+            const double calibrated = std::fabs(
+                run.value(QStringLiteral("calibrated")).toObject().value(QStringLiteral("tokens_error")).toDouble());
+            QVERIFY(calibrated < 0.02);
+            worsePresets += presets > calibrated ? 1 : 0;
+        }
+        QVERIFY(worsePresets > 0);
+    }
+
+    void compareCliWritesCsvAndTable()
+    {
+        const CliResult csv = runCli({QStringLiteral("compare"), QStringLiteral("--db"), m_db, QStringLiteral("--format"),
+                                      QStringLiteral("csv"), QStringLiteral("--strategy"), QStringLiteral("zero0")});
+        QCOMPARE(csv.exitCode, 0);
+        const QList<QByteArray> lines = csv.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 1 + 4); // header + the four GPU zero0 runs
+        QVERIFY(lines.front().startsWith("gpu,run,model,strategy"));
+        const CliResult table = runCli({QStringLiteral("compare"), QStringLiteral("--db"), m_db});
+        QCOMPARE(table.exitCode, 0);
+        QVERIFY(table.out.contains("calibration from probe of node box-a + 8 runs"));
+        QVERIFY(table.out.contains("oom"));
+    }
+
+    void compareCliNamesBadFlags_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("named");
+        QTest::newRow("format") << QStringList{QStringLiteral("--format"), QStringLiteral("xml")} << QStringLiteral("--format");
+        QTest::newRow("strategy") << QStringList{QStringLiteral("--strategy"), QStringLiteral("zero9")}
+                                  << QStringLiteral("--strategy");
+        QTest::newRow("gpu") << QStringList{QStringLiteral("--gpu"), QStringLiteral("v100")} << QStringLiteral("--gpu");
+        QTest::newRow("unknown") << QStringList{QStringLiteral("--frobnicate"), QStringLiteral("1")}
+                                 << QStringLiteral("--frobnicate");
+    }
+    void compareCliNamesBadFlags()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, named);
+        const CliResult r = runCli(QStringList{QStringLiteral("compare"), QStringLiteral("--db"), m_db} + args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(named), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCalibrationStore)
+#include "test_calibration_store.moc"
