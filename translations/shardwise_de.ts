@@ -13,7 +13,10 @@
     </message>
     <message numerus="yes">
         <source>%1 on %2: %n run(s)</source>
-        <translation><numerusform>%1 auf %2: %n Lauf</numerusform><numerusform>%1 auf %2: %n Läufe</numerusform></translation>
+        <translation>
+            <numerusform>%1 auf %2: %n Lauf</numerusform>
+            <numerusform>%1 auf %2: %n Läufe</numerusform>
+        </translation>
     </message>
     <message>
         <source>Model: %1</source>
@@ -205,7 +208,7 @@
         <translation>FSDP2 mit reshard_after_forward=False: Im Vorwärtsdurchlauf gesammelte Parameter bleiben bis zum Rückwärtsdurchlauf gesammelt.</translation>
     </message>
     <message>
-        <source>FSDP2 with reshard_after_forward=True: parameters are freed after each layer's forward and gathered again for its backward.</source>
+        <source>FSDP2 with reshard_after_forward=True: parameters are freed after each layer&apos;s forward and gathered again for its backward.</source>
         <translation>FSDP2 mit reshard_after_forward=True: Parameter werden nach dem Vorwärtsdurchlauf jeder Schicht freigegeben und für ihren Rückwärtsdurchlauf erneut gesammelt.</translation>
     </message>
     <message>
@@ -221,7 +224,7 @@
         <translation>Token pro Sekunde über alle GPUs, aus dem Median der Schrittzeit der gemessenen Schritte nach dem Aufwärmen.</translation>
     </message>
     <message>
-        <source>Model FLOPs utilisation: the training FLOPs the model needs per second at this throughput, divided by the GPUs' dense bf16 peak. 6 x parameters x tokens for forward and backward.</source>
+        <source>Model FLOPs utilisation: the training FLOPs the model needs per second at this throughput, divided by the GPUs&apos; dense bf16 peak. 6 x parameters x tokens for forward and backward.</source>
         <translation>Model-FLOPs-Auslastung: die Trainings-FLOPs, die das Modell bei diesem Durchsatz pro Sekunde braucht, geteilt durch die dichte bf16-Spitzenleistung der GPUs. 6 × Parameter × Token für Vorwärts- und Rückwärtsdurchlauf.</translation>
     </message>
     <message>
@@ -252,11 +255,11 @@
         <translation>%1: Die PDF-Datei kann nicht geschrieben werden</translation>
     </message>
     <message>
-        <source>%1: unknown chart format "%2"; use one of: %3</source>
+        <source>%1: unknown chart format &quot;%2&quot;; use one of: %3</source>
         <translation>%1: unbekanntes Diagrammformat „%2“; verwenden Sie eines von: %3</translation>
     </message>
     <message>
-        <source>%1: unknown table format "%2"; use one of: %3</source>
+        <source>%1: unknown table format &quot;%2&quot;; use one of: %3</source>
         <translation>%1: unbekanntes Tabellenformat „%2“; verwenden Sie eines von: %3</translation>
     </message>
     <message>
@@ -297,6 +300,14 @@
     <message>
         <source>Add this machine and SSH nodes, check their host keys and see their GPUs and software</source>
         <translation>Diesen Rechner und SSH-Knoten hinzufügen, ihre Hostschlüssel prüfen und ihre GPUs und Software sehen</translation>
+    </message>
+    <message>
+        <source>Cloud</source>
+        <translation>Cloud</translation>
+    </message>
+    <message>
+        <source>Prepare GPU capacity on GKE for the current plan: checklist, commands and Job manifest</source>
+        <translation>GPU-Kapazität auf GKE für den aktuellen Plan vorbereiten: Checkliste, Befehle und Job-Manifest</translation>
     </message>
 </context>
 <context>
@@ -429,7 +440,7 @@
         <translation>ORDNER</translation>
     </message>
     <message>
-        <source>User interface language (en, de, ja); default: the system's.</source>
+        <source>User interface language (en, de, ja); default: the system&apos;s.</source>
         <translation>Sprache der Oberfläche (en, de, ja); Standard: die des Systems.</translation>
     </message>
     <message>
@@ -445,7 +456,7 @@
         <translation>SCHEMA</translation>
     </message>
     <message>
-        <source>--color-scheme: "%1" is not one of system, light, dark</source>
+        <source>--color-scheme: &quot;%1&quot; is not one of system, light, dark</source>
         <translation>--color-scheme: „%1“ ist keines von system, light, dark</translation>
     </message>
     <message>
@@ -508,15 +519,149 @@
         <translation>Die Sharding-Strategie; die empfohlene ist fett dargestellt.</translation>
     </message>
     <message>
-        <source>Whether the predicted peak fits the GPU's memory with the planner's headroom.</source>
+        <source>Whether the predicted peak fits the GPU&apos;s memory with the planner&apos;s headroom.</source>
         <translation>Ob die vorhergesagte Spitze mit der Reserve des Planers in den GPU-Speicher passt.</translation>
     </message>
 </context>
 <context>
     <name>shardwise::gui::ChartPanel</name>
     <message>
-        <source>The planner's prediction beside the measurement. Runs measured on a CPU carry no prediction: the planner predicts GPUs.</source>
+        <source>The planner&apos;s prediction beside the measurement. Runs measured on a CPU carry no prediction: the planner predicts GPUs.</source>
         <translation>Die Vorhersage des Planers neben der Messung. Auf einer CPU gemessene Läufe haben keine Vorhersage: Der Planer sagt GPUs vorher.</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::ChecklistModel</name>
+    <message>
+        <source>pass</source>
+        <translation>erfüllt</translation>
+    </message>
+    <message>
+        <source>warn</source>
+        <translation>Warnung</translation>
+    </message>
+    <message>
+        <source>check</source>
+        <translation>prüfen</translation>
+    </message>
+    <message>
+        <source>Confirm with:</source>
+        <translation>Prüfen mit:</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Preflight item</source>
+        <translation>Vorabprüfung</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::CloudPage</name>
+    <message>
+        <source>&amp;Region:</source>
+        <translation>&amp;Region:</translation>
+    </message>
+    <message>
+        <source>Google Cloud regions with at least one zone that lists the plan&apos;s GPU (from the dated GKE table; the gcloud commands confirm it live)</source>
+        <translation>Google-Cloud-Regionen mit mindestens einer Zone, die die GPU des Plans anbietet (aus der datierten GKE-Tabelle; die gcloud-Befehle prüfen es live)</translation>
+    </message>
+    <message>
+        <source>Use current plan</source>
+        <translation>Aktuellen Plan übernehmen</translation>
+    </message>
+    <message>
+        <source>Read the plan the Plan page shows now: model, GPU, GPUs per node, nodes and training</source>
+        <translation>Den Plan übernehmen, den die Seite „Plan“ gerade zeigt: Modell, GPU, GPUs pro Knoten, Knoten und Training</translation>
+    </message>
+    <message>
+        <source>Preflight checklist: pass = the commands below take care of it, warn = a risk they cannot remove, check = confirm it in your project first. Hover a row for the reason and the command that confirms it.</source>
+        <translation>Vorab-Checkliste: erfüllt = die Befehle unten erledigen es, Warnung = ein Risiko, das sie nicht beseitigen können, prüfen = zuerst in Ihrem Projekt bestätigen. Zeigen Sie auf eine Zeile, um die Begründung und den bestätigenden Befehl zu sehen.</translation>
+    </message>
+    <message>
+        <source>gcloud commands</source>
+        <translation>gcloud-Befehle</translation>
+    </message>
+    <message>
+        <source>kubectl commands</source>
+        <translation>kubectl-Befehle</translation>
+    </message>
+    <message>
+        <source>Job manifest</source>
+        <translation>Job-Manifest</translation>
+    </message>
+    <message>
+        <source>Quota, zone and version checks, then the regional cluster and the GPU node pool</source>
+        <translation>Kontingent-, Zonen- und Versionsprüfungen, dann der regionale Cluster und der GPU-Knotenpool</translation>
+    </message>
+    <message>
+        <source>Credentials, starting the Job, watching nodes and pods, logs, clean-up</source>
+        <translation>Zugangsdaten, Job starten, Knoten und Pods beobachten, Logs, Aufräumen</translation>
+    </message>
+    <message>
+        <source>A headless Service and an Indexed Job running shardwise-runner on every planned GPU</source>
+        <translation>Ein headless Service und ein Indexed Job, der shardwise-runner auf jeder geplanten GPU ausführt</translation>
+    </message>
+    <message>
+        <source>&amp;Copy</source>
+        <translation>&amp;Kopieren</translation>
+    </message>
+    <message>
+        <source>Copy the visible commands or manifest to the clipboard</source>
+        <translation>Die sichtbaren Befehle oder das Manifest in die Zwischenablage kopieren</translation>
+    </message>
+    <message>
+        <source>&amp;Save…</source>
+        <translation>&amp;Speichern…</translation>
+    </message>
+    <message>
+        <source>Save the visible commands or manifest to a file</source>
+        <translation>Die sichtbaren Befehle oder das Manifest in eine Datei speichern</translation>
+    </message>
+    <message>
+        <source>Plan: %1 on %2 × %3 (%4 node(s) × %5 GPU(s)), %6</source>
+        <translation>Plan: %1 auf %2 × %3 (%4 Knoten × %5 GPU(s)), %6</translation>
+    </message>
+    <message>
+        <source>strategy %1 (the plan&apos;s recommendation)</source>
+        <translation>Strategie %1 (Empfehlung des Plans)</translation>
+    </message>
+    <message>
+        <source>no strategy fits</source>
+        <translation>keine Strategie passt</translation>
+    </message>
+    <message>
+        <source>No strategy fits this plan, so there is nothing to deploy. Change the plan on the Plan page.</source>
+        <translation>Keine Strategie passt zu diesem Plan, es gibt also nichts bereitzustellen. Ändern Sie den Plan auf der Seite „Plan“.</translation>
+    </message>
+    <message>
+        <source>Plan: not valid</source>
+        <translation>Plan: ungültig</translation>
+    </message>
+    <message>
+        <source>The plan cannot be read: %1</source>
+        <translation>Der Plan kann nicht gelesen werden: %1</translation>
+    </message>
+    <message>
+        <source>%1 offers no zone with this plan&apos;s GPU; pick one of the listed regions.</source>
+        <translation>%1 bietet keine Zone mit der GPU dieses Plans; wählen Sie eine der aufgeführten Regionen.</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the file (%2)</source>
+        <translation>%1: Datei kann nicht geschrieben werden (%2)</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>Speichern</translation>
+    </message>
+    <message>
+        <source>YAML (*.yaml *.yml)</source>
+        <translation>YAML (*.yaml *.yml)</translation>
+    </message>
+    <message>
+        <source>Shell script (*.sh)</source>
+        <translation>Shell-Skript (*.sh)</translation>
     </message>
 </context>
 <context>
@@ -664,11 +809,11 @@
         <translation>Diesem Hostschlüssel vertrauen?</translation>
     </message>
     <message>
-        <source>The node "%1" (%2) presented a host key different from the one recorded for it. This can mean that someone intercepts the connection, or that the machine was reinstalled. Shardwise refuses to connect. If the change is expected, remove the old key from the known_hosts file and add the node again.</source>
+        <source>The node &quot;%1&quot; (%2) presented a host key different from the one recorded for it. This can mean that someone intercepts the connection, or that the machine was reinstalled. Shardwise refuses to connect. If the change is expected, remove the old key from the known_hosts file and add the node again.</source>
         <translation>Der Knoten „%1“ (%2) hat einen anderen Hostschlüssel vorgelegt als den für ihn gespeicherten. Das kann bedeuten, dass jemand die Verbindung abfängt, oder dass der Rechner neu installiert wurde. Shardwise verweigert die Verbindung. Ist die Änderung erwartet, entfernen Sie den alten Schlüssel aus der known_hosts-Datei und fügen Sie den Knoten erneut hinzu.</translation>
     </message>
     <message>
-        <source>The authenticity of the node "%1" (%2) cannot be established: its host key is in no known_hosts file. Compare the fingerprint below with the one `ssh-keygen -lf` prints for the host key on the node itself, and trust it only if they match.</source>
+        <source>The authenticity of the node &quot;%1&quot; (%2) cannot be established: its host key is in no known_hosts file. Compare the fingerprint below with the one `ssh-keygen -lf` prints for the host key on the node itself, and trust it only if they match.</source>
         <translation>Die Echtheit des Knotens „%1“ (%2) kann nicht festgestellt werden: Sein Hostschlüssel steht in keiner known_hosts-Datei. Vergleichen Sie den Fingerabdruck unten mit dem, den `ssh-keygen -lf` für den Hostschlüssel auf dem Knoten selbst ausgibt, und vertrauen Sie ihm nur, wenn sie übereinstimmen.</translation>
     </message>
     <message>
@@ -831,7 +976,7 @@
         <translation>PyTorch</translation>
     </message>
     <message>
-        <source>PyTorch's CUDA</source>
+        <source>PyTorch&apos;s CUDA</source>
         <translation>CUDA von PyTorch</translation>
     </message>
     <message>
@@ -885,6 +1030,10 @@
         <source>Connected as %1 in %2 ms, but a test command ended with %3.</source>
         <translation>Als %1 in %2 ms verbunden, aber ein Testbefehl endete mit %3.</translation>
     </message>
+    <message>
+        <source>This machine runs the runner installed beside Shardwise; only SSH nodes are prepared.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::NodeTableModel</name>
@@ -906,7 +1055,7 @@
     </message>
     <message>
         <source>%1 × %2, %3 each</source>
-        <extracomment>e.g. "2 × NVIDIA H200, 141.0 GiB each"</extracomment>
+        <extracomment>e.g. &quot;2 × NVIDIA H200, 141.0 GiB each&quot;</extracomment>
         <translation>%1 × %2, je %3</translation>
     </message>
     <message>
@@ -969,7 +1118,7 @@
         <translation>&amp;Diesen Rechner hinzufügen</translation>
     </message>
     <message>
-        <source>Adds this machine as the node "local" and discovers its facts.</source>
+        <source>Adds this machine as the node &quot;local&quot; and discovers its facts.</source>
         <translation>Fügt diesen Rechner als Knoten „local“ hinzu und erkundet seine Fakten.</translation>
     </message>
     <message>
@@ -1007,10 +1156,6 @@
     <message>
         <source>&amp;Prepare</source>
         <translation>&amp;Vorbereiten</translation>
-    </message>
-    <message>
-        <source>Building the runner on a node needs node preparation in core/dispatch, which this version does not have yet. Build shardwise-runner on the node by hand meanwhile.</source>
-        <translation>Den Runner auf einem Knoten zu bauen erfordert die Knotenvorbereitung in core/dispatch, die diese Version noch nicht hat. Bauen Sie shardwise-runner bis dahin von Hand auf dem Knoten.</translation>
     </message>
     <message>
         <source>Facts of the selected node</source>
@@ -1054,11 +1199,17 @@
     </message>
     <message numerus="yes">
         <source>%1: %n GPU(s) found.</source>
-        <translation><numerusform>%1: %n GPU gefunden.</numerusform><numerusform>%1: %n GPUs gefunden.</numerusform></translation>
+        <translation>
+            <numerusform>%1: %n GPU gefunden.</numerusform>
+            <numerusform>%1: %n GPUs gefunden.</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
         <source>%1: %n GPU(s) found; the runner cannot be built there yet (see the problems below).</source>
-        <translation><numerusform>%1: %n GPU gefunden; der Runner kann dort noch nicht gebaut werden (siehe Probleme unten).</numerusform><numerusform>%1: %n GPUs gefunden; der Runner kann dort noch nicht gebaut werden (siehe Probleme unten).</numerusform></translation>
+        <translation>
+            <numerusform>%1: %n GPU gefunden; der Runner kann dort noch nicht gebaut werden (siehe Probleme unten).</numerusform>
+            <numerusform>%1: %n GPUs gefunden; der Runner kann dort noch nicht gebaut werden (siehe Probleme unten).</numerusform>
+        </translation>
     </message>
     <message>
         <source>%1: the host key was not trusted, so Shardwise did not log in.</source>
@@ -1067,6 +1218,50 @@
     <message>
         <source>%1: the host key could not be recorded: %2</source>
         <translation>%1: Der Hostschlüssel konnte nicht gespeichert werden: %2</translation>
+    </message>
+    <message>
+        <source>The runner&apos;s sources were not found; set SHARDWISE_RUNNER_SOURCES to the Shardwise source folder.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Uploads the runner&apos;s sources to the SSH node and builds them there against its LibTorch; an unchanged runner is not built again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel p&amp;reparation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stops the upload or the build on the node.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %p%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelling the preparation…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 was prepared, but the store did not take it: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is prepared: the runner was already built at %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is prepared: the runner was built at %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%p%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Preparing %1…</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1188,7 +1383,7 @@
         <translation>PCIe</translation>
     </message>
     <message>
-        <source>How the GPUs inside a node talk. The decision order's step 2 chooses by it.</source>
+        <source>How the GPUs inside a node talk. The decision order&apos;s step 2 chooses by it.</source>
         <translation>Wie die GPUs innerhalb eines Knotens verbunden sind. Schritt 2 der Entscheidungsreihenfolge wählt danach.</translation>
     </message>
     <message>
@@ -1240,7 +1435,7 @@
         <translation>expandable_segments:True</translation>
     </message>
     <message>
-        <source>PyTorch's caching-allocator setting that grows segments in place; it reduces fragmentation. In the reference benchmark two PCIe configurations only completed with it.</source>
+        <source>PyTorch&apos;s caching-allocator setting that grows segments in place; it reduces fragmentation. In the reference benchmark two PCIe configurations only completed with it.</source>
         <translation>Einstellung des PyTorch-Caching-Allocators, die Segmente an Ort und Stelle wachsen lässt; sie verringert Fragmentierung. Im Referenz-Benchmark liefen zwei PCIe-Konfigurationen nur damit durch.</translation>
     </message>
     <message>
@@ -1252,7 +1447,7 @@
         <translation>Aktivierungs-Checkpointing</translation>
     </message>
     <message>
-        <source>Recompute each layer's forward in backward: less activation memory, about a third more compute.</source>
+        <source>Recompute each layer&apos;s forward in backward: less activation memory, about a third more compute.</source>
         <translation>Den Vorwärtsdurchlauf jeder Schicht im Rückwärtsdurchlauf neu berechnen: weniger Aktivierungsspeicher, etwa ein Drittel mehr Rechenaufwand.</translation>
     </message>
     <message>
@@ -1299,7 +1494,7 @@
         <translation>Die Entscheidungsreihenfolge: leichtestes Sharding, das passt, dann volles Sharding nach Verbindung, dann CPU-Auslagerung; immer auf der eigenen Hardware prüfen.</translation>
     </message>
     <message>
-        <source>Predicted memory per GPU by kind, stacked, for each strategy. The dashed line is the GPU's memory.</source>
+        <source>Predicted memory per GPU by kind, stacked, for each strategy. The dashed line is the GPU&apos;s memory.</source>
         <translation>Vorhergesagter Speicher je GPU nach Art, gestapelt, für jede Strategie. Die gestrichelte Linie ist der GPU-Speicher.</translation>
     </message>
     <message>
@@ -1315,7 +1510,7 @@
         <translation>CUDA-GPUs</translation>
     </message>
     <message>
-        <source>CPU runs exercise every strategy's schedule on any machine; their throughput says nothing about a GPU.</source>
+        <source>CPU runs exercise every strategy&apos;s schedule on any machine; their throughput says nothing about a GPU.</source>
         <translation>CPU-Läufe üben den Ablauf jeder Strategie auf jedem Rechner; ihr Durchsatz sagt nichts über eine GPU.</translation>
     </message>
     <message>
@@ -1323,7 +1518,7 @@
         <translation>&amp;Prüfen</translation>
     </message>
     <message>
-        <source>Queue the plan's run matrix (the recommendation and what the decision order says to measure beside it) with the same model, precision, micro-batch, sequence and GPU count (%1).</source>
+        <source>Queue the plan&apos;s run matrix (the recommendation and what the decision order says to measure beside it) with the same model, precision, micro-batch, sequence and GPU count (%1).</source>
         <translation>Die Laufmatrix des Plans (die Empfehlung und was laut Entscheidungsreihenfolge daneben zu messen ist) mit gleichem Modell, gleicher Präzision, gleichem Micro-Batch, gleicher Sequenz und GPU-Zahl einreihen (%1).</translation>
     </message>
     <message>
@@ -1347,12 +1542,15 @@
         <translation>Diese Konfiguration kann nicht geplant werden: %1</translation>
     </message>
     <message numerus="yes">
-        <source>Queued %n run(s) on %1.</source>
-        <translation><numerusform>%n Lauf auf %1 eingereiht.</numerusform><numerusform>%n Läufe auf %1 eingereiht.</numerusform></translation>
+        <source>Queued %n run(s) on %1; the Runs page shows them with the rest of the queue.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
     </message>
     <message>
-        <source>Run %1 of %2 — %3</source>
-        <translation>Lauf %1 von %2 — %3</translation>
+        <source>Run %1 of %2: step %3 of %4</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1398,7 +1596,7 @@
         <translation>%1 Spitzen-RSS (Host)</translation>
     </message>
     <message>
-        <source>This rank's tokens over its timed steps so far, divided by their step time; warm-up steps are left out.</source>
+        <source>This rank&apos;s tokens over its timed steps so far, divided by their step time; warm-up steps are left out.</source>
         <translation>Die Token dieses Rangs über seine bisherigen gemessenen Schritte, geteilt durch deren Schrittzeit; Aufwärmschritte zählen nicht.</translation>
     </message>
     <message>
@@ -1462,7 +1660,7 @@
         <translation>Nur Symptome gefunden (z. B. Zeitüberschreitungen, nachdem ein Partner verschwand); die Ursache hinterließ in diesen Protokollen keine Spur.</translation>
     </message>
     <message>
-        <source>No failure was recognised in the ranks' logs and events.</source>
+        <source>No failure was recognised in the ranks&apos; logs and events.</source>
         <translation>In den Protokollen und Ereignissen der Ränge wurde kein Fehler erkannt.</translation>
     </message>
     <message>
@@ -1585,7 +1783,10 @@
     </message>
     <message numerus="yes">
         <source>%n rank(s)</source>
-        <translation><numerusform>%n Rang</numerusform><numerusform>%n Ränge</numerusform></translation>
+        <translation>
+            <numerusform>%n Rang</numerusform>
+            <numerusform>%n Ränge</numerusform>
+        </translation>
     </message>
     <message>
         <source>#</source>
@@ -1636,10 +1837,6 @@
 <context>
     <name>shardwise::gui::RunJob</name>
     <message>
-        <source>Runs on the node "%1" need the remote launcher, which this version does not have yet; only the local node can run.</source>
-        <translation>Läufe auf dem Knoten „%1“ brauchen den entfernten Launcher, den diese Version noch nicht hat; nur der lokale Knoten kann laufen.</translation>
-    </message>
-    <message>
         <source>shardwise-runner was not found: set SHARDWISE_RUNNER or install it beside this program.</source>
         <translation>shardwise-runner wurde nicht gefunden: SHARDWISE_RUNNER setzen oder ihn neben diesem Programm installieren.</translation>
     </message>
@@ -1659,6 +1856,26 @@
         <source>The runner %1 is not an executable file (check SHARDWISE_RUNNER).</source>
         <translation>Der Runner %1 ist keine ausführbare Datei (SHARDWISE_RUNNER prüfen).</translation>
     </message>
+    <message>
+        <source>The node &quot;%1&quot; is no longer in this workspace.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The node &quot;%1&quot; has no runner yet: prepare it on the Nodes page first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot connect to the node &quot;%1&quot;: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The run was not recorded: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(The store reported a problem: %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunQueueModel</name>
@@ -1676,7 +1893,10 @@
     </message>
     <message numerus="yes">
         <source>%n rank(s)</source>
-        <translation><numerusform>%n Rang</numerusform><numerusform>%n Ränge</numerusform></translation>
+        <translation>
+            <numerusform>%n Rang</numerusform>
+            <numerusform>%n Ränge</numerusform>
+        </translation>
     </message>
     <message>
         <source>%1 + %2 steps</source>
@@ -1791,8 +2011,8 @@
         <translation>Micro-&amp;Batch:</translation>
     </message>
     <message>
-        <source>Runs on SSH nodes need the remote launcher, which the Runs page does not use yet.</source>
-        <translation>Läufe auf SSH-Knoten brauchen den entfernten Launcher, den die Seite „Läufe“ noch nicht verwendet.</translation>
+        <source>Where the ranks run: this machine, or an SSH node prepared on the Nodes page.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1942,7 +2162,10 @@
     </message>
     <message numerus="yes">
         <source>Queued %1 on %2 with %n rank(s).</source>
-        <translation><numerusform>%1 auf %2 mit %n Rang eingereiht.</numerusform><numerusform>%1 auf %2 mit %n Rängen eingereiht.</numerusform></translation>
+        <translation>
+            <numerusform>%1 auf %2 mit %n Rang eingereiht.</numerusform>
+            <numerusform>%1 auf %2 mit %n Rängen eingereiht.</numerusform>
+        </translation>
     </message>
     <message>
         <source>Cancelling…</source>
@@ -1969,7 +2192,7 @@
         <translation>Lauf %1 ist abgeschlossen; es gibt nichts zu diagnostizieren.</translation>
     </message>
     <message>
-        <source>Run %1 ended as "%2" without a stored diagnosis. %3</source>
+        <source>Run %1 ended as &quot;%2&quot; without a stored diagnosis. %3</source>
         <translation>Lauf %1 endete als „%2“ ohne gespeicherte Diagnose. %3</translation>
     </message>
     <message>
@@ -2042,37 +2265,6 @@
     <message>
         <source>Private key</source>
         <translation>Privater Schlüssel</translation>
-    </message>
-</context>
-<context>
-    <name>shardwise::gui::ValidationQueue</name>
-    <message>
-        <source>Validating on the node "%1" needs the remote launcher; only the local node can run validations from the Plan page.</source>
-        <translation>Prüfen auf dem Knoten „%1“ braucht den entfernten Launcher; von der Planungsseite aus kann nur der lokale Knoten prüfen.</translation>
-    </message>
-    <message>
-        <source>shardwise-runner was not found beside this program or in $SHARDWISE_RUNNER.</source>
-        <translation>shardwise-runner wurde weder neben diesem Programm noch in $SHARDWISE_RUNNER gefunden.</translation>
-    </message>
-    <message>
-        <source>Starting %1 ranks of %2…</source>
-        <translation>Starte %1 Ränge von %2…</translation>
-    </message>
-    <message>
-        <source>%1: step %2 of %3, %4 per step</source>
-        <translation>%1: Schritt %2 von %3, %4 je Schritt</translation>
-    </message>
-    <message>
-        <source>%1 completed: %2</source>
-        <translation>%1 abgeschlossen: %2</translation>
-    </message>
-    <message>
-        <source>%1 %2: %3</source>
-        <translation>%1 %2: %3</translation>
-    </message>
-    <message>
-        <source>%1 could not be run: %2</source>
-        <translation>%1 konnte nicht ausgeführt werden: %2</translation>
     </message>
 </context>
 <context>

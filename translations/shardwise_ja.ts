@@ -13,7 +13,9 @@
     </message>
     <message numerus="yes">
         <source>%1 on %2: %n run(s)</source>
-        <translation><numerusform>%1（%2）: %n 件の実行</numerusform></translation>
+        <translation>
+            <numerusform>%1（%2）: %n 件の実行</numerusform>
+        </translation>
     </message>
     <message>
         <source>Model: %1</source>
@@ -205,7 +207,7 @@
         <translation>reshard_after_forward=False の FSDP2: 順伝播で集めたパラメータを逆伝播まで保持します。</translation>
     </message>
     <message>
-        <source>FSDP2 with reshard_after_forward=True: parameters are freed after each layer's forward and gathered again for its backward.</source>
+        <source>FSDP2 with reshard_after_forward=True: parameters are freed after each layer&apos;s forward and gathered again for its backward.</source>
         <translation>reshard_after_forward=True の FSDP2: 各レイヤーの順伝播後にパラメータを解放し、逆伝播のために再び集めます。</translation>
     </message>
     <message>
@@ -221,7 +223,7 @@
         <translation>全 GPU 合計の毎秒トークン数。ウォームアップ後の計測ステップの中央値ステップ時間から算出します。</translation>
     </message>
     <message>
-        <source>Model FLOPs utilisation: the training FLOPs the model needs per second at this throughput, divided by the GPUs' dense bf16 peak. 6 x parameters x tokens for forward and backward.</source>
+        <source>Model FLOPs utilisation: the training FLOPs the model needs per second at this throughput, divided by the GPUs&apos; dense bf16 peak. 6 x parameters x tokens for forward and backward.</source>
         <translation>モデル FLOPs 使用率: このスループットでモデルが毎秒必要とする学習 FLOPs を GPU の密 bf16 ピーク性能で割った値。順伝播と逆伝播で 6 × パラメータ数 × トークン数。</translation>
     </message>
     <message>
@@ -252,11 +254,11 @@
         <translation>%1: PDF ファイルを書き込めません</translation>
     </message>
     <message>
-        <source>%1: unknown chart format "%2"; use one of: %3</source>
+        <source>%1: unknown chart format &quot;%2&quot;; use one of: %3</source>
         <translation>%1: 不明なグラフ形式「%2」です。次のいずれかを使ってください: %3</translation>
     </message>
     <message>
-        <source>%1: unknown table format "%2"; use one of: %3</source>
+        <source>%1: unknown table format &quot;%2&quot;; use one of: %3</source>
         <translation>%1: 不明な表形式「%2」です。次のいずれかを使ってください: %3</translation>
     </message>
     <message>
@@ -297,6 +299,14 @@
     <message>
         <source>Add this machine and SSH nodes, check their host keys and see their GPUs and software</source>
         <translation>このマシンと SSH ノードを追加し、ホスト鍵を確認し、GPU とソフトウェアを確認する</translation>
+    </message>
+    <message>
+        <source>Cloud</source>
+        <translation>クラウド</translation>
+    </message>
+    <message>
+        <source>Prepare GPU capacity on GKE for the current plan: checklist, commands and Job manifest</source>
+        <translation>現在のプランのために GKE の GPU 容量を準備: チェックリスト、コマンド、Job マニフェスト</translation>
     </message>
 </context>
 <context>
@@ -429,7 +439,7 @@
         <translation>DIR</translation>
     </message>
     <message>
-        <source>User interface language (en, de, ja); default: the system's.</source>
+        <source>User interface language (en, de, ja); default: the system&apos;s.</source>
         <translation>ユーザーインターフェースの言語（en、de、ja）。既定はシステムの言語。</translation>
     </message>
     <message>
@@ -445,7 +455,7 @@
         <translation>SCHEME</translation>
     </message>
     <message>
-        <source>--color-scheme: "%1" is not one of system, light, dark</source>
+        <source>--color-scheme: &quot;%1&quot; is not one of system, light, dark</source>
         <translation>--color-scheme: 「%1」は system、light、dark のいずれでもありません</translation>
     </message>
     <message>
@@ -508,15 +518,149 @@
         <translation>シャーディング戦略。推奨は太字で表示されます。</translation>
     </message>
     <message>
-        <source>Whether the predicted peak fits the GPU's memory with the planner's headroom.</source>
+        <source>Whether the predicted peak fits the GPU&apos;s memory with the planner&apos;s headroom.</source>
         <translation>予測ピークがプランナーの余裕分を含めて GPU メモリに収まるかどうか。</translation>
     </message>
 </context>
 <context>
     <name>shardwise::gui::ChartPanel</name>
     <message>
-        <source>The planner's prediction beside the measurement. Runs measured on a CPU carry no prediction: the planner predicts GPUs.</source>
+        <source>The planner&apos;s prediction beside the measurement. Runs measured on a CPU carry no prediction: the planner predicts GPUs.</source>
         <translation>プランナーの予測と計測値の比較。CPU で計測した実行には予測がありません（プランナーは GPU を予測します）。</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::ChecklistModel</name>
+    <message>
+        <source>pass</source>
+        <translation>合格</translation>
+    </message>
+    <message>
+        <source>warn</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>check</source>
+        <translation>要確認</translation>
+    </message>
+    <message>
+        <source>Confirm with:</source>
+        <translation>確認コマンド:</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状態</translation>
+    </message>
+    <message>
+        <source>Preflight item</source>
+        <translation>事前チェック項目</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::CloudPage</name>
+    <message>
+        <source>&amp;Region:</source>
+        <translation>リージョン(&amp;R):</translation>
+    </message>
+    <message>
+        <source>Google Cloud regions with at least one zone that lists the plan&apos;s GPU (from the dated GKE table; the gcloud commands confirm it live)</source>
+        <translation>プランの GPU を提供するゾーンが少なくとも 1 つある Google Cloud リージョン(日付付きの GKE 表より。gcloud コマンドで現在の状況を確認できます)</translation>
+    </message>
+    <message>
+        <source>Use current plan</source>
+        <translation>現在のプランを使用</translation>
+    </message>
+    <message>
+        <source>Read the plan the Plan page shows now: model, GPU, GPUs per node, nodes and training</source>
+        <translation>「プラン」ページが現在表示しているプラン(モデル、GPU、ノードあたりの GPU 数、ノード数、学習設定)を読み込みます</translation>
+    </message>
+    <message>
+        <source>Preflight checklist: pass = the commands below take care of it, warn = a risk they cannot remove, check = confirm it in your project first. Hover a row for the reason and the command that confirms it.</source>
+        <translation>事前チェックリスト: 合格 = 下のコマンドで対応済み、警告 = コマンドでは取り除けないリスク、要確認 = 先にプロジェクトで確認が必要。行にカーソルを合わせると理由と確認用コマンドが表示されます。</translation>
+    </message>
+    <message>
+        <source>gcloud commands</source>
+        <translation>gcloud コマンド</translation>
+    </message>
+    <message>
+        <source>kubectl commands</source>
+        <translation>kubectl コマンド</translation>
+    </message>
+    <message>
+        <source>Job manifest</source>
+        <translation>Job マニフェスト</translation>
+    </message>
+    <message>
+        <source>Quota, zone and version checks, then the regional cluster and the GPU node pool</source>
+        <translation>割り当て・ゾーン・バージョンの確認、続いてリージョン クラスタと GPU ノードプールの作成</translation>
+    </message>
+    <message>
+        <source>Credentials, starting the Job, watching nodes and pods, logs, clean-up</source>
+        <translation>認証情報、Job の開始、ノードと Pod の監視、ログ、後片付け</translation>
+    </message>
+    <message>
+        <source>A headless Service and an Indexed Job running shardwise-runner on every planned GPU</source>
+        <translation>ヘッドレス Service と、計画したすべての GPU で shardwise-runner を実行する Indexed Job</translation>
+    </message>
+    <message>
+        <source>&amp;Copy</source>
+        <translation>コピー(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Copy the visible commands or manifest to the clipboard</source>
+        <translation>表示中のコマンドまたはマニフェストをクリップボードにコピー</translation>
+    </message>
+    <message>
+        <source>&amp;Save…</source>
+        <translation>保存(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Save the visible commands or manifest to a file</source>
+        <translation>表示中のコマンドまたはマニフェストをファイルに保存</translation>
+    </message>
+    <message>
+        <source>Plan: %1 on %2 × %3 (%4 node(s) × %5 GPU(s)), %6</source>
+        <translation>プラン: %1、%2 × %3 (%4 ノード × %5 GPU)、%6</translation>
+    </message>
+    <message>
+        <source>strategy %1 (the plan&apos;s recommendation)</source>
+        <translation>戦略 %1 (プランの推奨)</translation>
+    </message>
+    <message>
+        <source>no strategy fits</source>
+        <translation>収まる戦略なし</translation>
+    </message>
+    <message>
+        <source>No strategy fits this plan, so there is nothing to deploy. Change the plan on the Plan page.</source>
+        <translation>このプランに収まる戦略がないため、デプロイするものがありません。「プラン」ページでプランを変更してください。</translation>
+    </message>
+    <message>
+        <source>Plan: not valid</source>
+        <translation>プラン: 無効</translation>
+    </message>
+    <message>
+        <source>The plan cannot be read: %1</source>
+        <translation>プランを読み込めません: %1</translation>
+    </message>
+    <message>
+        <source>%1 offers no zone with this plan&apos;s GPU; pick one of the listed regions.</source>
+        <translation>%1 にはこのプランの GPU を提供するゾーンがありません。一覧のリージョンから選んでください。</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the file (%2)</source>
+        <translation>%1: ファイルに書き込めません (%2)</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>YAML (*.yaml *.yml)</source>
+        <translation>YAML (*.yaml *.yml)</translation>
+    </message>
+    <message>
+        <source>Shell script (*.sh)</source>
+        <translation>シェルスクリプト (*.sh)</translation>
     </message>
 </context>
 <context>
@@ -664,11 +808,11 @@
         <translation>このホスト鍵を信頼しますか？</translation>
     </message>
     <message>
-        <source>The node "%1" (%2) presented a host key different from the one recorded for it. This can mean that someone intercepts the connection, or that the machine was reinstalled. Shardwise refuses to connect. If the change is expected, remove the old key from the known_hosts file and add the node again.</source>
+        <source>The node &quot;%1&quot; (%2) presented a host key different from the one recorded for it. This can mean that someone intercepts the connection, or that the machine was reinstalled. Shardwise refuses to connect. If the change is expected, remove the old key from the known_hosts file and add the node again.</source>
         <translation>ノード「%1」（%2）は記録されているものと異なるホスト鍵を提示しました。誰かが接続を傍受しているか、マシンが再インストールされた可能性があります。Shardwise は接続を拒否します。変更が想定どおりなら、known_hosts ファイルから古い鍵を削除してノードを追加し直してください。</translation>
     </message>
     <message>
-        <source>The authenticity of the node "%1" (%2) cannot be established: its host key is in no known_hosts file. Compare the fingerprint below with the one `ssh-keygen -lf` prints for the host key on the node itself, and trust it only if they match.</source>
+        <source>The authenticity of the node &quot;%1&quot; (%2) cannot be established: its host key is in no known_hosts file. Compare the fingerprint below with the one `ssh-keygen -lf` prints for the host key on the node itself, and trust it only if they match.</source>
         <translation>ノード「%1」（%2）の真正性を確認できません。そのホスト鍵はどの known_hosts ファイルにもありません。下のフィンガープリントを、ノード上でホスト鍵に対して `ssh-keygen -lf` が表示するものと比較し、一致する場合にのみ信頼してください。</translation>
     </message>
     <message>
@@ -831,7 +975,7 @@
         <translation>PyTorch</translation>
     </message>
     <message>
-        <source>PyTorch's CUDA</source>
+        <source>PyTorch&apos;s CUDA</source>
         <translation>PyTorch の CUDA</translation>
     </message>
     <message>
@@ -885,6 +1029,10 @@
         <source>Connected as %1 in %2 ms, but a test command ended with %3.</source>
         <translation>%1 として %2 ミリ秒で接続しましたが、テストコマンドが %3 で終了しました。</translation>
     </message>
+    <message>
+        <source>This machine runs the runner installed beside Shardwise; only SSH nodes are prepared.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::NodeTableModel</name>
@@ -906,7 +1054,7 @@
     </message>
     <message>
         <source>%1 × %2, %3 each</source>
-        <extracomment>e.g. "2 × NVIDIA H200, 141.0 GiB each"</extracomment>
+        <extracomment>e.g. &quot;2 × NVIDIA H200, 141.0 GiB each&quot;</extracomment>
         <translation>%1 × %2（各 %3）</translation>
     </message>
     <message>
@@ -969,7 +1117,7 @@
         <translation>このマシンを追加(&amp;T)</translation>
     </message>
     <message>
-        <source>Adds this machine as the node "local" and discovers its facts.</source>
+        <source>Adds this machine as the node &quot;local&quot; and discovers its facts.</source>
         <translation>このマシンをノード「local」として追加し、その情報を調査します。</translation>
     </message>
     <message>
@@ -1007,10 +1155,6 @@
     <message>
         <source>&amp;Prepare</source>
         <translation>準備(&amp;P)</translation>
-    </message>
-    <message>
-        <source>Building the runner on a node needs node preparation in core/dispatch, which this version does not have yet. Build shardwise-runner on the node by hand meanwhile.</source>
-        <translation>ノードでランナーをビルドするには core/dispatch のノード準備が必要ですが、このバージョンにはまだありません。それまではノード上で shardwise-runner を手動でビルドしてください。</translation>
     </message>
     <message>
         <source>Facts of the selected node</source>
@@ -1054,11 +1198,15 @@
     </message>
     <message numerus="yes">
         <source>%1: %n GPU(s) found.</source>
-        <translation><numerusform>%1: %n 個の GPU が見つかりました。</numerusform></translation>
+        <translation>
+            <numerusform>%1: %n 個の GPU が見つかりました。</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
         <source>%1: %n GPU(s) found; the runner cannot be built there yet (see the problems below).</source>
-        <translation><numerusform>%1: %n 個の GPU が見つかりましたが、まだランナーをビルドできません（下の問題を参照）。</numerusform></translation>
+        <translation>
+            <numerusform>%1: %n 個の GPU が見つかりましたが、まだランナーをビルドできません（下の問題を参照）。</numerusform>
+        </translation>
     </message>
     <message>
         <source>%1: the host key was not trusted, so Shardwise did not log in.</source>
@@ -1067,6 +1215,50 @@
     <message>
         <source>%1: the host key could not be recorded: %2</source>
         <translation>%1: ホスト鍵を記録できませんでした: %2</translation>
+    </message>
+    <message>
+        <source>The runner&apos;s sources were not found; set SHARDWISE_RUNNER_SOURCES to the Shardwise source folder.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Uploads the runner&apos;s sources to the SSH node and builds them there against its LibTorch; an unchanged runner is not built again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel p&amp;reparation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stops the upload or the build on the node.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %p%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelling the preparation…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 was prepared, but the store did not take it: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is prepared: the runner was already built at %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is prepared: the runner was built at %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%p%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Preparing %1…</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1188,7 +1380,7 @@
         <translation>PCIe</translation>
     </message>
     <message>
-        <source>How the GPUs inside a node talk. The decision order's step 2 chooses by it.</source>
+        <source>How the GPUs inside a node talk. The decision order&apos;s step 2 chooses by it.</source>
         <translation>ノード内の GPU 間の接続方式。判断順序のステップ 2 はこれで選びます。</translation>
     </message>
     <message>
@@ -1240,7 +1432,7 @@
         <translation>expandable_segments:True</translation>
     </message>
     <message>
-        <source>PyTorch's caching-allocator setting that grows segments in place; it reduces fragmentation. In the reference benchmark two PCIe configurations only completed with it.</source>
+        <source>PyTorch&apos;s caching-allocator setting that grows segments in place; it reduces fragmentation. In the reference benchmark two PCIe configurations only completed with it.</source>
         <translation>セグメントをその場で拡張する PyTorch キャッシングアロケータの設定で、断片化を減らします。参照ベンチマークでは 2 つの PCIe 構成がこれを使った場合にのみ完了しました。</translation>
     </message>
     <message>
@@ -1252,7 +1444,7 @@
         <translation>活性化チェックポイント</translation>
     </message>
     <message>
-        <source>Recompute each layer's forward in backward: less activation memory, about a third more compute.</source>
+        <source>Recompute each layer&apos;s forward in backward: less activation memory, about a third more compute.</source>
         <translation>逆伝播で各レイヤーの順伝播を再計算します。活性化メモリが減り、計算量は約 3 分の 1 増えます。</translation>
     </message>
     <message>
@@ -1299,7 +1491,7 @@
         <translation>判断順序: 収まる最も軽いシャーディング、次にインターコネクトで選ぶ完全シャーディング、最後に CPU オフロード。必ず自分のハードウェアで検証してください。</translation>
     </message>
     <message>
-        <source>Predicted memory per GPU by kind, stacked, for each strategy. The dashed line is the GPU's memory.</source>
+        <source>Predicted memory per GPU by kind, stacked, for each strategy. The dashed line is the GPU&apos;s memory.</source>
         <translation>戦略ごとの GPU あたり予測メモリを種類別に積み上げて表示します。破線は GPU のメモリ容量です。</translation>
     </message>
     <message>
@@ -1315,7 +1507,7 @@
         <translation>CUDA GPU</translation>
     </message>
     <message>
-        <source>CPU runs exercise every strategy's schedule on any machine; their throughput says nothing about a GPU.</source>
+        <source>CPU runs exercise every strategy&apos;s schedule on any machine; their throughput says nothing about a GPU.</source>
         <translation>CPU での実行はどのマシンでも各戦略のスケジュールを動かせますが、そのスループットは GPU について何も示しません。</translation>
     </message>
     <message>
@@ -1323,7 +1515,7 @@
         <translation>検証(&amp;V)</translation>
     </message>
     <message>
-        <source>Queue the plan's run matrix (the recommendation and what the decision order says to measure beside it) with the same model, precision, micro-batch, sequence and GPU count (%1).</source>
+        <source>Queue the plan&apos;s run matrix (the recommendation and what the decision order says to measure beside it) with the same model, precision, micro-batch, sequence and GPU count (%1).</source>
         <translation>プランの実行マトリクス（推奨と、判断順序により併せて計測すべきもの）を同じモデル、精度、マイクロバッチ、シーケンス、GPU 数でキューに入れます（%1）。</translation>
     </message>
     <message>
@@ -1347,12 +1539,14 @@
         <translation>この構成は計画できません: %1</translation>
     </message>
     <message numerus="yes">
-        <source>Queued %n run(s) on %1.</source>
-        <translation><numerusform>%1 に %n 件の実行をキューに入れました。</numerusform></translation>
+        <source>Queued %n run(s) on %1; the Runs page shows them with the rest of the queue.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
     </message>
     <message>
-        <source>Run %1 of %2 — %3</source>
-        <translation>実行 %1 / %2 — %3</translation>
+        <source>Run %1 of %2: step %3 of %4</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1398,7 +1592,7 @@
         <translation>ピーク RSS %1（ホスト）</translation>
     </message>
     <message>
-        <source>This rank's tokens over its timed steps so far, divided by their step time; warm-up steps are left out.</source>
+        <source>This rank&apos;s tokens over its timed steps so far, divided by their step time; warm-up steps are left out.</source>
         <translation>このランクのこれまでの計測ステップのトークン数をそのステップ時間で割った値。ウォームアップは除きます。</translation>
     </message>
     <message>
@@ -1462,7 +1656,7 @@
         <translation>症状だけが見つかりました（例: ピアが消えた後のタイムアウト）。原因はこれらのログに痕跡を残していません。</translation>
     </message>
     <message>
-        <source>No failure was recognised in the ranks' logs and events.</source>
+        <source>No failure was recognised in the ranks&apos; logs and events.</source>
         <translation>ランクのログとイベントに失敗は見つかりませんでした。</translation>
     </message>
     <message>
@@ -1585,7 +1779,9 @@
     </message>
     <message numerus="yes">
         <source>%n rank(s)</source>
-        <translation><numerusform>%n ランク</numerusform></translation>
+        <translation>
+            <numerusform>%n ランク</numerusform>
+        </translation>
     </message>
     <message>
         <source>#</source>
@@ -1636,10 +1832,6 @@
 <context>
     <name>shardwise::gui::RunJob</name>
     <message>
-        <source>Runs on the node "%1" need the remote launcher, which this version does not have yet; only the local node can run.</source>
-        <translation>ノード「%1」での実行にはリモートランチャーが必要ですが、このバージョンにはまだありません。実行できるのはローカルノードだけです。</translation>
-    </message>
-    <message>
         <source>shardwise-runner was not found: set SHARDWISE_RUNNER or install it beside this program.</source>
         <translation>shardwise-runner が見つかりません。SHARDWISE_RUNNER を設定するか、このプログラムと同じ場所にインストールしてください。</translation>
     </message>
@@ -1659,6 +1851,26 @@
         <source>The runner %1 is not an executable file (check SHARDWISE_RUNNER).</source>
         <translation>ランナー %1 は実行可能ファイルではありません（SHARDWISE_RUNNER を確認してください）。</translation>
     </message>
+    <message>
+        <source>The node &quot;%1&quot; is no longer in this workspace.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The node &quot;%1&quot; has no runner yet: prepare it on the Nodes page first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot connect to the node &quot;%1&quot;: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The run was not recorded: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(The store reported a problem: %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunQueueModel</name>
@@ -1676,7 +1888,9 @@
     </message>
     <message numerus="yes">
         <source>%n rank(s)</source>
-        <translation><numerusform>%n ランク</numerusform></translation>
+        <translation>
+            <numerusform>%n ランク</numerusform>
+        </translation>
     </message>
     <message>
         <source>%1 + %2 steps</source>
@@ -1791,8 +2005,8 @@
         <translation>マイクロバッチ(&amp;B):</translation>
     </message>
     <message>
-        <source>Runs on SSH nodes need the remote launcher, which the Runs page does not use yet.</source>
-        <translation>SSH ノードでの実行にはリモートランチャーが必要ですが、実行ページはまだそれを使っていません。</translation>
+        <source>Where the ranks run: this machine, or an SSH node prepared on the Nodes page.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1942,7 +2156,9 @@
     </message>
     <message numerus="yes">
         <source>Queued %1 on %2 with %n rank(s).</source>
-        <translation><numerusform>%1 を %2 に %n ランクでキューに追加しました。</numerusform></translation>
+        <translation>
+            <numerusform>%1 を %2 に %n ランクでキューに追加しました。</numerusform>
+        </translation>
     </message>
     <message>
         <source>Cancelling…</source>
@@ -1969,7 +2185,7 @@
         <translation>実行 %1 は完了しました。診断するものはありません。</translation>
     </message>
     <message>
-        <source>Run %1 ended as "%2" without a stored diagnosis. %3</source>
+        <source>Run %1 ended as &quot;%2&quot; without a stored diagnosis. %3</source>
         <translation>実行 %1 は保存された診断なしで「%2」として終了しました。%3</translation>
     </message>
     <message>
@@ -2042,37 +2258,6 @@
     <message>
         <source>Private key</source>
         <translation>秘密鍵</translation>
-    </message>
-</context>
-<context>
-    <name>shardwise::gui::ValidationQueue</name>
-    <message>
-        <source>Validating on the node "%1" needs the remote launcher; only the local node can run validations from the Plan page.</source>
-        <translation>ノード「%1」での検証にはリモートランチャーが必要です。プランのページから検証できるのはローカルノードだけです。</translation>
-    </message>
-    <message>
-        <source>shardwise-runner was not found beside this program or in $SHARDWISE_RUNNER.</source>
-        <translation>shardwise-runner がこのプログラムと同じ場所にも $SHARDWISE_RUNNER にも見つかりません。</translation>
-    </message>
-    <message>
-        <source>Starting %1 ranks of %2…</source>
-        <translation>%2 の %1 ランクを起動中…</translation>
-    </message>
-    <message>
-        <source>%1: step %2 of %3, %4 per step</source>
-        <translation>%1: ステップ %2 / %3、1 ステップ %4</translation>
-    </message>
-    <message>
-        <source>%1 completed: %2</source>
-        <translation>%1 完了: %2</translation>
-    </message>
-    <message>
-        <source>%1 %2: %3</source>
-        <translation>%1 %2: %3</translation>
-    </message>
-    <message>
-        <source>%1 could not be run: %2</source>
-        <translation>%1 を実行できませんでした: %2</translation>
     </message>
 </context>
 <context>

@@ -1,5 +1,6 @@
 #include "shell/page_catalog.hpp"
 
+#include "pages/cloud/cloud_page.hpp"
 #include "pages/compare/compare_page.hpp"
 #include "pages/nodes/nodes_page.hpp"
 #include "pages/plan/plan_page.hpp"
@@ -32,6 +33,10 @@ std::vector<PageDescriptor> pageCatalog()
          QT_TRANSLATE_NOOP("PageCatalog", "Add this machine and SSH nodes, check their host keys and see their GPUs and software"),
          QIcon::fromTheme(QStringLiteral("network-server")),
          [](Workspace& w, QWidget* parent) -> QWidget* { return new NodesPage(w, parent); }},
+        {QStringLiteral("cloud"), QT_TRANSLATE_NOOP("PageCatalog", "Cloud"),
+         QT_TRANSLATE_NOOP("PageCatalog", "Prepare GPU capacity on GKE for the current plan: checklist, commands and Job manifest"),
+         QIcon::fromTheme(QStringLiteral("network-workgroup")),
+         [](Workspace& w, QWidget* parent) -> QWidget* { return new CloudPage(w, parent); }},
     };
 }
 
