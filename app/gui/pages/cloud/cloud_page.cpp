@@ -65,7 +65,9 @@ CloudPage::CloudPage(Workspace& workspace, QWidget* parent)
     m_checklistView = new QTableView(this);
     m_checklistView->setModel(m_checklist);
     m_checklistView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_checklistView->setWordWrap(true);
+    // One line per item: the detail and the confirming command are the row's tooltip.
+    m_checklistView->setWordWrap(false);
+    m_checklistView->setTextElideMode(Qt::ElideRight);
     m_checklistView->verticalHeader()->hide();
     m_checklistView->horizontalHeader()->setSectionResizeMode(ChecklistModel::StatusColumn, QHeaderView::ResizeToContents);
     m_checklistView->horizontalHeader()->setSectionResizeMode(ChecklistModel::ItemColumn, QHeaderView::Stretch);
@@ -274,7 +276,6 @@ void CloudPage::prepare()
     }
     m_error->hide();
     m_checklist->setItems(m_preparation->checklist);
-    m_checklistView->resizeRowsToContents();
     m_outputs[GcloudOutput]->setPlainText(joinedCommands(m_preparation->gcloud));
     m_outputs[KubectlOutput]->setPlainText(joinedCommands(m_preparation->kubectl));
     m_outputs[ManifestOutput]->setPlainText(QString::fromStdString(m_preparation->manifest));
