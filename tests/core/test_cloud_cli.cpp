@@ -5,7 +5,14 @@
 //
 // To regenerate after an intended change: SHARDWISE_REGENERATE_GOLDEN=1 ctest -R test_cloud_cli
 // (rewrites the outputs from the current binary; review the diff before committing).
+#include "shardwise/interruption/checkpoint_interval.hpp"
+#include "shardwise/interruption/save_cost.hpp"
+#include "shardwise/plan/plan.hpp"
+#include "shardwise/spec/presets.hpp"
+
 #include <QDir>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QFile>
 #include <QProcess>
 #include <QStandardPaths>
@@ -148,6 +155,47 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.startsWith("shardwise-cli gke: --region: 'moon-1'"), r.err.constData());
         QVERIFY(r.err.contains("us-central1"));
+    }
+
+    void planRecommendsTheCheckpointIntervalOfTheLibrary()
+    {
+        // `plan --interruptions-per-hour` end to end: the numbers the CLI prints are core/interruption's
+        // for the recommended strategy's predicted step time and estimated save cost.
+        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
+                                    QStringLiteral("--gpu"), QStringLiteral("a100-80gb"), QStringLiteral("--gpus-per-node"),
+                                    QStringLiteral("8"), QStringLiteral("--interruptions-per-hour"), QStringLiteral("0.5"),
+                                    QStringLiteral("--checkpoint-write-gbps"), QStringLiteral("2"), QStringLiteral("--restart-s"),
+                                    QStringLiteral("120"), QStringLiteral("--format"), QStringLiteral("json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject c = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("checkpoint")).toObject();
+        QVERIFY(!c.isEmpty());
+
+        using namespace shardwise;
+        EstimateInput in;
+        in.model = resolveModel("qwen2.5-7b");
+        in.gpu = resolveGpu("a100-80gb");
+        in.cluster.gpusPerNode = 8;
+        const Plan plan = makePlan(in);
+        QVERIFY(plan.recommendation.strategy.has_value());
+        const Strategy s = *plan.recommendation.strategy;
+        QCOMPARE(c.value(QStringLiteral("strategy")).toString(), QString::fromLatin1(strategyId(s)));
+        const interruption::SaveCostEstimate save = interruption::estimateSaveCost(
+            s, static_cast<double>(in.model.parameterCount()), in.training.precision, in.cluster, 2.0);
+        const interruption::CheckpointRecommendation rec = interruption::recommendCheckpointInterval(
+            {0.5, plan.candidate(s).estimate.throughput.stepTimeS, save.saveS, save.saveS + 120.0});
+        QCOMPARE(c.value(QStringLiteral("interval_steps")).toInt(), rec.intervalSteps);
+        QVERIFY(qAbs(c.value(QStringLiteral("save_s")).toDouble() - save.saveS) < 1e-9);
+        QVERIFY(qAbs(c.value(QStringLiteral("restart_s")).toDouble() - (save.saveS + 120.0)) < 1e-9);
+        QVERIFY(qAbs(c.value(QStringLiteral("expected_overhead_fraction")).toDouble() - rec.expectedOverheadFraction) < 1e-12);
+        QCOMPARE(c.value(QStringLiteral("save_measured")).toBool(), false);
+    }
+
+    void checkpointOptionsNeedAnInterruptionRate()
+    {
+        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--gpu"),
+                                    QStringLiteral("l4"), QStringLiteral("--checkpoint-save-s"), QStringLiteral("5")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--interruptions-per-hour: required"), r.err.constData());
     }
 
     void missingRegionIsAUsageError()
