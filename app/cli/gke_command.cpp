@@ -112,7 +112,7 @@ int runGke(const std::vector<std::string>& args, std::ostream& out, std::ostream
         const Plan plan = makePlan(in);
         Strategy strategy = Strategy::Zero0;
         if (!a.strategy.empty())
-            strategy = parseStrategy(a.strategy, "strategy");
+            strategy = parseStrategy(a.strategy, "--strategy");
         else if (plan.recommendation.strategy)
             strategy = *plan.recommendation.strategy;
         else
@@ -144,8 +144,7 @@ int runGke(const std::vector<std::string>& args, std::ostream& out, std::ostream
         return kExitOk;
     } catch (const SpecError& e) {
         const auto it = flagForField().find(e.field());
-        const std::string flag = it != flagForField().end() ? it->second : e.field() == "strategy" ? "--strategy" : "";
-        err << "shardwise-cli gke: " << (flag.empty() ? std::string() : flag + ": ") << e.what() << "\n";
+        err << "shardwise-cli gke: " << (it != flagForField().end() ? it->second + ": " : std::string()) << e.what() << "\n";
         return kExitUsage;
     } catch (const cloud::CloudError& e) {
         const auto it = flagForCloudField().find(e.field());
