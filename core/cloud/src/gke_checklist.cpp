@@ -31,7 +31,7 @@ std::vector<ChecklistItem> checklist(const Resolved& r)
                        "GPU nodes use the accelerator-optimized machine type that carries the GPU; the series and type "
                        "come from the GKE table (" + src.machineTypes + ")."));
     if (!m.note.empty())
-        out.push_back(item("machine_type", CheckStatus::Warn, m.name + ": provisioning is restricted", m.note + " (" + src.machineTypes + ")"));
+        out.push_back(item("machine_type", CheckStatus::Warn, m.name + ": check its provisioning models", m.note + " (" + src.machineTypes + ")"));
 
     // Autoscaling counts at its maximum: a pool allowed to grow to N nodes can ask for N x GPUs.
     out.push_back(item("quota", CheckStatus::Check,
