@@ -632,10 +632,6 @@
         <translation>keine Strategie passt</translation>
     </message>
     <message>
-        <source>No strategy fits this plan, so there is nothing to deploy. Change the plan on the Plan page.</source>
-        <translation>Keine Strategie passt zu diesem Plan, es gibt also nichts bereitzustellen. Ändern Sie den Plan auf der Seite „Plan“.</translation>
-    </message>
-    <message>
         <source>Plan: not valid</source>
         <translation>Plan: ungültig</translation>
     </message>
@@ -662,6 +658,26 @@
     <message>
         <source>Shell script (*.sh)</source>
         <translation>Shell-Skript (*.sh)</translation>
+    </message>
+    <message>
+        <source>S&amp;trategy:</source>
+        <translation>S&amp;trategie:</translation>
+    </message>
+    <message>
+        <source>The sharding strategy the Job runs: the plan&apos;s recommendation, or another to measure it on the same nodes</source>
+        <translation>Die Sharding-Strategie, die der Job ausführt: die Empfehlung des Plans oder eine andere, um sie auf denselben Knoten zu messen</translation>
+    </message>
+    <message>
+        <source>%1 (recommended)</source>
+        <translation>%1 (empfohlen)</translation>
+    </message>
+    <message>
+        <source>%1 (does not fit)</source>
+        <translation>%1 (passt nicht)</translation>
+    </message>
+    <message>
+        <source>No strategy fits this plan, so there is nothing to deploy. Change the plan on the Plan page, or pick a strategy to prepare it anyway.</source>
+        <translation>Keine Strategie passt zu diesem Plan, es gibt also nichts bereitzustellen. Ändern Sie den Plan auf der Seite „Plan“ oder wählen Sie eine Strategie, um sie trotzdem vorzubereiten.</translation>
     </message>
 </context>
 <context>

@@ -631,10 +631,6 @@
         <translation>収まる戦略なし</translation>
     </message>
     <message>
-        <source>No strategy fits this plan, so there is nothing to deploy. Change the plan on the Plan page.</source>
-        <translation>このプランに収まる戦略がないため、デプロイするものがありません。「プラン」ページでプランを変更してください。</translation>
-    </message>
-    <message>
         <source>Plan: not valid</source>
         <translation>プラン: 無効</translation>
     </message>
@@ -661,6 +657,26 @@
     <message>
         <source>Shell script (*.sh)</source>
         <translation>シェルスクリプト (*.sh)</translation>
+    </message>
+    <message>
+        <source>S&amp;trategy:</source>
+        <translation>戦略(&amp;T):</translation>
+    </message>
+    <message>
+        <source>The sharding strategy the Job runs: the plan&apos;s recommendation, or another to measure it on the same nodes</source>
+        <translation>Job が実行するシャーディング戦略: プランの推奨、または同じノードで計測したい別の戦略</translation>
+    </message>
+    <message>
+        <source>%1 (recommended)</source>
+        <translation>%1 (推奨)</translation>
+    </message>
+    <message>
+        <source>%1 (does not fit)</source>
+        <translation>%1 (収まらない)</translation>
+    </message>
+    <message>
+        <source>No strategy fits this plan, so there is nothing to deploy. Change the plan on the Plan page, or pick a strategy to prepare it anyway.</source>
+        <translation>このプランに収まる戦略がないため、デプロイするものがありません。「プラン」ページでプランを変更するか、戦略を選んでそのまま準備してください。</translation>
     </message>
 </context>
 <context>

@@ -150,6 +150,30 @@ private slots:
         QVERIFY(error.contains(QStringLiteral("cannot write")));
     }
 
+    void strategyDefaultsToTheRecommendationAndCanBeChanged()
+    {
+        CloudPage page(m_workspace);
+        const QJsonObject state = planState(QStringLiteral("l4"), 4, 1);
+        page.setPlanState(state);
+        const Plan plan = makePlan(planInputFromState(state));
+        QVERIFY(plan.recommendation.strategy.has_value());
+        QCOMPARE(page.strategy(), plan.recommendation.strategy);
+        const Strategy other = *plan.recommendation.strategy == Strategy::Zero3 ? Strategy::Fsdp2Reshard : Strategy::Zero3;
+        page.setStrategy(other);
+        QCOMPARE(page.strategy(), std::optional<Strategy>(other));
+        const QString manifest = page.outputText(CloudPage::ManifestOutput);
+        QVERIFY2(manifest.contains(QStringLiteral("--strategy ") + QString::fromLatin1(strategyId(other))), qPrintable(manifest));
+        // The memory item follows the chosen strategy and no longer calls it the recommendation.
+        bool memoryItem = false;
+        for (const cloud::ChecklistItem& i : page.preparation()->checklist)
+            if (i.id == "memory") {
+                memoryItem = true;
+                QVERIFY(i.title.find(std::string(strategyId(other))) == 0);
+                QVERIFY(i.title.find("recommendation") == std::string::npos);
+            }
+        QVERIFY(memoryItem);
+    }
+
     void gpuWithoutGkeOfferingIsRefusedByName()
     {
         CloudPage page(m_workspace);

@@ -56,6 +56,9 @@ CloudPage::CloudPage(Workspace& workspace, QWidget* parent)
     m_region = new QComboBox(this);
     m_region->setMinimumContentsLength(18);
     m_regionLabel->setBuddy(m_region);
+    m_strategyLabel = new QLabel(this);
+    m_strategy = new QComboBox(this);
+    m_strategyLabel->setBuddy(m_strategy);
     m_reload = new QPushButton(this);
     m_error = new QLabel(this);
     m_error->setWordWrap(true);
@@ -86,6 +89,8 @@ CloudPage::CloudPage(Workspace& workspace, QWidget* parent)
     auto* top = new QHBoxLayout;
     top->addWidget(m_regionLabel);
     top->addWidget(m_region);
+    top->addWidget(m_strategyLabel);
+    top->addWidget(m_strategy);
     top->addWidget(m_reload);
     top->addStretch();
     auto* buttons = new QHBoxLayout;
@@ -113,6 +118,7 @@ CloudPage::CloudPage(Workspace& workspace, QWidget* parent)
             QSettings().setValue(kRegionKey, region);
         prepare();
     });
+    connect(m_strategy, &QComboBox::currentIndexChanged, this, [this] { prepare(); });
     connect(m_reload, &QPushButton::clicked, this, &CloudPage::reloadPlan);
     connect(m_copy, &QPushButton::clicked, this, &CloudPage::copyCurrentOutput);
     connect(m_save, &QPushButton::clicked, this, &CloudPage::saveWithDialog);
@@ -127,6 +133,9 @@ void CloudPage::retranslate()
     m_regionLabel->setText(tr("&Region:"));
     m_region->setToolTip(tr("Google Cloud regions with at least one zone that lists the plan's GPU (from the dated GKE "
                             "table; the gcloud commands confirm it live)"));
+    m_strategyLabel->setText(tr("S&trategy:"));
+    m_strategy->setToolTip(tr("The sharding strategy the Job runs: the plan's recommendation, or another to measure it "
+                              "on the same nodes"));
     m_reload->setText(tr("Use current plan"));
     m_reload->setToolTip(tr("Read the plan the Plan page shows now: model, GPU, GPUs per node, nodes and training"));
     m_checklistView->setToolTip(tr("Preflight checklist: pass = the commands below take care of it, warn = a risk they "
@@ -142,8 +151,10 @@ void CloudPage::retranslate()
     m_copy->setToolTip(tr("Copy the visible commands or manifest to the clipboard"));
     m_save->setText(tr("&Save…"));
     m_save->setToolTip(tr("Save the visible commands or manifest to a file"));
-    if (m_request)
+    if (m_request) {
+        fillStrategies();
         prepare();
+    }
 }
 
 void CloudPage::changeEvent(QEvent* event)
@@ -177,6 +188,7 @@ void CloudPage::setPlanState(const QJsonObject& state)
         return;
     m_state = state;
     m_request.reset();
+    m_planResult.reset();
     try {
         const EstimateInput in = planInputFromState(state);
         const Plan plan = makePlan(in);
@@ -187,11 +199,7 @@ void CloudPage::setPlanState(const QJsonObject& state)
         r.run.worldSize = in.cluster.worldSize();
         r.gpu = in.gpu;
         r.cluster = in.cluster;
-        if (plan.recommendation.strategy) {
-            r.run.strategy = *plan.recommendation.strategy;
-            const Estimate& e = plan.candidate(r.run.strategy).estimate;
-            r.verdict = cloud::PlanVerdict{e.fits(), e.memory.devicePeak() / kGiB, in.gpu.memoryGiB(), true};
-        }
+        m_planResult = plan;
         m_plan->setText(tr("Plan: %1 on %2 × %3 (%4 node(s) × %5 GPU(s)), %6")
                             .arg(QString::fromStdString(in.model.name))
                             .arg(in.cluster.worldSize())
@@ -202,13 +210,8 @@ void CloudPage::setPlanState(const QJsonObject& state)
                                      ? tr("strategy %1 (the plan's recommendation)")
                                            .arg(QString::fromLatin1(strategyId(*plan.recommendation.strategy)))
                                      : tr("no strategy fits")));
-        if (!plan.recommendation.strategy) {
-            m_preparation.reset();
-            m_checklist->setItems({});
-            showError(tr("No strategy fits this plan, so there is nothing to deploy. Change the plan on the Plan page."));
-            return;
-        }
         m_request = r;
+        fillStrategies();
         fillRegions(in.gpu.gkeAccelerator);
     } catch (const SpecError& e) {
         m_plan->setText(tr("Plan: not valid"));
@@ -237,6 +240,40 @@ void CloudPage::fillRegions(const std::string& accelerator)
     m_region->setEnabled(m_region->count() > 0);
 }
 
+void CloudPage::fillStrategies()
+{
+    const QSignalBlocker block(m_strategy);
+    m_strategy->clear();
+    if (!m_planResult)
+        return;
+    const Recommendation& rec = m_planResult->recommendation;
+    for (const StrategyTraits& t : allStrategies()) {
+        const QString id = QString::fromLatin1(t.id);
+        QString text = id;
+        if (rec.strategy == t.strategy)
+            text = tr("%1 (recommended)").arg(id);
+        else if (!m_planResult->candidate(t.strategy).estimate.fits())
+            text = tr("%1 (does not fit)").arg(id);
+        m_strategy->addItem(text, static_cast<int>(t.strategy));
+    }
+    const int recommended = rec.strategy ? m_strategy->findData(static_cast<int>(*rec.strategy)) : -1;
+    m_strategy->setCurrentIndex(recommended);
+}
+
+void CloudPage::setStrategy(Strategy s)
+{
+    const int i = m_strategy->findData(static_cast<int>(s));
+    if (i >= 0)
+        m_strategy->setCurrentIndex(i);
+}
+
+std::optional<Strategy> CloudPage::strategy() const
+{
+    if (m_strategy->currentIndex() < 0)
+        return std::nullopt;
+    return static_cast<Strategy>(m_strategy->currentData().toInt());
+}
+
 void CloudPage::setRegion(const QString& region)
 {
     const int i = m_region->findText(region);
@@ -258,9 +295,24 @@ QStringList CloudPage::regions() const
 
 void CloudPage::prepare()
 {
-    if (!m_request)
+    if (!m_request || !m_planResult)
         return;
+    const std::optional<Strategy> chosen = strategy();
+    if (!chosen) {
+        m_preparation.reset();
+        m_checklist->setItems({});
+        for (QPlainTextEdit* out : m_outputs)
+            out->clear();
+        showError(tr("No strategy fits this plan, so there is nothing to deploy. Change the plan on the Plan page, or "
+                     "pick a strategy to prepare it anyway."));
+        emit preparationChanged();
+        return;
+    }
     cloud::GkeRequest r = *m_request;
+    r.run.strategy = *chosen;
+    const Estimate& predicted = m_planResult->candidate(*chosen).estimate;
+    r.verdict = cloud::PlanVerdict{predicted.fits(), predicted.memory.devicePeak() / kGiB, r.gpu.memoryGiB(),
+                                   m_planResult->recommendation.strategy == *chosen};
     // A GPU without a GKE offering has no regions to pick; prepareGke says why.
     r.region = m_region->currentText().isEmpty() ? std::string("us-central1") : m_region->currentText().toStdString();
     try {

@@ -5,6 +5,7 @@
 // each with Copy and Save (core/cloud does the work).
 
 #include "shardwise/cloud/gke_preparation.hpp"
+#include "shardwise/plan/plan.hpp"
 
 #include <QJsonObject>
 #include <QWidget>
@@ -35,6 +36,9 @@ public:
     // The Plan form's state (PlanForm::state() shape) to prepare; reloadPlan() reads the saved one.
     void setPlanState(const QJsonObject& state);
     void setRegion(const QString& region);
+    // The strategy the Job runs; the plan's recommendation until the user picks another.
+    void setStrategy(Strategy s);
+    std::optional<Strategy> strategy() const;
     QString region() const;
     QStringList regions() const; // regions offering the plan's GPU, in the picker's order
 
@@ -61,16 +65,20 @@ protected:
 private:
     void prepare();
     void fillRegions(const std::string& accelerator);
+    void fillStrategies();
     void showError(const QString& message);
     void saveWithDialog();
     void retranslate();
 
     QJsonObject m_state;
     std::optional<cloud::GkeRequest> m_request;
+    std::optional<Plan> m_planResult;
     std::optional<cloud::GkePreparation> m_preparation;
     QLabel* m_plan = nullptr;
     QLabel* m_regionLabel = nullptr;
     QComboBox* m_region = nullptr;
+    QLabel* m_strategyLabel = nullptr;
+    QComboBox* m_strategy = nullptr;
     QPushButton* m_reload = nullptr;
     QLabel* m_error = nullptr;
     ChecklistModel* m_checklist = nullptr;
