@@ -58,8 +58,13 @@ public:
     virtual CommTicket allGatherInPlaceEach(const std::vector<at::Tensor>& fulls) = 0;
     // fulls[i] -> shards[i], as reduceScatterMean.
     virtual CommTicket reduceScatterMeanEach(const std::vector<at::Tensor>& fulls, const std::vector<at::Tensor>& shards) = 0;
-    // dst.copy_(src) ordered after the communication enqueued so far (device-to-host of reduced shards).
+    // dst.copy_(src) ordered after the communication enqueued so far. Device-to-host copies (reduced
+    // gradient shards on their way to the host optimizer) run on a stream of their own so they
+    // overlap the host-to-device copies and collectives queued behind them (PCIe is full duplex).
     virtual CommTicket copyAfterComm(const at::Tensor& dst, const at::Tensor& src) = 0;
+    // Communication enqueued from now on waits for `ticket` (e.g. before reusing a staging buffer that
+    // a device-to-host copy still reads). Null tickets are ignored.
+    virtual void commWaits(const CommTicket& ticket) = 0;
 
     // The compute stream waits for `ticket` (no host block). Null tickets are ignored.
     virtual void computeWaits(const CommTicket& ticket) = 0;

@@ -111,6 +111,7 @@ public:
     }
 
     void computeWaits(const CommTicket&) override {}
+    void commWaits(const CommTicket&) override {}
     void markUsedByComm(const at::Tensor&) override {}
     void synchronize() override {}
 

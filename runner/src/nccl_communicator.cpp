@@ -51,6 +51,7 @@ public:
         , m_timeout(rv.timeout)
         , m_device(static_cast<c10::DeviceIndex>(rv.localRank))
         , m_stream(at::cuda::getStreamFromPool(/*isHighPriority=*/true, m_device))
+        , m_downloadStream(at::cuda::getStreamFromPool(/*isHighPriority=*/false, m_device))
     {
         c10::cuda::CUDAGuard guard(m_device);
         c10d::TCPStoreOptions storeOptions;
@@ -161,13 +162,30 @@ public:
     {
         c10::cuda::CUDAGuard guard(m_device);
         followCompute();
+        auto ticket = std::make_shared<NcclCompletion>();
+        if (dst.is_cpu() && src.is_cuda()) {
+            at::cuda::CUDAEvent queued;
+            queued.record(m_stream);
+            queued.block(m_downloadStream);
+            c10::cuda::CUDAStreamGuard onDownload(m_downloadStream);
+            dst.copy_(src, /*non_blocking=*/true);
+            ticket->done.record(m_downloadStream);
+            return ticket;
+        }
         {
             c10::cuda::CUDAStreamGuard onComm(m_stream);
             dst.copy_(src, /*non_blocking=*/true);
         }
-        auto ticket = std::make_shared<NcclCompletion>();
         ticket->done.record(m_stream);
         return ticket;
+    }
+
+    void commWaits(const CommTicket& ticket) override
+    {
+        if (!ticket)
+            return;
+        c10::cuda::CUDAGuard guard(m_device);
+        static_cast<NcclCompletion&>(*ticket).done.block(m_stream);
     }
 
     void computeWaits(const CommTicket& ticket) override
@@ -189,7 +207,12 @@ public:
         c10::cuda::CUDACachingAllocator::recordStream(t.storage().data_ptr(), m_stream);
     }
 
-    void synchronize() override { waitForStream("synchronize"); }
+    void synchronize() override
+    {
+        waitForStream("synchronize");
+        c10::cuda::CUDAGuard guard(m_device);
+        m_downloadStream.synchronize(); // copies only: nothing there can hang on a peer
+    }
 
     CommTime takeCommTime() override
     {
@@ -326,6 +349,7 @@ private:
     std::chrono::seconds m_timeout;
     c10::DeviceIndex m_device;
     at::cuda::CUDAStream m_stream;
+    at::cuda::CUDAStream m_downloadStream;
     c10::intrusive_ptr<c10d::Store> m_store;
     ncclComm_t m_comm = nullptr;
     std::vector<Interval> m_collectives;

@@ -51,8 +51,12 @@ ShardingEngine::ShardingEngine(const ModelSpec& model, const EngineSettings& set
         allocateUnit(m_units[i], i);
         initialiseUnit(m_units[i], i);
     }
-    if (m_traits.offloadsOptimizer)
-        m_offloadStaging = at::empty({maxShard}, settings.compute);
+    if (m_traits.offloadsOptimizer) {
+        if (m_traits.offloadsParameters)
+            m_uploadStaging = at::empty({maxShard}, settings.compute);
+        for (auto& staging : m_downloadStaging)
+            staging = at::empty({maxShard}, settings.compute);
+    }
     m_comm.synchronize();
 }
 

@@ -31,6 +31,7 @@
 #include "shardwise/protocol/events.hpp"
 #include "shardwise/spec/specs.hpp"
 
+#include <array>
 #include <filesystem>
 #include <string>
 
@@ -129,8 +130,13 @@ private:
     std::int64_t m_bucketFill = 0;
     // The step count as the device tensor the fused CUDA AdamW reads.
     at::Tensor m_stepTensor;
-    // Device staging for reduced shards on their way to the host, and for host shards on their way up.
-    at::Tensor m_offloadStaging;
+    // Device staging of the offload strategies: host shards on their way up (comm stream only), and
+    // two alternating buffers for reduced gradient shards on their way down, each reused only after
+    // its previous copy to the host is done.
+    at::Tensor m_uploadStaging;
+    std::array<at::Tensor, 2> m_downloadStaging;
+    std::array<CommTicket, 2> m_downloadDone;
+    std::size_t m_downloadSlot = 0;
     CommTicket m_lastReduction;
 
     // zero3: the unit order traced in the first step drives prefetching afterwards.

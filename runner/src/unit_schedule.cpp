@@ -137,7 +137,7 @@ at::Tensor ShardingEngine::gatherSource(Unit& u)
         return u.paramShard;
     // fsdp2_reshard_offload: the shard lives in host memory; copy it up (and cast) on the comm stream,
     // right before the all-gather that reads it, so one staging buffer serves every unit.
-    auto staging = m_offloadStaging.narrow(0, 0, u.layout.shard);
+    auto staging = m_uploadStaging.narrow(0, 0, u.layout.shard);
     m_comm.copyAfterComm(staging, u.master);
     return staging;
 }
@@ -218,9 +218,12 @@ void ShardingEngine::reduceUnit(std::size_t index)
     case GradReduction::ReduceScatter: break;
     }
     if (u.hostGrad.defined()) {
-        const auto staging = m_offloadStaging.narrow(0, 0, u.layout.shard);
+        const auto slot = m_downloadSlot;
+        m_downloadSlot ^= 1;
+        const auto staging = m_downloadStaging[slot].narrow(0, 0, u.layout.shard);
+        m_comm.commWaits(m_downloadDone[slot]);
         m_comm.reduceScatterMean(full, staging);
-        m_lastReduction = m_comm.copyAfterComm(u.hostGrad, staging);
+        m_downloadDone[slot] = m_lastReduction = m_comm.copyAfterComm(u.hostGrad, staging);
     } else {
         m_lastReduction = m_comm.reduceScatterMean(full, u.gradShard);
     }

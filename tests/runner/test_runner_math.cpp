@@ -7,8 +7,6 @@
 
 #include <QtTest>
 
-#include <torch/torch.h>
-
 using namespace shardwise::runner;
 
 namespace {
@@ -107,7 +105,8 @@ private slots:
         auto want = at::cross_entropy_loss(at::linear(hidden, weight), targets);
         (want * 2.5).backward();
         QVERIFY2(allClose(loss.detach(), want.detach(), 1e-6, 1e-6),
-                 qPrintable(QString::number(loss.item<double>()) + " vs " + QString::number(want.item<double>())));
+                 qPrintable(QString::number(loss.item<double>()) + QStringLiteral(" vs ") +
+                            QString::number(want.item<double>())));
         QVERIFY2(allClose(gotHidden, hidden.grad(), 1e-5, 1e-6), qPrintable(worst(gotHidden, hidden.grad())));
         QVERIFY2(allClose(gotWeight, weight.grad(), 1e-5, 1e-6), qPrintable(worst(gotWeight, weight.grad())));
     }
