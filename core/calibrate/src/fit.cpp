@@ -31,6 +31,11 @@ bool hasUnitCollectives(const Observation& o)
 }
 bool offloads(const Observation& o) { return traits(o.strategy).offloadsOptimizer || traits(o.strategy).offloadsParameters; }
 bool onDevice(const Observation& o) { return !offloads(o); }
+template <Strategy S>
+bool runs(const Observation& o)
+{
+    return o.strategy == S;
+}
 
 // Order matters: the dominant term first, so later coefficients fit what it leaves.
 constexpr std::array kCoefficients{
@@ -43,6 +48,22 @@ constexpr std::array kCoefficients{
                 offloads},
     Coefficient{"pcie_copy_efficiency", &Calibration::pcieCopyEfficiency, 0.05, 1.0, true, Target::Throughput,
                 offloads},
+    Coefficient{"zero0_step_s_per_param", &Calibration::zero0StepSPerParam, 0.0, 1e-9, false, Target::Throughput,
+                runs<Strategy::Zero0>},
+    Coefficient{"zero1_step_s_per_param", &Calibration::zero1StepSPerParam, 0.0, 1e-9, false, Target::Throughput,
+                runs<Strategy::Zero1>},
+    Coefficient{"zero2_step_s_per_param", &Calibration::zero2StepSPerParam, 0.0, 1e-9, false, Target::Throughput,
+                runs<Strategy::Zero2>},
+    Coefficient{"zero3_step_s_per_param", &Calibration::zero3StepSPerParam, 0.0, 1e-9, false, Target::Throughput,
+                runs<Strategy::Zero3>},
+    Coefficient{"zero3_offload_step_s_per_param", &Calibration::zero3OffloadStepSPerParam, 0.0, 1e-8, false,
+                Target::Throughput, runs<Strategy::Zero3Offload>},
+    Coefficient{"fsdp2_noreshard_step_s_per_param", &Calibration::fsdp2NoReshardStepSPerParam, 0.0, 1e-9, false,
+                Target::Throughput, runs<Strategy::Fsdp2NoReshard>},
+    Coefficient{"fsdp2_reshard_step_s_per_param", &Calibration::fsdp2ReshardStepSPerParam, 0.0, 1e-9, false,
+                Target::Throughput, runs<Strategy::Fsdp2Reshard>},
+    Coefficient{"fsdp2_reshard_offload_step_s_per_param", &Calibration::fsdp2ReshardOffloadStepSPerParam, 0.0, 1e-8,
+                false, Target::Throughput, runs<Strategy::Fsdp2ReshardOffload>},
     Coefficient{"activation_bytes_scale", &Calibration::activationBytesScale, 0.3, 5.0, true, Target::Memory, always},
     Coefficient{"logits_bytes_per_element", &Calibration::logitsBytesPerElement, 2.0, 40.0, true, Target::Memory,
                 always},

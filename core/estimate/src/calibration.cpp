@@ -40,6 +40,14 @@ constexpr std::array kFields{
     Field{"zero3_gather_overlap", &Calibration::zero3GatherOverlap, 0.0, 1.0},
     Field{"fsdp2_gather_overlap", &Calibration::fsdp2GatherOverlap, 0.0, 1.0},
     Field{"unit_collective_overhead_s", &Calibration::unitCollectiveOverheadS, 0.0, 1.0},
+    Field{"zero0_step_s_per_param", &Calibration::zero0StepSPerParam, 0.0, 1e-8},
+    Field{"zero1_step_s_per_param", &Calibration::zero1StepSPerParam, 0.0, 1e-8},
+    Field{"zero2_step_s_per_param", &Calibration::zero2StepSPerParam, 0.0, 1e-8},
+    Field{"zero3_step_s_per_param", &Calibration::zero3StepSPerParam, 0.0, 1e-8},
+    Field{"zero3_offload_step_s_per_param", &Calibration::zero3OffloadStepSPerParam, 0.0, 1e-8},
+    Field{"fsdp2_noreshard_step_s_per_param", &Calibration::fsdp2NoReshardStepSPerParam, 0.0, 1e-8},
+    Field{"fsdp2_reshard_step_s_per_param", &Calibration::fsdp2ReshardStepSPerParam, 0.0, 1e-8},
+    Field{"fsdp2_reshard_offload_step_s_per_param", &Calibration::fsdp2ReshardOffloadStepSPerParam, 0.0, 1e-8},
     Field{"pcie_copy_efficiency", &Calibration::pcieCopyEfficiency, 0.01, 1.0},
     Field{"offload_copy_overlap", &Calibration::offloadCopyOverlap, 0.0, 1.0},
     Field{"cpu_adam_params_per_s", &Calibration::cpuAdamParamsPerS, 1e6, 1e12},
@@ -48,6 +56,29 @@ constexpr std::array kFields{
 std::string fieldPath(const std::string& path, const std::string& name) { return path.empty() ? name : path + "." + name; }
 
 } // namespace
+
+double Calibration::*stepSPerParamMember(Strategy s)
+{
+    switch (s) {
+    case Strategy::Zero0:
+        return &Calibration::zero0StepSPerParam;
+    case Strategy::Zero1:
+        return &Calibration::zero1StepSPerParam;
+    case Strategy::Zero2:
+        return &Calibration::zero2StepSPerParam;
+    case Strategy::Zero3:
+        return &Calibration::zero3StepSPerParam;
+    case Strategy::Zero3Offload:
+        return &Calibration::zero3OffloadStepSPerParam;
+    case Strategy::Fsdp2NoReshard:
+        return &Calibration::fsdp2NoReshardStepSPerParam;
+    case Strategy::Fsdp2Reshard:
+        return &Calibration::fsdp2ReshardStepSPerParam;
+    case Strategy::Fsdp2ReshardOffload:
+        return &Calibration::fsdp2ReshardOffloadStepSPerParam;
+    }
+    return &Calibration::zero0StepSPerParam;
+}
 
 nlohmann::json toJson(const Calibration& c)
 {

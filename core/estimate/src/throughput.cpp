@@ -161,7 +161,7 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
     te.commS = inBackward + afterStep;
     const double hidden = std::min(inBackward * sc.overlap, te.computeS);
     te.exposedCommS = te.commS - hidden;
-    te.overheadS = sc.volume.unitCollectives * c.unitCollectiveOverheadS;
+    te.overheadS = sc.volume.unitCollectives * c.unitCollectiveOverheadS + n * (c.*stepSPerParamMember(s));
 
     const double pcie = in.gpu.pcieGBps * 1e9 * c.pcieCopyEfficiency;
     te.offloadCopyS = (sc.hostToDeviceBytes + sc.deviceToHostBytes) / pcie * (1.0 - c.offloadCopyOverlap);

@@ -3,6 +3,8 @@
 // Defaults come from the sources cited per field (docs/formulas.md lists them with their derivation);
 // measured runs calibrate them later by passing a different Calibration in as data.
 
+#include "shardwise/spec/strategy.hpp"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <string>
@@ -70,6 +72,19 @@ struct Calibration {
     // than DDP.
     double unitCollectiveOverheadS = 1.0e-3;
 
+    // Per strategy, seconds per model parameter per optimizer step that the schedule's own
+    // bookkeeping costs beyond what the terms above model: bucket and flat-buffer copies, casts,
+    // per-tensor launches of the sharded optimizer. At world 1 ZeRO-1/2 move no bytes over a link,
+    // yet measured 10-16 % slower than zero0 on Qwen2.5-0.5B; 0 until measured runs fit it.
+    double zero0StepSPerParam = 0.0;
+    double zero1StepSPerParam = 0.0;
+    double zero2StepSPerParam = 0.0;
+    double zero3StepSPerParam = 0.0;
+    double zero3OffloadStepSPerParam = 0.0;
+    double fsdp2NoReshardStepSPerParam = 0.0;
+    double fsdp2ReshardStepSPerParam = 0.0;
+    double fsdp2ReshardOffloadStepSPerParam = 0.0;
+
     // --- Offload ---
     // Achieved fraction of the PCIe per-direction bandwidth for pinned host<->device copies.
     double pcieCopyEfficiency = 0.80;
@@ -80,6 +95,9 @@ struct Calibration {
     // Fitted to the reference FSDP2 reshard+CPUOffloadPolicy run (644 tokens/s, Qwen2.5-3B).
     double cpuAdamParamsPerS = 1.25e9;
 };
+
+// The per-strategy member above for `s`.
+double Calibration::*stepSPerParamMember(Strategy s);
 
 nlohmann::json toJson(const Calibration& c);
 // Missing fields keep their defaults; unknown fields and out-of-range values throw SpecError.

@@ -83,7 +83,7 @@ struct ThroughputEstimate {
     double optimizerS = 0;     // device AdamW step
     double commS = 0;          // NCCL kernel time (overlapped or not)
     double exposedCommS = 0;   // part of commS not hidden under compute
-    double overheadS = 0;      // per-unit collective overheads
+    double overheadS = 0;      // per-unit collective overheads + the strategy's per-parameter step cost
     double offloadCopyS = 0;   // exposed host<->device copies
     double cpuOptimizerS = 0;  // CPU AdamW step
     double stepTimeS = 0;      // one optimizer step (all accumulation micro-steps)
