@@ -317,6 +317,19 @@ private slots:
         QVERIFY2(r.out.contains(QStringLiteral("Recommendation: ")), qPrintable(r.out));
     }
 
+    void installedAppStarts()
+    {
+#ifndef SHARDWISE_PACKAGE_HAS_APP
+        QSKIP("the desktop application is not built here");
+#endif
+        QVERIFY2(packageBuilt(), qPrintable(m_packageError));
+        QProcessEnvironment env = userEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        const ProcessResult r = runProcess(inRoot(QStringLiteral("usr/bin/shardwise")), {QStringLiteral("--version")}, 60'000, env);
+        QVERIFY2(r.ok(), qPrintable(r.describe(QStringLiteral("installed shardwise --version"))));
+        QVERIFY2(r.out.contains(QStringLiteral(SHARDWISE_PROJECT_VERSION)), qPrintable(r.out));
+    }
+
     // The installed CLI must read <exe>/../share/shardwise/presets, not the source tree it was built
     // from (still on this machine): a model that exists only in the scratch root proves which.
     void installedCliReadsPresetsBesideItself()
