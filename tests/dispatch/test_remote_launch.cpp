@@ -34,12 +34,10 @@ private:
 
     std::vector<SshSession*> connect()
     {
-        m_sessions.clear();
+        m_sessions = m_sshd->connectEach();
         std::vector<SshSession*> raw;
-        for (const auto& host : {QStringLiteral("127.0.0.2"), QStringLiteral("127.0.0.3")}) {
-            m_sessions.push_back(SshSession::open(m_sshd->endpoint(host), m_sshd->keyCredentials(), m_sshd->options()));
-            raw.push_back(m_sessions.back().get());
-        }
+        for (const auto& s : m_sessions)
+            raw.push_back(s.get());
         return raw;
     }
 

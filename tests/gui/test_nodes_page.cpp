@@ -72,6 +72,12 @@ private slots:
     void changedHostKeyIsRefusedWithoutAcceptButton();
 
 private:
+#ifdef SHARDWISE_HAVE_SSHD_FIXTURE
+    // Starts `sshd`, adds it as a trusted SSH node whose Prepare builds tests/dispatch's tiny runner
+    // into the sshd's folder, and selects it once its connection test passed; 0 on failure.
+    qint64 addPreparableNode(testing::SshdFixture& sshd, std::size_t uploadChunk);
+#endif
+
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<Workspace> m_workspace;
     std::unique_ptr<NodesPage> m_page;
@@ -231,6 +237,25 @@ store::Node trustedLoopbackNode(const testing::SshdFixture& sshd)
 }
 
 } // namespace
+
+qint64 TestNodesPage::addPreparableNode(testing::SshdFixture& sshd, std::size_t uploadChunk)
+{
+    if (!sshd.start().isEmpty())
+        return 0;
+    m_page->job()->setSshOptions(sshd.options());
+    m_page->setRunnerSources(tinyRunnerSources);
+    dispatch::PreparationOptions options;
+    options.remoteRoot = sshd.path(QStringLiteral("remote-cache")).toStdString();
+    options.uploadChunk = uploadChunk;
+    options.jobs = 1;
+    m_page->setPreparationOptions(options);
+    QSignalSpy tested(m_page->job(), &NodeJob::connectionTested);
+    const qint64 id = m_page->addSshNode(trustedLoopbackNode(sshd));
+    if (id <= 0 || !QTest::qWaitFor([&] { return tested.count() == 1; }, 30'000))
+        return 0;
+    m_page->selectNode(id);
+    return id;
+}
 #endif
 
 void TestNodesPage::prepareOnSshNodeReportsProgressAndEndsPrepared()
@@ -241,21 +266,8 @@ void TestNodesPage::prepareOnSshNodeReportsProgressAndEndsPrepared()
     if (const QString why = testing::SshdFixture::unavailableReason(); !why.isEmpty())
         QSKIP(qPrintable(why));
     testing::SshdFixture sshd;
-    const QString started = sshd.start();
-    QVERIFY2(started.isEmpty(), qPrintable(started));
-    m_page->job()->setSshOptions(sshd.options());
-    m_page->setRunnerSources(tinyRunnerSources);
-    dispatch::PreparationOptions options;
-    options.remoteRoot = sshd.path(QStringLiteral("remote-cache")).toStdString();
-    options.uploadChunk = 256; // several round trips, so the upload moves the bar
-    options.jobs = 1;
-    m_page->setPreparationOptions(options);
-
-    QSignalSpy tested(m_page->job(), &NodeJob::connectionTested);
-    const qint64 id = m_page->addSshNode(trustedLoopbackNode(sshd));
+    const qint64 id = addPreparableNode(sshd, 256); // several round trips, so the upload moves the bar
     QVERIFY(id > 0);
-    QTRY_VERIFY_WITH_TIMEOUT(tested.count() == 1, 30'000);
-    m_page->selectNode(id);
     QVERIFY(m_page->prepareButton()->isEnabled());
 
     QSignalSpy progress(m_page->job(), &NodeJob::preparationProgress);
@@ -311,18 +323,8 @@ void TestNodesPage::cancelledPreparationLeavesTheNodeUnprepared()
     if (const QString why = testing::SshdFixture::unavailableReason(); !why.isEmpty())
         QSKIP(qPrintable(why));
     testing::SshdFixture sshd;
-    const QString started = sshd.start();
-    QVERIFY2(started.isEmpty(), qPrintable(started));
-    m_page->job()->setSshOptions(sshd.options());
-    m_page->setRunnerSources(tinyRunnerSources);
-    dispatch::PreparationOptions options;
-    options.remoteRoot = sshd.path(QStringLiteral("remote-cache")).toStdString();
-    options.uploadChunk = 16; // many round trips: the cancel lands mid-upload
-    m_page->setPreparationOptions(options);
-    QSignalSpy tested(m_page->job(), &NodeJob::connectionTested);
-    const qint64 id = m_page->addSshNode(trustedLoopbackNode(sshd));
-    QTRY_VERIFY_WITH_TIMEOUT(tested.count() == 1, 30'000);
-    m_page->selectNode(id);
+    const qint64 id = addPreparableNode(sshd, 16); // many round trips: the cancel lands mid-upload
+    QVERIFY(id > 0);
 
     QSignalSpy progress(m_page->job(), &NodeJob::preparationProgress);
     QSignalSpy prepared(m_page->job(), &NodeJob::prepared);

@@ -380,7 +380,7 @@ void RunJob::runOne(const RunRequest& request)
             return fail(ticket, tr("The run was not recorded: %1").arg(QString::fromStdString(result.storeProblem)));
 
         const store::RunStatus stored = result.storedStatus.value_or(store::RunStatus::Failed);
-        const QString statusId = QString::fromUtf8(std::string(store::runStatusId(stored)).c_str());
+        const QString statusId = fromStd(store::runStatusId(stored));
         const dispatch::RunOutcome& outcome = result.outcome;
         QString summary;
         if (outcome.ok())

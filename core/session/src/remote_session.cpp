@@ -110,18 +110,8 @@ SessionResult runRemote(const RunConfig& requested, RemoteTarget target, const S
         callbacks.onRemoteStarted(handle);
 
     RankLogs logs;
-    dispatch::RemoteRunCallbacks forward;
-    forward.onEvent = [&](const protocol::Event& event) {
-        recording.record(event);
-        if (callbacks.onEvent)
-            callbacks.onEvent(event);
-    };
-    forward.onLog = [&](int rank, const std::string& line) {
-        recording.recordLog(rank, line);
-        logs.add(rank, line);
-        if (callbacks.onLog)
-            callbacks.onLog(rank, line);
-    };
+    const auto forward = detail::recordingCallbacks<dispatch::RemoteRunCallbacks>(
+        recording, callbacks, [&logs](int rank, const std::string& line) { logs.add(rank, line); });
     // A session follows to the end: stopping early would leave the stored run without its ending.
     dispatch::FollowOptions follow = target.follow;
     follow.detach = nullptr;

@@ -7,6 +7,7 @@
 #include "shardwise/session/run_session.hpp"
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -38,5 +39,27 @@ private:
     std::string m_problem;
     std::chrono::steady_clock::time_point m_lastBeat = std::chrono::steady_clock::now();
 };
+
+// The launcher's callbacks (local and remote ones have the same shape): every event and log line is
+// recorded first, then passed on; `alsoLog` sees each log line too.
+template <typename LauncherCallbacks>
+LauncherCallbacks recordingCallbacks(RunRecording& recording, const SessionCallbacks& callbacks,
+                                     std::function<void(int rank, const std::string& line)> alsoLog = {})
+{
+    LauncherCallbacks forward;
+    forward.onEvent = [&recording, &callbacks](const protocol::Event& event) {
+        recording.record(event);
+        if (callbacks.onEvent)
+            callbacks.onEvent(event);
+    };
+    forward.onLog = [&recording, &callbacks, alsoLog = std::move(alsoLog)](int rank, const std::string& line) {
+        recording.recordLog(rank, line);
+        if (alsoLog)
+            alsoLog(rank, line);
+        if (callbacks.onLog)
+            callbacks.onLog(rank, line);
+    };
+    return forward;
+}
 
 } // namespace shardwise::session::detail

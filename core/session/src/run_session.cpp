@@ -98,17 +98,7 @@ SessionResult runLocal(const RunConfig& requested, const dispatch::LocalLaunch& 
         detail::concludeRun(recording, options, ranks, store::RunStatus::Failed, result);
         return result;
     }
-    dispatch::LaunchCallbacks forward;
-    forward.onEvent = [&](const protocol::Event& event) {
-        recording.record(event);
-        if (callbacks.onEvent)
-            callbacks.onEvent(event);
-    };
-    forward.onLog = [&](int rank, const std::string& line) {
-        recording.recordLog(rank, line);
-        if (callbacks.onLog)
-            callbacks.onLog(rank, line);
-    };
+    const auto forward = detail::recordingCallbacks<dispatch::LaunchCallbacks>(recording, callbacks);
 
     try {
         const dispatch::LaunchResult launched = dispatch::launchLocal(withEnv, forward, cancel);

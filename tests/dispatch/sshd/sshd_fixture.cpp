@@ -197,6 +197,14 @@ dispatch::SshCredentials SshdFixture::keyCredentials() const
     return c;
 }
 
+std::vector<std::unique_ptr<dispatch::SshSession>> SshdFixture::connectEach() const
+{
+    std::vector<std::unique_ptr<dispatch::SshSession>> sessions;
+    for (const QString& host : m_addresses)
+        sessions.push_back(dispatch::SshSession::open(endpoint(host), keyCredentials(), options()));
+    return sessions;
+}
+
 dispatch::SshOptions SshdFixture::options() const
 {
     dispatch::SshOptions o;

@@ -38,6 +38,9 @@ public:
     dispatch::SshCredentials keyCredentials() const;
     // Known-hosts files in the temp dir (both empty at first), so the real ~/.ssh is never touched.
     dispatch::SshOptions options() const;
+    // One key-authenticated session per listen address, in the order they were given (each address
+    // stands for a node). Throws SshError when one cannot be opened.
+    std::vector<std::unique_ptr<dispatch::SshSession>> connectEach() const;
     // Records the current host key for every listen address in the app known_hosts file.
     void trustHostKey() const;
     // The fingerprint `ssh-keygen -l` prints for the current host key.
