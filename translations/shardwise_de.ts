@@ -1048,7 +1048,7 @@
     </message>
     <message>
         <source>This machine runs the runner installed beside Shardwise; only SSH nodes are prepared.</source>
-        <translation type="unfinished"></translation>
+        <translation>Dieser Rechner verwendet den neben Shardwise installierten Runner; vorbereitet werden nur SSH-Knoten.</translation>
     </message>
 </context>
 <context>
@@ -1237,47 +1237,47 @@
     </message>
     <message>
         <source>The runner&apos;s sources were not found; set SHARDWISE_RUNNER_SOURCES to the Shardwise source folder.</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Quellen des Runners wurden nicht gefunden; setzen Sie SHARDWISE_RUNNER_SOURCES auf den Shardwise-Quellordner.</translation>
     </message>
     <message>
         <source>Uploads the runner&apos;s sources to the SSH node and builds them there against its LibTorch; an unchanged runner is not built again.</source>
-        <translation type="unfinished"></translation>
+        <translation>Lädt die Quellen des Runners auf den SSH-Knoten hoch und baut sie dort gegen dessen LibTorch; ein unveränderter Runner wird nicht erneut gebaut.</translation>
     </message>
     <message>
         <source>Cancel p&amp;reparation</source>
-        <translation type="unfinished"></translation>
+        <translation>Vorbereitung a&amp;bbrechen</translation>
     </message>
     <message>
         <source>Stops the upload or the build on the node.</source>
-        <translation type="unfinished"></translation>
+        <translation>Stoppt das Hochladen oder den Build auf dem Knoten.</translation>
     </message>
     <message>
         <source>%1: %p%</source>
-        <translation type="unfinished"></translation>
+        <translation>%1: %p %</translation>
     </message>
     <message>
         <source>Cancelling the preparation…</source>
-        <translation type="unfinished"></translation>
+        <translation>Vorbereitung wird abgebrochen…</translation>
     </message>
     <message>
         <source>%1 was prepared, but the store did not take it: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 wurde vorbereitet, aber der Speicher hat es nicht übernommen: %2</translation>
     </message>
     <message>
         <source>%1 is prepared: the runner was already built at %2.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 ist vorbereitet: Der Runner war bereits unter %2 gebaut.</translation>
     </message>
     <message>
         <source>%1 is prepared: the runner was built at %2.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 ist vorbereitet: Der Runner wurde unter %2 gebaut.</translation>
     </message>
     <message>
         <source>%p%</source>
-        <translation type="unfinished"></translation>
+        <translation>%p %</translation>
     </message>
     <message>
         <source>Preparing %1…</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 wird vorbereitet…</translation>
     </message>
 </context>
 <context>
@@ -1559,14 +1559,14 @@
     </message>
     <message numerus="yes">
         <source>Queued %n run(s) on %1; the Runs page shows them with the rest of the queue.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n Lauf auf %1 eingereiht; die Seite „Läufe“ zeigt ihn mit dem Rest der Warteschlange.</numerusform>
+            <numerusform>%n Läufe auf %1 eingereiht; die Seite „Läufe“ zeigt sie mit dem Rest der Warteschlange.</numerusform>
         </translation>
     </message>
     <message>
         <source>Run %1 of %2: step %3 of %4</source>
-        <translation type="unfinished"></translation>
+        <translation>Lauf %1 von %2: Schritt %3 von %4</translation>
     </message>
 </context>
 <context>
@@ -1874,23 +1874,23 @@
     </message>
     <message>
         <source>The node &quot;%1&quot; is no longer in this workspace.</source>
-        <translation type="unfinished"></translation>
+        <translation>Der Knoten „%1“ ist nicht mehr in diesem Arbeitsbereich.</translation>
     </message>
     <message>
         <source>The node &quot;%1&quot; has no runner yet: prepare it on the Nodes page first.</source>
-        <translation type="unfinished"></translation>
+        <translation>Der Knoten „%1“ hat noch keinen Runner: Bereiten Sie ihn zuerst auf der Seite „Knoten“ vor.</translation>
     </message>
     <message>
         <source>Cannot connect to the node &quot;%1&quot;: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>Keine Verbindung zum Knoten „%1“: %2</translation>
     </message>
     <message>
         <source>The run was not recorded: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Der Lauf wurde nicht aufgezeichnet: %1</translation>
     </message>
     <message>
         <source>(The store reported a problem: %1)</source>
-        <translation type="unfinished"></translation>
+        <translation>(Der Speicher meldete ein Problem: %1)</translation>
     </message>
 </context>
 <context>
@@ -2028,7 +2028,7 @@
     </message>
     <message>
         <source>Where the ranks run: this machine, or an SSH node prepared on the Nodes page.</source>
-        <translation type="unfinished"></translation>
+        <translation>Wo die Ranks laufen: dieser Rechner oder ein auf der Seite „Knoten“ vorbereiteter SSH-Knoten.</translation>
     </message>
 </context>
 <context>

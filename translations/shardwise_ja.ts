@@ -1047,7 +1047,7 @@
     </message>
     <message>
         <source>This machine runs the runner installed beside Shardwise; only SSH nodes are prepared.</source>
-        <translation type="unfinished"></translation>
+        <translation>このマシンは Shardwise と一緒にインストールされたランナーを使います。準備が必要なのは SSH ノードだけです。</translation>
     </message>
 </context>
 <context>
@@ -1234,47 +1234,47 @@
     </message>
     <message>
         <source>The runner&apos;s sources were not found; set SHARDWISE_RUNNER_SOURCES to the Shardwise source folder.</source>
-        <translation type="unfinished"></translation>
+        <translation>ランナーのソースが見つかりません。SHARDWISE_RUNNER_SOURCES に Shardwise のソースフォルダーを設定してください。</translation>
     </message>
     <message>
         <source>Uploads the runner&apos;s sources to the SSH node and builds them there against its LibTorch; an unchanged runner is not built again.</source>
-        <translation type="unfinished"></translation>
+        <translation>ランナーのソースを SSH ノードにアップロードし、そのノードの LibTorch でビルドします。変更のないランナーは再ビルドしません。</translation>
     </message>
     <message>
         <source>Cancel p&amp;reparation</source>
-        <translation type="unfinished"></translation>
+        <translation>準備を中止(&amp;R)</translation>
     </message>
     <message>
         <source>Stops the upload or the build on the node.</source>
-        <translation type="unfinished"></translation>
+        <translation>ノード上のアップロードまたはビルドを停止します。</translation>
     </message>
     <message>
         <source>%1: %p%</source>
-        <translation type="unfinished"></translation>
+        <translation>%1: %p%</translation>
     </message>
     <message>
         <source>Cancelling the preparation…</source>
-        <translation type="unfinished"></translation>
+        <translation>準備を中止しています…</translation>
     </message>
     <message>
         <source>%1 was prepared, but the store did not take it: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 は準備できましたが、ストアに記録できませんでした: %2</translation>
     </message>
     <message>
         <source>%1 is prepared: the runner was already built at %2.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 は準備済みです: ランナーは %2 にビルド済みでした。</translation>
     </message>
     <message>
         <source>%1 is prepared: the runner was built at %2.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 は準備済みです: ランナーを %2 にビルドしました。</translation>
     </message>
     <message>
         <source>%p%</source>
-        <translation type="unfinished"></translation>
+        <translation>%p%</translation>
     </message>
     <message>
         <source>Preparing %1…</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 を準備しています…</translation>
     </message>
 </context>
 <context>
@@ -1556,13 +1556,13 @@
     </message>
     <message numerus="yes">
         <source>Queued %n run(s) on %1; the Runs page shows them with the rest of the queue.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%1 に %n 件の実行をキューに追加しました。「実行」ページでキューの残りと一緒に表示されます。</numerusform>
         </translation>
     </message>
     <message>
         <source>Run %1 of %2: step %3 of %4</source>
-        <translation type="unfinished"></translation>
+        <translation>実行 %1 / %2: ステップ %3 / %4</translation>
     </message>
 </context>
 <context>
@@ -1869,23 +1869,23 @@
     </message>
     <message>
         <source>The node &quot;%1&quot; is no longer in this workspace.</source>
-        <translation type="unfinished"></translation>
+        <translation>ノード「%1」はこのワークスペースにもうありません。</translation>
     </message>
     <message>
         <source>The node &quot;%1&quot; has no runner yet: prepare it on the Nodes page first.</source>
-        <translation type="unfinished"></translation>
+        <translation>ノード「%1」にはまだランナーがありません。先に「ノード」ページで準備してください。</translation>
     </message>
     <message>
         <source>Cannot connect to the node &quot;%1&quot;: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>ノード「%1」に接続できません: %2</translation>
     </message>
     <message>
         <source>The run was not recorded: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>実行は記録されませんでした: %1</translation>
     </message>
     <message>
         <source>(The store reported a problem: %1)</source>
-        <translation type="unfinished"></translation>
+        <translation>(ストアが問題を報告しました: %1)</translation>
     </message>
 </context>
 <context>
@@ -2022,7 +2022,7 @@
     </message>
     <message>
         <source>Where the ranks run: this machine, or an SSH node prepared on the Nodes page.</source>
-        <translation type="unfinished"></translation>
+        <translation>ランクを実行する場所: このマシン、または「ノード」ページで準備した SSH ノード。</translation>
     </message>
 </context>
 <context>

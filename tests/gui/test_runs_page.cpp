@@ -593,7 +593,7 @@ void TestRunsPage::validateFromThePlanPageQueuesIntoThisQueue()
     QCOMPARE(started.size(), matrix);
     for (const QList<QVariant>& s : started)
         QVERIFY(m_page->historyModel()->rowOf(s.at(1).toLongLong()) >= 0);
-    QCOMPARE(m_page->queueModel()->rowCount(), 0);
+    QTRY_COMPARE(m_page->queueModel()->rowCount(), 0);
 }
 
 SHARDWISE_GUI_TEST_MAIN(TestRunsPage)
