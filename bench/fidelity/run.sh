@@ -56,7 +56,7 @@ ran=0
 skipped=0
 # One port per run: a runner that has not released its rendezvous port must not block the next.
 port=29555
-while IFS=$'\t' read -r model strategy seq predicted run warmup steps peak estimate tier; do
+while IFS=$'\t' read -r model strategy seq predicted run warmup steps _peak estimate _tier; do
     [[ -z "$model" || "$model" == \#* ]] && continue
     if [[ "$run" != yes ]]; then
         printf '%s\t%s\t%s\t%s\tpredicted_oom_not_run\t\t\n' "$model" "$strategy" "$seq" "$predicted" >>"$manifest"
