@@ -1,11 +1,18 @@
 #include "cpu_adamw.hpp"
 
-#include <ATen/Parallel.h>
+#include <sched.h>
 
+#include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
 namespace shardwise::runner {
 
@@ -83,6 +90,102 @@ SHARDWISE_CLONES void updateBf16F32(std::uint16_t* p, const float* g, std::uint1
     update(p, g, m, v, n, c);
 }
 
+// The host optimizer's own threads, one per CPU this process may run on (SHARDWISE_HOST_THREADS
+// overrides). Not ATen's intra-op pool: launchers commonly set OMP_NUM_THREADS=1 for the ranks, which
+// would leave a 3-billion-parameter AdamW on one core. Idle workers sleep on a condition variable, so
+// they take nothing from the threads that feed the GPU.
+class HostThreads {
+public:
+    static HostThreads& instance()
+    {
+        static HostThreads pool;
+        return pool;
+    }
+
+    // Runs chunk(begin, end) over [0, n) in pieces of `grain` on every thread, the caller's included.
+    void parallelFor(std::int64_t n, std::int64_t grain, const std::function<void(std::int64_t, std::int64_t)>& chunk)
+    {
+        std::unique_lock lock(m_mutex);
+        m_job = &chunk;
+        m_total = n;
+        m_grain = grain;
+        m_next = 0;
+        m_busy = static_cast<int>(m_workers.size());
+        ++m_generation;
+        lock.unlock();
+        m_wake.notify_all();
+        runChunks();
+        lock.lock();
+        m_done.wait(lock, [&] { return m_busy == 0; });
+        m_job = nullptr;
+    }
+
+private:
+    HostThreads()
+    {
+        int count = 0;
+        if (const char* env = std::getenv("SHARDWISE_HOST_THREADS"))
+            count = std::atoi(env);
+        if (count <= 0) {
+            cpu_set_t set;
+            count = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                              : static_cast<int>(std::thread::hardware_concurrency());
+        }
+        for (int i = 1; i < std::max(count, 1); ++i)
+            m_workers.emplace_back([this] { work(); });
+    }
+
+    ~HostThreads()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stopping = true;
+        }
+        m_wake.notify_all();
+        for (auto& t : m_workers)
+            t.join();
+    }
+
+    void runChunks()
+    {
+        for (;;) {
+            const auto begin = m_next.fetch_add(m_grain);
+            if (begin >= m_total)
+                return;
+            (*m_job)(begin, std::min(m_total, begin + m_grain));
+        }
+    }
+
+    void work()
+    {
+        std::uint64_t seen = 0;
+        std::unique_lock lock(m_mutex);
+        for (;;) {
+            m_wake.wait(lock, [&] { return m_stopping || m_generation != seen; });
+            if (m_stopping)
+                return;
+            seen = m_generation;
+            lock.unlock();
+            runChunks();
+            lock.lock();
+            if (--m_busy == 0)
+                m_done.notify_one();
+        }
+    }
+
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::condition_variable m_done;
+    std::vector<std::thread> m_workers;
+    const std::function<void(std::int64_t, std::int64_t)>* m_job = nullptr;
+    std::int64_t m_total = 0;
+    std::int64_t m_grain = 1;
+    std::atomic<std::int64_t> m_next{0};
+    std::uint64_t m_generation = 0;
+    int m_busy = 0;
+    bool m_stopping = false;
+};
+
 void check(const at::Tensor& t, const char* what, std::int64_t numel)
 {
     if (!t.device().is_cpu() || !t.is_contiguous() || t.numel() != numel ||
@@ -123,7 +226,7 @@ void cpuAdamWStep(const at::Tensor& param, const at::Tensor& grad, const at::Ten
     auto* m = expAvg.data_ptr();
     auto* v = expAvgSq.data_ptr();
     // 64 Ki elements per task: large enough to amortise scheduling, small enough to balance 16+ threads.
-    at::parallel_for(0, n, 1 << 16, [&](std::int64_t begin, std::int64_t end) {
+    HostThreads::instance().parallelFor(n, 1 << 16, [&](std::int64_t begin, std::int64_t end) {
         const auto len = end - begin;
         if (bf16State) {
             auto* ps = static_cast<std::uint16_t*>(p) + begin;

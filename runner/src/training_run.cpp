@@ -91,6 +91,8 @@ at::Device prepareDevice(const RunConfig& c, const LaunchEnvironment& env)
 void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, RunProgress& progress)
 {
     const auto& c = options.config;
+    if (options.profileKernelSteps > 0 && !KernelProfile::available())
+        throw ConfigError("--profile-kernels: this runner was built without the kernel profiler (CUDA builds only)");
     const at::Device device = prepareDevice(c, env);
     progress.device = device;
     const auto dtype = device.is_cuda() ? at::kBFloat16 : at::kFloat;
@@ -131,8 +133,6 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
     protocol::MemorySample peaks;
     const std::int64_t tokensPerStep = static_cast<std::int64_t>(c.training.microBatch) * c.training.seqLen;
     const int profiled = std::min(options.profileKernelSteps, c.timedSteps);
-    if (profiled > 0 && !KernelProfile::available())
-        throw ConfigError("--profile-kernels: this runner was built without the kernel profiler (CUDA builds only)");
     KernelProfile profile;
     for (int step = 0; step < total; ++step) {
         progress.step = step;

@@ -4,6 +4,7 @@
 #include "adamw.hpp"
 #include "cpu_adamw.hpp"
 #include "head_loss.hpp"
+#include "swiglu.hpp"
 
 #include <QtTest>
 
@@ -109,6 +110,25 @@ private slots:
                             QString::number(want.item<double>())));
         QVERIFY2(allClose(gotHidden, hidden.grad(), 1e-5, 1e-6), qPrintable(worst(gotHidden, hidden.grad())));
         QVERIFY2(allClose(gotWeight, weight.grad(), 1e-5, 1e-6), qPrintable(worst(gotWeight, weight.grad())));
+    }
+
+    void swigluMatchesTheComposition()
+    {
+        at::manual_seed(13);
+        const auto gate = at::randn({4, 33}).requires_grad_(true);
+        const auto up = at::randn({4, 33}).requires_grad_(true);
+        const auto weights = at::randn({4, 33});
+        const auto out = swiglu(gate, up);
+        (out * weights).sum().backward();
+        const auto gotGate = gate.grad().clone();
+        const auto gotUp = up.grad().clone();
+        gate.mutable_grad().reset();
+        up.mutable_grad().reset();
+        const auto want = at::silu(gate) * up;
+        (want * weights).sum().backward();
+        QVERIFY(allClose(out.detach(), want.detach(), 1e-6, 1e-7));
+        QVERIFY2(allClose(gotGate, gate.grad(), 1e-5, 1e-6), qPrintable(worst(gotGate, gate.grad())));
+        QVERIFY2(allClose(gotUp, up.grad(), 1e-5, 1e-6), qPrintable(worst(gotUp, up.grad())));
     }
 };
 
