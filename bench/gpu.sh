@@ -51,7 +51,6 @@ device_facts() {
         python3 -c 'import torch;print("torch", torch.__version__, "cuda", torch.version.cuda, "nccl", ".".join(map(str, torch.cuda.nccl.version())))' || true
         lscpu | grep -E '^(Model name|CPU\(s\)|Thread|Core|Socket|NUMA node\(s\))' || true
         free -g | head -2
-        git -C "$root" rev-parse HEAD 2>/dev/null || true
     } >"$results/device.txt" 2>&1
     cat "$results/device.txt"
 }
