@@ -102,6 +102,11 @@ Runtime:
                             comm error                                         (default: 120)
   --dump-params PATH        after the last step write the full fp32 parameters, in canonical order,
                             to PATH.rank<R>: one JSON header line, then raw little-endian float32
+  --checkpoint-every N      after every N steps write a sharded checkpoint (each rank its state,
+                            then a completion marker) into --checkpoint-dir
+  --checkpoint-dir D        checkpoint folder (D/step-<N>/rank-<R>.state, D/step-<N>/COMPLETE)
+  --resume                  start from the newest complete checkpoint in --checkpoint-dir (a
+                            fresh start when there is none); incomplete ones are never loaded
   --profile-kernels N       profile the last N timed steps (CUDA) and log the kernels that took
                             the most GPU time; the timings of those steps include the profiler
   --probe                   measure the hardware instead of training: matmul rate, device copy and
@@ -143,6 +148,10 @@ RunnerOptions parseOptions(const std::vector<std::string>& args)
         const auto& flag = args[i];
         if (flag == "--help" || flag == "-h") {
             o.help = true;
+            continue;
+        }
+        if (flag == "--resume") {
+            o.resume = true;
             continue;
         }
         if (flag == "--probe") {
@@ -192,6 +201,10 @@ RunnerOptions parseOptions(const std::vector<std::string>& args)
             c.knobs.prefetchBucketElements = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 0, flag);
         else if (flag == "--persistence-threshold")
             c.knobs.persistenceThreshold = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 0, flag);
+        else if (flag == "--checkpoint-every")
+            o.checkpointEvery = atLeast(parseNumber<int>(value, flag), 1, flag);
+        else if (flag == "--checkpoint-dir")
+            o.checkpointDir = value;
         else if (flag == "--profile-kernels")
             o.profileKernelSteps = atLeast(parseNumber<int>(value, flag), 1, flag);
         else if (flag == "--probe-max-bytes")
@@ -201,6 +214,8 @@ RunnerOptions parseOptions(const std::vector<std::string>& args)
         else
             throw ConfigError("unknown option '" + flag + "' (see --help)");
     }
+    if ((o.checkpointEvery > 0 || o.resume) && o.checkpointDir.empty())
+        throw ConfigError(std::string(o.resume ? "--resume" : "--checkpoint-every") + " needs --checkpoint-dir");
     if (!(c.learningRate > 0))
         throw ConfigError("--lr must be > 0");
     if (c.training.gradAccumulation != 1)

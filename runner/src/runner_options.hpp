@@ -27,6 +27,11 @@ struct RunnerOptions {
     // --profile-kernels N: record the last N timed steps with the Kineto profiler and log the GPU
     // kernels that took the most time (CUDA builds whose LibTorch has the profiler).
     int profileKernelSteps = 0;
+    // Sharded checkpoints (checkpoint.hpp): every N steps into checkpointDir; --resume starts from the
+    // newest complete one there.
+    int checkpointEvery = 0;
+    std::string checkpointDir;
+    bool resume = false;
 };
 
 struct LaunchEnvironment {

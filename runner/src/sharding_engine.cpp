@@ -139,6 +139,33 @@ std::int64_t ShardingEngine::parameterCount() const
     return n;
 }
 
+std::vector<std::pair<std::string, at::Tensor>> ShardingEngine::checkpointTensors()
+{
+    std::vector<std::pair<std::string, at::Tensor>> out;
+    for (std::size_t i = 0; i < m_units.size(); ++i) {
+        auto& u = m_units[i];
+        const std::string unit = u.layout.name + ".";
+        if (!m_sharded)
+            out.emplace_back(unit + "params", u.params.tensor());
+        if (u.paramShard.defined())
+            out.emplace_back(unit + "param_shard", u.paramShard);
+        if (u.master.defined())
+            out.emplace_back(unit + "master", u.master);
+        out.emplace_back(unit + "exp_avg", u.expAvg);
+        out.emplace_back(unit + "exp_avg_sq", u.expAvgSq);
+    }
+    return out;
+}
+
+void ShardingEngine::restoredFromCheckpoint(std::int64_t optimizerSteps)
+{
+    m_step = optimizerSteps;
+    for (auto& u : m_units)
+        if (m_sharded && u.persistent)
+            m_comm.computeWaits(m_comm.allGather(u.paramShard, u.params.tensor()));
+    m_comm.synchronize();
+}
+
 at::Tensor ShardingEngine::steppedParam(Unit& u)
 {
     if (u.master.defined())

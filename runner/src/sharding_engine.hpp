@@ -72,6 +72,12 @@ public:
 
     std::int64_t parameterCount() const;
 
+    // Checkpoints: the tensors that are this rank's training state between steps (parameters or
+    // their shard, master weights, Adam moments), named, in a fixed order; and what to redo after
+    // they were overwritten from a checkpoint written after `optimizerSteps` steps (collective).
+    std::vector<std::pair<std::string, at::Tensor>> checkpointTensors();
+    void restoredFromCheckpoint(std::int64_t optimizerSteps);
+
     // A communication failure raised inside an autograd hook; the engine rethrows it as CommError
     // even when autograd wrapped it.
     const std::string& commFailure() const { return m_commFailure; }

@@ -3,6 +3,7 @@
 #include "communicator.hpp"
 #include "decoder_model.hpp"
 #include "device_metrics.hpp"
+#include "checkpoint.hpp"
 #include "event_stream.hpp"
 #include "kernel_profile.hpp"
 #include "sharding_engine.hpp"
@@ -129,15 +130,35 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
                           comm->backendName() + ", " + std::to_string(engine.parameterCount()) + " parameters");
 
     const int total = c.warmupSteps + c.timedSteps;
+    std::optional<Checkpoints> checkpoints;
+    if (!options.checkpointDir.empty())
+        checkpoints.emplace(options.checkpointDir, env.rank, env.world, std::string(strategyId(c.strategy)), *comm,
+                            device);
+    int firstStep = 0;
+    if (options.resume) {
+        // Every rank looks at the same folder (shared or identical per node); rank 0's view decides.
+        const auto newest = checkpoints->newestComplete();
+        if (newest) {
+            if (*newest >= total)
+                throw ConfigError("--resume: the newest complete checkpoint (" + checkpoints->folder(*newest).string() +
+                                  ") is at or past this run's " + std::to_string(total) + " steps");
+            checkpoints->load(*newest, engine);
+            firstStep = *newest;
+            logLine(env.rank, "resumed from " + checkpoints->folder(*newest).string());
+        } else {
+            logLine(env.rank, "no complete checkpoint in " + options.checkpointDir + ": starting fresh");
+        }
+    }
+    std::vector<double> saveTimes;
     std::vector<double> stepTimes, commTimes, exposedTimes, losses;
     protocol::MemorySample peaks;
     const std::int64_t tokensPerStep = static_cast<std::int64_t>(c.training.microBatch) * c.training.seqLen;
     const int profiled = std::min(options.profileKernelSteps, c.timedSteps);
     KernelProfile profile;
-    for (int step = 0; step < total; ++step) {
+    for (int step = firstStep; step < total; ++step) {
         progress.step = step;
         const bool timed = step >= c.warmupSteps;
-        if (step == c.warmupSteps)
+        if (step == std::max(c.warmupSteps, firstStep))
             resetPeakMemory(device);
         if (profiled > 0 && step == total - profiled)
             profile.start();
@@ -182,6 +203,11 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
             exposedTimes.push_back(commTime.exposed);
             peaks = ev.memory;
         }
+        if (options.checkpointEvery > 0 && (step + 1) % options.checkpointEvery == 0) {
+            saveTimes.push_back(checkpoints->save(step + 1, engine));
+            logLine(env.rank, "checkpoint " + checkpoints->folder(step + 1).string() + " in " +
+                                  std::to_string(saveTimes.back()) + " s");
+        }
     }
     progress.step.reset();
     if (profiled > 0)
@@ -197,7 +223,7 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
     s.rank = env.rank;
     s.world = env.world;
     s.warmupSteps = c.warmupSteps;
-    s.timedSteps = c.timedSteps;
+    s.timedSteps = static_cast<int>(stepTimes.size()); // fewer than asked when resumed past the warm-up
     s.medianStepS = stats::median(stepTimes);
     s.p10StepS = stats::percentile(stepTimes, 10);
     s.p90StepS = stats::percentile(stepTimes, 90);
@@ -207,6 +233,9 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
     s.losses = losses;
     s.memory = peaks; // peak fields cover the timed steps: reset at the first of them
     s.state = engine.stateBytes();
+    s.checkpointSaveS = saveTimes.empty() ? 0 : stats::median(saveTimes);
+    s.checkpointsWritten = static_cast<int>(saveTimes.size());
+    s.resumedFromStep = options.resume && firstStep > 0 ? firstStep : -1;
     s.time = unixNow();
     emit(s);
     logLine(env.rank, "median step " + std::to_string(s.medianStepS) + " s, " + std::to_string(s.tokensPerS) +

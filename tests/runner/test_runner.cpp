@@ -248,6 +248,112 @@ private slots:
         ranks[1]->finish(1000);
     }
 
+    // A run killed after a checkpoint and resumed ends with exactly the parameters of an uninterrupted run.
+    void resumeAfterKillMatchesUninterruptedRun()
+    {
+        QTemporaryDir work;
+        const QStringList common{QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--seq"),
+                                 QStringLiteral("64"), QStringLiteral("--micro-batch"), QStringLiteral("2"),
+                                 QStringLiteral("--warmup"), QStringLiteral("0"), QStringLiteral("--steps"),
+                                 QStringLiteral("400"), QStringLiteral("--strategy"), QStringLiteral("zero3"),
+                                 QStringLiteral("--seed"), QStringLiteral("5"), QStringLiteral("--lr"),
+                                 QStringLiteral("0.01")};
+        const QString straightDump = work.filePath(QStringLiteral("straight"));
+        const auto straight = runOnce(common + QStringList{QStringLiteral("--dump-params"), straightDump},
+                                      rankEnvironment(0, 1, freeTcpPort()), 300000);
+        QVERIFY2(straight.exitCode == 0, qPrintable(straight.log));
+
+        const QString dir = work.filePath(QStringLiteral("ckpt"));
+        const QStringList checkpointing{QStringLiteral("--checkpoint-every"), QStringLiteral("7"),
+                                        QStringLiteral("--checkpoint-dir"), dir};
+        {
+            RankProcess victim(common + checkpointing, rankEnvironment(0, 1, freeTcpPort()));
+            QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(dir + QStringLiteral("/step-00000007/COMPLETE")), 120000);
+            ::kill(static_cast<pid_t>(victim.process.processId()), SIGKILL);
+            victim.finish(10000);
+        }
+        const QString resumedDump = work.filePath(QStringLiteral("resumed"));
+        const auto resumed = runOnce(common + checkpointing + QStringList{QStringLiteral("--resume"),
+                                                                          QStringLiteral("--dump-params"), resumedDump},
+                                     rankEnvironment(0, 1, freeTcpPort()), 300000);
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.log));
+        const auto summary = summaryOf(resumed);
+        QVERIFY2(summary.resumedFromStep >= 7 && summary.resumedFromStep % 7 == 0, qPrintable(resumed.log));
+        QCOMPARE(summary.timedSteps, 400 - summary.resumedFromStep);
+        QVERIFY(summary.checkpointsWritten > 0 && summary.checkpointSaveS > 0);
+        const auto a = readDump(straightDump + QStringLiteral(".rank0"));
+        const auto b = readDump(resumedDump + QStringLiteral(".rank0"));
+        QVERIFY(!a.values.empty());
+        QVERIFY2(a.values == b.values, qPrintable(firstMismatch(b.values, a.values, 0, 0)));
+    }
+
+    // Two ranks: a 10-step run checkpointed at 5 and 10, extended to 16 steps by --resume, equals 16
+    // uninterrupted steps on every rank; the summary says where it started.
+    void resumeAcrossRanksMatchesUninterruptedRun()
+    {
+        QTemporaryDir work;
+        const QString dir = work.filePath(QStringLiteral("ckpt"));
+        auto args = [&](int steps, const QString& dump, bool checkpoint) {
+            QStringList a{QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--seq"), QStringLiteral("32"),
+                          QStringLiteral("--warmup"), QStringLiteral("0"), QStringLiteral("--steps"),
+                          QString::number(steps), QStringLiteral("--strategy"), QStringLiteral("fsdp2_reshard_offload"),
+                          QStringLiteral("--dump-params"), dump};
+            if (checkpoint)
+                a << QStringLiteral("--checkpoint-every") << QStringLiteral("5") << QStringLiteral("--checkpoint-dir")
+                  << dir << QStringLiteral("--resume");
+            return a;
+        };
+        const auto straight = runRanks(2, args(16, work.filePath(QStringLiteral("straight")), false));
+        const auto first = runRanks(2, args(10, work.filePath(QStringLiteral("first")), true));
+        const auto second = runRanks(2, args(16, work.filePath(QStringLiteral("second")), true));
+        for (int r = 0; r < 2; ++r) {
+            for (const auto* run : {&straight, &first, &second})
+                QVERIFY2((*run)[static_cast<std::size_t>(r)].exitCode == 0, qPrintable((*run)[static_cast<std::size_t>(r)].log));
+            QCOMPARE(summaryOf(first[static_cast<std::size_t>(r)]).resumedFromStep, -1);
+            QCOMPARE(summaryOf(second[static_cast<std::size_t>(r)]).resumedFromStep, 10);
+            const auto a = readDump(work.filePath(QStringLiteral("straight.rank%1").arg(r)));
+            const auto b = readDump(work.filePath(QStringLiteral("second.rank%1").arg(r)));
+            QVERIFY(!a.values.empty());
+            QVERIFY2(a.values == b.values, qPrintable(firstMismatch(b.values, a.values, 0, 0)));
+        }
+    }
+
+    void incompleteCheckpointIsNeverLoaded()
+    {
+        QTemporaryDir work;
+        const QString dir = work.filePath(QStringLiteral("ckpt"));
+        const QStringList base{QStringLiteral("--seq"), QStringLiteral("16"), QStringLiteral("--warmup"),
+                               QStringLiteral("0"), QStringLiteral("--checkpoint-every"), QStringLiteral("5"),
+                               QStringLiteral("--checkpoint-dir"), dir};
+        const auto first = runOnce(base + QStringList{QStringLiteral("--steps"), QStringLiteral("5")},
+                                   rankEnvironment(0, 1, freeTcpPort()));
+        QVERIFY2(first.exitCode == 0, qPrintable(first.log));
+        // A newer checkpoint cut short: state written, no completion marker.
+        QVERIFY(QDir().mkpath(dir + QStringLiteral("/step-00000009")));
+        QFile junk(dir + QStringLiteral("/step-00000009/rank-0.state"));
+        QVERIFY(junk.open(QIODevice::WriteOnly));
+        junk.write("{\"format\":\"shardwise-checkpoint\"}\ngarbage");
+        junk.close();
+        const auto resumed = runOnce(base + QStringList{QStringLiteral("--steps"), QStringLiteral("12"),
+                                                        QStringLiteral("--resume")},
+                                     rankEnvironment(0, 1, freeTcpPort()));
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.log));
+        QCOMPARE(summaryOf(resumed).resumedFromStep, 5);
+        QVERIFY(resumed.log.contains(QStringLiteral("step-00000005")));
+
+        // A complete checkpoint whose file was damaged afterwards is a config error naming the file.
+        QFile state(dir + QStringLiteral("/step-00000010/rank-0.state"));
+        QVERIFY(state.exists());
+        QVERIFY(state.resize(state.size() - 3));
+        const auto damaged = runOnce(base + QStringList{QStringLiteral("--steps"), QStringLiteral("14"),
+                                                        QStringLiteral("--resume")},
+                                     rankEnvironment(0, 1, freeTcpPort()));
+        QCOMPARE(damaged.exitCode, 2);
+        const auto errors = eventsOf<ErrorEvent>(damaged);
+        QCOMPARE(errors.size(), std::size_t{1});
+        QVERIFY2(QString::fromStdString(errors[0].message).contains(QStringLiteral("damaged")), errors[0].message.c_str());
+    }
+
     void badConfigIsAConfigError_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -277,6 +383,9 @@ private slots:
         QTest::addRow("kernel profile without a GPU build")
             << QStringList{QStringLiteral("--profile-kernels"), QStringLiteral("1")} << QStringList{}
             << QStringLiteral("--profile-kernels");
+        QTest::addRow("checkpoints without a folder")
+            << QStringList{QStringLiteral("--checkpoint-every"), QStringLiteral("3")} << QStringList{}
+            << QStringLiteral("--checkpoint-dir");
     }
 
     void badConfigIsAConfigError()
@@ -382,7 +491,7 @@ private slots:
                                  "--micro-batch", "--precision", "--seed", "--lr", "--tokens", "--dump-params",
                                  "--reduce-bucket", "--allgather-bucket", "--prefetch-bucket",
                                  "--persistence-threshold", "--timeout-s", "--probe", "--probe-max-bytes",
-                                 "--profile-kernels", "--help"})
+                                 "--profile-kernels", "--checkpoint-every", "--checkpoint-dir", "--resume", "--help"})
             QVERIFY2(outcome.out.contains(flag), flag);
         for (const auto& t : allStrategies())
             QVERIFY(outcome.out.contains(QByteArray(t.id.data(), static_cast<qsizetype>(t.id.size()))));

@@ -186,6 +186,9 @@ json toJson(const Event& e)
                             {"losses", s.losses},
                             {"memory", memoryJson(s.memory)},
                             {"state", stateJson(s.state)},
+                            {"checkpoint_save_s", s.checkpointSaveS},
+                            {"checkpoints_written", s.checkpointsWritten},
+                            {"resumed_from_step", s.resumedFromStep},
                             {"time", s.time}};
             },
             [](const ErrorEvent& s) {
@@ -304,6 +307,9 @@ Event fromJson(const json& j)
             s.memory = memoryFrom(*m, "summary.memory");
         if (const json* st = f.object("state"))
             s.state = stateFrom(*st, "summary.state");
+        s.checkpointSaveS = f.get<double>("checkpoint_save_s", 0.0);
+        s.checkpointsWritten = f.get<int>("checkpoints_written", 0);
+        s.resumedFromStep = f.get<int>("resumed_from_step", -1);
         return s;
     }
     if (name == "error") {

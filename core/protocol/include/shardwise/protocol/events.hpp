@@ -101,6 +101,11 @@ struct SummaryEvent {
     std::vector<double> losses; // one per step, warm-up included
     MemorySample memory;      // peaks over the timed steps
     StateBytes state;
+    // --checkpoint-every: median seconds one checkpoint save took on this rank (write + flush +
+    // the barrier before the completion marker), and how many were written; 0 without checkpoints.
+    double checkpointSaveS = 0;
+    int checkpointsWritten = 0;
+    int resumedFromStep = -1; // the checkpoint this run started from, -1 for a fresh start
     double time = 0;
 };
 
