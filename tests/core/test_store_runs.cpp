@@ -147,6 +147,26 @@ private slots:
         QCOMPARE(int(findRun(*m_db, id)->status), expected);
     }
 
+    void checkpointCostIsKeptPerRank()
+    {
+        RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Fsdp2Reshard, 1, 1, 1), RunOrigin{});
+        protocol::SummaryEvent summary;
+        summary.world = 1;
+        summary.medianStepS = 0.5;
+        summary.tokensPerS = 4096;
+        summary.checkpointSaveS = 2.25;
+        summary.checkpointsWritten = 3;
+        summary.resumedFromStep = 20;
+        recorder.record(summary);
+        recorder.finish(RunStatus::Completed, {});
+        const auto d = runDetail(*m_db, recorder.runId());
+        QVERIFY(d);
+        QCOMPARE(d->rankSummaries.size(), std::size_t(1));
+        QCOMPARE(d->rankSummaries[0].checkpointSaveS, 2.25);
+        QCOMPARE(d->rankSummaries[0].checkpointsWritten, 3);
+        QCOMPARE(d->rankSummaries[0].resumedFromStep, 20);
+    }
+
     void missingSummaryMeansFailed()
     {
         RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero0, 2, 1, 1), RunOrigin{});

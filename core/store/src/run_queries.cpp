@@ -191,7 +191,8 @@ std::optional<RunDetail> runDetail(const Database& db, std::int64_t id, double n
                                     tokens_per_s, nccl_share, exposed_comm_share, losses_json, allocated, reserved,
                                     peak_allocated, peak_reserved, alloc_retries, device_free, device_total,
                                     host_peak_rss, device_params, device_grads, device_optimizer, host_params,
-                                    host_grads, host_optimizer, time
+                                    host_grads, host_optimizer, time, checkpoint_save_s, checkpoints_written,
+                                    resumed_from_step
                              FROM rank_summaries WHERE run_id = ?1 ORDER BY rank)sql");
         s.bind(1, id);
         while (s.step()) {
@@ -214,6 +215,9 @@ std::optional<RunDetail> runDetail(const Database& db, std::int64_t id, double n
             e.memory = readMemory(s, 11);
             e.state = {s.integer(19), s.integer(20), s.integer(21), s.integer(22), s.integer(23), s.integer(24)};
             e.time = s.real(25);
+            e.checkpointSaveS = s.real(26);
+            e.checkpointsWritten = static_cast<int>(s.integer(27));
+            e.resumedFromStep = static_cast<int>(s.integer(28));
             d.rankSummaries.push_back(std::move(e));
         }
     }

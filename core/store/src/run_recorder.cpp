@@ -144,9 +144,10 @@ void RunRecorder::record(const protocol::Event& event)
             INSERT OR REPLACE INTO rank_summaries (run_id, rank, world, warmup_steps, timed_steps, median_step_s,
                 p10_step_s, p90_step_s, tokens_per_s, nccl_share, exposed_comm_share, losses_json, allocated,
                 reserved, peak_allocated, peak_reserved, alloc_retries, device_free, device_total, host_peak_rss,
-                device_params, device_grads, device_optimizer, host_params, host_grads, host_optimizer, time)
+                device_params, device_grads, device_optimizer, host_params, host_grads, host_optimizer, time,
+                checkpoint_save_s, checkpoints_written, resumed_from_step)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-                    ?21, ?22, ?23, ?24, ?25, ?26, ?27))sql");
+                    ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30))sql");
         s.bind(1, m_runId).bind(2, summary->rank).bind(3, summary->world).bind(4, summary->warmupSteps);
         s.bind(5, summary->timedSteps).bind(6, summary->medianStepS).bind(7, summary->p10StepS);
         s.bind(8, summary->p90StepS).bind(9, summary->tokensPerS).bind(10, summary->ncclShare);
@@ -155,7 +156,8 @@ void RunRecorder::record(const protocol::Event& event)
         const auto& st = summary->state;
         s.bind(21, st.deviceParams).bind(22, st.deviceGrads).bind(23, st.deviceOptimizer);
         s.bind(24, st.hostParams).bind(25, st.hostGrads).bind(26, st.hostOptimizer);
-        s.bind(27, summary->time > 0 ? summary->time : now).run();
+        s.bind(27, summary->time > 0 ? summary->time : now).bind(28, summary->checkpointSaveS);
+        s.bind(29, summary->checkpointsWritten).bind(30, summary->resumedFromStep).run();
         if (summary->rank >= 0 && summary->rank < static_cast<int>(m_summarised.size()))
             m_summarised[static_cast<std::size_t>(summary->rank)] = true;
     } else if (const auto* error = std::get_if<protocol::ErrorEvent>(&event)) {

@@ -227,6 +227,14 @@ CREATE INDEX probes_by_node ON probes (node, measured_at);
 CREATE INDEX probes_by_gpu ON probes (gpu_id, measured_at);
 )sql";
 
+// Version 4: what checkpointing cost a rank (--checkpoint-every): the planner's measured save cost
+// per strategy for the interruption interval.
+constexpr std::string_view kVersion4 = R"sql(
+ALTER TABLE rank_summaries ADD COLUMN checkpoint_save_s REAL NOT NULL DEFAULT 0;
+ALTER TABLE rank_summaries ADD COLUMN checkpoints_written INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE rank_summaries ADD COLUMN resumed_from_step INTEGER NOT NULL DEFAULT -1;
+)sql";
+
 } // namespace
 
 const std::vector<Migration>& migrations()
@@ -235,6 +243,7 @@ const std::vector<Migration>& migrations()
         {1, "runs, nodes, plans and per-rank steps, summaries, errors and logs", kVersion1},
         {2, "diagnoses of runs", kVersion2},
         {3, "hardware probe results per node", kVersion3},
+        {4, "checkpoint save cost per rank summary", kVersion4},
     };
     return list;
 }
