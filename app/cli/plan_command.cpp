@@ -6,10 +6,14 @@
 
 #include "shardwise/plan/plan.hpp"
 #include "shardwise/spec/json.hpp"
+#include "shardwise/store/database.hpp"
+#include "shardwise/store/location.hpp"
+#include "shardwise/store/runs.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <ostream>
 
 namespace shardwise::cli {
@@ -132,6 +136,24 @@ void printTable(const Plan& plan, const EstimateInput& in, std::ostream& out)
     out << "\nNCCL % counts communication kernels that overlap compute; it is not time spent waiting.\n";
 }
 
+// The newest stored measurement of a checkpoint save for this plan, if the store exists and has one.
+// Planning never creates a store or fails because of one.
+std::optional<store::MeasuredCheckpointSave> measuredSaveFromStore(const EstimateInput& in, Strategy strategy)
+{
+    try {
+        const auto path = store::resolveDatabasePath();
+        if (!std::filesystem::exists(path))
+            return std::nullopt;
+        store::OpenOptions options;
+        options.readOnly = true;
+        const auto db = store::Database::open(path, options);
+        return store::newestCheckpointSave(db, in.model.id, in.gpu.id, strategy,
+                                           in.cluster.gpusPerNode * in.cluster.nodes);
+    } catch (const std::exception&) {
+        return std::nullopt; // an older or unreadable store: keep the estimate
+    }
+}
+
 int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     PlanArgs a;
@@ -149,18 +171,34 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         const EstimateInput in = a.plan.input();
         const Plan plan = makePlan(in);
         const CheckpointOptions checkpoints{a.interruptionsPerHour, a.checkpointWriteGBps, a.checkpointSaveS, a.restartS};
+        CheckpointOptions checkpointsUsed = checkpoints;
         std::optional<CheckpointAdvice> advice;
+        std::optional<store::MeasuredCheckpointSave> storedSave;
         if (a.interruptionsPerHour > 0)
             advice = adviseCheckpoints(plan, in, checkpoints);
+        if (advice && !advice->saveMeasured) {
+            // A save measured by an earlier run of this model, strategy and size beats the estimate.
+            storedSave = measuredSaveFromStore(in, advice->strategy);
+            if (storedSave) {
+                checkpointsUsed.measuredSaveS = storedSave->saveS;
+                advice = adviseCheckpoints(plan, in, checkpointsUsed);
+            }
+        }
         if (a.format == "json") {
             nlohmann::json j = toJson(plan);
             if (a.interruptionsPerHour > 0)
-                j["checkpoint"] = advice ? toJson(*advice, checkpoints) : nlohmann::json();
+            {
+                j["checkpoint"] = advice ? toJson(*advice, checkpointsUsed) : nlohmann::json();
+                if (storedSave)
+                    j["checkpoint"]["save_from_run"] = storedSave->runId;
+            }
             out << j.dump(2) << "\n";
         } else {
             printTable(plan, in, out);
             if (advice)
-                printCheckpointAdvice(*advice, checkpoints, out);
+                printCheckpointAdvice(*advice, checkpointsUsed, out);
+            if (storedSave)
+                out << "Save cost as measured by stored run #" << storedSave->runId << ".\n";
             else if (a.interruptionsPerHour > 0)
                 out << "\nNo checkpoint interval: no strategy fits, so there is no run to checkpoint.\n";
         }

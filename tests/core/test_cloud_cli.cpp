@@ -9,6 +9,9 @@
 #include "shardwise/interruption/save_cost.hpp"
 #include "shardwise/plan/plan.hpp"
 #include "shardwise/spec/presets.hpp"
+#include "shardwise/store/database.hpp"
+#include "shardwise/store/run_recorder.hpp"
+#include "shardwise/store/runs.hpp"
 
 #include <QDir>
 #include <QJsonDocument>
@@ -26,9 +29,10 @@ struct CliResult {
     QByteArray err;
 };
 
-CliResult runCli(const QStringList& args)
+CliResult runCli(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
+    p.setProcessEnvironment(env);
     p.start(QStringLiteral(SHARDWISE_CLI), args);
     CliResult r;
     if (!p.waitForFinished(60000))
@@ -188,6 +192,67 @@ private slots:
         QVERIFY(qAbs(c.value(QStringLiteral("restart_s")).toDouble() - (save.saveS + 120.0)) < 1e-9);
         QVERIFY(qAbs(c.value(QStringLiteral("expected_overhead_fraction")).toDouble() - rec.expectedOverheadFraction) < 1e-12);
         QCOMPARE(c.value(QStringLiteral("save_measured")).toBool(), false);
+    }
+
+    void planTakesTheSaveCostOfAStoredRun()
+    {
+        // A run of the recommended strategy that wrote checkpoints: its measured save cost replaces the
+        // estimate, and the output names the run.
+        using namespace shardwise;
+        EstimateInput in;
+        in.model = resolveModel("qwen2.5-7b");
+        in.gpu = resolveGpu("a100-80gb");
+        in.cluster.gpusPerNode = 8;
+        const Plan plan = makePlan(in);
+        QVERIFY(plan.recommendation.strategy.has_value());
+        QTemporaryDir dir;
+        const QString dbPath = dir.filePath(QStringLiteral("store.sqlite"));
+        std::int64_t runId = 0;
+        {
+            auto db = store::Database::open(dbPath.toStdString());
+            RunConfig config;
+            config.model = in.model;
+            config.strategy = *plan.recommendation.strategy;
+            config.worldSize = 8;
+            store::RunOrigin origin;
+            origin.nodes = {store::RunNodeRef{"local", std::nullopt}};
+            origin.gpuId = "a100-80gb";
+            store::RunRecorder recorder(db, config, origin);
+            for (int rank = 0; rank < 8; ++rank) {
+                protocol::SummaryEvent s;
+                s.rank = rank;
+                s.world = 8;
+                s.medianStepS = 1.0;
+                s.tokensPerS = 16384;
+                s.checkpointSaveS = rank == 3 ? 42.5 : 40.0; // the slowest rank sets the cost
+                s.checkpointsWritten = 2;
+                recorder.record(s);
+            }
+            recorder.finish(store::RunStatus::Completed, {});
+            runId = recorder.runId();
+        }
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("SHARDWISE_DB"), dbPath);
+        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
+                                    QStringLiteral("--gpu"), QStringLiteral("a100-80gb"), QStringLiteral("--gpus-per-node"),
+                                    QStringLiteral("8"), QStringLiteral("--interruptions-per-hour"), QStringLiteral("0.5"),
+                                    QStringLiteral("--format"), QStringLiteral("json")},
+                                   env);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject c = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("checkpoint")).toObject();
+        QCOMPARE(c.value(QStringLiteral("save_measured")).toBool(), true);
+        QCOMPARE(c.value(QStringLiteral("save_s")).toDouble(), 42.5);
+        QCOMPARE(c.value(QStringLiteral("save_from_run")).toInteger(), runId);
+
+        // Another world size has no measurement: back to the estimate.
+        const CliResult other = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
+                                        QStringLiteral("--gpu"), QStringLiteral("a100-80gb"), QStringLiteral("--gpus-per-node"),
+                                        QStringLiteral("4"), QStringLiteral("--interruptions-per-hour"), QStringLiteral("0.5"),
+                                        QStringLiteral("--format"), QStringLiteral("json")},
+                                       env);
+        QVERIFY2(other.exitCode == 0, other.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(other.out).object().value(QStringLiteral("checkpoint")).toObject();
+        QCOMPARE(o.value(QStringLiteral("save_measured")).toBool(), false);
     }
 
     void checkpointOptionsNeedAnInterruptionRate()

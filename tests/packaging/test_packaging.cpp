@@ -380,7 +380,8 @@ private slots:
         QTest::newRow("runner/standalone") << QStringLiteral("runner/standalone") << QStringList{};
         // The arguments node_preparation.cpp passes.
         QTest::newRow("top level, as node preparation") << QString()
-                                                        << QStringList{QStringLiteral("-DSHARDWISE_BUILD_APP=OFF"), QStringLiteral("-DSHARDWISE_BUILD_TESTS=OFF")};
+                                                        << QStringList{QStringLiteral("-DSHARDWISE_BUILD_APP=OFF"), QStringLiteral("-DSHARDWISE_BUILD_CLI=OFF"),
+                                                                       QStringLiteral("-DSHARDWISE_BUILD_TESTS=OFF")};
     }
     void runnerSourcesConfigure()
     {

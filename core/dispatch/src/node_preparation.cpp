@@ -159,7 +159,7 @@ PreparedRunner prepareNode(SshSession& session, const RemoteBundle& sources, con
 
     prep.report(PreparationPhase::Configuring, 0, "configuring against LibTorch at " + facts.torchConfigDir);
     std::vector<std::string> configure{facts.cmakePath, "-S", dir + "/src", "-B", dir + "/build",
-                                       "-DCMAKE_BUILD_TYPE=" + options.buildType, "-DSHARDWISE_BUILD_APP=OFF",
+                                       "-DCMAKE_BUILD_TYPE=" + options.buildType, "-DSHARDWISE_BUILD_APP=OFF", "-DSHARDWISE_BUILD_CLI=OFF",
                                        "-DSHARDWISE_BUILD_TESTS=OFF", "-DTorch_DIR=" + facts.torchConfigDir};
     if (!facts.ninjaPath.empty()) {
         configure.insert(configure.end(), {"-G", "Ninja", "-DCMAKE_MAKE_PROGRAM=" + facts.ninjaPath});

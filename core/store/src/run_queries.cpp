@@ -159,6 +159,21 @@ std::optional<RunSummary> findRun(const Database& db, std::int64_t id, double no
     return readSummary(s);
 }
 
+std::optional<MeasuredCheckpointSave> newestCheckpointSave(const Database& db, const std::string& modelId,
+                                                           const std::string& gpuId, Strategy strategy,
+                                                           int worldSize)
+{
+    Statement s(db.handle(), R"sql(
+        SELECT r.id, MAX(k.checkpoint_save_s) FROM runs r JOIN rank_summaries k ON k.run_id = r.id
+         WHERE r.source = 'measured' AND r.model_id = ?1 AND r.strategy = ?2 AND r.world_size = ?3
+           AND (?4 = '' OR r.gpu_id = ?4) AND k.checkpoint_save_s > 0
+         GROUP BY r.id ORDER BY r.started_at DESC, r.id DESC LIMIT 1)sql");
+    s.bind(1, modelId).bind(2, std::string(strategyId(strategy))).bind(3, worldSize).bind(4, gpuId);
+    if (!s.step())
+        return std::nullopt;
+    return MeasuredCheckpointSave{s.integer(0), s.real(1)};
+}
+
 std::optional<RunDetail> runDetail(const Database& db, std::int64_t id, double now)
 {
     ReadTransaction snapshot(db);

@@ -140,6 +140,16 @@ std::vector<RunSummary> listRuns(const Database& db, const RunFilter& filter = {
 std::optional<RunSummary> findRun(const Database& db, std::int64_t id, double now = currentUnixTime());
 std::optional<RunDetail> runDetail(const Database& db, std::int64_t id, double now = currentUnixTime());
 
+// The save cost of the newest measured run of this model, strategy and world size (and GPU preset,
+// when given) that wrote checkpoints: the slowest rank's median save, which is what a step waits for.
+struct MeasuredCheckpointSave {
+    std::int64_t runId = 0;
+    double saveS = 0;
+};
+std::optional<MeasuredCheckpointSave> newestCheckpointSave(const Database& db, const std::string& modelId,
+                                                           const std::string& gpuId, Strategy strategy,
+                                                           int worldSize);
+
 // Per-step points for charts, ordered by rank then step; all ranks when `rank` is empty.
 std::vector<protocol::StepEvent> stepSeries(const Database& db, std::int64_t runId,
                                             std::optional<int> rank = std::nullopt);
