@@ -56,6 +56,9 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 # One package holding both components; shardwise-runner (no component of ours) stays out.
 set(CPACK_COMPONENTS_ALL app runner-sources)
+# A monolithic package of exactly these components: the runner binary (component "runner", linked
+# against LibTorch) and anything else installed stays out.
+set(CPACK_INSTALL_CMAKE_PROJECTS "${CMAKE_BINARY_DIR};${PROJECT_NAME};app;/;${CMAKE_BINARY_DIR};${PROJECT_NAME};runner-sources;/")
 set(CPACK_DEB_COMPONENT_INSTALL OFF)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)

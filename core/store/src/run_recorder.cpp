@@ -144,10 +144,9 @@ void RunRecorder::record(const protocol::Event& event)
             INSERT OR REPLACE INTO rank_summaries (run_id, rank, world, warmup_steps, timed_steps, median_step_s,
                 p10_step_s, p90_step_s, tokens_per_s, nccl_share, exposed_comm_share, losses_json, allocated,
                 reserved, peak_allocated, peak_reserved, alloc_retries, device_free, device_total, host_peak_rss,
-                device_params, device_grads, device_optimizer, host_params, host_grads, host_optimizer, time,
-                checkpoint_save_s, checkpoints_written, resumed_from_step)
+                device_params, device_grads, device_optimizer, host_params, host_grads, host_optimizer, time)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-                    ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30))sql");
+                    ?21, ?22, ?23, ?24, ?25, ?26, ?27))sql");
         s.bind(1, m_runId).bind(2, summary->rank).bind(3, summary->world).bind(4, summary->warmupSteps);
         s.bind(5, summary->timedSteps).bind(6, summary->medianStepS).bind(7, summary->p10StepS);
         s.bind(8, summary->p90StepS).bind(9, summary->tokensPerS).bind(10, summary->ncclShare);
@@ -156,8 +155,15 @@ void RunRecorder::record(const protocol::Event& event)
         const auto& st = summary->state;
         s.bind(21, st.deviceParams).bind(22, st.deviceGrads).bind(23, st.deviceOptimizer);
         s.bind(24, st.hostParams).bind(25, st.hostGrads).bind(26, st.hostOptimizer);
-        s.bind(27, summary->time > 0 ? summary->time : now).bind(28, summary->checkpointSaveS);
-        s.bind(29, summary->checkpointsWritten).bind(30, summary->resumedFromStep).run();
+        s.bind(27, summary->time > 0 ? summary->time : now).run();
+        // Checkpoint columns arrived with schema 4; a file kept at an older version (tests that
+        // rebuild every earlier version) has none to fill.
+        if (m_db.schemaVersion() >= 4) {
+            Statement c(db, R"sql(UPDATE rank_summaries SET checkpoint_save_s = ?3, checkpoints_written = ?4,
+                                     resumed_from_step = ?5 WHERE run_id = ?1 AND rank = ?2)sql");
+            c.bind(1, m_runId).bind(2, summary->rank).bind(3, summary->checkpointSaveS);
+            c.bind(4, summary->checkpointsWritten).bind(5, summary->resumedFromStep).run();
+        }
         if (summary->rank >= 0 && summary->rank < static_cast<int>(m_summarised.size()))
             m_summarised[static_cast<std::size_t>(summary->rank)] = true;
     } else if (const auto* error = std::get_if<protocol::ErrorEvent>(&event)) {
