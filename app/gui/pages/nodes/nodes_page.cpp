@@ -52,6 +52,13 @@ std::function<dispatch::RemoteBundle()> NodesPage::defaultRunnerSources()
     return [] {
         QString root = qEnvironmentVariable("SHARDWISE_RUNNER_SOURCES");
         if (root.isEmpty()) {
+            // The Debian package installs them beside the binaries: <prefix>/share/shardwise/runner-src.
+            const QString installed =
+                QDir(QCoreApplication::applicationDirPath()).absoluteFilePath(QStringLiteral("../share/shardwise/runner-src"));
+            if (holdsRunnerSources(installed))
+                root = QDir::cleanPath(installed);
+        }
+        if (root.isEmpty()) {
             // A build tree sits inside (or beside) its sources: look up from this program's folder.
             QDir dir(QCoreApplication::applicationDirPath());
             for (int up = 0; up < 4 && root.isEmpty(); ++up) {
