@@ -4,6 +4,7 @@
 #include "command.hpp"
 #include "plan_options.hpp"
 
+#include "shardwise/calibrate/from_store.hpp"
 #include "shardwise/plan/plan.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/store/database.hpp"
@@ -27,7 +28,11 @@ decision order (lightest that fits; full shard by interconnect; CPU offload last
 
 )";
 
-constexpr const char* kUsageTail = R"(  --format table|json        output format (default table)
+constexpr const char* kUsageTail = R"(  --calibrated               predict with the calibration fitted to the store's probes and runs on
+                             this GPU (docs/calibration.md) and say which one and how confident
+  --db PATH                  the store for --calibrated and measured checkpoint costs (default:
+                             $SHARDWISE_DB, else the workspace in the user's data folder)
+  --format table|json        output format (default table)
   --help                     this text
 
 Checkpoint interval against interruptions (Spot preemption, host maintenance), for the
@@ -51,6 +56,8 @@ struct PlanArgs {
     double checkpointWriteGBps = interruption::kDefaultCheckpointWriteGBps;
     double checkpointSaveS = 0; // 0 = estimate it from the state bytes and the write bandwidth
     double restartS = 0;
+    bool calibrated = false;
+    std::string db; // empty = store::resolveDatabasePath's default
 };
 
 PlanArgs parseArgs(const std::vector<std::string>& args)
@@ -64,6 +71,10 @@ PlanArgs parseArgs(const std::vector<std::string>& args)
             continue;
         if (flag == "--help" || flag == "-h") {
             a.help = true;
+        } else if (flag == "--calibrated") {
+            a.calibrated = true;
+        } else if (flag == "--db") {
+            a.db = w.value();
         } else if (flag == "--format") {
             a.format = w.value();
             if (a.format != "table" && a.format != "json")
@@ -138,16 +149,25 @@ void printTable(const Plan& plan, const EstimateInput& in, std::ostream& out)
 
 // The newest stored measurement of a checkpoint save for this plan, if the store exists and has one.
 // Planning never creates a store or fails because of one.
-std::optional<store::MeasuredCheckpointSave> measuredSaveFromStore(const EstimateInput& in, Strategy strategy)
+// The store, opened read-only, when it exists; planning never creates one.
+std::optional<store::Database> existingStore(const std::string& explicitPath)
+{
+    const auto path = store::resolveDatabasePath(explicitPath);
+    if (!std::filesystem::exists(path))
+        return std::nullopt;
+    store::OpenOptions options;
+    options.readOnly = true;
+    return store::Database::open(path, options);
+}
+
+std::optional<store::MeasuredCheckpointSave> measuredSaveFromStore(const EstimateInput& in, Strategy strategy,
+                                                                   const std::string& dbPath)
 {
     try {
-        const auto path = store::resolveDatabasePath();
-        if (!std::filesystem::exists(path))
+        const auto db = existingStore(dbPath);
+        if (!db)
             return std::nullopt;
-        store::OpenOptions options;
-        options.readOnly = true;
-        const auto db = store::Database::open(path, options);
-        return store::newestCheckpointSave(db, in.model.id, in.gpu.id, strategy,
+        return store::newestCheckpointSave(*db, in.model.id, in.gpu.id, strategy,
                                            in.cluster.gpusPerNode * in.cluster.nodes);
     } catch (const std::exception&) {
         return std::nullopt; // an older or unreadable store: keep the estimate
@@ -169,7 +189,17 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     }
     try {
         const EstimateInput in = a.plan.input();
-        const Plan plan = makePlan(in);
+        calibrate::StoredCalibration calibration; // presets unless --calibrated finds better
+        calibration.source = "presets";
+        if (a.calibrated) {
+            try {
+                if (const auto db = existingStore(a.db))
+                    calibration = calibrate::calibrationFromStore(*db, in.gpu, in.cluster.intraNode);
+            } catch (const std::exception& e) {
+                err << "shardwise-cli plan: --calibrated: " << e.what() << "; planning with the presets\n";
+            }
+        }
+        const Plan plan = makePlan(in, calibration.calibration);
         const CheckpointOptions checkpoints{a.interruptionsPerHour, a.checkpointWriteGBps, a.checkpointSaveS, a.restartS};
         CheckpointOptions checkpointsUsed = checkpoints;
         std::optional<CheckpointAdvice> advice;
@@ -178,7 +208,7 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
             advice = adviseCheckpoints(plan, in, checkpoints);
         if (advice && !advice->saveMeasured) {
             // A save measured by an earlier run of this model, strategy and size beats the estimate.
-            storedSave = measuredSaveFromStore(in, advice->strategy);
+            storedSave = measuredSaveFromStore(in, advice->strategy, a.db);
             if (storedSave) {
                 checkpointsUsed.measuredSaveS = storedSave->saveS;
                 advice = adviseCheckpoints(plan, in, checkpointsUsed);
@@ -186,6 +216,12 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         }
         if (a.format == "json") {
             nlohmann::json j = toJson(plan);
+            if (a.calibrated)
+                j["calibration"] = {{"source", calibration.source},
+                                    {"confidence", calibration.confidence},
+                                    {"confidence_label", calibration.confidenceLabel},
+                                    {"runs", calibration.runs},
+                                    {"fitted", calibration.fitted}};
             if (a.interruptionsPerHour > 0)
             {
                 j["checkpoint"] = advice ? toJson(*advice, checkpointsUsed) : nlohmann::json();
@@ -194,6 +230,10 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
             }
             out << j.dump(2) << "\n";
         } else {
+            if (a.calibrated)
+                out << "Calibration: " << calibration.source << " (confidence "
+                    << (calibration.confidenceLabel.empty() ? std::string("none") : calibration.confidenceLabel) << ", "
+                    << calibration.runs << " runs fitted)\n\n";
             printTable(plan, in, out);
             if (advice)
                 printCheckpointAdvice(*advice, checkpointsUsed, out);

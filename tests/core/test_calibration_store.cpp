@@ -176,6 +176,27 @@ private slots:
         QCOMPARE(none.confidence, 0.0);
     }
 
+    void planCalibratedSaysWhichCalibrationItUsed()
+    {
+        const QStringList plan{QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-1.5b"),
+                               QStringLiteral("--gpu"), QStringLiteral("h200"), QStringLiteral("--calibrated"),
+                               QStringLiteral("--format"), QStringLiteral("json")};
+        const CliResult r = runCli(plan + QStringList{QStringLiteral("--db"), m_db});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject c = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("calibration")).toObject();
+        QCOMPARE(c.value(QStringLiteral("source")).toString(), QStringLiteral("probe of node box-a + 8 runs"));
+        QCOMPARE(c.value(QStringLiteral("runs")).toInt(), 8);
+        QVERIFY(c.value(QStringLiteral("confidence")).toDouble() > 0.5);
+
+        // No store there: the presets, said as such, and no file is created.
+        const QString missing = m_dir.filePath(QStringLiteral("no-such-store.sqlite"));
+        const CliResult none = runCli(plan + QStringList{QStringLiteral("--db"), missing});
+        QVERIFY2(none.exitCode == 0, qPrintable(none.err));
+        const QJsonObject n = QJsonDocument::fromJson(none.out).object().value(QStringLiteral("calibration")).toObject();
+        QCOMPARE(n.value(QStringLiteral("source")).toString(), QStringLiteral("presets"));
+        QVERIFY(!QFile::exists(missing));
+    }
+
     void compareCliReportsPredictedAgainstMeasured()
     {
         const CliResult r = runCli({QStringLiteral("compare"), QStringLiteral("--db"), m_db, QStringLiteral("--format"),
