@@ -4,10 +4,9 @@
 // planned, each with its error against the measurement.
 #include "command.hpp"
 
-#include "shardwise/calibrate/from_store.hpp"
+#include "shardwise/calibrate/stored_comparison.hpp"
 #include "shardwise/spec/presets.hpp"
 #include "shardwise/store/location.hpp"
-#include "shardwise/store/runs.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +16,7 @@
 #include <optional>
 #include <ostream>
 #include <set>
+#include <vector>
 
 namespace shardwise::cli {
 
@@ -48,20 +48,8 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-struct Row {
-    std::int64_t runId = 0;
-    calibrate::Observation observation;
-    calibrate::Comparison presets;
-    calibrate::Comparison calibrated;
-    std::optional<double> plannedTokensPerS;
-    std::optional<double> plannedPeakBytes;
-};
-
-struct GpuSection {
-    std::string gpu;
-    calibrate::StoredCalibration calibration;
-    std::vector<Row> rows;
-};
+using Row = calibrate::StoredRunComparison;
+using GpuSection = calibrate::GpuComparison;
 
 std::optional<double> errorOf(const std::optional<double>& predicted, const std::optional<double>& measured)
 {
@@ -245,38 +233,12 @@ int compare(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         const store::Database db =
             store::Database::open(store::resolveDatabasePath(v.count("--db") ? v["--db"] : std::string()),
                                   store::OpenOptions{.readOnly = true});
-        std::set<std::string> gpus;
-        if (v.count("--gpu"))
-            gpus.insert(v["--gpu"]);
-        else
-            for (const store::RunSummary& r : store::listRuns(db))
-                if (!r.gpuId.empty() && catalog.findGpu(r.gpuId))
-                    gpus.insert(r.gpuId);
-
-        std::vector<GpuSection> sections;
-        for (const std::string& id : gpus) {
-            const GpuSpec& gpu = *catalog.findGpu(id);
-            GpuSection s{id, calibrate::calibrationFromStore(db, gpu, Interconnect::NvLink,
-                                                             v.count("--node") ? v["--node"] : std::string()),
-                         {}};
-            for (const auto& stored : calibrate::observationsFromStore(db, gpu)) {
-                const calibrate::Observation& o = stored.observation;
-                if (v.count("--model") && o.input.model.id != v["--model"])
-                    continue;
-                if (strategy && o.strategy != *strategy)
-                    continue;
-                Row r{stored.runId, o, calibrate::compare(o, Calibration{}), calibrate::compare(o, s.calibration.calibration),
-                      {}, {}};
-                if (const auto run = store::findRun(db, stored.runId)) {
-                    r.plannedTokensPerS = run->predicted.tokensPerS;
-                    if (run->predicted.peakBytes)
-                        r.plannedPeakBytes = static_cast<double>(*run->predicted.peakBytes);
-                }
-                s.rows.push_back(std::move(r));
-            }
-            if (!s.rows.empty())
-                sections.push_back(std::move(s));
-        }
+        calibrate::ComparisonFilter filter;
+        filter.gpu = v.count("--gpu") ? v["--gpu"] : std::string();
+        filter.model = v.count("--model") ? v["--model"] : std::string();
+        filter.strategy = strategy;
+        filter.node = v.count("--node") ? v["--node"] : std::string();
+        const std::vector<GpuSection> sections = calibrate::compareStoredRuns(db, filter);
 
         std::ofstream file;
         if (v.count("--out")) {

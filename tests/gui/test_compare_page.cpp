@@ -1,6 +1,9 @@
-// The Compare page over a real run store: failed runs stay visible as failed; and end to end, a CPU
-// validation launched from the Plan page runs the real shardwise-runner on the local node, lands in
-// the store and appears in Compare, whose charts export as valid files.
+// The Compare page over a real run store: failed runs stay visible as failed; finished GPU runs are
+// predicted with the presets and with the store's calibration (checked against core/calibrate
+// itself), the calibration line names where the calibration came from, and the exports carry the
+// predictions; and end to end, a CPU validation launched from the Plan page runs the real
+// shardwise-runner on the local node, lands in the store and appears in Compare, whose charts export
+// as valid files.
 #include "gui_test_main.hpp"
 
 #include "charts/chart_panel.hpp"
@@ -12,18 +15,26 @@
 #include "pages/plan/plan_page.hpp"
 #include "workspace/workspace.hpp"
 
+#include "shardwise/calibrate/from_store.hpp"
 #include "shardwise/dispatch/local_launch.hpp"
 #include "shardwise/spec/presets.hpp"
+#include "shardwise/store/probes.hpp"
 #include "shardwise/store/run_recorder.hpp"
 
+#include <QAbstractItemModelTester>
 #include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
 #include <QChartView>
 #include <QComboBox>
 #include <QImage>
+#include <QLabel>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
+
+#include <cmath>
 
 using namespace shardwise;
 using namespace shardwise::gui;
@@ -79,6 +90,110 @@ qint64 recordRun(Workspace& workspace, Strategy s, bool oom)
     return recorder.runId();
 }
 
+// How the GPUs in the prediction tests "really" behave: far enough from the presets that
+// calibration visibly changes the predictions.
+Calibration truth()
+{
+    Calibration c;
+    c.matmulEfficiency = 0.38;
+    c.activationBytesScale = 1.25;
+    return c;
+}
+
+// A GPU run recorded the way `shardwise-cli run` records one, its measurement made with truth().
+qint64 recordGpuRun(store::Database& db, const char* gpuId, const char* model, Strategy s, int seq, bool oom)
+{
+    RunConfig rc;
+    rc.model = *PresetCatalog::builtin().findModel(model);
+    rc.strategy = s;
+    rc.device = DeviceKind::Cuda;
+    rc.training.seqLen = seq;
+    rc.warmupSteps = 1;
+    rc.timedSteps = 2;
+    store::RunOrigin origin;
+    origin.nodes = {{"box-a", std::nullopt}};
+    origin.launcher = "shardwise";
+    origin.gpuId = gpuId;
+    origin.interconnect = "nvlink";
+    store::RunRecorder recorder(db, rc, origin);
+    const GpuSpec& gpu = *PresetCatalog::builtin().findGpu(gpuId);
+    protocol::StartEvent start;
+    start.config = rc;
+    start.host = "box-a";
+    start.deviceName = gpu.name;
+    recorder.record(start);
+    EstimateInput in;
+    in.model = rc.model;
+    in.gpu = gpu;
+    in.training = rc.training;
+    const Estimate e = estimate(in, s, truth());
+    if (oom) {
+        protocol::ErrorEvent err;
+        err.kind = protocol::ErrorKind::Oom;
+        err.message = "CUDA out of memory";
+        err.step = 0;
+        recorder.record(err);
+    } else {
+        protocol::SummaryEvent sum;
+        sum.warmupSteps = 1;
+        sum.timedSteps = 2;
+        sum.tokensPerS = e.throughput.tokensPerS;
+        sum.medianStepS = e.throughput.stepTimeS;
+        sum.memory.peakAllocated = static_cast<std::int64_t>(e.memory.allocatedPeak());
+        sum.memory.peakReserved = static_cast<std::int64_t>(e.memory.allocatedPeak() * 1.08);
+        recorder.record(sum);
+    }
+    recorder.finish(recorder.statusFromEvents());
+    return recorder.runId();
+}
+
+void saveH200Probe(store::Database& db)
+{
+    store::StoredProbe probe;
+    probe.node = "box-a";
+    probe.gpuId = "h200";
+    probe.event.host = "box-a";
+    probe.event.deviceName = "NVIDIA H200";
+    probe.event.results = {{"cpu_adamw", 0, 2.0e9, "params/s", 3}, {"h2d_pinned", 1 << 28, 45.0, "GB/s", 5}};
+    store::saveProbe(db, probe);
+}
+
+// A store of eight completed H200 runs, one H200 run that ran out of memory, a probe of the H200
+// node, and two completed L4 runs of another strategy.
+struct PredictionStore {
+    QList<qint64> h200Runs;
+    qint64 oomRun = 0;
+    QList<qint64> l4Runs;
+};
+
+PredictionStore fillPredictionStore(store::Database& db)
+{
+    PredictionStore out;
+    for (const char* model : {"qwen2.5-0.5b", "qwen2.5-1.5b"})
+        for (int seq : {1024, 4096})
+            for (Strategy s : {Strategy::Zero0, Strategy::Fsdp2Reshard})
+                out.h200Runs << recordGpuRun(db, "h200", model, s, seq, false);
+    out.oomRun = recordGpuRun(db, "h200", "qwen2.5-7b", Strategy::Fsdp2NoReshard, 8192, true);
+    for (int seq : {1024, 2048})
+        out.l4Runs << recordGpuRun(db, "l4", "qwen2.5-0.5b", Strategy::Zero2, seq, false);
+    saveH200Probe(db);
+    return out;
+}
+
+int rowOfRun(const RunTableModel& model, qint64 id)
+{
+    for (int row = 0; row < model.rowCount(); ++row)
+        if (model.index(row, RunTableModel::IdColumn).data(RunTableModel::RunIdRole).toLongLong() == id)
+            return row;
+    return -1;
+}
+
+QString readText(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+}
+
 QStringList categoryLabels(QChart* chart)
 {
     for (QAbstractAxis* axis : chart->axes(Qt::Horizontal))
@@ -132,6 +247,184 @@ private slots:
         QCOMPARE(page.filterModel()->rowCount(), 3);
         page.strategyFilter()->setCurrentIndex(page.strategyFilter()->findData(QStringLiteral("zero2")));
         QCOMPARE(page.filterModel()->rowCount(), 2);
+    }
+
+    void predictionsMatchTheCalibrationCode()
+    {
+        QTemporaryDir dir;
+        Workspace workspace;
+        QString error;
+        QVERIFY2(workspace.open(dir.filePath(QStringLiteral("runs.sqlite")), &error), qPrintable(error));
+        const PredictionStore runs = fillPredictionStore(*workspace.database());
+
+        // What core/calibrate says, computed here on its own connection.
+        const store::Database db = store::Database::open(dir.filePath(QStringLiteral("runs.sqlite")).toStdString());
+        const GpuSpec& h200 = *PresetCatalog::builtin().findGpu("h200");
+        const calibrate::StoredCalibration calibration = calibrate::calibrationFromStore(db, h200, Interconnect::NvLink);
+        const auto observations = calibrate::observationsFromStore(db, h200);
+        QCOMPARE(static_cast<int>(observations.size()), static_cast<int>(runs.h200Runs.size()) + 1);
+
+        ComparePage page(workspace);
+        QAbstractItemModelTester tester(page.runModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(page.predictionsPending());
+        QTRY_VERIFY_WITH_TIMEOUT(!page.predictionsPending(), 120000);
+        const RunTableModel& model = *page.runModel();
+        int calibrationHelped = 0;
+        for (const calibrate::StoredRunObservation& stored : observations) {
+            const calibrate::Comparison presets = calibrate::compare(stored.observation, Calibration{});
+            const calibrate::Comparison calibrated = calibrate::compare(stored.observation, calibration.calibration);
+            const int row = rowOfRun(model, stored.runId);
+            QVERIFY2(row >= 0, qPrintable(QStringLiteral("run %1 is not in the table").arg(stored.runId)));
+            const auto cell = [&](int column, int role) { return model.index(row, column).data(role); };
+            QCOMPARE(cell(RunTableModel::PresetsTokensColumn, RunTableModel::RawValueRole).toDouble(), presets.predictedTokensPerS);
+            QCOMPARE(cell(RunTableModel::CalibratedTokensColumn, RunTableModel::RawValueRole).toDouble(),
+                     calibrated.predictedTokensPerS);
+            QCOMPARE(cell(RunTableModel::PresetsPeakColumn, RunTableModel::RawValueRole).toDouble(),
+                     presets.predictedPeakBytes / (1024.0 * 1024.0 * 1024.0));
+            QCOMPARE(cell(RunTableModel::CalibratedPeakColumn, RunTableModel::RawValueRole).toDouble(),
+                     calibrated.predictedPeakBytes / (1024.0 * 1024.0 * 1024.0));
+            QCOMPARE(cell(RunTableModel::PresetsVerdictColumn, Qt::DisplayRole).toString(),
+                     QString::fromLatin1(presets.predictedFits ? "fits" : "does not fit")
+                         + QString::fromLatin1(presets.verdictWrong() ? " (wrong)" : ""));
+            if (stored.observation.oom) {
+                QCOMPARE(stored.runId, runs.oomRun);
+                QCOMPARE(cell(RunTableModel::PresetsTokensErrorColumn, Qt::DisplayRole).toString(), QStringLiteral("n/a"));
+                QCOMPARE(cell(RunTableModel::CalibratedPeakErrorColumn, Qt::DisplayRole).toString(), QStringLiteral("n/a"));
+                continue;
+            }
+            QVERIFY(presets.tokensError && calibrated.tokensError && presets.peakError && calibrated.peakError);
+            QCOMPARE(cell(RunTableModel::PresetsTokensErrorColumn, RunTableModel::RawValueRole).toDouble(), *presets.tokensError);
+            QCOMPARE(cell(RunTableModel::CalibratedTokensErrorColumn, RunTableModel::RawValueRole).toDouble(),
+                     *calibrated.tokensError);
+            QCOMPARE(cell(RunTableModel::PresetsPeakErrorColumn, RunTableModel::RawValueRole).toDouble(), *presets.peakError);
+            QCOMPARE(cell(RunTableModel::CalibratedPeakErrorColumn, RunTableModel::RawValueRole).toDouble(),
+                     *calibrated.peakError);
+            const QString shown = cell(RunTableModel::CalibratedTokensErrorColumn, Qt::DisplayRole).toString();
+            QCOMPARE(shown, signedPercent(*calibrated.tokensError));
+            QVERIFY2(shown.endsWith(QStringLiteral(" %")), qPrintable(shown));
+            if (std::fabs(*calibrated.tokensError) + 0.05 < std::fabs(*presets.tokensError))
+                ++calibrationHelped;
+        }
+        // The measurements were made with other coefficients than the presets: calibration must matter.
+        QVERIFY(calibrationHelped > 0);
+        // Runs that are not predicted say so instead of showing a number.
+        const qint64 cpuRun = recordRun(workspace, Strategy::Zero1, false);
+        page.reload();
+        QTRY_VERIFY_WITH_TIMEOUT(!page.predictionsPending(), 120000);
+        const int cpuRow = rowOfRun(model, cpuRun);
+        QVERIFY(cpuRow >= 0);
+        QCOMPARE(model.index(cpuRow, RunTableModel::CalibratedTokensColumn).data().toString(), QStringLiteral("n/a"));
+    }
+
+    void calibrationLineNamesTheCalibrationPerGpuShown()
+    {
+        QTemporaryDir dir;
+        Workspace workspace;
+        QString error;
+        QVERIFY2(workspace.open(dir.filePath(QStringLiteral("runs.sqlite")), &error), qPrintable(error));
+        fillPredictionStore(*workspace.database());
+        const store::Database db = store::Database::open(dir.filePath(QStringLiteral("runs.sqlite")).toStdString());
+        const calibrate::StoredCalibration h200 =
+            calibrate::calibrationFromStore(db, *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
+        const calibrate::StoredCalibration l4 =
+            calibrate::calibrationFromStore(db, *PresetCatalog::builtin().findGpu("l4"), Interconnect::NvLink);
+        QCOMPARE(QString::fromStdString(h200.source), QStringLiteral("probe of node box-a + 8 runs"));
+
+        ComparePage page(workspace);
+        QCOMPARE(page.calibrationLine()->text(), QStringLiteral("Calibrating from the run store…"));
+        QTRY_VERIFY_WITH_TIMEOUT(!page.predictionsPending(), 120000);
+        const QString both = page.calibrationLine()->text();
+        QVERIFY2(both.contains(QStringLiteral("GPU h200: calibration from probe of node box-a + 8 runs, confidence %1")
+                                   .arg(QString::fromStdString(h200.confidenceLabel))),
+                 qPrintable(both));
+        QVERIFY2(both.contains(QStringLiteral("GPU l4: calibration from %1").arg(QString::fromStdString(l4.source))),
+                 qPrintable(both));
+        QVERIFY2(both.contains(QLocale().toString(h200.confidence, 'f', 2)), qPrintable(both));
+
+        // Only the GPU types the filters leave in the table are named.
+        page.strategyFilter()->setCurrentIndex(page.strategyFilter()->findData(QStringLiteral("zero2")));
+        const QString onlyL4 = page.calibrationLine()->text();
+        QVERIFY2(onlyL4.contains(QStringLiteral("GPU l4")), qPrintable(onlyL4));
+        QVERIFY2(!onlyL4.contains(QStringLiteral("h200")), qPrintable(onlyL4));
+    }
+
+    void exportsCarryThePredictions()
+    {
+        QTemporaryDir dir;
+        Workspace workspace;
+        QString error;
+        QVERIFY2(workspace.open(dir.filePath(QStringLiteral("runs.sqlite")), &error), qPrintable(error));
+        const PredictionStore runs = fillPredictionStore(*workspace.database());
+        ComparePage page(workspace);
+        QTRY_VERIFY_WITH_TIMEOUT(!page.predictionsPending(), 120000);
+        const RunPrediction* first = page.runModel()->predictionFor(runs.h200Runs.front());
+        QVERIFY(first && first->calibrated.tokensError);
+
+        page.runModel()->checkAll(false);
+        page.runModel()->setChecked(runs.h200Runs.front(), true);
+        page.runModel()->setChecked(runs.oomRun, true);
+        const QString csvPath = dir.filePath(QStringLiteral("compare.csv"));
+        ExportResult result = page.exportTable(csvPath);
+        QVERIFY2(result.ok, qPrintable(result.error));
+        const QString csv = readText(csvPath);
+        for (const char* column : {"Presets throughput", "Presets throughput error", "Calibrated throughput",
+                                   "Calibrated throughput error", "Presets peak error", "Calibrated peak error",
+                                   "Presets verdict", "Calibrated verdict"})
+            QVERIFY2(csv.contains(QLatin1String(column)), column);
+        QVERIFY2(csv.contains(QStringLiteral("probe of node box-a + 8 runs")), qPrintable(csv));
+        QVERIFY2(csv.contains(signedPercent(*first->calibrated.tokensError)), qPrintable(csv));
+        int dataRows = 0;
+        for (const QString& line : csv.split(QStringLiteral("\r\n"), Qt::SkipEmptyParts))
+            dataRows += line.startsWith(QLatin1Char('#')) && line.size() > 1 && line.at(1).isDigit() ? 1 : 0;
+        QCOMPARE(dataRows, 2);
+
+        const QString mdPath = dir.filePath(QStringLiteral("compare.md"));
+        result = page.exportTable(mdPath);
+        QVERIFY2(result.ok, qPrintable(result.error));
+        const QString md = readText(mdPath);
+        QVERIFY2(md.contains(QStringLiteral("| Calibrated throughput error |")), qPrintable(md));
+        QVERIFY2(md.contains(signedPercent(*first->presets.tokensError)), qPrintable(md));
+
+        page.resize(1400, 900);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        const QString svgPath = dir.filePath(QStringLiteral("predicted.svg"));
+        result = page.exportPredictionChart(svgPath);
+        QVERIFY2(result.ok, qPrintable(result.error));
+        const QString svg = readText(svgPath);
+        QVERIFY(QSvgRenderer(svg.toUtf8()).isValid());
+        QVERIFY2(svg.contains(QStringLiteral("probe of node box-a + 8 runs")), "the caption names the calibration");
+        const QString pngPath = dir.filePath(QStringLiteral("predicted.png"));
+        result = page.exportPredictionChart(pngPath);
+        QVERIFY2(result.ok, qPrintable(result.error));
+        QVERIFY(!QImage(pngPath).isNull());
+        // The chart pairs measured, presets and calibrated tokens/s for the checked runs.
+        QChart* chart = page.predictionChart()->chart();
+        QCOMPARE(categoryLabels(chart).size(), 2);
+        const auto* series = qobject_cast<QBarSeries*>(chart->series().front());
+        QVERIFY(series);
+        QCOMPARE(series->count(), 3);
+        const QList<QBarSet*> sets = series->barSets();
+        const int firstSlot = page.runModel()->checkedRuns().front().id == runs.h200Runs.front() ? 0 : 1;
+        QCOMPARE(sets.at(1)->at(firstSlot), first->presets.tokensPerS);
+        QCOMPARE(sets.at(2)->at(firstSlot), first->calibrated.tokensPerS);
+    }
+
+    void emptyStoreSaysThereAreNoMeasurements()
+    {
+        QTemporaryDir dir;
+        Workspace workspace;
+        QString error;
+        QVERIFY2(workspace.open(dir.filePath(QStringLiteral("empty.sqlite")), &error), qPrintable(error));
+        ComparePage page(workspace);
+        QTRY_VERIFY_WITH_TIMEOUT(!page.predictionsPending(), 60000);
+        QVERIFY2(page.calibrationLine()->text().startsWith(QStringLiteral("No measurements")),
+                 qPrintable(page.calibrationLine()->text()));
+        QVERIFY(page.predictions().runs.isEmpty());
+        const QString csvPath = dir.filePath(QStringLiteral("empty.csv"));
+        const ExportResult result = page.exportTable(csvPath);
+        QVERIFY2(result.ok, qPrintable(result.error));
+        QVERIFY(readText(csvPath).contains(QStringLiteral("Calibrated throughput error")));
     }
 
     void cpuValidationRunsEndToEndAndIsCompared()

@@ -158,4 +158,36 @@ QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& r
     return chart;
 }
 
+QChart* createCalibrationChart(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>& predictions)
+{
+    auto* chart = new QChart;
+    styleChart(*chart);
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    chart->setTitle(ChartText::tr("Throughput: measured vs predicted (presets, calibrated)"));
+    auto* series = new QBarSeries;
+    QBarSet* measuredSet = makeSet(ChartText::tr("measured tokens/s"), 0);
+    QBarSet* presets = makeSet(ChartText::tr("presets prediction"), 4);
+    QBarSet* calibrated = makeSet(ChartText::tr("calibrated prediction"), 2);
+    double maxValue = 0;
+    for (const RunRecord& r : runs) {
+        const auto it = predictions.constFind(r.id);
+        const bool predicted = it != predictions.constEnd();
+        const double m = measured(r) ? r.tokensPerS : 0.0;
+        const double p = predicted ? it->presets.tokensPerS : 0.0;
+        const double c = predicted ? it->calibrated.tokensPerS : 0.0;
+        measuredSet->append(m);
+        presets->append(p);
+        calibrated->append(c);
+        maxValue = std::max({maxValue, m, p, c});
+    }
+    series->append(measuredSet);
+    series->append(presets);
+    series->append(calibrated);
+    chart->addSeries(series);
+    addAxes(*chart, *series, runs, maxValue, ChartText::tr("tokens/s"), QStringLiteral("%.0f"));
+    if (runs.isEmpty())
+        chart->setTitle(ChartText::tr("Check runs in the table to compare them."));
+    return chart;
+}
+
 } // namespace shardwise::gui

@@ -2,6 +2,7 @@
 // The Compare page's four charts over a set of runs, one category per run. Runs that did not
 // complete keep their category, labelled with their outcome, and show no measured bar.
 
+#include "models/run_prediction.hpp"
 #include "workspace/run_record.hpp"
 
 #include <QChart>
@@ -13,5 +14,9 @@ enum class ComparisonMetric { Throughput, PeakMemory, NcclShare, PredictedVsMeas
 
 QString runCategoryLabel(const RunRecord& run); // "#12 zero3" / "#13 fsdp2_reshard — out of memory"
 QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& runs);
+
+// Measured tokens/s beside the presets' and the calibrated prediction, one category per run; a run
+// without a prediction (see RunTableModel) keeps its category with only what was measured.
+QChart* createCalibrationChart(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>& predictions);
 
 } // namespace shardwise::gui

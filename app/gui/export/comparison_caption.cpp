@@ -63,4 +63,36 @@ ExportCaption comparisonCaption(const QList<RunRecord>& runs)
     return caption;
 }
 
+ExportCaption comparisonCaptionWithCalibration(const QList<RunRecord>& runs, const PredictionSet& predictions)
+{
+    ExportCaption caption = comparisonCaption(runs);
+    QStringList gpus;
+    for (const RunRecord& r : runs) {
+        const auto p = predictions.runs.constFind(r.id);
+        if (p != predictions.runs.constEnd() && !gpus.contains(p->gpu))
+            gpus << p->gpu;
+    }
+    QStringList lines;
+    if (gpus.isEmpty()) {
+        lines << CaptionText::tr("Predictions: none of these runs has one (only completed or out-of-memory runs on a known "
+                                 "GPU preset, with their configuration stored, are predicted).");
+    } else {
+        lines << CaptionText::tr("Predictions: presets = the planner's built-in coefficients; calibrated = fitted to the "
+                                 "stored runs (in-sample); error = (predicted - measured) / measured.");
+        for (const QString& gpu : gpus)
+            if (const CalibrationSummary* c = predictions.calibrationFor(gpu))
+                lines << describeCalibration(*c);
+    }
+    caption.description += (caption.description.isEmpty() ? QString() : QStringLiteral("\n")) + lines.join(QLatin1Char('\n'));
+    return caption;
+}
+
+ExportCaption predictionChartCaption(const QList<RunRecord>& runs, const PredictionSet& predictions)
+{
+    ExportCaption caption = comparisonCaptionWithCalibration(runs, predictions);
+    if (!runs.isEmpty())
+        caption.title = CaptionText::tr("Measured vs predicted throughput — %1").arg(caption.title);
+    return caption;
+}
+
 } // namespace shardwise::gui

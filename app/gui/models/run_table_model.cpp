@@ -6,6 +6,7 @@
 #include <QLocale>
 
 #include <array>
+#include <limits>
 
 namespace shardwise::gui {
 
@@ -47,7 +48,9 @@ struct ColumnSpec {
 bool measured(const RunRecord& r) { return r.outcome == RunOutcome::Completed; }
 QVariant notAvailable() { return RunTableModel::tr("n/a"); }
 
-const std::array<ColumnSpec, RunTableModel::ColumnCount> kColumns{{
+constexpr int kRecordColumns = RunTableModel::PredictedTokensColumn + 1;
+
+const std::array<ColumnSpec, kRecordColumns> kColumns{{
     {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Run"),
      [](const RunRecord& r) -> QVariant { return QStringLiteral("#%1").arg(r.id); },
      [](const RunRecord& r) -> QVariant { return r.id; },
@@ -108,6 +111,85 @@ const ColumnSpec* columnSpec(int column)
     return column >= 0 && column < static_cast<int>(kColumns.size()) ? &kColumns[static_cast<std::size_t>(column)] : nullptr;
 }
 
+using PredictionValue = QVariant (*)(const RunPrediction& p);
+
+// The prediction columns, from PresetsTokensColumn on, in Column order: the cell's text and its raw
+// value (a number, so sorting orders by it), read from the run's prediction.
+struct PredictionColumnSpec {
+    const char* title; // translated in RunTableModel's context
+    PredictionValue display;
+    PredictionValue raw;
+    HeaderTip headerToolTip;
+};
+
+QVariant error(const std::optional<double>& e) { return e ? QVariant(signedPercent(*e)) : notAvailable(); }
+QVariant rawError(const std::optional<double>& e) { return e ? QVariant(*e) : QVariant(-std::numeric_limits<double>::infinity()); }
+QString presetsExplanation()
+{
+    return RunTableModel::tr("The planner's prediction with its built-in (uncalibrated) coefficients.");
+}
+QString calibratedExplanation()
+{
+    return RunTableModel::tr("The planner's prediction with the calibration the run store supports for this GPU (the "
+                             "line above the table names it). It is fitted to these same runs: in-sample.");
+}
+QString errorExplanation()
+{
+    return RunTableModel::tr("(predicted - measured) / measured; positive means the prediction was too high.");
+}
+QString verdictExplanation()
+{
+    return RunTableModel::tr("Whether the prediction says the run fits in GPU memory; \"wrong\" where the outcome "
+                             "contradicts it (an out-of-memory run predicted to fit, or a completed one predicted not to).");
+}
+
+constexpr int kPredictionColumns = RunTableModel::ColumnCount - kRecordColumns;
+
+const std::array<PredictionColumnSpec, kPredictionColumns> kPredictionColumnSpecs{{
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Presets throughput"),
+     [](const RunPrediction& p) -> QVariant { return formatTokensPerS(p.presets.tokensPerS); },
+     [](const RunPrediction& p) -> QVariant { return p.presets.tokensPerS; }, presetsExplanation},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Presets throughput error"),
+     [](const RunPrediction& p) -> QVariant { return error(p.presets.tokensError); },
+     [](const RunPrediction& p) -> QVariant { return rawError(p.presets.tokensError); }, errorExplanation},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Calibrated throughput"),
+     [](const RunPrediction& p) -> QVariant { return formatTokensPerS(p.calibrated.tokensPerS); },
+     [](const RunPrediction& p) -> QVariant { return p.calibrated.tokensPerS; }, calibratedExplanation},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Calibrated throughput error"),
+     [](const RunPrediction& p) -> QVariant { return error(p.calibrated.tokensError); },
+     [](const RunPrediction& p) -> QVariant { return rawError(p.calibrated.tokensError); }, errorExplanation},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Presets peak"),
+     [](const RunPrediction& p) -> QVariant { return formatGiB(p.presets.peakGiB); },
+     [](const RunPrediction& p) -> QVariant { return p.presets.peakGiB; }, presetsExplanation},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Presets peak error"),
+     [](const RunPrediction& p) -> QVariant { return error(p.presets.peakError); },
+     [](const RunPrediction& p) -> QVariant { return rawError(p.presets.peakError); }, errorExplanation},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Calibrated peak"),
+     [](const RunPrediction& p) -> QVariant { return formatGiB(p.calibrated.peakGiB); },
+     [](const RunPrediction& p) -> QVariant { return p.calibrated.peakGiB; }, calibratedExplanation},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Calibrated peak error"),
+     [](const RunPrediction& p) -> QVariant { return error(p.calibrated.peakError); },
+     [](const RunPrediction& p) -> QVariant { return rawError(p.calibrated.peakError); }, errorExplanation},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Presets verdict"),
+     [](const RunPrediction& p) -> QVariant { return fitVerdictText(p.presets); },
+     [](const RunPrediction& p) -> QVariant { return fitVerdictText(p.presets); }, verdictExplanation},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Calibrated verdict"),
+     [](const RunPrediction& p) -> QVariant { return fitVerdictText(p.calibrated); },
+     [](const RunPrediction& p) -> QVariant { return fitVerdictText(p.calibrated); }, verdictExplanation},
+}};
+
+const PredictionColumnSpec* predictionColumnSpec(int column)
+{
+    const int i = column - kRecordColumns;
+    return i >= 0 && i < kPredictionColumns ? &kPredictionColumnSpecs[static_cast<std::size_t>(i)] : nullptr;
+}
+
+bool verdictWrong(const RunPrediction& p, int column)
+{
+    return (column == RunTableModel::PresetsVerdictColumn && p.presets.verdictWrong)
+        || (column == RunTableModel::CalibratedVerdictColumn && p.calibrated.verdictWrong);
+}
+
 } // namespace
 
 RunTableModel::RunTableModel(QObject* parent)
@@ -125,6 +207,19 @@ void RunTableModel::setRuns(const QList<RunRecord>& runs)
     m_checked.intersect(present);
     endResetModel();
     emit checkedRunsChanged();
+}
+
+void RunTableModel::setPredictions(const QHash<qint64, RunPrediction>& predictions)
+{
+    m_predictions = predictions;
+    if (!m_runs.isEmpty())
+        emit dataChanged(index(0, PresetsTokensColumn), index(rowCount() - 1, ColumnCount - 1));
+}
+
+const RunPrediction* RunTableModel::predictionFor(qint64 runId) const
+{
+    const auto it = m_predictions.constFind(runId);
+    return it == m_predictions.constEnd() ? nullptr : &it.value();
 }
 
 const RunRecord* RunTableModel::runById(qint64 id) const
@@ -219,10 +314,15 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
             return m_checked.contains(r.id) ? Qt::Checked : Qt::Unchecked;
         return {};
     case Qt::TextAlignmentRole:
+        if (predictionColumnSpec(index.column()))
+            return index.column() >= PresetsVerdictColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                                                          : QVariant(Qt::AlignRight | Qt::AlignVCenter);
         return columnSpec(index.column()) && columnSpec(index.column())->alignRight ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
                                                                              : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ForegroundRole:
         if (index.column() == OutcomeColumn && r.outcome != RunOutcome::Completed && r.outcome != RunOutcome::Running)
+            return QColor(0xd0, 0x3b, 0x3b);
+        if (const RunPrediction* p = predictionFor(r.id); p && verdictWrong(*p, index.column()))
             return QColor(0xd0, 0x3b, 0x3b);
         return {};
     default:
@@ -232,24 +332,47 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
 
 QVariant RunTableModel::display(const RunRecord& r, int column) const
 {
+    if (const PredictionColumnSpec* p = predictionColumnSpec(column)) {
+        const RunPrediction* prediction = predictionFor(r.id);
+        return prediction ? p->display(*prediction) : notAvailable();
+    }
     const ColumnSpec* c = columnSpec(column);
     return c ? c->display(r) : QVariant();
 }
 
 QVariant RunTableModel::raw(const RunRecord& r, int column) const
 {
+    if (const PredictionColumnSpec* p = predictionColumnSpec(column)) {
+        // Runs without a prediction sort before every number (and every verdict text).
+        if (const RunPrediction* prediction = predictionFor(r.id))
+            return p->raw(*prediction);
+        return column >= PresetsVerdictColumn ? QVariant(QString()) : QVariant(-std::numeric_limits<double>::infinity());
+    }
     const ColumnSpec* c = columnSpec(column);
     return c ? c->raw(r) : QVariant();
 }
 
 QVariant RunTableModel::toolTip(const RunRecord& r, int column) const
 {
+    if (const PredictionColumnSpec* p = predictionColumnSpec(column)) {
+        if (!predictionFor(r.id))
+            return tr("No prediction to compare: only completed or out-of-memory runs on a known GPU preset, with "
+                      "their configuration stored, are predicted.");
+        return p->headerToolTip();
+    }
     const ColumnSpec* c = columnSpec(column);
     return c && c->toolTip ? c->toolTip(r) : QVariant();
 }
 
 QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (const PredictionColumnSpec* p = predictionColumnSpec(section); p && orientation == Qt::Horizontal) {
+        if (role == Qt::DisplayRole)
+            return tr(p->title);
+        if (role == Qt::ToolTipRole)
+            return p->headerToolTip();
+        return {};
+    }
     const ColumnSpec* c = columnSpec(section);
     if (orientation != Qt::Horizontal || !c)
         return {};

@@ -1,7 +1,10 @@
 #pragma once
 // Stored runs, one row each, with a check box per row that selects the run for the Compare charts.
-// Failed, out-of-memory and timed-out runs stay in the table with their outcome and reason.
+// Failed, out-of-memory and timed-out runs stay in the table with their outcome and reason. Beside
+// the measurements, the planner's predictions for the run (presets and calibrated from the store),
+// once they are set, each with its error against the measurement and its fit verdict.
 
+#include "models/run_prediction.hpp"
 #include "workspace/run_record.hpp"
 
 #include <QAbstractTableModel>
@@ -27,6 +30,16 @@ public:
         PeakReservedColumn,
         NcclColumn,
         PredictedTokensColumn,
+        PresetsTokensColumn,
+        PresetsTokensErrorColumn,
+        CalibratedTokensColumn,
+        CalibratedTokensErrorColumn,
+        PresetsPeakColumn,
+        PresetsPeakErrorColumn,
+        CalibratedPeakColumn,
+        CalibratedPeakErrorColumn,
+        PresetsVerdictColumn,
+        CalibratedVerdictColumn,
         ColumnCount
     };
     static constexpr int RawValueRole = Qt::UserRole + 1; // unformatted value for sorting and filtering
@@ -38,6 +51,11 @@ public:
     void setRuns(const QList<RunRecord>& runs);
     const QList<RunRecord>& runs() const { return m_runs; }
     const RunRecord* runById(qint64 id) const;
+
+    // Runs without an entry (not completed or OOM, CPU runs, no stored configuration) show "n/a".
+    void setPredictions(const QHash<qint64, RunPrediction>& predictions);
+    const QHash<qint64, RunPrediction>& predictions() const { return m_predictions; }
+    const RunPrediction* predictionFor(qint64 runId) const;
 
     QList<RunRecord> checkedRuns() const; // in table order
     void setChecked(qint64 runId, bool checked);
@@ -60,6 +78,7 @@ private:
 
     QList<RunRecord> m_runs;
     QSet<qint64> m_checked;
+    QHash<qint64, RunPrediction> m_predictions;
 };
 
 } // namespace shardwise::gui

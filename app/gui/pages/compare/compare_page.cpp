@@ -1,14 +1,17 @@
 #include "pages/compare/compare_page.hpp"
 
 #include "charts/chart_panel.hpp"
+#include "charts/comparison_charts.hpp"
 #include "export/comparison_caption.hpp"
 #include "export/table_exporter.hpp"
 #include "models/display_format.hpp"
 #include "models/run_filter_model.hpp"
 #include "models/run_table_model.hpp"
+#include "pages/compare/prediction_job.hpp"
 #include "workspace/workspace.hpp"
 
 #include <QAction>
+#include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateEdit>
@@ -122,18 +125,44 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
     buttons->addWidget(exportTable);
     buttons->addWidget(exportCharts);
 
+    auto* exportPrediction = new QPushButton(tr("Export &prediction chart…"), this);
+    exportPrediction->setObjectName(QStringLiteral("exportPredictionChartButton"));
+    exportPrediction->setToolTip(tr("Save the measured-vs-predicted chart as PNG, SVG or PDF with a caption naming the "
+                                    "calibration."));
+    buttons->addWidget(exportPrediction);
+
+    m_calibrationLine = new QLabel(this);
+    m_calibrationLine->setObjectName(QStringLiteral("calibrationLine"));
+    m_calibrationLine->setWordWrap(true);
+    m_calibrationLine->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_calibrationLine->setToolTip(tr("The calibration behind the \"Calibrated\" columns, per GPU type shown: fitted to the "
+                                     "store's newest probe of a node with that GPU and to its finished runs. Its residuals "
+                                     "are in-sample: they show what calibration explains, not how it predicts a new run."));
+
     m_charts = new ChartPanel(this);
     m_charts->setObjectName(QStringLiteral("comparisonCharts"));
+    m_predictionChart = new QChartView(this);
+    m_predictionChart->setObjectName(QStringLiteral("predictionChart"));
+    m_predictionChart->setRenderHint(QPainter::Antialiasing);
+    m_predictionChart->setMinimumSize(320, 220);
+    m_predictionChart->setToolTip(tr("Measured tokens/s of each checked run beside the presets' and the calibrated "
+                                     "prediction. The calibrated prediction is fitted to these runs (in-sample)."));
 
     auto* top = new QWidget(this);
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
     topLayout->addLayout(filters);
+    topLayout->addWidget(m_calibrationLine);
     topLayout->addWidget(m_table, 1);
     topLayout->addLayout(buttons);
+    auto* chartArea = new QSplitter(Qt::Horizontal, this);
+    chartArea->addWidget(m_charts);
+    chartArea->addWidget(m_predictionChart);
+    chartArea->setStretchFactor(0, 2);
+    chartArea->setStretchFactor(1, 1);
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(top);
-    splitter->addWidget(m_charts);
+    splitter->addWidget(chartArea);
     splitter->setStretchFactor(1, 2);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
@@ -155,7 +184,11 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
     connect(uncheck, &QPushButton::clicked, this, [this] { m_runs->checkAll(false); });
     connect(exportCharts, &QPushButton::clicked, this, &ComparePage::exportChartsInteractively);
     connect(exportTable, &QPushButton::clicked, this, &ComparePage::exportTableInteractively);
+    connect(exportPrediction, &QPushButton::clicked, this, &ComparePage::exportPredictionChartInteractively);
     connect(refresh, &QPushButton::clicked, this, &ComparePage::reload);
+    m_predictionJob = new PredictionJob(this);
+    connect(m_predictionJob, &PredictionJob::predictionsAvailable, this, &ComparePage::showPredictions);
+    connect(m_predictionJob, &PredictionJob::predictionsFailed, this, &ComparePage::showPredictionFailure);
     connect(&m_workspace, &Workspace::runsChanged, this, &ComparePage::reload);
     reload();
 }
@@ -173,6 +206,72 @@ void ComparePage::reload()
         for (int i = 0; i < std::min<qsizetype>(runs.size(), 8); ++i)
             m_runs->setChecked(runs[i].id, true);
     updateCharts();
+    if (m_workspace.isOpen()) {
+        m_predictionsPending = true;
+        m_predictionJob->request(m_workspace.databasePath());
+    } else {
+        m_predictions = {};
+        m_runs->setPredictions({});
+        m_predictionError = tr("no run store is open");
+        m_predictionsPending = false;
+    }
+    updateCalibrationLine();
+}
+
+void ComparePage::showPredictions(const PredictionSet& predictions)
+{
+    m_predictions = predictions;
+    m_predictionError.clear();
+    m_predictionsPending = false;
+    m_runs->setPredictions(m_predictions.runs);
+    updateCalibrationLine();
+    updateCharts();
+    emit predictionsUpdated();
+}
+
+void ComparePage::showPredictionFailure(const QString& message)
+{
+    m_predictions = {};
+    m_predictionError = message;
+    m_predictionsPending = false;
+    m_runs->setPredictions({});
+    updateCalibrationLine();
+    updateCharts();
+    emit predictionsUpdated();
+}
+
+void ComparePage::updateCalibrationLine()
+{
+    if (m_predictionsPending && m_predictions.runs.isEmpty()) {
+        m_calibrationLine->setText(tr("Calibrating from the run store…"));
+        return;
+    }
+    if (!m_predictionError.isEmpty()) {
+        m_calibrationLine->setText(tr("Predictions unavailable: %1").arg(m_predictionError));
+        return;
+    }
+    if (m_predictions.runs.isEmpty()) {
+        m_calibrationLine->setText(tr("No measurements to compare with predictions: the store holds no completed or "
+                                      "out-of-memory GPU run with its configuration. Validate a plan on a GPU node, or "
+                                      "import measured runs, and they appear here with their predictions."));
+        return;
+    }
+    // One line per GPU type among the rows the filters show, in the order the table lists them.
+    QStringList gpus;
+    for (int row = 0; row < m_filter->rowCount(); ++row)
+        if (const RunPrediction* p = m_runs->predictionFor(m_filter->index(row, 0).data(RunTableModel::RunIdRole).toLongLong()))
+            if (!gpus.contains(p->gpu))
+                gpus << p->gpu;
+    if (gpus.isEmpty()) {
+        m_calibrationLine->setText(tr("None of the runs shown has a prediction: only completed or out-of-memory runs on "
+                                      "a known GPU preset are predicted."));
+        return;
+    }
+    QStringList lines;
+    for (const QString& gpu : gpus)
+        if (const CalibrationSummary* c = m_predictions.calibrationFor(gpu))
+            lines << describeCalibration(*c);
+    m_calibrationLine->setText(lines.join(QLatin1Char('\n')));
 }
 
 void ComparePage::rebuildFilterChoices()
@@ -209,14 +308,22 @@ void ComparePage::applyFilters()
         m_filter->setDateRange(m_from->date(), m_to->date());
     else
         m_filter->setDateRange({}, {});
+    updateCalibrationLine();
 }
 
-void ComparePage::updateCharts() { m_charts->setRuns(m_runs->checkedRuns()); }
+void ComparePage::updateCharts()
+{
+    const QList<RunRecord> checked = m_runs->checkedRuns();
+    m_charts->setRuns(checked);
+    QChart* old = m_predictionChart->chart();
+    m_predictionChart->setChart(createCalibrationChart(checked, m_predictions.runs));
+    delete old;
+}
 
 void ComparePage::changeEvent(QEvent* event)
 {
-    if (event->type() == QEvent::PaletteChange)
-        m_charts->restyle();
+    if (event->type() == QEvent::PaletteChange && m_charts && m_predictionChart)
+        updateCharts(); // rebuilds every chart in the new palette
     QWidget::changeEvent(event);
 }
 
@@ -234,7 +341,26 @@ ExportResult ComparePage::exportTable(const QString& filePath)
                 runs.append(*r);
     RunTableModel exported;
     exported.setRuns(runs);
-    return TableExporter::exportModel(exported, filePath, comparisonCaption(runs));
+    exported.setPredictions(m_predictions.runs);
+    return TableExporter::exportModel(exported, filePath, comparisonCaptionWithCalibration(runs, m_predictions));
+}
+
+ExportResult ComparePage::exportPredictionChart(const QString& filePath)
+{
+    return ChartExporter::exportWidget(*m_predictionChart, filePath,
+                                       predictionChartCaption(m_runs->checkedRuns(), m_predictions));
+}
+
+void ComparePage::exportPredictionChartInteractively()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export prediction chart"),
+                                                      QStringLiteral("shardwise-predicted-vs-measured.png"),
+                                                      tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    const ExportResult result = exportPredictionChart(path);
+    if (!result.ok)
+        QMessageBox::warning(this, tr("Export prediction chart"), result.error);
 }
 
 void ComparePage::exportChartsInteractively()
