@@ -1,7 +1,9 @@
 // shardwise-cli nodes test: connect to an SSH node the way the app does (host key checked against
 // ~/.ssh/known_hosts and the app's own known_hosts before any authentication), then print what
-// discovery finds there: GPUs, driver, CUDA, NCCL, LibTorch, CPU cores and RAM.
+// discovery finds there: GPUs, driver, CUDA, NCCL, LibTorch, CPU cores and RAM. `nodes probe` is in
+// nodes_probe.cpp.
 #include "command.hpp"
+#include "nodes_probe.hpp"
 #include "terminal_prompt.hpp"
 
 #include "shardwise/dispatch/node.hpp"
@@ -14,6 +16,11 @@
 namespace shardwise::cli {
 
 namespace {
+
+constexpr const char* kSubcommands = R"(usage: shardwise-cli nodes test ...   connect to an SSH node and show what it has
+       shardwise-cli nodes probe ...  measure a node's hardware and store it for calibration
+(shardwise-cli nodes <subcommand> --help for its options)
+)";
 
 constexpr const char* kUsage = R"(usage: shardwise-cli nodes test --host HOST --user USER [--port P] [--key FILE | --agent]
                                 [--accept-new-host-key] [--known-hosts FILE]
@@ -133,18 +140,21 @@ int nodesTest(const std::vector<std::string>& args, std::ostream& out, std::ostr
     }
 }
 
-const CommandRegistration registration{"nodes", "check SSH nodes: `nodes test` connects and shows GPUs and software",
-                                       [](const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-                                           if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-                                               (args.empty() ? err : out) << kUsage;
-                                               return args.empty() ? kExitUsage : kExitOk;
-                                           }
-                                           if (args[0] != "test") {
-                                               err << "shardwise-cli nodes: unknown subcommand '" << args[0] << "'\n\n" << kUsage;
-                                               return kExitUsage;
-                                           }
-                                           return nodesTest({args.begin() + 1, args.end()}, out, err);
-                                       }};
+const CommandRegistration registration{
+    "nodes", "check and probe nodes: `nodes test` shows GPUs and software, `nodes probe` measures the hardware",
+    [](const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+        if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+            (args.empty() ? err : out) << kSubcommands;
+            return args.empty() ? kExitUsage : kExitOk;
+        }
+        const std::vector<std::string> rest(args.begin() + 1, args.end());
+        if (args[0] == "test")
+            return nodesTest(rest, out, err);
+        if (args[0] == "probe")
+            return nodesProbe(rest, out, err);
+        err << "shardwise-cli nodes: unknown subcommand '" << args[0] << "'\n\n" << kSubcommands;
+        return kExitUsage;
+    }};
 
 } // namespace
 

@@ -31,11 +31,12 @@ StoredProbe readProbe(const Statement& s)
 
 } // namespace
 
-std::int64_t saveProbe(Database& db, const StoredProbe& probe)
+namespace {
+
+std::int64_t insertProbe(Database& db, const StoredProbe& probe)
 {
     if (probe.event.results.empty())
         throw StoreError("probe.results: a probe without results says nothing to calibrate from");
-    WriteTransaction tx(db);
     Statement s(db.handle(), R"sql(INSERT INTO probes (node, host, device_name, gpu_id, rank, world_size,
                                                        measured_at, event_json)
                                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql");
@@ -49,9 +50,27 @@ std::int64_t saveProbe(Database& db, const StoredProbe& probe)
         .bind(7, at)
         .bind(8, protocol::serialize(probe.event))
         .run();
-    const std::int64_t id = detail::lastInsertId(db.handle());
+    return detail::lastInsertId(db.handle());
+}
+
+} // namespace
+
+std::int64_t saveProbe(Database& db, const StoredProbe& probe)
+{
+    WriteTransaction tx(db);
+    const std::int64_t id = insertProbe(db, probe);
     tx.commit();
     return id;
+}
+
+std::vector<std::int64_t> saveProbes(Database& db, const std::vector<StoredProbe>& probes)
+{
+    WriteTransaction tx(db);
+    std::vector<std::int64_t> ids;
+    for (const StoredProbe& p : probes)
+        ids.push_back(insertProbe(db, p));
+    tx.commit();
+    return ids;
 }
 
 std::vector<StoredProbe> listProbes(const Database& db, const std::optional<std::string>& node)

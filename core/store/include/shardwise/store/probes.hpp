@@ -22,6 +22,9 @@ struct StoredProbe {
 
 // Returns the new id. Throws StoreError naming the field for a probe without results.
 std::int64_t saveProbe(Database& db, const StoredProbe& probe);
+// Every rank's probe of one probing in one transaction: all of them are stored or none is (a probe
+// of some ranks only would calibrate from an incomplete picture). Returns the ids in `probes` order.
+std::vector<std::int64_t> saveProbes(Database& db, const std::vector<StoredProbe>& probes);
 // Newest first; only those of `node` when given.
 std::vector<StoredProbe> listProbes(const Database& db, const std::optional<std::string>& node = std::nullopt);
 // The newest probe of a node (or of any node with that GPU preset when `node` is empty).

@@ -1,0 +1,432 @@
+#include "nodes_probe.hpp"
+
+#include "command.hpp"
+#include "terminal_prompt.hpp"
+
+#include "shardwise/dispatch/local_launch.hpp"
+#include "shardwise/session/prepared_runner.hpp"
+#include "shardwise/session/probe_session.hpp"
+#include "shardwise/spec/json.hpp"
+#include "shardwise/spec/presets.hpp"
+#include "shardwise/store/location.hpp"
+#include "shardwise/store/nodes.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <charconv>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+
+namespace shardwise::cli {
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: shardwise-cli nodes probe NAME | --local [options]
+
+Measures a node's hardware with shardwise-runner --probe, started the way runs start (processes on
+this machine, or detached ranks on an SSH node): matmul rate, device copy and pinned host<->device
+bandwidth, CPU AdamW rate and, with more than one rank, collective bus bandwidths. Every rank's
+probe is stored with the node's name and GPU preset; `shardwise-cli plan --calibrated` and
+`shardwise-cli compare` calibrate from the newest one.
+
+  NAME                       a node of the store: an SSH node, or this machine's node
+  --local                    probe this machine (stored under its node's name, else "local")
+  --device cpu|cuda          what to probe (default: cuda when the node's facts list GPUs, else cpu)
+  --ranks N                  processes on the node (default: one per GPU the facts list with
+                             --device cuda, else 1); more than one also measures collectives
+  --gpu PRESET               the GPU preset stored with the probe (default: the preset the device
+                             name matches; none for a CPU)
+  --max-bytes N              largest buffer a measurement moves (the runner's --probe-max-bytes;
+                             its default 256 MiB when left out)
+  --timeout-s N              limit of the whole probe in seconds (default 900)
+  --collective-timeout-s N   a collective slower than N seconds is a comm error (runner --timeout-s)
+  --rank-env KEY=VALUE       extra environment for every rank (repeatable)
+  --runner PATH              this machine: the runner (default: $SHARDWISE_RUNNER, else the one
+                             installed beside shardwise-cli)
+  --remote-runner PATH       SSH node: the runner there (default: the one the node's preparation built)
+  --master-port N            SSH node: rendezvous port of its ranks (default 29500)
+  --run-root DIR             SSH node: probe folders there, relative to the remote home unless
+                             absolute (default .cache/shardwise/probes)
+  --known-hosts FILE         the app's own known_hosts (default: $XDG_CONFIG_HOME/shardwise/known_hosts)
+  --user-known-hosts FILE    the user's known_hosts, read only (default: ~/.ssh/known_hosts)
+  --db PATH                  the store (default: $SHARDWISE_DB, else ~/.local/share/shardwise/shardwise.sqlite)
+  --no-store                 measure and print only
+  --format table|json        output (default table)
+
+Exit status: 0 probed (and stored), 1 the probe failed (runner missing, SSH failure, a rank failed,
+no probe event, the store refused it; the reason is printed), 2 bad usage.
+)";
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct ProbeOptions {
+    std::string node;
+    bool local = false;
+    std::optional<DeviceKind> device;
+    std::optional<int> ranks;
+    std::string gpu;
+    std::optional<std::int64_t> maxBytes;
+    int timeoutS = 900;
+    std::optional<int> collectiveTimeoutS;
+    std::map<std::string, std::string> rankEnv;
+    std::optional<std::filesystem::path> runner;
+    std::string remoteRunner;
+    int masterPort = 29500;
+    std::string runRoot = ".cache/shardwise/probes";
+    dispatch::SshOptions ssh;
+    std::string db;
+    bool record = true;
+    bool json = false;
+};
+
+template <typename T> T wholeNumber(const std::string& flag, const std::string& text, T minimum)
+{
+    T value{};
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
+        throw UsageError(flag + ": expected a whole number, got '" + text + "'");
+    if (value < minimum)
+        throw UsageError(flag + ": must be at least " + std::to_string(minimum) + ", got " + text);
+    return value;
+}
+
+ProbeOptions parseOptions(const std::vector<std::string>& args)
+{
+    ProbeOptions o;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& flag = args[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= args.size())
+                throw UsageError(flag + ": missing value");
+            return args[++i];
+        };
+        if (flag == "--local")
+            o.local = true;
+        else if (flag == "--device") {
+            try {
+                o.device = parseDevice(value(), flag);
+            } catch (const SpecError& e) {
+                throw UsageError(e.what());
+            }
+        } else if (flag == "--ranks")
+            o.ranks = wholeNumber<int>(flag, value(), 1);
+        else if (flag == "--gpu") {
+            o.gpu = value();
+            if (!PresetCatalog::builtin().findGpu(o.gpu)) {
+                std::string known;
+                for (const GpuSpec& g : PresetCatalog::builtin().gpus())
+                    known += (known.empty() ? "" : ", ") + g.id;
+                throw UsageError("--gpu: unknown GPU preset '" + o.gpu + "'; known: " + known);
+            }
+        } else if (flag == "--max-bytes")
+            o.maxBytes = wholeNumber<std::int64_t>(flag, value(), 4096);
+        else if (flag == "--timeout-s")
+            o.timeoutS = wholeNumber<int>(flag, value(), 1);
+        else if (flag == "--collective-timeout-s")
+            o.collectiveTimeoutS = wholeNumber<int>(flag, value(), 1);
+        else if (flag == "--rank-env") {
+            const std::string pair = value();
+            const auto eq = pair.find('=');
+            if (eq == 0 || eq == std::string::npos)
+                throw UsageError("--rank-env: expected KEY=VALUE, got '" + pair + "'");
+            o.rankEnv[pair.substr(0, eq)] = pair.substr(eq + 1);
+        } else if (flag == "--runner")
+            o.runner = std::filesystem::path(value());
+        else if (flag == "--remote-runner")
+            o.remoteRunner = value();
+        else if (flag == "--master-port") {
+            o.masterPort = wholeNumber<int>(flag, value(), 1);
+            if (o.masterPort > 65535)
+                throw UsageError("--master-port: must be at most 65535");
+        } else if (flag == "--run-root")
+            o.runRoot = value();
+        else if (flag == "--known-hosts")
+            o.ssh.knownHosts.app = value();
+        else if (flag == "--user-known-hosts")
+            o.ssh.knownHosts.user = value();
+        else if (flag == "--db")
+            o.db = value();
+        else if (flag == "--no-store")
+            o.record = false;
+        else if (flag == "--format") {
+            const std::string f = value();
+            if (f != "table" && f != "json")
+                throw UsageError("--format: expected table or json, got '" + f + "'");
+            o.json = f == "json";
+        } else if (flag.rfind("--", 0) == 0 || !o.node.empty())
+            throw UsageError(flag + ": unknown option (see shardwise-cli nodes probe --help)");
+        else
+            o.node = flag;
+    }
+    if (o.local && !o.node.empty())
+        throw UsageError("--local and NAME: choose one, this machine or a node of the store");
+    if (!o.local && o.node.empty())
+        throw UsageError("NAME or --local: missing; say which node to probe");
+    return o;
+}
+
+// Set from SIGINT/SIGTERM: the ranks run in their own process groups (locally) or detached on the
+// node, so Ctrl-C reaches only this process, which then stops them through the launcher.
+std::atomic<bool> g_cancelProbe{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
+extern "C" void cancelProbe(int) { g_cancelProbe.store(true); }
+
+class CancelProbeOnSignals {
+public:
+    CancelProbeOnSignals()
+    {
+        struct sigaction sa {};
+        sa.sa_handler = cancelProbe;
+        sigemptyset(&sa.sa_mask);
+        ::sigaction(SIGINT, &sa, &m_oldInt);
+        ::sigaction(SIGTERM, &sa, &m_oldTerm);
+    }
+    ~CancelProbeOnSignals()
+    {
+        ::sigaction(SIGINT, &m_oldInt, nullptr);
+        ::sigaction(SIGTERM, &m_oldTerm, nullptr);
+    }
+    CancelProbeOnSignals(const CancelProbeOnSignals&) = delete;
+    CancelProbeOnSignals& operator=(const CancelProbeOnSignals&) = delete;
+
+private:
+    struct sigaction m_oldInt {};
+    struct sigaction m_oldTerm {};
+};
+
+std::string formatted(const char* fmt, double x)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, x);
+    return buf;
+}
+
+std::string sizeText(std::int64_t bytes)
+{
+    if (bytes <= 0)
+        return "-";
+    if (bytes >= (std::int64_t{1} << 20))
+        return formatted("%.0f MiB", static_cast<double>(bytes) / (1 << 20));
+    return formatted("%.0f KiB", static_cast<double>(bytes) / (1 << 10));
+}
+
+std::string valueText(const protocol::ProbeResult& r)
+{
+    // params/s reaches 1e9: in units of 1e6 the figure stays readable.
+    if (r.unit == "params/s")
+        return formatted("%.1f", r.value / 1e6) + " Mparams/s";
+    return formatted(r.value >= 100 ? "%.0f" : "%.2f", r.value) + " " + r.unit;
+}
+
+std::string padded(std::string s, std::size_t width, bool right = false)
+{
+    if (s.size() >= width)
+        return s + " ";
+    const std::string fill(width - s.size(), ' ');
+    return right ? fill + s : s + fill;
+}
+
+void printTable(const session::ProbeSessionResult& result, const std::string& node, std::ostream& out)
+{
+    for (const auto& e : result.events) {
+        out << "rank " << e.rank << "/" << e.world << " on " << e.host << ", " << e.deviceName << " (LibTorch "
+            << (e.versions.libtorch.empty() ? "?" : e.versions.libtorch) << ")\n";
+        out << "  " << padded("measurement", 16) << padded("size", 10, true) << padded("value", 20, true)
+            << padded("samples", 9, true) << "\n";
+        for (const auto& r : e.results)
+            out << "  " << padded(r.kind, 16) << padded(sizeText(r.bytes), 10, true) << padded(valueText(r), 20, true)
+                << padded(std::to_string(r.samples), 9, true) << "\n";
+    }
+    if (!result.stored.empty()) {
+        // Stored highest rank first; the last one is rank 0, the node's newest probe.
+        const store::StoredProbe& newest = result.stored.back();
+        out << "stored " << result.stored.size() << " probe(s) of node '" << node << "', newest: probe " << newest.id << "\n";
+        if (newest.gpuId.empty())
+            out << "no GPU preset matches " << newest.event.deviceName
+                << ", so plan --calibrated does not start from it (--gpu PRESET names one)\n";
+        else
+            out << "GPU preset " << newest.gpuId << ": plan --calibrated and compare for " << newest.gpuId
+                << " start from this probe\n";
+    }
+    out << "logs in " << (result.logLocation.empty() ? std::string("(none)") : result.logLocation) << "\n";
+}
+
+nlohmann::json toJson(const session::ProbeSessionResult& result, const std::string& node, const std::string& launcher)
+{
+    nlohmann::json j{{"node", node},
+                     {"launcher", launcher},
+                     {"succeeded", result.ok()},
+                     {"failure", session::probeFailureId(result.failure)},
+                     {"reason", result.reason},
+                     {"logs", result.logLocation},
+                     {"wall_s", result.wallSeconds},
+                     {"probes", nlohmann::json::array()},
+                     {"stored", nlohmann::json::array()}};
+    for (const auto& e : result.events)
+        j["probes"].push_back(protocol::toJson(e));
+    for (const auto& s : result.stored)
+        j["stored"].push_back({{"id", s.id}, {"rank", s.event.rank}, {"gpu_id", s.gpuId}, {"measured_at", s.measuredAt}});
+    return j;
+}
+
+std::filesystem::path localRunner(const ProbeOptions& o)
+{
+    if (o.runner)
+        return *o.runner;
+    if (const auto found = dispatch::locateRunner())
+        return *found;
+    throw UsageError("--runner: no shardwise-runner found beside shardwise-cli or in the build tree; pass --runner PATH or "
+                     "set SHARDWISE_RUNNER");
+}
+
+// The SSH node connected the way runs connect: its stored credentials, the host key checked against
+// known_hosts before any authentication and never accepted here.
+std::unique_ptr<dispatch::SshSession> connect(const store::Node& node, const dispatch::SshOptions& options)
+{
+    dispatch::SshCredentials credentials;
+    credentials.method = node.auth == store::SshAuth::Agent ? dispatch::SshAuthMethod::Agent : dispatch::SshAuthMethod::KeyFile;
+    credentials.keyFile = node.keyFile;
+    credentials.askPassphrase = askPassphraseOnTerminal;
+    return dispatch::SshSession::open({node.host, node.port, node.user}, credentials, options, &g_cancelProbe);
+}
+
+} // namespace
+
+int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    for (const auto& a : args)
+        if (a == "--help" || a == "-h") {
+            out << kUsage;
+            return kExitOk;
+        }
+    ProbeOptions o;
+    try {
+        o = parseOptions(args);
+    } catch (const UsageError& e) {
+        err << "shardwise-cli nodes probe: " << e.what() << "\n";
+        return kExitUsage;
+    } catch (const SpecError& e) {
+        err << "shardwise-cli nodes probe: " << e.what() << "\n";
+        return kExitUsage;
+    }
+
+    // The store names the node and keeps the probe; it is opened before anything is measured, so a
+    // store that cannot take the result is said up front.
+    std::optional<store::Database> db;
+    std::optional<store::Node> node;
+    const bool needStore = o.record || !o.local;
+    if (needStore) {
+        try {
+            db.emplace(store::Database::open(store::resolveDatabasePath(o.db)));
+        } catch (const std::exception& e) {
+            err << "shardwise-cli nodes probe: --db: cannot open the store: " << e.what() << "\n";
+            return kExitFailed;
+        }
+        if (o.record && db->readOnly()) {
+            err << "shardwise-cli nodes probe: the store " << db->path().string() << " is read-only (" << db->readOnlyReason()
+                << "); pass --no-store to probe without storing\n";
+            return kExitFailed;
+        }
+        if (o.local) {
+            for (const store::Node& n : store::listNodes(*db))
+                if (n.kind == store::NodeKind::Local && !node)
+                    node = n;
+        } else {
+            node = store::findNodeByName(*db, o.node);
+            if (!node) {
+                err << "shardwise-cli nodes probe: no node named '" << o.node << "' in the store " << db->path().string()
+                    << " (add it on the desktop app's Nodes page, or probe this machine with --local)\n";
+                return kExitFailed;
+            }
+        }
+    }
+    const bool remote = node && node->kind == store::NodeKind::Ssh;
+    const std::string nodeName = node ? node->name : std::string("local");
+    const nlohmann::json facts = node ? node->facts : nlohmann::json::object();
+    if (!remote && (!o.remoteRunner.empty() || o.runRoot != ProbeOptions{}.runRoot)) {
+        err << "shardwise-cli nodes probe: --remote-runner and --run-root are for SSH nodes; '" << nodeName << "' is this machine\n";
+        return kExitUsage;
+    }
+
+    session::ProbeRequest request;
+    request.node = nodeName;
+    const int gpus = session::knownGpuCount(facts);
+    request.device = o.device.value_or(gpus > 0 ? DeviceKind::Cuda : DeviceKind::Cpu);
+    request.ranks = o.ranks.value_or(request.device == DeviceKind::Cuda && gpus > 0 ? gpus : 1);
+    request.gpuId = o.gpu;
+    request.maxBytes = o.maxBytes;
+    request.collectiveTimeoutS = o.collectiveTimeoutS;
+    request.env = o.rankEnv;
+    request.timeout = std::chrono::seconds(o.timeoutS);
+
+    session::ProbeCallbacks callbacks;
+    callbacks.onProbe = [&err](const protocol::ProbeEvent& p) {
+        err << "[probe] rank " << p.rank << " reported " << p.results.size() << " measurement(s)\n" << std::flush;
+    };
+    g_cancelProbe = false;
+    CancelProbeOnSignals cancelOnSignals;
+    store::Database* storeInto = o.record && db ? &*db : nullptr;
+    session::ProbeSessionResult result;
+    if (remote) {
+        const std::string runner = o.remoteRunner.empty() ? session::preparedRunnerPath(facts) : o.remoteRunner;
+        if (runner.empty()) {
+            err << "shardwise-cli nodes probe: '" << nodeName
+                << "' has no prepared runner; prepare it on the Nodes page or pass --remote-runner PATH\n";
+            return kExitFailed;
+        }
+        std::unique_ptr<dispatch::SshSession> ssh;
+        try {
+            ssh = connect(*node, o.ssh);
+        } catch (const dispatch::SshError& e) {
+            err << "shardwise-cli nodes probe: cannot connect to '" << nodeName << "' (" << node->user << "@" << node->host << ":"
+                << node->port << "): " << e.what();
+            if (e.failure() == dispatch::SshFailure::HostKeyUnknown)
+                err << "; check and accept its key first (shardwise-cli nodes test --accept-new-host-key, or the Nodes page)";
+            err << "\n";
+            return kExitFailed;
+        }
+        err << "[probe] " << request.ranks << " rank(s) on '" << nodeName << "' (" << node->host << "), "
+            << deviceId(request.device) << ", runner " << runner << "\n"
+            << std::flush;
+        session::RemoteProbeTarget target;
+        target.session = ssh.get();
+        target.runnerPath = runner;
+        target.runRoot = o.runRoot;
+        target.masterPort = o.masterPort;
+        result = session::probeRemote(request, target, storeInto, callbacks, &g_cancelProbe);
+    } else {
+        std::filesystem::path runner;
+        try {
+            runner = localRunner(o);
+        } catch (const UsageError& e) {
+            err << "shardwise-cli nodes probe: " << e.what() << "\n";
+            return kExitFailed;
+        }
+        err << "[probe] " << request.ranks << " rank(s) on this machine, " << deviceId(request.device) << ", runner "
+            << runner.string() << "\n"
+            << std::flush;
+        result = session::probeLocal(request, runner, storeInto, callbacks, &g_cancelProbe);
+    }
+
+    if (o.json)
+        out << toJson(result, nodeName, remote ? "ssh" : "local").dump(2) << "\n";
+    else if (result.ok() || !result.events.empty())
+        printTable(result, nodeName, out);
+    if (!result.ok()) {
+        err << "shardwise-cli nodes probe: " << session::probeFailureId(result.failure) << ": " << result.reason << "\n";
+        if (!result.logLocation.empty())
+            err << "logs in " << result.logLocation << "\n";
+        return kExitFailed;
+    }
+    return kExitOk;
+}
+
+} // namespace shardwise::cli
