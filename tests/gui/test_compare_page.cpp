@@ -27,11 +27,13 @@
 #include <QBarSet>
 #include <QChartView>
 #include <QComboBox>
+#include <QHeaderView>
 #include <QImage>
 #include <QLabel>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSvgRenderer>
+#include <QTableView>
 #include <QTemporaryDir>
 
 #include <cmath>
@@ -307,6 +309,14 @@ private slots:
         }
         // The measurements were made with other coefficients than the presets: calibration must matter.
         QVERIFY(calibrationHelped > 0);
+        // The table shows each prediction beside the measurement it predicts.
+        const QHeaderView* header = page.findChild<QTableView*>(QStringLiteral("runTable"))->horizontalHeader();
+        QCOMPARE(header->visualIndex(RunTableModel::PresetsTokensColumn), header->visualIndex(RunTableModel::TokensColumn) + 1);
+        QCOMPARE(header->visualIndex(RunTableModel::CalibratedTokensErrorColumn),
+                 header->visualIndex(RunTableModel::TokensColumn) + 4);
+        QCOMPARE(header->visualIndex(RunTableModel::PresetsPeakColumn),
+                 header->visualIndex(RunTableModel::PeakAllocatedColumn) + 1);
+        QCOMPARE(header->visualIndex(RunTableModel::PresetsVerdictColumn), header->visualIndex(RunTableModel::OutcomeColumn) + 1);
         // Runs that are not predicted say so instead of showing a number.
         const qint64 cpuRun = recordRun(workspace, Strategy::Zero1, false);
         page.reload();

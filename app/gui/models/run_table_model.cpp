@@ -267,9 +267,11 @@ int RunTableModel::rowCount(const QModelIndex& parent) const { return parent.isV
 
 int RunTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
+// The root index (views and QAbstractItemModelTester ask about it) has no data and no flags; only
+// indexes from elsewhere are worth checkIndex's warning.
 Qt::ItemFlags RunTableModel::flags(const QModelIndex& index) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return Qt::NoItemFlags;
     Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemNeverHasChildren;
     if (index.column() == IdColumn)
@@ -279,8 +281,8 @@ Qt::ItemFlags RunTableModel::flags(const QModelIndex& index) const
 
 bool RunTableModel::setData(const QModelIndex& index, const QVariant& value, int role)
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || role != Qt::CheckStateRole
-        || index.column() != IdColumn)
+    if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)
+        || role != Qt::CheckStateRole || index.column() != IdColumn)
         return false;
     const qint64 id = m_runs.at(index.row()).id;
     const bool checked = value.toInt() == Qt::Checked;
@@ -297,7 +299,7 @@ bool RunTableModel::setData(const QModelIndex& index, const QVariant& value, int
 
 QVariant RunTableModel::data(const QModelIndex& index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const RunRecord& r = m_runs.at(index.row());
     switch (role) {

@@ -26,6 +26,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <initializer_list>
+
 namespace shardwise::gui {
 
 namespace {
@@ -49,6 +51,26 @@ void refill(QComboBox* combo, const QStringList& values)
         combo->addItem(v, v);
     const int i = combo->findData(current);
     combo->setCurrentIndex(i >= 0 ? i : 0);
+}
+
+// Each prediction next to what it predicts: the fit verdicts after the outcome, the tokens/s
+// predictions after the measured throughput, the peak predictions after the measured peak. Only the
+// view's order changes; exports keep the model's column order.
+void placePredictionsBesideMeasurements(QHeaderView& header)
+{
+    const auto placeAfter = [&header](int anchor, std::initializer_list<int> columns) {
+        for (const int column : columns) {
+            const int from = header.visualIndex(column);
+            const int after = header.visualIndex(anchor);
+            header.moveSection(from, from > after ? after + 1 : after);
+            anchor = column;
+        }
+    };
+    placeAfter(RunTableModel::OutcomeColumn, {RunTableModel::PresetsVerdictColumn, RunTableModel::CalibratedVerdictColumn});
+    placeAfter(RunTableModel::TokensColumn, {RunTableModel::PresetsTokensColumn, RunTableModel::PresetsTokensErrorColumn,
+                                             RunTableModel::CalibratedTokensColumn, RunTableModel::CalibratedTokensErrorColumn});
+    placeAfter(RunTableModel::PeakAllocatedColumn, {RunTableModel::PresetsPeakColumn, RunTableModel::PresetsPeakErrorColumn,
+                                                    RunTableModel::CalibratedPeakColumn, RunTableModel::CalibratedPeakErrorColumn});
 }
 
 } // namespace
@@ -100,6 +122,7 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
+    placePredictionsBesideMeasurements(*m_table->horizontalHeader());
 
     auto* buttons = new QHBoxLayout;
     auto* checkVisible = new QPushButton(tr("Check all shown"), this);
@@ -160,6 +183,7 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
     chartArea->addWidget(m_predictionChart);
     chartArea->setStretchFactor(0, 2);
     chartArea->setStretchFactor(1, 1);
+    chartArea->setChildrenCollapsible(false);
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(top);
     splitter->addWidget(chartArea);
