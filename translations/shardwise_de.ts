@@ -58,6 +58,18 @@
         <source>NCCL share counts collective kernel time that overlaps compute; it is not waiting time.</source>
         <translation>Der NCCL-Anteil zählt die Laufzeit kollektiver Kernel, die sich mit Berechnung überlappt; er ist keine Wartezeit.</translation>
     </message>
+    <message>
+        <source>Predictions: none of these runs has one (only completed or out-of-memory runs on a known GPU preset, with their configuration stored, are predicted).</source>
+        <translation>Vorhersagen: keiner dieser Läufe hat eine (vorhergesagt werden nur abgeschlossene oder an Speichermangel gescheiterte Läufe auf einem bekannten GPU-Preset, deren Konfiguration gespeichert ist).</translation>
+    </message>
+    <message>
+        <source>Predictions: presets = the planner&apos;s built-in coefficients; calibrated = fitted to the stored runs (in-sample); error = (predicted - measured) / measured.</source>
+        <translation>Vorhersagen: Presets = die eingebauten Koeffizienten des Planers; kalibriert = an die gespeicherten Läufe angepasst (in-sample); Fehler = (vorhergesagt - gemessen) / gemessen.</translation>
+    </message>
+    <message>
+        <source>Measured vs predicted throughput — %1</source>
+        <translation>Gemessener vs. vorhergesagter Durchsatz — %1</translation>
+    </message>
 </context>
 <context>
     <name>ChartText</name>
@@ -128,6 +140,22 @@
     <message>
         <source>Predicted memory per GPU: %1 on %2 x %3</source>
         <translation>Vorhergesagter Speicher je GPU: %1 auf %2 × %3</translation>
+    </message>
+    <message>
+        <source>Tokens/s: measured vs predicted</source>
+        <translation>Tokens/s: gemessen vs. vorhergesagt</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>gemessen</translation>
+    </message>
+    <message>
+        <source>presets</source>
+        <translation>Presets</translation>
+    </message>
+    <message>
+        <source>calibrated</source>
+        <translation>kalibriert</translation>
     </message>
 </context>
 <context>
@@ -407,6 +435,45 @@
     <message>
         <source>Nothing fits. %1</source>
         <translation>Nichts passt. %1</translation>
+    </message>
+</context>
+<context>
+    <name>PredictionText</name>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>high</source>
+        <translation>hoch</translation>
+    </message>
+    <message>
+        <source>medium</source>
+        <translation>mittel</translation>
+    </message>
+    <message>
+        <source>low</source>
+        <translation>niedrig</translation>
+    </message>
+    <message>
+        <source>GPU %1: calibration from %2, confidence %3 (%4)</source>
+        <translation>GPU %1: Kalibrierung aus %2, Vertrauen %3 (%4)</translation>
+    </message>
+    <message>
+        <source>; in-sample residuals: tokens/s median %1, worst %2; peak median %3, worst %4</source>
+        <translation>; In-sample-Residuen: Tokens/s Median %1, schlechtester %2; Spitze Median %3, schlechtester %4</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>passt</translation>
+    </message>
+    <message>
+        <source>does not fit</source>
+        <translation>passt nicht</translation>
+    </message>
+    <message>
+        <source>%1 (wrong)</source>
+        <translation>%1 (falsch)</translation>
     </message>
 </context>
 <context>
@@ -782,6 +849,46 @@
         <source>CSV table (*.csv);;Markdown table (*.md)</source>
         <translation>CSV-Tabelle (*.csv);;Markdown-Tabelle (*.md)</translation>
     </message>
+    <message>
+        <source>Export &amp;prediction chart…</source>
+        <translation>&amp;Vorhersagediagramm exportieren…</translation>
+    </message>
+    <message>
+        <source>Save the measured-vs-predicted chart as PNG, SVG or PDF with a caption naming the calibration.</source>
+        <translation>Das Diagramm „gemessen vs. vorhergesagt“ als PNG, SVG oder PDF speichern, mit einer Bildunterschrift, die die Kalibrierung nennt.</translation>
+    </message>
+    <message>
+        <source>The calibration behind the &quot;Calibrated&quot; columns, per GPU type shown: fitted to the store&apos;s newest probe of a node with that GPU and to its finished runs. Its residuals are in-sample: they show what calibration explains, not how it predicts a new run.</source>
+        <translation>Die Kalibrierung hinter den Spalten „Kalibriert“, je angezeigtem GPU-Typ: angepasst an die neueste gespeicherte Messung eines Knotens mit dieser GPU und an dessen abgeschlossene Läufe. Ihre Residuen sind in-sample: Sie zeigen, was die Kalibrierung erklärt, nicht wie gut sie einen neuen Lauf vorhersagt.</translation>
+    </message>
+    <message>
+        <source>Measured tokens/s of each checked run beside the presets&apos; and the calibrated prediction. The calibrated prediction is fitted to these runs (in-sample).</source>
+        <translation>Gemessene Tokens/s jedes markierten Laufs neben der Vorhersage der Presets und der kalibrierten Vorhersage. Die kalibrierte Vorhersage ist an diese Läufe angepasst (in-sample).</translation>
+    </message>
+    <message>
+        <source>no run store is open</source>
+        <translation>kein Laufspeicher ist geöffnet</translation>
+    </message>
+    <message>
+        <source>Calibrating from the run store…</source>
+        <translation>Kalibrierung aus dem Laufspeicher…</translation>
+    </message>
+    <message>
+        <source>Predictions unavailable: %1</source>
+        <translation>Vorhersagen nicht verfügbar: %1</translation>
+    </message>
+    <message>
+        <source>No measurements to compare with predictions: the store holds no completed or out-of-memory GPU run with its configuration. Validate a plan on a GPU node, or import measured runs, and they appear here with their predictions.</source>
+        <translation>Keine Messungen, mit denen Vorhersagen verglichen werden können: Der Speicher enthält keinen abgeschlossenen oder an Speichermangel gescheiterten GPU-Lauf mit seiner Konfiguration. Validieren Sie einen Plan auf einem GPU-Knoten oder importieren Sie gemessene Läufe, dann erscheinen sie hier mit ihren Vorhersagen.</translation>
+    </message>
+    <message>
+        <source>None of the runs shown has a prediction: only completed or out-of-memory runs on a known GPU preset are predicted.</source>
+        <translation>Keiner der angezeigten Läufe hat eine Vorhersage: Vorhergesagt werden nur abgeschlossene oder an Speichermangel gescheiterte Läufe auf einem bekannten GPU-Preset.</translation>
+    </message>
+    <message>
+        <source>Export prediction chart</source>
+        <translation>Vorhersagediagramm exportieren</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::DecisionStepModel</name>
@@ -1031,6 +1138,58 @@
         <source>Value</source>
         <translation>Wert</translation>
     </message>
+    <message>
+        <source>Matmul rate (bf16)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Matmul rate (fp32)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device copy bandwidth</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Host to device (pinned)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device to host (pinned)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU AdamW rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All-gather bus bandwidth</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reduce-scatter bus bandwidth</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All-reduce bus bandwidth</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 M parameters/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 at %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Probed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, %2 (rank %3 of %4)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::NodeJob</name>
@@ -1278,6 +1437,59 @@
     <message>
         <source>Preparing %1…</source>
         <translation>%1 wird vorbereitet…</translation>
+    </message>
+    <message>
+        <source>Pro&amp;be</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measures the node&apos;s matmul rate, copy bandwidths, CPU AdamW rate and, with several GPUs, collective bandwidths with the runner, and stores them for calibrated plans.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel pro&amp;be</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stops the probe&apos;s runner processes on the node.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The probes of %1 could not be read: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Probing %1: %n rank(s) on %2…</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cancelling the probe…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The probe of %1 was cancelled; nothing was stored.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The probe of %1 failed: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 probed: %n rank(s) measured and stored.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 probed: %n rank(s) measured and stored; calibrated plans for %2 start from this probe.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2124,6 +2336,66 @@
     <message>
         <source>Predicted throughput</source>
         <translation>Vorhergesagter Durchsatz</translation>
+    </message>
+    <message>
+        <source>The planner&apos;s prediction with its built-in (uncalibrated) coefficients.</source>
+        <translation>Die Vorhersage des Planers mit seinen eingebauten (unkalibrierten) Koeffizienten.</translation>
+    </message>
+    <message>
+        <source>The planner&apos;s prediction with the calibration the run store supports for this GPU (the line above the table names it). It is fitted to these same runs: in-sample.</source>
+        <translation>Die Vorhersage des Planers mit der Kalibrierung, die der Laufspeicher für diese GPU hergibt (die Zeile über der Tabelle nennt sie). Sie ist an genau diese Läufe angepasst: in-sample.</translation>
+    </message>
+    <message>
+        <source>(predicted - measured) / measured; positive means the prediction was too high.</source>
+        <translation>(vorhergesagt - gemessen) / gemessen; positiv heißt, die Vorhersage war zu hoch.</translation>
+    </message>
+    <message>
+        <source>Whether the prediction says the run fits in GPU memory; &quot;wrong&quot; where the outcome contradicts it (an out-of-memory run predicted to fit, or a completed one predicted not to).</source>
+        <translation>Ob die Vorhersage sagt, dass der Lauf in den GPU-Speicher passt; „falsch“, wo das Ergebnis ihr widerspricht (ein Lauf mit Speichermangel, der passen sollte, oder ein abgeschlossener, der nicht passen sollte).</translation>
+    </message>
+    <message>
+        <source>Presets throughput</source>
+        <translation>Durchsatz (Presets)</translation>
+    </message>
+    <message>
+        <source>Presets throughput error</source>
+        <translation>Fehler Durchsatz (Presets)</translation>
+    </message>
+    <message>
+        <source>Calibrated throughput</source>
+        <translation>Durchsatz (kalibriert)</translation>
+    </message>
+    <message>
+        <source>Calibrated throughput error</source>
+        <translation>Fehler Durchsatz (kalibriert)</translation>
+    </message>
+    <message>
+        <source>Presets peak</source>
+        <translation>Spitze (Presets)</translation>
+    </message>
+    <message>
+        <source>Presets peak error</source>
+        <translation>Fehler Spitze (Presets)</translation>
+    </message>
+    <message>
+        <source>Calibrated peak</source>
+        <translation>Spitze (kalibriert)</translation>
+    </message>
+    <message>
+        <source>Calibrated peak error</source>
+        <translation>Fehler Spitze (kalibriert)</translation>
+    </message>
+    <message>
+        <source>Presets verdict</source>
+        <translation>Urteil (Presets)</translation>
+    </message>
+    <message>
+        <source>Calibrated verdict</source>
+        <translation>Urteil (kalibriert)</translation>
+    </message>
+    <message>
+        <source>No prediction to compare: only completed or out-of-memory runs on a known GPU preset, with their configuration stored, are predicted.</source>
+        <translation>Keine Vorhersage zum Vergleich: Vorhergesagt werden nur abgeschlossene oder an Speichermangel gescheiterte Läufe auf einem bekannten GPU-Preset, deren Konfiguration gespeichert ist.</translation>
     </message>
 </context>
 <context>

@@ -57,6 +57,18 @@
         <source>NCCL share counts collective kernel time that overlaps compute; it is not waiting time.</source>
         <translation>NCCL 比率は計算と重なる集団通信カーネルの時間を数えたもので、待ち時間ではありません。</translation>
     </message>
+    <message>
+        <source>Predictions: none of these runs has one (only completed or out-of-memory runs on a known GPU preset, with their configuration stored, are predicted).</source>
+        <translation>予測: これらの実行にはいずれも予測がありません(予測されるのは、既知の GPU プリセット上で完了またはメモリ不足になり、構成が保存されている実行だけです)。</translation>
+    </message>
+    <message>
+        <source>Predictions: presets = the planner&apos;s built-in coefficients; calibrated = fitted to the stored runs (in-sample); error = (predicted - measured) / measured.</source>
+        <translation>予測: プリセット = プランナー組み込みの係数、キャリブレーション済み = 保存された実行に適合(インサンプル)、誤差 = (予測 - 実測) / 実測。</translation>
+    </message>
+    <message>
+        <source>Measured vs predicted throughput — %1</source>
+        <translation>実測と予測のスループット — %1</translation>
+    </message>
 </context>
 <context>
     <name>ChartText</name>
@@ -127,6 +139,22 @@
     <message>
         <source>Predicted memory per GPU: %1 on %2 x %3</source>
         <translation>GPU あたりの予測メモリ: %1（%2 × %3）</translation>
+    </message>
+    <message>
+        <source>Tokens/s: measured vs predicted</source>
+        <translation>トークン/秒: 実測と予測</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>実測</translation>
+    </message>
+    <message>
+        <source>presets</source>
+        <translation>プリセット</translation>
+    </message>
+    <message>
+        <source>calibrated</source>
+        <translation>キャリブレーション済み</translation>
     </message>
 </context>
 <context>
@@ -406,6 +434,45 @@
     <message>
         <source>Nothing fits. %1</source>
         <translation>収まるものがありません。%1</translation>
+    </message>
+</context>
+<context>
+    <name>PredictionText</name>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>high</source>
+        <translation>高</translation>
+    </message>
+    <message>
+        <source>medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>low</source>
+        <translation>低</translation>
+    </message>
+    <message>
+        <source>GPU %1: calibration from %2, confidence %3 (%4)</source>
+        <translation>GPU %1: キャリブレーション元 %2、信頼度 %3 (%4)</translation>
+    </message>
+    <message>
+        <source>; in-sample residuals: tokens/s median %1, worst %2; peak median %3, worst %4</source>
+        <translation>、インサンプル残差: トークン/秒 中央値 %1、最大 %2、ピーク 中央値 %3、最大 %4</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>収まる</translation>
+    </message>
+    <message>
+        <source>does not fit</source>
+        <translation>収まらない</translation>
+    </message>
+    <message>
+        <source>%1 (wrong)</source>
+        <translation>%1 (誤り)</translation>
     </message>
 </context>
 <context>
@@ -781,6 +848,46 @@
         <source>CSV table (*.csv);;Markdown table (*.md)</source>
         <translation>CSV 表 (*.csv);;Markdown 表 (*.md)</translation>
     </message>
+    <message>
+        <source>Export &amp;prediction chart…</source>
+        <translation>予測グラフをエクスポート(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>Save the measured-vs-predicted chart as PNG, SVG or PDF with a caption naming the calibration.</source>
+        <translation>実測と予測のグラフを、キャリブレーションを明記したキャプション付きで PNG、SVG、PDF として保存します。</translation>
+    </message>
+    <message>
+        <source>The calibration behind the &quot;Calibrated&quot; columns, per GPU type shown: fitted to the store&apos;s newest probe of a node with that GPU and to its finished runs. Its residuals are in-sample: they show what calibration explains, not how it predicts a new run.</source>
+        <translation>「キャリブレーション済み」列の根拠となるキャリブレーション(表示中の GPU 種別ごと): その GPU を持つノードの最新の計測結果と、完了した実行に適合させたものです。残差はインサンプルです。キャリブレーションで説明できる範囲を示し、新しい実行の予測精度を示すものではありません。</translation>
+    </message>
+    <message>
+        <source>Measured tokens/s of each checked run beside the presets&apos; and the calibrated prediction. The calibrated prediction is fitted to these runs (in-sample).</source>
+        <translation>チェックした各実行の実測トークン/秒と、プリセットによる予測およびキャリブレーション済みの予測を並べます。キャリブレーション済みの予測はこれらの実行に適合させたものです(インサンプル)。</translation>
+    </message>
+    <message>
+        <source>no run store is open</source>
+        <translation>実行ストアが開かれていません</translation>
+    </message>
+    <message>
+        <source>Calibrating from the run store…</source>
+        <translation>実行ストアからキャリブレーション中…</translation>
+    </message>
+    <message>
+        <source>Predictions unavailable: %1</source>
+        <translation>予測を利用できません: %1</translation>
+    </message>
+    <message>
+        <source>No measurements to compare with predictions: the store holds no completed or out-of-memory GPU run with its configuration. Validate a plan on a GPU node, or import measured runs, and they appear here with their predictions.</source>
+        <translation>予測と比較する実測がありません: ストアには、構成が保存された完了またはメモリ不足の GPU 実行がありません。GPU ノードでプランを検証するか、実測した実行をインポートすると、予測とともにここに表示されます。</translation>
+    </message>
+    <message>
+        <source>None of the runs shown has a prediction: only completed or out-of-memory runs on a known GPU preset are predicted.</source>
+        <translation>表示中の実行には予測がありません: 予測されるのは、既知の GPU プリセット上で完了またはメモリ不足になった実行だけです。</translation>
+    </message>
+    <message>
+        <source>Export prediction chart</source>
+        <translation>予測グラフをエクスポート</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::DecisionStepModel</name>
@@ -1030,6 +1137,58 @@
         <source>Value</source>
         <translation>値</translation>
     </message>
+    <message>
+        <source>Matmul rate (bf16)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Matmul rate (fp32)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device copy bandwidth</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Host to device (pinned)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device to host (pinned)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU AdamW rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All-gather bus bandwidth</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reduce-scatter bus bandwidth</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All-reduce bus bandwidth</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 M parameters/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 at %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Probed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, %2 (rank %3 of %4)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::NodeJob</name>
@@ -1275,6 +1434,56 @@
     <message>
         <source>Preparing %1…</source>
         <translation>%1 を準備しています…</translation>
+    </message>
+    <message>
+        <source>Pro&amp;be</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measures the node&apos;s matmul rate, copy bandwidths, CPU AdamW rate and, with several GPUs, collective bandwidths with the runner, and stores them for calibrated plans.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel pro&amp;be</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stops the probe&apos;s runner processes on the node.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The probes of %1 could not be read: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Probing %1: %n rank(s) on %2…</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cancelling the probe…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The probe of %1 was cancelled; nothing was stored.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The probe of %1 failed: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 probed: %n rank(s) measured and stored.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 probed: %n rank(s) measured and stored; calibrated plans for %2 start from this probe.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2118,6 +2327,66 @@
     <message>
         <source>Predicted throughput</source>
         <translation>予測スループット</translation>
+    </message>
+    <message>
+        <source>The planner&apos;s prediction with its built-in (uncalibrated) coefficients.</source>
+        <translation>プランナー組み込みの(キャリブレーションしていない)係数による予測です。</translation>
+    </message>
+    <message>
+        <source>The planner&apos;s prediction with the calibration the run store supports for this GPU (the line above the table names it). It is fitted to these same runs: in-sample.</source>
+        <translation>この GPU について実行ストアから得られるキャリブレーション(表の上の行に表示)を用いたプランナーの予測です。これらと同じ実行に適合させています: インサンプル。</translation>
+    </message>
+    <message>
+        <source>(predicted - measured) / measured; positive means the prediction was too high.</source>
+        <translation>(予測 - 実測) / 実測。正の値は予測が高すぎたことを意味します。</translation>
+    </message>
+    <message>
+        <source>Whether the prediction says the run fits in GPU memory; &quot;wrong&quot; where the outcome contradicts it (an out-of-memory run predicted to fit, or a completed one predicted not to).</source>
+        <translation>予測がこの実行を GPU メモリに収まるとしているかどうか。結果と矛盾する場合(収まると予測されたのにメモリ不足になった、または収まらないと予測されたのに完了した)は「誤り」と表示します。</translation>
+    </message>
+    <message>
+        <source>Presets throughput</source>
+        <translation>スループット(プリセット)</translation>
+    </message>
+    <message>
+        <source>Presets throughput error</source>
+        <translation>スループット誤差(プリセット)</translation>
+    </message>
+    <message>
+        <source>Calibrated throughput</source>
+        <translation>スループット(キャリブレーション済み)</translation>
+    </message>
+    <message>
+        <source>Calibrated throughput error</source>
+        <translation>スループット誤差(キャリブレーション済み)</translation>
+    </message>
+    <message>
+        <source>Presets peak</source>
+        <translation>ピーク(プリセット)</translation>
+    </message>
+    <message>
+        <source>Presets peak error</source>
+        <translation>ピーク誤差(プリセット)</translation>
+    </message>
+    <message>
+        <source>Calibrated peak</source>
+        <translation>ピーク(キャリブレーション済み)</translation>
+    </message>
+    <message>
+        <source>Calibrated peak error</source>
+        <translation>ピーク誤差(キャリブレーション済み)</translation>
+    </message>
+    <message>
+        <source>Presets verdict</source>
+        <translation>判定(プリセット)</translation>
+    </message>
+    <message>
+        <source>Calibrated verdict</source>
+        <translation>判定(キャリブレーション済み)</translation>
+    </message>
+    <message>
+        <source>No prediction to compare: only completed or out-of-memory runs on a known GPU preset, with their configuration stored, are predicted.</source>
+        <translation>比較する予測がありません: 予測されるのは、既知の GPU プリセット上で完了またはメモリ不足になり、構成が保存されている実行だけです。</translation>
     </message>
 </context>
 <context>
