@@ -24,12 +24,17 @@ ModelSpec loadModel(const PresetCatalog& catalog, const std::string& idOrPath)
 
 namespace {
 
-// Process start and LibTorch/CUDA initialisation, plus the runner's weight initialisation (fp32
-// normal draws on the CPU, one unit at a time): a guess of 4 s + 2.5 s per 1e9 parameters, for
-// ordering and budgeting only (run.sh stops by the clock, not by this figure).
-double startupSeconds(const ModelSpec& m) { return 4.0 + static_cast<double>(m.parameterCount()) / 4e8; }
-
 bool isOffload(Strategy s) { return traits(s).offloadsOptimizer || traits(s).offloadsParameters; }
+
+// Process start, CUDA and NCCL initialisation and the weights drawn on the GPU: a guess of 5 s + 0.5 s
+// per 1e9 parameters; offload adds its page-locked host state (8 bytes a parameter under pure bf16:
+// master, two moments, gradient shard) at about 4 GB/s. For ordering and budgeting only (run.sh
+// stops by the clock, not by this figure).
+double startupSeconds(const ModelSpec& m, Strategy s)
+{
+    const auto params = static_cast<double>(m.parameterCount());
+    return 5.0 + params / 2e9 + (isOffload(s) ? 8.0 * params / 4e9 : 0.0);
+}
 
 } // namespace
 
@@ -62,7 +67,7 @@ std::vector<Cell> planMatrix(const PresetCatalog& catalog, const MatrixOptions& 
                 c.steps = isOffload(t.strategy) ? o.offloadSteps : o.steps;
                 c.predictedPeakGiB = e.memory.devicePeak() / kGiB;
                 // An OOM ends in the first step.
-                c.estimatedSeconds = startupSeconds(in.model)
+                c.estimatedSeconds = startupSeconds(in.model, t.strategy)
                     + (c.predictedFits ? c.warmup + c.steps : 1) * e.throughput.stepTimeS;
                 if (!e.fits())
                     ooms.emplace_back(e.deviceShortfallBytes(), cells.size());

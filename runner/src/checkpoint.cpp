@@ -19,6 +19,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kMarker = "COMPLETE";
+// 2: q, k and v weights adjacent ahead of their biases in each layer unit.
+constexpr int kFormatVersion = 2;
 
 // Data reaches the disk before the rename makes the file visible under its final name.
 void flushToDisk(const fs::path& path)
@@ -106,7 +108,7 @@ double Checkpoints::save(int steps, ShardingEngine& engine)
     auto tensors = engine.checkpointTensors();
     nlohmann::json header;
     header["format"] = "shardwise-checkpoint";
-    header["version"] = 1;
+    header["version"] = kFormatVersion;
     header["rank"] = m_rank;
     header["world"] = m_world;
     header["strategy"] = m_strategy;
@@ -141,6 +143,10 @@ void Checkpoints::load(int steps, ShardingEngine& engine)
     nlohmann::json header = nlohmann::json::parse(line, nullptr, false);
     if (header.is_discarded() || header.value("format", "") != "shardwise-checkpoint")
         throw ConfigError("checkpoint " + path.string() + ": not a Shardwise checkpoint (damaged header)");
+    if (header.value("version", 0) != kFormatVersion)
+        throw ConfigError("checkpoint " + path.string() + ": format version " +
+                          std::to_string(header.value("version", 0)) + ", this runner reads version " +
+                          std::to_string(kFormatVersion) + " (the flat parameter layout changed)");
     if (header.value("world", -1) != m_world || header.value("strategy", "") != m_strategy ||
         header.value("rank", -1) != m_rank)
         throw ConfigError("checkpoint " + path.string() + ": written by " + header.value("strategy", "?") +

@@ -34,29 +34,30 @@ at::Tensor DecoderModel::rotary(const at::Tensor& x) const
     return x * m_cos.narrow(0, 0, t) + rotated * m_sin.narrow(0, 0, t);
 }
 
-at::Tensor DecoderModel::layer(const std::vector<at::Tensor>& p, const at::Tensor& x) const
+at::Tensor DecoderModel::layer(UnitHooks& hooks, std::size_t unit, const at::Tensor& x) const
 {
     const auto b = x.size(0);
     const auto t = x.size(1);
     const auto& m = m_model;
-    auto linear = [&](const at::Tensor& in, std::size_t w, std::optional<std::size_t> bias) {
-        if (bias && p[*bias].numel() > 0)
-            return at::linear(in, p[w], p[*bias]);
-        return at::linear(in, p[w]);
-    };
+    const auto& p = hooks.parameters(unit);
+    const auto qOut = m.heads * m.headDim;
+    const auto kvOut = m.kvHeads * m.headDim;
 
+    // q, k and v as one GEMM over the adjacent [q; k; v] rows; split (not narrowed) so backward joins
+    // the three gradients with one concatenation.
     const auto a = rmsNorm(x, p[InputNorm]);
-    auto q = linear(a, Q, QBias).view({b, t, m.heads, m.headDim}).transpose(1, 2);
-    auto k = linear(a, K, KBias).view({b, t, m.kvHeads, m.headDim}).transpose(1, 2);
-    auto v = linear(a, V, VBias).view({b, t, m.kvHeads, m.headDim}).transpose(1, 2);
+    const auto qkv = linearIntoGrad(a, hooks.linearWeight(unit, Q, 3, QBias)).split_with_sizes({qOut, kvOut, kvOut}, -1);
+    auto q = qkv[0].view({b, t, m.heads, m.headDim}).transpose(1, 2);
+    auto k = qkv[1].view({b, t, m.kvHeads, m.headDim}).transpose(1, 2);
+    const auto v = qkv[2].view({b, t, m.kvHeads, m.headDim}).transpose(1, 2);
     q = rotary(q);
     k = rotary(k);
-    const auto attn = compat::causalAttention(q, k, v).transpose(1, 2).reshape({b, t, m.heads * m.headDim});
-    const auto h = x + linear(attn, O, std::nullopt);
+    const auto attn = compat::causalAttention(q, k, v).transpose(1, 2).reshape({b, t, qOut});
+    const auto h = x + linearIntoGrad(attn, hooks.linearWeight(unit, O, 1, std::nullopt));
 
     const auto n = rmsNorm(h, p[PostNorm]);
-    const auto mlp = linear(swiglu(linear(n, Gate, std::nullopt), linear(n, Up, std::nullopt)), Down, std::nullopt);
-    return h + mlp;
+    const auto gateUp = linearIntoGrad(n, hooks.linearWeight(unit, Gate, 2, std::nullopt));
+    return h + linearIntoGrad(swiglu(gateUp), hooks.linearWeight(unit, Down, 1, std::nullopt));
 }
 
 at::Tensor DecoderModel::loss(const at::Tensor& inputs, const at::Tensor& targets, UnitHooks& hooks) const
@@ -66,12 +67,14 @@ at::Tensor DecoderModel::loss(const at::Tensor& inputs, const at::Tensor& target
     for (std::int64_t l = 0; l < m_model.layers; ++l) {
         const auto unit = static_cast<std::size_t>(l + 1);
         h = hooks.enterLayer(unit, h);
-        h = layer(hooks.parameters(unit), h);
+        h = layer(hooks, unit, h);
         h = hooks.leaveLayer(unit, h);
     }
     h = rmsNorm(h, root[FinalNorm]);
-    const auto& head = m_model.tiedEmbeddings ? root[Embedding] : root[Head];
-    return chunkedHeadLoss(h.reshape({-1, h.size(-1)}), head, targets.reshape({-1}));
+    const auto headSlot = m_model.tiedEmbeddings ? Embedding : Head;
+    // The head's weight gradient is the first of this step's root gradients.
+    return chunkedHeadLoss(h.reshape({-1, h.size(-1)}), root[headSlot], targets.reshape({-1}), 0,
+                           hooks.gradientOf(0, headSlot));
 }
 
 } // namespace shardwise::runner

@@ -3,9 +3,12 @@
 // attention with RoPE and causal SDPA, SwiGLU MLP, tied or untied head, cross-entropy. It owns no
 // parameters: the sharding engine hands it each unit's (possibly just gathered) views through UnitHooks.
 
+#include "linear.hpp"
 #include "model_layout.hpp"
 
 #include <ATen/ATen.h>
+
+#include <optional>
 
 namespace shardwise::runner {
 
@@ -14,6 +17,13 @@ public:
     virtual ~UnitHooks() = default;
     // Views of unit `unit`'s parameters in UnitLayout order, valid while the unit is gathered.
     virtual const std::vector<at::Tensor>& parameters(std::size_t unit) = 0;
+    // Slots first .. first + count - 1 of `unit` (adjacent, equally wide) as one matrix with its
+    // gradient buffer, for linearIntoGrad; `biasFirst` names the matching bias slots (left out when
+    // those are empty). The gradient buffer is materialised by the time the unit's backward runs.
+    // The gradient view of `slot` of `unit`, its buffer materialised (zeroed when it had to be).
+    virtual at::Tensor gradientOf(std::size_t unit, std::size_t slot) = 0;
+    virtual LinearWeight linearWeight(std::size_t unit, std::size_t first, std::size_t count,
+                                      std::optional<std::size_t> biasFirst) = 0;
     // Called around each decoder layer (unit = layer + 1); the returned tensor replaces the hidden
     // state so the engine can attach its backward hooks.
     virtual at::Tensor enterLayer(std::size_t unit, const at::Tensor& hidden) = 0;
@@ -28,7 +38,7 @@ public:
     at::Tensor loss(const at::Tensor& inputs, const at::Tensor& targets, UnitHooks& hooks) const;
 
 private:
-    at::Tensor layer(const std::vector<at::Tensor>& p, const at::Tensor& x) const;
+    at::Tensor layer(UnitHooks& hooks, std::size_t unit, const at::Tensor& x) const;
     at::Tensor rmsNorm(const at::Tensor& x, const at::Tensor& weight) const;
     at::Tensor rotary(const at::Tensor& x) const;
 

@@ -64,6 +64,16 @@ void resetPeakMemory(const at::Device& device)
 #endif
 }
 
+void releaseCachedMemory(const at::Device& device)
+{
+#ifdef SHARDWISE_WITH_CUDA
+    if (device.is_cuda())
+        c10::cuda::CUDACachingAllocator::emptyCache();
+#else
+    (void)device;
+#endif
+}
+
 void selectDevice(const at::Device& device)
 {
 #ifdef SHARDWISE_WITH_CUDA

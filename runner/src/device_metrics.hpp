@@ -11,6 +11,9 @@ namespace shardwise::runner {
 
 protocol::MemorySample sampleMemory(const at::Device& device);
 void resetPeakMemory(const at::Device& device);
+// Hands the caching allocator's unused blocks back to the driver: what set-up left cached (the fp32
+// initialisation buffers) must not count as the training's reserved memory.
+void releaseCachedMemory(const at::Device& device);
 void selectDevice(const at::Device& device); // the current CUDA device for this thread and its children
 void synchronizeDevice(const at::Device& device);
 std::string deviceName(const at::Device& device);

@@ -35,15 +35,19 @@ std::vector<at::Tensor> FlatBuffer::views(const UnitLayout& layout) const
 {
     std::vector<at::Tensor> out;
     out.reserve(layout.params.size());
-    for (const auto& slot : layout.params) {
-        std::vector<std::int64_t> strides(slot.shape.size(), 1);
-        for (std::size_t i = slot.shape.size(); i-- > 1;)
-            strides[i - 1] = strides[i] * slot.shape[i];
-        auto view = at::empty({0}, m_tensor.options());
-        view.set_(m_tensor.storage(), slot.offset, slot.shape, strides);
-        out.push_back(std::move(view));
-    }
+    for (const auto& slot : layout.params)
+        out.push_back(span(slot.offset, slot.shape));
     return out;
+}
+
+at::Tensor FlatBuffer::span(std::int64_t offset, const std::vector<std::int64_t>& shape) const
+{
+    std::vector<std::int64_t> strides(shape.size(), 1);
+    for (std::size_t i = shape.size(); i-- > 1;)
+        strides[i - 1] = strides[i] * shape[i];
+    auto view = at::empty({0}, m_tensor.options());
+    view.set_(m_tensor.storage(), offset, shape, strides);
+    return view;
 }
 
 } // namespace shardwise::runner

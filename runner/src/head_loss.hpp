@@ -7,8 +7,10 @@ namespace shardwise::runner {
 
 // Mean cross-entropy of logits = hidden [tokens, H] x weight [V, H]^T against targets [tokens]
 // (int64), computed in fp32; differentiable in hidden and weight. rowsPerChunk 0 picks the chunk so
-// one chunk's fp32 logits stay near 256 MiB.
+// one chunk's fp32 logits stay near 256 MiB. With `weightGradSink` (weight-shaped, holding zeros),
+// the weight's gradient is written there instead of going through autograd: the forward accumulates
+// it and the backward scales it by the incoming gradient, so the sink must hold nothing else yet.
 at::Tensor chunkedHeadLoss(const at::Tensor& hidden, const at::Tensor& weight, const at::Tensor& targets,
-                           std::int64_t rowsPerChunk = 0);
+                           std::int64_t rowsPerChunk = 0, const at::Tensor& weightGradSink = {});
 
 } // namespace shardwise::runner

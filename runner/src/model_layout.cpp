@@ -63,10 +63,10 @@ std::vector<UnitLayout> buildUnitLayouts(const ModelSpec& m, int world)
         layer.name = "layer" + std::to_string(l);
         add(layer, p + "input_layernorm.weight", {m.hidden}, ParamInit::Ones);
         add(layer, p + "self_attn.q_proj.weight", {qOut, m.hidden}, ParamInit::Normal);
-        add(layer, p + "self_attn.q_proj.bias", {m.qkvBias ? qOut : 0}, ParamInit::Zeros);
         add(layer, p + "self_attn.k_proj.weight", {kvOut, m.hidden}, ParamInit::Normal);
-        add(layer, p + "self_attn.k_proj.bias", {m.qkvBias ? kvOut : 0}, ParamInit::Zeros);
         add(layer, p + "self_attn.v_proj.weight", {kvOut, m.hidden}, ParamInit::Normal);
+        add(layer, p + "self_attn.q_proj.bias", {m.qkvBias ? qOut : 0}, ParamInit::Zeros);
+        add(layer, p + "self_attn.k_proj.bias", {m.qkvBias ? kvOut : 0}, ParamInit::Zeros);
         add(layer, p + "self_attn.v_proj.bias", {m.qkvBias ? kvOut : 0}, ParamInit::Zeros);
         add(layer, p + "self_attn.o_proj.weight", {m.hidden, qOut}, ParamInit::Normal);
         add(layer, p + "post_attention_layernorm.weight", {m.hidden}, ParamInit::Ones);

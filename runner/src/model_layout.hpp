@@ -30,7 +30,9 @@ struct UnitLayout {
 };
 
 // Indices of a layer unit's parameters in UnitLayout::params.
-enum LayerParam : std::size_t { InputNorm, Q, QBias, K, KBias, V, VBias, O, PostNorm, Gate, Up, Down };
+// q, k and v (and their biases) are adjacent, as are gate and up, so each group is one [rows, hidden]
+// matrix in the flat buffer and runs as one GEMM.
+enum LayerParam : std::size_t { InputNorm, Q, K, V, QBias, KBias, VBias, O, PostNorm, Gate, Up, Down };
 // Indices of the root unit's parameters; Head exists only with untied embeddings.
 enum RootParam : std::size_t { Embedding, FinalNorm, Head };
 

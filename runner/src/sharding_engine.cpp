@@ -100,10 +100,19 @@ void ShardingEngine::allocateUnit(Unit& u, std::size_t /*index*/)
 
 void ShardingEngine::initialiseUnit(Unit& u, std::size_t index)
 {
-    // Generated in fp32 on the CPU from (seed, unit), so every strategy and world size starts from the
-    // same weights.
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(unitSeed(m_settings.seed, index));
-    auto full = at::zeros({u.layout.padded}, at::TensorOptions().dtype(at::kFloat));
+    // Generated in fp32 from (seed, unit) on the compute device, the whole unit on every rank, so every
+    // strategy and world size starts from the same weights. On a GPU the device's Philox generator
+    // draws them (a 7B model on the CPU generator took most of a run's start-up); weights therefore
+    // differ between CPU and CUDA runs of the same seed, never between strategies on one device.
+    const auto& device = m_settings.compute.device();
+    at::Generator gen;
+    if (device.is_cuda()) {
+        gen = at::globalContext().defaultGenerator(device).clone();
+        gen.set_current_seed(unitSeed(m_settings.seed, index));
+    } else {
+        gen = at::make_generator<at::CPUGeneratorImpl>(unitSeed(m_settings.seed, index));
+    }
+    auto full = at::zeros({u.layout.padded}, at::TensorOptions().dtype(at::kFloat).device(device));
     for (const auto& slot : u.layout.params) {
         if (slot.numel == 0)
             continue;

@@ -7,29 +7,37 @@ namespace shardwise::runner {
 namespace {
 
 struct SwiGlu : torch::autograd::Function<SwiGlu> {
-    static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& gate, const at::Tensor& up)
+    static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& gateUp)
     {
-        ctx->save_for_backward({gate, up});
-        return at::silu(gate) * up;
+        TORCH_CHECK(gateUp.size(-1) % 2 == 0, "swiglu: the fused gate/up width must be even");
+        ctx->save_for_backward({gateUp});
+        const auto ffn = gateUp.size(-1) / 2;
+        return at::silu(gateUp.narrow(-1, 0, ffn)) * gateUp.narrow(-1, ffn, ffn);
     }
 
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                    torch::autograd::variable_list grads)
     {
-        const auto saved = ctx->get_saved_variables();
-        const auto& gate = saved[0];
-        const auto& up = saved[1];
+        const auto gateUp = ctx->get_saved_variables()[0];
+        const auto ffn = gateUp.size(-1) / 2;
+        const auto gate = gateUp.narrow(-1, 0, ffn);
+        const auto up = gateUp.narrow(-1, ffn, ffn);
         const auto& grad = grads[0];
-        // d/dgate = grad * up * silu'(gate); silu_backward is that derivative in one kernel.
-        return {at::silu_backward(grad * up, gate), grad * at::silu(gate)};
+        auto out = at::empty_like(gateUp);
+        // d/dgate = grad * up * silu'(gate): silu_backward is that derivative in one kernel.
+        auto gateGrad = out.narrow(-1, 0, ffn);
+        auto upGrad = out.narrow(-1, ffn, ffn);
+        at::silu_backward_out(gateGrad, grad * up, gate);
+        at::mul_out(upGrad, grad, at::silu(gate));
+        return {out};
     }
 };
 
 } // namespace
 
-at::Tensor swiglu(const at::Tensor& gate, const at::Tensor& up)
+at::Tensor swiglu(const at::Tensor& gateUp)
 {
-    return SwiGlu::apply(gate, up);
+    return SwiGlu::apply(gateUp);
 }
 
 } // namespace shardwise::runner

@@ -113,6 +113,7 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
     ShardingEngine engine(c.model, settings, *comm);
     DecoderModel model(c.model, c.training.seqLen, compute);
     TokenSource tokens(c, env.rank, env.world, device);
+    releaseCachedMemory(device);
 
     protocol::StartEvent start;
     start.rank = env.rank;

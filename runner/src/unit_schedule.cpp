@@ -47,6 +47,40 @@ const std::vector<at::Tensor>& ShardingEngine::parameters(std::size_t unit)
     return m_units.at(unit).views;
 }
 
+at::Tensor ShardingEngine::gradientOf(std::size_t unit, std::size_t slot)
+{
+    auto& u = m_units.at(unit);
+    materializeGrads(u);
+    return u.views.at(slot).grad();
+}
+
+LinearWeight ShardingEngine::linearWeight(std::size_t unit, std::size_t first, std::size_t count,
+                                          std::optional<std::size_t> biasFirst)
+{
+    const auto& u = m_units.at(unit);
+    const auto& slots = u.layout.params;
+    const auto& head = slots.at(first);
+    std::int64_t rows = 0;
+    for (std::size_t i = first; i < first + count; ++i) {
+        const auto& s = slots.at(i);
+        if (s.shape.size() != 2 || s.shape[1] != head.shape[1] || s.offset != head.offset + rows * head.shape[1])
+            throw std::logic_error("linearWeight: slots of " + u.layout.name + " are not one matrix");
+        rows += s.shape[0];
+    }
+    LinearWeight w;
+    w.weight = u.params.span(head.offset, {rows, head.shape[1]});
+    w.weightGrad = u.grads.span(head.offset, {rows, head.shape[1]});
+    if (biasFirst && slots.at(*biasFirst).numel > 0) {
+        const auto offset = slots.at(*biasFirst).offset;
+        const auto& last = slots.at(*biasFirst + count - 1);
+        if (last.offset + last.numel - offset != rows)
+            throw std::logic_error("linearWeight: bias slots of " + u.layout.name + " do not match the matrix");
+        w.bias = u.params.span(offset, {rows});
+        w.biasGrad = u.grads.span(offset, {rows});
+    }
+    return w;
+}
+
 void ShardingEngine::beginStep()
 {
     for (auto& u : m_units) {

@@ -1,9 +1,11 @@
 // The runner's numerical building blocks in process: the host AdamW of the offload strategies against
 // the reference single-tensor AdamW, and the chunked head + loss against plain logits + cross-entropy
-// with autograd, for several chunkings.
+// with autograd, for several chunkings, the fused SwiGLU and the linear layer that writes its weight
+// gradient into the unit's buffer against autograd's.
 #include "adamw.hpp"
 #include "cpu_adamw.hpp"
 #include "head_loss.hpp"
+#include "linear.hpp"
 #include "swiglu.hpp"
 
 #include <QtTest>
@@ -82,24 +84,29 @@ private slots:
     void chunkedHeadLossMatchesCrossEntropy_data()
     {
         QTest::addColumn<qint64>("rowsPerChunk");
-        QTest::newRow("automatic (one chunk)") << qint64{0};
-        QTest::newRow("one row") << qint64{1};
-        QTest::newRow("uneven") << qint64{3};
-        QTest::newRow("two chunks") << qint64{6};
+        QTest::addColumn<bool>("intoSink");
+        QTest::newRow("automatic (one chunk)") << qint64{0} << false;
+        QTest::newRow("one row") << qint64{1} << false;
+        QTest::newRow("uneven") << qint64{3} << false;
+        QTest::newRow("two chunks") << qint64{6} << false;
+        QTest::newRow("uneven, into a gradient sink") << qint64{3} << true;
     }
     void chunkedHeadLossMatchesCrossEntropy()
     {
         QFETCH(qint64, rowsPerChunk);
+        QFETCH(bool, intoSink);
         at::manual_seed(11);
         const auto tokens = 10, hiddenSize = 8, vocab = 13;
         const auto hidden = at::randn({tokens, hiddenSize}).requires_grad_(true);
         const auto weight = at::randn({vocab, hiddenSize}).requires_grad_(true);
         const auto targets = at::randint(0, vocab, {tokens}, at::kLong);
+        const auto sink = intoSink ? at::zeros({vocab, hiddenSize}) : at::Tensor();
 
-        auto loss = chunkedHeadLoss(hidden, weight, targets, rowsPerChunk);
-        (loss * 2.5).backward(); // a non-unit incoming gradient reaches both stored gradients
+        auto loss = chunkedHeadLoss(hidden, weight, targets, rowsPerChunk, sink);
+        (loss * 2.5).backward(); // a non-unit incoming gradient reaches both gradients
         const auto gotHidden = hidden.grad().clone();
-        const auto gotWeight = weight.grad().clone();
+        QCOMPARE(weight.grad().defined(), !intoSink);
+        const auto gotWeight = intoSink ? sink.clone() : weight.grad().clone();
         hidden.mutable_grad().reset();
         weight.mutable_grad().reset();
 
@@ -115,20 +122,68 @@ private slots:
     void swigluMatchesTheComposition()
     {
         at::manual_seed(13);
-        const auto gate = at::randn({4, 33}).requires_grad_(true);
-        const auto up = at::randn({4, 33}).requires_grad_(true);
+        const auto gateUp = at::randn({4, 66}).requires_grad_(true);
         const auto weights = at::randn({4, 33});
-        const auto out = swiglu(gate, up);
+        const auto out = swiglu(gateUp);
         (out * weights).sum().backward();
-        const auto gotGate = gate.grad().clone();
-        const auto gotUp = up.grad().clone();
-        gate.mutable_grad().reset();
-        up.mutable_grad().reset();
-        const auto want = at::silu(gate) * up;
+        const auto got = gateUp.grad().clone();
+        gateUp.mutable_grad().reset();
+        const auto halves = gateUp.chunk(2, -1);
+        const auto want = at::silu(halves[0]) * halves[1];
         (want * weights).sum().backward();
         QVERIFY(allClose(out.detach(), want.detach(), 1e-6, 1e-7));
-        QVERIFY2(allClose(gotGate, gate.grad(), 1e-5, 1e-6), qPrintable(worst(gotGate, gate.grad())));
-        QVERIFY2(allClose(gotUp, up.grad(), 1e-5, 1e-6), qPrintable(worst(gotUp, up.grad())));
+        QVERIFY2(allClose(got, gateUp.grad(), 1e-5, 1e-6), qPrintable(worst(got, gateUp.grad())));
+    }
+
+    void swigluRejectsAnOddWidth()
+    {
+        const auto gateUp = at::randn({2, 5});
+        QVERIFY_THROWS_EXCEPTION(c10::Error, swiglu(gateUp));
+    }
+
+    void linearIntoGradMatchesAutograd_data()
+    {
+        QTest::addColumn<bool>("withBias");
+        QTest::newRow("weight only") << false;
+        QTest::newRow("weight and bias") << true;
+    }
+    void linearIntoGradMatchesAutograd()
+    {
+        // Two adjacent slots (as q and k are) in one flat parameter buffer and its gradient buffer,
+        // which already holds something: the backward must add to it, not overwrite it.
+        QFETCH(bool, withBias);
+        at::manual_seed(17);
+        const std::int64_t in = 6, outA = 5, outB = 3, out = outA + outB;
+        const auto flat = at::randn({out * in + out});
+        auto flatGrad = at::randn({out * in + out});
+        const auto before = flatGrad.clone();
+        LinearWeight w;
+        w.weight = flat.narrow(0, 0, out * in).view({out, in});
+        w.weightGrad = flatGrad.narrow(0, 0, out * in).view({out, in});
+        if (withBias) {
+            w.bias = flat.narrow(0, out * in, out);
+            w.biasGrad = flatGrad.narrow(0, out * in, out);
+        }
+        const auto input = at::randn({2, 4, in}).requires_grad_(true);
+        const auto upstream = at::randn({2, 4, out});
+        const auto y = linearIntoGrad(input, w);
+        (y * upstream).sum().backward();
+        const auto gotInput = input.grad().clone();
+        input.mutable_grad().reset();
+
+        const auto weight = w.weight.detach().clone().requires_grad_(true);
+        const auto bias = withBias ? w.bias.detach().clone().requires_grad_(true) : at::Tensor();
+        const auto want = withBias ? at::linear(input, weight, bias) : at::linear(input, weight);
+        (want * upstream).sum().backward();
+        QVERIFY(allClose(y.detach(), want.detach(), 1e-6, 1e-6));
+        QVERIFY2(allClose(gotInput, input.grad(), 1e-5, 1e-6), qPrintable(worst(gotInput, input.grad())));
+        const auto addedWeight = w.weightGrad - before.narrow(0, 0, out * in).view({out, in});
+        QVERIFY2(allClose(addedWeight, weight.grad(), 1e-5, 1e-5), qPrintable(worst(addedWeight, weight.grad())));
+        const auto biasPart = flatGrad.narrow(0, out * in, out) - before.narrow(0, out * in, out);
+        if (withBias)
+            QVERIFY2(allClose(biasPart, bias.grad(), 1e-5, 1e-5), qPrintable(worst(biasPart, bias.grad())));
+        else
+            QVERIFY(at::equal(biasPart, at::zeros_like(biasPart)));
     }
 };
 

@@ -1,0 +1,48 @@
+#include "linear.hpp"
+
+#include <torch/autograd.h>
+
+namespace shardwise::runner {
+
+namespace {
+
+struct LinearIntoGrad : torch::autograd::Function<LinearIntoGrad> {
+    // The buffers come as one non-tensor argument: they are not graph edges (and LibTorch before 2.0
+    // rejects undefined tensor arguments, such as a missing bias); they are kept as data, not saved
+    // variables, because the parameter buffer may be released and gathered again before backward.
+    static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& input, const LinearWeight& w)
+    {
+        ctx->save_for_backward({input});
+        ctx->saved_data["weight"] = w.weight;
+        ctx->saved_data["weight_grad"] = w.weightGrad;
+        ctx->saved_data["bias_grad"] = w.biasGrad;
+        return w.bias.defined() ? at::linear(input, w.weight, w.bias) : at::linear(input, w.weight);
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        const auto input = ctx->get_saved_variables()[0];
+        const auto weight = ctx->saved_data["weight"].toTensor();
+        auto weightGrad = ctx->saved_data["weight_grad"].toTensor();
+        auto biasGrad = ctx->saved_data["bias_grad"].toTensor();
+        TORCH_CHECK(weightGrad.storage().nbytes() > 0, "linear backward: the weight's gradient buffer is released");
+
+        const auto& grad = grads[0];
+        const auto out = grad.size(-1);
+        const auto rows = grad.reshape({-1, out});
+        weightGrad.addmm_(rows.t(), input.reshape({-1, input.size(-1)}));
+        if (biasGrad.defined())
+            biasGrad.add_(rows.sum(0));
+        return {at::matmul(grad, weight), at::Tensor()};
+    }
+};
+
+} // namespace
+
+at::Tensor linearIntoGrad(const at::Tensor& input, const LinearWeight& w)
+{
+    return LinearIntoGrad::apply(input, w);
+}
+
+} // namespace shardwise::runner
