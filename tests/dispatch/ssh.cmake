@@ -26,3 +26,14 @@ if(TARGET shardwise_session)
         add_dependencies(test_run_session shardwise-runner)
     endif()
 endif()
+# Hardware probes (shardwise-runner --probe) on this machine and over SSH into a real store file,
+# and calibration from them; the CPU probes need the runner, the CLI cases the CLI.
+if(TARGET shardwise_session AND TARGET shardwise_calibrate_store AND TARGET shardwise-cli)
+    shardwise_add_test(test_probe_session SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_probe_session.cpp
+                       LIBS shardwise_sshd_fixture Shardwise::session shardwise_calibrate_store TIMEOUT 900 LABELS ssh runner)
+    target_compile_definitions(test_probe_session PRIVATE SHARDWISE_CLI="$<TARGET_FILE:shardwise-cli>")
+    add_dependencies(test_probe_session shardwise-cli)
+    if(TARGET shardwise-runner)
+        add_dependencies(test_probe_session shardwise-runner)
+    endif()
+endif()

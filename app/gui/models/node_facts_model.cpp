@@ -3,6 +3,10 @@
 #include "models/rank_progress_model.hpp"
 
 #include <QBrush>
+#include <QDateTime>
+#include <QLocale>
+
+#include <map>
 
 namespace shardwise::gui {
 
@@ -52,18 +56,88 @@ void NodeFactsModel::clear()
 {
     beginResetModel();
     m_rows.clear();
+    m_probeRows.clear();
     endResetModel();
+}
+
+namespace {
+
+// Names of the runner's probe kinds (docs/protocol.md); an unknown kind shows as the runner named it.
+QString probeKindName(const std::string& kind)
+{
+    static const std::map<std::string, const char*> names{
+        {"matmul_bf16", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "Matmul rate (bf16)")},
+        {"matmul_fp32", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "Matmul rate (fp32)")},
+        {"device_copy", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "Device copy bandwidth")},
+        {"h2d_pinned", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "Host to device (pinned)")},
+        {"d2h_pinned", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "Device to host (pinned)")},
+        {"cpu_adamw", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "CPU AdamW rate")},
+        {"all_gather", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "All-gather bus bandwidth")},
+        {"reduce_scatter", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "Reduce-scatter bus bandwidth")},
+        {"all_reduce", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "All-reduce bus bandwidth")},
+    };
+    const auto it = names.find(kind);
+    return it == names.end() ? QString::fromStdString(kind) : NodeFactsModel::tr(it->second);
+}
+
+QString probeValue(const protocol::ProbeResult& r)
+{
+    const QLocale locale;
+    // A CPU AdamW rate reaches 1e9 parameters/s: millions keep it readable.
+    if (r.unit == "params/s")
+        return NodeFactsModel::tr("%1 M parameters/s").arg(locale.toString(r.value / 1e6, 'f', 1));
+    QString value = locale.toString(r.value, 'f', r.value >= 100 ? 0 : 2) + QLatin1Char(' ') + QString::fromStdString(r.unit);
+    if (r.bytes > 0)
+        value = NodeFactsModel::tr("%1 at %2").arg(value, formatBytes(r.bytes));
+    return value;
+}
+
+} // namespace
+
+void NodeFactsModel::setProbe(const std::optional<store::StoredProbe>& probe)
+{
+    beginResetModel();
+    m_probeRows.clear();
+    if (probe) {
+        const protocol::ProbeEvent& e = probe->event;
+        const QString when = QLocale().toString(QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(probe->measuredAt * 1000.0)),
+                                                QLocale::ShortFormat);
+        m_probeRows.append({tr("Probed"), tr("%1, %2 (rank %3 of %4)")
+                                              .arg(when, QString::fromStdString(e.deviceName))
+                                              .arg(e.rank)
+                                              .arg(e.world),
+                            false});
+        // The probe repeats some kinds at several sizes; the largest is what training moves.
+        std::map<std::string, const protocol::ProbeResult*> largest;
+        std::vector<std::string> order;
+        for (const protocol::ProbeResult& r : e.results) {
+            auto [it, added] = largest.try_emplace(r.kind, &r);
+            if (added)
+                order.push_back(r.kind);
+            else if (r.bytes > it->second->bytes)
+                it->second = &r;
+        }
+        for (const std::string& kind : order)
+            m_probeRows.append({probeKindName(kind), probeValue(*largest.at(kind)), false});
+    }
+    endResetModel();
+}
+
+const NodeFactsModel::Row& NodeFactsModel::rowAt(int row) const
+{
+    return row < m_rows.size() ? m_rows[row] : m_probeRows[row - m_rows.size()];
 }
 
 QString NodeFactsModel::valueOf(const QString& property) const
 {
-    for (const Row& r : m_rows)
-        if (r.property == property)
-            return r.value;
+    for (const QList<Row>* rows : {&m_rows, &m_probeRows})
+        for (const Row& r : *rows)
+            if (r.property == property)
+                return r.value;
     return {};
 }
 
-int NodeFactsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_rows.size()); }
+int NodeFactsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_rows.size() + m_probeRows.size()); }
 
 int NodeFactsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
@@ -71,7 +145,7 @@ QVariant NodeFactsModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const Row& r = m_rows[index.row()];
+    const Row& r = rowAt(index.row());
     switch (role) {
     case Qt::DisplayRole:
         return index.column() == PropertyColumn ? r.property : r.value;

@@ -1,8 +1,10 @@
 #pragma once
 // The facts discovered on one node as property / value rows: system, each GPU, and the software the
-// runner needs, followed by what prevents building or running the runner there.
+// runner needs, followed by what prevents building or running the runner there; then the node's
+// newest hardware probe: when, on which device, and each measured figure with its unit.
 
 #include "shardwise/dispatch/node.hpp"
+#include "shardwise/store/probes.hpp"
 
 #include <QAbstractTableModel>
 
@@ -18,7 +20,9 @@ public:
     explicit NodeFactsModel(QObject* parent = nullptr);
 
     void setFacts(const dispatch::NodeFacts& facts);
-    void clear();
+    void clear(); // facts and probe
+    // The probe rows after the facts; nullopt = the node was never probed.
+    void setProbe(const std::optional<store::StoredProbe>& probe);
     QString valueOf(const QString& property) const; // the first row with that property text
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -32,7 +36,9 @@ private:
         QString value;
         bool problem = false;
     };
+    const Row& rowAt(int row) const;
     QList<Row> m_rows;
+    QList<Row> m_probeRows;
 };
 
 } // namespace shardwise::gui

@@ -86,42 +86,13 @@ void concludeRanks(ProbeSessionResult& result, const ProbeRequest& request, std:
         if (!probeOf(r)) {
             result.failure = ProbeFailure::ProbeAbsent;
             result.reason = "rank " + std::to_string(r.rank) + " on " + where
-                + " exited without a probe event (a runner that predates --probe prints none)" + logHint(r);
+                + " exited without a probe event" + logHint(r);
             return;
         }
     if (static_cast<int>(ranks.size()) != request.ranks || result.events.empty()) {
         result.failure = ProbeFailure::ProbeAbsent;
         result.reason = std::to_string(request.ranks) + " rank(s) were started on " + where + " but "
             + std::to_string(result.events.size()) + " reported a probe";
-    }
-}
-
-void store(ProbeSessionResult& result, const ProbeRequest& request, store::Database* db)
-{
-    if (!result.ok() || !db)
-        return;
-    std::string gpuId = request.gpuId;
-    if (gpuId.empty()) {
-        try {
-            gpuId = gpuPresetForDevice(result.events.front().deviceName, PresetCatalog::builtin().gpus());
-        } catch (const SpecError&) {
-            // Without readable presets the probe is kept under its device name only.
-        }
-    }
-    std::vector<store::StoredProbe> probes = probesToStore(request.node, gpuId, result.events);
-    if (db->readOnly()) {
-        result.failure = ProbeFailure::StoreRefused;
-        result.reason = "the store " + db->path().string() + " is read-only (" + db->readOnlyReason() + "); the probe was not stored";
-        return;
-    }
-    try {
-        const std::vector<std::int64_t> ids = store::saveProbes(*db, probes);
-        for (std::size_t i = 0; i < probes.size(); ++i)
-            probes[i].id = ids[i];
-        result.stored = std::move(probes);
-    } catch (const std::exception& e) {
-        result.failure = ProbeFailure::StoreRefused;
-        result.reason = "the store " + db->path().string() + " did not take the probe (nothing of it was stored): " + e.what();
     }
 }
 
@@ -273,6 +244,35 @@ std::vector<store::StoredProbe> probesToStore(const std::string& node, const std
     return out;
 }
 
+void storeProbes(ProbeSessionResult& result, const ProbeRequest& request, store::Database& db)
+{
+    if (!result.ok() || result.events.empty())
+        return;
+    std::string gpuId = request.gpuId;
+    if (gpuId.empty()) {
+        try {
+            gpuId = gpuPresetForDevice(result.events.front().deviceName, PresetCatalog::builtin().gpus());
+        } catch (const SpecError&) {
+            // Without readable presets the probe is kept under its device name only.
+        }
+    }
+    std::vector<store::StoredProbe> probes = probesToStore(request.node, gpuId, result.events);
+    if (db.readOnly()) {
+        result.failure = ProbeFailure::StoreRefused;
+        result.reason = "the store " + db.path().string() + " is read-only (" + db.readOnlyReason() + "); the probe was not stored";
+        return;
+    }
+    try {
+        const std::vector<std::int64_t> ids = store::saveProbes(db, probes);
+        for (std::size_t i = 0; i < probes.size(); ++i)
+            probes[i].id = ids[i];
+        result.stored = std::move(probes);
+    } catch (const std::exception& e) {
+        result.failure = ProbeFailure::StoreRefused;
+        result.reason = "the store " + db.path().string() + " did not take the probe (nothing of it was stored): " + e.what();
+    }
+}
+
 ProbeSessionResult probeLocal(const ProbeRequest& request, const std::filesystem::path& runner, store::Database* db,
                               const ProbeCallbacks& callbacks, const std::atomic<bool>* cancel)
 {
@@ -316,7 +316,8 @@ ProbeSessionResult probeLocal(const ProbeRequest& request, const std::filesystem
         ranks.push_back(std::move(e));
     }
     concludeRanks(result, request, std::move(ranks), launched.cancelled, launched.timedOut, where);
-    store(result, request, db);
+    if (db)
+        storeProbes(result, request, *db);
     return result;
 }
 
@@ -411,7 +412,8 @@ ProbeSessionResult probeRemote(const ProbeRequest& request, const RemoteProbeTar
         return result;
     }
     concludeRanks(result, request, std::move(ranks), remote.cancelled, remote.timedOut, where);
-    store(result, request, db);
+    if (db)
+        storeProbes(result, request, *db);
     return result;
 }
 

@@ -1,6 +1,7 @@
 #include "pages/nodes/nodes_page.hpp"
 
 #include "jobs/node_job.hpp"
+#include "jobs/probe_job.hpp"
 #include "models/node_facts_json.hpp"
 #include "models/node_facts_model.hpp"
 #include "models/node_table_model.hpp"
@@ -9,6 +10,7 @@
 #include "workspace/workspace.hpp"
 
 #include "shardwise/session/prepared_runner.hpp"
+#include "shardwise/store/probes.hpp"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -82,6 +84,7 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
     , m_workspace(workspace)
 {
     m_job = new NodeJob(this);
+    m_probeJob = new ProbeJob(this);
     m_nodes = new NodeTableModel(this);
     m_facts = new NodeFactsModel(this);
     m_nodeView = makeTable(m_nodes, "nodeTable", this);
@@ -107,6 +110,16 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
     m_prepareProgress->setObjectName(QStringLiteral("preparationProgress"));
     m_prepareProgress->setRange(0, 1000);
     m_prepareProgress->setVisible(false);
+    m_probe = button(tr("Pro&be"), "probeNode",
+                     tr("Measures the node's matmul rate, copy bandwidths, CPU AdamW rate and, with several GPUs, collective "
+                        "bandwidths with the runner, and stores them for calibrated plans."));
+    m_cancelProbe = button(tr("Cancel pro&be"), "cancelProbe", tr("Stops the probe's runner processes on the node."));
+    m_cancelProbe->setEnabled(false);
+    m_probeProgress = new QProgressBar(this);
+    m_probeProgress->setObjectName(QStringLiteral("probeProgress"));
+    // The runner reports its figures only at the end: a busy bar, with its log lines on the status line.
+    m_probeProgress->setRange(0, 0);
+    m_probeProgress->setVisible(false);
 
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("nodesStatus"));
@@ -114,7 +127,7 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
     m_status->setTextFormat(Qt::PlainText);
 
     auto* buttons = new QHBoxLayout;
-    for (QPushButton* b : {m_addLocal, m_addSsh, m_remove, m_test, m_discover, m_prepare, m_cancelPrepare})
+    for (QPushButton* b : {m_addLocal, m_addSsh, m_remove, m_test, m_discover, m_prepare, m_cancelPrepare, m_probe, m_cancelProbe})
         buttons->addWidget(b);
     buttons->addStretch(1);
 
@@ -128,6 +141,7 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
     layout->addLayout(buttons);
     layout->addWidget(split, 1);
     layout->addWidget(m_prepareProgress);
+    layout->addWidget(m_probeProgress);
     layout->addWidget(m_status);
 
     connect(m_addLocal, &QPushButton::clicked, this, [this] { addLocalNode(); });
@@ -146,6 +160,14 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
                 setStatus(message.section(QLatin1Char('\n'), 0, 0), false);
             });
     connect(m_job, &NodeJob::prepared, this, &NodesPage::onPrepared);
+    connect(m_probe, &QPushButton::clicked, this, &NodesPage::probeSelected);
+    connect(m_cancelProbe, &QPushButton::clicked, this, &NodesPage::cancelProbe);
+    connect(m_probeJob, &ProbeJob::progress, this, [this](qint64, const QString& line) { setStatus(line, false); });
+    connect(m_probeJob, &ProbeJob::finished, this, &NodesPage::onProbeFinished);
+    connect(m_probeJob, &ProbeJob::busyChanged, this, [this](bool busy) {
+        m_probeProgress->setVisible(busy);
+        updateButtons();
+    });
     connect(m_nodeView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
         showFactsOf(current.isValid() ? current.data(NodeTableModel::NodeIdRole).toLongLong() : 0);
         updateButtons();
@@ -232,17 +254,25 @@ void NodesPage::updateButtons()
     m_discover->setEnabled(node != nullptr);
     m_prepare->setEnabled(writable && node && node->kind == store::NodeKind::Ssh && m_preparing == 0);
     m_cancelPrepare->setEnabled(m_preparing != 0);
+    m_probe->setEnabled(writable && node && !m_probeJob->busy());
+    m_cancelProbe->setEnabled(m_probeJob->busy());
 }
 
 void NodesPage::showFactsOf(qint64 nodeId)
 {
     const int row = m_nodes->rowOf(nodeId);
     const store::Node* node = m_nodes->nodeAt(row);
-    if (!node || !node->facts.is_object() || node->facts.empty()) {
+    if (!node || !node->facts.is_object() || node->facts.empty())
         m_facts->clear();
+    else
+        m_facts->setFacts(nodeFactsFromJson(node->facts));
+    if (!node || !m_workspace.database())
         return;
+    try {
+        m_facts->setProbe(store::latestProbe(*m_workspace.database(), node->name));
+    } catch (const std::exception& e) {
+        setStatus(tr("The probes of %1 could not be read: %2").arg(QString::fromStdString(node->name), QString::fromUtf8(e.what())), true);
     }
-    m_facts->setFacts(nodeFactsFromJson(node->facts));
 }
 
 qint64 NodesPage::addLocalNode()
@@ -326,6 +356,55 @@ void NodesPage::prepareSelected()
 {
     if (const std::optional<qint64> id = selectedNodeId())
         start(*id, Pending::Prepare);
+}
+
+void NodesPage::probeSelected()
+{
+    const std::optional<qint64> id = selectedNodeId();
+    const std::optional<store::Node> node = id ? storedNode(*id) : std::nullopt;
+    if (!node)
+        return;
+    const session::ProbeRequest request = m_probeJob->requestFor(*node);
+    if (!m_probeJob->probe(*node))
+        return;
+    setStatus(tr("Probing %1: %n rank(s) on %2…", nullptr, request.ranks)
+                  .arg(QString::fromStdString(node->name), QString::fromUtf8(std::string(deviceId(request.device)).c_str())),
+              false);
+}
+
+void NodesPage::cancelProbe()
+{
+    if (!m_probeJob->busy())
+        return;
+    m_probeJob->cancel();
+    setStatus(tr("Cancelling the probe…"), false);
+}
+
+void NodesPage::onProbeFinished(qint64 nodeId, const session::ProbeRequest& request, const session::ProbeSessionResult& measured)
+{
+    const std::optional<store::Node> node = storedNode(nodeId);
+    const QString name = node ? QString::fromStdString(node->name) : QString::fromStdString(request.node);
+    session::ProbeSessionResult result = measured;
+    if (result.ok() && m_workspace.database())
+        session::storeProbes(result, request, *m_workspace.database());
+    if (result.failure == session::ProbeFailure::Cancelled) {
+        setStatus(tr("The probe of %1 was cancelled; nothing was stored.").arg(name), false);
+        return;
+    }
+    if (!result.ok()) {
+        setStatus(tr("The probe of %1 failed: %2").arg(name, QString::fromStdString(result.reason)), true);
+        return;
+    }
+    if (selectedNodeId() == nodeId)
+        showFactsOf(nodeId);
+    const QString gpu = QString::fromStdString(result.stored.empty() ? std::string() : result.stored.back().gpuId);
+    if (gpu.isEmpty())
+        setStatus(tr("%1 probed: %n rank(s) measured and stored.", nullptr, static_cast<int>(result.events.size())).arg(name), false);
+    else
+        setStatus(tr("%1 probed: %n rank(s) measured and stored; calibrated plans for %2 start from this probe.", nullptr,
+                     static_cast<int>(result.events.size()))
+                      .arg(name, gpu),
+                  false);
 }
 
 void NodesPage::cancelPreparation()

@@ -3,12 +3,15 @@
 // facts (stored with the node), and decide about an unknown host key in a dialog that shows its
 // SHA256 fingerprint. Prepare builds the runner on an SSH node (upload, verify, build, cached by
 // the sources' hash) with progress and cancel; the runner it built is kept with the node's facts,
-// where the run queue and `shardwise-cli run --node` find it.
+// where the run queue and `shardwise-cli run --node` find it. Probe measures the selected node's
+// hardware (shardwise-runner --probe) in the background with cancel, stores it for calibration and
+// shows the newest probe's figures below the node's facts.
 
 #include "shardwise/dispatch/node.hpp"
 #include "shardwise/dispatch/node_preparation.hpp"
 #include "shardwise/dispatch/remote_bundle.hpp"
 #include "shardwise/dispatch/ssh_error.hpp"
+#include "shardwise/session/probe_session.hpp"
 #include "shardwise/store/nodes.hpp"
 
 #include <QPointer>
@@ -27,6 +30,7 @@ namespace shardwise::gui {
 class HostKeyTrustDialog;
 class NodeFactsModel;
 class NodeJob;
+class ProbeJob;
 class NodeTableModel;
 class Workspace;
 
@@ -38,6 +42,7 @@ public:
     ~NodesPage() override;
 
     NodeJob* job() const { return m_job; }
+    ProbeJob* probeJob() const { return m_probeJob; }
     NodeTableModel* nodeModel() const { return m_nodes; }
     NodeFactsModel* factsModel() const { return m_facts; }
     QTableView* nodeView() const { return m_nodeView; }
@@ -49,6 +54,9 @@ public:
     QPushButton* cancelPreparationButton() const { return m_cancelPrepare; }
     QProgressBar* preparationProgress() const { return m_prepareProgress; }
     QPushButton* removeButton() const { return m_remove; }
+    QPushButton* probeButton() const { return m_probe; }
+    QPushButton* cancelProbeButton() const { return m_cancelProbe; }
+    QProgressBar* probeProgress() const { return m_probeProgress; }
     QLabel* statusLine() const { return m_status; }
     // The open host-key dialog, if the last SSH request met an untrusted key.
     HostKeyTrustDialog* trustDialog() const;
@@ -75,6 +83,8 @@ public slots:
     void testSelected();
     void discoverSelected();
     void removeSelected();
+    void probeSelected();
+    void cancelProbe();
     void addSshNodeInteractively();
 
 private:
@@ -89,9 +99,11 @@ private:
     void onTrustDecision(qint64 nodeId, const dispatch::HostKey& key, bool trusted);
     void onPrepared(qint64 nodeId, const dispatch::PreparedRunner& runner);
     void endPreparation();
+    void onProbeFinished(qint64 nodeId, const session::ProbeRequest& request, const session::ProbeSessionResult& result);
 
     Workspace& m_workspace;
     NodeJob* m_job = nullptr;
+    ProbeJob* m_probeJob = nullptr;
     NodeTableModel* m_nodes = nullptr;
     NodeFactsModel* m_facts = nullptr;
     QTableView* m_nodeView = nullptr;
@@ -104,6 +116,9 @@ private:
     QPushButton* m_prepare = nullptr;
     QPushButton* m_cancelPrepare = nullptr;
     QProgressBar* m_prepareProgress = nullptr;
+    QPushButton* m_probe = nullptr;
+    QPushButton* m_cancelProbe = nullptr;
+    QProgressBar* m_probeProgress = nullptr;
     QLabel* m_status = nullptr;
     std::function<dispatch::RemoteBundle()> m_runnerSources = defaultRunnerSources();
     dispatch::PreparationOptions m_preparationOptions;

@@ -91,6 +91,12 @@ struct RemoteProbeTarget {
 ProbeSessionResult probeRemote(const ProbeRequest& request, const RemoteProbeTarget& target, store::Database* db,
                                const ProbeCallbacks& callbacks = {}, const std::atomic<bool>* cancel = nullptr);
 
+// Stores a successful probe's events (all ranks in one transaction) with the request's GPU preset,
+// or the one the device name matches; sets `stored`. A store that refuses them turns the result
+// into StoreRefused and keeps nothing of it. Faces that measure on a worker thread call this on the
+// thread that owns the store.
+void storeProbes(ProbeSessionResult& result, const ProbeRequest& request, store::Database& db);
+
 // The GPU preset a runner's device name stands for ("NVIDIA H200" -> "h200",
 // "NVIDIA A100-SXM4-80GB" -> "a100-80gb"); empty when none or several presets fit.
 std::string gpuPresetForDevice(std::string_view deviceName, const std::vector<GpuSpec>& presets);
