@@ -34,3 +34,8 @@ if(TARGET shardwise_sshd_fixture)
     target_link_libraries(test_gui_runs_page PRIVATE shardwise_sshd_fixture)
     target_compile_definitions(test_gui_runs_page PRIVATE SHARDWISE_HAVE_SSHD_FIXTURE=1)
 endif()
+# The Nodes page's Probe runs the build's real runner on this machine.
+target_compile_definitions(test_gui_nodes_page PRIVATE SHARDWISE_TEST_RUNNER="${runs_page_runner}")
+if(TARGET shardwise-runner)
+    add_dependencies(test_gui_nodes_page shardwise-runner)
+endif()

@@ -6,17 +6,22 @@
 // (tests/dispatch/sshd/tiny_runner: the real runner's target and options without LibTorch, so a CI
 // build takes seconds, not the real runner's many minutes on 2 cores), reports its progress, ends
 // with the node prepared and is served from the node's cache the second time; cancel stops it.
+// Probe on this machine runs the build's real runner (--device cpu), stores the probe and shows its
+// figures in the facts panel; a cancelled probe and a missing runner store nothing.
 #include "gui_test_main.hpp"
 
 #include "jobs/node_job.hpp"
+#include "jobs/probe_job.hpp"
 #include "models/node_facts_model.hpp"
 #include "models/node_table_model.hpp"
+#include "models/rank_progress_model.hpp"
 #include "pages/nodes/host_key_trust_dialog.hpp"
 #include "pages/nodes/nodes_page.hpp"
 #include "pages/nodes/ssh_node_dialog.hpp"
 #include "workspace/workspace.hpp"
 
 #include "shardwise/session/prepared_runner.hpp"
+#include "shardwise/store/probes.hpp"
 
 #ifdef SHARDWISE_HAVE_SSHD_FIXTURE
 #include "sshd/sshd_fixture.hpp"
@@ -24,6 +29,9 @@
 
 #include <QComboBox>
 #include <QFile>
+#include <QLocale>
+#include <QFileInfo>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
@@ -33,6 +41,7 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <memory>
 #include <unistd.h>
 
@@ -70,6 +79,9 @@ private slots:
     void unknownHostKeyRefusedLeavesNodeUntrusted();
     void unknownHostKeyTrustedConnectsAndDiscovers();
     void changedHostKeyIsRefusedWithoutAcceptButton();
+    void probeOfThisMachineIsStoredAndShownInTheFacts();
+    void cancelledProbeStoresNothing();
+    void probeWithoutRunnerSaysSoAndStoresNothing();
 
 private:
 #ifdef SHARDWISE_HAVE_SSHD_FIXTURE
@@ -475,6 +487,99 @@ void TestNodesPage::changedHostKeyIsRefusedWithoutAcceptButton()
     QVERIFY(stored);
     QVERIFY(stored->hostKeyFingerprint.empty());
 #endif
+}
+
+namespace {
+
+QString writeExecutable(const QTemporaryDir& dir, const QString& name, const QByteArray& body)
+{
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        return {};
+    f.write("#!/bin/sh\n" + body + "\n");
+    f.close();
+    f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    return path;
+}
+
+} // namespace
+
+void TestNodesPage::probeOfThisMachineIsStoredAndShownInTheFacts()
+{
+    const QString runner = QStringLiteral(SHARDWISE_TEST_RUNNER);
+    if (runner.isEmpty() || !QFileInfo::exists(runner))
+        QSKIP("shardwise-runner is not built in this build tree");
+    m_page->probeJob()->setLocalRunner(runner.toStdString());
+    // Small buffers keep the probe to seconds; the figures are measured all the same.
+    m_page->probeJob()->setMaxBytes(std::int64_t{2} << 20);
+    QCOMPARE(m_page->selectedNodeId().has_value(), true);
+    QVERIFY(m_page->probeButton()->isEnabled());
+    QVERIFY(!m_page->cancelProbeButton()->isEnabled());
+    QCOMPARE(m_page->factsModel()->valueOf(QStringLiteral("Probed")), QString()); // never probed
+
+    QSignalSpy finished(m_page->probeJob(), &ProbeJob::finished);
+    QTest::mouseClick(m_page->probeButton(), Qt::LeftButton);
+    QVERIFY(!m_page->probeButton()->isEnabled());
+    QVERIFY(m_page->cancelProbeButton()->isEnabled());
+    QVERIFY(m_page->probeProgress()->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 300'000);
+
+    QVERIFY2(!m_page->statusLine()->property("problem").toBool(), qPrintable(m_page->statusLine()->text()));
+    QVERIFY2(m_page->statusLine()->text().contains(QStringLiteral("local probed")), qPrintable(m_page->statusLine()->text()));
+    QVERIFY(!m_page->probeProgress()->isVisible());
+    QVERIFY(m_page->probeButton()->isEnabled());
+    QVERIFY(!m_page->cancelProbeButton()->isEnabled());
+
+    const auto stored = store::latestProbe(*m_workspace->database(), "local");
+    QVERIFY(stored);
+    QCOMPARE(QString::fromStdString(stored->event.deviceName), QStringLiteral("cpu"));
+    const QString probed = m_page->factsModel()->valueOf(QStringLiteral("Probed"));
+    QVERIFY2(probed.contains(QStringLiteral("cpu")) && probed.contains(QStringLiteral("rank 0 of 1")), qPrintable(probed));
+    const auto adam = std::find_if(stored->event.results.begin(), stored->event.results.end(),
+                                   [](const protocol::ProbeResult& r) { return r.kind == "cpu_adamw"; });
+    QVERIFY(adam != stored->event.results.end());
+    const QString shownAdam = m_page->factsModel()->valueOf(QStringLiteral("CPU AdamW rate"));
+    QCOMPARE(shownAdam, QStringLiteral("%1 M parameters/s").arg(QLocale().toString(adam->value / 1e6, 'f', 1)));
+    const auto copy = std::find_if(stored->event.results.begin(), stored->event.results.end(),
+                                   [](const protocol::ProbeResult& r) { return r.kind == "device_copy"; });
+    QVERIFY(copy != stored->event.results.end());
+    QCOMPARE(m_page->factsModel()->valueOf(QStringLiteral("Device copy bandwidth")),
+             QStringLiteral("%1 GB/s at %2").arg(QLocale().toString(copy->value, 'f', copy->value >= 100 ? 0 : 2), formatBytes(copy->bytes)));
+}
+
+void TestNodesPage::cancelledProbeStoresNothing()
+{
+    // A runner that takes its time: the probe is cancelled while it runs.
+    const QString slow = writeExecutable(*m_dir, QStringLiteral("slow-runner"), "echo 'probing cpu' >&2; exec sleep 120");
+    QVERIFY(!slow.isEmpty());
+    m_page->probeJob()->setLocalRunner(slow.toStdString());
+    QSignalSpy finished(m_page->probeJob(), &ProbeJob::finished);
+    QTest::mouseClick(m_page->probeButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->statusLine()->text().contains(QStringLiteral("probing cpu")), 20'000);
+    QElapsedTimer clock;
+    clock.start();
+    QTest::mouseClick(m_page->cancelProbeButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 30'000);
+    QVERIFY(clock.elapsed() < 30'000);
+    QVERIFY2(m_page->statusLine()->text().contains(QStringLiteral("was cancelled; nothing was stored")),
+             qPrintable(m_page->statusLine()->text()));
+    QVERIFY(store::listProbes(*m_workspace->database()).empty());
+    QVERIFY(m_page->probeButton()->isEnabled());
+}
+
+void TestNodesPage::probeWithoutRunnerSaysSoAndStoresNothing()
+{
+    const std::string missing = m_dir->filePath(QStringLiteral("no-runner-here")).toStdString();
+    m_page->probeJob()->setLocalRunner(missing);
+    QSignalSpy finished(m_page->probeJob(), &ProbeJob::finished);
+    QTest::mouseClick(m_page->probeButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 30'000);
+    QVERIFY(m_page->statusLine()->property("problem").toBool());
+    QCOMPARE(m_page->statusLine()->text(),
+             QStringLiteral("The probe of local failed: no shardwise-runner at %1").arg(QString::fromStdString(missing)));
+    QVERIFY(store::listProbes(*m_workspace->database()).empty());
+    QCOMPARE(m_page->factsModel()->valueOf(QStringLiteral("Probed")), QString());
 }
 
 SHARDWISE_GUI_TEST_MAIN(TestNodesPage)
