@@ -20,6 +20,7 @@
 #include "shardwise/store/run_recorder.hpp"
 
 #include <QAbstractItemModelTester>
+#include <QLocale>
 #include <QFont>
 #include <QTemporaryDir>
 
@@ -80,6 +81,7 @@ private slots:
     void storedDiagnosisRoundTripsThroughStore();
     void nodeModelsShowDiscoveredFacts();
     void nodeFactsSurviveJsonRoundTrip();
+    void nodeFactsShowTheNewestProbeAfterTheFacts();
 };
 
 void TestRunsModels::queueModelShowsRunningRequestFirst()
@@ -403,6 +405,44 @@ void TestRunsModels::nodeFactsSurviveJsonRoundTrip()
     QCOMPARE(back.problems, local.problems);
     QCOMPARE(back.compiler, local.compiler);
     QVERIFY(nodeFactsFromJson(nlohmann::json::array()).hostname.empty());
+}
+
+void TestRunsModels::nodeFactsShowTheNewestProbeAfterTheFacts()
+{
+    dispatch::NodeFacts facts;
+    facts.hostname = "gpu-box-1";
+    facts.cpuCores = 64;
+    store::StoredProbe probe;
+    probe.id = 7;
+    probe.node = "gpu-box-1";
+    probe.measuredAt = 1.7e9;
+    probe.event.rank = 0;
+    probe.event.world = 8;
+    probe.event.deviceName = "NVIDIA H200";
+    // As the runner reports them: collectives at several sizes, the largest last.
+    probe.event.results = {{"matmul_bf16", 0, 781.5, "TFLOP/s", 10},
+                           {"all_reduce", 1 << 20, 20.0, "GB/s", 10},
+                           {"all_reduce", 256 << 20, 361.0, "GB/s", 10},
+                           {"cpu_adamw", 256 << 20, 1.5e9, "params/s", 10}};
+
+    NodeFactsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setFacts(facts);
+    const int factRows = model.rowCount();
+    model.setProbe(probe);
+    QCOMPARE(model.rowCount(), factRows + 4); // "Probed" + one row per kind
+    QCOMPARE(model.index(factRows, NodeFactsModel::PropertyColumn).data().toString(), QStringLiteral("Probed"));
+    QVERIFY(model.valueOf(QStringLiteral("Probed")).endsWith(QStringLiteral("NVIDIA H200 (rank 0 of 8)")));
+    QCOMPARE(model.valueOf(QStringLiteral("Matmul rate (bf16)")), QStringLiteral("%1 TFLOP/s").arg(QLocale().toString(781.5, 'f', 0)));
+    QCOMPARE(model.valueOf(QStringLiteral("All-reduce bus bandwidth")),
+             QStringLiteral("%1 GB/s at %2").arg(QLocale().toString(361.0, 'f', 0), formatBytes(256 << 20)));
+    QCOMPARE(model.valueOf(QStringLiteral("CPU AdamW rate")), QStringLiteral("%1 M parameters/s").arg(QLocale().toString(1500.0, 'f', 1)));
+    // New facts keep the probe rows; no probe removes them.
+    model.setFacts(facts);
+    QCOMPARE(model.rowCount(), factRows + 4);
+    model.setProbe(std::nullopt);
+    QCOMPARE(model.rowCount(), factRows);
+    QCOMPARE(model.valueOf(QStringLiteral("Probed")), QString());
 }
 
 SHARDWISE_GUI_TEST_MAIN(TestRunsModels)
