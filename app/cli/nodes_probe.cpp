@@ -355,6 +355,11 @@ int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ost
         err << "shardwise-cli nodes probe: --remote-runner and --run-root are for SSH nodes; '" << nodeName << "' is this machine\n";
         return kExitUsage;
     }
+    if (remote && o.runner) {
+        err << "shardwise-cli nodes probe: --runner is for this machine; the runner on '" << nodeName
+            << "' is given with --remote-runner\n";
+        return kExitUsage;
+    }
 
     session::ProbeRequest request;
     request.node = nodeName;

@@ -365,6 +365,8 @@ void NodesPage::probeSelected()
     if (!node)
         return;
     const session::ProbeRequest request = m_probeJob->requestFor(*node);
+    // The same known_hosts and time limits as every other request to the node.
+    m_probeJob->setSshOptions(m_job->sshOptions());
     if (!m_probeJob->probe(*node))
         return;
     setStatus(tr("Probing %1: %n rank(s) on %2…", nullptr, request.ranks)
