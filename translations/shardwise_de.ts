@@ -1140,55 +1140,55 @@
     </message>
     <message>
         <source>Matmul rate (bf16)</source>
-        <translation type="unfinished"></translation>
+        <translation>Matmul-Rate (bf16)</translation>
     </message>
     <message>
         <source>Matmul rate (fp32)</source>
-        <translation type="unfinished"></translation>
+        <translation>Matmul-Rate (fp32)</translation>
     </message>
     <message>
         <source>Device copy bandwidth</source>
-        <translation type="unfinished"></translation>
+        <translation>Kopierbandbreite auf dem Gerät</translation>
     </message>
     <message>
         <source>Host to device (pinned)</source>
-        <translation type="unfinished"></translation>
+        <translation>Host zu Gerät (gepinnt)</translation>
     </message>
     <message>
         <source>Device to host (pinned)</source>
-        <translation type="unfinished"></translation>
+        <translation>Gerät zu Host (gepinnt)</translation>
     </message>
     <message>
         <source>CPU AdamW rate</source>
-        <translation type="unfinished"></translation>
+        <translation>CPU-AdamW-Rate</translation>
     </message>
     <message>
         <source>All-gather bus bandwidth</source>
-        <translation type="unfinished"></translation>
+        <translation>All-Gather-Busbandbreite</translation>
     </message>
     <message>
         <source>Reduce-scatter bus bandwidth</source>
-        <translation type="unfinished"></translation>
+        <translation>Reduce-Scatter-Busbandbreite</translation>
     </message>
     <message>
         <source>All-reduce bus bandwidth</source>
-        <translation type="unfinished"></translation>
+        <translation>All-Reduce-Busbandbreite</translation>
     </message>
     <message>
         <source>%1 M parameters/s</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 Mio. Parameter/s</translation>
     </message>
     <message>
         <source>%1 at %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 bei %2</translation>
     </message>
     <message>
         <source>Probed</source>
-        <translation type="unfinished"></translation>
+        <translation>Gemessen</translation>
     </message>
     <message>
         <source>%1, %2 (rank %3 of %4)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1, %2 (Rang %3 von %4)</translation>
     </message>
 </context>
 <context>
@@ -1440,56 +1440,56 @@
     </message>
     <message>
         <source>Pro&amp;be</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Messen</translation>
     </message>
     <message>
         <source>Measures the node&apos;s matmul rate, copy bandwidths, CPU AdamW rate and, with several GPUs, collective bandwidths with the runner, and stores them for calibrated plans.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cancel pro&amp;be</source>
-        <translation type="unfinished"></translation>
+        <translation>Misst mit dem Runner die Matmul-Rate, die Kopierbandbreiten, die CPU-AdamW-Rate und, bei mehreren GPUs, die Bandbreiten der kollektiven Operationen des Knotens und speichert sie für kalibrierte Pläne.</translation>
     </message>
     <message>
         <source>Stops the probe&apos;s runner processes on the node.</source>
-        <translation type="unfinished"></translation>
+        <translation>Beendet die Runner-Prozesse der Messung auf dem Knoten.</translation>
     </message>
     <message>
         <source>The probes of %1 could not be read: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Messungen von %1 konnten nicht gelesen werden: %2</translation>
     </message>
     <message numerus="yes">
         <source>Probing %1: %n rank(s) on %2…</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Messe %1: %n Rang auf %2…</numerusform>
+            <numerusform>Messe %1: %n Ränge auf %2…</numerusform>
         </translation>
     </message>
     <message>
         <source>Cancelling the probe…</source>
-        <translation type="unfinished"></translation>
+        <translation>Messung wird abgebrochen…</translation>
     </message>
     <message>
         <source>The probe of %1 was cancelled; nothing was stored.</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Messung von %1 wurde abgebrochen; nichts wurde gespeichert.</translation>
     </message>
     <message>
         <source>The probe of %1 failed: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Messung von %1 ist fehlgeschlagen: %2</translation>
     </message>
     <message numerus="yes">
         <source>%1 probed: %n rank(s) measured and stored.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%1 gemessen: %n Rang gemessen und gespeichert.</numerusform>
+            <numerusform>%1 gemessen: %n Ränge gemessen und gespeichert.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%1 probed: %n rank(s) measured and stored; calibrated plans for %2 start from this probe.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%1 gemessen: %n Rang gemessen und gespeichert; kalibrierte Pläne für %2 gehen von dieser Messung aus.</numerusform>
+            <numerusform>%1 gemessen: %n Ränge gemessen und gespeichert; kalibrierte Pläne für %2 gehen von dieser Messung aus.</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Cance&amp;l probe</source>
+        <translation>Messung abbre&amp;chen</translation>
     </message>
 </context>
 <context>
@@ -1779,6 +1779,13 @@
     <message>
         <source>Run %1 of %2: step %3 of %4</source>
         <translation>Lauf %1 von %2: Schritt %3 von %4</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::ProbeJob</name>
+    <message>
+        <source>rank %1: %2</source>
+        <translation>Rang %1: %2</translation>
     </message>
 </context>
 <context>

@@ -1139,55 +1139,55 @@
     </message>
     <message>
         <source>Matmul rate (bf16)</source>
-        <translation type="unfinished"></translation>
+        <translation>行列積の演算速度 (bf16)</translation>
     </message>
     <message>
         <source>Matmul rate (fp32)</source>
-        <translation type="unfinished"></translation>
+        <translation>行列積の演算速度 (fp32)</translation>
     </message>
     <message>
         <source>Device copy bandwidth</source>
-        <translation type="unfinished"></translation>
+        <translation>デバイス内コピー帯域幅</translation>
     </message>
     <message>
         <source>Host to device (pinned)</source>
-        <translation type="unfinished"></translation>
+        <translation>ホスト→デバイス (ピン留め)</translation>
     </message>
     <message>
         <source>Device to host (pinned)</source>
-        <translation type="unfinished"></translation>
+        <translation>デバイス→ホスト (ピン留め)</translation>
     </message>
     <message>
         <source>CPU AdamW rate</source>
-        <translation type="unfinished"></translation>
+        <translation>CPU AdamW の処理速度</translation>
     </message>
     <message>
         <source>All-gather bus bandwidth</source>
-        <translation type="unfinished"></translation>
+        <translation>All-Gather のバス帯域幅</translation>
     </message>
     <message>
         <source>Reduce-scatter bus bandwidth</source>
-        <translation type="unfinished"></translation>
+        <translation>Reduce-Scatter のバス帯域幅</translation>
     </message>
     <message>
         <source>All-reduce bus bandwidth</source>
-        <translation type="unfinished"></translation>
+        <translation>All-Reduce のバス帯域幅</translation>
     </message>
     <message>
         <source>%1 M parameters/s</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 M パラメータ/s</translation>
     </message>
     <message>
         <source>%1 at %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%2 で %1</translation>
     </message>
     <message>
         <source>Probed</source>
-        <translation type="unfinished"></translation>
+        <translation>計測日時</translation>
     </message>
     <message>
         <source>%1, %2 (rank %3 of %4)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1、%2 (ランク %3 / %4)</translation>
     </message>
 </context>
 <context>
@@ -1437,53 +1437,53 @@
     </message>
     <message>
         <source>Pro&amp;be</source>
-        <translation type="unfinished"></translation>
+        <translation>計測(&amp;B)</translation>
     </message>
     <message>
         <source>Measures the node&apos;s matmul rate, copy bandwidths, CPU AdamW rate and, with several GPUs, collective bandwidths with the runner, and stores them for calibrated plans.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cancel pro&amp;be</source>
-        <translation type="unfinished"></translation>
+        <translation>ランナーでノードの行列積の演算速度、コピー帯域幅、CPU AdamW の処理速度、複数 GPU の場合は集団通信の帯域幅を計測し、キャリブレーション済みのプランのために保存します。</translation>
     </message>
     <message>
         <source>Stops the probe&apos;s runner processes on the node.</source>
-        <translation type="unfinished"></translation>
+        <translation>ノード上の計測用ランナープロセスを停止します。</translation>
     </message>
     <message>
         <source>The probes of %1 could not be read: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 の計測結果を読み込めませんでした: %2</translation>
     </message>
     <message numerus="yes">
         <source>Probing %1: %n rank(s) on %2…</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%1 を計測中: %2 で %n ランク…</numerusform>
         </translation>
     </message>
     <message>
         <source>Cancelling the probe…</source>
-        <translation type="unfinished"></translation>
+        <translation>計測を中止しています…</translation>
     </message>
     <message>
         <source>The probe of %1 was cancelled; nothing was stored.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 の計測は中止されました。何も保存されていません。</translation>
     </message>
     <message>
         <source>The probe of %1 failed: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 の計測に失敗しました: %2</translation>
     </message>
     <message numerus="yes">
         <source>%1 probed: %n rank(s) measured and stored.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%1 を計測しました: %n ランクを計測して保存しました。</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%1 probed: %n rank(s) measured and stored; calibrated plans for %2 start from this probe.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%1 を計測しました: %n ランクを計測して保存しました。%2 のキャリブレーション済みプランはこの計測から始まります。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Cance&amp;l probe</source>
+        <translation>計測を中止(&amp;L)</translation>
     </message>
 </context>
 <context>
@@ -1772,6 +1772,13 @@
     <message>
         <source>Run %1 of %2: step %3 of %4</source>
         <translation>実行 %1 / %2: ステップ %3 / %4</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::ProbeJob</name>
+    <message>
+        <source>rank %1: %2</source>
+        <translation>ランク %1: %2</translation>
     </message>
 </context>
 <context>

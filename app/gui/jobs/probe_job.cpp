@@ -71,7 +71,7 @@ bool ProbeJob::probe(const store::Node& node)
             if (sinceReport.isValid() && sinceReport.elapsed() < 250)
                 return;
             sinceReport.start();
-            const QString text = QStringLiteral("rank %1: %2").arg(rank).arg(QString::fromStdString(line));
+            const QString text = tr("rank %1: %2").arg(rank).arg(QString::fromStdString(line));
             QMetaObject::invokeMethod(this, [this, nodeId, text] { emit progress(nodeId, text); }, Qt::QueuedConnection);
         };
         session::ProbeSessionResult result;

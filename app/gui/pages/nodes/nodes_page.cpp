@@ -113,7 +113,7 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
     m_probe = button(tr("Pro&be"), "probeNode",
                      tr("Measures the node's matmul rate, copy bandwidths, CPU AdamW rate and, with several GPUs, collective "
                         "bandwidths with the runner, and stores them for calibrated plans."));
-    m_cancelProbe = button(tr("Cancel pro&be"), "cancelProbe", tr("Stops the probe's runner processes on the node."));
+    m_cancelProbe = button(tr("Cance&l probe"), "cancelProbe", tr("Stops the probe's runner processes on the node."));
     m_cancelProbe->setEnabled(false);
     m_probeProgress = new QProgressBar(this);
     m_probeProgress->setObjectName(QStringLiteral("probeProgress"));
