@@ -223,7 +223,8 @@ std::string valueText(const protocol::ProbeResult& r)
     // params/s reaches 1e9: in units of 1e6 the figure stays readable.
     if (r.unit == "params/s")
         return formatted("%.1f", r.value / 1e6) + " Mparams/s";
-    return formatted(r.value >= 100 ? "%.0f" : "%.2f", r.value) + " " + r.unit;
+    // A CPU's matmul rate is hundredths of a TFLOP/s: small figures keep three significant digits.
+    return formatted(r.value >= 100 ? "%.0f" : r.value >= 1 ? "%.2f" : "%.3g", r.value) + " " + r.unit;
 }
 
 std::string padded(std::string s, std::size_t width, bool right = false)

@@ -544,8 +544,14 @@ void TestNodesPage::probeOfThisMachineIsStoredAndShownInTheFacts()
     const auto copy = std::find_if(stored->event.results.begin(), stored->event.results.end(),
                                    [](const protocol::ProbeResult& r) { return r.kind == "device_copy"; });
     QVERIFY(copy != stored->event.results.end());
+    // Memory copies run at GB/s even on a shared CPU: two decimals below 100, none above.
+    QVERIFY(copy->value >= 1);
     QCOMPARE(m_page->factsModel()->valueOf(QStringLiteral("Device copy bandwidth")),
              QStringLiteral("%1 GB/s at %2").arg(QLocale().toString(copy->value, 'f', copy->value >= 100 ? 0 : 2), formatBytes(copy->bytes)));
+    const auto matmul = std::find_if(stored->event.results.begin(), stored->event.results.end(),
+                                     [](const protocol::ProbeResult& r) { return r.kind == "matmul_fp32"; });
+    QVERIFY(matmul != stored->event.results.end());
+    QVERIFY(m_page->factsModel()->valueOf(QStringLiteral("Matmul rate (fp32)")).endsWith(QStringLiteral(" TFLOP/s")));
 }
 
 void TestNodesPage::cancelledProbeStoresNothing()

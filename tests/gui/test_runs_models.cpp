@@ -421,6 +421,7 @@ void TestRunsModels::nodeFactsShowTheNewestProbeAfterTheFacts()
     probe.event.deviceName = "NVIDIA H200";
     // As the runner reports them: collectives at several sizes, the largest last.
     probe.event.results = {{"matmul_bf16", 0, 781.5, "TFLOP/s", 10},
+                           {"matmul_fp32", 0, 0.0123456, "TFLOP/s", 10},
                            {"all_reduce", 1 << 20, 20.0, "GB/s", 10},
                            {"all_reduce", 256 << 20, 361.0, "GB/s", 10},
                            {"cpu_adamw", 256 << 20, 1.5e9, "params/s", 10}};
@@ -430,16 +431,18 @@ void TestRunsModels::nodeFactsShowTheNewestProbeAfterTheFacts()
     model.setFacts(facts);
     const int factRows = model.rowCount();
     model.setProbe(probe);
-    QCOMPARE(model.rowCount(), factRows + 4); // "Probed" + one row per kind
+    QCOMPARE(model.rowCount(), factRows + 5); // "Probed" + one row per kind
     QCOMPARE(model.index(factRows, NodeFactsModel::PropertyColumn).data().toString(), QStringLiteral("Probed"));
     QVERIFY(model.valueOf(QStringLiteral("Probed")).endsWith(QStringLiteral("NVIDIA H200 (rank 0 of 8)")));
     QCOMPARE(model.valueOf(QStringLiteral("Matmul rate (bf16)")), QStringLiteral("%1 TFLOP/s").arg(QLocale().toString(781.5, 'f', 0)));
+    // A CPU's rate in hundredths of a TFLOP/s keeps three significant digits.
+    QCOMPARE(model.valueOf(QStringLiteral("Matmul rate (fp32)")), QStringLiteral("%1 TFLOP/s").arg(QLocale().toString(0.0123, 'g', 3)));
     QCOMPARE(model.valueOf(QStringLiteral("All-reduce bus bandwidth")),
              QStringLiteral("%1 GB/s at %2").arg(QLocale().toString(361.0, 'f', 0), formatBytes(256 << 20)));
     QCOMPARE(model.valueOf(QStringLiteral("CPU AdamW rate")), QStringLiteral("%1 M parameters/s").arg(QLocale().toString(1500.0, 'f', 1)));
     // New facts keep the probe rows; no probe removes them.
     model.setFacts(facts);
-    QCOMPARE(model.rowCount(), factRows + 4);
+    QCOMPARE(model.rowCount(), factRows + 5);
     model.setProbe(std::nullopt);
     QCOMPARE(model.rowCount(), factRows);
     QCOMPARE(model.valueOf(QStringLiteral("Probed")), QString());

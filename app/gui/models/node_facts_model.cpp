@@ -86,7 +86,11 @@ QString probeValue(const protocol::ProbeResult& r)
     // A CPU AdamW rate reaches 1e9 parameters/s: millions keep it readable.
     if (r.unit == "params/s")
         return NodeFactsModel::tr("%1 M parameters/s").arg(locale.toString(r.value / 1e6, 'f', 1));
-    QString value = locale.toString(r.value, 'f', r.value >= 100 ? 0 : 2) + QLatin1Char(' ') + QString::fromStdString(r.unit);
+    // A CPU's matmul rate is hundredths of a TFLOP/s: small figures keep three significant digits.
+    const QString number = r.value >= 100 ? locale.toString(r.value, 'f', 0)
+        : r.value >= 1                    ? locale.toString(r.value, 'f', 2)
+                                          : locale.toString(r.value, 'g', 3);
+    QString value = number + QLatin1Char(' ') + QString::fromStdString(r.unit);
     if (r.bytes > 0)
         value = NodeFactsModel::tr("%1 at %2").arg(value, formatBytes(r.bytes));
     return value;
