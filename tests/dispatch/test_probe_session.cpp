@@ -13,6 +13,7 @@
 #include "shardwise/store/nodes.hpp"
 #include "shardwise/store/probes.hpp"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -225,6 +226,23 @@ private slots:
         QVERIFY2(QString::fromStdString(result.reason).contains(named), result.reason.c_str());
         QVERIFY(result.stored.empty());
         QCOMPARE(probeIds(db), before);
+    }
+
+    void slowProbeEndsAtItsTimeoutAndStoresNothing()
+    {
+        const std::string runner = writeScript(QStringLiteral("slow-runner"), "exec sleep 120");
+        QVERIFY(!runner.empty());
+        store::Database db = store::Database::open(storePath());
+        session::ProbeRequest request = cpuProbe("local", 1);
+        request.timeout = std::chrono::seconds(1);
+        QElapsedTimer clock;
+        clock.start();
+        const session::ProbeSessionResult result = session::probeLocal(request, runner, &db);
+        QVERIFY(clock.elapsed() < 60'000);
+        QCOMPARE(result.failure, session::ProbeFailure::TimedOut);
+        QCOMPARE(QString::fromStdString(result.reason),
+                 QStringLiteral("the probe of node 'local' took longer than 1 s; nothing was stored"));
+        QVERIFY(store::listProbes(db).empty());
     }
 
     void gpuPresetFollowsTheDeviceName_data()
