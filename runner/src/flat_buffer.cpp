@@ -45,8 +45,14 @@ at::Tensor FlatBuffer::span(std::int64_t offset, const std::vector<std::int64_t>
     std::vector<std::int64_t> strides(shape.size(), 1);
     for (std::size_t i = shape.size(); i-- > 1;)
         strides[i - 1] = strides[i] * shape[i];
+    // Sizes and strides are set on the TensorImpl: Tensor::set_ would grow a released storage back to
+    // full size (allocating the bytes the release just gave back), and spans are taken while their
+    // buffer is released (a gradient buffer during the forward pass).
     auto view = at::empty({0}, m_tensor.options());
-    view.set_(m_tensor.storage(), offset, shape, strides);
+    view.set_(m_tensor.storage());
+    auto* impl = view.unsafeGetTensorImpl();
+    impl->set_sizes_and_strides(shape, strides);
+    impl->set_storage_offset(offset);
     return view;
 }
 

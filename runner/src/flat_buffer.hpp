@@ -23,7 +23,8 @@ public:
 
     // One view per parameter slot, shaped as the slot says.
     std::vector<at::Tensor> views(const UnitLayout& layout) const;
-    // A row-major view of `shape` starting `offset` elements into the buffer, outside autograd.
+    // A row-major view of `shape` starting `offset` elements into the buffer, outside autograd; taking
+    // it never allocates, whether the buffer is materialised or not.
     at::Tensor span(std::int64_t offset, const std::vector<std::int64_t>& shape) const;
 
 private:

@@ -1,5 +1,7 @@
 #include "hardware_probe.hpp"
 
+#include <algorithm>
+
 #include "communicator.hpp"
 #include "cpu_adamw.hpp"
 #include "device_metrics.hpp"
@@ -125,9 +127,12 @@ void probeCollectives(Probe& probe, Communicator& comm, const at::Device& device
     const auto dtype = device.is_cuda() ? at::kBFloat16 : at::kFloat;
     const std::int64_t elementBytes = device.is_cuda() ? 2 : 4;
     const double w = world;
-    for (std::int64_t bytes : {std::int64_t{1} << 20, std::int64_t{16} << 20, maxBytes}) {
-        if (bytes > maxBytes)
-            continue;
+    // 1 MiB, 16 MiB and the largest, each once: --probe-max-bytes may equal or undercut a fixed size.
+    std::vector<std::int64_t> sizes;
+    for (std::int64_t bytes : {std::int64_t{1} << 20, std::int64_t{16} << 20, maxBytes})
+        if (bytes <= maxBytes && std::find(sizes.begin(), sizes.end(), bytes) == sizes.end())
+            sizes.push_back(bytes);
+    for (std::int64_t bytes : sizes) {
         // Sizes are of the full (gathered / reduced) buffer, as nccl-tests reports them.
         const auto elements = bytes / elementBytes / world * world;
         const auto realBytes = static_cast<double>(elements * elementBytes);

@@ -4,6 +4,7 @@
 // gradient into the unit's buffer against autograd's.
 #include "adamw.hpp"
 #include "cpu_adamw.hpp"
+#include "flat_buffer.hpp"
 #include "head_loss.hpp"
 #include "linear.hpp"
 #include "swiglu.hpp"
@@ -139,6 +140,22 @@ private slots:
     {
         const auto gateUp = at::randn({2, 5});
         QVERIFY_THROWS_EXCEPTION(c10::Error, swiglu(gateUp));
+    }
+
+    void spanOfAReleasedBufferAllocatesNothing()
+    {
+        // The engine takes gradient spans during the forward pass, while sharded strategies hold the
+        // gradient buffers released; the span must see the bytes once the buffer is back.
+        FlatBuffer buffer;
+        buffer.allocate(24, at::TensorOptions().dtype(at::kFloat));
+        buffer.release();
+        const auto span = buffer.span(6, {3, 4});
+        QCOMPARE(buffer.tensor().storage().nbytes(), std::size_t{0});
+        QCOMPARE(span.sizes().vec(), (std::vector<std::int64_t>{3, 4}));
+        QCOMPARE(span.storage_offset(), std::int64_t{6});
+        buffer.materialize();
+        buffer.tensor().copy_(at::arange(24, buffer.tensor().options()));
+        QVERIFY(at::equal(span, at::arange(6, 18, span.options()).view({3, 4})));
     }
 
     void linearIntoGradMatchesAutograd_data()
