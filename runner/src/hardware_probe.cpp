@@ -1,7 +1,5 @@
 #include "hardware_probe.hpp"
 
-#include <algorithm>
-
 #include "communicator.hpp"
 #include "cpu_adamw.hpp"
 #include "device_metrics.hpp"
@@ -12,6 +10,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 
