@@ -7,6 +7,7 @@
 # Environment (defaults = the benchmark of bench/results/h200.md):
 #   MODEL=qwen2.5-3b SEQ=2048 MICRO_BATCH=1 WARMUP=5 STEPS=15 (offload: OFFLOAD_WARMUP=4 OFFLOAD_STEPS=4)
 #   STRATEGIES="zero0 zero1 ..."  PRECISIONS="bf16 bf16-fp32-master"
+#   ATEN_STRATEGIES="zero0" also runs those with the ATen composition (SHARDWISE_FUSED_KERNELS=0)
 #   REFERENCE=path/to/fsdp2_reference.py (default .ref/fsdp2_reference.py; modes ddp reshard noreshard offload)
 #   RESULTS=dir for the JSON Lines and tables (default build-gpu/results)
 #   BUILD=build dir (default build-gpu)
@@ -36,13 +37,26 @@ build_runner() {
     # Warnings are not errors here: GCC 13 warns inside LibTorch's own headers.
     cmake -S runner/standalone -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
         -DCMAKE_PREFIX_PATH="$prefix" -DSHARDWISE_WARNINGS_AS_ERRORS=OFF >"$results/configure.log"
-    if ! cmake --build "$build" --target shardwise-runner >"$results/build.log" 2>&1; then
+    local targets=(shardwise-runner)
+    grep -q "shardwise-runner-kernel-check" "$build/build.ninja" 2>/dev/null && targets+=(shardwise-runner-kernel-check)
+    if ! cmake --build "$build" --target "${targets[@]}" >"$results/build.log" 2>&1; then
         grep -E "error|FAILED" -A3 "$results/build.log" | head -n 60
-        echo "build failed; retrying without the kernel profiler" >&2
-        cmake "$build" -DSHARDWISE_RUNNER_PROFILER=OFF >>"$results/configure.log"
-        cmake --build "$build" --target shardwise-runner 2>&1 | grep -E "error|FAILED" -A3 | head -n 60
+        echo "build failed; retrying without the fused kernels" >&2
+        cmake "$build" -DSHARDWISE_RUNNER_FUSED_KERNELS=OFF >>"$results/configure.log"
+        if ! cmake --build "$build" --target shardwise-runner >>"$results/build.log" 2>&1; then
+            echo "build failed; retrying without the kernel profiler" >&2
+            cmake "$build" -DSHARDWISE_RUNNER_PROFILER=OFF >>"$results/configure.log"
+            cmake --build "$build" --target shardwise-runner 2>&1 | grep -E "error|FAILED" -A3 | head -n 60
+        fi
     fi
-    [[ -x "$build/bin/shardwise-runner" ]]
+    [[ -x "$build/bin/shardwise-runner" ]] || return 1
+    # The fused kernels are measured only once they match the ATen maths on this GPU.
+    if [[ -x "$build/bin/shardwise-runner-kernel-check" ]]; then
+        if ! "$build/bin/shardwise-runner-kernel-check" | tee "$results/kernel_check.txt"; then
+            echo "fused kernels do not match: measuring with SHARDWISE_FUSED_KERNELS=0" >&2
+            export SHARDWISE_FUSED_KERNELS=0
+        fi
+    fi
 }
 
 device_facts() {
@@ -102,6 +116,11 @@ runner | reference | all)
             for s in $strategies; do run_one "$s" "$p"; done
         done
     fi
+    # ATEN_STRATEGIES="zero0 ...": the same runs with the ATen composition instead of the fused kernels
+    # (tag aten_<s>_bf16), the fused kernels' gain measured in the same call.
+    for s in ${ATEN_STRATEGIES:-}; do
+        SHARDWISE_FUSED_KERNELS=0 run_one "$s" bf16 "" "aten_${s}_bf16" | sed 's/^/aten /'
+    done
     if [[ "$what" == all ]]; then
         python3 bench/gpu/results_table.py "$results" --commit "${COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}" \
             --command "bench/gpu.sh all"

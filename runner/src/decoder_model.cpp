@@ -2,6 +2,7 @@
 
 #include "compat.hpp"
 #include "head_loss.hpp"
+#include "rotary.hpp"
 #include "swiglu.hpp"
 
 namespace shardwise::runner {
@@ -28,10 +29,7 @@ at::Tensor DecoderModel::rmsNorm(const at::Tensor& x, const at::Tensor& weight) 
 
 at::Tensor DecoderModel::rotary(const at::Tensor& x) const
 {
-    const auto t = x.size(2);
-    const auto halfDim = x.size(3) / 2;
-    const auto rotated = at::cat({-x.narrow(3, halfDim, halfDim), x.narrow(3, 0, halfDim)}, 3);
-    return x * m_cos.narrow(0, 0, t) + rotated * m_sin.narrow(0, 0, t);
+    return runner::rotary(x, m_cos, m_sin);
 }
 
 at::Tensor DecoderModel::layer(UnitHooks& hooks, std::size_t unit, const at::Tensor& x) const

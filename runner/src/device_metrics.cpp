@@ -1,6 +1,7 @@
 #include "device_metrics.hpp"
 
 #include "compat.hpp"
+#include "fused_path.hpp"
 
 #include <sys/resource.h>
 
@@ -120,6 +121,7 @@ protocol::SoftwareVersions softwareVersions()
     protocol::SoftwareVersions v;
     v.runner = SHARDWISE_RUNNER_VERSION;
     v.libtorch = TORCH_VERSION;
+    v.kernels = fusedKernelsEnabled() ? "fused rotary + SwiGLU on CUDA bf16, ATen elsewhere" : "ATen";
 #if defined(__clang__)
     v.compiler = "clang " __clang_version__;
 #elif defined(__GNUC__)

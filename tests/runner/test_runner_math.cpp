@@ -7,6 +7,7 @@
 #include "flat_buffer.hpp"
 #include "head_loss.hpp"
 #include "linear.hpp"
+#include "rotary.hpp"
 #include "swiglu.hpp"
 
 #include <QtTest>
@@ -140,6 +141,40 @@ private slots:
     {
         const auto gateUp = at::randn({2, 5});
         QVERIFY_THROWS_EXCEPTION(c10::Error, swiglu(gateUp));
+    }
+
+    void rotaryTurnsEachPairByItsPositionsAngle()
+    {
+        // Rotate-half RoPE is the complex product (x_d + i x_{d+h}) * e^{i t theta_d} for each pair of a
+        // head's first and second half (RoFormer, Su et al. 2021, eq. 34 in the half-split order).
+        at::manual_seed(17);
+        const std::int64_t batch = 2, heads = 3, seq = 5, dim = 8, h = dim / 2;
+        const auto f64 = at::TensorOptions().dtype(at::kDouble);
+        const auto theta = at::pow(10000.0, -at::arange(0, dim, 2, f64) / static_cast<double>(dim));
+        const auto angles = at::outer(at::arange(seq + 2, f64), theta); // [seq + 2, h]
+        const auto table = at::cat({angles, angles}, -1);
+        const auto x = at::randn({batch, seq, heads, dim}, f64).transpose(1, 2).requires_grad_(true);
+        const auto y = rotary(x, table.cos(), table.sin());
+
+        const auto pairs = at::complex(x.narrow(3, 0, h), x.narrow(3, h, h));
+        const auto turn = at::polar(at::ones_like(angles), angles).narrow(0, 0, seq); // [seq, h]
+        const auto want = pairs * turn;
+        QVERIFY(allClose(y.narrow(3, 0, h), at::real(want), 1e-12, 1e-12));
+        QVERIFY(allClose(y.narrow(3, h, h), at::imag(want), 1e-12, 1e-12));
+
+        // The backward pass turns the gradient back by the same angle (a rotation's transpose).
+        const auto gy = at::randn({batch, heads, seq, dim}, f64);
+        y.backward(gy);
+        const auto back = at::complex(gy.narrow(3, 0, h), gy.narrow(3, h, h)) * at::conj(turn);
+        QVERIFY(allClose(x.grad().narrow(3, 0, h), at::real(back), 1e-12, 1e-12));
+        QVERIFY(allClose(x.grad().narrow(3, h, h), at::imag(back), 1e-12, 1e-12));
+    }
+
+    void rotaryRejectsTablesShorterThanTheSequence()
+    {
+        const auto x = at::randn({1, 1, 4, 8});
+        const auto table = at::ones({3, 8});
+        QVERIFY_THROWS_EXCEPTION(c10::Error, rotary(x, table, table));
     }
 
     void spanOfAReleasedBufferAllocatesNothing()

@@ -102,8 +102,11 @@ StateBytes stateFrom(const json& j, const std::string& event)
 
 json versionsJson(const SoftwareVersions& v)
 {
-    return json{{"runner", v.runner}, {"libtorch", v.libtorch}, {"cuda", v.cuda},
-                {"nccl", v.nccl},     {"driver", v.driver},     {"compiler", v.compiler}};
+    json j{{"runner", v.runner}, {"libtorch", v.libtorch}, {"cuda", v.cuda},
+           {"nccl", v.nccl},     {"driver", v.driver},     {"compiler", v.compiler}};
+    if (!v.kernels.empty())
+        j["kernels"] = v.kernels;
+    return j;
 }
 
 SoftwareVersions versionsFrom(const json& j, const std::string& event)
@@ -111,7 +114,8 @@ SoftwareVersions versionsFrom(const json& j, const std::string& event)
     Fields f(j, event);
     return {f.get<std::string>("runner", ""), f.get<std::string>("libtorch", ""),
             f.get<std::string>("cuda", ""),   f.get<std::string>("nccl", ""),
-            f.get<std::string>("driver", ""), f.get<std::string>("compiler", "")};
+            f.get<std::string>("driver", ""), f.get<std::string>("compiler", ""),
+            f.get<std::string>("kernels", "")};
 }
 
 } // namespace

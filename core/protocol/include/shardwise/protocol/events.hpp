@@ -31,6 +31,7 @@ struct SoftwareVersions {
     std::string nccl;     // empty when not linked
     std::string driver;   // NVIDIA driver, empty without a GPU
     std::string compiler;
+    std::string kernels;  // the elementwise kernels the runner used, e.g. "fused rotary + SwiGLU"; empty if unknown
 };
 
 struct AllocatorSettings {

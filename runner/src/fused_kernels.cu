@@ -1,0 +1,174 @@
+#include "fused_kernels.hpp"
+
+#include <cuda_bf16.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace shardwise::runner::kernels {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+void check(const char* what)
+{
+    const auto status = cudaGetLastError();
+    if (status != cudaSuccess)
+        throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+
+unsigned int blocksFor(std::int64_t work)
+{
+    const auto blocks = (work + kThreads - 1) / kThreads;
+    // A grid-stride loop covers the rest; 2^20 blocks is far more than an H200's 132 SMs can hold.
+    return static_cast<unsigned int>(blocks < (1 << 20) ? blocks : (1 << 20));
+}
+
+__device__ __forceinline__ float sigmoid(float x)
+{
+    return 1.0f / (1.0f + __expf(-x));
+}
+
+// Vec bf16 values per thread: 8 (16-byte loads) when every row start is 16-byte aligned, else 1.
+template <int Vec>
+struct alignas(2 * Vec) Pack {
+    __nv_bfloat16 v[Vec];
+};
+
+template <int Vec>
+__global__ void swigluForwardKernel(const __nv_bfloat16* gateUp, std::int64_t stride, __nv_bfloat16* out,
+                                    std::int64_t rows, std::int64_t ffn)
+{
+    const std::int64_t perRow = ffn / Vec;
+    const std::int64_t total = rows * perRow;
+    for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
+         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+        const std::int64_t r = i / perRow;
+        const std::int64_t c = (i - r * perRow) * Vec;
+        const auto* row = gateUp + r * stride;
+        const auto g = *reinterpret_cast<const Pack<Vec>*>(row + c);
+        const auto u = *reinterpret_cast<const Pack<Vec>*>(row + ffn + c);
+        Pack<Vec> h;
+#pragma unroll
+        for (int k = 0; k < Vec; ++k) {
+            const float gf = __bfloat162float(g.v[k]);
+            h.v[k] = __float2bfloat16(gf * sigmoid(gf) * __bfloat162float(u.v[k]));
+        }
+        *reinterpret_cast<Pack<Vec>*>(out + r * ffn + c) = h;
+    }
+}
+
+template <int Vec>
+__global__ void swigluBackwardKernel(const __nv_bfloat16* gateUp, std::int64_t stride, const __nv_bfloat16* grad,
+                                     __nv_bfloat16* dGateUp, std::int64_t rows, std::int64_t ffn)
+{
+    const std::int64_t perRow = ffn / Vec;
+    const std::int64_t total = rows * perRow;
+    for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
+         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+        const std::int64_t r = i / perRow;
+        const std::int64_t c = (i - r * perRow) * Vec;
+        const auto* row = gateUp + r * stride;
+        const auto g = *reinterpret_cast<const Pack<Vec>*>(row + c);
+        const auto u = *reinterpret_cast<const Pack<Vec>*>(row + ffn + c);
+        const auto d = *reinterpret_cast<const Pack<Vec>*>(grad + r * ffn + c);
+        Pack<Vec> dg;
+        Pack<Vec> du;
+#pragma unroll
+        for (int k = 0; k < Vec; ++k) {
+            const float gf = __bfloat162float(g.v[k]);
+            const float uf = __bfloat162float(u.v[k]);
+            const float df = __bfloat162float(d.v[k]);
+            const float s = sigmoid(gf);
+            // silu'(g) = s * (1 + g * (1 - s)).
+            dg.v[k] = __float2bfloat16(df * uf * s * (1.0f + gf * (1.0f - s)));
+            du.v[k] = __float2bfloat16(df * gf * s);
+        }
+        auto* outRow = dGateUp + r * 2 * ffn;
+        *reinterpret_cast<Pack<Vec>*>(outRow + c) = dg;
+        *reinterpret_cast<Pack<Vec>*>(outRow + ffn + c) = du;
+    }
+}
+
+bool aligned16(const void* p)
+{
+    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
+
+__global__ void rotaryKernel(const __nv_bfloat16* x, RotaryShape s, const __nv_bfloat16* cosTable,
+                             const __nv_bfloat16* sinTable, __nv_bfloat16* out, bool inverse)
+{
+    const std::int64_t half = s.headDim / 2;
+    const std::int64_t total = s.batch * s.seq * s.heads * half;
+    for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
+         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+        // Output order [batch, seq, heads, half]: neighbouring threads write neighbouring elements.
+        std::int64_t rest = i;
+        const std::int64_t d = rest % half;
+        rest /= half;
+        const std::int64_t h = rest % s.heads;
+        rest /= s.heads;
+        const std::int64_t t = rest % s.seq;
+        const std::int64_t b = rest / s.seq;
+        const auto* in = x + b * s.batchStride + h * s.headStride + t * s.seqStride;
+        const float a1 = __bfloat162float(in[d]);
+        const float a2 = __bfloat162float(in[d + half]);
+        const float c1 = __bfloat162float(cosTable[t * s.headDim + d]);
+        const float c2 = __bfloat162float(cosTable[t * s.headDim + d + half]);
+        const float s1 = __bfloat162float(sinTable[t * s.headDim + d]);
+        const float s2 = __bfloat162float(sinTable[t * s.headDim + d + half]);
+        // Forward: y1 = x1 c1 - x2 s1, y2 = x2 c2 + x1 s2. Its transpose (backward):
+        // dx1 = dy1 c1 + dy2 s2, dx2 = dy2 c2 - dy1 s1.
+        const float o1 = inverse ? a1 * c1 + a2 * s2 : a1 * c1 - a2 * s1;
+        const float o2 = inverse ? a2 * c2 - a1 * s1 : a2 * c2 + a1 * s2;
+        auto* o = out + ((b * s.seq + t) * s.heads + h) * s.headDim;
+        o[d] = __float2bfloat16(o1);
+        o[d + half] = __float2bfloat16(o2);
+    }
+}
+
+} // namespace
+
+void swigluForward(const void* gateUp, std::int64_t gateUpStride, void* out, std::int64_t rows, std::int64_t ffn,
+                   cudaStream_t stream)
+{
+    if (rows == 0 || ffn == 0)
+        return;
+    const auto* in = static_cast<const __nv_bfloat16*>(gateUp);
+    auto* o = static_cast<__nv_bfloat16*>(out);
+    if (ffn % 8 == 0 && gateUpStride % 8 == 0 && aligned16(gateUp) && aligned16(out))
+        swigluForwardKernel<8><<<blocksFor(rows * ffn / 8), kThreads, 0, stream>>>(in, gateUpStride, o, rows, ffn);
+    else
+        swigluForwardKernel<1><<<blocksFor(rows * ffn), kThreads, 0, stream>>>(in, gateUpStride, o, rows, ffn);
+    check("swiglu forward kernel");
+}
+
+void swigluBackward(const void* gateUp, std::int64_t gateUpStride, const void* grad, void* gateGradUpGrad,
+                    std::int64_t rows, std::int64_t ffn, cudaStream_t stream)
+{
+    if (rows == 0 || ffn == 0)
+        return;
+    const auto* in = static_cast<const __nv_bfloat16*>(gateUp);
+    const auto* d = static_cast<const __nv_bfloat16*>(grad);
+    auto* o = static_cast<__nv_bfloat16*>(gateGradUpGrad);
+    if (ffn % 8 == 0 && gateUpStride % 8 == 0 && aligned16(gateUp) && aligned16(grad) && aligned16(gateGradUpGrad))
+        swigluBackwardKernel<8><<<blocksFor(rows * ffn / 8), kThreads, 0, stream>>>(in, gateUpStride, d, o, rows, ffn);
+    else
+        swigluBackwardKernel<1><<<blocksFor(rows * ffn), kThreads, 0, stream>>>(in, gateUpStride, d, o, rows, ffn);
+    check("swiglu backward kernel");
+}
+
+void rotary(const void* x, const RotaryShape& shape, const void* cos, const void* sin, void* out, bool inverse,
+            cudaStream_t stream)
+{
+    const auto work = shape.batch * shape.seq * shape.heads * (shape.headDim / 2);
+    if (work == 0)
+        return;
+    rotaryKernel<<<blocksFor(work), kThreads, 0, stream>>>(
+        static_cast<const __nv_bfloat16*>(x), shape, static_cast<const __nv_bfloat16*>(cos),
+        static_cast<const __nv_bfloat16*>(sin), static_cast<__nv_bfloat16*>(out), inverse);
+    check("rotary kernel");
+}
+
+} // namespace shardwise::runner::kernels
