@@ -40,8 +40,12 @@ bool runs(const Observation& o)
 // Order matters: the dominant term first, so later coefficients fit what it leaves.
 constexpr std::array kCoefficients{
     Coefficient{"matmul_efficiency", &Calibration::matmulEfficiency, 0.02, 1.0, true, Target::Throughput, onDevice},
-    Coefficient{"layer_launch_s", &Calibration::layerLaunchS, 0.0, 0.02, false, Target::Throughput, onDevice},
-    Coefficient{"launch_overlap", &Calibration::launchOverlap, 0.0, 1.0, false, Target::Throughput, onDevice},
+    Coefficient{"attention_efficiency", &Calibration::attentionEfficiency, 0.02, 1.0, true, Target::Throughput,
+                onDevice},
+    Coefficient{"elementwise_hbm_efficiency", &Calibration::elementwiseHbmEfficiency, 0.005, 1.0, true,
+                Target::Throughput, onDevice},
+    Coefficient{"layer_kernel_s", &Calibration::layerKernelS, 0.0, 0.01, false, Target::Throughput, onDevice},
+    Coefficient{"layer_launch_s", &Calibration::layerLaunchS, 0.0, 0.01, false, Target::Throughput, onDevice},
     Coefficient{"unit_collective_overhead_s", &Calibration::unitCollectiveOverheadS, 0.0, 0.02, false,
                 Target::Throughput, hasUnitCollectives},
     Coefficient{"cpu_adam_params_per_s", &Calibration::cpuAdamParamsPerS, 1e7, 1e11, true, Target::Throughput,
@@ -67,6 +71,7 @@ constexpr std::array kCoefficients{
     Coefficient{"activation_bytes_scale", &Calibration::activationBytesScale, 0.3, 5.0, true, Target::Memory, always},
     Coefficient{"logits_bytes_per_element", &Calibration::logitsBytesPerElement, 2.0, 40.0, true, Target::Memory,
                 always},
+    Coefficient{"device_workspace_gib", &Calibration::deviceWorkspaceGiB, 0.0, 4.0, false, Target::Memory, always},
 };
 
 struct Sample {
@@ -177,7 +182,11 @@ CalibrationFit fitCalibration(const std::vector<Observation>& observations, cons
                 trial.*k.member = x;
                 return objective(all, trial, k.target);
             };
-            c.*k.member = minimize1D(f, k.lo, k.hi, k.logScale);
+            // A coefficient moves only when that improves the fit: along a flat direction (a launch
+            // cost while every run is GPU-bound) the runs say nothing, and the start value stands.
+            const double candidate = minimize1D(f, k.lo, k.hi, k.logScale);
+            if (f(candidate) < f(c.*k.member) * (1.0 - 1e-6))
+                c.*k.member = candidate;
             if (sweep == 0)
                 fit.fitted.push_back(k.name);
         }

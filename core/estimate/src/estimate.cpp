@@ -47,7 +47,7 @@ Estimate memoryVerdict(const detail::MemoryContext& ctx, const EstimateInput& in
     e.headroomBytes = ctx.headroom;
     e.hostCapacityBytes = ctx.hostCapacity;
     e.hostBytesPerNode = e.memory.hostPerRank() * in.cluster.gpusPerNode;
-    e.fitsDevice = e.memory.devicePeak() + e.headroomBytes <= e.deviceCapacityBytes;
+    e.fitsDevice = e.memory.requiredBytes() + e.headroomBytes <= e.deviceCapacityBytes;
     e.fitsHost = e.hostBytesPerNode <= e.hostCapacityBytes;
     return e;
 }
@@ -106,6 +106,7 @@ nlohmann::json toJson(const MemoryBreakdown& m)
         {"activations", m.activations / kGiB},
         {"logits_and_loss", m.logitsAndLoss / kGiB},
         {"comm_buffers", m.commBuffers / kGiB},
+        {"workspace", m.workspace / kGiB},
         {"fragmentation", m.fragmentation / kGiB},
         {"runtime_context", m.runtimeContext / kGiB},
         {"host_params", m.hostParams / kGiB},

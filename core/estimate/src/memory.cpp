@@ -1,9 +1,10 @@
-// Per-GPU bytes at the step's peak, by category. The peak is taken at the start of backward: every
-// activation and the loss's logits are live, the first units are gathered, and persistent state is
-// allocated (FSDP2's gradients are the exception, see below). Transient sizes follow each
-// family's schedule: DeepSpeed buckets (reduce_bucket_size, stage3_prefetch_bucket_size,
-// stage3_param_persistence_threshold) and FSDP2's per-unit flat buffers with at most
-// knobs.fsdpLiveUnits gathered at once.
+// Per-GPU bytes at the step's peak, by category, for the runner (RUNNER.md; runner/src
+// sharding_engine.cpp, unit_schedule.cpp). The peak is taken at the end of forward / start of
+// backward: every activation is live, with the head's logits chunk or the last layer's MLP input
+// gradients, the root unit and the units in use gathered, and every flat gradient buffer allocated
+// (the runner allocates them once, for every strategy). Which unit-sized buffers are live per
+// strategy was read off the H200 runs (bench/results/fidelity.md): at world 1 the peaks differ from
+// zero0's by whole multiples of the root unit (embedding + head) and of one decoder layer.
 #include "parts.hpp"
 
 #include <algorithm>
@@ -14,35 +15,14 @@ namespace {
 
 double d(std::int64_t x) { return static_cast<double>(x); }
 
-// DeepSpeed stage 3 keeps parameters below stage3_param_persistence_threshold elements unsharded:
-// in these decoders that is every norm weight and the q/k/v biases.
-double persistentSmallParams(const ModelSpec& m, std::int64_t threshold)
-{
-    double small = 0;
-    if (m.normParams() < threshold)
-        small += d(2 * m.layers + 1) * d(m.normParams());
-    if (m.qkvBias && m.heads * m.headDim < threshold)
-        small += d(m.layers) * d((m.heads + 2 * m.kvHeads) * m.headDim);
-    return small;
-}
-
-// The largest single module DeepSpeed stage 3 fetches: the embedding (also the head when tied) or an
-// MLP projection.
-double largestLeafParams(const ModelSpec& m)
-{
-    return std::max({d(m.vocab * m.hidden), d(m.hidden * m.ffn), d(m.hidden * m.heads * m.headDim)});
-}
-
 } // namespace
 
-ModelConstants modelConstants(const ModelSpec& m, const TuningKnobs& k)
+ModelConstants modelConstants(const ModelSpec& m, const TuningKnobs& /*knobs*/)
 {
     ModelConstants mc;
     mc.params = d(m.parameterCount());
     mc.largestUnit = largestUnitParams(m);
     mc.layer = d(m.layerParams());
-    mc.largestLeaf = largestLeafParams(m);
-    mc.persistentSmall = persistentSmallParams(m, k.persistenceThreshold);
     return mc;
 }
 
@@ -53,10 +33,10 @@ MemoryContext memoryContext(const ModelConstants& mc, const EstimateInput& in, c
     ctx.world = static_cast<double>(in.cluster.worldSize());
     ctx.largestUnit = mc.largestUnit;
     ctx.layer = mc.layer;
-    ctx.largestLeaf = mc.largestLeaf;
-    ctx.persistentSmall = mc.persistentSmall;
     ctx.activations = activationBytes(in) * c.activationBytesScale;
     ctx.logits = logitsBytes(in, c);
+    ctx.backwardWorking = backwardWorkingBytes(in) * c.activationBytesScale;
+    ctx.workspace = c.deviceWorkspaceGiB * kGiB;
     ctx.fragmentationFraction =
         in.training.expandableSegments ? c.fragmentationFractionExpandable : c.fragmentationFraction;
     ctx.runtimeContext = (c.cudaContextGiB + (in.cluster.worldSize() > 1 ? c.ncclBuffersGiB : 0.0)) * kGiB;
@@ -87,60 +67,46 @@ MemoryBreakdown memoryBreakdown(const MemoryContext& ctx, const EstimateInput& i
     mb.hostOptimizer = state.hostOptimizer;
 
     mb.activations = ctx.activations;
-    mb.logitsAndLoss = ctx.logits;
+    mb.logitsAndLoss = std::max(ctx.logits, ctx.backwardWorking);
+    mb.workspace = ctx.workspace;
 
-    const double unit = ctx.largestUnit;
-    const double layer = ctx.layer;
-    const double reduceBucket = kBf16Bytes * std::min(d(k.reduceBucketElements), n);
+    // Unit-sized buffers: U the largest unit (the root: embedding, untied head, final norm; or a
+    // decoder layer if larger), one decoder layer, bf16.
+    const double unit = kBf16Bytes * ctx.largestUnit;
+    const double layer = kBf16Bytes * ctx.layer;
+    const double liveLayers = static_cast<double>(std::max(k.fsdpLiveUnits, 1));
+    // A reduce-scatter's output is a separate shard only with peers; at world 1 it reduces in place.
+    const double reduceOutput = w > 1 ? unit / w : 0.0;
 
     switch (s) {
     case Strategy::Zero0:
-        // Gradients are all-reduced in place in their (persistent) bucket views: no extra buffer.
-        break;
     case Strategy::Zero1:
+        // Gradients are reduced in place in their persistent flat buffers: no extra buffer.
+        break;
     case Strategy::Zero2:
-        // One reduce bucket (DeepSpeed's ipg buffer) is filled and all-reduced while backward runs.
-        mb.commBuffers = reduceBucket;
+        // The unit being reduced holds its full gradient next to the persistent gradient shards.
+        mb.commBuffers = unit + reduceOutput;
         break;
     case Strategy::Zero3:
-    case Strategy::Zero3Offload: {
-        // Live gathered: the module in use plus the prefetch bucket, never more than the model; small
-        // parameters stay unsharded on every rank.
-        const double fetched = std::min(ctx.largestLeaf + d(k.prefetchBucketElements), n);
-        mb.gatheredParams = kBf16Bytes * (fetched + ctx.persistentSmall * (1.0 - 1.0 / w));
-        mb.commBuffers = reduceBucket;
+    case Strategy::Zero3Offload:
+    case Strategy::Fsdp2Reshard:
+    case Strategy::Fsdp2ReshardOffload:
+        // Gathered: the root unit (used by the embedding and again by the head) and the layer in use;
+        // unsharded gradients in flight: the root's, and the prefetched layer's gradient while the
+        // current one is reduced. Measured at world 1: zero0 + 2U + 2 layers for Qwen2.5-7B and 14B.
+        mb.gatheredParams = unit + (liveLayers - 1.0) * layer;
+        mb.commBuffers = unit + layer + reduceOutput;
+        if (s == Strategy::Zero3Offload) // two staging shards for gradients on their way to the host
+            mb.commBuffers += 2.0 * unit / w;
+        if (s == Strategy::Fsdp2ReshardOffload) // and one for a host shard on its way up
+            mb.commBuffers += 3.0 * unit / w;
         break;
-    }
     case Strategy::Fsdp2NoReshard:
         // Every unit gathered in forward stays until its backward: the whole model unsharded at the
-        // start of backward, next to the shards. Plus one unit's unsharded gradient before its
-        // reduce-scatter and the reduce-scatter output.
+        // start of backward, next to the shards, plus the root's unsharded gradient.
         mb.gatheredParams = kBf16Bytes * n;
-        mb.commBuffers = kBf16Bytes * unit * (1.0 + 1.0 / w);
+        mb.commBuffers = unit + reduceOutput;
         break;
-    case Strategy::Fsdp2Reshard:
-    case Strategy::Fsdp2ReshardOffload: {
-        const double live = std::min(unit + d(std::max(k.fsdpLiveUnits - 1, 0)) * layer, n);
-        mb.gatheredParams = kBf16Bytes * live;
-        mb.commBuffers = kBf16Bytes * unit * (1.0 + 1.0 / w);
-        if (s == Strategy::Fsdp2ReshardOffload) // the host shard is copied up before each all-gather
-            mb.commBuffers += kBf16Bytes * unit / w;
-        break;
-    }
-    }
-
-    // FSDP2 creates each sharded gradient with the unit's reduce-scatter during backward and frees it
-    // at zero_grad (set_to_none), so the gradients and the activations are never all live together:
-    // the peak is the larger of the start of backward (activations and logits, no gradients) and the
-    // end of backward (gradients, activations freed). DeepSpeed and DDP allocate their gradient
-    // buffers once, so both are live at the start of backward.
-    if (traits(s).family == StrategyFamily::Fsdp2 && mb.deviceGrads > 0) {
-        if (mb.activations + mb.logitsAndLoss >= mb.deviceGrads) {
-            mb.deviceGrads = 0;
-        } else {
-            mb.activations = 0;
-            mb.logitsAndLoss = 0;
-        }
     }
 
     mb.fragmentation = ctx.fragmentationFraction * mb.allocatedPeak();
@@ -150,7 +116,7 @@ MemoryBreakdown memoryBreakdown(const MemoryContext& ctx, const EstimateInput& i
 
 bool fitsMemory(const MemoryBreakdown& m, const MemoryContext& ctx, const EstimateInput& in)
 {
-    return m.devicePeak() + ctx.headroom <= ctx.deviceCapacity
+    return m.requiredBytes() + ctx.headroom <= ctx.deviceCapacity
         && m.hostPerRank() * in.cluster.gpusPerNode <= ctx.hostCapacity;
 }
 
@@ -168,13 +134,12 @@ std::optional<Strategy> FitProbe::firstFitting(const EstimateInput& variant,
                                                const std::array<Strategy, kStrategyCount>& order) const
 {
     const detail::MemoryContext ctx = detail::memoryContext(constants_, variant, calibration_);
-    // Every strategy's allocated peak holds at least the activations and the logits (FSDP2 trades
-    // its gradients for them only when the gradients are larger), so when those alone, with their
-    // fragmentation share and the runtime context, leave no room, nothing fits and the eight
-    // breakdowns are skipped. The bound is shrunk by far more than the rounding of the sums it
+    // Every strategy's allocated peak holds at least the activations, the larger transient and the
+    // workspace, so when those alone, with the runtime context, leave no room, nothing fits and the
+    // eight breakdowns are skipped. The bound is shrunk by far more than the rounding of the sums it
     // stands for, so it never rejects a variant that fitsByMemory would accept.
-    const double transient = ctx.activations + ctx.logits;
-    const double lowerBound = (transient + ctx.fragmentationFraction * transient + ctx.runtimeContext) * (1.0 - 1e-9);
+    const double transient = ctx.activations + std::max(ctx.logits, ctx.backwardWorking) + ctx.workspace;
+    const double lowerBound = (transient + ctx.runtimeContext) * (1.0 - 1e-9);
     if (lowerBound + ctx.headroom > ctx.deviceCapacity)
         return std::nullopt;
     for (Strategy s : order)

@@ -23,6 +23,13 @@ inline double largestUnitParams(const ModelSpec& m)
 inline int unitCount(const ModelSpec& m) { return static_cast<int>(m.layers) + 1; }
 
 double layerActivationBytesPerToken(const EstimateInput& in);
+double finalActivationBytesPerToken(const ModelSpec& m);
+double gemmParams(const ModelSpec& m);
+double causalAttentionFlopsPerToken(const ModelSpec& m, int seqLen);
+// Transient bytes of the last layer's backward that grow with the tokens (MLP input gradients).
+double backwardWorkingBytes(const EstimateInput& in);
+// fp32 logits per chunk of the runner's head + loss (runner/src/head_loss.cpp kHeadChunkBytes).
+inline constexpr double kHeadChunkFp32Bytes = 256.0 * 1024.0 * 1024.0;
 
 // Per-parameter bytes of the persistent state by place, unrounded (modelStateBytes rounds to bytes).
 struct StateShares {
@@ -38,10 +45,10 @@ struct MemoryContext {
     double world = 1;
     double largestUnit = 0;     // FSDP2 unit
     double layer = 0;           // one decoder layer's parameters
-    double largestLeaf = 0;     // DeepSpeed stage 3 fetch
-    double persistentSmall = 0; // below stage3_param_persistence_threshold
     double activations = 0;
-    double logits = 0;
+    double logits = 0;           // one chunk of the head's logits
+    double backwardWorking = 0;  // the last layer's MLP input gradients
+    double workspace = 0;
     double fragmentationFraction = 0;
     double runtimeContext = 0;
     double deviceCapacity = 0;
@@ -59,6 +66,9 @@ struct ThroughputContext {
     double params = 0;
     int units = 0;
     double modelFlopsPerToken = 0;
+    double gemmParams = 0;
+    double attentionFlopsPerToken = 0; // causal, forward + backward
+    double activationBytes = 0;        // per micro-step, without checkpointing
     double busBandwidthBytesPerS = 0;
 };
 ThroughputContext throughputContext(const EstimateInput& in, const Calibration& c);

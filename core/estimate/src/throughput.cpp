@@ -109,6 +109,12 @@ ThroughputContext throughputContext(const EstimateInput& in, const Calibration& 
     ctx.params = d(in.model.parameterCount());
     ctx.units = unitCount(in.model);
     ctx.modelFlopsPerToken = modelFlopsPerToken(in.model, in.training.seqLen);
+    ctx.gemmParams = gemmParams(in.model);
+    ctx.attentionFlopsPerToken = causalAttentionFlopsPerToken(in.model, in.training.seqLen);
+    // Saved activations without checkpointing: the elementwise passes touch every one of them.
+    EstimateInput plain = in;
+    plain.training.activationCheckpointing = false;
+    ctx.activationBytes = activationBytes(plain);
     ctx.busBandwidthBytesPerS = busBandwidth(in, c);
     return ctx;
 }
@@ -133,10 +139,23 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
     // Checkpointing recomputes one forward: forward is a third of forward + backward.
     te.hardwareFlopsPerToken = te.modelFlopsPerToken * (t.activationCheckpointing ? 4.0 / 3.0 : 1.0);
     const double tokensPerRank = static_cast<double>(t.microBatch) * t.seqLen * t.gradAccumulation;
-    const double kernelS = tokensPerRank * te.hardwareFlopsPerToken / (peakFlops * c.matmulEfficiency);
-    // Eager mode issues every layer's kernels from the CPU; checkpointing issues a forward again.
-    const double launchS = static_cast<double>(m.layers) * t.gradAccumulation * c.layerLaunchS
-        * (t.activationCheckpointing ? 4.0 / 3.0 : 1.0);
+    // Kernel time: the GEMMs at the matmul rate, causal flash attention at its own rate (slower per
+    // FLOP for narrow heads), and the elementwise work at HBM speed per byte of saved activations.
+    const double recompute = t.activationCheckpointing ? 4.0 / 3.0 : 1.0;
+    const double gemmS = tokensPerRank * 6.0 * ctx.gemmParams * recompute / (peakFlops * c.matmulEfficiency);
+    const double headWidth = std::min(1.0, static_cast<double>(m.headDim) / 128.0);
+    const double attentionS = tokensPerRank * ctx.attentionFlopsPerToken * recompute
+        / (peakFlops * c.attentionEfficiency * headWidth);
+    const double elementwiseS = static_cast<double>(t.gradAccumulation) * ctx.activationBytes * recompute
+        / (in.gpu.hbmGBps * 1e9 * c.elementwiseHbmEfficiency);
+    // Every layer also runs small kernels (norms, rotary, casts, residual adds) whose time does not
+    // shrink with the tokens.
+    const double layerSteps = static_cast<double>(m.layers) * t.gradAccumulation * recompute;
+    const double kernelS = gemmS + attentionS + elementwiseS + layerSteps * c.layerKernelS;
+    // The CPU issues every layer's kernels, and every per-unit collective with its copies and stream
+    // waits; while it stays ahead of the GPU (launchOverlap 1) only the longer of the two counts.
+    const Schedule sc = schedule(ctx, in, s, c);
+    const double launchS = layerSteps * c.layerLaunchS + sc.volume.unitCollectives * c.unitCollectiveOverheadS;
     te.computeS = kernelS + launchS - c.launchOverlap * std::min(kernelS, launchS);
 
     const double optimizedParams = tr.shardsOptimizer ? n / w : n;
@@ -149,7 +168,6 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
             / (in.gpu.hbmGBps * 1e9 * c.optimizerHbmEfficiency);
     }
 
-    const Schedule sc = schedule(ctx, in, s, c);
     te.volume = sc.volume;
     te.busBandwidthBytesPerS = ctx.busBandwidthBytesPerS;
     const double ring = (w - 1.0) / w;
@@ -161,7 +179,7 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
     te.commS = inBackward + afterStep;
     const double hidden = std::min(inBackward * sc.overlap, te.computeS);
     te.exposedCommS = te.commS - hidden;
-    te.overheadS = sc.volume.unitCollectives * c.unitCollectiveOverheadS + n * (c.*stepSPerParamMember(s));
+    te.overheadS = n * (c.*stepSPerParamMember(s));
 
     const double pcie = in.gpu.pcieGBps * 1e9 * c.pcieCopyEfficiency;
     te.offloadCopyS = (sc.hostToDeviceBytes + sc.deviceToHostBytes) / pcie * (1.0 - c.offloadCopyOverlap);

@@ -36,7 +36,7 @@ std::string whyNotFits(const Estimate& e, SentenceFormatter f)
     if (!e.fitsDevice)
         return sentenceWith(f, "%s does not fit: predicted peak %.1f GiB plus %.1f GiB headroom exceeds the GPU's %.1f GiB "
                         "by %.1f GiB.",
-                        id(e.strategy), gib(e.memory.devicePeak()), gib(e.headroomBytes), gib(e.deviceCapacityBytes),
+                        id(e.strategy), gib(e.memory.requiredBytes()), gib(e.headroomBytes), gib(e.deviceCapacityBytes),
                         gib(e.deviceShortfallBytes()));
     return sentenceWith(f, "%s does not fit in host memory: it needs %.1f GiB per node, %.1f GiB over the %.1f GiB usable.",
                     id(e.strategy), gib(e.hostBytesPerNode), gib(e.hostShortfallBytes()), gib(e.hostCapacityBytes));
@@ -46,7 +46,7 @@ std::string fitsSentence(const Estimate& e, SentenceFormatter f)
 {
     std::string s = sentenceWith(f, "%s fits: predicted peak %.1f GiB of the GPU's %.1f GiB with %.1f GiB headroom kept free "
                              "(%.1f GiB to spare); predicted %.0f tokens/s, step %.3f s, MFU %.1f %%.",
-                             id(e.strategy), gib(e.memory.devicePeak()), gib(e.deviceCapacityBytes),
+                             id(e.strategy), gib(e.memory.requiredBytes()), gib(e.deviceCapacityBytes),
                              gib(e.headroomBytes), gib(-e.deviceShortfallBytes()), e.throughput.tokensPerS,
                              e.throughput.stepTimeS, 100.0 * e.throughput.mfu);
     if (e.hostBytesPerNode > 0)

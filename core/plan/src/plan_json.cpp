@@ -25,6 +25,7 @@ constexpr std::array kBreakdown{
     BreakdownField{"activations", &MemoryBreakdown::activations},
     BreakdownField{"logits_and_loss", &MemoryBreakdown::logitsAndLoss},
     BreakdownField{"comm_buffers", &MemoryBreakdown::commBuffers},
+    BreakdownField{"workspace", &MemoryBreakdown::workspace},
     BreakdownField{"fragmentation", &MemoryBreakdown::fragmentation},
     BreakdownField{"runtime_context", &MemoryBreakdown::runtimeContext},
     BreakdownField{"host_params", &MemoryBreakdown::hostParams},

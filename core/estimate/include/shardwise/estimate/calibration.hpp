@@ -13,44 +13,64 @@ namespace shardwise {
 
 struct Calibration {
     // --- Fit verdict ---
-    // Fraction of device memory kept free on top of the predicted peak. Allocator growth between
-    // steps and kernels' workspaces (cuBLAS, attention) are not in the model.
-    double headroomFraction = 0.05;
+    // Fraction of device memory kept free on top of the predicted allocated peak and the runtime
+    // context: what the caching allocator cannot hand back when an allocation would fail (block
+    // rounding, split blocks). Cached but unused blocks are not counted: the allocator frees them and
+    // retries before it reports out of memory. On the H200 Qwen2.5-14B fsdp2_reshard at sequence 2048
+    // completed with 132.5 GiB allocated + 1.3 GiB context of 139.8 GiB (4.3 % left, 4 retries).
+    double headroomFraction = 0.03;
     // Fraction of host RAM the training state may use; the rest is for the OS, page cache, loaders.
     double hostUsableFraction = 0.80;
 
     // --- Device memory outside the model state ---
-    // Caching-allocator fragmentation as a fraction of the peak allocated bytes: reserved-but-
-    // unallocated memory observed on eager PyTorch training runs is typically 5-15 %; with
-    // expandable_segments:True segments grow in place and the waste mostly disappears.
+    // Caching-allocator cache as a fraction of the peak allocated bytes (reserved - allocated): what
+    // nvidia-smi shows beyond the allocated peak. Reported, not part of the fit verdict (see
+    // headroomFraction). Typically 5-15 % on eager training runs; with expandable_segments:True
+    // segments grow in place and the waste mostly disappears.
     double fragmentationFraction = 0.10;
     double fragmentationFractionExpandable = 0.03;
-    // CUDA context, cuBLAS handles and kernel images: outside the caching allocator (about 0.5 GiB
-    // per process on Hopper with CUDA 12).
-    double cudaContextGiB = 0.6;
+    // CUDA context, cuBLAS handles and kernel images: outside the caching allocator. The runner
+    // (LibTorch 2.11, CUDA 13) measured 1.29-1.36 GiB (device total - free - reserved) on the H200.
+    double cudaContextGiB = 1.3;
     // NCCL's own buffers (NCCL_BUFFSIZE 4 MiB per channel per peer and proxy FIFOs), only when
     // world > 1; outside the caching allocator.
     double ncclBuffersGiB = 0.5;
-    // Bytes per logit element live at the loss: bf16 logits (2) + fp32 upcast (4) + fp32
-    // log-softmax saved by cross entropy (4) + fp32 gradient of the logits (4), Hugging Face style.
-    double logitsBytesPerElement = 14.0;
+    // Bytes per logit element of the one chunk of logits the runner's head + loss holds at a time
+    // (runner/src/head_loss.cpp: 256 MiB of fp32 logits per chunk): the fp32 logits (4); the bf16 GEMM
+    // output and the bf16 logits gradient (2 each) live beside them only briefly. The H200 runs fit 3.9.
+    double logitsBytesPerElement = 4.0;
+    // Allocated bytes independent of the shapes the model counts: cuBLAS workspaces, rotary tables,
+    // flat-buffer padding. Fitted to the H200 runs (0.24-0.42 GiB left after every counted term).
+    double deviceWorkspaceGiB = 0.31;
     // Multiplier on the activation bytes counted tensor by tensor (docs/formulas.md): what a
     // framework keeps beyond that count (autograd's saved copies, attention workspaces) is fitted
     // from measured peaks; 1 means the count as written.
     double activationBytesScale = 1.0;
 
     // --- Compute ---
-    // Achieved fraction of the GPU's dense bf16 peak for the whole forward+backward. Fitted to the
-    // reference DDP run (Qwen2.5-3B, one H200, micro-batch 1, sequence 2048, eager PyTorch:
-    // 11,455 tokens/s, i.e. 23.5 % MFU including the optimizer step).
-    double matmulEfficiency = 0.26;
-    // CPU time eager execution spends issuing one decoder layer's forward and backward kernels per
-    // micro-step. Small models at short sequences are launch-bound (Qwen2.5-0.5B reached about half
-    // the MFU of Qwen2.5-3B on the same H200), which one matmul efficiency cannot express. 0 means
-    // never launch-bound; measured runs fit it.
-    double layerLaunchS = 0.0;
-    // Fraction of the shorter of kernel time and launch time that hides under the longer: 1 when the
-    // CPU runs ahead of the GPU perfectly (step = the longer of the two), 0 when they serialise.
+    // Achieved fraction of the GPU's dense bf16 peak for the projection and head GEMMs (6 FLOPs per
+    // GEMM parameter per token). Fitted to the runner's world-1 zero0 runs on the H200 (Qwen2.5
+    // 0.5B-14B, sequences 1024-8192; bench/results/fidelity.md); the H200's bf16 8192^3 matmul probe
+    // reached 0.81 of the data sheet.
+    double matmulEfficiency = 0.71;
+    // Achieved fraction of the bf16 peak for causal flash attention at head_dim 128 (the time also
+    // scales with 128 / head_dim: a tile's softmax work per score does not shrink with the head
+    // width, FlashAttention-2, Dao 2023, section 4.1 benchmarks by head dimension). Same fit.
+    double attentionEfficiency = 0.34;
+    // Achieved fraction of HBM bandwidth per byte of activations saved for backward: the norms,
+    // rotary, SwiGLU, residual adds and their backward read and write the activations several times
+    // over. Same fit.
+    double elementwiseHbmEfficiency = 0.073;
+    // GPU time per decoder layer per micro-step that does not grow with the tokens: the fixed
+    // duration of its small kernels (norms, rotary, casts, residual adds). Same fit.
+    double layerKernelS = 5.5e-4;
+    // CPU time per decoder layer per micro-step to issue its forward and backward kernels. Small
+    // models at short sequences are bound by it: Qwen2.5-0.5B at 1024 tokens took 26 ms per step on the
+    // H200, of which the GEMMs are 5 ms, and grew only 8 ms from 1024 to 2048 tokens. Same fit.
+    double layerLaunchS = 1.05e-3;
+    // Fraction of the shorter of GPU kernel time and CPU issue time that hides under the longer: 1
+    // when the CPU runs ahead of the GPU perfectly (step = the longer of the two), 0 when they
+    // serialise.
     double launchOverlap = 1.0;
     // Achieved fraction of HBM bandwidth for the (multi-kernel, foreach) AdamW step.
     double optimizerHbmEfficiency = 0.50;
@@ -66,34 +86,37 @@ struct Calibration {
     double bucketAllReduceOverlap = 0.50; // zero1/zero2 when knobs.overlapComm (DeepSpeed overlap_comm)
     double zero3GatherOverlap = 0.60;     // zero3: per-module fetch with a 5e7-element prefetch bucket
     double fsdp2GatherOverlap = 0.85;     // fsdp2: one flat all-gather per unit on its own stream, prefetched
-    // Fixed cost per per-unit collective (copy-in/out, casts, stream syncs, Python-free but still eager):
-    // fitted to the reference world-1 runs, where there is no wire traffic at all: FSDP2 no-reshard
-    // (2 collectives per unit, 37 units) took 65 ms and reshard (3 per unit) 125 ms longer per step
-    // than DDP.
-    double unitCollectiveOverheadS = 1.0e-3;
+    // CPU time per per-unit collective (issuing the gather or reduce, its copies and stream waits),
+    // on the CPU side of the step: it costs time only while the CPU, not the GPU, bounds the step.
+    // Fitted to the H200 world-1 runs (0.03 ms).
+    double unitCollectiveOverheadS = 3.0e-5;
 
     // Per strategy, seconds per model parameter per optimizer step that the schedule's own
-    // bookkeeping costs beyond what the terms above model: bucket and flat-buffer copies, casts,
-    // per-tensor launches of the sharded optimizer. At world 1 ZeRO-1/2 move no bytes over a link,
-    // yet measured 10-16 % slower than zero0 on Qwen2.5-0.5B; 0 until measured runs fit it.
+    // bookkeeping costs beyond what the terms above model: flat-buffer gather and reduce copies, casts,
+    // staging of offloaded shards. Fitted to the H200 world-1 runs: zero3 3.0e-12 s is 14 bytes per
+    // parameter at the H200's 4.8 TB/s, about the local copies of two gathers and one reduce (12
+    // bytes: each reads and writes 2). Seconds, not bytes: another GPU inherits the H200's figures
+    // until its own runs are fitted.
     double zero0StepSPerParam = 0.0;
     double zero1StepSPerParam = 0.0;
-    double zero2StepSPerParam = 0.0;
-    double zero3StepSPerParam = 0.0;
-    double zero3OffloadStepSPerParam = 0.0;
-    double fsdp2NoReshardStepSPerParam = 0.0;
-    double fsdp2ReshardStepSPerParam = 0.0;
+    double zero2StepSPerParam = 1.0e-12;
+    double zero3StepSPerParam = 3.0e-12;
+    double zero3OffloadStepSPerParam = 5.2e-11;
+    double fsdp2NoReshardStepSPerParam = 2.4e-12;
+    double fsdp2ReshardStepSPerParam = 2.5e-12;
     double fsdp2ReshardOffloadStepSPerParam = 0.0;
 
     // --- Offload ---
-    // Achieved fraction of the PCIe per-direction bandwidth for pinned host<->device copies.
-    double pcieCopyEfficiency = 0.80;
+    // Achieved fraction of the PCIe per-direction bandwidth for pinned host<->device copies. At world 1
+    // the copies and the CPU AdamW both grow with the parameters, so the H200 runs fit their sum, not
+    // each (0.87 with 1.9e10 parameters/s).
+    double pcieCopyEfficiency = 0.87;
     // Fraction of offload copies hidden under compute (FSDP2 CPUOffloadPolicy and ZeRO-Offload copy
     // mostly on the critical path in eager mode).
     double offloadCopyOverlap = 0.0;
     // CPU AdamW throughput of one host, parameters per second, shared by the ranks on that host.
-    // Fitted to the reference FSDP2 reshard+CPUOffloadPolicy run (644 tokens/s, Qwen2.5-3B).
-    double cpuAdamParamsPerS = 1.25e9;
+    // Fitted with pcieCopyEfficiency to the H200 host's offload runs (Qwen2.5 0.5B-7B).
+    double cpuAdamParamsPerS = 1.9e10;
 };
 
 // The per-strategy member above for `s`.

@@ -43,8 +43,10 @@ struct MemoryBreakdown {
     double deviceOptimizer = 0; // Adam moments (+ fp32 master) on the device
     double gatheredParams = 0;  // unsharded units live at the peak (zero3/fsdp2 gathers, prefetch)
     double activations = 0;     // saved for backward by the decoder layers and the final norm
-    double logitsAndLoss = 0;   // logits, their fp32 copies and gradient at the loss
-    double commBuffers = 0;     // reduce buckets, unsharded gradients in flight, offload staging
+    double logitsAndLoss = 0;   // the larger transient of the step's peak: one chunk of the head's logits, or
+                                // the last layer's MLP input gradients at the start of backward
+    double commBuffers = 0;     // unsharded gradients in flight, offload staging
+    double workspace = 0;       // cuBLAS workspaces, rotary tables, padding (Calibration::deviceWorkspaceGiB)
     double fragmentation = 0;   // caching-allocator waste (reserved but not allocated)
     double runtimeContext = 0;  // CUDA context + NCCL buffers, outside the caching allocator
     double hostParams = 0;      // per rank, in host memory
@@ -55,10 +57,13 @@ struct MemoryBreakdown {
     double allocatedPeak() const
     {
         return deviceParams + deviceGrads + deviceOptimizer + gatheredParams + activations + logitsAndLoss
-            + commBuffers;
+            + commBuffers + workspace;
     }
-    // What must fit in the device: allocated + fragmentation + context.
+    // Expected device use as nvidia-smi shows it: allocated + the allocator's cache + context.
     double devicePeak() const { return allocatedPeak() + fragmentation + runtimeContext; }
+    // What must fit for the step to run: allocated + context. The caching allocator's unused cache
+    // (fragmentation) is not counted: it frees it and retries before it reports out of memory.
+    double requiredBytes() const { return allocatedPeak() + runtimeContext; }
     double hostPerRank() const { return hostParams + hostGrads + hostOptimizer; }
 };
 
@@ -79,11 +84,11 @@ struct ThroughputEstimate {
     double hardwareFlopsPerToken = 0; // + a forward's recomputation with activation checkpointing
     double busBandwidthBytesPerS = 0; // achieved NCCL bus bandwidth of the slowest link in the group
     CommVolume volume;
-    double computeS = 0;       // forward + backward matmul time
+    double computeS = 0;       // forward + backward: GPU kernels and CPU issue time (with per-unit collectives), overlapped
     double optimizerS = 0;     // device AdamW step
     double commS = 0;          // NCCL kernel time (overlapped or not)
     double exposedCommS = 0;   // part of commS not hidden under compute
-    double overheadS = 0;      // per-unit collective overheads + the strategy's per-parameter step cost
+    double overheadS = 0;      // the strategy's per-parameter step cost (flat-buffer copies, casts)
     double offloadCopyS = 0;   // exposed host<->device copies
     double cpuOptimizerS = 0;  // CPU AdamW step
     double stepTimeS = 0;      // one optimizer step (all accumulation micro-steps)
@@ -105,7 +110,7 @@ struct Estimate {
 
     bool fits() const { return fitsDevice && fitsHost; }
     // Bytes the device peak plus headroom exceeds capacity by (> 0 means it does not fit).
-    double deviceShortfallBytes() const { return memory.devicePeak() + headroomBytes - deviceCapacityBytes; }
+    double deviceShortfallBytes() const { return memory.requiredBytes() + headroomBytes - deviceCapacityBytes; }
     double hostShortfallBytes() const { return hostBytesPerNode - hostCapacityBytes; }
 };
 
@@ -131,8 +136,6 @@ struct ModelConstants {
     double params = 0;
     double largestUnit = 0;     // FSDP2 unit
     double layer = 0;           // one decoder layer
-    double largestLeaf = 0;     // DeepSpeed stage 3 fetch
-    double persistentSmall = 0; // below stage3_param_persistence_threshold
 };
 } // namespace detail
 
