@@ -82,8 +82,10 @@ run_one() {
 import json,sys
 for line in sys.stdin:
     s=json.loads(line); m=s["memory"]
-    print("%-24s %-17s %9.0f tok/s  peak alloc %6.2f GiB  reserved %6.2f GiB  nccl %.3f exposed %.3f" % (sys.argv[1], sys.argv[2],
-          s["tokens_per_s"], m["peak_allocated"]/2**30, m["peak_reserved"]/2**30, s["nccl_share"], s["exposed_comm_share"]))' "$s" "$p" \
+    ph=s.get("phase_peak_allocated", {})
+    print("%-24s %-17s %9.0f tok/s  peak alloc %6.2f GiB (fwd %.2f bwd %.2f opt %.2f)  reserved %6.2f GiB  nccl %.3f exposed %.3f" % (sys.argv[1], sys.argv[2],
+          s["tokens_per_s"], m["peak_allocated"]/2**30, ph.get("forward",0)/2**30, ph.get("backward",0)/2**30, ph.get("optimizer",0)/2**30,
+          m["peak_reserved"]/2**30, s["nccl_share"], s["exposed_comm_share"]))' "$s" "$p" \
         || tail -n 5 "$results/$tag.log"
 }
 

@@ -68,6 +68,8 @@ def main():
                        runner_peak_reserved_gib=round(m["peak_reserved"] / GIB, 2),
                        nccl_share=round(s["nccl_share"], 4), exposed_comm_share=round(s["exposed_comm_share"], 4),
                        median_step_s=s["median_step_s"], timed_steps=s["timed_steps"], warmup_steps=s["warmup_steps"])
+            if "phase_peak_allocated" in s:
+                row["runner_phase_peak_alloc_gib"] = {k: round(v / GIB, 2) for k, v in s["phase_peak_allocated"].items()}
             if row["reference_tokens_per_s"]:
                 row["speedup"] = round(row["runner_tokens_per_s"] / row["reference_tokens_per_s"], 3)
                 row["speedup_target"] = target
@@ -81,8 +83,8 @@ def main():
     (out / "h200.json").write_text(json.dumps(rows, indent=1) + "\n")
 
     device = (res / "device.txt").read_text() if (res / "device.txt").exists() else ""
-    lines = ["| strategy | precision | runner tokens/s | reference (mode) tokens/s | speed-up (target) | runner peak alloc GiB | reference peak alloc GiB | NCCL share | exposed comm |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| strategy | precision | runner tokens/s | reference (mode) tokens/s | speed-up (target) | runner peak alloc GiB | reference peak alloc GiB | runner peak GiB forward / backward / optimizer | NCCL share | exposed comm |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         tps = "failed: " + r.get("failure", "") if r["runner_tokens_per_s"] is None else f"{r['runner_tokens_per_s']:,.0f}"
         ref = f"{r['reference_tokens_per_s']:,.0f} ({r['reference_mode']})" if r["reference_tokens_per_s"] else "-"
@@ -93,7 +95,9 @@ def main():
         refmem = f"{r['reference_peak_alloc_gib']:.1f}" if r["reference_peak_alloc_gib"] else "-"
         nccl = f"{r['nccl_share']:.3f}" if "nccl_share" in r else "-"
         exp = f"{r['exposed_comm_share']:.3f}" if "exposed_comm_share" in r else "-"
-        lines.append(f"| {r['strategy']} | {r['precision']} | {tps} | {ref} | {sp} | {mem} | {refmem} | {nccl} | {exp} |")
+        ph = r.get("runner_phase_peak_alloc_gib")
+        phases = f"{ph['forward']:.1f} / {ph['backward']:.1f} / {ph['optimizer']:.1f}" if ph else "-"
+        lines.append(f"| {r['strategy']} | {r['precision']} | {tps} | {ref} | {sp} | {mem} | {refmem} | {phases} | {nccl} | {exp} |")
     md = ["# shardwise-runner against PyTorch FSDP2 on one H200", "",
           f"Commit measured: `{a.commit}`. Command (on the GPU machine, one call): `{a.command}`.", "",
           "Device facts:", "", "```", device.strip(), "```", ""] + lines + [""]

@@ -44,6 +44,32 @@ protocol::AllocatorSettings allocatorSettings()
     return a;
 }
 
+// Peak allocated bytes per part of the timed steps. The allocator keeps one peak, so each part resets
+// it when it ends; the step's whole-run peaks are kept here as the maximum over the parts.
+struct PhaseMemory {
+    explicit PhaseMemory(const at::Device& d) : device(d) {}
+
+    at::Device device;
+    protocol::PhasePeaks peaks;
+    std::int64_t peakAllocated = 0;
+    std::int64_t peakReserved = 0;
+
+    void close(std::int64_t& phase)
+    {
+        const auto m = sampleMemory(device);
+        phase = std::max(phase, m.peakAllocated);
+        peakAllocated = std::max(peakAllocated, m.peakAllocated);
+        peakReserved = std::max(peakReserved, m.peakReserved);
+        resetPeakMemory(device);
+    }
+
+    void coverWholeSteps(protocol::MemorySample& m) const
+    {
+        m.peakAllocated = std::max(m.peakAllocated, peakAllocated);
+        m.peakReserved = std::max(m.peakReserved, peakReserved);
+    }
+};
+
 } // namespace
 
 std::unique_ptr<Communicator> connectRanks(const RunConfig& c, const LaunchEnvironment& env, int timeoutS)
@@ -156,6 +182,7 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
     const std::int64_t tokensPerStep = static_cast<std::int64_t>(c.training.microBatch) * c.training.seqLen;
     const int profiled = std::min(options.profileKernelSteps, c.timedSteps);
     KernelProfile profile;
+    PhaseMemory phases(device);
     for (int step = firstStep; step < total; ++step) {
         progress.step = step;
         const bool timed = step >= c.warmupSteps;
@@ -170,6 +197,8 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
         auto [inputs, targets] = tokens.batch(step);
         engine.beginStep();
         auto loss = model.loss(inputs, targets, engine);
+        if (timed)
+            phases.close(phases.peaks.forward);
         engine.beforeBackward();
         try {
             loss.backward();
@@ -178,7 +207,11 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
             throw;
         }
         engine.finishBackward();
+        if (timed)
+            phases.close(phases.peaks.backward);
         engine.optimizerStep();
+        if (timed)
+            phases.close(phases.peaks.optimizer);
         const double lossValue = loss.item<double>();
         comm->synchronize();
         synchronizeDevice(device);
@@ -195,6 +228,8 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
         ev.exposedCommS = commTime.exposed;
         ev.tokens = tokensPerStep;
         ev.memory = sampleMemory(device);
+        if (timed)
+            phases.coverWholeSteps(ev.memory);
         ev.time = unixNow();
         emit(ev);
         losses.push_back(lossValue);
@@ -233,6 +268,8 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
     s.exposedCommShare = s.medianStepS > 0 ? stats::median(exposedTimes) / s.medianStepS : 0;
     s.losses = losses;
     s.memory = peaks; // peak fields cover the timed steps: reset at the first of them
+    if (device.is_cuda() && !stepTimes.empty())
+        s.phasePeakAllocated = phases.peaks;
     s.state = engine.stateBytes();
     s.checkpointSaveS = saveTimes.empty() ? 0 : stats::median(saveTimes);
     s.checkpointsWritten = static_cast<int>(saveTimes.size());

@@ -51,6 +51,14 @@ private slots:
         su.losses = {5.0, 4.5};
         su.state.deviceOptimizer = 12345;
         QCOMPARE(serialize(parseEvent(serialize(su))), serialize(su));
+        QVERIFY(!std::get<SummaryEvent>(parseEvent(serialize(su))).phasePeakAllocated);
+        su.phasePeakAllocated = PhasePeaks{31LL << 30, 33LL << 30, 29LL << 30};
+        const auto phases = std::get<SummaryEvent>(parseEvent(serialize(su))).phasePeakAllocated;
+        QVERIFY(phases);
+        QCOMPARE(phases->forward, 31LL << 30);
+        QCOMPARE(phases->backward, 33LL << 30);
+        QCOMPARE(phases->optimizer, 29LL << 30);
+        QCOMPARE(serialize(parseEvent(serialize(su))), serialize(su));
 
         ErrorEvent er;
         er.kind = ErrorKind::Oom;

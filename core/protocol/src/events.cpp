@@ -176,7 +176,7 @@ json toJson(const Event& e)
                             {"time", s.time}};
             },
             [](const SummaryEvent& s) {
-                return json{{"event", "summary"},
+                json out{{"event", "summary"},
                             {"rank", s.rank},
                             {"world", s.world},
                             {"warmup_steps", s.warmupSteps},
@@ -194,6 +194,11 @@ json toJson(const Event& e)
                             {"checkpoints_written", s.checkpointsWritten},
                             {"resumed_from_step", s.resumedFromStep},
                             {"time", s.time}};
+                if (s.phasePeakAllocated)
+                    out["phase_peak_allocated"] = {{"forward", s.phasePeakAllocated->forward},
+                                                   {"backward", s.phasePeakAllocated->backward},
+                                                   {"optimizer", s.phasePeakAllocated->optimizer}};
+                return out;
             },
             [](const ErrorEvent& s) {
                 json out{{"event", "error"},
@@ -311,6 +316,11 @@ Event fromJson(const json& j)
             s.memory = memoryFrom(*m, "summary.memory");
         if (const json* st = f.object("state"))
             s.state = stateFrom(*st, "summary.state");
+        if (const json* ph = f.object("phase_peak_allocated")) {
+            Fields pf(*ph, "summary.phase_peak_allocated");
+            s.phasePeakAllocated = PhasePeaks{pf.need<std::int64_t>("forward"), pf.need<std::int64_t>("backward"),
+                                              pf.need<std::int64_t>("optimizer")};
+        }
         s.checkpointSaveS = f.get<double>("checkpoint_save_s", 0.0);
         s.checkpointsWritten = f.get<int>("checkpoints_written", 0);
         s.resumedFromStep = f.get<int>("resumed_from_step", -1);

@@ -88,6 +88,15 @@ struct StepEvent {
     double time = 0;
 };
 
+// Peak allocated device bytes within each part of a step, over the timed steps: where the step's
+// memory peak happens (the forward pass includes the chunked head + loss, whose gradients are
+// computed there).
+struct PhasePeaks {
+    std::int64_t forward = 0;
+    std::int64_t backward = 0;
+    std::int64_t optimizer = 0;
+};
+
 struct SummaryEvent {
     int rank = 0;
     int world = 1;
@@ -101,6 +110,7 @@ struct SummaryEvent {
     double exposedCommShare = 0;
     std::vector<double> losses; // one per step, warm-up included
     MemorySample memory;      // peaks over the timed steps
+    std::optional<PhasePeaks> phasePeakAllocated; // GPU runs
     StateBytes state;
     // --checkpoint-every: median seconds one checkpoint save took on this rank (write + flush +
     // the barrier before the completion marker), and how many were written; 0 without checkpoints.
