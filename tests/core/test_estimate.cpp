@@ -1,5 +1,5 @@
-// Behaviour of core/estimate: the ZeRO paper's model-state figures, the reference benchmark's
-// world-1 memory and throughput (which the default calibration was fitted to), the shape of each
+// Behaviour of core/estimate: the ZeRO paper's model-state figures, the runner's world-1 memory and
+// throughput on the H200 (which the default calibration was fitted to), the shape of each
 // strategy's memory and communication, and the errors bad input produces.
 #include "shardwise/estimate/estimate.hpp"
 #include "shardwise/spec/json.hpp"
@@ -92,20 +92,24 @@ private slots:
         QCOMPARE(double(state.deviceOptimizer), 4e9);
     }
 
-    // Reference (PRODUCT brief): one H200, Qwen2.5-3B, pure bf16 + AdamW, micro-batch 1, sequence 2048,
-    // PyTorch eager. Peak allocated GiB and tokens/s. The default calibration was fitted to these
-    // throughputs, so this guards the formulas against drifting away from the only measured anchor.
-    void referenceWorldOneRun_data()
+    // Measured by the accuracy benchmark (bench/results/fidelity-data, runner c992a39): one H200,
+    // Qwen2.5-3B, pure bf16 + AdamW, micro-batch 1, sequence 2048. Peak allocated GiB and tokens/s.
+    // The default calibration was fitted to these runs (with the other models'), so this guards the
+    // formulas against drifting away from the measurements, within the calibrated targets.
+    void runnerWorldOneRunOnH200_data()
     {
         QTest::addColumn<Strategy>("strategy");
         QTest::addColumn<double>("peakAllocatedGiB");
         QTest::addColumn<double>("tokensPerS");
-        QTest::newRow("ddp") << Strategy::Zero0 << 36.3 << 11455.0;
-        QTest::newRow("fsdp2 no-reshard") << Strategy::Fsdp2NoReshard << 36.4 << 8429.0;
-        QTest::newRow("fsdp2 reshard") << Strategy::Fsdp2Reshard << 31.1 << 6744.0;
-        QTest::newRow("fsdp2 reshard + CPU offload") << Strategy::Fsdp2ReshardOffload << 13.7 << 644.0;
+        QTest::newRow("zero0") << Strategy::Zero0 << 30.30 << 18495.0;
+        QTest::newRow("zero2") << Strategy::Zero2 << 30.87 << 17948.0;
+        QTest::newRow("zero3") << Strategy::Zero3 << 31.50 << 16539.0;
+        QTest::newRow("zero3 offload") << Strategy::Zero3Offload << 15.36 << 2724.0;
+        QTest::newRow("fsdp2 no-reshard") << Strategy::Fsdp2NoReshard << 36.66 << 17111.0;
+        QTest::newRow("fsdp2 reshard") << Strategy::Fsdp2Reshard << 31.51 << 16858.0;
+        QTest::newRow("fsdp2 reshard + CPU offload") << Strategy::Fsdp2ReshardOffload << 10.19 << 2954.0;
     }
-    void referenceWorldOneRun()
+    void runnerWorldOneRunOnH200()
     {
         QFETCH(Strategy, strategy);
         QFETCH(double, peakAllocatedGiB);
@@ -113,9 +117,28 @@ private slots:
         const Estimate e = estimate(input("qwen2.5-3b", "h200"), strategy);
         const double memoryError = e.memory.allocatedPeak() / kGiB / peakAllocatedGiB - 1.0;
         const double speedError = e.throughput.tokensPerS / tokensPerS - 1.0;
-        QVERIFY2(std::abs(memoryError) < 0.12, qPrintable(QStringLiteral("peak %1 GiB").arg(e.memory.allocatedPeak() / kGiB)));
-        QVERIFY2(std::abs(speedError) < 0.06, qPrintable(QStringLiteral("%1 tokens/s").arg(e.throughput.tokensPerS)));
+        QVERIFY2(std::abs(memoryError) < 0.10, qPrintable(QStringLiteral("peak %1 GiB").arg(e.memory.allocatedPeak() / kGiB)));
+        QVERIFY2(std::abs(speedError) < 0.15, qPrintable(QStringLiteral("%1 tokens/s").arg(e.throughput.tokensPerS)));
         QVERIFY(e.fits());
+    }
+
+    // The runner's saved activations for Qwen2.5-0.5B (h 896, 14 heads of 64, 2 K/V heads, f 4864,
+    // 24 layers), counted by hand per token: per layer 8h + 6a + 4kv + 8 (rstd) + 4 heads (logsumexp)
+    // + 6f = 7168 + 5376 + 512 + 8 + 56 + 29184 = 42304; final norm, head input gradient and token
+    // ids 4h + 12 = 3596. The H200 runs grew by 1.0226 MB per token.
+    void runnerActivationBytesForAKnownShape()
+    {
+        EstimateInput in = input("qwen2.5-0.5b", "h200");
+        in.training.seqLen = 1024;
+        QCOMPARE(activationBytes(in), 1024.0 * (24.0 * 42304.0 + 3596.0));
+    }
+
+    void checkpointingKeepsLayerInputsAndOneLayer()
+    {
+        EstimateInput in = input("qwen2.5-0.5b", "h200");
+        in.training.seqLen = 1024;
+        in.training.activationCheckpointing = true;
+        QCOMPARE(activationBytes(in), 1024.0 * (24.0 * 2.0 * 896.0 + 42304.0 + 3596.0));
     }
 
     void flopsPerTokenFollowsPalmConvention()
@@ -161,11 +184,38 @@ private slots:
         QVERIFY(activationBytes(in) < longSeq);
     }
 
-    void logitsFollowVocabularyAndTokens()
+    // The runner's head + loss holds one chunk of 256 MiB of fp32 logits: 441 rows of Qwen2.5's
+    // 151,936-token vocabulary (268,435,456 / (4 x 151,936) = 441.7), fewer when there are fewer tokens.
+    void logitsAreOneChunkOfTheHead_data()
     {
+        QTest::addColumn<int>("seqLen");
+        QTest::addColumn<double>("rows");
+        QTest::newRow("fewer tokens than a chunk") << 256 << 256.0;
+        QTest::newRow("one chunk of many") << 2048 << 441.0;
+        QTest::newRow("long sequence, same chunk") << 32768 << 441.0;
+    }
+    void logitsAreOneChunkOfTheHead()
+    {
+        QFETCH(int, seqLen);
+        QFETCH(double, rows);
         EstimateInput in = input("qwen2.5-3b", "h200");
+        in.training.seqLen = seqLen;
         Calibration c;
-        QCOMPARE(logitsBytes(in, c), 2048.0 * 151936.0 * c.logitsBytesPerElement);
+        QCOMPARE(logitsBytes(in, c), rows * 151936.0 * c.logitsBytesPerElement);
+    }
+
+    // At the start of the last layer's backward its MLP input gradients ([tokens, 3f] bf16) are live;
+    // past a few thousand tokens they outgrow the head's chunk and set the transient.
+    void longSequencesPeakInTheLastLayersBackward()
+    {
+        EstimateInput in = input("qwen2.5-7b", "h200");
+        Calibration c;
+        in.training.seqLen = 8192;
+        const Estimate longSeq = estimate(in, Strategy::Zero0, c);
+        QCOMPARE(longSeq.memory.logitsAndLoss, 8192.0 * 6.0 * 18944.0);
+        in.training.seqLen = 1024;
+        const Estimate shortSeq = estimate(in, Strategy::Zero0, c);
+        QCOMPARE(shortSeq.memory.logitsAndLoss, logitsBytes(in, c));
     }
 
     void expandableSegmentsShrinkFragmentation()
@@ -218,13 +268,16 @@ private slots:
         QVERIFY(reshard.memory.gatheredParams < noReshard.memory.gatheredParams / 4.0); // root unit + one layer
     }
 
-    void fsdp2GradientsAreNotLiveWithActivations()
+    // The runner allocates every unit's gradient buffer once, for every strategy: gradients and
+    // activations are live together, and zero3 and fsdp2_reshard peak alike (as measured on the H200:
+    // 31.50 and 31.51 GiB for Qwen2.5-3B at 2048 tokens).
+    void gradientsAreLiveWithActivations()
     {
         const EstimateInput in = input("qwen2.5-3b", "h200", 8);
         const Estimate fsdp = estimate(in, Strategy::Fsdp2Reshard);
         const Estimate zero3 = estimate(in, Strategy::Zero3);
-        QCOMPARE(fsdp.memory.deviceGrads, 0.0); // activations (GiB) outweigh a 2N/8 gradient shard
-        QVERIFY(zero3.memory.deviceGrads > 0.0); // DeepSpeed's gradient partition is allocated once
+        QCOMPARE(fsdp.memory.deviceGrads, 2.0 * double(in.model.parameterCount()) / 8.0);
+        QCOMPARE(fsdp.memory.allocatedPeak(), zero3.memory.allocatedPeak());
     }
 
     // Per rank per optimizer step, in units of one bf16 copy of the model (2N bytes).
@@ -323,11 +376,56 @@ private slots:
         Calibration c;
         const Estimate e = estimate(in, Strategy::Zero0, c);
         // Headroom just larger than the spare memory turns the verdict.
-        c.headroomFraction = (e.deviceCapacityBytes - e.memory.devicePeak()) / e.deviceCapacityBytes + 0.001;
+        c.headroomFraction = (e.deviceCapacityBytes - e.memory.requiredBytes()) / e.deviceCapacityBytes + 0.001;
         const Estimate tight = estimate(in, Strategy::Zero0, c);
         QVERIFY(e.fits());
         QVERIFY(!tight.fits());
         QVERIFY(tight.deviceShortfallBytes() > 0);
+    }
+
+    // The caching allocator's cache is not required: it is freed and the allocation retried before
+    // an out-of-memory error. At the boundary, allocated + context + headroom decides.
+    void verdictIgnoresTheAllocatorsCache_data()
+    {
+        QTest::addColumn<double>("spareGiB");
+        QTest::addColumn<bool>("fits");
+        QTest::newRow("just inside") << 0.01 << true;
+        QTest::newRow("just outside") << -0.01 << false;
+    }
+    void verdictIgnoresTheAllocatorsCache()
+    {
+        QFETCH(double, spareGiB);
+        QFETCH(bool, fits);
+        EstimateInput in = input("qwen2.5-3b", "h200");
+        Calibration c;
+        c.fragmentationFraction = 0.5; // a large cache that would not fit next to the peak
+        const Estimate base = estimate(in, Strategy::Zero0, c);
+        in.gpu.memoryMiB = static_cast<std::int64_t>(std::ceil(
+            (base.memory.requiredBytes() + spareGiB * kGiB) / (1.0 - c.headroomFraction) / (1024.0 * 1024.0)));
+        const Estimate e = estimate(in, Strategy::Zero0, c);
+        QCOMPARE(e.fits(), fits);
+        QVERIFY(e.memory.devicePeak() + e.headroomBytes > e.deviceCapacityBytes);
+    }
+
+    // Completed on the H200 near its 139.8 GiB (bench/results/fidelity-data): the verdict must say fits.
+    void measuredNearCapacityRunsFit_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<Strategy>("strategy");
+        QTest::addColumn<int>("seqLen");
+        QTest::newRow("14b fsdp2_reshard 2048, 132.5 GiB") << "qwen2.5-14b" << Strategy::Fsdp2Reshard << 2048;
+        QTest::newRow("14b fsdp2_reshard 1024, 125.0 GiB") << "qwen2.5-14b" << Strategy::Fsdp2Reshard << 1024;
+        QTest::newRow("14b zero0 1024, 118.1 GiB") << "qwen2.5-14b" << Strategy::Zero0 << 1024;
+        QTest::newRow("7b zero3 8192, 98.9 GiB") << "qwen2.5-7b" << Strategy::Zero3 << 8192;
+    }
+    void measuredNearCapacityRunsFit()
+    {
+        QFETCH(QString, model);
+        QFETCH(Strategy, strategy);
+        QFETCH(int, seqLen);
+        EstimateInput in = input(model.toUtf8().constData(), "h200");
+        in.training.seqLen = seqLen;
+        QVERIFY(estimate(in, strategy).fits());
     }
 
     void fitProbeAgreesWithFitsByMemory_data()

@@ -44,7 +44,7 @@ EstimateInput input(const Scenario& s)
 
 // Scenarios built for each decision step (predictions with the default calibration).
 const Scenario kOneGpuSmallModel{"qwen2.5-3b", "h200", 1, Interconnect::NvLink, 2048, 1};
-const Scenario kZero0TooBig{"qwen2.5-7b", "a100-80gb", 8, Interconnect::NvLink, 2048, 1};
+const Scenario kZero0TooBig{"qwen2.5-7b", "a100-80gb", 8, Interconnect::NvLink, 8192, 1};
 const Scenario kOnlyFullShardNvlink{"qwen2.5-72b", "h200", 8, Interconnect::NvLink, 512, 1};
 const Scenario kOnlyFullShardPcie{"qwen2.5-72b", "h200", 8, Interconnect::Pcie, 512, 1};
 const Scenario kOnlyOffload{"qwen2.5-14b", "l4", 1, Interconnect::Pcie, 512, 1};

@@ -8,6 +8,7 @@
 #include "parts.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace shardwise::detail {
 
@@ -74,7 +75,11 @@ MemoryBreakdown memoryBreakdown(const MemoryContext& ctx, const EstimateInput& i
     // decoder layer if larger), one decoder layer, bf16.
     const double unit = kBf16Bytes * ctx.largestUnit;
     const double layer = kBf16Bytes * ctx.layer;
-    const double liveLayers = static_cast<double>(std::max(k.fsdpLiveUnits, 1));
+    // Decoder layers gathered at once: FSDP2 the one in use and the next (knobs.fsdpLiveUnits); the
+    // runner's stage 3 the one in use and those its prefetch bucket reaches (RUNNER.md).
+    const bool fsdp2 = traits(s).family == StrategyFamily::Fsdp2;
+    const double prefetched = ctx.layer > 0 ? std::max(1.0, std::ceil(d(k.prefetchBucketElements) / ctx.layer)) : 1.0;
+    const double liveLayers = fsdp2 ? static_cast<double>(std::max(k.fsdpLiveUnits, 1)) : 1.0 + prefetched;
     // A reduce-scatter's output is a separate shard only with peers; at world 1 it reduces in place.
     const double reduceOutput = w > 1 ? unit / w : 0.0;
 
