@@ -123,6 +123,12 @@ runner | reference | all)
     for s in ${ATEN_STRATEGIES:-}; do
         SHARDWISE_FUSED_KERNELS=0 run_one "$s" bf16 "" "aten_${s}_bf16" | sed 's/^/aten /'
     done
+    # CHUNK_ROWS=128 CHUNK_STRATEGIES="fsdp2_reshard ...": the same runs with that many head rows per
+    # chunk (tag chunk<rows>_<s>_bf16), the chunk's share of the memory peak measured in the same call.
+    for s in ${CHUNK_STRATEGIES:-}; do
+        SHARDWISE_HEAD_CHUNK_ROWS="${CHUNK_ROWS:-128}" run_one "$s" bf16 "" "chunk${CHUNK_ROWS:-128}_${s}_bf16" \
+            | sed "s/^/chunk ${CHUNK_ROWS:-128} /"
+    done
     if [[ "$what" == all ]]; then
         python3 bench/gpu/results_table.py "$results" --commit "${COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}" \
             --command "bench/gpu.sh all"

@@ -2,6 +2,8 @@
 
 #include <torch/autograd.h>
 
+#include <cstdlib>
+
 namespace shardwise::runner {
 
 namespace {
@@ -14,7 +16,18 @@ struct GradSink {
 
 // Rows of logits handled at once by the head + loss: bounds the fp32 logits of one chunk to about
 // 256 MiB whatever the vocabulary (Qwen2.5: 151,936 x 4 bytes x 441 rows).
+// SHARDWISE_HEAD_CHUNK_ROWS=N overrides it (a smaller chunk lowers the step's memory peak by its fp32
+// logits, a larger one feeds the GEMMs more rows).
 constexpr std::int64_t kHeadChunkBytes = 256LL << 20;
+
+std::int64_t defaultRowsPerChunk(std::int64_t vocab)
+{
+    static const std::int64_t fromEnvironment = [] {
+        const char* v = std::getenv("SHARDWISE_HEAD_CHUNK_ROWS");
+        return v ? std::max<std::int64_t>(0, std::atoll(v)) : std::int64_t{0};
+    }();
+    return fromEnvironment > 0 ? fromEnvironment : kHeadChunkBytes / (vocab * 4);
+}
 
 // Output head and mean next-token cross-entropy in one, chunk by chunk over the tokens, with the
 // gradients computed in the forward pass (as Liger-Kernel's fused linear cross-entropy does): the
@@ -33,7 +46,7 @@ struct ChunkedHeadLoss : torch::autograd::Function<ChunkedHeadLoss> {
         const auto tokens = hidden.size(0);
         const auto vocab = weight.size(0);
         const auto rows = std::max<std::int64_t>(
-            1, std::min<std::int64_t>(tokens, rowsPerChunk > 0 ? rowsPerChunk : kHeadChunkBytes / (vocab * 4)));
+            1, std::min<std::int64_t>(tokens, rowsPerChunk > 0 ? rowsPerChunk : defaultRowsPerChunk(vocab)));
         auto gradHidden = at::empty_like(hidden);
         auto gradWeight = sink.defined() ? sink : at::zeros_like(weight);
         auto total = at::zeros({}, hidden.options().dtype(at::kFloat));
