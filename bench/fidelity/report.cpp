@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -149,7 +150,11 @@ int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>&
     md << "# Fidelity: predicted against measured (" << options.gpuId << ", world 1)\n\n";
     md << "Written by `shardwise-bench-fidelity analyze` from the runner's events; every number below is\n"
           "computed from those files. Calibrated predictions are leave-one-model-out: the calibration\n"
-          "used for a model's cells was fitted on the other models' runs only.\n\n";
+          "used for a model's cells was fitted on the other models' runs only.\n\n"
+          "The presets' coefficients were fitted to these same runs (docs/formulas.md), so the presets'\n"
+          "figures are in-sample. Each fold's fit starts from the presets with the additive time terms\n"
+          "(per-layer kernel and launch time, per-unit collective cost, per-strategy step cost) at 0, so\n"
+          "nothing the held-out model's runs determined reaches its fold through the presets.\n\n";
     if (!options.command.empty())
         md << "Measurements: " << options.command << "\n\n";
     md << "| predictions | cells | tokens/s: median abs error | worst (cell) | peak allocated: median abs error | "
@@ -170,6 +175,29 @@ int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>&
           "run predicted not to fit): presets "
        << wrongVerdicts(presets) << ", calibrated " << wrongVerdicts(calibrated) << " of " << rows.size() << "\n";
     md << "- cells the planner predicted not to fit and that were not run: " << notRun.size() << "\n\n";
+
+    md << "## Cells outside the targets\n\n";
+    int misses = 0;
+    const auto miss = [&](const Row& r, const std::string& what) {
+        md << "- " << r.cell->observation.label << ": " << what << "\n";
+        ++misses;
+    };
+    for (const Row& r : rows) {
+        if (r.calibrated.tokensError && std::fabs(*r.calibrated.tokensError) > 0.15)
+            miss(r, "calibrated tokens/s " + pct(r.calibrated.tokensError));
+        if (r.calibrated.peakError && std::fabs(*r.calibrated.peakError) > 0.10)
+            miss(r, "calibrated peak " + pct(r.calibrated.peakError));
+        if (r.presets.tokensError && std::fabs(*r.presets.tokensError) > 0.25)
+            miss(r, "presets tokens/s " + pct(r.presets.tokensError));
+        if (r.presets.peakError && std::fabs(*r.presets.peakError) > 0.25)
+            miss(r, "presets peak " + pct(r.presets.peakError));
+        if (r.calibrated.verdictWrong() || r.presets.verdictWrong())
+            miss(r, std::string("wrong verdict (presets ") + (r.presets.predictedFits ? "fits" : "does not fit")
+                        + ", calibrated " + (r.calibrated.predictedFits ? "fits" : "does not fit") + ")");
+    }
+    if (misses == 0)
+        md << "None.\n";
+    md << "\n";
 
     md << "## Calibration fitted on all models (for this GPU)\n\n```json\n" << toJson(allModels.calibration).dump(2)
        << "\n```\n\nFitted: ";
@@ -197,11 +225,25 @@ int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>&
            << (r.calibrated.predictedFits ? "fits" : "does not fit") << " |\n";
     }
     if (!notRun.empty()) {
-        md << "\n## Predicted not to fit, not run\n\n| model | strategy | seq | predicted device peak GiB |\n"
-              "|---|---|---|---|\n";
-        for (const Cell* c : notRun)
+        md << "\n## Predicted not to fit, not run\n\nThe matrix's verdict decided what ran; the model has changed "
+              "since, so the presets' verdict now is listed beside it (unmeasured either way).\n\n"
+              "| model | strategy | seq | predicted device peak GiB (matrix) | presets now: required GiB | "
+              "presets now |\n|---|---|---|---|---|---|\n";
+        for (const Cell* c : notRun) {
+            const MeasuredCell* sameModel = nullptr;
+            for (const MeasuredCell& m : cells)
+                if (m.modelId == c->model)
+                    sameModel = &m;
+            std::string now = "- | -";
+            if (sameModel) {
+                EstimateInput in = sameModel->observation.input;
+                in.training.seqLen = c->seq;
+                const Estimate e = estimateMemory(in, c->strategy);
+                now = num(e.memory.requiredBytes() / kGiB, "%.1f") + " | " + (e.fits() ? "fits" : "does not fit");
+            }
             md << "| " << c->model << " | " << strategyId(c->strategy) << " | " << c->seq << " | "
-               << num(c->predictedPeakGiB, "%.1f") << " |\n";
+               << num(c->predictedPeakGiB, "%.1f") << " | " << now << " |\n";
+        }
     }
     md << "\n## Leave-one-model-out folds\n\n| held out | fitted on (runs with tokens/s, with peak) | calibration |\n"
           "|---|---|---|\n";
