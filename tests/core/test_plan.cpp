@@ -314,6 +314,20 @@ private slots:
             QCOMPARE(back.candidates[i].estimate.fits(), original.candidates[i].estimate.fits());
     }
 
+    // Plans stored before the workspace category existed (it was 0 then) still read.
+    void planJsonWithoutWorkspaceReads()
+    {
+        json j = toJson(makePlan(input(kZero0TooBig)));
+        for (json& c : j.at("candidates")) {
+            const double workspace = c.at("breakdown_gib").at("workspace").get<double>();
+            c.at("breakdown_gib").erase("workspace");
+            c.at("peak_gib") = c.at("peak_gib").get<double>() - workspace;
+        }
+        const Plan back = planFromJson(j);
+        QCOMPARE(back.candidates[0].estimate.memory.workspace, 0.0);
+        QCOMPARE(back.recommendation.strategy, std::optional<Strategy>(Strategy::Zero1));
+    }
+
     void badPlanJsonNamesTheField_data()
     {
         QTest::addColumn<QString>("pointer"); // JSON pointer of the value to replace

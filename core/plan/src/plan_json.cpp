@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <string_view>
 
 namespace shardwise {
 
@@ -98,9 +99,15 @@ Candidate candidateFromJson(const json& j, const std::string& path)
     e.fitsDevice = e.fitsHost = fits.get<bool>();
     const std::string bpath = at(path, "breakdown_gib");
     const json& b = member(j, path, "breakdown_gib");
-    for (const BreakdownField& f : kBreakdown)
+    std::size_t known = 0;
+    for (const BreakdownField& f : kBreakdown) {
+        // Plans written before the workspace category existed have none: it was 0 then.
+        if (std::string_view(f.name) == "workspace" && b.is_object() && !b.contains(f.name))
+            continue;
         e.memory.*f.member = number(b, bpath, f.name, 0.0, 1e9) * kGiB;
-    if (b.size() != kBreakdown.size())
+        ++known;
+    }
+    if (b.size() != known)
         throw SpecError(bpath, "unknown field among " + std::to_string(b.size()) + " categories");
     const double peak = number(j, path, "peak_gib", 0.0, 1e9);
     if (std::abs(peak - e.memory.devicePeak() / kGiB) > 1e-9 * (1.0 + peak))
