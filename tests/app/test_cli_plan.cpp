@@ -91,7 +91,7 @@ private slots:
     {
         const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
                                     QStringLiteral("--gpu"), QStringLiteral("a100-80gb"), QStringLiteral("--gpus-per-node"),
-                                    QStringLiteral("8")});
+                                    QStringLiteral("8"), QStringLiteral("--seq"), QStringLiteral("8192")});
         QCOMPARE(r.exitCode, 0);
         for (const char* id : {"zero0", "zero1", "zero2", "zero3", "zero3_offload", "fsdp2_noreshard", "fsdp2_reshard",
                                "fsdp2_reshard_offload"})
