@@ -49,6 +49,28 @@ class TestCalibration : public QObject {
     Q_OBJECT
 
 private slots:
+    // Runs that are all GPU-bound say nothing about the CPU's launch cost: the fit keeps the value it
+    // started from instead of wandering along the flat direction.
+    void flatDirectionKeepsTheStartingValue()
+    {
+        Calibration truth;
+        truth.layerLaunchS = 0.0; // never CPU-bound
+        std::vector<Observation> runs;
+        for (const char* model : {"qwen2.5-7b", "qwen2.5-14b"}) {
+            Observation o;
+            o.input = input(model, 8192);
+            o.strategy = Strategy::Zero0;
+            const Estimate e = estimate(o.input, o.strategy, truth);
+            o.tokensPerS = e.throughput.tokensPerS;
+            o.peakAllocatedBytes = e.memory.allocatedPeak();
+            runs.push_back(o);
+        }
+        Calibration start;
+        start.layerLaunchS = 1e-4; // far below these models' GPU time per layer
+        const CalibrationFit fit = fitCalibration(runs, start);
+        QCOMPARE(fit.calibration.layerLaunchS, 1e-4);
+    }
+
     void fitReproducesTheRunsThatGeneratedIt_data()
     {
         QTest::addColumn<double>("efficiency");

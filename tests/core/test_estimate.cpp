@@ -148,6 +148,42 @@ private slots:
         QCOMPARE(modelFlopsPerToken(m, 2048), expected);
     }
 
+    // Causal flash attention: 6 L a s FLOPs per token (half of PaLM's 12 L a s), at the attention
+    // rate, slower per FLOP for heads narrower than 128 (Qwen2.5-0.5B: 64, half the rate).
+    void attentionTimeUsesCausalFlopsAndHeadWidth()
+    {
+        EstimateInput in = input("qwen2.5-0.5b", "h200");
+        in.training.seqLen = 1024;
+        Calibration slow;
+        slow.layerLaunchS = 0; // GPU-bound: compute is the kernel time
+        slow.unitCollectiveOverheadS = 0;
+        slow.attentionEfficiency = 0.2;
+        Calibration fast = slow;
+        fast.attentionEfficiency = 0.4;
+        const double difference =
+            estimate(in, Strategy::Zero0, slow).throughput.computeS - estimate(in, Strategy::Zero0, fast).throughput.computeS;
+        const double attentionAtSlow = 1024.0 * (6.0 * 24.0 * 896.0 * 1024.0) / (989e12 * 0.2 * 0.5);
+        QVERIFY2(std::abs(difference / (attentionAtSlow / 2.0) - 1.0) < 1e-9, qPrintable(QString::number(difference)));
+    }
+
+    // The CPU issues the kernels ahead of the GPU: with launchOverlap 1 only the longer of the two
+    // counts, with 0 they add up.
+    void cpuBoundStepIsTheLongerOfCpuAndGpu()
+    {
+        EstimateInput in = input("qwen2.5-0.5b", "h200");
+        in.training.seqLen = 1024;
+        Calibration c;
+        c.layerLaunchS = 0.1; // 2.4 s of CPU for 24 layers, far beyond the kernels
+        const double kernels = [&] {
+            Calibration gpuOnly = c;
+            gpuOnly.layerLaunchS = 0;
+            return estimate(in, Strategy::Zero0, gpuOnly).throughput.computeS;
+        }();
+        QCOMPARE(estimate(in, Strategy::Zero0, c).throughput.computeS, 24 * 0.1);
+        c.launchOverlap = 0;
+        QVERIFY(std::abs(estimate(in, Strategy::Zero0, c).throughput.computeS - (24 * 0.1 + kernels)) < 1e-12);
+    }
+
     void mfuUsesModelFlopsNotRecomputation()
     {
         EstimateInput in = input("qwen2.5-3b", "h200");
