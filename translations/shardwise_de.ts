@@ -369,6 +369,10 @@
         <translation>Kommunikationspuffer</translation>
     </message>
     <message>
+        <source>kernel workspaces</source>
+        <translation>Kernel-Arbeitsspeicher</translation>
+    </message>
+    <message>
         <source>fragmentation</source>
         <translation>Fragmentierung</translation>
     </message>

@@ -368,6 +368,10 @@
         <translation>通信バッファ</translation>
     </message>
     <message>
+        <source>kernel workspaces</source>
+        <translation>カーネル作業領域</translation>
+    </message>
+    <message>
         <source>fragmentation</source>
         <translation>断片化</translation>
     </message>

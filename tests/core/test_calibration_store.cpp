@@ -176,6 +176,28 @@ private slots:
         QCOMPARE(none.confidence, 0.0);
     }
 
+    void cpuProbeCalibratesOnlyTheHost()
+    {
+        Database db = Database::open(m_dir.filePath(QStringLiteral("cpu-probe.sqlite")).toStdString());
+        StoredProbe probe;
+        probe.node = "laptop";
+        probe.gpuId = "h200";
+        probe.event.host = "laptop";
+        probe.event.deviceName = "cpu";
+        probe.event.results = {{"matmul_bf16", 8192, 1.2, "TFLOP/s", 3},
+                               {"device_copy", 1 << 28, 20.0, "GB/s", 5},
+                               {"cpu_adamw", 0, 1.5e9, "params/s", 3}};
+        saveProbe(db, probe);
+        const auto c = calibrate::calibrationFromStore(db, *PresetCatalog::builtin().findGpu("h200"),
+                                                       Interconnect::NvLink, "laptop");
+        const Calibration presets;
+        QCOMPARE(c.calibration.matmulEfficiency, presets.matmulEfficiency);
+        QCOMPARE(c.calibration.optimizerHbmEfficiency, presets.optimizerHbmEfficiency);
+        QCOMPARE(c.calibration.cpuAdamParamsPerS, 1.5e9);
+        QCOMPARE(c.fitted, std::vector<std::string>{"cpu_adam_params_per_s"});
+        QCOMPARE(QString::fromStdString(c.source), QStringLiteral("probe of node laptop"));
+    }
+
     void planCalibratedSaysWhichCalibrationItUsed()
     {
         const QStringList plan{QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-1.5b"),

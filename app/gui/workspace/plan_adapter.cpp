@@ -28,6 +28,7 @@ QList<MemoryPart> memoryParts(const MemoryBreakdown& m)
         {QT_TRANSLATE_NOOP("PlanText", "activations"), m.activations},
         {QT_TRANSLATE_NOOP("PlanText", "logits and loss"), m.logitsAndLoss},
         {QT_TRANSLATE_NOOP("PlanText", "communication buffers"), m.commBuffers},
+        {QT_TRANSLATE_NOOP("PlanText", "kernel workspaces"), m.workspace},
         {QT_TRANSLATE_NOOP("PlanText", "fragmentation"), m.fragmentation},
         {QT_TRANSLATE_NOOP("PlanText", "CUDA context and NCCL"), m.runtimeContext},
     };

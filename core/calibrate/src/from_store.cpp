@@ -59,7 +59,12 @@ StoredCalibration calibrationFromStore(const store::Database& db, const GpuSpec&
     out.source = "presets";
     Calibration start;
     if (const auto probe = store::latestProbe(db, node, gpu.id)) {
-        const ProbeCalibration p = calibrationFromProbe(probe->event.results, gpu, link);
+        // A probe that ran on the CPU (a node without a GPU, or `--device cpu`) measured the host: its
+        // matmul and copy rates say nothing about the GPU being planned for, its host AdamW rate does.
+        auto results = probe->event.results;
+        if (probe->event.deviceName == "cpu")
+            std::erase_if(results, [](const protocol::ProbeResult& r) { return r.kind != "cpu_adamw"; });
+        const ProbeCalibration p = calibrationFromProbe(results, gpu, link);
         if (!p.applied.empty()) {
             start = p.calibration;
             out.probeId = probe->id;
