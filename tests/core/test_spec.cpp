@@ -219,6 +219,31 @@ private slots:
         }
     }
 
+    void huggingFaceConfigOptionalKeyOfTheWrongTypeIsNamed_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("value");
+        QTest::newRow("model_type") << "model_type" << "5";
+        QTest::newRow("hidden_act") << "hidden_act" << "[]";
+        QTest::newRow("tie_word_embeddings") << "tie_word_embeddings" << "\"yes\"";
+        QTest::newRow("attention_bias") << "attention_bias" << "1";
+    }
+
+    void huggingFaceConfigOptionalKeyOfTheWrongTypeIsNamed()
+    {
+        QFETCH(QString, key);
+        QFETCH(QString, value);
+        json hf = json::parse(R"({"hidden_size": 64, "num_hidden_layers": 2, "intermediate_size": 128,
+            "num_attention_heads": 4, "vocab_size": 100})");
+        hf[key.toStdString()] = json::parse(value.toStdString());
+        try {
+            modelFromHuggingFaceConfig(hf, "x");
+            QFAIL("expected SpecError");
+        } catch (const SpecError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), QStringLiteral("config.json.") + key);
+        }
+    }
+
     void resolveModelReadsConfigFile()
     {
         QTemporaryDir dir;

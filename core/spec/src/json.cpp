@@ -403,10 +403,25 @@ ModelSpec modelFromHuggingFaceConfig(const json& j, const std::string& id)
             throw SpecError(std::string("config.json.") + key, "missing or not an integer");
         return j.at(key);
     };
+    // Optional keys of the wrong JSON type are named, not left to nlohmann's type_error.
+    auto optionalString = [&](const char* key, const char* fallback) -> std::string {
+        if (!j.contains(key) || j.at(key).is_null())
+            return fallback;
+        if (!j.at(key).is_string())
+            throw SpecError(std::string("config.json.") + key, "expected a string, got " + j.at(key).dump());
+        return j.at(key).get<std::string>();
+    };
+    auto optionalBool = [&](const char* key, bool fallback) {
+        if (!j.contains(key) || j.at(key).is_null())
+            return fallback;
+        if (!j.at(key).is_boolean())
+            throw SpecError(std::string("config.json.") + key, "expected true or false, got " + j.at(key).dump());
+        return j.at(key).get<bool>();
+    };
     ModelSpec m;
     m.id = id;
     m.name = id;
-    const std::string modelType = j.value("model_type", std::string{"llama"});
+    const std::string modelType = optionalString("model_type", "llama");
     m.family = modelType;
     m.hidden = need("hidden_size").get<std::int64_t>();
     m.layers = need("num_hidden_layers").get<std::int64_t>();
@@ -418,10 +433,10 @@ ModelSpec modelFromHuggingFaceConfig(const json& j, const std::string& id)
                     : m.heads;
     m.headDim = j.contains("head_dim") && j.at("head_dim").is_number_integer() ? j.at("head_dim").get<std::int64_t>()
                                                                                : m.hidden / std::max<std::int64_t>(1, m.heads);
-    m.tiedEmbeddings = j.value("tie_word_embeddings", false);
+    m.tiedEmbeddings = optionalBool("tie_word_embeddings", false);
     // Qwen2 puts biases on q/k/v; Llama and Mistral carry none unless attention_bias says so.
-    m.qkvBias = modelType == "qwen2" || j.value("attention_bias", false);
-    const std::string act = j.value("hidden_act", std::string{"silu"});
+    m.qkvBias = modelType == "qwen2" || optionalBool("attention_bias", false);
+    const std::string act = optionalString("hidden_act", "silu");
     m.activation = act == "silu" || act == "swish" ? ActivationKind::SwiGlu : ActivationKind::Gelu;
     m.norm = NormKind::RmsNorm;
     if (j.contains("rope_theta") && j.at("rope_theta").is_number())
