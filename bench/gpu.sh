@@ -11,6 +11,8 @@
 #   REFERENCE=path/to/fsdp2_reference.py (default .ref/fsdp2_reference.py; modes ddp reshard noreshard offload)
 #   RESULTS=dir for the JSON Lines and tables (default build-gpu/results)
 #   BUILD=build dir (default build-gpu)
+#   ARCHIVE=file.tgz: also pack the results directory into one archive at the end (a machine that hands
+#   back a limited number of files still returns every run's events)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -144,3 +146,6 @@ runner | reference | all)
     exit 2
     ;;
 esac
+if [[ -n "${ARCHIVE:-}" ]]; then
+    tar czf "$ARCHIVE" -C "$(dirname "$results")" "$(basename "$results")"
+fi

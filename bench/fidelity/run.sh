@@ -4,14 +4,16 @@
 # and keeps each run's JSON Lines events for `shardwise-bench-fidelity analyze`.
 #
 #   bench/fidelity/run.sh [--runner PATH] [--matrix FILE] [--out DIR] [--budget-s N] [--device cuda|cpu]
-#                         [--cell-timeout-s N]
+#                         [--cell-timeout-s N] [--archive FILE.tgz]
 #
 # Defaults: --runner build-gpu/bin/shardwise-runner, --matrix bench/fidelity/matrix.tsv,
 # --out ${OUT:-fidelity-out}, --budget-s 480, --device cuda, --cell-timeout-s 120.
 # Writes DIR/cells/<model>__<strategy>__<seq>.jsonl (events) and .log (stderr), and DIR/manifest.tsv:
 # one line per matrix cell with what happened to it (ran: exit code and seconds; or not run: why).
 # Cells the matrix marks run=no (predicted not to fit) are listed as predicted_oom_not_run; cells the
-# budget leaves no time for are listed as skipped_budget. Needs bash, coreutils and the runner only.
+# budget leaves no time for are listed as skipped_budget. --archive packs DIR into one archive after
+# every cell, so a machine that hands back few files (or a cut-off call) still returns every finished
+# cell. Needs bash, coreutils, tar and the runner only.
 set -euo pipefail
 
 runner=build-gpu/bin/shardwise-runner
@@ -20,6 +22,7 @@ out="${OUT:-fidelity-out}"
 budget=480
 device=cuda
 cell_timeout=120
+archive=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
     --runner) runner="$2" ;;
@@ -28,6 +31,7 @@ while [[ $# -gt 0 ]]; do
     --budget-s) budget="$2" ;;
     --device) device="$2" ;;
     --cell-timeout-s) cell_timeout="$2" ;;
+    --archive) archive="$2" ;;
     -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -90,5 +94,7 @@ while IFS=$'\t' read -r model strategy seq predicted run warmup steps _peak esti
     printf '%-14s %-22s seq %-5s predicted %-4s -> %-9s %3ss (elapsed %ss of %ss)\n' \
         "$model" "$strategy" "$seq" "$predicted" "$outcome" "$seconds" "$((SECONDS - start))" "$budget"
     ran=$((ran + 1))
+    [[ -n "$archive" ]] && tar czf "$archive" -C "$(dirname "$out")" "$(basename "$out")"
 done <"$matrix"
+[[ -n "$archive" ]] && tar czf "$archive" -C "$(dirname "$out")" "$(basename "$out")"
 echo "ran $ran cells, $skipped left for lack of budget, in $((SECONDS - start)) s; events under $out/cells"
