@@ -55,6 +55,22 @@ protocol::MemorySample sampleMemory(const at::Device& device)
     return m;
 }
 
+AllocatorPeaks allocatorPeaks(const at::Device& device)
+{
+    AllocatorPeaks p;
+#ifdef SHARDWISE_WITH_CUDA
+    if (device.is_cuda()) {
+        const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+        constexpr std::size_t all = 0; // StatType::AGGREGATE, as in sampleMemory
+        p.allocated = stats.allocated_bytes[all].peak;
+        p.reserved = stats.reserved_bytes[all].peak;
+    }
+#else
+    (void)device;
+#endif
+    return p;
+}
+
 void resetPeakMemory(const at::Device& device)
 {
 #ifdef SHARDWISE_WITH_CUDA

@@ -10,6 +10,14 @@
 namespace shardwise::runner {
 
 protocol::MemorySample sampleMemory(const at::Device& device);
+
+// The caching allocator's peak allocated and reserved bytes since the last reset (0 on CPU): host-side
+// counters only, no driver call, so it may run inside a timed step.
+struct AllocatorPeaks {
+    std::int64_t allocated = 0;
+    std::int64_t reserved = 0;
+};
+AllocatorPeaks allocatorPeaks(const at::Device& device);
 void resetPeakMemory(const at::Device& device);
 // Hands the caching allocator's unused blocks back to the driver: what set-up left cached (the fp32
 // initialisation buffers) must not count as the training's reserved memory.

@@ -36,16 +36,24 @@ struct alignas(2 * Vec) Pack {
     __nv_bfloat16 v[Vec];
 };
 
-template <int Vec>
-__global__ void swigluForwardKernel(const __nv_bfloat16* gateUp, std::int64_t stride, __nv_bfloat16* out,
-                                    std::int64_t rows, std::int64_t ffn)
+// Grid-stride loop over the Vec-wide packs of a [rows, ffn] block: body(row, first column).
+template <int Vec, typename Body>
+__device__ __forceinline__ void forEachPack(std::int64_t rows, std::int64_t ffn, Body body)
 {
     const std::int64_t perRow = ffn / Vec;
     const std::int64_t total = rows * perRow;
     for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
          i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
         const std::int64_t r = i / perRow;
-        const std::int64_t c = (i - r * perRow) * Vec;
+        body(r, (i - r * perRow) * Vec);
+    }
+}
+
+template <int Vec>
+__global__ void swigluForwardKernel(const __nv_bfloat16* gateUp, std::int64_t stride, __nv_bfloat16* out,
+                                    std::int64_t rows, std::int64_t ffn)
+{
+    forEachPack<Vec>(rows, ffn, [=](std::int64_t r, std::int64_t c) {
         const auto* row = gateUp + r * stride;
         const auto g = *reinterpret_cast<const Pack<Vec>*>(row + c);
         const auto u = *reinterpret_cast<const Pack<Vec>*>(row + ffn + c);
@@ -56,19 +64,14 @@ __global__ void swigluForwardKernel(const __nv_bfloat16* gateUp, std::int64_t st
             h.v[k] = __float2bfloat16(gf * sigmoid(gf) * __bfloat162float(u.v[k]));
         }
         *reinterpret_cast<Pack<Vec>*>(out + r * ffn + c) = h;
-    }
+    });
 }
 
 template <int Vec>
 __global__ void swigluBackwardKernel(const __nv_bfloat16* gateUp, std::int64_t stride, const __nv_bfloat16* grad,
                                      __nv_bfloat16* dGateUp, std::int64_t rows, std::int64_t ffn)
 {
-    const std::int64_t perRow = ffn / Vec;
-    const std::int64_t total = rows * perRow;
-    for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
-         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-        const std::int64_t r = i / perRow;
-        const std::int64_t c = (i - r * perRow) * Vec;
+    forEachPack<Vec>(rows, ffn, [=](std::int64_t r, std::int64_t c) {
         const auto* row = gateUp + r * stride;
         const auto g = *reinterpret_cast<const Pack<Vec>*>(row + c);
         const auto u = *reinterpret_cast<const Pack<Vec>*>(row + ffn + c);
@@ -88,7 +91,7 @@ __global__ void swigluBackwardKernel(const __nv_bfloat16* gateUp, std::int64_t s
         auto* outRow = dGateUp + r * 2 * ffn;
         *reinterpret_cast<Pack<Vec>*>(outRow + c) = dg;
         *reinterpret_cast<Pack<Vec>*>(outRow + ffn + c) = du;
-    }
+    });
 }
 
 bool aligned16(const void* p)

@@ -56,10 +56,10 @@ struct PhaseMemory {
 
     void close(std::int64_t& phase)
     {
-        const auto m = sampleMemory(device);
-        phase = std::max(phase, m.peakAllocated);
-        peakAllocated = std::max(peakAllocated, m.peakAllocated);
-        peakReserved = std::max(peakReserved, m.peakReserved);
+        const auto m = allocatorPeaks(device);
+        phase = std::max(phase, m.allocated);
+        peakAllocated = std::max(peakAllocated, m.allocated);
+        peakReserved = std::max(peakReserved, m.reserved);
         resetPeakMemory(device);
     }
 
