@@ -170,7 +170,7 @@ private slots:
         QTest::addColumn<QString>("field");
         QTest::addColumn<double>("expected");
         const Calibration presets;
-        // h200: 989 TFLOP/s, 4800 GB/s HBM, 450 GB/s NVLink, 50 GB/s PCIe.
+        // h200: 989 TFLOP/s, 4800 GB/s HBM, 450 GB/s NVLink, 64 GB/s PCIe per direction.
         QTest::newRow("matmul at the reference fraction keeps the default")
             << QStringLiteral("matmul_bf16") << 797.0 << QStringLiteral("matmul_efficiency") << presets.matmulEfficiency;
         QTest::newRow("half the matmul rate halves efficiency") << QStringLiteral("matmul_bf16") << 398.5
@@ -178,8 +178,8 @@ private slots:
                                                                 << presets.matmulEfficiency / 2;
         QTest::newRow("slow HBM bounds the optimizer") << QStringLiteral("device_copy") << 1200.0
                                                        << QStringLiteral("optimizer_hbm_efficiency") << 0.25;
-        QTest::newRow("pinned copies") << QStringLiteral("h2d_pinned") << 40.0 << QStringLiteral("pcie_copy_efficiency")
-                                       << 0.8;
+        QTest::newRow("pinned copies") << QStringLiteral("h2d_pinned") << 48.0 << QStringLiteral("pcie_copy_efficiency")
+                                       << 0.75;
         QTest::newRow("CPU AdamW rate") << QStringLiteral("cpu_adamw") << 2.5e9 << QStringLiteral("cpu_adam_params_per_s")
                                         << 2.5e9;
         QTest::newRow("NVLink bus bandwidth") << QStringLiteral("all_gather") << 360.0

@@ -384,6 +384,52 @@ private slots:
         }
     }
 
+    // The runner copies each decoder layer's shard on its own streams while another layer computes;
+    // the root unit's copies (up before the first layer, its gradient down after the backward) and
+    // zero3_offload's upload after the CPU step have nothing to hide under. Qwen2.5-7B: untied, a
+    // 1.09 B-parameter root.
+    void offloadCopiesHideUnderComputeExceptTheRoots_data()
+    {
+        QTest::addColumn<Strategy>("strategy");
+        QTest::addColumn<int>("seq");
+        QTest::addColumn<double>("exposedBytesPerRootParam");
+        QTest::addColumn<double>("exposedBytesPerParam");
+        QTest::addColumn<double>("layerBytesPerParam");
+        QTest::addColumn<double>("window");
+        QTest::newRow("fsdp2 offload, copy-bound") << Strategy::Fsdp2ReshardOffload << 1024 << 4.0 << 0.0 << 6.0 << 1.0;
+        QTest::newRow("fsdp2 offload, compute-bound") << Strategy::Fsdp2ReshardOffload << 32768 << 4.0 << 0.0 << 6.0 << 1.0;
+        QTest::newRow("zero3 offload, copy-bound") << Strategy::Zero3Offload << 1024 << 2.0 << 2.0 << 2.0 << 2.0 / 3.0;
+        QTest::newRow("zero3 offload, compute-bound") << Strategy::Zero3Offload << 32768 << 2.0 << 2.0 << 2.0 << 2.0 / 3.0;
+    }
+    void offloadCopiesHideUnderComputeExceptTheRoots()
+    {
+        QFETCH(Strategy, strategy);
+        QFETCH(int, seq);
+        QFETCH(double, exposedBytesPerRootParam);
+        QFETCH(double, exposedBytesPerParam);
+        QFETCH(double, layerBytesPerParam);
+        QFETCH(double, window);
+        EstimateInput in = input("qwen2.5-7b", "h200");
+        in.training.seqLen = seq;
+        const Calibration c;
+        const double pcie = in.gpu.pcieGBps * 1e9 * c.pcieCopyEfficiency;
+        const double root = double(in.model.rootParams());
+        const double n = double(in.model.parameterCount());
+        const double exposedS = (exposedBytesPerRootParam * root + exposedBytesPerParam * n) / pcie;
+        const double layerS = layerBytesPerParam * (n - root) / pcie;
+        const ThroughputEstimate te = estimate(in, strategy, c).throughput;
+        const double expected = exposedS + std::max(0.0, layerS - window * te.computeS);
+        QVERIFY2(std::abs(te.offloadCopyS / expected - 1.0) < 1e-9,
+                 qPrintable(QStringLiteral("%1 s, expected %2 s").arg(te.offloadCopyS).arg(expected)));
+        // The two regimes the rows name: the layers' copies outlast the compute at 1024 tokens and
+        // hide under it at 32768.
+        QCOMPARE(layerS > window * te.computeS, seq == 1024);
+        // Without overlap every copy is on the critical path.
+        Calibration serial;
+        serial.offloadCopyOverlap = 0;
+        QVERIFY(std::abs(estimate(in, strategy, serial).throughput.offloadCopyS / (exposedS + layerS) - 1.0) < 1e-9);
+    }
+
     void offloadTradesThroughputForMemory()
     {
         const EstimateInput in = input("qwen2.5-7b", "h200", 8);

@@ -101,22 +101,25 @@ struct Calibration {
     double zero1StepSPerParam = 0.0;
     double zero2StepSPerParam = 1.0e-12;
     double zero3StepSPerParam = 3.0e-12;
-    double zero3OffloadStepSPerParam = 5.2e-11;
+    double zero3OffloadStepSPerParam = 1.7e-11;
     double fsdp2NoReshardStepSPerParam = 2.4e-12;
     double fsdp2ReshardStepSPerParam = 2.5e-12;
-    double fsdp2ReshardOffloadStepSPerParam = 0.0;
+    double fsdp2ReshardOffloadStepSPerParam = 7.6e-12;
 
     // --- Offload ---
-    // Achieved fraction of the PCIe per-direction bandwidth for pinned host<->device copies. At world 1
-    // the copies and the CPU AdamW both grow with the parameters, so the H200 runs fit their sum, not
-    // each (0.87 with 1.9e10 parameters/s).
-    double pcieCopyEfficiency = 0.87;
-    // Fraction of offload copies hidden under compute (FSDP2 CPUOffloadPolicy and ZeRO-Offload copy
-    // mostly on the critical path in eager mode).
-    double offloadCopyOverlap = 0.0;
+    // Achieved fraction of the PCIe per-direction bandwidth for pinned host<->device copies. Fitted
+    // with cpuAdamParamsPerS to the H200 offload runs (Qwen2.5 0.5B-7B): 62 of 64 GB/s; the H200's
+    // own probe moved 54.6 GB/s each way in 256 MiB copies (bench/results/h200.md).
+    double pcieCopyEfficiency = 0.975;
+    // Fraction of the compute time under which the decoder layers' offload copies can hide (they run
+    // on their own streams, a unit ahead of or behind the compute; docs/formulas.md). The root unit's
+    // copies and zero3_offload's upload after the CPU step are exposed whatever this says. 0: every
+    // copy on the critical path.
+    double offloadCopyOverlap = 1.0;
     // CPU AdamW throughput of one host, parameters per second, shared by the ranks on that host.
-    // Fitted with pcieCopyEfficiency to the H200 host's offload runs (Qwen2.5 0.5B-7B).
-    double cpuAdamParamsPerS = 1.9e10;
+    // Fitted to the H200 host's offload runs (Qwen2.5 0.5B-7B): the step time left after compute,
+    // the exposed copies and the stalls the runner measured is 130-160 ps per parameter at every size.
+    double cpuAdamParamsPerS = 7.4e9;
 };
 
 // The per-strategy member above for `s`.
