@@ -45,6 +45,18 @@ std::vector<Cell> planMatrix(const shardwise::PresetCatalog& catalog, const Matr
 void writeMatrix(std::ostream& out, const std::vector<Cell>& cells);
 std::vector<Cell> readMatrix(const std::filesystem::path& file);
 
+// One call's results folder. A memory-only batch was measured with a different runner binary than
+// the timed batches (one that allocates the same memory but runs at another speed): its cells count
+// for peak allocated memory and the fit verdict, never for tokens/s.
+struct Batch {
+    std::filesystem::path dir;
+    bool memoryOnly = false;
+    std::string runnerCommits; // the commits device.txt names, comma-separated; empty when it names none
+};
+// The 40-hex-digit commits that DIR/device.txt names (what bench/fidelity/run.sh and bench/gpu.sh
+// record), in order of first appearance; empty when there is no device.txt.
+std::string runnerCommits(const std::filesystem::path& dir);
+
 // One runner output file (JSON Lines) per cell; files without a start event are skipped with a
 // warning on stderr.
 struct MeasuredCell {
@@ -54,6 +66,7 @@ struct MeasuredCell {
     int seq = 0;
     bool completed = false; // a summary event arrived
     std::string error;      // the first error event's kind and message, if any
+    std::size_t batch = 0;  // index into ReportOptions::batches
 };
 std::vector<MeasuredCell> readResults(const std::filesystem::path& dir, const shardwise::GpuSpec& gpu);
 
@@ -62,6 +75,7 @@ struct ReportOptions {
     std::filesystem::path json;
     std::string command; // how the measurements were taken, quoted in the report
     std::string gpuId;
+    std::vector<Batch> batches; // MeasuredCell::batch indexes these
 };
 // Returns the process exit code: 0 when every held-out cell could be predicted.
 int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>& matrix, const ReportOptions& options);

@@ -1,11 +1,13 @@
 // shardwise-bench-fidelity: the accuracy benchmark's planning and analysis (bench/fidelity/README.md).
 //   matrix  [--models a,b,..] [--seqs 1024,2048,..] [--gpu h200] [--oom-proofs N]   > matrix.tsv
-//   analyze --results DIR [--matrix matrix.tsv] [--gpu h200] [--out PREFIX] [--command TEXT]
+//   analyze --results DIR [--results DIR ..] [--memory-only-results DIR ..] [--matrix matrix.tsv]
+//           [--gpu h200] [--out PREFIX] [--command TEXT]
 #include "fidelity.hpp"
 
 #include "shardwise/spec/json.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
@@ -18,8 +20,10 @@ int usage(const std::string& why)
                  "shardwise-bench-fidelity: %s\n"
                  "usage: shardwise-bench-fidelity matrix [--models ID,..] [--seqs N,..] [--gpu PRESET] [--oom-proofs N]\n"
                  "                                       [--warmup N] [--steps N] [--offload-warmup N] [--offload-steps N]\n"
-                 "       shardwise-bench-fidelity analyze --results DIR [--matrix FILE] [--gpu PRESET] [--out PREFIX]\n"
-                 "                                        [--command TEXT]\n",
+                 "       shardwise-bench-fidelity analyze --results DIR [--results DIR ..] [--memory-only-results DIR ..]\n"
+                 "                                        [--matrix FILE] [--gpu PRESET] [--out PREFIX] [--command TEXT]\n"
+                 "  --results and --memory-only-results may repeat; a memory-only batch (another runner binary)\n"
+                 "  counts for peak memory and fit verdicts, not for tokens/s.\n",
                  why.c_str());
     return 2;
 }
@@ -55,18 +59,19 @@ int main(int argc, char** argv)
     try {
         const char* env = std::getenv("SHARDWISE_PRESETS");
         const PresetCatalog catalog = PresetCatalog::load(env ? env : SHARDWISE_SOURCE_PRESET_DIR);
-        std::map<std::string, std::string> flags;
+        // Every value of a flag, in order: --results and --memory-only-results may repeat.
+        std::map<std::string, std::vector<std::string>> flags;
         for (int i = 2; i < argc; i += 2) {
             const std::string a = argv[i];
             if (a.rfind("--", 0) != 0)
                 return usage(a + ": expected a flag");
             if (i + 1 >= argc)
                 return usage(a + ": missing value");
-            flags[a] = argv[i + 1];
+            flags[a].push_back(argv[i + 1]);
         }
         const auto flag = [&](const std::string& name, const std::string& fallback) {
             const auto it = flags.find(name);
-            return it == flags.end() ? fallback : it->second;
+            return it == flags.end() ? fallback : it->second.back();
         };
         if (sub == "matrix") {
             fidelity::MatrixOptions o;
@@ -97,22 +102,39 @@ int main(int argc, char** argv)
         }
         if (sub == "analyze") {
             for (const auto& [k, v] : flags)
-                if (k != "--results" && k != "--matrix" && k != "--gpu" && k != "--out" && k != "--command")
+                if (k != "--results" && k != "--memory-only-results" && k != "--matrix" && k != "--gpu"
+                    && k != "--out" && k != "--command")
                     return usage(k + ": unknown flag for analyze");
+            for (const auto& [k, v] : flags)
+                if (v.size() > 1 && k != "--results" && k != "--memory-only-results")
+                    return usage(k + ": given more than once");
             if (!flags.count("--results"))
-                return usage("--results: missing");
+                return usage("--results: missing (at least one batch measured for tokens/s)");
             const std::string gpuId = flag("--gpu", "h200");
             const GpuSpec* gpu = catalog.findGpu(gpuId);
             if (!gpu)
                 return usage("--gpu: unknown preset " + gpuId);
             std::vector<fidelity::Cell> matrix;
             if (flags.count("--matrix"))
-                matrix = fidelity::readMatrix(flags["--matrix"]);
-            const auto cells = fidelity::readResults(flags["--results"], *gpu);
-            if (cells.empty())
-                return usage("--results: no runner output (*.jsonl with a start event) under " + flags["--results"]);
-            const std::string prefix = flag("--out", "fidelity");
+                matrix = fidelity::readMatrix(flag("--matrix", ""));
             fidelity::ReportOptions r;
+            std::vector<fidelity::MeasuredCell> cells;
+            for (const bool memoryOnly : {false, true}) {
+                const std::string name = memoryOnly ? "--memory-only-results" : "--results";
+                for (const std::string& dir : flags[name]) {
+                    if (!std::filesystem::is_directory(dir))
+                        return usage(name + ": " + dir + " is not a directory");
+                    auto batch = fidelity::readResults(dir, *gpu);
+                    if (batch.empty())
+                        return usage(name + ": no runner output (*.jsonl with a start event) under " + dir);
+                    for (auto& c : batch) {
+                        c.batch = r.batches.size();
+                        cells.push_back(std::move(c));
+                    }
+                    r.batches.push_back({dir, memoryOnly, fidelity::runnerCommits(dir)});
+                }
+            }
+            const std::string prefix = flag("--out", "fidelity");
             r.markdown = prefix + ".md";
             r.json = prefix + ".json";
             r.command = flag("--command", "");

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -93,6 +94,37 @@ Calibration foldStart()
     return c;
 }
 
+bool memoryOnly(const MeasuredCell& c, const ReportOptions& o)
+{
+    return c.batch < o.batches.size() && o.batches[c.batch].memoryOnly;
+}
+
+// What a fit may learn from a cell: a memory-only batch's tokens/s come from another runner binary.
+calibrate::Observation fitInput(const MeasuredCell& c, const ReportOptions& o)
+{
+    calibrate::Observation obs = c.observation;
+    if (memoryOnly(c, o))
+        obs.tokensPerS.reset();
+    return obs;
+}
+
+// A memory-only cell's comparison keeps its verdict and peak, and drops its tokens/s.
+Comparison compareCell(const MeasuredCell& c, const Calibration& cal, const ReportOptions& o)
+{
+    Comparison r = calibrate::compare(c.observation, cal);
+    if (memoryOnly(c, o)) {
+        r.measuredTokensPerS.reset();
+        r.tokensError.reset();
+    }
+    return r;
+}
+
+std::string batchName(const Batch& b)
+{
+    return "`" + b.dir.string() + "` (runner " + (b.runnerCommits.empty() ? "commit not recorded" : b.runnerCommits)
+        + ")";
+}
+
 int wrongVerdicts(const std::vector<Comparison>& v)
 {
     int n = 0;
@@ -115,25 +147,34 @@ int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>&
         std::vector<calibrate::Observation> training;
         for (const MeasuredCell& c : cells)
             if (c.modelId != heldOut)
-                training.push_back(c.observation);
+                training.push_back(fitInput(c, options));
         Fold fold{heldOut, calibrate::fitCalibration(training, foldStart())};
         for (const MeasuredCell& c : cells)
             if (c.modelId == heldOut)
-                rows.push_back({&c, calibrate::compare(c.observation, Calibration{}),
-                                calibrate::compare(c.observation, fold.fit.calibration)});
+                rows.push_back({&c, compareCell(c, Calibration{}, options),
+                                compareCell(c, fold.fit.calibration, options)});
         folds.push_back(std::move(fold));
     }
     std::vector<calibrate::Observation> all;
     for (const MeasuredCell& c : cells)
-        all.push_back(c.observation);
+        all.push_back(fitInput(c, options));
     const calibrate::CalibrationFit allModels = calibrate::fitCalibration(all);
 
+    // Every row counts for the targets (a memory-only row has no tokens/s error to count); the
+    // summary table splits the timed batches from each memory-only batch.
     std::vector<Comparison> presets;
     std::vector<Comparison> calibrated;
+    std::vector<Comparison> timedPresets;
+    std::vector<Comparison> timedCalibrated;
     for (const Row& r : rows) {
         presets.push_back(r.presets);
         calibrated.push_back(r.calibrated);
+        if (!memoryOnly(*r.cell, options)) {
+            timedPresets.push_back(r.presets);
+            timedCalibrated.push_back(r.calibrated);
+        }
     }
+    const bool anyMemoryOnly = timedPresets.size() != presets.size();
     const ErrorSummary presetTokens = calibrate::summarizeTokens(presets);
     const ErrorSummary presetPeak = calibrate::summarizePeak(presets);
     const ErrorSummary calTokens = calibrate::summarizeTokens(calibrated);
@@ -141,9 +182,13 @@ int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>&
     const int ooms = static_cast<int>(std::count_if(rows.begin(), rows.end(),
                                                     [](const Row& r) { return r.cell->observation.oom; }));
     std::vector<const Cell*> notRun;
-    for (const Cell& c : matrix)
-        if (!c.predictedFits && !c.run)
+    for (const Cell& c : matrix) {
+        const bool measured = std::any_of(cells.begin(), cells.end(), [&](const MeasuredCell& m) {
+            return m.modelId == c.model && m.observation.strategy == c.strategy && m.seq == c.seq;
+        });
+        if (!c.predictedFits && !c.run && !measured)
             notRun.push_back(&c);
+    }
 
     // --- Markdown ---
     std::ofstream md(options.markdown);
@@ -157,12 +202,41 @@ int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>&
           "nothing the held-out model's runs determined reaches its fold through the presets.\n\n";
     if (!options.command.empty())
         md << "Measurements: " << options.command << "\n\n";
-    md << "| predictions | cells | tokens/s: median abs error | worst (cell) | peak allocated: median abs error | "
+    md << "Batches (folders of runner events):\n\n";
+    for (const Batch& b : options.batches)
+        md << "- " << batchName(b) << ": "
+           << (b.memoryOnly ? "memory and verdicts only. Measured with another runner binary than the timed "
+                              "batches: its peaks and fit verdicts count, its tokens/s are not compared and not "
+                              "fitted (section \"Memory and verdicts only\")"
+                            : "tokens/s, memory and verdicts")
+           << "\n";
+    md << "\n| predictions | cells | tokens/s: median abs error | worst (cell) | peak allocated: median abs error | "
           "worst (cell) |\n|---|---|---|---|---|---|\n";
-    md << "| presets (uncalibrated) | " << rows.size() << " | " << summaryCells(presetTokens) << " | "
-       << summaryCells(presetPeak) << " |\n";
-    md << "| calibrated (other models) | " << rows.size() << " | " << summaryCells(calTokens) << " | "
-       << summaryCells(calPeak) << " |\n\n";
+    md << "| presets (uncalibrated)" << (anyMemoryOnly ? ", timed batches" : "") << " | " << timedPresets.size()
+       << " | " << summaryCells(calibrate::summarizeTokens(timedPresets)) << " | "
+       << summaryCells(calibrate::summarizePeak(timedPresets)) << " |\n";
+    md << "| calibrated (other models)" << (anyMemoryOnly ? ", timed batches" : "") << " | "
+       << timedCalibrated.size() << " | " << summaryCells(calibrate::summarizeTokens(timedCalibrated)) << " | "
+       << summaryCells(calibrate::summarizePeak(timedCalibrated)) << " |\n";
+    for (std::size_t b = 0; b < options.batches.size(); ++b) {
+        if (!options.batches[b].memoryOnly)
+            continue;
+        std::vector<Comparison> p, c;
+        for (const Row& r : rows)
+            if (r.cell->batch == b) {
+                p.push_back(r.presets);
+                c.push_back(r.calibrated);
+            }
+        md << "| presets, memory only: `" << options.batches[b].dir.string() << "` | " << p.size()
+           << " | not counted | - | " << summaryCells(calibrate::summarizePeak(p)) << " |\n";
+        md << "| calibrated, memory only: `" << options.batches[b].dir.string() << "` | " << c.size()
+           << " | not counted | - | " << summaryCells(calibrate::summarizePeak(c)) << " |\n";
+    }
+    if (anyMemoryOnly)
+        md << "| presets, every batch | " << rows.size() << " | (timed batches only) | - | " << summaryCells(presetPeak)
+           << " |\n| calibrated, every batch | " << rows.size() << " | (timed batches only) | - | "
+           << summaryCells(calPeak) << " |\n";
+    md << "\n";
     md << "Targets:\n\n";
     md << "- calibrated tokens/s within 15 % per held-out cell: " << worseThan(calibrated, &Comparison::tokensError, 0.15)
        << " of " << calTokens.count << " cells outside\n";
@@ -179,7 +253,8 @@ int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>&
     md << "## Cells outside the targets\n\n";
     int misses = 0;
     const auto miss = [&](const Row& r, const std::string& what) {
-        md << "- " << r.cell->observation.label << ": " << what << "\n";
+        md << "- " << r.cell->observation.label << (memoryOnly(*r.cell, options) ? " (memory-only batch)" : "") << ": "
+           << what << "\n";
         ++misses;
     };
     for (const Row& r : rows) {
@@ -211,9 +286,14 @@ int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>&
     md << "## Per cell\n\n| model | strategy | seq | measured tokens/s | presets | error | calibrated | error | "
           "measured peak GiB | presets | error | calibrated | error | measured | verdict presets / calibrated |\n"
           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    const auto outcome = [](const MeasuredCell& c) {
+        return c.observation.oom ? std::string("OOM") : c.completed ? std::string("completed") : "failed: " + c.error;
+    };
     for (const Row& r : rows) {
+        if (memoryOnly(*r.cell, options))
+            continue;
         const calibrate::Observation& o = r.cell->observation;
-        const std::string measured = o.oom ? "OOM" : r.cell->completed ? "completed" : "failed: " + r.cell->error;
+        const std::string measured = outcome(*r.cell);
         md << "| " << r.cell->modelId << " | " << strategyId(o.strategy) << " | " << r.cell->seq << " | "
            << (r.presets.measuredTokensPerS ? num(*r.presets.measuredTokensPerS, "%.0f") : "-") << " | "
            << num(r.presets.predictedTokensPerS, "%.0f") << " | " << pct(r.presets.tokensError) << " | "
@@ -223,6 +303,26 @@ int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>&
            << num(r.calibrated.predictedPeakBytes / kGiB, "%.2f") << " | " << pct(r.calibrated.peakError) << " | "
            << measured << " | " << (r.presets.predictedFits ? "fits" : "does not fit") << " / "
            << (r.calibrated.predictedFits ? "fits" : "does not fit") << " |\n";
+    }
+    for (std::size_t b = 0; b < options.batches.size(); ++b) {
+        if (!options.batches[b].memoryOnly)
+            continue;
+        md << "\n## Memory and verdicts only: " << batchName(options.batches[b])
+           << "\n\nAnother runner binary than the timed batches, allocating the same memory: peak allocated and the "
+              "fit verdict are compared; its tokens/s are neither compared nor fitted. An OOM is the runner's `oom` "
+              "error event.\n\n| model | strategy | seq | measured peak GiB | presets | error | calibrated | error | "
+              "measured | verdict presets / calibrated |\n|---|---|---|---|---|---|---|---|---|---|\n";
+        for (const Row& r : rows) {
+            if (r.cell->batch != b)
+                continue;
+            md << "| " << r.cell->modelId << " | " << strategyId(r.cell->observation.strategy) << " | " << r.cell->seq
+               << " | " << (r.presets.measuredPeakBytes ? num(*r.presets.measuredPeakBytes / kGiB, "%.2f") : "-")
+               << " | " << num(r.presets.predictedPeakBytes / kGiB, "%.2f") << " | " << pct(r.presets.peakError)
+               << " | " << num(r.calibrated.predictedPeakBytes / kGiB, "%.2f") << " | " << pct(r.calibrated.peakError)
+               << " | " << outcome(*r.cell) << " | " << (r.presets.predictedFits ? "fits" : "does not fit") << " / "
+               << (r.calibrated.predictedFits ? "fits" : "does not fit") << (r.calibrated.verdictWrong() || r.presets.verdictWrong() ? " (wrong)" : "")
+               << " |\n";
+        }
     }
     if (!notRun.empty()) {
         md << "\n## Predicted not to fit, not run\n\nThe matrix's verdict decided what ran; the model has changed "
@@ -255,10 +355,17 @@ int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>&
     nlohmann::json j;
     j["gpu"] = options.gpuId;
     j["command"] = options.command;
+    for (const Batch& b : options.batches)
+        j["batches"].push_back({{"dir", b.dir.string()}, {"memory_only", b.memoryOnly}, {"runner_commits", b.runnerCommits}});
     j["summary"] = {{"presets", {{"tokens", summaryJson(presetTokens)}, {"peak", summaryJson(presetPeak)},
                                  {"wrong_verdicts", wrongVerdicts(presets)}}},
                     {"calibrated", {{"tokens", summaryJson(calTokens)}, {"peak", summaryJson(calPeak)},
                                     {"wrong_verdicts", wrongVerdicts(calibrated)}}},
+                    {"timed_batches",
+                     {{"presets", {{"tokens", summaryJson(calibrate::summarizeTokens(timedPresets))},
+                                   {"peak", summaryJson(calibrate::summarizePeak(timedPresets))}}},
+                      {"calibrated", {{"tokens", summaryJson(calibrate::summarizeTokens(timedCalibrated))},
+                                      {"peak", summaryJson(calibrate::summarizePeak(timedCalibrated))}}}}},
                     {"ooms", ooms},
                     {"predicted_oom_not_run", notRun.size()}};
     j["calibration_all_models"] = toJson(allModels.calibration);
@@ -270,6 +377,8 @@ int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>&
                          {"strategy", strategyId(o.strategy)},
                          {"seq", r.cell->seq},
                          {"file", r.cell->file.filename().string()},
+                         {"batch", r.cell->batch < options.batches.size() ? options.batches[r.cell->batch].dir.string() : ""},
+                         {"memory_only", memoryOnly(*r.cell, options)},
                          {"oom", o.oom},
                          {"completed", r.cell->completed},
                          {"error", r.cell->error},

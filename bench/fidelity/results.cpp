@@ -3,6 +3,7 @@
 #include "shardwise/protocol/events.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 
@@ -77,6 +78,26 @@ std::optional<MeasuredCell> readCell(const std::filesystem::path& file, const Gp
 }
 
 } // namespace
+
+std::string runnerCommits(const std::filesystem::path& dir)
+{
+    std::ifstream in(dir / "device.txt");
+    std::vector<std::string> commits;
+    std::string line;
+    while (std::getline(in, line)) {
+        while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back())))
+            line.pop_back();
+        const bool hex = line.size() == 40 && std::all_of(line.begin(), line.end(), [](char ch) {
+            return std::isxdigit(static_cast<unsigned char>(ch)) != 0;
+        });
+        if (hex && std::find(commits.begin(), commits.end(), line) == commits.end())
+            commits.push_back(line);
+    }
+    std::string joined;
+    for (const std::string& c : commits)
+        joined += (joined.empty() ? "" : ", ") + c;
+    return joined;
+}
 
 std::vector<MeasuredCell> readResults(const std::filesystem::path& dir, const GpuSpec& gpu)
 {
