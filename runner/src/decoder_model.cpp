@@ -71,8 +71,9 @@ at::Tensor DecoderModel::loss(const at::Tensor& inputs, const at::Tensor& target
     h = rmsNorm(h, root[FinalNorm]);
     const auto headSlot = m_model.tiedEmbeddings ? Embedding : Head;
     // The head's weight gradient is the first of this step's root gradients.
-    return chunkedHeadLoss(h.reshape({-1, h.size(-1)}), root[headSlot], targets.reshape({-1}), 0,
-                           hooks.gradientOf(0, headSlot));
+    const auto sink = hooks.gradientSink(0, headSlot);
+    return chunkedHeadLoss(h.reshape({-1, h.size(-1)}), root[headSlot], targets.reshape({-1}), 0, sink.grad,
+                           sink.unwritten);
 }
 
 } // namespace shardwise::runner

@@ -12,16 +12,22 @@
 
 namespace shardwise::runner {
 
+struct GradientSink {
+    at::Tensor grad;
+    UnwrittenFlag unwritten = nullptr;
+};
+
 class UnitHooks {
 public:
     virtual ~UnitHooks() = default;
     // Views of unit `unit`'s parameters in UnitLayout order, valid while the unit is gathered.
     virtual const std::vector<at::Tensor>& parameters(std::size_t unit) = 0;
+    // The gradient view of `slot` of `unit`, its buffer materialised, for a writer that fills the
+    // whole slot itself (the head's gradient sink); see UnwrittenFlag.
+    virtual GradientSink gradientSink(std::size_t unit, std::size_t slot) = 0;
     // Slots first .. first + count - 1 of `unit` (adjacent, equally wide) as one matrix with its
     // gradient buffer, for linearIntoGrad; `biasFirst` names the matching bias slots (left out when
     // those are empty). The gradient buffer is materialised by the time the unit's backward runs.
-    // The gradient view of `slot` of `unit`, its buffer materialised (zeroed when it had to be).
-    virtual at::Tensor gradientOf(std::size_t unit, std::size_t slot) = 0;
     virtual LinearWeight linearWeight(std::size_t unit, std::size_t first, std::size_t count,
                                       std::optional<std::size_t> biasFirst) = 0;
     // Called around each decoder layer (unit = layer + 1); the returned tensor replaces the hidden

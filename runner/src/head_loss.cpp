@@ -12,6 +12,7 @@ namespace {
 // rejects for tensor arguments of a custom function).
 struct GradSink {
     at::Tensor tensor;
+    UnwrittenFlag unwritten = nullptr;
 };
 
 // Rows of logits handled at once by the head + loss: bounds the fp32 logits of one chunk to about
@@ -64,7 +65,12 @@ struct ChunkedHeadLoss : torch::autograd::Function<ChunkedHeadLoss> {
             const auto dlogits = logits.mul_(inverseTokens).to(hidden.scalar_type());
             auto rowsOfGradHidden = gradHidden.narrow(0, begin, len);
             at::mm_out(rowsOfGradHidden, dlogits, weight);
-            gradWeight.addmm_(dlogits.t(), h);
+            if (into.unwritten && *into.unwritten) {
+                at::mm_out(gradWeight, dlogits.t(), h);
+                *into.unwritten = 0;
+            } else {
+                gradWeight.addmm_(dlogits.t(), h);
+            }
         }
         ctx->saved_data["grad_hidden"] = gradHidden;
         ctx->saved_data["grad_weight"] = gradWeight;
@@ -88,12 +94,12 @@ struct ChunkedHeadLoss : torch::autograd::Function<ChunkedHeadLoss> {
 } // namespace
 
 at::Tensor chunkedHeadLoss(const at::Tensor& hidden, const at::Tensor& weight, const at::Tensor& targets,
-                           std::int64_t rowsPerChunk, const at::Tensor& weightGradSink)
+                           std::int64_t rowsPerChunk, const at::Tensor& weightGradSink, UnwrittenFlag sinkUnwritten)
 {
     if (weightGradSink.defined())
         TORCH_CHECK(weightGradSink.sizes() == weight.sizes() && weightGradSink.scalar_type() == weight.scalar_type(),
                     "chunkedHeadLoss: the weight's gradient sink must match the weight");
-    return ChunkedHeadLoss::apply(hidden, weight, targets, rowsPerChunk, GradSink{weightGradSink});
+    return ChunkedHeadLoss::apply(hidden, weight, targets, rowsPerChunk, GradSink{weightGradSink, sinkUnwritten});
 }
 
 } // namespace shardwise::runner

@@ -1,16 +1,20 @@
 #pragma once
 // The output head and the next-token loss in one chunked pass (head_loss.cpp says how and why).
 
+#include "linear.hpp"
+
 #include <ATen/ATen.h>
 
 namespace shardwise::runner {
 
 // Mean cross-entropy of logits = hidden [tokens, H] x weight [V, H]^T against targets [tokens]
 // (int64), computed in fp32; differentiable in hidden and weight. rowsPerChunk 0 picks the chunk so
-// one chunk's fp32 logits stay near 256 MiB. With `weightGradSink` (weight-shaped, holding zeros),
-// the weight's gradient is written there instead of going through autograd: the forward accumulates
-// it and the backward scales it by the incoming gradient, so the sink must hold nothing else yet.
+// one chunk's fp32 logits stay near 256 MiB. With `weightGradSink` (weight-shaped), the weight's
+// gradient is written there instead of going through autograd: the forward accumulates it and the
+// backward scales it by the incoming gradient, so the sink must hold nothing else yet: zeros, or any
+// values when `sinkUnwritten` is set (the first chunk then overwrites the sink and clears the flag).
 at::Tensor chunkedHeadLoss(const at::Tensor& hidden, const at::Tensor& weight, const at::Tensor& targets,
-                           std::int64_t rowsPerChunk = 0, const at::Tensor& weightGradSink = {});
+                           std::int64_t rowsPerChunk = 0, const at::Tensor& weightGradSink = {},
+                           UnwrittenFlag sinkUnwritten = nullptr);
 
 } // namespace shardwise::runner

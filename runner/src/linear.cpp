@@ -16,6 +16,8 @@ struct LinearIntoGrad : torch::autograd::Function<LinearIntoGrad> {
         ctx->saved_data["weight"] = w.weight;
         ctx->saved_data["weight_grad"] = w.weightGrad;
         ctx->saved_data["bias_grad"] = w.biasGrad;
+        ctx->saved_data["weight_unwritten"] = reinterpret_cast<std::int64_t>(w.weightUnwritten);
+        ctx->saved_data["bias_unwritten"] = reinterpret_cast<std::int64_t>(w.biasUnwritten);
         return w.bias.defined() ? at::linear(input, w.weight, w.bias) : at::linear(input, w.weight);
     }
 
@@ -31,14 +33,32 @@ struct LinearIntoGrad : torch::autograd::Function<LinearIntoGrad> {
         const auto& grad = grads[0];
         const auto out = grad.size(-1);
         const auto rows = grad.reshape({-1, out});
-        weightGrad.addmm_(rows.t(), input.reshape({-1, input.size(-1)}));
+        const auto flat = input.reshape({-1, input.size(-1)});
+        auto* weightUnwritten = reinterpret_cast<UnwrittenFlag>(ctx->saved_data["weight_unwritten"].toInt());
+        if (weightUnwritten && *weightUnwritten) {
+            at::mm_out(weightGrad, rows.t(), flat);
+            *weightUnwritten = 0;
+        } else {
+            weightGrad.addmm_(rows.t(), flat);
+        }
         if (biasGrad.defined())
-            biasGrad.add_(rows.sum(0));
+            writeOrAccumulate(biasGrad, rows.sum(0),
+                              reinterpret_cast<UnwrittenFlag>(ctx->saved_data["bias_unwritten"].toInt()));
         return {at::matmul(grad, weight), at::Tensor()};
     }
 };
 
 } // namespace
+
+void writeOrAccumulate(at::Tensor& target, const at::Tensor& update, UnwrittenFlag unwritten)
+{
+    if (unwritten && *unwritten) {
+        target.copy_(update);
+        *unwritten = 0;
+    } else {
+        target.add_(update);
+    }
+}
 
 at::Tensor linearIntoGrad(const at::Tensor& input, const LinearWeight& w)
 {

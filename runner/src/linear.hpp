@@ -1,21 +1,36 @@
 #pragma once
 // A linear layer over a unit's flat buffers whose backward writes the weight (and bias) gradient
-// straight into the unit's gradient buffer: one GEMM accumulating into the buffer, where autograd's
-// AccumulateGrad would have the GEMM write a fresh gradient and then add it into the buffer (three
-// more passes over every weight's bytes each step: about 18 GB, 5-6 ms, on a 3B model in bf16).
+// straight into the unit's gradient buffer: one GEMM into the buffer, where autograd's AccumulateGrad
+// would have the GEMM write a fresh gradient and then add it into the buffer (three more passes over
+// every weight's bytes each step: about 18 GB, 5-6 ms, on a 3B model in bf16). When the buffer's
+// owner has not zeroed the range this step (its flag says "unwritten"), the GEMM overwrites it
+// (beta = 0): neither the zeroing pass nor the GEMM's read of the old values (2 x 6 GB a step on a
+// 3B model) happens.
 // The weight may span several adjacent slots of one unit (q, k and v; gate and up), so fused
 // projections run as one GEMM forward and two backward.
 
 #include <ATen/ATen.h>
 
+#include <cstdint>
+
 namespace shardwise::runner {
+
+// A gradient range's "not written this step" flag, owned by the gradient buffer's owner: set when it
+// hands out the range without zeroing it; the first writer overwrites the range and clears it; later
+// writers accumulate. Null: the range is zeroed, every writer accumulates.
+using UnwrittenFlag = std::uint8_t*;
 
 struct LinearWeight {
     at::Tensor weight;     // [out, in], not tracked by autograd
-    at::Tensor weightGrad; // [out, in], same memory layout in the gradient buffer; accumulated into
+    at::Tensor weightGrad; // [out, in], same memory layout in the gradient buffer
     at::Tensor bias;       // [out] or undefined
     at::Tensor biasGrad;   // [out] or undefined
+    UnwrittenFlag weightUnwritten = nullptr;
+    UnwrittenFlag biasUnwritten = nullptr;
 };
+
+// Adds `update` to `target`, or copies it there when `unwritten` is set (and clears the flag).
+void writeOrAccumulate(at::Tensor& target, const at::Tensor& update, UnwrittenFlag unwritten);
 
 // y = input W^T (+ b) for input [..., in]; differentiable in `input`. The gradient buffers must hold
 // their memory (materialised) when the backward runs.

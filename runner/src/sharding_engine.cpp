@@ -71,6 +71,8 @@ void ShardingEngine::allocateUnit(Unit& u, std::size_t /*index*/)
     // Buffers that cross PCIe are page-locked so the copies run asynchronously on the comm stream.
     const auto transfer = compute.device().is_cuda() ? host.pinned_memory(true) : host;
 
+    u.overwritten.assign(L.params.size(), {0, 0});
+    u.unwritten = std::make_unique<std::uint8_t[]>(L.params.size());
     u.params.allocate(L.padded, compute);
     u.grads.allocate(L.padded, compute);
     u.views = u.params.views(L);
@@ -229,6 +231,8 @@ void ShardingEngine::optimizerStep()
     }
     if (!m_sharded && m_traits.shardsOptimizer)
         gatherUpdatedReplicas();
+    if (!m_overwritesKnown)
+        learnOverwrittenRanges();
 }
 
 bool ShardingEngine::fusedOptimizerStep()

@@ -33,6 +33,7 @@
 
 #include <array>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 namespace shardwise::runner {
@@ -58,7 +59,7 @@ public:
 
     // UnitHooks (called from the model's forward and from autograd hooks).
     const std::vector<at::Tensor>& parameters(std::size_t unit) override;
-    at::Tensor gradientOf(std::size_t unit, std::size_t slot) override;
+    GradientSink gradientSink(std::size_t unit, std::size_t slot) override;
     LinearWeight linearWeight(std::size_t unit, std::size_t first, std::size_t count,
                               std::optional<std::size_t> biasFirst) override;
     at::Tensor enterLayer(std::size_t unit, const at::Tensor& hidden) override;
@@ -101,6 +102,12 @@ private:
         bool gathered = false;
         CommTicket gatherDone;
         bool reduced = false; // gradient reduction issued this step
+        // Gradient ranges one writer fills whole each step (a linear's weight or bias rows, the head's
+        // gradient sink), by their first slot: not zeroed, their writer overwrites them (linear.hpp).
+        // Learnt from the first step's forward, whose buffers are zeroed whole.
+        std::vector<std::pair<std::int64_t, std::int64_t>> overwritten; // per slot: offset, numel (0: none)
+        std::unique_ptr<std::uint8_t[]> unwritten;                       // per slot
+        std::vector<std::pair<std::int64_t, std::int64_t>> zeroed;       // the rest: offset, numel
     };
 
     void allocateUnit(Unit& u, std::size_t index);
@@ -112,6 +119,10 @@ private:
     void prefetchForward(std::size_t index);
     void prefetchBackward(std::size_t index);
     void materializeGrads(Unit& u);
+    void resetGradients(Unit& u);
+    UnwrittenFlag overwriteFlag(Unit& u, std::size_t firstSlot, std::int64_t offset, std::int64_t numel);
+    void settleUnwritten(Unit& u);
+    void learnOverwrittenRanges();
     void reduceUnit(std::size_t index);
     void addToBucket(std::size_t index);
     void flushBucket();
@@ -132,6 +143,7 @@ private:
     bool m_useMaster;
     std::vector<Unit> m_units;
     std::int64_t m_step = 0;
+    bool m_overwritesKnown = false; // after the first step: zero only what no writer overwrites
 
     // DeepSpeed's independent-partition gradient bucket (zero1/zero2): the units whose reduction is
     // pending and their elements; reduced together once reduce_bucket_size is reached.

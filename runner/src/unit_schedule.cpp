@@ -4,6 +4,8 @@
 
 #include <torch/autograd.h>
 
+#include <algorithm>
+
 namespace shardwise::runner {
 
 namespace {
@@ -47,17 +49,71 @@ const std::vector<at::Tensor>& ShardingEngine::parameters(std::size_t unit)
     return m_units.at(unit).views;
 }
 
-at::Tensor ShardingEngine::gradientOf(std::size_t unit, std::size_t slot)
+GradientSink ShardingEngine::gradientSink(std::size_t unit, std::size_t slot)
 {
     auto& u = m_units.at(unit);
     materializeGrads(u);
-    return u.views.at(slot).grad();
+    const auto& s = u.layout.params.at(slot);
+    return {u.views.at(slot).grad(), overwriteFlag(u, slot, s.offset, s.numel)};
+}
+
+UnwrittenFlag ShardingEngine::overwriteFlag(Unit& u, std::size_t firstSlot, std::int64_t offset, std::int64_t numel)
+{
+    if (!m_overwritesKnown) {
+        // First step: the buffer was zeroed whole and the writer accumulates; remember the range.
+        u.overwritten.at(firstSlot) = {offset, numel};
+        return nullptr;
+    }
+    return u.overwritten.at(firstSlot).second > 0 ? &u.unwritten[firstSlot] : nullptr;
+}
+
+void ShardingEngine::learnOverwrittenRanges()
+{
+    for (auto& u : m_units) {
+        std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+        for (const auto& r : u.overwritten)
+            if (r.second > 0)
+                ranges.push_back(r);
+        std::sort(ranges.begin(), ranges.end());
+        std::int64_t at = 0;
+        for (const auto& [offset, numel] : ranges) {
+            if (offset > at)
+                u.zeroed.emplace_back(at, offset - at);
+            at = std::max(at, offset + numel);
+        }
+        if (at < u.layout.padded) // the padding too: the optimizer steps it and NCCL reduces it
+            u.zeroed.emplace_back(at, u.layout.padded - at);
+    }
+    m_overwritesKnown = true;
+}
+
+void ShardingEngine::resetGradients(Unit& u)
+{
+    auto& grads = u.grads.tensor();
+    if (!m_overwritesKnown) {
+        grads.zero_();
+        return;
+    }
+    for (const auto& [offset, numel] : u.zeroed)
+        grads.narrow(0, offset, numel).zero_();
+    for (std::size_t slot = 0; slot < u.overwritten.size(); ++slot)
+        u.unwritten[slot] = u.overwritten[slot].second > 0 ? 1 : 0;
+}
+
+void ShardingEngine::settleUnwritten(Unit& u)
+{
+    // A range whose writer did not run this step holds whatever the allocator left there.
+    for (std::size_t slot = 0; slot < u.overwritten.size(); ++slot)
+        if (u.unwritten[slot]) {
+            u.grads.tensor().narrow(0, u.overwritten[slot].first, u.overwritten[slot].second).zero_();
+            u.unwritten[slot] = 0;
+        }
 }
 
 LinearWeight ShardingEngine::linearWeight(std::size_t unit, std::size_t first, std::size_t count,
                                           std::optional<std::size_t> biasFirst)
 {
-    const auto& u = m_units.at(unit);
+    auto& u = m_units.at(unit);
     const auto& slots = u.layout.params;
     const auto& head = slots.at(first);
     std::int64_t rows = 0;
@@ -70,6 +126,7 @@ LinearWeight ShardingEngine::linearWeight(std::size_t unit, std::size_t first, s
     LinearWeight w;
     w.weight = u.params.span(head.offset, {rows, head.shape[1]});
     w.weightGrad = u.grads.span(head.offset, {rows, head.shape[1]});
+    w.weightUnwritten = overwriteFlag(u, first, head.offset, rows * head.shape[1]);
     if (biasFirst && slots.at(*biasFirst).numel > 0) {
         const auto offset = slots.at(*biasFirst).offset;
         const auto& last = slots.at(*biasFirst + count - 1);
@@ -77,6 +134,7 @@ LinearWeight ShardingEngine::linearWeight(std::size_t unit, std::size_t first, s
             throw std::logic_error("linearWeight: bias slots of " + u.layout.name + " do not match the matrix");
         w.bias = u.params.span(offset, {rows});
         w.biasGrad = u.grads.span(offset, {rows});
+        w.biasUnwritten = overwriteFlag(u, *biasFirst, offset, rows);
     }
     return w;
 }
@@ -86,7 +144,7 @@ void ShardingEngine::beginStep()
     for (auto& u : m_units) {
         u.reduced = false;
         if (u.grads.materialized())
-            u.grads.tensor().zero_();
+            resetGradients(u);
     }
     if (m_sharded)
         guardComm([&] { ensureGathered(0); });
@@ -162,7 +220,7 @@ void ShardingEngine::materializeGrads(Unit& u)
     if (u.grads.materialized())
         return;
     u.grads.materialize();
-    u.grads.tensor().zero_();
+    resetGradients(u);
 }
 
 at::Tensor ShardingEngine::gatherSource(Unit& u)
@@ -245,6 +303,7 @@ void ShardingEngine::reduceUnit(std::size_t index)
     if (u.reduced)
         return;
     u.reduced = true;
+    settleUnwritten(u);
     const auto full = u.grads.tensor();
     switch (m_traits.reduction) {
     case GradReduction::AllReduce: m_lastReduction = m_comm.allReduceMean(full); return;

@@ -87,11 +87,13 @@ private slots:
     {
         QTest::addColumn<qint64>("rowsPerChunk");
         QTest::addColumn<bool>("intoSink");
-        QTest::newRow("automatic (one chunk)") << qint64{0} << false;
-        QTest::newRow("one row") << qint64{1} << false;
-        QTest::newRow("uneven") << qint64{3} << false;
-        QTest::newRow("two chunks") << qint64{6} << false;
-        QTest::newRow("uneven, into a gradient sink") << qint64{3} << true;
+        QTest::addColumn<bool>("unwritten");
+        QTest::newRow("automatic (one chunk)") << qint64{0} << false << false;
+        QTest::newRow("one row") << qint64{1} << false << false;
+        QTest::newRow("uneven") << qint64{3} << false << false;
+        QTest::newRow("two chunks") << qint64{6} << false << false;
+        QTest::newRow("uneven, into a gradient sink") << qint64{3} << true << false;
+        QTest::newRow("uneven, into an unwritten sink") << qint64{3} << true << true;
     }
     void chunkedHeadLossMatchesCrossEntropy()
     {
@@ -102,9 +104,15 @@ private slots:
         const auto hidden = at::randn({tokens, hiddenSize}).requires_grad_(true);
         const auto weight = at::randn({vocab, hiddenSize}).requires_grad_(true);
         const auto targets = at::randint(0, vocab, {tokens}, at::kLong);
-        const auto sink = intoSink ? at::zeros({vocab, hiddenSize}) : at::Tensor();
+        // An unwritten sink holds garbage (NaN) that the first chunk must overwrite, not add to.
+        QFETCH(bool, unwritten);
+        const auto sink = !intoSink ? at::Tensor()
+                          : unwritten ? at::full({vocab, hiddenSize}, std::nan(""))
+                                      : at::zeros({vocab, hiddenSize});
+        std::uint8_t sinkFlag = unwritten ? 1 : 0;
 
-        auto loss = chunkedHeadLoss(hidden, weight, targets, rowsPerChunk, sink);
+        auto loss = chunkedHeadLoss(hidden, weight, targets, rowsPerChunk, sink, unwritten ? &sinkFlag : nullptr);
+        QCOMPARE(sinkFlag, std::uint8_t{0});
         (loss * 2.5).backward(); // a non-unit incoming gradient reaches both gradients
         const auto gotHidden = hidden.grad().clone();
         QCOMPARE(weight.grad().defined(), !intoSink);
@@ -196,19 +204,26 @@ private slots:
     void linearIntoGradMatchesAutograd_data()
     {
         QTest::addColumn<bool>("withBias");
-        QTest::newRow("weight only") << false;
-        QTest::newRow("weight and bias") << true;
+        QTest::addColumn<bool>("unwritten");
+        QTest::newRow("weight only, accumulating") << false << false;
+        QTest::newRow("weight and bias, accumulating") << true << false;
+        QTest::newRow("weight only, overwriting an unwritten range") << false << true;
+        QTest::newRow("weight and bias, overwriting an unwritten range") << true << true;
     }
     void linearIntoGradMatchesAutograd()
     {
         // Two adjacent slots (as q and k are) in one flat parameter buffer and its gradient buffer,
-        // which already holds something: the backward must add to it, not overwrite it.
+        // which already holds something: the backward must add to it, not overwrite it; unless the
+        // range is flagged unwritten (what it holds is garbage), when it must overwrite it and clear
+        // the flag.
         QFETCH(bool, withBias);
+        QFETCH(bool, unwritten);
+        std::uint8_t weightFlag = unwritten ? 1 : 0;
+        std::uint8_t biasFlag = unwritten ? 1 : 0;
         at::manual_seed(17);
         const std::int64_t in = 6, outA = 5, outB = 3, out = outA + outB;
         const auto flat = at::randn({out * in + out});
         auto flatGrad = at::randn({out * in + out});
-        const auto before = flatGrad.clone();
         LinearWeight w;
         w.weight = flat.narrow(0, 0, out * in).view({out, in});
         w.weightGrad = flatGrad.narrow(0, 0, out * in).view({out, in});
@@ -216,6 +231,13 @@ private slots:
             w.bias = flat.narrow(0, out * in, out);
             w.biasGrad = flatGrad.narrow(0, out * in, out);
         }
+        w.weightUnwritten = &weightFlag;
+        w.biasUnwritten = &biasFlag;
+        // Garbage where the gradient is overwritten; NaN proves nothing of it is read.
+        const auto original = flatGrad.clone();
+        const auto before = unwritten ? at::zeros_like(flatGrad) : flatGrad.clone();
+        if (unwritten)
+            flatGrad.narrow(0, 0, withBias ? out * in + out : out * in).fill_(std::nan(""));
         const auto input = at::randn({2, 4, in}).requires_grad_(true);
         const auto upstream = at::randn({2, 4, out});
         const auto y = linearIntoGrad(input, w);
@@ -234,8 +256,10 @@ private slots:
         const auto biasPart = flatGrad.narrow(0, out * in, out) - before.narrow(0, out * in, out);
         if (withBias)
             QVERIFY2(allClose(biasPart, bias.grad(), 1e-5, 1e-5), qPrintable(worst(biasPart, bias.grad())));
-        else
-            QVERIFY(at::equal(biasPart, at::zeros_like(biasPart)));
+        else // no bias: the range after the weight is not touched
+            QVERIFY(at::equal(flatGrad.narrow(0, out * in, out), original.narrow(0, out * in, out)));
+        QCOMPARE(weightFlag, std::uint8_t{0});
+        QCOMPARE(biasFlag, static_cast<std::uint8_t>(!withBias && unwritten ? 1 : 0));
     }
 };
 
