@@ -384,7 +384,9 @@ int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>&
                          {"error", r.cell->error},
                          {"presets", comparisonJson(r.presets)},
                          {"calibrated", comparisonJson(r.calibrated)}};
-        c["measured_tokens_per_s"] = o.tokensPerS ? nlohmann::json(*o.tokensPerS) : nlohmann::json();
+        // A memory-only batch's tokens/s come from another runner binary: not reported beside the others.
+        c["measured_tokens_per_s"] =
+            o.tokensPerS && !memoryOnly(*r.cell, options) ? nlohmann::json(*o.tokensPerS) : nlohmann::json();
         c["measured_peak_allocated_gib"] =
             o.peakAllocatedBytes ? nlohmann::json(*o.peakAllocatedBytes / kGiB) : nlohmann::json();
         j["cells"].push_back(c);

@@ -1,0 +1,254 @@
+// shardwise-bench-fidelity analyze on two results folders written here as the runner writes them:
+// a timed batch (completed runs and an OOM) and a memory-only batch measured with another runner
+// binary (a completed run with an absurd tokens/s, and an OOM the presets predict to fit). Checks
+// the errors against the estimate, which cells count for which statistic, and the OOM verdicts.
+#include "shardwise/estimate/estimate.hpp"
+#include "shardwise/protocol/events.hpp"
+#include "shardwise/spec/presets.hpp"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+using namespace shardwise;
+
+namespace {
+
+const std::string kTimedCommit(40, 'a');
+const std::string kMemoryOnlyCommit(40, 'b');
+constexpr double kAbsurdTokensPerS = 999999.0; // from the memory-only batch: must never be compared
+
+struct CellSpec {
+    const char* model;
+    Strategy strategy;
+    int seq;
+    std::optional<double> tokensPerS; // completed with this; none: ran out of memory
+    double peakGiB = 0;
+};
+
+RunConfig runConfig(const CellSpec& c)
+{
+    RunConfig rc;
+    rc.model = *PresetCatalog::builtin().findModel(c.model);
+    rc.strategy = c.strategy;
+    rc.training.seqLen = c.seq;
+    rc.training.microBatch = 1;
+    rc.training.precision = PrecisionPolicy::PureBf16;
+    rc.device = DeviceKind::Cuda;
+    rc.worldSize = 1;
+    rc.warmupSteps = 2;
+    rc.timedSteps = 4;
+    return rc;
+}
+
+// What the analyzer predicts with the presets for a cell: the GPU preset and world 1 the folder says.
+EstimateInput estimateInput(const CellSpec& c)
+{
+    const RunConfig rc = runConfig(c);
+    EstimateInput in;
+    in.model = rc.model;
+    in.gpu = *PresetCatalog::builtin().findGpu("h200");
+    in.cluster.gpusPerNode = 1;
+    in.cluster.nodes = 1;
+    in.training = rc.training;
+    in.knobs = rc.knobs;
+    return in;
+}
+
+void writeCell(const std::filesystem::path& dir, const CellSpec& c)
+{
+    std::filesystem::create_directories(dir / "cells");
+    std::ofstream out(dir / "cells"
+                      / (std::string(c.model) + "__" + std::string(strategyId(c.strategy)) + "__" + std::to_string(c.seq)
+                         + ".jsonl"));
+    protocol::StartEvent start;
+    start.config = runConfig(c);
+    start.deviceName = "NVIDIA H200";
+    start.launcher = "shardwise";
+    out << protocol::serialize(start) << '\n';
+    if (c.tokensPerS) {
+        protocol::SummaryEvent s;
+        s.warmupSteps = 2;
+        s.timedSteps = 4;
+        s.tokensPerS = *c.tokensPerS;
+        s.medianStepS = c.seq / *c.tokensPerS;
+        s.memory.peakAllocated = static_cast<std::int64_t>(c.peakGiB * kGiB);
+        s.memory.peakReserved = s.memory.peakAllocated + (1LL << 30);
+        s.memory.reserved = s.memory.peakReserved;
+        s.memory.deviceTotal = 150'109'880'320;
+        s.memory.deviceFree = s.memory.deviceTotal - s.memory.reserved - (1LL << 30) * 13 / 10;
+        out << protocol::serialize(s) << '\n';
+    } else {
+        protocol::ErrorEvent e;
+        e.kind = protocol::ErrorKind::Oom;
+        e.message = "CUDA out of memory. Tried to allocate 1.16 GiB";
+        e.step = 0;
+        out << protocol::serialize(e) << '\n';
+    }
+}
+
+void writeDeviceTxt(const std::filesystem::path& dir, const std::string& commit)
+{
+    std::ofstream(dir / "device.txt") << "# one call\n2026-12-03T07:45:00Z\n" << commit
+                                      << "\nNVIDIA H200, 143771 MiB, 580.159.04\n";
+}
+
+const CellSpec kSmallTimed{"qwen2.5-0.5b", Strategy::Zero0, 1024, 40000.0, 5.6};
+const CellSpec kMediumTimed{"qwen2.5-1.5b", Strategy::Zero0, 1024, 25000.0, 15.0};
+const CellSpec kLargeOomTimed{"qwen2.5-14b", Strategy::Zero0, 8192, std::nullopt, 0};
+const CellSpec kMemoryOnlyCompleted{"qwen2.5-1.5b", Strategy::Zero1, 2048, kAbsurdTokensPerS, 16.5};
+const CellSpec kMemoryOnlyOom{"qwen2.5-0.5b", Strategy::Zero0, 2048, std::nullopt, 0};
+
+const nlohmann::json* findCell(const nlohmann::json& report, const CellSpec& c)
+{
+    for (const auto& cell : report.at("cells"))
+        if (cell.at("model") == c.model && cell.at("strategy") == strategyId(c.strategy) && cell.at("seq") == c.seq)
+            return &cell;
+    return nullptr;
+}
+
+} // namespace
+
+class TestFidelityAnalyze : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::filesystem::path m_timed;
+    std::filesystem::path m_memoryOnly;
+    nlohmann::json m_report;
+    std::string m_markdown;
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        const std::filesystem::path root = m_dir.path().toStdString();
+        m_timed = root / "timed";
+        m_memoryOnly = root / "memory-only";
+        for (const CellSpec& c : {kSmallTimed, kMediumTimed, kLargeOomTimed})
+            writeCell(m_timed, c);
+        for (const CellSpec& c : {kMemoryOnlyCompleted, kMemoryOnlyOom})
+            writeCell(m_memoryOnly, c);
+        writeDeviceTxt(m_timed, kTimedCommit);
+        writeDeviceTxt(m_memoryOnly, kMemoryOnlyCommit);
+
+        const QString out = QString::fromStdString((root / "report").string());
+        QProcess p;
+        p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
+                {QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(m_timed.string()),
+                 QStringLiteral("--memory-only-results"), QString::fromStdString(m_memoryOnly.string()),
+                 QStringLiteral("--out"), out});
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        std::ifstream json((out + QStringLiteral(".json")).toStdString());
+        m_report = nlohmann::json::parse(json);
+        std::ifstream md((out + QStringLiteral(".md")).toStdString());
+        std::stringstream text;
+        text << md.rdbuf();
+        m_markdown = text.str();
+    }
+
+    void timedCellsAreComparedWithThePresets_data()
+    {
+        QTest::addColumn<int>("which");
+        QTest::newRow("qwen2.5-0.5b") << 0;
+        QTest::newRow("qwen2.5-1.5b") << 1;
+    }
+    void timedCellsAreComparedWithThePresets()
+    {
+        QFETCH(int, which);
+        const CellSpec& spec = which == 0 ? kSmallTimed : kMediumTimed;
+        const nlohmann::json* cell = findCell(m_report, spec);
+        QVERIFY(cell);
+        const Estimate e = estimate(estimateInput(spec), spec.strategy);
+        QCOMPARE(cell->at("memory_only").get<bool>(), false);
+        QCOMPARE(cell->at("completed").get<bool>(), true);
+        QCOMPARE(cell->at("measured_tokens_per_s").get<double>(), *spec.tokensPerS);
+        const double tokensError = cell->at("presets").at("tokens_error").get<double>();
+        QVERIFY(std::fabs(tokensError - (e.throughput.tokensPerS / *spec.tokensPerS - 1.0)) < 1e-9);
+        const double measuredPeak = static_cast<double>(static_cast<std::int64_t>(spec.peakGiB * kGiB));
+        const double peakError = cell->at("presets").at("peak_error").get<double>();
+        QVERIFY(std::fabs(peakError - (e.memory.allocatedPeak() / measuredPeak - 1.0)) < 1e-9);
+        QVERIFY(cell->at("calibrated").at("tokens_error").is_number());
+    }
+
+    void memoryOnlyBatchCountsForPeakNotTokens()
+    {
+        const nlohmann::json& summary = m_report.at("summary");
+        // Tokens/s: the two completed timed cells only.
+        QCOMPARE(summary.at("presets").at("tokens").at("cells").get<int>(), 2);
+        QCOMPARE(summary.at("calibrated").at("tokens").at("cells").get<int>(), 2);
+        // Peak allocated: those two and the memory-only completed cell; the timed batches alone: two.
+        QCOMPARE(summary.at("presets").at("peak").at("cells").get<int>(), 3);
+        QCOMPARE(summary.at("timed_batches").at("presets").at("peak").at("cells").get<int>(), 2);
+
+        const nlohmann::json* cell = findCell(m_report, kMemoryOnlyCompleted);
+        QVERIFY(cell);
+        QCOMPARE(cell->at("memory_only").get<bool>(), true);
+        QVERIFY(cell->at("measured_tokens_per_s").is_null());
+        QVERIFY(cell->at("presets").at("tokens_error").is_null());
+        QVERIFY(cell->at("calibrated").at("tokens_error").is_null());
+        const Estimate e = estimate(estimateInput(kMemoryOnlyCompleted), kMemoryOnlyCompleted.strategy);
+        const double measuredPeak = static_cast<double>(static_cast<std::int64_t>(kMemoryOnlyCompleted.peakGiB * kGiB));
+        QVERIFY(std::fabs(cell->at("presets").at("peak_error").get<double>()
+                          - (e.memory.allocatedPeak() / measuredPeak - 1.0))
+                < 1e-9);
+
+        // The report names the batch and its runner, and the other binary's speed appears nowhere.
+        QVERIFY(m_markdown.find("## Memory and verdicts only: `" + m_memoryOnly.string() + "` (runner "
+                                + kMemoryOnlyCommit + ")")
+                != std::string::npos);
+        QVERIFY(m_markdown.find("`" + m_timed.string() + "` (runner " + kTimedCommit + "): tokens/s, memory and verdicts")
+                != std::string::npos);
+        QVERIFY(m_markdown.find("| 999999 |") == std::string::npos);
+        QVERIFY(m_markdown.find("| 1000000 |") == std::string::npos);
+        // The cell has one row, in its batch's section, not in the timed per-cell table.
+        const std::string row = "| qwen2.5-1.5b | zero1 | 2048 |";
+        const auto first = m_markdown.find(row);
+        QVERIFY(first != std::string::npos && m_markdown.find(row, first + 1) == std::string::npos);
+        QVERIFY(first > m_markdown.find("## Memory and verdicts only"));
+    }
+
+    void oomEventsAreMeasuredVerdicts()
+    {
+        const nlohmann::json& summary = m_report.at("summary");
+        QCOMPARE(summary.at("ooms").get<int>(), 2);
+        // The 14B OOM was predicted not to fit (right); the memory-only 0.5B OOM at 2048 tokens was
+        // predicted to fit (wrong): a memory-only batch's verdicts count.
+        const nlohmann::json* large = findCell(m_report, kLargeOomTimed);
+        const nlohmann::json* small = findCell(m_report, kMemoryOnlyOom);
+        QVERIFY(large && small);
+        QCOMPARE(large->at("oom").get<bool>(), true);
+        QCOMPARE(large->at("presets").at("predicted_fits").get<bool>(), false);
+        QCOMPARE(small->at("oom").get<bool>(), true);
+        QCOMPARE(small->at("presets").at("predicted_fits").get<bool>(), true);
+        QVERIFY(small->at("presets").at("peak_error").is_null());
+        QCOMPARE(summary.at("presets").at("wrong_verdicts").get<int>(), 1);
+        QVERIFY(m_markdown.find("- qwen2.5-0.5b zero0 seq 2048 (memory-only batch): wrong verdict") != std::string::npos);
+    }
+
+    void missingBatchFolderIsNamed()
+    {
+        const QString missing = m_dir.filePath(QStringLiteral("no-such-batch"));
+        QProcess p;
+        p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
+                {QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(m_timed.string()),
+                 QStringLiteral("--memory-only-results"), missing});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 2);
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(err.contains(QStringLiteral("--memory-only-results")) && err.contains(missing), qPrintable(err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFidelityAnalyze)
+#include "test_fidelity_analyze.moc"
