@@ -67,6 +67,7 @@ struct MeasuredCell {
     bool completed = false; // a summary event arrived
     std::string error;      // the first error event's kind and message, if any
     std::size_t batch = 0;  // index into ReportOptions::batches
+    std::vector<double> timedStepS; // the timed steps' times, in order: how much the cell itself varies
 };
 std::vector<MeasuredCell> readResults(const std::filesystem::path& dir, const shardwise::GpuSpec& gpu);
 

@@ -233,9 +233,9 @@ int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>&
            << " | not counted | - | " << summaryCells(calibrate::summarizePeak(c)) << " |\n";
     }
     if (anyMemoryOnly)
-        md << "| presets, every batch | " << rows.size() << " | (timed batches only) | - | " << summaryCells(presetPeak)
-           << " |\n| calibrated, every batch | " << rows.size() << " | (timed batches only) | - | "
-           << summaryCells(calPeak) << " |\n";
+        md << "| presets, every batch (peak only) | " << rows.size() << " | - | - | " << summaryCells(presetPeak)
+           << " |\n| calibrated, every batch (peak only) | " << rows.size() << " | - | - | " << summaryCells(calPeak)
+           << " |\n";
     md << "\n";
     md << "Targets:\n\n";
     md << "- calibrated tokens/s within 15 % per held-out cell: " << worseThan(calibrated, &Comparison::tokensError, 0.15)
@@ -245,7 +245,7 @@ int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>&
     md << "- uncalibrated within 25 %: tokens/s " << worseThan(presets, &Comparison::tokensError, 0.25) << " of "
        << presetTokens.count << " outside, peak allocated " << worseThan(presets, &Comparison::peakError, 0.25)
        << " of " << presetPeak.count << " outside\n";
-    md << "- verdicts: " << ooms << " runs ran out of memory; wrong verdicts (an OOM predicted to fit, or a completed "
+    md << "- verdicts: runs that ran out of memory: " << ooms << "; wrong verdicts (an OOM predicted to fit, or a completed "
           "run predicted not to fit): presets "
        << wrongVerdicts(presets) << ", calibrated " << wrongVerdicts(calibrated) << " of " << rows.size() << "\n";
     md << "- cells the planner predicted not to fit and that were not run: " << notRun.size() << "\n\n";
@@ -257,13 +257,28 @@ int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>&
            << what << "\n";
         ++misses;
     };
+    // A tokens/s miss is read beside how much the cell's own timed steps varied.
+    const auto stepSpread = [](const MeasuredCell& c) {
+        const auto& t = c.timedStepS;
+        if (t.size() < 2)
+            return std::string();
+        std::vector<double> sorted = t;
+        std::sort(sorted.begin(), sorted.end());
+        const std::size_t n = sorted.size();
+        const double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+        std::string steps;
+        for (double s : t)
+            steps += (steps.empty() ? "" : ", ") + num(1e3 * s, "%.1f");
+        return " (its " + std::to_string(n) + " timed steps: " + steps + " ms; max - min = "
+            + num(100.0 * (sorted.back() - sorted.front()) / median, "%.1f %%") + " of their median)";
+    };
     for (const Row& r : rows) {
         if (r.calibrated.tokensError && std::fabs(*r.calibrated.tokensError) > 0.15)
-            miss(r, "calibrated tokens/s " + pct(r.calibrated.tokensError));
+            miss(r, "calibrated tokens/s " + pct(r.calibrated.tokensError) + stepSpread(*r.cell));
         if (r.calibrated.peakError && std::fabs(*r.calibrated.peakError) > 0.10)
             miss(r, "calibrated peak " + pct(r.calibrated.peakError));
         if (r.presets.tokensError && std::fabs(*r.presets.tokensError) > 0.25)
-            miss(r, "presets tokens/s " + pct(r.presets.tokensError));
+            miss(r, "presets tokens/s " + pct(r.presets.tokensError) + stepSpread(*r.cell));
         if (r.presets.peakError && std::fabs(*r.presets.peakError) > 0.25)
             miss(r, "presets peak " + pct(r.presets.peakError));
         if (r.calibrated.verdictWrong() || r.presets.verdictWrong())

@@ -47,6 +47,9 @@ std::optional<MeasuredCell> readCell(const std::filesystem::path& file, const Gp
             o.strategy = rc.strategy;
             cell.modelId = rc.model.id;
             cell.seq = rc.training.seqLen;
+        } else if (const auto* step = std::get_if<protocol::StepEvent>(&*event)) {
+            if (step->timed && step->rank == 0)
+                cell.timedStepS.push_back(step->stepTimeS);
         } else if (const auto* summary = std::get_if<protocol::SummaryEvent>(&*event)) {
             cell.completed = true;
             calibrate::Observation& o = cell.observation;
