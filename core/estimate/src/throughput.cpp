@@ -107,9 +107,9 @@ Schedule schedule(const ThroughputContext& ctx, const EstimateInput& in, Strateg
         if (s == Strategy::Fsdp2ReshardOffload) {
             // Every gather first copies the host shard up: each layer's in forward and again in
             // backward, and its gradient shard down; the root stays gathered from its upload before
-            // the first layer to the end of backward, then its gradient comes down. The runs fit the
-            // copies of both directions as sharing one bandwidth better than as running side by side
-            // (bench/results/fidelity.md).
+            // the first layer to the end of backward, then its gradient comes down. Both directions
+            // count against one bandwidth: each reduction waits for the download two units back, and
+            // the next gather's upload queues behind that reduction (docs/formulas.md).
             sc.layerCopyBytes = 3.0 * kBf16Bytes * layerParams / w * microSteps;
             sc.exposedCopyBytes = 2.0 * kBf16Bytes * rootParams / w * microSteps;
             sc.copyWindow = 1.0;
