@@ -43,8 +43,11 @@ at::Tensor DecoderModel::layer(UnitHooks& hooks, std::size_t unit, const at::Ten
 
     // q, k and v as one GEMM over the adjacent [q; k; v] rows; split (not narrowed) so backward joins
     // the three gradients with one concatenation.
+    // The norms' outputs are recomputed in backward, not kept (linear.hpp, NormedInput).
+    const NormedInput inputNorm{x, p[InputNorm], m.normEps};
     const auto a = rmsNorm(x, p[InputNorm]);
-    const auto qkv = linearIntoGrad(a, hooks.linearWeight(unit, Q, 3, QBias)).split_with_sizes({qOut, kvOut, kvOut}, -1);
+    const auto qkv = linearIntoGrad(a, hooks.linearWeight(unit, Q, 3, QBias), &inputNorm)
+                         .split_with_sizes({qOut, kvOut, kvOut}, -1);
     auto q = qkv[0].view({b, t, m.heads, m.headDim}).transpose(1, 2);
     auto k = qkv[1].view({b, t, m.kvHeads, m.headDim}).transpose(1, 2);
     const auto v = qkv[2].view({b, t, m.kvHeads, m.headDim}).transpose(1, 2);
@@ -53,8 +56,9 @@ at::Tensor DecoderModel::layer(UnitHooks& hooks, std::size_t unit, const at::Ten
     const auto attn = compat::causalAttention(q, k, v).transpose(1, 2).reshape({b, t, qOut});
     const auto h = x + linearIntoGrad(attn, hooks.linearWeight(unit, O, 1, std::nullopt));
 
+    const NormedInput postNorm{h, p[PostNorm], m.normEps};
     const auto n = rmsNorm(h, p[PostNorm]);
-    const auto gateUp = linearIntoGrad(n, hooks.linearWeight(unit, Gate, 2, std::nullopt));
+    const auto gateUp = linearIntoGrad(n, hooks.linearWeight(unit, Gate, 2, std::nullopt), &postNorm);
     return h + linearIntoGrad(swiglu(gateUp), hooks.linearWeight(unit, Down, 1, std::nullopt));
 }
 

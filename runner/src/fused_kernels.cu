@@ -131,7 +131,96 @@ __global__ void rotaryKernel(const __nv_bfloat16* x, RotaryShape s, const __nv_b
     }
 }
 
+// Running maximum and sum of exp(x - maximum) (Milakov and Gimelshein 2018, "Online normalizer
+// calculation for softmax"): one pass over a row.
+struct MaxSum {
+    float max;
+    float sum;
+};
+
+__device__ __forceinline__ MaxSum combine(MaxSum a, MaxSum b)
+{
+    const float m = fmaxf(a.max, b.max);
+    if (m == -INFINITY)
+        return {m, 0.0f};
+    return {m, a.sum * __expf(a.max - m) + b.sum * __expf(b.max - m)};
+}
+
+__device__ __forceinline__ MaxSum take(MaxSum acc, float x)
+{
+    if (x > acc.max)
+        return {x, acc.sum * __expf(acc.max - x) + 1.0f};
+    return {acc.max, acc.sum + __expf(x - acc.max)};
+}
+
+constexpr int kCeThreads = 512;
+
+template <int Vec>
+__global__ void crossEntropyKernel(__nv_bfloat16* logits, const std::int64_t* targets, float* rowLoss,
+                                   std::int64_t vocab, float scale)
+{
+    __shared__ MaxSum warpTotals[kCeThreads / 32];
+    __shared__ float targetLogit;
+    __shared__ float lse;
+    auto* row = logits + static_cast<std::int64_t>(blockIdx.x) * vocab;
+    const std::int64_t target = targets[blockIdx.x];
+    const bool valid = target >= 0 && target < vocab;
+    if (threadIdx.x == 0)
+        targetLogit = valid ? __bfloat162float(row[target]) : NAN;
+
+    MaxSum acc{-INFINITY, 0.0f};
+    for (std::int64_t c = threadIdx.x * Vec; c < vocab; c += blockDim.x * Vec) {
+        const auto p = *reinterpret_cast<const Pack<Vec>*>(row + c);
+#pragma unroll
+        for (int k = 0; k < Vec; ++k)
+            acc = take(acc, __bfloat162float(p.v[k]));
+    }
+    for (int offset = 16; offset > 0; offset /= 2)
+        acc = combine(acc, MaxSum{__shfl_xor_sync(0xffffffffu, acc.max, offset),
+                                  __shfl_xor_sync(0xffffffffu, acc.sum, offset)});
+    if (threadIdx.x % 32 == 0)
+        warpTotals[threadIdx.x / 32] = acc;
+    __syncthreads(); // also orders the read of the target's logit before the overwrite below
+    if (threadIdx.x == 0) {
+        MaxSum total = warpTotals[0];
+        for (int w = 1; w < static_cast<int>(blockDim.x / 32); ++w)
+            total = combine(total, warpTotals[w]);
+        lse = total.max + logf(total.sum);
+        rowLoss[blockIdx.x] = lse - targetLogit;
+    }
+    __syncthreads();
+
+    const float l = lse;
+    for (std::int64_t c = threadIdx.x * Vec; c < vocab; c += blockDim.x * Vec) {
+        auto p = *reinterpret_cast<Pack<Vec>*>(row + c);
+#pragma unroll
+        for (int k = 0; k < Vec; ++k) {
+            float g = __expf(__bfloat162float(p.v[k]) - l) * scale;
+            if (c + k == target)
+                g -= scale;
+            p.v[k] = __float2bfloat16(g);
+        }
+        *reinterpret_cast<Pack<Vec>*>(row + c) = p;
+    }
+}
+
 } // namespace
+
+void crossEntropyInPlace(void* logits, const std::int64_t* targets, float* rowLoss, std::int64_t rows,
+                         std::int64_t vocab, float scale, cudaStream_t stream)
+{
+    if (rows == 0)
+        return;
+    if (rows > 0x7fffffff)
+        throw std::invalid_argument("cross-entropy kernel: more rows than a grid holds");
+    auto* l = static_cast<__nv_bfloat16*>(logits);
+    const auto grid = static_cast<unsigned int>(rows);
+    if (vocab % 8 == 0 && aligned16(logits))
+        crossEntropyKernel<8><<<grid, kCeThreads, 0, stream>>>(l, targets, rowLoss, vocab, scale);
+    else
+        crossEntropyKernel<1><<<grid, kCeThreads, 0, stream>>>(l, targets, rowLoss, vocab, scale);
+    check("cross-entropy kernel");
+}
 
 void swigluForward(const void* gateUp, std::int64_t gateUpStride, void* out, std::int64_t rows, std::int64_t ffn,
                    cudaStream_t stream)

@@ -38,4 +38,13 @@ struct RotaryShape {
 void rotary(const void* x, const RotaryShape& shape, const void* cos, const void* sin, void* out, bool inverse,
             cudaStream_t stream);
 
+// Cross-entropy of one chunk of bf16 logits [rows, vocab] (contiguous) against int64 targets [rows]:
+// rowLoss[r] = logsumexp(logits[r]) - logits[r, targets[r]] in fp32, and the logits overwritten in
+// place by (softmax(logits[r]) - onehot(targets[r])) * scale in bf16, the chunk's logit gradient.
+// Two passes over the bf16 logits per row (an online max / sum of exponentials, then the gradient);
+// the ATen composition it replaces made an fp32 copy of the chunk and about eight passes over it
+// (5.8 ms of a 105 ms step of Qwen2.5-3B on an H200). A target outside [0, vocab) gives a NaN loss.
+void crossEntropyInPlace(void* logits, const std::int64_t* targets, float* rowLoss, std::int64_t rows,
+                         std::int64_t vocab, float scale, cudaStream_t stream);
+
 } // namespace shardwise::runner::kernels

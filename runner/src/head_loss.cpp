@@ -1,8 +1,16 @@
 #include "head_loss.hpp"
 
+#include "fused_path.hpp"
+
 #include <torch/autograd.h>
 
 #include <cstdlib>
+
+#ifdef SHARDWISE_WITH_FUSED_KERNELS
+#include "fused_kernels.hpp"
+
+#include <ATen/cuda/CUDAContext.h>
+#endif
 
 namespace shardwise::runner {
 
@@ -15,10 +23,11 @@ struct GradSink {
     UnwrittenFlag unwritten = nullptr;
 };
 
-// Rows of logits handled at once by the head + loss: bounds the fp32 logits of one chunk to about
-// 256 MiB whatever the vocabulary (Qwen2.5: 151,936 x 4 bytes x 441 rows).
-// SHARDWISE_HEAD_CHUNK_ROWS=N overrides it (a smaller chunk lowers the step's memory peak by its fp32
-// logits, a larger one feeds the GEMMs more rows).
+// Rows of logits handled at once by the head + loss: as many as 256 MiB of fp32 logits hold, whatever
+// the vocabulary (Qwen2.5: 151,936 x 4 bytes x 441 rows). The fused CUDA path keeps only the chunk's
+// bf16 logits (128 MiB); the ATen path also their fp32 copy. Each chunk re-reads the head's weight,
+// which is why the chunk is not smaller. SHARDWISE_HEAD_CHUNK_ROWS=N overrides it (a smaller chunk
+// lowers the step's memory peak by its logits, a larger one feeds the GEMMs more rows).
 constexpr std::int64_t kHeadChunkBytes = 256LL << 20;
 
 std::int64_t defaultRowsPerChunk(std::int64_t vocab)
@@ -28,6 +37,33 @@ std::int64_t defaultRowsPerChunk(std::int64_t vocab)
         return v ? std::max<std::int64_t>(0, std::atoll(v)) : std::int64_t{0};
     }();
     return fromEnvironment > 0 ? fromEnvironment : kHeadChunkBytes / (vocab * 4);
+}
+
+// The chunk's summed cross-entropy added to `total`, and its logit gradient (softmax - onehot) / tokens
+// in the logits' dtype. bf16 on CUDA: one fused kernel in place over the bf16 logits (no fp32 copy of
+// the chunk exists); elsewhere the ATen composition in fp32.
+at::Tensor logitGradient(at::Tensor logits, const at::Tensor& targets, double inverseTokens, at::Tensor& total)
+{
+#ifdef SHARDWISE_WITH_FUSED_KERNELS
+    if (takesFusedPath(logits) && logits.is_contiguous()) {
+        const auto t = targets.contiguous();
+        auto rowLoss = at::empty({logits.size(0)}, logits.options().dtype(at::kFloat));
+        kernels::crossEntropyInPlace(logits.data_ptr(), t.data_ptr<std::int64_t>(), rowLoss.data_ptr<float>(),
+                                     logits.size(0), logits.size(1), static_cast<float>(inverseTokens),
+                                     at::cuda::getCurrentCUDAStream(logits.device().index()).stream());
+        total.add_(rowLoss.sum());
+        return logits;
+    }
+#endif
+    const auto dtype = logits.scalar_type();
+    auto wide = logits.to(at::kFloat);
+    logits = at::Tensor(); // the chunk's bf16 logits go before the fp32 work begins
+    const auto lse = at::logsumexp(wide, 1, /*keepdim=*/true);
+    total.add_((lse - wide.gather(1, targets)).sum());
+    // softmax - onehot, scaled for the mean, in place over the fp32 logits.
+    wide.sub_(lse).exp_();
+    wide.scatter_add_(1, targets, at::full({wide.size(0), 1}, -1.0, wide.options()));
+    return wide.mul_(inverseTokens).to(dtype);
 }
 
 // Output head and mean next-token cross-entropy in one, chunk by chunk over the tokens, with the
@@ -56,13 +92,7 @@ struct ChunkedHeadLoss : torch::autograd::Function<ChunkedHeadLoss> {
             const auto len = std::min(rows, tokens - begin);
             const auto h = hidden.narrow(0, begin, len);
             const auto t = targets.narrow(0, begin, len).unsqueeze(1);
-            auto logits = at::mm(h, weight.t()).to(at::kFloat);
-            const auto lse = at::logsumexp(logits, 1, /*keepdim=*/true);
-            total.add_((lse - logits.gather(1, t)).sum());
-            // softmax - onehot, scaled for the mean, in place over the fp32 logits.
-            logits.sub_(lse).exp_();
-            logits.scatter_add_(1, t, at::full({len, 1}, -1.0, logits.options()));
-            const auto dlogits = logits.mul_(inverseTokens).to(hidden.scalar_type());
+            const auto dlogits = logitGradient(at::mm(h, weight.t()), t, inverseTokens, total);
             auto rowsOfGradHidden = gradHidden.narrow(0, begin, len);
             at::mm_out(rowsOfGradHidden, dlogits, weight);
             if (into.unwritten && *into.unwritten) {

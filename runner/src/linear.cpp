@@ -1,5 +1,7 @@
 #include "linear.hpp"
 
+#include "compat.hpp"
+
 #include <torch/autograd.h>
 
 namespace shardwise::runner {
@@ -10,9 +12,16 @@ struct LinearIntoGrad : torch::autograd::Function<LinearIntoGrad> {
     // The buffers come as one non-tensor argument: they are not graph edges (and LibTorch before 2.0
     // rejects undefined tensor arguments, such as a missing bias); they are kept as data, not saved
     // variables, because the parameter buffer may be released and gathered again before backward.
-    static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& input, const LinearWeight& w)
+    static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& input, const LinearWeight& w,
+                              const NormedInput& normed)
     {
-        ctx->save_for_backward({input});
+        if (normed.input.defined()) {
+            ctx->saved_data["norm_input"] = normed.input;
+            ctx->saved_data["norm_weight"] = normed.weight;
+            ctx->saved_data["norm_eps"] = normed.eps;
+        } else {
+            ctx->save_for_backward({input});
+        }
         ctx->saved_data["weight"] = w.weight;
         ctx->saved_data["weight_grad"] = w.weightGrad;
         ctx->saved_data["bias_grad"] = w.biasGrad;
@@ -24,7 +33,14 @@ struct LinearIntoGrad : torch::autograd::Function<LinearIntoGrad> {
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                    torch::autograd::variable_list grads)
     {
-        const auto input = ctx->get_saved_variables()[0];
+        at::Tensor input;
+        if (ctx->saved_data.count("norm_input") != 0) {
+            at::NoGradGuard noGrad;
+            input = compat::rmsNorm(ctx->saved_data["norm_input"].toTensor(), ctx->saved_data["norm_weight"].toTensor(),
+                                    ctx->saved_data["norm_eps"].toDouble());
+        } else {
+            input = ctx->get_saved_variables()[0];
+        }
         const auto weight = ctx->saved_data["weight"].toTensor();
         auto weightGrad = ctx->saved_data["weight_grad"].toTensor();
         auto biasGrad = ctx->saved_data["bias_grad"].toTensor();
@@ -44,7 +60,7 @@ struct LinearIntoGrad : torch::autograd::Function<LinearIntoGrad> {
         if (biasGrad.defined())
             writeOrAccumulate(biasGrad, rows.sum(0),
                               reinterpret_cast<UnwrittenFlag>(ctx->saved_data["bias_unwritten"].toInt()));
-        return {at::matmul(grad, weight), at::Tensor()};
+        return {at::matmul(grad, weight), at::Tensor(), at::Tensor()};
     }
 };
 
@@ -60,9 +76,9 @@ void writeOrAccumulate(at::Tensor& target, const at::Tensor& update, UnwrittenFl
     }
 }
 
-at::Tensor linearIntoGrad(const at::Tensor& input, const LinearWeight& w)
+at::Tensor linearIntoGrad(const at::Tensor& input, const LinearWeight& w, const NormedInput* normed)
 {
-    return LinearIntoGrad::apply(input, w);
+    return LinearIntoGrad::apply(input, w, normed ? *normed : NormedInput{});
 }
 
 } // namespace shardwise::runner

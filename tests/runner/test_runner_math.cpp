@@ -3,6 +3,7 @@
 // with autograd, for several chunkings, the fused SwiGLU and the linear layer that writes its weight
 // gradient into the unit's buffer against autograd's.
 #include "adamw.hpp"
+#include "compat.hpp"
 #include "cpu_adamw.hpp"
 #include "flat_buffer.hpp"
 #include "head_loss.hpp"
@@ -260,6 +261,38 @@ private slots:
             QVERIFY(at::equal(flatGrad.narrow(0, out * in, out), original.narrow(0, out * in, out)));
         QCOMPARE(weightFlag, std::uint8_t{0});
         QCOMPARE(biasFlag, static_cast<std::uint8_t>(!withBias && unwritten ? 1 : 0));
+    }
+
+    void linearOverANormRecomputesTheSameGradients()
+    {
+        // The q/k/v and gate/up projections take an RMSNorm's output; with NormedInput the backward
+        // recomputes it from the norm's input: every gradient must equal the kept-input path's.
+        at::manual_seed(19);
+        const std::int64_t in = 8, out = 5;
+        const auto x = at::randn({2, 3, in});
+        const auto normWeight = at::randn({in});
+        const auto flat = at::randn({out * in});
+        auto gradKept = at::zeros({out * in});
+        auto gradRecomputed = at::zeros({out * in});
+        const auto upstream = at::randn({2, 3, out});
+        auto pass = [&](at::Tensor& weightGrad, bool recompute) {
+            const auto xs = x.clone().requires_grad_(true);
+            const auto nw = normWeight.clone().requires_grad_(true);
+            LinearWeight w;
+            w.weight = flat.view({out, in});
+            w.weightGrad = weightGrad.view({out, in});
+            const NormedInput normed{xs, nw, 1e-6};
+            const auto a = compat::rmsNorm(xs, nw, 1e-6);
+            const auto y = linearIntoGrad(a, w, recompute ? &normed : nullptr);
+            (y * upstream).sum().backward();
+            return std::make_pair(xs.grad(), nw.grad());
+        };
+        const auto kept = pass(gradKept, false);
+        const auto recomputed = pass(gradRecomputed, true);
+        QVERIFY(at::equal(gradKept, gradRecomputed));
+        QVERIFY(at::equal(kept.first, recomputed.first));
+        QVERIFY(at::equal(kept.second, recomputed.second));
+        QVERIFY(gradKept.abs().sum().item<double>() > 0.0);
     }
 };
 
