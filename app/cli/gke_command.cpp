@@ -132,7 +132,7 @@ int runGke(const std::vector<std::string>& args, std::ostream& out, std::ostream
         request.image = a.image;
         request.clusterName = a.clusterName;
         const Estimate& e = plan.candidate(strategy).estimate;
-        request.verdict = cloud::PlanVerdict{e.fits(), e.memory.devicePeak() / kGiB, in.gpu.memoryGiB(),
+        request.verdict = cloud::PlanVerdict{e.fits(), e.memory.requiredBytes() / kGiB, in.gpu.memoryGiB(),
                                              plan.recommendation.strategy == strategy};
         const cloud::GkePreparation p = cloud::prepareGke(request);
         if (a.format == "json")

@@ -44,6 +44,7 @@ std::optional<MeasuredCell> readCell(const std::filesystem::path& file, const Gp
             o.input.training = rc.training;
             o.input.training.expandableSegments = start->allocator.expandableSegments;
             o.input.knobs = rc.knobs;
+            o.input.normInputsKept = start->versions.activations != protocol::kNormInputsRecomputed;
             o.strategy = rc.strategy;
             cell.modelId = rc.model.id;
             cell.seq = rc.training.seqLen;

@@ -137,6 +137,7 @@ protocol::SoftwareVersions softwareVersions()
     protocol::SoftwareVersions v;
     v.runner = SHARDWISE_RUNNER_VERSION;
     v.libtorch = TORCH_VERSION;
+    v.activations = protocol::kNormInputsRecomputed; // linear.hpp, NormedInput
     v.kernels = fusedKernelsEnabled() ? "fused rotary + SwiGLU + cross-entropy on CUDA bf16, ATen elsewhere" : "ATen";
 #if defined(__clang__)
     v.compiler = "clang " __clang_version__;

@@ -39,7 +39,8 @@ double detail::causalAttentionFlopsPerToken(const ModelSpec& m, int seqLen)
 // runner's layer keeps (runner/src/decoder_model.cpp layer(), swiglu.cpp, linear.cpp; the count
 // follows Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models",
 // section 4.1, adapted to a pre-norm decoder with grouped K/V, no dropout and a fused gate/up GEMM):
-//   hidden-wide, bf16: layer input, input-norm output, post-attention residual, post-norm output  8h
+//   hidden-wide, bf16: layer input and post-attention residual (each norm's input)               4h
+//     (runners before versions.activations also kept both norms' outputs: + 4h)
 //   attention, bf16: rotated q, attention output, O-projection input (the contiguous copy)       6a
 //   rotated k and v, bf16, at their own (grouped) width: K/V are not repeated to every head       4kv
 //   flash attention's fp32 log-sum-exp per head                                                  4 heads
@@ -47,8 +48,9 @@ double detail::causalAttentionFlopsPerToken(const ModelSpec& m, int seqLen)
 //   SwiGLU, bf16: the fused gate/up output [2f] and the SwiGLU output [f]                        6f
 //     (GELU MLP: the up output and the GELU output, 4f)
 //   fp32 reciprocal RMS of the two norms                                                         8
-// Checked against the H200 runs: the peak grows by 1.0226 MB per token for Qwen2.5-0.5B (this count
-// with the final terms: 1.0225 MB) and 2.146 MB for Qwen2.5-1.5B (2.144 MB).
+// Checked against the H200 runs of a runner that kept the norm outputs: the peak grows by 1.0226 MB
+// per token for Qwen2.5-0.5B (this count with the final terms: 1.0225 MB) and 2.146 MB for
+// Qwen2.5-1.5B (2.144 MB).
 double detail::layerActivationBytesPerToken(const EstimateInput& in)
 {
     const ModelSpec& m = in.model;
@@ -56,7 +58,7 @@ double detail::layerActivationBytesPerToken(const EstimateInput& in)
     const double a = d(m.heads * m.headDim);
     const double kv = d(m.kvHeads * m.headDim);
     const double f = d(m.ffn);
-    double bytes = 8.0 * h + 6.0 * a + 4.0 * kv + 8.0;
+    double bytes = (in.normInputsKept ? 8.0 : 4.0) * h + 6.0 * a + 4.0 * kv + 8.0;
     bytes += in.attention == AttentionKernel::Flash ? 4.0 * d(m.heads)
                                                     : 2.0 * d(m.heads) * static_cast<double>(in.training.seqLen);
     bytes += m.activation == ActivationKind::SwiGlu ? 6.0 * f : 4.0 * f;

@@ -106,6 +106,8 @@ json versionsJson(const SoftwareVersions& v)
            {"nccl", v.nccl},     {"driver", v.driver},     {"compiler", v.compiler}};
     if (!v.kernels.empty())
         j["kernels"] = v.kernels;
+    if (!v.activations.empty())
+        j["activations"] = v.activations;
     return j;
 }
 
@@ -115,7 +117,7 @@ SoftwareVersions versionsFrom(const json& j, const std::string& event)
     return {f.get<std::string>("runner", ""), f.get<std::string>("libtorch", ""),
             f.get<std::string>("cuda", ""),   f.get<std::string>("nccl", ""),
             f.get<std::string>("driver", ""), f.get<std::string>("compiler", ""),
-            f.get<std::string>("kernels", "")};
+            f.get<std::string>("kernels", ""), f.get<std::string>("activations", "")};
 }
 
 } // namespace

@@ -191,7 +191,7 @@ std::optional<RunDetail> runDetail(const Database& db, std::int64_t id, double n
         if (s.step()) {
             if (!s.isNull(0))
                 d.config = nlohmann::json::parse(s.text(0), nullptr, false);
-            d.versions = {s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6), {}};
+            d.versions = {s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6), {}, {}};
             d.allocator = {s.text(7), s.integer(8) != 0};
         }
     }

@@ -311,7 +311,7 @@ void CloudPage::prepare()
     cloud::GkeRequest r = *m_request;
     r.run.strategy = *chosen;
     const Estimate& predicted = m_planResult->candidate(*chosen).estimate;
-    r.verdict = cloud::PlanVerdict{predicted.fits(), predicted.memory.devicePeak() / kGiB, r.gpu.memoryGiB(),
+    r.verdict = cloud::PlanVerdict{predicted.fits(), predicted.memory.requiredBytes() / kGiB, r.gpu.memoryGiB(),
                                    m_planResult->recommendation.strategy == *chosen};
     // A GPU without a GKE offering has no regions to pick; prepareGke says why.
     r.region = m_region->currentText().isEmpty() ? std::string("us-central1") : m_region->currentText().toStdString();

@@ -18,7 +18,7 @@ namespace shardwise::cloud {
 // What the planner said about the strategy being deployed, when a plan was made.
 struct PlanVerdict {
     bool fits = false;
-    double peakGiB = 0;     // predicted device peak per GPU
+    double peakGiB = 0;     // predicted memory the step needs per GPU (allocated peak + CUDA context): what the verdict weighs
     double capacityGiB = 0; // the GPU's memory
     bool recommended = false;
 };

@@ -25,6 +25,10 @@ struct EstimateInput {
     TrainingSpec training;
     TuningKnobs knobs;
     AttentionKernel attention = AttentionKernel::Flash;
+    // Runners whose start events carry no versions.activations kept the RMSNorm outputs feeding the
+    // q/k/v and gate/up projections for backward (2 x hidden bf16 per layer and token more than the
+    // current runner, which recomputes them). Set for measurements of such runners only.
+    bool normInputsKept = false;
 };
 
 // Throws SpecError naming the field when the input cannot be estimated (zero sizes, a GPU without

@@ -32,7 +32,13 @@ struct SoftwareVersions {
     std::string driver;   // NVIDIA driver, empty without a GPU
     std::string compiler;
     std::string kernels;  // the elementwise kernels the runner used, e.g. "fused rotary + SwiGLU"; empty if unknown
+    // What the decoder layers keep for backward (kNormInputsRecomputed below); empty: a runner from before
+    // this field, which kept the RMSNorm outputs feeding the q/k/v and gate/up projections.
+    std::string activations;
 };
+
+// SoftwareVersions::activations of a runner whose projections recompute their RMSNorm input in backward.
+inline constexpr const char* kNormInputsRecomputed = "norm-inputs-recomputed";
 
 struct AllocatorSettings {
     std::string conf;             // PYTORCH_ALLOC_CONF / PYTORCH_CUDA_ALLOC_CONF as seen by the runner
