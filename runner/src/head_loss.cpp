@@ -113,6 +113,9 @@ struct ChunkedHeadLoss : torch::autograd::Function<ChunkedHeadLoss> {
     {
         auto gradHidden = ctx->saved_data["grad_hidden"].toTensor();
         auto gradWeight = ctx->saved_data["grad_weight"].toTensor();
+        // saved_data outlives the backward (autograd releases only saved variables): drop them here.
+        ctx->saved_data.erase("grad_hidden");
+        ctx->saved_data.erase("grad_weight");
         const auto scale = grads[0].to(gradHidden.scalar_type());
         gradHidden.mul_(scale);
         gradWeight.mul_(scale); // the sink held nothing else (see chunkedHeadLoss)

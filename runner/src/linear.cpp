@@ -38,6 +38,10 @@ struct LinearIntoGrad : torch::autograd::Function<LinearIntoGrad> {
             at::NoGradGuard noGrad;
             input = compat::rmsNorm(ctx->saved_data["norm_input"].toTensor(), ctx->saved_data["norm_weight"].toTensor(),
                                     ctx->saved_data["norm_eps"].toDouble());
+            // Autograd releases saved variables after the backward, never saved_data: let the norm's
+            // input go with the norm's own saved copy instead of at the graph's end (after the
+            // optimizer step, while the loss tensor lives).
+            ctx->saved_data.erase("norm_input");
         } else {
             input = ctx->get_saved_variables()[0];
         }
