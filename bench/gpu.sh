@@ -2,14 +2,29 @@
 # Builds shardwise-runner against the machine's PyTorch (LibTorch + CUDA + NCCL) and measures every
 # strategy beside the PyTorch FSDP2 reference in the same call, then writes the results table.
 #
-#   bench/gpu.sh [all|runner|reference|probe|build]    (default: all)
+#   bench/gpu.sh [all|runner|reference|probe|build|scale]    (default: all)
+#
+# scale: the multi-GPU benchmark (issue 9) in one call: for each world size W of "1 $WORLDS" that the
+# machine has GPUs for, every model of MODELS and every strategy of STRATEGIES, W ranks (one per GPU,
+# LOCAL_RANK = GPU index), plus one `--probe` with W ranks per W for the collective bus bandwidths;
+# then bench/gpu/scaling_table.py (tokens/s per GPU at W over W=1). Events of rank R of a run go to
+# runner_<model>_<strategy>_<precision>_w<W>_r<R>.jsonl. World 1 runs come from the same call, so the
+# scaling figures compare runs of one machine and one binary.
+#   WORLDS="2 4 8" (default "1": world 1 only)  MODELS="qwen2.5-3b qwen2.5-7b"
+#   BUDGET_S=540: no run starts after that many seconds of the call (those left are listed as
+#   skipped in scale_manifest.tsv); RUN_TIMEOUT_S=150: wall-clock limit of one run (all its ranks),
+#   so one hung collective cannot take the call; PROBE_MAX_BYTES=268435456
+#   DEVICE=cpu: the same recipe on CPUs with Gloo (a rehearsal: default MODELS=tiny, SEQ=128,
+#   WARMUP=1, STEPS=3, no build: BUILD must hold bin/shardwise-runner), worlds not bounded by GPUs
+#   FIDELITY=path of shardwise-bench-fidelity (default $BUILD/bin/shardwise-bench-fidelity): when it
+#   exists, the planner's predictions for every cell go into the scaling table
 #
 # Environment (defaults = the benchmark of bench/results/h200.md):
 #   MODEL=qwen2.5-3b SEQ=2048 MICRO_BATCH=1 WARMUP=5 STEPS=15 (offload: OFFLOAD_WARMUP=4 OFFLOAD_STEPS=4)
 #   STRATEGIES="zero0 zero1 ..."  PRECISIONS="bf16 bf16-fp32-master"
 #   ATEN_STRATEGIES="zero0" also runs those with the ATen composition (SHARDWISE_FUSED_KERNELS=0)
 #   REFERENCE=path/to/fsdp2_reference.py (default .ref/fsdp2_reference.py; modes ddp reshard noreshard offload)
-#   RESULTS=dir for the JSON Lines and tables (default build-gpu/results)
+#   RESULTS=dir for the JSON Lines and tables (default build-gpu/results; scale: build-gpu/results-scale)
 #   BUILD=build dir (default build-gpu)
 #   ARCHIVE=file.tgz: also pack the results directory into one archive at the end (a machine that hands
 #   back a limited number of files still returns every run's events)
@@ -19,14 +34,42 @@ cd "$root"
 what="${1:-all}"
 build="${BUILD:-build-gpu}"
 results="${RESULTS:-$build/results}"
+# scale keeps its own folder: its rank files must not mix with the world-1 table of `all`.
+[[ "$what" == scale && -z "${RESULTS:-}" ]] && results="$build/results-scale"
+device="${DEVICE:-cuda}"
+[[ "$device" == cuda || "$device" == cpu ]] || { echo "DEVICE must be cuda or cpu, got $device" >&2; exit 2; }
+# CPU rehearsal defaults: a tiny model and a few steps, so the whole recipe runs in minutes on two cores.
+if [[ "$device" == cpu ]]; then
+    cpu_default() { echo "$1"; }
+else
+    cpu_default() { echo "$2"; }
+fi
 model="${MODEL:-qwen2.5-3b}"
-seq="${SEQ:-2048}"
+seq="${SEQ:-$(cpu_default 128 2048)}"
 mb="${MICRO_BATCH:-1}"
-warmup="${WARMUP:-5}"
-steps="${STEPS:-15}"
-offload_warmup="${OFFLOAD_WARMUP:-4}"
-offload_steps="${OFFLOAD_STEPS:-4}"
-strategies="${STRATEGIES:-zero0 zero1 zero2 zero3 fsdp2_noreshard fsdp2_reshard zero3_offload fsdp2_reshard_offload}"
+warmup="${WARMUP:-$(cpu_default 1 5)}"
+steps="${STEPS:-$(cpu_default 3 15)}"
+offload_warmup="${OFFLOAD_WARMUP:-$(cpu_default 1 4)}"
+offload_steps="${OFFLOAD_STEPS:-$(cpu_default 2 4)}"
+if [[ "$what" == scale ]]; then
+    # The scaling targets (zero1, zero2, fsdp2_noreshard at 4 GPUs) first, offload last: a call cut by
+    # its budget loses the least useful runs.
+    strategies="${STRATEGIES:-zero1 zero2 fsdp2_noreshard zero0 zero3 fsdp2_reshard zero3_offload fsdp2_reshard_offload}"
+else
+    strategies="${STRATEGIES:-zero0 zero1 zero2 zero3 fsdp2_noreshard fsdp2_reshard zero3_offload fsdp2_reshard_offload}"
+fi
+models="${MODELS:-$(cpu_default tiny "qwen2.5-3b qwen2.5-7b")}"
+worlds="${WORLDS:-1}"
+budget_s="${BUDGET_S:-540}"
+run_timeout_s="${RUN_TIMEOUT_S:-150}"
+probe_max_bytes="${PROBE_MAX_BYTES:-268435456}"
+fidelity="${FIDELITY:-$build/bin/shardwise-bench-fidelity}"
+for n in $worlds; do
+    [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "WORLDS: '$n' is not a world size (whole number >= 1)" >&2; exit 2; }
+done
+for n in "$budget_s" "$run_timeout_s" "$probe_max_bytes"; do
+    [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "BUDGET_S, RUN_TIMEOUT_S and PROBE_MAX_BYTES take whole numbers > 0, got '$n'" >&2; exit 2; }
+done
 precisions="${PRECISIONS:-bf16}"
 reference="${REFERENCE:-.ref/fsdp2_reference.py}"
 # The image keeps cmake and ninja beside its Python.
@@ -91,6 +134,144 @@ for line in sys.stdin:
         || tail -n 5 "$results/$tag.log"
 }
 
+# The three variables keep NCCL, PyTorch's symmetric memory and NVSHMEM off NVLink SHARP / multicast
+# (cuMulticastCreate), which the lent multi-GPU machines do not allow; the product's launcher sets
+# the same (core/dispatch/src/local_launch.cpp).
+nvls_off=(NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1)
+next_port=$((29600 + RANDOM % 200))
+scale_start=$SECONDS
+
+# Starts W ranks of one runner command (one per GPU, LOCAL_RANK = GPU index), each rank's stdout to
+# <tag>_r<R>.jsonl and stderr to .log, under one wall-clock limit; returns the first non-zero exit
+# code (124/137: the limit). A fresh MASTER_PORT per launch: a rank that has not released the last
+# one must not block the next rendezvous. Arguments: W tag limit_s runner-args...
+launch_world() {
+    local world="$1" tag="$2" limit="$3"
+    shift 3
+    local port=$next_port rank pids=() code=0 c
+    next_port=$((next_port + 1))
+    for ((rank = 0; rank < world; rank++)); do
+        env "${nvls_off[@]}" RANK=$rank WORLD_SIZE="$world" LOCAL_RANK=$rank LOCAL_WORLD_SIZE="$world" \
+            MASTER_ADDR=127.0.0.1 MASTER_PORT=$port SHARDWISE_LAUNCHER=bench-gpu.sh \
+            timeout --kill-after=5 "$limit" "$build/bin/shardwise-runner" "$@" \
+            >"$results/${tag}_r$rank.jsonl" 2>"$results/${tag}_r$rank.log" </dev/null &
+        pids+=($!)
+    done
+    for pid in "${pids[@]}"; do
+        c=0
+        wait "$pid" || c=$?
+        ((code == 0 && c != 0)) && code=$c
+    done
+    return $code
+}
+
+# Seconds left of BUDGET_S, and the limit one run gets from them.
+budget_left() { echo $((budget_s - (SECONDS - scale_start))); }
+run_limit() {
+    local left
+    left=$(budget_left)
+    echo $((left < run_timeout_s ? left : run_timeout_s))
+}
+
+# One run of W ranks; prints rank 0's summary with tokens/s for the whole world and per GPU.
+# Arguments: model strategy precision W.
+run_world() {
+    local m="$1" s="$2" p="$3" world="$4" w="$warmup" n="$steps" code=0
+    if [[ "$s" == *offload* ]]; then w="$offload_warmup"; n="$offload_steps"; fi
+    # A model JSON path is named by its file name without .json.
+    local tag
+    tag="runner_$(basename "$m" .json)_${s}_${p}_w${world}"
+    local limit t0=$SECONDS
+    limit=$(run_limit)
+    if ((limit < 10)); then
+        printf '%s\t%s\t%s\t%s\tskipped_budget\t\t\n' "$m" "$s" "$p" "$world" >>"$results/scale_manifest.tsv"
+        echo "$tag: skipped, $(budget_left) s of BUDGET_S left" >&2
+        return 0
+    fi
+    launch_world "$world" "$tag" "$limit" --model "$m" --device "$device" --strategy "$s" --precision "$p" \
+        --seq "$seq" --micro-batch "$mb" --warmup "$w" --steps "$n" ${RUNNER_ARGS:-} || code=$?
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$s" "$p" "$world" \
+        "$(case $code in 0) echo completed ;; 3) echo oom ;; 124 | 137) echo timeout ;; *) echo failed ;; esac)" \
+        "$code" "$((SECONDS - t0))" >>"$results/scale_manifest.tsv"
+    grep -h '"event":"summary"' "$results/${tag}_r0.jsonl" | python3 -c '
+import json,sys
+for line in sys.stdin:
+    s=json.loads(line); m=s["memory"]; w=s["world"]
+    print("%-14s %-22s W=%d %10.0f tok/s (%9.0f per GPU)  peak alloc %6.2f GiB  reserved %6.2f GiB  nccl %.3f exposed %.3f" % (sys.argv[1], sys.argv[2], w,
+          s["tokens_per_s"], s["tokens_per_s"] / w, m["peak_allocated"]/2**30, m["peak_reserved"]/2**30, s["nccl_share"], s["exposed_comm_share"]))' "$m" "$s" \
+        || { echo "$tag exited $code" >&2; tail -n 3 "$results/${tag}_r0.log" >&2; }
+}
+
+# One --probe with W ranks: matmul and copy rates per rank and, at W > 1, collective bus bandwidths.
+probe_world() {
+    local world="$1" code=0 limit
+    limit=$(run_limit)
+    ((limit >= 10)) || { echo "probe W=$world: skipped for lack of budget" >&2; return 0; }
+    launch_world "$world" "probe_w$world" "$limit" --probe --device "$device" --probe-max-bytes "$probe_max_bytes" \
+        || code=$?
+    ((code == 0)) || { echo "probe W=$world exited $code" >&2; tail -n 3 "$results/probe_w${world}_r0.log" >&2; }
+    grep -h '"event":"probe"' "$results/probe_w${world}_r0.jsonl" | python3 -c '
+import json,sys
+for line in sys.stdin:
+    e=json.loads(line)
+    print("probe W=%d: " % e["world"] + ", ".join("%s%s %.1f %s" % (r["kind"], " @%d MiB" % (r["bytes"] >> 20) if r["bytes"] >= 2**20 else "", r["value"], r["unit"]) for r in e["results"]))' || true
+}
+
+pack() {
+    [[ -n "${ARCHIVE:-}" ]] && tar czf "$ARCHIVE" -C "$(dirname "$results")" "$(basename "$results")"
+    return 0
+}
+
+# Worlds of the call: 1 first (the scaling baseline), then WORLDS in order, each once, up to the GPUs
+# the machine has (CPU rehearsal: no bound).
+scale_worlds() {
+    local have w list="" 
+    if [[ "$device" == cuda ]]; then
+        have=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+    else
+        have=1000000
+    fi
+    for w in 1 $worlds; do
+        if ((w > have)); then
+            echo "W=$w: skipped, the machine has $have GPUs" >&2
+            continue
+        fi
+        [[ " $list " == *" $w "* ]] || list="$list $w"
+    done
+    echo $list
+}
+
+run_scale() {
+    printf '# model\tstrategy\tprecision\tworld\toutcome\texit_code\tseconds\n' >"$results/scale_manifest.tsv"
+    local list w m s p
+    list=$(scale_worlds)
+    echo "worlds: $list; models: $models; strategies: $strategies; budget ${budget_s} s" >&2
+    for w in $list; do probe_world "$w"; done
+    pack
+    for m in $models; do
+        for s in $strategies; do
+            for p in $precisions; do
+                for w in $list; do run_world "$m" "$s" "$p" "$w"; done
+            done
+            pack
+        done
+    done
+    local predictions=()
+    if [[ -x "$fidelity" ]]; then
+        # The planner's predictions for the same cells (presets; world 1 also calibrated leave one model out).
+        if "$fidelity" analyze --results "$results" --out "$results/predictions" \
+            --command "bench/gpu.sh scale" >"$results/predictions.log" 2>&1; then
+            predictions=(--predictions "$results/predictions.json")
+        else
+            echo "shardwise-bench-fidelity analyze failed:" >&2
+            tail -n 5 "$results/predictions.log" >&2
+        fi
+    fi
+    python3 bench/gpu/scaling_table.py "$results" "${predictions[@]}" \
+        --commit "${COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}" \
+        --command "${SCALE_COMMAND:-WORLDS=\"$worlds\" MODELS=\"$models\" bench/gpu.sh scale}"
+}
+
 run_reference() {
     [[ -f "$reference" ]] || { echo "reference script $reference not found" >&2; return 1; }
     local mode
@@ -106,6 +287,21 @@ run_reference() {
 
 case "$what" in
 build) build_runner ;;
+scale)
+    if [[ "$device" == cuda ]]; then
+        device_facts
+        build_runner
+    else
+        [[ -x "$build/bin/shardwise-runner" ]] \
+            || { echo "DEVICE=cpu builds nothing: $build/bin/shardwise-runner not found (set BUILD)" >&2; exit 2; }
+        { lscpu | grep -E '^(Model name|CPU\(s\))' || true; free -g | head -2; } >"$results/device.txt" 2>&1
+        cat "$results/device.txt"
+    fi
+    # The commit measured, on its own line (shardwise-bench-fidelity reads 40-hex-digit lines as the
+    # runner's commit).
+    echo "${COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}" >>"$results/device.txt"
+    run_scale
+    ;;
 probe)
     build_runner
     RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=29511 \
@@ -142,7 +338,7 @@ runner | reference | all)
     done
     ;;
 *)
-    echo "usage: $0 [all|runner|reference|probe|build]" >&2
+    echo "usage: $0 [all|runner|reference|probe|build|scale]" >&2
     exit 2
     ;;
 esac

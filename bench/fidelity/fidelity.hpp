@@ -7,7 +7,10 @@
 #include "shardwise/calibrate/observation.hpp"
 #include "shardwise/spec/presets.hpp"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <filesystem>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -57,10 +60,12 @@ struct Batch {
 // record), in order of first appearance; empty when there is no device.txt.
 std::string runnerCommits(const std::filesystem::path& dir);
 
-// One runner output file (JSON Lines) per cell; files without a start event are skipped with a
-// warning on stderr.
+// One runner output file (JSON Lines) per world-1 cell; a run of W > 1 ranks writes one file per
+// rank, named alike but for the rank number at the end of the name (bench/gpu.sh scale:
+// runner_<model>_<strategy>_<precision>_w<W>_r<R>.jsonl), and those files make one cell. Files
+// without a start event (probes) are skipped with a warning on stderr.
 struct MeasuredCell {
-    std::filesystem::path file;
+    std::filesystem::path file; // world > 1: rank 0's file
     shardwise::calibrate::Observation observation;
     std::string modelId;
     int seq = 0;
@@ -68,6 +73,8 @@ struct MeasuredCell {
     std::string error;      // the first error event's kind and message, if any
     std::size_t batch = 0;  // index into ReportOptions::batches
     std::vector<double> timedStepS; // the timed steps' times, in order: how much the cell itself varies
+    int world = 1;   // ranks the run had (the start event's world size)
+    int ranksRead = 1; // rank files found for it; fewer than world: the run is incomplete
 };
 std::vector<MeasuredCell> readResults(const std::filesystem::path& dir, const shardwise::GpuSpec& gpu);
 
@@ -79,6 +86,12 @@ struct ReportOptions {
     std::vector<Batch> batches; // MeasuredCell::batch indexes these
 };
 // Returns the process exit code: 0 when every held-out cell could be predicted.
+// Cells of W > 1 ranks (multi-GPU, one node) stay out of leave-one-model-out and every fit: they are
+// compared with the presets and with `worldOneFit` (the calibration fitted on all world-1 cells).
 int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>& matrix, const ReportOptions& options);
+
+// The report's section and JSON key (`multi_gpu_cells`) for the cells of W > 1 ranks.
+void writeMultiGpuSection(std::ostream& markdown, nlohmann::json& report, const std::vector<const MeasuredCell*>& cells,
+                          const shardwise::Calibration& worldOneFit, const ReportOptions& options);
 
 } // namespace fidelity

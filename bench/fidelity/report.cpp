@@ -135,8 +135,18 @@ int wrongVerdicts(const std::vector<Comparison>& v)
 
 } // namespace
 
-int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>& matrix, const ReportOptions& options)
+int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<Cell>& matrix, const ReportOptions& options)
 {
+    // Leave one model out, the fits and the summary are the world-1 cells' (what the presets were
+    // fitted to); cells of W > 1 ranks are predicted with the presets and with the fit on every
+    // world-1 model, in their own section.
+    std::vector<MeasuredCell> cells;
+    std::vector<const MeasuredCell*> multiGpu;
+    for (const MeasuredCell& c : everyWorld)
+        if (c.world == 1)
+            cells.push_back(c);
+        else
+            multiGpu.push_back(&c);
     std::set<std::string> models;
     for (const MeasuredCell& c : cells)
         models.insert(c.modelId);
@@ -409,12 +419,14 @@ int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>&
     for (const Cell* c : notRun)
         j["predicted_oom_not_run"].push_back(
             {{"model", c->model}, {"strategy", strategyId(c->strategy)}, {"seq", c->seq}, {"predicted_peak_gib", c->predictedPeakGiB}});
+    if (!multiGpu.empty())
+        writeMultiGpuSection(md, j, multiGpu, allModels.calibration, options);
     std::ofstream(options.json) << j.dump(2) << '\n';
     std::printf("%zu cells, %zu models; calibrated tokens/s median %.1f %% worst %.1f %%, peak median %.1f %% worst "
                 "%.1f %%; wrong verdicts %d\n",
                 rows.size(), models.size(), 100 * calTokens.medianAbs, 100 * calTokens.worstAbs, 100 * calPeak.medianAbs,
                 100 * calPeak.worstAbs, wrongVerdicts(calibrated));
-    return rows.empty() ? 1 : 0;
+    return rows.empty() && multiGpu.empty() ? 1 : 0;
 }
 
 } // namespace fidelity

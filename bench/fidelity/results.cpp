@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdio>
 #include <fstream>
+#include <map>
 
 namespace fidelity {
 
@@ -15,11 +16,18 @@ namespace {
 
 double d(std::int64_t x) { return static_cast<double>(x); }
 
-// What one runner output file says about its cell.
-std::optional<MeasuredCell> readCell(const std::filesystem::path& file, const GpuSpec& gpu)
+// What one runner output file says about its cell, and which rank of the run wrote it.
+struct RankFile {
+    MeasuredCell cell;
+    int rank = 0;
+    double errorTime = 0; // unix seconds of the first error event: the first failure across ranks leads
+};
+
+std::optional<RankFile> readCell(const std::filesystem::path& file, const GpuSpec& gpu)
 {
     std::ifstream in(file);
-    MeasuredCell cell;
+    RankFile rankFile;
+    MeasuredCell& cell = rankFile.cell;
     cell.file = file;
     bool started = false;
     std::string line;
@@ -48,6 +56,8 @@ std::optional<MeasuredCell> readCell(const std::filesystem::path& file, const Gp
             o.strategy = rc.strategy;
             cell.modelId = rc.model.id;
             cell.seq = rc.training.seqLen;
+            cell.world = std::max(1, start->world);
+            rankFile.rank = start->rank;
         } else if (const auto* step = std::get_if<protocol::StepEvent>(&*event)) {
             if (step->timed && step->rank == 0)
                 cell.timedStepS.push_back(step->stepTimeS);
@@ -66,8 +76,10 @@ std::optional<MeasuredCell> readCell(const std::filesystem::path& file, const Gp
                     o.runtimeContextBytes = outside;
             }
         } else if (const auto* error = std::get_if<protocol::ErrorEvent>(&*event)) {
-            if (cell.error.empty())
+            if (cell.error.empty()) {
                 cell.error = std::string(protocol::errorKindId(error->kind)) + ": " + error->message;
+                rankFile.errorTime = error->time;
+            }
             if (error->kind == protocol::ErrorKind::Oom)
                 cell.observation.oom = true;
         }
@@ -77,7 +89,54 @@ std::optional<MeasuredCell> readCell(const std::filesystem::path& file, const Gp
         return std::nullopt;
     }
     cell.observation.label = cell.modelId + " " + std::string(strategyId(cell.observation.strategy)) + " seq "
-        + std::to_string(cell.seq);
+        + std::to_string(cell.seq) + (cell.world > 1 ? " W=" + std::to_string(cell.world) : std::string());
+    return rankFile;
+}
+
+// The files of one multi-rank run share their folder and name but for the rank number at the end.
+std::string runKey(const RankFile& f)
+{
+    std::string stem = f.cell.file.stem().string();
+    const std::string rank = std::to_string(f.rank);
+    if (stem.size() > rank.size() && stem.compare(stem.size() - rank.size(), rank.size(), rank) == 0)
+        stem.resize(stem.size() - rank.size());
+    return (f.cell.file.parent_path() / stem).string() + "\t" + std::to_string(f.cell.world);
+}
+
+// One cell from the rank files of a run: rank 0's configuration, tokens/s (every rank reports the
+// whole world's) and timed steps; the largest peak of any rank (the one that runs out of memory
+// first); the earliest error of any rank (the root cause, later ones are its echoes). The run
+// completed only if every rank's file is there with a summary.
+MeasuredCell mergeRanks(std::vector<RankFile> files)
+{
+    std::sort(files.begin(), files.end(), [](const RankFile& a, const RankFile& b) { return a.rank < b.rank; });
+    MeasuredCell cell = files.front().cell;
+    cell.ranksRead = static_cast<int>(files.size());
+    const auto largest = [](std::optional<double>& into, const std::optional<double>& x) {
+        if (x && (!into || *x > *into))
+            into = x;
+    };
+    const RankFile* firstError = nullptr;
+    bool everyRankCompleted = true;
+    for (const RankFile& f : files) {
+        const calibrate::Observation& o = f.cell.observation;
+        largest(cell.observation.peakAllocatedBytes, o.peakAllocatedBytes);
+        largest(cell.observation.peakReservedBytes, o.peakReservedBytes);
+        largest(cell.observation.runtimeContextBytes, o.runtimeContextBytes);
+        cell.observation.oom = cell.observation.oom || o.oom;
+        everyRankCompleted = everyRankCompleted && f.cell.completed;
+        if (!f.cell.error.empty() && (!firstError || f.errorTime < firstError->errorTime))
+            firstError = &f;
+    }
+    if (files.front().rank != 0)
+        cell.observation.tokensPerS.reset();
+    cell.completed = everyRankCompleted && files.front().rank == 0 && cell.ranksRead == cell.world;
+    if (!cell.completed)
+        cell.observation.tokensPerS.reset();
+    if (firstError)
+        cell.error = "rank " + std::to_string(firstError->rank) + " " + firstError->cell.error;
+    else if (cell.ranksRead != cell.world)
+        cell.error = "only " + std::to_string(cell.ranksRead) + " of " + std::to_string(cell.world) + " rank files";
     return cell;
 }
 
@@ -111,9 +170,23 @@ std::vector<MeasuredCell> readResults(const std::filesystem::path& dir, const Gp
             files.push_back(entry.path());
     std::sort(files.begin(), files.end());
     std::vector<MeasuredCell> cells;
-    for (const auto& f : files)
-        if (auto c = readCell(f, gpu))
-            cells.push_back(std::move(*c));
+    std::map<std::string, std::vector<RankFile>> runs; // world > 1, by runKey, in file order of their first rank
+    std::vector<std::string> runOrder;
+    for (const auto& f : files) {
+        auto c = readCell(f, gpu);
+        if (!c)
+            continue;
+        if (c->cell.world == 1) {
+            cells.push_back(std::move(c->cell));
+            continue;
+        }
+        const std::string key = runKey(*c);
+        if (!runs.count(key))
+            runOrder.push_back(key);
+        runs[key].push_back(std::move(*c));
+    }
+    for (const std::string& key : runOrder)
+        cells.push_back(mergeRanks(std::move(runs[key])));
     return cells;
 }
 
