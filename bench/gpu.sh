@@ -214,7 +214,7 @@ probe_world() {
 import json,sys
 for line in sys.stdin:
     e=json.loads(line)
-    print("probe W=%d: " % e["world"] + ", ".join("%s%s %.1f %s" % (r["kind"], " @%d MiB" % (r["bytes"] >> 20) if r["bytes"] >= 2**20 else "", r["value"], r["unit"]) for r in e["results"]))' || true
+    print("probe W=%d: " % e["world"] + ", ".join("%s%s %.3g %s" % (r["kind"], " @%d MiB" % (r["bytes"] >> 20) if r["bytes"] >= 2**20 else "", r["value"], r["unit"]) for r in e["results"]))' || true
 }
 
 pack() {
