@@ -5,13 +5,15 @@ over W=1, both from the same call), peak allocated / reserved (the largest of an
 and exposed communication (rank 0), beside the planner's predictions when given; and the probe's
 collective bus bandwidths per W. Writes PREFIX.md and PREFIX.json. Standard library only.
 
-usage: scaling_table.py RESULTS_DIR [--out PREFIX] [--predictions FIDELITY.json] [--commit SHA] [--command CMD]
+usage: scaling_table.py RESULTS_DIR [RESULTS_DIR ..] [--out PREFIX] [--predictions FIDELITY.json ..]
+                        [--commit SHA] [--command CMD]
 
 RESULTS_DIR holds runner_<model>_<strategy>_<precision>_w<W>_r<R>.jsonl (one file per rank),
 probe_w<W>_r<R>.jsonl, device.txt and scale_manifest.tsv as bench/gpu.sh scale writes them; the
 model, strategy, precision and W are read from each file's start event, not from its name.
---predictions is `shardwise-bench-fidelity analyze`'s JSON for the same folder (world-1 cells under
-"cells", W > 1 under "multi_gpu_cells").
+Several folders (one call per model, say) make one table; each run's W=1 baseline is looked up among
+all of them. --predictions (may repeat) is `shardwise-bench-fidelity analyze`'s JSON for the same
+folders (world-1 cells under "cells", W > 1 under "multi_gpu_cells").
 """
 import argparse
 import json
@@ -52,16 +54,16 @@ def read_rank_file(path):
     return start, summary, error
 
 
-def read_runs(res):
-    """One entry per run: its rank files merged, keyed by (model, strategy, precision, seq, W)."""
+def read_runs(dirs):
+    """One entry per run: its rank files merged, keyed by (model, strategy, precision, seq, W, folder)."""
     ranks = {}
-    for path in sorted(res.glob("runner_*.jsonl")):
+    for call, path in ((i, p) for i, res in enumerate(dirs) for p in sorted(res.glob("runner_*.jsonl"))):
         start, summary, error = read_rank_file(path)
         if start is None:
             continue
         cfg = start["config"]
         key = (cfg["model"]["id"], cfg["strategy"], cfg["training"]["precision"], cfg["training"]["seq_len"],
-               start.get("world", 1))
+               start.get("world", 1), call)
         ranks.setdefault(key, []).append({"rank": start.get("rank", 0), "file": path.name, "summary": summary,
                                           "error": error})
     runs = {}
@@ -70,6 +72,7 @@ def read_runs(res):
         world = key[4]
         rank0 = files[0] if files[0]["rank"] == 0 else None
         run = {"model": key[0], "strategy": key[1], "precision": key[2], "seq": key[3], "world": world,
+               "folder": str(dirs[key[5]]),
                "ranks_read": len(files), "file": rank0["file"] if rank0 else files[0]["file"]}
         errors = [f for f in files if f["error"]]
         complete = rank0 is not None and len(files) == world and all(f["summary"] for f in files)
@@ -89,25 +92,25 @@ def read_runs(res):
     return runs
 
 
-def read_manifest(res):
-    """(model, strategy, precision, W) -> outcome for runs the call did not finish (timeouts, budget)."""
+def read_manifest(dirs):
+    """(model, strategy, precision, W) -> how each launch ended (completed, timeout, skipped_budget ..)."""
     out = {}
-    path = res / "scale_manifest.tsv"
-    if not path.exists():
-        return out
-    for line in path.read_text().splitlines():
+    lines = [(call, line) for call, res in enumerate(dirs) if (res / "scale_manifest.tsv").exists()
+             for line in (res / "scale_manifest.tsv").read_text().splitlines()]
+    for call, line in lines:
         if not line or line.startswith("#"):
             continue
         f = line.split("\t")
         if len(f) >= 5:
-            out[(pathlib.Path(f[0]).name.removesuffix(".json"), f[1], f[2], int(f[3]))] = f[4]
+            out[(pathlib.Path(f[0]).name.removesuffix(".json"), f[1], f[2], int(f[3]), call)] = {
+                "outcome": f[4], "exit_code": f[5] if len(f) > 5 else "", "seconds": f[6] if len(f) > 6 else ""}
     return out
 
 
-def read_probes(res):
-    """Rank 0's probe event per W: collective bus bandwidths (nccl-tests convention) and matmul rate."""
+def read_probes(dirs):
+    """Rank 0's probe event per W and call: collective bus bandwidths (nccl-tests convention), matmul rate."""
     probes = []
-    for path in sorted(res.glob("probe_w*_r0.jsonl")):
+    for path in (p for res in dirs for p in sorted(res.glob("probe_w*_r0.jsonl"))):
         for e in events(path):
             if e.get("event") != "probe":
                 continue
@@ -122,36 +125,53 @@ def read_probes(res):
     return probes
 
 
-def read_predictions(path):
+def read_predictions(paths):
     """Rank 0's file name -> the planner's predictions for that cell (presets, and the calibrated ones)."""
-    if not path:
-        return {}
+    out = {}
+    for path in paths or []:
+        out.update(read_prediction_file(path))
+    return out
+
+
+def resolved(folder):
+    """A results folder as both tools name it, whatever path led to it."""
+    return str(pathlib.Path(folder).resolve())
+
+
+def read_prediction_file(path):
     report = json.loads(pathlib.Path(path).read_text())
     out = {}
     # Leave one model out needs another model to fit on: with one model its fold starts from the
     # presets with the additive time terms at 0 and fits nothing, which is no prediction.
     several_models = len(report.get("folds") or []) > 1
     for c in report.get("cells") or []:
-        out[c["file"]] = {"presets": c["presets"], "calibrated": c.get("calibrated") if several_models else None,
+        out[(resolved(c["batch"]), c["file"])] = {"presets": c["presets"], "calibrated": c.get("calibrated") if several_models else None,
                           "calibrated_kind": "leave one model out"}
     for c in report.get("multi_gpu_cells") or []:
-        out[c["file"]] = {"presets": c["presets"], "calibrated": c.get("calibrated_world1"),
+        out[(resolved(c["batch"]), c["file"])] = {"presets": c["presets"], "calibrated": c.get("calibrated_world1"),
                           "calibrated_kind": "fitted on world 1"}
     return out
 
 
-def build_rows(runs, predictions):
+def build_rows(runs, predictions, manifest):
     rows = []
     for key in sorted(runs, key=lambda k: (k[0], k[2], STRATEGY_ORDER.index(k[1]) if k[1] in STRATEGY_ORDER else 99,
-                                           k[3], k[4])):
+                                           k[3], k[4], k[5])):
         run = dict(runs[key])
-        base = runs.get((key[0], key[1], key[2], key[3], 1))
+        # A run killed by its wall-clock limit wrote no error event: the manifest says what happened.
+        launch = manifest.get((run["model"], run["strategy"], run["precision"], run["world"], key[5]))
+        if "failure" in run and launch and launch["outcome"] == "timeout" and not run["failure"].startswith("rank "):
+            run["failure"] = f"timeout: killed at the run's wall-clock limit after {launch['seconds']} s"
+        # W=1 of the same call when it has one (same machine, same binary), else of another call.
+        base = runs.get(key[:4] + (1, key[5]))
+        if not base or "tokens_per_s" not in base:
+            base = next((runs[k] for k in sorted(runs) if k[:5] == key[:4] + (1,) and "tokens_per_s" in runs[k]), base)
         if "tokens_per_s" in run and base and "tokens_per_s" in base:
             run["scaling"] = run["tokens_per_s_per_gpu"] / base["tokens_per_s_per_gpu"]
         if run["strategy"] in TARGET_STRATEGIES and run["world"] == TARGET_WORLD:
             run["scaling_target"] = TARGET_SCALING
             run["scaling_met"] = run.get("scaling", 0.0) >= TARGET_SCALING if "scaling" in run else None
-        p = predictions.get(run["file"])
+        p = predictions.get((resolved(run["folder"]), run["file"]))
         if p:
             pre = p["presets"]
             run["planner_tokens_per_s"] = pre["predicted_tokens_per_s"]
@@ -160,7 +180,7 @@ def build_rows(runs, predictions):
             if p["calibrated"]:
                 run["calibrated_tokens_per_s"] = p["calibrated"]["predicted_tokens_per_s"]
                 run["calibrated_kind"] = p["calibrated_kind"]
-            pbase = predictions.get(base["file"]) if base else None
+            pbase = predictions.get((resolved(base["folder"]), base["file"])) if base else None
             if pbase and pbase["presets"]["predicted_tokens_per_s"] > 0:
                 run["planner_scaling"] = (pre["predicted_tokens_per_s"] / run["world"]) / pbase["presets"]["predicted_tokens_per_s"]
         rows.append(run)
@@ -227,26 +247,29 @@ def markdown(rows, skipped, probes, device, commit, command, with_predictions):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("results")
-    ap.add_argument("--out", default=None, help="output prefix (default RESULTS_DIR/scaling)")
-    ap.add_argument("--predictions", default=None)
+    ap.add_argument("results", nargs="+")
+    ap.add_argument("--out", default=None, help="output prefix (default the first RESULTS_DIR/scaling)")
+    ap.add_argument("--predictions", action="append", default=[])
     ap.add_argument("--commit", default="unknown")
     ap.add_argument("--command", default="bench/gpu.sh scale")
     a = ap.parse_args()
-    res = pathlib.Path(a.results)
-    if not res.is_dir():
-        ap.error(f"results folder {res} does not exist")
-    prefix = pathlib.Path(a.out) if a.out else res / "scaling"
+    dirs = [pathlib.Path(r) for r in a.results]
+    for res in dirs:
+        if not res.is_dir():
+            ap.error(f"results folder {res} does not exist")
+    prefix = pathlib.Path(a.out) if a.out else dirs[0] / "scaling"
     prefix.parent.mkdir(parents=True, exist_ok=True)
-    runs = read_runs(res)
+    runs = read_runs(dirs)
     if not runs:
-        ap.error(f"no runner_*.jsonl with a start event under {res}")
+        ap.error("no runner_*.jsonl with a start event under " + ", ".join(map(str, dirs)))
     predictions = read_predictions(a.predictions)
-    rows = build_rows(runs, predictions)
-    measured = {(pathlib.Path(r["model"]).name, r["strategy"], r["precision"], r["world"]) for r in rows}
-    skipped = {k: v for k, v in read_manifest(res).items() if v == "skipped_budget" and k not in measured}
-    probes = read_probes(res)
-    device = (res / "device.txt").read_text() if (res / "device.txt").exists() else ""
+    manifest = read_manifest(dirs)
+    rows = build_rows(runs, predictions, manifest)
+    measured = {(r["model"], r["strategy"], r["precision"], r["world"]) for r in rows}
+    skipped = {k[:4]: v["outcome"] for k, v in manifest.items() if v["outcome"] == "skipped_budget" and k[:4] not in measured}
+    probes = read_probes(dirs)
+    device = "\n".join((f"{res}:\n" if len(dirs) > 1 else "") + (res / "device.txt").read_text().strip()
+                       for res in dirs if (res / "device.txt").exists())
     report = {"commit": a.commit, "command": a.command, "device": device.strip().splitlines(),
               "target": {"strategies": list(TARGET_STRATEGIES), "world": TARGET_WORLD, "scaling": TARGET_SCALING},
               "runs": rows, "not_run": [{"model": m, "strategy": s, "precision": p, "world": w, "why": why}
