@@ -82,6 +82,9 @@ struct ReportOptions {
     std::filesystem::path markdown;
     std::filesystem::path json;
     std::string command; // how the measurements were taken, quoted in the report
+    // Where the presets' coefficients were fitted, when not on these runs (their figures are then out of
+    // sample); empty: fitted on these runs.
+    std::string presetsFittedOn;
     std::string gpuId;
     std::vector<Batch> batches; // MeasuredCell::batch indexes these
 };

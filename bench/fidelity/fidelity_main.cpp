@@ -1,7 +1,7 @@
 // shardwise-bench-fidelity: the accuracy benchmark's planning and analysis (bench/fidelity/README.md).
 //   matrix  [--models a,b,..] [--seqs 1024,2048,..] [--gpu h200] [--oom-proofs N]   > matrix.tsv
 //   analyze --results DIR [--results DIR ..] [--memory-only-results DIR ..] [--matrix matrix.tsv]
-//           [--gpu h200] [--out PREFIX] [--command TEXT]
+//           [--gpu h200] [--out PREFIX] [--command TEXT] [--presets-fitted-on TEXT]
 #include "fidelity.hpp"
 
 #include "shardwise/spec/json.hpp"
@@ -22,8 +22,10 @@ int usage(const std::string& why)
                  "                                       [--warmup N] [--steps N] [--offload-warmup N] [--offload-steps N]\n"
                  "       shardwise-bench-fidelity analyze --results DIR [--results DIR ..] [--memory-only-results DIR ..]\n"
                  "                                        [--matrix FILE] [--gpu PRESET] [--out PREFIX] [--command TEXT]\n"
+                 "                                        [--presets-fitted-on TEXT]\n"
                  "  --results and --memory-only-results may repeat; a memory-only batch (another runner binary)\n"
-                 "  counts for peak memory and fit verdicts, not for tokens/s.\n",
+                 "  counts for peak memory and fit verdicts, not for tokens/s. --presets-fitted-on names the runs\n"
+                 "  the presets were fitted to when they are not these (the report then calls them out of sample).\n",
                  why.c_str());
     return 2;
 }
@@ -103,7 +105,7 @@ int main(int argc, char** argv)
         if (sub == "analyze") {
             for (const auto& [k, v] : flags)
                 if (k != "--results" && k != "--memory-only-results" && k != "--matrix" && k != "--gpu"
-                    && k != "--out" && k != "--command")
+                    && k != "--out" && k != "--command" && k != "--presets-fitted-on")
                     return usage(k + ": unknown flag for analyze");
             for (const auto& [k, v] : flags)
                 if (v.size() > 1 && k != "--results" && k != "--memory-only-results")
@@ -138,6 +140,7 @@ int main(int argc, char** argv)
             r.markdown = prefix + ".md";
             r.json = prefix + ".json";
             r.command = flag("--command", "");
+            r.presetsFittedOn = flag("--presets-fitted-on", "");
             r.gpuId = gpuId;
             return fidelity::writeReport(cells, matrix, r);
         }

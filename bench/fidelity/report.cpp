@@ -205,9 +205,14 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
     md << "# Fidelity: predicted against measured (" << options.gpuId << ", world 1)\n\n";
     md << "Written by `shardwise-bench-fidelity analyze` from the runner's events; every number below is\n"
           "computed from those files. Calibrated predictions are leave-one-model-out: the calibration\n"
-          "used for a model's cells was fitted on the other models' runs only.\n\n"
-          "The presets' coefficients were fitted to these same runs (docs/formulas.md), so the presets'\n"
-          "figures are in-sample. Each fold's fit starts from the presets with the additive time terms\n"
+          "used for a model's cells was fitted on the other models' runs only.\n\n";
+    if (options.presetsFittedOn.empty())
+        md << "The presets' coefficients were fitted to these same runs (docs/formulas.md), so the presets'\n"
+              "figures are in-sample. ";
+    else
+        md << "The presets' coefficients were fitted to other runs (" << options.presetsFittedOn
+           << "), so the presets' figures here are out of sample. ";
+    md << "Each fold's fit starts from the presets with the additive time terms\n"
           "(per-layer kernel and launch time, per-unit collective cost, per-strategy step cost) at 0, so\n"
           "nothing the held-out model's runs determined reaches its fold through the presets.\n\n";
     if (!options.command.empty())

@@ -144,18 +144,26 @@ MeasuredCell mergeRanks(std::vector<RankFile> files)
 
 std::string runnerCommits(const std::filesystem::path& dir)
 {
+    // A bare 40-hex line is the checkout's HEAD (git rev-parse, which a copied tree may report stale);
+    // "runner tree <sha>" names the tree the runner was built from and wins when present.
     std::ifstream in(dir / "device.txt");
-    std::vector<std::string> commits;
+    std::vector<std::string> heads;
+    std::vector<std::string> trees;
+    const std::string treePrefix = "runner tree ";
     std::string line;
     while (std::getline(in, line)) {
         while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back())))
             line.pop_back();
+        auto& into = line.rfind(treePrefix, 0) == 0 ? trees : heads;
+        if (&into == &trees)
+            line.erase(0, treePrefix.size());
         const bool hex = line.size() == 40 && std::all_of(line.begin(), line.end(), [](char ch) {
             return std::isxdigit(static_cast<unsigned char>(ch)) != 0;
         });
-        if (hex && std::find(commits.begin(), commits.end(), line) == commits.end())
-            commits.push_back(line);
+        if (hex && std::find(into.begin(), into.end(), line) == into.end())
+            into.push_back(line);
     }
+    const auto& commits = trees.empty() ? heads : trees;
     std::string joined;
     for (const std::string& c : commits)
         joined += (joined.empty() ? "" : ", ") + c;

@@ -258,6 +258,27 @@ private slots:
         const QString err = QString::fromUtf8(p.readAllStandardError());
         QVERIFY2(err.contains(QStringLiteral("--memory-only-results")) && err.contains(missing), qPrintable(err));
     }
+
+    void presetsFittedElsewhereAreCalledOutOfSample()
+    {
+        // Without --presets-fitted-on the report says the presets were fitted on these runs.
+        QVERIFY(m_markdown.find("figures are in-sample") != std::string::npos);
+        const QString out = m_dir.filePath(QStringLiteral("elsewhere"));
+        QProcess p;
+        p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
+                {QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(m_timed.string()),
+                 QStringLiteral("--presets-fitted-on"), QStringLiteral("the runs of batch A"), QStringLiteral("--out"),
+                 out});
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        std::ifstream md((out + QStringLiteral(".md")).toStdString());
+        std::stringstream text;
+        text << md.rdbuf();
+        const std::string report = text.str();
+        QVERIFY(report.find("fitted to other runs (the runs of batch A), so the presets' figures here are out of sample")
+                != std::string::npos);
+        QVERIFY(report.find("figures are in-sample") == std::string::npos);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestFidelityAnalyze)

@@ -503,24 +503,37 @@ private slots:
     }
 
     // Completed on the H200 near its 139.8 GiB (bench/results/fidelity-data): the verdict must say fits.
-    void measuredNearCapacityRunsFit_data()
+    // Runs on the H200 at the edge of its 139.8 GiB (bench/results/fidelity-data*): every one that
+    // completed must be predicted to fit, every one that ran out of memory not to. "kept": the runner
+    // of that run kept the norm outputs (EstimateInput::normInputsKept).
+    void measuredRunsNearCapacityGetTheirVerdict_data()
     {
         QTest::addColumn<QString>("model");
         QTest::addColumn<Strategy>("strategy");
         QTest::addColumn<int>("seqLen");
-        QTest::newRow("14b fsdp2_reshard 2048, 132.5 GiB") << "qwen2.5-14b" << Strategy::Fsdp2Reshard << 2048;
-        QTest::newRow("14b fsdp2_reshard 1024, 125.0 GiB") << "qwen2.5-14b" << Strategy::Fsdp2Reshard << 1024;
-        QTest::newRow("14b zero0 1024, 118.1 GiB") << "qwen2.5-14b" << Strategy::Zero0 << 1024;
-        QTest::newRow("7b zero3 8192, 98.9 GiB") << "qwen2.5-7b" << Strategy::Zero3 << 8192;
+        QTest::addColumn<bool>("normInputsKept");
+        QTest::addColumn<bool>("completed");
+        QTest::newRow("14b fsdp2_reshard 2048 kept, 132.5 GiB") << "qwen2.5-14b" << Strategy::Fsdp2Reshard << 2048 << true << true;
+        QTest::newRow("14b fsdp2_reshard 1024 kept, 125.0 GiB") << "qwen2.5-14b" << Strategy::Fsdp2Reshard << 1024 << true << true;
+        QTest::newRow("14b zero0 1024 kept, 118.1 GiB") << "qwen2.5-14b" << Strategy::Zero0 << 1024 << true << true;
+        QTest::newRow("7b zero3 8192 kept, 98.9 GiB") << "qwen2.5-7b" << Strategy::Zero3 << 8192 << true << true;
+        QTest::newRow("14b zero0 4096 kept, out of memory") << "qwen2.5-14b" << Strategy::Zero0 << 4096 << true << false;
+        QTest::newRow("14b zero2 4096 kept, out of memory") << "qwen2.5-14b" << Strategy::Zero2 << 4096 << true << false;
+        QTest::newRow("14b zero0 4096, 136.2 GiB") << "qwen2.5-14b" << Strategy::Zero0 << 4096 << false << true;
+        QTest::newRow("14b zero1 4096, 136.2 GiB") << "qwen2.5-14b" << Strategy::Zero1 << 4096 << false << true;
+        QTest::newRow("14b zero2 4096, out of memory") << "qwen2.5-14b" << Strategy::Zero2 << 4096 << false << false;
     }
-    void measuredNearCapacityRunsFit()
+    void measuredRunsNearCapacityGetTheirVerdict()
     {
         QFETCH(QString, model);
         QFETCH(Strategy, strategy);
         QFETCH(int, seqLen);
+        QFETCH(bool, normInputsKept);
+        QFETCH(bool, completed);
         EstimateInput in = input(model.toUtf8().constData(), "h200");
         in.training.seqLen = seqLen;
-        QVERIFY(estimate(in, strategy).fits());
+        in.normInputsKept = normInputsKept;
+        QCOMPARE(estimate(in, strategy).fits(), completed);
     }
 
     void fitProbeAgreesWithFitsByMemory_data()
