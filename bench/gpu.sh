@@ -148,19 +148,33 @@ scale_start=$SECONDS
 launch_world() {
     local world="$1" tag="$2" limit="$3"
     shift 3
-    local port=$next_port rank pids=() code=0 c
+    local port=$next_port rank code=0 c
+    local -A running=() # pid -> rank, the ranks not yet finished
     next_port=$((next_port + 1))
     for ((rank = 0; rank < world; rank++)); do
         env "${nvls_off[@]}" RANK=$rank WORLD_SIZE="$world" LOCAL_RANK=$rank LOCAL_WORLD_SIZE="$world" \
             MASTER_ADDR=127.0.0.1 MASTER_PORT=$port SHARDWISE_LAUNCHER=bench-gpu.sh \
             timeout --kill-after=5 "$limit" "$build/bin/shardwise-runner" "$@" \
             >"$results/${tag}_r$rank.jsonl" 2>"$results/${tag}_r$rank.log" </dev/null &
-        pids+=($!)
+        running[$!]=$rank
     done
-    for pid in "${pids[@]}"; do
+    local finished
+    while ((${#running[@]} > 0)); do
         c=0
-        wait "$pid" || c=$?
-        ((code == 0 && c != 0)) && code=$c
+        finished=""
+        wait -n -p finished "${!running[@]}" || c=$?
+        [[ -n "$finished" ]] || break # no child left to wait for
+        unset "running[$finished]"
+        if ((c != 0 && code == 0 && ${#running[@]} > 0)); then
+            code=$c
+            # The peers of a rank that failed (an OOM, say) wait in their next collective until the
+            # runner's --timeout-s: give them a few seconds to report the failure themselves, then
+            # end them (timeout forwards the signal), so one failed run does not spend the budget.
+            sleep 5
+            kill "${!running[@]}" 2>/dev/null || true
+        elif ((c != 0 && code == 0)); then
+            code=$c
+        fi
     done
     return $code
 }
