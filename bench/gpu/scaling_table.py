@@ -87,7 +87,8 @@ def read_runs(dirs):
             # The first error in time on any rank is the cause; the others' are its echoes.
             first = min(errors, key=lambda f: f["error"].get("time", 0)) if errors else None
             run["failure"] = (f"rank {first['rank']} {first['error'].get('kind', 'error')}: {first['error'].get('message', '')}"
-                              if first else f"no summary ({len(files)} of {world} rank files)")
+                              if first else
+                              f"{len(files)} of {world} rank files, {sum(1 for f in files if f['summary'])} with a summary")
         runs[key] = run
     return runs
 

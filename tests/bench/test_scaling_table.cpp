@@ -69,10 +69,13 @@ std::string tag(Strategy s, int world)
 }
 
 // Writes a run's rank files. tokensPerS is the whole world's, as every rank's summary reports it.
-void writeRun(const std::filesystem::path& dir, Strategy s, double tokensPerS, const std::vector<RankOutcome>& ranks)
+void writeRun(const std::filesystem::path& dir, Strategy s, double tokensPerS, const std::vector<RankOutcome>& ranks,
+              std::optional<int> lostRank = std::nullopt)
 {
     const int world = static_cast<int>(ranks.size());
     for (int r = 0; r < world; ++r) {
+        if (r == lostRank)
+            continue;
         std::ofstream out(dir / (tag(s, world) + "_r" + std::to_string(r) + ".jsonl"));
         protocol::StartEvent start;
         start.rank = r;
@@ -175,6 +178,8 @@ private slots:
         writeRun(m_results, Strategy::Fsdp2Reshard, 0.0,
                  {RankOutcome{std::nullopt, protocol::ErrorKind::Comm, 1105.0},
                   RankOutcome{std::nullopt, protocol::ErrorKind::Oom, 1100.0}});
+        // zero0 at 2 GPUs: rank 1's file never came back (a lost node, a cut-off archive).
+        writeRun(m_results, Strategy::Zero0, 20000.0, {done(30.0), done(30.0)}, 1);
         writeProbe(m_results, 2, 310.5);
         writeProbe(m_results, 4, 312.0);
         std::ofstream(m_results / "device.txt") << "NVIDIA H200, 143771 MiB, 580.159.04\n" << std::string(40, 'c') << '\n';
@@ -281,7 +286,7 @@ private slots:
     {
         // World-1 cells stay in leave-one-model-out; each W > 1 run is one cell, not one per rank.
         QCOMPARE(m_predictions.at("cells").size(), std::size_t{4});
-        QCOMPARE(m_predictions.at("multi_gpu_cells").size(), std::size_t{5});
+        QCOMPARE(m_predictions.at("multi_gpu_cells").size(), std::size_t{6});
         const auto& cells = m_predictions.at("multi_gpu_cells");
         const auto zero3 = std::find_if(cells.begin(), cells.end(),
                                         [](const nlohmann::json& c) { return c.at("strategy") == "zero3"; });
@@ -291,6 +296,24 @@ private slots:
         QCOMPARE(zero3->at("file").get<std::string>(), tag(Strategy::Zero3, 4) + "_r0.jsonl");
         QCOMPARE(zero3->at("measured_tokens_per_s").get<double>(), 36000.0);
         QVERIFY(std::fabs(zero3->at("measured_peak_allocated_gib").get<double>() - 11.25) < 1e-9);
+    }
+
+    void runMissingARankFileIsIncomplete()
+    {
+        const nlohmann::json* r = findRun(m_table, "zero0", 2);
+        QVERIFY(r);
+        QVERIFY(!r->contains("tokens_per_s"));
+        QCOMPARE(r->at("ranks_read").get<int>(), 1);
+        QCOMPARE(r->at("failure").get<std::string>(), std::string("1 of 2 rank files, 1 with a summary"));
+
+        const auto& cells = m_predictions.at("multi_gpu_cells");
+        const auto cell = std::find_if(cells.begin(), cells.end(),
+                                       [](const nlohmann::json& c) { return c.at("strategy") == "zero0"; });
+        QVERIFY(cell != cells.end());
+        QCOMPARE(cell->at("completed").get<bool>(), false);
+        QCOMPARE(cell->at("ranks_read").get<int>(), 1);
+        QVERIFY(cell->at("measured_tokens_per_s").is_null());
+        QCOMPARE(cell->at("error").get<std::string>(), std::string("only 1 of 2 rank files"));
     }
 
     void plannerPredictionsStandBesideTheMeasurements_data()
