@@ -37,38 +37,40 @@ struct Calibration {
     // world > 1; outside the caching allocator.
     double ncclBuffersGiB = 0.5;
     // Bytes per logit element of the one chunk of logits the runner's head + loss holds at a time
-    // (runner/src/head_loss.cpp: 256 MiB of fp32 logits per chunk): the fp32 logits (4); the bf16 GEMM
-    // output and the bf16 logits gradient (2 each) live beside them only briefly. The H200 runs fit 3.9.
-    double logitsBytesPerElement = 4.0;
+    // (runner/src/head_loss.cpp: as many rows as 256 MiB of fp32 logits would hold). On CUDA the fused
+    // cross-entropy kernel keeps only the bf16 logits, turned into their gradient in place (2); the
+    // ATen path keeps an fp32 copy too (4 + 2 briefly). The current runner's H200 runs fit 2.27 (the
+    // c992a39 runner's, ATen path, 3.3).
+    double logitsBytesPerElement = 2.27;
     // Allocated bytes independent of the shapes the model counts: cuBLAS workspaces, rotary tables,
-    // flat-buffer padding. Fitted to the H200 runs (0.24-0.42 GiB left after every counted term).
-    double deviceWorkspaceGiB = 0.31;
+    // flat-buffer padding. Fitted to the current runner's H200 runs (bench/results/fidelity-3ee897c.md).
+    double deviceWorkspaceGiB = 0.067;
     // Multiplier on the activation bytes counted tensor by tensor (docs/formulas.md): what a
     // framework keeps beyond that count (autograd's saved copies, attention workspaces) is fitted
     // from measured peaks; 1 means the count as written.
-    double activationBytesScale = 1.0;
+    double activationBytesScale = 1.0056;
 
     // --- Compute ---
     // Achieved fraction of the GPU's dense bf16 peak for the projection and head GEMMs (6 FLOPs per
-    // GEMM parameter per token). Fitted to the runner's world-1 zero0 runs on the H200 (Qwen2.5
-    // 0.5B-14B, sequences 1024-8192; bench/results/fidelity.md); the H200's bf16 8192^3 matmul probe
-    // reached 0.81 of the data sheet.
+    // GEMM parameter per token). Fitted to the current runner's world-1 runs on the H200 (Qwen2.5
+    // 0.5B-14B, sequences 1024-8192, the six GPU-resident strategies; bench/results/fidelity-3ee897c.md);
+    // the H200's bf16 8192^3 matmul probe reached 0.81 of the data sheet.
     double matmulEfficiency = 0.71;
     // Achieved fraction of the bf16 peak for causal flash attention at head_dim 128 (the time also
     // scales with 128 / head_dim: a tile's softmax work per score does not shrink with the head
     // width, FlashAttention-2, Dao 2023, section 4.1 benchmarks by head dimension). Same fit.
-    double attentionEfficiency = 0.34;
+    double attentionEfficiency = 0.64;
     // Achieved fraction of HBM bandwidth per byte of activations saved for backward: the norms,
     // rotary, SwiGLU, residual adds and their backward read and write the activations several times
     // over. Same fit.
-    double elementwiseHbmEfficiency = 0.073;
+    double elementwiseHbmEfficiency = 0.084;
     // GPU time per decoder layer per micro-step that does not grow with the tokens: the fixed
     // duration of its small kernels (norms, rotary, casts, residual adds). Same fit.
-    double layerKernelS = 5.5e-4;
+    double layerKernelS = 1.5e-4;
     // CPU time per decoder layer per micro-step to issue its forward and backward kernels. Small
     // models at short sequences are bound by it: Qwen2.5-0.5B at 1024 tokens took 26 ms per step on the
     // H200, of which the GEMMs are 5 ms, and grew only 8 ms from 1024 to 2048 tokens. Same fit.
-    double layerLaunchS = 1.05e-3;
+    double layerLaunchS = 1.12e-3;
     // Fraction of the shorter of GPU kernel time and CPU issue time that hides under the longer: 1
     // when the CPU runs ahead of the GPU perfectly (step = the longer of the two), 0 when they
     // serialise.
@@ -89,22 +91,23 @@ struct Calibration {
     double fsdp2GatherOverlap = 0.85;     // fsdp2: one flat all-gather per unit on its own stream, prefetched
     // CPU time per per-unit collective (issuing the gather or reduce, its copies and stream waits),
     // on the CPU side of the step: it costs time only while the CPU, not the GPU, bounds the step.
-    // Fitted to the H200 world-1 runs (0.03 ms).
-    double unitCollectiveOverheadS = 3.0e-5;
+    // Fitted to the current runner's H200 world-1 runs (0.06 ms).
+    double unitCollectiveOverheadS = 6.1e-5;
 
     // Per strategy, seconds per model parameter per optimizer step that the schedule's own
     // bookkeeping costs beyond what the terms above model: flat-buffer gather and reduce copies, casts,
-    // staging of offloaded shards. Fitted to the H200 world-1 runs: zero3 3.0e-12 s is 14 bytes per
-    // parameter at the H200's 4.8 TB/s, about the local copies of two gathers and one reduce (12
-    // bytes: each reads and writes 2). Seconds, not bytes: another GPU inherits the H200's figures
-    // until its own runs are fitted.
+    // staging of offloaded shards. Fitted to the H200 world-1 runs (GPU-resident strategies: the
+    // current runner's; offload: the c992a39 runner's): zero3 2.1e-12 s is 10 bytes per parameter at
+    // the H200's 4.8 TB/s, about the local copies of two gathers and one reduce (12 bytes: each reads
+    // and writes 2). Seconds, not bytes: another GPU inherits the H200's figures until its own runs
+    // are fitted.
     double zero0StepSPerParam = 0.0;
     double zero1StepSPerParam = 0.0;
-    double zero2StepSPerParam = 1.0e-12;
-    double zero3StepSPerParam = 3.0e-12;
+    double zero2StepSPerParam = 8.0e-13;
+    double zero3StepSPerParam = 2.1e-12;
     double zero3OffloadStepSPerParam = 1.7e-11;
-    double fsdp2NoReshardStepSPerParam = 2.4e-12;
-    double fsdp2ReshardStepSPerParam = 2.5e-12;
+    double fsdp2NoReshardStepSPerParam = 1.3e-12;
+    double fsdp2ReshardStepSPerParam = 1.8e-12;
     double fsdp2ReshardOffloadStepSPerParam = 7.6e-12;
 
     // --- Offload ---
