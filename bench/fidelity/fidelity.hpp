@@ -25,6 +25,11 @@ struct MatrixOptions {
     int offloadWarmup = 1; // offload steps are CPU-optimizer bound and take seconds each
     int offloadSteps = 2;
     int oomProofs = 3;     // predicted OOMs run anyway, the ones closest to fitting
+    // Short steps get more of them: at least this many seconds of timed steps (predicted), at most
+    // maxShortSteps steps and 5 warm-up. Small models at short sequences are bound by the CPU issuing
+    // kernels and their 4 timed steps spread by up to 35 % (bench/results/fidelity-3ee897c.md).
+    double minTimedSeconds = 1.0;
+    int maxShortSteps = 20;
     // Sequences measured first (tier 1 and 2); the others follow in tier 4.
     std::vector<int> firstSeqs{1024, 8192};
 };

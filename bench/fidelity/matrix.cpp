@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -65,6 +66,11 @@ std::vector<Cell> planMatrix(const PresetCatalog& catalog, const MatrixOptions& 
                 c.run = e.fits();
                 c.warmup = isOffload(t.strategy) ? o.offloadWarmup : o.warmup;
                 c.steps = isOffload(t.strategy) ? o.offloadSteps : o.steps;
+                const double stepS = e.throughput.stepTimeS;
+                if (c.steps * stepS < o.minTimedSeconds && stepS > 0.0) {
+                    c.steps = std::min(o.maxShortSteps, static_cast<int>(std::ceil(o.minTimedSeconds / stepS)));
+                    c.warmup = std::max(c.warmup, 5);
+                }
                 c.predictedPeakGiB = e.memory.devicePeak() / kGiB;
                 // An OOM ends in the first step.
                 c.estimatedSeconds = startupSeconds(in.model, t.strategy)

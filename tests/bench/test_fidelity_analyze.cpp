@@ -279,6 +279,35 @@ private slots:
                 != std::string::npos);
         QVERIFY(report.find("figures are in-sample") == std::string::npos);
     }
+
+    void matrixGivesShortStepsMoreTimedSteps()
+    {
+        // A step of a few tens of milliseconds (Qwen2.5-0.5B at 1024 tokens) gets 20 timed steps after
+        // 5 warm-up; a step of a second or more (14B at 8192) keeps the default 4 after 2.
+        QProcess p;
+        p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
+                {QStringLiteral("matrix"), QStringLiteral("--models"), QStringLiteral("qwen2.5-0.5b,qwen2.5-14b"),
+                 QStringLiteral("--seqs"), QStringLiteral("1024,8192")});
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        int checked = 0;
+        for (const QByteArray& line : p.readAllStandardOutput().split('\n')) {
+            const auto f = line.split('\t');
+            if (line.startsWith('#') || f.size() < 7 || f[1] != "zero0")
+                continue;
+            if (f[0] == "qwen2.5-0.5b" && f[2] == "1024") {
+                QCOMPARE(f[5].toInt(), 5);
+                QCOMPARE(f[6].toInt(), 20);
+                ++checked;
+            }
+            if (f[0] == "qwen2.5-14b" && f[2] == "8192") {
+                QCOMPARE(f[5].toInt(), 2);
+                QCOMPARE(f[6].toInt(), 4);
+                ++checked;
+            }
+        }
+        QCOMPARE(checked, 2);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestFidelityAnalyze)
