@@ -61,7 +61,7 @@ QVariant CandidateTableModel::data(const QModelIndex& index, int role) const
         case FitsColumn:
             return c.fits;
         case PeakColumn:
-            return c.peakGiB;
+            return c.allocatedPeakGiB;
         case TokensColumn:
             return c.tokensPerS;
         case MfuColumn:
@@ -83,7 +83,7 @@ QVariant CandidateTableModel::display(const CandidateView& c, int column) const
     case FitsColumn:
         return c.fits ? tr("fits") : tr("short by %1").arg(formatGiB(-c.headroomGiB));
     case PeakColumn:
-        return formatGiB(c.peakGiB);
+        return formatGiB(c.allocatedPeakGiB);
     case TokensColumn:
         return formatTokensPerS(c.tokensPerS);
     case MfuColumn:

@@ -19,7 +19,7 @@ struct MemoryPart {
 struct CandidateView {
     Strategy strategy = Strategy::Zero0;
     bool fits = false;
-    double peakGiB = 0;          // predicted peak per GPU
+    double peakGiB = 0;          // expected device use per GPU: allocated + allocator cache + context
     double headroomGiB = 0;      // capacity (after the planner's headroom) minus peak; negative = short
     double tokensPerS = 0;       // predicted, global
     double mfu = 0;              // 0..1
