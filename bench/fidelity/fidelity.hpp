@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,12 @@ struct Cell {
 
 shardwise::ModelSpec loadModel(const shardwise::PresetCatalog& catalog, const std::string& idOrPath);
 std::vector<Cell> planMatrix(const shardwise::PresetCatalog& catalog, const MatrixOptions& options);
+// Report formatting shared by the world-1 and the multi-GPU sections (report.cpp): a signed error as
+// "+1.2 %" ("-" when absent), a number in a printf format, a prediction's comparison as JSON.
+std::string formatError(const std::optional<double>& error);
+std::string formatNumber(double x, const char* format);
+nlohmann::json comparisonJson(const shardwise::calibrate::Comparison& c);
+
 // Tab-separated, one cell a line in run order, with a '#' header; what bench/fidelity/run.sh reads.
 void writeMatrix(std::ostream& out, const std::vector<Cell>& cells);
 std::vector<Cell> readMatrix(const std::filesystem::path& file);

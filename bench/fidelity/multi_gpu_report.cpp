@@ -18,37 +18,11 @@ using calibrate::Comparison;
 
 namespace {
 
-std::string pct(const std::optional<double>& e)
-{
-    if (!e)
-        return "-";
-    char b[32];
-    std::snprintf(b, sizeof b, "%+.1f %%", 100.0 * *e);
-    return b;
-}
-
-std::string num(double x, const char* format)
-{
-    char b[64];
-    std::snprintf(b, sizeof b, format, x);
-    return b;
-}
-
-nlohmann::json comparisonJson(const Comparison& c)
-{
-    nlohmann::json j{{"predicted_fits", c.predictedFits},
-                     {"predicted_tokens_per_s", c.predictedTokensPerS},
-                     {"predicted_peak_allocated_gib", c.predictedPeakBytes / kGiB}};
-    j["tokens_error"] = c.tokensError ? nlohmann::json(*c.tokensError) : nlohmann::json();
-    j["peak_error"] = c.peakError ? nlohmann::json(*c.peakError) : nlohmann::json();
-    return j;
-}
-
 std::string summary(const calibrate::ErrorSummary& s)
 {
     if (s.count == 0)
         return "- (no cell)";
-    return num(100.0 * s.medianAbs, "%.1f %%") + " median, " + num(100.0 * s.worstAbs, "%.1f %%") + " worst ("
+    return formatNumber(100.0 * s.medianAbs, "%.1f %%") + " median, " + formatNumber(100.0 * s.worstAbs, "%.1f %%") + " worst ("
         + s.worstLabel + "), " + std::to_string(s.count) + " cells";
 }
 
@@ -99,12 +73,12 @@ void writeMultiGpuSection(std::ostream& md, nlohmann::json& report, const std::v
             : c.completed                              ? std::string("completed")
                                                        : "failed: " + c.error;
         md << "| " << c.modelId << " | " << strategyId(c.observation.strategy) << " | " << c.seq << " | " << c.world
-           << " | " << (r.presets.measuredTokensPerS ? num(*r.presets.measuredTokensPerS, "%.0f") : "-") << " | "
-           << num(r.presets.predictedTokensPerS, "%.0f") << " | " << pct(r.presets.tokensError) << " | "
-           << num(r.calibrated.predictedTokensPerS, "%.0f") << " | " << pct(r.calibrated.tokensError) << " | "
-           << (r.presets.measuredPeakBytes ? num(*r.presets.measuredPeakBytes / kGiB, "%.2f") : "-") << " | "
-           << num(r.presets.predictedPeakBytes / kGiB, "%.2f") << " | " << pct(r.presets.peakError) << " | "
-           << num(r.calibrated.predictedPeakBytes / kGiB, "%.2f") << " | " << pct(r.calibrated.peakError) << " | "
+           << " | " << (r.presets.measuredTokensPerS ? formatNumber(*r.presets.measuredTokensPerS, "%.0f") : "-") << " | "
+           << formatNumber(r.presets.predictedTokensPerS, "%.0f") << " | " << formatError(r.presets.tokensError) << " | "
+           << formatNumber(r.calibrated.predictedTokensPerS, "%.0f") << " | " << formatError(r.calibrated.tokensError) << " | "
+           << (r.presets.measuredPeakBytes ? formatNumber(*r.presets.measuredPeakBytes / kGiB, "%.2f") : "-") << " | "
+           << formatNumber(r.presets.predictedPeakBytes / kGiB, "%.2f") << " | " << formatError(r.presets.peakError) << " | "
+           << formatNumber(r.calibrated.predictedPeakBytes / kGiB, "%.2f") << " | " << formatError(r.calibrated.peakError) << " | "
            << outcome << (r.presets.verdictWrong() ? " (presets' verdict wrong)" : "") << " |\n";
     }
 

@@ -17,6 +17,32 @@ using namespace shardwise;
 using calibrate::Comparison;
 using calibrate::ErrorSummary;
 
+std::string formatError(const std::optional<double>& error)
+{
+    if (!error)
+        return "-";
+    char b[32];
+    std::snprintf(b, sizeof b, "%+.1f %%", 100.0 * *error);
+    return b;
+}
+
+std::string formatNumber(double x, const char* format)
+{
+    char b[64];
+    std::snprintf(b, sizeof b, format, x);
+    return b;
+}
+
+nlohmann::json comparisonJson(const calibrate::Comparison& c)
+{
+    nlohmann::json j{{"predicted_fits", c.predictedFits},
+                     {"predicted_tokens_per_s", c.predictedTokensPerS},
+                     {"predicted_peak_allocated_gib", c.predictedPeakBytes / kGiB}};
+    j["tokens_error"] = c.tokensError ? nlohmann::json(*c.tokensError) : nlohmann::json();
+    j["peak_error"] = c.peakError ? nlohmann::json(*c.peakError) : nlohmann::json();
+    return j;
+}
+
 namespace {
 
 struct Row {
@@ -30,43 +56,17 @@ struct Fold {
     calibrate::CalibrationFit fit;
 };
 
-std::string pct(const std::optional<double>& e)
-{
-    if (!e)
-        return "-";
-    char b[32];
-    std::snprintf(b, sizeof b, "%+.1f %%", 100.0 * *e);
-    return b;
-}
-
-std::string num(double x, const char* format)
-{
-    char b[64];
-    std::snprintf(b, sizeof b, format, x);
-    return b;
-}
-
 std::string summaryCells(const ErrorSummary& s)
 {
     if (s.count == 0)
         return "- | - ";
-    return num(100.0 * s.medianAbs, "%.1f %%") + " | " + num(100.0 * s.worstAbs, "%.1f %%") + " (" + s.worstLabel
+    return formatNumber(100.0 * s.medianAbs, "%.1f %%") + " | " + formatNumber(100.0 * s.worstAbs, "%.1f %%") + " (" + s.worstLabel
         + ")";
 }
 
 nlohmann::json summaryJson(const ErrorSummary& s)
 {
     return {{"cells", s.count}, {"median_abs", s.medianAbs}, {"worst_abs", s.worstAbs}, {"worst_cell", s.worstLabel}};
-}
-
-nlohmann::json comparisonJson(const Comparison& c)
-{
-    nlohmann::json j{{"predicted_fits", c.predictedFits},
-                     {"predicted_tokens_per_s", c.predictedTokensPerS},
-                     {"predicted_peak_allocated_gib", c.predictedPeakBytes / kGiB}};
-    j["tokens_error"] = c.tokensError ? nlohmann::json(*c.tokensError) : nlohmann::json();
-    j["peak_error"] = c.peakError ? nlohmann::json(*c.peakError) : nlohmann::json();
-    return j;
 }
 
 int worseThan(const std::vector<Comparison>& v, std::optional<double> Comparison::*error, double limit)
@@ -283,19 +283,19 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
         const double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
         std::string steps;
         for (double s : t)
-            steps += (steps.empty() ? "" : ", ") + num(1e3 * s, "%.1f");
+            steps += (steps.empty() ? "" : ", ") + formatNumber(1e3 * s, "%.1f");
         return " (its " + std::to_string(n) + " timed steps: " + steps + " ms; max - min = "
-            + num(100.0 * (sorted.back() - sorted.front()) / median, "%.1f %%") + " of their median)";
+            + formatNumber(100.0 * (sorted.back() - sorted.front()) / median, "%.1f %%") + " of their median)";
     };
     for (const Row& r : rows) {
         if (r.calibrated.tokensError && std::fabs(*r.calibrated.tokensError) > 0.15)
-            miss(r, "calibrated tokens/s " + pct(r.calibrated.tokensError) + stepSpread(*r.cell));
+            miss(r, "calibrated tokens/s " + formatError(r.calibrated.tokensError) + stepSpread(*r.cell));
         if (r.calibrated.peakError && std::fabs(*r.calibrated.peakError) > 0.10)
-            miss(r, "calibrated peak " + pct(r.calibrated.peakError));
+            miss(r, "calibrated peak " + formatError(r.calibrated.peakError));
         if (r.presets.tokensError && std::fabs(*r.presets.tokensError) > 0.25)
-            miss(r, "presets tokens/s " + pct(r.presets.tokensError) + stepSpread(*r.cell));
+            miss(r, "presets tokens/s " + formatError(r.presets.tokensError) + stepSpread(*r.cell));
         if (r.presets.peakError && std::fabs(*r.presets.peakError) > 0.25)
-            miss(r, "presets peak " + pct(r.presets.peakError));
+            miss(r, "presets peak " + formatError(r.presets.peakError));
         if (r.calibrated.verdictWrong() || r.presets.verdictWrong())
             miss(r, std::string("wrong verdict (presets ") + (r.presets.predictedFits ? "fits" : "does not fit")
                         + ", calibrated " + (r.calibrated.predictedFits ? "fits" : "does not fit") + ")");
@@ -308,9 +308,9 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
        << "\n```\n\nFitted: ";
     for (std::size_t i = 0; i < allModels.fitted.size(); ++i)
         md << (i ? ", " : "") << allModels.fitted[i];
-    md << ". In-sample: tokens/s median " << num(100.0 * allModels.tokens.medianAbs, "%.1f %%") << ", worst "
-       << num(100.0 * allModels.tokens.worstAbs, "%.1f %%") << "; peak median "
-       << num(100.0 * allModels.peak.medianAbs, "%.1f %%") << ", worst " << num(100.0 * allModels.peak.worstAbs, "%.1f %%")
+    md << ". In-sample: tokens/s median " << formatNumber(100.0 * allModels.tokens.medianAbs, "%.1f %%") << ", worst "
+       << formatNumber(100.0 * allModels.tokens.worstAbs, "%.1f %%") << "; peak median "
+       << formatNumber(100.0 * allModels.peak.medianAbs, "%.1f %%") << ", worst " << formatNumber(100.0 * allModels.peak.worstAbs, "%.1f %%")
        << ".\n\n";
 
     md << "## Per cell\n\n| model | strategy | seq | measured tokens/s | presets | error | calibrated | error | "
@@ -325,12 +325,12 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
         const calibrate::Observation& o = r.cell->observation;
         const std::string measured = outcome(*r.cell);
         md << "| " << r.cell->modelId << " | " << strategyId(o.strategy) << " | " << r.cell->seq << " | "
-           << (r.presets.measuredTokensPerS ? num(*r.presets.measuredTokensPerS, "%.0f") : "-") << " | "
-           << num(r.presets.predictedTokensPerS, "%.0f") << " | " << pct(r.presets.tokensError) << " | "
-           << num(r.calibrated.predictedTokensPerS, "%.0f") << " | " << pct(r.calibrated.tokensError) << " | "
-           << (r.presets.measuredPeakBytes ? num(*r.presets.measuredPeakBytes / kGiB, "%.2f") : "-") << " | "
-           << num(r.presets.predictedPeakBytes / kGiB, "%.2f") << " | " << pct(r.presets.peakError) << " | "
-           << num(r.calibrated.predictedPeakBytes / kGiB, "%.2f") << " | " << pct(r.calibrated.peakError) << " | "
+           << (r.presets.measuredTokensPerS ? formatNumber(*r.presets.measuredTokensPerS, "%.0f") : "-") << " | "
+           << formatNumber(r.presets.predictedTokensPerS, "%.0f") << " | " << formatError(r.presets.tokensError) << " | "
+           << formatNumber(r.calibrated.predictedTokensPerS, "%.0f") << " | " << formatError(r.calibrated.tokensError) << " | "
+           << (r.presets.measuredPeakBytes ? formatNumber(*r.presets.measuredPeakBytes / kGiB, "%.2f") : "-") << " | "
+           << formatNumber(r.presets.predictedPeakBytes / kGiB, "%.2f") << " | " << formatError(r.presets.peakError) << " | "
+           << formatNumber(r.calibrated.predictedPeakBytes / kGiB, "%.2f") << " | " << formatError(r.calibrated.peakError) << " | "
            << measured << " | " << (r.presets.predictedFits ? "fits" : "does not fit") << " / "
            << (r.calibrated.predictedFits ? "fits" : "does not fit") << " |\n";
     }
@@ -346,9 +346,9 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
             if (r.cell->batch != b)
                 continue;
             md << "| " << r.cell->modelId << " | " << strategyId(r.cell->observation.strategy) << " | " << r.cell->seq
-               << " | " << (r.presets.measuredPeakBytes ? num(*r.presets.measuredPeakBytes / kGiB, "%.2f") : "-")
-               << " | " << num(r.presets.predictedPeakBytes / kGiB, "%.2f") << " | " << pct(r.presets.peakError)
-               << " | " << num(r.calibrated.predictedPeakBytes / kGiB, "%.2f") << " | " << pct(r.calibrated.peakError)
+               << " | " << (r.presets.measuredPeakBytes ? formatNumber(*r.presets.measuredPeakBytes / kGiB, "%.2f") : "-")
+               << " | " << formatNumber(r.presets.predictedPeakBytes / kGiB, "%.2f") << " | " << formatError(r.presets.peakError)
+               << " | " << formatNumber(r.calibrated.predictedPeakBytes / kGiB, "%.2f") << " | " << formatError(r.calibrated.peakError)
                << " | " << outcome(*r.cell) << " | " << (r.presets.predictedFits ? "fits" : "does not fit") << " / "
                << (r.calibrated.predictedFits ? "fits" : "does not fit") << (r.calibrated.verdictWrong() || r.presets.verdictWrong() ? " (wrong)" : "")
                << " |\n";
@@ -369,10 +369,10 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
                 EstimateInput in = sameModel->observation.input;
                 in.training.seqLen = c->seq;
                 const Estimate e = estimateMemory(in, c->strategy);
-                now = num(e.memory.requiredBytes() / kGiB, "%.1f") + " | " + (e.fits() ? "fits" : "does not fit");
+                now = formatNumber(e.memory.requiredBytes() / kGiB, "%.1f") + " | " + (e.fits() ? "fits" : "does not fit");
             }
             md << "| " << c->model << " | " << strategyId(c->strategy) << " | " << c->seq << " | "
-               << num(c->predictedPeakGiB, "%.1f") << " | " << now << " |\n";
+               << formatNumber(c->predictedPeakGiB, "%.1f") << " | " << now << " |\n";
         }
     }
     md << "\n## Leave-one-model-out folds\n\n| held out | fitted on (runs with tokens/s, with peak) | calibration |\n"
