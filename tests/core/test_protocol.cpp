@@ -106,6 +106,17 @@ private slots:
                                       << QStringLiteral("'rank'");
         QTest::newRow("wrong type") << QStringLiteral(R"({"v":1,"event":"step","rank":0,"step":"x"})")
                                     << QStringLiteral("'step'");
+        // Found by the protocol fuzzer: converting an out-of-range number to an integer field was
+        // undefined behaviour; it is now refused by name.
+        QTest::newRow("rank beyond int64") << QStringLiteral(R"({"v":1,"event":"step","rank":15555555555555555555555555})")
+                                          << QStringLiteral("'rank' is not an integer");
+        QTest::newRow("rank beyond int") << QStringLiteral(R"({"v":1,"event":"step","rank":4294967296,"step":1})")
+                                         << QStringLiteral("'rank' is not an integer");
+        QTest::newRow("fractional step") << QStringLiteral(R"({"v":1,"event":"step","rank":0,"step":2.5})")
+                                         << QStringLiteral("'step' is not an integer");
+        QTest::newRow("bytes beyond int64")
+            << QStringLiteral(R"({"v":1,"event":"step","rank":0,"step":1,"tokens":-1.33333e107})")
+            << QStringLiteral("'tokens' is not an integer");
         QTest::newRow("bad kind") << QStringLiteral(R"({"v":1,"event":"error","rank":0,"kind":"bad"})")
                                   << QStringLiteral("unknown kind 'bad'");
         QTest::newRow("probe results not array")
@@ -134,6 +145,14 @@ private slots:
         const std::string line = serialize(e);
         QVERIFY(line.find("\"config\"") == std::string::npos);
         QCOMPARE(std::get<StartEvent>(parseEvent(line)).rank, 2);
+    }
+
+    void integralFloatsAreAcceptedAsIntegers()
+    {
+        // Writers that emit every number as a double (2.0, 1e3) stay readable.
+        const auto s = std::get<StepEvent>(parseEvent(R"({"v":1,"event":"step","rank":1.0,"step":3,"tokens":1e3})"));
+        QCOMPARE(s.rank, 1);
+        QCOMPARE(s.tokens, std::int64_t{1000});
     }
 
     void foreignStdoutLinesAreSkipped()

@@ -2,6 +2,10 @@
 
 #include "shardwise/spec/json.hpp"
 
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
 namespace shardwise::protocol {
 
 using nlohmann::json;
@@ -42,6 +46,8 @@ public:
         auto it = m_j.find(name);
         if (it == m_j.end() || it->is_null())
             return fallback;
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+            return integer<T>(name, *it);
         try {
             return it->get<T>();
         } catch (const json::exception&) {
@@ -55,6 +61,38 @@ public:
         if (it == m_j.end() || it->is_null())
             throw ProtocolError("event '" + m_event + "': missing field '" + name + "'");
         return get<T>(name, T{});
+    }
+
+    // An integer field: a JSON integer, or a float with no fraction, inside T's range. Anything else
+    // (1e300, 2.5, a string) is refused by name; converting it unchecked is undefined behaviour.
+    template <typename T> T integer(const char* name, const json& v) const
+    {
+        using Limits = std::numeric_limits<T>;
+        bool ok = false;
+        T x{};
+        if (v.is_number_unsigned()) {
+            const auto u = v.get<std::uint64_t>();
+            ok = u <= static_cast<std::uint64_t>(Limits::max());
+            x = static_cast<T>(u);
+        } else if (v.is_number_integer()) {
+            const auto i = v.get<std::int64_t>();
+            ok = i >= static_cast<std::int64_t>(Limits::min()) && i <= static_cast<std::int64_t>(Limits::max());
+            x = static_cast<T>(i);
+        } else if (v.is_number_float()) {
+            const double d = v.get<double>();
+            // 2^53: every integer below it is exact in a double, and it is inside int64's range.
+            ok = std::isfinite(d) && std::floor(d) == d && std::abs(d) <= 9007199254740992.0
+                 && d >= static_cast<double>(Limits::min()) && d <= static_cast<double>(Limits::max());
+            if (ok)
+                x = static_cast<T>(static_cast<std::int64_t>(d));
+        } else {
+            throw ProtocolError("event '" + m_event + "': field '" + name + "' has the wrong type: " + v.dump());
+        }
+        if (!ok)
+            throw ProtocolError("event '" + m_event + "': field '" + name + "' is not an integer in ["
+                                + std::to_string(Limits::min()) + ", " + std::to_string(Limits::max())
+                                + "]: " + v.dump());
+        return x;
     }
 
     const json* object(const char* name) const
@@ -339,7 +377,7 @@ Event fromJson(const json& j)
         s.kind = *k;
         s.message = f.get<std::string>("message", "");
         if (j.contains("step") && j.at("step").is_number_integer())
-            s.step = j.at("step").get<int>();
+            s.step = f.get<int>("step", 0);
         if (const json* m = f.object("memory"))
             s.memory = memoryFrom(*m, "error.memory");
         s.reservedUnallocated = f.get<std::int64_t>("reserved_unallocated", 0);
