@@ -34,3 +34,7 @@ if(TARGET shardwise-cli)
     target_include_directories(test_store_cli PRIVATE ${CMAKE_CURRENT_LIST_DIR})
     add_dependencies(test_store_cli shardwise-cli)
 endif()
+
+shardwise_add_test(test_store_remote_follow SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_remote_follow.cpp
+    LIBS Shardwise::store SQLite::SQLite3 LABELS store)
+target_include_directories(test_store_remote_follow PRIVATE ${CMAKE_CURRENT_LIST_DIR})

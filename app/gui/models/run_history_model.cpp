@@ -52,6 +52,9 @@ QString RunHistoryModel::statusText(store::RunStatus status)
     case store::RunStatus::Interrupted:
         //: a run whose recording process stopped without finishing it
         return tr("Interrupted");
+    case store::RunStatus::Detached:
+        //: a remote run whose ranks go on running on their nodes with nothing following them; it can be re-attached
+        return tr("Detached");
     }
     return {};
 }

@@ -11,9 +11,20 @@ using detail::Statement;
 
 namespace {
 
-constexpr std::string_view kSummaryColumns = R"sql(
-    SELECT r.id, r.source, r.import_source,
-           CASE WHEN r.status = 'running' AND r.heartbeat_at < ?1 THEN 'interrupted' ELSE r.status END,
+// The status as shown: a 'running' row nobody follows any more is 'detached' when a remote handle
+// is kept for it (its follower stopped on purpose, or went silent), else 'interrupted' once its
+// heartbeat is stale. ?1 is the oldest heartbeat that still counts as alive.
+constexpr std::string_view kShownStatus = R"sql(
+           CASE WHEN r.status = 'running' AND f.run_id IS NOT NULL AND (f.detached_at IS NOT NULL OR r.heartbeat_at < ?1)
+                THEN 'detached'
+                WHEN r.status = 'running' AND r.heartbeat_at < ?1 THEN 'interrupted'
+                ELSE r.status END)sql";
+// Files at schema 4 or older (kept by tests that rebuild every earlier version) have no remote handles.
+constexpr std::string_view kShownStatusWithoutHandles = R"sql(
+           CASE WHEN r.status = 'running' AND r.heartbeat_at < ?1 THEN 'interrupted' ELSE r.status END)sql";
+constexpr int kRemoteFollowSchema = 5;
+
+constexpr std::string_view kSummaryColumnsAfterStatus = R"sql(,
            r.note, r.model_id, r.gpu_id, r.gpu_name, r.strategy, r.world_size, r.node_count, r.interconnect,
            r.precision, r.micro_batch, r.seq_len, r.warmup_steps, r.timed_steps, r.launcher, r.started_at,
            r.finished_at, r.heartbeat_at, r.tokens_per_s, r.median_step_s, r.p10_step_s, r.p90_step_s,
@@ -21,6 +32,18 @@ constexpr std::string_view kSummaryColumns = R"sql(
            r.predicted_tokens_per_s, r.predicted_step_s, r.predicted_peak_bytes, r.prediction_json,
            (SELECT group_concat(name, char(10)) FROM (SELECT name FROM run_nodes WHERE run_id = r.id ORDER BY position))
     FROM runs r)sql";
+
+bool keepsRemoteHandles(const Database& db) { return db.schemaVersion() >= kRemoteFollowSchema; }
+
+std::string summaryQuery(const Database& db)
+{
+    std::string sql = "\n    SELECT r.id, r.source, r.import_source,";
+    sql += keepsRemoteHandles(db) ? kShownStatus : kShownStatusWithoutHandles;
+    sql += kSummaryColumnsAfterStatus;
+    if (keepsRemoteHandles(db))
+        sql += " LEFT JOIN remote_follow f ON f.run_id = r.id";
+    return sql;
+}
 
 std::optional<int> optionalInt(const Statement& s, int column)
 {
@@ -102,7 +125,7 @@ using Parameter = std::variant<std::int64_t, double, std::string>;
 
 std::vector<RunSummary> listRuns(const Database& db, const RunFilter& filter, double now)
 {
-    std::string sql(kSummaryColumns);
+    std::string sql = summaryQuery(db);
     std::vector<Parameter> parameters;
     std::string where;
     auto condition = [&](const std::string& clause, Parameter p) {
@@ -123,10 +146,10 @@ std::vector<RunSummary> listRuns(const Database& db, const RunFilter& filter, do
         condition("EXISTS (SELECT 1 FROM run_nodes n WHERE n.run_id = r.id AND n.name = ?P COLLATE NOCASE)",
                   *filter.node);
     if (filter.status) {
-        if (*filter.status == RunStatus::Interrupted)
-            where += std::string(where.empty() ? " WHERE " : " AND ") + "r.status = 'running' AND r.heartbeat_at < ?1";
-        else if (*filter.status == RunStatus::Running)
-            where += std::string(where.empty() ? " WHERE " : " AND ") + "r.status = 'running' AND r.heartbeat_at >= ?1";
+        const std::string shown = keepsRemoteHandles(db) ? std::string(kShownStatus) : std::string(kShownStatusWithoutHandles);
+        if (*filter.status == RunStatus::Interrupted || *filter.status == RunStatus::Running
+            || *filter.status == RunStatus::Detached)
+            condition("(" + shown + ") = ?P", std::string(runStatusId(*filter.status)));
         else
             condition("r.status = ?P", std::string(runStatusId(*filter.status)));
     }
@@ -152,7 +175,7 @@ std::vector<RunSummary> listRuns(const Database& db, const RunFilter& filter, do
 
 std::optional<RunSummary> findRun(const Database& db, std::int64_t id, double now)
 {
-    Statement s(db.handle(), std::string(kSummaryColumns) + " WHERE r.id = ?2");
+    Statement s(db.handle(), summaryQuery(db) + " WHERE r.id = ?2");
     s.bind(1, now - kStaleHeartbeatSeconds).bind(2, id);
     if (!s.step())
         return std::nullopt;

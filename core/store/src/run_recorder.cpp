@@ -97,9 +97,36 @@ RunRecorder::RunRecorder(Database& db, const RunConfig& config, const RunOrigin&
     tx.commit();
 }
 
+RunRecorder::RunRecorder(Database& db, std::int64_t runId)
+    : m_db(db)
+    , m_runId(runId)
+{
+    sqlite3* h = db.handle();
+    ReadTransaction snapshot(db);
+    Statement run(h, "SELECT status, world_size FROM runs WHERE id = ?1");
+    run.bind(1, runId);
+    if (!run.step())
+        throw StoreError("run " + std::to_string(runId) + " is not in the store " + db.path().string());
+    if (run.text(0) != "running")
+        throw StoreError("run " + std::to_string(runId) + " already finished (" + run.text(0) + ")");
+    m_worldSize = static_cast<int>(run.integer(1));
+    m_summarised.assign(static_cast<std::size_t>(std::max(m_worldSize, 1)), false);
+    Statement summaries(h, "SELECT rank FROM rank_summaries WHERE run_id = ?1");
+    summaries.bind(1, runId);
+    while (summaries.step())
+        if (const auto rank = summaries.integer(0); rank >= 0 && rank < m_worldSize)
+            m_summarised[static_cast<std::size_t>(rank)] = true;
+    Statement errors(h, "SELECT COUNT(*), COALESCE(SUM(kind = 'oom'), 0) FROM rank_errors WHERE run_id = ?1");
+    errors.bind(1, runId);
+    if (errors.step()) {
+        m_sawError = errors.integer(0) > 0;
+        m_sawOom = errors.integer(1) > 0;
+    }
+}
+
 RunRecorder::~RunRecorder()
 {
-    if (m_finished)
+    if (m_finished || m_leftRunning)
         return;
     try {
         finish(RunStatus::Failed, "recording ended without a final status (the recording program stopped early)");
@@ -185,6 +212,7 @@ void RunRecorder::record(const protocol::Event& event)
         s.bind(5, log->time > 0 ? log->time : now).run();
     }
     touch(db, m_runId, now);
+    writeFollowerOffsets(now);
     tx.commit();
 }
 
@@ -196,6 +224,30 @@ void RunRecorder::recordLog(int rank, const std::string& line)
                                      VALUES (?1, ?2, 'stderr', '', ?3, ?4))sql");
     s.bind(1, m_runId).bind(2, rank).bind(3, line).bind(4, now).run();
     touch(m_db.handle(), m_runId, now);
+    writeFollowerOffsets(now);
+    tx.commit();
+}
+
+void RunRecorder::keepFollowerOffsets(std::function<std::string()> offsetsJson)
+{
+    m_followerOffsets = std::move(offsetsJson);
+}
+
+void RunRecorder::writeFollowerOffsets(double now)
+{
+    if (!m_followerOffsets)
+        return;
+    Statement s(m_db.handle(), "UPDATE remote_follow SET offsets_json = ?2, saved_at = ?3 WHERE run_id = ?1");
+    s.bind(1, m_runId).bind(2, m_followerOffsets()).bind(3, now).run();
+    if (detail::changes(m_db.handle()) != 1)
+        throw StoreError("run " + std::to_string(m_runId) + " has no remote handle to keep the follower's offsets in");
+}
+
+void refreshHeartbeat(Database& db, std::int64_t runId)
+{
+    WriteTransaction tx(db);
+    Statement s(db.handle(), "UPDATE runs SET heartbeat_at = ?1 WHERE id = ?2 AND status = 'running'");
+    s.bind(1, currentUnixTime()).bind(2, runId).run();
     tx.commit();
 }
 
@@ -268,6 +320,11 @@ void RunRecorder::finish(RunStatus status, const std::string& note)
     u.bind(1, m_runId).bind(2, runStatusId(status)).bind(3, now).bind(4, why).run();
     if (detail::changes(db) != 1)
         throw StoreError("run " + std::to_string(m_runId) + " is no longer running; it was finished elsewhere");
+    // Remote handles arrived with schema 5 (see the checkpoint columns above for why older files occur).
+    if (m_db.schemaVersion() >= 5) {
+        Statement drop(db, "DELETE FROM remote_follow WHERE run_id = ?1");
+        drop.bind(1, m_runId).run();
+    }
     tx.commit();
     m_finished = true;
 }

@@ -6,7 +6,7 @@
 namespace shardwise::store {
 
 namespace {
-constexpr std::array<std::pair<RunStatus, std::string_view>, 8> kStatusIds{{
+constexpr std::array<std::pair<RunStatus, std::string_view>, 9> kStatusIds{{
     {RunStatus::Running, "running"},
     {RunStatus::Completed, "completed"},
     {RunStatus::Oom, "oom"},
@@ -15,6 +15,7 @@ constexpr std::array<std::pair<RunStatus, std::string_view>, 8> kStatusIds{{
     {RunStatus::Lost, "lost"},
     {RunStatus::Cancelled, "cancelled"},
     {RunStatus::Interrupted, "interrupted"},
+    {RunStatus::Detached, "detached"},
 }};
 } // namespace
 
@@ -42,7 +43,10 @@ std::string runStatusIdList()
     return list;
 }
 
-bool isFinal(RunStatus s) { return s != RunStatus::Running && s != RunStatus::Interrupted; }
+bool isFinal(RunStatus s)
+{
+    return s != RunStatus::Running && s != RunStatus::Interrupted && s != RunStatus::Detached;
+}
 
 RunStatus statusForOutcome(std::string_view outcomeId)
 {

@@ -235,6 +235,20 @@ ALTER TABLE rank_summaries ADD COLUMN checkpoints_written INTEGER NOT NULL DEFAU
 ALTER TABLE rank_summaries ADD COLUMN resumed_from_step INTEGER NOT NULL DEFAULT -1;
 )sql";
 
+// Version 5: how to find a remote run's ranks again (the dispatch layer's RemoteRun as JSON) and how
+// far its rank files were read, so a run whose follower detached or died can be re-attached and
+// recorded to its end. detached_at is set when the follower stopped on purpose; NULL while a
+// follower reads it (or died reading it: then the run's heartbeat goes stale).
+constexpr std::string_view kVersion5 = R"sql(
+CREATE TABLE remote_follow (
+    run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+    handle_json TEXT NOT NULL,
+    offsets_json TEXT NOT NULL DEFAULT '{}',
+    saved_at REAL NOT NULL,
+    detached_at REAL
+);
+)sql";
+
 } // namespace
 
 const std::vector<Migration>& migrations()
@@ -244,6 +258,7 @@ const std::vector<Migration>& migrations()
         {2, "diagnoses of runs", kVersion2},
         {3, "hardware probe results per node", kVersion3},
         {4, "checkpoint save cost per rank summary", kVersion4},
+        {5, "re-attachable remote runs: handle and rank file offsets", kVersion5},
     };
     return list;
 }

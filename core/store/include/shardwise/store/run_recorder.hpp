@@ -11,6 +11,7 @@
 #include "shardwise/store/runs.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,10 @@ public:
     // Inserts the run with status 'running'. Throws StoreError (e.g. read-only database) or
     // SpecError (a config that does not validate).
     RunRecorder(Database& db, const RunConfig& config, const RunOrigin& origin);
+    // Continues recording a run that is still 'running' (a remote run taken up again after its
+    // follower detached or died): what was already recorded counts for statusFromEvents(). Throws
+    // StoreError when there is no such run or it has finished.
+    RunRecorder(Database& db, std::int64_t runId);
     RunRecorder(const RunRecorder&) = delete;
     RunRecorder& operator=(const RunRecorder&) = delete;
     // A recorder dropped without finish() (an exception unwinding the caller) finishes the run as
@@ -53,6 +58,14 @@ public:
     // Keeps the run from looking interrupted while nothing else arrives (call every few seconds).
     void heartbeat();
 
+    // A remote run's follower position (the offsets JSON of store/remote_follow.hpp), written in the
+    // same transaction as every event and log line recorded from now on: a follower that dies never
+    // leaves a line recorded but unaccounted for, so a re-attach records each line exactly once.
+    // The run must have a remote handle (saveRemoteFollow) before the first write.
+    void keepFollowerOffsets(std::function<std::string()> offsetsJson);
+    // The follower detached: the run stays 'running' (shown detached); the destructor leaves it so.
+    void leaveRunning() { m_leftRunning = true; }
+
     // The status the events alone imply: oom if any rank reported an OOM, failed if any reported
     // another error or a rank never sent its summary, completed otherwise. The caller knows better
     // for timeouts, cancellations and lost nodes.
@@ -60,6 +73,8 @@ public:
 
     // Sets the final status (not Running or Interrupted) and the headline numbers from what was
     // recorded. `note` says why the run ended so; empty = the first error's message, if any.
+    // A finished run drops its remote handle in the same transaction: there is nothing left to
+    // re-attach to.
     void finish(RunStatus status, const std::string& note = {});
     bool finished() const { return m_finished; }
 
@@ -71,6 +86,14 @@ private:
     bool m_sawOom = false;
     bool m_sawError = false;
     bool m_finished = false;
+    bool m_leftRunning = false;
+    std::function<std::string()> m_followerOffsets;
+
+    void writeFollowerOffsets(double now);
 };
+
+// Refreshes a 'running' run's heartbeat; nothing for a finished run. For a watcher that keeps a run
+// alive while its recorder waits (on its own connection: one Database per thread).
+void refreshHeartbeat(Database& db, std::int64_t runId);
 
 } // namespace shardwise::store

@@ -17,13 +17,16 @@
 namespace shardwise::store {
 
 // Every stored status is a result: an OOM or a timeout is a row with its numbers, not a missing row.
-// Interrupted is never stored: it is how a run left 'running' by a writer that died is shown.
-enum class RunStatus { Running, Completed, Oom, Failed, Timeout, Lost, Cancelled, Interrupted };
+// Interrupted and Detached are never stored: they are how a 'running' run is shown when nothing
+// follows it any more. Interrupted: the writer died. Detached: a remote run whose ranks go on
+// running detached on their nodes, with the handle to re-attach kept (store/remote_follow.hpp); its follower
+// stopped on purpose or its heartbeat went stale.
+enum class RunStatus { Running, Completed, Oom, Failed, Timeout, Lost, Cancelled, Interrupted, Detached };
 
-std::string_view runStatusId(RunStatus s); // "running" | "completed" | "oom" | ... | "interrupted"
+std::string_view runStatusId(RunStatus s); // "running" | "completed" | "oom" | ... | "interrupted" | "detached"
 std::optional<RunStatus> runStatusFromId(std::string_view id);
 std::string runStatusIdList();
-bool isFinal(RunStatus s); // not Running and not Interrupted
+bool isFinal(RunStatus s); // not Running, Interrupted or Detached
 // The final status a launch outcome is stored as, from the launcher's outcome id (dispatch's
 // runStatusId: "ok" | "oom" | "comm" | "config" | "failed" | "timeout" | "cancelled"). Taken as the id
 // so the store does not depend on the launcher; comm and config failures are stored as failed, their
@@ -49,7 +52,7 @@ struct RunSummary {
     std::int64_t id = 0;
     RunSource source = RunSource::Measured;
     std::string importSource; // where an imported run was published or measured
-    RunStatus status = RunStatus::Running; // as shown: Interrupted for a stale 'running'
+    RunStatus status = RunStatus::Running; // as shown: Interrupted / Detached for a 'running' nobody follows
     std::string note;          // why the run ended as it did (first error, launcher's reason)
     std::string modelId;
     std::string gpuId;         // preset id, may be empty

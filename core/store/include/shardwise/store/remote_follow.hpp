@@ -1,0 +1,37 @@
+#pragma once
+// What a re-attach needs of a run whose ranks run detached on SSH nodes: the dispatch layer's handle
+// and the bytes of each rank file already recorded, both as JSON text (the store does not know the
+// dispatch types; core/session turns them into RemoteRun / RemoteRunOffsets). A run that is still
+// 'running' with such a row is shown as detached, not interrupted, when its follower stopped on
+// purpose or its heartbeat went stale: its ranks may still be running and can be followed again.
+
+#include "shardwise/store/database.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace shardwise::store {
+
+struct RemoteFollow {
+    std::int64_t runId = 0;
+    std::string handleJson;
+    std::string offsetsJson = "{}";
+    double savedAt = 0;                // Unix seconds of the last write of the offsets
+    std::optional<double> detachedAt;  // set while no follower reads the run on purpose
+};
+
+// Stores the handle of a run that just started (offsets empty, attached). Replaces an earlier row.
+// Throws StoreError when the run does not exist.
+void saveRemoteFollow(Database& db, std::int64_t runId, const std::string& handleJson,
+                      const std::string& offsetsJson = "{}");
+// The follower stopped on purpose: keeps the offsets it reached and marks the run detached.
+void markRemoteDetached(Database& db, std::int64_t runId, const std::string& offsetsJson);
+// A follower took the run up again: no longer detached, heartbeat refreshed. False when the run has
+// no handle or is no longer running.
+bool markRemoteAttached(Database& db, std::int64_t runId);
+std::optional<RemoteFollow> findRemoteFollow(const Database& db, std::int64_t runId);
+// False when there was no row.
+bool removeRemoteFollow(Database& db, std::int64_t runId);
+
+} // namespace shardwise::store

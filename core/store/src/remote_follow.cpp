@@ -1,0 +1,73 @@
+#include "shardwise/store/remote_follow.hpp"
+
+#include "statement.hpp"
+
+namespace shardwise::store {
+
+using detail::Statement;
+
+void saveRemoteFollow(Database& db, std::int64_t runId, const std::string& handleJson, const std::string& offsetsJson)
+{
+    WriteTransaction tx(db);
+    Statement exists(db.handle(), "SELECT 1 FROM runs WHERE id = ?1");
+    exists.bind(1, runId);
+    if (!exists.step())
+        throw StoreError("cannot keep the remote handle of run " + std::to_string(runId) + ": no such run");
+    Statement s(db.handle(), R"sql(INSERT OR REPLACE INTO remote_follow (run_id, handle_json, offsets_json, saved_at, detached_at)
+                                   VALUES (?1, ?2, ?3, ?4, NULL))sql");
+    s.bind(1, runId).bind(2, handleJson).bind(3, offsetsJson).bind(4, currentUnixTime()).run();
+    tx.commit();
+}
+
+void markRemoteDetached(Database& db, std::int64_t runId, const std::string& offsetsJson)
+{
+    WriteTransaction tx(db);
+    const double now = currentUnixTime();
+    Statement s(db.handle(), "UPDATE remote_follow SET offsets_json = ?2, saved_at = ?3, detached_at = ?3 WHERE run_id = ?1");
+    s.bind(1, runId).bind(2, offsetsJson).bind(3, now).run();
+    if (detail::changes(db.handle()) != 1)
+        throw StoreError("run " + std::to_string(runId) + " has no remote handle to detach from");
+    tx.commit();
+}
+
+bool markRemoteAttached(Database& db, std::int64_t runId)
+{
+    WriteTransaction tx(db);
+    const double now = currentUnixTime();
+    Statement s(db.handle(), R"sql(UPDATE remote_follow SET detached_at = NULL
+                                   WHERE run_id = ?1 AND EXISTS (SELECT 1 FROM runs WHERE id = ?1 AND status = 'running'))sql");
+    s.bind(1, runId).run();
+    if (detail::changes(db.handle()) != 1)
+        return false;
+    Statement beat(db.handle(), "UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1");
+    beat.bind(1, runId).bind(2, now).run();
+    tx.commit();
+    return true;
+}
+
+std::optional<RemoteFollow> findRemoteFollow(const Database& db, std::int64_t runId)
+{
+    Statement s(db.handle(), "SELECT handle_json, offsets_json, saved_at, detached_at FROM remote_follow WHERE run_id = ?1");
+    s.bind(1, runId);
+    if (!s.step())
+        return std::nullopt;
+    RemoteFollow f;
+    f.runId = runId;
+    f.handleJson = s.text(0);
+    f.offsetsJson = s.text(1);
+    f.savedAt = s.real(2);
+    f.detachedAt = s.optionalReal(3);
+    return f;
+}
+
+bool removeRemoteFollow(Database& db, std::int64_t runId)
+{
+    WriteTransaction tx(db);
+    Statement s(db.handle(), "DELETE FROM remote_follow WHERE run_id = ?1");
+    s.bind(1, runId).run();
+    const bool removed = detail::changes(db.handle()) == 1;
+    tx.commit();
+    return removed;
+}
+
+} // namespace shardwise::store
