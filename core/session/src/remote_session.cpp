@@ -1,5 +1,6 @@
 #include "shardwise/session/run_session.hpp"
 
+#include "remote_following.hpp"
 #include "session_outcome.hpp"
 
 #include "shardwise/spec/json.hpp"
@@ -25,32 +26,6 @@ std::string remoteRunName(const std::optional<std::int64_t>& storedId)
        << std::hex << rd();
     return id.str();
 }
-
-std::string describeLost(const dispatch::RemoteRunResult& remote)
-{
-    for (const auto& r : remote.ranks)
-        if (r.ending == dispatch::CommandEnding::Lost)
-            return "rank " + std::to_string(r.rank) + " lost: " + r.lostReason;
-    return "a node was lost";
-}
-
-// Keeps each rank's log for the diagnosis; a rank that writes without end keeps its newest lines,
-// where a failure is reported.
-class RankLogs {
-public:
-    void add(int rank, const std::string& line)
-    {
-        auto& lines = m_lines[rank];
-        lines.push_back(line);
-        if (lines.size() > kMaxLines)
-            lines.erase(lines.begin(), lines.begin() + static_cast<std::ptrdiff_t>(kMaxLines / 2));
-    }
-    const std::map<int, std::vector<std::string>>& lines() const { return m_lines; }
-
-private:
-    static constexpr std::size_t kMaxLines = 20000;
-    std::map<int, std::vector<std::string>> m_lines;
-};
 
 } // namespace
 
@@ -106,34 +81,14 @@ SessionResult runRemote(const RunConfig& requested, RemoteTarget target, const S
     } catch (const std::exception& e) {
         return failedToStart(e.what());
     }
+    recording.saveRemoteHandle(handle);
     if (callbacks.onRemoteStarted)
         callbacks.onRemoteStarted(handle);
 
-    RankLogs logs;
-    const auto forward = detail::recordingCallbacks<dispatch::RemoteRunCallbacks>(
-        recording, callbacks, [&logs](int rank, const std::string& line) { logs.add(rank, line); });
-    // A session follows to the end: stopping early would leave the stored run without its ending.
-    dispatch::FollowOptions follow = target.follow;
-    follow.detach = nullptr;
     dispatch::RemoteRunOffsets offsets;
-    const dispatch::RemoteRunResult remote = dispatch::followRemoteRun(handle, target.sessions, offsets, forward, cancel, follow);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-
-    result.outcome = dispatch::summarizeRun(requested, detail::asLaunchResult(remote, wall, launch.masterPort));
-    result.outcome.logDir = handle.runDir; // on the nodes
-    bool anyLost = !remote.lostNodes.empty();
-    for (const auto& r : remote.ranks)
-        anyLost = anyLost || r.ending == dispatch::CommandEnding::Lost;
-    store::RunStatus status = store::statusForOutcome(dispatch::runStatusId(result.outcome.status));
-    if (anyLost && !remote.cancelled && !remote.timedOut) {
-        result.lost = true;
-        result.outcome.status = dispatch::RunStatus::Failed;
-        result.outcome.reason = describeLost(remote);
-        status = store::RunStatus::Lost;
-    }
-    detail::concludeRun(recording, options,
-                        detail::remoteRankRecords(remote, logs.lines(), target.nodeNames, store::currentUnixTime()), status,
-                        result);
+    const detail::FollowedRun run{requested, handle, target.sessions, target.nodeNames, target.follow, launch.masterPort,
+                                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()};
+    detail::followToConclusion(recording, run, offsets, {}, options, callbacks, cancel, result);
     return result;
 }
 

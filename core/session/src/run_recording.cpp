@@ -1,5 +1,8 @@
 #include "run_recording.hpp"
 
+#include "shardwise/session/remote_run_json.hpp"
+#include "shardwise/store/remote_follow.hpp"
+
 namespace shardwise::session::detail {
 
 RunRecording::RunRecording(const SessionOptions& options, const RunConfig& config, const SessionCallbacks& callbacks)
@@ -15,6 +18,15 @@ RunRecording::RunRecording(const SessionOptions& options, const RunConfig& confi
             throw;
         fail(e);
     }
+}
+
+RunRecording::RunRecording(const SessionOptions& options, std::int64_t runId, const SessionCallbacks& callbacks)
+    : m_db(options.db)
+    , m_callbacks(callbacks)
+{
+    if (!m_db)
+        throw std::invalid_argument("continuing run " + std::to_string(runId) + " needs the store it is recorded in");
+    m_recorder.emplace(*m_db, runId);
 }
 
 std::optional<std::int64_t> RunRecording::runId() const
@@ -67,6 +79,42 @@ std::optional<store::RunStatus> RunRecording::finish(store::RunStatus status, co
     } catch (const std::exception& e) {
         fail(e);
         return std::nullopt;
+    }
+}
+
+} // namespace shardwise::session::detail
+
+namespace shardwise::session::detail {
+
+void RunRecording::saveRemoteHandle(const dispatch::RemoteRun& handle)
+{
+    if (!recording())
+        return;
+    try {
+        store::saveRemoteFollow(*m_db, m_recorder->runId(), toJson(handle).dump());
+    } catch (const std::exception& e) {
+        fail(e);
+    }
+}
+
+void RunRecording::keepFollowerOffsets(const dispatch::RemoteRunOffsets& offsets)
+{
+    if (m_recorder)
+        m_recorder->keepFollowerOffsets([&offsets] { return toJson(offsets).dump(); });
+}
+
+void RunRecording::detach(const dispatch::RemoteRunOffsets& offsets)
+{
+    if (!m_recorder)
+        return;
+    // Whatever happens to the store, the run is not over: its ranks go on running.
+    m_recorder->leaveRunning();
+    if (!recording())
+        return;
+    try {
+        store::markRemoteDetached(*m_db, m_recorder->runId(), toJson(offsets).dump());
+    } catch (const std::exception& e) {
+        fail(e);
     }
 }
 

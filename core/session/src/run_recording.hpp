@@ -18,6 +18,8 @@ public:
     // Writes the run row when options.db is set. Throws the store's error when that fails and
     // options.requireRecord is set.
     RunRecording(const SessionOptions& options, const RunConfig& config, const SessionCallbacks& callbacks);
+    // Continues the stored run `runId` (a re-attach). Throws the store's error when it cannot.
+    RunRecording(const SessionOptions& options, std::int64_t runId, const SessionCallbacks& callbacks);
 
     std::optional<std::int64_t> runId() const;
     bool recording() const { return m_recorder.has_value() && m_problem.empty(); }
@@ -28,6 +30,13 @@ public:
     void recordLog(int rank, const std::string& line);
     // Returns the status stored, none when nothing is recorded.
     std::optional<store::RunStatus> finish(store::RunStatus status, const std::string& note);
+
+    // Remote runs: keeps the handle for a re-attach, then writes `offsets` (the follower's, which
+    // it advances before delivering each line) with every recorded line.
+    void saveRemoteHandle(const dispatch::RemoteRun& handle);
+    void keepFollowerOffsets(const dispatch::RemoteRunOffsets& offsets);
+    // Following stopped on purpose: the offsets reached are kept and the run stays 'running'.
+    void detach(const dispatch::RemoteRunOffsets& offsets);
 
 private:
     template <typename F> void guarded(F&& write);

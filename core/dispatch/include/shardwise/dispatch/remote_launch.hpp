@@ -50,7 +50,10 @@ struct RemoteRun {
 };
 
 // Bytes of each rank file already consumed, keyed "rank<N>.out" / "rank<N>.log". Starts empty;
-// pass the same object back on re-attach to get only what was missed.
+// pass the same object back on re-attach to get only what was missed. Offsets advance only past
+// complete lines, and a line's bytes are counted before its callback runs: inside onEvent / onLog
+// the offsets include the line being delivered, so a recorder that stores them together with the
+// line never records a line twice after a re-attach.
 using RemoteRunOffsets = std::map<std::string, std::uint64_t>;
 
 struct RemoteRankOutcome {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,8 @@ namespace shardwise::session {
 struct SessionCallbacks {
     // The run row exists (status 'running'); called before the first rank starts.
     std::function<void(std::int64_t runId)> onRecorded;
-    // Remote runs only: every rank has started; the handle is what a re-attach needs.
+    // Remote runs only: every rank has started; the handle is what a re-attach needs. When the run is
+    // recorded the handle is already in the store (store/remote_follow.hpp) by then.
     std::function<void(const dispatch::RemoteRun& run)> onRemoteStarted;
     std::function<void(const protocol::Event& event)> onEvent;
     std::function<void(int rank, const std::string& line)> onLog;
@@ -46,6 +48,11 @@ struct SessionOptions {
     // Local runs whose launch names no log folder get one here: <localRunRoot>/run-<stored id>, with
     // the rank logs and the config the runner read, so a diagnosis can be repeated from the files.
     std::filesystem::path localRunRoot;
+    // Remote runs only. When set, following stops without touching the ranks (the app closing, the
+    // CLI's --detach-on-interrupt): they go on running on their nodes, the run stays 'running' in
+    // the store with its handle and the offsets reached (shown as detached), and reattachRemote()
+    // records the rest later. Needs db: an unrecorded run cannot be found again.
+    const std::atomic<bool>* detach = nullptr;
 };
 
 struct SessionResult {
@@ -56,6 +63,10 @@ struct SessionResult {
     std::optional<std::int64_t> diagnosisId;      // when the diagnosis was stored
     std::string storeProblem;                     // why recording stopped, if it did
     bool lost = false;                            // a rank or node was lost (remote runs)
+    // Following stopped by SessionOptions::detach: the ranks go on running, the run is stored as
+    // 'running' (storedStatus empty); outcome says Cancelled with a reason that says so (following
+    // stopped, not the run) and holds no figures.
+    bool detached = false;
 };
 
 // Ranks on this machine. A LaunchError (runner missing, no pipes) is a result with status failed,
@@ -78,6 +89,45 @@ struct RemoteTarget {
 // ranks start is a failed result (recorded), as is a node lost later (recorded as 'lost').
 SessionResult runRemote(const RunConfig& requested, RemoteTarget target, const SessionOptions& options,
                         const SessionCallbacks& callbacks = {}, const std::atomic<bool>* cancel = nullptr);
+
+// Why a re-attach was refused before anything was read; nothing in the store changed.
+class ReattachError : public std::runtime_error {
+public:
+    enum class Reason {
+        UnknownRun,        // no such run in the store
+        Finished,          // the run already has its final status
+        NotRemote,         // no handle kept: not started on SSH nodes (or recorded before schema 5)
+        Followed,          // another follower is reading it now (fresh heartbeat, not detached)
+        NodeUnreachable,   // a node of the run cannot be reached; the handle is kept for a later try
+        RunDirectoryGone,  // the run directory is not on a node any more
+        UnreadableHandle,  // the stored handle or offsets cannot be read
+    };
+    ReattachError(Reason reason, const std::string& message)
+        : std::runtime_error(message)
+        , m_reason(reason)
+    {
+    }
+    Reason reason() const { return m_reason; }
+
+private:
+    Reason m_reason;
+};
+
+struct AttachTarget {
+    std::vector<dispatch::SshSession*> sessions; // sessions[i] reaches the run's node i (run_nodes order)
+    std::vector<std::string> nodeNames;          // for messages and diagnoses; empty = the SSH hosts
+    dispatch::FollowOptions follow;              // detach comes from SessionOptions
+};
+
+// Follows a detached remote run again from the offsets stored with it and records the rest into the
+// same run (options.db is required; options.origin is not used): no event or log line is recorded
+// twice, because the offsets were written in the same transaction as each recorded line. Concludes
+// the run exactly as runRemote() does (status, lost nodes, diagnosis) and drops its handle; it can
+// detach again the same way. Throws ReattachError, before any change to the store, when the run
+// cannot be followed (see ReattachError::Reason); std::invalid_argument for a session count that is
+// not the run's node count.
+SessionResult reattachRemote(std::int64_t runId, AttachTarget target, const SessionOptions& options,
+                             const SessionCallbacks& callbacks = {}, const std::atomic<bool>* cancel = nullptr);
 
 // What each rank left behind, for core/diagnose: the local launcher's rank logs are read back from
 // their files; remote ranks' log lines are those the follower delivered.
