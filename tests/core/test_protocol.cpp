@@ -35,6 +35,26 @@ private slots:
         QCOMPARE(serialize(back), serialize(s));
     }
 
+    // The versions that tell the planner which runner measured a run survive a round trip; a start
+    // event from a runner that predates a field reads as empty there (the older runner's behaviour).
+    void runnerBehaviourVersionsRoundTrip()
+    {
+        StartEvent s;
+        s.config.model = *PresetCatalog::builtin().findModel("tiny");
+        s.versions.activations = kNormInputsRecomputed;
+        s.versions.offloadStaging = kOffloadStagingInPlace;
+        const auto line = serialize(s);
+        QVERIFY(line.find(R"("offload_staging":"in-place")") != std::string::npos);
+        const auto back = std::get<StartEvent>(parseEvent(line));
+        QCOMPARE(back.versions.offloadStaging, std::string(kOffloadStagingInPlace));
+        QCOMPARE(back.versions.activations, std::string(kNormInputsRecomputed));
+
+        s.versions.offloadStaging.clear();
+        const auto older = serialize(s);
+        QVERIFY(older.find("offload_staging") == std::string::npos);
+        QVERIFY(std::get<StartEvent>(parseEvent(older)).versions.offloadStaging.empty());
+    }
+
     void stepSummaryErrorRoundTrip()
     {
         StepEvent st;

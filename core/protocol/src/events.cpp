@@ -146,6 +146,8 @@ json versionsJson(const SoftwareVersions& v)
         j["kernels"] = v.kernels;
     if (!v.activations.empty())
         j["activations"] = v.activations;
+    if (!v.offloadStaging.empty())
+        j["offload_staging"] = v.offloadStaging;
     return j;
 }
 
@@ -155,7 +157,8 @@ SoftwareVersions versionsFrom(const json& j, const std::string& event)
     return {f.get<std::string>("runner", ""), f.get<std::string>("libtorch", ""),
             f.get<std::string>("cuda", ""),   f.get<std::string>("nccl", ""),
             f.get<std::string>("driver", ""), f.get<std::string>("compiler", ""),
-            f.get<std::string>("kernels", ""), f.get<std::string>("activations", "")};
+            f.get<std::string>("kernels", ""), f.get<std::string>("activations", ""),
+            f.get<std::string>("offload_staging", "")};
 }
 
 } // namespace

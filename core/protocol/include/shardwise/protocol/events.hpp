@@ -35,10 +35,19 @@ struct SoftwareVersions {
     // What the decoder layers keep for backward (kNormInputsRecomputed below); empty: a runner from before
     // this field, which kept the RMSNorm outputs feeding the q/k/v and gate/up projections.
     std::string activations;
+    // How the offload strategies move gradients down and parameter shards up (kOffloadStagingInPlace
+    // below); empty: a runner from before this field, which kept device staging buffers sized for the
+    // largest unit's shard (two for gradients, one more for fsdp2_reshard_offload's uploads). The
+    // default member initializer keeps brace lists written before this field complete.
+    std::string offloadStaging{};
 };
 
 // SoftwareVersions::activations of a runner whose projections recompute their RMSNorm input in backward.
 inline constexpr const char* kNormInputsRecomputed = "norm-inputs-recomputed";
+// SoftwareVersions::offloadStaging of a runner whose offload strategies reduce and copy gradients from
+// this rank's slice of the unit's full gradient buffer, and copy host shards straight into the
+// gathered buffer: no device staging buffers.
+inline constexpr const char* kOffloadStagingInPlace = "in-place";
 
 struct AllocatorSettings {
     std::string conf;             // PYTORCH_ALLOC_CONF / PYTORCH_CUDA_ALLOC_CONF as seen by the runner
