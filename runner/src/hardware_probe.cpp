@@ -4,6 +4,7 @@
 #include "cpu_adamw.hpp"
 #include "device_metrics.hpp"
 #include "event_stream.hpp"
+#include "layer_issue_probe.hpp"
 #include "training_run.hpp"
 
 #include "shardwise/protocol/statistics.hpp"
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 
 namespace shardwise::runner {
@@ -118,6 +120,22 @@ void probeCpuAdamW(Probe& probe, bool bf16, std::int64_t maxBytes)
     probe.add("cpu_adamw", n * (bf16 ? 2 : 4), static_cast<double>(n) / s, "params/s");
 }
 
+void probeLayerIssue(Probe& probe, const at::Device& device)
+{
+    // Two depths of the same stack, each issued whole and then waited for: their difference is what
+    // the extra layers cost, without the embedding, head and loss that both carry. On a GPU, 32 layers
+    // per repetition keep the timed span well above the clock's and the launch queue's jitter. A CPU
+    // device computes every operator on the issuing threads (a layer at this shape takes tens to
+    // hundreds of milliseconds there, far above any jitter), so two suffice and keep the probe short.
+    constexpr std::int64_t kShallow = 1;
+    const std::int64_t extraLayers = device.is_cuda() ? 32 : 2;
+    LayerIssueStack shallow(device, kShallow);
+    LayerIssueStack deep(device, kShallow + extraLayers);
+    const double shallowS = probe.medianSeconds([&] { shallow.step(); });
+    const double deepS = probe.medianSeconds([&] { deep.step(); });
+    probe.add("layer_issue", 0, (deepS - shallowS) / static_cast<double>(extraLayers), "s");
+}
+
 void probeCollectives(Probe& probe, Communicator& comm, const at::Device& device, std::int64_t maxBytes)
 {
     const int world = comm.world();
@@ -146,6 +164,14 @@ void probeCollectives(Probe& probe, Communicator& comm, const at::Device& device
     }
 }
 
+// Four significant digits: rates in the thousands and seconds per layer in the microseconds alike.
+std::string formatValue(double value)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4g", value);
+    return text;
+}
+
 } // namespace
 
 void runProbe(const RunnerOptions& options, const LaunchEnvironment& env)
@@ -158,6 +184,7 @@ void runProbe(const RunnerOptions& options, const LaunchEnvironment& env)
     Probe probe(device, *comm, 10);
     probeDevice(probe, device, options.probeMaxBytes);
     probeCpuAdamW(probe, device.is_cuda(), options.probeMaxBytes);
+    probeLayerIssue(probe, device);
     probeCollectives(probe, *comm, device, options.probeMaxBytes);
 
     protocol::ProbeEvent event;
@@ -172,7 +199,7 @@ void runProbe(const RunnerOptions& options, const LaunchEnvironment& env)
     emit(event);
     for (const auto& r : event.results)
         logLine(env.rank, r.kind + (r.bytes ? " @" + std::to_string(r.bytes >> 10) + " KiB" : std::string()) + ": " +
-                              std::to_string(r.value) + " " + r.unit);
+                              formatValue(r.value) + " " + r.unit);
 }
 
 } // namespace shardwise::runner
