@@ -130,6 +130,41 @@ private slots:
         QVERIFY(std::find(fit.fitted.begin(), fit.fitted.end(), "cpu_adam_params_per_s") == fit.fitted.end());
     }
 
+    // Launch-bound runs inform the launch cost, yet a value the probe measured directly stays: the fit
+    // refines the other coefficients around it.
+    void fixedCoefficientKeepsItsStartingValue()
+    {
+        Calibration truth;
+        truth.layerLaunchS = 2e-3;
+        auto runs = runsOf(truth, {Strategy::Zero0});
+        for (Observation& o : runs)
+            o.peakReservedBytes = *o.peakAllocatedBytes * 1.3;
+        Calibration start;
+        start.layerLaunchS = 5e-4;
+        const CalibrationFit free = fitCalibration(runs, start);
+        QVERIFY2(std::fabs(free.calibration.layerLaunchS - 5e-4) > 1e-4, "these runs must inform the launch cost");
+        QVERIFY(std::fabs(free.calibration.fragmentationFraction - 0.3) < 1e-9);
+        FitOptions options;
+        options.fixed = {"layer_launch_s", "fragmentation_fraction"};
+        const CalibrationFit fixed = fitCalibration(runs, start, options);
+        QCOMPARE(fixed.calibration.layerLaunchS, 5e-4);
+        QCOMPARE(fixed.calibration.fragmentationFraction, start.fragmentationFraction);
+        QVERIFY(std::find(fixed.fitted.begin(), fixed.fitted.end(), "layer_launch_s") == fixed.fitted.end());
+        QVERIFY(std::find(fixed.fitted.begin(), fixed.fitted.end(), "matmul_efficiency") != fixed.fitted.end());
+    }
+
+    void fixedNamesOnlyCalibrationFields()
+    {
+        FitOptions options;
+        options.fixed = {"layer_launch_seconds"};
+        try {
+            fitCalibration(runsOf(Calibration{}, {Strategy::Zero0}), Calibration{}, options);
+            QFAIL("expected std::invalid_argument");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("'layer_launch_seconds'")), e.what());
+        }
+    }
+
     void fragmentationAndContextComeFromTheMeasurements()
     {
         auto runs = runsOf(Calibration{}, {Strategy::Zero0});
@@ -182,6 +217,10 @@ private slots:
                                        << 0.75;
         QTest::newRow("CPU AdamW rate") << QStringLiteral("cpu_adamw") << 2.5e9 << QStringLiteral("cpu_adam_params_per_s")
                                         << 2.5e9;
+        QTest::newRow("layer issue time") << QStringLiteral("layer_issue") << 4.2e-4 << QStringLiteral("layer_launch_s")
+                                          << 4.2e-4;
+        QTest::newRow("layer issue time beyond the accepted range") << QStringLiteral("layer_issue") << 0.5
+                                                                    << QStringLiteral("layer_launch_s") << 0.1;
         QTest::newRow("NVLink bus bandwidth") << QStringLiteral("all_gather") << 360.0
                                               << QStringLiteral("nvlink_bus_efficiency") << 0.8;
     }
@@ -203,6 +242,16 @@ private slots:
         const double got = toJson(p.calibration).at(field.toStdString()).get<double>();
         QVERIFY2(std::fabs(got - expected) <= 1e-9 * std::fabs(expected),
                  qPrintable(QStringLiteral("%1 = %2, expected %3").arg(field).arg(got).arg(expected)));
+    }
+
+    // A fit keeps what the probe measured and refits what it only rescaled from the presets.
+    void probeSaysWhichCoefficientsItMeasured()
+    {
+        const ProbeCalibration p = calibrationFromProbe(
+            {{"matmul_bf16", 0, 700.0, "TFLOP/s", 10}, {"layer_issue", 0, 3e-4, "s", 10}, {"cpu_adamw", 0, 2e9, "params/s", 3}},
+            *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
+        QCOMPARE(p.applied, (std::vector<std::string>{"matmul_efficiency", "cpu_adam_params_per_s", "layer_launch_s"}));
+        QCOMPARE(p.measured, (std::vector<std::string>{"cpu_adam_params_per_s", "layer_launch_s"}));
     }
 
     void probeUsesTheLargestMessage()

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <stdexcept>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
 
 namespace shardwise::calibrate {
 
@@ -150,8 +154,17 @@ double median(std::vector<double> v)
 
 } // namespace
 
-CalibrationFit fitCalibration(const std::vector<Observation>& observations, const Calibration& start)
+CalibrationFit fitCalibration(const std::vector<Observation>& observations, const Calibration& start,
+                              const FitOptions& options)
 {
+    const nlohmann::json names = toJson(Calibration{});
+    for (const std::string& name : options.fixed)
+        if (!names.contains(name))
+            throw std::invalid_argument("fixed coefficient '" + name + "' is not a calibration field");
+    const auto isFixed = [&](std::string_view name) {
+        return std::find(options.fixed.begin(), options.fixed.end(), name) != options.fixed.end();
+    };
+
     CalibrationFit fit;
     fit.calibration = start;
     Calibration& c = fit.calibration;
@@ -173,6 +186,8 @@ CalibrationFit fitCalibration(const std::vector<Observation>& observations, cons
     for (int sweep = 0; sweep < kSweeps; ++sweep) {
         for (const Coefficient& k : kCoefficients) {
             const std::vector<Sample>& all = k.target == Target::Throughput ? throughput : memory;
+            if (isFixed(k.name))
+                continue;
             if (std::none_of(all.begin(), all.end(), [&](const Sample& s) { return k.informs(*s.obs); }))
                 continue;
             // Over every sample of its target, not only those it informs: moving it must not spoil
@@ -205,6 +220,12 @@ CalibrationFit fitCalibration(const std::vector<Observation>& observations, cons
         if (o.runtimeContextBytes && *o.runtimeContextBytes > 0)
             context.push_back(*o.runtimeContextBytes / kGiB);
     }
+    if (isFixed("fragmentation_fraction"))
+        fragmentation.clear();
+    if (isFixed("fragmentation_fraction_expandable"))
+        fragmentationExpandable.clear();
+    if (isFixed("cuda_context_gib"))
+        context.clear();
     if (!fragmentation.empty()) {
         c.fragmentationFraction = std::clamp(*std::max_element(fragmentation.begin(), fragmentation.end()), 0.0, 1.0);
         fit.fitted.push_back("fragmentation_fraction");

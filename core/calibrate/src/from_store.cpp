@@ -58,6 +58,8 @@ StoredCalibration calibrationFromStore(const store::Database& db, const GpuSpec&
     StoredCalibration out;
     out.source = "presets";
     Calibration start;
+    // What the probe measured directly stays as measured: the runs' residuals refine the rest.
+    FitOptions options;
     if (const auto probe = store::latestProbe(db, node, gpu.id)) {
         // A probe that ran on the CPU (a node without a GPU, or `--device cpu`) measured the host: its
         // matmul and copy rates say nothing about the GPU being planned for, its host AdamW rate does.
@@ -69,13 +71,14 @@ StoredCalibration calibrationFromStore(const store::Database& db, const GpuSpec&
             start = p.calibration;
             out.probeId = probe->id;
             out.fitted = p.applied;
+            options.fixed = p.measured;
             out.source = "probe of " + (probe->node.empty() ? "node " + probe->event.host : "node " + probe->node);
         }
     }
     std::vector<Observation> observations;
     for (const StoredRunObservation& r : observationsFromStore(db, gpu))
         observations.push_back(r.observation);
-    const CalibrationFit fit = fitCalibration(observations, start);
+    const CalibrationFit fit = fitCalibration(observations, start, options);
     out.calibration = fit.calibration;
     out.runs = fit.throughputSamples;
     out.tokens = fit.tokens;

@@ -20,12 +20,15 @@ std::optional<double> largest(const std::vector<protocol::ProbeResult>& results,
 
 double clamp01(double x) { return std::clamp(x, 0.01, 1.0); }
 
+// calibrationFromJson's accepted range for layer_launch_s (core/estimate/src/calibration.cpp).
+constexpr double kMaxLayerLaunchS = 0.1;
+
 } // namespace
 
 ProbeCalibration calibrationFromProbe(const std::vector<protocol::ProbeResult>& results, const GpuSpec& gpu,
                                       Interconnect link, const Calibration& base)
 {
-    ProbeCalibration out{base, {}};
+    ProbeCalibration out{base, {}, {}};
     Calibration& c = out.calibration;
     if (const auto tflops = largest(results, "matmul_bf16"); tflops && gpu.bf16Tflops > 0) {
         c.matmulEfficiency = clamp01(base.matmulEfficiency * (*tflops / gpu.bf16Tflops) / kReferenceMatmulFraction);
@@ -49,6 +52,13 @@ ProbeCalibration calibrationFromProbe(const std::vector<protocol::ProbeResult>& 
         c.cpuAdamParamsPerS = std::clamp(*adam, 1e6, 1e12);
         out.applied.push_back("cpu_adam_params_per_s");
     }
+    // Host seconds to issue one decoder layer's forward and backward at a shape whose kernels are
+    // negligible (runner/src/layer_issue_probe.hpp): the per-layer CPU cost the estimate weighs
+    // against the GPU's kernel time. A property of the node and the runner, not of the model.
+    if (const auto issue = largest(results, "layer_issue")) {
+        c.layerLaunchS = std::clamp(*issue, 0.0, kMaxLayerLaunchS);
+        out.applied.push_back("layer_launch_s");
+    }
     // Bus bandwidth (nccl-tests convention) over the link's per-direction figure is the bus
     // efficiency the estimate uses; the slowest of the collectives measured bounds all of them.
     std::optional<double> bus;
@@ -65,6 +75,9 @@ ProbeCalibration calibrationFromProbe(const std::vector<protocol::ProbeResult>& 
             out.applied.push_back("pcie_bus_efficiency");
         }
     }
+    for (const std::string& name : out.applied)
+        if (name != "matmul_efficiency")
+            out.measured.push_back(name);
     return out;
 }
 

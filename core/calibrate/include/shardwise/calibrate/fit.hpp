@@ -20,10 +20,19 @@ struct CalibrationFit {
     ErrorSummary peak;
 };
 
+struct FitOptions {
+    // JSON names of coefficients that keep their value from `start` and are never fitted: those a
+    // probe measured directly (ProbeCalibration::applied). A residual fit would otherwise trade a
+    // measured figure against whatever term the runs leave unexplained.
+    std::vector<std::string> fixed;
+};
+
 // Starts from `start` (presets, or a probe's calibration) and keeps every coefficient the
-// observations do not determine. Minimises the sum of squared log ratios predicted/measured, one
-// coefficient at a time (coarse grid, then golden section), for a few sweeps.
-CalibrationFit fitCalibration(const std::vector<Observation>& observations, const Calibration& start = {});
+// observations do not determine, and every coefficient `options.fixed` names. Minimises the sum of
+// squared log ratios predicted/measured, one coefficient at a time (coarse grid, then golden
+// section), for a few sweeps. Throws std::invalid_argument when `fixed` names no Calibration field.
+CalibrationFit fitCalibration(const std::vector<Observation>& observations, const Calibration& start = {},
+                              const FitOptions& options = {});
 
 // How far to trust predictions made with a calibration, 0..1: grows with the samples behind it and
 // falls with the residual spread it left (docs/calibration.md gives the formula).

@@ -1,7 +1,7 @@
 #pragma once
-// Calibration from what the run store holds: the newest hardware probe of a node, then the residuals
-// of the finished runs on the same GPU type (each strategy's runs inform the coefficients of its
-// schedule). Every prediction made with it can say where its calibration came from and how far to
+// Calibration from what the run store holds: the newest hardware probe of a node (the coefficients it
+// measured stay as measured), then the residuals of the finished runs on the same GPU type (each
+// strategy's runs inform the coefficients of its schedule). Every prediction made with it can say where its calibration came from and how far to
 // trust it.
 
 #include "shardwise/calibrate/fit.hpp"
