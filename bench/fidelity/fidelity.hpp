@@ -5,6 +5,7 @@
 // held-out one, and writes the report.
 
 #include "shardwise/calibrate/observation.hpp"
+#include "shardwise/protocol/events.hpp"
 #include "shardwise/spec/presets.hpp"
 
 #include <nlohmann/json_fwd.hpp>
@@ -60,6 +61,17 @@ nlohmann::json comparisonJson(const shardwise::calibrate::Comparison& c);
 void writeMatrix(std::ostream& out, const std::vector<Cell>& cells);
 std::vector<Cell> readMatrix(const std::filesystem::path& file);
 
+// The hardware probe (`shardwise-runner --probe`) run.sh takes on the batch's device before its cells:
+// DIR/probe.jsonl. Rank 0's figures; the analyzer starts every fold from them (report.cpp).
+struct BatchProbe {
+    std::filesystem::path file;
+    std::string deviceName;
+    std::vector<shardwise::protocol::ProbeResult> results;
+};
+// DIR/probe.jsonl's rank-0 probe event; nullopt when the batch has no such file. Throws
+// std::runtime_error naming the file and line when it holds a malformed event or no probe event.
+std::optional<BatchProbe> readBatchProbe(const std::filesystem::path& dir);
+
 // One call's results folder. A memory-only batch was measured with a different runner binary than
 // the timed batches (one that allocates the same memory but runs at another speed): its cells count
 // for peak allocated memory and the fit verdict, never for tokens/s.
@@ -67,6 +79,7 @@ struct Batch {
     std::filesystem::path dir;
     bool memoryOnly = false;
     std::string runnerCommits; // the commits device.txt names, comma-separated; empty when it names none
+    std::optional<BatchProbe> probe;
 };
 // The 40-hex-digit commits that DIR/device.txt names (what bench/fidelity/run.sh and bench/gpu.sh
 // record), in order of first appearance; empty when there is no device.txt.
@@ -98,6 +111,7 @@ struct ReportOptions {
     // sample); empty: fitted on these runs.
     std::string presetsFittedOn;
     std::string gpuId;
+    shardwise::GpuSpec gpu; // the preset gpuId names: probe figures are read against its data sheet
     std::vector<Batch> batches; // MeasuredCell::batch indexes these
 };
 // Returns the process exit code: 0 when every held-out cell could be predicted.

@@ -25,7 +25,8 @@ int usage(const std::string& why)
                  "                                        [--presets-fitted-on TEXT]\n"
                  "  --results and --memory-only-results may repeat; a memory-only batch (another runner binary)\n"
                  "  counts for peak memory and fit verdicts, not for tokens/s. --presets-fitted-on names the runs\n"
-                 "  the presets were fitted to when they are not these (the report then calls them out of sample).\n",
+                 "  the presets were fitted to when they are not these (the report then calls them out of sample).\n"
+                 "  A timed batch's DIR/probe.jsonl (run.sh's probe) seeds every fold with the coefficients it measured.\n",
                  why.c_str());
     return 2;
 }
@@ -133,7 +134,7 @@ int main(int argc, char** argv)
                         c.batch = r.batches.size();
                         cells.push_back(std::move(c));
                     }
-                    r.batches.push_back({dir, memoryOnly, fidelity::runnerCommits(dir)});
+                    r.batches.push_back({dir, memoryOnly, fidelity::runnerCommits(dir), fidelity::readBatchProbe(dir)});
                 }
             }
             const std::string prefix = flag("--out", "fidelity");
@@ -142,6 +143,7 @@ int main(int argc, char** argv)
             r.command = flag("--command", "");
             r.presetsFittedOn = flag("--presets-fitted-on", "");
             r.gpuId = gpuId;
+            r.gpu = *gpu;
             return fidelity::writeReport(cells, matrix, r);
         }
         return usage("unknown subcommand '" + sub + "'");

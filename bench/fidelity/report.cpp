@@ -1,6 +1,7 @@
 #include "fidelity.hpp"
 
 #include "shardwise/calibrate/fit.hpp"
+#include "shardwise/calibrate/probe.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -94,6 +95,34 @@ Calibration foldStart()
     return c;
 }
 
+// The probe every fit starts from: the first timed batch's. A memory-only batch ran another runner
+// binary, whose issue cost is not the timed cells'.
+const Batch* probedBatch(const ReportOptions& o)
+{
+    for (const Batch& b : o.batches)
+        if (!b.memoryOnly && b.probe)
+            return &b;
+    return nullptr;
+}
+
+// A fit's start with the probe's figures laid over `base`, and the coefficients they set held fixed:
+// the probe measured on the device that ran the cells, so the runs' residuals must not trade those
+// figures against whatever term the other models leave unexplained. Without a probe: `base`, nothing
+// fixed.
+struct FitStart {
+    Calibration calibration;
+    calibrate::FitOptions options;
+};
+FitStart fitStart(const Calibration& base, const ReportOptions& o)
+{
+    const Batch* probed = probedBatch(o);
+    if (!probed)
+        return {base, {}};
+    // World 1: no collective was probed, so the link does not matter.
+    calibrate::ProbeCalibration p = calibrate::calibrationFromProbe(probed->probe->results, o.gpu, Interconnect::NvLink, base);
+    return {p.calibration, {std::move(p.measured)}};
+}
+
 bool memoryOnly(const MeasuredCell& c, const ReportOptions& o)
 {
     return c.batch < o.batches.size() && o.batches[c.batch].memoryOnly;
@@ -125,6 +154,38 @@ std::string batchName(const Batch& b)
         + ")";
 }
 
+// Which coefficients came from the probe, with the figures they were set from.
+void writeProbeParagraph(std::ostream& md, const Batch& b, const Calibration& start, const std::vector<std::string>& fixed)
+{
+    md << "Probe: `" << b.probe->file.string() << "` (" << b.probe->deviceName
+       << "), taken by `shardwise-runner --probe` on the device before the cells. Every fold and the all-models fit "
+          "start from its calibration and hold the coefficients it measured fixed: ";
+    const nlohmann::json values = toJson(start);
+    for (std::size_t i = 0; i < fixed.size(); ++i)
+        md << (i ? ", " : "") << fixed[i] << " = " << formatNumber(values.at(fixed[i]).get<double>(), "%.4g");
+    if (fixed.empty())
+        md << "none (it measured nothing the estimate uses)";
+    md << ". Measured: ";
+    for (std::size_t i = 0; i < b.probe->results.size(); ++i) {
+        const protocol::ProbeResult& r = b.probe->results[i];
+        md << (i ? "; " : "") << r.kind << (r.bytes ? " @ " + std::to_string(r.bytes) + " B" : std::string()) << " "
+           << formatNumber(r.value, "%.4g") << " " << r.unit;
+    }
+    md << ".\n\n";
+}
+
+nlohmann::json probeJson(const Batch& b, const Calibration& start, const std::vector<std::string>& fixed)
+{
+    nlohmann::json j{{"file", b.probe->file.string()}, {"device_name", b.probe->deviceName}, {"batch", b.dir.string()}};
+    const nlohmann::json values = toJson(start);
+    j["held_fixed"] = nlohmann::json::object();
+    for (const std::string& name : fixed)
+        j["held_fixed"][name] = values.at(name);
+    for (const protocol::ProbeResult& r : b.probe->results)
+        j["results"].push_back({{"kind", r.kind}, {"bytes", r.bytes}, {"value", r.value}, {"unit", r.unit}, {"samples", r.samples}});
+    return j;
+}
+
 int wrongVerdicts(const std::vector<Comparison>& v)
 {
     int n = 0;
@@ -151,6 +212,8 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
     for (const MeasuredCell& c : cells)
         models.insert(c.modelId);
 
+    const FitStart foldFrom = fitStart(foldStart(), options);
+    const FitStart allFrom = fitStart(Calibration{}, options);
     std::vector<Fold> folds;
     std::vector<Row> rows;
     for (const std::string& heldOut : models) {
@@ -158,7 +221,7 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
         for (const MeasuredCell& c : cells)
             if (c.modelId != heldOut)
                 training.push_back(fitInput(c, options));
-        Fold fold{heldOut, calibrate::fitCalibration(training, foldStart())};
+        Fold fold{heldOut, calibrate::fitCalibration(training, foldFrom.calibration, foldFrom.options)};
         for (const MeasuredCell& c : cells)
             if (c.modelId == heldOut)
                 rows.push_back({&c, compareCell(c, Calibration{}, options),
@@ -168,7 +231,7 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
     std::vector<calibrate::Observation> all;
     for (const MeasuredCell& c : cells)
         all.push_back(fitInput(c, options));
-    const calibrate::CalibrationFit allModels = calibrate::fitCalibration(all);
+    const calibrate::CalibrationFit allModels = calibrate::fitCalibration(all, allFrom.calibration, allFrom.options);
 
     // Every row counts for the targets (a memory-only row has no tokens/s error to count); the
     // summary table splits the timed batches from each memory-only batch.
@@ -215,6 +278,8 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
     md << "Each fold's fit starts from the presets with the additive time terms\n"
           "(per-layer kernel and launch time, per-unit collective cost, per-strategy step cost) at 0, so\n"
           "nothing the held-out model's runs determined reaches its fold through the presets.\n\n";
+    if (const Batch* probed = probedBatch(options))
+        writeProbeParagraph(md, *probed, foldFrom.calibration, foldFrom.options.fixed);
     if (!options.command.empty())
         md << "Measurements: " << options.command << "\n\n";
     md << "Batches (folders of runner events):\n\n";
@@ -398,6 +463,8 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
                                       {"peak", summaryJson(calibrate::summarizePeak(timedCalibrated))}}}}},
                     {"ooms", ooms},
                     {"predicted_oom_not_run", notRun.size()}};
+    if (const Batch* probed = probedBatch(options))
+        j["probe"] = probeJson(*probed, foldFrom.calibration, foldFrom.options.fixed);
     j["calibration_all_models"] = toJson(allModels.calibration);
     for (const Fold& f : folds)
         j["folds"].push_back({{"held_out", f.heldOut}, {"calibration", toJson(f.fit.calibration)}, {"fitted", f.fit.fitted}});

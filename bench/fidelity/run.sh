@@ -4,11 +4,14 @@
 # and keeps each run's JSON Lines events for `shardwise-bench-fidelity analyze`.
 #
 #   bench/fidelity/run.sh [--runner PATH] [--matrix FILE] [--out DIR] [--budget-s N] [--device cuda|cpu]
-#                         [--cell-timeout-s N] [--archive FILE.tgz]
+#                         [--cell-timeout-s N] [--probe-timeout-s N] [--archive FILE.tgz]
 #
 # Defaults: --runner build-gpu/bin/shardwise-runner, --matrix bench/fidelity/matrix.tsv,
-# --out ${OUT:-fidelity-out}, --budget-s 480, --device cuda, --cell-timeout-s 120.
-# Writes DIR/cells/<model>__<strategy>__<seq>.jsonl (events) and .log (stderr), and DIR/manifest.tsv:
+# --out ${OUT:-fidelity-out}, --budget-s 480, --device cuda, --cell-timeout-s 120, --probe-timeout-s 60.
+# First `shardwise-runner --probe` on the same device (within the budget and --probe-timeout-s; 0 skips
+# it): DIR/probe.jsonl (events) and probe.log; the analyzer starts every fold from the coefficients it
+# measures, the per-layer issue time among them. A probe that fails is kept as probe.failed.jsonl.
+# Then writes DIR/cells/<model>__<strategy>__<seq>.jsonl (events) and .log (stderr), and DIR/manifest.tsv:
 # one line per matrix cell with what happened to it (ran: exit code and seconds; or not run: why).
 # Cells the matrix marks run=no (predicted not to fit) are listed as predicted_oom_not_run; cells the
 # budget leaves no time for are listed as skipped_budget. --archive packs DIR into one archive after
@@ -22,6 +25,7 @@ out="${OUT:-fidelity-out}"
 budget=480
 device=cuda
 cell_timeout=120
+probe_timeout=60
 archive=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -31,8 +35,9 @@ while [[ $# -gt 0 ]]; do
     --budget-s) budget="$2" ;;
     --device) device="$2" ;;
     --cell-timeout-s) cell_timeout="$2" ;;
+    --probe-timeout-s) probe_timeout="$2" ;;
     --archive) archive="$2" ;;
-    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
     [[ $# -ge 2 ]] || { echo "run.sh: $1 needs a value" >&2; exit 2; }
@@ -42,6 +47,7 @@ done
 [[ -r "$matrix" ]] || { echo "run.sh: matrix $matrix not readable" >&2; exit 2; }
 [[ "$budget" =~ ^[0-9]+$ ]] || { echo "run.sh: --budget-s must be whole seconds, got $budget" >&2; exit 2; }
 [[ "$cell_timeout" =~ ^[0-9]+$ ]] || { echo "run.sh: --cell-timeout-s must be whole seconds" >&2; exit 2; }
+[[ "$probe_timeout" =~ ^[0-9]+$ ]] || { echo "run.sh: --probe-timeout-s must be whole seconds" >&2; exit 2; }
 [[ "$device" == cuda || "$device" == cpu ]] || { echo "run.sh: --device must be cuda or cpu" >&2; exit 2; }
 
 mkdir -p "$out/cells"
@@ -60,6 +66,24 @@ ran=0
 skipped=0
 # One port per run: a runner that has not released its rendezvous port must not block the next.
 port=29555
+
+# The probe measures the node and the runner, not a model (docs/calibration.md): once per batch, on the
+# device the cells run on, before them. Its time comes out of the budget like a cell's.
+limit=$((budget < probe_timeout ? budget : probe_timeout))
+if ((limit > 5)); then
+    code=0
+    RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+        timeout --kill-after=5 "$limit" "$runner" --probe --device "$device" \
+        >"$out/probe.jsonl" 2>"$out/probe.log" </dev/null || code=$?
+    if ((code == 0)) && grep -q '"event":"probe"' "$out/probe.jsonl"; then
+        echo "probe: $(grep -c '' "$out/probe.jsonl") events in $((SECONDS - start)) s (elapsed of ${budget}s)"
+    else
+        mv "$out/probe.jsonl" "$out/probe.failed.jsonl"
+        echo "probe: failed (exit code $code; see $out/probe.log); the analysis will start from the presets" >&2
+    fi
+elif ((probe_timeout > 0)); then
+    echo "probe: skipped, the budget leaves no time for it" >&2
+fi
 while IFS=$'\t' read -r model strategy seq predicted run warmup steps _peak estimate _tier; do
     [[ -z "$model" || "$model" == \#* ]] && continue
     if [[ "$run" != yes ]]; then

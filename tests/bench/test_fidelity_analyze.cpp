@@ -2,11 +2,15 @@
 // a timed batch (completed runs and an OOM) and a memory-only batch measured with another runner
 // binary (a completed run with an absurd tokens/s, and an OOM the presets predict to fit). Checks
 // the errors against the estimate, which cells count for which statistic, and the OOM verdicts.
+// A third batch carries the probe the CPU runner takes (`--probe`, run here): every fold then starts
+// from its per-layer issue time and keeps it.
 #include "shardwise/estimate/estimate.hpp"
 #include "shardwise/protocol/events.hpp"
 #include "shardwise/spec/presets.hpp"
 
+#include <QFileInfo>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -17,6 +21,10 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 using namespace shardwise;
 
@@ -122,6 +130,32 @@ const nlohmann::json* findCell(const nlohmann::json& report, const CellSpec& c)
         if (cell.at("model") == c.model && cell.at("strategy") == strategyId(c.strategy) && cell.at("seq") == c.seq)
             return &cell;
     return nullptr;
+}
+
+const QString kRunner = QStringLiteral(SHARDWISE_BINARY_DIR "/bin/shardwise-runner");
+
+// A TCP port nothing listens on now, for the probe's single-rank rendezvous.
+int freePort()
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    int port = 0;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0
+        && ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
+        port = ntohs(address.sin_port);
+    ::close(fd);
+    return port;
+}
+
+std::string readText(const QString& file)
+{
+    std::ifstream in(file.toStdString());
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
 }
 
 } // namespace
@@ -278,6 +312,92 @@ private slots:
         QVERIFY(report.find("fitted to other runs (the runs of batch A), so the presets' figures here are out of sample")
                 != std::string::npos);
         QVERIFY(report.find("figures are in-sample") == std::string::npos);
+    }
+
+    // run.sh's probe, taken by the real CPU runner: its layer_issue figure becomes every fold's
+    // layer_launch_s (within calibrationFromJson's range), the fits keep it, and the report says so.
+    void probeSeedsEveryFoldWithTheMeasuredIssueTime()
+    {
+        if (!QFileInfo(kRunner).isExecutable())
+            QSKIP("shardwise-runner is not built (SHARDWISE_BUILD_RUNNER=OFF)");
+        const std::filesystem::path probed = std::filesystem::path(m_dir.path().toStdString()) / "probed";
+        for (const CellSpec& c : {kSmallTimed, kMediumTimed, kLargeOomTimed})
+            writeCell(probed, c, kTimedRunnerKeptNormInputs);
+        QProcess runner;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("RANK"), QStringLiteral("0"));
+        env.insert(QStringLiteral("WORLD_SIZE"), QStringLiteral("1"));
+        env.insert(QStringLiteral("LOCAL_RANK"), QStringLiteral("0"));
+        env.insert(QStringLiteral("MASTER_ADDR"), QStringLiteral("127.0.0.1"));
+        env.insert(QStringLiteral("MASTER_PORT"), QString::number(freePort()));
+        runner.setProcessEnvironment(env);
+        runner.setStandardOutputFile(QString::fromStdString((probed / "probe.jsonl").string()));
+        runner.start(kRunner, {QStringLiteral("--probe"), QStringLiteral("--device"), QStringLiteral("cpu"),
+                               QStringLiteral("--probe-max-bytes"), QStringLiteral("1e6")});
+        QVERIFY(runner.waitForFinished(300000));
+        QVERIFY2(runner.exitCode() == 0, runner.readAllStandardError().constData());
+
+        std::optional<protocol::ProbeResult> issue;
+        std::ifstream events(probed / "probe.jsonl");
+        for (std::string line; std::getline(events, line);)
+            if (const auto e = protocol::tryParseEvent(line))
+                if (const auto* p = std::get_if<protocol::ProbeEvent>(&*e))
+                    for (const protocol::ProbeResult& r : p->results)
+                        if (r.kind == "layer_issue")
+                            issue = r;
+        QVERIFY2(issue && issue->value > 0 && std::isfinite(issue->value), "the probe measured no layer_issue");
+        const double expected = std::min(issue->value, 0.1); // calibrationFromJson's upper bound
+
+        const QString out = m_dir.filePath(QStringLiteral("probed-report"));
+        QProcess p;
+        p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
+                {QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(probed.string()),
+                 QStringLiteral("--out"), out});
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const nlohmann::json report = nlohmann::json::parse(readText(out + QStringLiteral(".json")));
+        const std::string markdown = readText(out + QStringLiteral(".md"));
+
+        QCOMPARE(report.at("folds").size(), std::size_t{3});
+        for (const auto& fold : report.at("folds")) {
+            QCOMPARE(fold.at("calibration").at("layer_launch_s").get<double>(), expected);
+            const auto& fitted = fold.at("fitted");
+            QVERIFY(std::find(fitted.begin(), fitted.end(), "layer_launch_s") == fitted.end());
+        }
+        QCOMPARE(report.at("calibration_all_models").at("layer_launch_s").get<double>(), expected);
+        QCOMPARE(report.at("probe").at("held_fixed").at("layer_launch_s").get<double>(), expected);
+        QCOMPARE(report.at("probe").at("device_name").get<std::string>(), std::string("cpu"));
+        QVERIFY2(markdown.find("Probe: `" + (probed / "probe.jsonl").string() + "` (cpu)") != std::string::npos,
+                 markdown.c_str());
+        QVERIFY(markdown.find("hold the coefficients it measured fixed: ") != std::string::npos);
+        QVERIFY(markdown.find("layer_launch_s = ") != std::string::npos);
+
+        // The same cells without a probe: the folds fit the launch cost from zero, and nothing is
+        // said about a probe.
+        QVERIFY(!m_report.contains("probe"));
+        QVERIFY(m_markdown.find("Probe: ") == std::string::npos);
+        bool anyFoldDiffers = false;
+        for (const auto& fold : m_report.at("folds"))
+            anyFoldDiffers = anyFoldDiffers || fold.at("calibration").at("layer_launch_s").get<double>() != expected;
+        QVERIFY(anyFoldDiffers);
+    }
+
+    void probeFileWithoutAProbeEventIsNamed()
+    {
+        const std::filesystem::path dir = std::filesystem::path(m_dir.path().toStdString()) / "bad-probe";
+        writeCell(dir, kSmallTimed, kTimedRunnerKeptNormInputs);
+        writeCell(dir, kMediumTimed, kTimedRunnerKeptNormInputs);
+        std::ofstream(dir / "probe.jsonl") << R"({"event":"log","level":"info","message":"probing","rank":0,"time":1.0,"v":1})"
+                                           << '\n';
+        QProcess p;
+        p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
+                {QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(dir.string()),
+                 QStringLiteral("--out"), m_dir.filePath(QStringLiteral("bad-probe-report"))});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 1);
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(err.contains(QString::fromStdString((dir / "probe.jsonl").string())) && err.contains(QStringLiteral("no probe event")),
+                 qPrintable(err));
     }
 
     void matrixGivesShortStepsMoreTimedSteps()
