@@ -120,6 +120,7 @@ private slots:
         QFETCH(double, tokensPerS);
         EstimateInput in = input("qwen2.5-3b", "h200");
         in.normInputsKept = normInputsKept;
+        in.offloadStagingKept = true; // every runner measured here predates versions.offload_staging
         const Estimate e = estimate(in, strategy);
         const double memoryError = e.memory.allocatedPeak() / kGiB / peakAllocatedGiB - 1.0;
         const double speedError = e.throughput.tokensPerS / tokensPerS - 1.0;
@@ -331,6 +332,43 @@ private slots:
         const Estimate zero3 = estimate(in, Strategy::Zero3);
         QCOMPARE(fsdp.memory.deviceGrads, 2.0 * double(in.model.parameterCount()) / 8.0);
         QCOMPARE(fsdp.memory.allocatedPeak(), zero3.memory.allocatedPeak());
+    }
+
+    // The offload strategies' buffers in flight, counted by hand for Qwen2.5-3B (bf16): the root unit U
+    // (tied embedding 151936 x 2048 + final norm 2048 = 311,166,976 parameters) is 622,333,952 bytes,
+    // a decoder layer (q 2048 x 2048 + 2048, k and v 256 x 2048 + 256 each, o 2048 x 2048, gate/up/down
+    // 3 x 2048 x 11008, two norms of 2048 = 77,076,992 parameters) 154,153,984 bytes. Runners without
+    // versions.offload_staging: U + a layer, + U/W reduce output with peers, + 2U/W (zero3_offload) or
+    // 3U/W (fsdp2_reshard_offload) staging. The current runner: U + a layer, + 2 x (layer - a layer's
+    // activations) where positive: a layer keeps 87,624 bytes per token (4h 8192 + 6a 12288 + 4kv 1024
+    // + 8 + 4 heads 64 + 6f 66048), 179,453,952 bytes at 2048 tokens (more than its gradient: + 0) and
+    // 22,431,744 at 256 (+ 2 x 131,722,240 = 263,444,480).
+    void offloadBuffersFollowTheRunner_data()
+    {
+        QTest::addColumn<Strategy>("strategy");
+        QTest::addColumn<int>("world");
+        QTest::addColumn<int>("seqLen");
+        QTest::addColumn<bool>("stagingKept");
+        QTest::addColumn<double>("commBuffers");
+        QTest::newRow("zero3_offload w1 staging: 3U + layer") << Strategy::Zero3Offload << 1 << 2048 << true << 2021155840.0;
+        QTest::newRow("fsdp2 offload w1 staging: 4U + layer") << Strategy::Fsdp2ReshardOffload << 1 << 2048 << true << 2643489792.0;
+        QTest::newRow("zero3_offload w4 staging: U + layer + 3U/4") << Strategy::Zero3Offload << 4 << 2048 << true << 1243238400.0;
+        QTest::newRow("zero3_offload w1 in place: U + layer") << Strategy::Zero3Offload << 1 << 2048 << false << 776487936.0;
+        QTest::newRow("fsdp2 offload w1 in place: U + layer") << Strategy::Fsdp2ReshardOffload << 1 << 2048 << false << 776487936.0;
+        QTest::newRow("zero3_offload w4 in place: no reduce output") << Strategy::Zero3Offload << 4 << 2048 << false << 776487936.0;
+        QTest::newRow("zero3_offload w1 in place, 256 tokens: held gradients") << Strategy::Zero3Offload << 1 << 256 << false << 1039932416.0;
+    }
+    void offloadBuffersFollowTheRunner()
+    {
+        QFETCH(Strategy, strategy);
+        QFETCH(int, world);
+        QFETCH(int, seqLen);
+        QFETCH(bool, stagingKept);
+        QFETCH(double, commBuffers);
+        EstimateInput in = input("qwen2.5-3b", "h200", world);
+        in.training.seqLen = seqLen;
+        in.offloadStagingKept = stagingKept;
+        QCOMPARE(estimate(in, strategy).memory.commBuffers, commBuffers);
     }
 
     // Per rank per optimizer step, in units of one bf16 copy of the model (2N bytes).

@@ -16,6 +16,33 @@ namespace {
 
 double d(std::int64_t x) { return static_cast<double>(x); }
 
+// The offload strategies' unsharded gradients in flight, as zero3's (U + a layer), and what moves
+// between host and device (runner/src/unit_schedule.cpp, downloadReducedSlice).
+// Runners before versions.offload_staging: the reduce-scatter output (U/W with peers) went into one of
+// two device staging shards sized for the largest unit, 2U/W, kept for the whole run; fsdp2's uploads
+// used a third. The H200 world-1 runs measured 4U + 2 layers (zero3_offload) and 5U + 2 layers
+// (fsdp2_reshard_offload) above zero0 (docs/formulas.md).
+// The current runner: each unit's gradient is reduced in place into its own slice of the full buffer
+// and copied to the host from there, host shards go straight into the gathered buffer: no staging and
+// no separate reduce output. Up to two full gradients stay allocated until their copies are done;
+// they are held only once their layers' backward has freed that layer's activations, so they raise
+// the start-of-backward peak only by what a layer's gradient exceeds a layer's activations, for each
+// of the two (short sequences, or activation checkpointing, where a layer frees only its input).
+double offloadCommBuffers(const EstimateInput& in, Strategy s, double unit, double layer, double reduceOutput,
+                          double w)
+{
+    if (in.offloadStagingKept) {
+        const double staging = (s == Strategy::Fsdp2ReshardOffload ? 3.0 : 2.0) * unit / w;
+        return unit + layer + reduceOutput + staging;
+    }
+    const double tokens = static_cast<double>(in.training.microBatch) * static_cast<double>(in.training.seqLen);
+    const double layerActivations = tokens * (in.training.activationCheckpointing
+                                                  ? kBf16Bytes * d(in.model.hidden)
+                                                  : detail::layerActivationBytesPerToken(in));
+    constexpr double kHeldGradientDownloads = 2.0; // unit_schedule.cpp
+    return unit + layer + kHeldGradientDownloads * std::max(0.0, layer - layerActivations);
+}
+
 } // namespace
 
 ModelConstants modelConstants(const ModelSpec& m, const TuningKnobs& /*knobs*/)
@@ -101,10 +128,8 @@ MemoryBreakdown memoryBreakdown(const MemoryContext& ctx, const EstimateInput& i
         // current one is reduced. Measured at world 1: zero0 + 2U + 2 layers for Qwen2.5-7B and 14B.
         mb.gatheredParams = unit + (liveLayers - 1.0) * layer;
         mb.commBuffers = unit + layer + reduceOutput;
-        if (s == Strategy::Zero3Offload) // two staging shards for gradients on their way to the host
-            mb.commBuffers += 2.0 * unit / w;
-        if (s == Strategy::Fsdp2ReshardOffload) // and one for a host shard on its way up
-            mb.commBuffers += 3.0 * unit / w;
+        if (traits(s).offloadsOptimizer)
+            mb.commBuffers = offloadCommBuffers(in, s, unit, layer, reduceOutput, w);
         break;
     case Strategy::Fsdp2NoReshard:
         // Every unit gathered in forward stays until its backward: the whole model unsharded at the

@@ -29,6 +29,11 @@ struct EstimateInput {
     // q/k/v and gate/up projections for backward (2 x hidden bf16 per layer and token more than the
     // current runner, which recomputes them). Set for measurements of such runners only.
     bool normInputsKept = false;
+    // Runners whose start events carry no versions.offload_staging kept device staging buffers for the
+    // offload strategies the whole run: two gradient shards of the largest unit, and one more for
+    // fsdp2_reshard_offload's uploads (the current runner reduces and copies in place). Set for
+    // measurements of such runners only.
+    bool offloadStagingKept = false;
 };
 
 // Throws SpecError naming the field when the input cannot be estimated (zero sizes, a GPU without
