@@ -48,6 +48,10 @@ public:
     virtual CommTicket allGather(const at::Tensor& shard, const at::Tensor& full) = 0;
     // shard = this rank's slice of the element-wise mean of `full` over ranks.
     virtual CommTicket reduceScatterMean(const at::Tensor& full, const at::Tensor& shard) = 0;
+    // The same with the output in place: this rank's slice of `full` (offset rank * numel / world)
+    // becomes its mean over ranks; the rest of `full` is not to be read afterwards. NCCL reduces in
+    // place when recvbuff == sendbuff + rank * recvcount; at world 1 nothing moves.
+    virtual CommTicket reduceScatterMeanInPlace(const at::Tensor& full) = 0;
     // In place: t = mean over ranks of t.
     virtual CommTicket allReduceMean(const at::Tensor& t) = 0;
     // The same collectives over several buffers, issued as one group (NCCL: ncclGroupStart/End, one
@@ -61,10 +65,8 @@ public:
     // dst.copy_(src) ordered after the communication enqueued so far. Device-to-host copies (reduced
     // gradient shards on their way to the host optimizer) run on a stream of their own so they
     // overlap the host-to-device copies and collectives queued behind them (PCIe is full duplex).
+    // The caller keeps `src` alive, and its memory unused, until the ticket is waited for.
     virtual CommTicket copyAfterComm(const at::Tensor& dst, const at::Tensor& src) = 0;
-    // Communication enqueued from now on waits for `ticket` (e.g. before reusing a staging buffer that
-    // a device-to-host copy still reads). Null tickets are ignored.
-    virtual void commWaits(const CommTicket& ticket) = 0;
 
     // The compute stream waits for `ticket` (no host block). Null tickets are ignored.
     virtual void computeWaits(const CommTicket& ticket) = 0;

@@ -138,6 +138,7 @@ protocol::SoftwareVersions softwareVersions()
     v.runner = SHARDWISE_RUNNER_VERSION;
     v.libtorch = TORCH_VERSION;
     v.activations = protocol::kNormInputsRecomputed; // linear.hpp, NormedInput
+    v.offloadStaging = protocol::kOffloadStagingInPlace; // unit_schedule.cpp, downloadReducedSlice
     v.kernels = fusedKernelsEnabled() ? "fused rotary + SwiGLU + cross-entropy on CUDA bf16, ATen elsewhere" : "ATen";
 #if defined(__clang__)
     v.compiler = "clang " __clang_version__;

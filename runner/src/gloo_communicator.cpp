@@ -72,6 +72,15 @@ public:
         return nullptr;
     }
 
+    CommTicket reduceScatterMeanInPlace(const at::Tensor& full) override
+    {
+        const auto shardNumel = full.numel() / m_world;
+        TORCH_CHECK(shardNumel * m_world == full.numel(), "reduceScatter: full buffer is not world x shard");
+        // The output may alias the input: every rank's buffer is gathered into rows of their own
+        // before the sum is written into this rank's slice.
+        return reduceScatterMean(full, full.narrow(0, m_rank * shardNumel, shardNumel));
+    }
+
     CommTicket allReduceMean(const at::Tensor& t) override
     {
         const auto everyRank = gatherEveryRank(t);
@@ -111,7 +120,6 @@ public:
     }
 
     void computeWaits(const CommTicket&) override {}
-    void commWaits(const CommTicket&) override {}
     void markUsedByComm(const at::Tensor&) override {}
     void synchronize() override {}
 

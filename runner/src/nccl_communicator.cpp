@@ -120,6 +120,21 @@ public:
         });
     }
 
+    CommTicket reduceScatterMeanInPlace(const at::Tensor& full) override
+    {
+        const auto count = static_cast<std::size_t>(full.numel() / m_world);
+        TORCH_CHECK(static_cast<std::int64_t>(count) * m_world == full.numel(),
+                    "reduceScatter: full buffer is not world x shard");
+        if (m_world == 1)
+            return alone(nullptr);
+        return collective([&] {
+            // In place in NCCL's sense: recvbuff == sendbuff + rank * recvcount.
+            auto* base = static_cast<char*>(full.data_ptr());
+            void* mine = base + static_cast<std::size_t>(m_rank) * count * full.element_size();
+            return ncclReduceScatter(base, mine, count, ncclType(full), ncclAvg, m_comm, m_stream.stream());
+        });
+    }
+
     CommTicket allReduceMean(const at::Tensor& t) override
     {
         if (m_world == 1)
@@ -194,14 +209,6 @@ public:
         }
         ticket->done.record(m_stream);
         return ticket;
-    }
-
-    void commWaits(const CommTicket& ticket) override
-    {
-        if (!ticket)
-            return;
-        c10::cuda::CUDAGuard guard(m_device);
-        static_cast<NcclCompletion&>(*ticket).done.block(m_stream);
     }
 
     void computeWaits(const CommTicket& ticket) override

@@ -42,20 +42,11 @@ ShardingEngine::ShardingEngine(const ModelSpec& model, const EngineSettings& set
 
     auto layouts = buildUnitLayouts(model, m_world);
     m_units.resize(layouts.size());
-    std::int64_t maxShard = 0;
-    for (std::size_t i = 0; i < layouts.size(); ++i) {
+    for (std::size_t i = 0; i < layouts.size(); ++i)
         m_units[i].layout = std::move(layouts[i]);
-        maxShard = std::max(maxShard, m_units[i].layout.shard);
-    }
     for (std::size_t i = 0; i < m_units.size(); ++i) {
         allocateUnit(m_units[i], i);
         initialiseUnit(m_units[i], i);
-    }
-    if (m_traits.offloadsOptimizer) {
-        if (m_traits.offloadsParameters)
-            m_uploadStaging = at::empty({maxShard}, settings.compute);
-        for (auto& staging : m_downloadStaging)
-            staging = at::empty({maxShard}, settings.compute);
     }
     m_comm.synchronize();
 }

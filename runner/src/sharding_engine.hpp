@@ -18,10 +18,13 @@
 //                    forward (the root excepted, as FSDP2 does) and after backward.
 //   fsdp2_noreshard  gathered in forward and kept until the unit's backward is done.
 //   *_offload        master weights and Adam moments in host memory (bf16 under the pure-bf16 policy,
-//                    fp32 with fp32 master weights), gradient shards copied to pinned host buffers on
-//                    the comm stream, a vectorised multithreaded AdamW on the CPU, updated shards
-//                    copied up on the comm stream ahead of their gathers; fsdp2_reshard_offload keeps
-//                    the parameter shards on the host only and copies them up for every gather.
+//                    fp32 with fp32 master weights); each unit's gradient reduce-scattered in place
+//                    into its own slice of the unit's full gradient buffer and copied from there to a
+//                    pinned host buffer on a stream of its own, a vectorised multithreaded AdamW on the
+//                    CPU, updated shards copied up on the comm stream ahead of their gathers;
+//                    fsdp2_reshard_offload keeps the parameter shards on the host only and copies them
+//                    up for every gather, straight into this rank's slice of the gathered buffer. No
+//                    device staging buffer exists (unit_schedule.cpp says why).
 
 #include "adamw.hpp"
 #include "communicator.hpp"
@@ -31,7 +34,7 @@
 #include "shardwise/protocol/events.hpp"
 #include "shardwise/spec/specs.hpp"
 
-#include <array>
+#include <deque>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -112,7 +115,6 @@ private:
 
     void allocateUnit(Unit& u, std::size_t index);
     void initialiseUnit(Unit& u, std::size_t index);
-    at::Tensor gatherSource(Unit& u);
     void issueGather(std::size_t index);
     void ensureGathered(std::size_t index);
     void releaseParams(std::size_t index);
@@ -124,6 +126,8 @@ private:
     void settleUnwritten(Unit& u);
     void learnOverwrittenRanges();
     void reduceUnit(std::size_t index);
+    void downloadReducedSlice(std::size_t index);
+    void retireOldestDownload();
     void addToBucket(std::size_t index);
     void flushBucket();
     void gatherUpdatedReplicas();
@@ -151,13 +155,13 @@ private:
     std::int64_t m_bucketFill = 0;
     // The step count as the device tensor the fused CUDA AdamW reads.
     at::Tensor m_stepTensor;
-    // Device staging of the offload strategies: host shards on their way up (comm stream only), and
-    // two alternating buffers for reduced gradient shards on their way down, each reused only after
-    // its previous copy to the host is done.
-    at::Tensor m_uploadStaging;
-    std::array<at::Tensor, 2> m_downloadStaging;
-    std::array<CommTicket, 2> m_downloadDone;
-    std::size_t m_downloadSlot = 0;
+    // Offload: units whose full gradient buffer stays allocated because this rank's reduced slice of
+    // it is still on its way to the host, oldest first, with the copy's completion.
+    struct PendingDownload {
+        std::size_t unit;
+        CommTicket copied;
+    };
+    std::deque<PendingDownload> m_pendingDownloads;
     CommTicket m_lastReduction;
 
     // zero3: the unit order traced in the first step drives prefetching afterwards.

@@ -288,15 +288,23 @@ private slots:
     }
 
     // Two ranks: a 10-step run checkpointed at 5 and 10, extended to 16 steps by --resume, equals 16
-    // uninterrupted steps on every rank; the summary says where it started.
+    // uninterrupted steps on every rank; the summary says where it started. The offload strategies
+    // (reduced in place and copied to the host, their host state in the checkpoint) bit for bit.
+    void resumeAcrossRanksMatchesUninterruptedRun_data()
+    {
+        QTest::addColumn<QString>("strategy");
+        QTest::newRow("fsdp2_reshard_offload") << QStringLiteral("fsdp2_reshard_offload");
+        QTest::newRow("zero3_offload") << QStringLiteral("zero3_offload");
+    }
     void resumeAcrossRanksMatchesUninterruptedRun()
     {
+        QFETCH(QString, strategy);
         QTemporaryDir work;
         const QString dir = work.filePath(QStringLiteral("ckpt"));
         auto args = [&](int steps, const QString& dump, bool checkpoint) {
             QStringList a{QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--seq"), QStringLiteral("32"),
                           QStringLiteral("--warmup"), QStringLiteral("0"), QStringLiteral("--steps"),
-                          QString::number(steps), QStringLiteral("--strategy"), QStringLiteral("fsdp2_reshard_offload"),
+                          QString::number(steps), QStringLiteral("--strategy"), strategy,
                           QStringLiteral("--dump-params"), dump};
             if (checkpoint)
                 a << QStringLiteral("--checkpoint-every") << QStringLiteral("5") << QStringLiteral("--checkpoint-dir")
@@ -435,6 +443,9 @@ private slots:
         QCOMPARE(starts[0].config.training.seqLen, 16);
         QCOMPARE(starts[0].deviceName, std::string("cpu"));
         QVERIFY(!starts[0].versions.libtorch.empty());
+        // The planner predicts this runner's offload buffers from these (EstimateInput's flags).
+        QCOMPARE(starts[0].versions.activations, std::string(kNormInputsRecomputed));
+        QCOMPARE(starts[0].versions.offloadStaging, std::string(kOffloadStagingInPlace));
         const auto steps = eventsOf<StepEvent>(outcome);
         QCOMPARE(steps.size(), std::size_t{3});
         QVERIFY(!steps[0].timed && steps[1].timed && steps[2].timed);
