@@ -186,16 +186,48 @@ private slots:
         probe.event.deviceName = "cpu";
         probe.event.results = {{"matmul_bf16", 8192, 1.2, "TFLOP/s", 3},
                                {"device_copy", 1 << 28, 20.0, "GB/s", 5},
-                               {"cpu_adamw", 0, 1.5e9, "params/s", 3}};
+                               {"cpu_adamw", 0, 1.5e9, "params/s", 3},
+                               {"layer_issue", 0, 4.0e-4, "s", 10}};
         saveProbe(db, probe);
         const auto c = calibrate::calibrationFromStore(db, *PresetCatalog::builtin().findGpu("h200"),
                                                        Interconnect::NvLink, "laptop");
         const Calibration presets;
         QCOMPARE(c.calibration.matmulEfficiency, presets.matmulEfficiency);
         QCOMPARE(c.calibration.optimizerHbmEfficiency, presets.optimizerHbmEfficiency);
+        QCOMPARE(c.calibration.layerLaunchS, presets.layerLaunchS); // a CPU issues for itself, not for a GPU
         QCOMPARE(c.calibration.cpuAdamParamsPerS, 1.5e9);
         QCOMPARE(c.fitted, std::vector<std::string>{"cpu_adam_params_per_s"});
         QCOMPARE(QString::fromStdString(c.source), QStringLiteral("probe of node laptop"));
+    }
+
+    // The 0.5B runs at 1024 tokens are bound by the CPU issuing kernels, so the residual fit would
+    // move the launch cost; the probe's measured figure stays and the fit works around it.
+    void probeMeasuredCoefficientsSurviveTheRunFit()
+    {
+        Database db = Database::open(m_dir.filePath(QStringLiteral("issue-probe.sqlite")).toStdString());
+        for (const char* model : {"qwen2.5-0.5b", "qwen2.5-1.5b"})
+            for (int seq : {1024, 4096})
+                recordRun(db, model, Strategy::Zero0, seq, DeviceKind::Cuda, false);
+        const GpuSpec& h200 = *PresetCatalog::builtin().findGpu("h200");
+        std::vector<calibrate::Observation> observations;
+        for (const auto& r : calibrate::observationsFromStore(db, h200))
+            observations.push_back(r.observation);
+        Calibration measured;
+        measured.layerLaunchS = 6.5e-4;
+        QVERIFY2(calibrate::fitCalibration(observations, measured).calibration.layerLaunchS != 6.5e-4,
+                 "these runs must inform the launch cost");
+        StoredProbe probe;
+        probe.node = "box-a";
+        probe.gpuId = "h200";
+        probe.event.host = "box-a";
+        probe.event.deviceName = "NVIDIA H200";
+        probe.event.results = {{"layer_issue", 0, 6.5e-4, "s", 10}};
+        saveProbe(db, probe);
+        const auto c = calibrate::calibrationFromStore(db, h200, Interconnect::NvLink);
+        QCOMPARE(QString::fromStdString(c.source), QStringLiteral("probe of node box-a + 4 runs"));
+        QCOMPARE(c.calibration.layerLaunchS, 6.5e-4);
+        QCOMPARE(std::count(c.fitted.begin(), c.fitted.end(), std::string("layer_launch_s")), std::ptrdiff_t{1});
+        QCOMPARE(c.runs, 4);
     }
 
     void planCalibratedSaysWhichCalibrationItUsed()
