@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 using namespace shardwise;
 using shardwise::testing::SshdFixture;
@@ -37,7 +38,20 @@ constexpr std::int64_t kProbeBytes = 2 << 20;
 
 bool hasKind(const protocol::ProbeEvent& e, const std::string& kind)
 {
-    return std::any_of(e.results.begin(), e.results.end(), [&](const protocol::ProbeResult& r) { return r.kind == kind && r.value > 0; });
+    return std::any_of(e.results.begin(), e.results.end(), [&](const protocol::ProbeResult& r) {
+        return r.kind == kind && r.value > 0 && std::isfinite(r.value);
+    });
+}
+
+// The host's issue time per decoder layer: seconds, no buffer size, one figure per rank.
+bool hasLayerIssueSeconds(const protocol::ProbeEvent& e)
+{
+    const auto n = std::count_if(e.results.begin(), e.results.end(),
+                                 [](const protocol::ProbeResult& r) { return r.kind == "layer_issue"; });
+    const auto r = std::find_if(e.results.begin(), e.results.end(),
+                                [](const protocol::ProbeResult& x) { return x.kind == "layer_issue"; });
+    // Under a second per layer: a figure that large would be a broken clock, not an issue cost.
+    return n == 1 && hasKind(e, "layer_issue") && r->unit == "s" && r->bytes == 0 && r->value < 1.0 && r->samples > 0;
 }
 
 session::ProbeRequest cpuProbe(const std::string& node, int ranks)
@@ -169,6 +183,7 @@ private slots:
             QCOMPARE(QString::fromStdString(e.deviceName), QStringLiteral("cpu"));
             QVERIFY(hasKind(e, "cpu_adamw"));
             QVERIFY(hasKind(e, "device_copy"));
+            QVERIFY(hasLayerIssueSeconds(e));
             QCOMPARE(hasKind(e, "all_reduce"), ranks > 1);
         }
 
@@ -191,6 +206,8 @@ private slots:
         const auto adam = std::find_if(newest->event.results.begin(), newest->event.results.end(),
                                        [](const protocol::ProbeResult& r) { return r.kind == "cpu_adamw"; });
         QCOMPARE(c.calibration.cpuAdamParamsPerS, adam->value);
+        // A CPU device's issue time holds its own compute: it says nothing about a GPU's launch cost.
+        QVERIFY(std::find(c.fitted.begin(), c.fitted.end(), "layer_launch_s") == c.fitted.end());
     }
 
     void failingRunnerSaysWhatFailedAndTheStoreKeepsWhatItHad_data()
@@ -285,7 +302,7 @@ private slots:
         QCOMPARE(result.stored.size(), std::size_t(2));
         QVERIFY(QFileInfo(QString::fromStdString(result.logLocation)).isDir()); // the run folder on the "node"
         for (const auto& e : result.events)
-            QVERIFY(hasKind(e, "all_gather") && hasKind(e, "cpu_adamw"));
+            QVERIFY(hasKind(e, "all_gather") && hasKind(e, "cpu_adamw") && hasLayerIssueSeconds(e));
         const auto newest = store::latestProbe(db, "node-a");
         QVERIFY(newest);
         QCOMPARE(newest->event.rank, 0);
