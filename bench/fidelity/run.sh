@@ -79,7 +79,7 @@ if ((limit > 5)); then
         echo "probe: $(grep -c '' "$out/probe.jsonl") events in $((SECONDS - start)) s (elapsed of ${budget}s)"
     else
         mv "$out/probe.jsonl" "$out/probe.failed.jsonl"
-        echo "probe: failed (exit code $code; see $out/probe.log); the analysis will start from the presets" >&2
+        echo "probe: failed (exit code $code; see $out/probe.log); the batch is analysed as one without a probe" >&2
     fi
 elif ((probe_timeout > 0)); then
     echo "probe: skipped, the budget leaves no time for it" >&2
