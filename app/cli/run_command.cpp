@@ -20,7 +20,6 @@
 #include <chrono>
 #include <atomic>
 #include <charconv>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -65,6 +64,11 @@ SSH nodes (--node):
                              (default .cache/shardwise/runs); each run keeps its per-rank logs there
   --known-hosts FILE         the app's own known_hosts (default: $XDG_CONFIG_HOME/shardwise/known_hosts)
   --user-known-hosts FILE    the user's known_hosts, read only (default: ~/.ssh/known_hosts)
+  --detach-on-interrupt      Ctrl-C (or SIGTERM) detaches instead of cancelling: the ranks go on
+                             running on their nodes, the run stays in the store as 'detached', no
+                             further strategy starts, and `shardwise-cli runs attach ID` follows it
+                             again and records the rest. Without it Ctrl-C cancels every rank.
+                             Needs the store (not with --no-store)
 
 Training (forwarded to the runner; its defaults apply when left out, see shardwise-runner --help):
   --model PRESET|PATH        model preset id, a Shardwise model JSON or a Hugging Face config.json
@@ -88,8 +92,8 @@ Output:
   --format table|json        a table, or one JSON object with a "runs" array (default table)
   --help                     this text
 
-Exit status: 0 every run succeeded, 1 a run failed (OOM, comm, config, timeout, cancelled),
-2 bad flag or input.
+Exit status: 0 every run succeeded, 1 a run failed (OOM, comm, config, timeout, cancelled) or was
+detached, 2 bad flag or input.
 )";
 
 struct UsageError : std::runtime_error {
@@ -118,6 +122,7 @@ struct RunRequest {
     bool json = false;
     std::string db;     // --db; empty = the default location
     bool record = true; // false with --no-store
+    bool detachOnInterrupt = false;
     std::map<std::string, std::string> rankEnv;
     // SSH nodes; empty = --local
     std::vector<std::string> nodes;
@@ -193,6 +198,8 @@ RunRequest parseRequest(const std::vector<std::string>& args)
                 r.ssh.knownHosts.user = value();
             else if (flag == "--no-store")
                 r.record = false;
+            else if (flag == "--detach-on-interrupt")
+                r.detachOnInterrupt = true;
             else if (flag == "--db")
                 r.db = value();
             else if (flag == "--expandable-segments")
@@ -245,6 +252,10 @@ RunRequest parseRequest(const std::vector<std::string>& args)
         throw UsageError("--local or --node: missing; say where the ranks run (this machine, or SSH nodes of the store)");
     if (r.nodes.empty() && (!r.remoteRunner.empty()))
         throw UsageError("--remote-runner: only with --node");
+    if (r.detachOnInterrupt && r.nodes.empty())
+        throw UsageError("--detach-on-interrupt: only with --node; local ranks end with this command");
+    if (r.detachOnInterrupt && !r.record)
+        throw UsageError("--detach-on-interrupt: needs the store to find the run again; drop --no-store");
     if (r.model.empty())
         throw UsageError("--model: missing (a preset id such as tiny, or a model JSON path)");
     if (strategy.empty())
@@ -329,36 +340,6 @@ std::vector<std::string> runnerArgs(const RunRequest& r, Strategy s)
     return a;
 }
 
-// Set from SIGINT/SIGTERM: the ranks live in their own process groups, so the terminal's Ctrl-C
-// reaches only this process, which then stops them through the launcher.
-std::atomic<bool> g_cancelRequested{false};
-static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
-
-extern "C" void requestCancel(int) { g_cancelRequested.store(true); }
-
-class CancelOnSignals {
-public:
-    CancelOnSignals()
-    {
-        struct sigaction sa {};
-        sa.sa_handler = requestCancel;
-        sigemptyset(&sa.sa_mask);
-        ::sigaction(SIGINT, &sa, &m_oldInt);
-        ::sigaction(SIGTERM, &sa, &m_oldTerm);
-    }
-    ~CancelOnSignals()
-    {
-        ::sigaction(SIGINT, &m_oldInt, nullptr);
-        ::sigaction(SIGTERM, &m_oldTerm, nullptr);
-    }
-    CancelOnSignals(const CancelOnSignals&) = delete;
-    CancelOnSignals& operator=(const CancelOnSignals&) = delete;
-
-private:
-    struct sigaction m_oldInt {};
-    struct sigaction m_oldTerm {};
-};
-
 std::string format(const char* fmt, double x)
 {
     char buf[64];
@@ -415,8 +396,13 @@ struct Placement {
     const ConnectedNodes* nodes = nullptr;          // --node
 };
 
-dispatch::RunOutcome runOne(const RunRequest& r, Strategy s, const Placement& where, std::size_t index, store::Database* db,
-                            std::ostream& err)
+struct StrategyRun {
+    dispatch::RunOutcome outcome;
+    std::optional<std::int64_t> detachedRunId; // following stopped; the ranks go on running
+};
+
+StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, std::size_t index, store::Database* db,
+                   std::ostream& err)
 {
     const RunConfig requested = requestedConfig(r, s);
     StepProgress progress(err, s, requested.worldSize, requested.warmupSteps + requested.timedSteps);
@@ -453,7 +439,10 @@ dispatch::RunOutcome runOne(const RunRequest& r, Strategy s, const Placement& wh
         err << "[" << strategyId(s) << "] starting " << requested.worldSize << " rank(s) on " << where.nodes->nodes.size()
             << " node(s), " << deviceId(r.device) << "\n"
             << std::flush;
-        result = session::runRemote(requested, std::move(target), options, callbacks, &g_cancelRequested);
+        const std::atomic<bool>* interrupt = &terminalInterrupt();
+        if (r.detachOnInterrupt)
+            options.detach = interrupt;
+        result = session::runRemote(requested, std::move(target), options, callbacks, r.detachOnInterrupt ? nullptr : interrupt);
     } else {
         options.origin.nodes.push_back({"local", std::nullopt});
         dispatch::LocalLaunch launch;
@@ -466,13 +455,20 @@ dispatch::RunOutcome runOne(const RunRequest& r, Strategy s, const Placement& wh
         launch.timeout = std::chrono::seconds(r.timeoutS);
         launch.peerGrace = std::chrono::seconds(r.peerGraceS);
         err << "[" << strategyId(s) << "] starting " << r.ranks << " rank(s) on " << deviceId(r.device) << "\n" << std::flush;
-        result = session::runLocal(requested, launch, options, callbacks, &g_cancelRequested);
+        result = session::runLocal(requested, launch, options, callbacks, &terminalInterrupt());
+    }
+    if (result.detached && result.runId) {
+        err << "[" << strategyId(s) << "] detached from run " << *result.runId << ": its ranks go on running on "
+            << where.nodes->nodes.size() << " node(s); follow it again with: shardwise-cli runs attach " << *result.runId
+            << " --db " << db->path().string() << "\n"
+            << std::flush;
+        return {result.outcome, result.runId};
     }
     if (result.storedStatus && result.runId)
         err << "[" << strategyId(s) << "] recorded as run " << *result.runId
             << (result.diagnosisId ? " with its diagnosis" : "") << "\n"
             << std::flush;
-    return result.outcome;
+    return {result.outcome, std::nullopt};
 }
 
 std::string pad(std::string s, std::size_t width, bool right = false)
@@ -493,20 +489,23 @@ std::string gib(std::optional<std::int64_t> bytes, DeviceKind device)
     return format("%.2f GiB", static_cast<double>(*bytes) / (1024.0 * 1024.0 * 1024.0));
 }
 
-void printTable(const std::vector<dispatch::RunOutcome>& runs, std::ostream& out)
+void printTable(const std::vector<StrategyRun>& runs, std::ostream& out)
 {
     out << pad("strategy", 23) << pad("status", 10) << pad("median step", 13, true) << pad("throughput", 18, true)
         << pad("peak allocated", 16, true) << pad("peak reserved", 16, true) << pad("NCCL share", 12, true) << "\n";
-    for (const auto& o : runs) {
+    for (const auto& run : runs) {
+        const dispatch::RunOutcome& o = run.outcome;
         const DeviceKind device = o.config.device;
-        out << pad(std::string(strategyId(o.config.strategy)), 23) << pad(std::string(dispatch::runStatusId(o.status)), 10)
+        const std::string status = run.detachedRunId ? "detached" : std::string(dispatch::runStatusId(o.status));
+        out << pad(std::string(strategyId(o.config.strategy)), 23) << pad(status, 10)
             << pad(o.medianStepS ? format("%.1f ms", *o.medianStepS * 1e3) : "-", 13, true)
             << pad(o.tokensPerS ? format("%.0f tokens/s", *o.tokensPerS) : "-", 18, true)
             << pad(gib(o.peakAllocatedBytes, device), 16, true) << pad(gib(o.peakReservedBytes, device), 16, true)
             << pad(o.ncclShare ? format("%.1f %%", *o.ncclShare * 100.0) : "-", 12, true) << "\n";
     }
     out << "\n";
-    for (const auto& o : runs) {
+    for (const auto& run : runs) {
+        const dispatch::RunOutcome& o = run.outcome;
         out << strategyId(o.config.strategy) << ": ";
         if (!o.ok())
             out << o.reason << "; ";
@@ -569,19 +568,22 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     }
     store::Database* recordInto = request.record && db ? &*db : nullptr;
 
-    g_cancelRequested = false;
-    CancelOnSignals cancelOnSignals;
-    std::vector<dispatch::RunOutcome> runs;
+    InterruptOnSignals interruptOnSignals;
+    std::vector<StrategyRun> runs;
     for (std::size_t i = 0; i < request.strategies.size(); ++i) {
         const Strategy s = request.strategies[i];
-        if (g_cancelRequested)
+        if (terminalInterrupt())
             break;
         runs.push_back(runOne(request, s, where, i, recordInto, err));
-        err << "[" << strategyId(s) << "] " << dispatch::runStatusId(runs.back().status)
-            << (runs.back().reason.empty() ? "" : ": " + runs.back().reason) << "\n"
+        if (runs.back().detachedRunId)
+            continue;
+        const dispatch::RunOutcome& o = runs.back().outcome;
+        err << "[" << strategyId(s) << "] " << dispatch::runStatusId(o.status) << (o.reason.empty() ? "" : ": " + o.reason)
+            << "\n"
             << std::flush;
     }
-    const bool allOk = std::all_of(runs.begin(), runs.end(), [](const dispatch::RunOutcome& o) { return o.ok(); })
+    // A detached run has no result yet: the command did not see every run succeed.
+    const bool allOk = std::all_of(runs.begin(), runs.end(), [](const StrategyRun& r) { return r.outcome.ok(); })
         && runs.size() == request.strategies.size();
 
     if (request.json) {
@@ -591,10 +593,16 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
                          {"ranks", request.world()},
                          {"device", deviceId(request.device)},
                          {"succeeded", allOk},
-                         {"cancelled", g_cancelRequested.load()},
+                         {"cancelled", terminalInterrupt().load() && !request.detachOnInterrupt},
                          {"runs", nlohmann::json::array()}};
-        for (const auto& o : runs)
-            j["runs"].push_back(dispatch::toJson(o));
+        for (const auto& run : runs) {
+            nlohmann::json o = dispatch::toJson(run.outcome);
+            if (run.detachedRunId) {
+                o["detached"] = true;
+                o["run_id"] = *run.detachedRunId;
+            }
+            j["runs"].push_back(std::move(o));
+        }
         out << j.dump(2) << "\n";
     } else {
         printTable(runs, out);

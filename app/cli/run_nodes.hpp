@@ -1,12 +1,15 @@
 #pragma once
-// The SSH nodes of `shardwise-cli run --node NAME`: looked up in the store's nodes, connected the way
-// the app connects (host key checked before authentication, never accepted silently), and the
-// runner each node should start: --remote-runner, else the one the node's preparation recorded.
+// The SSH nodes of `shardwise-cli run --node NAME` and `runs attach`: looked up in the store's nodes,
+// connected the way the app connects (host key checked before authentication, never accepted
+// silently), and the runner each node should start: --remote-runner, else the one the node's
+// preparation recorded. Also the terminal interrupt that stops, or detaches from, following them.
 
 #include "shardwise/dispatch/ssh_session.hpp"
 #include "shardwise/store/database.hpp"
 #include "shardwise/store/nodes.hpp"
 
+#include <atomic>
+#include <csignal>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -32,5 +35,27 @@ struct ConnectedNodes {
 // or a failed login.
 ConnectedNodes connectNodes(const store::Database& db, const std::vector<std::string>& names, const std::string& remoteRunner,
                             const dispatch::SshOptions& options);
+
+// The nodes a stored run used, to follow its ranks again: as connectNodes, without a runner (the
+// ranks already run). `flag` names what the names came from in messages.
+ConnectedNodes connectRunNodes(const store::Database& db, const std::vector<std::string>& names,
+                               const dispatch::SshOptions& options, const std::string& flag);
+
+// Set by SIGINT/SIGTERM while an InterruptOnSignals lives. The ranks live in their own process
+// groups (or on other machines), so the terminal's Ctrl-C reaches only this process, which then
+// cancels the ranks or detaches from them as the command was told.
+const std::atomic<bool>& terminalInterrupt();
+
+class InterruptOnSignals {
+public:
+    InterruptOnSignals(); // clears the flag
+    ~InterruptOnSignals();
+    InterruptOnSignals(const InterruptOnSignals&) = delete;
+    InterruptOnSignals& operator=(const InterruptOnSignals&) = delete;
+
+private:
+    struct sigaction m_oldInt {};
+    struct sigaction m_oldTerm {};
+};
 
 } // namespace shardwise::cli

@@ -8,6 +8,7 @@
 #include "shardwise/session/run_session.hpp"
 #include "shardwise/spec/presets.hpp"
 #include "shardwise/store/nodes.hpp"
+#include "shardwise/store/run_recorder.hpp"
 #include "shardwise/store/runs.hpp"
 
 #include <QFileInfo>
@@ -105,6 +106,33 @@ private:
             QCOMPARE(static_cast<int>(seen.size()), steps);
         }
         QCOMPARE(detail->ranks.size(), std::size_t(2));
+    }
+
+    // The two "nodes" in the store's node registry, as the Nodes page would add and prepare them.
+    void registerNodes() const
+    {
+        store::Database db = store::Database::open(storePath());
+        for (const auto& [name, host] : {std::pair{"node-a", "127.0.0.2"}, std::pair{"node-b", "127.0.0.3"}}) {
+            store::Node node;
+            node.name = name;
+            node.kind = store::NodeKind::Ssh;
+            node.host = host;
+            node.port = m_sshd->port();
+            node.user = m_sshd->userName();
+            node.auth = store::SshAuth::KeyFile;
+            node.keyFile = m_sshd->keyCredentials().keyFile.string();
+            // What the Nodes page's Prepare records: the runner it built on the node.
+            node.facts = {{"prepared_runner", {{"path", kRunner}}}};
+            store::addNode(db, node);
+        }
+    }
+
+    QStringList sshAndStoreFlags() const
+    {
+        const dispatch::SshOptions ssh = m_sshd->options();
+        return {QStringLiteral("--known-hosts"), QString::fromStdString(ssh.knownHosts.app.string()),
+                QStringLiteral("--user-known-hosts"), QString::fromStdString(ssh.knownHosts.user.string()),
+                QStringLiteral("--db"), QString::fromStdString(storePath())};
     }
 
 private slots:
@@ -215,22 +243,7 @@ private slots:
             QSKIP("shardwise-cli is not part of this build");
         if (!QFileInfo::exists(QString::fromStdString(kRunner)))
             QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
-        {
-            store::Database db = store::Database::open(storePath());
-            for (const auto& [name, host] : {std::pair{"node-a", "127.0.0.2"}, std::pair{"node-b", "127.0.0.3"}}) {
-                store::Node node;
-                node.name = name;
-                node.kind = store::NodeKind::Ssh;
-                node.host = host;
-                node.port = m_sshd->port();
-                node.user = m_sshd->userName();
-                node.auth = store::SshAuth::KeyFile;
-                node.keyFile = m_sshd->keyCredentials().keyFile.string();
-                // What the Nodes page's Prepare records: the runner it built on the node.
-                node.facts = {{"prepared_runner", {{"path", kRunner}}}};
-                store::addNode(db, node);
-            }
-        }
+        registerNodes();
         const dispatch::SshOptions ssh = m_sshd->options();
         QProcess cli;
         cli.setProcessChannelMode(QProcess::SeparateChannels);
@@ -253,6 +266,105 @@ private slots:
         QCOMPARE(runs.front().strategy, Strategy::Fsdp2Reshard);
         QCOMPARE(runs.front().nodes, (std::vector<std::string>{"node-a", "node-b"}));
         verifyCompletedTwoRankRun(db, runs.front().id, tinyCpuRun(2));
+    }
+
+    void cliDetachesOnInterruptAndRunsAttachFollowsToTheEnd()
+    {
+        if (QStringLiteral(SHARDWISE_CLI).isEmpty())
+            QSKIP("shardwise-cli is not part of this build");
+        if (!QFileInfo::exists(QString::fromStdString(kRunner)))
+            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
+        registerNodes();
+        RunConfig config = tinyCpuRun(2);
+        config.timedSteps = 60;
+        QProcess run;
+        run.setProcessChannelMode(QProcess::SeparateChannels);
+        run.start(QStringLiteral(SHARDWISE_CLI),
+                  QStringList{QStringLiteral("run"), QStringLiteral("--node"), QStringLiteral("node-a,node-b"), QStringLiteral("--model"),
+                              QStringLiteral("tiny"), QStringLiteral("--strategy"), QStringLiteral("zero2"), QStringLiteral("--steps"),
+                              QString::number(config.timedSteps), QStringLiteral("--warmup"), QStringLiteral("1"), QStringLiteral("--seq"),
+                              QStringLiteral("32"), QStringLiteral("--rank-env"), QStringLiteral("GLOO_SOCKET_IFNAME=lo"),
+                              QStringLiteral("--master-port"), QString::number(dispatch::findFreePort()), QStringLiteral("--run-root"),
+                              m_sshd->path(QStringLiteral("cli-runs")), QStringLiteral("--detach-on-interrupt")}
+                      + sshAndStoreFlags());
+        QVERIFY(run.waitForStarted(30000));
+        // Ctrl-C once rank 0 reported its first step.
+        QByteArray err;
+        QElapsedTimer clock;
+        clock.start();
+        while (!err.contains("step 1/") && clock.elapsed() < 120000 && run.state() == QProcess::Running) {
+            run.waitForReadyRead(1000);
+            err += run.readAllStandardError();
+        }
+        QVERIFY2(err.contains("step 1/"), err.constData());
+        ::kill(static_cast<pid_t>(run.processId()), SIGINT);
+        QVERIFY(run.waitForFinished(120000));
+        err += run.readAllStandardError();
+        QCOMPARE(run.exitCode(), 1);
+        QVERIFY2(err.contains("detached from run"), err.constData());
+        std::int64_t id = 0;
+        {
+            store::Database db = store::Database::open(storePath());
+            const auto runs = store::listRuns(db);
+            QCOMPARE(runs.size(), std::size_t(1));
+            id = runs.front().id;
+            QCOMPARE(runs.front().status, store::RunStatus::Detached);
+            QVERIFY2(static_cast<int>(store::stepSeries(db, id).size()) < 2 * (config.warmupSteps + config.timedSteps),
+                     "the run was not detached mid-run");
+        }
+        QVERIFY2(err.contains(QByteArray("shardwise-cli runs attach ") + QByteArray::number(static_cast<qint64>(id))), err.constData());
+        QProcess listed;
+        listed.start(QStringLiteral(SHARDWISE_CLI), {QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--status"),
+                                                     QStringLiteral("detached"), QStringLiteral("--db"), QString::fromStdString(storePath())});
+        QVERIFY(listed.waitForFinished(60000));
+        QVERIFY2(listed.readAllStandardOutput().contains("detached"), "runs list does not show the run as detached");
+
+        QProcess attach;
+        attach.setProcessChannelMode(QProcess::SeparateChannels);
+        attach.start(QStringLiteral(SHARDWISE_CLI),
+                     QStringList{QStringLiteral("runs"), QStringLiteral("attach"), QString::number(id)} + sshAndStoreFlags());
+        QVERIFY(attach.waitForFinished(300000));
+        const QByteArray attachOut = attach.readAllStandardOutput();
+        QCOMPARE(attach.exitCode(), 0);
+        QVERIFY2(attachOut.contains("completed"), attachOut.constData());
+        {
+            store::Database db = store::Database::open(storePath());
+            verifyCompletedTwoRankRun(db, id, config);
+            QCOMPARE(store::listRuns(db).size(), std::size_t(1));
+        }
+
+        QProcess again;
+        again.start(QStringLiteral(SHARDWISE_CLI),
+                    QStringList{QStringLiteral("runs"), QStringLiteral("attach"), QString::number(id)} + sshAndStoreFlags());
+        QVERIFY(again.waitForFinished(60000));
+        QCOMPARE(again.exitCode(), 2);
+        const QByteArray refused = again.readAllStandardError();
+        QVERIFY2(refused.contains("already finished (completed)"), refused.constData());
+    }
+
+    void cliAttachRefusesARunThatIsNotRemote()
+    {
+        if (QStringLiteral(SHARDWISE_CLI).isEmpty())
+            QSKIP("shardwise-cli is not part of this build");
+        std::int64_t id = 0;
+        {
+            store::Database db = store::Database::open(storePath());
+            store::RunOrigin origin;
+            origin.nodes = {{"local", std::nullopt}};
+            store::RunRecorder left(db, tinyCpuRun(2), origin);
+            left.leaveRunning(); // a local run whose recorder stopped: interrupted, never re-attachable
+            id = left.runId();
+        }
+        for (const auto& [runId, expected] : {std::pair{id, QByteArray("was not started on SSH nodes")},
+                                              std::pair{id + 1, QByteArray("there is no run")}}) {
+            QProcess attach;
+            attach.start(QStringLiteral(SHARDWISE_CLI), {QStringLiteral("runs"), QStringLiteral("attach"), QString::number(runId),
+                                                         QStringLiteral("--db"), QString::fromStdString(storePath())});
+            QVERIFY(attach.waitForFinished(60000));
+            QCOMPARE(attach.exitCode(), 2);
+            const QByteArray err = attach.readAllStandardError();
+            QVERIFY2(err.contains(expected), err.constData());
+        }
     }
 
     void cliRefusesAnUnknownNodeByName()
