@@ -110,8 +110,9 @@ Runtime:
   --profile-kernels N       profile the last N timed steps (CUDA) and log the kernels that took
                             the most GPU time; the timings of those steps include the profiler
   --probe                   measure the hardware instead of training: matmul rate, device copy and
-                            pinned host<->device bandwidth, CPU AdamW rate and, at world > 1,
-                            collective bus bandwidths; one "probe" event per rank
+                            pinned host<->device bandwidth, CPU AdamW rate, host time to issue one
+                            decoder layer and, at world > 1, collective bus bandwidths; one "probe"
+                            event per rank
   --probe-max-bytes N       largest buffer the probe moves                     (default: 256 MiB)
   --help                    this text
 

@@ -69,7 +69,8 @@ struct Calibration {
     double layerKernelS = 1.5e-4;
     // CPU time per decoder layer per micro-step to issue its forward and backward kernels. Small
     // models at short sequences are bound by it: Qwen2.5-0.5B at 1024 tokens took 26 ms per step on the
-    // H200, of which the GEMMs are 5 ms, and grew only 8 ms from 1024 to 2048 tokens. Same fit.
+    // H200, of which the GEMMs are 5 ms, and grew only 8 ms from 1024 to 2048 tokens. Same fit; a
+    // GPU node's `--probe` measures it directly (layer_issue) and then the fit keeps it.
     double layerLaunchS = 1.12e-3;
     // Fraction of the shorter of GPU kernel time and CPU issue time that hides under the longer: 1
     // when the CPU runs ahead of the GPU perfectly (step = the longer of the two), 0 when they
