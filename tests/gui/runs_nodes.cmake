@@ -39,3 +39,18 @@ target_compile_definitions(test_gui_nodes_page PRIVATE SHARDWISE_TEST_RUNNER="${
 if(TARGET shardwise-runner)
     add_dependencies(test_gui_nodes_page shardwise-runner)
 endif()
+
+# Closing with a run on an SSH node detaches it; the Runs page re-attaches it (real sshd, real runner).
+shardwise_add_test(test_gui_runs_reattach
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_runs_reattach.cpp ${CMAKE_CURRENT_LIST_DIR}/gui_test_main.hpp
+    LIBS shardwise_gui
+    TIMEOUT 900
+    LABELS gui ssh runner)
+target_compile_definitions(test_gui_runs_reattach PRIVATE SHARDWISE_TEST_RUNNER="${runs_page_runner}")
+if(TARGET shardwise_sshd_fixture)
+    target_link_libraries(test_gui_runs_reattach PRIVATE shardwise_sshd_fixture)
+    target_compile_definitions(test_gui_runs_reattach PRIVATE SHARDWISE_HAVE_SSHD_FIXTURE=1)
+endif()
+if(TARGET shardwise-runner)
+    add_dependencies(test_gui_runs_reattach shardwise-runner)
+endif()

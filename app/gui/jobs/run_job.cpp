@@ -7,6 +7,7 @@
 #include "shardwise/dispatch/ssh_error.hpp"
 #include "shardwise/session/prepared_runner.hpp"
 #include "shardwise/session/run_session.hpp"
+#include "shardwise/spec/json.hpp"
 #include "shardwise/store/nodes.hpp"
 
 #include <QElapsedTimer>
@@ -104,6 +105,9 @@ RunJob::~RunJob()
         std::lock_guard lock(m_mutex);
         m_queue.clear();
     }
+    // Checked before cancel by the remote follower: ranks on SSH nodes go on and stay re-attachable;
+    // local ranks end with this process, so they are cancelled.
+    m_detachRunning = true;
     m_cancelRunning = true;
     if (m_worker.joinable())
         m_worker.join();
@@ -213,6 +217,7 @@ void RunJob::workerLoop()
             m_queue.pop_front();
             m_running = next;
             m_cancelRunning = false;
+            m_detachRunning = false;
         }
         post([this] { emit queueChanged(); });
         runOne(next);
@@ -253,10 +258,36 @@ void RunJob::fail(qint64 ticket, const QString& message)
     post([this, ticket, message] { emit runFailed(ticket, message); });
 }
 
+QString RunJob::prepareReattach(const store::Database& db, qint64 runId, const dispatch::SshOptions& sshOptions, RunConfig& config,
+                                std::vector<std::unique_ptr<dispatch::SshSession>>& sessions, std::vector<std::string>& nodeNames)
+{
+    const std::optional<store::RunDetail> detail = store::runDetail(db, runId);
+    if (!detail)
+        return tr("Run %1 is no longer stored.").arg(runId);
+    if (detail->summary.status != store::RunStatus::Detached)
+        return tr("Run %1 is not detached (it is \"%2\"); only a detached run on an SSH node can be re-attached.")
+            .arg(runId)
+            .arg(fromStd(store::runStatusId(detail->summary.status)));
+    config = runConfigFromJson(detail->config);
+    for (const std::string& name : detail->summary.nodes) {
+        const std::optional<store::Node> node = store::findNodeByName(db, name);
+        if (!node || node->kind != store::NodeKind::Ssh)
+            return tr("The node \"%1\" of run %2 is no longer an SSH node of this workspace.").arg(fromStd(name)).arg(runId);
+        try {
+            sessions.push_back(dispatch::SshSession::open(NodeJob::endpointOf(*node), NodeJob::credentialsOf(*node), sshOptions,
+                                                          &m_cancelRunning));
+        } catch (const dispatch::SshError& e) {
+            return tr("Cannot connect to the node \"%1\": %2; run %3 stays detached.").arg(fromStd(name), QString::fromUtf8(e.what())).arg(runId);
+        }
+        nodeNames.push_back(name);
+    }
+    return {};
+}
+
 void RunJob::runOne(const RunRequest& request)
 {
     const qint64 ticket = request.ticket;
-    const RunConfig& config = request.config;
+    RunConfig config = request.config;
     dispatch::SshOptions sshOptions;
     QString databasePath;
     std::string remoteRunRoot;
@@ -269,8 +300,15 @@ void RunJob::runOne(const RunRequest& request)
 
     try {
         store::Database db = store::Database::open(databasePath.toStdString());
+        std::vector<std::unique_ptr<dispatch::SshSession>> attachSessions;
+        std::vector<std::string> attachNodes;
+        if (request.reattachOf) {
+            if (const QString problem = prepareReattach(db, *request.reattachOf, sshOptions, config, attachSessions, attachNodes);
+                !problem.isEmpty())
+                return fail(ticket, problem);
+        }
         const std::optional<store::Node> node = store::findNodeByName(db, request.node.toStdString());
-        if (!node && request.node != QLatin1String("local"))
+        if (!node && request.node != QLatin1String("local") && !request.reattachOf)
             return fail(ticket, tr("The node \"%1\" is no longer in this workspace.").arg(request.node));
         const bool remote = node && node->kind == store::NodeKind::Ssh;
 
@@ -278,7 +316,9 @@ void RunJob::runOne(const RunRequest& request)
         std::optional<std::filesystem::path> localRunner;
         std::string remoteRunner;
         std::unique_ptr<dispatch::SshSession> ssh;
-        if (remote) {
+        if (request.reattachOf) {
+            // The ranks already run; nothing to start.
+        } else if (remote) {
             remoteRunner = session::preparedRunnerPath(node->facts);
             if (remoteRunner.empty())
                 return fail(ticket, tr("The node \"%1\" has no runner yet: prepare it on the Nodes page first.").arg(request.node));
@@ -299,6 +339,7 @@ void RunJob::runOne(const RunRequest& request)
         session::SessionOptions options;
         options.db = &db;
         options.requireRecord = true;
+        options.detach = &m_detachRunning;
         options.origin.nodes.push_back({request.node.toStdString(), node ? std::optional<std::int64_t>(node->id) : std::nullopt});
         options.origin.launcher = "shardwise";
         if (config.device == DeviceKind::Cuda) {
@@ -353,7 +394,18 @@ void RunJob::runOne(const RunRequest& request)
         };
 
         session::SessionResult result;
-        if (remote) {
+        if (request.reattachOf) {
+            session::AttachTarget target;
+            for (const auto& attached : attachSessions)
+                target.sessions.push_back(attached.get());
+            target.nodeNames = attachNodes;
+            target.follow.pollInterval = std::chrono::milliseconds(500);
+            try {
+                result = session::reattachRemote(*request.reattachOf, std::move(target), options, callbacks, &m_cancelRunning);
+            } catch (const session::ReattachError& e) {
+                return fail(ticket, tr("Run %1 cannot be re-attached: %2").arg(*request.reattachOf).arg(QString::fromUtf8(e.what())));
+            }
+        } else if (remote) {
             session::RemoteTarget target;
             target.sessions = {ssh.get()};
             target.nodeNames = {node->name};
@@ -379,6 +431,15 @@ void RunJob::runOne(const RunRequest& request)
         if (!result.runId)
             return fail(ticket, tr("The run was not recorded: %1").arg(QString::fromStdString(result.storeProblem)));
 
+        if (result.detached) {
+            const qint64 detachedId = *result.runId;
+            const QString summary = tr("%1 detached: its ranks go on running on the node; re-attach run %2 from the Runs page.")
+                                        .arg(strategyLabel(config.strategy))
+                                        .arg(detachedId);
+            const QString statusId = fromStd(store::runStatusId(store::RunStatus::Detached));
+            post([this, ticket, detachedId, statusId, summary] { emit runFinished(ticket, detachedId, statusId, summary, false); });
+            return;
+        }
         const store::RunStatus stored = result.storedStatus.value_or(store::RunStatus::Failed);
         const QString statusId = fromStd(store::runStatusId(stored));
         const dispatch::RunOutcome& outcome = result.outcome;

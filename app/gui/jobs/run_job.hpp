@@ -4,11 +4,15 @@
 // ranks detached on the node and followed over SSH). core/session records each run into the store
 // as it happens and stores a diagnosis for one that does not complete. Per-rank progress and log
 // lines reach the GUI as queued signals at most every 100 ms; cancel stops the running run on every
-// node (SIGTERM, then SIGKILL) or takes a queued one off the queue. The Runs page and the Plan
-// page's Validate both queue here.
+// node (SIGTERM, then SIGKILL) or takes a queued one off the queue. A request can also take up a
+// detached run on an SSH node again (re-attach) and record the rest of it. When the job ends (the
+// app closing) a run on an SSH node is detached, not cancelled: its ranks go on and the run can be
+// re-attached later; a local run is cancelled. The Runs page and the Plan page's Validate both
+// queue here.
 
 #include "shardwise/dispatch/ssh_session.hpp"
 #include "shardwise/spec/specs.hpp"
+#include "shardwise/store/database.hpp"
 #include "shardwise/store/runs.hpp"
 
 #include <QList>
@@ -20,9 +24,11 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 namespace shardwise::gui {
 
@@ -36,6 +42,8 @@ struct RunRequest {
     QString interconnect; // "nvlink" | "pcie" | ""
     std::optional<store::RunPrediction> predicted;
     std::optional<qint64> planId;
+    // Follow this detached remote run again instead of starting one; config and node are the run's.
+    std::optional<qint64> reattachOf;
 };
 
 // One rank of the running run, as far as its events tell.
@@ -69,7 +77,7 @@ class RunJob : public QObject {
 public:
     // `databasePath`: the worker opens its own connection, one per thread as the store requires.
     explicit RunJob(QString databasePath, QObject* parent = nullptr);
-    ~RunJob() override; // cancels the running run, drops the queue and joins
+    ~RunJob() override; // detaches a running remote run (cancels a local one), drops the queue and joins
 
     // Returns the ticket of the queued request.
     qint64 enqueue(RunRequest request);
@@ -103,7 +111,9 @@ signals:
     // The run is stored with its final status ("completed", "failed", ...); `diagnosed` when a
     // diagnosis was stored with it.
     void runFinished(qint64 ticket, qint64 runId, const QString& status, const QString& summary, bool diagnosed);
-    // The request could not be run at all (no runner, store error); nothing was measured.
+    // `status` is "detached" when following stopped on purpose: the run goes on on its node.
+    // The request could not be run at all (no runner, store error, a run that cannot be re-attached);
+    // nothing was measured.
     void runFailed(qint64 ticket, const QString& message);
     void busyChanged(bool busy);
 
@@ -111,6 +121,10 @@ private:
     void ensureWorker();
     void workerLoop();
     void runOne(const RunRequest& request);
+    // Reads the stored run a re-attach continues: its config and its nodes' SSH sessions. Returns an
+    // error text, empty on success.
+    QString prepareReattach(const store::Database& db, qint64 runId, const dispatch::SshOptions& sshOptions, RunConfig& config,
+                            std::vector<std::unique_ptr<dispatch::SshSession>>& sessions, std::vector<std::string>& nodeNames);
     void post(std::function<void()> fn);
     void fail(qint64 ticket, const QString& message);
 
@@ -122,6 +136,7 @@ private:
     std::thread m_worker;
     bool m_workerActive = false;
     std::atomic<bool> m_cancelRunning{false};
+    std::atomic<bool> m_detachRunning{false}; // remote runs only: stop following, leave the ranks running
     std::atomic<bool> m_shuttingDown{false};
     std::atomic<qint64> m_runningRunId{0};
     dispatch::SshOptions m_sshOptions; // guarded by m_mutex

@@ -131,6 +131,11 @@ RunsPage::RunsPage(Workspace& workspace, QWidget* parent)
     m_cancel->setEnabled(false);
     auto* refresh = new QPushButton(tr("&Refresh"), this);
     refresh->setObjectName(QStringLiteral("refreshHistory"));
+    m_reattach = new QPushButton(tr("Re-&attach"), this);
+    m_reattach->setObjectName(QStringLiteral("reattachRun"));
+    m_reattach->setToolTip(tr("Follows the selected detached run again: its ranks kept running on their SSH node, and what they "
+                              "wrote since is recorded into the same run."));
+    m_reattach->setEnabled(false);
 
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("runsStatus"));
@@ -148,7 +153,11 @@ RunsPage::RunsPage(Workspace& workspace, QWidget* parent)
     auto* historyBox = new QGroupBox(tr("History"), this);
     auto* historyLayout = new QVBoxLayout(historyBox);
     historyLayout->addWidget(m_historyView);
-    historyLayout->addWidget(refresh, 0, Qt::AlignRight);
+    auto* historyButtons = new QHBoxLayout;
+    historyButtons->addStretch(1);
+    historyButtons->addWidget(m_reattach);
+    historyButtons->addWidget(refresh);
+    historyLayout->addLayout(historyButtons);
 
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("runDetailTabs"));
@@ -174,6 +183,7 @@ RunsPage::RunsPage(Workspace& workspace, QWidget* parent)
     connect(m_form, &RunRequestForm::queueRequested, this, [this] { queueFromForm(); });
     connect(m_cancel, &QPushButton::clicked, this, &RunsPage::cancelSelected);
     connect(refresh, &QPushButton::clicked, this, &RunsPage::reloadHistory);
+    connect(m_reattach, &QPushButton::clicked, this, [this] { reattachSelected(); });
     connect(m_job, &RunJob::queueChanged, this, &RunsPage::refreshQueue);
     connect(m_job, &RunJob::runStarted, this, &RunsPage::onRunStarted);
     connect(m_job, &RunJob::rankProgressAvailable, this, &RunsPage::onRankProgress);
@@ -184,6 +194,7 @@ RunsPage::RunsPage(Workspace& workspace, QWidget* parent)
     connect(m_historyView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
         if (current.isValid())
             showRun(current.data(RunHistoryModel::RunIdRole).toLongLong());
+        updateReattach();
     });
     connect(m_queueView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] { refreshQueue(); });
     connect(&m_workspace, &Workspace::runsChanged, this, &RunsPage::reloadHistory);
@@ -258,6 +269,47 @@ void RunsPage::refreshQueue()
                 m_queueView->selectRow(row);
     }
     m_cancel->setEnabled(m_queue->rowCount() > 0);
+    updateReattach();
+}
+
+void RunsPage::updateReattach()
+{
+    const QModelIndex current = m_historyView->currentIndex();
+    bool detached = false;
+    if (current.isValid() && m_workspace.database()) {
+        const qint64 runId = current.data(RunHistoryModel::RunIdRole).toLongLong();
+        const auto summary = store::findRun(*m_workspace.database(), runId);
+        detached = summary && summary->status == store::RunStatus::Detached && m_job->runningRunId() != runId;
+        for (const RunRequest& queued : m_job->queued())
+            detached = detached && queued.reattachOf != runId;
+    }
+    m_reattach->setEnabled(detached);
+}
+
+qint64 RunsPage::reattachSelected()
+{
+    const QModelIndex current = m_historyView->currentIndex();
+    if (!current.isValid() || !m_workspace.database())
+        return 0;
+    const qint64 runId = current.data(RunHistoryModel::RunIdRole).toLongLong();
+    try {
+        const std::optional<store::RunDetail> detail = store::runDetail(*m_workspace.database(), runId);
+        if (!detail || detail->summary.status != store::RunStatus::Detached) {
+            setStatus(tr("Run %1 is not detached; only a detached run can be re-attached.").arg(runId), true);
+            return 0;
+        }
+        RunRequest request;
+        request.reattachOf = runId;
+        request.config = runConfigFromJson(detail->config);
+        request.node = detail->summary.nodes.empty() ? QString() : QString::fromStdString(detail->summary.nodes.front());
+        const qint64 ticket = m_job->enqueue(request);
+        setStatus(tr("Re-attaching run %1 on %2.").arg(runId).arg(request.node), false);
+        updateReattach();
+        return ticket;
+    } catch (const std::exception& e) {
+        setStatus(tr("Run %1 cannot be re-attached: %2").arg(runId).arg(QString::fromUtf8(e.what())), true);
+        return 0;
+    }
 }
 
 void RunsPage::cancelSelected()
@@ -289,6 +341,7 @@ void RunsPage::reloadHistory()
         const QSignalBlocker blocker(m_historyView->selectionModel());
         m_historyView->selectRow(row);
     }
+    updateReattach();
 }
 
 void RunsPage::showRun(qint64 runId)

@@ -1,6 +1,7 @@
 #pragma once
 // Runs: queue measured runs on a node, watch each rank live (steps done, tokens/s so far, memory)
-// with the ranks' log tail, cancel, and browse the history of stored runs. A run that did not
+// with the ranks' log tail, cancel, re-attach a detached run on an SSH node (left running when the
+// app closed) and browse the history of stored runs. A run that did not
 // complete shows its diagnosis: the first failure across the ranks highlighted, and the suggested
 // next step as an action that queues the rerun.
 
@@ -43,6 +44,7 @@ public:
     QTableView* queueView() const { return m_queueView; }
     QTabWidget* detailTabs() const { return m_tabs; }
     QPushButton* cancelButton() const { return m_cancel; }
+    QPushButton* reattachButton() const { return m_reattach; }
     QLabel* statusLine() const { return m_status; }
     qint64 shownRunId() const { return m_shownRun; }
 
@@ -56,6 +58,9 @@ public slots:
     void showRun(qint64 runId);
     // Cancels the selected queue row, else the running run.
     void cancelSelected();
+    // Queues following the selected detached run again; returns the ticket, or 0 with the reason on
+    // the status line.
+    qint64 reattachSelected();
 
 private:
     void onRunStarted(qint64 ticket, qint64 runId);
@@ -68,6 +73,7 @@ private:
     void showStoredRun(qint64 runId);
     void setStatus(const QString& text, bool problem);
     void updateRunnerAvailability();
+    void updateReattach();
 
     Workspace& m_workspace;
     RunJob* m_job = nullptr;
@@ -83,6 +89,7 @@ private:
     QListView* m_logView = nullptr;
     QTabWidget* m_tabs = nullptr;
     QPushButton* m_cancel = nullptr;
+    QPushButton* m_reattach = nullptr;
     QLabel* m_status = nullptr;
     qint64 m_shownRun = 0;
     // The running run as its signals delivered it, so it can be shown again without the store.
