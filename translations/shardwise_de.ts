@@ -2072,6 +2072,11 @@
         <source>Reason</source>
         <translation>Begründung</translation>
     </message>
+    <message>
+        <source>Detached</source>
+        <extracomment>a remote run whose ranks go on running on their nodes with nothing following them; it can be re-attached</extracomment>
+        <translation>Abgekoppelt</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunJob</name>
@@ -2114,6 +2119,30 @@
     <message>
         <source>(The store reported a problem: %1)</source>
         <translation>(Der Speicher meldete ein Problem: %1)</translation>
+    </message>
+    <message>
+        <source>Run %1 is no longer stored.</source>
+        <translation>Lauf %1 ist nicht mehr gespeichert.</translation>
+    </message>
+    <message>
+        <source>Run %1 is not detached (it is &quot;%2&quot;); only a detached run on an SSH node can be re-attached.</source>
+        <translation>Lauf %1 ist nicht abgekoppelt (er ist „%2“); nur ein abgekoppelter Lauf auf einem SSH-Knoten kann wieder angekoppelt werden.</translation>
+    </message>
+    <message>
+        <source>The node &quot;%1&quot; of run %2 is no longer an SSH node of this workspace.</source>
+        <translation>Der Knoten „%1“ von Lauf %2 ist kein SSH-Knoten dieses Arbeitsbereichs mehr.</translation>
+    </message>
+    <message>
+        <source>Cannot connect to the node &quot;%1&quot;: %2; run %3 stays detached.</source>
+        <translation>Keine Verbindung zum Knoten „%1“: %2; Lauf %3 bleibt abgekoppelt.</translation>
+    </message>
+    <message>
+        <source>Run %1 cannot be re-attached: %2</source>
+        <translation>Lauf %1 kann nicht wieder angekoppelt werden: %2</translation>
+    </message>
+    <message>
+        <source>%1 detached: its ranks go on running on the node; re-attach run %2 from the Runs page.</source>
+        <translation>%1 abgekoppelt: Die Ranks laufen auf dem Knoten weiter; koppeln Sie Lauf %2 auf der Seite „Läufe“ wieder an.</translation>
     </message>
 </context>
 <context>
@@ -2509,6 +2538,26 @@
     <message>
         <source>Run %1 cannot be rerun: %2</source>
         <translation>Lauf %1 kann nicht wiederholt werden: %2</translation>
+    </message>
+    <message>
+        <source>Re-&amp;attach</source>
+        <translation>&amp;Wieder ankoppeln</translation>
+    </message>
+    <message>
+        <source>Follows the selected detached run again: its ranks kept running on their SSH node, and what they wrote since is recorded into the same run.</source>
+        <translation>Verfolgt den ausgewählten abgekoppelten Lauf wieder: Seine Ranks liefen auf ihrem SSH-Knoten weiter, und was sie seitdem geschrieben haben, wird in denselben Lauf aufgezeichnet.</translation>
+    </message>
+    <message>
+        <source>Run %1 is not detached; only a detached run can be re-attached.</source>
+        <translation>Lauf %1 ist nicht abgekoppelt; nur ein abgekoppelter Lauf kann wieder angekoppelt werden.</translation>
+    </message>
+    <message>
+        <source>Re-attaching run %1 on %2.</source>
+        <translation>Lauf %1 auf %2 wird wieder angekoppelt.</translation>
+    </message>
+    <message>
+        <source>Run %1 cannot be re-attached: %2</source>
+        <translation>Lauf %1 kann nicht wieder angekoppelt werden: %2</translation>
     </message>
 </context>
 <context>

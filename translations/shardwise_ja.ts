@@ -2064,6 +2064,11 @@
         <source>Reason</source>
         <translation>理由</translation>
     </message>
+    <message>
+        <source>Detached</source>
+        <extracomment>a remote run whose ranks go on running on their nodes with nothing following them; it can be re-attached</extracomment>
+        <translation>切り離し中</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunJob</name>
@@ -2106,6 +2111,30 @@
     <message>
         <source>(The store reported a problem: %1)</source>
         <translation>(ストアが問題を報告しました: %1)</translation>
+    </message>
+    <message>
+        <source>Run %1 is no longer stored.</source>
+        <translation>実行 %1 はもう保存されていません。</translation>
+    </message>
+    <message>
+        <source>Run %1 is not detached (it is &quot;%2&quot;); only a detached run on an SSH node can be re-attached.</source>
+        <translation>実行 %1 は切り離されていません(状態:「%2」)。再接続できるのは SSH ノード上の切り離された実行だけです。</translation>
+    </message>
+    <message>
+        <source>The node &quot;%1&quot; of run %2 is no longer an SSH node of this workspace.</source>
+        <translation>実行 %2 のノード「%1」は、このワークスペースの SSH ノードではなくなりました。</translation>
+    </message>
+    <message>
+        <source>Cannot connect to the node &quot;%1&quot;: %2; run %3 stays detached.</source>
+        <translation>ノード「%1」に接続できません: %2。実行 %3 は切り離されたままです。</translation>
+    </message>
+    <message>
+        <source>Run %1 cannot be re-attached: %2</source>
+        <translation>実行 %1 を再接続できません: %2</translation>
+    </message>
+    <message>
+        <source>%1 detached: its ranks go on running on the node; re-attach run %2 from the Runs page.</source>
+        <translation>%1 を切り離しました: ランクはノード上で実行を続けます。実行ページから実行 %2 を再接続してください。</translation>
     </message>
 </context>
 <context>
@@ -2499,6 +2528,26 @@
     <message>
         <source>Run %1 cannot be rerun: %2</source>
         <translation>実行 %1 は再実行できません: %2</translation>
+    </message>
+    <message>
+        <source>Re-&amp;attach</source>
+        <translation>再接続(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Follows the selected detached run again: its ranks kept running on their SSH node, and what they wrote since is recorded into the same run.</source>
+        <translation>選択した切り離し中の実行を再び追跡します。ランクは SSH ノード上で実行を続けており、その間に出力された内容は同じ実行に記録されます。</translation>
+    </message>
+    <message>
+        <source>Run %1 is not detached; only a detached run can be re-attached.</source>
+        <translation>実行 %1 は切り離されていません。再接続できるのは切り離された実行だけです。</translation>
+    </message>
+    <message>
+        <source>Re-attaching run %1 on %2.</source>
+        <translation>%2 上の実行 %1 を再接続しています。</translation>
+    </message>
+    <message>
+        <source>Run %1 cannot be re-attached: %2</source>
+        <translation>実行 %1 を再接続できません: %2</translation>
     </message>
 </context>
 <context>
