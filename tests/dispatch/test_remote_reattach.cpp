@@ -199,7 +199,7 @@ private slots:
         if (!QFileInfo::exists(QString::fromStdString(kRunner)))
             QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
         store::Database db = store::Database::open(storePath());
-        const RunConfig config = tinyCpuRun(40);
+        const RunConfig config = tinyCpuRun(400); // tiny CPU steps take milliseconds: long enough to detach mid-run
         std::atomic<bool> detach{false};
         session::SessionCallbacks callbacks;
         callbacks.onEvent = [&](const protocol::Event& e) {

@@ -276,7 +276,7 @@ private slots:
             QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
         registerNodes();
         RunConfig config = tinyCpuRun(2);
-        config.timedSteps = 60;
+        config.timedSteps = 1500; // tiny CPU steps take milliseconds: long enough to interrupt mid-run
         QProcess run;
         run.setProcessChannelMode(QProcess::SeparateChannels);
         run.start(QStringLiteral(SHARDWISE_CLI),
