@@ -486,6 +486,7 @@ private slots:
             QCOMPARE(kinds["matmul_fp32"], 1);
             QCOMPARE(kinds["device_copy"], 1);
             QCOMPARE(kinds["cpu_adamw"], 1);
+            QCOMPARE(kinds["layer_issue"], 1);
             QCOMPARE(kinds.count("h2d_pinned"), std::size_t{0}); // no GPU, nothing to copy to
             // 1 MiB is above the 1e6-byte budget, so only the largest size is measured.
             for (const char* collective : {"all_gather", "reduce_scatter", "all_reduce"})
