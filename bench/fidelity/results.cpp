@@ -52,8 +52,7 @@ std::optional<RankFile> readCell(const std::filesystem::path& file, const GpuSpe
             o.input.training = rc.training;
             o.input.training.expandableSegments = start->allocator.expandableSegments;
             o.input.knobs = rc.knobs;
-            o.input.normInputsKept = start->versions.activations != protocol::kNormInputsRecomputed;
-            o.input.offloadStagingKept = start->versions.offloadStaging != protocol::kOffloadStagingInPlace;
+            applyRunnerBehaviour(o.input, start->versions);
             o.strategy = rc.strategy;
             cell.modelId = rc.model.id;
             cell.seq = rc.training.seqLen;

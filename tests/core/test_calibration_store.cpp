@@ -27,7 +27,18 @@ Calibration truth()
     return c;
 }
 
-std::int64_t recordRun(Database& db, const char* model, Strategy s, int seq, DeviceKind device, bool oom)
+// What the current runner's start events report about its behaviour.
+protocol::SoftwareVersions currentRunner()
+{
+    protocol::SoftwareVersions v;
+    v.runner = "0.1.0";
+    v.activations = protocol::kNormInputsRecomputed;
+    v.offloadStaging = protocol::kOffloadStagingInPlace;
+    return v;
+}
+
+std::int64_t recordRun(Database& db, const char* model, Strategy s, int seq, DeviceKind device, bool oom,
+                       const protocol::SoftwareVersions& versions = currentRunner())
 {
     RunConfig rc;
     rc.model = *PresetCatalog::builtin().findModel(model);
@@ -46,6 +57,7 @@ std::int64_t recordRun(Database& db, const char* model, Strategy s, int seq, Dev
     start.config = rc;
     start.host = "box-a";
     start.deviceName = "NVIDIA H200";
+    start.versions = versions;
     recorder.record(start);
     EstimateInput in;
     in.model = rc.model;
@@ -157,6 +169,37 @@ private slots:
         const int ooms = static_cast<int>(
             std::count_if(obs.begin(), obs.end(), [](const auto& o) { return o.observation.oom; }));
         QCOMPARE(ooms, 1);
+    }
+
+    void olderRunnersRunIsPredictedAsThatRunnerBehaved()
+    {
+        Database db = Database::open(m_dir.filePath(QStringLiteral("runner-behaviour.sqlite")).toStdString());
+        protocol::SoftwareVersions older = currentRunner();
+        older.activations.clear(); // a start event from before versions.activations
+        const auto currentId = recordRun(db, "qwen2.5-0.5b", Strategy::Zero0, 2048, DeviceKind::Cuda, false);
+        const auto olderId =
+            recordRun(db, "qwen2.5-0.5b", Strategy::Zero0, 2048, DeviceKind::Cuda, false, older);
+        const GpuSpec gpu = *PresetCatalog::builtin().findGpu("h200");
+        const auto obs = calibrate::observationsFromStore(db, gpu);
+        QCOMPARE(obs.size(), std::size_t(2));
+        const auto of = [&](std::int64_t id) {
+            return std::find_if(obs.begin(), obs.end(), [&](const auto& o) { return o.runId == id; })->observation;
+        };
+        const calibrate::Observation current = of(currentId);
+        const calibrate::Observation old = of(olderId);
+        QVERIFY(!current.input.normInputsKept);
+        QVERIFY(old.input.normInputsKept);
+        QVERIFY(!old.input.offloadStagingKept); // it did report in-place offload staging
+        // The older runner also kept both RMSNorm outputs: 2 x hidden bf16 = 4 hidden bytes per layer
+        // and token more (core/estimate/src/workload.cpp), and nothing else differs.
+        const Calibration c;
+        const Estimate a = estimate(current.input, Strategy::Zero0, c);
+        const Estimate b = estimate(old.input, Strategy::Zero0, c);
+        const ModelSpec& m = current.input.model;
+        const double tokens = 2048.0 * current.input.training.microBatch;
+        const double expected = tokens * m.layers * 4.0 * m.hidden * c.activationBytesScale;
+        QVERIFY(expected > 0);
+        QCOMPARE(b.memory.allocatedPeak() - a.memory.allocatedPeak(), expected);
     }
 
     void calibrationSaysWhereItCameFrom()

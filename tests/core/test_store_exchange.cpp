@@ -1,6 +1,7 @@
 // Runs in and out of the store: exported CSV and JSON import back as the same runs (marked imported,
 // with their source), and bad import input is named by line/field and stores nothing.
 #include "shardwise/store/exchange.hpp"
+#include "shardwise/store/run_recorder.hpp"
 #include "shardwise/store/runs.hpp"
 #include "shardwise/store/timestamps.hpp"
 #include "store_fixtures/synthetic_run.hpp"
@@ -108,7 +109,78 @@ private slots:
             QCOMPARE(b.peakAllocated, a.peakAllocated);
             QCOMPARE(b.ncclShare, a.ncclShare);
             QCOMPARE(b.note, a.note);
+            QCOMPARE(b.versions.runner, a.versions.runner);
+            QCOMPARE(b.versions.libtorch, a.versions.libtorch);
             QVERIFY(std::abs(b.startedAt - a.startedAt) < 0.001);
+        }
+    }
+
+    void runnerBehaviourTravelsWithExportedRuns_data()
+    {
+        QTest::addColumn<QString>("format");
+        QTest::newRow("csv") << QStringLiteral("csv");
+        QTest::newRow("json") << QStringLiteral("json");
+    }
+    void runnerBehaviourTravelsWithExportedRuns()
+    {
+        QFETCH(QString, format);
+        const auto config = fixtures::syntheticConfig(Strategy::Zero3Offload, 1, 1, 1);
+        protocol::SoftwareVersions v;
+        v.runner = "0.1.0";
+        v.libtorch = "2.11.0";
+        v.cuda = "12.8";
+        v.nccl = "2.27.3";
+        v.driver = "580.159.04";
+        v.compiler = "GCC 12.2.0";
+        v.kernels = "fused rotary + SwiGLU";
+        v.activations = protocol::kNormInputsRecomputed;
+        v.offloadStaging = protocol::kOffloadStagingInPlace;
+        {
+            RunOrigin origin;
+            origin.gpuName = "NVIDIA H200";
+            RunRecorder recorder(*m_db, config, origin);
+            protocol::StartEvent start;
+            start.config = config;
+            start.versions = v;
+            recorder.record(start);
+            recorder.finish(RunStatus::Failed, "rank 0 exited with 1");
+        }
+        std::stringstream buffer;
+        if (format == QStringLiteral("csv"))
+            exportRunsCsv(listRuns(*m_db), buffer);
+        else
+            exportRunsJson(listRuns(*m_db), buffer);
+        QTemporaryDir other;
+        Database target = Database::open(other.filePath(QStringLiteral("copy.sqlite")).toStdString());
+        const auto result = format == QStringLiteral("csv") ? importRunsCsv(target, buffer, "lab export")
+                                                            : importRunsJson(target, buffer, "lab export");
+        QCOMPARE(result.runIds.size(), std::size_t(1));
+        const auto got = runDetail(target, result.runIds[0])->versions;
+        QCOMPARE(got.runner, v.runner);
+        QCOMPARE(got.libtorch, v.libtorch);
+        QCOMPARE(got.cuda, v.cuda);
+        QCOMPARE(got.nccl, v.nccl);
+        QCOMPARE(got.driver, v.driver);
+        QCOMPARE(got.compiler, v.compiler);
+        QCOMPARE(got.kernels, v.kernels);
+        QCOMPARE(got.activations, v.activations);
+        QCOMPARE(got.offloadStaging, v.offloadStaging);
+    }
+
+    void filesWithoutVersionsImportAsRunsOfUnreportedBehaviour()
+    {
+        // kPublishedCsv predates the version fields, like every file exported before them.
+        std::istringstream csv(kPublishedCsv);
+        const auto fromCsv = importRunsCsv(*m_db, csv, "reference benchmark, 2025");
+        std::istringstream json(R"({"format": "shardwise-runs", "version": 1, "runs": [
+            {"model": "llama-3b", "gpu_name": "NVIDIA L4", "strategy": "zero2", "world_size": 2,
+             "status": "completed", "tokens_per_s": 1200.0}]})");
+        const auto fromJson = importRunsJson(*m_db, json, "older export");
+        QCOMPARE(fromCsv.runIds.size() + fromJson.runIds.size(), std::size_t(3));
+        for (const auto& run : listRuns(*m_db)) {
+            QCOMPARE(run.versions.runner, std::string());
+            QCOMPARE(run.versions.activations, std::string());
+            QCOMPARE(run.versions.offloadStaging, std::string());
         }
     }
 

@@ -106,6 +106,47 @@ private slots:
         QVERIFY(fixtures::halfRecordedProblems(*m_db, *r).empty());
     }
 
+    void startEventVersionsRoundTripWithTheFirstRankWinning()
+    {
+        const auto config = fixtures::syntheticConfig(Strategy::Fsdp2ReshardOffload, 2, 1, 1);
+        RunOrigin origin;
+        origin.nodes = {{"gpu-box", std::nullopt}};
+        RunRecorder recorder(*m_db, config, origin);
+        protocol::SoftwareVersions v;
+        v.runner = "0.1.0";
+        v.libtorch = "2.11.0";
+        v.cuda = "12.8";
+        v.nccl = "2.27.3";
+        v.driver = "580.159.04";
+        v.compiler = "GCC 12.2.0";
+        v.kernels = "fused rotary + SwiGLU";
+        v.activations = protocol::kNormInputsRecomputed;
+        v.offloadStaging = protocol::kOffloadStagingInPlace;
+        protocol::StartEvent first;
+        first.config = config;
+        first.versions = v;
+        recorder.record(first);
+        protocol::StartEvent second = first;
+        second.rank = 1;
+        second.versions.kernels = "eager";
+        second.versions.activations.clear();
+        second.versions.offloadStaging.clear();
+        recorder.record(second);
+        recorder.finish(RunStatus::Cancelled, "stopped by the user");
+        for (const protocol::SoftwareVersions& got :
+             {runDetail(*m_db, recorder.runId())->versions, findRun(*m_db, recorder.runId())->versions}) {
+            QCOMPARE(got.runner, v.runner);
+            QCOMPARE(got.libtorch, v.libtorch);
+            QCOMPARE(got.cuda, v.cuda);
+            QCOMPARE(got.nccl, v.nccl);
+            QCOMPARE(got.driver, v.driver);
+            QCOMPARE(got.compiler, v.compiler);
+            QCOMPARE(got.kernels, v.kernels);
+            QCOMPARE(got.activations, v.activations);
+            QCOMPARE(got.offloadStaging, v.offloadStaging);
+        }
+    }
+
     void oomIsAResultWithMemoryButNoThroughput()
     {
         fixtures::SyntheticRun run;

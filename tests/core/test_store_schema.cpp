@@ -135,6 +135,46 @@ private slots:
         }
     }
 
+    void runsFromBeforeVersion6ReadWithAnEmptyRunnerBehaviour()
+    {
+        QTemporaryDir dir;
+        const auto path = dir.filePath(QStringLiteral("runs.sqlite")).toStdString();
+        const auto config = fixtures::syntheticConfig(Strategy::Zero3Offload, 1, 1, 1);
+        protocol::StartEvent start;
+        start.config = config;
+        start.versions.runner = "0.1.0";
+        start.versions.libtorch = "1.13.1";
+        start.versions.kernels = "fused rotary + SwiGLU";
+        start.versions.activations = protocol::kNormInputsRecomputed;
+        start.versions.offloadStaging = protocol::kOffloadStagingInPlace;
+        const auto recordStart = [&](Database& db) {
+            RunRecorder recorder(db, config, RunOrigin{});
+            recorder.record(start);
+            recorder.finish(RunStatus::Cancelled, "stopped by the user");
+            return recorder.runId();
+        };
+        std::int64_t before = 0;
+        {
+            OpenOptions old;
+            old.targetVersion = kRunnerBehaviourSchema - 1;
+            Database db = Database::open(path, old);
+            before = recordStart(db);
+            // An older file has nowhere to keep them: they read as not reported.
+            QCOMPARE(runDetail(db, before)->versions.activations, std::string());
+        }
+        Database db = Database::open(path);
+        QCOMPARE(db.schemaVersion(), currentSchemaVersion());
+        const auto old = runDetail(db, before)->versions;
+        QCOMPARE(old.runner, std::string("0.1.0"));
+        QCOMPARE(old.kernels, std::string());
+        QCOMPARE(old.activations, std::string());
+        QCOMPARE(old.offloadStaging, std::string());
+        const auto fresh = runDetail(db, recordStart(db))->versions;
+        QCOMPARE(fresh.kernels, std::string("fused rotary + SwiGLU"));
+        QCOMPARE(fresh.activations, std::string(protocol::kNormInputsRecomputed));
+        QCOMPARE(fresh.offloadStaging, std::string(protocol::kOffloadStagingInPlace));
+    }
+
     void newerDatabaseOpensReadOnlyWithClearMessage()
     {
         QTemporaryDir dir;

@@ -37,6 +37,7 @@ std::vector<StoredRunObservation> observationsFromStore(const store::Database& d
         o.input.training = rc.training;
         o.input.training.expandableSegments = detail->allocator.expandableSegments || rc.training.expandableSegments;
         o.input.knobs = rc.knobs;
+        applyRunnerBehaviour(o.input, detail->versions);
         o.strategy = rc.strategy;
         o.oom = run.status == store::RunStatus::Oom;
         if (!o.oom) {

@@ -8,6 +8,12 @@
 
 namespace shardwise {
 
+void applyRunnerBehaviour(EstimateInput& in, const protocol::SoftwareVersions& versions)
+{
+    in.normInputsKept = versions.activations != protocol::kNormInputsRecomputed;
+    in.offloadStagingKept = versions.offloadStaging != protocol::kOffloadStagingInPlace;
+}
+
 void validate(const EstimateInput& in)
 {
     validate(in.model, "model");

@@ -22,6 +22,8 @@ const std::vector<std::string>& exchangeFields()
         "timed_steps", "launcher", "started_at", "finished_at", "tokens_per_s", "median_step_s", "p10_step_s",
         "p90_step_s", "peak_allocated_bytes", "peak_reserved_bytes", "alloc_retries", "nccl_share",
         "exposed_comm_share", "predicted_tokens_per_s", "predicted_step_s", "predicted_peak_bytes", "note",
+        "runner_version", "libtorch_version", "cuda_version", "nccl_version", "driver_version", "compiler",
+        "kernels", "activations", "offload_staging",
     };
     return fields;
 }
@@ -105,6 +107,16 @@ nlohmann::json toJson(const RunSummary& r)
     j["predicted_step_s"] = optionalJson(r.predicted.stepS);
     j["predicted_peak_bytes"] = optionalJson(r.predicted.peakBytes);
     j["note"] = r.note;
+    const protocol::SoftwareVersions& v = r.versions;
+    j["runner_version"] = v.runner;
+    j["libtorch_version"] = v.libtorch;
+    j["cuda_version"] = v.cuda;
+    j["nccl_version"] = v.nccl;
+    j["driver_version"] = v.driver;
+    j["compiler"] = v.compiler;
+    j["kernels"] = v.kernels;
+    j["activations"] = v.activations;
+    j["offload_staging"] = v.offloadStaging;
     return j;
 }
 

@@ -47,6 +47,7 @@ struct IncomingRun {
     std::optional<std::int64_t> peakAllocated, peakReserved, allocRetries;
     std::optional<double> predictedTokensPerS, predictedStepS;
     std::optional<std::int64_t> predictedPeakBytes;
+    protocol::SoftwareVersions versions; // files written before these fields leave them empty
 };
 
 class RowReader {
@@ -183,6 +184,16 @@ IncomingRun readRun(const IncomingRow& row, const std::string& defaultSource, do
     run.predictedTokensPerS = r.real("predicted_tokens_per_s", 0, kHuge);
     run.predictedStepS = r.real("predicted_step_s", 0, kHuge);
     run.predictedPeakBytes = r.integer("predicted_peak_bytes", 0, kMaxBytes);
+    protocol::SoftwareVersions& v = run.versions;
+    v.runner = r.text("runner_version").value_or("");
+    v.libtorch = r.text("libtorch_version").value_or("");
+    v.cuda = r.text("cuda_version").value_or("");
+    v.nccl = r.text("nccl_version").value_or("");
+    v.driver = r.text("driver_version").value_or("");
+    v.compiler = r.text("compiler").value_or("");
+    v.kernels = r.text("kernels").value_or("");
+    v.activations = r.text("activations").value_or("");
+    v.offloadStaging = r.text("offload_staging").value_or("");
     return run;
 }
 
@@ -211,9 +222,12 @@ ImportResult store(Database& db, const std::vector<IncomingRun>& runs)
                           node_count, interconnect, precision, micro_batch, seq_len, warmup_steps, timed_steps,
                           launcher, started_at, heartbeat_at, finished_at, tokens_per_s, median_step_s, p10_step_s,
                           p90_step_s, peak_allocated, peak_reserved, alloc_retries, nccl_share, exposed_comm_share,
-                          predicted_tokens_per_s, predicted_step_s, predicted_peak_bytes)
+                          predicted_tokens_per_s, predicted_step_s, predicted_peak_bytes, runner_version,
+                          libtorch_version, cuda_version, nccl_version, driver_version, compiler, kernels,
+                          activations, offload_staging)
         VALUES ('imported', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-                ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31))sql");
+                ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38,
+                ?39, ?40))sql");
     Statement node(db.handle(), "INSERT INTO run_nodes (run_id, position, name) VALUES (?1, ?2, ?3)");
     for (const auto& r : runs) {
         insert.bind(1, r.importSource).bind(2, runStatusId(r.status)).bind(3, r.note).bind(4, r.modelId);
@@ -225,6 +239,9 @@ ImportResult store(Database& db, const std::vector<IncomingRun>& runs)
         insert.bind(25, r.peakReserved).bind(26, r.allocRetries).bind(27, r.ncclShare);
         insert.bind(28, r.exposedCommShare).bind(29, r.predictedTokensPerS).bind(30, r.predictedStepS);
         insert.bind(31, r.predictedPeakBytes);
+        const protocol::SoftwareVersions& v = r.versions;
+        insert.bind(32, v.runner).bind(33, v.libtorch).bind(34, v.cuda).bind(35, v.nccl).bind(36, v.driver);
+        insert.bind(37, v.compiler).bind(38, v.kernels).bind(39, v.activations).bind(40, v.offloadStaging);
         insert.run();
         insert.reset();
         const std::int64_t id = detail::lastInsertId(db.handle());

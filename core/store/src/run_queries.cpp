@@ -1,5 +1,6 @@
 #include "shardwise/store/runs.hpp"
 
+#include "shardwise/store/schema.hpp"
 #include "statement.hpp"
 
 #include <sstream>
@@ -30,8 +31,11 @@ constexpr std::string_view kSummaryColumnsAfterStatus = R"sql(,
            r.finished_at, r.heartbeat_at, r.tokens_per_s, r.median_step_s, r.p10_step_s, r.p90_step_s,
            r.peak_allocated, r.peak_reserved, r.alloc_retries, r.nccl_share, r.exposed_comm_share, r.plan_id,
            r.predicted_tokens_per_s, r.predicted_step_s, r.predicted_peak_bytes, r.prediction_json,
-           (SELECT group_concat(name, char(10)) FROM (SELECT name FROM run_nodes WHERE run_id = r.id ORDER BY position))
-    FROM runs r)sql";
+           (SELECT group_concat(name, char(10)) FROM (SELECT name FROM run_nodes WHERE run_id = r.id ORDER BY position)),
+           r.runner_version, r.libtorch_version, r.cuda_version, r.nccl_version, r.driver_version, r.compiler)sql";
+constexpr std::string_view kRunnerBehaviourColumns = ", r.kernels, r.activations, r.offload_staging";
+// Files older than kRunnerBehaviourSchema read as runs of a runner that did not report its behaviour.
+constexpr std::string_view kRunnerBehaviourUnknown = ", '', '', ''";
 
 bool keepsRemoteHandles(const Database& db) { return db.schemaVersion() >= kRemoteFollowSchema; }
 
@@ -40,6 +44,8 @@ std::string summaryQuery(const Database& db)
     std::string sql = "\n    SELECT r.id, r.source, r.import_source,";
     sql += keepsRemoteHandles(db) ? kShownStatus : kShownStatusWithoutHandles;
     sql += kSummaryColumnsAfterStatus;
+    sql += db.schemaVersion() >= kRunnerBehaviourSchema ? kRunnerBehaviourColumns : kRunnerBehaviourUnknown;
+    sql += "\n    FROM runs r";
     if (keepsRemoteHandles(db))
         sql += " LEFT JOIN remote_follow f ON f.run_id = r.id";
     return sql;
@@ -102,6 +108,8 @@ RunSummary readSummary(const Statement& s)
     std::istringstream names(s.text(35));
     for (std::string name; std::getline(names, name);)
         r.nodes.push_back(name);
+    r.versions = {s.text(36), s.text(37), s.text(38), s.text(39), s.text(40),
+                  s.text(41), s.text(42), s.text(43), s.text(44)};
     return r;
 }
 
@@ -207,17 +215,15 @@ std::optional<RunDetail> runDetail(const Database& db, std::int64_t id, double n
     d.summary = std::move(*summary);
     sqlite3* h = db.handle();
     {
-        Statement s(h, R"sql(SELECT config_json, runner_version, libtorch_version, cuda_version, nccl_version,
-                                    driver_version, compiler, allocator_conf, expandable_segments
-                             FROM runs WHERE id = ?1)sql");
+        Statement s(h, "SELECT config_json, allocator_conf, expandable_segments FROM runs WHERE id = ?1");
         s.bind(1, id);
         if (s.step()) {
             if (!s.isNull(0))
                 d.config = nlohmann::json::parse(s.text(0), nullptr, false);
-            d.versions = {s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6), {}, {}};
-            d.allocator = {s.text(7), s.integer(8) != 0};
+            d.allocator = {s.text(1), s.integer(2) != 0};
         }
     }
+    d.versions = d.summary.versions;
     {
         Statement s(h, "SELECT rank, host, local_rank, device_name FROM run_ranks WHERE run_id = ?1 ORDER BY rank");
         s.bind(1, id);

@@ -1,6 +1,7 @@
 #include "shardwise/store/run_recorder.hpp"
 
 #include "shardwise/spec/json.hpp"
+#include "shardwise/store/schema.hpp"
 #include "statement.hpp"
 
 #include <algorithm>
@@ -153,6 +154,12 @@ void RunRecorder::record(const protocol::Event& event)
                             gpu_name = CASE WHEN gpu_name = '' THEN ?11 ELSE gpu_name END
             WHERE id = ?1 AND runner_version = '' AND libtorch_version = '')sql");
         const auto& v = start->versions;
+        // Before the versions below are written, while the row still reads as not yet started.
+        if (m_db.schemaVersion() >= kRunnerBehaviourSchema) {
+            Statement b(db, R"sql(UPDATE runs SET kernels = ?2, activations = ?3, offload_staging = ?4
+                                  WHERE id = ?1 AND runner_version = '' AND libtorch_version = '')sql");
+            b.bind(1, m_runId).bind(2, v.kernels).bind(3, v.activations).bind(4, v.offloadStaging).run();
+        }
         u.bind(1, m_runId).bind(2, v.runner).bind(3, v.libtorch).bind(4, v.cuda).bind(5, v.nccl).bind(6, v.driver);
         u.bind(7, v.compiler).bind(8, start->allocator.conf).bind(9, start->allocator.expandableSegments);
         u.bind(10, start->launcher).bind(11, start->deviceName).run();

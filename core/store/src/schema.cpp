@@ -249,6 +249,16 @@ CREATE TABLE remote_follow (
 );
 )sql";
 
+// Version 6: the runner behaviour a start event names beside its versions (elementwise kernels, what
+// the decoder layers keep for backward, how offload moves gradients), so the calibration predicts an
+// older runner's run as that runner behaved. Rows recorded before this version read as empty, which
+// the protocol defines as "a runner from before the field".
+constexpr std::string_view kVersion6 = R"sql(
+ALTER TABLE runs ADD COLUMN kernels TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN activations TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN offload_staging TEXT NOT NULL DEFAULT '';
+)sql";
+
 } // namespace
 
 const std::vector<Migration>& migrations()
@@ -259,6 +269,7 @@ const std::vector<Migration>& migrations()
         {3, "hardware probe results per node", kVersion3},
         {4, "checkpoint save cost per rank summary", kVersion4},
         {5, "re-attachable remote runs: handle and rank file offsets", kVersion5},
+        {6, "runner behaviour of a run: kernels, activations, offload staging", kVersion6},
     };
     return list;
 }

@@ -36,6 +36,10 @@ struct EstimateInput {
     bool offloadStagingKept = false;
 };
 
+// Sets the runner-behaviour flags above from what a run's start event reported, so a measurement of
+// an older runner is predicted as that runner behaved (an empty field means a runner from before it).
+void applyRunnerBehaviour(EstimateInput& in, const protocol::SoftwareVersions& versions);
+
 // Throws SpecError naming the field when the input cannot be estimated (zero sizes, a GPU without
 // bandwidth figures, ...).
 void validate(const EstimateInput& in);

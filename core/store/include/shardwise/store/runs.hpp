@@ -68,6 +68,9 @@ struct RunSummary {
     std::optional<int> warmupSteps;
     std::optional<int> timedSteps;
     std::string launcher;
+    // What the runner's start event reported (empty for imported runs that did not say); the runner
+    // behaviour fields tell an older runner's measurements apart (see protocol::SoftwareVersions).
+    protocol::SoftwareVersions versions;
     double startedAt = 0;      // Unix seconds
     std::optional<double> finishedAt;
     double heartbeatAt = 0;

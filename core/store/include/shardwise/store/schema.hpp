@@ -20,4 +20,7 @@ const std::vector<Migration>& migrations();
 // The schema version this build writes.
 int currentSchemaVersion();
 
+// The first version whose runs rows keep the runner behaviour (kernels, activations, offload staging).
+inline constexpr int kRunnerBehaviourSchema = 6;
+
 } // namespace shardwise::store
