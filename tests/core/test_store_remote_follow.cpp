@@ -180,6 +180,70 @@ private slots:
         QVERIFY(!markRemoteAttached(db, recorder.runId()));
     }
 
+    void abandonedDetachedRunIsLostWithoutItsHandle()
+    {
+        Database db = Database::open(path());
+        std::int64_t id = 0;
+        {
+            RunRecorder recorder(db, fixtures::syntheticConfig(Strategy::Zero3, 2, 1, 1), twoNodes());
+            id = recorder.runId();
+            saveRemoteFollow(db, id, kHandle);
+            markRemoteDetached(db, id, R"({"rank0.out":120})");
+            recorder.leaveRunning();
+        }
+        QCOMPARE(shownStatus(db, id), QStringLiteral("detached"));
+        abandonDetachedRun(db, id, "node gpu-b was re-imaged");
+        const auto run = findRun(db, id);
+        QCOMPARE(run->status, RunStatus::Lost);
+        QVERIFY(run->finishedAt);
+        QVERIFY2(run->note.find("abandoned") != std::string::npos, run->note.c_str());
+        QVERIFY2(run->note.find("node gpu-b was re-imaged") != std::string::npos, run->note.c_str());
+        QVERIFY(!findRemoteFollow(db, id));
+        QVERIFY(!markRemoteAttached(db, id));
+    }
+
+    void abandoningARunThatIsNotDetachedIsRefusedNamingTheRun_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("unknown run") << QStringLiteral("unknown") << QStringLiteral("no such run");
+        QTest::newRow("followed remote run") << QStringLiteral("followed") << QStringLiteral("it is running");
+        QTest::newRow("finished run") << QStringLiteral("finished") << QStringLiteral("it is cancelled");
+        QTest::newRow("local run, writer gone") << QStringLiteral("interrupted") << QStringLiteral("it is interrupted");
+    }
+    void abandoningARunThatIsNotDetachedIsRefusedNamingTheRun()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, expected);
+        Database db = Database::open(path());
+        std::int64_t id = 4242;
+        if (kind != QStringLiteral("unknown")) {
+            RunRecorder recorder(db, fixtures::syntheticConfig(Strategy::Zero2, 2, 1, 1), twoNodes());
+            id = recorder.runId();
+            if (kind == QStringLiteral("followed"))
+                saveRemoteFollow(db, id, kHandle);
+            if (kind == QStringLiteral("finished"))
+                recorder.finish(RunStatus::Cancelled);
+            else
+                recorder.leaveRunning();
+        }
+        if (kind == QStringLiteral("interrupted"))
+            ageHeartbeat(path(), id, 2 * kStaleHeartbeatSeconds);
+        const std::string before = std::string(runStatusId(findRun(db, id) ? findRun(db, id)->status : RunStatus::Lost));
+        try {
+            abandonDetachedRun(db, id);
+            QFAIL("a run that is not detached was abandoned");
+        } catch (const StoreError& e) {
+            const QString message = QString::fromUtf8(e.what());
+            QVERIFY2(message.contains(QStringLiteral("run %1").arg(id)), e.what());
+            QVERIFY2(message.contains(expected), e.what());
+        }
+        if (kind != QStringLiteral("unknown"))
+            QCOMPARE(std::string(runStatusId(findRun(db, id)->status)), before);
+        if (kind == QStringLiteral("followed"))
+            QVERIFY(findRemoteFollow(db, id));
+    }
+
     void offsetsAreWrittenWithEachRecordedLine()
     {
         Database db = Database::open(path());

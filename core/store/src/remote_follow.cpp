@@ -1,5 +1,6 @@
 #include "shardwise/store/remote_follow.hpp"
 
+#include "shardwise/store/runs.hpp"
 #include "statement.hpp"
 
 namespace shardwise::store {
@@ -68,6 +69,29 @@ bool removeRemoteFollow(Database& db, std::int64_t runId)
     const bool removed = detail::changes(db.handle()) == 1;
     tx.commit();
     return removed;
+}
+
+void abandonDetachedRun(Database& db, std::int64_t runId, const std::string& reason, double now)
+{
+    db.requireWritable();
+    WriteTransaction tx(db);
+    const std::string run = "run " + std::to_string(runId);
+    const auto shown = findRun(db, runId, now);
+    if (!shown)
+        throw StoreError("cannot abandon " + run + ": no such run");
+    if (shown->status != RunStatus::Detached)
+        throw StoreError("cannot abandon " + run + ": it is " + std::string(runStatusId(shown->status))
+                         + ", not detached; only a detached run can be abandoned");
+    const std::string note = reason.empty() ? "abandoned while detached: its ranks were never followed to the end"
+                                            : "abandoned while detached: " + reason;
+    Statement end(db.handle(), R"sql(UPDATE runs SET status = 'lost', finished_at = ?2, heartbeat_at = ?2, note = ?3
+                                     WHERE id = ?1 AND status = 'running')sql");
+    end.bind(1, runId).bind(2, now).bind(3, note).run();
+    if (detail::changes(db.handle()) != 1)
+        throw StoreError("cannot abandon " + run + ": it ended while being abandoned");
+    Statement drop(db.handle(), "DELETE FROM remote_follow WHERE run_id = ?1");
+    drop.bind(1, runId).run();
+    tx.commit();
 }
 
 } // namespace shardwise::store

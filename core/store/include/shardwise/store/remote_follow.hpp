@@ -34,4 +34,10 @@ std::optional<RemoteFollow> findRemoteFollow(const Database& db, std::int64_t ru
 // False when there was no row.
 bool removeRemoteFollow(Database& db, std::int64_t runId);
 
+// Gives up a detached run whose node or run folder is gone, so it can never finish: the run ends as
+// 'lost' with a note saying it was abandoned (after `reason`, when given), and its handle is dropped.
+// Throws StoreError naming the run when it does not exist or is not shown as detached at `now`.
+void abandonDetachedRun(Database& db, std::int64_t runId, const std::string& reason = {},
+                        double now = currentUnixTime());
+
 } // namespace shardwise::store
