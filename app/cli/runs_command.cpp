@@ -1,15 +1,13 @@
-// shardwise-cli runs list|show|export|import|attach: the run store from the command line. The store's file
+// shardwise-cli runs list|show|export|import|attach|abandon: the run store from the command line. The store's file
 // is --db PATH, else $SHARDWISE_DB, else the user's data directory (core/store decides, so the GUI
 // opens the same file).
 #include "command.hpp"
-#include "run_nodes.hpp"
+#include "runs_attach.hpp"
 
 #include "shardwise/protocol/events.hpp"
-#include "shardwise/session/run_session.hpp"
 #include "shardwise/store/database.hpp"
 #include "shardwise/store/exchange.hpp"
 #include "shardwise/store/location.hpp"
-#include "shardwise/store/remote_follow.hpp"
 #include "shardwise/store/runs.hpp"
 #include "shardwise/store/timestamps.hpp"
 
@@ -45,6 +43,10 @@ Actions:
                              again). Exit 0 when the run completes, 1 when it fails or cannot be
                              reached (it stays detached), 2 when the run is unknown, not remote,
                              already finished or followed by another program
+  abandon ID                 give up a detached run whose node or run folder is gone, so it can
+                             never finish: it ends as 'lost' with a note saying it was abandoned
+                             (and --reason), and its remote handle is dropped. Exit 2 when the
+                             run is unknown or not detached
 
 Filters (list and export):
   --model ID                 model id, exactly (case ignored)
@@ -74,6 +76,7 @@ Options:
                              $XDG_CONFIG_HOME/shardwise/known_hosts)
   --user-known-hosts FILE    attach: the user's known_hosts, read only (default: ~/.ssh/known_hosts)
   --detach-on-interrupt      attach: Ctrl-C detaches again instead of cancelling the ranks
+  --reason TEXT              abandon: why, kept in the run's note ("node gpu-b was re-imaged")
 
 CSV and JSON carry the same fields: )";
 
@@ -93,7 +96,7 @@ const std::vector<std::string>& flagsWithValues()
     static const std::vector<std::string> flags{"--db",     "--model", "--strategy", "--gpu",
                                                 "--node",   "--status", "--source",  "--since",
                                                 "--until",  "--format", "--out",     "--known-hosts",
-                                                "--user-known-hosts"};
+                                                "--user-known-hosts", "--reason"};
     return flags;
 }
 
@@ -481,90 +484,6 @@ int importRuns(const Options& o, std::ostream& out, std::ostream& err)
     return kExitOk;
 }
 
-// What the user sees while a re-attached run goes on: rank 0's steps and every error.
-void printProgress(const protocol::Event& e, std::int64_t runId, std::ostream& err)
-{
-    if (const auto* st = std::get_if<protocol::StepEvent>(&e); st && st->rank == 0)
-        err << "[run " << runId << "] step " << st->step + 1 << "  loss " << fixed(st->loss, 4, "") << "  "
-            << fixed(st->stepTimeS * 1e3, 1, " ms") << (st->timed ? "" : "  warm-up") << "\n"
-            << std::flush;
-    else if (const auto* er = std::get_if<protocol::ErrorEvent>(&e))
-        err << "[run " << runId << "] rank " << er->rank << " " << protocol::errorKindId(er->kind) << " error: " << er->message
-            << "\n"
-            << std::flush;
-}
-
-int attach(const Options& o, std::ostream& out, std::ostream& err)
-{
-    allowOnly(o, {"--db", "--known-hosts", "--user-known-hosts", "--detach-on-interrupt"});
-    const std::int64_t id = runIdArgument(o);
-    auto db = openStore(o, err);
-    if (db.readOnly())
-        throw store::StoreError("cannot record into " + db.path().string() + ": " + db.readOnlyReason());
-    // The same refusals reattachRemote makes, said before any node is connected.
-    const auto run = store::findRun(db, id);
-    if (!run)
-        throw UsageError("there is no run " + std::to_string(id) + " in the store " + db.path().string());
-    if (store::isFinal(run->status))
-        throw UsageError("run " + std::to_string(id) + " already finished (" + std::string(store::runStatusId(run->status))
-                         + "); there is nothing to attach to");
-    if (!store::findRemoteFollow(db, id))
-        throw UsageError("run " + std::to_string(id) + " was not started on SSH nodes (no remote handle is kept for it); "
-                         "only remote runs can be re-attached");
-    dispatch::SshOptions ssh;
-    if (const auto v = value(o, "--known-hosts"))
-        ssh.knownHosts.app = *v;
-    if (const auto v = value(o, "--user-known-hosts"))
-        ssh.knownHosts.user = *v;
-    ConnectedNodes nodes;
-    try {
-        nodes = connectRunNodes(db, run->nodes, ssh, "run " + std::to_string(id));
-    } catch (const NodeError& e) {
-        err << "shardwise-cli runs attach: " << e.what() << "; the run stays detached\n";
-        return kExitFailed;
-    }
-    const bool detachOnInterrupt = o.values.count("--detach-on-interrupt") > 0;
-    session::AttachTarget target;
-    target.sessions = nodes.sessionPointers();
-    target.nodeNames = nodes.names();
-    session::SessionOptions options;
-    options.db = &db;
-    session::SessionCallbacks callbacks;
-    callbacks.onEvent = [&](const protocol::Event& e) { printProgress(e, id, err); };
-    callbacks.onStoreProblem = [&](const std::string& problem) {
-        err << "shardwise-cli runs attach: recording into the store failed, following goes on unrecorded: " << problem << "\n";
-    };
-    InterruptOnSignals interruptOnSignals;
-    if (detachOnInterrupt)
-        options.detach = &terminalInterrupt();
-    err << "[run " << id << "] attached to " << nodes.nodes.size() << " node(s)\n" << std::flush;
-    session::SessionResult result;
-    try {
-        result = session::reattachRemote(id, std::move(target), options, callbacks,
-                                         detachOnInterrupt ? nullptr : &terminalInterrupt());
-    } catch (const session::ReattachError& e) {
-        using Reason = session::ReattachError::Reason;
-        const bool usage = e.reason() == Reason::UnknownRun || e.reason() == Reason::Finished
-            || e.reason() == Reason::NotRemote || e.reason() == Reason::Followed;
-        err << "shardwise-cli runs attach: " << e.what() << "\n";
-        return usage ? kExitUsage : kExitFailed;
-    }
-    if (result.detached) {
-        out << "run " << id << ": detached again; its ranks go on running. Follow it with: shardwise-cli runs attach " << id
-            << " --db " << db.path().string() << "\n";
-        return kExitFailed;
-    }
-    const std::string status = result.storedStatus ? std::string(store::runStatusId(*result.storedStatus))
-                                                   : std::string(dispatch::runStatusId(result.outcome.status)) + " (not recorded)";
-    out << "run " << id << ": " << status << (result.outcome.reason.empty() ? "" : ": " + result.outcome.reason) << "\n";
-    if (result.outcome.tokensPerS)
-        out << "  throughput " << fixed(result.outcome.tokensPerS, 0, " tokens/s") << ", median step "
-            << fixed(result.outcome.medianStepS.value_or(0) * 1e3, 1, " ms") << "\n";
-    if (result.diagnosisId)
-        out << "  diagnosis stored; see shardwise-cli runs show " << id << "\n";
-    return result.outcome.ok() ? kExitOk : kExitFailed;
-}
-
 std::string usage()
 {
     std::string fields;
@@ -594,9 +513,15 @@ int runsCommand(const std::vector<std::string>& args, std::ostream& out, std::os
             return exportRuns(o, out, err);
         if (o.action == "import")
             return importRuns(o, out, err);
-        if (o.action == "attach")
-            return attach(o, out, err);
-        throw UsageError("unknown action '" + o.action + "'; expected list, show, export, import or attach");
+        if (o.action == "attach") {
+            allowOnly(o, {"--db", "--known-hosts", "--user-known-hosts", "--detach-on-interrupt"});
+            return attachStoredRun(runIdArgument(o), o.values, out, err);
+        }
+        if (o.action == "abandon") {
+            allowOnly(o, {"--db", "--reason"});
+            return abandonStoredRun(runIdArgument(o), o.values, out, err);
+        }
+        throw UsageError("unknown action '" + o.action + "'; expected list, show, export, import, attach or abandon");
     } catch (const UsageError& e) {
         err << "shardwise-cli runs: " << e.what() << "\n\n" << usage();
         return kExitUsage;
@@ -606,7 +531,8 @@ int runsCommand(const std::vector<std::string>& args, std::ostream& out, std::os
     }
 }
 
-const CommandRegistration registration("runs", "list, show, export, import and re-attach recorded runs", runsCommand);
+const CommandRegistration registration("runs", "list, show, export, import, re-attach and abandon recorded runs",
+                                       runsCommand);
 
 } // namespace
 

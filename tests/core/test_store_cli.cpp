@@ -1,5 +1,7 @@
 // `shardwise-cli runs` as a user runs it: a real process on a real store file.
 #include "shardwise/store/database.hpp"
+#include "shardwise/store/remote_follow.hpp"
+#include "shardwise/store/run_recorder.hpp"
 #include "shardwise/store/runs.hpp"
 #include "store_fixtures/synthetic_run.hpp"
 
@@ -209,6 +211,61 @@ private slots:
         QVERIFY2(r.err.contains(QStringLiteral("nothing was imported")), qPrintable(r.err));
         const Database db = Database::open(m_db.toStdString());
         QCOMPARE(listRuns(db).size(), std::size_t(2));
+    }
+
+    void abandonEndsADetachedRunAsLostWithoutItsHandle()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("abandon.sqlite"));
+        std::int64_t id = 0;
+        {
+            Database db = Database::open(path.toStdString());
+            RunOrigin origin;
+            origin.nodes = {{"gpu-b", std::nullopt}};
+            RunRecorder recorder(db, fixtures::syntheticConfig(Strategy::Zero3, 2, 1, 1), origin);
+            id = recorder.runId();
+            saveRemoteFollow(db, id, R"({"nodes":["gpu-b"]})");
+            markRemoteDetached(db, id, "{}");
+            recorder.leaveRunning();
+        }
+        const QString runId = QString::number(id);
+        const auto r = runCli({QStringLiteral("runs"), QStringLiteral("abandon"), runId, QStringLiteral("--db"), path,
+                               QStringLiteral("--reason"), QStringLiteral("node gpu-b was re-imaged")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("run %1: lost").arg(id)), qPrintable(r.out));
+        const Database db = Database::open(path.toStdString());
+        const auto run = findRun(db, id);
+        QCOMPARE(run->status, RunStatus::Lost);
+        QVERIFY2(run->note.find("abandoned while detached: node gpu-b was re-imaged") != std::string::npos,
+                 run->note.c_str());
+        QVERIFY(!findRemoteFollow(db, id));
+        // Once lost it is no longer detached: a second abandon is refused.
+        const auto again = runCli({QStringLiteral("runs"), QStringLiteral("abandon"), runId, QStringLiteral("--db"), path});
+        QCOMPARE(again.exitCode, 2);
+        QVERIFY2(again.err.contains(QStringLiteral("run %1 is lost, not detached").arg(id)), qPrintable(again.err));
+    }
+
+    void abandonRefusesRunsThatAreNotDetachedNamingThem_data()
+    {
+        QTest::addColumn<int>("which"); // 0 = completed H200 run, 1 = OOM L4 run, -1 = no such run
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("completed") << 0 << QStringLiteral("is completed, not detached");
+        QTest::newRow("out of memory") << 1 << QStringLiteral("is oom, not detached");
+        QTest::newRow("unknown") << -1 << QStringLiteral("there is no run 9999");
+    }
+    void abandonRefusesRunsThatAreNotDetachedNamingThem()
+    {
+        QFETCH(int, which);
+        QFETCH(QString, expected);
+        const std::int64_t id = which == 0 ? m_completedH200 : which == 1 ? m_oomL4 : 9999;
+        const auto r = runCli({QStringLiteral("runs"), QStringLiteral("abandon"), QString::number(id),
+                               QStringLiteral("--db"), m_db});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+        if (which >= 0)
+            QVERIFY2(r.err.contains(QStringLiteral("run %1").arg(id)), qPrintable(r.err));
+        const Database db = Database::open(m_db.toStdString());
+        if (which == 0)
+            QCOMPARE(findRun(db, id)->status, RunStatus::Completed);
     }
 
     void badUsageNamesTheFlag_data()
