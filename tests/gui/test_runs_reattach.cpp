@@ -16,10 +16,13 @@
 #include "shardwise/store/run_recorder.hpp"
 #include "shardwise/store/runs.hpp"
 
+#include <QApplication>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTimer>
 
 #ifdef SHARDWISE_HAVE_SSHD_FIXTURE
 #include "sshd/sshd_fixture.hpp"
@@ -42,6 +45,7 @@ private slots:
     void initTestCase();
     void closingDetachesARemoteRunAndReattachFinishesIt();
     void reattachIsOfferedOnlyForDetachedRuns();
+    void abandonAsksThenEndsTheDetachedRunAsLost();
 
 private:
     std::unique_ptr<RunsPage> makePage(Workspace& workspace);
@@ -192,6 +196,58 @@ void TestRunsReattach::reattachIsOfferedOnlyForDetachedRuns()
     QVERIFY(!page->reattachButton()->isEnabled());
     page->historyView()->selectRow(page->historyModel()->rowOf(detached));
     QVERIFY(page->reattachButton()->isEnabled());
+}
+
+void TestRunsReattach::abandonAsksThenEndsTheDetachedRunAsLost()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    Workspace workspace;
+    QString error;
+    QVERIFY2(workspace.open(dir.filePath(QStringLiteral("shardwise.sqlite")), &error), qPrintable(error));
+    store::RunOrigin origin;
+    origin.nodes = {{"somewhere", std::nullopt}};
+    RunConfig config;
+    config.model = resolveModel("tiny");
+    config.strategy = Strategy::Zero1;
+    qint64 running = 0, detached = 0;
+    {
+        store::RunRecorder a(*workspace.database(), config, origin);
+        a.leaveRunning();
+        running = a.runId();
+        store::RunRecorder b(*workspace.database(), config, origin);
+        b.leaveRunning();
+        detached = b.runId();
+        store::saveRemoteFollow(*workspace.database(), detached, R"({"run_id":"x"})");
+        store::markRemoteDetached(*workspace.database(), detached, "{}");
+    }
+    auto page = makePage(workspace);
+    page->historyView()->selectRow(page->historyModel()->rowOf(running));
+    QVERIFY(!page->abandonButton()->isEnabled());
+    page->historyView()->selectRow(page->historyModel()->rowOf(detached));
+    QVERIFY(page->abandonButton()->isEnabled());
+
+    // Answers the confirmation dialog with `button` once it is shown.
+    const auto answer = [](QMessageBox::StandardButton button) {
+        QTimer::singleShot(0, [button] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            QVERIFY(box);
+            QCOMPARE(box->objectName(), QStringLiteral("confirmAbandon"));
+            box->button(button)->click();
+        });
+    };
+    answer(QMessageBox::Cancel);
+    QVERIFY(!page->abandonSelected());
+    QCOMPARE(store::findRun(*workspace.database(), detached)->status, store::RunStatus::Detached);
+
+    answer(QMessageBox::Yes);
+    QVERIFY(page->abandonSelected());
+    const auto run = store::findRun(*workspace.database(), detached);
+    QCOMPARE(run->status, store::RunStatus::Lost);
+    QVERIFY2(run->note.find("abandoned") != std::string::npos, run->note.c_str());
+    QVERIFY(!store::findRemoteFollow(*workspace.database(), detached));
+    QVERIFY(!page->abandonButton()->isEnabled());
+    QVERIFY(!page->reattachButton()->isEnabled());
 }
 
 SHARDWISE_GUI_TEST_MAIN(TestRunsReattach)

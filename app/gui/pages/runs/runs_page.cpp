@@ -11,6 +11,7 @@
 #include "workspace/workspace.hpp"
 
 #include "shardwise/spec/json.hpp"
+#include "shardwise/store/remote_follow.hpp"
 #include "shardwise/store/runs.hpp"
 
 #include <QComboBox>
@@ -19,6 +20,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListView>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
@@ -136,6 +138,11 @@ RunsPage::RunsPage(Workspace& workspace, QWidget* parent)
     m_reattach->setToolTip(tr("Follows the selected detached run again: its ranks kept running on their SSH node, and what they "
                               "wrote since is recorded into the same run."));
     m_reattach->setEnabled(false);
+    m_abandon = new QPushButton(tr("A&bandon…"), this);
+    m_abandon->setObjectName(QStringLiteral("abandonRun"));
+    m_abandon->setToolTip(tr("Gives up the selected detached run whose node or run folder is gone, so it can never finish: "
+                             "it is kept as lost, and no longer offered for re-attaching."));
+    m_abandon->setEnabled(false);
 
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("runsStatus"));
@@ -156,6 +163,7 @@ RunsPage::RunsPage(Workspace& workspace, QWidget* parent)
     auto* historyButtons = new QHBoxLayout;
     historyButtons->addStretch(1);
     historyButtons->addWidget(m_reattach);
+    historyButtons->addWidget(m_abandon);
     historyButtons->addWidget(refresh);
     historyLayout->addLayout(historyButtons);
 
@@ -184,6 +192,7 @@ RunsPage::RunsPage(Workspace& workspace, QWidget* parent)
     connect(m_cancel, &QPushButton::clicked, this, &RunsPage::cancelSelected);
     connect(refresh, &QPushButton::clicked, this, &RunsPage::reloadHistory);
     connect(m_reattach, &QPushButton::clicked, this, [this] { reattachSelected(); });
+    connect(m_abandon, &QPushButton::clicked, this, [this] { abandonSelected(); });
     connect(m_job, &RunJob::queueChanged, this, &RunsPage::refreshQueue);
     connect(m_job, &RunJob::runStarted, this, &RunsPage::onRunStarted);
     connect(m_job, &RunJob::rankProgressAvailable, this, &RunsPage::onRankProgress);
@@ -284,6 +293,36 @@ void RunsPage::updateReattach()
             detached = detached && queued.reattachOf != runId;
     }
     m_reattach->setEnabled(detached);
+    m_abandon->setEnabled(detached);
+}
+
+bool RunsPage::abandonSelected()
+{
+    const QModelIndex current = m_historyView->currentIndex();
+    if (!current.isValid() || !m_workspace.database())
+        return false;
+    const qint64 runId = current.data(RunHistoryModel::RunIdRole).toLongLong();
+    QMessageBox confirm(QMessageBox::Question, tr("Abandon run %1").arg(runId),
+                        tr("Abandon run %1? Do this only when its node or run folder is gone: the run is kept as "
+                           "lost and can no longer be re-attached. Ranks still running on the node are not stopped.")
+                            .arg(runId),
+                        QMessageBox::Yes | QMessageBox::Cancel, this);
+    confirm.setObjectName(QStringLiteral("confirmAbandon"));
+    confirm.setDefaultButton(QMessageBox::Cancel);
+    if (confirm.exec() != QMessageBox::Yes)
+        return false;
+    try {
+        store::abandonDetachedRun(*m_workspace.database(), runId);
+    } catch (const std::exception& e) {
+        setStatus(tr("Run %1 cannot be abandoned: %2").arg(runId).arg(QString::fromUtf8(e.what())), true);
+        updateReattach();
+        return false;
+    }
+    setStatus(tr("Run %1 abandoned: kept as lost.").arg(runId), false);
+    m_workspace.notifyRunsChanged();
+    showRun(runId);
+    updateReattach();
+    return true;
 }
 
 qint64 RunsPage::reattachSelected()

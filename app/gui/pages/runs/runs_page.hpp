@@ -1,7 +1,7 @@
 #pragma once
 // Runs: queue measured runs on a node, watch each rank live (steps done, tokens/s so far, memory)
 // with the ranks' log tail, cancel, re-attach a detached run on an SSH node (left running when the
-// app closed) and browse the history of stored runs. A run that did not
+// app closed) or abandon one whose node is gone, and browse the history of stored runs. A run that did not
 // complete shows its diagnosis: the first failure across the ranks highlighted, and the suggested
 // next step as an action that queues the rerun.
 
@@ -45,6 +45,7 @@ public:
     QTabWidget* detailTabs() const { return m_tabs; }
     QPushButton* cancelButton() const { return m_cancel; }
     QPushButton* reattachButton() const { return m_reattach; }
+    QPushButton* abandonButton() const { return m_abandon; }
     QLabel* statusLine() const { return m_status; }
     qint64 shownRunId() const { return m_shownRun; }
 
@@ -61,6 +62,9 @@ public slots:
     // Queues following the selected detached run again; returns the ticket, or 0 with the reason on
     // the status line.
     qint64 reattachSelected();
+    // After a confirmation, ends the selected detached run as lost (its node or run folder is gone,
+    // so it can never finish) and drops its handle; true when it was abandoned.
+    bool abandonSelected();
 
 private:
     void onRunStarted(qint64 ticket, qint64 runId);
@@ -90,6 +94,7 @@ private:
     QTabWidget* m_tabs = nullptr;
     QPushButton* m_cancel = nullptr;
     QPushButton* m_reattach = nullptr;
+    QPushButton* m_abandon = nullptr;
     QLabel* m_status = nullptr;
     qint64 m_shownRun = 0;
     // The running run as its signals delivered it, so it can be shown again without the store.
