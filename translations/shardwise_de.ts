@@ -2559,6 +2559,30 @@
         <source>Run %1 cannot be re-attached: %2</source>
         <translation>Lauf %1 kann nicht wieder angekoppelt werden: %2</translation>
     </message>
+    <message>
+        <source>A&amp;bandon…</source>
+        <translation>&amp;Aufgeben…</translation>
+    </message>
+    <message>
+        <source>Gives up the selected detached run whose node or run folder is gone, so it can never finish: it is kept as lost, and no longer offered for re-attaching.</source>
+        <translation>Gibt den ausgewählten abgekoppelten Lauf auf, dessen Knoten oder Laufordner nicht mehr existiert und der daher nie enden kann: Er wird als verloren gespeichert und nicht mehr zum Wiederankoppeln angeboten.</translation>
+    </message>
+    <message>
+        <source>Abandon run %1</source>
+        <translation>Lauf %1 aufgeben</translation>
+    </message>
+    <message>
+        <source>Abandon run %1? Do this only when its node or run folder is gone: the run is kept as lost and can no longer be re-attached. Ranks still running on the node are not stopped.</source>
+        <translation>Lauf %1 aufgeben? Tun Sie das nur, wenn sein Knoten oder Laufordner nicht mehr existiert: Der Lauf wird als verloren gespeichert und kann nicht mehr angekoppelt werden. Ränge, die auf dem Knoten noch laufen, werden nicht beendet.</translation>
+    </message>
+    <message>
+        <source>Run %1 cannot be abandoned: %2</source>
+        <translation>Lauf %1 kann nicht aufgegeben werden: %2</translation>
+    </message>
+    <message>
+        <source>Run %1 abandoned: kept as lost.</source>
+        <translation>Lauf %1 aufgegeben: als verloren gespeichert.</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::SshNodeDialog</name>

@@ -2549,6 +2549,30 @@
         <source>Run %1 cannot be re-attached: %2</source>
         <translation>実行 %1 を再接続できません: %2</translation>
     </message>
+    <message>
+        <source>A&amp;bandon…</source>
+        <translation>放棄(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>Gives up the selected detached run whose node or run folder is gone, so it can never finish: it is kept as lost, and no longer offered for re-attaching.</source>
+        <translation>ノードまたは実行フォルダーが失われて完了できなくなった、選択中の切り離された実行を放棄します。実行は「ノード喪失」として保存され、再接続の対象にはなりません。</translation>
+    </message>
+    <message>
+        <source>Abandon run %1</source>
+        <translation>実行 %1 を放棄</translation>
+    </message>
+    <message>
+        <source>Abandon run %1? Do this only when its node or run folder is gone: the run is kept as lost and can no longer be re-attached. Ranks still running on the node are not stopped.</source>
+        <translation>実行 %1 を放棄しますか？ ノードまたは実行フォルダーが失われた場合にのみ行ってください。実行は「ノード喪失」として保存され、再接続できなくなります。ノード上でまだ動作中のランクは停止されません。</translation>
+    </message>
+    <message>
+        <source>Run %1 cannot be abandoned: %2</source>
+        <translation>実行 %1 を放棄できません: %2</translation>
+    </message>
+    <message>
+        <source>Run %1 abandoned: kept as lost.</source>
+        <translation>実行 %1 を放棄しました（ノード喪失として保存）。</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::SshNodeDialog</name>
