@@ -30,6 +30,7 @@
 
 #include <memory>
 #include <set>
+#include <utility>
 
 using namespace shardwise;
 using namespace shardwise::gui;
@@ -168,6 +169,24 @@ void TestRunsReattach::closingDetachesARemoteRunAndReattachFinishesIt()
 #endif
 }
 
+// Two remote runs left running in the store: one still followed, one detached with its handle kept.
+static std::pair<qint64, qint64> recordRunningAndDetachedRuns(Workspace& workspace)
+{
+    store::RunOrigin origin;
+    origin.nodes = {{"somewhere", std::nullopt}};
+    RunConfig config;
+    config.model = resolveModel("tiny");
+    config.strategy = Strategy::Zero1;
+    store::RunRecorder a(*workspace.database(), config, origin);
+    a.leaveRunning();
+    store::RunRecorder b(*workspace.database(), config, origin);
+    b.leaveRunning();
+    const qint64 detached = b.runId();
+    store::saveRemoteFollow(*workspace.database(), detached, R"({"run_id":"x"})");
+    store::markRemoteDetached(*workspace.database(), detached, "{}");
+    return {a.runId(), detached};
+}
+
 void TestRunsReattach::reattachIsOfferedOnlyForDetachedRuns()
 {
     QTemporaryDir dir;
@@ -175,22 +194,7 @@ void TestRunsReattach::reattachIsOfferedOnlyForDetachedRuns()
     Workspace workspace;
     QString error;
     QVERIFY2(workspace.open(dir.filePath(QStringLiteral("shardwise.sqlite")), &error), qPrintable(error));
-    store::RunOrigin origin;
-    origin.nodes = {{"somewhere", std::nullopt}};
-    RunConfig config;
-    config.model = resolveModel("tiny");
-    config.strategy = Strategy::Zero1;
-    qint64 running = 0, detached = 0;
-    {
-        store::RunRecorder a(*workspace.database(), config, origin);
-        a.leaveRunning();
-        running = a.runId();
-        store::RunRecorder b(*workspace.database(), config, origin);
-        b.leaveRunning();
-        detached = b.runId();
-        store::saveRemoteFollow(*workspace.database(), detached, R"({"run_id":"x"})");
-        store::markRemoteDetached(*workspace.database(), detached, "{}");
-    }
+    const auto [running, detached] = recordRunningAndDetachedRuns(workspace);
     auto page = makePage(workspace);
     page->historyView()->selectRow(page->historyModel()->rowOf(running));
     QVERIFY(!page->reattachButton()->isEnabled());
@@ -205,22 +209,7 @@ void TestRunsReattach::abandonAsksThenEndsTheDetachedRunAsLost()
     Workspace workspace;
     QString error;
     QVERIFY2(workspace.open(dir.filePath(QStringLiteral("shardwise.sqlite")), &error), qPrintable(error));
-    store::RunOrigin origin;
-    origin.nodes = {{"somewhere", std::nullopt}};
-    RunConfig config;
-    config.model = resolveModel("tiny");
-    config.strategy = Strategy::Zero1;
-    qint64 running = 0, detached = 0;
-    {
-        store::RunRecorder a(*workspace.database(), config, origin);
-        a.leaveRunning();
-        running = a.runId();
-        store::RunRecorder b(*workspace.database(), config, origin);
-        b.leaveRunning();
-        detached = b.runId();
-        store::saveRemoteFollow(*workspace.database(), detached, R"({"run_id":"x"})");
-        store::markRemoteDetached(*workspace.database(), detached, "{}");
-    }
+    const auto [running, detached] = recordRunningAndDetachedRuns(workspace);
     auto page = makePage(workspace);
     page->historyView()->selectRow(page->historyModel()->rowOf(running));
     QVERIFY(!page->abandonButton()->isEnabled());
