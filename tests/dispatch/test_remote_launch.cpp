@@ -9,6 +9,7 @@
 #include <QFileInfo>
 #include <QtTest>
 
+#include <algorithm>
 #include <csignal>
 #include <set>
 
@@ -17,6 +18,7 @@ using shardwise::testing::SshdFixture;
 
 namespace {
 const std::string kFakeRank = std::string(SHARDWISE_SOURCE_DIR) + "/tests/dispatch/sshd/fake_rank.sh";
+const std::string kSplitLineRank = std::string(SHARDWISE_SOURCE_DIR) + "/tests/dispatch/sshd/split_line_rank.sh";
 
 std::string logMessage(const shardwise::protocol::Event& e)
 {
@@ -94,6 +96,42 @@ private slots:
         // The run directory stays on each node with per-rank logs and exit statuses.
         QVERIFY(QFileInfo::exists(m_sshd->path(QStringLiteral("runs/%1/rank2.log")).arg(QString::fromStdString(run.runId))));
         QVERIFY(QFileInfo::exists(m_sshd->path(QStringLiteral("runs/%1/rank0.exit")).arg(QString::fromStdString(run.runId))));
+    }
+
+    void linesWrittenInPiecesArriveWholeAndOnce()
+    {
+        const auto sessions = connect();
+        RemoteLaunch launch = fakeLaunch({"4", "0.7"});
+        launch.nodes = {{kSplitLineRank, 1, {}, {}}, {kSplitLineRank, 1, {}, {}}};
+        const RemoteRun run = startRemoteRun(launch, sessions);
+        RemoteRunOffsets offsets;
+        std::vector<std::string> logLines;
+        RemoteRunCallbacks callbacks;
+        callbacks.onLog = [&](int rank, const std::string& line) { logLines.push_back(std::to_string(rank) + ": " + line); };
+        // Polls every 200 ms find each line unfinished for 700 ms.
+        const RemoteRunResult result = followRemoteRun(run, sessions, offsets, callbacks, nullptr, {std::chrono::milliseconds(200)});
+        QVERIFY(result.success());
+        QCOMPARE(result.merged.size(), std::size_t(8));
+        for (const auto& r : result.ranks) {
+            QVERIFY2(r.protocolErrors.empty(), r.protocolErrors.empty() ? "" : r.protocolErrors.front().c_str());
+            QCOMPARE(r.events.size(), std::size_t(4));
+            for (std::size_t i = 0; i < r.events.size(); ++i)
+                QCOMPARE(QString::fromStdString(logMessage(r.events[i])),
+                         QStringLiteral("line %1 of rank %2").arg(i).arg(r.rank));
+        }
+        QCOMPARE(logLines.size(), std::size_t(8));
+        for (int rank = 0; rank < 2; ++rank)
+            for (int i = 0; i < 4; ++i) {
+                const std::string expected = std::to_string(rank) + ": rank " + std::to_string(rank) + " stderr line " + std::to_string(i);
+                QVERIFY2(std::count(logLines.begin(), logLines.end(), expected) == 1, expected.c_str());
+            }
+        // The offsets end at the files' sizes: a re-attach would start exactly after the last line.
+        for (int rank = 0; rank < 2; ++rank)
+            for (const char* kind : {"out", "log"}) {
+                const std::string file = "rank" + std::to_string(rank) + "." + kind;
+                const QString path = m_sshd->path(QStringLiteral("runs/%1/%2")).arg(QString::fromStdString(run.runId), QString::fromStdString(file));
+                QCOMPARE(offsets.at(file), static_cast<std::uint64_t>(QFileInfo(path).size()));
+            }
     }
 
     void failingRanksAreNotASuccess()

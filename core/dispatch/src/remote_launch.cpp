@@ -203,7 +203,7 @@ private:
             if (it == ranks.end())
                 continue;
             const bool isOut = file.size() > 4 && file.compare(file.size() - 4, 4, ".out") == 0;
-            feed(it->second, isOut, file, chunk.second);
+            feed(it->second, isOut, file, chunk.first, chunk.second);
         }
         for (auto& [rank, st] : ranks) {
             if (st.finished)
@@ -243,11 +243,19 @@ private:
         }
     }
 
-    // Offsets advance only past complete lines, so a re-attach never splits or repeats a line.
-    void feed(RankState& st, bool isOut, const std::string& file, const std::string& bytes)
+    // Offsets advance only past complete lines, so a re-attach never splits or repeats a line. The
+    // collection reads each file from its offset, so the start of an unfinished line kept from an
+    // earlier poll arrives again: `bytes`, read from `chunkOffset` on, are new only beyond it.
+    void feed(RankState& st, bool isOut, const std::string& file, std::uint64_t chunkOffset, const std::string& bytes)
     {
         LineBuffer& buf = isOut ? st.out : st.log;
-        buf.partial += bytes;
+        const std::uint64_t seen = offsets[file] + buf.partial.size();
+        if (chunkOffset > seen)
+            throw std::runtime_error("run collection: " + file + " was read from byte " + std::to_string(chunkOffset)
+                                     + " but only " + std::to_string(seen) + " bytes were seen");
+        if (chunkOffset + bytes.size() <= seen)
+            return;
+        buf.partial.append(bytes, static_cast<std::size_t>(seen - chunkOffset), std::string::npos);
         std::size_t nl;
         while ((nl = buf.partial.find('\n')) != std::string::npos) {
             const std::string line = buf.partial.substr(0, nl);
