@@ -102,8 +102,12 @@ private slots:
         kept = findRemoteFollow(db, recorder.runId());
         QCOMPARE(kept->offsetsJson, std::string(R"({"rank0.out":120})"));
         QVERIFY(kept->detachedAt);
-        QVERIFY(markRemoteAttached(db, recorder.runId()));
+        QVERIFY(markRemoteAttached(db, recorder.runId(), kept->savedAt));
         QVERIFY(!findRemoteFollow(db, recorder.runId())->detachedAt);
+        // Taken: a second attach with the same reading, or any while the new follower's heartbeat is
+        // fresh, is refused.
+        QVERIFY(!markRemoteAttached(db, recorder.runId(), kept->savedAt));
+        QVERIFY(!markRemoteAttached(db, recorder.runId(), findRemoteFollow(db, recorder.runId())->savedAt));
         QVERIFY(removeRemoteFollow(db, recorder.runId()));
         QVERIFY(!findRemoteFollow(db, recorder.runId()));
         QVERIFY(!removeRemoteFollow(db, recorder.runId()));
@@ -166,6 +170,9 @@ private slots:
             QVERIFY(listRuns(db, filter).empty());
         }
         QVERIFY(!isFinal(*status));
+        // Only a run shown as detached can be taken up; a followed one stays with its follower.
+        if (handle)
+            QCOMPARE(markRemoteAttached(db, id, findRemoteFollow(db, id)->savedAt), shown == QStringLiteral("detached"));
     }
 
     void finishedRunIsShownByItsStatusAndDropsItsHandle()
@@ -177,7 +184,7 @@ private slots:
         recorder.finish(RunStatus::Cancelled);
         QCOMPARE(shownStatus(db, recorder.runId()), QStringLiteral("cancelled"));
         QVERIFY(!findRemoteFollow(db, recorder.runId()));
-        QVERIFY(!markRemoteAttached(db, recorder.runId()));
+        QVERIFY(!markRemoteAttached(db, recorder.runId(), 0.0));
     }
 
     void abandonedDetachedRunIsLostWithoutItsHandle()
@@ -199,7 +206,7 @@ private slots:
         QVERIFY2(run->note.find("abandoned") != std::string::npos, run->note.c_str());
         QVERIFY2(run->note.find("node gpu-b was re-imaged") != std::string::npos, run->note.c_str());
         QVERIFY(!findRemoteFollow(db, id));
-        QVERIFY(!markRemoteAttached(db, id));
+        QVERIFY(!markRemoteAttached(db, id, 0.0));
     }
 
     void abandoningARunThatIsNotDetachedIsRefusedNamingTheRun_data()

@@ -147,8 +147,13 @@ SessionResult reattachRemote(std::int64_t runId, AttachTarget target, const Sess
 
     // Another follower may have taken the run between the checks above and now; the attach is the
     // moment that decides.
-    if (!store::markRemoteAttached(db, runId))
-        throw ReattachError(Reason::Finished, "run " + std::to_string(runId) + " finished while re-attaching");
+    if (!store::markRemoteAttached(db, runId, kept->savedAt)) {
+        const auto now = store::findRun(db, runId);
+        if (now && store::isFinal(now->status))
+            throw ReattachError(Reason::Finished, "run " + std::to_string(runId) + " finished while re-attaching");
+        throw ReattachError(Reason::Followed, "run " + std::to_string(runId)
+                                                  + " was taken up by another program while re-attaching; only one follows it");
+    }
     detail::RunRecording recording(options, runId, callbacks);
     SessionResult result;
     result.runId = runId;

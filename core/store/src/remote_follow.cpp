@@ -31,13 +31,17 @@ void markRemoteDetached(Database& db, std::int64_t runId, const std::string& off
     tx.commit();
 }
 
-bool markRemoteAttached(Database& db, std::int64_t runId)
+bool markRemoteAttached(Database& db, std::int64_t runId, double expectedSavedAt, double now)
 {
     WriteTransaction tx(db);
-    const double now = currentUnixTime();
+    // Compare and set: only a run still shown as detached (its follower left on purpose, or went
+    // silent) whose offsets nobody wrote since the caller read them. Two programs re-attaching at
+    // once, or a stalled follower waking up, cannot both follow and record the same lines.
     Statement s(db.handle(), R"sql(UPDATE remote_follow SET detached_at = NULL
-                                   WHERE run_id = ?1 AND EXISTS (SELECT 1 FROM runs WHERE id = ?1 AND status = 'running'))sql");
-    s.bind(1, runId).run();
+                                   WHERE run_id = ?1 AND saved_at = ?2
+                                     AND EXISTS (SELECT 1 FROM runs WHERE id = ?1 AND status = 'running'
+                                                 AND (remote_follow.detached_at IS NOT NULL OR heartbeat_at < ?3)))sql");
+    s.bind(1, runId).bind(2, expectedSavedAt).bind(3, now - kStaleHeartbeatSeconds).run();
     if (detail::changes(db.handle()) != 1)
         return false;
     Statement beat(db.handle(), "UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1");

@@ -27,9 +27,11 @@ void saveRemoteFollow(Database& db, std::int64_t runId, const std::string& handl
                       const std::string& offsetsJson = "{}");
 // The follower stopped on purpose: keeps the offsets it reached and marks the run detached.
 void markRemoteDetached(Database& db, std::int64_t runId, const std::string& offsetsJson);
-// A follower took the run up again: no longer detached, heartbeat refreshed. False when the run has
-// no handle or is no longer running.
-bool markRemoteAttached(Database& db, std::int64_t runId);
+// A follower takes the run up again: no longer detached, heartbeat refreshed. Compare and set:
+// false, changing nothing, when the run has no handle, is no longer running, is not shown as detached
+// at `now` (another follower holds it), or its offsets were written after the caller read them
+// (RemoteFollow::savedAt != expectedSavedAt).
+bool markRemoteAttached(Database& db, std::int64_t runId, double expectedSavedAt, double now = currentUnixTime());
 std::optional<RemoteFollow> findRemoteFollow(const Database& db, std::int64_t runId);
 // False when there was no row.
 bool removeRemoteFollow(Database& db, std::int64_t runId);
