@@ -458,9 +458,12 @@ StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, std:
         result = session::runLocal(requested, launch, options, callbacks, &terminalInterrupt());
     }
     if (result.detached && result.runId) {
-        err << "[" << strategyId(s) << "] detached from run " << *result.runId << ": its ranks go on running on "
-            << where.nodes->nodes.size() << " node(s); follow it again with: shardwise-cli runs attach " << *result.runId
-            << " --db " << db->path().string() << "\n"
+        if (result.lost)
+            err << "[" << strategyId(s) << "] run " << *result.runId << ": " << result.outcome.reason;
+        else
+            err << "[" << strategyId(s) << "] detached from run " << *result.runId << ": its ranks go on running on "
+                << where.nodes->nodes.size() << " node(s)";
+        err << "; follow it again with: shardwise-cli runs attach " << *result.runId << " --db " << db->path().string() << "\n"
             << std::flush;
         return {result.outcome, result.runId};
     }

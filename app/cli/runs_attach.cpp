@@ -10,7 +10,9 @@
 #include "shardwise/store/remote_follow.hpp"
 #include "shardwise/store/runs.hpp"
 
+#include <algorithm>
 #include <iomanip>
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -54,6 +56,17 @@ void printProgress(const protocol::Event& e, std::int64_t runId, std::ostream& e
             << std::flush;
 }
 
+// The known_hosts files of --known-hosts / --user-known-hosts.
+dispatch::SshOptions sshOptionsOf(const std::map<std::string, std::string>& flags)
+{
+    dispatch::SshOptions ssh;
+    if (const auto v = flag(flags, "--known-hosts"))
+        ssh.knownHosts.app = *v;
+    if (const auto v = flag(flags, "--user-known-hosts"))
+        ssh.knownHosts.user = *v;
+    return ssh;
+}
+
 int refuse(const std::string& action, const std::string& message, std::ostream& err)
 {
     err << "shardwise-cli runs " << action << ": " << message << "\n";
@@ -79,11 +92,7 @@ int attachStoredRun(std::int64_t id, const std::map<std::string, std::string>& f
                                     + " was not started on SSH nodes (no remote handle is kept for it); "
                                       "only remote runs can be re-attached",
                       err);
-    dispatch::SshOptions ssh;
-    if (const auto v = flag(flags, "--known-hosts"))
-        ssh.knownHosts.app = *v;
-    if (const auto v = flag(flags, "--user-known-hosts"))
-        ssh.knownHosts.user = *v;
+    const dispatch::SshOptions ssh = sshOptionsOf(flags);
     ConnectedNodes nodes;
     try {
         nodes = connectRunNodes(db, run->nodes, ssh, "run " + std::to_string(id));
@@ -106,7 +115,14 @@ int attachStoredRun(std::int64_t id, const std::map<std::string, std::string>& f
     InterruptOnSignals interruptOnSignals;
     if (detachOnInterrupt)
         options.detach = &terminalInterrupt();
-    err << "[run " << id << "] attached to " << nodes.nodes.size() << " node(s)\n" << std::flush;
+    // Progress goes on from what the store holds, so the first step printed is not mistaken for a restart.
+    int recordedSteps = 0;
+    for (const protocol::StepEvent& step : store::stepSeries(db, id))
+        if (step.rank == 0)
+            recordedSteps = std::max(recordedSteps, step.step + 1);
+    err << "[run " << id << "] attached to " << nodes.nodes.size() << " node(s); " << recordedSteps << " of "
+        << run->warmupSteps.value_or(0) + run->timedSteps.value_or(0) << " steps were recorded before the detach\n"
+        << std::flush;
     session::SessionResult result;
     try {
         result = session::reattachRemote(id, std::move(target), options, callbacks,
@@ -119,8 +135,8 @@ int attachStoredRun(std::int64_t id, const std::map<std::string, std::string>& f
         return usage ? kExitUsage : kExitFailed;
     }
     if (result.detached) {
-        out << "run " << id << ": detached again; its ranks go on running. Follow it with: shardwise-cli runs attach " << id
-            << " --db " << db.path().string() << "\n";
+        out << "run " << id << ": " << (result.lost ? result.outcome.reason : "detached again; its ranks go on running")
+            << ". Follow it with: shardwise-cli runs attach " << id << " --db " << db.path().string() << "\n";
         return kExitFailed;
     }
     const std::string status = result.storedStatus ? std::string(store::runStatusId(*result.storedStatus))
@@ -145,8 +161,33 @@ int abandonStoredRun(std::int64_t id, const std::map<std::string, std::string>& 
         return refuse("abandon", "run " + std::to_string(id) + " is " + std::string(store::runStatusId(run->status))
                                      + ", not detached; only a detached run can be abandoned",
                       err);
-    store::abandonDetachedRun(db, id, flag(flags, "--reason").value_or(""));
-    out << "run " << id << ": lost (abandoned; its ranks are no longer followed and its handle is dropped)\n";
+    // Each node on its own: the ones that answer get their ranks stopped, the others are named.
+    dispatch::SshOptions ssh = sshOptionsOf(flags);
+    std::vector<std::unique_ptr<dispatch::SshSession>> connected;
+    session::AbandonTarget target;
+    for (const std::string& name : run->nodes) {
+        target.nodeNames.push_back(name);
+        try {
+            ConnectedNodes one = connectRunNodes(db, {name}, ssh, "run " + std::to_string(id));
+            connected.push_back(std::move(one.sessions.front()));
+            target.sessions.push_back(connected.back().get());
+            target.whyNotConnected.emplace_back();
+        } catch (const NodeError& e) {
+            target.sessions.push_back(nullptr);
+            target.whyNotConnected.emplace_back(e.what());
+        }
+    }
+    session::AbandonOutcome outcome;
+    try {
+        outcome = session::abandonRemote(db, id, target, flag(flags, "--reason").value_or(""));
+    } catch (const store::StoreError& e) {
+        return refuse("abandon", e.what(), err); // it ended or was taken up meanwhile
+    }
+    out << "run " << id << ": lost (abandoned; its handle is dropped)\n";
+    for (const auto& node : outcome.stoppedOn)
+        out << "  " << node << ": ranks still running in " << outcome.runDir << " were stopped\n";
+    for (const auto& node : outcome.notReached)
+        out << "  not reached, its ranks may still be running: " << node << "\n";
     return kExitOk;
 }
 

@@ -43,10 +43,11 @@ Actions:
                              again). Exit 0 when the run completes, 1 when it fails or cannot be
                              reached (it stays detached), 2 when the run is unknown, not remote,
                              already finished or followed by another program
-  abandon ID                 give up a detached run whose node or run folder is gone, so it can
-                             never finish: it ends as 'lost' with a note saying it was abandoned
-                             (and --reason), and its remote handle is dropped. Exit 2 when the
-                             run is unknown or not detached
+  abandon ID                 give up a detached run for good: on each of its nodes that answers,
+                             ranks still running are stopped (SIGTERM, then SIGKILL); the run
+                             ends as 'lost' with a note saying it was abandoned (and --reason)
+                             and which nodes were not reached, and its remote handle is dropped.
+                             Exit 2 when the run is unknown or not detached
 
 Filters (list and export):
   --model ID                 model id, exactly (case ignored)
@@ -72,9 +73,9 @@ Options:
   --out FILE                 export: write to FILE instead of stdout
   --source TEXT              import: where the runs come from, for rows without their own
                              import_source (default: the file name)
-  --known-hosts FILE         attach: the app's own known_hosts (default:
+  --known-hosts FILE         attach, abandon: the app's own known_hosts (default:
                              $XDG_CONFIG_HOME/shardwise/known_hosts)
-  --user-known-hosts FILE    attach: the user's known_hosts, read only (default: ~/.ssh/known_hosts)
+  --user-known-hosts FILE    attach, abandon: the user's known_hosts, read only (default: ~/.ssh/known_hosts)
   --detach-on-interrupt      attach: Ctrl-C detaches again instead of cancelling the ranks
   --reason TEXT              abandon: why, kept in the run's note ("node gpu-b was re-imaged")
 
@@ -518,7 +519,7 @@ int runsCommand(const std::vector<std::string>& args, std::ostream& out, std::os
             return attachStoredRun(runIdArgument(o), o.values, out, err);
         }
         if (o.action == "abandon") {
-            allowOnly(o, {"--db", "--reason"});
+            allowOnly(o, {"--db", "--reason", "--known-hosts", "--user-known-hosts"});
             return abandonStoredRun(runIdArgument(o), o.values, out, err);
         }
         throw UsageError("unknown action '" + o.action + "'; expected list, show, export, import, attach or abandon");

@@ -5,18 +5,24 @@
 
 #include "sshd/sshd_fixture.hpp"
 
+#include "shardwise/session/remote_run_json.hpp"
 #include "shardwise/session/run_session.hpp"
 #include "shardwise/spec/presets.hpp"
 #include "shardwise/store/nodes.hpp"
+#include "shardwise/store/remote_follow.hpp"
 #include "shardwise/store/run_recorder.hpp"
 #include "shardwise/store/runs.hpp"
 
+#include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <csignal>
+#include <nlohmann/json.hpp>
 #include <set>
 
 using namespace shardwise;
@@ -25,6 +31,17 @@ using shardwise::testing::SshdFixture;
 namespace {
 const std::string kFakeRank = std::string(SHARDWISE_SOURCE_DIR) + "/tests/dispatch/sshd/fake_rank.sh";
 const std::string kRunner = std::string(SHARDWISE_BINARY_DIR) + "/bin/shardwise-runner";
+
+// The state letter of /proc/PID/stat ('R', 'S', 'Z', ...); 0 when the process is gone.
+char procState(pid_t pid)
+{
+    QFile f(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!f.open(QIODevice::ReadOnly))
+        return 0;
+    const QByteArray stat = f.readAll();
+    const qsizetype close = stat.lastIndexOf(')'); // after the command name, which may hold spaces
+    return close >= 0 && close + 2 < stat.size() ? stat.at(close + 2) : 0;
+}
 
 RunConfig tinyCpuRun(int world)
 {
@@ -224,6 +241,50 @@ private slots:
             QCOMPARE(r.signal, SIGTERM);
     }
 
+    void droppedConnectionKeepsTheRunDetachedAndReattachFinishesIt()
+    {
+        if (!QFileInfo::exists(QString::fromStdString(kRunner)))
+            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
+        store::Database db = store::Database::open(storePath());
+        RunConfig config = tinyCpuRun(2);
+        config.timedSteps = 1500; // tiny CPU steps take milliseconds: long enough to lose the nodes mid-run
+        bool dropped = false;
+        session::SessionCallbacks callbacks;
+        // Both nodes' SSH servers go away once rank 0 reported a step (a network outage, a laptop
+        // asleep): every connection of the follower breaks while the ranks run on.
+        callbacks.onEvent = [&](const protocol::Event& e) {
+            if (!dropped && std::holds_alternative<protocol::StepEvent>(e)) {
+                dropped = true;
+                m_sshd->stop();
+            }
+        };
+        const session::SessionResult result = session::runRemote(config, twoNodes(kRunner, 1), recordInto(db), callbacks);
+        QVERIFY(dropped);
+        QVERIFY2(result.detached, result.outcome.reason.c_str());
+        QVERIFY(result.lost);
+        QVERIFY2(result.outcome.reason.find("the connection to 'node-a', 'node-b' was lost") != std::string::npos,
+                 result.outcome.reason.c_str());
+        QVERIFY(!result.storedStatus);
+        QVERIFY(result.runId);
+        const std::int64_t id = *result.runId;
+        QCOMPARE(store::findRun(db, id)->status, store::RunStatus::Detached);
+        QVERIFY(store::findRemoteFollow(db, id));
+        QVERIFY2(static_cast<int>(store::stepSeries(db, id).size()) < 2 * (config.warmupSteps + config.timedSteps),
+                 "the nodes were not lost mid-run");
+
+        // The nodes answer again: the run is followed to its end into the same run, every step once.
+        const QString restarted = m_sshd->start();
+        QVERIFY2(restarted.isEmpty(), qPrintable(restarted));
+        session::AttachTarget attach;
+        attach.sessions = connect();
+        attach.nodeNames = {"node-a", "node-b"};
+        attach.follow.pollInterval = std::chrono::milliseconds(200);
+        const session::SessionResult again = session::reattachRemote(id, std::move(attach), recordInto(db));
+        QVERIFY2(again.outcome.ok(), again.outcome.reason.c_str());
+        QVERIFY(again.storedStatus == store::RunStatus::Completed);
+        verifyCompletedTwoRankRun(db, id, config);
+    }
+
     void unreachableRunDirectoryFailsBeforeAnyRankStarts()
     {
         store::Database db = store::Database::open(storePath());
@@ -268,15 +329,12 @@ private slots:
         verifyCompletedTwoRankRun(db, runs.front().id, tinyCpuRun(2));
     }
 
-    void cliDetachesOnInterruptAndRunsAttachFollowsToTheEnd()
+private:
+    // `shardwise-cli run --node node-a,node-b --detach-on-interrupt` with Ctrl-C once rank 0 reported
+    // its first step: the run is left detached mid-run. Sets `id` to the run, `recordedBeforeDetach` to
+    // rank 0's steps in the store then, `err` to what the CLI printed.
+    void detachCliRunMidway(const RunConfig& config, std::int64_t& id, int& recordedBeforeDetach, QByteArray& err)
     {
-        if (QStringLiteral(SHARDWISE_CLI).isEmpty())
-            QSKIP("shardwise-cli is not part of this build");
-        if (!QFileInfo::exists(QString::fromStdString(kRunner)))
-            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
-        registerNodes();
-        RunConfig config = tinyCpuRun(2);
-        config.timedSteps = 1500; // tiny CPU steps take milliseconds: long enough to interrupt mid-run
         QProcess run;
         run.setProcessChannelMode(QProcess::SeparateChannels);
         run.start(QStringLiteral(SHARDWISE_CLI),
@@ -288,8 +346,6 @@ private slots:
                               m_sshd->path(QStringLiteral("cli-runs")), QStringLiteral("--detach-on-interrupt")}
                       + sshAndStoreFlags());
         QVERIFY(run.waitForStarted(30000));
-        // Ctrl-C once rank 0 reported its first step.
-        QByteArray err;
         QElapsedTimer clock;
         clock.start();
         while (!err.contains("step 1/") && clock.elapsed() < 120000 && run.state() == QProcess::Running) {
@@ -302,16 +358,36 @@ private slots:
         err += run.readAllStandardError();
         QCOMPARE(run.exitCode(), 1);
         QVERIFY2(err.contains("detached from run"), err.constData());
+        store::Database db = store::Database::open(storePath());
+        const auto runs = store::listRuns(db);
+        QVERIFY(!runs.empty());
+        const auto newest = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+        id = newest->id;
+        QCOMPARE(newest->status, store::RunStatus::Detached);
+        QVERIFY2(static_cast<int>(store::stepSeries(db, id).size()) < 2 * (config.warmupSteps + config.timedSteps),
+                 "the run was not detached mid-run");
+        recordedBeforeDetach = 0;
+        for (const protocol::StepEvent& step : store::stepSeries(db, id))
+            if (step.rank == 0)
+                recordedBeforeDetach = std::max(recordedBeforeDetach, step.step + 1);
+    }
+
+private slots:
+    void cliDetachesOnInterruptAndRunsAttachFollowsToTheEnd()
+    {
+        if (QStringLiteral(SHARDWISE_CLI).isEmpty())
+            QSKIP("shardwise-cli is not part of this build");
+        if (!QFileInfo::exists(QString::fromStdString(kRunner)))
+            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
+        registerNodes();
+        RunConfig config = tinyCpuRun(2);
+        config.timedSteps = 1500; // tiny CPU steps take milliseconds: long enough to interrupt mid-run
         std::int64_t id = 0;
-        {
-            store::Database db = store::Database::open(storePath());
-            const auto runs = store::listRuns(db);
-            QCOMPARE(runs.size(), std::size_t(1));
-            id = runs.front().id;
-            QCOMPARE(runs.front().status, store::RunStatus::Detached);
-            QVERIFY2(static_cast<int>(store::stepSeries(db, id).size()) < 2 * (config.warmupSteps + config.timedSteps),
-                     "the run was not detached mid-run");
-        }
+        int recordedBeforeDetach = 0;
+        QByteArray err;
+        detachCliRunMidway(config, id, recordedBeforeDetach, err);
+        if (QTest::currentTestFailed())
+            return;
         QVERIFY2(err.contains(QByteArray("shardwise-cli runs attach ") + QByteArray::number(static_cast<qint64>(id))), err.constData());
         QProcess listed;
         listed.start(QStringLiteral(SHARDWISE_CLI), {QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--status"),
@@ -325,7 +401,13 @@ private slots:
                      QStringList{QStringLiteral("runs"), QStringLiteral("attach"), QString::number(id)} + sshAndStoreFlags());
         QVERIFY(attach.waitForFinished(300000));
         const QByteArray attachOut = attach.readAllStandardOutput();
+        const QByteArray attachErr = attach.readAllStandardError();
         QCOMPARE(attach.exitCode(), 0);
+        // Progress goes on from the steps recorded before the detach, and says so.
+        QVERIFY(recordedBeforeDetach > 0);
+        const QByteArray resumed = QByteArray::number(recordedBeforeDetach) + " of "
+            + QByteArray::number(config.warmupSteps + config.timedSteps) + " steps were recorded before the detach";
+        QVERIFY2(attachErr.contains(resumed), attachErr.constData());
         QVERIFY2(attachOut.contains("completed"), attachOut.constData());
         {
             store::Database db = store::Database::open(storePath());
@@ -340,6 +422,62 @@ private slots:
         QCOMPARE(again.exitCode(), 2);
         const QByteArray refused = again.readAllStandardError();
         QVERIFY2(refused.contains("already finished (completed)"), refused.constData());
+    }
+
+    void cliAbandonStopsTheRanksOfADetachedRun()
+    {
+        if (QStringLiteral(SHARDWISE_CLI).isEmpty())
+            QSKIP("shardwise-cli is not part of this build");
+        if (!QFileInfo::exists(QString::fromStdString(kRunner)))
+            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
+        registerNodes();
+        RunConfig config = tinyCpuRun(2);
+        config.timedSteps = 100'000; // runs until it is stopped
+        std::int64_t id = 0;
+        int recordedBeforeDetach = 0;
+        QByteArray err;
+        detachCliRunMidway(config, id, recordedBeforeDetach, err);
+        if (QTest::currentTestFailed())
+            return;
+        // The ranks go on after the detach; their pid files are in the run directory of the handle.
+        std::vector<pid_t> pids;
+        {
+            store::Database db = store::Database::open(storePath());
+            const auto kept = store::findRemoteFollow(db, id);
+            QVERIFY(kept);
+            const auto handle = session::remoteRunFromJson(nlohmann::json::parse(kept->handleJson));
+            const QDir runDir(QString::fromStdString(handle.runDir));
+            for (const QString& name : runDir.entryList({QStringLiteral("rank*.pid")}, QDir::Files)) {
+                QFile f(runDir.filePath(name));
+                QVERIFY(f.open(QIODevice::ReadOnly));
+                pids.push_back(static_cast<pid_t>(f.readAll().trimmed().toLongLong()));
+            }
+        }
+        QCOMPARE(pids.size(), std::size_t(2));
+        for (const pid_t pid : pids)
+            QVERIFY2(::kill(pid, 0) == 0, "a rank of the detached run is not running");
+
+        QProcess abandon;
+        abandon.start(QStringLiteral(SHARDWISE_CLI), QStringList{QStringLiteral("runs"), QStringLiteral("abandon"), QString::number(id),
+                                                                 QStringLiteral("--reason"), QStringLiteral("no longer needed")}
+                                                         + sshAndStoreFlags());
+        QVERIFY(abandon.waitForFinished(120000));
+        const QByteArray out = abandon.readAllStandardOutput();
+        QVERIFY2(abandon.exitCode() == 0, abandon.readAllStandardError().constData());
+        QVERIFY2(out.contains("node-a: ranks still running in"), out.constData());
+        QVERIFY2(out.contains("node-b: ranks still running in"), out.constData());
+        QVERIFY2(!out.contains("not reached"), out.constData());
+        // Stopped: SIGTERM, SIGKILL after the grace. A killed rank is a zombie of its detached parent
+        // at most briefly; /proc tells a running one from one that is gone or a zombie.
+        for (const pid_t pid : pids)
+            QTRY_VERIFY2_WITH_TIMEOUT(::kill(pid, 0) != 0 || procState(pid) == 'Z', "a rank still runs after abandon", 30000);
+        store::Database db = store::Database::open(storePath());
+        const auto run = store::findRun(db, id);
+        QCOMPARE(run->status, store::RunStatus::Lost);
+        QVERIFY2(run->note.find("abandoned while detached: no longer needed; ranks still running were stopped on node-a, node-b")
+                     != std::string::npos,
+                 run->note.c_str());
+        QVERIFY(!store::findRemoteFollow(db, id));
     }
 
     void cliAttachRefusesARunThatIsNotRemote()

@@ -79,8 +79,8 @@ void followToConclusion(RunRecording& recording, const FollowedRun& run, dispatc
     const auto forward = recordingCallbacks<dispatch::RemoteRunCallbacks>(
         recording, callbacks, [&logs](int rank, const std::string& line) { logs.add(rank, line); });
     dispatch::FollowOptions follow = run.follow;
-    // Detaching leaves a run only a store can find again.
-    follow.detach = recording.runId() ? options.detach : nullptr;
+    // Detaching leaves a run only a store can find again: one whose handle is stored.
+    follow.detach = recording.recording() ? options.detach : nullptr;
     const auto started = std::chrono::steady_clock::now();
     dispatch::RemoteRunResult remote = dispatch::followRemoteRun(run.handle, run.sessions, offsets, forward, cancel, follow);
     heartbeat.reset();
@@ -92,6 +92,30 @@ void followToConclusion(RunRecording& recording, const FollowedRun& run, dispatc
         result.outcome.config = run.requested;
         result.outcome.status = dispatch::RunStatus::Cancelled;
         result.outcome.reason = "detached: the ranks go on running on their nodes";
+        result.outcome.logDir = run.handle.runDir;
+        result.outcome.wallSeconds = wall;
+        result.storeProblem = recording.problem();
+        return;
+    }
+    // A node whose connection dropped while its ranks had not finished: they may well run on (a
+    // network blip, a laptop asleep), so concluding would throw the rest of the run away. While the
+    // run can be found again it is kept detached instead: re-attach it when the node answers, or
+    // abandon it when the node is gone.
+    if (!remote.lostNodes.empty() && !remote.cancelled && !remote.timedOut && recording.recording()) {
+        std::string nodes;
+        for (const int node : remote.lostNodes) {
+            const std::string name = node >= 0 && node < static_cast<int>(run.nodeNames.size())
+                ? run.nodeNames[static_cast<std::size_t>(node)]
+                : "node " + std::to_string(node);
+            nodes += (nodes.empty() ? "'" : ", '") + name + "'";
+        }
+        recording.detach(offsets);
+        result.detached = true;
+        result.lost = true;
+        result.outcome.config = run.requested;
+        result.outcome.status = dispatch::RunStatus::Cancelled;
+        result.outcome.reason = "the connection to " + nodes + " was lost (" + describeLost(remote)
+            + "); the run is kept detached: re-attach it when the node answers, or abandon it";
         result.outcome.logDir = run.handle.runDir;
         result.outcome.wallSeconds = wall;
         result.storeProblem = recording.problem();

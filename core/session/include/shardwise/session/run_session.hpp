@@ -14,6 +14,7 @@
 #include "shardwise/store/run_recorder.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -63,9 +64,11 @@ struct SessionResult {
     std::optional<std::int64_t> diagnosisId;      // when the diagnosis was stored
     std::string storeProblem;                     // why recording stopped, if it did
     bool lost = false;                            // a rank or node was lost (remote runs)
-    // Following stopped by SessionOptions::detach: the ranks go on running, the run is stored as
-    // 'running' (storedStatus empty); outcome says Cancelled with a reason that says so (following
-    // stopped, not the run) and holds no figures.
+    // Following stopped, the ranks may go on running, and the run is stored as 'running' with its
+    // handle (storedStatus empty, shown as detached); outcome says Cancelled with a reason that says
+    // why (following stopped, not the run) and holds no figures. Either SessionOptions::detach asked
+    // for it, or (with `lost` set) the connection to a node dropped while its ranks had not finished
+    // and the run is recorded with its handle: it can be re-attached when the node answers.
     bool detached = false;
 };
 
@@ -128,6 +131,29 @@ struct AttachTarget {
 // not the run's node count.
 SessionResult reattachRemote(std::int64_t runId, AttachTarget target, const SessionOptions& options,
                              const SessionCallbacks& callbacks = {}, const std::atomic<bool>* cancel = nullptr);
+
+// Nodes of a detached run for abandonRemote(): sessions[i] reaches the run's node i, or is null when
+// it could not be connected, with the reason in whyNotConnected[i].
+struct AbandonTarget {
+    std::vector<dispatch::SshSession*> sessions;
+    std::vector<std::string> nodeNames;
+    std::vector<std::string> whyNotConnected;
+};
+
+struct AbandonOutcome {
+    std::string runDir;                  // on every node of the run
+    std::vector<std::string> stoppedOn;  // nodes whose ranks were sent SIGTERM (SIGKILL after the grace)
+    std::vector<std::string> notReached; // "node: why"; ranks there may still be running
+    std::string note;                    // what the store keeps with the lost run
+};
+
+// Gives up detached run `runId` for good: where a node of the run answers, the ranks still running
+// there are stopped (SIGTERM, then SIGKILL after `grace`) so nothing is left holding its GPUs; then
+// the run ends as 'lost' with a note saying it was abandoned, why (`reason`, when given) and which
+// nodes could not be reached, and its handle is dropped. Refuses (store::StoreError naming the run)
+// a run that does not exist or is not detached, before any node is touched.
+AbandonOutcome abandonRemote(store::Database& db, std::int64_t runId, const AbandonTarget& target, const std::string& reason,
+                             std::chrono::seconds grace = std::chrono::seconds(10));
 
 // What each rank left behind, for core/diagnose: the local launcher's rank logs are read back from
 // their files; remote ranks' log lines are those the follower delivered.
