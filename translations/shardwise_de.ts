@@ -481,6 +481,29 @@
     </message>
 </context>
 <context>
+    <name>QuitText</name>
+    <message>
+        <source>Run %1 on %2 goes on running there after Shardwise quits; re-attach it from the Runs page when you start Shardwise again.</source>
+        <translation>Lauf %1 auf %2 läuft dort weiter, nachdem Shardwise beendet wurde; koppeln Sie ihn auf der Seite „Läufe“ wieder an, wenn Sie Shardwise erneut starten.</translation>
+    </message>
+    <message>
+        <source>A run is starting on %1: quitting now may stop it before it is recorded.</source>
+        <translation>Auf %1 startet gerade ein Lauf: Wenn Sie jetzt beenden, wird er möglicherweise gestoppt, bevor er gespeichert ist.</translation>
+    </message>
+    <message>
+        <source>Run %1 on this machine is stopped and kept as cancelled.</source>
+        <translation>Lauf %1 auf diesem Rechner wird gestoppt und als abgebrochen gespeichert.</translation>
+    </message>
+    <message>
+        <source>A run is starting on this machine: quitting now stops it.</source>
+        <translation>Auf diesem Rechner startet gerade ein Lauf: Wenn Sie jetzt beenden, wird er gestoppt.</translation>
+    </message>
+    <message>
+        <source>Queued runs that will not start: %1.</source>
+        <translation>Wartende Läufe, die nicht starten werden: %1.</translation>
+    </message>
+</context>
+<context>
     <name>StartupText</name>
     <message>
         <source>%1: cannot create the folder</source>
@@ -1034,6 +1057,14 @@
     <message>
         <source>&lt;p&gt;&lt;b&gt;Shardwise %1&lt;/b&gt;&lt;/p&gt;&lt;p&gt;Plan, measure and compare training-state sharding (ZeRO 0-3, ZeRO-3 offload, FSDP2) on your own GPUs.&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;Shardwise %1&lt;/b&gt;&lt;/p&gt;&lt;p&gt;Sharding des Trainingszustands (ZeRO 0-3, ZeRO-3 mit Auslagerung, FSDP2) auf den eigenen GPUs planen, messen und vergleichen.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Quit Shardwise</source>
+        <translation>Shardwise beenden</translation>
+    </message>
+    <message>
+        <source>&amp;Keep Shardwise open</source>
+        <translation>Shardwise &amp;geöffnet lassen</translation>
     </message>
 </context>
 <context>
@@ -2144,6 +2175,30 @@
         <source>%1 detached: its ranks go on running on the node; re-attach run %2 from the Runs page.</source>
         <translation>%1 abgekoppelt: Die Ranks laufen auf dem Knoten weiter; koppeln Sie Lauf %2 auf der Seite „Läufe“ wieder an.</translation>
     </message>
+    <message>
+        <source>Run %1 cannot be abandoned: %2</source>
+        <translation>Lauf %1 kann nicht aufgegeben werden: %2</translation>
+    </message>
+    <message>
+        <source>Run %1 abandoned: kept as lost.</source>
+        <translation>Lauf %1 aufgegeben: als verloren gespeichert.</translation>
+    </message>
+    <message>
+        <source>Ranks still running were stopped on %1.</source>
+        <translation>Noch laufende Ranks wurden gestoppt auf %1.</translation>
+    </message>
+    <message>
+        <source>Not reached, so its ranks may still be running: %1.</source>
+        <translation>Nicht erreicht, seine Ranks laufen daher möglicherweise noch: %1.</translation>
+    </message>
+    <message>
+        <source>The steps recorded before the detach could not be read: %1</source>
+        <translation>Die vor dem Abkoppeln gespeicherten Schritte konnten nicht gelesen werden: %1</translation>
+    </message>
+    <message>
+        <source>%1, run %2: %3.</source>
+        <translation>%1, Lauf %2: %3.</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunQueueModel</name>
@@ -2194,6 +2249,14 @@
     <message>
         <source>Node</source>
         <translation>Knoten</translation>
+    </message>
+    <message>
+        <source>Abandoning run %1</source>
+        <translation>Lauf %1 wird aufgegeben</translation>
+    </message>
+    <message>
+        <source>Queued (%1): abandon run %2</source>
+        <translation>Wartend (%1): Lauf %2 aufgeben</translation>
     </message>
 </context>
 <context>
@@ -2564,24 +2627,28 @@
         <translation>&amp;Aufgeben…</translation>
     </message>
     <message>
-        <source>Gives up the selected detached run whose node or run folder is gone, so it can never finish: it is kept as lost, and no longer offered for re-attaching.</source>
-        <translation>Gibt den ausgewählten abgekoppelten Lauf auf, dessen Knoten oder Laufordner nicht mehr existiert und der daher nie enden kann: Er wird als verloren gespeichert und nicht mehr zum Wiederankoppeln angeboten.</translation>
-    </message>
-    <message>
         <source>Abandon run %1</source>
         <translation>Lauf %1 aufgeben</translation>
-    </message>
-    <message>
-        <source>Abandon run %1? Do this only when its node or run folder is gone: the run is kept as lost and can no longer be re-attached. Ranks still running on the node are not stopped.</source>
-        <translation>Lauf %1 aufgeben? Tun Sie das nur, wenn sein Knoten oder Laufordner nicht mehr existiert: Der Lauf wird als verloren gespeichert und kann nicht mehr angekoppelt werden. Ränge, die auf dem Knoten noch laufen, werden nicht beendet.</translation>
     </message>
     <message>
         <source>Run %1 cannot be abandoned: %2</source>
         <translation>Lauf %1 kann nicht aufgegeben werden: %2</translation>
     </message>
     <message>
-        <source>Run %1 abandoned: kept as lost.</source>
-        <translation>Lauf %1 aufgegeben: als verloren gespeichert.</translation>
+        <source>Gives up the selected detached run for good: its ranks still running are stopped on every node that answers, and it is kept as lost, no longer offered for re-attaching.</source>
+        <translation>Gibt den gewählten abgekoppelten Lauf endgültig auf: Seine noch laufenden Ranks werden auf jedem Knoten gestoppt, der antwortet, und er wird als verloren gespeichert und nicht mehr zum Wiederankoppeln angeboten.</translation>
+    </message>
+    <message>
+        <source>Abandon run %1? On every node of the run that answers, its ranks still running are stopped; the run is kept as lost and can no longer be re-attached.</source>
+        <translation>Lauf %1 aufgeben? Auf jedem Knoten des Laufs, der antwortet, werden seine noch laufenden Ranks gestoppt; der Lauf wird als verloren gespeichert und kann nicht mehr wieder angekoppelt werden.</translation>
+    </message>
+    <message>
+        <source>Run %1 is not detached; only a detached run can be abandoned.</source>
+        <translation>Lauf %1 ist nicht abgekoppelt; nur ein abgekoppelter Lauf kann aufgegeben werden.</translation>
+    </message>
+    <message>
+        <source>Abandoning run %1: stopping its ranks where its node answers.</source>
+        <translation>Lauf %1 wird aufgegeben: Seine Ranks werden gestoppt, wo sein Knoten antwortet.</translation>
     </message>
 </context>
 <context>

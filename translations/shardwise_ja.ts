@@ -480,6 +480,29 @@
     </message>
 </context>
 <context>
+    <name>QuitText</name>
+    <message>
+        <source>Run %1 on %2 goes on running there after Shardwise quits; re-attach it from the Runs page when you start Shardwise again.</source>
+        <translation>%2 上の実行 %1 は Shardwise の終了後もそこで動き続けます。Shardwise を再び起動したら、実行ページから再接続してください。</translation>
+    </message>
+    <message>
+        <source>A run is starting on %1: quitting now may stop it before it is recorded.</source>
+        <translation>%1 で実行が開始中です。今終了すると、記録される前に停止する場合があります。</translation>
+    </message>
+    <message>
+        <source>Run %1 on this machine is stopped and kept as cancelled.</source>
+        <translation>このマシン上の実行 %1 は停止され、キャンセルとして保存されます。</translation>
+    </message>
+    <message>
+        <source>A run is starting on this machine: quitting now stops it.</source>
+        <translation>このマシンで実行が開始中です。今終了すると停止します。</translation>
+    </message>
+    <message>
+        <source>Queued runs that will not start: %1.</source>
+        <translation>開始されない待機中の実行: %1。</translation>
+    </message>
+</context>
+<context>
     <name>StartupText</name>
     <message>
         <source>%1: cannot create the folder</source>
@@ -1033,6 +1056,14 @@
     <message>
         <source>&lt;p&gt;&lt;b&gt;Shardwise %1&lt;/b&gt;&lt;/p&gt;&lt;p&gt;Plan, measure and compare training-state sharding (ZeRO 0-3, ZeRO-3 offload, FSDP2) on your own GPUs.&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;Shardwise %1&lt;/b&gt;&lt;/p&gt;&lt;p&gt;学習状態のシャーディング（ZeRO 0-3、ZeRO-3 オフロード、FSDP2）を自分の GPU で計画、計測、比較します。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Quit Shardwise</source>
+        <translation>Shardwise を終了</translation>
+    </message>
+    <message>
+        <source>&amp;Keep Shardwise open</source>
+        <translation>Shardwise を開いたままにする(&amp;K)</translation>
     </message>
 </context>
 <context>
@@ -2136,6 +2167,30 @@
         <source>%1 detached: its ranks go on running on the node; re-attach run %2 from the Runs page.</source>
         <translation>%1 を切り離しました: ランクはノード上で実行を続けます。実行ページから実行 %2 を再接続してください。</translation>
     </message>
+    <message>
+        <source>Run %1 cannot be abandoned: %2</source>
+        <translation>実行 %1 を放棄できません: %2</translation>
+    </message>
+    <message>
+        <source>Run %1 abandoned: kept as lost.</source>
+        <translation>実行 %1 を放棄しました: 喪失として保存しました。</translation>
+    </message>
+    <message>
+        <source>Ranks still running were stopped on %1.</source>
+        <translation>まだ動いていたランクを %1 で停止しました。</translation>
+    </message>
+    <message>
+        <source>Not reached, so its ranks may still be running: %1.</source>
+        <translation>到達できなかったため、ランクがまだ動いている可能性があります: %1。</translation>
+    </message>
+    <message>
+        <source>The steps recorded before the detach could not be read: %1</source>
+        <translation>切り離し前に記録されたステップを読み込めませんでした: %1</translation>
+    </message>
+    <message>
+        <source>%1, run %2: %3.</source>
+        <translation>%1、実行 %2: %3。</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunQueueModel</name>
@@ -2185,6 +2240,14 @@
     <message>
         <source>Node</source>
         <translation>ノード</translation>
+    </message>
+    <message>
+        <source>Abandoning run %1</source>
+        <translation>実行 %1 を放棄中</translation>
+    </message>
+    <message>
+        <source>Queued (%1): abandon run %2</source>
+        <translation>待機中 (%1): 実行 %2 を放棄</translation>
     </message>
 </context>
 <context>
@@ -2554,24 +2617,28 @@
         <translation>放棄(&amp;B)…</translation>
     </message>
     <message>
-        <source>Gives up the selected detached run whose node or run folder is gone, so it can never finish: it is kept as lost, and no longer offered for re-attaching.</source>
-        <translation>ノードまたは実行フォルダーが失われて完了できなくなった、選択中の切り離された実行を放棄します。実行は「ノード喪失」として保存され、再接続の対象にはなりません。</translation>
-    </message>
-    <message>
         <source>Abandon run %1</source>
         <translation>実行 %1 を放棄</translation>
-    </message>
-    <message>
-        <source>Abandon run %1? Do this only when its node or run folder is gone: the run is kept as lost and can no longer be re-attached. Ranks still running on the node are not stopped.</source>
-        <translation>実行 %1 を放棄しますか？ ノードまたは実行フォルダーが失われた場合にのみ行ってください。実行は「ノード喪失」として保存され、再接続できなくなります。ノード上でまだ動作中のランクは停止されません。</translation>
     </message>
     <message>
         <source>Run %1 cannot be abandoned: %2</source>
         <translation>実行 %1 を放棄できません: %2</translation>
     </message>
     <message>
-        <source>Run %1 abandoned: kept as lost.</source>
-        <translation>実行 %1 を放棄しました（ノード喪失として保存）。</translation>
+        <source>Gives up the selected detached run for good: its ranks still running are stopped on every node that answers, and it is kept as lost, no longer offered for re-attaching.</source>
+        <translation>選択した切り離し済みの実行を完全に放棄します。応答するすべてのノードでまだ動いているランクを停止し、喪失として保存して、再接続の候補から外します。</translation>
+    </message>
+    <message>
+        <source>Abandon run %1? On every node of the run that answers, its ranks still running are stopped; the run is kept as lost and can no longer be re-attached.</source>
+        <translation>実行 %1 を放棄しますか? 応答するこの実行のすべてのノードで、まだ動いているランクを停止します。実行は喪失として保存され、再接続できなくなります。</translation>
+    </message>
+    <message>
+        <source>Run %1 is not detached; only a detached run can be abandoned.</source>
+        <translation>実行 %1 は切り離されていません。放棄できるのは切り離された実行だけです。</translation>
+    </message>
+    <message>
+        <source>Abandoning run %1: stopping its ranks where its node answers.</source>
+        <translation>実行 %1 を放棄中: ノードが応答する場所でランクを停止しています。</translation>
     </message>
 </context>
 <context>

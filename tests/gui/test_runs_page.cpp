@@ -18,6 +18,8 @@
 #include "pages/runs/run_request_form.hpp"
 #include "pages/runs/runs_page.hpp"
 #include "pages/plan/plan_page.hpp"
+#include "shell/main_window.hpp"
+#include "shell/quit_guard.hpp"
 #include "workspace/workspace.hpp"
 
 #include "shardwise/diagnose/run_folder.hpp"
@@ -31,6 +33,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -39,6 +42,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTimer>
 
 #ifdef SHARDWISE_HAVE_SSHD_FIXTURE
 #include "sshd/sshd_fixture.hpp"
@@ -126,6 +130,7 @@ private slots:
     void killedRankIsShownAsTheFirstFailure();
     void diagnosisActionQueuesRerunWithExpandableSegments();
     void cancelRemovesQueuedRunAndStopsRunningOne();
+    void quittingWhileARunGoesAsksFirst();
     void missingRunnerIsReportedWithItsPath();
     void sshNodesCanBeChosenAndUnpreparedOnesSaySo();
     void cpuRunOnAnSshNodeCompletesLiveAndLandsInStore();
@@ -414,6 +419,54 @@ void TestRunsPage::cancelRemovesQueuedRunAndStopsRunningOne()
     QVERIFY(stored);
     QCOMPARE(stored->status, store::RunStatus::Cancelled);
     QCOMPARE(store::listRuns(*m_workspace->database()).size(), std::size_t(1));
+}
+
+void TestRunsPage::quittingWhileARunGoesAsksFirst()
+{
+    MainWindow window(*m_workspace);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    RunJob* job = m_page->job();
+    QVERIFY(quitConsequences(*job).isEmpty());
+
+    RunRequest longRun;
+    longRun.config = tinyConfig(Strategy::Zero0, 1, 1, 100'000);
+    RunRequest behind;
+    behind.config = tinyConfig(Strategy::Zero1, 1, 1, 2);
+    QSignalSpy started(job, &RunJob::runStarted);
+    QVERIFY(m_page->queueRun(longRun) > 0);
+    QVERIFY(m_page->queueRun(behind) > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!started.isEmpty(), kRunTimeoutMs);
+    const qint64 runId = started.front().at(1).toLongLong();
+    const QString said = quitConsequences(*job);
+    QVERIFY2(said.contains(QStringLiteral("Run %1 on this machine is stopped and kept as cancelled.").arg(runId)), qPrintable(said));
+    QVERIFY2(said.contains(QStringLiteral("Queued runs that will not start: 1.")), qPrintable(said));
+
+    // Answers the quit question with the button whose text starts with `prefix`, once it is shown.
+    QString shownText;
+    const auto answer = [&shownText](const QString& prefix) {
+        QTimer::singleShot(0, [&shownText, prefix] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            QVERIFY(box);
+            QCOMPARE(box->objectName(), QStringLiteral("confirmQuit"));
+            shownText = box->text();
+            for (QAbstractButton* button : box->buttons())
+                if (button->text().remove(QLatin1Char('&')).startsWith(prefix)) {
+                    button->click();
+                    return;
+                }
+            QFAIL("the quit question has no such button");
+        });
+    };
+    answer(QStringLiteral("Keep"));
+    QVERIFY(!window.close());
+    QVERIFY(window.isVisible());
+    QVERIFY(shownText.contains(QString::number(runId)));
+    QVERIFY(job->running().has_value()); // the run goes on
+
+    answer(QStringLiteral("Quit"));
+    QVERIFY(window.close());
+    QVERIFY(!window.isVisible());
 }
 
 void TestRunsPage::missingRunnerIsReportedWithItsPath()

@@ -8,8 +8,10 @@
 #include "jobs/run_job.hpp"
 #include "models/run_history_model.hpp"
 #include "pages/runs/runs_page.hpp"
+#include "shell/quit_guard.hpp"
 #include "workspace/workspace.hpp"
 
+#include "shardwise/session/remote_run_json.hpp"
 #include "shardwise/spec/presets.hpp"
 #include "shardwise/store/nodes.hpp"
 #include "shardwise/store/remote_follow.hpp"
@@ -17,6 +19,8 @@
 #include "shardwise/store/runs.hpp"
 
 #include <QApplication>
+#include <QDir>
+#include <QFile>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -28,6 +32,10 @@
 #include "sshd/sshd_fixture.hpp"
 #endif
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <csignal>
 #include <memory>
 #include <set>
 #include <utility>
@@ -37,6 +45,17 @@ using namespace shardwise::gui;
 
 namespace {
 constexpr int kRunTimeoutMs = 300'000;
+
+// The state letter of /proc/PID/stat ('R', 'S', 'Z', ...); 0 when the process is gone.
+[[maybe_unused]] char procState(pid_t pid)
+{
+    QFile f(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!f.open(QIODevice::ReadOnly))
+        return 0;
+    const QByteArray stat = f.readAll();
+    const qsizetype close = stat.lastIndexOf(')'); // after the command name, which may hold spaces
+    return close >= 0 && close + 2 < stat.size() ? stat.at(close + 2) : 0;
+}
 } // namespace
 
 class TestRunsReattach : public QObject {
@@ -47,9 +66,13 @@ private slots:
     void closingDetachesARemoteRunAndReattachFinishesIt();
     void reattachIsOfferedOnlyForDetachedRuns();
     void abandonAsksThenEndsTheDetachedRunAsLost();
+    void abandonStopsTheRanksOfARunOnAnSshNode();
 
 private:
     std::unique_ptr<RunsPage> makePage(Workspace& workspace);
+#ifdef SHARDWISE_HAVE_SSHD_FIXTURE
+    void leaveARunDetached(const QString& storeFile, testing::SshdFixture& sshd, int timedSteps, RunRequest& request, qint64& runId);
+#endif
 };
 
 void TestRunsReattach::initTestCase()
@@ -76,19 +99,17 @@ std::unique_ptr<RunsPage> TestRunsReattach::makePage(Workspace& workspace)
     return page;
 }
 
-void TestRunsReattach::closingDetachesARemoteRunAndReattachFinishesIt()
-{
 #ifdef SHARDWISE_HAVE_SSHD_FIXTURE
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const QString storeFile = dir.filePath(QStringLiteral("shardwise.sqlite"));
+// A tiny-model CPU run of `timedSteps` on a loopback SSH node (a real sshd, the real runner) queued
+// on a Runs page of a workspace on `storeFile`; once rank 0 reported a step, the page and the
+// workspace with its run queue go away (the app closing), which leaves the run detached. Sets
+// `runId`; `request` is what was queued.
+void TestRunsReattach::leaveARunDetached(const QString& storeFile, testing::SshdFixture& sshd, int timedSteps, RunRequest& request,
+                                         qint64& runId)
+{
     auto opened = std::make_unique<Workspace>();
     QString error;
     QVERIFY2(opened->open(storeFile, &error), qPrintable(error));
-    testing::SshdFixture sshd;
-    const QString started = sshd.start();
-    QVERIFY2(started.isEmpty(), qPrintable(started));
-    sshd.trustHostKey();
     store::Node node;
     node.name = "loopback";
     node.kind = store::NodeKind::Ssh;
@@ -100,18 +121,14 @@ void TestRunsReattach::closingDetachesARemoteRunAndReattachFinishesIt()
     node.facts = {{"prepared_runner", {{"path", qEnvironmentVariable("SHARDWISE_RUNNER").toStdString()}}}};
     store::addNode(*opened->database(), node);
 
-    RunRequest request;
     request.config.model = resolveModel("tiny");
     request.config.strategy = Strategy::Zero2;
     request.config.worldSize = 2;
     request.config.warmupSteps = 1;
-    request.config.timedSteps = 1500; // tiny CPU steps take milliseconds: long enough to close mid-run
+    request.config.timedSteps = timedSteps;
     request.config.training.seqLen = 16;
     request.config.training.microBatch = 1;
     request.node = QStringLiteral("loopback");
-    const int totalSteps = request.config.warmupSteps + request.config.timedSteps;
-
-    qint64 runId = 0;
     {
         auto page = makePage(*opened);
         page->job()->setSshOptions(sshd.options());
@@ -124,19 +141,40 @@ void TestRunsReattach::closingDetachesARemoteRunAndReattachFinishesIt()
             return ranks.size() == 2 && ranks[0].stepsDone > 0;
         }(), kRunTimeoutMs);
         runId = runStarted.front().at(1).toLongLong();
-        // The app closing: the page, then the workspace with its run queue go away while the run is going.
+        // What quitting now would do is said before the app goes.
+        const QString said = quitConsequences(*page->job());
+        QVERIFY2(said.contains(QStringLiteral("Run %1 on loopback goes on running there").arg(runId)), qPrintable(said));
     }
     opened.reset();
+    const store::Database db = store::Database::open(storeFile.toStdString());
+    const auto run = store::findRun(db, runId);
+    QVERIFY(run);
+    QCOMPARE(run->status, store::RunStatus::Detached);
+    QVERIFY(store::findRemoteFollow(db, runId));
+    QVERIFY2(static_cast<int>(store::stepSeries(db, runId).size()) < 2 * (request.config.warmupSteps + timedSteps),
+             "the run was not detached mid-run");
+}
+#endif
+
+void TestRunsReattach::closingDetachesARemoteRunAndReattachFinishesIt()
+{
+#ifdef SHARDWISE_HAVE_SSHD_FIXTURE
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString storeFile = dir.filePath(QStringLiteral("shardwise.sqlite"));
+    testing::SshdFixture sshd;
+    const QString started = sshd.start();
+    QVERIFY2(started.isEmpty(), qPrintable(started));
+    sshd.trustHostKey();
+    RunRequest request;
+    qint64 runId = 0;
+    leaveARunDetached(storeFile, sshd, 1500, request, runId); // tiny CPU steps take milliseconds: long enough to close mid-run
+    if (QTest::currentTestFailed())
+        return;
+    const int totalSteps = request.config.warmupSteps + request.config.timedSteps;
     Workspace workspace; // the app started again
+    QString error;
     QVERIFY2(workspace.open(storeFile, &error), qPrintable(error));
-    {
-        const auto run = store::findRun(*workspace.database(), runId);
-        QVERIFY(run);
-        QCOMPARE(run->status, store::RunStatus::Detached);
-        QVERIFY(store::findRemoteFollow(*workspace.database(), runId));
-        QVERIFY2(static_cast<int>(store::stepSeries(*workspace.database(), runId).size()) < 2 * totalSteps,
-                 "the run was not detached mid-run");
-    }
 
     auto page = makePage(workspace);
     page->job()->setSshOptions(sshd.options());
@@ -146,7 +184,12 @@ void TestRunsReattach::closingDetachesARemoteRunAndReattachFinishesIt()
              RunHistoryModel::statusText(store::RunStatus::Detached));
     page->historyView()->selectRow(row);
     QVERIFY(page->reattachButton()->isEnabled());
+    int recordedBeforeDetach = 0; // rank 0's steps in the store when the app closed
+    for (const protocol::StepEvent& step : store::stepSeries(*workspace.database(), runId, 0))
+        recordedBeforeDetach = std::max(recordedBeforeDetach, step.step + 1);
+    QVERIFY(recordedBeforeDetach > 0);
     QSignalSpy runStarted(page->job(), &RunJob::runStarted);
+    QSignalSpy reattachedProgress(page->job(), &RunJob::rankProgressAvailable);
     QSignalSpy finished(page->job(), &RunJob::runFinished);
     QSignalSpy failed(page->job(), &RunJob::runFailed);
     QTest::mouseClick(page->reattachButton(), Qt::LeftButton);
@@ -155,6 +198,14 @@ void TestRunsReattach::closingDetachesARemoteRunAndReattachFinishesIt()
     QCOMPARE(runStarted.front().at(1).toLongLong(), runId); // the same run, not a new one
     QCOMPARE(finished.front().at(1).toLongLong(), runId);
     QCOMPARE(finished.front().at(2).toString(), QStringLiteral("completed"));
+    // The page went on from the recorded steps: its first progress after the re-attach already
+    // counts them (and their timed tokens/s), it did not start again at zero.
+    QVERIFY(!reattachedProgress.isEmpty());
+    const auto firstShown = reattachedProgress.front().at(1).value<QList<RankProgress>>();
+    QCOMPARE(firstShown.size(), 2);
+    QVERIFY2(firstShown[0].stepsDone >= recordedBeforeDetach,
+             qPrintable(QStringLiteral("%1 steps shown, %2 recorded").arg(firstShown[0].stepsDone).arg(recordedBeforeDetach)));
+    QVERIFY(firstShown[0].timedStepsDone > 0 || recordedBeforeDetach <= request.config.warmupSteps);
     QCOMPARE(workspace.runs().size(), 1);
     for (int rank = 0; rank < 2; ++rank) {
         const auto series = store::stepSeries(*workspace.database(), runId, rank);
@@ -226,17 +277,87 @@ void TestRunsReattach::abandonAsksThenEndsTheDetachedRunAsLost()
         });
     };
     answer(QMessageBox::Cancel);
-    QVERIFY(!page->abandonSelected());
+    QCOMPARE(page->abandonSelected(), qint64(0));
     QCOMPARE(store::findRun(*workspace.database(), detached)->status, store::RunStatus::Detached);
 
+    QSignalSpy finished(page->job(), &RunJob::runFinished);
     answer(QMessageBox::Yes);
-    QVERIFY(page->abandonSelected());
+    const qint64 ticket = page->abandonSelected();
+    QVERIFY(ticket > 0);
+    QVERIFY(!page->abandonButton()->isEnabled()); // queued already
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kRunTimeoutMs);
+    QCOMPARE(finished.front().at(0).toLongLong(), ticket);
+    QCOMPARE(finished.front().at(1).toLongLong(), detached);
+    QCOMPARE(finished.front().at(2).toString(), QStringLiteral("lost"));
+    // Its node "somewhere" is not a node of this workspace: nothing could be stopped, and it says so.
+    const QString said = finished.front().at(3).toString();
+    QVERIFY2(said.contains(QStringLiteral("Not reached, so its ranks may still be running: somewhere")), qPrintable(said));
     const auto run = store::findRun(*workspace.database(), detached);
     QCOMPARE(run->status, store::RunStatus::Lost);
     QVERIFY2(run->note.find("abandoned") != std::string::npos, run->note.c_str());
+    QVERIFY2(run->note.find("not reached") != std::string::npos, run->note.c_str());
     QVERIFY(!store::findRemoteFollow(*workspace.database(), detached));
-    QVERIFY(!page->abandonButton()->isEnabled());
+    QTRY_VERIFY(!page->abandonButton()->isEnabled());
     QVERIFY(!page->reattachButton()->isEnabled());
+}
+
+void TestRunsReattach::abandonStopsTheRanksOfARunOnAnSshNode()
+{
+#ifdef SHARDWISE_HAVE_SSHD_FIXTURE
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString storeFile = dir.filePath(QStringLiteral("shardwise.sqlite"));
+    testing::SshdFixture sshd;
+    const QString started = sshd.start();
+    QVERIFY2(started.isEmpty(), qPrintable(started));
+    sshd.trustHostKey();
+    RunRequest request;
+    qint64 runId = 0;
+    leaveARunDetached(storeFile, sshd, 100'000, request, runId); // runs until it is stopped
+    if (QTest::currentTestFailed())
+        return;
+    Workspace workspace;
+    QString error;
+    QVERIFY2(workspace.open(storeFile, &error), qPrintable(error));
+    // The detached ranks go on; their pid files are in the run directory of the handle.
+    std::vector<pid_t> pids;
+    {
+        const auto kept = store::findRemoteFollow(*workspace.database(), runId);
+        QVERIFY(kept);
+        const QDir runDir(QString::fromStdString(session::remoteRunFromJson(nlohmann::json::parse(kept->handleJson)).runDir));
+        for (const QString& name : runDir.entryList({QStringLiteral("rank*.pid")}, QDir::Files)) {
+            QFile f(runDir.filePath(name));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            pids.push_back(static_cast<pid_t>(f.readAll().trimmed().toLongLong()));
+        }
+    }
+    QCOMPARE(pids.size(), std::size_t(2));
+    for (const pid_t pid : pids)
+        QVERIFY2(::kill(pid, 0) == 0, "a rank of the detached run is not running");
+
+    auto page = makePage(workspace);
+    page->job()->setSshOptions(sshd.options());
+    page->historyView()->selectRow(page->historyModel()->rowOf(runId));
+    QSignalSpy finished(page->job(), &RunJob::runFinished);
+    QTimer::singleShot(0, [] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        QVERIFY(box);
+        box->button(QMessageBox::Yes)->click();
+    });
+    QVERIFY(page->abandonSelected() > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kRunTimeoutMs);
+    QCOMPARE(finished.front().at(2).toString(), QStringLiteral("lost"));
+    const QString said = finished.front().at(3).toString();
+    QVERIFY2(said.contains(QStringLiteral("Ranks still running were stopped on loopback.")), qPrintable(said));
+    QVERIFY2(!said.contains(QStringLiteral("Not reached")), qPrintable(said));
+    // SIGTERM, then SIGKILL after the grace; a stopped rank may linger as a zombie of its detached parent.
+    for (const pid_t pid : pids)
+        QTRY_VERIFY2_WITH_TIMEOUT(::kill(pid, 0) != 0 || procState(pid) == 'Z', "a rank still runs after abandon", 30000);
+    const auto run = store::findRun(*workspace.database(), runId);
+    QCOMPARE(run->status, store::RunStatus::Lost);
+    QVERIFY2(run->note.find("ranks still running were stopped on loopback") != std::string::npos, run->note.c_str());
+    QVERIFY(!store::findRemoteFollow(*workspace.database(), runId));
+#endif
 }
 
 SHARDWISE_GUI_TEST_MAIN(TestRunsReattach)

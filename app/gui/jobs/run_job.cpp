@@ -12,6 +12,7 @@
 
 #include <QElapsedTimer>
 #include <QMetaObject>
+#include <QStringList>
 
 #include <algorithm>
 #include <unistd.h>
@@ -21,70 +22,6 @@ namespace shardwise::gui {
 namespace {
 
 QString fromStd(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
-
-// Accumulates what the ranks reported between two deliveries to the GUI.
-class RankTracker {
-public:
-    RankTracker(int world, int totalSteps)
-    {
-        for (int r = 0; r < world; ++r) {
-            RankProgress p;
-            p.rank = r;
-            p.totalSteps = totalSteps;
-            m_ranks.append(p);
-            m_timedTokens.push_back(0);
-            m_timedSeconds.push_back(0);
-        }
-    }
-
-    void apply(const protocol::Event& event)
-    {
-        const int rank = protocol::eventRank(event);
-        if (rank < 0 || rank >= m_ranks.size())
-            return;
-        RankProgress& p = m_ranks[rank];
-        if (const auto* start = std::get_if<protocol::StartEvent>(&event)) {
-            p.deviceName = QString::fromStdString(start->deviceName);
-        } else if (const auto* step = std::get_if<protocol::StepEvent>(&event)) {
-            p.stepsDone = step->step + 1;
-            p.lastStepS = step->stepTimeS;
-            p.lastLoss = step->loss;
-            p.deviceAllocated = step->memory.allocated;
-            p.devicePeakAllocated = std::max(p.devicePeakAllocated, step->memory.peakAllocated);
-            p.hostPeakRss = std::max(p.hostPeakRss, step->memory.hostPeakRss);
-            if (step->timed) {
-                // Tokens per second so far = this rank's timed tokens over its timed step time; the
-                // warm-up steps (allocator growth, first-touch) would understate the steady rate.
-                ++p.timedStepsDone;
-                m_timedTokens[static_cast<std::size_t>(rank)] += static_cast<double>(step->tokens);
-                m_timedSeconds[static_cast<std::size_t>(rank)] += step->stepTimeS;
-                const double seconds = m_timedSeconds[static_cast<std::size_t>(rank)];
-                p.tokensPerS = seconds > 0 ? m_timedTokens[static_cast<std::size_t>(rank)] / seconds : 0.0;
-            }
-        } else if (const auto* summary = std::get_if<protocol::SummaryEvent>(&event)) {
-            p.finished = true;
-            p.devicePeakAllocated = std::max(p.devicePeakAllocated, summary->memory.peakAllocated);
-            p.hostPeakRss = std::max(p.hostPeakRss, summary->memory.hostPeakRss);
-        } else if (const auto* error = std::get_if<protocol::ErrorEvent>(&event)) {
-            p.failed = true;
-            p.error = QString::fromStdString(error->message);
-        }
-        m_changed = true;
-    }
-
-    bool changed() const { return m_changed; }
-    QList<RankProgress> take()
-    {
-        m_changed = false;
-        return m_ranks;
-    }
-
-private:
-    QList<RankProgress> m_ranks;
-    std::vector<double> m_timedTokens;
-    std::vector<double> m_timedSeconds;
-    bool m_changed = false;
-};
 
 } // namespace
 
@@ -284,6 +221,55 @@ QString RunJob::prepareReattach(const store::Database& db, qint64 runId, const d
     return {};
 }
 
+void RunJob::abandonOne(store::Database& db, const RunRequest& request, const dispatch::SshOptions& sshOptions)
+{
+    const qint64 ticket = request.ticket;
+    const qint64 runId = *request.abandonOf;
+    const std::optional<store::RunSummary> summary = store::findRun(db, runId);
+    if (!summary)
+        return fail(ticket, tr("Run %1 is no longer stored.").arg(runId));
+    // Each node on its own: the ones that answer get the ranks still running there stopped.
+    session::AbandonTarget target;
+    std::vector<std::unique_ptr<dispatch::SshSession>> sessions;
+    for (const std::string& name : summary->nodes) {
+        target.nodeNames.push_back(name);
+        const std::optional<store::Node> node = store::findNodeByName(db, name);
+        if (!node || node->kind != store::NodeKind::Ssh) {
+            target.sessions.push_back(nullptr);
+            target.whyNotConnected.push_back("no longer an SSH node of this workspace");
+            continue;
+        }
+        try {
+            sessions.push_back(dispatch::SshSession::open(NodeJob::endpointOf(*node), NodeJob::credentialsOf(*node), sshOptions,
+                                                          &m_cancelRunning));
+            target.sessions.push_back(sessions.back().get());
+            target.whyNotConnected.emplace_back();
+        } catch (const dispatch::SshError& e) {
+            target.sessions.push_back(nullptr);
+            target.whyNotConnected.emplace_back(e.what());
+        }
+    }
+    session::AbandonOutcome outcome;
+    try {
+        outcome = session::abandonRemote(db, runId, target, request.abandonReason.toStdString());
+    } catch (const std::exception& e) {
+        return fail(ticket, tr("Run %1 cannot be abandoned: %2").arg(runId).arg(QString::fromUtf8(e.what())));
+    }
+    const auto joined = [](const std::vector<std::string>& parts) {
+        QStringList list;
+        for (const auto& p : parts)
+            list << fromStd(p);
+        return list.join(QStringLiteral("; "));
+    };
+    QString said = tr("Run %1 abandoned: kept as lost.").arg(runId);
+    if (!outcome.stoppedOn.empty())
+        said += QLatin1Char(' ') + tr("Ranks still running were stopped on %1.").arg(joined(outcome.stoppedOn));
+    if (!outcome.notReached.empty())
+        said += QLatin1Char(' ') + tr("Not reached, so its ranks may still be running: %1.").arg(joined(outcome.notReached));
+    const QString statusId = fromStd(store::runStatusId(store::RunStatus::Lost));
+    post([this, ticket, runId, statusId, said] { emit runFinished(ticket, runId, statusId, said, false); });
+}
+
 void RunJob::runOne(const RunRequest& request)
 {
     const qint64 ticket = request.ticket;
@@ -300,6 +286,8 @@ void RunJob::runOne(const RunRequest& request)
 
     try {
         store::Database db = store::Database::open(databasePath.toStdString());
+        if (request.abandonOf)
+            return abandonOne(db, request, sshOptions);
         std::vector<std::unique_ptr<dispatch::SshSession>> attachSessions;
         std::vector<std::string> attachNodes;
         if (request.reattachOf) {
@@ -352,7 +340,8 @@ void RunJob::runOne(const RunRequest& request)
         // Logs and the exact config the runner read live beside the store, one folder per run.
         options.localRunRoot = std::filesystem::path(databasePath.toStdString()).parent_path() / "logs";
 
-        RankTracker ranks(config.worldSize, config.warmupSteps + config.timedSteps);
+        // Accumulates what the ranks reported between two deliveries to the GUI.
+        RankProgressTracker ranks(config.worldSize, config.warmupSteps + config.timedSteps);
         QList<RunLogLine> pendingLines;
         QElapsedTimer sinceDelivery;
         sinceDelivery.start();
@@ -379,6 +368,20 @@ void RunJob::runOne(const RunRequest& request)
             runId = id;
             m_runningRunId = id;
             post([this, ticket, id] { emit runStarted(ticket, id); });
+            if (request.reattachOf) {
+                // A re-attached run goes on from what was recorded before its detach: the steps
+                // (progress, tokens/s so far) and the log lines, not from zero.
+                try {
+                    if (const auto detail = store::runDetail(db, id))
+                        ranks.replayStored(db, *detail);
+                    pendingLines = storedLogLines(db, id);
+                } catch (const std::exception& e) {
+                    // Unreadable history costs the view its earlier steps; following goes on.
+                    pendingLines.append({0, tr("The steps recorded before the detach could not be read: %1").arg(QString::fromUtf8(e.what())),
+                                         true, true});
+                }
+                deliver(true);
+            }
         };
         callbacks.onEvent = [&](const protocol::Event& event) {
             ranks.apply(event);
@@ -433,9 +436,11 @@ void RunJob::runOne(const RunRequest& request)
 
         if (result.detached) {
             const qint64 detachedId = *result.runId;
-            const QString summary = tr("%1 detached: its ranks go on running on the node; re-attach run %2 from the Runs page.")
-                                        .arg(strategyLabel(config.strategy))
-                                        .arg(detachedId);
+            const QString summary = result.lost
+                ? tr("%1, run %2: %3.").arg(strategyLabel(config.strategy)).arg(detachedId).arg(fromStd(result.outcome.reason))
+                : tr("%1 detached: its ranks go on running on the node; re-attach run %2 from the Runs page.")
+                      .arg(strategyLabel(config.strategy))
+                      .arg(detachedId);
             const QString statusId = fromStd(store::runStatusId(store::RunStatus::Detached));
             post([this, ticket, detachedId, statusId, summary] { emit runFinished(ticket, detachedId, statusId, summary, false); });
             return;

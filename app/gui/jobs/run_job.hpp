@@ -10,6 +10,8 @@
 // re-attached later; a local run is cancelled. The Runs page and the Plan page's Validate both
 // queue here.
 
+#include "models/run_progress.hpp"
+
 #include "shardwise/dispatch/ssh_session.hpp"
 #include "shardwise/spec/specs.hpp"
 #include "shardwise/store/database.hpp"
@@ -44,31 +46,10 @@ struct RunRequest {
     std::optional<qint64> planId;
     // Follow this detached remote run again instead of starting one; config and node are the run's.
     std::optional<qint64> reattachOf;
-};
-
-// One rank of the running run, as far as its events tell.
-struct RankProgress {
-    int rank = 0;
-    int stepsDone = 0;    // warm-up included
-    int totalSteps = 0;
-    int timedStepsDone = 0;
-    double tokensPerS = 0; // this rank's tokens over its timed steps so far; 0 until the first timed step
-    double lastStepS = 0;
-    double lastLoss = 0;
-    std::int64_t deviceAllocated = 0;     // bytes; 0 on CPU
-    std::int64_t devicePeakAllocated = 0; // bytes; 0 on CPU
-    std::int64_t hostPeakRss = 0;         // bytes
-    QString deviceName;
-    bool finished = false; // sent its summary
-    bool failed = false;   // sent an error event
-    QString error;
-};
-
-struct RunLogLine {
-    int rank = 0;
-    QString text;
-    bool fromEvent = false; // a protocol log or error event rather than a stderr line
-    bool isError = false;
+    // Give up this detached remote run instead: its ranks are stopped on every node that answers, and
+    // it ends as lost (runFinished with status "lost"); abandonReason goes into its note.
+    std::optional<qint64> abandonOf;
+    QString abandonReason;
 };
 
 class RunJob : public QObject {
@@ -127,6 +108,7 @@ private:
                             std::vector<std::unique_ptr<dispatch::SshSession>>& sessions, std::vector<std::string>& nodeNames);
     void post(std::function<void()> fn);
     void fail(qint64 ticket, const QString& message);
+    void abandonOne(store::Database& db, const RunRequest& request, const dispatch::SshOptions& sshOptions);
 
     QString m_databasePath; // guarded by m_mutex
     mutable std::mutex m_mutex;
@@ -145,5 +127,3 @@ private:
 
 } // namespace shardwise::gui
 
-Q_DECLARE_METATYPE(shardwise::gui::RankProgress)
-Q_DECLARE_METATYPE(shardwise::gui::RunLogLine)

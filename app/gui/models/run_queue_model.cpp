@@ -54,6 +54,9 @@ QVariant RunQueueModel::data(const QModelIndex& index, int role) const
         return {};
     switch (index.column()) {
     case StateColumn:
+        if (r.abandonOf)
+            return running ? tr("Abandoning run %1").arg(*r.abandonOf)
+                           : tr("Queued (%1): abandon run %2").arg(index.row() - (m_hasRunning ? 1 : 0) + 1).arg(*r.abandonOf);
         if (!running)
             return tr("Queued (%1)").arg(index.row() - (m_hasRunning ? 1 : 0) + 1);
         return m_stepsTotal > 0 ? tr("Running, step %1 of %2").arg(m_stepsDone).arg(m_stepsTotal) : tr("Running");

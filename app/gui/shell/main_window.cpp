@@ -2,6 +2,7 @@
 
 #include "shell/appearance.hpp"
 #include "shell/page_catalog.hpp"
+#include "shell/quit_guard.hpp"
 #include "workspace/workspace.hpp"
 
 #include <QAction>
@@ -14,6 +15,7 @@
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -185,6 +187,21 @@ void MainWindow::saveWindowState() const
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (const RunJob* queue = m_workspace.runQueueIfCreated()) {
+        if (const QString consequences = quitConsequences(*queue); !consequences.isEmpty()) {
+            QMessageBox confirm(QMessageBox::Question, tr("Quit Shardwise"), consequences, QMessageBox::NoButton, this);
+            confirm.setObjectName(QStringLiteral("confirmQuit"));
+            QPushButton* quit = confirm.addButton(tr("&Quit"), QMessageBox::AcceptRole);
+            QPushButton* stay = confirm.addButton(tr("&Keep Shardwise open"), QMessageBox::RejectRole);
+            confirm.setDefaultButton(stay);
+            confirm.setEscapeButton(stay);
+            confirm.exec();
+            if (confirm.clickedButton() != quit) {
+                event->ignore();
+                return;
+            }
+        }
+    }
     saveWindowState();
     event->accept();
 }

@@ -42,6 +42,8 @@ public:
     // The run queue of this workspace's store, created on first use; every finished run announces
     // itself through runsChanged().
     RunJob* runQueue();
+    // The run queue if something has used it; null otherwise (nothing can be running then).
+    const RunJob* runQueueIfCreated() const { return m_runQueue; }
 
     // The demo workspace's example plans, first = the one the Plan page starts with.
     static QList<ExamplePlan> examplePlans();

@@ -3,6 +3,7 @@
 #include "models/display_format.hpp"
 #include "models/log_tail_model.hpp"
 #include "models/rank_progress_model.hpp"
+#include "models/run_progress.hpp"
 #include "models/run_diagnosis_view.hpp"
 #include "models/run_history_model.hpp"
 #include "models/run_queue_model.hpp"
@@ -47,64 +48,6 @@ QTableView* makeTable(QAbstractItemModel* model, const char* name, QWidget* pare
     return view;
 }
 
-// Per-rank progress of a finished run, rebuilt from what the store kept: the step series and each
-// rank's summary.
-QList<RankProgress> storedRankProgress(const store::Database& db, const store::RunDetail& detail)
-{
-    const store::RunSummary& s = detail.summary;
-    const int total = s.warmupSteps.value_or(0) + s.timedSteps.value_or(0);
-    QList<RankProgress> ranks;
-    for (int r = 0; r < s.worldSize; ++r) {
-        RankProgress p;
-        p.rank = r;
-        p.totalSteps = total;
-        ranks.append(p);
-    }
-    std::vector<double> tokens(static_cast<std::size_t>(s.worldSize), 0.0);
-    std::vector<double> seconds(static_cast<std::size_t>(s.worldSize), 0.0);
-    for (const protocol::StepEvent& step : store::stepSeries(db, s.id)) {
-        if (step.rank < 0 || step.rank >= s.worldSize)
-            continue;
-        RankProgress& p = ranks[step.rank];
-        p.stepsDone = std::max(p.stepsDone, step.step + 1);
-        p.lastStepS = step.stepTimeS;
-        p.lastLoss = step.loss;
-        p.deviceAllocated = step.memory.allocated;
-        p.devicePeakAllocated = std::max(p.devicePeakAllocated, step.memory.peakAllocated);
-        p.hostPeakRss = std::max(p.hostPeakRss, step.memory.hostPeakRss);
-        if (step.timed) {
-            ++p.timedStepsDone;
-            tokens[static_cast<std::size_t>(step.rank)] += static_cast<double>(step.tokens);
-            seconds[static_cast<std::size_t>(step.rank)] += step.stepTimeS;
-        }
-    }
-    for (RankProgress& p : ranks) {
-        const double sec = seconds[static_cast<std::size_t>(p.rank)];
-        p.tokensPerS = sec > 0 ? tokens[static_cast<std::size_t>(p.rank)] / sec : 0.0;
-    }
-    for (const protocol::SummaryEvent& summary : detail.rankSummaries)
-        if (summary.rank >= 0 && summary.rank < s.worldSize)
-            ranks[summary.rank].finished = true;
-    for (const protocol::ErrorEvent& error : detail.errors) {
-        if (error.rank >= 0 && error.rank < s.worldSize && !ranks[error.rank].failed) {
-            ranks[error.rank].failed = true;
-            ranks[error.rank].error = QString::fromStdString(error.message);
-        }
-    }
-    for (const store::RankPlacement& placement : detail.ranks)
-        if (placement.rank >= 0 && placement.rank < s.worldSize)
-            ranks[placement.rank].deviceName = QString::fromStdString(placement.deviceName);
-    return ranks;
-}
-
-QList<RunLogLine> storedLogLines(const store::Database& db, qint64 runId)
-{
-    QList<RunLogLine> lines;
-    for (const store::RankLogLine& l : store::rankLogs(db, runId))
-        lines.append({l.rank, QString::fromStdString(l.text), l.stream == "event", l.level == "error"});
-    return lines;
-}
-
 } // namespace
 
 RunsPage::RunsPage(Workspace& workspace, QWidget* parent)
@@ -140,8 +83,8 @@ RunsPage::RunsPage(Workspace& workspace, QWidget* parent)
     m_reattach->setEnabled(false);
     m_abandon = new QPushButton(tr("A&bandon…"), this);
     m_abandon->setObjectName(QStringLiteral("abandonRun"));
-    m_abandon->setToolTip(tr("Gives up the selected detached run whose node or run folder is gone, so it can never finish: "
-                             "it is kept as lost, and no longer offered for re-attaching."));
+    m_abandon->setToolTip(tr("Gives up the selected detached run for good: its ranks still running are stopped on every node "
+                             "that answers, and it is kept as lost, no longer offered for re-attaching."));
     m_abandon->setEnabled(false);
 
     m_status = new QLabel(this);
@@ -290,39 +233,48 @@ void RunsPage::updateReattach()
         const auto summary = store::findRun(*m_workspace.database(), runId);
         detached = summary && summary->status == store::RunStatus::Detached && m_job->runningRunId() != runId;
         for (const RunRequest& queued : m_job->queued())
-            detached = detached && queued.reattachOf != runId;
+            detached = detached && queued.reattachOf != runId && queued.abandonOf != runId;
+        if (const auto running = m_job->running())
+            detached = detached && running->abandonOf != runId;
     }
     m_reattach->setEnabled(detached);
     m_abandon->setEnabled(detached);
 }
 
-bool RunsPage::abandonSelected()
+qint64 RunsPage::abandonSelected()
 {
     const QModelIndex current = m_historyView->currentIndex();
     if (!current.isValid() || !m_workspace.database())
-        return false;
+        return 0;
     const qint64 runId = current.data(RunHistoryModel::RunIdRole).toLongLong();
     QMessageBox confirm(QMessageBox::Question, tr("Abandon run %1").arg(runId),
-                        tr("Abandon run %1? Do this only when its node or run folder is gone: the run is kept as "
-                           "lost and can no longer be re-attached. Ranks still running on the node are not stopped.")
+                        tr("Abandon run %1? On every node of the run that answers, its ranks still running are stopped; "
+                           "the run is kept as lost and can no longer be re-attached.")
                             .arg(runId),
                         QMessageBox::Yes | QMessageBox::Cancel, this);
     confirm.setObjectName(QStringLiteral("confirmAbandon"));
     confirm.setDefaultButton(QMessageBox::Cancel);
     if (confirm.exec() != QMessageBox::Yes)
-        return false;
+        return 0;
     try {
-        store::abandonDetachedRun(*m_workspace.database(), runId);
+        const std::optional<store::RunDetail> detail = store::runDetail(*m_workspace.database(), runId);
+        if (!detail || detail->summary.status != store::RunStatus::Detached) {
+            setStatus(tr("Run %1 is not detached; only a detached run can be abandoned.").arg(runId), true);
+            updateReattach();
+            return 0;
+        }
+        RunRequest request;
+        request.abandonOf = runId;
+        request.config = runConfigFromJson(detail->config);
+        request.node = detail->summary.nodes.empty() ? QString() : QString::fromStdString(detail->summary.nodes.front());
+        const qint64 ticket = m_job->enqueue(request);
+        setStatus(tr("Abandoning run %1: stopping its ranks where its node answers.").arg(runId), false);
+        updateReattach();
+        return ticket;
     } catch (const std::exception& e) {
         setStatus(tr("Run %1 cannot be abandoned: %2").arg(runId).arg(QString::fromUtf8(e.what())), true);
-        updateReattach();
-        return false;
+        return 0;
     }
-    setStatus(tr("Run %1 abandoned: kept as lost.").arg(runId), false);
-    m_workspace.notifyRunsChanged();
-    showRun(runId);
-    updateReattach();
-    return true;
 }
 
 qint64 RunsPage::reattachSelected()

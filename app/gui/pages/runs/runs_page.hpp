@@ -1,9 +1,9 @@
 #pragma once
 // Runs: queue measured runs on a node, watch each rank live (steps done, tokens/s so far, memory)
 // with the ranks' log tail, cancel, re-attach a detached run on an SSH node (left running when the
-// app closed) or abandon one whose node is gone, and browse the history of stored runs. A run that did not
-// complete shows its diagnosis: the first failure across the ranks highlighted, and the suggested
-// next step as an action that queues the rerun.
+// app closed) or abandon one (its ranks stopped where the node answers), and browse the history of
+// stored runs. A run that did not complete shows its diagnosis: the first failure across the ranks
+// highlighted, and the suggested next step as an action that queues the rerun.
 
 #include "jobs/run_job.hpp"
 
@@ -62,9 +62,10 @@ public slots:
     // Queues following the selected detached run again; returns the ticket, or 0 with the reason on
     // the status line.
     qint64 reattachSelected();
-    // After a confirmation, ends the selected detached run as lost (its node or run folder is gone,
-    // so it can never finish) and drops its handle; true when it was abandoned.
-    bool abandonSelected();
+    // After a confirmation, queues giving up the selected detached run: its ranks are stopped where
+    // their node answers, it ends as lost and its handle is dropped. Returns the ticket, or 0 when
+    // not confirmed or refused (the reason on the status line).
+    qint64 abandonSelected();
 
 private:
     void onRunStarted(qint64 ticket, qint64 runId);
