@@ -155,6 +155,19 @@ private slots:
         const dispatch::RemoteRun handle = session::remoteRunFromJson(nlohmann::json::parse(kept->handleJson));
         QCOMPARE(handle.world, 2);
         QCOMPARE(handle.nodeCount, 2);
+        // The rendezvous port is kept for the re-attached run's outcome; handles stored before it
+        // was kept read as 0, and a number that is no TCP port is refused by name.
+        QVERIFY(handle.masterPort > 0 && handle.masterPort <= 65535);
+        auto older = nlohmann::json::parse(kept->handleJson);
+        older.erase("master_port");
+        QCOMPARE(session::remoteRunFromJson(older).masterPort, 0);
+        older["master_port"] = 70000;
+        try {
+            session::remoteRunFromJson(older);
+            QFAIL("a handle with port 70000 was read");
+        } catch (const session::RemoteRunJsonError& e) {
+            QVERIFY2(std::string(e.what()).find("master_port") != std::string::npos, e.what());
+        }
         QVERIFY(QFileInfo::exists(QString::fromStdString(handle.runDir + "/rank0.pid")));
         // What was recorded is accounted for in the offsets.
         const auto offsets = session::remoteRunOffsetsFromJson(nlohmann::json::parse(kept->offsetsJson));

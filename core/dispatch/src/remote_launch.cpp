@@ -164,6 +164,10 @@ public:
                 absorb(parseCollected(out.stdoutData));
             } catch (const SshError& e) {
                 loseNode(node, e.what());
+            } catch (const std::runtime_error& e) {
+                // Output the collection cannot read (a shell that prints on its own, a file that
+                // shrank): this node's ranks cannot be followed any further, like a lost connection.
+                loseNode(node, e.what());
             }
         }
     }
@@ -341,6 +345,7 @@ RemoteRun startRemoteRun(const RemoteLaunch& launch, const std::vector<SshSessio
         throw std::invalid_argument("remote launch: run id '" + run.runId + "' must be a plain name");
     run.runDir = launch.runRoot + "/" + run.runId;
     run.nodeCount = static_cast<int>(launch.nodes.size());
+    run.masterPort = launch.masterPort;
     for (std::size_t n = 0; n < launch.nodes.size(); ++n) {
         if (launch.nodes[n].ranks <= 0)
             throw std::invalid_argument("remote launch: node " + std::to_string(n) + " has no ranks");

@@ -161,7 +161,7 @@ SessionResult reattachRemote(std::int64_t runId, AttachTarget target, const Sess
         callbacks.onRecorded(runId);
     if (callbacks.onRemoteStarted)
         callbacks.onRemoteStarted(handle);
-    const detail::FollowedRun run{requested, handle, target.sessions, target.nodeNames, target.follow, 0,
+    const detail::FollowedRun run{requested, handle, target.sessions, target.nodeNames, target.follow, handle.masterPort,
                                   std::max(0.0, store::currentUnixTime() - summary->startedAt)};
     detail::followToConclusion(recording, run, offsets, earlier, options, callbacks, cancel, result);
     return result;

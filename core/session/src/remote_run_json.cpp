@@ -39,8 +39,11 @@ nlohmann::json toJson(const dispatch::RemoteRun& run)
     nlohmann::json ranks = nlohmann::json::array();
     for (const auto& r : run.ranks)
         ranks.push_back({{"rank", r.rank}, {"node", r.node}, {"local_rank", r.localRank}});
-    return {{"run_id", run.runId}, {"run_dir", run.runDir}, {"world", run.world}, {"node_count", run.nodeCount},
-            {"ranks", ranks}};
+    nlohmann::json j = {{"run_id", run.runId}, {"run_dir", run.runDir}, {"world", run.world}, {"node_count", run.nodeCount},
+                        {"ranks", ranks}};
+    if (run.masterPort > 0)
+        j["master_port"] = run.masterPort;
+    return j;
 }
 
 dispatch::RemoteRun remoteRunFromJson(const nlohmann::json& j)
@@ -51,6 +54,12 @@ dispatch::RemoteRun remoteRunFromJson(const nlohmann::json& j)
     run.runDir = text(j, "run_dir", where);
     run.world = count(j, "world", where, 1);
     run.nodeCount = count(j, "node_count", where, 1);
+    // Handles stored before the port was kept have none.
+    if (j.contains("master_port")) {
+        run.masterPort = count(j, "master_port", where, 1);
+        if (run.masterPort > 65535)
+            throw RemoteRunJsonError(where + ".master_port: " + std::to_string(run.masterPort) + " is not a TCP port");
+    }
     const auto& ranks = field(j, "ranks", where);
     if (!ranks.is_array() || static_cast<int>(ranks.size()) != run.world)
         throw RemoteRunJsonError(where + ".ranks: expected an array of " + std::to_string(run.world) + " placements");

@@ -47,6 +47,7 @@ struct RemoteRun {
     int world = 0;
     std::vector<RemoteRankPlacement> ranks;
     int nodeCount = 0;
+    int masterPort = 0; // the rendezvous port the ranks were given; 0 when not known (older handles)
 };
 
 // Bytes of each rank file already consumed, keyed "rank<N>.out" / "rank<N>.log". Starts empty;
