@@ -13,8 +13,6 @@
 #include "shardwise/store/run_recorder.hpp"
 #include "shardwise/store/runs.hpp"
 
-#include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -32,15 +30,14 @@ namespace {
 const std::string kFakeRank = std::string(SHARDWISE_SOURCE_DIR) + "/tests/dispatch/sshd/fake_rank.sh";
 const std::string kRunner = std::string(SHARDWISE_BINARY_DIR) + "/bin/shardwise-runner";
 
-// The state letter of /proc/PID/stat ('R', 'S', 'Z', ...); 0 when the process is gone.
-char procState(pid_t pid)
+// Why the CLI tests cannot run in this build, or null.
+const char* cliAndRunnerMissing()
 {
-    QFile f(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!f.open(QIODevice::ReadOnly))
-        return 0;
-    const QByteArray stat = f.readAll();
-    const qsizetype close = stat.lastIndexOf(')'); // after the command name, which may hold spaces
-    return close >= 0 && close + 2 < stat.size() ? stat.at(close + 2) : 0;
+    if (QStringLiteral(SHARDWISE_CLI).isEmpty())
+        return "shardwise-cli is not part of this build";
+    if (!QFileInfo::exists(QString::fromStdString(kRunner)))
+        return "shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)";
+    return nullptr;
 }
 
 RunConfig tinyCpuRun(int world)
@@ -375,10 +372,8 @@ private:
 private slots:
     void cliDetachesOnInterruptAndRunsAttachFollowsToTheEnd()
     {
-        if (QStringLiteral(SHARDWISE_CLI).isEmpty())
-            QSKIP("shardwise-cli is not part of this build");
-        if (!QFileInfo::exists(QString::fromStdString(kRunner)))
-            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
+        if (const char* why = cliAndRunnerMissing())
+            QSKIP(why);
         registerNodes();
         RunConfig config = tinyCpuRun(2);
         config.timedSteps = 1500; // tiny CPU steps take milliseconds: long enough to interrupt mid-run
@@ -426,10 +421,8 @@ private slots:
 
     void cliAbandonStopsTheRanksOfADetachedRun()
     {
-        if (QStringLiteral(SHARDWISE_CLI).isEmpty())
-            QSKIP("shardwise-cli is not part of this build");
-        if (!QFileInfo::exists(QString::fromStdString(kRunner)))
-            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
+        if (const char* why = cliAndRunnerMissing())
+            QSKIP(why);
         registerNodes();
         RunConfig config = tinyCpuRun(2);
         config.timedSteps = 100'000; // runs until it is stopped
@@ -440,22 +433,16 @@ private slots:
         if (QTest::currentTestFailed())
             return;
         // The ranks go on after the detach; their pid files are in the run directory of the handle.
-        std::vector<pid_t> pids;
+        std::vector<int> pids;
         {
             store::Database db = store::Database::open(storePath());
             const auto kept = store::findRemoteFollow(db, id);
             QVERIFY(kept);
-            const auto handle = session::remoteRunFromJson(nlohmann::json::parse(kept->handleJson));
-            const QDir runDir(QString::fromStdString(handle.runDir));
-            for (const QString& name : runDir.entryList({QStringLiteral("rank*.pid")}, QDir::Files)) {
-                QFile f(runDir.filePath(name));
-                QVERIFY(f.open(QIODevice::ReadOnly));
-                pids.push_back(static_cast<pid_t>(f.readAll().trimmed().toLongLong()));
-            }
+            pids = testing::rankPidsIn(session::remoteRunFromJson(nlohmann::json::parse(kept->handleJson)).runDir);
         }
         QCOMPARE(pids.size(), std::size_t(2));
-        for (const pid_t pid : pids)
-            QVERIFY2(::kill(pid, 0) == 0, "a rank of the detached run is not running");
+        for (const int pid : pids)
+            QVERIFY2(testing::processRuns(pid), "a rank of the detached run is not running");
 
         QProcess abandon;
         abandon.start(QStringLiteral(SHARDWISE_CLI), QStringList{QStringLiteral("runs"), QStringLiteral("abandon"), QString::number(id),
@@ -467,10 +454,9 @@ private slots:
         QVERIFY2(out.contains("node-a: ranks still running in"), out.constData());
         QVERIFY2(out.contains("node-b: ranks still running in"), out.constData());
         QVERIFY2(!out.contains("not reached"), out.constData());
-        // Stopped: SIGTERM, SIGKILL after the grace. A killed rank is a zombie of its detached parent
-        // at most briefly; /proc tells a running one from one that is gone or a zombie.
-        for (const pid_t pid : pids)
-            QTRY_VERIFY2_WITH_TIMEOUT(::kill(pid, 0) != 0 || procState(pid) == 'Z', "a rank still runs after abandon", 30000);
+        // Stopped: SIGTERM, SIGKILL after the grace.
+        for (const int pid : pids)
+            QTRY_VERIFY2_WITH_TIMEOUT(!testing::processRuns(pid), "a rank still runs after abandon", 30000);
         store::Database db = store::Database::open(storePath());
         const auto run = store::findRun(db, id);
         QCOMPARE(run->status, store::RunStatus::Lost);

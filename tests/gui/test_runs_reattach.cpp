@@ -19,8 +19,6 @@
 #include "shardwise/store/runs.hpp"
 
 #include <QApplication>
-#include <QDir>
-#include <QFile>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -35,7 +33,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <csignal>
 #include <memory>
 #include <set>
 #include <utility>
@@ -45,17 +42,6 @@ using namespace shardwise::gui;
 
 namespace {
 constexpr int kRunTimeoutMs = 300'000;
-
-// The state letter of /proc/PID/stat ('R', 'S', 'Z', ...); 0 when the process is gone.
-[[maybe_unused]] char procState(pid_t pid)
-{
-    QFile f(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!f.open(QIODevice::ReadOnly))
-        return 0;
-    const QByteArray stat = f.readAll();
-    const qsizetype close = stat.lastIndexOf(')'); // after the command name, which may hold spaces
-    return close >= 0 && close + 2 < stat.size() ? stat.at(close + 2) : 0;
-}
 } // namespace
 
 class TestRunsReattach : public QObject {
@@ -100,13 +86,16 @@ std::unique_ptr<RunsPage> TestRunsReattach::makePage(Workspace& workspace)
 }
 
 #ifdef SHARDWISE_HAVE_SSHD_FIXTURE
-// A tiny-model CPU run of `timedSteps` on a loopback SSH node (a real sshd, the real runner) queued
-// on a Runs page of a workspace on `storeFile`; once rank 0 reported a step, the page and the
-// workspace with its run queue go away (the app closing), which leaves the run detached. Sets
-// `runId`; `request` is what was queued.
+// Starts `sshd` and queues a tiny-model CPU run of `timedSteps` on it, a loopback SSH node with the
+// real runner, from a Runs page of a workspace on `storeFile`; once rank 0 reported a step, the page
+// and the workspace with its run queue go away (the app closing), which leaves the run detached.
+// Sets `runId`; `request` is what was queued.
 void TestRunsReattach::leaveARunDetached(const QString& storeFile, testing::SshdFixture& sshd, int timedSteps, RunRequest& request,
                                          qint64& runId)
 {
+    const QString started = sshd.start();
+    QVERIFY2(started.isEmpty(), qPrintable(started));
+    sshd.trustHostKey();
     auto opened = std::make_unique<Workspace>();
     QString error;
     QVERIFY2(opened->open(storeFile, &error), qPrintable(error));
@@ -163,9 +152,6 @@ void TestRunsReattach::closingDetachesARemoteRunAndReattachFinishesIt()
     QVERIFY(dir.isValid());
     const QString storeFile = dir.filePath(QStringLiteral("shardwise.sqlite"));
     testing::SshdFixture sshd;
-    const QString started = sshd.start();
-    QVERIFY2(started.isEmpty(), qPrintable(started));
-    sshd.trustHostKey();
     RunRequest request;
     qint64 runId = 0;
     leaveARunDetached(storeFile, sshd, 1500, request, runId); // tiny CPU steps take milliseconds: long enough to close mid-run
@@ -308,9 +294,6 @@ void TestRunsReattach::abandonStopsTheRanksOfARunOnAnSshNode()
     QVERIFY(dir.isValid());
     const QString storeFile = dir.filePath(QStringLiteral("shardwise.sqlite"));
     testing::SshdFixture sshd;
-    const QString started = sshd.start();
-    QVERIFY2(started.isEmpty(), qPrintable(started));
-    sshd.trustHostKey();
     RunRequest request;
     qint64 runId = 0;
     leaveARunDetached(storeFile, sshd, 100'000, request, runId); // runs until it is stopped
@@ -320,20 +303,12 @@ void TestRunsReattach::abandonStopsTheRanksOfARunOnAnSshNode()
     QString error;
     QVERIFY2(workspace.open(storeFile, &error), qPrintable(error));
     // The detached ranks go on; their pid files are in the run directory of the handle.
-    std::vector<pid_t> pids;
-    {
-        const auto kept = store::findRemoteFollow(*workspace.database(), runId);
-        QVERIFY(kept);
-        const QDir runDir(QString::fromStdString(session::remoteRunFromJson(nlohmann::json::parse(kept->handleJson)).runDir));
-        for (const QString& name : runDir.entryList({QStringLiteral("rank*.pid")}, QDir::Files)) {
-            QFile f(runDir.filePath(name));
-            QVERIFY(f.open(QIODevice::ReadOnly));
-            pids.push_back(static_cast<pid_t>(f.readAll().trimmed().toLongLong()));
-        }
-    }
+    const auto kept = store::findRemoteFollow(*workspace.database(), runId);
+    QVERIFY(kept);
+    const std::vector<int> pids = testing::rankPidsIn(session::remoteRunFromJson(nlohmann::json::parse(kept->handleJson)).runDir);
     QCOMPARE(pids.size(), std::size_t(2));
-    for (const pid_t pid : pids)
-        QVERIFY2(::kill(pid, 0) == 0, "a rank of the detached run is not running");
+    for (const int pid : pids)
+        QVERIFY2(testing::processRuns(pid), "a rank of the detached run is not running");
 
     auto page = makePage(workspace);
     page->job()->setSshOptions(sshd.options());
@@ -350,9 +325,9 @@ void TestRunsReattach::abandonStopsTheRanksOfARunOnAnSshNode()
     const QString said = finished.front().at(3).toString();
     QVERIFY2(said.contains(QStringLiteral("Ranks still running were stopped on loopback.")), qPrintable(said));
     QVERIFY2(!said.contains(QStringLiteral("Not reached")), qPrintable(said));
-    // SIGTERM, then SIGKILL after the grace; a stopped rank may linger as a zombie of its detached parent.
-    for (const pid_t pid : pids)
-        QTRY_VERIFY2_WITH_TIMEOUT(::kill(pid, 0) != 0 || procState(pid) == 'Z', "a rank still runs after abandon", 30000);
+    // SIGTERM, then SIGKILL after the grace.
+    for (const int pid : pids)
+        QTRY_VERIFY2_WITH_TIMEOUT(!testing::processRuns(pid), "a rank still runs after abandon", 30000);
     const auto run = store::findRun(*workspace.database(), runId);
     QCOMPARE(run->status, store::RunStatus::Lost);
     QVERIFY2(run->note.find("ranks still running were stopped on loopback") != std::string::npos, run->note.c_str());

@@ -281,6 +281,25 @@ std::vector<int> SshdFixture::sessionProcesses() const
     return result;
 }
 
+std::vector<int> rankPidsIn(const std::string& runDir)
+{
+    std::vector<int> pids;
+    const QDir dir(QString::fromStdString(runDir));
+    for (const QString& name : dir.entryList({QStringLiteral("rank*.pid")}, QDir::Files, QDir::Name))
+        pids.push_back(readAll(dir.filePath(name)).trimmed().toInt());
+    return pids;
+}
+
+bool processRuns(int pid)
+{
+    if (pid <= 0 || ::kill(pid, 0) != 0)
+        return false;
+    // /proc/<pid>/stat: "pid (comm) state ..."; comm may hold spaces, so read after the last ')'.
+    const QString stat = readAll(QStringLiteral("/proc/%1/stat").arg(pid));
+    const qsizetype close = stat.lastIndexOf(QLatin1Char(')'));
+    return close < 0 || close + 2 >= stat.size() || stat.at(close + 2) != QLatin1Char('Z');
+}
+
 SshAgentFixture::SshAgentFixture(const QString& socketPath) : m_socket(socketPath) {}
 
 SshAgentFixture::~SshAgentFixture()

@@ -62,6 +62,12 @@ private:
     std::unique_ptr<QProcess> m_sshd;
 };
 
+// The pids in the rank*.pid files of a remote run directory (on a loopback "node", this machine).
+std::vector<int> rankPidsIn(const std::string& runDir);
+// True while `pid` exists and is not a zombie (a stopped rank can linger as a zombie of its detached
+// parent for a moment).
+bool processRuns(int pid);
+
 // Runs a program to completion; returns its stdout, or an error text prefixed with "ERROR:".
 QString runTool(const QString& program, const QStringList& args, const QStringList& extraEnv = {});
 

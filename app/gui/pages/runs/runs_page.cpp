@@ -241,6 +241,17 @@ void RunsPage::updateReattach()
     m_abandon->setEnabled(detached);
 }
 
+std::optional<RunRequest> RunsPage::requestAboutDetached(qint64 runId) const
+{
+    const std::optional<store::RunDetail> detail = store::runDetail(*m_workspace.database(), runId);
+    if (!detail || detail->summary.status != store::RunStatus::Detached)
+        return std::nullopt;
+    RunRequest request;
+    request.config = runConfigFromJson(detail->config);
+    request.node = detail->summary.nodes.empty() ? QString() : QString::fromStdString(detail->summary.nodes.front());
+    return request;
+}
+
 qint64 RunsPage::abandonSelected()
 {
     const QModelIndex current = m_historyView->currentIndex();
@@ -257,17 +268,14 @@ qint64 RunsPage::abandonSelected()
     if (confirm.exec() != QMessageBox::Yes)
         return 0;
     try {
-        const std::optional<store::RunDetail> detail = store::runDetail(*m_workspace.database(), runId);
-        if (!detail || detail->summary.status != store::RunStatus::Detached) {
+        std::optional<RunRequest> request = requestAboutDetached(runId);
+        if (!request) {
             setStatus(tr("Run %1 is not detached; only a detached run can be abandoned.").arg(runId), true);
             updateReattach();
             return 0;
         }
-        RunRequest request;
-        request.abandonOf = runId;
-        request.config = runConfigFromJson(detail->config);
-        request.node = detail->summary.nodes.empty() ? QString() : QString::fromStdString(detail->summary.nodes.front());
-        const qint64 ticket = m_job->enqueue(request);
+        request->abandonOf = runId;
+        const qint64 ticket = m_job->enqueue(*request);
         setStatus(tr("Abandoning run %1: stopping its ranks where its node answers.").arg(runId), false);
         updateReattach();
         return ticket;
@@ -284,17 +292,14 @@ qint64 RunsPage::reattachSelected()
         return 0;
     const qint64 runId = current.data(RunHistoryModel::RunIdRole).toLongLong();
     try {
-        const std::optional<store::RunDetail> detail = store::runDetail(*m_workspace.database(), runId);
-        if (!detail || detail->summary.status != store::RunStatus::Detached) {
+        std::optional<RunRequest> request = requestAboutDetached(runId);
+        if (!request) {
             setStatus(tr("Run %1 is not detached; only a detached run can be re-attached.").arg(runId), true);
             return 0;
         }
-        RunRequest request;
-        request.reattachOf = runId;
-        request.config = runConfigFromJson(detail->config);
-        request.node = detail->summary.nodes.empty() ? QString() : QString::fromStdString(detail->summary.nodes.front());
-        const qint64 ticket = m_job->enqueue(request);
-        setStatus(tr("Re-attaching run %1 on %2.").arg(runId).arg(request.node), false);
+        request->reattachOf = runId;
+        const qint64 ticket = m_job->enqueue(*request);
+        setStatus(tr("Re-attaching run %1 on %2.").arg(runId).arg(request->node), false);
         updateReattach();
         return ticket;
     } catch (const std::exception& e) {

@@ -9,6 +9,8 @@
 
 #include <QWidget>
 
+#include <optional>
+
 class QLabel;
 class QListView;
 class QPushButton;
@@ -79,6 +81,9 @@ private:
     void setStatus(const QString& text, bool problem);
     void updateRunnerAvailability();
     void updateReattach();
+    // A request about stored run `runId` (its config, its first node) while it is detached; none
+    // otherwise. Throws when the store cannot be read.
+    std::optional<RunRequest> requestAboutDetached(qint64 runId) const;
 
     Workspace& m_workspace;
     RunJob* m_job = nullptr;
