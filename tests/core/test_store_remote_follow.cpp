@@ -98,12 +98,14 @@ private slots:
         QCOMPARE(kept->handleJson, kHandle);
         QCOMPARE(kept->offsetsJson, std::string("{}"));
         QVERIFY(!kept->detachedAt);
-        markRemoteDetached(db, recorder.runId(), R"({"rank0.out":120})");
+        markRemoteDetached(db, recorder.runId(), R"({"rank0.out":120})", "the connection to 'gpu-b' was lost");
         kept = findRemoteFollow(db, recorder.runId());
         QCOMPARE(kept->offsetsJson, std::string(R"({"rank0.out":120})"));
         QVERIFY(kept->detachedAt);
+        QCOMPARE(findRun(db, recorder.runId())->note, std::string("the connection to 'gpu-b' was lost"));
         QVERIFY(markRemoteAttached(db, recorder.runId(), kept->savedAt));
         QVERIFY(!findRemoteFollow(db, recorder.runId())->detachedAt);
+        QCOMPARE(findRun(db, recorder.runId())->note, std::string()); // followed again: the why no longer holds
         // Taken: a second attach with the same reading, or any while the new follower's heartbeat is
         // fresh, is refused.
         QVERIFY(!markRemoteAttached(db, recorder.runId(), kept->savedAt));

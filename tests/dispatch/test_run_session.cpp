@@ -265,6 +265,7 @@ private slots:
         QVERIFY(result.runId);
         const std::int64_t id = *result.runId;
         QCOMPARE(store::findRun(db, id)->status, store::RunStatus::Detached);
+        QCOMPARE(store::findRun(db, id)->note, result.outcome.reason); // the history says why
         QVERIFY(store::findRemoteFollow(db, id));
         QVERIFY2(static_cast<int>(store::stepSeries(db, id).size()) < 2 * (config.warmupSteps + config.timedSteps),
                  "the nodes were not lost mid-run");

@@ -87,7 +87,7 @@ void followToConclusion(RunRecording& recording, const FollowedRun& run, dispatc
     const double wall = run.earlierWallSeconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
     if (remote.detached) {
-        recording.detach(offsets);
+        recording.detach(offsets, "detached: following stopped on purpose; its ranks go on running on their nodes");
         result.detached = true;
         result.outcome.config = run.requested;
         result.outcome.status = dispatch::RunStatus::Cancelled;
@@ -109,13 +109,14 @@ void followToConclusion(RunRecording& recording, const FollowedRun& run, dispatc
                 : "node " + std::to_string(node);
             nodes += (nodes.empty() ? "'" : ", '") + name + "'";
         }
-        recording.detach(offsets);
+        const std::string reason = "the connection to " + nodes + " was lost (" + describeLost(remote)
+            + "); the run is kept detached: re-attach it when the node answers, or abandon it";
+        recording.detach(offsets, reason);
         result.detached = true;
         result.lost = true;
         result.outcome.config = run.requested;
         result.outcome.status = dispatch::RunStatus::Cancelled;
-        result.outcome.reason = "the connection to " + nodes + " was lost (" + describeLost(remote)
-            + "); the run is kept detached: re-attach it when the node answers, or abandon it";
+        result.outcome.reason = reason;
         result.outcome.logDir = run.handle.runDir;
         result.outcome.wallSeconds = wall;
         result.storeProblem = recording.problem();

@@ -103,7 +103,7 @@ void RunRecording::keepFollowerOffsets(const dispatch::RemoteRunOffsets& offsets
         m_recorder->keepFollowerOffsets([&offsets] { return toJson(offsets).dump(); });
 }
 
-void RunRecording::detach(const dispatch::RemoteRunOffsets& offsets)
+void RunRecording::detach(const dispatch::RemoteRunOffsets& offsets, const std::string& note)
 {
     if (!m_recorder)
         return;
@@ -112,7 +112,7 @@ void RunRecording::detach(const dispatch::RemoteRunOffsets& offsets)
     if (!recording())
         return;
     try {
-        store::markRemoteDetached(*m_db, m_recorder->runId(), toJson(offsets).dump());
+        store::markRemoteDetached(*m_db, m_recorder->runId(), toJson(offsets).dump(), note);
     } catch (const std::exception& e) {
         fail(e);
     }

@@ -35,8 +35,9 @@ public:
     // it advances before delivering each line) with every recorded line.
     void saveRemoteHandle(const dispatch::RemoteRun& handle);
     void keepFollowerOffsets(const dispatch::RemoteRunOffsets& offsets);
-    // Following stopped on purpose: the offsets reached are kept and the run stays 'running'.
-    void detach(const dispatch::RemoteRunOffsets& offsets);
+    // Following stopped: the offsets reached are kept, the run stays 'running' (shown detached) and
+    // `note` says why.
+    void detach(const dispatch::RemoteRunOffsets& offsets, const std::string& note);
 
 private:
     template <typename F> void guarded(F&& write);

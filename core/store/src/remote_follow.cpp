@@ -20,7 +20,7 @@ void saveRemoteFollow(Database& db, std::int64_t runId, const std::string& handl
     tx.commit();
 }
 
-void markRemoteDetached(Database& db, std::int64_t runId, const std::string& offsetsJson)
+void markRemoteDetached(Database& db, std::int64_t runId, const std::string& offsetsJson, const std::string& note)
 {
     WriteTransaction tx(db);
     const double now = currentUnixTime();
@@ -28,6 +28,10 @@ void markRemoteDetached(Database& db, std::int64_t runId, const std::string& off
     s.bind(1, runId).bind(2, offsetsJson).bind(3, now).run();
     if (detail::changes(db.handle()) != 1)
         throw StoreError("run " + std::to_string(runId) + " has no remote handle to detach from");
+    if (!note.empty()) {
+        Statement why(db.handle(), "UPDATE runs SET note = ?2 WHERE id = ?1 AND status = 'running'");
+        why.bind(1, runId).bind(2, note).run();
+    }
     tx.commit();
 }
 
@@ -44,7 +48,8 @@ bool markRemoteAttached(Database& db, std::int64_t runId, double expectedSavedAt
     s.bind(1, runId).bind(2, expectedSavedAt).bind(3, now - kStaleHeartbeatSeconds).run();
     if (detail::changes(db.handle()) != 1)
         return false;
-    Statement beat(db.handle(), "UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1");
+    // Followed again: the note of the detach no longer holds.
+    Statement beat(db.handle(), "UPDATE runs SET heartbeat_at = ?2, note = '' WHERE id = ?1");
     beat.bind(1, runId).bind(2, now).run();
     tx.commit();
     return true;

@@ -25,9 +25,10 @@ struct RemoteFollow {
 // Throws StoreError when the run does not exist.
 void saveRemoteFollow(Database& db, std::int64_t runId, const std::string& handleJson,
                       const std::string& offsetsJson = "{}");
-// The follower stopped on purpose: keeps the offsets it reached and marks the run detached.
-void markRemoteDetached(Database& db, std::int64_t runId, const std::string& offsetsJson);
-// A follower takes the run up again: no longer detached, heartbeat refreshed. Compare and set:
+// The follower stopped: keeps the offsets it reached and marks the run detached; `note`, when given,
+// says why on the run (cleared when a follower takes it up again).
+void markRemoteDetached(Database& db, std::int64_t runId, const std::string& offsetsJson, const std::string& note = {});
+// A follower takes the run up again: no longer detached, heartbeat refreshed, note cleared. Compare and set:
 // false, changing nothing, when the run has no handle, is no longer running, is not shown as detached
 // at `now` (another follower holds it), or its offsets were written after the caller read them
 // (RemoteFollow::savedAt != expectedSavedAt).
