@@ -2199,6 +2199,10 @@
         <source>%1, run %2: %3.</source>
         <translation>%1, Lauf %2: %3.</translation>
     </message>
+    <message>
+        <source>Abandoning run %1 was cancelled; it stays detached.</source>
+        <translation>Das Aufgeben von Lauf %1 wurde abgebrochen; er bleibt abgekoppelt.</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunQueueModel</name>

@@ -2191,6 +2191,10 @@
         <source>%1, run %2: %3.</source>
         <translation>%1、実行 %2: %3。</translation>
     </message>
+    <message>
+        <source>Abandoning run %1 was cancelled; it stays detached.</source>
+        <translation>実行 %1 の放棄はキャンセルされました。切り離されたままです。</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunQueueModel</name>

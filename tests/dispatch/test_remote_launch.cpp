@@ -9,6 +9,11 @@
 #include <QFileInfo>
 #include <QtTest>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <csignal>
 #include <set>
@@ -132,6 +137,35 @@ private slots:
                 const QString path = m_sshd->path(QStringLiteral("runs/%1/%2")).arg(QString::fromStdString(run.runId), QString::fromStdString(file));
                 QCOMPARE(offsets.at(file), static_cast<std::uint64_t>(QFileInfo(path).size()));
             }
+    }
+
+    void freePortOnTheNodeAvoidsPortsInUse()
+    {
+        const auto sessions = connect();
+        // A listener on the loopback node (this machine) holds a port.
+        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        QVERIFY(fd >= 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        QCOMPARE(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+        QCOMPARE(::listen(fd, 1), 0);
+        socklen_t length = sizeof address;
+        QCOMPARE(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length), 0);
+        const int held = ntohs(address.sin_port);
+        const int low = std::max(1, held - 5), high = std::min(65535, held + 5);
+        for (int i = 0; i < 30; ++i) {
+            const int port = pickFreeRemotePort(*sessions[0], low, high);
+            QVERIFY(port >= low && port <= high);
+            QVERIFY2(port != held, qPrintable(QStringLiteral("picked %1, which a listener holds").arg(port)));
+        }
+        try {
+            pickFreeRemotePort(*sessions[0], held, held);
+            QFAIL("a port in use was picked");
+        } catch (const std::runtime_error& e) {
+            QVERIFY2(std::string(e.what()).find("is in use") != std::string::npos, e.what());
+        }
+        ::close(fd);
     }
 
     void failingRanksAreNotASuccess()

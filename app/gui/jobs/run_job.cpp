@@ -249,6 +249,9 @@ void RunJob::abandonOne(store::Database& db, const RunRequest& request, const di
             target.whyNotConnected.emplace_back(e.what());
         }
     }
+    // Cancelled while connecting (or the app closing): nothing is stopped and the store is untouched.
+    if (m_cancelRunning.load())
+        return fail(ticket, tr("Abandoning run %1 was cancelled; it stays detached.").arg(runId));
     session::AbandonOutcome outcome;
     try {
         outcome = session::abandonRemote(db, runId, target, request.abandonReason.toStdString());
@@ -415,9 +418,9 @@ void RunJob::runOne(const RunRequest& request)
             // All ranks of a one-node run meet on the node itself, over its loopback interface, so
             // no network the node happens to have decides where Gloo listens.
             target.launch.nodes = {{remoteRunner, config.worldSize, "127.0.0.1", {{"GLOO_SOCKET_IFNAME", "lo"}}}};
-            // A port per queued run: a rendezvous listener of the previous run may still be in
-            // TIME_WAIT on the node.
-            target.launch.masterPort = 29500 + static_cast<int>(ticket % 500);
+            // A port nothing on the node uses now: another program's rendezvous (a second app, a
+            // user's torchrun) or the previous run's listener still in TIME_WAIT.
+            target.launch.masterPort = dispatch::pickFreeRemotePort(*ssh, 29500, 29999);
             target.launch.runRoot = remoteRunRoot;
             target.follow.pollInterval = std::chrono::milliseconds(500);
             result = session::runRemote(config, std::move(target), options, callbacks, &m_cancelRunning);

@@ -330,6 +330,42 @@ bool RemoteRunResult::success() const
     return true;
 }
 
+int pickFreeRemotePort(SshSession& session, int low, int high)
+{
+    if (low < 1 || high > 65535 || low > high)
+        throw std::invalid_argument("pick a free port: " + std::to_string(low) + ".." + std::to_string(high) + " is not a port range");
+    CommandIo io;
+    io.timeout = std::chrono::seconds(30);
+    const auto listed = session.run(std::vector<std::string>{"sh", "-c", "cat /proc/net/tcp /proc/net/tcp6 2>/dev/null; exit 0"}, io);
+    // Lines after each header: "  sl  local_address rem_address st ...", the local address being
+    // HEXIP:HEXPORT.
+    std::set<int> used;
+    std::istringstream lines(listed.stdoutData);
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream fields(line);
+        std::string slot, local;
+        if (!(fields >> slot >> local) || slot.empty() || slot.back() != ':')
+            continue;
+        const auto colon = local.rfind(':');
+        if (colon == std::string::npos)
+            continue;
+        char* end = nullptr;
+        const long port = std::strtol(local.c_str() + colon + 1, &end, 16);
+        if (end && *end == '\0')
+            used.insert(static_cast<int>(port));
+    }
+    std::vector<int> free;
+    for (int port = low; port <= high; ++port)
+        if (!used.count(port))
+            free.push_back(port);
+    if (free.empty())
+        throw std::runtime_error("every port of " + std::to_string(low) + ".." + std::to_string(high) + " is in use on "
+                                 + session.endpoint().host);
+    std::random_device entropy;
+    std::uniform_int_distribution<std::size_t> pick(0, free.size() - 1);
+    return free[pick(entropy)];
+}
+
 RemoteRun startRemoteRun(const RemoteLaunch& launch, const std::vector<SshSession*>& sessions)
 {
     if (launch.nodes.empty())

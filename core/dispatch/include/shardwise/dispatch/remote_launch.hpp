@@ -93,6 +93,14 @@ struct FollowOptions {
     const std::atomic<bool>* detach = nullptr;
 };
 
+// A TCP port in [low, high] that no socket on the node behind `session` uses now (listening,
+// connected or in TIME_WAIT, as its /proc/net/tcp and tcp6 list them), taken at random among those
+// free, so that programs choosing at the same time for the same node rarely collide. For a
+// rendezvous on that node. A node that does not list its sockets (not Linux) gets a random port of
+// the range. Throws std::runtime_error when every port of the range is in use, SshError when the
+// node cannot be asked.
+int pickFreeRemotePort(SshSession& session, int low, int high);
+
 // Starts every rank and returns at once. sessions[i] reaches launch.nodes[i].
 RemoteRun startRemoteRun(const RemoteLaunch& launch, const std::vector<SshSession*>& sessions);
 
