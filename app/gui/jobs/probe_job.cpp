@@ -3,6 +3,7 @@
 #include "jobs/node_job.hpp"
 
 #include "shardwise/dispatch/local_launch.hpp"
+#include "shardwise/dispatch/remote_launch.hpp"
 #include "shardwise/session/prepared_runner.hpp"
 
 #include <QElapsedTimer>
@@ -91,6 +92,8 @@ bool ProbeJob::probe(const store::Node& node)
                     session::RemoteProbeTarget target;
                     target.session = ssh.get();
                     target.runnerPath = runner;
+                    // Not the default 29500, which a torchrun of the node's user may hold.
+                    target.masterPort = dispatch::pickFreeRemotePort(*ssh, 29500, 29999);
                     result = session::probeRemote(request, target, nullptr, callbacks, cancel.get());
                 }
             }
