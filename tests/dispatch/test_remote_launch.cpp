@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <map>
 #include <set>
 
 using namespace shardwise::dispatch;
@@ -137,6 +138,48 @@ private slots:
                 const QString path = m_sshd->path(QStringLiteral("runs/%1/%2")).arg(QString::fromStdString(run.runId), QString::fromStdString(file));
                 QCOMPARE(offsets.at(file), static_cast<std::uint64_t>(QFileInfo(path).size()));
             }
+    }
+
+    void lostNodeLeavesItsUnfinishedLineForTheReattach()
+    {
+        auto sessions = connect();
+        RemoteLaunch launch = fakeLaunch({"4", "0.7"});
+        launch.nodes = {{kSplitLineRank, 1, {}, {}}, {kSplitLineRank, 1, {}, {}}};
+        const RemoteRun run = startRemoteRun(launch, sessions);
+        RemoteRunOffsets offsets;
+        bool dropped = false;
+        RemoteRunCallbacks callbacks;
+        // Each rank starts its next line as soon as one is done: when the first line arrives, the
+        // start of the second is already in the file. Both nodes' connections go away then.
+        callbacks.onEvent = [&](const shardwise::protocol::Event&) {
+            if (!dropped) {
+                dropped = true;
+                m_sshd->stop();
+            }
+        };
+        const RemoteRunResult first = followRemoteRun(run, sessions, offsets, callbacks, nullptr, {std::chrono::milliseconds(200)});
+        QVERIFY(dropped);
+        QCOMPARE(first.lostNodes.size(), std::size_t(2));
+        for (const auto& r : first.ranks)
+            QVERIFY2(r.protocolErrors.empty(), r.protocolErrors.empty() ? "" : r.protocolErrors.front().c_str());
+
+        QVERIFY(m_sshd->start().isEmpty());
+        sessions = connect();
+        const RemoteRunResult later = followRemoteRun(run, sessions, offsets, {}, nullptr, {std::chrono::milliseconds(200)});
+        QVERIFY(later.success());
+        std::map<int, std::vector<std::string>> messages;
+        for (const auto* part : {&first, &later})
+            for (const auto& r : part->ranks) {
+                QVERIFY2(r.protocolErrors.empty(), r.protocolErrors.empty() ? "" : r.protocolErrors.front().c_str());
+                for (const auto& e : r.events)
+                    messages[r.rank].push_back(logMessage(e));
+            }
+        for (int rank = 0; rank < 2; ++rank) {
+            QCOMPARE(messages[rank].size(), std::size_t(4));
+            for (int i = 0; i < 4; ++i)
+                QCOMPARE(QString::fromStdString(messages[rank][static_cast<std::size_t>(i)]),
+                         QStringLiteral("line %1 of rank %2").arg(i).arg(rank));
+        }
     }
 
     void freePortOnTheNodeAvoidsPortsInUse()

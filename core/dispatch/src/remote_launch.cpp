@@ -190,7 +190,9 @@ public:
     {
         RemoteRunResult r;
         for (auto& [rank, st] : ranks) {
-            flushPartial(st, complete);
+            // A rank on a node that was lost may be in the middle of a line: it stays unconsumed,
+            // so a re-attach reads it whole.
+            flushPartial(st, complete && !lostNodes.count(st.outcome.node));
             r.ranks.push_back(st.outcome);
         }
         r.merged = merged;
