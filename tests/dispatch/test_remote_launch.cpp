@@ -6,6 +6,7 @@
 
 #include "shardwise/dispatch/remote_launch.hpp"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QtTest>
 
@@ -18,6 +19,7 @@
 #include <csignal>
 #include <map>
 #include <set>
+#include <thread>
 
 using namespace shardwise::dispatch;
 using shardwise::testing::SshdFixture;
@@ -180,6 +182,37 @@ private slots:
                 QCOMPARE(QString::fromStdString(messages[rank][static_cast<std::size_t>(i)]),
                          QStringLiteral("line %1 of rank %2").arg(i).arg(rank));
         }
+    }
+
+    void aMomentaryCollectionFailureIsNotALostNode()
+    {
+        const auto sessions = connect();
+        const RemoteRun run = startRemoteRun(fakeLaunch({"12", "0.2", "0"}), sessions);
+        const QString dir = QString::fromStdString(run.runDir);
+        const QString away = dir + QStringLiteral(".away");
+        std::thread moveBack;
+        bool moved = false;
+        RemoteRunCallbacks callbacks;
+        // The run directory disappears for less than one poll interval, so one or two polls fail on a
+        // working connection, then comes back; the ranks write on through their open files meanwhile.
+        callbacks.onEvent = [&](const shardwise::protocol::Event&) {
+            if (moved)
+                return;
+            moved = true;
+            QVERIFY(QDir().rename(dir, away));
+            moveBack = std::thread([dir, away] {
+                std::this_thread::sleep_for(std::chrono::milliseconds(300));
+                QDir().rename(away, dir);
+            });
+        };
+        RemoteRunOffsets offsets;
+        const RemoteRunResult result = followRemoteRun(run, sessions, offsets, callbacks, nullptr, {std::chrono::milliseconds(500)});
+        if (moveBack.joinable())
+            moveBack.join();
+        QVERIFY(moved);
+        QVERIFY2(result.lostNodes.empty(), "a node was lost over a momentary failure");
+        QVERIFY(result.success());
+        QCOMPARE(result.merged.size(), std::size_t(36));
     }
 
     void freePortOnTheNodeAvoidsPortsInUse()

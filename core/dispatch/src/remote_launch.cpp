@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
@@ -154,20 +155,22 @@ public:
                     pending.push_back(rank);
             if (pending.empty())
                 continue;
+            SshSession& session = *sessions.at(static_cast<std::size_t>(node));
             try {
-                SshSession& session = *sessions.at(static_cast<std::size_t>(node));
                 CommandIo io;
                 io.timeout = std::chrono::seconds(60);
                 const auto out = session.run(std::vector<std::string>{"sh", "-c", collectScript(run.runDir, pending, offsets)}, io);
                 if (!out.succeeded())
                     throw SshError(SshFailure::Protocol, "collecting from the run directory failed (" + out.describe() + "): " + out.stderrData);
                 absorb(parseCollected(out.stdoutData));
-            } catch (const SshError& e) {
-                loseNode(node, e.what());
+                failedPolls.erase(node);
             } catch (const std::runtime_error& e) {
-                // Output the collection cannot read (a shell that prints on its own, a file that
-                // shrank): this node's ranks cannot be followed any further, like a lost connection.
-                loseNode(node, e.what());
+                // SshError, or output the collection cannot read (a shell that prints on its own, a
+                // file that shrank). A connection that still works gets a few more polls (a
+                // momentary failure on the node: a full process table, a refused channel); a dead
+                // one, or a failure that persists, loses the node.
+                if (!session.usable() || ++failedPolls[node] >= kFailedPollsBeforeLost)
+                    loseNode(node, e.what());
             }
         }
     }
@@ -314,6 +317,8 @@ private:
     std::map<int, RankState> ranks;
     std::vector<protocol::Event> merged;
     std::set<int> lostNodes;
+    std::map<int, int> failedPolls; // node -> polls in a row that failed on a working connection
+    static constexpr int kFailedPollsBeforeLost = 3;
 };
 
 } // namespace
