@@ -50,8 +50,7 @@ class TestRunsReattach : public QObject {
 private slots:
     void initTestCase();
     void closingDetachesARemoteRunAndReattachFinishesIt();
-    void reattachIsOfferedOnlyForDetachedRuns();
-    void abandonAsksThenEndsTheDetachedRunAsLost();
+    void detachedRunIsOfferedAndAbandonAsksThenEndsItAsLost();
     void abandonStopsTheRanksOfARunOnAnSshNode();
 
 private:
@@ -224,7 +223,7 @@ static std::pair<qint64, qint64> recordRunningAndDetachedRuns(Workspace& workspa
     return {a.runId(), detached};
 }
 
-void TestRunsReattach::reattachIsOfferedOnlyForDetachedRuns()
+void TestRunsReattach::detachedRunIsOfferedAndAbandonAsksThenEndsItAsLost()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
@@ -233,24 +232,12 @@ void TestRunsReattach::reattachIsOfferedOnlyForDetachedRuns()
     QVERIFY2(workspace.open(dir.filePath(QStringLiteral("shardwise.sqlite")), &error), qPrintable(error));
     const auto [running, detached] = recordRunningAndDetachedRuns(workspace);
     auto page = makePage(workspace);
+    // Re-attach and Abandon are offered for the detached run only, not for the one still followed.
     page->historyView()->selectRow(page->historyModel()->rowOf(running));
     QVERIFY(!page->reattachButton()->isEnabled());
-    page->historyView()->selectRow(page->historyModel()->rowOf(detached));
-    QVERIFY(page->reattachButton()->isEnabled());
-}
-
-void TestRunsReattach::abandonAsksThenEndsTheDetachedRunAsLost()
-{
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    Workspace workspace;
-    QString error;
-    QVERIFY2(workspace.open(dir.filePath(QStringLiteral("shardwise.sqlite")), &error), qPrintable(error));
-    const auto [running, detached] = recordRunningAndDetachedRuns(workspace);
-    auto page = makePage(workspace);
-    page->historyView()->selectRow(page->historyModel()->rowOf(running));
     QVERIFY(!page->abandonButton()->isEnabled());
     page->historyView()->selectRow(page->historyModel()->rowOf(detached));
+    QVERIFY(page->reattachButton()->isEnabled());
     QVERIFY(page->abandonButton()->isEnabled());
 
     // Answers the confirmation dialog with `button` once it is shown.

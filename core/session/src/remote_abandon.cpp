@@ -26,13 +26,7 @@ std::string joined(const std::vector<std::string>& parts)
 AbandonOutcome abandonRemote(store::Database& db, std::int64_t runId, const AbandonTarget& target, const std::string& reason,
                              std::chrono::seconds grace)
 {
-    const std::string run = "run " + std::to_string(runId);
-    const auto shown = store::findRun(db, runId);
-    if (!shown)
-        throw store::StoreError("cannot abandon " + run + ": no such run");
-    if (shown->status != store::RunStatus::Detached)
-        throw store::StoreError("cannot abandon " + run + ": it is " + std::string(store::runStatusId(shown->status))
-                                + ", not detached; only a detached run can be abandoned");
+    store::requireAbandonable(db, runId); // before any node is touched
 
     AbandonOutcome outcome;
     std::optional<dispatch::RemoteRun> handle;

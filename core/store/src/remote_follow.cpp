@@ -80,10 +80,8 @@ bool removeRemoteFollow(Database& db, std::int64_t runId)
     return removed;
 }
 
-void abandonDetachedRun(Database& db, std::int64_t runId, const std::string& reason, double now)
+void requireAbandonable(const Database& db, std::int64_t runId, double now)
 {
-    db.requireWritable();
-    WriteTransaction tx(db);
     const std::string run = "run " + std::to_string(runId);
     const auto shown = findRun(db, runId, now);
     if (!shown)
@@ -91,6 +89,14 @@ void abandonDetachedRun(Database& db, std::int64_t runId, const std::string& rea
     if (shown->status != RunStatus::Detached)
         throw StoreError("cannot abandon " + run + ": it is " + std::string(runStatusId(shown->status))
                          + ", not detached; only a detached run can be abandoned");
+}
+
+void abandonDetachedRun(Database& db, std::int64_t runId, const std::string& reason, double now)
+{
+    db.requireWritable();
+    WriteTransaction tx(db);
+    const std::string run = "run " + std::to_string(runId);
+    requireAbandonable(db, runId, now);
     const std::string note = reason.empty() ? "abandoned while detached: its ranks were never followed to the end"
                                             : "abandoned while detached: " + reason;
     Statement end(db.handle(), R"sql(UPDATE runs SET status = 'lost', finished_at = ?2, heartbeat_at = ?2, note = ?3

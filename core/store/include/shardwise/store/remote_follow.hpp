@@ -37,6 +37,10 @@ std::optional<RemoteFollow> findRemoteFollow(const Database& db, std::int64_t ru
 // False when there was no row.
 bool removeRemoteFollow(Database& db, std::int64_t runId);
 
+// Throws StoreError naming run `runId` unless it exists and is shown as detached at `now`: what
+// abandoning it needs (checked again by abandonDetachedRun; core/session checks before it stops ranks).
+void requireAbandonable(const Database& db, std::int64_t runId, double now = currentUnixTime());
+
 // Gives up a detached run whose node or run folder is gone, so it can never finish: the run ends as
 // 'lost' with a note saying it was abandoned (after `reason`, when given), and its handle is dropped.
 // Throws StoreError naming the run when it does not exist or is not shown as detached at `now`.
