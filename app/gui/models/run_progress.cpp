@@ -15,7 +15,6 @@ RankProgressTracker::RankProgressTracker(int world, int totalSteps)
     const auto ranks = static_cast<std::size_t>(std::max(world, 0));
     m_timedTokens.assign(ranks, 0.0);
     m_timedSeconds.assign(ranks, 0.0);
-    m_timedSeen.assign(ranks, {});
 }
 
 void RankProgressTracker::applyStep(const protocol::StepEvent& step)
@@ -31,19 +30,12 @@ void RankProgressTracker::applyStep(const protocol::StepEvent& step)
     p.devicePeakAllocated = std::max(p.devicePeakAllocated, step.memory.peakAllocated);
     p.hostPeakRss = std::max(p.hostPeakRss, step.memory.hostPeakRss);
     if (step.timed) {
-        auto& seen = m_timedSeen[r];
-        const auto index = static_cast<std::size_t>(step.step);
-        if (index >= seen.size())
-            seen.resize(index + 1, false);
-        if (!seen[index]) {
-            seen[index] = true;
-            // Tokens per second so far = this rank's timed tokens over its timed step time; the
-            // warm-up steps (allocator growth, first-touch) would understate the steady rate.
-            ++p.timedStepsDone;
-            m_timedTokens[r] += static_cast<double>(step.tokens);
-            m_timedSeconds[r] += step.stepTimeS;
-            p.tokensPerS = m_timedSeconds[r] > 0 ? m_timedTokens[r] / m_timedSeconds[r] : 0.0;
-        }
+        // Tokens per second so far = this rank's timed tokens over its timed step time; the
+        // warm-up steps (allocator growth, first-touch) would understate the steady rate.
+        ++p.timedStepsDone;
+        m_timedTokens[r] += static_cast<double>(step.tokens);
+        m_timedSeconds[r] += step.stepTimeS;
+        p.tokensPerS = m_timedSeconds[r] > 0 ? m_timedTokens[r] / m_timedSeconds[r] : 0.0;
     }
     m_changed = true;
 }

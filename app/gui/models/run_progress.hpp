@@ -46,8 +46,8 @@ class RankProgressTracker {
 public:
     RankProgressTracker(int world, int totalSteps);
 
-    // Events of ranks outside 0..world-1 are ignored. A step counts once however often it is
-    // reported: steps done is the highest step seen, timed figures add each timed step number once.
+    // Events of ranks outside 0..world-1 are ignored. Each step is reported once (the store keys
+    // steps by run, rank and step; a re-attach follows on from the stored offsets).
     void apply(const protocol::Event& event);
     // Everything the store kept of run `detail`: its steps, device names, summaries and errors.
     void replayStored(const store::Database& db, const store::RunDetail& detail);
@@ -64,7 +64,6 @@ private:
     QList<RankProgress> m_ranks;
     std::vector<double> m_timedTokens;
     std::vector<double> m_timedSeconds;
-    std::vector<std::vector<bool>> m_timedSeen; // per rank, by step number
     bool m_changed = false;
 };
 
