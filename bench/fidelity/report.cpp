@@ -105,22 +105,23 @@ const Batch* probedBatch(const ReportOptions& o)
     return nullptr;
 }
 
-// A fit's start with the probe's figures laid over `base`, and the coefficients they set held fixed:
-// the probe measured on the device that ran the cells, so the runs' residuals must not trade those
-// figures against whatever term the other models leave unexplained. Without a probe: `base`, nothing
+// A fit's start with the probe's figures laid over `base`, and the per-layer issue time held fixed
+// (ProbeCalibration::heldFixed): the held-out model's CPU-bound cells need it, and the other models'
+// GPU-bound runs would trade it against the per-layer kernel time. Without a probe: `base`, nothing
 // fixed.
 struct FitStart {
     Calibration calibration;
     calibrate::FitOptions options;
+    std::vector<std::string> applied; // the coefficients the probe set, held or not
 };
 FitStart fitStart(const Calibration& base, const ReportOptions& o)
 {
     const Batch* probed = probedBatch(o);
     if (!probed)
-        return {base, {}};
+        return {base, {}, {}};
     // World 1: no collective was probed, so the link does not matter.
     calibrate::ProbeCalibration p = calibrate::calibrationFromProbe(probed->probe->results, o.gpu, Interconnect::NvLink, base);
-    return {p.calibration, {std::move(p.measured)}};
+    return {p.calibration, {std::move(p.heldFixed)}, std::move(p.applied)};
 }
 
 bool memoryOnly(const MeasuredCell& c, const ReportOptions& o)
@@ -155,16 +156,21 @@ std::string batchName(const Batch& b)
 }
 
 // Which coefficients came from the probe, with the figures they were set from.
-void writeProbeParagraph(std::ostream& md, const Batch& b, const Calibration& start, const std::vector<std::string>& fixed)
+void writeProbeParagraph(std::ostream& md, const Batch& b, const FitStart& from)
 {
+    const nlohmann::json values = toJson(from.calibration);
+    const auto list = [&](const std::vector<std::string>& names) {
+        for (std::size_t i = 0; i < names.size(); ++i)
+            md << (i ? ", " : "") << names[i] << " = " << formatNumber(values.at(names[i]).get<double>(), "%.4g");
+        if (names.empty())
+            md << "none";
+    };
     md << "Probe: `" << b.probe->file.string() << "` (" << b.probe->deviceName
        << "), taken by `shardwise-runner --probe` on the device before the cells. Every fold and the all-models fit "
-          "start from its calibration and hold the coefficients it measured fixed: ";
-    const nlohmann::json values = toJson(start);
-    for (std::size_t i = 0; i < fixed.size(); ++i)
-        md << (i ? ", " : "") << fixed[i] << " = " << formatNumber(values.at(fixed[i]).get<double>(), "%.4g");
-    if (fixed.empty())
-        md << "none (it measured nothing the estimate uses)";
+          "start from its calibration (";
+    list(from.applied);
+    md << ") and hold fixed: ";
+    list(from.options.fixed);
     md << ". Measured: ";
     for (std::size_t i = 0; i < b.probe->results.size(); ++i) {
         const protocol::ProbeResult& r = b.probe->results[i];
@@ -174,16 +180,57 @@ void writeProbeParagraph(std::ostream& md, const Batch& b, const Calibration& st
     md << ".\n\n";
 }
 
-nlohmann::json probeJson(const Batch& b, const Calibration& start, const std::vector<std::string>& fixed)
+nlohmann::json probeJson(const Batch& b, const FitStart& from)
 {
     nlohmann::json j{{"file", b.probe->file.string()}, {"device_name", b.probe->deviceName}, {"batch", b.dir.string()}};
-    const nlohmann::json values = toJson(start);
+    const nlohmann::json values = toJson(from.calibration);
+    j["started_from"] = nlohmann::json::object();
+    for (const std::string& name : from.applied)
+        j["started_from"][name] = values.at(name);
     j["held_fixed"] = nlohmann::json::object();
-    for (const std::string& name : fixed)
+    for (const std::string& name : from.options.fixed)
         j["held_fixed"][name] = values.at(name);
     for (const protocol::ProbeResult& r : b.probe->results)
         j["results"].push_back({{"kind", r.kind}, {"bytes", r.bytes}, {"value", r.value}, {"unit", r.unit}, {"samples", r.samples}});
     return j;
+}
+
+// zero0 and zero1 do the same work at world 1 (one rank holds every shard, so ZeRO-1 partitions
+// nothing): the spread between their tokens/s at one model and sequence is what two runs of the same
+// work differ by on this machine, a floor under any prediction's error there.
+struct SameWorkPair {
+    std::string model;
+    int seq = 0;
+    double zero0TokensPerS = 0;
+    double zero1TokensPerS = 0;
+    double spread() const { return std::fabs(zero0TokensPerS / zero1TokensPerS - 1.0); }
+};
+
+std::vector<SameWorkPair> sameWorkPairs(const std::vector<MeasuredCell>& cells, const ReportOptions& o)
+{
+    const auto timedTokens = [&](const MeasuredCell& c, Strategy s) {
+        return !memoryOnly(c, o) && c.completed && c.observation.strategy == s && c.observation.tokensPerS
+            && *c.observation.tokensPerS > 0;
+    };
+    std::vector<SameWorkPair> pairs;
+    for (const MeasuredCell& a : cells) {
+        if (!timedTokens(a, Strategy::Zero0))
+            continue;
+        for (const MeasuredCell& b : cells)
+            if (timedTokens(b, Strategy::Zero1) && b.modelId == a.modelId && b.seq == a.seq) {
+                pairs.push_back({a.modelId, a.seq, *a.observation.tokensPerS, *b.observation.tokensPerS});
+                break;
+            }
+    }
+    return pairs;
+}
+
+const SameWorkPair* pairOf(const std::vector<SameWorkPair>& pairs, const MeasuredCell& c)
+{
+    for (const SameWorkPair& p : pairs)
+        if (p.model == c.modelId && p.seq == c.seq)
+            return &p;
+    return nullptr;
 }
 
 int wrongVerdicts(const std::vector<Comparison>& v)
@@ -254,6 +301,13 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
     const ErrorSummary calPeak = calibrate::summarizePeak(calibrated);
     const int ooms = static_cast<int>(std::count_if(rows.begin(), rows.end(),
                                                     [](const Row& r) { return r.cell->observation.oom; }));
+    const std::vector<SameWorkPair> pairs = sameWorkPairs(cells, options);
+    std::vector<double> spreads;
+    for (const SameWorkPair& p : pairs)
+        spreads.push_back(p.spread());
+    std::sort(spreads.begin(), spreads.end());
+    const auto widest = std::max_element(pairs.begin(), pairs.end(),
+                                         [](const SameWorkPair& a, const SameWorkPair& b) { return a.spread() < b.spread(); });
     std::vector<const Cell*> notRun;
     for (const Cell& c : matrix) {
         const bool measured = std::any_of(cells.begin(), cells.end(), [&](const MeasuredCell& m) {
@@ -279,7 +333,7 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
           "(per-layer kernel and launch time, per-unit collective cost, per-strategy step cost) at 0, so\n"
           "nothing the held-out model's runs determined reaches its fold through the presets.\n\n";
     if (const Batch* probed = probedBatch(options))
-        writeProbeParagraph(md, *probed, foldFrom.calibration, foldFrom.options.fixed);
+        writeProbeParagraph(md, *probed, foldFrom);
     if (!options.command.empty())
         md << "Measurements: " << options.command << "\n\n";
     md << "Batches (folders of runner events):\n\n";
@@ -329,6 +383,18 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
           "run predicted not to fit): presets "
        << wrongVerdicts(presets) << ", calibrated " << wrongVerdicts(calibrated) << " of " << rows.size() << "\n";
     md << "- cells the planner predicted not to fit and that were not run: " << notRun.size() << "\n\n";
+    if (!pairs.empty()) {
+        const std::size_t n = spreads.size();
+        const double median = n % 2 ? spreads[n / 2] : 0.5 * (spreads[n / 2 - 1] + spreads[n / 2]);
+        md << "Repeatability: zero0 and zero1 do the same work at world 1 (ZeRO-1 has one rank to partition over), so "
+              "their tokens/s at one model and sequence differ only by what two runs of the same work differ by on "
+              "this machine. Over "
+           << n << " such pairs: median " << formatNumber(100.0 * median, "%.1f %%") << ", widest "
+           << formatNumber(100.0 * widest->spread(), "%.1f %%") << " (" << widest->model << " seq " << widest->seq << "); "
+           << std::count_if(spreads.begin(), spreads.end(), [](double x) { return x > 0.15; })
+           << " differ by more than the 15 % target. A tokens/s miss below says the spread of its model and sequence "
+              "where one was measured.\n\n";
+    }
 
     md << "## Cells outside the targets\n\n";
     int misses = 0;
@@ -352,13 +418,20 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
         return " (its " + std::to_string(n) + " timed steps: " + steps + " ms; max - min = "
             + formatNumber(100.0 * (sorted.back() - sorted.front()) / median, "%.1f %%") + " of their median)";
     };
+    const auto pairSpread = [&](const MeasuredCell& c) {
+        const SameWorkPair* p = pairOf(pairs, c);
+        return p ? "; zero0 and zero1 here: " + formatNumber(p->zero0TokensPerS, "%.0f") + " and "
+                + formatNumber(p->zero1TokensPerS, "%.0f") + " tokens/s, " + formatNumber(100.0 * p->spread(), "%.1f %%")
+                + " apart"
+                 : std::string();
+    };
     for (const Row& r : rows) {
         if (r.calibrated.tokensError && std::fabs(*r.calibrated.tokensError) > 0.15)
-            miss(r, "calibrated tokens/s " + formatError(r.calibrated.tokensError) + stepSpread(*r.cell));
+            miss(r, "calibrated tokens/s " + formatError(r.calibrated.tokensError) + stepSpread(*r.cell) + pairSpread(*r.cell));
         if (r.calibrated.peakError && std::fabs(*r.calibrated.peakError) > 0.10)
             miss(r, "calibrated peak " + formatError(r.calibrated.peakError));
         if (r.presets.tokensError && std::fabs(*r.presets.tokensError) > 0.25)
-            miss(r, "presets tokens/s " + formatError(r.presets.tokensError) + stepSpread(*r.cell));
+            miss(r, "presets tokens/s " + formatError(r.presets.tokensError) + stepSpread(*r.cell) + pairSpread(*r.cell));
         if (r.presets.peakError && std::fabs(*r.presets.peakError) > 0.25)
             miss(r, "presets peak " + formatError(r.presets.peakError));
         if (r.calibrated.verdictWrong() || r.presets.verdictWrong())
@@ -464,7 +537,11 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
                     {"ooms", ooms},
                     {"predicted_oom_not_run", notRun.size()}};
     if (const Batch* probed = probedBatch(options))
-        j["probe"] = probeJson(*probed, foldFrom.calibration, foldFrom.options.fixed);
+        j["probe"] = probeJson(*probed, foldFrom);
+    j["repeatability"] = nlohmann::json::array();
+    for (const SameWorkPair& p : pairs)
+        j["repeatability"].push_back({{"model", p.model}, {"seq", p.seq}, {"zero0_tokens_per_s", p.zero0TokensPerS},
+                                      {"zero1_tokens_per_s", p.zero1TokensPerS}, {"spread", p.spread()}});
     j["calibration_all_models"] = toJson(allModels.calibration);
     for (const Fold& f : folds)
         j["folds"].push_back({{"held_out", f.heldOut}, {"calibration", toJson(f.fit.calibration)}, {"fitted", f.fit.fitted}});

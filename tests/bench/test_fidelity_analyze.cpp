@@ -369,7 +369,8 @@ private slots:
         QCOMPARE(report.at("probe").at("device_name").get<std::string>(), std::string("cpu"));
         QVERIFY2(markdown.find("Probe: `" + (probed / "probe.jsonl").string() + "` (cpu)") != std::string::npos,
                  markdown.c_str());
-        QVERIFY(markdown.find("hold the coefficients it measured fixed: ") != std::string::npos);
+        QVERIFY(markdown.find(") and hold fixed: layer_launch_s = ") != std::string::npos);
+        QVERIFY(report.at("probe").at("started_from").contains("layer_launch_s"));
         QVERIFY(markdown.find("layer_launch_s = ") != std::string::npos);
 
         // The same cells without a probe: the folds fit the launch cost from zero, and nothing is
@@ -398,6 +399,59 @@ private slots:
         const QString err = QString::fromUtf8(p.readAllStandardError());
         QVERIFY2(err.contains(QString::fromStdString((dir / "probe.jsonl").string())) && err.contains(QStringLiteral("no probe event")),
                  qPrintable(err));
+    }
+
+    // zero0 and zero1 at world 1 are the same work: their tokens/s spread is the machine's
+    // repeatability, reported beside the targets and beside each miss at that model and sequence.
+    void sameWorkPairsGiveTheRepeatability()
+    {
+        const std::filesystem::path root = m_dir.path().toStdString();
+        const std::filesystem::path batch = root / "pairs";
+        const CellSpec zero0{"qwen2.5-0.5b", Strategy::Zero0, 1024, 40000.0, 5.6};
+        const CellSpec zero1{"qwen2.5-0.5b", Strategy::Zero1, 1024, 32000.0, 5.6};
+        for (const CellSpec& c : {zero0, zero1, kMediumTimed})
+            writeCell(batch, c, false);
+        writeDeviceTxt(batch, kTimedCommit);
+        // kMediumTimed's zero1 twin measured by another runner binary: no pair with a timed run.
+        const std::filesystem::path otherRunner = root / "pairs-memory-only";
+        writeCell(otherRunner, {"qwen2.5-1.5b", Strategy::Zero1, 1024, 20000.0, 15.0}, false);
+        writeDeviceTxt(otherRunner, kMemoryOnlyCommit);
+        const QString out = QString::fromStdString((root / "pairs-report").string());
+        QProcess p;
+        p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
+                {QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(batch.string()),
+                 QStringLiteral("--memory-only-results"), QString::fromStdString(otherRunner.string()),
+                 QStringLiteral("--out"), out});
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const nlohmann::json report = nlohmann::json::parse(readText(out + QStringLiteral(".json")));
+        const std::string markdown = readText(out + QStringLiteral(".md"));
+
+        // 1.5B at 1024 has both, its zero1 only in the memory-only batch: a pair needs timed runs.
+        const auto& pairs = report.at("repeatability");
+        QCOMPARE(pairs.size(), std::size_t{1});
+        QCOMPARE(pairs[0].at("model").get<std::string>(), std::string("qwen2.5-0.5b"));
+        QCOMPARE(pairs[0].at("seq").get<int>(), 1024);
+        QCOMPARE(pairs[0].at("spread").get<double>(), 0.25);
+        QVERIFY2(markdown.find("Over 1 such pairs: median 25.0 %, widest 25.0 % (qwen2.5-0.5b seq 1024); 1 differ "
+                               "by more than the 15 % target.")
+                     != std::string::npos,
+                 markdown.c_str());
+        // Every tokens/s miss of 0.5B at 1024 tokens carries the pair; 1.5B's have none to carry.
+        std::istringstream lines(markdown);
+        int smallMisses = 0;
+        for (std::string line; std::getline(lines, line);) {
+            if (line.rfind("- qwen2.5-0.5b", 0) == 0 && line.find("tokens/s") != std::string::npos) {
+                ++smallMisses;
+                QVERIFY2(line.find("zero0 and zero1 here: 40000 and 32000 tokens/s, 25.0 % apart") != std::string::npos,
+                         line.c_str());
+            }
+            if (line.rfind("- qwen2.5-1.5b", 0) == 0)
+                QVERIFY2(line.find("zero0 and zero1 here") == std::string::npos, line.c_str());
+        }
+        QVERIFY2(smallMisses > 0, "the two 0.5B cells 25 % apart cannot both be within 15 % of one prediction");
+        QVERIFY(m_report.at("repeatability").empty());
+        QVERIFY(m_markdown.find("Repeatability: ") == std::string::npos);
     }
 
     void matrixGivesShortStepsMoreTimedSteps()

@@ -244,14 +244,20 @@ private slots:
                  qPrintable(QStringLiteral("%1 = %2, expected %3").arg(field).arg(got).arg(expected)));
     }
 
-    // A fit keeps what the probe measured and refits what it only rescaled from the presets.
-    void probeSaysWhichCoefficientsItMeasured()
+    // A fit keeps the probe's per-layer issue time, which runs cannot tell apart from the per-layer
+    // kernel time, and refines every rate the probe measured alone (and what it only rescaled).
+    void probeSaysWhichCoefficientsAFitKeeps()
     {
         const ProbeCalibration p = calibrationFromProbe(
             {{"matmul_bf16", 0, 700.0, "TFLOP/s", 10}, {"layer_issue", 0, 3e-4, "s", 10}, {"cpu_adamw", 0, 2e9, "params/s", 3}},
             *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
         QCOMPARE(p.applied, (std::vector<std::string>{"matmul_efficiency", "cpu_adam_params_per_s", "layer_launch_s"}));
-        QCOMPARE(p.measured, (std::vector<std::string>{"cpu_adam_params_per_s", "layer_launch_s"}));
+        QCOMPARE(p.heldFixed, (std::vector<std::string>{"layer_launch_s"}));
+        const ProbeCalibration noIssue = calibrationFromProbe(
+            {{"h2d_pinned", 1 << 28, 48.0, "GB/s", 5}, {"cpu_adamw", 0, 2e9, "params/s", 3}},
+            *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
+        QCOMPARE(noIssue.applied.size(), std::size_t{2});
+        QVERIFY(noIssue.heldFixed.empty());
     }
 
     void probeUsesTheLargestMessage()

@@ -273,6 +273,33 @@ private slots:
         QCOMPARE(c.runs, 4);
     }
 
+    // A probe's CPU AdamW rate is measured alone; the offload runs say what a step gets beside its
+    // copies and compute. The probe starts the fit and the runs move it.
+    void offloadRunsRefineTheProbesAdamRate()
+    {
+        Database db = Database::open(m_dir.filePath(QStringLiteral("adam-probe.sqlite")).toStdString());
+        for (const char* model : {"qwen2.5-0.5b", "qwen2.5-1.5b"})
+            for (Strategy s : {Strategy::Zero3Offload, Strategy::Fsdp2ReshardOffload})
+                for (int seq : {1024, 4096})
+                    recordRun(db, model, s, seq, DeviceKind::Cuda, false);
+        const double probed = truth().cpuAdamParamsPerS / 2;
+        StoredProbe probe;
+        probe.node = "box-a";
+        probe.gpuId = "h200";
+        probe.event.host = "box-a";
+        probe.event.deviceName = "NVIDIA H200";
+        probe.event.results = {{"cpu_adamw", 1 << 28, probed, "params/s", 10}, {"layer_issue", 0, 6.5e-4, "s", 10}};
+        saveProbe(db, probe);
+        const GpuSpec& h200 = *PresetCatalog::builtin().findGpu("h200");
+        const auto c = calibrate::calibrationFromStore(db, h200, Interconnect::NvLink);
+        QCOMPARE(QString::fromStdString(c.source), QStringLiteral("probe of node box-a + 8 runs"));
+        QCOMPARE(c.calibration.layerLaunchS, 6.5e-4);
+        const double rate = c.calibration.cpuAdamParamsPerS;
+        QVERIFY2(std::fabs(rate - truth().cpuAdamParamsPerS) < std::fabs(probed - truth().cpuAdamParamsPerS) / 2,
+                 qPrintable(QStringLiteral("fitted %1, probe %2, runs' truth %3")
+                                .arg(rate).arg(probed).arg(truth().cpuAdamParamsPerS)));
+    }
+
     void planCalibratedSaysWhichCalibrationItUsed()
     {
         const QStringList plan{QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-1.5b"),

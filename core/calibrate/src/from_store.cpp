@@ -59,7 +59,7 @@ StoredCalibration calibrationFromStore(const store::Database& db, const GpuSpec&
     StoredCalibration out;
     out.source = "presets";
     Calibration start;
-    // What the probe measured directly stays as measured: the runs' residuals refine the rest.
+    // The probe starts the fit; its per-layer issue time stays as measured (ProbeCalibration::heldFixed).
     FitOptions options;
     if (const auto probe = store::latestProbe(db, node, gpu.id)) {
         // A probe that ran on the CPU (a node without a GPU, or `--device cpu`) measured the host: its
@@ -72,7 +72,7 @@ StoredCalibration calibrationFromStore(const store::Database& db, const GpuSpec&
             start = p.calibration;
             out.probeId = probe->id;
             out.fitted = p.applied;
-            options.fixed = p.measured;
+            options.fixed = p.heldFixed;
             out.source = "probe of " + (probe->node.empty() ? "node " + probe->event.host : "node " + probe->node);
         }
     }

@@ -75,9 +75,8 @@ ProbeCalibration calibrationFromProbe(const std::vector<protocol::ProbeResult>& 
             out.applied.push_back("pcie_bus_efficiency");
         }
     }
-    for (const std::string& name : out.applied)
-        if (name != "matmul_efficiency")
-            out.measured.push_back(name);
+    if (std::find(out.applied.begin(), out.applied.end(), "layer_launch_s") != out.applied.end())
+        out.heldFixed.push_back("layer_launch_s");
     return out;
 }
 

@@ -16,10 +16,17 @@ namespace shardwise::calibrate {
 struct ProbeCalibration {
     Calibration calibration;
     std::vector<std::string> applied; // JSON names of the coefficients a probe result set
-    // The subset of `applied` that is a measured figure itself, which a residual fit keeps
-    // (FitOptions::fixed). matmul_efficiency is not in it: it is the preset rescaled by the probe's
-    // large-GEMM rate, an estimate of what a model's smaller GEMMs reach that its runs measure better.
-    std::vector<std::string> measured;
+    // The subset of `applied` that a residual fit keeps as the probe set it (FitOptions::fixed):
+    // the per-layer issue time alone. The runs cannot tell it apart from the per-layer kernel time
+    // (both are a constant per layer, and only the longer of the two shows in a step), so a fit
+    // left free trades one for the other on whatever its runs leave unexplained. Every other figure
+    // only starts the fit: the probe measures a copy, an AdamW or a collective alone on a quiet
+    // node, while the estimate's coefficient is the rate a step gets beside its other work, which
+    // the runs measure (on the H200, a probe's CPU AdamW rate of 3.5e9 parameters/s against 7.2e9
+    // fitted to the offload runs of the same binary: bench/results/fidelity-cbe1bee.md).
+    // matmul_efficiency is the preset rescaled by the probe's large-GEMM rate, which a model's
+    // smaller GEMMs need not reach.
+    std::vector<std::string> heldFixed;
 };
 
 // The matmul efficiency default was fitted on an H200 whose bf16 8192^3 matmul reached 797 of its
