@@ -100,8 +100,16 @@ struct MeasuredCell {
     std::vector<double> timedStepS; // the timed steps' times, in order: how much the cell itself varies
     int world = 1;   // ranks the run had (the start event's world size)
     int ranksRead = 1; // rank files found for it; fewer than world: the run is incomplete
+    // Tokens/s of every measurement of this cell when timed batches measured it more than once
+    // (mergeRepeats); the cell then carries their median. Empty: measured once.
+    std::vector<double> repeatTokensPerS;
 };
 std::vector<MeasuredCell> readResults(const std::filesystem::path& dir, const shardwise::GpuSpec& gpu);
+// A cell (model, strategy, sequence, world) that several timed batches completed counts once: its
+// tokens/s is the median of theirs (a CPU-bound cell varies from one run to the next far more than a
+// prediction can follow), its peaks the median of theirs, its timed steps all of theirs, in order.
+// `timed[b]` says whether batch b is timed; memory-only and incomplete cells are left as they are.
+std::vector<MeasuredCell> mergeRepeats(std::vector<MeasuredCell> cells, const std::vector<bool>& timed);
 
 struct ReportOptions {
     std::filesystem::path markdown;

@@ -144,7 +144,10 @@ int main(int argc, char** argv)
             r.presetsFittedOn = flag("--presets-fitted-on", "");
             r.gpuId = gpuId;
             r.gpu = *gpu;
-            return fidelity::writeReport(cells, matrix, r);
+            std::vector<bool> timed;
+            for (const fidelity::Batch& b : r.batches)
+                timed.push_back(!b.memoryOnly);
+            return fidelity::writeReport(fidelity::mergeRepeats(std::move(cells), timed), matrix, r);
         }
         return usage("unknown subcommand '" + sub + "'");
     } catch (const SpecError& e) {

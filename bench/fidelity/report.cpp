@@ -415,8 +415,15 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
         std::string steps;
         for (double s : t)
             steps += (steps.empty() ? "" : ", ") + formatNumber(1e3 * s, "%.1f");
+        std::string repeats;
+        for (double tokens : c.repeatTokensPerS)
+            repeats += (repeats.empty() ? "" : ", ") + formatNumber(tokens, "%.0f");
+        if (!repeats.empty())
+            repeats = "; measured " + std::to_string(c.repeatTokensPerS.size()) + " times: " + repeats
+                + " tokens/s, their median compared";
         return " (its " + std::to_string(n) + " timed steps: " + steps + " ms; max - min = "
-            + formatNumber(100.0 * (sorted.back() - sorted.front()) / median, "%.1f %%") + " of their median)";
+            + formatNumber(100.0 * (sorted.back() - sorted.front()) / median, "%.1f %%") + " of their median"
+            + repeats + ")";
     };
     const auto pairSpread = [&](const MeasuredCell& c) {
         const SameWorkPair* p = pairOf(pairs, c);
@@ -563,6 +570,8 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
             o.tokensPerS && !memoryOnly(*r.cell, options) ? nlohmann::json(*o.tokensPerS) : nlohmann::json();
         c["measured_peak_allocated_gib"] =
             o.peakAllocatedBytes ? nlohmann::json(*o.peakAllocatedBytes / kGiB) : nlohmann::json();
+        // Measured by several timed batches: each one's tokens/s (the median is the one compared).
+        c["repeat_tokens_per_s"] = r.cell->repeatTokensPerS;
         j["cells"].push_back(c);
     }
     for (const Cell* c : notRun)

@@ -198,4 +198,68 @@ std::vector<MeasuredCell> readResults(const std::filesystem::path& dir, const Gp
     return cells;
 }
 
+namespace {
+
+double medianOf(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::optional<double> medianOfPresent(const std::vector<const MeasuredCell*>& group,
+                                      std::optional<double> shardwise::calibrate::Observation::*field)
+{
+    std::vector<double> v;
+    for (const MeasuredCell* c : group)
+        if (c->observation.*field)
+            v.push_back(*(c->observation.*field));
+    return v.empty() ? std::nullopt : std::optional<double>(medianOf(v));
+}
+
+} // namespace
+
+std::vector<MeasuredCell> mergeRepeats(std::vector<MeasuredCell> cells, const std::vector<bool>& timed)
+{
+    const auto repeatable = [&](const MeasuredCell& c) {
+        return c.batch < timed.size() && timed[c.batch] && c.completed && c.observation.tokensPerS
+            && c.ranksRead >= c.world;
+    };
+    const auto same = [](const MeasuredCell& a, const MeasuredCell& b) {
+        return a.modelId == b.modelId && a.observation.strategy == b.observation.strategy && a.seq == b.seq
+            && a.world == b.world;
+    };
+    std::vector<MeasuredCell> out;
+    std::vector<bool> taken(cells.size(), false);
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        if (taken[i])
+            continue;
+        if (!repeatable(cells[i])) {
+            out.push_back(std::move(cells[i]));
+            continue;
+        }
+        std::vector<const MeasuredCell*> group{&cells[i]};
+        for (std::size_t j = i + 1; j < cells.size(); ++j)
+            if (!taken[j] && repeatable(cells[j]) && same(cells[i], cells[j])) {
+                group.push_back(&cells[j]);
+                taken[j] = true;
+            }
+        MeasuredCell merged = cells[i];
+        if (group.size() > 1) {
+            for (const MeasuredCell* c : group)
+                merged.repeatTokensPerS.push_back(*c->observation.tokensPerS);
+            using Obs = shardwise::calibrate::Observation;
+            merged.observation.tokensPerS = medianOf(merged.repeatTokensPerS);
+            merged.observation.peakAllocatedBytes = medianOfPresent(group, &Obs::peakAllocatedBytes);
+            merged.observation.peakReservedBytes = medianOfPresent(group, &Obs::peakReservedBytes);
+            merged.observation.runtimeContextBytes = medianOfPresent(group, &Obs::runtimeContextBytes);
+            merged.timedStepS.clear();
+            for (const MeasuredCell* c : group)
+                merged.timedStepS.insert(merged.timedStepS.end(), c->timedStepS.begin(), c->timedStepS.end());
+        }
+        out.push_back(std::move(merged));
+    }
+    return out;
+}
+
 } // namespace fidelity

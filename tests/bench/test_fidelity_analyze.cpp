@@ -454,6 +454,54 @@ private slots:
         QVERIFY(m_markdown.find("Repeatability: ") == std::string::npos);
     }
 
+    // A cell that several timed batches of one runner measured counts once, at the median of their
+    // tokens/s; a memory-only batch's measurement of it stays apart.
+    void repeatedCellsCountOnceAtTheirMedian()
+    {
+        const std::filesystem::path root = m_dir.path().toStdString();
+        QStringList args{QStringLiteral("analyze")};
+        int pass = 0;
+        for (double tokens : {40000.0, 30000.0, 36000.0}) {
+            const std::filesystem::path batch = root / ("pass" + std::to_string(++pass));
+            writeCell(batch, {"qwen2.5-0.5b", Strategy::Zero0, 1024, tokens, 5.6}, false);
+            if (pass == 1)
+                writeCell(batch, kMediumTimed, false);
+            writeDeviceTxt(batch, kTimedCommit);
+            args << QStringLiteral("--results") << QString::fromStdString(batch.string());
+        }
+        const std::filesystem::path otherRunner = root / "repeat-memory-only";
+        writeCell(otherRunner, {"qwen2.5-0.5b", Strategy::Zero0, 1024, 1000.0, 5.6}, false);
+        writeDeviceTxt(otherRunner, kMemoryOnlyCommit);
+        const QString out = QString::fromStdString((root / "repeat-report").string());
+        args << QStringLiteral("--memory-only-results") << QString::fromStdString(otherRunner.string())
+             << QStringLiteral("--out") << out;
+        QProcess p;
+        p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY), args);
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const nlohmann::json report = nlohmann::json::parse(readText(out + QStringLiteral(".json")));
+
+        int timedSmall = 0;
+        int memoryOnlySmall = 0;
+        for (const auto& cell : report.at("cells")) {
+            if (cell.at("model") != "qwen2.5-0.5b") {
+                QVERIFY(cell.at("repeat_tokens_per_s").empty());
+                continue;
+            }
+            if (cell.at("memory_only").get<bool>()) {
+                ++memoryOnlySmall;
+                QVERIFY(cell.at("repeat_tokens_per_s").empty());
+                continue;
+            }
+            ++timedSmall;
+            QCOMPARE(cell.at("measured_tokens_per_s").get<double>(), 36000.0);
+            QCOMPARE(cell.at("repeat_tokens_per_s").get<std::vector<double>>(), (std::vector<double>{40000.0, 30000.0, 36000.0}));
+        }
+        QCOMPARE(timedSmall, 1);
+        QCOMPARE(memoryOnlySmall, 1);
+        QCOMPARE(report.at("summary").at("timed_batches").at("calibrated").at("tokens").at("cells").get<int>(), 2);
+    }
+
     void matrixGivesShortStepsMoreTimedSteps()
     {
         // A step of a few tens of milliseconds (Qwen2.5-0.5B at 1024 tokens) gets 20 timed steps after
