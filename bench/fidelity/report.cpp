@@ -2,6 +2,7 @@
 
 #include "shardwise/calibrate/fit.hpp"
 #include "shardwise/calibrate/probe.hpp"
+#include "shardwise/protocol/statistics.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -305,7 +306,6 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
     std::vector<double> spreads;
     for (const SameWorkPair& p : pairs)
         spreads.push_back(p.spread());
-    std::sort(spreads.begin(), spreads.end());
     const auto widest = std::max_element(pairs.begin(), pairs.end(),
                                          [](const SameWorkPair& a, const SameWorkPair& b) { return a.spread() < b.spread(); });
     std::vector<const Cell*> notRun;
@@ -385,7 +385,7 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
     md << "- cells the planner predicted not to fit and that were not run: " << notRun.size() << "\n\n";
     if (!pairs.empty()) {
         const std::size_t n = spreads.size();
-        const double median = n % 2 ? spreads[n / 2] : 0.5 * (spreads[n / 2 - 1] + spreads[n / 2]);
+        const double median = stats::median(spreads);
         md << "Repeatability: zero0 and zero1 do the same work at world 1 (ZeRO-1 has one rank to partition over), so "
               "their tokens/s at one model and sequence differ only by what two runs of the same work differ by on "
               "this machine. Over "
@@ -408,10 +408,9 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
         const auto& t = c.timedStepS;
         if (t.size() < 2)
             return std::string();
-        std::vector<double> sorted = t;
-        std::sort(sorted.begin(), sorted.end());
-        const std::size_t n = sorted.size();
-        const double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+        const std::size_t n = t.size();
+        const double median = stats::median(t);
+        const auto [lowest, highest] = std::minmax_element(t.begin(), t.end());
         std::string steps;
         for (double s : t)
             steps += (steps.empty() ? "" : ", ") + formatNumber(1e3 * s, "%.1f");
@@ -422,7 +421,7 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
             repeats = "; measured " + std::to_string(c.repeatTokensPerS.size()) + " times: " + repeats
                 + " tokens/s, their median compared";
         return " (its " + std::to_string(n) + " timed steps: " + steps + " ms; max - min = "
-            + formatNumber(100.0 * (sorted.back() - sorted.front()) / median, "%.1f %%") + " of their median"
+            + formatNumber(100.0 * (*highest - *lowest) / median, "%.1f %%") + " of their median"
             + repeats + ")";
     };
     const auto pairSpread = [&](const MeasuredCell& c) {

@@ -1,6 +1,7 @@
 #include "fidelity.hpp"
 
 #include "shardwise/protocol/events.hpp"
+#include "shardwise/protocol/statistics.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -200,13 +201,6 @@ std::vector<MeasuredCell> readResults(const std::filesystem::path& dir, const Gp
 
 namespace {
 
-double medianOf(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 std::optional<double> medianOfPresent(const std::vector<const MeasuredCell*>& group,
                                       std::optional<double> shardwise::calibrate::Observation::*field)
 {
@@ -214,7 +208,7 @@ std::optional<double> medianOfPresent(const std::vector<const MeasuredCell*>& gr
     for (const MeasuredCell* c : group)
         if (c->observation.*field)
             v.push_back(*(c->observation.*field));
-    return v.empty() ? std::nullopt : std::optional<double>(medianOf(v));
+    return v.empty() ? std::nullopt : std::optional<double>(shardwise::stats::median(v));
 }
 
 } // namespace
@@ -249,7 +243,7 @@ std::vector<MeasuredCell> mergeRepeats(std::vector<MeasuredCell> cells, const st
             for (const MeasuredCell* c : group)
                 merged.repeatTokensPerS.push_back(*c->observation.tokensPerS);
             using Obs = shardwise::calibrate::Observation;
-            merged.observation.tokensPerS = medianOf(merged.repeatTokensPerS);
+            merged.observation.tokensPerS = shardwise::stats::median(merged.repeatTokensPerS);
             merged.observation.peakAllocatedBytes = medianOfPresent(group, &Obs::peakAllocatedBytes);
             merged.observation.peakReservedBytes = medianOfPresent(group, &Obs::peakReservedBytes);
             merged.observation.runtimeContextBytes = medianOfPresent(group, &Obs::runtimeContextBytes);
