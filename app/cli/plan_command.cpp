@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <ostream>
@@ -120,13 +121,19 @@ void printTable(const Plan& plan, const EstimateInput& in, std::ostream& out)
         << ", sequence " << in.training.seqLen << " tokens, " << precisionId(in.training.precision)
         << (in.training.expandableSegments ? ", expandable segments" : "")
         << (in.training.activationCheckpointing ? ", activation checkpointing" : "") << "\n";
-    out << "GPU memory " << format("%.1f", in.gpu.memoryGiB()) << " GiB per GPU\n\n";
-    out << padRight("strategy", 23) << padRight("fits", 5) << padLeft("peak GiB", 10) << padLeft("tokens/s", 12)
-        << padLeft("step s", 9) << padLeft("MFU %", 8) << padLeft("NCCL %", 8) << "\n";
+    const double hostUsable = plan.candidates.empty() ? 0.0 : plan.candidates.front().estimate.hostCapacityBytes;
+    out << "GPU memory " << format("%.1f", in.gpu.memoryGiB()) << " GiB per GPU; host RAM "
+        << format("%.0f", c.hostRamGiB) << " GiB per node, " << format("%.1f", hostUsable / kGiB) << " GiB usable\n\n";
+    // host GiB: what the node's CPU memory holds for the offload strategies (every rank of the node).
+    out << padRight("strategy", 23) << padRight("fits", 9) << padLeft("peak GiB", 10) << padLeft("host GiB", 10)
+        << padLeft("tokens/s", 12) << padLeft("step s", 9) << padLeft("MFU %", 8) << padLeft("NCCL %", 8) << "\n";
     for (const Candidate& cand : plan.candidates) {
         const Estimate& e = cand.estimate;
-        out << padRight(std::string(strategyId(cand.strategy)), 23) << padRight(e.fits() ? "yes" : "no", 5)
+        const bool offload = traits(cand.strategy).offloadsOptimizer;
+        out << padRight(std::string(strategyId(cand.strategy)), 23)
+            << padRight(e.fits() ? "yes" : (e.fitsDevice ? "no: host" : "no"), 9)
             << padLeft(format("%.1f", e.memory.devicePeak() / kGiB), 10)
+            << padLeft(offload ? format("%.1f", e.hostBytesPerNode / kGiB) : std::string("-"), 10)
             << padLeft(format("%.0f", e.throughput.tokensPerS), 12) << padLeft(format("%.3f", e.throughput.stepTimeS), 9)
             << padLeft(format("%.1f", 100.0 * e.throughput.mfu), 8)
             << padLeft(format("%.1f", 100.0 * e.throughput.ncclShare), 8) << "\n";
@@ -145,6 +152,9 @@ void printTable(const Plan& plan, const EstimateInput& in, std::ostream& out)
         out << "\n";
     }
     out << "\nNCCL % counts communication kernels that overlap compute; it is not time spent waiting.\n";
+    if (std::any_of(plan.candidates.begin(), plan.candidates.end(),
+                    [](const Candidate& cand) { return cand.estimate.fitsDevice && !cand.estimate.fitsHost; }))
+        out << "no: host = fits on the GPU, but its host state exceeds the node's usable RAM (--host-ram-gib).\n";
 }
 
 // The newest stored measurement of a checkpoint save for this plan, if the store exists and has one.

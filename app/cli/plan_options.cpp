@@ -75,6 +75,8 @@ bool PlanOptions::take(ArgumentWalker& w)
         nodes = parseInt(flag, w.value(), 1, 4096);
     else if (flag == "--interconnect")
         interconnect = w.value();
+    else if (flag == "--host-ram-gib")
+        hostRamGiB = parseDouble(flag, w.value(), 1.0, 1e6);
     else if (flag == "--seq")
         seq = parseInt(flag, w.value(), 1, 1 << 20);
     else if (flag == "--micro-batch")
@@ -107,6 +109,7 @@ EstimateInput PlanOptions::input() const
     in.gpu = resolveGpu(gpu, "gpu");
     in.cluster.gpusPerNode = gpusPerNode;
     in.cluster.nodes = nodes;
+    in.cluster.hostRamGiB = hostRamGiB;
     in.cluster.intraNode = interconnect.empty() ? (in.gpu.nvlinkGBps > 0 ? Interconnect::NvLink : Interconnect::Pcie)
                                                 : parseInterconnect(interconnect, "cluster.intra_node");
     in.training.seqLen = seq;
@@ -124,6 +127,8 @@ const char* planOptionsUsage()
   --gpus-per-node N          GPUs per node, 1..64 (default 1)
   --nodes N                  nodes, 1..4096 (default 1)
   --interconnect nvlink|pcie link between the GPUs of a node (default: nvlink if the GPU has it)
+  --host-ram-gib X           RAM of each node in GiB (default 512): the CPU-offload strategies keep
+                             their optimizer state there, page-locked; 80 % of it counts as usable
   --seq N                    sequence length in tokens (default 2048)
   --micro-batch N            sequences per GPU per micro-step (default 1)
   --precision bf16|bf16-fp32-master
@@ -141,6 +146,7 @@ const std::map<std::string, std::string>& flagForField()
         {"cluster.gpus_per_node", "--gpus-per-node"},
         {"cluster.nodes", "--nodes"},
         {"cluster.intra_node", "--interconnect"},
+        {"cluster.host_ram_gib", "--host-ram-gib"},
         {"training.seq_len", "--seq"},
         {"training.micro_batch", "--micro-batch"},
         {"training.precision", "--precision"},

@@ -43,6 +43,7 @@ struct PlanOptions {
     std::string model;
     std::string gpu;
     int gpusPerNode = 1;
+    double hostRamGiB = ClusterSpec{}.hostRamGiB; // RAM of each node: decides whether offload's host state fits
     int nodes = 1;
     std::string interconnect; // empty = from the GPU
     int seq = 2048;

@@ -22,6 +22,9 @@ struct MatrixOptions {
     std::vector<std::string> models; // preset ids or model JSON paths
     std::vector<int> seqs;
     std::string gpu = "h200";
+    // RAM of the measuring machine in GiB: whether an offload cell's page-locked host state fits is
+    // part of its verdict (the planner's default node has 512).
+    double hostRamGiB = shardwise::ClusterSpec{}.hostRamGiB;
     int warmup = 2;
     int steps = 4;
     int offloadWarmup = 1; // offload steps are CPU-optimizer bound and take seconds each
@@ -41,6 +44,7 @@ struct Cell {
     shardwise::Strategy strategy = shardwise::Strategy::Zero0;
     int seq = 0;
     bool predictedFits = false;
+    bool predictedFitsHost = true; // false: the machine's RAM cannot hold its host state (offload)
     bool run = false;
     int warmup = 0;
     int steps = 0;
@@ -120,6 +124,7 @@ struct ReportOptions {
     std::string presetsFittedOn;
     std::string gpuId;
     shardwise::GpuSpec gpu; // the preset gpuId names: probe figures are read against its data sheet
+    double hostRamGiB = shardwise::ClusterSpec{}.hostRamGiB; // the measuring machine's, in every cell's input
     std::vector<Batch> batches; // MeasuredCell::batch indexes these
 };
 // Returns the process exit code: 0 when every held-out cell could be predicted.

@@ -1,7 +1,7 @@
 // shardwise-bench-fidelity: the accuracy benchmark's planning and analysis (bench/fidelity/README.md).
-//   matrix  [--models a,b,..] [--seqs 1024,2048,..] [--gpu h200] [--oom-proofs N]   > matrix.tsv
+//   matrix  [--models a,b,..] [--seqs 1024,2048,..] [--gpu h200] [--host-ram-gib X] [--oom-proofs N] > matrix.tsv
 //   analyze --results DIR [--results DIR ..] [--memory-only-results DIR ..] [--matrix matrix.tsv]
-//           [--gpu h200] [--out PREFIX] [--command TEXT] [--presets-fitted-on TEXT]
+//           [--gpu h200] [--host-ram-gib X] [--out PREFIX] [--command TEXT] [--presets-fitted-on TEXT]
 #include "fidelity.hpp"
 
 #include "shardwise/spec/json.hpp"
@@ -18,15 +18,18 @@ int usage(const std::string& why)
 {
     std::fprintf(stderr,
                  "shardwise-bench-fidelity: %s\n"
-                 "usage: shardwise-bench-fidelity matrix [--models ID,..] [--seqs N,..] [--gpu PRESET] [--oom-proofs N]\n"
-                 "                                       [--warmup N] [--steps N] [--offload-warmup N] [--offload-steps N]\n"
+                 "usage: shardwise-bench-fidelity matrix [--models ID,..] [--seqs N,..] [--gpu PRESET] [--host-ram-gib X]\n"
+                 "                                       [--oom-proofs N] [--warmup N] [--steps N] [--offload-warmup N]\n"
+                 "                                       [--offload-steps N]\n"
                  "       shardwise-bench-fidelity analyze --results DIR [--results DIR ..] [--memory-only-results DIR ..]\n"
-                 "                                        [--matrix FILE] [--gpu PRESET] [--out PREFIX] [--command TEXT]\n"
-                 "                                        [--presets-fitted-on TEXT]\n"
+                 "                                        [--matrix FILE] [--gpu PRESET] [--host-ram-gib X] [--out PREFIX]\n"
+                 "                                        [--command TEXT] [--presets-fitted-on TEXT]\n"
                  "  --results and --memory-only-results may repeat; a memory-only batch (another runner binary)\n"
                  "  counts for peak memory and fit verdicts, not for tokens/s. --presets-fitted-on names the runs\n"
                  "  the presets were fitted to when they are not these (the report then calls them out of sample).\n"
-                 "  A timed batch's DIR/probe.jsonl (run.sh's probe) seeds every fold with the coefficients it measured.\n",
+                 "  A timed batch's DIR/probe.jsonl (run.sh's probe) seeds every fold with the coefficients it measured.\n"
+                 "  --host-ram-gib: RAM of the measuring machine (run.sh's device.txt has its MemTotal; default 512):\n"
+                 "  whether an offload cell's host state fits is part of its verdict.\n",
                  why.c_str());
     return 2;
 }
@@ -40,6 +43,15 @@ std::vector<std::string> split(const std::string& s)
         if (!item.empty())
             out.push_back(item);
     return out;
+}
+
+double gibibytes(const std::string& flag, const std::string& value)
+{
+    char* end = nullptr;
+    const double v = value.empty() ? 0.0 : std::strtod(value.c_str(), &end);
+    if (value.empty() || *end || !(v >= 1.0 && v <= 1e6))
+        throw shardwise::SpecError(flag, "expected GiB between 1 and 1e6, got '" + value + "'");
+    return v;
 }
 
 int positive(const std::string& flag, const std::string& value)
@@ -82,13 +94,15 @@ int main(int argc, char** argv)
             for (const std::string& s : split(flag("--seqs", "1024,2048,4096,8192")))
                 o.seqs.push_back(positive("--seqs", s));
             o.gpu = flag("--gpu", o.gpu);
+            if (flags.count("--host-ram-gib"))
+                o.hostRamGiB = gibibytes("--host-ram-gib", flag("--host-ram-gib", ""));
             o.oomProofs = positive("--oom-proofs", flag("--oom-proofs", std::to_string(o.oomProofs)));
             o.warmup = positive("--warmup", flag("--warmup", std::to_string(o.warmup)));
             o.steps = positive("--steps", flag("--steps", std::to_string(o.steps)));
             o.offloadWarmup = positive("--offload-warmup", flag("--offload-warmup", std::to_string(o.offloadWarmup)));
             o.offloadSteps = positive("--offload-steps", flag("--offload-steps", std::to_string(o.offloadSteps)));
             for (const auto& [k, v] : flags)
-                if (k != "--models" && k != "--seqs" && k != "--gpu" && k != "--oom-proofs" && k != "--warmup"
+                if (k != "--models" && k != "--seqs" && k != "--gpu" && k != "--host-ram-gib" && k != "--oom-proofs" && k != "--warmup"
                     && k != "--steps" && k != "--offload-warmup" && k != "--offload-steps")
                     return usage(k + ": unknown flag for matrix");
             const auto cells = fidelity::planMatrix(catalog, o);
@@ -106,7 +120,7 @@ int main(int argc, char** argv)
         if (sub == "analyze") {
             for (const auto& [k, v] : flags)
                 if (k != "--results" && k != "--memory-only-results" && k != "--matrix" && k != "--gpu"
-                    && k != "--out" && k != "--command" && k != "--presets-fitted-on")
+                    && k != "--host-ram-gib" && k != "--out" && k != "--command" && k != "--presets-fitted-on")
                     return usage(k + ": unknown flag for analyze");
             for (const auto& [k, v] : flags)
                 if (v.size() > 1 && k != "--results" && k != "--memory-only-results")
@@ -121,6 +135,8 @@ int main(int argc, char** argv)
             if (flags.count("--matrix"))
                 matrix = fidelity::readMatrix(flag("--matrix", ""));
             fidelity::ReportOptions r;
+            if (flags.count("--host-ram-gib"))
+                r.hostRamGiB = gibibytes("--host-ram-gib", flag("--host-ram-gib", ""));
             std::vector<fidelity::MeasuredCell> cells;
             for (const bool memoryOnly : {false, true}) {
                 const std::string name = memoryOnly ? "--memory-only-results" : "--results";
@@ -132,6 +148,7 @@ int main(int argc, char** argv)
                         return usage(name + ": no runner output (*.jsonl with a start event) under " + dir);
                     for (auto& c : batch) {
                         c.batch = r.batches.size();
+                        c.observation.input.cluster.hostRamGiB = r.hostRamGiB;
                         cells.push_back(std::move(c));
                     }
                     r.batches.push_back({dir, memoryOnly, fidelity::runnerCommits(dir), fidelity::readBatchProbe(dir)});

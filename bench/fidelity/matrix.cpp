@@ -54,6 +54,7 @@ std::vector<Cell> planMatrix(const PresetCatalog& catalog, const MatrixOptions& 
         in.gpu = *gpu;
         in.cluster.gpusPerNode = 1;
         in.cluster.nodes = 1;
+        in.cluster.hostRamGiB = o.hostRamGiB;
         in.training.microBatch = 1;
         for (int seq : o.seqs) {
             in.training.seqLen = seq;
@@ -65,6 +66,7 @@ std::vector<Cell> planMatrix(const PresetCatalog& catalog, const MatrixOptions& 
                 c.strategy = t.strategy;
                 c.seq = seq;
                 c.predictedFits = e.fits();
+                c.predictedFitsHost = e.fitsHost;
                 c.run = e.fits();
                 c.warmup = isOffload(t.strategy) ? o.offloadWarmup : o.warmup;
                 c.steps = isOffload(t.strategy) ? o.offloadSteps : o.steps;
@@ -77,7 +79,9 @@ std::vector<Cell> planMatrix(const PresetCatalog& catalog, const MatrixOptions& 
                 // An OOM ends in the first step.
                 c.estimatedSeconds = startupSeconds(in.model, t.strategy)
                     + (c.predictedFits ? c.warmup + c.steps : 1) * e.throughput.stepTimeS;
-                if (!e.fits())
+                // Only a device OOM is run as proof: it ends in the first step with the runner's error
+                // event. A host shortfall would page-lock more than the machine can spare.
+                if (!e.fitsDevice)
                     ooms.emplace_back(e.deviceShortfallBytes(), cells.size());
                 cells.push_back(c);
             }
@@ -123,7 +127,9 @@ void writeMatrix(std::ostream& out, const std::vector<Cell>& cells)
         char secs[32];
         std::snprintf(peak, sizeof peak, "%.2f", c.predictedPeakGiB);
         std::snprintf(secs, sizeof secs, "%.1f", c.estimatedSeconds);
-        out << c.model << '\t' << strategyId(c.strategy) << '\t' << c.seq << '\t' << (c.predictedFits ? "fits" : "oom")
+        // host_oom: fits the GPU, but its page-locked host state does not fit the machine's RAM.
+        const char* predicted = c.predictedFits ? "fits" : (c.predictedFitsHost ? "oom" : "host_oom");
+        out << c.model << '\t' << strategyId(c.strategy) << '\t' << c.seq << '\t' << predicted
             << '\t' << (c.run ? "yes" : "no") << '\t' << c.warmup << '\t' << c.steps << '\t' << peak << '\t' << secs
             << '\t' << c.tier << '\n';
     }
@@ -150,7 +156,11 @@ std::vector<Cell> readMatrix(const std::filesystem::path& file)
                      >> c.estimatedSeconds >> c.tier))
             throw SpecError(file.string() + ":" + std::to_string(number), "expected 10 tab-separated fields");
         c.strategy = parseStrategy(strategy, file.string() + ":" + std::to_string(number));
+        if (predicted != "fits" && predicted != "oom" && predicted != "host_oom")
+            throw SpecError(file.string() + ":" + std::to_string(number),
+                            "predicted must be fits, oom or host_oom, got '" + predicted + "'");
         c.predictedFits = predicted == "fits";
+        c.predictedFitsHost = predicted != "host_oom";
         c.run = run == "yes";
         cells.push_back(c);
     }

@@ -336,6 +336,9 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
         writeProbeParagraph(md, *probed, foldFrom);
     if (!options.command.empty())
         md << "Measurements: " << options.command << "\n\n";
+    md << "Host RAM per node: " << formatNumber(options.hostRamGiB, "%.1f")
+       << " GiB (the measuring machine's), in every verdict: an offload cell fits only if its page-locked host "
+          "state fits the usable part of it too.\n\n";
     md << "Batches (folders of runner events):\n\n";
     for (const Batch& b : options.batches)
         md << "- " << batchName(b) << ": "
@@ -502,18 +505,22 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
         md << "\n## Predicted not to fit, not run\n\nThe matrix's verdict decided what ran; the model has changed "
               "since, so the presets' verdict now is listed beside it (unmeasured either way).\n\n"
               "| model | strategy | seq | predicted device peak GiB (matrix) | presets now: required GiB | "
-              "presets now |\n|---|---|---|---|---|---|\n";
+              "host GiB (usable) | presets now |\n|---|---|---|---|---|---|---|\n";
         for (const Cell* c : notRun) {
             const MeasuredCell* sameModel = nullptr;
             for (const MeasuredCell& m : cells)
                 if (m.modelId == c->model)
                     sameModel = &m;
-            std::string now = "- | -";
+            std::string now = "- | - | -";
             if (sameModel) {
                 EstimateInput in = sameModel->observation.input;
                 in.training.seqLen = c->seq;
                 const Estimate e = estimateMemory(in, c->strategy);
-                now = formatNumber(e.memory.requiredBytes() / kGiB, "%.1f") + " | " + (e.fits() ? "fits" : "does not fit");
+                const std::string host = e.hostBytesPerNode > 0
+                    ? formatNumber(e.hostBytesPerNode / kGiB, "%.1f") + " (" + formatNumber(e.hostCapacityBytes / kGiB, "%.1f") + ")"
+                    : std::string("-");
+                now = formatNumber(e.memory.requiredBytes() / kGiB, "%.1f") + " | " + host + " | "
+                    + (e.fits() ? "fits" : (e.fitsDevice ? "does not fit the host" : "does not fit"));
             }
             md << "| " << c->model << " | " << strategyId(c->strategy) << " | " << c->seq << " | "
                << formatNumber(c->predictedPeakGiB, "%.1f") << " | " << now << " |\n";
@@ -529,6 +536,7 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
     nlohmann::json j;
     j["gpu"] = options.gpuId;
     j["command"] = options.command;
+    j["host_ram_gib"] = options.hostRamGiB;
     for (const Batch& b : options.batches)
         j["batches"].push_back({{"dir", b.dir.string()}, {"memory_only", b.memoryOnly}, {"runner_commits", b.runnerCommits}});
     j["summary"] = {{"presets", {{"tokens", summaryJson(presetTokens)}, {"peak", summaryJson(presetPeak)},

@@ -59,6 +59,8 @@ cp "$matrix" "$out/matrix.tsv"
     git rev-parse HEAD 2>/dev/null || true
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null || true
     "$runner" --help | head -n 1 || true
+    # The machine's RAM: the matrix and the analysis take it as --host-ram-gib (offload verdicts).
+    grep MemTotal /proc/meminfo 2>/dev/null || true
 } >"$out/device.txt" 2>&1
 
 start=$SECONDS

@@ -125,6 +125,42 @@ private slots:
         QCOMPARE(json::parse(r.out.toStdString())["candidates"], json::parse(preset.out.toStdString())["candidates"]);
     }
 
+    // Qwen2.5-14B on one H200 with 128 GiB of RAM (102.4 usable): the offload strategies fit the GPU but
+    // their ~110 GiB of host state does not fit the node; the table, the note and the JSON say so.
+    void hostRamDecidesTheOffloadStrategies()
+    {
+        const QStringList base{QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-14b"),
+                               QStringLiteral("--gpu"), QStringLiteral("h200"), QStringLiteral("--seq"), QStringLiteral("1024")};
+        const CliResult small = runCli(base + QStringList{QStringLiteral("--host-ram-gib"), QStringLiteral("128")});
+        QCOMPARE(small.exitCode, 0);
+        QVERIFY2(small.out.contains(QStringLiteral("host RAM 128 GiB per node, 102.4 GiB usable")), qPrintable(small.out));
+        for (const QString& line : small.out.split(QLatin1Char('\n')))
+            if (line.startsWith(QStringLiteral("zero3_offload")) || line.startsWith(QStringLiteral("fsdp2_reshard_offload")))
+                QVERIFY2(line.contains(QStringLiteral("no: host")), qPrintable(line));
+        QVERIFY(small.out.contains(QStringLiteral("exceeds the node's usable RAM")));
+        const CliResult big = runCli(base + QStringList{QStringLiteral("--format"), QStringLiteral("json")});
+        const CliResult smallJson = runCli(base + QStringList{QStringLiteral("--host-ram-gib=128"), QStringLiteral("--format"),
+                                                              QStringLiteral("json")});
+        QCOMPARE(big.exitCode, 0);
+        QCOMPARE(smallJson.exitCode, 0);
+        const json b = json::parse(big.out.toStdString());
+        const json s = json::parse(smallJson.out.toStdString());
+        for (std::size_t i = 0; i < s["candidates"].size(); ++i) {
+            const json& c = s["candidates"][i];
+            const bool offload = c["strategy"].get<std::string>().find("offload") != std::string::npos;
+            QCOMPARE(c["fits_host"].get<bool>(), !offload);
+            QVERIFY(b["candidates"][i]["fits_host"].get<bool>());
+            QCOMPARE(c["host_usable_gib_per_node"].get<double>(), 128 * 0.8);
+            QCOMPARE(b["candidates"][i]["host_usable_gib_per_node"].get<double>(), 512 * 0.8);
+            if (offload) {
+                QVERIFY(c["fits_device"].get<bool>());
+                QVERIFY(!c["fits"].get<bool>());
+                QVERIFY(c["host_gib_per_node"].get<double>() > 102.4);
+                QVERIFY(b["candidates"][i]["fits"].get<bool>());
+            }
+        }
+    }
+
     void nothingFitsStillExitsZeroWithRemedies()
     {
         const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-72b"),
@@ -162,6 +198,8 @@ private slots:
                                                      QStringLiteral("--gpus-per-node"), QStringLiteral("4"),
                                                      QStringLiteral("--interconnect"), QStringLiteral("nvlink")}
                                       << QStringLiteral("--interconnect");
+        QTest::newRow("host RAM not a number") << with({"--host-ram-gib", "lots"}) << QStringLiteral("--host-ram-gib");
+        QTest::newRow("host RAM below 1 GiB") << with({"--host-ram-gib", "0.5"}) << QStringLiteral("--host-ram-gib");
         QTest::newRow("unknown precision") << with({"--precision", "fp8"}) << QStringLiteral("--precision");
         QTest::newRow("unknown format") << with({"--format", "xml"}) << QStringLiteral("--format");
         QTest::newRow("switch with a value") << with({"--expandable-segments=yes"}) << QStringLiteral("--expandable-segments");
@@ -193,7 +231,7 @@ private slots:
     {
         const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--help")});
         QCOMPARE(r.exitCode, 0);
-        for (const char* flag : {"--model", "--gpu", "--gpus-per-node", "--nodes", "--interconnect", "--seq",
+        for (const char* flag : {"--model", "--gpu", "--gpus-per-node", "--nodes", "--interconnect", "--host-ram-gib", "--seq",
                                  "--micro-batch", "--precision", "--expandable-segments", "--format"})
             QVERIFY2(r.out.contains(QLatin1String(flag)), flag);
     }

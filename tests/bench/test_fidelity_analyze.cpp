@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -529,6 +531,71 @@ private slots:
             }
         }
         QCOMPARE(checked, 2);
+    }
+
+    // The analysis predicts every cell for the measuring machine's host RAM: a 14B zero3_offload cell
+    // is predicted to fit a 512 GiB node and not to fit one of 125.8 GiB (its host state does not).
+    void analysisTakesTheMachinesHostRam()
+    {
+        const std::filesystem::path dir = std::filesystem::path(m_dir.path().toStdString()) / "offload";
+        const CellSpec offload{"qwen2.5-14b", Strategy::Zero3Offload, 1024, 300.0, 47.0};
+        const CellSpec small{"qwen2.5-0.5b", Strategy::Zero0, 1024, 40000.0, 5.6};
+        writeCell(dir, offload, false);
+        writeCell(dir, small, false);
+        writeDeviceTxt(dir, kTimedCommit);
+        std::map<QString, nlohmann::json> reports;
+        for (const QString& ram : {QString(), QStringLiteral("125.8")}) {
+            const QString out = QString::fromStdString((dir / ("report" + ram.toStdString())).string());
+            QStringList args{QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(dir.string()),
+                             QStringLiteral("--out"), out};
+            if (!ram.isEmpty())
+                args << QStringLiteral("--host-ram-gib") << ram;
+            QProcess p;
+            p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY), args);
+            QVERIFY(p.waitForFinished(120000));
+            QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+            reports[ram] = nlohmann::json::parse(readText(out + QStringLiteral(".json")));
+            QVERIFY(readText(out + QStringLiteral(".md")).find("Host RAM per node: " + (ram.isEmpty() ? std::string("512.0") : ram.toStdString()) + " GiB")
+                    != std::string::npos);
+        }
+        QCOMPARE(reports[QString()].at("host_ram_gib").get<double>(), 512.0);
+        QCOMPARE(reports[QStringLiteral("125.8")].at("host_ram_gib").get<double>(), 125.8);
+        QCOMPARE(findCell(reports[QString()], offload)->at("presets").at("predicted_fits").get<bool>(), true);
+        QCOMPARE(findCell(reports[QStringLiteral("125.8")], offload)->at("presets").at("predicted_fits").get<bool>(), false);
+        QCOMPARE(findCell(reports[QStringLiteral("125.8")], small)->at("presets").at("predicted_fits").get<bool>(), true);
+    }
+
+    // The H200 machine has 125.8 GiB of RAM. Qwen2.5-14B's offload cells fit its GPU, but their
+    // page-locked host state (about 110 GiB) exceeds the usable 80 % of that RAM: with the machine's
+    // RAM given they are predicted not to fit and not run (not even as OOM proofs, which are for
+    // device shortfalls only), while 7B's (about 57 GiB) still run. With the planner's default
+    // 512 GiB node both run.
+    void matrixTakesTheMachinesHostRam()
+    {
+        const auto offloadCells = [](const QStringList& extra) {
+            QProcess p;
+            p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
+                    QStringList{QStringLiteral("matrix"), QStringLiteral("--models"), QStringLiteral("qwen2.5-7b,qwen2.5-14b"),
+                                QStringLiteral("--seqs"), QStringLiteral("1024")} + extra);
+            p.waitForFinished(120000);
+            std::map<std::string, std::pair<std::string, std::string>> out; // model -> (predicted, run)
+            for (const QByteArray& line : p.readAllStandardOutput().split('\n')) {
+                const auto f = line.split('\t');
+                if (!line.startsWith('#') && f.size() >= 5 && f[1] == "zero3_offload")
+                    out[f[0].toStdString()] = {f[3].toStdString(), f[4].toStdString()};
+            }
+            return std::make_pair(p.exitCode(), out);
+        };
+        const auto [machineExit, machine] = offloadCells({QStringLiteral("--host-ram-gib"), QStringLiteral("125.8")});
+        QCOMPARE(machineExit, 0);
+        QCOMPARE(machine.at("qwen2.5-14b"), std::make_pair(std::string("host_oom"), std::string("no")));
+        QCOMPARE(machine.at("qwen2.5-7b"), std::make_pair(std::string("fits"), std::string("yes")));
+        const auto [defaultExit, node512] = offloadCells({});
+        QCOMPARE(defaultExit, 0);
+        QCOMPARE(node512.at("qwen2.5-14b"), std::make_pair(std::string("fits"), std::string("yes")));
+        const auto [badExit, bad] = offloadCells({QStringLiteral("--host-ram-gib"), QStringLiteral("lots")});
+        QCOMPARE(badExit, 2);
+        QVERIFY(bad.empty());
     }
 };
 

@@ -285,7 +285,9 @@ private slots:
         for (std::size_t i = 0; i < kStrategyCount; ++i) {
             const json& c = j.at("candidates")[i];
             QCOMPARE(c.at("strategy").get<std::string>(), std::string(allStrategies()[i].id));
-            for (const char* key : {"fits", "peak_gib", "breakdown_gib", "tokens_per_s", "step_time_s", "mfu", "nccl_share"})
+            for (const char* key : {"fits", "fits_device", "fits_host", "peak_gib", "host_gib_per_node",
+                                    "host_usable_gib_per_node", "breakdown_gib", "tokens_per_s", "step_time_s", "mfu",
+                                    "nccl_share"})
                 QVERIFY2(c.contains(key), key);
             QVERIFY(c.at("breakdown_gib").contains("activations"));
         }
@@ -312,6 +314,50 @@ private slots:
         QCOMPARE(back.recommendation.remedies.size(), original.recommendation.remedies.size());
         for (std::size_t i = 0; i < kStrategyCount; ++i)
             QCOMPARE(back.candidates[i].estimate.fits(), original.candidates[i].estimate.fits());
+    }
+
+    // Qwen2.5-14B on one H200: both offload strategies fit the GPU, and their page-locked host state
+    // (about 110 GiB under pure bf16) fits a 512 GiB node but not a 128 GiB one, whose usable 80 % is
+    // 102.4 GiB. The plan keeps the two verdicts apart, through JSON too, and never recommends them.
+    void hostRamDecidesTheOffloadVerdict()
+    {
+        EstimateInput in = input(kOneGpuSmallModel);
+        in.model = *PresetCatalog::builtin().findModel("qwen2.5-14b");
+        in.training.seqLen = 1024;
+        for (const double ram : {512.0, 128.0}) {
+            in.cluster.hostRamGiB = ram;
+            const Plan p = makePlan(in);
+            for (Strategy s : {Strategy::Zero3Offload, Strategy::Fsdp2ReshardOffload}) {
+                const Estimate& e = p.candidate(s).estimate;
+                QVERIFY(e.fitsDevice);
+                QCOMPARE(e.fitsHost, ram > 500);
+                QCOMPARE(e.hostCapacityBytes, ram * 0.8 * 1024.0 * 1024.0 * 1024.0);
+                QVERIFY2(e.hostBytesPerNode > 100.0 * 1024 * 1024 * 1024 && e.hostBytesPerNode < 120.0 * 1024 * 1024 * 1024,
+                         qPrintable(QString::number(e.hostBytesPerNode / (1024.0 * 1024 * 1024))));
+            }
+            const json j = toJson(p);
+            const Plan back = planFromJson(json::parse(j.dump()));
+            QCOMPARE(toJson(back), j);
+            for (std::size_t i = 0; i < kStrategyCount; ++i) {
+                QCOMPARE(back.candidates[i].estimate.fitsDevice, p.candidates[i].estimate.fitsDevice);
+                QCOMPARE(back.candidates[i].estimate.fitsHost, p.candidates[i].estimate.fitsHost);
+            }
+        }
+    }
+
+    // Plans stored before the host verdict was written have only "fits": it stands for both.
+    void planJsonWithoutHostVerdictReads()
+    {
+        json j = toJson(makePlan(input(kOnlyOffload)));
+        for (json& c : j.at("candidates"))
+            for (const char* key : {"fits_device", "fits_host", "host_gib_per_node", "host_usable_gib_per_node"})
+                c.erase(key);
+        const Plan back = planFromJson(j);
+        for (const Candidate& c : back.candidates) {
+            QCOMPARE(c.estimate.fitsDevice, c.estimate.fits());
+            QCOMPARE(c.estimate.fitsHost, c.estimate.fits());
+        }
+        QCOMPARE(back.recommendation.strategy, makePlan(input(kOnlyOffload)).recommendation.strategy);
     }
 
     // Plans stored before the workspace category existed (it was 0 then) still read.
@@ -343,6 +389,12 @@ private slots:
                                          << QStringLiteral("plan.recommendation.reasons[0]");
         QTest::newRow("fits not boolean") << QStringLiteral("/candidates/2/fits") << QStringLiteral(R"("yes")")
                                           << QStringLiteral("plan.candidates[2].fits");
+        QTest::newRow("fits disagrees with fits_host") << QStringLiteral("/candidates/1/fits_host") << QStringLiteral("false")
+                                                       << QStringLiteral("plan.candidates[1].fits");
+        QTest::newRow("fits_device not boolean") << QStringLiteral("/candidates/2/fits_device") << QStringLiteral("1")
+                                                 << QStringLiteral("plan.candidates[2].fits_device");
+        QTest::newRow("negative host GiB") << QStringLiteral("/candidates/4/host_gib_per_node") << QStringLiteral("-2")
+                                           << QStringLiteral("plan.candidates[4].host_gib_per_node");
         QTest::newRow("duplicate strategy") << QStringLiteral("/candidates/1/strategy") << QStringLiteral(R"("zero0")")
                                             << QStringLiteral("plan.candidates[1].strategy");
         QTest::newRow("peak disagrees with breakdown") << QStringLiteral("/candidates/0/peak_gib") << QStringLiteral("1.5")

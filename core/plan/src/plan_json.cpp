@@ -78,7 +78,13 @@ json candidateJson(const Candidate& c)
     return {
         {"strategy", strategyId(c.strategy)},
         {"fits", e.fits()},
+        {"fits_device", e.fitsDevice},
+        {"fits_host", e.fitsHost},
         {"peak_gib", e.memory.devicePeak() / kGiB},
+        // Host RAM per node the strategy's state takes (offload: page-locked optimizer state), and
+        // what of the node's RAM counts as usable.
+        {"host_gib_per_node", e.hostBytesPerNode / kGiB},
+        {"host_usable_gib_per_node", e.hostCapacityBytes / kGiB},
         {"breakdown_gib", toJson(e.memory)},
         {"tokens_per_s", e.throughput.tokensPerS},
         {"step_time_s", e.throughput.stepTimeS},
@@ -97,6 +103,20 @@ Candidate candidateFromJson(const json& j, const std::string& path)
     if (!fits.is_boolean())
         throw SpecError(at(path, "fits"), "expected true or false, got " + fits.dump());
     e.fitsDevice = e.fitsHost = fits.get<bool>();
+    // Plans written before the host verdict was kept have only "fits".
+    if (j.contains("fits_device") || j.contains("fits_host")) {
+        for (const char* key : {"fits_device", "fits_host"}) {
+            const json& v = member(j, path, key);
+            if (!v.is_boolean())
+                throw SpecError(at(path, key), "expected true or false, got " + v.dump());
+        }
+        e.fitsDevice = j.at("fits_device").get<bool>();
+        e.fitsHost = j.at("fits_host").get<bool>();
+        if (e.fits() != fits.get<bool>())
+            throw SpecError(at(path, "fits"), "does not equal fits_device and fits_host");
+        e.hostBytesPerNode = number(j, path, "host_gib_per_node", 0.0, 1e9) * kGiB;
+        e.hostCapacityBytes = number(j, path, "host_usable_gib_per_node", 0.0, 1e9) * kGiB;
+    }
     const std::string bpath = at(path, "breakdown_gib");
     const json& b = member(j, path, "breakdown_gib");
     std::size_t known = 0;
