@@ -613,8 +613,20 @@
         <translation>Die Sharding-Strategie; die empfohlene ist fett dargestellt.</translation>
     </message>
     <message>
-        <source>Whether the predicted peak fits the GPU&apos;s memory with the planner&apos;s headroom.</source>
-        <translation>Ob die vorhergesagte Spitze mit der Reserve des Planers in den GPU-Speicher passt.</translation>
+        <source>host RAM short by %1</source>
+        <translation>Host-RAM: es fehlen %1</translation>
+    </message>
+    <message>
+        <source>Fits the GPU, but its state in host memory, %1 per node, exceeds the usable %2 of the node&apos;s RAM by %3.</source>
+        <translation>Passt auf die GPU, aber sein Zustand im Hostspeicher, %1 je Knoten, übersteigt die nutzbaren %2 des Knoten-RAMs um %3.</translation>
+    </message>
+    <message>
+        <source>Host memory: %1 per node of the usable %2.</source>
+        <translation>Hostspeicher: %1 je Knoten von nutzbaren %2.</translation>
+    </message>
+    <message>
+        <source>Whether the predicted peak fits the GPU&apos;s memory with the planner&apos;s headroom and, for CPU offload, whether its state fits the node&apos;s usable host memory.</source>
+        <translation>Ob die vorhergesagte Spitze mit der Reserve des Planers in den GPU-Speicher passt und, bei CPU-Auslagerung, ob ihr Zustand in den nutzbaren Hostspeicher des Knotens passt.</translation>
     </message>
 </context>
 <context>
@@ -1748,6 +1760,14 @@
     <message>
         <source>%1 (%2)</source>
         <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>Host memory (RAM) of each node. It decides whether the CPU-offload strategies fit: their host state (master weights, Adam moments, gradient shards, page-locked) for all of the node&apos;s GPUs must fit in the %1 % of it taken as usable.</source>
+        <translation>Hostspeicher (RAM) jedes Knotens. Er entscheidet, ob die Strategien mit CPU-Auslagerung passen: Ihr Zustand im Hostspeicher (Master-Gewichte, Adam-Momente, Gradienten-Shards, page-locked) für alle GPUs des Knotens muss in die %1 % davon passen, die als nutzbar gelten.</translation>
+    </message>
+    <message>
+        <source>Host &amp;RAM per node:</source>
+        <translation>Host-&amp;RAM je Knoten:</translation>
     </message>
 </context>
 <context>

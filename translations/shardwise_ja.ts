@@ -612,8 +612,20 @@
         <translation>シャーディング戦略。推奨は太字で表示されます。</translation>
     </message>
     <message>
-        <source>Whether the predicted peak fits the GPU&apos;s memory with the planner&apos;s headroom.</source>
-        <translation>予測ピークがプランナーの余裕分を含めて GPU メモリに収まるかどうか。</translation>
+        <source>host RAM short by %1</source>
+        <translation>ホスト RAM が %1 不足</translation>
+    </message>
+    <message>
+        <source>Fits the GPU, but its state in host memory, %1 per node, exceeds the usable %2 of the node&apos;s RAM by %3.</source>
+        <translation>GPU には収まりますが、ホストメモリ上の状態（ノードあたり %1）がノードの RAM のうち使用可能な %2 を %3 超えます。</translation>
+    </message>
+    <message>
+        <source>Host memory: %1 per node of the usable %2.</source>
+        <translation>ホストメモリ: 使用可能な %2 のうちノードあたり %1。</translation>
+    </message>
+    <message>
+        <source>Whether the predicted peak fits the GPU&apos;s memory with the planner&apos;s headroom and, for CPU offload, whether its state fits the node&apos;s usable host memory.</source>
+        <translation>予測ピークがプランナーの余裕分を含めて GPU メモリに収まるかどうか、また CPU オフロードではその状態がノードの使用可能なホストメモリに収まるかどうか。</translation>
     </message>
 </context>
 <context>
@@ -1742,6 +1754,14 @@
     <message>
         <source>%1 (%2)</source>
         <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Host memory (RAM) of each node. It decides whether the CPU-offload strategies fit: their host state (master weights, Adam moments, gradient shards, page-locked) for all of the node&apos;s GPUs must fit in the %1 % of it taken as usable.</source>
+        <translation>各ノードのホストメモリ（RAM）。CPU オフロード戦略が収まるかどうかを決めます: ノードの全 GPU 分のホスト上の状態（マスター重み、Adam モーメント、勾配シャード、ページロック済み）が、そのうち使用可能とみなす %1 % に収まる必要があります。</translation>
+    </message>
+    <message>
+        <source>Host &amp;RAM per node:</source>
+        <translation>ノードあたりのホスト RAM(&amp;R):</translation>
     </message>
 </context>
 <context>

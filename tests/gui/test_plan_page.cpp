@@ -6,6 +6,7 @@
 #include "models/decision_step_model.hpp"
 #include "pages/plan/plan_form.hpp"
 #include "pages/plan/plan_page.hpp"
+#include "workspace/plan_input.hpp"
 #include "workspace/workspace.hpp"
 
 #include "shardwise/plan/plan.hpp"
@@ -14,6 +15,8 @@
 
 #include <QChartView>
 #include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QJsonDocument>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -29,6 +32,24 @@ bool waitForPlan(PlanPage& page)
 {
     QSignalSpy updated(&page, &PlanPage::planUpdated);
     return updated.wait(10000);
+}
+
+const CandidateView* shownCandidate(const PlanPage& page, Strategy strategy)
+{
+    for (const CandidateView& c : page.currentPlan().candidates)
+        if (c.strategy == strategy)
+            return &c;
+    return nullptr;
+}
+
+// The Plan form's state as a build before the host RAM field saved it.
+QJsonObject formWithoutHostRam()
+{
+    return QJsonObject{{QStringLiteral("model"), QStringLiteral("qwen2.5-14b")}, {QStringLiteral("gpu"), QStringLiteral("h200")},
+                       {QStringLiteral("gpus_per_node"), 1}, {QStringLiteral("nodes"), 1},
+                       {QStringLiteral("interconnect"), QStringLiteral("nvlink")}, {QStringLiteral("precision"), QStringLiteral("bf16")},
+                       {QStringLiteral("micro_batch"), 1}, {QStringLiteral("seq_len"), 1024},
+                       {QStringLiteral("expandable_segments"), false}, {QStringLiteral("activation_checkpointing"), false}};
 }
 
 } // namespace
@@ -167,6 +188,85 @@ private slots:
         QCOMPARE(page.candidateModel()->rowCount(), 8);
     }
 
+    // A 128 GiB workstation cannot hold Qwen2.5-14B's ~110 GiB of offloaded state in its usable 80 %;
+    // a 512 GiB server can. The candidate table must say so, and why. (Step 1 decides zero0 here, so
+    // the decision steps do not mention the offload strategies.)
+    void hostRamDecidesWhetherOffloadFits()
+    {
+        PlanPage page(m_workspace);
+        QVERIFY(waitForPlan(page));
+        page.form()->setState(formWithoutHostRam());
+        QVERIFY(waitForPlan(page));
+        auto* hostRam = page.findChild<QDoubleSpinBox*>(QStringLiteral("hostRamSpin"));
+        QVERIFY(hostRam);
+        QCOMPARE(hostRam->value(), 512.0);
+        for (Strategy s : {Strategy::Zero3Offload, Strategy::Fsdp2ReshardOffload}) {
+            const CandidateView* c = shownCandidate(page, s);
+            QVERIFY(c);
+            QVERIFY2(c->fits, qPrintable(c->note));
+        }
+
+        hostRam->setValue(128); // as a user types it
+        QVERIFY(waitForPlan(page));
+        QVERIFY2(page.errorText().isEmpty(), qPrintable(page.errorText()));
+        QCOMPARE(page.form()->state().value(QStringLiteral("host_ram_gib")).toDouble(), 128.0);
+        for (Strategy s : {Strategy::Zero3Offload, Strategy::Fsdp2ReshardOffload}) {
+            const CandidateView* c = shownCandidate(page, s);
+            QVERIFY(c);
+            QVERIFY(!c->fits);
+            QVERIFY2(c->note.contains(QStringLiteral("host memory")), qPrintable(c->note));
+            const int row = static_cast<int>(c - page.currentPlan().candidates.constData());
+            QCOMPARE(page.candidateModel()->index(row, CandidateTableModel::FitsColumn).data(CandidateTableModel::RawValueRole).toBool(),
+                     false);
+            const QString shownFit = page.candidateModel()->index(row, CandidateTableModel::FitsColumn).data().toString();
+            QVERIFY2(shownFit.contains(QStringLiteral("host")), qPrintable(shownFit));
+            const QString why = page.candidateModel()->index(row, CandidateTableModel::FitsColumn).data(Qt::ToolTipRole).toString();
+            QVERIFY2(why.contains(QStringLiteral("host memory")), qPrintable(why));
+        }
+        QVERIFY(!page.currentPlan().hasRecommendation || !traits(page.currentPlan().recommendation).offloadsOptimizer);
+    }
+
+    void hostRamOutOfRangeIsRefusedByName_data()
+    {
+        QTest::addColumn<QJsonValue>("value");
+        QTest::newRow("below 1 GiB") << QJsonValue(0.5);
+        QTest::newRow("negative") << QJsonValue(-64);
+        QTest::newRow("above 1e6 GiB") << QJsonValue(2e6);
+        QTest::newRow("text") << QJsonValue(QStringLiteral("128 GiB"));
+        QTest::newRow("null") << QJsonValue(QJsonValue::Null);
+    }
+    void hostRamOutOfRangeIsRefusedByName()
+    {
+        QFETCH(QJsonValue, value);
+        QJsonObject state = formWithoutHostRam();
+        state[QStringLiteral("host_ram_gib")] = value;
+        try {
+            planInputFromState(state);
+            QFAIL("an invalid host_ram_gib was accepted");
+        } catch (const SpecError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), QStringLiteral("cluster.host_ram_gib"));
+        }
+    }
+
+    // Workspaces saved before the field existed plan with the default 512 GiB, in the form and in core.
+    void formWithoutHostRamLoadsWithTheDefault()
+    {
+        QCOMPARE(planInputFromState(formWithoutHostRam()).cluster.hostRamGiB, 512.0);
+        QJsonObject withRam = formWithoutHostRam();
+        withRam[QStringLiteral("host_ram_gib")] = 96.0;
+        QCOMPARE(planInputFromState(withRam).cluster.hostRamGiB, 96.0);
+
+        QSettings().setValue(QStringLiteral("plan/form"), QJsonDocument(formWithoutHostRam()).toJson(QJsonDocument::Compact));
+        PlanPage page(m_workspace);
+        QVERIFY(waitForPlan(page));
+        auto* hostRam = page.findChild<QDoubleSpinBox*>(QStringLiteral("hostRamSpin"));
+        QVERIFY(hostRam);
+        QCOMPARE(hostRam->value(), 512.0);
+        QCOMPARE(page.form()->state().value(QStringLiteral("host_ram_gib")).toDouble(), 512.0);
+        QCOMPARE(page.form()->input().cluster.hostRamGiB, 512.0);
+        QVERIFY(page.errorText().isEmpty());
+    }
+
     void formStateSurvivesARestart()
     {
         {
@@ -174,6 +274,9 @@ private slots:
             QVERIFY(waitForPlan(page));
             page.form()->selectModel(QStringLiteral("mistral-7b"));
             page.form()->setGpuCount(8, 2);
+            auto* hostRam = page.findChild<QDoubleSpinBox*>(QStringLiteral("hostRamSpin"));
+            QVERIFY(hostRam);
+            hostRam->setValue(192);
             QVERIFY(waitForPlan(page));
         }
         PlanPage again(m_workspace);
@@ -181,6 +284,9 @@ private slots:
         QCOMPARE(again.form()->state().value(QStringLiteral("model")).toString(), QStringLiteral("mistral-7b"));
         QCOMPARE(again.form()->state().value(QStringLiteral("gpus_per_node")).toInt(), 8);
         QCOMPARE(again.form()->state().value(QStringLiteral("nodes")).toInt(), 2);
+        QCOMPARE(again.form()->state().value(QStringLiteral("host_ram_gib")).toDouble(), 192.0);
+        QCOMPARE(again.findChild<QDoubleSpinBox*>(QStringLiteral("hostRamSpin"))->value(), 192.0);
+        QCOMPARE(again.form()->input().cluster.hostRamGiB, 192.0);
     }
 };
 

@@ -81,7 +81,12 @@ QVariant CandidateTableModel::display(const CandidateView& c, int column) const
     case StrategyColumn:
         return c.recommended ? tr("%1 (recommended)").arg(strategyLabel(c.strategy)) : strategyLabel(c.strategy);
     case FitsColumn:
-        return c.fits ? tr("fits") : tr("short by %1").arg(formatGiB(-c.headroomGiB));
+        if (c.fits)
+            return tr("fits");
+        if (c.headroomGiB < 0)
+            return tr("short by %1").arg(formatGiB(-c.headroomGiB));
+        // Fits the GPU, so it is the host memory that the offloaded state does not fit.
+        return tr("host RAM short by %1").arg(formatGiB(c.hostGiB - m_plan.hostUsableGiB));
     case PeakColumn:
         return formatGiB(c.allocatedPeakGiB);
     case TokensColumn:
@@ -99,10 +104,17 @@ QVariant CandidateTableModel::toolTip(const CandidateView& c, int column) const
     switch (column) {
     case StrategyColumn:
         return c.note.isEmpty() ? strategySummary(c.strategy) : strategySummary(c.strategy) + QLatin1Char('\n') + c.note;
-    case FitsColumn:
-        return c.fits ? tr("Predicted peak leaves %1 of the usable %2 free.").arg(formatGiB(c.headroomGiB), formatGiB(m_plan.usableGiB))
-                      : tr("Predicted peak exceeds the usable %1 (GPU memory minus headroom) by %2.")
-                            .arg(formatGiB(m_plan.usableGiB), formatGiB(-c.headroomGiB));
+    case FitsColumn: {
+        if (!c.fits && c.headroomGiB >= 0)
+            return tr("Fits the GPU, but its state in host memory, %1 per node, exceeds the usable %2 of the node's RAM by %3.")
+                .arg(formatGiB(c.hostGiB), formatGiB(m_plan.hostUsableGiB), formatGiB(c.hostGiB - m_plan.hostUsableGiB));
+        QString tip = c.fits ? tr("Predicted peak leaves %1 of the usable %2 free.").arg(formatGiB(c.headroomGiB), formatGiB(m_plan.usableGiB))
+                             : tr("Predicted peak exceeds the usable %1 (GPU memory minus headroom) by %2.")
+                                   .arg(formatGiB(m_plan.usableGiB), formatGiB(-c.headroomGiB));
+        if (c.hostGiB > 0)
+            tip += QLatin1Char(' ') + tr("Host memory: %1 per node of the usable %2.").arg(formatGiB(c.hostGiB), formatGiB(m_plan.hostUsableGiB));
+        return tip;
+    }
     case PeakColumn:
         return peakMemoryExplanation();
     case TokensColumn:
@@ -140,7 +152,8 @@ QVariant CandidateTableModel::headerData(int section, Qt::Orientation orientatio
         case StrategyColumn:
             return tr("The sharding strategy; the recommended one is shown in bold.");
         case FitsColumn:
-            return tr("Whether the predicted peak fits the GPU's memory with the planner's headroom.");
+            return tr("Whether the predicted peak fits the GPU's memory with the planner's headroom and, for CPU offload, "
+                      "whether its state fits the node's usable host memory.");
         case PeakColumn:
             return peakMemoryExplanation();
         case TokensColumn:

@@ -71,6 +71,7 @@ PlanView toPlanView(const Plan& plan, const EstimateInput& input, const std::vec
     const Estimate& first = plan.candidates.front().estimate;
     view.capacityGiB = first.deviceCapacityBytes / kGiB;
     view.usableGiB = (first.deviceCapacityBytes - first.headroomBytes) / kGiB;
+    view.hostUsableGiB = first.hostCapacityBytes / kGiB;
 
     const Recommendation& rec = plan.recommendation;
     view.hasRecommendation = rec.strategy.has_value();
@@ -88,6 +89,7 @@ PlanView toPlanView(const Plan& plan, const EstimateInput& input, const std::vec
         cv.ncclShare = c.estimate.throughput.ncclShare;
         cv.stepTimeS = c.estimate.throughput.stepTimeS;
         cv.allocatedPeakGiB = c.estimate.memory.allocatedPeak() / kGiB;
+        cv.hostGiB = c.estimate.hostBytesPerNode / kGiB;
         cv.memory = memoryParts(c.estimate.memory);
         cv.recommended = rec.strategy && *rec.strategy == c.strategy;
         if (!c.estimate.fitsDevice)

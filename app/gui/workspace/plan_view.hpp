@@ -26,6 +26,7 @@ struct CandidateView {
     double ncclShare = 0;        // 0..1, collective kernel time over step time
     double stepTimeS = 0;        // predicted optimizer step
     double allocatedPeakGiB = 0; // comparable to a run's peak allocated memory
+    double hostGiB = 0;          // host memory per node (CPU offload's state); 0 without offload
     QList<MemoryPart> memory;    // stacked in this order
     bool recommended = false;
     QString note;                // why it was ruled out or chosen, one line
@@ -53,6 +54,7 @@ struct PlanView {
     int gpus = 1;
     double capacityGiB = 0;  // the GPU's memory
     double usableGiB = 0;    // capacity minus the planner's headroom
+    double hostUsableGiB = 0; // the share of host RAM per node the planner takes as usable
     QList<DecisionStepView> steps;
     QList<CandidateView> candidates;
     QList<PlannedRun> runMatrix;

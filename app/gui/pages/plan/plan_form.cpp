@@ -105,6 +105,16 @@ PlanForm::PlanForm(QWidget* parent)
     m_interconnect->addItem(tr("PCIe"), QStringLiteral("pcie"));
     m_interconnect->setToolTip(tr("How the GPUs inside a node talk. The decision order's step 2 chooses by it."));
     hardwareForm->addRow(tr("&Interconnect:"), m_interconnect);
+
+    m_hostRamGiB = makeDoubleSpin(1, 1e6, ClusterSpec{}.hostRamGiB, tr(" GiB"),
+                                  tr("Host memory (RAM) of each node. It decides whether the CPU-offload strategies fit: "
+                                     "their host state (master weights, Adam moments, gradient shards, page-locked) for "
+                                     "all of the node's GPUs must fit in the %1 % of it taken as usable.")
+                                      .arg(QLocale().toString(100.0 * Calibration{}.hostUsableFraction, 'f', 0)),
+                                  hardwareBox);
+    m_hostRamGiB->setObjectName(QStringLiteral("hostRamSpin"));
+    m_hostRamGiB->setSingleStep(64);
+    hardwareForm->addRow(tr("Host &RAM per node:"), m_hostRamGiB);
     layout->addWidget(hardwareBox);
 
     auto* trainingBox = new QGroupBox(tr("Training"), this);
@@ -153,7 +163,7 @@ PlanForm::PlanForm(QWidget* parent)
         connect(combo, &QComboBox::currentIndexChanged, this, &PlanForm::configurationChanged);
     for (QSpinBox* spin : {m_gpusPerNode, m_nodes, m_microBatch, m_seqLen})
         connect(spin, &QSpinBox::valueChanged, this, &PlanForm::configurationChanged);
-    for (QDoubleSpinBox* spin : {m_customMemoryGiB, m_customTflops, m_customHbm, m_customNvlink, m_customPcie})
+    for (QDoubleSpinBox* spin : {m_customMemoryGiB, m_customTflops, m_customHbm, m_customNvlink, m_customPcie, m_hostRamGiB})
         connect(spin, &QDoubleSpinBox::valueChanged, this, &PlanForm::configurationChanged);
     for (QCheckBox* check : {m_expandableSegments, m_checkpointing})
         connect(check, &QCheckBox::toggled, this, &PlanForm::configurationChanged);
@@ -276,6 +286,7 @@ QJsonObject PlanForm::state() const
     s[QStringLiteral("gpus_per_node")] = m_gpusPerNode->value();
     s[QStringLiteral("nodes")] = m_nodes->value();
     s[QStringLiteral("interconnect")] = m_interconnect->currentData().toString();
+    s[QStringLiteral("host_ram_gib")] = m_hostRamGiB->value();
     s[QStringLiteral("precision")] = m_precision->currentData().toString();
     s[QStringLiteral("micro_batch")] = m_microBatch->value();
     s[QStringLiteral("seq_len")] = m_seqLen->value();
@@ -305,6 +316,8 @@ void PlanForm::setState(const QJsonObject& s)
         const int ic = m_interconnect->findData(s.value(QStringLiteral("interconnect")).toString());
         if (ic >= 0)
             m_interconnect->setCurrentIndex(ic);
+        // Forms saved before the field existed were planned with the default.
+        m_hostRamGiB->setValue(s.value(QStringLiteral("host_ram_gib")).toDouble(ClusterSpec{}.hostRamGiB));
         const int pr = m_precision->findData(s.value(QStringLiteral("precision")).toString());
         if (pr >= 0)
             m_precision->setCurrentIndex(pr);

@@ -28,7 +28,7 @@ public:
 
     // The form as JSON for QSettings and the demo workspace:
     // {"model": id-or-path, "gpu": id | "custom", "custom_gpu": {...}, "gpus_per_node": N, "nodes": N,
-    //  "interconnect": "nvlink"|"pcie", "precision": id, "micro_batch": N, "seq_len": N,
+    //  "interconnect": "nvlink"|"pcie", "host_ram_gib": GiB, "precision": id, "micro_batch": N, "seq_len": N,
     //  "expandable_segments": B, "activation_checkpointing": B}
     QJsonObject state() const;
     // Unknown presets and files that no longer load are skipped with the form's defaults.
@@ -62,6 +62,7 @@ private:
     QSpinBox* m_gpusPerNode = nullptr;
     QSpinBox* m_nodes = nullptr;
     QComboBox* m_interconnect = nullptr;
+    QDoubleSpinBox* m_hostRamGiB = nullptr;
     QComboBox* m_precision = nullptr;
     QSpinBox* m_microBatch = nullptr;
     QSpinBox* m_seqLen = nullptr;
