@@ -161,6 +161,22 @@ private slots:
         }
     }
 
+    // A ClusterSpec built in code (the GUI's form, the CLI) is checked with the JSON reader's bounds.
+    void clusterValidateChecksHostRam()
+    {
+        ClusterSpec c;
+        validate(c, "cluster");
+        c.hostRamGiB = 0.5;
+        try {
+            validate(c, "cluster");
+            QFAIL("expected SpecError");
+        } catch (const SpecError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), QStringLiteral("cluster.host_ram_gib"));
+        }
+        c.hostRamGiB = 128;
+        validate(c, "cluster");
+    }
+
     void badModelShapeIsRejected_data()
     {
         QTest::addColumn<QString>("key");

@@ -491,6 +491,9 @@ void validate(const ClusterSpec& c, const std::string& path)
         throw SpecError(join(path, "intra_node_gbps"), "must be >= 0, got " + formatNumber(c.intraNodeGBps));
     if (!(c.interNodeGBps > 0))
         throw SpecError(join(path, "inter_node_gbps"), "must be positive, got " + formatNumber(c.interNodeGBps));
+    // The same bounds as the JSON reader's.
+    if (!(c.hostRamGiB >= 1.0 && c.hostRamGiB <= 1e6))
+        throw SpecError(join(path, "host_ram_gib"), "must be in [1, 1e6], got " + formatNumber(c.hostRamGiB));
 }
 
 void validate(const TrainingSpec& t, const std::string& path)
