@@ -850,7 +850,7 @@
     </message>
     <message>
         <source>Export &amp;charts…</source>
-        <translation>&amp;Diagramme exportieren…</translation>
+        <translation>Dia&amp;gramme exportieren…</translation>
     </message>
     <message>
         <source>Save the four charts as PNG, SVG or PDF with a caption (%1).</source>
@@ -1337,7 +1337,7 @@
     <name>shardwise::gui::NodesPage</name>
     <message>
         <source>Add &amp;this machine</source>
-        <translation>&amp;Diesen Rechner hinzufügen</translation>
+        <translation>Diesen &amp;Rechner hinzufügen</translation>
     </message>
     <message>
         <source>Adds this machine as the node &quot;local&quot; and discovers its facts.</source>
@@ -1361,7 +1361,7 @@
     </message>
     <message>
         <source>Test &amp;connection</source>
-        <translation>&amp;Verbindung testen</translation>
+        <translation>Verbindung &amp;testen</translation>
     </message>
     <message>
         <source>Connects, checks the host key and runs one command.</source>
@@ -1450,7 +1450,7 @@
         <translation>Lädt die Quellen des Runners auf den SSH-Knoten hoch und baut sie dort gegen dessen LibTorch; ein unveränderter Runner wird nicht erneut gebaut.</translation>
     </message>
     <message>
-        <source>Cancel p&amp;reparation</source>
+        <source>Cancel pr&amp;eparation</source>
         <translation>Vorbereitung a&amp;bbrechen</translation>
     </message>
     <message>
@@ -1797,8 +1797,8 @@
         <translation>CPU-Läufe üben den Ablauf jeder Strategie auf jedem Rechner; ihr Durchsatz sagt nichts über eine GPU.</translation>
     </message>
     <message>
-        <source>&amp;Validate</source>
-        <translation>&amp;Prüfen</translation>
+        <source>V&amp;alidate</source>
+        <translation>Prü&amp;fen</translation>
     </message>
     <message>
         <source>Queue the plan&apos;s run matrix (the recommendation and what the decision order says to measure beside it) with the same model, precision, micro-batch, sequence and GPU count (%1).</source>
@@ -2339,7 +2339,7 @@
     </message>
     <message>
         <source>&amp;Device:</source>
-        <translation>&amp;Gerät:</translation>
+        <translation>Gerä&amp;t:</translation>
     </message>
     <message>
         <source>N&amp;ode:</source>
@@ -2351,14 +2351,14 @@
     </message>
     <message>
         <source>&amp;Warm-up:</source>
-        <translation>&amp;Aufwärmen:</translation>
+        <translation>A&amp;ufwärmen:</translation>
     </message>
     <message>
         <source>&amp;Timed:</source>
         <translation>&amp;Gemessen:</translation>
     </message>
     <message>
-        <source>Se&amp;quence length:</source>
+        <source>Sequence &amp;length:</source>
         <translation>Se&amp;quenzlänge:</translation>
     </message>
     <message>
@@ -2529,15 +2529,15 @@
     <name>shardwise::gui::RunsPage</name>
     <message>
         <source>&amp;Cancel</source>
-        <translation>&amp;Abbrechen</translation>
+        <translation>Abbre&amp;chen</translation>
     </message>
     <message>
         <source>Stops the selected run (its ranks get SIGTERM, then SIGKILL) or takes a queued one off the queue.</source>
         <translation>Stoppt den ausgewählten Lauf (seine Ränge erhalten SIGTERM, dann SIGKILL) oder nimmt einen eingereihten aus der Warteschlange.</translation>
     </message>
     <message>
-        <source>&amp;Refresh</source>
-        <translation>&amp;Aktualisieren</translation>
+        <source>R&amp;efresh</source>
+        <translation>Aktua&amp;lisieren</translation>
     </message>
     <message>
         <source>New run</source>
@@ -2647,8 +2647,8 @@
         <translation>Lauf %1 kann nicht wieder angekoppelt werden: %2</translation>
     </message>
     <message>
-        <source>A&amp;bandon…</source>
-        <translation>&amp;Aufgeben…</translation>
+        <source>Aba&amp;ndon…</source>
+        <translation>Au&amp;fgeben…</translation>
     </message>
     <message>
         <source>Abandon run %1</source>

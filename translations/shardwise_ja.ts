@@ -1447,8 +1447,8 @@
         <translation>ランナーのソースを SSH ノードにアップロードし、そのノードの LibTorch でビルドします。変更のないランナーは再ビルドしません。</translation>
     </message>
     <message>
-        <source>Cancel p&amp;reparation</source>
-        <translation>準備を中止(&amp;R)</translation>
+        <source>Cancel pr&amp;eparation</source>
+        <translation>準備を中止(&amp;E)</translation>
     </message>
     <message>
         <source>Stops the upload or the build on the node.</source>
@@ -1791,8 +1791,8 @@
         <translation>CPU での実行はどのマシンでも各戦略のスケジュールを動かせますが、そのスループットは GPU について何も示しません。</translation>
     </message>
     <message>
-        <source>&amp;Validate</source>
-        <translation>検証(&amp;V)</translation>
+        <source>V&amp;alidate</source>
+        <translation>検証(&amp;A)</translation>
     </message>
     <message>
         <source>Queue the plan&apos;s run matrix (the recommendation and what the decision order says to measure beside it) with the same model, precision, micro-batch, sequence and GPU count (%1).</source>
@@ -2349,8 +2349,8 @@
         <translation>計測(&amp;T):</translation>
     </message>
     <message>
-        <source>Se&amp;quence length:</source>
-        <translation>シーケンス長(&amp;Q):</translation>
+        <source>Sequence &amp;length:</source>
+        <translation>シーケンス長(&amp;L):</translation>
     </message>
     <message>
         <source>Micro-&amp;batch:</source>
@@ -2527,8 +2527,8 @@
         <translation>選択した実行を停止する（ランクに SIGTERM、次に SIGKILL を送る）か、キュー内の実行を取り除きます。</translation>
     </message>
     <message>
-        <source>&amp;Refresh</source>
-        <translation>更新(&amp;R)</translation>
+        <source>R&amp;efresh</source>
+        <translation>更新(&amp;E)</translation>
     </message>
     <message>
         <source>New run</source>
@@ -2637,8 +2637,8 @@
         <translation>実行 %1 を再接続できません: %2</translation>
     </message>
     <message>
-        <source>A&amp;bandon…</source>
-        <translation>放棄(&amp;B)…</translation>
+        <source>Aba&amp;ndon…</source>
+        <translation>放棄(&amp;N)…</translation>
     </message>
     <message>
         <source>Abandon run %1</source>

@@ -1,14 +1,26 @@
 // The shipped translations are complete (no unfinished or obsolete entries), match the sources
-// (lupdate finds nothing new), compile into the binary and load together with Qt's own catalogue.
+// (lupdate finds nothing new), compile into the binary and load together with Qt's own catalogue;
+// in every language, English included, no two mnemonics (Alt+letter) of a page and the menu bar clash.
 #include "gui_test_main.hpp"
 
+#include "shell/main_window.hpp"
 #include "shell/translations.hpp"
+#include "workspace/workspace.hpp"
 
+#include <QAbstractButton>
+#include <QAction>
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+#include <QGroupBox>
+#include <QKeySequence>
+#include <QLabel>
+#include <QMap>
+#include <QMenuBar>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QScopeGuard>
+#include <QSettings>
 #include <QTemporaryDir>
 #include <QTranslator>
 #include <QXmlStreamReader>
@@ -60,6 +72,47 @@ TsCounts countTs(const QString& path)
     return counts;
 }
 
+void removeTranslators()
+{
+    for (QTranslator* t : QCoreApplication::instance()->findChildren<QTranslator*>()) {
+        QCoreApplication::removeTranslator(t);
+        delete t;
+    }
+}
+
+// What takes Alt+<letter> while `page` is the current page of `window`: the menu bar's menus and,
+// on the page, every shown label with a buddy, button and group box title with a mnemonic (Qt
+// grabs each as a window shortcut). Two on one key make it ambiguous: Alt+key then only moves the
+// focus between them. Returns one line per ambiguous key, naming the texts that share it.
+QStringList mnemonicClashes(const QMainWindow& window, const QWidget& page)
+{
+    QMap<QString, QStringList> byKey;
+    const auto add = [&byKey](const QString& text, const char* kind) {
+        const QKeySequence key = QKeySequence::mnemonic(text);
+        if (!key.isEmpty())
+            byKey[key.toString(QKeySequence::PortableText)] << QStringLiteral("%1 \"%2\"").arg(QLatin1String(kind), text);
+    };
+    for (const QAction* menu : window.menuBar()->actions())
+        add(menu->text(), "menu");
+    for (const QWidget* w : page.findChildren<QWidget*>()) {
+        if (w->window() != &window || !w->isVisibleTo(&page))
+            continue;
+        if (const auto* label = qobject_cast<const QLabel*>(w)) {
+            if (label->buddy())
+                add(label->text(), "label");
+        } else if (const auto* button = qobject_cast<const QAbstractButton*>(w)) {
+            add(button->text(), "button");
+        } else if (const auto* box = qobject_cast<const QGroupBox*>(w)) {
+            add(box->title(), "group box");
+        }
+    }
+    QStringList clashes;
+    for (auto it = byKey.cbegin(); it != byKey.cend(); ++it)
+        if (it.value().size() > 1)
+            clashes << it.key() + QStringLiteral(": ") + it.value().join(QStringLiteral(", "));
+    return clashes;
+}
+
 QString lupdatePath()
 {
     for (const QString& candidate : {QStringLiteral("/usr/lib/qt6/bin/lupdate"), QStringLiteral("/usr/bin/lupdate")})
@@ -73,7 +126,18 @@ QString lupdatePath()
 class TestTranslations : public QObject {
     Q_OBJECT
 
+private:
+    QTemporaryDir m_dir;
+    Workspace m_workspace;
+
 private slots:
+    void initTestCase()
+    {
+        QSettings().clear();
+        QString error;
+        QVERIFY2(m_workspace.open(m_dir.filePath(QStringLiteral("translations.sqlite")), &error), qPrintable(error));
+    }
+
     void translationIsComplete_data()
     {
         QTest::addColumn<QString>("language");
@@ -121,8 +185,31 @@ private slots:
         QVERIFY2(loaded.contains(QStringLiteral("qt_") + language), qPrintable(loaded.join(QLatin1Char(','))));
         const QString translated = QCoreApplication::translate("shardwise::gui::MainWindow", "&File");
         QVERIFY(translated != QStringLiteral("&File"));
-        for (QTranslator* t : QCoreApplication::instance()->findChildren<QTranslator*>())
-            QCoreApplication::removeTranslator(t);
+        removeTranslators();
+    }
+
+    void mnemonicsAreUniqueOnEveryPage_data()
+    {
+        QTest::addColumn<QString>("language");
+        QTest::newRow("en") << QStringLiteral("en");
+        for (const QString& l : shippedLanguages())
+            QTest::newRow(qPrintable(l)) << l;
+    }
+    void mnemonicsAreUniqueOnEveryPage()
+    {
+        QFETCH(QString, language);
+        const auto cleanup = qScopeGuard([] { removeTranslators(); });
+        const QStringList loaded = installTranslations(*QCoreApplication::instance(), QLocale(language));
+        if (shippedLanguages().contains(language))
+            QVERIFY2(loaded.contains(QStringLiteral("shardwise_") + language), qPrintable(loaded.join(QLatin1Char(','))));
+        // The pages translate their texts when they are built: the window comes after the catalogues.
+        MainWindow window(m_workspace);
+        QVERIFY(window.pageCount() > 0);
+        QStringList clashes;
+        for (int i = 0; i < window.pageCount(); ++i)
+            for (const QString& clash : mnemonicClashes(window, *window.page(i)))
+                clashes << QStringLiteral("%1 page, %2").arg(window.pageId(i), clash);
+        QVERIFY2(clashes.isEmpty(), qPrintable(clashes.join(QStringLiteral("; "))));
     }
 };
 

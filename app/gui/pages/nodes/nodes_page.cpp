@@ -104,7 +104,7 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
     m_prepare = button(tr("&Prepare"), "prepareNode",
                        tr("Uploads the runner's sources to the SSH node and builds them there against its LibTorch; an "
                           "unchanged runner is not built again."));
-    m_cancelPrepare = button(tr("Cancel p&reparation"), "cancelPreparation", tr("Stops the upload or the build on the node."));
+    m_cancelPrepare = button(tr("Cancel pr&eparation"), "cancelPreparation", tr("Stops the upload or the build on the node."));
     m_cancelPrepare->setEnabled(false);
     m_prepareProgress = new QProgressBar(this);
     m_prepareProgress->setObjectName(QStringLiteral("preparationProgress"));

@@ -111,7 +111,7 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     m_device->addItem(tr("CPU"), QStringLiteral("cpu"));
     m_device->addItem(tr("CUDA GPUs"), QStringLiteral("cuda"));
     m_device->setToolTip(tr("CPU runs exercise every strategy's schedule on any machine; their throughput says nothing about a GPU."));
-    m_validate = new QPushButton(tr("&Validate"));
+    m_validate = new QPushButton(tr("V&alidate"));
     m_validate->setObjectName(QStringLiteral("validateButton"));
     m_validate->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
     m_validate->setToolTip(tr("Queue the plan's run matrix (the recommendation and what the decision order says to measure beside it) "

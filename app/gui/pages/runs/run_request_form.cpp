@@ -74,7 +74,7 @@ RunRequestForm::RunRequestForm(QWidget* parent)
     form->addRow(tr("&Ranks:"), m_ranks);
     form->addRow(tr("&Warm-up:"), m_warmup);
     form->addRow(tr("&Timed:"), m_steps);
-    form->addRow(tr("Se&quence length:"), m_seq);
+    form->addRow(tr("Sequence &length:"), m_seq);
     form->addRow(tr("Micro-&batch:"), m_microBatch);
     form->addRow(QString(), m_expandable);
     auto* layout = new QVBoxLayout(this);

@@ -74,14 +74,14 @@ RunsPage::RunsPage(Workspace& workspace, QWidget* parent)
     m_cancel->setObjectName(QStringLiteral("cancelRun"));
     m_cancel->setToolTip(tr("Stops the selected run (its ranks get SIGTERM, then SIGKILL) or takes a queued one off the queue."));
     m_cancel->setEnabled(false);
-    auto* refresh = new QPushButton(tr("&Refresh"), this);
+    auto* refresh = new QPushButton(tr("R&efresh"), this);
     refresh->setObjectName(QStringLiteral("refreshHistory"));
     m_reattach = new QPushButton(tr("Re-&attach"), this);
     m_reattach->setObjectName(QStringLiteral("reattachRun"));
     m_reattach->setToolTip(tr("Follows the selected detached run again: its ranks kept running on their SSH node, and what they "
                               "wrote since is recorded into the same run."));
     m_reattach->setEnabled(false);
-    m_abandon = new QPushButton(tr("A&bandon…"), this);
+    m_abandon = new QPushButton(tr("Aba&ndon…"), this);
     m_abandon->setObjectName(QStringLiteral("abandonRun"));
     m_abandon->setToolTip(tr("Gives up the selected detached run for good: its ranks still running are stopped on every node "
                              "that answers, and it is kept as lost, no longer offered for re-attaching."));
