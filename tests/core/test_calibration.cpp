@@ -114,6 +114,41 @@ private slots:
         QVERIFY(std::fabs(fit.calibration.activationBytesScale - activationScale) / activationScale < 0.1);
     }
 
+    // Small models at short sequences, where the GPU's kernel time and the CPU's issue time are
+    // close: runs of a machine on which the two combine as a p-norm (p = 4) are fitted with the
+    // exponent that generated them, starting from the presets' "longer of the two" (exponent 0).
+    void fitRecoversHowKernelAndIssueTimeCombine()
+    {
+        Calibration truth;
+        truth.layerLaunchS = 9e-4;
+        truth.launchCombineExponent = 4.0;
+        std::vector<Observation> runs;
+        for (const char* model : {"qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b"})
+            for (int seq : {1024, 2048, 4096, 8192})
+                for (Strategy s : {Strategy::Zero0, Strategy::Zero3}) {
+                    Observation o;
+                    o.input = input(model, seq);
+                    o.strategy = s;
+                    o.tokensPerS = estimate(o.input, s, truth).throughput.tokensPerS;
+                    runs.push_back(o);
+                }
+        Calibration start;
+        start.layerLaunchS = truth.layerLaunchS;
+        QCOMPARE(start.launchCombineExponent, 0.0);
+        const CalibrationFit fit = fitCalibration(runs, start, FitOptions{{"layer_launch_s"}});
+        QVERIFY2(std::fabs(fit.calibration.launchCombineExponent - 4.0) < 0.4,
+                 qPrintable(QString::number(fit.calibration.launchCombineExponent)));
+        QVERIFY2(fit.tokens.worstAbs < 0.02, qPrintable(QString::number(fit.tokens.worstAbs)));
+        // Runs that combine as the longer of the two leave the exponent where it started.
+        truth.launchCombineExponent = 0.0;
+        std::vector<Observation> maxRuns = runs;
+        for (Observation& o : maxRuns)
+            o.tokensPerS = estimate(o.input, o.strategy, truth).throughput.tokensPerS;
+        const CalibrationFit maxFit = fitCalibration(maxRuns, start, FitOptions{{"layer_launch_s"}});
+        QVERIFY2(maxFit.calibration.launchCombineExponent == 0.0 || maxFit.calibration.launchCombineExponent > 30.0,
+                 qPrintable(QString::number(maxFit.calibration.launchCombineExponent)));
+    }
+
     void fitLeavesCoefficientsNoRunInforms()
     {
         Calibration truth;

@@ -202,6 +202,29 @@ private slots:
         QVERIFY(std::abs(estimate(in, Strategy::Zero0, c).throughput.computeS - (24 * 0.1 + kernels)) < 1e-12);
     }
 
+    // With launchCombineExponent p > 0 the step's compute part is the p-norm of kernel and issue
+    // time: the longer one when one dominates, 2^(1/p) times it when they are equal.
+    void kernelAndIssueTimeCombineAsAPNorm()
+    {
+        EstimateInput in = input("qwen2.5-0.5b", "h200");
+        in.training.seqLen = 1024;
+        Calibration c;
+        c.layerLaunchS = 0;
+        const double kernels = estimate(in, Strategy::Zero0, c).throughput.computeS;
+        c.layerLaunchS = kernels / 24.0; // the CPU's issue time equals the kernels'
+        QVERIFY(std::abs(estimate(in, Strategy::Zero0, c).throughput.computeS - kernels) < 1e-12 * kernels);
+        c.launchCombineExponent = 4.0;
+        const double equal = estimate(in, Strategy::Zero0, c).throughput.computeS;
+        QVERIFY2(std::abs(equal / kernels - std::pow(2.0, 0.25)) < 1e-9, qPrintable(QString::number(equal / kernels)));
+        c.layerLaunchS = 0.1; // the CPU dominates: the p-norm is within 1e-9 of the longer
+        QVERIFY(std::abs(estimate(in, Strategy::Zero0, c).throughput.computeS / (24 * 0.1) - 1.0) < 1e-6);
+        // The field travels with the calibration's JSON and is range-checked there.
+        QCOMPARE(calibrationFromJson(toJson(c)).launchCombineExponent, 4.0);
+        nlohmann::json bad = toJson(c);
+        bad["launch_combine_exponent"] = -1.0;
+        QVERIFY_THROWS_EXCEPTION(SpecError, calibrationFromJson(bad));
+    }
+
     void mfuUsesModelFlopsNotRecomputation()
     {
         EstimateInput in = input("qwen2.5-3b", "h200");

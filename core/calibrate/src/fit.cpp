@@ -50,6 +50,8 @@ constexpr std::array kCoefficients{
                 Target::Throughput, onDevice},
     Coefficient{"layer_kernel_s", &Calibration::layerKernelS, 0.0, 0.01, false, Target::Throughput, onDevice},
     Coefficient{"layer_launch_s", &Calibration::layerLaunchS, 0.0, 0.01, false, Target::Throughput, onDevice},
+    Coefficient{"launch_combine_exponent", &Calibration::launchCombineExponent, 1.5, 64.0, true, Target::Throughput,
+                onDevice},
     Coefficient{"unit_collective_overhead_s", &Calibration::unitCollectiveOverheadS, 0.0, 0.02, false,
                 Target::Throughput, hasUnitCollectives},
     Coefficient{"cpu_adam_params_per_s", &Calibration::cpuAdamParamsPerS, 1e7, 1e11, true, Target::Throughput,

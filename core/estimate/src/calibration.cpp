@@ -35,6 +35,7 @@ constexpr std::array kFields{
     Field{"layer_kernel_s", &Calibration::layerKernelS, 0.0, 0.1},
     Field{"layer_launch_s", &Calibration::layerLaunchS, 0.0, 0.1},
     Field{"launch_overlap", &Calibration::launchOverlap, 0.0, 1.0},
+    Field{"launch_combine_exponent", &Calibration::launchCombineExponent, 0.0, 64.0},
     Field{"optimizer_hbm_efficiency", &Calibration::optimizerHbmEfficiency, 0.01, 1.0},
     Field{"nvlink_bus_efficiency", &Calibration::nvlinkBusEfficiency, 0.01, 1.0},
     Field{"pcie_bus_efficiency", &Calibration::pcieBusEfficiency, 0.01, 1.0},

@@ -5,6 +5,7 @@
 #include "parts.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace shardwise::detail {
@@ -174,7 +175,10 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
     // waits; while it stays ahead of the GPU (launchOverlap 1) only the longer of the two counts.
     const Schedule sc = schedule(ctx, in, s, c);
     const double launchS = layerSteps * c.layerLaunchS + sc.volume.unitCollectives * c.unitCollectiveOverheadS;
-    te.computeS = kernelS + launchS - c.launchOverlap * std::min(kernelS, launchS);
+    te.computeS = c.launchCombineExponent > 0.0
+        ? std::pow(std::pow(kernelS, c.launchCombineExponent) + std::pow(launchS, c.launchCombineExponent),
+                   1.0 / c.launchCombineExponent)
+        : kernelS + launchS - c.launchOverlap * std::min(kernelS, launchS);
 
     const double optimizedParams = tr.shardsOptimizer ? n / w : n;
     if (tr.offloadsOptimizer) {

@@ -76,6 +76,12 @@ struct Calibration {
     // when the CPU runs ahead of the GPU perfectly (step = the longer of the two), 0 when they
     // serialise.
     double launchOverlap = 1.0;
+    // How the two combine when neither clearly bounds the step: 0 takes the launchOverlap formula
+    // above (the longer of the two at overlap 1); p > 0 takes (kernel^p + issue^p)^(1/p), which is the
+    // longer of the two when one dominates and up to 2^(1/p) times it when they are equal: the CPU
+    // then cannot run ahead, and every stall on either side shows in the step (small models at short
+    // sequences on the H200). 0 in the presets; a fit sets it only where runs in that regime show it.
+    double launchCombineExponent = 0.0;
     // Achieved fraction of HBM bandwidth for the (multi-kernel, foreach) AdamW step.
     double optimizerHbmEfficiency = 0.50;
 
