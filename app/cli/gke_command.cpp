@@ -20,8 +20,9 @@ constexpr const char* kUsageHead = R"(usage: shardwise-cli gke --model PRESET|PA
 
 Prepares a GKE run of the plan: the preflight checklist (quota counting the autoscaling maximum,
 quota is not stock, zones offering the accelerator, machine series, regional cluster, one node pool
-per accelerator scaled from zero, driver and GKE version), the gcloud and kubectl commands and the
-Job manifest that runs shardwise-runner on every planned GPU.
+per accelerator scaled from zero, driver and GKE version, the machine type's RAM against a CPU-offload
+strategy's host state), the gcloud and kubectl commands and the Job manifest that runs
+shardwise-runner on every planned GPU.
 
 )";
 
@@ -132,8 +133,14 @@ int runGke(const std::vector<std::string>& args, std::ostream& out, std::ostream
         request.image = a.image;
         request.clusterName = a.clusterName;
         const Estimate& e = plan.candidate(strategy).estimate;
-        request.verdict = cloud::PlanVerdict{e.fits(), e.memory.requiredBytes() / kGiB, in.gpu.memoryGiB(),
-                                             plan.recommendation.strategy == strategy};
+        // makePlan above ran with the default calibration: its usable share of host RAM is the one to apply
+        // to the VM's RAM.
+        request.verdict = cloud::PlanVerdict{e.fitsDevice,
+                                             e.memory.requiredBytes() / kGiB,
+                                             in.gpu.memoryGiB(),
+                                             plan.recommendation.strategy == strategy,
+                                             e.hostBytesPerNode / kGiB,
+                                             Calibration{}.hostUsableFraction};
         const cloud::GkePreparation p = cloud::prepareGke(request);
         if (a.format == "json")
             out << cloud::toJson(p).dump(2) << "\n";

@@ -1,5 +1,7 @@
 # core/cloud and core/interruption suites.
-shardwise_add_test(test_cloud SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cloud.cpp LIBS Shardwise::cloud LABELS cloud)
+# test_cloud links the planner to build the verdicts the CLI and the Cloud page pass.
+shardwise_add_test(test_cloud SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cloud.cpp LIBS Shardwise::cloud Shardwise::plan
+    LABELS cloud)
 shardwise_add_test(test_interruption SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_interruption.cpp
     LIBS Shardwise::interruption LABELS cloud)
 

@@ -1,6 +1,9 @@
 // core/cloud: the GKE table and the preparation derived from a plan and a region.
 #include "shardwise/cloud/gke_preparation.hpp"
+#include "shardwise/plan/plan.hpp"
 #include "shardwise/spec/presets.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -42,6 +45,48 @@ std::string commandContaining(const std::vector<GkeCommand>& cs, const std::stri
         if (c.command.find(needle) != std::string::npos)
             return c.command;
     return {};
+}
+
+// What the CLI and the Cloud page pass: the planner's verdict on the request's strategy, the plan made
+// with the request's own host RAM (ClusterSpec::hostRamGiB).
+PlanVerdict plannerVerdict(const GkeRequest& r)
+{
+    EstimateInput in;
+    in.model = r.run.model;
+    in.gpu = r.gpu;
+    in.cluster = r.cluster;
+    in.cluster.intraNode = r.gpu.nvlinkGBps > 0 ? Interconnect::NvLink : Interconnect::Pcie;
+    in.training = r.run.training;
+    const Plan plan = makePlan(in);
+    const Estimate& e = plan.candidate(r.run.strategy).estimate;
+    return {e.fitsDevice,
+            e.memory.requiredBytes() / kGiB,
+            r.gpu.memoryGiB(),
+            plan.recommendation.strategy == r.run.strategy,
+            e.hostBytesPerNode / kGiB,
+            Calibration{}.hostUsableFraction};
+}
+
+GkeRequest offloadRequest(const std::string& gpu, const std::string& region, Strategy strategy = Strategy::Zero3Offload)
+{
+    GkeRequest r = request(gpu, 1, 1, region);
+    r.run.strategy = strategy;
+    r.verdict = plannerVerdict(r);
+    return r;
+}
+
+// The builtin table as JSON, to write altered copies of it.
+nlohmann::json builtinTable()
+{
+    std::ifstream in(GkeCatalog::defaultPath());
+    return nlohmann::json::parse(in);
+}
+
+QString writeTable(const QTemporaryDir& dir, const nlohmann::json& table)
+{
+    const QString file = dir.filePath(QStringLiteral("table.json"));
+    std::ofstream(file.toStdString()) << table.dump();
+    return file;
 }
 
 QString errorField(const GkeRequest& r, QString* message = nullptr)
@@ -297,6 +342,150 @@ private slots:
             QCOMPARE(QString::fromStdString(e.field()), QStringLiteral("gke_table"));
             QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("gke.image_type")), e.what());
         }
+    }
+
+    void everyMachineTypeCarriesItsMemory_data()
+    {
+        // Google's figures (GB of 2^30 bytes), as transcribed into resources/gke/accelerators.json.
+        QTest::addColumn<QString>("accelerator");
+        QTest::addColumn<int>("gpus");
+        QTest::addColumn<QString>("machineType");
+        QTest::addColumn<double>("memoryGB");
+        QTest::newRow("g2-standard-4") << "nvidia-l4" << 1 << "g2-standard-4" << 16.0;
+        QTest::newRow("g2-standard-96") << "nvidia-l4" << 8 << "g2-standard-96" << 384.0;
+        QTest::newRow("a2-highgpu-1g") << "nvidia-tesla-a100" << 1 << "a2-highgpu-1g" << 85.0;
+        QTest::newRow("a2-megagpu-16g") << "nvidia-tesla-a100" << 16 << "a2-megagpu-16g" << 1360.0;
+        QTest::newRow("a2-ultragpu-1g") << "nvidia-a100-80gb" << 1 << "a2-ultragpu-1g" << 170.0;
+        QTest::newRow("a3-highgpu-1g") << "nvidia-h100-80gb" << 1 << "a3-highgpu-1g" << 234.0;
+        QTest::newRow("a3-highgpu-8g") << "nvidia-h100-80gb" << 8 << "a3-highgpu-8g" << 1872.0;
+        QTest::newRow("a3-ultragpu-8g") << "nvidia-h200-141gb" << 8 << "a3-ultragpu-8g" << 2952.0;
+    }
+    void everyMachineTypeCarriesItsMemory()
+    {
+        QFETCH(QString, accelerator);
+        QFETCH(int, gpus);
+        QFETCH(QString, machineType);
+        QFETCH(double, memoryGB);
+        const GkeCatalog& c = GkeCatalog::builtin();
+        for (const GkeAcceleratorOffer& o : c.offers())
+            for (const GkeMachineType& m : o.machineTypes)
+                QVERIFY2(m.memoryGB && *m.memoryGB > 0, m.name.c_str());
+        const GkeMachineType* m = c.find(accelerator.toStdString())->machineTypeFor(gpus);
+        QVERIFY(m);
+        QCOMPARE(QString::fromStdString(m->name), machineType);
+        QCOMPARE(*m->memoryGB, memoryGB);
+        QCOMPARE(*m->memoryGiB(), memoryGB); // Google's GB of machine memory are binary
+    }
+
+    void machineMemoryIsValidatedByTheReader_data()
+    {
+        QTest::addColumn<QString>("memory");
+        QTest::newRow("zero") << "0";
+        QTest::newRow("negative") << "-16";
+        QTest::newRow("string") << "\"16\"";
+        QTest::newRow("null") << "null";
+    }
+    void machineMemoryIsValidatedByTheReader()
+    {
+        QFETCH(QString, memory);
+        nlohmann::json table = builtinTable();
+        table["accelerators"][2]["machine_types"][0]["memory_gb"] = nlohmann::json::parse(memory.toStdString());
+        QTemporaryDir dir;
+        try {
+            GkeCatalog::load(writeTable(dir, table).toStdString());
+            QFAIL("accepted a bad memory_gb");
+        } catch (const CloudError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), QStringLiteral("gke_table"));
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("accelerators[2].machine_types[0].memory_gb: expected a number > 0")),
+                     e.what());
+        }
+    }
+
+    void offloadOnAVmWithTooLittleRamIsABlockingItem()
+    {
+        // qwen2.5-7b zero3_offload keeps about 57 GiB of host state on its one node (pure bf16); one L4
+        // comes on g2-standard-4, which has 16 GB: 12.8 GiB usable at the planner's 80 %.
+        const GkeRequest r = offloadRequest("l4", "us-central1");
+        QVERIFY(r.verdict->hostGiBPerNode > 50 && r.verdict->hostGiBPerNode < 60);
+        const GkePreparation p = prepareGke(r);
+        QCOMPARE(QString::fromStdString(p.machineType), QStringLiteral("g2-standard-4"));
+        const ChecklistItem* host = itemById(p, "host_memory");
+        QVERIFY(host);
+        QCOMPARE(host->status, CheckStatus::Warn); // as a GPU-memory misfit is
+        const QString title = QString::fromStdString(host->title);
+        const double shortGiB = r.verdict->hostGiBPerNode - 16.0 * 0.8;
+        QVERIFY2(title.startsWith(QStringLiteral("zero3_offload does not fit in host RAM")), qPrintable(title));
+        QVERIFY2(title.contains(QStringLiteral("g2-standard-4 has 16 GB")), qPrintable(title));
+        QVERIFY2(title.contains(QStringLiteral("12.8 GiB usable")), qPrintable(title));
+        QVERIFY2(title.contains(QString::number(r.verdict->hostGiBPerNode, 'f', 1) + QStringLiteral(" GiB per node")), qPrintable(title));
+        QVERIFY2(title.contains(QString::number(shortGiB, 'f', 1) + QStringLiteral(" GiB short")), qPrintable(title));
+        // The plan's 512 GiB default did fit it: the detail says why the VM's RAM is what counts.
+        QVERIFY2(host->detail.find("not the plan's 512 GiB") != std::string::npos, host->detail.c_str());
+        // A strategy that keeps nothing in host RAM gets no such item.
+        QVERIFY(!itemById(prepareGke(offloadRequest("l4", "us-central1", Strategy::Fsdp2Reshard)), "host_memory"));
+    }
+
+    void offloadOnAVmWithEnoughRamPasses_data()
+    {
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<QString>("region");
+        QTest::addColumn<QString>("machineType");
+        QTest::newRow("A100 80GB") << "a100-80gb" << "us-central1" << "a2-ultragpu-1g";
+        QTest::newRow("H100") << "h100-80gb" << "us-east4" << "a3-highgpu-1g";
+    }
+    void offloadOnAVmWithEnoughRamPasses()
+    {
+        QFETCH(QString, gpu);
+        QFETCH(QString, region);
+        QFETCH(QString, machineType);
+        const GkePreparation p = prepareGke(offloadRequest(gpu.toStdString(), region.toStdString()));
+        QCOMPARE(QString::fromStdString(p.machineType), machineType);
+        for (const ChecklistItem& i : p.checklist)
+            QVERIFY2(!(i.id == "host_memory" && i.status != CheckStatus::Pass), i.title.c_str());
+        const ChecklistItem* host = itemById(p, "host_memory");
+        QVERIFY(host);
+        QVERIFY2(host->title.find("zero3_offload fits in host RAM") == 0, host->title.c_str());
+        QVERIFY2(host->title.find(machineType.toStdString() + " has ") != std::string::npos, host->title.c_str());
+    }
+
+    void vmRamSufficesWhereThePlansDidNot()
+    {
+        // The form said 32 GiB (25.6 GiB usable): the planner calls fsdp2_reshard_offload a misfit in
+        // host memory only; a2-ultragpu-1g has 170 GB, and the GPU fits it.
+        GkeRequest r = request("a100-80gb", 1, 1, "us-central1");
+        r.run.strategy = Strategy::Fsdp2ReshardOffload;
+        r.cluster.hostRamGiB = 32;
+        r.verdict = plannerVerdict(r);
+        QVERIFY(r.verdict->fitsDevice);
+        QVERIFY(r.verdict->hostGiBPerNode > 32 * 0.8);
+        const GkePreparation p = prepareGke(r);
+        const ChecklistItem* host = itemById(p, "host_memory");
+        QVERIFY(host);
+        QCOMPARE(host->status, CheckStatus::Pass);
+        QVERIFY2(host->title.find("the VM's RAM suffices where the plan's 32 GiB (25.6 GiB usable) did not") != std::string::npos,
+                 host->title.c_str());
+        // The GPU item judges the GPU only: it does not repeat the plan's host misfit as a GPU misfit.
+        QCOMPARE(itemById(p, "memory")->status, CheckStatus::Pass);
+        QVERIFY2(itemById(p, "memory")->title.find("fsdp2_reshard_offload fits: ") == 0, itemById(p, "memory")->title.c_str());
+    }
+
+    void unknownMachineMemoryAsksToConfirmIt()
+    {
+        nlohmann::json table = builtinTable();
+        for (auto& o : table["accelerators"])
+            for (auto& m : o["machine_types"])
+                if (m["name"] == "g2-standard-4")
+                    m.erase("memory_gb");
+        QTemporaryDir dir;
+        const GkeCatalog catalog = GkeCatalog::load(writeTable(dir, table).toStdString());
+        QVERIFY(!catalog.find("nvidia-l4")->machineTypeFor(1)->memoryGB);
+        const GkePreparation p = prepareGke(offloadRequest("l4", "us-central1"), catalog);
+        const ChecklistItem* host = itemById(p, "host_memory");
+        QVERIFY(host);
+        QCOMPARE(host->status, CheckStatus::Check);
+        QVERIFY2(host->title.find("does not record g2-standard-4's memory") != std::string::npos, host->title.c_str());
+        QVERIFY2(host->command.find("gcloud compute machine-types describe g2-standard-4 --zone us-central1-a") == 0,
+                 host->command.c_str());
     }
 
     void dnsLabelsAreValidKubernetesNames_data()

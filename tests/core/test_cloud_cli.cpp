@@ -14,6 +14,7 @@
 #include "shardwise/store/runs.hpp"
 
 #include <QDir>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QFile>
@@ -261,6 +262,39 @@ private slots:
                                     QStringLiteral("l4"), QStringLiteral("--checkpoint-save-s"), QStringLiteral("5")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("--interruptions-per-hour: required"), r.err.constData());
+    }
+
+    void offloadThatTheVmsRamCannotHoldIsFlagged()
+    {
+        // qwen2.5-7b zero3_offload on one L4: the plan (512 GiB of host RAM by default) has room for its
+        // host state, the g2-standard-4 GKE gives one L4 (16 GB) has not.
+        const CliResult r = runCli({QStringLiteral("gke"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
+                                    QStringLiteral("--gpu"), QStringLiteral("l4"), QStringLiteral("--gpus-per-node"),
+                                    QStringLiteral("1"), QStringLiteral("--region"), QStringLiteral("us-central1"),
+                                    QStringLiteral("--strategy"), QStringLiteral("zero3_offload"), QStringLiteral("--format"),
+                                    QStringLiteral("json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject p = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(p.value(QStringLiteral("machine_type")).toString(), QStringLiteral("g2-standard-4"));
+        QJsonObject host;
+        for (const QJsonValue& i : p.value(QStringLiteral("checklist")).toArray())
+            if (i.toObject().value(QStringLiteral("id")).toString() == QLatin1String("host_memory"))
+                host = i.toObject();
+        QVERIFY2(!host.isEmpty(), r.out.constData());
+        QCOMPARE(host.value(QStringLiteral("status")).toString(), QStringLiteral("warn"));
+        const QString title = host.value(QStringLiteral("title")).toString();
+        QVERIFY2(title.startsWith(QStringLiteral("zero3_offload does not fit in host RAM")), qPrintable(title));
+        QVERIFY2(title.contains(QStringLiteral("g2-standard-4 has 16 GB")) && title.contains(QStringLiteral("GiB short")),
+                 qPrintable(title));
+
+        // The same plan on an A100 80GB: a2-ultragpu-1g has 170 GB.
+        const CliResult a100 = runCli({QStringLiteral("gke"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
+                                       QStringLiteral("--gpu"), QStringLiteral("a100-80gb"), QStringLiteral("--gpus-per-node"),
+                                       QStringLiteral("1"), QStringLiteral("--region"), QStringLiteral("us-central1"),
+                                       QStringLiteral("--strategy"), QStringLiteral("zero3_offload")});
+        QVERIFY2(a100.exitCode == 0, a100.err.constData());
+        QVERIFY2(a100.out.contains("[pass]  zero3_offload fits in host RAM") && !a100.out.contains("does not fit in host RAM"),
+                 a100.out.constData());
     }
 
     void missingRegionIsAUsageError()

@@ -174,6 +174,30 @@ private slots:
         QVERIFY(memoryItem);
     }
 
+    void offloadThatTheVmsRamCannotHoldIsFlagged()
+    {
+        // One L4 comes on g2-standard-4 (16 GB of RAM); the host state of a 7B CPU-offload strategy does
+        // not fit in it, whatever the Plan page's host RAM says.
+        CloudPage page(m_workspace);
+        page.setPlanState(planState(QStringLiteral("l4"), 1, 1, QStringLiteral("qwen2.5-7b")));
+        page.setStrategy(Strategy::Zero3Offload);
+        QVERIFY(page.preparation().has_value());
+        QCOMPARE(QString::fromStdString(page.preparation()->machineType), QStringLiteral("g2-standard-4"));
+        const cloud::ChecklistItem* host = nullptr;
+        for (const cloud::ChecklistItem& i : page.preparation()->checklist)
+            if (i.id == "host_memory")
+                host = &i;
+        QVERIFY(host);
+        QCOMPARE(host->status, cloud::CheckStatus::Warn);
+        QVERIFY2(host->title.find("g2-standard-4 has 16 GB") != std::string::npos, host->title.c_str());
+        bool shown = false;
+        const ChecklistModel* m = page.checklistModel();
+        for (int row = 0; row < m->rowCount(); ++row)
+            if (m->index(row, 1).data().toString() == QString::fromStdString(host->title))
+                shown = true;
+        QVERIFY(shown);
+    }
+
     void gpuWithoutGkeOfferingIsRefusedByName()
     {
         CloudPage page(m_workspace);

@@ -31,6 +31,13 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
     return out;
 }
 
+std::optional<double> GkeMachineType::memoryGiB() const
+{
+    if (!memoryGB)
+        return std::nullopt;
+    return *memoryGB * kBytesPerGoogleMemoryGB / (1024.0 * 1024.0 * 1024.0);
+}
+
 const GkeMachineType* GkeAcceleratorOffer::machineTypeFor(int gpusPerNode) const
 {
     for (const auto& m : machineTypes)
@@ -104,6 +111,14 @@ public:
         if (!v.is_number_integer() || v.get<int>() < 1)
             fail(path + key, "expected an integer >= 1");
         return v.get<int>();
+    }
+
+    double positiveNumber(const nlohmann::json& j, const std::string& key, const std::string& path) const
+    {
+        const auto& v = member(j, key, path);
+        if (!v.is_number() || !(v.get<double>() > 0))
+            fail(path + key, "expected a number > 0");
+        return v.get<double>();
     }
 
     std::vector<std::string> texts(const nlohmann::json& j, const std::string& key, const std::string& path) const
@@ -199,6 +214,8 @@ GkeCatalog GkeCatalog::load(const fs::path& file)
                 m.zones = r.zones(types[k], "zones", tpath);
             if (types[k].contains("note"))
                 m.note = r.text(types[k], "note", tpath);
+            if (types[k].contains("memory_gb")) // absent: memory unknown, the checklist asks to confirm it
+                m.memoryGB = r.positiveNumber(types[k], "memory_gb", tpath);
             if (a.machineTypeFor(m.gpus))
                 r.fail(tpath + "gpus", "two machine types with " + std::to_string(m.gpus) + " GPUs");
             a.machineTypes.push_back(std::move(m));

@@ -2,6 +2,8 @@
 // do about it, or what the user must confirm first, with the numbers from the plan and the table.
 #include "internal.hpp"
 
+#include <optional>
+
 namespace shardwise::cloud::detail {
 
 namespace {
@@ -9,6 +11,50 @@ namespace {
 ChecklistItem item(std::string id, CheckStatus status, std::string title, std::string detail, std::string command = {})
 {
     return {std::move(id), status, std::move(title), std::move(detail), std::move(command)};
+}
+
+// CPU offload keeps model state in host RAM. The plan weighed it against the RAM the user typed; on
+// GKE the node has the RAM of the machine type the table picked, so the verdict is made again here.
+std::optional<ChecklistItem> hostMemoryItem(const Resolved& r)
+{
+    const GkeRequest& q = *r.request;
+    if (!q.verdict || q.verdict->hostGiBPerNode <= 0)
+        return std::nullopt;
+    const PlanVerdict& v = *q.verdict;
+    const GkeMachineType& m = *r.machineType;
+    const std::string strategy(strategyId(q.run.strategy));
+    const std::string need = format("%.1f", v.hostGiBPerNode) + " GiB per node";
+    const std::string share = format("%.0f", 100.0 * v.hostUsableFraction) + " %";
+    const std::string why = "CPU offload keeps model state in host RAM; the planner counts " + share + " of a node's RAM usable, "
+                            "the rest being left to the operating system, GKE's node components and the data loader.";
+    const std::optional<double> memoryGiB = m.memoryGiB();
+    if (!memoryGiB) {
+        const double minimumGiB = v.hostGiBPerNode / v.hostUsableFraction;
+        return item("host_memory", CheckStatus::Check,
+                    "Host RAM: " + strategy + " needs " + need + "; the GKE table does not record " + m.name + "'s memory",
+                    "Confirm that " + m.name + " has at least " + format("%.1f", minimumGiB) + " GiB of memory (memoryMb "
+                        + format("%.0f", minimumGiB * 1024.0) + ") before creating the pool. " + why,
+                    "gcloud compute machine-types describe " + m.name + " --zone " + r.zones.front()
+                        + " --format=\"value(memoryMb)\"");
+    }
+    const double usableGiB = *memoryGiB * v.hostUsableFraction;
+    const double planUsableGiB = q.cluster.hostRamGiB * v.hostUsableFraction;
+    const bool planFits = v.hostGiBPerNode <= planUsableGiB;
+    const std::string vm = m.name + " has " + format("%g", *m.memoryGB) + " GB (" + format("%.1f", *memoryGiB) + " GiB, "
+                           + format("%.1f", usableGiB) + " GiB usable)";
+    const std::string source = "On GKE a node has the RAM of its machine type, not the plan's " + format("%g", q.cluster.hostRamGiB)
+                               + " GiB: " + m.name + "'s memory is from the GKE table (" + r.catalog->sources().machineTypes + "). ";
+    if (v.hostGiBPerNode > usableGiB)
+        return item("host_memory", CheckStatus::Warn,
+                    strategy + " does not fit in host RAM: it needs " + need + ", " + vm + ", "
+                        + format("%.1f", v.hostGiBPerNode - usableGiB) + " GiB short",
+                    source + why + " The ranks would run out of host memory: pick a strategy that does not offload, or a GPU "
+                             "count or GPU whose machine type has more memory.");
+    return item("host_memory", CheckStatus::Pass,
+                strategy + " fits in host RAM: " + need + ", " + vm
+                    + (planFits ? std::string() : "; the VM's RAM suffices where the plan's " + format("%g", q.cluster.hostRamGiB)
+                                                     + " GiB (" + format("%.1f", planUsableGiB) + " GiB usable) did not"),
+                source + why);
 }
 
 } // namespace
@@ -100,12 +146,14 @@ std::vector<ChecklistItem> checklist(const Resolved& r)
     if (q.verdict) {
         const PlanVerdict& v = *q.verdict;
         const std::string peak = format("%.1f", v.peakGiB) + " GiB of " + format("%.1f", v.capacityGiB) + " GiB per GPU";
-        out.push_back(item("memory", v.fits ? CheckStatus::Pass : CheckStatus::Warn,
-                           std::string(strategyId(q.run.strategy)) + (v.fits ? " fits: " : " does not fit: ") + peak
+        out.push_back(item("memory", v.fitsDevice ? CheckStatus::Pass : CheckStatus::Warn,
+                           std::string(strategyId(q.run.strategy)) + (v.fitsDevice ? " fits: " : " does not fit: ") + peak
                                + (v.recommended ? " (the plan's recommendation)" : ""),
-                           v.fits ? "Predicted by the planner for this model, sequence and micro-batch; validate before a long run."
-                                  : "The planner predicts an out-of-memory failure; the runner will report it as an OOM result."));
+                           v.fitsDevice ? "Predicted by the planner for this model, sequence and micro-batch; validate before a long run."
+                                        : "The planner predicts an out-of-memory failure; the runner will report it as an OOM result."));
     }
+    if (std::optional<ChecklistItem> host = hostMemoryItem(r))
+        out.push_back(std::move(*host));
     if (q.run.training.activationCheckpointing)
         out.push_back(item("runner_support", CheckStatus::Warn, "The runner does not support activation checkpointing",
                            "shardwise-runner rejects training.activation_checkpointing; the Job runs without it."));

@@ -113,6 +113,10 @@ GkePreparation prepareGke(const GkeRequest& request, const GkeCatalog& catalog)
         throw CloudError("driver", "'" + request.driverVersion + "' is not a GKE driver version; allowed: " + joined(drivers, ", "));
     if (request.image.empty())
         throw CloudError("image", "the container image must not be empty");
+    if (request.verdict && request.verdict->hostGiBPerNode > 0
+        && !(request.verdict->hostUsableFraction > 0 && request.verdict->hostUsableFraction <= 1))
+        throw CloudError("verdict", "host_usable_fraction must be in (0, 1] when the strategy keeps state in host RAM, got "
+                                        + detail::format("%g", request.verdict->hostUsableFraction));
 
     detail::Resolved r;
     r.request = &request;

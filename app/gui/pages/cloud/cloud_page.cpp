@@ -311,8 +311,14 @@ void CloudPage::prepare()
     cloud::GkeRequest r = *m_request;
     r.run.strategy = *chosen;
     const Estimate& predicted = m_planResult->candidate(*chosen).estimate;
-    r.verdict = cloud::PlanVerdict{predicted.fits(), predicted.memory.requiredBytes() / kGiB, r.gpu.memoryGiB(),
-                                   m_planResult->recommendation.strategy == *chosen};
+    // The plan was made with the default calibration (setPlanState): its usable share of host RAM is the
+    // one core/cloud applies to the VM's RAM.
+    r.verdict = cloud::PlanVerdict{predicted.fitsDevice,
+                                   predicted.memory.requiredBytes() / kGiB,
+                                   r.gpu.memoryGiB(),
+                                   m_planResult->recommendation.strategy == *chosen,
+                                   predicted.hostBytesPerNode / kGiB,
+                                   Calibration{}.hostUsableFraction};
     // A GPU without a GKE offering has no regions to pick; prepareGke says why.
     r.region = m_region->currentText().isEmpty() ? std::string("us-central1") : m_region->currentText().toStdString();
     try {

@@ -5,6 +5,7 @@
 // table was transcribed. Everything the GKE preparation prints comes from this table or the plan.
 
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,11 +22,19 @@ private:
     std::string m_field;
 };
 
+// Google lists machine memory in GB that are binary: the Compute Engine API reports memoryMb in MiB and
+// its machine-type descriptions print memoryMb / 1024 as GB (n1-highcpu-16: memoryMb 14746, "14.4 GB RAM").
+inline constexpr double kBytesPerGoogleMemoryGB = 1024.0 * 1024.0 * 1024.0;
+
 struct GkeMachineType {
     std::string name;               // a2-highgpu-4g, g2-standard-48, a3-ultragpu-8g, ...
     int gpus = 0;                   // GPUs attached to one VM of this type
     std::vector<std::string> zones; // empty = the accelerator's zones
     std::string note;               // a provisioning restriction worth a warning, or empty
+    std::optional<double> memoryGB; // the VM's memory as Google lists it (table: memory_gb); empty = unknown
+
+    // The VM's memory in GiB (what the planner's host figures use); empty when the table has none.
+    std::optional<double> memoryGiB() const;
 };
 
 struct GkeAcceleratorOffer {

@@ -15,12 +15,16 @@
 
 namespace shardwise::cloud {
 
-// What the planner said about the strategy being deployed, when a plan was made.
+// What the planner said about the strategy being deployed, when a plan was made. Host RAM is judged
+// here again: the plan weighed it against the RAM the user typed (ClusterSpec::hostRamGiB), but on
+// GKE a node has the RAM of the machine type the table picks for the GPU count.
 struct PlanVerdict {
-    bool fits = false;
-    double peakGiB = 0;     // predicted memory the step needs per GPU (allocated peak + CUDA context): what the verdict weighs
-    double capacityGiB = 0; // the GPU's memory
+    bool fitsDevice = false; // the step fits the GPU's memory (Estimate::fitsDevice)
+    double peakGiB = 0;      // predicted memory the step needs per GPU (allocated peak + CUDA context): what the verdict weighs
+    double capacityGiB = 0;  // the GPU's memory
     bool recommended = false;
+    double hostGiBPerNode = 0;     // host RAM the strategy keeps per node (CPU offload; Estimate::hostBytesPerNode), 0 = none
+    double hostUsableFraction = 0; // share of a node's RAM the planner counts usable (Calibration::hostUsableFraction)
 };
 
 struct GkeRequest {
@@ -76,7 +80,8 @@ struct GkePreparation {
 
 // Throws CloudError naming the field: a GPU without a GKE offering ("gpu"), a region not in the table
 // or without the accelerator ("region"), a GPUs-per-node count no machine type carries
-// ("gpus_per_node"), an unknown driver version ("driver").
+// ("gpus_per_node"), an unknown driver version ("driver"), a verdict with host state but no usable
+// fraction ("verdict").
 GkePreparation prepareGke(const GkeRequest& request, const GkeCatalog& catalog = GkeCatalog::builtin());
 
 std::string_view checkStatusId(CheckStatus s); // "pass" | "warn" | "check"
