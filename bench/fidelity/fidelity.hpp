@@ -84,10 +84,15 @@ struct Batch {
     bool memoryOnly = false;
     std::string runnerCommits; // the commits device.txt names, comma-separated; empty when it names none
     std::optional<BatchProbe> probe;
+    std::string runnerSha256;  // "runner sha256 <hex>" of device.txt: the binary that ran; empty: not recorded
 };
 // The 40-hex-digit commits that DIR/device.txt names (what bench/fidelity/run.sh and bench/gpu.sh
 // record), in order of first appearance; empty when there is no device.txt.
 std::string runnerCommits(const std::filesystem::path& dir);
+// The SHA-256 of the runner binary that DIR/device.txt records (run.sh writes "runner sha256 <64 hex>"):
+// two batches with the same digest ran the same binary, whatever their checkouts' commits say. Empty
+// when device.txt has no such line.
+std::string runnerSha256(const std::filesystem::path& dir);
 
 // One runner output file (JSON Lines) per world-1 cell; a run of W > 1 ranks writes one file per
 // rank, named alike but for the rank number at the end of the name (bench/gpu.sh scale:

@@ -151,7 +151,8 @@ int main(int argc, char** argv)
                         c.observation.input.cluster.hostRamGiB = r.hostRamGiB;
                         cells.push_back(std::move(c));
                     }
-                    r.batches.push_back({dir, memoryOnly, fidelity::runnerCommits(dir), fidelity::readBatchProbe(dir)});
+                    r.batches.push_back({dir, memoryOnly, fidelity::runnerCommits(dir), fidelity::readBatchProbe(dir),
+                                         fidelity::runnerSha256(dir)});
                 }
             }
             const std::string prefix = flag("--out", "fidelity");

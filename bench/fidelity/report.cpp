@@ -153,7 +153,7 @@ Comparison compareCell(const MeasuredCell& c, const Calibration& cal, const Repo
 std::string batchName(const Batch& b)
 {
     return "`" + b.dir.string() + "` (runner " + (b.runnerCommits.empty() ? "commit not recorded" : b.runnerCommits)
-        + ")";
+        + (b.runnerSha256.empty() ? std::string() : ", binary sha256 " + b.runnerSha256.substr(0, 12)) + ")";
 }
 
 // Which coefficients came from the probe, with the figures they were set from.
@@ -347,6 +347,19 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
                               "fitted (section \"Memory and verdicts only\")"
                             : "tokens/s, memory and verdicts")
            << "\n";
+    // Timed batches are meant to be one runner binary: their tokens/s are compared and merged as one.
+    std::vector<std::string> timedDigests;
+    for (const Batch& b : options.batches)
+        if (!b.memoryOnly && !b.runnerSha256.empty()
+            && std::find(timedDigests.begin(), timedDigests.end(), b.runnerSha256) == timedDigests.end())
+            timedDigests.push_back(b.runnerSha256);
+    if (timedDigests.size() > 1) {
+        md << "\nThe timed batches recorded " << timedDigests.size() << " different runner binaries (sha256";
+        for (const std::string& d : timedDigests)
+            md << " " << d;
+        md << "): their tokens/s are compared and merged as if one binary measured them. Check that the "
+              "builds differ only where no timed step runs, or give the odd batch as --memory-only-results.\n";
+    }
     md << "\n| predictions | cells | tokens/s: median abs error | worst (cell) | peak allocated: median abs error | "
           "worst (cell) |\n|---|---|---|---|---|---|\n";
     md << "| presets (uncalibrated)" << (anyMemoryOnly ? ", timed batches" : "") << " | " << timedPresets.size()
@@ -538,7 +551,10 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
     j["command"] = options.command;
     j["host_ram_gib"] = options.hostRamGiB;
     for (const Batch& b : options.batches)
-        j["batches"].push_back({{"dir", b.dir.string()}, {"memory_only", b.memoryOnly}, {"runner_commits", b.runnerCommits}});
+        j["batches"].push_back({{"dir", b.dir.string()},
+                                {"memory_only", b.memoryOnly},
+                                {"runner_commits", b.runnerCommits},
+                                {"runner_sha256", b.runnerSha256}});
     j["summary"] = {{"presets", {{"tokens", summaryJson(presetTokens)}, {"peak", summaryJson(presetPeak)},
                                  {"wrong_verdicts", wrongVerdicts(presets)}}},
                     {"calibrated", {{"tokens", summaryJson(calTokens)}, {"peak", summaryJson(calPeak)},

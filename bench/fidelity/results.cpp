@@ -171,6 +171,25 @@ std::string runnerCommits(const std::filesystem::path& dir)
     return joined;
 }
 
+std::string runnerSha256(const std::filesystem::path& dir)
+{
+    std::ifstream in(dir / "device.txt");
+    const std::string prefix = "runner sha256 ";
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind(prefix, 0) != 0)
+            continue;
+        std::string digest = line.substr(prefix.size());
+        while (!digest.empty() && std::isspace(static_cast<unsigned char>(digest.back())))
+            digest.pop_back();
+        if (digest.size() == 64 && std::all_of(digest.begin(), digest.end(), [](char ch) {
+                return std::isxdigit(static_cast<unsigned char>(ch)) != 0;
+            }))
+            return digest;
+    }
+    return {};
+}
+
 std::vector<MeasuredCell> readResults(const std::filesystem::path& dir, const GpuSpec& gpu)
 {
     std::vector<std::filesystem::path> files;

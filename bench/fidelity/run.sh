@@ -59,6 +59,9 @@ cp "$matrix" "$out/matrix.tsv"
     git rev-parse HEAD 2>/dev/null || true
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null || true
     "$runner" --help | head -n 1 || true
+    # The binary itself: batches with one digest ran one runner, whatever their checkouts' commits say
+    # (a machine's copy of the repository metadata may be older than the tree it built).
+    echo "runner sha256 $(sha256sum "$runner" | cut -c1-64)"
     # The machine's RAM: the matrix and the analysis take it as --host-ram-gib (offload verdicts).
     grep MemTotal /proc/meminfo 2>/dev/null || true
 } >"$out/device.txt" 2>&1

@@ -565,6 +565,42 @@ private slots:
         QCOMPARE(findCell(reports[QStringLiteral("125.8")], small)->at("presets").at("predicted_fits").get<bool>(), true);
     }
 
+    // run.sh records the runner binary's SHA-256: timed batches of two different binaries are named in
+    // the report (their tokens/s would otherwise merge as one binary's); batches of one binary are not.
+    void timedBatchesOfDifferentBinariesAreNamed()
+    {
+        const std::filesystem::path root = std::filesystem::path(m_dir.path().toStdString()) / "binaries";
+        const std::string first(64, 'a');
+        const std::string second = std::string(63, 'a') + "b";
+        std::map<std::string, std::string> digests{{"one", first}, {"same", first}, {"other", second}};
+        for (const auto& [name, digest] : digests) {
+            writeCell(root / name, kSmallTimed, false);
+            writeCell(root / name, kMediumTimed, false);
+            writeDeviceTxt(root / name, kTimedCommit);
+            std::ofstream(root / name / "device.txt", std::ios::app) << "runner sha256 " << digest << "\n";
+        }
+        const auto analyze = [&](const std::string& a, const std::string& b) {
+            const QString out = QString::fromStdString((root / ("report-" + a + "-" + b)).string());
+            QProcess p;
+            p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
+                    {QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString((root / a).string()),
+                     QStringLiteral("--results"), QString::fromStdString((root / b).string()), QStringLiteral("--out"), out});
+            p.waitForFinished(120000);
+            return std::make_tuple(p.exitCode(), readText(out + QStringLiteral(".md")), readText(out + QStringLiteral(".json")));
+        };
+        const auto [sameExit, sameMd, sameJson] = analyze("one", "same");
+        QCOMPARE(sameExit, 0);
+        QVERIFY(sameMd.find("different runner binaries") == std::string::npos);
+        QVERIFY(sameMd.find("binary sha256 aaaaaaaaaaaa") != std::string::npos);
+        QCOMPARE(nlohmann::json::parse(sameJson).at("batches")[0].at("runner_sha256").get<std::string>(), first);
+        const auto [otherExit, otherMd, otherJson] = analyze("one", "other");
+        QCOMPARE(otherExit, 0);
+        QVERIFY2(otherMd.find("The timed batches recorded 2 different runner binaries (sha256 " + first + " " + second + ")")
+                     != std::string::npos,
+                 otherMd.c_str());
+        QCOMPARE(nlohmann::json::parse(otherJson).at("batches")[1].at("runner_sha256").get<std::string>(), second);
+    }
+
     // The H200 machine has 125.8 GiB of RAM. Qwen2.5-14B's offload cells fit its GPU, but their
     // page-locked host state (about 110 GiB) exceeds the usable 80 % of that RAM: with the machine's
     // RAM given they are predicted not to fit and not run (not even as OOM proofs, which are for
