@@ -67,9 +67,11 @@ PlanVerdict plannerVerdict(const GkeRequest& r)
             Calibration{}.hostUsableFraction};
 }
 
-GkeRequest offloadRequest(const std::string& gpu, const std::string& region, Strategy strategy = Strategy::Zero3Offload)
+GkeRequest offloadRequest(const std::string& gpu, const std::string& region, Strategy strategy = Strategy::Zero3Offload,
+                          const std::string& model = "qwen2.5-7b")
 {
     GkeRequest r = request(gpu, 1, 1, region);
+    r.run.model = resolveModel(model);
     r.run.strategy = strategy;
     r.verdict = plannerVerdict(r);
     return r;
@@ -352,6 +354,11 @@ private slots:
         QTest::addColumn<QString>("machineType");
         QTest::addColumn<double>("memoryGB");
         QTest::newRow("g2-standard-4") << "nvidia-l4" << 1 << "g2-standard-4" << 16.0;
+        QTest::newRow("g2-standard-8") << "nvidia-l4" << 1 << "g2-standard-8" << 32.0;
+        QTest::newRow("g2-standard-12") << "nvidia-l4" << 1 << "g2-standard-12" << 48.0;
+        QTest::newRow("g2-standard-16") << "nvidia-l4" << 1 << "g2-standard-16" << 64.0;
+        QTest::newRow("g2-standard-32") << "nvidia-l4" << 1 << "g2-standard-32" << 128.0;
+        QTest::newRow("g2-standard-24") << "nvidia-l4" << 2 << "g2-standard-24" << 96.0;
         QTest::newRow("g2-standard-96") << "nvidia-l4" << 8 << "g2-standard-96" << 384.0;
         QTest::newRow("a2-highgpu-1g") << "nvidia-tesla-a100" << 1 << "a2-highgpu-1g" << 85.0;
         QTest::newRow("a2-megagpu-16g") << "nvidia-tesla-a100" << 16 << "a2-megagpu-16g" << 1360.0;
@@ -370,11 +377,62 @@ private slots:
         for (const GkeAcceleratorOffer& o : c.offers())
             for (const GkeMachineType& m : o.machineTypes)
                 QVERIFY2(m.memoryGB && *m.memoryGB > 0, m.name.c_str());
-        const GkeMachineType* m = c.find(accelerator.toStdString())->machineTypeFor(gpus);
+        const GkeMachineType* m = nullptr;
+        for (const GkeMachineType* t : c.find(accelerator.toStdString())->machineTypesFor(gpus))
+            if (t->name == machineType.toStdString())
+                m = t;
         QVERIFY(m);
-        QCOMPARE(QString::fromStdString(m->name), machineType);
+        QCOMPARE(m->gpus, gpus);
         QCOMPARE(*m->memoryGB, memoryGB);
         QCOMPARE(*m->memoryGiB(), memoryGB); // Google's GB of machine memory are binary
+    }
+
+    void oneL4ComesOnFiveMachineTypesTheSmallestBeingTheDefault()
+    {
+        const GkeAcceleratorOffer* l4 = GkeCatalog::builtin().find("nvidia-l4");
+        QVERIFY(l4);
+        std::vector<std::string> names;
+        for (const GkeMachineType* m : l4->machineTypesFor(1))
+            names.push_back(m->name);
+        QVERIFY(names == std::vector<std::string>({"g2-standard-4", "g2-standard-8", "g2-standard-12", "g2-standard-16", "g2-standard-32"}));
+        QCOMPARE(QString::fromStdString(l4->machineTypeFor(1)->name), QStringLiteral("g2-standard-4"));
+        QCOMPARE(QString::fromStdString(l4->machineTypeFor(2)->name), QStringLiteral("g2-standard-24"));
+        QVERIFY(l4->gpuCounts() == std::vector<int>({1, 2, 4, 8})); // each count once
+        // Every G2 type is listed in the accelerator's zones (vms.csv lists the same 42 for each).
+        for (const GkeMachineType& m : l4->machineTypes)
+            QVERIFY2(m.zones.empty(), m.name.c_str());
+        // The smallest whose usable RAM holds the host state: 40 GiB needs 50 GiB of RAM at 80 %.
+        QCOMPARE(QString::fromStdString(l4->machineTypeHolding(1, 40.0, 0.8)->name), QStringLiteral("g2-standard-16"));
+        QCOMPARE(QString::fromStdString(l4->machineTypeHolding(1, 12.8, 0.8)->name), QStringLiteral("g2-standard-4"));
+        QCOMPARE(QString::fromStdString(l4->machineTypeHolding(1, 102.4, 0.8)->name), QStringLiteral("g2-standard-32"));
+        QVERIFY(!l4->machineTypeHolding(1, 102.5, 0.8));
+        // A100 40GB has one machine type per GPU count.
+        QCOMPARE(GkeCatalog::builtin().find("nvidia-tesla-a100")->machineTypesFor(1).size(), std::size_t(1));
+    }
+
+    void machineTypesOfOneGpuCountAreListedSmallestFirst()
+    {
+        nlohmann::json table = builtinTable();
+        auto& types = table["accelerators"][2]["machine_types"];
+        QCOMPARE(QString::fromStdString(types[1]["name"].get<std::string>()), QStringLiteral("g2-standard-8"));
+        std::swap(types[0], types[1]);
+        QTemporaryDir dir;
+        try {
+            GkeCatalog::load(writeTable(dir, table).toStdString());
+            QFAIL("accepted g2-standard-8 before g2-standard-4");
+        } catch (const CloudError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("accelerators[2].machine_types[1].memory_gb: machine types "
+                                                                         "with 1 GPUs must be listed smallest memory first")),
+                     e.what());
+        }
+        nlohmann::json twice = builtinTable();
+        twice["accelerators"][2]["machine_types"][1]["name"] = "g2-standard-4";
+        try {
+            GkeCatalog::load(writeTable(dir, twice).toStdString());
+            QFAIL("accepted a machine type listed twice");
+        } catch (const CloudError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("machine_types[1].name: 'g2-standard-4' listed twice")), e.what());
+        }
     }
 
     void machineMemoryIsValidatedByTheReader_data()
@@ -401,28 +459,106 @@ private slots:
         }
     }
 
-    void offloadOnAVmWithTooLittleRamIsABlockingItem()
+    void offloadOnOneL4TakesTheSmallestG2TypeThatHoldsIt()
     {
-        // qwen2.5-7b zero3_offload keeps about 57 GiB of host state on its one node (pure bf16); one L4
-        // comes on g2-standard-4, which has 16 GB: 12.8 GiB usable at the planner's 80 %.
+        // qwen2.5-7b zero3_offload keeps about 57 GiB of host state on its one node (pure bf16). The default
+        // for one L4, g2-standard-4 (16 GB), has 12.8 GiB usable at the planner's 80 %; g2-standard-8 (25.6),
+        // -12 (38.4) and -16 (51.2) are short as well; g2-standard-32 (128 GB, 102.4 GiB usable) holds it.
         const GkeRequest r = offloadRequest("l4", "us-central1");
-        QVERIFY(r.verdict->hostGiBPerNode > 50 && r.verdict->hostGiBPerNode < 60);
+        QVERIFY(r.verdict->hostGiBPerNode > 51.2 && r.verdict->hostGiBPerNode < 60);
+        const GkePreparation p = prepareGke(r);
+        QCOMPARE(QString::fromStdString(p.machineType), QStringLiteral("g2-standard-32"));
+        const ChecklistItem* host = itemById(p, "host_memory");
+        QVERIFY(host);
+        QCOMPARE(host->status, CheckStatus::Pass);
+        const QString title = QString::fromStdString(host->title);
+        QVERIFY2(title.startsWith(QStringLiteral("zero3_offload fits in host RAM: ")
+                                  + QString::number(r.verdict->hostGiBPerNode, 'f', 1) + QStringLiteral(" GiB per node")),
+                 qPrintable(title));
+        QVERIFY2(title.contains(QStringLiteral("g2-standard-32 has 128 GB (128.0 GiB, 102.4 GiB usable)")), qPrintable(title));
+        QVERIFY2(title.contains(QStringLiteral("chosen over g2-standard-4, the default for 1 GPU per node, whose 16 GB "
+                                               "(12.8 GiB usable) would have been too small")),
+                 qPrintable(title));
+        // Everything else follows the chosen type: node pool, its zones, the accelerator and zones items.
+        QCOMPARE(QString::fromStdString(p.nodePoolName), QStringLiteral("g2-standard-32"));
+        QVERIFY(p.zones == std::vector<std::string>({"us-central1-a", "us-central1-b", "us-central1-c"}));
+        const std::string pool = commandContaining(p.gcloud, "node-pools create");
+        QVERIFY2(pool.find("node-pools create g2-standard-32 ") != std::string::npos, pool.c_str());
+        QVERIFY2(pool.find("--machine-type g2-standard-32 --accelerator type=nvidia-l4,count=1,") != std::string::npos, pool.c_str());
+        QVERIFY2(pool.find("g2-standard-4") == std::string::npos, pool.c_str());
+        QVERIFY2(itemById(p, "accelerator")->title.find("g2-standard-32 carries 1 per node") != std::string::npos,
+                 itemById(p, "accelerator")->title.c_str());
+        QVERIFY2(itemById(p, "zones")->title.find("list g2-standard-32: ") != std::string::npos, itemById(p, "zones")->title.c_str());
+        QVERIFY2(itemById(p, "quota")->title.find(" at least 1 ") != std::string::npos, itemById(p, "quota")->title.c_str());
+        QVERIFY2(p.manifest.find("g2-standard-4") == std::string::npos, p.manifest.c_str());
+        // Two L4s per node: g2-standard-24 (96 GB, 76.8 GiB usable) is the only type and holds it.
+        GkeRequest two = request("l4", 2, 1, "us-central1");
+        two.run.strategy = Strategy::Zero3Offload;
+        two.verdict = plannerVerdict(two);
+        QCOMPARE(QString::fromStdString(prepareGke(two).machineType), QStringLiteral("g2-standard-24"));
+    }
+
+    void aPlanThatKeepsLittleOrNothingInHostRamKeepsTheDefault_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("strategy");
+        QTest::newRow("7B fsdp2_reshard (no host state)") << "qwen2.5-7b" << int(Strategy::Fsdp2Reshard);
+        QTest::newRow("7B zero3 (no host state)") << "qwen2.5-7b" << int(Strategy::Zero3);
+        QTest::newRow("0.5B zero3_offload (fits 12.8 GiB)") << "qwen2.5-0.5b" << int(Strategy::Zero3Offload);
+    }
+    void aPlanThatKeepsLittleOrNothingInHostRamKeepsTheDefault()
+    {
+        QFETCH(QString, model);
+        QFETCH(int, strategy);
+        const GkeRequest r = offloadRequest("l4", "us-central1", Strategy(strategy), model.toStdString());
         const GkePreparation p = prepareGke(r);
         QCOMPARE(QString::fromStdString(p.machineType), QStringLiteral("g2-standard-4"));
+        QCOMPARE(QString::fromStdString(p.nodePoolName), QStringLiteral("g2-standard-4"));
+        const ChecklistItem* host = itemById(p, "host_memory");
+        if (Strategy(strategy) != Strategy::Zero3Offload) {
+            QCOMPARE(r.verdict->hostGiBPerNode, 0.0);
+            QVERIFY(!host);
+            return;
+        }
+        QVERIFY(r.verdict->hostGiBPerNode > 0 && r.verdict->hostGiBPerNode <= 16.0 * 0.8);
+        QVERIFY(host);
+        QCOMPARE(host->status, CheckStatus::Pass);
+        QVERIFY2(host->title.find("g2-standard-4 has 16 GB") != std::string::npos, host->title.c_str());
+        QVERIFY2(host->title.find("chosen over") == std::string::npos, host->title.c_str());
+    }
+
+    void offloadTooBigForEveryOneL4TypeWarnsNamingTheLargest()
+    {
+        // qwen2.5-14b zero3_offload keeps more host state than g2-standard-32, the largest one-L4 type, holds
+        // (128 GB, 102.4 GiB usable at the planner's 80 %).
+        const GkeRequest r = offloadRequest("l4", "us-central1", Strategy::Zero3Offload, "qwen2.5-14b");
+        QVERIFY(r.verdict->hostGiBPerNode > 128.0 * 0.8);
+        const GkePreparation p = prepareGke(r);
+        QCOMPARE(QString::fromStdString(p.machineType), QStringLiteral("g2-standard-32"));
         const ChecklistItem* host = itemById(p, "host_memory");
         QVERIFY(host);
         QCOMPARE(host->status, CheckStatus::Warn); // as a GPU-memory misfit is
         const QString title = QString::fromStdString(host->title);
-        const double shortGiB = r.verdict->hostGiBPerNode - 16.0 * 0.8;
+        const double shortGiB = r.verdict->hostGiBPerNode - 128.0 * 0.8;
         QVERIFY2(title.startsWith(QStringLiteral("zero3_offload does not fit in host RAM")), qPrintable(title));
-        QVERIFY2(title.contains(QStringLiteral("g2-standard-4 has 16 GB")), qPrintable(title));
-        QVERIFY2(title.contains(QStringLiteral("12.8 GiB usable")), qPrintable(title));
+        QVERIFY2(title.contains(QStringLiteral("g2-standard-32 has 128 GB")), qPrintable(title));
+        QVERIFY2(title.contains(QStringLiteral("102.4 GiB usable")), qPrintable(title));
         QVERIFY2(title.contains(QString::number(r.verdict->hostGiBPerNode, 'f', 1) + QStringLiteral(" GiB per node")), qPrintable(title));
         QVERIFY2(title.contains(QString::number(shortGiB, 'f', 1) + QStringLiteral(" GiB short")), qPrintable(title));
+        QVERIFY2(title.endsWith(QStringLiteral("; g2-standard-32 is the largest machine type with 1 GPU per node")), qPrintable(title));
+        QVERIFY2(commandContaining(p.gcloud, "--machine-type g2-standard-32 ").size() > 0, "node pool not on g2-standard-32");
         // The plan's 512 GiB default did fit it: the detail says why the VM's RAM is what counts.
         QVERIFY2(host->detail.find("not the plan's 512 GiB") != std::string::npos, host->detail.c_str());
-        // A strategy that keeps nothing in host RAM gets no such item.
-        QVERIFY(!itemById(prepareGke(offloadRequest("l4", "us-central1", Strategy::Fsdp2Reshard)), "host_memory"));
+        // An accelerator with one type per GPU count does not call it the largest.
+        nlohmann::json table = builtinTable();
+        auto& types = table["accelerators"][2]["machine_types"];
+        types.erase(types.begin() + 1, types.begin() + 5); // g2-standard-8 .. -32
+        QTemporaryDir dir;
+        const GkeCatalog onlyDefault = GkeCatalog::load(writeTable(dir, table).toStdString());
+        const GkePreparation q = prepareGke(offloadRequest("l4", "us-central1"), onlyDefault);
+        QCOMPARE(QString::fromStdString(q.machineType), QStringLiteral("g2-standard-4"));
+        QCOMPARE(itemById(q, "host_memory")->status, CheckStatus::Warn);
+        QVERIFY2(itemById(q, "host_memory")->title.find("largest") == std::string::npos, itemById(q, "host_memory")->title.c_str());
     }
 
     void offloadOnAVmWithEnoughRamPasses_data()

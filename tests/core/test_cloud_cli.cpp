@@ -264,10 +264,11 @@ private slots:
         QVERIFY2(r.err.contains("--interruptions-per-hour: required"), r.err.constData());
     }
 
-    void offloadThatTheVmsRamCannotHoldIsFlagged()
+    void offloadOnOneL4GetsAG2TypeWhoseRamHoldsIt()
     {
         // qwen2.5-7b zero3_offload on one L4: the plan (512 GiB of host RAM by default) has room for its
-        // host state, the g2-standard-4 GKE gives one L4 (16 GB) has not.
+        // host state (about 57 GiB), the g2-standard-4 GKE gives one L4 by default (16 GB) has not;
+        // g2-standard-32 (128 GB, 102.4 GiB usable) has, and the node pool uses it.
         const CliResult r = runCli({QStringLiteral("gke"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
                                     QStringLiteral("--gpu"), QStringLiteral("l4"), QStringLiteral("--gpus-per-node"),
                                     QStringLiteral("1"), QStringLiteral("--region"), QStringLiteral("us-central1"),
@@ -275,17 +276,30 @@ private slots:
                                     QStringLiteral("json")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonObject p = QJsonDocument::fromJson(r.out).object();
-        QCOMPARE(p.value(QStringLiteral("machine_type")).toString(), QStringLiteral("g2-standard-4"));
+        QCOMPARE(p.value(QStringLiteral("machine_type")).toString(), QStringLiteral("g2-standard-32"));
         QJsonObject host;
         for (const QJsonValue& i : p.value(QStringLiteral("checklist")).toArray())
             if (i.toObject().value(QStringLiteral("id")).toString() == QLatin1String("host_memory"))
                 host = i.toObject();
         QVERIFY2(!host.isEmpty(), r.out.constData());
-        QCOMPARE(host.value(QStringLiteral("status")).toString(), QStringLiteral("warn"));
+        QCOMPARE(host.value(QStringLiteral("status")).toString(), QStringLiteral("pass"));
         const QString title = host.value(QStringLiteral("title")).toString();
-        QVERIFY2(title.startsWith(QStringLiteral("zero3_offload does not fit in host RAM")), qPrintable(title));
-        QVERIFY2(title.contains(QStringLiteral("g2-standard-4 has 16 GB")) && title.contains(QStringLiteral("GiB short")),
+        QVERIFY2(title.startsWith(QStringLiteral("zero3_offload fits in host RAM")), qPrintable(title));
+        QVERIFY2(title.contains(QStringLiteral("g2-standard-32 has 128 GB"))
+                     && title.contains(QStringLiteral("chosen over g2-standard-4, the default for 1 GPU per node")),
                  qPrintable(title));
+        QVERIFY2(r.out.contains("--machine-type g2-standard-32 --accelerator type=nvidia-l4,count=1"), r.out.constData());
+
+        // qwen2.5-14b zero3_offload does not fit even the largest one-L4 type.
+        const CliResult big = runCli({QStringLiteral("gke"), QStringLiteral("--model"), QStringLiteral("qwen2.5-14b"),
+                                      QStringLiteral("--gpu"), QStringLiteral("l4"), QStringLiteral("--gpus-per-node"),
+                                      QStringLiteral("1"), QStringLiteral("--region"), QStringLiteral("us-central1"),
+                                      QStringLiteral("--strategy"), QStringLiteral("zero3_offload")});
+        QVERIFY2(big.exitCode == 0, big.err.constData());
+        QVERIFY2(big.out.contains("[warn]  zero3_offload does not fit in host RAM")
+                     && big.out.contains("g2-standard-32 has 128 GB")
+                     && big.out.contains("GiB short; g2-standard-32 is the largest machine type with 1 GPU per node"),
+                 big.out.constData());
 
         // The same plan on an A100 80GB: a2-ultragpu-1g has 170 GB.
         const CliResult a100 = runCli({QStringLiteral("gke"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),

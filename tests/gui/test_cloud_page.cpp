@@ -176,20 +176,31 @@ private slots:
 
     void offloadThatTheVmsRamCannotHoldIsFlagged()
     {
-        // One L4 comes on g2-standard-4 (16 GB of RAM); the host state of a 7B CPU-offload strategy does
-        // not fit in it, whatever the Plan page's host RAM says.
+        // One L4 comes on g2-standard-4 (16 GB of RAM) by default; the host state of a 7B CPU-offload
+        // strategy does not fit in it, so the page takes g2-standard-32 (128 GB); a 14B one fits in no
+        // one-L4 type and is flagged, whatever the Plan page's host RAM says.
         CloudPage page(m_workspace);
         page.setPlanState(planState(QStringLiteral("l4"), 1, 1, QStringLiteral("qwen2.5-7b")));
         page.setStrategy(Strategy::Zero3Offload);
         QVERIFY(page.preparation().has_value());
-        QCOMPARE(QString::fromStdString(page.preparation()->machineType), QStringLiteral("g2-standard-4"));
+        QCOMPARE(QString::fromStdString(page.preparation()->machineType), QStringLiteral("g2-standard-32"));
+        QVERIFY2(page.outputText(CloudPage::GcloudOutput).contains(QStringLiteral("--machine-type g2-standard-32 ")),
+                 qPrintable(page.outputText(CloudPage::GcloudOutput)));
+        for (const cloud::ChecklistItem& i : page.preparation()->checklist)
+            if (i.id == "host_memory")
+                QCOMPARE(i.status, cloud::CheckStatus::Pass);
+
+        page.setPlanState(planState(QStringLiteral("l4"), 1, 1, QStringLiteral("qwen2.5-14b")));
+        page.setStrategy(Strategy::Zero3Offload);
+        QVERIFY(page.preparation().has_value());
+        QCOMPARE(QString::fromStdString(page.preparation()->machineType), QStringLiteral("g2-standard-32"));
         const cloud::ChecklistItem* host = nullptr;
         for (const cloud::ChecklistItem& i : page.preparation()->checklist)
             if (i.id == "host_memory")
                 host = &i;
         QVERIFY(host);
         QCOMPARE(host->status, cloud::CheckStatus::Warn);
-        QVERIFY2(host->title.find("g2-standard-4 has 16 GB") != std::string::npos, host->title.c_str());
+        QVERIFY2(host->title.find("g2-standard-32 has 128 GB") != std::string::npos, host->title.c_str());
         bool shown = false;
         const ChecklistModel* m = page.checklistModel();
         for (int row = 0; row < m->rowCount(); ++row)

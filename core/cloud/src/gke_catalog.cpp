@@ -46,11 +46,29 @@ const GkeMachineType* GkeAcceleratorOffer::machineTypeFor(int gpusPerNode) const
     return nullptr;
 }
 
+std::vector<const GkeMachineType*> GkeAcceleratorOffer::machineTypesFor(int gpusPerNode) const
+{
+    std::vector<const GkeMachineType*> out;
+    for (const auto& m : machineTypes)
+        if (m.gpus == gpusPerNode)
+            out.push_back(&m);
+    return out;
+}
+
+const GkeMachineType* GkeAcceleratorOffer::machineTypeHolding(int gpusPerNode, double hostGiB, double usableFraction) const
+{
+    for (const GkeMachineType* m : machineTypesFor(gpusPerNode))
+        if (const std::optional<double> gib = m->memoryGiB(); gib && hostGiB <= *gib * usableFraction)
+            return m;
+    return nullptr;
+}
+
 std::vector<int> GkeAcceleratorOffer::gpuCounts() const
 {
     std::vector<int> counts;
     for (const auto& m : machineTypes)
-        counts.push_back(m.gpus);
+        if (counts.empty() || counts.back() != m.gpus)
+            counts.push_back(m.gpus);
     return counts;
 }
 
@@ -216,12 +234,18 @@ GkeCatalog GkeCatalog::load(const fs::path& file)
                 m.note = r.text(types[k], "note", tpath);
             if (types[k].contains("memory_gb")) // absent: memory unknown, the checklist asks to confirm it
                 m.memoryGB = r.positiveNumber(types[k], "memory_gb", tpath);
-            if (a.machineTypeFor(m.gpus))
-                r.fail(tpath + "gpus", "two machine types with " + std::to_string(m.gpus) + " GPUs");
+            for (const GkeMachineType& earlier : a.machineTypes) {
+                if (earlier.name == m.name)
+                    r.fail(tpath + "name", "'" + m.name + "' listed twice");
+                // The first listed for a GPU count is the default, so a count's types go smallest memory first.
+                if (earlier.gpus == m.gpus && earlier.memoryGB && m.memoryGB && *m.memoryGB < *earlier.memoryGB)
+                    r.fail(tpath + "memory_gb", "machine types with " + std::to_string(m.gpus) + " GPUs must be listed "
+                                                "smallest memory first: " + m.name + " has less than " + earlier.name);
+            }
             a.machineTypes.push_back(std::move(m));
         }
-        std::sort(a.machineTypes.begin(), a.machineTypes.end(),
-                  [](const GkeMachineType& x, const GkeMachineType& y) { return x.gpus < y.gpus; });
+        std::stable_sort(a.machineTypes.begin(), a.machineTypes.end(),
+                         [](const GkeMachineType& x, const GkeMachineType& y) { return x.gpus < y.gpus; });
         if (c.find(a.accelerator))
             r.fail(path + "accelerator", "'" + a.accelerator + "' listed twice");
         c.m_offers.push_back(std::move(a));

@@ -44,17 +44,29 @@ std::optional<ChecklistItem> hostMemoryItem(const Resolved& r)
                            + format("%.1f", usableGiB) + " GiB usable)";
     const std::string source = "On GKE a node has the RAM of its machine type, not the plan's " + format("%g", q.cluster.hostRamGiB)
                                + " GiB: " + m.name + "'s memory is from the GKE table (" + r.catalog->sources().machineTypes + "). ";
+    const int perNode = q.cluster.gpusPerNode;
+    const bool alternatives = r.offer->machineTypesFor(perNode).size() > 1;
+    const std::string perNodeText = std::to_string(perNode) + " GPU" + (perNode == 1 ? "" : "s") + " per node";
+    const GkeMachineType& d = *r.defaultMachineType;
     if (v.hostGiBPerNode > usableGiB)
         return item("host_memory", CheckStatus::Warn,
                     strategy + " does not fit in host RAM: it needs " + need + ", " + vm + ", "
-                        + format("%.1f", v.hostGiBPerNode - usableGiB) + " GiB short",
+                        + format("%.1f", v.hostGiBPerNode - usableGiB) + " GiB short"
+                        + (alternatives ? "; " + m.name + " is the largest machine type with " + perNodeText : std::string()),
                     source + why + " The ranks would run out of host memory: pick a strategy that does not offload, or a GPU "
                              "count or GPU whose machine type has more memory.");
+    std::string chosen;
+    if (&m != &d && d.memoryGiB())
+        chosen = "; chosen over " + d.name + ", the default for " + perNodeText + ", whose " + format("%g", *d.memoryGB)
+                 + " GB (" + format("%.1f", *d.memoryGiB() * v.hostUsableFraction) + " GiB usable) would have been too small";
     return item("host_memory", CheckStatus::Pass,
-                strategy + " fits in host RAM: " + need + ", " + vm
+                strategy + " fits in host RAM: " + need + ", " + vm + chosen
                     + (planFits ? std::string() : "; the VM's RAM suffices where the plan's " + format("%g", q.cluster.hostRamGiB)
                                                      + " GiB (" + format("%.1f", planUsableGiB) + " GiB usable) did not"),
-                source + why);
+                source + why
+                    + (chosen.empty() ? std::string()
+                                      : " The node pool and its zones use " + m.name + ", the smallest machine type "
+                                        "with " + perNodeText + " whose usable RAM holds the host state."));
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <optional>
 
 namespace shardwise::cloud {
 
@@ -101,8 +102,8 @@ GkePreparation prepareGke(const GkeRequest& request, const GkeCatalog& catalog)
                                        + "); regions that do: " + joined(offerRegions, ", "));
 
     const int perNode = request.cluster.gpusPerNode;
-    const GkeMachineType* machineType = offer->machineTypeFor(perNode);
-    if (!machineType)
+    const GkeMachineType* defaultMachineType = offer->machineTypeFor(perNode);
+    if (!defaultMachineType)
         throw CloudError("gpus_per_node", std::to_string(perNode) + " GPUs per node: no " + offer->machineSeries
                                               + " machine type carries that many " + offer->accelerator
                                               + "; allowed: " + countsText(offer->gpuCounts()));
@@ -118,11 +119,30 @@ GkePreparation prepareGke(const GkeRequest& request, const GkeCatalog& catalog)
         throw CloudError("verdict", "host_usable_fraction must be in (0, 1] when the strategy keeps state in host RAM, got "
                                         + detail::format("%g", request.verdict->hostUsableFraction));
 
+    // The smallest machine type for the GPU count, unless the strategy keeps state in host RAM that its usable
+    // RAM cannot hold: then the smallest with that GPU count that holds it, or, when none does, the largest
+    // (the host_memory item warns). A default without a recorded memory stays: the checklist asks to confirm it.
+    const GkeMachineType* machineType = defaultMachineType;
+    if (request.verdict && request.verdict->hostGiBPerNode > 0) {
+        const PlanVerdict& v = *request.verdict;
+        const std::optional<double> defaultGiB = defaultMachineType->memoryGiB();
+        if (defaultGiB && v.hostGiBPerNode > *defaultGiB * v.hostUsableFraction) {
+            machineType = offer->machineTypeHolding(perNode, v.hostGiBPerNode, v.hostUsableFraction);
+            if (!machineType) {
+                machineType = defaultMachineType;
+                for (const GkeMachineType* m : offer->machineTypesFor(perNode))
+                    if (m->memoryGB && *m->memoryGB > *machineType->memoryGB)
+                        machineType = m;
+            }
+        }
+    }
+
     detail::Resolved r;
     r.request = &request;
     r.catalog = &catalog;
     r.offer = offer;
     r.machineType = machineType;
+    r.defaultMachineType = defaultMachineType;
     r.zones = offer->zonesIn(request.region, *machineType);
     if (r.zones.empty())
         throw CloudError("region", "no zone of " + request.region + " lists " + machineType->name + " (" + std::to_string(perNode)

@@ -13,7 +13,9 @@ struct Resolved {
     const GkeRequest* request = nullptr;
     const GkeCatalog* catalog = nullptr;
     const GkeAcceleratorOffer* offer = nullptr;
-    const GkeMachineType* machineType = nullptr;
+    const GkeMachineType* machineType = nullptr;        // the one every command, the manifest and the checklist use
+    const GkeMachineType* defaultMachineType = nullptr; // the table's first for the GPU count; differs from machineType
+                                                        // when the strategy's host state needs a larger one
     std::vector<std::string> zones;
     std::string clusterName;
     std::string nodePoolName;

@@ -42,12 +42,18 @@ struct GkeAcceleratorOffer {
     std::string machineSeries; // A2, G2, A3
     std::string quotaMetric;   // Compute Engine regional quota metric
     std::string minGkeVersion; // empty when the table records no minimum
-    std::vector<GkeMachineType> machineTypes; // ascending GPU count
+    std::vector<GkeMachineType> machineTypes; // ascending GPU count; within a count, the table's order (smallest memory first)
     std::vector<std::string> zones;
     std::vector<std::string> notes;
 
+    // The default machine type for `gpusPerNode` GPUs: the first (smallest) the table lists with that count.
     const GkeMachineType* machineTypeFor(int gpusPerNode) const;
-    std::vector<int> gpuCounts() const;
+    // Every machine type carrying `gpusPerNode` GPUs, smallest memory first (G2 offers five with one L4).
+    std::vector<const GkeMachineType*> machineTypesFor(int gpusPerNode) const;
+    // The smallest machine type with `gpusPerNode` GPUs whose memory x usableFraction holds hostGiB (GiB);
+    // nullptr when none of those with a known memory does.
+    const GkeMachineType* machineTypeHolding(int gpusPerNode, double hostGiB, double usableFraction) const;
+    std::vector<int> gpuCounts() const; // ascending, each count once
     // Zones of `region` that list `machineType` (the machine type's own list, else the accelerator's).
     std::vector<std::string> zonesIn(const std::string& region, const GkeMachineType& machineType) const;
     std::vector<std::string> regions() const; // sorted, unique

@@ -78,6 +78,9 @@ struct GkePreparation {
     std::string tableTranscribed;    // the GKE table's date
 };
 
+// The machine type is the table's smallest for the GPU count, unless the verdict's host state per node
+// exceeds its RAM x hostUsableFraction: then the smallest with that GPU count that holds it, or the largest
+// when none does (the host_memory checklist item says which, and why).
 // Throws CloudError naming the field: a GPU without a GKE offering ("gpu"), a region not in the table
 // or without the accelerator ("region"), a GPUs-per-node count no machine type carries
 // ("gpus_per_node"), an unknown driver version ("driver"), a verdict with host state but no usable
