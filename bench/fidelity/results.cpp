@@ -143,25 +143,42 @@ MeasuredCell mergeRanks(std::vector<RankFile> files)
 
 } // namespace
 
-std::string runnerCommits(const std::filesystem::path& dir)
+namespace {
+
+// device.txt's lines, trailing white space cut.
+std::vector<std::string> deviceTxtLines(const std::filesystem::path& dir)
 {
-    // A bare 40-hex line is the checkout's HEAD (git rev-parse, which a copied tree may report stale);
-    // "runner tree <sha>" names the tree the runner was built from and wins when present.
     std::ifstream in(dir / "device.txt");
-    std::vector<std::string> heads;
-    std::vector<std::string> trees;
-    const std::string treePrefix = "runner tree ";
+    std::vector<std::string> lines;
     std::string line;
     while (std::getline(in, line)) {
         while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back())))
             line.pop_back();
+        lines.push_back(line);
+    }
+    return lines;
+}
+
+bool isHex(const std::string& s, std::size_t digits)
+{
+    return s.size() == digits
+        && std::all_of(s.begin(), s.end(), [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)) != 0; });
+}
+
+} // namespace
+
+std::string runnerCommits(const std::filesystem::path& dir)
+{
+    // A bare 40-hex line is the checkout's HEAD (git rev-parse, which a copied tree may report stale);
+    // "runner tree <sha>" names the tree the runner was built from and wins when present.
+    std::vector<std::string> heads;
+    std::vector<std::string> trees;
+    const std::string treePrefix = "runner tree ";
+    for (std::string line : deviceTxtLines(dir)) {
         auto& into = line.rfind(treePrefix, 0) == 0 ? trees : heads;
         if (&into == &trees)
             line.erase(0, treePrefix.size());
-        const bool hex = line.size() == 40 && std::all_of(line.begin(), line.end(), [](char ch) {
-            return std::isxdigit(static_cast<unsigned char>(ch)) != 0;
-        });
-        if (hex && std::find(into.begin(), into.end(), line) == into.end())
+        if (isHex(line, 40) && std::find(into.begin(), into.end(), line) == into.end())
             into.push_back(line);
     }
     const auto& commits = trees.empty() ? heads : trees;
@@ -173,20 +190,10 @@ std::string runnerCommits(const std::filesystem::path& dir)
 
 std::string runnerSha256(const std::filesystem::path& dir)
 {
-    std::ifstream in(dir / "device.txt");
     const std::string prefix = "runner sha256 ";
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind(prefix, 0) != 0)
-            continue;
-        std::string digest = line.substr(prefix.size());
-        while (!digest.empty() && std::isspace(static_cast<unsigned char>(digest.back())))
-            digest.pop_back();
-        if (digest.size() == 64 && std::all_of(digest.begin(), digest.end(), [](char ch) {
-                return std::isxdigit(static_cast<unsigned char>(ch)) != 0;
-            }))
-            return digest;
-    }
+    for (const std::string& line : deviceTxtLines(dir))
+        if (line.rfind(prefix, 0) == 0 && isHex(line.substr(prefix.size()), 64))
+            return line.substr(prefix.size());
     return {};
 }
 

@@ -35,7 +35,7 @@ std::optional<double> GkeMachineType::memoryGiB() const
 {
     if (!memoryGB)
         return std::nullopt;
-    return *memoryGB * kBytesPerGoogleMemoryGB / (1024.0 * 1024.0 * 1024.0);
+    return memoryGB; // Google's memory GB are binary (kBytesPerGoogleMemoryGB): already GiB
 }
 
 const GkeMachineType* GkeAcceleratorOffer::machineTypeFor(int gpusPerNode) const

@@ -128,10 +128,10 @@ GkePreparation prepareGke(const GkeRequest& request, const GkeCatalog& catalog)
         const std::optional<double> defaultGiB = defaultMachineType->memoryGiB();
         if (defaultGiB && v.hostGiBPerNode > *defaultGiB * v.hostUsableFraction) {
             machineType = offer->machineTypeHolding(perNode, v.hostGiBPerNode, v.hostUsableFraction);
-            if (!machineType) {
+            if (!machineType) { // the table lists a count's types smallest memory first: take the last known
                 machineType = defaultMachineType;
                 for (const GkeMachineType* m : offer->machineTypesFor(perNode))
-                    if (m->memoryGB && *m->memoryGB > *machineType->memoryGB)
+                    if (m->memoryGB)
                         machineType = m;
             }
         }
