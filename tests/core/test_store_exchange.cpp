@@ -9,6 +9,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
 #include <memory>
 #include <sstream>
 
@@ -61,6 +63,34 @@ private slots:
         RunFilter imported;
         imported.source = RunSource::Imported;
         QCOMPARE(listRuns(*m_db, imported).size(), std::size_t(2));
+    }
+
+    // Runs that started in the same instant list in the file's order after an import, as they listed
+    // before the export (newest first, ties by the later record first).
+    void runsOfEqualStartKeepTheFilesOrder()
+    {
+        QTemporaryDir dir;
+        Database source = Database::open(dir.filePath(QStringLiteral("source.sqlite")).toStdString());
+        fixtures::SyntheticRun first;
+        first.config = fixtures::syntheticConfig(Strategy::Zero1, 2, 1, 2);
+        fixtures::recordRun(source, first);
+        fixtures::SyntheticRun second = first;
+        second.config = fixtures::syntheticConfig(Strategy::Zero3, 2, 1, 2);
+        fixtures::recordRun(source, second);
+        std::stringstream exported;
+        exportRunsJson(listRuns(source), exported);
+        nlohmann::json document = nlohmann::json::parse(exported.str());
+        QCOMPARE(document.at("runs").size(), std::size_t(2));
+        document["runs"][1]["started_at"] = document["runs"][0]["started_at"];
+        std::stringstream tied(document.dump());
+        Database target = Database::open(dir.filePath(QStringLiteral("target.sqlite")).toStdString());
+        const auto result = importRunsJson(target, tied, "tied");
+        const auto copies = listRuns(target);
+        QCOMPARE(copies.size(), std::size_t(2));
+        QCOMPARE(std::string(strategyId(copies[0].strategy)), document["runs"][0].at("strategy").get<std::string>());
+        QCOMPARE(std::string(strategyId(copies[1].strategy)), document["runs"][1].at("strategy").get<std::string>());
+        QCOMPARE(result.runIds.size(), std::size_t(2));
+        QCOMPARE(findRun(target, result.runIds[0])->strategy, copies[0].strategy);
     }
 
     void exportedRunsImportBackUnchanged_data()

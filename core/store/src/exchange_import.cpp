@@ -229,7 +229,10 @@ ImportResult store(Database& db, const std::vector<IncomingRun>& runs)
                 ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38,
                 ?39, ?40))sql");
     Statement node(db.handle(), "INSERT INTO run_nodes (run_id, position, name) VALUES (?1, ?2, ?3)");
-    for (const auto& r : runs) {
+    // Last row first: runs list newest first and break equal start times by the higher id, so runs that
+    // started in the same instant keep the file's order (an export's own order comes back unchanged).
+    for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+        const IncomingRun& r = *it;
         insert.bind(1, r.importSource).bind(2, runStatusId(r.status)).bind(3, r.note).bind(4, r.modelId);
         insert.bind(5, r.gpuId).bind(6, r.gpuName).bind(7, strategyId(r.strategy)).bind(8, r.worldSize);
         insert.bind(9, r.nodeCount).bind(10, r.interconnect).bind(11, r.precision).bind(12, r.microBatch);
@@ -252,6 +255,7 @@ ImportResult store(Database& db, const std::vector<IncomingRun>& runs)
         result.runIds.push_back(id);
     }
     tx.commit();
+    std::reverse(result.runIds.begin(), result.runIds.end()); // the file's order
     return result;
 }
 
