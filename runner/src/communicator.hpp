@@ -82,6 +82,13 @@ public:
         double exposed = 0;
     };
     virtual CommTime takeCommTime() = 0;
+
+    // CUDA graphs. joinCompute: the compute stream waits for everything enqueued on the
+    // communicator's own streams (a captured step must end with every stream it forked joined back).
+    // keepCapturedTimings: the collectives and stalls timed while a step was captured are timed again
+    // by each replay of it; from now on takeCommTime counts them every step, besides any new ones.
+    virtual void joinCompute() {}
+    virtual void keepCapturedTimings() {}
 };
 
 #ifdef SHARDWISE_WITH_GLOO

@@ -9,6 +9,7 @@
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <thread>
 #include <type_traits>
+#include <utility>
 
 #define SHARDWISE_NCCL_CHECK(expr) checkNccl((expr), #expr, __FILE__, __LINE__)
 
@@ -219,9 +221,9 @@ public:
         auto compute = at::cuda::getCurrentCUDAStream(m_device);
         // Timing events around the wait measure how long compute stalled on communication.
         Interval stall;
-        stall.begin.record(compute);
+        stall.begin(compute.stream());
         static_cast<NcclCompletion&>(*ticket).done.block(compute);
-        stall.end.record(compute);
+        stall.end(compute.stream());
         m_stalls.push_back(std::move(stall));
     }
 
@@ -240,27 +242,98 @@ public:
     CommTime takeCommTime() override
     {
         CommTime t;
-        for (auto& i : m_collectives)
-            t.total += elapsedSeconds(i);
-        for (auto& i : m_stalls)
-            t.exposed += elapsedSeconds(i);
+        for (const auto* list : {&m_collectives, &m_capturedCollectives})
+            for (const auto& i : *list)
+                t.total += i.elapsedSeconds();
+        for (const auto* list : {&m_stalls, &m_capturedStalls})
+            for (const auto& i : *list)
+                t.exposed += i.elapsedSeconds();
         m_collectives.clear();
         m_stalls.clear();
         return t;
     }
 
-private:
-    struct Interval {
-        at::cuda::CUDAEvent begin{cudaEventDefault};
-        at::cuda::CUDAEvent end{cudaEventDefault};
-    };
-
-    static double elapsedSeconds(Interval& i)
+    void joinCompute() override
     {
-        if (!i.begin.isCreated() || !i.end.isCreated() || !i.end.query())
-            return 0;
-        return static_cast<double>(i.begin.elapsed_time(i.end)) / 1000.0;
+        c10::cuda::CUDAGuard guard(m_device);
+        auto compute = at::cuda::getCurrentCUDAStream(m_device);
+        for (const auto& s : {m_stream, m_downloadStream}) {
+            if (!capturing(s.stream()))
+                continue; // never forked into this capture: nothing of it belongs to the graph
+            at::cuda::CUDAEvent joined;
+            joined.record(s);
+            joined.block(compute);
+        }
     }
+
+    void keepCapturedTimings() override
+    {
+        for (auto& i : m_collectives)
+            m_capturedCollectives.push_back(std::move(i));
+        for (auto& i : m_stalls)
+            m_capturedStalls.push_back(std::move(i));
+        m_collectives.clear();
+        m_stalls.clear();
+    }
+
+private:
+    static bool capturing(cudaStream_t s)
+    {
+        cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+        C10_CUDA_CHECK(cudaStreamIsCapturing(s, &status));
+        return status == cudaStreamCaptureStatusActive;
+    }
+
+    // Two timing events around a collective or a stall. Recorded while a step is captured, they
+    // become external event-record nodes of the graph, so every replay records them again and the
+    // interval is read after each replay like an eager one.
+    class Interval {
+    public:
+        Interval()
+        {
+            C10_CUDA_CHECK(cudaEventCreateWithFlags(&m_begin, cudaEventDefault));
+            C10_CUDA_CHECK(cudaEventCreateWithFlags(&m_end, cudaEventDefault));
+        }
+        Interval(Interval&& o) noexcept : m_begin(std::exchange(o.m_begin, nullptr)), m_end(std::exchange(o.m_end, nullptr)) {}
+        Interval& operator=(Interval&&) = delete;
+        Interval(const Interval&) = delete;
+        ~Interval()
+        {
+            if (m_begin)
+                cudaEventDestroy(m_begin);
+            if (m_end)
+                cudaEventDestroy(m_end);
+        }
+
+        void begin(cudaStream_t s) { record(m_begin, s); }
+        void end(cudaStream_t s) { record(m_end, s); }
+
+        double elapsedSeconds() const
+        {
+            if (cudaEventQuery(m_end) != cudaSuccess) {
+                (void)cudaGetLastError(); // not finished: not counted (the caller synchronised first)
+                return 0;
+            }
+            float ms = 0;
+            if (cudaEventElapsedTime(&ms, m_begin, m_end) != cudaSuccess) {
+                (void)cudaGetLastError();
+                return 0;
+            }
+            return static_cast<double>(ms) / 1000.0;
+        }
+
+    private:
+        static void record(cudaEvent_t e, cudaStream_t s)
+        {
+            if (capturing(s))
+                C10_CUDA_CHECK(cudaEventRecordWithFlags(e, s, cudaEventRecordExternal));
+            else
+                C10_CUDA_CHECK(cudaEventRecord(e, s));
+        }
+
+        cudaEvent_t m_begin = nullptr;
+        cudaEvent_t m_end = nullptr;
+    };
 
     void checkNccl(ncclResult_t r, const char* expr, const char* file, int line)
     {
@@ -357,10 +430,10 @@ private:
         c10::cuda::CUDAGuard guard(m_device);
         followCompute();
         Interval timing;
-        timing.begin.record(m_stream);
+        timing.begin(m_stream.stream());
         SHARDWISE_NCCL_CHECK(enqueue());
         waitUntilIdle("enqueueing a collective");
-        timing.end.record(m_stream);
+        timing.end(m_stream.stream());
         m_collectives.push_back(std::move(timing));
         auto ticket = std::make_shared<NcclCompletion>();
         ticket->done.record(m_stream);
@@ -377,12 +450,12 @@ private:
         followCompute();
         if constexpr (!std::is_same_v<std::decay_t<F>, std::nullptr_t>) {
             Interval timing;
-            timing.begin.record(m_stream);
+            timing.begin(m_stream.stream());
             {
                 c10::cuda::CUDAStreamGuard onComm(m_stream);
                 copy();
             }
-            timing.end.record(m_stream);
+            timing.end(m_stream.stream());
             m_collectives.push_back(std::move(timing));
         }
         auto ticket = std::make_shared<NcclCompletion>();
@@ -400,6 +473,8 @@ private:
     ncclComm_t m_comm = nullptr;
     std::vector<Interval> m_collectives;
     std::vector<Interval> m_stalls;
+    std::vector<Interval> m_capturedCollectives; // recorded by every replay of the captured step
+    std::vector<Interval> m_capturedStalls;
 };
 
 } // namespace

@@ -89,6 +89,8 @@ Run description (a --config file first, then flags override it):
   --seed N                  seed of weights and synthetic tokens               (default: 1234)
   --lr X                    AdamW learning rate                                (default: 0.001)
   --tokens FILE             raw little-endian int32 token ids instead of synthetic tokens
+  --cuda-graphs             capture the whole step as a CUDA graph after two eager warm-up steps
+                            and replay it (cuda, bf16, GPU-resident strategies, warm-up >= 3)
 
 Schedule knobs (defaults follow DeepSpeed / FSDP2):
   --reduce-bucket N         zero1/zero2 gradient all-reduce bucket, elements   (default: 5e8)
@@ -161,6 +163,10 @@ RunnerOptions parseOptions(const std::vector<std::string>& args)
         }
         if (flag == "--no-overlap-comm") {
             c.knobs.overlapComm = false;
+            continue;
+        }
+        if (flag == "--cuda-graphs") {
+            c.training.cudaGraphs = true;
             continue;
         }
         if (flag.rfind("--", 0) != 0)

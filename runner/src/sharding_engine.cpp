@@ -190,9 +190,23 @@ at::Tensor ShardingEngine::steppedGrad(Unit& u)
     return u.grads.tensor();
 }
 
-void ShardingEngine::optimizerStep()
+void ShardingEngine::advanceStep()
 {
     ++m_step;
+    if (!m_settings.compute.device().is_cuda())
+        return;
+    if (!m_stepTensor.defined())
+        m_stepTensor = at::zeros({}, m_settings.compute.dtype(at::kFloat));
+    m_stepTensor.fill_(static_cast<double>(m_step));
+}
+
+bool ShardingEngine::capturable() const
+{
+    return m_settings.compute.device().is_cuda() && !m_traits.offloadsOptimizer && !m_useMaster;
+}
+
+void ShardingEngine::optimizerStep()
+{
     if (m_traits.offloadsOptimizer && m_settings.compute.device().is_cuda()) {
         // finishBackward waited for the gradient shards' copies to the host. (On a CPU-only run the
         // "host" state is the compute memory and the reference path below keeps every strategy's
@@ -241,9 +255,6 @@ bool ShardingEngine::fusedOptimizerStep()
         avgs.push_back(u.expAvg);
         avgSqs.push_back(u.expAvgSq);
     }
-    if (!m_stepTensor.defined())
-        m_stepTensor = at::zeros({}, m_settings.compute.dtype(at::kFloat));
-    m_stepTensor.fill_(static_cast<double>(m_step));
     const std::vector<at::Tensor> steps(params.size(), m_stepTensor);
     return compat::fusedAdamW(params, grads, avgs, avgSqs, steps, m_settings.adamw.lr, m_settings.adamw.beta1,
                               m_settings.adamw.beta2, m_settings.adamw.weightDecay, m_settings.adamw.eps);

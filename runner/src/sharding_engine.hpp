@@ -54,11 +54,24 @@ class ShardingEngine final : public UnitHooks {
 public:
     ShardingEngine(const ModelSpec& model, const EngineSettings& settings, Communicator& comm);
 
-    // One training step, in this order.
+    // One training step, in this order: advanceStep counts the optimizer step about to run and writes
+    // the count where the fused AdamW reads it, on the device, so a step captured as a CUDA graph reads
+    // each replay's count from there; the rest is device work plus host bookkeeping that repeats
+    // identically from the second step on.
+    void advanceStep();
     void beginStep();
     void beforeBackward();
     void finishBackward();
     void optimizerStep();
+
+    // Whether a whole step can be captured as a CUDA graph: CUDA compute, and an optimizer that is one
+    // fused kernel reading the step count from the device (pure bf16, no offload).
+    bool capturable() const;
+    // From now on a gradient buffer that communication still reads is freed once the compute stream
+    // has waited for that communication, one reduction later, instead of through recordStream. The
+    // caching allocator defers frees with pending stream uses to the end of a graph capture, which
+    // would keep every such buffer of the step allocated in the graph's memory.
+    void orderReleasesByStream() { m_streamOrderedRelease = true; }
 
     // UnitHooks (called from the model's forward and from autograd hooks).
     const std::vector<at::Tensor>& parameters(std::size_t unit) override;
@@ -163,6 +176,15 @@ private:
     };
     std::deque<PendingDownload> m_pendingDownloads;
     CommTicket m_lastReduction;
+    // orderReleasesByStream: gradient buffers read by a reduction in flight, with its completion.
+    struct PendingRelease {
+        std::vector<std::size_t> units;
+        CommTicket reduced;
+    };
+    std::deque<PendingRelease> m_pendingReleases;
+    bool m_streamOrderedRelease = false;
+    void releaseAfterReduction(std::vector<std::size_t> units, const CommTicket& reduced);
+    void retirePendingReleases(std::size_t keep);
 
     // zero3: the unit order traced in the first step drives prefetching afterwards.
     std::vector<std::size_t> m_forwardTrace;

@@ -7,6 +7,7 @@
 #include "event_stream.hpp"
 #include "kernel_profile.hpp"
 #include "sharding_engine.hpp"
+#include "step_graph.hpp"
 #include "token_source.hpp"
 
 #include "shardwise/protocol/statistics.hpp"
@@ -183,6 +184,45 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
     const int profiled = std::min(options.profileKernelSteps, c.timedSteps);
     KernelProfile profile;
     PhaseMemory phases(device);
+
+    // The step's device work, with the allocator's peak of each part into `memory` when given.
+    auto runStep = [&](const at::Tensor& inputs, const at::Tensor& targets, PhaseMemory* memory) {
+        engine.beginStep();
+        auto loss = model.loss(inputs, targets, engine);
+        if (memory)
+            memory->close(memory->peaks.forward);
+        engine.beforeBackward();
+        try {
+            loss.backward();
+        } catch (...) {
+            progress.commFailure = engine.commFailure();
+            throw;
+        }
+        engine.finishBackward();
+        if (memory)
+            memory->close(memory->peaks.backward);
+        engine.optimizerStep();
+        if (memory)
+            memory->close(memory->peaks.optimizer);
+        return loss;
+    };
+
+    // --cuda-graphs: two eager steps settle the schedule (the first learns which gradient ranges
+    // their writers overwrite and zero3's traced order), the third is captured and every later one
+    // replays it with the next batch copied into the captured step's input tensors.
+    std::unique_ptr<StepGraph> graph;
+    constexpr int kEagerStepsBeforeCapture = 2;
+    int eagerSteps = 0;
+    at::Tensor graphInputs, graphTargets, graphLoss;
+    if (c.training.cudaGraphs) {
+        if (!StepGraph::available())
+            throw ConfigError("--cuda-graphs: this runner was built without CUDA");
+        if (!engine.capturable())
+            throw ConfigError(std::string("--cuda-graphs: ") + std::string(strategyId(c.strategy)) +
+                              " under this precision steps its optimizer outside the device");
+        graph = std::make_unique<StepGraph>(device);
+    }
+
     for (int step = firstStep; step < total; ++step) {
         progress.step = step;
         const bool timed = step >= c.warmupSteps;
@@ -195,23 +235,34 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
         const auto begin = Clock::now();
 
         auto [inputs, targets] = tokens.batch(step);
-        engine.beginStep();
-        auto loss = model.loss(inputs, targets, engine);
-        if (timed)
-            phases.close(phases.peaks.forward);
-        engine.beforeBackward();
-        try {
-            loss.backward();
-        } catch (...) {
-            progress.commFailure = engine.commFailure();
-            throw;
+        engine.advanceStep();
+        at::Tensor loss;
+        if (graph && graph->captured()) {
+            graphInputs.copy_(inputs, /*non_blocking=*/true);
+            graphTargets.copy_(targets, /*non_blocking=*/true);
+            graph->replay();
+            loss = graphLoss;
+        } else if (graph && eagerSteps == kEagerStepsBeforeCapture) {
+            // The captured step's peaks are the replays' (a replay allocates nothing): they stand for
+            // every timed step's. What the eager steps left cached goes back first, so the graph's
+            // pool is not reserved beside it.
+            graphInputs = inputs.clone(); // the replays overwrite them: never the token source's own
+            graphTargets = targets.clone();
+            engine.orderReleasesByStream();
+            releaseCachedMemory(device);
+            resetPeakMemory(device);
+            graph->capture([&] {
+                graphLoss = runStep(graphInputs, graphTargets, &phases);
+                comm->joinCompute();
+            });
+            comm->keepCapturedTimings();
+            graph->replay();
+            loss = graphLoss;
+            logLine(env.rank, "step " + std::to_string(step) + " captured as a CUDA graph; later steps replay it");
+        } else {
+            loss = runStep(inputs, targets, timed ? &phases : nullptr);
+            ++eagerSteps;
         }
-        engine.finishBackward();
-        if (timed)
-            phases.close(phases.peaks.backward);
-        engine.optimizerStep();
-        if (timed)
-            phases.close(phases.peaks.optimizer);
         const double lossValue = loss.item<double>();
         comm->synchronize();
         synchronizeDevice(device);

@@ -224,6 +224,7 @@ void ShardingEngine::finishBackward()
         else
             m_comm.computeWaits(m_lastReduction);
     });
+    retirePendingReleases(0);
     // Every copy to the host is done (the host waited for it): what the copies read may be reused.
     for (const auto& pending : m_pendingDownloads)
         m_units[pending.unit].grads.release();
@@ -328,8 +329,7 @@ void ShardingEngine::reduceUnit(std::size_t index)
         downloadReducedSlice(index);
     } else {
         m_lastReduction = m_comm.reduceScatterMean(full, u.gradShard);
-        m_comm.markUsedByComm(full);
-        u.grads.release();
+        releaseAfterReduction({index}, m_lastReduction);
     }
     if (index != 0) // the root stays gathered until the whole backward is done
         releaseParams(index);
@@ -359,6 +359,33 @@ void ShardingEngine::retireOldestDownload()
     m_units[oldest.unit].grads.release();
 }
 
+void ShardingEngine::releaseAfterReduction(std::vector<std::size_t> units, const CommTicket& reduced)
+{
+    if (!m_streamOrderedRelease) {
+        // The allocator keeps each buffer from reuse until the comm stream's work on it is done.
+        for (auto index : units) {
+            m_comm.markUsedByComm(m_units[index].grads.tensor());
+            m_units[index].grads.release();
+        }
+        return;
+    }
+    // One reduction stays in flight beside the next unit's backward; the one before it is waited for
+    // by the compute stream (it was issued a whole unit's backward earlier) and its buffers freed.
+    m_pendingReleases.push_back({std::move(units), reduced});
+    retirePendingReleases(1);
+}
+
+void ShardingEngine::retirePendingReleases(std::size_t keep)
+{
+    while (m_pendingReleases.size() > keep) {
+        auto oldest = std::move(m_pendingReleases.front());
+        m_pendingReleases.pop_front();
+        m_comm.computeWaits(oldest.reduced);
+        for (auto index : oldest.units)
+            m_units[index].grads.release();
+    }
+}
+
 void ShardingEngine::addToBucket(std::size_t index)
 {
     const auto padded = m_units[index].layout.padded;
@@ -382,10 +409,7 @@ void ShardingEngine::flushBucket()
         for (auto index : m_bucketUnits)
             shards.push_back(m_units[index].gradShard);
         m_lastReduction = m_comm.reduceScatterMeanEach(fulls, shards);
-        for (auto index : m_bucketUnits) {
-            m_comm.markUsedByComm(m_units[index].grads.tensor());
-            m_units[index].grads.release();
-        }
+        releaseAfterReduction(m_bucketUnits, m_lastReduction);
     } else {
         // zero1: the full gradient stays; this rank steps its slice of the mean.
         m_lastReduction = m_comm.allReduceMeanEach(fulls);

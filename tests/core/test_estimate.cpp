@@ -225,6 +225,30 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(SpecError, calibrationFromJson(bad));
     }
 
+    // A step replayed from a CUDA graph leaves the host's issue time out: only the kernels count, for
+    // every GPU-resident strategy, and the offload strategies (never captured) keep theirs.
+    void cudaGraphsLeaveTheIssueTimeOut()
+    {
+        EstimateInput in = input("qwen2.5-0.5b", "h200");
+        in.training.seqLen = 1024;
+        Calibration c;
+        c.layerLaunchS = 0;
+        c.unitCollectiveOverheadS = 0;
+        const double kernels = estimate(in, Strategy::Zero3, c).throughput.computeS;
+        c.layerLaunchS = 2e-3;
+        c.unitCollectiveOverheadS = 1e-4;
+        const auto eager = estimate(in, Strategy::Zero3, c).throughput;
+        QVERIFY(eager.computeS > 1.5 * kernels);
+        in.training.cudaGraphs = true;
+        const auto graphed = estimate(in, Strategy::Zero3, c).throughput;
+        QCOMPARE(graphed.computeS, kernels);
+        QVERIFY(graphed.tokensPerS > eager.tokensPerS);
+        in.training.cudaGraphs = false;
+        const double offloadEager = estimate(in, Strategy::Zero3Offload, c).throughput.computeS;
+        in.training.cudaGraphs = true;
+        QCOMPARE(estimate(in, Strategy::Zero3Offload, c).throughput.computeS, offloadEager);
+    }
+
     void mfuUsesModelFlopsNotRecomputation()
     {
         EstimateInput in = input("qwen2.5-3b", "h200");

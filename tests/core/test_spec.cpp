@@ -119,6 +119,59 @@ private slots:
         QCOMPARE(runConfigFromJson(j).strategy, Strategy::Fsdp2ReshardOffload);
     }
 
+    // cuda_graphs is written only when on, so configurations from before it read back unchanged.
+    void cudaGraphsRoundTripAndStayOutWhenOff()
+    {
+        TrainingSpec t;
+        QVERIFY(!toJson(t).contains("cuda_graphs"));
+        QVERIFY(!trainingFromJson(toJson(t)).cudaGraphs);
+        t.cudaGraphs = true;
+        QCOMPARE(toJson(t).at("cuda_graphs").get<bool>(), true);
+        QVERIFY(trainingFromJson(toJson(t)).cudaGraphs);
+    }
+
+    void cudaGraphsNeedACapturableRun_data()
+    {
+        QTest::addColumn<QString>("strategy");
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<int>("warmup");
+        QTest::addColumn<QString>("mentions"); // empty: valid
+        QTest::newRow("zero3 on cuda") << "zero3" << "cuda" << "bf16" << 5 << "";
+        QTest::newRow("fsdp2_noreshard at the least warm-up") << "fsdp2_noreshard" << "cuda" << "bf16" << 3 << "";
+        QTest::newRow("cpu") << "zero0" << "cpu" << "bf16" << 5 << "device cuda";
+        QTest::newRow("zero3_offload") << "zero3_offload" << "cuda" << "bf16" << 5 << "zero3_offload";
+        QTest::newRow("fsdp2_reshard_offload") << "fsdp2_reshard_offload" << "cuda" << "bf16" << 5
+                                               << "fsdp2_reshard_offload";
+        QTest::newRow("fp32 master") << "zero1" << "cuda" << "bf16-fp32-master" << 5 << "precision bf16";
+        QTest::newRow("two warm-up steps") << "zero2" << "cuda" << "bf16" << 2 << "at least 3 warm-up";
+    }
+    void cudaGraphsNeedACapturableRun()
+    {
+        QFETCH(QString, strategy);
+        QFETCH(QString, device);
+        QFETCH(QString, precision);
+        QFETCH(int, warmup);
+        QFETCH(QString, mentions);
+        RunConfig r;
+        r.model = *PresetCatalog::builtin().findModel("tiny");
+        json j = toJson(r);
+        j["strategy"] = strategy.toStdString();
+        j["device"] = device.toStdString();
+        j["warmup_steps"] = warmup;
+        j["training"]["precision"] = precision.toStdString();
+        j["training"]["cuda_graphs"] = true;
+        try {
+            const RunConfig read = runConfigFromJson(j);
+            QVERIFY2(mentions.isEmpty(), "expected SpecError");
+            QVERIFY(read.training.cudaGraphs);
+        } catch (const SpecError& e) {
+            QVERIFY2(!mentions.isEmpty(), e.what());
+            QCOMPARE(QString::fromStdString(e.field()), QStringLiteral("training.cuda_graphs"));
+            QVERIFY2(QString::fromUtf8(e.what()).contains(mentions), e.what());
+        }
+    }
+
     void clusterAndTrainingRoundTrip()
     {
         ClusterSpec c;

@@ -391,6 +391,12 @@ private slots:
         QTest::addRow("kernel profile without a GPU build")
             << QStringList{QStringLiteral("--profile-kernels"), QStringLiteral("1")} << QStringList{}
             << QStringLiteral("--profile-kernels");
+        QTest::addRow("cuda graphs on the cpu") << QStringList{QStringLiteral("--cuda-graphs")} << QStringList{}
+                                                << QStringLiteral("cuda_graphs");
+        QTest::addRow("cuda graphs of an offload strategy")
+            << QStringList{QStringLiteral("--cuda-graphs"), QStringLiteral("--device"), QStringLiteral("cuda"),
+                           QStringLiteral("--strategy"), QStringLiteral("zero3_offload")}
+            << QStringList{} << QStringLiteral("zero3_offload");
         QTest::addRow("checkpoints without a folder")
             << QStringList{QStringLiteral("--checkpoint-every"), QStringLiteral("3")} << QStringList{}
             << QStringLiteral("--checkpoint-dir");

@@ -174,7 +174,13 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
     // The CPU issues every layer's kernels, and every per-unit collective with its copies and stream
     // waits; while it stays ahead of the GPU (launchOverlap 1) only the longer of the two counts.
     const Schedule sc = schedule(ctx, in, s, c);
-    const double launchS = layerSteps * c.layerLaunchS + sc.volume.unitCollectives * c.unitCollectiveOverheadS;
+    // A step replayed from a CUDA graph is one launch: the GPU runs the kernels back to back and the
+    // host's issue time drops out (validate(RunConfig) allows graphs only where the whole step is
+    // device work).
+    const bool graphed = t.cudaGraphs && !tr.offloadsOptimizer && !tr.offloadsParameters;
+    const double launchS = graphed
+        ? 0.0
+        : layerSteps * c.layerLaunchS + sc.volume.unitCollectives * c.unitCollectiveOverheadS;
     te.computeS = c.launchCombineExponent > 0.0
         ? std::pow(std::pow(kernelS, c.launchCombineExponent) + std::pow(launchS, c.launchCombineExponent),
                    1.0 / c.launchCombineExponent)

@@ -240,12 +240,15 @@ json toJson(const ClusterSpec& c)
 
 json toJson(const TrainingSpec& t)
 {
-    return json{{"precision", precisionId(t.precision)},
-                {"micro_batch", t.microBatch},
-                {"seq_len", t.seqLen},
-                {"activation_checkpointing", t.activationCheckpointing},
-                {"expandable_segments", t.expandableSegments},
-                {"grad_accumulation", t.gradAccumulation}};
+    json j{{"precision", precisionId(t.precision)},
+           {"micro_batch", t.microBatch},
+           {"seq_len", t.seqLen},
+           {"activation_checkpointing", t.activationCheckpointing},
+           {"expandable_segments", t.expandableSegments},
+           {"grad_accumulation", t.gradAccumulation}};
+    if (t.cudaGraphs) // written only when on: configurations from before the option read the same
+        j["cuda_graphs"] = true;
+    return j;
 }
 
 json toJson(const TuningKnobs& k)
@@ -345,7 +348,7 @@ ClusterSpec clusterFromJson(const json& j, const std::string& path)
 TrainingSpec trainingFromJson(const json& j, const std::string& path)
 {
     FieldReader r(j, path, {"precision", "micro_batch", "seq_len", "activation_checkpointing", "expandable_segments",
-                            "grad_accumulation"});
+                            "grad_accumulation", "cuda_graphs"});
     TrainingSpec t;
     t.precision = parsePrecision(r.string("precision", std::string{"bf16"}), r.field("precision"));
     t.microBatch = static_cast<int>(r.integer("micro_batch", 1, 4096, 1));
@@ -353,6 +356,7 @@ TrainingSpec trainingFromJson(const json& j, const std::string& path)
     t.activationCheckpointing = r.boolean("activation_checkpointing", false);
     t.expandableSegments = r.boolean("expandable_segments", false);
     t.gradAccumulation = static_cast<int>(r.integer("grad_accumulation", 1, 65536, 1));
+    t.cudaGraphs = r.boolean("cuda_graphs", false);
     validate(t, path);
     return t;
 }
@@ -520,6 +524,21 @@ void validate(const RunConfig& r, const std::string& path)
         throw SpecError(join(path, "training.seq_len"),
                         "must not exceed the model's max_position (" + std::to_string(r.model.maxPosition) + "), got "
                             + std::to_string(r.training.seqLen));
+    if (r.training.cudaGraphs) {
+        const auto& tr = traits(r.strategy);
+        const std::string where = join(path, "training.cuda_graphs");
+        if (r.device != DeviceKind::Cuda)
+            throw SpecError(where, "CUDA graphs need device cuda");
+        if (tr.offloadsOptimizer || tr.offloadsParameters)
+            throw SpecError(where, std::string("CUDA graphs cannot capture ") + std::string(strategyId(r.strategy))
+                                       + ": its optimizer step runs on the host between the step's kernels");
+        if (r.training.precision != PrecisionPolicy::PureBf16)
+            throw SpecError(where, "CUDA graphs need precision bf16 (the fused AdamW that reads its step count on the "
+                                   "device); bf16-fp32-master steps with the host's count");
+        if (r.warmupSteps < 3)
+            throw SpecError(where, "CUDA graphs need at least 3 warm-up steps (two eager steps settle the schedule, "
+                                   "the third is captured), got " + std::to_string(r.warmupSteps));
+    }
 }
 
 } // namespace shardwise

@@ -84,6 +84,10 @@ struct TrainingSpec {
     bool activationCheckpointing = false;
     bool expandableSegments = false;
     int gradAccumulation = 1;
+    // Capture one whole training step (forward, backward, reductions, optimizer) as a CUDA graph after
+    // two eager steps and replay it: the CPU issues one graph launch per step instead of every kernel,
+    // so small models stop being bound by the host. GPU-resident strategies under pure bf16 on CUDA.
+    bool cudaGraphs = false;
 };
 
 enum class DeviceKind { Cpu, Cuda };
