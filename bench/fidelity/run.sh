@@ -4,7 +4,7 @@
 # and keeps each run's JSON Lines events for `shardwise-bench-fidelity analyze`.
 #
 #   bench/fidelity/run.sh [--runner PATH] [--matrix FILE] [--out DIR] [--budget-s N] [--device cuda|cpu]
-#                         [--cell-timeout-s N] [--probe-timeout-s N] [--archive FILE.tgz]
+#                         [--cell-timeout-s N] [--probe-timeout-s N] [--archive FILE.tgz] [--cuda-graphs]
 #
 # Defaults: --runner build-gpu/bin/shardwise-runner, --matrix bench/fidelity/matrix.tsv,
 # --out ${OUT:-fidelity-out}, --budget-s 480, --device cuda, --cell-timeout-s 120, --probe-timeout-s 60.
@@ -16,7 +16,9 @@
 # Cells the matrix marks run=no (predicted not to fit) are listed as predicted_oom_not_run; cells the
 # budget leaves no time for are listed as skipped_budget. --archive packs DIR into one archive after
 # every cell, so a machine that hands back few files (or a cut-off call) still returns every finished
-# cell. Needs bash, coreutils, tar and the runner only.
+# cell. --cuda-graphs runs the GPU-resident cells with the runner's --cuda-graphs (their warm-up raised
+# to the 3 steps a capture needs where the matrix has fewer); the offload cells run eager as always.
+# Needs bash, coreutils, tar and the runner only.
 set -euo pipefail
 
 runner=build-gpu/bin/shardwise-runner
@@ -27,7 +29,13 @@ device=cuda
 cell_timeout=120
 probe_timeout=60
 archive=""
+graphs=0
 while [[ $# -gt 0 ]]; do
+    if [[ "$1" == --cuda-graphs ]]; then
+        graphs=1
+        shift
+        continue
+    fi
     case "$1" in
     --runner) runner="$2" ;;
     --matrix) matrix="$2" ;;
@@ -37,7 +45,7 @@ while [[ $# -gt 0 ]]; do
     --cell-timeout-s) cell_timeout="$2" ;;
     --probe-timeout-s) probe_timeout="$2" ;;
     --archive) archive="$2" ;;
-    -h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
     [[ $# -ge 2 ]] || { echo "run.sh: $1 needs a value" >&2; exit 2; }
@@ -105,12 +113,17 @@ while IFS=$'\t' read -r model strategy seq predicted run warmup steps _peak esti
     fi
     limit=$((left < cell_timeout ? left : cell_timeout))
     tag="${model//\//_}__${strategy}__${seq}"
+    extra=()
+    if ((graphs)) && [[ "$strategy" != *offload* ]]; then
+        extra=(--cuda-graphs)
+        ((warmup >= 3)) || warmup=3
+    fi
     port=$((port + 1))
     t0=$SECONDS
     code=0
     RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
         timeout --kill-after=5 "$limit" "$runner" --model "$model" --device "$device" --strategy "$strategy" \
-        --seq "$seq" --micro-batch 1 --warmup "$warmup" --steps "$steps" \
+        --seq "$seq" --micro-batch 1 --warmup "$warmup" --steps "$steps" "${extra[@]}" \
         >"$out/cells/$tag.jsonl" 2>"$out/cells/$tag.log" </dev/null || code=$?
     seconds=$((SECONDS - t0))
     case "$code" in
