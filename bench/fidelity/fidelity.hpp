@@ -131,6 +131,9 @@ struct ReportOptions {
     shardwise::GpuSpec gpu; // the preset gpuId names: probe figures are read against its data sheet
     double hostRamGiB = shardwise::ClusterSpec{}.hostRamGiB; // the measuring machine's, in every cell's input
     std::vector<Batch> batches; // MeasuredCell::batch indexes these
+    // `analyze --probe DIR`: a call of its own that only probed the device (DIR/probe.jsonl and
+    // DIR/device.txt). Its probe, not the first timed batch's, starts every fold.
+    std::optional<Batch> probeCall;
 };
 // Returns the process exit code: 0 when every held-out cell could be predicted.
 // Cells of W > 1 ranks (multi-GPU, one node) stay out of leave-one-model-out and every fit: they are

@@ -23,11 +23,12 @@ int usage(const std::string& why)
                  "                                       [--offload-steps N]\n"
                  "       shardwise-bench-fidelity analyze --results DIR [--results DIR ..] [--memory-only-results DIR ..]\n"
                  "                                        [--matrix FILE] [--gpu PRESET] [--host-ram-gib X] [--out PREFIX]\n"
-                 "                                        [--command TEXT] [--presets-fitted-on TEXT]\n"
+                 "                                        [--command TEXT] [--presets-fitted-on TEXT] [--probe DIR]\n"
                  "  --results and --memory-only-results may repeat; a memory-only batch (another runner binary)\n"
                  "  counts for peak memory and fit verdicts, not for tokens/s. --presets-fitted-on names the runs\n"
                  "  the presets were fitted to when they are not these (the report then calls them out of sample).\n"
-                 "  A timed batch's DIR/probe.jsonl (run.sh's probe) seeds every fold with the coefficients it measured.\n"
+                 "  A timed batch's DIR/probe.jsonl (run.sh's probe) seeds every fold with the coefficients it measured;\n"
+                 "  --probe DIR takes DIR/probe.jsonl instead, from a call that only probed the device.\n"
                  "  --host-ram-gib: RAM of the measuring machine (run.sh's device.txt has its MemTotal; default 512):\n"
                  "  whether an offload cell's host state fits is part of its verdict.\n",
                  why.c_str());
@@ -120,7 +121,8 @@ int main(int argc, char** argv)
         if (sub == "analyze") {
             for (const auto& [k, v] : flags)
                 if (k != "--results" && k != "--memory-only-results" && k != "--matrix" && k != "--gpu"
-                    && k != "--host-ram-gib" && k != "--out" && k != "--command" && k != "--presets-fitted-on")
+                    && k != "--host-ram-gib" && k != "--out" && k != "--command" && k != "--presets-fitted-on"
+                    && k != "--probe")
                     return usage(k + ": unknown flag for analyze");
             for (const auto& [k, v] : flags)
                 if (v.size() > 1 && k != "--results" && k != "--memory-only-results")
@@ -154,6 +156,16 @@ int main(int argc, char** argv)
                     r.batches.push_back({dir, memoryOnly, fidelity::runnerCommits(dir), fidelity::readBatchProbe(dir),
                                          fidelity::runnerSha256(dir)});
                 }
+            }
+            if (flags.count("--probe")) {
+                const std::string dir = flag("--probe", "");
+                if (!std::filesystem::is_directory(dir))
+                    return usage("--probe: " + dir + " is not a directory");
+                auto probe = fidelity::readBatchProbe(dir);
+                if (!probe)
+                    return usage("--probe: " + dir + " has no probe.jsonl");
+                r.probeCall = fidelity::Batch{dir, false, fidelity::runnerCommits(dir), std::move(probe),
+                                              fidelity::runnerSha256(dir)};
             }
             const std::string prefix = flag("--out", "fidelity");
             r.markdown = prefix + ".md";

@@ -100,6 +100,8 @@ Calibration foldStart()
 // binary, whose issue cost is not the timed cells'.
 const Batch* probedBatch(const ReportOptions& o)
 {
+    if (o.probeCall)
+        return &*o.probeCall;
     for (const Batch& b : o.batches)
         if (!b.memoryOnly && b.probe)
             return &b;
@@ -157,7 +159,7 @@ std::string batchName(const Batch& b)
 }
 
 // Which coefficients came from the probe, with the figures they were set from.
-void writeProbeParagraph(std::ostream& md, const Batch& b, const FitStart& from)
+void writeProbeParagraph(std::ostream& md, const Batch& b, const FitStart& from, bool separate)
 {
     const nlohmann::json values = toJson(from.calibration);
     const auto list = [&](const std::vector<std::string>& names) {
@@ -166,9 +168,10 @@ void writeProbeParagraph(std::ostream& md, const Batch& b, const FitStart& from)
         if (names.empty())
             md << "none";
     };
-    md << "Probe: `" << b.probe->file.string() << "` (" << b.probe->deviceName
-       << "), taken by `shardwise-runner --probe` on the device before the cells. Every fold and the all-models fit "
-          "start from its calibration (";
+    md << "Probe: `" << b.probe->file.string() << "` (" << b.probe->deviceName << "), taken by `shardwise-runner --probe` "
+       << (separate ? "in a call of its own (runner sha256 " + (b.runnerSha256.empty() ? "not recorded" : b.runnerSha256) + ")"
+                    : std::string("on the device before the cells"))
+       << ". Every fold and the all-models fit start from its calibration (";
     list(from.applied);
     md << ") and hold fixed: ";
     list(from.options.fixed);
@@ -183,7 +186,8 @@ void writeProbeParagraph(std::ostream& md, const Batch& b, const FitStart& from)
 
 nlohmann::json probeJson(const Batch& b, const FitStart& from)
 {
-    nlohmann::json j{{"file", b.probe->file.string()}, {"device_name", b.probe->deviceName}, {"batch", b.dir.string()}};
+    nlohmann::json j{{"file", b.probe->file.string()}, {"device_name", b.probe->deviceName}, {"batch", b.dir.string()},
+                     {"runner_sha256", b.runnerSha256}};
     const nlohmann::json values = toJson(from.calibration);
     j["started_from"] = nlohmann::json::object();
     for (const std::string& name : from.applied)
@@ -333,7 +337,7 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
           "(per-layer kernel and launch time, per-unit collective cost, per-strategy step cost) at 0, so\n"
           "nothing the held-out model's runs determined reaches its fold through the presets.\n\n";
     if (const Batch* probed = probedBatch(options))
-        writeProbeParagraph(md, *probed, foldFrom);
+        writeProbeParagraph(md, *probed, foldFrom, options.probeCall.has_value());
     if (!options.command.empty())
         md << "Measurements: " << options.command << "\n\n";
     md << "Host RAM per node: " << formatNumber(options.hostRamGiB, "%.1f")

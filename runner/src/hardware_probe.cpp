@@ -5,6 +5,7 @@
 #include "device_metrics.hpp"
 #include "event_stream.hpp"
 #include "layer_issue_probe.hpp"
+#include "step_graph.hpp"
 #include "training_run.hpp"
 
 #include "shardwise/protocol/statistics.hpp"
@@ -134,6 +135,22 @@ void probeLayerIssue(Probe& probe, const at::Device& device)
     const double shallowS = probe.medianSeconds([&] { shallow.step(); });
     const double deepS = probe.medianSeconds([&] { deep.step(); });
     probe.add("layer_issue", 0, (deepS - shallowS) / static_cast<double>(extraLayers), "s");
+    if (!device.is_cuda() || !StepGraph::available())
+        return;
+    // The same two stacks replayed from CUDA graphs: the host issues one launch, so what is left is
+    // the device's own time for the layer's kernels at a shape where their work is negligible: the
+    // fixed per-layer kernel time (the planner's layer_kernel_s) that GPU-bound runs of large models
+    // cannot separate from their compute.
+    auto replayed = [&](LayerIssueStack& stack) {
+        StepGraph graph(device); // its stream is current while it lives: warm-up, capture and replays
+        stack.step();
+        stack.step();
+        graph.capture([&] { stack.step(); });
+        return probe.medianSeconds([&] { graph.replay(); });
+    };
+    const double shallowG = replayed(shallow);
+    const double deepG = replayed(deep);
+    probe.add("layer_kernel", 0, std::max(0.0, deepG - shallowG) / static_cast<double>(extraLayers), "s");
 }
 
 void probeCollectives(Probe& probe, Communicator& comm, const at::Device& device, std::int64_t maxBytes)

@@ -256,6 +256,8 @@ private slots:
                                           << 4.2e-4;
         QTest::newRow("layer issue time beyond the accepted range") << QStringLiteral("layer_issue") << 0.5
                                                                     << QStringLiteral("layer_launch_s") << 0.1;
+        QTest::newRow("layer kernel time") << QStringLiteral("layer_kernel") << 1.3e-4 << QStringLiteral("layer_kernel_s")
+                                           << 1.3e-4;
         QTest::newRow("NVLink bus bandwidth") << QStringLiteral("all_gather") << 360.0
                                               << QStringLiteral("nvlink_bus_efficiency") << 0.8;
     }
@@ -279,8 +281,8 @@ private slots:
                  qPrintable(QStringLiteral("%1 = %2, expected %3").arg(field).arg(got).arg(expected)));
     }
 
-    // A fit keeps the probe's per-layer issue time, which runs cannot tell apart from the per-layer
-    // kernel time, and refines every rate the probe measured alone (and what it only rescaled).
+    // A fit keeps the probe's per-layer issue and kernel times, which runs cannot tell apart from each
+    // other and from the compute rates, and refines every rate the probe measured alone (and what it only rescaled).
     void probeSaysWhichCoefficientsAFitKeeps()
     {
         const ProbeCalibration p = calibrationFromProbe(
@@ -288,6 +290,13 @@ private slots:
             *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
         QCOMPARE(p.applied, (std::vector<std::string>{"matmul_efficiency", "cpu_adam_params_per_s", "layer_launch_s"}));
         QCOMPARE(p.heldFixed, (std::vector<std::string>{"layer_launch_s"}));
+        // A GPU probe's per-layer kernel time (replayed from a CUDA graph) is held as well: runs of large
+        // models trade it against their compute rates.
+        const ProbeCalibration graphed = calibrationFromProbe(
+            {{"layer_issue", 0, 3e-4, "s", 10}, {"layer_kernel", 0, 1.4e-4, "s", 10}},
+            *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
+        QCOMPARE(graphed.heldFixed, (std::vector<std::string>{"layer_launch_s", "layer_kernel_s"}));
+        QCOMPARE(graphed.calibration.layerKernelS, 1.4e-4);
         const ProbeCalibration noIssue = calibrationFromProbe(
             {{"h2d_pinned", 1 << 28, 48.0, "GB/s", 5}, {"cpu_adamw", 0, 2e9, "params/s", 3}},
             *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);

@@ -20,7 +20,7 @@ std::optional<double> largest(const std::vector<protocol::ProbeResult>& results,
 
 double clamp01(double x) { return std::clamp(x, 0.01, 1.0); }
 
-// calibrationFromJson's accepted range for layer_launch_s (core/estimate/src/calibration.cpp).
+// calibrationFromJson's accepted range for layer_launch_s and layer_kernel_s (core/estimate/src/calibration.cpp).
 constexpr double kMaxLayerLaunchS = 0.1;
 
 } // namespace
@@ -59,6 +59,12 @@ ProbeCalibration calibrationFromProbe(const std::vector<protocol::ProbeResult>& 
         c.layerLaunchS = std::clamp(*issue, 0.0, kMaxLayerLaunchS);
         out.applied.push_back("layer_launch_s");
     }
+    // Device seconds of one such layer's kernels replayed from a CUDA graph (no host gaps): the fixed
+    // per-layer kernel time, which runs of large models trade against their compute rates.
+    if (const auto kernel = largest(results, "layer_kernel")) {
+        c.layerKernelS = std::clamp(*kernel, 0.0, kMaxLayerLaunchS);
+        out.applied.push_back("layer_kernel_s");
+    }
     // Bus bandwidth (nccl-tests convention) over the link's per-direction figure is the bus
     // efficiency the estimate uses; the slowest of the collectives measured bounds all of them.
     std::optional<double> bus;
@@ -75,8 +81,9 @@ ProbeCalibration calibrationFromProbe(const std::vector<protocol::ProbeResult>& 
             out.applied.push_back("pcie_bus_efficiency");
         }
     }
-    if (std::find(out.applied.begin(), out.applied.end(), "layer_launch_s") != out.applied.end())
-        out.heldFixed.push_back("layer_launch_s");
+    for (const char* held : {"layer_launch_s", "layer_kernel_s"})
+        if (std::find(out.applied.begin(), out.applied.end(), held) != out.applied.end())
+            out.heldFixed.push_back(held);
     return out;
 }
 
