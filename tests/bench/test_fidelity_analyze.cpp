@@ -385,6 +385,49 @@ private slots:
         QVERIFY(anyFoldDiffers);
     }
 
+    // `analyze --probe DIR`: the probe of a call that only probed the device seeds every fold, held
+    // coefficients included (a GPU probe's layer_kernel too), and the report names that call's binary.
+    void probeOfACallOfItsOwnSeedsEveryFold()
+    {
+        const std::filesystem::path root = std::filesystem::path(m_dir.path().toStdString()) / "probe-call";
+        for (const CellSpec& c : {kSmallTimed, kMediumTimed, kLargeOomTimed})
+            writeCell(root / "cells", c, kTimedRunnerKeptNormInputs);
+        std::filesystem::create_directories(root / "probe");
+        std::ofstream(root / "probe" / "probe.jsonl")
+            << R"({"device_name":"NVIDIA H200","event":"probe","host":"vm","rank":0,"results":[)"
+            << R"({"bytes":0,"kind":"layer_issue","samples":10,"unit":"s","value":0.0007},)"
+            << R"({"bytes":0,"kind":"layer_kernel","samples":10,"unit":"s","value":0.000109}],"time":1.0,"v":1,"world":1})"
+            << '\n';
+        const std::string digest(64, 'c');
+        std::ofstream(root / "probe" / "device.txt") << "runner sha256 " << digest << "\n";
+        const auto analyze = [&](const QStringList& extra) {
+            QProcess p;
+            p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
+                    QStringList{QStringLiteral("analyze"), QStringLiteral("--results"),
+                                QString::fromStdString((root / "cells").string()), QStringLiteral("--out"),
+                                QString::fromStdString((root / "report").string())}
+                        + extra);
+            p.waitForFinished(120000);
+            return std::make_pair(p.exitCode(), QString::fromUtf8(p.readAllStandardError()));
+        };
+        const auto [code, err] = analyze({QStringLiteral("--probe"), QString::fromStdString((root / "probe").string())});
+        QVERIFY2(code == 0, qPrintable(err));
+        const nlohmann::json report = nlohmann::json::parse(readText(QString::fromStdString((root / "report.json").string())));
+        QCOMPARE(report.at("probe").at("batch").get<std::string>(), (root / "probe").string());
+        QCOMPARE(report.at("probe").at("runner_sha256").get<std::string>(), digest);
+        QCOMPARE(report.at("probe").at("held_fixed").at("layer_launch_s").get<double>(), 0.0007);
+        QCOMPARE(report.at("probe").at("held_fixed").at("layer_kernel_s").get<double>(), 0.000109);
+        for (const auto& fold : report.at("folds"))
+            QCOMPARE(fold.at("calibration").at("layer_kernel_s").get<double>(), 0.000109);
+        const std::string markdown = readText(QString::fromStdString((root / "report.md").string()));
+        QVERIFY2(markdown.find("in a call of its own (runner sha256 " + digest + ")") != std::string::npos, markdown.c_str());
+
+        // A folder without a probe is refused by name.
+        const auto [badCode, badErr] = analyze({QStringLiteral("--probe"), QString::fromStdString((root / "cells").string())});
+        QCOMPARE(badCode, 2);
+        QVERIFY2(badErr.contains(QStringLiteral("--probe")) && badErr.contains(QStringLiteral("no probe.jsonl")), qPrintable(badErr));
+    }
+
     void probeFileWithoutAProbeEventIsNamed()
     {
         const std::filesystem::path dir = std::filesystem::path(m_dir.path().toStdString()) / "bad-probe";
