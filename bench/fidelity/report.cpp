@@ -91,6 +91,7 @@ Calibration foldStart()
     c.layerKernelS = 0;
     c.layerLaunchS = 0;
     c.unitCollectiveOverheadS = 0;
+    c.unitCollectiveKernelS = 0;
     for (const StrategyTraits& t : allStrategies())
         c.*stepSPerParamMember(t.strategy) = 0;
     return c;

@@ -153,6 +153,41 @@ void probeLayerIssue(Probe& probe, const at::Device& device)
     probe.add("layer_kernel", 0, std::max(0.0, deepG - shallowG) / static_cast<double>(extraLayers), "s");
 }
 
+void probeUnitCollective(Probe& probe, Communicator& comm, const at::Device& device)
+{
+    // The device time one per-unit collective adds to a step beyond its bytes, as a captured step
+    // replays it: the compute stream's hand-off to the comm stream, the collective (at world 1 the
+    // copy that stands for it) with its timing events, and the compute stream's wait for it. 64 tiny
+    // gathers, each after a tiny compute kernel, against the compute kernels alone. World 1 only: at
+    // world > 1 the figure would carry NCCL's launch, not measured here yet.
+    if (!device.is_cuda() || !StepGraph::available() || comm.world() != 1)
+        return;
+    constexpr int kCollectives = 64;
+    const auto options = at::TensorOptions().device(device).dtype(at::kBFloat16);
+    auto x = at::zeros({4096}, options);
+    auto shard = at::zeros({4096}, options);
+    auto full = at::zeros({4096}, options);
+    auto replayed = [&](bool withCollectives) {
+        StepGraph graph(device);
+        const auto body = [&] {
+            for (int i = 0; i < kCollectives; ++i) {
+                x.add_(1.0);
+                if (withCollectives)
+                    comm.computeWaits(comm.allGather(shard, full));
+            }
+            comm.joinCompute();
+        };
+        body(); // once eagerly on the graph's stream
+        comm.takeCommTime();
+        graph.capture(body);
+        comm.keepCapturedTimings(); // the graph records into those events: they live as long as it may run
+        return probe.medianSeconds([&] { graph.replay(); });
+    };
+    const double alone = replayed(false);
+    const double with = replayed(true);
+    probe.add("unit_collective", 0, std::max(0.0, with - alone) / kCollectives, "s");
+}
+
 void probeCollectives(Probe& probe, Communicator& comm, const at::Device& device, std::int64_t maxBytes)
 {
     const int world = comm.world();
@@ -202,6 +237,7 @@ void runProbe(const RunnerOptions& options, const LaunchEnvironment& env)
     probeDevice(probe, device, options.probeMaxBytes);
     probeCpuAdamW(probe, device.is_cuda(), options.probeMaxBytes);
     probeLayerIssue(probe, device);
+    probeUnitCollective(probe, *comm, device);
     probeCollectives(probe, *comm, device, options.probeMaxBytes);
 
     protocol::ProbeEvent event;

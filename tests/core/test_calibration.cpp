@@ -258,6 +258,8 @@ private slots:
                                                                     << QStringLiteral("layer_launch_s") << 0.1;
         QTest::newRow("layer kernel time") << QStringLiteral("layer_kernel") << 1.3e-4 << QStringLiteral("layer_kernel_s")
                                            << 1.3e-4;
+        QTest::newRow("per-unit collective device time") << QStringLiteral("unit_collective") << 1.2e-5
+                                                         << QStringLiteral("unit_collective_kernel_s") << 1.2e-5;
         QTest::newRow("NVLink bus bandwidth") << QStringLiteral("all_gather") << 360.0
                                               << QStringLiteral("nvlink_bus_efficiency") << 0.8;
     }

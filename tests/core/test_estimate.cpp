@@ -243,6 +243,14 @@ private slots:
         const auto graphed = estimate(in, Strategy::Zero3, c).throughput;
         QCOMPARE(graphed.computeS, kernels);
         QVERIFY(graphed.tokensPerS > eager.tokensPerS);
+        // Each per-unit collective's device hand-off counts on the GPU side: zero3 has three per unit
+        // (gather in forward, again in backward, reduce-scatter), zero0 none.
+        c.unitCollectiveKernelS = 1e-5;
+        const double units = static_cast<double>(in.model.layers + 1);
+        QVERIFY(std::abs(estimate(in, Strategy::Zero3, c).throughput.computeS - (kernels + 3 * units * 1e-5)) < 1e-12);
+        const double zero0 = estimate(in, Strategy::Zero0, c).throughput.computeS;
+        c.unitCollectiveKernelS = 0;
+        QCOMPARE(estimate(in, Strategy::Zero0, c).throughput.computeS, zero0);
         in.training.cudaGraphs = false;
         const double offloadEager = estimate(in, Strategy::Zero3Offload, c).throughput.computeS;
         in.training.cudaGraphs = true;

@@ -65,6 +65,13 @@ ProbeCalibration calibrationFromProbe(const std::vector<protocol::ProbeResult>& 
         c.layerKernelS = std::clamp(*kernel, 0.0, kMaxLayerLaunchS);
         out.applied.push_back("layer_kernel_s");
     }
+    // Device seconds each per-unit collective adds to a step replayed from a CUDA graph, beyond its
+    // bytes (the stream hand-offs and the collective's launch). No fit moves it: runs show it only
+    // beside each strategy's per-parameter cost, which absorbs it in large models.
+    if (const auto handoff = largest(results, "unit_collective")) {
+        c.unitCollectiveKernelS = std::clamp(*handoff, 0.0, kMaxLayerLaunchS);
+        out.applied.push_back("unit_collective_kernel_s");
+    }
     // Bus bandwidth (nccl-tests convention) over the link's per-direction figure is the bus
     // efficiency the estimate uses; the slowest of the collectives measured bounds all of them.
     std::optional<double> bus;

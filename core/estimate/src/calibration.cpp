@@ -45,6 +45,7 @@ constexpr std::array kFields{
     Field{"zero3_gather_overlap", &Calibration::zero3GatherOverlap, 0.0, 1.0},
     Field{"fsdp2_gather_overlap", &Calibration::fsdp2GatherOverlap, 0.0, 1.0},
     Field{"unit_collective_overhead_s", &Calibration::unitCollectiveOverheadS, 0.0, 1.0},
+    Field{"unit_collective_kernel_s", &Calibration::unitCollectiveKernelS, 0.0, 0.1},
     Field{"zero0_step_s_per_param", &Calibration::zero0StepSPerParam, 0.0, 1e-8},
     Field{"zero1_step_s_per_param", &Calibration::zero1StepSPerParam, 0.0, 1e-8},
     Field{"zero2_step_s_per_param", &Calibration::zero2StepSPerParam, 0.0, 1e-8},

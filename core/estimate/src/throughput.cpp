@@ -170,10 +170,12 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
     // Every layer also runs small kernels (norms, rotary, casts, residual adds) whose time does not
     // shrink with the tokens.
     const double layerSteps = static_cast<double>(m.layers) * t.gradAccumulation * recompute;
-    const double kernelS = gemmS + attentionS + elementwiseS + layerSteps * c.layerKernelS;
+    const Schedule sc = schedule(ctx, in, s, c);
+    // Every per-unit collective also costs the GPU a stream hand-off and a launch beyond its bytes.
+    const double kernelS = gemmS + attentionS + elementwiseS + layerSteps * c.layerKernelS
+        + sc.volume.unitCollectives * c.unitCollectiveKernelS;
     // The CPU issues every layer's kernels, and every per-unit collective with its copies and stream
     // waits; while it stays ahead of the GPU (launchOverlap 1) only the longer of the two counts.
-    const Schedule sc = schedule(ctx, in, s, c);
     // A step replayed from a CUDA graph is one launch: the GPU runs the kernels back to back and the
     // host's issue time drops out (validate(RunConfig) allows graphs only where the whole step is
     // device work).

@@ -100,6 +100,11 @@ struct Calibration {
     // on the CPU side of the step: it costs time only while the CPU, not the GPU, bounds the step.
     // Fitted to the current runner's H200 world-1 runs (0.06 ms).
     double unitCollectiveOverheadS = 6.1e-5;
+    // GPU time per per-unit collective beyond its bytes: the compute stream's hand-off to the comm
+    // stream and back, and the collective's own kernel launch (at world 1, the copy that stands for
+    // it). It shows once the host no longer bounds the step (CUDA graphs). 0 in the presets; a GPU
+    // node's `--probe` measures it (unit_collective); no fit moves it.
+    double unitCollectiveKernelS = 0.0;
 
     // Per strategy, seconds per model parameter per optimizer step that the schedule's own
     // bookkeeping costs beyond what the terms above model: flat-buffer gather and reduce copies, casts,
