@@ -81,7 +81,10 @@ private slots:
         exportRunsJson(listRuns(source), exported);
         nlohmann::json document = nlohmann::json::parse(exported.str());
         QCOMPARE(document.at("runs").size(), std::size_t(2));
-        document["runs"][1]["started_at"] = document["runs"][0]["started_at"];
+        // Both start at the earlier of the two instants, which neither run finished before.
+        const auto earlier = std::min(document["runs"][0]["started_at"], document["runs"][1]["started_at"]);
+        document["runs"][0]["started_at"] = earlier;
+        document["runs"][1]["started_at"] = earlier;
         std::stringstream tied(document.dump());
         Database target = Database::open(dir.filePath(QStringLiteral("target.sqlite")).toStdString());
         const auto result = importRunsJson(target, tied, "tied");
