@@ -1769,6 +1769,14 @@
         <source>Host &amp;RAM per node:</source>
         <translation>Host-&amp;RAM je Knoten:</translation>
     </message>
+    <message>
+        <source>C&amp;UDA graphs</source>
+        <translation>C&amp;UDA-Graphen</translation>
+    </message>
+    <message>
+        <source>Capture each training step once as a CUDA graph and replay it: the CPU issues one graph launch per step instead of every kernel, which speeds up small models and short sequences. Applies to the GPU-resident strategies (no CPU offload) under bf16 only; the CPU-offload strategies stay eager.</source>
+        <translation>Jeden Trainingsschritt einmal als CUDA-Graph aufzeichnen und wieder abspielen: Die CPU startet je Schritt einen Graphen statt jedes einzelnen Kernels, was kleine Modelle und kurze Sequenzen beschleunigt. Gilt nur für die Strategien, deren Zustand auf der GPU bleibt (ohne CPU-Auslagerung), und nur mit bf16; die Strategien mit CPU-Auslagerung laufen weiter ohne Graph.</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::PlanPage</name>
@@ -2368,6 +2376,14 @@
     <message>
         <source>Where the ranks run: this machine, or an SSH node prepared on the Nodes page.</source>
         <translation>Wo die Ranks laufen: dieser Rechner oder ein auf der Seite „Knoten“ vorbereiteter SSH-Knoten.</translation>
+    </message>
+    <message>
+        <source>Replay each step as a CUDA graph</source>
+        <translation>Jeden Schritt als CUDA-Graph abspielen</translation>
+    </message>
+    <message>
+        <source>The runner captures the whole step after two eager steps and replays it as one graph launch. Needs CUDA, a GPU-resident strategy (no CPU offload) and at least 3 warm-up steps.</source>
+        <translation>Der Runner zeichnet nach zwei Schritten ohne Graph den ganzen Schritt auf und spielt ihn als einen Graphstart ab. Braucht CUDA, eine Strategie, deren Zustand auf der GPU bleibt (ohne CPU-Auslagerung), und mindestens 3 Aufwärmschritte.</translation>
     </message>
 </context>
 <context>

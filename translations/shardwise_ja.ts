@@ -1763,6 +1763,14 @@
         <source>Host &amp;RAM per node:</source>
         <translation>ノードあたりのホスト RAM(&amp;R):</translation>
     </message>
+    <message>
+        <source>C&amp;UDA graphs</source>
+        <translation>CUDA グラフ(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Capture each training step once as a CUDA graph and replay it: the CPU issues one graph launch per step instead of every kernel, which speeds up small models and short sequences. Applies to the GPU-resident strategies (no CPU offload) under bf16 only; the CPU-offload strategies stay eager.</source>
+        <translation>各学習ステップを一度 CUDA グラフとして記録し、以後はそれを再生します。CPU はカーネルを一つずつ発行する代わりにステップごとにグラフを 1 回起動するだけになり、小さなモデルや短いシーケンスが速くなります。状態を GPU に置く戦略（CPU オフロードなし）で bf16 の場合のみ有効です。CPU オフロード戦略はグラフなしで実行されます。</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::PlanPage</name>
@@ -2359,6 +2367,14 @@
     <message>
         <source>Where the ranks run: this machine, or an SSH node prepared on the Nodes page.</source>
         <translation>ランクを実行する場所: このマシン、または「ノード」ページで準備した SSH ノード。</translation>
+    </message>
+    <message>
+        <source>Replay each step as a CUDA graph</source>
+        <translation>各ステップを CUDA グラフとして再生</translation>
+    </message>
+    <message>
+        <source>The runner captures the whole step after two eager steps and replays it as one graph launch. Needs CUDA, a GPU-resident strategy (no CPU offload) and at least 3 warm-up steps.</source>
+        <translation>ランナーはグラフなしの 2 ステップの後にステップ全体を記録し、1 回のグラフ起動として再生します。CUDA、状態を GPU に置く戦略（CPU オフロードなし）、3 ステップ以上のウォームアップが必要です。</translation>
     </message>
 </context>
 <context>

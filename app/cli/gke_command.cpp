@@ -126,6 +126,8 @@ int runGke(const std::vector<std::string>& args, std::ostream& out, std::ostream
         request.run.training = in.training;
         request.run.device = DeviceKind::Cuda;
         request.run.worldSize = in.cluster.worldSize();
+        // --cuda-graphs reaches the Job only where the runner can capture the chosen strategy's step.
+        requestCudaGraphs(request.run, in.training.cudaGraphs);
         request.gpu = in.gpu;
         request.cluster = in.cluster;
         request.region = a.region;

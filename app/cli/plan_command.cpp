@@ -17,6 +17,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <ostream>
+#include <string>
+#include <vector>
 
 namespace shardwise::cli {
 
@@ -120,6 +122,7 @@ void printTable(const Plan& plan, const EstimateInput& in, std::ostream& out)
         << c.gpusPerNode << " GPU(s), " << interconnectId(c.intraNode) << "), micro-batch " << in.training.microBatch
         << ", sequence " << in.training.seqLen << " tokens, " << precisionId(in.training.precision)
         << (in.training.expandableSegments ? ", expandable segments" : "")
+        << (in.training.cudaGraphs ? ", CUDA graphs" : "")
         << (in.training.activationCheckpointing ? ", activation checkpointing" : "") << "\n";
     const double hostUsable = plan.candidates.empty() ? 0.0 : plan.candidates.front().estimate.hostCapacityBytes;
     out << "GPU memory " << format("%.1f", in.gpu.memoryGiB()) << " GiB per GPU; host RAM "
@@ -147,10 +150,21 @@ void printTable(const Plan& plan, const EstimateInput& in, std::ostream& out)
     if (!runs.empty()) {
         out << "\nRuns worth validating (" << c.worldSize() << " GPU(s), micro-batch " << in.training.microBatch
             << ", sequence " << in.training.seqLen << " tokens):";
-        for (const RunConfig& rc : runs)
-            out << " " << strategyId(rc.strategy) << (rc.training.expandableSegments ? " (expandable segments)" : "");
+        for (const RunConfig& rc : runs) {
+            std::vector<std::string> settings;
+            if (rc.training.expandableSegments)
+                settings.push_back("expandable segments");
+            if (rc.training.cudaGraphs)
+                settings.push_back("CUDA graphs");
+            out << " " << strategyId(rc.strategy);
+            for (std::size_t i = 0; i < settings.size(); ++i)
+                out << (i == 0 ? " (" : ", ") << settings[i] << (i + 1 == settings.size() ? ")" : "");
+        }
         out << "\n";
     }
+    if (in.training.cudaGraphs)
+        out << "\nCUDA graphs apply to the GPU-resident strategies; the offload strategies run their optimizer on "
+               "the host and stay eager.\n";
     out << "\nNCCL % counts communication kernels that overlap compute; it is not time spent waiting.\n";
     if (std::any_of(plan.candidates.begin(), plan.candidates.end(),
                     [](const Candidate& cand) { return cand.estimate.fitsDevice && !cand.estimate.fitsHost; }))

@@ -86,6 +86,9 @@ bool PlanOptions::take(ArgumentWalker& w)
     else if (flag == "--expandable-segments") {
         w.noValue();
         expandableSegments = true;
+    } else if (flag == "--cuda-graphs") {
+        w.noValue();
+        cudaGraphs = true;
     } else if (flag == "--activation-checkpointing") {
         w.noValue();
         checkpointing = true;
@@ -117,6 +120,12 @@ EstimateInput PlanOptions::input() const
     in.training.precision = parsePrecision(precision, "training.precision");
     in.training.expandableSegments = expandableSegments;
     in.training.activationCheckpointing = checkpointing;
+    in.training.cudaGraphs = cudaGraphs;
+    // The planner takes a graphed step for every GPU-resident strategy; under bf16-fp32-master no
+    // strategy can be captured, so that plan would predict speed no run reaches.
+    if (cudaGraphs && in.training.precision != PrecisionPolicy::PureBf16)
+        throw SpecError("training.cuda_graphs", "CUDA graphs need precision bf16 (bf16-fp32-master steps AdamW with "
+                                                "the host's step count, which a graph cannot replay)");
     return in;
 }
 
@@ -134,6 +143,9 @@ const char* planOptionsUsage()
   --precision bf16|bf16-fp32-master
                              pure bf16 state, or bf16 compute with fp32 master and Adam (default bf16)
   --expandable-segments      the CUDA allocator runs with expandable_segments:True
+  --cuda-graphs              each step replayed as one CUDA graph launch, so the host no longer issues
+                             every kernel (helps small models and short sequences); applies to the
+                             GPU-resident strategies under bf16, the offload strategies stay eager
   --activation-checkpointing recompute each layer's activations in backward
 )";
 }
@@ -150,6 +162,7 @@ const std::map<std::string, std::string>& flagForField()
         {"training.seq_len", "--seq"},
         {"training.micro_batch", "--micro-batch"},
         {"training.precision", "--precision"},
+        {"training.cuda_graphs", "--cuda-graphs"},
     };
     return m;
 }

@@ -50,6 +50,7 @@ struct PlanOptions {
     int microBatch = 1;
     std::string precision = "bf16";
     bool expandableSegments = false;
+    bool cudaGraphs = false;
     bool checkpointing = false;
 
     // Takes the walker's current flag if it is a plan option; false when it is not one.

@@ -80,6 +80,11 @@ constexpr const char* kUsageTail = R"(, or all
   --seq N                    sequence length in tokens
   --micro-batch N            sequences per rank per step
   --precision P              bf16 | bf16-fp32-master
+  --cuda-graphs              the runner captures each step as a CUDA graph after two eager steps and
+                             replays it (the host no longer issues every kernel: small models and
+                             short sequences run faster). Needs --device cuda, precision bf16, a
+                             GPU-resident strategy and at least 3 warm-up steps; with --strategy
+                             all the offload strategies run eager
   --seed N                   seed of weights and synthetic tokens
   --collective-timeout-s N   a collective slower than N seconds is a comm error (runner --timeout-s)
 
@@ -119,6 +124,8 @@ struct RunRequest {
     int timeoutS = 0;
     int peerGraceS = 60;
     bool expandableSegments = false;
+    bool cudaGraphs = false;
+    bool everyStrategy = false; // --strategy all
     bool json = false;
     std::string db;     // --db; empty = the default location
     bool record = true; // false with --no-store
@@ -204,6 +211,8 @@ RunRequest parseRequest(const std::vector<std::string>& args)
                 r.db = value();
             else if (flag == "--expandable-segments")
                 r.expandableSegments = true;
+            else if (flag == "--cuda-graphs")
+                r.cudaGraphs = true;
             else if (flag == "--ranks")
                 r.ranks = parseInteger<int>(flag, value(), 1);
             else if (flag == "--device")
@@ -266,6 +275,7 @@ RunRequest parseRequest(const std::vector<std::string>& args)
         throw UsageError(e.what());
     }
     if (strategy == "all") {
+        r.everyStrategy = true;
         for (const auto& t : allStrategies())
             r.strategies.push_back(t.strategy);
     } else if (const auto s = strategyFromId(strategy)) {
@@ -302,6 +312,10 @@ RunConfig requestedConfig(const RunRequest& r, Strategy s)
     c.device = r.device;
     c.worldSize = r.world();
     c.training.expandableSegments = r.expandableSegments;
+    // A strategy named alone gets the graphs as asked (validation says when it cannot be captured);
+    // with --strategy all the offload strategies, whose optimizer runs on the host, run eager.
+    const StrategyTraits& t = traits(s);
+    c.training.cudaGraphs = r.cudaGraphs && !(r.everyStrategy && (t.offloadsOptimizer || t.offloadsParameters));
     if (r.steps)
         c.timedSteps = *r.steps;
     if (r.warmup)
@@ -317,10 +331,12 @@ RunConfig requestedConfig(const RunRequest& r, Strategy s)
     return c;
 }
 
-std::vector<std::string> runnerArgs(const RunRequest& r, Strategy s)
+// The runner flags of one strategy's run; everything the command line left out takes the runner's
+// defaults, which are RunConfig's.
+std::vector<std::string> runnerArgs(const RunRequest& r, const RunConfig& requested)
 {
-    std::vector<std::string> a{"--model", r.model, "--strategy", std::string(strategyId(s)), "--device",
-                               std::string(deviceId(r.device))};
+    std::vector<std::string> a{"--model", r.model, "--strategy", std::string(strategyId(requested.strategy)),
+                               "--device", std::string(deviceId(r.device))};
     auto add = [&](const char* flag, const auto& v) {
         if (v) {
             a.push_back(flag);
@@ -337,7 +353,36 @@ std::vector<std::string> runnerArgs(const RunRequest& r, Strategy s)
         a.push_back("--precision");
         a.push_back(r.precisionText);
     }
+    if (requested.training.cudaGraphs)
+        a.push_back("--cuda-graphs");
     return a;
+}
+
+// Which flag sets the field a SpecError from validate(RunConfig) names.
+std::string flagForRunField(const std::string& field)
+{
+    static const std::map<std::string, std::string> flags{
+        {"training.cuda_graphs", "--cuda-graphs"}, {"training.seq_len", "--seq"},
+        {"training.micro_batch", "--micro-batch"}, {"warmup_steps", "--warmup"},
+        {"timed_steps", "--steps"},                 {"world_size", "--ranks"}};
+    const auto it = flags.find(field);
+    return it == flags.end() ? field : it->second;
+}
+
+// Every strategy's configuration checked as the runner will check it, before any rank starts: a run
+// that cannot start (CUDA graphs for an offload strategy, say) is a bad flag, not a failed row.
+void validateRequest(const RunRequest& r)
+{
+    for (const Strategy s : r.strategies) {
+        try {
+            validate(requestedConfig(r, s));
+        } catch (const SpecError& e) {
+            std::string message = e.what();
+            if (const std::string prefix = e.field() + ": "; message.rfind(prefix, 0) == 0)
+                message.erase(0, prefix.size());
+            throw UsageError(flagForRunField(e.field()) + ": " + message);
+        }
+    }
 }
 
 std::string format(const char* fmt, double x)
@@ -436,8 +481,9 @@ StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, std:
         target.launch.runRoot = r.runRoot;
         target.follow.pollInterval = std::chrono::milliseconds(500);
         target.follow.timeout = std::chrono::seconds(r.timeoutS);
-        err << "[" << strategyId(s) << "] starting " << requested.worldSize << " rank(s) on " << where.nodes->nodes.size()
-            << " node(s), " << deviceId(r.device) << "\n"
+        err << "[" << strategyId(s) << "] starting " << requested.worldSize << " rank(s) on "
+            << where.nodes->nodes.size() << " node(s), " << deviceId(r.device)
+            << (requested.training.cudaGraphs ? " with CUDA graphs" : "") << "\n"
             << std::flush;
         const std::atomic<bool>* interrupt = &terminalInterrupt();
         if (r.detachOnInterrupt)
@@ -447,14 +493,16 @@ StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, std:
         options.origin.nodes.push_back({"local", std::nullopt});
         dispatch::LocalLaunch launch;
         launch.runner = *where.runner;
-        launch.args = runnerArgs(r, s);
+        launch.args = runnerArgs(r, requested);
         launch.ranks = r.ranks;
         launch.env = r.rankEnv;
         if (!r.logDir.empty())
             launch.logDir = r.logDir / std::string(strategyId(s));
         launch.timeout = std::chrono::seconds(r.timeoutS);
         launch.peerGrace = std::chrono::seconds(r.peerGraceS);
-        err << "[" << strategyId(s) << "] starting " << r.ranks << " rank(s) on " << deviceId(r.device) << "\n" << std::flush;
+        err << "[" << strategyId(s) << "] starting " << r.ranks << " rank(s) on " << deviceId(r.device)
+            << (requested.training.cudaGraphs ? " with CUDA graphs" : "") << "\n"
+            << std::flush;
         result = session::runLocal(requested, launch, options, callbacks, &terminalInterrupt());
     }
     if (result.detached && result.runId) {
@@ -530,6 +578,7 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     std::filesystem::path runner;
     try {
         request = parseRequest(args);
+        validateRequest(request);
         if (!request.remote())
             runner = resolveRunner(request);
     } catch (const UsageError& e) {

@@ -276,6 +276,14 @@ private slots:
         QVERIFY(y.find("clusterIP: None") != std::string::npos);
     }
 
+    void manifestAsksTheRunnerForCudaGraphsOnlyWhenTheRunHasThem()
+    {
+        GkeRequest r = request("h100-80gb", 8, 1, "us-central1");
+        QVERIFY(prepareGke(r).manifest.find("--cuda-graphs") == std::string::npos);
+        r.run.training.cudaGraphs = true;
+        QVERIFY(prepareGke(r).manifest.find("--warmup 5 --steps 15 --cuda-graphs") != std::string::npos);
+    }
+
     void manifestIsWellFormedYamlStructure()
     {
         // No YAML library in C++ here (test_cloud_cli parses it with python3-yaml): check that the two

@@ -162,6 +162,32 @@ private slots:
         QVERIFY(r.err.contains("us-central1"));
     }
 
+    // --cuda-graphs reaches the Job's runner command for a strategy the runner can capture; an offload
+    // strategy's Job runs eager rather than failing at its first step.
+    void cudaGraphsReachTheJobOnlyForAGpuResidentStrategy_data()
+    {
+        QTest::addColumn<QString>("strategy");
+        QTest::addColumn<bool>("graphed");
+        QTest::newRow("the recommendation") << QString() << true;
+        QTest::newRow("zero3") << QStringLiteral("zero3") << true;
+        QTest::newRow("zero3_offload") << QStringLiteral("zero3_offload") << false;
+        QTest::newRow("fsdp2_reshard_offload") << QStringLiteral("fsdp2_reshard_offload") << false;
+    }
+    void cudaGraphsReachTheJobOnlyForAGpuResidentStrategy()
+    {
+        QFETCH(QString, strategy);
+        QFETCH(bool, graphed);
+        QStringList args{QStringLiteral("gke"), QStringLiteral("--model"), QStringLiteral("qwen2.5-0.5b"),
+                         QStringLiteral("--gpu"), QStringLiteral("h100-80gb"), QStringLiteral("--gpus-per-node"),
+                         QStringLiteral("8"), QStringLiteral("--region"), QStringLiteral("us-central1"),
+                         QStringLiteral("--cuda-graphs"), QStringLiteral("--format"), QStringLiteral("yaml")};
+        if (!strategy.isEmpty())
+            args << QStringLiteral("--strategy") << strategy;
+        const CliResult r = runCli(args);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.out.contains("--cuda-graphs"), graphed);
+    }
+
     void planRecommendsTheCheckpointIntervalOfTheLibrary()
     {
         // `plan --interruptions-per-hour` end to end: the numbers the CLI prints are core/interruption's

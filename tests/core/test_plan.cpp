@@ -18,6 +18,8 @@ using nlohmann::json;
 
 Q_DECLARE_METATYPE(shardwise::Strategy)
 Q_DECLARE_METATYPE(shardwise::Interconnect)
+Q_DECLARE_METATYPE(shardwise::PrecisionPolicy)
+Q_DECLARE_METATYPE(shardwise::DeviceKind)
 
 namespace {
 
@@ -273,6 +275,88 @@ private slots:
         QVERIFY(runs[0].training.expandableSegments);
         QCOMPARE(runs[1].strategy, Strategy::Fsdp2Reshard);
         QVERIFY(!runs[1].training.expandableSegments);
+    }
+
+    // CUDA graphs asked for in the plan reach only the runs whose step the runner can capture; every
+    // strategy's run still passes validation, so an offload row never fails before it starts.
+    void cudaGraphsReachExactlyTheGpuResidentRuns_data()
+    {
+        QTest::addColumn<PrecisionPolicy>("precision");
+        QTest::addColumn<DeviceKind>("device");
+        QTest::addColumn<bool>("captured"); // whether the GPU-resident strategies run graphed
+        QTest::newRow("bf16 on cuda") << PrecisionPolicy::PureBf16 << DeviceKind::Cuda << true;
+        QTest::newRow("bf16-fp32-master on cuda") << PrecisionPolicy::Bf16Fp32Master << DeviceKind::Cuda << false;
+        QTest::newRow("bf16 on cpu") << PrecisionPolicy::PureBf16 << DeviceKind::Cpu << false;
+    }
+    void cudaGraphsReachExactlyTheGpuResidentRuns()
+    {
+        QFETCH(PrecisionPolicy, precision);
+        QFETCH(DeviceKind, device);
+        QFETCH(bool, captured);
+        EstimateInput in = input({"qwen2.5-0.5b", "h200", 8, Interconnect::NvLink, 1024, 1});
+        in.training.precision = precision;
+        in.training.cudaGraphs = true;
+        int graphed = 0;
+        for (const StrategyTraits& t : allStrategies()) {
+            const RunConfig rc = plannedRun(in, t.strategy, device);
+            const bool gpuResident = !t.offloadsOptimizer && !t.offloadsParameters;
+            QCOMPARE(rc.training.cudaGraphs, captured && gpuResident);
+            QVERIFY(!rc.training.cudaGraphs || rc.warmupSteps >= kCudaGraphWarmupSteps);
+            try {
+                validate(rc);
+            } catch (const SpecError& e) {
+                QFAIL(qPrintable(QString::fromStdString(std::string(t.id) + ": " + e.what())));
+            }
+            graphed += rc.training.cudaGraphs ? 1 : 0;
+        }
+        QCOMPARE(graphed, captured ? 6 : 0);
+        const Plan p = makePlan(in);
+        const std::vector<RunConfig> runs = runMatrix(p, in, device);
+        QVERIFY(!runs.empty());
+        for (const RunConfig& rc : runs) {
+            QCOMPARE(rc.training.cudaGraphs, captured && !traits(rc.strategy).offloadsOptimizer);
+            validate(rc);
+        }
+    }
+
+    void cudaGraphsLeaveAnOffloadPlansRunsEager()
+    {
+        EstimateInput in = input(kOnlyOffload);
+        in.training.cudaGraphs = true;
+        const Plan p = makePlan(in);
+        QCOMPARE(p.recommendation.step, DecisionStep::OffloadLast);
+        const std::vector<RunConfig> runs = runMatrix(p, in);
+        QVERIFY(!runs.empty());
+        for (const RunConfig& rc : runs) {
+            QVERIFY(traits(rc.strategy).offloadsOptimizer);
+            QVERIFY(!rc.training.cudaGraphs);
+            validate(rc);
+        }
+    }
+
+    void cudaGraphsRaiseWarmupToWhatCaptureNeeds_data()
+    {
+        QTest::addColumn<int>("warmup");
+        QTest::addColumn<int>("expected");
+        QTest::newRow("none") << 0 << kCudaGraphWarmupSteps;
+        QTest::newRow("two eager steps only") << 2 << kCudaGraphWarmupSteps;
+        QTest::newRow("more than needed stays") << 7 << 7;
+    }
+    void cudaGraphsRaiseWarmupToWhatCaptureNeeds()
+    {
+        QFETCH(int, warmup);
+        QFETCH(int, expected);
+        RunConfig rc = plannedRun(input(kOneGpuSmallModel), Strategy::Zero2);
+        rc.warmupSteps = warmup;
+        requestCudaGraphs(rc, true);
+        QVERIFY(rc.training.cudaGraphs);
+        QCOMPARE(rc.warmupSteps, expected);
+        validate(rc);
+        // Turning them off leaves the warm-up as it is.
+        rc.warmupSteps = warmup;
+        requestCudaGraphs(rc, false);
+        QVERIFY(!rc.training.cudaGraphs);
+        QCOMPARE(rc.warmupSteps, warmup);
     }
 
     void jsonHasTheCliShape()

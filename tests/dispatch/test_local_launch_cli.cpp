@@ -97,6 +97,23 @@ private slots:
                                        << QStringLiteral("--model");
         QTest::newRow("without --local") << arguments("--runner", fixture, "--model", "tiny", "--strategy", "zero2")
                                          << QStringLiteral("--local");
+        // CUDA graphs the runner could not capture are refused before any rank starts, in validate's words.
+        QTest::newRow("cuda graphs for an offload strategy")
+            << base + arguments("--strategy", "zero3_offload", "--device", "cuda", "--cuda-graphs")
+            << QStringLiteral("--cuda-graphs: CUDA graphs cannot capture zero3_offload");
+        QTest::newRow("cuda graphs for the parameter-offload shard")
+            << base + arguments("--strategy", "fsdp2_reshard_offload", "--device", "cuda", "--cuda-graphs")
+            << QStringLiteral("--cuda-graphs: CUDA graphs cannot capture fsdp2_reshard_offload");
+        QTest::newRow("cuda graphs on the cpu") << base + arguments("--strategy", "zero2", "--cuda-graphs")
+                                                << QStringLiteral("--cuda-graphs: CUDA graphs need device cuda");
+        QTest::newRow("cuda graphs of every strategy on the cpu")
+            << base + arguments("--strategy", "all", "--cuda-graphs") << QStringLiteral("--cuda-graphs: CUDA graphs need device cuda");
+        QTest::newRow("cuda graphs with fp32 master weights")
+            << base + arguments("--strategy", "zero2", "--device", "cuda", "--precision", "bf16-fp32-master", "--cuda-graphs")
+            << QStringLiteral("--cuda-graphs: CUDA graphs need precision bf16");
+        QTest::newRow("cuda graphs with two warm-up steps")
+            << base + arguments("--strategy", "zero2", "--device", "cuda", "--warmup", "2", "--cuda-graphs")
+            << QStringLiteral("--cuda-graphs: CUDA graphs need at least 3 warm-up steps");
         QTest::newRow("runner not executable")
             << arguments("--local", "--runner", "/nonexistent/shardwise-runner", "--model", "tiny", "--strategy", "zero2")
             << QStringLiteral("--runner");
@@ -168,6 +185,33 @@ private slots:
         const json run = parseOutput(r).at("runs").at(0);
         QCOMPARE(run.at("allocator").at("conf").get<std::string>(), std::string("expandable_segments:True"));
         QVERIFY(run.at("allocator").at("expandable_segments").get<bool>());
+    }
+
+    void cudaGraphsReachTheRunner()
+    {
+        const CliResult r = runCli(fixtureRun(arguments("--device", "cuda", "--strategy", "zero2", "--warmup", "3",
+                                                        "--cuda-graphs", "--format", "json")));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const json config = parseOutput(r).at("runs").at(0).at("config");
+        QVERIFY(config.at("training").value("cuda_graphs", false));
+        QCOMPARE(config.at("warmup_steps").get<int>(), 3);
+        QVERIFY2(r.err.contains(QStringLiteral("[zero2] starting 1 rank(s) on cuda with CUDA graphs")), qPrintable(r.err));
+    }
+
+    // With --strategy all the two offload strategies cannot be captured: they run eager, the six
+    // GPU-resident ones with graphs, and none is refused.
+    void cudaGraphsOfEveryStrategyLeaveTheOffloadOnesEager()
+    {
+        const CliResult r = runCli(fixtureRun(arguments("--device", "cuda", "--strategy", "all", "--cuda-graphs",
+                                                        "--format", "json")));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const json doc = parseOutput(r);
+        QCOMPARE(doc.at("runs").size(), std::size_t(8));
+        for (const auto& run : doc.at("runs")) {
+            const std::string strategy = run.at("strategy").get<std::string>();
+            const bool offload = strategy.find("offload") != std::string::npos;
+            QCOMPARE(run.at("config").at("training").value("cuda_graphs", false), !offload);
+        }
     }
 
     void interruptCancelsTheRunAndReportsIt()

@@ -2,6 +2,7 @@
 // recommendation and compare it with what core/plan decides for the same input.
 #include "gui_test_main.hpp"
 
+#include "jobs/run_job.hpp"
 #include "models/candidate_table_model.hpp"
 #include "models/decision_step_model.hpp"
 #include "pages/plan/plan_form.hpp"
@@ -14,6 +15,7 @@
 #include "shardwise/spec/presets.hpp"
 
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QJsonDocument>
@@ -50,6 +52,17 @@ QJsonObject formWithoutHostRam()
                        {QStringLiteral("interconnect"), QStringLiteral("nvlink")}, {QStringLiteral("precision"), QStringLiteral("bf16")},
                        {QStringLiteral("micro_batch"), 1}, {QStringLiteral("seq_len"), 1024},
                        {QStringLiteral("expandable_segments"), false}, {QStringLiteral("activation_checkpointing"), false}};
+}
+
+// A small model at a short sequence on one H200: the host issuing every kernel sets the pace, which
+// CUDA graphs take away.
+QJsonObject smallModelShortSequence(bool cudaGraphs)
+{
+    QJsonObject s = formWithoutHostRam();
+    s[QStringLiteral("model")] = QStringLiteral("qwen2.5-0.5b");
+    s[QStringLiteral("seq_len")] = 1024;
+    s[QStringLiteral("cuda_graphs")] = cudaGraphs;
+    return s;
 }
 
 } // namespace
@@ -265,6 +278,127 @@ private slots:
         QCOMPARE(page.form()->state().value(QStringLiteral("host_ram_gib")).toDouble(), 512.0);
         QCOMPARE(page.form()->input().cluster.hostRamGiB, 512.0);
         QVERIFY(page.errorText().isEmpty());
+    }
+
+    void cudaGraphsSurviveARestartAndOlderFormsLoadWithout()
+    {
+        {
+            PlanPage page(m_workspace);
+            QVERIFY(waitForPlan(page));
+            page.form()->setState(smallModelShortSequence(false));
+            QVERIFY(waitForPlan(page));
+            auto* graphs = page.findChild<QCheckBox*>(QStringLiteral("cudaGraphsCheck"));
+            QVERIFY(graphs);
+            QVERIFY(!graphs->isChecked());
+            QVERIFY(!graphs->toolTip().isEmpty());
+            graphs->click(); // as a user checks it
+            QVERIFY(waitForPlan(page));
+            QCOMPARE(page.form()->state().value(QStringLiteral("cuda_graphs")).toBool(), true);
+        }
+        PlanPage again(m_workspace);
+        QVERIFY(waitForPlan(again));
+        QVERIFY(again.findChild<QCheckBox*>(QStringLiteral("cudaGraphsCheck"))->isChecked());
+        QVERIFY(again.form()->input().training.cudaGraphs);
+
+        // A workspace saved before the option: unchecked, planned eager.
+        QVERIFY(!formWithoutHostRam().contains(QStringLiteral("cuda_graphs")));
+        QVERIFY(!planInputFromState(formWithoutHostRam()).training.cudaGraphs);
+        again.form()->setState(formWithoutHostRam());
+        QVERIFY(waitForPlan(again));
+        QVERIFY(!again.findChild<QCheckBox*>(QStringLiteral("cudaGraphsCheck"))->isChecked());
+        QCOMPARE(again.form()->state().value(QStringLiteral("cuda_graphs")).toBool(), false);
+    }
+
+    // Checking the box raises the predicted tokens/s of the GPU-resident strategies for a small model at
+    // a short sequence; the offload strategies cannot be captured and keep theirs.
+    void cudaGraphsRaiseTheSmallModelsPrediction()
+    {
+        PlanPage page(m_workspace);
+        QVERIFY(waitForPlan(page));
+        page.form()->setState(smallModelShortSequence(false));
+        QVERIFY(waitForPlan(page));
+        const PlanView eager = page.currentPlan();
+        page.findChild<QCheckBox*>(QStringLiteral("cudaGraphsCheck"))->click();
+        QVERIFY(waitForPlan(page));
+        const PlanView graphed = page.currentPlan();
+        QCOMPARE(graphed.candidates.size(), eager.candidates.size());
+        for (qsizetype i = 0; i < graphed.candidates.size(); ++i) {
+            const Strategy s = graphed.candidates[i].strategy;
+            if (traits(s).offloadsOptimizer)
+                QCOMPARE(graphed.candidates[i].tokensPerS, eager.candidates[i].tokensPerS);
+            else
+                QVERIFY2(graphed.candidates[i].tokensPerS > eager.candidates[i].tokensPerS, strategyId(s).data());
+        }
+    }
+
+    // bf16-fp32-master steps AdamW with the host's step count: no strategy can be captured, so the box
+    // is disabled and the plan stays eager; back on bf16 the box's state counts again.
+    void cudaGraphsNeedPureBf16()
+    {
+        PlanPage page(m_workspace);
+        QVERIFY(waitForPlan(page));
+        page.form()->setState(smallModelShortSequence(true));
+        QVERIFY(waitForPlan(page));
+        auto* graphs = page.findChild<QCheckBox*>(QStringLiteral("cudaGraphsCheck"));
+        auto* precision = page.findChild<QComboBox*>(QStringLiteral("precisionCombo"));
+        QVERIFY(graphs && precision);
+        QVERIFY(graphs->isEnabled());
+        QVERIFY(page.form()->input().training.cudaGraphs);
+        precision->setCurrentIndex(precision->findData(QStringLiteral("bf16-fp32-master")));
+        QVERIFY(waitForPlan(page));
+        QVERIFY(!graphs->isEnabled());
+        QVERIFY(!page.form()->input().training.cudaGraphs);
+        precision->setCurrentIndex(precision->findData(QStringLiteral("bf16")));
+        QVERIFY(waitForPlan(page));
+        QVERIFY(graphs->isEnabled());
+        QVERIFY(page.form()->input().training.cudaGraphs);
+    }
+
+    // Validate queues every row of the run matrix with graphs only where the runner can capture it, and
+    // with the warm-up capture needs: every request passes the runner's validation.
+    void validationRunsCarryCudaGraphsOnlyWhereCapturable_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<bool>("graphed");
+        QTest::newRow("small model on a GPU") << QStringLiteral("qwen2.5-0.5b") << QStringLiteral("h200") << QStringLiteral("cuda") << true;
+        QTest::newRow("small model, CPU validation") << QStringLiteral("qwen2.5-0.5b") << QStringLiteral("h200") << QStringLiteral("cpu")
+                                                     << false;
+        QTest::newRow("offload plan on one L4") << QStringLiteral("qwen2.5-14b") << QStringLiteral("l4") << QStringLiteral("cuda") << false;
+    }
+    void validationRunsCarryCudaGraphsOnlyWhereCapturable()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, gpu);
+        QFETCH(QString, device);
+        QFETCH(bool, graphed);
+        PlanPage page(m_workspace);
+        QVERIFY(waitForPlan(page));
+        QJsonObject state = smallModelShortSequence(true);
+        state[QStringLiteral("model")] = model;
+        state[QStringLiteral("gpu")] = gpu;
+        state[QStringLiteral("interconnect")] = gpu == QLatin1String("l4") ? QStringLiteral("pcie") : QStringLiteral("nvlink");
+        page.form()->setState(state);
+        QVERIFY(waitForPlan(page));
+        auto* deviceCombo = page.findChild<QComboBox*>(QStringLiteral("validationDeviceCombo"));
+        QVERIFY(deviceCombo);
+        deviceCombo->setCurrentIndex(deviceCombo->findData(device));
+        page.setValidationSteps(1, 2);
+        const QList<RunRequest> requests = page.validationRequests();
+        QCOMPARE(requests.size(), page.currentPlan().runMatrix.size());
+        QVERIFY(!requests.isEmpty());
+        for (const RunRequest& r : requests) {
+            const bool capturable = !traits(r.config.strategy).offloadsOptimizer;
+            QCOMPARE(r.config.training.cudaGraphs, graphed && capturable);
+            QCOMPARE(r.config.warmupSteps, r.config.training.cudaGraphs ? kCudaGraphWarmupSteps : 1);
+            QCOMPARE(r.config.timedSteps, 2);
+            try {
+                validate(r.config);
+            } catch (const SpecError& e) {
+                QFAIL(e.what());
+            }
+        }
     }
 
     void formStateSurvivesARestart()

@@ -28,6 +28,7 @@
 #include "shardwise/spec/presets.hpp"
 #include "shardwise/store/run_recorder.hpp"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
@@ -126,6 +127,8 @@ private slots:
     void cleanup();
 
     void localCpuRunCompletesLiveAndLandsInStore();
+    void formRefusesCudaGraphsTheRunnerCannotCapture_data();
+    void formRefusesCudaGraphsTheRunnerCannotCapture();
     void configRejectedByRunnerShowsDiagnosis();
     void killedRankIsShownAsTheFirstFailure();
     void diagnosisActionQueuesRerunWithExpandableSegments();
@@ -260,6 +263,47 @@ void TestRunsPage::localCpuRunCompletesLiveAndLandsInStore()
     QVERIFY(stored->tokensPerS && *stored->tokensPerS > 0);
     QVERIFY(stored->medianStepS && *stored->medianStepS > 0);
     QCOMPARE(store::stepSeries(*m_workspace->database(), runId).size(), std::size_t(8)); // 2 ranks x 4 steps
+}
+
+void TestRunsPage::formRefusesCudaGraphsTheRunnerCannotCapture_data()
+{
+    QTest::addColumn<QString>("strategy");
+    QTest::addColumn<QString>("device");
+    QTest::addColumn<int>("warmup");
+    QTest::addColumn<QString>("refusal"); // empty: the form describes a valid graphed run
+    QTest::newRow("zero2 on CUDA") << QStringLiteral("zero2") << QStringLiteral("cuda") << 3 << QString();
+    QTest::newRow("offload on CUDA") << QStringLiteral("zero3_offload") << QStringLiteral("cuda") << 3
+                                     << QStringLiteral("CUDA graphs cannot capture zero3_offload");
+    QTest::newRow("zero2 on the CPU") << QStringLiteral("zero2") << QStringLiteral("cpu") << 3
+                                      << QStringLiteral("CUDA graphs need device cuda");
+    QTest::newRow("two warm-up steps") << QStringLiteral("zero2") << QStringLiteral("cuda") << 2
+                                       << QStringLiteral("CUDA graphs need at least 3 warm-up steps");
+}
+
+void TestRunsPage::formRefusesCudaGraphsTheRunnerCannotCapture()
+{
+    QFETCH(QString, strategy);
+    QFETCH(QString, device);
+    QFETCH(int, warmup);
+    QFETCH(QString, refusal);
+    RunRequestForm* form = m_page->requestForm();
+    form->strategyBox()->setCurrentIndex(form->strategyBox()->findData(strategy));
+    form->deviceBox()->setCurrentIndex(form->deviceBox()->findData(device));
+    form->warmupBox()->setValue(warmup);
+    form->cudaGraphsBox()->setChecked(true);
+    QString error;
+    const std::optional<RunConfig> config = form->config(&error);
+    if (refusal.isEmpty()) {
+        QVERIFY2(config, qPrintable(error));
+        QVERIFY(config->training.cudaGraphs);
+        return;
+    }
+    QVERIFY(!config);
+    QVERIFY2(error.contains(refusal), qPrintable(error));
+    // Queueing it is refused on the page, before the runner sees it.
+    QTest::mouseClick(form->queueButton(), Qt::LeftButton);
+    QVERIFY2(m_page->statusLine()->text().contains(refusal), qPrintable(m_page->statusLine()->text()));
+    QCOMPARE(m_page->queueModel()->rowCount(), 0);
 }
 
 void TestRunsPage::configRejectedByRunnerShowsDiagnosis()

@@ -134,6 +134,7 @@ PlanView toPlanView(const Plan& plan, const EstimateInput& input, const std::vec
     for (const RunConfig& run : runMatrix) {
         PlannedRun planned;
         planned.strategy = run.strategy;
+        planned.config = run;
         if (rec.strategy && run.strategy == *rec.strategy)
             planned.why = PlanText::tr("the recommendation");
         else if (std::find(rec.alsoMeasure.begin(), rec.alsoMeasure.end(), run.strategy) != rec.alsoMeasure.end())
@@ -142,8 +143,6 @@ PlanView toPlanView(const Plan& plan, const EstimateInput& input, const std::vec
             planned.why = PlanText::tr("checks that heavier sharding brings no speed-up");
         view.runMatrix.append(planned);
     }
-    if (!runMatrix.empty())
-        view.recommendedRun = runMatrix.front();
 
     if (rec.strategy)
         view.summary = PlanText::tr("Recommended: %1 (decided by step %2).").arg(strategyLabel(*rec.strategy)).arg(decided);

@@ -56,6 +56,10 @@ EstimateInput planInputFromState(const QJsonObject& s)
     in.training.seqLen = requiredInt(s, "seq_len", "training.seq_len");
     in.training.expandableSegments = s.value(QStringLiteral("expandable_segments")).toBool();
     in.training.activationCheckpointing = s.value(QStringLiteral("activation_checkpointing")).toBool();
+    // Absent in workspaces saved before the option: eager steps. Under bf16-fp32-master no strategy can
+    // be captured (the form disables the box), so the plan stays eager rather than predicting graphs.
+    in.training.cudaGraphs = s.value(QStringLiteral("cuda_graphs")).toBool(false)
+        && in.training.precision == PrecisionPolicy::PureBf16;
     validate(in.cluster, "cluster");
     validate(in.training, "training");
     return in;

@@ -44,6 +44,7 @@ struct DecisionStepView {
 struct PlannedRun {
     Strategy strategy = Strategy::Zero0;
     QString why;
+    RunConfig config; // as core/plan's run matrix has it: allocator setting and CUDA graphs of this strategy
 };
 
 struct PlanView {
@@ -57,8 +58,7 @@ struct PlanView {
     double hostUsableGiB = 0; // the share of host RAM per node the planner takes as usable
     QList<DecisionStepView> steps;
     QList<CandidateView> candidates;
-    QList<PlannedRun> runMatrix;
-    RunConfig recommendedRun; // what "Validate" measures first
+    QList<PlannedRun> runMatrix; // the recommendation first: what "Validate" measures
     bool hasRecommendation = false;
     Strategy recommendation = Strategy::Zero0;
     QString summary;

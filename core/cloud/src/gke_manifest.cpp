@@ -32,7 +32,8 @@ std::string runnerCommand(const RunConfig& run)
     return "shardwise-runner --model " + run.model.id + " --strategy " + std::string(strategyId(run.strategy))
         + " --device cuda --precision " + std::string(precisionId(run.training.precision)) + " --seq "
         + std::to_string(run.training.seqLen) + " --micro-batch " + std::to_string(run.training.microBatch) + " --warmup "
-        + std::to_string(run.warmupSteps) + " --steps " + std::to_string(run.timedSteps);
+        + std::to_string(run.warmupSteps) + " --steps " + std::to_string(run.timedSteps)
+        + (run.training.cudaGraphs ? " --cuda-graphs" : "");
 }
 
 std::string jobManifest(const Resolved& r)

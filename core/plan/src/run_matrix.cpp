@@ -1,11 +1,43 @@
 // Decision step 4 of PRODUCT.md: validate on the user's workload before a long run. Every run keeps
 // the planned model, precision, micro-batch, sequence length and GPU count; only the strategy (and,
-// for ZeRO-3 on PCIe, the allocator setting the reference needed) changes.
+// for ZeRO-3 on PCIe, the allocator setting the reference needed; CUDA graphs only where the
+// strategy's step can be captured) changes.
 #include "internal.hpp"
 
 #include <algorithm>
 
 namespace shardwise {
+
+bool canCaptureCudaGraphs(Strategy s, PrecisionPolicy precision, DeviceKind device)
+{
+    // An offload strategy's optimizer step (and parameter copies) run on the host between the step's
+    // kernels, which a graph cannot replay; bf16-fp32-master steps AdamW with the host's step count.
+    const StrategyTraits& t = traits(s);
+    return device == DeviceKind::Cuda && precision == PrecisionPolicy::PureBf16 && !t.offloadsOptimizer
+        && !t.offloadsParameters;
+}
+
+void requestCudaGraphs(RunConfig& rc, bool wanted)
+{
+    rc.training.cudaGraphs = wanted && canCaptureCudaGraphs(rc.strategy, rc.training.precision, rc.device);
+    if (rc.training.cudaGraphs)
+        rc.warmupSteps = std::max(rc.warmupSteps, kCudaGraphWarmupSteps);
+}
+
+RunConfig plannedRun(const EstimateInput& in, Strategy s, DeviceKind device)
+{
+    RunConfig rc;
+    rc.model = in.model;
+    rc.strategy = s;
+    rc.training = in.training;
+    rc.knobs = in.knobs;
+    rc.device = device;
+    rc.worldSize = in.cluster.worldSize();
+    if (s == Strategy::Zero3 && in.cluster.intraNode == Interconnect::Pcie)
+        rc.training.expandableSegments = true;
+    requestCudaGraphs(rc, in.training.cudaGraphs);
+    return rc;
+}
 
 std::vector<RunConfig> runMatrix(const Plan& plan, const EstimateInput& in, DeviceKind device)
 {
@@ -30,16 +62,7 @@ std::vector<RunConfig> runMatrix(const Plan& plan, const EstimateInput& in, Devi
     for (Strategy s : strategies) {
         if (std::any_of(runs.begin(), runs.end(), [s](const RunConfig& rc) { return rc.strategy == s; }))
             continue;
-        RunConfig rc;
-        rc.model = in.model;
-        rc.strategy = s;
-        rc.training = in.training;
-        rc.knobs = in.knobs;
-        rc.device = device;
-        rc.worldSize = in.cluster.worldSize();
-        if (s == Strategy::Zero3 && in.cluster.intraNode == Interconnect::Pcie)
-            rc.training.expandableSegments = true;
-        runs.push_back(std::move(rc));
+        runs.push_back(plannedRun(in, s, device));
     }
     return runs;
 }

@@ -310,6 +310,8 @@ void CloudPage::prepare()
     }
     cloud::GkeRequest r = *m_request;
     r.run.strategy = *chosen;
+    // The plan's CUDA graphs reach the Job only where the runner can capture the chosen strategy's step.
+    requestCudaGraphs(r.run, r.run.training.cudaGraphs);
     const Estimate& predicted = m_planResult->candidate(*chosen).estimate;
     // The plan was made with the default calibration (setPlanState): its usable share of host RAM is the
     // one core/cloud applies to the VM's RAM.

@@ -144,6 +144,13 @@ PlanForm::PlanForm(QWidget* parent)
         tr("PyTorch's caching-allocator setting that grows segments in place; it reduces fragmentation. "
            "In the reference benchmark two PCIe configurations only completed with it."));
     trainingForm->addRow(tr("Allocator:"), m_expandableSegments);
+    m_cudaGraphs = new QCheckBox(tr("C&UDA graphs"), trainingBox);
+    m_cudaGraphs->setObjectName(QStringLiteral("cudaGraphsCheck"));
+    m_cudaGraphs->setToolTip(
+        tr("Capture each training step once as a CUDA graph and replay it: the CPU issues one graph launch per step "
+           "instead of every kernel, which speeds up small models and short sequences. Applies to the GPU-resident "
+           "strategies (no CPU offload) under bf16 only; the CPU-offload strategies stay eager."));
+    trainingForm->addRow(QString(), m_cudaGraphs);
     m_checkpointing = new QCheckBox(tr("Activation checkpointing"), trainingBox);
     m_checkpointing->setObjectName(QStringLiteral("checkpointingCheck"));
     m_checkpointing->setToolTip(tr("Recompute each layer's forward in backward: less activation memory, about a third more compute."));
@@ -161,11 +168,13 @@ PlanForm::PlanForm(QWidget* parent)
     });
     for (QComboBox* combo : {m_model, m_interconnect, m_precision})
         connect(combo, &QComboBox::currentIndexChanged, this, &PlanForm::configurationChanged);
+    // bf16-fp32-master steps AdamW with the host's step count, which a graph cannot replay.
+    connect(m_precision, &QComboBox::currentIndexChanged, this, &PlanForm::onPrecisionChanged);
     for (QSpinBox* spin : {m_gpusPerNode, m_nodes, m_microBatch, m_seqLen})
         connect(spin, &QSpinBox::valueChanged, this, &PlanForm::configurationChanged);
     for (QDoubleSpinBox* spin : {m_customMemoryGiB, m_customTflops, m_customHbm, m_customNvlink, m_customPcie, m_hostRamGiB})
         connect(spin, &QDoubleSpinBox::valueChanged, this, &PlanForm::configurationChanged);
-    for (QCheckBox* check : {m_expandableSegments, m_checkpointing})
+    for (QCheckBox* check : {m_expandableSegments, m_cudaGraphs, m_checkpointing})
         connect(check, &QCheckBox::toggled, this, &PlanForm::configurationChanged);
 }
 
@@ -185,6 +194,13 @@ void PlanForm::populatePresets()
         m_gpu->addItem(tr("%1 (%2 GiB)").arg(QString::fromStdString(g.name)).arg(QLocale().toString(g.memoryGiB(), 'f', 1)),
                        QString::fromStdString(g.id));
     m_gpu->addItem(tr("Custom GPU…"), kCustomGpu);
+}
+
+void PlanForm::onPrecisionChanged()
+{
+    // The box keeps its state, so that switching back to bf16 restores it; planInputFromState ignores it
+    // under any other precision.
+    m_cudaGraphs->setEnabled(m_precision->currentData().toString() == QLatin1String("bf16"));
 }
 
 void PlanForm::onGpuChanged()
@@ -291,6 +307,7 @@ QJsonObject PlanForm::state() const
     s[QStringLiteral("micro_batch")] = m_microBatch->value();
     s[QStringLiteral("seq_len")] = m_seqLen->value();
     s[QStringLiteral("expandable_segments")] = m_expandableSegments->isChecked();
+    s[QStringLiteral("cuda_graphs")] = m_cudaGraphs->isChecked();
     s[QStringLiteral("activation_checkpointing")] = m_checkpointing->isChecked();
     return s;
 }
@@ -324,6 +341,8 @@ void PlanForm::setState(const QJsonObject& s)
         m_microBatch->setValue(s.value(QStringLiteral("micro_batch")).toInt(m_microBatch->value()));
         m_seqLen->setValue(s.value(QStringLiteral("seq_len")).toInt(m_seqLen->value()));
         m_expandableSegments->setChecked(s.value(QStringLiteral("expandable_segments")).toBool(false));
+        // Workspaces saved before the option existed planned eager steps.
+        m_cudaGraphs->setChecked(s.value(QStringLiteral("cuda_graphs")).toBool(false));
         m_checkpointing->setChecked(s.value(QStringLiteral("activation_checkpointing")).toBool(false));
     }
     emit configurationChanged();

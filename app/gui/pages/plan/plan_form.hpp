@@ -1,7 +1,7 @@
 #pragma once
 // The configuration half of the Plan page: model (preset or a config.json), GPU (preset or custom),
-// cluster shape, interconnect, precision, micro-batch, sequence and allocator setting. Emits
-// configurationChanged() on every edit; the page re-plans from input().
+// cluster shape, interconnect, precision, micro-batch, sequence, allocator setting and CUDA graphs.
+// Emits configurationChanged() on every edit; the page re-plans from input().
 
 #include "shardwise/estimate/estimate.hpp"
 
@@ -29,7 +29,7 @@ public:
     // The form as JSON for QSettings and the demo workspace:
     // {"model": id-or-path, "gpu": id | "custom", "custom_gpu": {...}, "gpus_per_node": N, "nodes": N,
     //  "interconnect": "nvlink"|"pcie", "host_ram_gib": GiB, "precision": id, "micro_batch": N, "seq_len": N,
-    //  "expandable_segments": B, "activation_checkpointing": B}
+    //  "expandable_segments": B, "cuda_graphs": B, "activation_checkpointing": B}
     QJsonObject state() const;
     // Unknown presets and files that no longer load are skipped with the form's defaults.
     void setState(const QJsonObject& state);
@@ -47,6 +47,7 @@ signals:
 private:
     void populatePresets();
     void onGpuChanged();
+    void onPrecisionChanged();
     void browseModelFile();
     GpuSpec selectedGpu() const;
 
@@ -67,6 +68,7 @@ private:
     QSpinBox* m_microBatch = nullptr;
     QSpinBox* m_seqLen = nullptr;
     QCheckBox* m_expandableSegments = nullptr;
+    QCheckBox* m_cudaGraphs = nullptr;
     QCheckBox* m_checkpointing = nullptr;
 };
 

@@ -9,6 +9,8 @@
 #include "pages/plan/plan_form.hpp"
 #include "workspace/workspace.hpp"
 
+#include "shardwise/plan/plan.hpp"
+
 #include <QChartView>
 #include <QComboBox>
 #include <QEvent>
@@ -288,24 +290,21 @@ void PlanPage::setValidationSteps(int warmup, int timed)
     m_timedSteps = timed;
 }
 
-void PlanPage::validate()
+QList<RunRequest> PlanPage::validationRequests() const
 {
     const PlanView& plan = currentPlan();
-    if (plan.runMatrix.isEmpty())
-        return;
     const bool cuda = m_device->currentData().toString() == QLatin1String("cuda");
     const QString node = m_node->currentText();
-    if (m_validationTickets.isEmpty()) {
-        m_validationCount = 0;
-        m_validationCancelled = false;
-    }
+    QList<RunRequest> requests;
     for (const PlannedRun& planned : plan.runMatrix) {
         RunRequest run;
-        run.config = plan.recommendedRun;
-        run.config.strategy = planned.strategy;
+        run.config = planned.config;
         run.config.device = cuda ? DeviceKind::Cuda : DeviceKind::Cpu;
         run.config.warmupSteps = m_warmupSteps;
         run.config.timedSteps = m_timedSteps;
+        // The run matrix graphed the rows the runner can capture on a GPU; on the CPU every row runs
+        // eager, and a graphed row needs the warm-up steps that settle the schedule before capture.
+        requestCudaGraphs(run.config, planned.config.training.cudaGraphs);
         run.node = node;
         run.gpuId = plan.gpuId;
         run.interconnect = plan.interconnect;
@@ -321,6 +320,22 @@ void PlanPage::validate()
                 }
             }
         }
+        requests << run;
+    }
+    return requests;
+}
+
+void PlanPage::validate()
+{
+    const PlanView& plan = currentPlan();
+    if (plan.runMatrix.isEmpty())
+        return;
+    const QString node = m_node->currentText();
+    if (m_validationTickets.isEmpty()) {
+        m_validationCount = 0;
+        m_validationCancelled = false;
+    }
+    for (const RunRequest& run : validationRequests()) {
         m_validationTickets << m_queue->enqueue(run);
         ++m_validationCount;
     }

@@ -25,6 +25,7 @@ class PlanForm;
 class PlanJob;
 class RunJob;
 struct RankProgress;
+struct RunRequest;
 class Workspace;
 
 class PlanPage : public QWidget {
@@ -43,6 +44,8 @@ public:
     QList<qint64> pendingValidation() const { return m_validationTickets; }
     QString recommendationText() const;
     QString errorText() const;
+    // The runs validate() queues for the current plan on the chosen node and device, in queue order.
+    QList<RunRequest> validationRequests() const;
 
 public slots:
     // Queues the current plan's run matrix on the node chosen beside the button.

@@ -61,6 +61,11 @@ RunRequestForm::RunRequestForm(QWidget* parent)
     m_expandable->setObjectName(QStringLiteral("runExpandableSegments"));
     m_expandable->setToolTip(tr("Sets expandable_segments:True: a diagnostic for fragmentation (a large reserved but "
                                 "unallocated amount at an out-of-memory error), not a cure."));
+    m_cudaGraphs = new QCheckBox(tr("Replay each step as a CUDA graph"), this);
+    m_cudaGraphs->setObjectName(QStringLiteral("runCudaGraphs"));
+    m_cudaGraphs->setToolTip(
+        tr("The runner captures the whole step after two eager steps and replays it as one graph launch. "
+           "Needs CUDA, a GPU-resident strategy (no CPU offload) and at least 3 warm-up steps."));
 
     m_queue = new QPushButton(tr("&Queue run"), this);
     m_queue->setObjectName(QStringLiteral("queueRun"));
@@ -77,6 +82,7 @@ RunRequestForm::RunRequestForm(QWidget* parent)
     form->addRow(tr("Sequence &length:"), m_seq);
     form->addRow(tr("Micro-&batch:"), m_microBatch);
     form->addRow(QString(), m_expandable);
+    form->addRow(QString(), m_cudaGraphs);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(form);
@@ -113,6 +119,7 @@ std::optional<RunConfig> RunRequestForm::config(QString* error) const
         c.training.seqLen = m_seq->value();
         c.training.microBatch = m_microBatch->value();
         c.training.expandableSegments = m_expandable->isChecked();
+        c.training.cudaGraphs = m_cudaGraphs->isChecked(); // validate says when the run cannot be captured
         validate(c);
         return c;
     } catch (const std::exception& e) {

@@ -1,7 +1,7 @@
 #pragma once
-// The Runs page's "new run" form: model preset, strategy, ranks, steps, sequence length and the
-// allocator switch, turned into a RunConfig. CPU only on this machine's LibTorch; a CUDA runner
-// uses the same form once a GPU node exists.
+// The Runs page's "new run" form: model preset, strategy, ranks, steps, sequence length, the
+// allocator switch and CUDA graphs, turned into a RunConfig. CPU only on this machine's LibTorch; a
+// CUDA runner uses the same form once a GPU node exists.
 
 #include "shardwise/spec/specs.hpp"
 
@@ -38,6 +38,7 @@ public:
     QSpinBox* seqBox() const { return m_seq; }
     QSpinBox* microBatchBox() const { return m_microBatch; }
     QCheckBox* expandableSegmentsBox() const { return m_expandable; }
+    QCheckBox* cudaGraphsBox() const { return m_cudaGraphs; }
     QPushButton* queueButton() const { return m_queue; }
 
 signals:
@@ -54,6 +55,7 @@ private:
     QSpinBox* m_seq = nullptr;
     QSpinBox* m_microBatch = nullptr;
     QCheckBox* m_expandable = nullptr;
+    QCheckBox* m_cudaGraphs = nullptr;
     QPushButton* m_queue = nullptr;
 };
 

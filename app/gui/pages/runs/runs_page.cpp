@@ -11,6 +11,7 @@
 #include "pages/runs/run_request_form.hpp"
 #include "workspace/workspace.hpp"
 
+#include "shardwise/plan/plan.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/store/remote_follow.hpp"
 #include "shardwise/store/runs.hpp"
@@ -470,6 +471,9 @@ void RunsPage::onDiagnosisAction(qint64 runId, const DiagnosisAction& action)
             request.config.training.expandableSegments = true;
         else if (action.strategy)
             request.config.strategy = *action.strategy;
+        // A graphed run rerun with deeper sharding or offload: graphs stay only where the new strategy's
+        // step can be captured, so an offload rerun runs eager instead of failing its configuration.
+        requestCudaGraphs(request.config, request.config.training.cudaGraphs);
         if (queueRun(request) != 0)
             setStatus(tr("Queued a rerun of run %1: %2").arg(runId).arg(action.text), false);
     } catch (const std::exception& e) {

@@ -70,6 +70,21 @@ Plan makePlan(const EstimateInput& in, const Calibration& c = {});
 // nothing fits.
 std::vector<RunConfig> runMatrix(const Plan& plan, const EstimateInput& in, DeviceKind device = DeviceKind::Cuda);
 
+// The run of one strategy that a plan's input describes (what runMatrix returns for each of its
+// strategies): the input's model, training and knobs on the whole cluster; ZeRO-3 on PCIe with
+// expandable segments, as the reference needed; CUDA graphs as requestCudaGraphs leaves them.
+RunConfig plannedRun(const EstimateInput& in, Strategy s, DeviceKind device = DeviceKind::Cuda);
+
+// CUDA graphs (TrainingSpec::cudaGraphs): the runner captures a whole step only on CUDA, under pure
+// bf16 (the fused AdamW that keeps its step count on the device), for a strategy whose step is device
+// work alone (no optimizer or parameters on the host), after two eager steps and a captured third.
+inline constexpr int kCudaGraphWarmupSteps = 3;
+bool canCaptureCudaGraphs(Strategy s, PrecisionPolicy precision, DeviceKind device);
+// Turns rc's CUDA graphs on when `wanted` and the runner can capture its step, off otherwise (offload
+// strategies, bf16-fp32-master and CPU runs run eager); where on, warm-up is raised to
+// kCudaGraphWarmupSteps. Whatever rc's strategy, the result passes validate(RunConfig)'s graph checks.
+void requestCudaGraphs(RunConfig& rc, bool wanted);
+
 // {"recommendation":{"strategy":ID|null,"step":N,"also_measure":[ID...],"remedies":[{"kind":K,"strategy":ID,
 //   "value":N,"with_activation_checkpointing":B}...],"reasons":[...]},
 //  "candidates":[{"strategy":ID,"fits":B,"peak_gib":X,"breakdown_gib":{...},"tokens_per_s":X,
