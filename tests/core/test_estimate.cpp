@@ -251,6 +251,10 @@ private slots:
         const double zero0 = estimate(in, Strategy::Zero0, c).throughput.computeS;
         c.unitCollectiveKernelS = 0;
         QCOMPARE(estimate(in, Strategy::Zero0, c).throughput.computeS, zero0);
+        // fp32 master weights step with the host's count: such a run is never captured.
+        in.training.precision = PrecisionPolicy::Bf16Fp32Master;
+        QVERIFY(estimate(in, Strategy::Zero3, c).throughput.computeS > 1.5 * kernels);
+        in.training.precision = PrecisionPolicy::PureBf16;
         in.training.cudaGraphs = false;
         const double offloadEager = estimate(in, Strategy::Zero3Offload, c).throughput.computeS;
         in.training.cudaGraphs = true;
