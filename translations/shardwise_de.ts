@@ -1718,6 +1718,10 @@
         <translation>Allocator:</translation>
     </message>
     <message>
+        <source>Step:</source>
+        <translation>Schritt:</translation>
+    </message>
+    <message>
         <source>Activation checkpointing</source>
         <translation>Aktivierungs-Checkpointing</translation>
     </message>

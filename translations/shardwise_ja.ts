@@ -1712,6 +1712,10 @@
         <translation>アロケータ:</translation>
     </message>
     <message>
+        <source>Step:</source>
+        <translation>ステップ:</translation>
+    </message>
+    <message>
         <source>Activation checkpointing</source>
         <translation>活性化チェックポイント</translation>
     </message>

@@ -150,7 +150,7 @@ PlanForm::PlanForm(QWidget* parent)
         tr("Capture each training step once as a CUDA graph and replay it: the CPU issues one graph launch per step "
            "instead of every kernel, which speeds up small models and short sequences. Applies to the GPU-resident "
            "strategies (no CPU offload) under bf16 only; the CPU-offload strategies stay eager."));
-    trainingForm->addRow(QString(), m_cudaGraphs);
+    trainingForm->addRow(tr("Step:"), m_cudaGraphs);
     m_checkpointing = new QCheckBox(tr("Activation checkpointing"), trainingBox);
     m_checkpointing->setObjectName(QStringLiteral("checkpointingCheck"));
     m_checkpointing->setToolTip(tr("Recompute each layer's forward in backward: less activation memory, about a third more compute."));
