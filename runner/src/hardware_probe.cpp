@@ -48,6 +48,23 @@ public:
         return stats::median(seconds);
     }
 
+    // Median seconds of one replay of `step` captured as a CUDA graph, after two eager runs of it on
+    // the graph's stream. The communicator's streams are joined at the end of the capture, and the
+    // timing events the graph records into are kept alive with it.
+    double replayedSeconds(const std::function<void()>& step)
+    {
+        StepGraph graph(m_device); // its stream is current while it lives: warm-up, capture and replays
+        step();
+        step();
+        m_comm.takeCommTime();
+        graph.capture([&] {
+            step();
+            m_comm.joinCompute();
+        });
+        m_comm.keepCapturedTimings();
+        return medianSeconds([&] { graph.replay(); });
+    }
+
     void add(std::string kind, std::int64_t bytes, double value, std::string unit)
     {
         m_results.push_back({std::move(kind), bytes, value, std::move(unit), m_repetitions});
@@ -141,15 +158,8 @@ void probeLayerIssue(Probe& probe, const at::Device& device)
     // the device's own time for the layer's kernels at a shape where their work is negligible: the
     // fixed per-layer kernel time (the planner's layer_kernel_s) that GPU-bound runs of large models
     // cannot separate from their compute.
-    auto replayed = [&](LayerIssueStack& stack) {
-        StepGraph graph(device); // its stream is current while it lives: warm-up, capture and replays
-        stack.step();
-        stack.step();
-        graph.capture([&] { stack.step(); });
-        return probe.medianSeconds([&] { graph.replay(); });
-    };
-    const double shallowG = replayed(shallow);
-    const double deepG = replayed(deep);
+    const double shallowG = probe.replayedSeconds([&] { shallow.step(); });
+    const double deepG = probe.replayedSeconds([&] { deep.step(); });
     probe.add("layer_kernel", 0, std::max(0.0, deepG - shallowG) / static_cast<double>(extraLayers), "s");
 }
 
@@ -168,20 +178,13 @@ void probeUnitCollective(Probe& probe, Communicator& comm, const at::Device& dev
     auto shard = at::zeros({4096}, options);
     auto full = at::zeros({4096}, options);
     auto replayed = [&](bool withCollectives) {
-        StepGraph graph(device);
-        const auto body = [&] {
+        return probe.replayedSeconds([&] {
             for (int i = 0; i < kCollectives; ++i) {
                 x.add_(1.0);
                 if (withCollectives)
                     comm.computeWaits(comm.allGather(shard, full));
             }
-            comm.joinCompute();
-        };
-        body(); // once eagerly on the graph's stream
-        comm.takeCommTime();
-        graph.capture(body);
-        comm.keepCapturedTimings(); // the graph records into those events: they live as long as it may run
-        return probe.medianSeconds([&] { graph.replay(); });
+        });
     };
     const double alone = replayed(false);
     const double with = replayed(true);

@@ -211,7 +211,7 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
     // their writers overwrite and zero3's traced order), the third is captured and every later one
     // replays it with the next batch copied into the captured step's input tensors.
     std::unique_ptr<StepGraph> graph;
-    constexpr int kEagerStepsBeforeCapture = 2;
+    constexpr int kEagerStepsBeforeCapture = kCudaGraphWarmupSteps - 1;
     int eagerSteps = 0;
     at::Tensor graphInputs, graphTargets, graphLoss;
     if (c.training.cudaGraphs) {

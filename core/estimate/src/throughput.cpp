@@ -179,8 +179,7 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
     // A step replayed from a CUDA graph is one launch: the GPU runs the kernels back to back and the
     // host's issue time drops out (validate(RunConfig) allows graphs only where the whole step is
     // device work).
-    const bool graphed = t.cudaGraphs && !tr.offloadsOptimizer && !tr.offloadsParameters
-        && t.precision == PrecisionPolicy::PureBf16;
+    const bool graphed = t.cudaGraphs && canCaptureCudaGraphs(s, t.precision, DeviceKind::Cuda);
     const double launchS = graphed
         ? 0.0
         : layerSteps * c.layerLaunchS + sc.volume.unitCollectives * c.unitCollectiveOverheadS;

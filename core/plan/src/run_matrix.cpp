@@ -8,15 +8,6 @@
 
 namespace shardwise {
 
-bool canCaptureCudaGraphs(Strategy s, PrecisionPolicy precision, DeviceKind device)
-{
-    // An offload strategy's optimizer step (and parameter copies) run on the host between the step's
-    // kernels, which a graph cannot replay; bf16-fp32-master steps AdamW with the host's step count.
-    const StrategyTraits& t = traits(s);
-    return device == DeviceKind::Cuda && precision == PrecisionPolicy::PureBf16 && !t.offloadsOptimizer
-        && !t.offloadsParameters;
-}
-
 void requestCudaGraphs(RunConfig& rc, bool wanted)
 {
     rc.training.cudaGraphs = wanted && canCaptureCudaGraphs(rc.strategy, rc.training.precision, rc.device);

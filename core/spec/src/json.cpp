@@ -535,9 +535,10 @@ void validate(const RunConfig& r, const std::string& path)
         if (r.training.precision != PrecisionPolicy::PureBf16)
             throw SpecError(where, "CUDA graphs need precision bf16 (the fused AdamW that reads its step count on the "
                                    "device); bf16-fp32-master steps with the host's count");
-        if (r.warmupSteps < 3)
-            throw SpecError(where, "CUDA graphs need at least 3 warm-up steps (two eager steps settle the schedule, "
-                                   "the third is captured), got " + std::to_string(r.warmupSteps));
+        if (r.warmupSteps < kCudaGraphWarmupSteps)
+            throw SpecError(where, "CUDA graphs need at least " + std::to_string(kCudaGraphWarmupSteps)
+                                       + " warm-up steps (two eager steps settle the schedule, the third is captured), got "
+                                       + std::to_string(r.warmupSteps));
     }
 }
 

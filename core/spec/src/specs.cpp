@@ -38,6 +38,13 @@ std::string_view interconnectId(Interconnect i) { return i == Interconnect::NvLi
 
 std::string_view deviceId(DeviceKind d) { return d == DeviceKind::Cpu ? "cpu" : "cuda"; }
 
+bool canCaptureCudaGraphs(Strategy s, PrecisionPolicy precision, DeviceKind device)
+{
+    const StrategyTraits& t = traits(s);
+    return device == DeviceKind::Cuda && precision == PrecisionPolicy::PureBf16 && !t.offloadsOptimizer
+        && !t.offloadsParameters;
+}
+
 std::string_view normId(NormKind n) { return n == NormKind::RmsNorm ? "rmsnorm" : "layernorm"; }
 
 std::string_view activationId(ActivationKind a) { return a == ActivationKind::SwiGlu ? "swiglu" : "gelu"; }

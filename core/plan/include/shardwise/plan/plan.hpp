@@ -75,11 +75,6 @@ std::vector<RunConfig> runMatrix(const Plan& plan, const EstimateInput& in, Devi
 // expandable segments, as the reference needed; CUDA graphs as requestCudaGraphs leaves them.
 RunConfig plannedRun(const EstimateInput& in, Strategy s, DeviceKind device = DeviceKind::Cuda);
 
-// CUDA graphs (TrainingSpec::cudaGraphs): the runner captures a whole step only on CUDA, under pure
-// bf16 (the fused AdamW that keeps its step count on the device), for a strategy whose step is device
-// work alone (no optimizer or parameters on the host), after two eager steps and a captured third.
-inline constexpr int kCudaGraphWarmupSteps = 3;
-bool canCaptureCudaGraphs(Strategy s, PrecisionPolicy precision, DeviceKind device);
 // Turns rc's CUDA graphs on when `wanted` and the runner can capture its step, off otherwise (offload
 // strategies, bf16-fp32-master and CPU runs run eager); where on, warm-up is raised to
 // kCudaGraphWarmupSteps. Whatever rc's strategy, the result passes validate(RunConfig)'s graph checks.

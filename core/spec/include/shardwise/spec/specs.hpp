@@ -120,6 +120,13 @@ struct RunConfig {
 std::string_view precisionId(PrecisionPolicy p);   // "bf16" | "bf16-fp32-master"
 std::string_view interconnectId(Interconnect i);   // "nvlink" | "pcie"
 std::string_view deviceId(DeviceKind d);           // "cpu" | "cuda"
+
+// Whether the runner can capture a step of `s` as a CUDA graph (TrainingSpec::cudaGraphs): on CUDA,
+// under pure bf16 (the fused AdamW that reads its step count on the device), for a strategy whose
+// step is device work alone (an offload strategy's optimizer and parameter copies run on the host).
+bool canCaptureCudaGraphs(Strategy s, PrecisionPolicy precision, DeviceKind device);
+// Warm-up a graphed run needs: two eager steps settle the schedule, the third is captured.
+inline constexpr int kCudaGraphWarmupSteps = 3;
 std::string_view normId(NormKind n);               // "rmsnorm" | "layernorm"
 std::string_view activationId(ActivationKind a);   // "swiglu" | "gelu"
 
