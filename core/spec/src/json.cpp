@@ -171,6 +171,29 @@ PrecisionPolicy parsePrecision(const std::string& value, const std::string& fiel
     throw SpecError(field, "unknown precision '" + value + "'; allowed: bf16, bf16-fp32-master");
 }
 
+CheckpointPolicy parseCheckpointPolicy(const std::string& value, const std::string& field)
+{
+    if (value == "full")
+        return CheckpointPolicy::Full;
+    if (value == "selective")
+        return CheckpointPolicy::Selective;
+    throw SpecError(field, "unknown activation checkpointing policy '" + value + "'; allowed: full, selective");
+}
+
+RunBackend parseBackend(const std::string& value, const std::string& field)
+{
+    if (auto b = backendFromId(value))
+        return *b;
+    throw SpecError(field, "unknown backend '" + value + "'; allowed: native, torch");
+}
+
+Framework parseFramework(const std::string& value, const std::string& field)
+{
+    if (auto f = frameworkFromId(value))
+        return *f;
+    throw SpecError(field, "unknown framework '" + value + "'; allowed: " + frameworkIdList());
+}
+
 Interconnect parseInterconnect(const std::string& value, const std::string& field)
 {
     if (value == "nvlink")
@@ -248,6 +271,8 @@ json toJson(const TrainingSpec& t)
            {"grad_accumulation", t.gradAccumulation}};
     if (t.cudaGraphs) // written only when on: configurations from before the option read the same
         j["cuda_graphs"] = true;
+    if (t.checkpointPolicy != CheckpointPolicy::Full) // likewise: absent reads as full
+        j["checkpoint_policy"] = checkpointPolicyId(t.checkpointPolicy);
     return j;
 }
 
@@ -258,12 +283,14 @@ json toJson(const TuningKnobs& k)
                 {"prefetch_bucket_elements", k.prefetchBucketElements},
                 {"persistence_threshold", k.persistenceThreshold},
                 {"fsdp_live_units", k.fsdpLiveUnits},
+                {"max_live_parameters", k.maxLiveParameters},
+                {"max_reuse_distance", k.maxReuseDistance},
                 {"overlap_comm", k.overlapComm}};
 }
 
 json toJson(const RunConfig& r)
 {
-    return json{{"model", toJson(r.model)},
+    json j{{"model", toJson(r.model)},
                 {"strategy", strategyId(r.strategy)},
                 {"training", toJson(r.training)},
                 {"knobs", toJson(r.knobs)},
@@ -274,6 +301,12 @@ json toJson(const RunConfig& r)
                 {"seed", r.seed},
                 {"learning_rate", r.learningRate},
                 {"token_file", r.tokenFile}};
+    // Written only for the torch backend: configurations from before it read as native.
+    if (r.backend != RunBackend::Native)
+        j["backend"] = backendId(r.backend);
+    if (r.torchCompile)
+        j["torch_compile"] = true;
+    return j;
 }
 
 // ---- from JSON --------------------------------------------------------------------------------
@@ -348,7 +381,7 @@ ClusterSpec clusterFromJson(const json& j, const std::string& path)
 TrainingSpec trainingFromJson(const json& j, const std::string& path)
 {
     FieldReader r(j, path, {"precision", "micro_batch", "seq_len", "activation_checkpointing", "expandable_segments",
-                            "grad_accumulation", "cuda_graphs"});
+                            "grad_accumulation", "cuda_graphs", "checkpoint_policy"});
     TrainingSpec t;
     t.precision = parsePrecision(r.string("precision", std::string{"bf16"}), r.field("precision"));
     t.microBatch = static_cast<int>(r.integer("micro_batch", 1, 4096, 1));
@@ -357,6 +390,8 @@ TrainingSpec trainingFromJson(const json& j, const std::string& path)
     t.expandableSegments = r.boolean("expandable_segments", false);
     t.gradAccumulation = static_cast<int>(r.integer("grad_accumulation", 1, 65536, 1));
     t.cudaGraphs = r.boolean("cuda_graphs", false);
+    t.checkpointPolicy = parseCheckpointPolicy(r.string("checkpoint_policy", std::string{"full"}),
+                                               r.field("checkpoint_policy"));
     validate(t, path);
     return t;
 }
@@ -364,7 +399,8 @@ TrainingSpec trainingFromJson(const json& j, const std::string& path)
 TuningKnobs knobsFromJson(const json& j, const std::string& path)
 {
     FieldReader r(j, path, {"reduce_bucket_elements", "allgather_bucket_elements", "prefetch_bucket_elements",
-                            "persistence_threshold", "fsdp_live_units", "overlap_comm"});
+                            "persistence_threshold", "fsdp_live_units", "max_live_parameters",
+                            "max_reuse_distance", "overlap_comm"});
     TuningKnobs d;
     TuningKnobs k;
     k.reduceBucketElements = r.integer("reduce_bucket_elements", 1, 1LL << 40, d.reduceBucketElements);
@@ -372,6 +408,8 @@ TuningKnobs knobsFromJson(const json& j, const std::string& path)
     k.prefetchBucketElements = r.integer("prefetch_bucket_elements", 0, 1LL << 40, d.prefetchBucketElements);
     k.persistenceThreshold = r.integer("persistence_threshold", 0, 1LL << 40, d.persistenceThreshold);
     k.fsdpLiveUnits = static_cast<int>(r.integer("fsdp_live_units", 1, 64, d.fsdpLiveUnits));
+    k.maxLiveParameters = r.integer("max_live_parameters", 0, 1LL << 40, d.maxLiveParameters);
+    k.maxReuseDistance = r.integer("max_reuse_distance", 0, 1LL << 40, d.maxReuseDistance);
     k.overlapComm = r.boolean("overlap_comm", d.overlapComm);
     return k;
 }
@@ -379,7 +417,7 @@ TuningKnobs knobsFromJson(const json& j, const std::string& path)
 RunConfig runConfigFromJson(const json& j, const std::string& path)
 {
     FieldReader r(j, path, {"model", "strategy", "training", "knobs", "device", "world_size", "warmup_steps",
-                            "timed_steps", "seed", "learning_rate", "token_file"});
+                            "timed_steps", "seed", "learning_rate", "token_file", "backend", "torch_compile"});
     RunConfig c;
     c.model = modelFromJson(r.object("model"), r.field("model"));
     c.strategy = parseStrategy(r.string("strategy"), r.field("strategy"));
@@ -394,6 +432,8 @@ RunConfig runConfigFromJson(const json& j, const std::string& path)
     c.seed = static_cast<std::uint64_t>(r.integer("seed", 0, std::numeric_limits<std::int64_t>::max(), 1234));
     c.learningRate = r.number("learning_rate", 0.0, 10.0, 1e-3);
     c.tokenFile = r.string("token_file", std::string{});
+    c.backend = parseBackend(r.string("backend", std::string{"native"}), r.field("backend"));
+    c.torchCompile = r.boolean("torch_compile", false);
     validate(c, path);
     return c;
 }
@@ -524,6 +564,17 @@ void validate(const RunConfig& r, const std::string& path)
         throw SpecError(join(path, "training.seq_len"),
                         "must not exceed the model's max_position (" + std::to_string(r.model.maxPosition) + "), got "
                             + std::to_string(r.training.seqLen));
+    if (r.torchCompile && r.backend != RunBackend::Torch)
+        throw SpecError(join(path, "torch_compile"), "torch.compile needs backend torch (the native runner is not a "
+                                                     "PyTorch program)");
+    if (r.backend == RunBackend::Torch && !frameworkSupports(Framework::Fsdp2, r.strategy))
+        throw SpecError(join(path, "strategy"),
+                        "the torch backend cannot run " + std::string(strategyId(r.strategy))
+                            + ": PyTorch expresses zero0 (DDP), fsdp2_noreshard, fsdp2_reshard and "
+                              "fsdp2_reshard_offload (fully_shard)");
+    if (r.backend == RunBackend::Torch && r.training.cudaGraphs)
+        throw SpecError(join(path, "training.cuda_graphs"), "the torch backend runs eager or compiled steps, not "
+                                                            "CUDA graphs");
     if (r.training.cudaGraphs) {
         const auto& tr = traits(r.strategy);
         const std::string where = join(path, "training.cuda_graphs");

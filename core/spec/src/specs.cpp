@@ -38,6 +38,8 @@ std::string_view interconnectId(Interconnect i) { return i == Interconnect::NvLi
 
 std::string_view deviceId(DeviceKind d) { return d == DeviceKind::Cpu ? "cpu" : "cuda"; }
 
+std::string_view checkpointPolicyId(CheckpointPolicy p) { return p == CheckpointPolicy::Full ? "full" : "selective"; }
+
 bool canCaptureCudaGraphs(Strategy s, PrecisionPolicy precision, DeviceKind device)
 {
     const StrategyTraits& t = traits(s);

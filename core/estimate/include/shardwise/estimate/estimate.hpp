@@ -24,6 +24,8 @@ struct EstimateInput {
     ClusterSpec cluster;
     TrainingSpec training;
     TuningKnobs knobs;
+    // The framework whose defaults the figures describe (docs/formulas.md, "Framework targets").
+    FrameworkTarget framework;
     AttentionKernel attention = AttentionKernel::Flash;
     // Runners whose start events carry no versions.activations kept the RMSNorm outputs feeding the
     // q/k/v and gate/up projections for backward (2 x hidden bf16 per layer and token more than the

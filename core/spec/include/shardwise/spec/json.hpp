@@ -43,6 +43,9 @@ Strategy parseStrategy(const std::string& value, const std::string& field);
 PrecisionPolicy parsePrecision(const std::string& value, const std::string& field);
 Interconnect parseInterconnect(const std::string& value, const std::string& field);
 DeviceKind parseDevice(const std::string& value, const std::string& field);
+CheckpointPolicy parseCheckpointPolicy(const std::string& value, const std::string& field);
+RunBackend parseBackend(const std::string& value, const std::string& field);
+Framework parseFramework(const std::string& value, const std::string& field);
 
 // Checks ranges and cross-field constraints; throws SpecError.
 void validate(const ModelSpec& m, const std::string& path = "model");

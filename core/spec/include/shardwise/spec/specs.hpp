@@ -2,6 +2,7 @@
 // Plain value types describing what is trained (ModelSpec), on what (GpuSpec, ClusterSpec) and how
 // (TrainingSpec, RunConfig). No behaviour beyond derived sizes and validation lives here.
 
+#include "shardwise/spec/framework.hpp"
 #include "shardwise/spec/strategy.hpp"
 
 #include <cstdint>
@@ -77,11 +78,18 @@ enum class PrecisionPolicy {
     Bf16Fp32Master,  // bf16 compute copies, fp32 master weights and fp32 Adam moments
 };
 
+// What activation checkpointing recomputes in backward (when TrainingSpec::activationCheckpointing):
+// Full recomputes each decoder layer's forward from its input; Selective keeps the matmul outputs and
+// recomputes the cheap elementwise parts (torchtitan's selective "op" policy keeps every other matmul
+// output; docs/formulas.md says what the estimate assumes).
+enum class CheckpointPolicy { Full, Selective };
+
 struct TrainingSpec {
     PrecisionPolicy precision = PrecisionPolicy::PureBf16;
     int microBatch = 1;
     int seqLen = 2048;
     bool activationCheckpointing = false;
+    CheckpointPolicy checkpointPolicy = CheckpointPolicy::Full; // what is recomputed when checkpointing is on
     bool expandableSegments = false;
     int gradAccumulation = 1;
     // Capture one whole training step (forward, backward, reductions, optimizer) as a CUDA graph after
@@ -99,6 +107,8 @@ struct TuningKnobs {
     std::int64_t prefetchBucketElements = 50'000'000;   // DeepSpeed stage3_prefetch_bucket_size
     std::int64_t persistenceThreshold = 100'000;        // DeepSpeed stage3_param_persistence_threshold
     int fsdpLiveUnits = 2;                              // FSDP2 keeps at most two gathered units live
+    std::int64_t maxLiveParameters = 1'000'000'000;     // DeepSpeed stage3_max_live_parameters
+    std::int64_t maxReuseDistance = 1'000'000'000;      // DeepSpeed stage3_max_reuse_distance
     bool overlapComm = true;
 };
 
@@ -115,11 +125,15 @@ struct RunConfig {
     std::uint64_t seed = 1234;
     double learningRate = 1e-3;
     std::string tokenFile; // empty = synthetic tokens from the seed
+    // What runs it: shardwise-runner, or the PyTorch harness (runner/torch) with DDP / fully_shard.
+    RunBackend backend = RunBackend::Native;
+    bool torchCompile = false; // torch backend only: torch.compile each decoder layer
 };
 
 std::string_view precisionId(PrecisionPolicy p);   // "bf16" | "bf16-fp32-master"
 std::string_view interconnectId(Interconnect i);   // "nvlink" | "pcie"
 std::string_view deviceId(DeviceKind d);           // "cpu" | "cuda"
+std::string_view checkpointPolicyId(CheckpointPolicy p); // "full" | "selective"
 
 // Whether the runner can capture a step of `s` as a CUDA graph (TrainingSpec::cudaGraphs): on CUDA,
 // under pure bf16 (the fused AdamW that reads its step count on the device), for a strategy whose
