@@ -40,6 +40,18 @@ std::string_view deviceId(DeviceKind d) { return d == DeviceKind::Cpu ? "cpu" : 
 
 std::string_view checkpointPolicyId(CheckpointPolicy p) { return p == CheckpointPolicy::Full ? "full" : "selective"; }
 
+PrecisionPolicy defaultPrecision(Framework f)
+{
+    return f == Framework::Native ? PrecisionPolicy::PureBf16 : PrecisionPolicy::Bf16Fp32Master;
+}
+
+std::optional<CheckpointPolicy> defaultCheckpointing(Framework f)
+{
+    if (f == Framework::Torchtitan)
+        return CheckpointPolicy::Selective;
+    return std::nullopt;
+}
+
 bool canCaptureCudaGraphs(Strategy s, PrecisionPolicy precision, DeviceKind device)
 {
     const StrategyTraits& t = traits(s);

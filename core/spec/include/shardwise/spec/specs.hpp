@@ -6,6 +6,7 @@
 #include "shardwise/spec/strategy.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -134,6 +135,16 @@ std::string_view precisionId(PrecisionPolicy p);   // "bf16" | "bf16-fp32-master
 std::string_view interconnectId(Interconnect i);   // "nvlink" | "pcie"
 std::string_view deviceId(DeviceKind d);           // "cpu" | "cuda"
 std::string_view checkpointPolicyId(CheckpointPolicy p); // "full" | "selective"
+
+// The precision a framework's documented defaults imply when the user names none: DeepSpeed's
+// "bf16": {"enabled": true} keeps fp32 master weights and fp32 Adam state; Accelerate's FSDP2 with
+// mixed_precision bf16 loads the model in fp32 (its "aligned" mode) and torchtitan keeps fp32
+// sharded parameters with bf16 compute: all three are Bf16Fp32Master. The native runner's default is
+// pure bf16. docs/formulas.md, "Framework targets", cites each.
+PrecisionPolicy defaultPrecision(Framework f);
+// The activation checkpointing a framework turns on by default: torchtitan's llama3 configs use
+// selective checkpointing; the others none.
+std::optional<CheckpointPolicy> defaultCheckpointing(Framework f);
 
 // Whether the runner can capture a step of `s` as a CUDA graph (TrainingSpec::cudaGraphs): on CUDA,
 // under pure bf16 (the fused AdamW that reads its step count on the device), for a strategy whose
