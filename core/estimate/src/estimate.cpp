@@ -52,9 +52,10 @@ Estimate memoryVerdict(const detail::MemoryContext& ctx, const EstimateInput& in
     e.deviceCapacityBytes = ctx.deviceCapacity;
     e.headroomBytes = ctx.headroom;
     e.hostCapacityBytes = ctx.hostCapacity;
-    e.hostBytesPerNode = e.memory.hostPerRank() * in.cluster.gpusPerNode;
+    e.hostBytesPerNode = e.memory.hostPerRank() * in.cluster.gpusPerNode * ctx.hostBufferFactor;
     e.fitsDevice = e.memory.requiredBytes() + e.headroomBytes <= e.deviceCapacityBytes;
     e.fitsHost = e.hostBytesPerNode <= e.hostCapacityBytes;
+    e.supported = frameworkSupports(in.framework.framework, s);
     return e;
 }
 
@@ -88,7 +89,8 @@ std::array<bool, kStrategyCount> fitsByMemory(const EstimateInput& in, const Cal
     std::array<bool, kStrategyCount> out{};
     const auto& table = allStrategies();
     for (std::size_t i = 0; i < kStrategyCount; ++i) {
-        out[i] = detail::fitsMemory(detail::memoryBreakdown(ctx, in, table[i].strategy), ctx, in);
+        out[i] = frameworkSupports(in.framework.framework, table[i].strategy)
+            && detail::fitsMemory(detail::memoryBreakdown(ctx, in, table[i].strategy), ctx, in);
     }
     return out;
 }

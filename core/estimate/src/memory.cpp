@@ -45,12 +45,14 @@ double offloadCommBuffers(const EstimateInput& in, Strategy s, double unit, doub
 
 } // namespace
 
-ModelConstants modelConstants(const ModelSpec& m, const TuningKnobs& /*knobs*/)
+ModelConstants modelConstants(const ModelSpec& m, const TuningKnobs& knobs)
 {
     ModelConstants mc;
     mc.params = d(m.parameterCount());
     mc.largestUnit = largestUnitParams(m);
     mc.layer = d(m.layerParams());
+    mc.largestModule = largestModuleParams(m);
+    mc.fetchedModulesPerLayer = modulesAboveThreshold(m, d(knobs.persistenceThreshold));
     return mc;
 }
 
@@ -61,9 +63,13 @@ MemoryContext memoryContext(const ModelConstants& mc, const EstimateInput& in, c
     ctx.world = static_cast<double>(in.cluster.worldSize());
     ctx.largestUnit = mc.largestUnit;
     ctx.layer = mc.layer;
-    ctx.activations = activationBytes(in) * c.activationBytesScale;
+    ctx.largestModule = mc.largestModule;
+    ctx.fetchedModulesPerLayer = mc.fetchedModulesPerLayer;
+    const double activationScale = eagerDecoder(in) ? c.eagerActivationBytesScale : c.activationBytesScale;
+    ctx.activations = activationBytes(in) * activationScale;
     ctx.logits = logitsBytes(in, c);
-    ctx.backwardWorking = backwardWorkingBytes(in) * c.activationBytesScale;
+    ctx.backwardWorking = backwardWorkingBytes(in) * activationScale;
+    ctx.hostBufferFactor = in.framework.framework == Framework::DeepSpeed ? c.deepspeedHostBufferFactor : 1.0;
     ctx.workspace = c.deviceWorkspaceGiB * kGiB;
     ctx.fragmentationFraction =
         in.training.expandableSegments ? c.fragmentationFractionExpandable : c.fragmentationFraction;
@@ -81,6 +87,8 @@ MemoryContext memoryContext(const EstimateInput& in, const Calibration& c)
 
 MemoryBreakdown memoryBreakdown(const MemoryContext& ctx, const EstimateInput& in, Strategy s)
 {
+    if (eagerDecoder(in))
+        return frameworkMemoryBreakdown(ctx, in, s);
     const double n = ctx.params;
     const double w = ctx.world;
     const TuningKnobs& k = in.knobs;
@@ -147,7 +155,7 @@ MemoryBreakdown memoryBreakdown(const MemoryContext& ctx, const EstimateInput& i
 bool fitsMemory(const MemoryBreakdown& m, const MemoryContext& ctx, const EstimateInput& in)
 {
     return m.requiredBytes() + ctx.headroom <= ctx.deviceCapacity
-        && m.hostPerRank() * in.cluster.gpusPerNode <= ctx.hostCapacity;
+        && m.hostPerRank() * in.cluster.gpusPerNode * ctx.hostBufferFactor <= ctx.hostCapacity;
 }
 
 } // namespace shardwise::detail
@@ -170,10 +178,12 @@ std::optional<Strategy> FitProbe::firstFitting(const EstimateInput& variant,
     // stands for, so it never rejects a variant that fitsByMemory would accept.
     const double transient = ctx.activations + std::max(ctx.logits, ctx.backwardWorking) + ctx.workspace;
     const double lowerBound = (transient + ctx.runtimeContext) * (1.0 - 1e-9);
-    if (lowerBound + ctx.headroom > ctx.deviceCapacity)
+    // A framework's peak may lie at the end of backward instead, without the activations: no bound.
+    if (!detail::eagerDecoder(variant) && lowerBound + ctx.headroom > ctx.deviceCapacity)
         return std::nullopt;
     for (Strategy s : order)
-        if (detail::fitsMemory(detail::memoryBreakdown(ctx, variant, s), ctx, variant))
+        if (frameworkSupports(variant.framework.framework, s)
+            && detail::fitsMemory(detail::memoryBreakdown(ctx, variant, s), ctx, variant))
             return s;
     return std::nullopt;
 }

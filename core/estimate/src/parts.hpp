@@ -22,7 +22,12 @@ inline double largestUnitParams(const ModelSpec& m)
 // Units the runner groups parameters into: one per decoder layer plus the root unit (RUNNER.md).
 inline int unitCount(const ModelSpec& m) { return static_cast<int>(m.layers) + 1; }
 
+// Whether the figures describe a framework's eager PyTorch decoder rather than the native runner's.
+inline bool eagerDecoder(const EstimateInput& in) { return in.framework.framework != Framework::Native; }
+
 double layerActivationBytesPerToken(const EstimateInput& in);
+double eagerLayerActivationBytesPerToken(const EstimateInput& in);
+double selectiveLayerActivationBytesPerToken(const EstimateInput& in);
 double finalActivationBytesPerToken(const ModelSpec& m);
 double gemmParams(const ModelSpec& m);
 double causalAttentionFlopsPerToken(const ModelSpec& m, int seqLen);
@@ -54,11 +59,25 @@ struct MemoryContext {
     double deviceCapacity = 0;
     double headroom = 0;
     double hostCapacity = 0;
+    // Host bytes a rank's offloaded state needs per byte of that state: DeepSpeed's pinned buffers
+    // (Calibration::deepspeedHostBufferFactor), 1 elsewhere.
+    double hostBufferFactor = 1.0;
+    // The largest module whose parameters DeepSpeed ZeRO-3 gathers at once (framework targets).
+    double largestModule = 0;
+    // Leaf modules per decoder layer that ZeRO-3 fetches one by one (above the persistence threshold).
+    double fetchedModulesPerLayer = 0;
 };
 ModelConstants modelConstants(const ModelSpec& m, const TuningKnobs& k);
 MemoryContext memoryContext(const ModelConstants& mc, const EstimateInput& in, const Calibration& c);
 MemoryContext memoryContext(const EstimateInput& in, const Calibration& c);
 MemoryBreakdown memoryBreakdown(const MemoryContext& ctx, const EstimateInput& in, Strategy s);
+// The same for a framework target (framework_memory.cpp): what DeepSpeed, FSDP2 or torchtitan
+// allocate at their defaults.
+MemoryBreakdown frameworkMemoryBreakdown(const MemoryContext& ctx, const EstimateInput& in, Strategy s);
+// The largest single module's parameters (DeepSpeed's "largest layer": the embedding, an untied
+// head or the largest projection) and the leaf modules per decoder layer above a size threshold.
+double largestModuleParams(const ModelSpec& m);
+double modulesAboveThreshold(const ModelSpec& m, double threshold);
 // The fit verdict on device and host memory; estimate()'s fitsDevice && fitsHost.
 bool fitsMemory(const MemoryBreakdown& m, const MemoryContext& ctx, const EstimateInput& in);
 // The throughput model's quantities that do not depend on the strategy, computed once per input.

@@ -65,6 +65,11 @@ Schedule schedule(const ThroughputContext& ctx, const EstimateInput& in, Strateg
     const double rootParams = static_cast<double>(in.model.rootParams());
     const double layerParams = n - rootParams;
 
+    // The frameworks reduce in fp32 where an fp32 master is kept: DDP's gradients are the fp32
+    // parameters' own, FSDP2 and torchtitan reduce-scatter in reduce_dtype fp32. DeepSpeed reduces in
+    // the bf16 gradients' dtype. Their offloaded shards move in the sharded parameters' dtype.
+    const bool torchFramework = in.framework.framework == Framework::Fsdp2 || in.framework.framework == Framework::Torchtitan;
+    const double reduceWidth = torchFramework && in.training.precision == PrecisionPolicy::Bf16Fp32Master ? 2.0 : 1.0;
     Schedule sc;
     switch (s) {
     case Strategy::Zero0: // full gradients accumulate locally; one all-reduce per step
@@ -117,7 +122,83 @@ Schedule schedule(const ThroughputContext& ctx, const EstimateInput& in, Strateg
         }
         break;
     }
+    if (torchFramework && s != Strategy::Zero1 && s != Strategy::Zero2) {
+        sc.volume.allReduceBytes *= reduceWidth;
+        sc.volume.reduceScatterBytes *= reduceWidth;
+        sc.layerCopyBytes *= reduceWidth;
+        sc.exposedCopyBytes *= reduceWidth;
+    }
+    if (in.framework.framework == Framework::DeepSpeed && (s == Strategy::Zero3 || s == Strategy::Zero3Offload))
+        sc.overlap = overlapOn ? c.deepspeedGatherOverlap : 0.0;
+    // DeepSpeed turns overlap_comm on by default for stage 3 only (runtime/zero/config.py): stages 1
+    // and 2 reduce each bucket while backward waits.
+    if (in.framework.framework == Framework::DeepSpeed && (s == Strategy::Zero1 || s == Strategy::Zero2))
+        sc.overlap = 0.0;
     return sc;
+}
+
+// How a framework target's eager decoder and schedule differ from the native runner's
+// (Calibration's "Framework targets" coefficients; docs/formulas.md).
+struct ExecutionRates {
+    double elementwiseHbmEfficiency;
+    double layerKernelS;
+    double layerLaunchS;
+    double unitCollectiveHostS;
+    double stepSPerParam;
+    double cpuAdamParamsPerS;
+    double optimizerHbmEfficiency;
+    double moduleFetches; // DeepSpeed ZeRO-3's per-module gathers per micro-step (host hooks)
+};
+
+ExecutionRates executionRates(const EstimateInput& in, Strategy s, const Calibration& c)
+{
+    const bool master = in.training.precision == PrecisionPolicy::Bf16Fp32Master;
+    ExecutionRates r{c.elementwiseHbmEfficiency, c.layerKernelS, c.layerLaunchS, c.unitCollectiveOverheadS,
+                     c.*stepSPerParamMember(s), c.cpuAdamParamsPerS,
+                     master ? c.masterOptimizerHbmEfficiency : c.optimizerHbmEfficiency, 0.0};
+    const Framework fw = in.framework.framework;
+    if (fw == Framework::Native)
+        return r;
+    const bool compiled = in.framework.compiled && fw != Framework::DeepSpeed;
+    r.elementwiseHbmEfficiency = compiled ? c.compiledElementwiseHbmEfficiency : c.eagerElementwiseHbmEfficiency;
+    r.layerKernelS = c.eagerLayerKernelS;
+    r.layerLaunchS = c.eagerLayerLaunchS * (compiled ? c.compiledLaunchFraction : 1.0);
+    r.optimizerHbmEfficiency = c.optimizerHbmEfficiency; // torch.optim.AdamW's foreach / fused kernels
+    const bool deepSpeedFamily = traits(s).family == StrategyFamily::DeepSpeedZero;
+    if (fw == Framework::DeepSpeed || (deepSpeedFamily && s != Strategy::Zero0)) {
+        r.stepSPerParam = c.deepspeedStepSPerParam;
+        r.cpuAdamParamsPerS = c.deepspeedCpuAdamParamsPerS;
+        r.unitCollectiveHostS = 0.0; // stage 3's collectives are counted per module below
+        if (traits(s).shardsParameters) {
+            const double modulesPerLayer = modulesAboveThreshold(in.model, static_cast<double>(in.knobs.persistenceThreshold));
+            // Forward and backward each fetch every such module of every layer, plus the embedding and head.
+            r.moduleFetches = 2.0 * (modulesPerLayer * static_cast<double>(in.model.layers) + 2.0);
+        }
+        return r;
+    }
+    r.cpuAdamParamsPerS = c.torchCpuAdamParamsPerS;
+    r.unitCollectiveHostS = c.fsdp2UnitCollectiveS;
+    switch (s) {
+    case Strategy::Zero0:
+        r.stepSPerParam = c.ddpStepSPerParam;
+        break;
+    case Strategy::Fsdp2NoReshard:
+        r.stepSPerParam = c.fsdp2NoReshardFrameworkStepSPerParam;
+        break;
+    default:
+        r.stepSPerParam = c.fsdp2ReshardFrameworkStepSPerParam;
+        break;
+    }
+    return r;
+}
+
+// Hardware FLOPs per model FLOP: full checkpointing recomputes the forward (a third of forward and
+// backward); selective checkpointing recomputes every other matmul of it, about half.
+double recomputeFactor(const TrainingSpec& t)
+{
+    if (!t.activationCheckpointing)
+        return 1.0;
+    return t.checkpointPolicy == CheckpointPolicy::Selective ? 1.0 + 1.0 / 6.0 : 4.0 / 3.0;
 }
 
 } // namespace
@@ -155,34 +236,35 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
 
     ThroughputEstimate te;
     te.modelFlopsPerToken = ctx.modelFlopsPerToken;
-    // Checkpointing recomputes one forward: forward is a third of forward + backward.
-    te.hardwareFlopsPerToken = te.modelFlopsPerToken * (t.activationCheckpointing ? 4.0 / 3.0 : 1.0);
+    const double recompute = recomputeFactor(t);
+    te.hardwareFlopsPerToken = te.modelFlopsPerToken * recompute;
     const double tokensPerRank = static_cast<double>(t.microBatch) * t.seqLen * t.gradAccumulation;
+    const ExecutionRates rates = executionRates(in, s, c);
     // Kernel time: the GEMMs at the matmul rate, causal flash attention at its own rate (slower per
     // FLOP for narrow heads), and the elementwise work at HBM speed per byte of saved activations.
-    const double recompute = t.activationCheckpointing ? 4.0 / 3.0 : 1.0;
     const double gemmS = tokensPerRank * 6.0 * ctx.gemmParams * recompute / (peakFlops * c.matmulEfficiency);
     const double headWidth = std::min(1.0, static_cast<double>(m.headDim) / 128.0);
     const double attentionS = tokensPerRank * ctx.attentionFlopsPerToken * recompute
         / (peakFlops * c.attentionEfficiency * headWidth);
     const double elementwiseS = static_cast<double>(t.gradAccumulation) * ctx.activationBytes * recompute
-        / (in.gpu.hbmGBps * 1e9 * c.elementwiseHbmEfficiency);
+        / (in.gpu.hbmGBps * 1e9 * rates.elementwiseHbmEfficiency);
     // Every layer also runs small kernels (norms, rotary, casts, residual adds) whose time does not
     // shrink with the tokens.
     const double layerSteps = static_cast<double>(m.layers) * t.gradAccumulation * recompute;
     const Schedule sc = schedule(ctx, in, s, c);
     // Every per-unit collective also costs the GPU a stream hand-off and a launch beyond its bytes.
-    const double kernelS = gemmS + attentionS + elementwiseS + layerSteps * c.layerKernelS
+    const double kernelS = gemmS + attentionS + elementwiseS + layerSteps * rates.layerKernelS
         + sc.volume.unitCollectives * c.unitCollectiveKernelS;
     // The CPU issues every layer's kernels, and every per-unit collective with its copies and stream
     // waits; while it stays ahead of the GPU (launchOverlap 1) only the longer of the two counts.
     // A step replayed from a CUDA graph is one launch: the GPU runs the kernels back to back and the
     // host's issue time drops out (validate(RunConfig) allows graphs only where the whole step is
     // device work).
-    const bool graphed = t.cudaGraphs && canCaptureCudaGraphs(s, t.precision, DeviceKind::Cuda);
+    const bool graphed = t.cudaGraphs && !eagerDecoder(in) && canCaptureCudaGraphs(s, t.precision, DeviceKind::Cuda);
     const double launchS = graphed
         ? 0.0
-        : layerSteps * c.layerLaunchS + sc.volume.unitCollectives * c.unitCollectiveOverheadS;
+        : layerSteps * rates.layerLaunchS + sc.volume.unitCollectives * rates.unitCollectiveHostS
+            + rates.moduleFetches * t.gradAccumulation * c.deepspeedModuleFetchS;
     te.computeS = c.launchCombineExponent > 0.0
         ? std::pow(std::pow(kernelS, c.launchCombineExponent) + std::pow(launchS, c.launchCombineExponent),
                    1.0 / c.launchCombineExponent)
@@ -192,10 +274,10 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
     if (tr.offloadsOptimizer) {
         // The ranks of one host share its CPU AdamW rate.
         const double hostParams = optimizedParams * in.cluster.gpusPerNode;
-        te.cpuOptimizerS = hostParams / c.cpuAdamParamsPerS;
+        te.cpuOptimizerS = hostParams / rates.cpuAdamParamsPerS;
     } else {
         te.optimizerS = optimizedParams * adamTrafficBytesPerParam(t.precision)
-            / (in.gpu.hbmGBps * 1e9 * c.optimizerHbmEfficiency);
+            / (in.gpu.hbmGBps * 1e9 * rates.optimizerHbmEfficiency);
     }
 
     te.volume = sc.volume;
@@ -209,7 +291,7 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
     te.commS = inBackward + afterStep;
     const double hidden = std::min(inBackward * sc.overlap, te.computeS);
     te.exposedCommS = te.commS - hidden;
-    te.overheadS = n * (c.*stepSPerParamMember(s));
+    te.overheadS = n * rates.stepSPerParam;
 
     const double pcie = in.gpu.pcieGBps * 1e9 * c.pcieCopyEfficiency;
     const double layerCopyS = sc.layerCopyBytes / pcie;

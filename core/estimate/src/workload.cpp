@@ -53,6 +53,8 @@ double detail::causalAttentionFlopsPerToken(const ModelSpec& m, int seqLen)
 // Qwen2.5-1.5B (2.144 MB).
 double detail::layerActivationBytesPerToken(const EstimateInput& in)
 {
+    if (eagerDecoder(in))
+        return eagerLayerActivationBytesPerToken(in);
     const ModelSpec& m = in.model;
     const double h = d(m.hidden);
     const double a = d(m.heads * m.headDim);
@@ -70,15 +72,63 @@ double detail::layerActivationBytesPerToken(const EstimateInput& in)
 // backward (2h), and the int64 token ids the embedding's backward keeps (8).
 double detail::finalActivationBytesPerToken(const ModelSpec& m) { return 4.0 * d(m.hidden) + 12.0; }
 
+// Bytes saved per token per decoder layer by the eager PyTorch decoders the frameworks train
+// (Transformers' Qwen2DecoderLayer / LlamaDecoderLayer with SDPA attention; torchtitan's
+// TransformerBlock is the same sequence of ops), counted from what autograd keeps for each op:
+//   each RMSNorm: the fp32 upcast of its input (pow and the multiply by the reciprocal RMS keep it),
+//     the fp32 reciprocal RMS, and the bf16 normalised output the weight multiply keeps: 6h + 4, twice
+//   attention: rotated q and k and the value, which SDPA keeps (2a + 4kv; multiplying by the rotary
+//     tables keeps only the tables), SDPA's output and its contiguous copy for the O projection (4a),
+//     the fp32 log-sum-exp per head
+//   SwiGLU MLP: the gate and up projections' outputs, SiLU's output and the product the down
+//     projection keeps: 8f (GELU MLP: the up output, the GELU output: 4f)
+// Against the native count (above) it keeps both norms' fp32 inputs and bf16 outputs (+8h) and the
+// unfused SiLU output (+2f); eagerActivationBytesScale fits what else a framework keeps.
+double detail::eagerLayerActivationBytesPerToken(const EstimateInput& in)
+{
+    const ModelSpec& m = in.model;
+    const double h = d(m.hidden);
+    const double a = d(m.heads * m.headDim);
+    const double kv = d(m.kvHeads * m.headDim);
+    const double f = d(m.ffn);
+    double bytes = 2.0 * (6.0 * h + 4.0) + 6.0 * a + 4.0 * kv;
+    bytes += in.attention == AttentionKernel::Flash ? 4.0 * d(m.heads)
+                                                    : 2.0 * d(m.heads) * static_cast<double>(in.training.seqLen);
+    bytes += m.activation == ActivationKind::SwiGlu ? 8.0 * f : 4.0 * f;
+    return bytes;
+}
+
+// Selective activation checkpointing (torchtitan's "op" policy, torchtitan/models/llama3/infra/
+// parallelize.py _apply_ac_to_transformer_block): the outputs of SDPA and of every other matmul are
+// saved, the rest of the layer is recomputed. What a layer then keeps per token: its bf16 input
+// (the recomputation starts there), SDPA's output and log-sum-exp, and half of the seven matmul
+// outputs (q 2a, k and v 2kv each, o 2h, gate and up 2f each, down 2h), which also serve as the
+// inputs of the matmuls that follow them.
+double detail::selectiveLayerActivationBytesPerToken(const EstimateInput& in)
+{
+    const ModelSpec& m = in.model;
+    const double h = d(m.hidden);
+    const double a = d(m.heads * m.headDim);
+    const double kv = d(m.kvHeads * m.headDim);
+    const double f = d(m.ffn);
+    const double matmulOutputs = 2.0 * a + 4.0 * kv + 4.0 * h
+        + (m.activation == ActivationKind::SwiGlu ? 4.0 * f : 2.0 * f);
+    return 2.0 * h + 2.0 * a + 4.0 * d(m.heads) + 0.5 * matmulOutputs;
+}
+
 double activationBytes(const EstimateInput& in)
 {
     const ModelSpec& m = in.model;
     const double tokens = static_cast<double>(in.training.microBatch) * static_cast<double>(in.training.seqLen);
     const double perLayer = detail::layerActivationBytesPerToken(in);
-    const double final = detail::finalActivationBytesPerToken(m);
+    // The eager decoders' final norm keeps its fp32 input and bf16 output like the layers' norms.
+    const double final = detail::eagerDecoder(in) ? 6.0 * d(m.hidden) + 12.0 : detail::finalActivationBytesPerToken(m);
     if (!in.training.activationCheckpointing)
         return tokens * (d(m.layers) * perLayer + final);
-    // Checkpointing keeps each layer's bf16 input and recomputes one layer at a time in backward.
+    if (in.training.checkpointPolicy == CheckpointPolicy::Selective)
+        // Every layer keeps its selected tensors; the one recomputing in backward briefly holds all.
+        return tokens * (d(m.layers) * detail::selectiveLayerActivationBytesPerToken(in) + perLayer + final);
+    // Full checkpointing keeps each layer's bf16 input and recomputes one layer at a time in backward.
     return tokens * (d(m.layers) * 2.0 * d(m.hidden) + perLayer + final);
 }
 
@@ -89,6 +139,9 @@ double logitsBytes(const EstimateInput& in, const Calibration& c)
 {
     const double tokens = static_cast<double>(in.training.microBatch) * static_cast<double>(in.training.seqLen);
     const double vocab = d(in.model.vocab);
+    // The frameworks' heads produce the whole [tokens, vocab] logits and the loss upcasts them.
+    if (detail::eagerDecoder(in))
+        return tokens * vocab * c.eagerLogitsBytesPerElement;
     const double rowsPerChunk = std::max(1.0, std::floor(detail::kHeadChunkFp32Bytes / (4.0 * vocab)));
     return std::min(tokens, rowsPerChunk) * vocab * c.logitsBytesPerElement;
 }

@@ -55,12 +55,43 @@ std::string fitsSentence(const Estimate& e, SentenceFormatter f)
     return s;
 }
 
+// Strategies the framework target cannot express are left out of the reasons: they are not options.
 void addMisfits(std::vector<std::string>& reasons, const Plan& p, bool (*which)(Strategy), SentenceFormatter f)
 {
     for (Strategy s : detail::byLightness()) {
         const Estimate& e = p.candidate(s).estimate;
-        if (which(s) && !e.fits())
+        if (which(s) && e.supported && !e.fits())
             reasons.push_back(whyNotFits(e, f));
+    }
+}
+
+const char* frameworkLabel(const EstimateInput& in) { return traits(in.framework.framework).label.data(); }
+
+// A framework target's plan says which defaults it assumed, and which strategies would fit with the
+// native runner but not in the framework (its fp32 master, gradient partitions, buckets, eager
+// activations and full logits).
+void addFrameworkReasons(Plan& p, const EstimateInput& in, const Calibration& c, SentenceFormatter f)
+{
+    if (in.framework.framework == Framework::Native)
+        return;
+    Recommendation& r = p.recommendation;
+    r.reasons.push_back(sentenceWith(
+        f, "Planned for %s %s: precision %s, activation checkpointing %s%s; the figures are what the framework "
+           "allocates and how fast it runs at its defaults (docs/formulas.md, \"Framework targets\").",
+        frameworkLabel(in), in.framework.effectiveVersion().c_str(), precisionId(in.training.precision).data(),
+        in.training.activationCheckpointing ? checkpointPolicyId(in.training.checkpointPolicy).data() : "off",
+        in.framework.compiled ? ", torch.compile on each decoder layer" : ""));
+    EstimateInput native = in;
+    native.framework = FrameworkTarget{};
+    const auto nativeEstimates = estimateMemoryAll(native, c);
+    for (std::size_t i = 0; i < kStrategyCount; ++i) {
+        const Estimate& e = p.candidates[i].estimate;
+        const Estimate& n = nativeEstimates[i];
+        if (e.supported && !e.fits() && n.fits())
+            r.reasons.push_back(sentenceWith(
+                f, "%s would fit with Shardwise's runner (predicted peak %.1f GiB) but not in %s at its defaults "
+                   "(%.1f GiB).",
+                id(e.strategy), gib(n.memory.requiredBytes()), frameworkLabel(in), gib(e.memory.requiredBytes())));
     }
 }
 
@@ -108,6 +139,16 @@ bool decideFullShard(Plan& p, const EstimateInput& in, SentenceFormatter f)
         return false;
     Recommendation& r = p.recommendation;
     r.step = DecisionStep::FullShardByInterconnect;
+    if (!z3.supported || !fsdp.supported) {
+        // A framework target offers one full shard: the interconnect rule has nothing to choose.
+        const Estimate& only = z3.supported ? z3 : fsdp;
+        r.strategy = only.strategy;
+        r.reasons.push_back(sentenceWith(f, "Step 2 decided: no light sharding fits, so %s, %s's full shard, is chosen.",
+                                         id(only.strategy), frameworkLabel(in)));
+        addMisfits(r.reasons, p, lightPredicate, f);
+        r.reasons.push_back(fitsSentence(only, f));
+        return true;
+    }
     const bool nvlink = in.cluster.intraNode == Interconnect::NvLink;
     const Estimate& preferred = nvlink ? fsdp : z3;
     const Estimate& other = nvlink ? z3 : fsdp;
@@ -160,10 +201,14 @@ bool decideOffload(Plan& p, SentenceFormatter f)
         addMisfits(r.reasons, p, notOffloadPredicate, f);
         const Estimate& chosen = p.candidate(s).estimate;
         r.reasons.push_back(fitsSentence(chosen, f));
-        const Estimate& noOffload = p.candidate(Strategy::Fsdp2Reshard).estimate;
-        r.reasons.push_back(sentenceWith(f, "Against fsdp2_reshard, offload is predicted to cut the GPU peak by %.0f %% and "
+        const Estimate& noOffload = p.candidate(p.candidate(Strategy::Fsdp2Reshard).estimate.supported
+                                                    ? Strategy::Fsdp2Reshard
+                                                    : Strategy::Zero3)
+                                        .estimate;
+        r.reasons.push_back(sentenceWith(f, "Against %s, offload is predicted to cut the GPU peak by %.0f %% and "
                                      "throughput by %.1fx; in the reference benchmark CPU offload cut peak memory by "
                                      "roughly 40-65 %% and throughput by roughly 3-9x.",
+                                     id(noOffload.strategy),
                                      100.0 * (1.0 - chosen.memory.devicePeak() / noOffload.memory.devicePeak()),
                                      noOffload.throughput.tokensPerS / chosen.throughput.tokensPerS));
         for (Strategy o : detail::byLightness())
@@ -181,7 +226,7 @@ void decideNothingFits(Plan& p, const EstimateInput& in, const Calibration& c, c
     r.step = DecisionStep::NothingFits;
     const Estimate* closest = nullptr;
     for (const Candidate& cand : p.candidates)
-        if (!closest || cand.estimate.deviceShortfallBytes() < closest->deviceShortfallBytes())
+        if (cand.estimate.supported && (!closest || cand.estimate.deviceShortfallBytes() < closest->deviceShortfallBytes()))
             closest = &cand.estimate;
     r.reasons.push_back(sentenceWith(f, "No strategy fits on %d x %s with micro-batch %d and sequence %d.",
                                  in.cluster.worldSize(), in.gpu.name.c_str(), in.training.microBatch,
@@ -207,8 +252,10 @@ Plan detail::makePlanWith(const EstimateInput& in, const Calibration& c, const P
     for (std::size_t i = 0; i < kStrategyCount; ++i)
         p.candidates[i] = Candidate{estimates[i].strategy, estimates[i]};
     const SentenceFormatter f = paths.format;
+    p.framework = in.framework;
     if (!decideLightest(p, in, f) && !decideFullShard(p, in, f) && !decideOffload(p, f))
         decideNothingFits(p, in, c, paths);
+    addFrameworkReasons(p, in, c, f);
     if (p.recommendation.strategy)
         p.recommendation.reasons.push_back("Validate with a short run of the same model, precision, micro-batch, "
                                            "sequence length and GPU count before a long run.");

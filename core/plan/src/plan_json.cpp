@@ -75,7 +75,7 @@ Strategy strategyValue(const json& v, const std::string& field)
 json candidateJson(const Candidate& c)
 {
     const Estimate& e = c.estimate;
-    return {
+    json j{
         {"strategy", strategyId(c.strategy)},
         {"fits", e.fits()},
         {"fits_device", e.fitsDevice},
@@ -91,6 +91,9 @@ json candidateJson(const Candidate& c)
         {"mfu", e.throughput.mfu},
         {"nccl_share", e.throughput.ncclShare},
     };
+    if (!e.supported) // written only for a framework that cannot express the strategy
+        j["supported"] = false;
+    return j;
 }
 
 Candidate candidateFromJson(const json& j, const std::string& path)
@@ -103,6 +106,12 @@ Candidate candidateFromJson(const json& j, const std::string& path)
     if (!fits.is_boolean())
         throw SpecError(at(path, "fits"), "expected true or false, got " + fits.dump());
     e.fitsDevice = e.fitsHost = fits.get<bool>();
+    if (j.contains("supported")) {
+        const json& supported = j.at("supported");
+        if (!supported.is_boolean())
+            throw SpecError(at(path, "supported"), "expected true or false, got " + supported.dump());
+        e.supported = supported.get<bool>();
+    }
     // Plans written before the host verdict was kept have only "fits".
     if (j.contains("fits_device") || j.contains("fits_host")) {
         for (const char* key : {"fits_device", "fits_host"}) {
@@ -156,7 +165,7 @@ json toJson(const Plan& plan)
     json candidates = json::array();
     for (const Candidate& c : plan.candidates)
         candidates.push_back(candidateJson(c));
-    return {
+    json out{
         {"recommendation",
          {
              {"strategy", r.strategy ? json(strategyId(*r.strategy)) : json(nullptr)},
@@ -167,11 +176,33 @@ json toJson(const Plan& plan)
          }},
         {"candidates", std::move(candidates)},
     };
+    // Written only for a framework target: native plans read and write as before.
+    if (plan.framework.framework != Framework::Native)
+        out["framework"] = {{"id", frameworkId(plan.framework.framework)},
+                            {"version", plan.framework.effectiveVersion()},
+                            {"compiled", plan.framework.compiled}};
+    return out;
 }
 
 Plan planFromJson(const json& j, const std::string& path)
 {
     Plan p;
+    if (j.is_object() && j.contains("framework")) {
+        const std::string fpath = at(path, "framework");
+        const json& fj = j.at("framework");
+        const json& fid = member(fj, fpath, "id");
+        if (!fid.is_string() || !frameworkFromId(fid.get<std::string>()))
+            throw SpecError(at(fpath, "id"), "expected one of " + frameworkIdList() + ", got " + fid.dump());
+        p.framework.framework = *frameworkFromId(fid.get<std::string>());
+        const json& version = member(fj, fpath, "version");
+        if (!version.is_string())
+            throw SpecError(at(fpath, "version"), "expected a string, got " + version.dump());
+        p.framework.version = version.get<std::string>();
+        const json& compiled = member(fj, fpath, "compiled");
+        if (!compiled.is_boolean())
+            throw SpecError(at(fpath, "compiled"), "expected true or false, got " + compiled.dump());
+        p.framework.compiled = compiled.get<bool>();
+    }
     const std::string rpath = at(path, "recommendation");
     const json& rj = member(j, path, "recommendation");
     Recommendation& r = p.recommendation;

@@ -84,6 +84,11 @@ struct Calibration {
     double launchCombineExponent = 0.0;
     // Achieved fraction of HBM bandwidth for the (multi-kernel, foreach) AdamW step.
     double optimizerHbmEfficiency = 0.50;
+    // The same for the AdamW that keeps an fp32 master (bf16-fp32-master): the runner's unfused
+    // master step (ATen ops on the fp32 master, moments and the bf16 copy) runs at a lower fraction.
+    // Derived from the H200 runs of cbe1bee (Qwen2.5-3B, seq 2048): every strategy's step is 59-63 ms
+    // longer with an fp32 master than under pure bf16, for 3.09e9 parameters.
+    double masterOptimizerHbmEfficiency = 0.23;
 
     // --- Communication ---
     // Achieved NCCL bus bandwidth as a fraction of the link's per-direction bandwidth
@@ -136,6 +141,56 @@ struct Calibration {
     // Fitted to the H200 host's offload runs (Qwen2.5 0.5B-7B): the step time left after compute,
     // the exposed copies and the stalls the runner measured is 130-160 ps per parameter at every size.
     double cpuAdamParamsPerS = 7.4e9;
+
+    // --- Framework targets (EstimateInput::framework other than native; docs/formulas.md, "Framework
+    // targets") ---
+    // The frameworks run an eager PyTorch decoder (Transformers' Qwen2 / Llama modules, torchtitan's
+    // Llama): unfused RMSNorm in fp32, rotary, SiLU and multiply, residual adds; their saved tensors
+    // are counted in workload.cpp and scaled by this multiplier (fitted to the torch backend's runs).
+    double eagerActivationBytesScale = 1.0;
+    // Bytes per logit element live at the loss: the head's bf16 logits (2), the fp32 copy the loss
+    // takes (4) and the log-softmax the cross-entropy saves (4). Transformers' ForCausalLMLoss and
+    // torchtitan's cross_entropy_loss both upcast.
+    double eagerLogitsBytesPerElement = 10.0;
+    // Achieved HBM fraction per byte of the eager decoder's saved activations (the unfused elementwise
+    // passes read and write each several times). Derived from the eager DDP reference on the H200
+    // (Qwen2.5-3B, seq 2048: 175 ms a step of which GEMMs, attention and AdamW are 78 ms).
+    double eagerElementwiseHbmEfficiency = 0.020;
+    // GPU time of an eager decoder layer's small kernels per micro-step, and host time to issue its
+    // forward and backward from Python (module calls, autograd, dispatcher).
+    double eagerLayerKernelS = 3.0e-4;
+    double eagerLayerLaunchS = 2.5e-3;
+    // torch.compile on each decoder layer fuses the elementwise chains: the compiled layer's achieved
+    // HBM fraction, and the fraction of the eager issue time left.
+    double compiledElementwiseHbmEfficiency = 0.060;
+    double compiledLaunchFraction = 0.35;
+    // Per parameter per optimizer step, what each framework's schedule costs beyond the terms above:
+    // DDP's copies into and out of its gradient buckets; FSDP2's copy-in / copy-out around each
+    // all-gather and reduce-scatter (and the casts of the sharded fp32 parameters to bf16), without
+    // and with resharding after forward; DeepSpeed stage 1/2's flattening and partition copies.
+    double ddpStepSPerParam = 1.0e-12;
+    double fsdp2NoReshardFrameworkStepSPerParam = 2.2e-11;
+    double fsdp2ReshardFrameworkStepSPerParam = 3.4e-11;
+    double deepspeedStepSPerParam = 1.0e-11;
+    // Host seconds per FSDP2 unit collective (Python hooks, DTensor bookkeeping, stream syncs).
+    double fsdp2UnitCollectiveS = 2.0e-4;
+    // Host seconds per DeepSpeed ZeRO-3 module fetch or release: its pre-/post-forward hooks, the
+    // partitioned-parameter coordinator's trace walk and one all-gather launch per module
+    // (partitioned_param_coordinator.py). Stage 3 gathers every leaf module whose parameters exceed
+    // stage3_param_persistence_threshold, twice per step.
+    double deepspeedModuleFetchS = 1.5e-4;
+    // Fraction of DeepSpeed ZeRO-3's per-module all-gather time hidden under compute by the
+    // stage3_prefetch_bucket_size prefetch.
+    double deepspeedGatherOverlap = 0.5;
+    // CPU AdamW of the frameworks' offload paths (torch.optim.AdamW on CPU tensors for FSDP2's
+    // CPUOffloadPolicy; DeepSpeed's DeepSpeedCPUAdam is vectorised and faster), parameters per second
+    // per host. The eager reference with CPUOffloadPolicy on the H200 host ran 650 tokens/s for
+    // Qwen2.5-3B: about 2.9 s of its 3.2 s step in the CPU AdamW.
+    double torchCpuAdamParamsPerS = 1.1e9;
+    double deepspeedCpuAdamParamsPerS = 4.0e9;
+    // DeepSpeed's estimate_zero2/zero3_model_states_mem_needs multiply host memory by
+    // additional_buffer_factor (1.5 by default): pinned staging and the CPU optimizer's buffers.
+    double deepspeedHostBufferFactor = 1.5;
 };
 
 // The per-strategy member above for `s`.

@@ -121,9 +121,12 @@ struct Estimate {
     double hostBytesPerNode = 0;    // hostPerRank x GPUs per node
     bool fitsDevice = false;
     bool fitsHost = false;
+    // Whether the input's framework target can express the strategy at all (frameworkSupports); the
+    // figures are still computed, as the strategy would behave there, for comparison.
+    bool supported = true;
     ThroughputEstimate throughput;
 
-    bool fits() const { return fitsDevice && fitsHost; }
+    bool fits() const { return supported && fitsDevice && fitsHost; }
     // Bytes the device peak plus headroom exceeds capacity by (> 0 means it does not fit).
     double deviceShortfallBytes() const { return memory.requiredBytes() + headroomBytes - deviceCapacityBytes; }
     double hostShortfallBytes() const { return hostBytesPerNode - hostCapacityBytes; }
@@ -151,6 +154,8 @@ struct ModelConstants {
     double params = 0;
     double largestUnit = 0;     // FSDP2 unit
     double layer = 0;           // one decoder layer
+    double largestModule = 0;   // DeepSpeed's largest layer: the largest single module
+    double fetchedModulesPerLayer = 0; // ZeRO-3 leaf modules per layer above the persistence threshold
 };
 } // namespace detail
 

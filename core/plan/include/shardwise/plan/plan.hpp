@@ -57,6 +57,7 @@ struct Recommendation {
 struct Plan {
     std::array<Candidate, kStrategyCount> candidates; // the strategy table's order
     Recommendation recommendation;
+    FrameworkTarget framework; // what the figures describe (the input's target)
 
     const Candidate& candidate(Strategy s) const;
 };

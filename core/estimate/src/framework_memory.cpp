@@ -1,0 +1,221 @@
+// Per-GPU bytes at the step's peak for the framework targets: what DeepSpeed, PyTorch FSDP2 / DDP (as
+// Transformers / Accelerate apply them) and torchtitan allocate at their defaults. Sources per term
+// are in docs/formulas.md, "Framework targets". The ZeRO stages (zero1..zero3_offload) follow
+// DeepSpeed's own model-state estimates, estimate_zero2_model_states_mem_needs
+// (deepspeed/runtime/zero/stage_1_and_2.py: 2N + 18N/W without offload, 2N with it) and
+// estimate_zero3_model_states_mem_needs (stage3.py: 4 x largest layer + 18N/W; with offload_optimizer
+// 4 x largest layer + 2N/W on the GPU and 16N/W x additional_buffer_factor on the host); the fsdp2
+// strategies follow fully_shard's buffers (the FSDP2 tutorial's MixedPrecisionPolicy(param_dtype=bf16,
+// reduce_dtype=fp32): sharded parameters stay fp32, unsharded ones are bf16).
+#include "parts.hpp"
+
+#include <algorithm>
+
+namespace shardwise::detail {
+
+namespace {
+
+double d(std::int64_t x) { return static_cast<double>(x); }
+
+struct ModuleSizes {
+    double q, k, v, o, gate, up, down, norm, embedding, head;
+};
+
+ModuleSizes moduleSizes(const ModelSpec& m)
+{
+    const double h = d(m.hidden);
+    const double a = d(m.heads * m.headDim);
+    const double kv = d(m.kvHeads * m.headDim);
+    const double f = d(m.ffn);
+    const bool bias = m.qkvBias;
+    const bool swiglu = m.activation == ActivationKind::SwiGlu;
+    return {h * a + (bias ? a : 0.0),
+            h * kv + (bias ? kv : 0.0),
+            h * kv + (bias ? kv : 0.0),
+            a * h,
+            swiglu ? h * f : 0.0,
+            h * f,
+            f * h,
+            d(m.normParams()),
+            d(m.embeddingParams()),
+            d(m.headParams())};
+}
+
+// Bytes per parameter of the persistent state under the target's precision.
+struct StateBytesPerParam {
+    double param;     // the copy the optimizer updates (fp32 master, or the bf16 weights)
+    double grad;      // the gradient the optimizer reads
+    double optimizer; // Adam moments (+ DeepSpeed's separate fp32 master next to bf16 weights)
+};
+
+// Where the step's peak lies decides what is live: at the start of backward every activation and the
+// loss's logits, at the end of backward every gradient the framework creates in backward and frees at
+// zero_grad(set_to_none=True) (PyTorch's default since 2.0; Transformers' Trainer and torchtitan
+// call it so). The larger of the two is the peak.
+void peakOfTwoPhases(MemoryBreakdown& mb, double transientGrads)
+{
+    if (transientGrads > mb.activations + mb.logitsAndLoss) {
+        mb.deviceGrads += transientGrads;
+        mb.activations = 0;
+        mb.logitsAndLoss = 0;
+    }
+}
+
+void deepSpeedStages(MemoryBreakdown& mb, const MemoryContext& ctx, const EstimateInput& in, Strategy s)
+{
+    const double n = ctx.params;
+    const double w = ctx.world;
+    const bool master = in.training.precision == PrecisionPolicy::Bf16Fp32Master;
+    // bf16 weights and gradients; with "bf16": {"enabled": true} an fp32 master and fp32 Adam moments
+    // (12 bytes) and, for the step, an fp32 gradient partition (4). Pure bf16 keeps bf16 moments (4).
+    const double optimizer = master ? 12.0 : 4.0;
+    const double fp32Grad = master ? 4.0 : 0.0;
+    // The "ipg" bucket gradients are copied into before each reduction (contiguous_gradients, on by
+    // default) holds reduce_bucket_size bf16 elements; overlap_comm doubles it. DeepSpeed turns
+    // overlap_comm on by default for stage 3 only (runtime/zero/config.py).
+    const double bucket = kBf16Bytes * d(in.knobs.reduceBucketElements);
+    const bool stage3 = traits(s).shardsParameters;
+    const double buckets = bucket * ((stage3 && in.knobs.overlapComm) ? 2.0 : 1.0);
+    // Stage 3 gathers one module at a time: DeepSpeed's own estimate adds 4 x the largest module (its
+    // bf16 parameters and gradient), and the prefetch keeps up to stage3_prefetch_bucket_size more
+    // elements gathered, never above stage3_max_live_parameters.
+    const double liveGathered =
+        std::min(d(in.knobs.maxLiveParameters), d(in.knobs.prefetchBucketElements) + ctx.layer);
+    switch (s) {
+    case Strategy::Zero1:
+        mb.deviceParams = kBf16Bytes * n;
+        mb.deviceGrads = kBf16Bytes * n + fp32Grad * n / w;
+        mb.deviceOptimizer = optimizer * n / w;
+        mb.commBuffers = buckets;
+        break;
+    case Strategy::Zero2:
+        mb.deviceParams = kBf16Bytes * n;
+        mb.deviceGrads = (kBf16Bytes + fp32Grad) * n / w;
+        mb.deviceOptimizer = optimizer * n / w;
+        mb.commBuffers = buckets;
+        break;
+    case Strategy::Zero3:
+        mb.deviceParams = kBf16Bytes * n / w;
+        mb.deviceGrads = (master ? 4.0 : kBf16Bytes) * n / w;
+        mb.deviceOptimizer = optimizer * n / w;
+        mb.gatheredParams = 4.0 * ctx.largestModule + kBf16Bytes * liveGathered;
+        mb.commBuffers = buckets;
+        break;
+    case Strategy::Zero3Offload: // offload_optimizer {device: cpu}: gradients, master and moments on the host
+        mb.deviceParams = kBf16Bytes * n / w;
+        mb.gatheredParams = 4.0 * ctx.largestModule + kBf16Bytes * liveGathered;
+        mb.commBuffers = buckets;
+        mb.hostGrads = (master ? 4.0 : kBf16Bytes) * n / w;
+        mb.hostOptimizer = optimizer * n / w;
+        break;
+    default:
+        break;
+    }
+}
+
+// zero0 in DeepSpeed: with bf16 on, the engine wraps the optimizer in BF16_Optimizer
+// (runtime/bf16_optimizer.py), which accumulates gradients into a full fp32 buffer and keeps the
+// fp32 master and moments partitioned across the data-parallel ranks.
+void deepSpeedStage0(MemoryBreakdown& mb, const MemoryContext& ctx, const EstimateInput& in)
+{
+    const double n = ctx.params;
+    const bool master = in.training.precision == PrecisionPolicy::Bf16Fp32Master;
+    mb.deviceParams = kBf16Bytes * n;
+    mb.deviceGrads = kBf16Bytes * n + (master ? 4.0 * n : 0.0);
+    mb.deviceOptimizer = (master ? 12.0 : 4.0) * n / ctx.world;
+}
+
+// PyTorch: DDP for zero0, fully_shard for the fsdp2 strategies.
+void torchStrategies(MemoryBreakdown& mb, const MemoryContext& ctx, const EstimateInput& in, Strategy s)
+{
+    const double n = ctx.params;
+    const double w = ctx.world;
+    const bool master = in.training.precision == PrecisionPolicy::Bf16Fp32Master;
+    // With an fp32 master the model's parameters are fp32 (Accelerate's aligned mode, torchtitan) and
+    // their gradients too; pure bf16 loads the model in bf16 (Accelerate's memory-constrained mode).
+    const StateBytesPerParam st{master ? 4.0 : kBf16Bytes, master ? 4.0 : kBf16Bytes, master ? 8.0 : 4.0};
+    const double root = d(in.model.rootParams());
+    const double layer = ctx.layer;
+    // The unsharded gradient of the unit being reduced, in bf16, its copy in the reduce dtype (fp32
+    // with a master), and the reduce-scatter's output shard.
+    const double reduceBytes = master ? 4.0 : kBf16Bytes;
+    const double unit = ctx.largestUnit;
+    const double reducing = kBf16Bytes * unit + (master ? reduceBytes * unit : 0.0) + reduceBytes * unit / w;
+    switch (s) {
+    case Strategy::Zero0:
+        // DDP keeps a flat bucket per ~25 MB of gradients, a full copy of every gradient
+        // (gradient_as_bucket_view=False, the default); under autocast the bf16 copies of the fp32
+        // weights the forward cast are kept for backward.
+        mb.deviceParams = st.param * n;
+        mb.deviceOptimizer = st.optimizer * n;
+        mb.commBuffers = st.grad * n;
+        mb.gatheredParams = master ? kBf16Bytes * n : 0.0;
+        peakOfTwoPhases(mb, st.grad * n);
+        break;
+    case Strategy::Fsdp2NoReshard:
+        // Every unit gathered in forward stays unsharded (bf16) until its backward.
+        mb.deviceParams = st.param * n / w;
+        mb.deviceOptimizer = st.optimizer * n / w;
+        mb.gatheredParams = kBf16Bytes * n;
+        mb.commBuffers = reducing;
+        peakOfTwoPhases(mb, st.grad * n / w);
+        break;
+    case Strategy::Fsdp2Reshard:
+        // The root module is not resharded after forward (fully_shard keeps the root's parameters for
+        // the backward that follows at once); a layer in use and the one prefetched are gathered.
+        mb.deviceParams = st.param * n / w;
+        mb.deviceOptimizer = st.optimizer * n / w;
+        mb.gatheredParams = kBf16Bytes * (root + static_cast<double>(std::max(in.knobs.fsdpLiveUnits, 1)) * layer);
+        mb.commBuffers = reducing;
+        peakOfTwoPhases(mb, st.grad * n / w);
+        break;
+    case Strategy::Fsdp2ReshardOffload:
+        // CPUOffloadPolicy: sharded parameters, gradients and optimizer state in pinned host memory;
+        // each gather first copies the shard up.
+        mb.hostParams = st.param * n / w;
+        mb.hostGrads = st.grad * n / w;
+        mb.hostOptimizer = st.optimizer * n / w;
+        mb.gatheredParams = kBf16Bytes * (root + static_cast<double>(std::max(in.knobs.fsdpLiveUnits, 1)) * layer);
+        mb.commBuffers = reducing + st.param * unit / w;
+        break;
+    default:
+        break;
+    }
+}
+
+} // namespace
+
+double largestModuleParams(const ModelSpec& m)
+{
+    const ModuleSizes ms = moduleSizes(m);
+    return std::max({ms.q, ms.k, ms.v, ms.o, ms.gate, ms.up, ms.down, ms.embedding, ms.head});
+}
+
+double modulesAboveThreshold(const ModelSpec& m, double threshold)
+{
+    const ModuleSizes ms = moduleSizes(m);
+    double count = 0;
+    for (double size : {ms.q, ms.k, ms.v, ms.o, ms.gate, ms.up, ms.down, ms.norm, ms.norm})
+        count += size > threshold ? 1.0 : 0.0;
+    return count;
+}
+
+MemoryBreakdown frameworkMemoryBreakdown(const MemoryContext& ctx, const EstimateInput& in, Strategy s)
+{
+    MemoryBreakdown mb;
+    mb.activations = ctx.activations;
+    mb.logitsAndLoss = std::max(ctx.logits, ctx.backwardWorking);
+    mb.workspace = ctx.workspace;
+    const bool deepSpeedFamily = traits(s).family == StrategyFamily::DeepSpeedZero;
+    if (s == Strategy::Zero0 && in.framework.framework == Framework::DeepSpeed)
+        deepSpeedStage0(mb, ctx, in);
+    else if (s != Strategy::Zero0 && deepSpeedFamily)
+        deepSpeedStages(mb, ctx, in, s);
+    else
+        torchStrategies(mb, ctx, in, s);
+    mb.fragmentation = ctx.fragmentationFraction * mb.allocatedPeak();
+    mb.runtimeContext = ctx.runtimeContext;
+    return mb;
+}
+
+} // namespace shardwise::detail
