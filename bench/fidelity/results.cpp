@@ -54,6 +54,7 @@ std::optional<RankFile> readCell(const std::filesystem::path& file, const GpuSpe
             o.input.training.expandableSegments = start->allocator.expandableSegments;
             o.input.knobs = rc.knobs;
             applyRunnerBehaviour(o.input, start->versions);
+            applyRunBackend(o.input, rc);
             o.strategy = rc.strategy;
             cell.modelId = rc.model.id;
             cell.seq = rc.training.seqLen;

@@ -25,7 +25,12 @@ struct Coefficient {
     bool logScale;
     Target target;
     bool (*informs)(const Observation&);
+    // A framework target's term (Calibration's "Framework targets"): only runs of a framework inform it,
+    // and only runs of the native runner inform the others.
+    bool frameworkTerm = false;
 };
+
+bool eager(const Observation& o) { return o.input.framework.framework != Framework::Native; }
 
 bool always(const Observation&) { return true; }
 bool hasUnitCollectives(const Observation& o)
@@ -40,6 +45,22 @@ bool runs(const Observation& o)
 {
     return o.strategy == S;
 }
+bool compiled(const Observation& o) { return o.input.framework.compiled; }
+bool eagerLayers(const Observation& o) { return !offloads(o) && !compiled(o); }
+bool torchOffload(const Observation& o)
+{
+    return offloads(o) && o.input.framework.framework != Framework::DeepSpeed;
+}
+bool ddp(const Observation& o) { return o.strategy == Strategy::Zero0 && o.input.framework.framework != Framework::DeepSpeed; }
+bool fsdp2Reshards(const Observation& o)
+{
+    return o.strategy == Strategy::Fsdp2Reshard || o.strategy == Strategy::Fsdp2ReshardOffload;
+}
+bool deepSpeedSchedule(const Observation& o)
+{
+    return o.input.framework.framework == Framework::DeepSpeed || (o.strategy != Strategy::Zero0 && traits(o.strategy).family == StrategyFamily::DeepSpeedZero);
+}
+bool deepSpeedFetches(const Observation& o) { return deepSpeedSchedule(o) && traits(o.strategy).shardsParameters; }
 
 // Order matters: the dominant term first, so later coefficients fit what it leaves.
 constexpr std::array kCoefficients{
@@ -78,6 +99,32 @@ constexpr std::array kCoefficients{
     Coefficient{"logits_bytes_per_element", &Calibration::logitsBytesPerElement, 2.0, 40.0, true, Target::Memory,
                 always},
     Coefficient{"device_workspace_gib", &Calibration::deviceWorkspaceGiB, 0.0, 4.0, false, Target::Memory, always},
+    Coefficient{"eager_elementwise_hbm_efficiency", &Calibration::eagerElementwiseHbmEfficiency, 0.002, 1.0, true,
+                Target::Throughput, eagerLayers, true},
+    Coefficient{"eager_layer_kernel_s", &Calibration::eagerLayerKernelS, 0.0, 0.01, false, Target::Throughput,
+                eagerLayers, true},
+    Coefficient{"eager_layer_launch_s", &Calibration::eagerLayerLaunchS, 0.0, 0.02, false, Target::Throughput,
+                eagerLayers, true},
+    Coefficient{"compiled_elementwise_hbm_efficiency", &Calibration::compiledElementwiseHbmEfficiency, 0.002, 1.0,
+                true, Target::Throughput, compiled, true},
+    Coefficient{"compiled_launch_fraction", &Calibration::compiledLaunchFraction, 0.0, 1.0, false, Target::Throughput,
+                compiled, true},
+    Coefficient{"ddp_step_s_per_param", &Calibration::ddpStepSPerParam, 0.0, 1e-9, false, Target::Throughput, ddp,
+                true},
+    Coefficient{"fsdp2_noreshard_framework_step_s_per_param", &Calibration::fsdp2NoReshardFrameworkStepSPerParam, 0.0,
+                1e-9, false, Target::Throughput, runs<Strategy::Fsdp2NoReshard>, true},
+    Coefficient{"fsdp2_reshard_framework_step_s_per_param", &Calibration::fsdp2ReshardFrameworkStepSPerParam, 0.0,
+                1e-9, false, Target::Throughput, fsdp2Reshards, true},
+    Coefficient{"torch_cpu_adam_params_per_s", &Calibration::torchCpuAdamParamsPerS, 1e7, 1e11, true,
+                Target::Throughput, torchOffload, true},
+    Coefficient{"deepspeed_step_s_per_param", &Calibration::deepspeedStepSPerParam, 0.0, 1e-9, false,
+                Target::Throughput, deepSpeedSchedule, true},
+    Coefficient{"deepspeed_module_fetch_s", &Calibration::deepspeedModuleFetchS, 0.0, 0.01, false, Target::Throughput,
+                deepSpeedFetches, true},
+    Coefficient{"eager_activation_bytes_scale", &Calibration::eagerActivationBytesScale, 0.3, 5.0, true,
+                Target::Memory, always, true},
+    Coefficient{"eager_logits_bytes_per_element", &Calibration::eagerLogitsBytesPerElement, 2.0, 40.0, true,
+                Target::Memory, always, true},
 };
 
 struct Sample {
@@ -190,7 +237,8 @@ CalibrationFit fitCalibration(const std::vector<Observation>& observations, cons
             const std::vector<Sample>& all = k.target == Target::Throughput ? throughput : memory;
             if (isFixed(k.name))
                 continue;
-            if (std::none_of(all.begin(), all.end(), [&](const Sample& s) { return k.informs(*s.obs); }))
+            if (std::none_of(all.begin(), all.end(),
+                             [&](const Sample& s) { return k.informs(*s.obs) && k.frameworkTerm == eager(*s.obs); }))
                 continue;
             // Over every sample of its target, not only those it informs: moving it must not spoil
             // the others.

@@ -38,6 +38,7 @@ std::vector<StoredRunObservation> observationsFromStore(const store::Database& d
         o.input.training.expandableSegments = detail->allocator.expandableSegments || rc.training.expandableSegments;
         o.input.knobs = rc.knobs;
         applyRunnerBehaviour(o.input, detail->versions);
+        applyRunBackend(o.input, rc);
         o.strategy = rc.strategy;
         o.oom = run.status == store::RunStatus::Oom;
         if (!o.oom) {

@@ -14,6 +14,15 @@ void applyRunnerBehaviour(EstimateInput& in, const protocol::SoftwareVersions& v
     in.offloadStagingKept = versions.offloadStaging != protocol::kOffloadStagingInPlace;
 }
 
+void applyRunBackend(EstimateInput& in, const RunConfig& run)
+{
+    in.framework = FrameworkTarget{};
+    if (run.backend == RunBackend::Torch) {
+        in.framework.framework = Framework::Fsdp2;
+        in.framework.compiled = run.torchCompile;
+    }
+}
+
 void validate(const EstimateInput& in)
 {
     validate(in.model, "model");

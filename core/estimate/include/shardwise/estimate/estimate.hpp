@@ -42,6 +42,10 @@ struct EstimateInput {
 // an older runner is predicted as that runner behaved (an empty field means a runner from before it).
 void applyRunnerBehaviour(EstimateInput& in, const protocol::SoftwareVersions& versions);
 
+// A run is predicted as what executed it: the torch backend (runner/torch: DDP and fully_shard on an
+// eager PyTorch decoder) is the fsdp2 framework target, the native runner the native target.
+void applyRunBackend(EstimateInput& in, const RunConfig& run);
+
 // Throws SpecError naming the field when the input cannot be estimated (zero sizes, a GPU without
 // bandwidth figures, ...).
 void validate(const EstimateInput& in);
