@@ -5,6 +5,7 @@
 #
 #   bench/fidelity/run.sh [--runner PATH] [--matrix FILE] [--out DIR] [--budget-s N] [--device cuda|cpu]
 #                         [--cell-timeout-s N] [--probe-timeout-s N] [--archive FILE.tgz] [--cuda-graphs]
+#                         [--runner-args "ARGS"]
 #
 # Defaults: --runner build-gpu/bin/shardwise-runner, --matrix bench/fidelity/matrix.tsv,
 # --out ${OUT:-fidelity-out}, --budget-s 480, --device cuda, --cell-timeout-s 120, --probe-timeout-s 60.
@@ -18,6 +19,9 @@
 # every cell, so a machine that hands back few files (or a cut-off call) still returns every finished
 # cell. --cuda-graphs runs the GPU-resident cells with the runner's --cuda-graphs (their warm-up raised
 # to the 3 steps a capture needs where the matrix has fewer); the offload cells run eager as always.
+# --runner-args passes more runner flags to every cell (e.g. "--precision bf16-fp32-master"); --runner
+# may name the torch backend (shardwise-torch-runner), which takes the same flags and writes the same
+# events (its --probe fails, and the batch is analysed without one: pass --probe-timeout-s 0).
 # Needs bash, coreutils, tar and the runner only.
 set -euo pipefail
 
@@ -29,6 +33,7 @@ device=cuda
 cell_timeout=120
 probe_timeout=60
 archive=""
+runner_args=""
 graphs=0
 while [[ $# -gt 0 ]]; do
     if [[ "$1" == --cuda-graphs ]]; then
@@ -45,6 +50,7 @@ while [[ $# -gt 0 ]]; do
     --cell-timeout-s) cell_timeout="$2" ;;
     --probe-timeout-s) probe_timeout="$2" ;;
     --archive) archive="$2" ;;
+    --runner-args) runner_args="$2" ;;
     -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -113,9 +119,9 @@ while IFS=$'\t' read -r model strategy seq predicted run warmup steps _peak esti
     fi
     limit=$((left < cell_timeout ? left : cell_timeout))
     tag="${model//\//_}__${strategy}__${seq}"
-    extra=()
+    read -r -a extra <<<"$runner_args"
     if ((graphs)) && [[ "$strategy" != *offload* ]]; then
-        extra=(--cuda-graphs)
+        extra+=(--cuda-graphs)
         ((warmup >= 3)) || warmup=3
     fi
     port=$((port + 1))
