@@ -104,6 +104,9 @@ Runtime:
                             comm error                                         (default: 120)
   --dump-params PATH        after the last step write the full fp32 parameters, in canonical order,
                             to PATH.rank<R>: one JSON header line, then raw little-endian float32
+  --dump-initial-params PATH
+                            the same, written before the first step (the initial weights; the torch
+                            backend's --init-params loads them)
   --checkpoint-every N      after every N steps write a sharded checkpoint (each rank its state,
                             then a completion marker) into --checkpoint-dir
   --checkpoint-dir D        checkpoint folder (D/step-<N>/rank-<R>.state, D/step-<N>/COMPLETE)
@@ -200,6 +203,8 @@ RunnerOptions parseOptions(const std::vector<std::string>& args)
             c.tokenFile = value;
         else if (flag == "--dump-params")
             o.dumpParams = value;
+        else if (flag == "--dump-initial-params")
+            o.dumpInitialParams = value;
         else if (flag == "--reduce-bucket")
             c.knobs.reduceBucketElements = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 64, flag);
         else if (flag == "--allgather-bucket")

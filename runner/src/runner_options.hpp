@@ -19,6 +19,9 @@ public:
 struct RunnerOptions {
     RunConfig config;
     std::string dumpParams;   // empty = no dump
+    // Same format as dumpParams, written before the first step: the weights a run starts from, which the
+    // torch backend's --init-params loads so both backends train from identical parameters.
+    std::string dumpInitialParams;
     int collectiveTimeoutS = 120;
     bool help = false;
     // --probe: measure the hardware (docs/protocol.md, "probe") instead of training.

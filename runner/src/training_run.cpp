@@ -223,6 +223,12 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
         graph = std::make_unique<StepGraph>(device);
     }
 
+    if (!options.dumpInitialParams.empty()) {
+        const auto path = options.dumpInitialParams + ".rank" + std::to_string(env.rank);
+        engine.dumpParameters(path);
+        logLine(env.rank, "initial parameters written to " + path);
+    }
+
     for (int step = firstStep; step < total; ++step) {
         progress.step = step;
         const bool timed = step >= c.warmupSteps;
