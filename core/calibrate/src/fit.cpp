@@ -45,6 +45,10 @@ bool runs(const Observation& o)
 {
     return o.strategy == S;
 }
+bool keepsMaster(const Observation& o)
+{
+    return onDevice(o) && o.input.training.precision == PrecisionPolicy::Bf16Fp32Master;
+}
 bool compiled(const Observation& o) { return o.input.framework.compiled; }
 bool eagerLayers(const Observation& o) { return !offloads(o) && !compiled(o); }
 bool torchOffload(const Observation& o)
@@ -95,6 +99,8 @@ constexpr std::array kCoefficients{
                 Target::Throughput, runs<Strategy::Fsdp2Reshard>},
     Coefficient{"fsdp2_reshard_offload_step_s_per_param", &Calibration::fsdp2ReshardOffloadStepSPerParam, 0.0, 1e-8,
                 false, Target::Throughput, runs<Strategy::Fsdp2ReshardOffload>},
+    Coefficient{"master_optimizer_hbm_efficiency", &Calibration::masterOptimizerHbmEfficiency, 0.02, 1.0, true,
+                Target::Throughput, keepsMaster},
     Coefficient{"activation_bytes_scale", &Calibration::activationBytesScale, 0.3, 5.0, true, Target::Memory, always},
     Coefficient{"logits_bytes_per_element", &Calibration::logitsBytesPerElement, 2.0, 40.0, true, Target::Memory,
                 always},
