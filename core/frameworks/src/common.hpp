@@ -1,0 +1,47 @@
+#pragma once
+// Helpers the exports and imports share (private to core/frameworks).
+
+#include "shardwise/frameworks/configs.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace shardwise::frameworks::detail {
+
+// Global batch in sequences: micro-batch x accumulation x world.
+std::int64_t globalBatch(const EstimateInput& in);
+// "true" / "false".
+inline const char* boolText(bool b) { return b ? "true" : "false"; }
+// Every line of `text` prefixed with `prefix` ("# "), for the comment headers.
+std::string commentLines(std::string_view prefix, const std::string& text);
+// The header every text export starts with: the plan's description, the framework and version, and
+// where the keys are documented.
+std::string header(std::string_view prefix, const EstimateInput& in, const PlanIdentity& id, std::string_view kindLine);
+// Throws SpecError("strategy", unsupportedReason(...)) when `kind` cannot express `s`.
+void requireSupported(ConfigKind kind, const EstimateInput& in, Strategy s);
+// The activation checkpointing the input asks for: "off" | "full" | "selective".
+std::string_view checkpointingId(const TrainingSpec& t);
+// The ZeRO stage a DeepSpeed strategy is (zero3_offload: 3).
+int zeroStage(Strategy s);
+
+std::string exportDsConfig(const EstimateInput& in, Strategy s, const PlanIdentity& id);
+std::string exportAccelerate(const EstimateInput& in, Strategy s, const PlanIdentity& id);
+std::string exportTorchtitan(const EstimateInput& in, Strategy s, const PlanIdentity& id);
+std::string exportFsdp2Python(const EstimateInput& in, Strategy s, const PlanIdentity& id);
+std::string exportLaunch(const EstimateInput& in, Strategy s, const PlanIdentity& id);
+
+} // namespace shardwise::frameworks::detail
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace shardwise::frameworks::detail {
+
+ImportedSettings importDsConfig(const nlohmann::json& j);
+ImportedSettings importAccelerate(std::string_view text);
+void warn(ImportedSettings& s, std::string key, std::string message);
+// The strategy of the ZeRO stage and offload devices DeepSpeed states; SpecError naming `offloadKey`
+// for a combination that is none of the eight.
+Strategy strategyForZero(int stage, const std::string& optimizerDevice, const std::string& paramDevice,
+                         const std::string& optimizerKey, const std::string& paramKey, ImportedSettings& s);
+
+} // namespace shardwise::frameworks::detail

@@ -1,0 +1,85 @@
+// Accelerate config YAML (`accelerate launch --config_file`). Top-level keys: ClusterConfig in
+// src/accelerate/commands/config/config_args.py, which refuses unknown keys, so the plan is named in
+// comments; fsdp_config keys: docs/source/usage_guides/fsdp.md and concept_guides/fsdp1_vs_fsdp2.md;
+// deepspeed_config keys: docs/source/usage_guides/deepspeed.md (Accelerate 1.x).
+#include "common.hpp"
+
+namespace shardwise::frameworks::detail {
+
+namespace {
+
+void line(std::string& out, int indent, const std::string& key, const std::string& value)
+{
+    out += std::string(static_cast<std::size_t>(indent), ' ') + key + ": " + value + "\n";
+}
+
+} // namespace
+
+std::string exportAccelerate(const EstimateInput& in, Strategy s, const PlanIdentity& id)
+{
+    const TrainingSpec& t = in.training;
+    const StrategyTraits& st = traits(s);
+    const bool fsdp = st.family == StrategyFamily::Fsdp2;
+    const bool deepspeed = st.family == StrategyFamily::DeepSpeedZero && s != Strategy::Zero0;
+    std::string out = header("# ", in, id, "Accelerate config, `accelerate launch --config_file accelerate.yaml train.py`");
+    if (t.precision == PrecisionPolicy::PureBf16)
+        out += "# Precision bf16: load the model with torch_dtype=torch.bfloat16 so parameters, gradients and AdamW\n"
+               "# state stay bf16; mixed_precision bf16 below then only sets the compute dtype.\n";
+    else
+        out += "# Precision bf16-fp32-master: load the model in float32 (the default); mixed_precision bf16 computes\n"
+               "# in bf16 and keeps fp32 master weights and AdamW state.\n";
+    if (t.activationCheckpointing && t.checkpointPolicy == CheckpointPolicy::Selective)
+        out += "# Selective checkpointing has no Accelerate key: fsdp_activation_checkpointing recomputes whole layers.\n";
+    if (!deepspeed)
+        out += "# Micro-batch " + std::to_string(t.microBatch) + " per GPU and " + std::to_string(t.gradAccumulation)
+            + " accumulation step(s): set them in the script (per_device_train_batch_size,\n"
+              "# Accelerator(gradient_accumulation_steps=...)); Accelerate's config has no key for them.\n";
+    if (in.cluster.nodes > 1)
+        out += "# Several nodes: main_process_ip is the first node's address; machine_rank is each node's index.\n";
+    line(out, 0, "compute_environment", "LOCAL_MACHINE");
+    line(out, 0, "debug", "false");
+    if (deepspeed) {
+        out += "deepspeed_config:\n";
+        line(out, 2, "gradient_accumulation_steps", std::to_string(t.gradAccumulation));
+        line(out, 2, "gradient_clipping", "1.0");
+        line(out, 2, "offload_optimizer_device", st.offloadsOptimizer ? "cpu" : "none");
+        line(out, 2, "offload_param_device", st.offloadsParameters ? "cpu" : "none");
+        if (zeroStage(s) == 3) {
+            line(out, 2, "zero3_init_flag", "true");
+            line(out, 2, "zero3_save_16bit_model", "true");
+        }
+        line(out, 2, "zero_stage", std::to_string(zeroStage(s)));
+    }
+    line(out, 0, "distributed_type", fsdp ? "FSDP" : deepspeed ? "DEEPSPEED" : "MULTI_GPU");
+    line(out, 0, "downcast_bf16", "'no'");
+    if (in.framework.compiled) {
+        out += "dynamo_config:\n";
+        line(out, 2, "dynamo_backend", "INDUCTOR");
+    }
+    line(out, 0, "enable_cpu_affinity", "false");
+    if (fsdp) {
+        out += "fsdp_config:\n";
+        line(out, 2, "fsdp_activation_checkpointing", boolText(t.activationCheckpointing));
+        line(out, 2, "fsdp_auto_wrap_policy", "TRANSFORMER_BASED_WRAP");
+        line(out, 2, "fsdp_cpu_ram_efficient_loading", "true");
+        line(out, 2, "fsdp_offload_params", boolText(st.offloadsParameters));
+        line(out, 2, "fsdp_reshard_after_forward", boolText(st.reshardAfterForward));
+        line(out, 2, "fsdp_state_dict_type", "SHARDED_STATE_DICT");
+        line(out, 2, "fsdp_transformer_layer_cls_to_wrap", decoderLayerClass(in.model));
+        line(out, 2, "fsdp_version", "2");
+    }
+    line(out, 0, "machine_rank", "0");
+    if (in.cluster.nodes > 1)
+        line(out, 0, "main_process_ip", "HEAD_NODE_ADDRESS");
+    line(out, 0, "main_process_port", "29500");
+    line(out, 0, "main_training_function", "main");
+    line(out, 0, "mixed_precision", "bf16");
+    line(out, 0, "num_machines", std::to_string(in.cluster.nodes));
+    line(out, 0, "num_processes", std::to_string(in.cluster.worldSize()));
+    line(out, 0, "rdzv_backend", "static");
+    line(out, 0, "same_network", "true");
+    line(out, 0, "use_cpu", "false");
+    return out;
+}
+
+} // namespace shardwise::frameworks::detail

@@ -1,0 +1,89 @@
+// Launch lines for the plan's framework target: torchrun (torch.distributed.run: --nnodes,
+// --nproc-per-node, --rdzv-backend c10d, --rdzv-endpoint, --rdzv-id), the DeepSpeed launcher
+// (deepspeed --hostfile, --num_nodes, --num_gpus, --master_port; hostfile lines "host slots=N"),
+// accelerate launch (--config_file, --machine_rank) and Slurm's srun, one task per node.
+#include "common.hpp"
+
+namespace shardwise::frameworks::detail {
+
+namespace {
+
+// What each rank runs after the launcher's own flags.
+std::string program(const EstimateInput& in, Strategy s)
+{
+    switch (in.framework.framework) {
+    case Framework::DeepSpeed:
+        return "train.py --deepspeed ds_config.json";
+    case Framework::Fsdp2:
+        return "train_fsdp2.py";
+    case Framework::Torchtitan:
+        return "-m torchtitan.train --job.config_file shardwise.toml";
+    case Framework::Native:
+        break;
+    }
+    const TrainingSpec& t = in.training;
+    return "shardwise-runner --model " + in.model.id + " --strategy " + std::string(strategyId(s)) + " --device cuda"
+        + " --precision " + std::string(precisionId(t.precision)) + " --seq " + std::to_string(t.seqLen)
+        + " --micro-batch " + std::to_string(t.microBatch) + (t.cudaGraphs ? " --cuda-graphs" : "");
+}
+
+std::string torchrun(const EstimateInput& in, Strategy s, const std::string& nnodes, const std::string& endpoint,
+                     const std::string& rdzvId)
+{
+    const bool native = in.framework.framework == Framework::Native;
+    return std::string("torchrun") + (native ? " --no-python" : "") + " --nnodes " + nnodes + " --nproc-per-node "
+        + std::to_string(in.cluster.gpusPerNode) + " --rdzv-backend c10d --rdzv-endpoint " + endpoint + " --rdzv-id "
+        + rdzvId + " " + program(in, s);
+}
+
+} // namespace
+
+std::string exportLaunch(const EstimateInput& in, Strategy s, const PlanIdentity& id)
+{
+    const ClusterSpec& c = in.cluster;
+    const std::string nodes = std::to_string(c.nodes);
+    const Framework f = in.framework.framework;
+    const std::string first = f == Framework::DeepSpeed ? "deepspeed" : f == Framework::Fsdp2 ? "accelerate" : "torchrun";
+    std::string out = "#!/usr/bin/env bash\n";
+    out += header("# ", in, id, std::string("launch lines for ") + std::string(traits(f).label));
+    out += "# bash launch.sh [" + std::string(f == Framework::DeepSpeed ? "deepspeed|" : f == Framework::Fsdp2 ? "accelerate|" : "")
+        + "torchrun|srun]: one way to start the " + std::to_string(c.worldSize()) + " rank(s).\n";
+    out += "set -euo pipefail\n";
+    out += "HEAD_NODE=${HEAD_NODE:-" + std::string(c.nodes > 1 ? "node1" : "localhost") + "}  # the first node's address\n";
+    out += "PORT=${PORT:-29500}\n\n";
+    out += "case \"${1:-" + first + "}\" in\n";
+    if (f == Framework::DeepSpeed) {
+        out += "deepspeed)\n";
+        out += "    # The DeepSpeed launcher, once on the first node; it reaches every host of the hostfile over SSH.\n";
+        out += "    printf '%s\\n'";
+        for (int n = 1; n <= c.nodes; ++n)
+            out += " 'node" + std::to_string(n) + " slots=" + std::to_string(c.gpusPerNode) + "'";
+        out += " > hostfile\n";
+        out += "    deepspeed --hostfile hostfile --num_nodes " + nodes + " --num_gpus " + std::to_string(c.gpusPerNode)
+            + " --master_addr \"$HEAD_NODE\" --master_port \"$PORT\" " + program(in, s) + "\n";
+        out += "    ;;\n";
+    } else if (f == Framework::Fsdp2) {
+        out += "accelerate)\n";
+        out += "    # accelerate launch on every node, NODE_RANK 0.." + std::to_string(c.nodes - 1) + "\n";
+        out += "    accelerate launch --config_file accelerate.yaml --machine_rank \"${NODE_RANK:-0}\" --main_process_ip "
+               "\"$HEAD_NODE\" --main_process_port \"$PORT\" "
+            + program(in, s) + "\n";
+        out += "    ;;\n";
+    }
+    out += "torchrun)\n";
+    out += "    # The same line on every node; the rendezvous assigns the ranks.\n";
+    out += "    " + torchrun(in, s, nodes, "\"$HEAD_NODE:$PORT\"", "shardwise") + "\n";
+    out += "    ;;\n";
+    out += "srun)\n";
+    out += "    # Slurm, inside an allocation of " + nodes + " node(s): one task per node, each starting torchrun.\n";
+    out += "    srun --nodes " + nodes + " --ntasks-per-node 1 --gpus-per-node " + std::to_string(c.gpusPerNode)
+        + " bash -c '" + torchrun(in, s, "\"$SLURM_NNODES\"", "\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1):29500\"",
+                                  "\"$SLURM_JOB_ID\"")
+        + "'\n";
+    out += "    ;;\n";
+    out += "*)\n    echo \"usage: $0 [" + std::string(f == Framework::DeepSpeed ? "deepspeed|" : f == Framework::Fsdp2 ? "accelerate|" : "")
+        + "torchrun|srun]\" >&2\n    exit 2\n    ;;\nesac\n";
+    return out;
+}
+
+} // namespace shardwise::frameworks::detail

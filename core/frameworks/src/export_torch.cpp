@@ -1,0 +1,148 @@
+// torchtitan job-config TOML and an FSDP2 / DDP script. torchtitan keys: torchtitan/config/job_config.py
+// (release 0.2: [training] local_batch_size, global_batch_size, seq_len, max_norm, mixed_precision_param,
+// mixed_precision_reduce, enable_cpu_offload; [parallelism] data_parallel_replicate_degree,
+// data_parallel_shard_degree, fsdp_reshard_after_forward; [activation_checkpoint] mode,
+// selective_ac_option; [compile] enable, components). FSDP2: torch.distributed.fsdp.fully_shard
+// (docs/source/distributed.fsdp.fully_shard.rst: MixedPrecisionPolicy, CPUOffloadPolicy, reshard_after_forward).
+#include "common.hpp"
+
+namespace shardwise::frameworks::detail {
+
+namespace {
+
+std::string quoted(const std::string& s)
+{
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\')
+            out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+
+} // namespace
+
+std::string exportTorchtitan(const EstimateInput& in, Strategy s, const PlanIdentity& id)
+{
+    const TrainingSpec& t = in.training;
+    const StrategyTraits& st = traits(s);
+    const int world = in.cluster.worldSize();
+    const bool ddp = s == Strategy::Zero0;
+    std::string out = header("# ", in, id,
+                             "torchtitan " + in.framework.effectiveVersion()
+                                 + " job config (torchtitan/config/job_config.py); merge these sections into your "
+                                   "model's train config and run with --job.config_file");
+    if (t.precision == PrecisionPolicy::PureBf16)
+        out += "# Precision bf16: torchtitan keeps fp32 sharded parameters by default; the plan's pure-bf16 state\n"
+               "# needs the model's parameters in bf16 (set [training] dtype = \"bfloat16\" where your release has it).\n";
+    out += "\n[job]\n";
+    out += "description = " + quoted(id.description) + "\n";
+    out += "\n[training]\n";
+    out += "local_batch_size = " + std::to_string(t.microBatch) + "\n";
+    out += "global_batch_size = " + std::to_string(globalBatch(in)) + "  # local x data-parallel degree x "
+        + std::to_string(t.gradAccumulation) + " accumulation step(s)\n";
+    out += "seq_len = " + std::to_string(t.seqLen) + "\n";
+    out += "max_norm = 1.0\n";
+    out += "mixed_precision_param = \"bfloat16\"\n";
+    out += "mixed_precision_reduce = \"float32\"\n";
+    out += std::string("enable_cpu_offload = ") + boolText(st.offloadsParameters) + "\n";
+    out += "\n[parallelism]\n";
+    out += "data_parallel_replicate_degree = " + std::to_string(ddp ? world : 1) + "\n";
+    out += "data_parallel_shard_degree = " + std::to_string(ddp ? 1 : world) + "\n";
+    out += std::string("fsdp_reshard_after_forward = ") + (st.reshardAfterForward ? "\"always\"" : "\"never\"") + "\n";
+    out += "tensor_parallel_degree = 1\n";
+    out += "pipeline_parallel_degree = 1\n";
+    out += "context_parallel_degree = 1\n";
+    out += "\n[activation_checkpoint]\n";
+    out += std::string("mode = \"") + (!t.activationCheckpointing ? "none"
+                                       : t.checkpointPolicy == CheckpointPolicy::Selective ? "selective" : "full")
+        + "\"\n";
+    if (t.activationCheckpointing && t.checkpointPolicy == CheckpointPolicy::Selective)
+        out += "selective_ac_option = \"op\"\n";
+    out += "\n[compile]\n";
+    out += std::string("enable = ") + boolText(in.framework.compiled) + "\n";
+    out += "components = [\"model\", \"loss\"]\n";
+    return out;
+}
+
+std::string exportFsdp2Python(const EstimateInput& in, Strategy s, const PlanIdentity& id)
+{
+    const TrainingSpec& t = in.training;
+    const StrategyTraits& st = traits(s);
+    const bool ddp = s == Strategy::Zero0;
+    const bool pure = t.precision == PrecisionPolicy::PureBf16;
+    std::string out = "#!/usr/bin/env python3\n";
+    out += header("# ", in, id,
+                  std::string(ddp ? "DDP" : "FSDP2 (torch.distributed.fsdp.fully_shard)") + ", PyTorch "
+                      + (in.framework.framework == Framework::Fsdp2 ? in.framework.effectiveVersion()
+                                                                    : std::string(traits(Framework::Fsdp2).defaultVersion))
+                      + "; start it with torchrun (the launch export)");
+    out += "import os\n\nimport torch\nimport torch.distributed as dist\n";
+    if (ddp)
+        out += "from torch.nn.parallel import DistributedDataParallel as DDP\n";
+    else
+        out += "from torch.distributed.device_mesh import init_device_mesh\n"
+               "from torch.distributed.fsdp import CPUOffloadPolicy, MixedPrecisionPolicy, fully_shard\n";
+    out += "from transformers import AutoModelForCausalLM\n\n";
+    out += "MODEL_PATH = os.environ.get(\"MODEL_PATH\", " + quoted(in.model.id) + ")  # a Hugging Face checkpoint\n";
+    out += "MICRO_BATCH, SEQ_LEN, ACCUMULATION = " + std::to_string(t.microBatch) + ", " + std::to_string(t.seqLen) + ", "
+        + std::to_string(t.gradAccumulation) + "\n\n";
+    out += "dist.init_process_group(\"nccl\")\n";
+    out += "local_rank = int(os.environ[\"LOCAL_RANK\"])\n";
+    out += "torch.cuda.set_device(local_rank)\n";
+    out += std::string("model = AutoModelForCausalLM.from_pretrained(MODEL_PATH, torch_dtype=torch.")
+        + (pure ? "bfloat16" : "float32") + ")\n";
+    out += "VOCAB = model.config.vocab_size\n";
+    if (t.activationCheckpointing)
+        out += std::string("model.gradient_checkpointing_enable()") +
+               (t.checkpointPolicy == CheckpointPolicy::Selective
+                    ? "  # selective in the plan: Transformers recomputes whole layers; torchtitan has the op policy\n"
+                    : "\n");
+    if (in.framework.compiled && !ddp)
+        out += "for layer in model.model.layers:\n    layer.compile()  # torch.compile each decoder layer\n";
+    if (ddp) {
+        out += "model = DDP(model.cuda(), device_ids=[local_rank])\n";
+        if (in.framework.compiled)
+            out += "model = torch.compile(model)\n";
+    } else {
+        const std::string reshard = boolText(st.reshardAfterForward);
+        out += "mesh = init_device_mesh(\"cuda\", (dist.get_world_size(),))\n";
+        out += pure ? "mp = MixedPrecisionPolicy()  # parameters are bf16 already\n"
+                    : "mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)\n";
+        std::string extra;
+        if (st.offloadsParameters) {
+            out += "offload = CPUOffloadPolicy(pin_memory=True)  # parameters, gradients and the AdamW step on the CPU\n";
+            extra = ", offload_policy=offload";
+        }
+        out += "for layer in model.model.layers:\n";
+        out += "    fully_shard(layer, mesh=mesh, reshard_after_forward=" + std::string(reshard == "true" ? "True" : "False")
+            + ", mp_policy=mp" + extra + ")\n";
+        out += "fully_shard(model, mesh=mesh, reshard_after_forward=" + std::string(reshard == "true" ? "True" : "False")
+            + ", mp_policy=mp" + extra + ")\n";
+    }
+    out += std::string("optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5")
+        + (st.offloadsParameters ? ")\n" : ", fused=True)\n");
+    out += "\n\ndef batches():\n"
+           "    while True:  # replace with your data loader\n"
+           "        yield torch.randint(0, VOCAB, (MICRO_BATCH, SEQ_LEN), device=\"cuda\")\n\n\n";
+    out += "data = batches()\n";
+    out += "for step in range(100):\n";
+    out += "    for micro in range(ACCUMULATION):\n";
+    if (!ddp)
+        out += "        model.set_requires_gradient_sync(micro == ACCUMULATION - 1)\n";
+    out += "        tokens = next(data)\n";
+    if (!pure && ddp)
+        out += "        with torch.autocast(\"cuda\", dtype=torch.bfloat16):\n"
+               "            loss = model(input_ids=tokens, labels=tokens).loss / ACCUMULATION\n";
+    else
+        out += "        loss = model(input_ids=tokens, labels=tokens).loss / ACCUMULATION\n";
+    out += "        loss.backward()\n";
+    out += "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n";
+    out += "    optimizer.step()\n";
+    out += "    optimizer.zero_grad()\n";
+    out += "dist.destroy_process_group()\n";
+    return out;
+}
+
+} // namespace shardwise::frameworks::detail

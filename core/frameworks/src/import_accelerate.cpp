@@ -1,0 +1,247 @@
+// Accelerate config YAML into a plan's settings. Top-level keys: ClusterConfig and BaseConfig in
+// src/accelerate/commands/config/config_args.py; fsdp_config: docs/source/usage_guides/fsdp.md and
+// concept_guides/fsdp1_vs_fsdp2.md; deepspeed_config: docs/source/usage_guides/deepspeed.md;
+// dynamo_config: the dynamo_backend values of accelerate.utils.DynamoBackend (NO = not compiled).
+#include "common.hpp"
+
+#include "shardwise/spec/json.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <set>
+
+namespace shardwise::frameworks::detail {
+
+namespace {
+
+const std::set<std::string> kTopIgnored{
+    "compute_environment", "debug", "machine_rank", "main_process_ip", "main_process_port", "main_training_function",
+    "rdzv_backend", "same_network", "downcast_bf16", "enable_cpu_affinity", "gpu_ids", "tpu_name", "tpu_zone",
+    "tpu_use_cluster", "tpu_use_sudo", "command_file", "commands", "tpu_vm", "tpu_env", "ipex_config", "mpirun_config",
+    "fp8_config", "use_cpu"};
+const std::set<std::string> kFsdpIgnored{
+    "fsdp_auto_wrap_policy", "fsdp_transformer_layer_cls_to_wrap", "fsdp_state_dict_type",
+    "fsdp_cpu_ram_efficient_loading", "fsdp_sync_module_states", "fsdp_use_orig_params", "fsdp_min_num_params",
+    "fsdp_backward_prefetch", "fsdp_forward_prefetch"};
+const std::set<std::string> kDeepSpeedIgnored{"gradient_clipping", "zero3_init_flag", "zero3_save_16bit_model",
+                                              "deepspeed_multinode_launcher", "deepspeed_hostfile",
+                                              "deepspeed_exclusion_filter", "deepspeed_inclusion_filter"};
+const std::set<std::string> kDynamoIgnored{"dynamo_mode", "dynamo_use_fullgraph", "dynamo_use_dynamic",
+                                           "dynamo_use_regional_compilation"};
+
+std::string join(const std::string& path, const std::string& key) { return path + "." + key; }
+
+std::string describe(const YAML::Node& n)
+{
+    if (n.IsScalar())
+        return "'" + n.Scalar() + "'";
+    return n.IsMap() ? "a mapping" : n.IsSequence() ? "a list" : "nothing";
+}
+
+bool isAuto(const YAML::Node& n) { return n.IsScalar() && n.Scalar() == "auto"; }
+// A quoted scalar ('8', "true") is a string in YAML, whatever it spells.
+bool isPlain(const YAML::Node& n) { return n.IsScalar() && n.Tag() != "!"; }
+
+std::string scalar(const YAML::Node& n, const std::string& key)
+{
+    if (!n.IsScalar())
+        throw SpecError(key, "expected a value, got " + describe(n));
+    return n.Scalar();
+}
+
+bool boolean(const YAML::Node& n, const std::string& key)
+{
+    if (isPlain(n)) {
+        const std::string& v = n.Scalar();
+        if (v == "true" || v == "True" || v == "TRUE")
+            return true;
+        if (v == "false" || v == "False" || v == "FALSE")
+            return false;
+    }
+    throw SpecError(key, "expected true or false, got " + describe(n));
+}
+
+int integer(const YAML::Node& n, const std::string& key, int lo, int hi)
+{
+    int x = 0;
+    if (isPlain(n)) {
+        const std::string& v = n.Scalar();
+        const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+        if (!v.empty() && ec == std::errc() && ptr == v.data() + v.size()) {
+            if (x < lo || x > hi)
+                throw SpecError(key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + v);
+            return x;
+        }
+    }
+    throw SpecError(key, "expected an integer, got " + describe(n));
+}
+
+void requireMap(const YAML::Node& n, const std::string& key)
+{
+    if (!n.IsMap() && !n.IsNull())
+        throw SpecError(key, "expected a mapping, got " + describe(n));
+}
+
+struct Fsdp {
+    std::optional<bool> reshard;
+    std::optional<bool> offload;
+    bool versionStated = false;
+};
+
+Fsdp readFsdp(const YAML::Node& m, ImportedSettings& s)
+{
+    Fsdp f;
+    requireMap(m, "fsdp_config");
+    for (const auto& kv : m) {
+        const std::string name = kv.first.as<std::string>();
+        const std::string key = join("fsdp_config", name);
+        const YAML::Node& v = kv.second;
+        if (name == "fsdp_version") {
+            f.versionStated = true;
+            if (integer(v, key, 1, 2) == 1)
+                throw SpecError(key, "1 (FSDP1) is not planned: Shardwise plans FSDP2; convert the file with "
+                                     "`accelerate to-fsdp2`");
+        } else if (name == "fsdp_reshard_after_forward") {
+            f.reshard = boolean(v, key);
+        } else if (name == "fsdp_offload_params") {
+            f.offload = boolean(v, key);
+        } else if (name == "fsdp_activation_checkpointing") {
+            s.activationCheckpointing = boolean(v, key);
+        } else if (name == "fsdp_sharding_strategy") {
+            warn(s, key, "an FSDP1 key; under fsdp_version 2 fsdp_reshard_after_forward decides");
+        } else if (!kFsdpIgnored.count(name)) {
+            warn(s, key, "not an FSDP key Shardwise knows; ignored");
+        }
+        if (name == "fsdp_auto_wrap_policy" && scalar(v, key) != "TRANSFORMER_BASED_WRAP")
+            warn(s, key, "the plan shards per decoder layer (TRANSFORMER_BASED_WRAP); other wrapping is not modelled");
+    }
+    if (!f.versionStated)
+        warn(s, "fsdp_config.fsdp_version", "not stated: read as 2 (FSDP2), the plan's framework");
+    return f;
+}
+
+} // namespace
+
+ImportedSettings importAccelerate(std::string_view text)
+{
+    YAML::Node root;
+    try {
+        root = YAML::Load(std::string(text));
+    } catch (const YAML::Exception& e) {
+        throw SpecError("file", std::string("not valid YAML: ") + e.what());
+    }
+    if (!root.IsMap())
+        throw SpecError("file", "not an Accelerate config: expected a mapping of keys");
+    ImportedSettings s;
+    s.format = ConfigFormat::Accelerate;
+    s.framework = Framework::Fsdp2;
+    std::string type;
+    Fsdp fsdp;
+    bool fsdpSeen = false;
+    int zeroStage = -1;
+    std::string optimizerDevice = "none";
+    std::string paramDevice = "none";
+    for (const auto& kv : root) {
+        const std::string name = kv.first.as<std::string>();
+        const YAML::Node& v = kv.second;
+        if (name == "distributed_type") {
+            type = scalar(v, name);
+            if (type != "FSDP" && type != "DEEPSPEED" && type != "MULTI_GPU" && type != "NO")
+                throw SpecError(name, "'" + type + "' is not planned: Shardwise plans FSDP, DEEPSPEED, MULTI_GPU (DDP) and NO");
+        } else if (name == "mixed_precision") {
+            const std::string p = scalar(v, name);
+            if (p == "bf16")
+                s.precision = PrecisionPolicy::Bf16Fp32Master;
+            else if (p == "fp16") {
+                s.precision = PrecisionPolicy::Bf16Fp32Master;
+                warn(s, name, "fp16 planned as bf16 with fp32 master weights (the same bytes per parameter)");
+            } else if (p == "no")
+                warn(s, name, "'no': fp32 training is not planned; the plan's precision is kept");
+            else
+                throw SpecError(name, "'" + p + "' is not planned: expected bf16, fp16 or no");
+        } else if (name == "num_machines") {
+            if (isAuto(v))
+                s.autoKeys.push_back(name);
+            else
+                s.nodes = integer(v, name, 1, 4096);
+        } else if (name == "num_processes") {
+            if (isAuto(v))
+                s.autoKeys.push_back(name);
+            else if (const int n = integer(v, name, -1, 1 << 20); n > 0)
+                s.worldSize = n;
+            else if (n == 0)
+                throw SpecError(name, "must be at least 1 (or -1: not stated), got 0");
+        } else if (name == "use_cpu") {
+            if (boolean(v, name))
+                throw SpecError(name, "true: Shardwise plans training on GPUs");
+        } else if (name == "fsdp_config") {
+            fsdpSeen = true;
+            fsdp = readFsdp(v, s);
+        } else if (name == "deepspeed_config") {
+            requireMap(v, name);
+            for (const auto& dkv : v) {
+                const std::string sub = dkv.first.as<std::string>();
+                const std::string key = join(name, sub);
+                const YAML::Node& dv = dkv.second;
+                if (sub == "zero_stage")
+                    zeroStage = integer(dv, key, 0, 3);
+                else if (sub == "offload_optimizer_device")
+                    optimizerDevice = scalar(dv, key);
+                else if (sub == "offload_param_device")
+                    paramDevice = scalar(dv, key);
+                else if (sub == "gradient_accumulation_steps") {
+                    if (isAuto(dv))
+                        s.autoKeys.push_back(key);
+                    else
+                        s.gradAccumulation = integer(dv, key, 1, 65536);
+                } else if (sub == "deepspeed_config_file")
+                    warn(s, key, "settings in '" + scalar(dv, key) + "' are not read from here: open that file too");
+                else if (!kDeepSpeedIgnored.count(sub))
+                    warn(s, key, "not a deepspeed_config key Shardwise knows; ignored");
+            }
+        } else if (name == "dynamo_config") {
+            requireMap(v, name);
+            for (const auto& dkv : v) {
+                const std::string sub = dkv.first.as<std::string>();
+                const std::string key = join(name, sub);
+                if (sub == "dynamo_backend")
+                    s.compiled = scalar(dkv.second, key) != "NO";
+                else if (!kDynamoIgnored.count(sub))
+                    warn(s, key, "not a dynamo_config key Shardwise knows; ignored");
+            }
+        } else if (name == "megatron_lm_config" || name == "tp_config") {
+            if (v.IsMap() && v.size() > 0)
+                warn(s, name, "tensor or pipeline parallelism is not planned; ignored");
+        } else if (!kTopIgnored.count(name)) {
+            warn(s, name, "not an Accelerate key Shardwise knows; ignored");
+        }
+    }
+    if (type.empty())
+        throw SpecError("distributed_type", "missing: Accelerate requires it (FSDP, DEEPSPEED, MULTI_GPU or NO)");
+    if (type == "FSDP") {
+        const bool reshard = fsdp.reshard.value_or(true);
+        const bool offload = fsdp.offload.value_or(false);
+        if (offload && !reshard)
+            throw SpecError("fsdp_config.fsdp_offload_params",
+                            "offload without resharding is none of the eight strategies (fsdp2_reshard_offload reshards)");
+        s.strategy = offload ? Strategy::Fsdp2ReshardOffload : reshard ? Strategy::Fsdp2Reshard : Strategy::Fsdp2NoReshard;
+        if (!fsdpSeen)
+            warn(s, "fsdp_config", "missing: planned with fully_shard's defaults (reshard after forward, no offload)");
+    } else if (type == "DEEPSPEED") {
+        s.framework = Framework::DeepSpeed;
+        if (zeroStage < 0)
+            throw SpecError("deepspeed_config.zero_stage", "missing: the ZeRO stage decides the strategy");
+        s.strategy = strategyForZero(zeroStage, optimizerDevice, paramDevice, "deepspeed_config.offload_optimizer_device",
+                                     "deepspeed_config.offload_param_device", s);
+    } else {
+        s.strategy = Strategy::Zero0;
+        if (type == "NO")
+            s.worldSize = 1;
+    }
+    if (s.activationCheckpointing)
+        s.checkpointPolicy = CheckpointPolicy::Full;
+    return s;
+}
+
+} // namespace shardwise::frameworks::detail
