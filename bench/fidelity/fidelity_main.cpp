@@ -2,7 +2,9 @@
 //   matrix  [--models a,b,..] [--seqs 1024,2048,..] [--gpu h200] [--host-ram-gib X] [--oom-proofs N] > matrix.tsv
 //   analyze --results DIR [--results DIR ..] [--memory-only-results DIR ..] [--matrix matrix.tsv]
 //           [--gpu h200] [--host-ram-gib X] [--out PREFIX] [--command TEXT] [--presets-fitted-on TEXT]
+//   published [--dir bench/published] [--out PREFIX] [--command TEXT] [--commit TEXT]
 #include "fidelity.hpp"
+#include "published_report.hpp"
 
 #include "shardwise/spec/json.hpp"
 
@@ -30,7 +32,11 @@ int usage(const std::string& why)
                  "  A timed batch's DIR/probe.jsonl (run.sh's probe) seeds every fold with the coefficients it measured;\n"
                  "  --probe DIR takes DIR/probe.jsonl instead, from a call that only probed the device.\n"
                  "  --host-ram-gib: RAM of the measuring machine (run.sh's device.txt has its MemTotal; default 512):\n"
-                 "  whether an offload cell's host state fits is part of its verdict.\n",
+                 "  whether an offload cell's host state fits is part of its verdict.\n"
+                 "       shardwise-bench-fidelity published [--dir DIR] [--out PREFIX] [--command TEXT] [--commit TEXT]\n"
+                 "  published: every cell of DIR/*.json (default bench/published) predicted against its published figures,\n"
+                 "  with a leave-one-source-out speed factor per framework; writes PREFIX.md and PREFIX.json\n"
+                 "  (default bench/results/published).\n",
                  why.c_str());
     return 2;
 }
@@ -70,7 +76,7 @@ int main(int argc, char** argv)
 {
     using namespace shardwise;
     if (argc < 2)
-        return usage("missing subcommand (matrix or analyze)");
+        return usage("missing subcommand (matrix, analyze or published)");
     const std::string sub = argv[1];
     try {
         const char* env = std::getenv("SHARDWISE_PRESETS");
@@ -178,6 +184,22 @@ int main(int argc, char** argv)
             for (const fidelity::Batch& b : r.batches)
                 timed.push_back(!b.memoryOnly);
             return fidelity::writeReport(fidelity::mergeRepeats(std::move(cells), timed), matrix, r);
+        }
+        if (sub == "published") {
+            for (const auto& [k, v] : flags) {
+                if (k != "--dir" && k != "--out" && k != "--command" && k != "--commit")
+                    return usage(k + ": unknown flag for published");
+                if (v.size() > 1)
+                    return usage(k + ": given more than once");
+            }
+            const std::string prefix = flag("--out", std::string(SHARDWISE_SOURCE_DIR) + "/bench/results/published");
+            fidelity::PublishedOptions o;
+            o.dir = flag("--dir", std::string(SHARDWISE_SOURCE_DIR) + "/bench/published");
+            o.markdown = prefix + ".md";
+            o.json = prefix + ".json";
+            o.command = flag("--command", "build/ci/bin/shardwise-bench-fidelity published");
+            o.commit = flag("--commit", "");
+            return fidelity::runPublished(o);
         }
         return usage("unknown subcommand '" + sub + "'");
     } catch (const SpecError& e) {

@@ -1,0 +1,175 @@
+// bench/published: every source file parses, cites its source and gives each cell a setup the planner
+// can build (or says why not); the cells import into a real SQLite store as published runs, once.
+
+#include "shardwise/published/published.hpp"
+#include "shardwise/published/published_import.hpp"
+#include "shardwise/store/runs.hpp"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+
+using namespace shardwise;
+using namespace shardwise::published;
+
+namespace {
+
+std::filesystem::path sourceDir() { return std::filesystem::path(SHARDWISE_SOURCE_DIR) / "bench" / "published"; }
+
+int predictableTrainingCells(const std::vector<Source>& sources, const PresetCatalog& catalog)
+{
+    int n = 0;
+    for (const Source& s : sources)
+        for (const Cell& c : s.cells)
+            n += c.kind == CellKind::Training && buildInput(c, catalog).ok;
+    return n;
+}
+
+std::map<std::string, store::RunSummary> publishedRuns(const store::Database& db)
+{
+    std::map<std::string, store::RunSummary> out;
+    for (const store::RunSummary& r : store::listRuns(db))
+        if (isPublishedRun(r.importSource))
+            out.emplace(r.importSource, r);
+    return out;
+}
+
+} // namespace
+
+class TestPublished : public QObject {
+    Q_OBJECT
+
+private slots:
+    void everyFileParsesWithCitationAndBuildableSetups()
+    {
+        const auto sources = loadDirectory(sourceDir());
+        QVERIFY(sources.size() >= 7);
+        const PresetCatalog& catalog = PresetCatalog::builtin();
+        int predicted = 0;
+        for (const Source& s : sources) {
+            const QString where = QString::fromStdString(s.id);
+            QVERIFY2(!s.citation.title.empty() && !s.citation.authors.empty() && !s.citation.url.empty()
+                         && !s.citation.date.empty() && !s.citation.version.empty() && !s.citation.location.empty(),
+                     qPrintable(where));
+            QVERIFY2(!s.cells.empty(), qPrintable(where));
+            for (const Cell& c : s.cells) {
+                const QString cell = where + QLatin1Char('/') + QString::fromStdString(c.id);
+                const CellInput in = buildInput(c, catalog);
+                // A cell the file calls predictable must build; one it does not must say why.
+                if (c.predictable) {
+                    QVERIFY2(in.ok, qPrintable(cell + QStringLiteral(": ") + QString::fromStdString(in.reason)));
+                    const CellPrediction p = predict(c, in);
+                    QVERIFY2(p.ok, qPrintable(cell));
+                    if (c.kind == CellKind::Training)
+                        QVERIFY2(p.predictedTokensPerSPerGpu > 0 && p.predictedMemoryBytes > 0, qPrintable(cell));
+                    ++predicted;
+                } else {
+                    QVERIFY2(!in.ok && !in.reason.empty(), qPrintable(cell));
+                }
+                // Every field the prediction assumed carries its reason in the file.
+                for (const std::string& field : in.assumed)
+                    QVERIFY2(c.assumptions.contains(field), qPrintable(cell + QStringLiteral(": ") + QString::fromStdString(field)));
+            }
+        }
+        QVERIFY(predicted >= 20);
+    }
+
+    void modelStateFiguresAgreeWithTheirOwnFormulas()
+    {
+        // The ZeRO paper's Figure 1 is (2 + 2 + 12) bytes per parameter split as its stage says; Shardwise's
+        // model-state bytes for bf16-fp32-master are the same split, so the errors are rounding only.
+        const Source zero = loadSource(sourceDir() / "zero-paper-sc20.json");
+        for (const Cell& c : zero.cells) {
+            const CellPrediction p = predict(c, buildInput(c, PresetCatalog::builtin()));
+            QVERIFY2(p.memoryError && std::fabs(*p.memoryError) < 0.03, qPrintable(QString::fromStdString(c.id)));
+        }
+        // DeepSpeed's estimator prints GB computed as bytes / 2^30: ZeRO-2 without offload is 6 bytes per parameter.
+        const Source ds = loadSource(sourceDir() / "deepspeed-memory-estimator-docs.json");
+        for (const Cell& c : ds.cells)
+            if (c.id == "zero2-cold-no-offload")
+                QVERIFY(std::fabs(c.published.deviceMemory->bytes() / (6 * 2851e6) - 1.0) < 1e-3);
+    }
+
+    void malformedFilesAreRejectedWithTheirPlace()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::filesystem::path file = std::filesystem::path(dir.path().toStdString()) / "bad.json";
+        std::ofstream(file) << R"({"format": "shardwise-published", "version": 1, "id": "bad",
+            "citation": {"title": "t", "authors": "a", "url": "u", "date": "d", "version": "v", "location": "l"},
+            "summary": "s", "cells": [{"id": "c", "location": "x", "published": {"outcome": "completed",
+            "memory": {"value": 1, "unit": "MB", "kind": "reserved"}}}]})";
+        try {
+            loadSource(file);
+            QFAIL("accepted a memory unit of MB");
+        } catch (const PublishedError& e) {
+            QVERIFY2(std::string(e.what()).find("bad.json: cells[0].published.memory.unit") == 0, e.what());
+        }
+    }
+
+    void importStoresPublishedRunsOnce()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const auto path = std::filesystem::path(dir.path().toStdString()) / "store.sqlite";
+        const auto sources = loadDirectory(sourceDir());
+        const PresetCatalog& catalog = PresetCatalog::builtin();
+        const int expected = predictableTrainingCells(sources, catalog);
+        QVERIFY(expected >= 10);
+        {
+            store::Database db = store::Database::open(path);
+            const PublishedImportResult first = importPublished(db, sources, catalog);
+            QCOMPARE(static_cast<int>(first.inserted.size()), expected);
+            QVERIFY(first.alreadyStored.empty());
+            QVERIFY(!first.skipped.empty()); // model-state, statement and inexpressible cells
+        }
+        {
+            // A fresh connection to the same file: the runs are there with their origin and figures.
+            store::Database db = store::Database::open(path);
+            const auto runs = publishedRuns(db);
+            QCOMPARE(static_cast<int>(runs.size()), expected);
+            for (const auto& [key, r] : runs) {
+                QCOMPARE(r.source, store::RunSource::Imported);
+                QCOMPARE(QString::fromStdString(r.launcher), QStringLiteral("published"));
+                QVERIFY2(r.note.find("Published: ") == 0, key.c_str());
+                QVERIFY2(r.predicted.tokensPerS && *r.predicted.tokensPerS > 0, key.c_str());
+            }
+            const store::RunSummary& t1 = runs.at("published:torchtitan-performance-h100-2024-12/t1-fsdp");
+            QCOMPARE(t1.status, store::RunStatus::Completed);
+            QCOMPARE(t1.worldSize, 8);
+            QCOMPARE(t1.modelId, std::string("llama-3.1-8b"));
+            QCOMPARE(t1.strategy, Strategy::Fsdp2Reshard);
+            QVERIFY(t1.tokensPerS && std::fabs(*t1.tokensPerS - 5762.0 * 8) < 1e-6); // the store keeps global tokens/s
+            QVERIFY(t1.peakReserved && std::llabs(*t1.peakReserved - std::llround(82.4 * 1024 * 1024 * 1024)) <= 1);
+            const store::RunSummary& oom = runs.at("published:deepspeed-issue-3901/zero2");
+            QCOMPARE(oom.status, store::RunStatus::Oom);
+            QCOMPARE(oom.strategy, Strategy::Zero2);
+            QVERIFY(!oom.tokensPerS);
+            const store::RunSummary& falcon = runs.at("published:deepspeed-issue-3901/fsdp");
+            QVERIFY(falcon.medianStepS && std::fabs(*falcon.medianStepS - 2.93) < 1e-9);
+
+            // Importing again adds nothing.
+            const PublishedImportResult second = importPublished(db, sources, catalog);
+            QVERIFY(second.inserted.empty());
+            QCOMPARE(static_cast<int>(second.alreadyStored.size()), expected);
+            QCOMPARE(static_cast<int>(publishedRuns(db).size()), expected);
+
+            // Replacing swaps every row for a new one, still once per cell.
+            PublishedImportOptions replace;
+            replace.replace = true;
+            const PublishedImportResult third = importPublished(db, sources, catalog, replace);
+            QCOMPARE(static_cast<int>(third.inserted.size()), expected);
+            QCOMPARE(static_cast<int>(third.replaced.size()), expected);
+            const auto after = publishedRuns(db);
+            QCOMPARE(static_cast<int>(after.size()), expected);
+            QVERIFY(after.at("published:torchtitan-performance-h100-2024-12/t1-fsdp").id != t1.id);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPublished)
+#include "test_published.moc"
