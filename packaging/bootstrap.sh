@@ -19,7 +19,7 @@ packages=(
     qt6-l10n-tools qt6-translations-l10n libgl-dev libxkbcommon-dev libqt6opengl6-dev
     desktop-file-utils appstream dpkg-dev librsvg2-bin
     clang libclang-rt-14-dev
-    python3 python3-yaml
+    python3 python3-yaml python3-torch
 )
 
 missing=()
