@@ -55,6 +55,60 @@ private slots:
         QVERIFY(std::get<StartEvent>(parseEvent(older)).versions.offloadStaging.empty());
     }
 
+    // The PyTorch harness's framework fields survive a round trip; the native runner's start line
+    // carries none of them, and a line naming an unknown extra field still parses.
+    void torchHarnessVersionsRoundTrip()
+    {
+        StartEvent s;
+        s.config.model = *PresetCatalog::builtin().findModel("tiny");
+        s.config.strategy = Strategy::Fsdp2Reshard;
+        s.config.backend = RunBackend::Torch;
+        s.versions.runner = "shardwise-torch 0.3.0";
+        s.versions.libtorch = "2.5.1";
+        s.versions.backend = kTorchBackend;
+        s.versions.python = "3.11.2";
+        s.versions.torch = "2.5.1";
+        s.versions.transformers = "4.46.3";
+        s.versions.modelImpl = "transformers";
+        const auto line = serialize(s);
+        for (const char* field : {R"("backend":"torch")", R"("python":"3.11.2")", R"("torch":"2.5.1")",
+                                  R"("transformers":"4.46.3")", R"("model_impl":"transformers")"})
+            QVERIFY2(line.find(field) != std::string::npos, field);
+        const auto back = std::get<StartEvent>(parseEvent(line));
+        QCOMPARE(back.versions.backend, std::string("torch"));
+        QCOMPARE(back.versions.python, std::string("3.11.2"));
+        QCOMPARE(back.versions.torch, std::string("2.5.1"));
+        QCOMPARE(back.versions.transformers, std::string("4.46.3"));
+        QCOMPARE(back.versions.modelImpl, std::string("transformers"));
+        QCOMPARE(back.config.backend, RunBackend::Torch);
+        QCOMPARE(serialize(back), line);
+
+        // Without Transformers the harness reports it empty (plain PyTorch decoder).
+        s.versions.transformers.clear();
+        s.versions.modelImpl = "plain";
+        const auto plain = std::get<StartEvent>(parseEvent(serialize(s)));
+        QVERIFY(plain.versions.transformers.empty());
+        QCOMPARE(plain.versions.modelImpl, std::string("plain"));
+
+        StartEvent native;
+        native.config.model = s.config.model;
+        native.versions.runner = "0.9.0";
+        const auto nativeLine = serialize(native);
+        for (const char* field : {"\"backend\"", "\"python\"", "\"torch\"", "\"transformers\"", "\"model_impl\""})
+            QVERIFY2(nativeLine.find(field) == std::string::npos, field);
+        const auto nativeBack = std::get<StartEvent>(parseEvent(nativeLine));
+        QVERIFY(nativeBack.versions.backend.empty());
+        QVERIFY(nativeBack.versions.torch.empty());
+
+        // Unknown-tolerant: a field a later harness adds is ignored.
+        auto j = nlohmann::json::parse(line);
+        j["versions"]["accelerate"] = "1.2.0";
+        j["versions"]["transformers"] = nullptr; // null reads as absent
+        const auto tolerant = std::get<StartEvent>(parseEvent(j.dump()));
+        QCOMPARE(tolerant.versions.torch, std::string("2.5.1"));
+        QVERIFY(tolerant.versions.transformers.empty());
+    }
+
     void stepSummaryErrorRoundTrip()
     {
         StepEvent st;

@@ -200,6 +200,78 @@ private slots:
         QCOMPARE(got.offloadStaging, v.offloadStaging);
     }
 
+    // A torch run's backend and framework versions leave in the export and come back on import,
+    // beside a native run that stays native.
+    void backendAndFrameworkVersionsTravelWithExportedRuns_data() { runnerBehaviourTravelsWithExportedRuns_data(); }
+    void backendAndFrameworkVersionsTravelWithExportedRuns()
+    {
+        QFETCH(QString, format);
+        auto torchConfig = fixtures::syntheticConfig(Strategy::Fsdp2Reshard, 1, 1, 1);
+        torchConfig.backend = RunBackend::Torch;
+        protocol::SoftwareVersions v;
+        v.runner = "shardwise-torch 0.1.0";
+        v.libtorch = "2.5.1";
+        v.backend = protocol::kTorchBackend;
+        v.python = "3.11.2";
+        v.torch = "2.5.1";
+        v.transformers = "4.46.3";
+        v.modelImpl = "transformers";
+        for (const RunConfig& config : {fixtures::syntheticConfig(Strategy::Zero3, 1, 1, 1), torchConfig}) {
+            RunOrigin origin;
+            origin.gpuName = "NVIDIA H200";
+            RunRecorder recorder(*m_db, config, origin);
+            protocol::StartEvent start;
+            start.config = config;
+            if (config.backend == RunBackend::Torch)
+                start.versions = v;
+            else
+                start.versions.runner = "0.9.0";
+            recorder.record(start);
+            recorder.finish(RunStatus::Cancelled, "stopped");
+        }
+        std::stringstream buffer;
+        if (format == QStringLiteral("csv"))
+            exportRunsCsv(listRuns(*m_db), buffer);
+        else
+            exportRunsJson(listRuns(*m_db), buffer);
+        const std::string text = buffer.str();
+        QVERIFY2(text.find("backend") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("transformers_version") != std::string::npos, text.c_str());
+        QTemporaryDir other;
+        Database target = Database::open(other.filePath(QStringLiteral("copy.sqlite")).toStdString());
+        const auto result = format == QStringLiteral("csv") ? importRunsCsv(target, buffer, "lab export")
+                                                            : importRunsJson(target, buffer, "lab export");
+        QCOMPARE(result.runIds.size(), std::size_t(2));
+        // Newest first on export: the torch run, then the native one.
+        const auto torch = runDetail(target, result.runIds[0]);
+        QCOMPARE(torch->summary.backend, RunBackend::Torch);
+        QCOMPARE(torch->versions.python, v.python);
+        QCOMPARE(torch->versions.torch, v.torch);
+        QCOMPARE(torch->versions.transformers, v.transformers);
+        QCOMPARE(torch->versions.modelImpl, v.modelImpl);
+        QCOMPARE(torch->versions.runner, v.runner);
+        const auto native = runDetail(target, result.runIds[1]);
+        QCOMPARE(native->summary.backend, RunBackend::Native);
+        QVERIFY(native->versions.torch.empty());
+        RunFilter torchOnly;
+        torchOnly.backend = RunBackend::Torch;
+        QCOMPARE(listRuns(target, torchOnly).size(), std::size_t(1));
+    }
+
+    void unknownBackendIsRefusedNamingTheField()
+    {
+        std::istringstream csv("model,gpu_name,strategy,world_size,status,backend\nm,L4,zero1,4,completed,native\n"
+                               "m,L4,zero1,4,completed,deepspeed\n");
+        try {
+            importRunsCsv(*m_db, csv, "table");
+            QFAIL("an unknown backend was imported");
+        } catch (const ImportError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("line 3, column 'backend': unknown backend 'deepspeed'")),
+                     e.what());
+        }
+        QCOMPARE(runCount(), std::size_t(0));
+    }
+
     void filesWithoutVersionsImportAsRunsOfUnreportedBehaviour()
     {
         // kPublishedCsv predates the version fields, like every file exported before them.
@@ -214,6 +286,9 @@ private slots:
             QCOMPARE(run.versions.runner, std::string());
             QCOMPARE(run.versions.activations, std::string());
             QCOMPARE(run.versions.offloadStaging, std::string());
+            // Files from before the backend field hold native runs.
+            QCOMPARE(run.backend, RunBackend::Native);
+            QVERIFY(run.versions.torch.empty());
         }
     }
 

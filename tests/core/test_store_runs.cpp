@@ -147,6 +147,47 @@ private slots:
         }
     }
 
+    // The backend is the config's until a rank says otherwise: a start event naming the torch
+    // backend is what ran, whatever was asked; one without it (the native runner) leaves the config's.
+    void backendComesFromTheConfigAndTheStartEvent()
+    {
+        const auto nativeConfig = fixtures::syntheticConfig(Strategy::Zero0, 1, 1, 1);
+        RunRecorder native(*m_db, nativeConfig, RunOrigin{});
+        protocol::StartEvent nativeStart;
+        nativeStart.config = nativeConfig;
+        nativeStart.versions.runner = "0.9.0";
+        nativeStart.versions.libtorch = "2.11.0";
+        native.record(nativeStart);
+        native.finish(RunStatus::Cancelled, "stopped");
+        QCOMPARE(findRun(*m_db, native.runId())->backend, RunBackend::Native);
+        QVERIFY(findRun(*m_db, native.runId())->versions.backend.empty());
+
+        RunRecorder reported(*m_db, nativeConfig, RunOrigin{});
+        protocol::StartEvent torchStart = nativeStart;
+        torchStart.versions.runner = "shardwise-torch 0.1.0";
+        torchStart.versions.backend = protocol::kTorchBackend;
+        torchStart.versions.torch = "2.5.1";
+        torchStart.versions.transformers = "4.46.3";
+        torchStart.versions.modelImpl = "transformers";
+        torchStart.versions.python = "3.11.2";
+        reported.record(torchStart);
+        reported.finish(RunStatus::Cancelled, "stopped");
+        const auto r = findRun(*m_db, reported.runId());
+        QCOMPARE(r->backend, RunBackend::Torch);
+        QCOMPARE(r->versions.transformers, std::string("4.46.3"));
+        QCOMPARE(r->versions.modelImpl, std::string("transformers"));
+
+        // An unknown backend id from a later harness keeps the config's.
+        auto torchConfig = fixtures::syntheticConfig(Strategy::Fsdp2NoReshard, 1, 1, 1);
+        torchConfig.backend = RunBackend::Torch;
+        RunRecorder unknown(*m_db, torchConfig, RunOrigin{});
+        torchStart.versions.backend = "jax";
+        torchStart.config = torchConfig;
+        unknown.record(torchStart);
+        unknown.finish(RunStatus::Cancelled, "stopped");
+        QCOMPARE(findRun(*m_db, unknown.runId())->backend, RunBackend::Torch);
+    }
+
     void oomIsAResultWithMemoryButNoThroughput()
     {
         fixtures::SyntheticRun run;

@@ -175,6 +175,80 @@ private slots:
         QCOMPARE(fresh.offloadStaging, std::string(protocol::kOffloadStagingInPlace));
     }
 
+    // Version 6 -> 7: a file from before the backend column keeps its runs as native runs with no
+    // framework versions; on the upgraded file a torch run keeps its backend and the versions its
+    // start event reported, and the backend filter tells them apart.
+    void runsFromBeforeVersion7ReadAsNativeAndTorchRunsKeepTheirFramework()
+    {
+        QTemporaryDir dir;
+        const auto path = dir.filePath(QStringLiteral("runs.sqlite")).toStdString();
+        RunFilter torchOnly;
+        torchOnly.backend = RunBackend::Torch;
+        RunFilter nativeOnly;
+        nativeOnly.backend = RunBackend::Native;
+        std::int64_t before = 0;
+        {
+            OpenOptions old;
+            old.targetVersion = kRunBackendSchema - 1;
+            Database db = Database::open(path, old);
+            QCOMPARE(db.schemaVersion(), 6);
+            fixtures::SyntheticRun run;
+            run.config = fixtures::syntheticConfig(Strategy::Fsdp2Reshard, 2, 1, 2);
+            before = fixtures::recordRun(db, run);
+            // Queries on the old file work and see a native run.
+            QCOMPARE(findRun(db, before)->backend, RunBackend::Native);
+            QCOMPARE(listRuns(db, nativeOnly).size(), std::size_t(1));
+            QVERIFY(listRuns(db, torchOnly).empty());
+        }
+        Database db = Database::open(path);
+        QCOMPARE(db.schemaVersion(), currentSchemaVersion());
+        QCOMPARE(db.schemaVersion(), kRunBackendSchema);
+        const auto old = runDetail(db, before);
+        QVERIFY(old);
+        QCOMPARE(old->summary.backend, RunBackend::Native);
+        QVERIFY(old->versions.backend.empty());
+        QVERIFY(old->versions.python.empty());
+        QVERIFY(old->versions.torch.empty());
+        QVERIFY(old->versions.transformers.empty());
+        QVERIFY(old->versions.modelImpl.empty());
+
+        RunConfig config = fixtures::syntheticConfig(Strategy::Fsdp2Reshard, 1, 1, 1);
+        config.backend = RunBackend::Torch;
+        protocol::StartEvent start;
+        start.config = config;
+        start.versions.runner = "shardwise-torch 0.1.0";
+        start.versions.libtorch = "2.5.1";
+        start.versions.backend = protocol::kTorchBackend;
+        start.versions.python = "3.11.2";
+        start.versions.torch = "2.5.1";
+        start.versions.modelImpl = "plain"; // Transformers not installed: reported empty
+        std::int64_t torchRun = 0;
+        {
+            RunRecorder recorder(db, config, RunOrigin{});
+            torchRun = recorder.runId();
+            // From the config, before any rank reports.
+            QCOMPARE(findRun(db, torchRun)->backend, RunBackend::Torch);
+            recorder.record(start);
+            recorder.finish(RunStatus::Cancelled, "stopped by the user");
+        }
+        const auto fresh = runDetail(db, torchRun);
+        QCOMPARE(fresh->summary.backend, RunBackend::Torch);
+        QCOMPARE(fresh->versions.backend, std::string("torch"));
+        QCOMPARE(fresh->versions.python, std::string("3.11.2"));
+        QCOMPARE(fresh->versions.torch, std::string("2.5.1"));
+        QVERIFY(fresh->versions.transformers.empty());
+        QCOMPARE(fresh->versions.modelImpl, std::string("plain"));
+        QCOMPARE(fresh->config.value("backend", std::string()), std::string("torch"));
+
+        const auto torchRuns = listRuns(db, torchOnly);
+        QCOMPARE(torchRuns.size(), std::size_t(1));
+        QCOMPARE(torchRuns.front().id, torchRun);
+        const auto nativeRuns = listRuns(db, nativeOnly);
+        QCOMPARE(nativeRuns.size(), std::size_t(1));
+        QCOMPARE(nativeRuns.front().id, before);
+        QCOMPARE(listRuns(db).size(), std::size_t(2));
+    }
+
     void newerDatabaseOpensReadOnlyWithClearMessage()
     {
         QTemporaryDir dir;

@@ -42,6 +42,8 @@ if [ -n "$py" ]; then
 print("torch=" + torch.__version__)
 print("torch_cuda=" + (torch.version.cuda or ""))
 print("torch_config_dir=" + torch.utils.cmake_prefix_path + "/Torch")' 2>/dev/null
+  "$py" -c 'from importlib.metadata import version
+print("transformers=" + version("transformers"))' 2>/dev/null
 fi
 for d in "$LIBTORCH" /opt/libtorch /usr/local/libtorch /usr/lib/x86_64-linux-gnu/cmake/Torch /usr/lib/aarch64-linux-gnu/cmake/Torch; do
   if [ -n "$d" ] && [ -r "$d/share/cmake/Torch/TorchConfig.cmake" ]; then echo "libtorch_config_dir=$d/share/cmake/Torch"; break; fi
@@ -95,6 +97,16 @@ const std::string& nodeDiscoveryScript() { return kScript; }
 
 bool NodeFacts::canBuildRunner() const { return problems.empty(); }
 
+std::vector<std::string> NodeFacts::torchBackendProblems() const
+{
+    std::vector<std::string> missing;
+    if (python.empty())
+        missing.push_back("python3 is not installed (the torch backend runs shardwise-torch-runner, a Python program)");
+    else if (pythonTorch.empty())
+        missing.push_back("python3 cannot import torch: install PyTorch for " + python + " (e.g. pip install torch)");
+    return missing;
+}
+
 NodeFacts parseNodeFacts(const std::string& scriptOutput)
 {
     NodeFacts f;
@@ -137,7 +149,8 @@ NodeFacts parseNodeFacts(const std::string& scriptOutput)
         else if (key == "nccl") f.nccl = value;
         else if (key == "nccl_library") ncclLibrary = value;
         else if (key == "python") f.python = value;
-        else if (key == "torch") f.torch = value;
+        else if (key == "torch") f.torch = f.pythonTorch = value;
+        else if (key == "transformers") f.transformers = value;
         else if (key == "torch_cuda") f.torchCuda = value;
         else if (key == "torch_config_dir") f.torchConfigDir = value;
         else if (key == "libtorch_config_dir") libtorchDir = value;
@@ -218,10 +231,17 @@ std::string describeNodeFacts(const NodeFacts& f)
     o << "LibTorch:    " << orNone(f.torch) << (f.torchCuda.empty() ? "" : " (CUDA " + f.torchCuda + ")")
       << (f.torchConfigDir.empty() ? "" : " at " + f.torchConfigDir) << "\n";
     o << "python:      " << orNone(f.python) << "\n";
+    o << "torch (py):  " << orNone(f.pythonTorch) << "\n";
+    o << "Transformers: " << orNone(f.transformers) << (f.transformers.empty() && !f.pythonTorch.empty()
+                                                            ? " (the torch backend trains its plain PyTorch decoder)" : "") << "\n";
     o << "cmake:       " << orNone(f.cmake) << "\n";
     o << "compiler:    " << orNone(f.compiler) << "\n";
     for (const auto& p : f.problems)
         o << "problem:     " << p << "\n";
+    const auto torchMissing = f.torchBackendProblems();
+    o << "torch backend: " << (torchMissing.empty() ? "ready" : "not ready") << "\n";
+    for (const auto& p : torchMissing)
+        o << "missing for torch: " << p << "\n";
     return o.str();
 }
 

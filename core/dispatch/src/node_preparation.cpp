@@ -1,9 +1,11 @@
 #include "shardwise/dispatch/node_preparation.hpp"
 
+#include "shardwise/dispatch/runner_program.hpp"
 #include "shardwise/dispatch/shell_quote.hpp"
 
 #include <algorithm>
 #include <random>
+#include <sstream>
 #include <regex>
 
 namespace shardwise::dispatch {
@@ -93,6 +95,35 @@ std::string randomSuffix()
     return s;
 }
 
+// The PyTorch harness sits beside the runner in the build's bin folder (runner_program.hpp). A build
+// that did not put it there (a target outside the runner's) gets that target built; a source tree
+// without it leaves the path empty and says so in the torch backend's problems.
+void findTorchHarness(Preparation& prep, const std::string& buildDir, PreparedRunner& result)
+{
+    const std::string harness = runnerForBackend(RunBackend::Torch, result.runnerPath).string();
+    const std::string test = "test -x " + shellQuote(harness);
+    const std::string build = shellCommand({result.facts.cmakePath, "--build", buildDir, "--target", std::string(kTorchRunnerProgram)});
+    const auto found = prep.session.run(test + " || { " + build + " >/dev/null 2>&1; " + test + "; }", {}, prep.cancel);
+    if (found.ending == CommandEnding::Cancelled)
+        throw SshError(SshFailure::Cancelled, "node preparation cancelled while looking for " + std::string(kTorchRunnerProgram));
+    if (found.succeeded())
+        result.torchRunnerPath = harness;
+    else
+        result.torchBackendProblems.push_back("the prepared sources hold no " + std::string(kTorchRunnerProgram)
+                                              + " (runner/torch): rebuild with sources that carry the PyTorch harness");
+}
+
+// The preparation's last word on the torch backend: where its harness is, or what it lacks.
+std::string torchBackendSummary(const PreparedRunner& result)
+{
+    if (result.torchBackendProblems.empty())
+        return "; torch backend ready (" + result.torchRunnerPath + ")";
+    std::string why = "; torch backend not ready:";
+    for (const auto& p : result.torchBackendProblems)
+        why += "\n  - " + p;
+    return why;
+}
+
 } // namespace
 
 PreparedRunner prepareNode(SshSession& session, const RemoteBundle& sources, const PreparationOptions& options,
@@ -111,6 +142,13 @@ PreparedRunner prepareNode(SshSession& session, const RemoteBundle& sources, con
             why += "\n  - " + p;
         throw NodePreparationError(PreparationPhase::Checking, "node " + session.endpoint().host + " cannot build the runner:" + why);
     }
+    result.torchBackendProblems = facts.torchBackendProblems();
+    if (options.requireTorchBackend && !result.torchBackendProblems.empty()) {
+        std::string why;
+        for (const auto& p : result.torchBackendProblems)
+            why += "\n  - " + p;
+        throw NodePreparationError(PreparationPhase::Checking, "node " + session.endpoint().host + " cannot run the torch backend:" + why);
+    }
     if (options.requireGpu && facts.gpus.empty())
         throw NodePreparationError(PreparationPhase::Checking, "node " + session.endpoint().host + " has no NVIDIA GPU (nvidia-smi found none)");
     // Absolute paths: the runner path is handed to later commands and to other tools.
@@ -127,7 +165,9 @@ PreparedRunner prepareNode(SshSession& session, const RemoteBundle& sources, con
     const auto cached = session.run("test -f " + shellQuote(marker) + " && test -x " + shellQuote(runner), {}, cancel);
     if (cached.succeeded()) {
         result.fromCache = true;
-        prep.report(PreparationPhase::Done, 1, "runner " + sources.sha256.substr(0, 12) + " already built on the node");
+        findTorchHarness(prep, dir + "/build", result);
+        prep.report(PreparationPhase::Done, 1, "runner " + sources.sha256.substr(0, 12) + " already built on the node"
+                                                   + torchBackendSummary(result));
         return result;
     }
 
@@ -207,8 +247,41 @@ PreparedRunner prepareNode(SshSession& session, const RemoteBundle& sources, con
         throw NodePreparationError(PreparationPhase::Building, "building " + options.target + " on " + session.endpoint().host + " failed ("
                                                                    + built.describe() + "):\n" + result.buildLogTail);
     prep.mustRun(PreparationPhase::Building, "test -x " + shellQuote(runner) + " && rm -f " + shellQuote(pidFile) + " && touch " + shellQuote(marker));
-    prep.report(PreparationPhase::Done, 1, "runner built at " + runner);
+    findTorchHarness(prep, dir + "/build", result);
+    prep.report(PreparationPhase::Done, 1, "runner built at " + runner + torchBackendSummary(result));
     return result;
+}
+
+std::vector<std::string> checkTorchBackend(SshSession& session, const std::string& torchRunnerPath, const std::atomic<bool>* cancel)
+{
+    const std::string script = "test -x " + shellQuote(torchRunnerPath) + " || echo harness=missing\n"
+        "py=$(command -v python3 2>/dev/null)\n"
+        "if [ -n \"$py\" ]; then echo \"python=$(\"$py\" --version 2>&1)\"; "
+        "\"$py\" -c 'import torch; print(\"torch=\" + torch.__version__)' 2>/dev/null; fi\n";
+    CommandIo io;
+    io.timeout = std::chrono::seconds(60);
+    const auto out = session.run(std::vector<std::string>{"sh", "-c", script}, io, cancel);
+    if (out.ending != CommandEnding::Exited)
+        throw SshError(out.ending == CommandEnding::Cancelled ? SshFailure::Cancelled : SshFailure::Protocol,
+                       "checking the torch backend on " + session.endpoint().host + " failed: " + out.describe());
+    NodeFacts facts;
+    bool harnessMissing = false;
+    std::istringstream lines(out.stdoutData);
+    for (std::string line; std::getline(lines, line);) {
+        if (line == "harness=missing")
+            harnessMissing = true;
+        else if (line.rfind("python=", 0) == 0)
+            facts.python = line.substr(7);
+        else if (line.rfind("torch=", 0) == 0)
+            facts.pythonTorch = line.substr(6);
+    }
+    std::vector<std::string> problems;
+    if (harnessMissing)
+        problems.push_back(torchRunnerPath + " is not on the node: prepare the node again (its runner was built from sources "
+                                             "without the PyTorch harness)");
+    const auto software = facts.torchBackendProblems();
+    problems.insert(problems.end(), software.begin(), software.end());
+    return problems;
 }
 
 } // namespace shardwise::dispatch

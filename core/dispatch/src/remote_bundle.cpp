@@ -71,12 +71,14 @@ std::string readFile(const std::filesystem::path& file)
     return s.str();
 }
 
+// Hidden names, and Python's bytecode caches: running the PyTorch harness (runner/torch) from a
+// checkout leaves __pycache__ folders that differ per interpreter and would change the hash.
 bool hidden(const std::filesystem::path& relative)
 {
     for (const auto& part : relative)
-        if (!part.empty() && part.string()[0] == '.')
+        if (!part.empty() && (part.string()[0] == '.' || part == "__pycache__"))
             return true;
-    return false;
+    return relative.extension() == ".pyc";
 }
 
 } // namespace

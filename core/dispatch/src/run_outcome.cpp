@@ -197,6 +197,7 @@ json toJson(const RunOutcome& o)
         errors.push_back(protocol::toJson(e));
 
     json out{{"strategy", strategyId(o.config.strategy)},
+             {"backend", backendId(o.config.backend)},
              {"outcome", runStatusId(o.status)},
              {"reason", o.reason},
              {"config", shardwise::toJson(o.config)},

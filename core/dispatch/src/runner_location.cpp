@@ -1,4 +1,5 @@
 #include "shardwise/dispatch/local_launch.hpp"
+#include "shardwise/dispatch/runner_program.hpp"
 
 #include "rank_process.hpp"
 
@@ -41,23 +42,40 @@ bool isExecutableFile(const std::filesystem::path& p)
 }
 } // namespace
 
-std::optional<std::filesystem::path> locateRunner()
+std::string_view runnerProgram(RunBackend backend)
 {
-    constexpr const char* kRunnerName = "shardwise-runner";
+    return backend == RunBackend::Torch ? kTorchRunnerProgram : kNativeRunnerProgram;
+}
+
+std::filesystem::path runnerForBackend(RunBackend backend, const std::filesystem::path& runner)
+{
+    const std::string name = runner.filename().string();
+    if (name != kNativeRunnerProgram && name != kTorchRunnerProgram)
+        return runner;
+    return runner.parent_path() / runnerProgram(backend);
+}
+
+std::optional<std::filesystem::path> locateRunner(RunBackend backend)
+{
+    const std::string program(runnerProgram(backend));
+    if (backend == RunBackend::Torch)
+        if (const char* fromEnv = std::getenv("SHARDWISE_TORCH_RUNNER"); fromEnv && *fromEnv)
+            return std::filesystem::path(fromEnv);
+    // A native runner named by $SHARDWISE_RUNNER has the harness beside it.
     if (const char* fromEnv = std::getenv("SHARDWISE_RUNNER"); fromEnv && *fromEnv)
-        return std::filesystem::path(fromEnv);
+        return runnerForBackend(backend, std::filesystem::path(fromEnv));
 
     std::vector<std::filesystem::path> candidates;
     std::error_code ec;
     const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (!ec) {
         const auto dir = exe.parent_path();
-        candidates.push_back(dir / kRunnerName);
-        candidates.push_back(dir.parent_path() / "bin" / kRunnerName);
+        candidates.push_back(dir / program);
+        candidates.push_back(dir.parent_path() / "bin" / program);
     }
     // Test executables and tools living elsewhere in the build tree find the freshly built runner.
     if (std::string_view(SHARDWISE_BUILD_BIN_DIR).size() > 0)
-        candidates.push_back(std::filesystem::path(SHARDWISE_BUILD_BIN_DIR) / kRunnerName);
+        candidates.push_back(std::filesystem::path(SHARDWISE_BUILD_BIN_DIR) / program);
 
     for (const auto& c : candidates)
         if (isExecutableFile(c))

@@ -3,6 +3,7 @@
 #include "shardwise/spec/json.hpp"
 
 #include <cmath>
+#include <utility>
 #include <limits>
 #include <type_traits>
 
@@ -148,6 +149,13 @@ json versionsJson(const SoftwareVersions& v)
         j["activations"] = v.activations;
     if (!v.offloadStaging.empty())
         j["offload_staging"] = v.offloadStaging;
+    // The harness's fields: written only when reported, so the native runner's lines do not change.
+    const std::pair<const char*, const std::string*> framework[] = {
+        {"backend", &v.backend}, {"python", &v.python}, {"torch", &v.torch},
+        {"transformers", &v.transformers}, {"model_impl", &v.modelImpl}};
+    for (const auto& [key, value] : framework)
+        if (!value->empty())
+            j[key] = *value;
     return j;
 }
 
@@ -158,7 +166,9 @@ SoftwareVersions versionsFrom(const json& j, const std::string& event)
             f.get<std::string>("cuda", ""),   f.get<std::string>("nccl", ""),
             f.get<std::string>("driver", ""), f.get<std::string>("compiler", ""),
             f.get<std::string>("kernels", ""), f.get<std::string>("activations", ""),
-            f.get<std::string>("offload_staging", "")};
+            f.get<std::string>("offload_staging", ""), f.get<std::string>("backend", ""),
+            f.get<std::string>("python", ""), f.get<std::string>("torch", ""),
+            f.get<std::string>("transformers", ""), f.get<std::string>("model_impl", "")};
 }
 
 } // namespace

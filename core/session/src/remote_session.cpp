@@ -3,6 +3,7 @@
 #include "remote_following.hpp"
 #include "session_outcome.hpp"
 
+#include "shardwise/dispatch/runner_program.hpp"
 #include "shardwise/spec/json.hpp"
 
 #include <nlohmann/json.hpp>
@@ -46,6 +47,10 @@ SessionResult runRemote(const RunConfig& requested, RemoteTarget target, const S
         callbacks.onRecorded(*result.runId);
 
     dispatch::RemoteLaunch& launch = target.launch;
+    // The config's backend decides the program on every node: the prepared runner, or the PyTorch
+    // harness installed beside it.
+    for (dispatch::RemoteNode& node : launch.nodes)
+        node.runnerPath = dispatch::runnerForBackend(requested.backend, node.runnerPath).string();
     if (launch.runId.empty())
         launch.runId = remoteRunName(result.runId);
     if (launch.args.empty())

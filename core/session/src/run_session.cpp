@@ -3,6 +3,7 @@
 #include "run_recording.hpp"
 #include "session_outcome.hpp"
 
+#include "shardwise/dispatch/runner_program.hpp"
 #include "shardwise/spec/json.hpp"
 
 #include <nlohmann/json.hpp>
@@ -84,6 +85,8 @@ SessionResult runLocal(const RunConfig& requested, const dispatch::LocalLaunch& 
         callbacks.onRecorded(*result.runId);
 
     dispatch::LocalLaunch withEnv = launch;
+    // The config's backend decides the program (the native runner or the PyTorch harness beside it).
+    withEnv.runner = dispatch::runnerForBackend(requested.backend, launch.runner);
     addAllocatorEnvironment(requested, withEnv.env);
     std::vector<diagnose::RankRecord> ranks;
     try {

@@ -23,7 +23,8 @@ const std::vector<std::string>& exchangeFields()
         "p90_step_s", "peak_allocated_bytes", "peak_reserved_bytes", "alloc_retries", "nccl_share",
         "exposed_comm_share", "predicted_tokens_per_s", "predicted_step_s", "predicted_peak_bytes", "note",
         "runner_version", "libtorch_version", "cuda_version", "nccl_version", "driver_version", "compiler",
-        "kernels", "activations", "offload_staging",
+        "kernels", "activations", "offload_staging", "backend", "python_version", "torch_version",
+        "transformers_version", "model_impl",
     };
     return fields;
 }
@@ -117,6 +118,11 @@ nlohmann::json toJson(const RunSummary& r)
     j["kernels"] = v.kernels;
     j["activations"] = v.activations;
     j["offload_staging"] = v.offloadStaging;
+    j["backend"] = backendId(r.backend);
+    j["python_version"] = v.python;
+    j["torch_version"] = v.torch;
+    j["transformers_version"] = v.transformers;
+    j["model_impl"] = v.modelImpl;
     return j;
 }
 

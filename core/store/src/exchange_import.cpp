@@ -48,6 +48,7 @@ struct IncomingRun {
     std::optional<double> predictedTokensPerS, predictedStepS;
     std::optional<std::int64_t> predictedPeakBytes;
     protocol::SoftwareVersions versions; // files written before these fields leave them empty
+    RunBackend backend = RunBackend::Native; // files written before the field hold native runs
 };
 
 class RowReader {
@@ -194,6 +195,16 @@ IncomingRun readRun(const IncomingRow& row, const std::string& defaultSource, do
     v.kernels = r.text("kernels").value_or("");
     v.activations = r.text("activations").value_or("");
     v.offloadStaging = r.text("offload_staging").value_or("");
+    if (const auto backend = r.text("backend")) {
+        const auto parsed = backendFromId(*backend);
+        if (!parsed)
+            throw ImportError(r.locate("backend"), "unknown backend '" + *backend + "'; known: native, torch");
+        run.backend = *parsed;
+    }
+    v.python = r.text("python_version").value_or("");
+    v.torch = r.text("torch_version").value_or("");
+    v.transformers = r.text("transformers_version").value_or("");
+    v.modelImpl = r.text("model_impl").value_or("");
     return run;
 }
 
@@ -224,10 +235,11 @@ ImportResult store(Database& db, const std::vector<IncomingRun>& runs)
                           p90_step_s, peak_allocated, peak_reserved, alloc_retries, nccl_share, exposed_comm_share,
                           predicted_tokens_per_s, predicted_step_s, predicted_peak_bytes, runner_version,
                           libtorch_version, cuda_version, nccl_version, driver_version, compiler, kernels,
-                          activations, offload_staging)
+                          activations, offload_staging, backend, python_version, torch_version,
+                          transformers_version, model_impl)
         VALUES ('imported', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
                 ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38,
-                ?39, ?40))sql");
+                ?39, ?40, ?41, ?42, ?43, ?44, ?45))sql");
     Statement node(db.handle(), "INSERT INTO run_nodes (run_id, position, name) VALUES (?1, ?2, ?3)");
     // Last row first: runs list newest first and break equal start times by the higher id, so runs that
     // started in the same instant keep the file's order (an export's own order comes back unchanged).
@@ -245,6 +257,8 @@ ImportResult store(Database& db, const std::vector<IncomingRun>& runs)
         const protocol::SoftwareVersions& v = r.versions;
         insert.bind(32, v.runner).bind(33, v.libtorch).bind(34, v.cuda).bind(35, v.nccl).bind(36, v.driver);
         insert.bind(37, v.compiler).bind(38, v.kernels).bind(39, v.activations).bind(40, v.offloadStaging);
+        insert.bind(41, backendId(r.backend)).bind(42, v.python).bind(43, v.torch).bind(44, v.transformers);
+        insert.bind(45, v.modelImpl);
         insert.run();
         insert.reset();
         const std::int64_t id = detail::lastInsertId(db.handle());

@@ -36,6 +36,10 @@ constexpr std::string_view kSummaryColumnsAfterStatus = R"sql(,
 constexpr std::string_view kRunnerBehaviourColumns = ", r.kernels, r.activations, r.offload_staging";
 // Files older than kRunnerBehaviourSchema read as runs of a runner that did not report its behaviour.
 constexpr std::string_view kRunnerBehaviourUnknown = ", '', '', ''";
+constexpr std::string_view kBackendColumns =
+    ", r.backend, r.python_version, r.torch_version, r.transformers_version, r.model_impl";
+// Files older than kRunBackendSchema hold native runs only.
+constexpr std::string_view kBackendUnknown = ", 'native', '', '', '', ''";
 
 bool keepsRemoteHandles(const Database& db) { return db.schemaVersion() >= kRemoteFollowSchema; }
 
@@ -45,6 +49,7 @@ std::string summaryQuery(const Database& db)
     sql += keepsRemoteHandles(db) ? kShownStatus : kShownStatusWithoutHandles;
     sql += kSummaryColumnsAfterStatus;
     sql += db.schemaVersion() >= kRunnerBehaviourSchema ? kRunnerBehaviourColumns : kRunnerBehaviourUnknown;
+    sql += db.schemaVersion() >= kRunBackendSchema ? kBackendColumns : kBackendUnknown;
     sql += "\n    FROM runs r";
     if (keepsRemoteHandles(db))
         sql += " LEFT JOIN remote_follow f ON f.run_id = r.id";
@@ -110,6 +115,17 @@ RunSummary readSummary(const Statement& s)
         r.nodes.push_back(name);
     r.versions = {s.text(36), s.text(37), s.text(38), s.text(39), s.text(40),
                   s.text(41), s.text(42), s.text(43), s.text(44)};
+    const std::string backend = s.text(45);
+    const auto parsedBackend = backendFromId(backend);
+    if (!parsedBackend)
+        throw StoreError("run " + std::to_string(r.id) + " has an unknown backend '" + backend + "'");
+    r.backend = *parsedBackend;
+    // The versions read as the harness reported them: backend named only for torch runs.
+    r.versions.backend = r.backend == RunBackend::Native ? std::string() : backend;
+    r.versions.python = s.text(46);
+    r.versions.torch = s.text(47);
+    r.versions.transformers = s.text(48);
+    r.versions.modelImpl = s.text(49);
     return r;
 }
 
@@ -169,6 +185,13 @@ std::vector<RunSummary> listRuns(const Database& db, const RunFilter& filter, do
         condition("r.started_at < ?P", *filter.startedUntil);
     if (filter.planId)
         condition("r.plan_id = ?P", *filter.planId);
+    if (filter.backend) {
+        // Older files hold native runs only.
+        if (db.schemaVersion() >= kRunBackendSchema)
+            condition("r.backend = ?P", std::string(backendId(*filter.backend)));
+        else if (*filter.backend != RunBackend::Native)
+            condition("0 = ?P", std::int64_t{1});
+    }
     sql += where + " ORDER BY r.started_at DESC, r.id DESC";
 
     Statement s(db.handle(), sql);

@@ -88,6 +88,12 @@ RunRecorder::RunRecorder(Database& db, const RunConfig& config, const RunOrigin&
     }
     insert.run();
     m_runId = detail::lastInsertId(db.handle());
+    // The backend arrived with schema 7; an older file keeps only native runs (see the checkpoint
+    // columns below for why older files occur).
+    if (db.schemaVersion() >= kRunBackendSchema) {
+        Statement backend(db.handle(), "UPDATE runs SET backend = ?2 WHERE id = ?1");
+        backend.bind(1, m_runId).bind(2, backendId(config.backend)).run();
+    }
 
     Statement node(db.handle(), "INSERT INTO run_nodes (run_id, position, node_id, name) VALUES (?1, ?2, ?3, ?4)");
     for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -159,6 +165,18 @@ void RunRecorder::record(const protocol::Event& event)
             Statement b(db, R"sql(UPDATE runs SET kernels = ?2, activations = ?3, offload_staging = ?4
                                   WHERE id = ?1 AND runner_version = '' AND libtorch_version = '')sql");
             b.bind(1, m_runId).bind(2, v.kernels).bind(3, v.activations).bind(4, v.offloadStaging).run();
+        }
+        if (m_db.schemaVersion() >= kRunBackendSchema) {
+            // The program that ran says what it is: a start event naming a backend overrides the
+            // config's (a backend this build does not know keeps the config's).
+            const auto reported = backendFromId(v.backend);
+            Statement f(db, R"sql(UPDATE runs SET python_version = ?2, torch_version = ?3, transformers_version = ?4,
+                                         model_impl = ?5, backend = COALESCE(?6, backend)
+                                  WHERE id = ?1 AND runner_version = '' AND libtorch_version = '')sql");
+            f.bind(1, m_runId).bind(2, v.python).bind(3, v.torch).bind(4, v.transformers).bind(5, v.modelImpl);
+            if (reported)
+                f.bind(6, backendId(*reported));
+            f.run();
         }
         u.bind(1, m_runId).bind(2, v.runner).bind(3, v.libtorch).bind(4, v.cuda).bind(5, v.nccl).bind(6, v.driver);
         u.bind(7, v.compiler).bind(8, start->allocator.conf).bind(9, start->allocator.expandableSegments);

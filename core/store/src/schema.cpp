@@ -259,6 +259,19 @@ ALTER TABLE runs ADD COLUMN activations TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN offload_staging TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Version 7: what executed a run (the native runner, or the PyTorch harness with DDP / fully_shard)
+// and the framework versions the harness reports in its start event. Rows recorded before this
+// version were all native runs. backend is not limited by a CHECK: the store refuses unknown backends
+// on every write (recorder, import), and a later backend then needs no table rebuild.
+constexpr std::string_view kVersion7 = R"sql(
+ALTER TABLE runs ADD COLUMN backend TEXT NOT NULL DEFAULT 'native';
+ALTER TABLE runs ADD COLUMN python_version TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN torch_version TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN transformers_version TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN model_impl TEXT NOT NULL DEFAULT '';
+CREATE INDEX runs_by_backend ON runs (backend);
+)sql";
+
 } // namespace
 
 const std::vector<Migration>& migrations()
@@ -270,6 +283,7 @@ const std::vector<Migration>& migrations()
         {4, "checkpoint save cost per rank summary", kVersion4},
         {5, "re-attachable remote runs: handle and rank file offsets", kVersion5},
         {6, "runner behaviour of a run: kernels, activations, offload staging", kVersion6},
+        {7, "backend of a run (native or torch) and its framework versions", kVersion7},
     };
     return list;
 }

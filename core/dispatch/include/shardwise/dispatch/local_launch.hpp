@@ -26,7 +26,7 @@ public:
 };
 
 struct LocalLaunch {
-    std::filesystem::path runner;          // the shardwise-runner executable
+    std::filesystem::path runner;          // the program each rank runs (runner_program.hpp)
     std::vector<std::string> args;         // arguments, identical for every rank
     int ranks = 1;
     std::map<std::string, std::string> env; // extra environment for every rank
@@ -82,9 +82,11 @@ LaunchResult launchLocal(const LocalLaunch& launch, const LaunchCallbacks& callb
 // ranks bind it; the rendezvous then fails loudly rather than silently).
 int findFreePort();
 
-// $SHARDWISE_RUNNER when set (returned even if it does not exist, so the caller can name the
-// misconfiguration); else shardwise-runner beside the running executable, in <exe>/../bin, or in the
-// build tree's bin folder; nullopt when none of them exists.
-std::optional<std::filesystem::path> locateRunner();
+// The program that runs `backend` (runner_program.hpp). Native: $SHARDWISE_RUNNER when set (returned
+// even if it does not exist, so the caller can name the misconfiguration); else shardwise-runner
+// beside the running executable, in <exe>/../bin, or in the build tree's bin folder; nullopt when
+// none of them exists. Torch: $SHARDWISE_TORCH_RUNNER when set, else shardwise-torch-runner beside
+// $SHARDWISE_RUNNER when that is set, else the same places.
+std::optional<std::filesystem::path> locateRunner(RunBackend backend = RunBackend::Native);
 
 } // namespace shardwise::dispatch

@@ -39,7 +39,9 @@ struct NodeFacts {
     std::string cudaToolkit;   // nvcc --version, empty when not installed
     std::string nccl;          // from nccl.h or the library file name, empty when absent
     std::string python;        // python3 --version
-    std::string torch;         // torch.__version__ through python3, empty when not importable
+    std::string torch;         // torch.__version__ through python3, else a LibTorch directory's version; empty when neither
+    std::string pythonTorch;   // torch.__version__ as python3 imports it, empty when it cannot (the torch backend needs it)
+    std::string transformers;  // the Transformers version installed for python3, empty when absent (not an error)
     std::string torchCuda;     // torch.version.cuda, empty for CPU builds
     std::string torchConfigDir; // the folder holding TorchConfig.cmake (python torch or a LibTorch dir), for -DTorch_DIR
     std::string cmake;         // cmake --version
@@ -48,6 +50,10 @@ struct NodeFacts {
     std::string compiler;      // c++ --version first line
     std::vector<std::string> problems; // what prevents building or running the runner here
     bool canBuildRunner() const;
+    // What the torch backend (shardwise-torch-runner) lacks here, one sentence each naming it:
+    // python3, then a python3 that imports torch. Empty: it can run. Transformers is optional (the
+    // harness falls back to its plain PyTorch decoder), so never listed.
+    std::vector<std::string> torchBackendProblems() const;
 };
 
 // The POSIX sh script that prints the facts as key=value lines (run on the node).

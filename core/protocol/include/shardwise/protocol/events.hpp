@@ -40,7 +40,19 @@ struct SoftwareVersions {
     // largest unit's shard (two for gradients, one more for fsdp2_reshard_offload's uploads). The
     // default member initializer keeps brace lists written before this field complete.
     std::string offloadStaging{};
+    // The PyTorch harness (shardwise-torch-runner) says which backend ran and what it ran on; the
+    // native runner leaves these empty. backend: "torch" (empty = native); python, torch: the
+    // interpreter's and PyTorch's versions; transformers: the Transformers version, empty when not
+    // installed; modelImpl: the decoder it trained, "transformers" or "plain" (plain PyTorch modules).
+    std::string backend{};
+    std::string python{};
+    std::string torch{};
+    std::string transformers{};
+    std::string modelImpl{};
 };
+
+// SoftwareVersions::backend of a run of the PyTorch harness; empty means the native runner.
+inline constexpr const char* kTorchBackend = "torch";
 
 // SoftwareVersions::activations of a runner whose projections recompute their RMSNorm input in backward.
 inline constexpr const char* kNormInputsRecomputed = "norm-inputs-recomputed";

@@ -72,7 +72,9 @@ struct SessionResult {
     bool detached = false;
 };
 
-// Ranks on this machine. A LaunchError (runner missing, no pipes) is a result with status failed,
+// Ranks on this machine. The program is the one requested.backend asks for
+// (dispatch::runnerForBackend of launch.runner: the PyTorch harness beside the native runner for a
+// torch run). A LaunchError (runner missing, no pipes) is a result with status failed,
 // recorded as such when the run row was written. launch.args left empty: the requested config is
 // written to config.json in the run's log folder and the runner reads it (`--config`), exactly as
 // on SSH nodes.
@@ -86,7 +88,8 @@ struct RemoteTarget {
     dispatch::FollowOptions follow;
 };
 
-// Ranks on SSH nodes. The requested config is written to config.json in the run directory on every
+// Ranks on SSH nodes, each node's program chosen from requested.backend as for runLocal (the
+// harness beside the node's prepared runner for a torch run). The requested config is written to config.json in the run directory on every
 // node and the runner reads it from there (`--config config.json`), so the node needs no presets
 // or model files; launch.args left empty get exactly that. A node that cannot be reached when the
 // ranks start is a failed result (recorded), as is a node lost later (recorded as 'lost').

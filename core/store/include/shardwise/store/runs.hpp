@@ -68,8 +68,11 @@ struct RunSummary {
     std::optional<int> warmupSteps;
     std::optional<int> timedSteps;
     std::string launcher;
+    // What executed it: the native runner or the PyTorch harness (runs stored before schema 7: native).
+    RunBackend backend = RunBackend::Native;
     // What the runner's start event reported (empty for imported runs that did not say); the runner
-    // behaviour fields tell an older runner's measurements apart (see protocol::SoftwareVersions).
+    // behaviour fields tell an older runner's measurements apart (see protocol::SoftwareVersions); a
+    // torch run's python, torch, transformers and model implementation are here too.
     protocol::SoftwareVersions versions;
     double startedAt = 0;      // Unix seconds
     std::optional<double> finishedAt;
@@ -139,6 +142,7 @@ struct RunFilter {
     std::optional<double> startedFrom;  // Unix seconds, inclusive
     std::optional<double> startedUntil; // Unix seconds, exclusive
     std::optional<std::int64_t> planId;
+    std::optional<RunBackend> backend; // native or torch runs only
 };
 
 // Newest first. `now` decides which 'running' runs are shown as interrupted.

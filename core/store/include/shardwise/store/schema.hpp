@@ -22,5 +22,8 @@ int currentSchemaVersion();
 
 // The first version whose runs rows keep the runner behaviour (kernels, activations, offload staging).
 inline constexpr int kRunnerBehaviourSchema = 6;
+// The first version whose runs rows keep the backend (native / torch) and the framework versions the
+// PyTorch harness reports (python, torch, transformers, model implementation).
+inline constexpr int kRunBackendSchema = 7;
 
 } // namespace shardwise::store
