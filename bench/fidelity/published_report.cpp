@@ -236,6 +236,8 @@ int runPublished(const PublishedOptions& options)
                              {"throughput_derived", p.throughputDerived},
                              {"predicted_tokens_per_s_per_gpu", p.predictedTokensPerSPerGpu},
                              {"tokens_error", optionalJson(p.tokensError)},
+                             {"published_mfu", optionalJson(r.cell->published.mfu)},
+                             {"predicted_mfu", p.estimate.throughput.mfu},
                              {"loso_factor", r.factor},
                              {"loso_factor_cells", r.factorCells},
                              {"loso_tokens_error", optionalJson(r.held.tokensError)},

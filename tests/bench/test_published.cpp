@@ -4,6 +4,7 @@
 #include "shardwise/published/published.hpp"
 #include "shardwise/published/published_import.hpp"
 #include "shardwise/store/runs.hpp"
+#include "shardwise/store/timestamps.hpp"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -151,6 +152,9 @@ private slots:
             QVERIFY(!oom.tokensPerS);
             const store::RunSummary& falcon = runs.at("published:deepspeed-issue-3901/fsdp");
             QVERIFY(falcon.medianStepS && std::fabs(*falcon.medianStepS - 2.93) < 1e-9);
+            QCOMPARE(falcon.startedAt, *store::parseUtc("2023-07-07")); // the issue's date
+            QVERIFY(falcon.tokensPerS && std::fabs(*falcon.tokensPerS - 8 * 4096 / 2.93) < 1e-6); // derived, noted
+            QVERIFY(falcon.note.find("derived from the step time") != std::string::npos);
 
             // Importing again adds nothing.
             const PublishedImportResult second = importPublished(db, sources, catalog);

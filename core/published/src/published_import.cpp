@@ -3,7 +3,9 @@
 #include "shardwise/store/exchange.hpp"
 #include "shardwise/store/runs.hpp"
 
+#include <cctype>
 #include <cmath>
+#include <optional>
 #include <map>
 #include <sstream>
 
@@ -52,6 +54,18 @@ std::string noteFor(const Source& source, const Cell& cell, const CellInput& inp
 }
 
 std::int64_t bytes(double b) { return static_cast<std::int64_t>(std::llround(b)); }
+
+// The publication date as the run's start, when the citation's date begins with YYYY-MM-DD; otherwise
+// the import time (the exchange import's default).
+std::optional<std::string> isoDate(const std::string& date)
+{
+    if (date.size() < 10)
+        return std::nullopt;
+    for (std::size_t i = 0; i < 10; ++i)
+        if (i == 4 || i == 7 ? date[i] != '-' : !std::isdigit(static_cast<unsigned char>(date[i])))
+            return std::nullopt;
+    return date.substr(0, 10);
+}
 
 } // namespace
 
@@ -103,6 +117,8 @@ json publishedRunsDocument(const std::vector<Source>& sources, const PresetCatal
                         {"predicted_tokens_per_s", p.estimate.throughput.tokensPerS},
                         {"predicted_step_s", p.estimate.throughput.stepTimeS},
                         {"predicted_peak_bytes", bytes(p.estimate.memory.allocatedPeak())}};
+            if (const auto day = isoDate(source.citation.date))
+                run["started_at"] = *day;
             if (f.outcome == "completed" && p.publishedTokensPerSPerGpu)
                 run["tokens_per_s"] = *p.publishedTokensPerSPerGpu * world; // the store keeps the global figure
             if (f.stepTimeS)
