@@ -5,6 +5,8 @@
 #include "plan_options.hpp"
 
 #include "shardwise/calibrate/from_store.hpp"
+#include "shardwise/frameworks/configs.hpp"
+#include "shardwise/frameworks/network.hpp"
 #include "shardwise/plan/plan.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/store/database.hpp"
@@ -16,6 +18,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -38,6 +41,17 @@ constexpr const char* kUsageTail = R"(  --calibrated               predict with 
   --format table|json        output format (default table)
   --help                     this text
 
+Configs for the framework you train with (docs/framework-configs.md):
+  --export KIND              write ds-config (DeepSpeed ds_config.json), accelerate (Accelerate YAML),
+                             torchtitan (job-config TOML), fsdp2-python (a fully_shard script) or launch
+                             (torchrun / deepspeed / accelerate launch and srun lines) for the
+                             recommended strategy, instead of the plan
+  --strategy ID              export this candidate instead of the recommendation
+  --output FILE              write the export to FILE and print the plan as usual
+  --from FILE                read a DeepSpeed ds_config.json or an Accelerate config YAML into the plan's
+                             settings (framework, strategy, precision, micro-batch, accumulation, world,
+                             checkpointing, knobs); flags you type win; unknown keys are warned about
+
 Checkpoint interval against interruptions (Spot preemption, host maintenance), for the
 recommended strategy (Young 1974 with Daly's 2006 correction; docs/interruption.md):
   --interruptions-per-hour X expected interruptions per hour, e.g. 0.5
@@ -47,7 +61,8 @@ recommended strategy (Young 1974 with Daly's 2006 correction; docs/interruption.
   --restart-s R              seconds from an interruption to running again, on top of loading the
                              checkpoint (rescheduling, node provisioning; default 0)
 
-Exit status: 0 planned (also when nothing fits: the plan says what would), 2 bad flag or input.
+Exit status: 0 planned (also when nothing fits: the plan says what would), 2 bad flag or input
+(a bad value in --from's file names its key).
 )";
 
 struct PlanArgs {
@@ -61,6 +76,10 @@ struct PlanArgs {
     double restartS = 0;
     bool calibrated = false;
     std::string db; // empty = store::resolveDatabasePath's default
+    std::optional<frameworks::ConfigKind> exportKind;
+    std::string strategy; // --strategy: the candidate to export
+    std::string output;   // --output: where the export goes (default stdout)
+    std::string from;     // --from: a ds_config.json or Accelerate YAML
 };
 
 PlanArgs parseArgs(const std::vector<std::string>& args)
@@ -82,6 +101,19 @@ PlanArgs parseArgs(const std::vector<std::string>& args)
             a.format = w.value();
             if (a.format != "table" && a.format != "json")
                 throw UsageError("--format: expected table or json, got '" + a.format + "'");
+        } else if (flag == "--export") {
+            const std::string kind = w.value();
+            a.exportKind = frameworks::configKindFromId(kind);
+            if (!a.exportKind)
+                throw UsageError("--export: expected one of " + frameworks::configKindIdList() + ", got '" + kind + "'");
+        } else if (flag == "--strategy") {
+            a.strategy = w.value();
+            if (!strategyFromId(a.strategy))
+                throw UsageError("--strategy: expected one of " + strategyIdList() + ", got '" + a.strategy + "'");
+        } else if (flag == "--output") {
+            a.output = w.value();
+        } else if (flag == "--from") {
+            a.from = w.value();
         } else if (flag == "--interruptions-per-hour") {
             a.interruptionsPerHour = parseDouble(flag, w.value(), 1e-6, 3600);
         } else if (flag == "--checkpoint-write-gbps") {
@@ -99,6 +131,10 @@ PlanArgs parseArgs(const std::vector<std::string>& args)
     }
     if (!a.help)
         a.plan.requireModelAndGpu();
+    if (!a.output.empty() && !a.exportKind)
+        throw UsageError("--output: needs --export KIND (what to write)");
+    if (!a.strategy.empty() && !a.exportKind)
+        throw UsageError("--strategy: picks the candidate --export writes; give --export KIND");
     if (checkpointOptionGiven && a.interruptionsPerHour <= 0)
         throw UsageError("--interruptions-per-hour: required by the checkpoint options (the expected interruption rate)");
     return a;
@@ -114,7 +150,27 @@ std::string format(const char* fmt, double x)
 std::string padRight(std::string s, std::size_t width) { return s.size() < width ? s + std::string(width - s.size(), ' ') : s + " "; }
 std::string padLeft(std::string s, std::size_t width) { return s.size() < width ? std::string(width - s.size(), ' ') + s : " " + s; }
 
-void printTable(const Plan& plan, const EstimateInput& in, std::ostream& out)
+// The framework target, where its settings came from, and the inter-node network.
+std::string targetText(const EstimateInput& in)
+{
+    const FrameworkTarget& t = in.framework;
+    std::string s(traits(t.framework).label);
+    if (!t.effectiveVersion().empty())
+        s += " " + t.effectiveVersion();
+    if (t.compiled)
+        s += " with torch.compile";
+    return s;
+}
+
+std::string interNodeText(const ClusterSpec& c)
+{
+    std::string s = format("%g", c.interNodeGBps) + " GB/s per node per direction";
+    if (const auto preset = frameworks::interNodePresetFor(c.interNodeGBps))
+        s += " (" + std::string(preset->id) + ": " + std::string(preset->label) + ")";
+    return c.nodes > 1 ? s : s + ", unused with one node";
+}
+
+void printTable(const Plan& plan, const EstimateInput& in, const std::vector<std::string>& notes, std::ostream& out)
 {
     const ClusterSpec& c = in.cluster;
     out << "Plan: " << in.model.name << " (" << format("%.2f", static_cast<double>(in.model.parameterCount()) / 1e9)
@@ -123,17 +179,28 @@ void printTable(const Plan& plan, const EstimateInput& in, std::ostream& out)
         << ", sequence " << in.training.seqLen << " tokens, " << precisionId(in.training.precision)
         << (in.training.expandableSegments ? ", expandable segments" : "")
         << (in.training.cudaGraphs ? ", CUDA graphs" : "")
-        << (in.training.activationCheckpointing ? ", activation checkpointing" : "") << "\n";
+        << (in.training.gradAccumulation > 1 ? ", " + std::to_string(in.training.gradAccumulation) + " accumulation steps" : "")
+        << (in.training.activationCheckpointing
+                ? ", activation checkpointing (" + std::string(checkpointPolicyId(in.training.checkpointPolicy)) + ")"
+                : "")
+        << "\n";
     const double hostUsable = plan.candidates.empty() ? 0.0 : plan.candidates.front().estimate.hostCapacityBytes;
     out << "GPU memory " << format("%.1f", in.gpu.memoryGiB()) << " GiB per GPU; host RAM "
-        << format("%.0f", c.hostRamGiB) << " GiB per node, " << format("%.1f", hostUsable / kGiB) << " GiB usable\n\n";
+        << format("%.0f", c.hostRamGiB) << " GiB per node, " << format("%.1f", hostUsable / kGiB) << " GiB usable\n";
+    out << "Framework: " << targetText(in);
+    for (std::size_t i = 0; i < notes.size(); ++i)
+        out << (i == 0 ? " (" : "; ") << notes[i] << (i + 1 == notes.size() ? ")" : "");
+    out << "\nInter-node network: " << interNodeText(c) << "\n\n";
     // host GiB: what the node's CPU memory holds for the offload strategies (every rank of the node).
-    out << padRight("strategy", 23) << padRight("fits", 9) << padLeft("peak GiB", 10) << padLeft("host GiB", 10)
+    out << padRight("strategy", 25) << padRight("fits", 9) << padLeft("peak GiB", 10) << padLeft("host GiB", 10)
         << padLeft("tokens/s", 12) << padLeft("step s", 9) << padLeft("MFU %", 8) << padLeft("NCCL %", 8) << "\n";
+    bool unsupported = false;
     for (const Candidate& cand : plan.candidates) {
         const Estimate& e = cand.estimate;
         const bool offload = traits(cand.strategy).offloadsOptimizer;
-        out << padRight(std::string(strategyId(cand.strategy)), 23)
+        const bool runs = frameworkSupports(in.framework.framework, cand.strategy);
+        unsupported = unsupported || !runs;
+        out << padRight(std::string(strategyId(cand.strategy)) + (runs ? "" : " *"), 25)
             << padRight(e.fits() ? "yes" : (e.fitsDevice ? "no: host" : "no"), 9)
             << padLeft(format("%.1f", e.memory.devicePeak() / kGiB), 10)
             << padLeft(offload ? format("%.1f", e.hostBytesPerNode / kGiB) : std::string("-"), 10)
@@ -166,6 +233,8 @@ void printTable(const Plan& plan, const EstimateInput& in, std::ostream& out)
         out << "\nCUDA graphs apply to the GPU-resident strategies; the offload strategies run their optimizer on "
                "the host and stay eager.\n";
     out << "\nNCCL % counts communication kernels that overlap compute; it is not time spent waiting.\n";
+    if (unsupported)
+        out << "* = " << traits(in.framework.framework).label << " cannot run this strategy; its row is for comparison.\n";
     if (std::any_of(plan.candidates.begin(), plan.candidates.end(),
                     [](const Candidate& cand) { return cand.estimate.fitsDevice && !cand.estimate.fitsHost; }))
         out << "no: host = fits on the GPU, but its host state exceeds the node's usable RAM (--host-ram-gib).\n";
@@ -211,8 +280,30 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         out << kUsageHead << planOptionsUsage() << kUsageTail;
         return kExitOk;
     }
+    std::optional<frameworks::ImportedSettings> imported;
+    if (!a.from.empty()) {
+        try {
+            imported = frameworks::importConfigFile(a.from);
+        } catch (const SpecError& e) {
+            err << "shardwise-cli plan: --from " << a.from << ": " << e.what() << "\n";
+            return kExitUsage;
+        }
+        for (const frameworks::ConfigWarning& w : imported->warnings)
+            err << "shardwise-cli plan: --from " << a.from << ": warning: " << w.key << ": " << w.message << "\n";
+    }
     try {
-        const EstimateInput in = a.plan.input();
+        std::vector<std::string> notes;
+        EstimateInput in;
+        try {
+            in = a.plan.input(imported ? &*imported : nullptr, &notes);
+        } catch (const SpecError& e) {
+            // A setting the file stated that the plan cannot take (a global batch that does not divide).
+            if (imported && (e.field() == "train_batch_size" || e.field() == "num_processes")) {
+                err << "shardwise-cli plan: --from " << a.from << ": " << e.what() << "\n";
+                return kExitUsage;
+            }
+            throw;
+        }
         calibrate::StoredCalibration calibration; // presets unless --calibrated finds better
         calibration.source = "presets";
         if (a.calibrated) {
@@ -238,8 +329,69 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                 advice = adviseCheckpoints(plan, in, checkpointsUsed);
             }
         }
+        if (a.exportKind) {
+            std::optional<Strategy> chosen = plan.recommendation.strategy;
+            if (imported && imported->strategy)
+                chosen = imported->strategy;
+            if (!a.strategy.empty())
+                chosen = strategyFromId(a.strategy);
+            if (!chosen) {
+                err << "shardwise-cli plan: --export: no strategy fits this plan; pick a candidate with --strategy ID\n";
+                return kExitUsage;
+            }
+            if (!frameworks::exportSupports(*a.exportKind, in, *chosen)) {
+                err << "shardwise-cli plan: --export: " << frameworks::unsupportedReason(*a.exportKind, in, *chosen) << "\n";
+                return kExitUsage;
+            }
+            if (!plan.candidate(*chosen).estimate.fits())
+                err << "shardwise-cli plan: --export: warning: " << strategyId(*chosen)
+                    << " is predicted not to fit this plan's GPUs or host memory\n";
+            const std::string text =
+                frameworks::exportConfig(*a.exportKind, in, *chosen, frameworks::planIdentity(in, *chosen));
+            if (a.output.empty()) {
+                out << text;
+                return kExitOk;
+            }
+            std::ofstream file(a.output, std::ios::binary | std::ios::trunc);
+            file << text;
+            if (!file.flush()) {
+                err << "shardwise-cli plan: --output: cannot write '" << a.output << "'\n";
+                return kExitUsage;
+            }
+            err << "shardwise-cli plan: wrote " << frameworks::configKindId(*a.exportKind) << " of " << strategyId(*chosen)
+                << " to " << a.output << "\n";
+        }
         if (a.format == "json") {
             nlohmann::json j = toJson(plan);
+            // The framework target and network the figures are for: core/plan's JSON does not carry them.
+            j["target"] = {{"framework", frameworkId(in.framework.framework)},
+                           {"label", traits(in.framework.framework).label},
+                           {"version", in.framework.effectiveVersion()},
+                           {"compiled", in.framework.compiled},
+                           {"precision", precisionId(in.training.precision)},
+                           {"activation_checkpointing", in.training.activationCheckpointing
+                                                            ? std::string(checkpointPolicyId(in.training.checkpointPolicy))
+                                                            : std::string("off")},
+                           {"from_defaults", notes}};
+            nlohmann::json unsupported = nlohmann::json::array();
+            for (const Candidate& cand : plan.candidates)
+                if (!frameworkSupports(in.framework.framework, cand.strategy))
+                    unsupported.push_back(strategyId(cand.strategy));
+            j["target"]["unsupported"] = unsupported;
+            const auto preset = frameworks::interNodePresetFor(in.cluster.interNodeGBps);
+            j["inter_node"] = {{"gbps", in.cluster.interNodeGBps},
+                               {"preset", preset ? nlohmann::json(std::string(preset->id)) : nlohmann::json()}};
+            if (imported) {
+                nlohmann::json warnings = nlohmann::json::array();
+                for (const frameworks::ConfigWarning& w : imported->warnings)
+                    warnings.push_back({{"key", w.key}, {"message", w.message}});
+                j["imported"] = {{"file", a.from},
+                                 {"format", frameworks::configFormatId(imported->format)},
+                                 {"strategy", imported->strategy ? nlohmann::json(std::string(strategyId(*imported->strategy)))
+                                                                 : nlohmann::json()},
+                                 {"auto", imported->autoKeys},
+                                 {"warnings", warnings}};
+            }
             if (a.calibrated)
                 j["calibration"] = {{"source", calibration.source},
                                     {"confidence", calibration.confidence},
@@ -258,7 +410,13 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                 out << "Calibration: " << calibration.source << " (confidence "
                     << (calibration.confidenceLabel.empty() ? std::string("none") : calibration.confidenceLabel) << ", "
                     << calibration.runs << " runs fitted)\n\n";
-            printTable(plan, in, out);
+            if (imported)
+                out << "Settings from " << a.from << " (" << frameworks::configFormatId(imported->format) << ")"
+                    << (imported->strategy ? ", strategy " + std::string(strategyId(*imported->strategy)) : std::string())
+                    << (imported->warnings.empty() ? std::string()
+                                                   : ", " + std::to_string(imported->warnings.size()) + " warning(s) on stderr")
+                    << "\n";
+            printTable(plan, in, notes, out);
             if (advice)
                 printCheckpointAdvice(*advice, checkpointsUsed, out);
             if (storedSave)

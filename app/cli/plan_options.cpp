@@ -1,5 +1,6 @@
 #include "plan_options.hpp"
 
+#include "shardwise/frameworks/network.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
 
@@ -65,7 +66,34 @@ double parseDouble(const std::string& flag, const std::string& value, double lo,
 bool PlanOptions::take(ArgumentWalker& w)
 {
     const std::string& flag = w.flag();
-    if (flag == "--model")
+    if (flag == "--framework") {
+        framework = w.value();
+        if (!frameworkFromId(framework))
+            throw UsageError("--framework: expected one of " + frameworkIdList() + ", got '" + framework + "'");
+    } else if (flag == "--framework-version") {
+        frameworkVersion = w.value();
+        if (frameworkVersion.empty())
+            throw UsageError("--framework-version: expected a release such as 0.16, got ''");
+    } else if (flag == "--compile") {
+        w.noValue();
+        compile = true;
+    } else if (flag == "--checkpointing-policy") {
+        checkpointingPolicy = w.value();
+        if (checkpointingPolicy != "full" && checkpointingPolicy != "selective" && checkpointingPolicy != "none")
+            throw UsageError("--checkpointing-policy: expected full, selective or none, got '" + checkpointingPolicy + "'");
+    } else if (flag == "--inter-node-gbps") {
+        if (given.count("--inter-node"))
+            throw UsageError("--inter-node-gbps: give either --inter-node or --inter-node-gbps");
+        interNodeGBps = parseDouble(flag, w.value(), 0.01, 1e5);
+    } else if (flag == "--inter-node") {
+        if (given.count("--inter-node-gbps"))
+            throw UsageError("--inter-node: give either --inter-node or --inter-node-gbps");
+        interNode = w.value();
+        const auto preset = frameworks::interNodePreset(interNode);
+        if (!preset)
+            throw UsageError("--inter-node: expected one of " + frameworks::interNodePresetIdList() + ", got '" + interNode + "'");
+        interNodeGBps = preset->gbps;
+    } else if (flag == "--model")
         model = w.value();
     else if (flag == "--gpu")
         gpu = w.value();
@@ -94,6 +122,7 @@ bool PlanOptions::take(ArgumentWalker& w)
         checkpointing = true;
     } else
         return false;
+    given.insert(flag);
     return true;
 }
 
@@ -105,7 +134,7 @@ void PlanOptions::requireModelAndGpu() const
         throw UsageError("--gpu: required (a GPU preset id; see shardwise-cli presets)");
 }
 
-EstimateInput PlanOptions::input() const
+EstimateInput PlanOptions::input(const frameworks::ImportedSettings* imported, std::vector<std::string>* notes) const
 {
     EstimateInput in;
     in.model = resolveModel(model, "model");
@@ -113,14 +142,58 @@ EstimateInput PlanOptions::input() const
     in.cluster.gpusPerNode = gpusPerNode;
     in.cluster.nodes = nodes;
     in.cluster.hostRamGiB = hostRamGiB;
+    in.cluster.interNodeGBps = interNodeGBps;
     in.cluster.intraNode = interconnect.empty() ? (in.gpu.nvlinkGBps > 0 ? Interconnect::NvLink : Interconnect::Pcie)
                                                 : parseInterconnect(interconnect, "cluster.intra_node");
     in.training.seqLen = seq;
     in.training.microBatch = microBatch;
-    in.training.precision = parsePrecision(precision, "training.precision");
     in.training.expandableSegments = expandableSegments;
-    in.training.activationCheckpointing = checkpointing;
     in.training.cudaGraphs = cudaGraphs;
+    in.framework.framework = parseFramework(framework, "framework");
+    if (imported) {
+        // The file's settings, then every flag the user typed over them.
+        frameworks::applyImported(*imported, in);
+        if (given.count("--nodes"))
+            in.cluster.nodes = nodes;
+        if (given.count("--gpus-per-node"))
+            in.cluster.gpusPerNode = gpusPerNode;
+        if (given.count("--seq"))
+            in.training.seqLen = seq;
+        if (given.count("--micro-batch"))
+            in.training.microBatch = microBatch;
+        if (given.count("--framework"))
+            in.framework.framework = parseFramework(framework, "framework");
+    }
+    const Framework fw = in.framework.framework;
+    const std::string label(traits(fw).label);
+    if (given.count("--framework-version") || !imported)
+        in.framework.version = frameworkVersion;
+    if (given.count("--compile") || !imported || !imported->compiled)
+        in.framework.compiled = compile;
+    if (in.framework.compiled && fw != Framework::Fsdp2 && fw != Framework::Torchtitan)
+        throw SpecError("framework.compiled", "torch.compile is planned for --framework fsdp2 and torchtitan, not " + framework);
+
+    if (!precision.empty())
+        in.training.precision = parsePrecision(precision, "training.precision");
+    else if (!imported || !imported->precision) {
+        in.training.precision = defaultPrecision(fw);
+        if (notes && fw != Framework::Native)
+            notes->push_back("precision " + std::string(precisionId(in.training.precision)) + " from " + label + "'s defaults");
+    }
+
+    const bool checkpointFlag = given.count("--activation-checkpointing") || !checkpointingPolicy.empty();
+    if (checkpointFlag) {
+        in.training.activationCheckpointing = checkpointingPolicy != "none";
+        in.training.checkpointPolicy = checkpointingPolicy == "selective" ? CheckpointPolicy::Selective : CheckpointPolicy::Full;
+    } else if (!imported || !imported->activationCheckpointing) {
+        const auto policy = defaultCheckpointing(fw);
+        in.training.activationCheckpointing = policy.has_value();
+        in.training.checkpointPolicy = policy.value_or(CheckpointPolicy::Full);
+        if (notes && fw != Framework::Native)
+            notes->push_back(std::string(policy ? "activation checkpointing " + std::string(checkpointPolicyId(*policy))
+                                                : std::string("no activation checkpointing"))
+                             + " from " + label + "'s defaults");
+    }
     // The planner takes a graphed step for every GPU-resident strategy; under bf16-fp32-master no
     // strategy can be captured, so that plan would predict speed no run reaches.
     if (cudaGraphs && in.training.precision != PrecisionPolicy::PureBf16)
@@ -140,13 +213,24 @@ const char* planOptionsUsage()
                              their optimizer state there, page-locked; 80 % of it counts as usable
   --seq N                    sequence length in tokens (default 2048)
   --micro-batch N            sequences per GPU per micro-step (default 1)
+  --framework native|deepspeed|fsdp2|torchtitan
+                             the framework you train with: the plan describes what it allocates and
+                             how fast it runs at its defaults (default native, Shardwise's runner)
+  --framework-version V      the framework's release (default: the one Shardwise models)
+  --compile                  torch.compile each decoder layer (fsdp2, torchtitan)
+  --inter-node-gbps X        network bandwidth per node per direction in GB/s (default 12.5)
+  --inter-node NAME          a named network instead: ib-8x400 (400 GB/s), ib-8x200 (200), ib-4x200
+                             (100), 400gbe (50), 100gbe (12.5)
   --precision bf16|bf16-fp32-master
-                             pure bf16 state, or bf16 compute with fp32 master and Adam (default bf16)
+                             pure bf16 state, or bf16 compute with fp32 master and Adam (default: the
+                             framework's: bf16 for native, bf16-fp32-master for the others)
   --expandable-segments      the CUDA allocator runs with expandable_segments:True
   --cuda-graphs              each step replayed as one CUDA graph launch, so the host no longer issues
                              every kernel (helps small models and short sequences); applies to the
                              GPU-resident strategies under bf16, the offload strategies stay eager
   --activation-checkpointing recompute each layer's activations in backward
+  --checkpointing-policy full|selective|none
+                             what is recomputed (default: the framework's; torchtitan selective)
 )";
 }
 
@@ -163,6 +247,9 @@ const std::map<std::string, std::string>& flagForField()
         {"training.micro_batch", "--micro-batch"},
         {"training.precision", "--precision"},
         {"training.cuda_graphs", "--cuda-graphs"},
+        {"framework", "--framework"},
+        {"framework.compiled", "--compile"},
+        {"cluster.inter_node_gbps", "--inter-node-gbps"},
     };
     return m;
 }

@@ -3,8 +3,10 @@
 // subcommand that plans: `plan`, `gke`. One parser so the flags mean the same everywhere.
 
 #include "shardwise/estimate/estimate.hpp"
+#include "shardwise/frameworks/configs.hpp"
 
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -48,16 +50,26 @@ struct PlanOptions {
     std::string interconnect; // empty = from the GPU
     int seq = 2048;
     int microBatch = 1;
-    std::string precision = "bf16";
+    std::string precision; // empty: defaultPrecision(framework)
     bool expandableSegments = false;
     bool cudaGraphs = false;
     bool checkpointing = false;
+    std::string checkpointingPolicy; // full | selective | none; empty: --activation-checkpointing or the framework's default
+    std::string framework = "native";
+    std::string frameworkVersion; // empty: the framework's default release
+    bool compile = false;
+    double interNodeGBps = ClusterSpec{}.interNodeGBps;
+    std::string interNode; // the preset --inter-node named, if any
+    std::set<std::string> given; // the flags the user typed
 
     // Takes the walker's current flag if it is a plan option; false when it is not one.
     bool take(ArgumentWalker& w);
     // UsageError naming --model / --gpu when missing.
     void requireModelAndGpu() const;
-    EstimateInput input() const; // SpecError naming the field (see flagForField)
+    // SpecError naming the field (see flagForField). Settings read from a config (--from) fill what the
+    // flags leave unsaid; a flag the user typed wins. `notes` gets one line per setting taken from the
+    // framework's defaults ("precision bf16-fp32-master from DeepSpeed's defaults").
+    EstimateInput input(const frameworks::ImportedSettings* imported = nullptr, std::vector<std::string>* notes = nullptr) const;
 };
 
 // The plan options' usage lines, for each subcommand's --help.

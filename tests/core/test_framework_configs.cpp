@@ -478,7 +478,8 @@ private slots:
                 if (!fs::exists(p))
                     continue;
                 const ImportedSettings s = importConfigFile(p.string());
-                QVERIFY2(s.warnings.empty(), (c.name + "/" + file + ": " + s.warnings.front().key).c_str());
+                const std::string where = c.name + "/" + file + ": " + (s.warnings.empty() ? "" : s.warnings.front().key);
+                QVERIFY2(s.warnings.empty(), where.c_str());
                 QCOMPARE(s.strategy, std::optional<Strategy>(c.strategy));
                 QCOMPARE(s.worldSize, std::optional<int>(c.in.cluster.worldSize()));
                 if (std::string(file) == "ds_config.json") {

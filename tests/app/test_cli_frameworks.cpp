@@ -1,0 +1,201 @@
+// shardwise-cli plan with a framework target, run as a real process: --framework and its defaults,
+// --inter-node-gbps / --inter-node, --export (of the recommendation or --strategy, to stdout or
+// --output), --from (settings in, warnings on stderr naming the key, exit 2 naming the key).
+#include <QtTest>
+
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+
+namespace {
+
+struct CliResult {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+CliResult runCli(QStringList args)
+{
+    args.prepend(QStringLiteral("plan"));
+    QProcess p;
+    p.start(QStringLiteral(SHARDWISE_CLI_PATH), args);
+    if (!p.waitForFinished(60'000)) {
+        p.kill();
+        p.waitForFinished();
+        return {};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+QStringList base()
+{
+    return {QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"), QStringLiteral("--gpu"), QStringLiteral("h200"),
+            QStringLiteral("--gpus-per-node"), QStringLiteral("8")};
+}
+
+QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& text)
+{
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        return {};
+    f.write(text);
+    return path;
+}
+
+} // namespace
+
+class TestCliFrameworks : public QObject {
+    Q_OBJECT
+
+private slots:
+    void frameworkTargetAndItsDefaultsAreStated()
+    {
+        CliResult r = runCli(base() << QStringLiteral("--framework") << QStringLiteral("torchtitan") << QStringLiteral("--format")
+                                    << QStringLiteral("json"));
+        QCOMPARE(r.exitCode, 0);
+        const json j = json::parse(r.out.toStdString());
+        QCOMPARE(j.at("target").at("framework").get<std::string>(), std::string("torchtitan"));
+        QCOMPARE(j.at("target").at("version").get<std::string>(), std::string("0.2"));
+        QCOMPARE(j.at("target").at("precision").get<std::string>(), std::string("bf16-fp32-master"));
+        QCOMPARE(j.at("target").at("activation_checkpointing").get<std::string>(), std::string("selective"));
+        QCOMPARE(j.at("target").at("from_defaults").size(), std::size_t(2));
+        QCOMPARE(j.at("target").at("unsupported"), json::array({"zero1", "zero2", "zero3", "zero3_offload"}));
+
+        // A flag the user gives wins over the framework's default, and the text says which came from where.
+        r = runCli(base() << QStringLiteral("--framework=deepspeed") << QStringLiteral("--framework-version")
+                          << QStringLiteral("0.15") << QStringLiteral("--precision") << QStringLiteral("bf16"));
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("Framework: DeepSpeed 0.15 (no activation checkpointing from DeepSpeed's defaults)")),
+                 qPrintable(r.out));
+        QVERIFY(r.out.contains(QStringLiteral("fsdp2_reshard *")));
+
+        r = runCli(base() << QStringLiteral("--framework") << QStringLiteral("megatron"));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains(QStringLiteral("--framework:")));
+        r = runCli(base() << QStringLiteral("--compile"));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--compile:")), qPrintable(r.err));
+    }
+
+    void interNodeBandwidthIsStatedAndNamed()
+    {
+        CliResult r = runCli(base() << QStringLiteral("--nodes") << QStringLiteral("2") << QStringLiteral("--inter-node")
+                                    << QStringLiteral("ib-8x400") << QStringLiteral("--format") << QStringLiteral("json"));
+        QCOMPARE(r.exitCode, 0);
+        json j = json::parse(r.out.toStdString());
+        QCOMPARE(j.at("inter_node").at("gbps").get<double>(), 400.0);
+        QCOMPARE(j.at("inter_node").at("preset").get<std::string>(), std::string("ib-8x400"));
+
+        r = runCli(base() << QStringLiteral("--nodes") << QStringLiteral("2") << QStringLiteral("--inter-node-gbps")
+                          << QStringLiteral("25"));
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("Inter-node network: 25 GB/s per node per direction")), qPrintable(r.out));
+
+        r = runCli(base() << QStringLiteral("--inter-node-gbps") << QStringLiteral("-3"));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains(QStringLiteral("--inter-node-gbps:")));
+        r = runCli(base() << QStringLiteral("--inter-node") << QStringLiteral("carrier-pigeon"));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains(QStringLiteral("--inter-node:")));
+    }
+
+    void exportWritesTheRecommendationOrTheChosenCandidate()
+    {
+        // The recommendation (zero0 for 7B on eight H200s) as a ds_config on stdout.
+        CliResult r = runCli(base() << QStringLiteral("--framework") << QStringLiteral("deepspeed") << QStringLiteral("--export")
+                                    << QStringLiteral("ds-config"));
+        QCOMPARE(r.exitCode, 0);
+        json j = json::parse(r.out.toStdString());
+        QCOMPARE(j.at("zero_optimization").at("stage").get<int>(), 0);
+        QCOMPARE(j.at("_shardwise").at("world").get<int>(), 8);
+
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("accelerate.yaml"));
+        r = runCli(base() << QStringLiteral("--framework") << QStringLiteral("fsdp2") << QStringLiteral("--export")
+                          << QStringLiteral("accelerate") << QStringLiteral("--strategy") << QStringLiteral("fsdp2_reshard")
+                          << QStringLiteral("--output") << path);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains(QStringLiteral("Recommendation:"))); // the plan is printed as usual
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString yaml = QString::fromUtf8(f.readAll());
+        QVERIFY(yaml.contains(QStringLiteral("fsdp_reshard_after_forward: true")));
+        QVERIFY(yaml.contains(QStringLiteral("fsdp_transformer_layer_cls_to_wrap: Qwen2DecoderLayer")));
+        QVERIFY(yaml.contains(QStringLiteral("# Shardwise plan: qwen2.5-7b on 8 x h200")));
+
+        // A strategy the export's framework cannot express: exit 2, naming the framework to use.
+        r = runCli(base() << QStringLiteral("--export") << QStringLiteral("torchtitan") << QStringLiteral("--strategy")
+                          << QStringLiteral("zero2"));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--export:")) && r.err.contains(QStringLiteral("--framework deepspeed")),
+                 qPrintable(r.err));
+        r = runCli(base() << QStringLiteral("--export") << QStringLiteral("yaml"));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains(QStringLiteral("--export:")));
+        r = runCli(base() << QStringLiteral("--output") << path);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains(QStringLiteral("--output:")));
+    }
+
+    void fromReadsAConfigIntoThePlan()
+    {
+        QTemporaryDir dir;
+        const QString ds = writeFile(dir, QStringLiteral("ds_config.json"), R"({
+            "train_batch_size": 64, "train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 4,
+            "bf16": {"enabled": true}, "optimizer": {"type": "AdamW"},
+            "zero_optimization": {"stage": 3, "stage3_max_live_parameters": "auto", "mystery_knob": 1}})");
+        CliResult r = runCli({QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"), QStringLiteral("--gpu"),
+                              QStringLiteral("h200"), QStringLiteral("--from"), ds, QStringLiteral("--format"),
+                              QStringLiteral("json")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.contains(QStringLiteral("warning: zero_optimization.mystery_knob:")), qPrintable(r.err));
+        json j = json::parse(r.out.toStdString());
+        QCOMPARE(j.at("target").at("framework").get<std::string>(), std::string("deepspeed"));
+        QCOMPARE(j.at("imported").at("strategy").get<std::string>(), std::string("zero3"));
+        QCOMPARE(j.at("imported").at("auto"), json::array({"zero_optimization.stage3_max_live_parameters"}));
+        QCOMPARE(j.at("imported").at("warnings").size(), std::size_t(1));
+
+        // The file's world (64 / (2 x 4) = 8 GPUs) and strategy reach the export; a typed flag wins.
+        r = runCli({QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"), QStringLiteral("--gpu"), QStringLiteral("h200"),
+                    QStringLiteral("--from"), ds, QStringLiteral("--micro-batch"), QStringLiteral("1"),
+                    QStringLiteral("--export"), QStringLiteral("ds-config")});
+        QCOMPARE(r.exitCode, 0);
+        j = json::parse(r.out.toStdString());
+        QCOMPARE(j.at("zero_optimization").at("stage").get<int>(), 3);
+        QCOMPARE(j.at("train_micro_batch_size_per_gpu").get<int>(), 1);
+        QCOMPARE(j.at("gradient_accumulation_steps").get<int>(), 4);
+        QCOMPARE(j.at("train_batch_size").get<int>(), 32);
+
+        const QString yaml = writeFile(dir, QStringLiteral("accelerate.yaml"),
+                                       "distributed_type: FSDP\nmixed_precision: bf16\nnum_machines: 2\nnum_processes: 16\n"
+                                       "fsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n");
+        r = runCli({QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"), QStringLiteral("--gpu"), QStringLiteral("h200"),
+                    QStringLiteral("--from"), yaml, QStringLiteral("--format"), QStringLiteral("json")});
+        QCOMPARE(r.exitCode, 0);
+        j = json::parse(r.out.toStdString());
+        QCOMPARE(j.at("target").at("framework").get<std::string>(), std::string("fsdp2"));
+        QCOMPARE(j.at("imported").at("strategy").get<std::string>(), std::string("fsdp2_noreshard"));
+
+        // A bad value: exit 2 naming the key.
+        const QString bad = writeFile(dir, QStringLiteral("bad.json"), R"({"zero_optimization": {"stage": "three"}})");
+        r = runCli(base() << QStringLiteral("--from") << bad);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("zero_optimization.stage:")), qPrintable(r.err));
+        const QString badYaml = writeFile(dir, QStringLiteral("bad.yaml"), "distributed_type: FSDP\nnum_machines: two\n");
+        r = runCli(base() << QStringLiteral("--from") << badYaml);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("num_machines:")), qPrintable(r.err));
+        r = runCli(base() << QStringLiteral("--from") << dir.filePath(QStringLiteral("missing.json")));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains(QStringLiteral("--from")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliFrameworks)
+#include "test_cli_frameworks.moc"
