@@ -2,6 +2,7 @@
 
 #include "fidelity.hpp"
 
+#include "shardwise/calibrate/fit.hpp"
 #include "shardwise/published/published.hpp"
 
 #include <nlohmann/json.hpp>
@@ -36,6 +37,7 @@ struct Row {
     CellInput input;
     CellPrediction presets; // the presets, no speed factor
     CellPrediction held;    // the held-out source's prediction with the other sources' framework factor
+    CellPrediction fitted;  // ... with the calibration fitted (calibrate::fitCalibration) on the other sources
     double factor = 1.0;
     int factorCells = 0;    // cells the factor was fitted on (0: no other source has this framework)
     std::string framework;
@@ -149,6 +151,34 @@ std::map<std::string, std::pair<double, int>> fitFactors(const std::vector<Row>&
     return sum;
 }
 
+// The other sources' training cells as calibration observations: tokens/s (global) where a throughput
+// is published or derived, the peak where its kind is allocated or reserved, OOM verdicts.
+std::vector<calibrate::Observation> observations(const std::vector<Row>& rows, const std::string& heldOut)
+{
+    std::vector<calibrate::Observation> out;
+    for (const Row& r : rows) {
+        if (r.cell->kind != CellKind::Training || !r.input.ok || r.source->id == heldOut)
+            continue;
+        calibrate::Observation o;
+        o.input = r.input.input;
+        o.strategy = r.input.strategy;
+        o.oom = r.cell->published.outcome == "oom";
+        o.label = r.source->id + "/" + r.cell->id;
+        if (!o.oom) {
+            if (r.presets.publishedTokensPerSPerGpu)
+                o.tokensPerS = *r.presets.publishedTokensPerSPerGpu * o.input.cluster.worldSize();
+            if (const auto& m = r.cell->published.memory) {
+                if (m->kind == "allocated" || m->kind == "active")
+                    o.peakAllocatedBytes = m->bytes();
+                else if (m->kind == "reserved")
+                    o.peakReservedBytes = m->bytes();
+            }
+        }
+        out.push_back(std::move(o));
+    }
+    return out;
+}
+
 } // namespace
 
 int runPublished(const PublishedOptions& options)
@@ -178,6 +208,17 @@ int runPublished(const PublishedOptions& options)
             }
     }
     const auto allFactors = fitFactors(rows, "");
+    // Leave one source out with the estimate's own coefficients: fit a calibration on the other sources'
+    // cells (each coefficient only where those cells inform it) and predict the held-out source with it.
+    std::map<std::string, std::vector<std::string>> fittedNames;
+    for (const Source& s : sources) {
+        const auto obs = observations(rows, s.id);
+        const calibrate::CalibrationFit fit = calibrate::fitCalibration(obs);
+        fittedNames[s.id] = fit.fitted;
+        for (Row& r : rows)
+            if (r.source == &s && r.cell->kind == CellKind::Training)
+                r.fitted = pub::predict(*r.cell, r.input, fit.calibration);
+    }
 
     std::string commit = options.commit.empty() ? git("rev-parse --short HEAD") : options.commit;
     if (options.commit.empty() && !git("status --porcelain -- core bench/published resources/presets").empty())
@@ -209,8 +250,9 @@ int runPublished(const PublishedOptions& options)
           "with the cell's micro-batch x sequence (assumed where the source does not say). Memory is compared with the "
           "published kind: reserved = allocated peak + the allocator's expected cache; 'device total' (kind not "
           "stated, nvidia-smi) adds the CUDA context. The verdict is the planner's fit against the published outcome.\n\n"
-       << "| source | cell | setup | published tok/s/GPU | predicted | error | LOSO factor | LOSO error | published memory | "
-          "predicted GiB | error | outcome | predicted | assumed |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+       << "| source | cell | setup | published tok/s/GPU | predicted | error | LOSO factor | LOSO error | LOSO fit error | "
+          "published memory | predicted GiB | error | outcome | predicted | assumed |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     json cellsJson = json::array();
     for (const Row& r : rows) {
         if (r.cell->kind != CellKind::Training || !r.input.ok)
@@ -222,7 +264,8 @@ int runPublished(const PublishedOptions& options)
         md << "| `" << r.source->id << "` | `" << r.cell->id << "` | " << setupText(r) << " | " << published << " | "
            << formatNumber(p.predictedTokensPerSPerGpu, "%.0f") << " | " << formatError(p.tokensError) << " | "
            << (r.factorCells ? formatNumber(r.factor, "%.3f") + " (" + std::to_string(r.factorCells) + ")" : "none") << " | "
-           << formatError(r.held.tokensError) << " | " << memoryText(r.cell->published.memory) << " | "
+           << formatError(r.held.tokensError) << " | " << formatError(r.fitted.tokensError) << " | "
+           << memoryText(r.cell->published.memory) << " | "
            << gib(p.predictedMemoryBytes) << " " << p.predictedMemoryKind << " | " << formatError(p.memoryError) << " | "
            << r.cell->published.outcome << " | " << (p.predictedFits ? "fits" : "does not fit")
            << (p.verdictWrong.value_or(false) ? " **wrong**" : "") << " | " << joined(r.input.assumed) << " |\n";
@@ -241,6 +284,9 @@ int runPublished(const PublishedOptions& options)
                              {"loso_factor", r.factor},
                              {"loso_factor_cells", r.factorCells},
                              {"loso_tokens_error", optionalJson(r.held.tokensError)},
+                             {"loso_fit_tokens_error", optionalJson(r.fitted.tokensError)},
+                             {"loso_fit_memory_error", optionalJson(r.fitted.memoryError)},
+                             {"loso_fit_verdict_wrong", r.fitted.verdictWrong ? json(*r.fitted.verdictWrong) : json()},
                              {"published_memory_gib", r.cell->published.memory ? json(r.cell->published.memory->bytes() / kGiB) : json()},
                              {"published_memory_kind", r.cell->published.memory ? json(r.cell->published.memory->kind) : json()},
                              {"predicted_memory_gib", p.predictedMemoryBytes / kGiB},
@@ -273,11 +319,14 @@ int runPublished(const PublishedOptions& options)
 
     md << "\n## Per source\n\nMedian and worst absolute error, cells compared. 'LOSO': each source predicted with the "
           "per-framework speed factor fitted on the other sources' cells (exp of the mean log published/predicted; a "
-          "framework no other source has keeps 1).\n\n| source | tokens/s presets: median | worst | n | tokens/s LOSO: median | "
-          "worst | n | memory: median | worst | n | wrong verdicts |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+          "framework no other source has keeps 1). 'LOSO fit': each source predicted with `calibrate::fitCalibration` fitted on "
+          "the other sources' cells (tokens/s, reserved or allocated peaks, OOM verdicts; each coefficient only where "
+          "those cells inform it).\n\n| source | tokens/s presets: median | worst | n | tokens/s LOSO factor: median | "
+          "worst | n | tokens/s LOSO fit: median | worst | n | memory: median | worst | n | wrong verdicts | LOSO fit: "
+          "fitted coefficients |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     json perSource = json::array();
     for (const Source& s : sources) {
-        std::vector<std::pair<double, std::string>> tok, loso, mem;
+        std::vector<std::pair<double, std::string>> tok, loso, lfit, mem;
         int wrong = 0, verdicts = 0;
         for (const Row& r : rows) {
             if (r.source != &s || !r.presets.ok)
@@ -286,6 +335,8 @@ int runPublished(const PublishedOptions& options)
                 tok.emplace_back(*r.presets.tokensError, r.cell->id);
             if (r.held.tokensError)
                 loso.emplace_back(*r.held.tokensError, r.cell->id);
+            if (r.fitted.tokensError)
+                lfit.emplace_back(*r.fitted.tokensError, r.cell->id);
             if (r.presets.memoryError)
                 mem.emplace_back(*r.presets.memoryError, r.cell->id);
             if (r.presets.verdictWrong) {
@@ -293,10 +344,11 @@ int runPublished(const PublishedOptions& options)
                 wrong += *r.presets.verdictWrong;
             }
         }
-        const Stats t = stats(tok), l = stats(loso), m = stats(mem);
-        md << "| `" << s.id << "` | " << statsText(t) << " | " << statsText(l) << " | " << statsText(m) << " | " << wrong << " of "
-           << verdicts << " |\n";
+        const Stats t = stats(tok), l = stats(loso), lf = stats(lfit), m = stats(mem);
+        md << "| `" << s.id << "` | " << statsText(t) << " | " << statsText(l) << " | " << statsText(lf) << " | " << statsText(m)
+           << " | " << wrong << " of " << verdicts << " | " << (t.count || verdicts ? joined(fittedNames[s.id]) : "-") << " |\n";
         perSource.push_back({{"source", s.id}, {"tokens_presets", statsJson(t)}, {"tokens_loso", statsJson(l)},
+                             {"tokens_loso_fit", statsJson(lf)}, {"loso_fit_coefficients", fittedNames[s.id]},
                              {"memory", statsJson(m)}, {"wrong_verdicts", wrong}, {"verdicts", verdicts}});
     }
     report["per_source"] = perSource;
