@@ -1,8 +1,22 @@
 #!/usr/bin/env bash
 # Builds shardwise-runner against the machine's PyTorch (LibTorch + CUDA + NCCL) and measures every
-# strategy beside the PyTorch FSDP2 reference in the same call, then writes the results table.
+# strategy beside PyTorch's own DDP / FSDP2 (the torch backend, shardwise-torch-runner from the same
+# checkout) in the same call, then writes the results table.
 #
-#   bench/gpu.sh [all|runner|reference|probe|build|scale]    (default: all)
+#   bench/gpu.sh [all|runner|reference|torch|equivalence|probe|build|scale]    (default: all)
+#
+# all: native runner + torch backend + the table; runner: the native runner only; reference (alias
+# torch): the torch backend only. The torch backend runs TORCH_STRATEGIES (default: zero0 = DDP,
+# fsdp2_noreshard, fsdp2_reshard, fsdp2_reshard_offload) at every precision of PRECISIONS, one rank,
+# with the native runner's model, shapes and steps; events go to torch_<strategy>_<precision>.jsonl,
+# and the bf16 rows also to reference_<mode>.json (mode ddp / noreshard / reshard / offload) for the
+# table's reference columns. TORCH_ARGS="--compile" adds flags to every torch-backend run;
+# SHARDWISE_TORCH_MODEL=plain|transformers picks its decoder (default: Transformers when it imports).
+#
+# equivalence: zero0 and fsdp2_reshard (EQUIV_STRATEGIES) with both backends from the same initial
+# weights (shardwise-runner --dump-initial-params -> shardwise-torch-runner --init-params) and the same
+# synthetic tokens, on CUDA at bf16, one rank; prints the per-step losses side by side
+# (equivalence.txt). EQUIV_MODEL=qwen2.5-0.5b EQUIV_SEQ=1024 EQUIV_STEPS=10 (all timed, no warm-up).
 #
 # scale: the multi-GPU benchmark (issue 9) in one call: for each world size W of "1 $WORLDS" that the
 # machine has GPUs for, every model of MODELS and every strategy of STRATEGIES, W ranks (one per GPU,
@@ -23,7 +37,6 @@
 #   MODEL=qwen2.5-3b SEQ=2048 MICRO_BATCH=1 WARMUP=5 STEPS=15 (offload: OFFLOAD_WARMUP=4 OFFLOAD_STEPS=4)
 #   STRATEGIES="zero0 zero1 ..."  PRECISIONS="bf16 bf16-fp32-master"
 #   ATEN_STRATEGIES="zero0" also runs those with the ATen composition (SHARDWISE_FUSED_KERNELS=0)
-#   REFERENCE=path/to/fsdp2_reference.py (default .ref/fsdp2_reference.py; modes ddp reshard noreshard offload)
 #   RESULTS=dir for the JSON Lines and tables (default build-gpu/results; scale: build-gpu/results-scale)
 #   BUILD=build dir (default build-gpu)
 #   ARCHIVE=file.tgz: also pack the results directory into one archive at the end (a machine that hands
@@ -71,7 +84,7 @@ for n in "$budget_s" "$run_timeout_s" "$probe_max_bytes"; do
     [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "BUDGET_S, RUN_TIMEOUT_S and PROBE_MAX_BYTES take whole numbers > 0, got '$n'" >&2; exit 2; }
 done
 precisions="${PRECISIONS:-bf16}"
-reference="${REFERENCE:-.ref/fsdp2_reference.py}"
+torch_strategies="${TORCH_STRATEGIES:-zero0 fsdp2_noreshard fsdp2_reshard fsdp2_reshard_offload}"
 # The image keeps cmake and ninja beside its Python.
 [[ -d /opt/torch/.venv/bin ]] && export PATH="/opt/torch/.venv/bin:$PATH"
 mkdir -p "$results"
@@ -82,7 +95,7 @@ build_runner() {
     # Warnings are not errors here: GCC 13 warns inside LibTorch's own headers.
     cmake -S runner/standalone -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
         -DCMAKE_PREFIX_PATH="$prefix" -DSHARDWISE_WARNINGS_AS_ERRORS=OFF >"$results/configure.log"
-    local targets=(shardwise-runner)
+    local targets=(shardwise-runner shardwise-torch-runner)
     grep -q "shardwise-runner-kernel-check" "$build/build.ninja" 2>/dev/null && targets+=(shardwise-runner-kernel-check)
     if ! cmake --build "$build" --target "${targets[@]}" >"$results/build.log" 2>&1; then
         grep -E "error|FAILED" -A3 "$results/build.log" | head -n 60
@@ -94,6 +107,8 @@ build_runner() {
             cmake --build "$build" --target shardwise-runner 2>&1 | grep -E "error|FAILED" -A3 | head -n 60
         fi
     fi
+    # The harness is only copied; a configure from before it existed builds without it.
+    [[ -x "$build/bin/shardwise-torch-runner" ]] || cmake --build "$build" --target shardwise-torch-runner >>"$results/build.log" 2>&1 || true
     [[ -x "$build/bin/shardwise-runner" ]] || return 1
     # The fused kernels are measured only once they match the ATen maths on this GPU.
     if [[ -x "$build/bin/shardwise-runner-kernel-check" ]]; then
@@ -123,14 +138,7 @@ run_one() {
         "$build/bin/shardwise-runner" --model "$model" --device cuda --strategy "$s" --precision "$p" \
         --seq "$seq" --micro-batch "$mb" --warmup "$w" --steps "$n" ${RUNNER_ARGS:-} $extra \
         >"$results/$tag.jsonl" 2>"$results/$tag.log" || echo "$tag exited $?" >&2
-    grep '"event":"summary"' "$results/$tag.jsonl" | python3 -c '
-import json,sys
-for line in sys.stdin:
-    s=json.loads(line); m=s["memory"]
-    ph=s.get("phase_peak_allocated", {})
-    print("%-24s %-17s %9.0f tok/s  peak alloc %6.2f GiB (fwd %.2f bwd %.2f opt %.2f)  reserved %6.2f GiB  nccl %.3f exposed %.3f" % (sys.argv[1], sys.argv[2],
-          s["tokens_per_s"], m["peak_allocated"]/2**30, ph.get("forward",0)/2**30, ph.get("backward",0)/2**30, ph.get("optimizer",0)/2**30,
-          m["peak_reserved"]/2**30, s["nccl_share"], s["exposed_comm_share"]))' "$s" "$p" \
+    print_summary "$results/$tag.jsonl" "$s" "$p" \
         || tail -n 5 "$results/$tag.log"
 }
 
@@ -286,17 +294,101 @@ run_scale() {
         --command "${SCALE_COMMAND:-WORLDS=\"$worlds\" MODELS=\"$models\" bench/gpu.sh scale}"
 }
 
+# Prints one summary line of a run's events file. Arguments: file label-strategy label-precision.
+print_summary() {
+    grep '"event":"summary"' "$1" | python3 -c '
+import json,sys
+for line in sys.stdin:
+    s=json.loads(line); m=s["memory"]
+    ph=s.get("phase_peak_allocated", {})
+    print("%-24s %-17s %9.0f tok/s  peak alloc %6.2f GiB (fwd %.2f bwd %.2f opt %.2f)  reserved %6.2f GiB  nccl %.3f exposed %.3f" % (sys.argv[1], sys.argv[2],
+          s["tokens_per_s"], m["peak_allocated"]/2**30, ph.get("forward",0)/2**30, ph.get("backward",0)/2**30, ph.get("optimizer",0)/2**30,
+          m["peak_reserved"]/2**30, s["nccl_share"], s["exposed_comm_share"]))' "$2" "$3"
+}
+
+# One torch-backend rank on GPU 0 (shardwise-torch-runner: DDP / fully_shard), the native runner's
+# shapes and steps. Arguments: strategy precision.
+run_torch() {
+    local s="$1" p="$2" w="$warmup" n="$steps"
+    if [[ "$s" == *offload* ]]; then w="$offload_warmup"; n="$offload_steps"; fi
+    local tag="torch_${s}_${p}"
+    env "${nvls_off[@]}" RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((29500 + RANDOM % 1000)) \
+        SHARDWISE_LAUNCHER=bench-gpu.sh \
+        "$build/bin/shardwise-torch-runner" --model "$model" --device cuda --strategy "$s" --precision "$p" \
+        --seq "$seq" --micro-batch "$mb" --warmup "$w" --steps "$n" ${TORCH_ARGS:-} \
+        >"$results/$tag.jsonl" 2>"$results/$tag.log" || echo "$tag exited $?" >&2
+    print_summary "$results/$tag.jsonl" "torch $s" "$p" || tail -n 5 "$results/$tag.log"
+}
+
+# The torch backend's rows, and its bf16 summaries as reference_<mode>.json for results_table.py.
 run_reference() {
-    [[ -f "$reference" ]] || { echo "reference script $reference not found" >&2; return 1; }
-    local mode
-    for mode in ddp noreshard reshard offload; do
-        local n=20
-        [[ "$mode" == offload ]] && n=8
-        STEPS=$n SEQ="$seq" PYTHONUNBUFFERED=1 torchrun --standalone --nproc_per_node=1 "$reference" "$mode" \
-            >"$results/reference_$mode.log" 2>&1 || echo "reference $mode exited $?" >&2
-        grep '^RESULT ' "$results/reference_$mode.log" | sed 's/^RESULT //' | tee "$results/reference_$mode.json" \
-            || tail -n 5 "$results/reference_$mode.log"
+    [[ -x "$build/bin/shardwise-torch-runner" ]] || { echo "$build/bin/shardwise-torch-runner not built" >&2; return 1; }
+    local s p
+    for p in $precisions; do
+        for s in $torch_strategies; do run_torch "$s" "$p"; done
     done
+    python3 - "$results" <<'PY'
+import json, pathlib, sys
+res = pathlib.Path(sys.argv[1])
+modes = {"zero0": "ddp", "fsdp2_noreshard": "noreshard", "fsdp2_reshard": "reshard", "fsdp2_reshard_offload": "offload"}
+for strategy, mode in modes.items():
+    path = res / ("torch_%s_bf16.jsonl" % strategy)
+    summary = next((json.loads(l) for l in path.read_text().splitlines() if '"event":"summary"' in l), None) if path.exists() else None
+    if summary:
+        out = {"mode": mode, "strategy": strategy, "backend": "torch", "tokens_per_s": summary["tokens_per_s"],
+               "peak_alloc_gib": summary["memory"]["peak_allocated"] / 2 ** 30, "median_step_s": summary["median_step_s"]}
+        (res / ("reference_%s.json" % mode)).write_text(json.dumps(out) + "\n")
+PY
+}
+
+# Both backends from one set of initial weights: the native runner writes them before its first step,
+# the harness loads them; the synthetic tokens come from the same generator in both.
+run_equivalence() {
+    local m="${EQUIV_MODEL:-qwen2.5-0.5b}" sq="${EQUIV_SEQ:-1024}" n="${EQUIV_STEPS:-10}" s
+    # The dumps are full fp32 models: kept out of RESULTS (and so out of ARCHIVE).
+    local dumps="$build/equivalence-dumps"
+    mkdir -p "$dumps"
+    local common=(--model "$m" --device cuda --precision bf16 --seq "$sq" --micro-batch "$mb" --warmup 0 --steps "$n")
+    for s in ${EQUIV_STRATEGIES:-zero0 fsdp2_reshard}; do
+        env "${nvls_off[@]}" RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((29500 + RANDOM % 1000)) \
+            "$build/bin/shardwise-runner" "${common[@]}" --strategy "$s" --dump-initial-params "$dumps/initial_$s" \
+            >"$results/equiv_native_$s.jsonl" 2>"$results/equiv_native_$s.log" || echo "native $s exited $?" >&2
+        env "${nvls_off[@]}" RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((29500 + RANDOM % 1000)) \
+            "$build/bin/shardwise-torch-runner" "${common[@]}" --strategy "$s" --init-params "$dumps/initial_$s.rank0" \
+            ${TORCH_ARGS:-} >"$results/equiv_torch_$s.jsonl" 2>"$results/equiv_torch_$s.log" || echo "torch $s exited $?" >&2
+        rm -f "$dumps/initial_$s".rank*
+    done
+    python3 - "$results" ${EQUIV_STRATEGIES:-zero0 fsdp2_reshard} <<'PY' | tee "$results/equivalence.txt"
+import json, pathlib, sys
+res = pathlib.Path(sys.argv[1])
+def run(path):
+    steps, impl = {}, "?"
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if not line.startswith("{"):
+                continue
+            e = json.loads(line)
+            if e["event"] == "step":
+                steps[e["step"]] = e["loss"]
+            elif e["event"] == "start":
+                impl = e["versions"].get("model_impl", "native")
+            elif e["event"] == "error":
+                steps["error"] = e["message"]
+    return steps, impl
+for s in sys.argv[2:]:
+    native, _ = run(res / ("equiv_native_%s.jsonl" % s))
+    torch, impl = run(res / ("equiv_torch_%s.jsonl" % s))
+    print("%s, bf16, same initial weights and tokens (torch backend decoder: %s)" % (s, impl))
+    print("%5s %14s %14s %10s" % ("step", "native loss", "torch loss", "rel diff"))
+    for k in sorted(k for k in set(native) | set(torch) if k != "error"):
+        a, b = native.get(k), torch.get(k)
+        rel = "%.2e" % (abs(a - b) / abs(a)) if a is not None and b is not None and a else "-"
+        print("%5d %14s %14s %10s" % (k, "%.6f" % a if a is not None else "-", "%.6f" % b if b is not None else "-", rel))
+    for name, r in (("native", native), ("torch", torch)):
+        if "error" in r:
+            print("%s failed: %s" % (name, r["error"]))
+    print()
+PY
 }
 
 case "$what" in
@@ -316,14 +408,20 @@ scale)
     echo "${COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}" >>"$results/device.txt"
     run_scale
     ;;
+equivalence)
+    device_facts
+    build_runner
+    run_equivalence
+    ;;
 probe)
     build_runner
     RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=29511 \
         "$build/bin/shardwise-runner" --probe --device cuda | tee "$results/probe.jsonl"
     ;;
-runner | reference | all)
+runner | reference | torch | all)
     device_facts
     build_runner
+    [[ "$what" == torch ]] && what=reference
     [[ "$what" != runner ]] && run_reference
     if [[ "$what" != reference ]]; then
         for p in $precisions; do
@@ -352,7 +450,7 @@ runner | reference | all)
     done
     ;;
 *)
-    echo "usage: $0 [all|runner|reference|probe|build|scale]" >&2
+    echo "usage: $0 [all|runner|reference|torch|equivalence|probe|build|scale]" >&2
     exit 2
     ;;
 esac

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-"""Turns one bench/gpu.sh run (runner summaries + reference results, same call) into the results table:
-h200.json (one object per strategy and precision) and h200.md. Standard library only.
+"""Turns one bench/gpu.sh run (native runner and torch backend summaries, same call) into the results
+table: h200.json (one object per strategy and precision, then the torch backend's own rows with
+"backend": "torch") and h200.md. The reference a native row is compared with is the torch backend's
+run of the matching PyTorch setup (DDP for the ZeRO stages) at the same precision, or a
+reference_<mode>.json of an older call. Standard library only.
 
 usage: results_table.py RESULTS_DIR [--out DIR] [--commit SHA] [--command CMD]
 """
@@ -20,6 +23,13 @@ GIB = 2 ** 30
 def summary_of(path):
     for line in path.read_text().splitlines():
         if '"event":"summary"' in line:
+            return json.loads(line)
+    return None
+
+
+def start_of(path):
+    for line in path.read_text().splitlines():
+        if '"event":"start"' in line:
             return json.loads(line)
     return None
 
@@ -46,13 +56,34 @@ def main():
         text = p.read_text().strip()
         if text:
             r = json.loads(text.splitlines()[-1])
-            refs[r["mode"]] = r
+            refs[(r["mode"], "bf16")] = r
+    torch_rows = []
+    for p in sorted(res.glob("torch_*.jsonl")):
+        strategy, precision = p.stem[len("torch_"):].rsplit("_", 1)
+        s = summary_of(p)
+        row = {"backend": "torch", "strategy": strategy, "precision": precision}
+        if s is None:
+            row["failure"] = (error_of(p) or {}).get("message", "no summary")
+        else:
+            start = start_of(p) or {}
+            row.update(tokens_per_s=round(s["tokens_per_s"], 1),
+                       peak_alloc_gib=round(s["memory"]["peak_allocated"] / GIB, 2),
+                       peak_reserved_gib=round(s["memory"]["peak_reserved"] / GIB, 2),
+                       median_step_s=s["median_step_s"], timed_steps=s["timed_steps"],
+                       model_impl=start.get("versions", {}).get("model_impl", ""),
+                       torch=start.get("versions", {}).get("torch", ""))
+            if "phase_peak_allocated" in s:
+                row["phase_peak_alloc_gib"] = {k: round(v / GIB, 2) for k, v in s["phase_peak_allocated"].items()}
+            mode = TARGETS.get(strategy, (None,))[0]
+            refs[(mode, precision)] = {"mode": mode, "tokens_per_s": s["tokens_per_s"],
+                                      "peak_alloc_gib": s["memory"]["peak_allocated"] / GIB}
+        torch_rows.append(row)
     rows = []
     for p in sorted(res.glob("runner_*.jsonl")):
         stem = p.stem[len("runner_"):]
         strategy, precision = stem.rsplit("_", 1)
         mode, target = TARGETS.get(strategy, (None, None))
-        ref = refs.get(mode, {})
+        ref = refs.get((mode, precision), {})
         s = summary_of(p)
         row = {"strategy": strategy, "precision": "bf16" if precision == "bf16" else precision,
                "reference_mode": mode, "reference_tokens_per_s": ref.get("tokens_per_s"),
@@ -80,7 +111,7 @@ def main():
         rows.append(row)
     order = list(TARGETS)
     rows.sort(key=lambda r: (r["precision"] != "bf16", order.index(r["strategy"]) if r["strategy"] in order else 99))
-    (out / "h200.json").write_text(json.dumps(rows, indent=1) + "\n")
+    (out / "h200.json").write_text(json.dumps(rows + torch_rows, indent=1) + "\n")
 
     device = (res / "device.txt").read_text() if (res / "device.txt").exists() else ""
     lines = ["| strategy | precision | runner tokens/s | reference (mode) tokens/s | speed-up (target) | runner peak alloc GiB | reference peak alloc GiB | runner peak GiB forward / backward / optimizer | NCCL share | exposed comm |",
@@ -98,6 +129,17 @@ def main():
         ph = r.get("runner_phase_peak_alloc_gib")
         phases = f"{ph['forward']:.1f} / {ph['backward']:.1f} / {ph['optimizer']:.1f}" if ph else "-"
         lines.append(f"| {r['strategy']} | {r['precision']} | {tps} | {ref} | {sp} | {mem} | {refmem} | {phases} | {nccl} | {exp} |")
+    torch_lines = ["| torch backend strategy | precision | tokens/s | peak alloc GiB | peak GiB forward / backward / optimizer | decoder | torch |",
+                   "|---|---|---|---|---|---|---|"]
+    for r in sorted(torch_rows, key=lambda r: (r["precision"] != "bf16", order.index(r["strategy"]) if r["strategy"] in order else 99)):
+        if "failure" in r:
+            torch_lines.append(f"| {r['strategy']} | {r['precision']} | failed: {r['failure']} | - | - | - | - |")
+            continue
+        ph = r.get("phase_peak_alloc_gib")
+        phases = f"{ph['forward']:.1f} / {ph['backward']:.1f} / {ph['optimizer']:.1f}" if ph else "-"
+        torch_lines.append(f"| {r['strategy']} | {r['precision']} | {r['tokens_per_s']:,.0f} | {r['peak_alloc_gib']:.1f} | {phases} | {r['model_impl']} | {r['torch']} |")
+    if torch_rows:
+        lines += ["", "PyTorch itself (shardwise-torch-runner: DDP for zero0, fully_shard for fsdp2; comm time not measured):", ""] + torch_lines
     md = ["# shardwise-runner against PyTorch FSDP2 on one H200", "",
           f"Commit measured: `{a.commit}`. Command (on the GPU machine, one call): `{a.command}`.", "",
           "Device facts:", "", "```", device.strip(), "```", ""] + lines + [""]
