@@ -48,7 +48,11 @@ QVariant CandidateTableModel::data(const QModelIndex& index, int role) const
             return bold;
         }
         return {};
+    case SupportedRole:
+        return c.supported;
     case Qt::ForegroundRole:
+        if (!c.supported)
+            return QPalette().brush(QPalette::Disabled, QPalette::Text);
         if (index.column() == FitsColumn && !c.fits)
             return QBrush(QColor(0xd0, 0x3b, 0x3b));
         return {};
@@ -79,6 +83,8 @@ QVariant CandidateTableModel::display(const CandidateView& c, int column) const
 {
     switch (column) {
     case StrategyColumn:
+        if (!c.supported)
+            return tr("%1 (not in %2)").arg(strategyLabel(c.strategy), m_plan.target);
         return c.recommended ? tr("%1 (recommended)").arg(strategyLabel(c.strategy)) : strategyLabel(c.strategy);
     case FitsColumn:
         if (c.fits)
@@ -101,6 +107,8 @@ QVariant CandidateTableModel::display(const CandidateView& c, int column) const
 
 QVariant CandidateTableModel::toolTip(const CandidateView& c, int column) const
 {
+    if (!c.supported)
+        return c.unsupportedReason;
     switch (column) {
     case StrategyColumn:
         return c.note.isEmpty() ? strategySummary(c.strategy) : strategySummary(c.strategy) + QLatin1Char('\n') + c.note;
@@ -125,6 +133,14 @@ QVariant CandidateTableModel::toolTip(const CandidateView& c, int column) const
         return tr("Predicted. %1").arg(ncclShareExplanation());
     }
     return {};
+}
+
+Qt::ItemFlags CandidateTableModel::flags(const QModelIndex& index) const
+{
+    Qt::ItemFlags f = QAbstractTableModel::flags(index);
+    if (index.isValid() && index.row() < m_plan.candidates.size() && !m_plan.candidates.at(index.row()).supported)
+        f &= ~(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+    return f;
 }
 
 QVariant CandidateTableModel::headerData(int section, Qt::Orientation orientation, int role) const

@@ -16,6 +16,9 @@ public:
     // Unformatted value for sorting and charts (double, or bool for FitsColumn).
     static constexpr int RawValueRole = Qt::UserRole + 1;
     static constexpr int RecommendedRole = Qt::UserRole + 2;
+    // Whether the plan's framework target can run the row's strategy (bool); unsupported rows are
+    // shown greyed with the reason and cannot be selected.
+    static constexpr int SupportedRole = Qt::UserRole + 3;
 
     explicit CandidateTableModel(QObject* parent = nullptr);
 
@@ -27,6 +30,7 @@ public:
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
 
 private:
     QVariant display(const CandidateView& c, int column) const;

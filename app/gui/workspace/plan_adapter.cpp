@@ -2,6 +2,8 @@
 
 #include "models/display_format.hpp"
 
+#include "shardwise/frameworks/configs.hpp"
+
 #include <QCoreApplication>
 #include <QStringList>
 
@@ -72,6 +74,15 @@ PlanView toPlanView(const Plan& plan, const EstimateInput& input, const std::vec
     view.capacityGiB = first.deviceCapacityBytes / kGiB;
     view.usableGiB = (first.deviceCapacityBytes - first.headroomBytes) / kGiB;
     view.hostUsableGiB = first.hostCapacityBytes / kGiB;
+    view.framework = input.framework.framework;
+    view.target = QString::fromUtf8(traits(input.framework.framework).label.data(),
+                                    static_cast<qsizetype>(traits(input.framework.framework).label.size()));
+    if (!input.framework.effectiveVersion().empty())
+        view.target += QLatin1Char(' ') + fromStd(input.framework.effectiveVersion());
+    if (input.framework.compiled)
+        view.target = PlanText::tr("%1 with torch.compile").arg(view.target);
+    view.interNodeGBps = input.cluster.interNodeGBps;
+    view.nodes = input.cluster.nodes;
 
     const Recommendation& rec = plan.recommendation;
     view.hasRecommendation = rec.strategy.has_value();
@@ -92,6 +103,13 @@ PlanView toPlanView(const Plan& plan, const EstimateInput& input, const std::vec
         cv.hostGiB = c.estimate.hostBytesPerNode / kGiB;
         cv.memory = memoryParts(c.estimate.memory);
         cv.recommended = rec.strategy && *rec.strategy == c.strategy;
+        cv.supported = frameworkSupports(input.framework.framework, c.strategy);
+        if (!cv.supported)
+            cv.unsupportedReason = PlanText::tr("%1 cannot run %2: %3")
+                                       .arg(view.target, strategyLabel(c.strategy),
+                                            traits(c.strategy).family == StrategyFamily::Fsdp2
+                                                ? PlanText::tr("it is an FSDP2 setup; plan for PyTorch FSDP2 or torchtitan.")
+                                                : PlanText::tr("it is a DeepSpeed ZeRO stage; plan for DeepSpeed."));
         if (!c.estimate.fitsDevice)
             cv.note = PlanText::tr("Does not fit the GPU: short by %1.").arg(formatGiB(c.estimate.deviceShortfallBytes() / kGiB));
         else if (!c.estimate.fitsHost)
@@ -148,6 +166,7 @@ PlanView toPlanView(const Plan& plan, const EstimateInput& input, const std::vec
         view.summary = PlanText::tr("Recommended: %1 (decided by step %2).").arg(strategyLabel(*rec.strategy)).arg(decided);
     else
         view.summary = PlanText::tr("Nothing fits. %1").arg(decidedReason);
+    view.summary += QLatin1Char(' ') + PlanText::tr("Planned for %1.").arg(view.target);
     return view;
 }
 

@@ -3,6 +3,10 @@
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
 
+#include <QJsonDocument>
+
+#include <nlohmann/json.hpp>
+
 namespace shardwise::gui {
 
 namespace {
@@ -60,6 +64,20 @@ EstimateInput planInputFromState(const QJsonObject& s)
     // be captured (the form disables the box), so the plan stays eager rather than predicting graphs.
     in.training.cudaGraphs = s.value(QStringLiteral("cuda_graphs")).toBool(false)
         && in.training.precision == PrecisionPolicy::PureBf16;
+    // Fields added with the framework target; absent in forms saved before it: the native runner, one
+    // accumulation step, full checkpointing, the default network.
+    in.cluster.interNodeGBps = optionalNumber(s, "inter_node_gbps", "cluster.inter_node_gbps", ClusterSpec{}.interNodeGBps);
+    in.training.gradAccumulation = static_cast<int>(optionalNumber(s, "grad_accumulation", "training.grad_accumulation", 1));
+    in.training.checkpointPolicy =
+        parseCheckpointPolicy(s.value(QStringLiteral("checkpoint_policy")).toString(QStringLiteral("full")).toStdString(),
+                              "training.checkpoint_policy");
+    in.framework.framework =
+        parseFramework(s.value(QStringLiteral("framework")).toString(QStringLiteral("native")).toStdString(), "framework");
+    in.framework.version = s.value(QStringLiteral("framework_version")).toString().trimmed().toStdString();
+    in.framework.compiled = s.value(QStringLiteral("compile")).toBool(false)
+        && (in.framework.framework == Framework::Fsdp2 || in.framework.framework == Framework::Torchtitan);
+    if (const QJsonValue k = s.value(QStringLiteral("knobs")); k.isObject())
+        in.knobs = knobsFromJson(nlohmann::json::parse(QJsonDocument(k.toObject()).toJson().toStdString()), "knobs");
     validate(in.cluster, "cluster");
     validate(in.training, "training");
     return in;

@@ -30,6 +30,8 @@ struct CandidateView {
     QList<MemoryPart> memory;    // stacked in this order
     bool recommended = false;
     QString note;                // why it was ruled out or chosen, one line
+    bool supported = true;       // the plan's framework target can run it
+    QString unsupportedReason;   // why not, naming the framework that can
 };
 
 enum class StepVerdict { Decided, Passed, NotReached };
@@ -62,6 +64,10 @@ struct PlanView {
     bool hasRecommendation = false;
     Strategy recommendation = Strategy::Zero0;
     QString summary;
+    Framework framework = Framework::Native;
+    QString target;          // "DeepSpeed 0.16", "PyTorch FSDP2 2.11 with torch.compile"
+    double interNodeGBps = 0; // per node per direction
+    int nodes = 1;
 };
 
 } // namespace shardwise::gui

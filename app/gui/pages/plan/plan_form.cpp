@@ -2,6 +2,7 @@
 
 #include "workspace/plan_input.hpp"
 
+#include "shardwise/frameworks/network.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
 
@@ -13,17 +14,24 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QJsonDocument>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
+
+#include <nlohmann/json.hpp>
 
 namespace shardwise::gui {
 
 namespace {
 
 const QString kCustomGpu = QStringLiteral("custom");
+const QString kCustomNetwork = QStringLiteral("custom");
+
+QString fromView(std::string_view v) { return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size())); }
 constexpr int kFileRole = Qt::UserRole + 1; // model entries loaded from a file carry its path
 
 
@@ -106,6 +114,34 @@ PlanForm::PlanForm(QWidget* parent)
     m_interconnect->setToolTip(tr("How the GPUs inside a node talk. The decision order's step 2 chooses by it."));
     hardwareForm->addRow(tr("&Interconnect:"), m_interconnect);
 
+    m_interNode = new QComboBox(hardwareBox);
+    m_interNode->setObjectName(QStringLiteral("interNodeCombo"));
+    const QString ib8x400 = tr("8 × 400 Gb/s InfiniBand");
+    const QString ib8x200 = tr("8 × 200 Gb/s InfiniBand");
+    const QString ib4x200 = tr("4 × 200 Gb/s InfiniBand");
+    const QString eth400 = tr("400 Gb/s Ethernet");
+    const QString eth100 = tr("100 Gb/s Ethernet");
+    const QString labels[] = {ib8x400, ib8x200, ib4x200, eth400, eth100};
+    int presetIndex = 0;
+    for (const frameworks::InterNodePreset& p : frameworks::interNodePresets()) {
+        const QString label = presetIndex < 5 ? labels[presetIndex] : fromView(p.label);
+        m_interNode->addItem(tr("%1 (%2 GB/s per node)").arg(label, QLocale().toString(p.gbps)), fromView(p.id));
+        m_interNode->setItemData(m_interNode->count() - 1, p.gbps, Qt::UserRole + 1);
+        ++presetIndex;
+    }
+    m_interNode->addItem(tr("Custom…"), kCustomNetwork);
+    m_interNode->setToolTip(tr("The network between nodes: every collective that spans nodes runs at this bandwidth."));
+    m_interNodeGBps = makeDoubleSpin(0.1, 1e5, ClusterSpec{}.interNodeGBps, tr(" GB/s"),
+                                     tr("Network bandwidth per node per direction, in GB/s (8 × 400 Gb/s NICs = 400 GB/s)."),
+                                     hardwareBox);
+    m_interNodeGBps->setObjectName(QStringLiteral("interNodeSpin"));
+    auto* interNodeRow = new QHBoxLayout;
+    interNodeRow->addWidget(m_interNode, 1);
+    interNodeRow->addWidget(m_interNodeGBps);
+    m_interNodeLabel = new QLabel(tr("Inter-&node network:"), hardwareBox);
+    m_interNodeLabel->setBuddy(m_interNode);
+    hardwareForm->addRow(m_interNodeLabel, interNodeRow);
+
     m_hostRamGiB = makeDoubleSpin(1, 1e6, ClusterSpec{}.hostRamGiB, tr(" GiB"),
                                   tr("Host memory (RAM) of each node. It decides whether the CPU-offload strategies fit: "
                                      "their host state (master weights, Adam moments, gradient shards, page-locked) for "
@@ -116,6 +152,28 @@ PlanForm::PlanForm(QWidget* parent)
     m_hostRamGiB->setSingleStep(64);
     hardwareForm->addRow(tr("Host &RAM per node:"), m_hostRamGiB);
     layout->addWidget(hardwareBox);
+
+    auto* frameworkBox = new QGroupBox(tr("Framework"), this);
+    auto* frameworkForm = new QFormLayout(frameworkBox);
+    m_framework = new QComboBox(frameworkBox);
+    m_framework->setObjectName(QStringLiteral("frameworkCombo"));
+    m_framework->addItem(tr("Shardwise runner (native)"), QStringLiteral("native"));
+    m_framework->addItem(tr("DeepSpeed"), QStringLiteral("deepspeed"));
+    m_framework->addItem(tr("PyTorch FSDP2"), QStringLiteral("fsdp2"));
+    m_framework->addItem(tr("torchtitan"), QStringLiteral("torchtitan"));
+    m_framework->setToolTip(tr("The framework you train with: the plan predicts what it allocates and how fast it runs at "
+                               "its defaults, and marks the strategies it cannot run. Choosing one takes its default "
+                               "precision and activation checkpointing."));
+    frameworkForm->addRow(tr("&Framework:"), m_framework);
+    m_frameworkVersion = new QLineEdit(frameworkBox);
+    m_frameworkVersion->setObjectName(QStringLiteral("frameworkVersionEdit"));
+    m_frameworkVersion->setToolTip(tr("The release you train with; empty means the release Shardwise models."));
+    frameworkForm->addRow(tr("&Version:"), m_frameworkVersion);
+    m_compile = new QCheckBox(tr("torch.compile each decoder layer"), frameworkBox);
+    m_compile->setObjectName(QStringLiteral("compileCheck"));
+    m_compile->setToolTip(tr("Compiled layers (PyTorch FSDP2 and torchtitan)."));
+    frameworkForm->addRow(QString(), m_compile);
+    layout->addWidget(frameworkBox);
 
     auto* trainingBox = new QGroupBox(tr("Training"), this);
     auto* trainingForm = new QFormLayout(trainingBox);
@@ -130,6 +188,11 @@ PlanForm::PlanForm(QWidget* parent)
     m_microBatch->setRange(1, 1024);
     m_microBatch->setToolTip(tr("Sequences per GPU per step."));
     trainingForm->addRow(tr("Micro-&batch:"), m_microBatch);
+    m_gradAccumulation = new QSpinBox(trainingBox);
+    m_gradAccumulation->setObjectName(QStringLiteral("gradAccumulationSpin"));
+    m_gradAccumulation->setRange(1, 65536);
+    m_gradAccumulation->setToolTip(tr("Micro-batches per optimizer step."));
+    trainingForm->addRow(tr("Accu&mulation:"), m_gradAccumulation);
     m_seqLen = new QSpinBox(trainingBox);
     m_seqLen->setObjectName(QStringLiteral("seqLenSpin"));
     m_seqLen->setRange(16, 1 << 20);
@@ -154,20 +217,48 @@ PlanForm::PlanForm(QWidget* parent)
     m_checkpointing = new QCheckBox(tr("Activation checkpointing"), trainingBox);
     m_checkpointing->setObjectName(QStringLiteral("checkpointingCheck"));
     m_checkpointing->setToolTip(tr("Recompute each layer's forward in backward: less activation memory, about a third more compute."));
-    trainingForm->addRow(QString(), m_checkpointing);
+    m_checkpointPolicy = new QComboBox(trainingBox);
+    m_checkpointPolicy->setObjectName(QStringLiteral("checkpointPolicyCombo"));
+    m_checkpointPolicy->addItem(tr("full layers"), QStringLiteral("full"));
+    m_checkpointPolicy->addItem(tr("selective"), QStringLiteral("selective"));
+    m_checkpointPolicy->setToolTip(tr("Full recomputes each layer's forward; selective keeps the matmul outputs and "
+                                      "recomputes the cheap parts (torchtitan's default)."));
+    auto* checkpointRow = new QHBoxLayout;
+    checkpointRow->addWidget(m_checkpointing);
+    checkpointRow->addWidget(m_checkpointPolicy);
+    trainingForm->addRow(QString(), checkpointRow);
     layout->addWidget(trainingBox);
     layout->addStretch(1);
 
     populatePresets();
     onGpuChanged();
+    updateFrameworkWidgets();
+    updateInterNodeWidgets();
 
     connect(m_openModel, &QPushButton::clicked, this, &PlanForm::browseModelFile);
     connect(m_gpu, &QComboBox::currentIndexChanged, this, [this] {
         onGpuChanged();
         emit configurationChanged();
     });
-    for (QComboBox* combo : {m_model, m_interconnect, m_precision})
+    for (QComboBox* combo : {m_model, m_interconnect, m_precision, m_framework, m_checkpointPolicy})
         connect(combo, &QComboBox::currentIndexChanged, this, &PlanForm::configurationChanged);
+    connect(m_framework, &QComboBox::currentIndexChanged, this, &PlanForm::updateFrameworkWidgets);
+    connect(m_framework, &QComboBox::activated, this, &PlanForm::onFrameworkChosen);
+    connect(m_frameworkVersion, &QLineEdit::editingFinished, this, &PlanForm::configurationChanged);
+    connect(m_compile, &QCheckBox::toggled, this, &PlanForm::configurationChanged);
+    connect(m_checkpointing, &QCheckBox::toggled, m_checkpointPolicy, &QWidget::setEnabled);
+    connect(m_interNode, &QComboBox::currentIndexChanged, this, [this] {
+        const QVariant gbps = m_interNode->currentData(Qt::UserRole + 1);
+        if (gbps.isValid()) {
+            const QSignalBlocker block(m_interNodeGBps);
+            m_interNodeGBps->setValue(gbps.toDouble());
+        }
+        updateInterNodeWidgets();
+        emit configurationChanged();
+    });
+    connect(m_interNodeGBps, &QDoubleSpinBox::valueChanged, this, &PlanForm::configurationChanged);
+    connect(m_nodes, &QSpinBox::valueChanged, this, &PlanForm::updateInterNodeWidgets);
+    connect(m_gradAccumulation, &QSpinBox::valueChanged, this, &PlanForm::configurationChanged);
     // bf16-fp32-master steps AdamW with the host's step count, which a graph cannot replay.
     connect(m_precision, &QComboBox::currentIndexChanged, this, &PlanForm::onPrecisionChanged);
     for (QSpinBox* spin : {m_gpusPerNode, m_nodes, m_microBatch, m_seqLen})
@@ -176,6 +267,68 @@ PlanForm::PlanForm(QWidget* parent)
         connect(spin, &QDoubleSpinBox::valueChanged, this, &PlanForm::configurationChanged);
     for (QCheckBox* check : {m_expandableSegments, m_cudaGraphs, m_checkpointing})
         connect(check, &QCheckBox::toggled, this, &PlanForm::configurationChanged);
+}
+
+void PlanForm::updateFrameworkWidgets()
+{
+    const auto f = frameworkFromId(m_framework->currentData().toString().toStdString()).value_or(Framework::Native);
+    const bool torch = f == Framework::Fsdp2 || f == Framework::Torchtitan;
+    m_compile->setEnabled(torch);
+    m_frameworkVersion->setEnabled(f != Framework::Native);
+    m_frameworkVersion->setPlaceholderText(f == Framework::Native ? QString()
+                                                                  : tr("%1 (default)").arg(fromView(traits(f).defaultVersion)));
+}
+
+void PlanForm::onFrameworkChosen()
+{
+    const auto f = frameworkFromId(m_framework->currentData().toString().toStdString()).value_or(Framework::Native);
+    const int pr = m_precision->findData(fromView(precisionId(defaultPrecision(f))));
+    if (pr >= 0)
+        m_precision->setCurrentIndex(pr);
+    const auto policy = defaultCheckpointing(f);
+    m_checkpointing->setChecked(policy.has_value());
+    if (policy)
+        m_checkpointPolicy->setCurrentIndex(m_checkpointPolicy->findData(fromView(checkpointPolicyId(*policy))));
+    emit configurationChanged();
+}
+
+void PlanForm::updateInterNodeWidgets()
+{
+    const bool several = m_nodes->value() > 1;
+    m_interNodeLabel->setVisible(several);
+    m_interNode->setVisible(several);
+    m_interNodeGBps->setVisible(several);
+    m_interNodeGBps->setEnabled(m_interNode->currentData().toString() == kCustomNetwork);
+}
+
+void PlanForm::selectFramework(Framework f)
+{
+    const int i = m_framework->findData(fromView(frameworkId(f)));
+    if (i >= 0)
+        m_framework->setCurrentIndex(i);
+}
+
+void PlanForm::applyImported(const frameworks::ImportedSettings& settings)
+{
+    // Apply to the form's current input first so a setting that cannot be taken (a global batch that
+    // does not divide over the GPUs) throws before the form changes.
+    EstimateInput in = input();
+    frameworks::applyImported(settings, in);
+    {
+        const QSignalBlocker block(this);
+        selectFramework(in.framework.framework);
+        m_compile->setChecked(in.framework.compiled);
+        m_gpusPerNode->setValue(in.cluster.gpusPerNode);
+        m_nodes->setValue(in.cluster.nodes);
+        m_precision->setCurrentIndex(m_precision->findData(fromView(precisionId(in.training.precision))));
+        m_microBatch->setValue(in.training.microBatch);
+        m_gradAccumulation->setValue(in.training.gradAccumulation);
+        m_seqLen->setValue(in.training.seqLen);
+        m_checkpointing->setChecked(in.training.activationCheckpointing);
+        m_checkpointPolicy->setCurrentIndex(m_checkpointPolicy->findData(fromView(checkpointPolicyId(in.training.checkpointPolicy))));
+        m_knobs = in.knobs;
+    }
+    emit configurationChanged();
 }
 
 void PlanForm::populatePresets()
@@ -309,6 +462,15 @@ QJsonObject PlanForm::state() const
     s[QStringLiteral("expandable_segments")] = m_expandableSegments->isChecked();
     s[QStringLiteral("cuda_graphs")] = m_cudaGraphs->isChecked();
     s[QStringLiteral("activation_checkpointing")] = m_checkpointing->isChecked();
+    s[QStringLiteral("checkpoint_policy")] = m_checkpointPolicy->currentData().toString();
+    s[QStringLiteral("grad_accumulation")] = m_gradAccumulation->value();
+    s[QStringLiteral("framework")] = m_framework->currentData().toString();
+    s[QStringLiteral("framework_version")] = m_frameworkVersion->text().trimmed();
+    s[QStringLiteral("compile")] = m_compile->isChecked() && m_compile->isEnabled();
+    s[QStringLiteral("inter_node_gbps")] = m_interNodeGBps->value();
+    if (!(toJson(m_knobs) == toJson(TuningKnobs{})))
+        s[QStringLiteral("knobs")] =
+            QJsonDocument::fromJson(QByteArray::fromStdString(toJson(m_knobs).dump())).object();
     return s;
 }
 
@@ -344,6 +506,29 @@ void PlanForm::setState(const QJsonObject& s)
         // Workspaces saved before the option existed planned eager steps.
         m_cudaGraphs->setChecked(s.value(QStringLiteral("cuda_graphs")).toBool(false));
         m_checkpointing->setChecked(s.value(QStringLiteral("activation_checkpointing")).toBool(false));
+        // Forms saved before the framework target existed planned for the native runner.
+        const int fw = m_framework->findData(s.value(QStringLiteral("framework")).toString(QStringLiteral("native")));
+        m_framework->setCurrentIndex(fw >= 0 ? fw : 0);
+        m_frameworkVersion->setText(s.value(QStringLiteral("framework_version")).toString());
+        m_compile->setChecked(s.value(QStringLiteral("compile")).toBool(false));
+        const int cp = m_checkpointPolicy->findData(s.value(QStringLiteral("checkpoint_policy")).toString(QStringLiteral("full")));
+        m_checkpointPolicy->setCurrentIndex(cp >= 0 ? cp : 0);
+        m_gradAccumulation->setValue(s.value(QStringLiteral("grad_accumulation")).toInt(1));
+        const double gbps = s.value(QStringLiteral("inter_node_gbps")).toDouble(ClusterSpec{}.interNodeGBps);
+        const auto preset = frameworks::interNodePresetFor(gbps);
+        m_interNode->setCurrentIndex(m_interNode->findData(preset ? fromView(preset->id) : kCustomNetwork));
+        m_interNodeGBps->setValue(gbps);
+        m_knobs = TuningKnobs{};
+        if (const QJsonValue k = s.value(QStringLiteral("knobs")); k.isObject()) {
+            try {
+                m_knobs = knobsFromJson(nlohmann::json::parse(QJsonDocument(k.toObject()).toJson().toStdString()), "knobs");
+            } catch (const std::exception&) {
+                m_knobs = TuningKnobs{}; // a damaged saved form plans with the defaults
+            }
+        }
+        m_checkpointPolicy->setEnabled(m_checkpointing->isChecked());
+        updateFrameworkWidgets();
+        updateInterNodeWidgets();
     }
     emit configurationChanged();
 }

@@ -1,9 +1,11 @@
 #pragma once
 // The configuration half of the Plan page: model (preset or a config.json), GPU (preset or custom),
-// cluster shape, interconnect, precision, micro-batch, sequence, allocator setting and CUDA graphs.
+// cluster shape, interconnect, inter-node network, the framework target, precision, micro-batch,
+// accumulation, sequence, allocator setting, CUDA graphs and activation checkpointing.
 // Emits configurationChanged() on every edit; the page re-plans from input().
 
 #include "shardwise/estimate/estimate.hpp"
+#include "shardwise/frameworks/configs.hpp"
 
 #include <QJsonObject>
 #include <QWidget>
@@ -12,6 +14,8 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QGroupBox;
+class QLabel;
+class QLineEdit;
 class QPushButton;
 class QSpinBox;
 
@@ -29,7 +33,9 @@ public:
     // The form as JSON for QSettings and the demo workspace:
     // {"model": id-or-path, "gpu": id | "custom", "custom_gpu": {...}, "gpus_per_node": N, "nodes": N,
     //  "interconnect": "nvlink"|"pcie", "host_ram_gib": GiB, "precision": id, "micro_batch": N, "seq_len": N,
-    //  "expandable_segments": B, "cuda_graphs": B, "activation_checkpointing": B}
+    //  "expandable_segments": B, "cuda_graphs": B, "activation_checkpointing": B, "checkpoint_policy": id,
+    //  "grad_accumulation": N, "framework": id, "framework_version": V, "compile": B, "inter_node_gbps": GB/s,
+    //  "knobs": {...} (only when a config set them)}
     QJsonObject state() const;
     // Unknown presets and files that no longer load are skipped with the form's defaults.
     void setState(const QJsonObject& state);
@@ -40,6 +46,10 @@ public:
     void selectGpu(const QString& presetId);
     void setGpuCount(int gpusPerNode, int nodes);
     void setSequence(int microBatch, int seqLen);
+    void selectFramework(Framework f);
+    // Fills the form with the settings a ds_config.json or Accelerate YAML stated (core/frameworks);
+    // the rest stays. Throws SpecError naming the key when the settings cannot be applied.
+    void applyImported(const frameworks::ImportedSettings& settings);
 
 signals:
     void configurationChanged();
@@ -48,6 +58,9 @@ private:
     void populatePresets();
     void onGpuChanged();
     void onPrecisionChanged();
+    void onFrameworkChosen(); // the user picked a framework: take its default precision and checkpointing
+    void updateFrameworkWidgets();
+    void updateInterNodeWidgets();
     void browseModelFile();
     GpuSpec selectedGpu() const;
 
@@ -70,6 +83,15 @@ private:
     QCheckBox* m_expandableSegments = nullptr;
     QCheckBox* m_cudaGraphs = nullptr;
     QCheckBox* m_checkpointing = nullptr;
+    QComboBox* m_checkpointPolicy = nullptr;
+    QSpinBox* m_gradAccumulation = nullptr;
+    QComboBox* m_framework = nullptr;
+    QLineEdit* m_frameworkVersion = nullptr;
+    QCheckBox* m_compile = nullptr;
+    QLabel* m_interNodeLabel = nullptr;
+    QComboBox* m_interNode = nullptr;
+    QDoubleSpinBox* m_interNodeGBps = nullptr;
+    TuningKnobs m_knobs; // DeepSpeed's knobs as an opened config set them; defaults otherwise
 };
 
 } // namespace shardwise::gui

@@ -5,6 +5,8 @@
 
 #include "workspace/plan_view.hpp"
 
+#include "shardwise/frameworks/configs.hpp"
+
 #include <QHash>
 #include <QList>
 #include <QWidget>
@@ -12,7 +14,9 @@
 class QChartView;
 class QComboBox;
 class QLabel;
+class QMenu;
 class QProgressBar;
+class QToolButton;
 class QPushButton;
 class QTableView;
 class QTimer;
@@ -47,6 +51,18 @@ public:
     // The runs validate() queues for the current plan on the chosen node and device, in queue order.
     QList<RunRequest> validationRequests() const;
 
+    // Framework configs (core/frameworks). The Export menu holds one action per kind, each writing the
+    // selected candidate (the recommendation when none is selected) after a Save As dialog.
+    QMenu* exportMenu() const { return m_exportMenu; }
+    std::optional<Strategy> exportStrategy() const;
+    // Writes one export of exportStrategy() to `path`; false with the reason (an unsupported strategy
+    // names the framework that can run it, an unwritable file its path).
+    bool exportConfig(frameworks::ConfigKind kind, const QString& path, QString* error = nullptr);
+    // Reads a ds_config.json or Accelerate YAML into the form, shows its warnings (keys not understood)
+    // on the page and selects its strategy once planned; false with the error naming the key.
+    bool openConfig(const QString& path, QString* error = nullptr);
+    QString importMessageText() const;
+
 public slots:
     // Queues the current plan's run matrix on the node chosen beside the button.
     void validate();
@@ -73,6 +89,9 @@ private:
     void showValidationProgress(qint64 runId, const QList<RankProgress>& ranks);
     void onQueuedRunEnded(qint64 ticket);
     void refreshNodes();
+    void updateExportActions();
+    void browseExport(frameworks::ConfigKind kind);
+    void browseOpenConfig();
 
     Workspace& m_workspace;
     PlanForm* m_form = nullptr;
@@ -91,6 +110,11 @@ private:
     QPushButton* m_validate = nullptr;
     QPushButton* m_cancel = nullptr;
     QProgressBar* m_validationBar = nullptr;
+    QPushButton* m_openConfig = nullptr;
+    QToolButton* m_exportButton = nullptr;
+    QMenu* m_exportMenu = nullptr;
+    QLabel* m_importMessage = nullptr;
+    std::optional<Strategy> m_selectAfterPlan; // the strategy an opened config chose
     QLabel* m_validationStatus = nullptr;
     RunJob* m_queue = nullptr;
     QList<qint64> m_validationTickets; // in queue order
