@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -110,6 +111,49 @@ private slots:
         } catch (const PublishedError& e) {
             QVERIFY2(std::string(e.what()).find("bad.json: cells[0].published.memory.unit") == 0, e.what());
         }
+    }
+
+    void cellsTheSetupCannotBuildSayWhy()
+    {
+        const PresetCatalog& catalog = PresetCatalog::builtin();
+        Cell cell;
+        cell.id = "c";
+        cell.published.outcome = "completed";
+        cell.published.tokensPerSPerGpu = 1000;
+        cell.setup = {{"model_preset", "llama-3.1-8b"}, {"gpu_preset", "h100-80gb"}, {"gpus_per_node", 8}, {"nodes", 2},
+                      {"intra_node", "nvlink"}, {"inter_node_gbps", kNotStated}, {"framework_target", "torchtitan"},
+                      {"strategy", "fsdp2_reshard"}, {"precision_policy", "bf16-fp32-master"}, {"micro_batch", 1},
+                      {"seq_len", 8192}, {"grad_accumulation", 1}, {"activation_checkpointing", "full"}};
+        // Two nodes and no network figure: the builder says which field is missing.
+        CellInput in = buildInput(cell, catalog);
+        QVERIFY(!in.ok);
+        QVERIFY2(in.reason.find("inter_node_gbps") != std::string::npos, in.reason.c_str());
+        // An assumption fills it, and the input records that it was assumed.
+        cell.assumptions = {{"inter_node_gbps", {{"value", 400}, {"reason", "test"}}}};
+        in = buildInput(cell, catalog);
+        QVERIFY2(in.ok, in.reason.c_str());
+        QCOMPARE(in.input.cluster.interNodeGBps, 400.0);
+        QCOMPARE(in.input.cluster.worldSize(), 16);
+        QVERIFY(std::find(in.assumed.begin(), in.assumed.end(), "inter_node_gbps") != in.assumed.end());
+        QVERIFY(in.input.framework.framework == Framework::Torchtitan);
+        // A stated world size that disagrees with the node layout, a strategy the framework cannot
+        // express, Float8: each is refused with its reason.
+        Cell world = cell;
+        world.setup["world_size"] = 8;
+        QVERIFY(buildInput(world, catalog).reason.find("world_size") != std::string::npos);
+        Cell zero = cell;
+        zero.setup["strategy"] = "zero2";
+        QVERIFY(buildInput(zero, catalog).reason.find("cannot express") != std::string::npos);
+        Cell f8 = cell;
+        f8.setup["float8"] = true;
+        QVERIFY(buildInput(f8, catalog).reason.find("Float8") != std::string::npos);
+        // A published step time becomes tokens/s with the cell's micro-batch x sequence.
+        Cell step = cell;
+        step.published.tokensPerSPerGpu.reset();
+        step.published.stepTimeS = 2.0;
+        const CellPrediction p = predict(step, buildInput(step, catalog));
+        QVERIFY(p.ok && p.throughputDerived);
+        QCOMPARE(*p.publishedTokensPerSPerGpu, 8192.0 / 2.0);
     }
 
     void importStoresPublishedRunsOnce()
