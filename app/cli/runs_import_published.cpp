@@ -1,0 +1,45 @@
+#include "runs_import_published.hpp"
+
+#include "command.hpp"
+
+#include "shardwise/published/published_import.hpp"
+#include "shardwise/store/location.hpp"
+
+namespace shardwise::cli {
+
+int importPublishedRuns(const std::optional<std::string>& dir, const std::map<std::string, std::string>& flags,
+                        std::ostream& out, std::ostream& err)
+{
+    std::vector<published::Source> sources;
+    const std::filesystem::path folder = dir ? std::filesystem::path(*dir) : published::defaultDirectory();
+    try {
+        sources = published::loadDirectory(folder);
+    } catch (const published::PublishedError& e) {
+        err << "shardwise-cli runs import-published: " << e.what() << "; nothing was imported\n";
+        return kExitUsage;
+    }
+    const auto db = flags.find("--db");
+    store::Database database = store::Database::open(store::resolveDatabasePath(db == flags.end() ? "" : db->second));
+    published::PublishedImportOptions options;
+    options.replace = flags.count("--replace") > 0;
+    try {
+        const auto result = published::importPublished(database, sources, PresetCatalog::builtin(), options);
+        out << "imported " << result.inserted.size() << " published run(s) from " << sources.size() << " source(s) in "
+            << folder.string();
+        if (!result.inserted.empty())
+            out << " as IDs " << result.inserted.front() << "-" << result.inserted.back();
+        out << "\n";
+        if (!result.replaced.empty())
+            out << "replaced " << result.replaced.size() << " run(s) stored by an earlier import\n";
+        if (!result.alreadyStored.empty())
+            out << result.alreadyStored.size() << " cell(s) already stored, kept (--replace stores them again)\n";
+        for (const std::string& s : result.skipped)
+            out << "not a run: " << s << "\n";
+    } catch (const store::StoreError& e) {
+        err << "shardwise-cli runs import-published: " << e.what() << "\n";
+        return kExitFailed;
+    }
+    return kExitOk;
+}
+
+} // namespace shardwise::cli
