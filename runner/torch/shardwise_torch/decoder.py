@@ -61,9 +61,9 @@ def _generator(device, seed):
 
 
 def initial_values(m, seed, device):
-    """{name: fp32 tensor}: the native runner's initialisation, drawn on `device` (its CPU generator on
-    the CPU, the device's Philox generator on a GPU), slot after slot with one generator per unit."""
-    values = {}
+    """Yields (name, fp32 tensor): the native runner's initialisation, drawn on `device` (its CPU
+    generator on the CPU, the device's Philox generator on a GPU), slot after slot with one generator
+    per unit; one tensor at a time, so a large model is never held twice."""
     for index, unit in enumerate(canonical_layout(m)):
         gen = _generator(device, _unit_seed(seed, index))
         for name, shape, init in unit:
@@ -77,8 +77,7 @@ def initial_values(m, seed, device):
                 t.fill_(1.0)
             else:
                 t.zero_()
-            values[name] = t.view(shape)
-    return values
+            yield name, t.view(shape)
 
 
 # ---- the plain decoder ------------------------------------------------------------------------
@@ -266,10 +265,18 @@ def build_model(m, device, dtype, prefer, log):
             model = _transformers_model(m, device, dtype)
             if _shapes_match(model, m):
                 return model, "transformers"
+            if prefer == "transformers":
+                raise RuntimeError("the Transformers model's parameters differ from the spec's layout")
             log("warning", "the Transformers model's parameters differ from the spec's layout; using the plain decoder")
+            del model
         except ImportError:
             if prefer == "transformers":
                 raise
+        except Exception as e:  # noqa: BLE001 - any Transformers release that cannot build it: plain
+            if prefer == "transformers" or "out of memory" in str(e).lower():
+                raise
+            log("warning", "Transformers could not build the model (%s: %s); using the plain decoder"
+                % (type(e).__name__, e))
     model = PlainCausalLM(m, device=device, dtype=dtype)
     return model, "plain"
 

@@ -37,20 +37,21 @@ def _dtensor_from_local():
 
 
 def write_dump(path, model_spec, params, rank, world, strategy, step):
-    """`params`: {canonical name: parameter}. Every rank calls this (the gathers are collectives)."""
-    entries, tensors, total = [], [], 0
+    """`params`: {canonical name: parameter}. Every rank calls this (the gathers are collectives, in
+    the same order everywhere); one gathered parameter at a time is held on the host."""
+    entries, total = [], 0
     for unit in canonical_layout(model_spec):
         for name, shape, _ in unit:
             entries.append({"name": name, "shape": shape, "offset": total})
-            numel = math.prod(shape)
-            total += numel
-            if numel:
-                tensors.append(full_tensor(params[name]).to(device="cpu", dtype=torch.float32).contiguous())
+            total += math.prod(shape)
     header = {"format": "shardwise-params", "version": 1, "dtype": "float32", "byte_order": "little", "rank": rank,
               "world": world, "strategy": strategy, "step": step, "numel": total, "params": entries}
     with open(path, "wb") as f:
         f.write(json.dumps(header, sort_keys=True, separators=(",", ":")).encode() + b"\n")
-        for t in tensors:
+        for e in entries:
+            if math.prod(e["shape"]) == 0:
+                continue
+            t = full_tensor(params[e["name"]]).to(device="cpu", dtype=torch.float32).contiguous()
             # The tensor's own bytes: float32 in the machine's order, which is little-endian on every
             # platform PyTorch ships for.
             f.write(ctypes.string_at(t.data_ptr(), t.numel() * 4))
@@ -66,34 +67,41 @@ def resolve_dump_path(path, rank):
 
 
 def read_dump(path, model_spec):
-    """{canonical name: fp32 CPU tensor} of a dump, checked against the spec's layout."""
+    """Yields (canonical name, fp32 CPU tensor) of a dump, one parameter at a time so a large model
+    is never held twice in host memory; the whole header is checked against the spec's layout before
+    the first value is read."""
     with open(path, "rb") as f:
         header_line = f.readline()
-        payload = f.read()
-    try:
-        header = json.loads(header_line)
-    except ValueError as e:
-        raise ConfigError("--init-params: %s has no JSON header line: %s" % (path, e))
-    if not isinstance(header, dict) or header.get("format") != "shardwise-params" or header.get("dtype") != "float32":
-        raise ConfigError("--init-params: %s is not a shardwise-params float32 dump" % path)
-    numel = header.get("numel", -1)
-    if len(payload) != 4 * numel:
-        raise ConfigError("--init-params: %s holds %d bytes of values, its header says %d float32"
-                          % (path, len(payload), numel))
-    data = torch.frombuffer(bytearray(payload), dtype=torch.float32) if numel else torch.empty(0)
-    listed = {e["name"]: e for e in header.get("params", [])}
-    values = {}
-    for unit in canonical_layout(model_spec):
-        for name, shape, _ in unit:
-            n = math.prod(shape)
-            e = listed.get(name)
-            if e is None:
-                if n == 0:
-                    continue
-                raise ConfigError("--init-params: %s has no parameter %s (a dump of another model?)" % (path, name))
-            if list(e["shape"]) != shape:
-                raise ConfigError("--init-params: %s: %s has shape %s, the model's is %s"
-                                  % (path, name, e["shape"], shape))
-            if n:
-                values[name] = data[e["offset"]:e["offset"] + n].clone().view(shape)
-    return values
+        start = f.tell()
+        size = os.fstat(f.fileno()).st_size
+        try:
+            header = json.loads(header_line)
+        except ValueError as e:
+            raise ConfigError("--init-params: %s has no JSON header line: %s" % (path, e))
+        if not isinstance(header, dict) or header.get("format") != "shardwise-params" or \
+                header.get("dtype") != "float32":
+            raise ConfigError("--init-params: %s is not a shardwise-params float32 dump" % path)
+        numel = header.get("numel", -1)
+        if size - start != 4 * numel:
+            raise ConfigError("--init-params: %s holds %d bytes of values, its header says %d float32"
+                              % (path, size - start, numel))
+        listed = {e["name"]: e for e in header.get("params", [])}
+        wanted = []
+        for unit in canonical_layout(model_spec):
+            for name, shape, _ in unit:
+                n = math.prod(shape)
+                e = listed.get(name)
+                if e is None:
+                    if n == 0:
+                        continue
+                    raise ConfigError("--init-params: %s has no parameter %s (a dump of another model?)" % (path, name))
+                if list(e["shape"]) != shape:
+                    raise ConfigError("--init-params: %s: %s has shape %s, the model's is %s"
+                                      % (path, name, e["shape"], shape))
+                if e["offset"] + n > numel:
+                    raise ConfigError("--init-params: %s: %s lies past the end of the values" % (path, name))
+                if n:
+                    wanted.append((name, shape, e["offset"], n))
+        for name, shape, offset, n in wanted:
+            f.seek(start + 4 * offset)
+            yield name, torch.frombuffer(bytearray(f.read(4 * n)), dtype=torch.float32).view(shape)

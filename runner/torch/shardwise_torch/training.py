@@ -172,7 +172,7 @@ def _sync(device):
         torch.cuda.synchronize(device)
 
 
-def _wrap(model, config, device, env, compute_dtype, log):
+def _wrap(model, config, device, env, compute_dtype):
     strategy = config["strategy"]
     master = device.type == "cuda" and config["training"]["precision"] == "bf16-fp32-master"
     if config.get("torch_compile"):
@@ -215,8 +215,10 @@ def run_training(options, env, progress, runner_version):
 
     m = c["model"]
     prefer = os.environ.get("SHARDWISE_TORCH_MODEL", "auto")
+    # Warnings wait for the start event: nothing precedes it in a rank's stream.
+    warnings = []
     model, model_impl = decoder.build_model(m, device, param_dtype, prefer,
-                                            lambda level, msg: events.emit_log(rank, level, msg))
+                                            lambda level, msg: warnings.append((level, msg)))
     if options.init_params:
         path = params.resolve_dump_path(options.init_params, rank)
         values = params.read_dump(path, m)
@@ -225,11 +227,10 @@ def run_training(options, env, progress, runner_version):
         values = decoder.initial_values(m, c["seed"], device)
     named = decoder.canonical_parameters(model)
     with torch.no_grad():
-        for name, value in values.items():
+        for name, value in values:
             named[name].copy_(value)
-    del values
     tokens = token_batches(c, rank, env.world)
-    model, wrapper = _wrap(model, c, device, env, compute_dtype, lambda level, msg: events.emit_log(rank, level, msg))
+    model, wrapper = _wrap(model, c, device, env, compute_dtype)
     named = decoder.canonical_parameters(model)
     optimizer = torch.optim.AdamW(model.parameters(), lr=c["learning_rate"], **ADAMW)
     autocast = device.type == "cuda" and c["strategy"] == "zero0" and param_dtype != compute_dtype
@@ -241,6 +242,8 @@ def run_training(options, env, progress, runner_version):
     events.emit("start", rank, world=env.world, local_rank=env.local_rank, host=socket.gethostname(), config=c,
                 versions=events.software_versions(runner_version, device, model_impl),
                 allocator=events.allocator_settings(), launcher=env.launcher, device_name=device_name)
+    for level, message in warnings:
+        events.emit_log(rank, level, message)
     count = sum(v.numel() for v in named.values())
     events.log(rank, "%s (%s) on %s via %s, %d parameters, %s decoder" % (
         c["strategy"], wrapper, device_name, dist.get_backend(), count, model_impl))
