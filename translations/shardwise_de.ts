@@ -2,6 +2,29 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>BackendText</name>
+    <message>
+        <source>PyTorch (shardwise-torch-runner)</source>
+        <translation>PyTorch (shardwise-torch-runner)</translation>
+    </message>
+    <message>
+        <source>Native runner (shardwise-runner)</source>
+        <translation>Nativer Runner (shardwise-runner)</translation>
+    </message>
+    <message>
+        <source>The PyTorch harness: DDP for zero0 and fully_shard (FSDP2) for the fsdp2 strategies, on a Transformers or plain PyTorch decoder. Needs python3 with torch where the ranks run.</source>
+        <translation>Das PyTorch-Harness: DDP für zero0 und fully_shard (FSDP2) für die fsdp2-Strategien, auf einem Transformers- oder reinen PyTorch-Decoder. Braucht python3 mit torch dort, wo die Ränge laufen.</translation>
+    </message>
+    <message>
+        <source>Shardwise&apos;s own LibTorch runner: every strategy, over flat per-unit buffers.</source>
+        <translation>Shardwise&apos; eigener LibTorch-Runner: jede Strategie, über flache Puffer je Einheit.</translation>
+    </message>
+    <message>
+        <source>PyTorch cannot express %1: the torch backend runs zero0 (DDP), fsdp2_noreshard, fsdp2_reshard and fsdp2_reshard_offload (fully_shard).</source>
+        <translation>PyTorch kann %1 nicht ausdrücken: Das torch-Backend führt zero0 (DDP), fsdp2_noreshard, fsdp2_reshard und fsdp2_reshard_offload (fully_shard) aus.</translation>
+    </message>
+</context>
+<context>
     <name>CaptionText</name>
     <message>
         <source>unknown</source>
@@ -69,6 +92,10 @@
     <message>
         <source>Measured vs predicted throughput — %1</source>
         <translation>Gemessener vs. vorhergesagter Durchsatz — %1</translation>
+    </message>
+    <message>
+        <source>Backend: %1 (native = Shardwise&apos;s runner, torch = PyTorch DDP / FSDP2)</source>
+        <translation>Backend: %1 (native = Shardwise&apos; Runner, torch = PyTorch DDP / FSDP2)</translation>
     </message>
 </context>
 <context>
@@ -440,6 +467,26 @@
         <source>Nothing fits. %1</source>
         <translation>Nichts passt. %1</translation>
     </message>
+    <message>
+        <source>%1 with torch.compile</source>
+        <translation>%1 mit torch.compile</translation>
+    </message>
+    <message>
+        <source>%1 cannot run %2: %3</source>
+        <translation>%1 kann %2 nicht ausführen: %3</translation>
+    </message>
+    <message>
+        <source>it is an FSDP2 setup; plan for PyTorch FSDP2 or torchtitan.</source>
+        <translation>es ist eine FSDP2-Variante; planen Sie für PyTorch FSDP2 oder torchtitan.</translation>
+    </message>
+    <message>
+        <source>it is a DeepSpeed ZeRO stage; plan for DeepSpeed.</source>
+        <translation>es ist eine DeepSpeed-ZeRO-Stufe; planen Sie für DeepSpeed.</translation>
+    </message>
+    <message>
+        <source>Planned for %1.</source>
+        <translation>Geplant für %1.</translation>
+    </message>
 </context>
 <context>
     <name>PredictionText</name>
@@ -627,6 +674,10 @@
     <message>
         <source>Whether the predicted peak fits the GPU&apos;s memory with the planner&apos;s headroom and, for CPU offload, whether its state fits the node&apos;s usable host memory.</source>
         <translation>Ob die vorhergesagte Spitze mit der Reserve des Planers in den GPU-Speicher passt und, bei CPU-Auslagerung, ob ihr Zustand in den nutzbaren Hostspeicher des Knotens passt.</translation>
+    </message>
+    <message>
+        <source>%1 (not in %2)</source>
+        <translation>%1 (nicht in %2)</translation>
     </message>
 </context>
 <context>
@@ -927,6 +978,14 @@
     <message>
         <source>Export prediction chart</source>
         <translation>Vorhersagediagramm exportieren</translation>
+    </message>
+    <message>
+        <source>Show only runs of this backend: native (Shardwise&apos;s runner) or torch (PyTorch).</source>
+        <translation>Nur Läufe dieses Backends zeigen: native (Shardwise&apos; Runner) oder torch (PyTorch).</translation>
+    </message>
+    <message>
+        <source>Backend:</source>
+        <translation>Backend:</translation>
     </message>
 </context>
 <context>
@@ -1237,6 +1296,26 @@
         <source>%1, %2 (rank %3 of %4)</source>
         <translation>%1, %2 (Rang %3 von %4)</translation>
     </message>
+    <message>
+        <source>PyTorch for python3</source>
+        <translation>PyTorch für python3</translation>
+    </message>
+    <message>
+        <source>Transformers</source>
+        <translation>Transformers</translation>
+    </message>
+    <message>
+        <source>not installed: the torch backend trains its plain PyTorch decoder</source>
+        <translation>nicht installiert: Das torch-Backend trainiert seinen reinen PyTorch-Decoder</translation>
+    </message>
+    <message>
+        <source>Can run the torch backend</source>
+        <translation>Kann das torch-Backend ausführen</translation>
+    </message>
+    <message>
+        <source>Missing for torch</source>
+        <translation>Fehlt für torch</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::NodeJob</name>
@@ -1538,6 +1617,14 @@
         <source>Cance&amp;l probe</source>
         <translation>Messung abbre&amp;chen</translation>
     </message>
+    <message>
+        <source>The torch backend can run there (%1).</source>
+        <translation>Das torch-Backend kann dort laufen (%1).</translation>
+    </message>
+    <message>
+        <source>The torch backend cannot run there: %1.</source>
+        <translation>Das torch-Backend kann dort nicht laufen: %1.</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::PlanForm</name>
@@ -1781,6 +1868,114 @@
         <source>Capture each training step once as a CUDA graph and replay it: the CPU issues one graph launch per step instead of every kernel, which speeds up small models and short sequences. Applies to the GPU-resident strategies (no CPU offload) under bf16 only; the CPU-offload strategies stay eager.</source>
         <translation>Jeden Trainingsschritt einmal als CUDA-Graph aufzeichnen und wieder abspielen: Die CPU startet je Schritt einen Graphen statt jedes einzelnen Kernels, was kleine Modelle und kurze Sequenzen beschleunigt. Gilt nur für die Strategien, deren Zustand auf der GPU bleibt (ohne CPU-Auslagerung), und nur mit bf16; die Strategien mit CPU-Auslagerung laufen weiter ohne Graph.</translation>
     </message>
+    <message>
+        <source>8 × 400 Gb/s InfiniBand</source>
+        <translation>8 × 400 Gb/s InfiniBand</translation>
+    </message>
+    <message>
+        <source>8 × 200 Gb/s InfiniBand</source>
+        <translation>8 × 200 Gb/s InfiniBand</translation>
+    </message>
+    <message>
+        <source>4 × 200 Gb/s InfiniBand</source>
+        <translation>4 × 200 Gb/s InfiniBand</translation>
+    </message>
+    <message>
+        <source>400 Gb/s Ethernet</source>
+        <translation>400 Gb/s Ethernet</translation>
+    </message>
+    <message>
+        <source>100 Gb/s Ethernet</source>
+        <translation>100 Gb/s Ethernet</translation>
+    </message>
+    <message>
+        <source>%1 (%2 GB/s per node)</source>
+        <translation>%1 (%2 GB/s je Knoten)</translation>
+    </message>
+    <message>
+        <source>Custom…</source>
+        <translation>Eigener Wert…</translation>
+    </message>
+    <message>
+        <source>The network between nodes: every collective that spans nodes runs at this bandwidth.</source>
+        <translation>Das Netz zwischen den Knoten: jede Kollektivoperation über Knotengrenzen läuft mit dieser Bandbreite.</translation>
+    </message>
+    <message>
+        <source>Network bandwidth per node per direction, in GB/s (8 × 400 Gb/s NICs = 400 GB/s).</source>
+        <translation>Netzbandbreite je Knoten und Richtung in GB/s (8 × 400-Gb/s-NICs = 400 GB/s).</translation>
+    </message>
+    <message>
+        <source>Inter-&amp;node network:</source>
+        <translation>&amp;Netz zwischen Knoten:</translation>
+    </message>
+    <message>
+        <source>Framework</source>
+        <translation>Framework</translation>
+    </message>
+    <message>
+        <source>Shardwise runner (native)</source>
+        <translation>Shardwise-Runner (nativ)</translation>
+    </message>
+    <message>
+        <source>DeepSpeed</source>
+        <translation>DeepSpeed</translation>
+    </message>
+    <message>
+        <source>PyTorch FSDP2</source>
+        <translation>PyTorch FSDP2</translation>
+    </message>
+    <message>
+        <source>torchtitan</source>
+        <translation>torchtitan</translation>
+    </message>
+    <message>
+        <source>The framework you train with: the plan predicts what it allocates and how fast it runs at its defaults, and marks the strategies it cannot run. Choosing one takes its default precision and activation checkpointing.</source>
+        <translation>Das Framework, mit dem Sie trainieren: Der Plan sagt voraus, was es mit seinen Voreinstellungen belegt und wie schnell es läuft, und kennzeichnet die Strategien, die es nicht ausführen kann. Die Auswahl übernimmt seine voreingestellte Präzision und sein Activation Checkpointing.</translation>
+    </message>
+    <message>
+        <source>Frame&amp;work:</source>
+        <translation>Frame&amp;work:</translation>
+    </message>
+    <message>
+        <source>The release you train with; empty means the release Shardwise models.</source>
+        <translation>Die Version, mit der Sie trainieren; leer bedeutet die Version, die Shardwise modelliert.</translation>
+    </message>
+    <message>
+        <source>V&amp;ersion:</source>
+        <translation>V&amp;ersion:</translation>
+    </message>
+    <message>
+        <source>torch.compile each decoder layer</source>
+        <translation>torch.compile für jede Decoder-Schicht</translation>
+    </message>
+    <message>
+        <source>Compiled layers (PyTorch FSDP2 and torchtitan).</source>
+        <translation>Kompilierte Schichten (PyTorch FSDP2 und torchtitan).</translation>
+    </message>
+    <message>
+        <source>Micro-batches per optimizer step.</source>
+        <translation>Micro-Batches je Optimiererschritt.</translation>
+    </message>
+    <message>
+        <source>Accumula&amp;tion:</source>
+        <translation>Akkumula&amp;tion:</translation>
+    </message>
+    <message>
+        <source>full layers</source>
+        <translation>ganze Schichten</translation>
+    </message>
+    <message>
+        <source>selective</source>
+        <translation>selektiv</translation>
+    </message>
+    <message>
+        <source>Full recomputes each layer&apos;s forward; selective keeps the matmul outputs and recomputes the cheap parts (torchtitan&apos;s default).</source>
+        <translation>Ganz berechnet den Vorwärtslauf jeder Schicht neu; selektiv behält die Matmul-Ausgaben und berechnet nur die billigen Teile neu (Voreinstellung von torchtitan).</translation>
+    </message>
+    <message>
+        <source>%1 (default)</source>
+        <translation>%1 (Voreinstellung)</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::PlanPage</name>
@@ -1846,6 +2041,86 @@
     <message>
         <source>Run %1 of %2: step %3 of %4</source>
         <translation>Lauf %1 von %2: Schritt %3 von %4</translation>
+    </message>
+    <message>
+        <source>&amp;Open config…</source>
+        <translation>K&amp;onfiguration öffnen…</translation>
+    </message>
+    <message>
+        <source>Read a DeepSpeed ds_config.json or an Accelerate config YAML into the form: framework, strategy, precision, micro-batch, accumulation, GPUs, checkpointing and DeepSpeed&apos;s knobs.</source>
+        <translation>Eine DeepSpeed-ds_config.json oder eine Accelerate-YAML-Konfiguration ins Formular lesen: Framework, Strategie, Präzision, Micro-Batch, Akkumulation, GPUs, Checkpointing und die Stellgrößen von DeepSpeed.</translation>
+    </message>
+    <message>
+        <source>E&amp;xport</source>
+        <translation>E&amp;xportieren</translation>
+    </message>
+    <message>
+        <source>Write the selected candidate (or the recommendation) as a config for the framework you train with; each file names the plan it came from.</source>
+        <translation>Den gewählten Kandidaten (oder die Empfehlung) als Konfiguration für Ihr Framework schreiben; jede Datei nennt den Plan, aus dem sie stammt.</translation>
+    </message>
+    <message>
+        <source>DeepSpeed ds_config.json…</source>
+        <translation>DeepSpeed-ds_config.json…</translation>
+    </message>
+    <message>
+        <source>Accelerate config YAML…</source>
+        <translation>Accelerate-Konfiguration (YAML)…</translation>
+    </message>
+    <message>
+        <source>torchtitan job config TOML…</source>
+        <translation>torchtitan-Job-Konfiguration (TOML)…</translation>
+    </message>
+    <message>
+        <source>PyTorch FSDP2 script…</source>
+        <translation>PyTorch-FSDP2-Skript…</translation>
+    </message>
+    <message>
+        <source>Launch lines (torchrun, deepspeed, srun)…</source>
+        <translation>Startzeilen (torchrun, deepspeed, srun)…</translation>
+    </message>
+    <message>
+        <source>Nothing to export: no candidate is selected and nothing fits.</source>
+        <translation>Nichts zu exportieren: kein Kandidat gewählt und nichts passt.</translation>
+    </message>
+    <message>
+        <source>Write %1 for %2.</source>
+        <translation>%1 für %2 schreiben.</translation>
+    </message>
+    <message>
+        <source>Cannot write %1.</source>
+        <translation>%1 kann nicht geschrieben werden.</translation>
+    </message>
+    <message>
+        <source>Export %1</source>
+        <translation>%1 exportieren</translation>
+    </message>
+    <message>
+        <source>Wrote %1.</source>
+        <translation>%1 geschrieben.</translation>
+    </message>
+    <message>
+        <source>Read %1 (%2).</source>
+        <translation>%1 gelesen (%2).</translation>
+    </message>
+    <message>
+        <source>Warning: %1: %2</source>
+        <translation>Warnung: %1: %2</translation>
+    </message>
+    <message>
+        <source>Left to the plan (&quot;auto&quot;): %1</source>
+        <translation>Dem Plan überlassen („auto“): %1</translation>
+    </message>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation>%1 kann nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>Open a DeepSpeed or Accelerate config</source>
+        <translation>DeepSpeed- oder Accelerate-Konfiguration öffnen</translation>
+    </message>
+    <message>
+        <source>Framework configs (*.json *.yaml *.yml);;All files (*)</source>
+        <translation>Framework-Konfigurationen (*.json *.yaml *.yml);;Alle Dateien (*)</translation>
     </message>
 </context>
 <context>
@@ -2140,6 +2415,10 @@
         <extracomment>a remote run whose ranks go on running on their nodes with nothing following them; it can be re-attached</extracomment>
         <translation>Abgekoppelt</translation>
     </message>
+    <message>
+        <source>Backend</source>
+        <translation>Backend</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunJob</name>
@@ -2234,6 +2513,14 @@
     <message>
         <source>Abandoning run %1 was cancelled; it stays detached.</source>
         <translation>Das Aufgeben von Lauf %1 wurde abgebrochen; er bleibt abgekoppelt.</translation>
+    </message>
+    <message>
+        <source>The node &quot;%1&quot; cannot run the torch backend: %2</source>
+        <translation>Der Knoten „%1“ kann das torch-Backend nicht ausführen: %2</translation>
+    </message>
+    <message>
+        <source>shardwise-torch-runner (the torch backend) was not found: set SHARDWISE_TORCH_RUNNER or install it beside shardwise-runner.</source>
+        <translation>shardwise-torch-runner (das torch-Backend) wurde nicht gefunden: Setzen Sie SHARDWISE_TORCH_RUNNER oder installieren Sie es neben shardwise-runner.</translation>
     </message>
 </context>
 <context>
@@ -2389,6 +2676,30 @@
         <source>The runner captures the whole step after two eager steps and replays it as one graph launch. Needs CUDA, a GPU-resident strategy (no CPU offload) and at least 3 warm-up steps.</source>
         <translation>Der Runner zeichnet nach zwei Schritten ohne Graph den ganzen Schritt auf und spielt ihn als einen Graphstart ab. Braucht CUDA, eine Strategie, deren Zustand auf der GPU bleibt (ohne CPU-Auslagerung), und mindestens 3 Aufwärmschritte.</translation>
     </message>
+    <message>
+        <source>What runs the ranks: Shardwise&apos;s runner, or PyTorch itself (DDP / FSDP2) to measure the framework the plan&apos;s fsdp2 target predicts.</source>
+        <translation>Was die Ränge ausführt: Shardwise&apos; Runner oder PyTorch selbst (DDP / FSDP2), um das Framework zu messen, das das fsdp2-Ziel des Plans vorhersagt.</translation>
+    </message>
+    <message>
+        <source>Compile each decoder layer (torch.compile)</source>
+        <translation>Jede Decoder-Schicht kompilieren (torch.compile)</translation>
+    </message>
+    <message>
+        <source>Bac&amp;kend:</source>
+        <translation>Backe&amp;nd:</translation>
+    </message>
+    <message>
+        <source>The torch backend runs eager or compiled steps, not CUDA graphs.</source>
+        <translation>Das torch-Backend führt Schritte eager oder kompiliert aus, nicht als CUDA-Graphen.</translation>
+    </message>
+    <message>
+        <source>torch.compile each decoder layer before the first step; the warm-up steps include the compilation.</source>
+        <translation>torch.compile jede Decoder-Schicht vor dem ersten Schritt; die Aufwärmschritte enthalten die Kompilierung.</translation>
+    </message>
+    <message>
+        <source>Only the torch backend runs PyTorch code to compile.</source>
+        <translation>Nur das torch-Backend führt PyTorch-Code aus, den man kompilieren kann.</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunTableModel</name>
@@ -2543,6 +2854,14 @@
     <message>
         <source>No prediction to compare: only completed or out-of-memory runs on a known GPU preset, with their configuration stored, are predicted.</source>
         <translation>Keine Vorhersage zum Vergleich: Vorhergesagt werden nur abgeschlossene oder an Speichermangel gescheiterte Läufe auf einem bekannten GPU-Preset, deren Konfiguration gespeichert ist.</translation>
+    </message>
+    <message>
+        <source>Backend</source>
+        <translation>Backend</translation>
+    </message>
+    <message>
+        <source>What ran the ranks: native (Shardwise&apos;s runner) or torch (PyTorch&apos;s DDP / FSDP2).</source>
+        <translation>Was die Ränge ausgeführt hat: native (Shardwise&apos; Runner) oder torch (PyTorchs DDP / FSDP2).</translation>
     </message>
 </context>
 <context>
@@ -2779,6 +3098,18 @@
     <message>
         <source>Cannot open the workspace %1: %2</source>
         <translation>Der Arbeitsbereich %1 kann nicht geöffnet werden: %2</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>unbekannt</translation>
+    </message>
+    <message>
+        <source>PyTorch %1, Transformers %2 (model: %3), Python %4</source>
+        <translation>PyTorch %1, Transformers %2 (Modell: %3), Python %4</translation>
+    </message>
+    <message>
+        <source>not installed</source>
+        <translation>nicht installiert</translation>
     </message>
 </context>
 </TS>

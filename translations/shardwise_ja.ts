@@ -2,6 +2,29 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="ja_JP">
 <context>
+    <name>BackendText</name>
+    <message>
+        <source>PyTorch (shardwise-torch-runner)</source>
+        <translation>PyTorch (shardwise-torch-runner)</translation>
+    </message>
+    <message>
+        <source>Native runner (shardwise-runner)</source>
+        <translation>ネイティブランナー (shardwise-runner)</translation>
+    </message>
+    <message>
+        <source>The PyTorch harness: DDP for zero0 and fully_shard (FSDP2) for the fsdp2 strategies, on a Transformers or plain PyTorch decoder. Needs python3 with torch where the ranks run.</source>
+        <translation>PyTorch ハーネス: zero0 には DDP、fsdp2 戦略には fully_shard (FSDP2) を使い、Transformers または素の PyTorch のデコーダーで学習します。ランクを実行する場所に torch を import できる python3 が必要です。</translation>
+    </message>
+    <message>
+        <source>Shardwise&apos;s own LibTorch runner: every strategy, over flat per-unit buffers.</source>
+        <translation>Shardwise 独自の LibTorch ランナー: ユニットごとのフラットバッファですべての戦略を実行します。</translation>
+    </message>
+    <message>
+        <source>PyTorch cannot express %1: the torch backend runs zero0 (DDP), fsdp2_noreshard, fsdp2_reshard and fsdp2_reshard_offload (fully_shard).</source>
+        <translation>PyTorch では %1 を表現できません: torch バックエンドが実行するのは zero0 (DDP)、fsdp2_noreshard、fsdp2_reshard、fsdp2_reshard_offload (fully_shard) です。</translation>
+    </message>
+</context>
+<context>
     <name>CaptionText</name>
     <message>
         <source>unknown</source>
@@ -68,6 +91,10 @@
     <message>
         <source>Measured vs predicted throughput — %1</source>
         <translation>実測と予測のスループット — %1</translation>
+    </message>
+    <message>
+        <source>Backend: %1 (native = Shardwise&apos;s runner, torch = PyTorch DDP / FSDP2)</source>
+        <translation>バックエンド: %1 (native = Shardwise のランナー、torch = PyTorch DDP / FSDP2)</translation>
     </message>
 </context>
 <context>
@@ -439,6 +466,26 @@
         <source>Nothing fits. %1</source>
         <translation>収まるものがありません。%1</translation>
     </message>
+    <message>
+        <source>%1 with torch.compile</source>
+        <translation>%1(torch.compile あり)</translation>
+    </message>
+    <message>
+        <source>%1 cannot run %2: %3</source>
+        <translation>%1 では %2 を実行できません: %3</translation>
+    </message>
+    <message>
+        <source>it is an FSDP2 setup; plan for PyTorch FSDP2 or torchtitan.</source>
+        <translation>FSDP2 の構成です。PyTorch FSDP2 または torchtitan 向けに計画してください。</translation>
+    </message>
+    <message>
+        <source>it is a DeepSpeed ZeRO stage; plan for DeepSpeed.</source>
+        <translation>DeepSpeed の ZeRO ステージです。DeepSpeed 向けに計画してください。</translation>
+    </message>
+    <message>
+        <source>Planned for %1.</source>
+        <translation>%1 向けの計画です。</translation>
+    </message>
 </context>
 <context>
     <name>PredictionText</name>
@@ -626,6 +673,10 @@
     <message>
         <source>Whether the predicted peak fits the GPU&apos;s memory with the planner&apos;s headroom and, for CPU offload, whether its state fits the node&apos;s usable host memory.</source>
         <translation>予測ピークがプランナーの余裕分を含めて GPU メモリに収まるかどうか、また CPU オフロードではその状態がノードの使用可能なホストメモリに収まるかどうか。</translation>
+    </message>
+    <message>
+        <source>%1 (not in %2)</source>
+        <translation>%1(%2 では不可)</translation>
     </message>
 </context>
 <context>
@@ -926,6 +977,14 @@
     <message>
         <source>Export prediction chart</source>
         <translation>予測グラフをエクスポート</translation>
+    </message>
+    <message>
+        <source>Show only runs of this backend: native (Shardwise&apos;s runner) or torch (PyTorch).</source>
+        <translation>このバックエンドの実行だけを表示します: native (Shardwise のランナー) または torch (PyTorch)。</translation>
+    </message>
+    <message>
+        <source>Backend:</source>
+        <translation>バックエンド:</translation>
     </message>
 </context>
 <context>
@@ -1236,6 +1295,26 @@
         <source>%1, %2 (rank %3 of %4)</source>
         <translation>%1、%2 (ランク %3 / %4)</translation>
     </message>
+    <message>
+        <source>PyTorch for python3</source>
+        <translation>python3 の PyTorch</translation>
+    </message>
+    <message>
+        <source>Transformers</source>
+        <translation>Transformers</translation>
+    </message>
+    <message>
+        <source>not installed: the torch backend trains its plain PyTorch decoder</source>
+        <translation>未インストール: torch バックエンドは素の PyTorch デコーダーで学習します</translation>
+    </message>
+    <message>
+        <source>Can run the torch backend</source>
+        <translation>torch バックエンドを実行できるか</translation>
+    </message>
+    <message>
+        <source>Missing for torch</source>
+        <translation>torch に不足しているもの</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::NodeJob</name>
@@ -1532,6 +1611,14 @@
         <source>Cance&amp;l probe</source>
         <translation>計測を中止(&amp;L)</translation>
     </message>
+    <message>
+        <source>The torch backend can run there (%1).</source>
+        <translation>torch バックエンドはそこで実行できます (%1)。</translation>
+    </message>
+    <message>
+        <source>The torch backend cannot run there: %1.</source>
+        <translation>torch バックエンドはそこで実行できません: %1。</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::PlanForm</name>
@@ -1775,6 +1862,114 @@
         <source>Capture each training step once as a CUDA graph and replay it: the CPU issues one graph launch per step instead of every kernel, which speeds up small models and short sequences. Applies to the GPU-resident strategies (no CPU offload) under bf16 only; the CPU-offload strategies stay eager.</source>
         <translation>各学習ステップを一度 CUDA グラフとして記録し、以後はそれを再生します。CPU はカーネルを一つずつ発行する代わりにステップごとにグラフを 1 回起動するだけになり、小さなモデルや短いシーケンスが速くなります。状態を GPU に置く戦略（CPU オフロードなし）で bf16 の場合のみ有効です。CPU オフロード戦略はグラフなしで実行されます。</translation>
     </message>
+    <message>
+        <source>8 × 400 Gb/s InfiniBand</source>
+        <translation>InfiniBand 8 × 400 Gb/s</translation>
+    </message>
+    <message>
+        <source>8 × 200 Gb/s InfiniBand</source>
+        <translation>InfiniBand 8 × 200 Gb/s</translation>
+    </message>
+    <message>
+        <source>4 × 200 Gb/s InfiniBand</source>
+        <translation>InfiniBand 4 × 200 Gb/s</translation>
+    </message>
+    <message>
+        <source>400 Gb/s Ethernet</source>
+        <translation>Ethernet 400 Gb/s</translation>
+    </message>
+    <message>
+        <source>100 Gb/s Ethernet</source>
+        <translation>Ethernet 100 Gb/s</translation>
+    </message>
+    <message>
+        <source>%1 (%2 GB/s per node)</source>
+        <translation>%1(ノードあたり %2 GB/s)</translation>
+    </message>
+    <message>
+        <source>Custom…</source>
+        <translation>カスタム…</translation>
+    </message>
+    <message>
+        <source>The network between nodes: every collective that spans nodes runs at this bandwidth.</source>
+        <translation>ノード間のネットワーク: ノードをまたぐ集団通信はすべてこの帯域で動作します。</translation>
+    </message>
+    <message>
+        <source>Network bandwidth per node per direction, in GB/s (8 × 400 Gb/s NICs = 400 GB/s).</source>
+        <translation>ノードあたり・方向あたりのネットワーク帯域(GB/s)。400 Gb/s の NIC 8 枚 = 400 GB/s。</translation>
+    </message>
+    <message>
+        <source>Inter-&amp;node network:</source>
+        <translation>ノード間ネットワーク(&amp;N):</translation>
+    </message>
+    <message>
+        <source>Framework</source>
+        <translation>フレームワーク</translation>
+    </message>
+    <message>
+        <source>Shardwise runner (native)</source>
+        <translation>Shardwise ランナー(ネイティブ)</translation>
+    </message>
+    <message>
+        <source>DeepSpeed</source>
+        <translation>DeepSpeed</translation>
+    </message>
+    <message>
+        <source>PyTorch FSDP2</source>
+        <translation>PyTorch FSDP2</translation>
+    </message>
+    <message>
+        <source>torchtitan</source>
+        <translation>torchtitan</translation>
+    </message>
+    <message>
+        <source>The framework you train with: the plan predicts what it allocates and how fast it runs at its defaults, and marks the strategies it cannot run. Choosing one takes its default precision and activation checkpointing.</source>
+        <translation>学習に使うフレームワーク: 計画はその既定設定で確保されるメモリと速度を予測し、実行できない戦略を示します。選ぶとその既定の精度とアクティベーション チェックポイントが設定されます。</translation>
+    </message>
+    <message>
+        <source>Frame&amp;work:</source>
+        <translation>フレームワーク(&amp;W):</translation>
+    </message>
+    <message>
+        <source>The release you train with; empty means the release Shardwise models.</source>
+        <translation>学習に使うリリース。空欄なら Shardwise がモデル化しているリリースです。</translation>
+    </message>
+    <message>
+        <source>V&amp;ersion:</source>
+        <translation>バージョン(&amp;E):</translation>
+    </message>
+    <message>
+        <source>torch.compile each decoder layer</source>
+        <translation>各デコーダー層を torch.compile</translation>
+    </message>
+    <message>
+        <source>Compiled layers (PyTorch FSDP2 and torchtitan).</source>
+        <translation>コンパイルされた層(PyTorch FSDP2 と torchtitan)。</translation>
+    </message>
+    <message>
+        <source>Micro-batches per optimizer step.</source>
+        <translation>オプティマイザ ステップあたりのマイクロバッチ数。</translation>
+    </message>
+    <message>
+        <source>Accumula&amp;tion:</source>
+        <translation>累積(&amp;T):</translation>
+    </message>
+    <message>
+        <source>full layers</source>
+        <translation>層全体</translation>
+    </message>
+    <message>
+        <source>selective</source>
+        <translation>選択的</translation>
+    </message>
+    <message>
+        <source>Full recomputes each layer&apos;s forward; selective keeps the matmul outputs and recomputes the cheap parts (torchtitan&apos;s default).</source>
+        <translation>全体は各層の順伝播を再計算します。選択的は行列積の出力を保持し、軽い部分だけを再計算します(torchtitan の既定)。</translation>
+    </message>
+    <message>
+        <source>%1 (default)</source>
+        <translation>%1(既定)</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::PlanPage</name>
@@ -1839,6 +2034,86 @@
     <message>
         <source>Run %1 of %2: step %3 of %4</source>
         <translation>実行 %1 / %2: ステップ %3 / %4</translation>
+    </message>
+    <message>
+        <source>&amp;Open config…</source>
+        <translation>設定を開く(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Read a DeepSpeed ds_config.json or an Accelerate config YAML into the form: framework, strategy, precision, micro-batch, accumulation, GPUs, checkpointing and DeepSpeed&apos;s knobs.</source>
+        <translation>DeepSpeed の ds_config.json または Accelerate の設定 YAML をフォームに読み込みます: フレームワーク、戦略、精度、マイクロバッチ、累積、GPU、チェックポイント、DeepSpeed の調整値。</translation>
+    </message>
+    <message>
+        <source>E&amp;xport</source>
+        <translation>エクスポート(&amp;X)</translation>
+    </message>
+    <message>
+        <source>Write the selected candidate (or the recommendation) as a config for the framework you train with; each file names the plan it came from.</source>
+        <translation>選択した候補(または推奨)を学習に使うフレームワークの設定として書き出します。各ファイルには元の計画が記されます。</translation>
+    </message>
+    <message>
+        <source>DeepSpeed ds_config.json…</source>
+        <translation>DeepSpeed ds_config.json…</translation>
+    </message>
+    <message>
+        <source>Accelerate config YAML…</source>
+        <translation>Accelerate 設定 YAML…</translation>
+    </message>
+    <message>
+        <source>torchtitan job config TOML…</source>
+        <translation>torchtitan ジョブ設定 TOML…</translation>
+    </message>
+    <message>
+        <source>PyTorch FSDP2 script…</source>
+        <translation>PyTorch FSDP2 スクリプト…</translation>
+    </message>
+    <message>
+        <source>Launch lines (torchrun, deepspeed, srun)…</source>
+        <translation>起動コマンド(torchrun、deepspeed、srun)…</translation>
+    </message>
+    <message>
+        <source>Nothing to export: no candidate is selected and nothing fits.</source>
+        <translation>エクスポートするものがありません: 候補が選択されておらず、収まるものもありません。</translation>
+    </message>
+    <message>
+        <source>Write %1 for %2.</source>
+        <translation>%2 の %1 を書き出します。</translation>
+    </message>
+    <message>
+        <source>Cannot write %1.</source>
+        <translation>%1 を書き込めません。</translation>
+    </message>
+    <message>
+        <source>Export %1</source>
+        <translation>%1 をエクスポート</translation>
+    </message>
+    <message>
+        <source>Wrote %1.</source>
+        <translation>%1 を書き出しました。</translation>
+    </message>
+    <message>
+        <source>Read %1 (%2).</source>
+        <translation>%1 を読み込みました(%2)。</translation>
+    </message>
+    <message>
+        <source>Warning: %1: %2</source>
+        <translation>警告: %1: %2</translation>
+    </message>
+    <message>
+        <source>Left to the plan (&quot;auto&quot;): %1</source>
+        <translation>計画に任せる値(&quot;auto&quot;): %1</translation>
+    </message>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation>%1 を読み込めません: %2</translation>
+    </message>
+    <message>
+        <source>Open a DeepSpeed or Accelerate config</source>
+        <translation>DeepSpeed または Accelerate の設定を開く</translation>
+    </message>
+    <message>
+        <source>Framework configs (*.json *.yaml *.yml);;All files (*)</source>
+        <translation>フレームワーク設定 (*.json *.yaml *.yml);;すべてのファイル (*)</translation>
     </message>
 </context>
 <context>
@@ -2132,6 +2407,10 @@
         <extracomment>a remote run whose ranks go on running on their nodes with nothing following them; it can be re-attached</extracomment>
         <translation>切り離し中</translation>
     </message>
+    <message>
+        <source>Backend</source>
+        <translation>バックエンド</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunJob</name>
@@ -2226,6 +2505,14 @@
     <message>
         <source>Abandoning run %1 was cancelled; it stays detached.</source>
         <translation>実行 %1 の放棄はキャンセルされました。切り離されたままです。</translation>
+    </message>
+    <message>
+        <source>The node &quot;%1&quot; cannot run the torch backend: %2</source>
+        <translation>ノード「%1」では torch バックエンドを実行できません: %2</translation>
+    </message>
+    <message>
+        <source>shardwise-torch-runner (the torch backend) was not found: set SHARDWISE_TORCH_RUNNER or install it beside shardwise-runner.</source>
+        <translation>shardwise-torch-runner (torch バックエンド) が見つかりません: SHARDWISE_TORCH_RUNNER を設定するか、shardwise-runner の隣にインストールしてください。</translation>
     </message>
 </context>
 <context>
@@ -2379,6 +2666,30 @@
     <message>
         <source>The runner captures the whole step after two eager steps and replays it as one graph launch. Needs CUDA, a GPU-resident strategy (no CPU offload) and at least 3 warm-up steps.</source>
         <translation>ランナーはグラフなしの 2 ステップの後にステップ全体を記録し、1 回のグラフ起動として再生します。CUDA、状態を GPU に置く戦略（CPU オフロードなし）、3 ステップ以上のウォームアップが必要です。</translation>
+    </message>
+    <message>
+        <source>What runs the ranks: Shardwise&apos;s runner, or PyTorch itself (DDP / FSDP2) to measure the framework the plan&apos;s fsdp2 target predicts.</source>
+        <translation>ランクを実行するもの: Shardwise のランナー、またはプランの fsdp2 ターゲットが予測するフレームワークを計測するための PyTorch 本体 (DDP / FSDP2)。</translation>
+    </message>
+    <message>
+        <source>Compile each decoder layer (torch.compile)</source>
+        <translation>各デコーダー層をコンパイル (torch.compile)</translation>
+    </message>
+    <message>
+        <source>Bac&amp;kend:</source>
+        <translation>バックエンド(&amp;K):</translation>
+    </message>
+    <message>
+        <source>The torch backend runs eager or compiled steps, not CUDA graphs.</source>
+        <translation>torch バックエンドはステップを eager またはコンパイル済みで実行し、CUDA グラフは使いません。</translation>
+    </message>
+    <message>
+        <source>torch.compile each decoder layer before the first step; the warm-up steps include the compilation.</source>
+        <translation>最初のステップの前に各デコーダー層を torch.compile します。ウォームアップのステップにコンパイルが含まれます。</translation>
+    </message>
+    <message>
+        <source>Only the torch backend runs PyTorch code to compile.</source>
+        <translation>コンパイルできる PyTorch コードを実行するのは torch バックエンドだけです。</translation>
     </message>
 </context>
 <context>
@@ -2534,6 +2845,14 @@
     <message>
         <source>No prediction to compare: only completed or out-of-memory runs on a known GPU preset, with their configuration stored, are predicted.</source>
         <translation>比較する予測がありません: 予測されるのは、既知の GPU プリセット上で完了またはメモリ不足になり、構成が保存されている実行だけです。</translation>
+    </message>
+    <message>
+        <source>Backend</source>
+        <translation>バックエンド</translation>
+    </message>
+    <message>
+        <source>What ran the ranks: native (Shardwise&apos;s runner) or torch (PyTorch&apos;s DDP / FSDP2).</source>
+        <translation>ランクを実行したもの: native (Shardwise のランナー) または torch (PyTorch の DDP / FSDP2)。</translation>
     </message>
 </context>
 <context>
@@ -2769,6 +3088,18 @@
     <message>
         <source>Cannot open the workspace %1: %2</source>
         <translation>ワークスペース %1 を開けません: %2</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>不明</translation>
+    </message>
+    <message>
+        <source>PyTorch %1, Transformers %2 (model: %3), Python %4</source>
+        <translation>PyTorch %1、Transformers %2 (モデル: %3)、Python %4</translation>
+    </message>
+    <message>
+        <source>not installed</source>
+        <translation>未インストール</translation>
     </message>
 </context>
 </TS>

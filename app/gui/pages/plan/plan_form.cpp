@@ -164,11 +164,11 @@ PlanForm::PlanForm(QWidget* parent)
     m_framework->setToolTip(tr("The framework you train with: the plan predicts what it allocates and how fast it runs at "
                                "its defaults, and marks the strategies it cannot run. Choosing one takes its default "
                                "precision and activation checkpointing."));
-    frameworkForm->addRow(tr("&Framework:"), m_framework);
+    frameworkForm->addRow(tr("Frame&work:"), m_framework);
     m_frameworkVersion = new QLineEdit(frameworkBox);
     m_frameworkVersion->setObjectName(QStringLiteral("frameworkVersionEdit"));
     m_frameworkVersion->setToolTip(tr("The release you train with; empty means the release Shardwise models."));
-    frameworkForm->addRow(tr("&Version:"), m_frameworkVersion);
+    frameworkForm->addRow(tr("V&ersion:"), m_frameworkVersion);
     m_compile = new QCheckBox(tr("torch.compile each decoder layer"), frameworkBox);
     m_compile->setObjectName(QStringLiteral("compileCheck"));
     m_compile->setToolTip(tr("Compiled layers (PyTorch FSDP2 and torchtitan)."));
@@ -192,7 +192,7 @@ PlanForm::PlanForm(QWidget* parent)
     m_gradAccumulation->setObjectName(QStringLiteral("gradAccumulationSpin"));
     m_gradAccumulation->setRange(1, 65536);
     m_gradAccumulation->setToolTip(tr("Micro-batches per optimizer step."));
-    trainingForm->addRow(tr("Accu&mulation:"), m_gradAccumulation);
+    trainingForm->addRow(tr("Accumula&tion:"), m_gradAccumulation);
     m_seqLen = new QSpinBox(trainingBox);
     m_seqLen->setObjectName(QStringLiteral("seqLenSpin"));
     m_seqLen->setRange(16, 1 << 20);

@@ -152,7 +152,7 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
                                 "strategy, precision, micro-batch, accumulation, GPUs, checkpointing and DeepSpeed's knobs."));
     m_exportButton = new QToolButton;
     m_exportButton->setObjectName(QStringLiteral("exportButton"));
-    m_exportButton->setText(tr("&Export"));
+    m_exportButton->setText(tr("E&xport"));
     m_exportButton->setPopupMode(QToolButton::InstantPopup);
     m_exportButton->setToolTip(tr("Write the selected candidate (or the recommendation) as a config for the framework you "
                                   "train with; each file names the plan it came from."));
