@@ -88,12 +88,20 @@ MemoryFigure readMemory(const Reader& r)
     return m;
 }
 
-PublishedFigures readFigures(const Reader& r, CellKind kind)
+PublishedFigures readFigures(const Reader& r, const json& raw, CellKind kind)
 {
+    // Free text may ride along in "*_note" fields; any other unknown key is a typo of a figure.
+    static const std::set<std::string> known{"tokens_per_s_per_gpu", "step_time_s", "mfu", "hfu", "memory", "device_memory",
+                                             "host_memory_per_node", "outcome", "statement"};
+    for (const auto& [key, value] : raw.items())
+        if (!known.count(key) && !(key.size() > 5 && key.compare(key.size() - 5, 5, "_note") == 0))
+            r.fail(key, "unknown figure; known: tokens_per_s_per_gpu, step_time_s, mfu, hfu, memory, device_memory, "
+                        "host_memory_per_node, outcome, statement, *_note");
     PublishedFigures f;
     f.tokensPerSPerGpu = r.number("tokens_per_s_per_gpu", 0, 1e9);
     f.stepTimeS = r.number("step_time_s", 0, 1e7);
     f.mfu = r.number("mfu", 0, 1);
+    f.hfu = r.number("hfu", 0, 1);
     if (r.has("memory"))
         f.memory = readMemory(r.object("memory"));
     if (r.has("device_memory"))
@@ -238,7 +246,7 @@ Source loadSource(const std::filesystem::path& file)
         cell.assumptions = merged(defaultsAssumptions, cr.has("assumptions") ? cr.raw("assumptions") : json::object());
         if (!cr.has("published"))
             cr.fail("published", "the figures as published are required");
-        cell.published = readFigures(cr.object("published"), cell.kind);
+        cell.published = readFigures(cr.object("published"), cr.raw("published"), cell.kind);
         if (cr.has("predictable")) {
             if (!cr.raw("predictable").is_boolean())
                 cr.fail("predictable", "expected true or false");

@@ -61,6 +61,7 @@ struct PublishedFigures {
     std::optional<double> tokensPerSPerGpu;
     std::optional<double> stepTimeS;
     std::optional<double> mfu; // 0..1
+    std::optional<double> hfu; // 0..1, hardware FLOPs (recomputation counted), where published
     std::optional<MemoryFigure> memory;            // training: per GPU
     std::optional<MemoryFigure> deviceMemory;      // model states per device
     std::optional<MemoryFigure> hostMemoryPerNode; // model states per node (host RAM)
