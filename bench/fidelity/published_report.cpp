@@ -291,6 +291,7 @@ int runPublished(const PublishedOptions& options)
                              {"published_memory_kind", r.cell->published.memory ? json(r.cell->published.memory->kind) : json()},
                              {"predicted_memory_gib", p.predictedMemoryBytes / kGiB},
                              {"predicted_memory_kind", p.predictedMemoryKind},
+                             {"predicted_memory_breakdown_gib", toJson(p.estimate.memory)},
                              {"memory_error", optionalJson(p.memoryError)},
                              {"published_outcome", r.cell->published.outcome},
                              {"predicted_fits", p.predictedFits},
@@ -380,12 +381,25 @@ int runPublished(const PublishedOptions& options)
         skipped.push_back({{"source", r.source->id}, {"cell", r.cell->id}, {"reason", r.input.reason}});
     }
     report["not_predicted"] = skipped;
+    // A cell its file calls predictable that the planner now refuses: the data or the planner changed.
+    std::vector<std::string> broken;
+    for (const Row& r : rows)
+        if (r.cell->predictable && !r.input.ok)
+            broken.push_back(r.source->id + "/" + r.cell->id + ": " + r.input.reason);
+    report["predictable_but_refused"] = broken;
+    if (!broken.empty()) {
+        md << "\n## Cells their file calls predictable that the planner refused\n\n";
+        for (const auto& b : broken)
+            md << "- " << b << "\n";
+    }
     std::ofstream(options.json) << report.dump(2) << "\n";
     if (!md || !std::ofstream(options.json, std::ios::app))
         return 1;
     std::fprintf(stderr, "%zu sources, %zu cells; wrote %s and %s\n", sources.size(), rows.size(), options.markdown.c_str(),
                  options.json.c_str());
-    return 0;
+    for (const auto& b : broken)
+        std::fprintf(stderr, "predictable cell refused by the planner: %s\n", b.c_str());
+    return broken.empty() ? 0 : 1;
 }
 
 } // namespace fidelity

@@ -17,8 +17,9 @@ struct PublishedOptions {
     std::string commit;             // the checkout's commit (empty: asked of git in the source tree)
 };
 
-// Returns the process exit code: 0 when every source file loaded (cells that cannot be predicted are
-// reported with their reason, not failures).
+// Returns the process exit code: 0 when every source file loaded and every cell its file calls
+// predictable was built (cells marked not predictable are reported with their reason, not failures);
+// 1 when a predictable cell was refused (the report lists it).
 int runPublished(const PublishedOptions& options);
 
 } // namespace fidelity
