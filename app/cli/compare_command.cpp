@@ -1,12 +1,15 @@
 // shardwise-cli compare: predicted against measured for every finished run in the store, per GPU
 // type: the presets' prediction, the prediction with the calibration the store supports (newest
 // probe + residuals of the stored runs, in-sample), and the prediction stored when the run was
-// planned, each with its error against the measurement.
+// planned, each with its error against the measurement. Each run is labelled with its backend (the
+// native runner or the PyTorch harness), and where both measured the same setup the two stand side by
+// side.
 #include "command.hpp"
 
 #include "shardwise/calibrate/stored_comparison.hpp"
 #include "shardwise/spec/presets.hpp"
 #include "shardwise/store/location.hpp"
+#include "shardwise/store/runs.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +19,7 @@
 #include <optional>
 #include <ostream>
 #include <set>
+#include <tuple>
 #include <vector>
 
 namespace shardwise::cli {
@@ -40,6 +44,10 @@ Options:
   --node NAME            calibrate from this node's newest probe (default: the newest probe of any
                          node with the run's GPU)
   --format table|json|csv   (default table)
+
+Every run says its backend: native (shardwise-runner) or torch (the PyTorch harness). The table
+ends each GPU with "native vs torch": the same model, strategy, world size, micro-batch and
+sequence measured by both, newest run of each, side by side.
   --out FILE             write to FILE instead of stdout
 )";
 
@@ -50,6 +58,16 @@ public:
 
 using Row = calibrate::StoredRunComparison;
 using GpuSection = calibrate::GpuComparison;
+// The backend each compared run was measured with, by run id (the store's runs.backend).
+using Backends = std::map<std::int64_t, RunBackend>;
+
+RunBackend backendOf(const Backends& backends, const Row& r)
+{
+    const auto it = backends.find(r.runId);
+    return it == backends.end() ? RunBackend::Native : it->second;
+}
+
+std::string backendText(const Backends& backends, const Row& r) { return std::string(backendId(backendOf(backends, r))); }
 
 std::optional<double> errorOf(const std::optional<double>& predicted, const std::optional<double>& measured)
 {
@@ -81,7 +99,7 @@ nlohmann::json sideJson(const calibrate::Comparison& c)
             {"verdict_wrong", c.verdictWrong()}};
 }
 
-void writeJson(std::ostream& out, const std::vector<GpuSection>& sections)
+void writeJson(std::ostream& out, const std::vector<GpuSection>& sections, const Backends& backends)
 {
     nlohmann::json j{{"gpus", nlohmann::json::array()}};
     for (const GpuSection& s : sections) {
@@ -99,6 +117,7 @@ void writeJson(std::ostream& out, const std::vector<GpuSection>& sections)
             g["runs"].push_back({{"run", r.runId},
                                  {"model", o.input.model.id},
                                  {"strategy", strategyId(o.strategy)},
+                                 {"backend", backendText(backends, r)},
                                  {"world_size", o.input.cluster.worldSize()},
                                  {"micro_batch", o.input.training.microBatch},
                                  {"seq_len", o.input.training.seqLen},
@@ -132,9 +151,9 @@ std::string csvField(const std::string& s)
     return q + "\"";
 }
 
-void writeCsv(std::ostream& out, const std::vector<GpuSection>& sections)
+void writeCsv(std::ostream& out, const std::vector<GpuSection>& sections, const Backends& backends)
 {
-    out << "gpu,run,model,strategy,world_size,micro_batch,seq_len,status,measured_tokens_per_s,"
+    out << "gpu,run,model,strategy,backend,world_size,micro_batch,seq_len,status,measured_tokens_per_s,"
            "presets_tokens_per_s,presets_tokens_error,calibrated_tokens_per_s,calibrated_tokens_error,"
            "planned_tokens_per_s,planned_tokens_error,measured_peak_allocated_gib,presets_peak_allocated_gib,"
            "presets_peak_error,calibrated_peak_allocated_gib,calibrated_peak_error,presets_fits,calibrated_fits,"
@@ -144,7 +163,7 @@ void writeCsv(std::ostream& out, const std::vector<GpuSection>& sections)
             const calibrate::Observation& o = r.observation;
             const auto g = [](const std::optional<double>& x) { return x ? std::optional<double>(*x / kGiB) : x; };
             out << csvField(s.gpu) << ',' << r.runId << ',' << csvField(o.input.model.id) << ','
-                << strategyId(o.strategy) << ',' << o.input.cluster.worldSize() << ',' << o.input.training.microBatch
+                << strategyId(o.strategy) << ',' << backendText(backends, r) << ',' << o.input.cluster.worldSize() << ',' << o.input.training.microBatch
                 << ',' << o.input.training.seqLen << ',' << status(r) << ','
                 << fmt(r.presets.measuredTokensPerS, "%.1f") << ',' << fmt(r.presets.predictedTokensPerS, "%.1f") << ','
                 << fmt(r.presets.tokensError, "%.4f") << ',' << fmt(r.calibrated.predictedTokensPerS, "%.1f") << ','
@@ -158,7 +177,48 @@ void writeCsv(std::ostream& out, const std::vector<GpuSection>& sections)
         }
 }
 
-void writeTable(std::ostream& out, const std::vector<GpuSection>& sections)
+// Rows of the same setup measured by both backends, newest of each, side by side.
+void writeBackendPairs(std::ostream& out, const GpuSection& s, const Backends& backends)
+{
+    using Setup = std::tuple<std::string, Strategy, int, int, int>;
+    std::map<Setup, std::map<RunBackend, const Row*>> setups;
+    for (const Row& r : s.rows) {
+        const calibrate::Observation& o = r.observation;
+        const Setup key{o.input.model.id, o.strategy, o.input.cluster.worldSize(), o.input.training.microBatch,
+                        o.input.training.seqLen};
+        const Row*& newest = setups[key][backendOf(backends, r)];
+        if (!newest || newest->runId < r.runId)
+            newest = &r;
+    }
+    std::vector<std::pair<const Row*, const Row*>> pairs;
+    for (const auto& entry : setups)
+        if (entry.second.size() == 2)
+            pairs.emplace_back(entry.second.at(RunBackend::Native), entry.second.at(RunBackend::Torch));
+    if (pairs.empty())
+        return;
+    const auto g = [](const std::optional<double>& x) { return x ? std::optional<double>(*x / kGiB) : x; };
+    char line[512];
+    out << "native vs torch (same model, strategy, world, micro-batch, sequence; newest run of each):\n";
+    std::snprintf(line, sizeof line, "%-14s %-22s %6s | %-30s | %-30s | %s\n", "model", "strategy", "seq",
+                  "native: run, tok/s, peak GiB", "torch: run, tok/s, peak GiB", "torch/native tok/s");
+    out << line;
+    for (const auto& [native, torch] : pairs) {
+        const calibrate::Observation& o = native->observation;
+        const auto side = [&](const Row* r) {
+            return "#" + std::to_string(r->runId) + ", " + fmt(r->presets.measuredTokensPerS, "%.0f") + ", "
+                + fmt(g(r->presets.measuredPeakBytes), "%.2f");
+        };
+        std::optional<double> ratio;
+        if (native->presets.measuredTokensPerS && torch->presets.measuredTokensPerS && *native->presets.measuredTokensPerS > 0)
+            ratio = *torch->presets.measuredTokensPerS / *native->presets.measuredTokensPerS;
+        std::snprintf(line, sizeof line, "%-14s %-22s %6d | %-30s | %-30s | %s\n", o.input.model.id.c_str(),
+                      strategyId(o.strategy).data(), o.input.training.seqLen, side(native).c_str(), side(torch).c_str(),
+                      fmt(ratio, "%.2fx").c_str());
+        out << line;
+    }
+}
+
+void writeTable(std::ostream& out, const std::vector<GpuSection>& sections, const Backends& backends)
 {
     if (sections.empty()) {
         out << "No completed or out-of-memory runs with a stored configuration match.\n";
@@ -174,7 +234,7 @@ void writeTable(std::ostream& out, const std::vector<GpuSection>& sections)
                 << fmt(s.calibration.peak.worstAbs, "%.1f %%", 100);
         out << "\n";
         char line[512];
-        std::snprintf(line, sizeof line, "%6s  %-14s %-22s %6s %-9s | %10s %10s %8s %10s %8s | %8s %8s %8s %8s %8s | %s\n",
+        std::snprintf(line, sizeof line, "%6s  %-14s %-30s %6s %-9s | %10s %10s %8s %10s %8s | %8s %8s %8s %8s %8s | %s\n",
                       "run", "model", "strategy", "seq", "status", "tok/s", "presets", "error", "calibr.", "error",
                       "peak GiB", "presets", "error", "calibr.", "error", "verdict (presets/calibrated)");
         out << line;
@@ -185,8 +245,9 @@ void writeTable(std::ostream& out, const std::vector<GpuSection>& sections)
             };
             const auto g = [](const std::optional<double>& x) { return x ? std::optional<double>(*x / kGiB) : x; };
             std::snprintf(line, sizeof line,
-                          "%6lld  %-14s %-22s %6d %-9s | %10s %10s %8s %10s %8s | %8s %8s %8s %8s %8s | %s / %s\n",
-                          static_cast<long long>(r.runId), o.input.model.id.c_str(), strategyId(o.strategy).data(),
+                          "%6lld  %-14s %-30s %6d %-9s | %10s %10s %8s %10s %8s | %8s %8s %8s %8s %8s | %s / %s\n",
+                          static_cast<long long>(r.runId), o.input.model.id.c_str(),
+                          (std::string(strategyId(o.strategy)) + " (" + backendText(backends, r) + ")").c_str(),
                           o.input.training.seqLen, status(r).c_str(), fmt(r.presets.measuredTokensPerS, "%.0f").c_str(),
                           fmt(r.presets.predictedTokensPerS, "%.0f").c_str(), fmt(r.presets.tokensError, "%+.1f%%", 100).c_str(),
                           fmt(r.calibrated.predictedTokensPerS, "%.0f").c_str(),
@@ -197,6 +258,7 @@ void writeTable(std::ostream& out, const std::vector<GpuSection>& sections)
                           verdict(r.calibrated).c_str());
             out << line;
         }
+        writeBackendPairs(out, s, backends);
     }
 }
 
@@ -239,6 +301,11 @@ int compare(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         filter.strategy = strategy;
         filter.node = v.count("--node") ? v["--node"] : std::string();
         const std::vector<GpuSection> sections = calibrate::compareStoredRuns(db, filter);
+        Backends backends;
+        for (const GpuSection& s : sections)
+            for (const Row& r : s.rows)
+                if (const auto run = store::findRun(db, r.runId))
+                    backends[r.runId] = run->backend;
 
         std::ofstream file;
         if (v.count("--out")) {
@@ -248,11 +315,11 @@ int compare(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         }
         std::ostream& target = v.count("--out") ? static_cast<std::ostream&>(file) : out;
         if (format == "json")
-            writeJson(target, sections);
+            writeJson(target, sections, backends);
         else if (format == "csv")
-            writeCsv(target, sections);
+            writeCsv(target, sections, backends);
         else
-            writeTable(target, sections);
+            writeTable(target, sections, backends);
         return kExitOk;
     } catch (const UsageError& e) {
         err << "shardwise-cli compare: " << e.what() << "\n" << kUsage;

@@ -24,9 +24,13 @@ constexpr const char* kSubcommands = R"(usage: shardwise-cli nodes test ...   co
 
 constexpr const char* kUsage = R"(usage: shardwise-cli nodes test --host HOST --user USER [--port P] [--key FILE | --agent]
                                 [--accept-new-host-key] [--known-hosts FILE]
+       shardwise-cli nodes test --local
 
 Connects to an SSH node and prints the facts Shardwise discovers there (GPUs, NVIDIA driver, CUDA,
-NCCL, LibTorch, CPU cores, RAM, build tools) or why it cannot connect.
+NCCL, LibTorch, CPU cores, RAM, build tools; Python, PyTorch and Transformers for python3 and
+what the torch backend lacks) or why it cannot connect. --local prints this machine's.
+
+  --local                   discover this machine instead of an SSH node
 
   --host HOST               the node's name or address (required)
   --port P                  SSH port (default 22)
@@ -51,6 +55,7 @@ int nodesTest(const std::vector<std::string>& args, std::ostream& out, std::ostr
     SshCredentials credentials;
     SshOptions options;
     bool acceptNew = false;
+    bool local = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& flag = args[i];
         auto value = [&]() -> std::optional<std::string> {
@@ -68,6 +73,8 @@ int nodesTest(const std::vector<std::string>& args, std::ostream& out, std::ostr
         if (flag == "--help" || flag == "-h") {
             out << kUsage;
             return kExitOk;
+        } else if (flag == "--local") {
+            local = true;
         } else if (flag == "--host") {
             endpoint.host = value().value_or("");
         } else if (flag == "--user") {
@@ -107,6 +114,14 @@ int nodesTest(const std::vector<std::string>& args, std::ostream& out, std::ostr
             err << "shardwise-cli nodes test: unknown option '" << flag << "'\n\n" << kUsage;
             return kExitUsage;
         }
+    }
+    if (local) {
+        if (!endpoint.host.empty() || !endpoint.user.empty()) {
+            err << "shardwise-cli nodes test: --local and --host/--user: choose one\n";
+            return kExitUsage;
+        }
+        out << describeNodeFacts(discoverLocalNode());
+        return kExitOk;
     }
     if (endpoint.host.empty() || endpoint.user.empty()) {
         err << "shardwise-cli nodes test: --host and --user are required\n\n" << kUsage;

@@ -61,6 +61,7 @@ constexpr const char* kUsageTail = R"(
                              detached (a remote run nothing follows; its ranks may still run;
                              `runs attach ID` takes it up again)
   --source measured|imported
+  --backend native|torch     what ran it: shardwise-runner, or the PyTorch harness
   --since DATE, --until DATE started at or after / before a UTC date (2026-01-31 or
                              2026-01-31T14:05:00Z)
 
@@ -97,7 +98,7 @@ const std::vector<std::string>& flagsWithValues()
     static const std::vector<std::string> flags{"--db",     "--model", "--strategy", "--gpu",
                                                 "--node",   "--status", "--source",  "--since",
                                                 "--until",  "--format", "--out",     "--known-hosts",
-                                                "--user-known-hosts", "--reason"};
+                                                "--user-known-hosts", "--reason", "--backend"};
     return flags;
 }
 
@@ -170,6 +171,11 @@ store::RunFilter filterFrom(const Options& o)
             throw UsageError("--source: expected measured or imported, got '" + *s + "'");
         f.source = *s == "imported" ? store::RunSource::Imported : store::RunSource::Measured;
     }
+    if (const auto s = value(o, "--backend")) {
+        f.backend = backendFromId(*s);
+        if (!f.backend)
+            throw UsageError("--backend: expected native or torch, got '" + *s + "'");
+    }
     for (const auto& [flag, target] : {std::pair{"--since", &f.startedFrom}, std::pair{"--until", &f.startedUntil}}) {
         if (const auto s = value(o, flag)) {
             *target = store::parseUtc(*s);
@@ -237,8 +243,8 @@ void printTable(std::ostream& out, const std::vector<std::vector<std::string>>& 
 
 int list(const Options& o, std::ostream& out, std::ostream& err)
 {
-    allowOnly(o, {"--db", "--model", "--strategy", "--gpu", "--node", "--status", "--source", "--since", "--until",
-                  "--format"});
+    allowOnly(o, {"--db", "--model", "--strategy", "--gpu", "--node", "--status", "--source", "--backend", "--since",
+                  "--until", "--format"});
     if (!o.positional.empty())
         throw UsageError("list takes no arguments, got '" + o.positional.front() + "'");
     const std::string format = value(o, "--format").value_or("table");
@@ -258,11 +264,11 @@ int list(const Options& o, std::ostream& out, std::ostream& err)
         out << "no runs match (store: " << db.path().string() << ")\n";
         return kExitOk;
     }
-    std::vector<std::vector<std::string>> rows{{"ID", "STATUS", "MODEL", "GPU", "STRATEGY", "RANKS", "THROUGHPUT",
+    std::vector<std::vector<std::string>> rows{{"ID", "STATUS", "MODEL", "GPU", "STRATEGY", "BACKEND", "RANKS", "THROUGHPUT",
                                                 "MEDIAN STEP", "PEAK ALLOC", "PEAK RESV", "NCCL", "SOURCE", "STARTED"}};
     for (const auto& r : runs)
         rows.push_back({std::to_string(r.id), std::string(store::runStatusId(r.status)), r.modelId, gpuLabel(r),
-                        std::string(strategyId(r.strategy)), std::to_string(r.worldSize),
+                        std::string(strategyId(r.strategy)), std::string(backendId(r.backend)), std::to_string(r.worldSize),
                         fixed(r.tokensPerS, 0, " tok/s"), fixed(r.medianStepS, 3, " s"), gib(r.peakAllocated),
                         gib(r.peakReserved), percent(r.ncclShare), std::string(store::runSourceId(r.source)),
                         store::formatUtc(r.startedAt)});
@@ -289,6 +295,10 @@ nlohmann::json detailJson(const store::RunDetail& d)
     j["config"] = d.config;
     j["versions"] = {{"runner", d.versions.runner},   {"libtorch", d.versions.libtorch}, {"cuda", d.versions.cuda},
                      {"nccl", d.versions.nccl},       {"driver", d.versions.driver},     {"compiler", d.versions.compiler}};
+    j["backend"] = backendId(d.summary.backend);
+    if (d.summary.backend == RunBackend::Torch)
+        j["framework"] = {{"python", d.versions.python}, {"torch", d.versions.torch},
+                          {"transformers", d.versions.transformers}, {"model_impl", d.versions.modelImpl}};
     j["allocator"] = {{"conf", d.allocator.conf}, {"expandable_segments", d.allocator.expandableSegments}};
     j["ranks"] = nlohmann::json::array();
     for (const auto& r : d.ranks)
@@ -323,6 +333,8 @@ void printDetail(std::ostream& out, const store::RunDetail& d)
         {"  model", r.modelId},
         {"  gpu", gpuLabel(r) + (r.gpuId.empty() || r.gpuId == gpuLabel(r) ? "" : " (" + r.gpuId + ")")},
         {"  strategy", std::string(strategyId(r.strategy)) + " - " + std::string(traits(r.strategy).label)},
+        {"  backend", r.backend == RunBackend::Torch ? "torch (PyTorch harness, shardwise-torch-runner)"
+                                                     : "native (shardwise-runner)"},
         {"  ranks", std::to_string(r.worldSize) + " on " + std::to_string(r.nodeCount) + " node(s): " + orDash(nodes)},
         {"  interconnect", orDash(r.interconnect)},
         {"  precision", orDash(r.precision)},
@@ -336,6 +348,11 @@ void printDetail(std::ostream& out, const store::RunDetail& d)
         {"  software", "runner " + orDash(d.versions.runner) + ", LibTorch " + orDash(d.versions.libtorch) + ", CUDA "
                            + orDash(d.versions.cuda) + ", NCCL " + orDash(d.versions.nccl) + ", driver "
                            + orDash(d.versions.driver)},
+        {"  framework", r.backend == RunBackend::Native
+                            ? std::string("-")
+                            : "Python " + orDash(d.versions.python) + ", torch " + orDash(d.versions.torch) + ", Transformers "
+                                  + (d.versions.transformers.empty() ? std::string("not installed") : d.versions.transformers)
+                                  + ", model " + orDash(d.versions.modelImpl)},
         {"  allocator", orDash(d.allocator.conf) + (d.allocator.expandableSegments ? " (expandable segments)" : "")},
     };
     if (!r.note.empty())
@@ -418,8 +435,8 @@ int show(const Options& o, std::ostream& out, std::ostream& err)
 
 int exportRuns(const Options& o, std::ostream& out, std::ostream& err)
 {
-    allowOnly(o, {"--db", "--model", "--strategy", "--gpu", "--node", "--status", "--source", "--since", "--until",
-                  "--format", "--out"});
+    allowOnly(o, {"--db", "--model", "--strategy", "--gpu", "--node", "--status", "--source", "--backend", "--since",
+                  "--until", "--format", "--out"});
     if (!o.positional.empty())
         throw UsageError("export takes no arguments, got '" + o.positional.front() + "'");
     const auto format = value(o, "--format");

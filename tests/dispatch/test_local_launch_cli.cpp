@@ -1,6 +1,9 @@
 // Behaviour of `shardwise-cli run --local` as a user meets it: a real shardwise-cli process, with the
 // scripted launch_fixture as its runner (flags, result rows, logs, allocator setting, Ctrl-C) and,
 // once it is built, the real shardwise-runner end to end.
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -114,6 +117,27 @@ private slots:
         QTest::newRow("cuda graphs with two warm-up steps")
             << base + arguments("--strategy", "zero2", "--device", "cuda", "--warmup", "2", "--cuda-graphs")
             << QStringLiteral("--cuda-graphs: CUDA graphs need at least 3 warm-up steps");
+        // The torch backend: what PyTorch cannot express, and what only one backend has, name the flag.
+        QTest::newRow("torch cannot run zero1")
+            << base + arguments("--backend", "torch", "--strategy", "zero1")
+            << QStringLiteral("--strategy: the torch backend cannot run zero1");
+        QTest::newRow("torch cannot run zero3_offload")
+            << base + arguments("--backend", "torch", "--strategy", "zero3_offload")
+            << QStringLiteral("--strategy: the torch backend cannot run zero3_offload");
+        QTest::newRow("unknown backend") << base + arguments("--backend", "jax", "--strategy", "zero0")
+                                         << QStringLiteral("--backend: unknown backend 'jax'; allowed: native, torch");
+        QTest::newRow("torch.compile without torch") << base + arguments("--strategy", "zero0", "--torch-compile")
+                                                     << QStringLiteral("--torch-compile: torch.compile needs backend torch");
+        QTest::newRow("torch with cuda graphs")
+            << base + arguments("--backend", "torch", "--strategy", "zero0", "--device", "cuda", "--cuda-graphs")
+            << QStringLiteral("--cuda-graphs: the torch backend runs eager or compiled steps");
+        QTest::newRow("torch with a collective timeout")
+            << base + arguments("--backend", "torch", "--strategy", "zero0", "--collective-timeout-s", "30")
+            << QStringLiteral("--collective-timeout-s: only with --backend native");
+        QTest::newRow("torch harness missing")
+            << arguments("--local", "--runner", "/nonexistent/shardwise-runner", "--model", "tiny", "--strategy", "zero0",
+                         "--backend", "torch")
+            << QStringLiteral("--backend torch: '/nonexistent/shardwise-torch-runner' is not an executable file");
         QTest::newRow("runner not executable")
             << arguments("--local", "--runner", "/nonexistent/shardwise-runner", "--model", "tiny", "--strategy", "zero2")
             << QStringLiteral("--runner");
@@ -148,6 +172,91 @@ private slots:
         QVERIFY(oom);
         QCOMPARE(oom->at("first_error").at("kind").get<std::string>(), std::string("oom"));
         QVERIFY(oom->at("tokens_per_s").is_null());
+    }
+
+    // --backend torch --strategy all runs the four strategies PyTorch expresses, each through the
+    // harness beside the runner (stand-ins here: the harness says how it was started and reports a
+    // start naming its framework and a summary), recorded into a real store file that `runs list
+    // --backend torch`, `runs show` and `runs export` then show with their backend.
+    void torchBackendRunsTheHarnessForEveryStrategyPyTorchExpresses()
+    {
+        QTemporaryDir dir;
+        const QString bin = dir.filePath(QStringLiteral("bin"));
+        QVERIFY(QDir().mkpath(bin));
+        const QString marker = dir.filePath(QStringLiteral("ran.txt"));
+        const auto script = [](const QString& path, const QByteArray& body) {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("#!/bin/sh\n" + body);
+            f.close();
+            f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        };
+        script(bin + QStringLiteral("/shardwise-runner"), "echo \"native $*\" >> \"$MARKER\"\nexit 7\n");
+        script(bin + QStringLiteral("/shardwise-torch-runner"),
+               "strategy=$(tr -d ' \\n' < \"$2\" | sed 's/.*\"strategy\":\"\\([a-z0-9_]*\\)\".*/\\1/')\n"
+               "echo \"torch $RANK $strategy $*\" >> \"$MARKER\"\n"
+               "config=$(tr -d '\\n' < \"$2\")\n"
+               "printf '{\"v\":1,\"event\":\"start\",\"rank\":%s,\"world\":%s,\"host\":\"h\",\"config\":%s,\"versions\":{\"runner\":"
+               "\"shardwise-torch 0.0.1\",\"backend\":\"torch\",\"python\":\"3.11.2\",\"torch\":\"2.5.1\",\"transformers\":"
+               "\"4.46.3\",\"model_impl\":\"transformers\"},\"device_name\":\"cpu\"}\\n' \"$RANK\" \"$WORLD_SIZE\" \"$config\"\n"
+               "printf '{\"v\":1,\"event\":\"summary\",\"rank\":%s,\"world\":%s,\"median_step_s\":0.5,\"tokens_per_s\":64}\\n' "
+               "\"$RANK\" \"$WORLD_SIZE\"\n");
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("MARKER"), marker);
+        env.remove(QStringLiteral("SHARDWISE_TORCH_RUNNER"));
+        const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
+        const CliResult r = runCli(arguments("--local", "--runner", bin + QStringLiteral("/shardwise-runner"), "--model", "tiny",
+                                             "--backend", "torch", "--strategy", "all", "--ranks", "2", "--db", db, "--format",
+                                             "json"),
+                                   env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const json doc = parseOutput(r);
+        QCOMPARE(doc.at("backend").get<std::string>(), std::string("torch"));
+        std::vector<std::string> strategies;
+        for (const auto& run : doc.at("runs")) {
+            strategies.push_back(run.at("strategy").get<std::string>());
+            QCOMPARE(run.at("backend").get<std::string>(), std::string("torch"));
+            QCOMPARE(run.at("config").at("backend").get<std::string>(), std::string("torch"));
+            QCOMPARE(run.at("versions").at("torch").get<std::string>(), std::string("2.5.1"));
+        }
+        QCOMPARE(strategies, (std::vector<std::string>{"zero0", "fsdp2_noreshard", "fsdp2_reshard", "fsdp2_reshard_offload"}));
+        QFile ran(marker);
+        QVERIFY(ran.open(QIODevice::ReadOnly));
+        const QString lines = QString::fromUtf8(ran.readAll());
+        QVERIFY2(!lines.contains(QStringLiteral("native")), qPrintable(lines));
+        // Each rank read the strategy from the config the session wrote, and got only --config.
+        for (const char* s : {"zero0", "fsdp2_noreshard", "fsdp2_reshard", "fsdp2_reshard_offload"})
+            for (const char* rank : {"0", "1"})
+                QVERIFY2(lines.contains(QStringLiteral("torch %1 %2 --config ").arg(QLatin1String(rank), QLatin1String(s))),
+                         qPrintable(lines));
+        QCOMPARE(lines.count(QLatin1Char('\n')), 8);
+
+        const auto runsCli = [&](const QStringList& args) {
+            QProcess p;
+            p.start(QStringLiteral(SHARDWISE_CLI), QStringList{QStringLiteral("runs")} + args + arguments("--db", db));
+            p.waitForFinished(60000);
+            return CliResult{p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+        };
+        const CliResult listed = runsCli(arguments("list", "--backend", "torch"));
+        QCOMPARE(listed.exitCode, 0);
+        QVERIFY2(listed.out.startsWith(QStringLiteral("ID")) && listed.out.contains(QStringLiteral("BACKEND")), qPrintable(listed.out));
+        QCOMPARE(listed.out.count(QStringLiteral(" torch ")), 4);
+        const CliResult none = runsCli(arguments("list", "--backend", "native"));
+        QVERIFY2(none.out.startsWith(QStringLiteral("no runs match")), qPrintable(none.out));
+        const CliResult badFilter = runsCli(arguments("list", "--backend", "tpu"));
+        QCOMPARE(badFilter.exitCode, 2);
+        QVERIFY2(badFilter.err.contains(QStringLiteral("--backend: expected native or torch")), qPrintable(badFilter.err));
+        const CliResult shown = runsCli(arguments("show", "1"));
+        QVERIFY2(shown.out.contains(QStringLiteral("torch (PyTorch harness, shardwise-torch-runner)")), qPrintable(shown.out));
+        QVERIFY2(shown.out.contains(QStringLiteral("Python 3.11.2, torch 2.5.1, Transformers 4.46.3, model transformers")),
+                 qPrintable(shown.out));
+        const CliResult exported = runsCli(arguments("export", "--format", "csv"));
+        const QStringList rows = exported.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(rows.size(), 5);
+        const QStringList header = rows[0].split(QLatin1Char(','));
+        const qsizetype backendColumn = header.indexOf(QStringLiteral("backend"));
+        QVERIFY2(backendColumn >= 0, qPrintable(rows[0]));
+        QCOMPARE(rows[1].split(QLatin1Char(','))[backendColumn], QStringLiteral("torch"));
     }
 
     void tableShowsEachFigureWithItsUnitAndProgressGoesToStderr()

@@ -6,6 +6,7 @@
 #include "shardwise/dispatch/node.hpp"
 #include "shardwise/dispatch/node_preparation.hpp"
 #include "shardwise/dispatch/remote_bundle.hpp"
+#include "shardwise/dispatch/runner_program.hpp"
 
 #include <QDir>
 #include <QFileInfo>
@@ -14,6 +15,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <fstream>
+
+using namespace shardwise;
 using namespace shardwise::dispatch;
 using shardwise::testing::SshdFixture;
 
@@ -22,6 +26,11 @@ class TestNode : public QObject {
 
 private:
     static std::filesystem::path tinyRunnerDir() { return std::filesystem::path(SHARDWISE_SOURCE_DIR) / "tests/dispatch/sshd/tiny_runner"; }
+    static std::string readText(const std::filesystem::path& p)
+    {
+        QFile file(QString::fromStdString(p.string()));
+        return file.open(QIODevice::ReadOnly) ? file.readAll().toStdString() : std::string();
+    }
 
 private slots:
     void parsesGpuNodeFacts()
@@ -79,6 +88,71 @@ private slots:
         QVERIFY(f.canBuildRunner());
         QCOMPARE(QString::fromStdString(f.torch), QStringLiteral("1.13.0"));
         QCOMPARE(QString::fromStdString(f.torchConfigDir), QStringLiteral("/usr/lib/x86_64-linux-gnu/cmake/Torch"));
+    }
+
+    // The torch backend's needs are read from the same script: python3, a python3 that imports
+    // torch; Transformers is recorded when present and never a problem when absent.
+    void torchBackendFactsSayWhatIsMissing_data()
+    {
+        QTest::addColumn<QString>("output");
+        QTest::addColumn<QString>("missing"); // empty: the torch backend can run
+        QTest::addColumn<QString>("transformers");
+        const QString base = QStringLiteral("cpu_cores=2\nram_kib=1000\nlibtorch_config_dir=/x\ncmake=3.25\ncmake_path=/usr/bin/cmake\n"
+                                            "compiler=c++\ndiscovery=done\n");
+        QTest::newRow("no python3") << base << QStringLiteral("python3 is not installed") << QString();
+        QTest::newRow("python3 without torch") << base + QStringLiteral("python=Python 3.11.2\n")
+                                               << QStringLiteral("python3 cannot import torch: install PyTorch for Python 3.11.2")
+                                               << QString();
+        QTest::newRow("torch, no Transformers") << base + QStringLiteral("python=Python 3.11.2\ntorch=2.5.1\n") << QString() << QString();
+        QTest::newRow("torch and Transformers")
+            << base + QStringLiteral("python=Python 3.12.3\ntorch=2.11.0+cu130\ntransformers=4.57.1\n") << QString()
+            << QStringLiteral("4.57.1");
+    }
+    void torchBackendFactsSayWhatIsMissing()
+    {
+        QFETCH(QString, output);
+        QFETCH(QString, missing);
+        QFETCH(QString, transformers);
+        const NodeFacts f = parseNodeFacts(output.toStdString());
+        QVERIFY(f.canBuildRunner()); // the native runner's needs are separate
+        QCOMPARE(QString::fromStdString(f.transformers), transformers);
+        const auto problems = f.torchBackendProblems();
+        const QString report = QString::fromStdString(describeNodeFacts(f));
+        if (missing.isEmpty()) {
+            QVERIFY2(problems.empty(), qPrintable(report));
+            QVERIFY2(report.contains(QStringLiteral("torch backend: ready")), qPrintable(report));
+        } else {
+            QCOMPARE(problems.size(), std::size_t(1));
+            QVERIFY2(QString::fromStdString(problems.front()).contains(missing), problems.front().c_str());
+            QVERIFY2(report.contains(QStringLiteral("missing for torch: ") + missing), qPrintable(report));
+        }
+    }
+
+    // A LibTorch directory builds the runner but runs no Python: the torch backend still needs torch
+    // importable from python3.
+    void libTorchDirectoryIsNotATorchForPython()
+    {
+        const NodeFacts f = parseNodeFacts("cpu_cores=2\nram_kib=1000\npython=Python 3.11.2\nlibtorch_config_dir=/opt/libtorch\n"
+                                           "libtorch_version=2.5.1\ncmake=3.25\ncmake_path=/usr/bin/cmake\ncompiler=c++\ndiscovery=done\n");
+        QCOMPARE(QString::fromStdString(f.torch), QStringLiteral("2.5.1"));
+        QVERIFY(f.pythonTorch.empty());
+        QCOMPARE(f.torchBackendProblems().size(), std::size_t(1));
+    }
+
+    // Running the harness from a checkout leaves bytecode caches; they must not change the bundle.
+    void bundleLeavesPythonBytecodeOut()
+    {
+        QTemporaryDir dir;
+        const std::filesystem::path root = dir.path().toStdString();
+        std::filesystem::create_directories(root / "runner/torch/pkg/__pycache__");
+        std::ofstream(root / "runner/torch/run.py") << "print('hi')\n";
+        std::ofstream(root / "runner/torch/pkg/__init__.py") << "\n";
+        const RemoteBundle clean = makeRemoteBundle(root, {"runner"});
+        std::ofstream(root / "runner/torch/pkg/__pycache__/__init__.cpython-311.pyc") << "bytecode";
+        std::ofstream(root / "runner/torch/stray.pyc") << "bytecode";
+        const RemoteBundle afterRun = makeRemoteBundle(root, {"runner"});
+        QCOMPARE(afterRun.sha256, clean.sha256);
+        QCOMPARE(afterRun.files, (std::vector<std::string>{"runner/torch/pkg/__init__.py", "runner/torch/run.py"}));
     }
 
     void bundleIsDeterministicAndReadableByTar()
@@ -173,6 +247,74 @@ private slots:
             QVERIFY(p.phase != PreparationPhase::Uploading && p.phase != PreparationPhase::Building);
     }
 
+    // The harness ends up beside the runner (a target outside the runner's is built for it), and the
+    // torch backend's check on the node names what is missing there.
+    void preparationPutsTheHarnessBesideTheRunner()
+    {
+        if (const QString why = SshdFixture::unavailableReason(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        SshdFixture sshd;
+        const QString error = sshd.start();
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        sshd.trustHostKey();
+        auto session = SshSession::open(sshd.endpoint(), sshd.keyCredentials(), sshd.options());
+        const NodeFacts facts = discoverNode(*session);
+        if (!facts.canBuildRunner())
+            QSKIP("this machine lacks cmake, a compiler or LibTorch, which node preparation checks for");
+        PreparationOptions options;
+        options.remoteRoot = sshd.path(QStringLiteral("remote-cache")).toStdString();
+        options.jobs = 1;
+
+        // Sources without the harness: prepared, and the torch backend is said not to be there.
+        const RemoteBundle tiny = makeRemoteBundle(tinyRunnerDir(), {"CMakeLists.txt", "main.cpp"});
+        const PreparedRunner bare = prepareNode(*session, tiny, options);
+        QVERIFY(bare.torchRunnerPath.empty());
+        QVERIFY(!bare.torchBackendProblems.empty());
+        QVERIFY2(bare.torchBackendProblems.back().find("shardwise-torch-runner") != std::string::npos,
+                 bare.torchBackendProblems.back().c_str());
+
+        // Sources whose harness is its own target, not built with the runner's.
+        QTemporaryDir sources;
+        const std::filesystem::path root = sources.path().toStdString();
+        std::filesystem::copy_file(tinyRunnerDir() / "main.cpp", root / "main.cpp");
+        std::ofstream(root / "CMakeLists.txt")
+            << readText(tinyRunnerDir() / "CMakeLists.txt")
+            << "add_custom_target(shardwise-torch-runner COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_SOURCE_DIR}/harness.sh "
+               "${CMAKE_BINARY_DIR}/bin/shardwise-torch-runner)\n";
+        std::ofstream(root / "harness.sh") << "#!/bin/sh\necho tiny harness\n";
+        std::filesystem::permissions(root / "harness.sh", std::filesystem::perms::owner_all, std::filesystem::perm_options::add);
+        const RemoteBundle withHarness = makeRemoteBundle(root, {"CMakeLists.txt", "main.cpp", "harness.sh"});
+        std::vector<PreparationProgress> progress;
+        const PreparedRunner prepared =
+            prepareNode(*session, withHarness, options, [&](const PreparationProgress& p) { progress.push_back(p); });
+        const std::string expected = runnerForBackend(RunBackend::Torch, prepared.runnerPath).string();
+        QCOMPARE(prepared.torchRunnerPath, expected);
+        QProcess harness;
+        harness.start(QString::fromStdString(prepared.torchRunnerPath), {});
+        QVERIFY(harness.waitForFinished(10000));
+        QCOMPARE(harness.readAllStandardOutput(), QByteArray("tiny harness\n"));
+        // What the node lacks for torch is exactly what discovery says; the harness is not among it.
+        QCOMPARE(prepared.torchBackendProblems, facts.torchBackendProblems());
+        QVERIFY(progress.back().message.find("torch backend") != std::string::npos);
+        QCOMPARE(checkTorchBackend(*session, prepared.torchRunnerPath), facts.torchBackendProblems());
+
+        const auto missing = checkTorchBackend(*session, sshd.path(QStringLiteral("nowhere/shardwise-torch-runner")).toStdString());
+        QVERIFY(!missing.empty());
+        QVERIFY2(missing.front().find("nowhere/shardwise-torch-runner is not on the node") != std::string::npos, missing.front().c_str());
+
+        // A node that cannot run the torch backend is refused when asked to, naming what is missing.
+        if (!facts.torchBackendProblems().empty()) {
+            options.requireTorchBackend = true;
+            try {
+                prepareNode(*session, withHarness, options);
+                QFAIL("preparation accepted a node without torch for python3");
+            } catch (const NodePreparationError& e) {
+                QCOMPARE(e.phase(), PreparationPhase::Checking);
+                QVERIFY2(std::string(e.what()).find(facts.torchBackendProblems().front()) != std::string::npos, e.what());
+            }
+        }
+    }
+
     void preparationStopsWhenCancelled()
     {
         if (const QString why = SshdFixture::unavailableReason(); !why.isEmpty())
@@ -232,6 +374,18 @@ private slots:
         QVERIFY2(accepted.exitCode() == 0, qPrintable(facts + QString::fromUtf8(accepted.readAllStandardError())));
         QVERIFY2(facts.contains(sshd.hostKeyFingerprint()) && facts.contains(QStringLiteral("CPU cores:")), qPrintable(facts));
         QVERIFY(QFileInfo::exists(appKnownHosts));
+        // The framework facts the torch backend needs, said for the node whether present or not.
+        for (const char* line : {"python:", "torch (py):", "Transformers:", "torch backend: "})
+            QVERIFY2(facts.contains(QLatin1String(line)), line);
+
+        // This machine, through the same script: the same facts without SSH.
+        QProcess local;
+        local.start(cli, {QStringLiteral("nodes"), QStringLiteral("test"), QStringLiteral("--local")});
+        QVERIFY(local.waitForFinished(120000));
+        QCOMPARE(local.exitCode(), 0);
+        const QString localFacts = QString::fromUtf8(local.readAllStandardOutput());
+        QCOMPARE(localFacts, QString::fromStdString(describeNodeFacts(discoverLocalNode())));
+        QVERIFY2(localFacts.contains(QStringLiteral("torch backend: ")), qPrintable(localFacts));
 
         QProcess usage;
         usage.start(cli, {QStringLiteral("nodes"), QStringLiteral("test"), QStringLiteral("--port"), QStringLiteral("x")});

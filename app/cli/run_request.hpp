@@ -1,0 +1,76 @@
+#pragma once
+// What `shardwise-cli run` was asked to do: its flags parsed and checked (every strategy's RunConfig
+// validated as the runner will validate it, errors naming the flag), the RunConfig of each strategy,
+// the program the ranks start (native runner or PyTorch harness) and the native runner's flags.
+
+#include "shardwise/dispatch/ssh_session.hpp"
+#include "shardwise/spec/specs.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace shardwise::cli {
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct RunRequest {
+    int ranks = 1;
+    DeviceKind device = DeviceKind::Cpu;
+    std::string model;
+    ModelSpec modelSpec;
+    std::vector<Strategy> strategies;
+    std::optional<int> steps;
+    std::optional<int> warmup;
+    std::optional<int> seq;
+    std::optional<int> microBatch;
+    std::optional<PrecisionPolicy> precision;
+    std::string precisionText;
+    std::optional<std::uint64_t> seed;
+    std::optional<int> collectiveTimeoutS;
+    std::optional<std::filesystem::path> runner;
+    std::filesystem::path logDir;
+    int timeoutS = 0;
+    int peerGraceS = 60;
+    bool expandableSegments = false;
+    bool cudaGraphs = false;
+    RunBackend backend = RunBackend::Native;
+    bool torchCompile = false;
+    bool everyStrategy = false; // --strategy all
+    bool json = false;
+    std::string db;     // --db; empty = the default location
+    bool record = true; // false with --no-store
+    bool detachOnInterrupt = false;
+    std::map<std::string, std::string> rankEnv;
+    // SSH nodes; empty = --local
+    std::vector<std::string> nodes;
+    std::string remoteRunner;
+    int masterPort = 29500;
+    std::string runRoot = ".cache/shardwise/runs";
+    dispatch::SshOptions ssh;
+
+    bool remote() const { return !nodes.empty(); }
+    int world() const { return ranks * static_cast<int>(remote() ? nodes.size() : 1); }
+};
+
+// `shardwise-cli run --help`.
+void printRunUsage(std::ostream& out);
+// Throws UsageError naming the flag.
+RunRequest parseRequest(const std::vector<std::string>& args);
+// Every strategy's configuration checked as the runner will check it, before any rank starts.
+void validateRequest(const RunRequest& r);
+// The program the ranks run on this machine: the backend's (dispatch::runnerForBackend decides, as
+// the session does). Throws UsageError when it is missing or not executable.
+std::filesystem::path resolveRunner(const RunRequest& r);
+RunConfig requestedConfig(const RunRequest& r, Strategy s);
+// The native runner's flags of one strategy's run.
+std::vector<std::string> runnerArgs(const RunRequest& r, const RunConfig& requested);
+
+} // namespace shardwise::cli
