@@ -1,10 +1,13 @@
 // shardwise-torch-runner (runner/torch), as real rank processes on CPU (Gloo, fp32; CI's torch is
-// Debian's 1.13): its stdout parses with core/protocol in the native runner's order, DDP trains and
-// keeps its replicas equal, what PyTorch does not express is a config error, and from the native
-// runner's initial weights (--dump-initial-params -> --init-params) both backends compute the same
-// losses.
+// Debian's 1.13): it takes the native runner's run description (a core/spec RunConfig file is echoed
+// back in start), its stdout parses with core/protocol in the native runner's order, DDP trains and
+// keeps its replicas equal, a dead peer is a comm error, what PyTorch does not express is a config
+// error, and from the native runner's initial weights (--dump-initial-params -> --init-params) both
+// backends compute the same losses.
 #include "shardwise/dispatch/local_launch.hpp"
 #include "shardwise/protocol/events.hpp"
+#include "shardwise/spec/json.hpp"
+#include "shardwise/spec/presets.hpp"
 
 #include <QtTest>
 
@@ -12,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <memory>
 
 using namespace shardwise;
 using namespace shardwise::protocol;
@@ -129,6 +133,90 @@ private slots:
         QVERIFY2(out.startsWith(QStringLiteral("shardwise-torch " SHARDWISE_VERSION " ")), qPrintable(out));
         QVERIFY2(!out.contains(QStringLiteral("torch not importable")),
                  "python3 cannot import torch: install python3-torch (packaging/bootstrap.sh does)");
+    }
+
+    void helpListsTheRunDescription()
+    {
+        QProcess p;
+        p.start(QString::fromUtf8(kHarness), {QStringLiteral("--help")});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        const auto out = QString::fromUtf8(p.readAllStandardOutput());
+        for (const char* flag : {"--config", "--model", "--strategy", "--device", "--precision", "--steps", "--warmup",
+                                 "--seq", "--micro-batch", "--seed", "--lr", "--tokens", "--timeout-s", "--dump-params",
+                                 "--init-params", "--compile", "--version"})
+            QVERIFY2(out.contains(QLatin1String(flag)), flag);
+    }
+
+    // A RunConfig as core/spec writes it (what the app hands a rank): the start event echoes it, with
+    // the backend that ran it.
+    void configFileIsEchoedInStart()
+    {
+        RunConfig c;
+        c.model = resolveModel("tiny", "model");
+        c.strategy = Strategy::Zero0;
+        c.backend = RunBackend::Torch;
+        c.training.seqLen = 16;
+        c.training.microBatch = 1;
+        c.warmupSteps = 0;
+        c.timedSteps = 2;
+        c.seed = 99;
+        c.learningRate = 0.002;
+        const QString path = m_dir.filePath(QStringLiteral("config.json"));
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(toJson(c).dump()));
+        }
+        const auto result = launch(kHarness, 1, {QStringLiteral("--config"), path});
+        const auto& r = result.ranks.at(0);
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const auto start = std::get<StartEvent>(r.events.front());
+        c.worldSize = 1;
+        QCOMPARE(QString::fromStdString(toJson(start.config).dump()), QString::fromStdString(toJson(c).dump()));
+        QCOMPARE(eventsOf<StepEvent>(r).size(), std::size_t{2});
+    }
+
+    // A peer that dies mid-run is a comm error (exit 4) on the rank left behind, named in an event.
+    void deadPeerIsACommError()
+    {
+        const int port = dispatch::findFreePort();
+        std::array<std::unique_ptr<QProcess>, 2> ranks;
+        for (int rank = 0; rank < 2; ++rank) {
+            auto env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("RANK"), QString::number(rank));
+            env.insert(QStringLiteral("WORLD_SIZE"), QStringLiteral("2"));
+            env.insert(QStringLiteral("LOCAL_RANK"), QString::number(rank));
+            env.insert(QStringLiteral("MASTER_ADDR"), QStringLiteral("127.0.0.1"));
+            env.insert(QStringLiteral("MASTER_PORT"), QString::number(port));
+            env.insert(QStringLiteral("OMP_NUM_THREADS"), QStringLiteral("1"));
+            auto& p = ranks[static_cast<std::size_t>(rank)];
+            p = std::make_unique<QProcess>();
+            p->setProcessEnvironment(env);
+            p->setStandardErrorFile(m_dir.filePath(QStringLiteral("dead-peer-rank%1.log").arg(rank)));
+            p->start(QString::fromUtf8(kHarness), {QStringLiteral("--seq"), QStringLiteral("32"), QStringLiteral("--warmup"),
+                                                   QStringLiteral("0"), QStringLiteral("--steps"), QStringLiteral("100000"),
+                                                   QStringLiteral("--timeout-s"), QStringLiteral("30")});
+        }
+        // Rank 1 dies once both train (rank 0's stdout holds step events).
+        QElapsedTimer waited;
+        waited.start();
+        QByteArray out;
+        while (!out.contains("\"event\":\"step\"") && waited.elapsed() < 120000) {
+            QVERIFY(ranks[0]->waitForReadyRead(1000) || ranks[0]->state() == QProcess::Running);
+            out += ranks[0]->readAllStandardOutput();
+        }
+        QVERIFY2(out.contains("\"event\":\"step\""), "rank 0 never started stepping");
+        ranks[1]->kill();
+        ranks[1]->waitForFinished();
+        QVERIFY(ranks[0]->waitForFinished(120000));
+        out += ranks[0]->readAllStandardOutput();
+        QCOMPARE(ranks[0]->exitCode(), 4);
+        const auto lines = out.trimmed().split('\n');
+        const auto last = parseEvent(std::string_view(lines.back().constData(), static_cast<std::size_t>(lines.back().size())));
+        const auto* error = std::get_if<ErrorEvent>(&last);
+        QVERIFY2(error && error->kind == ErrorKind::Comm, lines.back().constData());
+        QVERIFY(error->step.has_value());
     }
 
     void zero0TrainsAtWorldOne()
