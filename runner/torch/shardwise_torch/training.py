@@ -74,9 +74,10 @@ def prepare_device(config, env):
 
 
 def connect_ranks(device, env, timeout_s):
-    host = "[%s]" % env.master_addr if ":" in env.master_addr else env.master_addr
-    dist.init_process_group("nccl" if device.type == "cuda" else "gloo",
-                            init_method="tcp://%s:%d" % (host, env.master_port), rank=env.rank,
+    # env:// reads MASTER_ADDR and MASTER_PORT and, under torchrun (TORCHELASTIC_USE_AGENT_STORE), joins
+    # the agent's store on that port instead of trying to bind it; rank and world size come from the
+    # launch environment already read (Slurm's variables included).
+    dist.init_process_group("nccl" if device.type == "cuda" else "gloo", init_method="env://", rank=env.rank,
                             world_size=env.world, timeout=datetime.timedelta(seconds=timeout_s))
 
 
