@@ -30,6 +30,9 @@
 #   so one hung collective cannot take the call; PROBE_MAX_BYTES=268435456
 #   DEVICE=cpu: the same recipe on CPUs with Gloo (a rehearsal: default MODELS=tiny, SEQ=128,
 #   WARMUP=1, STEPS=3, no build: BUILD must hold bin/shardwise-runner), worlds not bounded by GPUs
+#   SCALE_BACKENDS="native torch": also the torch backend at every W, for the strategies of
+#   TORCH_STRATEGIES among STRATEGIES (events torch_<model>_<strategy>_<precision>_w<W>_r<R>.jsonl,
+#   outcomes in scale_manifest_torch.tsv; the scaling table stays the native runner's)
 #   FIDELITY=path of shardwise-bench-fidelity (default $BUILD/bin/shardwise-bench-fidelity): when it
 #   exists, the planner's predictions for every cell go into the scaling table
 #
@@ -85,6 +88,7 @@ for n in "$budget_s" "$run_timeout_s" "$probe_max_bytes"; do
 done
 precisions="${PRECISIONS:-bf16}"
 torch_strategies="${TORCH_STRATEGIES:-zero0 fsdp2_noreshard fsdp2_reshard fsdp2_reshard_offload}"
+scale_backends="${SCALE_BACKENDS:-native}"
 # The image keeps cmake and ninja beside its Python.
 [[ -d /opt/torch/.venv/bin ]] && export PATH="/opt/torch/.venv/bin:$PATH"
 mkdir -p "$results"
@@ -162,7 +166,7 @@ launch_world() {
     for ((rank = 0; rank < world; rank++)); do
         env "${nvls_off[@]}" RANK=$rank WORLD_SIZE="$world" LOCAL_RANK=$rank LOCAL_WORLD_SIZE="$world" \
             MASTER_ADDR=127.0.0.1 MASTER_PORT=$port SHARDWISE_LAUNCHER=bench-gpu.sh \
-            timeout --kill-after=5 "$limit" "$build/bin/shardwise-runner" "$@" \
+            timeout --kill-after=5 "$limit" "$build/bin/${launch_program:-shardwise-runner}" "$@" \
             >"$results/${tag}_r$rank.jsonl" 2>"$results/${tag}_r$rank.log" </dev/null &
         running[$!]=$rank
     done
@@ -196,25 +200,30 @@ run_limit() {
 }
 
 # One run of W ranks; prints rank 0's summary with tokens/s for the whole world and per GPU.
-# Arguments: model strategy precision W.
+# Arguments: model strategy precision W [backend: native (default) | torch]. Torch-backend runs are
+# tagged torch_... and listed in scale_manifest_torch.tsv, so the native scaling table stays as it was.
 run_world() {
-    local m="$1" s="$2" p="$3" world="$4" w="$warmup" n="$steps" code=0
+    local m="$1" s="$2" p="$3" world="$4" backend="${5:-native}" w="$warmup" n="$steps" code=0
     if [[ "$s" == *offload* ]]; then w="$offload_warmup"; n="$offload_steps"; fi
+    local prefix=runner manifest="$results/scale_manifest.tsv" launch_program=shardwise-runner extra="${RUNNER_ARGS:-}"
+    if [[ "$backend" == torch ]]; then
+        prefix=torch manifest="$results/scale_manifest_torch.tsv" launch_program=shardwise-torch-runner extra="${TORCH_ARGS:-}"
+    fi
     # A model JSON path is named by its file name without .json.
     local tag
-    tag="runner_$(basename "$m" .json)_${s}_${p}_w${world}"
+    tag="${prefix}_$(basename "$m" .json)_${s}_${p}_w${world}"
     local limit t0=$SECONDS
     limit=$(run_limit)
     if ((limit < 10)); then
-        printf '%s\t%s\t%s\t%s\tskipped_budget\t\t\n' "$m" "$s" "$p" "$world" >>"$results/scale_manifest.tsv"
+        printf '%s\t%s\t%s\t%s\tskipped_budget\t\t\n' "$m" "$s" "$p" "$world" >>"$manifest"
         echo "$tag: skipped, $(budget_left) s of BUDGET_S left" >&2
         return 0
     fi
     launch_world "$world" "$tag" "$limit" --model "$m" --device "$device" --strategy "$s" --precision "$p" \
-        --seq "$seq" --micro-batch "$mb" --warmup "$w" --steps "$n" ${RUNNER_ARGS:-} || code=$?
+        --seq "$seq" --micro-batch "$mb" --warmup "$w" --steps "$n" $extra || code=$?
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$s" "$p" "$world" \
         "$(case $code in 0) echo completed ;; 3) echo oom ;; 124 | 137) echo timeout ;; *) echo failed ;; esac)" \
-        "$code" "$((SECONDS - t0))" >>"$results/scale_manifest.tsv"
+        "$code" "$((SECONDS - t0))" >>"$manifest"
     grep -h '"event":"summary"' "$results/${tag}_r0.jsonl" | python3 -c '
 import json,sys
 for line in sys.stdin:
@@ -265,6 +274,9 @@ scale_worlds() {
 
 run_scale() {
     printf '# model\tstrategy\tprecision\tworld\toutcome\texit_code\tseconds\n' >"$results/scale_manifest.tsv"
+    if [[ " $scale_backends " == *" torch "* ]]; then
+        printf '# model\tstrategy\tprecision\tworld\toutcome\texit_code\tseconds\n' >"$results/scale_manifest_torch.tsv"
+    fi
     local list w m s p
     list=$(scale_worlds)
     echo "worlds: $list; models: $models; strategies: $strategies; budget ${budget_s} s" >&2
@@ -273,7 +285,13 @@ run_scale() {
     for m in $models; do
         for s in $strategies; do
             for p in $precisions; do
-                for w in $list; do run_world "$m" "$s" "$p" "$w"; done
+                for w in $list; do
+                    if [[ " $scale_backends " == *" native "* ]]; then run_world "$m" "$s" "$p" "$w"; fi
+                    # The torch backend runs the strategies PyTorch expresses.
+                    if [[ " $scale_backends " == *" torch "* && " $torch_strategies " == *" $s "* ]]; then
+                        run_world "$m" "$s" "$p" "$w" torch
+                    fi
+                done
             done
             pack
         done
