@@ -251,6 +251,90 @@ private slots:
         QCOMPARE(page.filterModel()->rowCount(), 2);
     }
 
+    // A native and a torch run of one strategy, side by side: the chart slots ("#2 fsdp2_reshard",
+    // "(torch)" on the line below) and the table say
+    // which backend each is, the backend filter picks one, and the exports carry it.
+    void nativeAndTorchRunsAreComparedSideBySideLabelled()
+    {
+        QTemporaryDir dir;
+        Workspace workspace;
+        QString error;
+        QVERIFY2(workspace.open(dir.filePath(QStringLiteral("runs.sqlite")), &error), qPrintable(error));
+        const qint64 native = recordRun(workspace, Strategy::Fsdp2Reshard, false);
+        RunConfig torchConfig = tinyConfig(Strategy::Fsdp2Reshard);
+        torchConfig.backend = RunBackend::Torch;
+        qint64 torch = 0;
+        {
+            store::RunOrigin origin;
+            origin.launcher = "shardwise";
+            store::RunRecorder recorder(*workspace.database(), torchConfig, origin);
+            torch = recorder.runId();
+            for (int rank = 0; rank < 2; ++rank) {
+                protocol::StartEvent start;
+                start.rank = rank;
+                start.world = 2;
+                start.config = torchConfig;
+                start.versions.runner = "shardwise-torch 0.1.0";
+                start.versions.backend = protocol::kTorchBackend;
+                start.versions.python = "3.11.2";
+                start.versions.torch = "2.5.1";
+                start.versions.transformers = "4.46.3";
+                start.versions.modelImpl = "transformers";
+                recorder.record(start);
+                protocol::SummaryEvent summary;
+                summary.rank = rank;
+                summary.world = 2;
+                summary.medianStepS = 0.08;
+                summary.tokensPerS = 1600;
+                recorder.record(summary);
+            }
+            recorder.finish(recorder.statusFromEvents());
+        }
+        ComparePage page(workspace);
+        QAbstractItemModelTester tester(page.runModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(page.runModel()->runById(torch)->backend, RunBackend::Torch);
+        QVERIFY2(page.runModel()->runById(torch)->versions.contains(QStringLiteral("PyTorch 2.5.1")),
+                 qPrintable(page.runModel()->runById(torch)->versions));
+        const QStringList labels = categoryLabels(page.chartPanel()->view(ComparisonMetric::Throughput)->chart());
+        QVERIFY2(labels.contains(QStringLiteral("#%1 fsdp2_reshard<br>(native)").arg(native)), qPrintable(labels.join(QLatin1Char('|'))));
+        QVERIFY2(labels.contains(QStringLiteral("#%1 fsdp2_reshard<br>(torch)").arg(torch)), qPrintable(labels.join(QLatin1Char('|'))));
+        for (int row = 0; row < page.runModel()->rowCount(); ++row) {
+            const qint64 id = page.runModel()->index(row, 0).data(RunTableModel::RunIdRole).toLongLong();
+            QCOMPARE(page.runModel()->index(row, RunTableModel::BackendColumn).data().toString(),
+                     id == torch ? QStringLiteral("torch") : QStringLiteral("native"));
+        }
+
+        page.backendFilter()->setCurrentIndex(page.backendFilter()->findData(QStringLiteral("torch")));
+        QCOMPARE(page.filterModel()->rowCount(), 1);
+        QCOMPARE(page.filterModel()->index(0, 0).data(RunTableModel::RunIdRole).toLongLong(), torch);
+        page.backendFilter()->setCurrentIndex(0);
+        QCOMPARE(page.filterModel()->rowCount(), 2);
+
+        for (const char* suffix : {"csv", "md"}) {
+            const QString path = dir.filePath(QStringLiteral("compare.%1").arg(QLatin1String(suffix)));
+            const ExportResult result = page.exportTable(path);
+            QVERIFY2(result.ok, qPrintable(result.error));
+            const QString text = readText(path);
+            QVERIFY2(text.contains(QStringLiteral("Backend")), qPrintable(text));
+            QVERIFY2(text.contains(QStringLiteral("Backend: native; torch")) || text.contains(QStringLiteral("Backend: torch; native")),
+                     qPrintable(text));
+            QVERIFY2(text.contains(QStringLiteral("PyTorch 2.5.1, Transformers 4.46.3, model transformers, Python 3.11.2")),
+                     qPrintable(text));
+        }
+        page.resize(1400, 900);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        const QString svgPath = dir.filePath(QStringLiteral("charts.svg"));
+        const ExportResult charts = page.exportCharts(svgPath);
+        QVERIFY2(charts.ok, qPrintable(charts.error));
+        const QString svg = readText(svgPath);
+        // Each slot names its run and, on a line of its own, its backend, neither elided.
+        QVERIFY2(svg.contains(QStringLiteral(">(torch)<")) && svg.contains(QStringLiteral(">(native)<")),
+                 "the chart's slots name the backend");
+        QVERIFY2(svg.contains(QStringLiteral(">#%1 fsdp2_reshard<").arg(torch)), "the run's label is not elided");
+        QVERIFY2(svg.contains(QStringLiteral("Backend: ")), "the caption names the backends");
+    }
+
     void predictionsMatchTheCalibrationCode()
     {
         QTemporaryDir dir;

@@ -219,6 +219,34 @@ private slots:
         QCOMPARE(shown, ids);
     }
 
+    void filterModelSelectsRunsByBackend()
+    {
+        QList<RunRecord> sample = sampleRuns();
+        sample[1].backend = RunBackend::Torch;
+        sample[3].backend = RunBackend::Torch;
+        RunTableModel runs;
+        runs.setRuns(sample);
+        QCOMPARE(runs.index(1, RunTableModel::BackendColumn).data().toString(), QStringLiteral("torch"));
+        QCOMPARE(runs.index(0, RunTableModel::BackendColumn).data().toString(), QStringLiteral("native"));
+        QCOMPARE(runs.headerData(RunTableModel::BackendColumn, Qt::Horizontal).toString(), QStringLiteral("Backend"));
+        RunFilterModel filter;
+        QAbstractItemModelTester tester(&filter, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        filter.setSourceModel(&runs);
+        filter.sort(RunTableModel::IdColumn, Qt::AscendingOrder);
+        const auto shown = [&] {
+            QList<qint64> ids;
+            for (int row = 0; row < filter.rowCount(); ++row)
+                ids << filter.index(row, 0).data(RunTableModel::RunIdRole).toLongLong();
+            return ids;
+        };
+        filter.setBackendFilter(QStringLiteral("torch"));
+        QCOMPARE(shown(), (QList<qint64>{sample[1].id, sample[3].id}));
+        filter.setBackendFilter(QStringLiteral("native"));
+        QCOMPARE(shown(), (QList<qint64>{sample[0].id, sample[2].id}));
+        filter.setBackendFilter(QString());
+        QCOMPARE(filter.rowCount(), 4);
+    }
+
     void filterModelSortsNumbersAsNumbers()
     {
         RunTableModel runs;

@@ -14,6 +14,8 @@
 #include "models/run_failure_model.hpp"
 #include "models/run_history_model.hpp"
 #include "models/run_queue_model.hpp"
+#include "models/run_backend.hpp"
+#include "pages/runs/run_request_form.hpp"
 
 #include "shardwise/diagnose/run_folder.hpp"
 #include "shardwise/spec/presets.hpp"
@@ -22,6 +24,9 @@
 #include <QAbstractItemModelTester>
 #include <QLocale>
 #include <QFont>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QStandardItemModel>
 #include <QTemporaryDir>
 
 using namespace shardwise;
@@ -82,6 +87,8 @@ private slots:
     void nodeModelsShowDiscoveredFacts();
     void nodeFactsSurviveJsonRoundTrip();
     void nodeFactsShowTheNewestProbeAfterTheFacts();
+    void requestFormOffersOnlyWhatTheBackendRuns();
+    void historyModelShowsTheBackend();
 };
 
 void TestRunsModels::queueModelShowsRunningRequestFirst()
@@ -141,6 +148,7 @@ void TestRunsModels::historyModelShowsEveryStoredOutcome()
     QCOMPARE(model.index(1, RunHistoryModel::StatusColumn).data().toString(), QStringLiteral("Completed"));
     QVERIFY(model.index(1, RunHistoryModel::TokensColumn).data().toString().contains(QStringLiteral("tokens/s")));
     QCOMPARE(model.rowOf(model.runs()[1].id), 1);
+    QCOMPARE(model.index(1, RunHistoryModel::BackendColumn).data().toString(), QStringLiteral("native"));
 }
 
 void TestRunsModels::rankProgressModelDropsUpdatesOfOtherRuns()
@@ -386,6 +394,18 @@ void TestRunsModels::nodeModelsShowDiscoveredFacts()
     QCOMPARE(factsModel.valueOf(QStringLiteral("CPU cores")), QStringLiteral("64"));
     QVERIFY(factsModel.valueOf(QStringLiteral("GPU 1")).contains(QStringLiteral("141")));
     QCOMPARE(factsModel.valueOf(QStringLiteral("Python")), QStringLiteral("not found"));
+    // The torch backend's needs, named: here python3 itself is missing.
+    QCOMPARE(factsModel.valueOf(QStringLiteral("Can run the torch backend")), QStringLiteral("no"));
+    QVERIFY(factsModel.valueOf(QStringLiteral("Missing for torch")).contains(QStringLiteral("python3 is not installed")));
+    facts.python = "Python 3.11.2";
+    facts.pythonTorch = "2.5.1";
+    factsModel.setFacts(facts);
+    QCOMPARE(factsModel.valueOf(QStringLiteral("Can run the torch backend")), QStringLiteral("yes"));
+    QCOMPARE(factsModel.valueOf(QStringLiteral("PyTorch for python3")), QStringLiteral("2.5.1"));
+    QVERIFY(factsModel.valueOf(QStringLiteral("Transformers")).startsWith(QStringLiteral("not installed")));
+    facts.transformers = "4.46.3";
+    factsModel.setFacts(facts);
+    QCOMPARE(factsModel.valueOf(QStringLiteral("Transformers")), QStringLiteral("4.46.3"));
     facts.problems = {"cmake not found"};
     factsModel.setFacts(facts);
     QCOMPARE(factsModel.valueOf(QStringLiteral("Can build the runner")), QStringLiteral("no"));
@@ -404,6 +424,16 @@ void TestRunsModels::nodeFactsSurviveJsonRoundTrip()
     QCOMPARE(back.gpus.size(), local.gpus.size());
     QCOMPARE(back.problems, local.problems);
     QCOMPARE(back.compiler, local.compiler);
+    QCOMPARE(back.pythonTorch, local.pythonTorch);
+    QCOMPARE(back.transformers, local.transformers);
+    dispatch::NodeFacts torch;
+    torch.python = "Python 3.11.2";
+    torch.pythonTorch = "2.5.1";
+    torch.transformers = "4.46.3";
+    const dispatch::NodeFacts torchBack = nodeFactsFromJson(nodeFactsToJson(torch));
+    QCOMPARE(torchBack.pythonTorch, std::string("2.5.1"));
+    QCOMPARE(torchBack.transformers, std::string("4.46.3"));
+    QVERIFY(torchBack.torchBackendProblems().empty());
     QVERIFY(nodeFactsFromJson(nlohmann::json::array()).hostname.empty());
 }
 
@@ -446,6 +476,84 @@ void TestRunsModels::nodeFactsShowTheNewestProbeAfterTheFacts()
     model.setProbe(std::nullopt);
     QCOMPARE(model.rowCount(), factRows);
     QCOMPARE(model.valueOf(QStringLiteral("Probed")), QString());
+}
+
+// Torch chosen: the strategies PyTorch cannot express are disabled and say why, a chosen one moves
+// to one it can run, CUDA graphs give way to torch.compile; native again: everything is back.
+void TestRunsModels::requestFormOffersOnlyWhatTheBackendRuns()
+{
+    RunRequestForm form;
+    auto* strategies = qobject_cast<QStandardItemModel*>(form.strategyBox()->model());
+    QVERIFY(strategies);
+    form.strategyBox()->setCurrentIndex(form.strategyBox()->findData(QStringLiteral("zero3")));
+    form.cudaGraphsBox()->setChecked(true);
+    QVERIFY(!form.torchCompileBox()->isEnabled());
+    form.backendBox()->setCurrentIndex(form.backendBox()->findData(QStringLiteral("torch")));
+    QCOMPARE(form.backend(), RunBackend::Torch);
+    for (int i = 0; i < form.strategyBox()->count(); ++i) {
+        const auto strategy = strategyFromId(form.strategyBox()->itemData(i).toString().toStdString());
+        QVERIFY(strategy);
+        const bool runnable = frameworkSupports(Framework::Fsdp2, *strategy);
+        QCOMPARE(strategies->item(i)->isEnabled(), runnable);
+        const QString tip = form.strategyBox()->itemData(i, Qt::ToolTipRole).toString();
+        QCOMPARE(tip.contains(QStringLiteral("PyTorch cannot express")), !runnable);
+    }
+    // zero3 was chosen; the torch backend cannot run it, so the form took one it can.
+    const auto chosen = strategyFromId(form.strategyBox()->currentData().toString().toStdString());
+    QVERIFY(chosen && frameworkSupports(Framework::Fsdp2, *chosen));
+    QVERIFY(!form.cudaGraphsBox()->isEnabled());
+    QVERIFY(!form.cudaGraphsBox()->isChecked());
+    QVERIFY(form.torchCompileBox()->isEnabled());
+    form.strategyBox()->setCurrentIndex(form.strategyBox()->findData(QStringLiteral("fsdp2_reshard")));
+    form.torchCompileBox()->setChecked(true);
+    QString error;
+    const std::optional<RunConfig> config = form.config(&error);
+    QVERIFY2(config, qPrintable(error));
+    QCOMPARE(config->backend, RunBackend::Torch);
+    QVERIFY(config->torchCompile);
+    QCOMPARE(config->strategy, Strategy::Fsdp2Reshard);
+
+    form.backendBox()->setCurrentIndex(form.backendBox()->findData(QStringLiteral("native")));
+    for (int i = 0; i < form.strategyBox()->count(); ++i)
+        QVERIFY(strategies->item(i)->isEnabled());
+    QVERIFY(!form.torchCompileBox()->isEnabled());
+    QVERIFY(!form.torchCompileBox()->isChecked());
+    QVERIFY(form.cudaGraphsBox()->isEnabled());
+    const std::optional<RunConfig> native = form.config(&error);
+    QVERIFY2(native, qPrintable(error));
+    QCOMPARE(native->backend, RunBackend::Native);
+    QVERIFY(!native->torchCompile);
+
+    // The same rule for a run matrix (Validate): what torch cannot run is refused with the reason.
+    RunConfig zero2 = *native;
+    zero2.strategy = Strategy::Zero2;
+    QString why;
+    QVERIFY(!configForBackend(zero2, RunBackend::Torch, &why));
+    QVERIFY2(why.contains(QStringLiteral("zero2")), qPrintable(why));
+    RunConfig graphed = *native;
+    graphed.training.cudaGraphs = true;
+    const auto asTorch = configForBackend(graphed, RunBackend::Torch);
+    QVERIFY(asTorch && asTorch->backend == RunBackend::Torch && !asTorch->training.cudaGraphs);
+}
+
+void TestRunsModels::historyModelShowsTheBackend()
+{
+    QTemporaryDir dir;
+    store::Database db = store::Database::open(dir.filePath(QStringLiteral("runs.sqlite")).toStdString());
+    RunConfig config;
+    config.model = resolveModel("tiny");
+    config.strategy = Strategy::Fsdp2Reshard;
+    config.backend = RunBackend::Torch;
+    {
+        store::RunRecorder recorder(db, config, store::RunOrigin{});
+        recorder.finish(store::RunStatus::Cancelled, "stopped");
+    }
+    RunHistoryModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setRuns(store::listRuns(db));
+    QCOMPARE(model.index(0, RunHistoryModel::BackendColumn).data().toString(), QStringLiteral("torch"));
+    QCOMPARE(model.headerData(RunHistoryModel::BackendColumn, Qt::Horizontal).toString(), QStringLiteral("Backend"));
+    QVERIFY(model.index(0, RunHistoryModel::BackendColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("PyTorch")));
 }
 
 SHARDWISE_GUI_TEST_MAIN(TestRunsModels)

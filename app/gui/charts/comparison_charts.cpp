@@ -2,6 +2,7 @@
 
 #include "charts/chart_style.hpp"
 #include "models/display_format.hpp"
+#include "models/run_backend.hpp"
 
 #include <QBarCategoryAxis>
 #include <QBarSeries>
@@ -75,10 +76,12 @@ void addCapacityLine(QChart& chart, QValueAxis& axisY, int categoryCount, double
 
 QString runCategoryLabel(const RunRecord& run)
 {
-    const QString base = QStringLiteral("#%1 %2").arg(run.id).arg(strategyIdText(run.strategy));
-    if (measured(run))
-        return base;
-    return ChartText::tr("%1 — %2").arg(base, outcomeText(run.outcome));
+    QString label = QStringLiteral("#%1 %2").arg(run.id).arg(strategyIdText(run.strategy));
+    if (!measured(run))
+        label = ChartText::tr("%1 — %2").arg(label, outcomeText(run.outcome));
+    // The backend always, on a line of its own (axis labels are rich text; one long line would be
+    // elided in a narrow slot): a native and a torch run of one strategy stand side by side.
+    return label + QStringLiteral("<br>(%1)").arg(backendIdText(run.backend));
 }
 
 QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& runs)

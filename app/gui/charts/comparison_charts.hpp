@@ -12,7 +12,9 @@ namespace shardwise::gui {
 
 enum class ComparisonMetric { Throughput, PeakMemory, NcclShare, PredictedVsMeasured };
 
-QString runCategoryLabel(const RunRecord& run); // "#12 zero3" / "#13 fsdp2_reshard — out of memory"
+// "#12 zero3<br>(native)" / "#13 fsdp2_reshard<br>(torch)" / "#14 fsdp2_reshard — out of memory<br>(torch)":
+// the run, then its backend on a second line (axis labels are rich text).
+QString runCategoryLabel(const RunRecord& run);
 QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& runs);
 
 // Measured tokens/s beside the presets' and the calibrated prediction, one category per run; a run

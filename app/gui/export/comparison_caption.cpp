@@ -1,5 +1,7 @@
 #include "export/comparison_caption.hpp"
 
+#include "models/run_backend.hpp"
+
 #include <QCoreApplication>
 #include <QStringList>
 
@@ -41,6 +43,8 @@ ExportCaption comparisonCaption(const QList<RunRecord>& runs)
     QStringList lines;
     lines << CaptionText::tr("Model: %1").arg(models);
     lines << CaptionText::tr("Hardware: %1").arg(hardware);
+    lines << CaptionText::tr("Backend: %1 (native = Shardwise's runner, torch = PyTorch DDP / FSDP2)")
+                 .arg(distinct(runs, [](const RunRecord& r) { return backendIdText(r.backend); }));
     lines << CaptionText::tr("Software: %1").arg(distinct(runs, [](const RunRecord& r) { return r.versions; }));
     lines << CaptionText::tr("Precision %1, micro-batch %2, sequence %3 tokens")
                  .arg(distinct(runs, [](const RunRecord& r) { return r.precision; }),

@@ -5,6 +5,8 @@
 
 #include "shardwise/dispatch/local_launch.hpp"
 #include "shardwise/dispatch/ssh_error.hpp"
+#include "shardwise/dispatch/node_preparation.hpp"
+#include "shardwise/dispatch/runner_program.hpp"
 #include "shardwise/session/prepared_runner.hpp"
 #include "shardwise/session/run_session.hpp"
 #include "shardwise/spec/json.hpp"
@@ -315,11 +317,26 @@ void RunJob::runOne(const RunRequest& request)
                 return fail(ticket, tr("The node \"%1\" has no runner yet: prepare it on the Nodes page first.").arg(request.node));
             try {
                 ssh = dispatch::SshSession::open(NodeJob::endpointOf(*node), NodeJob::credentialsOf(*node), sshOptions, &m_cancelRunning);
+                // A torch run needs the harness beside the prepared runner, python3 and torch there.
+                if (config.backend == RunBackend::Torch) {
+                    const auto missing = dispatch::checkTorchBackend(
+                        *ssh, dispatch::runnerForBackend(RunBackend::Torch, remoteRunner).string(), &m_cancelRunning);
+                    if (!missing.empty()) {
+                        QStringList lines;
+                        for (const std::string& m : missing)
+                            lines << QString::fromStdString(m);
+                        return fail(ticket, tr("The node \"%1\" cannot run the torch backend: %2")
+                                                .arg(request.node, lines.join(QStringLiteral("; "))));
+                    }
+                }
             } catch (const dispatch::SshError& e) {
                 return fail(ticket, tr("Cannot connect to the node \"%1\": %2").arg(request.node, QString::fromUtf8(e.what())));
             }
         } else {
-            localRunner = dispatch::locateRunner();
+            localRunner = dispatch::locateRunner(config.backend);
+            if (!localRunner && config.backend == RunBackend::Torch)
+                return fail(ticket, tr("shardwise-torch-runner (the torch backend) was not found: set SHARDWISE_TORCH_RUNNER or "
+                                       "install it beside shardwise-runner."));
             if (!localRunner)
                 return fail(ticket, tr("shardwise-runner was not found: set SHARDWISE_RUNNER or install it beside this program."));
             if (std::error_code ec; !std::filesystem::is_regular_file(*localRunner, ec) || ::access(localRunner->c_str(), X_OK) != 0)

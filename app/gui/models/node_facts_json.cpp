@@ -20,6 +20,8 @@ nlohmann::json nodeFactsToJson(const dispatch::NodeFacts& f)
             {"python", f.python},
             {"torch", f.torch},
             {"torch_cuda", f.torchCuda},
+            {"python_torch", f.pythonTorch},
+            {"transformers", f.transformers},
             {"torch_config_dir", f.torchConfigDir},
             {"cmake", f.cmake},
             {"compiler", f.compiler},
@@ -61,6 +63,8 @@ dispatch::NodeFacts nodeFactsFromJson(const nlohmann::json& j)
     read(j, "python", f.python);
     read(j, "torch", f.torch);
     read(j, "torch_cuda", f.torchCuda);
+    read(j, "python_torch", f.pythonTorch);
+    read(j, "transformers", f.transformers);
     read(j, "torch_config_dir", f.torchConfigDir);
     read(j, "cmake", f.cmake);
     read(j, "compiler", f.compiler);

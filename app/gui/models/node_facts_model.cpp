@@ -46,9 +46,18 @@ void NodeFactsModel::setFacts(const dispatch::NodeFacts& f)
     add(tr("LibTorch CMake folder"), f.torchConfigDir);
     add(tr("CMake"), f.cmake);
     add(tr("C++ compiler"), f.compiler);
+    add(tr("PyTorch for python3"), f.pythonTorch);
+    m_rows.append({tr("Transformers"),
+                   f.transformers.empty() ? tr("not installed: the torch backend trains its plain PyTorch decoder")
+                                          : QString::fromStdString(f.transformers),
+                   false});
     m_rows.append({tr("Can build the runner"), f.canBuildRunner() ? tr("yes") : tr("no"), !f.canBuildRunner()});
     for (const std::string& p : f.problems)
         m_rows.append({tr("Problem"), QString::fromStdString(p), true});
+    const std::vector<std::string> torchMissing = f.torchBackendProblems();
+    m_rows.append({tr("Can run the torch backend"), torchMissing.empty() ? tr("yes") : tr("no"), !torchMissing.empty()});
+    for (const std::string& p : torchMissing)
+        m_rows.append({tr("Missing for torch"), QString::fromStdString(p), true});
     endResetModel();
 }
 

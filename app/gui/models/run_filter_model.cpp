@@ -36,6 +36,12 @@ void RunFilterModel::setNodeFilter(const QString& node)
     invalidateFilter();
 }
 
+void RunFilterModel::setBackendFilter(const QString& backendId)
+{
+    m_backend = backendId;
+    invalidateFilter();
+}
+
 void RunFilterModel::setDateRange(const QDate& from, const QDate& to)
 {
     m_from = from;
@@ -54,6 +60,8 @@ bool RunFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourcePa
     if (!m_strategy.isEmpty() && rawAt(RunTableModel::StrategyColumn).toString() != m_strategy)
         return false;
     if (!m_node.isEmpty() && rawAt(RunTableModel::NodeColumn).toString() != m_node)
+        return false;
+    if (!m_backend.isEmpty() && rawAt(RunTableModel::BackendColumn).toString() != m_backend)
         return false;
     const QDate day = rawAt(RunTableModel::StartedColumn).toDateTime().toLocalTime().date();
     if (m_from.isValid() && day < m_from)

@@ -1,5 +1,5 @@
 #pragma once
-// Narrows the run table by model, hardware, strategy, node and start date. An empty criterion
+// Narrows the run table by model, hardware, strategy, backend, node and start date. An empty criterion
 // matches everything; failed runs are filtered like any other, never hidden for failing.
 
 #include <QDate>
@@ -17,6 +17,7 @@ public:
     void setHardwareFilter(const QString& hardware);
     void setStrategyFilter(const QString& strategyId);
     void setNodeFilter(const QString& node);
+    void setBackendFilter(const QString& backendId); // "native" | "torch" | "" (any)
     void setDateRange(const QDate& from, const QDate& to); // inclusive; invalid = open end
 
 protected:
@@ -28,6 +29,7 @@ private:
     QString m_hardware;
     QString m_strategy;
     QString m_node;
+    QString m_backend;
     QDate m_from;
     QDate m_to;
 };

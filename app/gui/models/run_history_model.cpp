@@ -1,6 +1,7 @@
 #include "models/run_history_model.hpp"
 
 #include "models/display_format.hpp"
+#include "models/run_backend.hpp"
 
 #include <QBrush>
 #include <QDateTime>
@@ -70,6 +71,8 @@ QVariant RunHistoryModel::display(const store::RunSummary& r, int column) const
         return statusText(r.status);
     case StrategyColumn:
         return strategyLabel(r.strategy);
+    case BackendColumn:
+        return backendIdText(r.backend);
     case ModelColumn:
         return QString::fromStdString(r.modelId);
     case RanksColumn:
@@ -108,6 +111,8 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const
             return peakMemoryExplanation();
         if (index.column() == NoteColumn || index.column() == StatusColumn)
             return QString::fromStdString(r.note);
+        if (index.column() == BackendColumn)
+            return backendLabel(r.backend);
         return {};
     case Qt::ForegroundRole:
         if (index.column() == StatusColumn && r.status != store::RunStatus::Completed && r.status != store::RunStatus::Running)
@@ -144,6 +149,8 @@ QVariant RunHistoryModel::headerData(int section, Qt::Orientation orientation, i
         return tr("Status");
     case StrategyColumn:
         return tr("Strategy");
+    case BackendColumn:
+        return tr("Backend");
     case ModelColumn:
         return tr("Model");
     case RanksColumn:

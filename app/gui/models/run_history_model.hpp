@@ -1,6 +1,6 @@
 #pragma once
 // The Runs page's history: every stored run, newest first, with its final status and headline
-// numbers. A run that failed, ran out of memory or timed out is a row like any other.
+// numbers and the backend that ran it. A run that failed, ran out of memory or timed out is a row like any other.
 
 #include "shardwise/store/runs.hpp"
 
@@ -19,6 +19,7 @@ public:
         StartedColumn,
         StatusColumn,
         StrategyColumn,
+        BackendColumn, // "native" | "torch"
         ModelColumn,
         RanksColumn,
         NodeColumn,

@@ -1,6 +1,7 @@
 #include "models/run_table_model.hpp"
 
 #include "models/display_format.hpp"
+#include "models/run_backend.hpp"
 
 #include <QColor>
 #include <QLocale>
@@ -68,6 +69,12 @@ const std::array<ColumnSpec, kRecordColumns> kColumns{{
      [](const RunRecord& r) -> QVariant { return strategyLabel(r.strategy); },
      [](const RunRecord& r) -> QVariant { return strategyIdText(r.strategy); },
      [](const RunRecord& r) -> QVariant { return strategySummary(r.strategy); }, nullptr, false},
+    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Backend"),
+     [](const RunRecord& r) -> QVariant { return backendIdText(r.backend); },
+     [](const RunRecord& r) -> QVariant { return backendIdText(r.backend); },
+     [](const RunRecord& r) -> QVariant { return r.backendDetail.isEmpty() ? backendLabel(r.backend) : r.backendDetail; },
+     [] { return RunTableModel::tr("What ran the ranks: native (Shardwise's runner) or torch (PyTorch's DDP / FSDP2)."); },
+     false},
     {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Outcome"), [](const RunRecord& r) -> QVariant { return outcomeText(r.outcome); },
      [](const RunRecord& r) -> QVariant { return static_cast<int>(r.outcome); },
      [](const RunRecord& r) -> QVariant { return r.failure.isEmpty() ? outcomeText(r.outcome) : r.failure; }, nullptr, false},

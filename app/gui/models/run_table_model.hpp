@@ -24,6 +24,7 @@ public:
         HardwareColumn,
         NodeColumn,
         StrategyColumn,
+        BackendColumn, // "native" | "torch": what ran it
         OutcomeColumn,
         TokensColumn,
         PeakAllocatedColumn,

@@ -2,6 +2,7 @@
 // One stored run as the Compare page shows it: identity, outcome and the numbers that get charted.
 // Filled from core/store's records by the workspace; failed runs keep their row with the reason.
 
+#include "shardwise/spec/framework.hpp"
 #include "shardwise/spec/strategy.hpp"
 
 #include <QDateTime>
@@ -19,6 +20,8 @@ struct RunRecord {
     QString hardware;   // e.g. "4 x NVIDIA L4 24GB (PCIe)" or "1 x cpu"
     QString node;       // node name, "local" for this machine
     Strategy strategy = Strategy::Zero0;
+    RunBackend backend = RunBackend::Native; // what ran it: the native runner or the PyTorch harness
+    QString backendDetail; // torch runs: "PyTorch 2.5.1, Transformers 4.46.3 (model: transformers), Python 3.11.2"
     QDateTime started;
     RunOutcome outcome = RunOutcome::Completed;
     QString failure;    // first error's message when not completed

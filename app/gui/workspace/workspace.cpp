@@ -71,6 +71,15 @@ RunRecord toRecord(const store::RunSummary& s)
         nodes << fromStd(n);
     r.node = nodes.join(QStringLiteral(", "));
     r.strategy = s.strategy;
+    r.backend = s.backend;
+    if (s.backend == RunBackend::Torch) {
+        const protocol::SoftwareVersions& v = s.versions;
+        auto orUnknown = [](const std::string& text) { return text.empty() ? Workspace::tr("unknown") : fromStd(text); };
+        r.backendDetail = Workspace::tr("PyTorch %1, Transformers %2 (model: %3), Python %4")
+                              .arg(orUnknown(v.torch),
+                                   v.transformers.empty() ? Workspace::tr("not installed") : fromStd(v.transformers),
+                                   orUnknown(v.modelImpl), orUnknown(v.python));
+    }
     r.started = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(s.startedAt * 1000.0), QTimeZone::utc());
     r.outcome = outcomeOf(s.status);
     r.failure = fromStd(s.note);
@@ -95,6 +104,8 @@ RunRecord toRecord(const store::RunSummary& s)
     return r;
 }
 
+constexpr std::string_view kTorchBackendId = protocol::kTorchBackend;
+
 QString versionsText(const protocol::SoftwareVersions& v)
 {
     QStringList parts;
@@ -102,8 +113,18 @@ QString versionsText(const protocol::SoftwareVersions& v)
         if (!value.empty())
             parts << QStringLiteral("%1 %2").arg(QLatin1String(name), QString::fromStdString(value));
     };
-    add("shardwise-runner", v.runner);
-    add("LibTorch", v.libtorch);
+    // The harness names its backend and framework; the native runner its LibTorch build.
+    if (v.backend == kTorchBackendId) {
+        if (!v.runner.empty())
+            parts << fromStd(v.runner); // "shardwise-torch X.Y.Z"
+        add("PyTorch", v.torch);
+        add("Transformers", v.transformers);
+        add("model", v.modelImpl);
+        add("Python", v.python);
+    } else {
+        add("shardwise-runner", v.runner);
+        add("LibTorch", v.libtorch);
+    }
     add("CUDA", v.cuda);
     add("NCCL", v.nccl);
     add("driver", v.driver);

@@ -6,6 +6,7 @@
 #include "export/table_exporter.hpp"
 #include "models/display_format.hpp"
 #include "models/run_filter_model.hpp"
+#include "models/run_backend.hpp"
 #include "models/run_table_model.hpp"
 #include "pages/compare/prediction_job.hpp"
 #include "workspace/workspace.hpp"
@@ -90,6 +91,11 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
     m_strategyFilter = makeFilterCombo(tr("Show only runs of this strategy."), this);
     m_strategyFilter->setObjectName(QStringLiteral("strategyFilter"));
     m_nodeFilter = makeFilterCombo(tr("Show only runs on this node."), this);
+    m_backendFilter = makeFilterCombo(tr("Show only runs of this backend: native (Shardwise's runner) or torch (PyTorch)."), this);
+    m_backendFilter->setObjectName(QStringLiteral("backendFilter"));
+    m_backendFilter->addItem(tr("any"), QString());
+    for (const RunBackend b : {RunBackend::Native, RunBackend::Torch})
+        m_backendFilter->addItem(backendIdText(b), backendIdText(b));
     m_limitDates = new QCheckBox(tr("Started between"), this);
     m_limitDates->setToolTip(tr("Show only runs started in this date range (inclusive)."));
     m_from = new QDateEdit(QDate::currentDate().addMonths(-1), this);
@@ -104,6 +110,8 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
     filters->addWidget(m_hardwareFilter);
     filters->addWidget(new QLabel(tr("Strategy:"), this));
     filters->addWidget(m_strategyFilter);
+    filters->addWidget(new QLabel(tr("Backend:"), this));
+    filters->addWidget(m_backendFilter);
     filters->addWidget(new QLabel(tr("Node:"), this));
     filters->addWidget(m_nodeFilter);
     filters->addWidget(m_limitDates);
@@ -191,7 +199,7 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
 
-    for (QComboBox* combo : {m_modelFilter, m_hardwareFilter, m_strategyFilter, m_nodeFilter})
+    for (QComboBox* combo : {m_modelFilter, m_hardwareFilter, m_strategyFilter, m_nodeFilter, m_backendFilter})
         connect(combo, &QComboBox::currentIndexChanged, this, &ComparePage::applyFilters);
     connect(m_limitDates, &QCheckBox::toggled, this, [this](bool on) {
         m_from->setEnabled(on);
@@ -328,6 +336,7 @@ void ComparePage::applyFilters()
     m_filter->setHardwareFilter(m_hardwareFilter->currentData().toString());
     m_filter->setStrategyFilter(m_strategyFilter->currentData().toString());
     m_filter->setNodeFilter(m_nodeFilter->currentData().toString());
+    m_filter->setBackendFilter(m_backendFilter->currentData().toString());
     if (m_limitDates->isChecked())
         m_filter->setDateRange(m_from->date(), m_to->date());
     else

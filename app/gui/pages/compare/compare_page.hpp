@@ -1,5 +1,5 @@
 #pragma once
-// Compare: pick runs (filter by model, hardware, strategy, date, node; check the ones to chart),
+// Compare: pick runs (filter by model, hardware, strategy, backend, date, node; check the ones to chart),
 // see throughput, peak memory (allocated vs reserved against capacity), NCCL share and predicted vs
 // measured side by side, and export the charts (PNG, SVG, PDF) and the table (CSV, Markdown).
 // Every finished GPU run is also predicted twice, with the presets and with the calibration the
@@ -38,6 +38,7 @@ public:
     ChartPanel* chartPanel() const { return m_charts; }
     QComboBox* modelFilter() const { return m_modelFilter; }
     QComboBox* strategyFilter() const { return m_strategyFilter; }
+    QComboBox* backendFilter() const { return m_backendFilter; }
     QLabel* calibrationLine() const { return m_calibrationLine; }
     QChartView* predictionChart() const { return m_predictionChart; }
     const PredictionSet& predictions() const { return m_predictions; }
@@ -80,6 +81,7 @@ private:
     QComboBox* m_hardwareFilter = nullptr;
     QComboBox* m_strategyFilter = nullptr;
     QComboBox* m_nodeFilter = nullptr;
+    QComboBox* m_backendFilter = nullptr;
     QCheckBox* m_limitDates = nullptr;
     QDateEdit* m_from = nullptr;
     QDateEdit* m_to = nullptr;

@@ -445,9 +445,18 @@ void NodesPage::onPrepared(qint64 nodeId, const dispatch::PreparedRunner& runner
     m_workspace.notifyNodesChanged();
     const QString name = QString::fromStdString(node->name);
     const QString path = QString::fromStdString(runner.runnerPath);
-    setStatus(runner.fromCache ? tr("%1 is prepared: the runner was already built at %2.").arg(name, path)
-                               : tr("%1 is prepared: the runner was built at %2.").arg(name, path),
-              false);
+    QString status = runner.fromCache ? tr("%1 is prepared: the runner was already built at %2.").arg(name, path)
+                                      : tr("%1 is prepared: the runner was built at %2.").arg(name, path);
+    // What the torch backend lacks there, named, or that it can run.
+    if (runner.torchBackendProblems.empty()) {
+        status += QLatin1Char(' ') + tr("The torch backend can run there (%1).").arg(QString::fromStdString(runner.torchRunnerPath));
+    } else {
+        QStringList missing;
+        for (const std::string& p : runner.torchBackendProblems)
+            missing << QString::fromStdString(p);
+        status += QLatin1Char(' ') + tr("The torch backend cannot run there: %1.").arg(missing.join(QStringLiteral("; ")));
+    }
+    setStatus(status, false);
 }
 
 void NodesPage::start(qint64 nodeId, Pending what)

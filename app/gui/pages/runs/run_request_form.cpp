@@ -1,6 +1,7 @@
 #include "pages/runs/run_request_form.hpp"
 
 #include "models/display_format.hpp"
+#include "models/run_backend.hpp"
 
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
@@ -11,6 +12,7 @@
 #include <QHBoxLayout>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStandardItemModel>
 
 namespace shardwise::gui {
 
@@ -63,9 +65,19 @@ RunRequestForm::RunRequestForm(QWidget* parent)
                                 "unallocated amount at an out-of-memory error), not a cure."));
     m_cudaGraphs = new QCheckBox(tr("Replay each step as a CUDA graph"), this);
     m_cudaGraphs->setObjectName(QStringLiteral("runCudaGraphs"));
-    m_cudaGraphs->setToolTip(
-        tr("The runner captures the whole step after two eager steps and replays it as one graph launch. "
-           "Needs CUDA, a GPU-resident strategy (no CPU offload) and at least 3 warm-up steps."));
+    // Its tooltip depends on the backend (applyBackend).
+
+    m_backend = new QComboBox(this);
+    m_backend->setObjectName(QStringLiteral("runBackend"));
+    for (const RunBackend b : {RunBackend::Native, RunBackend::Torch}) {
+        m_backend->addItem(backendLabel(b), backendIdText(b));
+        m_backend->setItemData(m_backend->count() - 1, backendToolTip(b), Qt::ToolTipRole);
+    }
+    m_backend->setToolTip(tr("What runs the ranks: Shardwise's runner, or PyTorch itself (DDP / FSDP2) to measure the "
+                             "framework the plan's fsdp2 target predicts."));
+    m_torchCompile = new QCheckBox(tr("Compile each decoder layer (torch.compile)"), this);
+    m_torchCompile->setObjectName(QStringLiteral("runTorchCompile"));
+    connect(m_backend, &QComboBox::currentIndexChanged, this, &RunRequestForm::applyBackend);
 
     m_queue = new QPushButton(tr("&Queue run"), this);
     m_queue->setObjectName(QStringLiteral("queueRun"));
@@ -74,6 +86,7 @@ RunRequestForm::RunRequestForm(QWidget* parent)
     auto* form = new QFormLayout;
     form->addRow(tr("&Model:"), m_model);
     form->addRow(tr("&Strategy:"), m_strategy);
+    form->addRow(tr("Bac&kend:"), m_backend);
     form->addRow(tr("&Device:"), m_device);
     form->addRow(tr("N&ode:"), m_node);
     form->addRow(tr("&Ranks:"), m_ranks);
@@ -83,10 +96,56 @@ RunRequestForm::RunRequestForm(QWidget* parent)
     form->addRow(tr("Micro-&batch:"), m_microBatch);
     form->addRow(QString(), m_expandable);
     form->addRow(QString(), m_cudaGraphs);
+    form->addRow(QString(), m_torchCompile);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(form);
     layout->addWidget(m_queue, 0, Qt::AlignRight);
+    applyBackend();
+}
+
+RunBackend RunRequestForm::backend() const
+{
+    return backendFromId(m_backend->currentData().toString().toStdString()).value_or(RunBackend::Native);
+}
+
+void RunRequestForm::applyBackend()
+{
+    const RunBackend chosen = backend();
+    auto* strategies = qobject_cast<QStandardItemModel*>(m_strategy->model());
+    for (int i = 0; i < m_strategy->count(); ++i) {
+        const auto strategy = strategyFromId(m_strategy->itemData(i).toString().toStdString());
+        if (!strategy)
+            continue;
+        const QString why = backendCannotRun(chosen, *strategy);
+        if (strategies)
+            if (QStandardItem* item = strategies->item(i))
+                item->setEnabled(why.isEmpty());
+        m_strategy->setItemData(i, why.isEmpty() ? strategySummary(*strategy) : why, Qt::ToolTipRole);
+    }
+    // A strategy the backend cannot run is never left chosen: the first one it can run is taken.
+    if (const auto current = strategyFromId(m_strategy->currentData().toString().toStdString());
+        current && !backendRuns(chosen, *current)) {
+        for (int i = 0; i < m_strategy->count(); ++i)
+            if (const auto s = strategyFromId(m_strategy->itemData(i).toString().toStdString()); s && backendRuns(chosen, *s)) {
+                m_strategy->setCurrentIndex(i);
+                break;
+            }
+    }
+    const bool torch = chosen == RunBackend::Torch;
+    m_cudaGraphs->setEnabled(!torch);
+    if (torch)
+        m_cudaGraphs->setChecked(false);
+    m_cudaGraphs->setToolTip(torch ? tr("The torch backend runs eager or compiled steps, not CUDA graphs.")
+                                   : tr("The runner captures the whole step after two eager steps and replays it as one graph "
+                                        "launch. Needs CUDA, a GPU-resident strategy (no CPU offload) and at least 3 warm-up "
+                                        "steps."));
+    m_torchCompile->setEnabled(torch);
+    if (!torch)
+        m_torchCompile->setChecked(false);
+    m_torchCompile->setToolTip(torch ? tr("torch.compile each decoder layer before the first step; the warm-up steps include "
+                                          "the compilation.")
+                                     : tr("Only the torch backend runs PyTorch code to compile."));
 }
 
 void RunRequestForm::setNodes(const QStringList& names)
@@ -120,6 +179,8 @@ std::optional<RunConfig> RunRequestForm::config(QString* error) const
         c.training.microBatch = m_microBatch->value();
         c.training.expandableSegments = m_expandable->isChecked();
         c.training.cudaGraphs = m_cudaGraphs->isChecked(); // validate says when the run cannot be captured
+        c.backend = backend();
+        c.torchCompile = m_torchCompile->isChecked();
         validate(c);
         return c;
     } catch (const std::exception& e) {

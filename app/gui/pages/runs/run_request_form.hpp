@@ -1,6 +1,8 @@
 #pragma once
-// The Runs page's "new run" form: model preset, strategy, ranks, steps, sequence length, the
-// allocator switch and CUDA graphs, turned into a RunConfig. CPU only on this machine's LibTorch; a
+// The Runs page's "new run" form: model preset, strategy, backend (the native runner or the PyTorch
+// harness, which runs only the strategies PyTorch expresses: the others are disabled with the reason
+// while it is chosen), ranks, steps, sequence length, the allocator switch, CUDA graphs (native) and
+// torch.compile (torch), turned into a RunConfig. CPU only on this machine's LibTorch; a
 // CUDA runner uses the same form once a GPU node exists.
 
 #include "shardwise/spec/specs.hpp"
@@ -39,12 +41,18 @@ public:
     QSpinBox* microBatchBox() const { return m_microBatch; }
     QCheckBox* expandableSegmentsBox() const { return m_expandable; }
     QCheckBox* cudaGraphsBox() const { return m_cudaGraphs; }
+    QComboBox* backendBox() const { return m_backend; }
+    QCheckBox* torchCompileBox() const { return m_torchCompile; }
+    RunBackend backend() const;
     QPushButton* queueButton() const { return m_queue; }
 
 signals:
     void queueRequested();
 
 private:
+    // Enables what the chosen backend can run and explains what it cannot.
+    void applyBackend();
+
     QComboBox* m_model = nullptr;
     QComboBox* m_strategy = nullptr;
     QComboBox* m_device = nullptr;
@@ -56,6 +64,8 @@ private:
     QSpinBox* m_microBatch = nullptr;
     QCheckBox* m_expandable = nullptr;
     QCheckBox* m_cudaGraphs = nullptr;
+    QComboBox* m_backend = nullptr;
+    QCheckBox* m_torchCompile = nullptr;
     QPushButton* m_queue = nullptr;
 };
 
