@@ -194,6 +194,9 @@ private slots:
             p = std::make_unique<QProcess>();
             p->setProcessEnvironment(env);
             p->setStandardErrorFile(m_dir.filePath(QStringLiteral("dead-peer-rank%1.log").arg(rank)));
+            // Rank 1's events are not read: a file, so a full pipe never stalls it (and rank 0 with it).
+            if (rank == 1)
+                p->setStandardOutputFile(m_dir.filePath(QStringLiteral("dead-peer-rank1.jsonl")));
             p->start(QString::fromUtf8(kHarness), {QStringLiteral("--seq"), QStringLiteral("32"), QStringLiteral("--warmup"),
                                                    QStringLiteral("0"), QStringLiteral("--steps"), QStringLiteral("100000"),
                                                    QStringLiteral("--timeout-s"), QStringLiteral("30")});
