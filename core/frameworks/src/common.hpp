@@ -16,7 +16,7 @@ inline const char* boolText(bool b) { return b ? "true" : "false"; }
 std::string commentLines(std::string_view prefix, const std::string& text);
 // The header every text export starts with: the plan's description, the framework and version, and
 // where the keys are documented.
-std::string header(std::string_view prefix, const EstimateInput& in, const PlanIdentity& id, std::string_view kindLine);
+std::string header(std::string_view prefix, const PlanIdentity& id, std::string_view kindLine);
 // Throws SpecError("strategy", unsupportedReason(...)) when `kind` cannot express `s`.
 void requireSupported(ConfigKind kind, const EstimateInput& in, Strategy s);
 // The activation checkpointing the input asks for: "off" | "full" | "selective".

@@ -21,7 +21,7 @@ std::string exportAccelerate(const EstimateInput& in, Strategy s, const PlanIden
     const StrategyTraits& st = traits(s);
     const bool fsdp = st.family == StrategyFamily::Fsdp2;
     const bool deepspeed = st.family == StrategyFamily::DeepSpeedZero && s != Strategy::Zero0;
-    std::string out = header("# ", in, id, "Accelerate config, `accelerate launch --config_file accelerate.yaml train.py`");
+    std::string out = header("# ", id, "Accelerate config, `accelerate launch --config_file accelerate.yaml train.py`");
     if (t.precision == PrecisionPolicy::PureBf16)
         out += "# Precision bf16: load the model with torch_dtype=torch.bfloat16 so parameters, gradients and AdamW\n"
                "# state stay bf16; mixed_precision bf16 below then only sets the compute dtype.\n";

@@ -45,7 +45,7 @@ std::string exportLaunch(const EstimateInput& in, Strategy s, const PlanIdentity
     const Framework f = in.framework.framework;
     const std::string first = f == Framework::DeepSpeed ? "deepspeed" : f == Framework::Fsdp2 ? "accelerate" : "torchrun";
     std::string out = "#!/usr/bin/env bash\n";
-    out += header("# ", in, id, std::string("launch lines for ") + std::string(traits(f).label));
+    out += header("# ", id, std::string("launch lines for ") + std::string(traits(f).label));
     out += "# bash launch.sh [" + std::string(f == Framework::DeepSpeed ? "deepspeed|" : f == Framework::Fsdp2 ? "accelerate|" : "")
         + "torchrun|srun]: one way to start the " + std::to_string(c.worldSize()) + " rank(s).\n";
     out += "set -euo pipefail\n";

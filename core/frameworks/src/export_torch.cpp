@@ -29,7 +29,7 @@ std::string exportTorchtitan(const EstimateInput& in, Strategy s, const PlanIden
     const StrategyTraits& st = traits(s);
     const int world = in.cluster.worldSize();
     const bool ddp = s == Strategy::Zero0;
-    std::string out = header("# ", in, id,
+    std::string out = header("# ", id,
                              "torchtitan " + in.framework.effectiveVersion()
                                  + " job config (torchtitan/config/job_config.py); merge these sections into your "
                                    "model's train config and run with --job.config_file");
@@ -73,7 +73,7 @@ std::string exportFsdp2Python(const EstimateInput& in, Strategy s, const PlanIde
     const bool ddp = s == Strategy::Zero0;
     const bool pure = t.precision == PrecisionPolicy::PureBf16;
     std::string out = "#!/usr/bin/env python3\n";
-    out += header("# ", in, id,
+    out += header("# ", id,
                   std::string(ddp ? "DDP" : "FSDP2 (torch.distributed.fsdp.fully_shard)") + ", PyTorch "
                       + (in.framework.framework == Framework::Fsdp2 ? in.framework.effectiveVersion()
                                                                     : std::string(traits(Framework::Fsdp2).defaultVersion))

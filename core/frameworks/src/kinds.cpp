@@ -187,9 +187,8 @@ std::string commentLines(std::string_view prefix, const std::string& text)
     return out;
 }
 
-std::string header(std::string_view prefix, const EstimateInput& in, const PlanIdentity& id, std::string_view kindLine)
+std::string header(std::string_view prefix, const PlanIdentity& id, std::string_view kindLine)
 {
-    (void)in;
     std::string h = std::string(prefix) + id.description + "\n";
     h += std::string(prefix) + "Written by Shardwise; " + std::string(kindLine) + "\n";
     return h;
