@@ -111,6 +111,14 @@ private slots:
         } catch (const PublishedError& e) {
             QVERIFY2(std::string(e.what()).find("bad.json: cells[0].published.memory.unit") == 0, e.what());
         }
+        // A missing citation is named, not a JSON library error.
+        std::ofstream(file) << R"({"format": "shardwise-published", "version": 1, "id": "bad", "summary": "s", "cells": []})";
+        try {
+            loadSource(file);
+            QFAIL("accepted a source without a citation");
+        } catch (const PublishedError& e) {
+            QVERIFY2(std::string(e.what()).find("bad.json.citation") == 0, e.what());
+        }
     }
 
     void cellsTheSetupCannotBuildSayWhy()

@@ -57,7 +57,12 @@ public:
             fail(field, "must be in [" + json(lo).dump() + ", " + json(hi).dump() + "], got " + m_j.at(field).dump());
         return v;
     }
-    Reader object(const std::string& field) const { return Reader(m_j.at(field), at(field)); }
+    Reader object(const std::string& field) const
+    {
+        if (!has(field))
+            fail(field, "an object is required");
+        return Reader(m_j.at(field), at(field));
+    }
 
 private:
     const json& m_j;
