@@ -405,6 +405,19 @@ private slots:
         QCOMPARE(in.framework.framework, Framework::DeepSpeed);
     }
 
+    void bf16WithoutFp32CopiesIsPureBf16()
+    {
+        const ImportedSettings pure = importConfig(R"({"bf16": {"enabled": true, "bf16_master_weights_and_grads": true,
+            "bf16_optimizer_states": true, "immediate_grad_update": true}, "zero_optimization": {"stage": 1}})");
+        QCOMPARE(pure.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::PureBf16));
+        QVERIFY(pure.warnings.empty());
+        const ImportedSettings master = importConfig(R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 1}})");
+        QCOMPARE(master.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::Bf16Fp32Master));
+        const ImportedSettings fp16 = importConfig(R"({"fp16": {"enabled": true, "loss_scale": 0}})");
+        QCOMPARE(fp16.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::Bf16Fp32Master));
+        QVERIFY(hasWarning(fp16, "fp16.enabled"));
+    }
+
     void importedSettingsReachThePlanInput()
     {
         const ImportedSettings s = importConfig(R"({"train_batch_size": 64, "train_micro_batch_size_per_gpu": 2,

@@ -23,7 +23,7 @@ const std::set<std::string> kTopIgnored{
     "prescale_gradients", "gradient_predivide_factor", "zero_allow_untested_optimizer", "zero_force_ds_cpu_optimizer",
     "flops_profiler", "tensorboard", "wandb", "csv_monitor", "comet", "comms_logger", "checkpoint", "dump_state",
     "dataloader_drop_last", "sparse_gradients", "communication_data_type", "seq_parallel_communication_data_type",
-    "disable_allgather", "logging", "timers"};
+    "disable_allgather", "logging", "timers", "data_types", "aio", "compile"};
 const std::set<std::string> kZeroIgnored{
     "contiguous_gradients", "reduce_scatter", "allgather_partitions", "load_from_fp32_weights", "round_robin_gradients",
     "stage3_gather_16bit_weights_on_model_save", "gather_16bit_weights_on_model_save",
@@ -35,6 +35,9 @@ const std::set<std::string> kOffloadIgnored{"pin_memory", "nvme_path", "buffer_c
                                             "fast_init", "pipeline_read", "pipeline_write", "ratio"};
 const std::set<std::string> kCheckpointingKeys{"partition_activations", "cpu_checkpointing", "contiguous_memory_optimization",
                                                "number_checkpoints", "synchronize_checkpoint_boundary", "profile"};
+// bf16 keys of later releases that do not change the plan (bf16_master_weights_and_grads and
+// bf16_optimizer_states do: both true is pure bf16; runtime/precision_config.py).
+const std::set<std::string> kBf16Ignored{"immediate_grad_update", "check_grad_overflow", "check_overflow"};
 const std::set<std::string> kFp16Ignored{"loss_scale", "loss_scale_window", "initial_scale_power", "hysteresis",
                                          "consecutive_hysteresis", "min_loss_scale", "auto_cast", "fp16_master_weights_and_grads"};
 const std::set<std::string> kShardwiseKeys{"plan", "model", "gpu", "world", "strategy", "framework", "precision",
@@ -161,6 +164,8 @@ ImportedSettings importDsConfig(const json& j)
     std::string paramDevice = "none";
     std::optional<bool> bf16;
     std::optional<bool> fp16;
+    bool bf16Master = false; // bf16.bf16_master_weights_and_grads
+    bool bf16States = false; // bf16.bf16_optimizer_states
     std::optional<PrecisionPolicy> recorded; // the "_shardwise" record's precision
     std::optional<CheckpointPolicy> recordedPolicy;
     for (const auto& [name, v] : j.items()) {
@@ -188,7 +193,11 @@ ImportedSettings importDsConfig(const json& j)
                         s.autoKeys.push_back(key);
                     else
                         (name == "fp16" ? fp16 : bf16) = boolean(sv, key);
-                } else if (name != "fp16" || !kFp16Ignored.count(sub)) {
+                } else if (name != "fp16" && sub == "bf16_master_weights_and_grads") {
+                    bf16Master = boolean(sv, key);
+                } else if (name != "fp16" && sub == "bf16_optimizer_states") {
+                    bf16States = boolean(sv, key);
+                } else if (name == "fp16" ? !kFp16Ignored.count(sub) : !kBf16Ignored.count(sub)) {
                     warn(s, key, "not a precision key Shardwise knows; ignored");
                 }
             }
@@ -228,7 +237,8 @@ ImportedSettings importDsConfig(const json& j)
     if (bf16.value_or(false) && fp16.value_or(false))
         throw SpecError("bf16.enabled", "bf16 and fp16 cannot both be enabled");
     if (bf16.value_or(false))
-        s.precision = PrecisionPolicy::Bf16Fp32Master;
+        // bf16 master weights and optimizer states in bf16 keep no fp32 copy: pure bf16.
+        s.precision = bf16Master && bf16States ? PrecisionPolicy::PureBf16 : PrecisionPolicy::Bf16Fp32Master;
     else if (fp16.value_or(false)) {
         s.precision = PrecisionPolicy::Bf16Fp32Master;
         warn(s, "fp16.enabled", "fp16 planned as bf16 with fp32 master weights (the same bytes per parameter)");
