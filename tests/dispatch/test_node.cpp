@@ -101,11 +101,12 @@ private slots:
                                             "compiler=c++\ndiscovery=done\n");
         QTest::newRow("no python3") << base << QStringLiteral("python3 is not installed") << QString();
         QTest::newRow("python3 without torch") << base + QStringLiteral("python=Python 3.11.2\n")
-                                               << QStringLiteral("python3 cannot import torch: install PyTorch for Python 3.11.2")
+                                               << QStringLiteral("python3 cannot import torch (neither the python3 on the PATH nor /usr/bin/python3): install PyTorch for Python 3.11.2")
                                                << QString();
-        QTest::newRow("torch, no Transformers") << base + QStringLiteral("python=Python 3.11.2\ntorch=2.5.1\n") << QString() << QString();
+        QTest::newRow("torch, no Transformers") << base + QStringLiteral("python=Python 3.11.2\npython_torch=2.5.1\npython_torch_interpreter=/usr/bin/python3\n") << QString() << QString();
         QTest::newRow("torch and Transformers")
-            << base + QStringLiteral("python=Python 3.12.3\ntorch=2.11.0+cu130\ntransformers=4.57.1\n") << QString()
+            << base + QStringLiteral("python=Python 3.12.3\ntorch=2.11.0+cu130\npython_torch=2.11.0+cu130\n"
+                                  "python_torch_interpreter=/opt/venv/bin/python3\ntransformers=4.57.1\n") << QString()
             << QStringLiteral("4.57.1");
     }
     void torchBackendFactsSayWhatIsMissing()

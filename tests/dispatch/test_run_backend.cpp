@@ -98,14 +98,18 @@ RunConfig tinyConfig(RunBackend backend, Strategy strategy, int world)
     return c;
 }
 
+// As the harness finds torch: python3 on the PATH, else /usr/bin/python3 (Debian's python3-torch).
 bool pythonImportsTorch(QString* version)
 {
-    QProcess python;
-    python.start(QStringLiteral("python3"), {QStringLiteral("-c"), QStringLiteral("import torch; print(torch.__version__)")});
-    if (!python.waitForFinished(120000) || python.exitStatus() != QProcess::NormalExit || python.exitCode() != 0)
-        return false;
-    *version = QString::fromUtf8(python.readAllStandardOutput()).trimmed();
-    return true;
+    for (const QString& interpreter : {QStringLiteral("python3"), QStringLiteral("/usr/bin/python3")}) {
+        QProcess python;
+        python.start(interpreter, {QStringLiteral("-c"), QStringLiteral("import torch; print(torch.__version__)")});
+        if (python.waitForFinished(120000) && python.exitStatus() == QProcess::NormalExit && python.exitCode() == 0) {
+            *version = QString::fromUtf8(python.readAllStandardOutput()).trimmed();
+            return true;
+        }
+    }
+    return false;
 }
 
 } // namespace

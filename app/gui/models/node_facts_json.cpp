@@ -21,6 +21,7 @@ nlohmann::json nodeFactsToJson(const dispatch::NodeFacts& f)
             {"torch", f.torch},
             {"torch_cuda", f.torchCuda},
             {"python_torch", f.pythonTorch},
+            {"torch_python", f.torchPython},
             {"transformers", f.transformers},
             {"torch_config_dir", f.torchConfigDir},
             {"cmake", f.cmake},
@@ -64,6 +65,7 @@ dispatch::NodeFacts nodeFactsFromJson(const nlohmann::json& j)
     read(j, "torch", f.torch);
     read(j, "torch_cuda", f.torchCuda);
     read(j, "python_torch", f.pythonTorch);
+    read(j, "torch_python", f.torchPython);
     read(j, "transformers", f.transformers);
     read(j, "torch_config_dir", f.torchConfigDir);
     read(j, "cmake", f.cmake);

@@ -46,7 +46,8 @@ void NodeFactsModel::setFacts(const dispatch::NodeFacts& f)
     add(tr("LibTorch CMake folder"), f.torchConfigDir);
     add(tr("CMake"), f.cmake);
     add(tr("C++ compiler"), f.compiler);
-    add(tr("PyTorch for python3"), f.pythonTorch);
+    add(tr("PyTorch for python3"), f.pythonTorch.empty() || f.torchPython.empty() ? f.pythonTorch
+                                                                               : f.pythonTorch + " (" + f.torchPython + ")");
     m_rows.append({tr("Transformers"),
                    f.transformers.empty() ? tr("not installed: the torch backend trains its plain PyTorch decoder")
                                           : QString::fromStdString(f.transformers),

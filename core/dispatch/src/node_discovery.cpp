@@ -42,9 +42,18 @@ if [ -n "$py" ]; then
 print("torch=" + torch.__version__)
 print("torch_cuda=" + (torch.version.cuda or ""))
 print("torch_config_dir=" + torch.utils.cmake_prefix_path + "/Torch")' 2>/dev/null
-  "$py" -c 'from importlib.metadata import version
-print("transformers=" + version("transformers"))' 2>/dev/null
 fi
+# The torch backend's interpreter: python3 on the PATH, else the distribution's /usr/bin/python3 (the
+# harness runs itself again under it when the first lacks torch, as a pyenv or venv python3 may).
+for tp in "$py" /usr/bin/python3; do
+  if [ -n "$tp" ] && [ -x "$tp" ] && v=$("$tp" -c 'import torch; print(torch.__version__)' 2>/dev/null) && [ -n "$v" ]; then
+    echo "python_torch=$v"
+    echo "python_torch_interpreter=$tp"
+    "$tp" -c 'from importlib.metadata import version
+print("transformers=" + version("transformers"))' 2>/dev/null
+    break
+  fi
+done
 for d in "$LIBTORCH" /opt/libtorch /usr/local/libtorch /usr/lib/x86_64-linux-gnu/cmake/Torch /usr/lib/aarch64-linux-gnu/cmake/Torch; do
   if [ -n "$d" ] && [ -r "$d/share/cmake/Torch/TorchConfig.cmake" ]; then echo "libtorch_config_dir=$d/share/cmake/Torch"; break; fi
   if [ -n "$d" ] && [ -r "$d/TorchConfig.cmake" ]; then echo "libtorch_config_dir=$d"; break; fi
@@ -103,7 +112,8 @@ std::vector<std::string> NodeFacts::torchBackendProblems() const
     if (python.empty())
         missing.push_back("python3 is not installed (the torch backend runs shardwise-torch-runner, a Python program)");
     else if (pythonTorch.empty())
-        missing.push_back("python3 cannot import torch: install PyTorch for " + python + " (e.g. pip install torch)");
+        missing.push_back("python3 cannot import torch (neither the python3 on the PATH nor /usr/bin/python3): install "
+                          "PyTorch for " + python + " (e.g. pip install torch; Debian: python3-torch)");
     return missing;
 }
 
@@ -149,7 +159,9 @@ NodeFacts parseNodeFacts(const std::string& scriptOutput)
         else if (key == "nccl") f.nccl = value;
         else if (key == "nccl_library") ncclLibrary = value;
         else if (key == "python") f.python = value;
-        else if (key == "torch") f.torch = f.pythonTorch = value;
+        else if (key == "torch") f.torch = value;
+        else if (key == "python_torch") f.pythonTorch = value;
+        else if (key == "python_torch_interpreter") f.torchPython = value;
         else if (key == "transformers") f.transformers = value;
         else if (key == "torch_cuda") f.torchCuda = value;
         else if (key == "torch_config_dir") f.torchConfigDir = value;
@@ -231,7 +243,7 @@ std::string describeNodeFacts(const NodeFacts& f)
     o << "LibTorch:    " << orNone(f.torch) << (f.torchCuda.empty() ? "" : " (CUDA " + f.torchCuda + ")")
       << (f.torchConfigDir.empty() ? "" : " at " + f.torchConfigDir) << "\n";
     o << "python:      " << orNone(f.python) << "\n";
-    o << "torch (py):  " << orNone(f.pythonTorch) << "\n";
+    o << "torch (py):  " << orNone(f.pythonTorch) << (f.torchPython.empty() ? "" : " (" + f.torchPython + ")") << "\n";
     o << "Transformers: " << orNone(f.transformers) << (f.transformers.empty() && !f.pythonTorch.empty()
                                                             ? " (the torch backend trains its plain PyTorch decoder)" : "") << "\n";
     o << "cmake:       " << orNone(f.cmake) << "\n";

@@ -254,10 +254,14 @@ PreparedRunner prepareNode(SshSession& session, const RemoteBundle& sources, con
 
 std::vector<std::string> checkTorchBackend(SshSession& session, const std::string& torchRunnerPath, const std::atomic<bool>* cancel)
 {
+    // As discovery looks: python3 on the PATH, else /usr/bin/python3, which the harness falls back to.
     const std::string script = "test -x " + shellQuote(torchRunnerPath) + " || echo harness=missing\n"
         "py=$(command -v python3 2>/dev/null)\n"
-        "if [ -n \"$py\" ]; then echo \"python=$(\"$py\" --version 2>&1)\"; "
-        "\"$py\" -c 'import torch; print(\"torch=\" + torch.__version__)' 2>/dev/null; fi\n";
+        "if [ -n \"$py\" ]; then echo \"python=$(\"$py\" --version 2>&1)\"; fi\n"
+        "for tp in \"$py\" /usr/bin/python3; do\n"
+        "  if [ -n \"$tp\" ] && [ -x \"$tp\" ] && \"$tp\" -c 'import torch; print(\"torch=\" + torch.__version__)' 2>/dev/null; "
+        "then break; fi\n"
+        "done\n";
     CommandIo io;
     io.timeout = std::chrono::seconds(60);
     const auto out = session.run(std::vector<std::string>{"sh", "-c", script}, io, cancel);

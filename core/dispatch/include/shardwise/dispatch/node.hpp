@@ -40,8 +40,9 @@ struct NodeFacts {
     std::string nccl;          // from nccl.h or the library file name, empty when absent
     std::string python;        // python3 --version
     std::string torch;         // torch.__version__ through python3, else a LibTorch directory's version; empty when neither
-    std::string pythonTorch;   // torch.__version__ as python3 imports it, empty when it cannot (the torch backend needs it)
-    std::string transformers;  // the Transformers version installed for python3, empty when absent (not an error)
+    std::string pythonTorch;   // torch.__version__ for the torch backend's interpreter, empty when none imports it
+    std::string torchPython;   // that interpreter: python3 on the PATH, else /usr/bin/python3 (where the harness re-runs itself)
+    std::string transformers;  // the Transformers version installed for that interpreter, empty when absent (not an error)
     std::string torchCuda;     // torch.version.cuda, empty for CPU builds
     std::string torchConfigDir; // the folder holding TorchConfig.cmake (python torch or a LibTorch dir), for -DTorch_DIR
     std::string cmake;         // cmake --version
@@ -51,7 +52,7 @@ struct NodeFacts {
     std::vector<std::string> problems; // what prevents building or running the runner here
     bool canBuildRunner() const;
     // What the torch backend (shardwise-torch-runner) lacks here, one sentence each naming it:
-    // python3, then a python3 that imports torch. Empty: it can run. Transformers is optional (the
+    // python3, then a python3 that imports torch (the PATH's or /usr/bin/python3). Empty: it can run. Transformers is optional (the
     // harness falls back to its plain PyTorch decoder), so never listed.
     std::vector<std::string> torchBackendProblems() const;
 };
