@@ -20,7 +20,9 @@ std::string exportDsConfig(const EstimateInput& in, Strategy s, const PlanIdenti
         {"gpu", id.gpuId},
         {"world", id.world},
         {"strategy", strategyId(s)},
-        {"framework", std::string(frameworkId(in.framework.framework)) + " " + in.framework.effectiveVersion()},
+        {"framework", in.framework.effectiveVersion().empty()
+                          ? std::string(frameworkId(in.framework.framework))
+                          : std::string(frameworkId(in.framework.framework)) + " " + in.framework.effectiveVersion()},
         {"precision", precisionId(t.precision)},
         {"seq_len", t.seqLen},
         {"activation_checkpointing", checkpointingId(t)},
