@@ -230,9 +230,16 @@ def _transformers_model(m, device, dtype):
     cfg = _hf_config(m)
     context = torch.device(device) if hasattr(torch.device, "__enter__") else _NullContext()
     with context:
-        try:
-            model = transformers.AutoModelForCausalLM.from_config(cfg, torch_dtype=dtype)
-        except TypeError:
+        # `dtype` since Transformers 4.56 (torch_dtype is deprecated there), `torch_dtype` before; a
+        # release that takes neither builds in fp32 and is cast below.
+        model = None
+        for kwargs in ({"dtype": dtype}, {"torch_dtype": dtype}, {}):
+            try:
+                model = transformers.AutoModelForCausalLM.from_config(cfg, **kwargs)
+                break
+            except TypeError:
+                continue
+        if model is None:
             model = transformers.AutoModelForCausalLM.from_config(cfg)
     return model.to(device=device, dtype=dtype)
 
@@ -246,7 +253,12 @@ class _NullContext:
 
 
 def _shapes_match(model, m):
+    """The model holds exactly the layout's parameters: the same names and shapes, nothing more (a
+    parameter outside the layout would keep Transformers' own initialisation)."""
     params = dict(model.named_parameters())
+    expected = sum(1 for unit in canonical_layout(m) for _, shape, _ in unit if math.prod(shape) > 0)
+    if len(params) != expected:
+        return False
     for unit in canonical_layout(m):
         for name, shape, _ in unit:
             if math.prod(shape) == 0:
