@@ -365,6 +365,49 @@ private slots:
         QVERIFY(table.out.contains("oom"));
     }
 
+    // A native and a torch run of one setup: every row says its backend, and the table sets the two
+    // side by side with the torch/native throughput ratio.
+    void compareCliLabelsBackendsAndSetsThemSideBySide()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("backends.sqlite"));
+        std::int64_t native = 0, torch = 0;
+        {
+            Database db = Database::open(path.toStdString());
+            native = recordRun(db, "qwen2.5-0.5b", Strategy::Fsdp2Reshard, 1024, DeviceKind::Cuda, false);
+            protocol::SoftwareVersions harness;
+            harness.runner = "shardwise-torch 0.1.0";
+            harness.backend = protocol::kTorchBackend;
+            harness.torch = "2.11.0";
+            harness.python = "3.12.3";
+            harness.modelImpl = "transformers";
+            torch = recordRun(db, "qwen2.5-0.5b", Strategy::Fsdp2Reshard, 1024, DeviceKind::Cuda, false, harness);
+            QCOMPARE(findRun(db, torch)->backend, RunBackend::Torch);
+        }
+        const CliResult table = runCli({QStringLiteral("compare"), QStringLiteral("--db"), path});
+        QCOMPARE(table.exitCode, 0);
+        const QString text = QString::fromUtf8(table.out);
+        QVERIFY2(text.contains(QStringLiteral("fsdp2_reshard (native)")) && text.contains(QStringLiteral("fsdp2_reshard (torch)")),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("native vs torch")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("#%1, ").arg(native)) && text.contains(QStringLiteral("#%1, ").arg(torch)), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("1.00x")), qPrintable(text)); // the same measured throughput
+
+        const CliResult json = runCli({QStringLiteral("compare"), QStringLiteral("--db"), path, QStringLiteral("--format"),
+                                       QStringLiteral("json")});
+        QCOMPARE(json.exitCode, 0);
+        QStringList backends;
+        for (const auto& v : QJsonDocument::fromJson(json.out).object().value(QStringLiteral("gpus")).toArray().at(0).toObject()
+                                 .value(QStringLiteral("runs")).toArray())
+            backends << v.toObject().value(QStringLiteral("backend")).toString();
+        backends.sort();
+        QCOMPARE(backends, (QStringList{QStringLiteral("native"), QStringLiteral("torch")}));
+        const CliResult csv = runCli({QStringLiteral("compare"), QStringLiteral("--db"), path, QStringLiteral("--format"),
+                                      QStringLiteral("csv")});
+        QVERIFY(csv.out.startsWith("gpu,run,model,strategy,backend,"));
+        QVERIFY(csv.out.contains(",fsdp2_reshard,torch,"));
+    }
+
     void compareCliNamesBadFlags_data()
     {
         QTest::addColumn<QStringList>("args");
