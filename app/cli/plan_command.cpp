@@ -343,6 +343,11 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                 err << "shardwise-cli plan: --export: " << frameworks::unsupportedReason(*a.exportKind, in, *chosen) << "\n";
                 return kExitUsage;
             }
+            if (const Framework reader = frameworks::configFramework(*a.exportKind, in, *chosen);
+                reader != in.framework.framework)
+                err << "shardwise-cli plan: --export: note: " << frameworks::configKindId(*a.exportKind) << " is read by "
+                    << traits(reader).label << ", while this plan's figures are for " << traits(in.framework.framework).label
+                    << " (plan with --framework " << frameworkId(reader) << " for its defaults and figures)\n";
             if (!plan.candidate(*chosen).estimate.fits())
                 err << "shardwise-cli plan: --export: warning: " << strategyId(*chosen)
                     << " is predicted not to fit this plan's GPUs or host memory\n";

@@ -114,6 +114,11 @@ private slots:
         json j = json::parse(r.out.toStdString());
         QCOMPARE(j.at("zero_optimization").at("stage").get<int>(), 0);
         QCOMPARE(j.at("_shardwise").at("world").get<int>(), 8);
+        QVERIFY2(!r.err.contains(QStringLiteral("note:")), qPrintable(r.err));
+        // An export read by another framework than the plan's target says so.
+        r = runCli(base() << QStringLiteral("--export") << QStringLiteral("ds-config"));
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.contains(QStringLiteral("--export: note: ds-config is read by DeepSpeed")), qPrintable(r.err));
 
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("accelerate.yaml"));

@@ -147,6 +147,24 @@ std::string exportConfig(ConfigKind kind, const EstimateInput& in, Strategy s, c
     return {};
 }
 
+Framework configFramework(ConfigKind kind, const EstimateInput& in, Strategy s)
+{
+    switch (kind) {
+    case ConfigKind::DsConfig:
+        return Framework::DeepSpeed;
+    case ConfigKind::Torchtitan:
+        return Framework::Torchtitan;
+    case ConfigKind::Fsdp2Python:
+        return Framework::Fsdp2;
+    case ConfigKind::Accelerate:
+        return traits(s).family == StrategyFamily::DeepSpeedZero && s != Strategy::Zero0 ? Framework::DeepSpeed
+                                                                                         : Framework::Fsdp2;
+    case ConfigKind::Launch:
+        break;
+    }
+    return in.framework.framework;
+}
+
 std::string decoderLayerClass(const ModelSpec& m)
 {
     // Hugging Face transformers names each architecture's layer <Family>DecoderLayer

@@ -71,6 +71,11 @@ std::string frameworkUnsupportedReason(Framework f, Strategy s);
 
 std::string exportConfig(ConfigKind kind, const EstimateInput& in, Strategy s, const PlanIdentity& id);
 
+// The framework an export is read by: ds-config DeepSpeed, torchtitan torchtitan, fsdp2-python FSDP2,
+// accelerate DeepSpeed for the ZeRO stages 1-3 and FSDP2 otherwise, launch the plan's target. When it
+// is not the plan's target, the plan's figures (and its framework defaults) describe another framework.
+Framework configFramework(ConfigKind kind, const EstimateInput& in, Strategy s);
+
 // Hugging Face transformers' decoder layer class of a model family (qwen2 -> Qwen2DecoderLayer).
 std::string decoderLayerClass(const ModelSpec& m);
 
