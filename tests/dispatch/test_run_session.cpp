@@ -327,7 +327,94 @@ private slots:
         verifyCompletedTwoRankRun(db, runs.front().id, tinyCpuRun(2));
     }
 
+    // A torch config on SSH nodes prepared with the native runner starts the PyTorch harness beside
+    // it on every node (two CPU ranks of DDP on two loopback "nodes"), recorded as a torch run.
+    void torchRunOverSshStartsTheHarnessBesideThePreparedRunner()
+    {
+        if (const char* why = torchMissing())
+            QSKIP(why);
+        store::Database db = store::Database::open(storePath());
+        RunConfig config = tinyCpuRun(2);
+        config.strategy = Strategy::Zero0;
+        config.backend = RunBackend::Torch;
+        const session::SessionResult result = session::runRemote(config, twoNodes(kRunner, 1), recordInto(db));
+        QVERIFY2(result.outcome.ok(), (result.outcome.reason + "\n" + (result.outcome.ranks.empty() ? std::string()
+                                                                                                      : result.outcome.ranks[0].logTail))
+                                          .c_str());
+        verifyCompletedTwoRankRun(db, *result.runId, config);
+        const auto detail = store::runDetail(db, *result.runId);
+        QCOMPARE(detail->summary.backend, RunBackend::Torch);
+        QCOMPARE(detail->versions.backend, std::string("torch"));
+        QVERIFY(!detail->versions.torch.empty());
+    }
+
+    // `run --node ... --backend torch` asks each node before any rank starts: a node whose prepared
+    // runner has no harness beside it is refused by name, and a prepared one runs and is recorded.
+    void cliTorchRunOnSshNodesChecksTheNodesFirst()
+    {
+        if (QStringLiteral(SHARDWISE_CLI).isEmpty())
+            QSKIP("shardwise-cli is not part of this build");
+        registerNodes();
+        {
+            store::Database db = store::Database::open(storePath());
+            store::Node bare;
+            bare.name = "bare";
+            bare.kind = store::NodeKind::Ssh;
+            bare.host = "127.0.0.2";
+            bare.port = m_sshd->port();
+            bare.user = m_sshd->userName();
+            bare.auth = store::SshAuth::KeyFile;
+            bare.keyFile = m_sshd->keyCredentials().keyFile.string();
+            bare.facts = {{"prepared_runner", {{"path", m_sshd->path(QStringLiteral("old-build/bin/shardwise-runner")).toStdString()}}}};
+            store::addNode(db, bare);
+        }
+        const auto runCli = [&](const QString& nodes, int timeoutMs) {
+            QProcess cli;
+            cli.start(QStringLiteral(SHARDWISE_CLI),
+                      QStringList{QStringLiteral("run"), QStringLiteral("--node"), nodes, QStringLiteral("--backend"),
+                                  QStringLiteral("torch"), QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--strategy"),
+                                  QStringLiteral("zero0"), QStringLiteral("--steps"), QStringLiteral("2"), QStringLiteral("--warmup"),
+                                  QStringLiteral("1"), QStringLiteral("--seq"), QStringLiteral("32"), QStringLiteral("--rank-env"),
+                                  QStringLiteral("GLOO_SOCKET_IFNAME=lo"), QStringLiteral("--master-port"),
+                                  QString::number(dispatch::findFreePort()), QStringLiteral("--run-root"),
+                                  m_sshd->path(QStringLiteral("cli-runs"))}
+                          + sshAndStoreFlags());
+            cli.waitForFinished(timeoutMs);
+            return std::pair{cli.exitCode(), QString::fromUtf8(cli.readAllStandardError())};
+        };
+        const auto [refusedCode, refused] = runCli(QStringLiteral("bare"), 120000);
+        QCOMPARE(refusedCode, 1);
+        QVERIFY2(refused.contains(QStringLiteral("--backend torch: node 'bare' cannot run the torch backend")), qPrintable(refused));
+        QVERIFY2(refused.contains(QStringLiteral("old-build/bin/shardwise-torch-runner is not on the node")), qPrintable(refused));
+        QVERIFY(store::listRuns(store::Database::open(storePath())).empty());
+
+        if (const char* why = torchMissing())
+            QSKIP(why);
+        const auto [code, err] = runCli(QStringLiteral("node-a,node-b"), 300000);
+        QVERIFY2(code == 0, qPrintable(err));
+        store::Database db = store::Database::open(storePath());
+        const auto runs = store::listRuns(db);
+        QCOMPARE(runs.size(), std::size_t(1));
+        QCOMPARE(runs.front().backend, RunBackend::Torch);
+        QCOMPARE(runs.front().strategy, Strategy::Zero0);
+    }
+
 private:
+    // Why the torch backend cannot run here (no harness beside the runner, no python3 that imports
+    // torch where the harness looks), or null.
+    static const char* torchMissing()
+    {
+        if (!QFileInfo::exists(QString::fromStdString(kRunner)) || !QFileInfo::exists(QStringLiteral(SHARDWISE_BINARY_DIR "/bin/shardwise-torch-runner")))
+            return "shardwise-runner or shardwise-torch-runner is not built in this build tree";
+        for (const QString& python : {QStringLiteral("python3"), QStringLiteral("/usr/bin/python3")}) {
+            QProcess p;
+            p.start(python, {QStringLiteral("-c"), QStringLiteral("import torch")});
+            if (p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0)
+                return nullptr;
+        }
+        return "python3 cannot import torch here (Debian: python3-torch); the torch backend cannot run";
+    }
+
     // `shardwise-cli run --node node-a,node-b --detach-on-interrupt` with Ctrl-C once rank 0 reported
     // its first step: the run is left detached mid-run. Sets `id` to the run, `recordedBeforeDetach` to
     // rank 0's steps in the store then, `err` to what the CLI printed.
