@@ -2581,6 +2581,11 @@
         <source>Queued (%1): abandon run %2</source>
         <translation>Wartend (%1): Lauf %2 aufgeben</translation>
     </message>
+    <message>
+        <source>%1 (%2)</source>
+        <comment>strategy (backend)</comment>
+        <translation>%1 (%2)</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunRequestForm</name>

@@ -2572,6 +2572,11 @@
         <source>Queued (%1): abandon run %2</source>
         <translation>待機中 (%1): 実行 %2 を放棄</translation>
     </message>
+    <message>
+        <source>%1 (%2)</source>
+        <comment>strategy (backend)</comment>
+        <translation>%1 (%2)</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunRequestForm</name>

@@ -104,6 +104,13 @@ void TestRunsModels::queueModelShowsRunningRequestFirst()
     QCOMPARE(model.index(2, RunQueueModel::StateColumn).data().toString(), QStringLiteral("Queued (2)"));
     model.setRunningSteps(2, 4);
     QCOMPARE(model.index(0, RunQueueModel::StateColumn).data().toString(), QStringLiteral("Running, step 2 of 4"));
+    // A torch run says its backend in the queue.
+    RunRequest torch = request(10, Strategy::Fsdp2Reshard, 2);
+    torch.config.backend = RunBackend::Torch;
+    model.setQueue(std::nullopt, {request(11, Strategy::Fsdp2Reshard, 2), torch});
+    QCOMPARE(model.index(1, RunQueueModel::StrategyColumn).data().toString(),
+             model.index(0, RunQueueModel::StrategyColumn).data().toString() + QStringLiteral(" (torch)"));
+    QVERIFY(model.index(1, RunQueueModel::StrategyColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("PyTorch")));
     model.setQueue(std::nullopt, {});
     QCOMPARE(model.rowCount(), 0);
 }

@@ -1,6 +1,7 @@
 #include "models/run_queue_model.hpp"
 
 #include "models/display_format.hpp"
+#include "models/run_backend.hpp"
 
 namespace shardwise::gui {
 
@@ -61,7 +62,13 @@ QVariant RunQueueModel::data(const QModelIndex& index, int role) const
             return tr("Queued (%1)").arg(index.row() - (m_hasRunning ? 1 : 0) + 1);
         return m_stepsTotal > 0 ? tr("Running, step %1 of %2").arg(m_stepsDone).arg(m_stepsTotal) : tr("Running");
     case StrategyColumn:
-        return role == Qt::ToolTipRole ? strategySummary(r.config.strategy) : strategyLabel(r.config.strategy);
+        if (role == Qt::ToolTipRole)
+            return r.config.backend == RunBackend::Native ? strategySummary(r.config.strategy)
+                                                          : backendLabel(r.config.backend) + QLatin1Char('\n') + strategySummary(r.config.strategy);
+        // A torch run says so in the queue, as in the history and on Compare.
+        return r.config.backend == RunBackend::Native
+            ? strategyLabel(r.config.strategy)
+            : tr("%1 (%2)", "strategy (backend)").arg(strategyLabel(r.config.strategy), backendIdText(r.config.backend));
     case ModelColumn:
         return QString::fromStdString(r.config.model.name.empty() ? r.config.model.id : r.config.model.name);
     case RanksColumn:
