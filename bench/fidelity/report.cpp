@@ -249,6 +249,19 @@ int wrongVerdicts(const std::vector<Comparison>& v)
 
 } // namespace
 
+// The strategy, and what else tells cells of one model, strategy and sequence apart in a batch that
+// mixes them: the precision when it keeps an fp32 master, the framework target a backend is
+// predicted as.
+std::string cellSetup(const calibrate::Observation& o)
+{
+    std::string s(strategyId(o.strategy));
+    if (o.input.training.precision != PrecisionPolicy::PureBf16)
+        s += " " + std::string(precisionId(o.input.training.precision));
+    if (o.input.framework.framework != Framework::Native)
+        s += " (" + std::string(frameworkId(o.input.framework.framework)) + ")";
+    return s;
+}
+
 int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<Cell>& matrix, const ReportOptions& options)
 {
     // Leave one model out, the fits and the summary are the world-1 cells' (what the presets were
@@ -489,7 +502,7 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
             continue;
         const calibrate::Observation& o = r.cell->observation;
         const std::string measured = outcome(*r.cell);
-        md << "| " << r.cell->modelId << " | " << strategyId(o.strategy) << " | " << r.cell->seq << " | "
+        md << "| " << r.cell->modelId << " | " << cellSetup(o) << " | " << r.cell->seq << " | "
            << (r.presets.measuredTokensPerS ? formatNumber(*r.presets.measuredTokensPerS, "%.0f") : "-") << " | "
            << formatNumber(r.presets.predictedTokensPerS, "%.0f") << " | " << formatError(r.presets.tokensError) << " | "
            << formatNumber(r.calibrated.predictedTokensPerS, "%.0f") << " | " << formatError(r.calibrated.tokensError) << " | "
@@ -510,7 +523,7 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
         for (const Row& r : rows) {
             if (r.cell->batch != b)
                 continue;
-            md << "| " << r.cell->modelId << " | " << strategyId(r.cell->observation.strategy) << " | " << r.cell->seq
+            md << "| " << r.cell->modelId << " | " << cellSetup(r.cell->observation) << " | " << r.cell->seq
                << " | " << (r.presets.measuredPeakBytes ? formatNumber(*r.presets.measuredPeakBytes / kGiB, "%.2f") : "-")
                << " | " << formatNumber(r.presets.predictedPeakBytes / kGiB, "%.2f") << " | " << formatError(r.presets.peakError)
                << " | " << formatNumber(r.calibrated.predictedPeakBytes / kGiB, "%.2f") << " | " << formatError(r.calibrated.peakError)

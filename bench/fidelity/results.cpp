@@ -246,9 +246,14 @@ std::vector<MeasuredCell> mergeRepeats(std::vector<MeasuredCell> cells, const st
         return c.batch < timed.size() && timed[c.batch] && c.completed && c.observation.tokensPerS
             && c.ranksRead >= c.world;
     };
+    // Repeats are the same work: the same model, strategy, sequence and ranks, and the same precision
+    // and framework target (a batch may mix precisions and backends).
     const auto same = [](const MeasuredCell& a, const MeasuredCell& b) {
+        const EstimateInput& x = a.observation.input;
+        const EstimateInput& y = b.observation.input;
         return a.modelId == b.modelId && a.observation.strategy == b.observation.strategy && a.seq == b.seq
-            && a.world == b.world;
+            && a.world == b.world && x.training.precision == y.training.precision
+            && x.framework.framework == y.framework.framework && x.framework.compiled == y.framework.compiled;
     };
     std::vector<MeasuredCell> out;
     std::vector<bool> taken(cells.size(), false);

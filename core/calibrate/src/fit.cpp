@@ -55,6 +55,11 @@ bool torchOffload(const Observation& o)
 {
     return offloads(o) && o.input.framework.framework != Framework::DeepSpeed;
 }
+bool torchOffloadMaster(const Observation& o)
+{
+    return torchOffload(o) && o.input.training.precision == PrecisionPolicy::Bf16Fp32Master;
+}
+bool fsdp2Units(const Observation& o) { return traits(o.strategy).family == StrategyFamily::Fsdp2; }
 bool ddp(const Observation& o) { return o.strategy == Strategy::Zero0 && o.input.framework.framework != Framework::DeepSpeed; }
 bool fsdp2Reshards(const Observation& o)
 {
@@ -121,8 +126,12 @@ constexpr std::array kCoefficients{
                 1e-9, false, Target::Throughput, runs<Strategy::Fsdp2NoReshard>, true},
     Coefficient{"fsdp2_reshard_framework_step_s_per_param", &Calibration::fsdp2ReshardFrameworkStepSPerParam, 0.0,
                 1e-9, false, Target::Throughput, fsdp2Reshards, true},
+    Coefficient{"fsdp2_unit_collective_s", &Calibration::fsdp2UnitCollectiveS, 0.0, 0.02, false, Target::Throughput,
+                fsdp2Units, true},
     Coefficient{"torch_cpu_adam_params_per_s", &Calibration::torchCpuAdamParamsPerS, 1e7, 1e11, true,
                 Target::Throughput, torchOffload, true},
+    Coefficient{"torch_cpu_adam_master_factor", &Calibration::torchCpuAdamMasterFactor, 0.5, 4.0, true,
+                Target::Throughput, torchOffloadMaster, true},
     Coefficient{"deepspeed_step_s_per_param", &Calibration::deepspeedStepSPerParam, 0.0, 1e-9, false,
                 Target::Throughput, deepSpeedSchedule, true},
     Coefficient{"deepspeed_module_fetch_s", &Calibration::deepspeedModuleFetchS, 0.0, 0.01, false, Target::Throughput,

@@ -73,6 +73,7 @@ constexpr std::array kFields{
     Field{"deepspeed_module_fetch_s", &Calibration::deepspeedModuleFetchS, 0.0, 1.0},
     Field{"deepspeed_gather_overlap", &Calibration::deepspeedGatherOverlap, 0.0, 1.0},
     Field{"torch_cpu_adam_params_per_s", &Calibration::torchCpuAdamParamsPerS, 1e6, 1e12},
+    Field{"torch_cpu_adam_master_factor", &Calibration::torchCpuAdamMasterFactor, 0.25, 8.0},
     Field{"deepspeed_cpu_adam_params_per_s", &Calibration::deepspeedCpuAdamParamsPerS, 1e6, 1e12},
     Field{"deepspeed_host_buffer_factor", &Calibration::deepspeedHostBufferFactor, 1.0, 4.0},
 };

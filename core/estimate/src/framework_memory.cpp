@@ -48,17 +48,28 @@ struct StateBytesPerParam {
     double optimizer; // Adam moments (+ DeepSpeed's separate fp32 master next to bf16 weights)
 };
 
-// Where the step's peak lies decides what is live: at the start of backward every activation and the
-// loss's logits, at the end of backward every gradient the framework creates in backward and frees at
-// zero_grad(set_to_none=True) (PyTorch's default since 2.0; Transformers' Trainer and torchtitan
-// call it so). The larger of the two is the peak.
-void peakOfTwoPhases(MemoryBreakdown& mb, double transientGrads)
+// Where the step's peak lies decides what is live. At the start of backward: every activation and the
+// loss's logits, with the gathered parameters and reduce buffers of the units in use. In the optimizer
+// step: every gradient (created in backward, freed at zero_grad(set_to_none=True), PyTorch's default
+// since 2.0, which Transformers' Trainer and torchtitan call), and the temporaries of torch.optim.AdamW's
+// foreach step (one updated-parameter-sized list, e.g. the denominators); FSDP2 has resharded
+// everything by then and DDP's autocast copies are gone. The larger of the two is the peak. Measured
+// with the torch backend on the H200 (Qwen2.5-3B, seq 2048): bf16-fp32-master peaks in the optimizer
+// step (fsdp2_reshard 57.6 GiB: 46 GiB of state and gradients plus 11.5 of temporaries), pure bf16 in
+// backward.
+void peakOfPhases(MemoryBreakdown& mb, double grads, double stepTemporaries, bool keepsBuckets)
 {
-    if (transientGrads > mb.activations + mb.logitsAndLoss) {
-        mb.deviceGrads += transientGrads;
-        mb.activations = 0;
-        mb.logitsAndLoss = 0;
-    }
+    const double startOfBackward = mb.gatheredParams + mb.commBuffers + mb.activations + mb.logitsAndLoss;
+    const double optimizerStep = (keepsBuckets ? mb.commBuffers : 0.0) + grads + stepTemporaries;
+    if (optimizerStep <= startOfBackward)
+        return;
+    mb.deviceGrads += grads;
+    mb.deviceOptimizer += stepTemporaries;
+    mb.activations = 0;
+    mb.logitsAndLoss = 0;
+    mb.gatheredParams = 0;
+    if (!keepsBuckets)
+        mb.commBuffers = 0;
 }
 
 void deepSpeedStages(MemoryBreakdown& mb, const MemoryContext& ctx, const EstimateInput& in, Strategy s)
@@ -136,11 +147,11 @@ void torchStrategies(MemoryBreakdown& mb, const MemoryContext& ctx, const Estima
     const StateBytesPerParam st{master ? 4.0 : kBf16Bytes, master ? 4.0 : kBf16Bytes, master ? 8.0 : 4.0};
     const double root = d(in.model.rootParams());
     const double layer = ctx.layer;
-    // The unsharded gradient of the unit being reduced, in bf16, its copy in the reduce dtype (fp32
-    // with a master), and the reduce-scatter's output shard.
+    // The unsharded gradient of the layer being reduced, in bf16, its copy in the reduce dtype (fp32
+    // with a master), and the reduce-scatter's output shard. A layer, not the root: the root's
+    // gradient is reduced last, after every activation is freed.
     const double reduceBytes = master ? 4.0 : kBf16Bytes;
-    const double unit = ctx.largestUnit;
-    const double reducing = kBf16Bytes * unit + (master ? reduceBytes * unit : 0.0) + reduceBytes * unit / w;
+    const double reducing = kBf16Bytes * layer + (master ? reduceBytes * layer : 0.0) + reduceBytes * layer / w;
     switch (s) {
     case Strategy::Zero0:
         // DDP keeps a flat bucket per ~25 MB of gradients, a full copy of every gradient
@@ -150,7 +161,7 @@ void torchStrategies(MemoryBreakdown& mb, const MemoryContext& ctx, const Estima
         mb.deviceOptimizer = st.optimizer * n;
         mb.commBuffers = st.grad * n;
         mb.gatheredParams = master ? kBf16Bytes * n : 0.0;
-        peakOfTwoPhases(mb, st.grad * n);
+        peakOfPhases(mb, st.grad * n, st.param * n, true);
         break;
     case Strategy::Fsdp2NoReshard:
         // Every unit gathered in forward stays unsharded (bf16) until its backward.
@@ -158,7 +169,7 @@ void torchStrategies(MemoryBreakdown& mb, const MemoryContext& ctx, const Estima
         mb.deviceOptimizer = st.optimizer * n / w;
         mb.gatheredParams = kBf16Bytes * n;
         mb.commBuffers = reducing;
-        peakOfTwoPhases(mb, st.grad * n / w);
+        peakOfPhases(mb, st.grad * n / w, st.param * n / w, false);
         break;
     case Strategy::Fsdp2Reshard:
         // The root module is not resharded after forward (fully_shard keeps the root's parameters for
@@ -167,7 +178,7 @@ void torchStrategies(MemoryBreakdown& mb, const MemoryContext& ctx, const Estima
         mb.deviceOptimizer = st.optimizer * n / w;
         mb.gatheredParams = kBf16Bytes * (root + static_cast<double>(std::max(in.knobs.fsdpLiveUnits, 1)) * layer);
         mb.commBuffers = reducing;
-        peakOfTwoPhases(mb, st.grad * n / w);
+        peakOfPhases(mb, st.grad * n / w, st.param * n / w, false);
         break;
     case Strategy::Fsdp2ReshardOffload:
         // CPUOffloadPolicy: sharded parameters, gradients and optimizer state in pinned host memory;
@@ -176,7 +187,7 @@ void torchStrategies(MemoryBreakdown& mb, const MemoryContext& ctx, const Estima
         mb.hostGrads = st.grad * n / w;
         mb.hostOptimizer = st.optimizer * n / w;
         mb.gatheredParams = kBf16Bytes * (root + static_cast<double>(std::max(in.knobs.fsdpLiveUnits, 1)) * layer);
-        mb.commBuffers = reducing + st.param * unit / w;
+        mb.commBuffers = reducing + st.param * layer / w;
         break;
     default:
         break;

@@ -176,7 +176,7 @@ ExecutionRates executionRates(const EstimateInput& in, Strategy s, const Calibra
         }
         return r;
     }
-    r.cpuAdamParamsPerS = c.torchCpuAdamParamsPerS;
+    r.cpuAdamParamsPerS = c.torchCpuAdamParamsPerS / (master ? c.torchCpuAdamMasterFactor : 1.0);
     r.unitCollectiveHostS = c.fsdp2UnitCollectiveS;
     switch (s) {
     case Strategy::Zero0:
