@@ -9,6 +9,7 @@
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -416,6 +417,39 @@ private slots:
         const ImportedSettings fp16 = importConfig(R"({"fp16": {"enabled": true, "loss_scale": 0}})");
         QCOMPARE(fp16.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::Bf16Fp32Master));
         QVERIFY(hasWarning(fp16, "fp16.enabled"));
+    }
+
+    void accelerateReadsTheDeepSpeedFileItNames()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const fs::path root = dir.path().toStdString();
+        std::ofstream(root / "ds.json") << R"({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 8,
+            "bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"},
+            "stage3_max_live_parameters": 100000000, "odd_key": 1}})";
+        std::ofstream(root / "accelerate.yaml") << "distributed_type: DEEPSPEED\nmixed_precision: bf16\nnum_processes: 8\n"
+                                                   "deepspeed_config:\n  deepspeed_config_file: ds.json\n";
+        const ImportedSettings s = importConfigFile((root / "accelerate.yaml").string());
+        QCOMPARE(s.framework, Framework::DeepSpeed);
+        QCOMPARE(s.strategy, std::optional<Strategy>(Strategy::Zero3Offload));
+        QCOMPARE(s.gradAccumulation, std::optional<int>(8));
+        QCOMPARE(s.maxLiveParameters, std::optional<std::int64_t>(100'000'000));
+        QCOMPARE(s.worldSize, std::optional<int>(8));
+        QVERIFY(hasWarning(s, "ds.json: zero_optimization.odd_key"));
+
+        std::ofstream(root / "missing.yaml") << "distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: nowhere.json\n";
+        const ImportedSettings m = importConfigFile((root / "missing.yaml").string());
+        QVERIFY(!m.strategy);
+        QVERIFY(hasWarning(m, "deepspeed_config.deepspeed_config_file"));
+
+        std::ofstream(root / "bad.json") << R"({"zero_optimization": {"stage": 9}})";
+        std::ofstream(root / "bad.yaml") << "distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: bad.json\n";
+        try {
+            importConfigFile((root / "bad.yaml").string());
+            QFAIL("no error");
+        } catch (const SpecError& e) {
+            QCOMPARE(e.field(), std::string("bad.json: zero_optimization.stage"));
+        }
     }
 
     void importedSettingsReachThePlanInput()

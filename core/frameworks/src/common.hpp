@@ -37,7 +37,9 @@ std::string exportLaunch(const EstimateInput& in, Strategy s, const PlanIdentity
 namespace shardwise::frameworks::detail {
 
 ImportedSettings importDsConfig(const nlohmann::json& j);
-ImportedSettings importAccelerate(std::string_view text);
+// `directory`: where the YAML lives, so a deepspeed_config_file it names is read from beside it
+// (empty: the current directory).
+ImportedSettings importAccelerate(std::string_view text, const std::string& directory);
 void warn(ImportedSettings& s, std::string key, std::string message);
 // The strategy of the ZeRO stage and offload devices DeepSpeed states; SpecError naming `offloadKey`
 // for a combination that is none of the eight.

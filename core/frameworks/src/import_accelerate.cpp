@@ -9,7 +9,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
+#include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 namespace shardwise::frameworks::detail {
 
@@ -123,7 +126,65 @@ Fsdp readFsdp(const YAML::Node& m, ImportedSettings& s)
 
 } // namespace
 
-ImportedSettings importAccelerate(std::string_view text)
+namespace {
+
+// The ds_config.json an Accelerate YAML names (deepspeed_config_file): its settings fill what the YAML
+// leaves unsaid, its warnings are named by the file and key. Accelerate takes the ZeRO settings from
+// that file alone when it is given (docs/source/usage_guides/deepspeed.md).
+void mergeDeepSpeedFile(const std::string& file, const std::string& directory, ImportedSettings& s)
+{
+    namespace fs = std::filesystem;
+    const std::string key = "deepspeed_config.deepspeed_config_file";
+    fs::path path(file);
+    if (path.is_relative() && !directory.empty())
+        path = fs::path(directory) / path;
+    std::ifstream f(path, std::ios::binary);
+    if (!f) {
+        warn(s, key, "'" + file + "' could not be read: its ZeRO settings are not part of the plan; open it as well");
+        return;
+    }
+    std::ostringstream text;
+    text << f.rdbuf();
+    ImportedSettings ds;
+    try {
+        ds = importConfig(text.str(), path.string());
+    } catch (const SpecError& e) {
+        // what() is "field: message"; keep the message under the file's name.
+        std::string message = e.what();
+        if (message.rfind(e.field() + ": ", 0) == 0)
+            message.erase(0, e.field().size() + 2);
+        throw SpecError(file + ": " + e.field(), message);
+    }
+    if (ds.format != ConfigFormat::DsConfig)
+        throw SpecError(key, "'" + file + "' is not a ds_config.json");
+    s.strategy = ds.strategy;
+    auto fill = [](auto& mine, const auto& theirs) {
+        if (!mine)
+            mine = theirs;
+    };
+    fill(s.precision, ds.precision);
+    fill(s.microBatch, ds.microBatch);
+    fill(s.gradAccumulation, ds.gradAccumulation);
+    fill(s.trainBatchSize, ds.trainBatchSize);
+    fill(s.seqLen, ds.seqLen);
+    fill(s.activationCheckpointing, ds.activationCheckpointing);
+    fill(s.checkpointPolicy, ds.checkpointPolicy);
+    s.reduceBucketElements = ds.reduceBucketElements;
+    s.allgatherBucketElements = ds.allgatherBucketElements;
+    s.prefetchBucketElements = ds.prefetchBucketElements;
+    s.persistenceThreshold = ds.persistenceThreshold;
+    s.maxLiveParameters = ds.maxLiveParameters;
+    s.maxReuseDistance = ds.maxReuseDistance;
+    s.overlapComm = ds.overlapComm;
+    for (const std::string& k : ds.autoKeys)
+        s.autoKeys.push_back(file + ": " + k);
+    for (const ConfigWarning& w : ds.warnings)
+        warn(s, file + ": " + w.key, w.message);
+}
+
+} // namespace
+
+ImportedSettings importAccelerate(std::string_view text, const std::string& directory)
 {
     YAML::Node root;
     try {
@@ -142,6 +203,7 @@ ImportedSettings importAccelerate(std::string_view text)
     int zeroStage = -1;
     std::string optimizerDevice = "none";
     std::string paramDevice = "none";
+    std::string deepspeedFile;
     for (const auto& kv : root) {
         const std::string name = kv.first.as<std::string>();
         const YAML::Node& v = kv.second;
@@ -196,7 +258,7 @@ ImportedSettings importAccelerate(std::string_view text)
                     else
                         s.gradAccumulation = integer(dv, key, 1, 65536);
                 } else if (sub == "deepspeed_config_file")
-                    warn(s, key, "settings in '" + scalar(dv, key) + "' are not read from here: open that file too");
+                    deepspeedFile = scalar(dv, key);
                 else if (!kDeepSpeedIgnored.count(sub))
                     warn(s, key, "not a deepspeed_config key Shardwise knows; ignored");
             }
@@ -230,10 +292,14 @@ ImportedSettings importAccelerate(std::string_view text)
             warn(s, "fsdp_config", "missing: planned with fully_shard's defaults (reshard after forward, no offload)");
     } else if (type == "DEEPSPEED") {
         s.framework = Framework::DeepSpeed;
-        if (zeroStage < 0)
+        if (!deepspeedFile.empty())
+            mergeDeepSpeedFile(deepspeedFile, directory, s);
+        else if (zeroStage < 0)
             throw SpecError("deepspeed_config.zero_stage", "missing: the ZeRO stage decides the strategy");
-        s.strategy = strategyForZero(zeroStage, optimizerDevice, paramDevice, "deepspeed_config.offload_optimizer_device",
-                                     "deepspeed_config.offload_param_device", s);
+        else
+            s.strategy = strategyForZero(zeroStage, optimizerDevice, paramDevice,
+                                         "deepspeed_config.offload_optimizer_device",
+                                         "deepspeed_config.offload_param_device", s);
     } else {
         s.strategy = Strategy::Zero0;
         if (type == "NO")

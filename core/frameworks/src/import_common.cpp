@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -61,7 +62,9 @@ bool ImportedSettings::sameSettings(const ImportedSettings& o) const
         && maxReuseDistance == o.maxReuseDistance && overlapComm == o.overlapComm;
 }
 
-ImportedSettings importConfig(std::string_view text, std::string_view fileName)
+namespace {
+
+ImportedSettings importText(std::string_view text, std::string_view fileName, const std::string& directory)
 {
     const std::size_t first = text.find_first_not_of(" \t\r\n");
     const bool json = first != std::string_view::npos && text[first] == '{';
@@ -76,7 +79,14 @@ ImportedSettings importConfig(std::string_view text, std::string_view fileName)
         }
         return detail::importDsConfig(j);
     }
-    return detail::importAccelerate(text);
+    return detail::importAccelerate(text, directory);
+}
+
+} // namespace
+
+ImportedSettings importConfig(std::string_view text, std::string_view fileName)
+{
+    return importText(text, fileName, "");
 }
 
 ImportedSettings importConfigFile(const std::string& path)
@@ -86,7 +96,7 @@ ImportedSettings importConfigFile(const std::string& path)
         throw SpecError("file", "cannot read '" + path + "'");
     std::ostringstream text;
     text << f.rdbuf();
-    return importConfig(text.str(), path);
+    return importText(text.str(), path, std::filesystem::path(path).parent_path().string());
 }
 
 void applyImported(const ImportedSettings& s, EstimateInput& in)
