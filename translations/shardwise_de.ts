@@ -2122,6 +2122,10 @@
         <source>Framework configs (*.json *.yaml *.yml);;All files (*)</source>
         <translation>Framework-Konfigurationen (*.json *.yaml *.yml);;Alle Dateien (*)</translation>
     </message>
+    <message>
+        <source>%1 reads it, while this plan&apos;s figures are for %2; choose %1 as the framework for its defaults and figures.</source>
+        <translation>%1 liest sie, die Zahlen dieses Plans gelten aber für %2; wählen Sie %1 als Framework für seine Voreinstellungen und Zahlen.</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::ProbeJob</name>

@@ -2115,6 +2115,10 @@
         <source>Framework configs (*.json *.yaml *.yml);;All files (*)</source>
         <translation>フレームワーク設定 (*.json *.yaml *.yml);;すべてのファイル (*)</translation>
     </message>
+    <message>
+        <source>%1 reads it, while this plan&apos;s figures are for %2; choose %1 as the framework for its defaults and figures.</source>
+        <translation>これを読むのは %1 ですが、この計画の数値は %2 向けです。既定値と数値を合わせるにはフレームワークに %1 を選んでください。</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::ProbeJob</name>

@@ -160,6 +160,8 @@ private slots:
             return static_cast<QAction*>(nullptr);
         };
         QVERIFY(action(QStringLiteral("export-ds-config"))->isEnabled());
+        QVERIFY(!action(QStringLiteral("export-ds-config"))->toolTip().contains(QStringLiteral("reads it")));
+        QVERIFY(!action(QStringLiteral("export-accelerate"))->toolTip().contains(QStringLiteral("reads it")));
         QVERIFY(!action(QStringLiteral("export-torchtitan"))->isEnabled());
         QVERIFY(action(QStringLiteral("export-torchtitan"))->toolTip().contains(QStringLiteral("DeepSpeed")));
 
@@ -173,6 +175,13 @@ private slots:
         QVERIFY(text.contains("\"stage\": 2"));
         QVERIFY(!page.exportConfig(frameworks::ConfigKind::Fsdp2Python, path, &error));
         QVERIFY2(error.contains(QStringLiteral("--framework deepspeed")), qPrintable(error));
+
+        // zero0 has an FSDP2 form too, read by PyTorch rather than the plan's DeepSpeed: the entry says so.
+        view->selectRow(rowOf(page, Strategy::Zero0));
+        emit menu->aboutToShow();
+        QVERIFY(action(QStringLiteral("export-fsdp2-python"))->isEnabled());
+        QVERIFY2(action(QStringLiteral("export-fsdp2-python"))->toolTip().contains(QStringLiteral("PyTorch FSDP2 reads it")),
+                 qPrintable(action(QStringLiteral("export-fsdp2-python"))->toolTip()));
     }
 
     void openConfigFillsTheFormAndShowsWarnings()

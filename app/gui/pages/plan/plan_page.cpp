@@ -337,8 +337,14 @@ void PlanPage::updateExportActions()
         }
         const bool ok = frameworks::exportSupports(kind, *input, *strategy);
         action->setEnabled(ok);
-        action->setToolTip(ok ? tr("Write %1 for %2.").arg(fromView(frameworks::configKindFileName(kind)), strategyLabel(*strategy))
-                              : QString::fromStdString(frameworks::unsupportedReason(kind, *input, *strategy)));
+        QString tip = ok ? tr("Write %1 for %2.").arg(fromView(frameworks::configKindFileName(kind)), strategyLabel(*strategy))
+                         : QString::fromStdString(frameworks::unsupportedReason(kind, *input, *strategy));
+        const Framework reader = frameworks::configFramework(kind, *input, *strategy);
+        if (ok && reader != input->framework.framework)
+            tip += QLatin1Char(' ')
+                + tr("%1 reads it, while this plan's figures are for %2; choose %1 as the framework for its defaults and figures.")
+                      .arg(fromView(traits(reader).label), fromView(traits(input->framework.framework).label));
+        action->setToolTip(tip);
     }
     m_exportMenu->setToolTipsVisible(true);
 }
