@@ -212,6 +212,12 @@ private slots:
         QCOMPARE(j.at("framework").at("version").get<std::string>(), std::string("0.2"));
         QCOMPARE(j.at("framework").at("compiled").get<bool>(), true);
         QCOMPARE(toJson(planFromJson(j)), j);
+        // The network between nodes is recorded with a multi-node plan.
+        EstimateInput twoNodes = input("qwen2.5-7b", "h100-80gb", 8, 2, Framework::Native);
+        twoNodes.cluster.interNodeGBps = 400;
+        const nlohmann::json multi = toJson(makePlan(twoNodes));
+        QCOMPARE(multi.at("inter_node_gbps").get<double>(), 400.0);
+        QCOMPARE(toJson(planFromJson(multi)), multi);
         // A native plan's JSON is what it was before framework targets.
         QVERIFY(!toJson(makePlan(input("qwen2.5-3b", "h200", 8, 1, Framework::Native))).contains("framework"));
     }

@@ -253,6 +253,7 @@ Plan detail::makePlanWith(const EstimateInput& in, const Calibration& c, const P
         p.candidates[i] = Candidate{estimates[i].strategy, estimates[i]};
     const SentenceFormatter f = paths.format;
     p.framework = in.framework;
+    p.interNodeGBps = in.cluster.nodes > 1 ? in.cluster.interNodeGBps : 0.0;
     if (!decideLightest(p, in, f) && !decideFullShard(p, in, f) && !decideOffload(p, f))
         decideNothingFits(p, in, c, paths);
     addFrameworkReasons(p, in, c, f);

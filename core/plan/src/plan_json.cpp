@@ -176,6 +176,9 @@ json toJson(const Plan& plan)
          }},
         {"candidates", std::move(candidates)},
     };
+    // Written only across nodes: single-node plans read and write as before.
+    if (plan.interNodeGBps > 0)
+        out["inter_node_gbps"] = plan.interNodeGBps;
     // Written only for a framework target: native plans read and write as before.
     if (plan.framework.framework != Framework::Native)
         out["framework"] = {{"id", frameworkId(plan.framework.framework)},
@@ -203,6 +206,8 @@ Plan planFromJson(const json& j, const std::string& path)
             throw SpecError(at(fpath, "compiled"), "expected true or false, got " + compiled.dump());
         p.framework.compiled = compiled.get<bool>();
     }
+    if (j.is_object() && j.contains("inter_node_gbps"))
+        p.interNodeGBps = number(j, path, "inter_node_gbps", 0.01, 1e5);
     const std::string rpath = at(path, "recommendation");
     const json& rj = member(j, path, "recommendation");
     Recommendation& r = p.recommendation;

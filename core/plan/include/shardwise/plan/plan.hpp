@@ -58,6 +58,7 @@ struct Plan {
     std::array<Candidate, kStrategyCount> candidates; // the strategy table's order
     Recommendation recommendation;
     FrameworkTarget framework; // what the figures describe (the input's target)
+    double interNodeGBps = 0;  // the network between nodes the plan assumed (per node per direction); 0: one node
 
     const Candidate& candidate(Strategy s) const;
 };
