@@ -201,7 +201,7 @@ void printTable(const Plan& plan, const EstimateInput& in, const std::vector<std
         const bool runs = frameworkSupports(in.framework.framework, cand.strategy);
         unsupported = unsupported || !runs;
         out << padRight(std::string(strategyId(cand.strategy)) + (runs ? "" : " *"), 25)
-            << padRight(e.fits() ? "yes" : (e.fitsDevice ? "no: host" : "no"), 9)
+            << padRight(!e.supported ? "n/a" : e.fits() ? "yes" : (e.fitsDevice ? "no: host" : "no"), 9)
             << padLeft(format("%.1f", e.memory.devicePeak() / kGiB), 10)
             << padLeft(offload ? format("%.1f", e.hostBytesPerNode / kGiB) : std::string("-"), 10)
             << padLeft(format("%.0f", e.throughput.tokensPerS), 12) << padLeft(format("%.3f", e.throughput.stepTimeS), 9)
@@ -234,9 +234,12 @@ void printTable(const Plan& plan, const EstimateInput& in, const std::vector<std
                "the host and stay eager.\n";
     out << "\nNCCL % counts communication kernels that overlap compute; it is not time spent waiting.\n";
     if (unsupported)
-        out << "* = " << traits(in.framework.framework).label << " cannot run this strategy; its row is for comparison.\n";
+        out << "* = " << traits(in.framework.framework).label
+            << " cannot run this strategy (n/a); its row is for comparison.\n";
     if (std::any_of(plan.candidates.begin(), plan.candidates.end(),
-                    [](const Candidate& cand) { return cand.estimate.fitsDevice && !cand.estimate.fitsHost; }))
+                    [](const Candidate& cand) {
+                        return cand.estimate.supported && cand.estimate.fitsDevice && !cand.estimate.fitsHost;
+                    }))
         out << "no: host = fits on the GPU, but its host state exceeds the node's usable RAM (--host-ram-gib).\n";
 }
 

@@ -66,6 +66,37 @@ private slots:
         QVERIFY(!defaultCheckpointing(Framework::DeepSpeed));
     }
 
+    void frameworkVersionsAreReleasesTheModelDescribes_data()
+    {
+        QTest::addColumn<int>("framework");
+        QTest::addColumn<QString>("version");
+        QTest::addColumn<bool>("accepted");
+        QTest::newRow("torch 2.11 local build") << int(Framework::Fsdp2) << QStringLiteral("2.11.0+cu130") << true;
+        QTest::newRow("torch 2.4") << int(Framework::Fsdp2) << QStringLiteral("2.4") << true;
+        QTest::newRow("torch 2.3 has no fully_shard") << int(Framework::Fsdp2) << QStringLiteral("2.3.1") << false;
+        QTest::newRow("deepspeed 0.16.4") << int(Framework::DeepSpeed) << QStringLiteral("0.16.4") << true;
+        QTest::newRow("deepspeed 0.9") << int(Framework::DeepSpeed) << QStringLiteral("0.9.5") << false;
+        QTest::newRow("not a version") << int(Framework::Torchtitan) << QStringLiteral("latest") << false;
+        QTest::newRow("default") << int(Framework::Torchtitan) << QString() << true;
+    }
+    void frameworkVersionsAreReleasesTheModelDescribes()
+    {
+        QFETCH(int, framework);
+        QFETCH(QString, version);
+        QFETCH(bool, accepted);
+        EstimateInput in = input("qwen2.5-0.5b", "h200", 1, 1, static_cast<Framework>(framework));
+        in.framework.version = version.toStdString();
+        QCOMPARE(!frameworkVersionProblem(in.framework).has_value(), accepted);
+        bool threw = false;
+        try {
+            validate(in);
+        } catch (const SpecError& e) {
+            threw = true;
+            QCOMPARE(e.field(), std::string("framework.version"));
+        }
+        QCOMPARE(threw, !accepted);
+    }
+
     void frameworksExpressTheirOwnStrategies()
     {
         QVERIFY(frameworkSupports(Framework::DeepSpeed, Strategy::Zero3Offload));

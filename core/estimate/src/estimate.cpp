@@ -42,6 +42,8 @@ void validate(const EstimateInput& in)
                         "nvlink was chosen but GPU '" + g.id + "' has no NVLink (nvlink_gbps is 0); use pcie");
     if (c.nodes > 1 && c.interNodeGBps <= 0)
         throw SpecError("cluster.inter_node_gbps", "must be > 0 when there is more than one node");
+    if (auto problem = frameworkVersionProblem(in.framework))
+        throw SpecError("framework.version", *problem);
     const TuningKnobs& k = in.knobs;
     if (k.reduceBucketElements <= 0)
         throw SpecError("knobs.reduce_bucket_elements", "must be > 0");

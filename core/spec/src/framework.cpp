@@ -62,6 +62,58 @@ std::string FrameworkTarget::effectiveVersion() const
     return version.empty() ? std::string(traits(framework).defaultVersion) : version;
 }
 
+namespace {
+
+// MAJOR.MINOR[.PATCH] with an optional local suffix (2.11.0+cu130); nullopt when it does not read so.
+std::optional<std::pair<int, int>> majorMinor(const std::string& v)
+{
+    int major = 0, minor = 0;
+    std::size_t i = 0;
+    const auto digits = [&](int& into) {
+        const std::size_t begin = i;
+        while (i < v.size() && v[i] >= '0' && v[i] <= '9' && i - begin < 6)
+            into = into * 10 + (v[i++] - '0');
+        return i > begin;
+    };
+    if (!digits(major) || i >= v.size() || v[i] != '.')
+        return std::nullopt;
+    ++i;
+    if (!digits(minor))
+        return std::nullopt;
+    if (i < v.size() && v[i] == '.') {
+        int patch = 0;
+        ++i;
+        if (!digits(patch))
+            return std::nullopt;
+    }
+    if (i < v.size() && v[i] != '+' && v[i] != '-' && v[i] != 'a' && v[i] != 'b' && v[i] != 'r')
+        return std::nullopt;
+    return std::pair{major, minor};
+}
+
+} // namespace
+
+std::optional<std::string> frameworkVersionProblem(const FrameworkTarget& t)
+{
+    if (t.framework == Framework::Native || t.version.empty())
+        return std::nullopt;
+    const auto mm = majorMinor(t.version);
+    if (!mm)
+        return "'" + t.version + "' is not a version (expected MAJOR.MINOR or MAJOR.MINOR.PATCH, e.g. "
+            + std::string(traits(t.framework).defaultVersion) + ")";
+    const std::pair<int, int> oldest = t.framework == Framework::DeepSpeed ? std::pair{0, 10}
+                                     : t.framework == Framework::Fsdp2     ? std::pair{2, 4}
+                                                                           : std::pair{0, 1};
+    if (*mm < oldest) {
+        const std::string what = t.framework == Framework::DeepSpeed ? "DeepSpeed's bf16 ZeRO stages"
+                               : t.framework == Framework::Fsdp2     ? "PyTorch's fully_shard (FSDP2)"
+                                                                     : "torchtitan's FSDP2 training configs";
+        return "version " + t.version + " predates " + what + ": the planner models " + std::to_string(oldest.first)
+            + "." + std::to_string(oldest.second) + " or later";
+    }
+    return std::nullopt;
+}
+
 std::string_view backendId(RunBackend b) { return b == RunBackend::Native ? "native" : "torch"; }
 
 std::optional<RunBackend> backendFromId(std::string_view id)

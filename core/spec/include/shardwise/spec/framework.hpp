@@ -47,6 +47,11 @@ struct FrameworkTarget {
     std::string effectiveVersion() const;
 };
 
+// Why the planner cannot model `t`'s version, or nothing: the version must read MAJOR.MINOR[.PATCH]
+// and be a release whose defaults the model describes (FSDP2's fully_shard exists from PyTorch 2.4;
+// DeepSpeed's BF16_Optimizer and bf16 ZeRO-3 from 0.10; torchtitan's FSDP2 configs from 0.1).
+std::optional<std::string> frameworkVersionProblem(const FrameworkTarget& t);
+
 // What executes a measured run: Shardwise's LibTorch runner, or the PyTorch harness
 // (runner/torch, FSDP2 / DDP on a Transformers or plain-PyTorch decoder) that the fsdp2 target
 // predicts.
