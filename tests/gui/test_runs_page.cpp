@@ -23,6 +23,7 @@
 #include "workspace/workspace.hpp"
 
 #include "shardwise/diagnose/run_folder.hpp"
+#include "shardwise/dispatch/local_launch.hpp"
 #include "shardwise/store/nodes.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
@@ -36,6 +37,7 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -127,6 +129,7 @@ private slots:
     void cleanup();
 
     void localCpuRunCompletesLiveAndLandsInStore();
+    void localTorchRunCompletesAndSaysItsBackend();
     void formRefusesCudaGraphsTheRunnerCannotCapture_data();
     void formRefusesCudaGraphsTheRunnerCannotCapture();
     void configRejectedByRunnerShowsDiagnosis();
@@ -263,6 +266,44 @@ void TestRunsPage::localCpuRunCompletesLiveAndLandsInStore()
     QVERIFY(stored->tokensPerS && *stored->tokensPerS > 0);
     QVERIFY(stored->medianStepS && *stored->medianStepS > 0);
     QCOMPARE(store::stepSeries(*m_workspace->database(), runId).size(), std::size_t(8)); // 2 ranks x 4 steps
+}
+
+// The Backend choice on the form runs the PyTorch harness beside the runner on this machine; the
+// history and the store say it was a torch run.
+void TestRunsPage::localTorchRunCompletesAndSaysItsBackend()
+{
+    const auto harness = dispatch::locateRunner(RunBackend::Torch);
+    if (!harness || !QFileInfo(QString::fromStdString(harness->string())).isExecutable())
+        QSKIP("shardwise-torch-runner is not installed beside the runner in this build");
+    bool torchImports = false;
+    for (const QString& python : {QStringLiteral("python3"), QStringLiteral("/usr/bin/python3")}) {
+        QProcess p;
+        p.start(python, {QStringLiteral("-c"), QStringLiteral("import torch")});
+        torchImports = torchImports || (p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0);
+    }
+    if (!torchImports)
+        QSKIP("python3 cannot import torch here (Debian: python3-torch); the torch backend cannot run");
+    RunRequestForm* form = m_page->requestForm();
+    form->backendBox()->setCurrentIndex(form->backendBox()->findData(QStringLiteral("torch")));
+    form->strategyBox()->setCurrentIndex(form->strategyBox()->findData(QStringLiteral("zero0")));
+    form->ranksBox()->setValue(2);
+    form->warmupBox()->setValue(1);
+    form->stepsBox()->setValue(2);
+    form->seqBox()->setValue(16);
+    QSignalSpy finished(m_page->job(), &RunJob::runFinished);
+    QTest::mouseClick(form->queueButton(), Qt::LeftButton);
+    QString status;
+    const qint64 runId = waitForFinish(finished, &status);
+    QVERIFY(runId > 0);
+    QCOMPARE(status, QStringLiteral("completed"));
+    const int row = m_page->historyModel()->rowOf(runId);
+    QVERIFY(row >= 0);
+    QCOMPARE(m_page->historyModel()->index(row, RunHistoryModel::BackendColumn).data().toString(), QStringLiteral("torch"));
+    const auto detail = store::runDetail(*m_workspace->database(), runId);
+    QCOMPARE(detail->summary.backend, RunBackend::Torch);
+    QCOMPARE(detail->versions.backend, std::string("torch"));
+    QVERIFY(!detail->versions.torch.empty());
+    QCOMPARE(detail->rankSummaries.size(), std::size_t(2));
 }
 
 void TestRunsPage::formRefusesCudaGraphsTheRunnerCannotCapture_data()
