@@ -443,7 +443,9 @@ CellInput buildInput(const Cell& cell, const PresetCatalog& catalog)
     const auto checkpointing = r.text("activation_checkpointing");
     const auto compiled = r.flag("torch_compile", false);
     const auto float8 = r.flag("float8", false);
-    const auto version = r.text("framework_version", false);
+    // framework_version is the source's own wording; framework_release is the MAJOR.MINOR the planner
+    // models (absent or empty: its default release).
+    const auto version = r.text("framework_release", false);
     const auto hostRam = r.number("host_ram_gib", false);
     if (!out.reason.empty())
         return out;
