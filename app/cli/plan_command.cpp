@@ -438,6 +438,8 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         err << "shardwise-cli plan: ";
         if (it != flagForField().end())
             err << it->second << ": ";
+        else if (e.field().rfind("config.json", 0) == 0 || e.field().rfind("model.", 0) == 0)
+            err << "--model: "; // a field of the model file --model named
         err << e.what() << "\n";
         return kExitUsage;
     }

@@ -11,11 +11,11 @@ namespace shardwise::runner {
 DecoderModel::DecoderModel(const ModelSpec& model, std::int64_t seqLen, const at::TensorOptions& compute)
     : m_model(model)
 {
-    // Rotary tables as in Hugging Face's LlamaRotaryEmbedding: inv_freq = theta^(-2i/d), angles for
-    // each position duplicated over both halves of the head dimension.
+    // Rotary tables as in Hugging Face's LlamaRotaryEmbedding: inv_freq = theta^(-2i/d) with the
+    // config's rope scaling applied (core/spec, rotaryInverseFrequencies), angles for each position
+    // duplicated over both halves of the head dimension.
     const auto f64 = at::TensorOptions().dtype(at::kDouble);
-    const auto half = at::arange(0, model.headDim, 2, f64) / static_cast<double>(model.headDim);
-    const auto invFreq = at::pow(model.ropeTheta, -half);
+    const auto invFreq = at::tensor(rotaryInverseFrequencies(model), f64);
     const auto angles = at::outer(at::arange(seqLen, f64), invFreq);
     const auto emb = at::cat({angles, angles}, -1);
     m_cos = emb.cos().to(compute);

@@ -1,6 +1,7 @@
 #include "runner_options.hpp"
 
 #include "shardwise/spec/json.hpp"
+#include "shardwise/spec/json_document.hpp"
 #include "shardwise/spec/presets.hpp"
 #include "shardwise/spec/strategy.hpp"
 
@@ -138,13 +139,8 @@ RunnerOptions parseOptions(const std::vector<std::string>& args)
         std::ifstream in(*configFile);
         if (!in)
             throw ConfigError("--config: cannot read '" + *configFile + "'");
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(in);
-        } catch (const nlohmann::json::exception& e) {
-            throw ConfigError("--config: '" + *configFile + "' is not JSON: " + e.what());
-        }
-        o.config = runConfigFromJson(j);
+        // A key given twice is a SpecError naming it (the parser alone would keep the last silently).
+        o.config = runConfigFromJson(parseJsonRejectingDuplicates(in, "", "--config '" + *configFile + "'"));
     } else {
         o.config.model = resolveModel("tiny", "--model");
     }

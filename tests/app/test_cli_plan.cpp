@@ -17,9 +17,10 @@ struct CliResult {
     QString err;
 };
 
-CliResult runCli(const QStringList& args)
+CliResult runCli(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
+    p.setProcessEnvironment(env);
     p.start(QStringLiteral(SHARDWISE_CLI_PATH), args);
     if (!p.waitForFinished(60'000)) {
         p.kill();
@@ -167,6 +168,61 @@ private slots:
                                          QStringLiteral("--gpu"), QStringLiteral("l4"), QStringLiteral("--format"),
                                          QStringLiteral("json")});
         QCOMPARE(json::parse(r.out.toStdString())["candidates"], json::parse(preset.out.toStdString())["candidates"]);
+    }
+
+    // A config the runner cannot build is refused before anything is planned or stored: exit 2, the
+    // field named on stderr, nothing on stdout, and the store SHARDWISE_DB names neither created
+    // (absent before) nor touched (present before; --calibrated would read it).
+    void planRefusesAnUnbuildableConfigAndStoresNothing_data()
+    {
+        QTest::addColumn<QString>("modelCase");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("Mixtral") << QStringLiteral("mixtral-8x7b/config.json")
+                                 << QStringLiteral("--model: config.json.model_type: 'mixtral' is a mixture-of-experts "
+                                                   "model (num_local_experts = 8); Shardwise plans dense decoders: "
+                                                   "qwen2, llama, mistral");
+        QTest::newRow("Gemma 2") << QStringLiteral("gemma2-9b/config.json")
+                                 << QStringLiteral("--model: config.json.model_type: 'gemma2' is not a family");
+        QTest::newRow("overflowing sizes") << QStringLiteral("overflow-hidden-and-vocab/config.json")
+                                           << QStringLiteral("--model: config.json.hidden_size: must be in [1, 131072]");
+        QTest::newRow("duplicate key") << QStringLiteral("duplicate-key/config.json")
+                                       << QStringLiteral("--model: config.json.hidden_size: duplicate key");
+        QTest::newRow("Shardwise model file") << QStringLiteral("shardwise-layers-1e9/model.json")
+                                              << QStringLiteral("--model: model.layers: must be in [1, 1024]");
+    }
+    void planRefusesAnUnbuildableConfigAndStoresNothing()
+    {
+        QFETCH(QString, modelCase);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString model = QStringLiteral(SHARDWISE_TEST_DATA_DIR "/model_configs/") + modelCase;
+        const QString absent = dir.filePath(QStringLiteral("absent.sqlite"));
+        const QString present = dir.filePath(QStringLiteral("present.sqlite"));
+        const QByteArray before("not a store: planning must leave these bytes alone");
+        {
+            QFile f(present);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(before);
+        }
+        for (const QString& db : {absent, present}) {
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("SHARDWISE_DB"), db);
+            for (const QStringList& extra : {QStringList{}, QStringList{QStringLiteral("--calibrated")}}) {
+                const CliResult r = runCli(QStringList{QStringLiteral("plan"), QStringLiteral("--model"), model,
+                                                       QStringLiteral("--gpu"), QStringLiteral("h200")}
+                                               + extra,
+                                           env);
+                QCOMPARE(r.exitCode, 2);
+                QVERIFY(r.out.isEmpty());
+                QVERIFY2(r.err.startsWith(QStringLiteral("shardwise-cli plan: ") + message), qPrintable(r.err));
+            }
+        }
+        QVERIFY(!QFileInfo::exists(absent));
+        QFile f(present);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), before);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 1);
     }
 
     // Qwen2.5-14B on one H200 with 128 GiB of RAM (102.4 usable): the offload strategies fit the GPU but

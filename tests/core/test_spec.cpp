@@ -279,7 +279,7 @@ private slots:
 
     void huggingFaceConfigMissingFieldIsNamed()
     {
-        const json hf = json::parse(R"({"hidden_size": 64, "num_hidden_layers": 2})");
+        const json hf = json::parse(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2})");
         try {
             modelFromHuggingFaceConfig(hf, "x");
             QFAIL("expected SpecError");
@@ -296,14 +296,20 @@ private slots:
         QTest::newRow("hidden_act") << "hidden_act" << "[]";
         QTest::newRow("tie_word_embeddings") << "tie_word_embeddings" << "\"yes\"";
         QTest::newRow("attention_bias") << "attention_bias" << "1";
+        QTest::newRow("num_key_value_heads") << "num_key_value_heads" << "\"2\"";
+        QTest::newRow("head_dim") << "head_dim" << "16.5";
+        QTest::newRow("rope_theta") << "rope_theta" << "\"1e6\"";
+        QTest::newRow("rms_norm_eps") << "rms_norm_eps" << "[]";
+        QTest::newRow("max_position_embeddings") << "max_position_embeddings" << "true";
+        QTest::newRow("rope_scaling") << "rope_scaling" << "8";
     }
 
     void huggingFaceConfigOptionalKeyOfTheWrongTypeIsNamed()
     {
         QFETCH(QString, key);
         QFETCH(QString, value);
-        json hf = json::parse(R"({"hidden_size": 64, "num_hidden_layers": 2, "intermediate_size": 128,
-            "num_attention_heads": 4, "vocab_size": 100})");
+        json hf = json::parse(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
+            "intermediate_size": 128, "num_attention_heads": 4, "vocab_size": 100})");
         hf[key.toStdString()] = json::parse(value.toStdString());
         try {
             modelFromHuggingFaceConfig(hf, "x");

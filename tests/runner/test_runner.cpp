@@ -7,6 +7,8 @@
 
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <csignal>
 #include <map>
@@ -397,6 +399,12 @@ private slots:
             << QStringList{QStringLiteral("--cuda-graphs"), QStringLiteral("--device"), QStringLiteral("cuda"),
                            QStringLiteral("--strategy"), QStringLiteral("zero3_offload")}
             << QStringList{} << QStringLiteral("zero3_offload");
+        QTest::addRow("mixture-of-experts config.json")
+            << QStringList{QStringLiteral("--model"), QStringLiteral(SHARDWISE_TEST_DATA_DIR "/model_configs/mixtral-8x7b/config.json")}
+            << QStringList{} << QStringLiteral("config.json.model_type: 'mixtral' is a mixture-of-experts model (num_local_experts = 8)");
+        QTest::addRow("sliding-window config.json")
+            << QStringList{QStringLiteral("--model"), QStringLiteral(SHARDWISE_TEST_DATA_DIR "/model_configs/mistral-7b-v0.1/config.json")}
+            << QStringList{} << QStringLiteral("config.json.sliding_window");
         QTest::addRow("checkpoints without a folder")
             << QStringList{QStringLiteral("--checkpoint-every"), QStringLiteral("3")} << QStringList{}
             << QStringLiteral("--checkpoint-dir");
@@ -430,6 +438,42 @@ private slots:
         QCOMPARE(errors.size(), std::size_t{1});
         QCOMPARE(errors[0].kind, ErrorKind::Config);
         QVERIFY2(QString::fromStdString(errors[0].message).contains(mentions), errors[0].message.c_str());
+    }
+
+    // A config.json with Llama 3 rope scaling runs, its start event carries the scaling, and the
+    // scaled rotary tables change the loss against the same model without it.
+    void ropeScaledConfigRuns()
+    {
+        const QString scaled = QStringLiteral(SHARDWISE_TEST_DATA_DIR "/model_configs/tiny-llama3-rope/config.json");
+        QTemporaryDir dir;
+        const QString plain = dir.filePath(QStringLiteral("config.json"));
+        {
+            QFile in(scaled);
+            QVERIFY(in.open(QIODevice::ReadOnly));
+            auto j = nlohmann::json::parse(in.readAll().toStdString());
+            j.erase("rope_scaling");
+            QFile out(plain);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(QByteArray::fromStdString(j.dump()));
+        }
+        std::vector<double> firstLoss;
+        for (const QString& model : {scaled, plain}) {
+            auto env = rankEnvironment(0, 1, freeTcpPort());
+            const auto outcome = runOnce({QStringLiteral("--model"), model, QStringLiteral("--seq"), QStringLiteral("32"),
+                                          QStringLiteral("--steps"), QStringLiteral("1"), QStringLiteral("--warmup"),
+                                          QStringLiteral("0"), QStringLiteral("--seed"), QStringLiteral("7")},
+                                         env);
+            QCOMPARE(outcome.exitCode, 0);
+            const auto starts = eventsOf<StartEvent>(outcome);
+            QCOMPARE(starts.size(), std::size_t{1});
+            QCOMPARE(starts[0].config.model.ropeScaling.kind,
+                     model == scaled ? RopeScalingKind::Llama3 : RopeScalingKind::None);
+            const auto summaries = eventsOf<SummaryEvent>(outcome);
+            QCOMPARE(summaries.size(), std::size_t{1});
+            QVERIFY(!summaries[0].losses.empty());
+            firstLoss.push_back(summaries[0].losses.front());
+        }
+        QVERIFY2(firstLoss[0] != firstLoss[1], qPrintable(QString::number(firstLoss[0], 'g', 17)));
     }
 
     void startEventRecordsLauncherAndConfig()

@@ -1,5 +1,7 @@
 #include "shardwise/spec/json.hpp"
 
+#include "model_bounds.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -133,8 +135,6 @@ private:
     std::string m_path;
 };
 
-constexpr std::int64_t kBig = std::numeric_limits<std::int32_t>::max();
-
 NormKind parseNorm(const std::string& v, const std::string& field)
 {
     if (v == "rmsnorm")
@@ -233,6 +233,16 @@ json toJson(const ModelSpec& m)
            {"rope_theta", m.ropeTheta},
            {"norm_eps", m.normEps},
            {"max_position", m.maxPosition}};
+    // Written only when the frequencies are rescaled: model files from before it read the same.
+    if (m.ropeScaling.kind != RopeScalingKind::None) {
+        json s{{"type", ropeScalingId(m.ropeScaling.kind)}, {"factor", m.ropeScaling.factor}};
+        if (m.ropeScaling.kind == RopeScalingKind::Llama3) {
+            s["low_freq_factor"] = m.ropeScaling.lowFreqFactor;
+            s["high_freq_factor"] = m.ropeScaling.highFreqFactor;
+            s["original_max_position"] = m.ropeScaling.originalMaxPosition;
+        }
+        j["rope_scaling"] = s;
+    }
     return j;
 }
 
@@ -313,27 +323,47 @@ json toJson(const RunConfig& r)
 
 ModelSpec modelFromJson(const json& j, const std::string& path)
 {
+    using namespace detail;
     FieldReader r(j, path,
                   {"id", "name", "family", "layers", "hidden", "ffn", "heads", "kv_heads", "head_dim", "vocab",
-                   "tied_embeddings", "qkv_bias", "norm", "activation", "rope_theta", "norm_eps", "max_position"});
+                   "tied_embeddings", "qkv_bias", "norm", "activation", "rope_theta", "norm_eps", "max_position",
+                   "rope_scaling"});
     ModelSpec m;
     m.id = r.string("id", std::string{});
     m.name = r.string("name", m.id);
     m.family = r.string("family", std::string{"llama"});
-    m.layers = r.integer("layers", 1, 4096);
-    m.hidden = r.integer("hidden", 1, 1 << 20);
-    m.ffn = r.integer("ffn", 1, 1 << 22);
-    m.heads = r.integer("heads", 1, 4096);
-    m.kvHeads = r.integer("kv_heads", 1, 4096, m.heads);
-    m.headDim = r.integer("head_dim", 1, 4096, m.hidden / m.heads);
-    m.vocab = r.integer("vocab", 1, kBig);
+    // Every dimension bounded as it is read (model_bounds.hpp); validate() checks the products.
+    m.layers = r.integer("layers", kLayers.lo, kLayers.hi);
+    m.hidden = r.integer("hidden", kHidden.lo, kHidden.hi);
+    m.ffn = r.integer("ffn", kFfn.lo, kFfn.hi);
+    m.heads = r.integer("heads", kHeads.lo, kHeads.hi);
+    m.kvHeads = r.integer("kv_heads", 1, m.heads, m.heads);
+    m.headDim = r.integer("head_dim", 1, kHeadDim.hi, m.hidden / m.heads);
+    m.vocab = r.integer("vocab", kVocab.lo, kVocab.hi);
     m.tiedEmbeddings = r.boolean("tied_embeddings", false);
     m.qkvBias = r.boolean("qkv_bias", false);
     m.norm = parseNorm(r.string("norm", std::string{"rmsnorm"}), r.field("norm"));
     m.activation = parseActivation(r.string("activation", std::string{"swiglu"}), r.field("activation"));
     m.ropeTheta = r.number("rope_theta", 1.0, 1e12, 10000.0);
     m.normEps = r.number("norm_eps", 1e-12, 1e-1, 1e-6);
-    m.maxPosition = r.integer("max_position", 0, kBig, 0);
+    m.maxPosition = r.integer("max_position", kMaxPosition.lo, kMaxPosition.hi, 0);
+    if (r.has("rope_scaling")) {
+        FieldReader s(r.object("rope_scaling"), r.field("rope_scaling"),
+                      {"type", "factor", "low_freq_factor", "high_freq_factor", "original_max_position"});
+        const std::string type = s.string("type");
+        if (type == "linear")
+            m.ropeScaling.kind = RopeScalingKind::Linear;
+        else if (type == "llama3")
+            m.ropeScaling.kind = RopeScalingKind::Llama3;
+        else if (type != "none")
+            throw SpecError(s.field("type"), "unknown rope scaling '" + type + "'; allowed: none, linear, llama3");
+        const bool llama3 = m.ropeScaling.kind == RopeScalingKind::Llama3;
+        m.ropeScaling.factor = s.number("factor", 1.0, 1024.0, 1.0);
+        m.ropeScaling.lowFreqFactor = s.number("low_freq_factor", 1e-3, 1e3, llama3 ? std::nullopt : std::optional(1.0));
+        m.ropeScaling.highFreqFactor = s.number("high_freq_factor", 1e-3, 1e3, llama3 ? std::nullopt : std::optional(4.0));
+        m.ropeScaling.originalMaxPosition =
+            s.integer("original_max_position", 1, kMaxPosition.hi, llama3 ? std::nullopt : std::optional<std::int64_t>(0));
+    }
     validate(m, path);
     return m;
 }
@@ -438,81 +468,22 @@ RunConfig runConfigFromJson(const json& j, const std::string& path)
     return c;
 }
 
-ModelSpec modelFromHuggingFaceConfig(const json& j, const std::string& id)
-{
-    if (!j.is_object())
-        throw SpecError("config.json", "expected a JSON object");
-    auto need = [&](const char* key) -> const json& {
-        if (!j.contains(key) || !j.at(key).is_number_integer())
-            throw SpecError(std::string("config.json.") + key, "missing or not an integer");
-        return j.at(key);
-    };
-    // Optional keys of the wrong JSON type are named, not left to nlohmann's type_error.
-    auto optionalString = [&](const char* key, const char* fallback) -> std::string {
-        if (!j.contains(key) || j.at(key).is_null())
-            return fallback;
-        if (!j.at(key).is_string())
-            throw SpecError(std::string("config.json.") + key, "expected a string, got " + j.at(key).dump());
-        return j.at(key).get<std::string>();
-    };
-    auto optionalBool = [&](const char* key, bool fallback) {
-        if (!j.contains(key) || j.at(key).is_null())
-            return fallback;
-        if (!j.at(key).is_boolean())
-            throw SpecError(std::string("config.json.") + key, "expected true or false, got " + j.at(key).dump());
-        return j.at(key).get<bool>();
-    };
-    ModelSpec m;
-    m.id = id;
-    m.name = id;
-    const std::string modelType = optionalString("model_type", "llama");
-    m.family = modelType;
-    m.hidden = need("hidden_size").get<std::int64_t>();
-    m.layers = need("num_hidden_layers").get<std::int64_t>();
-    m.ffn = need("intermediate_size").get<std::int64_t>();
-    m.heads = need("num_attention_heads").get<std::int64_t>();
-    m.vocab = need("vocab_size").get<std::int64_t>();
-    m.kvHeads = j.contains("num_key_value_heads") && j.at("num_key_value_heads").is_number_integer()
-                    ? j.at("num_key_value_heads").get<std::int64_t>()
-                    : m.heads;
-    m.headDim = j.contains("head_dim") && j.at("head_dim").is_number_integer() ? j.at("head_dim").get<std::int64_t>()
-                                                                               : m.hidden / std::max<std::int64_t>(1, m.heads);
-    m.tiedEmbeddings = optionalBool("tie_word_embeddings", false);
-    // Qwen2 puts biases on q/k/v; Llama and Mistral carry none unless attention_bias says so.
-    m.qkvBias = modelType == "qwen2" || optionalBool("attention_bias", false);
-    const std::string act = optionalString("hidden_act", "silu");
-    m.activation = act == "silu" || act == "swish" ? ActivationKind::SwiGlu : ActivationKind::Gelu;
-    m.norm = NormKind::RmsNorm;
-    if (j.contains("rope_theta") && j.at("rope_theta").is_number())
-        m.ropeTheta = j.at("rope_theta").get<double>();
-    if (j.contains("rms_norm_eps") && j.at("rms_norm_eps").is_number())
-        m.normEps = j.at("rms_norm_eps").get<double>();
-    if (j.contains("max_position_embeddings") && j.at("max_position_embeddings").is_number_integer())
-        m.maxPosition = j.at("max_position_embeddings").get<std::int64_t>();
-    validate(m, "config.json");
-    return m;
-}
-
 // ---- validation -------------------------------------------------------------------------------
 
 void validate(const ModelSpec& m, const std::string& path)
 {
-    auto positive = [&](std::int64_t v, const char* name) {
-        if (v <= 0)
-            throw SpecError(join(path, name), "must be a positive integer, got " + std::to_string(v));
-    };
-    positive(m.layers, "layers");
-    positive(m.hidden, "hidden");
-    positive(m.ffn, "ffn");
-    positive(m.heads, "heads");
-    positive(m.kvHeads, "kv_heads");
-    positive(m.headDim, "head_dim");
-    positive(m.vocab, "vocab");
-    if (m.heads % m.kvHeads != 0)
-        throw SpecError(join(path, "kv_heads"), "must divide heads (" + std::to_string(m.heads) + "), got "
-                                                    + std::to_string(m.kvHeads));
-    if (m.headDim % 2 != 0)
-        throw SpecError(join(path, "head_dim"), "must be even for rotary embeddings, got " + std::to_string(m.headDim));
+    detail::checkModelShape(m, path, detail::kSpecFieldNames);
+    const RopeScaling& s = m.ropeScaling;
+    if (s.kind != RopeScalingKind::None && !(s.factor >= 1.0 && s.factor <= 1024.0))
+        throw SpecError(join(path, "rope_scaling.factor"), "must be in [1, 1024], got " + formatNumber(s.factor));
+    if (s.kind == RopeScalingKind::Llama3) {
+        if (!(s.lowFreqFactor > 0 && s.highFreqFactor > s.lowFreqFactor))
+            throw SpecError(join(path, "rope_scaling.high_freq_factor"),
+                            "must be greater than low_freq_factor (" + formatNumber(s.lowFreqFactor) + ") and both positive");
+        if (s.originalMaxPosition < 1)
+            throw SpecError(join(path, "rope_scaling.original_max_position"),
+                            "must be positive, got " + std::to_string(s.originalMaxPosition));
+    }
 }
 
 void validate(const GpuSpec& g, const std::string& path)

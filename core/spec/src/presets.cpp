@@ -1,6 +1,7 @@
 #include "shardwise/spec/presets.hpp"
 
 #include "shardwise/spec/json.hpp"
+#include "shardwise/spec/json_document.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -23,16 +24,26 @@ bool equalsIgnoreCase(std::string_view a, std::string_view b)
            });
 }
 
-nlohmann::json readJsonFile(const fs::path& file, const std::string& field)
+// The file's JSON, and the first key it gives twice in one object (json_document.hpp).
+JsonDocument readJsonFile(const fs::path& file, const std::string& field)
 {
     std::ifstream in(file);
     if (!in)
         throw SpecError(field, "cannot open " + file.string());
     try {
-        return nlohmann::json::parse(in);
+        return parseJsonDocument(in);
     } catch (const nlohmann::json::parse_error& e) {
         throw SpecError(field, file.string() + " is not valid JSON: " + e.what());
     }
+}
+
+// A file whose every key must be unique; a duplicate is named under `field`.
+nlohmann::json readStrictJsonFile(const fs::path& file, const std::string& field)
+{
+    JsonDocument doc = readJsonFile(file, field);
+    if (!doc.duplicateKey.empty())
+        throwDuplicateKey(field, doc.duplicateKey, file.string());
+    return std::move(doc.value);
 }
 
 std::vector<fs::path> jsonFilesIn(const fs::path& dir)
@@ -79,13 +90,13 @@ PresetCatalog PresetCatalog::load(const fs::path& dir)
                                        + " (expected models/ and gpus/; set SHARDWISE_PRESETS)");
     PresetCatalog c;
     for (const auto& f : jsonFilesIn(dir / "models")) {
-        ModelSpec m = modelFromJson(readJsonFile(f, f.string()), f.filename().string());
+        ModelSpec m = modelFromJson(readStrictJsonFile(f, f.filename().string()), f.filename().string());
         if (m.id.empty())
             m.id = f.stem().string();
         c.m_models.push_back(std::move(m));
     }
     for (const auto& f : jsonFilesIn(dir / "gpus")) {
-        GpuSpec g = gpuFromJson(readJsonFile(f, f.string()), f.filename().string());
+        GpuSpec g = gpuFromJson(readStrictJsonFile(f, f.filename().string()), f.filename().string());
         c.m_gpus.push_back(std::move(g));
     }
     // Sort models by size so lists read small to large.
@@ -124,9 +135,13 @@ ModelSpec resolveModel(const std::string& presetOrPath, const std::string& field
     std::error_code ec;
     const fs::path p(presetOrPath);
     if (fs::is_regular_file(p, ec)) {
-        const nlohmann::json j = readJsonFile(p, field);
+        const JsonDocument doc = readJsonFile(p, field);
+        const nlohmann::json& j = doc.value;
         // A Hugging Face config carries hidden_size; a Shardwise model file carries hidden.
-        if (j.is_object() && j.contains("hidden_size"))
+        const bool huggingFace = j.is_object() && j.contains("hidden_size");
+        if (!doc.duplicateKey.empty())
+            throwDuplicateKey(huggingFace ? "config.json" : field, doc.duplicateKey, p.string());
+        if (huggingFace)
             return modelFromHuggingFaceConfig(j, p.parent_path().filename().empty() ? p.stem().string()
                                                                                      : p.parent_path().filename().string());
         ModelSpec m = modelFromJson(j, field);
@@ -147,7 +162,7 @@ GpuSpec resolveGpu(const std::string& preset, const std::string& field)
         return *g;
     std::error_code ec;
     if (fs::is_regular_file(fs::path(preset), ec))
-        return gpuFromJson(readJsonFile(preset, field), field);
+        return gpuFromJson(readStrictJsonFile(preset, field), field);
     std::string known;
     for (const auto& g : catalog.gpus())
         known += (known.empty() ? "" : ", ") + g.id;

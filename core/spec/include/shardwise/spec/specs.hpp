@@ -15,6 +15,21 @@ namespace shardwise {
 enum class NormKind { RmsNorm, LayerNorm };
 enum class ActivationKind { SwiGlu, Gelu };
 
+// How the rotary frequencies are rescaled for long contexts (Hugging Face's rope_scaling /
+// rope_parameters). Only schemes that change the frequencies once, not per sequence, are modelled:
+// Linear divides every frequency by factor; Llama3 (Llama 3.1+) divides the low frequencies by
+// factor, keeps the high ones and blends between (Transformers' _compute_llama3_parameters).
+enum class RopeScalingKind { None, Linear, Llama3 };
+
+struct RopeScaling {
+    RopeScalingKind kind = RopeScalingKind::None;
+    double factor = 1.0;
+    double lowFreqFactor = 1.0;            // Llama3 only
+    double highFreqFactor = 4.0;           // Llama3 only
+    std::int64_t originalMaxPosition = 0;  // Llama3 only: the context the model was pretrained at
+    bool operator==(const RopeScaling&) const = default;
+};
+
 struct ModelSpec {
     std::string id;        // preset id, or the file name a config was loaded from
     std::string name;      // human name
@@ -33,8 +48,11 @@ struct ModelSpec {
     double ropeTheta = 10000.0;
     double normEps = 1e-6;
     std::int64_t maxPosition = 0; // 0 = unknown
+    RopeScaling ropeScaling;
 
-    // Exact parameter counts of the decoder this spec describes.
+    // Exact parameter counts of the decoder this spec describes. The products are checked: a count
+    // that does not fit in 64 bits saturates at INT64_MAX instead of wrapping (validate() refuses any
+    // model above kMaxModelParameters long before that).
     std::int64_t attentionParams() const;   // q, k, v, o (+ q/k/v bias)
     std::int64_t mlpParams() const;         // gate, up, down (SwiGLU) or up, down (GELU)
     std::int64_t normParams() const;        // one norm's weights (+ bias for LayerNorm)
@@ -44,6 +62,15 @@ struct ModelSpec {
     std::int64_t rootParams() const;        // embedding + head + final norm
     std::int64_t parameterCount() const;    // all of it
 };
+
+// The largest parameter count a model may have (1e13, about 25x the largest dense decoder trained so
+// far); validate(ModelSpec) and the config readers refuse a model above it, naming its dimensions.
+inline constexpr std::int64_t kMaxModelParameters = 10'000'000'000'000;
+
+// The rotary inverse frequencies theta^(-2i/head_dim), i < head_dim/2, with ropeScaling applied:
+// what the runner's rotary tables are built from.
+std::vector<double> rotaryInverseFrequencies(const ModelSpec& m);
+std::string_view ropeScalingId(RopeScalingKind k); // "none" | "linear" | "llama3"
 
 struct GpuSpec {
     std::string id;
