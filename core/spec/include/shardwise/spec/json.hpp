@@ -35,7 +35,11 @@ TrainingSpec trainingFromJson(const nlohmann::json& j, const std::string& path =
 TuningKnobs knobsFromJson(const nlohmann::json& j, const std::string& path = "");
 RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& path = "");
 
-// A Hugging Face transformers config.json (Qwen2, Llama, Mistral architectures).
+// A Hugging Face transformers config.json of a family the runner builds: model_type qwen2, llama or
+// mistral. A mixture-of-experts or other family, a field that changes the decoder's maths and is not
+// carried into the ModelSpec (sliding window shorter than the context, Llama's attention/mlp bias,
+// yarn rope scaling, ...), a dimension outside its plausible range or more than kMaxModelParameters
+// is SpecError("config.json.<key>"). docs/user-guide.md, "Model configs", lists every rule.
 ModelSpec modelFromHuggingFaceConfig(const nlohmann::json& j, const std::string& id);
 
 // Parsing of the small enums, with SpecError naming `field` and the allowed values.
