@@ -3,6 +3,8 @@
 // comm error, and bad configurations become config errors with exit code 2.
 #include "rank_launch.hpp"
 
+#include "shardwise/spec/json.hpp"
+#include "shardwise/spec/presets.hpp"
 #include "shardwise/spec/strategy.hpp"
 
 #include <QtTest>
@@ -474,6 +476,30 @@ private slots:
             firstLoss.push_back(summaries[0].losses.front());
         }
         QVERIFY2(firstLoss[0] != firstLoss[1], qPrintable(QString::number(firstLoss[0], 'g', 17)));
+    }
+
+    // A --config file that gives a key twice is refused naming the key (a JSON parser alone keeps the
+    // last value silently).
+    void duplicateKeyInConfigIsAConfigError()
+    {
+        RunConfig c;
+        c.model = resolveModel("tiny", "model");
+        c.training.seqLen = 16;
+        const std::string text = toJson(c).dump();
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("config.json"));
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString("{\"seed\": 5, " + text.substr(1)));
+        }
+        const auto outcome = runOnce({QStringLiteral("--config"), path}, rankEnvironment(0, 1, freeTcpPort()));
+        QCOMPARE(outcome.exitCode, 2);
+        const auto errors = eventsOf<ErrorEvent>(outcome);
+        QCOMPARE(errors.size(), std::size_t{1});
+        QCOMPARE(errors[0].kind, ErrorKind::Config);
+        QVERIFY2(QString::fromStdString(errors[0].message).startsWith(QStringLiteral("seed: duplicate key")),
+                 errors[0].message.c_str());
     }
 
     void startEventRecordsLauncherAndConfig()
