@@ -2004,6 +2004,14 @@
         <translation>CPU-Läufe üben den Ablauf jeder Strategie auf jedem Rechner; ihr Durchsatz sagt nichts über eine GPU.</translation>
     </message>
     <message>
+        <source>What measures the runs: Shardwise&apos;s runner, or PyTorch itself (DDP and fully_shard, the runs the PyTorch FSDP2 target predicts). Strategies PyTorch cannot express are left out.</source>
+        <translation>Was die Läufe misst: der Shardwise-Runner oder PyTorch selbst (DDP und fully_shard, die Läufe, die das Ziel PyTorch FSDP2 vorhersagt). Strategien, die PyTorch nicht ausdrücken kann, werden ausgelassen.</translation>
+    </message>
+    <message>
+        <source>Left out, as %1 cannot run them: %2.</source>
+        <translation>Ausgelassen, da %1 sie nicht ausführen kann: %2.</translation>
+    </message>
+    <message>
         <source>V&amp;alidate</source>
         <translation>Prü&amp;fen</translation>
     </message>

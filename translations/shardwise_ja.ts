@@ -1998,6 +1998,14 @@
         <translation>CPU での実行はどのマシンでも各戦略のスケジュールを動かせますが、そのスループットは GPU について何も示しません。</translation>
     </message>
     <message>
+        <source>What measures the runs: Shardwise&apos;s runner, or PyTorch itself (DDP and fully_shard, the runs the PyTorch FSDP2 target predicts). Strategies PyTorch cannot express are left out.</source>
+        <translation>実行を計測するもの: Shardwise のランナー、または PyTorch 自体 (DDP と fully_shard。PyTorch FSDP2 ターゲットが予測する実行)。PyTorch で表現できない戦略は除外されます。</translation>
+    </message>
+    <message>
+        <source>Left out, as %1 cannot run them: %2.</source>
+        <translation>%1 では実行できないため除外: %2。</translation>
+    </message>
+    <message>
         <source>V&amp;alidate</source>
         <translation>検証(&amp;A)</translation>
     </message>

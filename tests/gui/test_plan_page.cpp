@@ -401,6 +401,58 @@ private slots:
         }
     }
 
+    // Validate with the PyTorch backend: only what PyTorch expresses is queued, every request names the
+    // torch backend and has no CUDA graphs, and a prediction rides along only when the plan's framework
+    // target is what the backend measures (fsdp2), never the native runner's figure for a PyTorch run.
+    void validationWithTheTorchBackendQueuesWhatPyTorchRuns_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<bool>("predicted");
+        QTest::newRow("native plan") << QStringLiteral("native") << false;
+        QTest::newRow("fsdp2 plan") << QStringLiteral("fsdp2") << true;
+    }
+    void validationWithTheTorchBackendQueuesWhatPyTorchRuns()
+    {
+        QFETCH(QString, framework);
+        QFETCH(bool, predicted);
+        PlanPage page(m_workspace);
+        QVERIFY(waitForPlan(page));
+        QJsonObject state = smallModelShortSequence(true);
+        state[QStringLiteral("gpus_per_node")] = 8;
+        state[QStringLiteral("framework")] = framework;
+        page.form()->setState(state);
+        QVERIFY(waitForPlan(page));
+        QCOMPARE(page.currentPlan().framework, *frameworkFromId(framework.toStdString()));
+        auto* deviceCombo = page.findChild<QComboBox*>(QStringLiteral("validationDeviceCombo"));
+        auto* backendCombo = page.findChild<QComboBox*>(QStringLiteral("validationBackendCombo"));
+        QVERIFY(deviceCombo && backendCombo);
+        deviceCombo->setCurrentIndex(deviceCombo->findData(QStringLiteral("cuda")));
+        backendCombo->setCurrentIndex(backendCombo->findData(static_cast<int>(RunBackend::Torch)));
+        page.setValidationSteps(1, 2);
+
+        int expressible = 0;
+        for (const PlannedRun& planned : page.currentPlan().runMatrix)
+            expressible += frameworkSupports(Framework::Fsdp2, planned.strategy) ? 1 : 0;
+        const QList<RunRequest> requests = page.validationRequests();
+        QCOMPARE(requests.size(), expressible);
+        QVERIFY(!requests.isEmpty());
+        for (const RunRequest& r : requests) {
+            QCOMPARE(r.config.backend, RunBackend::Torch);
+            QVERIFY(frameworkSupports(Framework::Fsdp2, r.config.strategy));
+            QVERIFY(!r.config.training.cudaGraphs);
+            QCOMPARE(r.predicted.has_value(), predicted);
+        }
+
+        // Back to the native runner: the whole matrix, each with the native plan's prediction only.
+        backendCombo->setCurrentIndex(backendCombo->findData(static_cast<int>(RunBackend::Native)));
+        const QList<RunRequest> native = page.validationRequests();
+        QCOMPARE(native.size(), page.currentPlan().runMatrix.size());
+        for (const RunRequest& r : native) {
+            QCOMPARE(r.config.backend, RunBackend::Native);
+            QCOMPARE(r.predicted.has_value(), !predicted);
+        }
+    }
+
     void formStateSurvivesARestart()
     {
         {

@@ -6,6 +6,7 @@
 #include "models/candidate_table_model.hpp"
 #include "models/decision_step_model.hpp"
 #include "models/display_format.hpp"
+#include "models/run_backend.hpp"
 #include "pages/plan/plan_form.hpp"
 #include "workspace/workspace.hpp"
 
@@ -122,6 +123,14 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     m_device->addItem(tr("CPU"), QStringLiteral("cpu"));
     m_device->addItem(tr("CUDA GPUs"), QStringLiteral("cuda"));
     m_device->setToolTip(tr("CPU runs exercise every strategy's schedule on any machine; their throughput says nothing about a GPU."));
+    m_backend = new QComboBox;
+    m_backend->setObjectName(QStringLiteral("validationBackendCombo"));
+    for (RunBackend b : {RunBackend::Native, RunBackend::Torch}) {
+        m_backend->addItem(backendLabel(b), static_cast<int>(b));
+        m_backend->setItemData(m_backend->count() - 1, backendToolTip(b), Qt::ToolTipRole);
+    }
+    m_backend->setToolTip(tr("What measures the runs: Shardwise's runner, or PyTorch itself (DDP and fully_shard, the "
+                             "runs the PyTorch FSDP2 target predicts). Strategies PyTorch cannot express are left out."));
     m_validate = new QPushButton(tr("V&alidate"));
     m_validate->setObjectName(QStringLiteral("validateButton"));
     m_validate->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
@@ -135,6 +144,7 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     validateRow->addWidget(new QLabel(tr("Validate on:")));
     validateRow->addWidget(m_node);
     validateRow->addWidget(m_device);
+    validateRow->addWidget(m_backend);
     validateRow->addWidget(m_validate);
     validateRow->addWidget(m_cancel);
     validateRow->addStretch(1);
@@ -476,6 +486,11 @@ QList<RunRequest> PlanPage::validationRequests() const
     const PlanView& plan = currentPlan();
     const bool cuda = m_device->currentData().toString() == QLatin1String("cuda");
     const QString node = m_node->currentText();
+    const auto backend = static_cast<RunBackend>(m_backend->currentData().toInt());
+    // A prediction is of what the plan's framework target runs: the native runner's for a native plan,
+    // PyTorch's own for the fsdp2 target; another pairing has nothing to compare with.
+    const bool predictsBackend = (backend == RunBackend::Native && plan.framework == Framework::Native)
+        || (backend == RunBackend::Torch && plan.framework == Framework::Fsdp2);
     QList<RunRequest> requests;
     for (const PlannedRun& planned : plan.runMatrix) {
         RunRequest run;
@@ -486,11 +501,15 @@ QList<RunRequest> PlanPage::validationRequests() const
         // The run matrix graphed the rows the runner can capture on a GPU; on the CPU every row runs
         // eager, and a graphed row needs the warm-up steps that settle the schedule before capture.
         requestCudaGraphs(run.config, planned.config.training.cudaGraphs);
+        const std::optional<RunConfig> forBackend = configForBackend(run.config, backend);
+        if (!forBackend)
+            continue; // the backend cannot run it: validate() says which were left out
+        run.config = *forBackend;
         run.node = node;
         run.gpuId = plan.gpuId;
         run.interconnect = plan.interconnect;
         // A prediction is for the planned GPU; a CPU measurement cannot confirm or refute it.
-        if (cuda) {
+        if (cuda && predictsBackend) {
             for (const CandidateView& c : plan.candidates) {
                 if (c.strategy == planned.strategy) {
                     store::RunPrediction prediction;
@@ -516,16 +535,28 @@ void PlanPage::validate()
         m_validationCount = 0;
         m_validationCancelled = false;
     }
-    for (const RunRequest& run : validationRequests()) {
+    const auto backend = static_cast<RunBackend>(m_backend->currentData().toInt());
+    QStringList leftOut;
+    for (const PlannedRun& planned : plan.runMatrix)
+        if (!backendRuns(backend, planned.strategy))
+            leftOut << QString::fromLatin1(strategyId(planned.strategy).data());
+    const QList<RunRequest> requests = validationRequests();
+    for (const RunRequest& run : requests) {
         m_validationTickets << m_queue->enqueue(run);
         ++m_validationCount;
     }
+    QString status = tr("Queued %n run(s) on %1; the Runs page shows them with the rest of the queue.", nullptr,
+                        static_cast<int>(requests.size()))
+                         .arg(node);
+    if (!leftOut.isEmpty())
+        status += QLatin1Char(' ')
+            + tr("Left out, as %1 cannot run them: %2.").arg(backendLabel(backend), leftOut.join(QStringLiteral(", ")));
+    m_validationStatus->setText(status);
+    if (requests.isEmpty())
+        return;
     m_cancel->setEnabled(true);
     m_validationBar->setRange(0, 0); // busy until the first step arrives
     m_validationBar->show();
-    m_validationStatus->setText(tr("Queued %n run(s) on %1; the Runs page shows them with the rest of the queue.", nullptr,
-                                   static_cast<int>(plan.runMatrix.size()))
-                                    .arg(node));
 }
 
 void PlanPage::cancelValidation()

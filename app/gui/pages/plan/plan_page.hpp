@@ -107,6 +107,7 @@ private:
     QChartView* m_memoryChart = nullptr;
     QComboBox* m_node = nullptr;
     QComboBox* m_device = nullptr;
+    QComboBox* m_backend = nullptr;
     QPushButton* m_validate = nullptr;
     QPushButton* m_cancel = nullptr;
     QProgressBar* m_validationBar = nullptr;
