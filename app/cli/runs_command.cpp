@@ -3,8 +3,10 @@
 // opens the same file).
 #include "command.hpp"
 #include "runs_attach.hpp"
+#include "runs_import_published.hpp"
 
 #include "shardwise/protocol/events.hpp"
+#include "shardwise/published/published_import.hpp"
 #include "shardwise/store/database.hpp"
 #include "shardwise/store/exchange.hpp"
 #include "shardwise/store/location.hpp"
@@ -35,6 +37,10 @@ Actions:
   export --format csv|json   runs as CSV or JSON, to --out FILE or stdout
   import FILE                runs measured elsewhere (e.g. a published table), CSV or JSON; every
                              row is stored as imported, with its source; a bad row stores nothing
+  import-published [DIR]     the published framework results shipped in bench/published (or DIR):
+                             each source's measured configurations stored as runs of origin
+                             'published', with its citation; cells already stored are kept,
+                             --replace stores them again in place of the earlier import
   attach ID                  follow a detached run on SSH nodes again (one started with
                              `run --node ... --detach-on-interrupt`, or left by a closed app):
                              connects its nodes from the store, records what the ranks wrote
@@ -104,7 +110,7 @@ const std::vector<std::string>& flagsWithValues()
 
 const std::vector<std::string>& switches()
 {
-    static const std::vector<std::string> flags{"--detach-on-interrupt"};
+    static const std::vector<std::string> flags{"--detach-on-interrupt", "--replace"};
     return flags;
 }
 
@@ -266,12 +272,15 @@ int list(const Options& o, std::ostream& out, std::ostream& err)
     }
     std::vector<std::vector<std::string>> rows{{"ID", "STATUS", "MODEL", "GPU", "STRATEGY", "BACKEND", "RANKS", "THROUGHPUT",
                                                 "MEDIAN STEP", "PEAK ALLOC", "PEAK RESV", "NCCL", "SOURCE", "STARTED"}};
-    for (const auto& r : runs)
+    for (const auto& r : runs) {
+        // A published run was measured by the framework its source names, not by either backend.
+        const bool published = published::isPublishedRun(r.importSource);
         rows.push_back({std::to_string(r.id), std::string(store::runStatusId(r.status)), r.modelId, gpuLabel(r),
-                        std::string(strategyId(r.strategy)), std::string(backendId(r.backend)), std::to_string(r.worldSize),
-                        fixed(r.tokensPerS, 0, " tok/s"), fixed(r.medianStepS, 3, " s"), gib(r.peakAllocated),
-                        gib(r.peakReserved), percent(r.ncclShare), std::string(store::runSourceId(r.source)),
-                        store::formatUtc(r.startedAt)});
+                        std::string(strategyId(r.strategy)), published ? "-" : std::string(backendId(r.backend)),
+                        std::to_string(r.worldSize), fixed(r.tokensPerS, 0, " tok/s"), fixed(r.medianStepS, 3, " s"),
+                        gib(r.peakAllocated), gib(r.peakReserved), percent(r.ncclShare),
+                        published ? "published" : std::string(store::runSourceId(r.source)), store::formatUtc(r.startedAt)});
+    }
     printTable(out, rows);
     return kExitOk;
 }
@@ -531,6 +540,13 @@ int runsCommand(const std::vector<std::string>& args, std::ostream& out, std::os
             return exportRuns(o, out, err);
         if (o.action == "import")
             return importRuns(o, out, err);
+        if (o.action == "import-published") {
+            allowOnly(o, {"--db", "--replace"});
+            if (o.positional.size() > 1)
+                throw UsageError("import-published takes at most one DIR, got " + std::to_string(o.positional.size()));
+            return importPublishedRuns(o.positional.empty() ? std::nullopt : std::optional<std::string>(o.positional.front()),
+                                       o.values, out, err);
+        }
         if (o.action == "attach") {
             allowOnly(o, {"--db", "--known-hosts", "--user-known-hosts", "--detach-on-interrupt"});
             return attachStoredRun(runIdArgument(o), o.values, out, err);
@@ -539,7 +555,7 @@ int runsCommand(const std::vector<std::string>& args, std::ostream& out, std::os
             allowOnly(o, {"--db", "--reason", "--known-hosts", "--user-known-hosts"});
             return abandonStoredRun(runIdArgument(o), o.values, out, err);
         }
-        throw UsageError("unknown action '" + o.action + "'; expected list, show, export, import, attach or abandon");
+        throw UsageError("unknown action '" + o.action + "'; expected list, show, export, import, import-published, attach or abandon");
     } catch (const UsageError& e) {
         err << "shardwise-cli runs: " << e.what() << "\n\n" << usage();
         return kExitUsage;

@@ -5,6 +5,8 @@
 #include "shardwise/published/published_import.hpp"
 #include "shardwise/store/location.hpp"
 
+#include <algorithm>
+
 namespace shardwise::cli {
 
 int importPublishedRuns(const std::optional<std::string>& dir, const std::map<std::string, std::string>& flags,
@@ -27,7 +29,8 @@ int importPublishedRuns(const std::optional<std::string>& dir, const std::map<st
         out << "imported " << result.inserted.size() << " published run(s) from " << sources.size() << " source(s) in "
             << folder.string();
         if (!result.inserted.empty())
-            out << " as IDs " << result.inserted.front() << "-" << result.inserted.back();
+            out << " as IDs " << *std::min_element(result.inserted.begin(), result.inserted.end()) << "-"
+                << *std::max_element(result.inserted.begin(), result.inserted.end());
         out << "\n";
         if (!result.replaced.empty())
             out << "replaced " << result.replaced.size() << " run(s) stored by an earlier import\n";

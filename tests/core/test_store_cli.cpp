@@ -5,7 +5,9 @@
 #include "shardwise/store/runs.hpp"
 #include "store_fixtures/synthetic_run.hpp"
 
+#include <QDir>
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -213,6 +215,57 @@ private slots:
         QCOMPARE(listRuns(db).size(), std::size_t(2));
     }
 
+    // The shipped published results as runs: every predictable cell stored once with its citation key,
+    // a second import keeps them, --replace stores them again under new ids; a folder with a broken
+    // source is refused by name and stores nothing.
+    void importPublishedStoresEachCellOnce()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("published.sqlite"));
+        auto r = runCli({QStringLiteral("runs"), QStringLiteral("import-published"), QStringLiteral("--db"), path});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QRegularExpression imported(QStringLiteral("imported (\\d+) published run\\(s\\) from (\\d+) source\\(s\\)"));
+        const auto m = imported.match(r.out);
+        QVERIFY2(m.hasMatch(), qPrintable(r.out));
+        const int count = m.captured(1).toInt();
+        QVERIFY(count > 0);
+        QVERIFY(m.captured(2).toInt() > 0);
+        std::vector<RunSummary> runs;
+        {
+            const Database db = Database::open(path.toStdString());
+            runs = listRuns(db);
+        }
+        QCOMPARE(static_cast<int>(runs.size()), count);
+        for (const RunSummary& run : runs)
+            QVERIFY2(run.importSource.rfind("published:", 0) == 0, run.importSource.c_str());
+
+        r = runCli({QStringLiteral("runs"), QStringLiteral("import-published"), QStringLiteral("--db"), path});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("imported 0 published run(s)")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("%1 cell(s) already stored, kept").arg(count)), qPrintable(r.out));
+
+        r = runCli({QStringLiteral("runs"), QStringLiteral("import-published"), QStringLiteral("--replace"), QStringLiteral("--db"), path});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("imported %1 published run(s)").arg(count)), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("replaced %1 run(s)").arg(count)), qPrintable(r.out));
+        {
+            const Database db = Database::open(path.toStdString());
+            QCOMPARE(static_cast<int>(listRuns(db).size()), count);
+        }
+
+        const QString bad = m_dir.filePath(QStringLiteral("bad-published"));
+        QVERIFY(QDir().mkpath(bad));
+        QFile f(bad + QStringLiteral("/broken.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"format\": \"shardwise-published\", ");
+        f.close();
+        r = runCli({QStringLiteral("runs"), QStringLiteral("import-published"), bad, QStringLiteral("--db"), path});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("broken.json")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("nothing was imported")), qPrintable(r.err));
+        const Database db = Database::open(path.toStdString());
+        QCOMPARE(static_cast<int>(listRuns(db).size()), count);
+    }
+
     void abandonEndsADetachedRunAsLostWithoutItsHandle()
     {
         const QString path = m_dir.filePath(QStringLiteral("abandon.sqlite"));
@@ -283,6 +336,9 @@ private slots:
         QTest::newRow("export without format") << QStringList{QStringLiteral("export")} << QStringLiteral("--format");
         QTest::newRow("unknown option") << QStringList{QStringLiteral("list"), QStringLiteral("--colour"), QStringLiteral("x")}
                                         << QStringLiteral("unknown option '--colour'");
+        QTest::newRow("import-published takes one folder")
+            << QStringList{QStringLiteral("import-published"), QStringLiteral("a"), QStringLiteral("b")}
+            << QStringLiteral("at most one DIR");
         QTest::newRow("unknown action") << QStringList{QStringLiteral("purge")} << QStringLiteral("unknown action 'purge'");
         QTest::newRow("bad id") << QStringList{QStringLiteral("show"), QStringLiteral("abc")} << QStringLiteral("'abc'");
     }

@@ -181,7 +181,19 @@ std::string_view cellKindId(CellKind k)
 
 double MemoryFigure::bytes() const { return value * (unit == "GiB" ? kGiB : 1e9); }
 
-std::filesystem::path defaultDirectory() { return SHARDWISE_PUBLISHED_SOURCE_DIR; }
+std::filesystem::path defaultDirectory()
+{
+    // An installed program carries the sources in share/shardwise/published beside its bin/; a build
+    // reads them from the source tree it was built from.
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        const std::filesystem::path installed = exe.parent_path().parent_path() / "share" / "shardwise" / "published";
+        if (std::filesystem::is_directory(installed, ec))
+            return installed;
+    }
+    return SHARDWISE_PUBLISHED_SOURCE_DIR;
+}
 
 Source loadSource(const std::filesystem::path& file)
 {

@@ -90,7 +90,8 @@ struct Source {
     std::vector<Cell> cells;
 };
 
-// bench/published of the source tree this library was built from.
+// Where the shipped sources lie: <prefix>/share/shardwise/published for an installed program (beside
+// its bin/), else bench/published of the source tree this library was built from.
 std::filesystem::path defaultDirectory();
 // Throws PublishedError naming the file and field.
 Source loadSource(const std::filesystem::path& file);
