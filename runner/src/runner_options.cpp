@@ -3,6 +3,7 @@
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/json_document.hpp"
 #include "shardwise/spec/presets.hpp"
+#include "shardwise/spec/slurm.hpp"
 #include "shardwise/spec/strategy.hpp"
 
 #include <nlohmann/json.hpp>
@@ -71,8 +72,11 @@ std::string usageText()
     return R"(usage: shardwise-runner [options]
 
 One rank of a measured training run. Start one process per rank with RANK, WORLD_SIZE, LOCAL_RANK,
-MASTER_ADDR and MASTER_PORT in the environment (LOCAL_WORLD_SIZE optional), as torchrun, srun or
-shardwise-cli run --local do. JSON Lines events go to stdout (docs/protocol.md), a log to stderr.
+MASTER_ADDR and MASTER_PORT in the environment (LOCAL_WORLD_SIZE optional), as torchrun or
+shardwise-cli run --local do. Under srun (one task per rank) the unset ones come from SLURM_PROCID,
+SLURM_NTASKS, SLURM_LOCALID, SLURM_TASKS_PER_NODE, the first host of SLURM_JOB_NODELIST and, for the
+port, 15000 + SLURM_JOB_ID mod 20000. JSON Lines events go to stdout (docs/protocol.md), a log to
+stderr.
 
 Run description (a --config file first, then flags override it):
   --config FILE.json        a full RunConfig as Shardwise writes it
@@ -86,7 +90,14 @@ Run description (a --config file first, then flags override it):
   --steps N                 timed steps                                        (default: 15)
   --warmup N                warm-up steps before them, not timed               (default: 5)
   --seq N                   sequence length in tokens                          (default: 2048)
-  --micro-batch N           sequences per rank per step                        (default: 1)
+  --micro-batch N           sequences per rank per micro-step                  (default: 1)
+  --grad-accumulation N     micro-batches per optimizer step; zero0/zero1 reduce once at the last
+                            (DDP no_sync), sharded gradients are reduce-scattered every micro-batch
+                            and accumulated in the shard                       (default: 1)
+  --activation-checkpointing none|full|selective
+                            full: each decoder layer keeps only its input and recomputes its
+                            forward in backward; selective: keeps the matmul and attention outputs
+                            and recomputes the cheap ops between them          (default: none)
   --seed N                  seed of weights and synthetic tokens               (default: 1234)
   --lr X                    AdamW learning rate                                (default: 0.001)
   --tokens FILE             raw little-endian int32 token ids instead of synthetic tokens
@@ -191,6 +202,18 @@ RunnerOptions parseOptions(const std::vector<std::string>& args)
             c.training.seqLen = atLeast(parseNumber<int>(value, flag), 1, flag);
         else if (flag == "--micro-batch")
             c.training.microBatch = atLeast(parseNumber<int>(value, flag), 1, flag);
+        else if (flag == "--grad-accumulation")
+            c.training.gradAccumulation = atLeast(parseNumber<int>(value, flag), 1, flag);
+        else if (flag == "--activation-checkpointing") {
+            c.training.activationCheckpointing = value != "none";
+            if (c.training.activationCheckpointing) {
+                try {
+                    c.training.checkpointPolicy = parseCheckpointPolicy(value, flag);
+                } catch (const SpecError&) {
+                    throw ConfigError(flag + ": '" + value + "' is not one of none, full, selective");
+                }
+            }
+        }
         else if (flag == "--seed")
             c.seed = parseNumber<std::uint64_t>(value, flag);
         else if (flag == "--lr")
@@ -226,15 +249,19 @@ RunnerOptions parseOptions(const std::vector<std::string>& args)
         throw ConfigError(std::string(o.resume ? "--resume" : "--checkpoint-every") + " needs --checkpoint-dir");
     if (!(c.learningRate > 0))
         throw ConfigError("--lr must be > 0");
-    if (c.training.gradAccumulation != 1)
-        throw ConfigError("training.grad_accumulation: the runner steps after every micro-batch; only 1 is supported");
-    if (c.training.activationCheckpointing)
-        throw ConfigError("training.activation_checkpointing is not supported by the runner");
     return o;
 }
 
 LaunchEnvironment readLaunchEnvironment()
 {
+    // An srun task without torchrun: Slurm's task variables fill the contract where it is unset
+    // (shardwise/spec/slurm.hpp), so that the code below and the communicators read one set of names.
+    try {
+        for (const auto& [name, value] : torchrunFromSlurm([](const char* n) { return env(n); }))
+            ::setenv(name.c_str(), value.c_str(), 0);
+    } catch (const SpecError& e) {
+        throw ConfigError(std::string("environment variable ") + e.what());
+    }
     LaunchEnvironment e;
     e.rank = envInt("RANK", std::nullopt);
     e.world = envInt("WORLD_SIZE", std::nullopt);

@@ -2,12 +2,14 @@
 // errors bad input produces.
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
+#include "shardwise/spec/slurm.hpp"
 
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <map>
 #include <set>
 
 using namespace shardwise;
@@ -329,6 +331,74 @@ private slots:
         QCOMPARE(m.layers, std::int64_t(2));
         QCOMPARE(m.kvHeads, std::int64_t(4));
         QCOMPARE(m.parameterCount(), std::int64_t(2 * (4 * 64 * 64 + 3 * 64 * 128 + 2 * 64) + 2 * 100 * 64 + 64));
+    }
+
+    void firstSlurmHostIsTheListsFirstHost_data()
+    {
+        QTest::addColumn<QString>("list");
+        QTest::addColumn<QString>("host");
+        QTest::newRow("one host") << QStringLiteral("node7") << QStringLiteral("node7");
+        QTest::newRow("plain list") << QStringLiteral("a1,b2") << QStringLiteral("a1");
+        QTest::newRow("range, padding kept") << QStringLiteral("gpu[007-010,3],login1") << QStringLiteral("gpu007");
+        QTest::newRow("list in brackets") << QStringLiteral("gpu[3,5-6]") << QStringLiteral("gpu3");
+        QTest::newRow("two bracket groups") << QStringLiteral("rack[1-2]-n[01-04]") << QStringLiteral("rack1-n01");
+        QTest::newRow("suffix after bracket") << QStringLiteral("n[10-12].ib,x") << QStringLiteral("n10.ib");
+    }
+    void firstSlurmHostIsTheListsFirstHost()
+    {
+        QFETCH(QString, list);
+        QFETCH(QString, host);
+        QCOMPARE(QString::fromStdString(firstSlurmHost(list.toStdString())), host);
+    }
+
+    void badSlurmNodeListsAreRefused()
+    {
+        for (const char* bad : {"gpu[1-2", "gpu1-2]", "[[1]]", ""})
+            QVERIFY_THROWS_EXCEPTION(SpecError, firstSlurmHost(bad));
+    }
+
+    void tasksPerNodeIsOneCountOrNone()
+    {
+        QCOMPARE(uniformTasksPerNode("8"), std::optional<int>(8));
+        QCOMPARE(uniformTasksPerNode("8(x2)"), std::optional<int>(8));
+        QCOMPARE(uniformTasksPerNode("4(x3),4"), std::optional<int>(4));
+        QCOMPARE(uniformTasksPerNode("4,2"), std::optional<int>());
+        for (const char* bad : {"", "x", "4(x)", "4(2)", "0", "4,,4"})
+            QVERIFY_THROWS_EXCEPTION(SpecError, uniformTasksPerNode(bad));
+    }
+
+    // srun's variables fill the torchrun contract; torchrun's own win; outside Slurm nothing changes.
+    void slurmVariablesFillTheTorchrunContract()
+    {
+        std::map<std::string, std::string> env{{"SLURM_PROCID", "9"},         {"SLURM_NTASKS", "16"},
+                                               {"SLURM_LOCALID", "1"},        {"SLURM_TASKS_PER_NODE", "8(x2)"},
+                                               {"SLURM_JOB_NODELIST", "h[04-05]"}, {"SLURM_JOB_ID", "123456"}};
+        const auto lookup = [&](const char* n) -> std::optional<std::string> {
+            const auto it = env.find(n);
+            return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+        };
+        const std::map<std::string, std::string> want{{"RANK", "9"},        {"WORLD_SIZE", "16"},
+                                                      {"LOCAL_RANK", "1"},  {"LOCAL_WORLD_SIZE", "8"},
+                                                      {"MASTER_ADDR", "h04"}, {"MASTER_PORT", std::to_string(15000 + 123456 % 20000)}};
+        QVERIFY(torchrunFromSlurm(lookup) == want);
+
+        env["MASTER_PORT"] = "2222";
+        env["RANK"] = "3";
+        const auto kept = torchrunFromSlurm(lookup);
+        QVERIFY(!kept.count("MASTER_PORT") && !kept.count("RANK"));
+        QCOMPARE(kept.at("WORLD_SIZE"), std::string("16"));
+
+        env["SLURM_NTASKS"] = "-1";
+        env.erase("RANK");
+        try {
+            torchrunFromSlurm(lookup);
+            QFAIL("expected SpecError");
+        } catch (const SpecError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), QStringLiteral("SLURM_NTASKS"));
+        }
+
+        env.erase("SLURM_PROCID");
+        QVERIFY(torchrunFromSlurm(lookup).empty());
     }
 
     void unknownPresetListsKnownOnes()

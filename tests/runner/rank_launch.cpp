@@ -48,13 +48,13 @@ QByteArray readFile(const QString& path)
 
 } // namespace
 
-RankProcess::RankProcess(const QStringList& args, const QProcessEnvironment& env)
+RankProcess::RankProcess(const QStringList& args, const QProcessEnvironment& env, const QString& program)
 {
     // Output goes to files, not pipes: a rank blocked on a full pipe would stall its peers.
     process.setProcessEnvironment(env);
     process.setStandardOutputFile(dir.filePath(QStringLiteral("stdout")));
     process.setStandardErrorFile(dir.filePath(QStringLiteral("stderr")));
-    process.start(QStringLiteral(SHARDWISE_RUNNER_PATH), args);
+    process.start(program.isEmpty() ? QStringLiteral(SHARDWISE_RUNNER_PATH) : program, args);
 }
 
 QByteArray RankProcess::stdoutSoFar() const { return readFile(dir.filePath(QStringLiteral("stdout"))); }

@@ -36,7 +36,8 @@ RankRun runOnce(const QStringList& args, const QProcessEnvironment& env, int tim
 // One running rank whose stdout and stderr go to files in a private temporary directory.
 class RankProcess {
 public:
-    RankProcess(const QStringList& args, const QProcessEnvironment& env);
+    // `program`: shardwise-runner when empty.
+    RankProcess(const QStringList& args, const QProcessEnvironment& env, const QString& program = {});
     QByteArray stdoutSoFar() const;
     RankRun finish(int timeoutMs);
     QProcess process;

@@ -7,6 +7,7 @@ checks, because the app parses the echoed config with that strict reader again."
 import json
 import math
 import os
+import re
 import pathlib
 
 STRATEGIES = ["zero0", "zero1", "zero2", "zero3", "zero3_offload",
@@ -465,14 +466,86 @@ def best_effort_rank():
     return 0
 
 
+def first_slurm_host(node_list):
+    """The first host of a Slurm hostlist: "gpu[007-010,3],login1" -> "gpu007" (the native runner's rule)."""
+    host, depth, first_of_bracket = [], 0, False
+    for ch in node_list:
+        if ch == "[":
+            if depth:
+                raise ConfigError("environment variable SLURM_JOB_NODELIST: nested '[' in '%s'" % node_list)
+            depth, first_of_bracket = 1, True
+        elif ch == "]":
+            if depth != 1:
+                raise ConfigError("environment variable SLURM_JOB_NODELIST: unbalanced ']' in '%s'" % node_list)
+            depth = 0
+        elif depth:
+            if ch in "-,":
+                first_of_bracket = False
+            elif first_of_bracket:
+                host.append(ch)
+        elif ch == ",":
+            break
+        else:
+            host.append(ch)
+    if depth or not host:
+        raise ConfigError("environment variable SLURM_JOB_NODELIST: cannot read '%s'" % node_list)
+    return "".join(host)
+
+
+def uniform_tasks_per_node(text):
+    """SLURM_TASKS_PER_NODE ("8(x2)", "4,4") as one count, or None when the nodes differ."""
+    counts = set()
+    for item in text.split(","):
+        m = re.fullmatch(r"(\d+)(\(x\d+\))?", item)
+        if not m or int(m.group(1)) < 1:
+            raise ConfigError("environment variable SLURM_TASKS_PER_NODE: cannot read '%s'" % text)
+        counts.add(int(m.group(1)))
+    return counts.pop() if len(counts) == 1 else None
+
+
+def apply_slurm_environment():
+    """An srun task without torchrun: Slurm's task variables fill the torchrun contract where it is unset,
+    by the native runner's rule (docs/protocol.md): the head is the first host of SLURM_JOB_NODELIST and
+    the port 15000 + SLURM_JOB_ID mod 20000."""
+    if _env("SLURM_PROCID") is None:
+        return
+
+    def local_world():
+        text = _env("SLURM_TASKS_PER_NODE")
+        if text is None:
+            raise ConfigError("environment variable SLURM_TASKS_PER_NODE: not set, though SLURM_PROCID is")
+        n = uniform_tasks_per_node(text)
+        if n is None:
+            raise ConfigError("environment variable SLURM_TASKS_PER_NODE: is '%s': every node must run the same "
+                              "number of ranks (srun --ntasks-per-node)" % text)
+        return n
+
+    def master_addr():
+        nodes = _env("SLURM_JOB_NODELIST") or _env("SLURM_NODELIST")
+        if nodes is None:
+            raise ConfigError("environment variable SLURM_JOB_NODELIST: not set, and MASTER_ADDR is not set either")
+        return first_slurm_host(nodes)
+
+    derived = {
+        "RANK": lambda: _env_int(["SLURM_PROCID"]),
+        "WORLD_SIZE": lambda: _env_int(["SLURM_NTASKS"]),
+        "LOCAL_RANK": lambda: _env_int(["SLURM_LOCALID"]),
+        "LOCAL_WORLD_SIZE": local_world,
+        "MASTER_ADDR": master_addr,
+        "MASTER_PORT": lambda: 15000 + _env_int(["SLURM_JOB_ID"]) % 20000,
+    }
+    for name, value in derived.items():
+        if _env(name) is None:
+            os.environ[name] = str(value())
+
+
 def read_launch_environment():
+    apply_slurm_environment()
     e = LaunchEnvironment()
-    e.rank = _env_int(["RANK", "SLURM_PROCID"])
-    e.world = _env_int(["WORLD_SIZE", "SLURM_NTASKS"])
-    e.local_rank = _env_int(["LOCAL_RANK", "SLURM_LOCALID"])
-    per_node = _env("SLURM_NTASKS_PER_NODE")
-    slurm_local_world = int(per_node) if per_node and per_node.isdigit() else None
-    e.local_world = _env_int(["LOCAL_WORLD_SIZE"], slurm_local_world or e.world)
+    e.rank = _env_int(["RANK"])
+    e.world = _env_int(["WORLD_SIZE"])
+    e.local_rank = _env_int(["LOCAL_RANK"])
+    e.local_world = _env_int(["LOCAL_WORLD_SIZE"], e.world)
     e.master_addr = _env("MASTER_ADDR") or ""
     if not e.master_addr:
         raise ConfigError("environment variable MASTER_ADDR is not set")
