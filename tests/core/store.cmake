@@ -33,6 +33,13 @@ if(TARGET shardwise-cli)
     target_compile_definitions(test_store_cli PRIVATE SHARDWISE_CLI="$<TARGET_FILE:shardwise-cli>")
     target_include_directories(test_store_cli PRIVATE ${CMAKE_CURRENT_LIST_DIR})
     add_dependencies(test_store_cli shardwise-cli)
+
+    shardwise_add_test(test_store_open_guard SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_open_guard.cpp
+        LIBS Shardwise::store TIMEOUT 180 LABELS store)
+    target_compile_definitions(test_store_open_guard PRIVATE SHARDWISE_CLI="$<TARGET_FILE:shardwise-cli>"
+        SHARDWISE_RUNNER="$<TARGET_FILE:shardwise-runner>")
+    target_include_directories(test_store_open_guard PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+    add_dependencies(test_store_open_guard shardwise-cli shardwise-runner)
 endif()
 
 shardwise_add_test(test_store_remote_follow SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_remote_follow.cpp

@@ -5,8 +5,12 @@
 
 #include <sqlite3.h>
 
+#include <cctype>
+#include <functional>
 #include <thread>
 #include <utility>
+
+#include <unistd.h>
 
 namespace shardwise::store {
 
@@ -92,6 +96,81 @@ void migrate(sqlite3* db, const std::filesystem::path& path, int target)
     }
 }
 
+// PRAGMA quick_check before anything writes: a damaged file is refused whole, so neither a migration
+// nor a recorded run lands in it and spreads the damage. quick_check reads every page (O(size)) but
+// skips the index-content cross-check of integrity_check, so opening stays fast on large stores.
+void refuseCorrupt(sqlite3* db, const std::filesystem::path& path)
+{
+    std::string problems;
+    try {
+        Statement s(db, "PRAGMA quick_check(5)");
+        while (s.step())
+            problems += (problems.empty() ? "" : "; ") + s.text(0);
+    } catch (const StoreError& e) {
+        problems = e.what();
+    }
+    if (problems != "ok")
+        throw StoreError("the run store " + path.string() + " is corrupt (PRAGMA quick_check: " + problems
+                         + "); it was not opened and nothing was written to it: restore it from a backup or move it "
+                           "aside to start a new store");
+}
+
+bool writable(const std::filesystem::path& path)
+{
+    // WAL mode creates the -wal and -shm files beside the store, so its folder must be writable too.
+    const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+    return ::access(path.c_str(), W_OK) == 0 && ::access(folder.c_str(), W_OK) == 0;
+}
+
+// "file:<path>?immutable=1", percent-encoding what a URI path cannot hold as is.
+std::filesystem::path immutableUri(const std::filesystem::path& path)
+{
+    static const char* hex = "0123456789ABCDEF";
+    std::string uri = "file:";
+    for (const unsigned char c : std::filesystem::absolute(path).string()) {
+        if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+            uri += static_cast<char>(c);
+        } else {
+            uri += '%';
+            uri += hex[c >> 4];
+            uri += hex[c & 15];
+        }
+    }
+    return uri + "?immutable=1";
+}
+
+// A new store is built under a private name and linked into place complete (WAL on, migrated), so a
+// store path never holds an empty file that Shardwise made: an empty file there is a store that was
+// truncated or replaced, and is reported instead of silently becoming a fresh store.
+void createStore(const std::filesystem::path& path, const OpenOptions& options, int target)
+{
+    const std::filesystem::path building = path.string() + ".creating-" + std::to_string(::getpid()) + "-"
+        + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+    std::error_code ec;
+    std::filesystem::remove(building, ec);
+    {
+        sqlite3* db = openConnection(building, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, options);
+        try {
+            enableWriteAheadLog(db, options.busyTimeout);
+            execute(db, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON");
+            migrate(db, path, target);
+        } catch (...) {
+            sqlite3_close_v2(db);
+            std::filesystem::remove(building, ec);
+            throw;
+        }
+        // The last connection's close checkpoints the WAL into the file and deletes it.
+        sqlite3_close_v2(db);
+    }
+    // A hard link never replaces a store that another process created meanwhile; that one is used.
+    std::filesystem::create_hard_link(building, path, ec);
+    if (ec && !std::filesystem::exists(path))
+        std::filesystem::rename(building, path, ec); // a file system without hard links
+    if (ec && !std::filesystem::exists(path))
+        throw StoreError("cannot create the run store " + path.string() + ": " + ec.message());
+    std::filesystem::remove(building, ec);
+}
+
 } // namespace
 
 double currentUnixTime()
@@ -110,32 +189,60 @@ Database Database::open(const std::filesystem::path& path, const OpenOptions& op
 
     Database d;
     d.m_path = path;
-    if (options.readOnly) {
+    std::error_code ec;
+    const bool exists = std::filesystem::exists(path, ec);
+    if (exists && std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0 && !ec)
+        throw StoreError("the run store " + path.string() + " is an empty file (0 bytes): the store that was there "
+                         "has been truncated or replaced, so it is not silently started afresh; restore it from a "
+                         "backup, or remove the file to start a new store");
+    const auto openReadOnly = [&](std::string reason) {
         d.m_db = openConnection(path, SQLITE_OPEN_READONLY, options);
         d.m_readOnly = true;
-        d.m_readOnlyReason = "the run store " + path.string() + " was opened read-only";
+        d.m_readOnlyReason = std::move(reason);
         try {
             d.m_version = userVersion(d.m_db);
         } catch (const StoreError& e) {
-            throw StoreError("cannot read run store " + path.string() + ": " + e.what());
+            // A WAL store in a folder this user cannot write, with no -wal/-shm beside it, can only be
+            // read as immutable: nobody can be writing it then, as a writer would have made its -wal.
+            if (std::filesystem::exists(path.string() + "-wal", ec) || writable(path))
+                throw StoreError("cannot read run store " + path.string() + ": " + e.what());
+            d.close();
+            d.m_db = openConnection(immutableUri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, options);
+            try {
+                d.m_version = userVersion(d.m_db);
+            } catch (const StoreError& again) {
+                throw StoreError("cannot read run store " + path.string() + ": " + again.what());
+            }
         }
+        refuseCorrupt(d.m_db, path);
+    };
+    if (options.readOnly) {
+        openReadOnly("the run store " + path.string() + " was opened read-only");
+        return d;
+    }
+    if (exists && !writable(path)) {
+        openReadOnly("the run store " + path.string() + " is not writable (it or its folder is read-only to this "
+                     "user); it was opened read-only");
         return d;
     }
 
-    std::error_code ec;
-    if (path.has_parent_path() && !std::filesystem::exists(path.parent_path(), ec)) {
-        std::filesystem::create_directories(path.parent_path(), ec);
-        if (ec)
-            throw StoreError("cannot create the folder " + path.parent_path().string() + " for the run store: "
-                             + ec.message());
+    if (!exists) {
+        if (path.has_parent_path() && !std::filesystem::exists(path.parent_path(), ec)) {
+            std::filesystem::create_directories(path.parent_path(), ec);
+            if (ec)
+                throw StoreError("cannot create the folder " + path.parent_path().string() + " for the run store: "
+                                 + ec.message());
+        }
+        createStore(path, options, target);
     }
-    d.m_db = openConnection(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, options);
+    d.m_db = openConnection(path, SQLITE_OPEN_READWRITE, options);
     int found = 0;
     try {
         found = userVersion(d.m_db);
     } catch (const StoreError& e) {
         throw StoreError("cannot read run store " + path.string() + ": " + e.what());
     }
+    refuseCorrupt(d.m_db, path);
     if (found > current) {
         // A newer Shardwise may have changed tables in ways this build would corrupt; reading is
         // safe because migrations only add.
