@@ -1,4 +1,4 @@
-// The preflight checklist (PRODUCT.md, "Cloud capacity"): each item says what the prepared commands
+// The preflight checklist (docs/cloud.md): each item says what the prepared commands
 // do about it, or what the user must confirm first, with the numbers from the plan and the table.
 #include "internal.hpp"
 

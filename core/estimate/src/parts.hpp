@@ -19,7 +19,7 @@ inline double largestUnitParams(const ModelSpec& m)
     return layer > root ? layer : root;
 }
 
-// Units the runner groups parameters into: one per decoder layer plus the root unit (RUNNER.md).
+// Units the runner groups parameters into: one per decoder layer plus the root unit (docs/runner.md).
 inline int unitCount(const ModelSpec& m) { return static_cast<int>(m.layers) + 1; }
 
 // Whether the figures describe a framework's eager PyTorch decoder rather than the native runner's.

@@ -1,4 +1,4 @@
-// Decision step 4 of PRODUCT.md: validate on the user's workload before a long run. Every run keeps
+// Decision step 4 (docs/formulas.md, "Decision order"): validate on the user's workload before a long run. Every run keeps
 // the planned model, precision, micro-batch, sequence length and GPU count; only the strategy (and,
 // for ZeRO-3 on PCIe, the allocator setting the reference needed; CUDA graphs only where the
 // strategy's step can be captured) changes.
