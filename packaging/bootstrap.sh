@@ -10,17 +10,27 @@ cd "$here"
 mode="${1:-run}"
 shift || true
 
-# Everything the project builds against or its tests start, as Debian 12 package names.
+# What building and running Shardwise needs, as Debian 12 package names: the toolchain, the libraries
+# the app, the CLI and the CPU runner link, Qt's translations, and python3 with torch for the PyTorch
+# backend.
 packages=(
     build-essential cmake ninja-build ccache pkg-config git
-    nlohmann-json3-dev libsqlite3-dev sqlite3 libssh2-1-dev openssh-server openssh-client libyaml-cpp-dev
+    nlohmann-json3-dev libsqlite3-dev libssh2-1-dev openssh-client libyaml-cpp-dev
     libtorch-dev libgloo-dev
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools
     qt6-l10n-tools qt6-translations-l10n libgl-dev libxkbcommon-dev libqt6opengl6-dev
-    desktop-file-utils appstream dpkg-dev librsvg2-bin
-    clang libclang-rt-14-dev
-    python3 python3-yaml python3-torch
+    python3 python3-torch
 )
+# What only the tests start or check: real sshd instances on loopback, the sqlite3 shell, the
+# sanitizer preset's compiler, the package and desktop-file checks, YAML parsing of exported configs.
+if [[ "$mode" == test ]]; then
+    packages+=(
+        openssh-server sqlite3
+        clang libclang-rt-14-dev
+        desktop-file-utils appstream dpkg-dev librsvg2-bin
+        python3-yaml
+    )
+fi
 
 missing=()
 for p in "${packages[@]}"; do
