@@ -259,6 +259,10 @@
         <translation>ZeRO-3 mit Optimiererzustand und Optimiererschritt auf der CPU.</translation>
     </message>
     <message>
+        <source>ZeRO-2 with optimizer state and the optimizer step on the CPU; full parameters stay on every GPU.</source>
+        <translation>ZeRO-2 mit Optimiererzustand und Optimiererschritt auf der CPU; die vollständigen Parameter bleiben auf jeder GPU.</translation>
+    </message>
+    <message>
         <source>FSDP2 with reshard_after_forward=False: parameters gathered in forward stay gathered through backward.</source>
         <translation>FSDP2 mit reshard_after_forward=False: Im Vorwärtsdurchlauf gesammelte Parameter bleiben bis zum Rückwärtsdurchlauf gesammelt.</translation>
     </message>

@@ -258,6 +258,10 @@
         <translation>オプティマイザ状態とオプティマイザステップを CPU に置いた ZeRO-3。</translation>
     </message>
     <message>
+        <source>ZeRO-2 with optimizer state and the optimizer step on the CPU; full parameters stay on every GPU.</source>
+        <translation>オプティマイザ状態とオプティマイザステップを CPU に置いた ZeRO-2。完全なパラメータは各 GPU に残ります。</translation>
+    </message>
+    <message>
         <source>FSDP2 with reshard_after_forward=False: parameters gathered in forward stay gathered through backward.</source>
         <translation>reshard_after_forward=False の FSDP2: 順伝播で集めたパラメータを逆伝播まで保持します。</translation>
     </message>

@@ -1,4 +1,4 @@
-// shardwise-cli plan: estimate all eight strategies for one model and cluster and follow the decision
+// shardwise-cli plan: estimate all nine strategies for one model and cluster and follow the decision
 // order to a recommendation (core/plan), printed as a table or as the plan's JSON.
 #include "checkpoint_advice.hpp"
 #include "command.hpp"
@@ -29,7 +29,7 @@ namespace {
 
 constexpr const char* kUsageHead = R"(usage: shardwise-cli plan --model PRESET|PATH --gpu PRESET [options]
 
-Estimates memory and throughput of all eight sharding strategies and recommends one by the
+Estimates memory and throughput of all nine sharding strategies and recommends one by the
 decision order (lightest that fits; full shard by interconnect; CPU offload last).
 
 )";
@@ -445,7 +445,7 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     }
 }
 
-const CommandRegistration kRegistration{"plan", "estimate all eight strategies and recommend one", runPlan};
+const CommandRegistration kRegistration{"plan", "estimate all nine strategies and recommend one", runPlan};
 
 } // namespace
 

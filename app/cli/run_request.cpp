@@ -21,7 +21,7 @@ constexpr const char* kUsage = R"(usage: shardwise-cli run --local|--node NAME..
 
 Measures sharding strategies for real: starts shardwise-runner processes on this machine or on SSH
 nodes (torchrun-style environment, rendezvous on the first node), shows rank 0's steps on stderr and
-prints one result per strategy. With --strategy all the eight strategies run one after another; an
+prints one result per strategy. With --strategy all the nine strategies run one after another; an
 OOM or a failure is a result row, not the end of the command.
 
 Launch:

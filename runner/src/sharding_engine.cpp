@@ -226,6 +226,10 @@ void ShardingEngine::optimizerStep()
             if (u.paramShard.defined() && m_traits.offloadsOptimizer)
                 // zero3_offload: up on the comm stream, in unit order, ahead of the gathers that read it.
                 m_comm.copyAfterComm(u.paramShard, u.master);
+            else if (!m_sharded && m_traits.offloadsOptimizer)
+                // zero2_offload: this rank's slice of the replica, on the comm stream ahead of the
+                // in-place all-gathers below that send it.
+                m_comm.copyAfterComm(steppedParamTarget(u), u.master);
             else if (u.paramShard.defined())
                 u.paramShard.copy_(u.master, /*non_blocking=*/true);
             else if (!m_sharded)

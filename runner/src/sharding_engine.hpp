@@ -17,6 +17,10 @@
 //   fsdp2_reshard    one unit prefetched ahead in forward and one behind in backward; freed after
 //                    forward (the root excepted, as FSDP2 does) and after backward.
 //   fsdp2_noreshard  gathered in forward and kept until the unit's backward is done.
+//   zero2_offload    zero2's buckets and replicas with zero3_offload's host optimizer: each bucket is
+//                    reduce-scattered in place and this rank's slices copied to the host; after the
+//                    CPU AdamW the updated slices are copied up into the replicas and all-gathered as
+//                    zero2 does (DeepSpeed stage 2 with offload_optimizer, "ZeRO-Offload").
 //   *_offload        master weights and Adam moments in host memory (bf16 under the pure-bf16 policy,
 //                    fp32 with fp32 master weights); each unit's gradient reduce-scattered in place
 //                    into its own slice of the unit's full gradient buffer and copied from there to a
@@ -151,6 +155,7 @@ private:
     at::Tensor fp32Truth(Unit& u);
     template <typename F> void guardComm(F&& f);
 
+    void downloadReducedBucket(const std::vector<at::Tensor>& fulls);
     const StrategyTraits& m_traits;
     EngineSettings m_settings;
     Communicator& m_comm;
@@ -169,7 +174,8 @@ private:
     // The step count as the device tensor the fused CUDA AdamW reads.
     at::Tensor m_stepTensor;
     // Offload: units whose full gradient buffer stays allocated because this rank's reduced slice of
-    // it is still on its way to the host, oldest first, with the copy's completion.
+    // it is still on its way to the host, oldest first, with the copy's completion (zero2_offload: the
+    // last flushed bucket's units).
     struct PendingDownload {
         std::size_t unit;
         CommTicket copied;

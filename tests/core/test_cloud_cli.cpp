@@ -170,6 +170,7 @@ private slots:
         QTest::addColumn<bool>("graphed");
         QTest::newRow("the recommendation") << QString() << true;
         QTest::newRow("zero3") << QStringLiteral("zero3") << true;
+        QTest::newRow("zero2_offload") << QStringLiteral("zero2_offload") << false;
         QTest::newRow("zero3_offload") << QStringLiteral("zero3_offload") << false;
         QTest::newRow("fsdp2_reshard_offload") << QStringLiteral("fsdp2_reshard_offload") << false;
     }

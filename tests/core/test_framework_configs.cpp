@@ -284,7 +284,13 @@ private slots:
                 QVERIFY(!j.at("zero_optimization").contains("allgather_bucket_size"));
             if (stage == 1 || stage == 2)
                 QVERIFY(!j.at("zero_optimization").contains("stage3_max_live_parameters"));
-            QCOMPARE(j.at("zero_optimization").contains("offload_optimizer"), c.strategy == Strategy::Zero3Offload);
+            QCOMPARE(j.at("zero_optimization").contains("offload_optimizer"), traits(c.strategy).offloadsOptimizer);
+            if (c.strategy == Strategy::Zero2Offload) // ZeRO-Offload: stage 2, optimizer to pinned host memory
+                QCOMPARE(j.at("zero_optimization"), (json{{"stage", 2}, {"overlap_comm", c.in.knobs.overlapComm},
+                                                           {"contiguous_gradients", true},
+                                                           {"reduce_bucket_size", c.in.knobs.reduceBucketElements},
+                                                           {"allgather_bucket_size", c.in.knobs.allgatherBucketElements},
+                                                           {"offload_optimizer", {{"device", "cpu"}, {"pin_memory", true}}}}));
             ++checked;
         }
         QVERIFY(checked >= 2);
@@ -358,8 +364,8 @@ private slots:
         QTest::newRow("nvme offload")
             << QStringLiteral(R"({"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}}})")
             << QStringLiteral("zero_optimization.offload_optimizer.device");
-        QTest::newRow("stage 2 offload")
-            << QStringLiteral(R"({"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}}})")
+        QTest::newRow("stage 1 offload")
+            << QStringLiteral(R"({"zero_optimization": {"stage": 1, "offload_optimizer": {"device": "cpu"}}})")
             << QStringLiteral("zero_optimization.offload_optimizer.device");
         QTest::newRow("batch does not divide")
             << QStringLiteral(R"({"train_batch_size": 10, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 1})")
@@ -389,6 +395,10 @@ private slots:
     }
 
     void autoLeavesThePlansValue()
+        QTest::newRow("accelerate stage 0 offload")
+            << QStringLiteral("distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 0\n"
+                              "  offload_optimizer_device: cpu\n")
+            << QStringLiteral("deepspeed_config.offload_optimizer_device");
     {
         const ImportedSettings s = importConfig(R"({"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto",
             "gradient_accumulation_steps": "auto", "bf16": {"enabled": "auto"},
@@ -416,6 +426,39 @@ private slots:
         QCOMPARE(master.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::Bf16Fp32Master));
         const ImportedSettings fp16 = importConfig(R"({"fp16": {"enabled": true, "loss_scale": 0}})");
         QCOMPARE(fp16.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::Bf16Fp32Master));
+    // DeepSpeed's ZeRO-Offload setup, stage 2 with offload_optimizer cpu, reads back as zero2_offload from
+    // a ds_config and from an Accelerate config; stage 2 ignores offload_param, and the import says so.
+    void stage2OptimizerOffloadIsZero2Offload()
+    {
+        const ImportedSettings ds = importConfig(R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 2,
+            "offload_optimizer": {"device": "cpu", "pin_memory": true}}})");
+        QCOMPARE(ds.strategy, std::optional<Strategy>(Strategy::Zero2Offload));
+        QCOMPARE(ds.framework, Framework::DeepSpeed);
+        QVERIFY(!hasWarning(ds, "zero_optimization.offload_param.device"));
+
+        const ImportedSettings both = importConfig(R"({"zero_optimization": {"stage": 2,
+            "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "cpu"}}})");
+        QCOMPARE(both.strategy, std::optional<Strategy>(Strategy::Zero2Offload));
+        QVERIFY(hasWarning(both, "zero_optimization.offload_param.device"));
+
+        const ImportedSettings none = importConfig(R"({"zero_optimization": {"stage": 2,
+            "offload_optimizer": {"device": "none"}}})");
+        QCOMPARE(none.strategy, std::optional<Strategy>(Strategy::Zero2));
+
+        const ImportedSettings acc = importConfig("distributed_type: DEEPSPEED\nnum_processes: 8\ndeepspeed_config:\n"
+                                                  "  zero_stage: 2\n  offload_optimizer_device: cpu\n"
+                                                  "  offload_param_device: none\n");
+        QCOMPARE(acc.strategy, std::optional<Strategy>(Strategy::Zero2Offload));
+
+        // The exports read back as the strategy they were made for.
+        EstimateInput in = baseInput();
+        in.framework.framework = Framework::DeepSpeed;
+        for (ConfigKind kind : {ConfigKind::DsConfig, ConfigKind::Accelerate})
+            QCOMPARE(importConfig(exportConfig(kind, in, Strategy::Zero2Offload, planIdentity(in, Strategy::Zero2Offload)))
+                         .strategy,
+                     std::optional<Strategy>(Strategy::Zero2Offload));
+    }
+
         QVERIFY(hasWarning(fp16, "fp16.enabled"));
     }
 

@@ -100,6 +100,9 @@ private slots:
     void frameworksExpressTheirOwnStrategies()
     {
         QVERIFY(frameworkSupports(Framework::DeepSpeed, Strategy::Zero3Offload));
+        QVERIFY(frameworkSupports(Framework::DeepSpeed, Strategy::Zero2Offload));
+        QVERIFY(!frameworkSupports(Framework::Fsdp2, Strategy::Zero2Offload));
+        QVERIFY(!frameworkSupports(Framework::Torchtitan, Strategy::Zero2Offload));
         QVERIFY(!frameworkSupports(Framework::DeepSpeed, Strategy::Fsdp2Reshard));
         QVERIFY(frameworkSupports(Framework::Fsdp2, Strategy::Zero0));
         QVERIFY(frameworkSupports(Framework::Fsdp2, Strategy::Fsdp2ReshardOffload));
@@ -124,6 +127,34 @@ private slots:
         QVERIFY(std::abs(modelStates(e.memory) - (2.0 * n + 18.0 * n / w)) <= 1e-9 * n);
         // The reduce bucket (reduce_bucket_size bf16 elements, contiguous_gradients) comes on top.
         QCOMPARE(e.memory.commBuffers, 2.0 * double(in.knobs.reduceBucketElements));
+    }
+
+    // The same estimator with cpu_offload (ZeRO-Offload, zero2_offload): gpu_mem = 2 * total_params and
+    // cpu_mem = total_params * max(4 * total_gpus, 16) * additional_buffer_factor per node. The host
+    // figure is reproduced on one node; across nodes a node holds only its own processes' loaded
+    // models (4N each) where the estimator counts every GPU of the job.
+    void deepSpeedZero2OffloadMatchesItsOwnEstimate_data() { addSizes(); }
+    void deepSpeedZero2OffloadMatchesItsOwnEstimate()
+    {
+        QFETCH(QString, model);
+        QFETCH(int, gpusPerNode);
+        QFETCH(int, nodes);
+        const EstimateInput in = input(model.toLatin1().constData(), "h100-80gb", gpusPerNode, nodes, Framework::DeepSpeed);
+        const double n = double(in.model.parameterCount());
+        const double w = double(gpusPerNode * nodes);
+        const double factor = Calibration{}.deepspeedHostBufferFactor;
+        const Estimate e = estimate(in, Strategy::Zero2Offload);
+        QVERIFY(e.supported);
+        QVERIFY(std::abs(modelStates(e.memory) - 2.0 * n) <= 1e-9 * n);
+        QCOMPARE(e.memory.commBuffers, 2.0 * double(in.knobs.reduceBucketElements));
+        const double perNode = nodes == 1 ? n * std::max(4.0 * w, 16.0) * factor
+                                          : n * std::max(4.0 * gpusPerNode, 16.0 / nodes) * factor;
+        QVERIFY2(std::abs(e.hostBytesPerNode - perNode) <= 1e-9 * n,
+                 qPrintable(QStringLiteral("host %1 GiB, expected %2 GiB").arg(e.hostBytesPerNode / kGiB).arg(perNode / kGiB)));
+        // Without offload the same job keeps 18N/W more on every GPU and nothing on the host.
+        const Estimate z2 = estimate(in, Strategy::Zero2);
+        QVERIFY(std::abs(modelStates(z2.memory) - modelStates(e.memory) - 18.0 * n / w) <= 1e-9 * n);
+        QCOMPARE(z2.hostBytesPerNode, 0.0);
     }
 
     // deepspeed/runtime/zero/stage3.py, estimate_zero3_model_states_mem_needs: without offload

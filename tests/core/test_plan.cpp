@@ -97,6 +97,7 @@ private slots:
         QTest::newRow("fsdp2_noreshard") << Strategy::Fsdp2NoReshard << true;
         QTest::newRow("zero3") << Strategy::Zero3 << false;
         QTest::newRow("fsdp2_reshard") << Strategy::Fsdp2Reshard << false;
+        QTest::newRow("zero2_offload") << Strategy::Zero2Offload << false;
         QTest::newRow("zero3_offload") << Strategy::Zero3Offload << false;
         QTest::newRow("fsdp2_reshard_offload") << Strategy::Fsdp2ReshardOffload << false;
     }
@@ -186,6 +187,36 @@ private slots:
         QVERIFY(p.recommendation.strategy.has_value());
         QVERIFY(traits(*p.recommendation.strategy).offloadsOptimizer);
         QVERIFY(mentions(p.recommendation.reasons, "roughly 40-65 %"));
+    }
+
+    // Qwen2.5-7B on one A100 40GB: its bf16 weights (15 GB) fit the GPU but not with their gradients and
+    // AdamW state, so only offload fits. zero2_offload keeps the whole weights on the GPU and moves
+    // only the optimizer away: the lightest offload, decided before zero3_offload, which also fits
+    // and is measured beside it.
+    void stepThreePrefersZero2OffloadBeforeZero3Offload()
+    {
+        const Plan p = makePlan(input({"qwen2.5-7b", "a100-40gb", 1, Interconnect::Pcie, 1024, 1}));
+        for (const Candidate& c : p.candidates)
+            if (!traits(c.strategy).offloadsOptimizer)
+                QVERIFY2(!c.estimate.fits(), strategyId(c.strategy).data());
+        QVERIFY(p.candidate(Strategy::Zero2Offload).estimate.fits());
+        QVERIFY(p.candidate(Strategy::Zero3Offload).estimate.fits());
+        QCOMPARE(p.recommendation.step, DecisionStep::OffloadLast);
+        QCOMPARE(p.recommendation.strategy, std::optional<Strategy>(Strategy::Zero2Offload));
+        QVERIFY2(mentions(p.recommendation.reasons, "zero2_offload, the lightest offload that fits"),
+                 qPrintable(joined(p.recommendation.reasons)));
+        QVERIFY(std::find(p.recommendation.alsoMeasure.begin(), p.recommendation.alsoMeasure.end(),
+                          Strategy::Zero3Offload) != p.recommendation.alsoMeasure.end());
+        // The decision order: zero2_offload is the first offload, zero3_offload right after it.
+        std::vector<Strategy> order;
+        for (const auto& t : allStrategies())
+            order.push_back(t.strategy);
+        std::sort(order.begin(), order.end(), [](Strategy a, Strategy b) { return traits(a).sortOrder < traits(b).sortOrder; });
+        const auto at = [&](Strategy s) { return std::find(order.begin(), order.end(), s) - order.begin(); };
+        QCOMPARE(at(Strategy::Zero3Offload), at(Strategy::Zero2Offload) + 1);
+        for (Strategy s : order)
+            if (traits(s).offloadsOptimizer && s != Strategy::Zero2Offload)
+                QVERIFY(at(s) > at(Strategy::Zero2Offload));
     }
 
     void nothingFitsSaysWhatWould_data()

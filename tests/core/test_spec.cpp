@@ -63,7 +63,7 @@ private slots:
         QCOMPARE(m->layers * m->layerParams() + m->rootParams(), m->parameterCount());
     }
 
-    void strategyTableHasEightDistinctIds()
+    void strategyTableHasNineDistinctIds()
     {
         std::set<std::string_view> ids;
         std::set<int> orders;
@@ -73,8 +73,8 @@ private slots:
             QCOMPARE(strategyFromId(t.id), std::optional<Strategy>(t.strategy));
             QCOMPARE(traits(t.strategy).id, t.id);
         }
-        QCOMPARE(ids.size(), std::size_t(8));
-        QCOMPARE(orders.size(), std::size_t(8));
+        QCOMPARE(ids.size(), std::size_t(9));
+        QCOMPARE(orders.size(), std::size_t(9));
         QVERIFY(!strategyFromId("zero4"));
     }
 
@@ -86,6 +86,17 @@ private slots:
         QVERIFY(traits(Strategy::Zero2).reduction != traits(Strategy::Fsdp2NoReshard).reduction);
         QVERIFY(traits(Strategy::Fsdp2ReshardOffload).offloadsParameters);
         QVERIFY(!traits(Strategy::Zero3Offload).offloadsParameters);
+        // ZeRO-Offload: zero2's placement with the optimizer on the host, the lightest offload.
+        const StrategyTraits& z2o = traits(Strategy::Zero2Offload);
+        QCOMPARE(z2o.id, std::string_view("zero2_offload"));
+        QVERIFY(z2o.offloadsOptimizer && !z2o.offloadsParameters);
+        QVERIFY(z2o.shardsOptimizer && z2o.shardsGradients && !z2o.shardsParameters);
+        QVERIFY(z2o.reduction == traits(Strategy::Zero2).reduction);
+        QVERIFY(z2o.sortOrder > traits(Strategy::Fsdp2Reshard).sortOrder);
+        QVERIFY(z2o.sortOrder < traits(Strategy::Zero3Offload).sortOrder);
+        QVERIFY(frameworkSupports(Framework::DeepSpeed, Strategy::Zero2Offload));
+        QVERIFY(!frameworkSupports(Framework::Fsdp2, Strategy::Zero2Offload));
+        QVERIFY(!frameworkSupports(Framework::Torchtitan, Strategy::Zero2Offload));
     }
 
     void modelRoundTripsThroughJson()

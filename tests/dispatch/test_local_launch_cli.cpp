@@ -86,7 +86,7 @@ private slots:
         QTest::newRow("ranks not a number") << base + arguments("--strategy", "zero2", "--ranks", "two") << QStringLiteral("--ranks");
         QTest::newRow("zero ranks") << base + arguments("--strategy", "zero2", "--ranks", "0") << QStringLiteral("--ranks");
         QTest::newRow("unknown strategy lists ids")
-            << base + arguments("--strategy", "zero9") << QStringLiteral("allowed: zero0, zero1, zero2, zero3, zero3_offload");
+            << base + arguments("--strategy", "zero9") << QStringLiteral("allowed: zero0, zero1, zero2, zero3, zero2_offload, zero3_offload");
         QTest::newRow("unknown device") << base + arguments("--strategy", "zero2", "--device", "tpu") << QStringLiteral("--device");
         QTest::newRow("unknown precision") << base + arguments("--strategy", "zero2", "--precision", "fp8")
                                            << QStringLiteral("--precision");
@@ -153,7 +153,7 @@ private slots:
         QVERIFY(r.out.isEmpty());
     }
 
-    void strategyAllMakesOomOneResultRowAmongEight()
+    void strategyAllMakesOomOneResultRowAmongNine()
     {
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("FIXTURE_OOM_STRATEGY"), QStringLiteral("zero3"));
@@ -161,7 +161,7 @@ private slots:
         QCOMPARE(r.exitCode, 1);
         const json doc = parseOutput(r);
         QVERIFY(!doc.at("succeeded").get<bool>());
-        QCOMPARE(doc.at("runs").size(), std::size_t(8));
+        QCOMPARE(doc.at("runs").size(), std::size_t(9));
         for (const auto& run : doc.at("runs")) {
             const std::string strategy = run.at("strategy").get<std::string>();
             QCOMPARE(run.at("outcome").get<std::string>(), std::string(strategy == "zero3" ? "oom" : "ok"));
@@ -307,7 +307,7 @@ private slots:
         QVERIFY2(r.err.contains(QStringLiteral("[zero2] starting 1 rank(s) on cuda with CUDA graphs")), qPrintable(r.err));
     }
 
-    // With --strategy all the two offload strategies cannot be captured: they run eager, the six
+    // With --strategy all the three offload strategies cannot be captured: they run eager, the six
     // GPU-resident ones with graphs, and none is refused.
     void cudaGraphsOfEveryStrategyLeaveTheOffloadOnesEager()
     {
@@ -315,7 +315,7 @@ private slots:
                                                         "--format", "json")));
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const json doc = parseOutput(r);
-        QCOMPARE(doc.at("runs").size(), std::size_t(8));
+        QCOMPARE(doc.at("runs").size(), std::size_t(9));
         for (const auto& run : doc.at("runs")) {
             const std::string strategy = run.at("strategy").get<std::string>();
             const bool offload = strategy.find("offload") != std::string::npos;

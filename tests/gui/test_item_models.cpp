@@ -71,7 +71,7 @@ private slots:
         CandidateTableModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setPlan(planViewFor(inputFor("qwen2.5-3b", "l4", 4, Interconnect::Pcie)));
-        QCOMPARE(model.rowCount(), 8);
+        QCOMPARE(model.rowCount(), 9);
         model.clear();
         QCOMPARE(model.rowCount(), 0);
     }

@@ -92,7 +92,7 @@ private slots:
         QVERIFY(!examples.isEmpty());
         QCOMPARE(page.form()->state().value(QStringLiteral("model")).toString(),
                  examples.front().form.value(QStringLiteral("model")).toString());
-        QCOMPARE(page.candidateModel()->rowCount(), 8);
+        QCOMPARE(page.candidateModel()->rowCount(), 9);
         QVERIFY(page.currentPlan().hasRecommendation);
     }
 
@@ -159,7 +159,7 @@ private slots:
             const auto verdict = static_cast<StepVerdict>(page.stepModel()->index(row, 0).data(DecisionStepModel::VerdictRole).toInt());
             QCOMPARE(verdict == StepVerdict::Decided, row + 1 == decided);
         }
-        QCOMPARE(page.candidateModel()->rowCount(), 8);
+        QCOMPARE(page.candidateModel()->rowCount(), 9);
         auto* chart = page.findChild<QChartView*>(QStringLiteral("memoryChart"));
         QVERIFY(chart && chart->chart()->series().size() == 2); // stacked bars + capacity line
     }
@@ -198,7 +198,7 @@ private slots:
         QVERIFY2(page.form()->addModelFile(path, &error), qPrintable(error));
         QVERIFY(waitForPlan(page));
         QVERIFY2(page.errorText().isEmpty(), qPrintable(page.errorText()));
-        QCOMPARE(page.candidateModel()->rowCount(), 8);
+        QCOMPARE(page.candidateModel()->rowCount(), 9);
     }
 
     // A 128 GiB workstation cannot hold Qwen2.5-14B's ~110 GiB of offloaded state in its usable 80 %;

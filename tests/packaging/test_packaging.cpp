@@ -311,7 +311,7 @@ private slots:
         QVERIFY2(r.out.contains(QStringLiteral("Plan: Qwen2.5-3B")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("NVIDIA H200")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("1 node(s) x 8 GPU(s)")), qPrintable(r.out));
-        for (const char* strategy : {"zero0", "zero1", "zero2", "zero3", "zero3_offload", "fsdp2_noreshard", "fsdp2_reshard", "fsdp2_reshard_offload"})
+        for (const char* strategy : {"zero0", "zero1", "zero2", "zero3", "zero2_offload", "zero3_offload", "fsdp2_noreshard", "fsdp2_reshard", "fsdp2_reshard_offload"})
             QVERIFY2(QRegularExpression(QStringLiteral("^%1 +(yes|no) ").arg(QLatin1String(strategy)), QRegularExpression::MultilineOption).match(r.out).hasMatch(),
                      qPrintable(QStringLiteral("no row for ") + QLatin1String(strategy) + QLatin1Char('\n') + r.out));
         QVERIFY2(r.out.contains(QStringLiteral("Recommendation: ")), qPrintable(r.out));

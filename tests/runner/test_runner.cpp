@@ -299,6 +299,7 @@ private slots:
         QTest::addColumn<QString>("strategy");
         QTest::newRow("fsdp2_reshard_offload") << QStringLiteral("fsdp2_reshard_offload");
         QTest::newRow("zero3_offload") << QStringLiteral("zero3_offload");
+        QTest::newRow("zero2_offload") << QStringLiteral("zero2_offload");
     }
     void resumeAcrossRanksMatchesUninterruptedRun()
     {

@@ -311,7 +311,7 @@ private slots:
     void deepSpeedStagesAreConfigErrors_data()
     {
         QTest::addColumn<QString>("strategy");
-        for (const char* s : {"zero1", "zero2", "zero3", "zero3_offload"})
+        for (const char* s : {"zero1", "zero2", "zero3", "zero2_offload", "zero3_offload"})
             QTest::newRow(s) << QString::fromLatin1(s);
     }
 

@@ -57,7 +57,7 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
     QStringList categories;
     double maxValue = plan.capacityGiB;
     for (const CandidateView& c : plan.candidates) {
-        categories << strategyIdText(c.strategy); // ids are short enough for eight slots side by side
+        categories << strategyIdText(c.strategy); // ids are short enough for nine slots side by side
         maxValue = std::max(maxValue, c.peakGiB);
     }
     auto* axisX = new QBarCategoryAxis;

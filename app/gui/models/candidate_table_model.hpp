@@ -1,5 +1,5 @@
 #pragma once
-// The eight sharding candidates of a plan, one row each: fits, predicted peak, throughput, MFU and
+// The nine sharding candidates of a plan, one row each: fits, predicted peak, throughput, MFU and
 // NCCL share. Shared by the Plan page's table and its memory chart.
 
 #include "workspace/plan_view.hpp"

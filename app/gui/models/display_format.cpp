@@ -43,6 +43,8 @@ QString strategySummary(Strategy s)
         return DisplayFormat::tr("Optimizer state and gradients sharded; gradients are reduce-scattered.");
     case Strategy::Zero3:
         return DisplayFormat::tr("Optimizer state, gradients and parameters sharded; parameters are all-gathered per layer for forward and again for backward.");
+    case Strategy::Zero2Offload:
+        return DisplayFormat::tr("ZeRO-2 with optimizer state and the optimizer step on the CPU; full parameters stay on every GPU.");
     case Strategy::Zero3Offload:
         return DisplayFormat::tr("ZeRO-3 with optimizer state and the optimizer step on the CPU.");
     case Strategy::Fsdp2NoReshard:

@@ -96,6 +96,8 @@ constexpr std::array kCoefficients{
                 runs<Strategy::Zero2>},
     Coefficient{"zero3_step_s_per_param", &Calibration::zero3StepSPerParam, 0.0, 1e-9, false, Target::Throughput,
                 runs<Strategy::Zero3>},
+    Coefficient{"zero2_offload_step_s_per_param", &Calibration::zero2OffloadStepSPerParam, 0.0, 1e-8, false,
+                Target::Throughput, runs<Strategy::Zero2Offload>},
     Coefficient{"zero3_offload_step_s_per_param", &Calibration::zero3OffloadStepSPerParam, 0.0, 1e-8, false,
                 Target::Throughput, runs<Strategy::Zero3Offload>},
     Coefficient{"fsdp2_noreshard_step_s_per_param", &Calibration::fsdp2NoReshardStepSPerParam, 0.0, 1e-9, false,

@@ -44,6 +44,7 @@ std::optional<Strategy> deeperThan(Strategy s)
     case Strategy::Zero0: return Strategy::Zero1;
     case Strategy::Zero1: return Strategy::Zero2;
     case Strategy::Zero2: return Strategy::Zero3;
+    case Strategy::Zero2Offload: return Strategy::Zero3Offload; // offload kept, parameters sharded too
     case Strategy::Fsdp2NoReshard: return Strategy::Fsdp2Reshard;
     default: return std::nullopt;
     }
@@ -125,8 +126,8 @@ void explainOutOfMemory(Failure& f, Diagnosis& d, const RunFacts& run, std::stri
                              "Shard deeper: the next ZeRO stage (zero1 → zero2 → zero3) or FSDP2 with "
                              "reshard_after_forward=True (fsdp2_reshard)."});
         d.actions.push_back({ActionKind::Offload, std::nullopt, "", {},
-                             "If the deepest sharding still does not fit, offload to the CPU (zero3_offload or "
-                             "fsdp2_reshard_offload), at a large cost in throughput."});
+                             "If the deepest sharding still does not fit, offload to the CPU (zero2_offload, zero3_offload "
+                             "or fsdp2_reshard_offload), at a large cost in throughput."});
     }
 }
 

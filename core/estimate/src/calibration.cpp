@@ -51,6 +51,7 @@ constexpr std::array kFields{
     Field{"zero1_step_s_per_param", &Calibration::zero1StepSPerParam, 0.0, 1e-8},
     Field{"zero2_step_s_per_param", &Calibration::zero2StepSPerParam, 0.0, 1e-8},
     Field{"zero3_step_s_per_param", &Calibration::zero3StepSPerParam, 0.0, 1e-8},
+    Field{"zero2_offload_step_s_per_param", &Calibration::zero2OffloadStepSPerParam, 0.0, 1e-8},
     Field{"zero3_offload_step_s_per_param", &Calibration::zero3OffloadStepSPerParam, 0.0, 1e-8},
     Field{"fsdp2_noreshard_step_s_per_param", &Calibration::fsdp2NoReshardStepSPerParam, 0.0, 1e-8},
     Field{"fsdp2_reshard_step_s_per_param", &Calibration::fsdp2ReshardStepSPerParam, 0.0, 1e-8},
@@ -93,6 +94,8 @@ double Calibration::*stepSPerParamMember(Strategy s)
         return &Calibration::zero2StepSPerParam;
     case Strategy::Zero3:
         return &Calibration::zero3StepSPerParam;
+    case Strategy::Zero2Offload:
+        return &Calibration::zero2OffloadStepSPerParam;
     case Strategy::Zero3Offload:
         return &Calibration::zero3OffloadStepSPerParam;
     case Strategy::Fsdp2NoReshard:

@@ -2,7 +2,8 @@
 // Transformers / Accelerate apply them) and torchtitan allocate at their defaults. Sources per term
 // are in docs/formulas.md, "Framework targets". The ZeRO stages (zero1..zero3_offload) follow
 // DeepSpeed's own model-state estimates, estimate_zero2_model_states_mem_needs
-// (deepspeed/runtime/zero/stage_1_and_2.py: 2N + 18N/W without offload, 2N with it) and
+// (deepspeed/runtime/zero/stage_1_and_2.py: 2N + 18N/W without offload; with cpu_offload 2N on the
+// GPU and N x max(4 x GPUs, 16) x additional_buffer_factor on the host) and
 // estimate_zero3_model_states_mem_needs (stage3.py: 4 x largest layer + 18N/W; with offload_optimizer
 // 4 x largest layer + 2N/W on the GPU and 16N/W x additional_buffer_factor on the host); the fsdp2
 // strategies follow fully_shard's buffers (the FSDP2 tutorial's MixedPrecisionPolicy(param_dtype=bf16,
@@ -112,6 +113,21 @@ void deepSpeedStages(MemoryBreakdown& mb, const MemoryContext& ctx, const Estima
         mb.gatheredParams = 4.0 * ctx.largestModule + kBf16Bytes * liveGathered;
         mb.commBuffers = buckets;
         break;
+    case Strategy::Zero2Offload: {
+        // ZeRO-Offload, stage 2 with offload_optimizer {device: cpu}: the bf16 weights stay whole on
+        // the GPU; the fp32 gradient partition, master and moments live in pinned host memory.
+        mb.deviceParams = kBf16Bytes * n;
+        mb.commBuffers = buckets;
+        mb.hostGrads = (master ? 4.0 : kBf16Bytes) * n / w;
+        mb.hostOptimizer = optimizer * n / w;
+        // Stage 2 has no zero.Init: every process first loads the whole fp32 model on the host before
+        // deepspeed.initialize partitions it, so the host's peak is the larger of that load (4N per
+        // process) and the step's state (16N/W). This is the estimator's max(4 x GPUs, 16) per node,
+        // which counts every GPU of the job where a node holds only its own processes.
+        const double hostStep = mb.hostGrads + mb.hostOptimizer;
+        mb.hostParams = std::max(0.0, 4.0 * n - hostStep);
+        break;
+    }
     case Strategy::Zero3Offload: // offload_optimizer {device: cpu}: gradients, master and moments on the host
         mb.deviceParams = kBf16Bytes * n / w;
         mb.gatheredParams = 4.0 * ctx.largestModule + kBf16Bytes * liveGathered;

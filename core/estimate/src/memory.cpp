@@ -127,6 +127,13 @@ MemoryBreakdown memoryBreakdown(const MemoryContext& ctx, const EstimateInput& i
         // The unit being reduced holds its full gradient next to the persistent gradient shards.
         mb.commBuffers = unit + reduceOutput;
         break;
+    case Strategy::Zero2Offload:
+        // As zero2, but each bucket's gradients are reduced in place and this rank's slices copied to
+        // the host from there: no reduce output and no device gradient shard. A flushed bucket's
+        // buffers are freed when the next bucket flushes (unit_schedule.cpp), after the peak at the
+        // start of backward, where only the root's gradient is allocated.
+        mb.commBuffers = unit;
+        break;
     case Strategy::Zero3:
     case Strategy::Zero3Offload:
     case Strategy::Fsdp2Reshard:

@@ -33,11 +33,12 @@ detail::StateShares detail::stateShares(Strategy s, double params, double world,
     case Strategy::Fsdp2Reshard:
         st.deviceParams = p / w, st.deviceGrads = g / w, st.deviceOptimizer = o / w;
         break;
+    case Strategy::Zero2Offload: // ZeRO-Offload: the full bf16 parameters stay on every GPU
     case Strategy::Zero3Offload:
         // The gradient shard is copied to pinned host memory and the CPU AdamW updates it there. With
         // pure bf16 the CPU step also needs the bf16 parameter shard on the host; with an fp32 master
         // the master (in the optimizer bytes) plays that role.
-        st.deviceParams = p / w;
+        st.deviceParams = s == Strategy::Zero2Offload ? p : p / w;
         st.hostGrads = g / w, st.hostOptimizer = o / w;
         st.hostParams = pureBf16 ? p / w : 0.0;
         break;

@@ -78,11 +78,19 @@ Schedule schedule(const ThroughputContext& ctx, const EstimateInput& in, Strateg
         break;
     case Strategy::Zero1: // DeepSpeed stage 1/2 reduce through large all-reduce buckets
     case Strategy::Zero2:
+    case Strategy::Zero2Offload:
         // Stage 2 keeps only its gradient slice, so it must reduce every micro-step.
-        sc.volume.allReduceBytes = payload * (s == Strategy::Zero2 ? microSteps : 1.0);
+        sc.volume.allReduceBytes = payload * (s == Strategy::Zero1 ? 1.0 : microSteps);
         sc.afterStepGatherBytes = payload;
         sc.volume.allGatherBytes = payload;
         sc.overlap = overlapOn ? c.bucketAllReduceOverlap : 0.0;
+        if (s == Strategy::Zero2Offload) {
+            // As zero3_offload: each reduced layer slice goes down behind the backward, the root's
+            // after it, and the updated bf16 slice goes up after the CPU step, before the all-gather.
+            sc.layerCopyBytes = kBf16Bytes * layerParams / w * microSteps;
+            sc.exposedCopyBytes = kBf16Bytes * rootParams / w * microSteps + kBf16Bytes * n / w;
+            sc.copyWindow = 2.0 / 3.0;
+        }
         break;
     case Strategy::Zero3:
     case Strategy::Zero3Offload:
@@ -122,7 +130,7 @@ Schedule schedule(const ThroughputContext& ctx, const EstimateInput& in, Strateg
         }
         break;
     }
-    if (torchFramework && s != Strategy::Zero1 && s != Strategy::Zero2) {
+    if (torchFramework && s != Strategy::Zero1 && s != Strategy::Zero2 && s != Strategy::Zero2Offload) {
         sc.volume.allReduceBytes *= reduceWidth;
         sc.volume.reduceScatterBytes *= reduceWidth;
         sc.layerCopyBytes *= reduceWidth;
@@ -132,7 +140,8 @@ Schedule schedule(const ThroughputContext& ctx, const EstimateInput& in, Strateg
         sc.overlap = overlapOn ? c.deepspeedGatherOverlap : 0.0;
     // DeepSpeed turns overlap_comm on by default for stage 3 only (runtime/zero/config.py): stages 1
     // and 2 reduce each bucket while backward waits.
-    if (in.framework.framework == Framework::DeepSpeed && (s == Strategy::Zero1 || s == Strategy::Zero2))
+    if (in.framework.framework == Framework::DeepSpeed
+        && (s == Strategy::Zero1 || s == Strategy::Zero2 || s == Strategy::Zero2Offload))
         sc.overlap = 0.0;
     return sc;
 }

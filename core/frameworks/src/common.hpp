@@ -21,7 +21,7 @@ std::string header(std::string_view prefix, const PlanIdentity& id, std::string_
 void requireSupported(ConfigKind kind, const EstimateInput& in, Strategy s);
 // The activation checkpointing the input asks for: "off" | "full" | "selective".
 std::string_view checkpointingId(const TrainingSpec& t);
-// The ZeRO stage a DeepSpeed strategy is (zero3_offload: 3).
+// The ZeRO stage a DeepSpeed strategy is (zero2_offload: 2, zero3_offload: 3).
 int zeroStage(Strategy s);
 
 std::string exportDsConfig(const EstimateInput& in, Strategy s, const PlanIdentity& id);
@@ -42,7 +42,7 @@ ImportedSettings importDsConfig(const nlohmann::json& j);
 ImportedSettings importAccelerate(std::string_view text, const std::string& directory);
 void warn(ImportedSettings& s, std::string key, std::string message);
 // The strategy of the ZeRO stage and offload devices DeepSpeed states; SpecError naming `offloadKey`
-// for a combination that is none of the eight.
+// for a combination that is none of the nine.
 Strategy strategyForZero(int stage, const std::string& optimizerDevice, const std::string& paramDevice,
                          const std::string& optimizerKey, const std::string& paramKey, ImportedSettings& s);
 

@@ -286,7 +286,7 @@ ImportedSettings importAccelerate(std::string_view text, const std::string& dire
         const bool offload = fsdp.offload.value_or(false);
         if (offload && !reshard)
             throw SpecError("fsdp_config.fsdp_offload_params",
-                            "offload without resharding is none of the eight strategies (fsdp2_reshard_offload reshards)");
+                            "offload without resharding is none of the nine strategies (fsdp2_reshard_offload reshards)");
         s.strategy = offload ? Strategy::Fsdp2ReshardOffload : reshard ? Strategy::Fsdp2Reshard : Strategy::Fsdp2NoReshard;
         if (!fsdpSeen)
             warn(s, "fsdp_config", "missing: planned with fully_shard's defaults (reshard after forward, no offload)");

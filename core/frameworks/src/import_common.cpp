@@ -25,12 +25,18 @@ Strategy strategyForZero(int stage, const std::string& optimizerDevice, const st
             throw SpecError(key, "'" + device + "' is not planned: Shardwise plans offload to CPU memory only (cpu or none)");
     const bool optimizerOff = optimizerDevice == "cpu";
     const bool paramOff = paramDevice == "cpu";
-    if (stage < 3 && (optimizerOff || paramOff))
+    if (stage < 2 && (optimizerOff || paramOff))
         throw SpecError(optimizerOff ? optimizerKey : paramKey,
                         "offload with ZeRO stage " + std::to_string(stage)
-                            + " is none of the eight strategies; Shardwise plans CPU offload with stage 3 (zero3_offload)");
+                            + " is none of the nine strategies; Shardwise plans CPU offload with stage 2 "
+                              "(zero2_offload) or stage 3 (zero3_offload)");
+    // DeepSpeed's stage 1/2 optimizer (runtime/zero/stage_1_and_2.py) reads offload_optimizer only:
+    // stage 2 keeps the parameters on the GPU whatever offload_param says.
+    if (stage == 2 && paramOff)
+        warn(s, paramKey,
+             "DeepSpeed offloads parameters at stage 3 only: stage 2 keeps them on the GPU, and so does the plan");
     if (stage == 3 && paramOff && !optimizerOff)
-        throw SpecError(paramKey, "parameter offload without optimizer offload is none of the eight strategies; "
+        throw SpecError(paramKey, "parameter offload without optimizer offload is none of the nine strategies; "
                                   "zero3_offload offloads the optimizer");
     if (stage == 3 && paramOff)
         warn(s, paramKey,
@@ -42,7 +48,7 @@ Strategy strategyForZero(int stage, const std::string& optimizerDevice, const st
     case 1:
         return Strategy::Zero1;
     case 2:
-        return Strategy::Zero2;
+        return optimizerOff ? Strategy::Zero2Offload : Strategy::Zero2;
     default:
         return optimizerOff ? Strategy::Zero3Offload : Strategy::Zero3;
     }

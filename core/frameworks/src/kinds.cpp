@@ -238,6 +238,7 @@ int zeroStage(Strategy s)
         return 3;
     }
 }
+    case Strategy::Zero2Offload:
 
 } // namespace detail
 

@@ -28,7 +28,7 @@ std::size_t tableIndex(Strategy s);
 
 // Remedies for an input where nothing fits; `in` is already validated. findRemedies probes through
 // FitProbe (model constants once per input, stopping at the first fitting strategy);
-// findRemediesStraightforward runs the same bisections with fitsByMemory, all eight strategies
+// findRemediesStraightforward runs the same bisections with fitsByMemory, all nine strategies
 // from scratch at every probe. Both return the same remedies.
 using RemedySearch = std::vector<Remedy> (*)(const EstimateInput& in, const Calibration& c);
 std::vector<Remedy> findRemedies(const EstimateInput& in, const Calibration& c);

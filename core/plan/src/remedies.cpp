@@ -15,7 +15,7 @@ constexpr int kMaxGpus = 1024;
 constexpr int kMinSeqLen = 128;
 
 // The lightest strategy that fits a variant of the input, from memory alone (the searches never need
-// throughput): straightforwardly, all eight verdicts from scratch...
+// throughput): straightforwardly, all nine verdicts from scratch...
 struct AllVerdicts {
     const Calibration& c;
     std::optional<Strategy> operator()(const EstimateInput& t) const

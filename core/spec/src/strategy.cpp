@@ -24,8 +24,12 @@ constexpr std::array<StrategyTraits, kStrategyCount> kTable{{
     {Zero3, "zero3", "ZeRO-3", F::DeepSpeedZero, true, true, true, true, false, false, R::ReduceScatter, 4,
      "Optimizer state, gradients and parameters sharded; parameters gathered per layer for forward and again "
      "for backward."},
+    // ZeRO-Offload (Ren et al., USENIX ATC 2021): stage 2 with offload_optimizer {device: cpu}.
+    {Zero2Offload, "zero2_offload", "ZeRO-2 + CPU offload", F::DeepSpeedZero, true, true, false, false, true, false,
+     R::BucketAllReduce, 6,
+     "ZeRO-2 with optimizer state and the optimizer step on the CPU; full parameters stay on every GPU."},
     {Zero3Offload, "zero3_offload", "ZeRO-3 + CPU offload", F::DeepSpeedZero, true, true, true, true, true, false,
-     R::ReduceScatter, 6, "ZeRO-3 with optimizer state and the optimizer step on the CPU."},
+     R::ReduceScatter, 7, "ZeRO-3 with optimizer state and the optimizer step on the CPU."},
     {Fsdp2NoReshard, "fsdp2_noreshard", "FSDP2 no-reshard", F::Fsdp2, true, true, true, false, false, false,
      R::ReduceScatter, 3,
      "FSDP2 reshard_after_forward=False: parameters gathered in forward stay gathered through backward."},
@@ -33,7 +37,7 @@ constexpr std::array<StrategyTraits, kStrategyCount> kTable{{
      R::ReduceScatter, 5,
      "FSDP2 reshard_after_forward=True: parameters freed after each unit's forward, re-gathered for its backward."},
     {Fsdp2ReshardOffload, "fsdp2_reshard_offload", "FSDP2 reshard + offload", F::Fsdp2, true, true, true, true,
-     true, true, R::ReduceScatter, 7,
+     true, true, R::ReduceScatter, 8,
      "FSDP2 reshard with sharded parameters, gradients and optimizer state in CPU memory; optimizer step on the "
      "CPU."},
 }};

@@ -10,7 +10,7 @@ import os
 import re
 import pathlib
 
-STRATEGIES = ["zero0", "zero1", "zero2", "zero3", "zero3_offload",
+STRATEGIES = ["zero0", "zero1", "zero2", "zero3", "zero2_offload", "zero3_offload",
               "fsdp2_noreshard", "fsdp2_reshard", "fsdp2_reshard_offload"]
 # What PyTorch itself expresses: DDP for zero0, fully_shard for the three FSDP2 setups. The ZeRO
 # stages in between are DeepSpeed's (core/spec/src/framework.cpp, frameworkSupports).

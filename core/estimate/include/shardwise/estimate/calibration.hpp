@@ -122,6 +122,8 @@ struct Calibration {
     double zero1StepSPerParam = 0.0;
     double zero2StepSPerParam = 8.0e-13;
     double zero3StepSPerParam = 2.1e-12;
+    // No zero2_offload run has been fitted yet: zero2's figure, its schedule's copies being the same.
+    double zero2OffloadStepSPerParam = 8.0e-13;
     double zero3OffloadStepSPerParam = 1.7e-11;
     double fsdp2NoReshardStepSPerParam = 1.3e-12;
     double fsdp2ReshardStepSPerParam = 1.8e-12;

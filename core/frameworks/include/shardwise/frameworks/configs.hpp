@@ -9,9 +9,9 @@
 //      unknown keys, so the record stays at the top), comments in YAML, TOML, Python and shell.
 //      Throws SpecError with field "strategy" when the export's framework cannot express `s` (zero2 has
 //      no FSDP2 form, fsdp2_noreshard no DeepSpeed one); the message names the framework that can.
-//        ds-config     DeepSpeed ds_config.json                     zero0..zero3, zero3_offload
+//        ds-config     DeepSpeed ds_config.json                     zero0..zero3, zero2_offload, zero3_offload
 //        accelerate    Accelerate config YAML: FSDP (fsdp_version 2) for the FSDP2 strategies,
-//                      MULTI_GPU (DDP) for zero0, DEEPSPEED for zero1..zero3 and zero3_offload
+//                      MULTI_GPU (DDP) for zero0, DEEPSPEED for zero1..zero3 and the ZeRO offloads
 //        torchtitan    torchtitan job-config TOML sections          zero0 (DDP) and the FSDP2 strategies
 //        fsdp2-python  a fully_shard / DDP training script sketch   zero0 and the FSDP2 strategies
 //        launch        torchrun, the DeepSpeed launcher (DeepSpeed target) or accelerate launch

@@ -1,5 +1,5 @@
 #pragma once
-// The decision order (PRODUCT.md) as code: estimate all eight strategies, then
+// The decision order (docs/formulas.md, "Decision order") as code: estimate all nine strategies, then
 //   step 1: the lightest strategy that keeps full parameters through backward and fits;
 //   step 2: else full sharding chosen by the intra-node interconnect;
 //   step 3: else CPU offload;

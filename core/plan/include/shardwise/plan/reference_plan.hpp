@@ -1,5 +1,5 @@
 #pragma once
-// makePlan by its straightforward paths: every probe of the remedy searches estimates all eight
+// makePlan by its straightforward paths: every probe of the remedy searches estimates all nine
 // strategies from scratch (fitsByMemory), and the reasons are formatted by the C library's
 // vsnprintf. It returns the same plans as makePlan, which the tests check over whole grids; it is
 // kept as their oracle and as the planner benchmark's reference workload.

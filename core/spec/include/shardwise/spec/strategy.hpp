@@ -1,5 +1,5 @@
 #pragma once
-// The eight training-state sharding strategies and the one table of their properties.
+// The nine training-state sharding strategies and the one table of their properties.
 // Every other part of Shardwise (planner, runner, store, charts) reads strategy facts from here.
 
 #include <array>
@@ -14,6 +14,7 @@ enum class Strategy {
     Zero1,
     Zero2,
     Zero3,
+    Zero2Offload,
     Zero3Offload,
     Fsdp2NoReshard,
     Fsdp2Reshard,
@@ -45,7 +46,7 @@ struct StrategyTraits {
     std::string_view summary;      // one sentence, shown as tooltip / help text
 };
 
-inline constexpr std::size_t kStrategyCount = 8;
+inline constexpr std::size_t kStrategyCount = 9;
 
 const std::array<StrategyTraits, kStrategyCount>& allStrategies();
 const StrategyTraits& traits(Strategy s);
