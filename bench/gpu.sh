@@ -70,9 +70,9 @@ offload_steps="${OFFLOAD_STEPS:-$(cpu_default 2 4)}"
 if [[ "$what" == scale ]]; then
     # The scaling targets (zero1, zero2, fsdp2_noreshard at 4 GPUs) first, offload last: a call cut by
     # its budget loses the least useful runs.
-    strategies="${STRATEGIES:-zero1 zero2 fsdp2_noreshard zero0 zero3 fsdp2_reshard zero3_offload fsdp2_reshard_offload}"
+    strategies="${STRATEGIES:-zero1 zero2 fsdp2_noreshard zero0 zero3 fsdp2_reshard zero2_offload zero3_offload fsdp2_reshard_offload}"
 else
-    strategies="${STRATEGIES:-zero0 zero1 zero2 zero3 fsdp2_noreshard fsdp2_reshard zero3_offload fsdp2_reshard_offload}"
+    strategies="${STRATEGIES:-zero0 zero1 zero2 zero3 fsdp2_noreshard fsdp2_reshard zero2_offload zero3_offload fsdp2_reshard_offload}"
 fi
 models="${MODELS:-$(cpu_default tiny "qwen2.5-3b qwen2.5-7b")}"
 worlds="${WORLDS:-1}"

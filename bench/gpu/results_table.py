@@ -15,7 +15,7 @@ import pathlib
 TARGETS = {
     "zero0": ("ddp", 1.3), "zero1": ("ddp", 1.3), "zero2": ("ddp", 1.3), "zero3": ("ddp", 1.3),
     "fsdp2_noreshard": ("noreshard", 1.5), "fsdp2_reshard": ("reshard", 1.5),
-    "zero3_offload": ("offload", 3.0), "fsdp2_reshard_offload": ("offload", 3.0),
+    "zero2_offload": ("offload", 3.0), "zero3_offload": ("offload", 3.0), "fsdp2_reshard_offload": ("offload", 3.0),
 }
 GIB = 2 ** 30
 

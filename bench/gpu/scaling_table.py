@@ -24,8 +24,8 @@ GIB = 2 ** 30
 TARGET_STRATEGIES = ("zero1", "zero2", "fsdp2_noreshard")
 TARGET_WORLD = 4
 TARGET_SCALING = 0.90
-STRATEGY_ORDER = ["zero0", "zero1", "zero2", "zero3", "fsdp2_noreshard", "fsdp2_reshard", "zero3_offload",
-                  "fsdp2_reshard_offload"]
+STRATEGY_ORDER = ["zero0", "zero1", "zero2", "zero3", "fsdp2_noreshard", "fsdp2_reshard", "zero2_offload",
+                  "zero3_offload", "fsdp2_reshard_offload"]
 COLLECTIVES = ("all_gather", "reduce_scatter", "all_reduce")
 
 
