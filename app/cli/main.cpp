@@ -32,7 +32,8 @@ void printUsage(std::ostream& out)
     out << "usage: shardwise-cli <command> [options]\n\ncommands:\n";
     for (const auto& c : sorted)
         out << "  " << c.name << std::string(c.name.size() < 10 ? 10 - c.name.size() : 1, ' ') << c.summary << "\n";
-    out << "\n`shardwise-cli <command> --help` describes a command's options.\n";
+    out << "\n`shardwise-cli <command> --help` describes a command's options; `shardwise-cli --version` prints the "
+           "version.\n";
 }
 
 } // namespace
@@ -47,6 +48,10 @@ int main(int argc, char** argv)
     const std::string name = argv[1];
     if (name == "help" || name == "--help" || name == "-h") {
         printUsage(std::cout);
+        return kExitOk;
+    }
+    if (name == "--version") {
+        std::cout << "shardwise-cli " << SHARDWISE_VERSION << "\n";
         return kExitOk;
     }
     const std::vector<std::string> args(argv + 2, argv + argc);

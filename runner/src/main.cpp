@@ -9,6 +9,7 @@
 #include "shardwise/spec/json.hpp"
 
 #include <c10/util/Exception.h>
+#include <torch/version.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +49,10 @@ int main(int argc, char** argv)
         options = parseOptions(args);
         if (options.help) {
             std::cout << usageText();
+            return Ok;
+        }
+        if (options.version) {
+            std::cout << "shardwise-runner " << SHARDWISE_RUNNER_VERSION << " (libtorch " << TORCH_VERSION << ")\n";
             return Ok;
         }
         env = readLaunchEnvironment();

@@ -132,6 +132,7 @@ Runtime:
                             event per rank
   --probe-max-bytes N       largest buffer the probe moves                     (default: 256 MiB)
   --help                    this text
+  --version                 the runner's version and the LibTorch it was built with
 
 Exit codes: 0 ok, 1 internal error, 2 configuration error, 3 out of memory, 4 communication error.
 Every failure is also reported as an "error" event on stdout.
@@ -161,6 +162,10 @@ RunnerOptions parseOptions(const std::vector<std::string>& args)
         const auto& flag = args[i];
         if (flag == "--help" || flag == "-h") {
             o.help = true;
+            continue;
+        }
+        if (flag == "--version") {
+            o.version = true;
             continue;
         }
         if (flag == "--resume") {

@@ -24,6 +24,7 @@ struct RunnerOptions {
     std::string dumpInitialParams;
     int collectiveTimeoutS = 120;
     bool help = false;
+    bool version = false; // --version: print the runner's and LibTorch's versions and exit
     // --probe: measure the hardware (docs/protocol.md, "probe") instead of training.
     bool probe = false;
     std::int64_t probeMaxBytes = 256LL << 20;

@@ -13,6 +13,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <string_view>
 
 namespace shardwise::gui {
 
@@ -60,6 +61,14 @@ int runShardwise(int argc, char** argv)
 {
     // Fractional scale factors (125 %, 150 %) as the desktop asks, instead of rounding to 1x or 2x.
     QApplication::setHighDpiScaleFactorRoundingPolicy(Qt::HighDpiScaleFactorRoundingPolicy::PassThrough);
+    // --help and --version only print: they need no display, so a terminal without one (SSH, CI) gets
+    // them too instead of a platform-plugin failure.
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        if ((a == "--help" || a == "-h" || a == "--help-all" || a == "--version" || a == "-v")
+            && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Shardwise"));
     QApplication::setOrganizationDomain(QStringLiteral("shardwise.example"));
