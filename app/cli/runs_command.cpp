@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
@@ -501,8 +502,9 @@ int importRuns(const Options& o, std::ostream& out, std::ostream& err)
     try {
         const auto result = format == "csv" ? store::importRunsCsv(db, in, source) : store::importRunsJson(db, in, source);
         out << "imported " << result.runIds.size() << " run(s) from " << path;
-        if (!result.runIds.empty())
-            out << " as IDs " << result.runIds.front() << "-" << result.runIds.back();
+        if (!result.runIds.empty()) // rows are stored last first, so the file's order is not the id order
+            out << " as IDs " << *std::min_element(result.runIds.begin(), result.runIds.end()) << "-"
+                << *std::max_element(result.runIds.begin(), result.runIds.end());
         out << "\n";
     } catch (const store::ImportError& e) {
         err << "shardwise-cli runs import: " << path << ": " << e.what() << "; nothing was imported\n";

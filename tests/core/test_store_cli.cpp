@@ -215,6 +215,69 @@ private slots:
         QCOMPARE(listRuns(db).size(), std::size_t(2));
     }
 
+    // Values that parse but cannot be stored, and files from a newer Shardwise: each a named error with
+    // exit 2, and the store keeps exactly what it had.
+    void badImportValuesAreNamed_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("expected");
+        const QByteArray run = R"("model":"m","gpu_name":"L4","strategy":"zero1","world_size":4,"status":"completed")";
+        QTest::newRow("json overflow") << QStringLiteral("overflow.json")
+                                       << QByteArray("[\n{" + run + ",\n\"tokens_per_s\":1e999}]")
+                                       << QStringLiteral("line 3: number out of range");
+        QTest::newRow("csv overflow") << QStringLiteral("overflow.csv")
+                                      << QByteArray("model,gpu_name,strategy,world_size,status,tokens_per_s\nm,L4,zero1,4,completed,1e999\n")
+                                      << QStringLiteral("line 2, column 'tokens_per_s': number out of range: '1e999' overflows a double");
+        QTest::newRow("csv integer overflow")
+            << QStringLiteral("bytes.csv")
+            << QByteArray("model,gpu_name,strategy,world_size,status,peak_allocated_bytes\nm,L4,zero1,4,completed,99999999999999999999\n")
+            << QStringLiteral("column 'peak_allocated_bytes': number out of range");
+        QTest::newRow("newer format version")
+            << QStringLiteral("newer.json")
+            << QByteArray(R"({"format":"shardwise-runs","version":2,"runs":[{)" + run + "}]}")
+            << QStringLiteral("version: the file has format version 2, newer than this Shardwise reads (1)");
+        QTest::newRow("unknown precision") << QStringLiteral("precision.json") << QByteArray("[{" + run + R"(,"precision":"fp7"}])")
+                                           << QStringLiteral("runs[0].precision: unknown precision 'fp7'; known: bf16, bf16-fp32-master");
+        QTest::newRow("more nodes than ranks") << QStringLiteral("nodes.json") << QByteArray("[{" + run + R"(,"node_count":5}])")
+                                               << QStringLiteral("runs[0].node_count: 5 nodes cannot hold 4 rank(s)");
+        QTest::newRow("node list disagrees") << QStringLiteral("list.json")
+                                             << QByteArray("[{" + run + R"(,"node_count":2,"nodes":"a;b;c"}])")
+                                             << QStringLiteral("runs[0].node_count: is 2 but 'nodes' names 3");
+    }
+    void badImportValuesAreNamed()
+    {
+        QFETCH(QString, name);
+        QFETCH(QByteArray, content);
+        QFETCH(QString, expected);
+        const QString file = m_dir.filePath(name);
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(content);
+        f.close();
+        const auto r = runCli({QStringLiteral("runs"), QStringLiteral("import"), file, QStringLiteral("--db"), m_db});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("nothing was imported")), qPrintable(r.err));
+        const Database db = Database::open(m_db.toStdString());
+        QCOMPARE(listRuns(db).size(), std::size_t(2));
+    }
+
+    void importPrintsIdsLowestToHighest()
+    {
+        const QString file = m_dir.filePath(QStringLiteral("three.csv"));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("model,gpu_name,strategy,world_size,status,precision,node_count,nodes\n"
+                "m,L4,zero1,4,completed,bf16,2,a;b\nm,L4,zero2,4,completed,bf16-fp32-master,,\nm,L4,zero3,4,oom,,,\n");
+        f.close();
+        const QString target = m_dir.filePath(QStringLiteral("three.sqlite"));
+        const auto r = runCli({QStringLiteral("runs"), QStringLiteral("import"), file, QStringLiteral("--db"), target});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("imported 3 run(s) from ")) && r.out.contains(QStringLiteral(" as IDs 1-3")),
+                 qPrintable(r.out));
+    }
+
     // The shipped published results as runs: every predictable cell stored once with its citation key,
     // a second import keeps them, --replace stores them again under new ids; a folder with a broken
     // source is refused by name and stores nothing.

@@ -148,7 +148,7 @@ void exportRunsJson(const std::vector<RunSummary>& runs, std::ostream& out)
     nlohmann::json list = nlohmann::json::array();
     for (const auto& run : runs)
         list.push_back(toJson(run));
-    const nlohmann::json document{{"format", "shardwise-runs"}, {"version", 1}, {"runs", std::move(list)}};
+    const nlohmann::json document{{"format", "shardwise-runs"}, {"version", kExchangeFormatVersion}, {"runs", std::move(list)}};
     out << document.dump(2) << "\n";
 }
 

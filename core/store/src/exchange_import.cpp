@@ -81,6 +81,8 @@ public:
             return std::nullopt;
         std::int64_t x = 0;
         const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
+        if (ec == std::errc::result_out_of_range)
+            throw ImportError(m_row.locate(field), "number out of range: '" + *v + "' does not fit a 64-bit whole number");
         if (ec != std::errc() || end != v->data() + v->size())
             throw ImportError(m_row.locate(field), "expected a whole number, got '" + *v + "'");
         if (x < lo || x > hi)
@@ -96,6 +98,9 @@ public:
             return std::nullopt;
         double x = 0;
         const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
+        if (ec == std::errc::result_out_of_range && end == v->data() + v->size())
+            throw ImportError(m_row.locate(field), "number out of range: '" + *v
+                                                       + "' overflows a double (the largest is about 1.8e308)");
         if (ec != std::errc() || end != v->data() + v->size() || !std::isfinite(x))
             throw ImportError(m_row.locate(field), "expected a number, got '" + *v + "'");
         if (x < lo || x > hi) {
@@ -159,10 +164,23 @@ IncomingRun readRun(const IncomingRow& row, const std::string& defaultSource, do
     }
     run.nodeCount = static_cast<int>(
         r.integer("node_count", 1, 100'000).value_or(std::max<std::int64_t>(1, static_cast<std::int64_t>(run.nodes.size()))));
+    if (run.nodeCount > run.worldSize)
+        throw ImportError(r.locate(r.text("node_count") ? "node_count" : "nodes"), std::to_string(run.nodeCount) + " nodes cannot hold "
+                                                      + std::to_string(run.worldSize) + " rank(s) (world_size); every node runs at least one");
+    if (!run.nodes.empty() && r.text("node_count") && static_cast<int>(run.nodes.size()) != run.nodeCount)
+        throw ImportError(r.locate("node_count"), "is " + std::to_string(run.nodeCount) + " but 'nodes' names "
+                                                      + std::to_string(run.nodes.size()));
     run.interconnect = r.text("interconnect").value_or("");
     if (!run.interconnect.empty() && run.interconnect != "nvlink" && run.interconnect != "pcie")
         throw ImportError(r.locate("interconnect"), "expected nvlink or pcie, got '" + run.interconnect + "'");
     run.precision = r.text("precision").value_or("");
+    // The stored precision is precisionId() of the run's policy; anything else would never match a
+    // filter or a calibration.
+    if (!run.precision.empty() && run.precision != precisionId(PrecisionPolicy::PureBf16)
+        && run.precision != precisionId(PrecisionPolicy::Bf16Fp32Master))
+        throw ImportError(r.locate("precision"), "unknown precision '" + run.precision + "'; known: "
+                                                     + std::string(precisionId(PrecisionPolicy::PureBf16)) + ", "
+                                                     + std::string(precisionId(PrecisionPolicy::Bf16Fp32Master)));
     run.microBatch = r.integer("micro_batch", 1, 1'000'000);
     run.seqLen = r.integer("seq_len", 1, 100'000'000);
     run.warmupSteps = r.integer("warmup_steps", 0, 1'000'000);
@@ -222,6 +240,20 @@ void checkColumns(const std::vector<std::string>& present, const std::function<s
     for (const auto& name : requiredImportFields())
         if (std::find(present.begin(), present.end(), name) == present.end())
             throw ImportError(where, "missing the required field '" + name + "'");
+}
+
+// nlohmann reports an overflowing number without its place ("number overflow parsing '1e999'"): find
+// the literal in the text to name the line.
+std::string overflowLocation(const std::string& text, const std::string& message)
+{
+    const auto open = message.find('\'');
+    const auto close = open == std::string::npos ? open : message.find('\'', open + 1);
+    if (close == std::string::npos)
+        return "(document)";
+    const auto at = text.find(message.substr(open + 1, close - open - 1));
+    if (at == std::string::npos)
+        return "(document)";
+    return "line " + std::to_string(1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
 }
 
 ImportResult store(Database& db, const std::vector<IncomingRun>& runs)
@@ -308,11 +340,17 @@ ImportResult importRunsCsv(Database& db, std::istream& in, const std::string& so
 ImportResult importRunsJson(Database& db, std::istream& in, const std::string& source)
 {
     db.requireWritable();
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    const std::string text = buffer.str();
     nlohmann::json document;
     try {
-        document = nlohmann::json::parse(in);
+        document = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
         throw ImportError("(document)", std::string("not valid JSON: ") + e.what());
+    } catch (const nlohmann::json::out_of_range& e) {
+        throw ImportError(overflowLocation(text, e.what()), std::string("number out of range: ") + e.what()
+                                                                + " (a number must fit a double, at most about 1.8e308)");
     }
     const nlohmann::json* list = &document;
     if (document.is_object()) {
@@ -321,6 +359,16 @@ ImportResult importRunsJson(Database& db, std::istream& in, const std::string& s
         if (!document.contains("runs"))
             throw ImportError("runs", "missing; expected an array of run objects");
         list = &document["runs"];
+        if (document.contains("version")) {
+            const auto& version = document["version"];
+            if (!version.is_number_integer())
+                throw ImportError("version", "expected a whole number, got " + version.dump());
+            if (version.get<std::int64_t>() > kExchangeFormatVersion)
+                throw ImportError("version", "the file has format version " + version.dump()
+                                                 + ", newer than this Shardwise reads ("
+                                                 + std::to_string(kExchangeFormatVersion)
+                                                 + "); import it with a newer Shardwise");
+        }
     }
     if (!list->is_array())
         throw ImportError("runs", "expected an array of run objects");

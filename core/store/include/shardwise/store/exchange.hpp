@@ -26,6 +26,9 @@ private:
     std::string m_location;
 };
 
+// The "version" of the JSON export document; import refuses a newer one by name.
+inline constexpr int kExchangeFormatVersion = 1;
+
 // The CSV header, in order; also the JSON field names of one run.
 const std::vector<std::string>& exchangeFields();
 // Fields an imported run must have.
