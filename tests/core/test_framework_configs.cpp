@@ -296,6 +296,34 @@ private slots:
         QVERIFY(checked >= 2);
     }
 
+    // A Slurm batch script asks for the plan's nodes and GPUs; the native runner runs one task per rank
+    // (it reads Slurm's variables), a framework one torchrun per node; every directive precedes the
+    // first command, as sbatch reads directives only until then.
+    void sbatchScriptsAskForThePlansAllocation()
+    {
+        int checked = 0;
+        for (const Case& c : allCases()) {
+            if (!exportSupports(ConfigKind::Sbatch, c.in, c.strategy))
+                continue;
+            const std::string text = exportConfig(ConfigKind::Sbatch, c.in, c.strategy, planIdentity(c.in, c.strategy));
+            const bool native = c.in.framework.framework == Framework::Native;
+            const int gpus = c.in.cluster.gpusPerNode;
+            QVERIFY2(text.find("#SBATCH --nodes=" + std::to_string(c.in.cluster.nodes) + "\n") != std::string::npos, c.name.c_str());
+            QVERIFY2(text.find("#SBATCH --gpus-per-node=" + std::to_string(gpus) + "\n") != std::string::npos, c.name.c_str());
+            QVERIFY2(text.find("#SBATCH --ntasks-per-node=" + std::to_string(native ? gpus : 1) + "\n") != std::string::npos,
+                     c.name.c_str());
+            QVERIFY2(text.find(native ? "srun --ntasks-per-node=" + std::to_string(gpus) + " --gpus-per-node="
+                                      : std::string("srun --ntasks-per-node=1 --gpus-per-node=")) != std::string::npos,
+                     c.name.c_str());
+            QCOMPARE(text.find("torchrun") != std::string::npos, !native);
+            std::size_t lastDirective = text.rfind("#SBATCH");
+            std::size_t firstCommand = text.find("\nset -euo pipefail");
+            QVERIFY(lastDirective < firstCommand);
+            ++checked;
+        }
+        QVERIFY(checked >= 3);
+    }
+
     void accelerateConfigsUseAccelerateKeysAndTypes()
     {
         int checked = 0;
@@ -367,6 +395,10 @@ private slots:
         QTest::newRow("stage 1 offload")
             << QStringLiteral(R"({"zero_optimization": {"stage": 1, "offload_optimizer": {"device": "cpu"}}})")
             << QStringLiteral("zero_optimization.offload_optimizer.device");
+        QTest::newRow("accelerate stage 0 offload")
+            << QStringLiteral("distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 0\n"
+                              "  offload_optimizer_device: cpu\n")
+            << QStringLiteral("deepspeed_config.offload_optimizer_device");
         QTest::newRow("batch does not divide")
             << QStringLiteral(R"({"train_batch_size": 10, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 1})")
             << QStringLiteral("train_batch_size");
@@ -394,38 +426,6 @@ private slots:
         }
     }
 
-    void autoLeavesThePlansValue()
-        QTest::newRow("accelerate stage 0 offload")
-            << QStringLiteral("distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 0\n"
-                              "  offload_optimizer_device: cpu\n")
-            << QStringLiteral("deepspeed_config.offload_optimizer_device");
-    {
-        const ImportedSettings s = importConfig(R"({"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto",
-            "gradient_accumulation_steps": "auto", "bf16": {"enabled": "auto"},
-            "zero_optimization": {"stage": 3, "reduce_bucket_size": "auto", "stage3_prefetch_bucket_size": "auto",
-                                  "stage3_param_persistence_threshold": "auto"}})");
-        QVERIFY(s.warnings.empty() || !hasWarning(s, "train_batch_size"));
-        QCOMPARE(s.autoKeys.size(), std::size_t(7));
-        QVERIFY(!s.microBatch && !s.gradAccumulation && !s.trainBatchSize && !s.reduceBucketElements);
-        QCOMPARE(s.strategy, std::optional<Strategy>(Strategy::Zero3));
-        EstimateInput in = baseInput();
-        in.training.microBatch = 3;
-        applyImported(s, in);
-        QCOMPARE(in.training.microBatch, 3);
-        QCOMPARE(in.knobs.reduceBucketElements, TuningKnobs{}.reduceBucketElements);
-        QCOMPARE(in.framework.framework, Framework::DeepSpeed);
-    }
-
-    void bf16WithoutFp32CopiesIsPureBf16()
-    {
-        const ImportedSettings pure = importConfig(R"({"bf16": {"enabled": true, "bf16_master_weights_and_grads": true,
-            "bf16_optimizer_states": true, "immediate_grad_update": true}, "zero_optimization": {"stage": 1}})");
-        QCOMPARE(pure.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::PureBf16));
-        QVERIFY(pure.warnings.empty());
-        const ImportedSettings master = importConfig(R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 1}})");
-        QCOMPARE(master.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::Bf16Fp32Master));
-        const ImportedSettings fp16 = importConfig(R"({"fp16": {"enabled": true, "loss_scale": 0}})");
-        QCOMPARE(fp16.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::Bf16Fp32Master));
     // DeepSpeed's ZeRO-Offload setup, stage 2 with offload_optimizer cpu, reads back as zero2_offload from
     // a ds_config and from an Accelerate config; stage 2 ignores offload_param, and the import says so.
     void stage2OptimizerOffloadIsZero2Offload()
@@ -459,6 +459,34 @@ private slots:
                      std::optional<Strategy>(Strategy::Zero2Offload));
     }
 
+    void autoLeavesThePlansValue()
+    {
+        const ImportedSettings s = importConfig(R"({"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto",
+            "gradient_accumulation_steps": "auto", "bf16": {"enabled": "auto"},
+            "zero_optimization": {"stage": 3, "reduce_bucket_size": "auto", "stage3_prefetch_bucket_size": "auto",
+                                  "stage3_param_persistence_threshold": "auto"}})");
+        QVERIFY(s.warnings.empty() || !hasWarning(s, "train_batch_size"));
+        QCOMPARE(s.autoKeys.size(), std::size_t(7));
+        QVERIFY(!s.microBatch && !s.gradAccumulation && !s.trainBatchSize && !s.reduceBucketElements);
+        QCOMPARE(s.strategy, std::optional<Strategy>(Strategy::Zero3));
+        EstimateInput in = baseInput();
+        in.training.microBatch = 3;
+        applyImported(s, in);
+        QCOMPARE(in.training.microBatch, 3);
+        QCOMPARE(in.knobs.reduceBucketElements, TuningKnobs{}.reduceBucketElements);
+        QCOMPARE(in.framework.framework, Framework::DeepSpeed);
+    }
+
+    void bf16WithoutFp32CopiesIsPureBf16()
+    {
+        const ImportedSettings pure = importConfig(R"({"bf16": {"enabled": true, "bf16_master_weights_and_grads": true,
+            "bf16_optimizer_states": true, "immediate_grad_update": true}, "zero_optimization": {"stage": 1}})");
+        QCOMPARE(pure.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::PureBf16));
+        QVERIFY(pure.warnings.empty());
+        const ImportedSettings master = importConfig(R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 1}})");
+        QCOMPARE(master.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::Bf16Fp32Master));
+        const ImportedSettings fp16 = importConfig(R"({"fp16": {"enabled": true, "loss_scale": 0}})");
+        QCOMPARE(fp16.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::Bf16Fp32Master));
         QVERIFY(hasWarning(fp16, "fp16.enabled"));
     }
 

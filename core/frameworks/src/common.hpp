@@ -29,6 +29,7 @@ std::string exportAccelerate(const EstimateInput& in, Strategy s, const PlanIden
 std::string exportTorchtitan(const EstimateInput& in, Strategy s, const PlanIdentity& id);
 std::string exportFsdp2Python(const EstimateInput& in, Strategy s, const PlanIdentity& id);
 std::string exportLaunch(const EstimateInput& in, Strategy s, const PlanIdentity& id);
+std::string exportSbatch(const EstimateInput& in, Strategy s, const PlanIdentity& id);
 
 } // namespace shardwise::frameworks::detail
 

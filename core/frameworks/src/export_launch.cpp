@@ -1,7 +1,8 @@
 // Launch lines for the plan's framework target: torchrun (torch.distributed.run: --nnodes,
 // --nproc-per-node, --rdzv-backend c10d, --rdzv-endpoint, --rdzv-id), the DeepSpeed launcher
 // (deepspeed --hostfile, --num_nodes, --num_gpus, --master_port; hostfile lines "host slots=N"),
-// accelerate launch (--config_file, --machine_rank) and Slurm's srun, one task per node.
+// accelerate launch (--config_file, --machine_rank) and Slurm's srun, one task per node; and a Slurm
+// batch script (sbatch: #SBATCH --nodes, --ntasks-per-node, --gpus-per-node; srun inherits them).
 #include "common.hpp"
 
 namespace shardwise::frameworks::detail {
@@ -24,7 +25,10 @@ std::string program(const EstimateInput& in, Strategy s)
     const TrainingSpec& t = in.training;
     return "shardwise-runner --model " + in.model.id + " --strategy " + std::string(strategyId(s)) + " --device cuda"
         + " --precision " + std::string(precisionId(t.precision)) + " --seq " + std::to_string(t.seqLen)
-        + " --micro-batch " + std::to_string(t.microBatch) + (t.cudaGraphs ? " --cuda-graphs" : "");
+        + " --micro-batch " + std::to_string(t.microBatch)
+        + (t.gradAccumulation > 1 ? " --grad-accumulation " + std::to_string(t.gradAccumulation) : std::string())
+        + (t.activationCheckpointing ? " --activation-checkpointing " + std::string(checkpointingId(t)) : std::string())
+        + (t.cudaGraphs ? " --cuda-graphs" : "");
 }
 
 std::string torchrun(const EstimateInput& in, Strategy s, const std::string& nnodes, const std::string& endpoint,
@@ -83,6 +87,42 @@ std::string exportLaunch(const EstimateInput& in, Strategy s, const PlanIdentity
     out += "    ;;\n";
     out += "*)\n    echo \"usage: $0 [" + std::string(f == Framework::DeepSpeed ? "deepspeed|" : f == Framework::Fsdp2 ? "accelerate|" : "")
         + "torchrun|srun]\" >&2\n    exit 2\n    ;;\nesac\n";
+    return out;
+}
+
+std::string exportSbatch(const EstimateInput& in, Strategy s, const PlanIdentity& id)
+{
+    const ClusterSpec& c = in.cluster;
+    const bool native = in.framework.framework == Framework::Native;
+    // The native runner is one task per rank and reads Slurm's own variables; the frameworks' programs
+    // expect torchrun's, so a torchrun per node starts their ranks.
+    const int tasksPerNode = native ? c.gpusPerNode : 1;
+    const std::string gpus = std::to_string(c.gpusPerNode);
+    std::string out = "#!/bin/bash\n";
+    out += "#SBATCH --job-name=shardwise-" + in.model.id + "-" + std::string(strategyId(s)) + "\n";
+    out += "#SBATCH --nodes=" + std::to_string(c.nodes) + "\n";
+    out += "#SBATCH --ntasks-per-node=" + std::to_string(tasksPerNode) + "\n";
+    out += "#SBATCH --gpus-per-node=" + gpus + "\n";
+    out += "#SBATCH --exclusive\n";
+    out += "#SBATCH --output=shardwise-%j.out\n";
+    out += header("# ", id, std::string("Slurm batch script for ") + std::string(traits(in.framework.framework).label));
+    out += "# sbatch shardwise.sbatch   (add --time, --partition and --account as your site requires)\n";
+    out += "set -euo pipefail\n\n";
+    out += "# The rendezvous: the allocation's first node, and a port from the job id (the rule Shardwise's\n";
+    out += "# runners apply themselves under srun when MASTER_PORT is unset).\n";
+    out += "export MASTER_ADDR=\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\"\n";
+    out += "export MASTER_PORT=\"${MASTER_PORT:-$((15000 + SLURM_JOB_ID % 20000))}\"\n\n";
+    out += "# NCCL settings are your cluster's: set what your site documents, for example\n";
+    out += "# export NCCL_SOCKET_IFNAME=ib0\n# export NCCL_IB_HCA=mlx5\n# export NCCL_DEBUG=WARN\n\n";
+    if (native) {
+        out += "# One task per GPU, each one rank (RANK, WORLD_SIZE and LOCAL_RANK from SLURM_PROCID, SLURM_NTASKS and\n";
+        out += "# SLURM_LOCALID).\n";
+        out += "srun --ntasks-per-node=" + gpus + " --gpus-per-node=" + gpus + " " + program(in, s) + "\n";
+    } else {
+        out += "# One task per node, each a torchrun starting that node's " + gpus + " rank(s).\n";
+        out += "srun --ntasks-per-node=1 --gpus-per-node=" + gpus + " "
+            + torchrun(in, s, "\"$SLURM_NNODES\"", "\"$MASTER_ADDR:$MASTER_PORT\"", "\"$SLURM_JOB_ID\"") + "\n";
+    }
     return out;
 }
 

@@ -21,6 +21,7 @@ constexpr std::array<KindEntry, kConfigKindCount> kKinds{{
     {ConfigKind::Torchtitan, "torchtitan", "shardwise.toml"},
     {ConfigKind::Fsdp2Python, "fsdp2-python", "train_fsdp2.py"},
     {ConfigKind::Launch, "launch", "launch.sh"},
+    {ConfigKind::Sbatch, "sbatch", "shardwise.sbatch"},
 }};
 
 const KindEntry& entry(ConfigKind k)
@@ -45,6 +46,7 @@ bool kindExpresses(ConfigKind kind, const EstimateInput& in, Strategy s)
     case ConfigKind::Fsdp2Python:
         return frameworkSupports(Framework::Fsdp2, s);
     case ConfigKind::Launch:
+    case ConfigKind::Sbatch:
         return frameworkSupports(in.framework.framework, s);
     }
     return false;
@@ -65,7 +67,7 @@ const std::array<ConfigKind, kConfigKindCount>& allConfigKinds()
 {
     static const std::array<ConfigKind, kConfigKindCount> kinds{ConfigKind::DsConfig, ConfigKind::Accelerate,
                                                                 ConfigKind::Torchtitan, ConfigKind::Fsdp2Python,
-                                                                ConfigKind::Launch};
+                                                                ConfigKind::Launch, ConfigKind::Sbatch};
     return kinds;
 }
 
@@ -124,8 +126,8 @@ std::string unsupportedReason(ConfigKind kind, const EstimateInput& in, Strategy
 {
     if (kindExpresses(kind, in, s))
         return {};
-    if (kind == ConfigKind::Launch)
-        return "launch: " + frameworkUnsupportedReason(in.framework.framework, s);
+    if (kind == ConfigKind::Launch || kind == ConfigKind::Sbatch)
+        return std::string(configKindId(kind)) + ": " + frameworkUnsupportedReason(in.framework.framework, s);
     return std::string(configKindId(kind)) + " cannot express " + std::string(strategyId(s)) + ": " + fsdpOrDeepSpeed(s);
 }
 
@@ -143,6 +145,8 @@ std::string exportConfig(ConfigKind kind, const EstimateInput& in, Strategy s, c
         return detail::exportFsdp2Python(in, s, id);
     case ConfigKind::Launch:
         return detail::exportLaunch(in, s, id);
+    case ConfigKind::Sbatch:
+        return detail::exportSbatch(in, s, id);
     }
     return {};
 }
@@ -160,6 +164,7 @@ Framework configFramework(ConfigKind kind, const EstimateInput& in, Strategy s)
         return traits(s).family == StrategyFamily::DeepSpeedZero && s != Strategy::Zero0 ? Framework::DeepSpeed
                                                                                          : Framework::Fsdp2;
     case ConfigKind::Launch:
+    case ConfigKind::Sbatch:
         break;
     }
     return in.framework.framework;
@@ -233,12 +238,12 @@ int zeroStage(Strategy s)
     case Strategy::Zero1:
         return 1;
     case Strategy::Zero2:
+    case Strategy::Zero2Offload:
         return 2;
     default:
         return 3;
     }
 }
-    case Strategy::Zero2Offload:
 
 } // namespace detail
 

@@ -16,6 +16,9 @@
 //        fsdp2-python  a fully_shard / DDP training script sketch   zero0 and the FSDP2 strategies
 //        launch        torchrun, the DeepSpeed launcher (DeepSpeed target) or accelerate launch
 //                      (fsdp2 target), and srun lines for the plan's framework target
+//        sbatch        a Slurm batch script for the plan: nodes, GPUs, the rendezvous, NCCL settings
+//                      left to the site, and one srun line (a task per rank for the native runner,
+//                      which reads Slurm's variables; a torchrun per node for the frameworks)
 //
 // IN   ImportedSettings importConfig(std::string_view text, std::string_view fileName = "")
 //      ImportedSettings importConfigFile(const std::string& path)
@@ -43,13 +46,13 @@
 
 namespace shardwise::frameworks {
 
-enum class ConfigKind { DsConfig, Accelerate, Torchtitan, Fsdp2Python, Launch };
-inline constexpr std::size_t kConfigKindCount = 5;
+enum class ConfigKind { DsConfig, Accelerate, Torchtitan, Fsdp2Python, Launch, Sbatch };
+inline constexpr std::size_t kConfigKindCount = 6;
 
 const std::array<ConfigKind, kConfigKindCount>& allConfigKinds();
 std::string_view configKindId(ConfigKind k);           // "ds-config" | "accelerate" | "torchtitan" | ...
 std::optional<ConfigKind> configKindFromId(std::string_view id);
-std::string configKindIdList();                         // "ds-config, accelerate, torchtitan, fsdp2-python, launch"
+std::string configKindIdList();                         // "ds-config, accelerate, torchtitan, fsdp2-python, launch, sbatch"
 std::string_view configKindFileName(ConfigKind k);      // "ds_config.json", "accelerate.yaml", "shardwise.toml", ...
 
 // Which plan an export came from.
