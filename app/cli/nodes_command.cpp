@@ -10,7 +10,9 @@
 #include "shardwise/dispatch/ssh_host_key.hpp"
 #include "shardwise/dispatch/ssh_session.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <ostream>
 
 namespace shardwise::cli {
@@ -22,8 +24,8 @@ constexpr const char* kSubcommands = R"(usage: shardwise-cli nodes test ...   co
 (shardwise-cli nodes <subcommand> --help for its options)
 )";
 
-constexpr const char* kUsage = R"(usage: shardwise-cli nodes test --host HOST --user USER [--port P] [--key FILE | --agent]
-                                [--accept-new-host-key] [--known-hosts FILE]
+constexpr const char* kUsage = R"(usage: shardwise-cli nodes test --host HOST [--user USER] [--port P] [--key FILE | --agent]
+                                [--accept-new-host-key] [--known-hosts FILE] [--ssh-config FILE]
        shardwise-cli nodes test --local
 
 Connects to an SSH node and prints the facts Shardwise discovers there (GPUs, NVIDIA driver, CUDA,
@@ -32,17 +34,22 @@ what the torch backend lacks) or why it cannot connect. --local prints this mach
 
   --local                   discover this machine instead of an SSH node
 
-  --host HOST               the node's name or address (required)
-  --port P                  SSH port (default 22)
-  --user USER               login name (required)
+  --host HOST               the node's name, address or ~/.ssh/config alias (required): the
+                            config's HostName, Port, User, IdentityFile, ProxyJump ... apply
+  --port P                  SSH port (default 22, which lets the config's Port decide)
+  --user USER               login name (default: the config's User, else your login name)
   --key FILE                authenticate with this private key (asks for its passphrase on the
                             terminal when it is encrypted)
   --agent                   authenticate through the SSH agent at $SSH_AUTH_SOCK (the default)
-  --accept-new-host-key     trust the host's key if no known_hosts file knows the host yet; the
-                            fingerprint is printed and the key written to the app's known_hosts.
-                            A CHANGED key is never accepted.
+  --accept-new-host-key     trust the host's key if no known_hosts file knows the host yet (the
+                            node, or a jump host on the way); the fingerprint is printed and the
+                            key written to the app's known_hosts. A CHANGED key (any key other than
+                            those recorded for the host, whatever its type) or a @revoked one is
+                            never accepted.
   --known-hosts FILE        the app's own known_hosts (default: $XDG_CONFIG_HOME/shardwise/known_hosts)
   --user-known-hosts FILE   the user's known_hosts, read only (default: ~/.ssh/known_hosts)
+  --ssh-config FILE         the ssh client configuration to read (default: $SHARDWISE_SSH_CONFIG,
+                            else ~/.ssh/config); "none" reads none
   --connect-timeout-s N     TCP connect + key exchange + authentication limit (default 10)
 
 Exit status: 0 connected and discovered, 1 refused or failed (the reason is printed), 2 bad usage.
@@ -103,6 +110,18 @@ int nodesTest(const std::vector<std::string>& args, std::ostream& out, std::ostr
                 return kExitUsage;
             }
             (flag == "--known-hosts" ? options.knownHosts.app : options.knownHosts.user) = *v;
+        } else if (flag == "--ssh-config") {
+            const auto v = value();
+            if (!v || v->empty()) {
+                err << "shardwise-cli nodes test: --ssh-config needs a file (or none)\n";
+                return kExitUsage;
+            }
+            std::error_code ec;
+            if (*v != "none" && !std::filesystem::is_regular_file(*v, ec)) {
+                err << "shardwise-cli nodes test: --ssh-config " << *v << ": no such file\n";
+                return kExitUsage;
+            }
+            options.sshConfig = *v == "none" ? std::filesystem::path() : std::filesystem::path(*v);
         } else if (flag == "--connect-timeout-s") {
             int seconds = 0;
             if (!number(seconds)) {
@@ -123,8 +142,8 @@ int nodesTest(const std::vector<std::string>& args, std::ostream& out, std::ostr
         out << describeNodeFacts(discoverLocalNode());
         return kExitOk;
     }
-    if (endpoint.host.empty() || endpoint.user.empty()) {
-        err << "shardwise-cli nodes test: --host and --user are required\n\n" << kUsage;
+    if (endpoint.host.empty()) {
+        err << "shardwise-cli nodes test: --host is required\n\n" << kUsage;
         return kExitUsage;
     }
     credentials.askPassphrase = askPassphraseOnTerminal;
@@ -136,13 +155,30 @@ int nodesTest(const std::vector<std::string>& args, std::ostream& out, std::ostr
         } catch (const SshError& e) {
             if (e.failure() != SshFailure::HostKeyUnknown || !acceptNew || !e.hostKey())
                 throw;
-            const HostKey& key = *e.hostKey();
-            out << "accepting new host key for " << knownHostsName(endpoint.host, endpoint.port) << ": " << key.type << " "
-                << key.fingerprint << " (written to " << options.knownHosts.app.string() << ")\n";
-            acceptHostKey(endpoint.host, endpoint.port, key, options.knownHosts.app);
-            session = SshSession::open(endpoint, credentials, options);
+            // Each unknown host on the way (a jump host, then the node) is accepted in turn, once.
+            std::optional<SshError> unknown = e;
+            std::vector<std::string> accepted;
+            while (unknown) {
+                const HostKey& key = *unknown->hostKey();
+                const std::string name = knownHostsName(key.host, key.port);
+                if (std::find(accepted.begin(), accepted.end(), name) != accepted.end())
+                    throw *unknown;
+                out << "accepting new host key for " << name << ": " << key.type << " " << key.fingerprint << " (written to "
+                    << options.knownHosts.app.string() << ")\n";
+                acceptHostKey(key, options.knownHosts.app);
+                accepted.push_back(name);
+                unknown.reset();
+                try {
+                    session = SshSession::open(endpoint, credentials, options);
+                } catch (const SshError& again) {
+                    if (again.failure() != SshFailure::HostKeyUnknown || !again.hostKey())
+                        throw;
+                    unknown = again;
+                }
+            }
         }
-        out << "connected to " << endpoint.user << "@" << knownHostsName(endpoint.host, endpoint.port) << ", host key "
+        const SshEndpoint& reached = session->endpoint();
+        out << "connected to " << reached.user << "@" << knownHostsName(reached.host, reached.port) << ", host key "
             << session->hostKey().type << " " << session->hostKey().fingerprint << "\n";
         out << describeNodeFacts(discoverNode(*session));
         return kExitOk;

@@ -7,6 +7,12 @@ find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 target_sources(shardwise_dispatch PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/src/shell_quote.cpp
     ${CMAKE_CURRENT_LIST_DIR}/src/ssh_host_key.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/src/known_hosts.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/src/ssh_config.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/src/ssh_route.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/src/ssh_auth.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/src/ssh_jump.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/src/ssh_kex_diagnosis.cpp
     ${CMAKE_CURRENT_LIST_DIR}/src/ssh_session.cpp
     ${CMAKE_CURRENT_LIST_DIR}/src/ssh_channel.cpp
     ${CMAKE_CURRENT_LIST_DIR}/src/node_discovery.cpp

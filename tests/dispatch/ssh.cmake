@@ -7,10 +7,12 @@ shardwise_warnings(shardwise_sshd_fixture)
 
 shardwise_add_test(test_ssh_shell_quote SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ssh_shell_quote.cpp LIBS Shardwise::dispatch)
 shardwise_add_test(test_ssh SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ssh.cpp LIBS shardwise_sshd_fixture TIMEOUT 180 LABELS ssh)
+shardwise_add_test(test_ssh_host_keys SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ssh_host_keys.cpp LIBS shardwise_sshd_fixture TIMEOUT 180 LABELS ssh)
 shardwise_add_test(test_node SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_node.cpp LIBS shardwise_sshd_fixture TIMEOUT 240 LABELS ssh)
 shardwise_add_test(test_remote_launch SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_remote_launch.cpp LIBS shardwise_sshd_fixture TIMEOUT 420 LABELS ssh)
 if(TARGET shardwise-cli)
     add_dependencies(test_node shardwise-cli)
+    add_dependencies(test_ssh_host_keys shardwise-cli)
 endif()
 # Run sessions over SSH into a real store file; the CPU runs need the runner and the CLI.
 if(TARGET shardwise_session)

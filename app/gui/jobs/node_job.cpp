@@ -44,7 +44,12 @@ dispatch::SshCredentials NodeJob::credentialsOf(const store::Node& node)
 
 void NodeJob::trustHostKey(const store::Node& node, const dispatch::HostKey& key)
 {
-    dispatch::acceptHostKey(node.host, node.port, key, m_options.knownHosts.app);
+    // The key names the host that presented it (the resolved name of an ssh_config alias, or a jump
+    // host); known_hosts must record that name, not the alias.
+    if (!key.host.empty() && key.port > 0)
+        dispatch::acceptHostKey(key, m_options.knownHosts.app);
+    else
+        dispatch::acceptHostKey(node.host, node.port, key, m_options.knownHosts.app);
 }
 
 void NodeJob::testConnection(const store::Node& node) { start(node, Work::Test); }

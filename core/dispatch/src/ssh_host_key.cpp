@@ -116,4 +116,11 @@ void acceptHostKey(const std::string& host, int port, const HostKey& key, const 
     ::chmod(appKnownHosts.c_str(), 0600);
 }
 
+void acceptHostKey(const HostKey& key, const std::filesystem::path& appKnownHosts)
+{
+    if (key.host.empty() || key.port <= 0)
+        throw std::invalid_argument("acceptHostKey: the key does not say which host presented it");
+    acceptHostKey(key.host, key.port, key, appKnownHosts);
+}
+
 } // namespace shardwise::dispatch

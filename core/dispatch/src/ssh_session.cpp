@@ -1,3 +1,7 @@
+#include "ssh_auth.hpp"
+#include "ssh_jump.hpp"
+#include "ssh_kex_diagnosis.hpp"
+#include "ssh_route.hpp"
 #include "ssh_session_state.hpp"
 
 #include <algorithm>
@@ -32,8 +36,12 @@ ssize_t countingRecv(libssh2_socket_t fd, void* buffer, size_t length, int flags
     const ssize_t n = ::recv(fd, buffer, length, flags);
     if (n < 0)
         return -errno;
-    if (n > 0)
-        static_cast<SshSession::State*>(*abstract)->lastReceived = Clock::now();
+    if (n > 0) {
+        auto* st = static_cast<SshSession::State*>(*abstract);
+        st->lastReceived = Clock::now();
+        if (st->capturingKexinit && st->receivedBeforeKex.size() < 65536)
+            st->receivedBeforeKex.append(static_cast<const char*>(buffer), static_cast<std::size_t>(n));
+    }
     return n;
 }
 
@@ -47,19 +55,6 @@ std::string hostKeyTypeName(int type)
     case LIBSSH2_HOSTKEY_TYPE_ECDSA_521: return "ecdsa-sha2-nistp521";
     case LIBSSH2_HOSTKEY_TYPE_ED25519: return "ssh-ed25519";
     default: return {};
-    }
-}
-
-int knownHostKeyMask(int type)
-{
-    switch (type) {
-    case LIBSSH2_HOSTKEY_TYPE_RSA: return LIBSSH2_KNOWNHOST_KEY_SSHRSA;
-    case LIBSSH2_HOSTKEY_TYPE_DSS: return LIBSSH2_KNOWNHOST_KEY_SSHDSS;
-    case LIBSSH2_HOSTKEY_TYPE_ECDSA_256: return LIBSSH2_KNOWNHOST_KEY_ECDSA_256;
-    case LIBSSH2_HOSTKEY_TYPE_ECDSA_384: return LIBSSH2_KNOWNHOST_KEY_ECDSA_384;
-    case LIBSSH2_HOSTKEY_TYPE_ECDSA_521: return LIBSSH2_KNOWNHOST_KEY_ECDSA_521;
-    case LIBSSH2_HOSTKEY_TYPE_ED25519: return LIBSSH2_KNOWNHOST_KEY_ED25519;
-    default: return LIBSSH2_KNOWNHOST_KEY_UNKNOWN;
     }
 }
 
@@ -125,66 +120,6 @@ int connectSocket(const SshEndpoint& ep, Clock::time_point deadline, const std::
     throw SshError(lastFailure, "cannot connect to " + ep.host + ":" + port + ": " + lastProblem);
 }
 
-// Feeds each line to libssh2 on its own, so one line libssh2 cannot parse (a certificate authority,
-// a security-key type it does not know) does not hide the lines after it.
-void readKnownHosts(LIBSSH2_KNOWNHOSTS* hosts, const std::filesystem::path& file)
-{
-    std::ifstream in(file);
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.empty() || line[0] == '#' || line[0] == '@')
-            continue;
-        libssh2_knownhost_readline(hosts, line.c_str(), line.size(), LIBSSH2_KNOWNHOST_FILE_OPENSSH);
-    }
-}
-
-// An OpenSSH-format key is encrypted when its cipher name is not "none"; a PEM key says so in a
-// header line (PROTOCOL.key in OpenSSH's sources describes the "openssh-key-v1" layout).
-bool keyFileIsEncrypted(const std::filesystem::path& keyFile)
-{
-    std::ifstream in(keyFile);
-    if (!in)
-        throw SshError(SshFailure::AuthFailed, "cannot read key file " + keyFile.string());
-    std::string line, body;
-    bool openssh = false;
-    while (std::getline(in, line)) {
-        if (line.find("ENCRYPTED") != std::string::npos)
-            return true;
-        if (line.find("BEGIN OPENSSH PRIVATE KEY") != std::string::npos) {
-            openssh = true;
-            continue;
-        }
-        if (line.rfind("-----", 0) == 0)
-            continue;
-        if (openssh)
-            body += line;
-    }
-    if (!openssh)
-        return false;
-    std::string raw;
-    try {
-        raw = base64Decode(body);
-    } catch (const std::invalid_argument&) {
-        return false;
-    }
-    constexpr std::string_view magic("openssh-key-v1\0", 15);
-    if (raw.size() < magic.size() + 4 || raw.compare(0, magic.size(), magic) != 0)
-        return false;
-    const auto* p = reinterpret_cast<const unsigned char*>(raw.data()) + magic.size();
-    const std::size_t len = (std::size_t(p[0]) << 24) | (std::size_t(p[1]) << 16) | (std::size_t(p[2]) << 8) | p[3];
-    if (raw.size() < magic.size() + 4 + len)
-        return false;
-    return raw.compare(magic.size() + 4, len, "none") != 0;
-}
-
-void wipe(std::string& secret)
-{
-    volatile char* p = secret.data();
-    for (std::size_t i = 0; i < secret.size(); ++i)
-        p[i] = 0;
-    secret.clear();
-}
-
 } // namespace
 
 SshSession::State::~State()
@@ -216,7 +151,8 @@ void SshSession::State::fail(int code, const std::string& what)
     case LIBSSH2_ERROR_BANNER_RECV:
     case LIBSSH2_ERROR_BANNER_SEND:
         broken = true;
-        throw SshError(SshFailure::Disconnected, what + ": connection to " + where + " dropped (" + lastError() + ")");
+        throw SshError(SshFailure::Disconnected, what + ": connection to " + where + " dropped (" + lastError() + ")"
+                                                     + (tunnel && !tunnel->problem().empty() ? "; " + tunnel->problem() : std::string()));
     case LIBSSH2_ERROR_TIMEOUT:
         broken = true;
         throw SshError(SshFailure::Timeout, what + ": " + where + " timed out");
@@ -265,9 +201,51 @@ void SshSession::State::waitSocket(Clock::time_point deadline, Clock::time_point
 
 namespace {
 
-std::unique_ptr<SshSession::State> handshake(const SshEndpoint& ep, const SshOptions& options, Clock::time_point deadline,
+// libssh2's host key algorithm names, minus certificates (a certificate cannot be checked against
+// known_hosts here: see verifyHostKey) and minus those it lists but cannot negotiate.
+std::vector<std::string> usableHostKeyAlgorithms(LIBSSH2_SESSION* session)
+{
+    const char** names = nullptr;
+    const int count = libssh2_session_supported_algs(session, LIBSSH2_METHOD_HOSTKEY, &names);
+    std::vector<std::string> algorithms;
+    for (int i = 0; i < count; ++i)
+        if (std::string_view(names[i]).find("-cert-") == std::string_view::npos)
+            algorithms.emplace_back(names[i]);
+    if (names)
+        libssh2_free(session, names);
+    return algorithms;
+}
+
+// The host key algorithms to ask for: the types known_hosts records for this host first, so a server
+// holding several keys presents one we can verify (libssh2 would otherwise take ECDSA before ed25519),
+// then every other one, so a server holding none of them still shows its key and is refused as
+// CHANGED rather than failing key exchange with nothing to show.
+std::string hostKeyPreference(const KnownHostRecords& records, const std::vector<std::string>& usable)
+{
+    std::vector<std::string> order;
+    for (const auto& type : records.recordedTypes())
+        if (std::find(usable.begin(), usable.end(), type) != usable.end())
+            order.push_back(type);
+    for (const auto& a : usable)
+        if (std::find(order.begin(), order.end(), a) == order.end())
+            order.push_back(a);
+    return joinWords(order, ",");
+}
+
+std::string describeHop(const SshHop& hop)
+{
+    const std::string name = knownHostsName(hop.endpoint.host, hop.endpoint.port);
+    if (hop.alias == hop.endpoint.host)
+        return name;
+    return name + " (" + hop.alias + " in the ssh configuration)";
+}
+
+// Key exchange with one hop: over TCP for the first, through `carrier`'s forward otherwise.
+std::unique_ptr<SshSession::State> handshake(const SshHop& hop, std::unique_ptr<SshSession::State> carrier,
+                                             const SshOptions& options, Clock::time_point deadline,
                                              const std::atomic<bool>* cancel)
 {
+    const SshEndpoint& ep = hop.endpoint;
     if (ep.host.empty())
         throw SshError(SshFailure::Resolve, "SSH node: host is empty");
     if (ep.port <= 0 || ep.port > 65535)
@@ -275,156 +253,153 @@ std::unique_ptr<SshSession::State> handshake(const SshEndpoint& ep, const SshOpt
     initLibssh2Once();
     auto st = std::make_unique<SshSession::State>();
     st->endpoint = ep;
-    st->timeouts = options.timeouts;
-    st->socket = connectSocket(ep, deadline, cancel);
+    st->timeouts = hop.timeouts;
+    st->knownHost = lookupKnownHosts(options.knownHosts, knownHostsName(ep.host, ep.port));
+    if (carrier) {
+        st->tunnel = JumpTunnel::open(std::move(carrier), ep.host, ep.port, deadline, cancel);
+        st->socket = st->tunnel->takeSocket();
+    } else {
+        st->socket = connectSocket(ep, deadline, cancel);
+    }
     st->session = libssh2_session_init_ex(nullptr, nullptr, nullptr, st.get());
     if (!st->session)
         throw SshError(SshFailure::Protocol, "libssh2_session_init failed");
     libssh2_session_callback_set(st->session, LIBSSH2_CALLBACK_RECV, reinterpret_cast<void*>(&countingRecv));
     libssh2_session_set_blocking(st->session, 0);
+    const std::vector<std::string> usable = usableHostKeyAlgorithms(st->session);
+    const std::string preference = hostKeyPreference(st->knownHost, usable);
+    if (libssh2_session_method_pref(st->session, LIBSSH2_METHOD_HOSTKEY, preference.c_str()) != 0)
+        throw SshError(SshFailure::Protocol, "libssh2 refused the host key algorithm list " + preference);
     int rc;
     while ((rc = libssh2_session_handshake(st->session, st->socket)) == LIBSSH2_ERROR_EAGAIN)
         st->waitSocket(deadline, Clock::now(), cancel);
-    if (rc != 0)
+    st->capturingKexinit = false;
+    if (rc != 0) {
+        const std::string why = explainHostKeyAlgorithmMismatch(describeHop(hop), serverHostKeyAlgorithms(st->receivedBeforeKex), usable);
+        if (!why.empty())
+            throw SshError(SshFailure::Protocol, "key exchange with " + describeHop(hop) + " failed: " + why);
         st->fail(rc, "SSH handshake");
+    }
+    const std::vector<std::string> offered = serverHostKeyAlgorithms(st->receivedBeforeKex);
+    st->receivedBeforeKex.clear();
+    st->receivedBeforeKex.shrink_to_fit();
     std::size_t keyLength = 0;
     int keyType = 0;
     const char* key = libssh2_session_hostkey(st->session, &keyLength, &keyType);
     if (!key)
         throw SshError(SshFailure::Protocol, "the server presented no host key");
     const std::string_view blob(key, keyLength);
-    st->hostKey = {hostKeyTypeName(keyType), base64Encode(blob), sha256Fingerprint(blob)};
+    st->hostKey.type = hostKeyTypeName(keyType);
+    st->hostKey.base64 = base64Encode(blob);
+    st->hostKey.fingerprint = sha256Fingerprint(blob);
+    st->hostKey.host = ep.host;
+    st->hostKey.port = ep.port;
+    st->serverOffersRsa = std::any_of(offered.begin(), offered.end(), isRsaAlgorithm);
     return st;
 }
 
-void verifyHostKey(SshSession::State& st, const KnownHostsFiles& files)
+std::string listWhere(const std::vector<KnownHostEntry>& entries)
+{
+    std::vector<std::string> places;
+    for (const auto& e : entries)
+        places.push_back(e.where());
+    return joinWords(places);
+}
+
+// Decides before anything is sent that names a user or a key. known_hosts is read by Shardwise
+// (known_hosts.hpp): libssh2 1.10 reports a key of a type not recorded as "not found", which let a
+// server that switched key types pass as a new host.
+void verifyHostKey(SshSession::State& st, const SshHop& hop)
 {
     std::size_t keyLength = 0;
     int keyType = 0;
     const char* key = libssh2_session_hostkey(st.session, &keyLength, &keyType);
-    LIBSSH2_KNOWNHOSTS* hosts = libssh2_knownhost_init(st.session);
-    if (!hosts)
-        throw SshError(SshFailure::Protocol, "libssh2_knownhost_init failed");
-    for (const auto& f : {files.user, files.app})
-        if (!f.empty())
-            readKnownHosts(hosts, f);
-    // The name is passed pre-formatted with port -1 so "[host]:port" entries match exactly as in
-    // OpenSSH, and a plain "host" entry (port 22) never vouches for another port.
-    const std::string name = knownHostsName(st.endpoint.host, st.endpoint.port);
-    const int check = libssh2_knownhost_checkp(hosts, name.c_str(), -1, key, keyLength,
-                                               LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW
-                                                   | knownHostKeyMask(keyType),
-                                               nullptr);
-    libssh2_knownhost_free(hosts);
+    const KnownHostRecords& records = st.knownHost;
+    const std::string name = describeHop(hop);
+    const std::string role = hop.isNode ? "" : "jump host ";
     const auto& hk = st.hostKey;
-    switch (check) {
-    case LIBSSH2_KNOWNHOST_CHECK_MATCH:
+    switch (judgeHostKey(records, std::string_view(key, keyLength))) {
+    case HostKeyVerdict::Trusted:
         return;
-    case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
-        throw SshError(SshFailure::HostKeyChanged,
-                       "HOST KEY CHANGED for " + name + ": it now presents " + hk.type + " " + hk.fingerprint
-                           + ", which differs from the recorded key. This can be a reinstalled host or an attacker; "
-                             "refusing to connect. Remove the old entry from known_hosts only after verifying the new key.",
+    case HostKeyVerdict::Revoked: {
+        std::vector<KnownHostEntry> revoked;
+        for (const auto& r : records.revoked)
+            if (r.keyBlob == std::string_view(key, keyLength))
+                revoked.push_back(r);
+        throw SshError(SshFailure::HostKeyRevoked,
+                       "REVOKED HOST KEY for " + role + name + ": it presents " + hk.type + " " + hk.fingerprint
+                           + ", which is marked @revoked in " + listWhere(revoked) + "; refusing to connect.",
                        hk);
-    case LIBSSH2_KNOWNHOST_CHECK_NOTFOUND:
-        throw SshError(SshFailure::HostKeyUnknown,
-                       "unknown host " + name + ": its " + hk.type + " key has fingerprint " + hk.fingerprint
-                           + "; not connecting until this key is accepted",
-                       hk);
-    default:
-        throw SshError(SshFailure::Protocol, "checking the host key of " + name + " failed");
+    }
+    case HostKeyVerdict::Changed: {
+        std::string message = "HOST KEY CHANGED for " + role + name + ": it now presents " + hk.type + " " + hk.fingerprint
+                              + ", but known_hosts records only " + joinWords(records.recordedTypes()) + " for it ("
+                              + listWhere(records.keys) + ") and none of those keys. This can be a reinstalled host or an "
+                              "attacker; refusing to connect, and this key cannot be accepted from here. Verify the new key "
+                              "on the host itself, then replace the old entry in known_hosts.";
+        const auto types = records.recordedTypes();
+        if (st.serverOffersRsa && std::all_of(types.begin(), types.end(), isRsaAlgorithm))
+            message += " Note: the host may still hold the recorded RSA key, but " + rsaLimitation()
+                       + "; record one of its other keys (after verifying it) to connect.";
+        throw SshError(SshFailure::HostKeyChanged, message, hk);
+    }
+    case HostKeyVerdict::Unknown: {
+        std::string message = "unknown " + role + "host " + name + ": its " + hk.type + " key has fingerprint " + hk.fingerprint
+                              + "; not connecting until this key is accepted";
+        if (!records.authorities.empty())
+            message += ". known_hosts trusts a certificate authority for this host (" + listWhere(records.authorities)
+                       + "), but host certificates cannot be verified with libssh2 1.10, so that line vouches for nothing "
+                         "here; accept the host's own key instead";
+        throw SshError(SshFailure::HostKeyUnknown, message, hk);
+    }
     }
 }
 
-void authenticateWithAgent(SshSession::State& st, const SshCredentials& cred, Clock::time_point deadline,
-                           const std::atomic<bool>* cancel)
+AuthPlan authPlanFor(const SshHop& hop, const SshCredentials& credentials)
 {
-    LIBSSH2_AGENT* agent = libssh2_agent_init(st.session);
-    if (!agent)
-        throw SshError(SshFailure::AuthFailed, "cannot initialise the SSH agent client");
-    struct AgentGuard {
-        LIBSSH2_AGENT* a;
-        ~AgentGuard()
-        {
-            libssh2_agent_disconnect(a);
-            libssh2_agent_free(a);
-        }
-    } guard{agent};
-    const std::string socketPath = cred.agentSocket.string();
-    if (!socketPath.empty())
-        libssh2_agent_set_identity_path(agent, socketPath.c_str());
-    else if (!std::getenv("SSH_AUTH_SOCK"))
-        throw SshError(SshFailure::AuthFailed, "agent authentication asked for, but SSH_AUTH_SOCK is not set");
-    if (libssh2_agent_connect(agent) != 0)
-        throw SshError(SshFailure::AuthFailed, "cannot connect to the SSH agent: " + st.lastError());
-    if (libssh2_agent_list_identities(agent) != 0)
-        throw SshError(SshFailure::AuthFailed, "cannot list the SSH agent's keys: " + st.lastError());
-    libssh2_agent_publickey* identity = nullptr;
-    libssh2_agent_publickey* previous = nullptr;
-    int offered = 0;
-    // The agent exchange runs blocking, bounded by the remaining connect time: it is a few round
-    // trips, and this avoids relying on libssh2 restarting an agent signature after EAGAIN.
-    long timeoutMs = 0; // 0 = none for libssh2
-    if (deadline != Clock::time_point::max())
-        timeoutMs = std::max<long>(1, static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                          deadline - Clock::now()).count()));
-    libssh2_session_set_timeout(st.session, timeoutMs);
-    libssh2_session_set_blocking(st.session, 1);
-    struct NonBlockingAgain {
-        LIBSSH2_SESSION* s;
-        ~NonBlockingAgain()
-        {
-            libssh2_session_set_blocking(s, 0);
-            libssh2_session_set_timeout(s, 0);
-        }
-    } restore{st.session};
-    while (libssh2_agent_get_identity(agent, &identity, previous) == 0) {
-        ++offered;
-        if (cancel && cancel->load())
-            throw SshError(SshFailure::Cancelled, "authentication cancelled");
-        const int rc = libssh2_agent_userauth(agent, st.endpoint.user.c_str(), identity);
-        if (rc == 0)
-            return;
-        if (rc != LIBSSH2_ERROR_AUTHENTICATION_FAILED && rc != LIBSSH2_ERROR_PUBLICKEY_UNVERIFIED
-            && rc != LIBSSH2_ERROR_AGENT_PROTOCOL)
-            st.fail(rc, "agent authentication");
-        previous = identity;
+    AuthPlan plan;
+    plan.identityFiles = hop.identityFiles;
+    plan.identitiesOnly = hop.identitiesOnly;
+    plan.askPassphrase = credentials.askPassphrase;
+    if (credentials.method == SshAuthMethod::Agent)
+        plan.agentSocket = credentials.agentSocket;
+    if (hop.isNode) {
+        if (credentials.method == SshAuthMethod::KeyFile)
+            plan.keyFile = credentials.keyFile;
+        plan.useAgent = credentials.method == SshAuthMethod::Agent;
+        plan.agentRequired = plan.useAgent;
+    } else {
+        // Jump hosts: as ssh's jump does, the agent and the hop's own IdentityFiles; the node's key
+        // file is the node's alone.
+        plan.useAgent = true;
     }
-    throw SshError(SshFailure::AuthFailed, offered == 0 ? "the SSH agent holds no keys"
-                                                        : "the server rejected all " + std::to_string(offered)
-                                                              + " key(s) offered by the SSH agent for user "
-                                                              + st.endpoint.user);
+    return plan;
 }
 
-void authenticateWithKeyFile(SshSession::State& st, const SshCredentials& cred, Clock::time_point deadline,
-                             const std::atomic<bool>* cancel)
+void enableKeepalive(SshSession::State& st)
 {
-    if (cred.keyFile.empty())
-        throw SshError(SshFailure::AuthFailed, "key file authentication asked for, but no key file given");
-    std::string passphrase;
-    if (keyFileIsEncrypted(cred.keyFile)) {
-        std::optional<std::string> answer = cred.askPassphrase ? cred.askPassphrase(cred.keyFile) : std::nullopt;
-        if (!answer)
-            throw SshError(SshFailure::AuthFailed, "key file " + cred.keyFile.string() + " is encrypted and no passphrase was given");
-        passphrase = std::move(*answer);
-        wipe(*answer);
+    // libssh2 counts keepalive intervals in whole seconds.
+    const auto seconds = std::max<long long>(
+        1, std::chrono::duration_cast<std::chrono::seconds>(st.timeouts.keepaliveInterval + std::chrono::milliseconds(999)).count());
+    libssh2_keepalive_config(st.session, 1, static_cast<unsigned>(seconds));
+    st.keepaliveOn = true;
+}
+
+// Logs in to every jump host of `route` in turn, each through the previous one's forward; returns
+// the last one's session (null without jump hosts), ready to carry the node's connection.
+std::unique_ptr<SshSession::State> openJumpHosts(const std::vector<SshHop>& route, const SshCredentials& credentials,
+                                                 const SshOptions& options, Clock::time_point deadline,
+                                                 const std::atomic<bool>* cancel)
+{
+    std::unique_ptr<SshSession::State> carrier;
+    for (std::size_t i = 0; i + 1 < route.size(); ++i) {
+        auto st = handshake(route[i], std::move(carrier), options, deadline, cancel);
+        verifyHostKey(*st, route[i]);
+        authenticate(*st, authPlanFor(route[i], credentials), deadline, cancel);
+        enableKeepalive(*st);
+        carrier = std::move(st);
     }
-    const std::string keyPath = cred.keyFile.string();
-    int rc;
-    while ((rc = libssh2_userauth_publickey_fromfile_ex(st.session, st.endpoint.user.c_str(),
-                                                        static_cast<unsigned>(st.endpoint.user.size()), nullptr,
-                                                        keyPath.c_str(), passphrase.c_str()))
-           == LIBSSH2_ERROR_EAGAIN)
-        st.waitSocket(deadline, Clock::now(), cancel);
-    wipe(passphrase);
-    if (rc == 0)
-        return;
-    if (rc == LIBSSH2_ERROR_FILE)
-        throw SshError(SshFailure::AuthFailed, "cannot use key file " + keyPath + " (wrong passphrase or unsupported format): "
-                                                   + st.lastError());
-    if (rc == LIBSSH2_ERROR_AUTHENTICATION_FAILED || rc == LIBSSH2_ERROR_PUBLICKEY_UNVERIFIED)
-        throw SshError(SshFailure::AuthFailed, "the server rejected key " + keyPath + " for user " + st.endpoint.user);
-    st.fail(rc, "key file authentication");
+    return carrier;
 }
 
 } // namespace
@@ -432,27 +407,22 @@ void authenticateWithKeyFile(SshSession::State& st, const SshCredentials& cred, 
 std::unique_ptr<SshSession> SshSession::open(const SshEndpoint& endpoint, const SshCredentials& credentials,
                                              const SshOptions& options, const std::atomic<bool>* cancel)
 {
-    if (endpoint.user.empty())
-        throw SshError(SshFailure::AuthFailed, "SSH node " + endpoint.host + ": user is empty");
+    const auto route = resolveSshRoute(endpoint, options);
     const auto deadline = deadlineAfter(options.timeouts.connect);
-    auto st = handshake(endpoint, options, deadline, cancel);
-    verifyHostKey(*st, options.knownHosts); // before anything that names a user or a key
-    if (credentials.method == SshAuthMethod::Agent)
-        authenticateWithAgent(*st, credentials, deadline, cancel);
-    else
-        authenticateWithKeyFile(*st, credentials, deadline, cancel);
-    // libssh2 counts keepalive intervals in whole seconds.
-    const auto seconds = std::max<long long>(
-        1, std::chrono::duration_cast<std::chrono::seconds>(options.timeouts.keepaliveInterval + std::chrono::milliseconds(999)).count());
-    libssh2_keepalive_config(st->session, 1, static_cast<unsigned>(seconds));
-    st->keepaliveOn = true;
+    auto carrier = openJumpHosts(route, credentials, options, deadline, cancel);
+    auto st = handshake(route.back(), std::move(carrier), options, deadline, cancel);
+    verifyHostKey(*st, route.back()); // before anything that names a user or a key
+    authenticate(*st, authPlanFor(route.back(), credentials), deadline, cancel);
+    enableKeepalive(*st);
     return std::unique_ptr<SshSession>(new SshSession(std::move(st)));
 }
 
 HostKey SshSession::presentedHostKey(const SshEndpoint& endpoint, const SshOptions& options)
 {
-    auto st = handshake(endpoint, options, deadlineAfter(options.timeouts.connect), nullptr);
-    return st->hostKey;
+    const auto route = resolveSshRoute(endpoint, options);
+    const auto deadline = deadlineAfter(options.timeouts.connect);
+    auto carrier = openJumpHosts(route, SshCredentials{}, options, deadline, nullptr);
+    return handshake(route.back(), std::move(carrier), options, deadline, nullptr)->hostKey;
 }
 
 SshSession::SshSession(std::unique_ptr<State> state) : m_state(std::move(state)) {}

@@ -2,16 +2,20 @@
 // Internal: what an SshSession holds, shared by the connection code (ssh_session.cpp) and the
 // command channel code (ssh_channel.cpp).
 
+#include "shardwise/dispatch/known_hosts.hpp"
 #include "shardwise/dispatch/ssh_session.hpp"
 
 #include <libssh2.h>
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 
 namespace shardwise::dispatch {
 
 using Clock = std::chrono::steady_clock;
+
+class JumpTunnel;
 
 struct SshSession::State {
     SshEndpoint endpoint;
@@ -19,6 +23,14 @@ struct SshSession::State {
     int socket = -1;
     LIBSSH2_SESSION* session = nullptr;
     HostKey hostKey;
+    KnownHostRecords knownHost; // what the known_hosts files record for this host
+    // The server's first bytes (banner and KEXINIT), kept until key exchange ends so a failed one
+    // can be explained by the host key algorithms the server offered.
+    bool capturingKexinit = true;
+    std::string receivedBeforeKex;
+    bool serverOffersRsa = false; // its KEXINIT listed an RSA host key algorithm
+    // The ProxyJump forward this session's socket belongs to; outlives the session (see ~State).
+    std::unique_ptr<JumpTunnel> tunnel;
     bool keepaliveOn = false;
     bool broken = false;
     // Updated by the receive callback whenever bytes arrive from the peer: keepalive replies count,

@@ -99,7 +99,8 @@ QString SshdFixture::writeConfig() const
     text += QStringLiteral("Port %1\n").arg(m_port);
     for (const auto& a : m_addresses)
         text += QStringLiteral("ListenAddress %1\n").arg(a);
-    text += QStringLiteral("HostKey %1\n").arg(path(QStringLiteral("host_key")));
+    for (const auto& type : m_hostKeyTypes)
+        text += QStringLiteral("HostKey %1\n").arg(hostKeyFile(type));
     text += QStringLiteral("PidFile %1\n").arg(path(QStringLiteral("sshd.pid")));
     text += QStringLiteral("AuthorizedKeysFile %1\n").arg(path(QStringLiteral("authorized_keys")));
     text += QStringLiteral(
@@ -171,6 +172,27 @@ void SshdFixture::stop()
     m_sshd.reset();
 }
 
+QString SshdFixture::hostKeyFile(const QString& type) const
+{
+    // The ed25519 key keeps its original name, which the tests of a replaced key rely on.
+    return type == QLatin1String("ed25519") ? path(QStringLiteral("host_key")) : path(QStringLiteral("host_key_") + type);
+}
+
+QString SshdFixture::restartWithHostKeys(const QStringList& types)
+{
+    stop();
+    for (const auto& type : types) {
+        if (QFileInfo::exists(hostKeyFile(type)))
+            continue;
+        const QString out = runTool(QStringLiteral("ssh-keygen"), {QStringLiteral("-q"), QStringLiteral("-t"), type, QStringLiteral("-N"),
+                                                                  QString(), QStringLiteral("-f"), hostKeyFile(type)});
+        if (out.startsWith(QStringLiteral("ERROR:")))
+            return out;
+    }
+    m_hostKeyTypes = types;
+    return start();
+}
+
 QString SshdFixture::replaceHostKey()
 {
     stop();
@@ -211,23 +233,33 @@ dispatch::SshOptions SshdFixture::options() const
     o.knownHosts.user = path(QStringLiteral("user_known_hosts")).toStdString();
     o.knownHosts.app = path(QStringLiteral("app/known_hosts")).toStdString();
     o.timeouts.connect = std::chrono::seconds(10);
+    o.sshConfig = path(QStringLiteral("ssh_config")).toStdString();
     return o;
 }
 
-void SshdFixture::trustHostKey() const
+void SshdFixture::trustHostKey(const QString& type) const
 {
-    const QStringList parts = readAll(path(QStringLiteral("host_key.pub"))).split(QLatin1Char(' '));
+    const QStringList parts = readAll(hostKeyFile(type) + QStringLiteral(".pub")).split(QLatin1Char(' '));
     const auto opts = options();
-    for (const auto& a : m_addresses)
-        dispatch::acceptHostKey(a.toStdString(), m_port, {parts.value(0).toStdString(), parts.value(1).trimmed().toStdString(), {}},
-                                opts.knownHosts.app);
+    for (const auto& a : m_addresses) {
+        dispatch::HostKey key;
+        key.type = parts.value(0).toStdString();
+        key.base64 = parts.value(1).trimmed().toStdString();
+        dispatch::acceptHostKey(a.toStdString(), m_port, key, opts.knownHosts.app);
+    }
 }
 
-QString SshdFixture::hostKeyFingerprint() const
+QString SshdFixture::knownHostsLine(const QString& type, const QString& host) const
+{
+    const QStringList parts = readAll(hostKeyFile(type) + QStringLiteral(".pub")).split(QLatin1Char(' '));
+    return QStringLiteral("[%1]:%2 %3 %4").arg(host).arg(m_port).arg(parts.value(0), parts.value(1).trimmed());
+}
+
+QString SshdFixture::hostKeyFingerprint(const QString& type) const
 {
     // "256 SHA256:xxxx comment (ED25519)"
     const QString out = runTool(QStringLiteral("ssh-keygen"), {QStringLiteral("-l"), QStringLiteral("-E"), QStringLiteral("sha256"),
-                                                              QStringLiteral("-f"), path(QStringLiteral("host_key.pub"))});
+                                                              QStringLiteral("-f"), hostKeyFile(type) + QStringLiteral(".pub")});
     return out.split(QLatin1Char(' ')).value(1);
 }
 

@@ -29,6 +29,9 @@ public:
     void stop();
     // Generates a new host key and restarts sshd on the same port.
     QString replaceHostKey();
+    // Restarts sshd on the same port holding only host keys of these types ("ed25519", "ecdsa",
+    // "rsa"), generated once each and kept across restarts.
+    QString restartWithHostKeys(const QStringList& types);
 
     int port() const { return m_port; }
     QString dir() const { return m_dir.path(); }
@@ -36,15 +39,18 @@ public:
     std::string userName() const;
     dispatch::SshEndpoint endpoint(const QString& host = QStringLiteral("127.0.0.1")) const;
     dispatch::SshCredentials keyCredentials() const;
-    // Known-hosts files in the temp dir (both empty at first), so the real ~/.ssh is never touched.
+    // Known-hosts files in the temp dir (both empty at first) and an ssh client configuration path
+    // there (absent unless a test writes it), so the real ~/.ssh is never touched.
     dispatch::SshOptions options() const;
     // One key-authenticated session per listen address, in the order they were given (each address
     // stands for a node). Throws SshError when one cannot be opened.
     std::vector<std::unique_ptr<dispatch::SshSession>> connectEach() const;
-    // Records the current host key for every listen address in the app known_hosts file.
-    void trustHostKey() const;
-    // The fingerprint `ssh-keygen -l` prints for the current host key.
-    QString hostKeyFingerprint() const;
+    // Records the current host key of that type for every listen address in the app known_hosts file.
+    void trustHostKey(const QString& type = QStringLiteral("ed25519")) const;
+    // The known_hosts line ("[127.0.0.1]:port ssh-ed25519 AAAA...") of the host key of that type.
+    QString knownHostsLine(const QString& type = QStringLiteral("ed25519"), const QString& host = QStringLiteral("127.0.0.1")) const;
+    // The fingerprint `ssh-keygen -l` prints for the host key of that type.
+    QString hostKeyFingerprint(const QString& type = QStringLiteral("ed25519")) const;
     // Appends an extra public key to authorized_keys.
     void authorize(const QString& publicKeyFile) const;
 
@@ -56,7 +62,9 @@ public:
 
 private:
     QString writeConfig() const;
+    QString hostKeyFile(const QString& type) const;
     QTemporaryDir m_dir;
+    QStringList m_hostKeyTypes{QStringLiteral("ed25519")};
     QStringList m_addresses;
     int m_port = 0;
     std::unique_ptr<QProcess> m_sshd;

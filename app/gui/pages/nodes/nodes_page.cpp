@@ -520,8 +520,10 @@ void NodesPage::onUntrustedKey(qint64 nodeId, const dispatch::HostKey& key, bool
     if (m_trustDialog)
         m_trustDialog->close();
     setStatus(message, true);
-    auto* dialog = new HostKeyTrustDialog(QString::fromStdString(node->name), QString::fromStdString(node->host), node->port, key,
-                                          changed, this);
+    // The host that presented the key: for an ssh_config alias its HostName, or a jump host on the way.
+    const bool presenterKnown = !key.host.empty() && key.port > 0;
+    auto* dialog = new HostKeyTrustDialog(QString::fromStdString(node->name), QString::fromStdString(presenterKnown ? key.host : node->host),
+                                          presenterKnown ? key.port : node->port, key, changed, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     m_trustDialog = dialog;
     connect(dialog, &QDialog::finished, this, [this, nodeId, key, changed](int result) {

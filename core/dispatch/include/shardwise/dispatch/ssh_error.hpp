@@ -15,9 +15,11 @@ enum class SshFailure {
     PeerStalled,    // no bytes from the peer within the keepalive window
     Disconnected,   // the connection dropped
     HostKeyUnknown, // the host's key is in no known_hosts file: the user must accept it
-    HostKeyChanged, // the host presents a key different from the recorded one: always refused
+    HostKeyChanged, // the host presents a key (of any type) that none of its recorded keys equals: always refused
+    HostKeyRevoked, // the host presents a key marked @revoked in a known_hosts file: always refused
     AuthFailed,     // every offered key was rejected, or the key file could not be used
     Protocol,       // the SSH layer reported an error
+    Config,         // the ssh client configuration (~/.ssh/config) is malformed: the message names FILE:LINE
     Cancelled,
 };
 
@@ -26,6 +28,10 @@ struct HostKey {
     std::string type;        // OpenSSH name, e.g. "ssh-ed25519"
     std::string base64;      // the public key blob as written in known_hosts
     std::string fingerprint; // "SHA256:" + unpadded base64 of the blob's SHA-256, as ssh-keygen -l prints it
+    // Who presented it, as known_hosts names it: the resolved host name and port of the node, or of
+    // a jump host on the way to it (empty / 0 when not known).
+    std::string host;
+    int port = 0;
 };
 
 class SshError : public std::runtime_error {
@@ -35,7 +41,7 @@ public:
     {
     }
     SshFailure failure() const { return m_failure; }
-    // Set for HostKeyUnknown and HostKeyChanged: what the server presented.
+    // Set for HostKeyUnknown, HostKeyChanged and HostKeyRevoked: what the server presented, and which.
     const std::optional<HostKey>& hostKey() const { return m_hostKey; }
 
 private:

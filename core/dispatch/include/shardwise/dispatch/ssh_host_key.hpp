@@ -30,5 +30,8 @@ std::string knownHostsName(const std::string& host, int port);
 // Appends `key` for host:port to `appKnownHosts` (created with its folder, mode 0600). Only call this
 // after the user explicitly accepted the fingerprint.
 void acceptHostKey(const std::string& host, int port, const HostKey& key, const std::filesystem::path& appKnownHosts);
+// The same for the host that presented `key` (key.host and key.port, as a refusal carries them: for a
+// node reached through a jump host or an ssh_config alias this is the resolved name, not the alias).
+void acceptHostKey(const HostKey& key, const std::filesystem::path& appKnownHosts);
 
 } // namespace shardwise::dispatch

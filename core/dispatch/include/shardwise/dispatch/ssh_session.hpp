@@ -1,10 +1,14 @@
 #pragma once
-// One authenticated SSH connection to a node, through libssh2 with a non-blocking socket. The host
-// key is checked against the known_hosts files right after key exchange and before any
-// authentication request is sent, so an untrusted server never sees which user or key we hold.
+// One authenticated SSH connection to a node, through libssh2 with a non-blocking socket. The node's
+// host name may be an alias of the user's ssh client configuration (ssh_config.hpp): its HostName,
+// Port, User, IdentityFile, IdentitiesOnly, ServerAliveInterval and ProxyJump apply, a jump host's
+// own settings too. Every host key on the way (jump hosts and the node) is checked against the
+// known_hosts files right after key exchange and before any authentication request is sent, so an
+// untrusted server never sees which user or key we hold.
 // Remote commands run on their own channel; the session sends keepalives and declares the peer
 // stalled when nothing arrives from it for keepaliveInterval * keepaliveCountMax.
 
+#include "shardwise/dispatch/ssh_config.hpp"
 #include "shardwise/dispatch/ssh_error.hpp"
 #include "shardwise/dispatch/ssh_host_key.hpp"
 
@@ -21,9 +25,9 @@
 namespace shardwise::dispatch {
 
 struct SshEndpoint {
-    std::string host;
-    int port = 22;
-    std::string user;
+    std::string host; // a name, an address, or an alias of the ssh client configuration
+    int port = 22;    // 22 lets the configuration's Port decide; any other port wins over it
+    std::string user; // wins over the configuration's User; empty: User, else the local login name
 };
 
 enum class SshAuthMethod { Agent, KeyFile };
@@ -32,6 +36,9 @@ enum class SshAuthMethod { Agent, KeyFile };
 // used once and wiped; it is never stored or logged.
 using PassphrasePrompt = std::function<std::optional<std::string>(const std::filesystem::path& keyFile)>;
 
+// Tried in this order until one is accepted: the key file (KeyFile), the agent's keys (Agent; with
+// IdentitiesOnly only those matching an IdentityFile), then the configuration's IdentityFiles that
+// exist. Jump hosts get the agent (when one is set) and their own IdentityFiles.
 struct SshCredentials {
     SshAuthMethod method = SshAuthMethod::Agent;
     std::filesystem::path keyFile;     // KeyFile: the private key (OpenSSH or PEM format)
@@ -47,8 +54,10 @@ struct SshTimeouts {
 };
 
 struct SshOptions {
-    SshTimeouts timeouts;
+    SshTimeouts timeouts; // ServerAliveInterval / ServerAliveCountMax of the configuration win per host
     KnownHostsFiles knownHosts = KnownHostsFiles::standard();
+    // The ssh client configuration read for host aliases (empty: none). A missing file reads as empty.
+    std::filesystem::path sshConfig = standardSshConfigPath();
 };
 
 // How a remote command ended. libssh2 1.10 reports exit status 0 both for "exit-status 0" and for
@@ -77,12 +86,14 @@ struct CommandIo {
 
 class SshSession {
 public:
-    // Connects, checks the host key (throws SshError HostKeyUnknown / HostKeyChanged carrying the
-    // presented key), then authenticates. `cancel` is polled while waiting.
+    // Connects (through the jump hosts the configuration names), checks each host key (throws SshError
+    // HostKeyUnknown / HostKeyChanged / HostKeyRevoked carrying the presented key and which host
+    // presented it), then authenticates. `cancel` is polled while waiting.
     static std::unique_ptr<SshSession> open(const SshEndpoint& endpoint, const SshCredentials& credentials,
                                             const SshOptions& options = {},
                                             const std::atomic<bool>* cancel = nullptr);
-    // Connects and performs key exchange only, to show the user the key before accepting it.
+    // Connects and performs key exchange with the node only (jump hosts are logged in to, and must
+    // be trusted), to show the user the key before accepting it.
     static HostKey presentedHostKey(const SshEndpoint& endpoint, const SshOptions& options = {});
 
     ~SshSession();
@@ -100,6 +111,7 @@ public:
     // Writes `bytes` to remotePath (via `cat`, created with mode 0600 by the remote umask).
     void writeFile(const std::string& remotePath, std::string_view bytes, const std::atomic<bool>* cancel = nullptr);
 
+    // Where the session went: the resolved host name, port and user (not the alias).
     const SshEndpoint& endpoint() const;
     const HostKey& hostKey() const;
     bool usable() const;
