@@ -5,6 +5,7 @@
 #include "shardwise/diagnose/run_folder.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <ostream>
 
@@ -94,8 +95,9 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
             } else {
                 double s = 0;
                 const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), s);
-                if (ec != std::errc() || ptr != v.data() + v.size() || s < 0) {
-                    err << "shardwise-cli diagnose: --skew-window must be a number of seconds >= 0, not '" << v << "'\n";
+                // from_chars accepts "nan" and "inf": neither is a window.
+                if (ec != std::errc() || ptr != v.data() + v.size() || !std::isfinite(s) || s < 0) {
+                    err << "shardwise-cli diagnose: --skew-window must be a finite number of seconds >= 0, not '" << v << "'\n";
                     return kExitUsage;
                 }
                 options.unknownSkewS = s;

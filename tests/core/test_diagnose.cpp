@@ -336,13 +336,53 @@ private slots:
     {
         QTemporaryDir dir;
         writeFile(dir.filePath(QStringLiteral("events.jsonl")),
-                  "not an event\n{\"v\":1,\"event\":\"error\",\"rank\":0,\"kind\":\"meltdown\"}\n");
+                  "\n{\"v\":1,\"event\":\"error\",\"rank\":0,\"kind\":\"meltdown\"}\n");
         try {
             loadRunFolder(dir.path().toStdString());
             QFAIL("no error");
         } catch (const DiagnoseInputError& e) {
             QVERIFY2(std::string(e.what()).find("events.jsonl:2: event 'error': unknown kind 'meltdown'") != std::string::npos, e.what());
         }
+    }
+
+    // Through the real CLI: input that is not a run's events is exit 2 naming file:line, never a
+    // "clean" verdict; a window that is not a finite number is refused by name.
+    void cliRefusesWhatIsNotARunsEvents_data()
+    {
+        QTest::addColumn<QString>("events");
+        QTest::addColumn<QStringList>("extraArgs");
+        QTest::addColumn<QString>("expected");
+        const QString start = QStringLiteral(R"({"v":1,"event":"log","rank":%1,"level":"info","message":"hi","time":1715680801.0})");
+        QTest::newRow("text line") << (start.arg(0) + QStringLiteral("\nhello world\n")) << QStringList{}
+                                   << QStringLiteral("events.jsonl:2: not a runner event");
+        QTest::newRow("object without event") << QStringLiteral("{\"rank\":0}\n") << QStringList{}
+                                              << QStringLiteral("events.jsonl:1: not a runner event");
+        QTest::newRow("negative rank") << (QStringLiteral("\n") + start.arg(-3)) << QStringList{}
+                                       << QStringLiteral("events.jsonl:2: rank -3 is negative");
+        QTest::newRow("nan window") << start.arg(0) << QStringList{QStringLiteral("--skew-window"), QStringLiteral("nan")}
+                                    << QStringLiteral("--skew-window must be a finite number of seconds >= 0, not 'nan'");
+        QTest::newRow("infinite window") << start.arg(0) << QStringList{QStringLiteral("--skew-window"), QStringLiteral("inf")}
+                                         << QStringLiteral("--skew-window must be a finite number");
+    }
+    void cliRefusesWhatIsNotARunsEvents()
+    {
+        QFETCH(QString, events);
+        QFETCH(QStringList, extraArgs);
+        QFETCH(QString, expected);
+        const QString cli = QStringLiteral(SHARDWISE_BINARY_DIR "/bin/shardwise-cli");
+        if (!QFileInfo::exists(cli))
+            QSKIP("shardwise-cli is not built in this tree");
+        QTemporaryDir dir;
+        writeFile(dir.filePath(QStringLiteral("events.jsonl")), events.toStdString());
+        writeFile(dir.filePath(QStringLiteral("rank0.log")), "step 1\n");
+        QProcess p;
+        p.start(cli, QStringList{QStringLiteral("diagnose"), dir.path()} + extraArgs);
+        QVERIFY(p.waitForFinished(30000));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY2(err.contains(expected), qPrintable(err));
+        QVERIFY2(!out.contains(QStringLiteral("clean")), qPrintable(out));
     }
 
     void diagnosisJsonKeepsVerdictFailuresAndActions()

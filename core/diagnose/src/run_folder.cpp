@@ -191,8 +191,18 @@ std::vector<RankRecord> assemble(const std::vector<fs::path>& files)
                 } catch (const protocol::ProtocolError& err) {
                     throw DiagnoseInputError(name + ":" + std::to_string(i + 1) + ": " + err.what());
                 }
-                if (!e)
-                    continue;
+                const std::string where = name + ":" + std::to_string(i + 1);
+                if (!e) {
+                    if (lines[i].find_first_not_of(" \t") == std::string::npos)
+                        continue;
+                    // Skipping it would let a file of anything read as a clean run.
+                    const std::string excerpt = lines[i].size() > 80 ? lines[i].substr(0, 80) + "..." : lines[i];
+                    throw DiagnoseInputError(where + ": not a runner event (an events file holds one JSON object "
+                                             "with \"v\" and \"event\" per line): " + excerpt);
+                }
+                if (protocol::eventRank(*e) < 0)
+                    throw DiagnoseInputError(where + ": rank " + std::to_string(protocol::eventRank(*e))
+                                             + " is negative; a rank is 0 to world size - 1");
                 RankRecord& r = rankRecord(protocol::eventRank(*e));
                 r.eventsName = name;
                 r.events.push_back(std::move(*e));
