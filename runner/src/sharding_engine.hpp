@@ -144,6 +144,7 @@ private:
     void learnOverwrittenRanges();
     void reduceUnit(std::size_t index);
     void downloadReducedSlice(std::size_t index);
+    void downloadReducedBucket(const std::vector<at::Tensor>& fulls);
     void retireOldestDownload();
     void addToBucket(std::size_t index);
     void flushBucket();
@@ -155,7 +156,6 @@ private:
     at::Tensor fp32Truth(Unit& u);
     template <typename F> void guardComm(F&& f);
 
-    void downloadReducedBucket(const std::vector<at::Tensor>& fulls);
     const StrategyTraits& m_traits;
     EngineSettings m_settings;
     Communicator& m_comm;

@@ -347,6 +347,27 @@ void ShardingEngine::downloadReducedSlice(std::size_t index)
     m_pendingDownloads.push_back({index, m_lastReduction});
 }
 
+void ShardingEngine::downloadReducedBucket(const std::vector<at::Tensor>& fulls)
+{
+    // zero2_offload (DeepSpeed stage 2 with offload_optimizer): the bucket is reduce-scattered in place,
+    // each unit's output being this rank's slice of its own buffer (one group, as zero2's), and the
+    // slices are copied from there to the host. The previous bucket's buffers are freed first, once
+    // the compute stream has waited for their copies: one bucket's copies run behind the backward of
+    // the next, as zero3_offload keeps two units' copies in flight.
+    while (!m_pendingDownloads.empty())
+        retireOldestDownload();
+    std::vector<at::Tensor> mine;
+    for (auto index : m_bucketUnits)
+        mine.push_back(m_units[index].grads.tensor().narrow(0, m_rank * m_units[index].layout.shard,
+                                                            m_units[index].layout.shard));
+    m_comm.reduceScatterMeanEach(fulls, mine);
+    for (std::size_t i = 0; i < m_bucketUnits.size(); ++i) {
+        const auto index = m_bucketUnits[i];
+        m_lastReduction = m_comm.copyAfterComm(m_units[index].hostGrad, mine[i]);
+        m_pendingDownloads.push_back({index, m_lastReduction});
+    }
+}
+
 void ShardingEngine::retireOldestDownload()
 {
     // The buffer was allocated on the compute stream, so the allocator hands its memory out again to
@@ -416,27 +437,6 @@ void ShardingEngine::flushBucket()
         // zero1: the full gradient stays; this rank steps its slice of the mean.
         m_lastReduction = m_comm.allReduceMeanEach(fulls);
     }
-void ShardingEngine::downloadReducedBucket(const std::vector<at::Tensor>& fulls)
-{
-    // zero2_offload (DeepSpeed stage 2 with offload_optimizer): the bucket is reduce-scattered in place,
-    // each unit's output being this rank's slice of its own buffer (one group, as zero2's), and the
-    // slices are copied from there to the host. The previous bucket's buffers are freed first, once
-    // the compute stream has waited for their copies: one bucket's copies run behind the backward of
-    // the next, as zero3_offload keeps two units' copies in flight.
-    while (!m_pendingDownloads.empty())
-        retireOldestDownload();
-    std::vector<at::Tensor> mine;
-    for (auto index : m_bucketUnits)
-        mine.push_back(m_units[index].grads.tensor().narrow(0, m_rank * m_units[index].layout.shard,
-                                                            m_units[index].layout.shard));
-    m_comm.reduceScatterMeanEach(fulls, mine);
-    for (std::size_t i = 0; i < m_bucketUnits.size(); ++i) {
-        const auto index = m_bucketUnits[i];
-        m_lastReduction = m_comm.copyAfterComm(m_units[index].hostGrad, mine[i]);
-        m_pendingDownloads.push_back({index, m_lastReduction});
-    }
-}
-
     // Without overlap_comm the backward waits for each bucket (DeepSpeed's stage 1/2 default is to
     // overlap only when asked; Shardwise's knob defaults to overlapping).
     if (!m_settings.knobs.overlapComm)
