@@ -2,14 +2,17 @@
 
 #include "compat.hpp"
 #include "head_loss.hpp"
+#include "layer_recompute.hpp"
 #include "rotary.hpp"
 #include "swiglu.hpp"
 
 namespace shardwise::runner {
 
 
-DecoderModel::DecoderModel(const ModelSpec& model, std::int64_t seqLen, const at::TensorOptions& compute)
+DecoderModel::DecoderModel(const ModelSpec& model, std::int64_t seqLen, const at::TensorOptions& compute,
+                           std::optional<CheckpointPolicy> checkpointing)
     : m_model(model)
+    , m_checkpointing(checkpointing)
 {
     // Rotary tables as in Hugging Face's LlamaRotaryEmbedding: inv_freq = theta^(-2i/d) with the
     // config's rope scaling applied (core/spec, rotaryInverseFrequencies), angles for each position
@@ -53,23 +56,36 @@ at::Tensor DecoderModel::layer(UnitHooks& hooks, std::size_t unit, const at::Ten
     const auto v = qkv[2].view({b, t, m.kvHeads, m.headDim}).transpose(1, 2);
     q = rotary(q);
     k = rotary(k);
-    const auto attn = compat::causalAttention(q, k, v).transpose(1, 2).reshape({b, t, qOut});
-    const auto h = x + linearIntoGrad(attn, hooks.linearWeight(unit, O, 1, std::nullopt));
+    const auto heads = compat::causalAttention(q, k, v);
+    const auto attn = heads.transpose(1, 2).reshape({b, t, qOut});
+    const bool selective = m_checkpointing == CheckpointPolicy::Selective;
+    const auto oWeight = hooks.linearWeight(unit, O, 1, std::nullopt);
+    const auto h = x + (selective ? linearIntoGrad(attn, oWeight, DerivedInput{DerivedKind::MergeHeads, heads})
+                                  : linearIntoGrad(attn, oWeight));
 
     const NormedInput postNorm{h, p[PostNorm], m.normEps};
     const auto n = rmsNorm(h, p[PostNorm]);
     const auto gateUp = linearIntoGrad(n, hooks.linearWeight(unit, Gate, 2, std::nullopt), &postNorm);
-    return h + linearIntoGrad(swiglu(gateUp), hooks.linearWeight(unit, Down, 1, std::nullopt));
+    const auto downWeight = hooks.linearWeight(unit, Down, 1, std::nullopt);
+    return h + (selective ? linearIntoGrad(swiglu(gateUp), downWeight, DerivedInput{DerivedKind::SwiGlu, gateUp})
+                          : linearIntoGrad(swiglu(gateUp), downWeight));
 }
 
-at::Tensor DecoderModel::loss(const at::Tensor& inputs, const at::Tensor& targets, UnitHooks& hooks) const
+at::Tensor DecoderModel::loss(const at::Tensor& inputs, const at::Tensor& targets, UnitHooks& hooks,
+                              double gradientScale) const
 {
     const auto& root = hooks.parameters(0);
     auto h = at::embedding(root[Embedding], inputs);
     for (std::int64_t l = 0; l < m_model.layers; ++l) {
         const auto unit = static_cast<std::size_t>(l + 1);
         h = hooks.enterLayer(unit, h);
-        h = layer(hooks, unit, h);
+        if (m_checkpointing == CheckpointPolicy::Full && h.requires_grad())
+            // The engine's hooks stay outside the recomputed part: the one on the output gathers the
+            // layer's parameters before the recomputation, the gate on the input reduces its
+            // gradients after it (sharding_engine.hpp).
+            h = recomputedInBackward(h, [this, &hooks, unit](const at::Tensor& x) { return layer(hooks, unit, x); });
+        else
+            h = layer(hooks, unit, h);
         h = hooks.leaveLayer(unit, h);
     }
     h = rmsNorm(h, root[FinalNorm]);
@@ -77,7 +93,7 @@ at::Tensor DecoderModel::loss(const at::Tensor& inputs, const at::Tensor& target
     // The head's weight gradient is the first of this step's root gradients.
     const auto sink = hooks.gradientSink(0, headSlot);
     return chunkedHeadLoss(h.reshape({-1, h.size(-1)}), root[headSlot], targets.reshape({-1}), 0, sink.grad,
-                           sink.unwritten);
+                           sink.unwritten, gradientScale);
 }
 
 } // namespace shardwise::runner

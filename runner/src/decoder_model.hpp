@@ -36,12 +36,28 @@ public:
     virtual at::Tensor leaveLayer(std::size_t unit, const at::Tensor& hidden) = 0;
 };
 
+// Activation checkpointing (TrainingSpec::activationCheckpointing, checkpointPolicy):
+//   none       every op keeps what its backward reads, except that the projections after the norms
+//              recompute the norms' outputs (linear.hpp, NormedInput), in every mode.
+//   selective  the matmul outputs and attention's tensors stay; the cheap ops between them are
+//              recomputed in backward by the op that reads their output: SwiGLU's output (the down
+//              projection's input) and the attention output's [B, T, H * D] copy (the O projection's
+//              input; linear.hpp, DerivedInput). Rotary's outputs are what attention's backward reads,
+//              kept there in place of the q/k projection's output (the same bytes); nothing else keeps
+//              the pre-rotary q/k, so recomputing rotary would free nothing. No matmul runs twice.
+//   full       each layer keeps only its input and runs its whole forward again in backward
+//              (layer_recompute.hpp); the norms, rotary, attention and every projection are recomputed.
 class DecoderModel {
 public:
-    DecoderModel(const ModelSpec& model, std::int64_t seqLen, const at::TensorOptions& compute);
+    DecoderModel(const ModelSpec& model, std::int64_t seqLen, const at::TensorOptions& compute,
+                 std::optional<CheckpointPolicy> checkpointing = std::nullopt);
 
-    // Mean next-token cross-entropy of inputs [B, T] against targets [B, T], computed in fp32.
-    at::Tensor loss(const at::Tensor& inputs, const at::Tensor& targets, UnitHooks& hooks) const;
+    // Mean next-token cross-entropy of inputs [B, T] against targets [B, T], computed in fp32. The
+    // gradients (which the head writes in the forward pass, head_loss.hpp) are those of
+    // gradientScale x the loss: 1 / N for each of N accumulated micro-batches, so that their sum is the
+    // gradient of the mean over the whole optimizer step's tokens.
+    at::Tensor loss(const at::Tensor& inputs, const at::Tensor& targets, UnitHooks& hooks,
+                    double gradientScale = 1.0) const;
 
 private:
     at::Tensor layer(UnitHooks& hooks, std::size_t unit, const at::Tensor& x) const;
@@ -49,6 +65,7 @@ private:
     at::Tensor rotary(const at::Tensor& x) const;
 
     ModelSpec m_model;
+    std::optional<CheckpointPolicy> m_checkpointing;
     at::Tensor m_cos; // [T, head_dim], compute dtype
     at::Tensor m_sin;
 };

@@ -39,17 +39,17 @@ std::int64_t defaultRowsPerChunk(std::int64_t vocab)
     return fromEnvironment > 0 ? fromEnvironment : kHeadChunkBytes / (vocab * 4);
 }
 
-// The chunk's summed cross-entropy added to `total`, and its logit gradient (softmax - onehot) / tokens
-// in the logits' dtype. bf16 on CUDA: one fused kernel in place over the bf16 logits (no fp32 copy of
+// The chunk's summed cross-entropy added to `total`, and its logit gradient (softmax - onehot) x
+// gradientFactor (1 / tokens, times the accumulation scale) in the logits' dtype. bf16 on CUDA: one fused kernel in place over the bf16 logits (no fp32 copy of
 // the chunk exists); elsewhere the ATen composition in fp32.
-at::Tensor logitGradient(at::Tensor logits, const at::Tensor& targets, double inverseTokens, at::Tensor& total)
+at::Tensor logitGradient(at::Tensor logits, const at::Tensor& targets, double gradientFactor, at::Tensor& total)
 {
 #ifdef SHARDWISE_WITH_FUSED_KERNELS
     if (takesFusedPath(logits) && logits.is_contiguous()) {
         const auto t = targets.contiguous();
         auto rowLoss = at::empty({logits.size(0)}, logits.options().dtype(at::kFloat));
         kernels::crossEntropyInPlace(logits.data_ptr(), t.data_ptr<std::int64_t>(), rowLoss.data_ptr<float>(),
-                                     logits.size(0), logits.size(1), static_cast<float>(inverseTokens),
+                                     logits.size(0), logits.size(1), static_cast<float>(gradientFactor),
                                      at::cuda::getCurrentCUDAStream(logits.device().index()).stream());
         total.add_(rowLoss.sum());
         return logits;
@@ -63,7 +63,7 @@ at::Tensor logitGradient(at::Tensor logits, const at::Tensor& targets, double in
     // softmax - onehot, scaled for the mean, in place over the fp32 logits.
     wide.sub_(lse).exp_();
     wide.scatter_add_(1, targets, at::full({wide.size(0), 1}, -1.0, wide.options()));
-    return wide.mul_(inverseTokens).to(dtype);
+    return wide.mul_(gradientFactor).to(dtype);
 }
 
 // Output head and mean next-token cross-entropy in one, chunk by chunk over the tokens, with the
@@ -77,7 +77,8 @@ at::Tensor logitGradient(at::Tensor logits, const at::Tensor& targets, double in
 // the step's memory peak).
 struct ChunkedHeadLoss : torch::autograd::Function<ChunkedHeadLoss> {
     static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& hidden, const at::Tensor& weight,
-                              const at::Tensor& targets, std::int64_t rowsPerChunk, const GradSink& into)
+                              const at::Tensor& targets, std::int64_t rowsPerChunk, const GradSink& into,
+                              double gradientScale)
     {
         const auto& sink = into.tensor;
         const auto tokens = hidden.size(0);
@@ -88,11 +89,12 @@ struct ChunkedHeadLoss : torch::autograd::Function<ChunkedHeadLoss> {
         auto gradWeight = sink.defined() ? sink : at::zeros_like(weight);
         auto total = at::zeros({}, hidden.options().dtype(at::kFloat));
         const double inverseTokens = 1.0 / static_cast<double>(tokens);
+        const double gradientFactor = gradientScale * inverseTokens;
         for (std::int64_t begin = 0; begin < tokens; begin += rows) {
             const auto len = std::min(rows, tokens - begin);
             const auto h = hidden.narrow(0, begin, len);
             const auto t = targets.narrow(0, begin, len).unsqueeze(1);
-            const auto dlogits = logitGradient(at::mm(h, weight.t()), t, inverseTokens, total);
+            const auto dlogits = logitGradient(at::mm(h, weight.t()), t, gradientFactor, total);
             auto rowsOfGradHidden = gradHidden.narrow(0, begin, len);
             at::mm_out(rowsOfGradHidden, dlogits, weight);
             if (into.unwritten && *into.unwritten) {
@@ -120,19 +122,21 @@ struct ChunkedHeadLoss : torch::autograd::Function<ChunkedHeadLoss> {
         gradHidden.mul_(scale);
         gradWeight.mul_(scale); // the sink held nothing else (see chunkedHeadLoss)
         const bool sunk = ctx->saved_data["sunk"].toBool();
-        return {gradHidden, sunk ? at::Tensor() : gradWeight, at::Tensor(), at::Tensor(), at::Tensor()};
+        return {gradHidden, sunk ? at::Tensor() : gradWeight, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
     }
 };
 
 } // namespace
 
 at::Tensor chunkedHeadLoss(const at::Tensor& hidden, const at::Tensor& weight, const at::Tensor& targets,
-                           std::int64_t rowsPerChunk, const at::Tensor& weightGradSink, UnwrittenFlag sinkUnwritten)
+                           std::int64_t rowsPerChunk, const at::Tensor& weightGradSink, UnwrittenFlag sinkUnwritten,
+                           double gradientScale)
 {
     if (weightGradSink.defined())
         TORCH_CHECK(weightGradSink.sizes() == weight.sizes() && weightGradSink.scalar_type() == weight.scalar_type(),
                     "chunkedHeadLoss: the weight's gradient sink must match the weight");
-    return ChunkedHeadLoss::apply(hidden, weight, targets, rowsPerChunk, GradSink{weightGradSink, sinkUnwritten});
+    return ChunkedHeadLoss::apply(hidden, weight, targets, rowsPerChunk, GradSink{weightGradSink, sinkUnwritten},
+                                  gradientScale);
 }
 
 } // namespace shardwise::runner

@@ -13,8 +13,12 @@ namespace shardwise::runner {
 // gradient is written there instead of going through autograd: the forward accumulates it and the
 // backward scales it by the incoming gradient, so the sink must hold nothing else yet: zeros, or any
 // values when `sinkUnwritten` is set (the first chunk then overwrites the sink and clears the flag).
+// The gradients are those of gradientScale x the loss (the loss returned is not scaled). With
+// gradientScale != 1 (accumulated micro-batches) the sink may hold the earlier micro-batches'
+// gradient, and the incoming gradient must then be 1 (loss.backward()), so that the backward's
+// scaling leaves it as it is.
 at::Tensor chunkedHeadLoss(const at::Tensor& hidden, const at::Tensor& weight, const at::Tensor& targets,
                            std::int64_t rowsPerChunk = 0, const at::Tensor& weightGradSink = {},
-                           UnwrittenFlag sinkUnwritten = nullptr);
+                           UnwrittenFlag sinkUnwritten = nullptr, double gradientScale = 1.0);
 
 } // namespace shardwise::runner

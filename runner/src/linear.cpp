@@ -1,8 +1,11 @@
 #include "linear.hpp"
 
 #include "compat.hpp"
+#include "swiglu.hpp"
 
 #include <torch/autograd.h>
+
+#include <stdexcept>
 
 namespace shardwise::runner {
 
@@ -13,12 +16,16 @@ struct LinearIntoGrad : torch::autograd::Function<LinearIntoGrad> {
     // rejects undefined tensor arguments, such as a missing bias); they are kept as data, not saved
     // variables, because the parameter buffer may be released and gathered again before backward.
     static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& input, const LinearWeight& w,
-                              const NormedInput& normed)
+                              const NormedInput& normed, const DerivedInput& derived)
     {
         if (normed.input.defined()) {
             ctx->saved_data["norm_input"] = normed.input;
             ctx->saved_data["norm_weight"] = normed.weight;
             ctx->saved_data["norm_eps"] = normed.eps;
+        } else if (derived.source.defined()) {
+            ctx->saved_data["derived_source"] = derived.source;
+            ctx->saved_data["derived_kind"] = static_cast<std::int64_t>(derived.kind);
+            ctx->saved_data["derived_width"] = input.size(-1);
         } else {
             ctx->save_for_backward({input});
         }
@@ -42,6 +49,12 @@ struct LinearIntoGrad : torch::autograd::Function<LinearIntoGrad> {
             // input go with the norm's own saved copy instead of at the graph's end (after the
             // optimizer step, while the loss tensor lives).
             ctx->saved_data.erase("norm_input");
+        } else if (ctx->saved_data.count("derived_source") != 0) {
+            at::NoGradGuard noGrad;
+            input = recomputeDerived(static_cast<DerivedKind>(ctx->saved_data["derived_kind"].toInt()),
+                                     ctx->saved_data["derived_source"].toTensor(),
+                                     ctx->saved_data["derived_width"].toInt());
+            ctx->saved_data.erase("derived_source"); // as norm_input above
         } else {
             input = ctx->get_saved_variables()[0];
         }
@@ -64,7 +77,18 @@ struct LinearIntoGrad : torch::autograd::Function<LinearIntoGrad> {
         if (biasGrad.defined())
             writeOrAccumulate(biasGrad, rows.sum(0),
                               reinterpret_cast<UnwrittenFlag>(ctx->saved_data["bias_unwritten"].toInt()));
-        return {at::matmul(grad, weight), at::Tensor(), at::Tensor()};
+        return {at::matmul(grad, weight), at::Tensor(), at::Tensor(), at::Tensor()};
+    }
+
+    // The same ops the forward's caller ran, so the recomputed input is bit-identical to the forward's.
+    static at::Tensor recomputeDerived(DerivedKind kind, const at::Tensor& source, std::int64_t width)
+    {
+        switch (kind) {
+        case DerivedKind::SwiGlu: return swiglu(source);
+        case DerivedKind::MergeHeads:
+            return source.transpose(1, 2).reshape({source.size(0), source.size(2), width});
+        }
+        throw std::logic_error("linear backward: unknown derived input");
     }
 };
 
@@ -82,7 +106,12 @@ void writeOrAccumulate(at::Tensor& target, const at::Tensor& update, UnwrittenFl
 
 at::Tensor linearIntoGrad(const at::Tensor& input, const LinearWeight& w, const NormedInput* normed)
 {
-    return LinearIntoGrad::apply(input, w, normed ? *normed : NormedInput{});
+    return LinearIntoGrad::apply(input, w, normed ? *normed : NormedInput{}, DerivedInput{});
+}
+
+at::Tensor linearIntoGrad(const at::Tensor& input, const LinearWeight& w, const DerivedInput& derived)
+{
+    return LinearIntoGrad::apply(input, w, NormedInput{}, derived);
 }
 
 } // namespace shardwise::runner

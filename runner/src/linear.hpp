@@ -44,9 +44,24 @@ struct NormedInput {
     double eps = 0.0;
 };
 
+// Selective activation checkpointing (decoder_model.hpp): where the linear's input is a cheap function
+// of a tensor that the op before it keeps for its own backward anyway, the backward recomputes the
+// input from that tensor instead of keeping it (the way NormedInput does for the norms). SwiGlu: the
+// down projection's input swiglu(gateUp) from the fused gate/up output, which swiglu's backward keeps
+// ([tokens, ffn] not held); MergeHeads: the O projection's input, the attention output [B, H, T, D]
+// transposed to [B, T, H * D] (a contiguous copy), from the attention output, which flash and
+// memory-efficient attention keep for their backward ([tokens, heads x head_dim] not held).
+enum class DerivedKind { SwiGlu, MergeHeads };
+struct DerivedInput {
+    DerivedKind kind = DerivedKind::SwiGlu;
+    at::Tensor source;
+};
+
 // y = input W^T (+ b) for input [..., in]; differentiable in `input`. The gradient buffers must hold
 // their memory (materialised) when the backward runs. With `normed`, `input` must be
 // rmsNorm(normed->input, normed->weight, normed->eps) and is not kept for the backward.
 at::Tensor linearIntoGrad(const at::Tensor& input, const LinearWeight& w, const NormedInput* normed = nullptr);
+// The same with `input` computed from `derived` as its kind says; `input` is not kept for the backward.
+at::Tensor linearIntoGrad(const at::Tensor& input, const LinearWeight& w, const DerivedInput& derived);
 
 } // namespace shardwise::runner

@@ -306,7 +306,7 @@ protocol::StateBytes ShardingEngine::stateBytes() const
     for (const auto& u : m_units) {
         s.deviceParams += u.params.residentBytes() + bytes(u.paramShard);
         s.deviceGrads += u.grads.residentBytes() + bytes(u.gradShard);
-        s.hostGrads += bytes(u.hostGrad);
+        s.hostGrads += bytes(u.hostGrad) + bytes(u.hostGradSum);
         const auto optimizer = bytes(u.expAvg) + bytes(u.expAvgSq);
         if (hostMaster) {
             s.hostOptimizer += optimizer;

@@ -63,7 +63,13 @@ public:
     // each replay's count from there; the rest is device work plus host bookkeeping that repeats
     // identically from the second step on.
     void advanceStep();
-    void beginStep();
+    // Gradient accumulation: each optimizer step runs beginStep .. finishBackward once per micro-batch
+    // (microStep 0 .. microSteps - 1), then optimizerStep once. Strategies that keep the full gradient
+    // (no sharded gradient: zero0's DDP, zero1) let it accumulate in place and reduce it at the last
+    // micro-step only (DDP's no_sync, DeepSpeed stage 1 at the accumulation boundary); those with a
+    // sharded gradient reduce-scatter every micro-step and add the result into the shard (what
+    // DeepSpeed stage 2/3 and FSDP2 do by default), on the host for offloaded ones.
+    void beginStep(int microStep = 0, int microSteps = 1);
     void beforeBackward();
     void finishBackward();
     void optimizerStep();
@@ -115,6 +121,7 @@ private:
         at::Tensor paramShard; // persistent compute-dtype shard (sharded strategies, not fsdp2 offload)
         at::Tensor gradShard;  // persistent reduced gradient shard (zero2, zero3, fsdp2 without offload)
         at::Tensor hostGrad;   // fp32 gradient shard in host memory (offload)
+        at::Tensor hostGradSum; // fp32 sum of the earlier micro-steps' host gradient shards (accumulation)
         at::Tensor master;     // fp32 master weights when they differ from the parameters
         at::Tensor expAvg;
         at::Tensor expAvgSq;
@@ -143,6 +150,10 @@ private:
     void settleUnwritten(Unit& u);
     void learnOverwrittenRanges();
     void reduceUnit(std::size_t index);
+    at::Tensor reducedShardTarget(std::size_t index);
+    void queueAccumulations(const CommTicket& reduced);
+    void retirePendingAccumulations(std::size_t keep);
+    void accumulateHostGradients();
     void downloadReducedSlice(std::size_t index);
     void downloadReducedBucket(const std::vector<at::Tensor>& fulls);
     void retireOldestDownload();
@@ -165,6 +176,17 @@ private:
     bool m_useMaster;
     std::vector<Unit> m_units;
     std::int64_t m_step = 0;
+    int m_microStep = 0;  // beginStep's
+    int m_microSteps = 1;
+    // Micro-steps after the first: reduced gradient shards on their way, added into the units' shards
+    // once the compute stream has waited for their reduction, one reduction behind (as
+    // m_pendingReleases) so the backward does not stall on the reduction it just issued.
+    struct PendingAccumulation {
+        std::vector<std::pair<std::size_t, at::Tensor>> partials; // unit, reduced shard
+        CommTicket reduced;
+    };
+    std::vector<std::pair<std::size_t, at::Tensor>> m_unqueuedPartials;
+    std::deque<PendingAccumulation> m_pendingAccumulations;
     bool m_overwritesKnown = false; // after the first step: zero only what no writer overwrites
 
     // DeepSpeed's independent-partition gradient bucket (zero1/zero2): the units whose reduction is

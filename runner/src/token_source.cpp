@@ -9,7 +9,9 @@ namespace shardwise::runner {
 TokenSource::TokenSource(const RunConfig& c, int rank, int world, const at::Device& device)
 {
     const int steps = c.warmupSteps + c.timedSteps;
-    const std::int64_t B = c.training.microBatch;
+    // Every optimizer step's sequences, its micro-batches one after another: N micro-batches of B
+    // sequences read the same tokens as one micro-batch of N x B.
+    const std::int64_t B = static_cast<std::int64_t>(c.training.microBatch) * c.training.gradAccumulation;
     const std::int64_t T = c.training.seqLen;
     const auto i64 = at::TensorOptions().dtype(at::kLong);
     if (c.tokenFile.empty()) {

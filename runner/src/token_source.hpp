@@ -12,7 +12,8 @@ class TokenSource {
 public:
     TokenSource(const RunConfig& config, int rank, int world, const at::Device& device);
 
-    // Loads step `step`'s batch into the device buffer; returns {inputs, targets}, each [B, T].
+    // Loads optimizer step `step`'s batch into the device buffer; returns {inputs, targets}, each
+    // [N x B, T] for N accumulated micro-batches of B sequences (micro-batch i: rows i x B onwards).
     std::pair<at::Tensor, at::Tensor> batch(int step);
 
 private:

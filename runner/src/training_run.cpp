@@ -13,9 +13,12 @@
 #include "shardwise/protocol/statistics.hpp"
 #include "shardwise/spec/strategy.hpp"
 
+#include <netdb.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <thread>
 #include <cstdlib>
 
 namespace shardwise::runner {
@@ -73,8 +76,40 @@ struct PhaseMemory {
 
 } // namespace
 
+namespace {
+
+// c10d's TCPStore retries a name that does not resolve until the rendezvous timeout (minutes), so a
+// typo in MASTER_ADDR would look like a hung peer. A name the resolver says does not exist fails at
+// once; a resolver that is only unreachable (EAI_AGAIN) gets a few seconds before it counts as a
+// communication failure.
+void requireResolvableMaster(const std::string& address, int timeoutS)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(std::min(timeoutS, 10));
+    for (;;) {
+        addrinfo hints{};
+        hints.ai_family = AF_UNSPEC;
+        hints.ai_socktype = SOCK_STREAM;
+        addrinfo* found = nullptr;
+        const int rc = ::getaddrinfo(address.c_str(), nullptr, &hints, &found);
+        if (found)
+            ::freeaddrinfo(found);
+        if (rc == 0)
+            return;
+        const std::string why = ::gai_strerror(rc);
+        if (rc != EAI_AGAIN)
+            throw ConfigError("MASTER_ADDR '" + address + "' does not resolve to an address (" + why +
+                              "); set it to the host name or IP address of rank 0's node");
+        if (std::chrono::steady_clock::now() > deadline)
+            throw CommError("MASTER_ADDR '" + address + "' could not be resolved: " + why);
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+}
+
+} // namespace
+
 std::unique_ptr<Communicator> connectRanks(const RunConfig& c, const LaunchEnvironment& env, int timeoutS)
 {
+    requireResolvableMaster(env.masterAddr, timeoutS);
     Rendezvous rv;
     rv.rank = env.rank;
     rv.world = env.world;
@@ -138,7 +173,10 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
     settings.seed = c.seed;
     settings.adamw.lr = c.learningRate;
     ShardingEngine engine(c.model, settings, *comm);
-    DecoderModel model(c.model, c.training.seqLen, compute);
+    std::optional<CheckpointPolicy> checkpointing;
+    if (c.training.activationCheckpointing)
+        checkpointing = c.training.checkpointPolicy;
+    DecoderModel model(c.model, c.training.seqLen, compute, checkpointing);
     TokenSource tokens(c, env.rank, env.world, device);
     releaseCachedMemory(device);
 
@@ -180,31 +218,43 @@ void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, Run
     std::vector<double> saveTimes;
     std::vector<double> stepTimes, commTimes, exposedTimes, losses;
     protocol::MemorySample peaks;
-    const std::int64_t tokensPerStep = static_cast<std::int64_t>(c.training.microBatch) * c.training.seqLen;
+    // Per optimizer step and rank: every accumulated micro-batch's tokens.
+    const int microSteps = c.training.gradAccumulation;
+    const std::int64_t tokensPerStep =
+        static_cast<std::int64_t>(c.training.microBatch) * c.training.seqLen * microSteps;
     const int profiled = std::min(options.profileKernelSteps, c.timedSteps);
     KernelProfile profile;
     PhaseMemory phases(device);
 
-    // The step's device work, with the allocator's peak of each part into `memory` when given.
+    // One optimizer step's device work: a forward and backward per micro-batch (rows i x B onwards of
+    // the step's batch), then the optimizer; the allocator's peak of each part (over the micro-steps)
+    // into `memory` when given. Returns the mean of the micro-batches' losses: the mean over the step's
+    // tokens, as one micro-batch of all of them would report it.
     auto runStep = [&](const at::Tensor& inputs, const at::Tensor& targets, PhaseMemory* memory) {
-        engine.beginStep();
-        auto loss = model.loss(inputs, targets, engine);
-        if (memory)
-            memory->close(memory->peaks.forward);
-        engine.beforeBackward();
-        try {
-            loss.backward();
-        } catch (...) {
-            progress.commFailure = engine.commFailure();
-            throw;
+        const std::int64_t rows = c.training.microBatch;
+        at::Tensor lossSum;
+        for (int micro = 0; micro < microSteps; ++micro) {
+            engine.beginStep(micro, microSteps);
+            auto loss = model.loss(inputs.narrow(0, micro * rows, rows), targets.narrow(0, micro * rows, rows),
+                                   engine, 1.0 / microSteps);
+            if (memory)
+                memory->close(memory->peaks.forward);
+            engine.beforeBackward();
+            try {
+                loss.backward();
+            } catch (...) {
+                progress.commFailure = engine.commFailure();
+                throw;
+            }
+            engine.finishBackward();
+            if (memory)
+                memory->close(memory->peaks.backward);
+            lossSum = micro == 0 ? loss.detach() : lossSum + loss.detach();
         }
-        engine.finishBackward();
-        if (memory)
-            memory->close(memory->peaks.backward);
         engine.optimizerStep();
         if (memory)
             memory->close(memory->peaks.optimizer);
-        return loss;
+        return microSteps == 1 ? lossSum : lossSum / microSteps;
     };
 
     // --cuda-graphs: two eager steps settle the schedule (the first learns which gradient ranges

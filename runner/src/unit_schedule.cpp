@@ -151,11 +151,15 @@ LinearWeight ShardingEngine::linearWeight(std::size_t unit, std::size_t first, s
     return w;
 }
 
-void ShardingEngine::beginStep()
+void ShardingEngine::beginStep(int microStep, int microSteps)
 {
+    m_microStep = microStep;
+    m_microSteps = microSteps;
+    // A full gradient that outlives the micro-step (no sharded gradient) accumulates the next one.
+    const bool accumulateInPlace = microStep > 0 && !m_traits.shardsGradients;
     for (auto& u : m_units) {
         u.reduced = false;
-        if (u.grads.materialized())
+        if (u.grads.materialized() && !accumulateInPlace)
             resetGradients(u);
     }
     if (m_sharded)
@@ -225,11 +229,71 @@ void ShardingEngine::finishBackward()
             m_comm.computeWaits(m_lastReduction);
     });
     retirePendingReleases(0);
+    retirePendingAccumulations(0);
+    if (m_traits.offloadsOptimizer)
+        accumulateHostGradients();
     // Every copy to the host is done (the host waited for it): what the copies read may be reused.
     for (const auto& pending : m_pendingDownloads)
         m_units[pending.unit].grads.release();
     m_pendingDownloads.clear();
     m_lastReduction = nullptr;
+}
+
+at::Tensor ShardingEngine::reducedShardTarget(std::size_t index)
+{
+    auto& u = m_units[index];
+    if (m_microStep == 0)
+        return u.gradShard; // the first micro-step's reduction overwrites the shard
+    // Later ones reduce into a shard of their own, added into the unit's once reduced (FSDP2 adds each
+    // micro-step's reduce-scatter output into the sharded .grad the same way).
+    auto partial = at::empty_like(u.gradShard);
+    m_unqueuedPartials.emplace_back(index, partial);
+    return partial;
+}
+
+void ShardingEngine::queueAccumulations(const CommTicket& reduced)
+{
+    if (m_unqueuedPartials.empty())
+        return;
+    m_pendingAccumulations.push_back({std::move(m_unqueuedPartials), reduced});
+    m_unqueuedPartials.clear();
+    retirePendingAccumulations(1);
+}
+
+void ShardingEngine::retirePendingAccumulations(std::size_t keep)
+{
+    while (m_pendingAccumulations.size() > keep) {
+        auto oldest = std::move(m_pendingAccumulations.front());
+        m_pendingAccumulations.pop_front();
+        m_comm.computeWaits(oldest.reduced);
+        // Freed after the add on the compute stream, which waited for the reduction that wrote it.
+        for (auto& [index, partial] : oldest.partials)
+            m_units[index].gradShard.add_(partial);
+    }
+}
+
+void ShardingEngine::accumulateHostGradients()
+{
+    // Offloaded strategies: each micro-step's reduced shard arrived in hostGrad (the host waited for
+    // the copies); its sum over the micro-steps is kept in fp32 on the host beside it, as DeepSpeed's
+    // offload accumulates into its fp32 host gradient partition, and the last micro-step leaves the
+    // sum where the CPU AdamW reads it.
+    if (m_microSteps == 1)
+        return;
+    const bool last = m_microStep + 1 == m_microSteps;
+    for (auto& u : m_units) {
+        if (!u.hostGrad.defined())
+            continue;
+        if (m_microStep == 0) {
+            if (!u.hostGradSum.defined())
+                u.hostGradSum = at::empty(u.hostGrad.sizes(), at::TensorOptions().dtype(at::kFloat));
+            u.hostGradSum.copy_(u.hostGrad);
+        } else {
+            u.hostGradSum.add_(u.hostGrad);
+        }
+        if (last)
+            u.hostGrad.copy_(u.hostGradSum);
+    }
 }
 
 void ShardingEngine::materializeGrads(Unit& u)
@@ -319,6 +383,8 @@ void ShardingEngine::reduceUnit(std::size_t index)
         return;
     u.reduced = true;
     settleUnwritten(u);
+    if (!m_traits.shardsGradients && m_microStep + 1 < m_microSteps)
+        return; // no_sync: the full gradient accumulates until the last micro-step reduces it
     const auto full = u.grads.tensor();
     switch (m_traits.reduction) {
     case GradReduction::AllReduce: m_lastReduction = m_comm.allReduceMean(full); return;
@@ -328,7 +394,8 @@ void ShardingEngine::reduceUnit(std::size_t index)
     if (u.hostGrad.defined()) {
         downloadReducedSlice(index);
     } else {
-        m_lastReduction = m_comm.reduceScatterMean(full, u.gradShard);
+        m_lastReduction = m_comm.reduceScatterMean(full, reducedShardTarget(index));
+        queueAccumulations(m_lastReduction);
         releaseAfterReduction({index}, m_lastReduction);
     }
     if (index != 0) // the root stays gathered until the whole backward is done
@@ -430,8 +497,9 @@ void ShardingEngine::flushBucket()
         // reduction that reads them is done (the allocator waits for the comm stream).
         std::vector<at::Tensor> shards;
         for (auto index : m_bucketUnits)
-            shards.push_back(m_units[index].gradShard);
+            shards.push_back(reducedShardTarget(index));
         m_lastReduction = m_comm.reduceScatterMeanEach(fulls, shards);
+        queueAccumulations(m_lastReduction);
         releaseAfterReduction(m_bucketUnits, m_lastReduction);
     } else {
         // zero1: the full gradient stays; this rank steps its slice of the mean.

@@ -351,8 +351,8 @@ void TestRunsPage::configRejectedByRunnerShowsDiagnosis()
 {
     RunRequest request;
     request.config = tinyConfig(Strategy::Zero2, 2, 1, 2);
-    // Valid for the planner, refused by the runner: it has no activation checkpointing.
-    request.config.training.activationCheckpointing = true;
+    // Valid for the planner, refused by the runner: it cannot read the token file.
+    request.config.tokenFile = "/nonexistent/shardwise-tokens.bin";
     QSignalSpy finished(m_page->job(), &RunJob::runFinished);
     QVERIFY(m_page->queueRun(request) > 0);
     QString status;
@@ -371,7 +371,7 @@ void TestRunsPage::configRejectedByRunnerShowsDiagnosis()
     QCOMPARE(failures->failures()[root].kind, QStringLiteral("config"));
     QVERIFY(failures->index(root, 0).data(Qt::BackgroundRole).isValid());
     QCOMPARE(panel->failureView()->currentIndex().row(), root);
-    QVERIFY2(panel->headline()->text().contains(QStringLiteral("activation_checkpointing")), qPrintable(panel->headline()->text()));
+    QVERIFY2(panel->headline()->text().contains(QStringLiteral("--tokens")), qPrintable(panel->headline()->text()));
     QVERIFY(panel->headline()->text().startsWith(QStringLiteral("First failure on rank")));
     QVERIFY(!panel->evidenceView()->toPlainText().isEmpty());
     const bool suggestsConfigFix = std::any_of(panel->diagnosis().actions.begin(), panel->diagnosis().actions.end(),
@@ -382,7 +382,7 @@ void TestRunsPage::configRejectedByRunnerShowsDiagnosis()
     const auto stored = store::findRun(*m_workspace->database(), runId);
     QVERIFY(stored);
     QCOMPARE(stored->status, store::RunStatus::Failed);
-    QVERIFY(QString::fromStdString(stored->note).contains(QStringLiteral("activation_checkpointing")));
+    QVERIFY(QString::fromStdString(stored->note).contains(QStringLiteral("--tokens")));
     QCOMPARE(store::diagnoses(*m_workspace->database(), runId).size(), std::size_t(1));
 }
 
