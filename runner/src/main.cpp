@@ -25,8 +25,11 @@ enum ExitCode { Ok = 0, Internal = 1, Config = 2, OutOfMemory = 3, Comm = 4 };
 
 bool looksLikeHostOom(const std::string& what)
 {
-    // DefaultCPUAllocator reports a failed host allocation as a plain c10::Error.
-    return what.find("not enough memory") != std::string::npos || what.find("std::bad_alloc") != std::string::npos;
+    // DefaultCPUAllocator reports a failed host allocation as a plain c10::Error: "DefaultCPUAllocator:
+    // can't allocate memory: you tried to allocate N bytes" (LibTorch 1.13 and 2.x), older builds
+    // "not enough memory".
+    return what.find("can't allocate memory") != std::string::npos || what.find("not enough memory") != std::string::npos
+        || what.find("std::bad_alloc") != std::string::npos;
 }
 
 // Leaves without running destructors: a communicator whose peer died can block in its destructor.
@@ -96,8 +99,12 @@ int main(int argc, char** argv)
             emitError(rank, ErrorKind::Comm, progress.commFailure, progress.step);
             leave(Comm);
         }
-        if (looksLikeHostOom(what) || what.find("CUDA out of memory") != std::string::npos) {
-            emitError(rank, ErrorKind::Oom, what, progress.step, sampleMemory(progress.device));
+        // c10::Error's what() appends a C++ backtrace of dozens of frames; an OOM event carries the
+        // allocator's sentence alone.
+        const auto* c10Error = dynamic_cast<const c10::Error*>(&e);
+        const std::string message = c10Error ? c10Error->what_without_backtrace() : what;
+        if (looksLikeHostOom(message) || message.find("CUDA out of memory") != std::string::npos) {
+            emitError(rank, ErrorKind::Oom, message, progress.step, sampleMemory(progress.device));
             leave(OutOfMemory);
         }
         emitError(rank, ErrorKind::Internal, what, progress.step);

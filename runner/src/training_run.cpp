@@ -13,9 +13,12 @@
 #include "shardwise/protocol/statistics.hpp"
 #include "shardwise/spec/strategy.hpp"
 
+#include <netdb.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <thread>
 #include <cstdlib>
 
 namespace shardwise::runner {
@@ -73,8 +76,40 @@ struct PhaseMemory {
 
 } // namespace
 
+namespace {
+
+// c10d's TCPStore retries a name that does not resolve until the rendezvous timeout (minutes), so a
+// typo in MASTER_ADDR would look like a hung peer. A name the resolver says does not exist fails at
+// once; a resolver that is only unreachable (EAI_AGAIN) gets a few seconds before it counts as a
+// communication failure.
+void requireResolvableMaster(const std::string& address, int timeoutS)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(std::min(timeoutS, 10));
+    for (;;) {
+        addrinfo hints{};
+        hints.ai_family = AF_UNSPEC;
+        hints.ai_socktype = SOCK_STREAM;
+        addrinfo* found = nullptr;
+        const int rc = ::getaddrinfo(address.c_str(), nullptr, &hints, &found);
+        if (found)
+            ::freeaddrinfo(found);
+        if (rc == 0)
+            return;
+        const std::string why = ::gai_strerror(rc);
+        if (rc != EAI_AGAIN)
+            throw ConfigError("MASTER_ADDR '" + address + "' does not resolve to an address (" + why +
+                              "); set it to the host name or IP address of rank 0's node");
+        if (std::chrono::steady_clock::now() > deadline)
+            throw CommError("MASTER_ADDR '" + address + "' could not be resolved: " + why);
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+}
+
+} // namespace
+
 std::unique_ptr<Communicator> connectRanks(const RunConfig& c, const LaunchEnvironment& env, int timeoutS)
 {
+    requireResolvableMaster(env.masterAddr, timeoutS);
     Rendezvous rv;
     rv.rank = env.rank;
     rv.world = env.world;
