@@ -122,9 +122,19 @@ std::string jobManifest(const Resolved& r)
     if (q.run.training.expandableSegments)
         y << "            - name: PYTORCH_CUDA_ALLOC_CONF\n"
              "              value: \"expandable_segments:True\"\n";
+    // A container's /dev/shm is 64 MiB by default; NCCL's intra-node transport and its proxy buffers
+    // live there, and running out fails the communicator's init or a collective ("unhandled system
+    // error"). A memory-backed emptyDir lifts the cap to the node's memory.
     y << "          resources:\n"
          "            limits:\n"
-         "              " << d.gpuResource << ": " << perNode << "\n";
+         "              " << d.gpuResource << ": " << perNode << "\n"
+         "          volumeMounts:\n"
+         "            - name: dshm\n"
+         "              mountPath: /dev/shm\n"
+         "      volumes:\n"
+         "        - name: dshm\n"
+         "          emptyDir:\n"
+         "            medium: Memory\n";
     return y.str();
 }
 

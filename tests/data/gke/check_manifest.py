@@ -17,4 +17,9 @@ assert int(env["WORLD_SIZE"]) == int(sys.argv[1]) * int(sys.argv[2])
 assert env["MASTER_ADDR"].startswith(job["metadata"]["name"] + "-0.")
 assert "shardwise-runner" in c["args"][0]
 assert any(t["key"] == "nvidia.com/gpu" for t in pod["tolerations"])
+# NCCL's shared-memory transport needs more than the container default of 64 MiB at /dev/shm.
+shm = [m for m in c.get("volumeMounts", []) if m["mountPath"] == "/dev/shm"]
+assert len(shm) == 1, c.get("volumeMounts")
+volume = {v["name"]: v for v in pod.get("volumes", [])}[shm[0]["name"]]
+assert volume["emptyDir"]["medium"] == "Memory", volume
 print("ok")
