@@ -159,6 +159,26 @@ private slots:
         QCOMPARE(activationBytes(in), 1024.0 * (24.0 * 2.0 * 896.0 + 38720.0 + 3596.0));
     }
 
+    // The native runner's selective checkpointing (runner/src/decoder_model.hpp) drops SwiGLU's
+    // output (2f = 9728) and the O projection's merged-heads copy (2a = 1792) from each layer's
+    // 38720 bytes per token and recomputes them in backward: 27200 for every layer but the one in
+    // backward, which holds its whole set again. No matmul runs twice: hardware FLOPs are the model's.
+    // torchtitan's "op" policy (an eager framework) keeps SDPA's output and every other matmul
+    // output and recomputes the rest: 7/6 of the FLOPs.
+    void nativeSelectiveCheckpointingDropsTheRecomputedTensors()
+    {
+        EstimateInput in = input("qwen2.5-0.5b", "h200");
+        in.training.seqLen = 1024;
+        in.training.activationCheckpointing = true;
+        in.training.checkpointPolicy = CheckpointPolicy::Selective;
+        QCOMPARE(activationBytes(in), 1024.0 * (23.0 * 27200.0 + 38720.0 + 3596.0));
+        const Estimate native = estimate(in, Strategy::Zero0);
+        QCOMPARE(native.throughput.hardwareFlopsPerToken, native.throughput.modelFlopsPerToken);
+        in.framework.framework = Framework::Torchtitan;
+        const Estimate titan = estimate(in, Strategy::Fsdp2Reshard);
+        QCOMPARE(titan.throughput.hardwareFlopsPerToken, titan.throughput.modelFlopsPerToken * 7.0 / 6.0);
+    }
+
     void flopsPerTokenFollowsPalmConvention()
     {
         const ModelSpec m = *PresetCatalog::builtin().findModel("qwen2.5-3b");

@@ -36,9 +36,10 @@ double offloadCommBuffers(const EstimateInput& in, Strategy s, double unit, doub
         return unit + layer + reduceOutput + staging;
     }
     const double tokens = static_cast<double>(in.training.microBatch) * static_cast<double>(in.training.seqLen);
-    const double layerActivations = tokens * (in.training.activationCheckpointing
-                                                  ? kBf16Bytes * d(in.model.hidden)
-                                                  : detail::layerActivationBytesPerToken(in));
+    const bool selective = in.training.checkpointPolicy == CheckpointPolicy::Selective;
+    const double layerActivations = tokens * (!in.training.activationCheckpointing ? detail::layerActivationBytesPerToken(in)
+                                              : selective ? detail::nativeSelectiveLayerActivationBytesPerToken(in)
+                                                          : kBf16Bytes * d(in.model.hidden));
     constexpr double kHeldGradientDownloads = 2.0; // unit_schedule.cpp
     return unit + layer + kHeldGradientDownloads * std::max(0.0, layer - layerActivations);
 }

@@ -28,6 +28,7 @@ inline bool eagerDecoder(const EstimateInput& in) { return in.framework.framewor
 double layerActivationBytesPerToken(const EstimateInput& in);
 double eagerLayerActivationBytesPerToken(const EstimateInput& in);
 double selectiveLayerActivationBytesPerToken(const EstimateInput& in);
+double nativeSelectiveLayerActivationBytesPerToken(const EstimateInput& in);
 double finalActivationBytesPerToken(const ModelSpec& m);
 double gemmParams(const ModelSpec& m);
 double causalAttentionFlopsPerToken(const ModelSpec& m, int seqLen);

@@ -202,12 +202,17 @@ ExecutionRates executionRates(const EstimateInput& in, Strategy s, const Calibra
 }
 
 // Hardware FLOPs per model FLOP: full checkpointing recomputes the forward (a third of forward and
-// backward); selective checkpointing recomputes every other matmul of it, about half.
-double recomputeFactor(const TrainingSpec& t)
+// backward); the frameworks' selective checkpointing (torchtitan's "op" policy) recomputes every
+// other matmul of it, about half; the native runner's selective checkpointing recomputes no matmul,
+// only SwiGLU and a copy (runner/src/decoder_model.hpp), which the elementwise term's fit absorbs.
+double recomputeFactor(const EstimateInput& in)
 {
+    const TrainingSpec& t = in.training;
     if (!t.activationCheckpointing)
         return 1.0;
-    return t.checkpointPolicy == CheckpointPolicy::Selective ? 1.0 + 1.0 / 6.0 : 4.0 / 3.0;
+    if (t.checkpointPolicy == CheckpointPolicy::Selective)
+        return eagerDecoder(in) ? 1.0 + 1.0 / 6.0 : 1.0;
+    return 4.0 / 3.0;
 }
 
 } // namespace
@@ -245,7 +250,7 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
 
     ThroughputEstimate te;
     te.modelFlopsPerToken = ctx.modelFlopsPerToken;
-    const double recompute = recomputeFactor(t);
+    const double recompute = recomputeFactor(in);
     te.hardwareFlopsPerToken = te.modelFlopsPerToken * recompute;
     const double tokensPerRank = static_cast<double>(t.microBatch) * t.seqLen * t.gradAccumulation;
     const ExecutionRates rates = executionRates(in, s, c);

@@ -116,6 +116,23 @@ double detail::selectiveLayerActivationBytesPerToken(const EstimateInput& in)
     return 2.0 * h + 2.0 * a + 4.0 * d(m.heads) + 0.5 * matmulOutputs;
 }
 
+// Selective checkpointing in the native runner (runner/src/decoder_model.hpp): every matmul output
+// and what attention keeps stay as without checkpointing; the down projection recomputes its input,
+// SwiGLU's output (2f), from the gate/up output SwiGLU keeps, and the O projection its input, the
+// attention output's merged-heads copy (2a), from the attention output, which flash attention keeps
+// (math attention does not: the output is then kept in the copy's place, the same bytes). No matmul
+// runs twice.
+double detail::nativeSelectiveLayerActivationBytesPerToken(const EstimateInput& in)
+{
+    const ModelSpec& m = in.model;
+    double bytes = layerActivationBytesPerToken(in);
+    if (m.activation == ActivationKind::SwiGlu)
+        bytes -= 2.0 * d(m.ffn);
+    if (in.attention == AttentionKernel::Flash)
+        bytes -= 2.0 * d(m.heads * m.headDim);
+    return bytes;
+}
+
 double activationBytes(const EstimateInput& in)
 {
     const ModelSpec& m = in.model;
@@ -125,6 +142,9 @@ double activationBytes(const EstimateInput& in)
     const double final = detail::eagerDecoder(in) ? 6.0 * d(m.hidden) + 12.0 : detail::finalActivationBytesPerToken(m);
     if (!in.training.activationCheckpointing)
         return tokens * (d(m.layers) * perLayer + final);
+    if (in.training.checkpointPolicy == CheckpointPolicy::Selective && !detail::eagerDecoder(in))
+        // Every layer keeps its selected tensors; the one in backward adds what it recomputes.
+        return tokens * ((d(m.layers) - 1.0) * detail::nativeSelectiveLayerActivationBytesPerToken(in) + perLayer + final);
     if (in.training.checkpointPolicy == CheckpointPolicy::Selective)
         // Every layer keeps its selected tensors; the one recomputing in backward briefly holds all.
         return tokens * (d(m.layers) * detail::selectiveLayerActivationBytesPerToken(in) + perLayer + final);
