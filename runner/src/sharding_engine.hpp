@@ -2,7 +2,7 @@
 // The sharding engine: owns every unit's flat buffers and optimizer state as the strategy places them,
 // and runs the strategy's schedule: when a unit is gathered, freed, reduced and stepped.
 //
-// Schedules (RUNNER.md; DeepSpeed ZeRO, Rajbhandari et al. 2020; PyTorch FSDP2 fully_shard):
+// Schedules (docs/runner.md; DeepSpeed ZeRO, Rajbhandari et al. 2020; PyTorch FSDP2 fully_shard):
 //   zero0            full replicas; each unit's gradient all-reduced (mean) as its backward finishes.
 //   zero1 / zero2    full replicas; gradients reduced in DeepSpeed-style buckets of reduce_bucket_size
 //                    elements, a bucket being one group of collectives over its units' own buffers

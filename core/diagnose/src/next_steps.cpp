@@ -1,6 +1,6 @@
-// The plain-sentence verdict and the suggested next steps. The advice follows PRODUCT.md: the
-// allocator flag is a diagnostic for fragmentation, not a cure; deeper sharding and then CPU offload
-// are the cures for a model that does not fit.
+// The plain-sentence verdict and the suggested next steps. The advice follows the decision order
+// (docs/formulas.md): the allocator flag is a diagnostic for fragmentation, not a cure; deeper
+// sharding and then CPU offload are the cures for a model that does not fit.
 #include "diagnosis_internal.hpp"
 
 #include "shardwise/diagnose/log_time.hpp"

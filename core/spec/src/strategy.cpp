@@ -9,7 +9,7 @@ using enum Strategy;
 using F = StrategyFamily;
 using R = GradReduction;
 
-// The single table of strategy facts (PRODUCT.md; DeepSpeed ZeRO paper, Rajbhandari et al. 2020;
+// The single table of strategy facts (docs/formulas.md; DeepSpeed ZeRO paper, Rajbhandari et al. 2020;
 // PyTorch FSDP2 fully_shard documentation). Columns: optimizer / gradients / parameters sharded,
 // reshard after forward, optimizer offloaded, parameters offloaded.
 constexpr std::array<StrategyTraits, kStrategyCount> kTable{{
