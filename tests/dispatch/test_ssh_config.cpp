@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <csignal>
 #include <cstdlib>
 
 using namespace shardwise::dispatch;
@@ -235,6 +236,80 @@ private slots:
             QCOMPARE(e.failure(), SshFailure::Config);
             QVERIFY2(QString::fromUtf8(e.what()).contains(QString::fromStdString(options.sshConfig.string()) + QStringLiteral(":2")), e.what());
         }
+    }
+
+    void identitiesOnlyFiltersTheAgentsKeys()
+    {
+        if (const QString why = SshdFixture::unavailableReason(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        SshdFixture sshd;
+        QString error = sshd.start();
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        sshd.trustHostKey();
+        const QString otherKey = sshd.path(QStringLiteral("other_key")); // not authorized
+        const QString made = shardwise::testing::runTool(QStringLiteral("ssh-keygen"), {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"),
+                                                                                       QStringLiteral("-N"), QString(), QStringLiteral("-f"), otherKey});
+        QVERIFY2(!made.startsWith(QStringLiteral("ERROR:")), qPrintable(made));
+        shardwise::testing::SshAgentFixture agent(sshd.path(QStringLiteral("agent.sock")));
+        error = agent.start();
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        error = agent.add(sshd.path(QStringLiteral("user_key"))); // the authorized key, in the agent only
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        SshCredentials viaAgent;
+        viaAgent.method = SshAuthMethod::Agent;
+        viaAgent.agentSocket = agent.socketPath().toStdString();
+        auto options = sshd.options();
+        const QString block = QStringLiteral("Host box\n  HostName 127.0.0.1\n  Port %1\n  IdentityFile %2\n").arg(sshd.port()).arg(otherKey);
+        writeText(QString::fromStdString(options.sshConfig.string()), block);
+        QVERIFY(SshSession::open({"box", 22, ""}, viaAgent, options)->run(std::string("true")).succeeded());
+        writeText(QString::fromStdString(options.sshConfig.string()), block + QStringLiteral("  IdentitiesOnly yes\n"));
+        try {
+            SshSession::open({"box", 22, ""}, viaAgent, options);
+            QFAIL("IdentitiesOnly let an agent key that matches no IdentityFile log in");
+        } catch (const SshError& e) {
+            QCOMPARE(e.failure(), SshFailure::AuthFailed);
+            const QString message = QString::fromUtf8(e.what());
+            QVERIFY2(message.contains(QStringLiteral("IdentitiesOnly")) && message.contains(otherKey), e.what());
+        }
+    }
+
+    void serverAliveSettingsDriveStallDetection()
+    {
+        if (const QString why = SshdFixture::unavailableReason(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        SshdFixture sshd;
+        const QString error = sshd.start();
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        sshd.trustHostKey();
+        auto options = sshd.options(); // Shardwise's own default would wait 30 s
+        writeText(QString::fromStdString(options.sshConfig.string()),
+                  hostBlock(QStringLiteral("box"), sshd, QStringLiteral("127.0.0.1"),
+                            QStringLiteral("  ServerAliveInterval 1\n  ServerAliveCountMax 2")));
+        auto session = SshSession::open({"box", 22, ""}, configOnlyCredentials(sshd), options);
+        std::vector<int> stopped;
+        QElapsedTimer sinceFreeze;
+        CommandIo io;
+        io.onStdout = [&](std::string_view) {
+            if (!stopped.empty())
+                return;
+            stopped = sshd.sessionProcesses();
+            for (int pid : stopped)
+                ::kill(pid, SIGSTOP);
+            sinceFreeze.start();
+        };
+        QString failure;
+        try {
+            session->run(std::string("echo running; exec sleep 30"), io);
+        } catch (const SshError& e) {
+            failure = QString::fromUtf8(e.what());
+            QCOMPARE(e.failure(), SshFailure::PeerStalled);
+        }
+        const qint64 elapsed = sinceFreeze.isValid() ? sinceFreeze.elapsed() : -1;
+        for (int pid : stopped)
+            ::kill(pid, SIGCONT);
+        QVERIFY(!stopped.empty());
+        QVERIFY2(failure.contains(QStringLiteral("limit 2000 ms")), qPrintable(failure));
+        QVERIFY2(elapsed >= 0 && elapsed < 8000, qPrintable(QString::number(elapsed)));
     }
 
     void proxyJumpGoesThroughTheBastion()

@@ -45,7 +45,13 @@ const std::set<std::string>& knownKeywords()
         "serveralivecountmax", "serveraliveinterval", "sessiontype", "setenv", "smartcarddevice", "stdinnull",
         "streamlocalbindmask", "streamlocalbindunlink", "stricthostkeychecking", "syslogfacility", "tag",
         "tcpkeepalive", "tunnel", "tunneldevice", "updatehostkeys", "usekeychain", "user", "userknownhostsfile",
-        "verifyhostkeydns", "visualhostkey", "xauthlocation"};
+        "verifyhostkeydns", "visualhostkey", "xauthlocation",
+        // Newer than OpenSSH 9.2, so a configuration written for a newer ssh still reads.
+        "pubkeyauthoptions", "refuseconnection", "warnweakcrypto",
+        // Deprecated or removed keywords OpenSSH still accepts with a warning.
+        "afstokenpassing", "compressionlevel", "dsaauthentication", "fallbacktorsh", "globalknownhostsfile2",
+        "kerberosauthentication", "kerberostgtpassing", "rhostsrsaauthentication", "rsaauthentication",
+        "skeyauthentication", "tisauthentication", "useprivilegedport", "useroaming", "usersh", "userknownhostsfile2"};
     return words;
 }
 
