@@ -184,6 +184,10 @@
         <source>calibrated</source>
         <translation>kalibriert</translation>
     </message>
+    <message>
+        <source>Usable GPU memory: %1 (%2 less %3 headroom)</source>
+        <translation>Nutzbarer GPU-Speicher: %1 (%2 abzüglich %3 Reserve)</translation>
+    </message>
 </context>
 <context>
     <name>DiagnosisText</name>
@@ -404,10 +408,6 @@
         <translation>Kernel-Arbeitsspeicher</translation>
     </message>
     <message>
-        <source>fragmentation</source>
-        <translation>Fragmentierung</translation>
-    </message>
-    <message>
         <source>CUDA context and NCCL</source>
         <translation>CUDA-Kontext und NCCL</translation>
     </message>
@@ -490,6 +490,10 @@
     <message>
         <source>Planned for %1.</source>
         <translation>Geplant für %1.</translation>
+    </message>
+    <message>
+        <source>predicted faster than the recommendation beyond the prediction&apos;s error</source>
+        <translation>schneller vorhergesagt als die Empfehlung, über den Fehler der Vorhersage hinaus</translation>
     </message>
 </context>
 <context>
@@ -682,6 +686,14 @@
     <message>
         <source>%1 (not in %2)</source>
         <translation>%1 (nicht in %2)</translation>
+    </message>
+    <message>
+        <source>%1 allocated + %2 CUDA context and NCCL.</source>
+        <translation>%1 belegt + %2 CUDA-Kontext und NCCL.</translation>
+    </message>
+    <message>
+        <source>Predicted peak per GPU: the most the step allocates at once plus the CUDA context and NCCL&apos;s buffers. It fits when it is at most the usable %1 (the GPU&apos;s %2 less %3 headroom). The allocator&apos;s unused cache is not counted: PyTorch frees it before it reports out of memory.</source>
+        <translation>Vorhergesagte Spitze je GPU: das Meiste, was der Schritt auf einmal belegt, plus CUDA-Kontext und NCCL-Puffer. Sie passt, wenn sie höchstens die nutzbaren %1 erreicht (die %2 der GPU abzüglich %3 Reserve). Der ungenutzte Cache des Allokators zählt nicht: PyTorch gibt ihn frei, bevor es Speichermangel meldet.</translation>
     </message>
 </context>
 <context>
@@ -1980,16 +1992,52 @@
         <source>%1 (default)</source>
         <translation>%1 (Voreinstellung)</translation>
     </message>
+    <message>
+        <source>Sequence</source>
+        <translation>Sequenz</translation>
+    </message>
+    <message>
+        <source>Micro-batch</source>
+        <translation>Micro-Batch</translation>
+    </message>
+    <message>
+        <source>Accumulation</source>
+        <translation>Akkumulation</translation>
+    </message>
+    <message>
+        <source>GPUs per node</source>
+        <translation>GPUs je Knoten</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <source>Host RAM per node</source>
+        <translation>Host-RAM je Knoten</translation>
+    </message>
+    <message>
+        <source>Inter-node network</source>
+        <translation>Netz zwischen Knoten</translation>
+    </message>
+    <message>
+        <source>Custom GPU memory (at least 1 GiB)</source>
+        <translation>Speicher der eigenen GPU (mindestens 1 GiB)</translation>
+    </message>
+    <message>
+        <source>Custom GPU bf16 peak</source>
+        <translation>bf16-Spitzenleistung der eigenen GPU</translation>
+    </message>
+    <message>
+        <source>Custom GPU PCIe bandwidth</source>
+        <translation>PCIe-Bandbreite der eigenen GPU</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::PlanPage</name>
     <message>
         <source>The decision order: lightest sharding that fits, then full sharding chosen by interconnect, then CPU offload; always validate on your own hardware.</source>
         <translation>Die Entscheidungsreihenfolge: leichtestes Sharding, das passt, dann volles Sharding nach Verbindung, dann CPU-Auslagerung; immer auf der eigenen Hardware prüfen.</translation>
-    </message>
-    <message>
-        <source>Predicted memory per GPU by kind, stacked, for each strategy. The dashed line is the GPU&apos;s memory.</source>
-        <translation>Vorhergesagter Speicher je GPU nach Art, gestapelt, für jede Strategie. Die gestrichelte Linie ist der GPU-Speicher.</translation>
     </message>
     <message>
         <source>Where the validation runs are measured.</source>
@@ -2137,6 +2185,18 @@
     <message>
         <source>%1 reads it, while this plan&apos;s figures are for %2; choose %1 as the framework for its defaults and figures.</source>
         <translation>%1 liest sie, die Zahlen dieses Plans gelten aber für %2; wählen Sie %1 als Framework für seine Voreinstellungen und Zahlen.</translation>
+    </message>
+    <message>
+        <source>The predicted peak per GPU of each strategy, stacked by kind. The dashed line is the usable GPU memory (less the planner&apos;s headroom): a bar above it does not fit.</source>
+        <translation>Die vorhergesagte Spitze je GPU jeder Strategie, nach Art gestapelt. Die gestrichelte Linie ist der nutzbare GPU-Speicher (abzüglich der Reserve des Planers): Ein Balken darüber passt nicht.</translation>
+    </message>
+    <message>
+        <source>Cannot open %1 as a model: %2</source>
+        <translation>%1 kann nicht als Modell geöffnet werden: %2</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
     </message>
 </context>
 <context>

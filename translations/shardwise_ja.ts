@@ -183,6 +183,10 @@
         <source>calibrated</source>
         <translation>キャリブレーション済み</translation>
     </message>
+    <message>
+        <source>Usable GPU memory: %1 (%2 less %3 headroom)</source>
+        <translation>使用可能な GPU メモリ: %1（%2 から余裕分 %3 を引いたもの）</translation>
+    </message>
 </context>
 <context>
     <name>DiagnosisText</name>
@@ -403,10 +407,6 @@
         <translation>カーネル作業領域</translation>
     </message>
     <message>
-        <source>fragmentation</source>
-        <translation>断片化</translation>
-    </message>
-    <message>
         <source>CUDA context and NCCL</source>
         <translation>CUDA コンテキストと NCCL</translation>
     </message>
@@ -489,6 +489,10 @@
     <message>
         <source>Planned for %1.</source>
         <translation>%1 向けの計画です。</translation>
+    </message>
+    <message>
+        <source>predicted faster than the recommendation beyond the prediction&apos;s error</source>
+        <translation>推奨より予測の誤差を超えて速いと予測</translation>
     </message>
 </context>
 <context>
@@ -681,6 +685,14 @@
     <message>
         <source>%1 (not in %2)</source>
         <translation>%1(%2 では不可)</translation>
+    </message>
+    <message>
+        <source>%1 allocated + %2 CUDA context and NCCL.</source>
+        <translation>割り当て %1 + CUDA コンテキストと NCCL %2。</translation>
+    </message>
+    <message>
+        <source>Predicted peak per GPU: the most the step allocates at once plus the CUDA context and NCCL&apos;s buffers. It fits when it is at most the usable %1 (the GPU&apos;s %2 less %3 headroom). The allocator&apos;s unused cache is not counted: PyTorch frees it before it reports out of memory.</source>
+        <translation>GPU あたりの予測ピーク: ステップが一度に割り当てる最大量に CUDA コンテキストと NCCL のバッファを加えたもの。使用可能な %1（GPU の %2 から余裕分 %3 を引いたもの）以下なら収まります。アロケータの未使用キャッシュは含めません: PyTorch はメモリ不足を報告する前にそれを解放します。</translation>
     </message>
 </context>
 <context>
@@ -1974,16 +1986,52 @@
         <source>%1 (default)</source>
         <translation>%1(既定)</translation>
     </message>
+    <message>
+        <source>Sequence</source>
+        <translation>シーケンス</translation>
+    </message>
+    <message>
+        <source>Micro-batch</source>
+        <translation>マイクロバッチ</translation>
+    </message>
+    <message>
+        <source>Accumulation</source>
+        <translation>累積</translation>
+    </message>
+    <message>
+        <source>GPUs per node</source>
+        <translation>ノードあたりの GPU 数</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>ノード数</translation>
+    </message>
+    <message>
+        <source>Host RAM per node</source>
+        <translation>ノードあたりのホスト RAM</translation>
+    </message>
+    <message>
+        <source>Inter-node network</source>
+        <translation>ノード間ネットワーク</translation>
+    </message>
+    <message>
+        <source>Custom GPU memory (at least 1 GiB)</source>
+        <translation>カスタム GPU のメモリ（1 GiB 以上）</translation>
+    </message>
+    <message>
+        <source>Custom GPU bf16 peak</source>
+        <translation>カスタム GPU の bf16 ピーク</translation>
+    </message>
+    <message>
+        <source>Custom GPU PCIe bandwidth</source>
+        <translation>カスタム GPU の PCIe 帯域幅</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::PlanPage</name>
     <message>
         <source>The decision order: lightest sharding that fits, then full sharding chosen by interconnect, then CPU offload; always validate on your own hardware.</source>
         <translation>判断順序: 収まる最も軽いシャーディング、次にインターコネクトで選ぶ完全シャーディング、最後に CPU オフロード。必ず自分のハードウェアで検証してください。</translation>
-    </message>
-    <message>
-        <source>Predicted memory per GPU by kind, stacked, for each strategy. The dashed line is the GPU&apos;s memory.</source>
-        <translation>戦略ごとの GPU あたり予測メモリを種類別に積み上げて表示します。破線は GPU のメモリ容量です。</translation>
     </message>
     <message>
         <source>Where the validation runs are measured.</source>
@@ -2130,6 +2178,18 @@
     <message>
         <source>%1 reads it, while this plan&apos;s figures are for %2; choose %1 as the framework for its defaults and figures.</source>
         <translation>これを読むのは %1 ですが、この計画の数値は %2 向けです。既定値と数値を合わせるにはフレームワークに %1 を選んでください。</translation>
+    </message>
+    <message>
+        <source>The predicted peak per GPU of each strategy, stacked by kind. The dashed line is the usable GPU memory (less the planner&apos;s headroom): a bar above it does not fit.</source>
+        <translation>各戦略の GPU あたりの予測ピークを種類別に積み上げたもの。破線は使用可能な GPU メモリ（プランナーの余裕分を引いたもの）で、それを超える棒は収まりません。</translation>
+    </message>
+    <message>
+        <source>Cannot open %1 as a model: %2</source>
+        <translation>%1 をモデルとして開けません: %2</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
     </message>
 </context>
 <context>

@@ -138,7 +138,7 @@ int runGke(const std::vector<std::string>& args, std::ostream& out, std::ostream
         // makePlan above ran with the default calibration: its usable share of host RAM is the one to apply
         // to the VM's RAM.
         request.verdict = cloud::PlanVerdict{e.fitsDevice,
-                                             e.memory.requiredBytes() / kGiB,
+                                             e.memory.peakBytes() / kGiB,
                                              in.gpu.memoryGiB(),
                                              plan.recommendation.strategy == strategy,
                                              e.hostBytesPerNode / kGiB,

@@ -185,8 +185,13 @@ void printTable(const Plan& plan, const EstimateInput& in, const std::vector<std
                 : "")
         << "\n";
     const double hostUsable = plan.candidates.empty() ? 0.0 : plan.candidates.front().estimate.hostCapacityBytes;
-    out << "GPU memory " << format("%.1f", in.gpu.memoryGiB()) << " GiB per GPU; host RAM "
-        << format("%.0f", c.hostRamGiB) << " GiB per node, " << format("%.1f", hostUsable / kGiB) << " GiB usable\n";
+    const Estimate* first = plan.candidates.empty() ? nullptr : &plan.candidates.front().estimate;
+    out << "GPU memory " << format("%.1f", in.gpu.memoryGiB()) << " GiB per GPU";
+    if (first)
+        out << ", " << format("%.1f", first->usableDeviceBytes() / kGiB) << " GiB usable ("
+            << format("%.1f", first->headroomBytes / kGiB) << " GiB headroom kept free)";
+    out << "; host RAM " << format("%.0f", c.hostRamGiB) << " GiB per node, " << format("%.1f", hostUsable / kGiB)
+        << " GiB usable\n";
     out << "Framework: " << targetText(in);
     for (std::size_t i = 0; i < notes.size(); ++i)
         out << (i == 0 ? " (" : "; ") << notes[i] << (i + 1 == notes.size() ? ")" : "");
@@ -202,7 +207,7 @@ void printTable(const Plan& plan, const EstimateInput& in, const std::vector<std
         unsupported = unsupported || !runs;
         out << padRight(std::string(strategyId(cand.strategy)) + (runs ? "" : " *"), 25)
             << padRight(!e.supported ? "n/a" : e.fits() ? "yes" : (e.fitsDevice ? "no: host" : "no"), 9)
-            << padLeft(format("%.1f", e.memory.devicePeak() / kGiB), 10)
+            << padLeft(format("%.1f", e.memory.peakBytes() / kGiB), 10)
             << padLeft(offload ? format("%.1f", e.hostBytesPerNode / kGiB) : std::string("-"), 10)
             << padLeft(format("%.0f", e.throughput.tokensPerS), 12) << padLeft(format("%.3f", e.throughput.stepTimeS), 9)
             << padLeft(format("%.1f", 100.0 * e.throughput.mfu), 8)
@@ -232,7 +237,10 @@ void printTable(const Plan& plan, const EstimateInput& in, const std::vector<std
     if (in.training.cudaGraphs)
         out << "\nCUDA graphs apply to the GPU-resident strategies; the offload strategies run their optimizer on "
                "the host and stay eager.\n";
-    out << "\nNCCL % counts communication kernels that overlap compute; it is not time spent waiting.\n";
+    out << "\npeak GiB = allocated at the step's peak + CUDA context and NCCL buffers; it fits when it is at most the "
+           "usable GPU memory. The allocator's unused cache is not counted: PyTorch frees it before it reports out of "
+           "memory.\n";
+    out << "NCCL % counts communication kernels that overlap compute; it is not time spent waiting.\n";
     if (unsupported)
         out << "* = " << traits(in.framework.framework).label
             << " cannot run this strategy (n/a); its row is for comparison.\n";

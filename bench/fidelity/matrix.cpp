@@ -75,7 +75,7 @@ std::vector<Cell> planMatrix(const PresetCatalog& catalog, const MatrixOptions& 
                     c.steps = std::min(o.maxShortSteps, static_cast<int>(std::ceil(o.minTimedSeconds / stepS)));
                     c.warmup = std::max(c.warmup, 5);
                 }
-                c.predictedPeakGiB = e.memory.devicePeak() / kGiB;
+                c.predictedPeakGiB = e.memory.nvidiaSmiBytes() / kGiB;
                 // An OOM ends in the first step.
                 c.estimatedSeconds = startupSeconds(in.model, t.strategy)
                     + (c.predictedFits ? c.warmup + c.steps : 1) * e.throughput.stepTimeS;

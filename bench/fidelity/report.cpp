@@ -550,7 +550,7 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
                 const std::string host = e.hostBytesPerNode > 0
                     ? formatNumber(e.hostBytesPerNode / kGiB, "%.1f") + " (" + formatNumber(e.hostCapacityBytes / kGiB, "%.1f") + ")"
                     : std::string("-");
-                now = formatNumber(e.memory.requiredBytes() / kGiB, "%.1f") + " | " + host + " | "
+                now = formatNumber(e.memory.peakBytes() / kGiB, "%.1f") + " | " + host + " | "
                     + (e.fits() ? "fits" : (e.fitsDevice ? "does not fit the host" : "does not fit"));
             }
             md << "| " << c->model << " | " << strategyId(c->strategy) << " | " << c->seq << " | "

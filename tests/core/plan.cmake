@@ -1,2 +1,8 @@
 shardwise_add_test(test_plan SOURCES test_plan.cpp LIBS Shardwise::plan)
 shardwise_add_test(test_framework_estimate SOURCES test_framework_estimate.cpp LIBS Shardwise::plan)
+if(TARGET shardwise-cli)
+    # The plan's peak as the CLI prints it (table and JSON) against core/plan's figures.
+    shardwise_add_test(test_plan_peak SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_plan_peak.cpp LIBS Shardwise::plan)
+    target_compile_definitions(test_plan_peak PRIVATE SHARDWISE_CLI="$<TARGET_FILE:shardwise-cli>")
+    add_dependencies(test_plan_peak shardwise-cli)
+endif()

@@ -60,7 +60,7 @@ PlanVerdict plannerVerdict(const GkeRequest& r)
     const Plan plan = makePlan(in);
     const Estimate& e = plan.candidate(r.run.strategy).estimate;
     return {e.fitsDevice,
-            e.memory.requiredBytes() / kGiB,
+            e.memory.peakBytes() / kGiB,
             r.gpu.memoryGiB(),
             plan.recommendation.strategy == r.run.strategy,
             e.hostBytesPerNode / kGiB,

@@ -569,7 +569,7 @@ private slots:
         const EstimateInput in = input("qwen2.5-7b", "h200", 8);
         const Estimate onGpu = estimate(in, Strategy::Fsdp2Reshard);
         const Estimate offloaded = estimate(in, Strategy::Fsdp2ReshardOffload);
-        QVERIFY(offloaded.memory.devicePeak() < onGpu.memory.devicePeak());
+        QVERIFY(offloaded.memory.peakBytes() < onGpu.memory.peakBytes());
         QVERIFY(offloaded.throughput.tokensPerS < onGpu.throughput.tokensPerS / 2.0);
         QVERIFY(offloaded.throughput.cpuOptimizerS > 0);
         QCOMPARE(offloaded.hostBytesPerNode, offloaded.memory.hostPerRank() * 8);
@@ -592,7 +592,7 @@ private slots:
         Calibration c;
         const Estimate e = estimate(in, Strategy::Zero0, c);
         // Headroom just larger than the spare memory turns the verdict.
-        c.headroomFraction = (e.deviceCapacityBytes - e.memory.requiredBytes()) / e.deviceCapacityBytes + 0.001;
+        c.headroomFraction = (e.deviceCapacityBytes - e.memory.peakBytes()) / e.deviceCapacityBytes + 0.001;
         const Estimate tight = estimate(in, Strategy::Zero0, c);
         QVERIFY(e.fits());
         QVERIFY(!tight.fits());
@@ -617,10 +617,10 @@ private slots:
         c.fragmentationFraction = 0.5; // a large cache that would not fit next to the peak
         const Estimate base = estimate(in, Strategy::Zero0, c);
         in.gpu.memoryMiB = static_cast<std::int64_t>(std::ceil(
-            (base.memory.requiredBytes() + spareGiB * kGiB) / (1.0 - c.headroomFraction) / (1024.0 * 1024.0)));
+            (base.memory.peakBytes() + spareGiB * kGiB) / (1.0 - c.headroomFraction) / (1024.0 * 1024.0)));
         const Estimate e = estimate(in, Strategy::Zero0, c);
         QCOMPARE(e.fits(), fits);
-        QVERIFY(e.memory.devicePeak() + e.headroomBytes > e.deviceCapacityBytes);
+        QVERIFY(e.memory.nvidiaSmiBytes() + e.headroomBytes > e.deviceCapacityBytes);
     }
 
     // Completed on the H200 near its 139.8 GiB (bench/results/fidelity-data): the verdict must say fits.

@@ -31,7 +31,8 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
     }
     chart->setTitle(ChartText::tr("Predicted memory per GPU: %1 on %2 x %3").arg(plan.modelName).arg(plan.gpus).arg(plan.gpuName));
 
-    // One bar set per memory part, in the order the first candidate lists them.
+    // One bar set per part of the peak, in the order the first candidate lists them: each bar sums to
+    // the candidate's peak, the figure of the table and the reasons.
     QStringList parts;
     for (const CandidateView& c : plan.candidates)
         for (const MemoryPart& part : c.memory)
@@ -39,6 +40,7 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
                 parts << part.label;
 
     auto* series = new QStackedBarSeries;
+    series->setObjectName(QStringLiteral("peakPartsSeries"));
     for (int p = 0; p < parts.size(); ++p) {
         auto* set = new QBarSet(parts[p]);
         set->setColor(seriesColor(p));
@@ -73,13 +75,17 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
     chart->addAxis(axisY, Qt::AlignLeft);
     series->attachAxis(axisY);
 
-    // The capacity line spans the category axis through a hidden value axis over the same slots.
+    // The capacity line spans the category axis through a hidden value axis over the same slots. It
+    // is drawn at the usable capacity, what "fits" compares each peak with, so a bar crosses it
+    // exactly when its candidate does not fit the GPU.
     if (plan.capacityGiB > 0) {
         auto* capacity = new QLineSeries;
-        capacity->setName(ChartText::tr("GPU memory (%1)").arg(formatGiB(plan.capacityGiB)));
+        capacity->setObjectName(QStringLiteral("usableCapacityLine"));
+        capacity->setName(ChartText::tr("Usable GPU memory: %1 (%2 less %3 headroom)")
+                              .arg(formatGiB(plan.usableGiB), formatGiB(plan.capacityGiB), formatGiB(plan.headroomGiB)));
         const qreal n = static_cast<qreal>(categories.size());
-        capacity->append(-0.5, plan.capacityGiB);
-        capacity->append(n - 0.5, plan.capacityGiB);
+        capacity->append(-0.5, plan.usableGiB);
+        capacity->append(n - 0.5, plan.usableGiB);
         QPen pen(capacityLineColor());
         pen.setWidth(2);
         pen.setStyle(Qt::DashLine);

@@ -65,7 +65,7 @@ QVariant CandidateTableModel::data(const QModelIndex& index, int role) const
         case FitsColumn:
             return c.fits;
         case PeakColumn:
-            return c.allocatedPeakGiB;
+            return c.peakGiB;
         case TokensColumn:
             return c.tokensPerS;
         case MfuColumn:
@@ -94,7 +94,7 @@ QVariant CandidateTableModel::display(const CandidateView& c, int column) const
         // Fits the GPU, so it is the host memory that the offloaded state does not fit.
         return tr("host RAM short by %1").arg(formatGiB(c.hostGiB - m_plan.hostUsableGiB));
     case PeakColumn:
-        return formatGiB(c.allocatedPeakGiB);
+        return formatGiB(c.peakGiB);
     case TokensColumn:
         return formatTokensPerS(c.tokensPerS);
     case MfuColumn:
@@ -124,7 +124,8 @@ QVariant CandidateTableModel::toolTip(const CandidateView& c, int column) const
         return tip;
     }
     case PeakColumn:
-        return peakMemoryExplanation();
+        return tr("%1 allocated + %2 CUDA context and NCCL.").arg(formatGiB(c.allocatedPeakGiB), formatGiB(c.peakGiB - c.allocatedPeakGiB))
+            + QLatin1Char('\n') + predictedPeakExplanation();
     case TokensColumn:
         return tr("Predicted. %1").arg(tokensPerSExplanation());
     case MfuColumn:
@@ -133,6 +134,14 @@ QVariant CandidateTableModel::toolTip(const CandidateView& c, int column) const
         return tr("Predicted. %1").arg(ncclShareExplanation());
     }
     return {};
+}
+
+QString CandidateTableModel::predictedPeakExplanation() const
+{
+    return tr("Predicted peak per GPU: the most the step allocates at once plus the CUDA context and NCCL's buffers. "
+              "It fits when it is at most the usable %1 (the GPU's %2 less %3 headroom). The allocator's unused cache "
+              "is not counted: PyTorch frees it before it reports out of memory.")
+        .arg(formatGiB(m_plan.usableGiB), formatGiB(m_plan.capacityGiB), formatGiB(m_plan.headroomGiB));
 }
 
 Qt::ItemFlags CandidateTableModel::flags(const QModelIndex& index) const
@@ -171,7 +180,7 @@ QVariant CandidateTableModel::headerData(int section, Qt::Orientation orientatio
             return tr("Whether the predicted peak fits the GPU's memory with the planner's headroom and, for CPU offload, "
                       "whether its state fits the node's usable host memory.");
         case PeakColumn:
-            return peakMemoryExplanation();
+            return predictedPeakExplanation();
         case TokensColumn:
             return tokensPerSExplanation();
         case MfuColumn:

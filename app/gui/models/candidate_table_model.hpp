@@ -13,7 +13,8 @@ class CandidateTableModel : public QAbstractTableModel {
 
 public:
     enum Column { StrategyColumn, FitsColumn, PeakColumn, TokensColumn, MfuColumn, NcclColumn, ColumnCount };
-    // Unformatted value for sorting and charts (double, or bool for FitsColumn).
+    // Unformatted value for sorting and charts (double, or bool for FitsColumn). PeakColumn's is the
+    // plan's peak in GiB (CandidateView::peakGiB), the figure the memory chart's bar sums to.
     static constexpr int RawValueRole = Qt::UserRole + 1;
     static constexpr int RecommendedRole = Qt::UserRole + 2;
     // Whether the plan's framework target can run the row's strategy (bool); unsupported rows are
@@ -35,6 +36,7 @@ public:
 private:
     QVariant display(const CandidateView& c, int column) const;
     QVariant toolTip(const CandidateView& c, int column) const;
+    QString predictedPeakExplanation() const; // what the peak column shows and what it is compared with
 
     PlanView m_plan;
 };

@@ -17,26 +17,37 @@ struct PlanText {
 
 QString fromStd(const std::string& s) { return QString::fromStdString(s); }
 
-QList<MemoryPart> memoryParts(const MemoryBreakdown& m)
+const char* partLabel(std::string_view id)
 {
     const struct {
+        std::string_view id;
         const char* label;
-        double bytes;
-    } parts[] = {
-        {QT_TRANSLATE_NOOP("PlanText", "parameters"), m.deviceParams},
-        {QT_TRANSLATE_NOOP("PlanText", "gradients"), m.deviceGrads},
-        {QT_TRANSLATE_NOOP("PlanText", "optimizer state"), m.deviceOptimizer},
-        {QT_TRANSLATE_NOOP("PlanText", "gathered parameters"), m.gatheredParams},
-        {QT_TRANSLATE_NOOP("PlanText", "activations"), m.activations},
-        {QT_TRANSLATE_NOOP("PlanText", "logits and loss"), m.logitsAndLoss},
-        {QT_TRANSLATE_NOOP("PlanText", "communication buffers"), m.commBuffers},
-        {QT_TRANSLATE_NOOP("PlanText", "kernel workspaces"), m.workspace},
-        {QT_TRANSLATE_NOOP("PlanText", "fragmentation"), m.fragmentation},
-        {QT_TRANSLATE_NOOP("PlanText", "CUDA context and NCCL"), m.runtimeContext},
+    } labels[] = {
+        {"device_params", QT_TRANSLATE_NOOP("PlanText", "parameters")},
+        {"device_grads", QT_TRANSLATE_NOOP("PlanText", "gradients")},
+        {"device_optimizer", QT_TRANSLATE_NOOP("PlanText", "optimizer state")},
+        {"gathered_params", QT_TRANSLATE_NOOP("PlanText", "gathered parameters")},
+        {"activations", QT_TRANSLATE_NOOP("PlanText", "activations")},
+        {"logits_and_loss", QT_TRANSLATE_NOOP("PlanText", "logits and loss")},
+        {"comm_buffers", QT_TRANSLATE_NOOP("PlanText", "communication buffers")},
+        {"workspace", QT_TRANSLATE_NOOP("PlanText", "kernel workspaces")},
+        {"runtime_context", QT_TRANSLATE_NOOP("PlanText", "CUDA context and NCCL")},
     };
+    for (const auto& l : labels)
+        if (l.id == id)
+            return l.label;
+    return nullptr;
+}
+
+// The peak's parts as core/estimate sums them (peakParts), so the stacked bar is the peak.
+QList<MemoryPart> memoryParts(const MemoryBreakdown& m)
+{
     QList<MemoryPart> out;
-    for (const auto& p : parts)
-        out.append({PlanText::tr(p.label), p.bytes / kGiB});
+    for (const PeakPart& p : peakParts(m)) {
+        const char* label = partLabel(p.id);
+        out.append({label ? PlanText::tr(label) : QString::fromUtf8(p.id.data(), static_cast<qsizetype>(p.id.size())),
+                    p.bytes / kGiB});
+    }
     return out;
 }
 
@@ -72,7 +83,8 @@ PlanView toPlanView(const Plan& plan, const EstimateInput& input, const std::vec
     view.interconnect = fromStd(std::string(interconnectId(input.cluster.intraNode)));
     const Estimate& first = plan.candidates.front().estimate;
     view.capacityGiB = first.deviceCapacityBytes / kGiB;
-    view.usableGiB = (first.deviceCapacityBytes - first.headroomBytes) / kGiB;
+    view.usableGiB = first.usableDeviceBytes() / kGiB;
+    view.headroomGiB = first.headroomBytes / kGiB;
     view.hostUsableGiB = first.hostCapacityBytes / kGiB;
     view.framework = input.framework.framework;
     view.target = QString::fromUtf8(traits(input.framework.framework).label.data(),
@@ -93,7 +105,7 @@ PlanView toPlanView(const Plan& plan, const EstimateInput& input, const std::vec
         CandidateView cv;
         cv.strategy = c.strategy;
         cv.fits = c.estimate.fits();
-        cv.peakGiB = c.estimate.memory.devicePeak() / kGiB;
+        cv.peakGiB = c.estimate.memory.peakBytes() / kGiB;
         cv.headroomGiB = -c.estimate.deviceShortfallBytes() / kGiB;
         cv.tokensPerS = c.estimate.throughput.tokensPerS;
         cv.mfu = c.estimate.throughput.mfu;
@@ -156,7 +168,10 @@ PlanView toPlanView(const Plan& plan, const EstimateInput& input, const std::vec
         if (rec.strategy && run.strategy == *rec.strategy)
             planned.why = PlanText::tr("the recommendation");
         else if (std::find(rec.alsoMeasure.begin(), rec.alsoMeasure.end(), run.strategy) != rec.alsoMeasure.end())
-            planned.why = PlanText::tr("the decision order says to measure it as well");
+            planned.why = rec.strategy && predictedFasterBeyondError(plan.candidate(run.strategy).estimate,
+                                                                     plan.candidate(*rec.strategy).estimate)
+                ? PlanText::tr("predicted faster than the recommendation beyond the prediction's error")
+                : PlanText::tr("the decision order says to measure it as well");
         else
             planned.why = PlanText::tr("checks that heavier sharding brings no speed-up");
         view.runMatrix.append(planned);

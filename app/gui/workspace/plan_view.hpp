@@ -19,15 +19,15 @@ struct MemoryPart {
 struct CandidateView {
     Strategy strategy = Strategy::Zero0;
     bool fits = false;
-    double peakGiB = 0;          // expected device use per GPU: allocated + allocator cache + context
-    double headroomGiB = 0;      // capacity (after the planner's headroom) minus peak; negative = short
+    double peakGiB = 0;          // the peak (MemoryBreakdown::peakBytes): allocated + CUDA context; what "fits" weighs
+    double headroomGiB = 0;      // usable capacity (after the planner's headroom) minus peak; negative = short
     double tokensPerS = 0;       // predicted, global
     double mfu = 0;              // 0..1
     double ncclShare = 0;        // 0..1, collective kernel time over step time
     double stepTimeS = 0;        // predicted optimizer step
     double allocatedPeakGiB = 0; // comparable to a run's peak allocated memory
     double hostGiB = 0;          // host memory per node (CPU offload's state); 0 without offload
-    QList<MemoryPart> memory;    // stacked in this order
+    QList<MemoryPart> memory;    // the peak's parts, stacked in this order; they sum to peakGiB
     bool recommended = false;
     QString note;                // why it was ruled out or chosen, one line
     bool supported = true;       // the plan's framework target can run it
@@ -56,7 +56,8 @@ struct PlanView {
     QString interconnect;  // "nvlink" | "pcie"
     int gpus = 1;
     double capacityGiB = 0;  // the GPU's memory
-    double usableGiB = 0;    // capacity minus the planner's headroom
+    double usableGiB = 0;    // capacity minus the planner's headroom: what each peak is compared with
+    double headroomGiB = 0;  // the planner's headroom
     double hostUsableGiB = 0; // the share of host RAM per node the planner takes as usable
     QList<DecisionStepView> steps;
     QList<CandidateView> candidates;

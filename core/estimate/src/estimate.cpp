@@ -64,7 +64,7 @@ Estimate memoryVerdict(const detail::MemoryContext& ctx, const EstimateInput& in
     e.headroomBytes = ctx.headroom;
     e.hostCapacityBytes = ctx.hostCapacity;
     e.hostBytesPerNode = e.memory.hostPerRank() * in.cluster.gpusPerNode * ctx.hostBufferFactor;
-    e.fitsDevice = e.memory.requiredBytes() + e.headroomBytes <= e.deviceCapacityBytes;
+    e.fitsDevice = e.memory.peakBytes() <= e.usableDeviceBytes();
     e.fitsHost = e.hostBytesPerNode <= e.hostCapacityBytes;
     e.supported = frameworkSupports(in.framework.framework, s);
     return e;
@@ -132,6 +132,22 @@ nlohmann::json toJson(const MemoryBreakdown& m)
         {"host_grads", m.hostGrads / kGiB},
         {"host_optimizer", m.hostOptimizer / kGiB},
     };
+}
+
+std::array<PeakPart, kPeakPartCount> peakParts(const MemoryBreakdown& m)
+{
+    // allocatedPeak()'s terms in its order, then the context: summed left to right they are peakBytes().
+    return {{
+        {"device_params", m.deviceParams},
+        {"device_grads", m.deviceGrads},
+        {"device_optimizer", m.deviceOptimizer},
+        {"gathered_params", m.gatheredParams},
+        {"activations", m.activations},
+        {"logits_and_loss", m.logitsAndLoss},
+        {"comm_buffers", m.commBuffers},
+        {"workspace", m.workspace},
+        {"runtime_context", m.runtimeContext},
+    }};
 }
 
 } // namespace shardwise

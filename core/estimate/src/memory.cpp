@@ -162,7 +162,8 @@ MemoryBreakdown memoryBreakdown(const MemoryContext& ctx, const EstimateInput& i
 
 bool fitsMemory(const MemoryBreakdown& m, const MemoryContext& ctx, const EstimateInput& in)
 {
-    return m.requiredBytes() + ctx.headroom <= ctx.deviceCapacity
+    // The same comparison as Estimate: peak <= capacity less headroom.
+    return m.peakBytes() <= ctx.deviceCapacity - ctx.headroom
         && m.hostPerRank() * in.cluster.gpusPerNode * ctx.hostBufferFactor <= ctx.hostCapacity;
 }
 
@@ -187,7 +188,7 @@ std::optional<Strategy> FitProbe::firstFitting(const EstimateInput& variant,
     const double transient = ctx.activations + std::max(ctx.logits, ctx.backwardWorking) + ctx.workspace;
     const double lowerBound = (transient + ctx.runtimeContext) * (1.0 - 1e-9);
     // A framework's peak may lie at the end of backward instead, without the activations: no bound.
-    if (!detail::eagerDecoder(variant) && lowerBound + ctx.headroom > ctx.deviceCapacity)
+    if (!detail::eagerDecoder(variant) && lowerBound > ctx.deviceCapacity - ctx.headroom)
         return std::nullopt;
     for (Strategy s : order)
         if (frameworkSupports(variant.framework.framework, s)

@@ -30,25 +30,31 @@ const char* id(Strategy s) { return strategyId(s).data(); } // ids are literals:
 
 double gib(double bytes) { return bytes / kGiB; }
 
+// The peak (MemoryBreakdown::peakBytes) with its two named parts, and the usable capacity it is
+// compared with, with its two: every sentence about GPU memory states the same four figures.
+std::string peakAgainstUsable(const Estimate& e, const char* relation, SentenceFormatter f)
+{
+    return sentenceWith(f, "predicted peak %.1f GiB (%.1f GiB allocated + %.1f GiB CUDA context and NCCL) %s the usable "
+                           "%.1f GiB (the GPU's %.1f GiB less %.1f GiB headroom)",
+                        gib(e.memory.peakBytes()), gib(e.memory.allocatedPeak()), gib(e.memory.runtimeContext), relation,
+                        gib(e.usableDeviceBytes()), gib(e.deviceCapacityBytes), gib(e.headroomBytes));
+}
+
 // Why one estimate does not fit, with the numbers.
 std::string whyNotFits(const Estimate& e, SentenceFormatter f)
 {
     if (!e.fitsDevice)
-        return sentenceWith(f, "%s does not fit: predicted peak %.1f GiB plus %.1f GiB headroom exceeds the GPU's %.1f GiB "
-                        "by %.1f GiB.",
-                        id(e.strategy), gib(e.memory.requiredBytes()), gib(e.headroomBytes), gib(e.deviceCapacityBytes),
-                        gib(e.deviceShortfallBytes()));
+        return sentenceWith(f, "%s does not fit: %s by %.1f GiB.", id(e.strategy),
+                            peakAgainstUsable(e, "exceeds", f).c_str(), gib(e.deviceShortfallBytes()));
     return sentenceWith(f, "%s does not fit in host memory: it needs %.1f GiB per node, %.1f GiB over the %.1f GiB usable.",
                     id(e.strategy), gib(e.hostBytesPerNode), gib(e.hostShortfallBytes()), gib(e.hostCapacityBytes));
 }
 
 std::string fitsSentence(const Estimate& e, SentenceFormatter f)
 {
-    std::string s = sentenceWith(f, "%s fits: predicted peak %.1f GiB of the GPU's %.1f GiB with %.1f GiB headroom kept free "
-                             "(%.1f GiB to spare); predicted %.0f tokens/s, step %.3f s, MFU %.1f %%.",
-                             id(e.strategy), gib(e.memory.requiredBytes()), gib(e.deviceCapacityBytes),
-                             gib(e.headroomBytes), gib(-e.deviceShortfallBytes()), e.throughput.tokensPerS,
-                             e.throughput.stepTimeS, 100.0 * e.throughput.mfu);
+    std::string s = sentenceWith(f, "%s fits: %s, %.1f GiB to spare; predicted %.0f tokens/s, step %.3f s, MFU %.1f %%.",
+                                 id(e.strategy), peakAgainstUsable(e, "within", f).c_str(), gib(-e.deviceShortfallBytes()),
+                                 e.throughput.tokensPerS, e.throughput.stepTimeS, 100.0 * e.throughput.mfu);
     if (e.hostBytesPerNode > 0)
         s += sentenceWith(f, " Host memory: %.1f GiB per node of %.1f GiB usable.", gib(e.hostBytesPerNode),
                       gib(e.hostCapacityBytes));
@@ -91,7 +97,7 @@ void addFrameworkReasons(Plan& p, const EstimateInput& in, const Calibration& c,
             r.reasons.push_back(sentenceWith(
                 f, "%s would fit with Shardwise's runner (predicted peak %.1f GiB) but not in %s at its defaults "
                    "(%.1f GiB).",
-                id(e.strategy), gib(n.memory.requiredBytes()), frameworkLabel(in), gib(e.memory.requiredBytes())));
+                id(e.strategy), gib(n.memory.peakBytes()), frameworkLabel(in), gib(e.memory.peakBytes())));
     }
 }
 
@@ -111,18 +117,7 @@ bool decideLightest(Plan& p, const EstimateInput& in, SentenceFormatter f)
                                      id(s)));
         addMisfits(r.reasons, p, lightPredicate, f);
         r.reasons.push_back(fitsSentence(p.candidate(s).estimate, f));
-        const Estimate* full = nullptr;
-        for (Strategy fullShard :
-             {in.cluster.intraNode == Interconnect::NvLink ? Strategy::Fsdp2Reshard : Strategy::Zero3,
-              in.cluster.intraNode == Interconnect::NvLink ? Strategy::Zero3 : Strategy::Fsdp2Reshard})
-            if (!full && p.candidate(fullShard).estimate.fits())
-                full = &p.candidate(fullShard).estimate;
-        if (full)
-            r.reasons.push_back(sentenceWith(f, "Heavier sharding also fits but brought no evidence of a speed-up in the "
-                                         "reference benchmark; here %s is predicted at %.0f tokens/s against %.0f "
-                                         "tokens/s for %s.",
-                                         id(full->strategy), full->throughput.tokensPerS,
-                                         p.candidate(s).estimate.throughput.tokensPerS, id(s)));
+        detail::addFastestComparison(p, p.candidate(s).estimate, in.cluster.worldSize(), true, f);
         if (in.cluster.worldSize() == 1)
             r.reasons.push_back("With one GPU there is nothing to shard across: every strategy holds the whole state, "
                                 "and sharding only adds copies.");
@@ -147,6 +142,7 @@ bool decideFullShard(Plan& p, const EstimateInput& in, SentenceFormatter f)
                                          id(only.strategy), frameworkLabel(in)));
         addMisfits(r.reasons, p, lightPredicate, f);
         r.reasons.push_back(fitsSentence(only, f));
+        detail::addFastestComparison(p, only, in.cluster.worldSize(), false, f);
         return true;
     }
     const bool nvlink = in.cluster.intraNode == Interconnect::NvLink;
@@ -173,6 +169,7 @@ bool decideFullShard(Plan& p, const EstimateInput& in, SentenceFormatter f)
     r.reasons.push_back(fitsSentence(chosen, f));
     if (!nvlink && other.fits() && &chosen != &other)
         r.alsoMeasure.push_back(other.strategy);
+    detail::addFastestComparison(p, chosen, in.cluster.worldSize(), false, f);
     if (!nvlink && chosen.strategy == Strategy::Zero3) {
         if (in.training.expandableSegments)
             r.reasons.push_back("Expandable segments are on, as the ZeRO-3 style needed on PCIe in the reference.");
@@ -187,7 +184,7 @@ bool decideFullShard(Plan& p, const EstimateInput& in, SentenceFormatter f)
     return true;
 }
 
-bool decideOffload(Plan& p, SentenceFormatter f)
+bool decideOffload(Plan& p, int world, SentenceFormatter f)
 {
     Recommendation& r = p.recommendation;
     for (Strategy s : detail::byLightness()) {
@@ -209,11 +206,12 @@ bool decideOffload(Plan& p, SentenceFormatter f)
                                      "throughput by %.1fx; in the reference benchmark CPU offload cut peak memory by "
                                      "roughly 40-65 %% and throughput by roughly 3-9x.",
                                      id(noOffload.strategy),
-                                     100.0 * (1.0 - chosen.memory.devicePeak() / noOffload.memory.devicePeak()),
+                                     100.0 * (1.0 - chosen.memory.peakBytes() / noOffload.memory.peakBytes()),
                                      noOffload.throughput.tokensPerS / chosen.throughput.tokensPerS));
         for (Strategy o : detail::byLightness())
             if (o != s && isOffload(o) && p.candidate(o).estimate.fits())
                 r.alsoMeasure.push_back(o);
+        detail::addFastestComparison(p, chosen, world, false, f);
         return true;
     }
     return false;
@@ -254,7 +252,7 @@ Plan detail::makePlanWith(const EstimateInput& in, const Calibration& c, const P
     const SentenceFormatter f = paths.format;
     p.framework = in.framework;
     p.interNodeGBps = in.cluster.nodes > 1 ? in.cluster.interNodeGBps : 0.0;
-    if (!decideLightest(p, in, f) && !decideFullShard(p, in, f) && !decideOffload(p, f))
+    if (!decideLightest(p, in, f) && !decideFullShard(p, in, f) && !decideOffload(p, in.cluster.worldSize(), f))
         decideNothingFits(p, in, c, paths);
     addFrameworkReasons(p, in, c, f);
     if (p.recommendation.strategy)

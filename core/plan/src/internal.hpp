@@ -34,6 +34,12 @@ using RemedySearch = std::vector<Remedy> (*)(const EstimateInput& in, const Cali
 std::vector<Remedy> findRemedies(const EstimateInput& in, const Calibration& c);
 std::vector<Remedy> findRemediesStraightforward(const EstimateInput& in, const Calibration& c);
 
+// For a recommendation `chosen`: the fastest other fitting strategy, compared in a sentence. When it
+// is predicted faster beyond kThroughputPredictionError the sentence gives the figure and the part of
+// the step that makes the difference, and the strategy joins alsoMeasure; within the error the
+// sentence is added only when `sayWhenWithinError` (step 1, whose reasons always compare).
+void addFastestComparison(Plan& p, const Estimate& chosen, int world, bool sayWhenWithinError, SentenceFormatter f);
+
 // One plain sentence per remedy.
 std::string describe(const Remedy& r, const EstimateInput& in, SentenceFormatter f);
 

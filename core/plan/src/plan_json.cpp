@@ -80,7 +80,10 @@ json candidateJson(const Candidate& c)
         {"fits", e.fits()},
         {"fits_device", e.fitsDevice},
         {"fits_host", e.fitsHost},
-        {"peak_gib", e.memory.devicePeak() / kGiB},
+        // The peak (MemoryBreakdown::peakBytes) and what fits_device compared it with: capacity less headroom.
+        {"peak_gib", e.memory.peakBytes() / kGiB},
+        {"capacity_gib", e.deviceCapacityBytes / kGiB},
+        {"headroom_gib", e.headroomBytes / kGiB},
         // Host RAM per node the strategy's state takes (offload: page-locked optimizer state), and
         // what of the node's RAM counts as usable.
         {"host_gib_per_node", e.hostBytesPerNode / kGiB},
@@ -139,8 +142,24 @@ Candidate candidateFromJson(const json& j, const std::string& path)
     if (b.size() != known)
         throw SpecError(bpath, "unknown field among " + std::to_string(b.size()) + " categories");
     const double peak = number(j, path, "peak_gib", 0.0, 1e9);
-    if (std::abs(peak - e.memory.devicePeak() / kGiB) > 1e-9 * (1.0 + peak))
-        throw SpecError(at(path, "peak_gib"), "does not equal the sum of the device categories of breakdown_gib");
+    const auto sameAs = [peak](double bytes) { return std::abs(peak - bytes / kGiB) <= 1e-9 * (1.0 + peak); };
+    // Plans written before the peak was defined once counted the allocator's unused cache in peak_gib
+    // and carried no capacity; they are read as they were written.
+    const bool legacy = !j.contains("capacity_gib");
+    if (!sameAs(e.memory.peakBytes()) && !(legacy && sameAs(e.memory.nvidiaSmiBytes())))
+        throw SpecError(at(path, "peak_gib"), "does not equal the sum of the peak's categories of breakdown_gib "
+                                              "(all device categories but fragmentation)");
+    if (!legacy) {
+        e.deviceCapacityBytes = number(j, path, "capacity_gib", 0.0, 1e9) * kGiB;
+        e.headroomBytes = number(j, path, "headroom_gib", 0.0, 1e9) * kGiB;
+        if (e.headroomBytes > e.deviceCapacityBytes)
+            throw SpecError(at(path, "headroom_gib"), "exceeds capacity_gib");
+        // fits_device is what the planner decided; a document where it contradicts its own figures
+        // would show a peak above the usable capacity next to "fits".
+        if (e.fitsDevice != (e.memory.peakBytes() <= e.usableDeviceBytes()) && std::abs(e.deviceShortfallBytes()) > 1e-6 * kGiB)
+            throw SpecError(at(path, j.contains("fits_device") ? "fits_device" : "fits"),
+                            "contradicts peak_gib against capacity_gib less headroom_gib");
+    }
     e.throughput.tokensPerS = number(j, path, "tokens_per_s", 0.0, 1e15);
     e.throughput.stepTimeS = number(j, path, "step_time_s", 0.0, 1e9);
     e.throughput.mfu = number(j, path, "mfu", 0.0, 1.0);

@@ -543,7 +543,7 @@ CellPrediction predict(const Cell& cell, const CellInput& input, const Calibrati
         p.predictedMemoryBytes = m.allocatedPeak() + m.fragmentation;
         p.predictedMemoryKind = "reserved";
     } else {
-        p.predictedMemoryBytes = m.devicePeak();
+        p.predictedMemoryBytes = m.nvidiaSmiBytes();
         p.predictedMemoryKind = "device total";
     }
     if (f.memory && f.outcome == "completed" && f.memory->bytes() > 0)

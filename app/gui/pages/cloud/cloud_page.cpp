@@ -316,7 +316,7 @@ void CloudPage::prepare()
     // The plan was made with the default calibration (setPlanState): its usable share of host RAM is the
     // one core/cloud applies to the VM's RAM.
     r.verdict = cloud::PlanVerdict{predicted.fitsDevice,
-                                   predicted.memory.requiredBytes() / kGiB,
+                                   predicted.memory.peakBytes() / kGiB,
                                    r.gpu.memoryGiB(),
                                    m_planResult->recommendation.strategy == *chosen,
                                    predicted.hostBytesPerNode / kGiB,

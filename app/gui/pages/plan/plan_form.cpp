@@ -35,6 +35,9 @@ QString fromView(std::string_view v) { return QString::fromUtf8(v.data(), static
 constexpr int kFileRole = Qt::UserRole + 1; // model entries loaded from a file carry its path
 
 
+// The spin boxes start at 0 where the planner needs at least 1 (or 16 tokens, or 1 GiB): a value
+// below the planner's bound is kept as typed and planning says on the page what is wrong, instead
+// of the box silently putting back its minimum.
 QDoubleSpinBox* makeDoubleSpin(double min, double max, double value, const QString& suffix, const QString& tip, QWidget* parent)
 {
     auto* spin = new QDoubleSpinBox(parent);
@@ -60,6 +63,7 @@ PlanForm::PlanForm(QWidget* parent)
     m_model->setObjectName(QStringLiteral("modelCombo"));
     m_model->setToolTip(tr("A model preset, or a Hugging Face config.json you opened (Qwen2, Llama, Mistral)."));
     m_openModel = new QPushButton(tr("Open config.json…"), modelBox);
+    m_openModel->setObjectName(QStringLiteral("openModelButton"));
     m_openModel->setToolTip(tr("Read the architecture from a Hugging Face config.json or a Shardwise model file."));
     auto* modelRow = new QHBoxLayout;
     modelRow->addWidget(m_model, 1);
@@ -78,11 +82,12 @@ PlanForm::PlanForm(QWidget* parent)
 
     m_customGpu = new QGroupBox(tr("Custom GPU"), hardwareBox);
     auto* customForm = new QFormLayout(m_customGpu);
-    m_customMemoryGiB = makeDoubleSpin(1, 1024, 80, tr(" GiB"), tr("Device memory as the driver reports it."), m_customGpu);
-    m_customTflops = makeDoubleSpin(1, 10000, 989, tr(" TFLOP/s"), tr("Dense bf16 tensor-core peak."), m_customGpu);
+    m_customMemoryGiB = makeDoubleSpin(0, 1024, 80, tr(" GiB"), tr("Device memory as the driver reports it."), m_customGpu);
+    m_customTflops = makeDoubleSpin(0, 10000, 989, tr(" TFLOP/s"), tr("Dense bf16 tensor-core peak."), m_customGpu);
     m_customHbm = makeDoubleSpin(1, 20000, 3350, tr(" GB/s"), tr("Device memory bandwidth."), m_customGpu);
     m_customNvlink = makeDoubleSpin(0, 2000, 450, tr(" GB/s"), tr("NVLink bandwidth per GPU per direction; 0 means no NVLink."), m_customGpu);
-    m_customPcie = makeDoubleSpin(1, 256, 64, tr(" GB/s"), tr("Host link (PCIe) bandwidth per direction."), m_customGpu);
+    m_customPcie = makeDoubleSpin(0, 256, 64, tr(" GB/s"), tr("Host link (PCIe) bandwidth per direction."), m_customGpu);
+    m_customMemoryGiB->setObjectName(QStringLiteral("customMemorySpin"));
     customForm->addRow(tr("Memory:"), m_customMemoryGiB);
     customForm->addRow(tr("bf16 peak:"), m_customTflops);
     customForm->addRow(tr("HBM bandwidth:"), m_customHbm);
@@ -92,11 +97,11 @@ PlanForm::PlanForm(QWidget* parent)
 
     m_gpusPerNode = new QSpinBox(hardwareBox);
     m_gpusPerNode->setObjectName(QStringLiteral("gpusPerNodeSpin"));
-    m_gpusPerNode->setRange(1, 16);
+    m_gpusPerNode->setRange(0, 16);
     m_gpusPerNode->setToolTip(tr("GPUs in each node; every GPU runs one rank."));
     m_nodes = new QSpinBox(hardwareBox);
     m_nodes->setObjectName(QStringLiteral("nodesSpin"));
-    m_nodes->setRange(1, 256);
+    m_nodes->setRange(0, 256);
     m_nodes->setToolTip(tr("Nodes; more than one adds the inter-node network to every collective."));
     auto* shapeRow = new QHBoxLayout;
     shapeRow->addWidget(m_gpusPerNode);
@@ -142,7 +147,7 @@ PlanForm::PlanForm(QWidget* parent)
     m_interNodeLabel->setBuddy(m_interNode);
     hardwareForm->addRow(m_interNodeLabel, interNodeRow);
 
-    m_hostRamGiB = makeDoubleSpin(1, 1e6, ClusterSpec{}.hostRamGiB, tr(" GiB"),
+    m_hostRamGiB = makeDoubleSpin(0, 1e6, ClusterSpec{}.hostRamGiB, tr(" GiB"),
                                   tr("Host memory (RAM) of each node. It decides whether the CPU-offload strategies fit: "
                                      "their host state (master weights, Adam moments, gradient shards, page-locked) for "
                                      "all of the node's GPUs must fit in the %1 % of it taken as usable.")
@@ -185,17 +190,17 @@ PlanForm::PlanForm(QWidget* parent)
     trainingForm->addRow(tr("&Precision:"), m_precision);
     m_microBatch = new QSpinBox(trainingBox);
     m_microBatch->setObjectName(QStringLiteral("microBatchSpin"));
-    m_microBatch->setRange(1, 1024);
+    m_microBatch->setRange(0, 1024);
     m_microBatch->setToolTip(tr("Sequences per GPU per step."));
     trainingForm->addRow(tr("Micro-&batch:"), m_microBatch);
     m_gradAccumulation = new QSpinBox(trainingBox);
     m_gradAccumulation->setObjectName(QStringLiteral("gradAccumulationSpin"));
-    m_gradAccumulation->setRange(1, 65536);
+    m_gradAccumulation->setRange(0, 65536);
     m_gradAccumulation->setToolTip(tr("Micro-batches per optimizer step."));
     trainingForm->addRow(tr("Accumula&tion:"), m_gradAccumulation);
     m_seqLen = new QSpinBox(trainingBox);
     m_seqLen->setObjectName(QStringLiteral("seqLenSpin"));
-    m_seqLen->setRange(16, 1 << 20);
+    m_seqLen->setRange(0, 1 << 20);
     m_seqLen->setSingleStep(256);
     m_seqLen->setValue(2048);
     m_seqLen->setSuffix(tr(" tokens"));
@@ -385,6 +390,34 @@ GpuSpec PlanForm::selectedGpu() const
 
 EstimateInput PlanForm::input() const { return planInputFromState(state()); }
 
+QString PlanForm::fieldLabel(const std::string& field) const
+{
+    const struct {
+        const char* prefix;
+        QString label;
+    } fields[] = {
+        {"training.seq_len", tr("Sequence")},
+        {"training.micro_batch", tr("Micro-batch")},
+        {"training.grad_accumulation", tr("Accumulation")},
+        {"training", tr("Training")},
+        {"cluster.gpus_per_node", tr("GPUs per node")},
+        {"cluster.nodes", tr("Nodes")},
+        {"cluster.host_ram_gib", tr("Host RAM per node")},
+        {"cluster.inter_node_gbps", tr("Inter-node network")},
+        {"cluster", tr("Hardware")},
+        {"custom_gpu.memory_mib", tr("Custom GPU memory (at least 1 GiB)")},
+        {"custom_gpu.bf16_tflops", tr("Custom GPU bf16 peak")},
+        {"custom_gpu.pcie_gbps", tr("Custom GPU PCIe bandwidth")},
+        {"custom_gpu", tr("Custom GPU")},
+        {"framework", tr("Framework")},
+        {"model", tr("Model")},
+    };
+    for (const auto& f : fields)
+        if (field.starts_with(f.prefix))
+            return f.label;
+    return {};
+}
+
 bool PlanForm::addModelFile(const QString& path, QString* error)
 {
     try {
@@ -398,6 +431,7 @@ bool PlanForm::addModelFile(const QString& path, QString* error)
     } catch (const std::exception& e) {
         if (error)
             *error = QString::fromUtf8(e.what());
+        emit modelFileFailed(path, QString::fromUtf8(e.what()));
         return false;
     }
     emit configurationChanged();
@@ -410,9 +444,7 @@ void PlanForm::browseModelFile()
                                                       tr("Model configuration (*.json);;All files (*)"));
     if (path.isEmpty())
         return;
-    QString error;
-    if (!addModelFile(path, &error))
-        m_model->setToolTip(error);
+    addModelFile(path, nullptr); // a failure is shown on the page (modelFileFailed)
 }
 
 void PlanForm::selectModel(const QString& presetId)

@@ -40,8 +40,12 @@ public:
     // Unknown presets and files that no longer load are skipped with the form's defaults.
     void setState(const QJsonObject& state);
 
-    // Adds a Hugging Face config.json or Shardwise model file and selects it; false + message on error.
+    // Adds a Hugging Face config.json or Shardwise model file and selects it; false + message on error,
+    // also emitted as modelFileFailed so that the page shows it.
     bool addModelFile(const QString& path, QString* error);
+    // The form's name (translated) for a SpecError's field path ("training.seq_len" -> "Sequence"),
+    // empty when the field is none of the form's.
+    QString fieldLabel(const std::string& field) const;
     void selectModel(const QString& presetId);
     void selectGpu(const QString& presetId);
     void setGpuCount(int gpusPerNode, int nodes);
@@ -53,6 +57,8 @@ public:
 
 signals:
     void configurationChanged();
+    // A model file could not be read: `message` names what is wrong in it.
+    void modelFileFailed(const QString& path, const QString& message);
 
 private:
     void populatePresets();

@@ -112,7 +112,8 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     m_memoryChart->setObjectName(QStringLiteral("memoryChart"));
     m_memoryChart->setRenderHint(QPainter::Antialiasing);
     m_memoryChart->setMinimumHeight(260);
-    m_memoryChart->setToolTip(tr("Predicted memory per GPU by kind, stacked, for each strategy. The dashed line is the GPU's memory."));
+    m_memoryChart->setToolTip(tr("The predicted peak per GPU of each strategy, stacked by kind. The dashed line is the usable "
+                                 "GPU memory (less the planner's headroom): a bar above it does not fit."));
 
     auto* validateRow = new QHBoxLayout;
     m_node = new QComboBox;
@@ -222,6 +223,11 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     m_debounce->setInterval(150);
     connect(m_debounce, &QTimer::timeout, this, &PlanPage::schedulePlan);
     connect(m_form, &PlanForm::configurationChanged, m_debounce, qOverload<>(&QTimer::start));
+    connect(m_form, &PlanForm::modelFileFailed, this, [this](const QString& path, const QString& message) {
+        m_importMessage->setStyleSheet(QStringLiteral("color: #d03b3b"));
+        m_importMessage->setText(tr("Cannot open %1 as a model: %2").arg(QFileInfo(path).fileName(), message));
+        m_importMessage->show();
+    });
     connect(m_job, &PlanJob::planAvailable, this, &PlanPage::showPlan);
     connect(m_job, &PlanJob::planFailed, this, &PlanPage::showPlanError);
     connect(m_job, &PlanJob::busyChanged, m_planBusy, &QWidget::setVisible);
@@ -292,14 +298,23 @@ void PlanPage::schedulePlan()
     try {
         const EstimateInput input = m_form->input();
         QSettings().setValue(kFormKey, QJsonDocument(m_form->state()).toJson(QJsonDocument::Compact));
+        m_formInvalid = false;
         m_job->request(input);
+    } catch (const SpecError& e) {
+        m_formInvalid = true;
+        // Name the form's field as the user sees it, then core's reason with its bound.
+        const QString label = m_form->fieldLabel(e.field());
+        showPlanError(label.isEmpty() ? QString::fromUtf8(e.what()) : tr("%1: %2").arg(label, QString::fromUtf8(e.what())));
     } catch (const std::exception& e) {
+        m_formInvalid = true;
         showPlanError(QString::fromUtf8(e.what()));
     }
 }
 
 void PlanPage::showPlan(const PlanView& plan)
 {
+    if (m_formInvalid)
+        return; // planned from an earlier form; the error about the current one stays
     m_error->hide();
     m_steps->setSteps(plan.steps);
     m_candidates->setPlan(plan);
@@ -455,6 +470,13 @@ void PlanPage::showPlanError(const QString& message)
     m_error->setText(tr("Cannot plan this configuration: %1").arg(message));
     m_error->show();
     m_validate->setEnabled(false);
+    // The previous plan's figures are not this configuration's: they go, so that only the message is left.
+    m_recommendation->clear();
+    m_steps->setSteps({});
+    m_candidates->clear();
+    QChart* old = m_memoryChart->chart();
+    m_memoryChart->setChart(createMemoryBreakdownChart({}));
+    delete old;
     emit planUpdated();
 }
 

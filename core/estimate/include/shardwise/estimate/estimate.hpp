@@ -11,6 +11,7 @@
 
 #include <array>
 #include <optional>
+#include <string_view>
 
 namespace shardwise {
 
@@ -78,13 +79,28 @@ struct MemoryBreakdown {
         return deviceParams + deviceGrads + deviceOptimizer + gatheredParams + activations + logitsAndLoss
             + commBuffers + workspace;
     }
-    // Expected device use as nvidia-smi shows it: allocated + the allocator's cache + context.
-    double devicePeak() const { return allocatedPeak() + fragmentation + runtimeContext; }
-    // What must fit for the step to run: allocated + context. The caching allocator's unused cache
-    // (fragmentation) is not counted: it frees it and retries before it reports out of memory.
-    double requiredBytes() const { return allocatedPeak() + runtimeContext; }
+    // THE peak of the plan: allocated peak + CUDA context and NCCL buffers, what the step needs on
+    // the GPU. It is the one figure every face shows (the candidate table, the reasons, the CLI and
+    // its JSON, the memory chart's stacked bar, which stacks peakParts()) and what the fit verdict
+    // compares with the usable capacity (Estimate::usableDeviceBytes). The caching allocator's unused
+    // cache (fragmentation) is not part of it: PyTorch frees that cache and retries before it reports
+    // out of memory.
+    double peakBytes() const { return allocatedPeak() + runtimeContext; }
+    // What nvidia-smi is expected to show at the peak: peakBytes() + the allocator's unused cache.
+    // Compared with measurements of reserved memory only, never with capacity.
+    double nvidiaSmiBytes() const { return peakBytes() + fragmentation; }
     double hostPerRank() const { return hostParams + hostGrads + hostOptimizer; }
 };
+
+// One named part of MemoryBreakdown::peakBytes(). `id` is the part's breakdown_gib key.
+struct PeakPart {
+    std::string_view id;
+    double bytes = 0;
+};
+inline constexpr std::size_t kPeakPartCount = 9;
+// The parts of the peak in the order peakBytes() sums them: their sum is peakBytes(), bit for bit.
+// The CUDA context (with NCCL's buffers) is the last part, named runtime_context.
+std::array<PeakPart, kPeakPartCount> peakParts(const MemoryBreakdown& m);
 
 // Persistent model state of one rank for a parameter count (the ZeRO paper's "model states").
 protocol::StateBytes modelStateBytes(Strategy s, double params, int world, PrecisionPolicy precision);
@@ -131,8 +147,11 @@ struct Estimate {
     ThroughputEstimate throughput;
 
     bool fits() const { return supported && fitsDevice && fitsHost; }
-    // Bytes the device peak plus headroom exceeds capacity by (> 0 means it does not fit).
-    double deviceShortfallBytes() const { return memory.requiredBytes() + headroomBytes - deviceCapacityBytes; }
+    // The capacity the verdict compares the peak with: the GPU's memory less the headroom kept free.
+    // fitsDevice == (memory.peakBytes() <= usableDeviceBytes()).
+    double usableDeviceBytes() const { return deviceCapacityBytes - headroomBytes; }
+    // Bytes the peak exceeds the usable capacity by (> 0 means it does not fit; < 0 is what is spare).
+    double deviceShortfallBytes() const { return memory.peakBytes() - usableDeviceBytes(); }
     double hostShortfallBytes() const { return hostBytesPerNode - hostCapacityBytes; }
 };
 

@@ -63,6 +63,16 @@ struct Plan {
     const Candidate& candidate(Strategy s) const;
 };
 
+// How far apart two predicted tokens/s must be before the plan calls one strategy faster: the
+// uncalibrated predictions of the 108 H200 runs of bench/results/fidelity-3ee897c were within 10 %
+// of the measured tokens/s for 99 of them (docs/formulas.md, "Decision order").
+inline constexpr double kThroughputPredictionError = 0.10;
+
+// Whether `other` is predicted faster than `chosen` by more than kThroughputPredictionError of
+// chosen's tokens/s. A recommendation names such a fitting strategy in its reasons, with the figure
+// and the part of the step that makes the difference, and measures it as well (alsoMeasure).
+bool predictedFasterBeyondError(const Estimate& other, const Estimate& chosen);
+
 // Validates the input (SpecError names the field), then plans.
 Plan makePlan(const EstimateInput& in, const Calibration& c = {});
 
@@ -84,8 +94,10 @@ void requestCudaGraphs(RunConfig& rc, bool wanted);
 
 // {"recommendation":{"strategy":ID|null,"step":N,"also_measure":[ID...],"remedies":[{"kind":K,"strategy":ID,
 //   "value":N,"with_activation_checkpointing":B}...],"reasons":[...]},
-//  "candidates":[{"strategy":ID,"fits":B,"peak_gib":X,"breakdown_gib":{...},"tokens_per_s":X,
-//  "step_time_s":X,"mfu":X,"nccl_share":X}, ...]}
+//  "candidates":[{"strategy":ID,"fits":B,"peak_gib":X,"capacity_gib":X,"headroom_gib":X,"breakdown_gib":{...},
+//  "tokens_per_s":X,"step_time_s":X,"mfu":X,"nccl_share":X}, ...]}
+// peak_gib is MemoryBreakdown::peakBytes(), the figure fits_device compares with capacity_gib less
+// headroom_gib.
 nlohmann::json toJson(const Plan& plan);
 // Reads toJson's shape back (the store keeps plans as JSON). Fields the JSON does not carry (bytes
 // below GiB precision, the throughput's parts) are reconstructed only as far as the JSON allows;
