@@ -1,7 +1,8 @@
 #pragma once
 // Host key trust, OpenSSH style: a key is trusted when ~/.ssh/known_hosts or the app's own
-// known_hosts records it for "host" (port 22) or "[host]:port". The app never writes the user's
-// file; accepting a new key appends one line to its own file.
+// known_hosts records it for "host" (port 22) or "[host]:port" (how the files are read and judged:
+// known_hosts.hpp). The app never writes the user's file; accepting a new key appends one line to
+// its own file.
 
 #include "shardwise/dispatch/ssh_error.hpp"
 
