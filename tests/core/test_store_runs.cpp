@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <map>
 #include <memory>
 
 using namespace shardwise;
@@ -275,6 +276,26 @@ private slots:
         QCOMPARE(listRuns(*m_db, interrupted, muchLater).size(), std::size_t(1));
         QCOMPARE(listRuns(*m_db, interrupted, now).size(), std::size_t(0));
         recorder.finish(RunStatus::Timeout, "wall-clock limit of 600 s");
+    }
+
+    // Runs are stored by strategy id (no list of ids in the schema): every strategy of the table,
+    // zero2_offload too, is found again by id and by the strategy filter.
+    void everyStrategyIsStoredAndFilteredById()
+    {
+        std::map<Strategy, std::int64_t> ids;
+        for (const auto& t : allStrategies()) {
+            RunRecorder recorder(*m_db, fixtures::syntheticConfig(t.strategy, 1, 1, 1), RunOrigin{});
+            recorder.finish(RunStatus::Completed);
+            ids[t.strategy] = recorder.runId();
+        }
+        for (const auto& t : allStrategies()) {
+            QCOMPARE(findRun(*m_db, ids.at(t.strategy))->strategy, t.strategy);
+            RunFilter only;
+            only.strategy = t.strategy;
+            const auto runs = listRuns(*m_db, only);
+            QCOMPARE(runs.size(), std::size_t(1));
+            QCOMPARE(runs.front().id, ids.at(t.strategy));
+        }
     }
 
     void abandonedRecorderFinishesAsFailed()
