@@ -654,14 +654,16 @@ private slots:
         QTest::addColumn<QString>("gpu");
         QTest::addColumn<int>("gpus");
         QTest::addColumn<int>("seq");
-        QTest::newRow("3b on 1 x h200") << QStringLiteral("qwen2.5-3b") << QStringLiteral("h200") << 1 << 2048;
-        QTest::newRow("7b on 8 x a100 80GB, 8192") << QStringLiteral("qwen2.5-7b") << QStringLiteral("a100-80gb") << 8 << 8192;
-        QTest::newRow("7b on 8 x h100, 4096") << QStringLiteral("qwen2.5-7b") << QStringLiteral("h100-80gb") << 8 << 4096;
-        QTest::newRow("7b on 8 x h100, 1024") << QStringLiteral("qwen2.5-7b") << QStringLiteral("h100-80gb") << 8 << 1024;
-        QTest::newRow("0.5b on 8 x h200, 1024") << QStringLiteral("qwen2.5-0.5b") << QStringLiteral("h200") << 8 << 1024;
-        QTest::newRow("3b on 4 x l4, 2048") << QStringLiteral("qwen2.5-3b") << QStringLiteral("l4") << 4 << 2048;
-        QTest::newRow("72b on 8 x h200, 512") << QStringLiteral("qwen2.5-72b") << QStringLiteral("h200") << 8 << 512;
-        QTest::newRow("14b on 1 x l4, 512") << QStringLiteral("qwen2.5-14b") << QStringLiteral("l4") << 1 << 512;
+        QTest::addColumn<bool>("checkpointing");
+        QTest::newRow("3b on 1 x h200") << QStringLiteral("qwen2.5-3b") << QStringLiteral("h200") << 1 << 2048 << false;
+        QTest::newRow("7b on 8 x a100 80GB, 8192") << QStringLiteral("qwen2.5-7b") << QStringLiteral("a100-80gb") << 8 << 8192 << false;
+        QTest::newRow("7b on 8 x h100, 4096") << QStringLiteral("qwen2.5-7b") << QStringLiteral("h100-80gb") << 8 << 4096 << false;
+        QTest::newRow("7b on 8 x h100, 1024") << QStringLiteral("qwen2.5-7b") << QStringLiteral("h100-80gb") << 8 << 1024 << false;
+        QTest::newRow("0.5b on 8 x h200, 1024") << QStringLiteral("qwen2.5-0.5b") << QStringLiteral("h200") << 8 << 1024 << false;
+        QTest::newRow("3b on 4 x l4, 2048") << QStringLiteral("qwen2.5-3b") << QStringLiteral("l4") << 4 << 2048 << false;
+        QTest::newRow("72b on 8 x h200, 512") << QStringLiteral("qwen2.5-72b") << QStringLiteral("h200") << 8 << 512 << false;
+        // Step 3 with more than one offload fitting.
+        QTest::newRow("7b on 4 x l4, 4096, checkpointing") << QStringLiteral("qwen2.5-7b") << QStringLiteral("l4") << 4 << 4096 << true;
     }
     void reasonsCompareWithTheFastestFittingCandidate()
     {
@@ -669,10 +671,12 @@ private slots:
         QFETCH(QString, gpu);
         QFETCH(int, gpus);
         QFETCH(int, seq);
+        QFETCH(bool, checkpointing);
         const std::string modelId = model.toStdString();
         const std::string gpuId = gpu.toStdString();
         EstimateInput in = input({modelId.c_str(), gpuId.c_str(), gpus, Interconnect::NvLink, seq, 1});
         in.cluster.intraNode = in.gpu.nvlinkGBps > 0 ? Interconnect::NvLink : Interconnect::Pcie;
+        in.training.activationCheckpointing = checkpointing;
         const Plan p = makePlan(in);
         QVERIFY(p.recommendation.strategy.has_value());
         const Estimate& chosen = p.candidate(*p.recommendation.strategy).estimate;
