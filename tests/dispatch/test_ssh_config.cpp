@@ -335,6 +335,7 @@ private slots:
             QCOMPARE(e.failure(), SshFailure::HostKeyUnknown);
             QCOMPARE(QString::fromStdString(e.hostKey()->host), QStringLiteral("127.0.0.1"));
             QCOMPARE(e.hostKey()->port, bastion.port());
+            QVERIFY(e.hostKey()->jumpHost);
             QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("jump host")), e.what());
         }
         appendText(options.knownHosts.user, bastion.knownHostsLine() + QLatin1Char('\n'));
@@ -362,6 +363,7 @@ private slots:
             QFAIL("a changed key behind a jump host was accepted");
         } catch (const SshError& e) {
             QCOMPARE(e.failure(), SshFailure::HostKeyChanged);
+            QVERIFY(!e.hostKey()->jumpHost);
             QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("[127.0.0.2]:%1").arg(target.port())), e.what());
         }
     }

@@ -79,6 +79,7 @@ private slots:
     void unknownHostKeyRefusedLeavesNodeUntrusted();
     void unknownHostKeyTrustedConnectsAndDiscovers();
     void changedHostKeyIsRefusedWithoutAcceptButton();
+    void aliasNodeThroughAJumpHostTrustsEachKeyByItsName();
     void probeOfThisMachineIsStoredAndShownInTheFacts();
     void cancelledProbeStoresNothing();
     void probeWithoutRunnerSaysSoAndStoresNothing();
@@ -108,6 +109,7 @@ void TestNodesPage::init()
     options.knownHosts.user = m_dir->filePath(QStringLiteral("user_known_hosts")).toStdString();
     options.knownHosts.app = m_dir->filePath(QStringLiteral("app_known_hosts")).toStdString();
     options.timeouts.connect = std::chrono::seconds(5);
+    options.sshConfig.clear();
     m_page->job()->setSshOptions(options);
     m_page->resize(1200, 800);
     m_page->show();
@@ -504,6 +506,65 @@ QString writeExecutable(const QTemporaryDir& dir, const QString& name, const QBy
 }
 
 } // namespace
+
+void TestNodesPage::aliasNodeThroughAJumpHostTrustsEachKeyByItsName()
+{
+#ifndef SHARDWISE_HAVE_SSHD_FIXTURE
+    QSKIP("tests/dispatch's sshd fixture is not part of this build (core/dispatch without SSH)");
+#else
+    if (const QString why = testing::SshdFixture::unavailableReason(); !why.isEmpty())
+        QSKIP(qPrintable(why));
+    testing::SshdFixture bastion;
+    testing::SshdFixture target({QStringLiteral("127.0.0.2")});
+    for (testing::SshdFixture* s : {&bastion, &target}) {
+        const QString started = s->start();
+        QVERIFY2(started.isEmpty(), qPrintable(started));
+    }
+    // The node is only an alias: address, port and the jump host come from the ssh configuration.
+    dispatch::SshOptions options = target.options();
+    QFile config(QString::fromStdString(options.sshConfig.string()));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write(QStringLiteral("Host bastion\n  HostName 127.0.0.1\n  Port %1\n  IdentityFile %2\n"
+                                "Host gpu-alias\n  HostName 127.0.0.2\n  Port %3\n  ProxyJump bastion\n")
+                     .arg(bastion.port())
+                     .arg(bastion.path(QStringLiteral("user_key")))
+                     .arg(target.port())
+                     .toUtf8());
+    config.close();
+    m_page->job()->setSshOptions(options);
+
+    store::Node node;
+    node.name = "behind-bastion";
+    node.kind = store::NodeKind::Ssh;
+    node.host = "gpu-alias";
+    node.port = 22;
+    node.user = target.userName();
+    node.auth = store::SshAuth::KeyFile;
+    node.keyFile = target.path(QStringLiteral("user_key")).toStdString();
+    QSignalSpy facts(m_page->job(), &NodeJob::factsAvailable);
+    const qint64 id = m_page->addSshNode(node);
+    // First the jump host's key, then the node's, each shown with the address that presented it.
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->trustDialog() != nullptr, 30'000);
+    QCOMPARE(m_page->trustDialog()->fingerprintText(), bastion.hostKeyFingerprint());
+    QTest::mouseClick(m_page->trustDialog()->trustButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->trustDialog() != nullptr && m_page->trustDialog()->fingerprintText() == target.hostKeyFingerprint(),
+                             30'000);
+    QTest::mouseClick(m_page->trustDialog()->trustButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(facts.count() == 1, kDiscoveryTimeoutMs);
+
+    QFile known(QString::fromStdString(options.knownHosts.app.string()));
+    QVERIFY(known.open(QIODevice::ReadOnly));
+    const QString recorded = QString::fromUtf8(known.readAll());
+    QVERIFY2(recorded.contains(QStringLiteral("[127.0.0.1]:%1 ").arg(bastion.port())), qPrintable(recorded));
+    QVERIFY2(recorded.contains(QStringLiteral("[127.0.0.2]:%1 ").arg(target.port())), qPrintable(recorded));
+    QVERIFY2(!recorded.contains(QStringLiteral("gpu-alias")), qPrintable(recorded));
+    // The node's row remembers the node's key, not the jump host's.
+    const auto stored = store::findNode(*m_workspace->database(), id);
+    QVERIFY(stored);
+    QCOMPARE(QString::fromStdString(stored->hostKeyFingerprint), target.hostKeyFingerprint());
+    QVERIFY(bastion.waitForLog(QStringLiteral("target 127.0.0.2 port %1").arg(target.port()), 5000));
+#endif
+}
 
 void TestNodesPage::probeOfThisMachineIsStoredAndShownInTheFacts()
 {

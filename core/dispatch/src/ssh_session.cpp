@@ -315,6 +315,7 @@ void verifyHostKey(SshSession::State& st, const SshHop& hop)
     const KnownHostRecords& records = st.knownHost;
     const std::string name = describeHop(hop);
     const std::string role = hop.isNode ? "" : "jump host ";
+    st.hostKey.jumpHost = !hop.isNode;
     const auto& hk = st.hostKey;
     switch (judgeHostKey(records, std::string_view(key, keyLength))) {
     case HostKeyVerdict::Trusted:

@@ -544,7 +544,9 @@ void NodesPage::onTrustDecision(qint64 nodeId, const dispatch::HostKey& key, boo
     }
     try {
         m_job->trustHostKey(*node, key);
-        store::acceptHostKey(*m_workspace.database(), nodeId, key.fingerprint);
+        // The node's row remembers its own key; a jump host's key is only written to known_hosts.
+        if (!key.jumpHost)
+            store::acceptHostKey(*m_workspace.database(), nodeId, key.fingerprint);
     } catch (const std::exception& e) {
         setStatus(tr("%1: the host key could not be recorded: %2").arg(name, QString::fromUtf8(e.what())), true);
         return;

@@ -32,6 +32,7 @@ struct HostKey {
     // a jump host on the way to it (empty / 0 when not known).
     std::string host;
     int port = 0;
+    bool jumpHost = false; // presented by a ProxyJump host on the way, not by the node itself
 };
 
 class SshError : public std::runtime_error {
