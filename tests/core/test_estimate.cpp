@@ -70,6 +70,7 @@ private slots:
         QTest::newRow("zero2") << Strategy::Zero2 << 2.0 + 14.0 / w << 0.0;
         QTest::newRow("zero3") << Strategy::Zero3 << 16.0 / w << 0.0;
         QTest::newRow("zero3_offload") << Strategy::Zero3Offload << 2.0 / w << 14.0 / w;
+        QTest::newRow("zero2_offload") << Strategy::Zero2Offload << 2.0 << 14.0 / w;
         QTest::newRow("fsdp2_noreshard") << Strategy::Fsdp2NoReshard << 16.0 / w << 0.0;
         QTest::newRow("fsdp2_reshard") << Strategy::Fsdp2Reshard << 16.0 / w << 0.0;
         QTest::newRow("fsdp2_reshard_offload") << Strategy::Fsdp2ReshardOffload << 0.0 << 16.0 / w;
