@@ -147,7 +147,7 @@ private slots:
             names << a->objectName();
         QCOMPARE(names, QStringList({QStringLiteral("export-ds-config"), QStringLiteral("export-accelerate"),
                                      QStringLiteral("export-torchtitan"), QStringLiteral("export-fsdp2-python"),
-                                     QStringLiteral("export-launch")}));
+                                     QStringLiteral("export-launch"), QStringLiteral("export-sbatch")}));
 
         auto* view = page.findChild<QTableView*>(QStringLiteral("candidateView"));
         view->selectRow(rowOf(page, Strategy::Zero2));
