@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -212,13 +213,27 @@ std::string gib(std::optional<std::int64_t> bytes)
     return s.str();
 }
 
+
+// A table cell of bounded width for any double: plain digits up to a million, SI prefixes up to
+// exa, scientific notation beyond (an imported 1e308 tok/s would otherwise print 309 digits).
 std::string fixed(std::optional<double> v, int digits, const std::string& unit)
 {
     if (!v)
         return "-";
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(digits) << *v << unit;
-    return s.str();
+    const double x = *v;
+    char text[64];
+    if (!std::isfinite(x) || std::fabs(x) < 1e6) {
+        std::snprintf(text, sizeof text, "%.*f", digits, x);
+        return text + unit;
+    }
+    static constexpr const char* kPrefixes[] = {"k", "M", "G", "T", "P", "E"};
+    const int thousands = static_cast<int>(std::floor(std::log10(std::fabs(x)) / 3.0));
+    if (thousands > 6) {
+        std::snprintf(text, sizeof text, "%.3g", x);
+        return text + unit;
+    }
+    std::snprintf(text, sizeof text, "%.3g %s", x / std::pow(10.0, 3 * thousands), kPrefixes[thousands - 1]);
+    return text + (unit.size() > 1 && unit.front() == ' ' ? unit.substr(1) : unit);
 }
 
 std::string percent(std::optional<double> share)

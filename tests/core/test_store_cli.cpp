@@ -263,6 +263,65 @@ private slots:
         QCOMPARE(listRuns(db).size(), std::size_t(2));
     }
 
+    // An imported 1e308 tok/s (the largest value import accepts) keeps runs list's table narrow, and
+    // text cells a spreadsheet would run as formulas leave as text while numbers stay numbers.
+    void hugeValuesAndFormulaTextExportSafely()
+    {
+        const QString file = m_dir.filePath(QStringLiteral("hostile.json"));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        // Built as JSON objects: moc cannot read a raw string literal holding )" .
+        QJsonObject hostile{{QStringLiteral("model"), QStringLiteral("m")}, {QStringLiteral("gpu_id"), QStringLiteral("h200")},
+                            {QStringLiteral("gpu_name"), QStringLiteral("-2+3")}, {QStringLiteral("strategy"), QStringLiteral("zero1")},
+                            {QStringLiteral("world_size"), 2}, {QStringLiteral("status"), QStringLiteral("completed")},
+                            {QStringLiteral("tokens_per_s"), 1e308}, {QStringLiteral("median_step_s"), 1e300},
+                            {QStringLiteral("note"), QStringLiteral("=HYPERLINK(\"http://x\",\"y\")")},
+                            {QStringLiteral("import_source"), QStringLiteral("@src")}};
+        QJsonObject plain{{QStringLiteral("model"), QStringLiteral("m")}, {QStringLiteral("gpu_id"), QStringLiteral("h200")},
+                          {QStringLiteral("strategy"), QStringLiteral("zero1")}, {QStringLiteral("world_size"), 2},
+                          {QStringLiteral("status"), QStringLiteral("completed")}, {QStringLiteral("tokens_per_s"), 2345678},
+                          {QStringLiteral("median_step_s"), 0.25}};
+        f.write(QJsonDocument(QJsonArray{hostile, plain}).toJson());
+        f.close();
+        const QString db = m_dir.filePath(QStringLiteral("hostile.sqlite"));
+        auto r = runCli({QStringLiteral("runs"), QStringLiteral("import"), file, QStringLiteral("--db"), db});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+
+        r = runCli({QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), db});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        for (const QString& line : r.out.split(QLatin1Char('\n')))
+            QVERIFY2(line.size() < 200, qPrintable(line));
+        QVERIFY2(r.out.contains(QStringLiteral("1e+308 tok/s")) && r.out.contains(QStringLiteral("1e+300 s")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("2.35 Mtok/s")) && r.out.contains(QStringLiteral("0.250 s")), qPrintable(r.out));
+
+        const QString csv = m_dir.filePath(QStringLiteral("hostile.csv"));
+        r = runCli({QStringLiteral("runs"), QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("csv"),
+                    QStringLiteral("--out"), csv, QStringLiteral("--db"), db});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QFile exported(csv);
+        QVERIFY(exported.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(exported.readAll());
+        QVERIFY2(text.contains(QStringLiteral(",'@src,")) && text.contains(QStringLiteral(",'-2+3,"))
+                     && text.contains(QStringLiteral("\"'=HYPERLINK(")),
+                 qPrintable(text));
+        // Numeric columns are numbers, never guarded.
+        QVERIFY2(text.contains(QStringLiteral(",1e+308,1e+300,")) && text.contains(QStringLiteral(",2345678,0.25,")), qPrintable(text));
+        for (const QString& line : text.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+            for (const QString& cell : line.split(QLatin1Char(',')))
+                QVERIFY2(cell.isEmpty() || !QStringLiteral("=+-@").contains(cell.front()), qPrintable(line));
+
+        // Import takes the guard off again: the text round-trips.
+        const QString again = m_dir.filePath(QStringLiteral("hostile-again.sqlite"));
+        r = runCli({QStringLiteral("runs"), QStringLiteral("import"), csv, QStringLiteral("--db"), again});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const Database back = Database::open(again.toStdString());
+        const auto runs = listRuns(back);
+        QCOMPARE(runs.size(), std::size_t(2));
+        QCOMPARE(runs.front().note, std::string("=HYPERLINK(\"http://x\",\"y\")"));
+        QCOMPARE(runs.front().importSource, std::string("@src"));
+        QCOMPARE(runs.front().gpuName, std::string("-2+3"));
+    }
+
     void importPrintsIdsLowestToHighest()
     {
         const QString file = m_dir.filePath(QStringLiteral("three.csv"));

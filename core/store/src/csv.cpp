@@ -97,4 +97,16 @@ void writeCsvField(std::ostream& out, std::string_view field)
     out << '"';
 }
 
+bool startsLikeFormula(std::string_view text)
+{
+    return !text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos;
+}
+
+std::string withoutFormulaGuard(std::string text)
+{
+    if (text.size() >= 2 && text.front() == '\'' && startsLikeFormula(std::string_view(text).substr(1)))
+        text.erase(text.begin());
+    return text;
+}
+
 } // namespace shardwise::store::detail

@@ -19,4 +19,9 @@ std::vector<CsvRecord> readCsv(std::istream& in);
 
 void writeCsvField(std::ostream& out, std::string_view field);
 
+// True when a spreadsheet would evaluate a text cell: it starts with = + - @, a tab or a CR.
+bool startsLikeFormula(std::string_view text);
+// Undoes the quote export puts in front of such a cell ("'=1+2" -> "=1+2"); other text is unchanged.
+std::string withoutFormulaGuard(std::string text);
+
 } // namespace shardwise::store::detail

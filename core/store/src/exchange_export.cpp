@@ -59,12 +59,21 @@ std::string formatReal(double v)
     return ec == std::errc() ? std::string(buffer, end) : std::string();
 }
 
+using detail::startsLikeFormula;
+
 std::string csvCell(const nlohmann::json& v)
 {
     if (v.is_null())
         return {};
-    if (v.is_string())
-        return v.get<std::string>();
+    if (v.is_string()) {
+        // A spreadsheet runs a cell that starts with = + - @ (or tab / CR) as a formula; a quote in
+        // front makes it text (OWASP, "CSV Injection"). Numbers are never strings here, so numeric
+        // columns stay numbers; import drops the quote again.
+        std::string text = v.get<std::string>();
+        if (startsLikeFormula(text))
+            text.insert(text.begin(), '\'');
+        return text;
+    }
     if (v.is_number_float())
         return formatReal(v.get<double>());
     return v.dump();
