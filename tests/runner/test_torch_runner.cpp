@@ -16,6 +16,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 
 using namespace shardwise;
 using namespace shardwise::protocol;
@@ -360,6 +361,115 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         const auto message = QString::fromStdString(refusal(result).message);
         QVERIFY2(message.contains(QStringLiteral("FSDP2")) && message.contains(QStringLiteral("lacks")), qPrintable(message));
+    }
+
+private:
+    // Two ranks of zero0 (DDP) with `extra` on synthetic tokens, as the native runner's tests use: each
+    // rank's dump, losses and step events.
+    struct TwoRanks {
+        std::array<ParamDump, 2> dumps;
+        std::array<std::vector<double>, 2> losses;
+        std::array<std::vector<StepEvent>, 2> steps;
+    };
+    std::optional<TwoRanks> ddpRun(const QString& name, const QStringList& extra)
+    {
+        const QString dump = m_dir.filePath(name);
+        const auto result = launch(kHarness, 2, QStringList{QStringLiteral("--model"), QStringLiteral("tiny"),
+                                                            QStringLiteral("--seq"), QStringLiteral("32"),
+                                                            QStringLiteral("--warmup"), QStringLiteral("1"),
+                                                            QStringLiteral("--steps"), QStringLiteral("2"),
+                                                            QStringLiteral("--seed"), QStringLiteral("7"),
+                                                            QStringLiteral("--strategy"), QStringLiteral("zero0"),
+                                                            QStringLiteral("--dump-params"), dump}
+                                                    + extra);
+        TwoRanks out;
+        for (const auto& r : result.ranks) {
+            if (r.exitCode != 0 || r.rank < 0 || r.rank > 1) {
+                qWarning().noquote() << describe(r);
+                return std::nullopt;
+            }
+            const auto i = static_cast<std::size_t>(r.rank);
+            out.dumps[i] = readDump(dump + QStringLiteral(".rank%1").arg(r.rank));
+            out.losses[i] = eventsOf<SummaryEvent>(r).at(0).losses;
+            out.steps[i] = eventsOf<StepEvent>(r);
+        }
+        return out;
+    }
+
+    static QString mismatch(const TwoRanks& got, const TwoRanks& want, double rtol, double atol)
+    {
+        for (std::size_t r = 0; r < 2; ++r) {
+            if (got.dumps[r].values.size() != want.dumps[r].values.size() || got.dumps[r].values.empty())
+                return QStringLiteral("rank %1: dump sizes differ").arg(r);
+            for (std::size_t i = 0; i < got.dumps[r].values.size(); ++i) {
+                const double a = got.dumps[r].values[i], b = want.dumps[r].values[i];
+                if (!(std::abs(a - b) <= atol + rtol * std::abs(b)))
+                    return QStringLiteral("rank %1 element %2: %3 vs %4").arg(r).arg(i).arg(a, 0, 'g', 9).arg(b, 0, 'g', 9);
+            }
+            if (got.losses[r].size() != want.losses[r].size())
+                return QStringLiteral("rank %1: loss counts differ").arg(r);
+            for (std::size_t s = 0; s < got.losses[r].size(); ++s)
+                if (!(std::abs(got.losses[r][s] - want.losses[r][s]) <= rtol * std::abs(want.losses[r][s])))
+                    return QStringLiteral("rank %1 step %2 loss %3 vs %4").arg(r).arg(s).arg(got.losses[r][s], 0, 'g', 9)
+                        .arg(want.losses[r][s], 0, 'g', 9);
+        }
+        return {};
+    }
+
+private slots:
+    // torch.utils.checkpoint around each decoder layer recomputes the same ops: DDP trains to the same
+    // weights and losses. Selective needs torch >= 2.4; an older PyTorch refuses it by name.
+    void activationCheckpointingChangesNoNumber_data()
+    {
+        QTest::addColumn<QString>("policy");
+        QTest::newRow("full") << QStringLiteral("full");
+        QTest::newRow("selective") << QStringLiteral("selective");
+    }
+    void activationCheckpointingChangesNoNumber()
+    {
+        QFETCH(QString, policy);
+        const QStringList common{QStringLiteral("--micro-batch"), QStringLiteral("2"), QStringLiteral("--lr"),
+                                 QStringLiteral("0.01")};
+        const auto plain = ddpRun(QStringLiteral("ddp-plain"), common);
+        QVERIFY(plain);
+        const QStringList withPolicy = QStringList(common) << QStringLiteral("--activation-checkpointing") << policy;
+        if (policy == QStringLiteral("selective")) {
+            const auto refused = launch(kHarness, 1, smallRun(m_tokens, 1) << withPolicy);
+            if (refused.ranks.at(0).exitCode != 0) {
+                const auto message = QString::fromStdString(refusal(refused).message);
+                QVERIFY2(message.contains(QStringLiteral("create_selective_checkpoint_contexts")), qPrintable(message));
+                return;
+            }
+        }
+        const auto checkpointed = ddpRun(QStringLiteral("ddp-") + policy, withPolicy);
+        QVERIFY(checkpointed);
+        const auto diff = mismatch(*checkpointed, *plain, 1e-5, 1e-7);
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QVERIFY(plain->losses[0].front() != plain->losses[0].back()); // it trained
+    }
+
+    // N micro-batches of one sequence per optimizer step (DDP no_sync until the last) train as one
+    // micro-batch of N. At lr 1e-4, as in the native runner's test: AdamW turns the rounding of
+    // near-zero gradient elements into whole steps, which a larger rate would amplify past 1e-5.
+    void accumulatedMicroBatchesEqualOneLargerBatch()
+    {
+        const QStringList lr{QStringLiteral("--lr"), QStringLiteral("1e-4")};
+        const auto larger = ddpRun(QStringLiteral("ddp-mb2"), QStringList(lr) << QStringLiteral("--micro-batch") << QStringLiteral("2"));
+        QVERIFY(larger);
+        const auto accumulated = ddpRun(QStringLiteral("ddp-ga2"), QStringList(lr) << QStringLiteral("--micro-batch") << QStringLiteral("1")
+                                                                                   << QStringLiteral("--grad-accumulation") << QStringLiteral("2"));
+        QVERIFY(accumulated);
+        const auto diff = mismatch(*accumulated, *larger, 1e-5, 1e-7);
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        for (const auto& steps : accumulated->steps) {
+            QCOMPARE(steps.size(), std::size_t{3});
+            for (const auto& s : steps)
+                QCOMPARE(s.tokens, std::int64_t{64}); // the optimizer step's: 2 x 1 x 32
+        }
+        // Half the tokens (one micro-batch of one) is not the same training: the comparison can fail.
+        const auto half = ddpRun(QStringLiteral("ddp-mb1"), QStringList(lr) << QStringLiteral("--micro-batch") << QStringLiteral("1"));
+        QVERIFY(half);
+        QVERIFY(!mismatch(*half, *accumulated, 1e-5, 1e-7).isEmpty());
     }
 
     // The native runner writes the weights it starts from; the harness loads them and, on the same

@@ -282,7 +282,12 @@ Run description (a --config file first, then flags override it):
   --steps N                 timed steps                                        (default: 15)
   --warmup N                warm-up steps before them, not timed               (default: 5)
   --seq N                   sequence length in tokens                          (default: 2048)
-  --micro-batch N           sequences per rank per step                        (default: 1)
+  --micro-batch N           sequences per rank per micro-step                  (default: 1)
+  --grad-accumulation N     micro-batches per optimizer step: DDP skips its all-reduce (no_sync)
+                            until the last, fully_shard reduce-scatters every one (default: 1)
+  --activation-checkpointing none|full|selective
+                            torch.utils.checkpoint per decoder layer; selective keeps the matmul and
+                            attention outputs (torch >= 2.4)                   (default: none)
   --seed N                  seed of weights and synthetic tokens               (default: 1234)
   --lr X                    AdamW learning rate                                (default: 0.001)
   --tokens FILE             raw little-endian int32 token ids instead of synthetic tokens
@@ -304,7 +309,8 @@ Every failure is also reported as an "error" event on stdout.
 """
 
 _VALUE_FLAGS = {"--config", "--model", "--strategy", "--device", "--precision", "--steps", "--warmup", "--seq",
-                "--micro-batch", "--seed", "--lr", "--tokens", "--timeout-s", "--dump-params", "--init-params"}
+                "--micro-batch", "--seed", "--lr", "--tokens", "--timeout-s", "--dump-params", "--init-params",
+                "--grad-accumulation", "--activation-checkpointing"}
 # shardwise-runner options that have no meaning here: named as such rather than as unknown.
 _NATIVE_ONLY = {"--cuda-graphs", "--no-overlap-comm", "--reduce-bucket", "--allgather-bucket", "--prefetch-bucket",
                 "--persistence-threshold", "--checkpoint-every", "--checkpoint-dir", "--resume", "--profile-kernels",
@@ -390,6 +396,17 @@ def parse_options(args):
             t["seq_len"] = _number(value, flag, int, 1)
         elif flag == "--micro-batch":
             t["micro_batch"] = _number(value, flag, int, 1)
+        elif flag == "--grad-accumulation":
+            t["grad_accumulation"] = _number(value, flag, int, 1)
+        elif flag == "--activation-checkpointing":
+            if value not in ("none", "full", "selective"):
+                raise ConfigError("--activation-checkpointing: '%s' is not one of none, full, selective" % value)
+            t["activation_checkpointing"] = value != "none"
+            # As config_from_json echoes it: absent reads as full.
+            if value == "selective":
+                t["checkpoint_policy"] = value
+            else:
+                t.pop("checkpoint_policy", None)
         elif flag == "--seed":
             c["seed"] = _number(value, flag, int, 0)
         elif flag == "--lr":
@@ -404,11 +421,6 @@ def parse_options(args):
             o.init_params = value
     if not c["learning_rate"] > 0:
         raise ConfigError("--lr must be > 0")
-    if t["grad_accumulation"] != 1:
-        raise ConfigError("training.grad_accumulation: the torch backend steps after every micro-batch; only 1 is "
-                          "supported")
-    if t["activation_checkpointing"]:
-        raise ConfigError("training.activation_checkpointing is not supported by the torch backend")
     if t.get("cuda_graphs"):
         raise ConfigError("training.cuda_graphs: the torch backend runs eager or compiled steps, not CUDA graphs")
     if c["strategy"] not in TORCH_STRATEGIES:

@@ -9,7 +9,7 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
-from . import decoder, events, params
+from . import decoder, events, params, recompute
 from .options import ConfigError
 
 # torch.optim.AdamW's defaults apart from the weight decay: the native runner's AdamWSettings
@@ -51,9 +51,15 @@ def check_capabilities(config):
                           "zero0 (DDP) runs here" % (strategy, torch.__version__))
     if config.get("torch_compile") and not hasattr(torch, "compile"):
         raise ConfigError("torch_compile: torch.compile needs torch >= 2.0, this is %s" % torch.__version__)
+    if config["training"]["activation_checkpointing"]:
+        recompute.check_policy(checkpoint_policy(config))
     if strategy == "fsdp2_reshard_offload" and config["device"] == "cpu":
         raise ConfigError("strategy: fsdp2_reshard_offload offloads to host memory from a GPU; on --device cpu "
                           "there is nothing to offload to")
+
+
+def checkpoint_policy(config):
+    return config["training"].get("checkpoint_policy", "full")
 
 
 def prepare_device(config, env):
@@ -82,10 +88,11 @@ def connect_ranks(device, env, timeout_s):
 
 
 def token_batches(config, rank, world):
-    """[steps, B, T + 1] int64 on the host, as runner/src/token_source.cpp prepares them."""
+    """[steps, N x B, T + 1] int64 on the host, as runner/src/token_source.cpp prepares them: each
+    optimizer step's N accumulated micro-batches of B sequences, one after another."""
     steps = config["warmup_steps"] + config["timed_steps"]
     t = config["training"]
-    B, T, vocab = t["micro_batch"], t["seq_len"], config["model"]["vocab"]
+    B, T, vocab = t["micro_batch"] * t["grad_accumulation"], t["seq_len"], config["model"]["vocab"]
     path = config["token_file"]
     if not path:
         gen = torch.Generator()
@@ -231,6 +238,8 @@ def run_training(options, env, progress, runner_version):
         for name, value in values:
             named[name].copy_(value)
     tokens = token_batches(c, rank, env.world)
+    if c["training"]["activation_checkpointing"]:
+        recompute.checkpoint_layers(decoder.decoder_layers(model), checkpoint_policy(c))
     model, wrapper = _wrap(model, c, device, env, compute_dtype)
     named = decoder.canonical_parameters(model)
     optimizer = torch.optim.AdamW(model.parameters(), lr=c["learning_rate"], **ADAMW)
@@ -251,7 +260,9 @@ def run_training(options, env, progress, runner_version):
 
     total = c["warmup_steps"] + c["timed_steps"]
     T = c["training"]["seq_len"]
-    tokens_per_step = c["training"]["micro_batch"] * T
+    B, micro_steps = c["training"]["micro_batch"], c["training"]["grad_accumulation"]
+    # Per optimizer step and rank, as shardwise-runner counts them.
+    tokens_per_step = B * T * micro_steps
     phases = _PhasePeaks(device)
     step_times, losses, peaks, state = [], [], None, None
     for step in range(total):
@@ -262,17 +273,28 @@ def run_training(options, env, progress, runner_version):
         _sync(device)
         begin = time.perf_counter()
         batch = tokens[step].to(device)
-        inputs, targets = batch[:, :T], batch[:, 1:]
-        with torch.autocast(device_type="cuda", dtype=compute_dtype, enabled=autocast) if autocast \
-                else _no_context():
-            logits = decoder.logits_of(model, inputs, model_impl)
-            loss = F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), targets.reshape(-1))
-        del logits
-        if timed:
-            phases.close("forward")
-        loss.backward()
-        if timed:
-            phases.close("backward")
+        loss = 0.0
+        for micro in range(micro_steps):
+            rows = batch[micro * B:(micro + 1) * B]
+            inputs, targets = rows[:, :T], rows[:, 1:]
+            # Accumulated micro-batches: DDP all-reduces only at the last (no_sync before it), as the
+            # native zero0 does; fully_shard keeps its default and reduce-scatters every micro-batch
+            # into the sharded gradients, as the native runner's sharded strategies do.
+            last = micro == micro_steps - 1
+            sync = _no_context() if last or wrapper != "DDP" else model.no_sync()
+            with sync:
+                with torch.autocast(device_type="cuda", dtype=compute_dtype, enabled=autocast) if autocast \
+                        else _no_context():
+                    logits = decoder.logits_of(model, inputs, model_impl)
+                    micro_loss = F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), targets.reshape(-1))
+                del logits
+                if timed:
+                    phases.close("forward")
+                # 1/N of each micro-batch's mean: the sum is the gradient of the mean over the step's tokens.
+                (micro_loss / micro_steps).backward()
+            if timed:
+                phases.close("backward")
+            loss = loss + micro_loss.detach() / micro_steps
         optimizer.step()
         if step == total - 1:
             # Gradients are measured while they exist: from backward to the optimizer step.
@@ -280,7 +302,7 @@ def run_training(options, env, progress, runner_version):
         optimizer.zero_grad(set_to_none=True)
         if timed:
             phases.close("optimizer")
-        loss_value = loss.item()
+        loss_value = float(loss)
         _sync(device)
         seconds = time.perf_counter() - begin
         memory = events.memory_sample(device)
