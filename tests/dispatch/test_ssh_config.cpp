@@ -139,6 +139,7 @@ private slots:
         QTest::addColumn<QString>("says");
         QTest::newRow("unknown keyword") << QStringLiteral("Host a\n  HostNmae b\n") << 2 << QStringLiteral("Bad configuration option: HostNmae");
         QTest::newRow("port not a number") << QStringLiteral("\n\nHost x\n Port 22x\n") << 4 << QStringLiteral("Port '22x'");
+        QTest::newRow("two ports") << QStringLiteral("Host *\n  Port 22 23\n") << 2 << QStringLiteral("takes one argument");
         QTest::newRow("port out of range") << QStringLiteral("Port 70000\n") << 1 << QStringLiteral("1..65535");
         QTest::newRow("missing argument") << QStringLiteral("User\n") << 1 << QStringLiteral("User needs an argument");
         QTest::newRow("bad yes/no") << QStringLiteral("IdentitiesOnly maybe\n") << 1 << QStringLiteral("yes or no");
@@ -164,8 +165,27 @@ private slots:
     {
         const QString cfg = file(QStringLiteral("ignore_unknown"));
         writeText(cfg, QStringLiteral("IgnoreUnknown UseFancyThing,Other*\nUseFancyThing yes\nOtherStuff 1\nForwardAgent yes\n"
-                                      "ControlMaster auto\nHost x\n  StrictHostKeyChecking no\n"));
+                                      "ControlMaster auto\nHost x\n  StrictHostKeyChecking no\n  SendEnv LANG LC_*\n"
+                                      "  LocalForward 8080 localhost:80\n  ProxyCommand none\n"));
         QVERIFY2(configError(cfg).isEmpty(), qPrintable(configError(cfg)));
+    }
+
+    void aProxyCommandThatAppliesIsRefusedNotBypassed()
+    {
+        const QString cfg = file(QStringLiteral("proxy_command"));
+        writeText(cfg, QStringLiteral("Host other\n  ProxyCommand nc other 22\nHost via-proxy\n  HostName 127.0.0.1\n"
+                                      "  ProxyCommand ssh -W %h:%p bastion\n"));
+        SshOptions options;
+        options.sshConfig = cfg.toStdString();
+        options.knownHosts = {};
+        try {
+            SshSession::open({"via-proxy", 22, "someone"}, SshCredentials{}, options);
+            QFAIL("a ProxyCommand host was connected to directly");
+        } catch (const SshError& e) {
+            QCOMPARE(e.failure(), SshFailure::Config);
+            QVERIFY2(QString::fromUtf8(e.what()).startsWith(cfg + QStringLiteral(":5: ProxyCommand")), e.what());
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("ProxyJump")), e.what());
+        }
     }
 
     void identityFileTokensExpand()

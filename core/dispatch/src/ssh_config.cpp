@@ -242,7 +242,10 @@ void applyLine(const std::vector<std::string>& words, Evaluation& ev, bool& acti
     auto needArgs = [&](std::size_t count) {
         if (argc < count)
             throw SshConfigError(where + ": " + words[0] + " needs an argument");
-        if (count == 1 && argc > 1 && keyword != "host" && keyword != "match" && keyword != "include")
+    };
+    // The keywords Shardwise uses take exactly one argument; ssh calls more "garbage at end of line".
+    auto onlyOne = [&] {
+        if (argc > 1)
             throw SshConfigError(where + ": " + words[0] + " takes one argument, got " + std::to_string(argc));
     };
     auto& r = ev.result;
@@ -282,6 +285,17 @@ void applyLine(const std::vector<std::string>& words, Evaluation& ev, bool& acti
     }
     needArgs(1);
     const std::string& value = words[1];
+    static const std::set<std::string> singleArgument = {"hostname", "user", "port", "identityfile", "identitiesonly",
+                                                         "proxyjump", "serveraliveinterval", "serveralivecountmax"};
+    if (singleArgument.count(keyword))
+        onlyOne();
+    if (keyword == "proxycommand") {
+        // Shardwise cannot run a proxy program under libssh2; connecting directly instead would
+        // silently take another path than the user's ssh, so a ProxyCommand that applies is refused.
+        if (active && !r.proxyJump && r.proxyCommandWhere.empty() && lowered(value) != "none")
+            r.proxyCommandWhere = where;
+        return;
+    }
     if (keyword == "hostname") {
         std::string expanded;
         for (std::size_t i = 0; i < value.size(); ++i) {
@@ -317,7 +331,8 @@ void applyLine(const std::vector<std::string>& words, Evaluation& ev, bool& acti
             r.identitiesOnly = only;
     } else if (keyword == "proxyjump") {
         auto hops = parseProxyJump(value, where);
-        if (active && !r.proxyJump)
+        // ProxyJump and ProxyCommand exclude each other; the first one obtained wins, as in ssh.
+        if (active && !r.proxyJump && r.proxyCommandWhere.empty())
             r.proxyJump = std::move(hops);
     } else if (keyword == "serveraliveinterval") {
         const int seconds = parseSeconds(value, where, "ServerAliveInterval");

@@ -14,6 +14,9 @@ constexpr std::size_t kMaxHops = 8;
 SshHop resolveHop(const std::string& alias, std::optional<int> port, std::optional<std::string> user,
                   const SshHostConfig& cfg, const SshOptions& options)
 {
+    if (!cfg.proxyCommandWhere.empty())
+        throw SshConfigError(cfg.proxyCommandWhere + ": ProxyCommand (for " + alias
+                             + ") is not supported by Shardwise, which connects with libssh2; use ProxyJump");
     SshHop hop;
     hop.alias = alias;
     hop.endpoint.host = cfg.hostName;

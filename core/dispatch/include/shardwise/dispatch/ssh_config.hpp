@@ -6,7 +6,8 @@
 // ServerAliveInterval, ServerAliveCountMax. Every other keyword ssh knows is accepted
 // and ignored; a keyword ssh does not know (unless listed in IgnoreUnknown), a missing or malformed
 // argument, or an unreadable Include is an SshConfigError naming FILE:LINE, as ssh refuses them too.
-// Match blocks are not evaluated: their settings never apply (see docs/ssh.md).
+// Match blocks are not evaluated: their settings never apply (see docs/ssh.md). A ProxyCommand that
+// applies to a host is reported (proxyCommandWhere) so the connection can refuse it.
 
 #include <filesystem>
 #include <optional>
@@ -40,6 +41,7 @@ struct SshHostConfig {
     std::optional<std::vector<SshJumpSpec>> proxyJump; // set and empty: "ProxyJump none"
     std::optional<int> serverAliveInterval;          // seconds
     std::optional<int> serverAliveCountMax;
+    std::string proxyCommandWhere; // FILE:LINE of a ProxyCommand that applies (not supported: refused)
 };
 
 // ~/.ssh/config, or $SHARDWISE_SSH_CONFIG when that is set ("none" or empty there: no file).
