@@ -40,6 +40,12 @@ if(TARGET shardwise-cli)
         SHARDWISE_RUNNER="$<TARGET_FILE:shardwise-runner>")
     target_include_directories(test_store_open_guard PRIVATE ${CMAKE_CURRENT_LIST_DIR})
     add_dependencies(test_store_open_guard shardwise-cli shardwise-runner)
+
+    shardwise_add_test(test_store_writer_liveness SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_writer_liveness.cpp
+        LIBS Shardwise::store TIMEOUT 180 LABELS store)
+    target_compile_definitions(test_store_writer_liveness PRIVATE SHARDWISE_CLI="$<TARGET_FILE:shardwise-cli>"
+        SHARDWISE_RUNNER="$<TARGET_FILE:shardwise-runner>")
+    add_dependencies(test_store_writer_liveness shardwise-cli shardwise-runner)
 endif()
 
 shardwise_add_test(test_store_remote_follow SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_remote_follow.cpp

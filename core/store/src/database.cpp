@@ -2,6 +2,7 @@
 
 #include "shardwise/store/schema.hpp"
 #include "statement.hpp"
+#include "writer_liveness.hpp"
 
 #include <sqlite3.h>
 
@@ -35,6 +36,7 @@ sqlite3* openConnection(const std::filesystem::path& path, int flags, const Open
         throw StoreError("cannot open run store " + path.string() + ": " + why);
     }
     sqlite3_extended_result_codes(db, 1);
+    detail::registerWriterLiveness(db);
     sqlite3_busy_timeout(db, static_cast<int>(options.busyTimeout.count()));
     return db;
 }

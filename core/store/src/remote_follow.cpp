@@ -2,6 +2,9 @@
 
 #include "shardwise/store/runs.hpp"
 #include "statement.hpp"
+#include "writer_liveness.hpp"
+
+#include <unistd.h>
 
 namespace shardwise::store {
 
@@ -44,13 +47,16 @@ bool markRemoteAttached(Database& db, std::int64_t runId, double expectedSavedAt
     Statement s(db.handle(), R"sql(UPDATE remote_follow SET detached_at = NULL
                                    WHERE run_id = ?1 AND saved_at = ?2
                                      AND EXISTS (SELECT 1 FROM runs WHERE id = ?1 AND status = 'running'
-                                                 AND (remote_follow.detached_at IS NOT NULL OR heartbeat_at < ?3)))sql");
+                                                 AND (remote_follow.detached_at IS NOT NULL OR heartbeat_at < ?3
+                                                      OR shardwise_writer_gone(writer_host, writer_pid, started_at))))sql");
     s.bind(1, runId).bind(2, expectedSavedAt).bind(3, now - kStaleHeartbeatSeconds).run();
     if (detail::changes(db.handle()) != 1)
         return false;
-    // Followed again: the note of the detach no longer holds.
-    Statement beat(db.handle(), "UPDATE runs SET heartbeat_at = ?2, note = '' WHERE id = ?1");
-    beat.bind(1, runId).bind(2, now).run();
+    // Followed again: the note of the detach no longer holds, and this process is the writer whose
+    // liveness readers check from now on.
+    Statement beat(db.handle(),
+                   "UPDATE runs SET heartbeat_at = ?2, note = '', writer_host = ?3, writer_pid = ?4 WHERE id = ?1");
+    beat.bind(1, runId).bind(2, now).bind(3, detail::currentHostName()).bind(4, static_cast<std::int64_t>(::getpid())).run();
     tx.commit();
     return true;
 }

@@ -13,16 +13,20 @@ using detail::Statement;
 namespace {
 
 // The status as shown: a 'running' row nobody follows any more is 'detached' when a remote handle
-// is kept for it (its follower stopped on purpose, or went silent), else 'interrupted' once its
-// heartbeat is stale. ?1 is the oldest heartbeat that still counts as alive.
+// is kept for it (its follower stopped on purpose, or went silent), else 'interrupted'. Nobody
+// follows it once its heartbeat is stale (?1 is the oldest heartbeat that still counts as alive) or,
+// at once, when its writer ran on this host and is gone (shardwise_writer_gone, writer_liveness.hpp).
 constexpr std::string_view kShownStatus = R"sql(
-           CASE WHEN r.status = 'running' AND f.run_id IS NOT NULL AND (f.detached_at IS NOT NULL OR r.heartbeat_at < ?1)
+           CASE WHEN r.status = 'running' AND f.run_id IS NOT NULL AND (f.detached_at IS NOT NULL OR r.heartbeat_at < ?1
+                     OR shardwise_writer_gone(r.writer_host, r.writer_pid, r.started_at))
                 THEN 'detached'
-                WHEN r.status = 'running' AND r.heartbeat_at < ?1 THEN 'interrupted'
+                WHEN r.status = 'running' AND (r.heartbeat_at < ?1 OR shardwise_writer_gone(r.writer_host, r.writer_pid, r.started_at))
+                THEN 'interrupted'
                 ELSE r.status END)sql";
 // Files at schema 4 or older (kept by tests that rebuild every earlier version) have no remote handles.
 constexpr std::string_view kShownStatusWithoutHandles = R"sql(
-           CASE WHEN r.status = 'running' AND r.heartbeat_at < ?1 THEN 'interrupted' ELSE r.status END)sql";
+           CASE WHEN r.status = 'running' AND (r.heartbeat_at < ?1 OR shardwise_writer_gone(r.writer_host, r.writer_pid, r.started_at))
+                THEN 'interrupted' ELSE r.status END)sql";
 constexpr int kRemoteFollowSchema = 5;
 
 constexpr std::string_view kSummaryColumnsAfterStatus = R"sql(,

@@ -3,6 +3,7 @@
 #include "shardwise/spec/json.hpp"
 #include "shardwise/store/schema.hpp"
 #include "statement.hpp"
+#include "writer_liveness.hpp"
 
 #include <algorithm>
 #include <unistd.h>
@@ -13,13 +14,8 @@ using detail::Statement;
 
 namespace {
 
-std::string hostName()
-{
-    char buffer[256] = {};
-    if (gethostname(buffer, sizeof buffer - 1) != 0)
-        return {};
-    return buffer;
-}
+// The same name the liveness check compares against.
+std::string hostName() { return detail::currentHostName(); }
 
 void bindMemory(Statement& s, int first, const protocol::MemorySample& m)
 {
