@@ -237,9 +237,13 @@ private slots:
                     dialog = d;
             if (!dialog)
                 return;
-            poll.stop();
+            // The dialog resolves the chosen name against its directory model, which lists the folder
+            // in the background: choose again on each tick until it reports the file, then accept.
             dialog->selectFile(path);
-            static_cast<QDialog*>(dialog)->accept(); // QFileDialog::accept, public through QDialog
+            if (dialog->selectedFiles().value(0) != path)
+                return;
+            poll.stop();
+            static_cast<QDialog*>(dialog)->done(QDialog::Accepted); // public through QDialog
             answered = true;
         });
         poll.start();
