@@ -259,12 +259,12 @@
         <translation>Optimiererzustand, Gradienten und Parameter verteilt; Parameter werden je Schicht für den Vorwärts- und erneut für den Rückwärtsdurchlauf per All-Gather gesammelt.</translation>
     </message>
     <message>
-        <source>ZeRO-3 with optimizer state and the optimizer step on the CPU.</source>
-        <translation>ZeRO-3 mit Optimiererzustand und Optimiererschritt auf der CPU.</translation>
-    </message>
-    <message>
         <source>ZeRO-2 with optimizer state and the optimizer step on the CPU; full parameters stay on every GPU.</source>
         <translation>ZeRO-2 mit Optimiererzustand und Optimiererschritt auf der CPU; die vollständigen Parameter bleiben auf jeder GPU.</translation>
+    </message>
+    <message>
+        <source>ZeRO-3 with optimizer state and the optimizer step on the CPU.</source>
+        <translation>ZeRO-3 mit Optimiererzustand und Optimiererschritt auf der CPU.</translation>
     </message>
     <message>
         <source>FSDP2 with reshard_after_forward=False: parameters gathered in forward stay gathered through backward.</source>
@@ -306,16 +306,32 @@
         <translation>%1: Das Diagramm hat keine Größe zum Zeichnen</translation>
     </message>
     <message>
-        <source>%1: cannot write the PNG file</source>
-        <translation>%1: Die PNG-Datei kann nicht geschrieben werden</translation>
+        <source>%1: cannot write the PNG file (%2); the previous file is kept</source>
+        <translation>%1: Die PNG-Datei kann nicht geschrieben werden (%2); die bisherige Datei bleibt erhalten</translation>
     </message>
     <message>
         <source>%1: cannot write the SVG file</source>
         <translation>%1: Die SVG-Datei kann nicht geschrieben werden</translation>
     </message>
     <message>
+        <source>%1: cannot write the SVG file (%2); the previous file is kept</source>
+        <translation>%1: Die SVG-Datei kann nicht geschrieben werden (%2); die bisherige Datei bleibt erhalten</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the SVG file (%2)</source>
+        <translation>%1: Die SVG-Datei kann nicht geschrieben werden (%2)</translation>
+    </message>
+    <message>
         <source>%1: cannot write the PDF file</source>
         <translation>%1: Die PDF-Datei kann nicht geschrieben werden</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the PDF file (%2); the previous file is kept</source>
+        <translation>%1: Die PDF-Datei kann nicht geschrieben werden (%2); die bisherige Datei bleibt erhalten</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the PDF file (%2)</source>
+        <translation>%1: Die PDF-Datei kann nicht geschrieben werden (%2)</translation>
     </message>
     <message>
         <source>%1: unknown chart format &quot;%2&quot;; use one of: %3</source>
@@ -817,8 +833,8 @@
         <translation>%1 bietet keine Zone mit der GPU dieses Plans; wählen Sie eine der aufgeführten Regionen.</translation>
     </message>
     <message>
-        <source>%1: cannot write the file (%2)</source>
-        <translation>%1: Datei kann nicht geschrieben werden (%2)</translation>
+        <source>%1: cannot write the file (%2); the previous file is kept</source>
+        <translation>%1: Datei kann nicht geschrieben werden (%2); die bisherige Datei bleibt erhalten</translation>
     </message>
     <message>
         <source>Save</source>
@@ -2137,6 +2153,10 @@
     <message>
         <source>Launch lines (torchrun, deepspeed, srun)…</source>
         <translation>Startzeilen (torchrun, deepspeed, srun)…</translation>
+    </message>
+    <message>
+        <source>Slurm batch script…</source>
+        <translation>Slurm-Batch-Skript…</translation>
     </message>
     <message>
         <source>Nothing to export: no candidate is selected and nothing fits.</source>

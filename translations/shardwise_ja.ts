@@ -258,12 +258,12 @@
         <translation>オプティマイザ状態、勾配、パラメータをシャーディングし、パラメータはレイヤーごとに順伝播で all-gather され、逆伝播で再び all-gather されます。</translation>
     </message>
     <message>
-        <source>ZeRO-3 with optimizer state and the optimizer step on the CPU.</source>
-        <translation>オプティマイザ状態とオプティマイザステップを CPU に置いた ZeRO-3。</translation>
-    </message>
-    <message>
         <source>ZeRO-2 with optimizer state and the optimizer step on the CPU; full parameters stay on every GPU.</source>
         <translation>オプティマイザ状態とオプティマイザステップを CPU に置いた ZeRO-2。完全なパラメータは各 GPU に残ります。</translation>
+    </message>
+    <message>
+        <source>ZeRO-3 with optimizer state and the optimizer step on the CPU.</source>
+        <translation>オプティマイザ状態とオプティマイザステップを CPU に置いた ZeRO-3。</translation>
     </message>
     <message>
         <source>FSDP2 with reshard_after_forward=False: parameters gathered in forward stay gathered through backward.</source>
@@ -305,16 +305,32 @@
         <translation>%1: グラフに描画できるサイズがありません</translation>
     </message>
     <message>
-        <source>%1: cannot write the PNG file</source>
-        <translation>%1: PNG ファイルを書き込めません</translation>
+        <source>%1: cannot write the PNG file (%2); the previous file is kept</source>
+        <translation>%1: PNG ファイルを書き込めません (%2)。以前のファイルはそのまま残ります</translation>
     </message>
     <message>
         <source>%1: cannot write the SVG file</source>
         <translation>%1: SVG ファイルを書き込めません</translation>
     </message>
     <message>
+        <source>%1: cannot write the SVG file (%2); the previous file is kept</source>
+        <translation>%1: SVG ファイルを書き込めません (%2)。以前のファイルはそのまま残ります</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the SVG file (%2)</source>
+        <translation>%1: SVG ファイルを書き込めません (%2)</translation>
+    </message>
+    <message>
         <source>%1: cannot write the PDF file</source>
         <translation>%1: PDF ファイルを書き込めません</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the PDF file (%2); the previous file is kept</source>
+        <translation>%1: PDF ファイルを書き込めません (%2)。以前のファイルはそのまま残ります</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the PDF file (%2)</source>
+        <translation>%1: PDF ファイルを書き込めません (%2)</translation>
     </message>
     <message>
         <source>%1: unknown chart format &quot;%2&quot;; use one of: %3</source>
@@ -816,8 +832,8 @@
         <translation>%1 にはこのプランの GPU を提供するゾーンがありません。一覧のリージョンから選んでください。</translation>
     </message>
     <message>
-        <source>%1: cannot write the file (%2)</source>
-        <translation>%1: ファイルに書き込めません (%2)</translation>
+        <source>%1: cannot write the file (%2); the previous file is kept</source>
+        <translation>%1: ファイルに書き込めません (%2)。以前のファイルはそのまま残ります</translation>
     </message>
     <message>
         <source>Save</source>
@@ -2130,6 +2146,10 @@
     <message>
         <source>Launch lines (torchrun, deepspeed, srun)…</source>
         <translation>起動コマンド(torchrun、deepspeed、srun)…</translation>
+    </message>
+    <message>
+        <source>Slurm batch script…</source>
+        <translation>Slurm バッチスクリプト…</translation>
     </message>
     <message>
         <source>Nothing to export: no candidate is selected and nothing fits.</source>

@@ -5,6 +5,7 @@
 // native runner or the PyTorch harness), and where both measured the same setup the two stand side by
 // side.
 #include "command.hpp"
+#include "file_output.hpp"
 
 #include "shardwise/calibrate/stored_comparison.hpp"
 #include "shardwise/spec/presets.hpp"
@@ -19,6 +20,7 @@
 #include <optional>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <tuple>
 #include <vector>
 
@@ -307,19 +309,17 @@ int compare(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                 if (const auto run = store::findRun(db, r.runId))
                     backends[r.runId] = run->backend;
 
-        std::ofstream file;
-        if (v.count("--out")) {
-            file.open(v["--out"]);
-            if (!file)
-                throw UsageError("--out: cannot write " + v["--out"]);
-        }
-        std::ostream& target = v.count("--out") ? static_cast<std::ostream&>(file) : out;
+        std::ostringstream text;
+        std::ostream& target = v.count("--out") ? static_cast<std::ostream&>(text) : out;
         if (format == "json")
             writeJson(target, sections, backends);
         else if (format == "csv")
             writeCsv(target, sections, backends);
         else
             writeTable(target, sections, backends);
+        if (v.count("--out"))
+            if (const std::string why = replaceFileContents(v["--out"], text.str()); !why.empty())
+                throw UsageError("--out: " + why);
         return kExitOk;
     } catch (const UsageError& e) {
         err << "shardwise-cli compare: " << e.what() << "\n" << kUsage;

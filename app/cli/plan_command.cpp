@@ -2,6 +2,7 @@
 // order to a recommendation (core/plan), printed as a table or as the plan's JSON.
 #include "checkpoint_advice.hpp"
 #include "command.hpp"
+#include "file_output.hpp"
 #include "plan_options.hpp"
 
 #include "shardwise/calibrate/from_store.hpp"
@@ -43,9 +44,9 @@ constexpr const char* kUsageTail = R"(  --calibrated               predict with 
 
 Configs for the framework you train with (docs/framework-configs.md):
   --export KIND              write ds-config (DeepSpeed ds_config.json), accelerate (Accelerate YAML),
-                             torchtitan (job-config TOML), fsdp2-python (a fully_shard script) or launch
-                             (torchrun / deepspeed / accelerate launch and srun lines) for the
-                             recommended strategy, instead of the plan
+                             torchtitan (job-config TOML), fsdp2-python (a fully_shard script), launch
+                             (torchrun / deepspeed / accelerate launch and srun lines) or sbatch (a
+                             Slurm batch script) for the recommended strategy, instead of the plan
   --strategy ID              export this candidate instead of the recommendation
   --output FILE              write the export to FILE and print the plan as usual
   --from FILE                read a DeepSpeed ds_config.json or an Accelerate config YAML into the plan's
@@ -368,10 +369,8 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                 out << text;
                 return kExitOk;
             }
-            std::ofstream file(a.output, std::ios::binary | std::ios::trunc);
-            file << text;
-            if (!file.flush()) {
-                err << "shardwise-cli plan: --output: cannot write '" << a.output << "'\n";
+            if (const std::string why = replaceFileContents(a.output, text); !why.empty()) {
+                err << "shardwise-cli plan: --output: " << why << "\n";
                 return kExitUsage;
             }
             err << "shardwise-cli plan: wrote " << frameworks::configKindId(*a.exportKind) << " of " << strategyId(*chosen)

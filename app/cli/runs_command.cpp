@@ -2,6 +2,7 @@
 // is --db PATH, else $SHARDWISE_DB, else the user's data directory (core/store decides, so the GUI
 // opens the same file).
 #include "command.hpp"
+#include "file_output.hpp"
 #include "runs_attach.hpp"
 #include "runs_import_published.hpp"
 
@@ -472,25 +473,23 @@ int exportRuns(const Options& o, std::ostream& out, std::ostream& err)
     const auto filter = filterFrom(o);
     const auto db = openStore(o, err);
     const auto runs = store::listRuns(db, filter);
-    std::ofstream file;
-    std::ostream* target = &out;
-    if (const auto path = value(o, "--out")) {
-        file.open(*path, std::ios::binary | std::ios::trunc);
-        if (!file)
-            throw UsageError("--out: cannot write '" + *path + "'");
-        target = &file;
-    }
+    std::ostringstream text;
+    const auto path = value(o, "--out");
+    std::ostream* target = path ? static_cast<std::ostream*>(&text) : &out;
     if (*format == "csv")
         store::exportRunsCsv(runs, *target);
     else
         store::exportRunsJson(runs, *target);
     target->flush();
-    if (!*target) {
+    if (path) {
+        if (const std::string why = replaceFileContents(*path, text.str()); !why.empty())
+            throw UsageError("--out: " + why);
+    } else if (!*target) {
         err << "shardwise-cli runs export: writing failed\n";
         return kExitFailed;
     }
-    if (file.is_open())
-        err << "exported " << runs.size() << " run(s) to " << *value(o, "--out") << "\n";
+    if (path)
+        err << "exported " << runs.size() << " run(s) to " << *path << "\n";
     return kExitOk;
 }
 

@@ -58,7 +58,7 @@ private slots:
         QCOMPARE(stateHostBytes(state), 0.0);
     }
 
-    // RUNNER.md's table, bytes per parameter with W ranks (bf16 params/grads, fp32 master + Adam).
+    // docs/formulas.md's table, bytes per parameter with W ranks (bf16 params/grads, fp32 master + Adam).
     void modelStateFollowsTheRunnerTable_data()
     {
         QTest::addColumn<Strategy>("strategy");

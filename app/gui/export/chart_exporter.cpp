@@ -6,6 +6,7 @@
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
+#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QTextDocument>
 #include <QWidget>
@@ -69,13 +70,18 @@ ExportResult ChartExporter::exportWidget(QWidget& widget, const QString& filePat
             painter.setRenderHint(QPainter::Antialiasing);
             paintWithCaption(painter, widget, doc);
         }
-        if (!image.save(filePath, "PNG"))
-            return {false, ExportText::tr("%1: cannot write the PNG file").arg(filePath)};
+        QSaveFile file(filePath);
+        if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit())
+            return {false, ExportText::tr("%1: cannot write the PNG file (%2); the previous file is kept")
+                               .arg(filePath, file.errorString())};
         return {true, {}};
     }
     if (suffix == QLatin1String("svg")) {
+        QSaveFile file(filePath);
+        if (!file.open(QIODevice::WriteOnly))
+            return {false, ExportText::tr("%1: cannot write the SVG file (%2)").arg(filePath, file.errorString())};
         QSvgGenerator svg;
-        svg.setFileName(filePath);
+        svg.setOutputDevice(&file);
         svg.setSize(total);
         svg.setViewBox(QRect(QPoint(), total));
         svg.setTitle(caption.title);
@@ -86,10 +92,16 @@ ExportResult ChartExporter::exportWidget(QWidget& widget, const QString& filePat
         painter.fillRect(QRect(QPoint(), total), background);
         paintWithCaption(painter, widget, doc);
         painter.end();
+        if (!file.commit())
+            return {false, ExportText::tr("%1: cannot write the SVG file (%2); the previous file is kept")
+                               .arg(filePath, file.errorString())};
         return {true, {}};
     }
     if (suffix == QLatin1String("pdf")) {
-        QPdfWriter pdf(filePath);
+        QSaveFile file(filePath);
+        if (!file.open(QIODevice::WriteOnly))
+            return {false, ExportText::tr("%1: cannot write the PDF file (%2)").arg(filePath, file.errorString())};
+        QPdfWriter pdf(&file);
         pdf.setTitle(caption.title);
         pdf.setCreator(QStringLiteral("Shardwise"));
         pdf.setPageSize(QPageSize(QPageSize::A4));
@@ -104,6 +116,9 @@ ExportResult ChartExporter::exportWidget(QWidget& widget, const QString& filePat
         painter.fillRect(QRect(QPoint(), total), background);
         paintWithCaption(painter, widget, doc);
         painter.end();
+        if (!file.commit())
+            return {false, ExportText::tr("%1: cannot write the PDF file (%2); the previous file is kept")
+                               .arg(filePath, file.errorString())};
         return {true, {}};
     }
     return {false, ExportText::tr("%1: unknown chart format \"%2\"; use one of: %3")

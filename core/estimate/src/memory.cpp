@@ -1,4 +1,4 @@
-// Per-GPU bytes at the step's peak, by category, for the runner (RUNNER.md; runner/src
+// Per-GPU bytes at the step's peak, by category, for the runner (docs/runner.md; runner/src
 // sharding_engine.cpp, unit_schedule.cpp). The peak is taken at the end of forward / start of
 // backward: every activation is live, with the head's logits chunk or the last layer's MLP input
 // gradients, the root unit and the units in use gathered, and every flat gradient buffer allocated
@@ -112,7 +112,7 @@ MemoryBreakdown memoryBreakdown(const MemoryContext& ctx, const EstimateInput& i
     const double unit = kBf16Bytes * ctx.largestUnit;
     const double layer = kBf16Bytes * ctx.layer;
     // Decoder layers gathered at once: FSDP2 the one in use and the next (knobs.fsdpLiveUnits); the
-    // runner's stage 3 the one in use and those its prefetch bucket reaches (RUNNER.md).
+    // runner's stage 3 the one in use and those its prefetch bucket reaches (docs/runner.md).
     const bool fsdp2 = traits(s).family == StrategyFamily::Fsdp2;
     const double prefetched = ctx.layer > 0 ? std::max(1.0, std::ceil(d(k.prefetchBucketElements) / ctx.layer)) : 1.0;
     const double liveLayers = fsdp2 ? static_cast<double>(std::max(k.fsdpLiveUnits, 1)) : 1.0 + prefetched;

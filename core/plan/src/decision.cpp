@@ -1,4 +1,4 @@
-// The decision order of PRODUCT.md. Step 1 treats as "light" the strategies that keep full
+// The decision order (docs/formulas.md, "Decision order"). Step 1 treats as "light" the strategies that keep full
 // parameters on every GPU from forward through backward (zero0, zero1, zero2, fsdp2_noreshard): they
 // never re-gather parameters in backward, which is the extra traffic and latency that made full
 // sharding slower in the reference benchmark. Among those the lightest (the strategy table's

@@ -12,6 +12,7 @@
 #include <QComboBox>
 #include <QEvent>
 #include <QFile>
+#include <QSaveFile>
 #include <QFileDialog>
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -367,13 +368,14 @@ void CloudPage::copyCurrentOutput()
 
 bool CloudPage::saveCurrentOutput(const QString& path, QString* error)
 {
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text)) {
+    // Written aside and renamed over the target: a failed write keeps the previous file.
+    QSaveFile f(path);
+    const QByteArray text = outputText(static_cast<Output>(m_tabs->currentIndex())).toUtf8();
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Text) || f.write(text) != text.size() || !f.commit()) {
         if (error)
-            *error = tr("%1: cannot write the file (%2)").arg(path, f.errorString());
+            *error = tr("%1: cannot write the file (%2); the previous file is kept").arg(path, f.errorString());
         return false;
     }
-    f.write(outputText(static_cast<Output>(m_tabs->currentIndex())).toUtf8());
     return true;
 }
 

@@ -27,6 +27,7 @@
 #include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSaveFile>
 #include <QScrollArea>
 #include <QSettings>
 #include <QShortcut>
@@ -178,6 +179,7 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
         {frameworks::ConfigKind::Torchtitan, tr("torchtitan job config TOML…")},
         {frameworks::ConfigKind::Fsdp2Python, tr("PyTorch FSDP2 script…")},
         {frameworks::ConfigKind::Launch, tr("Launch lines (torchrun, deepspeed, srun)…")},
+        {frameworks::ConfigKind::Sbatch, tr("Slurm batch script…")},
     };
     for (const auto& e : exports) {
         QAction* action = m_exportMenu->addAction(e.text);
@@ -382,9 +384,10 @@ bool PlanPage::exportConfig(frameworks::ConfigKind kind, const QString& path, QS
             throw std::runtime_error(tr("Nothing to export: no candidate is selected and nothing fits.").toStdString());
         const EstimateInput in = m_form->input();
         const std::string text = frameworks::exportConfig(kind, in, *strategy, frameworks::planIdentity(in, *strategy));
-        QFile file(path);
-        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)
-            || file.write(QByteArray::fromStdString(text)) != static_cast<qint64>(text.size()))
+        // Written aside and renamed over the target: a failed write keeps the previous file.
+        QSaveFile file(path);
+        if (!file.open(QIODevice::WriteOnly) || file.write(QByteArray::fromStdString(text)) != static_cast<qint64>(text.size())
+            || !file.commit())
             throw std::runtime_error(tr("Cannot write %1.").arg(path).toStdString());
     } catch (const std::exception& e) {
         if (error)
