@@ -11,6 +11,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <sched.h>
 #include <unistd.h>
 
 namespace shardwise::cli {
@@ -29,7 +32,9 @@ Launch:
   --node NAME                run on this SSH node of the store (repeat, or NAME,NAME, for several
                              nodes; the first hosts the rendezvous). Its host key must already be
                              trusted (shardwise-cli nodes test, or the desktop app's Nodes page)
-  --ranks N                  ranks per node, one per GPU with --device cuda (default 1)
+  --ranks N                  ranks per node, one per GPU with --device cuda (default 1); with --local
+                             at most this machine's CPU cores (cpu) or visible GPUs (cuda)
+  --oversubscribe            --local: start more ranks than cores or GPUs anyway
   --rank-env KEY=VALUE       extra environment for every rank (repeatable), e.g.
                              GLOO_SOCKET_IFNAME=eth0 to pick the network the ranks use
   --device cpu|cuda          cpu: fp32 + Gloo; cuda: bf16 + NCCL, rank r on GPU r (default cpu)
@@ -111,6 +116,44 @@ template <typename T> T parseInteger(const std::string& flag, const std::string&
 
 void printRunUsage(std::ostream& out) { out << kUsage << strategyIdList() << kUsageTail; }
 
+namespace {
+
+// How many ranks this machine can run at once, and what bounds it: the CPU cores this process may
+// use (its affinity mask), or the GPUs it can see (CUDA_VISIBLE_DEVICES, else /dev/nvidiaN). With no
+// GPU seen at all there is no bound here: the runner then says why CUDA is unusable.
+std::pair<int, std::string> localRankCapacity(DeviceKind device)
+{
+    if (device == DeviceKind::Cuda) {
+        int gpus = 0;
+        if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) {
+            std::string list = visible;
+            for (std::size_t start = 0; start <= list.size();) {
+                const auto comma = std::min(list.find(',', start), list.size());
+                if (comma > start)
+                    ++gpus;
+                start = comma + 1;
+            }
+        } else {
+            std::error_code ec;
+            for (const auto& entry : std::filesystem::directory_iterator("/dev", ec)) {
+                const std::string name = entry.path().filename().string();
+                if (name.size() > 6 && name.starts_with("nvidia")
+                    && std::all_of(name.begin() + 6, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+                    ++gpus;
+            }
+        }
+        return {gpus > 0 ? gpus : std::numeric_limits<int>::max(), "visible GPUs"};
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int cores = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    if (cores <= 0)
+        cores = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+    return {cores, "CPU cores"};
+}
+
+} // namespace
+
 RunRequest parseRequest(const std::vector<std::string>& args)
 {
     RunRequest r;
@@ -181,6 +224,8 @@ RunRequest parseRequest(const std::vector<std::string>& args)
                 r.torchCompile = true;
             else if (flag == "--ranks")
                 r.ranks = parseInteger<int>(flag, value(), 1);
+            else if (flag == "--oversubscribe")
+                r.oversubscribe = true;
             else if (flag == "--device")
                 r.device = parseDevice(value(), flag);
             else if (flag == "--model")
@@ -227,6 +272,17 @@ RunRequest parseRequest(const std::vector<std::string>& args)
         throw UsageError("--local or --node: missing; say where the ranks run (this machine, or SSH nodes of the store)");
     if (r.nodes.empty() && (!r.remoteRunner.empty()))
         throw UsageError("--remote-runner: only with --node");
+    if (r.oversubscribe && !local)
+        throw UsageError("--oversubscribe: only with --local; a node's ranks are bounded by its own GPUs");
+    if (local && !r.oversubscribe) {
+        // Each rank is a whole training process: thousands of them would exhaust this machine's
+        // memory and process table long before a rendezvous, and Ctrl-C would have to outrun the spawning.
+        const auto [capacity, what] = localRankCapacity(r.device);
+        if (r.ranks > capacity)
+            throw UsageError("--ranks " + std::to_string(r.ranks) + ": more ranks than this machine's " + std::to_string(capacity)
+                             + " " + what + " (--device " + std::string(deviceId(r.device))
+                             + "); pass --oversubscribe to start them anyway");
+    }
     if (r.detachOnInterrupt && r.nodes.empty())
         throw UsageError("--detach-on-interrupt: only with --node; local ranks end with this command");
     if (r.detachOnInterrupt && !r.record)

@@ -48,6 +48,7 @@ struct RunRequest {
     std::string db;     // --db; empty = the default location
     bool record = true; // false with --no-store
     bool detachOnInterrupt = false;
+    bool oversubscribe = false; // --local: allow more ranks than this machine's cores / GPUs
     std::map<std::string, std::string> rankEnv;
     // SSH nodes; empty = --local
     std::vector<std::string> nodes;

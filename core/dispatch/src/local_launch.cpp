@@ -125,8 +125,17 @@ public:
         const auto started = Clock::now();
 
         m_ranks = std::vector<LiveRank>(static_cast<std::size_t>(m_launch.ranks));
-        for (int i = 0; i < m_launch.ranks; ++i)
+        for (int i = 0; i < m_launch.ranks; ++i) {
+            // A cancel (Ctrl-C, SIGTERM) while spawning stops here: no further rank starts, and the
+            // loop below ends the ones already started like any cancelled run.
+            if (m_cancel && m_cancel->load()) {
+                m_ranks.erase(m_ranks.begin() + i, m_ranks.end());
+                result.cancelled = true;
+                terminateLive(Clock::now(), false);
+                break;
+            }
             start(m_ranks[static_cast<std::size_t>(i)], i, result);
+        }
 
         const Clock::time_point deadline = m_launch.timeout.count() > 0 ? started + m_launch.timeout : kNever;
         Clock::time_point peerDeadline = kNever;

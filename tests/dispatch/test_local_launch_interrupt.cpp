@@ -1,0 +1,101 @@
+// `shardwise-cli run --local` as a user stops it: a rank count beyond this machine's cores is refused
+// before anything starts, and SIGTERM while the ranks start ends every rank already started (no
+// runner process outlives the command). Real CLI, real runner processes.
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QUuid>
+#include <QtTest>
+
+#include <csignal>
+#include <sched.h>
+
+namespace {
+
+int cpuCores()
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    return ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
+// Processes whose environment carries `marker`: the ranks of one command, wherever they were reparented.
+QStringList processesMarked(const QByteArray& marker)
+{
+    QStringList found;
+    for (const QString& pid : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        bool numeric = false;
+        pid.toLongLong(&numeric);
+        if (!numeric)
+            continue;
+        QFile environ(QStringLiteral("/proc/") + pid + QStringLiteral("/environ"));
+        if (environ.open(QIODevice::ReadOnly) && environ.readAll().split('\0').contains(marker))
+            found << pid;
+    }
+    return found;
+}
+
+} // namespace
+
+class TestLocalLaunchInterrupt : public QObject {
+    Q_OBJECT
+
+private slots:
+    void ranksBeyondTheCoresAreRefusedNamingBoth()
+    {
+        const int ranks = cpuCores() + 1;
+        QProcess cli;
+        cli.start(QStringLiteral(SHARDWISE_CLI),
+                  {QStringLiteral("run"), QStringLiteral("--local"), QStringLiteral("--runner"), QStringLiteral(SHARDWISE_RUNNER_PATH),
+                   QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--strategy"), QStringLiteral("zero1"),
+                   QStringLiteral("--ranks"), QString::number(ranks), QStringLiteral("--no-store")});
+        QVERIFY(cli.waitForFinished(30000));
+        QCOMPARE(cli.exitCode(), 2);
+        const QString err = QString::fromUtf8(cli.readAllStandardError());
+        QVERIFY2(err.contains(QStringLiteral("--ranks %1: more ranks than this machine's %2 CPU cores").arg(ranks).arg(cpuCores())),
+                 qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("--oversubscribe")), qPrintable(err));
+    }
+
+    void sigtermWhileRanksStartLeavesNoRunner()
+    {
+        if (!QFile::exists(QStringLiteral(SHARDWISE_RUNNER_PATH)))
+            QSKIP("shardwise-runner is not part of this build");
+        QTemporaryDir logs;
+        const QByteArray marker = "SHARDWISE_TEST_MARK=" + QUuid::createUuid().toByteArray(QUuid::WithoutBraces);
+        constexpr int kRanks = 16;
+        QProcess cli;
+        cli.setProcessChannelMode(QProcess::MergedChannels);
+        cli.start(QStringLiteral(SHARDWISE_CLI),
+                  {QStringLiteral("run"), QStringLiteral("--local"), QStringLiteral("--runner"), QStringLiteral(SHARDWISE_RUNNER_PATH),
+                   QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--strategy"), QStringLiteral("zero1"),
+                   QStringLiteral("--ranks"), QString::number(kRanks), QStringLiteral("--oversubscribe"), QStringLiteral("--seq"),
+                   QStringLiteral("32"), QStringLiteral("--steps"), QStringLiteral("1000000"), QStringLiteral("--no-store"),
+                   QStringLiteral("--rank-env"), QString::fromUtf8(marker), QStringLiteral("--log-dir"), logs.path()});
+        QVERIFY(cli.waitForStarted());
+        // SIGTERM as soon as the first rank exists, while the others are being started.
+        const QString firstLog = logs.filePath(QStringLiteral("zero1/rank0.log"));
+        QElapsedTimer clock;
+        clock.start();
+        while (!QFile::exists(firstLog) && clock.elapsed() < 60000)
+            QThread::msleep(1);
+        QVERIFY2(QFile::exists(firstLog), "no rank started");
+        ::kill(static_cast<pid_t>(cli.processId()), SIGTERM);
+
+        QVERIFY2(cli.waitForFinished(60000), "the command did not end after SIGTERM");
+        const QString output = QString::fromUtf8(cli.readAll());
+        QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(cli.exitCode(), 1);
+        QVERIFY2(output.contains(QStringLiteral("cancelled")), qPrintable(output));
+        const QStringList survivors = processesMarked(marker);
+        for (const QString& pid : survivors)
+            ::kill(static_cast<pid_t>(pid.toLongLong()), SIGKILL);
+        QVERIFY2(survivors.isEmpty(), qPrintable(QStringLiteral("runner processes outlived the command: ") + survivors.join(QLatin1Char(' '))));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLocalLaunchInterrupt)
+#include "test_local_launch_interrupt.moc"
