@@ -1,6 +1,7 @@
 // shardwise-runner, as real rank processes on CPU (Gloo, fp32, the "tiny" preset): every strategy ends
 // up with zero0's parameters and losses, per-rank state follows the strategy, a dead peer becomes a
 // comm error, and bad configurations become config errors with exit code 2.
+#include "param_dump.hpp"
 #include "rank_launch.hpp"
 
 #include "shardwise/spec/json.hpp"
@@ -20,36 +21,6 @@ using namespace shardwise;
 using namespace shardwise::protocol;
 
 namespace {
-
-struct ParamDump {
-    QByteArray header;
-    std::vector<float> values;
-};
-
-ParamDump readDump(const QString& path)
-{
-    ParamDump d;
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return d;
-    d.header = f.readLine();
-    const auto raw = f.readAll();
-    d.values.resize(static_cast<std::size_t>(raw.size()) / sizeof(float));
-    std::memcpy(d.values.data(), raw.constData(), d.values.size() * sizeof(float));
-    return d;
-}
-
-// numpy.allclose semantics with the tolerance of the issue: |a - b| <= atol + rtol * |b|. The atol
-// covers parameters that are (nearly) zero, where a relative bound means nothing.
-QString firstMismatch(const std::vector<float>& got, const std::vector<float>& want, double rtol, double atol)
-{
-    if (got.size() != want.size())
-        return QStringLiteral("size %1 vs %2").arg(got.size()).arg(want.size());
-    for (std::size_t i = 0; i < got.size(); ++i)
-        if (!(std::abs(static_cast<double>(got[i]) - want[i]) <= atol + rtol * std::abs(static_cast<double>(want[i]))))
-            return QStringLiteral("element %1: %2 vs %3").arg(i).arg(got[i], 0, 'g', 9).arg(want[i], 0, 'g', 9);
-    return {};
-}
 
 struct Outcome {
     std::vector<RankRun> ranks;
@@ -87,7 +58,7 @@ class TestRunner : public QObject {
                 qWarning().noquote() << "rank" << r << "log:\n" << rr.log;
                 return nullptr;
             }
-            o.dumps.push_back(readDump(dump + QStringLiteral(".rank%1").arg(r)));
+            o.dumps.push_back(readParamDump(dump + QStringLiteral(".rank%1").arg(r)));
         }
         return &m_cache.emplace(key, std::move(o)).first->second;
     }
@@ -155,7 +126,7 @@ private slots:
              << QStringLiteral("1e-30") << QStringLiteral("--dump-params") << dump;
         const auto ranks = runRanks(1, args);
         QCOMPARE(ranks[0].exitCode, 0);
-        const auto init = readDump(dump + QStringLiteral(".rank0"));
+        const auto init = readParamDump(dump + QStringLiteral(".rank0"));
         QVERIFY(!firstMismatch(trained->dumps[0].values, init.values, 1e-3, 0).isEmpty());
     }
 
@@ -285,8 +256,8 @@ private slots:
         QVERIFY2(summary.resumedFromStep >= 7 && summary.resumedFromStep % 7 == 0, qPrintable(resumed.log));
         QCOMPARE(summary.timedSteps, 400 - summary.resumedFromStep);
         QVERIFY(summary.checkpointsWritten > 0 && summary.checkpointSaveS > 0);
-        const auto a = readDump(straightDump + QStringLiteral(".rank0"));
-        const auto b = readDump(resumedDump + QStringLiteral(".rank0"));
+        const auto a = readParamDump(straightDump + QStringLiteral(".rank0"));
+        const auto b = readParamDump(resumedDump + QStringLiteral(".rank0"));
         QVERIFY(!a.values.empty());
         QVERIFY2(a.values == b.values, qPrintable(firstMismatch(b.values, a.values, 0, 0)));
     }
@@ -324,8 +295,8 @@ private slots:
                 QVERIFY2((*run)[static_cast<std::size_t>(r)].exitCode == 0, qPrintable((*run)[static_cast<std::size_t>(r)].log));
             QCOMPARE(summaryOf(first[static_cast<std::size_t>(r)]).resumedFromStep, -1);
             QCOMPARE(summaryOf(second[static_cast<std::size_t>(r)]).resumedFromStep, 10);
-            const auto a = readDump(work.filePath(QStringLiteral("straight.rank%1").arg(r)));
-            const auto b = readDump(work.filePath(QStringLiteral("second.rank%1").arg(r)));
+            const auto a = readParamDump(work.filePath(QStringLiteral("straight.rank%1").arg(r)));
+            const auto b = readParamDump(work.filePath(QStringLiteral("second.rank%1").arg(r)));
             QVERIFY(!a.values.empty());
             QVERIFY2(a.values == b.values, qPrintable(firstMismatch(b.values, a.values, 0, 0)));
         }

@@ -2,6 +2,7 @@
 // (Gloo, fp32, the "tiny" preset): recomputing activations changes no number, N accumulated
 // micro-batches of B sequences train as one micro-batch of N x B, the step events count the optimizer
 // step's tokens, and both options arrive through --config as the app writes it.
+#include "param_dump.hpp"
 #include "rank_launch.hpp"
 
 #include "shardwise/spec/json.hpp"
@@ -13,7 +14,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <cstring>
 #include <fstream>
 #include <map>
 
@@ -21,29 +21,6 @@ using namespace shardwise;
 using namespace shardwise::protocol;
 
 namespace {
-
-std::vector<float> readDump(const QString& path)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    f.readLine(); // the JSON header
-    const auto raw = f.readAll();
-    std::vector<float> values(static_cast<std::size_t>(raw.size()) / sizeof(float));
-    std::memcpy(values.data(), raw.constData(), values.size() * sizeof(float));
-    return values;
-}
-
-// numpy.allclose: |a - b| <= atol + rtol * |b|.
-QString firstMismatch(const std::vector<float>& got, const std::vector<float>& want, double rtol, double atol)
-{
-    if (got.size() != want.size() || got.empty())
-        return QStringLiteral("size %1 vs %2").arg(got.size()).arg(want.size());
-    for (std::size_t i = 0; i < got.size(); ++i)
-        if (!(std::abs(static_cast<double>(got[i]) - want[i]) <= atol + rtol * std::abs(static_cast<double>(want[i]))))
-            return QStringLiteral("element %1: %2 vs %3").arg(i).arg(got[i], 0, 'g', 9).arg(want[i], 0, 'g', 9);
-    return {};
-}
 
 struct Outcome {
     std::vector<RankRun> ranks;
@@ -100,7 +77,7 @@ class TestRunnerTrainingOptions : public QObject {
                 qWarning().noquote() << key << "rank" << r << "exit" << rr.exitCode << "log:\n" << rr.log;
                 return nullptr;
             }
-            o.dumps.push_back(readDump(dump + QStringLiteral(".rank%1").arg(r)));
+            o.dumps.push_back(readParamDump(dump + QStringLiteral(".rank%1").arg(r)).values);
         }
         return &m_cache.emplace(key, std::move(o)).first->second;
     }
