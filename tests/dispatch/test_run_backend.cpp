@@ -211,6 +211,40 @@ private slots:
         QCOMPARE(*detail->summary.tokensPerS, 128.0);
     }
 
+    // Rank 1 is killed (SIGKILL, no event); rank 0's collective then fails and reports a comm error,
+    // the first error event of the run. The run's note and the result line name rank 1, as the
+    // diagnosis does, not rank 0's symptom.
+    void aKilledRankIsBlamedBeforeItsPeersCommError()
+    {
+        QTemporaryDir dir;
+        const std::filesystem::path bin = dir.filePath(QStringLiteral("bin")).toStdString();
+        std::filesystem::create_directories(bin);
+        writeScript(bin / "shardwise-runner",
+                    "if [ \"$RANK\" = 1 ]; then sleep 0.2; kill -9 $$; fi\n"
+                    "sleep 1\n"
+                    "printf '{\"v\":1,\"event\":\"error\",\"rank\":0,\"kind\":\"comm\",\"time\":%s,"
+                    "\"message\":\"Connection closed by peer [127.0.0.1]:29500\"}\\n' \"$(date +%s.%N)\"\n"
+                    "echo 'gloo: Connection closed by peer' >&2\n"
+                    "exit 4\n");
+        store::Database db = store::Database::open(dir.filePath(QStringLiteral("runs.sqlite")).toStdString());
+        LocalLaunch launch;
+        launch.runner = bin / "shardwise-runner";
+        launch.ranks = 2;
+        launch.timeout = std::chrono::seconds(60);
+        session::SessionOptions options;
+        options.db = &db;
+        options.localRunRoot = dir.filePath(QStringLiteral("logs")).toStdString();
+        const session::SessionResult result =
+            session::runLocal(tinyConfig(RunBackend::Native, Strategy::Zero3, 2), launch, options);
+        QVERIFY(!result.outcome.ok());
+        QVERIFY(result.diagnosis);
+        QVERIFY2(result.outcome.reason.rfind("rank 1 failed first: ", 0) == 0, result.outcome.reason.c_str());
+        QCOMPARE(store::findRun(db, *result.runId)->note, result.outcome.reason);
+        const auto stored = store::diagnoses(db, *result.runId);
+        QCOMPARE(stored.size(), std::size_t(1));
+        QCOMPARE(stored.front().firstFailureRank, std::optional<int>(1));
+    }
+
     void nativeConfigStartsTheNativeRunner()
     {
         QTemporaryDir dir;

@@ -54,13 +54,41 @@ std::string firstNodeName(const SessionOptions& options)
     return options.origin.nodes.empty() ? std::string("local") : options.origin.nodes.front().name;
 }
 
+// The first error event can be a peer's symptom: after rank 1 is killed, rank 0's collective fails
+// and reports first. The diagnosis weighs every rank's exit, log and events; where it names another
+// rank as the first failure, the run's note and the result line say what it says.
+void blameTheFirstFailure(const diagnose::Diagnosis& d, dispatch::RunOutcome& outcome)
+{
+    if (!d.rootCause || *d.rootCause >= d.failures.size())
+        return;
+    const diagnose::Failure& root = d.failures[*d.rootCause];
+    if (root.rank == diagnose::kNoRank)
+        return;
+    std::optional<int> blamed;
+    if (outcome.firstError)
+        blamed = outcome.firstError->rank;
+    else
+        for (const dispatch::RankReport& r : outcome.ranks)
+            if (!r.succeeded) {
+                blamed = r.rank;
+                break;
+            }
+    if (blamed && *blamed == root.rank)
+        return;
+    outcome.reason = "rank " + std::to_string(root.rank) + " failed first: " + root.message
+        + (outcome.reason.empty() ? std::string() : " (then " + outcome.reason + ")");
+}
+
 void concludeRun(RunRecording& recording, const SessionOptions& options, const std::vector<diagnose::RankRecord>& ranks,
                  store::RunStatus status, SessionResult& result)
 {
-    result.storedStatus = recording.finish(status, result.outcome.reason);
     const bool diagnose = options.diagnoseFailures && !result.outcome.ok() && result.outcome.status != dispatch::RunStatus::Cancelled;
     if (diagnose && !ranks.empty()) {
         result.diagnosis = diagnose::diagnose(ranks);
+        blameTheFirstFailure(*result.diagnosis, result.outcome);
+    }
+    result.storedStatus = recording.finish(status, result.outcome.reason);
+    if (result.diagnosis) {
         if (result.storedStatus && recording.database()) {
             try {
                 result.diagnosisId = storeRunDiagnosis(*recording.database(), *result.runId, *result.diagnosis);
