@@ -12,11 +12,13 @@
 #include "models/run_filter_model.hpp"
 #include "models/run_table_model.hpp"
 #include "pages/compare/compare_page.hpp"
+#include "pages/plan/plan_form.hpp"
 #include "pages/plan/plan_page.hpp"
 #include "workspace/workspace.hpp"
 
 #include "shardwise/calibrate/from_store.hpp"
 #include "shardwise/dispatch/local_launch.hpp"
+#include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
 #include "shardwise/store/probes.hpp"
 #include "shardwise/store/run_recorder.hpp"
@@ -29,6 +31,7 @@
 #include <QComboBox>
 #include <QHeaderView>
 #include <QImage>
+#include <QJsonObject>
 #include <QLabel>
 #include <QSettings>
 #include <QSignalSpy>
@@ -577,6 +580,64 @@ private slots:
         for (const QString& suffix : {QStringLiteral("csv"), QStringLiteral("md")}) {
             const ExportResult result = compare.exportTable(dir.filePath(QStringLiteral("compare.") + suffix));
             QVERIFY2(result.ok, qPrintable(result.error));
+        }
+    }
+
+    // Every training option the Plan page offers produces runs that start and complete: the example
+    // plan (tiny on two GPUs) with each option set in the form, validated on this machine's CPU with
+    // the real runner; each stored run carries the option as the runner ran it.
+    void everyPlanOptionValidatesOnTheTinyModel_data()
+    {
+        QTest::addColumn<QString>("checkpointing"); // "" = off
+        QTest::addColumn<int>("accumulation");
+        QTest::addColumn<QString>("precision");
+        QTest::newRow("full activation checkpointing") << QStringLiteral("full") << 1 << QStringLiteral("bf16");
+        QTest::newRow("selective activation checkpointing") << QStringLiteral("selective") << 1 << QStringLiteral("bf16");
+        QTest::newRow("gradient accumulation 2") << QString() << 2 << QStringLiteral("bf16");
+        QTest::newRow("fp32 master weights") << QString() << 1 << QStringLiteral("bf16-fp32-master");
+        QTest::newRow("all at once") << QStringLiteral("selective") << 3 << QStringLiteral("bf16-fp32-master");
+    }
+    void everyPlanOptionValidatesOnTheTinyModel()
+    {
+        if (!dispatch::locateRunner())
+            QSKIP("shardwise-runner is not built (configure with SHARDWISE_BUILD_RUNNER=ON)");
+        QFETCH(QString, checkpointing);
+        QFETCH(int, accumulation);
+        QFETCH(QString, precision);
+        QTemporaryDir dir;
+        Workspace workspace;
+        QString error;
+        QVERIFY2(workspace.open(dir.filePath(QStringLiteral("options.sqlite")), &error), qPrintable(error));
+        PlanPage plan(workspace);
+        QSignalSpy planned(&plan, &PlanPage::planUpdated);
+        QVERIFY(planned.wait(10000));
+        QJsonObject state = plan.form()->state();
+        QCOMPARE(state.value(QStringLiteral("model")).toString(), QStringLiteral("tiny"));
+        state[QStringLiteral("activation_checkpointing")] = !checkpointing.isEmpty();
+        if (!checkpointing.isEmpty())
+            state[QStringLiteral("checkpoint_policy")] = checkpointing;
+        state[QStringLiteral("grad_accumulation")] = accumulation;
+        state[QStringLiteral("precision")] = precision;
+        plan.form()->setState(state);
+        QVERIFY(planned.wait(10000));
+        QVERIFY(!plan.currentPlan().runMatrix.isEmpty());
+
+        plan.setValidationNode(QStringLiteral("local"));
+        plan.setValidationSteps(1, 2);
+        QSignalSpy finished(&plan, &PlanPage::validationFinished);
+        QSignalSpy recorded(&plan, &PlanPage::validationRunFinished);
+        plan.validate();
+        QVERIFY(finished.wait(240000));
+        QCOMPARE(recorded.size(), plan.currentPlan().runMatrix.size());
+        for (const QList<QVariant>& r : recorded) {
+            QVERIFY2(r.at(1).toString() == QLatin1String("completed"), qPrintable(r.at(2).toString()));
+            const auto detail = store::runDetail(*workspace.database(), r.at(0).toLongLong());
+            QVERIFY(detail);
+            const RunConfig ran = runConfigFromJson(detail->config);
+            QCOMPARE(ran.training.activationCheckpointing, !checkpointing.isEmpty());
+            if (!checkpointing.isEmpty())
+                QCOMPARE(QString::fromLatin1(checkpointPolicyId(ran.training.checkpointPolicy).data()), checkpointing);
+            QCOMPARE(ran.training.gradAccumulation, accumulation);
         }
     }
 
