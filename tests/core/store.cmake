@@ -33,7 +33,10 @@ if(TARGET shardwise-cli)
     target_compile_definitions(test_store_cli PRIVATE SHARDWISE_CLI="$<TARGET_FILE:shardwise-cli>")
     target_include_directories(test_store_cli PRIVATE ${CMAKE_CURRENT_LIST_DIR})
     add_dependencies(test_store_cli shardwise-cli)
+endif()
 
+# These two start runner ranks as well (a build without the runner, such as the fuzz build, skips them).
+if(TARGET shardwise-cli AND TARGET shardwise-runner)
     shardwise_add_test(test_store_open_guard SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_open_guard.cpp
         LIBS Shardwise::store TIMEOUT 180 LABELS store)
     target_compile_definitions(test_store_open_guard PRIVATE SHARDWISE_CLI="$<TARGET_FILE:shardwise-cli>"

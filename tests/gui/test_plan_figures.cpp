@@ -22,6 +22,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLineSeries>
 #include <QPushButton>
 #include <QSettings>
@@ -237,18 +238,19 @@ private slots:
                     dialog = d;
             if (!dialog)
                 return;
-            // The dialog resolves the chosen name against its directory model, which lists the folder
-            // in the background: choose again on each tick until it reports the file, then accept.
-            dialog->selectFile(path);
-            if (dialog->selectedFiles().value(0) != path)
+            // Typed as a user would: the absolute path in the dialog's file name field, which the dialog
+            // returns as typed (its directory listing, filled in the background, is not consulted).
+            auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+            if (!name)
                 return;
             poll.stop();
+            name->setText(path);
             static_cast<QDialog*>(dialog)->done(QDialog::Accepted); // public through QDialog
             answered = true;
         });
         poll.start();
         QTest::mouseClick(open, Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(answered, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(answered, 10000);
         auto* message = child<QLabel>(page, "importMessageLabel");
         QVERIFY(message);
         QTRY_VERIFY(message->isVisible());
