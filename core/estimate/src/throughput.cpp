@@ -1,6 +1,6 @@
 // Step time as compute + device optimizer + exposed communication + per-unit overheads + offload
 // costs. Collective times follow the ring algorithm's bus-bandwidth convention of NVIDIA's nccl-tests
-// (github.com/NVIDIA/nccl-tests, doc/PERFORMANCE.md): all-reduce moves 2(W-1)/W of its payload over each link, all-gather and
+// (its busBw): all-reduce moves 2(W-1)/W of its payload over each link, all-gather and
 // reduce-scatter (W-1)/W. Docs: docs/formulas.md.
 #include "parts.hpp"
 
