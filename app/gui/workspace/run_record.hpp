@@ -40,7 +40,8 @@ struct RunRecord {
     int timedSteps = 0;
     int microBatch = 1;
     int seqLen = 0;
-    QString precision;
+    QString precision;  // as requested; a CPU run computes in fp32 whatever this says
+    bool onCpu = false; // measured on CPU (the runner's device name "cpu")
     QString versions;   // "LibTorch 1.13.1, CUDA 12.4, NCCL 2.21, driver 550.54"
     QString allocator;  // allocator configuration string
 };

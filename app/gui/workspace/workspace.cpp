@@ -101,6 +101,7 @@ RunRecord toRecord(const store::RunSummary& s)
     r.microBatch = s.microBatch.value_or(0);
     r.seqLen = s.seqLen.value_or(0);
     r.precision = fromStd(s.precision);
+    r.onCpu = s.gpuName == "cpu";
     return r;
 }
 
