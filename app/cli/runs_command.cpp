@@ -44,6 +44,10 @@ Actions:
                              each source's measured configurations stored as runs of origin
                              'published', with its citation; cells already stored are kept,
                              --replace stores them again in place of the earlier import
+  import-examples [DIR]      the example runs shipped with Shardwise (the project's own H200
+                             measurements; DIR holds examples.json): each replayed as a read-only
+                             run of origin 'example' with the planner's prediction for it; runs
+                             already stored are kept
   attach ID                  follow a detached run on SSH nodes again (one started with
                              `run --node ... --detach-on-interrupt`, or left by a closed app):
                              connects its nodes from the store, records what the ranks wrote
@@ -563,6 +567,13 @@ int runsCommand(const std::vector<std::string>& args, std::ostream& out, std::os
             return importPublishedRuns(o.positional.empty() ? std::nullopt : std::optional<std::string>(o.positional.front()),
                                        o.values, out, err);
         }
+        if (o.action == "import-examples") {
+            allowOnly(o, {"--db"});
+            if (o.positional.size() > 1)
+                throw UsageError("import-examples takes at most one DIR, got " + std::to_string(o.positional.size()));
+            return importExampleRuns(o.positional.empty() ? std::nullopt : std::optional<std::string>(o.positional.front()),
+                                     o.values, out, err);
+        }
         if (o.action == "attach") {
             allowOnly(o, {"--db", "--known-hosts", "--user-known-hosts", "--detach-on-interrupt"});
             return attachStoredRun(runIdArgument(o), o.values, out, err);
@@ -571,7 +582,7 @@ int runsCommand(const std::vector<std::string>& args, std::ostream& out, std::os
             allowOnly(o, {"--db", "--reason", "--known-hosts", "--user-known-hosts"});
             return abandonStoredRun(runIdArgument(o), o.values, out, err);
         }
-        throw UsageError("unknown action '" + o.action + "'; expected list, show, export, import, import-published, attach or abandon");
+        throw UsageError("unknown action '" + o.action + "'; expected list, show, export, import, import-published, import-examples, attach or abandon");
     } catch (const UsageError& e) {
         err << "shardwise-cli runs: " << e.what() << "\n\n" << usage();
         return kExitUsage;

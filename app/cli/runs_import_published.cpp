@@ -2,6 +2,7 @@
 
 #include "command.hpp"
 
+#include "shardwise/published/examples.hpp"
 #include "shardwise/published/published_import.hpp"
 #include "shardwise/store/location.hpp"
 
@@ -40,6 +41,38 @@ int importPublishedRuns(const std::optional<std::string>& dir, const std::map<st
             out << "not a run: " << s << "\n";
     } catch (const store::StoreError& e) {
         err << "shardwise-cli runs import-published: " << e.what() << "\n";
+        return kExitFailed;
+    }
+    return kExitOk;
+}
+
+int importExampleRuns(const std::optional<std::string>& dir, const std::map<std::string, std::string>& flags,
+                      std::ostream& out, std::ostream& err)
+{
+    const std::filesystem::path folder = dir ? std::filesystem::path(*dir) : published::defaultExamplesDirectory();
+    std::vector<published::ExampleSet> sets;
+    try {
+        sets = published::loadExampleSets(folder);
+    } catch (const published::ExampleError& e) {
+        err << "shardwise-cli runs import-examples: " << e.what() << "; nothing was imported\n";
+        return kExitUsage;
+    }
+    const auto db = flags.find("--db");
+    store::Database database = store::Database::open(store::resolveDatabasePath(db == flags.end() ? "" : db->second));
+    try {
+        const auto result = published::importExamples(database, sets);
+        out << "imported " << result.inserted.size() << " example run(s) from " << sets.size() << " set(s) in " << folder.string();
+        if (!result.inserted.empty())
+            out << " as IDs " << *std::min_element(result.inserted.begin(), result.inserted.end()) << "-"
+                << *std::max_element(result.inserted.begin(), result.inserted.end());
+        out << "\n";
+        if (!result.alreadyStored.empty())
+            out << result.alreadyStored.size() << " example run(s) already stored, kept\n";
+    } catch (const published::ExampleError& e) {
+        err << "shardwise-cli runs import-examples: " << e.what() << "\n";
+        return kExitUsage;
+    } catch (const store::StoreError& e) {
+        err << "shardwise-cli runs import-examples: " << e.what() << "\n";
         return kExitFailed;
     }
     return kExitOk;

@@ -16,4 +16,11 @@ namespace shardwise::cli {
 int importPublishedRuns(const std::optional<std::string>& dir, const std::map<std::string, std::string>& flags,
                         std::ostream& out, std::ostream& err);
 
+// `shardwise-cli runs import-examples [DIR]`: the example runs listed by DIR/examples.json (default:
+// the installed share/shardwise/examples, else the source tree's bench/results) replayed as read-only
+// runs (core/published, examples.hpp). kExitUsage for a manifest or event file that cannot be used,
+// kExitFailed when the store refuses.
+int importExampleRuns(const std::optional<std::string>& dir, const std::map<std::string, std::string>& flags,
+                      std::ostream& out, std::ostream& err);
+
 } // namespace shardwise::cli

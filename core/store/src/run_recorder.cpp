@@ -53,9 +53,9 @@ RunRecorder::RunRecorder(Database& db, const RunConfig& config, const RunOrigin&
         INSERT INTO runs (plan_id, source, status, model_id, gpu_id, gpu_name, strategy, world_size, node_count,
                           interconnect, precision, micro_batch, seq_len, warmup_steps, timed_steps, config_json,
                           expandable_segments, launcher, started_at, heartbeat_at, writer_host, writer_pid,
-                          predicted_tokens_per_s, predicted_step_s, predicted_peak_bytes, prediction_json)
-        VALUES (?1, 'measured', 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                ?17, ?17, ?18, ?19, ?20, ?21, ?22, ?23))sql");
+                          predicted_tokens_per_s, predicted_step_s, predicted_peak_bytes, prediction_json, import_source)
+        VALUES (?1, CASE WHEN ?24 = '' THEN 'measured' ELSE 'imported' END, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8,
+                ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24))sql");
     insert.bind(1, origin.planId)
         .bind(2, config.model.id)
         .bind(3, origin.gpuId)
@@ -74,7 +74,8 @@ RunRecorder::RunRecorder(Database& db, const RunConfig& config, const RunOrigin&
         .bind(16, origin.launcher)
         .bind(17, now)
         .bind(18, hostName())
-        .bind(19, static_cast<std::int64_t>(getpid()));
+        .bind(19, static_cast<std::int64_t>(getpid()))
+        .bind(24, origin.importSource);
     if (origin.predicted) {
         insert.bind(20, origin.predicted->tokensPerS)
             .bind(21, origin.predicted->stepS)

@@ -32,6 +32,9 @@ struct RunOrigin {
     std::string interconnect;         // "nvlink" | "pcie" | ""
     std::optional<std::int64_t> planId;
     std::optional<RunPrediction> predicted;
+    // Non-empty: the run is a replay of events measured elsewhere (e.g. the example runs shipped with
+    // Shardwise), stored as source 'imported' under this import_source instead of 'measured'.
+    std::string importSource;
 };
 
 class RunRecorder {
