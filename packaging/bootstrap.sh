@@ -15,7 +15,7 @@ shift || true
 # backend.
 packages=(
     build-essential cmake ninja-build ccache pkg-config git
-    nlohmann-json3-dev libsqlite3-dev libssh2-1-dev openssh-client libyaml-cpp-dev
+    nlohmann-json3-dev libsqlite3-dev libssh2-1-dev openssh-client libyaml-cpp-dev libtomlplusplus-dev
     libtorch-dev libgloo-dev
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools
     qt6-l10n-tools qt6-translations-l10n libgl-dev libxkbcommon-dev libqt6opengl6-dev

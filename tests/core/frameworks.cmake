@@ -1,8 +1,11 @@
-# core/frameworks: golden exports (tests/data/framework_configs/<case>/), imports and the round trip;
+# core/frameworks: golden exports (tests/data/framework_configs/<case>/), imports (ds_config.json,
+# Accelerate YAML, torchtitan TOML) and the round trip;
 # the torchtitan TOML, the FSDP2 script and the launch lines are checked by Python 3.11's tomllib,
 # compile() and bash -n.
 if(TARGET shardwise_frameworks)
     shardwise_add_test(test_framework_configs SOURCES test_framework_configs.cpp LIBS shardwise_frameworks yaml-cpp
+        nlohmann_json::nlohmann_json)
+    shardwise_add_test(test_framework_import SOURCES test_framework_import.cpp LIBS shardwise_frameworks
         nlohmann_json::nlohmann_json)
     find_package(Python3 3.11 COMPONENTS Interpreter)
     if(Python3_FOUND)

@@ -582,9 +582,18 @@ private slots:
         ImportedSettings second = roundTrip(first, static_cast<ConfigKind>(kind));
         // Shardwise's own exports import without a warning.
         QVERIFY2(second.warnings.empty(), second.warnings.empty() ? "" : second.warnings.front().key.c_str());
-        // The export records the plan's sequence length, which the user's config did not state.
+        // The export records the plan's sequence length (and, in an Accelerate YAML, micro-batch,
+        // accumulation and checkpointing), which the user's config did not state.
         if (!first.seqLen)
             second.seqLen.reset();
+        if (!first.microBatch)
+            second.microBatch.reset();
+        if (!first.gradAccumulation)
+            second.gradAccumulation.reset();
+        if (!first.activationCheckpointing) {
+            second.activationCheckpointing.reset();
+            second.checkpointPolicy.reset();
+        }
         QVERIFY2(first.sameSettings(second), qPrintable(text));
     }
 

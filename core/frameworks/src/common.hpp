@@ -8,6 +8,10 @@
 
 namespace shardwise::frameworks::detail {
 
+// The comment line an Accelerate YAML or torchtitan TOML export carries with what the format's keys
+// cannot say ("# shardwise: micro_batch=2 grad_accumulation=4 seq_len=4096 precision=bf16 ..."); the
+// imports read it back to fill what the keys leave unsaid.
+inline constexpr std::string_view kRecordPrefix = "# shardwise:";
 // Global batch in sequences: micro-batch x accumulation x world.
 std::int64_t globalBatch(const EstimateInput& in);
 // "true" / "false".
@@ -42,6 +46,12 @@ ImportedSettings importDsConfig(const nlohmann::json& j);
 // (empty: the current directory).
 ImportedSettings importAccelerate(std::string_view text, const std::string& directory);
 void warn(ImportedSettings& s, std::string key, std::string message);
+// The settings of a "# shardwise:" record line in `text`, if there is one (fields: micro_batch,
+// grad_accumulation, seq_len, precision, activation_checkpointing); a bad field is a SpecError naming
+// "shardwise.<field>". Only fills what `s` does not state yet.
+void fillFromRecord(std::string_view text, ImportedSettings& s);
+// ImportedSettings for a torchtitan job-config TOML.
+ImportedSettings importTorchtitan(std::string_view text);
 // The strategy of the ZeRO stage and offload devices DeepSpeed states; SpecError naming `offloadKey`
 // for a combination that is none of the nine.
 Strategy strategyForZero(int stage, const std::string& optimizerDevice, const std::string& paramDevice,

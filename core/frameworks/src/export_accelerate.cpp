@@ -30,10 +30,28 @@ std::string exportAccelerate(const EstimateInput& in, Strategy s, const PlanIden
                "# in bf16 and keeps fp32 master weights and AdamW state.\n";
     if (t.activationCheckpointing && t.checkpointPolicy == CheckpointPolicy::Selective)
         out += "# Selective checkpointing has no Accelerate key: fsdp_activation_checkpointing recomputes whole layers.\n";
-    if (!deepspeed)
-        out += "# Micro-batch " + std::to_string(t.microBatch) + " per GPU and " + std::to_string(t.gradAccumulation)
-            + " accumulation step(s): set them in the script (per_device_train_batch_size,\n"
-              "# Accelerator(gradient_accumulation_steps=...)); Accelerate's config has no key for them.\n";
+    // Batch settings. ClusterConfig and the FSDP plugin have no key for the micro-batch or (outside
+    // deepspeed_config) the accumulation: the micro-batch is the script's DataLoader batch size or
+    // TrainingArguments' per_device_train_batch_size (DeepSpeed's train_micro_batch_size_per_gpu is filled
+    // from it); Accelerator(gradient_accumulation_steps=...) defaults to the environment variable
+    // ACCELERATE_GRADIENT_ACCUMULATION_STEPS (Accelerator's docstring, src/accelerate/accelerator.py),
+    // which the launch export sets.
+    const std::string micro = std::to_string(t.microBatch);
+    const std::string accumulation = std::to_string(t.gradAccumulation);
+    out += "# Micro-batch " + micro + " per GPU: no Accelerate config key; set per_device_train_batch_size=" + micro
+        + " (TrainingArguments)\n# or the DataLoader's batch_size=" + micro + " in the script"
+        + (deepspeed ? " (Accelerate passes it to DeepSpeed as train_micro_batch_size_per_gpu).\n" : ".\n");
+    if (deepspeed)
+        out += "# Accumulation " + accumulation + ": deepspeed_config.gradient_accumulation_steps below.\n";
+    else
+        out += "# Accumulation " + accumulation + ": no config key outside deepspeed_config; launch with\n"
+               "# ACCELERATE_GRADIENT_ACCUMULATION_STEPS=" + accumulation
+            + " (Accelerator's default; the launch export sets it)\n# or set gradient_accumulation_steps=" + accumulation
+            + " in TrainingArguments.\n";
+    // What the keys cannot say, for `plan --from` (Accelerate refuses unknown keys, so a comment).
+    out += std::string(kRecordPrefix) + " micro_batch=" + micro + " grad_accumulation=" + accumulation + " seq_len="
+        + std::to_string(t.seqLen) + " precision=" + std::string(precisionId(t.precision))
+        + " activation_checkpointing=" + std::string(checkpointingId(t)) + "\n";
     if (in.cluster.nodes > 1)
         out += "# Several nodes: main_process_ip is the first node's address; machine_rank is each node's index.\n";
     line(out, 0, "compute_environment", "LOCAL_MACHINE");

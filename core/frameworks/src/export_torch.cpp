@@ -36,6 +36,8 @@ std::string exportTorchtitan(const EstimateInput& in, Strategy s, const PlanIden
     if (t.precision == PrecisionPolicy::PureBf16)
         out += "# Precision bf16: torchtitan keeps fp32 sharded parameters by default; the plan's pure-bf16 state\n"
                "# needs the model's parameters in bf16 (set [training] dtype = \"bfloat16\" where your release has it).\n";
+    // What torchtitan 0.2's keys cannot say (pure bf16 parameters), for `plan --from`.
+    out += std::string(kRecordPrefix) + " precision=" + std::string(precisionId(t.precision)) + "\n";
     out += "\n[job]\n";
     out += "description = " + quoted(id.description) + "\n";
     out += "\n[training]\n";

@@ -307,6 +307,9 @@ ImportedSettings importAccelerate(std::string_view text, const std::string& dire
     }
     if (s.activationCheckpointing)
         s.checkpointPolicy = CheckpointPolicy::Full;
+    // A Shardwise export's record: the micro-batch, accumulation, sequence, pure bf16 and selective
+    // checkpointing, which no Accelerate key states.
+    fillFromRecord(text, s);
     return s;
 }
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,6 +16,66 @@ namespace detail {
 void warn(ImportedSettings& s, std::string key, std::string message)
 {
     s.warnings.push_back({std::move(key), std::move(message)});
+}
+
+void fillFromRecord(std::string_view text, ImportedSettings& s)
+{
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t end = text.find('\n', at);
+        if (end == std::string_view::npos)
+            end = text.size();
+        std::string_view line = text.substr(at, end - at);
+        at = end + 1;
+        if (line.substr(0, kRecordPrefix.size()) != kRecordPrefix)
+            continue;
+        std::istringstream fields{std::string(line.substr(kRecordPrefix.size()))};
+        std::string field;
+        while (fields >> field) {
+            const std::size_t eq = field.find('=');
+            const std::string name = field.substr(0, eq);
+            const std::string key = "shardwise." + name;
+            if (eq == std::string::npos)
+                throw SpecError(key, "expected name=value in the \"# shardwise:\" record, got '" + field + "'");
+            const std::string value = field.substr(eq + 1);
+            auto number = [&](int lo, int hi) {
+                int x = 0;
+                const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), x);
+                if (value.empty() || ec != std::errc() || ptr != value.data() + value.size() || x < lo || x > hi)
+                    throw SpecError(key, "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi)
+                                             + "], got '" + value + "'");
+                return x;
+            };
+            if (name == "micro_batch") {
+                const int v = number(1, 65536);
+                if (!s.microBatch)
+                    s.microBatch = v;
+            } else if (name == "grad_accumulation") {
+                const int v = number(1, 65536);
+                if (!s.gradAccumulation)
+                    s.gradAccumulation = v;
+            } else if (name == "seq_len") {
+                const int v = number(1, 1 << 24);
+                if (!s.seqLen)
+                    s.seqLen = v;
+            } else if (name == "precision") {
+                const PrecisionPolicy p = parsePrecision(value, key);
+                // The record says which of the two a bf16 key means (pure bf16 has no key of its own).
+                s.precision = p;
+            } else if (name == "activation_checkpointing") {
+                if (value != "off" && value != "full" && value != "selective")
+                    throw SpecError(key, "expected off, full or selective, got '" + value + "'");
+                if (!s.activationCheckpointing || *s.activationCheckpointing == (value != "off")) {
+                    s.activationCheckpointing = value != "off";
+                    if (value != "off")
+                        s.checkpointPolicy = value == "selective" ? CheckpointPolicy::Selective : CheckpointPolicy::Full;
+                }
+            } else {
+                warn(s, key, "not a field of Shardwise's record; ignored");
+            }
+        }
+        return;
+    }
 }
 
 Strategy strategyForZero(int stage, const std::string& optimizerDevice, const std::string& paramDevice,
@@ -75,6 +136,23 @@ ImportedSettings importText(std::string_view text, std::string_view fileName, co
     const std::size_t first = text.find_first_not_of(" \t\r\n");
     const bool json = first != std::string_view::npos && text[first] == '{';
     const std::string name = fileName.empty() ? std::string("the config") : std::string(fileName);
+    // A torchtitan job config: named .toml, or its first line that is neither blank nor a comment is
+    // a [section] header (no Accelerate YAML starts so: its top level is a mapping).
+    bool toml = fileName.size() >= 5 && fileName.substr(fileName.size() - 5) == ".toml";
+    for (std::size_t at = 0; !json && !toml && at < text.size();) {
+        std::size_t end = text.find('\n', at);
+        if (end == std::string_view::npos)
+            end = text.size();
+        const std::string_view line = text.substr(at, end - at);
+        at = end + 1;
+        const std::size_t c = line.find_first_not_of(" \t\r");
+        if (c == std::string_view::npos || line[c] == '#')
+            continue;
+        toml = line[c] == '[';
+        break;
+    }
+    if (toml)
+        return detail::importTorchtitan(text);
     if (json) {
         nlohmann::json j;
         try {
@@ -107,7 +185,10 @@ ImportedSettings importConfigFile(const std::string& path)
 
 void applyImported(const ImportedSettings& s, EstimateInput& in)
 {
-    const std::string worldKey = s.format == ConfigFormat::DsConfig ? "train_batch_size" : "num_processes";
+    const std::string worldKey = s.format == ConfigFormat::DsConfig     ? "train_batch_size"
+                                 : s.format == ConfigFormat::Accelerate ? "num_processes"
+                                                                        : "parallelism.data_parallel_shard_degree";
+    const std::string batchKey = s.format == ConfigFormat::Torchtitan ? "training.global_batch_size" : "train_batch_size";
     in.framework.framework = s.framework;
     if (s.compiled)
         in.framework.compiled = *s.compiled;
@@ -137,13 +218,13 @@ void applyImported(const ImportedSettings& s, EstimateInput& in)
         if (!s.microBatch && s.gradAccumulation) {
             const std::int64_t per = static_cast<std::int64_t>(in.training.gradAccumulation) * world;
             if (tbs % per != 0)
-                throw SpecError("train_batch_size", std::to_string(tbs) + " is not a multiple of accumulation x world ("
+                throw SpecError(batchKey, std::to_string(tbs) + " is not a multiple of accumulation x world ("
                                                         + std::to_string(per) + ")");
             in.training.microBatch = static_cast<int>(tbs / per);
         } else {
             const std::int64_t per = static_cast<std::int64_t>(in.training.microBatch) * world;
             if (tbs % per != 0)
-                throw SpecError("train_batch_size", std::to_string(tbs) + " is not a multiple of micro-batch x world ("
+                throw SpecError(batchKey, std::to_string(tbs) + " is not a multiple of micro-batch x world ("
                                                         + std::to_string(per) + ")");
             in.training.gradAccumulation = static_cast<int>(tbs / per);
         }

@@ -90,7 +90,18 @@ std::string configKindIdList()
     return out;
 }
 
-std::string_view configFormatId(ConfigFormat f) { return f == ConfigFormat::DsConfig ? "ds-config" : "accelerate"; }
+std::string_view configFormatId(ConfigFormat f)
+{
+    switch (f) {
+    case ConfigFormat::DsConfig:
+        return "ds-config";
+    case ConfigFormat::Accelerate:
+        return "accelerate";
+    case ConfigFormat::Torchtitan:
+        break;
+    }
+    return "torchtitan";
+}
 
 PlanIdentity planIdentity(const EstimateInput& in, Strategy s)
 {

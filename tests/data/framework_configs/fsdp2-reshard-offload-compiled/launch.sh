@@ -9,7 +9,7 @@ PORT=${PORT:-29500}
 case "${1:-accelerate}" in
 accelerate)
     # accelerate launch on every node, NODE_RANK 0..0
-    accelerate launch --config_file accelerate.yaml --machine_rank "${NODE_RANK:-0}" --main_process_ip "$HEAD_NODE" --main_process_port "$PORT" train_fsdp2.py
+    ACCELERATE_GRADIENT_ACCUMULATION_STEPS=1 accelerate launch --config_file accelerate.yaml --machine_rank "${NODE_RANK:-0}" --main_process_ip "$HEAD_NODE" --main_process_port "$PORT" train_fsdp2.py
     ;;
 torchrun)
     # The same line on every node; the rendezvous assigns the ranks.

@@ -22,13 +22,17 @@
 //
 // IN   ImportedSettings importConfig(std::string_view text, std::string_view fileName = "")
 //      ImportedSettings importConfigFile(const std::string& path)
-//      Reads a DeepSpeed ds_config.json or an Accelerate config YAML (told apart by the text: a JSON
-//      object is a ds_config, anything else is YAML) into the settings a plan takes: the framework, the
+//      Reads a DeepSpeed ds_config.json, an Accelerate config YAML or a torchtitan job-config TOML (told
+//      apart by the text: a JSON object is a ds_config, a file named .toml or whose first line is a
+//      [section] header is TOML, anything else is YAML) into the settings a plan takes: the framework, the
 //      strategy (the candidate to pick), precision, micro-batch, gradient accumulation, world size and
 //      nodes where stated, activation checkpointing, torch.compile and DeepSpeed's knobs. "auto" (the
 //      Hugging Face Trainer's placeholder) leaves the plan's own value and is listed in autoKeys. A key
 //      it does not know is returned in `warnings`, naming the key; a value of the wrong type or out of
-//      range throws SpecError whose field() is the key's path ("zero_optimization.stage").
+//      range throws SpecError whose field() is the key's path ("zero_optimization.stage",
+//      "parallelism.tensor_parallel_degree"). The Accelerate and TOML exports carry a "# shardwise:"
+//      comment with what their keys cannot say (micro-batch, accumulation, sequence, pure bf16), which
+//      the import reads back.
 //      void applyImported(const ImportedSettings&, EstimateInput&) puts the stated settings into a plan's
 //      input (SpecError "train_batch_size" when the stated global batch does not divide).
 //
@@ -82,7 +86,7 @@ Framework configFramework(ConfigKind kind, const EstimateInput& in, Strategy s);
 // Hugging Face transformers' decoder layer class of a model family (qwen2 -> Qwen2DecoderLayer).
 std::string decoderLayerClass(const ModelSpec& m);
 
-enum class ConfigFormat { DsConfig, Accelerate };
+enum class ConfigFormat { DsConfig, Accelerate, Torchtitan };
 
 struct ConfigWarning {
     std::string key; // the key's path in the file, e.g. "zero_optimization.sub_group_size"
@@ -122,6 +126,6 @@ struct ImportedSettings {
 ImportedSettings importConfig(std::string_view text, std::string_view fileName = "");
 ImportedSettings importConfigFile(const std::string& path); // SpecError field "file" when unreadable
 void applyImported(const ImportedSettings& s, EstimateInput& in);
-std::string_view configFormatId(ConfigFormat f); // "ds-config" | "accelerate"
+std::string_view configFormatId(ConfigFormat f); // "ds-config" | "accelerate" | "torchtitan"
 
 } // namespace shardwise::frameworks

@@ -1,0 +1,319 @@
+// core/frameworks imports beyond ds_config.json: torchtitan job-config TOML (its documented keys,
+// unknown keys as warnings, bad values as errors naming the key, the export -> import round trip,
+// every golden TOML back to its case) and the batch settings of the Accelerate export (the keys and
+// comments that say where micro-batch and accumulation live, and the "# shardwise:" record that
+// brings them back).
+#include "shardwise/frameworks/configs.hpp"
+#include "shardwise/spec/json.hpp"
+#include "shardwise/spec/presets.hpp"
+
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace shardwise;
+using namespace shardwise::frameworks;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kCases = fs::path(SHARDWISE_TEST_DATA_DIR) / "framework_configs";
+
+std::string readFile(const fs::path& p)
+{
+    std::ifstream f(p, std::ios::binary);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+// A torchtitan train config as its llama3 train_configs write one (torchtitan/models/llama3/train_configs).
+const char* kLlama3Toml = R"(# torchtitan Config.toml
+[job]
+dump_folder = "./outputs"
+description = "Llama 3 8B training"
+
+[profiling]
+enable_profiling = true
+
+[model]
+name = "llama3"
+flavor = "8B"
+tokenizer_path = "./assets/tokenizer/original/tokenizer.model"
+
+[optimizer]
+name = "AdamW"
+lr = 3e-4
+
+[training]
+local_batch_size = 2
+global_batch_size = 512
+seq_len = 8192
+max_norm = 1.0
+steps = 1000
+dataset = "c4"
+mixed_precision_param = "bfloat16"
+
+[parallelism]
+data_parallel_replicate_degree = 1
+data_parallel_shard_degree = 64
+tensor_parallel_degree = 1
+pipeline_parallel_degree = 1
+context_parallel_degree = 1
+
+[checkpoint]
+enable_checkpoint = false
+
+[activation_checkpoint]
+mode = "selective"
+selective_ac_option = "op"
+
+[compile]
+enable = true
+components = ["model", "loss"]
+)";
+
+EstimateInput baseInput()
+{
+    EstimateInput in;
+    in.model = resolveModel("llama-3.1-8b", "model");
+    in.gpu = resolveGpu("h200", "gpu");
+    in.cluster.gpusPerNode = 8;
+    in.cluster.nodes = 2;
+    return in;
+}
+
+bool hasWarning(const ImportedSettings& s, const std::string& key)
+{
+    return std::any_of(s.warnings.begin(), s.warnings.end(), [&](const ConfigWarning& w) { return w.key == key; });
+}
+
+} // namespace
+
+class TestFrameworkImport : public QObject {
+    Q_OBJECT
+
+private slots:
+    void tomlReadsTorchtitansKeys()
+    {
+        const ImportedSettings s = importConfig(kLlama3Toml);
+        QCOMPARE(s.format, ConfigFormat::Torchtitan);
+        QCOMPARE(s.framework, Framework::Torchtitan);
+        QCOMPARE(s.strategy, std::optional<Strategy>(Strategy::Fsdp2Reshard));
+        QCOMPARE(s.worldSize, std::optional<int>(64));
+        QCOMPARE(s.microBatch, std::optional<int>(2));
+        QCOMPARE(s.gradAccumulation, std::optional<int>(4)); // 512 / (2 x 64)
+        QCOMPARE(s.seqLen, std::optional<int>(8192));
+        QCOMPARE(s.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::Bf16Fp32Master));
+        QCOMPARE(s.activationCheckpointing, std::optional<bool>(true));
+        QCOMPARE(s.checkpointPolicy, std::optional<CheckpointPolicy>(CheckpointPolicy::Selective));
+        QCOMPARE(s.compiled, std::optional<bool>(true));
+        QVERIFY2(s.warnings.empty(), s.warnings.empty() ? "" : s.warnings.front().key.c_str());
+        QCOMPARE(configFormatId(s.format), std::string_view("torchtitan"));
+
+        EstimateInput in = baseInput();
+        in.cluster.nodes = 8;
+        applyImported(s, in);
+        QCOMPARE(in.cluster.worldSize(), 64);
+        QCOMPARE(in.training.gradAccumulation, 4);
+        QCOMPARE(in.framework.framework, Framework::Torchtitan);
+    }
+
+    void tomlVariantsMapToTheirStrategy()
+    {
+        // DDP: replicate only; never resharding; offload; [training] dtype bf16 is pure bf16; the
+        // pre-[compile] key; a shard degree of -1 leaves the world to the plan.
+        ImportedSettings s = importConfig("[parallelism]\ndata_parallel_replicate_degree = 8\ndata_parallel_shard_degree = 1\n");
+        QCOMPARE(s.strategy, std::optional<Strategy>(Strategy::Zero0));
+        QCOMPARE(s.worldSize, std::optional<int>(8));
+        s = importConfig("[parallelism]\nfsdp_reshard_after_forward = \"never\"\n[training]\ndtype = \"bfloat16\"\ncompile = true\n");
+        QCOMPARE(s.strategy, std::optional<Strategy>(Strategy::Fsdp2NoReshard));
+        QCOMPARE(s.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::PureBf16));
+        QCOMPARE(s.compiled, std::optional<bool>(true));
+        QVERIFY(!s.worldSize);
+        s = importConfig("[training]\nenable_cpu_offload = true\nlocal_batch_size = 2\nglobal_batch_size = 64\n", "job.toml");
+        QCOMPARE(s.strategy, std::optional<Strategy>(Strategy::Fsdp2ReshardOffload));
+        QCOMPARE(s.trainBatchSize, std::optional<std::int64_t>(64));
+        EstimateInput in = baseInput(); // 16 GPUs: 64 / (2 x 16) = 2 accumulation steps
+        applyImported(s, in);
+        QCOMPARE(in.training.gradAccumulation, 2);
+        // torchtitan's default selective option checkpoints every 2nd layer whole: planned as full, said.
+        s = importConfig("[activation_checkpoint]\nmode = \"selective\"\n");
+        QCOMPARE(s.checkpointPolicy, std::optional<CheckpointPolicy>(CheckpointPolicy::Full));
+        QVERIFY(hasWarning(s, "activation_checkpoint.selective_ac_option"));
+    }
+
+    void tomlUnknownKeysAreWarningsNamingTheKey()
+    {
+        const ImportedSettings s = importConfig(std::string(kLlama3Toml)
+                                                + "\n[experimental_thing]\nx = 1\n[float8]\nrecipe_name = \"rowwise\"\n"
+                                                  "[mx]\n[fault_tolerance]\nenable = false\n",
+                                                "job.toml");
+        QVERIFY(hasWarning(s, "experimental_thing"));
+        QVERIFY(hasWarning(s, "float8.recipe_name"));
+        const ImportedSettings t = importConfig("[training]\nlocal_batch_size = 1\nmystery = 3\n[parallelism]\nfoo = true\n");
+        QVERIFY(hasWarning(t, "training.mystery"));
+        QVERIFY(hasWarning(t, "parallelism.foo"));
+        QCOMPARE(t.warnings.size(), std::size_t(2));
+    }
+
+    void tomlBadValuesAreErrorsNamingTheKey_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("field");
+        QTest::newRow("shard 0") << "[parallelism]\ndata_parallel_shard_degree = 0\n" << "parallelism.data_parallel_shard_degree";
+        QTest::newRow("tp") << "[parallelism]\ntensor_parallel_degree = 2\n" << "parallelism.tensor_parallel_degree";
+        QTest::newRow("pp") << "[parallelism]\npipeline_parallel_degree = 4\n" << "parallelism.pipeline_parallel_degree";
+        QTest::newRow("hsdp") << "[parallelism]\ndata_parallel_replicate_degree = 2\ndata_parallel_shard_degree = 4\n"
+                              << "parallelism.data_parallel_replicate_degree";
+        QTest::newRow("reshard value") << "[parallelism]\nfsdp_reshard_after_forward = \"sometimes\"\n"
+                                       << "parallelism.fsdp_reshard_after_forward";
+        QTest::newRow("mode") << "[activation_checkpoint]\nmode = \"partial\"\n" << "activation_checkpoint.mode";
+        QTest::newRow("local string") << "[training]\nlocal_batch_size = \"2\"\n" << "training.local_batch_size";
+        QTest::newRow("local 0") << "[training]\nlocal_batch_size = 0\n" << "training.local_batch_size";
+        QTest::newRow("seq float") << "[training]\nseq_len = 2048.5\n" << "training.seq_len";
+        QTest::newRow("global indivisible") << "[training]\nlocal_batch_size = 3\nglobal_batch_size = 100\n"
+                                               "[parallelism]\ndata_parallel_shard_degree = 8\n"
+                                            << "training.global_batch_size";
+        QTest::newRow("offload never") << "[training]\nenable_cpu_offload = true\n[parallelism]\nfsdp_reshard_after_forward = \"never\"\n"
+                                       << "training.enable_cpu_offload";
+        QTest::newRow("compile") << "[compile]\nenable = \"yes\"\n" << "compile.enable";
+        QTest::newRow("section not a table") << "training = 3\n" << "training";
+        QTest::newRow("syntax") << "[training]\nlocal_batch_size = = 2\n" << "file";
+        QTest::newRow("duplicate") << "[training]\nseq_len = 1\nseq_len = 2\n" << "file";
+        QTest::newRow("record") << "# shardwise: micro_batch=0\n[training]\n" << "shardwise.micro_batch";
+        QTest::newRow("record precision") << "# shardwise: precision=fp8\n[training]\n" << "shardwise.precision";
+    }
+
+    void tomlBadValuesAreErrorsNamingTheKey()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, field);
+        try {
+            importConfig(text.toStdString(), "job.toml");
+            QFAIL("no error");
+        } catch (const SpecError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), field);
+        }
+    }
+
+    void torchtitanRoundTripKeepsTheSettings_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::newRow("llama3 8b") << QString::fromUtf8(kLlama3Toml);
+        QTest::newRow("ddp") << QStringLiteral("[training]\nlocal_batch_size = 4\nseq_len = 2048\n"
+                                               "[parallelism]\ndata_parallel_replicate_degree = 16\ndata_parallel_shard_degree = 1\n"
+                                               "[activation_checkpoint]\nmode = \"none\"\n");
+        QTest::newRow("pure bf16 noreshard full") << QStringLiteral(
+            "[training]\ndtype = \"bfloat16\"\nlocal_batch_size = 1\nglobal_batch_size = 48\nseq_len = 4096\n"
+            "[parallelism]\ndata_parallel_shard_degree = 16\nfsdp_reshard_after_forward = \"never\"\n"
+            "[activation_checkpoint]\nmode = \"full\"\n");
+        QTest::newRow("offload") << QStringLiteral("[training]\nenable_cpu_offload = true\nlocal_batch_size = 2\n"
+                                                   "[parallelism]\ndata_parallel_shard_degree = 16\n");
+    }
+
+    void torchtitanRoundTripKeepsTheSettings()
+    {
+        QFETCH(QString, text);
+        const ImportedSettings first = importConfig(text.toStdString(), "job.toml");
+        EstimateInput in = baseInput();
+        applyImported(first, in);
+        const Strategy s = first.strategy.value();
+        const ImportedSettings second = importConfig(exportConfig(ConfigKind::Torchtitan, in, s, planIdentity(in, s)));
+        QVERIFY2(second.warnings.empty(), second.warnings.empty() ? "" : second.warnings.front().key.c_str());
+        // What the user's file left to torchtitan's defaults the export states: compare those with the plan.
+        ImportedSettings expected = first;
+        expected.precision = in.training.precision;
+        expected.compiled = in.framework.compiled;
+        expected.activationCheckpointing = in.training.activationCheckpointing;
+        expected.checkpointPolicy = in.training.activationCheckpointing ? std::optional(in.training.checkpointPolicy)
+                                                                        : first.checkpointPolicy;
+        expected.seqLen = in.training.seqLen;
+        expected.microBatch = in.training.microBatch;
+        expected.gradAccumulation = in.training.gradAccumulation;
+        expected.worldSize = in.cluster.worldSize();
+        expected.trainBatchSize.reset();
+        ImportedSettings got = second;
+        if (!got.activationCheckpointing.value_or(false))
+            got.checkpointPolicy = expected.checkpointPolicy;
+        QVERIFY2(expected.sameSettings(got), qPrintable(text));
+        // And the plan the second file makes is the first plan.
+        EstimateInput again = baseInput();
+        applyImported(second, again);
+        QCOMPARE(again.training.precision, in.training.precision);
+        QCOMPARE(again.training.microBatch, in.training.microBatch);
+        QCOMPARE(again.training.gradAccumulation, in.training.gradAccumulation);
+        QCOMPARE(again.training.seqLen, in.training.seqLen);
+        QCOMPARE(again.cluster.worldSize(), in.cluster.worldSize());
+    }
+
+    void goldenTomlsAndYamlsImportBackToTheirCase()
+    {
+        int tomls = 0;
+        for (const auto& e : fs::directory_iterator(kCases)) {
+            if (!fs::exists(e.path() / "input.json"))
+                continue;
+            const json j = json::parse(readFile(e.path() / "input.json"));
+            const json t = j.value("training", json::object());
+            const int micro = t.value("micro_batch", 1);
+            const int accumulation = t.value("grad_accumulation", 1);
+            const int seq = t.value("seq_len", 2048);
+            const json c = j.value("cluster", json::object());
+            const int world = c.value("gpus_per_node", 1) * c.value("nodes", 1);
+            const Strategy strategy = parseStrategy(j.at("strategy").get<std::string>(), "strategy");
+            for (const char* file : {"shardwise.toml", "accelerate.yaml"}) {
+                const fs::path p = e.path() / file;
+                if (!fs::exists(p))
+                    continue;
+                const ImportedSettings s = importConfigFile(p.string());
+                const std::string where = e.path().filename().string() + "/" + file;
+                QVERIFY2(s.warnings.empty(), (where + ": " + (s.warnings.empty() ? "" : s.warnings.front().key)).c_str());
+                QVERIFY2(s.strategy == strategy, where.c_str());
+                QVERIFY2(s.worldSize == world, where.c_str());
+                QVERIFY2(s.microBatch == micro, where.c_str());
+                QVERIFY2(s.gradAccumulation == accumulation, where.c_str());
+                QVERIFY2(s.seqLen == seq, where.c_str());
+                QVERIFY2(s.precision == parsePrecision(t.value("precision", std::string("bf16")), "precision"), where.c_str());
+                tomls += std::string(file) == "shardwise.toml";
+            }
+        }
+        QVERIFY(tomls >= 3);
+    }
+
+    void accelerateExportSaysWhereTheBatchSettingsLive()
+    {
+        EstimateInput in = baseInput();
+        in.training.microBatch = 3;
+        in.training.gradAccumulation = 5;
+        in.framework.framework = Framework::Fsdp2;
+        const std::string fsdp = exportConfig(ConfigKind::Accelerate, in, Strategy::Fsdp2Reshard, planIdentity(in, Strategy::Fsdp2Reshard));
+        QVERIFY(fsdp.find("per_device_train_batch_size=3") != std::string::npos);
+        QVERIFY(fsdp.find("ACCELERATE_GRADIENT_ACCUMULATION_STEPS=5") != std::string::npos);
+        const std::string launch = exportConfig(ConfigKind::Launch, in, Strategy::Fsdp2Reshard, planIdentity(in, Strategy::Fsdp2Reshard));
+        QVERIFY(launch.find("ACCELERATE_GRADIENT_ACCUMULATION_STEPS=5 accelerate launch") != std::string::npos);
+        // The YAML reads back with its micro-batch and accumulation, which no Accelerate key holds.
+        ImportedSettings s = importConfig(fsdp);
+        QCOMPARE(s.microBatch, std::optional<int>(3));
+        QCOMPARE(s.gradAccumulation, std::optional<int>(5));
+        QCOMPARE(s.seqLen, std::optional<int>(in.training.seqLen));
+        // DeepSpeed through Accelerate: the accumulation is a deepspeed_config key.
+        in.framework.framework = Framework::DeepSpeed;
+        const std::string ds = exportConfig(ConfigKind::Accelerate, in, Strategy::Zero2, planIdentity(in, Strategy::Zero2));
+        QVERIFY(ds.find("  gradient_accumulation_steps: 5\n") != std::string::npos);
+        QVERIFY(ds.find("train_micro_batch_size_per_gpu") != std::string::npos);
+        s = importConfig(ds);
+        QCOMPARE(s.microBatch, std::optional<int>(3));
+        QCOMPARE(s.gradAccumulation, std::optional<int>(5));
+        // A user's own YAML without the record states neither.
+        s = importConfig("distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n");
+        QVERIFY(!s.microBatch && !s.gradAccumulation);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFrameworkImport)
+#include "test_framework_import.moc"
