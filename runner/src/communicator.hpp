@@ -24,6 +24,8 @@ public:
 class CommCompletion {
 public:
     virtual ~CommCompletion() = default;
+    // Whether the work it stands for is done, without blocking (any thread may ask).
+    virtual bool finished() const { return true; }
 };
 using CommTicket = std::shared_ptr<CommCompletion>;
 

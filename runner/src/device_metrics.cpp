@@ -5,6 +5,9 @@
 
 #include <sys/resource.h>
 
+#include <cstdlib>
+#include <string>
+
 #ifdef SHARDWISE_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -138,7 +141,10 @@ protocol::SoftwareVersions softwareVersions()
     v.runner = SHARDWISE_RUNNER_VERSION;
     v.libtorch = TORCH_VERSION;
     v.activations = protocol::kNormInputsRecomputed; // linear.hpp, NormedInput
-    v.offloadStaging = protocol::kOffloadStagingInPlace; // unit_schedule.cpp, downloadReducedSlice
+    // unit_schedule.cpp, downloadReducedSlice; sharding_engine.cpp, the host step pipeline
+    const char* overlap = std::getenv("SHARDWISE_HOST_STEP_OVERLAP");
+    v.offloadStaging = overlap && std::string(overlap) == "0" ? protocol::kOffloadStagingInPlace
+                                                               : protocol::kOffloadStagingInPlaceHostStepOverlapped;
     v.kernels = fusedKernelsEnabled() ? "fused rotary + SwiGLU + cross-entropy on CUDA bf16, ATen elsewhere" : "ATen";
 #if defined(__clang__)
     v.compiler = "clang " __clang_version__;

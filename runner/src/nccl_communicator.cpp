@@ -30,7 +30,18 @@ using Clock = std::chrono::steady_clock;
 
 class NcclCompletion final : public CommCompletion {
 public:
+    explicit NcclCompletion(c10::DeviceIndex device) : m_device(device) {}
     at::cuda::CUDAEvent done;
+    bool finished() const override
+    {
+        // The asking thread may be one that never chose a device: without the guard the runtime would
+        // create a context on device 0 for it.
+        c10::cuda::CUDAGuard guard(m_device);
+        return done.query();
+    }
+
+private:
+    c10::DeviceIndex m_device;
 };
 
 ncclDataType_t ncclType(const at::Tensor& t)
@@ -195,7 +206,7 @@ public:
     {
         c10::cuda::CUDAGuard guard(m_device);
         followCompute();
-        auto ticket = std::make_shared<NcclCompletion>();
+        auto ticket = std::make_shared<NcclCompletion>(m_device);
         if (dst.is_cpu() && src.is_cuda()) {
             at::cuda::CUDAEvent queued;
             queued.record(m_stream);
@@ -435,7 +446,7 @@ private:
         waitUntilIdle("enqueueing a collective");
         timing.end(m_stream.stream());
         m_collectives.push_back(std::move(timing));
-        auto ticket = std::make_shared<NcclCompletion>();
+        auto ticket = std::make_shared<NcclCompletion>(m_device);
         ticket->done.record(m_stream);
         return ticket;
     }
@@ -458,7 +469,7 @@ private:
             timing.end(m_stream.stream());
             m_collectives.push_back(std::move(timing));
         }
-        auto ticket = std::make_shared<NcclCompletion>();
+        auto ticket = std::make_shared<NcclCompletion>(m_device);
         ticket->done.record(m_stream);
         return ticket;
     }

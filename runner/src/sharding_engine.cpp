@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <fstream>
 
 namespace shardwise::runner {
@@ -49,6 +50,9 @@ ShardingEngine::ShardingEngine(const ModelSpec& model, const EngineSettings& set
         initialiseUnit(m_units[i], i);
     }
     m_comm.synchronize();
+    const char* overlap = std::getenv("SHARDWISE_HOST_STEP_OVERLAP");
+    if (m_traits.offloadsOptimizer && !(overlap && std::string(overlap) == "0"))
+        m_hostSteps = std::make_unique<HostStepPipeline>(m_units.size());
 }
 
 void ShardingEngine::allocateUnit(Unit& u, std::size_t /*index*/)
@@ -143,6 +147,7 @@ std::int64_t ShardingEngine::parameterCount() const
 
 std::vector<std::pair<std::string, at::Tensor>> ShardingEngine::checkpointTensors()
 {
+    settleHostSteps(); // what is written, or overwritten by a restore, is no host step's any more
     std::vector<std::pair<std::string, at::Tensor>> out;
     for (std::size_t i = 0; i < m_units.size(); ++i) {
         auto& u = m_units[i];
@@ -205,8 +210,73 @@ bool ShardingEngine::capturable() const
     return m_settings.compute.device().is_cuda() && !m_traits.offloadsOptimizer && !m_useMaster;
 }
 
+void ShardingEngine::stepHostUnit(std::size_t index, std::int64_t step, bool sumMicroSteps)
+{
+    // On the pipeline's thread: the unit's gradient shard has arrived in hostGrad.
+    auto& u = m_units[index];
+    if (sumMicroSteps) { // the last micro-step's shard joins the sum of the earlier ones
+        u.hostGradSum.add_(u.hostGrad);
+        u.hostGrad.copy_(u.hostGradSum);
+    }
+    if (m_settings.compute.device().is_cuda())
+        cpuAdamWStep(u.master, u.hostGrad, u.expAvg, u.expAvgSq, step, m_settings.adamw);
+    else // a CPU-only run keeps zero0's arithmetic (see optimizerStep)
+        adamwStep(u.master, u.hostGrad, u.expAvg, u.expAvgSq, step, m_settings.adamw);
+}
+
+void ShardingEngine::submitHostStep(std::size_t index, const CommTicket& arrival)
+{
+    const auto step = m_step;
+    const bool sum = m_microSteps > 1;
+    m_hostSteps->submit(index, arrival, [this, index, step, sum] { stepHostUnit(index, step, sum); });
+}
+
+bool ShardingEngine::hostStepSettled(std::size_t index, bool wait)
+{
+    if (!m_hostSteps)
+        return true;
+    if (!wait && !m_hostSteps->idle(index))
+        return false; // a prefetch does not hold the forward up; the unit's own gather waits
+    m_hostSteps->waitFor(index);
+    auto& u = m_units[index];
+    if (u.uploadPending) {
+        // zero3_offload: up on the comm stream, ahead of the gather that reads it.
+        m_comm.copyAfterComm(u.paramShard, u.master);
+        u.uploadPending = false;
+    }
+    return true;
+}
+
+void ShardingEngine::settleHostSteps()
+{
+    if (!m_hostSteps)
+        return;
+    for (std::size_t i = 0; i < m_units.size(); ++i)
+        hostStepSettled(i, true);
+    m_hostSteps->waitAll();
+}
+
 void ShardingEngine::optimizerStep()
 {
+    if (m_hostSteps) {
+        // The host steps are running already (submitted as the gradients went down). zero2_offload's
+        // replicas are gathered in buckets right after the step, so each unit goes up as soon as the
+        // host is done with it, in forward order, which is the order the host takes them in now; the
+        // sharded offload strategies leave each unit to the gather that next needs it.
+        if (!m_sharded) {
+            for (std::size_t i = 0; i < m_units.size(); ++i) {
+                m_hostSteps->waitFor(i);
+                m_comm.copyAfterComm(steppedParamTarget(m_units[i]), m_units[i].master);
+            }
+            gatherUpdatedReplicas();
+        } else {
+            for (auto& u : m_units)
+                u.uploadPending = u.paramShard.defined();
+        }
+        if (!m_overwritesKnown)
+            learnOverwrittenRanges();
+        return;
+    }
     if (m_traits.offloadsOptimizer && m_settings.compute.device().is_cuda()) {
         // finishBackward waited for the gradient shards' copies to the host. (On a CPU-only run the
         // "host" state is the compute memory and the reference path below keeps every strategy's
@@ -321,6 +391,7 @@ protocol::StateBytes ShardingEngine::stateBytes() const
 
 void ShardingEngine::dumpParameters(const std::filesystem::path& path)
 {
+    settleHostSteps();
     nlohmann::json header;
     header["format"] = "shardwise-params";
     header["version"] = 1;

@@ -34,6 +34,7 @@
 #include "communicator.hpp"
 #include "decoder_model.hpp"
 #include "flat_buffer.hpp"
+#include "host_step_pipeline.hpp"
 
 #include "shardwise/protocol/events.hpp"
 #include "shardwise/spec/specs.hpp"
@@ -73,6 +74,14 @@ public:
     void beforeBackward();
     void finishBackward();
     void optimizerStep();
+    // Offload strategies step each unit on the host as its gradient arrives (host_step_pipeline.hpp),
+    // and zero3_offload / fsdp2_reshard_offload send a unit's update up only when the next forward
+    // gathers it. This waits for every unit's host step and sends what is still due, so the device and
+    // host state are the step's whole result; checkpoints and parameter dumps call it themselves.
+    void settleHostSteps();
+    // Whether the host steps overlap the backward (offload strategies, unless
+    // SHARDWISE_HOST_STEP_OVERLAP=0 asks for the whole step after the backward).
+    bool overlapsHostSteps() const { return m_hostSteps != nullptr; }
 
     // Whether a whole step can be captured as a CUDA graph: CUDA compute, and an optimizer that is one
     // fused kernel reading the step count from the device (pure bf16, no offload).
@@ -125,6 +134,7 @@ private:
         at::Tensor master;     // fp32 master weights when they differ from the parameters
         at::Tensor expAvg;
         at::Tensor expAvgSq;
+        bool uploadPending = false; // zero3_offload: the host step's result is yet to go up
         bool persistent = false; // never freed once gathered
         bool gathered = false;
         CommTicket gatherDone;
@@ -139,7 +149,10 @@ private:
 
     void allocateUnit(Unit& u, std::size_t index);
     void initialiseUnit(Unit& u, std::size_t index);
-    void issueGather(std::size_t index);
+    void issueGather(std::size_t index, bool prefetch = false);
+    bool hostStepSettled(std::size_t index, bool wait);
+    void submitHostStep(std::size_t index, const CommTicket& arrival);
+    void stepHostUnit(std::size_t index, std::int64_t step, bool sumMicroSteps);
     void ensureGathered(std::size_t index);
     void releaseParams(std::size_t index);
     void prefetchForward(std::size_t index);
@@ -219,6 +232,9 @@ private:
     bool m_traced = false;
 
     std::string m_commFailure;
+
+    // Last: its thread steps units' buffers above, so it stops before they are freed.
+    std::unique_ptr<HostStepPipeline> m_hostSteps;
 };
 
 } // namespace shardwise::runner

@@ -217,6 +217,8 @@ void ShardingEngine::finishBackward()
         reduceUnit(0);
         flushBucket();
     });
+    if (m_hostSteps && m_microStep + 1 == m_microSteps)
+        m_hostSteps->submittedAll();
     for (std::size_t i = 0; i < m_units.size(); ++i)
         if (!m_units[i].reduced)
             throw std::logic_error("the post-backward hook of unit " + m_units[i].layout.name + " did not run");
@@ -278,9 +280,9 @@ void ShardingEngine::accumulateHostGradients()
     // the copies); its sum over the micro-steps is kept in fp32 on the host beside it, as DeepSpeed's
     // offload accumulates into its fp32 host gradient partition, and the last micro-step leaves the
     // sum where the CPU AdamW reads it.
-    if (m_microSteps == 1)
-        return;
     const bool last = m_microStep + 1 == m_microSteps;
+    if (m_microSteps == 1 || (last && m_hostSteps))
+        return; // the host step pipeline adds the last micro-step's shard unit by unit
     for (auto& u : m_units) {
         if (!u.hostGrad.defined())
             continue;
@@ -304,10 +306,10 @@ void ShardingEngine::materializeGrads(Unit& u)
     resetGradients(u);
 }
 
-void ShardingEngine::issueGather(std::size_t index)
+void ShardingEngine::issueGather(std::size_t index, bool prefetch)
 {
     auto& u = m_units[index];
-    if (u.gathered)
+    if (u.gathered || !hostStepSettled(index, !prefetch))
         return;
     u.params.materialize();
     const auto& full = u.params.tensor();
@@ -347,7 +349,7 @@ void ShardingEngine::prefetchForward(std::size_t index)
     if (m_traits.family == StrategyFamily::Fsdp2) {
         // FSDP2: the next unit's all-gather overlaps this unit's forward.
         if (index + 1 < m_units.size())
-            issueGather(index + 1);
+            issueGather(index + 1, /*prefetch=*/true);
         return;
     }
     if (!m_traced)
@@ -357,7 +359,7 @@ void ShardingEngine::prefetchForward(std::size_t index)
     auto it = std::find(m_forwardTrace.begin(), m_forwardTrace.end(), index);
     for (++it; it != m_forwardTrace.end() && budget > 0; ++it) {
         budget -= m_units[*it].layout.numel;
-        issueGather(*it);
+        issueGather(*it, /*prefetch=*/true);
     }
 }
 
@@ -365,14 +367,14 @@ void ShardingEngine::prefetchBackward(std::size_t index)
 {
     if (m_traits.family == StrategyFamily::Fsdp2) {
         if (index > 1)
-            issueGather(index - 1);
+            issueGather(index - 1, /*prefetch=*/true);
         return;
     }
     auto budget = m_settings.knobs.prefetchBucketElements;
     auto it = std::find(m_forwardTrace.rbegin(), m_forwardTrace.rend(), index);
     for (++it; it != m_forwardTrace.rend() && budget > 0; ++it) {
         budget -= m_units[*it].layout.numel;
-        issueGather(*it);
+        issueGather(*it, /*prefetch=*/true);
     }
 }
 
@@ -410,8 +412,12 @@ void ShardingEngine::downloadReducedSlice(std::size_t index)
     const auto& full = u.grads.tensor();
     m_comm.reduceScatterMeanInPlace(full);
     const auto mine = full.narrow(0, m_rank * u.layout.shard, u.layout.shard);
+    if (m_hostSteps)
+        m_hostSteps->waitFor(index); // hostGrad is free (the forward waited for the step already)
     m_lastReduction = m_comm.copyAfterComm(u.hostGrad, mine);
     m_pendingDownloads.push_back({index, m_lastReduction});
+    if (m_hostSteps && m_microStep + 1 == m_microSteps)
+        submitHostStep(index, m_lastReduction);
 }
 
 void ShardingEngine::downloadReducedBucket(const std::vector<at::Tensor>& fulls)
@@ -430,8 +436,12 @@ void ShardingEngine::downloadReducedBucket(const std::vector<at::Tensor>& fulls)
     m_comm.reduceScatterMeanEach(fulls, mine);
     for (std::size_t i = 0; i < m_bucketUnits.size(); ++i) {
         const auto index = m_bucketUnits[i];
+        if (m_hostSteps)
+            m_hostSteps->waitFor(index);
         m_lastReduction = m_comm.copyAfterComm(m_units[index].hostGrad, mine[i]);
         m_pendingDownloads.push_back({index, m_lastReduction});
+        if (m_hostSteps && m_microStep + 1 == m_microSteps)
+            submitHostStep(index, m_lastReduction);
     }
 }
 

@@ -115,6 +115,7 @@ private slots:
         EstimateInput in = input("qwen2.5-3b", "h200");
         in.normInputsKept = normInputsKept;
         in.offloadStagingKept = true; // every runner measured here predates versions.offload_staging
+        in.hostStepAfterBackward = true; // and the host step pipeline
         const Estimate e = estimate(in, strategy);
         const double memoryError = e.memory.allocatedPeak() / kGiB / peakAllocatedGiB - 1.0;
         const double speedError = e.throughput.tokensPerS / tokensPerS - 1.0;
@@ -499,6 +500,30 @@ private slots:
         Calibration c;
         QCOMPARE(twoNodes, in.cluster.interNodeGBps * 1e9 * c.interNodeBusEfficiency);
         QVERIFY(twoNodes < oneNode);
+    }
+
+    void theNativeHostStepOverlapsTheGpusPartOnly()
+    {
+        // The native runner steps each unit on the host as its gradient arrives: host_step_overlap of
+        // the shorter of the GPU's part and the host AdamW hides. Older runners and the frameworks step
+        // after the backward: nothing hides.
+        for (auto s : {Strategy::Zero2Offload, Strategy::Zero3Offload, Strategy::Fsdp2ReshardOffload}) {
+            EstimateInput in = input("qwen2.5-3b", "h200");
+            const ThroughputEstimate overlapped = estimate(in, s).throughput;
+            in.hostStepAfterBackward = true;
+            const ThroughputEstimate serial = estimate(in, s).throughput;
+            QCOMPARE(serial.cpuOptimizerHiddenS, 0.0);
+            const double gpuPart = serial.stepTimeS - serial.cpuOptimizerS;
+            const Calibration c;
+            QCOMPARE(overlapped.cpuOptimizerHiddenS, c.hostStepOverlap * std::min(gpuPart, serial.cpuOptimizerS));
+            QCOMPARE(overlapped.cpuOptimizerS + overlapped.cpuOptimizerHiddenS, serial.cpuOptimizerS);
+            QCOMPARE(overlapped.stepTimeS, serial.stepTimeS - overlapped.cpuOptimizerHiddenS);
+            QVERIFY(overlapped.tokensPerS > serial.tokensPerS);
+
+            in.hostStepAfterBackward = false;
+            in.framework.framework = Framework::DeepSpeed;
+            QCOMPARE(estimate(in, s).throughput.cpuOptimizerHiddenS, 0.0);
+        }
     }
 
     void stepTimeIsTheSumOfItsParts()

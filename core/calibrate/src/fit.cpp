@@ -59,6 +59,12 @@ bool torchOffloadMaster(const Observation& o)
 {
     return torchOffload(o) && o.input.training.precision == PrecisionPolicy::Bf16Fp32Master;
 }
+// The native runner's offload strategies with the host AdamW stepping each unit as its gradient arrives.
+bool overlapsHostStep(const Observation& o)
+{
+    return traits(o.strategy).offloadsOptimizer && o.input.framework.framework == Framework::Native
+        && !o.input.hostStepAfterBackward;
+}
 bool fsdp2Units(const Observation& o) { return traits(o.strategy).family == StrategyFamily::Fsdp2; }
 bool ddp(const Observation& o) { return o.strategy == Strategy::Zero0 && o.input.framework.framework != Framework::DeepSpeed; }
 bool fsdp2Reshards(const Observation& o)
@@ -88,6 +94,8 @@ constexpr std::array kCoefficients{
                 offloads},
     Coefficient{"pcie_copy_efficiency", &Calibration::pcieCopyEfficiency, 0.05, 1.0, true, Target::Throughput,
                 offloads},
+    Coefficient{"host_step_overlap", &Calibration::hostStepOverlap, 0.0, 1.0, false, Target::Throughput,
+                overlapsHostStep},
     Coefficient{"zero0_step_s_per_param", &Calibration::zero0StepSPerParam, 0.0, 1e-9, false, Target::Throughput,
                 runs<Strategy::Zero0>},
     Coefficient{"zero1_step_s_per_param", &Calibration::zero1StepSPerParam, 0.0, 1e-9, false, Target::Throughput,

@@ -11,7 +11,9 @@ namespace shardwise {
 void applyRunnerBehaviour(EstimateInput& in, const protocol::SoftwareVersions& versions)
 {
     in.normInputsKept = versions.activations != protocol::kNormInputsRecomputed;
-    in.offloadStagingKept = versions.offloadStaging != protocol::kOffloadStagingInPlace;
+    const bool overlapped = versions.offloadStaging == protocol::kOffloadStagingInPlaceHostStepOverlapped;
+    in.offloadStagingKept = versions.offloadStaging != protocol::kOffloadStagingInPlace && !overlapped;
+    in.hostStepAfterBackward = !overlapped;
 }
 
 void applyRunBackend(EstimateInput& in, const RunConfig& run)

@@ -312,7 +312,14 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
     const double hiddenCopyS = std::min(layerCopyS, c.offloadCopyOverlap * sc.copyWindow * te.computeS);
     te.offloadCopyS = sc.exposedCopyBytes / pcie + layerCopyS - hiddenCopyS;
 
-    te.stepTimeS = te.computeS + te.optimizerS + te.exposedCommS + te.overheadS + te.offloadCopyS + te.cpuOptimizerS;
+    // The native runner's host AdamW overlaps the GPU's part of the step (host_step_overlap); the
+    // frameworks step on the host after the backward.
+    const double gpuPathS = te.computeS + te.optimizerS + te.exposedCommS + te.overheadS + te.offloadCopyS;
+    if (tr.offloadsOptimizer && in.framework.framework == Framework::Native && !in.hostStepAfterBackward) {
+        te.cpuOptimizerHiddenS = c.hostStepOverlap * std::min(gpuPathS, te.cpuOptimizerS);
+        te.cpuOptimizerS -= te.cpuOptimizerHiddenS;
+    }
+    te.stepTimeS = gpuPathS + te.cpuOptimizerS;
     te.tokensPerS = tokensPerRank * w / te.stepTimeS;
     te.mfu = te.tokensPerS * te.modelFlopsPerToken / (w * peakFlops);
     te.ncclShare = te.commS / te.stepTimeS;

@@ -60,7 +60,7 @@ std::string cause(const Estimate& faster, const Estimate& chosen, int world, Sen
     case CpuOptimizer:
         break;
     }
-    return sentenceWith(f, "its CPU optimizer step takes %.1f ms against %.1f ms", ms(a.cpuOptimizerS),
+    return sentenceWith(f, "its CPU optimizer step adds %.1f ms to a step against %.1f ms", ms(a.cpuOptimizerS),
                         ms(b.cpuOptimizerS));
 }
 

@@ -145,6 +145,12 @@ struct Calibration {
     // Fitted to the H200 host's offload runs (Qwen2.5 0.5B-7B): the step time left after compute,
     // the exposed copies and the stalls the runner measured is 130-160 ps per parameter at every size.
     double cpuAdamParamsPerS = 7.4e9;
+    // Fraction of the shorter of the offload step's GPU part (forward, backward, exposed copies and
+    // communication) and its host AdamW that hides under the longer, for the native runner, which
+    // steps each unit on the host as soon as its gradient has arrived, while the GPU runs the rest of
+    // the backward, and lets the next forward start on the units already stepped. 0: the host step
+    // after the whole backward (the frameworks' default, and runners before this schedule).
+    double hostStepOverlap = 0.9;
 
     // --- Framework targets (EstimateInput::framework other than native; docs/formulas.md, "Framework
     // targets") ---

@@ -37,6 +37,11 @@ struct EstimateInput {
     // fsdp2_reshard_offload's uploads (the current runner reduces and copies in place). Set for
     // measurements of such runners only.
     bool offloadStagingKept = false;
+    // Runners whose start events report versions.offload_staging "in-place" or older ran the offload
+    // strategies' whole host AdamW after the backward; the current runner steps each unit on the host
+    // as its gradient arrives, beside the rest of the backward and the next forward. Set for
+    // measurements of such runners only.
+    bool hostStepAfterBackward = false;
 };
 
 // Sets the runner-behaviour flags above from what a run's start event reported, so a measurement of
@@ -125,7 +130,8 @@ struct ThroughputEstimate {
     double exposedCommS = 0;   // part of commS not hidden under compute
     double overheadS = 0;      // the strategy's per-parameter step cost (flat-buffer copies, casts)
     double offloadCopyS = 0;   // exposed host<->device copies
-    double cpuOptimizerS = 0;  // CPU AdamW step
+    double cpuOptimizerS = 0;  // CPU AdamW step: the part not hidden under the GPU's work
+    double cpuOptimizerHiddenS = 0; // the rest of it, run while the GPU works (native offload runner)
     double stepTimeS = 0;      // one optimizer step (all accumulation micro-steps)
     double tokensPerS = 0;     // all ranks together
     double mfu = 0;            // model FLOPs / (world x bf16 peak), 0..1

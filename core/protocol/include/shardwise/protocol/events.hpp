@@ -60,6 +60,10 @@ inline constexpr const char* kNormInputsRecomputed = "norm-inputs-recomputed";
 // this rank's slice of the unit's full gradient buffer, and copy host shards straight into the
 // gathered buffer: no device staging buffers.
 inline constexpr const char* kOffloadStagingInPlace = "in-place";
+// The same, and each unit's host AdamW runs as its gradient arrives in host memory, overlapping the
+// rest of the backward and the next step's forward (runner/src/host_step_pipeline.hpp). A runner told
+// SHARDWISE_HOST_STEP_OVERLAP=0 steps after the whole backward and reports kOffloadStagingInPlace.
+inline constexpr const char* kOffloadStagingInPlaceHostStepOverlapped = "in-place; host step per unit";
 
 struct AllocatorSettings {
     std::string conf;             // PYTORCH_ALLOC_CONF / PYTORCH_CUDA_ALLOC_CONF as seen by the runner

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The runner's speed batches, on the GPU machine, with their references in the same call:
+#
+#   bench/offload/measure.sh BATCH[:SECONDS]...
+#
+#   overlap          matrix-offload.tsv: the offload strategies (zero2_offload, zero3_offload,
+#                    fsdp2_reshard_offload) of Qwen2.5 1.5B / 3B / 7B at sequence 2048, pure bf16, with
+#                    the host AdamW stepping each unit as its gradient arrives (the runner's default)
+#   after-backward   matrix-offload-3b.tsv: the same strategies for Qwen2.5-3B with
+#                    SHARDWISE_HOST_STEP_OVERLAP=0 (the whole host step after the backward): the
+#                    reference the overlap is read against
+#   torch-offload    matrix-torch-offload-3b.tsv: the PyTorch backend's fsdp2_reshard_offload
+#                    (fully_shard + CPUOffloadPolicy) for Qwen2.5-3B: the framework reference
+#   speed            matrix-speed.tsv after the hardware probe (matmul_bf16 is the matmul limit):
+#                    Qwen2.5-3B and 7B zero0
+#   startup          Qwen2.5-7B zero0, one step: seconds from exec to the start of the first step
+#                    (startup.tsv), three times
+#
+# SECONDS is the batch's wall-clock budget (default 240). Builds the runner and stages the harness
+# first (bench/gpu.sh build) unless $BUILD/bin holds both. Results: $RESULTS/<batch>/ (default
+# build-gpu/offload); ARCHIVE=file.tgz packs them into one file after every batch. Analyse with
+# `shardwise-bench-fidelity analyze --results DIR/<batch> ...` (docs/calibration.md).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+build="${BUILD:-build-gpu}"
+results="${RESULTS:-$build/offload}"
+(($# > 0)) || { sed -n '2,24p' "$0"; exit 2; }
+if [[ ! -x "$build/bin/shardwise-runner" || ! -x "$build/bin/shardwise-torch-runner" ]]; then
+    BUILD="$build" bench/gpu.sh build
+fi
+mkdir -p "$results"
+# The lent GPU machines forbid NVLink multicast; these keep NCCL and PyTorch from asking for it.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
+here=bench/offload
+for spec in "$@"; do
+    batch="${spec%%:*}"
+    budget=240
+    [[ "$spec" == *:* ]] && budget="${spec##*:}"
+    runner="$build/bin/shardwise-runner"
+    probe=0
+    overlap=1
+    case "$batch" in
+    overlap) matrix=$here/matrix-offload.tsv ;;
+    after-backward) matrix=$here/matrix-offload-3b.tsv overlap=0 ;;
+    torch-offload) matrix=$here/matrix-torch-offload-3b.tsv runner="$build/bin/shardwise-torch-runner" ;;
+    speed) matrix=$here/matrix-speed.tsv probe=60 ;;
+    startup)
+        mkdir -p "$results/startup"
+        printf '# model\tstrategy\tstartup_s\tfirst_step_s\n' >"$results/startup/startup.tsv"
+        for i in 1 2 3; do
+            t0=$(date +%s.%N)
+            RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((29700 + i)) \
+                timeout 120 "$runner" --model qwen2.5-7b --device cuda --strategy zero0 --seq 2048 --micro-batch 1 \
+                --warmup 0 --steps 1 >"$results/startup/run$i.jsonl" 2>"$results/startup/run$i.log" </dev/null || true
+            python3 - "$t0" "$results/startup/run$i.jsonl" >>"$results/startup/startup.tsv" <<'PY'
+import json, sys
+t0 = float(sys.argv[1])
+for line in open(sys.argv[2]):
+    e = json.loads(line)
+    if e.get("event") == "step":
+        # The step event is written when the step ends; its own time is step_time_s.
+        print(f"qwen2.5-7b\tzero0\t{e['time'] - e['step_time_s'] - t0:.2f}\t{e['step_time_s']:.3f}")
+        break
+PY
+        done
+        cat "$results/startup/startup.tsv"
+        [[ -n "${ARCHIVE:-}" ]] && tar czf "$ARCHIVE" -C "$(dirname "$results")" "$(basename "$results")"
+        continue
+        ;;
+    *) echo "measure.sh: unknown batch $batch" >&2; exit 2 ;;
+    esac
+    echo "== $batch: $runner, $matrix, budget ${budget}s"
+    SHARDWISE_HOST_STEP_OVERLAP=$overlap bench/fidelity/run.sh --runner "$runner" --matrix "$matrix" \
+        --out "$results/$batch" --budget-s "$budget" --probe-timeout-s "$probe" --cell-timeout-s 120 \
+        --runner-args "--precision bf16" || true
+    [[ -n "${ARCHIVE:-}" ]] && tar czf "$ARCHIVE" -C "$(dirname "$results")" "$(basename "$results")"
+done
