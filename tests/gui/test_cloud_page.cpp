@@ -26,7 +26,7 @@ namespace {
 
 QJsonObject planState(const QString& gpu, int perNode, int nodes, const QString& model = QStringLiteral("qwen2.5-3b"))
 {
-    QJsonObject s = Workspace::examplePlans().front().form;
+    QJsonObject s = Workspace::examplePlan(QStringLiteral("try-it-here")).form;
     s.insert(QStringLiteral("model"), model);
     s.insert(QStringLiteral("gpu"), gpu);
     s.insert(QStringLiteral("gpus_per_node"), perNode);

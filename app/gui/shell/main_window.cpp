@@ -1,6 +1,9 @@
 #include "shell/main_window.hpp"
 
+#include "pages/plan/plan_form.hpp"
+#include "pages/plan/plan_page.hpp"
 #include "shell/appearance.hpp"
+#include "shell/help_viewer.hpp"
 #include "shell/page_catalog.hpp"
 #include "shell/quit_guard.hpp"
 #include "workspace/workspace.hpp"
@@ -9,7 +12,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QDesktopServices>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QKeySequence>
 #include <QListWidget>
@@ -20,11 +23,23 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QUrl>
 
 namespace shardwise::gui {
 
 namespace {
+
+// The example plans' menu titles, translated (example-plans.json keeps the English ones).
+QString exampleTitle(const ExamplePlan& example)
+{
+    if (example.id == QLatin1String("start"))
+        return MainWindow::tr("Qwen2.5 7B on one node of 8 × H100 80GB (NVLink), sequence 4096");
+    if (example.id == QLatin1String("try-it-here"))
+        return MainWindow::tr("Try it here: tiny decoder, 2 ranks, validated on this machine's CPU");
+    if (example.id == QLatin1String("reference"))
+        return MainWindow::tr("Reference: Qwen2.5 3B on one node of 4 × L4 (PCIe)");
+    return example.title;
+}
+
 const QString kGeometryKey = QStringLiteral("mainWindow/geometry");
 const QString kStateKey = QStringLiteral("mainWindow/state");
 const QString kPageKey = QStringLiteral("mainWindow/page");
@@ -109,6 +124,16 @@ void MainWindow::showPageById(const QString& id)
 void MainWindow::createActions()
 {
     QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
+    QMenu* examples = fileMenu->addMenu(tr("Open &example"));
+    examples->setObjectName(QStringLiteral("examplesMenu"));
+    for (const ExamplePlan& example : Workspace::examplePlans()) {
+        QAction* open = examples->addAction(exampleTitle(example), this, [this, id = example.id] { openExamplePlan(id); });
+        open->setData(example.id);
+    }
+    QAction* importRuns = fileMenu->addAction(tr("&Import runs…"), this, &MainWindow::importRunsInteractively);
+    importRuns->setObjectName(QStringLiteral("importRunsAction"));
+    importRuns->setStatusTip(tr("Store runs measured elsewhere from a CSV or JSON export (shardwise-cli runs export)."));
+    fileMenu->addSeparator();
     QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     quit->setMenuRole(QAction::QuitRole);
@@ -146,11 +171,44 @@ void MainWindow::createActions()
     }
 
     QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
-    QAction* guide = helpMenu->addAction(tr("User &guide"), this, [] {
-        QDesktopServices::openUrl(QUrl(QStringLiteral("https://shardwise.example/docs/user-guide")));
-    });
-    guide->setShortcut(QKeySequence::HelpContents);
+    QAction* guide = helpMenu->addAction(tr("User &guide"), this, &MainWindow::showUserGuide);
+    guide->setObjectName(QStringLiteral("userGuideAction"));
+    guide->setShortcut(QKeySequence(Qt::Key_F1));
+    guide->setShortcutContext(Qt::ApplicationShortcut);
     helpMenu->addAction(tr("&About Shardwise"), this, &MainWindow::showAbout);
+}
+
+void MainWindow::showUserGuide()
+{
+    if (!m_helpViewer)
+        m_helpViewer = new HelpViewer(this);
+    m_helpViewer->show();
+    m_helpViewer->raise();
+    m_helpViewer->activateWindow();
+}
+
+void MainWindow::openExamplePlan(const QString& id)
+{
+    const ExamplePlan example = Workspace::examplePlan(id);
+    auto* plan = qobject_cast<PlanPage*>(pageById(QStringLiteral("plan")));
+    if (!plan || example.form.isEmpty())
+        return;
+    plan->form()->setState(example.form);
+    showPageById(QStringLiteral("plan"));
+    statusBar()->showMessage(tr("Example: %1").arg(exampleTitle(example)), 5000);
+}
+
+void MainWindow::importRunsInteractively()
+{
+    const QString file = QFileDialog::getOpenFileName(this, tr("Import runs"), QString(),
+                                                      tr("Run exports (*.csv *.json);;All files (*)"));
+    if (file.isEmpty())
+        return;
+    QString message;
+    if (m_workspace.importRuns(file, &message))
+        statusBar()->showMessage(message, 8000);
+    else
+        QMessageBox::warning(this, tr("Import runs"), message);
 }
 
 void MainWindow::showAbout()

@@ -108,6 +108,8 @@ int runShardwise(int argc, char** argv)
     applyColorScheme(scheme);
 
     Workspace workspace;
+    // A new workspace of the app gets the example runs shipped with it (Compare shows them at once).
+    workspace.setSeedsExampleRuns(true);
     QString error;
     QString path;
     try {
@@ -123,6 +125,8 @@ int runShardwise(int argc, char** argv)
         return 1;
     }
 
+    if (!workspace.exampleRunsError().isEmpty())
+        printError(workspace.exampleRunsError());
     MainWindow window(workspace);
     if (parser.isSet(screenshotOption)) {
         const QDir dir(parser.value(screenshotOption));

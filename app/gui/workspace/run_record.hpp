@@ -25,6 +25,10 @@ struct RunRecord {
     QDateTime started;
     RunOutcome outcome = RunOutcome::Completed;
     QString failure;    // first error's message when not completed
+    // An example run shipped with Shardwise or a published one: not the user's own, so read-only
+    // (it cannot be removed). `origin` says which: "example", "published" or empty.
+    bool readOnly = false;
+    QString origin;
 
     double tokensPerS = 0;
     double medianStepS = 0;

@@ -5,7 +5,9 @@
 #include "jobs/run_job.hpp"
 
 #include "shardwise/plan/plan.hpp"
+#include "shardwise/published/examples.hpp"
 #include "shardwise/spec/presets.hpp"
+#include "shardwise/store/exchange.hpp"
 #include "shardwise/store/location.hpp"
 #include "shardwise/store/nodes.hpp"
 #include "shardwise/store/plans.hpp"
@@ -16,6 +18,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTimeZone>
+
+#include <fstream>
 
 namespace shardwise::gui {
 
@@ -83,6 +87,9 @@ RunRecord toRecord(const store::RunSummary& s)
     r.started = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(s.startedAt * 1000.0), QTimeZone::utc());
     r.outcome = outcomeOf(s.status);
     r.failure = fromStd(s.note);
+    r.readOnly = published::isReadOnlyRun(s);
+    if (r.readOnly)
+        r.origin = published::isExampleRun(s.importSource) ? QStringLiteral("example") : QStringLiteral("published");
     if (s.status == store::RunStatus::Interrupted && r.failure.isEmpty())
         r.failure = Workspace::tr("The process recording this run stopped answering; it was interrupted.");
     r.tokensPerS = s.tokensPerS.value_or(0.0);
@@ -151,8 +158,11 @@ bool Workspace::open(const QString& databasePath, QString* error)
         m_path = databasePath;
         if (m_runQueue)
             m_runQueue->setDatabasePath(databasePath);
-        if (m_createdOnOpen && !m_db->readOnly())
+        if (m_createdOnOpen && !m_db->readOnly()) {
             seedDemoContent();
+            if (m_seedsExampleRuns)
+                seedExampleRuns();
+        }
     } catch (const std::exception& e) {
         m_db.reset();
         if (error)
@@ -171,8 +181,17 @@ QList<ExamplePlan> Workspace::examplePlans()
         return plans;
     const QJsonArray array = QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("plans")).toArray();
     for (const QJsonValue& v : array)
-        plans.append({v.toObject().value(QStringLiteral("title")).toString(), v.toObject().value(QStringLiteral("form")).toObject()});
+        plans.append({v.toObject().value(QStringLiteral("id")).toString(), v.toObject().value(QStringLiteral("title")).toString(),
+                      v.toObject().value(QStringLiteral("form")).toObject()});
     return plans;
+}
+
+ExamplePlan Workspace::examplePlan(const QString& id)
+{
+    for (const ExamplePlan& plan : examplePlans())
+        if (plan.id == id)
+            return plan;
+    return {};
 }
 
 void Workspace::seedDemoContent()
@@ -197,6 +216,70 @@ void Workspace::seedDemoContent()
         stored.document = toJson(plan);
         store::savePlan(*m_db, stored);
     }
+}
+
+void Workspace::setSeedsExampleRuns(bool seeds, const QString& directory)
+{
+    m_seedsExampleRuns = seeds;
+    m_exampleRunsDirectory = directory;
+}
+
+void Workspace::seedExampleRuns()
+{
+    // A workspace without its examples is still a workspace: the reason is kept for the status line.
+    m_exampleRunsError.clear();
+    try {
+        const std::filesystem::path dir = m_exampleRunsDirectory.isEmpty() ? published::defaultExamplesDirectory()
+                                                                            : std::filesystem::path(m_exampleRunsDirectory.toStdString());
+        published::importExamples(*m_db, published::loadExampleSets(dir));
+    } catch (const std::exception& e) {
+        m_exampleRunsError = tr("The example runs were not loaded: %1").arg(QString::fromUtf8(e.what()));
+    }
+}
+
+bool Workspace::removeRun(qint64 id, QString* error)
+{
+    try {
+        if (m_db && published::removeUserRun(*m_db, id)) {
+            emit runsChanged();
+            return true;
+        }
+        if (error)
+            *error = tr("There is no run %1 in this workspace.").arg(id);
+    } catch (const std::exception& e) {
+        if (error) {
+            const std::optional<store::RunSummary> run = m_db ? store::findRun(*m_db, id) : std::nullopt;
+            *error = run && published::isReadOnlyRun(*run)
+                ? tr("Run %1 is an example shipped with Shardwise (measured by the project on an NVIDIA H200). Example and "
+                     "published runs are read-only: they cannot be removed.").arg(id)
+                : tr("Run %1 could not be removed: %2").arg(id).arg(QString::fromUtf8(e.what()));
+        }
+    }
+    return false;
+}
+
+bool Workspace::importRuns(const QString& filePath, QString* message)
+{
+    const QString name = QFileInfo(filePath).fileName();
+    std::ifstream in(filePath.toStdString());
+    if (!m_db || !in) {
+        if (message)
+            *message = tr("%1: cannot be read").arg(filePath);
+        return false;
+    }
+    try {
+        const bool csv = filePath.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive);
+        const store::ImportResult result = csv ? store::importRunsCsv(*m_db, in, name.toStdString())
+                                               : store::importRunsJson(*m_db, in, name.toStdString());
+        if (message)
+            *message = tr("Imported %n run(s) from %1.", nullptr, static_cast<int>(result.runIds.size())).arg(name);
+    } catch (const std::exception& e) {
+        if (message)
+            *message = tr("%1: %2; nothing was imported.").arg(name, QString::fromUtf8(e.what()));
+        return false;
+    }
+    emit runsChanged();
+    return true;
 }
 
 QList<RunRecord> Workspace::runs() const

@@ -1,7 +1,9 @@
 #pragma once
 // The open run store (an SQLite file, by default in the user's data directory) as the GUI sees it.
 // On first start the file is created and filled with the demo content (resources/demo): the local
-// node and the example plans, so the app is useful with no GPU and no remote node. The workspace
+// node and the example plans, so the app is useful with no GPU and no remote node; the app's own
+// workspace also gets the example runs shipped with Shardwise (core/published, examples.hpp), so the
+// Compare page shows measured against predicted from the start. The workspace
 // owns the app's one run queue, which the Runs page shows and the Plan page's Validate feeds.
 
 #include "workspace/run_record.hpp"
@@ -20,6 +22,7 @@ namespace shardwise::gui {
 class RunJob;
 
 struct ExamplePlan {
+    QString id; // "start" (what the Plan page opens with), "try-it-here", "reference"
     QString title;
     QJsonObject form; // PlanForm::state() shape
 };
@@ -35,6 +38,17 @@ public:
     static QString defaultDatabasePath();
     // Opens (and on first start creates and seeds) the store. False + message naming the file.
     bool open(const QString& databasePath, QString* error);
+    // Whether a store created by open() also gets the shipped example runs (the app sets it; off by
+    // default so a test's scratch store starts empty). `directory` empty: the installed examples.
+    void setSeedsExampleRuns(bool seeds, const QString& directory = {});
+    // Why the example runs could not be stored on first start; empty when they were (or were not asked for).
+    QString exampleRunsError() const { return m_exampleRunsError; }
+    // Removes one of the user's own runs. False + a message for an example or published run (those
+    // are read-only) or a run that is not there.
+    bool removeRun(qint64 id, QString* error);
+    // Runs measured elsewhere from a CSV or JSON export (`shardwise-cli runs export`), stored as
+    // imported; all or nothing. True + "imported N run(s)" or false + the reason naming the file.
+    bool importRuns(const QString& filePath, QString* message);
     bool isOpen() const { return m_db != nullptr; }
     bool createdOnOpen() const { return m_createdOnOpen; }
     QString databasePath() const { return m_path; }
@@ -47,6 +61,8 @@ public:
 
     // The demo workspace's example plans, first = the one the Plan page starts with.
     static QList<ExamplePlan> examplePlans();
+    // The example plan with this id; an empty plan (no form) when there is none.
+    static ExamplePlan examplePlan(const QString& id);
 
     QList<RunRecord> runs() const;            // newest first, every outcome
     std::optional<RunRecord> run(qint64 id) const;
@@ -64,10 +80,14 @@ signals:
 
 private:
     void seedDemoContent();
+    void seedExampleRuns();
 
     QString m_path;
     std::unique_ptr<store::Database> m_db;
     bool m_createdOnOpen = false;
+    bool m_seedsExampleRuns = false;
+    QString m_exampleRunsDirectory;
+    QString m_exampleRunsError;
     RunJob* m_runQueue = nullptr;
 };
 

@@ -9,6 +9,7 @@
 #include "models/run_backend.hpp"
 #include "models/run_table_model.hpp"
 #include "pages/compare/prediction_job.hpp"
+#include "pages/compare/run_origin_bar.hpp"
 #include "workspace/workspace.hpp"
 
 #include <QAction>
@@ -186,6 +187,7 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
     topLayout->addWidget(m_calibrationLine);
     topLayout->addWidget(m_table, 1);
     topLayout->addLayout(buttons);
+    topLayout->addWidget(new RunOriginBar(workspace, *m_table, top));
     auto* chartArea = new QSplitter(Qt::Horizontal, this);
     chartArea->addWidget(m_charts);
     chartArea->addWidget(m_predictionChart);
