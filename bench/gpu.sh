@@ -147,8 +147,8 @@ run_one() {
 }
 
 # The three variables keep NCCL, PyTorch's symmetric memory and NVSHMEM off NVLink SHARP / multicast
-# (cuMulticastCreate), which the lent multi-GPU machines do not allow; the product's launcher sets
-# the same (core/dispatch/src/local_launch.cpp).
+# (cuMulticastCreate), which the lent multi-GPU machines do not allow. Shardwise's launcher forces
+# none of them (they are a node setting, default unset), so this script sets them itself.
 nvls_off=(NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1)
 next_port=$((29600 + RANDOM % 200))
 scale_start=$SECONDS

@@ -1,8 +1,10 @@
-// shardwise-cli nodes test: connect to an SSH node the way the app does (host key checked against
-// ~/.ssh/known_hosts and the app's own known_hosts before any authentication), then print what
-// discovery finds there: GPUs, driver, CUDA, NCCL, LibTorch, CPU cores and RAM. `nodes probe` is in
-// nodes_probe.cpp.
+// shardwise-cli nodes: the subcommands, and `nodes test`: connect to an SSH node the way the app
+// does (host key checked against ~/.ssh/known_hosts and the app's own known_hosts before any
+// authentication), then print what discovery finds there: GPUs, driver, CUDA, NCCL, LibTorch, CPU
+// cores and RAM. add / remove / list are in nodes_manage.cpp, prepare in nodes_prepare.cpp, probe
+// in nodes_probe.cpp.
 #include "command.hpp"
+#include "nodes_manage.hpp"
 #include "nodes_probe.hpp"
 #include "terminal_prompt.hpp"
 
@@ -19,8 +21,12 @@ namespace shardwise::cli {
 
 namespace {
 
-constexpr const char* kSubcommands = R"(usage: shardwise-cli nodes test ...   connect to an SSH node and show what it has
-       shardwise-cli nodes probe ...  measure a node's hardware and store it for calibration
+constexpr const char* kSubcommands = R"(usage: shardwise-cli nodes add ...     store a node (an ssh config alias behind a bastion included)
+       shardwise-cli nodes remove ...  remove a node from the store
+       shardwise-cli nodes list ...    list the store's nodes
+       shardwise-cli nodes test ...    connect to an SSH node and show what it has
+       shardwise-cli nodes prepare ... build the runner on a stored SSH node
+       shardwise-cli nodes probe ...   measure a node's hardware and store it for calibration
 (shardwise-cli nodes <subcommand> --help for its options)
 )";
 
@@ -148,35 +154,9 @@ int nodesTest(const std::vector<std::string>& args, std::ostream& out, std::ostr
     }
     credentials.askPassphrase = askPassphraseOnTerminal;
 
-    std::unique_ptr<SshSession> session;
     try {
-        try {
-            session = SshSession::open(endpoint, credentials, options);
-        } catch (const SshError& e) {
-            if (e.failure() != SshFailure::HostKeyUnknown || !acceptNew || !e.hostKey())
-                throw;
-            // Each unknown host on the way (a jump host, then the node) is accepted in turn, once.
-            std::optional<SshError> unknown = e;
-            std::vector<std::string> accepted;
-            while (unknown) {
-                const HostKey& key = *unknown->hostKey();
-                const std::string name = knownHostsName(key.host, key.port);
-                if (std::find(accepted.begin(), accepted.end(), name) != accepted.end())
-                    throw *unknown;
-                out << "accepting new host key for " << name << ": " << key.type << " " << key.fingerprint << " (written to "
-                    << options.knownHosts.app.string() << ")\n";
-                acceptHostKey(key, options.knownHosts.app);
-                accepted.push_back(name);
-                unknown.reset();
-                try {
-                    session = SshSession::open(endpoint, credentials, options);
-                } catch (const SshError& again) {
-                    if (again.failure() != SshFailure::HostKeyUnknown || !again.hostKey())
-                        throw;
-                    unknown = again;
-                }
-            }
-        }
+        const std::unique_ptr<SshSession> session = openAcceptingNewKeys(
+            [&] { return SshSession::open(endpoint, credentials, options); }, acceptNew, options.knownHosts.app, out);
         const SshEndpoint& reached = session->endpoint();
         out << "connected to " << reached.user << "@" << knownHostsName(reached.host, reached.port) << ", host key "
             << session->hostKey().type << " " << session->hostKey().fingerprint << "\n";
@@ -192,13 +172,21 @@ int nodesTest(const std::vector<std::string>& args, std::ostream& out, std::ostr
 }
 
 const CommandRegistration registration{
-    "nodes", "check and probe nodes: `nodes test` shows GPUs and software, `nodes probe` measures the hardware",
+    "nodes", "manage nodes: `nodes add|remove|list`, `nodes test` shows GPUs and software, `nodes prepare` builds the runner, `nodes probe` measures",
     [](const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
         if (args.empty() || args[0] == "--help" || args[0] == "-h") {
             (args.empty() ? err : out) << kSubcommands;
             return args.empty() ? kExitUsage : kExitOk;
         }
         const std::vector<std::string> rest(args.begin() + 1, args.end());
+        if (args[0] == "add")
+            return nodesAdd(rest, out, err);
+        if (args[0] == "remove")
+            return nodesRemove(rest, out, err);
+        if (args[0] == "list")
+            return nodesList(rest, out, err);
+        if (args[0] == "prepare")
+            return nodesPrepare(rest, out, err);
         if (args[0] == "test")
             return nodesTest(rest, out, err);
         if (args[0] == "probe")

@@ -1,9 +1,11 @@
 #include "nodes_probe.hpp"
 
 #include "command.hpp"
+#include "run_nodes.hpp"
 #include "terminal_prompt.hpp"
 
 #include "shardwise/dispatch/local_launch.hpp"
+#include "shardwise/session/node_management.hpp"
 #include "shardwise/session/prepared_runner.hpp"
 #include "shardwise/session/probe_session.hpp"
 #include "shardwise/spec/json.hpp"
@@ -15,7 +17,6 @@
 
 #include <atomic>
 #include <charconv>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -133,11 +134,12 @@ ProbeOptions parseOptions(const std::vector<std::string>& args)
         else if (flag == "--collective-timeout-s")
             o.collectiveTimeoutS = wholeNumber<int>(flag, value(), 1);
         else if (flag == "--rank-env") {
-            const std::string pair = value();
-            const auto eq = pair.find('=');
-            if (eq == 0 || eq == std::string::npos)
-                throw UsageError("--rank-env: expected KEY=VALUE, got '" + pair + "'");
-            o.rankEnv[pair.substr(0, eq)] = pair.substr(eq + 1);
+            try {
+                auto [key, val] = session::parseEnvAssignment(value());
+                o.rankEnv[key] = val;
+            } catch (const session::NodeError& e) {
+                throw UsageError("--rank-env: " + std::string(e.what()));
+            }
         } else if (flag == "--runner")
             o.runner = std::filesystem::path(value());
         else if (flag == "--remote-runner")
@@ -172,35 +174,6 @@ ProbeOptions parseOptions(const std::vector<std::string>& args)
         throw UsageError("NAME or --local: missing; say which node to probe");
     return o;
 }
-
-// Set from SIGINT/SIGTERM: the ranks run in their own process groups (locally) or detached on the
-// node, so Ctrl-C reaches only this process, which then stops them through the launcher.
-std::atomic<bool> g_cancelProbe{false};
-static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
-extern "C" void cancelProbe(int) { g_cancelProbe.store(true); }
-
-class CancelProbeOnSignals {
-public:
-    CancelProbeOnSignals()
-    {
-        struct sigaction sa {};
-        sa.sa_handler = cancelProbe;
-        sigemptyset(&sa.sa_mask);
-        ::sigaction(SIGINT, &sa, &m_oldInt);
-        ::sigaction(SIGTERM, &sa, &m_oldTerm);
-    }
-    ~CancelProbeOnSignals()
-    {
-        ::sigaction(SIGINT, &m_oldInt, nullptr);
-        ::sigaction(SIGTERM, &m_oldTerm, nullptr);
-    }
-    CancelProbeOnSignals(const CancelProbeOnSignals&) = delete;
-    CancelProbeOnSignals& operator=(const CancelProbeOnSignals&) = delete;
-
-private:
-    struct sigaction m_oldInt {};
-    struct sigaction m_oldTerm {};
-};
 
 std::string formatted(const char* fmt, double x)
 {
@@ -288,17 +261,6 @@ std::filesystem::path localRunner(const ProbeOptions& o)
                      "set SHARDWISE_RUNNER");
 }
 
-// The SSH node connected the way runs connect: its stored credentials, the host key checked against
-// known_hosts before any authentication and never accepted here.
-std::unique_ptr<dispatch::SshSession> connect(const store::Node& node, const dispatch::SshOptions& options)
-{
-    dispatch::SshCredentials credentials;
-    credentials.method = node.auth == store::SshAuth::Agent ? dispatch::SshAuthMethod::Agent : dispatch::SshAuthMethod::KeyFile;
-    credentials.keyFile = node.keyFile;
-    credentials.askPassphrase = askPassphraseOnTerminal;
-    return dispatch::SshSession::open({node.host, node.port, node.user}, credentials, options, &g_cancelProbe);
-}
-
 } // namespace
 
 int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -344,7 +306,7 @@ int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ost
             node = store::findNodeByName(*db, o.node);
             if (!node) {
                 err << "shardwise-cli nodes probe: no node named '" << o.node << "' in the store " << db->path().string()
-                    << " (add it on the desktop app's Nodes page, or probe this machine with --local)\n";
+                    << " (add it with shardwise-cli nodes add, or probe this machine with --local)\n";
                 return kExitFailed;
             }
         }
@@ -377,20 +339,19 @@ int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ost
     callbacks.onProbe = [&err](const protocol::ProbeEvent& p) {
         err << "[probe] rank " << p.rank << " reported " << p.results.size() << " measurement(s)\n" << std::flush;
     };
-    g_cancelProbe = false;
-    CancelProbeOnSignals cancelOnSignals;
+    InterruptOnSignals cancelOnSignals;
     store::Database* storeInto = o.record && db ? &*db : nullptr;
     session::ProbeSessionResult result;
     if (remote) {
         const std::string runner = o.remoteRunner.empty() ? session::preparedRunnerPath(facts) : o.remoteRunner;
         if (runner.empty()) {
             err << "shardwise-cli nodes probe: '" << nodeName
-                << "' has no prepared runner; prepare it on the Nodes page or pass --remote-runner PATH\n";
+                << "' has no prepared runner; prepare it (shardwise-cli nodes prepare " << nodeName << ") or pass --remote-runner PATH\n";
             return kExitFailed;
         }
         std::unique_ptr<dispatch::SshSession> ssh;
         try {
-            ssh = connect(*node, o.ssh);
+            ssh = session::openNodeSession(*node, o.ssh, &terminalInterrupt(), askPassphraseOnTerminal);
         } catch (const dispatch::SshError& e) {
             err << "shardwise-cli nodes probe: cannot connect to '" << nodeName << "' (" << node->user << "@" << node->host << ":"
                 << node->port << "): " << e.what();
@@ -407,7 +368,7 @@ int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ost
         target.runnerPath = runner;
         target.runRoot = o.runRoot;
         target.masterPort = o.masterPort;
-        result = session::probeRemote(request, target, storeInto, callbacks, &g_cancelProbe);
+        result = session::probeRemote(request, target, storeInto, callbacks, &terminalInterrupt());
     } else {
         std::filesystem::path runner;
         try {
@@ -419,7 +380,7 @@ int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ost
         err << "[probe] " << request.ranks << " rank(s) on this machine, " << deviceId(request.device) << ", runner "
             << runner.string() << "\n"
             << std::flush;
-        result = session::probeLocal(request, runner, storeInto, callbacks, &g_cancelProbe);
+        result = session::probeLocal(request, runner, storeInto, callbacks, &terminalInterrupt());
     }
 
     if (o.json)

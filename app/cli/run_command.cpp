@@ -11,6 +11,7 @@
 #include "shardwise/dispatch/node_preparation.hpp"
 #include "shardwise/dispatch/run_outcome.hpp"
 #include "shardwise/dispatch/runner_program.hpp"
+#include "shardwise/session/node_management.hpp"
 #include "shardwise/session/run_session.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
@@ -112,8 +113,9 @@ StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, std:
 
     session::SessionResult result;
     if (where.nodes) {
+        // Each node's NCCL setting goes with it: the session gives it to that node's ranks and records it.
         for (const auto& node : where.nodes->nodes)
-            options.origin.nodes.push_back({node.name, node.id});
+            options.origin.nodes.push_back(session::runNodeRef(node));
         session::RemoteTarget target;
         target.sessions = where.nodes->sessionPointers();
         target.nodeNames = where.nodes->names();
@@ -141,6 +143,13 @@ StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, std:
         result = session::runRemote(requested, std::move(target), options, callbacks, r.detachOnInterrupt ? nullptr : interrupt);
     } else {
         options.origin.nodes.push_back({"local", std::nullopt});
+        // This machine's stored node, when there is one, brings its NCCL setting.
+        if (db)
+            for (const store::Node& n : store::listNodes(*db))
+                if (n.kind == store::NodeKind::Local) {
+                    options.origin.nodes.back() = session::runNodeRef(n);
+                    break;
+                }
         dispatch::LocalLaunch launch;
         launch.runner = *where.runner;
         // The torch harness takes the launch contract only (--config, written by the session); the

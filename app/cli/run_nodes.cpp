@@ -3,6 +3,7 @@
 #include "terminal_prompt.hpp"
 
 #include "shardwise/dispatch/ssh_error.hpp"
+#include "shardwise/session/node_management.hpp"
 #include "shardwise/session/prepared_runner.hpp"
 
 namespace shardwise::cli {
@@ -36,7 +37,7 @@ store::Node registeredSshNode(const store::Database& db, const std::string& name
     const std::optional<store::Node> node = store::findNodeByName(db, name);
     if (!node)
         throw NodeError(flag + ": no node named '" + name + "' in the store " + db.path().string()
-                        + " (add it on the desktop app's Nodes page)");
+                        + " (add it with shardwise-cli nodes add, or on the desktop app's Nodes page)");
     if (node->kind != store::NodeKind::Ssh)
         throw NodeError(flag + ": '" + name + "' is this machine" + localHint);
     return *node;
@@ -45,12 +46,8 @@ store::Node registeredSshNode(const store::Database& db, const std::string& name
 void connectEach(ConnectedNodes& connected, const dispatch::SshOptions& options, const std::string& flag)
 {
     for (const store::Node& node : connected.nodes) {
-        dispatch::SshCredentials credentials;
-        credentials.method = node.auth == store::SshAuth::Agent ? dispatch::SshAuthMethod::Agent : dispatch::SshAuthMethod::KeyFile;
-        credentials.keyFile = node.keyFile;
-        credentials.askPassphrase = askPassphraseOnTerminal;
         try {
-            connected.sessions.push_back(dispatch::SshSession::open({node.host, node.port, node.user}, credentials, options));
+            connected.sessions.push_back(session::openNodeSession(node, options, nullptr, askPassphraseOnTerminal));
         } catch (const dispatch::SshError& e) {
             std::string hint;
             if (e.failure() == dispatch::SshFailure::HostKeyUnknown)
@@ -71,7 +68,8 @@ ConnectedNodes connectNodes(const store::Database& db, const std::vector<std::st
         const store::Node node = registeredSshNode(db, name, "--node", "; use --local to run here");
         const std::string runner = remoteRunner.empty() ? session::preparedRunnerPath(node.facts) : remoteRunner;
         if (runner.empty())
-            throw NodeError("--node: '" + name + "' has no prepared runner; prepare it on the Nodes page or pass --remote-runner PATH");
+            throw NodeError("--node: '" + name + "' has no prepared runner; prepare it (shardwise-cli nodes prepare " + name
+                            + ", or the Nodes page) or pass --remote-runner PATH");
         connected.nodes.push_back(node);
         connected.runnerPaths.push_back(runner);
     }

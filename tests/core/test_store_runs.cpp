@@ -477,7 +477,9 @@ private slots:
         QTest::addColumn<QString>("field");
         QTest::newRow("empty name") << QStringLiteral("name") << QStringLiteral("node.name");
         QTest::newRow("ssh without host") << QStringLiteral("host") << QStringLiteral("node.host");
-        QTest::newRow("ssh without user") << QStringLiteral("user") << QStringLiteral("node.user");
+        QTest::newRow("nccl setting not a variable name") << QStringLiteral("nccl-name") << QStringLiteral("node.nccl_env");
+        QTest::newRow("nccl setting the launcher owns") << QStringLiteral("nccl-rank") << QStringLiteral("node.nccl_env");
+        QTest::newRow("nccl setting of two lines") << QStringLiteral("nccl-value") << QStringLiteral("node.nccl_env");
         QTest::newRow("port out of range") << QStringLiteral("port") << QStringLiteral("node.port");
         QTest::newRow("key file missing") << QStringLiteral("key") << QStringLiteral("node.key_file");
         QTest::newRow("duplicate name") << QStringLiteral("duplicate") << QStringLiteral("already exists");
@@ -495,8 +497,12 @@ private slots:
             n.name.clear();
         else if (problem == QStringLiteral("host"))
             n.host.clear();
-        else if (problem == QStringLiteral("user"))
-            n.user.clear();
+        else if (problem == QStringLiteral("nccl-name"))
+            n.ncclEnv["NCCL-NVLS"] = "0";
+        else if (problem == QStringLiteral("nccl-rank"))
+            n.ncclEnv["MASTER_PORT"] = "1";
+        else if (problem == QStringLiteral("nccl-value"))
+            n.ncclEnv["NCCL_DEBUG"] = "INFO\nWARN";
         else if (problem == QStringLiteral("port"))
             n.port = 70000;
         else if (problem == QStringLiteral("key"))
@@ -505,6 +511,39 @@ private slots:
             addNode(*m_db, n);
         const QString error = storeErrorOf([&] { addNode(*m_db, n); });
         QVERIFY2(error.contains(field), qPrintable(error));
+    }
+
+    // A node's NCCL setting is kept with it (none by default), and each run records what every node
+    // of it gave its ranks; an SSH node may leave its user to the ssh client configuration.
+    void nodeNcclSettingsAreKeptAndRecordedWithEachRun()
+    {
+        Node bare;
+        bare.name = "alias-box";
+        bare.kind = NodeKind::Ssh;
+        bare.host = "gpu-alias"; // the ssh config's User applies: nothing stored
+        const auto bareId = addNode(*m_db, bare);
+        QVERIFY(findNode(*m_db, bareId)->user.empty());
+        QVERIFY(findNode(*m_db, bareId)->ncclEnv.empty());
+
+        Node n = bare;
+        n.name = "nvls-box";
+        n.ncclEnv = {{"NCCL_NVLS_ENABLE", "0"}, {"TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"}};
+        const auto id = addNode(*m_db, n);
+        const std::map<std::string, std::string> expected{{"NCCL_NVLS_ENABLE", "0"}, {"TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"}};
+        QCOMPARE(findNode(*m_db, id)->ncclEnv, expected);
+        setNodeNcclEnv(*m_db, id, {{"NCCL_DEBUG", "WARN"}});
+        QCOMPARE(findNodeByName(*m_db, "nvls-box")->ncclEnv, (std::map<std::string, std::string>{{"NCCL_DEBUG", "WARN"}}));
+        QVERIFY(storeErrorOf([&] { setNodeNcclEnv(*m_db, id, {{"RANK", "3"}}); }).contains(QStringLiteral("node.nccl_env")));
+        QCOMPARE(findNode(*m_db, id)->ncclEnv.size(), std::size_t(1));
+
+        RunOrigin origin;
+        origin.nodes = {{"nvls-box", id, {{"NCCL_DEBUG", "WARN"}}}, {"alias-box", bareId}};
+        RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero1, 2, 1, 1), origin);
+        recorder.finish(RunStatus::Cancelled);
+        const auto detail = runDetail(*m_db, recorder.runId());
+        QVERIFY(detail);
+        QCOMPARE(detail->ncclEnv.size(), std::size_t(1)); // a node without settings is left out
+        QCOMPARE(detail->ncclEnv.at("nvls-box"), (std::map<std::string, std::string>{{"NCCL_DEBUG", "WARN"}}));
     }
 
     void plansRoundTripAsDocuments()

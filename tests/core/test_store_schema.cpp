@@ -202,7 +202,7 @@ private slots:
         }
         Database db = Database::open(path);
         QCOMPARE(db.schemaVersion(), currentSchemaVersion());
-        QCOMPARE(db.schemaVersion(), kRunBackendSchema);
+        QVERIFY(db.schemaVersion() >= kRunBackendSchema);
         const auto old = runDetail(db, before);
         QVERIFY(old);
         QCOMPARE(old->summary.backend, RunBackend::Native);

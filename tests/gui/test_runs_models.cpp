@@ -6,7 +6,7 @@
 
 #include "shardwise/session/run_session.hpp"
 #include "models/log_tail_model.hpp"
-#include "models/node_facts_json.hpp"
+#include "shardwise/session/node_facts_json.hpp"
 #include "models/node_facts_model.hpp"
 #include "models/node_table_model.hpp"
 #include "models/rank_progress_model.hpp"
@@ -380,7 +380,7 @@ void TestRunsModels::nodeModelsShowDiscoveredFacts()
     ssh.host = "10.0.0.5";
     ssh.port = 2222;
     ssh.user = "ml";
-    ssh.facts = nodeFactsToJson(facts);
+    ssh.facts = session::nodeFactsToJson(facts);
     ssh.hostKeyFingerprint = "SHA256:abc";
 
     NodeTableModel nodes;
@@ -424,7 +424,7 @@ void TestRunsModels::nodeModelsShowDiscoveredFacts()
 void TestRunsModels::nodeFactsSurviveJsonRoundTrip()
 {
     const dispatch::NodeFacts local = dispatch::discoverLocalNode();
-    const dispatch::NodeFacts back = nodeFactsFromJson(nodeFactsToJson(local));
+    const dispatch::NodeFacts back = session::nodeFactsFromJson(session::nodeFactsToJson(local));
     QCOMPARE(back.hostname, local.hostname);
     QCOMPARE(back.cpuCores, local.cpuCores);
     QCOMPARE(back.ramBytes, local.ramBytes);
@@ -437,11 +437,11 @@ void TestRunsModels::nodeFactsSurviveJsonRoundTrip()
     torch.python = "Python 3.11.2";
     torch.pythonTorch = "2.5.1";
     torch.transformers = "4.46.3";
-    const dispatch::NodeFacts torchBack = nodeFactsFromJson(nodeFactsToJson(torch));
+    const dispatch::NodeFacts torchBack = session::nodeFactsFromJson(session::nodeFactsToJson(torch));
     QCOMPARE(torchBack.pythonTorch, std::string("2.5.1"));
     QCOMPARE(torchBack.transformers, std::string("4.46.3"));
     QVERIFY(torchBack.torchBackendProblems().empty());
-    QVERIFY(nodeFactsFromJson(nlohmann::json::array()).hostname.empty());
+    QVERIFY(session::nodeFactsFromJson(nlohmann::json::array()).hostname.empty());
 }
 
 void TestRunsModels::nodeFactsShowTheNewestProbeAfterTheFacts()

@@ -1,15 +1,11 @@
 #include "jobs/node_job.hpp"
 
+#include "shardwise/session/node_management.hpp"
+
 #include <QElapsedTimer>
 #include <QMetaObject>
 
 namespace shardwise::gui {
-
-namespace {
-
-QString ending(const dispatch::CommandOutcome& outcome) { return QString::fromStdString(outcome.describe()); }
-
-} // namespace
 
 NodeJob::NodeJob(QObject* parent)
     : QObject(parent)
@@ -30,26 +26,6 @@ void NodeJob::cancel()
     // A fresh flag for later requests; the running ones keep (and see) the old one.
     m_cancel->store(true);
     m_cancel = std::make_shared<std::atomic<bool>>(false);
-}
-
-dispatch::SshEndpoint NodeJob::endpointOf(const store::Node& node) { return {node.host, node.port, node.user}; }
-
-dispatch::SshCredentials NodeJob::credentialsOf(const store::Node& node)
-{
-    dispatch::SshCredentials c;
-    c.method = node.auth == store::SshAuth::Agent ? dispatch::SshAuthMethod::Agent : dispatch::SshAuthMethod::KeyFile;
-    c.keyFile = node.keyFile;
-    return c;
-}
-
-void NodeJob::trustHostKey(const store::Node& node, const dispatch::HostKey& key)
-{
-    // The key names the host that presented it (the resolved name of an ssh_config alias, or a jump
-    // host); known_hosts must record that name, not the alias.
-    if (!key.host.empty() && key.port > 0)
-        dispatch::acceptHostKey(key, m_options.knownHosts.app);
-    else
-        dispatch::acceptHostKey(node.host, node.port, key, m_options.knownHosts.app);
 }
 
 void NodeJob::testConnection(const store::Node& node) { start(node, Work::Test); }
@@ -88,7 +64,7 @@ void NodeJob::start(const store::Node& node, Work work, PrepareRequest prepare)
                     deliver([this, nodeId] { emit connectionTested(nodeId, tr("This machine needs no connection.")); });
                     return;
                 }
-                const dispatch::NodeFacts facts = dispatch::discoverLocalNode();
+                const dispatch::NodeFacts facts = session::discoverNodeFacts(node, options);
                 deliver([this, nodeId, facts] { emit factsAvailable(nodeId, facts); });
                 return;
             }
@@ -98,25 +74,15 @@ void NodeJob::start(const store::Node& node, Work work, PrepareRequest prepare)
                 });
                 return;
             }
-            QElapsedTimer clock;
-            clock.start();
-            auto session = dispatch::SshSession::open(endpointOf(node), credentialsOf(node), options, cancel.get());
-            const qint64 connectMs = clock.elapsed();
             if (work == Work::Test) {
-                dispatch::CommandIo io;
-                io.timeout = std::chrono::seconds(20);
-                const dispatch::CommandOutcome uname = session->run(std::vector<std::string>{"uname", "-srm"}, io, cancel.get());
-                QString summary;
-                if (uname.succeeded())
-                    summary = tr("Connected as %1 in %2 ms; the node runs %3.")
-                                  .arg(QString::fromStdString(node.user))
-                                  .arg(connectMs)
-                                  .arg(QString::fromStdString(uname.stdoutData).trimmed());
-                else
-                    summary = tr("Connected as %1 in %2 ms, but a test command ended with %3.")
-                                  .arg(QString::fromStdString(node.user))
-                                  .arg(connectMs)
-                                  .arg(ending(uname));
+                const session::ConnectionTest test = session::testNodeConnection(node, options, cancel.get());
+                const QString user = QString::fromStdString(test.user);
+                const QString summary = test.commandSucceeded
+                    ? tr("Connected as %1 in %2 ms; the node runs %3.").arg(user).arg(qRound64(test.connectMs)).arg(QString::fromStdString(test.system))
+                    : tr("Connected as %1 in %2 ms, but a test command ended with %3.")
+                          .arg(user)
+                          .arg(qRound64(test.connectMs))
+                          .arg(QString::fromStdString(test.system));
                 deliver([this, nodeId, summary] { emit connectionTested(nodeId, summary); });
                 return;
             }
@@ -138,11 +104,12 @@ void NodeJob::start(const store::Node& node, Work work, PrepareRequest prepare)
                             emit preparationProgress(nodeId, fraction, phase, message);
                     }, Qt::QueuedConnection);
                 };
-                const dispatch::PreparedRunner runner = dispatch::prepareNode(*session, bundle, prepare.options, onProgress, cancel.get());
+                const dispatch::PreparedRunner runner =
+                    session::prepareStoredNode(node, bundle, options, prepare.options, onProgress, cancel.get());
                 deliver([this, nodeId, runner] { emit prepared(nodeId, runner); });
                 return;
             }
-            const dispatch::NodeFacts facts = dispatch::discoverNode(*session, cancel.get());
+            const dispatch::NodeFacts facts = session::discoverNodeFacts(node, options, cancel.get());
             deliver([this, nodeId, facts] { emit factsAvailable(nodeId, facts); });
         } catch (const dispatch::SshError& e) {
             const QString message = QString::fromUtf8(e.what());

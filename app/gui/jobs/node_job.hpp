@@ -1,6 +1,7 @@
 #pragma once
-// Talks to nodes off the GUI thread: tests an SSH connection, discovers a node's GPU and software
-// facts (locally through /bin/sh, remotely over one SSH command). A host key that is not yet
+// Talks to nodes off the GUI thread through core's node management (session/node_management.hpp):
+// tests an SSH connection, discovers a node's GPU and software facts (locally through /bin/sh,
+// remotely over one SSH command). A host key that is not yet
 // trusted comes back as hostKeyUntrusted with the key the server presented, so the page can show
 // its fingerprint and let the user decide; a changed key is reported the same way and never
 // accepted silently. Every request per node gets a generation number; results of a superseded
@@ -40,14 +41,7 @@ public:
     // the source tree) and throws std::exception with a message when the sources are missing.
     void prepare(const store::Node& node, std::function<dispatch::RemoteBundle()> sources,
                  const dispatch::PreparationOptions& options = {});
-    // Records the key the user accepted in the app's known_hosts file (never the user's own).
-    // Throws std::exception with a message naming the file when it cannot be written.
-    void trustHostKey(const store::Node& node, const dispatch::HostKey& key);
-
     bool busy() const { return m_running.load() > 0; }
-
-    static dispatch::SshEndpoint endpointOf(const store::Node& node);
-    static dispatch::SshCredentials credentialsOf(const store::Node& node);
 
 public slots:
     void cancel();

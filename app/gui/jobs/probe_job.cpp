@@ -1,9 +1,9 @@
 #include "jobs/probe_job.hpp"
 
-#include "jobs/node_job.hpp"
 
 #include "shardwise/dispatch/local_launch.hpp"
 #include "shardwise/dispatch/remote_launch.hpp"
+#include "shardwise/session/node_management.hpp"
 #include "shardwise/session/prepared_runner.hpp"
 
 #include <QElapsedTimer>
@@ -88,7 +88,7 @@ bool ProbeJob::probe(const store::Node& node)
                 if (runner.empty()) {
                     result = failed(session::ProbeFailure::RunnerMissing, node.name + " has no prepared runner; prepare it first");
                 } else {
-                    auto ssh = dispatch::SshSession::open(NodeJob::endpointOf(node), NodeJob::credentialsOf(node), options, cancel.get());
+                    auto ssh = session::openNodeSession(node, options, cancel.get());
                     session::RemoteProbeTarget target;
                     target.session = ssh.get();
                     target.runnerPath = runner;

@@ -1,12 +1,12 @@
 #include "jobs/run_job.hpp"
 
-#include "jobs/node_job.hpp"
 #include "models/display_format.hpp"
 
 #include "shardwise/dispatch/local_launch.hpp"
 #include "shardwise/dispatch/ssh_error.hpp"
 #include "shardwise/dispatch/node_preparation.hpp"
 #include "shardwise/dispatch/runner_program.hpp"
+#include "shardwise/session/node_management.hpp"
 #include "shardwise/session/prepared_runner.hpp"
 #include "shardwise/session/run_session.hpp"
 #include "shardwise/spec/json.hpp"
@@ -213,7 +213,7 @@ QString RunJob::prepareReattach(const store::Database& db, qint64 runId, const d
         if (!node || node->kind != store::NodeKind::Ssh)
             return tr("The node \"%1\" of run %2 is no longer an SSH node of this workspace.").arg(fromStd(name)).arg(runId);
         try {
-            sessions.push_back(dispatch::SshSession::open(NodeJob::endpointOf(*node), NodeJob::credentialsOf(*node), sshOptions,
+            sessions.push_back(session::openNodeSession(*node, sshOptions,
                                                           &m_cancelRunning));
         } catch (const dispatch::SshError& e) {
             return tr("Cannot connect to the node \"%1\": %2; run %3 stays detached.").arg(fromStd(name), QString::fromUtf8(e.what())).arg(runId);
@@ -242,7 +242,7 @@ void RunJob::abandonOne(store::Database& db, const RunRequest& request, const di
             continue;
         }
         try {
-            sessions.push_back(dispatch::SshSession::open(NodeJob::endpointOf(*node), NodeJob::credentialsOf(*node), sshOptions,
+            sessions.push_back(session::openNodeSession(*node, sshOptions,
                                                           &m_cancelRunning));
             target.sessions.push_back(sessions.back().get());
             target.whyNotConnected.emplace_back();
@@ -316,7 +316,7 @@ void RunJob::runOne(const RunRequest& request)
             if (remoteRunner.empty())
                 return fail(ticket, tr("The node \"%1\" has no runner yet: prepare it on the Nodes page first.").arg(request.node));
             try {
-                ssh = dispatch::SshSession::open(NodeJob::endpointOf(*node), NodeJob::credentialsOf(*node), sshOptions, &m_cancelRunning);
+                ssh = session::openNodeSession(*node, sshOptions, &m_cancelRunning);
                 // A torch run needs the harness beside the prepared runner, python3 and torch there.
                 if (config.backend == RunBackend::Torch) {
                     const auto missing = dispatch::checkTorchBackend(
@@ -348,7 +348,8 @@ void RunJob::runOne(const RunRequest& request)
         options.db = &db;
         options.requireRecord = true;
         options.detach = &m_detachRunning;
-        options.origin.nodes.push_back({request.node.toStdString(), node ? std::optional<std::int64_t>(node->id) : std::nullopt});
+        // The node's NCCL setting goes with it: the session gives it to the node's ranks and records it.
+        options.origin.nodes.push_back(node ? session::runNodeRef(*node) : store::RunNodeRef{request.node.toStdString(), std::nullopt});
         options.origin.launcher = "shardwise";
         if (config.device == DeviceKind::Cuda) {
             options.origin.gpuId = request.gpuId.toStdString();

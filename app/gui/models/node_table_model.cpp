@@ -1,7 +1,8 @@
 #include "models/node_table_model.hpp"
 
-#include "models/node_facts_json.hpp"
 #include "models/rank_progress_model.hpp"
+
+#include "shardwise/session/node_facts_json.hpp"
 
 namespace shardwise::gui {
 
@@ -37,7 +38,7 @@ int NodeTableModel::columnCount(const QModelIndex& parent) const { return parent
 QVariant NodeTableModel::display(const store::Node& n, int column) const
 {
     const bool discovered = n.facts.is_object() && !n.facts.empty();
-    const dispatch::NodeFacts facts = nodeFactsFromJson(n.facts);
+    const dispatch::NodeFacts facts = session::nodeFactsFromJson(n.facts);
     switch (column) {
     case NameColumn:
         return QString::fromStdString(n.name);

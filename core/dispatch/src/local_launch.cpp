@@ -177,14 +177,8 @@ private:
         r.outcome.logFile = result.logDir / ("rank" + std::to_string(rank) + ".log");
         r.log = LogFile(r.outcome.logFile);
 
-        std::map<std::string, std::string> env;
-        // Multicast NVLink (NVLS) must stay off on the multi-GPU hosts this runs on; a caller can still
-        // override these through LocalLaunch::env.
-        env["NCCL_NVLS_ENABLE"] = "0";
-        env["TORCH_SYMM_MEM_DISABLE_MULTICAST"] = "1";
-        env["NVSHMEM_DISABLE_NVLS"] = "1";
-        for (const auto& [key, value] : m_launch.env)
-            env[key] = value;
+        // NCCL's settings are the caller's (a node setting, or the user's environment): none forced here.
+        std::map<std::string, std::string> env = m_launch.env;
         // The rank's identity is the launcher's to decide.
         env["RANK"] = std::to_string(rank);
         env["LOCAL_RANK"] = std::to_string(rank);

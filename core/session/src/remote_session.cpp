@@ -56,6 +56,11 @@ SessionResult runRemote(const RunConfig& requested, RemoteTarget target, const S
     if (launch.args.empty())
         launch.args = {"--config", "config.json"};
     addAllocatorEnvironment(requested, launch.env);
+    // Each node's NCCL setting reaches its own ranks; what the request sets for every rank wins.
+    for (std::size_t i = 0; i < launch.nodes.size() && i < options.origin.nodes.size(); ++i)
+        for (const auto& [name, value] : options.origin.nodes[i].ncclEnv)
+            if (launch.env.count(name) == 0)
+                launch.nodes[i].env.try_emplace(name, value);
     dispatch::RemoteRun handle;
     handle.runId = launch.runId;
     handle.runDir = launch.runRoot + "/" + launch.runId;

@@ -116,6 +116,10 @@ SessionResult runLocal(const RunConfig& requested, const dispatch::LocalLaunch& 
     // The config's backend decides the program (the native runner or the PyTorch harness beside it).
     withEnv.runner = dispatch::runnerForBackend(requested.backend, launch.runner);
     addAllocatorEnvironment(requested, withEnv.env);
+    // This machine's NCCL setting (its stored node's), under what the request sets itself.
+    if (!options.origin.nodes.empty())
+        for (const auto& [name, value] : options.origin.nodes.front().ncclEnv)
+            withEnv.env.try_emplace(name, value);
     std::vector<diagnose::RankRecord> ranks;
     try {
         if (withEnv.logDir.empty() && !options.localRunRoot.empty())

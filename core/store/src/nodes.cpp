@@ -1,8 +1,13 @@
 #include "shardwise/store/nodes.hpp"
 
+#include "shardwise/store/schema.hpp"
+
 #include "statement.hpp"
 
 #include <sqlite3.h>
+
+#include <algorithm>
+#include <set>
 
 namespace shardwise::store {
 
@@ -11,7 +16,36 @@ using detail::Statement;
 namespace {
 
 constexpr std::string_view kNodeColumns = R"sql(SELECT id, name, kind, host, port, user_name, auth, key_file,
-    facts_json, host_key_fingerprint, created_at, updated_at FROM nodes)sql";
+    facts_json, host_key_fingerprint, created_at, updated_at)sql";
+
+// Files older than kNodeNcclEnvSchema keep no NCCL environment: it reads as none.
+std::string nodeQuery(const Database& db)
+{
+    return std::string(kNodeColumns) + (db.schemaVersion() >= kNodeNcclEnvSchema ? ", nccl_env_json" : ", '{}'") + " FROM nodes";
+}
+
+std::map<std::string, std::string> ncclEnvFromJson(const std::string& text)
+{
+    std::map<std::string, std::string> env;
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_object())
+        for (const auto& [k, v] : j.items())
+            if (v.is_string())
+                env[k] = v.get<std::string>();
+    return env;
+}
+
+void writeNcclEnv(Database& db, std::int64_t id, const std::map<std::string, std::string>& env)
+{
+    if (db.schemaVersion() < kNodeNcclEnvSchema) {
+        if (!env.empty())
+            throw StoreError("node.nccl_env: this store file (schema " + std::to_string(db.schemaVersion())
+                             + ") is older than the NCCL settings; open it writable once to upgrade it");
+        return;
+    }
+    Statement s(db.handle(), "UPDATE nodes SET nccl_env_json = ?1 WHERE id = ?2");
+    s.bind(1, nlohmann::json(env).dump()).bind(2, id).run();
+}
 
 Node readNode(const Statement& s)
 {
@@ -28,6 +62,7 @@ Node readNode(const Statement& s)
     n.hostKeyFingerprint = s.text(9);
     n.createdAt = s.real(10);
     n.updatedAt = s.real(11);
+    n.ncclEnv = ncclEnvFromJson(s.text(12));
     return n;
 }
 
@@ -72,10 +107,22 @@ void validateNode(const Node& node)
     if (node.kind == NodeKind::Ssh) {
         if (node.host.empty())
             throw StoreError("node.host: an SSH node needs a host name or address");
-        if (node.user.empty())
-            throw StoreError("node.user: an SSH node needs a user name");
         if (node.auth == SshAuth::KeyFile && node.keyFile.empty())
             throw StoreError("node.key_file: key-file authentication needs the path of a private key");
+    }
+    static const std::set<std::string> launcherOwned{"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR",
+                                                     "MASTER_PORT", "SHARDWISE_LAUNCHER"};
+    for (const auto& [name, value] : node.ncclEnv) {
+        const bool wellFormed = !name.empty() && !(name[0] >= '0' && name[0] <= '9')
+            && std::all_of(name.begin(), name.end(), [](char c) {
+                   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+               });
+        if (!wellFormed)
+            throw StoreError("node.nccl_env: '" + name + "' is not an environment variable name (letters, digits and underscores)");
+        if (launcherOwned.count(name) != 0)
+            throw StoreError("node.nccl_env: " + name + " is set by the launcher for each rank, not by a node setting");
+        if (value.find('\0') != std::string::npos || value.find('\n') != std::string::npos)
+            throw StoreError("node.nccl_env: the value of " + name + " must be one line");
     }
 }
 
@@ -95,6 +142,7 @@ std::int64_t addNode(Database& db, const Node& node)
         rethrowNodeWrite(node, e);
     }
     const std::int64_t id = detail::lastInsertId(db.handle());
+    writeNcclEnv(db, id, node.ncclEnv);
     tx.commit();
     return id;
 }
@@ -114,6 +162,21 @@ void updateNode(Database& db, const Node& node)
         rethrowNodeWrite(node, e);
     }
     requireNodeChanged(db.handle(), node.id);
+    writeNcclEnv(db, node.id, node.ncclEnv);
+    tx.commit();
+}
+
+void setNodeNcclEnv(Database& db, std::int64_t id, const std::map<std::string, std::string>& env)
+{
+    std::optional<Node> node = findNode(db, id);
+    if (!node)
+        throw StoreError("no node with id " + std::to_string(id));
+    node->ncclEnv = env;
+    validateNode(*node);
+    WriteTransaction tx(db);
+    writeNcclEnv(db, id, env);
+    Statement s(db.handle(), "UPDATE nodes SET updated_at = ?1 WHERE id = ?2");
+    s.bind(1, currentUnixTime()).bind(2, id).run();
     tx.commit();
 }
 
@@ -149,7 +212,7 @@ bool removeNode(Database& db, std::int64_t id)
 
 std::vector<Node> listNodes(const Database& db)
 {
-    Statement s(db.handle(), std::string(kNodeColumns) + " ORDER BY name COLLATE NOCASE");
+    Statement s(db.handle(), nodeQuery(db) + " ORDER BY name COLLATE NOCASE");
     std::vector<Node> nodes;
     while (s.step())
         nodes.push_back(readNode(s));
@@ -158,7 +221,7 @@ std::vector<Node> listNodes(const Database& db)
 
 std::optional<Node> findNode(const Database& db, std::int64_t id)
 {
-    Statement s(db.handle(), std::string(kNodeColumns) + " WHERE id = ?1");
+    Statement s(db.handle(), nodeQuery(db) + " WHERE id = ?1");
     s.bind(1, id);
     if (!s.step())
         return std::nullopt;
@@ -167,7 +230,7 @@ std::optional<Node> findNode(const Database& db, std::int64_t id)
 
 std::optional<Node> findNodeByName(const Database& db, const std::string& name)
 {
-    Statement s(db.handle(), std::string(kNodeColumns) + " WHERE name = ?1");
+    Statement s(db.handle(), nodeQuery(db) + " WHERE name = ?1");
     s.bind(1, name);
     if (!s.step())
         return std::nullopt;

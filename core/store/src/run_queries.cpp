@@ -257,6 +257,18 @@ std::optional<RunDetail> runDetail(const Database& db, std::int64_t id, double n
         while (s.step())
             d.ranks.push_back({static_cast<int>(s.integer(0)), s.text(1), static_cast<int>(s.integer(2)), s.text(3)});
     }
+    if (db.schemaVersion() >= kNodeNcclEnvSchema) {
+        Statement s(h, "SELECT name, nccl_env_json FROM run_nodes WHERE run_id = ?1 ORDER BY position");
+        s.bind(1, id);
+        while (s.step()) {
+            const nlohmann::json env = nlohmann::json::parse(s.text(1), nullptr, false);
+            if (!env.is_object() || env.empty())
+                continue;
+            for (const auto& [k, v] : env.items())
+                if (v.is_string())
+                    d.ncclEnv[s.text(0)][k] = v.get<std::string>();
+        }
+    }
     {
         Statement s(h, R"sql(SELECT rank, world, warmup_steps, timed_steps, median_step_s, p10_step_s, p90_step_s,
                                     tokens_per_s, nccl_share, exposed_comm_share, losses_json, allocated, reserved,

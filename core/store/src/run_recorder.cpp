@@ -98,6 +98,14 @@ RunRecorder::RunRecorder(Database& db, const RunConfig& config, const RunOrigin&
         node.run();
         node.reset();
     }
+    if (db.schemaVersion() >= kNodeNcclEnvSchema) {
+        Statement env(db.handle(), "UPDATE run_nodes SET nccl_env_json = ?3 WHERE run_id = ?1 AND position = ?2");
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            env.bind(1, m_runId).bind(2, static_cast<std::int64_t>(i)).bind(3, nlohmann::json(nodes[i].ncclEnv).dump());
+            env.run();
+            env.reset();
+        }
+    }
     tx.commit();
 }
 

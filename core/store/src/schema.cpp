@@ -272,6 +272,14 @@ ALTER TABLE runs ADD COLUMN model_impl TEXT NOT NULL DEFAULT '';
 CREATE INDEX runs_by_backend ON runs (backend);
 )sql";
 
+// Version 8: the NCCL environment variables of a node (the user's setting, e.g. NCCL_NVLS_ENABLE=0
+// where NVLink multicast is forbidden; none by default), and the ones each node of a run gave its
+// ranks, as a JSON object of name to value.
+constexpr std::string_view kVersion8 = R"sql(
+ALTER TABLE nodes ADD COLUMN nccl_env_json TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE run_nodes ADD COLUMN nccl_env_json TEXT NOT NULL DEFAULT '{}';
+)sql";
+
 } // namespace
 
 const std::vector<Migration>& migrations()
@@ -284,6 +292,7 @@ const std::vector<Migration>& migrations()
         {5, "re-attachable remote runs: handle and rank file offsets", kVersion5},
         {6, "runner behaviour of a run: kernels, activations, offload staging", kVersion6},
         {7, "backend of a run (native or torch) and its framework versions", kVersion7},
+        {8, "NCCL environment of a node and of each node of a run", kVersion8},
     };
     return list;
 }

@@ -5,7 +5,9 @@
 // the sources' hash) with progress and cancel; the runner it built is kept with the node's facts,
 // where the run queue and `shardwise-cli run --node` find it. Probe measures the selected node's
 // hardware (shardwise-runner --probe) in the background with cancel, stores it for calibration and
-// shows the newest probe's figures below the node's facts.
+// shows the newest probe's figures below the node's facts. NCCL settings (environment variables the
+// node's ranks get; none by default) are edited per node. The page keeps widgets, models and jobs:
+// every write to the store goes through core's node management (session/node_management.hpp).
 
 #include "shardwise/dispatch/node.hpp"
 #include "shardwise/dispatch/node_preparation.hpp"
@@ -14,10 +16,12 @@
 #include "shardwise/session/probe_session.hpp"
 #include "shardwise/store/nodes.hpp"
 
+#include <QInputDialog>
 #include <QPointer>
 #include <QWidget>
 
 #include <functional>
+#include <map>
 #include <optional>
 
 class QLabel;
@@ -55,6 +59,9 @@ public:
     QProgressBar* preparationProgress() const { return m_prepareProgress; }
     QPushButton* removeButton() const { return m_remove; }
     QPushButton* probeButton() const { return m_probe; }
+    QPushButton* ncclEnvButton() const { return m_ncclEnv; }
+    // The open NCCL settings dialog, if any.
+    QInputDialog* ncclDialog() const { return m_ncclDialog.data(); }
     QPushButton* cancelProbeButton() const { return m_cancelProbe; }
     QProgressBar* probeProgress() const { return m_probeProgress; }
     QLabel* statusLine() const { return m_status; }
@@ -69,6 +76,10 @@ public:
     // Stores an SSH node (the store validates it) and tests the connection; returns its id or 0
     // with the reason on the status line.
     qint64 addSshNode(const store::Node& node);
+    // Replaces the node's NCCL settings with `text` (one NAME=VALUE per line; empty: none); false with
+    // the reason on the status line when a line is not a setting, nothing changed then.
+    bool setNcclEnvironment(qint64 nodeId, const QString& text);
+    static QString ncclEnvironmentText(const std::map<std::string, std::string>& env);
 
     // The runner's sources Prepare uploads (default: the source tree named by $SHARDWISE_RUNNER_SOURCES,
     // else the one this program was built from, found above its folder) and how it builds them.
@@ -86,6 +97,7 @@ public slots:
     void probeSelected();
     void cancelProbe();
     void addSshNodeInteractively();
+    void editNcclEnvironmentOfSelected();
 
 private:
     enum class Pending { Test, Discover, Prepare };
@@ -118,6 +130,8 @@ private:
     QProgressBar* m_prepareProgress = nullptr;
     QPushButton* m_probe = nullptr;
     QPushButton* m_cancelProbe = nullptr;
+    QPushButton* m_ncclEnv = nullptr;
+    QPointer<QInputDialog> m_ncclDialog;
     QProgressBar* m_probeProgress = nullptr;
     QLabel* m_status = nullptr;
     std::function<dispatch::RemoteBundle()> m_runnerSources = defaultRunnerSources();

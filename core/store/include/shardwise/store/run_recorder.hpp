@@ -12,15 +12,24 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace shardwise::store {
 
 struct RunNodeRef {
+    RunNodeRef() = default;
+    RunNodeRef(std::string nodeName, std::optional<std::int64_t> storedId, std::map<std::string, std::string> nccl = {})
+        : name(std::move(nodeName)), nodeId(storedId), ncclEnv(std::move(nccl))
+    {
+    }
     std::string name;                 // node name (or host) as the user knows it
     std::optional<std::int64_t> nodeId; // the stored node, when it is one
+    // The node's NCCL setting (Node::ncclEnv): given to its ranks by the session and recorded with the run.
+    std::map<std::string, std::string> ncclEnv;
 };
 
 // Facts known before the first rank starts.

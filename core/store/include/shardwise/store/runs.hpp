@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -128,6 +129,8 @@ struct RunDetail {
     std::vector<protocol::SummaryEvent> rankSummaries;
     std::vector<protocol::ErrorEvent> errors; // in time order: the first is the first failure
     std::vector<Diagnosis> diagnoses;
+    // The NCCL setting each node gave its ranks, by node name (nodes without one are left out).
+    std::map<std::string, std::map<std::string, std::string>> ncclEnv;
 };
 
 // Every set field must match; text matches ignore case. `gpu` matches the preset id exactly or is

@@ -1,6 +1,6 @@
-#include "models/node_facts_json.hpp"
+#include "shardwise/session/node_facts_json.hpp"
 
-namespace shardwise::gui {
+namespace shardwise::session {
 
 nlohmann::json nodeFactsToJson(const dispatch::NodeFacts& f)
 {
@@ -89,4 +89,4 @@ dispatch::NodeFacts nodeFactsFromJson(const nlohmann::json& j)
     return f;
 }
 
-} // namespace shardwise::gui
+} // namespace shardwise::session
