@@ -2,13 +2,19 @@
 #include "gui_test_main.hpp"
 
 #include "charts/chart_panel.hpp"
+#include "charts/chart_style.hpp"
+#include "charts/comparison_charts.hpp"
 #include "export/chart_exporter.hpp"
 #include "export/comparison_caption.hpp"
+#include "export/plan_report.hpp"
+#include "export/run_csv.hpp"
 #include "export/table_exporter.hpp"
 #include "models/run_table_model.hpp"
 
 #include <QFile>
 #include <QImage>
+#include <QRegularExpression>
+#include <QTimeZone>
 #include <QStandardItemModel>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -43,6 +49,79 @@ QList<RunRecord> twoRuns()
     oom.peakAllocatedGiB = 21.9;
     oom.peakReservedGiB = 22.4;
     return {ok, oom};
+}
+
+// A run measured on this machine's CPU: stored as asked (bf16), computed in fp32.
+RunRecord cpuRun()
+{
+    RunRecord cpu;
+    cpu.id = 9;
+    cpu.model = QStringLiteral("tiny");
+    cpu.hardware = QStringLiteral("2 × cpu");
+    cpu.node = QStringLiteral("local");
+    cpu.strategy = Strategy::Fsdp2Reshard;
+    cpu.onCpu = true;
+    cpu.precision = QStringLiteral("bf16");
+    cpu.started = QDateTime(QDate(2026, 12, 4), QTime(18, 47, 9), QTimeZone(3600)); // 17:47:09 UTC
+    cpu.tokensPerS = 1234.5;
+    cpu.medianStepS = 0.25;
+    cpu.peakAllocatedGiB = 0.5;
+    cpu.world = 2;
+    cpu.microBatch = 2;
+    cpu.seqLen = 64;
+    cpu.warmupSteps = 1;
+    cpu.timedSteps = 3;
+    return cpu;
+}
+
+// Rows of a CSV without comment lines, split on commas (the test data has no quoted commas).
+QList<QStringList> csvRows(const QString& text)
+{
+    QList<QStringList> rows;
+    for (const QString& line : text.split(QStringLiteral("\r\n"), Qt::SkipEmptyParts))
+        if (!line.startsWith(QLatin1Char('#')))
+            rows << line.split(QLatin1Char(','));
+    return rows;
+}
+
+// The text of a PDF as Qt's PDF engine writes it: content streams (deflated) show glyph ids one
+// "<gid> Tj" at a time, and each font's ToUnicode map ("<first> <last> [<u> <u> ...]") says which
+// character each id is. Every glyph run is decoded with every font's map; the right map gives the text.
+QString pdfText(const QByteArray& pdf)
+{
+    const QString latin = QString::fromLatin1(pdf);
+    QList<QHash<int, QChar>> maps;
+    static const QRegularExpression range(QStringLiteral("<([0-9A-Fa-f]{4})> <([0-9A-Fa-f]{4})> \\[([<>0-9A-Fa-f\\s]+)\\]"));
+    static const QRegularExpression hex(QStringLiteral("<([0-9A-Fa-f]{4})>"));
+    for (auto m = range.globalMatch(latin); m.hasNext();) {
+        const auto match = m.next();
+        QHash<int, QChar> map;
+        int gid = match.captured(1).toInt(nullptr, 16);
+        for (auto u = hex.globalMatch(match.captured(3)); u.hasNext(); ++gid)
+            map.insert(gid, QChar(u.next().captured(1).toUShort(nullptr, 16)));
+        maps << map;
+    }
+    QList<int> glyphs;
+    static const QRegularExpression shown(QStringLiteral("<([0-9A-Fa-f]+)> ?Tj"));
+    for (qsizetype at = pdf.indexOf("stream\n"); at >= 0; at = pdf.indexOf("stream\n", at + 1)) {
+        const qsizetype begin = at + 7;
+        const qsizetype end = pdf.indexOf("endstream", begin);
+        if (end < 0)
+            break;
+        QByteArray data = pdf.mid(begin, end - begin);
+        // qUncompress wants the expected size in front: a generous bound.
+        const QByteArray inflated = qUncompress(QByteArray::fromHex("00400000") + data);
+        for (auto m = shown.globalMatch(QString::fromLatin1(inflated.isEmpty() ? data : inflated)); m.hasNext();)
+            glyphs << m.next().captured(1).toInt(nullptr, 16);
+        at = end + 9; // past "endstream", which ends in "stream" too
+    }
+    QString text;
+    for (const QHash<int, QChar>& map : maps) {
+        for (int g : glyphs)
+            text += map.value(g, QLatin1Char('?'));
+        text += QLatin1Char('\n');
+    }
+    return text;
 }
 
 QByteArray readAll(const QString& path)
@@ -103,7 +182,7 @@ private slots:
         QVERIFY(caption.title.contains(QStringLiteral("Qwen2.5 3B")));
         QVERIFY(caption.title.contains(QStringLiteral("NVIDIA L4")));
         QVERIFY(caption.description.contains(QStringLiteral("LibTorch 2.11.0")));
-        QVERIFY(caption.description.contains(QStringLiteral("Warm-up steps: 5; timed steps: 15")));
+        QVERIFY(caption.description.contains(QStringLiteral("5 warm-up + 15 timed steps")));
         QVERIFY(caption.description.contains(QStringLiteral("#8 out of memory")));
     }
 
@@ -160,6 +239,182 @@ private slots:
                 ++dataRows;
         QCOMPARE(dataRows, 2);
         QVERIFY(text.contains(QStringLiteral("out of memory")));
+    }
+
+    void captionStatesEachRunsOwnConfiguration()
+    {
+        QList<RunRecord> runs = twoRuns();
+        runs[0].precision = QStringLiteral("bf16");
+        runs[0].seqLen = 2048;
+        runs.append(cpuRun());
+        const QString text = comparisonCaption(runs).description;
+        // Each run on a line of its own, with the precision it computed in: fp32 on the CPU.
+        QVERIFY2(text.contains(QStringLiteral("#7 ZeRO-3, native: precision bf16, micro-batch 1, sequence 2048 tokens, "
+                                              "5 warm-up + 15 timed steps")),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("#9 FSDP2 reshard, native: precision fp32 (CPU), micro-batch 2, sequence 64 "
+                                              "tokens, 1 warm-up + 3 timed steps")),
+                 qPrintable(text));
+        // Never a merged list that leaves the reader to guess which run had which.
+        QVERIFY2(!text.contains(QStringLiteral("bf16; ")) && !text.contains(QStringLiteral("; bf16")), qPrintable(text));
+    }
+
+    void runCsvHoldsNumbersInSiUnitsInNamedColumns()
+    {
+        QLocale::setDefault(QLocale(QLocale::German)); // a comma decimal point must not reach the file
+        QTemporaryDir dir;
+        QList<RunRecord> runs = twoRuns();
+        runs[0].started = QDateTime(QDate(2026, 12, 4), QTime(17, 47, 9), QTimeZone::utc());
+        runs[0].tokensPerS = 12345.5;
+        runs[0].medianStepS = 1.375;
+        runs.append(cpuRun());
+        PredictionSet predictions;
+        RunPrediction p;
+        p.gpu = QStringLiteral("l4");
+        p.presets = {2400.25, 0.143, 16.0, -0.086, true, false};
+        p.calibrated = {2150, 0.0238, 17.25, -0.0143, true, false};
+        predictions.runs.insert(7, p);
+        const QString path = dir.filePath(QStringLiteral("runs.csv"));
+        const ExportResult result = exportRunTable(runs, predictions, path);
+        QLocale::setDefault(QLocale::c());
+        QVERIFY2(result.ok, qPrintable(result.error));
+        const QString text = QString::fromUtf8(readAll(path));
+        QVERIFY2(text.startsWith(QStringLiteral("# ")), "the caption leads as comment lines");
+        const QList<QStringList> rows = csvRows(text);
+        QCOMPARE(rows.size(), 4);
+        const QStringList header = rows.front();
+        QCOMPARE(header, runCsvColumns());
+        auto value = [&](int row, const char* column) {
+            const qsizetype c = header.indexOf(QLatin1String(column));
+            return c < 0 ? QStringLiteral("<no column %1>").arg(QLatin1String(column)) : rows.at(row).at(c);
+        };
+        constexpr qint64 kGiB = qint64(1) << 30;
+        QCOMPARE(value(1, "run_id"), QStringLiteral("7"));
+        QCOMPARE(value(1, "started_at"), QStringLiteral("2026-12-04T17:47:09Z"));
+        QCOMPARE(value(1, "tokens_per_second"), QStringLiteral("12345.5"));
+        QCOMPARE(value(1, "step_seconds"), QStringLiteral("1.375"));
+        QCOMPARE(value(1, "peak_allocated_bytes"), QString::number(qint64(17.5 * double(kGiB))));
+        QCOMPARE(value(1, "peak_reserved_bytes"), QString::number(19 * kGiB));
+        QCOMPARE(value(1, "gpu_memory_bytes"), QString::number(qint64(22.5 * double(kGiB))));
+        QCOMPARE(value(1, "nccl_share"), QStringLiteral("0.31"));
+        QCOMPARE(value(1, "strategy"), QStringLiteral("zero3"));
+        QCOMPARE(value(1, "outcome"), QStringLiteral("completed"));
+        QCOMPARE(value(1, "presets_tokens_per_second"), QStringLiteral("2400.25"));
+        QCOMPARE(value(1, "presets_tokens_error"), QStringLiteral("0.143"));
+        QCOMPARE(value(1, "calibrated_peak_allocated_bytes"), QString::number(qint64(17.25 * double(kGiB))));
+        QCOMPARE(value(1, "calibrated_fits"), QStringLiteral("true"));
+        // The out-of-memory run: no throughput, its peak, no prediction.
+        QCOMPARE(value(2, "outcome"), QStringLiteral("out_of_memory"));
+        QCOMPARE(value(2, "tokens_per_second"), QString());
+        QCOMPARE(value(2, "peak_allocated_bytes"), QString::number(std::llround(21.9 * double(kGiB))));
+        QCOMPARE(value(2, "presets_tokens_per_second"), QString());
+        // The CPU run: its own precision (fp32), its start time in UTC with the zone.
+        QCOMPARE(value(3, "device"), QStringLiteral("cpu"));
+        QCOMPARE(value(3, "precision"), QStringLiteral("fp32"));
+        QCOMPARE(value(3, "started_at"), QStringLiteral("2026-12-04T17:47:09Z"));
+        QCOMPARE(value(3, "tokens_per_second"), QStringLiteral("1234.5"));
+        QCOMPARE(value(3, "gpu_memory_bytes"), QString());
+        // Every filled numeric cell parses as a C-locale number: no units, no thousands separators.
+        static const QRegularExpression number(QStringLiteral("^-?[0-9]+(\\.[0-9]+)?(e[-+]?[0-9]+)?$"));
+        for (const char* column : {"tokens_per_second", "step_seconds", "peak_allocated_bytes", "peak_reserved_bytes",
+                                   "nccl_share", "presets_tokens_per_second", "presets_peak_error"})
+            for (int row = 1; row < rows.size(); ++row)
+                QVERIFY2(value(row, column).isEmpty() || number.match(value(row, column)).hasMatch(),
+                         qPrintable(QStringLiteral("%1 row %2: %3").arg(QLatin1String(column)).arg(row).arg(value(row, column))));
+    }
+
+    void chartExportsKeepEveryLegendEntry_data()
+    {
+        QTest::addColumn<QString>("suffix");
+        QTest::newRow("svg") << QStringLiteral("svg");
+        QTest::newRow("pdf") << QStringLiteral("pdf");
+    }
+    void chartExportsKeepEveryLegendEntry()
+    {
+        QFETCH(QString, suffix);
+        QTemporaryDir dir;
+        QList<RunRecord> runs = twoRuns();
+        QHash<qint64, RunPrediction> predictions;
+        predictions.insert(7, RunPrediction{QStringLiteral("l4"), {2400, 0.14, 16, -0.08, true, false},
+                                            {2150, 0.02, 17.2, -0.01, true, false}});
+        const QString path = dir.filePath(QStringLiteral("predicted.") + suffix);
+        const ExportResult result = ChartExporter::exportChart(createCalibrationChart(runs, predictions),
+                                                               ChartExporter::reportChartSize(), path, {QStringLiteral("T"), {}});
+        QVERIFY2(result.ok, qPrintable(result.error));
+        const QByteArray bytes = readAll(path);
+        // SVG keeps text as text; Qt's PDF writes glyph ids, read back through the fonts' ToUnicode maps.
+        const QString text = suffix == QLatin1String("svg") ? QString::fromUtf8(bytes) : pdfText(bytes);
+        for (const char* name : {"measured", "presets", "calibrated"})
+            QVERIFY2(text.contains(QLatin1String(name)), name);
+        // The legend's swatches: one marker per series beside its name, in the series' colour.
+        if (suffix == QLatin1String("svg"))
+            for (int color : {0, 4, 2})
+                QVERIFY2(bytes.count(seriesColor(color).name().toUtf8()) >= 2, qPrintable(seriesColor(color).name()));
+    }
+
+    void reportFolderHoldsReasoningChartsAndCsv()
+    {
+        PlanView plan;
+        plan.modelName = QStringLiteral("Qwen2.5 7B");
+        plan.gpuName = QStringLiteral("NVIDIA H100 80GB");
+        plan.interconnect = QStringLiteral("nvlink");
+        plan.gpus = 8;
+        plan.capacityGiB = 80;
+        plan.usableGiB = 76;
+        plan.headroomGiB = 4;
+        plan.target = QStringLiteral("Shardwise runner");
+        plan.summary = QStringLiteral("Use ZeRO-1: the lightest sharding that fits.");
+        plan.steps = {{1, QStringLiteral("Lightest sharding that fits"), StepVerdict::Decided,
+                       QStringLiteral("zero0 short by 3.2 GiB; zero1 fits with 9.5 GiB to spare.")},
+                      {2, QStringLiteral("Full sharding, chosen by interconnect"), StepVerdict::NotReached, QString()}};
+        CandidateView zero0;
+        zero0.strategy = Strategy::Zero0;
+        zero0.peakGiB = 79.25;
+        zero0.headroomGiB = -3.25;
+        zero0.tokensPerS = 41000;
+        zero0.stepTimeS = 0.8;
+        zero0.memory = {{QStringLiteral("parameters"), 14.25}, {QStringLiteral("optimizer state"), 65}};
+        CandidateView zero1 = zero0;
+        zero1.strategy = Strategy::Zero1;
+        zero1.fits = true;
+        zero1.recommended = true;
+        zero1.peakGiB = 66.5;
+        zero1.headroomGiB = 9.5;
+        zero1.memory = {{QStringLiteral("parameters"), 14.25}, {QStringLiteral("optimizer state"), 52.25}};
+        plan.candidates = {zero0, zero1};
+        plan.hasRecommendation = true;
+        plan.recommendation = Strategy::Zero1;
+
+        QTemporaryDir dir;
+        const QString folder = dir.filePath(QStringLiteral("report"));
+        const ExportResult result = writePlanReport(plan, folder);
+        QVERIFY2(result.ok, qPrintable(result.error));
+        QDir out(folder);
+        QCOMPARE(out.entryList(QDir::Files, QDir::Name),
+                 QStringList({QStringLiteral("candidates.csv"), QStringLiteral("memory.png"), QStringLiteral("memory.svg"),
+                              QStringLiteral("reasoning.md")}));
+        const QString md = QString::fromUtf8(readAll(out.filePath(QStringLiteral("reasoning.md"))));
+        QVERIFY2(md.contains(plan.summary), qPrintable(md));
+        QVERIFY2(md.contains(QStringLiteral("zero0 short by 3.2 GiB; zero1 fits with 9.5 GiB to spare.")), qPrintable(md));
+        QVERIFY2(md.contains(QStringLiteral("(memory.svg)")) && md.contains(QStringLiteral("candidates.csv")), qPrintable(md));
+        const QByteArray svg = readAll(out.filePath(QStringLiteral("memory.svg")));
+        QVERIFY(QSvgRenderer(svg).isValid());
+        for (const char* part : {"parameters", "optimizer state"})
+            QVERIFY2(svg.contains(part), part); // the legend names every part of the stacked bars
+        QImage png;
+        QVERIFY(png.load(out.filePath(QStringLiteral("memory.png")), "PNG"));
+        QCOMPARE(png.width(), 2 * ChartExporter::reportChartSize().width());
+        const QList<QStringList> rows = csvRows(QString::fromUtf8(readAll(out.filePath(QStringLiteral("candidates.csv")))));
+        QCOMPARE(rows.size(), 3);
+        const QStringList header = rows.front();
+        auto value = [&](int row, const char* column) { return rows.at(row).value(header.indexOf(QLatin1String(column))); };
+        constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+        QCOMPARE(value(2, "strategy"), QStringLiteral("zero1"));
+        QCOMPARE(value(2, "recommended"), QStringLiteral("true"));
+        QCOMPARE(value(2, "peak_bytes"), QString::number(qint64(66.5 * kGiB)));
+        QCOMPARE(value(1, "headroom_bytes"), QString::number(qint64(-3.25 * kGiB)));
+        QCOMPARE(value(1, "tokens_per_second"), QStringLiteral("41000"));
+        QCOMPARE(value(1, "step_seconds"), QStringLiteral("0.8"));
     }
 };
 

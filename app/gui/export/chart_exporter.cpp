@@ -1,6 +1,10 @@
 #include "export/chart_exporter.hpp"
 
+#include <QChart>
+#include <QChartView>
 #include <QCoreApplication>
+#include <QGraphicsLayout>
+#include <QLegend>
 #include <QFileInfo>
 #include <QImage>
 #include <QPageSize>
@@ -123,6 +127,21 @@ ExportResult ChartExporter::exportWidget(QWidget& widget, const QString& filePat
     }
     return {false, ExportText::tr("%1: unknown chart format \"%2\"; use one of: %3")
                        .arg(filePath, suffix, supportedSuffixes().join(QStringLiteral(", ")))};
+}
+
+ExportResult ChartExporter::exportChart(QChart* chart, QSize size, const QString& filePath, const ExportCaption& caption)
+{
+    QChartView view(chart); // owns the chart from here on
+    view.setRenderHint(QPainter::Antialiasing);
+    view.setAttribute(Qt::WA_DontShowOnScreen);
+    view.resize(size);
+    view.show(); // lays the view out (scene rect, chart geometry) without a window on screen
+    chart->legend()->setVisible(!chart->series().isEmpty());
+    if (QGraphicsLayout* layout = chart->layout())
+        layout->activate();
+    ExportResult result = exportWidget(view, filePath, caption);
+    view.hide();
+    return result;
 }
 
 } // namespace shardwise::gui

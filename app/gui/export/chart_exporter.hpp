@@ -3,8 +3,10 @@
 // by the file's suffix, with the caption printed under the picture. SVG files carry the caption in
 // <title>/<desc> as well so that report tools and screen readers find it.
 
+#include <QSize>
 #include <QString>
 
+class QChart;
 class QWidget;
 
 namespace shardwise::gui {
@@ -25,6 +27,11 @@ public:
     // Renders `widget` at its current size (PNG at twice the pixel density so it stays sharp on
     // high-DPI screens and in print).
     static ExportResult exportWidget(QWidget& widget, const QString& filePath, const ExportCaption& caption);
+    // Renders `chart` (taken over and deleted) in a view of `size`, whatever size it has on screen: a
+    // chart squeezed into a third of the page still exports at a readable aspect with its whole legend
+    // (every series' swatch and name; markers the legend had to drop for lack of room come back).
+    static ExportResult exportChart(QChart* chart, QSize size, const QString& filePath, const ExportCaption& caption);
+    static QSize reportChartSize() { return {960, 540}; } // 16:9, legible on an A4 page and a slide
 };
 
 } // namespace shardwise::gui

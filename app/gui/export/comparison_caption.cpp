@@ -1,5 +1,7 @@
 #include "export/comparison_caption.hpp"
 
+#include "export/run_csv.hpp"
+#include "models/display_format.hpp"
 #include "models/run_backend.hpp"
 
 #include <QCoreApplication>
@@ -46,13 +48,16 @@ ExportCaption comparisonCaption(const QList<RunRecord>& runs)
     lines << CaptionText::tr("Backend: %1 (native = Shardwise's runner, torch = PyTorch DDP / FSDP2)")
                  .arg(distinct(runs, [](const RunRecord& r) { return backendIdText(r.backend); }));
     lines << CaptionText::tr("Software: %1").arg(distinct(runs, [](const RunRecord& r) { return r.versions; }));
-    lines << CaptionText::tr("Precision %1, micro-batch %2, sequence %3 tokens")
-                 .arg(distinct(runs, [](const RunRecord& r) { return r.precision; }),
-                      distinct(runs, [](const RunRecord& r) { return QString::number(r.microBatch); }),
-                      distinct(runs, [](const RunRecord& r) { return QString::number(r.seqLen); }));
-    lines << CaptionText::tr("Warm-up steps: %1; timed steps: %2 (median step time)")
-                 .arg(distinct(runs, [](const RunRecord& r) { return QString::number(r.warmupSteps); }),
-                      distinct(runs, [](const RunRecord& r) { return QString::number(r.timedSteps); }));
+    // Each run's own configuration, as it ran: runs side by side may differ in any of these.
+    for (const RunRecord& r : runs)
+        lines << CaptionText::tr("#%1 %2, %3: precision %4, micro-batch %5, sequence %6 tokens, %7 warm-up + %8 timed steps")
+                     .arg(r.id)
+                     .arg(strategyLabel(r.strategy), backendIdText(r.backend), precisionAsRun(r))
+                     .arg(r.microBatch)
+                     .arg(r.seqLen)
+                     .arg(r.warmupSteps)
+                     .arg(r.timedSteps);
+    lines << CaptionText::tr("Step time: the median of the timed steps.");
     lines << CaptionText::tr("Allocator: %1").arg(distinct(runs, [](const RunRecord& r) {
         return r.allocator.isEmpty() ? CaptionText::tr("default") : r.allocator;
     }));

@@ -3,7 +3,7 @@
 #include "charts/chart_panel.hpp"
 #include "charts/comparison_charts.hpp"
 #include "export/comparison_caption.hpp"
-#include "export/table_exporter.hpp"
+#include "export/run_csv.hpp"
 #include "models/display_format.hpp"
 #include "models/run_filter_model.hpp"
 #include "models/run_backend.hpp"
@@ -374,16 +374,15 @@ ExportResult ComparePage::exportTable(const QString& filePath)
         for (int row = 0; row < m_filter->rowCount(); ++row)
             if (const RunRecord* r = m_runs->runById(m_filter->index(row, 0).data(RunTableModel::RunIdRole).toLongLong()))
                 runs.append(*r);
-    RunTableModel exported;
-    exported.setRuns(runs);
-    exported.setPredictions(m_predictions.runs);
-    return TableExporter::exportModel(exported, filePath, comparisonCaptionWithCalibration(runs, m_predictions));
+    return exportRunTable(runs, m_predictions, filePath); // CSV: numbers in SI units; Markdown: the table as shown
 }
 
 ExportResult ComparePage::exportPredictionChart(const QString& filePath)
 {
-    return ChartExporter::exportWidget(*m_predictionChart, filePath,
-                                       predictionChartCaption(m_runs->checkedRuns(), m_predictions));
+    // At a readable 16:9 of its own, not the narrow column the chart has on the page.
+    const QList<RunRecord> checked = m_runs->checkedRuns();
+    return ChartExporter::exportChart(createCalibrationChart(checked, m_predictions.runs), ChartExporter::reportChartSize(),
+                                      filePath, predictionChartCaption(checked, m_predictions));
 }
 
 void ComparePage::exportPredictionChartInteractively()

@@ -1,6 +1,7 @@
 #include "pages/plan/plan_page.hpp"
 
 #include "charts/memory_breakdown_chart.hpp"
+#include "export/plan_report.hpp"
 #include "jobs/plan_job.hpp"
 #include "jobs/run_job.hpp"
 #include "models/candidate_table_model.hpp"
@@ -188,6 +189,13 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
         const frameworks::ConfigKind kind = e.kind;
         connect(action, &QAction::triggered, this, [this, kind] { browseExport(kind); });
     }
+    m_exportMenu->addSeparator();
+    QAction* report = m_exportMenu->addAction(tr("Report: reasoning, charts and CSV…"));
+    report->setObjectName(QStringLiteral("export-report"));
+    report->setData(-1); // not a framework config: updateExportActions leaves it alone
+    report->setToolTip(tr("Write the plan's reasoning (Markdown), its memory chart (SVG, PNG) and the candidates' figures "
+                          "(CSV) into one folder."));
+    connect(report, &QAction::triggered, this, &PlanPage::browseReport);
     m_exportButton->setMenu(m_exportMenu);
     configRow->addWidget(m_openConfig);
     configRow->addWidget(m_exportButton);
@@ -356,6 +364,8 @@ void PlanPage::updateExportActions()
     } catch (const std::exception&) {
     }
     for (QAction* action : m_exportMenu->actions()) {
+        if (action->isSeparator() || action->data().toInt() < 0)
+            continue;
         const auto kind = static_cast<frameworks::ConfigKind>(action->data().toInt());
         if (!strategy || !input) {
             action->setEnabled(false);
@@ -411,6 +421,17 @@ void PlanPage::browseExport(frameworks::ConfigKind kind)
         m_importMessage->setStyleSheet(QStringLiteral("color: #d03b3b"));
         m_importMessage->setText(error);
     }
+    m_importMessage->show();
+}
+
+void PlanPage::browseReport()
+{
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export report into folder"));
+    if (dir.isEmpty())
+        return;
+    const ExportResult result = writePlanReport(currentPlan(), dir);
+    m_importMessage->setStyleSheet(result.ok ? QString() : QStringLiteral("color: #d03b3b"));
+    m_importMessage->setText(result.ok ? tr("Wrote the report into %1.").arg(dir) : result.error);
     m_importMessage->show();
 }
 

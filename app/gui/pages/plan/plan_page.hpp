@@ -91,6 +91,7 @@ private:
     void refreshNodes();
     void updateExportActions();
     void browseExport(frameworks::ConfigKind kind);
+    void browseReport(); // "Export report": reasoning, memory chart and candidates' CSV into a folder
     void browseOpenConfig();
 
     Workspace& m_workspace;

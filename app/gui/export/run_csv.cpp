@@ -1,0 +1,138 @@
+#include "export/run_csv.hpp"
+
+#include "export/comparison_caption.hpp"
+#include "export/csv_cells.hpp"
+#include "export/table_exporter.hpp"
+#include "models/run_backend.hpp"
+#include "models/run_table_model.hpp"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QSaveFile>
+
+namespace shardwise::gui {
+
+namespace {
+
+struct RunCsvText {
+    Q_DECLARE_TR_FUNCTIONS(RunCsvText)
+};
+
+QString outcomeId(RunOutcome outcome)
+{
+    switch (outcome) {
+    case RunOutcome::Completed:
+        return QStringLiteral("completed");
+    case RunOutcome::OutOfMemory:
+        return QStringLiteral("out_of_memory");
+    case RunOutcome::Failed:
+        return QStringLiteral("failed");
+    case RunOutcome::Timeout:
+        return QStringLiteral("timeout");
+    case RunOutcome::Cancelled:
+        return QStringLiteral("cancelled");
+    case RunOutcome::Running:
+        return QStringLiteral("running");
+    }
+    return QStringLiteral("failed");
+}
+
+QString fromView(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+std::optional<double> positive(double v) { return v > 0 ? std::optional<double>(v) : std::nullopt; }
+
+// One prediction side's cells, in the column order of runCsvColumns().
+QStringList sideCells(const RunPrediction* p, const PredictionSide RunPrediction::*side)
+{
+    if (!p)
+        return {QString(), QString(), QString(), QString(), QString()};
+    const PredictionSide& s = p->*side;
+    return {csv::real(s.tokensPerS), csv::real(s.tokensError), csv::bytesFromGiB(s.peakGiB), csv::real(s.peakError),
+            csv::boolean(s.fits)};
+}
+
+} // namespace
+
+QStringList runCsvColumns()
+{
+    return {QStringLiteral("run_id"), QStringLiteral("started_at"), QStringLiteral("model"), QStringLiteral("hardware"),
+            QStringLiteral("device"), QStringLiteral("node"), QStringLiteral("strategy"), QStringLiteral("backend"),
+            QStringLiteral("outcome"), QStringLiteral("precision"), QStringLiteral("world_size"),
+            QStringLiteral("micro_batch"), QStringLiteral("seq_len"), QStringLiteral("warmup_steps"),
+            QStringLiteral("timed_steps"), QStringLiteral("tokens_per_second"), QStringLiteral("step_seconds"),
+            QStringLiteral("peak_allocated_bytes"), QStringLiteral("peak_reserved_bytes"),
+            QStringLiteral("gpu_memory_bytes"), QStringLiteral("nccl_share"),
+            QStringLiteral("planned_tokens_per_second"), QStringLiteral("planned_peak_allocated_bytes"),
+            QStringLiteral("presets_tokens_per_second"), QStringLiteral("presets_tokens_error"),
+            QStringLiteral("presets_peak_allocated_bytes"), QStringLiteral("presets_peak_error"),
+            QStringLiteral("presets_fits"), QStringLiteral("calibrated_tokens_per_second"),
+            QStringLiteral("calibrated_tokens_error"), QStringLiteral("calibrated_peak_allocated_bytes"),
+            QStringLiteral("calibrated_peak_error"), QStringLiteral("calibrated_fits"), QStringLiteral("failure")};
+}
+
+QString precisionAsRun(const RunRecord& run)
+{
+    if (run.onCpu)
+        return RunCsvText::tr("fp32 (CPU)");
+    return run.precision.isEmpty() ? RunCsvText::tr("unknown") : run.precision;
+}
+
+QString runsCsv(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>& predictions, const ExportCaption& caption)
+{
+    QString out = csv::commentLines(caption.title, caption.description);
+    out += csv::row(runCsvColumns());
+    for (const RunRecord& r : runs) {
+        const bool completed = r.outcome == RunOutcome::Completed;
+        const bool hasMemory = completed || r.outcome == RunOutcome::OutOfMemory;
+        const auto p = predictions.constFind(r.id);
+        const RunPrediction* prediction = p == predictions.constEnd() ? nullptr : &*p;
+        QStringList cells{
+            csv::integer(r.id),
+            csv::timestamp(r.started),
+            csv::text(r.model),
+            csv::text(r.hardware),
+            r.onCpu ? QStringLiteral("cpu") : QStringLiteral("gpu"),
+            csv::text(r.node),
+            fromView(strategyId(r.strategy)),
+            backendIdText(r.backend),
+            outcomeId(r.outcome),
+            csv::text(r.onCpu ? QStringLiteral("fp32") : r.precision),
+            csv::integer(r.world),
+            csv::integer(r.microBatch),
+            csv::integer(r.seqLen),
+            csv::integer(r.warmupSteps),
+            csv::integer(r.timedSteps),
+            completed ? csv::real(r.tokensPerS) : QString(),
+            completed ? csv::real(positive(r.medianStepS)) : QString(),
+            hasMemory ? csv::bytesFromGiB(positive(r.peakAllocatedGiB)) : QString(),
+            hasMemory ? csv::bytesFromGiB(positive(r.peakReservedGiB)) : QString(),
+            csv::bytesFromGiB(positive(r.capacityGiB)),
+            completed && !r.onCpu ? csv::real(r.ncclShare) : QString(),
+            csv::real(r.predictedTokensPerS),
+            csv::bytesFromGiB(r.predictedPeakGiB),
+        };
+        cells << sideCells(prediction, &RunPrediction::presets) << sideCells(prediction, &RunPrediction::calibrated);
+        cells << csv::text(completed ? QString() : r.failure);
+        out += csv::row(cells);
+    }
+    return out;
+}
+
+ExportResult exportRunTable(const QList<RunRecord>& runs, const PredictionSet& predictions, const QString& filePath)
+{
+    const ExportCaption caption = comparisonCaptionWithCalibration(runs, predictions);
+    const QString suffix = QFileInfo(filePath).suffix().toLower();
+    if (suffix != QLatin1String("csv")) {
+        RunTableModel shown;
+        shown.setRuns(runs);
+        shown.setPredictions(predictions.runs);
+        return TableExporter::exportModel(shown, filePath, caption);
+    }
+    QSaveFile file(filePath);
+    const QByteArray bytes = runsCsv(runs, predictions.runs, caption).toUtf8();
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit())
+        return {false, RunCsvText::tr("%1: cannot write (%2); the previous file is kept").arg(filePath, file.errorString())};
+    return {true, {}};
+}
+
+} // namespace shardwise::gui
