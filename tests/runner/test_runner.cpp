@@ -391,7 +391,7 @@ private slots:
         QFETCH(QString, mentions);
 #ifdef SHARDWISE_TEST_HAVE_CUDA
         if (args.contains(QStringLiteral("cuda")))
-            QSKIP("this runner has CUDA");
+            QSKIP("GPU build: this runner has CUDA, so it has no --device cuda refusal to show");
 #endif
         auto env = rankEnvironment(0, 1, freeTcpPort());
         env.remove(QStringLiteral("SHARDWISE_LAUNCHER"));
