@@ -7,9 +7,12 @@
 // visible parameter differences; the rank-ordered sum makes every strategy's gradients bit-identical
 // at the cost of world-times the traffic, which the CPU path (CI, equivalence tests) can afford.
 #include "communicator.hpp"
+#include "rendezvous.hpp"
+#include "runner_options.hpp"
 
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+#include <torch/version.h>
 
 #include <cstdlib>
 #include <exception>
@@ -20,25 +23,66 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// c10d's Store over the rendezvous exchange (rendezvous.hpp), which listens only on MASTER_ADDR and
+// only until every rank's Gloo pairs are connected; c10d's TCPStore would listen on every interface
+// for the whole run. ProcessGroupGloo uses the store only while it connects its full mesh.
+class RendezvousStore final : public c10d::Store {
+public:
+    explicit RendezvousStore(std::shared_ptr<RendezvousClient> client)
+        : c10d::Store(client->timeout())
+        , m_client(std::move(client))
+    {
+    }
+
+    using c10d::Store::set;
+    void set(const std::string& key, const std::vector<uint8_t>& value) override { m_client->set(key, value); }
+    std::vector<uint8_t> compareSet(const std::string& key, const std::vector<uint8_t>& expected,
+                                    const std::vector<uint8_t>& desired) override
+    {
+        return m_client->compareSet(key, expected, desired);
+    }
+    std::vector<uint8_t> get(const std::string& key) override { return m_client->get(key, timeout_); }
+    int64_t add(const std::string& key, int64_t value) override { return m_client->add(key, value); }
+    bool deleteKey(const std::string& key) override { return m_client->deleteKey(key); }
+    bool check(const std::vector<std::string>& keys) override { return m_client->check(keys); }
+    int64_t getNumKeys() override { return m_client->numKeys(); }
+    void wait(const std::vector<std::string>& keys) override { m_client->wait(keys, timeout_); }
+    void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) override
+    {
+        m_client->wait(keys, timeout);
+    }
+#if defined(TORCH_VERSION_MAJOR) && TORCH_VERSION_MAJOR >= 2
+    // Newer LibTorch declares Store::clone() (a copy pointing at the same store); older ones do not,
+    // so it carries no `override` and simply overrides where the base has it.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsuggest-override"
+    c10::intrusive_ptr<c10d::Store> clone() { return c10::make_intrusive<RendezvousStore>(m_client); }
+#pragma GCC diagnostic pop
+#endif
+
+private:
+    std::shared_ptr<RendezvousClient> m_client;
+};
+
 class GlooCommunicator final : public Communicator {
 public:
     explicit GlooCommunicator(const Rendezvous& rv)
         : m_rank(rv.rank)
         , m_world(rv.world)
     {
-        c10d::TCPStoreOptions storeOptions;
-        storeOptions.port = static_cast<std::uint16_t>(rv.masterPort);
-        storeOptions.isServer = rv.rank == 0;
-        storeOptions.numWorkers = static_cast<std::size_t>(rv.world);
-        storeOptions.waitWorkers = true;
-        storeOptions.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(rv.timeout);
+        const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(rv.timeout);
         try {
-            m_store = c10::make_intrusive<c10d::TCPStore>(rv.masterAddr, storeOptions);
-            auto options = c10d::ProcessGroupGloo::Options::create(
-                std::chrono::duration_cast<std::chrono::milliseconds>(rv.timeout));
-            options->devices.push_back(transportDevice(rv.masterAddr));
+            // Rank 0 listens on MASTER_ADDR only; once every rank's pairs are connected the exchange
+            // is closed (finish()) and the run holds no listening socket at all.
+            RendezvousSession session(rv.rank, rv.world, rv.masterAddr, rv.masterPort, timeout);
+            auto store = c10::make_intrusive<RendezvousStore>(session.client());
+            auto options = c10d::ProcessGroupGloo::Options::create(timeout);
+            options->devices.push_back(transportDevice(rv.masterAddr, rv.masterPort));
             options->threads = 2;
-            m_group = c10::make_intrusive<c10d::ProcessGroupGloo>(m_store, rv.rank, rv.world, options);
+            m_group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rv.rank, rv.world, options);
+            session.finish();
+        } catch (const ConfigError&) {
+            throw;
         } catch (const std::exception& e) {
             throw CommError(std::string("Gloo rendezvous with ") + rv.masterAddr + ":" +
                             std::to_string(rv.masterPort) + " failed: " + e.what());
@@ -132,12 +176,15 @@ public:
     }
 
 private:
-    static std::shared_ptr<::gloo::transport::Device> transportDevice(const std::string& masterAddr)
+    // Gloo's pairs listen (until their peer connects) on the device's address: GLOO_SOCKET_IFNAME's
+    // interface when set, otherwise this host's address on the route to MASTER_ADDR (127.0.0.1 for a
+    // loopback MASTER_ADDR), never the wildcard address.
+    static std::shared_ptr<::gloo::transport::Device> transportDevice(const std::string& masterAddr, int masterPort)
     {
         if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname && *ifname)
             return c10d::ProcessGroupGloo::createDeviceForInterface(ifname);
-        if (masterAddr == "127.0.0.1" || masterAddr == "localhost")
-            return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
+        if (const auto local = localAddressToward(masterAddr, masterPort); !local.empty())
+            return c10d::ProcessGroupGloo::createDeviceForHostname(local);
         return c10d::ProcessGroupGloo::createDefaultDevice();
     }
 
@@ -178,7 +225,6 @@ private:
 
     int m_rank;
     int m_world;
-    c10::intrusive_ptr<c10d::Store> m_store;
     c10::intrusive_ptr<c10d::ProcessGroupGloo> m_group;
     double m_commSeconds = 0;
 };

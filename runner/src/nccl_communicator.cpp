@@ -1,20 +1,23 @@
 // Raw NCCL on its own CUDA stream. Every collective first makes the comm stream wait for the compute
 // stream (the buffers it touches may have just been allocated or written there), and hands back an
 // event the compute stream waits on before it reads the result, so communication overlaps compute
-// without host synchronisation. The unique id travels through c10d's TCPStore. The communicator is
+// without host synchronisation. The unique id travels through the rendezvous exchange (rendezvous.hpp:
+// rank 0 listens on MASTER_ADDR only, and only until every rank holds the id). The communicator is
 // created non-blocking and every host wait polls ncclCommGetAsyncError against a deadline, so a dead
 // peer turns into ncclCommAbort + CommError within --timeout-s instead of a hang.
 #include "communicator.hpp"
+#include "rendezvous.hpp"
+#include "runner_options.hpp"
 
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <nccl.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <type_traits>
@@ -57,6 +60,20 @@ ncclDataType_t ncclType(const at::Tensor& t)
     }
 }
 
+// NCCL's bootstrap (the root ncclGetUniqueId starts on rank 0, and each rank's own bootstrap and proxy
+// sockets) listens on the interface NCCL_SOCKET_IFNAME selects; unset, NCCL picks the first interface
+// that is not loopback or docker, which for a run whose MASTER_ADDR is 127.0.0.1 would be a network
+// interface. Unless the user chose (NCCL_SOCKET_IFNAME, or NCCL_COMM_ID's fixed root address), it is set
+// to the interface holding this host's address on the route to MASTER_ADDR, before NCCL reads it.
+void bindNcclSocketsToward(const std::string& masterAddr, int masterPort)
+{
+    if (std::getenv("NCCL_SOCKET_IFNAME") || std::getenv("NCCL_COMM_ID"))
+        return;
+    const auto ifname = interfaceHolding(localAddressToward(masterAddr, masterPort));
+    if (!ifname.empty())
+        ::setenv("NCCL_SOCKET_IFNAME", ("=" + ifname).c_str(), 0);
+}
+
 class NcclCommunicator final : public Communicator {
 public:
     explicit NcclCommunicator(const Rendezvous& rv)
@@ -68,28 +85,29 @@ public:
         , m_downloadStream(at::cuda::getStreamFromPool(/*isHighPriority=*/false, m_device))
     {
         c10::cuda::CUDAGuard guard(m_device);
-        c10d::TCPStoreOptions storeOptions;
-        storeOptions.port = static_cast<std::uint16_t>(rv.masterPort);
-        storeOptions.isServer = rv.rank == 0;
-        storeOptions.numWorkers = static_cast<std::size_t>(rv.world);
-        storeOptions.waitWorkers = true;
-        storeOptions.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(rv.timeout);
+        bindNcclSocketsToward(rv.masterAddr, rv.masterPort);
         ncclUniqueId id;
         try {
-            m_store = c10::make_intrusive<c10d::TCPStore>(rv.masterAddr, storeOptions);
+            RendezvousSession session(rv.rank, rv.world, rv.masterAddr, rv.masterPort,
+                                      std::chrono::duration_cast<std::chrono::milliseconds>(rv.timeout));
+            const auto client = session.client();
             const std::string key = "shardwise/nccl_unique_id";
             if (rv.rank == 0) {
                 SHARDWISE_NCCL_CHECK(ncclGetUniqueId(&id));
                 std::vector<std::uint8_t> bytes(sizeof id);
                 std::memcpy(bytes.data(), &id, sizeof id);
-                m_store->set(key, bytes);
+                client->set(key, bytes);
             } else {
-                const auto bytes = m_store->get(key);
+                const auto bytes = client->get(key);
                 if (bytes.size() != sizeof id)
-                    throw CommError("NCCL unique id from the store has the wrong size");
+                    throw CommError("NCCL unique id from the rendezvous has the wrong size");
                 std::memcpy(&id, bytes.data(), sizeof id);
             }
+            // The id is all NCCL needs from it: every rank holds it, and rank 0 stops listening.
+            session.finish();
         } catch (const CommError&) {
+            throw;
+        } catch (const ConfigError&) {
             throw;
         } catch (const std::exception& e) {
             throw CommError(std::string("NCCL rendezvous through ") + rv.masterAddr + ":" +
@@ -480,7 +498,6 @@ private:
     c10::DeviceIndex m_device;
     at::cuda::CUDAStream m_stream;
     at::cuda::CUDAStream m_downloadStream;
-    c10::intrusive_ptr<c10d::Store> m_store;
     ncclComm_t m_comm = nullptr;
     std::vector<Interval> m_collectives;
     std::vector<Interval> m_stalls;
