@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -153,29 +155,45 @@ std::string csvField(const std::string& s)
     return q + "\"";
 }
 
+// A CSV number: the shortest text that reads back as the same double, '.' as decimal point whatever
+// the locale (std::to_chars), empty where there is none.
+std::string csvNumber(const std::optional<double>& x)
+{
+    if (!x || !std::isfinite(*x))
+        return {};
+    char b[32];
+    const auto [end, ec] = std::to_chars(b, b + sizeof b, *x);
+    return ec == std::errc() ? std::string(b, end) : std::string();
+}
+
+std::string csvBytes(const std::optional<double>& bytes)
+{
+    return bytes && std::isfinite(*bytes) ? std::to_string(std::llround(*bytes)) : std::string();
+}
+
+// Numbers in SI units in named columns: tokens per second, bytes, errors as fractions of the measurement.
 void writeCsv(std::ostream& out, const std::vector<GpuSection>& sections, const Backends& backends)
 {
-    out << "gpu,run,model,strategy,backend,world_size,micro_batch,seq_len,status,measured_tokens_per_s,"
-           "presets_tokens_per_s,presets_tokens_error,calibrated_tokens_per_s,calibrated_tokens_error,"
-           "planned_tokens_per_s,planned_tokens_error,measured_peak_allocated_gib,presets_peak_allocated_gib,"
-           "presets_peak_error,calibrated_peak_allocated_gib,calibrated_peak_error,presets_fits,calibrated_fits,"
+    out << "gpu,run,model,strategy,backend,world_size,micro_batch,seq_len,status,measured_tokens_per_second,"
+           "presets_tokens_per_second,presets_tokens_error,calibrated_tokens_per_second,calibrated_tokens_error,"
+           "planned_tokens_per_second,planned_tokens_error,measured_peak_allocated_bytes,presets_peak_allocated_bytes,"
+           "presets_peak_error,calibrated_peak_allocated_bytes,calibrated_peak_error,presets_fits,calibrated_fits,"
            "calibration_source,calibration_confidence\n";
     for (const GpuSection& s : sections)
         for (const Row& r : s.rows) {
             const calibrate::Observation& o = r.observation;
-            const auto g = [](const std::optional<double>& x) { return x ? std::optional<double>(*x / kGiB) : x; };
             out << csvField(s.gpu) << ',' << r.runId << ',' << csvField(o.input.model.id) << ','
-                << strategyId(o.strategy) << ',' << backendText(backends, r) << ',' << o.input.cluster.worldSize() << ',' << o.input.training.microBatch
-                << ',' << o.input.training.seqLen << ',' << status(r) << ','
-                << fmt(r.presets.measuredTokensPerS, "%.1f") << ',' << fmt(r.presets.predictedTokensPerS, "%.1f") << ','
-                << fmt(r.presets.tokensError, "%.4f") << ',' << fmt(r.calibrated.predictedTokensPerS, "%.1f") << ','
-                << fmt(r.calibrated.tokensError, "%.4f") << ',' << fmt(r.plannedTokensPerS, "%.1f") << ','
-                << fmt(errorOf(r.plannedTokensPerS, r.presets.measuredTokensPerS), "%.4f") << ','
-                << fmt(g(r.presets.measuredPeakBytes), "%.3f") << ',' << fmt(r.presets.predictedPeakBytes / kGiB, "%.3f")
-                << ',' << fmt(r.presets.peakError, "%.4f") << ',' << fmt(r.calibrated.predictedPeakBytes / kGiB, "%.3f")
-                << ',' << fmt(r.calibrated.peakError, "%.4f") << ',' << (r.presets.predictedFits ? "true" : "false")
-                << ',' << (r.calibrated.predictedFits ? "true" : "false") << ',' << csvField(s.calibration.source) << ','
-                << fmt(s.calibration.confidence, "%.2f") << '\n';
+                << strategyId(o.strategy) << ',' << backendText(backends, r) << ',' << o.input.cluster.worldSize() << ','
+                << o.input.training.microBatch << ',' << o.input.training.seqLen << ',' << status(r) << ','
+                << csvNumber(r.presets.measuredTokensPerS) << ',' << csvNumber(r.presets.predictedTokensPerS) << ','
+                << csvNumber(r.presets.tokensError) << ',' << csvNumber(r.calibrated.predictedTokensPerS) << ','
+                << csvNumber(r.calibrated.tokensError) << ',' << csvNumber(r.plannedTokensPerS) << ','
+                << csvNumber(errorOf(r.plannedTokensPerS, r.presets.measuredTokensPerS)) << ','
+                << csvBytes(r.presets.measuredPeakBytes) << ',' << csvBytes(r.presets.predictedPeakBytes) << ','
+                << csvNumber(r.presets.peakError) << ',' << csvBytes(r.calibrated.predictedPeakBytes) << ','
+                << csvNumber(r.calibrated.peakError) << ',' << (r.presets.predictedFits ? "true" : "false") << ','
+                << (r.calibrated.predictedFits ? "true" : "false") << ',' << csvField(s.calibration.source) << ','
+                << csvNumber(s.calibration.confidence) << '\n';
         }
 }
 

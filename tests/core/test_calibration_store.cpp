@@ -359,6 +359,17 @@ private slots:
         const QList<QByteArray> lines = csv.out.trimmed().split('\n');
         QCOMPARE(lines.size(), 1 + 4); // header + the four GPU zero0 runs
         QVERIFY(lines.front().startsWith("gpu,run,model,strategy"));
+        // Numbers in SI units in named columns: whole bytes, tokens per second, no "-" for a gap.
+        const QList<QByteArray> header = lines.front().split(',');
+        const qsizetype peak = header.indexOf("measured_peak_allocated_bytes");
+        const qsizetype tokens = header.indexOf("measured_tokens_per_second");
+        QVERIFY2(peak >= 0 && tokens >= 0, lines.front().constData());
+        for (qsizetype i = 1; i < lines.size(); ++i) {
+            const QList<QByteArray> cells = lines.at(i).split(',');
+            bool whole = false;
+            QVERIFY2(cells.value(peak).toLongLong(&whole) > (qint64(1) << 30) && whole, lines.at(i).constData());
+            QVERIFY2(!cells.contains("-"), lines.at(i).constData());
+        }
         const CliResult table = runCli({QStringLiteral("compare"), QStringLiteral("--db"), m_db});
         QCOMPARE(table.exitCode, 0);
         QVERIFY(table.out.contains("calibration from probe of node box-a + 8 runs"));
