@@ -41,3 +41,14 @@ if(TARGET shardwise_session AND TARGET shardwise_calibrate_store AND TARGET shar
         add_dependencies(test_probe_session shardwise-runner)
     endif()
 endif()
+# The headless workflow through the real shardwise-cli: nodes add (an ssh config alias behind a
+# bastion), nodes prepare, run --node, runs attach, runs abandon, against real sshd instances.
+if(TARGET shardwise_session AND TARGET shardwise-cli)
+    shardwise_add_test(test_headless_nodes SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_headless_nodes.cpp
+                       LIBS shardwise_sshd_fixture Shardwise::session TIMEOUT 900 LABELS ssh runner)
+    target_compile_definitions(test_headless_nodes PRIVATE SHARDWISE_CLI="$<TARGET_FILE:shardwise-cli>")
+    add_dependencies(test_headless_nodes shardwise-cli)
+    if(TARGET shardwise-runner)
+        add_dependencies(test_headless_nodes shardwise-runner)
+    endif()
+endif()
