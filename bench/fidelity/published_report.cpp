@@ -301,7 +301,9 @@ int runPublished(const PublishedOptions& options)
     report["training_cells"] = cellsJson;
 
     md << "\n## Model-state cells\n\nPer-device model states (parameters, gradients, optimizer) as the source gives them, "
-          "against `modelStateBytes`; the prediction in the published figure's unit.\n\n| source | cell | setup | published | "
+          "against the model state of the cell's own framework target (`frameworkModelStateBytes`: the ZeRO paper's "
+          "analysis is the native partitioning, DeepSpeed's estimator the DeepSpeed target); the prediction in the "
+          "published figure's unit.\n\n| source | cell | setup | published | "
           "predicted | error |\n|---|---|---|---|---|---|\n";
     json statesJson = json::array();
     for (const Row& r : rows) {

@@ -2,6 +2,7 @@
 // can build (or says why not); the cells import into a real SQLite store as published runs, once.
 
 #include "shardwise/published/published.hpp"
+#include "shardwise/spec/json.hpp"
 #include "shardwise/published/published_import.hpp"
 #include "shardwise/store/runs.hpp"
 #include "shardwise/store/timestamps.hpp"
@@ -94,6 +95,44 @@ private slots:
         for (const Cell& c : ds.cells)
             if (c.id == "zero2-cold-no-offload")
                 QVERIFY(std::fabs(c.published.deviceMemory->bytes() / (6 * 2851e6) - 1.0) < 1e-3);
+        // Each estimator cell is compared with the DeepSpeed target's own model state, which is the
+        // estimator (zero2 4N + 16N/W, zero3 18N/W + 4 x largest layer, offload 2N or 2N/W + 4 x largest):
+        // every predictable cell within the printed figures' rounding.
+        int compared = 0;
+        for (const Cell& c : ds.cells) {
+            const CellInput in = buildInput(c, PresetCatalog::builtin());
+            if (!in.ok)
+                continue;
+            const CellPrediction p = predict(c, in);
+            QVERIFY2(p.memoryError && std::fabs(*p.memoryError) < 0.015,
+                     qPrintable(QString::fromStdString(c.id) + QStringLiteral(" %1").arg(p.memoryError.value_or(99))));
+            ++compared;
+        }
+        QCOMPARE(compared, 12);
+    }
+
+    void frameworkModelStatesFollowEachTargetsFormula()
+    {
+        for (const double n : {1.0e9, 2.851e9, 7.5e9, 70e9})
+            for (const int w : {1, 8, 64}) {
+                const double layer = n / 100;
+                auto device = [&](Framework f, Strategy s) {
+                    const protocol::StateBytes b = frameworkModelStateBytes(f, s, n, layer, w, PrecisionPolicy::Bf16Fp32Master);
+                    return static_cast<double>(b.deviceParams + b.deviceGrads + b.deviceOptimizer);
+                };
+                auto near = [](double a, double b) { return std::fabs(a / b - 1.0) < 1e-6; };
+                // DeepSpeed's estimate_zero2/zero3_model_states_mem_needs.
+                QVERIFY(near(device(Framework::DeepSpeed, Strategy::Zero2), 4 * n + 16 * n / w));
+                QVERIFY(near(device(Framework::DeepSpeed, Strategy::Zero1), 4 * n + 16 * n / w));
+                QVERIFY(near(device(Framework::DeepSpeed, Strategy::Zero3), 18 * n / w + 4 * layer));
+                QVERIFY(near(device(Framework::DeepSpeed, Strategy::Zero2Offload), 2 * n));
+                QVERIFY(near(device(Framework::DeepSpeed, Strategy::Zero3Offload), 2 * n / w + 4 * layer));
+                // The ZeRO paper's (2 + 2 + 12) psi partitioned by stage: the native target.
+                QVERIFY(near(device(Framework::Native, Strategy::Zero2), 2 * n + 14 * n / w));
+                QVERIFY(near(device(Framework::Native, Strategy::Zero3), 16 * n / w));
+            }
+        QVERIFY_THROWS_EXCEPTION(shardwise::SpecError, frameworkModelStateBytes(Framework::Fsdp2, Strategy::Fsdp2Reshard, 1e9, 1e7, 8,
+                                                                     PrecisionPolicy::Bf16Fp32Master));
     }
 
     void malformedFilesAreRejectedWithTheirPlace()

@@ -11,7 +11,10 @@
 // reduce_dtype=fp32): sharded parameters stay fp32, unsharded ones are bf16).
 #include "parts.hpp"
 
+#include "shardwise/spec/json.hpp"
+
 #include <algorithm>
+#include <cmath>
 
 namespace shardwise::detail {
 
@@ -74,6 +77,10 @@ void peakOfPhases(MemoryBreakdown& mb, double grads, double stepTemporaries, boo
         mb.commBuffers = 0;
 }
 
+// What DeepSpeed's estimate_zero3_model_states_mem_needs adds for the modules ZeRO-3 gathers: 4 bytes
+// (bf16 parameters and their gradient) per parameter of the largest layer.
+double deepSpeedEstimatorGathered(const MemoryContext& ctx) { return 4.0 * ctx.largestModule; }
+
 void deepSpeedStages(MemoryBreakdown& mb, const MemoryContext& ctx, const EstimateInput& in, Strategy s)
 {
     const double n = ctx.params;
@@ -110,7 +117,7 @@ void deepSpeedStages(MemoryBreakdown& mb, const MemoryContext& ctx, const Estima
         mb.deviceParams = kBf16Bytes * n / w;
         mb.deviceGrads = (master ? 4.0 : kBf16Bytes) * n / w;
         mb.deviceOptimizer = optimizer * n / w;
-        mb.gatheredParams = 4.0 * ctx.largestModule + kBf16Bytes * liveGathered;
+        mb.gatheredParams = deepSpeedEstimatorGathered(ctx) + kBf16Bytes * liveGathered;
         mb.commBuffers = buckets;
         break;
     case Strategy::Zero2Offload: {
@@ -130,7 +137,7 @@ void deepSpeedStages(MemoryBreakdown& mb, const MemoryContext& ctx, const Estima
     }
     case Strategy::Zero3Offload: // offload_optimizer {device: cpu}: gradients, master and moments on the host
         mb.deviceParams = kBf16Bytes * n / w;
-        mb.gatheredParams = 4.0 * ctx.largestModule + kBf16Bytes * liveGathered;
+        mb.gatheredParams = deepSpeedEstimatorGathered(ctx) + kBf16Bytes * liveGathered;
         mb.commBuffers = buckets;
         mb.hostGrads = (master ? 4.0 : kBf16Bytes) * n / w;
         mb.hostOptimizer = optimizer * n / w;
@@ -246,3 +253,35 @@ MemoryBreakdown frameworkMemoryBreakdown(const MemoryContext& ctx, const Estimat
 }
 
 } // namespace shardwise::detail
+
+namespace shardwise {
+
+protocol::StateBytes frameworkModelStateBytes(Framework f, Strategy s, double params, double largestModuleParams,
+                                              int world, PrecisionPolicy precision)
+{
+    if (f == Framework::Native)
+        return modelStateBytes(s, params, world, precision);
+    if (f != Framework::DeepSpeed)
+        throw SpecError("framework_target", std::string(frameworkId(f))
+                                                + ": its model state depends on the model's shape (layers, root "
+                                                  "parameters); plan a model instead");
+    detail::MemoryContext ctx;
+    ctx.params = params;
+    ctx.world = static_cast<double>(world);
+    ctx.largestModule = largestModuleParams;
+    EstimateInput in;
+    in.framework.framework = f;
+    in.training.precision = precision;
+    const MemoryBreakdown mb = detail::frameworkMemoryBreakdown(ctx, in, s);
+    const auto bytes = [](double x) { return static_cast<std::int64_t>(std::llround(x)); };
+    protocol::StateBytes out;
+    out.deviceParams = bytes(mb.deviceParams + (traits(s).shardsParameters ? detail::deepSpeedEstimatorGathered(ctx) : 0.0));
+    out.deviceGrads = bytes(mb.deviceGrads);
+    out.deviceOptimizer = bytes(mb.deviceOptimizer);
+    out.hostParams = bytes(mb.hostParams);
+    out.hostGrads = bytes(mb.hostGrads);
+    out.hostOptimizer = bytes(mb.hostOptimizer);
+    return out;
+}
+
+} // namespace shardwise

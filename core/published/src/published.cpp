@@ -426,6 +426,17 @@ CellInput buildInput(const Cell& cell, const PresetCatalog& catalog)
             return failed(out, "params and world_size must be positive");
         out.params = *params;
         out.world = static_cast<int>(*world);
+        if (*framework != Framework::Native && *framework != Framework::DeepSpeed)
+            return failed(out, "framework_target: model-state cells are predicted for native (the ZeRO paper's "
+                               "partitioning) or deepspeed (its estimator), not " + *targetText);
+        if (*framework == Framework::DeepSpeed && traits(*strategy).shardsParameters) {
+            const auto largest = r.number("largest_layer_params");
+            if (!out.reason.empty())
+                return out;
+            if (*largest < 0 || *largest > *params)
+                return failed(out, "largest_layer_params must be in [0, params]");
+            out.largestLayerParams = *largest;
+        }
         out.input.training.precision = *precision;
         out.input.framework.framework = *framework;
         out.ok = true;
@@ -510,7 +521,11 @@ CellPrediction predict(const Cell& cell, const CellInput& input, const Calibrati
     }
     const PublishedFigures& f = cell.published;
     if (cell.kind == CellKind::ModelStates) {
-        const protocol::StateBytes s = modelStateBytes(input.strategy, input.params, input.world, input.input.training.precision);
+        // The figure of the cell's own target: the ZeRO paper's analysis is the native partitioning
+        // (modelStateBytes), DeepSpeed's estimator is the DeepSpeed target's state.
+        const protocol::StateBytes s =
+            frameworkModelStateBytes(input.input.framework.framework, input.strategy, input.params,
+                                     input.largestLayerParams, input.world, input.input.training.precision);
         p.predictedMemoryBytes = static_cast<double>(s.deviceParams + s.deviceGrads + s.deviceOptimizer);
         p.predictedMemoryKind = "model states";
         if (f.deviceMemory && f.deviceMemory->bytes() > 0)

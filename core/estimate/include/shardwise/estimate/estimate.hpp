@@ -109,6 +109,14 @@ std::array<PeakPart, kPeakPartCount> peakParts(const MemoryBreakdown& m);
 
 // Persistent model state of one rank for a parameter count (the ZeRO paper's "model states").
 protocol::StateBytes modelStateBytes(Strategy s, double params, int world, PrecisionPolicy precision);
+// The same as a framework target counts it, for a parameter count and the largest module's parameters:
+// the native target is modelStateBytes (the ZeRO paper's 2 + 2 + 12 bytes partitioned by stage);
+// DeepSpeed is its estimate_zero2/zero3_model_states_mem_needs (stages 1-2: 4N + 16N/W; stage 3:
+// 18N/W + 4 x the largest layer, counted in deviceParams; offload moves the fp32 state to the host).
+// The state behind the planner's DeepSpeed figures (framework_memory.cpp), one definition. SpecError
+// "framework_target" for fsdp2 and torchtitan, whose state depends on the model's shape.
+protocol::StateBytes frameworkModelStateBytes(Framework f, Strategy s, double params, double largestModuleParams,
+                                              int world, PrecisionPolicy precision);
 
 // Collective traffic one rank sends per optimizer step, in bytes, by collective kind, and the
 // per-unit collectives issued (each pays Calibration::unitCollectiveOverheadS).

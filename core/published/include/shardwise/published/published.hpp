@@ -114,12 +114,15 @@ struct CellInput {
     Strategy strategy = Strategy::Zero0;
     double params = 0;    // model-state cells: parameter count
     int world = 1;
+    double largestLayerParams = 0; // model-state cells: DeepSpeed ZeRO-3's largest layer (0: not stated)
     std::vector<std::string> assumed; // fields filled from assumptions, in the order the builder read them
 };
 // Training: model and GPU preset, cluster (GPUs per node, nodes, intra-node link, inter-node GB/s per
 // node per direction), training (precision, micro-batch, sequence, checkpointing, accumulation) and the
-// framework target (id, version, torch.compile). Model states: parameter count, world, strategy and
-// precision. Never throws for a cell the schema admits: a cell it cannot build says why.
+// framework target (id, version, torch.compile). Model states: parameter count, world, strategy,
+// precision and framework target (largest_layer_params too for DeepSpeed's stage 3, whose estimator
+// counts 4 bytes per parameter of the largest layer); predicted with frameworkModelStateBytes, the
+// figure of the cell's own target. Never throws for a cell the schema admits: a cell it cannot build says why.
 CellInput buildInput(const Cell& cell, const PresetCatalog& catalog);
 
 // A prediction beside the published figures.
