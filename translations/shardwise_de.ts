@@ -54,14 +54,6 @@
         <translation>Software: %1</translation>
     </message>
     <message>
-        <source>Precision %1, micro-batch %2, sequence %3 tokens</source>
-        <translation>Präzision %1, Micro-Batch %2, Sequenz %3 Token</translation>
-    </message>
-    <message>
-        <source>Warm-up steps: %1; timed steps: %2 (median step time)</source>
-        <translation>Aufwärmschritte: %1; gemessene Schritte: %2 (Median der Schrittzeit)</translation>
-    </message>
-    <message>
         <source>Allocator: %1</source>
         <translation>Allocator: %1</translation>
     </message>
@@ -96,6 +88,14 @@
     <message>
         <source>Backend: %1 (native = Shardwise&apos;s runner, torch = PyTorch DDP / FSDP2)</source>
         <translation>Backend: %1 (native = Shardwise&apos; Runner, torch = PyTorch DDP / FSDP2)</translation>
+    </message>
+    <message>
+        <source>#%1 %2, %3: precision %4, micro-batch %5, sequence %6 tokens, %7 warm-up + %8 timed steps</source>
+        <translation>#%1 %2, %3: Präzision %4, Micro-Batch %5, Sequenz %6 Token, %7 Aufwärm- + %8 gemessene Schritte</translation>
+    </message>
+    <message>
+        <source>Step time: the median of the timed steps.</source>
+        <translation>Schrittzeit: der Median der gemessenen Schritte.</translation>
     </message>
 </context>
 <context>
@@ -572,6 +572,144 @@
     <message>
         <source>Queued runs that will not start: %1.</source>
         <translation>Wartende Läufe, die nicht starten werden: %1.</translation>
+    </message>
+</context>
+<context>
+    <name>ReportText</name>
+    <message>
+        <source>decided</source>
+        <translation>entschieden</translation>
+    </message>
+    <message>
+        <source>passed</source>
+        <translation>übergangen</translation>
+    </message>
+    <message>
+        <source>not reached</source>
+        <translation>nicht erreicht</translation>
+    </message>
+    <message>
+        <source>%1 on %2 × %3 (%4)</source>
+        <translation>%1 auf %2 × %3 (%4)</translation>
+    </message>
+    <message>
+        <source>, %1 nodes</source>
+        <translation>, %1 Knoten</translation>
+    </message>
+    <message>
+        <source>Predicted peak memory per GPU: %1</source>
+        <translation>Vorhergesagter Spitzenspeicher je GPU: %1</translation>
+    </message>
+    <message>
+        <source>Each bar stacks the parts of a strategy&apos;s peak; the dashed line is the usable capacity (%1 of %2, after %3 headroom). Target: %4.</source>
+        <translation>Jeder Balken stapelt die Teile der Spitze einer Strategie; die gestrichelte Linie ist die nutzbare Kapazität (%1 von %2, nach %3 Reserve). Ziel: %4.</translation>
+    </message>
+    <message>
+        <source>%1: cannot write (%2); the previous file is kept</source>
+        <translation>%1: kann nicht geschrieben werden (%2); die vorherige Datei bleibt erhalten</translation>
+    </message>
+    <message>
+        <source>Shardwise plan: %1</source>
+        <translation>Shardwise-Plan: %1</translation>
+    </message>
+    <message>
+        <source>- Framework target: %1</source>
+        <translation>- Framework-Ziel: %1</translation>
+    </message>
+    <message>
+        <source>- GPU memory %1, usable %2 after %3 headroom: what each peak is weighed against</source>
+        <translation>- GPU-Speicher %1, nutzbar %2 nach %3 Reserve: damit wird jede Spitze verglichen</translation>
+    </message>
+    <message>
+        <source>- Written %1</source>
+        <translation>- Geschrieben %1</translation>
+    </message>
+    <message>
+        <source>Recommendation</source>
+        <translation>Empfehlung</translation>
+    </message>
+    <message>
+        <source>Decision order</source>
+        <translation>Entscheidungsreihenfolge</translation>
+    </message>
+    <message>
+        <source>Candidates</source>
+        <translation>Kandidaten</translation>
+    </message>
+    <message>
+        <source>strategy</source>
+        <translation>Strategie</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>passt</translation>
+    </message>
+    <message>
+        <source>peak per GPU</source>
+        <translation>Spitze je GPU</translation>
+    </message>
+    <message>
+        <source>headroom</source>
+        <translation>Spielraum</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>Token/s</translation>
+    </message>
+    <message>
+        <source>step time</source>
+        <translation>Schrittzeit</translation>
+    </message>
+    <message>
+        <source>note</source>
+        <translation>Hinweis</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>ja</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>nein</translation>
+    </message>
+    <message>
+        <source>Runs worth validating</source>
+        <translation>Prüfenswerte Läufe</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>Speicher</translation>
+    </message>
+    <message>
+        <source>The figures as numbers: [%1](%1) (bytes, seconds, tokens per second).</source>
+        <translation>Die Zahlen als Werte: [%1](%1) (Bytes, Sekunden, Token pro Sekunde).</translation>
+    </message>
+    <message>
+        <source>Target: %1; memory per GPU; tokens/s for the whole job.</source>
+        <translation>Ziel: %1; Speicher je GPU; Token/s für den ganzen Job.</translation>
+    </message>
+    <message>
+        <source>Nothing to report: the plan has no candidates yet.</source>
+        <translation>Nichts zu berichten: Der Plan hat noch keine Kandidaten.</translation>
+    </message>
+    <message>
+        <source>%1: cannot create the folder</source>
+        <translation>%1: der Ordner kann nicht angelegt werden</translation>
+    </message>
+</context>
+<context>
+    <name>RunCsvText</name>
+    <message>
+        <source>fp32 (CPU)</source>
+        <translation>fp32 (CPU)</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>unbekannt</translation>
+    </message>
+    <message>
+        <source>%1: cannot write (%2); the previous file is kept</source>
+        <translation>%1: kann nicht geschrieben werden (%2); die vorherige Datei bleibt erhalten</translation>
     </message>
 </context>
 <context>
@@ -1052,6 +1190,17 @@
     </message>
 </context>
 <context>
+    <name>shardwise::gui::HelpViewer</name>
+    <message>
+        <source>Shardwise user guide</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The user guide is missing from this installation (share/doc/shardwise/user-guide.md).</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>shardwise::gui::HostKeyTrustDialog</name>
     <message>
         <source>Host key changed</source>
@@ -1168,6 +1317,42 @@
     <message>
         <source>&amp;Keep Shardwise open</source>
         <translation>Shardwise &amp;geöffnet lassen</translation>
+    </message>
+    <message>
+        <source>Qwen2.5 7B on one node of 8 × H100 80GB (NVLink), sequence 4096</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Try it here: tiny decoder, 2 ranks, validated on this machine&apos;s CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reference: Qwen2.5 3B on one node of 4 × L4 (PCIe)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open &amp;example</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Import runs…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Store runs measured elsewhere from a CSV or JSON export (shardwise-cli runs export).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Example: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import runs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run exports (*.csv *.json);;All files (*)</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1553,10 +1738,6 @@
         <translation>%1: Der Hostschlüssel konnte nicht gespeichert werden: %2</translation>
     </message>
     <message>
-        <source>The runner&apos;s sources were not found; set SHARDWISE_RUNNER_SOURCES to the Shardwise source folder.</source>
-        <translation>Die Quellen des Runners wurden nicht gefunden; setzen Sie SHARDWISE_RUNNER_SOURCES auf den Shardwise-Quellordner.</translation>
-    </message>
-    <message>
         <source>Uploads the runner&apos;s sources to the SSH node and builds them there against its LibTorch; an unchanged runner is not built again.</source>
         <translation>Lädt die Quellen des Runners auf den SSH-Knoten hoch und baut sie dort gegen dessen LibTorch; ein unveränderter Runner wird nicht erneut gebaut.</translation>
     </message>
@@ -1656,6 +1837,34 @@
     <message>
         <source>The torch backend cannot run there: %1.</source>
         <translation>Das torch-Backend kann dort nicht laufen: %1.</translation>
+    </message>
+    <message>
+        <source>&amp;NCCL settings…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Environment variables for NCCL that the node&apos;s runs get, e.g. NCCL_NVLS_ENABLE=0 where NVLink multicast is forbidden; none by default.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The NCCL settings of %1 were not changed: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: runs give its ranks %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: no NCCL settings; NCCL chooses its defaults.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NCCL settings of %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One NAME=VALUE per line, given to every rank this node runs (e.g. NCCL_NVLS_ENABLE=0 where NVLink multicast is forbidden). Empty: none.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -2218,6 +2427,22 @@
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
+    <message>
+        <source>Report: reasoning, charts and CSV…</source>
+        <translation>Bericht: Begründung, Diagramme und CSV…</translation>
+    </message>
+    <message>
+        <source>Write the plan&apos;s reasoning (Markdown), its memory chart (SVG, PNG) and the candidates&apos; figures (CSV) into one folder.</source>
+        <translation>Die Begründung des Plans (Markdown), sein Speicherdiagramm (SVG, PNG) und die Zahlen der Kandidaten (CSV) in einen Ordner schreiben.</translation>
+    </message>
+    <message>
+        <source>Export report into folder</source>
+        <translation>Bericht in Ordner exportieren</translation>
+    </message>
+    <message>
+        <source>Wrote the report into %1.</source>
+        <translation>Bericht nach %1 geschrieben.</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::ProbeJob</name>
@@ -2617,6 +2842,59 @@
     <message>
         <source>shardwise-torch-runner (the torch backend) was not found: set SHARDWISE_TORCH_RUNNER or install it beside shardwise-runner.</source>
         <translation>shardwise-torch-runner (das torch-Backend) wurde nicht gefunden: Setzen Sie SHARDWISE_TORCH_RUNNER oder installieren Sie es neben shardwise-runner.</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RunOriginBar</name>
+    <message>
+        <source>Re&amp;move run…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) on node “example” are examples shipped with Shardwise: the project&apos;s own measurements on an NVIDIA H200, each with the planner&apos;s prediction for it.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) are published results (launcher “published”).</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>They are read-only: they cannot be removed or edited as your own runs.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select one of your runs in the table to remove it with everything recorded for it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run %1 is %2 run shipped with Shardwise: read-only, it cannot be removed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>an example</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a published</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove run %1 with everything recorded for it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove run %1 with everything recorded for it? This cannot be undone.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -3211,6 +3489,37 @@
     <message>
         <source>not installed</source>
         <translation>nicht installiert</translation>
+    </message>
+    <message>
+        <source>The example runs were not loaded: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>There is no run %1 in this workspace.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run %1 is an example shipped with Shardwise (measured by the project on an NVIDIA H200). Example and published runs are read-only: they cannot be removed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run %1 could not be removed: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: cannot be read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Imported %n run(s) from %1.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: %2; nothing was imported.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 </TS>

@@ -53,14 +53,6 @@
         <translation>ソフトウェア: %1</translation>
     </message>
     <message>
-        <source>Precision %1, micro-batch %2, sequence %3 tokens</source>
-        <translation>精度 %1、マイクロバッチ %2、シーケンス %3 トークン</translation>
-    </message>
-    <message>
-        <source>Warm-up steps: %1; timed steps: %2 (median step time)</source>
-        <translation>ウォームアップ: %1 ステップ、計測: %2 ステップ（ステップ時間の中央値）</translation>
-    </message>
-    <message>
         <source>Allocator: %1</source>
         <translation>アロケータ: %1</translation>
     </message>
@@ -95,6 +87,14 @@
     <message>
         <source>Backend: %1 (native = Shardwise&apos;s runner, torch = PyTorch DDP / FSDP2)</source>
         <translation>バックエンド: %1 (native = Shardwise のランナー、torch = PyTorch DDP / FSDP2)</translation>
+    </message>
+    <message>
+        <source>#%1 %2, %3: precision %4, micro-batch %5, sequence %6 tokens, %7 warm-up + %8 timed steps</source>
+        <translation>#%1 %2、%3: 精度 %4、マイクロバッチ %5、シーケンス %6 トークン、ウォームアップ %7 + 計測 %8 ステップ</translation>
+    </message>
+    <message>
+        <source>Step time: the median of the timed steps.</source>
+        <translation>ステップ時間: 計測ステップの中央値。</translation>
     </message>
 </context>
 <context>
@@ -571,6 +571,144 @@
     <message>
         <source>Queued runs that will not start: %1.</source>
         <translation>開始されない待機中の実行: %1。</translation>
+    </message>
+</context>
+<context>
+    <name>ReportText</name>
+    <message>
+        <source>decided</source>
+        <translation>決定</translation>
+    </message>
+    <message>
+        <source>passed</source>
+        <translation>通過</translation>
+    </message>
+    <message>
+        <source>not reached</source>
+        <translation>未到達</translation>
+    </message>
+    <message>
+        <source>%1 on %2 × %3 (%4)</source>
+        <translation>%1 (%2 × %3、%4)</translation>
+    </message>
+    <message>
+        <source>, %1 nodes</source>
+        <translation>、%1 ノード</translation>
+    </message>
+    <message>
+        <source>Predicted peak memory per GPU: %1</source>
+        <translation>GPU あたりの予測ピークメモリ: %1</translation>
+    </message>
+    <message>
+        <source>Each bar stacks the parts of a strategy&apos;s peak; the dashed line is the usable capacity (%1 of %2, after %3 headroom). Target: %4.</source>
+        <translation>各棒は戦略のピークの内訳を積み上げたもの。破線は使用可能容量 (%2 のうち %1、余裕 %3 を除く)。対象: %4。</translation>
+    </message>
+    <message>
+        <source>%1: cannot write (%2); the previous file is kept</source>
+        <translation>%1: 書き込めません (%2)。以前のファイルは保持されます</translation>
+    </message>
+    <message>
+        <source>Shardwise plan: %1</source>
+        <translation>Shardwise プラン: %1</translation>
+    </message>
+    <message>
+        <source>- Framework target: %1</source>
+        <translation>- 対象フレームワーク: %1</translation>
+    </message>
+    <message>
+        <source>- GPU memory %1, usable %2 after %3 headroom: what each peak is weighed against</source>
+        <translation>- GPU メモリ %1、余裕 %3 を除く使用可能量 %2: 各ピークの比較対象</translation>
+    </message>
+    <message>
+        <source>- Written %1</source>
+        <translation>- 作成 %1</translation>
+    </message>
+    <message>
+        <source>Recommendation</source>
+        <translation>推奨</translation>
+    </message>
+    <message>
+        <source>Decision order</source>
+        <translation>決定順序</translation>
+    </message>
+    <message>
+        <source>Candidates</source>
+        <translation>候補</translation>
+    </message>
+    <message>
+        <source>strategy</source>
+        <translation>戦略</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>収まる</translation>
+    </message>
+    <message>
+        <source>peak per GPU</source>
+        <translation>GPU あたりのピーク</translation>
+    </message>
+    <message>
+        <source>headroom</source>
+        <translation>余裕</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>トークン/秒</translation>
+    </message>
+    <message>
+        <source>step time</source>
+        <translation>ステップ時間</translation>
+    </message>
+    <message>
+        <source>note</source>
+        <translation>注記</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>はい</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>いいえ</translation>
+    </message>
+    <message>
+        <source>Runs worth validating</source>
+        <translation>検証すべき実行</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>メモリ</translation>
+    </message>
+    <message>
+        <source>The figures as numbers: [%1](%1) (bytes, seconds, tokens per second).</source>
+        <translation>数値データ: [%1](%1) (バイト、秒、トークン/秒)。</translation>
+    </message>
+    <message>
+        <source>Target: %1; memory per GPU; tokens/s for the whole job.</source>
+        <translation>対象: %1。メモリは GPU あたり、トークン/秒はジョブ全体。</translation>
+    </message>
+    <message>
+        <source>Nothing to report: the plan has no candidates yet.</source>
+        <translation>レポートする内容がありません: プランにまだ候補がありません。</translation>
+    </message>
+    <message>
+        <source>%1: cannot create the folder</source>
+        <translation>%1: フォルダーを作成できません</translation>
+    </message>
+</context>
+<context>
+    <name>RunCsvText</name>
+    <message>
+        <source>fp32 (CPU)</source>
+        <translation>fp32 (CPU)</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>不明</translation>
+    </message>
+    <message>
+        <source>%1: cannot write (%2); the previous file is kept</source>
+        <translation>%1: 書き込めません (%2)。以前のファイルは保持されます</translation>
     </message>
 </context>
 <context>
@@ -1051,6 +1189,17 @@
     </message>
 </context>
 <context>
+    <name>shardwise::gui::HelpViewer</name>
+    <message>
+        <source>Shardwise user guide</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The user guide is missing from this installation (share/doc/shardwise/user-guide.md).</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>shardwise::gui::HostKeyTrustDialog</name>
     <message>
         <source>Host key changed</source>
@@ -1167,6 +1316,42 @@
     <message>
         <source>&amp;Keep Shardwise open</source>
         <translation>Shardwise を開いたままにする(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Qwen2.5 7B on one node of 8 × H100 80GB (NVLink), sequence 4096</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Try it here: tiny decoder, 2 ranks, validated on this machine&apos;s CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reference: Qwen2.5 3B on one node of 4 × L4 (PCIe)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open &amp;example</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Import runs…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Store runs measured elsewhere from a CSV or JSON export (shardwise-cli runs export).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Example: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import runs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run exports (*.csv *.json);;All files (*)</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1550,10 +1735,6 @@
         <translation>%1: ホスト鍵を記録できませんでした: %2</translation>
     </message>
     <message>
-        <source>The runner&apos;s sources were not found; set SHARDWISE_RUNNER_SOURCES to the Shardwise source folder.</source>
-        <translation>ランナーのソースが見つかりません。SHARDWISE_RUNNER_SOURCES に Shardwise のソースフォルダーを設定してください。</translation>
-    </message>
-    <message>
         <source>Uploads the runner&apos;s sources to the SSH node and builds them there against its LibTorch; an unchanged runner is not built again.</source>
         <translation>ランナーのソースを SSH ノードにアップロードし、そのノードの LibTorch でビルドします。変更のないランナーは再ビルドしません。</translation>
     </message>
@@ -1650,6 +1831,34 @@
     <message>
         <source>The torch backend cannot run there: %1.</source>
         <translation>torch バックエンドはそこで実行できません: %1。</translation>
+    </message>
+    <message>
+        <source>&amp;NCCL settings…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Environment variables for NCCL that the node&apos;s runs get, e.g. NCCL_NVLS_ENABLE=0 where NVLink multicast is forbidden; none by default.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The NCCL settings of %1 were not changed: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: runs give its ranks %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: no NCCL settings; NCCL chooses its defaults.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NCCL settings of %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One NAME=VALUE per line, given to every rank this node runs (e.g. NCCL_NVLS_ENABLE=0 where NVLink multicast is forbidden). Empty: none.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -2211,6 +2420,22 @@
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
+    <message>
+        <source>Report: reasoning, charts and CSV…</source>
+        <translation>レポート: 根拠、グラフ、CSV…</translation>
+    </message>
+    <message>
+        <source>Write the plan&apos;s reasoning (Markdown), its memory chart (SVG, PNG) and the candidates&apos; figures (CSV) into one folder.</source>
+        <translation>プランの根拠 (Markdown)、メモリグラフ (SVG、PNG)、候補の数値 (CSV) を 1 つのフォルダーに書き出します。</translation>
+    </message>
+    <message>
+        <source>Export report into folder</source>
+        <translation>レポートをフォルダーへ書き出す</translation>
+    </message>
+    <message>
+        <source>Wrote the report into %1.</source>
+        <translation>レポートを %1 に書き出しました。</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::ProbeJob</name>
@@ -2609,6 +2834,57 @@
     <message>
         <source>shardwise-torch-runner (the torch backend) was not found: set SHARDWISE_TORCH_RUNNER or install it beside shardwise-runner.</source>
         <translation>shardwise-torch-runner (torch バックエンド) が見つかりません: SHARDWISE_TORCH_RUNNER を設定するか、shardwise-runner の隣にインストールしてください。</translation>
+    </message>
+</context>
+<context>
+    <name>shardwise::gui::RunOriginBar</name>
+    <message>
+        <source>Re&amp;move run…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) on node “example” are examples shipped with Shardwise: the project&apos;s own measurements on an NVIDIA H200, each with the planner&apos;s prediction for it.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) are published results (launcher “published”).</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>They are read-only: they cannot be removed or edited as your own runs.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select one of your runs in the table to remove it with everything recorded for it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run %1 is %2 run shipped with Shardwise: read-only, it cannot be removed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>an example</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a published</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove run %1 with everything recorded for it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove run %1 with everything recorded for it? This cannot be undone.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -3201,6 +3477,36 @@
     <message>
         <source>not installed</source>
         <translation>未インストール</translation>
+    </message>
+    <message>
+        <source>The example runs were not loaded: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>There is no run %1 in this workspace.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run %1 is an example shipped with Shardwise (measured by the project on an NVIDIA H200). Example and published runs are read-only: they cannot be removed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run %1 could not be removed: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: cannot be read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Imported %n run(s) from %1.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: %2; nothing was imported.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 </TS>
