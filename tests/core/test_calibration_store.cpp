@@ -33,7 +33,7 @@ protocol::SoftwareVersions currentRunner()
     protocol::SoftwareVersions v;
     v.runner = "0.1.0";
     v.activations = protocol::kNormInputsRecomputed;
-    v.offloadStaging = protocol::kOffloadStagingInPlace;
+    v.offloadStaging = protocol::kOffloadStagingInPlaceHostStepOverlapped;
     return v;
 }
 
