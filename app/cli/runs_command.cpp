@@ -367,6 +367,7 @@ void printDetail(std::ostream& out, const store::RunDetail& d)
                                                      : "native (shardwise-runner)"},
         {"  ranks", std::to_string(r.worldSize) + " on " + std::to_string(r.nodeCount) + " node(s): " + orDash(nodes)},
         {"  interconnect", orDash(r.interconnect)},
+        {"  inter-node", r.interNodeGBps ? fixed(r.interNodeGBps, 1, " GB/s per node per direction (the plan's)") : "-"},
         {"  precision", orDash(r.precision)},
         {"  micro-batch", r.microBatch ? std::to_string(*r.microBatch) + " sequences" : "-"},
         {"  sequence", r.seqLen ? std::to_string(*r.seqLen) + " tokens" : "-"},

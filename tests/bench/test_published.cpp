@@ -237,6 +237,10 @@ private slots:
             QCOMPARE(t1.strategy, Strategy::Fsdp2Reshard);
             QVERIFY(t1.tokensPerS && std::fabs(*t1.tokensPerS - 5762.0 * 8) < 1e-6); // the store keeps global tokens/s
             QVERIFY(t1.peakReserved && std::llabs(*t1.peakReserved - std::llround(82.4 * 1024 * 1024 * 1024)) <= 1);
+            QVERIFY(!t1.interNodeGBps); // one node: no network between nodes assumed
+            // 16 nodes: the network the prediction assumed is recorded with the run.
+            const store::RunSummary& t3 = runs.at("published:torchtitan-performance-h100-2024-12/t3-fsdp");
+            QVERIFY(t3.interNodeGBps && *t3.interNodeGBps > 0);
             const store::RunSummary& oom = runs.at("published:deepspeed-issue-3901/zero2");
             QCOMPARE(oom.status, store::RunStatus::Oom);
             QCOMPARE(oom.strategy, Strategy::Zero2);

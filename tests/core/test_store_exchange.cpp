@@ -320,6 +320,39 @@ private slots:
         QCOMPARE(*parseUtc(formatUtc(*parsed, true)), expected);
     }
 
+    // The inter-node bandwidth a run's plan assumed travels with exported runs; a run without one
+    // stays without one.
+    void interNodeBandwidthTravelsWithExportedRuns()
+    {
+        fixtures::SyntheticRun plain;
+        plain.config = fixtures::syntheticConfig(Strategy::Zero3, 2, 1, 1);
+        fixtures::recordRun(*m_db, plain);
+        RunOrigin origin;
+        origin.interNodeGBps = 400.0;
+        origin.gpuId = "h200";
+        {
+            RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Fsdp2Reshard, 2, 1, 1), origin);
+            recorder.finish(RunStatus::Failed, "stopped");
+        }
+        std::ostringstream csv;
+        exportRunsCsv(listRuns(*m_db), csv);
+        QVERIFY2(csv.str().find("inter_node_gbps") != std::string::npos, csv.str().c_str());
+        init();
+        std::istringstream in(csv.str());
+        const auto result = importRunsCsv(*m_db, in, "copy");
+        QCOMPARE(result.runIds.size(), std::size_t(2));
+        int with = 0;
+        for (const RunSummary& r : listRuns(*m_db)) {
+            if (r.strategy == Strategy::Fsdp2Reshard) {
+                QCOMPARE(r.interNodeGBps, std::optional<double>(400.0));
+                ++with;
+            } else {
+                QVERIFY(!r.interNodeGBps);
+            }
+        }
+        QCOMPARE(with, 1);
+    }
+
     void badImportNamesTheProblemAndStoresNothing_data()
     {
         QTest::addColumn<QString>("format");
@@ -355,6 +388,14 @@ private slots:
             << QStringLiteral("csv")
             << QStringLiteral("model,gpu_name,strategy,world_size,status,nccl_share\nm,L4,zero1,4,completed,35\n")
             << QStringLiteral("line 2, column 'nccl_share': must be in [0, 1]");
+        QTest::newRow("csv inter-node zero")
+            << QStringLiteral("csv")
+            << QStringLiteral("model,gpu_name,strategy,world_size,status,inter_node_gbps\nm,L4,zero1,4,completed,0\n")
+            << QStringLiteral("line 2, column 'inter_node_gbps': must be in [");
+        QTest::newRow("csv inter-node text")
+            << QStringLiteral("csv")
+            << QStringLiteral("model,gpu_name,strategy,world_size,status,inter_node_gbps\nm,L4,zero1,4,completed,fast\n")
+            << QStringLiteral("line 2, column 'inter_node_gbps': expected a number, got 'fast'");
         QTest::newRow("csv empty file") << QStringLiteral("csv") << QString() << QStringLiteral("line 1: the file is empty");
         QTest::newRow("json not json")
             << QStringLiteral("json") << QStringLiteral("{\"runs\": [") << QStringLiteral("not valid JSON");

@@ -135,6 +135,36 @@ private slots:
         }
     }
 
+    // Schema 9: a run records the inter-node bandwidth its plan assumed; runs stored before read as
+    // not recorded, and a file at version 8 records it once upgraded.
+    void interNodeBandwidthIsRecordedFromVersion9()
+    {
+        QTemporaryDir dir;
+        const auto path = dir.filePath(QStringLiteral("runs.sqlite")).toStdString();
+        RunOrigin origin;
+        origin.interNodeGBps = 200.0;
+        const auto config = fixtures::syntheticConfig(Strategy::Zero3, 2, 1, 1);
+        std::int64_t before = 0;
+        {
+            OpenOptions old;
+            old.targetVersion = 8;
+            Database db = Database::open(path, old);
+            RunRecorder r(db, config, origin); // an older file has no column for it: not recorded
+            r.finish(RunStatus::Failed, "stopped");
+            before = r.runId();
+            QVERIFY(!findRun(db, before)->interNodeGBps);
+        }
+        Database db = Database::open(path);
+        QCOMPARE(db.schemaVersion(), currentSchemaVersion());
+        QVERIFY(!findRun(db, before)->interNodeGBps);
+        RunRecorder r(db, config, origin);
+        r.finish(RunStatus::Failed, "stopped");
+        QCOMPARE(findRun(db, r.runId())->interNodeGBps, std::optional<double>(200.0));
+        // The column refuses a bandwidth of zero or less.
+        const std::string update = "UPDATE runs SET inter_node_gbps = 0 WHERE id = " + std::to_string(r.runId());
+        QCOMPARE(sqlite3_exec(db.handle(), update.c_str(), nullptr, nullptr, nullptr) & 0xff, SQLITE_CONSTRAINT);
+    }
+
     void runsFromBeforeVersion6ReadWithAnEmptyRunnerBehaviour()
     {
         QTemporaryDir dir;

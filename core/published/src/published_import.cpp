@@ -117,6 +117,9 @@ json publishedRunsDocument(const std::vector<Source>& sources, const PresetCatal
                         {"predicted_tokens_per_s", p.estimate.throughput.tokensPerS},
                         {"predicted_step_s", p.estimate.throughput.stepTimeS},
                         {"predicted_peak_bytes", bytes(p.estimate.memory.allocatedPeak())}};
+            // The network between nodes the prediction assumed (the cell's inter_node_gbps).
+            if (in.cluster.nodes > 1)
+                run["inter_node_gbps"] = in.cluster.interNodeGBps;
             if (const auto day = isoDate(source.citation.date))
                 run["started_at"] = *day;
             if (f.outcome == "completed" && p.publishedTokensPerSPerGpu)

@@ -18,7 +18,7 @@ const std::vector<std::string>& exchangeFields()
 {
     static const std::vector<std::string> fields{
         "id", "source", "import_source", "status", "model", "gpu_id", "gpu_name", "strategy", "world_size",
-        "nodes", "node_count", "interconnect", "precision", "micro_batch", "seq_len", "warmup_steps",
+        "nodes", "node_count", "interconnect", "inter_node_gbps", "precision", "micro_batch", "seq_len", "warmup_steps",
         "timed_steps", "launcher", "started_at", "finished_at", "tokens_per_s", "median_step_s", "p10_step_s",
         "p90_step_s", "peak_allocated_bytes", "peak_reserved_bytes", "alloc_retries", "nccl_share",
         "exposed_comm_share", "predicted_tokens_per_s", "predicted_step_s", "predicted_peak_bytes", "note",
@@ -96,6 +96,7 @@ nlohmann::json toJson(const RunSummary& r)
     j["nodes"] = joinNodes(r.nodes);
     j["node_count"] = r.nodeCount;
     j["interconnect"] = r.interconnect;
+    j["inter_node_gbps"] = optionalJson(r.interNodeGBps);
     j["precision"] = r.precision;
     j["micro_batch"] = optionalJson(r.microBatch);
     j["seq_len"] = optionalJson(r.seqLen);

@@ -38,6 +38,7 @@ struct IncomingRun {
     std::vector<std::string> nodes;
     int nodeCount = 1;
     std::string interconnect;
+    std::optional<double> interNodeGBps;
     std::string precision;
     std::optional<std::int64_t> microBatch, seqLen, warmupSteps, timedSteps;
     std::string launcher;
@@ -173,6 +174,8 @@ IncomingRun readRun(const IncomingRow& row, const std::string& defaultSource, do
     run.interconnect = r.text("interconnect").value_or("");
     if (!run.interconnect.empty() && run.interconnect != "nvlink" && run.interconnect != "pcie")
         throw ImportError(r.locate("interconnect"), "expected nvlink or pcie, got '" + run.interconnect + "'");
+    // GB/s per node per direction, as --inter-node-gbps takes it (a 1.6 Tb/s node is 200).
+    run.interNodeGBps = r.real("inter_node_gbps", 1e-3, 1e6);
     run.precision = r.text("precision").value_or("");
     // The stored precision is precisionId() of the run's policy; anything else would never match a
     // filter or a calibration.
@@ -268,10 +271,10 @@ ImportResult store(Database& db, const std::vector<IncomingRun>& runs)
                           predicted_tokens_per_s, predicted_step_s, predicted_peak_bytes, runner_version,
                           libtorch_version, cuda_version, nccl_version, driver_version, compiler, kernels,
                           activations, offload_staging, backend, python_version, torch_version,
-                          transformers_version, model_impl)
+                          transformers_version, model_impl, inter_node_gbps)
         VALUES ('imported', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
                 ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38,
-                ?39, ?40, ?41, ?42, ?43, ?44, ?45))sql");
+                ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46))sql");
     Statement node(db.handle(), "INSERT INTO run_nodes (run_id, position, name) VALUES (?1, ?2, ?3)");
     // Last row first: runs list newest first and break equal start times by the higher id, so runs that
     // started in the same instant keep the file's order (an export's own order comes back unchanged).
@@ -290,7 +293,7 @@ ImportResult store(Database& db, const std::vector<IncomingRun>& runs)
         insert.bind(32, v.runner).bind(33, v.libtorch).bind(34, v.cuda).bind(35, v.nccl).bind(36, v.driver);
         insert.bind(37, v.compiler).bind(38, v.kernels).bind(39, v.activations).bind(40, v.offloadStaging);
         insert.bind(41, backendId(r.backend)).bind(42, v.python).bind(43, v.torch).bind(44, v.transformers);
-        insert.bind(45, v.modelImpl);
+        insert.bind(45, v.modelImpl).bind(46, r.interNodeGBps);
         insert.run();
         insert.reset();
         const std::int64_t id = detail::lastInsertId(db.handle());

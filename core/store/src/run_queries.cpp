@@ -44,6 +44,8 @@ constexpr std::string_view kBackendColumns =
     ", r.backend, r.python_version, r.torch_version, r.transformers_version, r.model_impl";
 // Files older than kRunBackendSchema hold native runs only.
 constexpr std::string_view kBackendUnknown = ", 'native', '', '', '', ''";
+constexpr std::string_view kInterNodeColumn = ", r.inter_node_gbps";
+constexpr std::string_view kInterNodeUnknown = ", NULL"; // before schema 9 nothing recorded it
 
 bool keepsRemoteHandles(const Database& db) { return db.schemaVersion() >= kRemoteFollowSchema; }
 
@@ -54,6 +56,7 @@ std::string summaryQuery(const Database& db)
     sql += kSummaryColumnsAfterStatus;
     sql += db.schemaVersion() >= kRunnerBehaviourSchema ? kRunnerBehaviourColumns : kRunnerBehaviourUnknown;
     sql += db.schemaVersion() >= kRunBackendSchema ? kBackendColumns : kBackendUnknown;
+    sql += db.schemaVersion() >= kInterNodeSchema ? kInterNodeColumn : kInterNodeUnknown;
     sql += "\n    FROM runs r";
     if (keepsRemoteHandles(db))
         sql += " LEFT JOIN remote_follow f ON f.run_id = r.id";
@@ -130,6 +133,7 @@ RunSummary readSummary(const Statement& s)
     r.versions.torch = s.text(47);
     r.versions.transformers = s.text(48);
     r.versions.modelImpl = s.text(49);
+    r.interNodeGBps = s.optionalReal(50);
     return r;
 }
 

@@ -91,6 +91,11 @@ RunRecorder::RunRecorder(Database& db, const RunConfig& config, const RunOrigin&
         Statement backend(db.handle(), "UPDATE runs SET backend = ?2 WHERE id = ?1");
         backend.bind(1, m_runId).bind(2, backendId(config.backend)).run();
     }
+    // The plan's inter-node bandwidth arrived with schema 9.
+    if (db.schemaVersion() >= kInterNodeSchema && origin.interNodeGBps) {
+        Statement network(db.handle(), "UPDATE runs SET inter_node_gbps = ?2 WHERE id = ?1");
+        network.bind(1, m_runId).bind(2, *origin.interNodeGBps).run();
+    }
 
     Statement node(db.handle(), "INSERT INTO run_nodes (run_id, position, node_id, name) VALUES (?1, ?2, ?3, ?4)");
     for (std::size_t i = 0; i < nodes.size(); ++i) {

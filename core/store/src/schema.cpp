@@ -280,6 +280,13 @@ ALTER TABLE nodes ADD COLUMN nccl_env_json TEXT NOT NULL DEFAULT '{}';
 ALTER TABLE run_nodes ADD COLUMN nccl_env_json TEXT NOT NULL DEFAULT '{}';
 )sql";
 
+// Version 9: the inter-node bandwidth the plan assumed (GB/s per node per direction,
+// ClusterSpec::interNodeGBps) recorded with the run. NULL: not recorded (runs stored before this
+// version, and runs started without a plan that stated one).
+constexpr std::string_view kVersion9 = R"sql(
+ALTER TABLE runs ADD COLUMN inter_node_gbps REAL CHECK (inter_node_gbps IS NULL OR inter_node_gbps > 0);
+)sql";
+
 } // namespace
 
 const std::vector<Migration>& migrations()
@@ -293,6 +300,7 @@ const std::vector<Migration>& migrations()
         {6, "runner behaviour of a run: kernels, activations, offload staging", kVersion6},
         {7, "backend of a run (native or torch) and its framework versions", kVersion7},
         {8, "NCCL environment of a node and of each node of a run", kVersion8},
+        {9, "inter-node bandwidth the plan of a run assumed", kVersion9},
     };
     return list;
 }

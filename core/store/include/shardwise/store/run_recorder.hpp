@@ -39,6 +39,7 @@ struct RunOrigin {
     std::string gpuId;                // preset id, may be empty
     std::string gpuName;              // filled from the ranks' start events when empty
     std::string interconnect;         // "nvlink" | "pcie" | ""
+    std::optional<double> interNodeGBps; // the plan's inter-node GB/s per node per direction, if it had one
     std::optional<std::int64_t> planId;
     std::optional<RunPrediction> predicted;
     // Non-empty: the run is a replay of events measured elsewhere (e.g. the example runs shipped with

@@ -63,6 +63,9 @@ struct RunSummary {
     int nodeCount = 1;
     std::vector<std::string> nodes;
     std::string interconnect;  // "nvlink" | "pcie" | ""
+    // The inter-node bandwidth the run's plan assumed, GB/s per node per direction
+    // (ClusterSpec::interNodeGBps); unset where nothing recorded it (schema 9).
+    std::optional<double> interNodeGBps;
     std::string precision;
     std::optional<int> microBatch;
     std::optional<int> seqLen;

@@ -25,6 +25,8 @@ inline constexpr int kRunnerBehaviourSchema = 6;
 // The first version whose runs rows keep the backend (native / torch) and the framework versions the
 // PyTorch harness reports (python, torch, transformers, model implementation).
 inline constexpr int kRunBackendSchema = 7;
+// The first schema whose runs record the plan's inter-node bandwidth (runs.inter_node_gbps).
+inline constexpr int kInterNodeSchema = 9;
 // The first version that keeps a node's NCCL environment and the one each node of a run used.
 inline constexpr int kNodeNcclEnvSchema = 8;
 
