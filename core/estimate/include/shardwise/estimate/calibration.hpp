@@ -142,14 +142,18 @@ struct Calibration {
     // copy on the critical path.
     double offloadCopyOverlap = 1.0;
     // CPU AdamW throughput of one host, parameters per second, shared by the ranks on that host.
-    // Fitted to the H200 host's offload runs (Qwen2.5 0.5B-7B): the step time left after compute,
-    // the exposed copies and the stalls the runner measured is 130-160 ps per parameter at every size.
-    double cpuAdamParamsPerS = 7.4e9;
+    // Fitted with hostStepOverlap to the H200 host's offload runs with the host step per unit
+    // (bench/results/offload-data-b1129cd, Qwen2.5 1.5B-7B: 5.88e9 over all of them, 5.80-5.85e9 in
+    // each leave-one-model-out fold); that host's probe measured 5.45e9 on 256 MiB. Hosts differ
+    // (the same binary's offload runs moved 15 % between two lent machines): the probe of the user's
+    // own node replaces it.
+    double cpuAdamParamsPerS = 5.9e9;
     // Fraction of the shorter of the offload step's GPU part (forward, backward, exposed copies and
     // communication) and its host AdamW that hides under the longer, for the native runner, which
     // steps each unit on the host as soon as its gradient has arrived, while the GPU runs the rest of
     // the backward, and lets the next forward start on the units already stepped. 0: the host step
-    // after the whole backward (the frameworks' default, and runners before this schedule).
+    // after the whole backward (the frameworks' default, and runners before this schedule). Fitted to
+    // the same runs: 0.896 over all of them, 0.877-0.90 in each fold.
     double hostStepOverlap = 0.9;
 
     // --- Framework targets (EstimateInput::framework other than native; docs/formulas.md, "Framework
