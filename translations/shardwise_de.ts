@@ -1632,6 +1632,34 @@
 <context>
     <name>shardwise::gui::NodesPage</name>
     <message>
+        <source>&amp;NCCL settings…</source>
+        <translation>&amp;NCCL-Einstellungen…</translation>
+    </message>
+    <message>
+        <source>Environment variables for NCCL that the node&apos;s runs get, e.g. NCCL_NVLS_ENABLE=0 where NVLink multicast is forbidden; none by default.</source>
+        <translation>Umgebungsvariablen für NCCL, die die Läufe des Knotens erhalten, z. B. NCCL_NVLS_ENABLE=0, wo NVLink-Multicast verboten ist; standardmäßig keine.</translation>
+    </message>
+    <message>
+        <source>The NCCL settings of %1 were not changed: %2</source>
+        <translation>Die NCCL-Einstellungen von %1 wurden nicht geändert: %2</translation>
+    </message>
+    <message>
+        <source>%1: runs give its ranks %2.</source>
+        <translation>%1: Läufe geben seinen Rängen %2.</translation>
+    </message>
+    <message>
+        <source>%1: no NCCL settings; NCCL chooses its defaults.</source>
+        <translation>%1: keine NCCL-Einstellungen; NCCL wählt seine Standardwerte.</translation>
+    </message>
+    <message>
+        <source>NCCL settings of %1</source>
+        <translation>NCCL-Einstellungen von %1</translation>
+    </message>
+    <message>
+        <source>One NAME=VALUE per line, given to every rank this node runs (e.g. NCCL_NVLS_ENABLE=0 where NVLink multicast is forbidden). Empty: none.</source>
+        <translation>Ein NAME=WERT pro Zeile, an jeden Rang übergeben, den dieser Knoten ausführt (z. B. NCCL_NVLS_ENABLE=0, wo NVLink-Multicast verboten ist). Leer: keine.</translation>
+    </message>
+    <message>
         <source>Add &amp;this machine</source>
         <translation>Diesen &amp;Rechner hinzufügen</translation>
     </message>

@@ -1631,6 +1631,34 @@
 <context>
     <name>shardwise::gui::NodesPage</name>
     <message>
+        <source>&amp;NCCL settings…</source>
+        <translation>NCCL 設定(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>Environment variables for NCCL that the node&apos;s runs get, e.g. NCCL_NVLS_ENABLE=0 where NVLink multicast is forbidden; none by default.</source>
+        <translation>このノードの実行が受け取る NCCL 用の環境変数 (NVLink マルチキャストが禁止されている場合の NCCL_NVLS_ENABLE=0 など)。既定ではなし。</translation>
+    </message>
+    <message>
+        <source>The NCCL settings of %1 were not changed: %2</source>
+        <translation>%1 の NCCL 設定は変更されませんでした: %2</translation>
+    </message>
+    <message>
+        <source>%1: runs give its ranks %2.</source>
+        <translation>%1: 実行時にランクへ %2 を渡します。</translation>
+    </message>
+    <message>
+        <source>%1: no NCCL settings; NCCL chooses its defaults.</source>
+        <translation>%1: NCCL 設定なし。NCCL が既定値を選びます。</translation>
+    </message>
+    <message>
+        <source>NCCL settings of %1</source>
+        <translation>%1 の NCCL 設定</translation>
+    </message>
+    <message>
+        <source>One NAME=VALUE per line, given to every rank this node runs (e.g. NCCL_NVLS_ENABLE=0 where NVLink multicast is forbidden). Empty: none.</source>
+        <translation>1 行に 1 つの NAME=VALUE。このノードで動くすべてのランクに渡されます (NVLink マルチキャストが禁止されている場合の NCCL_NVLS_ENABLE=0 など)。空: なし。</translation>
+    </message>
+    <message>
         <source>Add &amp;this machine</source>
         <translation>このマシンを追加(&amp;T)</translation>
     </message>

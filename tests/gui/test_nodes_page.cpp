@@ -32,6 +32,7 @@
 #include <QLocale>
 #include <QFileInfo>
 #include <QElapsedTimer>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
@@ -83,6 +84,8 @@ private slots:
     void probeOfThisMachineIsStoredAndShownInTheFacts();
     void cancelledProbeStoresNothing();
     void probeWithoutRunnerSaysSoAndStoresNothing();
+    void aliasWhoseConfigGivesAUserNeedsNoneInTheDialog();
+    void ncclSettingsAreEditedPerNode();
 
 private:
 #ifdef SHARDWISE_HAVE_SSHD_FIXTURE
@@ -158,6 +161,50 @@ void TestNodesPage::removedLocalNodeCanBeAddedAgain()
     QCOMPARE(m_page->factsModel()->valueOf(QStringLiteral("Host name")), thisHostName());
 }
 
+void TestNodesPage::aliasWhoseConfigGivesAUserNeedsNoneInTheDialog()
+{
+    dispatch::SshOptions options = m_page->job()->sshOptions();
+    options.sshConfig = m_dir->filePath(QStringLiteral("ssh_config")).toStdString();
+    QFile config(QString::fromStdString(options.sshConfig.string()));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write("Host gpu-alias\n  HostName 127.0.0.9\n  User ml\n");
+    config.close();
+    SshNodeDialog dialog;
+    dialog.setSshOptions(options);
+    dialog.nameEdit()->setText(QStringLiteral("box"));
+    dialog.userEdit()->clear();
+    dialog.hostEdit()->setText(QStringLiteral("gpu-alias"));
+    QVERIFY2(dialog.validationError().isEmpty(), qPrintable(dialog.validationError()));
+    dialog.hostEdit()->setText(QStringLiteral("other-host")); // no User for it in the config
+    QVERIFY(dialog.validationError().contains(QStringLiteral("node.user")));
+}
+
+void TestNodesPage::ncclSettingsAreEditedPerNode()
+{
+    const qint64 id = m_page->nodeModel()->nodeAt(0)->id;
+    m_page->selectNode(id);
+    QVERIFY(m_page->ncclEnvButton()->isEnabled());
+    // Through the dialog the button opens: one NAME=VALUE per line.
+    QTest::mouseClick(m_page->ncclEnvButton(), Qt::LeftButton);
+    QInputDialog* dialog = m_page->ncclDialog();
+    QVERIFY(dialog);
+    QVERIFY(dialog->textValue().isEmpty()); // none by default
+    dialog->setTextValue(QStringLiteral("NCCL_NVLS_ENABLE=0\nTORCH_SYMM_MEM_DISABLE_MULTICAST=1\n"));
+    dialog->accept();
+    const std::map<std::string, std::string> expected{{"NCCL_NVLS_ENABLE", "0"}, {"TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"}};
+    QCOMPARE(store::findNode(*m_workspace->database(), id)->ncclEnv, expected);
+    QVERIFY2(m_page->statusLine()->text().contains(QStringLiteral("NCCL_NVLS_ENABLE=0")), qPrintable(m_page->statusLine()->text()));
+
+    // A variable the launcher owns, or a line that is no setting: refused by name, nothing changed.
+    QVERIFY(!m_page->setNcclEnvironment(id, QStringLiteral("MASTER_PORT=1")));
+    QVERIFY2(m_page->statusLine()->text().contains(QStringLiteral("node.nccl_env")), qPrintable(m_page->statusLine()->text()));
+    QVERIFY(!m_page->setNcclEnvironment(id, QStringLiteral("NCCL_DEBUG")));
+    QCOMPARE(store::findNode(*m_workspace->database(), id)->ncclEnv, expected);
+    // Empty: none again.
+    QVERIFY(m_page->setNcclEnvironment(id, QString()));
+    QVERIFY(store::findNode(*m_workspace->database(), id)->ncclEnv.empty());
+}
+
 void TestNodesPage::sshNodeDialogNamesTheMissingField_data()
 {
     QTest::addColumn<QString>("name");
@@ -181,6 +228,7 @@ void TestNodesPage::sshNodeDialogNamesTheMissingField()
     QFETCH(bool, keyFileAuth);
     QFETCH(QString, field);
     SshNodeDialog dialog;
+    dialog.setSshOptions(m_page->job()->sshOptions()); // no ssh client configuration: a user is needed
     dialog.nameEdit()->setText(name);
     dialog.hostEdit()->setText(host);
     dialog.userEdit()->setText(user);

@@ -64,6 +64,7 @@ qint64 NodesPage::addSshNode(const store::Node& node)
 void NodesPage::addSshNodeInteractively()
 {
     auto* dialog = new SshNodeDialog(this);
+    dialog->setSshOptions(m_job->sshOptions());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] { addSshNode(dialog->node()); });
     dialog->open();

@@ -1,5 +1,7 @@
 #include "pages/nodes/ssh_node_dialog.hpp"
 
+#include "shardwise/session/node_management.hpp"
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -104,7 +106,7 @@ void SshNodeDialog::setNode(const store::Node& node)
 QString SshNodeDialog::validationError() const
 {
     try {
-        store::validateNode(node());
+        session::checkNode(node(), m_ssh);
     } catch (const std::exception& e) {
         return QString::fromUtf8(e.what());
     }

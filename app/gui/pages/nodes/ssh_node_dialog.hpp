@@ -3,6 +3,7 @@
 // private key file whose path, never its content, is stored). The node is checked as the store
 // would check it before the dialog closes.
 
+#include "shardwise/dispatch/ssh_session.hpp"
 #include "shardwise/store/nodes.hpp"
 
 #include <QDialog>
@@ -24,6 +25,8 @@ public:
     void setNode(const store::Node& node);
     // The error that keeps the dialog open, empty when the node is valid.
     QString validationError() const;
+    // The ssh client configuration a host alias is checked against (a user-less alias needs its User).
+    void setSshOptions(const dispatch::SshOptions& options) { m_ssh = options; }
 
     QLineEdit* nameEdit() const { return m_name; }
     QLineEdit* hostEdit() const { return m_host; }
@@ -36,6 +39,7 @@ public slots:
     void accept() override;
 
 private:
+    dispatch::SshOptions m_ssh;
     void chooseKeyFile();
     void updateKeyFileState();
 
