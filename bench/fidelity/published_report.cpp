@@ -159,15 +159,19 @@ std::vector<calibrate::Observation> observations(const std::vector<Row>& rows, c
     for (const Row& r : rows) {
         if (r.cell->kind != CellKind::Training || !r.input.ok || r.source->id == heldOut)
             continue;
+        // A figure the source leaves unknowable is no evidence to fit on (Cell::unknowable).
+        const auto& unknowable = r.cell->unknowable;
+        if (unknowable.count("verdict"))
+            continue;
         calibrate::Observation o;
         o.input = r.input.input;
         o.strategy = r.input.strategy;
         o.oom = r.cell->published.outcome == "oom";
         o.label = r.source->id + "/" + r.cell->id;
         if (!o.oom) {
-            if (r.presets.publishedTokensPerSPerGpu)
+            if (r.presets.publishedTokensPerSPerGpu && !unknowable.count("throughput"))
                 o.tokensPerS = *r.presets.publishedTokensPerSPerGpu * o.input.cluster.worldSize();
-            if (const auto& m = r.cell->published.memory) {
+            if (const auto& m = r.cell->published.memory; m && !unknowable.count("memory")) {
                 if (m->kind == "allocated" || m->kind == "active")
                     o.peakAllocatedBytes = m->bytes();
                 else if (m->kind == "reserved")
@@ -363,7 +367,17 @@ int runPublished(const PublishedOptions& options)
         factorsJson[f] = {{"factor", v.first}, {"cells", v.second}};
     }
     report["factors_all_sources"] = factorsJson;
-    md << "\n\n## Cells not predicted\n\n| source | cell | where | published | why |\n|---|---|---|---|---|\n";
+    md << "\n\n## Figures left unknowable\n\nPredicted and listed above, but their errors are neither computed, "
+          "counted (medians, worst, wrong verdicts) nor fitted on: the source does not let anyone predict them "
+          "(`unknowable` in the source file).\n\n| source | cell | figure | why |\n|---|---|---|---|\n";
+    json unknowableJson = json::array();
+    for (const Row& r : rows)
+        for (const auto& [what, why] : r.cell->unknowable) {
+            md << "| `" << r.source->id << "` | `" << r.cell->id << "` | " << what << " | " << why << " |\n";
+            unknowableJson.push_back({{"source", r.source->id}, {"cell", r.cell->id}, {"figure", what}, {"reason", why}});
+        }
+    report["unknowable"] = unknowableJson;
+    md << "\n## Cells not predicted\n\n| source | cell | where | published | why |\n|---|---|---|---|---|\n";
     json skipped = json::array();
     for (const Row& r : rows) {
         if (r.input.ok)

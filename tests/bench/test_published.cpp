@@ -111,6 +111,48 @@ private slots:
         QCOMPARE(compared, 12);
     }
 
+    void unknowableFiguresAreNeitherComparedNorCounted()
+    {
+        // transformers#30629 does not name its model or say whether training or evaluation ran out of
+        // memory: its verdicts are unknowable. DeepSpeed#3901's step times come from a setup in an attachment.
+        const Source tf = loadSource(sourceDir() / "transformers-issue-30629.json");
+        int verdicts = 0;
+        for (const Cell& c : tf.cells) {
+            const CellInput in = buildInput(c, PresetCatalog::builtin());
+            if (!in.ok)
+                continue;
+            QVERIFY(c.unknowable.count("verdict"));
+            const CellPrediction p = predict(c, in);
+            QVERIFY(p.ok);
+            QVERIFY(!p.verdictWrong);
+            ++verdicts;
+        }
+        QCOMPARE(verdicts, 2);
+        const Source ds = loadSource(sourceDir() / "deepspeed-issue-3901.json");
+        for (const Cell& c : ds.cells) {
+            const CellInput in = buildInput(c, PresetCatalog::builtin());
+            if (!in.ok)
+                continue;
+            const CellPrediction p = predict(c, in);
+            QVERIFY(!p.tokensError);
+            QVERIFY(!p.memoryError);
+            QVERIFY(p.verdictWrong); // the outcomes stay counted
+        }
+        // A figure that is not one of the three, or no reason, is refused naming the key.
+        QTemporaryDir dir;
+        const std::filesystem::path file = std::filesystem::path(dir.path().toStdString()) / "bad.json";
+        std::ofstream(file) << R"({"format": "shardwise-published", "version": 1, "id": "bad",
+            "citation": {"title": "t", "authors": "a", "url": "u", "date": "d", "version": "v", "location": "l"},
+            "summary": "s", "cells": [{"id": "c", "location": "x", "unknowable": {"speed": "why"},
+            "published": {"outcome": "oom", "statement": "OOM"}}]})";
+        try {
+            loadSource(file);
+            QFAIL("accepted unknowable.speed");
+        } catch (const std::exception& e) {
+            QVERIFY2(std::string(e.what()).find("unknowable.speed") != std::string::npos, e.what());
+        }
+    }
+
     void frameworkModelStatesFollowEachTargetsFormula()
     {
         for (const double n : {1.0e9, 2.851e9, 7.5e9, 70e9})

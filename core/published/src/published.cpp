@@ -275,6 +275,18 @@ Source loadSource(const std::filesystem::path& file)
         if (!cell.predictable && cell.notPredictableReason.empty())
             cr.fail("not_predictable_reason", "a cell that is not predictable says why");
         cell.predictionNote = cr.text("prediction_note");
+        if (cr.has("unknowable")) {
+            const json& u = cr.raw("unknowable");
+            if (!u.is_object())
+                cr.fail("unknowable", "expected an object of throughput / memory / verdict -> reason");
+            for (const auto& [what, why] : u.items()) {
+                if (what != "throughput" && what != "memory" && what != "verdict")
+                    cr.fail("unknowable." + what, "expected throughput, memory or verdict");
+                if (!why.is_string() || why.get<std::string>().empty())
+                    cr.fail("unknowable." + what, "the reason is required");
+                cell.unknowable[what] = why.get<std::string>();
+            }
+        }
         s.cells.push_back(std::move(cell));
     }
     if (s.cells.empty())
@@ -547,7 +559,8 @@ CellPrediction predict(const Cell& cell, const CellInput& input, const Calibrati
         p.publishedTokensPerSPerGpu = tokensPerGpuStep / *f.stepTimeS;
         p.throughputDerived = true;
     }
-    if (p.publishedTokensPerSPerGpu && f.outcome == "completed" && *p.publishedTokensPerSPerGpu > 0)
+    if (p.publishedTokensPerSPerGpu && f.outcome == "completed" && *p.publishedTokensPerSPerGpu > 0
+        && !cell.unknowable.count("throughput"))
         p.tokensError = p.predictedTokensPerSPerGpu / *p.publishedTokensPerSPerGpu - 1.0;
     const MemoryBreakdown& m = p.estimate.memory;
     const std::string kind = f.memory ? f.memory->kind : std::string("reserved");
@@ -561,9 +574,9 @@ CellPrediction predict(const Cell& cell, const CellInput& input, const Calibrati
         p.predictedMemoryBytes = m.nvidiaSmiBytes();
         p.predictedMemoryKind = "device total";
     }
-    if (f.memory && f.outcome == "completed" && f.memory->bytes() > 0)
+    if (f.memory && f.outcome == "completed" && f.memory->bytes() > 0 && !cell.unknowable.count("memory"))
         p.memoryError = p.predictedMemoryBytes / f.memory->bytes() - 1.0;
-    if (f.outcome == "completed" || f.outcome == "oom")
+    if ((f.outcome == "completed" || f.outcome == "oom") && !cell.unknowable.count("verdict"))
         p.verdictWrong = p.predictedFits != (f.outcome == "completed");
     p.ok = true;
     return p;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -79,6 +80,11 @@ struct Cell {
     bool predictable = true;
     std::string notPredictableReason;
     std::string predictionNote;
+    // Figures of a cell the source does not let anyone predict: "throughput", "memory" or "verdict" ->
+    // why (e.g. the setup behind them is in an attachment nobody can read, and the thread's own
+    // figures contradict the assumptions). The cell is still predicted and listed; those errors are
+    // not computed, and neither counted nor fitted on.
+    std::map<std::string, std::string> unknowable;
 };
 
 struct Source {
