@@ -300,6 +300,42 @@
     </message>
 </context>
 <context>
+    <name>EtaText</name>
+    <message>
+        <source>%1 h %2 min</source>
+        <extracomment>a duration: hours and minutes</extracomment>
+        <translation>%1 h %2 min</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <extracomment>a duration: minutes and seconds</extracomment>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <extracomment>a duration: seconds</extracomment>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>estimating…</source>
+        <extracomment>time left of a run with fewer than two steps done</extracomment>
+        <translation>wird geschätzt…</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <extracomment>time left of a run nothing predicted</extracomment>
+        <translation>unbekannt</translation>
+    </message>
+    <message>
+        <source>about %1 (predicted)</source>
+        <translation>etwa %1 (vorhergesagt)</translation>
+    </message>
+    <message>
+        <source>about %1</source>
+        <translation>etwa %1</translation>
+    </message>
+</context>
+<context>
     <name>ExportText</name>
     <message>
         <source>%1: the chart has no size to render</source>
@@ -1193,11 +1229,11 @@
     <name>shardwise::gui::HelpViewer</name>
     <message>
         <source>Shardwise user guide</source>
-        <translation type="unfinished"></translation>
+        <translation>Shardwise-Benutzerhandbuch</translation>
     </message>
     <message>
         <source>The user guide is missing from this installation (share/doc/shardwise/user-guide.md).</source>
-        <translation type="unfinished"></translation>
+        <translation>Das Benutzerhandbuch fehlt in dieser Installation (share/doc/shardwise/user-guide.md).</translation>
     </message>
 </context>
 <context>
@@ -1320,39 +1356,39 @@
     </message>
     <message>
         <source>Qwen2.5 7B on one node of 8 × H100 80GB (NVLink), sequence 4096</source>
-        <translation type="unfinished"></translation>
+        <translation>Qwen2.5 7B auf einem Knoten mit 8 × H100 80GB (NVLink), Sequenz 4096</translation>
     </message>
     <message>
         <source>Try it here: tiny decoder, 2 ranks, validated on this machine&apos;s CPU</source>
-        <translation type="unfinished"></translation>
+        <translation>Hier ausprobieren: kleiner Decoder, 2 Ränge, auf der CPU dieses Rechners geprüft</translation>
     </message>
     <message>
         <source>Reference: Qwen2.5 3B on one node of 4 × L4 (PCIe)</source>
-        <translation type="unfinished"></translation>
+        <translation>Referenz: Qwen2.5 3B auf einem Knoten mit 4 × L4 (PCIe)</translation>
     </message>
     <message>
         <source>Open &amp;example</source>
-        <translation type="unfinished"></translation>
+        <translation>Beispiel ö&amp;ffnen</translation>
     </message>
     <message>
         <source>&amp;Import runs…</source>
-        <translation type="unfinished"></translation>
+        <translation>Läufe &amp;importieren…</translation>
     </message>
     <message>
         <source>Store runs measured elsewhere from a CSV or JSON export (shardwise-cli runs export).</source>
-        <translation type="unfinished"></translation>
+        <translation>Anderswo gemessene Läufe aus einem CSV- oder JSON-Export speichern (shardwise-cli runs export).</translation>
     </message>
     <message>
         <source>Example: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Beispiel: %1</translation>
     </message>
     <message>
         <source>Import runs</source>
-        <translation type="unfinished"></translation>
+        <translation>Läufe importieren</translation>
     </message>
     <message>
         <source>Run exports (*.csv *.json);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>Lauf-Exporte (*.csv *.json);;Alle Dateien (*)</translation>
     </message>
 </context>
 <context>
@@ -1865,34 +1901,6 @@
     <message>
         <source>The torch backend cannot run there: %1.</source>
         <translation>Das torch-Backend kann dort nicht laufen: %1.</translation>
-    </message>
-    <message>
-        <source>&amp;NCCL settings…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Environment variables for NCCL that the node&apos;s runs get, e.g. NCCL_NVLS_ENABLE=0 where NVLink multicast is forbidden; none by default.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The NCCL settings of %1 were not changed: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1: runs give its ranks %2.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1: no NCCL settings; NCCL chooses its defaults.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>NCCL settings of %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>One NAME=VALUE per line, given to every rank this node runs (e.g. NCCL_NVLS_ENABLE=0 where NVLink multicast is forbidden). Empty: none.</source>
-        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -2553,6 +2561,31 @@
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>Abgebrochen</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <extracomment>a rank the launcher stopped when the run ended (another rank failed, or it timed out)</extracomment>
+        <translation>Gestoppt</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>Breche ab…</translation>
+    </message>
+    <message>
+        <source>The run was cancelled before this rank finished; it was stopped.</source>
+        <translation>Der Lauf wurde abgebrochen, bevor dieser Rang fertig war; der Rang wurde gestoppt.</translation>
+    </message>
+    <message>
+        <source>The run timed out before this rank finished; it was stopped.</source>
+        <translation>Der Lauf hat die Zeit überschritten, bevor dieser Rang fertig war; der Rang wurde gestoppt.</translation>
+    </message>
+    <message>
+        <source>The run ended (another rank failed) before this rank finished; it was stopped.</source>
+        <translation>Der Lauf endete (ein anderer Rang schlug fehl), bevor dieser Rang fertig war; der Rang wurde gestoppt.</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunDiagnosisPanel</name>
@@ -2876,53 +2909,53 @@
     <name>shardwise::gui::RunOriginBar</name>
     <message>
         <source>Re&amp;move run…</source>
-        <translation type="unfinished"></translation>
+        <translation>Lauf &amp;entfernen…</translation>
     </message>
     <message numerus="yes">
         <source>%n run(s) on node “example” are examples shipped with Shardwise: the project&apos;s own measurements on an NVIDIA H200, each with the planner&apos;s prediction for it.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n Lauf auf dem Knoten „example“ ist ein mit Shardwise ausgeliefertes Beispiel: eine eigene Messung des Projekts auf einer NVIDIA H200, mit der Vorhersage des Planers dafür.</numerusform>
+            <numerusform>%n Läufe auf dem Knoten „example“ sind mit Shardwise ausgelieferte Beispiele: eigene Messungen des Projekts auf einer NVIDIA H200, jeweils mit der Vorhersage des Planers dafür.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n run(s) are published results (launcher “published”).</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n Lauf ist ein veröffentlichtes Ergebnis (Launcher „published“).</numerusform>
+            <numerusform>%n Läufe sind veröffentlichte Ergebnisse (Launcher „published“).</numerusform>
         </translation>
     </message>
     <message>
         <source>They are read-only: they cannot be removed or edited as your own runs.</source>
-        <translation type="unfinished"></translation>
+        <translation>Sie sind schreibgeschützt: Anders als Ihre eigenen Läufe können sie weder entfernt noch bearbeitet werden.</translation>
     </message>
     <message>
         <source>Select one of your runs in the table to remove it with everything recorded for it.</source>
-        <translation type="unfinished"></translation>
+        <translation>Wählen Sie einen Ihrer Läufe in der Tabelle, um ihn mit allem, was zu ihm gespeichert ist, zu entfernen.</translation>
     </message>
     <message>
         <source>Run %1 is %2 run shipped with Shardwise: read-only, it cannot be removed.</source>
-        <translation type="unfinished"></translation>
+        <translation>Lauf %1 ist %2, mit Shardwise ausgeliefert: schreibgeschützt, er kann nicht entfernt werden.</translation>
     </message>
     <message>
         <source>an example</source>
-        <translation type="unfinished"></translation>
+        <translation>ein Beispiellauf</translation>
     </message>
     <message>
         <source>a published</source>
-        <translation type="unfinished"></translation>
+        <translation>ein veröffentlichter Lauf</translation>
     </message>
     <message>
         <source>Remove run %1 with everything recorded for it.</source>
-        <translation type="unfinished"></translation>
+        <translation>Lauf %1 mit allem, was zu ihm gespeichert ist, entfernen.</translation>
     </message>
     <message>
         <source>Remove run</source>
-        <translation type="unfinished"></translation>
+        <translation>Lauf entfernen</translation>
     </message>
     <message>
         <source>Remove run %1 with everything recorded for it? This cannot be undone.</source>
-        <translation type="unfinished"></translation>
+        <translation>Lauf %1 mit allem, was zu ihm gespeichert ist, entfernen? Das kann nicht rückgängig gemacht werden.</translation>
     </message>
 </context>
 <context>
@@ -2987,6 +3020,23 @@
         <source>%1 (%2)</source>
         <comment>strategy (backend)</comment>
         <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>The median step time so far times the steps left (warm-up and timed); estimated from two steps on.</source>
+        <translation>Der bisherige Median der Schrittzeit mal die verbleibenden Schritte (Aufwärm- und gemessene Schritte); geschätzt ab zwei erledigten Schritten.</translation>
+    </message>
+    <message>
+        <source>All its steps at the step time the plan predicted; unknown for a run without a prediction.</source>
+        <translation>Alle seine Schritte mit der vom Plan vorhergesagten Schrittzeit; unbekannt für einen Lauf ohne Vorhersage.</translation>
+    </message>
+    <message>
+        <source>Elapsed</source>
+        <translation>Verstrichen</translation>
+    </message>
+    <message>
+        <source>Time left</source>
+        <extracomment>the time a run still needs</extracomment>
+        <translation>Restzeit</translation>
     </message>
 </context>
 <context>
@@ -3420,6 +3470,33 @@
         <source>Abandoning run %1: stopping its ranks where its node answers.</source>
         <translation>Lauf %1 wird aufgegeben: Seine Ranks werden gestoppt, wo sein Knoten antwortet.</translation>
     </message>
+    <message>
+        <source>The queue is empty.</source>
+        <translation>Die Warteschlange ist leer.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) in the queue; time left unknown: a queued run carries no predicted step time.</source>
+        <translation>
+            <numerusform>%n Lauf in der Warteschlange; Restzeit unbekannt: Ein eingereihter Lauf hat keine vorhergesagte Schrittzeit.</numerusform>
+            <numerusform>%n Läufe in der Warteschlange; Restzeit unbekannt: Ein eingereihter Lauf hat keine vorhergesagte Schrittzeit.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) in the queue; time left: %1.</source>
+        <translation>
+            <numerusform>%n Lauf in der Warteschlange; Restzeit: %1.</numerusform>
+            <numerusform>%n Läufe in der Warteschlange; Restzeit: %1.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The running run has run for %1.</source>
+        <translation>Der laufende Lauf läuft seit %1.</translation>
+    </message>
+    <message>
+        <source>Run %1 ended as &quot;%2&quot;. %3</source>
+        <extracomment>status line after a run failed: run id, how it ended, the diagnosis&apos;s headline</extracomment>
+        <translation>Lauf %1 endete als „%2“. %3</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::SshNodeDialog</name>
@@ -3520,34 +3597,34 @@
     </message>
     <message>
         <source>The example runs were not loaded: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Beispielläufe wurden nicht geladen: %1</translation>
     </message>
     <message>
         <source>There is no run %1 in this workspace.</source>
-        <translation type="unfinished"></translation>
+        <translation>In diesem Arbeitsbereich gibt es keinen Lauf %1.</translation>
     </message>
     <message>
         <source>Run %1 is an example shipped with Shardwise (measured by the project on an NVIDIA H200). Example and published runs are read-only: they cannot be removed.</source>
-        <translation type="unfinished"></translation>
+        <translation>Lauf %1 ist ein mit Shardwise ausgeliefertes Beispiel (vom Projekt auf einer NVIDIA H200 gemessen). Beispielläufe und veröffentlichte Läufe sind schreibgeschützt: Sie können nicht entfernt werden.</translation>
     </message>
     <message>
         <source>Run %1 could not be removed: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>Lauf %1 konnte nicht entfernt werden: %2</translation>
     </message>
     <message>
         <source>%1: cannot be read</source>
-        <translation type="unfinished"></translation>
+        <translation>%1: kann nicht gelesen werden</translation>
     </message>
     <message numerus="yes">
         <source>Imported %n run(s) from %1.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n Lauf aus %1 importiert.</numerusform>
+            <numerusform>%n Läufe aus %1 importiert.</numerusform>
         </translation>
     </message>
     <message>
         <source>%1: %2; nothing was imported.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1: %2; es wurde nichts importiert.</translation>
     </message>
 </context>
 </TS>

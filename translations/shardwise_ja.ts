@@ -299,6 +299,42 @@
     </message>
 </context>
 <context>
+    <name>EtaText</name>
+    <message>
+        <source>%1 h %2 min</source>
+        <extracomment>a duration: hours and minutes</extracomment>
+        <translation>%1 時間 %2 分</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <extracomment>a duration: minutes and seconds</extracomment>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <extracomment>a duration: seconds</extracomment>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>estimating…</source>
+        <extracomment>time left of a run with fewer than two steps done</extracomment>
+        <translation>推定中…</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <extracomment>time left of a run nothing predicted</extracomment>
+        <translation>不明</translation>
+    </message>
+    <message>
+        <source>about %1 (predicted)</source>
+        <translation>約 %1（予測）</translation>
+    </message>
+    <message>
+        <source>about %1</source>
+        <translation>約 %1</translation>
+    </message>
+</context>
+<context>
     <name>ExportText</name>
     <message>
         <source>%1: the chart has no size to render</source>
@@ -1192,11 +1228,11 @@
     <name>shardwise::gui::HelpViewer</name>
     <message>
         <source>Shardwise user guide</source>
-        <translation type="unfinished"></translation>
+        <translation>Shardwise ユーザーガイド</translation>
     </message>
     <message>
         <source>The user guide is missing from this installation (share/doc/shardwise/user-guide.md).</source>
-        <translation type="unfinished"></translation>
+        <translation>このインストールにはユーザーガイドがありません（share/doc/shardwise/user-guide.md）。</translation>
     </message>
 </context>
 <context>
@@ -1319,39 +1355,39 @@
     </message>
     <message>
         <source>Qwen2.5 7B on one node of 8 × H100 80GB (NVLink), sequence 4096</source>
-        <translation type="unfinished"></translation>
+        <translation>Qwen2.5 7B、8 × H100 80GB（NVLink）のノード 1 台、シーケンス 4096</translation>
     </message>
     <message>
         <source>Try it here: tiny decoder, 2 ranks, validated on this machine&apos;s CPU</source>
-        <translation type="unfinished"></translation>
+        <translation>ここで試す: 小さなデコーダー、2 ランク、このマシンの CPU で検証</translation>
     </message>
     <message>
         <source>Reference: Qwen2.5 3B on one node of 4 × L4 (PCIe)</source>
-        <translation type="unfinished"></translation>
+        <translation>参考: Qwen2.5 3B、4 × L4（PCIe）のノード 1 台</translation>
     </message>
     <message>
         <source>Open &amp;example</source>
-        <translation type="unfinished"></translation>
+        <translation>サンプルを開く(&amp;E)</translation>
     </message>
     <message>
         <source>&amp;Import runs…</source>
-        <translation type="unfinished"></translation>
+        <translation>実行をインポート(&amp;I)…</translation>
     </message>
     <message>
         <source>Store runs measured elsewhere from a CSV or JSON export (shardwise-cli runs export).</source>
-        <translation type="unfinished"></translation>
+        <translation>別の場所で計測した実行を CSV または JSON のエクスポート（shardwise-cli runs export）から保存します。</translation>
     </message>
     <message>
         <source>Example: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>サンプル: %1</translation>
     </message>
     <message>
         <source>Import runs</source>
-        <translation type="unfinished"></translation>
+        <translation>実行をインポート</translation>
     </message>
     <message>
         <source>Run exports (*.csv *.json);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>実行のエクスポート (*.csv *.json);;すべてのファイル (*)</translation>
     </message>
 </context>
 <context>
@@ -1859,34 +1895,6 @@
     <message>
         <source>The torch backend cannot run there: %1.</source>
         <translation>torch バックエンドはそこで実行できません: %1。</translation>
-    </message>
-    <message>
-        <source>&amp;NCCL settings…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Environment variables for NCCL that the node&apos;s runs get, e.g. NCCL_NVLS_ENABLE=0 where NVLink multicast is forbidden; none by default.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The NCCL settings of %1 were not changed: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1: runs give its ranks %2.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1: no NCCL settings; NCCL chooses its defaults.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>NCCL settings of %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>One NAME=VALUE per line, given to every rank this node runs (e.g. NCCL_NVLS_ENABLE=0 where NVLink multicast is forbidden). Empty: none.</source>
-        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -2546,6 +2554,31 @@
         <source>Memory</source>
         <translation>メモリ</translation>
     </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>キャンセル済み</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <extracomment>a rank the launcher stopped when the run ended (another rank failed, or it timed out)</extracomment>
+        <translation>停止済み</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>キャンセル中…</translation>
+    </message>
+    <message>
+        <source>The run was cancelled before this rank finished; it was stopped.</source>
+        <translation>このランクが終わる前に実行がキャンセルされたため、ランクは停止されました。</translation>
+    </message>
+    <message>
+        <source>The run timed out before this rank finished; it was stopped.</source>
+        <translation>このランクが終わる前に実行がタイムアウトしたため、ランクは停止されました。</translation>
+    </message>
+    <message>
+        <source>The run ended (another rank failed) before this rank finished; it was stopped.</source>
+        <translation>このランクが終わる前に実行が終了した（別のランクが失敗した）ため、ランクは停止されました。</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunDiagnosisPanel</name>
@@ -2868,51 +2901,51 @@
     <name>shardwise::gui::RunOriginBar</name>
     <message>
         <source>Re&amp;move run…</source>
-        <translation type="unfinished"></translation>
+        <translation>実行を削除(&amp;M)…</translation>
     </message>
     <message numerus="yes">
         <source>%n run(s) on node “example” are examples shipped with Shardwise: the project&apos;s own measurements on an NVIDIA H200, each with the planner&apos;s prediction for it.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>ノード「example」上の %n 件の実行は Shardwise に同梱のサンプルです。プロジェクト自身が NVIDIA H200 で計測したもので、それぞれにプランナーの予測が付いています。</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n run(s) are published results (launcher “published”).</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n 件の実行は公開された結果です（ランチャー「published」）。</numerusform>
         </translation>
     </message>
     <message>
         <source>They are read-only: they cannot be removed or edited as your own runs.</source>
-        <translation type="unfinished"></translation>
+        <translation>これらは読み取り専用で、自分の実行のように削除や編集はできません。</translation>
     </message>
     <message>
         <source>Select one of your runs in the table to remove it with everything recorded for it.</source>
-        <translation type="unfinished"></translation>
+        <translation>表で自分の実行を選ぶと、その実行を記録されたすべてとともに削除できます。</translation>
     </message>
     <message>
         <source>Run %1 is %2 run shipped with Shardwise: read-only, it cannot be removed.</source>
-        <translation type="unfinished"></translation>
+        <translation>実行 %1 は Shardwise に同梱された%2です。読み取り専用のため削除できません。</translation>
     </message>
     <message>
         <source>an example</source>
-        <translation type="unfinished"></translation>
+        <translation>サンプルの実行</translation>
     </message>
     <message>
         <source>a published</source>
-        <translation type="unfinished"></translation>
+        <translation>公開結果の実行</translation>
     </message>
     <message>
         <source>Remove run %1 with everything recorded for it.</source>
-        <translation type="unfinished"></translation>
+        <translation>実行 %1 を、記録されたすべてとともに削除します。</translation>
     </message>
     <message>
         <source>Remove run</source>
-        <translation type="unfinished"></translation>
+        <translation>実行を削除</translation>
     </message>
     <message>
         <source>Remove run %1 with everything recorded for it? This cannot be undone.</source>
-        <translation type="unfinished"></translation>
+        <translation>実行 %1 を、記録されたすべてとともに削除しますか? この操作は元に戻せません。</translation>
     </message>
 </context>
 <context>
@@ -2976,6 +3009,23 @@
         <source>%1 (%2)</source>
         <comment>strategy (backend)</comment>
         <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>The median step time so far times the steps left (warm-up and timed); estimated from two steps on.</source>
+        <translation>これまでのステップ時間の中央値 × 残りのステップ数（ウォームアップと計測）。2 ステップ完了後から推定します。</translation>
+    </message>
+    <message>
+        <source>All its steps at the step time the plan predicted; unknown for a run without a prediction.</source>
+        <translation>すべてのステップをプランが予測したステップ時間で見積もります。予測のない実行では不明です。</translation>
+    </message>
+    <message>
+        <source>Elapsed</source>
+        <translation>経過時間</translation>
+    </message>
+    <message>
+        <source>Time left</source>
+        <extracomment>the time a run still needs</extracomment>
+        <translation>残り時間</translation>
     </message>
 </context>
 <context>
@@ -3408,6 +3458,31 @@
         <source>Abandoning run %1: stopping its ranks where its node answers.</source>
         <translation>実行 %1 を放棄中: ノードが応答する場所でランクを停止しています。</translation>
     </message>
+    <message>
+        <source>The queue is empty.</source>
+        <translation>キューは空です。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) in the queue; time left unknown: a queued run carries no predicted step time.</source>
+        <translation>
+            <numerusform>キュー内に %n 件の実行。残り時間は不明です: キュー内の実行に予測ステップ時間がありません。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) in the queue; time left: %1.</source>
+        <translation>
+            <numerusform>キュー内に %n 件の実行。残り時間: %1。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The running run has run for %1.</source>
+        <translation>実行中の実行の経過時間: %1。</translation>
+    </message>
+    <message>
+        <source>Run %1 ended as &quot;%2&quot;. %3</source>
+        <extracomment>status line after a run failed: run id, how it ended, the diagnosis&apos;s headline</extracomment>
+        <translation>実行 %1 は「%2」として終了しました。%3</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::SshNodeDialog</name>
@@ -3508,33 +3583,33 @@
     </message>
     <message>
         <source>The example runs were not loaded: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>サンプルの実行を読み込めませんでした: %1</translation>
     </message>
     <message>
         <source>There is no run %1 in this workspace.</source>
-        <translation type="unfinished"></translation>
+        <translation>このワークスペースに実行 %1 はありません。</translation>
     </message>
     <message>
         <source>Run %1 is an example shipped with Shardwise (measured by the project on an NVIDIA H200). Example and published runs are read-only: they cannot be removed.</source>
-        <translation type="unfinished"></translation>
+        <translation>実行 %1 は Shardwise に同梱のサンプルです（プロジェクトが NVIDIA H200 で計測）。サンプルの実行と公開結果の実行は読み取り専用のため削除できません。</translation>
     </message>
     <message>
         <source>Run %1 could not be removed: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>実行 %1 を削除できませんでした: %2</translation>
     </message>
     <message>
         <source>%1: cannot be read</source>
-        <translation type="unfinished"></translation>
+        <translation>%1: 読み込めません</translation>
     </message>
     <message numerus="yes">
         <source>Imported %n run(s) from %1.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%1 から %n 件の実行をインポートしました。</numerusform>
         </translation>
     </message>
     <message>
         <source>%1: %2; nothing was imported.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1: %2。何もインポートされませんでした。</translation>
     </message>
 </context>
 </TS>
