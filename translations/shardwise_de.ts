@@ -2935,7 +2935,7 @@
     </message>
     <message>
         <source>Run %1 is %2 run shipped with Shardwise: read-only, it cannot be removed.</source>
-        <translation>Lauf %1 ist %2, mit Shardwise ausgeliefert: schreibgeschützt, er kann nicht entfernt werden.</translation>
+        <translation>Lauf %1 ist %2, der mit Shardwise ausgeliefert wird: schreibgeschützt, er kann nicht entfernt werden.</translation>
     </message>
     <message>
         <source>an example</source>
