@@ -1,6 +1,7 @@
 #pragma once
-// A node is a machine the runner can be dispatched to: this one (local) or one reached over SSH.
-// NodeFacts is what discovery found on it; both are plain data the store persists.
+// What discovery finds on a machine the runner can be dispatched to (this one, or one reached over
+// SSH): NodeFacts, plain data the store keeps with the node (session/node_facts_json.hpp). The node
+// itself is store::Node; session/node_management.hpp turns it into an SSH session.
 
 #include "shardwise/dispatch/ssh_session.hpp"
 
@@ -10,15 +11,6 @@
 #include <vector>
 
 namespace shardwise::dispatch {
-
-enum class NodeKind { Local, Ssh };
-
-struct NodeSpec {
-    std::string name; // the user's label, e.g. "gpu-box-1"
-    NodeKind kind = NodeKind::Local;
-    SshEndpoint endpoint;       // Ssh only
-    SshCredentials credentials; // Ssh only (askPassphrase is not persisted)
-};
 
 struct NodeGpu {
     int index = 0;
