@@ -260,7 +260,14 @@ void fromLauncher(const RankRecord& r, int year, const RunFacts& run, std::vecto
             f.facts["exit_code"] = *r.exitCode;
         f.evidence.front().text = "signal " + std::to_string(sig) + (r.exitCode ? ", exit code " + std::to_string(*r.exitCode) : "");
         atLastLogLine(f);
-        if (sig == 9) {
+        if (r.endedByLauncher && (sig == 9 || sig == 15 || sig == 2 || sig == 1)) {
+            // The launcher's clean-up after a peer failed: what this rank did before it is what counts.
+            f.kind = FailureKind::LostRank;
+            f.isSymptom = true;
+            f.facts["ended_by_launcher"] = true;
+            f.message = "ended by the launcher (signal " + std::to_string(sig) + ") after the run had failed or was stopped";
+            out.push_back(std::move(f));
+        } else if (sig == 9) {
             f.kind = FailureKind::LostRank;
             f.message = "killed by SIGKILL" + std::string(r.exitCode == 137 ? " (exit code 137 = 128 + 9)" : "");
             out.push_back(std::move(f));
@@ -343,6 +350,83 @@ bool rankHas(const std::vector<Failure>& fs, int rank, auto predicate)
     return std::any_of(fs.begin(), fs.end(), [&](const Failure& f) { return f.rank == rank && predicate(f); });
 }
 
+std::string utcText(double t) { return formatUtc(t); }
+
+// A rank that stopped emitting events while its peers waited for it in a collective (SIGSTOP, a
+// debugger, a frozen node, a livelock) leaves no error of its own: its peers' timeouts are all the
+// records show, and the launcher ends it afterwards. Such a rank - no summary, no error event, no
+// primary failure, its last event before a peer's timed communication failure - is the first failure;
+// the peers' timeouts after its last event become symptoms of it.
+void addStoppedRanks(const std::vector<RankRecord>& records, const RunFacts& run, std::vector<Failure>& out)
+{
+    std::optional<double> firstTimeout;
+    for (const auto& f : out)
+        if ((f.kind == FailureKind::Communication || f.kind == FailureKind::WatchdogTimeout) && f.rank != kNoRank && f.time
+            && (!firstTimeout || *f.time < *firstTimeout))
+            firstTimeout = f.time;
+    if (!firstTimeout)
+        return;
+    std::vector<Failure> stopped;
+    for (const auto& r : records) {
+        if (r.rank == kNoRank || r.events.empty() || run.completedRanks.contains(r.rank))
+            continue;
+        const bool reported = std::any_of(r.events.begin(), r.events.end(), [](const protocol::Event& e) {
+            return std::holds_alternative<protocol::ErrorEvent>(e);
+        });
+        if (reported || rankHas(out, r.rank, [](const Failure& g) { return !g.isSymptom; })
+            || std::any_of(stopped.begin(), stopped.end(), [&](const Failure& g) { return g.rank == r.rank; }))
+            continue;
+        double lastTime = 0;
+        std::size_t lastIndex = 0;
+        std::optional<std::int64_t> lastStep;
+        for (std::size_t i = 0; i < r.events.size(); ++i) {
+            const double t = std::visit([](const auto& x) { return x.time; }, r.events[i]);
+            if (t >= lastTime) {
+                lastTime = t;
+                lastIndex = i;
+            }
+            if (const auto* s = std::get_if<protocol::StepEvent>(&r.events[i]))
+                lastStep = s->step;
+        }
+        if (lastTime <= 0)
+            continue;
+        Failure f;
+        f.kind = FailureKind::LostRank;
+        f.rank = r.rank;
+        f.node = run.rankNodes.contains(r.rank) ? run.rankNodes.at(r.rank) : r.node;
+        placeOnReferenceClock(f, lastTime, utcText(lastTime), TimeSource::Event, f.node, run);
+        if (!f.time || *f.time >= *firstTimeout)
+            continue;
+        f.facts["stopped_responding"] = true;
+        if (lastStep)
+            f.facts["last_step"] = *lastStep;
+        f.message = "stopped responding (" + (lastStep ? "no step event since step " + std::to_string(*lastStep)
+                                                       : std::string("no step event at all"))
+            + ", last event at " + utcText(lastTime) + "); its peers timed out waiting for it";
+        const std::size_t line = lastIndex < r.eventLineNumbers.size() ? r.eventLineNumbers[lastIndex] : 0;
+        f.evidence.push_back(evidence(r.eventsName.empty() ? sourceName(r) : r.eventsName, line,
+                                      protocol::serialize(r.events[lastIndex])));
+        f.lastLines = lastLines(r);
+        stopped.push_back(std::move(f));
+    }
+    if (stopped.empty())
+        return;
+    const double silentSince = std::min_element(stopped.begin(), stopped.end(), [](const Failure& a, const Failure& b) {
+                                   return *a.time < *b.time;
+                               })->time.value();
+    for (auto& f : out)
+        if ((f.kind == FailureKind::Communication || f.kind == FailureKind::WatchdogTimeout) && f.time
+            && *f.time > silentSince) {
+            f.isSymptom = true;
+            f.facts["waited_for_silent_rank"] = true;
+        }
+    for (auto& f : stopped) {
+        // The launcher's clean-up of the stopped rank says the same thing again.
+        std::erase_if(out, [&](const Failure& g) { return g.rank == f.rank && g.kind == FailureKind::LostRank; });
+        out.push_back(std::move(f));
+    }
+}
+
 } // namespace
 
 RunFacts gatherRunFacts(const std::vector<RankRecord>& records)
@@ -416,6 +500,7 @@ std::vector<Failure> collectFailures(const std::vector<RankRecord>& records, con
         return f.kind == FailureKind::Internal && !f.isSymptom && f.rank != kNoRank
             && rankHas(out, f.rank, [](const Failure& g) { return g.kind != FailureKind::Internal; });
     });
+    addStoppedRanks(records, run, out);
     for (auto& f : out) {
         // ProcessGroupNCCL aborts the process (SIGABRT) after its watchdog fires.
         if (f.kind == FailureKind::Internal && f.facts.value("signal", 0) == 6

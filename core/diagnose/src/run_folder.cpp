@@ -57,6 +57,7 @@ struct Meta {
         std::string node;
         std::optional<int> exitCode, signal;
         bool lost = false;
+        bool killedByLauncher = false;
         std::string lostReason;
         std::optional<double> lostTime;
     };
@@ -119,7 +120,8 @@ Meta parseMeta(const fs::path& file)
             const std::string where = "ranks[" + std::to_string(i) + "]";
             if (!r.is_object())
                 throw DiagnoseInputError("meta.json: " + where + " must be an object");
-            onlyKnownFields(r, where, {"rank", "node", "exit_code", "signal", "lost", "lost_reason", "lost_time"});
+            onlyKnownFields(r, where, {"rank", "node", "exit_code", "signal", "lost", "lost_reason", "lost_time",
+                                        "killed_by_launcher"});
             const json* rank = member(r, "rank", json::value_t::number_integer, where, "an integer");
             if (!rank || rank->get<long long>() < 0)
                 throw DiagnoseInputError("meta.json: " + where + ": missing or negative 'rank'");
@@ -132,6 +134,8 @@ Meta parseMeta(const fs::path& file)
                 out.signal = v->get<int>();
             if (const json* v = member(r, "lost", json::value_t::boolean, where, "true or false"))
                 out.lost = v->get<bool>();
+            if (const json* v = member(r, "killed_by_launcher", json::value_t::boolean, where, "true or false"))
+                out.killedByLauncher = v->get<bool>();
             if (const json* v = member(r, "lost_reason", json::value_t::string, where, "a string"))
                 out.lostReason = v->get<std::string>();
             if (r.contains("lost_time")) {
@@ -231,6 +235,7 @@ std::vector<RankRecord> assemble(const std::vector<fs::path>& files)
             r.exitCode = m.exitCode;
             r.signal = m.signal;
             r.lost = m.lost;
+            r.endedByLauncher = m.killedByLauncher;
             r.lostReason = m.lostReason;
             r.lostTime = m.lostTime;
         }

@@ -31,6 +31,7 @@ std::vector<diagnose::RankRecord> rankRecordsOf(const dispatch::LaunchResult& la
         record.logLines = readLines(r.logFile);
         record.events = r.events;
         record.eventsName = "rank" + std::to_string(r.rank) + " events";
+        record.endedByLauncher = r.killedByLauncher;
         // A shell reports a signalled child as 128 + signal; the diagnosis reads both forms.
         if (r.signal != 0)
             record.signal = r.signal;

@@ -31,6 +31,9 @@ struct RankRecord {
     std::vector<std::size_t> eventLineNumbers; // 1-based, parallel to events when known
     std::optional<int> exitCode;    // as the launcher saw it (137 = 128 + SIGKILL from a shell)
     std::optional<int> signal;      // terminating signal, when known
+    // The launcher ended it (SIGTERM, then SIGKILL) because a peer had failed, the run timed out or it
+    // was cancelled: its signal is the clean-up, not a failure of its own.
+    bool endedByLauncher = false;
     bool lost = false;              // the dispatcher lost the rank or its node (SSH connection lost)
     std::string lostReason;
     std::optional<double> lostTime; // unix seconds on the dispatcher's clock
