@@ -3,6 +3,11 @@ shardwise_add_test(test_gui_runs_models
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_runs_models.cpp ${CMAKE_CURRENT_LIST_DIR}/gui_test_main.hpp
     LIBS shardwise_gui
     LABELS gui)
+# Run monitoring: time left, elapsed, the ranks' states at a run's end (real SQLite, core/diagnose).
+shardwise_add_test(test_gui_run_monitoring
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_run_monitoring.cpp ${CMAKE_CURRENT_LIST_DIR}/gui_test_main.hpp
+    LIBS shardwise_gui
+    LABELS gui)
 
 # Real CPU runs of the tiny model through the real runner: the runner this build produces.
 if(TARGET shardwise-runner)

@@ -28,10 +28,20 @@ void RankProgressModel::watch(qint64 runId)
     beginResetModel();
     m_runId = runId;
     m_ranks.clear();
+    m_cancelling = false;
     endResetModel();
 }
 
 void RankProgressModel::clear() { watch(0); }
+
+void RankProgressModel::setCancelling(bool cancelling)
+{
+    if (cancelling == m_cancelling)
+        return;
+    m_cancelling = cancelling;
+    if (!m_ranks.isEmpty())
+        emit dataChanged(index(0, StateColumn), index(static_cast<int>(m_ranks.size()) - 1, StateColumn));
+}
 
 void RankProgressModel::update(qint64 runId, const QList<RankProgress>& ranks)
 {
@@ -62,6 +72,13 @@ QVariant RankProgressModel::display(const RankProgress& p, int column) const
             return tr("Failed");
         if (p.finished)
             return tr("Finished");
+        if (p.cancelled)
+            return tr("Cancelled");
+        if (p.stopped)
+            //: a rank the launcher stopped when the run ended (another rank failed, or it timed out)
+            return tr("Stopped");
+        if (m_cancelling)
+            return tr("Cancelling…");
         if (p.stepsDone == 0)
             return tr("Starting");
         return p.timedStepsDone == 0 ? tr("Warming up") : tr("Timing");
@@ -96,6 +113,11 @@ QVariant RankProgressModel::data(const QModelIndex& index, int role) const
     case Qt::ToolTipRole:
         if (index.column() == StateColumn && p.failed)
             return p.error;
+        if (index.column() == StateColumn && p.cancelled)
+            return tr("The run was cancelled before this rank finished; it was stopped.");
+        if (index.column() == StateColumn && p.stopped)
+            return p.timedOut ? tr("The run timed out before this rank finished; it was stopped.")
+                              : tr("The run ended (another rank failed) before this rank finished; it was stopped.");
         if (index.column() == TokensColumn)
             return tr("This rank's tokens over its timed steps so far, divided by their step time; warm-up steps are left out.");
         if (index.column() == RankColumn)

@@ -24,6 +24,9 @@ public:
     qint64 watchedRunId() const { return m_runId; }
     void update(qint64 runId, const QList<RankProgress>& ranks);
     void clear();
+    // The watched run is being cancelled: ranks still going say so until the run's end is known.
+    void setCancelling(bool cancelling);
+    bool cancelling() const { return m_cancelling; }
     const QList<RankProgress>& ranks() const { return m_ranks; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -36,6 +39,7 @@ private:
 
     qint64 m_runId = 0;
     QList<RankProgress> m_ranks;
+    bool m_cancelling = false;
 };
 
 QString formatBytes(std::int64_t bytes); // binary units: "512 MiB", "2.50 GiB"

@@ -1,5 +1,7 @@
 #include "models/run_progress.hpp"
 
+#include "models/run_diagnosis_view.hpp"
+
 #include <algorithm>
 
 namespace shardwise::gui {
@@ -15,6 +17,7 @@ RankProgressTracker::RankProgressTracker(int world, int totalSteps)
     const auto ranks = static_cast<std::size_t>(std::max(world, 0));
     m_timedTokens.assign(ranks, 0.0);
     m_timedSeconds.assign(ranks, 0.0);
+    m_sortedStepS.assign(ranks, {});
 }
 
 void RankProgressTracker::applyStep(const protocol::StepEvent& step)
@@ -25,6 +28,10 @@ void RankProgressTracker::applyStep(const protocol::StepEvent& step)
     const auto r = static_cast<std::size_t>(step.rank);
     p.stepsDone = std::max(p.stepsDone, step.step + 1);
     p.lastStepS = step.stepTimeS;
+    std::vector<double>& sorted = m_sortedStepS[r];
+    sorted.insert(std::upper_bound(sorted.begin(), sorted.end(), step.stepTimeS), step.stepTimeS);
+    const std::size_t mid = sorted.size() / 2;
+    p.medianStepS = sorted.size() % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0;
     p.lastLoss = step.loss;
     p.deviceAllocated = step.memory.allocated;
     p.devicePeakAllocated = std::max(p.devicePeakAllocated, step.memory.peakAllocated);
@@ -88,6 +95,28 @@ void RankProgressTracker::replayStored(const store::Database& db, const store::R
         apply(protocol::Event{error});
 }
 
+void RankProgressTracker::conclude(store::RunStatus status, const QList<QPair<int, QString>>& diagnosed)
+{
+    using store::RunStatus;
+    if (status == RunStatus::Running || status == RunStatus::Detached || status == RunStatus::Interrupted
+        || status == RunStatus::Completed)
+        return;
+    for (const auto& [rank, message] : diagnosed)
+        if (rank >= 0 && rank < m_ranks.size() && !m_ranks[rank].finished)
+            fail(rank, message.toStdString());
+    for (RankProgress& p : m_ranks) {
+        if (p.finished || p.failed)
+            continue;
+        if (status == RunStatus::Cancelled) {
+            p.cancelled = true;
+        } else {
+            p.stopped = true;
+            p.timedOut = status == RunStatus::Timeout;
+        }
+    }
+    m_changed = true;
+}
+
 QList<RankProgress> RankProgressTracker::take()
 {
     m_changed = false;
@@ -99,6 +128,19 @@ QList<RankProgress> storedRankProgress(const store::Database& db, const store::R
     const store::RunSummary& s = detail.summary;
     RankProgressTracker tracker(s.worldSize, s.warmupSteps.value_or(0) + s.timedSteps.value_or(0));
     tracker.replayStored(db, detail);
+    QList<QPair<int, QString>> diagnosed;
+    if (!detail.diagnoses.empty()) {
+        const store::Diagnosis& newest = *std::max_element(detail.diagnoses.begin(), detail.diagnoses.end(),
+                                                           [](const auto& a, const auto& b) { return a.id < b.id; });
+        try {
+            for (const DiagnosisFailure& f : diagnosisViewFromJson(newest.document).failures)
+                if (f.rank)
+                    diagnosed.append({*f.rank, QStringLiteral("%1: %2").arg(failureKindText(f.kind), f.message)});
+        } catch (const std::exception&) {
+            // An unreadable diagnosis costs the ranks their diagnosed state; the Diagnosis tab says why.
+        }
+    }
+    tracker.conclude(s.status, diagnosed);
     return tracker.ranks();
 }
 

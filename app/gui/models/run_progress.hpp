@@ -10,6 +10,7 @@
 
 #include <QList>
 #include <QMetaType>
+#include <QPair>
 #include <QString>
 
 #include <cstdint>
@@ -25,14 +26,20 @@ struct RankProgress {
     int timedStepsDone = 0;
     double tokensPerS = 0; // this rank's tokens over its timed steps so far; 0 until the first timed step
     double lastStepS = 0;
+    double medianStepS = 0; // over every step so far, warm-up included; 0 before the first
     double lastLoss = 0;
     std::int64_t deviceAllocated = 0;     // bytes; 0 on CPU
     std::int64_t devicePeakAllocated = 0; // bytes; 0 on CPU
     std::int64_t hostPeakRss = 0;         // bytes
     QString deviceName;
     bool finished = false; // sent its summary
-    bool failed = false;   // sent an error event
+    bool failed = false;   // sent an error event, or the run's diagnosis names it (killed, lost)
     QString error;
+    // How the run's end left a rank that neither finished nor failed: the run was cancelled, or it
+    // ended (another rank failed, it timed out) and the launcher stopped this one.
+    bool cancelled = false;
+    bool stopped = false;
+    bool timedOut = false; // stopped because the run timed out
 };
 
 struct RunLogLine {
@@ -51,6 +58,11 @@ public:
     void apply(const protocol::Event& event);
     // Everything the store kept of run `detail`: its steps, device names, summaries and errors.
     void replayStored(const store::Database& db, const store::RunDetail& detail);
+    // The run ended as `status`: ranks that neither finished nor failed become cancelled (a cancelled
+    // run) or stopped (a run that failed or timed out); `diagnosed` are the failures its diagnosis
+    // found by rank (a killed rank sends no error event of its own), which mark those ranks failed.
+    // Nothing changes for a run that has not ended.
+    void conclude(store::RunStatus status, const QList<QPair<int, QString>>& diagnosed);
 
     bool changed() const { return m_changed; }
     const QList<RankProgress>& ranks() const { return m_ranks; }
@@ -64,10 +76,12 @@ private:
     QList<RankProgress> m_ranks;
     std::vector<double> m_timedTokens;
     std::vector<double> m_timedSeconds;
+    std::vector<std::vector<double>> m_sortedStepS; // per rank, ascending, for the median
     bool m_changed = false;
 };
 
-// Per-rank progress of a stored run, rebuilt from what the store kept.
+// Per-rank progress of a stored run, rebuilt from what the store kept, concluded by its final status
+// and its newest diagnosis (a rank killed by a signal left no error event, only its exit).
 QList<RankProgress> storedRankProgress(const store::Database& db, const store::RunDetail& detail);
 // The rank log lines the store kept for run `runId`, oldest first.
 QList<RunLogLine> storedLogLines(const store::Database& db, qint64 runId);

@@ -3,11 +3,61 @@
 #include "models/display_format.hpp"
 #include "models/run_backend.hpp"
 
+#include <QDateTime>
+
 namespace shardwise::gui {
 
 RunQueueModel::RunQueueModel(QObject* parent)
     : QAbstractTableModel(parent)
+    , m_now([] { return static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0; })
 {
+}
+
+void RunQueueModel::setClock(std::function<double()> now) { m_now = std::move(now); }
+
+void RunQueueModel::setRunningStart(double unixSeconds)
+{
+    if (!m_hasRunning)
+        return;
+    m_startedAt = unixSeconds;
+    emit dataChanged(index(0, ElapsedColumn), index(0, ElapsedColumn));
+}
+
+void RunQueueModel::tick()
+{
+    if (m_hasRunning)
+        emit dataChanged(index(0, ElapsedColumn), index(0, EtaColumn));
+}
+
+std::optional<double> RunQueueModel::elapsedSeconds() const
+{
+    if (!m_hasRunning || !m_startedAt)
+        return std::nullopt;
+    return std::max(m_now() - *m_startedAt, 0.0);
+}
+
+RunEstimate RunQueueModel::estimateAt(int row) const
+{
+    if (row < 0 || row >= m_rows.size())
+        return RunEstimate::unknown();
+    const RunRequest& r = m_rows[row];
+    if (r.abandonOf)
+        return RunEstimate::known(0); // stopping ranks takes a moment, not a run's time
+    if (m_hasRunning && row == 0)
+        return runningEstimate(m_stepsDone, m_stepsTotal, m_medianStepS);
+    // A re-attached run goes on from steps this queue has not seen: nothing to go by until it runs.
+    if (r.reattachOf)
+        return RunEstimate::unknown();
+    return queuedEstimate(r.config.warmupSteps + r.config.timedSteps,
+                          r.predicted ? r.predicted->stepS : std::nullopt);
+}
+
+RunEstimate RunQueueModel::queueEstimate() const
+{
+    std::vector<RunEstimate> estimates;
+    for (int row = 0; row < m_rows.size(); ++row)
+        estimates.push_back(estimateAt(row));
+    return gui::queueEstimate(estimates);
 }
 
 void RunQueueModel::setQueue(const std::optional<RunRequest>& running, const QList<RunRequest>& queued)
@@ -22,17 +72,20 @@ void RunQueueModel::setQueue(const std::optional<RunRequest>& running, const QLi
     if (!wasSameRun) {
         m_stepsDone = 0;
         m_stepsTotal = running ? running->config.warmupSteps + running->config.timedSteps : 0;
+        m_medianStepS.reset();
+        m_startedAt.reset();
     }
     endResetModel();
 }
 
-void RunQueueModel::setRunningSteps(int done, int total)
+void RunQueueModel::setRunningSteps(int done, int total, std::optional<double> medianStepS)
 {
-    if (!m_hasRunning || (done == m_stepsDone && total == m_stepsTotal))
+    if (!m_hasRunning || (done == m_stepsDone && total == m_stepsTotal && medianStepS == m_medianStepS))
         return;
     m_stepsDone = done;
     m_stepsTotal = total;
-    emit dataChanged(index(0, StateColumn), index(0, StepsColumn));
+    m_medianStepS = medianStepS;
+    emit dataChanged(index(0, StateColumn), index(0, EtaColumn));
 }
 
 qint64 RunQueueModel::ticketAt(int row) const { return row >= 0 && row < m_rows.size() ? m_rows[row].ticket : 0; }
@@ -78,6 +131,15 @@ QVariant RunQueueModel::data(const QModelIndex& index, int role) const
         return tr("%1 + %2 steps").arg(r.config.warmupSteps).arg(r.config.timedSteps);
     case NodeColumn:
         return r.node;
+    case ElapsedColumn:
+        if (const auto elapsed = elapsedSeconds(); running && elapsed)
+            return formatDuration(*elapsed);
+        return QString();
+    case EtaColumn:
+        if (role == Qt::ToolTipRole)
+            return running ? tr("The median step time so far times the steps left (warm-up and timed); estimated from two steps on.")
+                           : tr("All its steps at the step time the plan predicted; unknown for a run without a prediction.");
+        return estimateText(estimateAt(index.row()));
     default:
         return {};
     }
@@ -100,6 +162,11 @@ QVariant RunQueueModel::headerData(int section, Qt::Orientation orientation, int
         return tr("Steps");
     case NodeColumn:
         return tr("Node");
+    case ElapsedColumn:
+        return tr("Elapsed");
+    case EtaColumn:
+        //: the time a run still needs
+        return tr("Time left");
     default:
         return {};
     }

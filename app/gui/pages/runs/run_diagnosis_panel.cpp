@@ -75,20 +75,24 @@ void RunDiagnosisPanel::showNothing(const QString& reason)
     rebuildActions();
 }
 
+QString RunDiagnosisPanel::headlineFor(const RunDiagnosisView& diagnosis)
+{
+    if (const DiagnosisFailure* root = diagnosis.rootCauseFailure()) {
+        const QString where = root->rank ? tr("rank %1").arg(*root->rank) : (root->node.isEmpty() ? tr("the launcher") : root->node);
+        //: headline of a diagnosis: where the first failure happened, its kind, its message
+        return tr("First failure on %1: %2. %3").arg(where, failureKindText(root->kind), root->message);
+    }
+    if (diagnosis.verdict == QLatin1String("symptoms_only"))
+        return tr("Only symptoms were found (e.g. timeouts after a peer vanished); the cause left no trace in these logs.");
+    return tr("No failure was recognised in the ranks' logs and events.");
+}
+
 void RunDiagnosisPanel::showDiagnosis(qint64 runId, const RunDiagnosisView& diagnosis)
 {
     m_runId = runId;
     m_diagnosis = diagnosis;
     m_failures->setDiagnosis(diagnosis);
-    if (const DiagnosisFailure* root = diagnosis.rootCauseFailure()) {
-        const QString where = root->rank ? tr("rank %1").arg(*root->rank) : (root->node.isEmpty() ? tr("the launcher") : root->node);
-        //: headline of a diagnosis: where the first failure happened, its kind, its message
-        m_headline->setText(tr("First failure on %1: %2. %3").arg(where, failureKindText(root->kind), root->message));
-    } else if (diagnosis.verdict == QLatin1String("symptoms_only")) {
-        m_headline->setText(tr("Only symptoms were found (e.g. timeouts after a peer vanished); the cause left no trace in these logs."));
-    } else {
-        m_headline->setText(tr("No failure was recognised in the ranks' logs and events."));
-    }
+    m_headline->setText(headlineFor(diagnosis));
     QString explanation = diagnosis.explanation;
     if (!diagnosis.orderingCertain)
         explanation += QLatin1Char('\n')

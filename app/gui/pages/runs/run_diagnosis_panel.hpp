@@ -24,6 +24,8 @@ public:
     explicit RunDiagnosisPanel(QWidget* parent = nullptr);
 
     void showDiagnosis(qint64 runId, const RunDiagnosisView& diagnosis);
+    // The headline of a diagnosis: where the first failure happened, its kind and message.
+    static QString headlineFor(const RunDiagnosisView& diagnosis);
     // No diagnosis for this run: `reason` says why (completed, still running, none stored).
     void showNothing(const QString& reason);
 

@@ -27,6 +27,7 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -34,8 +35,6 @@
 namespace shardwise::gui {
 
 namespace {
-
-constexpr int kLiveLineCap = 2000;
 
 QTableView* makeTable(QAbstractItemModel* model, const char* name, QWidget* parent)
 {
@@ -99,7 +98,14 @@ RunsPage::RunsPage(Workspace& workspace, QWidget* parent)
     auto* queueBox = new QGroupBox(tr("Queue"), this);
     auto* queueLayout = new QVBoxLayout(queueBox);
     queueLayout->addWidget(m_queueView);
+    m_queueTotal = new QLabel(this);
+    m_queueTotal->setObjectName(QStringLiteral("queueTotal"));
+    m_queueTotal->setWordWrap(true);
+    m_queueTotal->setTextFormat(Qt::PlainText);
+    queueLayout->addWidget(m_queueTotal);
     queueLayout->addWidget(m_cancel, 0, Qt::AlignRight);
+    m_clock = new QTimer(this);
+    m_clock->setInterval(1000);
 
     auto* historyBox = new QGroupBox(tr("History"), this);
     auto* historyLayout = new QVBoxLayout(historyBox);
@@ -138,6 +144,7 @@ RunsPage::RunsPage(Workspace& workspace, QWidget* parent)
     connect(m_reattach, &QPushButton::clicked, this, [this] { reattachSelected(); });
     connect(m_abandon, &QPushButton::clicked, this, [this] { abandonSelected(); });
     connect(m_job, &RunJob::queueChanged, this, &RunsPage::refreshQueue);
+    connect(m_clock, &QTimer::timeout, this, &RunsPage::onClockTick);
     connect(m_job, &RunJob::runStarted, this, &RunsPage::onRunStarted);
     connect(m_job, &RunJob::rankProgressAvailable, this, &RunsPage::onRankProgress);
     connect(m_job, &RunJob::logLinesAvailable, this, &RunsPage::onLogLines);
@@ -159,6 +166,7 @@ RunsPage::RunsPage(Workspace& workspace, QWidget* parent)
 
     m_form->setNodes(m_workspace.nodeNames());
     updateRunnerAvailability();
+    updateQueueTotal();
     reloadHistory();
 }
 
@@ -222,91 +230,8 @@ void RunsPage::refreshQueue()
                 m_queueView->selectRow(row);
     }
     m_cancel->setEnabled(m_queue->rowCount() > 0);
+    updateQueueTotal();
     updateReattach();
-}
-
-void RunsPage::updateReattach()
-{
-    const QModelIndex current = m_historyView->currentIndex();
-    bool detached = false;
-    if (current.isValid() && m_workspace.database()) {
-        const qint64 runId = current.data(RunHistoryModel::RunIdRole).toLongLong();
-        const auto summary = store::findRun(*m_workspace.database(), runId);
-        detached = summary && summary->status == store::RunStatus::Detached && m_job->runningRunId() != runId;
-        for (const RunRequest& queued : m_job->queued())
-            detached = detached && queued.reattachOf != runId && queued.abandonOf != runId;
-        if (const auto running = m_job->running())
-            detached = detached && running->abandonOf != runId;
-    }
-    m_reattach->setEnabled(detached);
-    m_abandon->setEnabled(detached);
-}
-
-std::optional<RunRequest> RunsPage::requestAboutDetached(qint64 runId) const
-{
-    const std::optional<store::RunDetail> detail = store::runDetail(*m_workspace.database(), runId);
-    if (!detail || detail->summary.status != store::RunStatus::Detached)
-        return std::nullopt;
-    RunRequest request;
-    request.config = runConfigFromJson(detail->config);
-    request.node = detail->summary.nodes.empty() ? QString() : QString::fromStdString(detail->summary.nodes.front());
-    return request;
-}
-
-qint64 RunsPage::abandonSelected()
-{
-    const QModelIndex current = m_historyView->currentIndex();
-    if (!current.isValid() || !m_workspace.database())
-        return 0;
-    const qint64 runId = current.data(RunHistoryModel::RunIdRole).toLongLong();
-    QMessageBox confirm(QMessageBox::Question, tr("Abandon run %1").arg(runId),
-                        tr("Abandon run %1? On every node of the run that answers, its ranks still running are stopped; "
-                           "the run is kept as lost and can no longer be re-attached.")
-                            .arg(runId),
-                        QMessageBox::Yes | QMessageBox::Cancel, this);
-    confirm.setObjectName(QStringLiteral("confirmAbandon"));
-    confirm.setDefaultButton(QMessageBox::Cancel);
-    if (confirm.exec() != QMessageBox::Yes)
-        return 0;
-    try {
-        std::optional<RunRequest> request = requestAboutDetached(runId);
-        if (!request) {
-            setStatus(tr("Run %1 is not detached; only a detached run can be abandoned.").arg(runId), true);
-            updateReattach();
-            return 0;
-        }
-        request->abandonOf = runId;
-        const qint64 ticket = m_job->enqueue(*request);
-        setStatus(tr("Abandoning run %1: stopping its ranks where its node answers.").arg(runId), false);
-        updateReattach();
-        return ticket;
-    } catch (const std::exception& e) {
-        setStatus(tr("Run %1 cannot be abandoned: %2").arg(runId).arg(QString::fromUtf8(e.what())), true);
-        return 0;
-    }
-}
-
-qint64 RunsPage::reattachSelected()
-{
-    const QModelIndex current = m_historyView->currentIndex();
-    if (!current.isValid() || !m_workspace.database())
-        return 0;
-    const qint64 runId = current.data(RunHistoryModel::RunIdRole).toLongLong();
-    try {
-        std::optional<RunRequest> request = requestAboutDetached(runId);
-        if (!request) {
-            setStatus(tr("Run %1 is not detached; only a detached run can be re-attached.").arg(runId), true);
-            return 0;
-        }
-        request->reattachOf = runId;
-        const qint64 ticket = m_job->enqueue(*request);
-        setStatus(tr("Re-attaching run %1 on %2.").arg(runId).arg(request->node), false);
-        updateReattach();
-        return ticket;
-    } catch (const std::exception& e) {
-        setStatus(tr("Run %1 cannot be re-attached: %2").arg(runId).arg(QString::fromUtf8(e.what())), true);
-        return 0;
-    }
 }
 
 void RunsPage::cancelSelected()
@@ -320,6 +245,8 @@ void RunsPage::cancelSelected()
     }
     if (ticket == 0)
         return;
+    if (const auto running = m_job->running(); running && running->ticket == ticket && m_ranks->watchedRunId() == m_liveRun)
+        m_ranks->setCancelling(true);
     m_job->cancel(ticket);
     setStatus(tr("Cancelling…"), false);
 }
@@ -395,62 +322,6 @@ void RunsPage::showStoredRun(qint64 runId)
     } catch (const std::exception& e) {
         m_diagnosis->showNothing(tr("Run %1 could not be read: %2").arg(runId).arg(QString::fromUtf8(e.what())));
     }
-}
-
-void RunsPage::onRunStarted(qint64 ticket, qint64 runId)
-{
-    Q_UNUSED(ticket)
-    m_liveRun = runId;
-    m_liveRanks.clear();
-    m_liveLines.clear();
-    reloadHistory();
-    showRun(runId);
-    if (const int row = m_history->rowOf(runId); row >= 0) {
-        const QSignalBlocker blocker(m_historyView->selectionModel());
-        m_historyView->selectRow(row);
-    }
-    m_tabs->setCurrentWidget(m_rankView);
-}
-
-void RunsPage::onRankProgress(qint64 runId, const QList<RankProgress>& ranks)
-{
-    if (runId != m_liveRun)
-        return; // a late delivery of an earlier run
-    m_liveRanks = ranks;
-    m_ranks->update(runId, ranks);
-    if (!ranks.isEmpty())
-        m_queue->setRunningSteps(ranks.front().stepsDone, ranks.front().totalSteps);
-}
-
-void RunsPage::onLogLines(qint64 runId, const QList<RunLogLine>& lines)
-{
-    if (runId != m_liveRun)
-        return;
-    m_liveLines.append(lines);
-    if (m_liveLines.size() > kLiveLineCap)
-        m_liveLines.remove(0, m_liveLines.size() - kLiveLineCap);
-    m_log->append(runId, lines);
-    m_logView->scrollToBottom();
-}
-
-void RunsPage::onRunFinished(qint64 ticket, qint64 runId, const QString& status, const QString& summary, bool diagnosed)
-{
-    Q_UNUSED(ticket)
-    Q_UNUSED(status)
-    m_liveRun = 0;
-    setStatus(summary, status != QLatin1String("completed"));
-    reloadHistory();
-    if (m_shownRun == runId) {
-        showStoredRun(runId);
-        if (diagnosed)
-            m_tabs->setCurrentWidget(m_diagnosis);
-    }
-}
-
-void RunsPage::onRunFailed(qint64 ticket, const QString& message)
-{
-    Q_UNUSED(ticket)
-    setStatus(message, true);
 }
 
 void RunsPage::onDiagnosisAction(qint64 runId, const DiagnosisAction& action)

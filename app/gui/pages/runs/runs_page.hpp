@@ -1,6 +1,6 @@
 #pragma once
 // Runs: queue measured runs on a node, watch each rank live (steps done, tokens/s so far, memory)
-// with the ranks' log tail, cancel, re-attach a detached run on an SSH node (left running when the
+// with the ranks' log tail, each run's elapsed time and time left and the whole queue's, cancel, re-attach a detached run on an SSH node (left running when the
 // app closed) or abandon one (its ranks stopped where the node answers), and browse the history of
 // stored runs. A run that did not complete shows its diagnosis: the first failure across the ranks
 // highlighted, and the suggested next step as an action that queues the rerun.
@@ -16,6 +16,7 @@ class QListView;
 class QPushButton;
 class QTabWidget;
 class QTableView;
+class QTimer;
 
 namespace shardwise::gui {
 
@@ -49,6 +50,8 @@ public:
     QPushButton* reattachButton() const { return m_reattach; }
     QPushButton* abandonButton() const { return m_abandon; }
     QLabel* statusLine() const { return m_status; }
+    // Below the queue: how many runs, the whole queue's time left, the running run's elapsed time.
+    QLabel* queueTotalLabel() const { return m_queueTotal; }
     qint64 shownRunId() const { return m_shownRun; }
 
     // Queues the form's configuration; returns the ticket, or 0 (with the reason on the status line).
@@ -77,6 +80,11 @@ private:
     void onRunFailed(qint64 ticket, const QString& message);
     void onDiagnosisAction(qint64 runId, const DiagnosisAction& action);
     void refreshQueue();
+    void onClockTick();
+    void updateQueueTotal();
+    // "Run N ended as ... First failure on rank R: ..." from the run's newest stored diagnosis; empty
+    // when there is none or it cannot be read.
+    QString diagnosedCause(qint64 runId) const;
     void showStoredRun(qint64 runId);
     void setStatus(const QString& text, bool problem);
     void updateRunnerAvailability();
@@ -84,6 +92,8 @@ private:
     // A request about stored run `runId` (its config, its first node) while it is detached; none
     // otherwise. Throws when the store cannot be read.
     std::optional<RunRequest> requestAboutDetached(qint64 runId) const;
+
+    static constexpr int kLiveLineCap = 2000;
 
     Workspace& m_workspace;
     RunJob* m_job = nullptr;
@@ -102,6 +112,8 @@ private:
     QPushButton* m_reattach = nullptr;
     QPushButton* m_abandon = nullptr;
     QLabel* m_status = nullptr;
+    QLabel* m_queueTotal = nullptr;
+    QTimer* m_clock = nullptr; // ticks the elapsed times while a run goes
     qint64 m_shownRun = 0;
     // The running run as its signals delivered it, so it can be shown again without the store.
     qint64 m_liveRun = 0;
