@@ -576,7 +576,16 @@ void RendezvousSession::finish()
 {
     if (!m_client)
         return;
-    m_client->set("shardwise/connected/" + std::to_string(m_rank), Bytes{1});
+    try {
+        m_client->set("shardwise/connected/" + std::to_string(m_rank), Bytes{1});
+    } catch (const CommError&) {
+        // Rank 0 closes the exchange as soon as it has seen every rank's key, which may be before the
+        // answer to this rank's set was written: the connection then closes under it. Everything this
+        // rank needed from the exchange it has (its pairs are connected, or it holds the NCCL id); had
+        // the key not arrived, rank 0 fails the run when its wait for it times out.
+        if (m_server)
+            throw;
+    }
     if (m_server) {
         std::vector<std::string> keys;
         for (int r = 0; r < m_world; ++r)

@@ -151,240 +151,307 @@ at::Device prepareDevice(const RunConfig& c, const LaunchEnvironment& env)
     return device;
 }
 
-void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, RunProgress& progress)
-{
-    const auto& c = options.config;
-    if (options.profileKernelSteps > 0 && !KernelProfile::available())
-        throw ConfigError("--profile-kernels: this runner was built without the kernel profiler (CUDA builds only)");
-    const at::Device device = prepareDevice(c, env);
-    progress.device = device;
-    const auto dtype = device.is_cuda() ? at::kBFloat16 : at::kFloat;
-    const auto compute = at::TensorOptions().device(device).dtype(dtype);
+namespace {
 
-    logLine(env.rank, "connecting to " + env.masterAddr + ":" + std::to_string(env.masterPort) + " as rank " +
-                          std::to_string(env.rank) + " of " + std::to_string(env.world));
-    auto comm = connectRanks(c, env, options.collectiveTimeoutS);
+// One run of the runner, in the four parts runTraining calls in order: setup (device, rendezvous,
+// engine, model, tokens, the start event), resume (from --checkpoint-dir's newest complete
+// checkpoint, then --dump-initial-params), one call of step per optimizer step, and finish (the
+// kernel profile, --dump-params, the summary event).
+class TrainingRun {
+public:
+    TrainingRun(const RunnerOptions& options, const LaunchEnvironment& env, RunProgress& progress)
+        : m_options(options)
+        , m_c(options.config)
+        , m_env(env)
+        , m_progress(progress)
+        , m_device(prepareDevice(m_c, env))
+        , m_phases(m_device)
+    {
+    }
+
+    void setup();
+    void resume();
+    int firstStep() const { return m_firstStep; }
+    int totalSteps() const { return m_c.warmupSteps + m_c.timedSteps; }
+    void step(int step);
+    void finish();
+
+private:
+    void loadNewestCheckpoint();
+    at::Tensor runStep(const at::Tensor& inputs, const at::Tensor& targets, PhaseMemory* memory);
+    at::Tensor graphedOrEagerStep(int step, const at::Tensor& inputs, const at::Tensor& targets, bool timed);
+
+    const RunnerOptions& m_options;
+    const RunConfig& m_c;
+    const LaunchEnvironment& m_env;
+    RunProgress& m_progress;
+    at::Device m_device;
+    // Declared in the order they are built: the engine and the checkpoints use the communicator.
+    std::unique_ptr<Communicator> m_comm;
+    std::unique_ptr<ShardingEngine> m_engine;
+    std::unique_ptr<DecoderModel> m_model;
+    std::unique_ptr<TokenSource> m_tokens;
+    std::optional<Checkpoints> m_checkpoints;
+    int m_firstStep = 0;
+    int m_microSteps = 1;
+    std::int64_t m_tokensPerStep = 0; // per optimizer step and rank: every accumulated micro-batch's
+    int m_profiled = 0;
+    KernelProfile m_profile;
+    PhaseMemory m_phases;
+    // --cuda-graphs: two eager steps settle the schedule (the first learns which gradient ranges their
+    // writers overwrite and zero3's traced order), the third is captured and every later one replays it
+    // with the next batch copied into the captured step's input tensors.
+    std::unique_ptr<StepGraph> m_graph;
+    int m_eagerSteps = 0;
+    at::Tensor m_graphInputs, m_graphTargets, m_graphLoss;
+    std::vector<double> m_saveTimes, m_stepTimes, m_commTimes, m_exposedTimes, m_losses;
+    protocol::MemorySample m_peaks;
+};
+
+void TrainingRun::setup()
+{
+    if (m_options.profileKernelSteps > 0 && !KernelProfile::available())
+        throw ConfigError("--profile-kernels: this runner was built without the kernel profiler (CUDA builds only)");
+    m_progress.device = m_device;
+    const auto dtype = m_device.is_cuda() ? at::kBFloat16 : at::kFloat;
+    const auto compute = at::TensorOptions().device(m_device).dtype(dtype);
+
+    logLine(m_env.rank, "connecting to " + m_env.masterAddr + ":" + std::to_string(m_env.masterPort) + " as rank " +
+                            std::to_string(m_env.rank) + " of " + std::to_string(m_env.world));
+    m_comm = connectRanks(m_c, m_env, m_options.collectiveTimeoutS);
 
     EngineSettings settings;
-    settings.strategy = c.strategy;
-    settings.knobs = c.knobs;
-    settings.precision = c.training.precision;
+    settings.strategy = m_c.strategy;
+    settings.knobs = m_c.knobs;
+    settings.precision = m_c.training.precision;
     settings.compute = compute;
-    settings.seed = c.seed;
-    settings.adamw.lr = c.learningRate;
-    ShardingEngine engine(c.model, settings, *comm);
+    settings.seed = m_c.seed;
+    settings.adamw.lr = m_c.learningRate;
+    m_engine = std::make_unique<ShardingEngine>(m_c.model, settings, *m_comm);
     std::optional<CheckpointPolicy> checkpointing;
-    if (c.training.activationCheckpointing)
-        checkpointing = c.training.checkpointPolicy;
-    DecoderModel model(c.model, c.training.seqLen, compute, checkpointing);
-    TokenSource tokens(c, env.rank, env.world, device);
-    releaseCachedMemory(device);
+    if (m_c.training.activationCheckpointing)
+        checkpointing = m_c.training.checkpointPolicy;
+    m_model = std::make_unique<DecoderModel>(m_c.model, m_c.training.seqLen, compute, checkpointing);
+    m_tokens = std::make_unique<TokenSource>(m_c, m_env.rank, m_env.world, m_device);
+    releaseCachedMemory(m_device);
 
     protocol::StartEvent start;
-    start.rank = env.rank;
-    start.world = env.world;
-    start.localRank = env.localRank;
+    start.rank = m_env.rank;
+    start.world = m_env.world;
+    start.localRank = m_env.localRank;
     start.host = hostName();
     start.time = unixNow();
-    start.config = c;
+    start.config = m_c;
     start.versions = softwareVersions();
     start.allocator = allocatorSettings();
-    start.launcher = env.launcher;
-    start.deviceName = deviceName(device);
+    start.launcher = m_env.launcher;
+    start.deviceName = deviceName(m_device);
     emit(start);
-    logLine(env.rank, std::string(strategyId(c.strategy)) + " on " + start.deviceName + " via " +
-                          comm->backendName() + ", " + std::to_string(engine.parameterCount()) + " parameters");
+    logLine(m_env.rank, std::string(strategyId(m_c.strategy)) + " on " + start.deviceName + " via " +
+                            m_comm->backendName() + ", " + std::to_string(m_engine->parameterCount()) + " parameters");
 
-    const int total = c.warmupSteps + c.timedSteps;
-    std::optional<Checkpoints> checkpoints;
-    if (!options.checkpointDir.empty())
-        checkpoints.emplace(options.checkpointDir, env.rank, env.world, std::string(strategyId(c.strategy)), *comm,
-                            device);
-    int firstStep = 0;
-    if (options.resume) {
-        // Every rank looks at the same folder (shared or identical per node); rank 0's view decides.
-        const auto newest = checkpoints->newestComplete();
-        if (newest) {
-            if (*newest >= total)
-                throw ConfigError("--resume: the newest complete checkpoint (" + checkpoints->folder(*newest).string() +
-                                  ") is at or past this run's " + std::to_string(total) + " steps");
-            checkpoints->load(*newest, engine);
-            firstStep = *newest;
-            logLine(env.rank, "resumed from " + checkpoints->folder(*newest).string());
-        } else {
-            logLine(env.rank, "no complete checkpoint in " + options.checkpointDir + ": starting fresh");
-        }
-    }
-    std::vector<double> saveTimes;
-    std::vector<double> stepTimes, commTimes, exposedTimes, losses;
-    protocol::MemorySample peaks;
-    // Per optimizer step and rank: every accumulated micro-batch's tokens.
-    const int microSteps = c.training.gradAccumulation;
-    const std::int64_t tokensPerStep =
-        static_cast<std::int64_t>(c.training.microBatch) * c.training.seqLen * microSteps;
-    const int profiled = std::min(options.profileKernelSteps, c.timedSteps);
-    KernelProfile profile;
-    PhaseMemory phases(device);
-
-    // One optimizer step's device work: a forward and backward per micro-batch (rows i x B onwards of
-    // the step's batch), then the optimizer; the allocator's peak of each part (over the micro-steps)
-    // into `memory` when given. Returns the mean of the micro-batches' losses: the mean over the step's
-    // tokens, as one micro-batch of all of them would report it.
-    auto runStep = [&](const at::Tensor& inputs, const at::Tensor& targets, PhaseMemory* memory) {
-        const std::int64_t rows = c.training.microBatch;
-        at::Tensor lossSum;
-        for (int micro = 0; micro < microSteps; ++micro) {
-            engine.beginStep(micro, microSteps);
-            auto loss = model.loss(inputs.narrow(0, micro * rows, rows), targets.narrow(0, micro * rows, rows),
-                                   engine, 1.0 / microSteps);
-            if (memory)
-                memory->close(memory->peaks.forward);
-            engine.beforeBackward();
-            try {
-                loss.backward();
-            } catch (...) {
-                progress.commFailure = engine.commFailure();
-                throw;
-            }
-            engine.finishBackward();
-            if (memory)
-                memory->close(memory->peaks.backward);
-            lossSum = micro == 0 ? loss.detach() : lossSum + loss.detach();
-        }
-        engine.optimizerStep();
-        if (memory)
-            memory->close(memory->peaks.optimizer);
-        return microSteps == 1 ? lossSum : lossSum / microSteps;
-    };
-
-    // --cuda-graphs: two eager steps settle the schedule (the first learns which gradient ranges
-    // their writers overwrite and zero3's traced order), the third is captured and every later one
-    // replays it with the next batch copied into the captured step's input tensors.
-    std::unique_ptr<StepGraph> graph;
-    constexpr int kEagerStepsBeforeCapture = kCudaGraphWarmupSteps - 1;
-    int eagerSteps = 0;
-    at::Tensor graphInputs, graphTargets, graphLoss;
-    if (c.training.cudaGraphs) {
+    m_microSteps = m_c.training.gradAccumulation;
+    m_tokensPerStep = static_cast<std::int64_t>(m_c.training.microBatch) * m_c.training.seqLen * m_microSteps;
+    m_profiled = std::min(m_options.profileKernelSteps, m_c.timedSteps);
+    if (m_c.training.cudaGraphs) {
         if (!StepGraph::available())
             throw ConfigError("--cuda-graphs: this runner was built without CUDA");
-        if (!engine.capturable())
-            throw ConfigError(std::string("--cuda-graphs: ") + std::string(strategyId(c.strategy)) +
+        if (!m_engine->capturable())
+            throw ConfigError(std::string("--cuda-graphs: ") + std::string(strategyId(m_c.strategy)) +
                               " under this precision steps its optimizer outside the device");
-        graph = std::make_unique<StepGraph>(device);
+        m_graph = std::make_unique<StepGraph>(m_device);
     }
+}
 
-    if (!options.dumpInitialParams.empty()) {
-        const auto path = options.dumpInitialParams + ".rank" + std::to_string(env.rank);
-        engine.dumpParameters(path);
-        logLine(env.rank, "initial parameters written to " + path);
+void TrainingRun::resume()
+{
+    if (!m_options.checkpointDir.empty())
+        m_checkpoints.emplace(m_options.checkpointDir, m_env.rank, m_env.world, std::string(strategyId(m_c.strategy)),
+                              *m_comm, m_device);
+    if (m_options.resume)
+        loadNewestCheckpoint();
+    if (!m_options.dumpInitialParams.empty()) {
+        const auto path = m_options.dumpInitialParams + ".rank" + std::to_string(m_env.rank);
+        m_engine->dumpParameters(path);
+        logLine(m_env.rank, "initial parameters written to " + path);
     }
+}
 
-    for (int step = firstStep; step < total; ++step) {
-        progress.step = step;
-        const bool timed = step >= c.warmupSteps;
-        if (step == std::max(c.warmupSteps, firstStep))
-            resetPeakMemory(device);
-        if (profiled > 0 && step == total - profiled)
-            profile.start();
-        synchronizeDevice(device);
-        comm->takeCommTime();
-        const auto begin = Clock::now();
-
-        auto [inputs, targets] = tokens.batch(step);
-        engine.advanceStep();
-        at::Tensor loss;
-        if (graph && graph->captured()) {
-            graphInputs.copy_(inputs, /*non_blocking=*/true);
-            graphTargets.copy_(targets, /*non_blocking=*/true);
-            graph->replay();
-            loss = graphLoss;
-        } else if (graph && eagerSteps == kEagerStepsBeforeCapture) {
-            // The captured step's peaks are the replays' (a replay allocates nothing): they stand for
-            // every timed step's. What the eager steps left cached goes back first, so the graph's
-            // pool is not reserved beside it.
-            graphInputs = inputs.clone(); // the replays overwrite them: never the token source's own
-            graphTargets = targets.clone();
-            engine.orderReleasesByStream();
-            releaseCachedMemory(device);
-            resetPeakMemory(device);
-            graph->capture([&] {
-                graphLoss = runStep(graphInputs, graphTargets, &phases);
-                comm->joinCompute();
-            });
-            comm->keepCapturedTimings();
-            graph->replay();
-            loss = graphLoss;
-            logLine(env.rank, "step " + std::to_string(step) + " captured as a CUDA graph; later steps replay it");
-        } else {
-            loss = runStep(inputs, targets, timed ? &phases : nullptr);
-            ++eagerSteps;
-        }
-        const double lossValue = loss.item<double>();
-        comm->synchronize();
-        synchronizeDevice(device);
-        const double seconds = std::chrono::duration<double>(Clock::now() - begin).count();
-        const auto commTime = comm->takeCommTime();
-
-        protocol::StepEvent ev;
-        ev.rank = env.rank;
-        ev.step = step;
-        ev.timed = timed;
-        ev.loss = lossValue;
-        ev.stepTimeS = seconds;
-        ev.commTimeS = commTime.total;
-        ev.exposedCommS = commTime.exposed;
-        ev.tokens = tokensPerStep;
-        ev.memory = sampleMemory(device);
-        if (timed)
-            phases.coverWholeSteps(ev.memory);
-        ev.time = unixNow();
-        emit(ev);
-        losses.push_back(lossValue);
-        if (timed) {
-            stepTimes.push_back(seconds);
-            commTimes.push_back(commTime.total);
-            exposedTimes.push_back(commTime.exposed);
-            peaks = ev.memory;
-        }
-        if (options.checkpointEvery > 0 && (step + 1) % options.checkpointEvery == 0) {
-            saveTimes.push_back(checkpoints->save(step + 1, engine));
-            logLine(env.rank, "checkpoint " + checkpoints->folder(step + 1).string() + " in " +
-                                  std::to_string(saveTimes.back()) + " s");
-        }
+void TrainingRun::loadNewestCheckpoint()
+{
+    // Every rank looks at the same folder (shared or identical per node); rank 0's view decides.
+    const auto newest = m_checkpoints->newestComplete();
+    if (!newest) {
+        logLine(m_env.rank, "no complete checkpoint in " + m_options.checkpointDir + ": starting fresh");
+        return;
     }
-    progress.step.reset();
-    if (profiled > 0)
-        logLine(env.rank, profile.stop(profiled));
+    if (*newest >= totalSteps())
+        throw ConfigError("--resume: the newest complete checkpoint (" + m_checkpoints->folder(*newest).string() +
+                          ") is at or past this run's " + std::to_string(totalSteps()) + " steps");
+    m_checkpoints->load(*newest, *m_engine);
+    m_firstStep = *newest;
+    logLine(m_env.rank, "resumed from " + m_checkpoints->folder(*newest).string());
+}
 
-    if (!options.dumpParams.empty()) {
-        const auto path = options.dumpParams + ".rank" + std::to_string(env.rank);
-        engine.dumpParameters(path);
-        logLine(env.rank, "parameters written to " + path);
+// One optimizer step's device work: a forward and backward per micro-batch (rows i x B onwards of the
+// step's batch), then the optimizer; the allocator's peak of each part (over the micro-steps) into
+// `memory` when given. Returns the mean of the micro-batches' losses: the mean over the step's tokens,
+// as one micro-batch of all of them would report it.
+at::Tensor TrainingRun::runStep(const at::Tensor& inputs, const at::Tensor& targets, PhaseMemory* memory)
+{
+    const std::int64_t rows = m_c.training.microBatch;
+    at::Tensor lossSum;
+    for (int micro = 0; micro < m_microSteps; ++micro) {
+        m_engine->beginStep(micro, m_microSteps);
+        auto loss = m_model->loss(inputs.narrow(0, micro * rows, rows), targets.narrow(0, micro * rows, rows),
+                                  *m_engine, 1.0 / m_microSteps);
+        if (memory)
+            memory->close(memory->peaks.forward);
+        m_engine->beforeBackward();
+        try {
+            loss.backward();
+        } catch (...) {
+            m_progress.commFailure = m_engine->commFailure();
+            throw;
+        }
+        m_engine->finishBackward();
+        if (memory)
+            memory->close(memory->peaks.backward);
+        lossSum = micro == 0 ? loss.detach() : lossSum + loss.detach();
+    }
+    m_engine->optimizerStep();
+    if (memory)
+        memory->close(memory->peaks.optimizer);
+    return m_microSteps == 1 ? lossSum : lossSum / m_microSteps;
+}
+
+at::Tensor TrainingRun::graphedOrEagerStep(int step, const at::Tensor& inputs, const at::Tensor& targets, bool timed)
+{
+    constexpr int kEagerStepsBeforeCapture = kCudaGraphWarmupSteps - 1;
+    if (m_graph && m_graph->captured()) {
+        m_graphInputs.copy_(inputs, /*non_blocking=*/true);
+        m_graphTargets.copy_(targets, /*non_blocking=*/true);
+        m_graph->replay();
+        return m_graphLoss;
+    }
+    if (m_graph && m_eagerSteps == kEagerStepsBeforeCapture) {
+        // The captured step's peaks are the replays' (a replay allocates nothing): they stand for every
+        // timed step's. What the eager steps left cached goes back first, so the graph's pool is not
+        // reserved beside it.
+        m_graphInputs = inputs.clone(); // the replays overwrite them: never the token source's own
+        m_graphTargets = targets.clone();
+        m_engine->orderReleasesByStream();
+        releaseCachedMemory(m_device);
+        resetPeakMemory(m_device);
+        m_graph->capture([&] {
+            m_graphLoss = runStep(m_graphInputs, m_graphTargets, &m_phases);
+            m_comm->joinCompute();
+        });
+        m_comm->keepCapturedTimings();
+        m_graph->replay();
+        logLine(m_env.rank, "step " + std::to_string(step) + " captured as a CUDA graph; later steps replay it");
+        return m_graphLoss;
+    }
+    ++m_eagerSteps;
+    return runStep(inputs, targets, timed ? &m_phases : nullptr);
+}
+
+void TrainingRun::step(int step)
+{
+    m_progress.step = step;
+    const bool timed = step >= m_c.warmupSteps;
+    if (step == std::max(m_c.warmupSteps, m_firstStep))
+        resetPeakMemory(m_device);
+    if (m_profiled > 0 && step == totalSteps() - m_profiled)
+        m_profile.start();
+    synchronizeDevice(m_device);
+    m_comm->takeCommTime();
+    const auto begin = Clock::now();
+
+    auto [inputs, targets] = m_tokens->batch(step);
+    m_engine->advanceStep();
+    const at::Tensor loss = graphedOrEagerStep(step, inputs, targets, timed);
+    const double lossValue = loss.item<double>();
+    m_comm->synchronize();
+    synchronizeDevice(m_device);
+    const double seconds = std::chrono::duration<double>(Clock::now() - begin).count();
+    const auto commTime = m_comm->takeCommTime();
+
+    protocol::StepEvent ev;
+    ev.rank = m_env.rank;
+    ev.step = step;
+    ev.timed = timed;
+    ev.loss = lossValue;
+    ev.stepTimeS = seconds;
+    ev.commTimeS = commTime.total;
+    ev.exposedCommS = commTime.exposed;
+    ev.tokens = m_tokensPerStep;
+    ev.memory = sampleMemory(m_device);
+    if (timed)
+        m_phases.coverWholeSteps(ev.memory);
+    ev.time = unixNow();
+    emit(ev);
+    m_losses.push_back(lossValue);
+    if (timed) {
+        m_stepTimes.push_back(seconds);
+        m_commTimes.push_back(commTime.total);
+        m_exposedTimes.push_back(commTime.exposed);
+        m_peaks = ev.memory;
+    }
+    if (m_options.checkpointEvery > 0 && (step + 1) % m_options.checkpointEvery == 0) {
+        m_saveTimes.push_back(m_checkpoints->save(step + 1, *m_engine));
+        logLine(m_env.rank, "checkpoint " + m_checkpoints->folder(step + 1).string() + " in " +
+                                std::to_string(m_saveTimes.back()) + " s");
+    }
+}
+
+void TrainingRun::finish()
+{
+    m_progress.step.reset();
+    if (m_profiled > 0)
+        logLine(m_env.rank, m_profile.stop(m_profiled));
+
+    if (!m_options.dumpParams.empty()) {
+        const auto path = m_options.dumpParams + ".rank" + std::to_string(m_env.rank);
+        m_engine->dumpParameters(path);
+        logLine(m_env.rank, "parameters written to " + path);
     }
 
     protocol::SummaryEvent s;
-    s.rank = env.rank;
-    s.world = env.world;
-    s.warmupSteps = c.warmupSteps;
-    s.timedSteps = static_cast<int>(stepTimes.size()); // fewer than asked when resumed past the warm-up
-    s.medianStepS = stats::median(stepTimes);
-    s.p10StepS = stats::percentile(stepTimes, 10);
-    s.p90StepS = stats::percentile(stepTimes, 90);
-    s.tokensPerS = s.medianStepS > 0 ? static_cast<double>(tokensPerStep) * env.world / s.medianStepS : 0;
-    s.ncclShare = s.medianStepS > 0 ? stats::median(commTimes) / s.medianStepS : 0;
-    s.exposedCommShare = s.medianStepS > 0 ? stats::median(exposedTimes) / s.medianStepS : 0;
-    s.losses = losses;
-    s.memory = peaks; // peak fields cover the timed steps: reset at the first of them
-    if (device.is_cuda() && !stepTimes.empty())
-        s.phasePeakAllocated = phases.peaks;
-    s.state = engine.stateBytes();
-    s.checkpointSaveS = saveTimes.empty() ? 0 : stats::median(saveTimes);
-    s.checkpointsWritten = static_cast<int>(saveTimes.size());
-    s.resumedFromStep = options.resume && firstStep > 0 ? firstStep : -1;
+    s.rank = m_env.rank;
+    s.world = m_env.world;
+    s.warmupSteps = m_c.warmupSteps;
+    s.timedSteps = static_cast<int>(m_stepTimes.size()); // fewer than asked when resumed past the warm-up
+    s.medianStepS = stats::median(m_stepTimes);
+    s.p10StepS = stats::percentile(m_stepTimes, 10);
+    s.p90StepS = stats::percentile(m_stepTimes, 90);
+    s.tokensPerS = s.medianStepS > 0 ? static_cast<double>(m_tokensPerStep) * m_env.world / s.medianStepS : 0;
+    s.ncclShare = s.medianStepS > 0 ? stats::median(m_commTimes) / s.medianStepS : 0;
+    s.exposedCommShare = s.medianStepS > 0 ? stats::median(m_exposedTimes) / s.medianStepS : 0;
+    s.losses = m_losses;
+    s.memory = m_peaks; // peak fields cover the timed steps: reset at the first of them
+    if (m_device.is_cuda() && !m_stepTimes.empty())
+        s.phasePeakAllocated = m_phases.peaks;
+    s.state = m_engine->stateBytes();
+    s.checkpointSaveS = m_saveTimes.empty() ? 0 : stats::median(m_saveTimes);
+    s.checkpointsWritten = static_cast<int>(m_saveTimes.size());
+    s.resumedFromStep = m_options.resume && m_firstStep > 0 ? m_firstStep : -1;
     s.time = unixNow();
     emit(s);
-    logLine(env.rank, "median step " + std::to_string(s.medianStepS) + " s, " + std::to_string(s.tokensPerS) +
-                          " tokens/s, final loss " + std::to_string(losses.back()));
+    logLine(m_env.rank, "median step " + std::to_string(s.medianStepS) + " s, " + std::to_string(s.tokensPerS) +
+                            " tokens/s, final loss " + std::to_string(m_losses.back()));
+}
+
+} // namespace
+
+void runTraining(const RunnerOptions& options, const LaunchEnvironment& env, RunProgress& progress)
+{
+    TrainingRun run(options, env, progress);
+    run.setup();
+    run.resume();
+    for (int step = run.firstStep(); step < run.totalSteps(); ++step)
+        run.step(step);
+    run.finish();
 }
 
 } // namespace shardwise::runner

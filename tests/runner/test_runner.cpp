@@ -493,7 +493,7 @@ private slots:
         QVERIFY(!starts[0].versions.libtorch.empty());
         // The planner predicts this runner's offload buffers from these (EstimateInput's flags).
         QCOMPARE(starts[0].versions.activations, std::string(kNormInputsRecomputed));
-        QCOMPARE(starts[0].versions.offloadStaging, std::string(kOffloadStagingInPlace));
+        QCOMPARE(starts[0].versions.offloadStaging, std::string(kOffloadStagingInPlaceHostStepOverlapped));
         const auto steps = eventsOf<StepEvent>(outcome);
         QCOMPARE(steps.size(), std::size_t{3});
         QVERIFY(!steps[0].timed && steps[1].timed && steps[2].timed);
