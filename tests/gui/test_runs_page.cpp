@@ -17,6 +17,7 @@
 #include "pages/runs/run_diagnosis_panel.hpp"
 #include "pages/runs/run_request_form.hpp"
 #include "pages/runs/runs_page.hpp"
+#include "pages/plan/plan_form.hpp"
 #include "pages/plan/plan_page.hpp"
 #include "shell/main_window.hpp"
 #include "shell/quit_guard.hpp"
