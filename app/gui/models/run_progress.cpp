@@ -133,8 +133,10 @@ QList<RankProgress> storedRankProgress(const store::Database& db, const store::R
         const store::Diagnosis& newest = *std::max_element(detail.diagnoses.begin(), detail.diagnoses.end(),
                                                            [](const auto& a, const auto& b) { return a.id < b.id; });
         try {
+            // A rank the launcher ended after the run had failed is a symptom of kind lost_rank: it
+            // was stopped, not failed.
             for (const DiagnosisFailure& f : diagnosisViewFromJson(newest.document).failures)
-                if (f.rank)
+                if (f.rank && !(f.symptom && f.kind == QLatin1String("lost_rank")))
                     diagnosed.append({*f.rank, QStringLiteral("%1: %2").arg(failureKindText(f.kind), f.message)});
         } catch (const std::exception&) {
             // An unreadable diagnosis costs the ranks their diagnosed state; the Diagnosis tab says why.

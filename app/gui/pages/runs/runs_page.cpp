@@ -221,8 +221,10 @@ void RunsPage::refreshQueue()
     const qint64 selectedTicket = m_queueView->currentIndex().isValid() ? m_queue->ticketAt(m_queueView->currentIndex().row()) : 0;
     const std::optional<RunRequest> running = m_job->running();
     const QList<RunRequest> queued = m_job->queued();
+    // The first queued request starting keeps the rows' tickets: that it runs now changes the model too.
+    const bool wasRunning = m_queue->rowCount() > 0 && m_queue->index(0, 0).data(RunQueueModel::RunningRole).toBool();
     const bool changed = m_queue->rowCount() != static_cast<int>(queued.size()) + (running ? 1 : 0)
-                         || (running && m_queue->ticketAt(0) != running->ticket);
+                         || (running && m_queue->ticketAt(0) != running->ticket) || wasRunning != running.has_value();
     if (changed) {
         m_queue->setQueue(running, queued);
         for (int row = 0; row < m_queue->rowCount(); ++row)
