@@ -144,10 +144,13 @@ private slots:
         QVERIFY(menu);
         QStringList names;
         for (QAction* a : menu->actions())
-            names << a->objectName();
+            if (!a->isSeparator())
+                names << a->objectName();
+        // The framework configs, then (after a separator) the report of the whole plan.
         QCOMPARE(names, QStringList({QStringLiteral("export-ds-config"), QStringLiteral("export-accelerate"),
                                      QStringLiteral("export-torchtitan"), QStringLiteral("export-fsdp2-python"),
-                                     QStringLiteral("export-launch"), QStringLiteral("export-sbatch")}));
+                                     QStringLiteral("export-launch"), QStringLiteral("export-sbatch"),
+                                     QStringLiteral("export-report")}));
 
         auto* view = page.findChild<QTableView*>(QStringLiteral("candidateView"));
         view->selectRow(rowOf(page, Strategy::Zero2));
