@@ -100,6 +100,9 @@ private slots:
         QFETCH(bool, checkpointing);
         PlanPage page(m_workspace);
         QVERIFY(waitForPlan(page));
+        // From another plan than the one the page opens on (7B on 8 x H100), so each row changes it.
+        page.form()->setState(Workspace::examplePlan(QStringLiteral("try-it-here")).form);
+        QVERIFY(waitForPlan(page));
         auto* model = child<QComboBox>(page, "modelCombo");
         auto* gpuCombo = child<QComboBox>(page, "gpuCombo");
         auto* gpusSpin = child<QSpinBox>(page, "gpusPerNodeSpin");

@@ -119,6 +119,9 @@ private slots:
         QFETCH(int, seqLen);
         PlanPage page(m_workspace);
         QVERIFY(waitForPlan(page));
+        // From another plan than the one the page opens on (7B on 8 x H100), so each row changes it.
+        page.form()->setState(Workspace::examplePlan(QStringLiteral("try-it-here")).form);
+        QVERIFY(waitForPlan(page));
 
         // Drive the widgets themselves, as a user would.
         auto* modelCombo = page.findChild<QComboBox*>(QStringLiteral("modelCombo"));
