@@ -183,8 +183,8 @@ void writeCsv(std::ostream& out, const std::vector<GpuSection>& sections, const 
         for (const Row& r : s.rows) {
             const calibrate::Observation& o = r.observation;
             out << csvField(s.gpu) << ',' << r.runId << ',' << csvField(o.input.model.id) << ','
-                << strategyId(o.strategy) << ',' << backendText(backends, r) << ',' << o.input.cluster.worldSize() << ','
-                << o.input.training.microBatch << ',' << o.input.training.seqLen << ',' << status(r) << ','
+                << strategyId(o.strategy) << ',' << backendText(backends, r) << ',' << o.input.cluster.worldSize()
+                << ',' << o.input.training.microBatch << ',' << o.input.training.seqLen << ',' << status(r) << ','
                 << csvNumber(r.presets.measuredTokensPerS) << ',' << csvNumber(r.presets.predictedTokensPerS) << ','
                 << csvNumber(r.presets.tokensError) << ',' << csvNumber(r.calibrated.predictedTokensPerS) << ','
                 << csvNumber(r.calibrated.tokensError) << ',' << csvNumber(r.plannedTokensPerS) << ','

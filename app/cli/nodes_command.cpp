@@ -21,7 +21,8 @@ namespace shardwise::cli {
 
 namespace {
 
-constexpr const char* kSubcommands = R"(usage: shardwise-cli nodes add ...     store a node (an ssh config alias behind a bastion included)
+constexpr const char* kSubcommands
+    = R"(usage: shardwise-cli nodes add ...     store a node (an ssh config alias behind a bastion included)
        shardwise-cli nodes remove ...  remove a node from the store
        shardwise-cli nodes list ...    list the store's nodes
        shardwise-cli nodes test ...    connect to an SSH node and show what it has
@@ -171,29 +172,32 @@ int nodesTest(const std::vector<std::string>& args, std::ostream& out, std::ostr
     }
 }
 
-const CommandRegistration registration{
-    "nodes", "manage nodes: `nodes add|remove|list`, `nodes test` shows GPUs and software, `nodes prepare` builds the runner, `nodes probe` measures",
-    [](const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-        if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-            (args.empty() ? err : out) << kSubcommands;
-            return args.empty() ? kExitUsage : kExitOk;
-        }
-        const std::vector<std::string> rest(args.begin() + 1, args.end());
-        if (args[0] == "add")
-            return nodesAdd(rest, out, err);
-        if (args[0] == "remove")
-            return nodesRemove(rest, out, err);
-        if (args[0] == "list")
-            return nodesList(rest, out, err);
-        if (args[0] == "prepare")
-            return nodesPrepare(rest, out, err);
-        if (args[0] == "test")
-            return nodesTest(rest, out, err);
-        if (args[0] == "probe")
-            return nodesProbe(rest, out, err);
-        err << "shardwise-cli nodes: unknown subcommand '" << args[0] << "'\n\n" << kSubcommands;
-        return kExitUsage;
-    }};
+const CommandRegistration registration { "nodes",
+                                         "manage nodes: `nodes add|remove|list`, `nodes test` shows GPUs and software, "
+                                         "`nodes prepare` builds the runner, `nodes probe` measures",
+                                         [](const std::vector<std::string>& args, std::ostream& out,
+                                            std::ostream& err) {
+                                             if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+                                                 (args.empty() ? err : out) << kSubcommands;
+                                                 return args.empty() ? kExitUsage : kExitOk;
+                                             }
+                                             const std::vector<std::string> rest(args.begin() + 1, args.end());
+                                             if (args[0] == "add")
+                                                 return nodesAdd(rest, out, err);
+                                             if (args[0] == "remove")
+                                                 return nodesRemove(rest, out, err);
+                                             if (args[0] == "list")
+                                                 return nodesList(rest, out, err);
+                                             if (args[0] == "prepare")
+                                                 return nodesPrepare(rest, out, err);
+                                             if (args[0] == "test")
+                                                 return nodesTest(rest, out, err);
+                                             if (args[0] == "probe")
+                                                 return nodesProbe(rest, out, err);
+                                             err << "shardwise-cli nodes: unknown subcommand '" << args[0] << "'\n\n"
+                                                 << kSubcommands;
+                                             return kExitUsage;
+                                         } };
 
 } // namespace
 

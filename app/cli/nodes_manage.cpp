@@ -21,7 +21,8 @@ namespace shardwise::cli {
 
 namespace {
 
-constexpr const char* kAddUsage = R"(usage: shardwise-cli nodes add NAME --host HOST [--port P] [--user USER] [--key FILE | --agent]
+constexpr const char* kAddUsage
+    = R"(usage: shardwise-cli nodes add NAME --host HOST [--port P] [--user USER] [--key FILE | --agent]
                                [--ssh-config FILE] [--nccl-env NAME=VALUE ...] [--db PATH]
        shardwise-cli nodes add NAME --local [--nccl-env NAME=VALUE ...] [--db PATH]
 
@@ -88,7 +89,8 @@ std::string address(const store::Node& n)
 {
     if (n.kind == store::NodeKind::Local)
         return "this machine";
-    return (n.user.empty() ? std::string() : n.user + "@") + n.host + (n.port == 22 ? std::string() : ":" + std::to_string(n.port));
+    return (n.user.empty() ? std::string() : n.user + "@") + n.host
+        + (n.port == 22 ? std::string() : ":" + std::to_string(n.port));
 }
 
 std::string envText(const std::map<std::string, std::string>& env)
@@ -116,8 +118,9 @@ std::vector<std::string> splitAssignedFlags(const std::vector<std::string>& args
     return out;
 }
 
-std::unique_ptr<dispatch::SshSession> openAcceptingNewKeys(const std::function<std::unique_ptr<dispatch::SshSession>()>& open,
-                                                           bool acceptNew, const std::filesystem::path& appKnownHosts, std::ostream& out)
+std::unique_ptr<dispatch::SshSession>
+openAcceptingNewKeys(const std::function<std::unique_ptr<dispatch::SshSession>()>& open, bool acceptNew,
+                     const std::filesystem::path& appKnownHosts, std::ostream& out)
 {
     std::vector<std::string> accepted;
     for (;;) {
@@ -130,8 +133,8 @@ std::unique_ptr<dispatch::SshSession> openAcceptingNewKeys(const std::function<s
             const std::string name = dispatch::knownHostsName(key.host, key.port);
             if (std::find(accepted.begin(), accepted.end(), name) != accepted.end())
                 throw;
-            out << "accepting new host key for " << name << ": " << key.type << " " << key.fingerprint << " (written to "
-                << appKnownHosts.string() << ")\n";
+            out << "accepting new host key for " << name << ": " << key.type << " " << key.fingerprint
+                << " (written to " << appKnownHosts.string() << ")\n";
             dispatch::acceptHostKey(key, appKnownHosts);
             accepted.push_back(name);
         }
@@ -148,7 +151,7 @@ int nodesAdd(const std::vector<std::string>& rawArgs, std::ostream& out, std::os
     bool local = false;
     bool sawKey = false, sawAgent = false;
     try {
-        for (ArgWalker w{args}; w.i < args.size(); ++w.i) {
+        for (ArgWalker w { args }; w.i < args.size(); ++w.i) {
             const std::string& flag = args[w.i];
             if (flag == "--help" || flag == "-h") {
                 out << kAddUsage;
@@ -204,7 +207,8 @@ int nodesAdd(const std::vector<std::string>& rawArgs, std::ostream& out, std::os
                 throw UsageError("--local and --host/--user/--port/--key: choose one, this machine or an SSH node");
             node.kind = store::NodeKind::Local;
         } else if (node.host.empty()) {
-            throw UsageError("--host: missing; an SSH node needs a host name, address or ssh config alias (or --local)");
+            throw UsageError(
+                "--host: missing; an SSH node needs a host name, address or ssh config alias (or --local)");
         }
         session::checkNode(node, ssh);
     } catch (const UsageError& e) {
@@ -218,7 +222,8 @@ int nodesAdd(const std::vector<std::string>& rawArgs, std::ostream& out, std::os
     if (!database)
         return kExitFailed;
     if (store::findNodeByName(*database, node.name)) {
-        err << "shardwise-cli nodes add: node.name: a node named '" << node.name << "' already exists in " << database->path().string() << "\n";
+        err << "shardwise-cli nodes add: node.name: a node named '" << node.name << "' already exists in "
+            << database->path().string() << "\n";
         return kExitUsage;
     }
     if (local)
@@ -246,7 +251,7 @@ int nodesRemove(const std::vector<std::string>& rawArgs, std::ostream& out, std:
     const std::vector<std::string> args = splitAssignedFlags(rawArgs);
     std::string name, db;
     try {
-        for (ArgWalker w{args}; w.i < args.size(); ++w.i) {
+        for (ArgWalker w { args }; w.i < args.size(); ++w.i) {
             const std::string& flag = args[w.i];
             if (flag == "--help" || flag == "-h") {
                 out << kRemoveUsage;
@@ -287,7 +292,7 @@ int nodesList(const std::vector<std::string>& rawArgs, std::ostream& out, std::o
     std::string db;
     bool json = false;
     try {
-        for (ArgWalker w{args}; w.i < args.size(); ++w.i) {
+        for (ArgWalker w { args }; w.i < args.size(); ++w.i) {
             const std::string& flag = args[w.i];
             if (flag == "--help" || flag == "-h") {
                 out << kListUsage;
@@ -314,16 +319,16 @@ int nodesList(const std::vector<std::string>& rawArgs, std::ostream& out, std::o
     if (json) {
         nlohmann::json list = nlohmann::json::array();
         for (const store::Node& n : nodes)
-            list.push_back({{"name", n.name},
-                            {"kind", store::nodeKindId(n.kind)},
-                            {"host", n.host},
-                            {"port", n.port},
-                            {"user", n.user},
-                            {"auth", store::sshAuthId(n.auth)},
-                            {"key_file", n.keyFile},
-                            {"host_key_fingerprint", n.hostKeyFingerprint},
-                            {"nccl_env", n.ncclEnv},
-                            {"facts", n.facts}});
+            list.push_back({ { "name", n.name },
+                             { "kind", store::nodeKindId(n.kind) },
+                             { "host", n.host },
+                             { "port", n.port },
+                             { "user", n.user },
+                             { "auth", store::sshAuthId(n.auth) },
+                             { "key_file", n.keyFile },
+                             { "host_key_fingerprint", n.hostKeyFingerprint },
+                             { "nccl_env", n.ncclEnv },
+                             { "facts", n.facts } });
         out << list.dump(2) << "\n";
         return kExitOk;
     }
@@ -335,7 +340,9 @@ int nodesList(const std::vector<std::string>& rawArgs, std::ostream& out, std::o
         const dispatch::NodeFacts facts = session::nodeFactsFromJson(n.facts);
         const std::string runner = session::preparedRunnerPath(n.facts);
         out << n.name << "  " << address(n) << "\n"
-            << "  GPUs: " << (n.facts.is_object() && n.facts.contains("gpus") ? std::to_string(facts.gpus.size()) : std::string("not discovered"))
+            << "  GPUs: "
+            << (n.facts.is_object() && n.facts.contains("gpus") ? std::to_string(facts.gpus.size())
+                                                                : std::string("not discovered"))
             << (facts.gpus.empty() ? std::string() : " x " + facts.gpus.front().name) << "\n"
             << "  runner: " << (runner.empty() ? std::string("not prepared") : runner) << "\n"
             << "  NCCL: " << envText(n.ncclEnv) << "\n";

@@ -24,8 +24,8 @@ std::vector<std::string> splitAssignedFlags(const std::vector<std::string>& args
 // file knows yet (a jump host, then the node) is trusted in turn, once, its fingerprint printed on
 // `out` and its key written to `appKnownHosts`. A changed or revoked key is never accepted: the
 // SshError comes through.
-std::unique_ptr<dispatch::SshSession> openAcceptingNewKeys(const std::function<std::unique_ptr<dispatch::SshSession>()>& open,
-                                                           bool acceptNew, const std::filesystem::path& appKnownHosts,
-                                                           std::ostream& out);
+std::unique_ptr<dispatch::SshSession>
+openAcceptingNewKeys(const std::function<std::unique_ptr<dispatch::SshSession>()>& open, bool acceptNew,
+                     const std::filesystem::path& appKnownHosts, std::ostream& out);
 
 } // namespace shardwise::cli

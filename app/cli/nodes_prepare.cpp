@@ -129,7 +129,8 @@ int nodesPrepare(const std::vector<std::string>& rawArgs, std::ostream& out, std
         return kExitFailed;
     }
     if (node.kind != store::NodeKind::Ssh) {
-        err << "shardwise-cli nodes prepare: '" << name << "' is this machine, which runs the runner installed beside Shardwise;"
+        err << "shardwise-cli nodes prepare: '" << name
+            << "' is this machine, which runs the runner installed beside Shardwise;"
             << " only SSH nodes are prepared\n";
         return kExitUsage;
     }
@@ -144,8 +145,9 @@ int nodesPrepare(const std::vector<std::string>& rawArgs, std::ostream& out, std
     InterruptOnSignals cancelOnSignals;
     const std::atomic<bool>* cancel = &terminalInterrupt();
     try {
-        auto session = openAcceptingNewKeys(
-            [&] { return session::openNodeSession(node, ssh, cancel, askPassphraseOnTerminal); }, acceptNew, ssh.knownHosts.app, out);
+        auto session
+            = openAcceptingNewKeys([&] { return session::openNodeSession(node, ssh, cancel, askPassphraseOnTerminal); },
+                                   acceptNew, ssh.knownHosts.app, out);
         // The node's own key, as the Nodes page keeps it once trusted.
         if (node.hostKeyFingerprint != session->hostKey().fingerprint)
             store::acceptHostKey(*database, node.id, session->hostKey().fingerprint);
@@ -154,16 +156,18 @@ int nodesPrepare(const std::vector<std::string>& rawArgs, std::ostream& out, std
         const auto onProgress = [&](const dispatch::PreparationProgress& p) {
             // One line per phase (and its end), the build's own output kept for a failure.
             if (p.phase != lastPhase || p.phase == dispatch::PreparationPhase::Done) {
-                err << "[prepare] " << dispatch::preparationPhaseName(p.phase) << ": " << p.message.substr(0, p.message.find('\n')) << "\n";
+                err << "[prepare] " << dispatch::preparationPhaseName(p.phase) << ": "
+                    << p.message.substr(0, p.message.find('\n')) << "\n";
                 lastPhase = p.phase;
             } else if (terminal) {
                 err << "\r[prepare] " << static_cast<int>(p.fraction * 100) << "%" << std::flush;
             }
         };
-        const dispatch::PreparedRunner runner = dispatch::prepareNode(*session, bundle, preparation, onProgress, cancel);
+        const dispatch::PreparedRunner runner
+            = dispatch::prepareNode(*session, bundle, preparation, onProgress, cancel);
         session::recordPreparedRunner(*database, node.id, runner);
-        out << "prepared '" << name << "': runner " << (runner.fromCache ? "already built at " : "built at ") << runner.runnerPath
-            << "\n";
+        out << "prepared '" << name << "': runner " << (runner.fromCache ? "already built at " : "built at ")
+            << runner.runnerPath << "\n";
         if (runner.torchBackendProblems.empty())
             out << "torch backend: ready (" << runner.torchRunnerPath << ")\n";
         else

@@ -305,7 +305,8 @@ int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ost
         } else {
             node = store::findNodeByName(*db, o.node);
             if (!node) {
-                err << "shardwise-cli nodes probe: no node named '" << o.node << "' in the store " << db->path().string()
+                err << "shardwise-cli nodes probe: no node named '" << o.node << "' in the store "
+                    << db->path().string()
                     << " (add it with shardwise-cli nodes add, or probe this machine with --local)\n";
                 return kExitFailed;
             }
@@ -346,7 +347,8 @@ int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ost
         const std::string runner = o.remoteRunner.empty() ? session::preparedRunnerPath(facts) : o.remoteRunner;
         if (runner.empty()) {
             err << "shardwise-cli nodes probe: '" << nodeName
-                << "' has no prepared runner; prepare it (shardwise-cli nodes prepare " << nodeName << ") or pass --remote-runner PATH\n";
+                << "' has no prepared runner; prepare it (shardwise-cli nodes prepare " << nodeName
+                << ") or pass --remote-runner PATH\n";
             return kExitFailed;
         }
         std::unique_ptr<dispatch::SshSession> ssh;

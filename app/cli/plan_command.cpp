@@ -36,7 +36,8 @@ decision order (lightest that fits; full shard by interconnect; CPU offload last
 
 )";
 
-constexpr const char* kUsageTail = R"(  --calibrated               predict with the calibration fitted to the store's probes and runs on
+constexpr const char* kUsageTail
+    = R"(  --calibrated               predict with the calibration fitted to the store's probes and runs on
                              this GPU (docs/calibration.md) and say which one and how confident
   --db PATH                  the store for --calibrated and measured checkpoint costs (default:
                              $SHARDWISE_DB, else the workspace in the user's data folder)
@@ -142,7 +143,6 @@ PlanArgs parseArgs(const std::vector<std::string>& args)
         throw UsageError("--interruptions-per-hour: required by the checkpoint options (the expected interruption rate)");
     return a;
 }
-
 
 // The newest stored measurement of a checkpoint save for this plan, if the store exists and has one.
 // Planning never creates a store or fails because of one.

@@ -17,8 +17,14 @@ std::string format(const char* fmt, double x)
     return buf;
 }
 
-std::string padRight(std::string s, std::size_t width) { return s.size() < width ? s + std::string(width - s.size(), ' ') : s + " "; }
-std::string padLeft(std::string s, std::size_t width) { return s.size() < width ? std::string(width - s.size(), ' ') + s : " " + s; }
+std::string padRight(std::string s, std::size_t width)
+{
+    return s.size() < width ? s + std::string(width - s.size(), ' ') : s + " ";
+}
+std::string padLeft(std::string s, std::size_t width)
+{
+    return s.size() < width ? std::string(width - s.size(), ' ') + s : " " + s;
+}
 
 // The framework target, where its settings came from, and the inter-node network.
 std::string targetText(const EstimateInput& in)
@@ -51,7 +57,9 @@ void printPlanTable(const Plan& plan, const EstimateInput& in, const std::vector
         << ", sequence " << in.training.seqLen << " tokens, " << precisionId(in.training.precision)
         << (in.training.expandableSegments ? ", expandable segments" : "")
         << (in.training.cudaGraphs ? ", CUDA graphs" : "")
-        << (in.training.gradAccumulation > 1 ? ", " + std::to_string(in.training.gradAccumulation) + " accumulation steps" : "")
+        << (in.training.gradAccumulation > 1
+                ? ", " + std::to_string(in.training.gradAccumulation) + " accumulation steps"
+                : "")
         << (in.training.activationCheckpointing
                 ? ", activation checkpointing (" + std::string(checkpointPolicyId(in.training.checkpointPolicy)) + ")"
                 : "")
@@ -78,10 +86,14 @@ void printPlanTable(const Plan& plan, const EstimateInput& in, const std::vector
         const bool runs = frameworkSupports(in.framework.framework, cand.strategy);
         unsupported = unsupported || !runs;
         out << padRight(std::string(strategyId(cand.strategy)) + (runs ? "" : " *"), 25)
-            << padRight(!e.supported ? "n/a" : e.fits() ? "yes" : (e.fitsDevice ? "no: host" : "no"), 9)
+            << padRight(!e.supported   ? "n/a"
+                            : e.fits() ? "yes"
+                                       : (e.fitsDevice ? "no: host" : "no"),
+                        9)
             << padLeft(format("%.1f", e.memory.peakBytes() / kGiB), 10)
             << padLeft(offload ? format("%.1f", e.hostBytesPerNode / kGiB) : std::string("-"), 10)
-            << padLeft(format("%.0f", e.throughput.tokensPerS), 12) << padLeft(format("%.3f", e.throughput.stepTimeS), 9)
+            << padLeft(format("%.0f", e.throughput.tokensPerS), 12)
+            << padLeft(format("%.3f", e.throughput.stepTimeS), 9)
             << padLeft(format("%.1f", 100.0 * e.throughput.mfu), 8)
             << padLeft(format("%.1f", 100.0 * e.throughput.ncclShare), 8) << "\n";
     }
@@ -116,10 +128,9 @@ void printPlanTable(const Plan& plan, const EstimateInput& in, const std::vector
     if (unsupported)
         out << "* = " << traits(in.framework.framework).label
             << " cannot run this strategy (n/a); its row is for comparison.\n";
-    if (std::any_of(plan.candidates.begin(), plan.candidates.end(),
-                    [](const Candidate& cand) {
-                        return cand.estimate.supported && cand.estimate.fitsDevice && !cand.estimate.fitsHost;
-                    }))
+    if (std::any_of(plan.candidates.begin(), plan.candidates.end(), [](const Candidate& cand) {
+            return cand.estimate.supported && cand.estimate.fitsDevice && !cand.estimate.fitsHost;
+        }))
         out << "no: host = fits on the GPU, but its host state exceeds the node's usable RAM (--host-ram-gib).\n";
 }
 

@@ -12,6 +12,7 @@ namespace shardwise::cli {
 
 // `notes`: where the framework target's settings came from ("precision bf16-fp32-master from
 // DeepSpeed's defaults").
-void printPlanTable(const Plan& plan, const EstimateInput& in, const std::vector<std::string>& notes, std::ostream& out);
+void printPlanTable(const Plan& plan, const EstimateInput& in, const std::vector<std::string>& notes,
+                    std::ostream& out);
 
 } // namespace shardwise::cli

@@ -68,8 +68,8 @@ ConnectedNodes connectNodes(const store::Database& db, const std::vector<std::st
         const store::Node node = registeredSshNode(db, name, "--node", "; use --local to run here");
         const std::string runner = remoteRunner.empty() ? session::preparedRunnerPath(node.facts) : remoteRunner;
         if (runner.empty())
-            throw NodeError("--node: '" + name + "' has no prepared runner; prepare it (shardwise-cli nodes prepare " + name
-                            + ", or the Nodes page) or pass --remote-runner PATH");
+            throw NodeError("--node: '" + name + "' has no prepared runner; prepare it (shardwise-cli nodes prepare "
+                            + name + ", or the Nodes page) or pass --remote-runner PATH");
         connected.nodes.push_back(node);
         connected.runnerPaths.push_back(runner);
     }

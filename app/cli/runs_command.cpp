@@ -359,32 +359,38 @@ void printDetail(std::ostream& out, const store::RunDetail& d)
     std::string nodes;
     for (const auto& n : r.nodes)
         nodes += (nodes.empty() ? "" : ", ") + n;
-    std::vector<std::vector<std::string>> rows{
-        {"  model", r.modelId},
-        {"  gpu", gpuLabel(r) + (r.gpuId.empty() || r.gpuId == gpuLabel(r) ? "" : " (" + r.gpuId + ")")},
-        {"  strategy", std::string(strategyId(r.strategy)) + " - " + std::string(traits(r.strategy).label)},
-        {"  backend", r.backend == RunBackend::Torch ? "torch (PyTorch harness, shardwise-torch-runner)"
-                                                     : "native (shardwise-runner)"},
-        {"  ranks", std::to_string(r.worldSize) + " on " + std::to_string(r.nodeCount) + " node(s): " + orDash(nodes)},
-        {"  interconnect", orDash(r.interconnect)},
-        {"  inter-node", r.interNodeGBps ? fixed(r.interNodeGBps, 1, " GB/s per node per direction (the plan's)") : "-"},
-        {"  precision", orDash(r.precision)},
-        {"  micro-batch", r.microBatch ? std::to_string(*r.microBatch) + " sequences" : "-"},
-        {"  sequence", r.seqLen ? std::to_string(*r.seqLen) + " tokens" : "-"},
-        {"  steps", (r.warmupSteps ? std::to_string(*r.warmupSteps) : "-") + " warm-up + "
-                        + (r.timedSteps ? std::to_string(*r.timedSteps) : "-") + " timed"},
-        {"  launcher", orDash(r.launcher)},
-        {"  started", store::formatUtc(r.startedAt)},
-        {"  finished", r.finishedAt ? store::formatUtc(*r.finishedAt) : "-"},
-        {"  software", "runner " + orDash(d.versions.runner) + ", LibTorch " + orDash(d.versions.libtorch) + ", CUDA "
-                           + orDash(d.versions.cuda) + ", NCCL " + orDash(d.versions.nccl) + ", driver "
-                           + orDash(d.versions.driver)},
-        {"  framework", r.backend == RunBackend::Native
-                            ? std::string("-")
-                            : "Python " + orDash(d.versions.python) + ", torch " + orDash(d.versions.torch) + ", Transformers "
-                                  + (d.versions.transformers.empty() ? std::string("not installed") : d.versions.transformers)
-                                  + ", model " + orDash(d.versions.modelImpl)},
-        {"  allocator", orDash(d.allocator.conf) + (d.allocator.expandableSegments ? " (expandable segments)" : "")},
+    std::vector<std::vector<std::string>> rows {
+        { "  model", r.modelId },
+        { "  gpu", gpuLabel(r) + (r.gpuId.empty() || r.gpuId == gpuLabel(r) ? "" : " (" + r.gpuId + ")") },
+        { "  strategy", std::string(strategyId(r.strategy)) + " - " + std::string(traits(r.strategy).label) },
+        { "  backend",
+          r.backend == RunBackend::Torch ? "torch (PyTorch harness, shardwise-torch-runner)"
+                                         : "native (shardwise-runner)" },
+        { "  ranks",
+          std::to_string(r.worldSize) + " on " + std::to_string(r.nodeCount) + " node(s): " + orDash(nodes) },
+        { "  interconnect", orDash(r.interconnect) },
+        { "  inter-node",
+          r.interNodeGBps ? fixed(r.interNodeGBps, 1, " GB/s per node per direction (the plan's)") : "-" },
+        { "  precision", orDash(r.precision) },
+        { "  micro-batch", r.microBatch ? std::to_string(*r.microBatch) + " sequences" : "-" },
+        { "  sequence", r.seqLen ? std::to_string(*r.seqLen) + " tokens" : "-" },
+        { "  steps",
+          (r.warmupSteps ? std::to_string(*r.warmupSteps) : "-") + " warm-up + "
+              + (r.timedSteps ? std::to_string(*r.timedSteps) : "-") + " timed" },
+        { "  launcher", orDash(r.launcher) },
+        { "  started", store::formatUtc(r.startedAt) },
+        { "  finished", r.finishedAt ? store::formatUtc(*r.finishedAt) : "-" },
+        { "  software",
+          "runner " + orDash(d.versions.runner) + ", LibTorch " + orDash(d.versions.libtorch) + ", CUDA "
+              + orDash(d.versions.cuda) + ", NCCL " + orDash(d.versions.nccl) + ", driver "
+              + orDash(d.versions.driver) },
+        { "  framework",
+          r.backend == RunBackend::Native
+              ? std::string("-")
+              : "Python " + orDash(d.versions.python) + ", torch " + orDash(d.versions.torch) + ", Transformers "
+                  + (d.versions.transformers.empty() ? std::string("not installed") : d.versions.transformers)
+                  + ", model " + orDash(d.versions.modelImpl) },
+        { "  allocator", orDash(d.allocator.conf) + (d.allocator.expandableSegments ? " (expandable segments)" : "") },
     };
     if (!r.note.empty())
         rows.push_back({"  note", r.note});
@@ -569,10 +575,11 @@ int runsCommand(const std::vector<std::string>& args, std::ostream& out, std::os
                                        o.values, out, err);
         }
         if (o.action == "import-examples") {
-            allowOnly(o, {"--db"});
+            allowOnly(o, { "--db" });
             if (o.positional.size() > 1)
                 throw UsageError("import-examples takes at most one DIR, got " + std::to_string(o.positional.size()));
-            return importExampleRuns(o.positional.empty() ? std::nullopt : std::optional<std::string>(o.positional.front()),
+            return importExampleRuns(o.positional.empty() ? std::nullopt
+                                                          : std::optional<std::string>(o.positional.front()),
                                      o.values, out, err);
         }
         if (o.action == "attach") {
@@ -583,7 +590,9 @@ int runsCommand(const std::vector<std::string>& args, std::ostream& out, std::os
             allowOnly(o, {"--db", "--reason", "--known-hosts", "--user-known-hosts"});
             return abandonStoredRun(runIdArgument(o), o.values, out, err);
         }
-        throw UsageError("unknown action '" + o.action + "'; expected list, show, export, import, import-published, import-examples, attach or abandon");
+        throw UsageError(
+            "unknown action '" + o.action
+            + "'; expected list, show, export, import, import-published, import-examples, attach or abandon");
     } catch (const UsageError& e) {
         err << "shardwise-cli runs: " << e.what() << "\n\n" << usage();
         return kExitUsage;

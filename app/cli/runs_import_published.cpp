@@ -61,7 +61,8 @@ int importExampleRuns(const std::optional<std::string>& dir, const std::map<std:
     store::Database database = store::Database::open(store::resolveDatabasePath(db == flags.end() ? "" : db->second));
     try {
         const auto result = published::importExamples(database, sets);
-        out << "imported " << result.inserted.size() << " example run(s) from " << sets.size() << " set(s) in " << folder.string();
+        out << "imported " << result.inserted.size() << " example run(s) from " << sets.size() << " set(s) in "
+            << folder.string();
         if (!result.inserted.empty())
             out << " as IDs " << *std::min_element(result.inserted.begin(), result.inserted.end()) << "-"
                 << *std::max_element(result.inserted.begin(), result.inserted.end());

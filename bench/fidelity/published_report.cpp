@@ -304,7 +304,8 @@ int runPublished(const PublishedOptions& options)
     }
     report["training_cells"] = cellsJson;
 
-    md << "\n## Model-state cells\n\nPer-device model states (parameters, gradients, optimizer) as the source gives them, "
+    md << "\n## Model-state cells\n\nPer-device model states (parameters, gradients, optimizer) as the source gives "
+          "them, "
           "against the model state of the cell's own framework target (`frameworkModelStateBytes`: the ZeRO paper's "
           "analysis is the native partitioning, DeepSpeed's estimator the DeepSpeed target); the prediction in the "
           "published figure's unit.\n\n| source | cell | setup | published | "
@@ -374,7 +375,8 @@ int runPublished(const PublishedOptions& options)
     for (const Row& r : rows)
         for (const auto& [what, why] : r.cell->unknowable) {
             md << "| `" << r.source->id << "` | `" << r.cell->id << "` | " << what << " | " << why << " |\n";
-            unknowableJson.push_back({{"source", r.source->id}, {"cell", r.cell->id}, {"figure", what}, {"reason", why}});
+            unknowableJson.push_back(
+                { { "source", r.source->id }, { "cell", r.cell->id }, { "figure", what }, { "reason", why } });
         }
     report["unknowable"] = unknowableJson;
     md << "\n## Cells not predicted\n\n| source | cell | where | published | why |\n|---|---|---|---|---|\n";

@@ -144,7 +144,7 @@ protocol::SoftwareVersions softwareVersions()
     // unit_schedule.cpp, downloadReducedSlice; sharding_engine.cpp, the host step pipeline
     const char* overlap = std::getenv("SHARDWISE_HOST_STEP_OVERLAP");
     v.offloadStaging = overlap && std::string(overlap) == "0" ? protocol::kOffloadStagingInPlace
-                                                               : protocol::kOffloadStagingInPlaceHostStepOverlapped;
+                                                              : protocol::kOffloadStagingInPlaceHostStepOverlapped;
     v.kernels = fusedKernelsEnabled() ? "fused rotary + SwiGLU + cross-entropy on CUDA bf16, ATen elsewhere" : "ATen";
 #if defined(__clang__)
     v.compiler = "clang " __clang_version__;

@@ -56,7 +56,10 @@ public:
     // so it carries no `override` and simply overrides where the base has it.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wsuggest-override"
-    c10::intrusive_ptr<c10d::Store> clone() { return c10::make_intrusive<RendezvousStore>(m_client); }
+    c10::intrusive_ptr<c10d::Store> clone()
+    {
+        return c10::make_intrusive<RendezvousStore>(m_client);
+    }
 #pragma GCC diagnostic pop
 #endif
 

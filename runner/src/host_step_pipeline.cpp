@@ -29,9 +29,10 @@ void HostStepPipeline::submit(std::size_t unit, CommTicket arrival, std::functio
         if (unit >= m_busy.size())
             throw std::out_of_range("HostStepPipeline::submit: no unit " + std::to_string(unit));
         if (m_busy[unit])
-            throw std::logic_error("HostStepPipeline::submit: unit " + std::to_string(unit) + " is still being stepped");
+            throw std::logic_error("HostStepPipeline::submit: unit " + std::to_string(unit)
+                                   + " is still being stepped");
         m_busy[unit] = 1;
-        m_queue.push_back({unit, std::move(arrival), std::move(work)});
+        m_queue.push_back({ unit, std::move(arrival), std::move(work) });
     }
     m_changed.notify_all();
 }
@@ -67,9 +68,8 @@ void HostStepPipeline::waitFor(std::size_t unit)
 void HostStepPipeline::waitAll()
 {
     std::unique_lock lock(m_mutex);
-    m_changed.wait(lock, [&] {
-        return m_failure || std::none_of(m_busy.begin(), m_busy.end(), [](char b) { return b != 0; });
-    });
+    m_changed.wait(
+        lock, [&] { return m_failure || std::none_of(m_busy.begin(), m_busy.end(), [](char b) { return b != 0; }); });
     rethrowFailure();
     m_all = false;
 }

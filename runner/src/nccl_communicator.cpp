@@ -33,7 +33,10 @@ using Clock = std::chrono::steady_clock;
 
 class NcclCompletion final : public CommCompletion {
 public:
-    explicit NcclCompletion(c10::DeviceIndex device) : m_device(device) {}
+    explicit NcclCompletion(c10::DeviceIndex device)
+        : m_device(device)
+    {
+    }
     at::cuda::CUDAEvent done;
     bool finished() const override
     {

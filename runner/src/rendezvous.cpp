@@ -38,12 +38,15 @@ enum Op : std::uint8_t { OpSet = 1, OpGet, OpAdd, OpCompareSet, OpCheck, OpDelet
 enum Status : std::uint8_t { StatusOk = 0, StatusTimeout = 1, StatusRefused = 2 };
 
 // Bounds on what a peer (or anything else that reaches the port) can make the server hold.
-constexpr std::uint32_t kMaxField = 16u << 20;       // one key or value
-constexpr std::uint32_t kMaxFields = 4096;           // keys in one check / wait
-constexpr std::size_t kMaxStoredBytes = 256u << 20;  // all keys and values together
+constexpr std::uint32_t kMaxField = 16u << 20;      // one key or value
+constexpr std::uint32_t kMaxFields = 4096;          // keys in one check / wait
+constexpr std::size_t kMaxStoredBytes = 256u << 20; // all keys and values together
 constexpr std::size_t kMaxKeyBytes = 4096;
 
-std::string errnoText(int err) { return std::strerror(err); }
+std::string errnoText(int err)
+{
+    return std::strerror(err);
+}
 
 bool writeAll(int fd, const void* data, std::size_t n)
 {
@@ -70,7 +73,7 @@ bool readAll(int fd, void* data, std::size_t n, std::optional<Clock::time_point>
             const auto left = std::chrono::duration_cast<milliseconds>(*deadline - Clock::now()).count();
             if (left <= 0)
                 return false;
-            pollfd pfd{fd, POLLIN, 0};
+            pollfd pfd { fd, POLLIN, 0 };
             const int rc = ::poll(&pfd, 1, static_cast<int>(std::min<long long>(left, 1000)));
             if (rc < 0 && errno != EINTR)
                 return false;
@@ -116,7 +119,7 @@ std::optional<std::int64_t> decodeI64(const Bytes& b)
 
 Bytes frame(std::uint8_t head, std::optional<std::uint32_t> waitMs, const std::vector<Bytes>& fields)
 {
-    Bytes out{head};
+    Bytes out { head };
     if (waitMs)
         putU32(out, *waitMs);
     putU32(out, static_cast<std::uint32_t>(fields.size()));
@@ -151,8 +154,14 @@ bool readFields(int fd, std::vector<Bytes>& fields, std::optional<Clock::time_po
     return true;
 }
 
-std::string text(const Bytes& b) { return std::string(b.begin(), b.end()); }
-Bytes bytes(const std::string& s) { return Bytes(s.begin(), s.end()); }
+std::string text(const Bytes& b)
+{
+    return std::string(b.begin(), b.end());
+}
+Bytes bytes(const std::string& s)
+{
+    return Bytes(s.begin(), s.end());
+}
 
 struct AddrInfoList {
     addrinfo* head = nullptr;
@@ -180,7 +189,7 @@ public:
     RendezvousServer(const std::string& addr, int port, std::size_t maxConnections)
         : m_maxConnections(maxConnections)
     {
-        addrinfo hints{};
+        addrinfo hints {};
         hints.ai_family = AF_UNSPEC;
         hints.ai_socktype = SOCK_STREAM;
         hints.ai_flags = AI_NUMERICSERV;
@@ -202,8 +211,8 @@ public:
                 const int err = errno;
                 ::close(fd);
                 if (err == EADDRINUSE)
-                    throw CommError("rendezvous: port " + service + " on " + where + " (MASTER_ADDR '" + addr +
-                                    "') is in use; choose another MASTER_PORT");
+                    throw CommError("rendezvous: port " + service + " on " + where + " (MASTER_ADDR '" + addr
+                                    + "') is in use; choose another MASTER_PORT");
                 notHere += (notHere.empty() ? "" : ", ") + where + " (" + errnoText(err) + ")";
                 continue;
             }
@@ -214,10 +223,10 @@ public:
             m_listeners.push_back(fd);
         }
         if (m_listeners.empty())
-            throw ConfigError("MASTER_ADDR '" + addr + "' names no address of rank 0's host" +
-                              (notHere.empty() ? std::string() : ": cannot bind " + notHere) +
-                              "; rank 0 serves the rendezvous on that address, so start rank 0 on the host "
-                              "MASTER_ADDR names");
+            throw ConfigError("MASTER_ADDR '" + addr + "' names no address of rank 0's host"
+                              + (notHere.empty() ? std::string() : ": cannot bind " + notHere)
+                              + "; rank 0 serves the rendezvous on that address, so start rank 0 on the host "
+                                "MASTER_ADDR names");
         if (::pipe2(m_wake, O_CLOEXEC) != 0)
             throw CommError("rendezvous: pipe: " + errnoText(errno));
         m_acceptThread = std::thread([this] { acceptLoop(); });
@@ -253,8 +262,8 @@ private:
     {
         std::vector<pollfd> fds;
         for (int fd : m_listeners)
-            fds.push_back({fd, POLLIN, 0});
-        fds.push_back({m_wake[0], POLLIN, 0});
+            fds.push_back({ fd, POLLIN, 0 });
+        fds.push_back({ m_wake[0], POLLIN, 0 });
         for (;;) {
             if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR)
                 return;
@@ -374,7 +383,7 @@ private:
             return StatusOk;
         }
         case OpCheck:
-            out.push_back(Bytes{static_cast<std::uint8_t>(present(args) ? 1 : 0)});
+            out.push_back(Bytes { static_cast<std::uint8_t>(present(args) ? 1 : 0) });
             return StatusOk;
         case OpDelete: {
             if (args.size() != 1)
@@ -385,19 +394,20 @@ private:
                 m_bytes -= it->first.size() + it->second.size();
                 m_data.erase(it);
             }
-            out.push_back(Bytes{static_cast<std::uint8_t>(had ? 1 : 0)});
+            out.push_back(Bytes { static_cast<std::uint8_t>(had ? 1 : 0) });
             return StatusOk;
         }
         case OpNumKeys:
             out.push_back(encodeI64(static_cast<std::int64_t>(m_data.size())));
             return StatusOk;
-        default: return StatusRefused;
+        default:
+            return StatusRefused;
         }
     }
 
     std::size_t m_maxConnections;
     std::vector<int> m_listeners;
-    int m_wake[2] = {-1, -1};
+    int m_wake[2] = { -1, -1 };
     std::thread m_acceptThread;
     std::mutex m_mutex;
     std::condition_variable m_changed;
@@ -435,7 +445,7 @@ RendezvousClient::RendezvousClient(const std::string& masterAddr, int masterPort
     const auto deadline = Clock::now() + timeout;
     std::string last = "no address";
     for (;;) {
-        addrinfo hints{};
+        addrinfo hints {};
         hints.ai_family = AF_UNSPEC;
         hints.ai_socktype = SOCK_STREAM;
         hints.ai_flags = AI_NUMERICSERV;
@@ -457,8 +467,8 @@ RendezvousClient::RendezvousClient(const std::string& masterAddr, int masterPort
             ::close(fd);
         }
         if (Clock::now() >= deadline)
-            throw CommError("rendezvous: could not connect to " + masterAddr + ":" + service + " within " +
-                            std::to_string(timeout.count() / 1000) + " s (" + last + ")");
+            throw CommError("rendezvous: could not connect to " + masterAddr + ":" + service + " within "
+                            + std::to_string(timeout.count() / 1000) + " s (" + last + ")");
         std::this_thread::sleep_for(milliseconds(100));
     }
 }
@@ -483,29 +493,37 @@ RendezvousClient::Reply RendezvousClient::call(std::uint8_t op, const std::vecto
     Reply reply;
     std::uint8_t status = 0;
     if (!readAll(m_conn->fd, &status, 1, deadline) || !readFields(m_conn->fd, reply.fields, deadline))
-        throw CommError("rendezvous with " + where + ": no answer within " + std::to_string((wait + m_timeout).count() / 1000) + " s (rank 0 gone, or the connection closed)");
+        throw CommError("rendezvous with " + where + ": no answer within "
+                        + std::to_string((wait + m_timeout).count() / 1000)
+                        + " s (rank 0 gone, or the connection closed)");
     reply.status = static_cast<Status>(status);
     if (reply.status == StatusRefused)
         throw CommError("rendezvous with " + where + ": request refused (a key or value over the bounds)");
     return reply;
 }
 
-void RendezvousClient::set(const std::string& key, const Bytes& value) { call(OpSet, {bytes(key), value}, milliseconds(0)); }
+void RendezvousClient::set(const std::string& key, const Bytes& value)
+{
+    call(OpSet, { bytes(key), value }, milliseconds(0));
+}
 
-Bytes RendezvousClient::get(const std::string& key) { return get(key, m_timeout); }
+Bytes RendezvousClient::get(const std::string& key)
+{
+    return get(key, m_timeout);
+}
 
 Bytes RendezvousClient::get(const std::string& key, milliseconds timeout)
 {
-    auto reply = call(OpGet, {bytes(key)}, timeout);
+    auto reply = call(OpGet, { bytes(key) }, timeout);
     if (reply.status == StatusTimeout || reply.fields.size() != 1)
-        throw CommError("rendezvous: key '" + key + "' did not appear within " + std::to_string(timeout.count()) +
-                        " ms (a peer rank did not arrive)");
+        throw CommError("rendezvous: key '" + key + "' did not appear within " + std::to_string(timeout.count())
+                        + " ms (a peer rank did not arrive)");
     return std::move(reply.fields[0]);
 }
 
 std::int64_t RendezvousClient::add(const std::string& key, std::int64_t delta)
 {
-    const auto reply = call(OpAdd, {bytes(key), encodeI64(delta)}, milliseconds(0));
+    const auto reply = call(OpAdd, { bytes(key), encodeI64(delta) }, milliseconds(0));
     const auto v = reply.fields.size() == 1 ? decodeI64(reply.fields[0]) : std::nullopt;
     if (!v)
         throw CommError("rendezvous: malformed answer to add '" + key + "'");
@@ -514,8 +532,8 @@ std::int64_t RendezvousClient::add(const std::string& key, std::int64_t delta)
 
 Bytes RendezvousClient::compareSet(const std::string& key, const Bytes& expected, const Bytes& desired)
 {
-    auto reply = call(OpCompareSet, {bytes(key), expected, desired}, milliseconds(0));
-    return reply.fields.empty() ? Bytes{} : std::move(reply.fields[0]);
+    auto reply = call(OpCompareSet, { bytes(key), expected, desired }, milliseconds(0));
+    return reply.fields.empty() ? Bytes {} : std::move(reply.fields[0]);
 }
 
 bool RendezvousClient::check(const std::vector<std::string>& keys)
@@ -524,13 +542,13 @@ bool RendezvousClient::check(const std::vector<std::string>& keys)
     for (const auto& k : keys)
         args.push_back(bytes(k));
     const auto reply = call(OpCheck, args, milliseconds(0));
-    return reply.fields.size() == 1 && reply.fields[0] == Bytes{1};
+    return reply.fields.size() == 1 && reply.fields[0] == Bytes { 1 };
 }
 
 bool RendezvousClient::deleteKey(const std::string& key)
 {
-    const auto reply = call(OpDelete, {bytes(key)}, milliseconds(0));
-    return reply.fields.size() == 1 && reply.fields[0] == Bytes{1};
+    const auto reply = call(OpDelete, { bytes(key) }, milliseconds(0));
+    return reply.fields.size() == 1 && reply.fields[0] == Bytes { 1 };
 }
 
 std::int64_t RendezvousClient::numKeys()
@@ -545,9 +563,9 @@ void RendezvousClient::wait(const std::vector<std::string>& keys, milliseconds t
     for (const auto& k : keys)
         args.push_back(bytes(k));
     if (call(OpWait, args, timeout).status == StatusTimeout)
-        throw CommError("rendezvous: waited " + std::to_string(timeout.count()) + " ms for " +
-                        std::to_string(keys.size()) + " key(s) (first '" + (keys.empty() ? "" : keys[0]) +
-                        "'); a peer rank did not arrive");
+        throw CommError("rendezvous: waited " + std::to_string(timeout.count()) + " ms for "
+                        + std::to_string(keys.size()) + " key(s) (first '" + (keys.empty() ? "" : keys[0])
+                        + "'); a peer rank did not arrive");
 }
 
 void RendezvousClient::close()
@@ -577,7 +595,7 @@ void RendezvousSession::finish()
     if (!m_client)
         return;
     try {
-        m_client->set("shardwise/connected/" + std::to_string(m_rank), Bytes{1});
+        m_client->set("shardwise/connected/" + std::to_string(m_rank), Bytes { 1 });
     } catch (const CommError&) {
         // Rank 0 closes the exchange as soon as it has seen every rank's key, which may be before the
         // answer to this rank's set was written: the connection then closes under it. Everything this
@@ -599,7 +617,7 @@ void RendezvousSession::finish()
 
 std::string localAddressToward(const std::string& masterAddr, int masterPort)
 {
-    addrinfo hints{};
+    addrinfo hints {};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_DGRAM;
     hints.ai_flags = AI_NUMERICSERV;
@@ -610,11 +628,11 @@ std::string localAddressToward(const std::string& masterAddr, int masterPort)
         const int fd = ::socket(ai->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
             continue;
-        sockaddr_storage self{};
+        sockaddr_storage self {};
         socklen_t len = sizeof self;
         // A connected UDP socket sends nothing; the kernel only picks the route and source address.
-        const bool ok = ::connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
-                        ::getsockname(fd, reinterpret_cast<sockaddr*>(&self), &len) == 0;
+        const bool ok = ::connect(fd, ai->ai_addr, ai->ai_addrlen) == 0
+            && ::getsockname(fd, reinterpret_cast<sockaddr*>(&self), &len) == 0;
         ::close(fd);
         if (ok)
             return numericHost(reinterpret_cast<sockaddr*>(&self), len);

@@ -216,8 +216,9 @@ void TrainingRun::setup()
     const auto dtype = m_device.is_cuda() ? at::kBFloat16 : at::kFloat;
     const auto compute = at::TensorOptions().device(m_device).dtype(dtype);
 
-    logLine(m_env.rank, "connecting to " + m_env.masterAddr + ":" + std::to_string(m_env.masterPort) + " as rank " +
-                            std::to_string(m_env.rank) + " of " + std::to_string(m_env.world));
+    logLine(m_env.rank,
+            "connecting to " + m_env.masterAddr + ":" + std::to_string(m_env.masterPort) + " as rank "
+                + std::to_string(m_env.rank) + " of " + std::to_string(m_env.world));
     m_comm = connectRanks(m_c, m_env, m_options.collectiveTimeoutS);
 
     EngineSettings settings;
@@ -247,8 +248,9 @@ void TrainingRun::setup()
     start.launcher = m_env.launcher;
     start.deviceName = deviceName(m_device);
     emit(start);
-    logLine(m_env.rank, std::string(strategyId(m_c.strategy)) + " on " + start.deviceName + " via " +
-                            m_comm->backendName() + ", " + std::to_string(m_engine->parameterCount()) + " parameters");
+    logLine(m_env.rank,
+            std::string(strategyId(m_c.strategy)) + " on " + start.deviceName + " via " + m_comm->backendName() + ", "
+                + std::to_string(m_engine->parameterCount()) + " parameters");
 
     m_microSteps = m_c.training.gradAccumulation;
     m_tokensPerStep = static_cast<std::int64_t>(m_c.training.microBatch) * m_c.training.seqLen * m_microSteps;
@@ -257,8 +259,8 @@ void TrainingRun::setup()
         if (!StepGraph::available())
             throw ConfigError("--cuda-graphs: this runner was built without CUDA");
         if (!m_engine->capturable())
-            throw ConfigError(std::string("--cuda-graphs: ") + std::string(strategyId(m_c.strategy)) +
-                              " under this precision steps its optimizer outside the device");
+            throw ConfigError(std::string("--cuda-graphs: ") + std::string(strategyId(m_c.strategy))
+                              + " under this precision steps its optimizer outside the device");
         m_graph = std::make_unique<StepGraph>(m_device);
     }
 }
@@ -286,8 +288,8 @@ void TrainingRun::loadNewestCheckpoint()
         return;
     }
     if (*newest >= totalSteps())
-        throw ConfigError("--resume: the newest complete checkpoint (" + m_checkpoints->folder(*newest).string() +
-                          ") is at or past this run's " + std::to_string(totalSteps()) + " steps");
+        throw ConfigError("--resume: the newest complete checkpoint (" + m_checkpoints->folder(*newest).string()
+                          + ") is at or past this run's " + std::to_string(totalSteps()) + " steps");
     m_checkpoints->load(*newest, *m_engine);
     m_firstStep = *newest;
     logLine(m_env.rank, "resumed from " + m_checkpoints->folder(*newest).string());
@@ -400,8 +402,9 @@ void TrainingRun::step(int step)
     }
     if (m_options.checkpointEvery > 0 && (step + 1) % m_options.checkpointEvery == 0) {
         m_saveTimes.push_back(m_checkpoints->save(step + 1, *m_engine));
-        logLine(m_env.rank, "checkpoint " + m_checkpoints->folder(step + 1).string() + " in " +
-                                std::to_string(m_saveTimes.back()) + " s");
+        logLine(m_env.rank,
+                "checkpoint " + m_checkpoints->folder(step + 1).string() + " in " + std::to_string(m_saveTimes.back())
+                    + " s");
     }
 }
 
@@ -438,8 +441,9 @@ void TrainingRun::finish()
     s.resumedFromStep = m_options.resume && m_firstStep > 0 ? m_firstStep : -1;
     s.time = unixNow();
     emit(s);
-    logLine(m_env.rank, "median step " + std::to_string(s.medianStepS) + " s, " + std::to_string(s.tokensPerS) +
-                            " tokens/s, final loss " + std::to_string(m_losses.back()));
+    logLine(m_env.rank,
+            "median step " + std::to_string(s.medianStepS) + " s, " + std::to_string(s.tokensPerS)
+                + " tokens/s, final loss " + std::to_string(m_losses.back()));
 }
 
 } // namespace

@@ -197,19 +197,22 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("num_machines:")), qPrintable(r.err));
         // A torchtitan job config: its settings in, a bad value exits 2 naming the key.
-        const QString toml = writeFile(dir, QStringLiteral("job.toml"),
-                                       "[training]\nlocal_batch_size = 2\nglobal_batch_size = 64\nseq_len = 4096\n"
-                                       "[parallelism]\ndata_parallel_shard_degree = 16\nfsdp_reshard_after_forward = \"never\"\n"
-                                       "[activation_checkpoint]\nmode = \"full\"\nwhatever = 1\n");
-        r = runCli({QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"), QStringLiteral("--gpu"), QStringLiteral("h200"),
-                    QStringLiteral("--gpus-per-node"), QStringLiteral("8"), QStringLiteral("--nodes"), QStringLiteral("2"),
-                    QStringLiteral("--from"), toml, QStringLiteral("--export"), QStringLiteral("torchtitan")});
+        const QString toml
+            = writeFile(dir, QStringLiteral("job.toml"),
+                        "[training]\nlocal_batch_size = 2\nglobal_batch_size = 64\nseq_len = 4096\n"
+                        "[parallelism]\ndata_parallel_shard_degree = 16\nfsdp_reshard_after_forward = \"never\"\n"
+                        "[activation_checkpoint]\nmode = \"full\"\nwhatever = 1\n");
+        r = runCli({ QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"), QStringLiteral("--gpu"),
+                     QStringLiteral("h200"), QStringLiteral("--gpus-per-node"), QStringLiteral("8"),
+                     QStringLiteral("--nodes"), QStringLiteral("2"), QStringLiteral("--from"), toml,
+                     QStringLiteral("--export"), QStringLiteral("torchtitan") });
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.err.contains(QStringLiteral("warning: activation_checkpoint.whatever:")), qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("fsdp_reshard_after_forward = \"never\"")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("global_batch_size = 64")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("seq_len = 4096")), qPrintable(r.out));
-        const QString badToml = writeFile(dir, QStringLiteral("bad.toml"), "[parallelism]\ntensor_parallel_degree = 8\n");
+        const QString badToml
+            = writeFile(dir, QStringLiteral("bad.toml"), "[parallelism]\ntensor_parallel_degree = 8\n");
         r = runCli(base() << QStringLiteral("--from") << badToml);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("parallelism.tensor_parallel_degree:")), qPrintable(r.err));

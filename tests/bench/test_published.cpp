@@ -2,8 +2,8 @@
 // can build (or says why not); the cells import into a real SQLite store as published runs, once.
 
 #include "shardwise/published/published.hpp"
-#include "shardwise/spec/json.hpp"
 #include "shardwise/published/published_import.hpp"
+#include "shardwise/spec/json.hpp"
 #include "shardwise/store/runs.hpp"
 #include "shardwise/store/timestamps.hpp"
 
@@ -155,11 +155,12 @@ private slots:
 
     void frameworkModelStatesFollowEachTargetsFormula()
     {
-        for (const double n : {1.0e9, 2.851e9, 7.5e9, 70e9})
-            for (const int w : {1, 8, 64}) {
+        for (const double n : { 1.0e9, 2.851e9, 7.5e9, 70e9 })
+            for (const int w : { 1, 8, 64 }) {
                 const double layer = n / 100;
                 auto device = [&](Framework f, Strategy s) {
-                    const protocol::StateBytes b = frameworkModelStateBytes(f, s, n, layer, w, PrecisionPolicy::Bf16Fp32Master);
+                    const protocol::StateBytes b
+                        = frameworkModelStateBytes(f, s, n, layer, w, PrecisionPolicy::Bf16Fp32Master);
                     return static_cast<double>(b.deviceParams + b.deviceGrads + b.deviceOptimizer);
                 };
                 auto near = [](double a, double b) { return std::fabs(a / b - 1.0) < 1e-6; };
@@ -173,8 +174,9 @@ private slots:
                 QVERIFY(near(device(Framework::Native, Strategy::Zero2), 2 * n + 14 * n / w));
                 QVERIFY(near(device(Framework::Native, Strategy::Zero3), 16 * n / w));
             }
-        QVERIFY_THROWS_EXCEPTION(shardwise::SpecError, frameworkModelStateBytes(Framework::Fsdp2, Strategy::Fsdp2Reshard, 1e9, 1e7, 8,
-                                                                     PrecisionPolicy::Bf16Fp32Master));
+        QVERIFY_THROWS_EXCEPTION(shardwise::SpecError,
+                                 frameworkModelStateBytes(Framework::Fsdp2, Strategy::Fsdp2Reshard, 1e9, 1e7, 8,
+                                                          PrecisionPolicy::Bf16Fp32Master));
     }
 
     void malformedFilesAreRejectedWithTheirPlace()

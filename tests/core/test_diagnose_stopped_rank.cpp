@@ -40,7 +40,7 @@ std::vector<RankRecord> stoppedRankOne()
     RankRecord r0;
     r0.rank = 0;
     r0.node = "host";
-    r0.events = {start(0), step(0, 0, 1.0), step(0, 1, 1.5)};
+    r0.events = { start(0), step(0, 0, 1.0), step(0, 1, 1.5) };
     protocol::ErrorEvent err;
     err.rank = 0;
     err.kind = protocol::ErrorKind::Comm;
@@ -53,10 +53,10 @@ std::vector<RankRecord> stoppedRankOne()
     RankRecord r1;
     r1.rank = 1;
     r1.node = "host";
-    r1.events = {start(1), step(1, 0, 1.0), step(1, 1, 1.5)};
+    r1.events = { start(1), step(1, 0, 1.0), step(1, 1, 1.5) };
     r1.signal = 9;
     r1.endedByLauncher = true;
-    return {r0, r1};
+    return { r0, r1 };
 }
 
 const Failure& rootOf(const Diagnosis& d)
@@ -82,7 +82,8 @@ private slots:
         const Failure& root = rootOf(d);
         QCOMPARE(root.rank, 1);
         QCOMPARE(root.kind, FailureKind::LostRank);
-        QVERIFY2(root.message.find("stopped responding (no step event since step 1, last event at ") == 0, root.message.c_str());
+        QVERIFY2(root.message.find("stopped responding (no step event since step 1, last event at ") == 0,
+                 root.message.c_str());
         QVERIFY2(root.message.find("its peers timed out waiting for it") != std::string::npos, root.message.c_str());
         QVERIFY(d.explanation.find("rank 1") != std::string::npos);
         // Rank 0's timeout is a consequence, and no network advice is given.

@@ -506,7 +506,7 @@ private slots:
         // The native runner steps each unit on the host as its gradient arrives: host_step_overlap of
         // the shorter of the GPU's part and the host AdamW hides. Older runners and the frameworks step
         // after the backward: nothing hides.
-        for (auto s : {Strategy::Zero2Offload, Strategy::Zero3Offload, Strategy::Fsdp2ReshardOffload}) {
+        for (auto s : { Strategy::Zero2Offload, Strategy::Zero3Offload, Strategy::Fsdp2ReshardOffload }) {
             EstimateInput in = input("qwen2.5-3b", "h200");
             const ThroughputEstimate overlapped = estimate(in, s).throughput;
             in.hostStepAfterBackward = true;

@@ -128,15 +128,18 @@ private slots:
     {
         // DDP: replicate only; never resharding; offload; [training] dtype bf16 is pure bf16; the
         // pre-[compile] key; a shard degree of -1 leaves the world to the plan.
-        ImportedSettings s = importConfig("[parallelism]\ndata_parallel_replicate_degree = 8\ndata_parallel_shard_degree = 1\n");
+        ImportedSettings s
+            = importConfig("[parallelism]\ndata_parallel_replicate_degree = 8\ndata_parallel_shard_degree = 1\n");
         QCOMPARE(s.strategy, std::optional<Strategy>(Strategy::Zero0));
         QCOMPARE(s.worldSize, std::optional<int>(8));
-        s = importConfig("[parallelism]\nfsdp_reshard_after_forward = \"never\"\n[training]\ndtype = \"bfloat16\"\ncompile = true\n");
+        s = importConfig("[parallelism]\nfsdp_reshard_after_forward = \"never\"\n[training]\ndtype = "
+                         "\"bfloat16\"\ncompile = true\n");
         QCOMPARE(s.strategy, std::optional<Strategy>(Strategy::Fsdp2NoReshard));
         QCOMPARE(s.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::PureBf16));
         QCOMPARE(s.compiled, std::optional<bool>(true));
         QVERIFY(!s.worldSize);
-        s = importConfig("[training]\nenable_cpu_offload = true\nlocal_batch_size = 2\nglobal_batch_size = 64\n", "job.toml");
+        s = importConfig("[training]\nenable_cpu_offload = true\nlocal_batch_size = 2\nglobal_batch_size = 64\n",
+                         "job.toml");
         QCOMPARE(s.strategy, std::optional<Strategy>(Strategy::Fsdp2ReshardOffload));
         QCOMPARE(s.trainBatchSize, std::optional<std::int64_t>(64));
         EstimateInput in = baseInput(); // 16 GPUs: 64 / (2 x 16) = 2 accumulation steps
@@ -150,13 +153,15 @@ private slots:
 
     void tomlUnknownKeysAreWarningsNamingTheKey()
     {
-        const ImportedSettings s = importConfig(std::string(kLlama3Toml)
-                                                + "\n[experimental_thing]\nx = 1\n[float8]\nrecipe_name = \"rowwise\"\n"
-                                                  "[mx]\n[fault_tolerance]\nenable = false\n",
-                                                "job.toml");
+        const ImportedSettings s
+            = importConfig(std::string(kLlama3Toml)
+                               + "\n[experimental_thing]\nx = 1\n[float8]\nrecipe_name = \"rowwise\"\n"
+                                 "[mx]\n[fault_tolerance]\nenable = false\n",
+                           "job.toml");
         QVERIFY(hasWarning(s, "experimental_thing"));
         QVERIFY(hasWarning(s, "float8.recipe_name"));
-        const ImportedSettings t = importConfig("[training]\nlocal_batch_size = 1\nmystery = 3\n[parallelism]\nfoo = true\n");
+        const ImportedSettings t
+            = importConfig("[training]\nlocal_batch_size = 1\nmystery = 3\n[parallelism]\nfoo = true\n");
         QVERIFY(hasWarning(t, "training.mystery"));
         QVERIFY(hasWarning(t, "parallelism.foo"));
         QCOMPARE(t.warnings.size(), std::size_t(2));
@@ -166,28 +171,42 @@ private slots:
     {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("field");
-        QTest::newRow("shard 0") << "[parallelism]\ndata_parallel_shard_degree = 0\n" << "parallelism.data_parallel_shard_degree";
-        QTest::newRow("tp") << "[parallelism]\ntensor_parallel_degree = 2\n" << "parallelism.tensor_parallel_degree";
-        QTest::newRow("pp") << "[parallelism]\npipeline_parallel_degree = 4\n" << "parallelism.pipeline_parallel_degree";
+        QTest::newRow("shard 0") << "[parallelism]\ndata_parallel_shard_degree = 0\n"
+                                 << "parallelism.data_parallel_shard_degree";
+        QTest::newRow("tp") << "[parallelism]\ntensor_parallel_degree = 2\n"
+                            << "parallelism.tensor_parallel_degree";
+        QTest::newRow("pp") << "[parallelism]\npipeline_parallel_degree = 4\n"
+                            << "parallelism.pipeline_parallel_degree";
         QTest::newRow("hsdp") << "[parallelism]\ndata_parallel_replicate_degree = 2\ndata_parallel_shard_degree = 4\n"
                               << "parallelism.data_parallel_replicate_degree";
         QTest::newRow("reshard value") << "[parallelism]\nfsdp_reshard_after_forward = \"sometimes\"\n"
                                        << "parallelism.fsdp_reshard_after_forward";
-        QTest::newRow("mode") << "[activation_checkpoint]\nmode = \"partial\"\n" << "activation_checkpoint.mode";
-        QTest::newRow("local string") << "[training]\nlocal_batch_size = \"2\"\n" << "training.local_batch_size";
-        QTest::newRow("local 0") << "[training]\nlocal_batch_size = 0\n" << "training.local_batch_size";
-        QTest::newRow("seq float") << "[training]\nseq_len = 2048.5\n" << "training.seq_len";
+        QTest::newRow("mode") << "[activation_checkpoint]\nmode = \"partial\"\n"
+                              << "activation_checkpoint.mode";
+        QTest::newRow("local string") << "[training]\nlocal_batch_size = \"2\"\n"
+                                      << "training.local_batch_size";
+        QTest::newRow("local 0") << "[training]\nlocal_batch_size = 0\n"
+                                 << "training.local_batch_size";
+        QTest::newRow("seq float") << "[training]\nseq_len = 2048.5\n"
+                                   << "training.seq_len";
         QTest::newRow("global indivisible") << "[training]\nlocal_batch_size = 3\nglobal_batch_size = 100\n"
                                                "[parallelism]\ndata_parallel_shard_degree = 8\n"
                                             << "training.global_batch_size";
-        QTest::newRow("offload never") << "[training]\nenable_cpu_offload = true\n[parallelism]\nfsdp_reshard_after_forward = \"never\"\n"
-                                       << "training.enable_cpu_offload";
-        QTest::newRow("compile") << "[compile]\nenable = \"yes\"\n" << "compile.enable";
-        QTest::newRow("section not a table") << "training = 3\n" << "training";
-        QTest::newRow("syntax") << "[training]\nlocal_batch_size = = 2\n" << "file";
-        QTest::newRow("duplicate") << "[training]\nseq_len = 1\nseq_len = 2\n" << "file";
-        QTest::newRow("record") << "# shardwise: micro_batch=0\n[training]\n" << "shardwise.micro_batch";
-        QTest::newRow("record precision") << "# shardwise: precision=fp8\n[training]\n" << "shardwise.precision";
+        QTest::newRow("offload never")
+            << "[training]\nenable_cpu_offload = true\n[parallelism]\nfsdp_reshard_after_forward = \"never\"\n"
+            << "training.enable_cpu_offload";
+        QTest::newRow("compile") << "[compile]\nenable = \"yes\"\n"
+                                 << "compile.enable";
+        QTest::newRow("section not a table") << "training = 3\n"
+                                             << "training";
+        QTest::newRow("syntax") << "[training]\nlocal_batch_size = = 2\n"
+                                << "file";
+        QTest::newRow("duplicate") << "[training]\nseq_len = 1\nseq_len = 2\n"
+                                   << "file";
+        QTest::newRow("record") << "# shardwise: micro_batch=0\n[training]\n"
+                                << "shardwise.micro_batch";
+        QTest::newRow("record precision") << "# shardwise: precision=fp8\n[training]\n"
+                                          << "shardwise.precision";
     }
 
     void tomlBadValuesAreErrorsNamingTheKey()
@@ -206,9 +225,10 @@ private slots:
     {
         QTest::addColumn<QString>("text");
         QTest::newRow("llama3 8b") << QString::fromUtf8(kLlama3Toml);
-        QTest::newRow("ddp") << QStringLiteral("[training]\nlocal_batch_size = 4\nseq_len = 2048\n"
-                                               "[parallelism]\ndata_parallel_replicate_degree = 16\ndata_parallel_shard_degree = 1\n"
-                                               "[activation_checkpoint]\nmode = \"none\"\n");
+        QTest::newRow("ddp") << QStringLiteral(
+            "[training]\nlocal_batch_size = 4\nseq_len = 2048\n"
+            "[parallelism]\ndata_parallel_replicate_degree = 16\ndata_parallel_shard_degree = 1\n"
+            "[activation_checkpoint]\nmode = \"none\"\n");
         QTest::newRow("pure bf16 noreshard full") << QStringLiteral(
             "[training]\ndtype = \"bfloat16\"\nlocal_batch_size = 1\nglobal_batch_size = 48\nseq_len = 4096\n"
             "[parallelism]\ndata_parallel_shard_degree = 16\nfsdp_reshard_after_forward = \"never\"\n"
@@ -266,19 +286,21 @@ private slots:
             const json c = j.value("cluster", json::object());
             const int world = c.value("gpus_per_node", 1) * c.value("nodes", 1);
             const Strategy strategy = parseStrategy(j.at("strategy").get<std::string>(), "strategy");
-            for (const char* file : {"shardwise.toml", "accelerate.yaml"}) {
+            for (const char* file : { "shardwise.toml", "accelerate.yaml" }) {
                 const fs::path p = e.path() / file;
                 if (!fs::exists(p))
                     continue;
                 const ImportedSettings s = importConfigFile(p.string());
                 const std::string where = e.path().filename().string() + "/" + file;
-                QVERIFY2(s.warnings.empty(), (where + ": " + (s.warnings.empty() ? "" : s.warnings.front().key)).c_str());
+                QVERIFY2(s.warnings.empty(),
+                         (where + ": " + (s.warnings.empty() ? "" : s.warnings.front().key)).c_str());
                 QVERIFY2(s.strategy == strategy, where.c_str());
                 QVERIFY2(s.worldSize == world, where.c_str());
                 QVERIFY2(s.microBatch == micro, where.c_str());
                 QVERIFY2(s.gradAccumulation == accumulation, where.c_str());
                 QVERIFY2(s.seqLen == seq, where.c_str());
-                QVERIFY2(s.precision == parsePrecision(t.value("precision", std::string("bf16")), "precision"), where.c_str());
+                QVERIFY2(s.precision == parsePrecision(t.value("precision", std::string("bf16")), "precision"),
+                         where.c_str());
                 tomls += std::string(file) == "shardwise.toml";
             }
         }
@@ -291,10 +313,12 @@ private slots:
         in.training.microBatch = 3;
         in.training.gradAccumulation = 5;
         in.framework.framework = Framework::Fsdp2;
-        const std::string fsdp = exportConfig(ConfigKind::Accelerate, in, Strategy::Fsdp2Reshard, planIdentity(in, Strategy::Fsdp2Reshard));
+        const std::string fsdp = exportConfig(ConfigKind::Accelerate, in, Strategy::Fsdp2Reshard,
+                                              planIdentity(in, Strategy::Fsdp2Reshard));
         QVERIFY(fsdp.find("per_device_train_batch_size=3") != std::string::npos);
         QVERIFY(fsdp.find("ACCELERATE_GRADIENT_ACCUMULATION_STEPS=5") != std::string::npos);
-        const std::string launch = exportConfig(ConfigKind::Launch, in, Strategy::Fsdp2Reshard, planIdentity(in, Strategy::Fsdp2Reshard));
+        const std::string launch
+            = exportConfig(ConfigKind::Launch, in, Strategy::Fsdp2Reshard, planIdentity(in, Strategy::Fsdp2Reshard));
         QVERIFY(launch.find("ACCELERATE_GRADIENT_ACCUMULATION_STEPS=5 accelerate launch") != std::string::npos);
         // The YAML reads back with its micro-batch and accumulation, which no Accelerate key holds.
         ImportedSettings s = importConfig(fsdp);
@@ -303,7 +327,8 @@ private slots:
         QCOMPARE(s.seqLen, std::optional<int>(in.training.seqLen));
         // DeepSpeed through Accelerate: the accumulation is a deepspeed_config key.
         in.framework.framework = Framework::DeepSpeed;
-        const std::string ds = exportConfig(ConfigKind::Accelerate, in, Strategy::Zero2, planIdentity(in, Strategy::Zero2));
+        const std::string ds
+            = exportConfig(ConfigKind::Accelerate, in, Strategy::Zero2, planIdentity(in, Strategy::Zero2));
         QVERIFY(ds.find("  gradient_accumulation_steps: 5\n") != std::string::npos);
         QVERIFY(ds.find("train_micro_batch_size_per_gpu") != std::string::npos);
         s = importConfig(ds);

@@ -394,7 +394,8 @@ private slots:
             << QStringLiteral("line 2, column 'inter_node_gbps': must be in [");
         QTest::newRow("csv inter-node text")
             << QStringLiteral("csv")
-            << QStringLiteral("model,gpu_name,strategy,world_size,status,inter_node_gbps\nm,L4,zero1,4,completed,fast\n")
+            << QStringLiteral(
+                   "model,gpu_name,strategy,world_size,status,inter_node_gbps\nm,L4,zero1,4,completed,fast\n")
             << QStringLiteral("line 2, column 'inter_node_gbps': expected a number, got 'fast'");
         QTest::newRow("csv empty file") << QStringLiteral("csv") << QString() << QStringLiteral("line 1: the file is empty");
         QTest::newRow("json not json")

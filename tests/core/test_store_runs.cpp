@@ -477,8 +477,10 @@ private slots:
         QTest::addColumn<QString>("field");
         QTest::newRow("empty name") << QStringLiteral("name") << QStringLiteral("node.name");
         QTest::newRow("ssh without host") << QStringLiteral("host") << QStringLiteral("node.host");
-        QTest::newRow("nccl setting not a variable name") << QStringLiteral("nccl-name") << QStringLiteral("node.nccl_env");
-        QTest::newRow("nccl setting the launcher owns") << QStringLiteral("nccl-rank") << QStringLiteral("node.nccl_env");
+        QTest::newRow("nccl setting not a variable name")
+            << QStringLiteral("nccl-name") << QStringLiteral("node.nccl_env");
+        QTest::newRow("nccl setting the launcher owns")
+            << QStringLiteral("nccl-rank") << QStringLiteral("node.nccl_env");
         QTest::newRow("nccl setting of two lines") << QStringLiteral("nccl-value") << QStringLiteral("node.nccl_env");
         QTest::newRow("port out of range") << QStringLiteral("port") << QStringLiteral("node.port");
         QTest::newRow("key file missing") << QStringLiteral("key") << QStringLiteral("node.key_file");
@@ -527,23 +529,27 @@ private slots:
 
         Node n = bare;
         n.name = "nvls-box";
-        n.ncclEnv = {{"NCCL_NVLS_ENABLE", "0"}, {"TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"}};
+        n.ncclEnv = { { "NCCL_NVLS_ENABLE", "0" }, { "TORCH_SYMM_MEM_DISABLE_MULTICAST", "1" } };
         const auto id = addNode(*m_db, n);
-        const std::map<std::string, std::string> expected{{"NCCL_NVLS_ENABLE", "0"}, {"TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"}};
+        const std::map<std::string, std::string> expected { { "NCCL_NVLS_ENABLE", "0" },
+                                                            { "TORCH_SYMM_MEM_DISABLE_MULTICAST", "1" } };
         QCOMPARE(findNode(*m_db, id)->ncclEnv, expected);
-        setNodeNcclEnv(*m_db, id, {{"NCCL_DEBUG", "WARN"}});
-        QCOMPARE(findNodeByName(*m_db, "nvls-box")->ncclEnv, (std::map<std::string, std::string>{{"NCCL_DEBUG", "WARN"}}));
-        QVERIFY(storeErrorOf([&] { setNodeNcclEnv(*m_db, id, {{"RANK", "3"}}); }).contains(QStringLiteral("node.nccl_env")));
+        setNodeNcclEnv(*m_db, id, { { "NCCL_DEBUG", "WARN" } });
+        QCOMPARE(findNodeByName(*m_db, "nvls-box")->ncclEnv,
+                 (std::map<std::string, std::string> { { "NCCL_DEBUG", "WARN" } }));
+        QVERIFY(storeErrorOf([&] {
+                    setNodeNcclEnv(*m_db, id, { { "RANK", "3" } });
+                }).contains(QStringLiteral("node.nccl_env")));
         QCOMPARE(findNode(*m_db, id)->ncclEnv.size(), std::size_t(1));
 
         RunOrigin origin;
-        origin.nodes = {{"nvls-box", id, {{"NCCL_DEBUG", "WARN"}}}, {"alias-box", bareId}};
+        origin.nodes = { { "nvls-box", id, { { "NCCL_DEBUG", "WARN" } } }, { "alias-box", bareId } };
         RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero1, 2, 1, 1), origin);
         recorder.finish(RunStatus::Cancelled);
         const auto detail = runDetail(*m_db, recorder.runId());
         QVERIFY(detail);
         QCOMPARE(detail->ncclEnv.size(), std::size_t(1)); // a node without settings is left out
-        QCOMPARE(detail->ncclEnv.at("nvls-box"), (std::map<std::string, std::string>{{"NCCL_DEBUG", "WARN"}}));
+        QCOMPARE(detail->ncclEnv.at("nvls-box"), (std::map<std::string, std::string> { { "NCCL_DEBUG", "WARN" } }));
     }
 
     void plansRoundTripAsDocuments()

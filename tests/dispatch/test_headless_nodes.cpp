@@ -79,8 +79,8 @@ class TestHeadlessNodes : public QObject {
     QStringList knownHostsFlags() const
     {
         const auto o = m_target->options();
-        return {QStringLiteral("--known-hosts"), QString::fromStdString(o.knownHosts.app.string()), QStringLiteral("--user-known-hosts"),
-                QString::fromStdString(o.knownHosts.user.string())};
+        return { QStringLiteral("--known-hosts"), QString::fromStdString(o.knownHosts.app.string()),
+                 QStringLiteral("--user-known-hosts"), QString::fromStdString(o.knownHosts.user.string()) };
     }
 
     void startCli(QProcess& p, const QStringList& args) const
@@ -126,15 +126,17 @@ class TestHeadlessNodes : public QObject {
     {
         const QString root = m_dir.filePath(QStringLiteral("sources"));
         writeText(root + QStringLiteral("/CMakeLists.txt"),
-                  QStringLiteral("cmake_minimum_required(VERSION 3.16)\nproject(StandInRunner NONE)\n"
-                                 "option(SHARDWISE_BUILD_APP \"unused\" ON)\noption(SHARDWISE_BUILD_TESTS \"unused\" ON)\n"
-                                 "add_custom_target(shardwise-runner ALL\n"
-                                 "  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/bin\n"
-                                 "  COMMAND ${CMAKE_COMMAND} -E create_symlink %1 ${CMAKE_BINARY_DIR}/bin/shardwise-runner)\n")
+                  QStringLiteral(
+                      "cmake_minimum_required(VERSION 3.16)\nproject(StandInRunner NONE)\n"
+                      "option(SHARDWISE_BUILD_APP \"unused\" ON)\noption(SHARDWISE_BUILD_TESTS \"unused\" ON)\n"
+                      "add_custom_target(shardwise-runner ALL\n"
+                      "  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/bin\n"
+                      "  COMMAND ${CMAKE_COMMAND} -E create_symlink %1 ${CMAKE_BINARY_DIR}/bin/shardwise-runner)\n")
                       .arg(kRunner));
         writeText(root + QStringLiteral("/CMakePresets.json"), QStringLiteral("{\"version\": 3}\n"));
-        for (const char* file : {"core/CMakeLists.txt", "core/spec/README", "core/protocol/README", "runner/CMakeLists.txt",
-                                 "resources/presets/README", "app/CMakeLists.txt", "bench/CMakeLists.txt"})
+        for (const char* file :
+             { "core/CMakeLists.txt", "core/spec/README", "core/protocol/README", "runner/CMakeLists.txt",
+               "resources/presets/README", "app/CMakeLists.txt", "bench/CMakeLists.txt" })
             writeText(root + QLatin1Char('/') + QLatin1String(file), QStringLiteral("# stand-in\n"));
         return root;
     }
@@ -151,15 +153,17 @@ private slots:
         QVERIFY(m_dir.isValid());
         QFile::remove(storePath());
         m_bastion = std::make_unique<SshdFixture>();
-        m_target = std::make_unique<SshdFixture>(QStringList{QStringLiteral("127.0.0.2")});
-        for (SshdFixture* s : {m_bastion.get(), m_target.get()}) {
+        m_target = std::make_unique<SshdFixture>(QStringList { QStringLiteral("127.0.0.2") });
+        for (SshdFixture* s : { m_bastion.get(), m_target.get() }) {
             const QString error = s->start();
             QVERIFY2(error.isEmpty(), qPrintable(error));
         }
         m_config = m_dir.filePath(QStringLiteral("ssh_config"));
-        writeText(m_config, hostBlock(QStringLiteral("bastion"), *m_bastion, QStringLiteral("127.0.0.1"))
-                                + hostBlock(QStringLiteral("gpu"), *m_target, QStringLiteral("127.0.0.2"),
-                                            QStringLiteral("  User %1\n  ProxyJump bastion").arg(QString::fromStdString(m_target->userName()))));
+        writeText(m_config,
+                  hostBlock(QStringLiteral("bastion"), *m_bastion, QStringLiteral("127.0.0.1"))
+                      + hostBlock(QStringLiteral("gpu"), *m_target, QStringLiteral("127.0.0.2"),
+                                  QStringLiteral("  User %1\n  ProxyJump bastion")
+                                      .arg(QString::fromStdString(m_target->userName()))));
     }
     void cleanup()
     {
@@ -174,24 +178,31 @@ private slots:
             QStringList args;
             QByteArray named;
         };
-        const QList<Case> cases{
-            {{QStringLiteral("box"), QStringLiteral("--host"), QStringLiteral("bastion")}, "node.user"}, // the config gives no User
-            {{QStringLiteral("box"), QStringLiteral("--host"), QStringLiteral("gpu"), QStringLiteral("--nccl-env"), QStringLiteral("RANK=1")},
-             "node.nccl_env"},
-            {{QStringLiteral("box"), QStringLiteral("--host"), QStringLiteral("gpu"), QStringLiteral("--nccl-env"), QStringLiteral("NCCL_X")},
-             "--nccl-env"},
-            {{QStringLiteral("box"), QStringLiteral("--host"), QStringLiteral("gpu"), QStringLiteral("--port"), QStringLiteral("0")}, "--port"},
-            {{QStringLiteral("--host"), QStringLiteral("gpu")}, "NAME"},
-            {{QStringLiteral("box"), QStringLiteral("--host"), QStringLiteral("gpu"), QStringLiteral("--ssh-config"),
-              m_dir.filePath(QStringLiteral("missing"))},
-             "--ssh-config"},
+        const QList<Case> cases {
+            { { QStringLiteral("box"), QStringLiteral("--host"), QStringLiteral("bastion") },
+              "node.user" }, // the config gives no User
+            { { QStringLiteral("box"), QStringLiteral("--host"), QStringLiteral("gpu"), QStringLiteral("--nccl-env"),
+                QStringLiteral("RANK=1") },
+              "node.nccl_env" },
+            { { QStringLiteral("box"), QStringLiteral("--host"), QStringLiteral("gpu"), QStringLiteral("--nccl-env"),
+                QStringLiteral("NCCL_X") },
+              "--nccl-env" },
+            { { QStringLiteral("box"), QStringLiteral("--host"), QStringLiteral("gpu"), QStringLiteral("--port"),
+                QStringLiteral("0") },
+              "--port" },
+            { { QStringLiteral("--host"), QStringLiteral("gpu") }, "NAME" },
+            { { QStringLiteral("box"), QStringLiteral("--host"), QStringLiteral("gpu"), QStringLiteral("--ssh-config"),
+                m_dir.filePath(QStringLiteral("missing")) },
+              "--ssh-config" },
         };
         for (const Case& c : cases) {
-            const CliResult r = cli(QStringList{QStringLiteral("nodes"), QStringLiteral("add")} + c.args);
-            QVERIFY2(r.exitCode == 2, qPrintable(c.args.join(QLatin1Char(' ')) + QStringLiteral(": ") + QString::fromUtf8(r.err)));
+            const CliResult r = cli(QStringList { QStringLiteral("nodes"), QStringLiteral("add") } + c.args);
+            QVERIFY2(r.exitCode == 2,
+                     qPrintable(c.args.join(QLatin1Char(' ')) + QStringLiteral(": ") + QString::fromUtf8(r.err)));
             QVERIFY2(r.err.contains(c.named), r.err.constData());
         }
-        const CliResult listed = cli({QStringLiteral("nodes"), QStringLiteral("list"), QStringLiteral("--format=json")});
+        const CliResult listed
+            = cli({ QStringLiteral("nodes"), QStringLiteral("list"), QStringLiteral("--format=json") });
         QCOMPARE(listed.exitCode, 0);
         QCOMPARE(nlohmann::json::parse(listed.out.toStdString()).size(), std::size_t(0));
         Q_UNUSED(db);
@@ -200,9 +211,10 @@ private slots:
     void addPrepareRunAttachAbandonThroughABastion()
     {
         // nodes add: the alias only; User, HostName, Port and the bastion come from the ssh config.
-        CliResult r = cli({QStringLiteral("nodes"), QStringLiteral("add"), QStringLiteral("gpu-box"), QStringLiteral("--host"),
-                           QStringLiteral("gpu"), QStringLiteral("--ssh-config"), m_config, QStringLiteral("--nccl-env"),
-                           QStringLiteral("NCCL_DEBUG=WARN"), QStringLiteral("--nccl-env=NCCL_SOCKET_IFNAME=lo")});
+        CliResult r
+            = cli({ QStringLiteral("nodes"), QStringLiteral("add"), QStringLiteral("gpu-box"), QStringLiteral("--host"),
+                    QStringLiteral("gpu"), QStringLiteral("--ssh-config"), m_config, QStringLiteral("--nccl-env"),
+                    QStringLiteral("NCCL_DEBUG=WARN"), QStringLiteral("--nccl-env=NCCL_SOCKET_IFNAME=lo") });
         QVERIFY2(r.exitCode == 0, r.err.constData());
         {
             store::Database db = store::Database::open(storePath().toStdString());
@@ -212,19 +224,25 @@ private slots:
             QVERIFY(node->user.empty());
             QCOMPARE(node->ncclEnv.size(), std::size_t(2));
         }
-        r = cli({QStringLiteral("nodes"), QStringLiteral("add"), QStringLiteral("gpu-box"), QStringLiteral("--host"), QStringLiteral("gpu")});
+        r = cli({ QStringLiteral("nodes"), QStringLiteral("add"), QStringLiteral("gpu-box"), QStringLiteral("--host"),
+                  QStringLiteral("gpu") });
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("already exists"), r.err.constData());
 
         // nodes prepare: each unknown host key on the way is accepted by name, the runner built there.
-        r = cli(QStringList{QStringLiteral("nodes"), QStringLiteral("prepare"), QStringLiteral("gpu-box"), QStringLiteral("--sources"),
-                            standInSources(), QStringLiteral("--remote-root"), m_target->path(QStringLiteral("remote-cache")),
-                            QStringLiteral("--jobs"), QStringLiteral("1"), QStringLiteral("--accept-new-host-key")}
+        r = cli(QStringList { QStringLiteral("nodes"), QStringLiteral("prepare"), QStringLiteral("gpu-box"),
+                              QStringLiteral("--sources"), standInSources(), QStringLiteral("--remote-root"),
+                              m_target->path(QStringLiteral("remote-cache")), QStringLiteral("--jobs"),
+                              QStringLiteral("1"), QStringLiteral("--accept-new-host-key") }
                     + knownHostsFlags(),
                 300000);
         QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
-        QVERIFY2(r.out.contains(QStringLiteral("accepting new host key for [127.0.0.1]:%1").arg(m_bastion->port()).toUtf8()), r.out.constData());
-        QVERIFY2(r.out.contains(QStringLiteral("accepting new host key for [127.0.0.2]:%1").arg(m_target->port()).toUtf8()), r.out.constData());
+        QVERIFY2(
+            r.out.contains(QStringLiteral("accepting new host key for [127.0.0.1]:%1").arg(m_bastion->port()).toUtf8()),
+            r.out.constData());
+        QVERIFY2(
+            r.out.contains(QStringLiteral("accepting new host key for [127.0.0.2]:%1").arg(m_target->port()).toUtf8()),
+            r.out.constData());
         QVERIFY2(r.out.contains("prepared 'gpu-box': runner built at"), r.out.constData());
         std::string runner;
         {
@@ -232,24 +250,42 @@ private slots:
             const auto node = store::findNodeByName(db, "gpu-box");
             runner = session::preparedRunnerPath(node->facts);
             QVERIFY(!runner.empty());
-            QVERIFY2(runner.rfind(m_target->path(QStringLiteral("remote-cache")).toStdString(), 0) == 0, runner.c_str());
+            QVERIFY2(runner.rfind(m_target->path(QStringLiteral("remote-cache")).toStdString(), 0) == 0,
+                     runner.c_str());
             QCOMPARE(QString::fromStdString(node->hostKeyFingerprint), m_target->hostKeyFingerprint());
             QVERIFY(node->facts.contains("cpu_cores"));
         }
-        const CliResult listed = cli({QStringLiteral("nodes"), QStringLiteral("list")});
-        QVERIFY2(listed.out.contains(QByteArray("runner: ") + QByteArray::fromStdString(runner)), listed.out.constData());
+        const CliResult listed = cli({ QStringLiteral("nodes"), QStringLiteral("list") });
+        QVERIFY2(listed.out.contains(QByteArray("runner: ") + QByteArray::fromStdString(runner)),
+                 listed.out.constData());
         QVERIFY2(listed.out.contains("NCCL: NCCL_DEBUG=WARN NCCL_SOCKET_IFNAME=lo"), listed.out.constData());
 
         // run --node: two CPU ranks of the tiny model with the prepared runner, detached mid-run.
         QProcess run;
-        startCli(run, QStringList{QStringLiteral("run"), QStringLiteral("--node"), QStringLiteral("gpu-box"), QStringLiteral("--ranks"),
-                                  QStringLiteral("2"), QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--strategy"),
-                                  QStringLiteral("zero2"), QStringLiteral("--steps"), QStringLiteral("100000"), QStringLiteral("--warmup"),
-                                  QStringLiteral("1"), QStringLiteral("--seq"), QStringLiteral("32"), QStringLiteral("--rank-env"),
-                                  QStringLiteral("GLOO_SOCKET_IFNAME=lo"), QStringLiteral("--master-port"),
-                                  QString::number(dispatch::findFreePort()), QStringLiteral("--run-root"),
-                                  m_target->path(QStringLiteral("runs")), QStringLiteral("--detach-on-interrupt")}
-                          + knownHostsFlags());
+        startCli(run,
+                 QStringList { QStringLiteral("run"),
+                               QStringLiteral("--node"),
+                               QStringLiteral("gpu-box"),
+                               QStringLiteral("--ranks"),
+                               QStringLiteral("2"),
+                               QStringLiteral("--model"),
+                               QStringLiteral("tiny"),
+                               QStringLiteral("--strategy"),
+                               QStringLiteral("zero2"),
+                               QStringLiteral("--steps"),
+                               QStringLiteral("100000"),
+                               QStringLiteral("--warmup"),
+                               QStringLiteral("1"),
+                               QStringLiteral("--seq"),
+                               QStringLiteral("32"),
+                               QStringLiteral("--rank-env"),
+                               QStringLiteral("GLOO_SOCKET_IFNAME=lo"),
+                               QStringLiteral("--master-port"),
+                               QString::number(dispatch::findFreePort()),
+                               QStringLiteral("--run-root"),
+                               m_target->path(QStringLiteral("runs")),
+                               QStringLiteral("--detach-on-interrupt") }
+                     + knownHostsFlags());
         QVERIFY(run.waitForStarted(30000));
         QByteArray err = interruptAfter(run, "step 1/");
         QVERIFY2(err.contains("detached from run"), err.constData());
@@ -263,10 +299,10 @@ private slots:
             QCOMPARE(runs.size(), std::size_t(1));
             id = runs.front().id;
             QCOMPARE(runs.front().status, store::RunStatus::Detached);
-            QCOMPARE(runs.front().nodes, std::vector<std::string>{"gpu-box"});
+            QCOMPARE(runs.front().nodes, std::vector<std::string> { "gpu-box" });
             // The node's NCCL setting is recorded with the run ...
             const auto detail = store::runDetail(db, id);
-            const std::map<std::string, std::string> nccl{{"NCCL_DEBUG", "WARN"}, {"NCCL_SOCKET_IFNAME", "lo"}};
+            const std::map<std::string, std::string> nccl { { "NCCL_DEBUG", "WARN" }, { "NCCL_SOCKET_IFNAME", "lo" } };
             QCOMPARE(detail->ncclEnv.at("gpu-box"), nccl);
             const auto kept = store::findRemoteFollow(db, id);
             QVERIFY(kept);
@@ -285,8 +321,10 @@ private slots:
 
         // runs attach: followed again through the bastion, then detached once more.
         QProcess attach;
-        startCli(attach, QStringList{QStringLiteral("runs"), QStringLiteral("attach"), QString::number(id), QStringLiteral("--detach-on-interrupt")}
-                             + knownHostsFlags());
+        startCli(attach,
+                 QStringList { QStringLiteral("runs"), QStringLiteral("attach"), QString::number(id),
+                               QStringLiteral("--detach-on-interrupt") }
+                     + knownHostsFlags());
         QVERIFY(attach.waitForStarted(30000));
         err = interruptAfter(attach, QByteArray("[run ") + QByteArray::number(static_cast<qint64>(id)) + "] step ");
         QVERIFY2(err.contains("attached to 1 node(s)"), err.constData());
@@ -295,8 +333,8 @@ private slots:
             QVERIFY2(testing::processRuns(pid), "a rank stopped when runs attach detached");
 
         // runs abandon: the ranks are stopped on the node and the run ends as lost.
-        r = cli(QStringList{QStringLiteral("runs"), QStringLiteral("abandon"), QString::number(id), QStringLiteral("--reason"),
-                            QStringLiteral("done with it")}
+        r = cli(QStringList { QStringLiteral("runs"), QStringLiteral("abandon"), QString::number(id),
+                              QStringLiteral("--reason"), QStringLiteral("done with it") }
                 + knownHostsFlags());
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY2(r.out.contains("gpu-box: ranks still running in"), r.out.constData());
@@ -306,11 +344,11 @@ private slots:
         QCOMPARE(store::findRun(db, id)->status, store::RunStatus::Lost);
 
         // nodes remove: gone from the store; the run keeps the node's name.
-        r = cli({QStringLiteral("nodes"), QStringLiteral("remove"), QStringLiteral("gpu-box")});
+        r = cli({ QStringLiteral("nodes"), QStringLiteral("remove"), QStringLiteral("gpu-box") });
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(!store::findNodeByName(db, "gpu-box"));
-        QCOMPARE(store::findRun(db, id)->nodes, std::vector<std::string>{"gpu-box"});
-        r = cli({QStringLiteral("nodes"), QStringLiteral("remove"), QStringLiteral("gpu-box")});
+        QCOMPARE(store::findRun(db, id)->nodes, std::vector<std::string> { "gpu-box" });
+        r = cli({ QStringLiteral("nodes"), QStringLiteral("remove"), QStringLiteral("gpu-box") });
         QCOMPARE(r.exitCode, 2);
     }
 };

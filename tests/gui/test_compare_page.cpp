@@ -465,9 +465,9 @@ private slots:
         QVERIFY2(result.ok, qPrintable(result.error));
         const QString csv = readText(csvPath);
         // Named columns in SI units; errors as fractions, numbers as C-locale text.
-        for (const char* column : {"presets_tokens_per_second", "presets_tokens_error", "calibrated_tokens_per_second",
-                                   "calibrated_tokens_error", "presets_peak_error", "calibrated_peak_error",
-                                   "presets_fits", "calibrated_fits"})
+        for (const char* column : { "presets_tokens_per_second", "presets_tokens_error", "calibrated_tokens_per_second",
+                                    "calibrated_tokens_error", "presets_peak_error", "calibrated_peak_error",
+                                    "presets_fits", "calibrated_fits" })
             QVERIFY2(csv.contains(QLatin1String(column)), column);
         QVERIFY2(csv.contains(QStringLiteral("probe of node box-a + 8 runs")), qPrintable(csv));
         QVERIFY2(csv.contains(QString::number(*first->calibrated.tokensError, 'g', QLocale::FloatingPointShortest)),

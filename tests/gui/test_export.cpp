@@ -14,10 +14,10 @@
 #include <QFile>
 #include <QImage>
 #include <QRegularExpression>
-#include <QTimeZone>
 #include <QStandardItemModel>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
+#include <QTimeZone>
 
 using namespace shardwise;
 using namespace shardwise::gui;
@@ -91,7 +91,8 @@ QString pdfText(const QByteArray& pdf)
 {
     const QString latin = QString::fromLatin1(pdf);
     QList<QHash<int, QChar>> maps;
-    static const QRegularExpression range(QStringLiteral("<([0-9A-Fa-f]{4})> <([0-9A-Fa-f]{4})> \\[([<>0-9A-Fa-f\\s]+)\\]"));
+    static const QRegularExpression range(
+        QStringLiteral("<([0-9A-Fa-f]{4})> <([0-9A-Fa-f]{4})> \\[([<>0-9A-Fa-f\\s]+)\\]"));
     static const QRegularExpression hex(QStringLiteral("<([0-9A-Fa-f]{4})>"));
     for (auto m = range.globalMatch(latin); m.hasNext();) {
         const auto match = m.next();
@@ -252,11 +253,13 @@ private slots:
         QVERIFY2(text.contains(QStringLiteral("#7 ZeRO-3, native: precision bf16, micro-batch 1, sequence 2048 tokens, "
                                               "5 warm-up + 15 timed steps")),
                  qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("#9 FSDP2 reshard, native: precision fp32 (CPU), micro-batch 2, sequence 64 "
-                                              "tokens, 1 warm-up + 3 timed steps")),
-                 qPrintable(text));
+        QVERIFY2(
+            text.contains(QStringLiteral("#9 FSDP2 reshard, native: precision fp32 (CPU), micro-batch 2, sequence 64 "
+                                         "tokens, 1 warm-up + 3 timed steps")),
+            qPrintable(text));
         // Never a merged list that leaves the reader to guess which run had which.
-        QVERIFY2(!text.contains(QStringLiteral("bf16; ")) && !text.contains(QStringLiteral("; bf16")), qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("bf16; ")) && !text.contains(QStringLiteral("; bf16")),
+                 qPrintable(text));
     }
 
     void runCsvHoldsNumbersInSiUnitsInNamedColumns()
@@ -271,8 +274,8 @@ private slots:
         PredictionSet predictions;
         RunPrediction p;
         p.gpu = QStringLiteral("l4");
-        p.presets = {2400.25, 0.143, 16.0, -0.086, true, false};
-        p.calibrated = {2150, 0.0238, 17.25, -0.0143, true, false};
+        p.presets = { 2400.25, 0.143, 16.0, -0.086, true, false };
+        p.calibrated = { 2150, 0.0238, 17.25, -0.0143, true, false };
         predictions.runs.insert(7, p);
         const QString path = dir.filePath(QStringLiteral("runs.csv"));
         const ExportResult result = exportRunTable(runs, predictions, path);
@@ -316,11 +319,13 @@ private slots:
         QCOMPARE(value(3, "gpu_memory_bytes"), QString());
         // Every filled numeric cell parses as a C-locale number: no units, no thousands separators.
         static const QRegularExpression number(QStringLiteral("^-?[0-9]+(\\.[0-9]+)?(e[-+]?[0-9]+)?$"));
-        for (const char* column : {"tokens_per_second", "step_seconds", "peak_allocated_bytes", "peak_reserved_bytes",
-                                   "nccl_share", "presets_tokens_per_second", "presets_peak_error"})
+        for (const char* column : { "tokens_per_second", "step_seconds", "peak_allocated_bytes", "peak_reserved_bytes",
+                                    "nccl_share", "presets_tokens_per_second", "presets_peak_error" })
             for (int row = 1; row < rows.size(); ++row)
-                QVERIFY2(value(row, column).isEmpty() || number.match(value(row, column)).hasMatch(),
-                         qPrintable(QStringLiteral("%1 row %2: %3").arg(QLatin1String(column)).arg(row).arg(value(row, column))));
+                QVERIFY2(
+                    value(row, column).isEmpty() || number.match(value(row, column)).hasMatch(),
+                    qPrintable(
+                        QStringLiteral("%1 row %2: %3").arg(QLatin1String(column)).arg(row).arg(value(row, column))));
     }
 
     void chartExportsKeepEveryLegendEntry_data()
@@ -335,20 +340,23 @@ private slots:
         QTemporaryDir dir;
         QList<RunRecord> runs = twoRuns();
         QHash<qint64, RunPrediction> predictions;
-        predictions.insert(7, RunPrediction{QStringLiteral("l4"), {2400, 0.14, 16, -0.08, true, false},
-                                            {2150, 0.02, 17.2, -0.01, true, false}});
+        predictions.insert(7,
+                           RunPrediction { QStringLiteral("l4"),
+                                           { 2400, 0.14, 16, -0.08, true, false },
+                                           { 2150, 0.02, 17.2, -0.01, true, false } });
         const QString path = dir.filePath(QStringLiteral("predicted.") + suffix);
-        const ExportResult result = ChartExporter::exportChart(createCalibrationChart(runs, predictions),
-                                                               ChartExporter::reportChartSize(), path, {QStringLiteral("T"), {}});
+        const ExportResult result
+            = ChartExporter::exportChart(createCalibrationChart(runs, predictions), ChartExporter::reportChartSize(),
+                                         path, { QStringLiteral("T"), {} });
         QVERIFY2(result.ok, qPrintable(result.error));
         const QByteArray bytes = readAll(path);
         // SVG keeps text as text; Qt's PDF writes glyph ids, read back through the fonts' ToUnicode maps.
         const QString text = suffix == QLatin1String("svg") ? QString::fromUtf8(bytes) : pdfText(bytes);
-        for (const char* name : {"measured", "presets", "calibrated"})
+        for (const char* name : { "measured", "presets", "calibrated" })
             QVERIFY2(text.contains(QLatin1String(name)), name);
         // The legend's swatches: one marker per series beside its name, in the series' colour.
         if (suffix == QLatin1String("svg"))
-            for (int color : {0, 4, 2})
+            for (int color : { 0, 4, 2 })
                 QVERIFY2(bytes.count(seriesColor(color).name().toUtf8()) >= 2, qPrintable(seriesColor(color).name()));
     }
 
@@ -364,24 +372,25 @@ private slots:
         plan.headroomGiB = 4;
         plan.target = QStringLiteral("Shardwise runner");
         plan.summary = QStringLiteral("Use ZeRO-1: the lightest sharding that fits.");
-        plan.steps = {{1, QStringLiteral("Lightest sharding that fits"), StepVerdict::Decided,
-                       QStringLiteral("zero0 short by 3.2 GiB; zero1 fits with 9.5 GiB to spare.")},
-                      {2, QStringLiteral("Full sharding, chosen by interconnect"), StepVerdict::NotReached, QString()}};
+        plan.steps
+            = { { 1, QStringLiteral("Lightest sharding that fits"), StepVerdict::Decided,
+                  QStringLiteral("zero0 short by 3.2 GiB; zero1 fits with 9.5 GiB to spare.") },
+                { 2, QStringLiteral("Full sharding, chosen by interconnect"), StepVerdict::NotReached, QString() } };
         CandidateView zero0;
         zero0.strategy = Strategy::Zero0;
         zero0.peakGiB = 79.25;
         zero0.headroomGiB = -3.25;
         zero0.tokensPerS = 41000;
         zero0.stepTimeS = 0.8;
-        zero0.memory = {{QStringLiteral("parameters"), 14.25}, {QStringLiteral("optimizer state"), 65}};
+        zero0.memory = { { QStringLiteral("parameters"), 14.25 }, { QStringLiteral("optimizer state"), 65 } };
         CandidateView zero1 = zero0;
         zero1.strategy = Strategy::Zero1;
         zero1.fits = true;
         zero1.recommended = true;
         zero1.peakGiB = 66.5;
         zero1.headroomGiB = 9.5;
-        zero1.memory = {{QStringLiteral("parameters"), 14.25}, {QStringLiteral("optimizer state"), 52.25}};
-        plan.candidates = {zero0, zero1};
+        zero1.memory = { { QStringLiteral("parameters"), 14.25 }, { QStringLiteral("optimizer state"), 52.25 } };
+        plan.candidates = { zero0, zero1 };
         plan.hasRecommendation = true;
         plan.recommendation = Strategy::Zero1;
 
@@ -391,23 +400,27 @@ private slots:
         QVERIFY2(result.ok, qPrintable(result.error));
         QDir out(folder);
         QCOMPARE(out.entryList(QDir::Files, QDir::Name),
-                 QStringList({QStringLiteral("candidates.csv"), QStringLiteral("memory.png"), QStringLiteral("memory.svg"),
-                              QStringLiteral("reasoning.md")}));
+                 QStringList({ QStringLiteral("candidates.csv"), QStringLiteral("memory.png"),
+                               QStringLiteral("memory.svg"), QStringLiteral("reasoning.md") }));
         const QString md = QString::fromUtf8(readAll(out.filePath(QStringLiteral("reasoning.md"))));
         QVERIFY2(md.contains(plan.summary), qPrintable(md));
-        QVERIFY2(md.contains(QStringLiteral("zero0 short by 3.2 GiB; zero1 fits with 9.5 GiB to spare.")), qPrintable(md));
-        QVERIFY2(md.contains(QStringLiteral("(memory.svg)")) && md.contains(QStringLiteral("candidates.csv")), qPrintable(md));
+        QVERIFY2(md.contains(QStringLiteral("zero0 short by 3.2 GiB; zero1 fits with 9.5 GiB to spare.")),
+                 qPrintable(md));
+        QVERIFY2(md.contains(QStringLiteral("(memory.svg)")) && md.contains(QStringLiteral("candidates.csv")),
+                 qPrintable(md));
         const QByteArray svg = readAll(out.filePath(QStringLiteral("memory.svg")));
         QVERIFY(QSvgRenderer(svg).isValid());
-        for (const char* part : {"parameters", "optimizer state"})
+        for (const char* part : { "parameters", "optimizer state" })
             QVERIFY2(svg.contains(part), part); // the legend names every part of the stacked bars
         QImage png;
         QVERIFY(png.load(out.filePath(QStringLiteral("memory.png")), "PNG"));
         QCOMPARE(png.width(), 2 * ChartExporter::reportChartSize().width());
-        const QList<QStringList> rows = csvRows(QString::fromUtf8(readAll(out.filePath(QStringLiteral("candidates.csv")))));
+        const QList<QStringList> rows
+            = csvRows(QString::fromUtf8(readAll(out.filePath(QStringLiteral("candidates.csv")))));
         QCOMPARE(rows.size(), 3);
         const QStringList header = rows.front();
-        auto value = [&](int row, const char* column) { return rows.at(row).value(header.indexOf(QLatin1String(column))); };
+        auto value
+            = [&](int row, const char* column) { return rows.at(row).value(header.indexOf(QLatin1String(column))); };
         constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
         QCOMPARE(value(2, "strategy"), QStringLiteral("zero1"));
         QCOMPARE(value(2, "recommended"), QStringLiteral("true"));

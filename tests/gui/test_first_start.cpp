@@ -97,7 +97,8 @@ private slots:
         // The page says what these runs are and that they are read-only.
         auto* bar = compare->findChild<RunOriginBar*>();
         QVERIFY(bar);
-        QVERIFY2(bar->originLine()->text().contains(QStringLiteral("read-only")), qPrintable(bar->originLine()->text()));
+        QVERIFY2(bar->originLine()->text().contains(QStringLiteral("read-only")),
+                 qPrintable(bar->originLine()->text()));
         // A second start of the same workspace adds nothing.
         Workspace again;
         again.setSeedsExampleRuns(true);
@@ -191,7 +192,8 @@ private slots:
         table->setCurrentIndex(table->model()->index(0, 0));
         QVERIFY(bar->selectedRunId() != 0);
         QVERIFY(!bar->removeButton()->isEnabled());
-        QVERIFY2(bar->removeButton()->toolTip().contains(QStringLiteral("read-only")), qPrintable(bar->removeButton()->toolTip()));
+        QVERIFY2(bar->removeButton()->toolTip().contains(QStringLiteral("read-only")),
+                 qPrintable(bar->removeButton()->toolTip()));
 
         // A run of the user's own, imported (File > Import runs...), can be removed.
         const QString file = dir.filePath(QStringLiteral("mine.json"));

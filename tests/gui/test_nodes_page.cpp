@@ -28,13 +28,13 @@
 #endif
 
 #include <QComboBox>
-#include <QFile>
-#include <QLocale>
-#include <QFileInfo>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
@@ -191,13 +191,16 @@ void TestNodesPage::ncclSettingsAreEditedPerNode()
     QVERIFY(dialog->textValue().isEmpty()); // none by default
     dialog->setTextValue(QStringLiteral("NCCL_NVLS_ENABLE=0\nTORCH_SYMM_MEM_DISABLE_MULTICAST=1\n"));
     dialog->accept();
-    const std::map<std::string, std::string> expected{{"NCCL_NVLS_ENABLE", "0"}, {"TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"}};
+    const std::map<std::string, std::string> expected { { "NCCL_NVLS_ENABLE", "0" },
+                                                        { "TORCH_SYMM_MEM_DISABLE_MULTICAST", "1" } };
     QCOMPARE(store::findNode(*m_workspace->database(), id)->ncclEnv, expected);
-    QVERIFY2(m_page->statusLine()->text().contains(QStringLiteral("NCCL_NVLS_ENABLE=0")), qPrintable(m_page->statusLine()->text()));
+    QVERIFY2(m_page->statusLine()->text().contains(QStringLiteral("NCCL_NVLS_ENABLE=0")),
+             qPrintable(m_page->statusLine()->text()));
 
     // A variable the launcher owns, or a line that is no setting: refused by name, nothing changed.
     QVERIFY(!m_page->setNcclEnvironment(id, QStringLiteral("MASTER_PORT=1")));
-    QVERIFY2(m_page->statusLine()->text().contains(QStringLiteral("node.nccl_env")), qPrintable(m_page->statusLine()->text()));
+    QVERIFY2(m_page->statusLine()->text().contains(QStringLiteral("node.nccl_env")),
+             qPrintable(m_page->statusLine()->text()));
     QVERIFY(!m_page->setNcclEnvironment(id, QStringLiteral("NCCL_DEBUG")));
     QCOMPARE(store::findNode(*m_workspace->database(), id)->ncclEnv, expected);
     // Empty: none again.

@@ -147,10 +147,11 @@ private slots:
             if (!a->isSeparator())
                 names << a->objectName();
         // The framework configs, then (after a separator) the report of the whole plan.
-        QCOMPARE(names, QStringList({QStringLiteral("export-ds-config"), QStringLiteral("export-accelerate"),
-                                     QStringLiteral("export-torchtitan"), QStringLiteral("export-fsdp2-python"),
-                                     QStringLiteral("export-launch"), QStringLiteral("export-sbatch"),
-                                     QStringLiteral("export-report")}));
+        QCOMPARE(names,
+                 QStringList({ QStringLiteral("export-ds-config"), QStringLiteral("export-accelerate"),
+                               QStringLiteral("export-torchtitan"), QStringLiteral("export-fsdp2-python"),
+                               QStringLiteral("export-launch"), QStringLiteral("export-sbatch"),
+                               QStringLiteral("export-report") }));
 
         auto* view = page.findChild<QTableView*>(QStringLiteral("candidateView"));
         view->selectRow(rowOf(page, Strategy::Zero2));

@@ -54,11 +54,14 @@ store::RunRecorder& recordSteps(store::RunRecorder& recorder, int world, int ste
 {
     for (int s = 0; s < steps; ++s)
         for (int r = 0; r < world; ++r)
-            recorder.record(protocol::Event{step(r, s, 0.5, s > 0)});
+            recorder.record(protocol::Event { step(r, s, 0.5, s > 0) });
     return recorder;
 }
 
-QString stateOf(RankProgressModel& model, int row) { return model.index(row, RankProgressModel::StateColumn).data().toString(); }
+QString stateOf(RankProgressModel& model, int row)
+{
+    return model.index(row, RankProgressModel::StateColumn).data().toString();
+}
 
 } // namespace
 
@@ -77,10 +80,10 @@ private slots:
 void TestRunMonitoring::timeLeftArithmetic()
 {
     QVERIFY(!medianOf({}));
-    QCOMPARE(*medianOf({3.0, 1.0, 2.0}), 2.0);
-    QCOMPARE(*medianOf({4.0, 1.0, 3.0, 2.0}), 2.5);
+    QCOMPARE(*medianOf({ 3.0, 1.0, 2.0 }), 2.0);
+    QCOMPARE(*medianOf({ 4.0, 1.0, 3.0, 2.0 }), 2.5);
     // One slow first step does not stretch the median.
-    QCOMPARE(*medianOf({30.0, 1.0, 1.0, 1.0, 1.0}), 1.0);
+    QCOMPARE(*medianOf({ 30.0, 1.0, 1.0, 1.0, 1.0 }), 1.0);
 
     QCOMPARE(runningEstimate(0, 10, std::nullopt).kind, RunEstimate::Kind::Estimating);
     QCOMPARE(runningEstimate(1, 10, 2.0).kind, RunEstimate::Kind::Estimating);
@@ -97,12 +100,12 @@ void TestRunMonitoring::timeLeftArithmetic()
     QCOMPARE(predicted.seconds, 3.0);
     QVERIFY(predicted.predicted);
 
-    const RunEstimate sum = queueEstimate({twoDone, predicted});
+    const RunEstimate sum = queueEstimate({ twoDone, predicted });
     QCOMPARE(sum.kind, RunEstimate::Kind::Known);
     QCOMPARE(sum.seconds, 15.0);
     QVERIFY(sum.predicted);
-    QCOMPARE(queueEstimate({twoDone, predicted, RunEstimate::unknown()}).kind, RunEstimate::Kind::Unknown);
-    QCOMPARE(queueEstimate({RunEstimate::estimating(), predicted}).kind, RunEstimate::Kind::Estimating);
+    QCOMPARE(queueEstimate({ twoDone, predicted, RunEstimate::unknown() }).kind, RunEstimate::Kind::Unknown);
+    QCOMPARE(queueEstimate({ RunEstimate::estimating(), predicted }).kind, RunEstimate::Kind::Estimating);
     QCOMPARE(queueEstimate({}).seconds, 0.0);
 
     QCOMPARE(formatDuration(45.2), QStringLiteral("45 s"));
@@ -117,11 +120,11 @@ void TestRunMonitoring::timeLeftArithmetic()
 void TestRunMonitoring::trackerKeepsTheMedianStepTime()
 {
     RankProgressTracker tracker(2, 10);
-    const double times[] = {5.0, 1.0, 1.2, 1.1, 0.9};
+    const double times[] = { 5.0, 1.0, 1.2, 1.1, 0.9 };
     for (int s = 0; s < 5; ++s)
-        tracker.apply(protocol::Event{step(0, s, times[s], s > 0)});
+        tracker.apply(protocol::Event { step(0, s, times[s], s > 0) });
     QCOMPARE(tracker.ranks()[0].medianStepS, 1.1);
-    tracker.apply(protocol::Event{step(0, 5, 1.3, true)});
+    tracker.apply(protocol::Event { step(0, 5, 1.3, true) });
     QCOMPARE(tracker.ranks()[0].medianStepS, (1.1 + 1.2) / 2.0);
     QCOMPARE(tracker.ranks()[1].medianStepS, 0.0);
 }
@@ -133,7 +136,7 @@ void TestRunMonitoring::queueShowsElapsedAndTimeLeft()
     double now = 1000.0;
     model.setClock([&now] { return now; });
     // Running: 1 + 3 steps. Queued: 2 + 6 steps predicted at 2 s each, then one without a prediction.
-    model.setQueue(request(7, 1, 3, std::nullopt), {request(8, 2, 6, 2.0), request(9, 1, 3, std::nullopt)});
+    model.setQueue(request(7, 1, 3, std::nullopt), { request(8, 2, 6, 2.0), request(9, 1, 3, std::nullopt) });
     const auto cell = [&](int row, int column) { return model.index(row, column).data().toString(); };
     QCOMPARE(model.headerData(RunQueueModel::ElapsedColumn, Qt::Horizontal).toString(), QStringLiteral("Elapsed"));
     QCOMPARE(model.headerData(RunQueueModel::EtaColumn, Qt::Horizontal).toString(), QStringLiteral("Time left"));
@@ -158,7 +161,7 @@ void TestRunMonitoring::queueShowsElapsedAndTimeLeft()
     QCOMPARE(model.queueEstimate().kind, RunEstimate::Kind::Unknown);
 
     // The run without a prediction leaves: the queue's time left is the sum of the other two.
-    model.setQueue(request(7, 1, 3, std::nullopt), {request(8, 2, 6, 2.0)});
+    model.setQueue(request(7, 1, 3, std::nullopt), { request(8, 2, 6, 2.0) });
     QCOMPARE(cell(0, RunQueueModel::EtaColumn), QStringLiteral("about 6 s")); // the same run keeps its steps
     QCOMPARE(cell(0, RunQueueModel::ElapsedColumn), QStringLiteral("1 min 15 s"));
     const RunEstimate total = model.queueEstimate();
@@ -183,7 +186,7 @@ void TestRunMonitoring::cancelledRunsRanksSayCancelled()
     config.warmupSteps = 1;
     config.timedSteps = 100;
     store::RunOrigin origin;
-    origin.nodes.push_back({"local", std::nullopt});
+    origin.nodes.push_back({ "local", std::nullopt });
     store::RunRecorder recorder(db, config, origin);
     recordSteps(recorder, 2, 3).finish(store::RunStatus::Cancelled);
     const auto detail = store::runDetail(db, recorder.runId());
@@ -197,7 +200,10 @@ void TestRunMonitoring::cancelledRunsRanksSayCancelled()
     for (int row = 0; row < 2; ++row) {
         QCOMPARE(stateOf(model, row), QStringLiteral("Cancelled"));
         QCOMPARE(model.ranks()[row].stepsDone, 3);
-        QVERIFY(model.index(row, RankProgressModel::StateColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("cancelled")));
+        QVERIFY(model.index(row, RankProgressModel::StateColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("cancelled")));
     }
 }
 
@@ -214,17 +220,17 @@ void TestRunMonitoring::killedRankIsFailedAndItsPeersStopped()
     config.warmupSteps = 1;
     config.timedSteps = 100;
     store::RunOrigin origin;
-    origin.nodes.push_back({"local", std::nullopt});
+    origin.nodes.push_back({ "local", std::nullopt });
     store::RunRecorder recorder(db, config, origin);
     recordSteps(recorder, 5, 2);
     protocol::ErrorEvent comm;
     comm.rank = 0;
     comm.kind = protocol::ErrorKind::Comm;
     comm.message = "NCCL error: remote process exited or there was a network error";
-    recorder.record(protocol::Event{comm});
+    recorder.record(protocol::Event { comm });
     recorder.finish(store::RunStatus::Failed);
-    const diagnose::Diagnosis diagnosis = diagnose::diagnose(
-        diagnose::loadRunFolder(std::filesystem::path(SHARDWISE_TEST_DATA_DIR) / "diagnose" / "node_lost_sigkill_then_nccl_errors"));
+    const diagnose::Diagnosis diagnosis = diagnose::diagnose(diagnose::loadRunFolder(
+        std::filesystem::path(SHARDWISE_TEST_DATA_DIR) / "diagnose" / "node_lost_sigkill_then_nccl_errors"));
     session::storeRunDiagnosis(db, recorder.runId(), diagnosis);
     const auto detail = store::runDetail(db, recorder.runId());
     QVERIFY(detail);
@@ -233,11 +239,13 @@ void TestRunMonitoring::killedRankIsFailedAndItsPeersStopped()
     model.watch(recorder.runId());
     model.update(recorder.runId(), storedRankProgress(db, *detail));
     QCOMPARE(model.rowCount(), 5);
-    const auto tip = [&](int row) { return model.index(row, RankProgressModel::StateColumn).data(Qt::ToolTipRole).toString(); };
+    const auto tip
+        = [&](int row) { return model.index(row, RankProgressModel::StateColumn).data(Qt::ToolTipRole).toString(); };
     QCOMPARE(stateOf(model, 0), QStringLiteral("Failed"));
     QCOMPARE(tip(0), QString::fromStdString(comm.message)); // its own error event comes first
     QCOMPARE(stateOf(model, 3), QStringLiteral("Failed"));
-    QVERIFY2(tip(3).startsWith(QStringLiteral("Rank or node lost: ")) && tip(3).contains(QStringLiteral("SIGKILL")), qPrintable(tip(3)));
+    QVERIFY2(tip(3).startsWith(QStringLiteral("Rank or node lost: ")) && tip(3).contains(QStringLiteral("SIGKILL")),
+             qPrintable(tip(3)));
     QVERIFY(model.index(3, RankProgressModel::StateColumn).data(RankProgressModel::FailedRole).toBool());
     QCOMPARE(stateOf(model, 1), QStringLiteral("Failed")); // the diagnosis found its broken collective
     QCOMPARE(stateOf(model, 4), QStringLiteral("Stopped"));
@@ -247,10 +255,10 @@ void TestRunMonitoring::killedRankIsFailedAndItsPeersStopped()
 void TestRunMonitoring::cancellingMarksRanksStillGoing()
 {
     RankProgressTracker tracker(2, 10);
-    tracker.apply(protocol::Event{step(0, 0, 1.0, false)});
+    tracker.apply(protocol::Event { step(0, 0, 1.0, false) });
     protocol::SummaryEvent done;
     done.rank = 1;
-    tracker.apply(protocol::Event{done});
+    tracker.apply(protocol::Event { done });
     RankProgressModel model;
     model.watch(5);
     model.update(5, tracker.ranks());

@@ -4,18 +4,18 @@
 // highlighted, facts round trip).
 #include "gui_test_main.hpp"
 
-#include "shardwise/session/run_session.hpp"
 #include "models/log_tail_model.hpp"
-#include "shardwise/session/node_facts_json.hpp"
 #include "models/node_facts_model.hpp"
 #include "models/node_table_model.hpp"
 #include "models/rank_progress_model.hpp"
+#include "models/run_backend.hpp"
 #include "models/run_diagnosis_view.hpp"
 #include "models/run_failure_model.hpp"
 #include "models/run_history_model.hpp"
 #include "models/run_queue_model.hpp"
-#include "models/run_backend.hpp"
 #include "pages/runs/run_request_form.hpp"
+#include "shardwise/session/node_facts_json.hpp"
+#include "shardwise/session/run_session.hpp"
 
 #include "shardwise/diagnose/run_folder.hpp"
 #include "shardwise/spec/presets.hpp"

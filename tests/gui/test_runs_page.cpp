@@ -7,18 +7,18 @@
 // Validate queues its run matrix into this page's queue, where it runs on the local node.
 #include "gui_test_main.hpp"
 
-#include "shardwise/session/run_session.hpp"
 #include "jobs/run_job.hpp"
 #include "models/log_tail_model.hpp"
 #include "models/rank_progress_model.hpp"
 #include "models/run_failure_model.hpp"
 #include "models/run_history_model.hpp"
 #include "models/run_queue_model.hpp"
+#include "pages/plan/plan_form.hpp"
+#include "pages/plan/plan_page.hpp"
 #include "pages/runs/run_diagnosis_panel.hpp"
 #include "pages/runs/run_request_form.hpp"
 #include "pages/runs/runs_page.hpp"
-#include "pages/plan/plan_form.hpp"
-#include "pages/plan/plan_page.hpp"
+#include "shardwise/session/run_session.hpp"
 #include "shell/main_window.hpp"
 #include "shell/quit_guard.hpp"
 #include "workspace/workspace.hpp"
@@ -418,10 +418,15 @@ void TestRunsPage::killedRankIsShownAsTheFirstFailure()
     QVERIFY(m_page->diagnosisPanel()->headline()->text().startsWith(QStringLiteral("First failure on rank 1")));
     // The status line names the diagnosed cause; the killed rank, which sent no error, shows failed.
     const QString line = m_page->statusLine()->text();
-    QVERIFY2(line.contains(QStringLiteral("Run %1 ended as").arg(runId)) && line.contains(QStringLiteral("First failure on rank 1")),
+    QVERIFY2(line.contains(QStringLiteral("Run %1 ended as").arg(runId))
+                 && line.contains(QStringLiteral("First failure on rank 1")),
              qPrintable(line));
     QCOMPARE(m_page->rankModel()->index(1, RankProgressModel::StateColumn).data().toString(), QStringLiteral("Failed"));
-    QVERIFY(m_page->rankModel()->index(1, RankProgressModel::StateColumn).data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("Rank or node lost: ")));
+    QVERIFY(m_page->rankModel()
+                ->index(1, RankProgressModel::StateColumn)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .startsWith(QStringLiteral("Rank or node lost: ")));
 }
 
 void TestRunsPage::diagnosisActionQueuesRerunWithExpandableSegments()
@@ -486,15 +491,26 @@ void TestRunsPage::cancelRemovesQueuedRunAndStopsRunningOne()
     QSignalSpy finished(m_page->job(), &RunJob::runFinished);
     QVERIFY(m_page->queueRun(longRun) > 0);
     QVERIFY(m_page->queueRun(behind) > 0);
-    QTRY_VERIFY_WITH_TIMEOUT(m_page->rankModel()->rowCount() == 1 && m_page->rankModel()->ranks()[0].stepsDone >= 3, kRunTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->rankModel()->rowCount() == 1 && m_page->rankModel()->ranks()[0].stepsDone >= 3,
+                             kRunTimeoutMs);
     QCOMPARE(m_page->queueModel()->rowCount(), 2);
     // The running run is labelled running, with its elapsed time and time left from its step times;
     // the run behind it carries no prediction, so the queue's time left is unknown.
-    QVERIFY(m_page->queueModel()->index(0, RunQueueModel::StateColumn).data().toString().startsWith(QStringLiteral("Running")));
-    QTRY_VERIFY(m_page->queueModel()->index(0, RunQueueModel::ElapsedColumn).data().toString().endsWith(QStringLiteral(" s")));
-    QTRY_VERIFY(m_page->queueModel()->index(0, RunQueueModel::EtaColumn).data().toString().startsWith(QStringLiteral("about ")));
+    QVERIFY(m_page->queueModel()
+                ->index(0, RunQueueModel::StateColumn)
+                .data()
+                .toString()
+                .startsWith(QStringLiteral("Running")));
+    QTRY_VERIFY(
+        m_page->queueModel()->index(0, RunQueueModel::ElapsedColumn).data().toString().endsWith(QStringLiteral(" s")));
+    QTRY_VERIFY(m_page->queueModel()
+                    ->index(0, RunQueueModel::EtaColumn)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("about ")));
     QCOMPARE(m_page->queueModel()->index(1, RunQueueModel::EtaColumn).data().toString(), QStringLiteral("unknown"));
-    QVERIFY2(m_page->queueTotalLabel()->text().contains(QStringLiteral("time left unknown")), qPrintable(m_page->queueTotalLabel()->text()));
+    QVERIFY2(m_page->queueTotalLabel()->text().contains(QStringLiteral("time left unknown")),
+             qPrintable(m_page->queueTotalLabel()->text()));
     QVERIFY(m_page->cancelButton()->isEnabled());
 
     // The queued run goes first, without ever starting.
@@ -520,7 +536,8 @@ void TestRunsPage::cancelRemovesQueuedRunAndStopsRunningOne()
     QCOMPARE(store::listRuns(*m_workspace->database()).size(), std::size_t(1));
     // Its rank, which never finished, says so.
     QCOMPARE(m_page->rankModel()->watchedRunId(), runId);
-    QCOMPARE(m_page->rankModel()->index(0, RankProgressModel::StateColumn).data().toString(), QStringLiteral("Cancelled"));
+    QCOMPARE(m_page->rankModel()->index(0, RankProgressModel::StateColumn).data().toString(),
+             QStringLiteral("Cancelled"));
     QCOMPARE(m_page->queueTotalLabel()->text(), QStringLiteral("The queue is empty."));
 }
 

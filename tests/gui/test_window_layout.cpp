@@ -39,7 +39,8 @@ QString describe(const QWidget* w)
         text = b->text();
     else if (const auto* l = qobject_cast<const QLabel*>(w))
         text = l->text().left(60);
-    return QStringLiteral("%1 \"%2\" (%3)").arg(QString::fromLatin1(w->metaObject()->className()), w->objectName(), text);
+    return QStringLiteral("%1 \"%2\" (%3)")
+        .arg(QString::fromLatin1(w->metaObject()->className()), w->objectName(), text);
 }
 
 bool insideScrollArea(const QWidget* w, const QWidget* stop)
@@ -50,7 +51,10 @@ bool insideScrollArea(const QWidget* w, const QWidget* stop)
     return false;
 }
 
-bool shownOnScreen(const QWidget* w) { return w->isVisible() && w->width() > 0 && w->height() > 0; }
+bool shownOnScreen(const QWidget* w)
+{
+    return w->isVisible() && w->width() > 0 && w->height() > 0;
+}
 
 // Where a text the widget shows as a mnemonic text has an "&" that renders as something else than
 // intended: an "&" before a space or at the end (it underlines the blank and the "&" vanishes).
@@ -81,12 +85,14 @@ QString labelProblem(const QLabel* label)
             : QString();
     // Plain text: "&" followed by a letter is a mnemonic nobody takes; "&&" shows two.
     static const QRegularExpression stray(QStringLiteral("&(&|\\w)"));
-    return stray.match(text).hasMatch() ? QStringLiteral("the label shows a literal \"&\": \"%1\"").arg(text.left(80)) : QString();
+    return stray.match(text).hasMatch() ? QStringLiteral("the label shows a literal \"&\": \"%1\"").arg(text.left(80))
+                                        : QString();
 }
 
 bool isInputControl(const QWidget* w)
 {
-    return qobject_cast<const QAbstractButton*>(w) || qobject_cast<const QComboBox*>(w) || qobject_cast<const QAbstractSpinBox*>(w)
+    return qobject_cast<const QAbstractButton*>(w) || qobject_cast<const QComboBox*>(w)
+        || qobject_cast<const QAbstractSpinBox*>(w)
         || (qobject_cast<const QLineEdit*>(w) && !qobject_cast<const QAbstractSpinBox*>(w->parentWidget())
             && !qobject_cast<const QComboBox*>(w->parentWidget()));
 }
@@ -161,8 +167,9 @@ void TestWindowLayout::everyPageFitsAt1024x700()
                         .arg(room.height());
     const QRect pageRect(shown->mapTo(m_window.get(), QPoint(0, 0)), shown->size());
     for (QWidget* w : shown->findChildren<QWidget*>()) {
-        const bool control = qobject_cast<QAbstractButton*>(w) || qobject_cast<QComboBox*>(w) || qobject_cast<QAbstractSpinBox*>(w)
-            || qobject_cast<QLineEdit*>(w) || (qobject_cast<QLabel*>(w) && !static_cast<QLabel*>(w)->wordWrap());
+        const bool control = qobject_cast<QAbstractButton*>(w) || qobject_cast<QComboBox*>(w)
+            || qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QLineEdit*>(w)
+            || (qobject_cast<QLabel*>(w) && !static_cast<QLabel*>(w)->wordWrap());
         if (!control || !shownOnScreen(w) || insideScrollArea(w, shown))
             continue;
         if (qobject_cast<QLabel*>(w) && static_cast<QLabel*>(w)->text().isEmpty())
@@ -183,7 +190,8 @@ void TestWindowLayout::everyPageFitsAt1024x700()
     // Known: these pages are still wider than 1024 x 700 leaves them (issue 23); each row turns into
     // an unexpected pass, and so a failure, once its page fits, and then comes off this list.
     if (id == QLatin1String("plan"))
-        QEXPECT_FAIL("plan", "the form's scroll area keeps the form's full width and the results column needs ~690 px", Abort);
+        QEXPECT_FAIL("plan", "the form's scroll area keeps the form's full width and the results column needs ~690 px",
+                     Abort);
     if (id == QLatin1String("compare"))
         QEXPECT_FAIL("compare", "the table and the 2 x 2 charts (320 px each) side by side need ~1070 px", Abort);
     if (id == QLatin1String("nodes"))

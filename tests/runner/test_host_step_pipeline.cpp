@@ -21,7 +21,7 @@ namespace {
 class Arrival final : public CommCompletion {
 public:
     bool finished() const override { return done.load(); }
-    std::atomic<bool> done{false};
+    std::atomic<bool> done { false };
 };
 
 struct Log {
@@ -55,7 +55,7 @@ private slots:
         QVERIFY(log.snapshot().empty());
         arrival->done = true;
         pipeline.waitFor(2);
-        QCOMPARE(log.snapshot(), std::vector<std::size_t>{2});
+        QCOMPARE(log.snapshot(), std::vector<std::size_t> { 2 });
         QVERIFY(pipeline.idle(2));
     }
 
@@ -69,7 +69,7 @@ private slots:
         pipeline.waitFor(4);
         pipeline.submit(3, nullptr, [&] { log.add(3); });
         pipeline.waitFor(3);
-        std::atomic<bool> started{false}, release{false};
+        std::atomic<bool> started { false }, release { false };
         pipeline.submit(2, nullptr, [&] {
             started = true;
             while (!release)
@@ -83,7 +83,7 @@ private slots:
         pipeline.submittedAll();
         release = true;
         pipeline.waitAll();
-        QCOMPARE(log.snapshot(), (std::vector<std::size_t>{4, 3, 2, 0, 1}));
+        QCOMPARE(log.snapshot(), (std::vector<std::size_t> { 4, 3, 2, 0, 1 }));
     }
 
     void beforeTheBackwardEndsArrivalOrderHolds()
@@ -91,7 +91,7 @@ private slots:
         // Without submittedAll the queue is first in, first out.
         HostStepPipeline pipeline(4);
         Log log;
-        std::atomic<bool> started{false}, release{false};
+        std::atomic<bool> started { false }, release { false };
         pipeline.submit(3, nullptr, [&] {
             started = true;
             while (!release)
@@ -105,13 +105,13 @@ private slots:
         pipeline.submit(0, nullptr, [&] { log.add(0); });
         release = true;
         pipeline.waitAll();
-        QCOMPARE(log.snapshot(), (std::vector<std::size_t>{3, 1, 2, 0}));
+        QCOMPARE(log.snapshot(), (std::vector<std::size_t> { 3, 1, 2, 0 }));
     }
 
     void waitForReturnsForItsUnitWithoutTheRest()
     {
         HostStepPipeline pipeline(2);
-        std::atomic<bool> release{false};
+        std::atomic<bool> release { false };
         pipeline.submit(0, nullptr, [] {});
         pipeline.submit(1, nullptr, [&] {
             while (!release)

@@ -51,8 +51,8 @@ private slots:
         QTemporaryDir logs;
         dispatch::LocalLaunch launch;
         launch.runner = SHARDWISE_RUNNER_PATH;
-        const QStringList args = QStringLiteral("--model tiny --seq 32 --warmup 1 --steps 200 --timeout-s 5")
-                                     .split(QLatin1Char(' '));
+        const QStringList args
+            = QStringLiteral("--model tiny --seq 32 --warmup 1 --steps 200 --timeout-s 5").split(QLatin1Char(' '));
         for (const auto& a : args)
             launch.args.push_back(a.toStdString());
         launch.ranks = 2;
@@ -89,7 +89,8 @@ private slots:
         // Rank 0 did time out waiting, and that is recorded as the consequence.
         bool rankZeroTimedOut = false;
         for (const auto& f : d.failures)
-            rankZeroTimedOut = rankZeroTimedOut || (f.rank == 0 && f.kind == diagnose::FailureKind::Communication && f.isSymptom);
+            rankZeroTimedOut
+                = rankZeroTimedOut || (f.rank == 0 && f.kind == diagnose::FailureKind::Communication && f.isSymptom);
         QVERIFY2(rankZeroTimedOut, report.constData());
     }
 };

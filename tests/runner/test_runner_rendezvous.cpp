@@ -35,10 +35,15 @@ Listener parseLocal(const QByteArray& hex, quint64 inode)
     l.wildcard = addr.count('0') == addr.size();
     if (addr.size() == 8) {
         const quint32 v = addr.toUInt(nullptr, 16); // host byte order of a little-endian kernel
-        l.local = QStringLiteral("%1.%2.%3.%4:%5").arg(v & 0xff).arg((v >> 8) & 0xff).arg((v >> 16) & 0xff)
-                      .arg(v >> 24).arg(port);
+        l.local = QStringLiteral("%1.%2.%3.%4:%5")
+                      .arg(v & 0xff)
+                      .arg((v >> 8) & 0xff)
+                      .arg((v >> 16) & 0xff)
+                      .arg(v >> 24)
+                      .arg(port);
     } else {
-        l.local = (l.wildcard ? QStringLiteral("[::]") : QStringLiteral("[") + QString::fromLatin1(addr) + QStringLiteral("]"))
+        l.local = (l.wildcard ? QStringLiteral("[::]")
+                              : QStringLiteral("[") + QString::fromLatin1(addr) + QStringLiteral("]"))
             + QStringLiteral(":") + port;
     }
     return l;
@@ -47,7 +52,7 @@ Listener parseLocal(const QByteArray& hex, quint64 inode)
 std::vector<Listener> listeningSockets()
 {
     std::vector<Listener> out;
-    for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    for (const char* table : { "/proc/net/tcp", "/proc/net/tcp6" }) {
         QFile f(QString::fromLatin1(table));
         if (!f.open(QIODevice::ReadOnly))
             continue;
@@ -113,12 +118,13 @@ private slots:
     void noSocketListensOnEveryInterface()
     {
         const int port = freeTcpPort();
-        const QStringList args{QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--seq"), QStringLiteral("64"),
-                               QStringLiteral("--warmup"), QStringLiteral("1"), QStringLiteral("--steps"), QStringLiteral("200")};
+        const QStringList args { QStringLiteral("--model"), QStringLiteral("tiny"),     QStringLiteral("--seq"),
+                                 QStringLiteral("64"),      QStringLiteral("--warmup"), QStringLiteral("1"),
+                                 QStringLiteral("--steps"), QStringLiteral("200") };
         // Rank 1 starts late, so rank 0 sits in the rendezvous, listening, while it is sampled.
         RankProcess rank0(args, rankEnvironment(0, 2, port));
         QVERIFY(rank0.process.waitForStarted());
-        std::vector<qint64> pids{rank0.process.processId()};
+        std::vector<qint64> pids { rank0.process.processId() };
 
         QElapsedTimer clock;
         clock.start();
@@ -126,7 +132,9 @@ private slots:
         while (clock.elapsed() < 60000 && !sawRendezvous) {
             const auto ls = listenersOf(pids);
             for (const auto& l : ls)
-                QVERIFY2(!l.wildcard, qPrintable(QStringLiteral("rank 0 listens on every interface while it waits: ") + describe(ls)));
+                QVERIFY2(
+                    !l.wildcard,
+                    qPrintable(QStringLiteral("rank 0 listens on every interface while it waits: ") + describe(ls)));
             for (const auto& l : ls)
                 sawRendezvous = sawRendezvous || l.local == QStringLiteral("127.0.0.1:%1").arg(port);
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -154,8 +162,10 @@ private slots:
             training = stepSeen;
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }
-        QVERIFY2(training, qPrintable(QStringLiteral("the ranks never reached a step while sampled: ") +
-                                      QString::fromUtf8(rank0.stdoutSoFar().left(600)) + QString::fromUtf8(rank1.stdoutSoFar().left(600))));
+        QVERIFY2(training,
+                 qPrintable(QStringLiteral("the ranks never reached a step while sampled: ")
+                            + QString::fromUtf8(rank0.stdoutSoFar().left(600))
+                            + QString::fromUtf8(rank1.stdoutSoFar().left(600))));
         QVERIFY(samples > 1);
         const RankRun run0 = rank0.finish(240000);
         const RankRun run1 = rank1.finish(240000);
@@ -169,8 +179,8 @@ private slots:
     {
         QProcessEnvironment env = rankEnvironment(0, 2, freeTcpPort());
         env.insert(QStringLiteral("MASTER_ADDR"), QStringLiteral("192.0.2.1"));
-        const RankRun run = runOnce({QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--seq"),
-                                     QStringLiteral("16"), QStringLiteral("--timeout-s"), QStringLiteral("60")},
+        const RankRun run = runOnce({ QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--seq"),
+                                      QStringLiteral("16"), QStringLiteral("--timeout-s"), QStringLiteral("60") },
                                     env, 90000);
         const auto errors = eventsOf<ErrorEvent>(run);
         QVERIFY2(errors.size() == 1, qPrintable(run.log.right(2000)));

@@ -3,10 +3,10 @@
 #include <QChart>
 #include <QChartView>
 #include <QCoreApplication>
-#include <QGraphicsLayout>
-#include <QLegend>
 #include <QFileInfo>
+#include <QGraphicsLayout>
 #include <QImage>
+#include <QLegend>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
@@ -129,7 +129,8 @@ ExportResult ChartExporter::exportWidget(QWidget& widget, const QString& filePat
                        .arg(filePath, suffix, supportedSuffixes().join(QStringLiteral(", ")))};
 }
 
-ExportResult ChartExporter::exportChart(QChart* chart, QSize size, const QString& filePath, const ExportCaption& caption)
+ExportResult ChartExporter::exportChart(QChart* chart, QSize size, const QString& filePath,
+                                        const ExportCaption& caption)
 {
     QChartView view(chart); // owns the chart from here on
     view.setRenderHint(QPainter::Antialiasing);

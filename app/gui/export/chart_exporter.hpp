@@ -31,7 +31,7 @@ public:
     // chart squeezed into a third of the page still exports at a readable aspect with its whole legend
     // (every series' swatch and name; markers the legend had to drop for lack of room come back).
     static ExportResult exportChart(QChart* chart, QSize size, const QString& filePath, const ExportCaption& caption);
-    static QSize reportChartSize() { return {960, 540}; } // 16:9, legible on an A4 page and a slide
+    static QSize reportChartSize() { return { 960, 540 }; } // 16:9, legible on an A4 page and a slide
 };
 
 } // namespace shardwise::gui

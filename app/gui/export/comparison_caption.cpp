@@ -50,7 +50,8 @@ ExportCaption comparisonCaption(const QList<RunRecord>& runs)
     lines << CaptionText::tr("Software: %1").arg(distinct(runs, [](const RunRecord& r) { return r.versions; }));
     // Each run's own configuration, as it ran: runs side by side may differ in any of these.
     for (const RunRecord& r : runs)
-        lines << CaptionText::tr("#%1 %2, %3: precision %4, micro-batch %5, sequence %6 tokens, %7 warm-up + %8 timed steps")
+        lines << CaptionText::tr(
+                     "#%1 %2, %3: precision %4, micro-batch %5, sequence %6 tokens, %7 warm-up + %8 timed steps")
                      .arg(r.id)
                      .arg(strategyLabel(r.strategy), backendIdText(r.backend), precisionAsRun(r))
                      .arg(r.microBatch)

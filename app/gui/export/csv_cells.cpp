@@ -28,7 +28,10 @@ QString real(std::optional<double> value)
     return QString::number(*value, 'g', QLocale::FloatingPointShortest);
 }
 
-QString integer(std::optional<qint64> value) { return value ? QString::number(*value) : QString(); }
+QString integer(std::optional<qint64> value)
+{
+    return value ? QString::number(*value) : QString();
+}
 
 QString bytesFromGiB(std::optional<double> gib)
 {
@@ -38,7 +41,10 @@ QString bytesFromGiB(std::optional<double> gib)
     return QString::number(std::llround(*gib * kGiB));
 }
 
-QString boolean(bool value) { return value ? QStringLiteral("true") : QStringLiteral("false"); }
+QString boolean(bool value)
+{
+    return value ? QStringLiteral("true") : QStringLiteral("false");
+}
 
 QString timestamp(const QDateTime& time)
 {
@@ -56,6 +62,9 @@ QString commentLines(const QString& title, const QString& description)
     return out;
 }
 
-QString row(const QStringList& cells) { return cells.join(QLatin1Char(',')) + QLatin1String("\r\n"); }
+QString row(const QStringList& cells)
+{
+    return cells.join(QLatin1Char(',')) + QLatin1String("\r\n");
+}
 
 } // namespace shardwise::gui::csv

@@ -37,37 +37,64 @@ QString outcomeId(RunOutcome outcome)
     return QStringLiteral("failed");
 }
 
-QString fromView(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString fromView(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
-std::optional<double> positive(double v) { return v > 0 ? std::optional<double>(v) : std::nullopt; }
+std::optional<double> positive(double v)
+{
+    return v > 0 ? std::optional<double>(v) : std::nullopt;
+}
 
 // One prediction side's cells, in the column order of runCsvColumns().
 QStringList sideCells(const RunPrediction* p, const PredictionSide RunPrediction::*side)
 {
     if (!p)
-        return {QString(), QString(), QString(), QString(), QString()};
+        return { QString(), QString(), QString(), QString(), QString() };
     const PredictionSide& s = p->*side;
-    return {csv::real(s.tokensPerS), csv::real(s.tokensError), csv::bytesFromGiB(s.peakGiB), csv::real(s.peakError),
-            csv::boolean(s.fits)};
+    return { csv::real(s.tokensPerS), csv::real(s.tokensError), csv::bytesFromGiB(s.peakGiB), csv::real(s.peakError),
+             csv::boolean(s.fits) };
 }
 
 } // namespace
 
 QStringList runCsvColumns()
 {
-    return {QStringLiteral("run_id"), QStringLiteral("started_at"), QStringLiteral("model"), QStringLiteral("hardware"),
-            QStringLiteral("device"), QStringLiteral("node"), QStringLiteral("strategy"), QStringLiteral("backend"),
-            QStringLiteral("outcome"), QStringLiteral("precision"), QStringLiteral("world_size"),
-            QStringLiteral("micro_batch"), QStringLiteral("seq_len"), QStringLiteral("warmup_steps"),
-            QStringLiteral("timed_steps"), QStringLiteral("tokens_per_second"), QStringLiteral("step_seconds"),
-            QStringLiteral("peak_allocated_bytes"), QStringLiteral("peak_reserved_bytes"),
-            QStringLiteral("gpu_memory_bytes"), QStringLiteral("nccl_share"),
-            QStringLiteral("planned_tokens_per_second"), QStringLiteral("planned_peak_allocated_bytes"),
-            QStringLiteral("presets_tokens_per_second"), QStringLiteral("presets_tokens_error"),
-            QStringLiteral("presets_peak_allocated_bytes"), QStringLiteral("presets_peak_error"),
-            QStringLiteral("presets_fits"), QStringLiteral("calibrated_tokens_per_second"),
-            QStringLiteral("calibrated_tokens_error"), QStringLiteral("calibrated_peak_allocated_bytes"),
-            QStringLiteral("calibrated_peak_error"), QStringLiteral("calibrated_fits"), QStringLiteral("failure")};
+    return { QStringLiteral("run_id"),
+             QStringLiteral("started_at"),
+             QStringLiteral("model"),
+             QStringLiteral("hardware"),
+             QStringLiteral("device"),
+             QStringLiteral("node"),
+             QStringLiteral("strategy"),
+             QStringLiteral("backend"),
+             QStringLiteral("outcome"),
+             QStringLiteral("precision"),
+             QStringLiteral("world_size"),
+             QStringLiteral("micro_batch"),
+             QStringLiteral("seq_len"),
+             QStringLiteral("warmup_steps"),
+             QStringLiteral("timed_steps"),
+             QStringLiteral("tokens_per_second"),
+             QStringLiteral("step_seconds"),
+             QStringLiteral("peak_allocated_bytes"),
+             QStringLiteral("peak_reserved_bytes"),
+             QStringLiteral("gpu_memory_bytes"),
+             QStringLiteral("nccl_share"),
+             QStringLiteral("planned_tokens_per_second"),
+             QStringLiteral("planned_peak_allocated_bytes"),
+             QStringLiteral("presets_tokens_per_second"),
+             QStringLiteral("presets_tokens_error"),
+             QStringLiteral("presets_peak_allocated_bytes"),
+             QStringLiteral("presets_peak_error"),
+             QStringLiteral("presets_fits"),
+             QStringLiteral("calibrated_tokens_per_second"),
+             QStringLiteral("calibrated_tokens_error"),
+             QStringLiteral("calibrated_peak_allocated_bytes"),
+             QStringLiteral("calibrated_peak_error"),
+             QStringLiteral("calibrated_fits"),
+             QStringLiteral("failure") };
 }
 
 QString precisionAsRun(const RunRecord& run)
@@ -77,7 +104,8 @@ QString precisionAsRun(const RunRecord& run)
     return run.precision.isEmpty() ? RunCsvText::tr("unknown") : run.precision;
 }
 
-QString runsCsv(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>& predictions, const ExportCaption& caption)
+QString runsCsv(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>& predictions,
+                const ExportCaption& caption)
 {
     QString out = csv::commentLines(caption.title, caption.description);
     out += csv::row(runCsvColumns());
@@ -86,7 +114,7 @@ QString runsCsv(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>
         const bool hasMemory = completed || r.outcome == RunOutcome::OutOfMemory;
         const auto p = predictions.constFind(r.id);
         const RunPrediction* prediction = p == predictions.constEnd() ? nullptr : &*p;
-        QStringList cells{
+        QStringList cells {
             csv::integer(r.id),
             csv::timestamp(r.started),
             csv::text(r.model),
@@ -131,8 +159,9 @@ ExportResult exportRunTable(const QList<RunRecord>& runs, const PredictionSet& p
     QSaveFile file(filePath);
     const QByteArray bytes = runsCsv(runs, predictions.runs, caption).toUtf8();
     if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit())
-        return {false, RunCsvText::tr("%1: cannot write (%2); the previous file is kept").arg(filePath, file.errorString())};
-    return {true, {}};
+        return { false,
+                 RunCsvText::tr("%1: cannot write (%2); the previous file is kept").arg(filePath, file.errorString()) };
+    return { true, {} };
 }
 
 } // namespace shardwise::gui

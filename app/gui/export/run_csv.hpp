@@ -11,7 +11,8 @@
 namespace shardwise::gui {
 
 QStringList runCsvColumns();
-QString runsCsv(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>& predictions, const ExportCaption& caption);
+QString runsCsv(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>& predictions,
+                const ExportCaption& caption);
 
 // "fp32 (CPU)" for a run measured on CPU (the runner computes in fp32 there), else the stored precision.
 QString precisionAsRun(const RunRecord& run);

@@ -78,7 +78,10 @@ void NodeJob::start(const store::Node& node, Work work, PrepareRequest prepare)
                 const session::ConnectionTest test = session::testNodeConnection(node, options, cancel.get());
                 const QString user = QString::fromStdString(test.user);
                 const QString summary = test.commandSucceeded
-                    ? tr("Connected as %1 in %2 ms; the node runs %3.").arg(user).arg(qRound64(test.connectMs)).arg(QString::fromStdString(test.system))
+                    ? tr("Connected as %1 in %2 ms; the node runs %3.")
+                          .arg(user)
+                          .arg(qRound64(test.connectMs))
+                          .arg(QString::fromStdString(test.system))
                     : tr("Connected as %1 in %2 ms, but a test command ended with %3.")
                           .arg(user)
                           .arg(qRound64(test.connectMs))
@@ -104,8 +107,8 @@ void NodeJob::start(const store::Node& node, Work work, PrepareRequest prepare)
                             emit preparationProgress(nodeId, fraction, phase, message);
                     }, Qt::QueuedConnection);
                 };
-                const dispatch::PreparedRunner runner =
-                    session::prepareStoredNode(node, bundle, options, prepare.options, onProgress, cancel.get());
+                const dispatch::PreparedRunner runner
+                    = session::prepareStoredNode(node, bundle, options, prepare.options, onProgress, cancel.get());
                 deliver([this, nodeId, runner] { emit prepared(nodeId, runner); });
                 return;
             }

@@ -1,6 +1,5 @@
 #include "jobs/probe_job.hpp"
 
-
 #include "shardwise/dispatch/local_launch.hpp"
 #include "shardwise/dispatch/remote_launch.hpp"
 #include "shardwise/session/node_management.hpp"

@@ -3,9 +3,9 @@
 #include "models/display_format.hpp"
 
 #include "shardwise/dispatch/local_launch.hpp"
-#include "shardwise/dispatch/ssh_error.hpp"
 #include "shardwise/dispatch/node_preparation.hpp"
 #include "shardwise/dispatch/runner_program.hpp"
+#include "shardwise/dispatch/ssh_error.hpp"
 #include "shardwise/session/node_management.hpp"
 #include "shardwise/session/prepared_runner.hpp"
 #include "shardwise/session/run_session.hpp"
@@ -213,8 +213,7 @@ QString RunJob::prepareReattach(const store::Database& db, qint64 runId, const d
         if (!node || node->kind != store::NodeKind::Ssh)
             return tr("The node \"%1\" of run %2 is no longer an SSH node of this workspace.").arg(fromStd(name)).arg(runId);
         try {
-            sessions.push_back(session::openNodeSession(*node, sshOptions,
-                                                          &m_cancelRunning));
+            sessions.push_back(session::openNodeSession(*node, sshOptions, &m_cancelRunning));
         } catch (const dispatch::SshError& e) {
             return tr("Cannot connect to the node \"%1\": %2; run %3 stays detached.").arg(fromStd(name), QString::fromUtf8(e.what())).arg(runId);
         }
@@ -242,8 +241,7 @@ void RunJob::abandonOne(store::Database& db, const RunRequest& request, const di
             continue;
         }
         try {
-            sessions.push_back(session::openNodeSession(*node, sshOptions,
-                                                          &m_cancelRunning));
+            sessions.push_back(session::openNodeSession(*node, sshOptions, &m_cancelRunning));
             target.sessions.push_back(sessions.back().get());
             target.whyNotConnected.emplace_back();
         } catch (const dispatch::SshError& e) {
@@ -349,7 +347,8 @@ void RunJob::runOne(const RunRequest& request)
         options.requireRecord = true;
         options.detach = &m_detachRunning;
         // The node's NCCL setting goes with it: the session gives it to the node's ranks and records it.
-        options.origin.nodes.push_back(node ? session::runNodeRef(*node) : store::RunNodeRef{request.node.toStdString(), std::nullopt});
+        options.origin.nodes.push_back(node ? session::runNodeRef(*node)
+                                            : store::RunNodeRef { request.node.toStdString(), std::nullopt });
         options.origin.launcher = "shardwise";
         if (config.device == DeviceKind::Cuda) {
             options.origin.gpuId = request.gpuId.toStdString();

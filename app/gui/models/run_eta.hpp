@@ -18,12 +18,12 @@ struct RunEstimate {
         Unknown // not started and nothing predicted its step time
     };
     Kind kind = Kind::Unknown;
-    double seconds = 0; // the time left; meaningful when Known
+    double seconds = 0;     // the time left; meaningful when Known
     bool predicted = false; // from the plan's prediction rather than measured steps
 
-    static RunEstimate estimating() { return {Kind::Estimating, 0, false}; }
-    static RunEstimate known(double s, bool fromPrediction = false) { return {Kind::Known, s, fromPrediction}; }
-    static RunEstimate unknown() { return {Kind::Unknown, 0, false}; }
+    static RunEstimate estimating() { return { Kind::Estimating, 0, false }; }
+    static RunEstimate known(double s, bool fromPrediction = false) { return { Kind::Known, s, fromPrediction }; }
+    static RunEstimate unknown() { return { Kind::Unknown, 0, false }; }
 };
 
 // The median of `values` (the mean of the middle two for an even count); none for an empty list.

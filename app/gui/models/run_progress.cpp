@@ -137,7 +137,7 @@ QList<RankProgress> storedRankProgress(const store::Database& db, const store::R
             // was stopped, not failed.
             for (const DiagnosisFailure& f : diagnosisViewFromJson(newest.document).failures)
                 if (f.rank && !(f.symptom && f.kind == QLatin1String("lost_rank")))
-                    diagnosed.append({*f.rank, QStringLiteral("%1: %2").arg(failureKindText(f.kind), f.message)});
+                    diagnosed.append({ *f.rank, QStringLiteral("%1: %2").arg(failureKindText(f.kind), f.message) });
         } catch (const std::exception&) {
             // An unreadable diagnosis costs the ranks their diagnosed state; the Diagnosis tab says why.
         }

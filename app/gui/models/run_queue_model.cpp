@@ -13,7 +13,10 @@ RunQueueModel::RunQueueModel(QObject* parent)
 {
 }
 
-void RunQueueModel::setClock(std::function<double()> now) { m_now = std::move(now); }
+void RunQueueModel::setClock(std::function<double()> now)
+{
+    m_now = std::move(now);
+}
 
 void RunQueueModel::setRunningStart(double unixSeconds)
 {
@@ -48,8 +51,7 @@ RunEstimate RunQueueModel::estimateAt(int row) const
     // A re-attached run goes on from steps this queue has not seen: nothing to go by until it runs.
     if (r.reattachOf)
         return RunEstimate::unknown();
-    return queuedEstimate(r.config.warmupSteps + r.config.timedSteps,
-                          r.predicted ? r.predicted->stepS : std::nullopt);
+    return queuedEstimate(r.config.warmupSteps + r.config.timedSteps, r.predicted ? r.predicted->stepS : std::nullopt);
 }
 
 RunEstimate RunQueueModel::queueEstimate() const
@@ -137,8 +139,10 @@ QVariant RunQueueModel::data(const QModelIndex& index, int role) const
         return QString();
     case EtaColumn:
         if (role == Qt::ToolTipRole)
-            return running ? tr("The median step time so far times the steps left (warm-up and timed); estimated from two steps on.")
-                           : tr("All its steps at the step time the plan predicted; unknown for a run without a prediction.");
+            return running
+                ? tr("The median step time so far times the steps left (warm-up and timed); estimated from two steps "
+                     "on.")
+                : tr("All its steps at the step time the plan predicted; unknown for a run without a prediction.");
         return estimateText(estimateAt(index.row()));
     default:
         return {};

@@ -17,7 +17,17 @@ class RunQueueModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { StateColumn, StrategyColumn, ModelColumn, RanksColumn, StepsColumn, NodeColumn, ElapsedColumn, EtaColumn, ColumnCount };
+    enum Column {
+        StateColumn,
+        StrategyColumn,
+        ModelColumn,
+        RanksColumn,
+        StepsColumn,
+        NodeColumn,
+        ElapsedColumn,
+        EtaColumn,
+        ColumnCount
+    };
     static constexpr int TicketRole = Qt::UserRole + 1;
     static constexpr int RunningRole = Qt::UserRole + 2;
 

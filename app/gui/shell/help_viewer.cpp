@@ -15,8 +15,9 @@ QString HelpViewer::guideMarkdown()
 {
     // <prefix>/bin/shardwise -> <prefix>/share/doc/shardwise/user-guide.md (the install rule), else the
     // copy in the app's resources.
-    const QString installed = QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("../share/doc/shardwise/user-guide.md"));
-    for (const QString& path : {installed, QStringLiteral(":/docs/user-guide.md")}) {
+    const QString installed
+        = QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("../share/doc/shardwise/user-guide.md"));
+    for (const QString& path : { installed, QStringLiteral(":/docs/user-guide.md") }) {
         QFile file(path);
         if (file.open(QIODevice::ReadOnly))
             return QString::fromUtf8(file.readAll());
@@ -34,7 +35,8 @@ HelpViewer::HelpViewer(QWidget* parent)
     m_browser->setOpenLinks(false);
     const QString markdown = guideMarkdown();
     if (markdown.isEmpty())
-        m_browser->setPlainText(tr("The user guide is missing from this installation (share/doc/shardwise/user-guide.md)."));
+        m_browser->setPlainText(
+            tr("The user guide is missing from this installation (share/doc/shardwise/user-guide.md)."));
     else
         m_browser->setMarkdown(markdown);
     // Anchors within the guide scroll; web links open in the browser. The guide's links to other docs

@@ -127,12 +127,14 @@ void MainWindow::createActions()
     QMenu* examples = fileMenu->addMenu(tr("Open &example"));
     examples->setObjectName(QStringLiteral("examplesMenu"));
     for (const ExamplePlan& example : Workspace::examplePlans()) {
-        QAction* open = examples->addAction(exampleTitle(example), this, [this, id = example.id] { openExamplePlan(id); });
+        QAction* open
+            = examples->addAction(exampleTitle(example), this, [this, id = example.id] { openExamplePlan(id); });
         open->setData(example.id);
     }
     QAction* importRuns = fileMenu->addAction(tr("&Import runs…"), this, &MainWindow::importRunsInteractively);
     importRuns->setObjectName(QStringLiteral("importRunsAction"));
-    importRuns->setStatusTip(tr("Store runs measured elsewhere from a CSV or JSON export (shardwise-cli runs export)."));
+    importRuns->setStatusTip(
+        tr("Store runs measured elsewhere from a CSV or JSON export (shardwise-cli runs export)."));
     fileMenu->addSeparator();
     QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);

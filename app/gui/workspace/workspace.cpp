@@ -181,8 +181,9 @@ QList<ExamplePlan> Workspace::examplePlans()
         return plans;
     const QJsonArray array = QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("plans")).toArray();
     for (const QJsonValue& v : array)
-        plans.append({v.toObject().value(QStringLiteral("id")).toString(), v.toObject().value(QStringLiteral("title")).toString(),
-                      v.toObject().value(QStringLiteral("form")).toObject()});
+        plans.append({ v.toObject().value(QStringLiteral("id")).toString(),
+                       v.toObject().value(QStringLiteral("title")).toString(),
+                       v.toObject().value(QStringLiteral("form")).toObject() });
     return plans;
 }
 
@@ -229,8 +230,9 @@ void Workspace::seedExampleRuns()
     // A workspace without its examples is still a workspace: the reason is kept for the status line.
     m_exampleRunsError.clear();
     try {
-        const std::filesystem::path dir = m_exampleRunsDirectory.isEmpty() ? published::defaultExamplesDirectory()
-                                                                            : std::filesystem::path(m_exampleRunsDirectory.toStdString());
+        const std::filesystem::path dir = m_exampleRunsDirectory.isEmpty()
+            ? published::defaultExamplesDirectory()
+            : std::filesystem::path(m_exampleRunsDirectory.toStdString());
         published::importExamples(*m_db, published::loadExampleSets(dir));
     } catch (const std::exception& e) {
         m_exampleRunsError = tr("The example runs were not loaded: %1").arg(QString::fromUtf8(e.what()));
@@ -250,8 +252,10 @@ bool Workspace::removeRun(qint64 id, QString* error)
         if (error) {
             const std::optional<store::RunSummary> run = m_db ? store::findRun(*m_db, id) : std::nullopt;
             *error = run && published::isReadOnlyRun(*run)
-                ? tr("Run %1 is an example shipped with Shardwise (measured by the project on an NVIDIA H200). Example and "
-                     "published runs are read-only: they cannot be removed.").arg(id)
+                ? tr("Run %1 is an example shipped with Shardwise (measured by the project on an NVIDIA H200). Example "
+                     "and "
+                     "published runs are read-only: they cannot be removed.")
+                      .arg(id)
                 : tr("Run %1 could not be removed: %2").arg(id).arg(QString::fromUtf8(e.what()));
         }
     }

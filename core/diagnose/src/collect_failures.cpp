@@ -265,7 +265,8 @@ void fromLauncher(const RankRecord& r, int year, const RunFacts& run, std::vecto
             f.kind = FailureKind::LostRank;
             f.isSymptom = true;
             f.facts["ended_by_launcher"] = true;
-            f.message = "ended by the launcher (signal " + std::to_string(sig) + ") after the run had failed or was stopped";
+            f.message
+                = "ended by the launcher (signal " + std::to_string(sig) + ") after the run had failed or was stopped";
             out.push_back(std::move(f));
         } else if (sig == 9) {
             f.kind = FailureKind::LostRank;
@@ -350,7 +351,10 @@ bool rankHas(const std::vector<Failure>& fs, int rank, auto predicate)
     return std::any_of(fs.begin(), fs.end(), [&](const Failure& f) { return f.rank == rank && predicate(f); });
 }
 
-std::string utcText(double t) { return formatUtc(t); }
+std::string utcText(double t)
+{
+    return formatUtc(t);
+}
 
 // A rank that stopped emitting events while its peers waited for it in a collective (SIGSTOP, a
 // debugger, a frozen node, a livelock) leaves no error of its own: its peers' timeouts are all the
@@ -361,8 +365,8 @@ void addStoppedRanks(const std::vector<RankRecord>& records, const RunFacts& run
 {
     std::optional<double> firstTimeout;
     for (const auto& f : out)
-        if ((f.kind == FailureKind::Communication || f.kind == FailureKind::WatchdogTimeout) && f.rank != kNoRank && f.time
-            && (!firstTimeout || *f.time < *firstTimeout))
+        if ((f.kind == FailureKind::Communication || f.kind == FailureKind::WatchdogTimeout) && f.rank != kNoRank
+            && f.time && (!firstTimeout || *f.time < *firstTimeout))
             firstTimeout = f.time;
     if (!firstTimeout)
         return;
@@ -400,8 +404,8 @@ void addStoppedRanks(const std::vector<RankRecord>& records, const RunFacts& run
         f.facts["stopped_responding"] = true;
         if (lastStep)
             f.facts["last_step"] = *lastStep;
-        f.message = "stopped responding (" + (lastStep ? "no step event since step " + std::to_string(*lastStep)
-                                                       : std::string("no step event at all"))
+        f.message = "stopped responding ("
+            + (lastStep ? "no step event since step " + std::to_string(*lastStep) : std::string("no step event at all"))
             + ", last event at " + utcText(lastTime) + "); its peers timed out waiting for it";
         const std::size_t line = lastIndex < r.eventLineNumbers.size() ? r.eventLineNumbers[lastIndex] : 0;
         f.evidence.push_back(evidence(r.eventsName.empty() ? sourceName(r) : r.eventsName, line,

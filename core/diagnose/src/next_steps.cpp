@@ -139,12 +139,17 @@ void explainLost(const Failure& f, Diagnosis& d, std::string& text)
             + ") was: \"" + f.lastLines.back().text + "\".";
     std::string advice;
     if (f.facts.value("stopped_responding", false)) {
-        d.actions.push_back({ActionKind::InspectSilentRanks, std::nullopt, f.node, {f.rank},
-                             rankLabel(f) + " stopped emitting events while its peers waited for it in a collective: "
-                                 "it was stopped (SIGSTOP, Ctrl-Z, a debugger), stuck (in I/O, data loading, a "
-                                 "deadlock) or its node froze; the peers' timeouts are the consequence, not a network "
-                                 "fault. While it hangs, `ps -o stat= -p <pid>` (T = stopped, D = waiting on I/O) and "
-                                 "`py-spy dump --pid <pid>` / `gdb -p <pid>` show where it is."});
+        d.actions.push_back(
+            { ActionKind::InspectSilentRanks,
+              std::nullopt,
+              f.node,
+              { f.rank },
+              rankLabel(f)
+                  + " stopped emitting events while its peers waited for it in a collective: "
+                    "it was stopped (SIGSTOP, Ctrl-Z, a debugger), stuck (in I/O, data loading, a "
+                    "deadlock) or its node froze; the peers' timeouts are the consequence, not a network "
+                    "fault. While it hangs, `ps -o stat= -p <pid>` (T = stopped, D = waiting on I/O) and "
+                    "`py-spy dump --pid <pid>` / `gdb -p <pid>` show where it is." });
         return;
     }
     if (f.facts.value("ssh", false) || f.facts.value("dispatcher_lost", false))

@@ -120,8 +120,9 @@ Meta parseMeta(const fs::path& file)
             const std::string where = "ranks[" + std::to_string(i) + "]";
             if (!r.is_object())
                 throw DiagnoseInputError("meta.json: " + where + " must be an object");
-            onlyKnownFields(r, where, {"rank", "node", "exit_code", "signal", "lost", "lost_reason", "lost_time",
-                                        "killed_by_launcher"});
+            onlyKnownFields(
+                r, where,
+                { "rank", "node", "exit_code", "signal", "lost", "lost_reason", "lost_time", "killed_by_launcher" });
             const json* rank = member(r, "rank", json::value_t::number_integer, where, "an integer");
             if (!rank || rank->get<long long>() < 0)
                 throw DiagnoseInputError("meta.json: " + where + ": missing or negative 'rank'");

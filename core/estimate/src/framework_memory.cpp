@@ -79,7 +79,10 @@ void peakOfPhases(MemoryBreakdown& mb, double grads, double stepTemporaries, boo
 
 // What DeepSpeed's estimate_zero3_model_states_mem_needs adds for the modules ZeRO-3 gathers: 4 bytes
 // (bf16 parameters and their gradient) per parameter of the largest layer.
-double deepSpeedEstimatorGathered(const MemoryContext& ctx) { return 4.0 * ctx.largestModule; }
+double deepSpeedEstimatorGathered(const MemoryContext& ctx)
+{
+    return 4.0 * ctx.largestModule;
+}
 
 void deepSpeedStages(MemoryBreakdown& mb, const MemoryContext& ctx, const EstimateInput& in, Strategy s)
 {
@@ -262,9 +265,10 @@ protocol::StateBytes frameworkModelStateBytes(Framework f, Strategy s, double pa
     if (f == Framework::Native)
         return modelStateBytes(s, params, world, precision);
     if (f != Framework::DeepSpeed)
-        throw SpecError("framework_target", std::string(frameworkId(f))
-                                                + ": its model state depends on the model's shape (layers, root "
-                                                  "parameters); plan a model instead");
+        throw SpecError("framework_target",
+                        std::string(frameworkId(f))
+                            + ": its model state depends on the model's shape (layers, root "
+                              "parameters); plan a model instead");
     detail::MemoryContext ctx;
     ctx.params = params;
     ctx.world = static_cast<double>(world);
@@ -275,7 +279,8 @@ protocol::StateBytes frameworkModelStateBytes(Framework f, Strategy s, double pa
     const MemoryBreakdown mb = detail::frameworkMemoryBreakdown(ctx, in, s);
     const auto bytes = [](double x) { return static_cast<std::int64_t>(std::llround(x)); };
     protocol::StateBytes out;
-    out.deviceParams = bytes(mb.deviceParams + (traits(s).shardsParameters ? detail::deepSpeedEstimatorGathered(ctx) : 0.0));
+    out.deviceParams
+        = bytes(mb.deviceParams + (traits(s).shardsParameters ? detail::deepSpeedEstimatorGathered(ctx) : 0.0));
     out.deviceGrads = bytes(mb.deviceGrads);
     out.deviceOptimizer = bytes(mb.deviceOptimizer);
     out.hostParams = bytes(mb.hostParams);

@@ -44,13 +44,15 @@ std::string exportAccelerate(const EstimateInput& in, Strategy s, const PlanIden
     if (deepspeed)
         out += "# Accumulation " + accumulation + ": deepspeed_config.gradient_accumulation_steps below.\n";
     else
-        out += "# Accumulation " + accumulation + ": no config key outside deepspeed_config; launch with\n"
-               "# ACCELERATE_GRADIENT_ACCUMULATION_STEPS=" + accumulation
-            + " (Accelerator's default; the launch export sets it)\n# or set gradient_accumulation_steps=" + accumulation
-            + " in TrainingArguments.\n";
+        out += "# Accumulation " + accumulation
+            + ": no config key outside deepspeed_config; launch with\n"
+              "# ACCELERATE_GRADIENT_ACCUMULATION_STEPS="
+            + accumulation
+            + " (Accelerator's default; the launch export sets it)\n# or set gradient_accumulation_steps="
+            + accumulation + " in TrainingArguments.\n";
     // What the keys cannot say, for `plan --from` (Accelerate refuses unknown keys, so a comment).
-    out += std::string(kRecordPrefix) + " micro_batch=" + micro + " grad_accumulation=" + accumulation + " seq_len="
-        + std::to_string(t.seqLen) + " precision=" + std::string(precisionId(t.precision))
+    out += std::string(kRecordPrefix) + " micro_batch=" + micro + " grad_accumulation=" + accumulation
+        + " seq_len=" + std::to_string(t.seqLen) + " precision=" + std::string(precisionId(t.precision))
         + " activation_checkpointing=" + std::string(checkpointingId(t)) + "\n";
     if (in.cluster.nodes > 1)
         out += "# Several nodes: main_process_ip is the first node's address; machine_rank is each node's index.\n";

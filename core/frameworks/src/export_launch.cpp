@@ -72,7 +72,7 @@ std::string exportLaunch(const EstimateInput& in, Strategy s, const PlanIdentity
         // Accelerator(gradient_accumulation_steps=...) defaults to this variable; the YAML has no key for it.
         out += "    ACCELERATE_GRADIENT_ACCUMULATION_STEPS=" + std::to_string(in.training.gradAccumulation)
             + " accelerate launch --config_file accelerate.yaml --machine_rank \"${NODE_RANK:-0}\" --main_process_ip "
-               "\"$HEAD_NODE\" --main_process_port \"$PORT\" "
+              "\"$HEAD_NODE\" --main_process_port \"$PORT\" "
             + program(in, s) + "\n";
         out += "    ;;\n";
     }

@@ -29,7 +29,7 @@ void fillFromRecord(std::string_view text, ImportedSettings& s)
         at = end + 1;
         if (line.substr(0, kRecordPrefix.size()) != kRecordPrefix)
             continue;
-        std::istringstream fields{std::string(line.substr(kRecordPrefix.size()))};
+        std::istringstream fields { std::string(line.substr(kRecordPrefix.size())) };
         std::string field;
         while (fields >> field) {
             const std::size_t eq = field.find('=');
@@ -42,8 +42,9 @@ void fillFromRecord(std::string_view text, ImportedSettings& s)
                 int x = 0;
                 const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), x);
                 if (value.empty() || ec != std::errc() || ptr != value.data() + value.size() || x < lo || x > hi)
-                    throw SpecError(key, "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi)
-                                             + "], got '" + value + "'");
+                    throw SpecError(key,
+                                    "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi)
+                                        + "], got '" + value + "'");
                 return x;
             };
             if (name == "micro_batch") {
@@ -68,7 +69,8 @@ void fillFromRecord(std::string_view text, ImportedSettings& s)
                 if (!s.activationCheckpointing || *s.activationCheckpointing == (value != "off")) {
                     s.activationCheckpointing = value != "off";
                     if (value != "off")
-                        s.checkpointPolicy = value == "selective" ? CheckpointPolicy::Selective : CheckpointPolicy::Full;
+                        s.checkpointPolicy
+                            = value == "selective" ? CheckpointPolicy::Selective : CheckpointPolicy::Full;
                 }
             } else {
                 warn(s, key, "not a field of Shardwise's record; ignored");
@@ -185,10 +187,11 @@ ImportedSettings importConfigFile(const std::string& path)
 
 void applyImported(const ImportedSettings& s, EstimateInput& in)
 {
-    const std::string worldKey = s.format == ConfigFormat::DsConfig     ? "train_batch_size"
-                                 : s.format == ConfigFormat::Accelerate ? "num_processes"
-                                                                        : "parallelism.data_parallel_shard_degree";
-    const std::string batchKey = s.format == ConfigFormat::Torchtitan ? "training.global_batch_size" : "train_batch_size";
+    const std::string worldKey = s.format == ConfigFormat::DsConfig ? "train_batch_size"
+        : s.format == ConfigFormat::Accelerate                      ? "num_processes"
+                                                                    : "parallelism.data_parallel_shard_degree";
+    const std::string batchKey
+        = s.format == ConfigFormat::Torchtitan ? "training.global_batch_size" : "train_batch_size";
     in.framework.framework = s.framework;
     if (s.compiled)
         in.framework.compiled = *s.compiled;
@@ -218,14 +221,16 @@ void applyImported(const ImportedSettings& s, EstimateInput& in)
         if (!s.microBatch && s.gradAccumulation) {
             const std::int64_t per = static_cast<std::int64_t>(in.training.gradAccumulation) * world;
             if (tbs % per != 0)
-                throw SpecError(batchKey, std::to_string(tbs) + " is not a multiple of accumulation x world ("
-                                                        + std::to_string(per) + ")");
+                throw SpecError(batchKey,
+                                std::to_string(tbs) + " is not a multiple of accumulation x world ("
+                                    + std::to_string(per) + ")");
             in.training.microBatch = static_cast<int>(tbs / per);
         } else {
             const std::int64_t per = static_cast<std::int64_t>(in.training.microBatch) * world;
             if (tbs % per != 0)
-                throw SpecError(batchKey, std::to_string(tbs) + " is not a multiple of micro-batch x world ("
-                                                        + std::to_string(per) + ")");
+                throw SpecError(batchKey,
+                                std::to_string(tbs) + " is not a multiple of micro-batch x world ("
+                                    + std::to_string(per) + ")");
             in.training.gradAccumulation = static_cast<int>(tbs / per);
         }
     }

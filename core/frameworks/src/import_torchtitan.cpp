@@ -17,17 +17,23 @@ namespace shardwise::frameworks::detail {
 namespace {
 
 // Sections whose keys do not change what the plan predicts: read without a warning.
-const std::set<std::string> kQuietSections{"job", "profiling", "metrics", "optimizer", "lr_scheduler", "checkpoint",
-                                           "comm", "memory_estimation", "experimental", "validation", "dataloader"};
-const std::set<std::string> kModelKeys{"name", "flavor", "tokenizer_path", "hf_assets_path", "print_after_conversion"};
-const std::set<std::string> kTrainingQuiet{"dataset", "dataset_path", "max_norm", "gc_freq", "gc_debug", "seed",
-                                           "deterministic", "enable_cpu_offload_pin_memory"};
-const std::set<std::string> kParallelismQuiet{"enable_compiled_autograd", "disable_loss_parallel",
-                                              "enable_async_tensor_parallel", "pipeline_parallel_split_points",
-                                              "pipeline_parallel_layers_per_stage", "pipeline_parallel_schedule",
-                                              "pipeline_parallel_schedule_csv", "pipeline_parallel_microbatch_size",
-                                              "context_parallel_rotate_method"};
-const std::set<std::string> kCompileQuiet{"components", "backend"};
+const std::set<std::string> kQuietSections { "job",          "profiling",  "metrics",   "optimizer",
+                                             "lr_scheduler", "checkpoint", "comm",      "memory_estimation",
+                                             "experimental", "validation", "dataloader" };
+const std::set<std::string> kModelKeys { "name", "flavor", "tokenizer_path", "hf_assets_path",
+                                         "print_after_conversion" };
+const std::set<std::string> kTrainingQuiet { "dataset",       "dataset_path",
+                                             "max_norm",      "gc_freq",
+                                             "gc_debug",      "seed",
+                                             "deterministic", "enable_cpu_offload_pin_memory" };
+const std::set<std::string> kParallelismQuiet {
+    "enable_compiled_autograd",           "disable_loss_parallel",
+    "enable_async_tensor_parallel",       "pipeline_parallel_split_points",
+    "pipeline_parallel_layers_per_stage", "pipeline_parallel_schedule",
+    "pipeline_parallel_schedule_csv",     "pipeline_parallel_microbatch_size",
+    "context_parallel_rotate_method"
+};
+const std::set<std::string> kCompileQuiet { "components", "backend" };
 
 std::string describe(const toml::node& n)
 {
@@ -49,7 +55,8 @@ std::int64_t integer(const toml::node& n, const std::string& key, std::int64_t l
     if (!v)
         throw SpecError(key, "expected an integer, got " + describe(n));
     if (*v < lo || *v > hi)
-        throw SpecError(key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + std::to_string(*v));
+        throw SpecError(
+            key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + std::to_string(*v));
     return *v;
 }
 
@@ -96,8 +103,9 @@ ImportedSettings importTorchtitan(std::string_view text)
     try {
         root = toml::parse(text);
     } catch (const toml::parse_error& e) {
-        throw SpecError("file", "not valid TOML: " + std::string(e.description()) + " (line "
-                                    + std::to_string(e.source().begin.line) + ")");
+        throw SpecError("file",
+                        "not valid TOML: " + std::string(e.description()) + " (line "
+                            + std::to_string(e.source().begin.line) + ")");
     }
     ImportedSettings s;
     s.format = ConfigFormat::Torchtitan;
@@ -113,8 +121,9 @@ ImportedSettings importTorchtitan(std::string_view text)
             table(sectionNode, section);
             continue;
         }
-        if (section != "model" && section != "training" && section != "parallelism" && section != "activation_checkpoint"
-            && section != "compile" && section != "float8" && section != "mx" && section != "fault_tolerance") {
+        if (section != "model" && section != "training" && section != "parallelism"
+            && section != "activation_checkpoint" && section != "compile" && section != "float8" && section != "mx"
+            && section != "fault_tolerance") {
             warn(s, section, "not a torchtitan job-config section Shardwise knows; ignored");
             continue;
         }
@@ -127,7 +136,8 @@ ImportedSettings importTorchtitan(std::string_view text)
                     if (!v.is_array())
                         throw SpecError(key, "expected an array of converter names, got " + describe(v));
                     if (!v.as_array()->empty())
-                        warn(s, key, "model converters (Float8, MX) are not modelled: the plan assumes bf16 linear layers");
+                        warn(s, key,
+                             "model converters (Float8, MX) are not modelled: the plan assumes bf16 linear layers");
                 } else if (!kModelKeys.count(name)) {
                     warn(s, key, "not a [model] key Shardwise knows; ignored (the plan's model is --model)");
                 }
@@ -147,12 +157,12 @@ ImportedSettings importTorchtitan(std::string_view text)
                 else if (name == "enable_cpu_offload")
                     offload = boolean(v, key);
                 else if (name == "mixed_precision_param")
-                    mixedParam = string(v, key, {"bfloat16", "float32"});
+                    mixedParam = string(v, key, { "bfloat16", "float32" });
                 else if (name == "mixed_precision_reduce") {
-                    if (string(v, key, {"float32", "bfloat16"}) == "bfloat16")
+                    if (string(v, key, { "float32", "bfloat16" }) == "bfloat16")
                         warn(s, key, "bf16 gradient reduction is not modelled: the plan reduces in fp32");
                 } else if (name == "dtype")
-                    paramDtype = string(v, key, {"float32", "bfloat16"});
+                    paramDtype = string(v, key, { "float32", "bfloat16" });
                 else if (name == "compile")
                     s.compiled = boolean(v, key);
                 else if (!kTrainingQuiet.count(name))
@@ -165,18 +175,19 @@ ImportedSettings importTorchtitan(std::string_view text)
                     if (p.shard == 0)
                         throw SpecError(key, "must be -1 (the ranks left over) or at least 1, got 0");
                 } else if (name == "fsdp_reshard_after_forward")
-                    p.reshard = string(v, key, {"default", "always", "never"});
+                    p.reshard = string(v, key, { "default", "always", "never" });
                 else if (name == "tensor_parallel_degree" || name == "pipeline_parallel_degree"
                          || name == "context_parallel_degree" || name == "expert_parallel_degree") {
                     if (integer(v, key, 1, 1 << 20) != 1)
-                        throw SpecError(key, "must be 1: Shardwise plans data-parallel sharding only (no tensor, "
-                                             "pipeline, context or expert parallelism), got "
-                                                 + describe(v));
+                        throw SpecError(key,
+                                        "must be 1: Shardwise plans data-parallel sharding only (no tensor, "
+                                        "pipeline, context or expert parallelism), got "
+                                            + describe(v));
                 } else if (!kParallelismQuiet.count(name))
                     warn(s, key, "not a [parallelism] key Shardwise knows; ignored");
             } else if (section == "activation_checkpoint") {
                 if (name == "mode") {
-                    const std::string mode = string(v, key, {"none", "full", "selective"});
+                    const std::string mode = string(v, key, { "none", "full", "selective" });
                     s.activationCheckpointing = mode != "none";
                     s.checkpointPolicy = mode == "selective" ? CheckpointPolicy::Selective : CheckpointPolicy::Full;
                 } else if (name != "selective_ac_option" && name != "per_op_sac_force_recompute_mm_shapes_by_fqns")
@@ -197,15 +208,18 @@ ImportedSettings importTorchtitan(std::string_view text)
     }
     // Selective checkpointing: "op" is the per-op policy Shardwise plans; an integer checkpoints every
     // Nth layer whole (torchtitan's default "2").
-    if (const auto* ac = root["activation_checkpoint"].as_table(); ac && s.checkpointPolicy == CheckpointPolicy::Selective) {
+    if (const auto* ac = root["activation_checkpoint"].as_table();
+        ac && s.checkpointPolicy == CheckpointPolicy::Selective) {
         const toml::node* option = ac->get("selective_ac_option");
         const std::string value = option ? option->value_or(std::string()) : std::string("2");
         if (option && !option->is_string())
-            throw SpecError("activation_checkpoint.selective_ac_option", "expected \"op\" or a layer interval such as \"2\", got " + describe(*option));
+            throw SpecError("activation_checkpoint.selective_ac_option",
+                            "expected \"op\" or a layer interval such as \"2\", got " + describe(*option));
         if (value != "op") {
             warn(s, "activation_checkpoint.selective_ac_option",
-                 "'" + value + "' (every Nth layer checkpointed whole) is not modelled: planned as full checkpointing, "
-                 "which keeps fewer activations (the plan's memory is a lower bound)");
+                 "'" + value
+                     + "' (every Nth layer checkpointed whole) is not modelled: planned as full checkpointing, "
+                       "which keeps fewer activations (the plan's memory is a lower bound)");
             s.checkpointPolicy = CheckpointPolicy::Full;
         }
     }
@@ -226,15 +240,18 @@ ImportedSettings importTorchtitan(std::string_view text)
     const bool ddp = p.shard == 1;
     if (ddp) {
         if (offload)
-            throw SpecError("training.enable_cpu_offload", "CPU offload needs FSDP (data_parallel_shard_degree other than 1)");
+            throw SpecError("training.enable_cpu_offload",
+                            "CPU offload needs FSDP (data_parallel_shard_degree other than 1)");
         s.strategy = Strategy::Zero0;
         s.worldSize = static_cast<int>(p.replicate);
     } else {
         if (offload && p.reshard == "never")
-            throw SpecError("training.enable_cpu_offload",
-                            "offload without resharding is none of the nine strategies (fsdp2_reshard_offload reshards)");
-        s.strategy = offload ? Strategy::Fsdp2ReshardOffload
-                             : p.reshard == "never" ? Strategy::Fsdp2NoReshard : Strategy::Fsdp2Reshard;
+            throw SpecError(
+                "training.enable_cpu_offload",
+                "offload without resharding is none of the nine strategies (fsdp2_reshard_offload reshards)");
+        s.strategy = offload       ? Strategy::Fsdp2ReshardOffload
+            : p.reshard == "never" ? Strategy::Fsdp2NoReshard
+                                   : Strategy::Fsdp2Reshard;
         if (p.shard > 0)
             s.worldSize = static_cast<int>(p.shard);
     }
@@ -247,9 +264,10 @@ ImportedSettings importTorchtitan(std::string_view text)
     else if (s.worldSize) {
         const std::int64_t per = static_cast<std::int64_t>(local) * *s.worldSize;
         if (*globalBatch % per != 0)
-            throw SpecError("training.global_batch_size", std::to_string(*globalBatch)
-                                                              + " is not a multiple of local_batch_size x data-parallel degree ("
-                                                              + std::to_string(per) + ")");
+            throw SpecError("training.global_batch_size",
+                            std::to_string(*globalBatch)
+                                + " is not a multiple of local_batch_size x data-parallel degree ("
+                                + std::to_string(per) + ")");
         s.gradAccumulation = static_cast<int>(*globalBatch / per);
     } else {
         s.trainBatchSize = *globalBatch; // the world comes from the plan

@@ -1,8 +1,8 @@
 #include "shardwise/published/examples.hpp"
 
-#include "shardwise/published/published_import.hpp"
 #include "shardwise/estimate/estimate.hpp"
 #include "shardwise/protocol/events.hpp"
+#include "shardwise/published/published_import.hpp"
 #include "shardwise/store/run_recorder.hpp"
 
 #include <nlohmann/json.hpp>
@@ -66,7 +66,8 @@ Replay readEvents(const std::filesystem::path& path)
 
 // What the planner predicts today for the configuration the run reported, on the set's GPU preset:
 // the same input calibration builds from a stored run (calibrate/from_store.cpp), uncalibrated.
-store::RunPrediction predictionFor(const protocol::StartEvent& start, const GpuSpec& gpu, const std::string& interconnect)
+store::RunPrediction predictionFor(const protocol::StartEvent& start, const GpuSpec& gpu,
+                                   const std::string& interconnect)
 {
     const RunConfig& rc = start.config;
     EstimateInput in;
@@ -85,23 +86,27 @@ store::RunPrediction predictionFor(const protocol::StartEvent& start, const GpuS
     p.tokensPerS = e.throughput.tokensPerS;
     p.stepS = e.throughput.stepTimeS;
     p.peakBytes = static_cast<std::int64_t>(std::llround(e.memory.allocatedPeak()));
-    p.document = {{"strategy", strategyId(rc.strategy)},
-                  {"fits", e.fits()},
-                  {"peak_bytes", e.memory.peakBytes()},
-                  {"allocated_peak_bytes", e.memory.allocatedPeak()},
-                  {"tokens_per_s", e.throughput.tokensPerS},
-                  {"step_s", e.throughput.stepTimeS},
-                  {"predicted_by", "the planner at import, uncalibrated presets"}};
+    p.document = { { "strategy", strategyId(rc.strategy) },
+                   { "fits", e.fits() },
+                   { "peak_bytes", e.memory.peakBytes() },
+                   { "allocated_peak_bytes", e.memory.allocatedPeak() },
+                   { "tokens_per_s", e.throughput.tokensPerS },
+                   { "step_s", e.throughput.stepTimeS },
+                   { "predicted_by", "the planner at import, uncalibrated presets" } };
     return p;
 }
 
 } // namespace
 
-bool isExampleRun(const std::string& importSource) { return importSource.rfind(kExampleSourcePrefix, 0) == 0; }
+bool isExampleRun(const std::string& importSource)
+{
+    return importSource.rfind(kExampleSourcePrefix, 0) == 0;
+}
 
 bool isReadOnlyRun(const store::RunSummary& run)
 {
-    return run.source == store::RunSource::Imported && (isExampleRun(run.importSource) || isPublishedRun(run.importSource));
+    return run.source == store::RunSource::Imported
+        && (isExampleRun(run.importSource) || isPublishedRun(run.importSource));
 }
 
 std::filesystem::path defaultExamplesDirectory()
@@ -155,9 +160,11 @@ std::vector<ExampleSet> loadExampleSets(const std::filesystem::path& dir)
             if (!f.is_string())
                 throw ExampleError(std::string(kManifest) + ": " + where + ".files: expected file names");
             const std::filesystem::path relative = f.get<std::string>();
-            ExampleFile example{std::string(kExampleSourcePrefix) + set.id + "/" + relative.filename().string(), dir / relative};
+            ExampleFile example { std::string(kExampleSourcePrefix) + set.id + "/" + relative.filename().string(),
+                                  dir / relative };
             if (!keys.insert(example.key).second)
-                throw ExampleError(std::string(kManifest) + ": " + where + ".files: " + example.key + " is listed twice");
+                throw ExampleError(std::string(kManifest) + ": " + where + ".files: " + example.key
+                                   + " is listed twice");
             set.files.push_back(std::move(example));
         }
         sets.push_back(std::move(set));
@@ -165,7 +172,8 @@ std::vector<ExampleSet> loadExampleSets(const std::filesystem::path& dir)
     return sets;
 }
 
-ExampleImportResult importExamples(store::Database& db, const std::vector<ExampleSet>& sets, const PresetCatalog& catalog)
+ExampleImportResult importExamples(store::Database& db, const std::vector<ExampleSet>& sets,
+                                   const PresetCatalog& catalog)
 {
     db.requireWritable();
     std::set<std::string> stored;
@@ -189,7 +197,7 @@ ExampleImportResult importExamples(store::Database& db, const std::vector<Exampl
             store::RunOrigin origin;
             store::RunNodeRef node;
             node.name = "example";
-            origin.nodes = {node};
+            origin.nodes = { node };
             origin.launcher = kExampleLauncher;
             origin.gpuId = set.gpuId;
             origin.gpuName = replay.start->deviceName;
@@ -201,8 +209,10 @@ ExampleImportResult importExamples(store::Database& db, const std::vector<Exampl
                 for (const protocol::Event& event : replay.events)
                     recorder.record(event);
                 const store::RunStatus status = recorder.statusFromEvents();
-                recorder.finish(status, status == store::RunStatus::Completed ? "Example run shipped with Shardwise: " + set.title
-                                                                              : std::string());
+                recorder.finish(status,
+                                status == store::RunStatus::Completed
+                                    ? "Example run shipped with Shardwise: " + set.title
+                                    : std::string());
             } catch (...) {
                 const std::int64_t id = recorder.runId();
                 recorder.finish(store::RunStatus::Failed);
@@ -221,8 +231,9 @@ bool removeUserRun(store::Database& db, std::int64_t runId)
     if (!run)
         return false;
     if (isReadOnlyRun(*run))
-        throw store::StoreError("run " + std::to_string(runId) + " is " + (isExampleRun(run->importSource) ? "an example" : "a published")
-                                + " run shipped with Shardwise (" + run->importSource + "); it is read-only and cannot be removed");
+        throw store::StoreError(
+            "run " + std::to_string(runId) + " is " + (isExampleRun(run->importSource) ? "an example" : "a published")
+            + " run shipped with Shardwise (" + run->importSource + "); it is read-only and cannot be removed");
     return store::removeRun(db, runId);
 }
 

@@ -439,8 +439,10 @@ CellInput buildInput(const Cell& cell, const PresetCatalog& catalog)
         out.params = *params;
         out.world = static_cast<int>(*world);
         if (*framework != Framework::Native && *framework != Framework::DeepSpeed)
-            return failed(out, "framework_target: model-state cells are predicted for native (the ZeRO paper's "
-                               "partitioning) or deepspeed (its estimator), not " + *targetText);
+            return failed(out,
+                          "framework_target: model-state cells are predicted for native (the ZeRO paper's "
+                          "partitioning) or deepspeed (its estimator), not "
+                              + *targetText);
         if (*framework == Framework::DeepSpeed && traits(*strategy).shardsParameters) {
             const auto largest = r.number("largest_layer_params");
             if (!out.reason.empty())
@@ -535,9 +537,9 @@ CellPrediction predict(const Cell& cell, const CellInput& input, const Calibrati
     if (cell.kind == CellKind::ModelStates) {
         // The figure of the cell's own target: the ZeRO paper's analysis is the native partitioning
         // (modelStateBytes), DeepSpeed's estimator is the DeepSpeed target's state.
-        const protocol::StateBytes s =
-            frameworkModelStateBytes(input.input.framework.framework, input.strategy, input.params,
-                                     input.largestLayerParams, input.world, input.input.training.precision);
+        const protocol::StateBytes s
+            = frameworkModelStateBytes(input.input.framework.framework, input.strategy, input.params,
+                                       input.largestLayerParams, input.world, input.input.training.precision);
         p.predictedMemoryBytes = static_cast<double>(s.deviceParams + s.deviceGrads + s.deviceOptimizer);
         p.predictedMemoryKind = "model states";
         if (f.deviceMemory && f.deviceMemory->bytes() > 0)

@@ -6,27 +6,30 @@ nlohmann::json nodeFactsToJson(const dispatch::NodeFacts& f)
 {
     nlohmann::json gpus = nlohmann::json::array();
     for (const dispatch::NodeGpu& g : f.gpus)
-        gpus.push_back({{"index", g.index}, {"name", g.name}, {"memory_bytes", g.memoryBytes}, {"pci_bus_id", g.pciBusId}});
-    return {{"hostname", f.hostname},
-            {"os", f.os},
-            {"arch", f.arch},
-            {"cpu_cores", f.cpuCores},
-            {"ram_bytes", f.ramBytes},
-            {"gpus", gpus},
-            {"driver", f.driver},
-            {"cuda_driver_api", f.cudaDriverApi},
-            {"cuda_toolkit", f.cudaToolkit},
-            {"nccl", f.nccl},
-            {"python", f.python},
-            {"torch", f.torch},
-            {"torch_cuda", f.torchCuda},
-            {"python_torch", f.pythonTorch},
-            {"torch_python", f.torchPython},
-            {"transformers", f.transformers},
-            {"torch_config_dir", f.torchConfigDir},
-            {"cmake", f.cmake},
-            {"compiler", f.compiler},
-            {"problems", f.problems}};
+        gpus.push_back({ { "index", g.index },
+                         { "name", g.name },
+                         { "memory_bytes", g.memoryBytes },
+                         { "pci_bus_id", g.pciBusId } });
+    return { { "hostname", f.hostname },
+             { "os", f.os },
+             { "arch", f.arch },
+             { "cpu_cores", f.cpuCores },
+             { "ram_bytes", f.ramBytes },
+             { "gpus", gpus },
+             { "driver", f.driver },
+             { "cuda_driver_api", f.cudaDriverApi },
+             { "cuda_toolkit", f.cudaToolkit },
+             { "nccl", f.nccl },
+             { "python", f.python },
+             { "torch", f.torch },
+             { "torch_cuda", f.torchCuda },
+             { "python_torch", f.pythonTorch },
+             { "torch_python", f.torchPython },
+             { "transformers", f.transformers },
+             { "torch_config_dir", f.torchConfigDir },
+             { "cmake", f.cmake },
+             { "compiler", f.compiler },
+             { "problems", f.problems } };
 }
 
 namespace {

@@ -23,12 +23,16 @@ std::string trimmed(std::string s)
 bool holdsRunnerSources(const std::filesystem::path& dir)
 {
     std::error_code ec;
-    return std::filesystem::is_regular_file(dir / "runner" / "CMakeLists.txt", ec) && std::filesystem::is_directory(dir / "core" / "spec", ec);
+    return std::filesystem::is_regular_file(dir / "runner" / "CMakeLists.txt", ec)
+        && std::filesystem::is_directory(dir / "core" / "spec", ec);
 }
 
 } // namespace
 
-dispatch::SshEndpoint nodeEndpoint(const store::Node& node) { return {node.host, node.port, node.user}; }
+dispatch::SshEndpoint nodeEndpoint(const store::Node& node)
+{
+    return { node.host, node.port, node.user };
+}
 
 dispatch::SshCredentials nodeCredentials(const store::Node& node, dispatch::PassphrasePrompt askPassphrase)
 {
@@ -40,11 +44,13 @@ dispatch::SshCredentials nodeCredentials(const store::Node& node, dispatch::Pass
 }
 
 std::unique_ptr<dispatch::SshSession> openNodeSession(const store::Node& node, const dispatch::SshOptions& options,
-                                                      const std::atomic<bool>* cancel, dispatch::PassphrasePrompt askPassphrase)
+                                                      const std::atomic<bool>* cancel,
+                                                      dispatch::PassphrasePrompt askPassphrase)
 {
     if (node.kind != store::NodeKind::Ssh)
         throw NodeError("'" + node.name + "' is this machine, not an SSH node");
-    return dispatch::SshSession::open(nodeEndpoint(node), nodeCredentials(node, std::move(askPassphrase)), options, cancel);
+    return dispatch::SshSession::open(nodeEndpoint(node), nodeCredentials(node, std::move(askPassphrase)), options,
+                                      cancel);
 }
 
 store::RunNodeRef runNodeRef(const store::Node& node)
@@ -79,7 +85,7 @@ void checkNode(const store::Node& node, const dispatch::SshOptions& options)
         throw NodeError("node.user: an SSH node needs a user name, and "
                         + (options.sshConfig.empty() ? std::string("no ssh client configuration is read")
                                                      : "the ssh client configuration " + options.sshConfig.string()
-                                                           + " gives no User for '" + node.host + "'"));
+                                   + " gives no User for '" + node.host + "'"));
 }
 
 store::Node addNode(store::Database& db, const store::Node& node, const dispatch::SshOptions& options)
@@ -114,7 +120,7 @@ std::pair<std::string, std::string> parseEnvAssignment(const std::string& text)
     const auto eq = text.find('=');
     if (eq == std::string::npos || eq == 0)
         throw NodeError("'" + text + "' is not NAME=VALUE");
-    return {text.substr(0, eq), text.substr(eq + 1)};
+    return { text.substr(0, eq), text.substr(eq + 1) };
 }
 
 void setNodeNcclEnv(store::Database& db, std::int64_t nodeId, const std::map<std::string, std::string>& env)
@@ -126,8 +132,8 @@ void setNodeNcclEnv(store::Database& db, std::int64_t nodeId, const std::map<std
     }
 }
 
-ConnectionTest testNodeConnection(const store::Node& node, const dispatch::SshOptions& options, const std::atomic<bool>* cancel,
-                                  dispatch::PassphrasePrompt askPassphrase)
+ConnectionTest testNodeConnection(const store::Node& node, const dispatch::SshOptions& options,
+                                  const std::atomic<bool>* cancel, dispatch::PassphrasePrompt askPassphrase)
 {
     const auto started = std::chrono::steady_clock::now();
     auto session = openNodeSession(node, options, cancel, std::move(askPassphrase));
@@ -139,14 +145,14 @@ ConnectionTest testNodeConnection(const store::Node& node, const dispatch::SshOp
     test.hostKey = session->hostKey();
     dispatch::CommandIo io;
     io.timeout = std::chrono::seconds(20);
-    const dispatch::CommandOutcome uname = session->run(std::vector<std::string>{"uname", "-srm"}, io, cancel);
+    const dispatch::CommandOutcome uname = session->run(std::vector<std::string> { "uname", "-srm" }, io, cancel);
     test.commandSucceeded = uname.succeeded();
     test.system = uname.succeeded() ? trimmed(uname.stdoutData) : uname.describe();
     return test;
 }
 
-dispatch::NodeFacts discoverNodeFacts(const store::Node& node, const dispatch::SshOptions& options, const std::atomic<bool>* cancel,
-                                      dispatch::PassphrasePrompt askPassphrase)
+dispatch::NodeFacts discoverNodeFacts(const store::Node& node, const dispatch::SshOptions& options,
+                                      const std::atomic<bool>* cancel, dispatch::PassphrasePrompt askPassphrase)
 {
     if (node.kind == store::NodeKind::Local)
         return dispatch::discoverLocalNode();
@@ -173,12 +179,15 @@ store::Node recordNodeFacts(store::Database& db, std::int64_t nodeId, const disp
 }
 
 dispatch::PreparedRunner prepareStoredNode(const store::Node& node, const dispatch::RemoteBundle& sources,
-                                           const dispatch::SshOptions& options, const dispatch::PreparationOptions& preparation,
-                                           const dispatch::PreparationCallback& onProgress, const std::atomic<bool>* cancel,
-                                           dispatch::PassphrasePrompt askPassphrase)
+                                           const dispatch::SshOptions& options,
+                                           const dispatch::PreparationOptions& preparation,
+                                           const dispatch::PreparationCallback& onProgress,
+                                           const std::atomic<bool>* cancel, dispatch::PassphrasePrompt askPassphrase)
 {
     if (node.kind != store::NodeKind::Ssh)
-        throw NodeError("'" + node.name + "' is this machine, which runs the runner installed beside Shardwise; only SSH nodes are prepared");
+        throw NodeError(
+            "'" + node.name
+            + "' is this machine, which runs the runner installed beside Shardwise; only SSH nodes are prepared");
     auto session = openNodeSession(node, options, cancel, std::move(askPassphrase));
     return dispatch::prepareNode(*session, sources, preparation, onProgress, cancel);
 }
@@ -213,11 +222,13 @@ std::filesystem::path findRunnerSources(const std::filesystem::path& programDir)
 {
     if (const char* env = std::getenv("SHARDWISE_RUNNER_SOURCES"); env && *env) {
         if (!holdsRunnerSources(env))
-            throw NodeError(std::string("SHARDWISE_RUNNER_SOURCES: ") + env + " does not hold the runner's sources (runner/CMakeLists.txt, core/spec)");
+            throw NodeError(std::string("SHARDWISE_RUNNER_SOURCES: ") + env
+                            + " does not hold the runner's sources (runner/CMakeLists.txt, core/spec)");
         return env;
     }
     // The Debian package installs them beside the binaries: <prefix>/share/shardwise/runner-src.
-    const std::filesystem::path installed = (programDir / ".." / "share" / "shardwise" / "runner-src").lexically_normal();
+    const std::filesystem::path installed
+        = (programDir / ".." / "share" / "shardwise" / "runner-src").lexically_normal();
     if (holdsRunnerSources(installed))
         return installed;
     // A build tree sits inside (or beside) its sources: look up from the program's folder.

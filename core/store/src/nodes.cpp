@@ -21,7 +21,8 @@ constexpr std::string_view kNodeColumns = R"sql(SELECT id, name, kind, host, por
 // Files older than kNodeNcclEnvSchema keep no NCCL environment: it reads as none.
 std::string nodeQuery(const Database& db)
 {
-    return std::string(kNodeColumns) + (db.schemaVersion() >= kNodeNcclEnvSchema ? ", nccl_env_json" : ", '{}'") + " FROM nodes";
+    return std::string(kNodeColumns) + (db.schemaVersion() >= kNodeNcclEnvSchema ? ", nccl_env_json" : ", '{}'")
+        + " FROM nodes";
 }
 
 std::map<std::string, std::string> ncclEnvFromJson(const std::string& text)
@@ -110,15 +111,17 @@ void validateNode(const Node& node)
         if (node.auth == SshAuth::KeyFile && node.keyFile.empty())
             throw StoreError("node.key_file: key-file authentication needs the path of a private key");
     }
-    static const std::set<std::string> launcherOwned{"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR",
-                                                     "MASTER_PORT", "SHARDWISE_LAUNCHER"};
+    static const std::set<std::string> launcherOwned {
+        "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "SHARDWISE_LAUNCHER"
+    };
     for (const auto& [name, value] : node.ncclEnv) {
-        const bool wellFormed = !name.empty() && !(name[0] >= '0' && name[0] <= '9')
-            && std::all_of(name.begin(), name.end(), [](char c) {
-                   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-               });
+        const bool wellFormed
+            = !name.empty() && !(name[0] >= '0' && name[0] <= '9') && std::all_of(name.begin(), name.end(), [](char c) {
+                  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+              });
         if (!wellFormed)
-            throw StoreError("node.nccl_env: '" + name + "' is not an environment variable name (letters, digits and underscores)");
+            throw StoreError("node.nccl_env: '" + name
+                             + "' is not an environment variable name (letters, digits and underscores)");
         if (launcherOwned.count(name) != 0)
             throw StoreError("node.nccl_env: " + name + " is set by the launcher for each rank, not by a node setting");
         if (value.find('\0') != std::string::npos || value.find('\n') != std::string::npos)

@@ -291,16 +291,16 @@ ALTER TABLE runs ADD COLUMN inter_node_gbps REAL CHECK (inter_node_gbps IS NULL 
 
 const std::vector<Migration>& migrations()
 {
-    static const std::vector<Migration> list{
-        {1, "runs, nodes, plans and per-rank steps, summaries, errors and logs", kVersion1},
-        {2, "diagnoses of runs", kVersion2},
-        {3, "hardware probe results per node", kVersion3},
-        {4, "checkpoint save cost per rank summary", kVersion4},
-        {5, "re-attachable remote runs: handle and rank file offsets", kVersion5},
-        {6, "runner behaviour of a run: kernels, activations, offload staging", kVersion6},
-        {7, "backend of a run (native or torch) and its framework versions", kVersion7},
-        {8, "NCCL environment of a node and of each node of a run", kVersion8},
-        {9, "inter-node bandwidth the plan of a run assumed", kVersion9},
+    static const std::vector<Migration> list {
+        { 1, "runs, nodes, plans and per-rank steps, summaries, errors and logs", kVersion1 },
+        { 2, "diagnoses of runs", kVersion2 },
+        { 3, "hardware probe results per node", kVersion3 },
+        { 4, "checkpoint save cost per rank summary", kVersion4 },
+        { 5, "re-attachable remote runs: handle and rank file offsets", kVersion5 },
+        { 6, "runner behaviour of a run: kernels, activations, offload staging", kVersion6 },
+        { 7, "backend of a run (native or torch) and its framework versions", kVersion7 },
+        { 8, "NCCL environment of a node and of each node of a run", kVersion8 },
+        { 9, "inter-node bandwidth the plan of a run assumed", kVersion9 },
     };
     return list;
 }

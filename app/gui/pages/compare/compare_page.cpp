@@ -5,8 +5,8 @@
 #include "export/comparison_caption.hpp"
 #include "export/run_csv.hpp"
 #include "models/display_format.hpp"
-#include "models/run_filter_model.hpp"
 #include "models/run_backend.hpp"
+#include "models/run_filter_model.hpp"
 #include "models/run_table_model.hpp"
 #include "pages/compare/prediction_job.hpp"
 #include "pages/compare/run_origin_bar.hpp"
@@ -381,8 +381,9 @@ ExportResult ComparePage::exportPredictionChart(const QString& filePath)
 {
     // At a readable 16:9 of its own, not the narrow column the chart has on the page.
     const QList<RunRecord> checked = m_runs->checkedRuns();
-    return ChartExporter::exportChart(createCalibrationChart(checked, m_predictions.runs), ChartExporter::reportChartSize(),
-                                      filePath, predictionChartCaption(checked, m_predictions));
+    return ChartExporter::exportChart(createCalibrationChart(checked, m_predictions.runs),
+                                      ChartExporter::reportChartSize(), filePath,
+                                      predictionChartCaption(checked, m_predictions));
 }
 
 void ComparePage::exportPredictionChartInteractively()

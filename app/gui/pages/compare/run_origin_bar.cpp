@@ -50,8 +50,10 @@ void RunOriginBar::refresh()
     }
     QStringList parts;
     if (examples > 0)
-        parts << tr("%n run(s) on node “example” are examples shipped with Shardwise: the project's own measurements on "
-                    "an NVIDIA H200, each with the planner's prediction for it.", nullptr, examples);
+        parts << tr(
+            "%n run(s) on node “example” are examples shipped with Shardwise: the project's own measurements on "
+            "an NVIDIA H200, each with the planner's prediction for it.",
+            nullptr, examples);
     if (published > 0)
         parts << tr("%n run(s) are published results (launcher “published”).", nullptr, published);
     if (!parts.isEmpty())
@@ -79,7 +81,8 @@ void RunOriginBar::removeSelected()
         return;
     const std::optional<RunRecord> run = m_workspace.run(id);
     if (run && !run->readOnly
-        && QMessageBox::question(this, tr("Remove run"), tr("Remove run %1 with everything recorded for it? This cannot be undone.").arg(id))
+        && QMessageBox::question(this, tr("Remove run"),
+                                 tr("Remove run %1 with everything recorded for it? This cannot be undone.").arg(id))
             != QMessageBox::Yes)
         return;
     QString error;

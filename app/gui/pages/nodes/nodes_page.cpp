@@ -43,7 +43,10 @@ QTableView* makeTable(QAbstractItemModel* model, const char* name, QWidget* pare
 
 std::function<dispatch::RemoteBundle()> NodesPage::defaultRunnerSources()
 {
-    return [] { return dispatch::makeRunnerBundle(session::findRunnerSources(QCoreApplication::applicationDirPath().toStdString())); };
+    return [] {
+        return dispatch::makeRunnerBundle(
+            session::findRunnerSources(QCoreApplication::applicationDirPath().toStdString()));
+    };
 }
 
 NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
@@ -71,9 +74,10 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
     m_prepare = button(tr("&Prepare"), "prepareNode",
                        tr("Uploads the runner's sources to the SSH node and builds them there against its LibTorch; an "
                           "unchanged runner is not built again."));
-    m_ncclEnv = button(tr("&NCCL settings…"), "editNcclEnv",
-                       tr("Environment variables for NCCL that the node's runs get, e.g. NCCL_NVLS_ENABLE=0 where NVLink "
-                          "multicast is forbidden; none by default."));
+    m_ncclEnv
+        = button(tr("&NCCL settings…"), "editNcclEnv",
+                 tr("Environment variables for NCCL that the node's runs get, e.g. NCCL_NVLS_ENABLE=0 where NVLink "
+                    "multicast is forbidden; none by default."));
     m_cancelPrepare = button(tr("Cancel pr&eparation"), "cancelPreparation", tr("Stops the upload or the build on the node."));
     m_cancelPrepare->setEnabled(false);
     m_prepareProgress = new QProgressBar(this);
@@ -97,7 +101,8 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
     m_status->setTextFormat(Qt::PlainText);
 
     auto* buttons = new QHBoxLayout;
-    for (QPushButton* b : {m_addLocal, m_addSsh, m_remove, m_test, m_discover, m_prepare, m_cancelPrepare, m_probe, m_cancelProbe, m_ncclEnv})
+    for (QPushButton* b : { m_addLocal, m_addSsh, m_remove, m_test, m_discover, m_prepare, m_cancelPrepare, m_probe,
+                            m_cancelProbe, m_ncclEnv })
         buttons->addWidget(b);
     buttons->addStretch(1);
 
@@ -246,6 +251,5 @@ void NodesPage::showFactsOf(qint64 nodeId)
         setStatus(tr("The probes of %1 could not be read: %2").arg(QString::fromStdString(node->name), QString::fromUtf8(e.what())), true);
     }
 }
-
 
 } // namespace shardwise::gui

@@ -114,9 +114,10 @@ void NodesPage::probeSelected()
     m_probeJob->setSshOptions(m_job->sshOptions());
     if (!m_probeJob->probe(*node))
         return;
-    setStatus(tr("Probing %1: %n rank(s) on %2…", nullptr, request.ranks)
-                  .arg(QString::fromStdString(node->name), QString::fromUtf8(std::string(deviceId(request.device)).c_str())),
-              false);
+    setStatus(
+        tr("Probing %1: %n rank(s) on %2…", nullptr, request.ranks)
+            .arg(QString::fromStdString(node->name), QString::fromUtf8(std::string(deviceId(request.device)).c_str())),
+        false);
 }
 
 void NodesPage::cancelProbe()
@@ -127,7 +128,8 @@ void NodesPage::cancelProbe()
     setStatus(tr("Cancelling the probe…"), false);
 }
 
-void NodesPage::onProbeFinished(qint64 nodeId, const session::ProbeRequest& request, const session::ProbeSessionResult& measured)
+void NodesPage::onProbeFinished(qint64 nodeId, const session::ProbeRequest& request,
+                                const session::ProbeSessionResult& measured)
 {
     const std::optional<store::Node> node = storedNode(nodeId);
     const QString name = node ? QString::fromStdString(node->name) : QString::fromStdString(request.node);
@@ -146,10 +148,12 @@ void NodesPage::onProbeFinished(qint64 nodeId, const session::ProbeRequest& requ
         showFactsOf(nodeId);
     const QString gpu = QString::fromStdString(result.stored.empty() ? std::string() : result.stored.back().gpuId);
     if (gpu.isEmpty())
-        setStatus(tr("%1 probed: %n rank(s) measured and stored.", nullptr, static_cast<int>(result.events.size())).arg(name), false);
+        setStatus(
+            tr("%1 probed: %n rank(s) measured and stored.", nullptr, static_cast<int>(result.events.size())).arg(name),
+            false);
     else
-        setStatus(tr("%1 probed: %n rank(s) measured and stored; calibrated plans for %2 start from this probe.", nullptr,
-                     static_cast<int>(result.events.size()))
+        setStatus(tr("%1 probed: %n rank(s) measured and stored; calibrated plans for %2 start from this probe.",
+                     nullptr, static_cast<int>(result.events.size()))
                       .arg(name, gpu),
                   false);
 }
@@ -179,7 +183,8 @@ void NodesPage::onPrepared(qint64 nodeId, const dispatch::PreparedRunner& runner
     try {
         session::recordPreparedRunner(*m_workspace.database(), nodeId, runner);
     } catch (const std::exception& e) {
-        setStatus(tr("%1 was prepared, but the store did not take it: %2").arg(QString::fromStdString(node->name), QString::fromUtf8(e.what())),
+        setStatus(tr("%1 was prepared, but the store did not take it: %2")
+                      .arg(QString::fromStdString(node->name), QString::fromUtf8(e.what())),
                   true);
         return;
     }
@@ -192,12 +197,14 @@ void NodesPage::onPrepared(qint64 nodeId, const dispatch::PreparedRunner& runner
                                       : tr("%1 is prepared: the runner was built at %2.").arg(name, path);
     // What the torch backend lacks there, named, or that it can run.
     if (runner.torchBackendProblems.empty()) {
-        status += QLatin1Char(' ') + tr("The torch backend can run there (%1).").arg(QString::fromStdString(runner.torchRunnerPath));
+        status += QLatin1Char(' ')
+            + tr("The torch backend can run there (%1).").arg(QString::fromStdString(runner.torchRunnerPath));
     } else {
         QStringList missing;
         for (const std::string& p : runner.torchBackendProblems)
             missing << QString::fromStdString(p);
-        status += QLatin1Char(' ') + tr("The torch backend cannot run there: %1.").arg(missing.join(QStringLiteral("; ")));
+        status
+            += QLatin1Char(' ') + tr("The torch backend cannot run there: %1.").arg(missing.join(QStringLiteral("; ")));
     }
     setStatus(status, false);
 }
@@ -261,7 +268,8 @@ void NodesPage::onUntrustedKey(qint64 nodeId, const dispatch::HostKey& key, bool
     setStatus(message, true);
     // The host that presented the key: for an ssh_config alias its HostName, or a jump host on the way.
     const bool presenterKnown = !key.host.empty() && key.port > 0;
-    auto* dialog = new HostKeyTrustDialog(QString::fromStdString(node->name), QString::fromStdString(presenterKnown ? key.host : node->host),
+    auto* dialog = new HostKeyTrustDialog(QString::fromStdString(node->name),
+                                          QString::fromStdString(presenterKnown ? key.host : node->host),
                                           presenterKnown ? key.port : node->port, key, changed, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     m_trustDialog = dialog;
@@ -323,7 +331,8 @@ bool NodesPage::setNcclEnvironment(qint64 nodeId, const QString& text)
     m_workspace.notifyNodesChanged();
     const auto after = storedNode(nodeId);
     setStatus(after && !after->ncclEnv.empty()
-                  ? tr("%1: runs give its ranks %2.").arg(name, ncclEnvironmentText(after->ncclEnv).replace(QLatin1Char('\n'), QLatin1Char(' ')))
+                  ? tr("%1: runs give its ranks %2.")
+                        .arg(name, ncclEnvironmentText(after->ncclEnv).replace(QLatin1Char('\n'), QLatin1Char(' ')))
                   : tr("%1: no NCCL settings; NCCL chooses its defaults.").arg(name),
               false);
     return true;
@@ -340,11 +349,13 @@ void NodesPage::editNcclEnvironmentOfSelected()
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setOption(QInputDialog::UsePlainTextEditForTextInput);
     dialog->setWindowTitle(tr("NCCL settings of %1").arg(QString::fromStdString(node->name)));
-    dialog->setLabelText(tr("One NAME=VALUE per line, given to every rank this node runs (e.g. NCCL_NVLS_ENABLE=0 where NVLink "
-                            "multicast is forbidden). Empty: none."));
+    dialog->setLabelText(
+        tr("One NAME=VALUE per line, given to every rank this node runs (e.g. NCCL_NVLS_ENABLE=0 where NVLink "
+           "multicast is forbidden). Empty: none."));
     dialog->setTextValue(ncclEnvironmentText(node->ncclEnv));
     const qint64 nodeId = *id;
-    connect(dialog, &QInputDialog::textValueSelected, this, [this, nodeId](const QString& text) { setNcclEnvironment(nodeId, text); });
+    connect(dialog, &QInputDialog::textValueSelected, this,
+            [this, nodeId](const QString& text) { setNcclEnvironment(nodeId, text); });
     m_ncclDialog = dialog;
     dialog->open();
 }

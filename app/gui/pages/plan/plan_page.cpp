@@ -193,8 +193,9 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     QAction* report = m_exportMenu->addAction(tr("Report: reasoning, charts and CSV…"));
     report->setObjectName(QStringLiteral("export-report"));
     report->setData(-1); // not a framework config: updateExportActions leaves it alone
-    report->setToolTip(tr("Write the plan's reasoning (Markdown), its memory chart (SVG, PNG) and the candidates' figures "
-                          "(CSV) into one folder."));
+    report->setToolTip(
+        tr("Write the plan's reasoning (Markdown), its memory chart (SVG, PNG) and the candidates' figures "
+           "(CSV) into one folder."));
     connect(report, &QAction::triggered, this, &PlanPage::browseReport);
     m_exportButton->setMenu(m_exportMenu);
     configRow->addWidget(m_openConfig);

@@ -83,7 +83,8 @@ QString RunDiagnosisPanel::headlineFor(const RunDiagnosisView& diagnosis)
         return tr("First failure on %1: %2. %3").arg(where, failureKindText(root->kind), root->message);
     }
     if (diagnosis.verdict == QLatin1String("symptoms_only"))
-        return tr("Only symptoms were found (e.g. timeouts after a peer vanished); the cause left no trace in these logs.");
+        return tr(
+            "Only symptoms were found (e.g. timeouts after a peer vanished); the cause left no trace in these logs.");
     return tr("No failure was recognised in the ranks' logs and events.");
 }
 

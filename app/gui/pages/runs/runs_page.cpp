@@ -224,7 +224,7 @@ void RunsPage::refreshQueue()
     // The first queued request starting keeps the rows' tickets: that it runs now changes the model too.
     const bool wasRunning = m_queue->rowCount() > 0 && m_queue->index(0, 0).data(RunQueueModel::RunningRole).toBool();
     const bool changed = m_queue->rowCount() != static_cast<int>(queued.size()) + (running ? 1 : 0)
-                         || (running && m_queue->ticketAt(0) != running->ticket) || wasRunning != running.has_value();
+        || (running && m_queue->ticketAt(0) != running->ticket) || wasRunning != running.has_value();
     if (changed) {
         m_queue->setQueue(running, queued);
         for (int row = 0; row < m_queue->rowCount(); ++row)
@@ -247,7 +247,8 @@ void RunsPage::cancelSelected()
     }
     if (ticket == 0)
         return;
-    if (const auto running = m_job->running(); running && running->ticket == ticket && m_ranks->watchedRunId() == m_liveRun)
+    if (const auto running = m_job->running();
+        running && running->ticket == ticket && m_ranks->watchedRunId() == m_liveRun)
         m_ranks->setCancelling(true);
     m_job->cancel(ticket);
     setStatus(tr("Cancelling…"), false);

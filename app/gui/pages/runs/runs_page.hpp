@@ -1,9 +1,9 @@
 #pragma once
 // Runs: queue measured runs on a node, watch each rank live (steps done, tokens/s so far, memory)
-// with the ranks' log tail, each run's elapsed time and time left and the whole queue's, cancel, re-attach a detached run on an SSH node (left running when the
-// app closed) or abandon one (its ranks stopped where the node answers), and browse the history of
-// stored runs. A run that did not complete shows its diagnosis: the first failure across the ranks
-// highlighted, and the suggested next step as an action that queues the rerun.
+// with the ranks' log tail, each run's elapsed time and time left and the whole queue's, cancel, re-attach a detached
+// run on an SSH node (left running when the app closed) or abandon one (its ranks stopped where the node answers), and
+// browse the history of stored runs. A run that did not complete shows its diagnosis: the first failure across the
+// ranks highlighted, and the suggested next step as an action that queues the rerun.
 
 #include "jobs/run_job.hpp"
 

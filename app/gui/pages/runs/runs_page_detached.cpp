@@ -48,11 +48,12 @@ qint64 RunsPage::abandonSelected()
     if (!current.isValid() || !m_workspace.database())
         return 0;
     const qint64 runId = current.data(RunHistoryModel::RunIdRole).toLongLong();
-    QMessageBox confirm(QMessageBox::Question, tr("Abandon run %1").arg(runId),
-                        tr("Abandon run %1? On every node of the run that answers, its ranks still running are stopped; "
-                           "the run is kept as lost and can no longer be re-attached.")
-                            .arg(runId),
-                        QMessageBox::Yes | QMessageBox::Cancel, this);
+    QMessageBox confirm(
+        QMessageBox::Question, tr("Abandon run %1").arg(runId),
+        tr("Abandon run %1? On every node of the run that answers, its ranks still running are stopped; "
+           "the run is kept as lost and can no longer be re-attached.")
+            .arg(runId),
+        QMessageBox::Yes | QMessageBox::Cancel, this);
     confirm.setObjectName(QStringLiteral("confirmAbandon"));
     confirm.setDefaultButton(QMessageBox::Cancel);
     if (confirm.exec() != QMessageBox::Yes)

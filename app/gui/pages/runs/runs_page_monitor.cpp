@@ -95,7 +95,8 @@ void RunsPage::updateQueueTotal()
     const RunEstimate total = m_queue->queueEstimate();
     QString text;
     if (total.kind == RunEstimate::Kind::Unknown)
-        text = tr("%n run(s) in the queue; time left unknown: a queued run carries no predicted step time.", nullptr, runs);
+        text = tr("%n run(s) in the queue; time left unknown: a queued run carries no predicted step time.", nullptr,
+                  runs);
     else
         text = tr("%n run(s) in the queue; time left: %1.", nullptr, runs).arg(estimateText(total));
     if (const auto elapsed = m_queue->elapsedSeconds())

@@ -34,7 +34,7 @@ bool isExampleRun(const std::string& importSource);
 bool isReadOnlyRun(const store::RunSummary& run);
 
 struct ExampleFile {
-    std::string key;                 // "example:<set id>/<file name>"
+    std::string key; // "example:<set id>/<file name>"
     std::filesystem::path path;
 };
 

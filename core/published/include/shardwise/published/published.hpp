@@ -120,7 +120,7 @@ struct CellInput {
     Strategy strategy = Strategy::Zero0;
     double params = 0;    // model-state cells: parameter count
     int world = 1;
-    double largestLayerParams = 0; // model-state cells: DeepSpeed ZeRO-3's largest layer (0: not stated)
+    double largestLayerParams = 0;    // model-state cells: DeepSpeed ZeRO-3's largest layer (0: not stated)
     std::vector<std::string> assumed; // fields filled from assumptions, in the order the builder read them
 };
 // Training: model and GPU preset, cluster (GPUs per node, nodes, intra-node link, inter-node GB/s per

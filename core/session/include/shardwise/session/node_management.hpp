@@ -61,27 +61,31 @@ void setNodeNcclEnv(store::Database& db, std::int64_t nodeId, const std::map<std
 
 // Connects and runs one command (uname -srm).
 struct ConnectionTest {
-    std::string user;        // the user logged in as
-    std::string host;        // the host reached (an alias's HostName)
+    std::string user; // the user logged in as
+    std::string host; // the host reached (an alias's HostName)
     int port = 22;
     dispatch::HostKey hostKey;
     double connectMs = 0;
     bool commandSucceeded = false;
-    std::string system;      // uname -srm, trimmed; or how the command ended when it failed
+    std::string system; // uname -srm, trimmed; or how the command ended when it failed
 };
 ConnectionTest testNodeConnection(const store::Node& node, const dispatch::SshOptions& options,
-                                  const std::atomic<bool>* cancel = nullptr, dispatch::PassphrasePrompt askPassphrase = {});
+                                  const std::atomic<bool>* cancel = nullptr,
+                                  dispatch::PassphrasePrompt askPassphrase = {});
 
 // Discovers the node's facts: this machine's through /bin/sh, an SSH node's over one command.
 dispatch::NodeFacts discoverNodeFacts(const store::Node& node, const dispatch::SshOptions& options,
-                                      const std::atomic<bool>* cancel = nullptr, dispatch::PassphrasePrompt askPassphrase = {});
+                                      const std::atomic<bool>* cancel = nullptr,
+                                      dispatch::PassphrasePrompt askPassphrase = {});
 // Stores discovered facts with the node, keeping the runner a preparation recorded; returns the node.
 store::Node recordNodeFacts(store::Database& db, std::int64_t nodeId, const dispatch::NodeFacts& facts);
 // Builds the runner on an SSH node (dispatch::prepareNode); NodeError for the local node.
 dispatch::PreparedRunner prepareStoredNode(const store::Node& node, const dispatch::RemoteBundle& sources,
-                                           const dispatch::SshOptions& options, const dispatch::PreparationOptions& preparation = {},
+                                           const dispatch::SshOptions& options,
+                                           const dispatch::PreparationOptions& preparation = {},
                                            const dispatch::PreparationCallback& onProgress = {},
-                                           const std::atomic<bool>* cancel = nullptr, dispatch::PassphrasePrompt askPassphrase = {});
+                                           const std::atomic<bool>* cancel = nullptr,
+                                           dispatch::PassphrasePrompt askPassphrase = {});
 // Stores the prepared runner (and the facts found while preparing) with the node; returns the node.
 store::Node recordPreparedRunner(store::Database& db, std::int64_t nodeId, const dispatch::PreparedRunner& runner);
 

@@ -26,9 +26,9 @@ struct Node {
     std::int64_t id = 0; // 0 until stored
     std::string name;
     NodeKind kind = NodeKind::Local;
-    std::string host;                    // a name, an address or an alias of the user's ssh client config
+    std::string host; // a name, an address or an alias of the user's ssh client config
     int port = 22;
-    std::string user;                    // empty: the ssh config's User for the host, else the login name
+    std::string user; // empty: the ssh config's User for the host, else the login name
     SshAuth auth = SshAuth::Agent;
     std::string keyFile;                 // path to the private key when auth is KeyFile
     nlohmann::json facts = nlohmann::json::object(); // discovered GPUs, driver, CUDA, NCCL, ...

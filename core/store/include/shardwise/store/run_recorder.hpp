@@ -23,7 +23,9 @@ namespace shardwise::store {
 struct RunNodeRef {
     RunNodeRef() = default;
     RunNodeRef(std::string nodeName, std::optional<std::int64_t> storedId, std::map<std::string, std::string> nccl = {})
-        : name(std::move(nodeName)), nodeId(storedId), ncclEnv(std::move(nccl))
+        : name(std::move(nodeName))
+        , nodeId(storedId)
+        , ncclEnv(std::move(nccl))
     {
     }
     std::string name;                 // node name (or host) as the user knows it
