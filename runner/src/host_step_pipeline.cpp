@@ -31,6 +31,10 @@ void HostStepPipeline::submit(std::size_t unit, CommTicket arrival, std::functio
         if (m_busy[unit])
             throw std::logic_error("HostStepPipeline::submit: unit " + std::to_string(unit)
                                    + " is still being stepped");
+        // The first unit of a step, nothing of the last one left: the backward is handing units in
+        // again, and they are stepped in the order they come until it has handed in all of them.
+        if (std::none_of(m_busy.begin(), m_busy.end(), [](char b) { return b != 0; }))
+            m_all = false;
         m_busy[unit] = 1;
         m_queue.push_back({ unit, std::move(arrival), std::move(work) });
     }

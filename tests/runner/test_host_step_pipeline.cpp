@@ -108,6 +108,32 @@ private slots:
         QCOMPARE(log.snapshot(), (std::vector<std::size_t> { 3, 1, 2, 0 }));
     }
 
+    void theNextStepIsSteppedInArrivalOrderAgain()
+    {
+        // Step 1 ends with submittedAll; step 2's backward hands units in again and, until it ends,
+        // they go first in, first out (not lowest first, which would wait on copies still in flight).
+        HostStepPipeline pipeline(4);
+        Log log;
+        pipeline.submit(0, nullptr, [] {});
+        pipeline.submittedAll();
+        pipeline.waitFor(0);
+        std::atomic<bool> started { false }, release { false };
+        pipeline.submit(3, nullptr, [&] {
+            started = true;
+            while (!release)
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            log.add(3);
+        });
+        while (!started)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        pipeline.submit(2, nullptr, [&] { log.add(2); });
+        pipeline.submit(1, nullptr, [&] { log.add(1); });
+        release = true;
+        pipeline.waitFor(1);
+        pipeline.waitFor(2);
+        QCOMPARE(log.snapshot(), (std::vector<std::size_t> { 3, 2, 1 }));
+    }
+
     void waitForReturnsForItsUnitWithoutTheRest()
     {
         HostStepPipeline pipeline(2);
