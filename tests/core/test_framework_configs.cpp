@@ -4,6 +4,7 @@
 // unknown keys, bad values and "auto"; the round trip in -> settings -> out -> in.
 //
 // SHARDWISE_UPDATE_GOLDEN=1 rewrites the expected files from the current exports.
+#include "framework_cases.hpp"
 #include "shardwise/frameworks/configs.hpp"
 #include "shardwise/frameworks/network.hpp"
 #include "shardwise/spec/json.hpp"
@@ -28,15 +29,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kCases = fs::path(SHARDWISE_TEST_DATA_DIR) / "framework_configs";
-
-std::string readFile(const fs::path& p)
-{
-    std::ifstream f(p, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
+const fs::path& kCases = test::kFrameworkCases;
+using test::readFile;
 
 struct Case {
     std::string name;

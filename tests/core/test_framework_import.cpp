@@ -3,6 +3,7 @@
 // every golden TOML back to its case) and the batch settings of the Accelerate export (the keys and
 // comments that say where micro-batch and accumulation live, and the "# shardwise:" record that
 // brings them back).
+#include "framework_cases.hpp"
 #include "shardwise/frameworks/configs.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
@@ -22,15 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kCases = fs::path(SHARDWISE_TEST_DATA_DIR) / "framework_configs";
-
-std::string readFile(const fs::path& p)
-{
-    std::ifstream f(p, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
+const fs::path& kCases = test::kFrameworkCases;
+using test::readFile;
 
 // A torchtitan train config as its llama3 train_configs write one (torchtitan/models/llama3/train_configs).
 const char* kLlama3Toml = R"(# torchtitan Config.toml
