@@ -11,8 +11,7 @@
 
 namespace shardwise {
 
-using detail::sentenceWith;
-using detail::SentenceFormatter;
+using A = MessageArg;
 
 bool isLightStrategy(Strategy s)
 {
@@ -26,67 +25,69 @@ namespace {
 
 bool isOffload(Strategy s) { return traits(s).offloadsOptimizer || traits(s).offloadsParameters; }
 
-const char* id(Strategy s) { return strategyId(s).data(); } // ids are literals: NUL-terminated
+A id(Strategy s) { return A::name(std::string(strategyId(s))); }
 
-double gib(double bytes) { return bytes / kGiB; }
+A gib(double bytes) { return A::gib(bytes / kGiB, 1); }
+
+Message msg(std::string key, std::vector<A> args = {}) { return Message{std::move(key), std::move(args)}; }
 
 // The peak (MemoryBreakdown::peakBytes) with its two named parts, and the usable capacity it is
-// compared with, with its two: every sentence about GPU memory states the same four figures.
-std::string peakAgainstUsable(const Estimate& e, const char* relation, SentenceFormatter f)
+// compared with, with its two: every sentence about GPU memory states the same figures.
+Message peakAgainstUsable(const Estimate& e, bool exceeds)
 {
-    return sentenceWith(f, "predicted peak %.1f GiB (%.1f GiB allocated + %.1f GiB CUDA context and NCCL) %s the usable "
-                           "%.1f GiB (the GPU's %.1f GiB less %.1f GiB headroom)",
-                        gib(e.memory.peakBytes()), gib(e.memory.allocatedPeak()), gib(e.memory.runtimeContext), relation,
-                        gib(e.usableDeviceBytes()), gib(e.deviceCapacityBytes), gib(e.headroomBytes));
+    return msg(exceeds ? "plan.peak_exceeds_usable" : "plan.peak_within_usable",
+               {gib(e.memory.peakBytes()), gib(e.memory.allocatedPeak()), gib(e.memory.runtimeContext),
+                gib(e.usableDeviceBytes()), gib(e.deviceCapacityBytes), gib(e.headroomBytes)});
 }
 
 // Why one estimate does not fit, with the numbers.
-std::string whyNotFits(const Estimate& e, SentenceFormatter f)
+Message whyNotFits(const Estimate& e)
 {
     if (!e.fitsDevice)
-        return sentenceWith(f, "%s does not fit: %s by %.1f GiB.", id(e.strategy),
-                            peakAgainstUsable(e, "exceeds", f).c_str(), gib(e.deviceShortfallBytes()));
-    return sentenceWith(f, "%s does not fit in host memory: it needs %.1f GiB per node, %.1f GiB over the %.1f GiB usable.",
-                    id(e.strategy), gib(e.hostBytesPerNode), gib(e.hostShortfallBytes()), gib(e.hostCapacityBytes));
+        return msg("plan.does_not_fit_device",
+                   {id(e.strategy), A::message(peakAgainstUsable(e, true)), gib(e.deviceShortfallBytes())});
+    return msg("plan.does_not_fit_host",
+               {id(e.strategy), gib(e.hostBytesPerNode), gib(e.hostShortfallBytes()), gib(e.hostCapacityBytes)});
 }
 
-std::string fitsSentence(const Estimate& e, SentenceFormatter f)
+Message fitsSentence(const Estimate& e)
 {
-    std::string s = sentenceWith(f, "%s fits: %s, %.1f GiB to spare; predicted %.0f tokens/s, step %.3f s, MFU %.1f %%.",
-                                 id(e.strategy), peakAgainstUsable(e, "within", f).c_str(), gib(-e.deviceShortfallBytes()),
-                                 e.throughput.tokensPerS, e.throughput.stepTimeS, 100.0 * e.throughput.mfu);
-    if (e.hostBytesPerNode > 0)
-        s += sentenceWith(f, " Host memory: %.1f GiB per node of %.1f GiB usable.", gib(e.hostBytesPerNode),
-                      gib(e.hostCapacityBytes));
-    return s;
+    std::vector<A> args{id(e.strategy), A::message(peakAgainstUsable(e, false)), gib(-e.deviceShortfallBytes()),
+                        A::tokensPerS(e.throughput.tokensPerS, 0), A::seconds(e.throughput.stepTimeS, 3),
+                        A::percent(100.0 * e.throughput.mfu, 1)};
+    if (e.hostBytesPerNode <= 0)
+        return msg("plan.fits", std::move(args));
+    args.push_back(gib(e.hostBytesPerNode));
+    args.push_back(gib(e.hostCapacityBytes));
+    return msg("plan.fits_with_host", std::move(args));
 }
 
 // Strategies the framework target cannot express are left out of the reasons: they are not options.
-void addMisfits(std::vector<std::string>& reasons, const Plan& p, bool (*which)(Strategy), SentenceFormatter f)
+void addMisfits(std::vector<Message>& reasons, const Plan& p, bool (*which)(Strategy))
 {
     for (Strategy s : detail::byLightness()) {
         const Estimate& e = p.candidate(s).estimate;
         if (which(s) && e.supported && !e.fits())
-            reasons.push_back(whyNotFits(e, f));
+            reasons.push_back(whyNotFits(e));
     }
 }
 
-const char* frameworkLabel(const EstimateInput& in) { return traits(in.framework.framework).label.data(); }
+A frameworkLabel(const EstimateInput& in) { return A::name(std::string(traits(in.framework.framework).label)); }
 
 // A framework target's plan says which defaults it assumed, and which strategies would fit with the
 // native runner but not in the framework (its fp32 master, gradient partitions, buckets, eager
 // activations and full logits).
-void addFrameworkReasons(Plan& p, const EstimateInput& in, const Calibration& c, SentenceFormatter f)
+void addFrameworkReasons(Plan& p, const EstimateInput& in, const Calibration& c)
 {
     if (in.framework.framework == Framework::Native)
         return;
     Recommendation& r = p.recommendation;
-    r.reasons.push_back(sentenceWith(
-        f, "Planned for %s %s: precision %s, activation checkpointing %s%s; the figures are what the framework "
-           "allocates and how fast it runs at its defaults (docs/formulas.md, \"Framework targets\").",
-        frameworkLabel(in), in.framework.effectiveVersion().c_str(), precisionId(in.training.precision).data(),
-        in.training.activationCheckpointing ? checkpointPolicyId(in.training.checkpointPolicy).data() : "off",
-        in.framework.compiled ? ", torch.compile on each decoder layer" : ""));
+    r.reasonMessages.push_back(msg(
+        "plan.framework_assumed",
+        {frameworkLabel(in), A::name(in.framework.effectiveVersion()), A::name(std::string(precisionId(in.training.precision))),
+         in.training.activationCheckpointing ? A::name(std::string(checkpointPolicyId(in.training.checkpointPolicy)))
+                                             : A::message(msg("plan.checkpointing_off")),
+         in.framework.compiled ? A::message(msg("plan.compiled_layers")) : A::name({})}));
     EstimateInput native = in;
     native.framework = FrameworkTarget{};
     const auto nativeEstimates = estimateMemoryAll(native, c);
@@ -94,17 +95,16 @@ void addFrameworkReasons(Plan& p, const EstimateInput& in, const Calibration& c,
         const Estimate& e = p.candidates[i].estimate;
         const Estimate& n = nativeEstimates[i];
         if (e.supported && !e.fits() && n.fits())
-            r.reasons.push_back(sentenceWith(
-                f, "%s would fit with Shardwise's runner (predicted peak %.1f GiB) but not in %s at its defaults "
-                   "(%.1f GiB).",
-                id(e.strategy), gib(n.memory.peakBytes()), frameworkLabel(in), gib(e.memory.peakBytes())));
+            r.reasonMessages.push_back(msg("plan.fits_natively_not_in_framework",
+                                           {id(e.strategy), gib(n.memory.peakBytes()), frameworkLabel(in),
+                                            gib(e.memory.peakBytes())}));
     }
 }
 
 bool lightPredicate(Strategy s) { return isLightStrategy(s); }
 bool notOffloadPredicate(Strategy s) { return !isOffload(s); }
 
-bool decideLightest(Plan& p, const EstimateInput& in, SentenceFormatter f)
+bool decideLightest(Plan& p, const EstimateInput& in)
 {
     Recommendation& r = p.recommendation;
     for (Strategy s : detail::byLightness()) {
@@ -112,21 +112,18 @@ bool decideLightest(Plan& p, const EstimateInput& in, SentenceFormatter f)
             continue;
         r.strategy = s;
         r.step = DecisionStep::LightestFits;
-        r.reasons.push_back(sentenceWith(f, "Step 1 decided: %s is the lightest sharding that fits in GPU memory with "
-                                     "headroom.",
-                                     id(s)));
-        addMisfits(r.reasons, p, lightPredicate, f);
-        r.reasons.push_back(fitsSentence(p.candidate(s).estimate, f));
-        detail::addFastestComparison(p, p.candidate(s).estimate, in.cluster.worldSize(), true, f);
+        r.reasonMessages.push_back(msg("plan.step1_decided", {id(s)}));
+        addMisfits(r.reasonMessages, p, lightPredicate);
+        r.reasonMessages.push_back(fitsSentence(p.candidate(s).estimate));
+        detail::addFastestComparison(p, p.candidate(s).estimate, in.cluster.worldSize(), true);
         if (in.cluster.worldSize() == 1)
-            r.reasons.push_back("With one GPU there is nothing to shard across: every strategy holds the whole state, "
-                                "and sharding only adds copies.");
+            r.reasonMessages.push_back(msg("plan.one_gpu"));
         return true;
     }
     return false;
 }
 
-bool decideFullShard(Plan& p, const EstimateInput& in, SentenceFormatter f)
+bool decideFullShard(Plan& p, const EstimateInput& in)
 {
     const Estimate& z3 = p.candidate(Strategy::Zero3).estimate;
     const Estimate& fsdp = p.candidate(Strategy::Fsdp2Reshard).estimate;
@@ -138,11 +135,10 @@ bool decideFullShard(Plan& p, const EstimateInput& in, SentenceFormatter f)
         // A framework target offers one full shard: the interconnect rule has nothing to choose.
         const Estimate& only = z3.supported ? z3 : fsdp;
         r.strategy = only.strategy;
-        r.reasons.push_back(sentenceWith(f, "Step 2 decided: no light sharding fits, so %s, %s's full shard, is chosen.",
-                                         id(only.strategy), frameworkLabel(in)));
-        addMisfits(r.reasons, p, lightPredicate, f);
-        r.reasons.push_back(fitsSentence(only, f));
-        detail::addFastestComparison(p, only, in.cluster.worldSize(), false, f);
+        r.reasonMessages.push_back(msg("plan.step2_decided_framework", {id(only.strategy), frameworkLabel(in)}));
+        addMisfits(r.reasonMessages, p, lightPredicate);
+        r.reasonMessages.push_back(fitsSentence(only));
+        detail::addFastestComparison(p, only, in.cluster.worldSize(), false);
         return true;
     }
     const bool nvlink = in.cluster.intraNode == Interconnect::NvLink;
@@ -150,41 +146,29 @@ bool decideFullShard(Plan& p, const EstimateInput& in, SentenceFormatter f)
     const Estimate& other = nvlink ? z3 : fsdp;
     const Estimate& chosen = preferred.fits() ? preferred : other;
     r.strategy = chosen.strategy;
-    r.reasons.push_back(sentenceWith(f, "Step 2 decided: no light sharding fits, so full sharding is chosen by the "
-                                 "interconnect (%s).",
-                                 interconnectId(in.cluster.intraNode).data()));
-    addMisfits(r.reasons, p, lightPredicate, f);
-    if (nvlink)
-        r.reasons.push_back("On NVLink the FSDP2-style full shard (fsdp2_reshard) was faster than ZeRO-3 in the "
-                            "reference benchmark.");
-    else
-        r.reasons.push_back("On PCIe the ZeRO-3 style was faster in the reference benchmark, but only with the "
-                            "allocator's expandable segments; measure both full shards on this hardware.");
+    r.reasonMessages.push_back(msg("plan.step2_decided", {A::name(std::string(interconnectId(in.cluster.intraNode)))}));
+    addMisfits(r.reasonMessages, p, lightPredicate);
+    r.reasonMessages.push_back(msg(nvlink ? "plan.nvlink_fsdp2_faster" : "plan.pcie_zero3_faster"));
     if (&chosen != &preferred)
-        r.reasons.push_back(sentenceWith(f, "%s, the rule's choice, does not fit (short by %.1f GiB), so %s is recommended.",
-                                     id(preferred.strategy),
-                                     gib(preferred.fitsDevice ? preferred.hostShortfallBytes()
-                                                              : preferred.deviceShortfallBytes()),
-                                     id(chosen.strategy)));
-    r.reasons.push_back(fitsSentence(chosen, f));
+        r.reasonMessages.push_back(msg("plan.rule_choice_does_not_fit",
+                                       {id(preferred.strategy),
+                                        gib(preferred.fitsDevice ? preferred.hostShortfallBytes()
+                                                                 : preferred.deviceShortfallBytes()),
+                                        id(chosen.strategy)}));
+    r.reasonMessages.push_back(fitsSentence(chosen));
     if (!nvlink && other.fits() && &chosen != &other)
         r.alsoMeasure.push_back(other.strategy);
-    detail::addFastestComparison(p, chosen, in.cluster.worldSize(), false, f);
-    if (!nvlink && chosen.strategy == Strategy::Zero3) {
-        if (in.training.expandableSegments)
-            r.reasons.push_back("Expandable segments are on, as the ZeRO-3 style needed on PCIe in the reference.");
-        else
-            r.reasons.push_back("Run it with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (--expandable-segments): "
-                                "in the reference the ZeRO-3 style completed on PCIe only with it.");
-    }
+    detail::addFastestComparison(p, chosen, in.cluster.worldSize(), false);
+    if (!nvlink && chosen.strategy == Strategy::Zero3)
+        r.reasonMessages.push_back(
+            msg(in.training.expandableSegments ? "plan.expandable_segments_on" : "plan.expandable_segments_needed"));
     if (in.cluster.nodes > 1)
-        r.reasons.push_back(sentenceWith(f, "The rule reads the link inside a node; across the %d nodes the network "
-                                     "(%.1f GB/s per node) bounds both full shards' collectives.",
-                                     in.cluster.nodes, in.cluster.interNodeGBps));
+        r.reasonMessages.push_back(msg("plan.network_bounds_full_shards",
+                                       {A::integer(in.cluster.nodes), A::gbps(in.cluster.interNodeGBps, 1)}));
     return true;
 }
 
-bool decideOffload(Plan& p, int world, SentenceFormatter f)
+bool decideOffload(Plan& p, int world)
 {
     Recommendation& r = p.recommendation;
     for (Strategy s : detail::byLightness()) {
@@ -192,26 +176,22 @@ bool decideOffload(Plan& p, int world, SentenceFormatter f)
             continue;
         r.strategy = s;
         r.step = DecisionStep::OffloadLast;
-        r.reasons.push_back(sentenceWith(f, "Step 3 decided: nothing fits without CPU offload, so %s, the lightest offload "
-                                     "that fits, is the last resort.",
-                                     id(s)));
-        addMisfits(r.reasons, p, notOffloadPredicate, f);
+        r.reasonMessages.push_back(msg("plan.step3_decided", {id(s)}));
+        addMisfits(r.reasonMessages, p, notOffloadPredicate);
         const Estimate& chosen = p.candidate(s).estimate;
-        r.reasons.push_back(fitsSentence(chosen, f));
+        r.reasonMessages.push_back(fitsSentence(chosen));
         const Estimate& noOffload = p.candidate(p.candidate(Strategy::Fsdp2Reshard).estimate.supported
                                                     ? Strategy::Fsdp2Reshard
                                                     : Strategy::Zero3)
                                         .estimate;
-        r.reasons.push_back(sentenceWith(f, "Against %s, offload is predicted to cut the GPU peak by %.0f %% and "
-                                     "throughput by %.1fx; in the reference benchmark CPU offload cut peak memory by "
-                                     "roughly 40-65 %% and throughput by roughly 3-9x.",
-                                     id(noOffload.strategy),
-                                     100.0 * (1.0 - chosen.memory.peakBytes() / noOffload.memory.peakBytes()),
-                                     noOffload.throughput.tokensPerS / chosen.throughput.tokensPerS));
+        r.reasonMessages.push_back(msg(
+            "plan.offload_against",
+            {id(noOffload.strategy), A::percent(100.0 * (1.0 - chosen.memory.peakBytes() / noOffload.memory.peakBytes()), 0),
+             A::ratio(noOffload.throughput.tokensPerS / chosen.throughput.tokensPerS, 1)}));
         for (Strategy o : detail::byLightness())
             if (o != s && isOffload(o) && p.candidate(o).estimate.fits())
                 r.alsoMeasure.push_back(o);
-        detail::addFastestComparison(p, chosen, world, false, f);
+        detail::addFastestComparison(p, chosen, world, false);
         return true;
     }
     return false;
@@ -219,24 +199,22 @@ bool decideOffload(Plan& p, int world, SentenceFormatter f)
 
 void decideNothingFits(Plan& p, const EstimateInput& in, const Calibration& c, const detail::PlanPaths& paths)
 {
-    const SentenceFormatter f = paths.format;
     Recommendation& r = p.recommendation;
     r.step = DecisionStep::NothingFits;
     const Estimate* closest = nullptr;
     for (const Candidate& cand : p.candidates)
         if (cand.estimate.supported && (!closest || cand.estimate.deviceShortfallBytes() < closest->deviceShortfallBytes()))
             closest = &cand.estimate;
-    r.reasons.push_back(sentenceWith(f, "No strategy fits on %d x %s with micro-batch %d and sequence %d.",
-                                 in.cluster.worldSize(), in.gpu.name.c_str(), in.training.microBatch,
-                                 in.training.seqLen));
+    r.reasonMessages.push_back(msg("plan.nothing_fits", {A::integer(in.cluster.worldSize()), A::name(in.gpu.name),
+                                                         A::integer(in.training.microBatch),
+                                                         A::integer(in.training.seqLen)}));
     if (closest)
-        r.reasons.push_back(sentenceWith(f, "Closest: %s", whyNotFits(*closest, f).c_str()));
+        r.reasonMessages.push_back(msg("plan.closest", {A::message(whyNotFits(*closest))}));
     r.remedies = paths.remedies(in, c);
     if (r.remedies.empty())
-        r.reasons.push_back("Neither more GPUs, shorter sequences, a smaller micro-batch nor activation checkpointing "
-                            "makes any strategy fit within the searched ranges; a GPU with more memory is needed.");
+        r.reasonMessages.push_back(msg("plan.no_remedy"));
     for (const Remedy& m : r.remedies)
-        r.reasons.push_back(detail::describe(m, in, f));
+        r.reasonMessages.push_back(detail::describe(m, in));
 }
 
 } // namespace
@@ -245,19 +223,21 @@ Plan detail::makePlanWith(const EstimateInput& in, const Calibration& c, const P
 {
     validate(in);
     Plan p;
-    p.recommendation.reasons.reserve(8); // the longest decision gives about eight sentences
+    p.recommendation.reasonMessages.reserve(8); // the longest decision gives about eight sentences
     const auto estimates = estimateAll(in, c);
     for (std::size_t i = 0; i < kStrategyCount; ++i)
         p.candidates[i] = Candidate{estimates[i].strategy, estimates[i]};
-    const SentenceFormatter f = paths.format;
     p.framework = in.framework;
     p.interNodeGBps = in.cluster.nodes > 1 ? in.cluster.interNodeGBps : 0.0;
-    if (!decideLightest(p, in, f) && !decideFullShard(p, in, f) && !decideOffload(p, in.cluster.worldSize(), f))
+    if (!decideLightest(p, in) && !decideFullShard(p, in) && !decideOffload(p, in.cluster.worldSize()))
         decideNothingFits(p, in, c, paths);
-    addFrameworkReasons(p, in, c, f);
-    if (p.recommendation.strategy)
-        p.recommendation.reasons.push_back("Validate with a short run of the same model, precision, micro-batch, "
-                                           "sequence length and GPU count before a long run.");
+    addFrameworkReasons(p, in, c);
+    Recommendation& r = p.recommendation;
+    if (r.strategy)
+        r.reasonMessages.push_back(msg("plan.validate"));
+    r.reasons.reserve(r.reasonMessages.size());
+    for (const Message& m : r.reasonMessages)
+        r.reasons.push_back(paths.numbers ? renderEnglishWith(m, paths.numbers) : renderEnglish(m));
     return p;
 }
 
@@ -265,7 +245,7 @@ Plan makePlan(const EstimateInput& in, const Calibration& c) { return detail::ma
 
 Plan reference::makePlan(const EstimateInput& in, const Calibration& c)
 {
-    return detail::makePlanWith(in, c, {detail::formatSentenceWithLibc, detail::findRemediesStraightforward});
+    return detail::makePlanWith(in, c, {detail::fixedWithLibc, detail::findRemediesStraightforward});
 }
 
 std::string_view decisionStepId(DecisionStep s)

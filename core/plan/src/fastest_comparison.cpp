@@ -18,13 +18,17 @@ namespace detail {
 
 namespace {
 
-const char* id(Strategy s) { return strategyId(s).data(); } // ids are literals: NUL-terminated
+using A = MessageArg;
 
-double ms(double seconds) { return 1e3 * seconds; }
+A id(Strategy s) { return A::name(std::string(strategyId(s))); }
+
+A ms(double seconds) { return A::milliseconds(1e3 * seconds, 1); }
+
+Message msg(std::string key, std::vector<A> args = {}) { return Message{std::move(key), std::move(args)}; }
 
 // The part of the step time (ThroughputEstimate's terms) that `faster` spends least on against
 // `chosen`, as a clause with both figures.
-std::string cause(const Estimate& faster, const Estimate& chosen, int world, SentenceFormatter f)
+Message cause(const Estimate& faster, const Estimate& chosen, int world)
 {
     const ThroughputEstimate& a = faster.throughput;
     const ThroughputEstimate& b = chosen.throughput;
@@ -42,31 +46,25 @@ std::string cause(const Estimate& faster, const Estimate& chosen, int world, Sen
     switch (largest->first) {
     case Optimizer:
         if (traits(faster.strategy).shardsOptimizer && !traits(chosen.strategy).shardsOptimizer)
-            return sentenceWith(f, "it shards the optimizer step across the %d GPUs, %.1f ms per step against %.1f ms",
-                                world, ms(a.optimizerS), ms(b.optimizerS));
-        return sentenceWith(f, "its optimizer step takes %.1f ms against %.1f ms", ms(a.optimizerS), ms(b.optimizerS));
+            return msg("plan.cause_shards_optimizer", {A::integer(world), ms(a.optimizerS), ms(b.optimizerS)});
+        return msg("plan.cause_optimizer", {ms(a.optimizerS), ms(b.optimizerS)});
     case Communication:
-        return sentenceWith(f, "less of its communication is left exposed, %.1f ms per step against %.1f ms",
-                            ms(a.exposedCommS), ms(b.exposedCommS));
+        return msg("plan.cause_communication", {ms(a.exposedCommS), ms(b.exposedCommS)});
     case Overhead:
-        return sentenceWith(f, "its per-parameter step overhead (flat-buffer copies, casts) is %.1f ms against %.1f ms",
-                            ms(a.overheadS), ms(b.overheadS));
+        return msg("plan.cause_overhead", {ms(a.overheadS), ms(b.overheadS)});
     case Compute:
-        return sentenceWith(f, "its forward and backward take %.1f ms per step against %.1f ms", ms(a.computeS),
-                            ms(b.computeS));
+        return msg("plan.cause_compute", {ms(a.computeS), ms(b.computeS)});
     case OffloadCopies:
-        return sentenceWith(f, "its exposed host copies take %.1f ms per step against %.1f ms", ms(a.offloadCopyS),
-                            ms(b.offloadCopyS));
+        return msg("plan.cause_offload_copies", {ms(a.offloadCopyS), ms(b.offloadCopyS)});
     case CpuOptimizer:
         break;
     }
-    return sentenceWith(f, "its CPU optimizer step adds %.1f ms to a step against %.1f ms", ms(a.cpuOptimizerS),
-                        ms(b.cpuOptimizerS));
+    return msg("plan.cause_cpu_optimizer", {ms(a.cpuOptimizerS), ms(b.cpuOptimizerS)});
 }
 
 } // namespace
 
-void addFastestComparison(Plan& p, const Estimate& chosen, int world, bool sayWhenWithinError, SentenceFormatter f)
+void addFastestComparison(Plan& p, const Estimate& chosen, int world, bool sayWhenWithinError)
 {
     const Estimate* fastest = nullptr;
     for (const Candidate& c : p.candidates) {
@@ -80,17 +78,13 @@ void addFastestComparison(Plan& p, const Estimate& chosen, int world, bool sayWh
     Recommendation& r = p.recommendation;
     const double chosenTps = chosen.throughput.tokensPerS;
     const double fastestTps = fastest->throughput.tokensPerS;
-    const double errorPercent = 100.0 * kThroughputPredictionError;
+    const A error = A::percent(100.0 * kThroughputPredictionError, 0);
     if (predictedFasterBeyondError(*fastest, chosen)) {
-        const char* kept = r.step == DecisionStep::LightestFits
-            ? "The decision order keeps the lightest that fits, as heavier sharding brought no evidence of a speed-up "
-              "in the reference benchmark; measure both."
-            : "The recommendation stays the decision order's; measure both.";
-        r.reasons.push_back(sentenceWith(
-            f, "%s is predicted %.0f %% faster than %s (%.0f against %.0f tokens/s), beyond the predictions' %.0f %% "
-               "error: %s. %s",
-            id(fastest->strategy), 100.0 * (fastestTps / chosenTps - 1.0), id(chosen.strategy), fastestTps, chosenTps,
-            errorPercent, cause(*fastest, chosen, world, f).c_str(), kept));
+        const char* kept = r.step == DecisionStep::LightestFits ? "plan.kept_lightest" : "plan.kept_decision_order";
+        r.reasonMessages.push_back(msg("plan.faster_beyond_error",
+                                       {id(fastest->strategy), A::percent(100.0 * (fastestTps / chosenTps - 1.0), 0),
+                                        id(chosen.strategy), A::number(fastestTps, 0), A::tokensPerS(chosenTps, 0), error,
+                                        A::message(cause(*fastest, chosen, world)), A::message(msg(kept))}));
         if (std::find(r.alsoMeasure.begin(), r.alsoMeasure.end(), fastest->strategy) == r.alsoMeasure.end())
             r.alsoMeasure.push_back(fastest->strategy);
         return;
@@ -98,16 +92,13 @@ void addFastestComparison(Plan& p, const Estimate& chosen, int world, bool sayWh
     if (!sayWhenWithinError)
         return;
     if (fastestTps <= chosenTps)
-        r.reasons.push_back(sentenceWith(f, "%s is also predicted the fastest that fits; next is %s at %.0f tokens/s "
-                                            "against %.0f.",
-                                         id(chosen.strategy), id(fastest->strategy), fastestTps, chosenTps));
+        r.reasonMessages.push_back(msg("plan.also_fastest", {id(chosen.strategy), id(fastest->strategy),
+                                                              A::tokensPerS(fastestTps, 0), A::number(chosenTps, 0)}));
     else
-        r.reasons.push_back(sentenceWith(
-            f, "The fastest other strategy that fits, %s, is predicted at %.0f tokens/s against %.0f for %s (%.0f %% "
-               "faster), within the predictions' %.0f %% error; heavier sharding brought no evidence of a speed-up in "
-               "the reference benchmark.",
-            id(fastest->strategy), fastestTps, chosenTps, id(chosen.strategy), 100.0 * (fastestTps / chosenTps - 1.0),
-            errorPercent));
+        r.reasonMessages.push_back(msg("plan.fastest_within_error",
+                                       {id(fastest->strategy), A::tokensPerS(fastestTps, 0), A::number(chosenTps, 0),
+                                        id(chosen.strategy), A::percent(100.0 * (fastestTps / chosenTps - 1.0), 0),
+                                        error}));
 }
 
 } // namespace detail

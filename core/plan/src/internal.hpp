@@ -3,19 +3,13 @@
 
 #include "shardwise/plan/plan.hpp"
 
-#include <cstdarg>
 #include <string>
 
 namespace shardwise::detail {
 
-// printf-style formatting of one sentence. formatSentence handles the conversions the reasons use
-// (%s, %d, %.Nf, %%) itself, through std::to_chars, whose fixed-precision output is specified as
-// printf's (C++20 [charconv.to.chars]) but skips glibc's multi-precision path; anything else goes
-// to vsnprintf. formatSentenceWithLibc always uses vsnprintf: the reference plan's formatter.
-using SentenceFormatter = std::string (*)(const char* format, va_list args);
-std::string formatSentence(const char* format, va_list args);
-std::string formatSentenceWithLibc(const char* format, va_list args);
-std::string sentenceWith(SentenceFormatter f, const char* format, ...) __attribute__((format(printf, 2, 3)));
+// printf's "%.Nf" through the C library's snprintf: the reference plan's writer of the numbers in
+// its reasons (renderEnglishWith), against which the tests check renderEnglish's std::to_chars.
+std::string fixedWithLibc(double value, int decimals);
 
 // Strategies in the table's "lightness" order (sortOrder), lightest first.
 const std::array<Strategy, kStrategyCount>& byLightness();
@@ -34,19 +28,19 @@ using RemedySearch = std::vector<Remedy> (*)(const EstimateInput& in, const Cali
 std::vector<Remedy> findRemedies(const EstimateInput& in, const Calibration& c);
 std::vector<Remedy> findRemediesStraightforward(const EstimateInput& in, const Calibration& c);
 
-// For a recommendation `chosen`: the fastest other fitting strategy, compared in a sentence. When it
+// For a recommendation `chosen`: the fastest other fitting strategy, compared in a reason. When it
 // is predicted faster beyond kThroughputPredictionError the sentence gives the figure and the part of
 // the step that makes the difference, and the strategy joins alsoMeasure; within the error the
 // sentence is added only when `sayWhenWithinError` (step 1, whose reasons always compare).
-void addFastestComparison(Plan& p, const Estimate& chosen, int world, bool sayWhenWithinError, SentenceFormatter f);
+void addFastestComparison(Plan& p, const Estimate& chosen, int world, bool sayWhenWithinError);
 
-// One plain sentence per remedy.
-std::string describe(const Remedy& r, const EstimateInput& in, SentenceFormatter f);
+// One reason per remedy.
+Message describe(const Remedy& r, const EstimateInput& in);
 
 // The two interchangeable parts of planning: makePlan uses the fast ones, reference::makePlan the
 // straightforward ones.
 struct PlanPaths {
-    SentenceFormatter format = formatSentence;
+    NumberWriter numbers = nullptr; // renderEnglish's own when null
     RemedySearch remedies = findRemedies;
 };
 Plan makePlanWith(const EstimateInput& in, const Calibration& c, const PlanPaths& paths);

@@ -124,24 +124,25 @@ std::vector<Remedy> findRemediesStraightforward(const EstimateInput& in, const C
     return searchRemedies(in, AllVerdicts{c});
 }
 
-std::string describe(const Remedy& r, const EstimateInput& in, SentenceFormatter f)
+Message describe(const Remedy& r, const EstimateInput& in)
 {
-    const char* strategy = strategyId(r.strategy).data();
-    const char* also = r.withActivationCheckpointing ? " and activation checkpointing" : "";
+    MessageArg strategy = MessageArg::name(std::string(strategyId(r.strategy)));
+    const bool also = r.withActivationCheckpointing;
     switch (r.kind) {
     case RemedyKind::ActivationCheckpointing:
-        return sentenceWith(f, "With activation checkpointing %s would fit, at about a third more compute per step.",
-                        strategy);
+        return Message{"plan.remedy_checkpointing", {strategy}};
     case RemedyKind::MoreGpus:
-        return sentenceWith(f, "With %d GPUs (%d nodes of %d)%s %s would fit.", r.value, r.value / in.cluster.gpusPerNode,
-                        in.cluster.gpusPerNode, also, strategy);
+        return Message{also ? "plan.remedy_more_gpus_checkpointing" : "plan.remedy_more_gpus",
+                       {MessageArg::integer(r.value), MessageArg::integer(r.value / in.cluster.gpusPerNode),
+                        MessageArg::integer(in.cluster.gpusPerNode), strategy}};
     case RemedyKind::ShorterSequence:
-        return sentenceWith(f, "With sequences of %d tokens%s %s would fit.", r.value, also, strategy);
+        return Message{also ? "plan.remedy_shorter_sequence_checkpointing" : "plan.remedy_shorter_sequence",
+                       {MessageArg::integer(r.value), strategy}};
     case RemedyKind::SmallerMicroBatch:
-        return sentenceWith(f, "With micro-batch %d%s %s would fit (raise gradient accumulation to keep the global batch).",
-                        r.value, also, strategy);
+        return Message{also ? "plan.remedy_smaller_micro_batch_checkpointing" : "plan.remedy_smaller_micro_batch",
+                       {MessageArg::integer(r.value), strategy}};
     }
-    return {};
+    return Message{"plan.remedy_more_gpus", {MessageArg::integer(r.value), MessageArg::integer(0), MessageArg::integer(0), strategy}};
 }
 
 } // namespace shardwise::detail

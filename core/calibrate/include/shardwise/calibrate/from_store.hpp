@@ -5,6 +5,7 @@
 // trust it.
 
 #include "shardwise/calibrate/fit.hpp"
+#include "shardwise/spec/message.hpp"
 #include "shardwise/store/database.hpp"
 
 #include <cstdint>
@@ -27,6 +28,7 @@ std::vector<StoredRunObservation> observationsFromStore(const store::Database& d
 struct StoredCalibration {
     Calibration calibration;
     std::string source;      // "presets" | "probe of node N" | "12 runs" | "probe of node N + 12 runs"
+    Message sourceMessage;   // the same as a message (calibrate.source_*); source is its English
     std::optional<std::int64_t> probeId;
     int runs = 0;            // runs the fit used (completed, with tokens/s)
     std::vector<std::string> fitted;

@@ -5,9 +5,11 @@
 //   step 3: else CPU offload;
 //   step 0: nothing fits: say what would (more GPUs, shorter sequences, smaller micro-batches,
 //           activation checkpointing).
-// Every recommendation carries its reasons as plain sentences with numbers.
+// Every recommendation carries its reasons as messages (an id with its numbers, which each face words
+// in its language) and as the same sentences in English.
 
 #include "shardwise/estimate/estimate.hpp"
+#include "shardwise/spec/message.hpp"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -51,7 +53,11 @@ struct Recommendation {
     DecisionStep step = DecisionStep::NothingFits;
     std::vector<Strategy> alsoMeasure; // alternatives the decision order says to measure as well
     std::vector<Remedy> remedies;      // only when nothing fits
-    std::vector<std::string> reasons;  // plain sentences with numbers and units
+    // The reasons as message ids with their arguments (shardwise/spec/message.hpp), and the same in
+    // English (renderEnglish of each), which the CLI and the exports print. A plan read back from
+    // JSON (planFromJson) has the English sentences only.
+    std::vector<Message> reasonMessages;
+    std::vector<std::string> reasons;
 };
 
 struct Plan {
