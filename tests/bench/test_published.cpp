@@ -247,6 +247,43 @@ private slots:
         QCOMPARE(*p.publishedTokensPerSPerGpu, 8192.0 / 2.0);
     }
 
+    // torchtitan's Llama 3.1 8B on Grand Teton H100s (500 W, HBM2e) ran SDPA's FlashAttention-2 and
+    // at a peak the source puts between the NVL and SXM parts: with the preset's NVL-bound peak and
+    // the FlashAttention-2 rate on Hopper every FSDP cell is within 25 % (the SXM peak with the
+    // architecture's own attention kernel over-predicted them by 38-57 %), and either cause alone
+    // leaves the eager 8-GPU cell more than 30 % fast.
+    void torchtitanH100CellsRunFlashAttention2AtTheCappedPeak()
+    {
+        const PresetCatalog& catalog = PresetCatalog::builtin();
+        const GpuSpec* gpu = catalog.findGpu("h100-96gb");
+        QVERIFY(gpu && gpu->architecture == "hopper" && gpu->bf16Tflops < 900.0);
+        const auto sources = loadDirectory(sourceDir());
+        const auto source = std::find_if(sources.begin(), sources.end(),
+                                         [](const Source& s) { return s.id == "torchtitan-performance-h100-2024-12"; });
+        QVERIFY(source != sources.end());
+        int compared = 0;
+        for (const Cell& c : source->cells) {
+            const CellInput in = buildInput(c, catalog);
+            if (!in.ok)
+                continue;
+            QCOMPARE(int(in.input.flashKernel), int(FlashKernel::FlashAttention2));
+            const CellPrediction p = predict(c, in);
+            QVERIFY2(p.tokensError && std::abs(*p.tokensError) < 0.25,
+                     qPrintable(QString::fromStdString(c.id) + QStringLiteral(": ")
+                                + QString::number(p.tokensError.value_or(-1))));
+            if (c.id == "t1-fsdp") {
+                CellInput tuned = in;
+                tuned.input.flashKernel = FlashKernel::ArchitectureTuned;
+                QVERIFY(*predict(c, tuned).tokensError > 0.30);
+                CellInput sxm = in;
+                sxm.input.gpu.bf16Tflops = 989;
+                QVERIFY(*predict(c, sxm).tokensError > 0.30);
+            }
+            ++compared;
+        }
+        QCOMPARE(compared, 4);
+    }
+
     void importStoresPublishedRunsOnce()
     {
         QTemporaryDir dir;

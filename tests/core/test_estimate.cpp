@@ -198,6 +198,31 @@ private slots:
         QVERIFY2(std::abs(difference / (attentionAtSlow / 2.0) - 1.0) < 1e-9, qPrintable(QString::number(difference)));
     }
 
+    // FlashAttention-2's kernels (SDPA's flash backend) run at flashAttention2HopperEfficiency on a
+    // Hopper GPU, about half the rate of the architecture's own kernel; on an A100 FlashAttention-2 is
+    // that kernel and nothing changes.
+    void flashAttention2IsSlowerOnHopperOnly()
+    {
+        Calibration c;
+        c.layerLaunchS = 0; // GPU-bound: compute is the kernel time
+        c.unitCollectiveOverheadS = 0;
+        for (const char* gpu : {"h100-80gb", "a100-80gb"}) {
+            EstimateInput in = input("llama-3.1-8b", gpu);
+            in.training.seqLen = 8192;
+            const double tuned = estimate(in, Strategy::Zero0, c).throughput.computeS;
+            in.flashKernel = FlashKernel::FlashAttention2;
+            const double fa2 = estimate(in, Strategy::Zero0, c).throughput.computeS;
+            const double peak = in.gpu.bf16Tflops * 1e12;
+            const double flops = 8192.0 * 6.0 * 32.0 * 4096.0 * 8192.0; // causal 6 L a s per token
+            const double expected = in.gpu.architecture == "hopper"
+                ? flops / (peak * c.flashAttention2HopperEfficiency) - flops / (peak * c.attentionEfficiency)
+                : 0.0;
+            QVERIFY2(std::abs(fa2 - tuned - expected) < 1e-9, qPrintable(QString::fromLatin1(gpu)));
+        }
+        QVERIFY(PresetCatalog::builtin().findGpu("h100-80gb")->architecture == "hopper");
+        QVERIFY(PresetCatalog::builtin().findGpu("a100-80gb")->architecture == "ampere");
+    }
+
     // The CPU issues the kernels ahead of the GPU: with launchOverlap 1 only the longer of the two
     // counts, with 0 they add up.
     void cpuBoundStepIsTheLongerOfCpuAndGpu()
@@ -523,6 +548,63 @@ private slots:
             in.framework.framework = Framework::DeepSpeed;
             QCOMPARE(estimate(in, s).throughput.cpuOptimizerHiddenS, 0.0);
         }
+    }
+
+    void theNativeDeviceStepHidesUnderTheBackwardWhereTheRunnerStepsPerUnit()
+    {
+        // device_step_overlap of the device AdamW hides where the runner steps each unit on its own
+        // stream: zero0, zero3 and the fsdp2 strategies in pure bf16; not zero1/zero2 (buckets), not
+        // with fp32 master weights, not a sharded gradient under accumulation, not older runners.
+        Calibration c; // the shipped value stays 0 until GPU runs of the schedule are fitted
+        c.deviceStepOverlap = 0.5;
+        for (const auto& t : allStrategies()) {
+            EstimateInput in = input("qwen2.5-3b", "h200");
+            const ThroughputEstimate beside = estimate(in, t.strategy, c).throughput;
+            QCOMPARE(estimate(in, t.strategy).throughput.optimizerHiddenS, 0.0); // shipped: nothing hides
+            in.deviceStepAfterBackward = true;
+            const ThroughputEstimate after = estimate(in, t.strategy, c).throughput;
+            QCOMPARE(after.optimizerHiddenS, 0.0);
+            const bool perUnit = t.strategy == Strategy::Zero0 || t.strategy == Strategy::Zero3
+                || t.strategy == Strategy::Fsdp2Reshard || t.strategy == Strategy::Fsdp2NoReshard;
+            if (!perUnit) {
+                QCOMPARE(beside.optimizerHiddenS, 0.0);
+                QCOMPARE(beside.stepTimeS, after.stepTimeS);
+                continue;
+            }
+            QVERIFY(after.optimizerS > 0.0);
+            QCOMPARE(beside.optimizerHiddenS, c.deviceStepOverlap * after.optimizerS);
+            QCOMPARE(beside.optimizerS + beside.optimizerHiddenS, after.optimizerS);
+            QCOMPARE(beside.stepTimeS, after.stepTimeS - beside.optimizerHiddenS);
+
+            in.deviceStepAfterBackward = false;
+            in.training.precision = PrecisionPolicy::Bf16Fp32Master;
+            QCOMPARE(estimate(in, t.strategy, c).throughput.optimizerHiddenS, 0.0);
+            in.training.precision = PrecisionPolicy::PureBf16;
+            in.training.gradAccumulation = 4;
+            QCOMPARE(estimate(in, t.strategy, c).throughput.optimizerHiddenS > 0.0, t.strategy == Strategy::Zero0);
+            in.training.gradAccumulation = 1;
+            in.framework.framework = Framework::Fsdp2;
+            QCOMPARE(estimate(in, t.strategy, c).throughput.optimizerHiddenS, 0.0);
+        }
+    }
+
+    void aRunnersStepScheduleIsReadFromItsStartEvent()
+    {
+        EstimateInput in = input("qwen2.5-3b", "h200");
+        protocol::SoftwareVersions v;
+        v.offloadStaging = "in-place; host step per unit; device step per unit";
+        applyRunnerBehaviour(in, v);
+        QVERIFY(!in.offloadStagingKept && !in.hostStepAfterBackward && !in.deviceStepAfterBackward);
+        v.offloadStaging = protocol::kOffloadStagingInPlaceHostStepOverlapped;
+        applyRunnerBehaviour(in, v);
+        QVERIFY(!in.offloadStagingKept && !in.hostStepAfterBackward && in.deviceStepAfterBackward);
+        v.offloadStaging = "in-place; device step per unit";
+        applyRunnerBehaviour(in, v);
+        QVERIFY(!in.offloadStagingKept && in.hostStepAfterBackward && !in.deviceStepAfterBackward);
+        v.offloadStaging.clear(); // a runner from before the field
+        applyRunnerBehaviour(in, v);
+        QVERIFY(in.offloadStagingKept && in.hostStepAfterBackward && in.deviceStepAfterBackward);
+        QVERIFY(!protocol::offloadStagingHas("in-place; host step per unitx", protocol::kHostStepPerUnit));
     }
 
     void stepTimeIsTheSumOfItsParts()

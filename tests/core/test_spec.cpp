@@ -110,8 +110,27 @@ private slots:
 
     void gpuRoundTripsThroughJson()
     {
-        for (const auto& g : PresetCatalog::builtin().gpus())
+        for (const auto& g : PresetCatalog::builtin().gpus()) {
             QCOMPARE(toJson(gpuFromJson(toJson(g))), toJson(g));
+            QVERIFY2(!g.architecture.empty(), qPrintable(QString::fromStdString(g.id)));
+        }
+    }
+
+    // The architecture decides which attention kernels run near the peak: an unknown one is refused
+    // with its field, an absent one reads as not stated.
+    void gpuArchitectureIsOneOfTheKnownGenerations()
+    {
+        json j = toJson(*PresetCatalog::builtin().findGpu("h100-80gb"));
+        j["architecture"] = "volta";
+        try {
+            gpuFromJson(j, "gpu");
+            QFAIL("an unknown architecture was accepted");
+        } catch (const SpecError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), QStringLiteral("gpu.architecture"));
+            QVERIFY(std::string(e.what()).find("volta") != std::string::npos);
+        }
+        j.erase("architecture");
+        QVERIFY(gpuFromJson(j).architecture.empty());
     }
 
     void runConfigRoundTripsThroughJson()

@@ -215,6 +215,15 @@ double recomputeFactor(const EstimateInput& in)
     return 4.0 / 3.0;
 }
 
+// FlashAttention-2's kernels leave Hopper's tensor-core instructions unused and reach about half the
+// rate of the kernels written for it (Calibration::flashAttention2HopperEfficiency).
+double attentionEfficiency(const EstimateInput& in, const Calibration& c)
+{
+    if (in.flashKernel == FlashKernel::FlashAttention2 && in.gpu.architecture == "hopper")
+        return c.flashAttention2HopperEfficiency;
+    return c.attentionEfficiency;
+}
+
 } // namespace
 
 ThroughputContext throughputContext(const EstimateInput& in, const Calibration& c)
@@ -259,7 +268,7 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
     const double gemmS = tokensPerRank * 6.0 * ctx.gemmParams * recompute / (peakFlops * c.matmulEfficiency);
     const double headWidth = std::min(1.0, static_cast<double>(m.headDim) / 128.0);
     const double attentionS = tokensPerRank * ctx.attentionFlopsPerToken * recompute
-        / (peakFlops * c.attentionEfficiency * headWidth);
+        / (peakFlops * attentionEfficiency(in, c) * headWidth);
     const double elementwiseS = static_cast<double>(t.gradAccumulation) * ctx.activationBytes * recompute
         / (in.gpu.hbmGBps * 1e9 * rates.elementwiseHbmEfficiency);
     // Every layer also runs small kernels (norms, rotary, casts, residual adds) whose time does not
@@ -292,6 +301,12 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
     } else {
         te.optimizerS = optimizedParams * adamTrafficBytesPerParam(t.precision)
             / (in.gpu.hbmGBps * 1e9 * rates.optimizerHbmEfficiency);
+    }
+
+    if (stepsDeviceOptimizerBesideBackward(in, s)) {
+        // The native runner's per-unit AdamW on its own stream, beside the backward's kernels.
+        te.optimizerHiddenS = c.deviceStepOverlap * std::min(te.optimizerS, te.computeS);
+        te.optimizerS -= te.optimizerHiddenS;
     }
 
     te.volume = sc.volume;

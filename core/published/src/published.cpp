@@ -484,8 +484,16 @@ CellInput buildInput(const Cell& cell, const PresetCatalog& catalog)
     // models (absent or empty: its default release).
     const auto version = r.text("framework_release", false);
     const auto hostRam = r.number("host_ram_gib", false);
+    // The flash attention kernel SDPA ran (absent: the one written for the GPU's architecture).
+    const auto attentionKernel = r.text("attention_kernel", false);
     if (!out.reason.empty())
         return out;
+    if (attentionKernel && *attentionKernel != "flash-attention-2" && *attentionKernel != "cudnn"
+        && *attentionKernel != "flash-attention-3")
+        return failed(out, "attention_kernel: expected flash-attention-2, flash-attention-3 or cudnn, got '"
+                               + *attentionKernel + "'");
+    if (attentionKernel == "flash-attention-2")
+        in.flashKernel = FlashKernel::FlashAttention2;
     if (float8.value_or(false))
         return failed(out, "Float8 is not modelled by the estimate");
     in.cluster.gpusPerNode = static_cast<int>(*perNode);

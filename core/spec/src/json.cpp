@@ -255,6 +255,8 @@ json toJson(const GpuSpec& g)
            {"hbm_gbps", g.hbmGBps},
            {"nvlink_gbps", g.nvlinkGBps},
            {"pcie_gbps", g.pcieGBps}};
+    if (!g.architecture.empty())
+        j["architecture"] = g.architecture;
     if (!g.gkeMachineSeries.empty())
         j["gke"] = {{"machine_series", g.gkeMachineSeries}, {"accelerator", g.gkeAccelerator}};
     return j;
@@ -371,7 +373,7 @@ ModelSpec modelFromJson(const json& j, const std::string& path)
 GpuSpec gpuFromJson(const json& j, const std::string& path)
 {
     FieldReader r(j, path, {"id", "name", "memory_mib", "memory_gib", "bf16_tflops", "hbm_gbps", "nvlink_gbps",
-                            "pcie_gbps", "gke"});
+                            "pcie_gbps", "architecture", "gke"});
     GpuSpec g;
     g.id = r.string("id", std::string{"custom"});
     g.name = r.string("name", g.id);
@@ -383,6 +385,11 @@ GpuSpec gpuFromJson(const json& j, const std::string& path)
     g.hbmGBps = r.number("hbm_gbps", 1.0, 1e6, 1000.0);
     g.nvlinkGBps = r.number("nvlink_gbps", 0.0, 1e5, 0.0);
     g.pcieGBps = r.number("pcie_gbps", 0.1, 1e4, 25.0);
+    g.architecture = r.string("architecture", std::string{});
+    if (!g.architecture.empty() && g.architecture != "ampere" && g.architecture != "ada" && g.architecture != "hopper"
+        && g.architecture != "blackwell")
+        throw SpecError(r.field("architecture"),
+                        "expected ampere, ada, hopper or blackwell, got '" + g.architecture + "'");
     if (r.has("gke")) {
         FieldReader gke(r.object("gke"), r.field("gke"), {"machine_series", "accelerator"});
         g.gkeMachineSeries = gke.string("machine_series", std::string{});

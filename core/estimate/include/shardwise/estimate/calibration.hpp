@@ -60,6 +60,15 @@ struct Calibration {
     // scales with 128 / head_dim: a tile's softmax work per score does not shrink with the head
     // width, FlashAttention-2, Dao 2023, section 4.1 benchmarks by head dimension). Same fit.
     double attentionEfficiency = 0.64;
+    // The same on a Hopper GPU when attention runs FlashAttention-2's kernels (EstimateInput::
+    // flashKernel; PyTorch's SDPA flash backend), which use Ampere's mma.sync instructions and none of
+    // Hopper's (wgmma, TMA): SDPA reached 329.5 TFLOP/s on an H100 at batch 1, 24 heads, 4608 tokens,
+    // head_dim 128, where cuDNN's kernel reached 631.3 (pytorch/pytorch issue #142132, nightly
+    // 2.6.0.dev20241204): 329.5 / 989 = 0.333. FlashAttention-3 (Shah et al. 2024, section 1) gives
+    // FlashAttention-2 "only 35% utilization" on the H100. attentionEfficiency's 0.64 of the H200 (633
+    // TFLOP/s) is cuDNN's rate: LibTorch's SDPA picks cuDNN on Hopper. On an A100 FlashAttention-2 is
+    // the architecture's own kernel (50-73 % of peak, Dao 2023) and attentionEfficiency applies.
+    double flashAttention2HopperEfficiency = 0.333;
     // Achieved fraction of HBM bandwidth per byte of activations saved for backward: the norms,
     // rotary, SwiGLU, residual adds and their backward read and write the activations several times
     // over. Same fit.
@@ -155,6 +164,13 @@ struct Calibration {
     // after the whole backward (the frameworks' default, and runners before this schedule). Fitted to
     // the same runs: 0.896 over all of them, 0.877-0.90 in each fold.
     double hostStepOverlap = 0.9;
+    // Fraction of the device AdamW that hides under the backward when the native runner steps each
+    // unit on a stream of its own as soon as its gradient is reduced (zero0, zero3 and the fsdp2
+    // strategies without offload or fp32 master weights; docs/formulas.md). The memory-bound AdamW
+    // kernels share the GPU with the backward's matmuls, so they hide only partly. 0 until the runs of
+    // `bench/offload/measure.sh device-step device-after-backward` are fitted: the whole AdamW after
+    // the backward, as the runner does unless SHARDWISE_DEVICE_STEP_OVERLAP=1 (docs/runner.md).
+    double deviceStepOverlap = 0.0;
 
     // --- Framework targets (EstimateInput::framework other than native; docs/formulas.md, "Framework
     // targets") ---

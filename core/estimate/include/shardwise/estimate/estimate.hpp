@@ -19,6 +19,13 @@ namespace shardwise {
 // backward; the math path keeps the seq x seq probabilities.
 enum class AttentionKernel { Flash, Math };
 
+// Which flash attention kernel runs: the one written for the GPU's architecture (cuDNN's on Hopper,
+// which LibTorch's SDPA and PyTorch releases with cuDNN 9.15.1 or newer pick), or FlashAttention-2's
+// (PyTorch's SDPA flash backend: what SDPA ran on Hopper while cuDNN attention was opt-in, e.g. the
+// 2024 nightlies, pytorch/pytorch#138522 and #142132). Only the speed differs
+// (Calibration::flashAttention2HopperEfficiency); both keep the same tensors for backward.
+enum class FlashKernel { ArchitectureTuned, FlashAttention2 };
+
 struct EstimateInput {
     ModelSpec model;
     GpuSpec gpu;
@@ -28,6 +35,7 @@ struct EstimateInput {
     // The framework whose defaults the figures describe (docs/formulas.md, "Framework targets").
     FrameworkTarget framework;
     AttentionKernel attention = AttentionKernel::Flash;
+    FlashKernel flashKernel = FlashKernel::ArchitectureTuned;
     // Runners whose start events carry no versions.activations kept the RMSNorm outputs feeding the
     // q/k/v and gate/up projections for backward (2 x hidden bf16 per layer and token more than the
     // current runner, which recomputes them). Set for measurements of such runners only.
@@ -42,6 +50,12 @@ struct EstimateInput {
     // as its gradient arrives, beside the rest of the backward and the next forward. Set for
     // measurements of such runners only.
     bool hostStepAfterBackward = false;
+    // Runners whose start events do not list "device step per unit" in versions.offload_staging ran
+    // one fused AdamW over every unit after the backward; the current runner steps each unit on a
+    // stream of its own as soon as its gradient is reduced (zero0, zero3 and the fsdp2 strategies on
+    // CUDA, without offload or fp32 master weights; docs/runner.md). Set for measurements of such
+    // runners only.
+    bool deviceStepAfterBackward = false;
 };
 
 // Sets the runner-behaviour flags above from what a run's start event reported, so a measurement of
@@ -51,6 +65,10 @@ void applyRunnerBehaviour(EstimateInput& in, const protocol::SoftwareVersions& v
 // A run is predicted as what executed it: the torch backend (runner/torch: DDP and fully_shard on an
 // eager PyTorch decoder) is the fsdp2 framework target, the native runner the native target.
 void applyRunBackend(EstimateInput& in, const RunConfig& run);
+
+// Whether the native runner steps each unit's device AdamW beside the backward for this input and
+// strategy (EstimateInput::deviceStepAfterBackward; Calibration::deviceStepOverlap).
+bool stepsDeviceOptimizerBesideBackward(const EstimateInput& in, Strategy s);
 
 // Throws SpecError naming the field when the input cannot be estimated (zero sizes, a GPU without
 // bandwidth figures, ...).
@@ -140,6 +158,7 @@ struct ThroughputEstimate {
     double offloadCopyS = 0;   // exposed host<->device copies
     double cpuOptimizerS = 0;  // CPU AdamW step: the part not hidden under the GPU's work
     double cpuOptimizerHiddenS = 0; // the rest of it, run while the GPU works (native offload runner)
+    double optimizerHiddenS = 0; // device AdamW run beside the backward (native runner), not in optimizerS
     double stepTimeS = 0;      // one optimizer step (all accumulation micro-steps)
     double tokensPerS = 0;     // all ranks together
     double mfu = 0;            // model FLOPs / (world x bf16 peak), 0..1

@@ -80,6 +80,9 @@ struct GpuSpec {
     double hbmGBps = 0;          // device memory bandwidth, GB/s
     double nvlinkGBps = 0;       // NVLink bandwidth per GPU per direction, GB/s; 0 = no NVLink
     double pcieGBps = 0;         // host link bandwidth per direction, GB/s
+    // Tensor-core generation ("ampere", "ada", "hopper", "blackwell"; empty: not stated): which
+    // attention kernels run near the GPU's peak (docs/formulas.md, "Throughput").
+    std::string architecture;
     std::string gkeMachineSeries; // A2 / G2 / A3 ... empty when not offered on GKE
     std::string gkeAccelerator;   // GKE accelerator type name
 
