@@ -197,6 +197,216 @@
     </message>
     <message>
         <source>Rank or node lost</source>
+<context>
+    <name>CoreMessage</name>
+    <message>
+        <source>predicted peak %1 (%2 allocated + %3 CUDA context and NCCL) exceeds the usable %4 (the GPU&apos;s %5 less %6 headroom)</source>
+        <translation>die vorhergesagte Spitze von %1 (%2 belegt + %3 CUDA-Kontext und NCCL) übersteigt die nutzbaren %4 (die %5 der GPU abzüglich %6 Reserve)</translation>
+    </message>
+    <message>
+        <source>predicted peak %1 (%2 allocated + %3 CUDA context and NCCL) within the usable %4 (the GPU&apos;s %5 less %6 headroom)</source>
+        <translation>die vorhergesagte Spitze von %1 (%2 belegt + %3 CUDA-Kontext und NCCL) liegt innerhalb der nutzbaren %4 (die %5 der GPU abzüglich %6 Reserve)</translation>
+    </message>
+    <message>
+        <source>%1 does not fit: %2 by %3.</source>
+        <translation>%1 passt nicht: %2 um %3.</translation>
+    </message>
+    <message>
+        <source>%1 does not fit in host memory: it needs %2 per node, %3 over the %4 usable.</source>
+        <translation>%1 passt nicht in den Hauptspeicher: Es braucht %2 je Knoten, %3 mehr als die nutzbaren %4.</translation>
+    </message>
+    <message>
+        <source>%1 fits: %2, %3 to spare; predicted %4, step %5, MFU %6.</source>
+        <translation>%1 passt: %2, %3 übrig; vorhergesagt %4, Schritt %5, MFU %6.</translation>
+    </message>
+    <message>
+        <source>%1 fits: %2, %3 to spare; predicted %4, step %5, MFU %6. Host memory: %7 per node of %8 usable.</source>
+        <translation>%1 passt: %2, %3 übrig; vorhergesagt %4, Schritt %5, MFU %6. Hauptspeicher: %7 je Knoten von %8 nutzbar.</translation>
+    </message>
+    <message>
+        <source>Planned for %1 %2: precision %3, activation checkpointing %4%5; the figures are what the framework allocates and how fast it runs at its defaults (docs/formulas.md, &quot;Framework targets&quot;).</source>
+        <translation>Geplant für %1 %2: Präzision %3, Activation Checkpointing %4%5; die Zahlen sind, was das Framework mit seinen Voreinstellungen belegt und wie schnell es damit läuft (docs/formulas.md, „Framework targets“).</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>aus</translation>
+    </message>
+    <message>
+        <source>, torch.compile on each decoder layer</source>
+        <translation>, torch.compile auf jeder Decoder-Schicht</translation>
+    </message>
+    <message>
+        <source>%1 would fit with Shardwise&apos;s runner (predicted peak %2) but not in %3 at its defaults (%4).</source>
+        <translation>%1 würde mit dem Runner von Shardwise passen (vorhergesagte Spitze %2), aber nicht in %3 mit dessen Voreinstellungen (%4).</translation>
+    </message>
+    <message>
+        <source>Step 1 decided: %1 is the lightest sharding that fits in GPU memory with headroom.</source>
+        <translation>Schritt 1 hat entschieden: %1 ist das leichteste Sharding, das mit Reserve in den GPU-Speicher passt.</translation>
+    </message>
+    <message>
+        <source>With one GPU there is nothing to shard across: every strategy holds the whole state, and sharding only adds copies.</source>
+        <translation>Mit einer GPU gibt es nichts, worüber man sharden könnte: Jede Strategie hält den ganzen Zustand, und Sharding fügt nur Kopien hinzu.</translation>
+    </message>
+    <message>
+        <source>Step 2 decided: no light sharding fits, so %1, %2&apos;s full shard, is chosen.</source>
+        <translation>Schritt 2 hat entschieden: Kein leichtes Sharding passt, daher wird %1 gewählt, das volle Sharding von %2.</translation>
+    </message>
+    <message>
+        <source>Step 2 decided: no light sharding fits, so full sharding is chosen by the interconnect (%1).</source>
+        <translation>Schritt 2 hat entschieden: Kein leichtes Sharding passt, daher wird volles Sharding nach der Verbindung (%1) gewählt.</translation>
+    </message>
+    <message>
+        <source>On NVLink the FSDP2-style full shard (fsdp2_reshard) was faster than ZeRO-3 in the reference benchmark.</source>
+        <translation>Auf NVLink war das volle Sharding im FSDP2-Stil (fsdp2_reshard) im Referenz-Benchmark schneller als ZeRO-3.</translation>
+    </message>
+    <message>
+        <source>On PCIe the ZeRO-3 style was faster in the reference benchmark, but only with the allocator&apos;s expandable segments; measure both full shards on this hardware.</source>
+        <translation>Auf PCIe war der ZeRO-3-Stil im Referenz-Benchmark schneller, aber nur mit den erweiterbaren Segmenten des Allokators; messen Sie beide vollen Shardings auf dieser Hardware.</translation>
+    </message>
+    <message>
+        <source>%1, the rule&apos;s choice, does not fit (short by %2), so %3 is recommended.</source>
+        <translation>%1, die Wahl der Regel, passt nicht (es fehlen %2), daher wird %3 empfohlen.</translation>
+    </message>
+    <message>
+        <source>Expandable segments are on, as the ZeRO-3 style needed on PCIe in the reference.</source>
+        <translation>Erweiterbare Segmente sind eingeschaltet, wie sie der ZeRO-3-Stil auf PCIe in der Referenz brauchte.</translation>
+    </message>
+    <message>
+        <source>Run it with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (--expandable-segments): in the reference the ZeRO-3 style completed on PCIe only with it.</source>
+        <translation>Führen Sie es mit PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (--expandable-segments) aus: In der Referenz lief der ZeRO-3-Stil auf PCIe nur damit bis zum Ende.</translation>
+    </message>
+    <message>
+        <source>The rule reads the link inside a node; across the %1 nodes the network (%2 per node) bounds both full shards&apos; collectives.</source>
+        <translation>Die Regel betrachtet die Verbindung innerhalb eines Knotens; über die %1 Knoten hinweg begrenzt das Netzwerk (%2 je Knoten) die Kollektive beider vollen Shardings.</translation>
+    </message>
+    <message>
+        <source>Step 3 decided: nothing fits without CPU offload, so %1, the lightest offload that fits, is the last resort.</source>
+        <translation>Schritt 3 hat entschieden: Ohne CPU-Auslagerung passt nichts, daher ist %1, die leichteste passende Auslagerung, der letzte Ausweg.</translation>
+    </message>
+    <message>
+        <source>Against %1, offload is predicted to cut the GPU peak by %2 and throughput by %3; in the reference benchmark CPU offload cut peak memory by roughly 40-65 % and throughput by roughly 3-9x.</source>
+        <translation>Gegenüber %1 senkt die Auslagerung laut Vorhersage die GPU-Spitze um %2 und den Durchsatz um %3; im Referenz-Benchmark senkte CPU-Auslagerung den Spitzenspeicher um etwa 40-65 % und den Durchsatz um etwa das 3- bis 9-Fache.</translation>
+    </message>
+    <message>
+        <source>No strategy fits on %1 x %2 with micro-batch %3 and sequence %4.</source>
+        <translation>Keine Strategie passt auf %1 x %2 mit Micro-Batch %3 und Sequenz %4.</translation>
+    </message>
+    <message>
+        <source>Closest: %1</source>
+        <translation>Am nächsten: %1</translation>
+    </message>
+    <message>
+        <source>Neither more GPUs, shorter sequences, a smaller micro-batch nor activation checkpointing makes any strategy fit within the searched ranges; a GPU with more memory is needed.</source>
+        <translation>Weder mehr GPUs, kürzere Sequenzen, ein kleinerer Micro-Batch noch Activation Checkpointing bringen in den durchsuchten Bereichen eine Strategie zum Passen; es braucht eine GPU mit mehr Speicher.</translation>
+    </message>
+    <message>
+        <source>Validate with a short run of the same model, precision, micro-batch, sequence length and GPU count before a long run.</source>
+        <translation>Prüfen Sie vor einem langen Lauf mit einem kurzen Lauf desselben Modells, derselben Präzision, Micro-Batch-Größe, Sequenzlänge und GPU-Anzahl.</translation>
+    </message>
+    <message>
+        <source>With activation checkpointing %1 would fit, at about a third more compute per step.</source>
+        <translation>Mit Activation Checkpointing würde %1 passen, bei etwa einem Drittel mehr Rechenaufwand je Schritt.</translation>
+    </message>
+    <message>
+        <source>With %1 GPUs (%2 nodes of %3) %4 would fit.</source>
+        <translation>Mit %1 GPUs (%2 Knoten zu je %3) würde %4 passen.</translation>
+    </message>
+    <message>
+        <source>With %1 GPUs (%2 nodes of %3) and activation checkpointing %4 would fit.</source>
+        <translation>Mit %1 GPUs (%2 Knoten zu je %3) und Activation Checkpointing würde %4 passen.</translation>
+    </message>
+    <message>
+        <source>With sequences of %1 tokens %2 would fit.</source>
+        <translation>Mit Sequenzen von %1 Token würde %2 passen.</translation>
+    </message>
+    <message>
+        <source>With sequences of %1 tokens and activation checkpointing %2 would fit.</source>
+        <translation>Mit Sequenzen von %1 Token und Activation Checkpointing würde %2 passen.</translation>
+    </message>
+    <message>
+        <source>With micro-batch %1 %2 would fit (raise gradient accumulation to keep the global batch).</source>
+        <translation>Mit Micro-Batch %1 würde %2 passen (erhöhen Sie die Gradientenakkumulation, um den globalen Batch zu halten).</translation>
+    </message>
+    <message>
+        <source>With micro-batch %1 and activation checkpointing %2 would fit (raise gradient accumulation to keep the global batch).</source>
+        <translation>Mit Micro-Batch %1 und Activation Checkpointing würde %2 passen (erhöhen Sie die Gradientenakkumulation, um den globalen Batch zu halten).</translation>
+    </message>
+    <message>
+        <source>%1 is predicted %2 faster than %3 (%4 against %5), beyond the predictions&apos; %6 error: %7. %8</source>
+        <translation>%1 ist laut Vorhersage %2 schneller als %3 (%4 gegenüber %5), mehr als der Fehler der Vorhersagen von %6: %7. %8</translation>
+    </message>
+    <message>
+        <source>The decision order keeps the lightest that fits, as heavier sharding brought no evidence of a speed-up in the reference benchmark; measure both.</source>
+        <translation>Die Entscheidungsreihenfolge behält das leichteste passende Sharding, weil schwereres Sharding im Referenz-Benchmark keinen Hinweis auf einen Geschwindigkeitsgewinn brachte; messen Sie beide.</translation>
+    </message>
+    <message>
+        <source>The recommendation stays the decision order&apos;s; measure both.</source>
+        <translation>Die Empfehlung bleibt die der Entscheidungsreihenfolge; messen Sie beide.</translation>
+    </message>
+    <message>
+        <source>%1 is also predicted the fastest that fits; next is %2 at %3 against %4.</source>
+        <translation>%1 ist laut Vorhersage auch die schnellste passende Strategie; als Nächstes folgt %2 mit %3 gegenüber %4.</translation>
+    </message>
+    <message>
+        <source>The fastest other strategy that fits, %1, is predicted at %2 against %3 for %4 (%5 faster), within the predictions&apos; %6 error; heavier sharding brought no evidence of a speed-up in the reference benchmark.</source>
+        <translation>Die schnellste andere passende Strategie, %1, ist mit %2 gegenüber %3 für %4 vorhergesagt (%5 schneller), innerhalb des Fehlers der Vorhersagen von %6; schwereres Sharding brachte im Referenz-Benchmark keinen Hinweis auf einen Geschwindigkeitsgewinn.</translation>
+    </message>
+    <message>
+        <source>it shards the optimizer step across the %1 GPUs, %2 per step against %3</source>
+        <translation>es verteilt den Optimiererschritt auf die %1 GPUs, %2 je Schritt gegenüber %3</translation>
+    </message>
+    <message>
+        <source>its optimizer step takes %1 against %2</source>
+        <translation>sein Optimiererschritt dauert %1 gegenüber %2</translation>
+    </message>
+    <message>
+        <source>less of its communication is left exposed, %1 per step against %2</source>
+        <translation>weniger seiner Kommunikation bleibt unverdeckt, %1 je Schritt gegenüber %2</translation>
+    </message>
+    <message>
+        <source>its per-parameter step overhead (flat-buffer copies, casts) is %1 against %2</source>
+        <translation>sein Schrittaufwand je Parameter (Kopien flacher Puffer, Typumwandlungen) beträgt %1 gegenüber %2</translation>
+    </message>
+    <message>
+        <source>its forward and backward take %1 per step against %2</source>
+        <translation>sein Vorwärts- und Rückwärtsdurchlauf dauern %1 je Schritt gegenüber %2</translation>
+    </message>
+    <message>
+        <source>its exposed host copies take %1 per step against %2</source>
+        <translation>seine unverdeckten Host-Kopien dauern %1 je Schritt gegenüber %2</translation>
+    </message>
+    <message>
+        <source>its CPU optimizer step adds %1 to a step against %2</source>
+        <translation>sein CPU-Optimiererschritt fügt einem Schritt %1 hinzu gegenüber %2</translation>
+    </message>
+    <message>
+        <source>presets</source>
+        <translation>Voreinstellungen</translation>
+    </message>
+    <message>
+        <source>probe of node %1</source>
+        <translation>Messung von Knoten %1</translation>
+    </message>
+    <message>
+        <source>%1 + %2</source>
+        <translation>%1 + %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s)</source>
+        <translation>
+            <numerusform>%n Lauf</numerusform>
+            <numerusform>%n Läufen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1x</source>
+        <translation>%1x</translation>
+    </message>
+    <message>
+        <source>%1 GB/s</source>
+        <translation>%1 GB/s</translation>
+    </message>
+</context>
         <translation>Rang oder Knoten verloren</translation>
     </message>
     <message>

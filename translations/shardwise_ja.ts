@@ -196,6 +196,215 @@
     </message>
     <message>
         <source>Rank or node lost</source>
+<context>
+    <name>CoreMessage</name>
+    <message>
+        <source>predicted peak %1 (%2 allocated + %3 CUDA context and NCCL) exceeds the usable %4 (the GPU&apos;s %5 less %6 headroom)</source>
+        <translation>予測ピーク %1（割り当て %2 + CUDA コンテキストと NCCL %3）が使用可能な %4（GPU の %5 からヘッドルーム %6 を差し引いた量）を超えています</translation>
+    </message>
+    <message>
+        <source>predicted peak %1 (%2 allocated + %3 CUDA context and NCCL) within the usable %4 (the GPU&apos;s %5 less %6 headroom)</source>
+        <translation>予測ピーク %1（割り当て %2 + CUDA コンテキストと NCCL %3）は使用可能な %4（GPU の %5 からヘッドルーム %6 を差し引いた量）以内です</translation>
+    </message>
+    <message>
+        <source>%1 does not fit: %2 by %3.</source>
+        <translation>%1 は収まりません: %2。超過量は %3 です。</translation>
+    </message>
+    <message>
+        <source>%1 does not fit in host memory: it needs %2 per node, %3 over the %4 usable.</source>
+        <translation>%1 はホストメモリに収まりません: ノードあたり %2 が必要で、使用可能な %4 を %3 超えています。</translation>
+    </message>
+    <message>
+        <source>%1 fits: %2, %3 to spare; predicted %4, step %5, MFU %6.</source>
+        <translation>%1 は収まります: %2。余裕 %3、予測 %4、ステップ %5、MFU %6。</translation>
+    </message>
+    <message>
+        <source>%1 fits: %2, %3 to spare; predicted %4, step %5, MFU %6. Host memory: %7 per node of %8 usable.</source>
+        <translation>%1 は収まります: %2。余裕 %3、予測 %4、ステップ %5、MFU %6。ホストメモリ: ノードあたり %7（使用可能 %8）。</translation>
+    </message>
+    <message>
+        <source>Planned for %1 %2: precision %3, activation checkpointing %4%5; the figures are what the framework allocates and how fast it runs at its defaults (docs/formulas.md, &quot;Framework targets&quot;).</source>
+        <translation>%1 %2 向けに計画: 精度 %3、アクティベーションチェックポイント %4%5。数値はフレームワークが既定設定で確保するメモリと実行速度です（docs/formulas.md、&quot;Framework targets&quot;）。</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>オフ</translation>
+    </message>
+    <message>
+        <source>, torch.compile on each decoder layer</source>
+        <translation>、各デコーダ層に torch.compile</translation>
+    </message>
+    <message>
+        <source>%1 would fit with Shardwise&apos;s runner (predicted peak %2) but not in %3 at its defaults (%4).</source>
+        <translation>%1 は Shardwise のランナーなら収まります（予測ピーク %2）が、既定設定の %3 では収まりません（%4）。</translation>
+    </message>
+    <message>
+        <source>Step 1 decided: %1 is the lightest sharding that fits in GPU memory with headroom.</source>
+        <translation>ステップ 1 で決定: %1 はヘッドルームを残して GPU メモリに収まる最も軽いシャーディングです。</translation>
+    </message>
+    <message>
+        <source>With one GPU there is nothing to shard across: every strategy holds the whole state, and sharding only adds copies.</source>
+        <translation>GPU が 1 基ではシャーディングする相手がありません。どの戦略も状態全体を保持し、シャーディングはコピーを増やすだけです。</translation>
+    </message>
+    <message>
+        <source>Step 2 decided: no light sharding fits, so %1, %2&apos;s full shard, is chosen.</source>
+        <translation>ステップ 2 で決定: 軽いシャーディングは収まらないため、%2 の完全シャーディングである %1 を選びます。</translation>
+    </message>
+    <message>
+        <source>Step 2 decided: no light sharding fits, so full sharding is chosen by the interconnect (%1).</source>
+        <translation>ステップ 2 で決定: 軽いシャーディングは収まらないため、インターコネクト（%1）に応じて完全シャーディングを選びます。</translation>
+    </message>
+    <message>
+        <source>On NVLink the FSDP2-style full shard (fsdp2_reshard) was faster than ZeRO-3 in the reference benchmark.</source>
+        <translation>NVLink では、参照ベンチマークで FSDP2 方式の完全シャーディング（fsdp2_reshard）が ZeRO-3 より高速でした。</translation>
+    </message>
+    <message>
+        <source>On PCIe the ZeRO-3 style was faster in the reference benchmark, but only with the allocator&apos;s expandable segments; measure both full shards on this hardware.</source>
+        <translation>PCIe では参照ベンチマークで ZeRO-3 方式が高速でしたが、アロケータの expandable segments を使った場合に限ります。このハードウェアで両方の完全シャーディングを測定してください。</translation>
+    </message>
+    <message>
+        <source>%1, the rule&apos;s choice, does not fit (short by %2), so %3 is recommended.</source>
+        <translation>規則が選ぶ %1 は収まらない（%2 不足）ため、%3 を推奨します。</translation>
+    </message>
+    <message>
+        <source>Expandable segments are on, as the ZeRO-3 style needed on PCIe in the reference.</source>
+        <translation>参照で ZeRO-3 方式が PCIe 上で必要としたとおり、expandable segments が有効です。</translation>
+    </message>
+    <message>
+        <source>Run it with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (--expandable-segments): in the reference the ZeRO-3 style completed on PCIe only with it.</source>
+        <translation>PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True（--expandable-segments）で実行してください。参照では ZeRO-3 方式は PCIe 上でこれを使った場合にのみ完走しました。</translation>
+    </message>
+    <message>
+        <source>The rule reads the link inside a node; across the %1 nodes the network (%2 per node) bounds both full shards&apos; collectives.</source>
+        <translation>この規則はノード内のリンクを見ています。%1 ノードにまたがる場合は、ネットワーク（ノードあたり %2）が両方の完全シャーディングの集団通信を制約します。</translation>
+    </message>
+    <message>
+        <source>Step 3 decided: nothing fits without CPU offload, so %1, the lightest offload that fits, is the last resort.</source>
+        <translation>ステップ 3 で決定: CPU オフロードなしでは何も収まらないため、収まる最も軽いオフロードである %1 が最後の手段です。</translation>
+    </message>
+    <message>
+        <source>Against %1, offload is predicted to cut the GPU peak by %2 and throughput by %3; in the reference benchmark CPU offload cut peak memory by roughly 40-65 % and throughput by roughly 3-9x.</source>
+        <translation>%1 と比べて、オフロードは GPU ピークを %2 削減し、スループットを %3 低下させると予測されます。参照ベンチマークでは CPU オフロードによりピークメモリは約 40-65 % 減り、スループットは約 3-9 分の 1 になりました。</translation>
+    </message>
+    <message>
+        <source>No strategy fits on %1 x %2 with micro-batch %3 and sequence %4.</source>
+        <translation>%1 x %2、マイクロバッチ %3、シーケンス長 %4 では、どの戦略も収まりません。</translation>
+    </message>
+    <message>
+        <source>Closest: %1</source>
+        <translation>最も近いもの: %1</translation>
+    </message>
+    <message>
+        <source>Neither more GPUs, shorter sequences, a smaller micro-batch nor activation checkpointing makes any strategy fit within the searched ranges; a GPU with more memory is needed.</source>
+        <translation>GPU の追加、シーケンスの短縮、マイクロバッチの縮小、アクティベーションチェックポイントのいずれでも、探索範囲内で収まる戦略はありません。より多くのメモリを持つ GPU が必要です。</translation>
+    </message>
+    <message>
+        <source>Validate with a short run of the same model, precision, micro-batch, sequence length and GPU count before a long run.</source>
+        <translation>長時間の実行の前に、同じモデル、精度、マイクロバッチ、シーケンス長、GPU 数で短い実行を行って検証してください。</translation>
+    </message>
+    <message>
+        <source>With activation checkpointing %1 would fit, at about a third more compute per step.</source>
+        <translation>アクティベーションチェックポイントを使えば %1 が収まります。ステップあたりの計算量は約 3 分の 1 増えます。</translation>
+    </message>
+    <message>
+        <source>With %1 GPUs (%2 nodes of %3) %4 would fit.</source>
+        <translation>GPU %1 基（%3 基のノード %2 台）なら %4 が収まります。</translation>
+    </message>
+    <message>
+        <source>With %1 GPUs (%2 nodes of %3) and activation checkpointing %4 would fit.</source>
+        <translation>GPU %1 基（%3 基のノード %2 台）とアクティベーションチェックポイントで %4 が収まります。</translation>
+    </message>
+    <message>
+        <source>With sequences of %1 tokens %2 would fit.</source>
+        <translation>シーケンス長 %1 トークンなら %2 が収まります。</translation>
+    </message>
+    <message>
+        <source>With sequences of %1 tokens and activation checkpointing %2 would fit.</source>
+        <translation>シーケンス長 %1 トークンとアクティベーションチェックポイントで %2 が収まります。</translation>
+    </message>
+    <message>
+        <source>With micro-batch %1 %2 would fit (raise gradient accumulation to keep the global batch).</source>
+        <translation>マイクロバッチ %1 なら %2 が収まります（グローバルバッチを保つには勾配累積を増やしてください）。</translation>
+    </message>
+    <message>
+        <source>With micro-batch %1 and activation checkpointing %2 would fit (raise gradient accumulation to keep the global batch).</source>
+        <translation>マイクロバッチ %1 とアクティベーションチェックポイントで %2 が収まります（グローバルバッチを保つには勾配累積を増やしてください）。</translation>
+    </message>
+    <message>
+        <source>%1 is predicted %2 faster than %3 (%4 against %5), beyond the predictions&apos; %6 error: %7. %8</source>
+        <translation>%1 は %3 より %2 高速と予測されます（%4 対 %5）。これは予測誤差 %6 を超えています: %7。%8</translation>
+    </message>
+    <message>
+        <source>The decision order keeps the lightest that fits, as heavier sharding brought no evidence of a speed-up in the reference benchmark; measure both.</source>
+        <translation>参照ベンチマークでは重いシャーディングで高速化の証拠が得られなかったため、判断順序は収まる最も軽いものを維持します。両方を測定してください。</translation>
+    </message>
+    <message>
+        <source>The recommendation stays the decision order&apos;s; measure both.</source>
+        <translation>推奨は判断順序のとおりです。両方を測定してください。</translation>
+    </message>
+    <message>
+        <source>%1 is also predicted the fastest that fits; next is %2 at %3 against %4.</source>
+        <translation>%1 は収まるものの中で最速とも予測されます。次点は %2 で %3（対 %4）です。</translation>
+    </message>
+    <message>
+        <source>The fastest other strategy that fits, %1, is predicted at %2 against %3 for %4 (%5 faster), within the predictions&apos; %6 error; heavier sharding brought no evidence of a speed-up in the reference benchmark.</source>
+        <translation>収まる他の戦略で最速の %1 は %2 と予測され、%4 の %3 より %5 高速ですが、予測誤差 %6 の範囲内です。参照ベンチマークでは重いシャーディングで高速化の証拠は得られませんでした。</translation>
+    </message>
+    <message>
+        <source>it shards the optimizer step across the %1 GPUs, %2 per step against %3</source>
+        <translation>オプティマイザステップを %1 基の GPU に分散し、ステップあたり %2（対 %3）</translation>
+    </message>
+    <message>
+        <source>its optimizer step takes %1 against %2</source>
+        <translation>オプティマイザステップが %1（対 %2）</translation>
+    </message>
+    <message>
+        <source>less of its communication is left exposed, %1 per step against %2</source>
+        <translation>隠れずに残る通信が少なく、ステップあたり %1（対 %2）</translation>
+    </message>
+    <message>
+        <source>its per-parameter step overhead (flat-buffer copies, casts) is %1 against %2</source>
+        <translation>パラメータごとのステップのオーバーヘッド（フラットバッファのコピー、型変換）が %1（対 %2）</translation>
+    </message>
+    <message>
+        <source>its forward and backward take %1 per step against %2</source>
+        <translation>順伝播と逆伝播がステップあたり %1（対 %2）</translation>
+    </message>
+    <message>
+        <source>its exposed host copies take %1 per step against %2</source>
+        <translation>隠れないホストコピーがステップあたり %1（対 %2）</translation>
+    </message>
+    <message>
+        <source>its CPU optimizer step adds %1 to a step against %2</source>
+        <translation>CPU オプティマイザステップがステップに %1 を加える（対 %2）</translation>
+    </message>
+    <message>
+        <source>presets</source>
+        <translation>プリセット</translation>
+    </message>
+    <message>
+        <source>probe of node %1</source>
+        <translation>ノード %1 の計測</translation>
+    </message>
+    <message>
+        <source>%1 + %2</source>
+        <translation>%1 + %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s)</source>
+        <translation>
+            <numerusform>%n 回の実行</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1x</source>
+        <translation>%1 倍</translation>
+    </message>
+    <message>
+        <source>%1 GB/s</source>
+        <translation>%1 GB/s</translation>
+    </message>
+</context>
         <translation>ランクまたはノードの喪失</translation>
     </message>
     <message>

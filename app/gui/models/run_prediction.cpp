@@ -1,5 +1,7 @@
 #include "models/run_prediction.hpp"
 
+#include "shell/core_messages.hpp"
+
 #include <QCoreApplication>
 #include <QLocale>
 
@@ -45,7 +47,7 @@ PredictionSet toPredictionSet(const std::vector<calibrate::GpuComparison>& secti
         const calibrate::StoredCalibration& sc = section.calibration;
         CalibrationSummary c;
         c.gpu = gpu;
-        c.source = QString::fromStdString(sc.source);
+        c.source = sc.sourceMessage.id.empty() ? QString::fromStdString(sc.source) : coreMessageText(sc.sourceMessage);
         c.runs = sc.runs;
         c.confidence = sc.confidence;
         c.confidenceLabel = QString::fromStdString(sc.confidenceLabel);

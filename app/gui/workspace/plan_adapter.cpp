@@ -1,6 +1,7 @@
 #include "workspace/plan_adapter.hpp"
 
 #include "models/display_format.hpp"
+#include "shell/core_messages.hpp"
 
 #include "shardwise/frameworks/configs.hpp"
 
@@ -130,9 +131,13 @@ PlanView toPlanView(const Plan& plan, const EstimateInput& input, const std::vec
         view.candidates.append(cv);
     }
 
+    // The reasons in the user's language; a plan read back from JSON has only the English.
     QStringList coreReasons;
-    for (const std::string& r : rec.reasons)
-        coreReasons << fromStd(r);
+    for (const Message& m : rec.reasonMessages)
+        coreReasons << coreMessageText(m);
+    if (rec.reasonMessages.empty())
+        for (const std::string& r : rec.reasons)
+            coreReasons << fromStd(r);
     const QString decidedReason = coreReasons.join(QLatin1Char(' '));
     const int decided = static_cast<int>(rec.step); // 0 = nothing fits
 
