@@ -18,14 +18,19 @@ inline constexpr int kExitUsage = 2;
 
 using CommandFunction = std::function<int(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)>;
 
+struct CommandSpec;
+// The option tables of a subcommand (options.hpp): one, or one per action ("runs list", "runs show").
+using CommandSpecsFunction = std::vector<CommandSpec> (*)();
+
 struct Command {
     std::string name;
     std::string summary; // one line for `shardwise-cli help`
     CommandFunction run;
+    CommandSpecsFunction specs = nullptr;
 };
 
 struct CommandRegistration {
-    CommandRegistration(std::string name, std::string summary, CommandFunction run);
+    CommandRegistration(std::string name, std::string summary, CommandFunction run, CommandSpecsFunction specs = nullptr);
 };
 
 const std::vector<Command>& commands();

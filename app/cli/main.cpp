@@ -13,9 +13,10 @@ std::vector<Command>& registry()
 }
 } // namespace
 
-CommandRegistration::CommandRegistration(std::string name, std::string summary, CommandFunction run)
+CommandRegistration::CommandRegistration(std::string name, std::string summary, CommandFunction run,
+                                         CommandSpecsFunction specs)
 {
-    registry().push_back({std::move(name), std::move(summary), std::move(run)});
+    registry().push_back({std::move(name), std::move(summary), std::move(run), specs});
 }
 
 const std::vector<Command>& commands() { return registry(); }

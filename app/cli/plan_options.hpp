@@ -2,6 +2,8 @@
 // The options that describe a plan's input (model, GPU, cluster, training), shared by every
 // subcommand that plans: `plan`, `gke`. One parser so the flags mean the same everywhere.
 
+#include "options.hpp"
+
 #include "shardwise/estimate/estimate.hpp"
 #include "shardwise/frameworks/configs.hpp"
 
@@ -12,11 +14,6 @@
 #include <vector>
 
 namespace shardwise::cli {
-
-class UsageError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
 
 // Walks "--flag value" and "--flag=value" arguments.
 class ArgumentWalker {

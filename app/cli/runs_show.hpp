@@ -1,0 +1,18 @@
+#pragma once
+// How `shardwise-cli runs list` and `runs show` print runs: the list's table, one run's detail as
+// text or as JSON.
+
+#include "shardwise/store/runs.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <iosfwd>
+#include <vector>
+
+namespace shardwise::cli {
+
+void printRunTable(std::ostream& out, const std::vector<store::RunSummary>& runs);
+void printRunDetail(std::ostream& out, const store::RunDetail& detail);
+nlohmann::json runDetailJson(const store::RunDetail& detail);
+
+} // namespace shardwise::cli
