@@ -101,6 +101,14 @@
 <context>
     <name>ChartText</name>
     <message>
+        <source>%1, %2: %3</source>
+        <translation>%1, %2: %3</translation>
+    </message>
+    <message>
+        <source>%1 (of %2 in all)</source>
+        <translation>%1 (von insgesamt %2)</translation>
+    </message>
+    <message>
         <source>GPU memory (%1)</source>
         <translation>GPU-Speicher (%1)</translation>
     </message>
@@ -189,14 +197,6 @@
         <translation>Nutzbarer GPU-Speicher: %1 (%2 abzüglich %3 Reserve)</translation>
     </message>
 </context>
-<context>
-    <name>DiagnosisText</name>
-    <message>
-        <source>Out of memory</source>
-        <translation>Speicher erschöpft</translation>
-    </message>
-    <message>
-        <source>Rank or node lost</source>
 <context>
     <name>CoreMessage</name>
     <message>
@@ -407,6 +407,14 @@
         <translation>%1 GB/s</translation>
     </message>
 </context>
+<context>
+    <name>DiagnosisText</name>
+    <message>
+        <source>Out of memory</source>
+        <translation>Speicher erschöpft</translation>
+    </message>
+    <message>
+        <source>Rank or node lost</source>
         <translation>Rang oder Knoten verloren</translation>
     </message>
     <message>

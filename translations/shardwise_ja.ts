@@ -100,6 +100,14 @@
 <context>
     <name>ChartText</name>
     <message>
+        <source>%1, %2: %3</source>
+        <translation>%1、%2: %3</translation>
+    </message>
+    <message>
+        <source>%1 (of %2 in all)</source>
+        <translation>%1（合計 %2 のうち）</translation>
+    </message>
+    <message>
         <source>GPU memory (%1)</source>
         <translation>GPU メモリ（%1）</translation>
     </message>
@@ -188,14 +196,6 @@
         <translation>使用可能な GPU メモリ: %1（%2 から余裕分 %3 を引いたもの）</translation>
     </message>
 </context>
-<context>
-    <name>DiagnosisText</name>
-    <message>
-        <source>Out of memory</source>
-        <translation>メモリ不足</translation>
-    </message>
-    <message>
-        <source>Rank or node lost</source>
 <context>
     <name>CoreMessage</name>
     <message>
@@ -405,6 +405,14 @@
         <translation>%1 GB/s</translation>
     </message>
 </context>
+<context>
+    <name>DiagnosisText</name>
+    <message>
+        <source>Out of memory</source>
+        <translation>メモリ不足</translation>
+    </message>
+    <message>
+        <source>Rank or node lost</source>
         <translation>ランクまたはノードの喪失</translation>
     </message>
     <message>

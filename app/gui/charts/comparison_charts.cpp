@@ -1,5 +1,6 @@
 #include "charts/comparison_charts.hpp"
 
+#include "charts/chart_axes.hpp"
 #include "charts/chart_style.hpp"
 #include "models/display_format.hpp"
 #include "models/run_backend.hpp"
@@ -13,6 +14,7 @@
 #include <QValueAxis>
 
 #include <algorithm>
+#include <functional>
 
 namespace shardwise::gui {
 
@@ -32,24 +34,29 @@ QBarSet* makeSet(const QString& name, int colorIndex)
     return set;
 }
 
-// Adds the category axis (one slot per run) and a value axis from 0 to `maxValue`.
-QValueAxis* addAxes(QChart& chart, QBarSeries& series, const QList<RunRecord>& runs, double maxValue, const QString& yTitle,
-                    const QString& labelFormat)
+using ValueFormat = std::function<QString(double)>;
+
+QString formatShare(double percent) { return formatPercent(percent / 100.0); }
+
+// Adds the category axis (one slot per run, labels elided in the middle to fit), a value axis from 0
+// to a round maximum at or above `maxValue`, and each bar's value (through `format`) on hover.
+QValueAxis* addAxes(QChart& chart, QAbstractBarSeries& series, const QList<RunRecord>& runs, double maxValue, const QString& yTitle,
+                    const ValueFormat& format)
 {
     QStringList categories;
     for (const RunRecord& r : runs)
         categories << runCategoryLabel(r);
     auto* axisX = new QBarCategoryAxis;
-    axisX->append(categories);
     axisX->setLabelsAngle(runs.size() > 4 ? -30 : 0);
     chart.addAxis(axisX, Qt::AlignBottom);
     series.attachAxis(axisX);
+    setFittedCategories(chart, *axisX, categories);
     auto* axisY = new QValueAxis;
     axisY->setTitleText(yTitle);
-    axisY->setRange(0, maxValue > 0 ? maxValue * 1.1 : 1.0);
-    axisY->setLabelFormat(maxValue >= 10 ? labelFormat : QStringLiteral("%.2g"));
+    applyNiceScale(*axisY, maxValue);
     chart.addAxis(axisY, Qt::AlignLeft);
     series.attachAxis(axisY);
+    showValuesOnHover(chart, series, categories, format);
     return axisY;
 }
 
@@ -102,7 +109,7 @@ QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& r
         }
         series->append(set);
         chart->addSeries(series);
-        addAxes(*chart, *series, runs, maxValue, ChartText::tr("tokens/s"), QStringLiteral("%.0f"));
+        addAxes(*chart, *series, runs, maxValue, ChartText::tr("tokens/s"), formatTokensPerS);
         break;
     }
     case ComparisonMetric::PeakMemory: {
@@ -120,8 +127,7 @@ QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& r
         series->append(allocated);
         series->append(reserved);
         chart->addSeries(series);
-        QValueAxis* axisY = addAxes(*chart, *series, runs, std::max(maxValue, capacity), ChartText::tr("GiB per GPU"),
-                                    QStringLiteral("%.1f"));
+        QValueAxis* axisY = addAxes(*chart, *series, runs, std::max(maxValue, capacity), ChartText::tr("GiB per GPU"), formatGiB);
         if (capacity > 0 && !runs.isEmpty())
             addCapacityLine(*chart, *axisY, static_cast<int>(runs.size()), capacity);
         break;
@@ -135,7 +141,7 @@ QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& r
         }
         series->append(set);
         chart->addSeries(series);
-        addAxes(*chart, *series, runs, std::max(maxValue, 10.0), ChartText::tr("% of step time"), QStringLiteral("%.0f"));
+        addAxes(*chart, *series, runs, std::max(maxValue, 10.0), ChartText::tr("% of step time"), formatShare);
         break;
     }
     case ComparisonMetric::PredictedVsMeasured: {
@@ -152,7 +158,7 @@ QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& r
         series->append(predicted);
         series->append(measuredSet);
         chart->addSeries(series);
-        addAxes(*chart, *series, runs, maxValue, ChartText::tr("tokens/s"), QStringLiteral("%.0f"));
+        addAxes(*chart, *series, runs, maxValue, ChartText::tr("tokens/s"), formatTokensPerS);
         break;
     }
     }
@@ -188,7 +194,7 @@ QChart* createCalibrationChart(const QList<RunRecord>& runs, const QHash<qint64,
     series->append(presets);
     series->append(calibrated);
     chart->addSeries(series);
-    addAxes(*chart, *series, runs, maxValue, ChartText::tr("tokens/s"), QStringLiteral("%.0f"));
+    addAxes(*chart, *series, runs, maxValue, ChartText::tr("tokens/s"), formatTokensPerS);
     if (runs.isEmpty())
         chart->setTitle(ChartText::tr("Check runs in the table to compare them."));
     return chart;

@@ -1,5 +1,6 @@
 #include "charts/memory_breakdown_chart.hpp"
 
+#include "charts/chart_axes.hpp"
 #include "charts/chart_style.hpp"
 #include "models/display_format.hpp"
 
@@ -63,17 +64,18 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
         maxValue = std::max(maxValue, c.peakGiB);
     }
     auto* axisX = new QBarCategoryAxis;
-    axisX->append(categories);
     axisX->setLabelsAngle(-40);
     chart->addAxis(axisX, Qt::AlignBottom);
     series->attachAxis(axisX);
+    setFittedCategories(*chart, *axisX, categories);
 
+    // Round ticks up to a round maximum at or above the highest bar and the GPU's memory.
     auto* axisY = new QValueAxis;
     axisY->setTitleText(ChartText::tr("GiB per GPU"));
-    axisY->setRange(0, maxValue * 1.1);
-    axisY->setLabelFormat(QStringLiteral("%.0f"));
+    applyNiceScale(*axisY, maxValue);
     chart->addAxis(axisY, Qt::AlignLeft);
     series->attachAxis(axisY);
+    showValuesOnHover(*chart, *series, categories, [](double gib) { return formatGiB(gib); });
 
     // The capacity line spans the category axis through a hidden value axis over the same slots. It
     // is drawn at the usable capacity, what "fits" compares each peak with, so a bar crosses it

@@ -138,8 +138,12 @@ ExportResult ChartExporter::exportChart(QChart* chart, QSize size, const QString
     view.resize(size);
     view.show(); // lays the view out (scene rect, chart geometry) without a window on screen
     chart->legend()->setVisible(!chart->series().isEmpty());
-    if (QGraphicsLayout* layout = chart->layout())
+    // Twice: the first pass places the plot area, on which the category labels are elided
+    // (charts/chart_axes.hpp), and the second lays out the elided labels.
+    if (QGraphicsLayout* layout = chart->layout()) {
         layout->activate();
+        layout->activate();
+    }
     ExportResult result = exportWidget(view, filePath, caption);
     view.hide();
     return result;
