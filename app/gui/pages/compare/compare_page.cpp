@@ -2,8 +2,6 @@
 
 #include "charts/chart_panel.hpp"
 #include "charts/comparison_charts.hpp"
-#include "export/comparison_caption.hpp"
-#include "export/run_csv.hpp"
 #include "models/display_format.hpp"
 #include "models/run_backend.hpp"
 #include "models/run_filter_model.hpp"
@@ -18,11 +16,9 @@
 #include <QComboBox>
 #include <QDateEdit>
 #include <QEvent>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
@@ -38,7 +34,9 @@ QComboBox* makeFilterCombo(const QString& tip, QWidget* parent)
 {
     auto* combo = new QComboBox(parent);
     combo->setToolTip(tip);
-    combo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // A long model or node name does not widen the page; the list shows it in full.
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(12);
     return combo;
 }
 
@@ -85,7 +83,7 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
     m_filter = new RunFilterModel(this);
     m_filter->setSourceModel(m_runs);
 
-    auto* filters = new QHBoxLayout;
+    auto* filters = new QVBoxLayout;
     m_modelFilter = makeFilterCombo(tr("Show only runs of this model."), this);
     m_modelFilter->setObjectName(QStringLiteral("modelFilter"));
     m_hardwareFilter = makeFilterCombo(tr("Show only runs on this hardware."), this);
@@ -105,21 +103,27 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
         d->setCalendarPopup(true);
         d->setEnabled(false);
     }
-    filters->addWidget(new QLabel(tr("Model:"), this));
-    filters->addWidget(m_modelFilter);
-    filters->addWidget(new QLabel(tr("Hardware:"), this));
-    filters->addWidget(m_hardwareFilter);
-    filters->addWidget(new QLabel(tr("Strategy:"), this));
-    filters->addWidget(m_strategyFilter);
-    filters->addWidget(new QLabel(tr("Backend:"), this));
-    filters->addWidget(m_backendFilter);
-    filters->addWidget(new QLabel(tr("Node:"), this));
-    filters->addWidget(m_nodeFilter);
-    filters->addWidget(m_limitDates);
-    filters->addWidget(m_from);
-    filters->addWidget(new QLabel(tr("and"), this));
-    filters->addWidget(m_to);
-    filters->addStretch(1);
+    // Two rows of filters, so that the page fits a 1024 px window: what ran, then where and when.
+    auto* whatRow = new QHBoxLayout;
+    whatRow->addWidget(new QLabel(tr("Model:"), this));
+    whatRow->addWidget(m_modelFilter);
+    whatRow->addWidget(new QLabel(tr("Hardware:"), this));
+    whatRow->addWidget(m_hardwareFilter);
+    whatRow->addWidget(new QLabel(tr("Strategy:"), this));
+    whatRow->addWidget(m_strategyFilter);
+    whatRow->addStretch(1);
+    auto* whereRow = new QHBoxLayout;
+    whereRow->addWidget(new QLabel(tr("Backend:"), this));
+    whereRow->addWidget(m_backendFilter);
+    whereRow->addWidget(new QLabel(tr("Node:"), this));
+    whereRow->addWidget(m_nodeFilter);
+    whereRow->addWidget(m_limitDates);
+    whereRow->addWidget(m_from);
+    whereRow->addWidget(new QLabel(tr("and"), this));
+    whereRow->addWidget(m_to);
+    whereRow->addStretch(1);
+    filters->addLayout(whatRow);
+    filters->addLayout(whereRow);
 
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("runTable"));
@@ -176,7 +180,8 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
     m_predictionChart = new QChartView(this);
     m_predictionChart->setObjectName(QStringLiteral("predictionChart"));
     m_predictionChart->setRenderHint(QPainter::Antialiasing);
-    m_predictionChart->setMinimumSize(320, 220);
+    // Narrower than the comparison charts' columns, so that both fit beside each other in 1024 px.
+    m_predictionChart->setMinimumSize(240, 220);
     m_predictionChart->setToolTip(tr("Measured tokens/s of each checked run beside the presets' and the calibrated "
                                      "prediction. The calibrated prediction is fitted to these runs (in-sample)."));
 
@@ -360,64 +365,6 @@ void ComparePage::changeEvent(QEvent* event)
     if (event->type() == QEvent::PaletteChange && m_charts && m_predictionChart)
         updateCharts(); // rebuilds every chart in the new palette
     QWidget::changeEvent(event);
-}
-
-ExportResult ComparePage::exportCharts(const QString& filePath)
-{
-    return ChartExporter::exportWidget(*m_charts, filePath, comparisonCaption(m_charts->runs()));
-}
-
-ExportResult ComparePage::exportTable(const QString& filePath)
-{
-    QList<RunRecord> runs = m_runs->checkedRuns();
-    if (runs.isEmpty())
-        for (int row = 0; row < m_filter->rowCount(); ++row)
-            if (const RunRecord* r = m_runs->runById(m_filter->index(row, 0).data(RunTableModel::RunIdRole).toLongLong()))
-                runs.append(*r);
-    return exportRunTable(runs, m_predictions, filePath); // CSV: numbers in SI units; Markdown: the table as shown
-}
-
-ExportResult ComparePage::exportPredictionChart(const QString& filePath)
-{
-    // At a readable 16:9 of its own, not the narrow column the chart has on the page.
-    const QList<RunRecord> checked = m_runs->checkedRuns();
-    return ChartExporter::exportChart(createCalibrationChart(checked, m_predictions.runs),
-                                      ChartExporter::reportChartSize(), filePath,
-                                      predictionChartCaption(checked, m_predictions));
-}
-
-void ComparePage::exportPredictionChartInteractively()
-{
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export prediction chart"),
-                                                      QStringLiteral("shardwise-predicted-vs-measured.png"),
-                                                      tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
-    if (path.isEmpty())
-        return;
-    const ExportResult result = exportPredictionChart(path);
-    if (!result.ok)
-        QMessageBox::warning(this, tr("Export prediction chart"), result.error);
-}
-
-void ComparePage::exportChartsInteractively()
-{
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export charts"), QStringLiteral("shardwise-comparison.png"),
-                                                      tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
-    if (path.isEmpty())
-        return;
-    const ExportResult result = exportCharts(path);
-    if (!result.ok)
-        QMessageBox::warning(this, tr("Export charts"), result.error);
-}
-
-void ComparePage::exportTableInteractively()
-{
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export table"), QStringLiteral("shardwise-comparison.csv"),
-                                                      tr("CSV table (*.csv);;Markdown table (*.md)"));
-    if (path.isEmpty())
-        return;
-    const ExportResult result = exportTable(path);
-    if (!result.ok)
-        QMessageBox::warning(this, tr("Export table"), result.error);
 }
 
 } // namespace shardwise::gui

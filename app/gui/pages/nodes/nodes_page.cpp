@@ -100,11 +100,26 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
     m_status->setWordWrap(true);
     m_status->setTextFormat(Qt::PlainText);
 
-    auto* buttons = new QHBoxLayout;
-    for (QPushButton* b : { m_addLocal, m_addSsh, m_remove, m_test, m_discover, m_prepare, m_cancelPrepare, m_probe,
-                            m_cancelProbe, m_ncclEnv })
-        buttons->addWidget(b);
-    buttons->addStretch(1);
+    // Two rows, so that the page fits a 1024 px window: the node list's own actions, then what is
+    // done to the selected node.
+    auto* buttons = new QVBoxLayout;
+    auto* listRow = new QHBoxLayout;
+    for (QPushButton* b : { m_addLocal, m_addSsh, m_remove, m_ncclEnv })
+        listRow->addWidget(b);
+    listRow->addStretch(1);
+    auto* actionRow = new QHBoxLayout;
+    for (QPushButton* b : { m_test, m_discover, m_prepare, m_cancelPrepare, m_probe, m_cancelProbe })
+        actionRow->addWidget(b);
+    actionRow->addStretch(1);
+    buttons->addLayout(listRow);
+    buttons->addLayout(actionRow);
+    QWidget* previous = nullptr; // Tab follows the rows
+    for (QPushButton* b : { m_addLocal, m_addSsh, m_remove, m_ncclEnv, m_test, m_discover, m_prepare, m_cancelPrepare,
+                            m_probe, m_cancelProbe }) {
+        if (previous)
+            setTabOrder(previous, b);
+        previous = b;
+    }
 
     auto* factsBox = new QGroupBox(tr("Facts of the selected node"), this);
     (new QVBoxLayout(factsBox))->addWidget(m_factsView);

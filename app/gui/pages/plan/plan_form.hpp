@@ -61,6 +61,7 @@ signals:
     void modelFileFailed(const QString& path, const QString& message);
 
 private:
+    QGroupBox* createHardwareBox(); // plan_form_hardware.cpp
     void populatePresets();
     void onGpuChanged();
     void onPrecisionChanged();

@@ -13,6 +13,7 @@
 
 class QChartView;
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QMenu;
 class QProgressBar;
@@ -83,6 +84,9 @@ signals:
     void validationFinished(bool cancelled);
 
 private:
+    QHBoxLayout* createExportRow();     // "Open config…" and the Export menu (plan_page_export.cpp)
+    QHBoxLayout* createValidationRow(); // node, device, backend, Validate, Cancel (plan_page_validation.cpp)
+    void connectValidationQueue();      // follows this page's runs through the workspace's run queue
     void schedulePlan();
     void showPlan(const PlanView& plan);
     void showPlanError(const QString& message);
