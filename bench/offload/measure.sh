@@ -15,6 +15,14 @@
 #                    Qwen2.5-3B and 7B zero0
 #   startup          Qwen2.5-7B zero0, one step: seconds from exec to the start of the first step
 #                    (startup.tsv), three times
+#   device-step      matrix-device-step.tsv: zero0, zero3 and the fsdp2 strategies (no offload) of
+#                    Qwen2.5 1.5B / 3B / 7B at sequence 2048, pure bf16, each unit's fused AdamW on a
+#                    side stream as soon as its gradient is reduced (SHARDWISE_DEVICE_STEP_OVERLAP=1)
+#   device-after-backward  the same cells with SHARDWISE_DEVICE_STEP_OVERLAP=0 (one fused AdamW
+#                    after the backward, the runner's default): the reference the overlap is read against
+#   device-equal     Qwen2.5-0.5B, 4 steps, each of zero0, zero3, fsdp2_reshard, fsdp2_noreshard (and
+#                    zero0 with --cuda-graphs, and with --grad-accumulation 2) with and without the
+#                    overlap, final parameters dumped and compared byte for byte (equal.tsv)
 #
 # SECONDS is the batch's wall-clock budget (default 240). Builds the runner and stages the harness
 # first (bench/gpu.sh build) unless $BUILD/bin holds both. Results: $RESULTS/<batch>/ (default
@@ -25,7 +33,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 build="${BUILD:-build-gpu}"
 results="${RESULTS:-$build/offload}"
-(($# > 0)) || { sed -n '2,24p' "$0"; exit 2; }
+(($# > 0)) || { sed -n '2,32p' "$0"; exit 2; }
 if [[ ! -x "$build/bin/shardwise-runner" || ! -x "$build/bin/shardwise-torch-runner" ]]; then
     BUILD="$build" bench/gpu.sh build
 fi
@@ -40,11 +48,36 @@ for spec in "$@"; do
     runner="$build/bin/shardwise-runner"
     probe=0
     overlap=1
+    device_overlap=0
     case "$batch" in
     overlap) matrix=$here/matrix-offload.tsv ;;
     after-backward) matrix=$here/matrix-offload-3b.tsv overlap=0 ;;
     torch-offload) matrix=$here/matrix-torch-offload-3b.tsv runner="$build/bin/shardwise-torch-runner" ;;
     speed) matrix=$here/matrix-speed.tsv probe=60 ;;
+    device-step) matrix=$here/matrix-device-step.tsv probe=60 device_overlap=1 ;;
+    device-after-backward) matrix=$here/matrix-device-step.tsv device_overlap=0 ;;
+    device-equal)
+        out="$results/device-equal"
+        mkdir -p "$out"
+        printf '# strategy\textra\tidentical\n' >"$out/equal.tsv"
+        for cell in zero0: zero3: fsdp2_reshard: fsdp2_noreshard: "zero0:--cuda-graphs" "zero0:--grad-accumulation 2"; do
+            s="${cell%%:*}" extra="${cell#*:}" tag="${cell//[^a-z0-9_]/_}"
+            for o in 1 0; do
+                # shellcheck disable=SC2086 # extra holds separate flags
+                SHARDWISE_DEVICE_STEP_OVERLAP=$o RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 \
+                    MASTER_PORT=$((29800 + o)) timeout 120 "$runner" --model qwen2.5-0.5b --device cuda \
+                    --strategy "$s" --precision bf16 --seq 1024 --micro-batch 1 --warmup 1 --steps 3 $extra \
+                    --dump-params "$out/$tag.$o.bin" >"$out/$tag.$o.jsonl" 2>"$out/$tag.$o.log" </dev/null || true
+            done
+            same=no
+            [[ -s "$out/$tag.1.bin" ]] && cmp -s "$out/$tag.1.bin" "$out/$tag.0.bin" && same=yes
+            printf '%s\t%s\t%s\n' "$s" "$extra" "$same" >>"$out/equal.tsv"
+            rm -f "$out/$tag".?.bin
+        done
+        cat "$out/equal.tsv"
+        [[ -n "${ARCHIVE:-}" ]] && tar czf "$ARCHIVE" -C "$(dirname "$results")" "$(basename "$results")"
+        continue
+        ;;
     startup)
         mkdir -p "$results/startup"
         printf '# model\tstrategy\tstartup_s\tfirst_step_s\n' >"$results/startup/startup.tsv"
@@ -71,7 +104,7 @@ PY
     *) echo "measure.sh: unknown batch $batch" >&2; exit 2 ;;
     esac
     echo "== $batch: $runner, $matrix, budget ${budget}s"
-    SHARDWISE_HOST_STEP_OVERLAP=$overlap bench/fidelity/run.sh --runner "$runner" --matrix "$matrix" \
+    SHARDWISE_HOST_STEP_OVERLAP=$overlap SHARDWISE_DEVICE_STEP_OVERLAP=$device_overlap bench/fidelity/run.sh --runner "$runner" --matrix "$matrix" \
         --out "$results/$batch" --budget-s "$budget" --probe-timeout-s "$probe" --cell-timeout-s 120 \
         --runner-args "--precision bf16" || true
     [[ -n "${ARCHIVE:-}" ]] && tar czf "$ARCHIVE" -C "$(dirname "$results")" "$(basename "$results")"

@@ -72,6 +72,9 @@ public:
 
     // The compute stream waits for `ticket` (no host block). Null tickets are ignored.
     virtual void computeWaits(const CommTicket& ticket) = 0;
+    // The calling thread's current stream waits for `ticket`, untimed: a stream other than the compute
+    // stream (side_stream.hpp) ordering its work after a collective. Null tickets are ignored.
+    virtual void streamWaits(const CommTicket& ticket) = 0;
     // `t`'s memory was read or written by communication still in flight; freeing it must wait for it.
     virtual void markUsedByComm(const at::Tensor& t) = 0;
     // The host waits for all enqueued communication; a timeout or peer failure throws CommError.

@@ -42,6 +42,9 @@ inline at::Tensor causalAttention(const at::Tensor& q, const at::Tensor& k, cons
 
 // torch.optim.AdamW(fused=True)'s multi-tensor CUDA kernel (PyTorch 2.2+). Returns false where this
 // LibTorch lacks it, and the caller steps tensor by tensor.
+// Whether fusedAdamW below can run (PyTorch 2.2+, CUDA tensors of one dtype).
+inline constexpr bool kHasFusedAdamW = SHARDWISE_TORCH_AT_LEAST(2, 2);
+
 inline bool fusedAdamW(at::TensorList params, at::TensorList grads, at::TensorList expAvgs, at::TensorList expAvgSqs,
                        at::TensorList steps, double lr, double beta1, double beta2, double weightDecay, double eps)
 {

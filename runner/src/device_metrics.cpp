@@ -142,9 +142,18 @@ protocol::SoftwareVersions softwareVersions()
     v.libtorch = TORCH_VERSION;
     v.activations = protocol::kNormInputsRecomputed; // linear.hpp, NormedInput
     // unit_schedule.cpp, downloadReducedSlice; sharding_engine.cpp, the host step pipeline
-    const char* overlap = std::getenv("SHARDWISE_HOST_STEP_OVERLAP");
-    v.offloadStaging = overlap && std::string(overlap) == "0" ? protocol::kOffloadStagingInPlace
-                                                              : protocol::kOffloadStagingInPlaceHostStepOverlapped;
+    const auto off = [](const char* name) {
+        const char* value = std::getenv(name);
+        return value && std::string(value) == "0";
+    };
+    v.offloadStaging = protocol::kOffloadStagingInPlace;
+    if (!off("SHARDWISE_HOST_STEP_OVERLAP"))
+        v.offloadStaging += std::string("; ") + protocol::kHostStepPerUnit;
+#ifdef SHARDWISE_WITH_CUDA
+    const char* deviceOverlap = std::getenv("SHARDWISE_DEVICE_STEP_OVERLAP"); // sharding_engine.cpp, SideStream
+    if (compat::kHasFusedAdamW && deviceOverlap && std::string(deviceOverlap) == "1")
+        v.offloadStaging += std::string("; ") + protocol::kDeviceStepPerUnit;
+#endif
     v.kernels = fusedKernelsEnabled() ? "fused rotary + SwiGLU + cross-entropy on CUDA bf16, ATen elsewhere" : "ATen";
 #if defined(__clang__)
     v.compiler = "clang " __clang_version__;

@@ -259,6 +259,14 @@ public:
         m_stalls.push_back(std::move(stall));
     }
 
+    void streamWaits(const CommTicket& ticket) override
+    {
+        if (!ticket)
+            return;
+        c10::cuda::CUDAGuard guard(m_device);
+        static_cast<NcclCompletion&>(*ticket).done.block(at::cuda::getCurrentCUDAStream(m_device));
+    }
+
     void markUsedByComm(const at::Tensor& t) override
     {
         c10::cuda::CUDACachingAllocator::recordStream(t.storage().data_ptr(), m_stream);

@@ -53,6 +53,13 @@ ShardingEngine::ShardingEngine(const ModelSpec& model, const EngineSettings& set
     const char* overlap = std::getenv("SHARDWISE_HOST_STEP_OVERLAP");
     if (m_traits.offloadsOptimizer && !(overlap && std::string(overlap) == "0"))
         m_hostSteps = std::make_unique<HostStepPipeline>(m_units.size());
+    const char* deviceOverlap = std::getenv("SHARDWISE_DEVICE_STEP_OVERLAP");
+    const bool oneKernelPerUnit = compat::kHasFusedAdamW && !m_traits.offloadsOptimizer && !m_useMaster;
+    // Opt-in (SHARDWISE_DEVICE_STEP_OVERLAP=1) until bench/offload/measure.sh device-equal and
+    // device-step have measured it on a GPU (docs/runner.md).
+    if (oneKernelPerUnit && m_traits.reduction != GradReduction::BucketAllReduce &&
+        deviceOverlap && std::string(deviceOverlap) == "1")
+        m_deviceSteps = SideStream::create(settings.compute.device());
 }
 
 void ShardingEngine::allocateUnit(Unit& u, std::size_t /*index*/)
@@ -277,7 +284,14 @@ void ShardingEngine::optimizerStep()
             learnOverwrittenRanges();
         return;
     }
-    if (m_traits.offloadsOptimizer && m_settings.compute.device().is_cuda()) {
+    if (m_unitsSteppedBeside > 0) {
+        // Every unit was stepped on the side stream as its reduction finished (stepBesideBackward).
+        if (m_unitsSteppedBeside != m_units.size())
+            throw std::logic_error("the backward stepped " + std::to_string(m_unitsSteppedBeside) + " of " +
+                                   std::to_string(m_units.size()) + " units");
+        m_deviceSteps->joinCurrent();
+        m_unitsSteppedBeside = 0;
+    } else if (m_traits.offloadsOptimizer && m_settings.compute.device().is_cuda()) {
         // finishBackward waited for the gradient shards' copies to the host. (On a CPU-only run the
         // "host" state is the compute memory and the reference path below keeps every strategy's
         // arithmetic identical to zero0's, which the runner's equivalence tests rely on.)

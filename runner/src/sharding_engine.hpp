@@ -35,6 +35,7 @@
 #include "decoder_model.hpp"
 #include "flat_buffer.hpp"
 #include "host_step_pipeline.hpp"
+#include "side_stream.hpp"
 
 #include "shardwise/protocol/events.hpp"
 #include "shardwise/spec/specs.hpp"
@@ -82,6 +83,12 @@ public:
     // Whether the host steps overlap the backward (offload strategies, unless
     // SHARDWISE_HOST_STEP_OVERLAP=0 asks for the whole step after the backward).
     bool overlapsHostSteps() const { return m_hostSteps != nullptr; }
+    // Whether each unit's device AdamW runs beside the backward, on a stream of its own, as soon as the
+    // unit's gradient is reduced (CUDA runs with one fused AdamW kernel per unit: zero0, zero3 and the
+    // fsdp2 strategies without offload or fp32 master weights; the sharded ones without gradient
+    // accumulation) when SHARDWISE_DEVICE_STEP_OVERLAP=1 asks for it; otherwise one fused step after
+    // the backward. The arithmetic is the same kernel's either way.
+    bool overlapsDeviceSteps() const { return m_deviceSteps != nullptr; }
 
     // Whether a whole step can be captured as a CUDA graph: CUDA compute, and an optimizer that is one
     // fused kernel reading the step count from the device (pure bf16, no offload).
@@ -163,6 +170,8 @@ private:
     void settleUnwritten(Unit& u);
     void learnOverwrittenRanges();
     void reduceUnit(std::size_t index);
+    void stepBesideBackward(std::size_t index, const CommTicket& reduced);
+    bool stepsBesideBackward() const;
     at::Tensor reducedShardTarget(std::size_t index);
     void queueAccumulations(const CommTicket& reduced);
     void retirePendingAccumulations(std::size_t keep);
@@ -232,6 +241,11 @@ private:
     bool m_traced = false;
 
     std::string m_commFailure;
+
+    // overlapsDeviceSteps: the stream the units' AdamW runs on, and how many units it has stepped in
+    // this optimizer step's backward.
+    std::unique_ptr<SideStream> m_deviceSteps;
+    std::size_t m_unitsSteppedBeside = 0;
 
     // Last: its thread steps units' buffers above, so it stops before they are freed.
     std::unique_ptr<HostStepPipeline> m_hostSteps;

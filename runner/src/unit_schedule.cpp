@@ -2,6 +2,8 @@
 // gradient reduction as each unit's backward finishes. See sharding_engine.hpp for the strategies.
 #include "sharding_engine.hpp"
 
+#include "compat.hpp"
+
 #include <torch/autograd.h>
 
 #include <algorithm>
@@ -389,7 +391,11 @@ void ShardingEngine::reduceUnit(std::size_t index)
         return; // no_sync: the full gradient accumulates until the last micro-step reduces it
     const auto full = u.grads.tensor();
     switch (m_traits.reduction) {
-    case GradReduction::AllReduce: m_lastReduction = m_comm.allReduceMean(full); return;
+    case GradReduction::AllReduce:
+        m_lastReduction = m_comm.allReduceMean(full);
+        if (stepsBesideBackward())
+            stepBesideBackward(index, m_lastReduction);
+        return;
     case GradReduction::BucketAllReduce: addToBucket(index); return;
     case GradReduction::ReduceScatter: break;
     }
@@ -398,10 +404,36 @@ void ShardingEngine::reduceUnit(std::size_t index)
     } else {
         m_lastReduction = m_comm.reduceScatterMean(full, reducedShardTarget(index));
         queueAccumulations(m_lastReduction);
+        if (stepsBesideBackward())
+            stepBesideBackward(index, m_lastReduction);
         releaseAfterReduction({index}, m_lastReduction);
     }
     if (index != 0) // the root stays gathered until the whole backward is done
         releaseParams(index);
+}
+
+bool ShardingEngine::stepsBesideBackward() const
+{
+    // At the optimizer step's last micro-step; a sharded gradient accumulates its micro-steps' shards
+    // one reduction behind (queueAccumulations), so only a single micro-step has it final here.
+    return m_deviceSteps && m_microStep + 1 == m_microSteps && (m_microSteps == 1 || !m_traits.shardsGradients);
+}
+
+void ShardingEngine::stepBesideBackward(std::size_t index, const CommTicket& reduced)
+{
+    // The unit's parameters and gradient are not touched again in this backward (the root, which holds
+    // the tied embedding and head, is reduced last, in finishBackward), so its AdamW runs on the side
+    // stream beside the backward of the units before it; optimizerStep joins it.
+    auto& u = m_units[index];
+    m_deviceSteps->run([&] {
+        m_comm.streamWaits(reduced);
+        const std::vector<at::Tensor> params{steppedParam(u)}, grads{steppedGrad(u)}, avgs{u.expAvg},
+            avgSqs{u.expAvgSq}, steps{m_stepTensor};
+        const auto& a = m_settings.adamw;
+        if (!compat::fusedAdamW(params, grads, avgs, avgSqs, steps, a.lr, a.beta1, a.beta2, a.weightDecay, a.eps))
+            throw std::logic_error("stepBesideBackward: no fused AdamW in this LibTorch");
+    });
+    ++m_unitsSteppedBeside;
 }
 
 void ShardingEngine::downloadReducedSlice(std::size_t index)

@@ -550,6 +550,63 @@ private slots:
         }
     }
 
+    void theNativeDeviceStepHidesUnderTheBackwardWhereTheRunnerStepsPerUnit()
+    {
+        // device_step_overlap of the device AdamW hides where the runner steps each unit on its own
+        // stream: zero0, zero3 and the fsdp2 strategies in pure bf16; not zero1/zero2 (buckets), not
+        // with fp32 master weights, not a sharded gradient under accumulation, not older runners.
+        Calibration c; // the shipped value stays 0 until GPU runs of the schedule are fitted
+        c.deviceStepOverlap = 0.5;
+        for (const auto& t : allStrategies()) {
+            EstimateInput in = input("qwen2.5-3b", "h200");
+            const ThroughputEstimate beside = estimate(in, t.strategy, c).throughput;
+            QCOMPARE(estimate(in, t.strategy).throughput.optimizerHiddenS, 0.0); // shipped: nothing hides
+            in.deviceStepAfterBackward = true;
+            const ThroughputEstimate after = estimate(in, t.strategy, c).throughput;
+            QCOMPARE(after.optimizerHiddenS, 0.0);
+            const bool perUnit = t.strategy == Strategy::Zero0 || t.strategy == Strategy::Zero3
+                || t.strategy == Strategy::Fsdp2Reshard || t.strategy == Strategy::Fsdp2NoReshard;
+            if (!perUnit) {
+                QCOMPARE(beside.optimizerHiddenS, 0.0);
+                QCOMPARE(beside.stepTimeS, after.stepTimeS);
+                continue;
+            }
+            QVERIFY(after.optimizerS > 0.0);
+            QCOMPARE(beside.optimizerHiddenS, c.deviceStepOverlap * after.optimizerS);
+            QCOMPARE(beside.optimizerS + beside.optimizerHiddenS, after.optimizerS);
+            QCOMPARE(beside.stepTimeS, after.stepTimeS - beside.optimizerHiddenS);
+
+            in.deviceStepAfterBackward = false;
+            in.training.precision = PrecisionPolicy::Bf16Fp32Master;
+            QCOMPARE(estimate(in, t.strategy, c).throughput.optimizerHiddenS, 0.0);
+            in.training.precision = PrecisionPolicy::PureBf16;
+            in.training.gradAccumulation = 4;
+            QCOMPARE(estimate(in, t.strategy, c).throughput.optimizerHiddenS > 0.0, t.strategy == Strategy::Zero0);
+            in.training.gradAccumulation = 1;
+            in.framework.framework = Framework::Fsdp2;
+            QCOMPARE(estimate(in, t.strategy, c).throughput.optimizerHiddenS, 0.0);
+        }
+    }
+
+    void aRunnersStepScheduleIsReadFromItsStartEvent()
+    {
+        EstimateInput in = input("qwen2.5-3b", "h200");
+        protocol::SoftwareVersions v;
+        v.offloadStaging = "in-place; host step per unit; device step per unit";
+        applyRunnerBehaviour(in, v);
+        QVERIFY(!in.offloadStagingKept && !in.hostStepAfterBackward && !in.deviceStepAfterBackward);
+        v.offloadStaging = protocol::kOffloadStagingInPlaceHostStepOverlapped;
+        applyRunnerBehaviour(in, v);
+        QVERIFY(!in.offloadStagingKept && !in.hostStepAfterBackward && in.deviceStepAfterBackward);
+        v.offloadStaging = "in-place; device step per unit";
+        applyRunnerBehaviour(in, v);
+        QVERIFY(!in.offloadStagingKept && in.hostStepAfterBackward && !in.deviceStepAfterBackward);
+        v.offloadStaging.clear(); // a runner from before the field
+        applyRunnerBehaviour(in, v);
+        QVERIFY(in.offloadStagingKept && in.hostStepAfterBackward && in.deviceStepAfterBackward);
+        QVERIFY(!protocol::offloadStagingHas("in-place; host step per unitx", protocol::kHostStepPerUnit));
+    }
+
     void stepTimeIsTheSumOfItsParts()
     {
         for (const auto& t : allStrategies()) {

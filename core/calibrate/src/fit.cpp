@@ -65,6 +65,8 @@ bool overlapsHostStep(const Observation& o)
     return traits(o.strategy).offloadsOptimizer && o.input.framework.framework == Framework::Native
         && !o.input.hostStepAfterBackward;
 }
+// The native runner's per-unit device AdamW beside the backward.
+bool overlapsDeviceStep(const Observation& o) { return stepsDeviceOptimizerBesideBackward(o.input, o.strategy); }
 bool fsdp2Units(const Observation& o) { return traits(o.strategy).family == StrategyFamily::Fsdp2; }
 bool ddp(const Observation& o) { return o.strategy == Strategy::Zero0 && o.input.framework.framework != Framework::DeepSpeed; }
 bool fsdp2Reshards(const Observation& o)
@@ -96,6 +98,8 @@ constexpr std::array kCoefficients {
                   offloads },
     Coefficient { "host_step_overlap", &Calibration::hostStepOverlap, 0.0, 1.0, false, Target::Throughput,
                   overlapsHostStep },
+    Coefficient { "device_step_overlap", &Calibration::deviceStepOverlap, 0.0, 1.0, false, Target::Throughput,
+                  overlapsDeviceStep },
     Coefficient { "zero0_step_s_per_param", &Calibration::zero0StepSPerParam, 0.0, 1e-9, false, Target::Throughput,
                   runs<Strategy::Zero0> },
     Coefficient { "zero1_step_s_per_param", &Calibration::zero1StepSPerParam, 0.0, 1e-9, false, Target::Throughput,

@@ -61,6 +61,7 @@ constexpr std::array kFields {
     Field { "offload_copy_overlap", &Calibration::offloadCopyOverlap, 0.0, 1.0 },
     Field { "cpu_adam_params_per_s", &Calibration::cpuAdamParamsPerS, 1e6, 1e12 },
     Field { "host_step_overlap", &Calibration::hostStepOverlap, 0.0, 1.0 },
+    Field { "device_step_overlap", &Calibration::deviceStepOverlap, 0.0, 1.0 },
     Field { "eager_activation_bytes_scale", &Calibration::eagerActivationBytesScale, 0.1, 10.0 },
     Field { "eager_logits_bytes_per_element", &Calibration::eagerLogitsBytesPerElement, 0.0, 64.0 },
     Field { "eager_elementwise_hbm_efficiency", &Calibration::eagerElementwiseHbmEfficiency, 0.001, 1.0 },

@@ -11,9 +11,21 @@ namespace shardwise {
 void applyRunnerBehaviour(EstimateInput& in, const protocol::SoftwareVersions& versions)
 {
     in.normInputsKept = versions.activations != protocol::kNormInputsRecomputed;
-    const bool overlapped = versions.offloadStaging == protocol::kOffloadStagingInPlaceHostStepOverlapped;
-    in.offloadStagingKept = versions.offloadStaging != protocol::kOffloadStagingInPlace && !overlapped;
-    in.hostStepAfterBackward = !overlapped;
+    const auto& staging = versions.offloadStaging;
+    in.offloadStagingKept = !protocol::offloadStagingHas(staging, protocol::kOffloadStagingInPlace);
+    in.hostStepAfterBackward = !protocol::offloadStagingHas(staging, protocol::kHostStepPerUnit);
+    in.deviceStepAfterBackward = !protocol::offloadStagingHas(staging, protocol::kDeviceStepPerUnit);
+}
+
+bool stepsDeviceOptimizerBesideBackward(const EstimateInput& in, Strategy s)
+{
+    // runner/src/sharding_engine.cpp: one fused AdamW kernel per unit (no offload, no fp32 master
+    // copy), issued as each unit's own reduction finishes (not zero1/zero2's buckets), at the last
+    // micro-step, where a sharded gradient is final only without accumulation.
+    const StrategyTraits& tr = traits(s);
+    return in.framework.framework == Framework::Native && !in.deviceStepAfterBackward && !tr.offloadsOptimizer
+        && in.training.precision == PrecisionPolicy::PureBf16 && tr.reduction != GradReduction::BucketAllReduce
+        && (in.training.gradAccumulation == 1 || !tr.shardsGradients);
 }
 
 void applyRunBackend(EstimateInput& in, const RunConfig& run)

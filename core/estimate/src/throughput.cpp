@@ -303,6 +303,12 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
             / (in.gpu.hbmGBps * 1e9 * rates.optimizerHbmEfficiency);
     }
 
+    if (stepsDeviceOptimizerBesideBackward(in, s)) {
+        // The native runner's per-unit AdamW on its own stream, beside the backward's kernels.
+        te.optimizerHiddenS = c.deviceStepOverlap * std::min(te.optimizerS, te.computeS);
+        te.optimizerS -= te.optimizerHiddenS;
+    }
+
     te.volume = sc.volume;
     te.busBandwidthBytesPerS = ctx.busBandwidthBytesPerS;
     const double ring = (w - 1.0) / w;

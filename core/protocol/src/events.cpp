@@ -9,6 +9,18 @@
 
 namespace shardwise::protocol {
 
+bool offloadStagingHas(const std::string& offloadStaging, const std::string& part)
+{
+    std::size_t begin = 0;
+    while (begin <= offloadStaging.size()) {
+        const auto end = std::min(offloadStaging.find("; ", begin), offloadStaging.size());
+        if (offloadStaging.compare(begin, end - begin, part) == 0)
+            return true;
+        begin = end + 2;
+    }
+    return false;
+}
+
 using nlohmann::json;
 
 namespace {

@@ -50,6 +50,12 @@ struct EstimateInput {
     // as its gradient arrives, beside the rest of the backward and the next forward. Set for
     // measurements of such runners only.
     bool hostStepAfterBackward = false;
+    // Runners whose start events do not list "device step per unit" in versions.offload_staging ran
+    // one fused AdamW over every unit after the backward; the current runner steps each unit on a
+    // stream of its own as soon as its gradient is reduced (zero0, zero3 and the fsdp2 strategies on
+    // CUDA, without offload or fp32 master weights; docs/runner.md). Set for measurements of such
+    // runners only.
+    bool deviceStepAfterBackward = false;
 };
 
 // Sets the runner-behaviour flags above from what a run's start event reported, so a measurement of
@@ -59,6 +65,10 @@ void applyRunnerBehaviour(EstimateInput& in, const protocol::SoftwareVersions& v
 // A run is predicted as what executed it: the torch backend (runner/torch: DDP and fully_shard on an
 // eager PyTorch decoder) is the fsdp2 framework target, the native runner the native target.
 void applyRunBackend(EstimateInput& in, const RunConfig& run);
+
+// Whether the native runner steps each unit's device AdamW beside the backward for this input and
+// strategy (EstimateInput::deviceStepAfterBackward; Calibration::deviceStepOverlap).
+bool stepsDeviceOptimizerBesideBackward(const EstimateInput& in, Strategy s);
 
 // Throws SpecError naming the field when the input cannot be estimated (zero sizes, a GPU without
 // bandwidth figures, ...).
@@ -148,6 +158,7 @@ struct ThroughputEstimate {
     double offloadCopyS = 0;   // exposed host<->device copies
     double cpuOptimizerS = 0;  // CPU AdamW step: the part not hidden under the GPU's work
     double cpuOptimizerHiddenS = 0; // the rest of it, run while the GPU works (native offload runner)
+    double optimizerHiddenS = 0; // device AdamW run beside the backward (native runner), not in optimizerS
     double stepTimeS = 0;      // one optimizer step (all accumulation micro-steps)
     double tokensPerS = 0;     // all ranks together
     double mfu = 0;            // model FLOPs / (world x bf16 peak), 0..1

@@ -64,6 +64,14 @@ inline constexpr const char* kOffloadStagingInPlace = "in-place";
 // rest of the backward and the next step's forward (runner/src/host_step_pipeline.hpp). A runner told
 // SHARDWISE_HOST_STEP_OVERLAP=0 steps after the whole backward and reports kOffloadStagingInPlace.
 inline constexpr const char* kOffloadStagingInPlaceHostStepOverlapped = "in-place; host step per unit";
+// Parts of SoftwareVersions::offloadStaging, which lists the runner's step schedule as "; "-separated
+// parts after kOffloadStagingInPlace: kHostStepPerUnit (above), and kDeviceStepPerUnit for a runner
+// that steps each unit's device AdamW on a stream of its own as soon as the unit's gradient is
+// reduced, beside the rest of the backward (CUDA builds with SHARDWISE_DEVICE_STEP_OVERLAP=1).
+inline constexpr const char* kHostStepPerUnit = "host step per unit";
+inline constexpr const char* kDeviceStepPerUnit = "device step per unit";
+// Whether `offloadStaging` lists `part` among its "; "-separated parts.
+bool offloadStagingHas(const std::string& offloadStaging, const std::string& part);
 
 struct AllocatorSettings {
     std::string conf;             // PYTORCH_ALLOC_CONF / PYTORCH_CUDA_ALLOC_CONF as seen by the runner
