@@ -167,7 +167,7 @@ public:
     }
 
     void computeWaits(const CommTicket&) override {}
-    void streamWaits(const CommTicket&) override {}
+    void streamWaits(const CommTicket&) override { }
     void markUsedByComm(const at::Tensor&) override {}
     void synchronize() override {}
 

@@ -57,8 +57,8 @@ ShardingEngine::ShardingEngine(const ModelSpec& model, const EngineSettings& set
     const bool oneKernelPerUnit = compat::kHasFusedAdamW && !m_traits.offloadsOptimizer && !m_useMaster;
     // Opt-in (SHARDWISE_DEVICE_STEP_OVERLAP=1) until bench/offload/measure.sh device-equal and
     // device-step have measured it on a GPU (docs/runner.md).
-    if (oneKernelPerUnit && m_traits.reduction != GradReduction::BucketAllReduce &&
-        deviceOverlap && std::string(deviceOverlap) == "1")
+    if (oneKernelPerUnit && m_traits.reduction != GradReduction::BucketAllReduce && deviceOverlap
+        && std::string(deviceOverlap) == "1")
         m_deviceSteps = SideStream::create(settings.compute.device());
 }
 
@@ -287,8 +287,8 @@ void ShardingEngine::optimizerStep()
     if (m_unitsSteppedBeside > 0) {
         // Every unit was stepped on the side stream as its reduction finished (stepBesideBackward).
         if (m_unitsSteppedBeside != m_units.size())
-            throw std::logic_error("the backward stepped " + std::to_string(m_unitsSteppedBeside) + " of " +
-                                   std::to_string(m_units.size()) + " units");
+            throw std::logic_error("the backward stepped " + std::to_string(m_unitsSteppedBeside) + " of "
+                                   + std::to_string(m_units.size()) + " units");
         m_deviceSteps->joinCurrent();
         m_unitsSteppedBeside = 0;
     } else if (m_traits.offloadsOptimizer && m_settings.compute.device().is_cuda()) {

@@ -54,7 +54,10 @@ std::unique_ptr<SideStream> SideStream::create(const at::Device& device)
 
 #else
 
-std::unique_ptr<SideStream> SideStream::create(const at::Device&) { return nullptr; }
+std::unique_ptr<SideStream> SideStream::create(const at::Device&)
+{
+    return nullptr;
+}
 
 #endif
 

@@ -66,7 +66,10 @@ bool overlapsHostStep(const Observation& o)
         && !o.input.hostStepAfterBackward;
 }
 // The native runner's per-unit device AdamW beside the backward.
-bool overlapsDeviceStep(const Observation& o) { return stepsDeviceOptimizerBesideBackward(o.input, o.strategy); }
+bool overlapsDeviceStep(const Observation& o)
+{
+    return stepsDeviceOptimizerBesideBackward(o.input, o.strategy);
+}
 bool fsdp2Units(const Observation& o) { return traits(o.strategy).family == StrategyFamily::Fsdp2; }
 bool ddp(const Observation& o) { return o.strategy == Strategy::Zero0 && o.input.framework.framework != Framework::DeepSpeed; }
 bool fsdp2Reshards(const Observation& o)

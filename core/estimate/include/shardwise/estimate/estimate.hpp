@@ -158,7 +158,7 @@ struct ThroughputEstimate {
     double offloadCopyS = 0;   // exposed host<->device copies
     double cpuOptimizerS = 0;  // CPU AdamW step: the part not hidden under the GPU's work
     double cpuOptimizerHiddenS = 0; // the rest of it, run while the GPU works (native offload runner)
-    double optimizerHiddenS = 0; // device AdamW run beside the backward (native runner), not in optimizerS
+    double optimizerHiddenS = 0;    // device AdamW run beside the backward (native runner), not in optimizerS
     double stepTimeS = 0;      // one optimizer step (all accumulation micro-steps)
     double tokensPerS = 0;     // all ranks together
     double mfu = 0;            // model FLOPs / (world x bf16 peak), 0..1
