@@ -11,9 +11,16 @@
 #include <c10/util/Exception.h>
 #include <torch/version.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <string>
+
+#ifdef __linux__
+#include <sys/prctl.h>
+#include <unistd.h>
+#endif
 
 namespace {
 
@@ -40,10 +47,31 @@ bool looksLikeHostOom(const std::string& what)
     std::_Exit(code);
 }
 
+// A launcher on this machine (shardwise-cli run --local, the desktop app) names itself in
+// SHARDWISE_LAUNCHER_PID: the rank then ends with it, even when it was killed outright and could not
+// stop its ranks, instead of training on as an orphan. The kernel sends SIGTERM when the parent
+// goes; a parent gone before the request is seen through getppid.
+void endWithTheLauncher()
+{
+#ifdef __linux__
+    const char* named = std::getenv("SHARDWISE_LAUNCHER_PID");
+    if (!named)
+        return;
+    char* end = nullptr;
+    const long launcher = std::strtol(named, &end, 10);
+    if (end == named || *end != '\0' || launcher <= 1)
+        return;
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != static_cast<pid_t>(launcher))
+        std::raise(SIGTERM);
+#endif
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
+    endWithTheLauncher();
     const std::vector<std::string> args(argv + 1, argv + argc);
     int rank = bestEffortRank();
     RunnerOptions options;

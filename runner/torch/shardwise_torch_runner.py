@@ -100,7 +100,25 @@ def _version_text():
         install_paths.VERSION, platform.python_version(), torch_version, transformers)
 
 
+def _end_with_the_launcher():
+    """A launcher on this machine names itself in SHARDWISE_LAUNCHER_PID; the rank then ends with it
+    even when it was killed outright (the native runner does the same, runner/src/main.cpp)."""
+    named = os.environ.get("SHARDWISE_LAUNCHER_PID", "")
+    if not named.isdigit() or int(named) <= 1 or not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != int(named):
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
 def main(argv):
+    _end_with_the_launcher()
     _import_torch()
     events.take_stdout()
     rank = best_effort_rank()

@@ -1,6 +1,7 @@
 // `shardwise-cli run --local` as a user stops it: a rank count beyond this machine's cores is refused
-// before anything starts, and SIGTERM while the ranks start ends every rank already started (no
-// runner process outlives the command). Real CLI, real runner processes.
+// before anything starts, SIGTERM while the ranks start ends every rank already started, and SIGKILL
+// of the command ends its ranks too (no runner process outlives the command). Real CLI, real runner
+// processes.
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -94,6 +95,42 @@ private slots:
         for (const QString& pid : survivors)
             ::kill(static_cast<pid_t>(pid.toLongLong()), SIGKILL);
         QVERIFY2(survivors.isEmpty(), qPrintable(QStringLiteral("runner processes outlived the command: ") + survivors.join(QLatin1Char(' '))));
+    }
+
+    void sigkillOfTheCommandEndsItsRanks()
+    {
+        // SIGKILL leaves the command no chance to stop its ranks; they must end with it all the same
+        // rather than train on as orphans.
+        if (!QFile::exists(QStringLiteral(SHARDWISE_RUNNER_PATH)))
+            QSKIP("shardwise-runner is not part of this build");
+        QTemporaryDir logs;
+        const QByteArray marker = "SHARDWISE_TEST_MARK=" + QUuid::createUuid().toByteArray(QUuid::WithoutBraces);
+        QProcess cli;
+        cli.setProcessChannelMode(QProcess::MergedChannels);
+        cli.start(QStringLiteral(SHARDWISE_CLI),
+                  {QStringLiteral("run"), QStringLiteral("--local"), QStringLiteral("--runner"), QStringLiteral(SHARDWISE_RUNNER_PATH),
+                   QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--strategy"), QStringLiteral("zero0"),
+                   QStringLiteral("--ranks"), QStringLiteral("2"), QStringLiteral("--oversubscribe"), QStringLiteral("--seq"),
+                   QStringLiteral("32"), QStringLiteral("--steps"), QStringLiteral("1000000"), QStringLiteral("--no-store"),
+                   QStringLiteral("--rank-env"), QString::fromUtf8(marker), QStringLiteral("--log-dir"), logs.path()});
+        QVERIFY(cli.waitForStarted());
+        QElapsedTimer clock;
+        clock.start();
+        while (processesMarked(marker).size() < 2 && clock.elapsed() < 60000)
+            QThread::msleep(20);
+        QCOMPARE(processesMarked(marker).size(), 2);
+        ::kill(static_cast<pid_t>(cli.processId()), SIGKILL);
+        QVERIFY(cli.waitForFinished(10000));
+
+        clock.restart();
+        QStringList survivors = processesMarked(marker);
+        while (!survivors.isEmpty() && clock.elapsed() < 20000) {
+            QThread::msleep(50);
+            survivors = processesMarked(marker);
+        }
+        for (const QString& pid : survivors)
+            ::kill(static_cast<pid_t>(pid.toLongLong()), SIGKILL);
+        QVERIFY2(survivors.isEmpty(), qPrintable(QStringLiteral("ranks outlived the killed command: ") + survivors.join(QLatin1Char(' '))));
     }
 };
 

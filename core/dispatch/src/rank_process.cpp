@@ -138,6 +138,9 @@ SpawnedRank spawnRank(const std::filesystem::path& program, const std::vector<st
         argv.push_back(a.data());
     argv.push_back(nullptr);
     std::vector<std::string> envStrings = environment;
+    // The rank ends with this process even when it is killed outright (SIGKILL runs no clean-up):
+    // the runner asks the kernel for SIGTERM when its parent goes (docs/runner.md).
+    envStrings.push_back("SHARDWISE_LAUNCHER_PID=" + std::to_string(::getpid()));
     std::vector<char*> envp;
     for (auto& e : envStrings)
         envp.push_back(e.data());
