@@ -108,11 +108,26 @@ private slots:
         QProcess cli;
         cli.setProcessChannelMode(QProcess::MergedChannels);
         cli.start(QStringLiteral(SHARDWISE_CLI),
-                  {QStringLiteral("run"), QStringLiteral("--local"), QStringLiteral("--runner"), QStringLiteral(SHARDWISE_RUNNER_PATH),
-                   QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--strategy"), QStringLiteral("zero0"),
-                   QStringLiteral("--ranks"), QStringLiteral("2"), QStringLiteral("--oversubscribe"), QStringLiteral("--seq"),
-                   QStringLiteral("32"), QStringLiteral("--steps"), QStringLiteral("1000000"), QStringLiteral("--no-store"),
-                   QStringLiteral("--rank-env"), QString::fromUtf8(marker), QStringLiteral("--log-dir"), logs.path()});
+                  { QStringLiteral("run"),
+                    QStringLiteral("--local"),
+                    QStringLiteral("--runner"),
+                    QStringLiteral(SHARDWISE_RUNNER_PATH),
+                    QStringLiteral("--model"),
+                    QStringLiteral("tiny"),
+                    QStringLiteral("--strategy"),
+                    QStringLiteral("zero0"),
+                    QStringLiteral("--ranks"),
+                    QStringLiteral("2"),
+                    QStringLiteral("--oversubscribe"),
+                    QStringLiteral("--seq"),
+                    QStringLiteral("32"),
+                    QStringLiteral("--steps"),
+                    QStringLiteral("1000000"),
+                    QStringLiteral("--no-store"),
+                    QStringLiteral("--rank-env"),
+                    QString::fromUtf8(marker),
+                    QStringLiteral("--log-dir"),
+                    logs.path() });
         QVERIFY(cli.waitForStarted());
         QElapsedTimer clock;
         clock.start();
@@ -130,7 +145,8 @@ private slots:
         }
         for (const QString& pid : survivors)
             ::kill(static_cast<pid_t>(pid.toLongLong()), SIGKILL);
-        QVERIFY2(survivors.isEmpty(), qPrintable(QStringLiteral("ranks outlived the killed command: ") + survivors.join(QLatin1Char(' '))));
+        QVERIFY2(survivors.isEmpty(),
+                 qPrintable(QStringLiteral("ranks outlived the killed command: ") + survivors.join(QLatin1Char(' '))));
     }
 };
 
