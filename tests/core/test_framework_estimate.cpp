@@ -97,6 +97,42 @@ private slots:
         QCOMPARE(threw, !accepted);
     }
 
+    // The fsdp2 target's PyTorch release decides SDPA's kernel on Hopper: FlashAttention-2 before 2.11
+    // (cuDNN attention opt-in), cuDNN from 2.11 (its wheels' cuDNN 9.15.1); the attention then runs
+    // at flashAttention2HopperEfficiency instead of attentionEfficiency. Ampere and the other
+    // targets keep the architecture's kernel; a setup that names the kernel wins.
+    void pytorchReleasesBefore211RunFlashAttention2OnHopper()
+    {
+        const auto attentionShare = [](EstimateInput in) {
+            Calibration c;
+            const double with = estimate(in, Strategy::Fsdp2Reshard, c).throughput.computeS;
+            c.flashAttention2HopperEfficiency = c.attentionEfficiency;
+            return with - estimate(in, Strategy::Fsdp2Reshard, c).throughput.computeS;
+        };
+        EstimateInput in = input("llama-3.1-8b", "h100-80gb", 8, 1, Framework::Fsdp2);
+        in.training.seqLen = 8192;
+        QVERIFY(!runsFlashAttention2(in)); // the default release, 2.11
+        QCOMPARE(attentionShare(in), 0.0);
+        for (const char* old : {"2.4", "2.10", "2.10.1"}) {
+            in.framework.version = old;
+            QVERIFY2(runsFlashAttention2(in), old);
+            QVERIFY2(attentionShare(in) > 0.0, old);
+        }
+        in.framework.version = "2.11";
+        QVERIFY(!runsFlashAttention2(in));
+        in.framework.version = "2.4";
+        in.flashKernel = FlashKernel::ArchitectureTuned;
+        QVERIFY(!runsFlashAttention2(in));
+        in.flashKernel = FlashKernel::FrameworkDefault;
+        in.gpu = *PresetCatalog::builtin().findGpu("a100-80gb"); // FlashAttention-2 is Ampere's own kernel
+        QVERIFY(runsFlashAttention2(in));
+        QCOMPARE(attentionShare(in), 0.0);
+        EstimateInput titan = input("llama-3.1-8b", "h100-80gb", 8, 1, Framework::Torchtitan);
+        QVERIFY(!runsFlashAttention2(titan));
+        titan.flashKernel = FlashKernel::FlashAttention2;
+        QVERIFY(runsFlashAttention2(titan));
+    }
+
     void frameworksExpressTheirOwnStrategies()
     {
         QVERIFY(frameworkSupports(Framework::DeepSpeed, Strategy::Zero3Offload));

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace shardwise::detail {
@@ -219,7 +220,7 @@ double recomputeFactor(const EstimateInput& in)
 // rate of the kernels written for it (Calibration::flashAttention2HopperEfficiency).
 double attentionEfficiency(const EstimateInput& in, const Calibration& c)
 {
-    if (in.flashKernel == FlashKernel::FlashAttention2 && in.gpu.architecture == "hopper")
+    if (runsFlashAttention2(in) && in.gpu.architecture == "hopper")
         return c.flashAttention2HopperEfficiency;
     return c.attentionEfficiency;
 }
@@ -342,3 +343,19 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
 }
 
 } // namespace shardwise::detail
+
+namespace shardwise {
+
+bool runsFlashAttention2(const EstimateInput& in)
+{
+    if (in.flashKernel != FlashKernel::FrameworkDefault)
+        return in.flashKernel == FlashKernel::FlashAttention2;
+    if (in.framework.framework != Framework::Fsdp2)
+        return false;
+    int major = 0;
+    int minor = 0;
+    return std::sscanf(in.framework.effectiveVersion().c_str(), "%d.%d", &major, &minor) == 2
+        && (major < 2 || (major == 2 && minor < 11));
+}
+
+} // namespace shardwise

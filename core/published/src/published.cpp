@@ -492,8 +492,9 @@ CellInput buildInput(const Cell& cell, const PresetCatalog& catalog)
         && *attentionKernel != "flash-attention-3")
         return failed(out, "attention_kernel: expected flash-attention-2, flash-attention-3 or cudnn, got '"
                                + *attentionKernel + "'");
-    if (attentionKernel == "flash-attention-2")
-        in.flashKernel = FlashKernel::FlashAttention2;
+    if (attentionKernel)
+        in.flashKernel = *attentionKernel == "flash-attention-2" ? FlashKernel::FlashAttention2
+                                                                 : FlashKernel::ArchitectureTuned;
     if (float8.value_or(false))
         return failed(out, "Float8 is not modelled by the estimate");
     in.cluster.gpusPerNode = static_cast<int>(*perNode);

@@ -24,7 +24,8 @@ enum class AttentionKernel { Flash, Math };
 // (PyTorch's SDPA flash backend: what SDPA ran on Hopper while cuDNN attention was opt-in, e.g. the
 // 2024 nightlies, pytorch/pytorch#138522 and #142132). Only the speed differs
 // (Calibration::flashAttention2HopperEfficiency); both keep the same tensors for backward.
-enum class FlashKernel { ArchitectureTuned, FlashAttention2 };
+// FrameworkDefault: the kernel the target's release picks (runsFlashAttention2).
+enum class FlashKernel { FrameworkDefault, ArchitectureTuned, FlashAttention2 };
 
 struct EstimateInput {
     ModelSpec model;
@@ -35,7 +36,7 @@ struct EstimateInput {
     // The framework whose defaults the figures describe (docs/formulas.md, "Framework targets").
     FrameworkTarget framework;
     AttentionKernel attention = AttentionKernel::Flash;
-    FlashKernel flashKernel = FlashKernel::ArchitectureTuned;
+    FlashKernel flashKernel = FlashKernel::FrameworkDefault;
     // Runners whose start events carry no versions.activations kept the RMSNorm outputs feeding the
     // q/k/v and gate/up projections for backward (2 x hidden bf16 per layer and token more than the
     // current runner, which recomputes them). Set for measurements of such runners only.
@@ -57,6 +58,14 @@ struct EstimateInput {
     // runners only.
     bool deviceStepAfterBackward = false;
 };
+
+// Whether attention runs FlashAttention-2's kernels: as flashKernel says, or by default where the
+// target's release picks them, the fsdp2 target's PyTorch releases before 2.11, whose SDPA prefers
+// cuDNN on Hopper only with the cuDNN 9.15.1 that 2.11's wheels bring (check_prefer_cudnn_attention in
+// aten/src/ATen/native/transformers/cuda/sdp_utils.cpp; before it FlashAttention-2 ran, #142132).
+// The native runner, DeepSpeed and torchtitan (whose release does not name its PyTorch) take the
+// architecture's kernel unless a setup says otherwise.
+bool runsFlashAttention2(const EstimateInput& in);
 
 // Sets the runner-behaviour flags above from what a run's start event reported, so a measurement of
 // an older runner is predicted as that runner behaved (an empty field means a runner from before it).
