@@ -96,10 +96,24 @@ struct StrategyRun {
     std::optional<std::int64_t> detachedRunId; // following stopped; the ranks go on running
 };
 
-StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, std::size_t index, store::Database* db,
-                   std::ostream& err)
+StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, store::Database* db, std::ostream& err)
 {
-    const RunConfig requested = requestedConfig(r, s);
+    std::vector<store::Node> nodes;
+    std::vector<std::string> runnerPaths;
+    if (where.nodes) {
+        nodes = where.nodes->nodes;
+        runnerPaths = where.nodes->runnerPaths;
+    } else if (db) {
+        // This machine's stored node, when there is one, brings its NCCL setting.
+        for (const store::Node& n : store::listNodes(*db))
+            if (n.kind == store::NodeKind::Local) {
+                nodes.push_back(n);
+                break;
+            }
+    }
+    const session::Launch launch = session::buildLaunch(
+        launchRequest(r, s, nodes, runnerPaths, where.runner ? *where.runner : std::filesystem::path()));
+    const RunConfig& requested = launch.config;
     StepProgress progress(err, s, requested.worldSize, requested.warmupSteps + requested.timedSteps);
     session::SessionCallbacks callbacks;
     callbacks.onEvent = [&](const protocol::Event& e) { progress.onEvent(e); };
@@ -109,64 +123,29 @@ StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, std:
     };
     session::SessionOptions options;
     options.db = db;
-    options.origin.launcher = "shardwise";
+    options.origin = launch.origin;
 
+    err << "[" << strategyId(s) << "] starting " << requested.worldSize << " rank(s) on ";
+    if (where.nodes)
+        err << where.nodes->nodes.size() << " node(s), ";
+    err << deviceId(r.device) << (r.backend == RunBackend::Torch ? ", torch backend" : "")
+        << (requested.training.cudaGraphs ? " with CUDA graphs" : "")
+        << (requested.torchCompile ? " with torch.compile" : "")
+        << (launch.note.empty() ? "" : " (" + launch.note + ")") << "\n"
+        << std::flush;
     session::SessionResult result;
     if (where.nodes) {
-        // Each node's NCCL setting goes with it: the session gives it to that node's ranks and records it.
-        for (const auto& node : where.nodes->nodes)
-            options.origin.nodes.push_back(session::runNodeRef(node));
         session::RemoteTarget target;
         target.sessions = where.nodes->sessionPointers();
         target.nodeNames = where.nodes->names();
-        for (const auto& path : where.nodes->runnerPaths)
-            target.launch.nodes.push_back({path, r.ranks, {}, {}});
-        target.launch.env = r.rankEnv;
-        // The runner reads the whole config from the run folder; flags outside RunConfig follow it.
-        target.launch.args = {"--config", "config.json"};
-        if (r.collectiveTimeoutS)
-            target.launch.args.insert(target.launch.args.end(), {"--timeout-s", std::to_string(*r.collectiveTimeoutS)});
-        // Strategies run one after another; a fresh port for each keeps a listener still in
-        // TIME_WAIT from failing the next rendezvous.
-        target.launch.masterPort = r.masterPort + static_cast<int>(index % 100);
-        target.launch.runRoot = r.runRoot;
-        target.follow.pollInterval = std::chrono::milliseconds(500);
-        target.follow.timeout = std::chrono::seconds(r.timeoutS);
-        err << "[" << strategyId(s) << "] starting " << requested.worldSize << " rank(s) on "
-            << where.nodes->nodes.size() << " node(s), " << deviceId(r.device) << (r.backend == RunBackend::Torch ? ", torch backend" : "")
-            << (requested.training.cudaGraphs ? " with CUDA graphs" : "")
-            << (requested.torchCompile ? " with torch.compile" : "") << "\n"
-            << std::flush;
+        target.launch = launch.remote;
+        target.follow = launch.follow;
         const std::atomic<bool>* interrupt = &terminalInterrupt();
         if (r.detachOnInterrupt)
             options.detach = interrupt;
         result = session::runRemote(requested, std::move(target), options, callbacks, r.detachOnInterrupt ? nullptr : interrupt);
     } else {
-        options.origin.nodes.push_back({"local", std::nullopt});
-        // This machine's stored node, when there is one, brings its NCCL setting.
-        if (db)
-            for (const store::Node& n : store::listNodes(*db))
-                if (n.kind == store::NodeKind::Local) {
-                    options.origin.nodes.back() = session::runNodeRef(n);
-                    break;
-                }
-        dispatch::LocalLaunch launch;
-        launch.runner = *where.runner;
-        // The torch harness takes the launch contract only (--config, written by the session); the
-        // native runner gets its flags, which override the same config.
-        if (requested.backend == RunBackend::Native)
-            launch.args = runnerArgs(r, requested);
-        launch.ranks = r.ranks;
-        launch.env = r.rankEnv;
-        if (!r.logDir.empty())
-            launch.logDir = r.logDir / std::string(strategyId(s));
-        launch.timeout = std::chrono::seconds(r.timeoutS);
-        launch.peerGrace = std::chrono::seconds(r.peerGraceS);
-        err << "[" << strategyId(s) << "] starting " << r.ranks << " rank(s) on " << deviceId(r.device)
-            << (r.backend == RunBackend::Torch ? ", torch backend" : "") << (requested.training.cudaGraphs ? " with CUDA graphs" : "")
-            << (requested.torchCompile ? " with torch.compile" : "") << "\n"
-            << std::flush;
-        result = session::runLocal(requested, launch, options, callbacks, &terminalInterrupt());
+        result = session::runLocal(requested, launch.local, options, callbacks, &terminalInterrupt());
     }
     if (result.detached && result.runId) {
         if (result.lost)
@@ -310,7 +289,7 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
         const Strategy s = request.strategies[i];
         if (terminalInterrupt())
             break;
-        runs.push_back(runOne(request, s, where, i, recordInto, err));
+        runs.push_back(runOne(request, s, where, recordInto, err));
         if (runs.back().detachedRunId)
             continue;
         const dispatch::RunOutcome& o = runs.back().outcome;

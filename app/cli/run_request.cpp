@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
@@ -20,7 +21,8 @@ namespace shardwise::cli {
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: shardwise-cli run --local|--node NAME... --model PRESET|PATH --strategy ID|all [options]
+constexpr const char* kUsage
+    = R"(usage: shardwise-cli run --local|--node NAME... --model PRESET|PATH --strategy ID|all [options]
 
 Measures sharding strategies for real: starts shardwise-runner processes on this machine or on SSH
 nodes (torchrun-style environment, rendezvous on the first node), shows rank 0's steps on stderr and
@@ -45,13 +47,14 @@ Launch:
                              temporary directory per run, named in the output)
   --timeout-s N              wall-clock limit of each strategy's run, seconds (default: none)
   --peer-grace-s N           after a rank fails, seconds the others get to exit on their own before
-                             they are stopped (default 60)
+                             they are stopped (default 15)
   --expandable-segments      run the ranks with the CUDA allocator's expandable_segments:True
 
 SSH nodes (--node):
   --remote-runner PATH       the shardwise-runner on the nodes (default: the one the node's
                              preparation built)
-  --master-port N            rendezvous port on the first node (default 29500)
+  --master-port N            rendezvous port on the first node (default: one of 29500-29999 that
+                             nothing on the node uses when the ranks start)
   --run-root DIR             run folders on the nodes, relative to the remote home unless absolute
                              (default .cache/shardwise/runs); each run keeps its per-rank logs there
   --known-hosts FILE         the app's own known_hosts (default: $XDG_CONFIG_HOME/shardwise/known_hosts)
@@ -89,6 +92,8 @@ constexpr const char* kUsageTail = R"(, or all
   --collective-timeout-s N   a collective slower than N seconds is a comm error (runner --timeout-s)
 
 Store:
+  --inter-node-gbps X        the network between nodes the run is measured against, GB/s per node
+                             per direction (as plan's), recorded with each run
   --db PATH                  record into this SQLite store (default: $SHARDWISE_DB, else
                              ~/.local/share/shardwise/shardwise.sqlite)
   --no-store                 do not record the runs
@@ -110,6 +115,18 @@ template <typename T> T parseInteger(const std::string& flag, const std::string&
     if (value < minimum)
         throw UsageError(flag + ": must be at least " + std::to_string(minimum) + ", got " + text);
     return value;
+}
+
+// A bandwidth in GB/s, in the range plan's --inter-node-gbps takes.
+double parseGBps(const std::string& flag, const std::string& text)
+{
+    char* end = nullptr;
+    const double x = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(x))
+        throw UsageError(flag + ": expected a number of GB/s, got '" + text + "'");
+    if (x < 0.01 || x > 1e5)
+        throw UsageError(flag + ": must be in [0.01, 100000] GB/s per node per direction, got " + text);
+    return x;
 }
 
 } // namespace
@@ -197,7 +214,7 @@ RunRequest parseRequest(const std::vector<std::string>& args)
             else if (flag == "--master-port") {
                 r.masterPort = parseInteger<int>(flag, value(), 1);
                 if (r.masterPort > 65535)
-                    throw UsageError("--master-port: must be at most 65535, got " + std::to_string(r.masterPort));
+                    throw UsageError("--master-port: must be at most 65535, got " + std::to_string(*r.masterPort));
             } else if (flag == "--run-root")
                 r.runRoot = value();
             else if (flag == "--known-hosts")
@@ -206,6 +223,8 @@ RunRequest parseRequest(const std::vector<std::string>& args)
                 r.ssh.knownHosts.user = value();
             else if (flag == "--no-store")
                 r.record = false;
+            else if (flag == "--inter-node-gbps")
+                r.interNodeGBps = parseGBps(flag, value());
             else if (flag == "--detach-on-interrupt")
                 r.detachOnInterrupt = true;
             else if (flag == "--db")
@@ -336,95 +355,6 @@ std::filesystem::path resolveRunner(const RunRequest& r)
                          + "' is not an executable file"
                          + (r.backend == RunBackend::Torch ? " (" + program + " is installed beside shardwise-runner)" : ""));
     return *runner;
-}
-
-RunConfig requestedConfig(const RunRequest& r, Strategy s)
-{
-    RunConfig c;
-    c.model = r.modelSpec;
-    c.strategy = s;
-    c.device = r.device;
-    c.worldSize = r.world();
-    c.training.expandableSegments = r.expandableSegments;
-    c.backend = r.backend;
-    c.torchCompile = r.torchCompile;
-    // A strategy named alone gets the graphs as asked (validation says when it cannot be captured);
-    // with --strategy all the offload strategies, whose optimizer runs on the host, run eager.
-    const StrategyTraits& t = traits(s);
-    c.training.cudaGraphs = r.cudaGraphs && !(r.everyStrategy && (t.offloadsOptimizer || t.offloadsParameters));
-    if (r.steps)
-        c.timedSteps = *r.steps;
-    if (r.warmup)
-        c.warmupSteps = *r.warmup;
-    if (r.seq)
-        c.training.seqLen = *r.seq;
-    if (r.microBatch)
-        c.training.microBatch = *r.microBatch;
-    if (r.precision)
-        c.training.precision = *r.precision;
-    if (r.seed)
-        c.seed = *r.seed;
-    return c;
-}
-
-// The runner flags of one strategy's run; everything the command line left out takes the runner's
-// defaults, which are RunConfig's.
-std::vector<std::string> runnerArgs(const RunRequest& r, const RunConfig& requested)
-{
-    std::vector<std::string> a{"--model", r.model, "--strategy", std::string(strategyId(requested.strategy)),
-                               "--device", std::string(deviceId(r.device))};
-    auto add = [&](const char* flag, const auto& v) {
-        if (v) {
-            a.push_back(flag);
-            a.push_back(std::to_string(*v));
-        }
-    };
-    add("--steps", r.steps);
-    add("--warmup", r.warmup);
-    add("--seq", r.seq);
-    add("--micro-batch", r.microBatch);
-    add("--seed", r.seed);
-    add("--timeout-s", r.collectiveTimeoutS);
-    if (r.precision) {
-        a.push_back("--precision");
-        a.push_back(r.precisionText);
-    }
-    if (requested.training.cudaGraphs)
-        a.push_back("--cuda-graphs");
-    return a;
-}
-
-namespace {
-
-// Which flag sets the field a SpecError from validate(RunConfig) names.
-std::string flagForRunField(const std::string& field)
-{
-    static const std::map<std::string, std::string> flags{
-        {"training.cuda_graphs", "--cuda-graphs"}, {"training.seq_len", "--seq"},
-        {"training.micro_batch", "--micro-batch"}, {"warmup_steps", "--warmup"},
-        {"timed_steps", "--steps"},                 {"world_size", "--ranks"},
-        {"strategy", "--strategy"},                 {"torch_compile", "--torch-compile"},
-        {"backend", "--backend"}};
-    const auto it = flags.find(field);
-    return it == flags.end() ? field : it->second;
-}
-
-} // namespace
-
-// Every strategy's configuration checked as the runner will check it, before any rank starts: a run
-// that cannot start (CUDA graphs for an offload strategy, say) is a bad flag, not a failed row.
-void validateRequest(const RunRequest& r)
-{
-    for (const Strategy s : r.strategies) {
-        try {
-            validate(requestedConfig(r, s));
-        } catch (const SpecError& e) {
-            std::string message = e.what();
-            if (const std::string prefix = e.field() + ": "; message.rfind(prefix, 0) == 0)
-                message.erase(0, prefix.size());
-            throw UsageError(flagForRunField(e.field()) + ": " + message);
-        }
-    }
 }
 
 } // namespace shardwise::cli

@@ -1,10 +1,12 @@
 #pragma once
-// What `shardwise-cli run` was asked to do: its flags parsed and checked (every strategy's RunConfig
-// validated as the runner will validate it, errors naming the flag), the RunConfig of each strategy,
-// the program the ranks start (native runner or PyTorch harness) and the native runner's flags.
+// What `shardwise-cli run` was asked to do: its flags parsed and checked (every strategy's launch
+// built and validated as the runner will validate it, errors naming the flag), the program the ranks
+// start on this machine, and each strategy's session::LaunchRequest (the one launch builder's input).
 
 #include "shardwise/dispatch/ssh_session.hpp"
+#include "shardwise/session/launch_builder.hpp"
 #include "shardwise/spec/specs.hpp"
+#include "shardwise/store/nodes.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -38,7 +40,7 @@ struct RunRequest {
     std::optional<std::filesystem::path> runner;
     std::filesystem::path logDir;
     int timeoutS = 0;
-    int peerGraceS = 60;
+    std::optional<int> peerGraceS; // none: session::kPeerGrace
     bool expandableSegments = false;
     bool cudaGraphs = false;
     RunBackend backend = RunBackend::Native;
@@ -53,7 +55,8 @@ struct RunRequest {
     // SSH nodes; empty = --local
     std::vector<std::string> nodes;
     std::string remoteRunner;
-    int masterPort = 29500;
+    std::optional<int> masterPort;       // none: a free port on the first node (session::buildLaunch)
+    std::optional<double> interNodeGBps; // the network the run is measured against, recorded with it
     std::string runRoot = ".cache/shardwise/runs";
     dispatch::SshOptions ssh;
 
@@ -70,8 +73,11 @@ void validateRequest(const RunRequest& r);
 // The program the ranks run on this machine: the backend's (dispatch::runnerForBackend decides, as
 // the session does). Throws UsageError when it is missing or not executable.
 std::filesystem::path resolveRunner(const RunRequest& r);
-RunConfig requestedConfig(const RunRequest& r, Strategy s);
-// The native runner's flags of one strategy's run.
-std::vector<std::string> runnerArgs(const RunRequest& r, const RunConfig& requested);
+// One strategy's run as the launch builder takes it (run_launch.cpp). `nodes`: the SSH nodes with the
+// runner on each (remote), or this machine's stored node, if any (local); `localRunner`: the program
+// resolveRunner found (local).
+session::LaunchRequest launchRequest(const RunRequest& r, Strategy s, const std::vector<store::Node>& nodes = {},
+                                     const std::vector<std::string>& runnerPaths = {},
+                                     const std::filesystem::path& localRunner = {});
 
 } // namespace shardwise::cli

@@ -4,6 +4,7 @@
 #include "session_outcome.hpp"
 
 #include "shardwise/dispatch/runner_program.hpp"
+#include "shardwise/session/launch_builder.hpp"
 #include "shardwise/spec/json.hpp"
 
 #include <nlohmann/json.hpp>
@@ -87,6 +88,10 @@ SessionResult runRemote(const RunConfig& requested, RemoteTarget target, const S
                                      + "): " + made.stderrData);
             s->writeFile(handle.runDir + "/config.json", config, cancel);
         }
+        // No port named: one that nothing on the first node uses now (another program's rendezvous,
+        // the previous run's listener still in TIME_WAIT).
+        if (launch.masterPort == 0)
+            launch.masterPort = dispatch::pickFreeRemotePort(*target.sessions.front(), kRemotePortLow, kRemotePortHigh);
         handle = dispatch::startRemoteRun(launch, target.sessions);
     } catch (const std::exception& e) {
         return failedToStart(e.what());

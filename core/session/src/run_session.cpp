@@ -124,8 +124,12 @@ SessionResult runLocal(const RunConfig& requested, const dispatch::LocalLaunch& 
     try {
         if (withEnv.logDir.empty() && !options.localRunRoot.empty())
             withEnv.logDir = options.localRunRoot / detail::localRunName(result.runId);
+        // No arguments, or the launch builder's `--config config.json`: the runner reads the requested
+        // config, written into the run's log folder.
         if (withEnv.args.empty())
-            withEnv.args = {"--config", detail::writeRunConfig(requested, withEnv.logDir).string()};
+            withEnv.args = { "--config", "config.json" };
+        if (withEnv.args.size() >= 2 && withEnv.args[0] == "--config" && withEnv.args[1] == "config.json")
+            withEnv.args[1] = detail::writeRunConfig(requested, withEnv.logDir).string();
     } catch (const std::exception& e) {
         result.outcome.config = requested;
         result.outcome.status = dispatch::RunStatus::Failed;

@@ -75,9 +75,9 @@ struct SessionResult {
 // Ranks on this machine. The program is the one requested.backend asks for
 // (dispatch::runnerForBackend of launch.runner: the PyTorch harness beside the native runner for a
 // torch run). A LaunchError (runner missing, no pipes) is a result with status failed,
-// recorded as such when the run row was written. launch.args left empty: the requested config is
-// written to config.json in the run's log folder and the runner reads it (`--config`), exactly as
-// on SSH nodes.
+// recorded as such when the run row was written. launch.args left empty, or beginning with
+// `--config config.json` (the launch builder's contract): the requested config is written to
+// config.json in the run's log folder and the runner reads it from there, exactly as on SSH nodes.
 SessionResult runLocal(const RunConfig& requested, const dispatch::LocalLaunch& launch, const SessionOptions& options,
                        const SessionCallbacks& callbacks = {}, const std::atomic<bool>* cancel = nullptr);
 
@@ -89,10 +89,11 @@ struct RemoteTarget {
 };
 
 // Ranks on SSH nodes, each node's program chosen from requested.backend as for runLocal (the
-// harness beside the node's prepared runner for a torch run). The requested config is written to config.json in the run directory on every
-// node and the runner reads it from there (`--config config.json`), so the node needs no presets
-// or model files; launch.args left empty get exactly that. A node that cannot be reached when the
-// ranks start is a failed result (recorded), as is a node lost later (recorded as 'lost').
+// harness beside the node's prepared runner for a torch run). The requested config is written to config.json in the run
+// directory on every node and the runner reads it from there (`--config config.json`), so the node needs no presets or
+// model files; launch.args left empty get exactly that. launch.masterPort 0: a port no socket on the first node uses,
+// taken from kRemotePortLow-kRemotePortHigh (launch_builder.hpp) when the ranks start. A node that cannot be reached
+// when the ranks start is a failed result (recorded), as is a node lost later (recorded as 'lost').
 SessionResult runRemote(const RunConfig& requested, RemoteTarget target, const SessionOptions& options,
                         const SessionCallbacks& callbacks = {}, const std::atomic<bool>* cancel = nullptr);
 
