@@ -1,13 +1,11 @@
 #include "jobs/run_job.hpp"
+#include "jobs/run_launch.hpp"
 
 #include "models/display_format.hpp"
 
 #include "shardwise/dispatch/local_launch.hpp"
-#include "shardwise/dispatch/node_preparation.hpp"
 #include "shardwise/dispatch/runner_program.hpp"
-#include "shardwise/dispatch/ssh_error.hpp"
 #include "shardwise/session/node_management.hpp"
-#include "shardwise/session/prepared_runner.hpp"
 #include "shardwise/session/run_session.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/store/nodes.hpp"
@@ -17,7 +15,6 @@
 #include <QStringList>
 
 #include <algorithm>
-#include <unistd.h>
 
 namespace shardwise::gui {
 
@@ -197,82 +194,6 @@ void RunJob::fail(qint64 ticket, const QString& message)
     post([this, ticket, message] { emit runFailed(ticket, message); });
 }
 
-QString RunJob::prepareReattach(const store::Database& db, qint64 runId, const dispatch::SshOptions& sshOptions, RunConfig& config,
-                                std::vector<std::unique_ptr<dispatch::SshSession>>& sessions, std::vector<std::string>& nodeNames)
-{
-    const std::optional<store::RunDetail> detail = store::runDetail(db, runId);
-    if (!detail)
-        return tr("Run %1 is no longer stored.").arg(runId);
-    if (detail->summary.status != store::RunStatus::Detached)
-        return tr("Run %1 is not detached (it is \"%2\"); only a detached run on an SSH node can be re-attached.")
-            .arg(runId)
-            .arg(fromStd(store::runStatusId(detail->summary.status)));
-    config = runConfigFromJson(detail->config);
-    for (const std::string& name : detail->summary.nodes) {
-        const std::optional<store::Node> node = store::findNodeByName(db, name);
-        if (!node || node->kind != store::NodeKind::Ssh)
-            return tr("The node \"%1\" of run %2 is no longer an SSH node of this workspace.").arg(fromStd(name)).arg(runId);
-        try {
-            sessions.push_back(session::openNodeSession(*node, sshOptions, &m_cancelRunning));
-        } catch (const dispatch::SshError& e) {
-            return tr("Cannot connect to the node \"%1\": %2; run %3 stays detached.").arg(fromStd(name), QString::fromUtf8(e.what())).arg(runId);
-        }
-        nodeNames.push_back(name);
-    }
-    return {};
-}
-
-void RunJob::abandonOne(store::Database& db, const RunRequest& request, const dispatch::SshOptions& sshOptions)
-{
-    const qint64 ticket = request.ticket;
-    const qint64 runId = *request.abandonOf;
-    const std::optional<store::RunSummary> summary = store::findRun(db, runId);
-    if (!summary)
-        return fail(ticket, tr("Run %1 is no longer stored.").arg(runId));
-    // Each node on its own: the ones that answer get the ranks still running there stopped.
-    session::AbandonTarget target;
-    std::vector<std::unique_ptr<dispatch::SshSession>> sessions;
-    for (const std::string& name : summary->nodes) {
-        target.nodeNames.push_back(name);
-        const std::optional<store::Node> node = store::findNodeByName(db, name);
-        if (!node || node->kind != store::NodeKind::Ssh) {
-            target.sessions.push_back(nullptr);
-            target.whyNotConnected.push_back("no longer an SSH node of this workspace");
-            continue;
-        }
-        try {
-            sessions.push_back(session::openNodeSession(*node, sshOptions, &m_cancelRunning));
-            target.sessions.push_back(sessions.back().get());
-            target.whyNotConnected.emplace_back();
-        } catch (const dispatch::SshError& e) {
-            target.sessions.push_back(nullptr);
-            target.whyNotConnected.emplace_back(e.what());
-        }
-    }
-    // Cancelled while connecting (or the app closing): nothing is stopped and the store is untouched.
-    if (m_cancelRunning.load())
-        return fail(ticket, tr("Abandoning run %1 was cancelled; it stays detached.").arg(runId));
-    session::AbandonOutcome outcome;
-    try {
-        outcome = session::abandonRemote(db, runId, target, request.abandonReason.toStdString());
-    } catch (const std::exception& e) {
-        return fail(ticket, tr("Run %1 cannot be abandoned: %2").arg(runId).arg(QString::fromUtf8(e.what())));
-    }
-    const auto joined = [](const std::vector<std::string>& parts) {
-        QStringList list;
-        for (const auto& p : parts)
-            list << fromStd(p);
-        return list.join(QStringLiteral("; "));
-    };
-    QString said = tr("Run %1 abandoned: kept as lost.").arg(runId);
-    if (!outcome.stoppedOn.empty())
-        said += QLatin1Char(' ') + tr("Ranks still running were stopped on %1.").arg(joined(outcome.stoppedOn));
-    if (!outcome.notReached.empty())
-        said += QLatin1Char(' ') + tr("Not reached, so its ranks may still be running: %1.").arg(joined(outcome.notReached));
-    const QString statusId = fromStd(store::runStatusId(store::RunStatus::Lost));
-    post([this, ticket, runId, statusId, said] { emit runFinished(ticket, runId, statusId, said, false); });
-}
-
 void RunJob::runOne(const RunRequest& request)
 {
     const qint64 ticket = request.ticket;
@@ -304,59 +225,31 @@ void RunJob::runOne(const RunRequest& request)
         const bool remote = node && node->kind == store::NodeKind::Ssh;
 
         // Checked before the run is recorded: when nothing can be measured, no run row is written.
-        std::optional<std::filesystem::path> localRunner;
+        std::filesystem::path localRunner;
         std::string remoteRunner;
         std::unique_ptr<dispatch::SshSession> ssh;
         if (request.reattachOf) {
             // The ranks already run; nothing to start.
         } else if (remote) {
-            remoteRunner = session::preparedRunnerPath(node->facts);
-            if (remoteRunner.empty())
-                return fail(ticket, tr("The node \"%1\" has no runner yet: prepare it on the Nodes page first.").arg(request.node));
-            try {
-                ssh = session::openNodeSession(*node, sshOptions, &m_cancelRunning);
-                // A torch run needs the harness beside the prepared runner, python3 and torch there.
-                if (config.backend == RunBackend::Torch) {
-                    const auto missing = dispatch::checkTorchBackend(
-                        *ssh, dispatch::runnerForBackend(RunBackend::Torch, remoteRunner).string(), &m_cancelRunning);
-                    if (!missing.empty()) {
-                        QStringList lines;
-                        for (const std::string& m : missing)
-                            lines << QString::fromStdString(m);
-                        return fail(ticket, tr("The node \"%1\" cannot run the torch backend: %2")
-                                                .arg(request.node, lines.join(QStringLiteral("; "))));
-                    }
-                }
-            } catch (const dispatch::SshError& e) {
-                return fail(ticket, tr("Cannot connect to the node \"%1\": %2").arg(request.node, QString::fromUtf8(e.what())));
-            }
-        } else {
-            localRunner = dispatch::locateRunner(config.backend);
-            if (!localRunner && config.backend == RunBackend::Torch)
-                return fail(ticket, tr("shardwise-torch-runner (the torch backend) was not found: set SHARDWISE_TORCH_RUNNER or "
-                                       "install it beside shardwise-runner."));
-            if (!localRunner)
-                return fail(ticket, tr("shardwise-runner was not found: set SHARDWISE_RUNNER or install it beside this program."));
-            if (std::error_code ec; !std::filesystem::is_regular_file(*localRunner, ec) || ::access(localRunner->c_str(), X_OK) != 0)
-                return fail(ticket, tr("The runner %1 is not an executable file (check SHARDWISE_RUNNER).")
-                                        .arg(QString::fromStdString(localRunner->string())));
+            if (const QString problem = connectForRun(*node, config.backend, sshOptions, remoteRunner, ssh);
+                !problem.isEmpty())
+                return fail(ticket, problem);
+        } else if (const QString problem = findLocalRunner(config.backend, localRunner); !problem.isEmpty()) {
+            return fail(ticket, problem);
+        }
+        // The one launch builder decides the launch, as for shardwise-cli run; a re-attach starts nothing.
+        std::optional<session::Launch> launch;
+        if (!request.reattachOf) {
+            launch = session::buildLaunch(launchRequestFor(request, node, localRunner, remoteRunner, remoteRunRoot));
+            config = launch->config;
         }
 
         session::SessionOptions options;
         options.db = &db;
         options.requireRecord = true;
         options.detach = &m_detachRunning;
-        // The node's NCCL setting goes with it: the session gives it to the node's ranks and records it.
-        options.origin.nodes.push_back(node ? session::runNodeRef(*node)
-                                            : store::RunNodeRef { request.node.toStdString(), std::nullopt });
-        options.origin.launcher = "shardwise";
-        if (config.device == DeviceKind::Cuda) {
-            options.origin.gpuId = request.gpuId.toStdString();
-            options.origin.interconnect = request.interconnect.toStdString();
-        }
-        options.origin.predicted = request.predicted;
-        if (request.planId)
-            options.origin.planId = *request.planId;
+        if (launch)
+            options.origin = launch->origin;
         // Logs and the exact config the runner read live beside the store, one folder per run.
         options.localRunRoot = std::filesystem::path(databasePath.toStdString()).parent_path() / "logs";
 
@@ -432,23 +325,11 @@ void RunJob::runOne(const RunRequest& request)
             session::RemoteTarget target;
             target.sessions = {ssh.get()};
             target.nodeNames = {node->name};
-            // All ranks of a one-node run meet on the node itself, over its loopback interface, so
-            // no network the node happens to have decides where Gloo listens.
-            target.launch.nodes = {{remoteRunner, config.worldSize, "127.0.0.1", {{"GLOO_SOCKET_IFNAME", "lo"}}}};
-            // A port nothing on the node uses now: another program's rendezvous (a second app, a
-            // user's torchrun) or the previous run's listener still in TIME_WAIT.
-            target.launch.masterPort = dispatch::pickFreeRemotePort(*ssh, 29500, 29999);
-            target.launch.runRoot = remoteRunRoot;
-            target.follow.pollInterval = std::chrono::milliseconds(500);
+            target.launch = launch->remote;
+            target.follow = launch->follow;
             result = session::runRemote(config, std::move(target), options, callbacks, &m_cancelRunning);
         } else {
-            dispatch::LocalLaunch launch;
-            launch.runner = *localRunner;
-            launch.ranks = config.worldSize;
-            // Peers of a failed rank get a short grace: on one machine a dead rank's collective fails
-            // within seconds, and the diagnosis needs their own error lines, not a minute's wait.
-            launch.peerGrace = std::chrono::seconds(15);
-            result = session::runLocal(config, launch, options, callbacks, &m_cancelRunning);
+            result = session::runLocal(config, launch->local, options, callbacks, &m_cancelRunning);
         }
         deliver(true);
         if (!result.runId)

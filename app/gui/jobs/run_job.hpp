@@ -15,6 +15,7 @@
 #include "shardwise/dispatch/ssh_session.hpp"
 #include "shardwise/spec/specs.hpp"
 #include "shardwise/store/database.hpp"
+#include "shardwise/store/nodes.hpp"
 #include "shardwise/store/runs.hpp"
 
 #include <QList>
@@ -25,6 +26,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -44,6 +46,7 @@ struct RunRequest {
     QString interconnect; // "nvlink" | "pcie" | ""
     std::optional<store::RunPrediction> predicted;
     std::optional<qint64> planId;
+    std::optional<double> interNodeGBps; // the plan's network between nodes, GB/s per node per direction
     // Follow this detached remote run again instead of starting one; config and node are the run's.
     std::optional<qint64> reattachOf;
     // Give up this detached remote run instead: its ranks are stopped on every node that answers, and
@@ -106,6 +109,12 @@ private:
     // error text, empty on success.
     QString prepareReattach(const store::Database& db, qint64 runId, const dispatch::SshOptions& sshOptions, RunConfig& config,
                             std::vector<std::unique_ptr<dispatch::SshSession>>& sessions, std::vector<std::string>& nodeNames);
+    // This machine's runner for `backend`; an error text, empty on success.
+    static QString findLocalRunner(RunBackend backend, std::filesystem::path& runner);
+    // An SSH node's prepared runner and a session to it, checked for the torch backend when the run
+    // needs it; an error text, empty on success.
+    QString connectForRun(const store::Node& node, RunBackend backend, const dispatch::SshOptions& sshOptions,
+                          std::string& runner, std::unique_ptr<dispatch::SshSession>& ssh);
     void post(std::function<void()> fn);
     void fail(qint64 ticket, const QString& message);
     void abandonOne(store::Database& db, const RunRequest& request, const dispatch::SshOptions& sshOptions);

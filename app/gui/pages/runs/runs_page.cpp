@@ -340,6 +340,8 @@ void RunsPage::onDiagnosisAction(qint64 runId, const DiagnosisAction& action)
         RunRequest request;
         request.config = runConfigFromJson(detail->config);
         request.rerunOf = runId;
+        // Measured against the same network as the run it repeats.
+        request.interNodeGBps = detail->summary.interNodeGBps;
         request.node = detail->summary.nodes.empty() ? QStringLiteral("local") : QString::fromStdString(detail->summary.nodes.front());
         if (action.kind == QLatin1String("rerun_with_expandable_segments"))
             request.config.training.expandableSegments = true;
