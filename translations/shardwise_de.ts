@@ -391,6 +391,240 @@
         <source>%1 + %2</source>
         <translation>%1 + %2</translation>
     </message>
+    <message>
+        <source>%1; %2</source>
+        <translation>%1; %2</translation>
+    </message>
+    <message>
+        <source> at %1</source>
+        <translation> um %1</translation>
+    </message>
+    <message>
+        <source> at %1 (time of the nearest logged line)</source>
+        <translation> um %1 (Zeit der nächsten protokollierten Zeile)</translation>
+    </message>
+    <message>
+        <source> at %1 (%2&apos;s clock, offset %3; %4 on the reference clock)</source>
+        <translation> um %1 (Uhr von %2, Abweichung %3; %4 auf der Referenzuhr)</translation>
+    </message>
+    <message>
+        <source> at %1 (%2&apos;s clock, offset %3; %4 on the reference clock) (time of the nearest logged line)</source>
+        <translation> um %1 (Uhr von %2, Abweichung %3; %4 auf der Referenzuhr) (Zeit der nächsten protokollierten Zeile)</translation>
+    </message>
+    <message>
+        <source>the node</source>
+        <translation>dem Knoten</translation>
+    </message>
+    <message>
+        <source>the program</source>
+        <translation>Das Programm</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>Rang %1</translation>
+    </message>
+    <message>
+        <source>rank %1 on %2</source>
+        <translation>Rang %1 auf %2</translation>
+    </message>
+    <message>
+        <source>the launcher</source>
+        <translation>der Launcher</translation>
+    </message>
+    <message>
+        <source>the launcher on %1</source>
+        <translation>der Launcher auf %1</translation>
+    </message>
+    <message>
+        <source>Every rank with a known exit code exited 0.</source>
+        <translation>Jeder Rang mit bekanntem Exit-Code endete mit 0.</translation>
+    </message>
+    <message>
+        <source>No exit codes or run summaries were given, so completion itself is not confirmed.</source>
+        <translation>Es wurden weder Exit-Codes noch Laufzusammenfassungen übergeben, daher ist der Abschluss selbst nicht bestätigt.</translation>
+    </message>
+    <message>
+        <source>The first failure: %1 — %2%3.</source>
+        <translation>Der erste Fehler: %1 — %2%3.</translation>
+    </message>
+    <message>
+        <source>Host memory ran out, not GPU memory: CPU offload and data loading live there.</source>
+        <translation>Der Hauptspeicher ist ausgegangen, nicht der GPU-Speicher: CPU-Auslagerung und Datenladen liegen dort.</translation>
+    </message>
+    <message>
+        <source>It tried to allocate %1.</source>
+        <translation>Es versuchte, %1 zu belegen.</translation>
+    </message>
+    <message>
+        <source>It tried to allocate %1 with %2 free.</source>
+        <translation>Es versuchte, %1 zu belegen, bei %2 frei.</translation>
+    </message>
+    <message>
+        <source>It tried to allocate %1 of %2.</source>
+        <translation>Es versuchte, %1 von %2 zu belegen.</translation>
+    </message>
+    <message>
+        <source>It tried to allocate %1 with %2 free of %3.</source>
+        <translation>Es versuchte, %1 zu belegen, bei %2 frei von %3.</translation>
+    </message>
+    <message>
+        <source>%1 was reserved by PyTorch but unallocated — more than the failed request, so fragmentation of the caching allocator is likely.</source>
+        <translation>%1 waren von PyTorch reserviert, aber nicht belegt — mehr als die gescheiterte Anforderung, daher ist eine Fragmentierung des Caching-Allokators wahrscheinlich.</translation>
+    </message>
+    <message>
+        <source>%1 was reserved by PyTorch but unallocated, less than the request: this is not fragmentation, the model state does not fit.</source>
+        <translation>%1 waren von PyTorch reserviert, aber nicht belegt, weniger als die Anforderung: Das ist keine Fragmentierung, der Modellzustand passt nicht.</translation>
+    </message>
+    <message>
+        <source>Expandable segments were already on, so the allocator flag will not help.</source>
+        <translation>Erweiterbare Segmente waren bereits eingeschaltet, daher hilft der Allokator-Schalter nicht.</translation>
+    </message>
+    <message>
+        <source>Its last line (%1:%2) was: &quot;%3&quot;.</source>
+        <translation>Seine letzte Zeile (%1:%2) war: „%3“.</translation>
+    </message>
+    <message>
+        <source>%1 stopped at start-up because its argument parser rejected &quot;%2&quot;.</source>
+        <translation>%1 hielt beim Start an, weil sein Argument-Parser „%2“ zurückwies.</translation>
+    </message>
+    <message>
+        <source>The ranks never met, so no training step ran.</source>
+        <translation>Die Ränge haben sich nie getroffen, daher lief kein Trainingsschritt.</translation>
+    </message>
+    <message>
+        <source>No primary failure was found: only symptoms (%1 on ranks %2).</source>
+        <translation>Es wurde kein primärer Fehler gefunden, nur Symptome (%1 auf den Rängen %2).</translation>
+    </message>
+    <message>
+        <source>These follow a failure or a hang elsewhere; the cause left no error in these records.</source>
+        <translation>Sie folgen auf einen Fehler oder ein Hängen an anderer Stelle; die Ursache hat in diesen Aufzeichnungen keinen Fehler hinterlassen.</translation>
+    </message>
+    <message>
+        <source>SeqNum %1 on ranks %2</source>
+        <translation>SeqNum %1 auf den Rängen %2</translation>
+    </message>
+    <message>
+        <source>The ranks timed out in different collectives (%1): they are out of step, e.g. a data-dependent branch skipped a collective on some ranks.</source>
+        <translation>Die Ränge liefen in verschiedenen Kollektiven in die Zeitüberschreitung (%1): Sie sind aus dem Takt, z. B. hat ein datenabhängiger Zweig auf manchen Rängen ein Kollektiv übersprungen.</translation>
+    </message>
+    <message>
+        <source>Ranks %1 reported neither the hang nor an error of their own: look at them first.</source>
+        <translation>Die Ränge %1 meldeten weder das Hängen noch einen eigenen Fehler: Sehen Sie sich diese zuerst an.</translation>
+    </message>
+    <message>
+        <source>%1 on ranks %2</source>
+        <translation>%1 auf den Rängen %2</translation>
+    </message>
+    <message>
+        <source>It is the first of %1 failures across the run.</source>
+        <translation>Er ist der erste von %1 Fehlern im Lauf.</translation>
+    </message>
+    <message>
+        <source>It is the first of %1 failures across the run; the symptoms that followed (%2) are consequences of it, not causes.</source>
+        <translation>Er ist der erste von %1 Fehlern im Lauf; die folgenden Symptome (%2) sind seine Folgen, nicht Ursachen.</translation>
+    </message>
+    <message>
+        <source>Check host memory on %1: offloaded optimizer state and parameters live there; use fewer ranks per node or nodes with more RAM.</source>
+        <translation>Prüfen Sie den Hauptspeicher auf %1: Ausgelagerter Optimiererzustand und Parameter liegen dort; verwenden Sie weniger Ränge je Knoten oder Knoten mit mehr RAM.</translation>
+    </message>
+    <message>
+        <source>Rerun once with %1 as a diagnostic: if it then fits, fragmentation was the problem and memory is still tight; if it still runs out of memory, the flag is not the fix.</source>
+        <translation>Wiederholen Sie den Lauf einmal mit %1 als Diagnose: Passt es dann, war Fragmentierung das Problem und der Speicher ist trotzdem knapp; läuft der Speicher weiterhin aus, ist der Schalter nicht die Lösung.</translation>
+    </message>
+    <message>
+        <source>PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PYTORCH_ALLOC_CONF in newer PyTorch)</source>
+        <translation>PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PYTORCH_ALLOC_CONF in neueren PyTorch-Versionen)</translation>
+    </message>
+    <message>
+        <source>Shard deeper: %1 → %2 (%3)</source>
+        <translation>Tiefer sharden: %1 → %2 (%3)</translation>
+    </message>
+    <message>
+        <source>If the deepest sharding still does not fit, offload to the CPU: %1 (cut peak GPU memory by roughly 40–65% and throughput by roughly 3–9x in the reference benchmark).</source>
+        <translation>Passt auch das tiefste Sharding nicht, lagern Sie auf die CPU aus: %1 (senkte im Referenz-Benchmark den GPU-Spitzenspeicher um etwa 40–65 % und den Durchsatz um etwa das 3- bis 9-Fache).</translation>
+    </message>
+    <message>
+        <source>%1 already offloads to the CPU: use more GPUs, a smaller micro-batch or a shorter sequence length.</source>
+        <translation>%1 lagert bereits auf die CPU aus: Verwenden Sie mehr GPUs, einen kleineren Micro-Batch oder eine kürzere Sequenzlänge.</translation>
+    </message>
+    <message>
+        <source>Shard deeper: the next ZeRO stage (zero1 → zero2 → zero3) or FSDP2 with reshard_after_forward=True (fsdp2_reshard).</source>
+        <translation>Tiefer sharden: die nächste ZeRO-Stufe (zero1 → zero2 → zero3) oder FSDP2 mit reshard_after_forward=True (fsdp2_reshard).</translation>
+    </message>
+    <message>
+        <source>If the deepest sharding still does not fit, offload to the CPU (zero2_offload, zero3_offload or fsdp2_reshard_offload), at a large cost in throughput.</source>
+        <translation>Passt auch das tiefste Sharding nicht, lagern Sie auf die CPU aus (zero2_offload, zero3_offload oder fsdp2_reshard_offload), zu hohen Kosten beim Durchsatz.</translation>
+    </message>
+    <message>
+        <source>%1 stopped emitting events while its peers waited for it in a collective: it was stopped (SIGSTOP, Ctrl-Z, a debugger), stuck (in I/O, data loading, a deadlock) or its node froze; the peers&apos; timeouts are the consequence, not a network fault. While it hangs, `ps -o stat= -p &lt;pid&gt;` (T = stopped, D = waiting on I/O) and `py-spy dump --pid &lt;pid&gt;` / `gdb -p &lt;pid&gt;` show where it is.</source>
+        <translation>%1 hat keine Ereignisse mehr gesendet, während seine Peers in einem Kollektiv auf ihn warteten: Er wurde angehalten (SIGSTOP, Strg-Z, ein Debugger), hing fest (in E/A, beim Datenladen, in einem Deadlock) oder sein Knoten fror ein; die Zeitüberschreitungen der Peers sind die Folge, kein Netzwerkfehler. Solange er hängt, zeigen `ps -o stat= -p &lt;pid&gt;` (T = angehalten, D = wartet auf E/A) und `py-spy dump --pid &lt;pid&gt;` / `gdb -p &lt;pid&gt;`, wo er steht.</translation>
+    </message>
+    <message>
+        <source>The dispatcher lost %1: check whether it is up (reboot, preemption, network partition) before rerunning; its kernel log and the cloud&apos;s preemption and maintenance events say why.</source>
+        <translation>Der Dispatcher hat die Verbindung zu %1 verloren: Prüfen Sie vor einem erneuten Lauf, ob er erreichbar ist (Neustart, Preemption, Netzwerkpartition); sein Kernel-Log und die Preemption- und Wartungsereignisse der Cloud sagen, warum.</translation>
+    </message>
+    <message>
+        <source>The kernel&apos;s OOM killer ended it: host memory on %1 ran out. CPU offload, pinned buffers and data-loader workers use host memory: reduce them or use a node with more RAM.</source>
+        <translation>Der OOM-Killer des Kernels hat ihn beendet: Der Hauptspeicher auf %1 ist ausgegangen. CPU-Auslagerung, gepinnte Puffer und Data-Loader-Worker belegen Hauptspeicher: Verringern Sie sie oder verwenden Sie einen Knoten mit mehr RAM.</translation>
+    </message>
+    <message>
+        <source>SIGKILL (exit code 137) is what the kernel&apos;s OOM killer, a preemption or maintenance event, or an operator&apos;s kill -9 look like: on %1 look at `journalctl -k` / `dmesg -T` for &quot;Out of memory: Killed process&quot;, and at the cloud&apos;s preemption and maintenance events.</source>
+        <translation>SIGKILL (Exit-Code 137) sieht so aus, wenn der OOM-Killer des Kernels, eine Preemption oder ein Wartungsereignis oder das kill -9 eines Operators zuschlägt: Sehen Sie auf %1 in `journalctl -k` / `dmesg -T` nach „Out of memory: Killed process“ und in die Preemption- und Wartungsereignisse der Cloud.</translation>
+    </message>
+    <message>
+        <source>torchrun always passes the local rank in the LOCAL_RANK environment variable and has no --use_env option: remove --use_env / --use-env from the command line.</source>
+        <translation>torchrun übergibt den lokalen Rang immer in der Umgebungsvariable LOCAL_RANK und hat keine Option --use_env: Entfernen Sie --use_env / --use-env aus der Befehlszeile.</translation>
+    </message>
+    <message>
+        <source>The launcher appended %1. Either accept it in the script (argparse: parser.add_argument(&quot;--local-rank&quot;, &quot;--local_rank&quot;, type=int, default=int(os.environ.get(&quot;LOCAL_RANK&quot;, 0)))), or stop the launcher from passing it: torchrun never passes it and sets LOCAL_RANK instead; python -m torch.distributed.launch stops with --use-env (--use_env before PyTorch 2.0); DeepSpeed&apos;s launcher stops with --no_local_rank.</source>
+        <translation>Der Launcher hat %1 angehängt. Akzeptieren Sie es entweder im Skript (argparse: parser.add_argument(&quot;--local-rank&quot;, &quot;--local_rank&quot;, type=int, default=int(os.environ.get(&quot;LOCAL_RANK&quot;, 0)))) oder hindern Sie den Launcher daran, es zu übergeben: torchrun übergibt es nie und setzt stattdessen LOCAL_RANK; python -m torch.distributed.launch hört mit --use-env auf (--use_env vor PyTorch 2.0); der Launcher von DeepSpeed hört mit --no_local_rank auf.</translation>
+    </message>
+    <message>
+        <source>Remove &quot;%1&quot; from the command line or add it to %2&apos;s argument parser.</source>
+        <translation>Entfernen Sie „%1“ aus der Befehlszeile oder fügen Sie es dem Argument-Parser von %2 hinzu.</translation>
+    </message>
+    <message>
+        <source>Check that MASTER_ADDR:MASTER_PORT is reachable from every node (firewall, the address of the right interface), that every node was started, and that all use the same port and world size.</source>
+        <translation>Prüfen Sie, dass MASTER_ADDR:MASTER_PORT von jedem Knoten erreichbar ist (Firewall, die Adresse der richtigen Schnittstelle), dass jeder Knoten gestartet wurde und dass alle denselben Port und dieselbe Weltgröße verwenden.</translation>
+    </message>
+    <message>
+        <source>Rerun with NCCL_DEBUG=INFO to see the failing call. Common causes: the wrong network interface (set NCCL_SOCKET_IFNAME), a firewall between the nodes, too little /dev/shm in a container (test with NCCL_SHM_DISABLE=1), InfiniBand set-up (test with NCCL_IB_DISABLE=1), different NCCL versions on the nodes.</source>
+        <translation>Wiederholen Sie den Lauf mit NCCL_DEBUG=INFO, um den fehlschlagenden Aufruf zu sehen. Häufige Ursachen: die falsche Netzwerkschnittstelle (NCCL_SOCKET_IFNAME setzen), eine Firewall zwischen den Knoten, zu wenig /dev/shm in einem Container (mit NCCL_SHM_DISABLE=1 testen), die InfiniBand-Einrichtung (mit NCCL_IB_DISABLE=1 testen), unterschiedliche NCCL-Versionen auf den Knoten.</translation>
+    </message>
+    <message>
+        <source>Look at ranks %1 first: they never reported the hang, so they are the likely culprits (stuck in another collective, in data loading or I/O, or gone without a trace); check their nodes for killed processes.</source>
+        <translation>Sehen Sie sich zuerst die Ränge %1 an: Sie haben das Hängen nie gemeldet und sind daher die wahrscheinlichen Verursacher (in einem anderen Kollektiv, beim Datenladen oder in E/A festgefahren oder spurlos verschwunden); prüfen Sie ihre Knoten auf beendete Prozesse.</translation>
+    </message>
+    <message>
+        <source>Rerun with NCCL_DEBUG=INFO, TORCH_NCCL_TRACE_BUFFER_SIZE=2000 and TORCH_NCCL_DUMP_ON_TIMEOUT=1 (PyTorch&apos;s NCCL flight recorder) and TORCH_NCCL_DESYNC_DEBUG=1; while it hangs, `py-spy dump --pid &lt;pid&gt;` on every rank shows where each one waits.</source>
+        <translation>Wiederholen Sie den Lauf mit NCCL_DEBUG=INFO, TORCH_NCCL_TRACE_BUFFER_SIZE=2000 und TORCH_NCCL_DUMP_ON_TIMEOUT=1 (dem NCCL-Flugschreiber von PyTorch) und TORCH_NCCL_DESYNC_DEBUG=1; solange er hängt, zeigt `py-spy dump --pid &lt;pid&gt;` auf jedem Rang, worauf jeder wartet.</translation>
+    </message>
+    <message>
+        <source>Fix the run configuration and rerun: %1</source>
+        <translation>Korrigieren Sie die Laufkonfiguration und wiederholen Sie den Lauf: %1</translation>
+    </message>
+    <message>
+        <source>Read %1&apos;s error in full.</source>
+        <translation>Lesen Sie den Fehler von %1 vollständig.</translation>
+    </message>
+    <message>
+        <source>Read %1&apos;s error in full (%2).</source>
+        <translation>Lesen Sie den Fehler von %1 vollständig (%2).</translation>
+    </message>
+    <message numerus="yes">
+        <source>No failure was recognised in %n record(s).</source>
+        <translation>
+            <numerusform>In %n Aufzeichnung wurde kein Fehler erkannt.</numerusform>
+            <numerusform>In %n Aufzeichnungen wurde kein Fehler erkannt.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s) reported a run summary.</source>
+        <translation>
+            <numerusform>%n Rang meldete eine Laufzusammenfassung.</numerusform>
+            <numerusform>%n Ränge meldeten eine Laufzusammenfassung.</numerusform>
+        </translation>
+    </message>
     <message numerus="yes">
         <source>%n run(s)</source>
         <translation>
@@ -405,6 +639,18 @@
     <message>
         <source>%1 GB/s</source>
         <translation>%1 GB/s</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>%1 KiB</source>
+        <translation>%1 KiB</translation>
+    </message>
+    <message>
+        <source>%1 B</source>
+        <translation>%1 B</translation>
     </message>
 </context>
 <context>

@@ -390,6 +390,238 @@
         <source>%1 + %2</source>
         <translation>%1 + %2</translation>
     </message>
+    <message>
+        <source>%1; %2</source>
+        <translation>%1、%2</translation>
+    </message>
+    <message>
+        <source> at %1</source>
+        <translation>（%1）</translation>
+    </message>
+    <message>
+        <source> at %1 (time of the nearest logged line)</source>
+        <translation>（%1、最も近い記録行の時刻）</translation>
+    </message>
+    <message>
+        <source> at %1 (%2&apos;s clock, offset %3; %4 on the reference clock)</source>
+        <translation>（%1、%2 の時計、オフセット %3、基準時計では %4）</translation>
+    </message>
+    <message>
+        <source> at %1 (%2&apos;s clock, offset %3; %4 on the reference clock) (time of the nearest logged line)</source>
+        <translation>（%1、%2 の時計、オフセット %3、基準時計では %4）（最も近い記録行の時刻）</translation>
+    </message>
+    <message>
+        <source>the node</source>
+        <translation>そのノード</translation>
+    </message>
+    <message>
+        <source>the program</source>
+        <translation>プログラム</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>ランク %1</translation>
+    </message>
+    <message>
+        <source>rank %1 on %2</source>
+        <translation>%2 のランク %1</translation>
+    </message>
+    <message>
+        <source>the launcher</source>
+        <translation>ランチャー</translation>
+    </message>
+    <message>
+        <source>the launcher on %1</source>
+        <translation>%1 のランチャー</translation>
+    </message>
+    <message>
+        <source>Every rank with a known exit code exited 0.</source>
+        <translation>終了コードが分かっているランクはすべて 0 で終了しました。</translation>
+    </message>
+    <message>
+        <source>No exit codes or run summaries were given, so completion itself is not confirmed.</source>
+        <translation>終了コードも実行サマリーもないため、完了そのものは確認できていません。</translation>
+    </message>
+    <message>
+        <source>The first failure: %1 — %2%3.</source>
+        <translation>最初の障害: %1 — %2%3。</translation>
+    </message>
+    <message>
+        <source>Host memory ran out, not GPU memory: CPU offload and data loading live there.</source>
+        <translation>GPU メモリではなくホストメモリが不足しました。CPU オフロードとデータ読み込みはそこを使います。</translation>
+    </message>
+    <message>
+        <source>It tried to allocate %1.</source>
+        <translation>%1 を確保しようとしました。</translation>
+    </message>
+    <message>
+        <source>It tried to allocate %1 with %2 free.</source>
+        <translation>空き %2 の状態で %1 を確保しようとしました。</translation>
+    </message>
+    <message>
+        <source>It tried to allocate %1 of %2.</source>
+        <translation>合計 %2 のうち %1 を確保しようとしました。</translation>
+    </message>
+    <message>
+        <source>It tried to allocate %1 with %2 free of %3.</source>
+        <translation>合計 %3 のうち空き %2 の状態で %1 を確保しようとしました。</translation>
+    </message>
+    <message>
+        <source>%1 was reserved by PyTorch but unallocated — more than the failed request, so fragmentation of the caching allocator is likely.</source>
+        <translation>%1 が PyTorch に予約されたまま未使用でした。失敗した要求より多いため、キャッシュアロケータの断片化が疑われます。</translation>
+    </message>
+    <message>
+        <source>%1 was reserved by PyTorch but unallocated, less than the request: this is not fragmentation, the model state does not fit.</source>
+        <translation>%1 が PyTorch に予約されたまま未使用でしたが、要求より少ないため断片化ではありません。モデルの状態が収まりません。</translation>
+    </message>
+    <message>
+        <source>Expandable segments were already on, so the allocator flag will not help.</source>
+        <translation>expandable segments はすでに有効だったため、アロケータの設定では解決しません。</translation>
+    </message>
+    <message>
+        <source>Its last line (%1:%2) was: &quot;%3&quot;.</source>
+        <translation>最後の行（%1:%2）: 「%3」。</translation>
+    </message>
+    <message>
+        <source>%1 stopped at start-up because its argument parser rejected &quot;%2&quot;.</source>
+        <translation>%1 は引数パーサーが「%2」を拒否したため起動時に停止しました。</translation>
+    </message>
+    <message>
+        <source>The ranks never met, so no training step ran.</source>
+        <translation>ランク同士が合流できなかったため、学習ステップは 1 つも実行されていません。</translation>
+    </message>
+    <message>
+        <source>No primary failure was found: only symptoms (%1 on ranks %2).</source>
+        <translation>一次的な障害は見つからず、症状のみでした（ランク %2 の %1）。</translation>
+    </message>
+    <message>
+        <source>These follow a failure or a hang elsewhere; the cause left no error in these records.</source>
+        <translation>これらは別の場所での障害またはハングの結果です。原因はこれらの記録にエラーを残していません。</translation>
+    </message>
+    <message>
+        <source>SeqNum %1 on ranks %2</source>
+        <translation>ランク %2 の SeqNum %1</translation>
+    </message>
+    <message>
+        <source>The ranks timed out in different collectives (%1): they are out of step, e.g. a data-dependent branch skipped a collective on some ranks.</source>
+        <translation>ランクは異なる集団通信でタイムアウトしました（%1）。足並みがずれています。たとえば、データに依存する分岐が一部のランクで集団通信を飛ばしました。</translation>
+    </message>
+    <message>
+        <source>Ranks %1 reported neither the hang nor an error of their own: look at them first.</source>
+        <translation>ランク %1 はハングも自身のエラーも報告していません。まずこれらを確認してください。</translation>
+    </message>
+    <message>
+        <source>%1 on ranks %2</source>
+        <translation>ランク %2 の %1</translation>
+    </message>
+    <message>
+        <source>It is the first of %1 failures across the run.</source>
+        <translation>これは実行全体で %1 件ある障害の最初のものです。</translation>
+    </message>
+    <message>
+        <source>It is the first of %1 failures across the run; the symptoms that followed (%2) are consequences of it, not causes.</source>
+        <translation>これは実行全体で %1 件ある障害の最初のものです。その後の症状（%2）はこの障害の結果であり、原因ではありません。</translation>
+    </message>
+    <message>
+        <source>Check host memory on %1: offloaded optimizer state and parameters live there; use fewer ranks per node or nodes with more RAM.</source>
+        <translation>%1 のホストメモリを確認してください。オフロードしたオプティマイザ状態とパラメータはそこにあります。ノードあたりのランク数を減らすか、RAM の多いノードを使ってください。</translation>
+    </message>
+    <message>
+        <source>Rerun once with %1 as a diagnostic: if it then fits, fragmentation was the problem and memory is still tight; if it still runs out of memory, the flag is not the fix.</source>
+        <translation>診断として %1 で一度だけ再実行してください。それで収まれば原因は断片化で、メモリはまだ逼迫しています。それでもメモリ不足なら、この設定は解決策ではありません。</translation>
+    </message>
+    <message>
+        <source>PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PYTORCH_ALLOC_CONF in newer PyTorch)</source>
+        <translation>PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True（新しい PyTorch では PYTORCH_ALLOC_CONF）</translation>
+    </message>
+    <message>
+        <source>Shard deeper: %1 → %2 (%3)</source>
+        <translation>より深くシャーディング: %1 → %2（%3）</translation>
+    </message>
+    <message>
+        <source>If the deepest sharding still does not fit, offload to the CPU: %1 (cut peak GPU memory by roughly 40–65% and throughput by roughly 3–9x in the reference benchmark).</source>
+        <translation>最も深いシャーディングでも収まらない場合は CPU にオフロードしてください: %1（参照ベンチマークではピーク GPU メモリが約 40–65% 減り、スループットは約 3–9 分の 1 になりました）。</translation>
+    </message>
+    <message>
+        <source>%1 already offloads to the CPU: use more GPUs, a smaller micro-batch or a shorter sequence length.</source>
+        <translation>%1 はすでに CPU にオフロードしています。GPU を増やすか、マイクロバッチを小さくするか、シーケンス長を短くしてください。</translation>
+    </message>
+    <message>
+        <source>Shard deeper: the next ZeRO stage (zero1 → zero2 → zero3) or FSDP2 with reshard_after_forward=True (fsdp2_reshard).</source>
+        <translation>より深くシャーディング: 次の ZeRO ステージ（zero1 → zero2 → zero3）、または reshard_after_forward=True の FSDP2（fsdp2_reshard）。</translation>
+    </message>
+    <message>
+        <source>If the deepest sharding still does not fit, offload to the CPU (zero2_offload, zero3_offload or fsdp2_reshard_offload), at a large cost in throughput.</source>
+        <translation>最も深いシャーディングでも収まらない場合は CPU にオフロードしてください（zero2_offload、zero3_offload、fsdp2_reshard_offload）。スループットは大きく下がります。</translation>
+    </message>
+    <message>
+        <source>%1 stopped emitting events while its peers waited for it in a collective: it was stopped (SIGSTOP, Ctrl-Z, a debugger), stuck (in I/O, data loading, a deadlock) or its node froze; the peers&apos; timeouts are the consequence, not a network fault. While it hangs, `ps -o stat= -p &lt;pid&gt;` (T = stopped, D = waiting on I/O) and `py-spy dump --pid &lt;pid&gt;` / `gdb -p &lt;pid&gt;` show where it is.</source>
+        <translation>%1 は、ピアが集団通信で待っている間にイベントの送信を止めました。停止された（SIGSTOP、Ctrl-Z、デバッガ）、詰まった（I/O、データ読み込み、デッドロック）、またはノードがフリーズしたかのいずれかです。ピアのタイムアウトはその結果であり、ネットワーク障害ではありません。ハング中は `ps -o stat= -p &lt;pid&gt;`（T = 停止、D = I/O 待ち）と `py-spy dump --pid &lt;pid&gt;` / `gdb -p &lt;pid&gt;` でどこにいるかが分かります。</translation>
+    </message>
+    <message>
+        <source>The dispatcher lost %1: check whether it is up (reboot, preemption, network partition) before rerunning; its kernel log and the cloud&apos;s preemption and maintenance events say why.</source>
+        <translation>ディスパッチャが %1 を見失いました。再実行の前に稼働しているか確認してください（再起動、プリエンプション、ネットワーク分断）。理由はカーネルログとクラウドのプリエンプション・メンテナンスイベントで分かります。</translation>
+    </message>
+    <message>
+        <source>The kernel&apos;s OOM killer ended it: host memory on %1 ran out. CPU offload, pinned buffers and data-loader workers use host memory: reduce them or use a node with more RAM.</source>
+        <translation>カーネルの OOM キラーが終了させました。%1 のホストメモリが不足しました。CPU オフロード、ピン留めバッファ、データローダーのワーカーはホストメモリを使います。これらを減らすか、RAM の多いノードを使ってください。</translation>
+    </message>
+    <message>
+        <source>SIGKILL (exit code 137) is what the kernel&apos;s OOM killer, a preemption or maintenance event, or an operator&apos;s kill -9 look like: on %1 look at `journalctl -k` / `dmesg -T` for &quot;Out of memory: Killed process&quot;, and at the cloud&apos;s preemption and maintenance events.</source>
+        <translation>SIGKILL（終了コード 137）は、カーネルの OOM キラー、プリエンプションやメンテナンスイベント、またはオペレーターの kill -9 によるものです。%1 で `journalctl -k` / `dmesg -T` に &quot;Out of memory: Killed process&quot; がないか、またクラウドのプリエンプション・メンテナンスイベントを確認してください。</translation>
+    </message>
+    <message>
+        <source>torchrun always passes the local rank in the LOCAL_RANK environment variable and has no --use_env option: remove --use_env / --use-env from the command line.</source>
+        <translation>torchrun はローカルランクを常に環境変数 LOCAL_RANK で渡し、--use_env オプションはありません。コマンドラインから --use_env / --use-env を削除してください。</translation>
+    </message>
+    <message>
+        <source>The launcher appended %1. Either accept it in the script (argparse: parser.add_argument(&quot;--local-rank&quot;, &quot;--local_rank&quot;, type=int, default=int(os.environ.get(&quot;LOCAL_RANK&quot;, 0)))), or stop the launcher from passing it: torchrun never passes it and sets LOCAL_RANK instead; python -m torch.distributed.launch stops with --use-env (--use_env before PyTorch 2.0); DeepSpeed&apos;s launcher stops with --no_local_rank.</source>
+        <translation>ランチャーが %1 を付け加えました。スクリプトで受け付ける（argparse: parser.add_argument(&quot;--local-rank&quot;, &quot;--local_rank&quot;, type=int, default=int(os.environ.get(&quot;LOCAL_RANK&quot;, 0))))か、ランチャーに渡させないようにしてください。torchrun は渡さず、代わりに LOCAL_RANK を設定します。python -m torch.distributed.launch は --use-env（PyTorch 2.0 より前は --use_env）で、DeepSpeed のランチャーは --no_local_rank で渡さなくなります。</translation>
+    </message>
+    <message>
+        <source>Remove &quot;%1&quot; from the command line or add it to %2&apos;s argument parser.</source>
+        <translation>コマンドラインから「%1」を削除するか、%2 の引数パーサーに追加してください。</translation>
+    </message>
+    <message>
+        <source>Check that MASTER_ADDR:MASTER_PORT is reachable from every node (firewall, the address of the right interface), that every node was started, and that all use the same port and world size.</source>
+        <translation>MASTER_ADDR:MASTER_PORT がすべてのノードから到達可能か（ファイアウォール、正しいインターフェースのアドレス）、すべてのノードが起動したか、全ノードが同じポートとワールドサイズを使っているかを確認してください。</translation>
+    </message>
+    <message>
+        <source>Rerun with NCCL_DEBUG=INFO to see the failing call. Common causes: the wrong network interface (set NCCL_SOCKET_IFNAME), a firewall between the nodes, too little /dev/shm in a container (test with NCCL_SHM_DISABLE=1), InfiniBand set-up (test with NCCL_IB_DISABLE=1), different NCCL versions on the nodes.</source>
+        <translation>NCCL_DEBUG=INFO で再実行して失敗した呼び出しを確認してください。よくある原因: 誤ったネットワークインターフェース（NCCL_SOCKET_IFNAME を設定）、ノード間のファイアウォール、コンテナ内の /dev/shm 不足（NCCL_SHM_DISABLE=1 で試す）、InfiniBand の設定（NCCL_IB_DISABLE=1 で試す）、ノード間で異なる NCCL バージョン。</translation>
+    </message>
+    <message>
+        <source>Look at ranks %1 first: they never reported the hang, so they are the likely culprits (stuck in another collective, in data loading or I/O, or gone without a trace); check their nodes for killed processes.</source>
+        <translation>まずランク %1 を確認してください。ハングを報告していないため、原因である可能性が高いです（別の集団通信、データ読み込み、I/O で詰まっているか、痕跡なく消えた）。それらのノードで強制終了されたプロセスがないか確認してください。</translation>
+    </message>
+    <message>
+        <source>Rerun with NCCL_DEBUG=INFO, TORCH_NCCL_TRACE_BUFFER_SIZE=2000 and TORCH_NCCL_DUMP_ON_TIMEOUT=1 (PyTorch&apos;s NCCL flight recorder) and TORCH_NCCL_DESYNC_DEBUG=1; while it hangs, `py-spy dump --pid &lt;pid&gt;` on every rank shows where each one waits.</source>
+        <translation>NCCL_DEBUG=INFO、TORCH_NCCL_TRACE_BUFFER_SIZE=2000、TORCH_NCCL_DUMP_ON_TIMEOUT=1（PyTorch の NCCL フライトレコーダー）と TORCH_NCCL_DESYNC_DEBUG=1 で再実行してください。ハング中は各ランクで `py-spy dump --pid &lt;pid&gt;` を実行すると、それぞれがどこで待っているかが分かります。</translation>
+    </message>
+    <message>
+        <source>Fix the run configuration and rerun: %1</source>
+        <translation>実行設定を修正して再実行してください: %1</translation>
+    </message>
+    <message>
+        <source>Read %1&apos;s error in full.</source>
+        <translation>%1 のエラーを全文読んでください。</translation>
+    </message>
+    <message>
+        <source>Read %1&apos;s error in full (%2).</source>
+        <translation>%1 のエラーを全文読んでください（%2）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>No failure was recognised in %n record(s).</source>
+        <translation>
+            <numerusform>%n 件の記録に障害は見つかりませんでした。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s) reported a run summary.</source>
+        <translation>
+            <numerusform>%n ランクが実行サマリーを報告しました。</numerusform>
+        </translation>
+    </message>
     <message numerus="yes">
         <source>%n run(s)</source>
         <translation>
@@ -403,6 +635,18 @@
     <message>
         <source>%1 GB/s</source>
         <translation>%1 GB/s</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>%1 KiB</source>
+        <translation>%1 KiB</translation>
+    </message>
+    <message>
+        <source>%1 B</source>
+        <translation>%1 B</translation>
     </message>
 </context>
 <context>

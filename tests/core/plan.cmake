@@ -1,7 +1,7 @@
 shardwise_add_test(test_plan SOURCES test_plan.cpp LIBS Shardwise::plan)
 shardwise_add_test(test_framework_estimate SOURCES test_framework_estimate.cpp LIBS Shardwise::plan)
 # The core's message ids: English templates for every id the sources emit, complete renderings.
-shardwise_add_test(test_messages SOURCES test_messages.cpp LIBS Shardwise::plan)
+shardwise_add_test(test_messages SOURCES test_messages.cpp LIBS Shardwise::plan Shardwise::diagnose)
 if(TARGET shardwise-cli)
     # The plan's peak as the CLI prints it (table and JSON) against core/plan's figures.
     shardwise_add_test(test_plan_peak SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_plan_peak.cpp LIBS Shardwise::plan)

@@ -1,10 +1,15 @@
 // The core's messages (shardwise/spec/message.hpp): every id the core's sources emit has an English
 // template, every template's placeholders are numbered without gaps, and the messages that real plans
 // carry fill every placeholder, so the English the CLI prints never shows a "%3".
+#include "shardwise/diagnose/run_folder.hpp"
 #include "shardwise/plan/plan.hpp"
 #include "shardwise/spec/message.hpp"
+#include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include <QDir>
 #include <QDirIterator>
 #include <QFile>
 #include <QRegularExpression>
@@ -17,15 +22,18 @@ namespace {
 
 QString q(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
-// The ids the core's sources spell as string literals ("plan.x", "calibrate.x").
+// The ids the core's sources spell as string literals ("plan.x", "calibrate.x", "diagnose.x", "list.x").
 QSet<QString> idsInCoreSources()
 {
     QSet<QString> ids;
-    const QRegularExpression literal(QStringLiteral("\"((?:plan|calibrate)\\.[a-z0-9_]+)\""));
-    for (const char* dir : {"/core/plan/src", "/core/calibrate/src"}) {
+    const QRegularExpression literal(QStringLiteral("\"((?:plan|calibrate|diagnose|list)\\.[a-z0-9_]+)\""));
+    for (const char* dir : {"/core/plan/src", "/core/calibrate/src", "/core/diagnose/src", "/core/spec/src"}) {
         QDirIterator it(QStringLiteral(SHARDWISE_SOURCE_DIR) + QLatin1String(dir), {QStringLiteral("*.cpp")});
         while (it.hasNext()) {
-            QFile f(it.next());
+            const QString path = it.next();
+            if (path.endsWith(QLatin1String("/message_catalog.cpp")))
+                continue; // the templates themselves
+            QFile f(path);
             if (!f.open(QIODevice::ReadOnly))
                 continue;
             const QString text = QString::fromUtf8(f.readAll());
@@ -174,6 +182,49 @@ private slots:
         for (const char* id : {"plan.step1_decided", "plan.step2_decided", "plan.step3_decided", "plan.nothing_fits",
                                "plan.framework_assumed", "plan.peak_exceeds_usable", "plan.validate"})
             QVERIFY2(seen.contains(QLatin1String(id)), id);
+    }
+
+    void diagnosesCarryCompleteMessages()
+    {
+        const QString corpus = QStringLiteral(SHARDWISE_TEST_DATA_DIR "/diagnose");
+        const QStringList cases = QDir(corpus).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+        QVERIFY2(cases.size() >= 9, qPrintable(corpus));
+        QSet<QString> seen;
+        for (const QString& c : cases) {
+            const diagnose::Diagnosis d = diagnose::diagnose(diagnose::loadRunFolder((corpus + QLatin1Char('/') + c).toStdString()));
+            QVERIFY2(!d.explanationMessages.empty(), qPrintable(c));
+            std::string english;
+            for (const Message& m : d.explanationMessages) {
+                const QString problem = problemsOf(m, seen);
+                QVERIFY2(problem.isEmpty(), qPrintable(c + QStringLiteral(": ") + problem));
+                english += (english.empty() ? "" : " ") + renderEnglish(m);
+            }
+            QCOMPARE(d.explanation, english);
+            for (const diagnose::Action& a : d.actions) {
+                const QString problem = problemsOf(a.message, seen);
+                QVERIFY2(problem.isEmpty(), qPrintable(c + QStringLiteral(": ") + problem));
+                QCOMPARE(a.text, renderEnglish(a.message));
+            }
+            // The messages travel in the diagnosis JSON and read back unchanged.
+            const nlohmann::json j = diagnose::toJson(d);
+            for (std::size_t i = 0; i < d.explanationMessages.size(); ++i)
+                QCOMPARE(messageFromJson(j["explanation_messages"][i]), d.explanationMessages[i]);
+            for (std::size_t i = 0; i < d.actions.size(); ++i)
+                QCOMPARE(messageFromJson(j["actions"][i]["message"]), d.actions[i].message);
+        }
+        for (const char* id : {"diagnose.first_failure", "diagnose.clean", "diagnose.oom_fragmented",
+                               "diagnose.action_rerun_expandable", "diagnose.symptoms_only", "diagnose.rank_on"})
+            QVERIFY2(seen.contains(QLatin1String(id)), id);
+    }
+
+    void messageJsonNamesTheBadField()
+    {
+        try {
+            messageFromJson(nlohmann::json::parse(R"({"id": "plan.closest", "args": [{"kind": "furlongs", "value": 1}]})"));
+            QFAIL("an unknown argument kind was accepted");
+        } catch (const SpecError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), QStringLiteral("message.args[0].kind"));
+        }
     }
 };
 

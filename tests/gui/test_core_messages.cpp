@@ -1,15 +1,18 @@
 // The core's messages in the desktop app: every id the core has a template for has one in the GUI's
 // table too (with the core's English as its source), and with the shipped German catalogue the Plan
-// page's reasons and the Compare page's calibration line are German, numbers and plural included.
+// page's reasons, a run's diagnosis and next steps, and the Compare page's calibration line are
+// German, numbers and plural included.
 #include "gui_test_main.hpp"
 
 #include "models/decision_step_model.hpp"
+#include "models/run_diagnosis_view.hpp"
 #include "pages/compare/compare_page.hpp"
 #include "pages/plan/plan_page.hpp"
 #include "shell/core_messages.hpp"
 #include "shell/translations.hpp"
 #include "workspace/workspace.hpp"
 
+#include "shardwise/diagnose/run_folder.hpp"
 #include "shardwise/spec/message.hpp"
 #include "shardwise/spec/presets.hpp"
 #include "shardwise/store/run_recorder.hpp"
@@ -163,6 +166,29 @@ private slots:
         QVERIFY2(decided.contains(QStringLiteral("Prüfen Sie vor einem langen Lauf")), qPrintable(decided));
         QVERIFY2(decided.contains(QRegularExpression(QStringLiteral("\\d,\\d+ GiB"))), qPrintable(decided));
         QVERIFY2(!decided.contains(QStringLiteral("decided")) && !decided.contains(QStringLiteral(" fits")), qPrintable(decided));
+    }
+
+    void runDiagnosisIsGerman()
+    {
+        const diagnose::Diagnosis d =
+            diagnose::diagnose(diagnose::loadRunFolder(SHARDWISE_TEST_DATA_DIR "/diagnose/oom_fragmentation_single_rank"));
+        const nlohmann::json document = diagnose::toJson(d);
+        {
+            const auto german = inGerman();
+            const RunDiagnosisView view = diagnosisViewFromJson(document);
+            QVERIFY2(view.explanation.startsWith(QStringLiteral("Der erste Fehler: Rang 0 auf gpu-a100-1 — ")),
+                     qPrintable(view.explanation));
+            QVERIFY2(view.explanation.contains(QStringLiteral("Es versuchte, 2,00 GiB zu belegen")), qPrintable(view.explanation));
+            QVERIFY2(!view.actions.isEmpty(), "no next steps");
+            QVERIFY2(view.actions.front().text.startsWith(QStringLiteral("Wiederholen Sie den Lauf einmal mit PYTORCH_CUDA_ALLOC_CONF")),
+                     qPrintable(view.actions.front().text));
+            QVERIFY2(view.actions.back().text.startsWith(QStringLiteral("Passt auch das tiefste Sharding nicht")),
+                     qPrintable(view.actions.back().text));
+        }
+        // In English the view says what the core (and the CLI) say.
+        const RunDiagnosisView english = diagnosisViewFromJson(document);
+        QCOMPARE(english.explanation, QString::fromStdString(d.explanation));
+        QCOMPARE(english.actions.front().text, QString::fromStdString(d.actions.front().text));
     }
 
     void compareCalibrationLineIsGermanWithThePlural()

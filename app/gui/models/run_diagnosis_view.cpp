@@ -1,5 +1,9 @@
 #include "models/run_diagnosis_view.hpp"
 
+#include "shell/core_messages.hpp"
+
+#include "shardwise/spec/json.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <QCoreApplication>
@@ -22,6 +26,23 @@ QString text(const nlohmann::json& j, const char* key, const std::string& where)
     if (!it->is_string())
         throw std::runtime_error(where + "." + key + ": expected a string");
     return QString::fromStdString(it->get<std::string>());
+}
+
+// A core message (shardwise/spec/message.hpp) in the user's language.
+QString translatedMessage(const nlohmann::json& m, const std::string& where)
+{
+    try {
+        return coreMessageText(messageFromJson(m, where));
+    } catch (const SpecError& e) {
+        throw std::runtime_error(e.what());
+    }
+}
+
+// The message at `key`; `fallback` (the English text) when there is none.
+QString translated(const nlohmann::json& j, const char* key, const std::string& where, const QString& fallback)
+{
+    const auto it = j.find(key);
+    return it == j.end() || it->is_null() ? fallback : translatedMessage(*it, where + "." + key);
 }
 
 QList<DiagnosisEvidence> evidence(const nlohmann::json& j, const char* key, const std::string& where)
@@ -79,6 +100,13 @@ RunDiagnosisView diagnosisViewFromJson(const nlohmann::json& document)
     RunDiagnosisView view;
     view.verdict = text(document, "verdict", "diagnosis");
     view.explanation = text(document, "explanation", "diagnosis");
+    // The explanation's sentences as the core's messages, in the user's language (newer diagnoses).
+    if (const auto m = document.find("explanation_messages"); m != document.end() && m->is_array() && !m->empty()) {
+        QStringList sentences;
+        for (std::size_t i = 0; i < m->size(); ++i)
+            sentences << translatedMessage((*m)[i], "diagnosis.explanation_messages[" + std::to_string(i) + "]");
+        view.explanation = sentences.join(QLatin1Char(' '));
+    }
     view.orderingCertain = document.value("ordering_certain", true);
     if (const auto it = document.find("root_cause"); it != document.end() && !it->is_null()) {
         if (!it->is_number_integer())
@@ -114,7 +142,7 @@ RunDiagnosisView diagnosisViewFromJson(const nlohmann::json& document)
             throw std::runtime_error(at + ": expected an object");
         DiagnosisAction action;
         action.kind = text(a, "kind", at);
-        action.text = text(a, "text", at);
+        action.text = translated(a, "message", at, text(a, "text", at));
         if (const QString s = text(a, "strategy", at); !s.isEmpty()) {
             action.strategy = strategyFromId(s.toStdString());
             if (!action.strategy)

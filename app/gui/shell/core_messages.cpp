@@ -45,6 +45,16 @@ QString argText(const MessageArg& a)
         return QCoreApplication::translate("CoreMessage", "%1x").arg(number(a.value, a.decimals));
     case MessageArgKind::GBps:
         return QCoreApplication::translate("CoreMessage", "%1 GB/s").arg(number(a.value, a.decimals));
+    case MessageArgKind::Bytes: {
+        constexpr double kKiB = 1024.0;
+        if (a.value >= kKiB * kKiB * kKiB)
+            return QCoreApplication::translate("DisplayFormat", "%1 GiB").arg(number(a.value / (kKiB * kKiB * kKiB), 2));
+        if (a.value >= kKiB * kKiB)
+            return QCoreApplication::translate("CoreMessage", "%1 MiB").arg(number(a.value / (kKiB * kKiB), 2));
+        if (a.value >= kKiB)
+            return QCoreApplication::translate("CoreMessage", "%1 KiB").arg(number(a.value / kKiB, 2));
+        return QCoreApplication::translate("CoreMessage", "%1 B").arg(number(a.value, 0));
+    }
     case MessageArgKind::Nested:
         return a.nested.empty() ? QString() : coreMessageText(a.nested.front());
     }

@@ -159,6 +159,8 @@ nlohmann::json toJson(const Failure& f)
 nlohmann::json toJson(const Action& a)
 {
     nlohmann::json j{{"kind", actionKindId(a.kind)}, {"text", a.text}};
+    if (!a.message.id.empty())
+        j["message"] = toJson(a.message); // the text as a message id, for faces that translate
     if (a.strategy)
         j["strategy"] = strategyId(*a.strategy);
     if (!a.node.empty())
@@ -176,10 +178,14 @@ nlohmann::json toJson(const Diagnosis& d)
     nlohmann::json actions = nlohmann::json::array();
     for (const auto& a : d.actions)
         actions.push_back(toJson(a));
+    nlohmann::json explanationMessages = nlohmann::json::array();
+    for (const Message& m : d.explanationMessages)
+        explanationMessages.push_back(toJson(m));
     return {{"verdict", verdictId(d.verdict)},
             {"root_cause", d.rootCause ? nlohmann::json(*d.rootCause) : nlohmann::json(nullptr)},
             {"ordering_certain", d.orderingCertain},
             {"explanation", d.explanation},
+            {"explanation_messages", explanationMessages},
             {"failures", failures},
             {"actions", actions},
             {"notes", d.notes}};

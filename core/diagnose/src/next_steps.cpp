@@ -14,6 +14,10 @@ namespace shardwise::diagnose::detail {
 
 namespace {
 
+using A = MessageArg;
+
+Message msg(std::string key, std::vector<A> args = {}) { return Message{std::move(key), std::move(args)}; }
+
 std::string rankList(const std::set<int>& ranks)
 {
     std::string out;
@@ -22,21 +26,23 @@ std::string rankList(const std::set<int>& ranks)
     return out;
 }
 
-std::string when(const Failure& f, const RunFacts& run)
+// " at 12:03:04", with the node's clock offset and whether the time is a neighbour's; empty without a time.
+A when(const Failure& f, const RunFacts& run)
 {
     if (f.loggedTime.empty())
-        return "";
-    std::string s = " at " + f.loggedTime;
+        return A::name({});
+    const bool inherited = f.timeSource == TimeSource::Inherited;
     if (auto it = run.nodeOffsets.find(f.node);
         it != run.nodeOffsets.end() && it->second != 0 && f.timeSource != TimeSource::Meta && f.time) {
         char buf[48];
         std::snprintf(buf, sizeof buf, "%+.0f s", it->second);
-        s += " (" + f.node + "'s clock, offset " + buf + "; " + formatUtc(*f.time) + " on the reference clock)";
+        return A::message(msg(inherited ? "diagnose.when_offset_inherited" : "diagnose.when_offset",
+                              {A::name(f.loggedTime), A::name(f.node), A::name(buf), A::name(formatUtc(*f.time))}));
     }
-    if (f.timeSource == TimeSource::Inherited)
-        s += " (time of the nearest logged line)";
-    return s;
+    return A::message(msg(inherited ? "diagnose.when_inherited" : "diagnose.when", {A::name(f.loggedTime)}));
 }
+
+A nodeOrTheNode(const std::string& node) { return node.empty() ? A::message(msg("diagnose.the_node")) : A::name(node); }
 
 std::optional<Strategy> deeperThan(Strategy s)
 {
@@ -62,14 +68,21 @@ std::int64_t fact(const Failure& f, const char* key)
     return f.facts.contains(key) && f.facts[key].is_number_integer() ? f.facts[key].get<std::int64_t>() : -1;
 }
 
-void explainOutOfMemory(Failure& f, Diagnosis& d, const RunFacts& run, std::string& text)
+A id(Strategy s) { return A::name(std::string(strategyId(s))); }
+
+void act(Diagnosis& d, ActionKind kind, std::optional<Strategy> strategy, std::string node, std::vector<int> ranks,
+         Message message)
+{
+    Action a{kind, strategy, std::move(node), std::move(ranks), std::move(message), {}};
+    a.text = renderEnglish(a.message);
+    d.actions.push_back(std::move(a));
+}
+
+void explainOutOfMemory(Failure& f, Diagnosis& d, const RunFacts& run, std::vector<Message>& text)
 {
     if (f.facts.value("device", std::string()) == "cpu") {
-        text += " Host memory ran out, not GPU memory: CPU offload and data loading live there.";
-        d.actions.push_back({ActionKind::CheckNode, std::nullopt, f.node, {},
-                             "Check host memory on " + (f.node.empty() ? std::string("the node") : f.node)
-                                 + ": offloaded optimizer state and parameters live there; use fewer ranks per node or "
-                                   "nodes with more RAM."});
+        text.push_back(msg("diagnose.oom_host"));
+        act(d, ActionKind::CheckNode, std::nullopt, f.node, {}, msg("diagnose.action_check_host_memory", {nodeOrTheNode(f.node)}));
         return;
     }
     const std::int64_t tried = fact(f, "tried_to_allocate_bytes");
@@ -77,12 +90,14 @@ void explainOutOfMemory(Failure& f, Diagnosis& d, const RunFacts& run, std::stri
     const std::int64_t total = fact(f, "total_capacity_bytes");
     const std::int64_t fragment = fact(f, "reserved_unallocated_bytes");
     if (tried >= 0) {
-        text += " It tried to allocate " + bytesText(tried);
-        if (freeBytes >= 0)
-            text += " with " + bytesText(freeBytes) + " free";
-        if (total > 0)
-            text += " of " + bytesText(total);
-        text += ".";
+        if (freeBytes >= 0 && total > 0)
+            text.push_back(msg("diagnose.oom_tried_free_of_total", {A::bytes(tried), A::bytes(freeBytes), A::bytes(total)}));
+        else if (freeBytes >= 0)
+            text.push_back(msg("diagnose.oom_tried_free", {A::bytes(tried), A::bytes(freeBytes)}));
+        else if (total > 0)
+            text.push_back(msg("diagnose.oom_tried_of_total", {A::bytes(tried), A::bytes(total)}));
+        else
+            text.push_back(msg("diagnose.oom_tried", {A::bytes(tried)}));
     }
     // PyTorch's own hint: when reserved-but-unallocated memory could have served the request, the cache
     // is fragmented and expandable segments let the allocator grow segments instead of splitting them.
@@ -90,121 +105,71 @@ void explainOutOfMemory(Failure& f, Diagnosis& d, const RunFacts& run, std::stri
     f.facts["fragmentation_suspected"] = fragmented;
     const bool alreadyExpandable = run.expandableSegments;
     if (fragment > 0)
-        text += " " + bytesText(fragment) + " was reserved by PyTorch but unallocated"
-            + (fragmented ? std::string(" — more than the failed request, so fragmentation of the caching allocator is likely.")
-                          : std::string(", less than the request: this is not fragmentation, the model state does not fit."));
+        text.push_back(msg(fragmented ? "diagnose.oom_fragmented" : "diagnose.oom_not_fragmented", {A::bytes(fragment)}));
     if (fragmented && alreadyExpandable)
-        text += " Expandable segments were already on, so the allocator flag will not help.";
+        text.push_back(msg("diagnose.oom_expandable_already_on"));
     if (fragmented && !alreadyExpandable) {
         const std::string var = f.facts.value("alloc_conf_variable", std::string());
-        const std::string setting = var.empty()
-            ? "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PYTORCH_ALLOC_CONF in newer PyTorch)"
-            : var + "=expandable_segments:True";
-        d.actions.push_back({ActionKind::RerunWithExpandableSegments, std::nullopt, "", {f.rank},
-                             "Rerun once with " + setting
-                                 + " as a diagnostic: if it then fits, fragmentation was the problem and memory is "
-                                   "still tight; if it still runs out of memory, the flag is not the fix."});
+        act(d, ActionKind::RerunWithExpandableSegments, std::nullopt, "", {f.rank},
+            msg("diagnose.action_rerun_expandable",
+                {var.empty() ? A::message(msg("diagnose.alloc_conf_either")) : A::name(var + "=expandable_segments:True")}));
     }
     if (run.strategy) {
         if (auto deeper = deeperThan(*run.strategy))
-            d.actions.push_back({ActionKind::DeeperSharding, deeper, "", {},
-                                 "Shard deeper: " + std::string(strategyId(*run.strategy)) + " → "
-                                     + std::string(strategyId(*deeper)) + " (" + std::string(traits(*deeper).summary) + ")"});
+            act(d, ActionKind::DeeperSharding, deeper, "", {},
+                msg("diagnose.action_shard_deeper", {id(*run.strategy), id(*deeper), A::name(std::string(traits(*deeper).summary))}));
         if (auto off = offloadFor(*run.strategy))
-            d.actions.push_back({ActionKind::Offload, off, "", {},
-                                 "If the deepest sharding still does not fit, offload to the CPU: "
-                                     + std::string(strategyId(*off))
-                                     + " (cut peak GPU memory by roughly 40–65% and throughput by roughly 3–9x in the "
-                                       "reference benchmark)."});
+            act(d, ActionKind::Offload, off, "", {}, msg("diagnose.action_offload", {id(*off)}));
         else
-            d.actions.push_back({ActionKind::Offload, std::nullopt, "", {},
-                                 std::string(strategyId(*run.strategy))
-                                     + " already offloads to the CPU: use more GPUs, a smaller micro-batch or a shorter "
-                                       "sequence length."});
+            act(d, ActionKind::Offload, std::nullopt, "", {}, msg("diagnose.action_already_offloads", {id(*run.strategy)}));
     } else {
-        d.actions.push_back({ActionKind::DeeperSharding, std::nullopt, "", {},
-                             "Shard deeper: the next ZeRO stage (zero1 → zero2 → zero3) or FSDP2 with "
-                             "reshard_after_forward=True (fsdp2_reshard)."});
-        d.actions.push_back({ActionKind::Offload, std::nullopt, "", {},
-                             "If the deepest sharding still does not fit, offload to the CPU (zero2_offload, zero3_offload "
-                             "or fsdp2_reshard_offload), at a large cost in throughput."});
+        act(d, ActionKind::DeeperSharding, std::nullopt, "", {}, msg("diagnose.action_shard_deeper_any"));
+        act(d, ActionKind::Offload, std::nullopt, "", {}, msg("diagnose.action_offload_any"));
     }
 }
 
-void explainLost(const Failure& f, Diagnosis& d, std::string& text)
+void explainLost(const Failure& f, Diagnosis& d, std::vector<Message>& text)
 {
-    const std::string node = f.node.empty() ? std::string("the node") : f.node;
     if (!f.lastLines.empty())
-        text += " Its last line (" + f.lastLines.back().source + ":" + std::to_string(f.lastLines.back().line)
-            + ") was: \"" + f.lastLines.back().text + "\".";
-    std::string advice;
+        text.push_back(msg("diagnose.lost_last_line", {A::name(f.lastLines.back().source),
+                                                       A::name(std::to_string(f.lastLines.back().line)),
+                                                       A::name(f.lastLines.back().text)}));
     if (f.facts.value("stopped_responding", false)) {
-        d.actions.push_back(
-            { ActionKind::InspectSilentRanks,
-              std::nullopt,
-              f.node,
-              { f.rank },
-              rankLabel(f)
-                  + " stopped emitting events while its peers waited for it in a collective: "
-                    "it was stopped (SIGSTOP, Ctrl-Z, a debugger), stuck (in I/O, data loading, a "
-                    "deadlock) or its node froze; the peers' timeouts are the consequence, not a network "
-                    "fault. While it hangs, `ps -o stat= -p <pid>` (T = stopped, D = waiting on I/O) and "
-                    "`py-spy dump --pid <pid>` / `gdb -p <pid>` show where it is." });
+        act(d, ActionKind::InspectSilentRanks, std::nullopt, f.node, {f.rank},
+            msg("diagnose.action_inspect_stopped_rank", {A::message(rankLabelMessage(f))}));
         return;
     }
-    if (f.facts.value("ssh", false) || f.facts.value("dispatcher_lost", false))
-        advice = "The dispatcher lost " + node
-            + ": check whether it is up (reboot, preemption, network partition) before rerunning; its kernel log "
-              "and the cloud's preemption and maintenance events say why.";
-    else if (f.facts.value("host_oom_killer", false))
-        advice = "The kernel's OOM killer ended it: host memory on " + node
-            + " ran out. CPU offload, pinned buffers and data-loader workers use host memory: reduce them or use a "
-              "node with more RAM.";
-    else
-        advice = "SIGKILL (exit code 137) is what the kernel's OOM killer, a preemption or maintenance event, or an "
-                 "operator's kill -9 look like: on " + node
-            + " look at `journalctl -k` / `dmesg -T` for \"Out of memory: Killed process\", and at the cloud's "
-              "preemption and maintenance events.";
-    d.actions.push_back({ActionKind::CheckNode, std::nullopt, f.node, {f.rank}, advice});
+    const char* advice = f.facts.value("ssh", false) || f.facts.value("dispatcher_lost", false)
+        ? "diagnose.action_dispatcher_lost"
+        : f.facts.value("host_oom_killer", false) ? "diagnose.action_host_oom_killer" : "diagnose.action_sigkill";
+    act(d, ActionKind::CheckNode, std::nullopt, f.node, {f.rank}, msg(advice, {nodeOrTheNode(f.node)}));
 }
 
-void explainLauncher(const Failure& f, Diagnosis& d, std::string& text)
+void explainLauncher(const Failure& f, Diagnosis& d, std::vector<Message>& text)
 {
-    const std::string program = f.facts.value("program", std::string("the program"));
     const std::string args = f.facts.value("arguments", std::string());
-    text += " " + program + " stopped at start-up because its argument parser rejected \"" + args + "\".";
-    std::string fix;
+    const A program = f.facts.contains("program") && f.facts["program"].is_string()
+        ? A::name(f.facts["program"].get<std::string>())
+        : A::message(msg("diagnose.the_program"));
+    text.push_back(msg("diagnose.launcher_rejected", {program, A::name(args)}));
     if (f.facts.value("rejected_use_env", false))
-        fix = "torchrun always passes the local rank in the LOCAL_RANK environment variable and has no --use_env "
-              "option: remove --use_env / --use-env from the command line.";
+        act(d, ActionKind::FixLauncherArgs, std::nullopt, f.node, {f.rank}, msg("diagnose.action_remove_use_env"));
     else if (f.facts.value("injected_local_rank", false))
-        fix = "The launcher appended " + args
-            + ". Either accept it in the script (argparse: parser.add_argument(\"--local-rank\", \"--local_rank\", "
-              "type=int, default=int(os.environ.get(\"LOCAL_RANK\", 0)))), or stop the launcher from passing it: "
-              "torchrun never passes it and sets LOCAL_RANK instead; python -m torch.distributed.launch stops with "
-              "--use-env (--use_env before PyTorch 2.0); DeepSpeed's launcher stops with --no_local_rank.";
+        act(d, ActionKind::FixLauncherArgs, std::nullopt, f.node, {f.rank}, msg("diagnose.action_local_rank", {A::name(args)}));
     else
-        fix = "Remove \"" + args + "\" from the command line or add it to " + program + "'s argument parser.";
-    d.actions.push_back({ActionKind::FixLauncherArgs, std::nullopt, f.node, {f.rank}, fix});
+        act(d, ActionKind::FixLauncherArgs, std::nullopt, f.node, {f.rank}, msg("diagnose.action_fix_arguments", {A::name(args), program}));
 }
 
-void explainCommunication(const Failure& f, Diagnosis& d, std::string& text)
+void explainCommunication(const Failure& f, Diagnosis& d, std::vector<Message>& text)
 {
-    std::string advice;
-    if (f.facts.value("phase", std::string()) == "rendezvous") {
-        text += " The ranks never met, so no training step ran.";
-        advice = "Check that MASTER_ADDR:MASTER_PORT is reachable from every node (firewall, the address of the "
-                 "right interface), that every node was started, and that all use the same port and world size.";
-    } else {
-        advice = "Rerun with NCCL_DEBUG=INFO to see the failing call. Common causes: the wrong network interface "
-                 "(set NCCL_SOCKET_IFNAME), a firewall between the nodes, too little /dev/shm in a container (test "
-                 "with NCCL_SHM_DISABLE=1), InfiniBand set-up (test with NCCL_IB_DISABLE=1), different NCCL versions "
-                 "on the nodes.";
-    }
-    d.actions.push_back({ActionKind::CheckNetwork, std::nullopt, f.node, {f.rank}, advice});
+    const bool rendezvous = f.facts.value("phase", std::string()) == "rendezvous";
+    if (rendezvous)
+        text.push_back(msg("diagnose.rendezvous_never_met"));
+    act(d, ActionKind::CheckNetwork, std::nullopt, f.node, {f.rank},
+        msg(rendezvous ? "diagnose.action_check_rendezvous" : "diagnose.action_nccl_debug"));
 }
 
-void explainSymptomsOnly(Diagnosis& d, const RunFacts& run, std::string& text)
+void explainSymptomsOnly(Diagnosis& d, const RunFacts& run, std::vector<Message>& text)
 {
     std::set<int> reporting;
     std::map<std::int64_t, std::set<int>> bySeq;
@@ -219,7 +184,6 @@ void explainSymptomsOnly(Diagnosis& d, const RunFacts& run, std::string& text)
     for (int r : run.ranks)
         if (!reporting.contains(r))
             silent.insert(r);
-    text = "No primary failure was found: only symptoms (";
     std::string kinds;
     for (const auto& f : d.failures)
         if (kinds.find(std::string(failureKindId(f.kind))) == std::string::npos)
@@ -227,114 +191,100 @@ void explainSymptomsOnly(Diagnosis& d, const RunFacts& run, std::string& text)
     std::set<int> failing;
     for (const auto& f : d.failures)
         failing.insert(f.rank);
-    text += kinds + " on ranks " + rankList(failing) + ").";
-    text += " These follow a failure or a hang elsewhere; the cause left no error in these records.";
+    text.push_back(msg("diagnose.symptoms_only", {A::name(kinds), A::name(rankList(failing))}));
+    text.push_back(msg("diagnose.symptoms_follow"));
     if (bySeq.size() > 1) {
-        text += " The ranks timed out in different collectives (";
-        std::string parts;
+        std::vector<Message> parts;
         for (const auto& [seq, ranks] : bySeq)
-            parts += (parts.empty() ? "" : "; ") + std::string("SeqNum ") + std::to_string(seq) + " on ranks " + rankList(ranks);
-        text += parts + "): they are out of step, e.g. a data-dependent branch skipped a collective on some ranks.";
+            parts.push_back(msg("diagnose.seq_on_ranks", {A::name(std::to_string(seq)), A::name(rankList(ranks))}));
+        text.push_back(msg("diagnose.out_of_step", {semicolonList(std::move(parts))}));
     }
     if (!silent.empty()) {
-        text += " Ranks " + rankList(silent) + " reported neither the hang nor an error of their own: look at them first.";
-        d.actions.push_back({ActionKind::InspectSilentRanks, std::nullopt, "", {silent.begin(), silent.end()},
-                             "Look at ranks " + rankList(silent)
-                                 + " first: they never reported the hang, so they are the likely culprits (stuck in "
-                                   "another collective, in data loading or I/O, or gone without a trace); check their "
-                                   "nodes for killed processes."});
+        text.push_back(msg("diagnose.silent_ranks", {A::name(rankList(silent))}));
+        act(d, ActionKind::InspectSilentRanks, std::nullopt, "", {silent.begin(), silent.end()},
+            msg("diagnose.action_inspect_silent_ranks", {A::name(rankList(silent))}));
     }
-    d.actions.push_back({ActionKind::CollectMoreEvidence, std::nullopt, "", {},
-                         "Rerun with NCCL_DEBUG=INFO, TORCH_NCCL_TRACE_BUFFER_SIZE=2000 and TORCH_NCCL_DUMP_ON_TIMEOUT=1 "
-                         "(PyTorch's NCCL flight recorder) and TORCH_NCCL_DESYNC_DEBUG=1; while it hangs, "
-                         "`py-spy dump --pid <pid>` on every rank shows where each one waits."});
+    act(d, ActionKind::CollectMoreEvidence, std::nullopt, "", {}, msg("diagnose.action_collect_evidence"));
 }
 
 } // namespace
 
-std::string rankLabel(const Failure& f)
+Message rankLabelMessage(const Failure& f)
 {
-    std::string s = f.rank == kNoRank ? std::string("the launcher") : "rank " + std::to_string(f.rank);
-    if (!f.node.empty())
-        s += " on " + f.node;
-    return s;
+    if (f.rank == kNoRank)
+        return f.node.empty() ? msg("diagnose.the_launcher") : msg("diagnose.the_launcher_on", {A::name(f.node)});
+    const A rank = A::name(std::to_string(f.rank));
+    return f.node.empty() ? msg("diagnose.rank", {rank}) : msg("diagnose.rank_on", {rank, A::name(f.node)});
 }
 
-std::string bytesText(std::int64_t bytes)
-{
-    char buf[48];
-    const double b = static_cast<double>(bytes);
-    if (b >= 1024.0 * 1024 * 1024)
-        std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1024.0 * 1024 * 1024));
-    else if (b >= 1024.0 * 1024)
-        std::snprintf(buf, sizeof buf, "%.2f MiB", b / (1024.0 * 1024));
-    else if (b >= 1024.0)
-        std::snprintf(buf, sizeof buf, "%.2f KiB", b / 1024.0);
-    else
-        std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
-    return buf;
-}
+std::string rankLabel(const Failure& f) { return renderEnglish(rankLabelMessage(f)); }
+
+std::string bytesText(std::int64_t bytes) { return renderEnglish(A::bytes(bytes)); }
 
 void explainAndSuggest(Diagnosis& d, const RunFacts& run)
 {
-    std::string text;
+    std::vector<Message> text;
     if (d.verdict == Verdict::Clean) {
-        text = "No failure was recognised in " + std::to_string(run.recordCount) + " record(s).";
+        text.push_back(msg("diagnose.clean", {A::integer(static_cast<long long>(run.recordCount))}));
         const bool allZero = !run.exitCodes.empty()
             && std::all_of(run.exitCodes.begin(), run.exitCodes.end(), [](const auto& p) { return p.second == 0; });
         if (allZero)
-            text += " Every rank with a known exit code exited 0.";
+            text.push_back(msg("diagnose.clean_exit_zero"));
         if (!run.completedRanks.empty())
-            text += " " + std::to_string(run.completedRanks.size()) + " rank(s) reported a run summary.";
+            text.push_back(msg("diagnose.clean_summaries", {A::integer(static_cast<long long>(run.completedRanks.size()))}));
         if (run.exitCodes.empty() && run.completedRanks.empty())
-            text += " No exit codes or run summaries were given, so completion itself is not confirmed.";
-        d.explanation = text;
-        return;
-    }
-    if (d.verdict == Verdict::SymptomsOnly) {
+            text.push_back(msg("diagnose.clean_unconfirmed"));
+    } else if (d.verdict == Verdict::SymptomsOnly) {
         explainSymptomsOnly(d, run, text);
-        d.explanation = text;
-        return;
-    }
-    Failure& root = d.failures[*d.rootCause];
-    text = "The first failure: " + rankLabel(root) + " — " + root.message + when(root, run) + ".";
-    switch (root.kind) {
-    case FailureKind::OutOfMemory: explainOutOfMemory(root, d, run, text); break;
-    case FailureKind::LostRank: explainLost(root, d, text); break;
-    case FailureKind::LauncherArguments: explainLauncher(root, d, text); break;
-    case FailureKind::Communication: explainCommunication(root, d, text); break;
-    case FailureKind::Config:
-        d.actions.push_back({ActionKind::FixConfig, std::nullopt, "", {root.rank},
-                             "Fix the run configuration and rerun: " + root.message});
-        break;
-    case FailureKind::Internal:
-    case FailureKind::WatchdogTimeout: {
-        const auto& ev = root.evidence.empty() ? EvidenceLine{} : root.evidence.front();
-        d.actions.push_back({ActionKind::ReadLog, std::nullopt, root.node, {root.rank},
-                             "Read " + rankLabel(root) + "'s error in full" + (ev.source.empty() ? std::string() : " (" + ev.source + (ev.line ? ":" + std::to_string(ev.line) : std::string()) + ")") + "."});
-        break;
-    }
-    }
-    std::map<std::string, std::set<int>> symptoms;
-    std::size_t others = 0;
-    for (std::size_t i = 0; i < d.failures.size(); ++i) {
-        if (i == *d.rootCause)
-            continue;
-        ++others;
-        if (d.failures[i].isSymptom)
-            symptoms[std::string(failureKindId(d.failures[i].kind))].insert(d.failures[i].rank);
-    }
-    if (others > 0) {
-        text += " It is the first of " + std::to_string(others + 1) + " failures across the run";
-        if (!symptoms.empty()) {
-            std::string parts;
-            for (const auto& [kind, ranks] : symptoms)
-                parts += (parts.empty() ? "" : "; ") + kind + " on ranks " + rankList(ranks);
-            text += "; the symptoms that followed (" + parts + ") are consequences of it, not causes";
+    } else {
+        Failure& root = d.failures[*d.rootCause];
+        text.push_back(msg("diagnose.first_failure", {A::message(rankLabelMessage(root)), A::name(root.message), when(root, run)}));
+        switch (root.kind) {
+        case FailureKind::OutOfMemory: explainOutOfMemory(root, d, run, text); break;
+        case FailureKind::LostRank: explainLost(root, d, text); break;
+        case FailureKind::LauncherArguments: explainLauncher(root, d, text); break;
+        case FailureKind::Communication: explainCommunication(root, d, text); break;
+        case FailureKind::Config:
+            act(d, ActionKind::FixConfig, std::nullopt, "", {root.rank}, msg("diagnose.action_fix_config", {A::name(root.message)}));
+            break;
+        case FailureKind::Internal:
+        case FailureKind::WatchdogTimeout: {
+            const auto& ev = root.evidence.empty() ? EvidenceLine{} : root.evidence.front();
+            const A who = A::message(rankLabelMessage(root));
+            if (ev.source.empty())
+                act(d, ActionKind::ReadLog, std::nullopt, root.node, {root.rank}, msg("diagnose.action_read_log", {who}));
+            else
+                act(d, ActionKind::ReadLog, std::nullopt, root.node, {root.rank},
+                    msg("diagnose.action_read_log_at",
+                        {who, A::name(ev.source + (ev.line ? ":" + std::to_string(ev.line) : std::string()))}));
+            break;
         }
-        text += ".";
+        }
+        std::map<std::string, std::set<int>> symptoms;
+        std::size_t others = 0;
+        for (std::size_t i = 0; i < d.failures.size(); ++i) {
+            if (i == *d.rootCause)
+                continue;
+            ++others;
+            if (d.failures[i].isSymptom)
+                symptoms[std::string(failureKindId(d.failures[i].kind))].insert(d.failures[i].rank);
+        }
+        if (others > 0) {
+            const A count = A::integer(static_cast<long long>(others + 1));
+            if (symptoms.empty()) {
+                text.push_back(msg("diagnose.first_of_failures", {count}));
+            } else {
+                std::vector<Message> parts;
+                for (const auto& [kind, ranks] : symptoms)
+                    parts.push_back(msg("diagnose.kind_on_ranks", {A::name(kind), A::name(rankList(ranks))}));
+                text.push_back(msg("diagnose.first_of_failures_symptoms", {count, semicolonList(std::move(parts))}));
+            }
+        }
     }
-    d.explanation = text;
+    d.explanation.clear();
+    for (const Message& m : text)
+        d.explanation += (d.explanation.empty() ? "" : " ") + renderEnglish(m);
+    d.explanationMessages = std::move(text);
 }
 
 } // namespace shardwise::diagnose::detail

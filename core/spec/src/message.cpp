@@ -1,5 +1,9 @@
 #include "shardwise/spec/message.hpp"
 
+#include "shardwise/spec/json.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -50,6 +54,7 @@ MessageArg MessageArg::seconds(double s, int decimals) { return numeric(MessageA
 MessageArg MessageArg::milliseconds(double ms, int decimals) { return numeric(MessageArgKind::Milliseconds, ms, decimals); }
 MessageArg MessageArg::ratio(double x, int decimals) { return numeric(MessageArgKind::Ratio, x, decimals); }
 MessageArg MessageArg::gbps(double x, int decimals) { return numeric(MessageArgKind::GBps, x, decimals); }
+MessageArg MessageArg::bytes(long long bytes) { return numeric(MessageArgKind::Bytes, static_cast<double>(bytes), 2); }
 MessageArg MessageArg::message(Message m)
 {
     MessageArg a;
@@ -114,6 +119,16 @@ std::string render(const MessageArg& a, NumberWriter write)
         return write(a.value, a.decimals) + "x";
     case MessageArgKind::GBps:
         return write(a.value, a.decimals) + " GB/s";
+    case MessageArgKind::Bytes: {
+        constexpr double kKiB = 1024.0;
+        if (a.value >= kKiB * kKiB * kKiB)
+            return write(a.value / (kKiB * kKiB * kKiB), 2) + " GiB";
+        if (a.value >= kKiB * kKiB)
+            return write(a.value / (kKiB * kKiB), 2) + " MiB";
+        if (a.value >= kKiB)
+            return write(a.value / kKiB, 2) + " KiB";
+        return write(a.value, 0) + " B";
+    }
     case MessageArgKind::Nested:
         return a.nested.empty() ? std::string() : render(a.nested.front(), write);
     }
@@ -168,6 +183,101 @@ std::vector<std::string> renderEnglish(const std::vector<Message>& ms)
     for (const Message& m : ms)
         out.push_back(renderEnglish(m));
     return out;
+}
+
+MessageArg semicolonList(std::vector<Message> items)
+{
+    if (items.empty())
+        return MessageArg::name({});
+    Message joined = std::move(items.front());
+    for (std::size_t i = 1; i < items.size(); ++i)
+        joined = Message{"list.semicolon", {MessageArg::message(std::move(joined)), MessageArg::message(std::move(items[i]))}};
+    return MessageArg::message(std::move(joined));
+}
+
+namespace {
+
+constexpr std::pair<MessageArgKind, std::string_view> kArgKinds[] = {
+    {MessageArgKind::Name, "name"},       {MessageArgKind::Integer, "integer"},
+    {MessageArgKind::Number, "number"},   {MessageArgKind::GiB, "gib"},
+    {MessageArgKind::TokensPerS, "tokens_per_s"}, {MessageArgKind::Percent, "percent"},
+    {MessageArgKind::Seconds, "seconds"}, {MessageArgKind::Milliseconds, "milliseconds"},
+    {MessageArgKind::Ratio, "ratio"},     {MessageArgKind::GBps, "gbps"},
+    {MessageArgKind::Bytes, "bytes"},     {MessageArgKind::Nested, "message"},
+};
+
+} // namespace
+
+nlohmann::json toJson(const Message& m)
+{
+    nlohmann::json args = nlohmann::json::array();
+    for (const MessageArg& a : m.args) {
+        std::string_view kind = "name";
+        for (const auto& [k, id] : kArgKinds)
+            if (k == a.kind)
+                kind = id;
+        nlohmann::json j{{"kind", kind}};
+        if (a.kind == MessageArgKind::Name)
+            j["text"] = a.text;
+        else if (a.kind == MessageArgKind::Nested)
+            j["message"] = a.nested.empty() ? nlohmann::json(nullptr) : toJson(a.nested.front());
+        else
+            j["value"] = a.value;
+        if (a.decimals != 0)
+            j["decimals"] = a.decimals;
+        args.push_back(std::move(j));
+    }
+    return {{"id", m.id}, {"args", std::move(args)}};
+}
+
+Message messageFromJson(const nlohmann::json& j, const std::string& path)
+{
+    if (!j.is_object())
+        throw SpecError(path, "expected an object, got " + j.dump());
+    Message m;
+    const auto id = j.find("id");
+    if (id == j.end() || !id->is_string())
+        throw SpecError(path + ".id", "expected a string");
+    m.id = id->get<std::string>();
+    const auto args = j.find("args");
+    if (args == j.end())
+        return m;
+    if (!args->is_array())
+        throw SpecError(path + ".args", "expected an array, got " + args->dump());
+    for (std::size_t i = 0; i < args->size(); ++i) {
+        const nlohmann::json& a = (*args)[i];
+        const std::string at = path + ".args[" + std::to_string(i) + "]";
+        if (!a.is_object() || !a.contains("kind") || !a["kind"].is_string())
+            throw SpecError(at, "expected an object with a kind, got " + a.dump());
+        const std::string kind = a["kind"].get<std::string>();
+        MessageArg arg;
+        bool known = false;
+        for (const auto& [k, name] : kArgKinds)
+            if (name == kind) {
+                arg.kind = k;
+                known = true;
+            }
+        if (!known)
+            throw SpecError(at + ".kind", "unknown argument kind '" + kind + "'");
+        if (arg.kind == MessageArgKind::Name) {
+            arg.text = a.value("text", std::string());
+        } else if (arg.kind == MessageArgKind::Nested) {
+            if (!a.contains("message"))
+                throw SpecError(at + ".message", "missing");
+            arg.nested.push_back(messageFromJson(a["message"], at + ".message"));
+        } else {
+            if (!a.contains("value") || !a["value"].is_number())
+                throw SpecError(at + ".value", "expected a number");
+            arg.value = a["value"].get<double>();
+        }
+        if (a.contains("decimals")) {
+            if (!a["decimals"].is_number_integer())
+                throw SpecError(at + ".decimals", "expected an integer");
+            arg.decimals = std::clamp(a["decimals"].get<int>(), 0, 9);
+        }
+        m.args.push_back(std::move(arg));
+    }
+    return m;
 }
 
 } // namespace shardwise

@@ -5,6 +5,7 @@
 // and are never named as the root cause while a primary failure could have caused them.
 
 #include "shardwise/protocol/events.hpp"
+#include "shardwise/spec/message.hpp"
 #include "shardwise/spec/strategy.hpp"
 
 #include <nlohmann/json.hpp>
@@ -105,7 +106,8 @@ struct Action {
     std::optional<Strategy> strategy; // DeeperSharding / Offload: the strategy to try
     std::string node;                 // CheckNode
     std::vector<int> ranks;           // InspectSilentRanks, ReadLog
-    std::string text;                 // the human sentence
+    Message message;                  // the sentence as a message id with its arguments
+    std::string text;                 // the same in English (renderEnglish(message))
 };
 
 enum class Verdict {
@@ -122,7 +124,8 @@ struct Diagnosis {
     // False when another primary failure lies within the clock uncertainty of the root cause, so
     // the order between them cannot be told from the times alone.
     bool orderingCertain = true;
-    std::string explanation;         // plain sentences
+    std::vector<Message> explanationMessages; // the explanation's sentences as message ids
+    std::string explanation;         // the same in English, joined by spaces
     std::vector<Action> actions;     // suggested next steps, most useful first
     std::vector<std::string> notes;  // e.g. records without a clock offset
 };

@@ -8,6 +8,8 @@
 // the English rendering of gib(75.43, 1) is "75.4 GiB", so a template never spells a unit after a
 // placeholder that has one.
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,6 +30,7 @@ enum class MessageArgKind {
     Milliseconds, // "12.5 ms"
     Ratio,        // a factor: "3.4x"
     GBps,         // bandwidth in GB/s: "25.0 GB/s"
+    Bytes,        // a byte count, in the largest binary unit it reaches: "2.00 GiB", "512 B"
     Nested,       // a whole message of its own (a clause), rendered in place
 };
 
@@ -48,6 +51,7 @@ struct MessageArg {
     static MessageArg milliseconds(double ms, int decimals);
     static MessageArg ratio(double x, int decimals);
     static MessageArg gbps(double x, int decimals);
+    static MessageArg bytes(long long bytes);
     static MessageArg message(Message m);
 
     bool operator==(const MessageArg&) const;
@@ -86,5 +90,14 @@ std::vector<std::string> renderEnglish(const std::vector<Message>& ms);
 // library's "%.*f", against which the planner's tests check the default one.
 using NumberWriter = std::string (*)(double value, int decimals);
 std::string renderEnglishWith(const Message& m, NumberWriter write);
+
+// A list as one argument: "a; b; c" as nested "list.semicolon" messages ("%1; %2"). Empty for none.
+MessageArg semicolonList(std::vector<Message> items);
+
+// {"id": ID, "args": [{"kind": K, "value": X, "decimals": N, "text": S, "message": {...}}, ...]}, where
+// a Name has text, a Nested has message and the others value (and decimals when not 0).
+nlohmann::json toJson(const Message& m);
+// Reads toJson's shape back; throws SpecError naming the field at `path`.
+Message messageFromJson(const nlohmann::json& j, const std::string& path = "message");
 
 } // namespace shardwise
