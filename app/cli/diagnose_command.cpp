@@ -1,5 +1,6 @@
 // shardwise-cli diagnose: the first failure across a run's ranks, from its logs, events and meta.json.
 #include "command.hpp"
+#include "options.hpp"
 
 #include "shardwise/diagnose/diagnosis.hpp"
 #include "shardwise/diagnose/run_folder.hpp"
@@ -15,21 +16,23 @@ namespace {
 
 namespace dg = shardwise::diagnose;
 
-constexpr const char* kUsage =
-    "usage: shardwise-cli diagnose DIR | FILE... [--format table|json] [--skew-window SECONDS]\n"
-    "\n"
-    "Reads a run's logs and names the first failure across its ranks and nodes (the root cause), the\n"
-    "symptoms that followed it, and what to do next.\n"
-    "\n"
-    "  DIR                   a run folder: rank<N>.log per rank, *.jsonl runner events, other *.log\n"
-    "                        launcher logs, and optionally meta.json (exit codes, signals, lost ranks,\n"
-    "                        node names, clock offsets; see docs/diagnosis.md)\n"
-    "  FILE...               the same files given one by one\n"
-    "  --format table|json   output format (default table); json is what the run store keeps\n"
-    "  --skew-window S       how far apart (seconds) node clocks may be when meta.json gives no offset\n"
-    "                        (default 600)\n"
-    "\n"
-    "Exit status: 0 when the diagnosis ran (whatever it found), 2 for bad usage or unreadable input.\n";
+CommandSpec diagnoseSpec()
+{
+    return {"diagnose", "name the first failure across a run's ranks and what to do next",
+            "DIR | FILE... [--format table|json] [--skew-window SECONDS]",
+            "Reads a run's logs and names the first failure across its ranks and nodes (the root cause), the "
+            "symptoms that followed it, and what to do next.",
+            {{"DIR|FILE", "a run folder (rank<N>.log per rank, *.jsonl runner events, other *.log launcher logs, and "
+                          "optionally meta.json: exit codes, signals, lost ranks, node names, clock offsets; see "
+                          "docs/diagnosis.md), or the same files given one by one",
+              Complete::File}},
+            true,
+            {{"--format", "F", "output format: table or json (default table); json is what the run store keeps",
+              {"table", "json"}},
+             {"--skew-window", "S",
+              "how far apart (seconds) node clocks may be when meta.json gives no offset (default 600)"}},
+            "Exit status: 0 when the diagnosis ran (whatever it found), 2 for bad usage or unreadable input."};
+}
 
 std::string timeColumn(const dg::Failure& f)
 {
@@ -74,44 +77,32 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
     std::string format = "table";
     dg::DiagnoseOptions options;
     std::vector<std::filesystem::path> inputs;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--help" || a == "-h") {
-            out << kUsage;
-            return kExitOk;
-        }
-        if (a == "--format" || a == "--skew-window") {
-            if (i + 1 >= args.size()) {
-                err << "shardwise-cli diagnose: " << a << " needs a value\n" << kUsage;
-                return kExitUsage;
-            }
-            const std::string& v = args[++i];
-            if (a == "--format") {
-                if (v != "table" && v != "json") {
-                    err << "shardwise-cli diagnose: --format must be table or json, not '" << v << "'\n";
-                    return kExitUsage;
-                }
-                format = v;
-            } else {
-                double s = 0;
-                const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), s);
-                // from_chars accepts "nan" and "inf": neither is a window.
-                if (ec != std::errc() || ptr != v.data() + v.size() || !std::isfinite(s) || s < 0) {
-                    err << "shardwise-cli diagnose: --skew-window must be a finite number of seconds >= 0, not '" << v << "'\n";
-                    return kExitUsage;
-                }
-                options.unknownSkewS = s;
-            }
-            continue;
-        }
-        if (a.starts_with("--")) {
-            err << "shardwise-cli diagnose: unknown option '" << a << "'\n" << kUsage;
+    ParsedArgs parsed;
+    try {
+        parsed = parseArgs(diagnoseSpec(), args);
+    } catch (const UsageError& e) {
+        err << "shardwise-cli diagnose: " << e.what() << "\n";
+        return kExitUsage;
+    }
+    if (parsed.help) {
+        out << usageText(diagnoseSpec());
+        return kExitOk;
+    }
+    format = parsed.value("--format").value_or("table");
+    if (const auto v = parsed.value("--skew-window")) {
+        double s = 0;
+        const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), s);
+        // from_chars accepts "nan" and "inf": neither is a window.
+        if (ec != std::errc() || ptr != v->data() + v->size() || !std::isfinite(s) || s < 0) {
+            err << "shardwise-cli diagnose: --skew-window must be a finite number of seconds >= 0, not '" << *v << "'\n";
             return kExitUsage;
         }
-        inputs.emplace_back(a);
+        options.unknownSkewS = s;
     }
+    for (const std::string& a : parsed.operands)
+        inputs.emplace_back(a);
     if (inputs.empty()) {
-        err << "shardwise-cli diagnose: give a run folder or its log files\n" << kUsage;
+        err << "shardwise-cli diagnose: give a run folder or its log files\n\n" << usageText(diagnoseSpec());
         return kExitUsage;
     }
     std::vector<dg::RankRecord> records;
@@ -132,8 +123,10 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
     return kExitOk;
 }
 
+std::vector<CommandSpec> diagnoseSpecs() { return {diagnoseSpec()}; }
+
 const CommandRegistration kRegistration("diagnose", "name the first failure across a run's ranks and what to do next",
-                                        runDiagnose);
+                                        runDiagnose, diagnoseSpecs);
 
 } // namespace
 

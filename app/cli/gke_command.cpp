@@ -16,29 +16,41 @@ namespace shardwise::cli {
 
 namespace {
 
-constexpr const char* kUsageHead = R"(usage: shardwise-cli gke --model PRESET|PATH --gpu PRESET --gpus-per-node N --nodes M --region R [options]
+CommandSpec gkeSpec()
+{
+    CommandSpec spec{"gke", "prepare a GKE run of a plan: checklist, gcloud/kubectl commands, Job manifest",
+                     "--model PRESET|PATH --gpu PRESET --gpus-per-node N --nodes M --region R [options]",
+                     "Prepares a GKE run of the plan: the preflight checklist (quota counting the autoscaling "
+                     "maximum, quota is not stock, zones offering the accelerator, machine series, regional cluster, "
+                     "one node pool per accelerator scaled from zero, driver and GKE version, the machine type's RAM "
+                     "against a CPU-offload strategy's host state), the gcloud and kubectl commands and the Job "
+                     "manifest that runs shardwise-runner on every planned GPU.",
+                     {}, false, planOptionTable(),
+                     "The zone table (resources/gke/accelerators.json) is dated; `gcloud compute accelerator-types "
+                     "list` is the live answer. Exit status: 0 prepared, 2 bad flag, GPU without a GKE offering or "
+                     "bad region."};
+    const std::string gke = "GKE:";
+    spec.options.insert(spec.options.end(),
+                        {{"--region", "R", "Google Cloud region, e.g. us-central1 (required)", {}, Complete::Nothing,
+                          false, gke},
+                         {"--strategy", "S", "strategy the Job runs (default: the plan's recommendation)", {},
+                          Complete::Strategy, false, gke},
+                         {"--driver", "default|latest",
+                          "GKE-installed NVIDIA driver (gpu-driver-version=, default: default)", {},
+                          Complete::Nothing, false, gke},
+                         {"--image", "IMAGE",
+                          "container image with a CUDA build of shardwise-runner (default: shardwise-runner)", {},
+                          Complete::Nothing, false, gke},
+                         {"--cluster-name", "NAME", "GKE cluster name (default: shardwise-<gpu>)", {},
+                          Complete::Nothing, false, gke},
+                         {"--format", "F",
+                          "text, json or yaml: checklist, commands and manifest as text or JSON; yaml prints only "
+                          "the manifest, for `| kubectl apply -f -` (default text)",
+                          {"text", "json", "yaml"}, Complete::Nothing, false, gke}});
+    return spec;
+}
 
-Prepares a GKE run of the plan: the preflight checklist (quota counting the autoscaling maximum,
-quota is not stock, zones offering the accelerator, machine series, regional cluster, one node pool
-per accelerator scaled from zero, driver and GKE version, the machine type's RAM against a CPU-offload
-strategy's host state), the gcloud and kubectl commands and the Job manifest that runs
-shardwise-runner on every planned GPU.
-
-)";
-
-constexpr const char* kUsageTail = R"(  --region R                 Google Cloud region, e.g. us-central1 (required)
-  --strategy S               strategy the Job runs (default: the plan's recommendation)
-  --driver default|latest    GKE-installed NVIDIA driver (gpu-driver-version=, default: default)
-  --image IMAGE              container image with a CUDA build of shardwise-runner
-                             (default: shardwise-runner)
-  --cluster-name NAME        GKE cluster name (default: shardwise-<gpu>)
-  --format text|json|yaml    checklist, commands and manifest as text or JSON; yaml prints only the
-                             manifest, for `| kubectl apply -f -` (default text)
-  --help                     this text
-
-The zone table (resources/gke/accelerators.json) is dated; `gcloud compute accelerator-types list`
-is the live answer. Exit status: 0 prepared, 2 bad flag, GPU without a GKE offering or bad region.
-)";
+std::vector<CommandSpec> gkeSpecs() { return {gkeSpec()}; }
 
 struct GkeArgs {
     PlanOptions plan;
@@ -51,17 +63,17 @@ struct GkeArgs {
     bool help = false;
 };
 
-GkeArgs parseArgs(const std::vector<std::string>& args)
+GkeArgs parseGkeArgs(const std::vector<std::string>& args)
 {
     GkeArgs a;
-    ArgumentWalker w(args);
+    const ParsedArgs parsed = parseArgs(gkeSpec(), args);
+    a.help = parsed.help;
+    ArgumentWalker w(parsed);
     while (w.next()) {
         const std::string& flag = w.flag();
         if (a.plan.take(w))
             continue;
-        if (flag == "--help" || flag == "-h")
-            a.help = true;
-        else if (flag == "--region")
+        if (flag == "--region")
             a.region = w.value();
         else if (flag == "--strategy")
             a.strategy = w.value();
@@ -99,13 +111,13 @@ int runGke(const std::vector<std::string>& args, std::ostream& out, std::ostream
 {
     GkeArgs a;
     try {
-        a = parseArgs(args);
+        a = parseGkeArgs(args);
     } catch (const UsageError& e) {
         err << "shardwise-cli gke: " << e.what() << "\n";
         return kExitUsage;
     }
     if (a.help) {
-        out << kUsageHead << planOptionsUsage() << kUsageTail;
+        out << usageText(gkeSpec());
         return kExitOk;
     }
     try {
@@ -164,7 +176,7 @@ int runGke(const std::vector<std::string>& args, std::ostream& out, std::ostream
 }
 
 const CommandRegistration kRegistration{"gke", "prepare a GKE run of a plan: checklist, gcloud/kubectl commands, Job manifest",
-                                        runGke};
+                                        runGke, gkeSpecs};
 
 } // namespace
 

@@ -3,6 +3,7 @@
 #include "nodes_manage.hpp"
 
 #include "command.hpp"
+#include "options.hpp"
 
 #include "shardwise/dispatch/ssh_host_key.hpp"
 #include "shardwise/session/node_facts_json.hpp"
@@ -21,59 +22,9 @@ namespace shardwise::cli {
 
 namespace {
 
-constexpr const char* kAddUsage
-    = R"(usage: shardwise-cli nodes add NAME --host HOST [--port P] [--user USER] [--key FILE | --agent]
-                               [--ssh-config FILE] [--nccl-env NAME=VALUE ...] [--db PATH]
-       shardwise-cli nodes add NAME --local [--nccl-env NAME=VALUE ...] [--db PATH]
-
-Stores a node runs can be dispatched to (nothing is connected: `nodes test NAME` and `nodes prepare
-NAME` do that). Both --flag VALUE and --flag=VALUE work.
-
-  NAME                      the node's name in the store (unique)
-  --local                   this machine (one node of this kind per store)
-  --host HOST               the node's name, address or ssh client config alias; an alias's HostName,
-                            Port, User, IdentityFile and ProxyJump (bastions) apply whenever it is used
-  --port P                  SSH port (default 22, which lets the config's Port decide)
-  --user USER               login name; may be left out when the config gives the alias a User
-  --key FILE                authenticate with this private key (else the SSH agent, then the
-                            config's IdentityFile)
-  --agent                   authenticate through the SSH agent (the default)
-  --ssh-config FILE         the ssh client configuration that resolves HOST (default:
-                            $SHARDWISE_SSH_CONFIG, else ~/.ssh/config); later commands read the
-                            default one, so name the same file there
-  --nccl-env NAME=VALUE     an environment variable for NCCL on this node's ranks (repeatable), e.g.
-                            NCCL_NVLS_ENABLE=0 where NVLink multicast is forbidden; none by default
-  --db PATH                 the store (default: $SHARDWISE_DB, else ~/.local/share/shardwise/shardwise.sqlite)
-
-Exit status: 0 stored, 1 the store could not be opened or written, 2 bad input (named; nothing stored).
-)";
-
-constexpr const char* kRemoveUsage = R"(usage: shardwise-cli nodes remove NAME [--db PATH]
-
-Removes the node from the store; runs measured on it keep its name.
-Exit status: 0 removed, 1 the store could not be opened or written, 2 no such node or bad usage.
-)";
-
-constexpr const char* kListUsage = R"(usage: shardwise-cli nodes list [--format table|json] [--db PATH]
-
-Lists the store's nodes: address, GPUs found, the runner a preparation built, NCCL settings.
-)";
-
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-// Walks NAME and --flag [value] arguments; `value()` throws UsageError when the value is missing.
-struct ArgWalker {
-    const std::vector<std::string>& args;
-    std::size_t i = 0;
-    std::string value()
-    {
-        if (i + 1 >= args.size() || args[i + 1].empty())
-            throw UsageError(args[i] + ": missing value");
-        return args[++i];
-    }
-};
+const Option kDbOption{"--db", "PATH",
+                       "the store (default: $SHARDWISE_DB, else ~/.local/share/shardwise/shardwise.sqlite)", {},
+                       Complete::File};
 
 std::optional<store::Database> openStore(const std::string& path, const char* sub, std::ostream& err)
 {
@@ -103,19 +54,53 @@ std::string envText(const std::map<std::string, std::string>& env)
 
 } // namespace
 
-std::vector<std::string> splitAssignedFlags(const std::vector<std::string>& args)
+CommandSpec nodesAddSpec()
 {
-    std::vector<std::string> out;
-    for (const std::string& a : args) {
-        const auto eq = a.find('=');
-        if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
-            out.push_back(a.substr(0, eq));
-            out.push_back(a.substr(eq + 1));
-        } else {
-            out.push_back(a);
-        }
-    }
-    return out;
+    return {"nodes add", "store a node (an ssh config alias behind a bastion included)",
+            "NAME --host HOST [--port P] [--user USER] [--key FILE | --agent] [--ssh-config FILE] [--nccl-env "
+            "NAME=VALUE ...] [--db PATH] | NAME --local [--nccl-env NAME=VALUE ...] [--db PATH]",
+            "Stores a node runs can be dispatched to (nothing is connected: `nodes test NAME` and `nodes prepare "
+            "NAME` do that).",
+            {{"NAME", "the node's name in the store (unique)"}},
+            false,
+            {{"--local", "", "this machine (one node of this kind per store)"},
+             {"--host", "HOST",
+              "the node's name, address or ssh client config alias; an alias's HostName, Port, User, IdentityFile "
+              "and ProxyJump (bastions) apply whenever it is used"},
+             {"--port", "P", "SSH port (default 22, which lets the config's Port decide)"},
+             {"--user", "USER", "login name; may be left out when the config gives the alias a User"},
+             {"--key", "FILE", "authenticate with this private key (else the SSH agent, then the config's IdentityFile)",
+              {}, Complete::File},
+             {"--agent", "", "authenticate through the SSH agent (the default)"},
+             {"--ssh-config", "FILE",
+              "the ssh client configuration that resolves HOST (default: $SHARDWISE_SSH_CONFIG, else ~/.ssh/config); "
+              "later commands read the default one, so name the same file there",
+              {}, Complete::File},
+             {"--nccl-env", "NAME=VALUE",
+              "an environment variable for NCCL on this node's ranks, e.g. NCCL_NVLS_ENABLE=0 where NVLink multicast "
+              "is forbidden; none by default",
+              {}, Complete::Nothing, true},
+             kDbOption},
+            "Exit status: 0 stored, 1 the store could not be opened or written, 2 bad input (named; nothing stored)."};
+}
+
+CommandSpec nodesRemoveSpec()
+{
+    return {"nodes remove", "remove a node from the store", "NAME [--db PATH]",
+            "Removes the node from the store; runs measured on it keep its name.",
+            {{"NAME", "the node to remove", Complete::Node}},
+            false,
+            {kDbOption},
+            "Exit status: 0 removed, 1 the store could not be opened or written, 2 no such node or bad usage."};
+}
+
+CommandSpec nodesListSpec()
+{
+    return {"nodes list", "list the store's nodes", "[--format table|json] [--db PATH]",
+            "Lists the store's nodes: address, GPUs found, the runner a preparation built, NCCL settings.",
+            {},
+            false,
+            {{"--format", "F", "table or json (default table)", {"table", "json"}}, kDbOption}};
 }
 
 std::unique_ptr<dispatch::SshSession>
@@ -141,9 +126,8 @@ openAcceptingNewKeys(const std::function<std::unique_ptr<dispatch::SshSession>()
     }
 }
 
-int nodesAdd(const std::vector<std::string>& rawArgs, std::ostream& out, std::ostream& err)
+int nodesAdd(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
-    const std::vector<std::string> args = splitAssignedFlags(rawArgs);
     store::Node node;
     node.kind = store::NodeKind::Ssh;
     dispatch::SshOptions ssh;
@@ -151,51 +135,47 @@ int nodesAdd(const std::vector<std::string>& rawArgs, std::ostream& out, std::os
     bool local = false;
     bool sawKey = false, sawAgent = false;
     try {
-        for (ArgWalker w { args }; w.i < args.size(); ++w.i) {
-            const std::string& flag = args[w.i];
-            if (flag == "--help" || flag == "-h") {
-                out << kAddUsage;
-                return kExitOk;
-            } else if (flag == "--local") {
+        const ParsedArgs parsed = parseArgs(nodesAddSpec(), args);
+        if (parsed.help) {
+            out << usageText(nodesAddSpec());
+            return kExitOk;
+        }
+        if (!parsed.operands.empty())
+            node.name = parsed.operands.front();
+        for (const auto& [flag, value] : parsed.options) {
+            if (flag == "--local") {
                 local = true;
             } else if (flag == "--host") {
-                node.host = w.value();
+                node.host = value;
             } else if (flag == "--user") {
-                node.user = w.value();
+                node.user = value;
             } else if (flag == "--port") {
-                const std::string v = w.value();
-                const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), node.port);
-                if (ec != std::errc() || end != v.data() + v.size() || node.port < 1 || node.port > 65535)
-                    throw UsageError("--port: expected a number in 1..65535, got '" + v + "'");
+                const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), node.port);
+                if (ec != std::errc() || end != value.data() + value.size() || node.port < 1 || node.port > 65535)
+                    throw UsageError("--port: expected a number in 1..65535, got '" + value + "'");
             } else if (flag == "--key") {
                 node.auth = store::SshAuth::KeyFile;
-                node.keyFile = w.value();
+                node.keyFile = value;
                 sawKey = true;
             } else if (flag == "--agent") {
                 sawAgent = true;
             } else if (flag == "--ssh-config") {
-                const std::string v = w.value();
                 std::error_code ec;
-                if (v != "none" && !std::filesystem::is_regular_file(v, ec))
-                    throw UsageError("--ssh-config: " + v + ": no such file");
-                ssh.sshConfig = v == "none" ? std::filesystem::path() : std::filesystem::path(v);
+                if (value != "none" && !std::filesystem::is_regular_file(value, ec))
+                    throw UsageError("--ssh-config: " + value + ": no such file");
+                ssh.sshConfig = value == "none" ? std::filesystem::path() : std::filesystem::path(value);
             } else if (flag == "--nccl-env") {
                 std::pair<std::string, std::string> assignment;
                 try {
-                    assignment = session::parseEnvAssignment(w.value());
+                    assignment = session::parseEnvAssignment(value);
                 } catch (const session::NodeError& e) {
                     throw UsageError(std::string("--nccl-env: ") + e.what());
                 }
-                const auto& [name, value] = assignment;
-                if (node.ncclEnv.count(name) != 0)
-                    throw UsageError("--nccl-env: " + name + " is given twice");
-                node.ncclEnv[name] = value;
+                if (node.ncclEnv.count(assignment.first) != 0)
+                    throw UsageError("--nccl-env: " + assignment.first + " is given twice");
+                node.ncclEnv[assignment.first] = assignment.second;
             } else if (flag == "--db") {
-                db = w.value();
-            } else if (flag.rfind("-", 0) == 0 || !node.name.empty()) {
-                throw UsageError("'" + flag + "': unknown option (see shardwise-cli nodes add --help)");
-            } else {
-                node.name = flag;
+                db = value;
             }
         }
         if (node.name.empty())
@@ -246,24 +226,17 @@ int nodesAdd(const std::vector<std::string>& rawArgs, std::ostream& out, std::os
     return kExitOk;
 }
 
-int nodesRemove(const std::vector<std::string>& rawArgs, std::ostream& out, std::ostream& err)
+int nodesRemove(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
-    const std::vector<std::string> args = splitAssignedFlags(rawArgs);
     std::string name, db;
     try {
-        for (ArgWalker w { args }; w.i < args.size(); ++w.i) {
-            const std::string& flag = args[w.i];
-            if (flag == "--help" || flag == "-h") {
-                out << kRemoveUsage;
-                return kExitOk;
-            } else if (flag == "--db") {
-                db = w.value();
-            } else if (flag.rfind("-", 0) == 0 || !name.empty()) {
-                throw UsageError("'" + flag + "': unknown option (see shardwise-cli nodes remove --help)");
-            } else {
-                name = flag;
-            }
+        const ParsedArgs parsed = parseArgs(nodesRemoveSpec(), args);
+        if (parsed.help) {
+            out << usageText(nodesRemoveSpec());
+            return kExitOk;
         }
+        name = parsed.operands.empty() ? std::string() : parsed.operands.front();
+        db = parsed.value("--db").value_or("");
         if (name.empty())
             throw UsageError("NAME: missing; say which node to remove");
     } catch (const UsageError& e) {
@@ -286,28 +259,18 @@ int nodesRemove(const std::vector<std::string>& rawArgs, std::ostream& out, std:
     return kExitOk;
 }
 
-int nodesList(const std::vector<std::string>& rawArgs, std::ostream& out, std::ostream& err)
+int nodesList(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
-    const std::vector<std::string> args = splitAssignedFlags(rawArgs);
     std::string db;
     bool json = false;
     try {
-        for (ArgWalker w { args }; w.i < args.size(); ++w.i) {
-            const std::string& flag = args[w.i];
-            if (flag == "--help" || flag == "-h") {
-                out << kListUsage;
-                return kExitOk;
-            } else if (flag == "--db") {
-                db = w.value();
-            } else if (flag == "--format") {
-                const std::string f = w.value();
-                if (f != "table" && f != "json")
-                    throw UsageError("--format: expected table or json, got '" + f + "'");
-                json = f == "json";
-            } else {
-                throw UsageError("'" + flag + "': unknown option (see shardwise-cli nodes list --help)");
-            }
+        const ParsedArgs parsed = parseArgs(nodesListSpec(), args);
+        if (parsed.help) {
+            out << usageText(nodesListSpec());
+            return kExitOk;
         }
+        db = parsed.value("--db").value_or("");
+        json = parsed.value("--format").value_or("table") == "json";
     } catch (const UsageError& e) {
         err << "shardwise-cli nodes list: " << e.what() << "\n";
         return kExitUsage;

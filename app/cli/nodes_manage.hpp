@@ -2,6 +2,8 @@
 // shardwise-cli nodes add | remove | list | prepare: the node registry of the store, managed through
 // core/session (node_management.hpp) exactly as the desktop app's Nodes page manages it.
 
+#include "options.hpp"
+
 #include "shardwise/dispatch/ssh_session.hpp"
 
 #include <functional>
@@ -17,8 +19,14 @@ int nodesRemove(const std::vector<std::string>& args, std::ostream& out, std::os
 int nodesList(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int nodesPrepare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
-// "--flag=value" written as "--flag" "value", so both spellings work; other arguments unchanged.
-std::vector<std::string> splitAssignedFlags(const std::vector<std::string>& args);
+// The option tables of the nodes actions (options.hpp).
+CommandSpec nodesAddSpec();
+CommandSpec nodesRemoveSpec();
+CommandSpec nodesListSpec();
+CommandSpec nodesPrepareSpec();
+CommandSpec nodesProbeSpec();
+CommandSpec nodesTestSpec();
+int nodesTest(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // Opens a session through `open`; with `acceptNew`, each host on the way whose key no known_hosts
 // file knows yet (a jump host, then the node) is trusted in turn, once, its fingerprint printed on

@@ -19,36 +19,6 @@ namespace shardwise::cli {
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: shardwise-cli nodes prepare NAME [--sources DIR] [--remote-root DIR] [--jobs N]
-                                   [--cmake-arg ARG ...] [--require-gpu] [--accept-new-host-key]
-                                   [--known-hosts FILE] [--user-known-hosts FILE] [--db PATH]
-
-Uploads the runner's sources to the SSH node NAME, verifies them by SHA-256 and builds them there
-against the node's LibTorch (an unchanged runner is not built again), then stores the runner's path
-and the node's facts with the node. Its host (an ssh config alias included) is resolved through
-$SHARDWISE_SSH_CONFIG, else ~/.ssh/config.
-
-  --sources DIR             the Shardwise source tree (default: $SHARDWISE_RUNNER_SOURCES, else the
-                            one installed beside shardwise-cli, else the tree it was built from)
-  --remote-root DIR         cache folder on the node, relative to its home unless absolute
-                            (default .cache/shardwise)
-  --jobs N                  build jobs (default: the node's CPU cores)
-  --cmake-arg ARG           one more argument for the node's cmake configure (repeatable)
-  --require-gpu             refuse a node without an NVIDIA GPU
-  --accept-new-host-key     trust host keys no known_hosts file knows yet (a jump host, then the
-                            node), printing each fingerprint; a changed key is never accepted
-  --known-hosts FILE        the app's own known_hosts (default: $XDG_CONFIG_HOME/shardwise/known_hosts)
-  --user-known-hosts FILE   the user's known_hosts, read only (default: ~/.ssh/known_hosts)
-  --db PATH                 the store (default: $SHARDWISE_DB, else ~/.local/share/shardwise/shardwise.sqlite)
-
-Exit status: 0 prepared, 1 the connection, upload or build failed (the reason is printed), 2 bad usage
-or no such SSH node.
-)";
-
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
 std::filesystem::path programDir()
 {
     std::error_code ec;
@@ -58,50 +28,74 @@ std::filesystem::path programDir()
 
 } // namespace
 
-int nodesPrepare(const std::vector<std::string>& rawArgs, std::ostream& out, std::ostream& err)
+CommandSpec nodesPrepareSpec()
 {
-    const std::vector<std::string> args = splitAssignedFlags(rawArgs);
+    return {"nodes prepare", "build the runner on a stored SSH node",
+            "NAME [--sources DIR] [--remote-root DIR] [--jobs N] [--cmake-arg ARG ...] [--require-gpu] "
+            "[--accept-new-host-key] [--known-hosts FILE] [--user-known-hosts FILE] [--db PATH]",
+            "Uploads the runner's sources to the SSH node NAME, verifies them by SHA-256 and builds them there "
+            "against the node's LibTorch (an unchanged runner is not built again), then stores the runner's path "
+            "and the node's facts with the node. Its host (an ssh config alias included) is resolved through "
+            "$SHARDWISE_SSH_CONFIG, else ~/.ssh/config.",
+            {{"NAME", "the stored SSH node", Complete::Node}},
+            false,
+            {{"--sources", "DIR",
+              "the Shardwise source tree (default: $SHARDWISE_RUNNER_SOURCES, else the one installed beside "
+              "shardwise-cli, else the tree it was built from)",
+              {}, Complete::Directory},
+             {"--remote-root", "DIR",
+              "cache folder on the node, relative to its home unless absolute (default .cache/shardwise)"},
+             {"--jobs", "N", "build jobs (default: the node's CPU cores)"},
+             {"--cmake-arg", "ARG", "one more argument for the node's cmake configure", {}, Complete::Nothing, true},
+             {"--require-gpu", "", "refuse a node without an NVIDIA GPU"},
+             {"--accept-new-host-key", "",
+              "trust host keys no known_hosts file knows yet (a jump host, then the node), printing each "
+              "fingerprint; a changed key is never accepted"},
+             {"--known-hosts", "FILE", "the app's own known_hosts (default: $XDG_CONFIG_HOME/shardwise/known_hosts)",
+              {}, Complete::File},
+             {"--user-known-hosts", "FILE", "the user's known_hosts, read only (default: ~/.ssh/known_hosts)", {},
+              Complete::File},
+             {"--db", "PATH", "the store (default: $SHARDWISE_DB, else ~/.local/share/shardwise/shardwise.sqlite)",
+              {}, Complete::File}},
+            "Exit status: 0 prepared, 1 the connection, upload or build failed (the reason is printed), 2 bad "
+            "usage or no such SSH node."};
+}
+
+int nodesPrepare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
     std::string name, db;
     std::optional<std::filesystem::path> sources;
     dispatch::PreparationOptions preparation;
     dispatch::SshOptions ssh;
     bool acceptNew = false;
     try {
-        for (std::size_t i = 0; i < args.size(); ++i) {
-            const std::string& flag = args[i];
-            auto value = [&] {
-                if (i + 1 >= args.size() || args[i + 1].empty())
-                    throw UsageError(flag + ": missing value");
-                return args[++i];
-            };
-            if (flag == "--help" || flag == "-h") {
-                out << kUsage;
-                return kExitOk;
-            } else if (flag == "--sources") {
-                sources = value();
+        const ParsedArgs parsed = parseArgs(nodesPrepareSpec(), args);
+        if (parsed.help) {
+            out << usageText(nodesPrepareSpec());
+            return kExitOk;
+        }
+        name = parsed.operands.empty() ? std::string() : parsed.operands.front();
+        for (const auto& [flag, value] : parsed.options) {
+            if (flag == "--sources") {
+                sources = value;
             } else if (flag == "--remote-root") {
-                preparation.remoteRoot = value();
+                preparation.remoteRoot = value;
             } else if (flag == "--jobs") {
-                const std::string v = value();
-                const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), preparation.jobs);
-                if (ec != std::errc() || end != v.data() + v.size() || preparation.jobs < 1)
-                    throw UsageError("--jobs: expected a positive number, got '" + v + "'");
+                const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), preparation.jobs);
+                if (ec != std::errc() || end != value.data() + value.size() || preparation.jobs < 1)
+                    throw UsageError("--jobs: expected a positive number, got '" + value + "'");
             } else if (flag == "--cmake-arg") {
-                preparation.extraCmakeArgs.push_back(value());
+                preparation.extraCmakeArgs.push_back(value);
             } else if (flag == "--require-gpu") {
                 preparation.requireGpu = true;
             } else if (flag == "--accept-new-host-key") {
                 acceptNew = true;
             } else if (flag == "--known-hosts") {
-                ssh.knownHosts.app = value();
+                ssh.knownHosts.app = value;
             } else if (flag == "--user-known-hosts") {
-                ssh.knownHosts.user = value();
+                ssh.knownHosts.user = value;
             } else if (flag == "--db") {
-                db = value();
-            } else if (flag.rfind("-", 0) == 0 || !name.empty()) {
-                throw UsageError("'" + flag + "': unknown option (see shardwise-cli nodes prepare --help)");
-            } else {
-                name = flag;
+                db = value;
             }
         }
         if (name.empty())

@@ -1,6 +1,8 @@
+// shardwise-cli nodes probe: the probe itself; its options are in nodes_probe_options.cpp.
 #include "nodes_probe.hpp"
 
 #include "command.hpp"
+#include "nodes_manage.hpp"
 #include "run_nodes.hpp"
 #include "terminal_prompt.hpp"
 
@@ -27,153 +29,6 @@
 namespace shardwise::cli {
 
 namespace {
-
-constexpr const char* kUsage = R"(usage: shardwise-cli nodes probe NAME | --local [options]
-
-Measures a node's hardware with shardwise-runner --probe, started the way runs start (processes on
-this machine, or detached ranks on an SSH node): matmul rate, device copy and pinned host<->device
-bandwidth, CPU AdamW rate and, with more than one rank, collective bus bandwidths. Every rank's
-probe is stored with the node's name and GPU preset; `shardwise-cli plan --calibrated` and
-`shardwise-cli compare` calibrate from the newest one.
-
-  NAME                       a node of the store: an SSH node, or this machine's node
-  --local                    probe this machine (stored under its node's name, else "local")
-  --device cpu|cuda          what to probe (default: cuda when the node's facts list GPUs, else cpu)
-  --ranks N                  processes on the node (default: one per GPU the facts list with
-                             --device cuda, else 1); more than one also measures collectives
-  --gpu PRESET               the GPU preset stored with the probe (default: the preset the device
-                             name matches; none for a CPU)
-  --max-bytes N              largest buffer a measurement moves (the runner's --probe-max-bytes;
-                             its default 256 MiB when left out)
-  --timeout-s N              limit of the whole probe in seconds (default 900)
-  --collective-timeout-s N   a collective slower than N seconds is a comm error (runner --timeout-s)
-  --rank-env KEY=VALUE       extra environment for every rank (repeatable)
-  --runner PATH              this machine: the runner (default: $SHARDWISE_RUNNER, else the one
-                             installed beside shardwise-cli)
-  --remote-runner PATH       SSH node: the runner there (default: the one the node's preparation built)
-  --master-port N            SSH node: rendezvous port of its ranks (default 29500)
-  --run-root DIR             SSH node: probe folders there, relative to the remote home unless
-                             absolute (default .cache/shardwise/probes)
-  --known-hosts FILE         the app's own known_hosts (default: $XDG_CONFIG_HOME/shardwise/known_hosts)
-  --user-known-hosts FILE    the user's known_hosts, read only (default: ~/.ssh/known_hosts)
-  --db PATH                  the store (default: $SHARDWISE_DB, else ~/.local/share/shardwise/shardwise.sqlite)
-  --no-store                 measure and print only
-  --format table|json        output (default table)
-
-Exit status: 0 probed (and stored), 1 the probe failed (runner missing, SSH failure, a rank failed,
-no probe event, the store refused it; the reason is printed), 2 bad usage.
-)";
-
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-struct ProbeOptions {
-    std::string node;
-    bool local = false;
-    std::optional<DeviceKind> device;
-    std::optional<int> ranks;
-    std::string gpu;
-    std::optional<std::int64_t> maxBytes;
-    int timeoutS = 900;
-    std::optional<int> collectiveTimeoutS;
-    std::map<std::string, std::string> rankEnv;
-    std::optional<std::filesystem::path> runner;
-    std::string remoteRunner;
-    int masterPort = 29500;
-    std::string runRoot = ".cache/shardwise/probes";
-    dispatch::SshOptions ssh;
-    std::string db;
-    bool record = true;
-    bool json = false;
-};
-
-template <typename T> T wholeNumber(const std::string& flag, const std::string& text, T minimum)
-{
-    T value{};
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
-        throw UsageError(flag + ": expected a whole number, got '" + text + "'");
-    if (value < minimum)
-        throw UsageError(flag + ": must be at least " + std::to_string(minimum) + ", got " + text);
-    return value;
-}
-
-ProbeOptions parseOptions(const std::vector<std::string>& args)
-{
-    ProbeOptions o;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& flag = args[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= args.size())
-                throw UsageError(flag + ": missing value");
-            return args[++i];
-        };
-        if (flag == "--local")
-            o.local = true;
-        else if (flag == "--device") {
-            try {
-                o.device = parseDevice(value(), flag);
-            } catch (const SpecError& e) {
-                throw UsageError(e.what());
-            }
-        } else if (flag == "--ranks")
-            o.ranks = wholeNumber<int>(flag, value(), 1);
-        else if (flag == "--gpu") {
-            o.gpu = value();
-            if (!PresetCatalog::builtin().findGpu(o.gpu)) {
-                std::string known;
-                for (const GpuSpec& g : PresetCatalog::builtin().gpus())
-                    known += (known.empty() ? "" : ", ") + g.id;
-                throw UsageError("--gpu: unknown GPU preset '" + o.gpu + "'; known: " + known);
-            }
-        } else if (flag == "--max-bytes")
-            o.maxBytes = wholeNumber<std::int64_t>(flag, value(), 4096);
-        else if (flag == "--timeout-s")
-            o.timeoutS = wholeNumber<int>(flag, value(), 1);
-        else if (flag == "--collective-timeout-s")
-            o.collectiveTimeoutS = wholeNumber<int>(flag, value(), 1);
-        else if (flag == "--rank-env") {
-            try {
-                auto [key, val] = session::parseEnvAssignment(value());
-                o.rankEnv[key] = val;
-            } catch (const session::NodeError& e) {
-                throw UsageError("--rank-env: " + std::string(e.what()));
-            }
-        } else if (flag == "--runner")
-            o.runner = std::filesystem::path(value());
-        else if (flag == "--remote-runner")
-            o.remoteRunner = value();
-        else if (flag == "--master-port") {
-            o.masterPort = wholeNumber<int>(flag, value(), 1);
-            if (o.masterPort > 65535)
-                throw UsageError("--master-port: must be at most 65535");
-        } else if (flag == "--run-root")
-            o.runRoot = value();
-        else if (flag == "--known-hosts")
-            o.ssh.knownHosts.app = value();
-        else if (flag == "--user-known-hosts")
-            o.ssh.knownHosts.user = value();
-        else if (flag == "--db")
-            o.db = value();
-        else if (flag == "--no-store")
-            o.record = false;
-        else if (flag == "--format") {
-            const std::string f = value();
-            if (f != "table" && f != "json")
-                throw UsageError("--format: expected table or json, got '" + f + "'");
-            o.json = f == "json";
-        } else if (flag.rfind("--", 0) == 0 || !o.node.empty())
-            throw UsageError(flag + ": unknown option (see shardwise-cli nodes probe --help)");
-        else
-            o.node = flag;
-    }
-    if (o.local && !o.node.empty())
-        throw UsageError("--local and NAME: choose one, this machine or a node of the store");
-    if (!o.local && o.node.empty())
-        throw UsageError("NAME or --local: missing; say which node to probe");
-    return o;
-}
 
 std::string formatted(const char* fmt, double x)
 {
@@ -265,14 +120,14 @@ std::filesystem::path localRunner(const ProbeOptions& o)
 
 int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
-    for (const auto& a : args)
-        if (a == "--help" || a == "-h") {
-            out << kUsage;
-            return kExitOk;
-        }
     ProbeOptions o;
     try {
-        o = parseOptions(args);
+        const ParsedArgs parsed = parseArgs(nodesProbeSpec(), args);
+        if (parsed.help) {
+            out << usageText(nodesProbeSpec());
+            return kExitOk;
+        }
+        o = parseProbeOptions(parsed);
     } catch (const UsageError& e) {
         err << "shardwise-cli nodes probe: " << e.what() << "\n";
         return kExitUsage;

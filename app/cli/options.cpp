@@ -144,7 +144,7 @@ ParsedArgs parseArgs(const CommandSpec& spec, const std::vector<std::string>& ar
         }
         const Option* option = findOption(spec, name);
         if (!option)
-            throw UsageError("unknown option '" + name + "'" + see);
+            throw UsageError(name + ": unknown option" + see);
         if (option->valueName.empty()) {
             if (inlineValue)
                 throw UsageError(name + ": takes no value, got '" + *inlineValue + "'");

@@ -12,32 +12,10 @@ namespace shardwise::cli {
 
 bool ArgumentWalker::next()
 {
-    if (m_next >= m_args.size())
+    if (m_next >= m_parsed.options.size())
         return false;
-    m_flag = m_args[m_next++];
-    m_hasInline = false;
-    m_inline.clear();
-    if (const auto eq = m_flag.find('='); m_flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-        m_inline = m_flag.substr(eq + 1);
-        m_flag = m_flag.substr(0, eq);
-        m_hasInline = true;
-    }
+    m_current = &m_parsed.options[m_next++];
     return true;
-}
-
-std::string ArgumentWalker::value()
-{
-    if (m_hasInline)
-        return m_inline;
-    if (m_next >= m_args.size() || m_args[m_next].rfind("--", 0) == 0)
-        throw UsageError(m_flag + ": missing value");
-    return m_args[m_next++];
-}
-
-void ArgumentWalker::noValue() const
-{
-    if (m_hasInline)
-        throw UsageError(m_flag + ": takes no value, got '" + m_inline + "'");
 }
 
 int parseInt(const std::string& flag, const std::string& value, int lo, int hi)
@@ -202,36 +180,41 @@ EstimateInput PlanOptions::input(const frameworks::ImportedSettings* imported, s
     return in;
 }
 
-const char* planOptionsUsage()
+std::vector<Option> planOptionTable()
 {
-    return R"(  --model PRESET|PATH        model preset id, a Shardwise model JSON, or a Hugging Face config.json
-  --gpu PRESET               GPU preset id (see `shardwise-cli presets`)
-  --gpus-per-node N          GPUs per node, 1..64 (default 1)
-  --nodes N                  nodes, 1..4096 (default 1)
-  --interconnect nvlink|pcie link between the GPUs of a node (default: nvlink if the GPU has it)
-  --host-ram-gib X           RAM of each node in GiB (default 512): the CPU-offload strategies keep
-                             their optimizer state there, page-locked; 80 % of it counts as usable
-  --seq N                    sequence length in tokens (default 2048)
-  --micro-batch N            sequences per GPU per micro-step (default 1)
-  --framework native|deepspeed|fsdp2|torchtitan
-                             the framework you train with: the plan describes what it allocates and
-                             how fast it runs at its defaults (default native, Shardwise's runner)
-  --framework-version V      the framework's release (default: the one Shardwise models)
-  --compile                  torch.compile each decoder layer (fsdp2, torchtitan)
-  --inter-node-gbps X        network bandwidth per node per direction in GB/s (default 12.5)
-  --inter-node NAME          a named network instead: ib-8x400 (400 GB/s), ib-8x200 (200), ib-4x200
-                             (100), 400gbe (50), 100gbe (12.5)
-  --precision bf16|bf16-fp32-master
-                             pure bf16 state, or bf16 compute with fp32 master and Adam (default: the
-                             framework's: bf16 for native, bf16-fp32-master for the others)
-  --expandable-segments      the CUDA allocator runs with expandable_segments:True
-  --cuda-graphs              each step replayed as one CUDA graph launch, so the host no longer issues
-                             every kernel (helps small models and short sequences); applies to the
-                             GPU-resident strategies under bf16, the offload strategies stay eager
-  --activation-checkpointing recompute each layer's activations in backward
-  --checkpointing-policy full|selective|none
-                             what is recomputed (default: the framework's; torchtitan selective)
-)";
+    return {
+        {"--model", "PRESET|PATH", "model preset id, a Shardwise model JSON, or a Hugging Face config.json", {},
+         Complete::Model},
+        {"--gpu", "PRESET", "GPU preset id (see `shardwise-cli presets`)", {}, Complete::Gpu},
+        {"--gpus-per-node", "N", "GPUs per node, 1..64 (default 1)"},
+        {"--nodes", "N", "nodes, 1..4096 (default 1)"},
+        {"--interconnect", "nvlink|pcie", "link between the GPUs of a node (default: nvlink if the GPU has it)"},
+        {"--host-ram-gib", "X",
+         "RAM of each node in GiB (default 512): the CPU-offload strategies keep their optimizer state there, "
+         "page-locked; 80 % of it counts as usable"},
+        {"--seq", "N", "sequence length in tokens (default 2048)"},
+        {"--micro-batch", "N", "sequences per GPU per micro-step (default 1)"},
+        {"--framework", "NAME",
+         "the framework you train with, one of " + frameworkIdList()
+             + ": the plan describes what it allocates and how fast it runs at its defaults (default native, "
+               "Shardwise's runner)"},
+        {"--framework-version", "V", "the framework's release (default: the one Shardwise models)"},
+        {"--compile", "", "torch.compile each decoder layer (fsdp2, torchtitan)"},
+        {"--inter-node-gbps", "X", "network bandwidth per node per direction in GB/s (default 12.5)"},
+        {"--inter-node", "NAME",
+         "a named network instead: ib-8x400 (400 GB/s), ib-8x200 (200), ib-4x200 (100), 400gbe (50), 100gbe (12.5)"},
+        {"--precision", "bf16|bf16-fp32-master",
+         "pure bf16 state, or bf16 compute with fp32 master and Adam (default: the framework's: bf16 for native, "
+         "bf16-fp32-master for the others)"},
+        {"--expandable-segments", "", "the CUDA allocator runs with expandable_segments:True"},
+        {"--cuda-graphs", "",
+         "each step replayed as one CUDA graph launch, so the host no longer issues every kernel (helps small "
+         "models and short sequences); applies to the GPU-resident strategies under bf16, the offload strategies "
+         "stay eager"},
+        {"--activation-checkpointing", "", "recompute each layer's activations in backward"},
+        {"--checkpointing-policy", "full|selective|none",
+         "what is recomputed (default: the framework's; torchtitan selective)"},
+    };
 }
 
 const std::map<std::string, std::string>& flagForField()

@@ -15,24 +15,22 @@
 
 namespace shardwise::cli {
 
-// Walks "--flag value" and "--flag=value" arguments.
+// Walks the options parseArgs (options.hpp) accepted, in the order given.
 class ArgumentWalker {
 public:
-    explicit ArgumentWalker(const std::vector<std::string>& args)
-        : m_args(args)
+    explicit ArgumentWalker(const ParsedArgs& parsed)
+        : m_parsed(parsed)
     {
     }
-    bool next();                     // advances to the next flag; false at the end
-    const std::string& flag() const { return m_flag; }
-    std::string value();             // the flag's value; UsageError when missing
-    void noValue() const;            // UsageError when the flag was given "=value"
+    bool next(); // advances to the next option; false at the end
+    const std::string& flag() const { return m_current->name; }
+    std::string value() const { return m_current->value; }
+    void noValue() const {} // the table refuses a value for a switch
 
 private:
-    const std::vector<std::string>& m_args;
+    const ParsedArgs& m_parsed;
     std::size_t m_next = 0;
-    std::string m_flag;
-    std::string m_inline;
-    bool m_hasInline = false;
+    const ParsedOption* m_current = nullptr;
 };
 
 int parseInt(const std::string& flag, const std::string& value, int lo, int hi);
@@ -69,8 +67,8 @@ struct PlanOptions {
     EstimateInput input(const frameworks::ImportedSettings* imported = nullptr, std::vector<std::string>* notes = nullptr) const;
 };
 
-// The plan options' usage lines, for each subcommand's --help.
-const char* planOptionsUsage();
+// The plan options' table, shared by every subcommand that plans.
+std::vector<Option> planOptionTable();
 // Which flag sets which spec field, so a SpecError from validation names the flag the user typed.
 const std::map<std::string, std::string>& flagForField();
 

@@ -1,5 +1,6 @@
 // shardwise-cli presets: the model and GPU presets the other commands accept by id.
 #include "command.hpp"
+#include "options.hpp"
 
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
@@ -34,32 +35,28 @@ std::string pad(std::string s, std::size_t width, bool right = false)
     return right ? fill + s : s + fill;
 }
 
+CommandSpec presetsSpec()
+{
+    return {"presets", "list the model and GPU presets", "[--format table|json]",
+            "Lists the model and GPU presets that --model and --gpu accept.", {}, false,
+            {{"--format", "F", "table or json (default table)", {"table", "json"}}}};
+}
+
+std::vector<CommandSpec> presetsSpecs() { return {presetsSpec()}; }
+
 int runPresets(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     std::string format = "table";
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--help" || args[i] == "-h") {
-            out << "usage: shardwise-cli presets [--format table|json]\n\nLists the model and GPU presets that "
-                   "--model and --gpu accept.\n";
+    try {
+        const ParsedArgs parsed = parseArgs(presetsSpec(), args);
+        if (parsed.help) {
+            out << usageText(presetsSpec());
             return kExitOk;
         }
-        std::string value;
-        if (args[i] == "--format" && i + 1 < args.size())
-            value = args[++i];
-        else if (args[i].rfind("--format=", 0) == 0)
-            value = args[i].substr(9);
-        else if (args[i] == "--format") {
-            err << "shardwise-cli presets: --format: missing value\n";
-            return kExitUsage;
-        } else {
-            err << "shardwise-cli presets: " << args[i] << ": unknown option (see shardwise-cli presets --help)\n";
-            return kExitUsage;
-        }
-        if (value != "table" && value != "json") {
-            err << "shardwise-cli presets: --format: expected table or json, got '" << value << "'\n";
-            return kExitUsage;
-        }
-        format = value;
+        format = parsed.value("--format").value_or("table");
+    } catch (const UsageError& e) {
+        err << "shardwise-cli presets: " << e.what() << "\n";
+        return kExitUsage;
     }
     const PresetCatalog& catalog = PresetCatalog::builtin();
     if (format == "json") {
@@ -90,7 +87,7 @@ int runPresets(const std::vector<std::string>& args, std::ostream& out, std::ost
     return kExitOk;
 }
 
-const CommandRegistration kRegistration{"presets", "list the model and GPU presets", runPresets};
+const CommandRegistration kRegistration{"presets", "list the model and GPU presets", runPresets, presetsSpecs};
 
 } // namespace
 

@@ -457,7 +457,7 @@ private slots:
                                   << QStringLiteral("--since: expected a UTC date");
         QTest::newRow("export without format") << QStringList{QStringLiteral("export")} << QStringLiteral("--format");
         QTest::newRow("unknown option") << QStringList{QStringLiteral("list"), QStringLiteral("--colour"), QStringLiteral("x")}
-                                        << QStringLiteral("unknown option '--colour'");
+                                        << QStringLiteral("--colour: unknown option");
         QTest::newRow("import-published takes one folder")
             << QStringList{QStringLiteral("import-published"), QStringLiteral("a"), QStringLiteral("b")}
             << QStringLiteral("at most one DIR");

@@ -208,6 +208,23 @@ private slots:
         Q_UNUSED(db);
     }
 
+    // nodes test NAME of a stored node nothing answers for: exit 1, said unreachable; of a name the
+    // store does not hold: exit 2.
+    void testOfAStoredNodeReportsItUnreachable()
+    {
+        const int closedPort = dispatch::findFreePort();
+        CliResult r = cli({ QStringLiteral("nodes"), QStringLiteral("add"), QStringLiteral("down"),
+                            QStringLiteral("--host=127.0.0.1"), QStringLiteral("--port"), QString::number(closedPort),
+                            QStringLiteral("--user"), QStringLiteral("nobody"), QStringLiteral("--ssh-config=none") });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        r = cli(QStringList { QStringLiteral("nodes"), QStringLiteral("test"), QStringLiteral("down") } + knownHostsFlags());
+        QVERIFY2(r.exitCode == 1, (r.out + r.err).constData());
+        QVERIFY2(r.out.contains("node 'down': unreachable"), r.out.constData());
+        r = cli({ QStringLiteral("nodes"), QStringLiteral("test"), QStringLiteral("elsewhere") });
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("elsewhere"), r.err.constData());
+    }
+
     void addPrepareRunAttachAbandonThroughABastion()
     {
         // nodes add: the alias only; User, HostName, Port and the bastion come from the ssh config.
@@ -259,6 +276,20 @@ private slots:
         QVERIFY2(listed.out.contains(QByteArray("runner: ") + QByteArray::fromStdString(runner)),
                  listed.out.constData());
         QVERIFY2(listed.out.contains("NCCL: NCCL_DEBUG=WARN NCCL_SOCKET_IFNAME=lo"), listed.out.constData());
+
+        // nodes test NAME: reachable through the bastion, the prepared runner's version, the GPUs.
+        const CliResult tested = cli(QStringList { QStringLiteral("nodes"), QStringLiteral("test"),
+                                                   QStringLiteral("gpu-box") }
+                                     + knownHostsFlags());
+        QVERIFY2(tested.exitCode == 0, (tested.out + tested.err).constData());
+        QVERIFY2(tested.out.contains(QStringLiteral("node 'gpu-box': reachable as %1@[127.0.0.2]:%2")
+                                         .arg(QString::fromStdString(m_target->userName()))
+                                         .arg(m_target->port())
+                                         .toUtf8()),
+                 tested.out.constData());
+        QVERIFY2(tested.out.contains(QByteArray("runner: ") + QByteArray::fromStdString(runner) + ": shardwise-runner "),
+                 tested.out.constData());
+        QVERIFY2(tested.out.contains("  GPUs: "), tested.out.constData());
 
         // run --node: two CPU ranks of the tiny model with the prepared runner, detached mid-run.
         QProcess run;
