@@ -2,6 +2,7 @@
 # Sets up a fresh Debian 12 machine for Shardwise and runs it or its tests.
 #   packaging/bootstrap.sh run    install what is missing, build (release), start the app
 #   packaging/bootstrap.sh test   install what is missing, build (ci: warnings are errors), run every test
+#   packaging/bootstrap.sh list run|test   print the Debian packages that mode installs, one a line
 # Run as root (or with sudo) the first time so missing Debian packages can be installed.
 set -euo pipefail
 
@@ -9,12 +10,22 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 mode="${1:-run}"
 shift || true
+list_only=false
+if [[ "$mode" == list ]]; then
+    list_only=true
+    mode="${1:-run}"
+    shift || true
+fi
+if [[ "$mode" != run && "$mode" != test ]]; then
+    echo "usage: $0 run|test [extra arguments] | $0 list run|test" >&2
+    exit 2
+fi
 
-# What building and running Shardwise needs, as Debian 12 package names: the toolchain, the libraries
-# the app, the CLI and the CPU runner link, Qt's translations, and python3 with torch for the PyTorch
-# backend.
+# What building and running Shardwise needs, as Debian 12 package names: the toolchain (ccache: the
+# presets' compiler launcher), the libraries the app, the CLI and the CPU runner link, Qt's
+# translations, and python3 with torch for the PyTorch backend. Nothing only a test starts or checks.
 packages=(
-    build-essential cmake ninja-build ccache pkg-config git
+    build-essential cmake ninja-build ccache pkg-config
     nlohmann-json3-dev libsqlite3-dev libssh2-1-dev openssh-client libyaml-cpp-dev libtomlplusplus-dev
     libtorch-dev libgloo-dev
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools
@@ -23,14 +34,18 @@ packages=(
 )
 # What only the tests start or check: real sshd instances on loopback, the sqlite3 shell, the
 # sanitizer preset's compiler, the package and desktop-file checks, YAML parsing of exported configs,
-# clang-format and clang-tidy for the style check of changed lines (tests/style/check_changed.sh).
+# clang-format, clang-tidy and git for the style check of changed lines (tests/style/check_changed.sh).
 if [[ "$mode" == test ]]; then
     packages+=(
-        openssh-server sqlite3
+        openssh-server sqlite3 git
         clang libclang-rt-14-dev clang-format clang-tidy
         desktop-file-utils appstream dpkg-dev librsvg2-bin
         python3-yaml
     )
+fi
+if $list_only; then
+    printf '%s\n' "${packages[@]}"
+    exit 0
 fi
 
 missing=()

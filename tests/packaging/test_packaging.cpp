@@ -1,8 +1,10 @@
-// The Debian package as a user gets it: desktop file and AppStream metainfo pass their validators,
-// the icon renderings have their sizes, cpack builds the .deb from this build, and the .deb unpacked
-// with dpkg -x into a scratch root runs `shardwise-cli plan` on the presets it installed. Its Depends
-// must name a Debian package for every library the binaries load, and its runner sources must be
-// the very bytes node preparation uploads.
+// The Debian packages as a user gets them: desktop file and AppStream metainfo pass their validators,
+// the icon renderings have their sizes, cpack builds shardwise and shardwise-runner from this build,
+// and the two unpacked with dpkg -x into one scratch root run `shardwise-cli plan` on the presets they
+// installed and the "Try it here" runs on this machine's CPU with the packaged runner. Each Depends
+// must name a Debian package for every library its binaries load (for the runner, LibTorch's runtime
+// package), the app recommends the runner of its own version, and the runner sources must be the
+// very bytes node preparation uploads.
 
 #include "shardwise/dispatch/remote_bundle.hpp"
 
@@ -58,6 +60,7 @@ QProcessEnvironment userEnvironment()
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.remove(QStringLiteral("SHARDWISE_PRESETS"));
     env.remove(QStringLiteral("SHARDWISE_DB"));
+    env.remove(QStringLiteral("SHARDWISE_RUNNER"));
     return env;
 }
 
@@ -100,15 +103,17 @@ class TestPackaging : public QObject {
 private:
     const QString m_source = QStringLiteral(SHARDWISE_SOURCE_DIR);
     const QString m_scratch = QStringLiteral(SHARDWISE_BINARY_DIR "/tests/packaging-scratch");
-    QString m_deb;  // the built .deb, once packageBuilt() succeeded
-    QString m_root; // its dpkg -x scratch root
+    QString m_deb;       // the built shardwise .deb, once packageBuilt() succeeded
+    QString m_runnerDeb; // the built shardwise-runner .deb, where the runner is built here
+    QString m_root;      // both unpacked with dpkg -x: a scratch root as after installing them
     QString m_packageError;
     bool m_packageTried = false;
 
     QString inRoot(const QString& relative) const { return m_root + QLatin1Char('/') + relative; }
 
-    // cpack over this build, then dpkg -x; once for all package tests, each of which fails with the
-    // reason when it could not be built.
+    // cpack over this build (no rebuild: cpack installs what the build tree holds), then dpkg -x of
+    // each package; once for all package tests, each of which fails with the reason when it could not
+    // be built.
     bool packageBuilt()
     {
         if (m_packageTried)
@@ -132,18 +137,53 @@ private:
             return false;
         }
         m_deb = debDir + QLatin1Char('/') + debs.first();
-        const ProcessResult extract = runProcess(QStringLiteral("dpkg"), {QStringLiteral("-x"), m_deb, m_root});
-        if (!extract.ok()) {
-            m_packageError = extract.describe(QStringLiteral("dpkg -x"));
+        const QStringList runnerDebs
+            = QDir(debDir).entryList({ QStringLiteral("shardwise-runner_*.deb") }, QDir::Files);
+#ifdef SHARDWISE_RUNNER_BUILT
+        if (runnerDebs.size() != 1) {
+            m_packageError = QStringLiteral("expected one shardwise-runner_*.deb in %1, found: %2")
+                                 .arg(debDir, QDir(debDir).entryList(QDir::Files).join(QStringLiteral(", ")));
             return false;
+        }
+        m_runnerDeb = debDir + QLatin1Char('/') + runnerDebs.first();
+#else
+        if (!runnerDebs.isEmpty()) {
+            m_packageError = QStringLiteral("no runner is built here, yet cpack wrote %1")
+                                 .arg(runnerDebs.join(QStringLiteral(", ")));
+            return false;
+        }
+#endif
+        for (const QString& deb : { m_deb, m_runnerDeb }) {
+            if (deb.isEmpty())
+                continue;
+            const ProcessResult extract = runProcess(QStringLiteral("dpkg"), { QStringLiteral("-x"), deb, m_root });
+            if (!extract.ok()) {
+                m_packageError = extract.describe(QStringLiteral("dpkg -x ") + deb);
+                return false;
+            }
         }
         return true;
     }
 
     QString controlField(const QString& field)
     {
-        const ProcessResult r = runProcess(QStringLiteral("dpkg-deb"), {QStringLiteral("-f"), m_deb, field});
+        return controlField(m_deb, field);
+    }
+    static QString controlField(const QString& deb, const QString& field)
+    {
+        const ProcessResult r = runProcess(QStringLiteral("dpkg-deb"), { QStringLiteral("-f"), deb, field });
         return r.ok() ? r.out.trimmed() : QString();
+    }
+
+    // The paths a package holds (dpkg-deb -c), as "usr/bin/x".
+    static QStringList packageContents(const QString& deb)
+    {
+        const ProcessResult r = runProcess(QStringLiteral("dpkg-deb"), { QStringLiteral("-c"), deb });
+        QStringList paths;
+        const QRegularExpression entry(QStringLiteral("\\./(\\S+)$"), QRegularExpression::MultilineOption);
+        for (auto it = entry.globalMatch(r.out); it.hasNext();)
+            paths << it.next().captured(1);
+        return paths;
     }
 
     QStringList installedBinaries() const
@@ -168,16 +208,53 @@ private:
 private slots:
     void initTestCase()
     {
-        const QList<QPair<QString, QString>> tools{
-            {QStringLiteral("desktop-file-validate"), QStringLiteral("desktop-file-utils")},
-            {QStringLiteral("appstreamcli"), QStringLiteral("appstream")},
-            {QStringLiteral("dpkg-deb"), QStringLiteral("dpkg")},
-            {QStringLiteral("dpkg-shlibdeps"), QStringLiteral("dpkg-dev")},
-            {QStringLiteral("objdump"), QStringLiteral("binutils")},
-            {QStringLiteral("gzip"), QStringLiteral("gzip")}};
+        const QList<QPair<QString, QString>> tools { { QStringLiteral("desktop-file-validate"),
+                                                       QStringLiteral("desktop-file-utils") },
+                                                     { QStringLiteral("appstreamcli"), QStringLiteral("appstream") },
+                                                     { QStringLiteral("dpkg-deb"), QStringLiteral("dpkg") },
+                                                     { QStringLiteral("dpkg-shlibdeps"), QStringLiteral("dpkg-dev") },
+                                                     { QStringLiteral("objdump"), QStringLiteral("binutils") },
+                                                     { QStringLiteral("gzip"), QStringLiteral("gzip") },
+                                                     { QStringLiteral("bash"), QStringLiteral("bash") } };
         for (const auto& [tool, package] : tools)
             QVERIFY2(!QStandardPaths::findExecutable(tool).isEmpty(),
                      qPrintable(tool + QStringLiteral(" not found: install the Debian package ") + package + QStringLiteral(" (packaging/bootstrap.sh lists it)")));
+    }
+
+    // `bootstrap.sh run` installs what building and running need, `test` that and the test tools.
+    void bootstrapRunInstallsNoTestTools()
+    {
+        const QString script = m_source + QStringLiteral("/packaging/bootstrap.sh");
+        const ProcessResult run
+            = runProcess(QStringLiteral("bash"), { script, QStringLiteral("list"), QStringLiteral("run") });
+        QVERIFY2(run.ok(), qPrintable(run.describe(QStringLiteral("bootstrap.sh list run"))));
+        const ProcessResult test
+            = runProcess(QStringLiteral("bash"), { script, QStringLiteral("list"), QStringLiteral("test") });
+        QVERIFY2(test.ok(), qPrintable(test.describe(QStringLiteral("bootstrap.sh list test"))));
+        const QStringList runList = run.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        const QStringList testList = test.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        // What running needs: the build (the app, the CLI, the CPU runner) and the torch backend.
+        for (const char* needed :
+             { "cmake", "qt6-base-dev", "qt6-charts-dev", "libtorch-dev", "libssh2-1-dev", "python3-torch" })
+            QVERIFY2(
+                runList.contains(QLatin1String(needed)),
+                qPrintable(QLatin1String(needed) + QStringLiteral(" missing from: ") + runList.join(QLatin1Char(' '))));
+        // Only tests start or check these: sshd on loopback, the sqlite3 shell, the style check, the
+        // sanitizer and fuzz compiler, the package and desktop-file validators, YAML parsing of exports.
+        for (const char* testOnly :
+             { "openssh-server", "sqlite3", "git", "clang", "libclang-rt-14-dev", "clang-format", "clang-tidy",
+               "desktop-file-utils", "appstream", "dpkg-dev", "librsvg2-bin", "python3-yaml" }) {
+            QVERIFY2(!runList.contains(QLatin1String(testOnly)),
+                     qPrintable(QLatin1String(testOnly) + QStringLiteral(" is in the run list")));
+            QVERIFY2(testList.contains(QLatin1String(testOnly)),
+                     qPrintable(QLatin1String(testOnly) + QStringLiteral(" is missing from the test list")));
+        }
+        for (const QString& p : runList)
+            QVERIFY2(testList.contains(p), qPrintable(p + QStringLiteral(" is in the run list but not the test list")));
+        const ProcessResult bad
+            = runProcess(QStringLiteral("bash"), { script, QStringLiteral("list"), QStringLiteral("tests") });
+        QVERIFY2(bad.finished && bad.exitCode == 2 && bad.err.contains(QStringLiteral("usage:")),
+                 qPrintable(bad.describe(QStringLiteral("bootstrap.sh list tests"))));
     }
 
     void desktopFileValidates()
@@ -234,14 +311,119 @@ private slots:
         QVERIFY2(QFileInfo(inRoot(path)).isFile(), qPrintable(path + QStringLiteral(" is not in ") + m_deb));
     }
 
-    void packageLeavesOutTheRunnerBinary()
+    // The runner rides in its own package, built against this machine's LibTorch (Debian's
+    // libtorch-dev on Debian 12): the desktop package stays free of LibTorch.
+    void runnerIsPackagedApart()
     {
 #ifndef SHARDWISE_RUNNER_BUILT
-        QSKIP("shardwise-runner is not built here, so there is nothing to leave out");
+        QSKIP("shardwise-runner is not built here (SHARDWISE_BUILD_RUNNER=OFF), so there is no runner package");
 #endif
         QVERIFY2(packageBuilt(), qPrintable(m_packageError));
-        QVERIFY2(!QFileInfo::exists(inRoot(QStringLiteral("usr/bin/shardwise-runner"))),
-                 "shardwise-runner links LibTorch and must not ride in the desktop package");
+        // Beside shardwise-cli and shardwise, where they look for it first.
+        const QStringList runner = packageContents(m_runnerDeb);
+        QVERIFY2(runner.contains(QStringLiteral("usr/bin/shardwise-runner")),
+                 qPrintable(runner.join(QLatin1Char('\n'))));
+        QVERIFY2(runner.contains(QStringLiteral("usr/bin/shardwise-torch-runner")),
+                 qPrintable(runner.join(QLatin1Char('\n'))));
+        QCOMPARE(controlField(m_runnerDeb, QStringLiteral("Package")), QStringLiteral("shardwise-runner"));
+        const QStringList app = packageContents(m_deb);
+        QVERIFY2(app.contains(QStringLiteral("usr/bin/shardwise-cli")), qPrintable(app.join(QLatin1Char('\n'))));
+        for (const QString& path : app)
+            QVERIFY2(!path.contains(QStringLiteral("shardwise-runner"))
+                         && !path.contains(QStringLiteral("shardwise-torch-runner")),
+                     qPrintable(path + QStringLiteral(" is in the desktop package")));
+        QCOMPARE(controlField(m_deb, QStringLiteral("Package")), QStringLiteral("shardwise"));
+        QVERIFY2(!packageNames(controlField(m_deb, QStringLiteral("Depends"))).contains(QStringLiteral("libtorch1.13")),
+                 qPrintable(controlField(m_deb, QStringLiteral("Depends"))));
+    }
+
+    // The runner's Depends names the Debian package that holds the LibTorch it loads (libtorch1.13,
+    // the runtime libraries of libtorch-dev and python3-torch on Debian 12).
+    void runnerDependsOnLibTorchRuntime()
+    {
+#ifndef SHARDWISE_RUNNER_BUILT
+        QSKIP("shardwise-runner is not built here (SHARDWISE_BUILD_RUNNER=OFF), so there is no runner package");
+#endif
+        QVERIFY2(packageBuilt(), qPrintable(m_packageError));
+        const ProcessResult ldd = runProcess(
+            QStringLiteral("ldd"), { inRoot(QStringLiteral("usr/bin/shardwise-runner")) }, 60'000, userEnvironment());
+        QVERIFY2(ldd.ok(), qPrintable(ldd.describe(QStringLiteral("ldd"))));
+        const QRegularExpressionMatch torch
+            = QRegularExpression(QStringLiteral("libtorch_cpu\\.so\\S* => (\\S+)")).match(ldd.out);
+        QVERIFY2(torch.hasMatch(), qPrintable(QStringLiteral("the runner loads no libtorch_cpu:\n") + ldd.out));
+        ProcessResult owner = runProcess(QStringLiteral("dpkg"), { QStringLiteral("-S"), torch.captured(1) });
+        if (!owner.ok())
+            owner = runProcess(QStringLiteral("dpkg"),
+                               { QStringLiteral("-S"), QStringLiteral("/usr") + torch.captured(1) });
+        QVERIFY2(owner.ok(), qPrintable(owner.describe(QStringLiteral("dpkg -S ") + torch.captured(1))));
+        const QString torchPackage
+            = owner.out.section(QLatin1Char('\n'), 0, 0).section(QLatin1Char(':'), 0, 0).trimmed();
+        QVERIFY2(torchPackage.startsWith(QStringLiteral("libtorch")) && !torchPackage.endsWith(QStringLiteral("-dev")),
+                 qPrintable(torchPackage));
+        const QString depends = controlField(m_runnerDeb, QStringLiteral("Depends"));
+        QVERIFY2(packageNames(depends).contains(torchPackage), qPrintable(QStringLiteral("Depends: ") + depends));
+        // The torch backend harness (shardwise-torch-runner) wants PyTorch's Python package.
+        QVERIFY2(packageNames(controlField(m_runnerDeb, QStringLiteral("Recommends")))
+                     .contains(QStringLiteral("python3-torch")),
+                 qPrintable(controlField(m_runnerDeb, QStringLiteral("Recommends"))));
+    }
+
+    // The app recommends (rather than depends on) the runner of its own version: planning, comparing
+    // and measuring on SSH nodes work without it, and apt installs recommended packages by default.
+    void appRecommendsItsRunner()
+    {
+#ifndef SHARDWISE_RUNNER_BUILT
+        QSKIP("shardwise-runner is not built here (SHARDWISE_BUILD_RUNNER=OFF), so there is no runner package");
+#endif
+        QVERIFY2(packageBuilt(), qPrintable(m_packageError));
+        const QString recommends = controlField(m_deb, QStringLiteral("Recommends"));
+        QVERIFY2(recommends.split(QLatin1Char(','))
+                     .contains(QStringLiteral(" shardwise-runner (= " SHARDWISE_PROJECT_VERSION ")")),
+                 qPrintable(QStringLiteral("Recommends: ") + recommends));
+        QVERIFY2(
+            !packageNames(controlField(m_deb, QStringLiteral("Depends"))).contains(QStringLiteral("shardwise-runner")),
+            qPrintable(controlField(m_deb, QStringLiteral("Depends"))));
+    }
+
+    // Both packages carry the project's version, and the packaged runner says the same.
+    void packagesCarryTheVersionTheBinariesPrint()
+    {
+        QVERIFY2(packageBuilt(), qPrintable(m_packageError));
+        QCOMPARE(controlField(m_deb, QStringLiteral("Version")), QStringLiteral(SHARDWISE_PROJECT_VERSION));
+#ifdef SHARDWISE_RUNNER_BUILT
+        QCOMPARE(controlField(m_runnerDeb, QStringLiteral("Version")), QStringLiteral(SHARDWISE_PROJECT_VERSION));
+        const ProcessResult version = runProcess(inRoot(QStringLiteral("usr/bin/shardwise-runner")),
+                                                 { QStringLiteral("--version") }, 60'000, userEnvironment());
+        QVERIFY2(version.ok(), qPrintable(version.describe(QStringLiteral("installed shardwise-runner --version"))));
+        QVERIFY2(version.out.startsWith(QStringLiteral("shardwise-runner " SHARDWISE_PROJECT_VERSION " ")),
+                 qPrintable(version.out));
+#endif
+    }
+
+    // "Try it here" (the tiny decoder on two CPU ranks) measured by the unpacked packages alone: the
+    // installed CLI with the installed runner (named, since the CLI would also find this build tree's
+    // runner; an installed CLI finds the one beside it first) and the presets beside itself.
+    void tryItHereRunsOnTheInstalledRunner()
+    {
+#ifndef SHARDWISE_RUNNER_BUILT
+        QSKIP("shardwise-runner is not built here (SHARDWISE_BUILD_RUNNER=OFF), so there is no runner package");
+#endif
+        QVERIFY2(packageBuilt(), qPrintable(m_packageError));
+        QProcessEnvironment env = userEnvironment();
+        env.insert(QStringLiteral("SHARDWISE_DB"), m_scratch + QStringLiteral("/try-it-here.sqlite"));
+        const ProcessResult r = runProcess(
+            inRoot(QStringLiteral("usr/bin/shardwise-cli")),
+            { QStringLiteral("run"), QStringLiteral("--local"), QStringLiteral("--ranks"), QStringLiteral("2"),
+              QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--model"), QStringLiteral("tiny"),
+              QStringLiteral("--strategy"), QStringLiteral("zero3"), QStringLiteral("--steps"), QStringLiteral("2"),
+              QStringLiteral("--seq"), QStringLiteral("32"), QStringLiteral("--runner"),
+              inRoot(QStringLiteral("usr/bin/shardwise-runner")) },
+            300'000, env);
+        QVERIFY2(r.ok(), qPrintable(r.describe(QStringLiteral("installed shardwise-cli run --local --device cpu"))));
+        QVERIFY2(QRegularExpression(QStringLiteral("^zero3 +native +ok "), QRegularExpression::MultilineOption)
+                     .match(r.out)
+                     .hasMatch(),
+                 qPrintable(r.out));
     }
 
     void dependsNamesDebianRuntimePackage_data()
@@ -267,13 +449,26 @@ private slots:
     }
 
     // Every shared library an installed binary names (objdump -p NEEDED) belongs to a Debian package
-    // (dpkg -S on the file ld.so picks, from ldd) that Depends lists.
+    // (dpkg -S on the file ld.so picks, from ldd) that its package's Depends lists.
+    void dependsCoverEveryNeededLibrary_data()
+    {
+        QTest::addColumn<bool>("runnerPackage");
+        QTest::newRow("shardwise") << false;
+#ifdef SHARDWISE_RUNNER_BUILT
+        QTest::newRow("shardwise-runner") << true;
+#endif
+    }
     void dependsCoverEveryNeededLibrary()
     {
+        QFETCH(bool, runnerPackage);
         QVERIFY2(packageBuilt(), qPrintable(m_packageError));
-        const QSet<QString> depends = packageNames(controlField(QStringLiteral("Depends")));
+        const QString deb = runnerPackage ? m_runnerDeb : m_deb;
+        const QString dependsField = controlField(deb, QStringLiteral("Depends"));
+        const QSet<QString> depends = packageNames(dependsField);
         QVERIFY2(!depends.isEmpty(), "the package has no Depends");
-        for (const QString& binary : installedBinaries()) {
+        const QStringList binaries
+            = runnerPackage ? QStringList { QStringLiteral("usr/bin/shardwise-runner") } : installedBinaries();
+        for (const QString& binary : binaries) {
             const ProcessResult objdump = runProcess(QStringLiteral("objdump"), {QStringLiteral("-p"), inRoot(binary)});
             QVERIFY2(objdump.ok(), qPrintable(objdump.describe(QStringLiteral("objdump"))));
             const ProcessResult ldd = runProcess(QStringLiteral("ldd"), {inRoot(binary)}, 60'000, userEnvironment());
@@ -296,8 +491,9 @@ private slots:
                     owner = runProcess(QStringLiteral("dpkg"), {QStringLiteral("-S"), other});
                 QVERIFY2(owner.ok(), qPrintable(owner.describe(QStringLiteral("dpkg -S ") + path)));
                 const QString package = owner.out.section(QLatin1Char('\n'), 0, 0).section(QLatin1Char(':'), 0, 0).trimmed();
-                QVERIFY2(depends.contains(package), qPrintable(QStringLiteral("%1 needs %2 from %3, which Depends lacks: %4")
-                                                                   .arg(binary, soname, package, controlField(QStringLiteral("Depends")))));
+                QVERIFY2(depends.contains(package),
+                         qPrintable(QStringLiteral("%1 needs %2 from %3, which Depends lacks: %4")
+                                        .arg(binary, soname, package, dependsField)));
             }
             QVERIFY2(needed > 0, qPrintable(binary + QStringLiteral(" names no shared libraries:\n") + objdump.out));
         }
