@@ -54,7 +54,7 @@ bool isRoundStep(double step)
 {
     const double magnitude = std::pow(10.0, std::floor(std::log10(step) + 1e-9));
     const double mantissa = step / magnitude;
-    for (const double round : {1.0, 2.0, 2.5, 5.0})
+    for (const double round : { 1.0, 2.0, 2.5, 5.0 })
         if (std::abs(mantissa - round) < 1e-9)
             return true;
     return false;
@@ -105,14 +105,14 @@ PlanView twoCandidatePlan()
     plan.capacityGiB = 79.6;
     plan.usableGiB = 77.6;
     plan.headroomGiB = 2.0;
-    for (const auto& [strategy, parts] : {std::pair{Strategy::Zero0, QList<double>{14.2, 14.2, 42.6, 2.6}},
-                                          std::pair{Strategy::Zero3, QList<double>{1.8, 1.8, 5.3, 2.6}}}) {
+    for (const auto& [strategy, parts] : { std::pair { Strategy::Zero0, QList<double> { 14.2, 14.2, 42.6, 2.6 } },
+                                           std::pair { Strategy::Zero3, QList<double> { 1.8, 1.8, 5.3, 2.6 } } }) {
         CandidateView c;
         c.strategy = strategy;
-        const QStringList names{QStringLiteral("parameters"), QStringLiteral("gradients"), QStringLiteral("optimizer state"),
-                                QStringLiteral("activations")};
+        const QStringList names { QStringLiteral("parameters"), QStringLiteral("gradients"),
+                                  QStringLiteral("optimizer state"), QStringLiteral("activations") };
         for (int i = 0; i < parts.size(); ++i) {
-            c.memory << MemoryPart{names[i], parts[i]};
+            c.memory << MemoryPart { names[i], parts[i] };
             c.peakGiB += parts[i];
         }
         c.fits = c.peakGiB <= plan.usableGiB;
@@ -174,7 +174,8 @@ private slots:
         QCOMPARE(axis->tickCount(), 5);
         QCOMPARE(axis->labelFormat(), QStringLiteral("%.0f"));
 
-        const QList<RunRecord> runs{run(3, Strategy::Zero0, RunOutcome::Completed, 7360.0), run(4, Strategy::Zero3, RunOutcome::Completed, 3000.0)};
+        const QList<RunRecord> runs { run(3, Strategy::Zero0, RunOutcome::Completed, 7360.0),
+                                      run(4, Strategy::Zero3, RunOutcome::Completed, 3000.0) };
         std::unique_ptr<QChart> throughput(createComparisonChart(ComparisonMetric::Throughput, runs));
         QCOMPARE(valueAxis(throughput.get())->max(), 8000.0);
         std::unique_ptr<QChart> peak(createComparisonChart(ComparisonMetric::PeakMemory, runs));
@@ -190,12 +191,13 @@ private slots:
 
     void longLabelIsElidedInTheMiddleWithTheFullNameAsTooltip()
     {
-        const QList<RunRecord> runs{run(14, Strategy::Fsdp2ReshardOffload, RunOutcome::OutOfMemory, 0.0),
-                                    run(15, Strategy::Zero0, RunOutcome::Completed, 500.0),
-                                    run(16, Strategy::Zero3, RunOutcome::Completed, 400.0)};
+        const QList<RunRecord> runs { run(14, Strategy::Fsdp2ReshardOffload, RunOutcome::OutOfMemory, 0.0),
+                                      run(15, Strategy::Zero0, RunOutcome::Completed, 500.0),
+                                      run(16, Strategy::Zero3, RunOutcome::Completed, 400.0) };
         const QString full = runCategoryLabel(runs[0]);
         const QString firstLine = full.section(QStringLiteral("<br>"), 0, 0);
-        QVERIFY2(firstLine.startsWith(QStringLiteral("#14 fsdp2_reshard_offload")) && firstLine.endsWith(QStringLiteral("out of memory")),
+        QVERIFY2(firstLine.startsWith(QStringLiteral("#14 fsdp2_reshard_offload"))
+                     && firstLine.endsWith(QStringLiteral("out of memory")),
                  qPrintable(full));
 
         QChartView view(createComparisonChart(ComparisonMetric::Throughput, runs));
@@ -233,7 +235,8 @@ private slots:
 
     void hoverOverABarShowsItsValue()
     {
-        const QList<RunRecord> runs{run(21, Strategy::Zero0, RunOutcome::Completed, 7360.0), run(22, Strategy::Zero3, RunOutcome::Completed, 3000.0)};
+        const QList<RunRecord> runs { run(21, Strategy::Zero0, RunOutcome::Completed, 7360.0),
+                                      run(22, Strategy::Zero3, RunOutcome::Completed, 3000.0) };
         QChartView view(createComparisonChart(ComparisonMetric::Throughput, runs));
         view.resize(640, 400);
         view.show();
@@ -244,12 +247,15 @@ private slots:
 
         const QPoint bar = barCentre(view, series, 0, 1);
         QTest::mouseMove(view.viewport(), bar);
-        const QString expected = QStringLiteral("#22 zero3 (torch), measured tokens/s: %1").arg(formatTokensPerS(3000.0));
+        const QString expected
+            = QStringLiteral("#22 zero3 (torch), measured tokens/s: %1").arg(formatTokensPerS(3000.0));
         QTRY_COMPARE(view.chart()->toolTip(), expected);
         QCOMPARE(toolTipAt(view, bar), expected);
 
         // Off the bars (above the plot): no value.
-        QTest::mouseMove(view.viewport(), view.mapFromScene(view.chart()->mapToScene(view.chart()->plotArea().topLeft() + QPointF(2, -4))));
+        QTest::mouseMove(
+            view.viewport(),
+            view.mapFromScene(view.chart()->mapToScene(view.chart()->plotArea().topLeft() + QPointF(2, -4))));
         QTRY_COMPARE(view.chart()->toolTip(), QString());
     }
 
@@ -270,7 +276,7 @@ private slots:
 
     void hoverOverAPeakMemoryBarShowsGiB()
     {
-        QList<RunRecord> runs{run(31, Strategy::Zero2, RunOutcome::Completed, 100.0)};
+        QList<RunRecord> runs { run(31, Strategy::Zero2, RunOutcome::Completed, 100.0) };
         runs[0].peakAllocatedGiB = 17.25;
         QChartView view(createComparisonChart(ComparisonMetric::PeakMemory, runs));
         view.resize(640, 400);
@@ -282,7 +288,8 @@ private slots:
         const QPoint centre = barCentre(view, series, 0, 0);
         const qreal slot = view.chart()->plotArea().width();
         QTest::mouseMove(view.viewport(), centre - QPoint(static_cast<int>(slot * 0.15), 0));
-        QTRY_COMPARE(view.chart()->toolTip(), QStringLiteral("#31 zero2 (torch), peak allocated: %1").arg(formatGiB(17.25)));
+        QTRY_COMPARE(view.chart()->toolTip(),
+                     QStringLiteral("#31 zero2 (torch), peak allocated: %1").arg(formatGiB(17.25)));
     }
 };
 

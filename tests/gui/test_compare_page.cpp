@@ -6,6 +6,7 @@
 // as valid files.
 #include "gui_test_main.hpp"
 
+#include "charts/chart_axes.hpp"
 #include "charts/chart_panel.hpp"
 #include "charts/comparison_charts.hpp"
 #include "jobs/run_job.hpp"
@@ -199,11 +200,12 @@ QString readText(const QString& path)
     return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
 }
 
+// The charted runs' full labels (the axis shows them elided in the middle where they do not fit).
 QStringList categoryLabels(QChart* chart)
 {
     for (QAbstractAxis* axis : chart->axes(Qt::Horizontal))
         if (auto* categories = qobject_cast<QBarCategoryAxis*>(axis))
-            return categories->categories();
+            return categories->property(kFullCategoriesProperty).toStringList();
     return {};
 }
 

@@ -110,7 +110,7 @@ NiceScale niceScale(double maxValue, int maxIntervals)
         maxValue = 1.0;
     // The smallest round step that covers maxValue in at most maxIntervals steps.
     double magnitude = std::pow(10.0, std::floor(std::log10(maxValue / maxIntervals)));
-    static constexpr double kMantissas[] = {1.0, 2.0, 2.5, 5.0};
+    static constexpr double kMantissas[] = { 1.0, 2.0, 2.5, 5.0 };
     NiceScale scale;
     for (int round = 0; round < 3; ++round, magnitude *= 10.0) {
         for (const double mantissa : kMantissas) {
@@ -121,7 +121,8 @@ NiceScale niceScale(double maxValue, int maxIntervals)
                 scale.step = step;
                 scale.intervals = std::max(intervals, 1);
                 scale.max = scale.intervals * step;
-                scale.decimals = std::max(0, -static_cast<int>(std::floor(std::log10(step) + 1e-9)) + (mantissa == 2.5 ? 1 : 0));
+                scale.decimals
+                    = std::max(0, -static_cast<int>(std::floor(std::log10(step) + 1e-9)) + (mantissa == 2.5 ? 1 : 0));
                 return scale;
             }
         }
@@ -174,8 +175,8 @@ void showValuesOnHover(QChart& chart, QAbstractBarSeries& series, const QStringL
     for (const QString& category : categories)
         names << plainCategoryLabel(category);
     QObject::connect(&series, &QAbstractBarSeries::hovered, &chart,
-                     [chart = QPointer<QChart>(&chart), series = QPointer<QAbstractBarSeries>(&series), names, format, stacked](
-                         bool entered, int index, QBarSet* set) {
+                     [chart = QPointer<QChart>(&chart), series = QPointer<QAbstractBarSeries>(&series), names, format,
+                      stacked](bool entered, int index, QBarSet* set) {
                          if (!chart)
                              return;
                          if (!entered || !set || index < 0 || index >= set->count() || !series) {

@@ -20,10 +20,10 @@ namespace shardwise::gui {
 // A value axis from 0 to a round maximum in round steps: 1, 2, 2.5 or 5 x 10^k ("nice numbers",
 // P. S. Heckbert, "Nice Numbers for Graph Labels", Graphics Gems, 1990, with 2.5 added to the steps).
 struct NiceScale {
-    double max = 1.0;  // the axis' end, a whole number of steps
+    double max = 1.0; // the axis' end, a whole number of steps
     double step = 0.2;
-    int intervals = 5; // max / step
-    int decimals = 1;  // what the tick labels need to show every step exactly
+    int intervals = 5;           // max / step
+    int decimals = 1;            // what the tick labels need to show every step exactly
     QList<double> ticks() const; // 0, step, ..., max
 };
 

@@ -36,12 +36,15 @@ QBarSet* makeSet(const QString& name, int colorIndex)
 
 using ValueFormat = std::function<QString(double)>;
 
-QString formatShare(double percent) { return formatPercent(percent / 100.0); }
+QString formatShare(double percent)
+{
+    return formatPercent(percent / 100.0);
+}
 
 // Adds the category axis (one slot per run, labels elided in the middle to fit), a value axis from 0
 // to a round maximum at or above `maxValue`, and each bar's value (through `format`) on hover.
-QValueAxis* addAxes(QChart& chart, QAbstractBarSeries& series, const QList<RunRecord>& runs, double maxValue, const QString& yTitle,
-                    const ValueFormat& format)
+QValueAxis* addAxes(QChart& chart, QAbstractBarSeries& series, const QList<RunRecord>& runs, double maxValue,
+                    const QString& yTitle, const ValueFormat& format)
 {
     QStringList categories;
     for (const RunRecord& r : runs)
@@ -127,7 +130,8 @@ QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& r
         series->append(allocated);
         series->append(reserved);
         chart->addSeries(series);
-        QValueAxis* axisY = addAxes(*chart, *series, runs, std::max(maxValue, capacity), ChartText::tr("GiB per GPU"), formatGiB);
+        QValueAxis* axisY
+            = addAxes(*chart, *series, runs, std::max(maxValue, capacity), ChartText::tr("GiB per GPU"), formatGiB);
         if (capacity > 0 && !runs.isEmpty())
             addCapacityLine(*chart, *axisY, static_cast<int>(runs.size()), capacity);
         break;
