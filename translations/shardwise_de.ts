@@ -625,6 +625,29 @@
             <numerusform>%n Ränge meldeten eine Laufzusammenfassung.</numerusform>
         </translation>
     </message>
+    <message>
+        <source>No failure carries a time; the root cause is chosen by kind (a failure that needs no other failure to happen comes first), not by order.</source>
+        <translation>Kein Fehler trägt eine Zeit; die Ursache wird nach Art gewählt (ein Fehler, der keinen anderen Fehler braucht, kommt zuerst), nicht nach Reihenfolge.</translation>
+    </message>
+    <message>
+        <source>The %1 on %2 happened %3 before the first primary failure (%4), more than the clock uncertainty of %5, so that failure cannot have caused it.</source>
+        <translation>Das %1 auf %2 geschah %3 vor dem ersten primären Fehler (%4), mehr als die Unsicherheit der Uhren von %5, daher kann jener Fehler es nicht verursacht haben.</translation>
+    </message>
+    <message>
+        <source>Other primary failures lie within the clock uncertainty of the root cause; give the nodes&apos; clock offsets (meta.json &quot;nodes&quot;: {&quot;&lt;node&gt;&quot;: {&quot;clock_offset_s&quot;: ...}}) to order them for certain.</source>
+        <translation>Andere primäre Fehler liegen innerhalb der Unsicherheit der Uhren um die Ursache; geben Sie die Uhrabweichungen der Knoten an (meta.json &quot;nodes&quot;: {&quot;&lt;node&gt;&quot;: {&quot;clock_offset_s&quot;: ...}}), um sie sicher zu ordnen.</translation>
+    </message>
+    <message>
+        <source>The earliest-looking primary failure (%1, %2) is of a kind that a failure elsewhere often provokes, and another primary failure lies within the clock uncertainty; the failure that needs no other failure to happen was preferred.</source>
+        <translation>Der scheinbar früheste primäre Fehler (%1, %2) ist von einer Art, die ein Fehler an anderer Stelle oft auslöst, und ein anderer primärer Fehler liegt innerhalb der Unsicherheit der Uhren; der Fehler, der keinen anderen Fehler braucht, wurde vorgezogen.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n primary failure(s) carry no time and could not be ordered against the root cause.</source>
+        <translation>
+            <numerusform>%n primärer Fehler trägt keine Zeit und konnte nicht gegen die Ursache geordnet werden.</numerusform>
+            <numerusform>%n primäre Fehler tragen keine Zeit und konnten nicht gegen die Ursache geordnet werden.</numerusform>
+        </translation>
+    </message>
     <message numerus="yes">
         <source>%n run(s)</source>
         <translation>

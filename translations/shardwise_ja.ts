@@ -622,6 +622,28 @@
             <numerusform>%n ランクが実行サマリーを報告しました。</numerusform>
         </translation>
     </message>
+    <message>
+        <source>No failure carries a time; the root cause is chosen by kind (a failure that needs no other failure to happen comes first), not by order.</source>
+        <translation>時刻を持つ障害がないため、根本原因は順序ではなく種類で選ばれます（他の障害がなくても起こる障害が優先されます）。</translation>
+    </message>
+    <message>
+        <source>The %1 on %2 happened %3 before the first primary failure (%4), more than the clock uncertainty of %5, so that failure cannot have caused it.</source>
+        <translation>%2 の %1 は最初の一次障害（%4）の %3 前に起きており、時計の不確かさ %5 を超えているため、その障害が原因ではありえません。</translation>
+    </message>
+    <message>
+        <source>Other primary failures lie within the clock uncertainty of the root cause; give the nodes&apos; clock offsets (meta.json &quot;nodes&quot;: {&quot;&lt;node&gt;&quot;: {&quot;clock_offset_s&quot;: ...}}) to order them for certain.</source>
+        <translation>根本原因の時計の不確かさの範囲内に他の一次障害があります。確実に順序付けるには、ノードの時計オフセット（meta.json &quot;nodes&quot;: {&quot;&lt;node&gt;&quot;: {&quot;clock_offset_s&quot;: ...}}）を指定してください。</translation>
+    </message>
+    <message>
+        <source>The earliest-looking primary failure (%1, %2) is of a kind that a failure elsewhere often provokes, and another primary failure lies within the clock uncertainty; the failure that needs no other failure to happen was preferred.</source>
+        <translation>最も早く見える一次障害（%1、%2）は他所の障害で引き起こされやすい種類で、時計の不確かさの範囲内に別の一次障害があります。他の障害がなくても起こる障害を優先しました。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n primary failure(s) carry no time and could not be ordered against the root cause.</source>
+        <translation>
+            <numerusform>%n 件の一次障害は時刻を持たず、根本原因との前後関係を決められませんでした。</numerusform>
+        </translation>
+    </message>
     <message numerus="yes">
         <source>%n run(s)</source>
         <translation>

@@ -205,6 +205,12 @@ private slots:
                 QVERIFY2(problem.isEmpty(), qPrintable(c + QStringLiteral(": ") + problem));
                 QCOMPARE(a.text, renderEnglish(a.message));
             }
+            QCOMPARE(d.notes.size(), d.noteMessages.size());
+            for (std::size_t i = 0; i < d.notes.size(); ++i) {
+                const QString problem = problemsOf(d.noteMessages[i], seen);
+                QVERIFY2(problem.isEmpty(), qPrintable(c + QStringLiteral(": ") + problem));
+                QCOMPARE(d.notes[i], renderEnglish(d.noteMessages[i]));
+            }
             // The messages travel in the diagnosis JSON and read back unchanged.
             const nlohmann::json j = diagnose::toJson(d);
             for (std::size_t i = 0; i < d.explanationMessages.size(); ++i)

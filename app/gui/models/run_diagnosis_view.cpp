@@ -155,6 +155,11 @@ RunDiagnosisView diagnosisViewFromJson(const nlohmann::json& document)
                     action.ranks.append(rank.get<int>());
         view.actions.append(action);
     }
+    if (const auto m = document.find("note_messages"); m != document.end() && m->is_array() && !m->empty()) {
+        for (std::size_t i = 0; i < m->size(); ++i)
+            view.notes << translatedMessage((*m)[i], "diagnosis.note_messages[" + std::to_string(i) + "]");
+        return view;
+    }
     for (const auto& n : arrayAt(document, "notes"))
         if (n.is_string())
             view.notes << QString::fromStdString(n.get<std::string>());

@@ -219,6 +219,16 @@ const CoreMessageTemplate kTemplates[] = {
      QT_TRANSLATE_NOOP("CoreMessage", "Read %1's error in full (%2)."), false},
     {"diagnose.clean", QT_TRANSLATE_N_NOOP("CoreMessage", "No failure was recognised in %n record(s)."), true},
     {"diagnose.clean_summaries", QT_TRANSLATE_N_NOOP("CoreMessage", "%n rank(s) reported a run summary."), true},
+    {"diagnose.note_no_times",
+     QT_TRANSLATE_NOOP("CoreMessage", "No failure carries a time; the root cause is chosen by kind (a failure that needs no other failure to happen comes first), not by order."), false},
+    {"diagnose.note_symptom_came_first",
+     QT_TRANSLATE_NOOP("CoreMessage", "The %1 on %2 happened %3 before the first primary failure (%4), more than the clock uncertainty of %5, so that failure cannot have caused it."), false},
+    {"diagnose.note_give_clock_offsets",
+     QT_TRANSLATE_NOOP("CoreMessage", "Other primary failures lie within the clock uncertainty of the root cause; give the nodes' clock offsets (meta.json \"nodes\": {\"<node>\": {\"clock_offset_s\": ...}}) to order them for certain."), false},
+    {"diagnose.note_independent_preferred",
+     QT_TRANSLATE_NOOP("CoreMessage", "The earliest-looking primary failure (%1, %2) is of a kind that a failure elsewhere often provokes, and another primary failure lies within the clock uncertainty; the failure that needs no other failure to happen was preferred."), false},
+    {"diagnose.note_untimed_primaries",
+     QT_TRANSLATE_N_NOOP("CoreMessage", "%n primary failure(s) carry no time and could not be ordered against the root cause."), true},
     {"calibrate.source_runs", QT_TRANSLATE_N_NOOP("CoreMessage", "%n run(s)"), true},
 };
 

@@ -181,6 +181,9 @@ nlohmann::json toJson(const Diagnosis& d)
     nlohmann::json explanationMessages = nlohmann::json::array();
     for (const Message& m : d.explanationMessages)
         explanationMessages.push_back(toJson(m));
+    nlohmann::json noteMessages = nlohmann::json::array();
+    for (const Message& m : d.noteMessages)
+        noteMessages.push_back(toJson(m));
     return {{"verdict", verdictId(d.verdict)},
             {"root_cause", d.rootCause ? nlohmann::json(*d.rootCause) : nlohmann::json(nullptr)},
             {"ordering_certain", d.orderingCertain},
@@ -188,7 +191,8 @@ nlohmann::json toJson(const Diagnosis& d)
             {"explanation_messages", explanationMessages},
             {"failures", failures},
             {"actions", actions},
-            {"notes", d.notes}};
+            {"notes", d.notes},
+            {"note_messages", noteMessages}};
 }
 
 } // namespace shardwise::diagnose

@@ -41,11 +41,13 @@ int independence(FailureKind k)
     return 3;
 }
 
-std::string seconds(double s)
+MessageArg seconds(double s) { return MessageArg::seconds(s, 0); }
+
+// A note as a message and in English.
+void note(Diagnosis& d, std::string id, std::vector<MessageArg> args = {})
 {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.0f s", s);
-    return buf;
+    d.noteMessages.push_back(Message{std::move(id), std::move(args)});
+    d.notes.push_back(renderEnglish(d.noteMessages.back()));
 }
 
 } // namespace
@@ -106,8 +108,7 @@ void orderAndChooseRootCause(Diagnosis& d, const RunFacts& run, const DiagnoseOp
         for (std::size_t i : primaries)
             if (independence(fs[i].kind) < independence(fs[chosen].kind))
                 chosen = i;
-        d.notes.push_back("No failure carries a time; the root cause is chosen by kind (a failure that needs no "
-                          "other failure to happen comes first), not by order.");
+        note(d, "diagnose.note_no_times");
     }
 
     // A symptom that precedes the chosen primary by more than the clock uncertainty cannot have been
@@ -118,19 +119,17 @@ void orderAndChooseRootCause(Diagnosis& d, const RunFacts& run, const DiagnoseOp
         const double lead = *fs[chosen].time - *s.time;
         if (lead > clockUncertainty(s, fs[chosen], run, options)) {
             d.verdict = Verdict::SymptomsOnly;
-            d.notes.push_back("The " + std::string(failureKindId(s.kind)) + " on " + rankLabel(s) + " happened "
-                              + seconds(lead) + " before the first primary failure (" + rankLabel(fs[chosen])
-                              + "), more than the clock uncertainty of "
-                              + seconds(clockUncertainty(s, fs[chosen], run, options))
-                              + ", so that failure cannot have caused it.");
+            note(d, "diagnose.note_symptom_came_first",
+                 {MessageArg::name(std::string(failureKindId(s.kind))), MessageArg::message(rankLabelMessage(s)),
+                  seconds(lead), MessageArg::message(rankLabelMessage(fs[chosen])),
+                  seconds(clockUncertainty(s, fs[chosen], run, options))});
             return;
         }
     }
 
     const auto untimed = std::count_if(primaries.begin(), primaries.end(), [&](std::size_t i) { return !fs[i].time; });
     if (untimed > 0 && fs[chosen].time)
-        d.notes.push_back(std::to_string(untimed) + " primary failure(s) carry no time and could not be ordered "
-                          "against the root cause.");
+        note(d, "diagnose.note_untimed_primaries", {MessageArg::integer(untimed)});
     d.verdict = Verdict::RootCause;
     d.rootCause = chosen;
     fs[chosen].isRootCause = true;
@@ -139,16 +138,11 @@ void orderAndChooseRootCause(Diagnosis& d, const RunFacts& run, const DiagnoseOp
     }) || (chosen != earliest && fs[earliest].node != fs[chosen].node);
     if (uncertain) {
         d.orderingCertain = false;
-        d.notes.push_back("Other primary failures lie within the clock uncertainty of the root cause; give the "
-                          "nodes' clock offsets (meta.json \"nodes\": {\"<node>\": {\"clock_offset_s\": ...}}) to "
-                          "order them for certain.");
+        note(d, "diagnose.note_give_clock_offsets");
     }
     if (chosen != earliest)
-        d.notes.push_back("The earliest-looking primary failure (" + rankLabel(fs[earliest]) + ", "
-                          + std::string(failureKindId(fs[earliest].kind))
-                          + ") is of a kind that a failure elsewhere often provokes, and another primary failure lies "
-                            "within the clock uncertainty; the failure that needs no other failure to happen was "
-                            "preferred.");
+        note(d, "diagnose.note_independent_preferred",
+             {MessageArg::message(rankLabelMessage(fs[earliest])), MessageArg::name(std::string(failureKindId(fs[earliest].kind)))});
 }
 
 } // namespace shardwise::diagnose::detail

@@ -127,7 +127,8 @@ struct Diagnosis {
     std::vector<Message> explanationMessages; // the explanation's sentences as message ids
     std::string explanation;         // the same in English, joined by spaces
     std::vector<Action> actions;     // suggested next steps, most useful first
-    std::vector<std::string> notes;  // e.g. records without a clock offset
+    std::vector<Message> noteMessages; // the notes as message ids
+    std::vector<std::string> notes;  // e.g. records without a clock offset; the same in English
 };
 
 struct DiagnoseOptions {
