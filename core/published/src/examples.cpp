@@ -37,19 +37,25 @@ struct Replay {
     std::vector<protocol::Event> events; // every event, in file order
 };
 
-Replay readEvents(const std::filesystem::path& path)
+// The events of one example run: the lines of the events file whose "file" is `member`
+// ({"file": "<batch>/<event file>", "event": {...}}, one per event, in the run's order).
+Replay readEvents(const std::filesystem::path& path, const std::string& member)
 {
     std::ifstream in(path);
     if (!in)
         throw ExampleError(path.string() + ": cannot be read");
+    const std::string prefix = "{\"file\":" + json(member).dump() + ",";
     Replay replay;
     std::string line;
     for (int number = 1; std::getline(in, line); ++number) {
-        if (line.find_first_not_of(" \t\r") == std::string::npos)
+        if (line.compare(0, prefix.size(), prefix) != 0)
             continue;
         std::optional<protocol::Event> event;
         try {
-            event = protocol::tryParseEvent(line);
+            const json wrapped = json::parse(line);
+            if (!wrapped.contains("event") || !wrapped["event"].is_object())
+                throw std::runtime_error("expected {\"file\": ..., \"event\": {...}}");
+            event = protocol::tryParseEvent(wrapped["event"].dump());
         } catch (const std::exception& e) {
             throw ExampleError(path.string() + ": line " + std::to_string(number) + ": " + e.what());
         }
@@ -60,7 +66,7 @@ Replay readEvents(const std::filesystem::path& path)
         replay.events.push_back(std::move(*event));
     }
     if (!replay.start)
-        throw ExampleError(path.string() + ": no start event, so no configuration to store the run with");
+        throw ExampleError(path.string() + ": " + member + ": no start event, so no configuration to store the run with");
     return replay;
 }
 
@@ -139,6 +145,7 @@ std::vector<ExampleSet> loadExampleSets(const std::filesystem::path& dir)
         throw ExampleError(file.string() + ": format: expected \"shardwise-examples\"");
     if (!doc.contains("sets") || !doc["sets"].is_array())
         throw ExampleError(file.string() + ": sets: expected an array");
+    const std::filesystem::path events = dir / text(doc, "events", "manifest");
     std::vector<ExampleSet> sets;
     std::set<std::string> keys;
     for (std::size_t i = 0; i < doc["sets"].size(); ++i) {
@@ -161,7 +168,7 @@ std::vector<ExampleSet> loadExampleSets(const std::filesystem::path& dir)
                 throw ExampleError(std::string(kManifest) + ": " + where + ".files: expected file names");
             const std::filesystem::path relative = f.get<std::string>();
             ExampleFile example { std::string(kExampleSourcePrefix) + set.id + "/" + relative.filename().string(),
-                                  dir / relative };
+                                  events, relative.generic_string() };
             if (!keys.insert(example.key).second)
                 throw ExampleError(std::string(kManifest) + ": " + where + ".files: " + example.key
                                    + " is listed twice");
@@ -193,7 +200,7 @@ ExampleImportResult importExamples(store::Database& db, const std::vector<Exampl
                 result.alreadyStored.push_back(file.key);
                 continue;
             }
-            const Replay replay = readEvents(file.path);
+            const Replay replay = readEvents(file.path, file.member);
             store::RunOrigin origin;
             store::RunNodeRef node;
             node.name = "example";

@@ -34,8 +34,9 @@ bool isExampleRun(const std::string& importSource);
 bool isReadOnlyRun(const store::RunSummary& run);
 
 struct ExampleFile {
-    std::string key; // "example:<set id>/<file name>"
-    std::filesystem::path path;
+    std::string key;            // "example:<set id>/<file name>"
+    std::filesystem::path path; // the events file holding it (examples.json's "events")
+    std::string member;         // its name there: "<batch>/<event file>" as examples.json lists it
 };
 
 struct ExampleSet {
