@@ -66,7 +66,8 @@ Replay readEvents(const std::filesystem::path& path, const std::string& member)
         replay.events.push_back(std::move(*event));
     }
     if (!replay.start)
-        throw ExampleError(path.string() + ": " + member + ": no start event, so no configuration to store the run with");
+        throw ExampleError(path.string() + ": " + member
+                           + ": no start event, so no configuration to store the run with");
     return replay;
 }
 
