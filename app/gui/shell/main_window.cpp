@@ -8,6 +8,7 @@
 #include "shell/quit_guard.hpp"
 #include "workspace/workspace.hpp"
 
+#include <QAbstractItemView>
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -75,6 +76,10 @@ MainWindow::MainWindow(Workspace& workspace, QWidget* parent)
         QWidget* pageWidget = descriptor.create(m_workspace, m_stack);
         pageWidget->setObjectName(descriptor.id + QStringLiteral("Page"));
         m_stack->addWidget(pageWidget);
+        // Tab moves from control to control and the arrow keys within a table: a table that took Tab
+        // for its cells would hold the focus for as many presses as it has cells.
+        for (QAbstractItemView* view : pageWidget->findChildren<QAbstractItemView*>())
+            view->setTabKeyNavigation(false);
         auto* item = new QListWidgetItem(descriptor.icon, descriptor.translatedTitle(), m_sidebar);
         item->setToolTip(descriptor.translatedStatusTip());
         item->setStatusTip(descriptor.translatedStatusTip());

@@ -204,6 +204,7 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
     splitter->addWidget(chartArea);
     splitter->setStretchFactor(1, 2);
     auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 0, 6, 0); // the window's height goes to the table and the charts
     layout->addWidget(splitter);
 
     for (QComboBox* combo : {m_modelFilter, m_hardwareFilter, m_strategyFilter, m_nodeFilter, m_backendFilter})

@@ -18,7 +18,7 @@ inline QString fromView(std::string_view v) { return QString::fromUtf8(v.data(),
 
 // As wide as `chars` characters whatever its longest entry, so that the form fits beside the results
 // in a 1024 px window; the open list shows every entry in full.
-inline void keepNarrow(QComboBox* combo, int chars = 18)
+inline void keepNarrow(QComboBox* combo, int chars = 14)
 {
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     combo->setMinimumContentsLength(chars);

@@ -67,6 +67,7 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
 
     auto* results = new QWidget;
     auto* resultsLayout = new QVBoxLayout(results);
+    resultsLayout->setContentsMargins(6, 4, 6, 4); // the window's height goes to the results, not to margins
     m_recommendation = new QLabel;
     m_recommendation->setObjectName(QStringLiteral("recommendationLabel"));
     m_recommendation->setWordWrap(true);
@@ -94,7 +95,7 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     m_stepView->horizontalHeader()->setSectionResizeMode(DecisionStepModel::VerdictColumn, QHeaderView::ResizeToContents);
     m_stepView->horizontalHeader()->setSectionResizeMode(DecisionStepModel::ReasonColumn, QHeaderView::Stretch);
     m_stepView->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_stepView->setMinimumHeight(170);
+    m_stepView->setMinimumHeight(150);
     m_stepView->setMaximumHeight(260);
 
     m_candidateView = makeTable(m_candidates, results);
@@ -105,11 +106,11 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     m_memoryChart = new QChartView(createMemoryBreakdownChart({}));
     m_memoryChart->setObjectName(QStringLiteral("memoryChart"));
     m_memoryChart->setRenderHint(QPainter::Antialiasing);
-    m_memoryChart->setMinimumHeight(260);
+    m_memoryChart->setMinimumHeight(240);
     m_memoryChart->setToolTip(tr("The predicted peak per GPU of each strategy, stacked by kind. The dashed line is the usable "
                                  "GPU memory (less the planner's headroom): a bar above it does not fit."));
 
-    QHBoxLayout* validateRow = createValidationRow();
+    QVBoxLayout* validateRow = createValidationRow();
 
     resultsLayout->addLayout(configRow);
     resultsLayout->addWidget(m_importMessage);
@@ -120,7 +121,6 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     resultsLayout->addWidget(m_candidateView, 1);
     resultsLayout->addWidget(m_memoryChart, 2);
     resultsLayout->addLayout(validateRow);
-    resultsLayout->addWidget(m_validationBar);
     resultsLayout->addWidget(m_validationStatus);
 
     auto* splitter = new QSplitter;

@@ -14,6 +14,7 @@
 class QChartView;
 class QComboBox;
 class QHBoxLayout;
+class QVBoxLayout;
 class QLabel;
 class QMenu;
 class QProgressBar;
@@ -85,7 +86,7 @@ signals:
 
 private:
     QHBoxLayout* createExportRow();     // "Open config…" and the Export menu (plan_page_export.cpp)
-    QHBoxLayout* createValidationRow(); // node, device, backend, Validate, Cancel (plan_page_validation.cpp)
+    QVBoxLayout* createValidationRow(); // node, device, backend; Validate, Cancel (plan_page_validation.cpp)
     void connectValidationQueue();      // follows this page's runs through the workspace's run queue
     void schedulePlan();
     void showPlan(const PlanView& plan);

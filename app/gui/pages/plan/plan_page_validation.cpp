@@ -14,12 +14,12 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QVBoxLayout>
 
 namespace shardwise::gui {
 
-QHBoxLayout* PlanPage::createValidationRow()
+QVBoxLayout* PlanPage::createValidationRow()
 {
-    auto* validateRow = new QHBoxLayout;
     m_node = new QComboBox;
     m_node->setObjectName(QStringLiteral("validationNodeCombo"));
     m_node->setToolTip(tr("Where the validation runs are measured."));
@@ -46,22 +46,30 @@ QHBoxLayout* PlanPage::createValidationRow()
     m_cancel->setObjectName(QStringLiteral("cancelValidationButton"));
     m_cancel->setEnabled(false);
     m_cancel->setToolTip(tr("Stop the running measurement and drop the queued ones."));
-    // Node names and backend labels can be long: the combos stay narrow (the list shows them in full),
-    // so that the row fits the results column of a 1024 px window.
+    // Node names and backend labels can be long: the combos stay narrow (the list shows them in full).
+    // Where to validate on one line and the buttons below it, so that the rows fit the results
+    // column of a 1024 px window; the progress bar, while runs are queued, beside the buttons.
     for (QComboBox* combo : {m_node, m_backend}) {
         combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        combo->setMinimumContentsLength(10);
+        combo->setMinimumContentsLength(8);
     }
-    validateRow->addWidget(new QLabel(tr("Validate on:")));
-    validateRow->addWidget(m_node);
-    validateRow->addWidget(m_device);
-    validateRow->addWidget(m_backend);
-    validateRow->addWidget(m_validate);
-    validateRow->addWidget(m_cancel);
-    validateRow->addStretch(1);
+    auto* where = new QHBoxLayout;
+    where->addWidget(new QLabel(tr("Validate on:")));
+    where->addWidget(m_node);
+    where->addWidget(m_device);
+    where->addWidget(m_backend);
+    where->addStretch(1);
     m_validationBar = new QProgressBar;
     m_validationBar->setObjectName(QStringLiteral("validationProgress"));
     m_validationBar->hide();
+    auto* actions = new QHBoxLayout;
+    actions->addWidget(m_validate);
+    actions->addWidget(m_cancel);
+    actions->addWidget(m_validationBar, 1);
+    actions->addStretch(0);
+    auto* validateRow = new QVBoxLayout;
+    validateRow->addLayout(where);
+    validateRow->addLayout(actions);
     m_validationStatus = new QLabel;
     m_validationStatus->setObjectName(QStringLiteral("validationStatus"));
     m_validationStatus->setWordWrap(true);
