@@ -3,8 +3,8 @@
 // carry fill every placeholder, so the English the CLI prints never shows a "%3".
 #include "shardwise/diagnose/run_folder.hpp"
 #include "shardwise/plan/plan.hpp"
-#include "shardwise/spec/message.hpp"
 #include "shardwise/spec/json.hpp"
+#include "shardwise/spec/message.hpp"
 #include "shardwise/spec/presets.hpp"
 
 #include <nlohmann/json.hpp>
@@ -20,15 +20,18 @@ using namespace shardwise;
 
 namespace {
 
-QString q(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString q(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 // The ids the core's sources spell as string literals ("plan.x", "calibrate.x", "diagnose.x", "list.x").
 QSet<QString> idsInCoreSources()
 {
     QSet<QString> ids;
     const QRegularExpression literal(QStringLiteral("\"((?:plan|calibrate|diagnose|list)\\.[a-z0-9_]+)\""));
-    for (const char* dir : {"/core/plan/src", "/core/calibrate/src", "/core/diagnose/src", "/core/spec/src"}) {
-        QDirIterator it(QStringLiteral(SHARDWISE_SOURCE_DIR) + QLatin1String(dir), {QStringLiteral("*.cpp")});
+    for (const char* dir : { "/core/plan/src", "/core/calibrate/src", "/core/diagnose/src", "/core/spec/src" }) {
+        QDirIterator it(QStringLiteral(SHARDWISE_SOURCE_DIR) + QLatin1String(dir), { QStringLiteral("*.cpp") });
         while (it.hasNext()) {
             const QString path = it.next();
             if (path.endsWith(QLatin1String("/message_catalog.cpp")))
@@ -107,7 +110,7 @@ private slots:
                 QCOMPARE(placeholderCount(t.englishOne), n);
             }
             // Rendered with as many arguments as it has placeholders, nothing of the template's syntax is left.
-            Message m{std::string(t.id), {}};
+            Message m { std::string(t.id), {} };
             for (int k = 0; k < n; ++k)
                 m.args.push_back(MessageArg::integer(k + 2));
             QVERIFY2(!QString::fromStdString(renderEnglish(m)).contains(QRegularExpression(QStringLiteral("%[0-9]"))),
@@ -120,7 +123,8 @@ private slots:
         const QSet<QString> used = idsInCoreSources();
         QVERIFY2(used.size() >= 40, qPrintable(QString::number(used.size())));
         for (const QString& id : used)
-            QVERIFY2(findMessageTemplate(id.toStdString()), qPrintable(id + QStringLiteral(" has no English template")));
+            QVERIFY2(findMessageTemplate(id.toStdString()),
+                     qPrintable(id + QStringLiteral(" has no English template")));
         // And no template is left that nothing emits.
         for (const MessageTemplate& t : messageCatalog())
             QVERIFY2(used.contains(q(t.id)), qPrintable(q(t.id) + QStringLiteral(" is emitted nowhere")));
@@ -128,26 +132,30 @@ private slots:
 
     void englishRendering()
     {
-        const Message fits{"plan.fits",
-                           {MessageArg::name("zero0"),
-                            MessageArg::message({"plan.peak_within_usable",
-                                                 {MessageArg::gib(70.04, 1), MessageArg::gib(68.0, 1), MessageArg::gib(2.04, 1),
-                                                  MessageArg::gib(75.6, 1), MessageArg::gib(79.6, 1), MessageArg::gib(4.0, 1)}}),
-                            MessageArg::gib(5.55, 1), MessageArg::tokensPerS(12345.6, 0), MessageArg::seconds(0.5126, 3),
-                            MessageArg::percent(45.25, 1)}};
+        const Message fits { "plan.fits",
+                             { MessageArg::name("zero0"),
+                               MessageArg::message(
+                                   { "plan.peak_within_usable",
+                                     { MessageArg::gib(70.04, 1), MessageArg::gib(68.0, 1), MessageArg::gib(2.04, 1),
+                                       MessageArg::gib(75.6, 1), MessageArg::gib(79.6, 1), MessageArg::gib(4.0, 1) } }),
+                               MessageArg::gib(5.55, 1), MessageArg::tokensPerS(12345.6, 0),
+                               MessageArg::seconds(0.5126, 3), MessageArg::percent(45.25, 1) } };
         QCOMPARE(renderEnglish(fits),
                  std::string("zero0 fits: predicted peak 70.0 GiB (68.0 GiB allocated + 2.0 GiB CUDA context and NCCL) "
                              "within the usable 75.6 GiB (the GPU's 79.6 GiB less 4.0 GiB headroom), 5.5 GiB to spare; "
                              "predicted 12346 tokens/s, step 0.513 s, MFU 45.2 %."));
-        QCOMPARE(renderEnglish(Message{"calibrate.source_runs", {MessageArg::integer(1)}}), std::string("1 run"));
-        QCOMPARE(renderEnglish(Message{"calibrate.source_runs", {MessageArg::integer(25)}}), std::string("25 runs"));
-        QCOMPARE(renderEnglish(Message{"plan.offload_against",
-                                       {MessageArg::name("fsdp2_reshard"), MessageArg::percent(52.4, 0), MessageArg::ratio(3.45, 1)}}),
-                 std::string("Against fsdp2_reshard, offload is predicted to cut the GPU peak by 52 % and throughput by "
-                             "3.5x; in the reference benchmark CPU offload cut peak memory by roughly 40-65 % and "
-                             "throughput by roughly 3-9x."));
+        QCOMPARE(renderEnglish(Message { "calibrate.source_runs", { MessageArg::integer(1) } }), std::string("1 run"));
+        QCOMPARE(renderEnglish(Message { "calibrate.source_runs", { MessageArg::integer(25) } }),
+                 std::string("25 runs"));
+        QCOMPARE(
+            renderEnglish(Message {
+                "plan.offload_against",
+                { MessageArg::name("fsdp2_reshard"), MessageArg::percent(52.4, 0), MessageArg::ratio(3.45, 1) } }),
+            std::string("Against fsdp2_reshard, offload is predicted to cut the GPU peak by 52 % and throughput by "
+                        "3.5x; in the reference benchmark CPU offload cut peak memory by roughly 40-65 % and "
+                        "throughput by roughly 3-9x."));
         // An id the catalog lacks still shows its arguments.
-        QCOMPARE(renderEnglish(Message{"plan.no_such_id", {MessageArg::integer(3), MessageArg::name("x")}}),
+        QCOMPARE(renderEnglish(Message { "plan.no_such_id", { MessageArg::integer(3), MessageArg::name("x") } }),
                  std::string("plan.no_such_id(3, x)"));
     }
 
@@ -165,7 +173,7 @@ private slots:
         };
         QSet<QString> seen;
         for (EstimateInput in : inputs) {
-            for (Framework fw : {Framework::Native, Framework::DeepSpeed, Framework::Fsdp2}) {
+            for (Framework fw : { Framework::Native, Framework::DeepSpeed, Framework::Fsdp2 }) {
                 in.framework.framework = fw;
                 in.training.precision = defaultPrecision(fw);
                 const Plan p = makePlan(in);
@@ -179,8 +187,8 @@ private slots:
             }
         }
         // The grid reaches every decision step and the framework reasons.
-        for (const char* id : {"plan.step1_decided", "plan.step2_decided", "plan.step3_decided", "plan.nothing_fits",
-                               "plan.framework_assumed", "plan.peak_exceeds_usable", "plan.validate"})
+        for (const char* id : { "plan.step1_decided", "plan.step2_decided", "plan.step3_decided", "plan.nothing_fits",
+                                "plan.framework_assumed", "plan.peak_exceeds_usable", "plan.validate" })
             QVERIFY2(seen.contains(QLatin1String(id)), id);
     }
 
@@ -191,7 +199,8 @@ private slots:
         QVERIFY2(cases.size() >= 9, qPrintable(corpus));
         QSet<QString> seen;
         for (const QString& c : cases) {
-            const diagnose::Diagnosis d = diagnose::diagnose(diagnose::loadRunFolder((corpus + QLatin1Char('/') + c).toStdString()));
+            const diagnose::Diagnosis d
+                = diagnose::diagnose(diagnose::loadRunFolder((corpus + QLatin1Char('/') + c).toStdString()));
             QVERIFY2(!d.explanationMessages.empty(), qPrintable(c));
             std::string english;
             for (const Message& m : d.explanationMessages) {
@@ -218,15 +227,16 @@ private slots:
             for (std::size_t i = 0; i < d.actions.size(); ++i)
                 QCOMPARE(messageFromJson(j["actions"][i]["message"]), d.actions[i].message);
         }
-        for (const char* id : {"diagnose.first_failure", "diagnose.clean", "diagnose.oom_fragmented",
-                               "diagnose.action_rerun_expandable", "diagnose.symptoms_only", "diagnose.rank_on"})
+        for (const char* id : { "diagnose.first_failure", "diagnose.clean", "diagnose.oom_fragmented",
+                                "diagnose.action_rerun_expandable", "diagnose.symptoms_only", "diagnose.rank_on" })
             QVERIFY2(seen.contains(QLatin1String(id)), id);
     }
 
     void messageJsonNamesTheBadField()
     {
         try {
-            messageFromJson(nlohmann::json::parse(R"({"id": "plan.closest", "args": [{"kind": "furlongs", "value": 1}]})"));
+            messageFromJson(
+                nlohmann::json::parse(R"({"id": "plan.closest", "args": [{"kind": "furlongs", "value": 1}]})"));
             QFAIL("an unknown argument kind was accepted");
         } catch (const SpecError& e) {
             QCOMPARE(QString::fromStdString(e.field()), QStringLiteral("message.args[0].kind"));

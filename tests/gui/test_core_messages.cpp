@@ -30,7 +30,10 @@ using namespace shardwise::gui;
 
 namespace {
 
-QString q(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString q(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 void removeTranslators()
 {
@@ -64,7 +67,7 @@ void recordH200Run(store::Database& db, Strategy s, int seq)
     rc.warmupSteps = 1;
     rc.timedSteps = 2;
     store::RunOrigin origin;
-    origin.nodes = {{"box-a", std::nullopt}};
+    origin.nodes = { { "box-a", std::nullopt } };
     origin.launcher = "shardwise";
     origin.gpuId = "h200";
     origin.interconnect = "nvlink";
@@ -115,16 +118,18 @@ private slots:
             else
                 QCOMPARE(coreMessageSource(id), q(t.english));
         }
-        QVERIFY2(missing.isEmpty(), qPrintable(QStringLiteral("no GUI template: ") + missing.join(QStringLiteral(", "))));
+        QVERIFY2(missing.isEmpty(),
+                 qPrintable(QStringLiteral("no GUI template: ") + missing.join(QStringLiteral(", "))));
         for (const QString& id : gui)
             QVERIFY2(findMessageTemplate(id.toStdString()), qPrintable(id + QStringLiteral(" is not a core id")));
     }
 
     void pluralAndNumbersFollowTheLanguage()
     {
-        const Message one{"calibrate.source_runs", {MessageArg::integer(1)}};
-        const Message many{"calibrate.source_runs", {MessageArg::integer(25)}};
-        const Message remedy{"plan.remedy_shorter_sequence", {MessageArg::integer(2048), MessageArg::name("zero3")}};
+        const Message one { "calibrate.source_runs", { MessageArg::integer(1) } };
+        const Message many { "calibrate.source_runs", { MessageArg::integer(25) } };
+        const Message remedy { "plan.remedy_shorter_sequence",
+                               { MessageArg::integer(2048), MessageArg::name("zero3") } };
         // English needs no catalogue: the core's own singular and plural.
         QCOMPARE(coreMessageText(one), QStringLiteral("1 run"));
         QCOMPARE(coreMessageText(many), QStringLiteral("25 runs"));
@@ -133,13 +138,15 @@ private slots:
             QCOMPARE(coreMessageText(one), QStringLiteral("1 Lauf"));
             QCOMPARE(coreMessageText(many), QStringLiteral("25 Läufen"));
             QCOMPARE(coreMessageText(remedy), QStringLiteral("Mit Sequenzen von 2.048 Token würde zero3 passen."));
-            const Message nested{"plan.closest",
-                                 {MessageArg::message({"plan.does_not_fit_host",
-                                                       {MessageArg::name("zero3_offload"), MessageArg::gib(300.3, 1),
-                                                        MessageArg::gib(44.5, 1), MessageArg::gib(255.8, 1)}})}};
-            QCOMPARE(coreMessageText(nested),
-                     QStringLiteral("Am nächsten: zero3_offload passt nicht in den Hauptspeicher: Es braucht 300,3 GiB je "
-                                    "Knoten, 44,5 GiB mehr als die nutzbaren 255,8 GiB."));
+            const Message nested { "plan.closest",
+                                   { MessageArg::message(
+                                       { "plan.does_not_fit_host",
+                                         { MessageArg::name("zero3_offload"), MessageArg::gib(300.3, 1),
+                                           MessageArg::gib(44.5, 1), MessageArg::gib(255.8, 1) } }) } };
+            QCOMPARE(
+                coreMessageText(nested),
+                QStringLiteral("Am nächsten: zero3_offload passt nicht in den Hauptspeicher: Es braucht 300,3 GiB je "
+                               "Knoten, 44,5 GiB mehr als die nutzbaren 255,8 GiB."));
         }
         QCOMPARE(coreMessageText(one), QStringLiteral("1 run"));
     }
@@ -165,22 +172,25 @@ private slots:
         QVERIFY2(decided.contains(QStringLiteral("die vorhergesagte Spitze von")), qPrintable(decided));
         QVERIFY2(decided.contains(QStringLiteral("Prüfen Sie vor einem langen Lauf")), qPrintable(decided));
         QVERIFY2(decided.contains(QRegularExpression(QStringLiteral("\\d,\\d+ GiB"))), qPrintable(decided));
-        QVERIFY2(!decided.contains(QStringLiteral("decided")) && !decided.contains(QStringLiteral(" fits")), qPrintable(decided));
+        QVERIFY2(!decided.contains(QStringLiteral("decided")) && !decided.contains(QStringLiteral(" fits")),
+                 qPrintable(decided));
     }
 
     void runDiagnosisIsGerman()
     {
-        const diagnose::Diagnosis d =
-            diagnose::diagnose(diagnose::loadRunFolder(SHARDWISE_TEST_DATA_DIR "/diagnose/oom_fragmentation_single_rank"));
+        const diagnose::Diagnosis d = diagnose::diagnose(
+            diagnose::loadRunFolder(SHARDWISE_TEST_DATA_DIR "/diagnose/oom_fragmentation_single_rank"));
         const nlohmann::json document = diagnose::toJson(d);
         {
             const auto german = inGerman();
             const RunDiagnosisView view = diagnosisViewFromJson(document);
             QVERIFY2(view.explanation.startsWith(QStringLiteral("Der erste Fehler: Rang 0 auf gpu-a100-1 — ")),
                      qPrintable(view.explanation));
-            QVERIFY2(view.explanation.contains(QStringLiteral("Es versuchte, 2,00 GiB zu belegen")), qPrintable(view.explanation));
+            QVERIFY2(view.explanation.contains(QStringLiteral("Es versuchte, 2,00 GiB zu belegen")),
+                     qPrintable(view.explanation));
             QVERIFY2(!view.actions.isEmpty(), "no next steps");
-            QVERIFY2(view.actions.front().text.startsWith(QStringLiteral("Wiederholen Sie den Lauf einmal mit PYTORCH_CUDA_ALLOC_CONF")),
+            QVERIFY2(view.actions.front().text.startsWith(
+                         QStringLiteral("Wiederholen Sie den Lauf einmal mit PYTORCH_CUDA_ALLOC_CONF")),
                      qPrintable(view.actions.front().text));
             QVERIFY2(view.actions.back().text.startsWith(QStringLiteral("Passt auch das tiefste Sharding nicht")),
                      qPrintable(view.actions.back().text));
@@ -197,8 +207,9 @@ private slots:
         Workspace workspace;
         QString error;
         QVERIFY2(workspace.open(dir.filePath(QStringLiteral("runs.sqlite")), &error), qPrintable(error));
-        for (Strategy s : {Strategy::Zero0, Strategy::Zero1, Strategy::Zero2, Strategy::Fsdp2NoReshard, Strategy::Fsdp2Reshard})
-            for (int seq : {512, 1024, 2048, 4096, 8192})
+        for (Strategy s :
+             { Strategy::Zero0, Strategy::Zero1, Strategy::Zero2, Strategy::Fsdp2NoReshard, Strategy::Fsdp2Reshard })
+            for (int seq : { 512, 1024, 2048, 4096, 8192 })
                 recordH200Run(*workspace.database(), s, seq);
         const auto german = inGerman();
         ComparePage page(workspace);

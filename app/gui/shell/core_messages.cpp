@@ -20,7 +20,10 @@ const CoreMessageTemplate* findTemplate(std::string_view id)
     return nullptr;
 }
 
-QString number(double value, int decimals) { return QLocale().toString(value, 'f', decimals); }
+QString number(double value, int decimals)
+{
+    return QLocale().toString(value, 'f', decimals);
+}
 
 QString argText(const MessageArg& a)
 {
@@ -48,7 +51,8 @@ QString argText(const MessageArg& a)
     case MessageArgKind::Bytes: {
         constexpr double kKiB = 1024.0;
         if (a.value >= kKiB * kKiB * kKiB)
-            return QCoreApplication::translate("DisplayFormat", "%1 GiB").arg(number(a.value / (kKiB * kKiB * kKiB), 2));
+            return QCoreApplication::translate("DisplayFormat", "%1 GiB")
+                .arg(number(a.value / (kKiB * kKiB * kKiB), 2));
         if (a.value >= kKiB * kKiB)
             return QCoreApplication::translate("CoreMessage", "%1 MiB").arg(number(a.value / (kKiB * kKiB), 2));
         if (a.value >= kKiB)
@@ -66,7 +70,9 @@ QString fill(const QString& templ, const QStringList& args)
 {
     QString out;
     out.reserve(templ.size() + 16 * args.size());
-    const auto digit = [&templ](qsizetype i) { return i < templ.size() && templ[i] >= QLatin1Char('0') && templ[i] <= QLatin1Char('9'); };
+    const auto digit = [&templ](qsizetype i) {
+        return i < templ.size() && templ[i] >= QLatin1Char('0') && templ[i] <= QLatin1Char('9');
+    };
     for (qsizetype i = 0; i < templ.size(); ++i) {
         if (templ[i] == QLatin1Char('%') && digit(i + 1) && templ[i + 1] != QLatin1Char('0')) {
             qsizetype n = templ[i + 1].digitValue();
@@ -101,7 +107,9 @@ QString coreMessageText(const Message& m)
         return fill(QCoreApplication::translate(kContext, t->source), args);
     const MessageTemplate* english = findMessageTemplate(m.id);
     const int countArg = english ? english->countArg : 0;
-    const int n = countArg > 0 && countArg <= args.size() ? static_cast<int>(m.args[static_cast<std::size_t>(countArg - 1)].value) : 0;
+    const int n = countArg > 0 && countArg <= args.size()
+        ? static_cast<int>(m.args[static_cast<std::size_t>(countArg - 1)].value)
+        : 0;
     const QString translated = QCoreApplication::translate(kContext, t->source, nullptr, n);
     const QString untranslated = QString::fromUtf8(t->source).replace(QStringLiteral("%n"), QString::number(n));
     if (translated != untranslated || !english)

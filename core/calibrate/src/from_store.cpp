@@ -58,7 +58,7 @@ StoredCalibration calibrationFromStore(const store::Database& db, const GpuSpec&
                                        const std::string& node)
 {
     StoredCalibration out;
-    out.sourceMessage = Message{"calibrate.source_presets", {}};
+    out.sourceMessage = Message { "calibrate.source_presets", {} };
     Calibration start;
     // The probe starts the fit; its per-layer issue time stays as measured (ProbeCalibration::heldFixed).
     FitOptions options;
@@ -74,8 +74,8 @@ StoredCalibration calibrationFromStore(const store::Database& db, const GpuSpec&
             out.probeId = probe->id;
             out.fitted = p.applied;
             options.fixed = p.heldFixed;
-            out.sourceMessage = Message{"calibrate.source_probe",
-                                        {MessageArg::name(probe->node.empty() ? probe->event.host : probe->node)}};
+            out.sourceMessage = Message { "calibrate.source_probe",
+                                          { MessageArg::name(probe->node.empty() ? probe->event.host : probe->node) } };
         }
     }
     std::vector<Observation> observations;
@@ -90,11 +90,11 @@ StoredCalibration calibrationFromStore(const store::Database& db, const GpuSpec&
         if (std::find(out.fitted.begin(), out.fitted.end(), f) == out.fitted.end())
             out.fitted.push_back(f);
     if (out.runs > 0) {
-        Message runs{"calibrate.source_runs", {MessageArg::integer(out.runs)}};
-        out.sourceMessage = out.probeId ? Message{"calibrate.source_probe_and_runs",
-                                                  {MessageArg::message(std::move(out.sourceMessage)),
-                                                   MessageArg::message(std::move(runs))}}
-                                        : std::move(runs);
+        Message runs { "calibrate.source_runs", { MessageArg::integer(out.runs) } };
+        out.sourceMessage = out.probeId
+            ? Message { "calibrate.source_probe_and_runs",
+                        { MessageArg::message(std::move(out.sourceMessage)), MessageArg::message(std::move(runs)) } }
+            : std::move(runs);
     }
     out.source = renderEnglish(out.sourceMessage);
     out.confidence = confidence(out.runs, std::max(out.tokens.worstAbs, out.peak.worstAbs));

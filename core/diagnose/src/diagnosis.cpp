@@ -184,15 +184,15 @@ nlohmann::json toJson(const Diagnosis& d)
     nlohmann::json noteMessages = nlohmann::json::array();
     for (const Message& m : d.noteMessages)
         noteMessages.push_back(toJson(m));
-    return {{"verdict", verdictId(d.verdict)},
-            {"root_cause", d.rootCause ? nlohmann::json(*d.rootCause) : nlohmann::json(nullptr)},
-            {"ordering_certain", d.orderingCertain},
-            {"explanation", d.explanation},
-            {"explanation_messages", explanationMessages},
-            {"failures", failures},
-            {"actions", actions},
-            {"notes", d.notes},
-            {"note_messages", noteMessages}};
+    return { { "verdict", verdictId(d.verdict) },
+             { "root_cause", d.rootCause ? nlohmann::json(*d.rootCause) : nlohmann::json(nullptr) },
+             { "ordering_certain", d.orderingCertain },
+             { "explanation", d.explanation },
+             { "explanation_messages", explanationMessages },
+             { "failures", failures },
+             { "actions", actions },
+             { "notes", d.notes },
+             { "note_messages", noteMessages } };
 }
 
 } // namespace shardwise::diagnose

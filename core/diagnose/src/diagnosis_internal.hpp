@@ -37,7 +37,7 @@ void explainAndSuggest(Diagnosis& d, const RunFacts& run);
 // Clock uncertainty between two failures' times, in seconds.
 double clockUncertainty(const Failure& a, const Failure& b, const RunFacts& run, const DiagnoseOptions& options);
 
-std::string rankLabel(const Failure& f); // "rank 3 on node-b", "the launcher on node-b"
+std::string rankLabel(const Failure& f);    // "rank 3 on node-b", "the launcher on node-b"
 Message rankLabelMessage(const Failure& f); // the same as a message
 std::string bytesText(std::int64_t bytes); // "6.30 GiB"
 

@@ -41,12 +41,15 @@ int independence(FailureKind k)
     return 3;
 }
 
-MessageArg seconds(double s) { return MessageArg::seconds(s, 0); }
+MessageArg seconds(double s)
+{
+    return MessageArg::seconds(s, 0);
+}
 
 // A note as a message and in English.
 void note(Diagnosis& d, std::string id, std::vector<MessageArg> args = {})
 {
-    d.noteMessages.push_back(Message{std::move(id), std::move(args)});
+    d.noteMessages.push_back(Message { std::move(id), std::move(args) });
     d.notes.push_back(renderEnglish(d.noteMessages.back()));
 }
 
@@ -120,16 +123,16 @@ void orderAndChooseRootCause(Diagnosis& d, const RunFacts& run, const DiagnoseOp
         if (lead > clockUncertainty(s, fs[chosen], run, options)) {
             d.verdict = Verdict::SymptomsOnly;
             note(d, "diagnose.note_symptom_came_first",
-                 {MessageArg::name(std::string(failureKindId(s.kind))), MessageArg::message(rankLabelMessage(s)),
-                  seconds(lead), MessageArg::message(rankLabelMessage(fs[chosen])),
-                  seconds(clockUncertainty(s, fs[chosen], run, options))});
+                 { MessageArg::name(std::string(failureKindId(s.kind))), MessageArg::message(rankLabelMessage(s)),
+                   seconds(lead), MessageArg::message(rankLabelMessage(fs[chosen])),
+                   seconds(clockUncertainty(s, fs[chosen], run, options)) });
             return;
         }
     }
 
     const auto untimed = std::count_if(primaries.begin(), primaries.end(), [&](std::size_t i) { return !fs[i].time; });
     if (untimed > 0 && fs[chosen].time)
-        note(d, "diagnose.note_untimed_primaries", {MessageArg::integer(untimed)});
+        note(d, "diagnose.note_untimed_primaries", { MessageArg::integer(untimed) });
     d.verdict = Verdict::RootCause;
     d.rootCause = chosen;
     fs[chosen].isRootCause = true;
@@ -142,7 +145,8 @@ void orderAndChooseRootCause(Diagnosis& d, const RunFacts& run, const DiagnoseOp
     }
     if (chosen != earliest)
         note(d, "diagnose.note_independent_preferred",
-             {MessageArg::message(rankLabelMessage(fs[earliest])), MessageArg::name(std::string(failureKindId(fs[earliest].kind)))});
+             { MessageArg::message(rankLabelMessage(fs[earliest])),
+               MessageArg::name(std::string(failureKindId(fs[earliest].kind))) });
 }
 
 } // namespace shardwise::diagnose::detail

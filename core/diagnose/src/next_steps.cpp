@@ -16,7 +16,10 @@ namespace {
 
 using A = MessageArg;
 
-Message msg(std::string key, std::vector<A> args = {}) { return Message{std::move(key), std::move(args)}; }
+Message msg(std::string key, std::vector<A> args = {})
+{
+    return Message { std::move(key), std::move(args) };
+}
 
 std::string rankList(const std::set<int>& ranks)
 {
@@ -37,12 +40,15 @@ A when(const Failure& f, const RunFacts& run)
         char buf[48];
         std::snprintf(buf, sizeof buf, "%+.0f s", it->second);
         return A::message(msg(inherited ? "diagnose.when_offset_inherited" : "diagnose.when_offset",
-                              {A::name(f.loggedTime), A::name(f.node), A::name(buf), A::name(formatUtc(*f.time))}));
+                              { A::name(f.loggedTime), A::name(f.node), A::name(buf), A::name(formatUtc(*f.time)) }));
     }
-    return A::message(msg(inherited ? "diagnose.when_inherited" : "diagnose.when", {A::name(f.loggedTime)}));
+    return A::message(msg(inherited ? "diagnose.when_inherited" : "diagnose.when", { A::name(f.loggedTime) }));
 }
 
-A nodeOrTheNode(const std::string& node) { return node.empty() ? A::message(msg("diagnose.the_node")) : A::name(node); }
+A nodeOrTheNode(const std::string& node)
+{
+    return node.empty() ? A::message(msg("diagnose.the_node")) : A::name(node);
+}
 
 std::optional<Strategy> deeperThan(Strategy s)
 {
@@ -68,12 +74,15 @@ std::int64_t fact(const Failure& f, const char* key)
     return f.facts.contains(key) && f.facts[key].is_number_integer() ? f.facts[key].get<std::int64_t>() : -1;
 }
 
-A id(Strategy s) { return A::name(std::string(strategyId(s))); }
+A id(Strategy s)
+{
+    return A::name(std::string(strategyId(s)));
+}
 
 void act(Diagnosis& d, ActionKind kind, std::optional<Strategy> strategy, std::string node, std::vector<int> ranks,
          Message message)
 {
-    Action a{kind, strategy, std::move(node), std::move(ranks), std::move(message), {}};
+    Action a { kind, strategy, std::move(node), std::move(ranks), std::move(message), {} };
     a.text = renderEnglish(a.message);
     d.actions.push_back(std::move(a));
 }
@@ -82,7 +91,8 @@ void explainOutOfMemory(Failure& f, Diagnosis& d, const RunFacts& run, std::vect
 {
     if (f.facts.value("device", std::string()) == "cpu") {
         text.push_back(msg("diagnose.oom_host"));
-        act(d, ActionKind::CheckNode, std::nullopt, f.node, {}, msg("diagnose.action_check_host_memory", {nodeOrTheNode(f.node)}));
+        act(d, ActionKind::CheckNode, std::nullopt, f.node, {},
+            msg("diagnose.action_check_host_memory", { nodeOrTheNode(f.node) }));
         return;
     }
     const std::int64_t tried = fact(f, "tried_to_allocate_bytes");
@@ -91,13 +101,14 @@ void explainOutOfMemory(Failure& f, Diagnosis& d, const RunFacts& run, std::vect
     const std::int64_t fragment = fact(f, "reserved_unallocated_bytes");
     if (tried >= 0) {
         if (freeBytes >= 0 && total > 0)
-            text.push_back(msg("diagnose.oom_tried_free_of_total", {A::bytes(tried), A::bytes(freeBytes), A::bytes(total)}));
+            text.push_back(
+                msg("diagnose.oom_tried_free_of_total", { A::bytes(tried), A::bytes(freeBytes), A::bytes(total) }));
         else if (freeBytes >= 0)
-            text.push_back(msg("diagnose.oom_tried_free", {A::bytes(tried), A::bytes(freeBytes)}));
+            text.push_back(msg("diagnose.oom_tried_free", { A::bytes(tried), A::bytes(freeBytes) }));
         else if (total > 0)
-            text.push_back(msg("diagnose.oom_tried_of_total", {A::bytes(tried), A::bytes(total)}));
+            text.push_back(msg("diagnose.oom_tried_of_total", { A::bytes(tried), A::bytes(total) }));
         else
-            text.push_back(msg("diagnose.oom_tried", {A::bytes(tried)}));
+            text.push_back(msg("diagnose.oom_tried", { A::bytes(tried) }));
     }
     // PyTorch's own hint: when reserved-but-unallocated memory could have served the request, the cache
     // is fragmented and expandable segments let the allocator grow segments instead of splitting them.
@@ -105,23 +116,27 @@ void explainOutOfMemory(Failure& f, Diagnosis& d, const RunFacts& run, std::vect
     f.facts["fragmentation_suspected"] = fragmented;
     const bool alreadyExpandable = run.expandableSegments;
     if (fragment > 0)
-        text.push_back(msg(fragmented ? "diagnose.oom_fragmented" : "diagnose.oom_not_fragmented", {A::bytes(fragment)}));
+        text.push_back(
+            msg(fragmented ? "diagnose.oom_fragmented" : "diagnose.oom_not_fragmented", { A::bytes(fragment) }));
     if (fragmented && alreadyExpandable)
         text.push_back(msg("diagnose.oom_expandable_already_on"));
     if (fragmented && !alreadyExpandable) {
         const std::string var = f.facts.value("alloc_conf_variable", std::string());
-        act(d, ActionKind::RerunWithExpandableSegments, std::nullopt, "", {f.rank},
+        act(d, ActionKind::RerunWithExpandableSegments, std::nullopt, "", { f.rank },
             msg("diagnose.action_rerun_expandable",
-                {var.empty() ? A::message(msg("diagnose.alloc_conf_either")) : A::name(var + "=expandable_segments:True")}));
+                { var.empty() ? A::message(msg("diagnose.alloc_conf_either"))
+                              : A::name(var + "=expandable_segments:True") }));
     }
     if (run.strategy) {
         if (auto deeper = deeperThan(*run.strategy))
             act(d, ActionKind::DeeperSharding, deeper, "", {},
-                msg("diagnose.action_shard_deeper", {id(*run.strategy), id(*deeper), A::name(std::string(traits(*deeper).summary))}));
+                msg("diagnose.action_shard_deeper",
+                    { id(*run.strategy), id(*deeper), A::name(std::string(traits(*deeper).summary)) }));
         if (auto off = offloadFor(*run.strategy))
-            act(d, ActionKind::Offload, off, "", {}, msg("diagnose.action_offload", {id(*off)}));
+            act(d, ActionKind::Offload, off, "", {}, msg("diagnose.action_offload", { id(*off) }));
         else
-            act(d, ActionKind::Offload, std::nullopt, "", {}, msg("diagnose.action_already_offloads", {id(*run.strategy)}));
+            act(d, ActionKind::Offload, std::nullopt, "", {},
+                msg("diagnose.action_already_offloads", { id(*run.strategy) }));
     } else {
         act(d, ActionKind::DeeperSharding, std::nullopt, "", {}, msg("diagnose.action_shard_deeper_any"));
         act(d, ActionKind::Offload, std::nullopt, "", {}, msg("diagnose.action_offload_any"));
@@ -131,18 +146,19 @@ void explainOutOfMemory(Failure& f, Diagnosis& d, const RunFacts& run, std::vect
 void explainLost(const Failure& f, Diagnosis& d, std::vector<Message>& text)
 {
     if (!f.lastLines.empty())
-        text.push_back(msg("diagnose.lost_last_line", {A::name(f.lastLines.back().source),
-                                                       A::name(std::to_string(f.lastLines.back().line)),
-                                                       A::name(f.lastLines.back().text)}));
+        text.push_back(msg("diagnose.lost_last_line",
+                           { A::name(f.lastLines.back().source), A::name(std::to_string(f.lastLines.back().line)),
+                             A::name(f.lastLines.back().text) }));
     if (f.facts.value("stopped_responding", false)) {
-        act(d, ActionKind::InspectSilentRanks, std::nullopt, f.node, {f.rank},
-            msg("diagnose.action_inspect_stopped_rank", {A::message(rankLabelMessage(f))}));
+        act(d, ActionKind::InspectSilentRanks, std::nullopt, f.node, { f.rank },
+            msg("diagnose.action_inspect_stopped_rank", { A::message(rankLabelMessage(f)) }));
         return;
     }
     const char* advice = f.facts.value("ssh", false) || f.facts.value("dispatcher_lost", false)
         ? "diagnose.action_dispatcher_lost"
-        : f.facts.value("host_oom_killer", false) ? "diagnose.action_host_oom_killer" : "diagnose.action_sigkill";
-    act(d, ActionKind::CheckNode, std::nullopt, f.node, {f.rank}, msg(advice, {nodeOrTheNode(f.node)}));
+        : f.facts.value("host_oom_killer", false) ? "diagnose.action_host_oom_killer"
+                                                  : "diagnose.action_sigkill";
+    act(d, ActionKind::CheckNode, std::nullopt, f.node, { f.rank }, msg(advice, { nodeOrTheNode(f.node) }));
 }
 
 void explainLauncher(const Failure& f, Diagnosis& d, std::vector<Message>& text)
@@ -151,13 +167,15 @@ void explainLauncher(const Failure& f, Diagnosis& d, std::vector<Message>& text)
     const A program = f.facts.contains("program") && f.facts["program"].is_string()
         ? A::name(f.facts["program"].get<std::string>())
         : A::message(msg("diagnose.the_program"));
-    text.push_back(msg("diagnose.launcher_rejected", {program, A::name(args)}));
+    text.push_back(msg("diagnose.launcher_rejected", { program, A::name(args) }));
     if (f.facts.value("rejected_use_env", false))
-        act(d, ActionKind::FixLauncherArgs, std::nullopt, f.node, {f.rank}, msg("diagnose.action_remove_use_env"));
+        act(d, ActionKind::FixLauncherArgs, std::nullopt, f.node, { f.rank }, msg("diagnose.action_remove_use_env"));
     else if (f.facts.value("injected_local_rank", false))
-        act(d, ActionKind::FixLauncherArgs, std::nullopt, f.node, {f.rank}, msg("diagnose.action_local_rank", {A::name(args)}));
+        act(d, ActionKind::FixLauncherArgs, std::nullopt, f.node, { f.rank },
+            msg("diagnose.action_local_rank", { A::name(args) }));
     else
-        act(d, ActionKind::FixLauncherArgs, std::nullopt, f.node, {f.rank}, msg("diagnose.action_fix_arguments", {A::name(args), program}));
+        act(d, ActionKind::FixLauncherArgs, std::nullopt, f.node, { f.rank },
+            msg("diagnose.action_fix_arguments", { A::name(args), program }));
 }
 
 void explainCommunication(const Failure& f, Diagnosis& d, std::vector<Message>& text)
@@ -165,7 +183,7 @@ void explainCommunication(const Failure& f, Diagnosis& d, std::vector<Message>& 
     const bool rendezvous = f.facts.value("phase", std::string()) == "rendezvous";
     if (rendezvous)
         text.push_back(msg("diagnose.rendezvous_never_met"));
-    act(d, ActionKind::CheckNetwork, std::nullopt, f.node, {f.rank},
+    act(d, ActionKind::CheckNetwork, std::nullopt, f.node, { f.rank },
         msg(rendezvous ? "diagnose.action_check_rendezvous" : "diagnose.action_nccl_debug"));
 }
 
@@ -191,18 +209,18 @@ void explainSymptomsOnly(Diagnosis& d, const RunFacts& run, std::vector<Message>
     std::set<int> failing;
     for (const auto& f : d.failures)
         failing.insert(f.rank);
-    text.push_back(msg("diagnose.symptoms_only", {A::name(kinds), A::name(rankList(failing))}));
+    text.push_back(msg("diagnose.symptoms_only", { A::name(kinds), A::name(rankList(failing)) }));
     text.push_back(msg("diagnose.symptoms_follow"));
     if (bySeq.size() > 1) {
         std::vector<Message> parts;
         for (const auto& [seq, ranks] : bySeq)
-            parts.push_back(msg("diagnose.seq_on_ranks", {A::name(std::to_string(seq)), A::name(rankList(ranks))}));
-        text.push_back(msg("diagnose.out_of_step", {semicolonList(std::move(parts))}));
+            parts.push_back(msg("diagnose.seq_on_ranks", { A::name(std::to_string(seq)), A::name(rankList(ranks)) }));
+        text.push_back(msg("diagnose.out_of_step", { semicolonList(std::move(parts)) }));
     }
     if (!silent.empty()) {
-        text.push_back(msg("diagnose.silent_ranks", {A::name(rankList(silent))}));
-        act(d, ActionKind::InspectSilentRanks, std::nullopt, "", {silent.begin(), silent.end()},
-            msg("diagnose.action_inspect_silent_ranks", {A::name(rankList(silent))}));
+        text.push_back(msg("diagnose.silent_ranks", { A::name(rankList(silent)) }));
+        act(d, ActionKind::InspectSilentRanks, std::nullopt, "", { silent.begin(), silent.end() },
+            msg("diagnose.action_inspect_silent_ranks", { A::name(rankList(silent)) }));
     }
     act(d, ActionKind::CollectMoreEvidence, std::nullopt, "", {}, msg("diagnose.action_collect_evidence"));
 }
@@ -212,51 +230,69 @@ void explainSymptomsOnly(Diagnosis& d, const RunFacts& run, std::vector<Message>
 Message rankLabelMessage(const Failure& f)
 {
     if (f.rank == kNoRank)
-        return f.node.empty() ? msg("diagnose.the_launcher") : msg("diagnose.the_launcher_on", {A::name(f.node)});
+        return f.node.empty() ? msg("diagnose.the_launcher") : msg("diagnose.the_launcher_on", { A::name(f.node) });
     const A rank = A::name(std::to_string(f.rank));
-    return f.node.empty() ? msg("diagnose.rank", {rank}) : msg("diagnose.rank_on", {rank, A::name(f.node)});
+    return f.node.empty() ? msg("diagnose.rank", { rank }) : msg("diagnose.rank_on", { rank, A::name(f.node) });
 }
 
-std::string rankLabel(const Failure& f) { return renderEnglish(rankLabelMessage(f)); }
+std::string rankLabel(const Failure& f)
+{
+    return renderEnglish(rankLabelMessage(f));
+}
 
-std::string bytesText(std::int64_t bytes) { return renderEnglish(A::bytes(bytes)); }
+std::string bytesText(std::int64_t bytes)
+{
+    return renderEnglish(A::bytes(bytes));
+}
 
 void explainAndSuggest(Diagnosis& d, const RunFacts& run)
 {
     std::vector<Message> text;
     if (d.verdict == Verdict::Clean) {
-        text.push_back(msg("diagnose.clean", {A::integer(static_cast<long long>(run.recordCount))}));
+        text.push_back(msg("diagnose.clean", { A::integer(static_cast<long long>(run.recordCount)) }));
         const bool allZero = !run.exitCodes.empty()
             && std::all_of(run.exitCodes.begin(), run.exitCodes.end(), [](const auto& p) { return p.second == 0; });
         if (allZero)
             text.push_back(msg("diagnose.clean_exit_zero"));
         if (!run.completedRanks.empty())
-            text.push_back(msg("diagnose.clean_summaries", {A::integer(static_cast<long long>(run.completedRanks.size()))}));
+            text.push_back(
+                msg("diagnose.clean_summaries", { A::integer(static_cast<long long>(run.completedRanks.size())) }));
         if (run.exitCodes.empty() && run.completedRanks.empty())
             text.push_back(msg("diagnose.clean_unconfirmed"));
     } else if (d.verdict == Verdict::SymptomsOnly) {
         explainSymptomsOnly(d, run, text);
     } else {
         Failure& root = d.failures[*d.rootCause];
-        text.push_back(msg("diagnose.first_failure", {A::message(rankLabelMessage(root)), A::name(root.message), when(root, run)}));
+        text.push_back(msg("diagnose.first_failure",
+                           { A::message(rankLabelMessage(root)), A::name(root.message), when(root, run) }));
         switch (root.kind) {
-        case FailureKind::OutOfMemory: explainOutOfMemory(root, d, run, text); break;
-        case FailureKind::LostRank: explainLost(root, d, text); break;
-        case FailureKind::LauncherArguments: explainLauncher(root, d, text); break;
-        case FailureKind::Communication: explainCommunication(root, d, text); break;
+        case FailureKind::OutOfMemory:
+            explainOutOfMemory(root, d, run, text);
+            break;
+        case FailureKind::LostRank:
+            explainLost(root, d, text);
+            break;
+        case FailureKind::LauncherArguments:
+            explainLauncher(root, d, text);
+            break;
+        case FailureKind::Communication:
+            explainCommunication(root, d, text);
+            break;
         case FailureKind::Config:
-            act(d, ActionKind::FixConfig, std::nullopt, "", {root.rank}, msg("diagnose.action_fix_config", {A::name(root.message)}));
+            act(d, ActionKind::FixConfig, std::nullopt, "", { root.rank },
+                msg("diagnose.action_fix_config", { A::name(root.message) }));
             break;
         case FailureKind::Internal:
         case FailureKind::WatchdogTimeout: {
-            const auto& ev = root.evidence.empty() ? EvidenceLine{} : root.evidence.front();
+            const auto& ev = root.evidence.empty() ? EvidenceLine {} : root.evidence.front();
             const A who = A::message(rankLabelMessage(root));
             if (ev.source.empty())
-                act(d, ActionKind::ReadLog, std::nullopt, root.node, {root.rank}, msg("diagnose.action_read_log", {who}));
+                act(d, ActionKind::ReadLog, std::nullopt, root.node, { root.rank },
+                    msg("diagnose.action_read_log", { who }));
             else
-                act(d, ActionKind::ReadLog, std::nullopt, root.node, {root.rank},
+                act(d, ActionKind::ReadLog, std::nullopt, root.node, { root.rank },
                     msg("diagnose.action_read_log_at",
-                        {who, A::name(ev.source + (ev.line ? ":" + std::to_string(ev.line) : std::string()))}));
+                        { who, A::name(ev.source + (ev.line ? ":" + std::to_string(ev.line) : std::string())) }));
             break;
         }
         }
@@ -272,12 +308,12 @@ void explainAndSuggest(Diagnosis& d, const RunFacts& run)
         if (others > 0) {
             const A count = A::integer(static_cast<long long>(others + 1));
             if (symptoms.empty()) {
-                text.push_back(msg("diagnose.first_of_failures", {count}));
+                text.push_back(msg("diagnose.first_of_failures", { count }));
             } else {
                 std::vector<Message> parts;
                 for (const auto& [kind, ranks] : symptoms)
-                    parts.push_back(msg("diagnose.kind_on_ranks", {A::name(kind), A::name(rankList(ranks))}));
-                text.push_back(msg("diagnose.first_of_failures_symptoms", {count, semicolonList(std::move(parts))}));
+                    parts.push_back(msg("diagnose.kind_on_ranks", { A::name(kind), A::name(rankList(ranks)) }));
+                text.push_back(msg("diagnose.first_of_failures_symptoms", { count, semicolonList(std::move(parts)) }));
             }
         }
     }

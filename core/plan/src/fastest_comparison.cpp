@@ -20,11 +20,20 @@ namespace {
 
 using A = MessageArg;
 
-A id(Strategy s) { return A::name(std::string(strategyId(s))); }
+A id(Strategy s)
+{
+    return A::name(std::string(strategyId(s)));
+}
 
-A ms(double seconds) { return A::milliseconds(1e3 * seconds, 1); }
+A ms(double seconds)
+{
+    return A::milliseconds(1e3 * seconds, 1);
+}
 
-Message msg(std::string key, std::vector<A> args = {}) { return Message{std::move(key), std::move(args)}; }
+Message msg(std::string key, std::vector<A> args = {})
+{
+    return Message { std::move(key), std::move(args) };
+}
 
 // The part of the step time (ThroughputEstimate's terms) that `faster` spends least on against
 // `chosen`, as a clause with both figures.
@@ -46,20 +55,20 @@ Message cause(const Estimate& faster, const Estimate& chosen, int world)
     switch (largest->first) {
     case Optimizer:
         if (traits(faster.strategy).shardsOptimizer && !traits(chosen.strategy).shardsOptimizer)
-            return msg("plan.cause_shards_optimizer", {A::integer(world), ms(a.optimizerS), ms(b.optimizerS)});
-        return msg("plan.cause_optimizer", {ms(a.optimizerS), ms(b.optimizerS)});
+            return msg("plan.cause_shards_optimizer", { A::integer(world), ms(a.optimizerS), ms(b.optimizerS) });
+        return msg("plan.cause_optimizer", { ms(a.optimizerS), ms(b.optimizerS) });
     case Communication:
-        return msg("plan.cause_communication", {ms(a.exposedCommS), ms(b.exposedCommS)});
+        return msg("plan.cause_communication", { ms(a.exposedCommS), ms(b.exposedCommS) });
     case Overhead:
-        return msg("plan.cause_overhead", {ms(a.overheadS), ms(b.overheadS)});
+        return msg("plan.cause_overhead", { ms(a.overheadS), ms(b.overheadS) });
     case Compute:
-        return msg("plan.cause_compute", {ms(a.computeS), ms(b.computeS)});
+        return msg("plan.cause_compute", { ms(a.computeS), ms(b.computeS) });
     case OffloadCopies:
-        return msg("plan.cause_offload_copies", {ms(a.offloadCopyS), ms(b.offloadCopyS)});
+        return msg("plan.cause_offload_copies", { ms(a.offloadCopyS), ms(b.offloadCopyS) });
     case CpuOptimizer:
         break;
     }
-    return msg("plan.cause_cpu_optimizer", {ms(a.cpuOptimizerS), ms(b.cpuOptimizerS)});
+    return msg("plan.cause_cpu_optimizer", { ms(a.cpuOptimizerS), ms(b.cpuOptimizerS) });
 }
 
 } // namespace
@@ -82,9 +91,9 @@ void addFastestComparison(Plan& p, const Estimate& chosen, int world, bool sayWh
     if (predictedFasterBeyondError(*fastest, chosen)) {
         const char* kept = r.step == DecisionStep::LightestFits ? "plan.kept_lightest" : "plan.kept_decision_order";
         r.reasonMessages.push_back(msg("plan.faster_beyond_error",
-                                       {id(fastest->strategy), A::percent(100.0 * (fastestTps / chosenTps - 1.0), 0),
-                                        id(chosen.strategy), A::number(fastestTps, 0), A::tokensPerS(chosenTps, 0), error,
-                                        A::message(cause(*fastest, chosen, world)), A::message(msg(kept))}));
+                                       { id(fastest->strategy), A::percent(100.0 * (fastestTps / chosenTps - 1.0), 0),
+                                         id(chosen.strategy), A::number(fastestTps, 0), A::tokensPerS(chosenTps, 0),
+                                         error, A::message(cause(*fastest, chosen, world)), A::message(msg(kept)) }));
         if (std::find(r.alsoMeasure.begin(), r.alsoMeasure.end(), fastest->strategy) == r.alsoMeasure.end())
             r.alsoMeasure.push_back(fastest->strategy);
         return;
@@ -92,13 +101,14 @@ void addFastestComparison(Plan& p, const Estimate& chosen, int world, bool sayWh
     if (!sayWhenWithinError)
         return;
     if (fastestTps <= chosenTps)
-        r.reasonMessages.push_back(msg("plan.also_fastest", {id(chosen.strategy), id(fastest->strategy),
-                                                              A::tokensPerS(fastestTps, 0), A::number(chosenTps, 0)}));
+        r.reasonMessages.push_back(
+            msg("plan.also_fastest",
+                { id(chosen.strategy), id(fastest->strategy), A::tokensPerS(fastestTps, 0), A::number(chosenTps, 0) }));
     else
-        r.reasonMessages.push_back(msg("plan.fastest_within_error",
-                                       {id(fastest->strategy), A::tokensPerS(fastestTps, 0), A::number(chosenTps, 0),
-                                        id(chosen.strategy), A::percent(100.0 * (fastestTps / chosenTps - 1.0), 0),
-                                        error}));
+        r.reasonMessages.push_back(
+            msg("plan.fastest_within_error",
+                { id(fastest->strategy), A::tokensPerS(fastestTps, 0), A::number(chosenTps, 0), id(chosen.strategy),
+                  A::percent(100.0 * (fastestTps / chosenTps - 1.0), 0), error }));
 }
 
 } // namespace detail

@@ -130,19 +130,20 @@ Message describe(const Remedy& r, const EstimateInput& in)
     const bool also = r.withActivationCheckpointing;
     switch (r.kind) {
     case RemedyKind::ActivationCheckpointing:
-        return Message{"plan.remedy_checkpointing", {strategy}};
+        return Message { "plan.remedy_checkpointing", { strategy } };
     case RemedyKind::MoreGpus:
-        return Message{also ? "plan.remedy_more_gpus_checkpointing" : "plan.remedy_more_gpus",
-                       {MessageArg::integer(r.value), MessageArg::integer(r.value / in.cluster.gpusPerNode),
-                        MessageArg::integer(in.cluster.gpusPerNode), strategy}};
+        return Message { also ? "plan.remedy_more_gpus_checkpointing" : "plan.remedy_more_gpus",
+                         { MessageArg::integer(r.value), MessageArg::integer(r.value / in.cluster.gpusPerNode),
+                           MessageArg::integer(in.cluster.gpusPerNode), strategy } };
     case RemedyKind::ShorterSequence:
-        return Message{also ? "plan.remedy_shorter_sequence_checkpointing" : "plan.remedy_shorter_sequence",
-                       {MessageArg::integer(r.value), strategy}};
+        return Message { also ? "plan.remedy_shorter_sequence_checkpointing" : "plan.remedy_shorter_sequence",
+                         { MessageArg::integer(r.value), strategy } };
     case RemedyKind::SmallerMicroBatch:
-        return Message{also ? "plan.remedy_smaller_micro_batch_checkpointing" : "plan.remedy_smaller_micro_batch",
-                       {MessageArg::integer(r.value), strategy}};
+        return Message { also ? "plan.remedy_smaller_micro_batch_checkpointing" : "plan.remedy_smaller_micro_batch",
+                         { MessageArg::integer(r.value), strategy } };
     }
-    return Message{"plan.remedy_more_gpus", {MessageArg::integer(r.value), MessageArg::integer(0), MessageArg::integer(0), strategy}};
+    return Message { "plan.remedy_more_gpus",
+                     { MessageArg::integer(r.value), MessageArg::integer(0), MessageArg::integer(0), strategy } };
 }
 
 } // namespace shardwise::detail

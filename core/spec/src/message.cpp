@@ -29,11 +29,12 @@ std::string fixed(double x, int decimals)
     char buffer[64];
     if (std::isfinite(x) && std::fabs(x) < 1e40) {
         const auto r = std::to_chars(buffer, buffer + sizeof buffer, x, std::chars_format::fixed, decimals);
-        if (r.ec == std::errc{})
+        if (r.ec == std::errc {})
             return std::string(buffer, r.ptr);
     }
     const int n = std::snprintf(buffer, sizeof buffer, "%.*f", decimals, x);
-    return n > 0 && static_cast<std::size_t>(n) < sizeof buffer ? std::string(buffer, static_cast<std::size_t>(n)) : "?";
+    return n > 0 && static_cast<std::size_t>(n) < sizeof buffer ? std::string(buffer, static_cast<std::size_t>(n))
+                                                                : "?";
 }
 
 } // namespace
@@ -45,16 +46,46 @@ MessageArg MessageArg::name(std::string text)
     a.text = std::move(text);
     return a;
 }
-MessageArg MessageArg::integer(long long n) { return numeric(MessageArgKind::Integer, static_cast<double>(n), 0); }
-MessageArg MessageArg::number(double x, int decimals) { return numeric(MessageArgKind::Number, x, decimals); }
-MessageArg MessageArg::gib(double gib, int decimals) { return numeric(MessageArgKind::GiB, gib, decimals); }
-MessageArg MessageArg::tokensPerS(double x, int decimals) { return numeric(MessageArgKind::TokensPerS, x, decimals); }
-MessageArg MessageArg::percent(double percent, int decimals) { return numeric(MessageArgKind::Percent, percent, decimals); }
-MessageArg MessageArg::seconds(double s, int decimals) { return numeric(MessageArgKind::Seconds, s, decimals); }
-MessageArg MessageArg::milliseconds(double ms, int decimals) { return numeric(MessageArgKind::Milliseconds, ms, decimals); }
-MessageArg MessageArg::ratio(double x, int decimals) { return numeric(MessageArgKind::Ratio, x, decimals); }
-MessageArg MessageArg::gbps(double x, int decimals) { return numeric(MessageArgKind::GBps, x, decimals); }
-MessageArg MessageArg::bytes(long long bytes) { return numeric(MessageArgKind::Bytes, static_cast<double>(bytes), 2); }
+MessageArg MessageArg::integer(long long n)
+{
+    return numeric(MessageArgKind::Integer, static_cast<double>(n), 0);
+}
+MessageArg MessageArg::number(double x, int decimals)
+{
+    return numeric(MessageArgKind::Number, x, decimals);
+}
+MessageArg MessageArg::gib(double gib, int decimals)
+{
+    return numeric(MessageArgKind::GiB, gib, decimals);
+}
+MessageArg MessageArg::tokensPerS(double x, int decimals)
+{
+    return numeric(MessageArgKind::TokensPerS, x, decimals);
+}
+MessageArg MessageArg::percent(double percent, int decimals)
+{
+    return numeric(MessageArgKind::Percent, percent, decimals);
+}
+MessageArg MessageArg::seconds(double s, int decimals)
+{
+    return numeric(MessageArgKind::Seconds, s, decimals);
+}
+MessageArg MessageArg::milliseconds(double ms, int decimals)
+{
+    return numeric(MessageArgKind::Milliseconds, ms, decimals);
+}
+MessageArg MessageArg::ratio(double x, int decimals)
+{
+    return numeric(MessageArgKind::Ratio, x, decimals);
+}
+MessageArg MessageArg::gbps(double x, int decimals)
+{
+    return numeric(MessageArgKind::GBps, x, decimals);
+}
+MessageArg MessageArg::bytes(long long bytes)
+{
+    return numeric(MessageArgKind::Bytes, static_cast<double>(bytes), 2);
+}
 MessageArg MessageArg::message(Message m)
 {
     MessageArg a;
@@ -68,7 +99,10 @@ bool MessageArg::operator==(const MessageArg& o) const
     return kind == o.kind && value == o.value && decimals == o.decimals && text == o.text && nested == o.nested;
 }
 
-bool Message::operator==(const Message& o) const { return id == o.id && args == o.args; }
+bool Message::operator==(const Message& o) const
+{
+    return id == o.id && args == o.args;
+}
 
 const MessageTemplate* findMessageTemplate(std::string_view id)
 {
@@ -172,9 +206,18 @@ std::string render(const Message& m, NumberWriter write)
 
 } // namespace
 
-std::string renderEnglish(const MessageArg& a) { return render(a, fixed); }
-std::string renderEnglish(const Message& m) { return render(m, fixed); }
-std::string renderEnglishWith(const Message& m, NumberWriter write) { return render(m, write); }
+std::string renderEnglish(const MessageArg& a)
+{
+    return render(a, fixed);
+}
+std::string renderEnglish(const Message& m)
+{
+    return render(m, fixed);
+}
+std::string renderEnglishWith(const Message& m, NumberWriter write)
+{
+    return render(m, write);
+}
 
 std::vector<std::string> renderEnglish(const std::vector<Message>& ms)
 {
@@ -191,19 +234,26 @@ MessageArg semicolonList(std::vector<Message> items)
         return MessageArg::name({});
     Message joined = std::move(items.front());
     for (std::size_t i = 1; i < items.size(); ++i)
-        joined = Message{"list.semicolon", {MessageArg::message(std::move(joined)), MessageArg::message(std::move(items[i]))}};
+        joined = Message { "list.semicolon",
+                           { MessageArg::message(std::move(joined)), MessageArg::message(std::move(items[i])) } };
     return MessageArg::message(std::move(joined));
 }
 
 namespace {
 
 constexpr std::pair<MessageArgKind, std::string_view> kArgKinds[] = {
-    {MessageArgKind::Name, "name"},       {MessageArgKind::Integer, "integer"},
-    {MessageArgKind::Number, "number"},   {MessageArgKind::GiB, "gib"},
-    {MessageArgKind::TokensPerS, "tokens_per_s"}, {MessageArgKind::Percent, "percent"},
-    {MessageArgKind::Seconds, "seconds"}, {MessageArgKind::Milliseconds, "milliseconds"},
-    {MessageArgKind::Ratio, "ratio"},     {MessageArgKind::GBps, "gbps"},
-    {MessageArgKind::Bytes, "bytes"},     {MessageArgKind::Nested, "message"},
+    { MessageArgKind::Name, "name" },
+    { MessageArgKind::Integer, "integer" },
+    { MessageArgKind::Number, "number" },
+    { MessageArgKind::GiB, "gib" },
+    { MessageArgKind::TokensPerS, "tokens_per_s" },
+    { MessageArgKind::Percent, "percent" },
+    { MessageArgKind::Seconds, "seconds" },
+    { MessageArgKind::Milliseconds, "milliseconds" },
+    { MessageArgKind::Ratio, "ratio" },
+    { MessageArgKind::GBps, "gbps" },
+    { MessageArgKind::Bytes, "bytes" },
+    { MessageArgKind::Nested, "message" },
 };
 
 } // namespace
@@ -216,7 +266,7 @@ nlohmann::json toJson(const Message& m)
         for (const auto& [k, id] : kArgKinds)
             if (k == a.kind)
                 kind = id;
-        nlohmann::json j{{"kind", kind}};
+        nlohmann::json j { { "kind", kind } };
         if (a.kind == MessageArgKind::Name)
             j["text"] = a.text;
         else if (a.kind == MessageArgKind::Nested)
@@ -227,7 +277,7 @@ nlohmann::json toJson(const Message& m)
             j["decimals"] = a.decimals;
         args.push_back(std::move(j));
     }
-    return {{"id", m.id}, {"args", std::move(args)}};
+    return { { "id", m.id }, { "args", std::move(args) } };
 }
 
 Message messageFromJson(const nlohmann::json& j, const std::string& path)

@@ -125,10 +125,10 @@ struct Diagnosis {
     // the order between them cannot be told from the times alone.
     bool orderingCertain = true;
     std::vector<Message> explanationMessages; // the explanation's sentences as message ids
-    std::string explanation;         // the same in English, joined by spaces
+    std::string explanation;                  // the same in English, joined by spaces
     std::vector<Action> actions;     // suggested next steps, most useful first
     std::vector<Message> noteMessages; // the notes as message ids
-    std::vector<std::string> notes;  // e.g. records without a clock offset; the same in English
+    std::vector<std::string> notes;    // e.g. records without a clock offset; the same in English
 };
 
 struct DiagnoseOptions {

@@ -36,9 +36,9 @@ enum class MessageArgKind {
 
 struct MessageArg {
     MessageArgKind kind = MessageArgKind::Name;
-    double value = 0; // Integer .. GBps
-    int decimals = 0; // digits after the point for Number .. GBps
-    std::string text; // Name
+    double value = 0;            // Integer .. GBps
+    int decimals = 0;            // digits after the point for Number .. GBps
+    std::string text;            // Name
     std::vector<Message> nested; // Nested: exactly one
 
     static MessageArg name(std::string text);
