@@ -233,6 +233,31 @@ private slots:
         QTRY_COMPARE(axis->categories().first(), full);
     }
 
+    // The Plan page's nine strategies, slanted, at a usual size: every id fits whole, none is elided.
+    void strategyLabelsThatFitStayWhole()
+    {
+        PlanView plan = twoCandidatePlan();
+        const CandidateView zero0 = plan.candidates.first();
+        plan.candidates.clear();
+        for (const Strategy strategy : { Strategy::Zero0, Strategy::Zero1, Strategy::Zero2, Strategy::Zero3,
+                                         Strategy::Zero2Offload, Strategy::Zero3Offload, Strategy::Fsdp2NoReshard,
+                                         Strategy::Fsdp2Reshard, Strategy::Fsdp2ReshardOffload }) {
+            CandidateView c = zero0;
+            c.strategy = strategy;
+            plan.candidates << c;
+        }
+        QChartView view(createMemoryBreakdownChart(plan));
+        view.resize(900, 420);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QBarCategoryAxis* axis = categoryAxis(view.chart());
+        QVERIFY(axis);
+        QTRY_VERIFY(view.chart()->plotArea().width() > 0);
+        QCoreApplication::processEvents();
+        QCOMPARE(axis->categories(), axis->property(kFullCategoriesProperty).toStringList());
+        QVERIFY(axis->categories().contains(QStringLiteral("fsdp2_reshard_offload")));
+    }
+
     void hoverOverABarShowsItsValue()
     {
         const QList<RunRecord> runs { run(21, Strategy::Zero0, RunOutcome::Completed, 7360.0),
