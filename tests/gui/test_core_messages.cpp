@@ -5,6 +5,7 @@
 #include "gui_test_main.hpp"
 
 #include "models/decision_step_model.hpp"
+#include "models/display_format.hpp"
 #include "models/run_diagnosis_view.hpp"
 #include "pages/compare/compare_page.hpp"
 #include "pages/plan/plan_page.hpp"
@@ -192,6 +193,10 @@ private slots:
             QVERIFY2(view.actions.front().text.startsWith(
                          QStringLiteral("Wiederholen Sie den Lauf einmal mit PYTORCH_CUDA_ALLOC_CONF")),
                      qPrintable(view.actions.front().text));
+            // The deeper strategy's summary is the app's translated one, not the core's English.
+            const QString summary = strategySummary(Strategy::Zero3);
+            QVERIFY(summary != q(traits(Strategy::Zero3).summary));
+            QCOMPARE(view.actions.at(1).text, QStringLiteral("Tiefer sharden: zero2 → zero3 (%1)").arg(summary));
             QVERIFY2(view.actions.back().text.startsWith(QStringLiteral("Passt auch das tiefste Sharding nicht")),
                      qPrintable(view.actions.back().text));
         }

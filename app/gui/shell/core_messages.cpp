@@ -59,6 +59,10 @@ QString argText(const MessageArg& a)
             return QCoreApplication::translate("CoreMessage", "%1 KiB").arg(number(a.value / kKiB, 2));
         return QCoreApplication::translate("CoreMessage", "%1 B").arg(number(a.value, 0));
     }
+    case MessageArgKind::StrategySummary: {
+        const auto s = strategyFromId(a.text);
+        return s ? strategySummary(*s) : QString::fromStdString(a.text);
+    }
     case MessageArgKind::Nested:
         return a.nested.empty() ? QString() : coreMessageText(a.nested.front());
     }

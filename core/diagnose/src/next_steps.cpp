@@ -131,7 +131,7 @@ void explainOutOfMemory(Failure& f, Diagnosis& d, const RunFacts& run, std::vect
         if (auto deeper = deeperThan(*run.strategy))
             act(d, ActionKind::DeeperSharding, deeper, "", {},
                 msg("diagnose.action_shard_deeper",
-                    { id(*run.strategy), id(*deeper), A::name(std::string(traits(*deeper).summary)) }));
+                    { id(*run.strategy), id(*deeper), A::strategySummary(std::string(strategyId(*deeper))) }));
         if (auto off = offloadFor(*run.strategy))
             act(d, ActionKind::Offload, off, "", {}, msg("diagnose.action_offload", { id(*off) }));
         else

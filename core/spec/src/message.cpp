@@ -1,6 +1,7 @@
 #include "shardwise/spec/message.hpp"
 
 #include "shardwise/spec/json.hpp"
+#include "shardwise/spec/strategy.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -86,6 +87,12 @@ MessageArg MessageArg::bytes(long long bytes)
 {
     return numeric(MessageArgKind::Bytes, static_cast<double>(bytes), 2);
 }
+MessageArg MessageArg::strategySummary(std::string strategyId)
+{
+    MessageArg a = name(std::move(strategyId));
+    a.kind = MessageArgKind::StrategySummary;
+    return a;
+}
 MessageArg MessageArg::message(Message m)
 {
     MessageArg a;
@@ -162,6 +169,10 @@ std::string render(const MessageArg& a, NumberWriter write)
         if (a.value >= kKiB)
             return write(a.value / kKiB, 2) + " KiB";
         return write(a.value, 0) + " B";
+    }
+    case MessageArgKind::StrategySummary: {
+        const auto s = strategyFromId(a.text);
+        return s ? std::string(traits(*s).summary) : a.text;
     }
     case MessageArgKind::Nested:
         return a.nested.empty() ? std::string() : render(a.nested.front(), write);
@@ -253,6 +264,7 @@ constexpr std::pair<MessageArgKind, std::string_view> kArgKinds[] = {
     { MessageArgKind::Ratio, "ratio" },
     { MessageArgKind::GBps, "gbps" },
     { MessageArgKind::Bytes, "bytes" },
+    { MessageArgKind::StrategySummary, "strategy_summary" },
     { MessageArgKind::Nested, "message" },
 };
 
@@ -267,7 +279,7 @@ nlohmann::json toJson(const Message& m)
             if (k == a.kind)
                 kind = id;
         nlohmann::json j { { "kind", kind } };
-        if (a.kind == MessageArgKind::Name)
+        if (a.kind == MessageArgKind::Name || a.kind == MessageArgKind::StrategySummary)
             j["text"] = a.text;
         else if (a.kind == MessageArgKind::Nested)
             j["message"] = a.nested.empty() ? nlohmann::json(nullptr) : toJson(a.nested.front());
@@ -309,7 +321,7 @@ Message messageFromJson(const nlohmann::json& j, const std::string& path)
             }
         if (!known)
             throw SpecError(at + ".kind", "unknown argument kind '" + kind + "'");
-        if (arg.kind == MessageArgKind::Name) {
+        if (arg.kind == MessageArgKind::Name || arg.kind == MessageArgKind::StrategySummary) {
             arg.text = a.value("text", std::string());
         } else if (arg.kind == MessageArgKind::Nested) {
             if (!a.contains("message"))

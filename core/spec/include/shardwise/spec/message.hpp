@@ -31,6 +31,7 @@ enum class MessageArgKind {
     Ratio,        // a factor: "3.4x"
     GBps,         // bandwidth in GB/s: "25.0 GB/s"
     Bytes,        // a byte count, in the largest binary unit it reaches: "2.00 GiB", "512 B"
+    StrategySummary, // a strategy's one-sentence summary (text: the strategy id), as its traits say it
     Nested,       // a whole message of its own (a clause), rendered in place
 };
 
@@ -52,6 +53,7 @@ struct MessageArg {
     static MessageArg ratio(double x, int decimals);
     static MessageArg gbps(double x, int decimals);
     static MessageArg bytes(long long bytes);
+    static MessageArg strategySummary(std::string strategyId);
     static MessageArg message(Message m);
 
     bool operator==(const MessageArg&) const;
