@@ -9,6 +9,8 @@
 #include "shardwise/store/location.hpp"
 #include "shardwise/store/nodes.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <ostream>
 
 namespace shardwise::cli {
@@ -19,12 +21,13 @@ CommandSpec completionsSpec()
 {
     return {"completions",
             "print the bash or zsh completion script",
-            "bash|zsh | words node [--db PATH]",
+            "bash|zsh | table | words node [--db PATH]",
             "Prints a completion script for shardwise-cli, made from the option table every command parses with: "
             "bash (source it, or install it as share/bash-completion/completions/shardwise-cli) or zsh (install "
-            "it as _shardwise-cli in a folder of $fpath). `completions words node` prints the names of the "
+            "it as _shardwise-cli in a folder of $fpath). `completions table` prints the option table as JSON (every "
+            "command with its options). `completions words node` prints the names of the "
             "store's nodes, one a line, which the scripts offer where a node's name goes.",
-            {{"SHELL", "bash or zsh (or words)"}, {"KIND", "with words: node", Complete::Nothing, true}},
+            {{"SHELL", "bash or zsh (or table, or words)"}, {"KIND", "with words: node", Complete::Nothing, true}},
             false,
             {{"--db", "PATH", "the store whose nodes `words node` lists (default: $SHARDWISE_DB, else the user's data folder)",
               {}, Complete::File}},
@@ -57,8 +60,20 @@ int completions(const std::vector<std::string>& args, std::ostream& out, std::os
                 out << n.name << "\n";
             return kExitOk;
         }
+        if (shell == "table" && a.operands.size() == 1) {
+            nlohmann::json table = nlohmann::json::array();
+            for (const CommandSpec& command : allCommandSpecs()) {
+                nlohmann::json options = nlohmann::json::array();
+                for (const Option& o : command.options)
+                    options.push_back({{"name", o.name}, {"value", o.valueName}, {"choices", o.choices},
+                                       {"repeatable", o.repeatable}});
+                table.push_back({{"command", command.name}, {"options", options}});
+            }
+            out << table.dump(2) << "\n";
+            return kExitOk;
+        }
         if (a.operands.size() != 1 || (shell != "bash" && shell != "zsh"))
-            throw UsageError("SHELL: expected bash or zsh");
+            throw UsageError("SHELL: expected bash or zsh (or table, or words node)");
         out << (shell == "bash" ? bashCompletion() : zshCompletion());
         return kExitOk;
     } catch (const UsageError& e) {

@@ -78,6 +78,10 @@ int main(int argc, char** argv)
     if (argc < 2)
         return usage("missing subcommand (matrix, analyze or published)");
     const std::string sub = argv[1];
+    if (sub == "--version") {
+        std::cout << "shardwise-bench-fidelity " << SHARDWISE_VERSION << "\n";
+        return 0;
+    }
     try {
         const char* env = std::getenv("SHARDWISE_PRESETS");
         const PresetCatalog catalog = PresetCatalog::load(env ? env : SHARDWISE_SOURCE_PRESET_DIR);

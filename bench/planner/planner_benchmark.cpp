@@ -91,6 +91,10 @@ int main(int argc, char** argv)
     std::string gpu = "h100-80gb";
     std::string link = "nvlink";
     int repetitions = 21;
+    if (argc == 2 && std::string(argv[1]) == "--version") {
+        std::printf("shardwise-bench-planner %s\n", SHARDWISE_VERSION);
+        return 0;
+    }
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (i + 1 >= argc)

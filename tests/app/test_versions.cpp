@@ -17,6 +17,10 @@ private slots:
         QTest::newRow("runner") << QStringLiteral(SHARDWISE_BIN_DIR "/shardwise-runner") << QStringLiteral("shardwise-runner ");
         QTest::newRow("torch harness") << QStringLiteral(SHARDWISE_BIN_DIR "/shardwise-torch-runner")
                                        << QStringLiteral("shardwise-torch ");
+        QTest::newRow("planner benchmark") << QStringLiteral(SHARDWISE_BIN_DIR "/shardwise-bench-planner")
+                                           << QStringLiteral("shardwise-bench-planner ");
+        QTest::newRow("fidelity benchmark") << QStringLiteral(SHARDWISE_BIN_DIR "/shardwise-bench-fidelity")
+                                            << QStringLiteral("shardwise-bench-fidelity ");
     }
     void everyProgramPrintsTheProjectVersion()
     {
