@@ -3672,6 +3672,10 @@
         <translation>läuft</translation>
     </message>
     <message>
+        <source>detached (running on its nodes)</source>
+        <translation>abgekoppelt (läuft auf seinen Knoten weiter)</translation>
+    </message>
+    <message>
         <source>n/a</source>
         <translation>k. A.</translation>
     </message>

@@ -3657,6 +3657,10 @@
         <translation>実行中</translation>
     </message>
     <message>
+        <source>detached (running on its nodes)</source>
+        <translation>デタッチ済み（ノード上で実行中）</translation>
+    </message>
+    <message>
         <source>n/a</source>
         <translation>該当なし</translation>
     </message>

@@ -7,6 +7,7 @@
 
 #include "jobs/run_job.hpp"
 #include "models/run_history_model.hpp"
+#include "models/run_table_model.hpp"
 #include "pages/runs/runs_page.hpp"
 #include "shell/quit_guard.hpp"
 #include "workspace/workspace.hpp"
@@ -51,6 +52,7 @@ private slots:
     void initTestCase();
     void closingDetachesARemoteRunAndReattachFinishesIt();
     void detachedRunIsOfferedAndAbandonAsksThenEndsItAsLost();
+    void theCompareTableShowsADetachedRunAsDetached();
     void abandonStopsTheRanksOfARunOnAnSshNode();
 
 private:
@@ -221,6 +223,27 @@ static std::pair<qint64, qint64> recordRunningAndDetachedRuns(Workspace& workspa
     store::saveRemoteFollow(*workspace.database(), detached, R"({"run_id":"x"})");
     store::markRemoteDetached(*workspace.database(), detached, "{}");
     return {a.runId(), detached};
+}
+
+void TestRunsReattach::theCompareTableShowsADetachedRunAsDetached()
+{
+    // The Compare page's runs: a detached run is neither measured nor running under this app's eyes.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    Workspace workspace;
+    QString error;
+    QVERIFY2(workspace.open(dir.filePath(QStringLiteral("shardwise.sqlite")), &error), qPrintable(error));
+    const auto [running, detached] = recordRunningAndDetachedRuns(workspace);
+    QCOMPARE(workspace.run(running)->outcome, RunOutcome::Running);
+    QCOMPARE(workspace.run(detached)->outcome, RunOutcome::Detached);
+    RunTableModel table;
+    table.setRuns(workspace.runs());
+    QMap<qint64, QString> shown;
+    for (int row = 0; row < table.rowCount(); ++row)
+        shown[table.index(row, 0).data(RunTableModel::RunIdRole).toLongLong()]
+            = table.index(row, RunTableModel::OutcomeColumn).data().toString();
+    QCOMPARE(shown.value(running), QStringLiteral("running"));
+    QCOMPARE(shown.value(detached), QStringLiteral("detached (running on its nodes)"));
 }
 
 void TestRunsReattach::detachedRunIsOfferedAndAbandonAsksThenEndsItAsLost()

@@ -33,6 +33,8 @@ QString outcomeId(RunOutcome outcome)
         return QStringLiteral("cancelled");
     case RunOutcome::Running:
         return QStringLiteral("running");
+    case RunOutcome::Detached:
+        return QStringLiteral("detached");
     }
     return QStringLiteral("failed");
 }

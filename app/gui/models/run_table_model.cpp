@@ -26,6 +26,8 @@ QString outcomeText(RunOutcome outcome)
         return RunTableModel::tr("cancelled");
     case RunOutcome::Running:
         return RunTableModel::tr("running");
+    case RunOutcome::Detached:
+        return RunTableModel::tr("detached (running on its nodes)");
     }
     return {};
 }
@@ -329,7 +331,8 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
         return columnSpec(index.column()) && columnSpec(index.column())->alignRight ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
                                                                              : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ForegroundRole:
-        if (index.column() == OutcomeColumn && r.outcome != RunOutcome::Completed && r.outcome != RunOutcome::Running)
+        if (index.column() == OutcomeColumn && r.outcome != RunOutcome::Completed && r.outcome != RunOutcome::Running
+            && r.outcome != RunOutcome::Detached)
             return QColor(0xd0, 0x3b, 0x3b);
         if (const RunPrediction* p = predictionFor(r.id); p && verdictWrong(*p, index.column()))
             return QColor(0xd0, 0x3b, 0x3b);

@@ -12,7 +12,9 @@
 
 namespace shardwise::gui {
 
-enum class RunOutcome { Completed, OutOfMemory, Failed, Timeout, Cancelled, Running };
+// Detached: a run on SSH nodes whose ranks go on running there while nothing follows it (the Runs page
+// re-attaches or abandons it); not measured yet, and not running under this app's eyes either.
+enum class RunOutcome { Completed, OutOfMemory, Failed, Timeout, Cancelled, Running, Detached };
 
 struct RunRecord {
     qint64 id = 0;

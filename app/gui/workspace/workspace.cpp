@@ -39,8 +39,9 @@ RunOutcome outcomeOf(store::RunStatus s)
     case store::RunStatus::Cancelled:
         return RunOutcome::Cancelled;
     case store::RunStatus::Running:
-    case store::RunStatus::Detached: // its ranks go on running on their nodes until re-attached
         return RunOutcome::Running;
+    case store::RunStatus::Detached: // its ranks go on running on their nodes until re-attached
+        return RunOutcome::Detached;
     case store::RunStatus::Failed:
     case store::RunStatus::Lost:
     case store::RunStatus::Interrupted:
