@@ -5,6 +5,7 @@
 // native runner or the PyTorch harness), and where both measured the same setup the two stand side by
 // side.
 #include "command.hpp"
+#include "options.hpp"
 #include "file_output.hpp"
 
 #include "shardwise/calibrate/stored_comparison.hpp"
@@ -30,35 +31,36 @@ namespace shardwise::cli {
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: shardwise-cli compare [options]
+CommandSpec compareSpec()
+{
+    return {"compare", "predicted against measured per stored run (tokens/s, peak memory)",
+            "[--db PATH] [--gpu PRESET] [--model ID] [--strategy ID] [--node NAME] [--format table|json|csv] "
+            "[--out FILE]",
+            "Predicted against measured for every completed or out-of-memory run in the store that has its "
+            "configuration: tokens/s and peak allocated memory per GPU, each with its error (predicted - measured) / "
+            "measured, and the fit verdict against what happened. Three predictions: presets (uncalibrated); "
+            "calibrated from the store (the node's newest probe, then the residuals of the stored runs on that GPU "
+            "type: in-sample, so it shows what calibration can explain, not how it predicts new runs: bench/fidelity "
+            "measures that); and the prediction stored when the run was planned, if any.",
+            {},
+            false,
+            {{"--db", "PATH", "the run store (default: $SHARDWISE_DB, else the user's data directory)", {},
+              Complete::File},
+             {"--gpu", "PRESET", "only runs on this GPU preset (default: every preset the runs name)", {}, Complete::Gpu},
+             {"--model", "ID", "only runs of this model", {}, Complete::Model},
+             {"--strategy", "ID", "only runs of this strategy", {}, Complete::Strategy},
+             {"--node", "NAME",
+              "calibrate from this node's newest probe (default: the newest probe of any node with the run's GPU)", {},
+              Complete::Node},
+             {"--format", "F", "table, json or csv (default table)", {"table", "json", "csv"}},
+             {"--out", "FILE", "write to FILE instead of stdout", {}, Complete::File}},
+            "Every run says its backend: native (shardwise-runner) or torch (the PyTorch harness). The table ends each "
+            "GPU with \"native vs torch\": the same model, strategy, world size, micro-batch and sequence measured by "
+            "both, newest run of each, side by side."};
+}
 
-Predicted against measured for every completed or out-of-memory run in the store that has its
-configuration: tokens/s and peak allocated memory per GPU, each with its error
-(predicted - measured) / measured, and the fit verdict against what happened. Three predictions:
-presets (uncalibrated); calibrated from the store (the node's newest probe, then the residuals of
-the stored runs on that GPU type: in-sample, so it shows what calibration can explain, not how it
-predicts new runs: bench/fidelity measures that); and the prediction stored when the run was
-planned, if any.
+std::vector<CommandSpec> compareSpecs() { return {compareSpec()}; }
 
-Options:
-  --db PATH              the run store (default: $SHARDWISE_DB, else the user's data directory)
-  --gpu PRESET           only runs on this GPU preset (default: every preset the runs name)
-  --model ID             only runs of this model
-  --strategy ID          only runs of this strategy
-  --node NAME            calibrate from this node's newest probe (default: the newest probe of any
-                         node with the run's GPU)
-  --format table|json|csv   (default table)
-
-Every run says its backend: native (shardwise-runner) or torch (the PyTorch harness). The table
-ends each GPU with "native vs torch": the same model, strategy, world size, micro-batch and
-sequence measured by both, newest run of each, side by side.
-  --out FILE             write to FILE instead of stdout
-)";
-
-class UsageError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
 
 using Row = calibrate::StoredRunComparison;
 using GpuSection = calibrate::GpuComparison;
@@ -286,19 +288,13 @@ int compare(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 {
     std::map<std::string, std::string> v;
     try {
-        for (std::size_t i = 0; i < args.size(); ++i) {
-            const std::string& a = args[i];
-            if (a == "--help" || a == "-h") {
-                out << kUsage;
-                return kExitOk;
-            }
-            static const std::set<std::string> known{"--db", "--gpu", "--model", "--strategy", "--node", "--format", "--out"};
-            if (!known.count(a))
-                throw UsageError("unknown option '" + a + "'");
-            if (i + 1 >= args.size())
-                throw UsageError(a + ": needs a value");
-            v[a] = args[++i];
+        const ParsedArgs parsed = parseArgs(compareSpec(), args);
+        if (parsed.help) {
+            out << usageText(compareSpec());
+            return kExitOk;
         }
+        for (const ParsedOption& o : parsed.options)
+            v[o.name] = o.value;
         const std::string format = v.count("--format") ? v["--format"] : "table";
         if (format != "table" && format != "json" && format != "csv")
             throw UsageError("--format: expected table, json or csv, got '" + format + "'");
@@ -340,7 +336,7 @@ int compare(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                 throw UsageError("--out: " + why);
         return kExitOk;
     } catch (const UsageError& e) {
-        err << "shardwise-cli compare: " << e.what() << "\n" << kUsage;
+        err << "shardwise-cli compare: " << e.what() << "\n";
         return kExitUsage;
     } catch (const store::StoreError& e) {
         err << "shardwise-cli compare: " << e.what() << "\n";
@@ -349,7 +345,7 @@ int compare(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 }
 
 const CommandRegistration kRegistration("compare", "predicted against measured per stored run (tokens/s, peak memory)",
-                                        compare);
+                                        compare, compareSpecs);
 
 } // namespace
 
