@@ -327,7 +327,7 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
 }
 
 const CommandRegistration registration("run", "measure strategies by running shardwise-runner ranks on this machine or SSH nodes",
-                                       runRun);
+                                       runRun, runSpecs);
 
 } // namespace
 

@@ -3,6 +3,8 @@
 // built and validated as the runner will validate it, errors naming the flag), the program the ranks
 // start on this machine, and each strategy's session::LaunchRequest (the one launch builder's input).
 
+#include "options.hpp"
+
 #include "shardwise/dispatch/ssh_session.hpp"
 #include "shardwise/session/launch_builder.hpp"
 #include "shardwise/spec/specs.hpp"
@@ -18,10 +20,6 @@
 #include <vector>
 
 namespace shardwise::cli {
-
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 struct RunRequest {
     int ranks = 1;
@@ -65,6 +63,9 @@ struct RunRequest {
 };
 
 // `shardwise-cli run --help`.
+// run's option table (options.hpp) and the --help made from it.
+CommandSpec runSpec();
+std::vector<CommandSpec> runSpecs();
 void printRunUsage(std::ostream& out);
 // Throws UsageError naming the flag.
 RunRequest parseRequest(const std::vector<std::string>& args);
