@@ -30,7 +30,8 @@ struct Command {
 };
 
 struct CommandRegistration {
-    CommandRegistration(std::string name, std::string summary, CommandFunction run, CommandSpecsFunction specs = nullptr);
+    CommandRegistration(std::string name, std::string summary, CommandFunction run,
+                        CommandSpecsFunction specs = nullptr);
 };
 
 const std::vector<Command>& commands();

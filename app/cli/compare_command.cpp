@@ -5,8 +5,8 @@
 // native runner or the PyTorch harness), and where both measured the same setup the two stand side by
 // side.
 #include "command.hpp"
-#include "options.hpp"
 #include "file_output.hpp"
+#include "options.hpp"
 
 #include "shardwise/calibrate/stored_comparison.hpp"
 #include "shardwise/spec/presets.hpp"
@@ -33,34 +33,48 @@ namespace {
 
 CommandSpec compareSpec()
 {
-    return {"compare", "predicted against measured per stored run (tokens/s, peak memory)",
-            "[--db PATH] [--gpu PRESET] [--model ID] [--strategy ID] [--node NAME] [--format table|json|csv] "
-            "[--out FILE]",
-            "Predicted against measured for every completed or out-of-memory run in the store that has its "
-            "configuration: tokens/s and peak allocated memory per GPU, each with its error (predicted - measured) / "
-            "measured, and the fit verdict against what happened. Three predictions: presets (uncalibrated); "
-            "calibrated from the store (the node's newest probe, then the residuals of the stored runs on that GPU "
-            "type: in-sample, so it shows what calibration can explain, not how it predicts new runs: bench/fidelity "
-            "measures that); and the prediction stored when the run was planned, if any.",
+    return {
+        "compare",
+        "predicted against measured per stored run (tokens/s, peak memory)",
+        "[--db PATH] [--gpu PRESET] [--model ID] [--strategy ID] [--node NAME] [--format table|json|csv] "
+        "[--out FILE]",
+        "Predicted against measured for every completed or out-of-memory run in the store that has its "
+        "configuration: tokens/s and peak allocated memory per GPU, each with its error (predicted - measured) / "
+        "measured, and the fit verdict against what happened. Three predictions: presets (uncalibrated); "
+        "calibrated from the store (the node's newest probe, then the residuals of the stored runs on that GPU "
+        "type: in-sample, so it shows what calibration can explain, not how it predicts new runs: bench/fidelity "
+        "measures that); and the prediction stored when the run was planned, if any.",
+        {},
+        false,
+        { { "--db",
+            "PATH",
+            "the run store (default: $SHARDWISE_DB, else the user's data directory)",
             {},
-            false,
-            {{"--db", "PATH", "the run store (default: $SHARDWISE_DB, else the user's data directory)", {},
-              Complete::File},
-             {"--gpu", "PRESET", "only runs on this GPU preset (default: every preset the runs name)", {}, Complete::Gpu},
-             {"--model", "ID", "only runs of this model", {}, Complete::Model},
-             {"--strategy", "ID", "only runs of this strategy", {}, Complete::Strategy},
-             {"--node", "NAME",
-              "calibrate from this node's newest probe (default: the newest probe of any node with the run's GPU)", {},
-              Complete::Node},
-             {"--format", "F", "table, json or csv (default table)", {"table", "json", "csv"}},
-             {"--out", "FILE", "write to FILE instead of stdout", {}, Complete::File}},
-            "Every run says its backend: native (shardwise-runner) or torch (the PyTorch harness). The table ends each "
-            "GPU with \"native vs torch\": the same model, strategy, world size, micro-batch and sequence measured by "
-            "both, newest run of each, side by side."};
+            Complete::File },
+          { "--gpu",
+            "PRESET",
+            "only runs on this GPU preset (default: every preset the runs name)",
+            {},
+            Complete::Gpu },
+          { "--model", "ID", "only runs of this model", {}, Complete::Model },
+          { "--strategy", "ID", "only runs of this strategy", {}, Complete::Strategy },
+          { "--node",
+            "NAME",
+            "calibrate from this node's newest probe (default: the newest probe of any node with the run's GPU)",
+            {},
+            Complete::Node },
+          { "--format", "F", "table, json or csv (default table)", { "table", "json", "csv" } },
+          { "--out", "FILE", "write to FILE instead of stdout", {}, Complete::File } },
+        "Every run says its backend: native (shardwise-runner) or torch (the PyTorch harness). The table ends each "
+        "GPU with \"native vs torch\": the same model, strategy, world size, micro-batch and sequence measured by "
+        "both, newest run of each, side by side."
+    };
 }
 
-std::vector<CommandSpec> compareSpecs() { return {compareSpec()}; }
-
+std::vector<CommandSpec> compareSpecs()
+{
+    return { compareSpec() };
+}
 
 using Row = calibrate::StoredRunComparison;
 using GpuSection = calibrate::GpuComparison;

@@ -19,27 +19,36 @@ namespace {
 
 CommandSpec completionsSpec()
 {
-    return {"completions",
-            "print the bash or zsh completion script",
-            "bash|zsh | table | words node [--db PATH]",
-            "Prints a completion script for shardwise-cli, made from the option table every command parses with: "
-            "bash (source it, or install it as share/bash-completion/completions/shardwise-cli) or zsh (install "
-            "it as _shardwise-cli in a folder of $fpath). `completions table` prints the option table as JSON (every "
-            "command with its options). `completions words node` prints the names of the "
-            "store's nodes, one a line, which the scripts offer where a node's name goes.",
-            {{"SHELL", "bash or zsh (or table, or words)"}, {"KIND", "with words: node", Complete::Nothing, true}},
-            false,
-            {{"--db", "PATH", "the store whose nodes `words node` lists (default: $SHARDWISE_DB, else the user's data folder)",
-              {}, Complete::File}},
-            "Exit status: 0 printed, 2 bad usage."};
+    return { "completions",
+             "print the bash or zsh completion script",
+             "bash|zsh | table | words node [--db PATH]",
+             "Prints a completion script for shardwise-cli, made from the option table every command parses with: "
+             "bash (source it, or install it as share/bash-completion/completions/shardwise-cli) or zsh (install "
+             "it as _shardwise-cli in a folder of $fpath). `completions table` prints the option table as JSON (every "
+             "command with its options). `completions words node` prints the names of the "
+             "store's nodes, one a line, which the scripts offer where a node's name goes.",
+             { { "SHELL", "bash or zsh (or table, or words)" },
+               { "KIND", "with words: node", Complete::Nothing, true } },
+             false,
+             { { "--db",
+                 "PATH",
+                 "the store whose nodes `words node` lists (default: $SHARDWISE_DB, else the user's data folder)",
+                 {},
+                 Complete::File } },
+             "Exit status: 0 printed, 2 bad usage." };
 }
 
 CommandSpec manSpec()
 {
-    return {"man", "print the man page (troff)", "", 
-            "Prints the shardwise-cli(1) man page, every command with every option, made from the same table "
-            "as --help and the completion scripts. Read it with `shardwise-cli man | man -l -`.",
-            {}, false, {}, "Exit status: 0 printed, 2 bad usage."};
+    return { "man",
+             "print the man page (troff)",
+             "",
+             "Prints the shardwise-cli(1) man page, every command with every option, made from the same table "
+             "as --help and the completion scripts. Read it with `shardwise-cli man | man -l -`.",
+             {},
+             false,
+             {},
+             "Exit status: 0 printed, 2 bad usage." };
 }
 
 int completions(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -65,9 +74,11 @@ int completions(const std::vector<std::string>& args, std::ostream& out, std::os
             for (const CommandSpec& command : allCommandSpecs()) {
                 nlohmann::json options = nlohmann::json::array();
                 for (const Option& o : command.options)
-                    options.push_back({{"name", o.name}, {"value", o.valueName}, {"choices", o.choices},
-                                       {"repeatable", o.repeatable}});
-                table.push_back({{"command", command.name}, {"options", options}});
+                    options.push_back({ { "name", o.name },
+                                        { "value", o.valueName },
+                                        { "choices", o.choices },
+                                        { "repeatable", o.repeatable } });
+                table.push_back({ { "command", command.name }, { "options", options } });
             }
             out << table.dump(2) << "\n";
             return kExitOk;
@@ -95,11 +106,17 @@ int man(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     }
 }
 
-std::vector<CommandSpec> completionsSpecs() { return {completionsSpec()}; }
-std::vector<CommandSpec> manSpecs() { return {manSpec()}; }
+std::vector<CommandSpec> completionsSpecs()
+{
+    return { completionsSpec() };
+}
+std::vector<CommandSpec> manSpecs()
+{
+    return { manSpec() };
+}
 
-const CommandRegistration completionsRegistration("completions", "print the bash or zsh completion script",
-                                                  completions, completionsSpecs);
+const CommandRegistration completionsRegistration("completions", "print the bash or zsh completion script", completions,
+                                                  completionsSpecs);
 const CommandRegistration manRegistration("man", "print the man page (troff)", man, manSpecs);
 
 } // namespace

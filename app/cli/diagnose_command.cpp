@@ -18,20 +18,24 @@ namespace dg = shardwise::diagnose;
 
 CommandSpec diagnoseSpec()
 {
-    return {"diagnose", "name the first failure across a run's ranks and what to do next",
-            "DIR | FILE... [--format table|json] [--skew-window SECONDS]",
-            "Reads a run's logs and names the first failure across its ranks and nodes (the root cause), the "
-            "symptoms that followed it, and what to do next.",
-            {{"DIR|FILE", "a run folder (rank<N>.log per rank, *.jsonl runner events, other *.log launcher logs, and "
-                          "optionally meta.json: exit codes, signals, lost ranks, node names, clock offsets; see "
-                          "docs/diagnosis.md), or the same files given one by one",
-              Complete::File}},
-            true,
-            {{"--format", "F", "output format: table or json (default table); json is what the run store keeps",
-              {"table", "json"}},
-             {"--skew-window", "S",
-              "how far apart (seconds) node clocks may be when meta.json gives no offset (default 600)"}},
-            "Exit status: 0 when the diagnosis ran (whatever it found), 2 for bad usage or unreadable input."};
+    return { "diagnose",
+             "name the first failure across a run's ranks and what to do next",
+             "DIR | FILE... [--format table|json] [--skew-window SECONDS]",
+             "Reads a run's logs and names the first failure across its ranks and nodes (the root cause), the "
+             "symptoms that followed it, and what to do next.",
+             { { "DIR|FILE",
+                 "a run folder (rank<N>.log per rank, *.jsonl runner events, other *.log launcher logs, and "
+                 "optionally meta.json: exit codes, signals, lost ranks, node names, clock offsets; see "
+                 "docs/diagnosis.md), or the same files given one by one",
+                 Complete::File } },
+             true,
+             { { "--format",
+                 "F",
+                 "output format: table or json (default table); json is what the run store keeps",
+                 { "table", "json" } },
+               { "--skew-window", "S",
+                 "how far apart (seconds) node clocks may be when meta.json gives no offset (default 600)" } },
+             "Exit status: 0 when the diagnosis ran (whatever it found), 2 for bad usage or unreadable input." };
 }
 
 std::string timeColumn(const dg::Failure& f)
@@ -94,7 +98,8 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
         const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), s);
         // from_chars accepts "nan" and "inf": neither is a window.
         if (ec != std::errc() || ptr != v->data() + v->size() || !std::isfinite(s) || s < 0) {
-            err << "shardwise-cli diagnose: --skew-window must be a finite number of seconds >= 0, not '" << *v << "'\n";
+            err << "shardwise-cli diagnose: --skew-window must be a finite number of seconds >= 0, not '" << *v
+                << "'\n";
             return kExitUsage;
         }
         options.unknownSkewS = s;
@@ -123,7 +128,10 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
     return kExitOk;
 }
 
-std::vector<CommandSpec> diagnoseSpecs() { return {diagnoseSpec()}; }
+std::vector<CommandSpec> diagnoseSpecs()
+{
+    return { diagnoseSpec() };
+}
 
 const CommandRegistration kRegistration("diagnose", "name the first failure across a run's ranks and what to do next",
                                         runDiagnose, diagnoseSpecs);

@@ -18,39 +18,67 @@ namespace {
 
 CommandSpec gkeSpec()
 {
-    CommandSpec spec{"gke", "prepare a GKE run of a plan: checklist, gcloud/kubectl commands, Job manifest",
-                     "--model PRESET|PATH --gpu PRESET --gpus-per-node N --nodes M --region R [options]",
-                     "Prepares a GKE run of the plan: the preflight checklist (quota counting the autoscaling "
-                     "maximum, quota is not stock, zones offering the accelerator, machine series, regional cluster, "
-                     "one node pool per accelerator scaled from zero, driver and GKE version, the machine type's RAM "
-                     "against a CPU-offload strategy's host state), the gcloud and kubectl commands and the Job "
-                     "manifest that runs shardwise-runner on every planned GPU.",
-                     {}, false, planOptionTable(),
-                     "The zone table (resources/gke/accelerators.json) is dated; `gcloud compute accelerator-types "
-                     "list` is the live answer. Exit status: 0 prepared, 2 bad flag, GPU without a GKE offering or "
-                     "bad region."};
+    CommandSpec spec { "gke",
+                       "prepare a GKE run of a plan: checklist, gcloud/kubectl commands, Job manifest",
+                       "--model PRESET|PATH --gpu PRESET --gpus-per-node N --nodes M --region R [options]",
+                       "Prepares a GKE run of the plan: the preflight checklist (quota counting the autoscaling "
+                       "maximum, quota is not stock, zones offering the accelerator, machine series, regional cluster, "
+                       "one node pool per accelerator scaled from zero, driver and GKE version, the machine type's RAM "
+                       "against a CPU-offload strategy's host state), the gcloud and kubectl commands and the Job "
+                       "manifest that runs shardwise-runner on every planned GPU.",
+                       {},
+                       false,
+                       planOptionTable(),
+                       "The zone table (resources/gke/accelerators.json) is dated; `gcloud compute accelerator-types "
+                       "list` is the live answer. Exit status: 0 prepared, 2 bad flag, GPU without a GKE offering or "
+                       "bad region." };
     const std::string gke = "GKE:";
-    spec.options.insert(spec.options.end(),
-                        {{"--region", "R", "Google Cloud region, e.g. us-central1 (required)", {}, Complete::Nothing,
-                          false, gke},
-                         {"--strategy", "S", "strategy the Job runs (default: the plan's recommendation)", {},
-                          Complete::Strategy, false, gke},
-                         {"--driver", "default|latest",
-                          "GKE-installed NVIDIA driver (gpu-driver-version=, default: default)", {},
-                          Complete::Nothing, false, gke},
-                         {"--image", "IMAGE",
-                          "container image with a CUDA build of shardwise-runner (default: shardwise-runner)", {},
-                          Complete::Nothing, false, gke},
-                         {"--cluster-name", "NAME", "GKE cluster name (default: shardwise-<gpu>)", {},
-                          Complete::Nothing, false, gke},
-                         {"--format", "F",
-                          "text, json or yaml: checklist, commands and manifest as text or JSON; yaml prints only "
-                          "the manifest, for `| kubectl apply -f -` (default text)",
-                          {"text", "json", "yaml"}, Complete::Nothing, false, gke}});
+    spec.options.insert(
+        spec.options.end(),
+        { { "--region", "R", "Google Cloud region, e.g. us-central1 (required)", {}, Complete::Nothing, false, gke },
+          { "--strategy",
+            "S",
+            "strategy the Job runs (default: the plan's recommendation)",
+            {},
+            Complete::Strategy,
+            false,
+            gke },
+          { "--driver",
+            "default|latest",
+            "GKE-installed NVIDIA driver (gpu-driver-version=, default: default)",
+            {},
+            Complete::Nothing,
+            false,
+            gke },
+          { "--image",
+            "IMAGE",
+            "container image with a CUDA build of shardwise-runner (default: shardwise-runner)",
+            {},
+            Complete::Nothing,
+            false,
+            gke },
+          { "--cluster-name",
+            "NAME",
+            "GKE cluster name (default: shardwise-<gpu>)",
+            {},
+            Complete::Nothing,
+            false,
+            gke },
+          { "--format",
+            "F",
+            "text, json or yaml: checklist, commands and manifest as text or JSON; yaml prints only "
+            "the manifest, for `| kubectl apply -f -` (default text)",
+            { "text", "json", "yaml" },
+            Complete::Nothing,
+            false,
+            gke } });
     return spec;
 }
 
-std::vector<CommandSpec> gkeSpecs() { return {gkeSpec()}; }
+std::vector<CommandSpec> gkeSpecs()
+{
+    return { gkeSpec() };
+}
 
 struct GkeArgs {
     PlanOptions plan;
@@ -175,8 +203,9 @@ int runGke(const std::vector<std::string>& args, std::ostream& out, std::ostream
     }
 }
 
-const CommandRegistration kRegistration{"gke", "prepare a GKE run of a plan: checklist, gcloud/kubectl commands, Job manifest",
-                                        runGke, gkeSpecs};
+const CommandRegistration kRegistration {
+    "gke", "prepare a GKE run of a plan: checklist, gcloud/kubectl commands, Job manifest", runGke, gkeSpecs
+};
 
 } // namespace
 

@@ -16,7 +16,7 @@ std::vector<Command>& registry()
 CommandRegistration::CommandRegistration(std::string name, std::string summary, CommandFunction run,
                                          CommandSpecsFunction specs)
 {
-    registry().push_back({std::move(name), std::move(summary), std::move(run), specs});
+    registry().push_back({ std::move(name), std::move(summary), std::move(run), specs });
 }
 
 const std::vector<Command>& commands() { return registry(); }

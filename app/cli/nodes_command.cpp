@@ -13,7 +13,9 @@ namespace {
 
 std::vector<CommandSpec> nodesSpecs()
 {
-    return {nodesAddSpec(), nodesRemoveSpec(), nodesListSpec(), nodesTestSpec(), nodesPrepareSpec(), nodesProbeSpec()};
+    return {
+        nodesAddSpec(), nodesRemoveSpec(), nodesListSpec(), nodesTestSpec(), nodesPrepareSpec(), nodesProbeSpec()
+    };
 }
 
 int nodesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -39,10 +41,12 @@ int nodesCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     return kExitUsage;
 }
 
-const CommandRegistration registration{"nodes",
-                                       "manage nodes: `nodes add|remove|list`, `nodes test` shows reachability, runner "
-                                       "and GPUs, `nodes prepare` builds the runner, `nodes probe` measures",
-                                       nodesCommand, nodesSpecs};
+const CommandRegistration registration {
+    "nodes",
+    "manage nodes: `nodes add|remove|list`, `nodes test` shows reachability, runner "
+    "and GPUs, `nodes prepare` builds the runner, `nodes probe` measures",
+    nodesCommand, nodesSpecs
+};
 
 } // namespace
 

@@ -22,9 +22,11 @@ namespace shardwise::cli {
 
 namespace {
 
-const Option kDbOption{"--db", "PATH",
-                       "the store (default: $SHARDWISE_DB, else ~/.local/share/shardwise/shardwise.sqlite)", {},
-                       Complete::File};
+const Option kDbOption { "--db",
+                         "PATH",
+                         "the store (default: $SHARDWISE_DB, else ~/.local/share/shardwise/shardwise.sqlite)",
+                         {},
+                         Complete::File };
 
 std::optional<store::Database> openStore(const std::string& path, const char* sub, std::ostream& err)
 {
@@ -56,51 +58,66 @@ std::string envText(const std::map<std::string, std::string>& env)
 
 CommandSpec nodesAddSpec()
 {
-    return {"nodes add", "store a node (an ssh config alias behind a bastion included)",
-            "NAME --host HOST [--port P] [--user USER] [--key FILE | --agent] [--ssh-config FILE] [--nccl-env "
-            "NAME=VALUE ...] [--db PATH] | NAME --local [--nccl-env NAME=VALUE ...] [--db PATH]",
-            "Stores a node runs can be dispatched to (nothing is connected: `nodes test NAME` and `nodes prepare "
-            "NAME` do that).",
-            {{"NAME", "the node's name in the store (unique)"}},
-            false,
-            {{"--local", "", "this machine (one node of this kind per store)"},
-             {"--host", "HOST",
-              "the node's name, address or ssh client config alias; an alias's HostName, Port, User, IdentityFile "
-              "and ProxyJump (bastions) apply whenever it is used"},
-             {"--port", "P", "SSH port (default 22, which lets the config's Port decide)"},
-             {"--user", "USER", "login name; may be left out when the config gives the alias a User"},
-             {"--key", "FILE", "authenticate with this private key (else the SSH agent, then the config's IdentityFile)",
-              {}, Complete::File},
-             {"--agent", "", "authenticate through the SSH agent (the default)"},
-             {"--ssh-config", "FILE",
-              "the ssh client configuration that resolves HOST (default: $SHARDWISE_SSH_CONFIG, else ~/.ssh/config); "
-              "later commands read the default one, so name the same file there",
-              {}, Complete::File},
-             {"--nccl-env", "NAME=VALUE",
-              "an environment variable for NCCL on this node's ranks, e.g. NCCL_NVLS_ENABLE=0 where NVLink multicast "
-              "is forbidden; none by default",
-              {}, Complete::Nothing, true},
-             kDbOption},
-            "Exit status: 0 stored, 1 the store could not be opened or written, 2 bad input (named; nothing stored)."};
+    return {
+        "nodes add",
+        "store a node (an ssh config alias behind a bastion included)",
+        "NAME --host HOST [--port P] [--user USER] [--key FILE | --agent] [--ssh-config FILE] [--nccl-env "
+        "NAME=VALUE ...] [--db PATH] | NAME --local [--nccl-env NAME=VALUE ...] [--db PATH]",
+        "Stores a node runs can be dispatched to (nothing is connected: `nodes test NAME` and `nodes prepare "
+        "NAME` do that).",
+        { { "NAME", "the node's name in the store (unique)" } },
+        false,
+        { { "--local", "", "this machine (one node of this kind per store)" },
+          { "--host", "HOST",
+            "the node's name, address or ssh client config alias; an alias's HostName, Port, User, IdentityFile "
+            "and ProxyJump (bastions) apply whenever it is used" },
+          { "--port", "P", "SSH port (default 22, which lets the config's Port decide)" },
+          { "--user", "USER", "login name; may be left out when the config gives the alias a User" },
+          { "--key",
+            "FILE",
+            "authenticate with this private key (else the SSH agent, then the config's IdentityFile)",
+            {},
+            Complete::File },
+          { "--agent", "", "authenticate through the SSH agent (the default)" },
+          { "--ssh-config",
+            "FILE",
+            "the ssh client configuration that resolves HOST (default: $SHARDWISE_SSH_CONFIG, else ~/.ssh/config); "
+            "later commands read the default one, so name the same file there",
+            {},
+            Complete::File },
+          { "--nccl-env",
+            "NAME=VALUE",
+            "an environment variable for NCCL on this node's ranks, e.g. NCCL_NVLS_ENABLE=0 where NVLink multicast "
+            "is forbidden; none by default",
+            {},
+            Complete::Nothing,
+            true },
+          kDbOption },
+        "Exit status: 0 stored, 1 the store could not be opened or written, 2 bad input (named; nothing stored)."
+    };
 }
 
 CommandSpec nodesRemoveSpec()
 {
-    return {"nodes remove", "remove a node from the store", "NAME [--db PATH]",
-            "Removes the node from the store; runs measured on it keep its name.",
-            {{"NAME", "the node to remove", Complete::Node}},
-            false,
-            {kDbOption},
-            "Exit status: 0 removed, 1 the store could not be opened or written, 2 no such node or bad usage."};
+    return { "nodes remove",
+             "remove a node from the store",
+             "NAME [--db PATH]",
+             "Removes the node from the store; runs measured on it keep its name.",
+             { { "NAME", "the node to remove", Complete::Node } },
+             false,
+             { kDbOption },
+             "Exit status: 0 removed, 1 the store could not be opened or written, 2 no such node or bad usage." };
 }
 
 CommandSpec nodesListSpec()
 {
-    return {"nodes list", "list the store's nodes", "[--format table|json] [--db PATH]",
-            "Lists the store's nodes: address, GPUs found, the runner a preparation built, NCCL settings.",
-            {},
-            false,
-            {{"--format", "F", "table or json (default table)", {"table", "json"}}, kDbOption}};
+    return { "nodes list",
+             "list the store's nodes",
+             "[--format table|json] [--db PATH]",
+             "Lists the store's nodes: address, GPUs found, the runner a preparation built, NCCL settings.",
+             {},
+             false,
+             { { "--format", "F", "table or json (default table)", { "table", "json" } }, kDbOption } };
 }
 
 std::unique_ptr<dispatch::SshSession>

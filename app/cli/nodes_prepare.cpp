@@ -30,35 +30,49 @@ std::filesystem::path programDir()
 
 CommandSpec nodesPrepareSpec()
 {
-    return {"nodes prepare", "build the runner on a stored SSH node",
-            "NAME [--sources DIR] [--remote-root DIR] [--jobs N] [--cmake-arg ARG ...] [--require-gpu] "
-            "[--accept-new-host-key] [--known-hosts FILE] [--user-known-hosts FILE] [--db PATH]",
-            "Uploads the runner's sources to the SSH node NAME, verifies them by SHA-256 and builds them there "
-            "against the node's LibTorch (an unchanged runner is not built again), then stores the runner's path "
-            "and the node's facts with the node. Its host (an ssh config alias included) is resolved through "
-            "$SHARDWISE_SSH_CONFIG, else ~/.ssh/config.",
-            {{"NAME", "the stored SSH node", Complete::Node}},
-            false,
-            {{"--sources", "DIR",
-              "the Shardwise source tree (default: $SHARDWISE_RUNNER_SOURCES, else the one installed beside "
-              "shardwise-cli, else the tree it was built from)",
-              {}, Complete::Directory},
-             {"--remote-root", "DIR",
-              "cache folder on the node, relative to its home unless absolute (default .cache/shardwise)"},
-             {"--jobs", "N", "build jobs (default: the node's CPU cores)"},
-             {"--cmake-arg", "ARG", "one more argument for the node's cmake configure", {}, Complete::Nothing, true},
-             {"--require-gpu", "", "refuse a node without an NVIDIA GPU"},
-             {"--accept-new-host-key", "",
-              "trust host keys no known_hosts file knows yet (a jump host, then the node), printing each "
-              "fingerprint; a changed key is never accepted"},
-             {"--known-hosts", "FILE", "the app's own known_hosts (default: $XDG_CONFIG_HOME/shardwise/known_hosts)",
-              {}, Complete::File},
-             {"--user-known-hosts", "FILE", "the user's known_hosts, read only (default: ~/.ssh/known_hosts)", {},
-              Complete::File},
-             {"--db", "PATH", "the store (default: $SHARDWISE_DB, else ~/.local/share/shardwise/shardwise.sqlite)",
-              {}, Complete::File}},
-            "Exit status: 0 prepared, 1 the connection, upload or build failed (the reason is printed), 2 bad "
-            "usage or no such SSH node."};
+    return {
+        "nodes prepare",
+        "build the runner on a stored SSH node",
+        "NAME [--sources DIR] [--remote-root DIR] [--jobs N] [--cmake-arg ARG ...] [--require-gpu] "
+        "[--accept-new-host-key] [--known-hosts FILE] [--user-known-hosts FILE] [--db PATH]",
+        "Uploads the runner's sources to the SSH node NAME, verifies them by SHA-256 and builds them there "
+        "against the node's LibTorch (an unchanged runner is not built again), then stores the runner's path "
+        "and the node's facts with the node. Its host (an ssh config alias included) is resolved through "
+        "$SHARDWISE_SSH_CONFIG, else ~/.ssh/config.",
+        { { "NAME", "the stored SSH node", Complete::Node } },
+        false,
+        { { "--sources",
+            "DIR",
+            "the Shardwise source tree (default: $SHARDWISE_RUNNER_SOURCES, else the one installed beside "
+            "shardwise-cli, else the tree it was built from)",
+            {},
+            Complete::Directory },
+          { "--remote-root", "DIR",
+            "cache folder on the node, relative to its home unless absolute (default .cache/shardwise)" },
+          { "--jobs", "N", "build jobs (default: the node's CPU cores)" },
+          { "--cmake-arg", "ARG", "one more argument for the node's cmake configure", {}, Complete::Nothing, true },
+          { "--require-gpu", "", "refuse a node without an NVIDIA GPU" },
+          { "--accept-new-host-key", "",
+            "trust host keys no known_hosts file knows yet (a jump host, then the node), printing each "
+            "fingerprint; a changed key is never accepted" },
+          { "--known-hosts",
+            "FILE",
+            "the app's own known_hosts (default: $XDG_CONFIG_HOME/shardwise/known_hosts)",
+            {},
+            Complete::File },
+          { "--user-known-hosts",
+            "FILE",
+            "the user's known_hosts, read only (default: ~/.ssh/known_hosts)",
+            {},
+            Complete::File },
+          { "--db",
+            "PATH",
+            "the store (default: $SHARDWISE_DB, else ~/.local/share/shardwise/shardwise.sqlite)",
+            {},
+            Complete::File } },
+        "Exit status: 0 prepared, 1 the connection, upload or build failed (the reason is printed), 2 bad "
+        "usage or no such SSH node."
+    };
 }
 
 int nodesPrepare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)

@@ -14,7 +14,7 @@ namespace {
 
 template <typename T> T wholeNumber(const std::string& flag, const std::string& text, T minimum)
 {
-    T value{};
+    T value {};
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
         throw UsageError(flag + ": expected a whole number, got '" + text + "'");
@@ -27,45 +27,62 @@ template <typename T> T wholeNumber(const std::string& flag, const std::string& 
 
 CommandSpec nodesProbeSpec()
 {
-    return {"nodes probe", "measure a node's hardware and store it for calibration", "NAME | --local [options]",
-            "Measures a node's hardware with shardwise-runner --probe, started the way runs start (processes on "
-            "this machine, or detached ranks on an SSH node): matmul rate, device copy and pinned host<->device "
-            "bandwidth, CPU AdamW rate and, with more than one rank, collective bus bandwidths. Every rank's probe "
-            "is stored with the node's name and GPU preset; `shardwise-cli plan --calibrated` and `shardwise-cli "
-            "compare` calibrate from the newest one.",
-            {{"NAME", "a node of the store: an SSH node, or this machine's node", Complete::Node, true}},
-            false,
-            {{"--local", "", "probe this machine (stored under its node's name, else \"local\")"},
-             {"--device", "cpu|cuda", "what to probe (default: cuda when the node's facts list GPUs, else cpu)"},
-             {"--ranks", "N",
-              "processes on the node (default: one per GPU the facts list with --device cuda, else 1); more than one "
-              "also measures collectives"},
-             {"--gpu", "PRESET",
-              "the GPU preset stored with the probe (default: the preset the device name matches; none for a CPU)",
-              {}, Complete::Gpu},
-             {"--max-bytes", "N",
-              "largest buffer a measurement moves (the runner's --probe-max-bytes; its default 256 MiB when left out)"},
-             {"--timeout-s", "N", "limit of the whole probe in seconds (default 900)"},
-             {"--collective-timeout-s", "N", "a collective slower than N seconds is a comm error (runner --timeout-s)"},
-             {"--rank-env", "KEY=VALUE", "extra environment for every rank", {}, Complete::Nothing, true},
-             {"--runner", "PATH",
-              "this machine: the runner (default: $SHARDWISE_RUNNER, else the one installed beside shardwise-cli)",
-              {}, Complete::File},
-             {"--remote-runner", "PATH", "SSH node: the runner there (default: the one the node's preparation built)"},
-             {"--master-port", "N", "SSH node: rendezvous port of its ranks (default 29500)"},
-             {"--run-root", "DIR",
-              "SSH node: probe folders there, relative to the remote home unless absolute (default "
-              ".cache/shardwise/probes)"},
-             {"--known-hosts", "FILE", "the app's own known_hosts (default: $XDG_CONFIG_HOME/shardwise/known_hosts)",
-              {}, Complete::File},
-             {"--user-known-hosts", "FILE", "the user's known_hosts, read only (default: ~/.ssh/known_hosts)", {},
-              Complete::File},
-             {"--db", "PATH", "the store (default: $SHARDWISE_DB, else ~/.local/share/shardwise/shardwise.sqlite)",
-              {}, Complete::File},
-             {"--no-store", "", "measure and print only"},
-             {"--format", "F", "table or json (default table)", {"table", "json"}}},
-            "Exit status: 0 probed (and stored), 1 the probe failed (runner missing, SSH failure, a rank failed, no "
-            "probe event, the store refused it; the reason is printed), 2 bad usage."};
+    return {
+        "nodes probe",
+        "measure a node's hardware and store it for calibration",
+        "NAME | --local [options]",
+        "Measures a node's hardware with shardwise-runner --probe, started the way runs start (processes on "
+        "this machine, or detached ranks on an SSH node): matmul rate, device copy and pinned host<->device "
+        "bandwidth, CPU AdamW rate and, with more than one rank, collective bus bandwidths. Every rank's probe "
+        "is stored with the node's name and GPU preset; `shardwise-cli plan --calibrated` and `shardwise-cli "
+        "compare` calibrate from the newest one.",
+        { { "NAME", "a node of the store: an SSH node, or this machine's node", Complete::Node, true } },
+        false,
+        { { "--local", "", "probe this machine (stored under its node's name, else \"local\")" },
+          { "--device", "cpu|cuda", "what to probe (default: cuda when the node's facts list GPUs, else cpu)" },
+          { "--ranks", "N",
+            "processes on the node (default: one per GPU the facts list with --device cuda, else 1); more than one "
+            "also measures collectives" },
+          { "--gpu",
+            "PRESET",
+            "the GPU preset stored with the probe (default: the preset the device name matches; none for a CPU)",
+            {},
+            Complete::Gpu },
+          { "--max-bytes", "N",
+            "largest buffer a measurement moves (the runner's --probe-max-bytes; its default 256 MiB when left out)" },
+          { "--timeout-s", "N", "limit of the whole probe in seconds (default 900)" },
+          { "--collective-timeout-s", "N", "a collective slower than N seconds is a comm error (runner --timeout-s)" },
+          { "--rank-env", "KEY=VALUE", "extra environment for every rank", {}, Complete::Nothing, true },
+          { "--runner",
+            "PATH",
+            "this machine: the runner (default: $SHARDWISE_RUNNER, else the one installed beside shardwise-cli)",
+            {},
+            Complete::File },
+          { "--remote-runner", "PATH", "SSH node: the runner there (default: the one the node's preparation built)" },
+          { "--master-port", "N", "SSH node: rendezvous port of its ranks (default 29500)" },
+          { "--run-root", "DIR",
+            "SSH node: probe folders there, relative to the remote home unless absolute (default "
+            ".cache/shardwise/probes)" },
+          { "--known-hosts",
+            "FILE",
+            "the app's own known_hosts (default: $XDG_CONFIG_HOME/shardwise/known_hosts)",
+            {},
+            Complete::File },
+          { "--user-known-hosts",
+            "FILE",
+            "the user's known_hosts, read only (default: ~/.ssh/known_hosts)",
+            {},
+            Complete::File },
+          { "--db",
+            "PATH",
+            "the store (default: $SHARDWISE_DB, else ~/.local/share/shardwise/shardwise.sqlite)",
+            {},
+            Complete::File },
+          { "--no-store", "", "measure and print only" },
+          { "--format", "F", "table or json (default table)", { "table", "json" } } },
+        "Exit status: 0 probed (and stored), 1 the probe failed (runner missing, SSH failure, a rank failed, no "
+        "probe event, the store refused it; the reason is printed), 2 bad usage."
+    };
 }
 
 ProbeOptions parseProbeOptions(const ParsedArgs& parsed)

@@ -83,7 +83,7 @@ int testStoredNode(const std::string& name, const dispatch::SshOptions& ssh, boo
         } else {
             dispatch::CommandIo io;
             io.timeout = std::chrono::seconds(30);
-            const dispatch::CommandOutcome version = session->run(std::vector<std::string>{runner, "--version"}, io);
+            const dispatch::CommandOutcome version = session->run(std::vector<std::string> { runner, "--version" }, io);
             out << "  runner: " << runner << ": "
                 << (version.succeeded() ? firstLine(version.stdoutData)
                                         : "does not answer --version (" + version.describe() + ")")
@@ -107,46 +107,61 @@ int testStoredNode(const std::string& name, const dispatch::SshOptions& ssh, boo
 
 CommandSpec nodesTestSpec()
 {
-    const Option knownHosts{"--known-hosts", "FILE",
-                            "the app's own known_hosts (default: $XDG_CONFIG_HOME/shardwise/known_hosts)", {},
-                            Complete::File};
-    return {"nodes test", "connect to a node and show whether it is reachable, its runner and its GPUs",
-            "NAME [--accept-new-host-key] [--known-hosts FILE] [--user-known-hosts FILE] [--db PATH] | --host HOST "
-            "[--user USER] [--port P] [--key FILE | --agent] [--accept-new-host-key] [--ssh-config FILE] | --local",
-            "With NAME: connects to that node of the store as runs do and reports whether it is reachable (as whom, "
-            "its host key, its system), the version of the runner its preparation built and its GPUs. With --host: "
-            "connects to a node not stored yet and prints the facts Shardwise discovers there (GPUs, NVIDIA driver, "
-            "CUDA, NCCL, LibTorch, CPU cores, RAM, build tools; Python, PyTorch and Transformers for python3 and what "
-            "the torch backend lacks) or why it cannot connect. --local prints this machine's.",
-            {{"NAME", "a node of the store", Complete::Node, true}},
-            false,
-            {{"--local", "", "discover this machine instead of an SSH node"},
-             {"--host", "HOST",
-              "a node not stored: its name, address or ~/.ssh/config alias (the config's HostName, Port, User, "
-              "IdentityFile, ProxyJump ... apply)"},
-             {"--port", "P", "with --host: SSH port (default 22, which lets the config's Port decide)"},
-             {"--user", "USER", "with --host: login name (default: the config's User, else your login name)"},
-             {"--key", "FILE",
-              "with --host: authenticate with this private key (asks for its passphrase on the terminal when it is "
-              "encrypted)",
-              {}, Complete::File},
-             {"--agent", "", "with --host: authenticate through the SSH agent at $SSH_AUTH_SOCK (the default)"},
-             {"--accept-new-host-key", "",
-              "trust the host's key if no known_hosts file knows the host yet (the node, or a jump host on the way); "
-              "the fingerprint is printed and the key written to the app's known_hosts. A changed key (any key other "
-              "than those recorded for the host, whatever its type) or a @revoked one is never accepted."},
-             knownHosts,
-             {"--user-known-hosts", "FILE", "the user's known_hosts, read only (default: ~/.ssh/known_hosts)", {},
-              Complete::File},
-             {"--ssh-config", "FILE",
-              "the ssh client configuration to read (default: $SHARDWISE_SSH_CONFIG, else ~/.ssh/config); \"none\" "
-              "reads none",
-              {}, Complete::File},
-             {"--connect-timeout-s", "N", "TCP connect + key exchange + authentication limit (default 10)"},
-             {"--db", "PATH", "with NAME: the store (default: $SHARDWISE_DB, else the user's data folder)", {},
-              Complete::File}},
-            "Exit status: 0 connected (and discovered), 1 unreachable, refused or failed (the reason is printed), 2 "
-            "bad usage or no such node."};
+    const Option knownHosts { "--known-hosts",
+                              "FILE",
+                              "the app's own known_hosts (default: $XDG_CONFIG_HOME/shardwise/known_hosts)",
+                              {},
+                              Complete::File };
+    return {
+        "nodes test",
+        "connect to a node and show whether it is reachable, its runner and its GPUs",
+        "NAME [--accept-new-host-key] [--known-hosts FILE] [--user-known-hosts FILE] [--db PATH] | --host HOST "
+        "[--user USER] [--port P] [--key FILE | --agent] [--accept-new-host-key] [--ssh-config FILE] | --local",
+        "With NAME: connects to that node of the store as runs do and reports whether it is reachable (as whom, "
+        "its host key, its system), the version of the runner its preparation built and its GPUs. With --host: "
+        "connects to a node not stored yet and prints the facts Shardwise discovers there (GPUs, NVIDIA driver, "
+        "CUDA, NCCL, LibTorch, CPU cores, RAM, build tools; Python, PyTorch and Transformers for python3 and what "
+        "the torch backend lacks) or why it cannot connect. --local prints this machine's.",
+        { { "NAME", "a node of the store", Complete::Node, true } },
+        false,
+        { { "--local", "", "discover this machine instead of an SSH node" },
+          { "--host", "HOST",
+            "a node not stored: its name, address or ~/.ssh/config alias (the config's HostName, Port, User, "
+            "IdentityFile, ProxyJump ... apply)" },
+          { "--port", "P", "with --host: SSH port (default 22, which lets the config's Port decide)" },
+          { "--user", "USER", "with --host: login name (default: the config's User, else your login name)" },
+          { "--key",
+            "FILE",
+            "with --host: authenticate with this private key (asks for its passphrase on the terminal when it is "
+            "encrypted)",
+            {},
+            Complete::File },
+          { "--agent", "", "with --host: authenticate through the SSH agent at $SSH_AUTH_SOCK (the default)" },
+          { "--accept-new-host-key", "",
+            "trust the host's key if no known_hosts file knows the host yet (the node, or a jump host on the way); "
+            "the fingerprint is printed and the key written to the app's known_hosts. A changed key (any key other "
+            "than those recorded for the host, whatever its type) or a @revoked one is never accepted." },
+          knownHosts,
+          { "--user-known-hosts",
+            "FILE",
+            "the user's known_hosts, read only (default: ~/.ssh/known_hosts)",
+            {},
+            Complete::File },
+          { "--ssh-config",
+            "FILE",
+            "the ssh client configuration to read (default: $SHARDWISE_SSH_CONFIG, else ~/.ssh/config); \"none\" "
+            "reads none",
+            {},
+            Complete::File },
+          { "--connect-timeout-s", "N", "TCP connect + key exchange + authentication limit (default 10)" },
+          { "--db",
+            "PATH",
+            "with NAME: the store (default: $SHARDWISE_DB, else the user's data folder)",
+            {},
+            Complete::File } },
+        "Exit status: 0 connected (and discovered), 1 unreachable, refused or failed (the reason is printed), 2 "
+        "bad usage or no such node."
+    };
 }
 
 int nodesTest(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -224,7 +239,8 @@ int nodesTest(const std::vector<std::string>& args, std::ostream& out, std::ostr
     } catch (const SshError& e) {
         err << "refused: " << e.what() << "\n";
         if (e.failure() == SshFailure::HostKeyUnknown)
-            err << "check the fingerprint with the node's administrator (ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub on the node),"
+            err << "check the fingerprint with the node's administrator (ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub on "
+                   "the node),"
                    " then rerun with --accept-new-host-key\n";
         return kExitFailed;
     }

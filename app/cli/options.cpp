@@ -32,7 +32,7 @@ std::string orList(const std::vector<std::string>& words)
 
 std::string countWord(std::size_t n)
 {
-    static const char* const kWords[] = {"no", "one", "two", "three", "four"};
+    static const char* const kWords[] = { "no", "one", "two", "three", "four" };
     return n < 5 ? kWords[n] : std::to_string(n);
 }
 
@@ -130,8 +130,8 @@ ParsedArgs parseArgs(const CommandSpec& spec, const std::vector<std::string>& ar
             if (parsed.operands.size() >= room && !(spec.operandsRepeat && room > 0)) {
                 if (room == 0)
                     throw UsageError("unexpected argument '" + arg + "'; " + spec.name + " takes options only" + see);
-                throw UsageError("unexpected argument '" + arg + "'; " + spec.name + " takes at most "
-                                 + countWord(room) + " " + spec.operands.back().name + see);
+                throw UsageError("unexpected argument '" + arg + "'; " + spec.name + " takes at most " + countWord(room)
+                                 + " " + spec.operands.back().name + see);
             }
             parsed.operands.push_back(arg);
             continue;
@@ -148,7 +148,7 @@ ParsedArgs parseArgs(const CommandSpec& spec, const std::vector<std::string>& ar
         if (option->valueName.empty()) {
             if (inlineValue)
                 throw UsageError(name + ": takes no value, got '" + *inlineValue + "'");
-            parsed.options.push_back({name, {}});
+            parsed.options.push_back({ name, {} });
             continue;
         }
         std::string value;
@@ -162,7 +162,7 @@ ParsedArgs parseArgs(const CommandSpec& spec, const std::vector<std::string>& ar
         if (!option->choices.empty()
             && std::find(option->choices.begin(), option->choices.end(), value) == option->choices.end())
             throw UsageError(name + ": expected " + orList(option->choices) + ", got '" + value + "'");
-        parsed.options.push_back({name, value});
+        parsed.options.push_back({ name, value });
     }
     return parsed;
 }

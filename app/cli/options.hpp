@@ -27,8 +27,13 @@ enum class Complete { Nothing, File, Directory, Model, Gpu, Strategy, Node };
 struct Option {
     Option(std::string name_, std::string valueName_, std::string help_ = {}, std::vector<std::string> choices_ = {},
            Complete complete_ = Complete::Nothing, bool repeatable_ = false, std::string section_ = {})
-        : name(std::move(name_)), valueName(std::move(valueName_)), help(std::move(help_)), choices(std::move(choices_)),
-          complete(complete_), repeatable(repeatable_), section(std::move(section_))
+        : name(std::move(name_))
+        , valueName(std::move(valueName_))
+        , help(std::move(help_))
+        , choices(std::move(choices_))
+        , complete(complete_)
+        , repeatable(repeatable_)
+        , section(std::move(section_))
     {
     }
     std::string name;                 // "--db"
@@ -42,7 +47,10 @@ struct Option {
 
 struct Operand {
     Operand(std::string name_, std::string help_, Complete complete_ = Complete::Nothing, bool optional_ = false)
-        : name(std::move(name_)), help(std::move(help_)), complete(complete_), optional(optional_)
+        : name(std::move(name_))
+        , help(std::move(help_))
+        , complete(complete_)
+        , optional(optional_)
     {
     }
     std::string name; // "NAME", "ID", "DIR"
@@ -55,9 +63,14 @@ struct CommandSpec {
     CommandSpec(std::string name_, std::string summary_, std::string synopsis_, std::string description_,
                 std::vector<Operand> operands_ = {}, bool operandsRepeat_ = false, std::vector<Option> options_ = {},
                 std::string epilog_ = {})
-        : name(std::move(name_)), summary(std::move(summary_)), synopsis(std::move(synopsis_)),
-          description(std::move(description_)), operands(std::move(operands_)), operandsRepeat(operandsRepeat_),
-          options(std::move(options_)), epilog(std::move(epilog_))
+        : name(std::move(name_))
+        , summary(std::move(summary_))
+        , synopsis(std::move(synopsis_))
+        , description(std::move(description_))
+        , operands(std::move(operands_))
+        , operandsRepeat(operandsRepeat_)
+        , options(std::move(options_))
+        , epilog(std::move(epilog_))
     {
     }
     std::string name;        // "plan", "runs list"

@@ -48,13 +48,20 @@ std::vector<std::string> strategyIds()
 const char* kindName(Complete c)
 {
     switch (c) {
-    case Complete::File: return "file";
-    case Complete::Directory: return "directory";
-    case Complete::Model: return "model";
-    case Complete::Gpu: return "gpu";
-    case Complete::Strategy: return "strategy";
-    case Complete::Node: return "node";
-    case Complete::Nothing: break;
+    case Complete::File:
+        return "file";
+    case Complete::Directory:
+        return "directory";
+    case Complete::Model:
+        return "model";
+    case Complete::Gpu:
+        return "gpu";
+    case Complete::Strategy:
+        return "strategy";
+    case Complete::Node:
+        return "node";
+    case Complete::Nothing:
+        break;
     }
     return "nothing";
 }
@@ -91,10 +98,11 @@ std::string bashCompletion()
     s += "    file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\")) ;;\n";
     s += "    directory) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- \"$cur\")) ;;\n";
     s += "    model) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -W \"" + join(modelIds())
-         + "\" -- \"$cur\") $(compgen -f -- \"$cur\")) ;;\n";
+        + "\" -- \"$cur\") $(compgen -f -- \"$cur\")) ;;\n";
     s += "    gpu) COMPREPLY=($(compgen -W \"" + join(gpuIds()) + "\" -- \"$cur\")) ;;\n";
     s += "    strategy) COMPREPLY=($(compgen -W \"" + join(strategyIds()) + "\" -- \"$cur\")) ;;\n";
-    s += "    node) COMPREPLY=($(compgen -W \"$(\"${COMP_WORDS[0]}\" completions words node 2>/dev/null)\" -- \"$cur\")) ;;\n";
+    s += "    node) COMPREPLY=($(compgen -W \"$(\"${COMP_WORDS[0]}\" completions words node 2>/dev/null)\" -- "
+         "\"$cur\")) ;;\n";
     s += "    *) COMPREPLY=() ;;\n    esac\n}\n\n";
     s += "_shardwise_cli()\n{\n"
          "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
@@ -105,12 +113,12 @@ std::string bashCompletion()
     for (const auto& [name, actions] : g)
         names.push_back(name);
     s += "    if ((COMP_CWORD == 1)); then\n        COMPREPLY=($(compgen -W \"" + join(names)
-         + " --help --version\" -- \"$cur\"))\n        return 0\n    fi\n";
+        + " --help --version\" -- \"$cur\"))\n        return 0\n    fi\n";
     s += "    local command=${COMP_WORDS[1]} first=2\n    case $command in\n";
     for (const auto& [name, actions] : g)
         if (!actions.empty())
             s += "    " + name + ")\n        if ((COMP_CWORD == 2)); then COMPREPLY=($(compgen -W \"" + join(actions)
-                 + " --help\" -- \"$cur\")); return 0; fi\n        command=\"$command ${COMP_WORDS[2]}\"; first=3 ;;\n";
+                + " --help\" -- \"$cur\")); return 0; fi\n        command=\"$command ${COMP_WORDS[2]}\"; first=3 ;;\n";
     s += "    esac\n    local options='' operand=nothing\n    case $command in\n";
     for (const CommandSpec& spec : specs) {
         std::vector<std::string> flags;
@@ -148,14 +156,20 @@ std::string zshCompletion()
         if (!choices.empty())
             return "(" + join(choices) + ")";
         switch (c) {
-        case Complete::File: return "_files";
-        case Complete::Directory: return "_files -/";
-        case Complete::Model: return "(" + join(modelIds()) + ")";
-        case Complete::Gpu: return "(" + join(gpuIds()) + ")";
-        case Complete::Strategy: return "(" + join(strategyIds()) + ")";
+        case Complete::File:
+            return "_files";
+        case Complete::Directory:
+            return "_files -/";
+        case Complete::Model:
+            return "(" + join(modelIds()) + ")";
+        case Complete::Gpu:
+            return "(" + join(gpuIds()) + ")";
+        case Complete::Strategy:
+            return "(" + join(strategyIds()) + ")";
         case Complete::Node:
             return "{compadd -- ${(f)\"$(${words[1]:-shardwise-cli} completions words node 2>/dev/null)\"}}";
-        case Complete::Nothing: break;
+        case Complete::Nothing:
+            break;
         }
         return " ";
     };
@@ -197,7 +211,7 @@ std::string zshCompletion()
         s += "    '" + spec.name + "') _arguments -s";
         for (const Option& o : spec.options) {
             s += " \\\n        '" + std::string(o.repeatable ? "*" : "") + o.name + (o.valueName.empty() ? "" : "=")
-                 + "[" + describe(o.help) + "]";
+                + "[" + describe(o.help) + "]";
             if (!o.valueName.empty())
                 s += ":" + quotedForSingle(o.valueName) + ":" + quotedForSingle(action(o.complete, o.choices));
             s += "'";
@@ -205,8 +219,8 @@ std::string zshCompletion()
         for (std::size_t i = 0; i < spec.operands.size(); ++i) {
             const Operand& op = spec.operands[i];
             const bool rest = spec.operandsRepeat && i + 1 == spec.operands.size();
-            s += " \\\n        '" + std::string(rest ? "*" : "") + (op.optional && !rest ? "::" : ":") + op.name
-                 + ":" + quotedForSingle(action(op.complete, {})) + "'";
+            s += " \\\n        '" + std::string(rest ? "*" : "") + (op.optional && !rest ? "::" : ":") + op.name + ":"
+                + quotedForSingle(action(op.complete, {})) + "'";
         }
         s += " ;;\n";
     }

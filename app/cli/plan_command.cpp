@@ -31,13 +31,16 @@ namespace {
 
 CommandSpec planSpec()
 {
-    CommandSpec spec{"plan", "estimate every sharding strategy for a model and cluster and recommend one",
-                     "--model PRESET|PATH --gpu PRESET [options]",
-                     "Estimates memory and throughput of all nine sharding strategies and recommends one by the "
-                     "decision order (lightest that fits; full shard by interconnect; CPU offload last).",
-                     {}, false, planOptionTable(),
-                     "Exit status: 0 planned (also when nothing fits: the plan says what would), 2 bad flag or input "
-                     "(a bad value in --from's file names its key)."};
+    CommandSpec spec { "plan",
+                       "estimate every sharding strategy for a model and cluster and recommend one",
+                       "--model PRESET|PATH --gpu PRESET [options]",
+                       "Estimates memory and throughput of all nine sharding strategies and recommends one by the "
+                       "decision order (lightest that fits; full shard by interconnect; CPU offload last).",
+                       {},
+                       false,
+                       planOptionTable(),
+                       "Exit status: 0 planned (also when nothing fits: the plan says what would), 2 bad flag or input "
+                       "(a bad value in --from's file names its key)." };
     const std::string out = "Output:";
     const std::string configs = "Configs for the framework you train with (docs/framework-configs.md):";
     const std::string interruptions = "Checkpoint interval against interruptions (Spot preemption, host maintenance), "
@@ -47,44 +50,51 @@ CommandSpec planSpec()
         o.section = section;
         spec.options.push_back(std::move(o));
     };
-    add({"--calibrated", "",
-         "predict with the calibration fitted to the store's probes and runs on this GPU (docs/calibration.md) and "
-         "say which one and how confident"},
+    add({ "--calibrated", "",
+          "predict with the calibration fitted to the store's probes and runs on this GPU (docs/calibration.md) and "
+          "say which one and how confident" },
         out);
-    add({"--db", "PATH",
-         "the store for --calibrated and measured checkpoint costs (default: $SHARDWISE_DB, else the workspace in "
-         "the user's data folder)",
-         {}, Complete::File},
+    add({ "--db",
+          "PATH",
+          "the store for --calibrated and measured checkpoint costs (default: $SHARDWISE_DB, else the workspace in "
+          "the user's data folder)",
+          {},
+          Complete::File },
         out);
-    add({"--format", "F", "table or json (default table)", {"table", "json"}}, out);
-    add({"--export", "KIND",
-         "write ds-config (DeepSpeed ds_config.json), accelerate (Accelerate YAML), torchtitan (job-config TOML), "
-         "fsdp2-python (a fully_shard script), launch (torchrun / deepspeed / accelerate launch and srun lines) or "
-         "sbatch (a Slurm batch script) for the recommended strategy, instead of the plan"},
+    add({ "--format", "F", "table or json (default table)", { "table", "json" } }, out);
+    add({ "--export", "KIND",
+          "write ds-config (DeepSpeed ds_config.json), accelerate (Accelerate YAML), torchtitan (job-config TOML), "
+          "fsdp2-python (a fully_shard script), launch (torchrun / deepspeed / accelerate launch and srun lines) or "
+          "sbatch (a Slurm batch script) for the recommended strategy, instead of the plan" },
         configs);
-    add({"--strategy", "ID", "export this candidate instead of the recommendation", {}, Complete::Strategy}, configs);
-    add({"--output", "FILE", "write the export to FILE and print the plan as usual", {}, Complete::File}, configs);
-    add({"--from", "FILE",
-         "read a DeepSpeed ds_config.json, an Accelerate config YAML or a torchtitan job-config TOML into the plan's "
-         "settings (framework, strategy, precision, micro-batch, accumulation, sequence, world, checkpointing, "
-         "knobs); flags you type win; unknown keys are warned about",
-         {}, Complete::File},
+    add({ "--strategy", "ID", "export this candidate instead of the recommendation", {}, Complete::Strategy }, configs);
+    add({ "--output", "FILE", "write the export to FILE and print the plan as usual", {}, Complete::File }, configs);
+    add({ "--from",
+          "FILE",
+          "read a DeepSpeed ds_config.json, an Accelerate config YAML or a torchtitan job-config TOML into the plan's "
+          "settings (framework, strategy, precision, micro-batch, accumulation, sequence, world, checkpointing, "
+          "knobs); flags you type win; unknown keys are warned about",
+          {},
+          Complete::File },
         configs);
-    add({"--interruptions-per-hour", "X", "expected interruptions per hour, e.g. 0.5"}, interruptions);
-    add({"--checkpoint-save-s", "C",
-         "measured seconds one checkpoint save stops training (default: estimated from the state bytes the busiest "
-         "node writes and --checkpoint-write-gbps)"},
+    add({ "--interruptions-per-hour", "X", "expected interruptions per hour, e.g. 0.5" }, interruptions);
+    add({ "--checkpoint-save-s", "C",
+          "measured seconds one checkpoint save stops training (default: estimated from the state bytes the busiest "
+          "node writes and --checkpoint-write-gbps)" },
         interruptions);
-    add({"--checkpoint-write-gbps", "B", "storage write bandwidth per node in GB/s for that estimate (default 1.0)"},
+    add({ "--checkpoint-write-gbps", "B", "storage write bandwidth per node in GB/s for that estimate (default 1.0)" },
         interruptions);
-    add({"--restart-s", "R",
-         "seconds from an interruption to running again, on top of loading the checkpoint (rescheduling, node "
-         "provisioning; default 0)"},
+    add({ "--restart-s", "R",
+          "seconds from an interruption to running again, on top of loading the checkpoint (rescheduling, node "
+          "provisioning; default 0)" },
         interruptions);
     return spec;
 }
 
-std::vector<CommandSpec> planSpecs() { return {planSpec()}; }
+std::vector<CommandSpec> planSpecs()
+{
+    return { planSpec() };
+}
 
 struct PlanArgs {
     PlanOptions plan;
@@ -361,7 +371,8 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     }
 }
 
-const CommandRegistration kRegistration{"plan", "estimate all nine strategies and recommend one", runPlan, planSpecs};
+const CommandRegistration kRegistration { "plan", "estimate all nine strategies and recommend one", runPlan,
+                                          planSpecs };
 
 } // namespace
 

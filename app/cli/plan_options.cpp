@@ -183,37 +183,40 @@ EstimateInput PlanOptions::input(const frameworks::ImportedSettings* imported, s
 std::vector<Option> planOptionTable()
 {
     return {
-        {"--model", "PRESET|PATH", "model preset id, a Shardwise model JSON, or a Hugging Face config.json", {},
-         Complete::Model},
-        {"--gpu", "PRESET", "GPU preset id (see `shardwise-cli presets`)", {}, Complete::Gpu},
-        {"--gpus-per-node", "N", "GPUs per node, 1..64 (default 1)"},
-        {"--nodes", "N", "nodes, 1..4096 (default 1)"},
-        {"--interconnect", "nvlink|pcie", "link between the GPUs of a node (default: nvlink if the GPU has it)"},
-        {"--host-ram-gib", "X",
-         "RAM of each node in GiB (default 512): the CPU-offload strategies keep their optimizer state there, "
-         "page-locked; 80 % of it counts as usable"},
-        {"--seq", "N", "sequence length in tokens (default 2048)"},
-        {"--micro-batch", "N", "sequences per GPU per micro-step (default 1)"},
-        {"--framework", "NAME",
-         "the framework you train with, one of " + frameworkIdList()
-             + ": the plan describes what it allocates and how fast it runs at its defaults (default native, "
-               "Shardwise's runner)"},
-        {"--framework-version", "V", "the framework's release (default: the one Shardwise models)"},
-        {"--compile", "", "torch.compile each decoder layer (fsdp2, torchtitan)"},
-        {"--inter-node-gbps", "X", "network bandwidth per node per direction in GB/s (default 12.5)"},
-        {"--inter-node", "NAME",
-         "a named network instead: ib-8x400 (400 GB/s), ib-8x200 (200), ib-4x200 (100), 400gbe (50), 100gbe (12.5)"},
-        {"--precision", "bf16|bf16-fp32-master",
-         "pure bf16 state, or bf16 compute with fp32 master and Adam (default: the framework's: bf16 for native, "
-         "bf16-fp32-master for the others)"},
-        {"--expandable-segments", "", "the CUDA allocator runs with expandable_segments:True"},
-        {"--cuda-graphs", "",
-         "each step replayed as one CUDA graph launch, so the host no longer issues every kernel (helps small "
-         "models and short sequences); applies to the GPU-resident strategies under bf16, the offload strategies "
-         "stay eager"},
-        {"--activation-checkpointing", "", "recompute each layer's activations in backward"},
-        {"--checkpointing-policy", "full|selective|none",
-         "what is recomputed (default: the framework's; torchtitan selective)"},
+        { "--model",
+          "PRESET|PATH",
+          "model preset id, a Shardwise model JSON, or a Hugging Face config.json",
+          {},
+          Complete::Model },
+        { "--gpu", "PRESET", "GPU preset id (see `shardwise-cli presets`)", {}, Complete::Gpu },
+        { "--gpus-per-node", "N", "GPUs per node, 1..64 (default 1)" },
+        { "--nodes", "N", "nodes, 1..4096 (default 1)" },
+        { "--interconnect", "nvlink|pcie", "link between the GPUs of a node (default: nvlink if the GPU has it)" },
+        { "--host-ram-gib", "X",
+          "RAM of each node in GiB (default 512): the CPU-offload strategies keep their optimizer state there, "
+          "page-locked; 80 % of it counts as usable" },
+        { "--seq", "N", "sequence length in tokens (default 2048)" },
+        { "--micro-batch", "N", "sequences per GPU per micro-step (default 1)" },
+        { "--framework", "NAME",
+          "the framework you train with, one of " + frameworkIdList()
+              + ": the plan describes what it allocates and how fast it runs at its defaults (default native, "
+                "Shardwise's runner)" },
+        { "--framework-version", "V", "the framework's release (default: the one Shardwise models)" },
+        { "--compile", "", "torch.compile each decoder layer (fsdp2, torchtitan)" },
+        { "--inter-node-gbps", "X", "network bandwidth per node per direction in GB/s (default 12.5)" },
+        { "--inter-node", "NAME",
+          "a named network instead: ib-8x400 (400 GB/s), ib-8x200 (200), ib-4x200 (100), 400gbe (50), 100gbe (12.5)" },
+        { "--precision", "bf16|bf16-fp32-master",
+          "pure bf16 state, or bf16 compute with fp32 master and Adam (default: the framework's: bf16 for native, "
+          "bf16-fp32-master for the others)" },
+        { "--expandable-segments", "", "the CUDA allocator runs with expandable_segments:True" },
+        { "--cuda-graphs", "",
+          "each step replayed as one CUDA graph launch, so the host no longer issues every kernel (helps small "
+          "models and short sequences); applies to the GPU-resident strategies under bf16, the offload strategies "
+          "stay eager" },
+        { "--activation-checkpointing", "", "recompute each layer's activations in backward" },
+        { "--checkpointing-policy", "full|selective|none",
+          "what is recomputed (default: the framework's; torchtitan selective)" },
     };
 }
 

@@ -25,7 +25,7 @@ public:
     bool next(); // advances to the next option; false at the end
     const std::string& flag() const { return m_current->name; }
     std::string value() const { return m_current->value; }
-    void noValue() const {} // the table refuses a value for a switch
+    void noValue() const { } // the table refuses a value for a switch
 
 private:
     const ParsedArgs& m_parsed;

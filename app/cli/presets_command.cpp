@@ -37,12 +37,19 @@ std::string pad(std::string s, std::size_t width, bool right = false)
 
 CommandSpec presetsSpec()
 {
-    return {"presets", "list the model and GPU presets", "[--format table|json]",
-            "Lists the model and GPU presets that --model and --gpu accept.", {}, false,
-            {{"--format", "F", "table or json (default table)", {"table", "json"}}}};
+    return { "presets",
+             "list the model and GPU presets",
+             "[--format table|json]",
+             "Lists the model and GPU presets that --model and --gpu accept.",
+             {},
+             false,
+             { { "--format", "F", "table or json (default table)", { "table", "json" } } } };
 }
 
-std::vector<CommandSpec> presetsSpecs() { return {presetsSpec()}; }
+std::vector<CommandSpec> presetsSpecs()
+{
+    return { presetsSpec() };
+}
 
 int runPresets(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
@@ -87,7 +94,7 @@ int runPresets(const std::vector<std::string>& args, std::ostream& out, std::ost
     return kExitOk;
 }
 
-const CommandRegistration kRegistration{"presets", "list the model and GPU presets", runPresets, presetsSpecs};
+const CommandRegistration kRegistration { "presets", "list the model and GPU presets", runPresets, presetsSpecs };
 
 } // namespace
 

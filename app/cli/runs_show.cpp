@@ -26,7 +26,6 @@ std::string gib(std::optional<std::int64_t> bytes)
     return s.str();
 }
 
-
 // A table cell of bounded width for any double: plain digits up to a million, SI prefixes up to
 // exa, scientific notation beyond (an imported 1e308 tok/s would otherwise print 309 digits).
 std::string fixed(std::optional<double> v, int digits, const std::string& unit)
@@ -39,7 +38,7 @@ std::string fixed(std::optional<double> v, int digits, const std::string& unit)
         std::snprintf(text, sizeof text, "%.*f", digits, x);
         return text + unit;
     }
-    static constexpr const char* kPrefixes[] = {"k", "M", "G", "T", "P", "E"};
+    static constexpr const char* kPrefixes[] = { "k", "M", "G", "T", "P", "E" };
     const int thousands = static_cast<int>(std::floor(std::log10(std::fabs(x)) / 3.0));
     if (thousands > 6) {
         std::snprintf(text, sizeof text, "%.3g", x);
@@ -54,7 +53,10 @@ std::string percent(std::optional<double> share)
     return share ? fixed(*share * 100.0, 0, " %") : "-";
 }
 
-std::string gpuLabel(const store::RunSummary& r) { return r.gpuName.empty() ? r.gpuId : r.gpuName; }
+std::string gpuLabel(const store::RunSummary& r)
+{
+    return r.gpuName.empty() ? r.gpuId : r.gpuName;
+}
 
 void printTable(std::ostream& out, const std::vector<std::vector<std::string>>& rows)
 {
@@ -76,23 +78,27 @@ void printTable(std::ostream& out, const std::vector<std::vector<std::string>>& 
     }
 }
 
-
-std::string orDash(const std::string& s) { return s.empty() ? "-" : s; }
+std::string orDash(const std::string& s)
+{
+    return s.empty() ? "-" : s;
+}
 
 } // namespace
 
 void printRunTable(std::ostream& out, const std::vector<store::RunSummary>& runs)
 {
-    std::vector<std::vector<std::string>> rows{{"ID", "STATUS", "MODEL", "GPU", "STRATEGY", "BACKEND", "RANKS", "THROUGHPUT",
-                                                "MEDIAN STEP", "PEAK ALLOC", "PEAK RESV", "NCCL", "SOURCE", "STARTED"}};
+    std::vector<std::vector<std::string>> rows { { "ID", "STATUS", "MODEL", "GPU", "STRATEGY", "BACKEND", "RANKS",
+                                                   "THROUGHPUT", "MEDIAN STEP", "PEAK ALLOC", "PEAK RESV", "NCCL",
+                                                   "SOURCE", "STARTED" } };
     for (const auto& r : runs) {
         // A published run was measured by the framework its source names, not by either backend.
         const bool published = published::isPublishedRun(r.importSource);
-        rows.push_back({std::to_string(r.id), std::string(store::runStatusId(r.status)), r.modelId, gpuLabel(r),
-                        std::string(strategyId(r.strategy)), published ? "-" : std::string(backendId(r.backend)),
-                        std::to_string(r.worldSize), fixed(r.tokensPerS, 0, " tok/s"), fixed(r.medianStepS, 3, " s"),
-                        gib(r.peakAllocated), gib(r.peakReserved), percent(r.ncclShare),
-                        published ? "published" : std::string(store::runSourceId(r.source)), store::formatUtc(r.startedAt)});
+        rows.push_back({ std::to_string(r.id), std::string(store::runStatusId(r.status)), r.modelId, gpuLabel(r),
+                         std::string(strategyId(r.strategy)), published ? "-" : std::string(backendId(r.backend)),
+                         std::to_string(r.worldSize), fixed(r.tokensPerS, 0, " tok/s"), fixed(r.medianStepS, 3, " s"),
+                         gib(r.peakAllocated), gib(r.peakReserved), percent(r.ncclShare),
+                         published ? "published" : std::string(store::runSourceId(r.source)),
+                         store::formatUtc(r.startedAt) });
     }
     printTable(out, rows);
 }
@@ -102,16 +108,20 @@ nlohmann::json runDetailJson(const store::RunDetail& d)
     nlohmann::json j;
     j["run"] = store::toJson(d.summary);
     j["config"] = d.config;
-    j["versions"] = {{"runner", d.versions.runner},   {"libtorch", d.versions.libtorch}, {"cuda", d.versions.cuda},
-                     {"nccl", d.versions.nccl},       {"driver", d.versions.driver},     {"compiler", d.versions.compiler}};
+    j["versions"]
+        = { { "runner", d.versions.runner }, { "libtorch", d.versions.libtorch }, { "cuda", d.versions.cuda },
+            { "nccl", d.versions.nccl },     { "driver", d.versions.driver },     { "compiler", d.versions.compiler } };
     j["backend"] = backendId(d.summary.backend);
     if (d.summary.backend == RunBackend::Torch)
-        j["framework"] = {{"python", d.versions.python}, {"torch", d.versions.torch},
-                          {"transformers", d.versions.transformers}, {"model_impl", d.versions.modelImpl}};
-    j["allocator"] = {{"conf", d.allocator.conf}, {"expandable_segments", d.allocator.expandableSegments}};
+        j["framework"] = { { "python", d.versions.python },
+                           { "torch", d.versions.torch },
+                           { "transformers", d.versions.transformers },
+                           { "model_impl", d.versions.modelImpl } };
+    j["allocator"] = { { "conf", d.allocator.conf }, { "expandable_segments", d.allocator.expandableSegments } };
     j["ranks"] = nlohmann::json::array();
     for (const auto& r : d.ranks)
-        j["ranks"].push_back({{"rank", r.rank}, {"host", r.host}, {"local_rank", r.localRank}, {"device", r.deviceName}});
+        j["ranks"].push_back(
+            { { "rank", r.rank }, { "host", r.host }, { "local_rank", r.localRank }, { "device", r.deviceName } });
     j["rank_summaries"] = nlohmann::json::array();
     for (const auto& s : d.rankSummaries)
         j["rank_summaries"].push_back(protocol::toJson(protocol::Event(s)));
@@ -120,11 +130,12 @@ nlohmann::json runDetailJson(const store::RunDetail& d)
         j["errors"].push_back(protocol::toJson(protocol::Event(e)));
     j["diagnoses"] = nlohmann::json::array();
     for (const auto& g : d.diagnoses)
-        j["diagnoses"].push_back({{"code", g.code},
-                                  {"title", g.title},
-                                  {"detail", g.detail},
-                                  {"first_failure_rank", g.firstFailureRank ? nlohmann::json(*g.firstFailureRank) : nlohmann::json()},
-                                  {"document", g.document}});
+        j["diagnoses"].push_back(
+            { { "code", g.code },
+              { "title", g.title },
+              { "detail", g.detail },
+              { "first_failure_rank", g.firstFailureRank ? nlohmann::json(*g.firstFailureRank) : nlohmann::json() },
+              { "document", g.document } });
     return j;
 }
 
@@ -170,38 +181,40 @@ void printRunDetail(std::ostream& out, const store::RunDetail& d)
         { "  allocator", orDash(d.allocator.conf) + (d.allocator.expandableSegments ? " (expandable segments)" : "") },
     };
     if (!r.note.empty())
-        rows.push_back({"  note", r.note});
+        rows.push_back({ "  note", r.note });
     printTable(out, rows);
 
     out << "\nHeadline\n";
     const auto predicted = [](std::optional<double> v, int digits, const std::string& unit) {
         return v ? " (predicted " + fixed(v, digits, unit) + ")" : std::string();
     };
-    printTable(out, {
-        {"  throughput", fixed(r.tokensPerS, 0, " tokens/s") + predicted(r.predicted.tokensPerS, 0, " tokens/s")},
-        {"  median step", fixed(r.medianStepS, 3, " s") + predicted(r.predicted.stepS, 3, " s")},
-        {"  p10 / p90 step", fixed(r.p10StepS, 3, " s") + " / " + fixed(r.p90StepS, 3, " s")},
-        {"  peak allocated", gib(r.peakAllocated)
-                                 + (r.predicted.peakBytes ? " (predicted " + gib(r.predicted.peakBytes) + ")" : "")},
-        {"  peak reserved", gib(r.peakReserved)},
-        {"  alloc retries", r.allocRetries ? std::to_string(*r.allocRetries) : "-"},
-        // Communication kernels overlap compute, so their share of the step is not time spent waiting.
-        {"  NCCL share", percent(r.ncclShare) + " of step time in comm kernels (overlaps compute)"},
-        {"  exposed comm", percent(r.exposedCommShare) + " of step time waiting for communication"},
-    });
+    printTable(
+        out,
+        {
+            { "  throughput", fixed(r.tokensPerS, 0, " tokens/s") + predicted(r.predicted.tokensPerS, 0, " tokens/s") },
+            { "  median step", fixed(r.medianStepS, 3, " s") + predicted(r.predicted.stepS, 3, " s") },
+            { "  p10 / p90 step", fixed(r.p10StepS, 3, " s") + " / " + fixed(r.p90StepS, 3, " s") },
+            { "  peak allocated",
+              gib(r.peakAllocated) + (r.predicted.peakBytes ? " (predicted " + gib(r.predicted.peakBytes) + ")" : "") },
+            { "  peak reserved", gib(r.peakReserved) },
+            { "  alloc retries", r.allocRetries ? std::to_string(*r.allocRetries) : "-" },
+            // Communication kernels overlap compute, so their share of the step is not time spent waiting.
+            { "  NCCL share", percent(r.ncclShare) + " of step time in comm kernels (overlaps compute)" },
+            { "  exposed comm", percent(r.exposedCommShare) + " of step time waiting for communication" },
+        });
 
     if (!d.rankSummaries.empty()) {
         out << "\nPer-rank summaries\n";
-        std::vector<std::vector<std::string>> table{
-            {"  RANK", "HOST", "MEDIAN STEP", "TOKENS/S", "PEAK ALLOC", "PEAK RESV", "RETRIES", "NCCL"}};
+        std::vector<std::vector<std::string>> table { { "  RANK", "HOST", "MEDIAN STEP", "TOKENS/S", "PEAK ALLOC",
+                                                        "PEAK RESV", "RETRIES", "NCCL" } };
         for (const auto& s : d.rankSummaries) {
             std::string host = "-";
             for (const auto& p : d.ranks)
                 if (p.rank == s.rank)
                     host = p.host;
-            table.push_back({"  " + std::to_string(s.rank), host, fixed(s.medianStepS, 3, " s"),
-                             fixed(s.tokensPerS, 0, ""), gib(s.memory.peakAllocated), gib(s.memory.peakReserved),
-                             std::to_string(s.memory.allocRetries), percent(s.ncclShare)});
+            table.push_back({ "  " + std::to_string(s.rank), host, fixed(s.medianStepS, 3, " s"),
+                              fixed(s.tokensPerS, 0, ""), gib(s.memory.peakAllocated), gib(s.memory.peakReserved),
+                              std::to_string(s.memory.allocRetries), percent(s.ncclShare) });
         }
         printTable(out, table);
     }
@@ -226,6 +239,5 @@ void printRunDetail(std::ostream& out, const store::RunDetail& d)
         }
     }
 }
-
 
 } // namespace shardwise::cli

@@ -27,10 +27,13 @@ Result run(const QString& program, const QStringList& args, const QByteArray& in
     p.write(input);
     p.closeWriteChannel();
     p.waitForFinished(60000);
-    return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+    return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
 }
 
-Result cli(const QStringList& args) { return run(QStringLiteral(SHARDWISE_CLI_PATH), args); }
+Result cli(const QStringList& args)
+{
+    return run(QStringLiteral(SHARDWISE_CLI_PATH), args);
+}
 
 const QString kBash = QStringLiteral(SHARDWISE_CLI_GENERATED_DIR "/shardwise-cli");
 const QString kMan = QStringLiteral(SHARDWISE_CLI_GENERATED_DIR "/shardwise-cli.1");
@@ -45,13 +48,13 @@ QStringList complete(const QStringList& words)
                                           "printf '%s\\n' \"${COMPREPLY[@]}\"")
                                .arg(kBash, array)
                                .arg(words.size() - 1);
-    const Result r = run(QStringLiteral("bash"), {QStringLiteral("-c"), script});
+    const Result r = run(QStringLiteral("bash"), { QStringLiteral("-c"), script });
     return r.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
 }
 
 nlohmann::json table()
 {
-    const Result r = cli({QStringLiteral("completions"), QStringLiteral("table")});
+    const Result r = cli({ QStringLiteral("completions"), QStringLiteral("table") });
     return r.exitCode == 0 ? nlohmann::json::parse(r.out.toStdString()) : nlohmann::json::array();
 }
 
@@ -78,14 +81,17 @@ private slots:
                 out << QString::fromLatin1(s);
             return out;
         };
-        QTest::newRow("command") << l({"shardwise-cli", "pr"}) << l({"presets"});
-        QTest::newRow("action") << l({"shardwise-cli", "runs", "im"}) << l({"import", "import-examples", "import-published"});
-        QTest::newRow("flag of an action") << l({"shardwise-cli", "nodes", "test", "--acc"}) << l({"--accept-new-host-key"});
-        QTest::newRow("flag of a command") << l({"shardwise-cli", "plan", "--interc"}) << l({"--interconnect"});
-        QTest::newRow("choices") << l({"shardwise-cli", "runs", "list", "--format", ""}) << l({"table", "json"});
-        QTest::newRow("choices after =") << l({"shardwise-cli", "gke", "--format", "=", "y"}) << l({"yaml"});
-        QTest::newRow("gpu preset") << l({"shardwise-cli", "plan", "--gpu", "h20"}) << l({"h200"});
-        QTest::newRow("strategy") << l({"shardwise-cli", "runs", "list", "--strategy", "zero3_"}) << l({"zero3_offload"});
+        QTest::newRow("command") << l({ "shardwise-cli", "pr" }) << l({ "presets" });
+        QTest::newRow("action") << l({ "shardwise-cli", "runs", "im" })
+                                << l({ "import", "import-examples", "import-published" });
+        QTest::newRow("flag of an action")
+            << l({ "shardwise-cli", "nodes", "test", "--acc" }) << l({ "--accept-new-host-key" });
+        QTest::newRow("flag of a command") << l({ "shardwise-cli", "plan", "--interc" }) << l({ "--interconnect" });
+        QTest::newRow("choices") << l({ "shardwise-cli", "runs", "list", "--format", "" }) << l({ "table", "json" });
+        QTest::newRow("choices after =") << l({ "shardwise-cli", "gke", "--format", "=", "y" }) << l({ "yaml" });
+        QTest::newRow("gpu preset") << l({ "shardwise-cli", "plan", "--gpu", "h20" }) << l({ "h200" });
+        QTest::newRow("strategy") << l({ "shardwise-cli", "runs", "list", "--strategy", "zero3_" })
+                                  << l({ "zero3_offload" });
     }
     void bashCompletesCommandsActionsFlagsAndValues()
     {
@@ -105,14 +111,15 @@ private slots:
         const QString man = QString::fromUtf8(f.readAll());
         for (const auto& command : table()) {
             const QString name = QString::fromStdString(command["command"].get<std::string>());
-            const QString heading = QStringLiteral(".SS \"") + QString(name).replace(QLatin1Char('-'), QStringLiteral("\\-"))
-                                    + QLatin1Char('"');
+            const QString heading = QStringLiteral(".SS \"")
+                + QString(name).replace(QLatin1Char('-'), QStringLiteral("\\-")) + QLatin1Char('"');
             const qsizetype at = man.indexOf(heading);
             QVERIFY2(at >= 0, qPrintable(name));
             const qsizetype next = man.indexOf(QStringLiteral("\n.SS "), at + 1);
             const QString section = man.mid(at, next < 0 ? -1 : next - at);
             for (const auto& option : command["options"]) {
-                const QString flag = QString::fromStdString(option["name"].get<std::string>()).replace(QLatin1Char('-'), QStringLiteral("\\-"));
+                const QString flag = QString::fromStdString(option["name"].get<std::string>())
+                                         .replace(QLatin1Char('-'), QStringLiteral("\\-"));
                 QVERIFY2(section.contains(QStringLiteral(".B ") + flag), qPrintable(name + QLatin1Char(' ') + flag));
             }
         }
@@ -120,16 +127,17 @@ private slots:
 
     void manPageRendersWithoutWarnings()
     {
-        const Result probe = run(QStringLiteral("groff"), {QStringLiteral("--version")});
+        const Result probe = run(QStringLiteral("groff"), { QStringLiteral("--version") });
         if (probe.exitCode != 0)
             QSKIP("groff is not installed");
         QFile f(kMan);
         QVERIFY(f.open(QIODevice::ReadOnly));
-        const Result r = run(QStringLiteral("groff"), {QStringLiteral("-man"), QStringLiteral("-Tutf8"), QStringLiteral("-ww")},
-                             f.readAll());
+        const Result r = run(QStringLiteral("groff"),
+                             { QStringLiteral("-man"), QStringLiteral("-Tutf8"), QStringLiteral("-ww") }, f.readAll());
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
-        QVERIFY2(r.out.contains(QStringLiteral("SHARDWISE-CLI(1)")) && r.out.contains(QStringLiteral("Removes")), qPrintable(r.out.left(2000)));
+        QVERIFY2(r.out.contains(QStringLiteral("SHARDWISE-CLI(1)")) && r.out.contains(QStringLiteral("Removes")),
+                 qPrintable(r.out.left(2000)));
     }
 
     // The parser is the same for every command: an unknown flag and a value-taking flag at the end
@@ -137,37 +145,41 @@ private slots:
     void everyCommandRefusesUnknownFlagsAndMissingValues()
     {
         for (const auto& command : table()) {
-            const QStringList words = QString::fromStdString(command["command"].get<std::string>()).split(QLatin1Char(' '));
-            Result r = cli(words + QStringList{QStringLiteral("--no-such-flag")});
+            const QStringList words
+                = QString::fromStdString(command["command"].get<std::string>()).split(QLatin1Char(' '));
+            Result r = cli(words + QStringList { QStringLiteral("--no-such-flag") });
             QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("--no-such-flag: unknown option")),
                      qPrintable(words.join(QLatin1Char(' ')) + QStringLiteral(": ") + r.err));
             for (const auto& option : command["options"]) {
                 if (option["value"].get<std::string>().empty())
                     continue;
                 const QString flag = QString::fromStdString(option["name"].get<std::string>());
-                r = cli(words + QStringList{flag});
-                QVERIFY2(r.exitCode == 2 && r.err.contains(flag + QStringLiteral(": missing value")),
-                         qPrintable(words.join(QLatin1Char(' ')) + QLatin1Char(' ') + flag + QStringLiteral(": ") + r.err));
+                r = cli(words + QStringList { flag });
+                QVERIFY2(
+                    r.exitCode == 2 && r.err.contains(flag + QStringLiteral(": missing value")),
+                    qPrintable(words.join(QLatin1Char(' ')) + QLatin1Char(' ') + flag + QStringLiteral(": ") + r.err));
             }
         }
     }
 
     void flagEqualsValueMeansFlagValue()
     {
-        const Result spaced = cli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-3b"),
-                                   QStringLiteral("--gpu"), QStringLiteral("h200"), QStringLiteral("--format"),
-                                   QStringLiteral("json")});
-        const Result assigned = cli({QStringLiteral("plan"), QStringLiteral("--model=qwen2.5-3b"), QStringLiteral("--gpu=h200"),
-                                     QStringLiteral("--format=json")});
+        const Result spaced = cli({ QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-3b"),
+                                    QStringLiteral("--gpu"), QStringLiteral("h200"), QStringLiteral("--format"),
+                                    QStringLiteral("json") });
+        const Result assigned = cli({ QStringLiteral("plan"), QStringLiteral("--model=qwen2.5-3b"),
+                                      QStringLiteral("--gpu=h200"), QStringLiteral("--format=json") });
         QCOMPARE(spaced.exitCode, 0);
         QCOMPARE(assigned.exitCode, 0);
         QCOMPARE(assigned.out, spaced.out);
-        const Result listed = cli({QStringLiteral("presets"), QStringLiteral("--format=json")});
+        const Result listed = cli({ QStringLiteral("presets"), QStringLiteral("--format=json") });
         QCOMPARE(listed.exitCode, 0);
         QVERIFY(listed.out.contains(QStringLiteral("\"gpus\"")));
-        const Result switchWithValue = cli({QStringLiteral("nodes"), QStringLiteral("test"), QStringLiteral("--local=yes")});
+        const Result switchWithValue
+            = cli({ QStringLiteral("nodes"), QStringLiteral("test"), QStringLiteral("--local=yes") });
         QCOMPARE(switchWithValue.exitCode, 2);
-        QVERIFY2(switchWithValue.err.contains(QStringLiteral("--local: takes no value")), qPrintable(switchWithValue.err));
+        QVERIFY2(switchWithValue.err.contains(QStringLiteral("--local: takes no value")),
+                 qPrintable(switchWithValue.err));
     }
 };
 

@@ -456,7 +456,8 @@ private slots:
         QTest::newRow("bad date") << QStringList{QStringLiteral("list"), QStringLiteral("--since"), QStringLiteral("yesterday")}
                                   << QStringLiteral("--since: expected a UTC date");
         QTest::newRow("export without format") << QStringList{QStringLiteral("export")} << QStringLiteral("--format");
-        QTest::newRow("unknown option") << QStringList{QStringLiteral("list"), QStringLiteral("--colour"), QStringLiteral("x")}
+        QTest::newRow("unknown option") << QStringList { QStringLiteral("list"), QStringLiteral("--colour"),
+                                                         QStringLiteral("x") }
                                         << QStringLiteral("--colour: unknown option");
         QTest::newRow("import-published takes one folder")
             << QStringList{QStringLiteral("import-published"), QStringLiteral("a"), QStringLiteral("b")}

@@ -217,7 +217,8 @@ private slots:
                             QStringLiteral("--host=127.0.0.1"), QStringLiteral("--port"), QString::number(closedPort),
                             QStringLiteral("--user"), QStringLiteral("nobody"), QStringLiteral("--ssh-config=none") });
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        r = cli(QStringList { QStringLiteral("nodes"), QStringLiteral("test"), QStringLiteral("down") } + knownHostsFlags());
+        r = cli(QStringList { QStringLiteral("nodes"), QStringLiteral("test"), QStringLiteral("down") }
+                + knownHostsFlags());
         QVERIFY2(r.exitCode == 1, (r.out + r.err).constData());
         QVERIFY2(r.out.contains("node 'down': unreachable"), r.out.constData());
         r = cli({ QStringLiteral("nodes"), QStringLiteral("test"), QStringLiteral("elsewhere") });
@@ -278,17 +279,18 @@ private slots:
         QVERIFY2(listed.out.contains("NCCL: NCCL_DEBUG=WARN NCCL_SOCKET_IFNAME=lo"), listed.out.constData());
 
         // nodes test NAME: reachable through the bastion, the prepared runner's version, the GPUs.
-        const CliResult tested = cli(QStringList { QStringLiteral("nodes"), QStringLiteral("test"),
-                                                   QStringLiteral("gpu-box") }
-                                     + knownHostsFlags());
+        const CliResult tested
+            = cli(QStringList { QStringLiteral("nodes"), QStringLiteral("test"), QStringLiteral("gpu-box") }
+                  + knownHostsFlags());
         QVERIFY2(tested.exitCode == 0, (tested.out + tested.err).constData());
         QVERIFY2(tested.out.contains(QStringLiteral("node 'gpu-box': reachable as %1@[127.0.0.2]:%2")
                                          .arg(QString::fromStdString(m_target->userName()))
                                          .arg(m_target->port())
                                          .toUtf8()),
                  tested.out.constData());
-        QVERIFY2(tested.out.contains(QByteArray("runner: ") + QByteArray::fromStdString(runner) + ": shardwise-runner "),
-                 tested.out.constData());
+        QVERIFY2(
+            tested.out.contains(QByteArray("runner: ") + QByteArray::fromStdString(runner) + ": shardwise-runner "),
+            tested.out.constData());
         QVERIFY2(tested.out.contains("  GPUs: "), tested.out.constData());
 
         // run --node: two CPU ranks of the tiny model with the prepared runner, detached mid-run.
