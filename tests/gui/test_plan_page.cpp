@@ -396,6 +396,8 @@ private slots:
             QCOMPARE(r.config.training.cudaGraphs, graphed && capturable);
             QCOMPARE(r.config.warmupSteps, r.config.training.cudaGraphs ? kCudaGraphWarmupSteps : 1);
             QCOMPARE(r.config.timedSteps, 2);
+            QVERIFY(r.interNodeGBps.has_value()); // the plan's network goes with every run it asks for
+            QCOMPARE(*r.interNodeGBps, page.currentPlan().interNodeGBps);
             try {
                 validate(r.config);
             } catch (const SpecError& e) {

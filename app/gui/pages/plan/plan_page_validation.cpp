@@ -166,6 +166,8 @@ QList<RunRequest> PlanPage::validationRequests() const
         run.node = node;
         run.gpuId = plan.gpuId;
         run.interconnect = plan.interconnect;
+        if (plan.interNodeGBps > 0) // recorded with the run, as shardwise-cli run --inter-node-gbps does
+            run.interNodeGBps = plan.interNodeGBps;
         // A prediction is for the planned GPU; a CPU measurement cannot confirm or refute it.
         if (cuda && predictsBackend) {
             for (const CandidateView& c : plan.candidates) {
