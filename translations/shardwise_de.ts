@@ -2927,12 +2927,12 @@
         <translation>%1 kann nicht gelesen werden: %2</translation>
     </message>
     <message>
-        <source>Open a DeepSpeed or Accelerate config</source>
-        <translation>DeepSpeed- oder Accelerate-Konfiguration öffnen</translation>
+        <source>Open a DeepSpeed, Accelerate or torchtitan config</source>
+        <translation>DeepSpeed-, Accelerate- oder torchtitan-Konfiguration öffnen</translation>
     </message>
     <message>
-        <source>Framework configs (*.json *.yaml *.yml);;All files (*)</source>
-        <translation>Framework-Konfigurationen (*.json *.yaml *.yml);;Alle Dateien (*)</translation>
+        <source>Framework configs (*.json *.yaml *.yml *.toml);;All files (*)</source>
+        <translation>Framework-Konfigurationen (*.json *.yaml *.yml *.toml);;Alle Dateien (*)</translation>
     </message>
     <message>
         <source>%1 reads it, while this plan&apos;s figures are for %2; choose %1 as the framework for its defaults and figures.</source>

@@ -2916,12 +2916,12 @@
         <translation>%1 を読み込めません: %2</translation>
     </message>
     <message>
-        <source>Open a DeepSpeed or Accelerate config</source>
-        <translation>DeepSpeed または Accelerate の設定を開く</translation>
+        <source>Open a DeepSpeed, Accelerate or torchtitan config</source>
+        <translation>DeepSpeed、Accelerate または torchtitan の設定を開く</translation>
     </message>
     <message>
-        <source>Framework configs (*.json *.yaml *.yml);;All files (*)</source>
-        <translation>フレームワーク設定 (*.json *.yaml *.yml);;すべてのファイル (*)</translation>
+        <source>Framework configs (*.json *.yaml *.yml *.toml);;All files (*)</source>
+        <translation>フレームワーク設定 (*.json *.yaml *.yml *.toml);;すべてのファイル (*)</translation>
     </message>
     <message>
         <source>%1 reads it, while this plan&apos;s figures are for %2; choose %1 as the framework for its defaults and figures.</source>

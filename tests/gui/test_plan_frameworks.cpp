@@ -220,6 +220,28 @@ private slots:
         QVERIFY2(error.contains(QStringLiteral("fsdp_config.fsdp_version")), qPrintable(error));
         QVERIFY(page.importMessageText().contains(QStringLiteral("fsdp_config.fsdp_version")));
     }
+
+    void openConfigOffersAndReadsTorchtitanToml()
+    {
+        // The dialog offers every format the page reads, a torchtitan job config included.
+        QVERIFY2(PlanPage::openConfigFilter().contains(QStringLiteral("*.toml")),
+                 qPrintable(PlanPage::openConfigFilter()));
+        PlanPage page(m_workspace);
+        QVERIFY(waitForPlan(page));
+        const QString path = m_dir.filePath(QStringLiteral("job.toml"));
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(
+                "[training]\nlocal_batch_size = 2\nseq_len = 4096\n[parallelism]\ndata_parallel_shard_degree = 8\n");
+        }
+        QString error;
+        QVERIFY2(page.openConfig(path, &error), qPrintable(error));
+        const EstimateInput in = page.form()->input();
+        QCOMPARE(in.framework.framework, Framework::Torchtitan);
+        QCOMPARE(in.training.microBatch, 2);
+        QCOMPARE(in.training.seqLen, 4096);
+    }
 };
 
 SHARDWISE_GUI_TEST_MAIN(TestPlanFrameworks)

@@ -64,6 +64,9 @@ public:
     // on the page and selects its strategy once planned; false with the error naming the key.
     bool openConfig(const QString& path, QString* error = nullptr);
     QString importMessageText() const;
+    // The Open config dialog's name filter: every format openConfig reads (DeepSpeed JSON, Accelerate
+    // YAML, torchtitan TOML).
+    static QString openConfigFilter();
 
 public slots:
     // Queues the current plan's run matrix on the node chosen beside the button.

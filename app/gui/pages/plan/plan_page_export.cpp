@@ -210,10 +210,15 @@ bool PlanPage::openConfig(const QString& path, QString* error)
 
 QString PlanPage::importMessageText() const { return m_importMessage->isHidden() ? QString() : m_importMessage->text(); }
 
+QString PlanPage::openConfigFilter()
+{
+    return tr("Framework configs (*.json *.yaml *.yml *.toml);;All files (*)");
+}
+
 void PlanPage::browseOpenConfig()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a DeepSpeed or Accelerate config"), QString(),
-                                                      tr("Framework configs (*.json *.yaml *.yml);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a DeepSpeed, Accelerate or torchtitan config"),
+                                                      QString(), openConfigFilter());
     if (!path.isEmpty())
         openConfig(path);
 }
