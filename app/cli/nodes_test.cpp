@@ -107,11 +107,6 @@ int testStoredNode(const std::string& name, const dispatch::SshOptions& ssh, boo
 
 CommandSpec nodesTestSpec()
 {
-    const Option knownHosts { "--known-hosts",
-                              "FILE",
-                              "the app's own known_hosts (default: $XDG_CONFIG_HOME/shardwise/known_hosts)",
-                              {},
-                              Complete::File };
     return {
         "nodes test",
         "connect to a node and show whether it is reachable, its runner and its GPUs",
@@ -141,12 +136,8 @@ CommandSpec nodesTestSpec()
             "trust the host's key if no known_hosts file knows the host yet (the node, or a jump host on the way); "
             "the fingerprint is printed and the key written to the app's known_hosts. A changed key (any key other "
             "than those recorded for the host, whatever its type) or a @revoked one is never accepted." },
-          knownHosts,
-          { "--user-known-hosts",
-            "FILE",
-            "the user's known_hosts, read only (default: ~/.ssh/known_hosts)",
-            {},
-            Complete::File },
+          appKnownHostsOption(),
+          userKnownHostsOption(),
           { "--ssh-config",
             "FILE",
             "the ssh client configuration to read (default: $SHARDWISE_SSH_CONFIG, else ~/.ssh/config); \"none\" "

@@ -225,4 +225,26 @@ std::vector<CommandSpec> allCommandSpecs()
     return all;
 }
 
+Option appKnownHostsOption(const std::string& section)
+{
+    return { "--known-hosts",
+             "FILE",
+             "the app's own known_hosts (default: $XDG_CONFIG_HOME/shardwise/known_hosts)",
+             {},
+             Complete::File,
+             false,
+             section };
+}
+
+Option userKnownHostsOption(const std::string& section)
+{
+    return { "--user-known-hosts",
+             "FILE",
+             "the user's known_hosts, read only (default: ~/.ssh/known_hosts)",
+             {},
+             Complete::File,
+             false,
+             section };
+}
+
 } // namespace shardwise::cli

@@ -111,6 +111,11 @@ std::string groupUsage(const std::string& group);
 // The specs of every registered subcommand, sorted by name (see command.hpp).
 std::vector<CommandSpec> allCommandSpecs();
 
+// The two known_hosts options of every command that opens an SSH session (docs/ssh.md): the app's own
+// file, which new keys are written to, and the user's, read only. `section` as Option::section.
+Option appKnownHostsOption(const std::string& section = {});
+Option userKnownHostsOption(const std::string& section = {});
+
 // Generated from allCommandSpecs(): a bash completion script (function _shardwise_cli), a zsh one
 // (#compdef shardwise-cli) and the man page (troff, man(7) macros).
 std::string bashCompletion();

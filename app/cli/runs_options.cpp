@@ -14,14 +14,8 @@ const Option kDb { "--db",
                    "~/.local/share/shardwise/shardwise.sqlite)",
                    {},
                    Complete::File };
-const Option kKnownHosts { "--known-hosts",
-                           "FILE",
-                           "the app's own known_hosts (default: $XDG_CONFIG_HOME/shardwise/known_hosts)",
-                           {},
-                           Complete::File };
-const Option kUserKnownHosts {
-    "--user-known-hosts", "FILE", "the user's known_hosts, read only (default: ~/.ssh/known_hosts)", {}, Complete::File
-};
+const Option kKnownHosts = appKnownHostsOption();
+const Option kUserKnownHosts = userKnownHostsOption();
 const Operand kRunId { "ID", "the run's ID (see `shardwise-cli runs list`)" };
 
 std::vector<Option> filterOptions()
