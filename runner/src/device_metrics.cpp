@@ -2,6 +2,7 @@
 
 #include "compat.hpp"
 #include "fused_path.hpp"
+#include "step_schedule.hpp"
 
 #include <sys/resource.h>
 
@@ -142,16 +143,11 @@ protocol::SoftwareVersions softwareVersions()
     v.libtorch = TORCH_VERSION;
     v.activations = protocol::kNormInputsRecomputed; // linear.hpp, NormedInput
     // unit_schedule.cpp, downloadReducedSlice; sharding_engine.cpp, the host step pipeline
-    const auto off = [](const char* name) {
-        const char* value = std::getenv(name);
-        return value && std::string(value) == "0";
-    };
     v.offloadStaging = protocol::kOffloadStagingInPlace;
-    if (!off("SHARDWISE_HOST_STEP_OVERLAP"))
+    if (hostStepPerUnit())
         v.offloadStaging += std::string("; ") + protocol::kHostStepPerUnit;
 #ifdef SHARDWISE_WITH_CUDA
-    const char* deviceOverlap = std::getenv("SHARDWISE_DEVICE_STEP_OVERLAP"); // sharding_engine.cpp, SideStream
-    if (compat::kHasFusedAdamW && deviceOverlap && std::string(deviceOverlap) == "1")
+    if (compat::kHasFusedAdamW && deviceStepPerUnitRequested()) // sharding_engine.cpp, SideStream
         v.offloadStaging += std::string("; ") + protocol::kDeviceStepPerUnit;
 #endif
     v.kernels = fusedKernelsEnabled() ? "fused rotary + SwiGLU + cross-entropy on CUDA bf16, ATen elsewhere" : "ATen";

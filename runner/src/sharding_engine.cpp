@@ -4,6 +4,7 @@
 
 #include "compat.hpp"
 #include "cpu_adamw.hpp"
+#include "step_schedule.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -50,15 +51,12 @@ ShardingEngine::ShardingEngine(const ModelSpec& model, const EngineSettings& set
         initialiseUnit(m_units[i], i);
     }
     m_comm.synchronize();
-    const char* overlap = std::getenv("SHARDWISE_HOST_STEP_OVERLAP");
-    if (m_traits.offloadsOptimizer && !(overlap && std::string(overlap) == "0"))
+    if (m_traits.offloadsOptimizer && hostStepPerUnit())
         m_hostSteps = std::make_unique<HostStepPipeline>(m_units.size());
-    const char* deviceOverlap = std::getenv("SHARDWISE_DEVICE_STEP_OVERLAP");
+    // Opt-in until bench/offload/measure.sh device-equal and device-step have measured it on a GPU
+    // (docs/runner.md).
     const bool oneKernelPerUnit = compat::kHasFusedAdamW && !m_traits.offloadsOptimizer && !m_useMaster;
-    // Opt-in (SHARDWISE_DEVICE_STEP_OVERLAP=1) until bench/offload/measure.sh device-equal and
-    // device-step have measured it on a GPU (docs/runner.md).
-    if (oneKernelPerUnit && m_traits.reduction != GradReduction::BucketAllReduce && deviceOverlap
-        && std::string(deviceOverlap) == "1")
+    if (oneKernelPerUnit && m_traits.reduction != GradReduction::BucketAllReduce && deviceStepPerUnitRequested())
         m_deviceSteps = SideStream::create(settings.compute.device());
 }
 

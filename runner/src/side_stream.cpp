@@ -23,9 +23,8 @@ public:
     void run(const std::function<void()>& enqueue) override
     {
         c10::cuda::CUDAGuard onDevice(m_device);
-        at::cuda::CUDAEvent handedOff;
-        handedOff.record(at::cuda::getCurrentCUDAStream(m_device));
-        handedOff.block(m_stream);
+        m_handedOff.record(at::cuda::getCurrentCUDAStream(m_device));
+        m_handedOff.block(m_stream);
         c10::cuda::CUDAStreamGuard onSide(m_stream);
         enqueue();
     }
@@ -33,14 +32,17 @@ public:
     void joinCurrent() override
     {
         c10::cuda::CUDAGuard onDevice(m_device);
-        at::cuda::CUDAEvent done;
-        done.record(m_stream);
-        done.block(at::cuda::getCurrentCUDAStream(m_device));
+        m_done.record(m_stream);
+        m_done.block(at::cuda::getCurrentCUDAStream(m_device));
     }
 
 private:
     c10::DeviceIndex m_device;
     at::cuda::CUDAStream m_stream;
+    // Reused for every hand-off and join (a wait takes the event's state when it is issued), so a step
+    // creates no CUDA events.
+    at::cuda::CUDAEvent m_handedOff;
+    at::cuda::CUDAEvent m_done;
 };
 
 } // namespace

@@ -427,10 +427,12 @@ void ShardingEngine::stepBesideBackward(std::size_t index, const CommTicket& red
     auto& u = m_units[index];
     m_deviceSteps->run([&] {
         m_comm.streamWaits(reduced);
-        const std::vector<at::Tensor> params { steppedParam(u) }, grads { steppedGrad(u) }, avgs { u.expAvg },
-            avgSqs { u.expAvgSq }, steps { m_stepTensor };
+        // One-tensor lists (ArrayRef of one element): nothing is allocated per unit and step.
+        const at::Tensor param = steppedParam(u);
+        const at::Tensor grad = steppedGrad(u);
         const auto& a = m_settings.adamw;
-        if (!compat::fusedAdamW(params, grads, avgs, avgSqs, steps, a.lr, a.beta1, a.beta2, a.weightDecay, a.eps))
+        if (!compat::fusedAdamW(param, grad, u.expAvg, u.expAvgSq, m_stepTensor, a.lr, a.beta1, a.beta2, a.weightDecay,
+                                a.eps))
             throw std::logic_error("stepBesideBackward: no fused AdamW in this LibTorch");
     });
     ++m_unitsSteppedBeside;

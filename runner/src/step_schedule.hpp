@@ -1,0 +1,26 @@
+#pragma once
+// Which step schedules the environment asks for, read where the engine picks its schedule and where
+// the start event reports it (versions.offload_staging), so the two cannot disagree.
+
+#include <cstdlib>
+#include <string_view>
+
+namespace shardwise::runner {
+
+// The offload strategies step each unit on the host as its gradient arrives (host_step_pipeline.hpp),
+// unless SHARDWISE_HOST_STEP_OVERLAP=0 asks for the whole host step after the backward.
+inline bool hostStepPerUnit()
+{
+    const char* value = std::getenv("SHARDWISE_HOST_STEP_OVERLAP");
+    return !(value && std::string_view(value) == "0");
+}
+
+// Each unit's device AdamW on a stream of its own as its gradient is reduced (side_stream.hpp): opt-in,
+// SHARDWISE_DEVICE_STEP_OVERLAP=1, until it is measured on a GPU.
+inline bool deviceStepPerUnitRequested()
+{
+    const char* value = std::getenv("SHARDWISE_DEVICE_STEP_OVERLAP");
+    return value && std::string_view(value) == "1";
+}
+
+} // namespace shardwise::runner
