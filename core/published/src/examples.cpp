@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -37,38 +38,40 @@ struct Replay {
     std::vector<protocol::Event> events; // every event, in file order
 };
 
-// The events of one example run: the lines of the events file whose "file" is `member`
-// ({"file": "<batch>/<event file>", "event": {...}}, one per event, in the run's order).
-Replay readEvents(const std::filesystem::path& path, const std::string& member)
+// Every example run of an events file by its name there: one line per event, {"file": "<batch>/<event
+// file>", "event": {...}}, each run's events in its order. Read once per import.
+using ReplaysByFile = std::map<std::string, Replay>;
+
+ReplaysByFile readEventsFile(const std::filesystem::path& path)
 {
     std::ifstream in(path);
     if (!in)
         throw ExampleError(path.string() + ": cannot be read");
-    const std::string prefix = "{\"file\":" + json(member).dump() + ",";
-    Replay replay;
+    ReplaysByFile replays;
     std::string line;
     for (int number = 1; std::getline(in, line); ++number) {
-        if (line.compare(0, prefix.size(), prefix) != 0)
+        if (line.find_first_not_of(" \t\r") == std::string::npos)
             continue;
+        std::string member;
         std::optional<protocol::Event> event;
         try {
             const json wrapped = json::parse(line);
-            if (!wrapped.contains("event") || !wrapped["event"].is_object())
+            if (!wrapped.is_object() || !wrapped.contains("file") || !wrapped["file"].is_string()
+                || !wrapped.contains("event") || !wrapped["event"].is_object())
                 throw std::runtime_error("expected {\"file\": ..., \"event\": {...}}");
+            member = wrapped["file"].get<std::string>();
             event = protocol::tryParseEvent(wrapped["event"].dump());
         } catch (const std::exception& e) {
             throw ExampleError(path.string() + ": line " + std::to_string(number) + ": " + e.what());
         }
         if (!event)
             continue;
+        Replay& replay = replays[member];
         if (const auto* start = std::get_if<protocol::StartEvent>(&*event); start && !replay.start)
             replay.start = *start;
         replay.events.push_back(std::move(*event));
     }
-    if (!replay.start)
-        throw ExampleError(path.string() + ": " + member
-                           + ": no start event, so no configuration to store the run with");
-    return replay;
+    return replays;
 }
 
 // What the planner predicts today for the configuration the run reported, on the set's GPU preset:
@@ -192,6 +195,7 @@ ExampleImportResult importExamples(store::Database& db, const std::vector<Exampl
             stored.insert(run.importSource);
 
     ExampleImportResult result;
+    std::map<std::filesystem::path, ReplaysByFile> loaded; // read when a run of it is first needed
     for (const ExampleSet& set : sets) {
         const GpuSpec* gpu = catalog.findGpu(set.gpuId);
         if (!gpu)
@@ -201,7 +205,14 @@ ExampleImportResult importExamples(store::Database& db, const std::vector<Exampl
                 result.alreadyStored.push_back(file.key);
                 continue;
             }
-            const Replay replay = readEvents(file.path, file.member);
+            auto events = loaded.find(file.path);
+            if (events == loaded.end())
+                events = loaded.emplace(file.path, readEventsFile(file.path)).first;
+            const auto found = events->second.find(file.member);
+            if (found == events->second.end() || !found->second.start)
+                throw ExampleError(file.path.string() + ": " + file.member
+                                   + ": no start event, so no configuration to store the run with");
+            const Replay& replay = found->second;
             store::RunOrigin origin;
             store::RunNodeRef node;
             node.name = "example";
