@@ -32,7 +32,8 @@ struct CheckpointAdvice {
 };
 
 // Empty when no strategy fits (there is nothing to checkpoint).
-std::optional<CheckpointAdvice> adviseCheckpoints(const Plan& plan, const EstimateInput& in, const CheckpointOptions& o);
+std::optional<CheckpointAdvice> adviseCheckpoints(const Plan& plan, const EstimateInput& in,
+                                                  const CheckpointOptions& o);
 void printCheckpointAdvice(const CheckpointAdvice& a, const CheckpointOptions& o, std::ostream& out);
 nlohmann::json toJson(const CheckpointAdvice& a, const CheckpointOptions& o);
 

@@ -87,7 +87,10 @@ RunBackend backendOf(const Backends& backends, const Row& r)
     return it == backends.end() ? RunBackend::Native : it->second;
 }
 
-std::string backendText(const Backends& backends, const Row& r) { return std::string(backendId(backendOf(backends, r))); }
+std::string backendText(const Backends& backends, const Row& r)
+{
+    return std::string(backendId(backendOf(backends, r)));
+}
 
 std::optional<double> errorOf(const std::optional<double>& predicted, const std::optional<double>& measured)
 {
@@ -96,7 +99,10 @@ std::optional<double> errorOf(const std::optional<double>& predicted, const std:
     return calibrate::relativeError(*predicted, *measured);
 }
 
-nlohmann::json orNull(const std::optional<double>& x) { return x ? nlohmann::json(*x) : nlohmann::json(); }
+nlohmann::json orNull(const std::optional<double>& x)
+{
+    return x ? nlohmann::json(*x) : nlohmann::json();
+}
 
 std::string fmt(const std::optional<double>& x, const char* format, double scale = 1.0)
 {
@@ -107,54 +113,58 @@ std::string fmt(const std::optional<double>& x, const char* format, double scale
     return b;
 }
 
-std::string status(const Row& r) { return r.observation.oom ? "oom" : "completed"; }
+std::string status(const Row& r)
+{
+    return r.observation.oom ? "oom" : "completed";
+}
 
 nlohmann::json sideJson(const calibrate::Comparison& c)
 {
-    return {{"tokens_per_s", c.predictedTokensPerS},
-            {"tokens_error", orNull(c.tokensError)},
-            {"peak_allocated_gib", c.predictedPeakBytes / kGiB},
-            {"peak_error", orNull(c.peakError)},
-            {"fits", c.predictedFits},
-            {"verdict_wrong", c.verdictWrong()}};
+    return { { "tokens_per_s", c.predictedTokensPerS },
+             { "tokens_error", orNull(c.tokensError) },
+             { "peak_allocated_gib", c.predictedPeakBytes / kGiB },
+             { "peak_error", orNull(c.peakError) },
+             { "fits", c.predictedFits },
+             { "verdict_wrong", c.verdictWrong() } };
 }
 
 void writeJson(std::ostream& out, const std::vector<GpuSection>& sections, const Backends& backends)
 {
-    nlohmann::json j{{"gpus", nlohmann::json::array()}};
+    nlohmann::json j { { "gpus", nlohmann::json::array() } };
     for (const GpuSection& s : sections) {
-        nlohmann::json g{{"gpu", s.gpu},
-                         {"calibration",
-                          {{"source", s.calibration.source},
-                           {"runs", s.calibration.runs},
-                           {"confidence", s.calibration.confidence},
-                           {"confidence_label", s.calibration.confidenceLabel},
-                           {"fitted", s.calibration.fitted},
-                           {"coefficients", toJson(s.calibration.calibration)}}},
-                         {"runs", nlohmann::json::array()}};
+        nlohmann::json g { { "gpu", s.gpu },
+                           { "calibration",
+                             { { "source", s.calibration.source },
+                               { "runs", s.calibration.runs },
+                               { "confidence", s.calibration.confidence },
+                               { "confidence_label", s.calibration.confidenceLabel },
+                               { "fitted", s.calibration.fitted },
+                               { "coefficients", toJson(s.calibration.calibration) } } },
+                           { "runs", nlohmann::json::array() } };
         for (const Row& r : s.rows) {
             const calibrate::Observation& o = r.observation;
-            g["runs"].push_back({{"run", r.runId},
-                                 {"model", o.input.model.id},
-                                 {"strategy", strategyId(o.strategy)},
-                                 {"backend", backendText(backends, r)},
-                                 {"world_size", o.input.cluster.worldSize()},
-                                 {"micro_batch", o.input.training.microBatch},
-                                 {"seq_len", o.input.training.seqLen},
-                                 {"status", status(r)},
-                                 {"measured",
-                                  {{"tokens_per_s", orNull(r.presets.measuredTokensPerS)},
-                                   {"peak_allocated_gib",
-                                    r.presets.measuredPeakBytes ? nlohmann::json(*r.presets.measuredPeakBytes / kGiB)
-                                                                : nlohmann::json()}}},
-                                 {"presets", sideJson(r.presets)},
-                                 {"calibrated", sideJson(r.calibrated)},
-                                 {"planned",
-                                  {{"tokens_per_s", orNull(r.plannedTokensPerS)},
-                                   {"tokens_error", orNull(errorOf(r.plannedTokensPerS, r.presets.measuredTokensPerS))},
-                                   {"peak_allocated_gib",
-                                    r.plannedPeakBytes ? nlohmann::json(*r.plannedPeakBytes / kGiB) : nlohmann::json()},
-                                   {"peak_error", orNull(errorOf(r.plannedPeakBytes, r.presets.measuredPeakBytes))}}}});
+            g["runs"].push_back(
+                { { "run", r.runId },
+                  { "model", o.input.model.id },
+                  { "strategy", strategyId(o.strategy) },
+                  { "backend", backendText(backends, r) },
+                  { "world_size", o.input.cluster.worldSize() },
+                  { "micro_batch", o.input.training.microBatch },
+                  { "seq_len", o.input.training.seqLen },
+                  { "status", status(r) },
+                  { "measured",
+                    { { "tokens_per_s", orNull(r.presets.measuredTokensPerS) },
+                      { "peak_allocated_gib",
+                        r.presets.measuredPeakBytes ? nlohmann::json(*r.presets.measuredPeakBytes / kGiB)
+                                                    : nlohmann::json() } } },
+                  { "presets", sideJson(r.presets) },
+                  { "calibrated", sideJson(r.calibrated) },
+                  { "planned",
+                    { { "tokens_per_s", orNull(r.plannedTokensPerS) },
+                      { "tokens_error", orNull(errorOf(r.plannedTokensPerS, r.presets.measuredTokensPerS)) },
+                      { "peak_allocated_gib",
+                        r.plannedPeakBytes ? nlohmann::json(*r.plannedPeakBytes / kGiB) : nlohmann::json() },
+                      { "peak_error", orNull(errorOf(r.plannedPeakBytes, r.presets.measuredPeakBytes)) } } } });
         }
         j["gpus"].push_back(g);
     }
@@ -220,8 +230,8 @@ void writeBackendPairs(std::ostream& out, const GpuSection& s, const Backends& b
     std::map<Setup, std::map<RunBackend, const Row*>> setups;
     for (const Row& r : s.rows) {
         const calibrate::Observation& o = r.observation;
-        const Setup key{o.input.model.id, o.strategy, o.input.cluster.worldSize(), o.input.training.microBatch,
-                        o.input.training.seqLen};
+        const Setup key { o.input.model.id, o.strategy, o.input.cluster.worldSize(), o.input.training.microBatch,
+                          o.input.training.seqLen };
         const Row*& newest = setups[key][backendOf(backends, r)];
         if (!newest || newest->runId < r.runId)
             newest = &r;
@@ -245,7 +255,8 @@ void writeBackendPairs(std::ostream& out, const GpuSection& s, const Backends& b
                 + fmt(g(r->presets.measuredPeakBytes), "%.2f");
         };
         std::optional<double> ratio;
-        if (native->presets.measuredTokensPerS && torch->presets.measuredTokensPerS && *native->presets.measuredTokensPerS > 0)
+        if (native->presets.measuredTokensPerS && torch->presets.measuredTokensPerS
+            && *native->presets.measuredTokensPerS > 0)
             ratio = *torch->presets.measuredTokensPerS / *native->presets.measuredTokensPerS;
         std::snprintf(line, sizeof line, "%-14s %-22s %6d | %-30s | %-30s | %s\n", o.input.model.id.c_str(),
                       strategyId(o.strategy).data(), o.input.training.seqLen, side(native).c_str(), side(torch).c_str(),
@@ -270,9 +281,10 @@ void writeTable(std::ostream& out, const std::vector<GpuSection>& sections, cons
                 << fmt(s.calibration.peak.worstAbs, "%.1f %%", 100);
         out << "\n";
         char line[512];
-        std::snprintf(line, sizeof line, "%6s  %-14s %-30s %6s %-9s | %10s %10s %8s %10s %8s | %8s %8s %8s %8s %8s | %s\n",
-                      "run", "model", "strategy", "seq", "status", "tok/s", "presets", "error", "calibr.", "error",
-                      "peak GiB", "presets", "error", "calibr.", "error", "verdict (presets/calibrated)");
+        std::snprintf(line, sizeof line,
+                      "%6s  %-14s %-30s %6s %-9s | %10s %10s %8s %10s %8s | %8s %8s %8s %8s %8s | %s\n", "run", "model",
+                      "strategy", "seq", "status", "tok/s", "presets", "error", "calibr.", "error", "peak GiB",
+                      "presets", "error", "calibr.", "error", "verdict (presets/calibrated)");
         out << line;
         for (const Row& r : s.rows) {
             const calibrate::Observation& o = r.observation;
@@ -285,10 +297,13 @@ void writeTable(std::ostream& out, const std::vector<GpuSection>& sections, cons
                           static_cast<long long>(r.runId), o.input.model.id.c_str(),
                           (std::string(strategyId(o.strategy)) + " (" + backendText(backends, r) + ")").c_str(),
                           o.input.training.seqLen, status(r).c_str(), fmt(r.presets.measuredTokensPerS, "%.0f").c_str(),
-                          fmt(r.presets.predictedTokensPerS, "%.0f").c_str(), fmt(r.presets.tokensError, "%+.1f%%", 100).c_str(),
+                          fmt(r.presets.predictedTokensPerS, "%.0f").c_str(),
+                          fmt(r.presets.tokensError, "%+.1f%%", 100).c_str(),
                           fmt(r.calibrated.predictedTokensPerS, "%.0f").c_str(),
-                          fmt(r.calibrated.tokensError, "%+.1f%%", 100).c_str(), fmt(g(r.presets.measuredPeakBytes), "%.2f").c_str(),
-                          fmt(r.presets.predictedPeakBytes / kGiB, "%.2f").c_str(), fmt(r.presets.peakError, "%+.1f%%", 100).c_str(),
+                          fmt(r.calibrated.tokensError, "%+.1f%%", 100).c_str(),
+                          fmt(g(r.presets.measuredPeakBytes), "%.2f").c_str(),
+                          fmt(r.presets.predictedPeakBytes / kGiB, "%.2f").c_str(),
+                          fmt(r.presets.peakError, "%+.1f%%", 100).c_str(),
                           fmt(r.calibrated.predictedPeakBytes / kGiB, "%.2f").c_str(),
                           fmt(r.calibrated.peakError, "%+.1f%%", 100).c_str(), verdict(r.presets).c_str(),
                           verdict(r.calibrated).c_str());
@@ -322,9 +337,9 @@ int compare(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         if (v.count("--gpu") && !catalog.findGpu(v["--gpu"]))
             throw UsageError("--gpu: unknown GPU preset '" + v["--gpu"] + "'");
 
-        const store::Database db =
-            store::Database::open(store::resolveDatabasePath(v.count("--db") ? v["--db"] : std::string()),
-                                  store::OpenOptions{.readOnly = true});
+        const store::Database db
+            = store::Database::open(store::resolveDatabasePath(v.count("--db") ? v["--db"] : std::string()),
+                                    store::OpenOptions { .readOnly = true });
         calibrate::ComparisonFilter filter;
         filter.gpu = v.count("--gpu") ? v["--gpu"] : std::string();
         filter.model = v.count("--model") ? v["--model"] : std::string();

@@ -128,10 +128,13 @@ GkeArgs parseGkeArgs(const std::vector<std::string>& args)
 
 const std::map<std::string, std::string>& flagForCloudField()
 {
-    static const std::map<std::string, std::string> m{{"gpu", "--gpu"},          {"region", "--region"},
-                                                      {"gpus_per_node", "--gpus-per-node"}, {"nodes", "--nodes"},
-                                                      {"driver", "--driver"},    {"image", "--image"},
-                                                      {"cluster_name", "--cluster-name"}};
+    static const std::map<std::string, std::string> m { { "gpu", "--gpu" },
+                                                        { "region", "--region" },
+                                                        { "gpus_per_node", "--gpus-per-node" },
+                                                        { "nodes", "--nodes" },
+                                                        { "driver", "--driver" },
+                                                        { "image", "--image" },
+                                                        { "cluster_name", "--cluster-name" } };
     return m;
 }
 
@@ -157,8 +160,9 @@ int runGke(const std::vector<std::string>& args, std::ostream& out, std::ostream
         else if (plan.recommendation.strategy)
             strategy = *plan.recommendation.strategy;
         else
-            throw cloud::CloudError("strategy", "no strategy fits this plan, so there is no recommendation to deploy; "
-                                                "pass --strategy to prepare one anyway (it is predicted to run out of memory)");
+            throw cloud::CloudError("strategy",
+                                    "no strategy fits this plan, so there is no recommendation to deploy; "
+                                    "pass --strategy to prepare one anyway (it is predicted to run out of memory)");
 
         cloud::GkeRequest request;
         request.run.model = in.model;
@@ -177,12 +181,12 @@ int runGke(const std::vector<std::string>& args, std::ostream& out, std::ostream
         const Estimate& e = plan.candidate(strategy).estimate;
         // makePlan above ran with the default calibration: its usable share of host RAM is the one to apply
         // to the VM's RAM.
-        request.verdict = cloud::PlanVerdict{e.fitsDevice,
-                                             e.memory.peakBytes() / kGiB,
-                                             in.gpu.memoryGiB(),
-                                             plan.recommendation.strategy == strategy,
-                                             e.hostBytesPerNode / kGiB,
-                                             Calibration{}.hostUsableFraction};
+        request.verdict = cloud::PlanVerdict { e.fitsDevice,
+                                               e.memory.peakBytes() / kGiB,
+                                               in.gpu.memoryGiB(),
+                                               plan.recommendation.strategy == strategy,
+                                               e.hostBytesPerNode / kGiB,
+                                               Calibration {}.hostUsableFraction };
         const cloud::GkePreparation p = cloud::prepareGke(request);
         if (a.format == "json")
             out << cloud::toJson(p).dump(2) << "\n";
@@ -193,12 +197,13 @@ int runGke(const std::vector<std::string>& args, std::ostream& out, std::ostream
         return kExitOk;
     } catch (const SpecError& e) {
         const auto it = flagForField().find(e.field());
-        err << "shardwise-cli gke: " << (it != flagForField().end() ? it->second + ": " : std::string()) << e.what() << "\n";
+        err << "shardwise-cli gke: " << (it != flagForField().end() ? it->second + ": " : std::string()) << e.what()
+            << "\n";
         return kExitUsage;
     } catch (const cloud::CloudError& e) {
         const auto it = flagForCloudField().find(e.field());
-        err << "shardwise-cli gke: " << (it != flagForCloudField().end() ? it->second + ": " : std::string()) << e.what()
-            << "\n";
+        err << "shardwise-cli gke: " << (it != flagForCloudField().end() ? it->second + ": " : std::string())
+            << e.what() << "\n";
         return kExitUsage;
     }
 }

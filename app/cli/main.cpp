@@ -19,7 +19,10 @@ CommandRegistration::CommandRegistration(std::string name, std::string summary, 
     registry().push_back({ std::move(name), std::move(summary), std::move(run), specs });
 }
 
-const std::vector<Command>& commands() { return registry(); }
+const std::vector<Command>& commands()
+{
+    return registry();
+}
 
 } // namespace shardwise::cli
 

@@ -41,7 +41,7 @@ std::string sizeText(std::int64_t bytes)
 {
     if (bytes <= 0)
         return "-";
-    if (bytes >= (std::int64_t{1} << 20))
+    if (bytes >= (std::int64_t { 1 } << 20))
         return formatted("%.0f MiB", static_cast<double>(bytes) / (1 << 20));
     return formatted("%.0f KiB", static_cast<double>(bytes) / (1 << 10));
 }
@@ -77,7 +77,8 @@ void printTable(const session::ProbeSessionResult& result, const std::string& no
     if (!result.stored.empty()) {
         // Stored highest rank first; the last one is rank 0, the node's newest probe.
         const store::StoredProbe& newest = result.stored.back();
-        out << "stored " << result.stored.size() << " probe(s) of node '" << node << "', newest: probe " << newest.id << "\n";
+        out << "stored " << result.stored.size() << " probe(s) of node '" << node << "', newest: probe " << newest.id
+            << "\n";
         if (newest.gpuId.empty())
             out << "no GPU preset matches " << newest.event.deviceName
                 << ", so plan --calibrated does not start from it (--gpu PRESET names one)\n";
@@ -90,19 +91,20 @@ void printTable(const session::ProbeSessionResult& result, const std::string& no
 
 nlohmann::json toJson(const session::ProbeSessionResult& result, const std::string& node, const std::string& launcher)
 {
-    nlohmann::json j{{"node", node},
-                     {"launcher", launcher},
-                     {"succeeded", result.ok()},
-                     {"failure", session::probeFailureId(result.failure)},
-                     {"reason", result.reason},
-                     {"logs", result.logLocation},
-                     {"wall_s", result.wallSeconds},
-                     {"probes", nlohmann::json::array()},
-                     {"stored", nlohmann::json::array()}};
+    nlohmann::json j { { "node", node },
+                       { "launcher", launcher },
+                       { "succeeded", result.ok() },
+                       { "failure", session::probeFailureId(result.failure) },
+                       { "reason", result.reason },
+                       { "logs", result.logLocation },
+                       { "wall_s", result.wallSeconds },
+                       { "probes", nlohmann::json::array() },
+                       { "stored", nlohmann::json::array() } };
     for (const auto& e : result.events)
         j["probes"].push_back(protocol::toJson(e));
     for (const auto& s : result.stored)
-        j["stored"].push_back({{"id", s.id}, {"rank", s.event.rank}, {"gpu_id", s.gpuId}, {"measured_at", s.measuredAt}});
+        j["stored"].push_back(
+            { { "id", s.id }, { "rank", s.event.rank }, { "gpu_id", s.gpuId }, { "measured_at", s.measuredAt } });
     return j;
 }
 
@@ -112,8 +114,9 @@ std::filesystem::path localRunner(const ProbeOptions& o)
         return *o.runner;
     if (const auto found = dispatch::locateRunner())
         return *found;
-    throw UsageError("--runner: no shardwise-runner found beside shardwise-cli or in the build tree; pass --runner PATH or "
-                     "set SHARDWISE_RUNNER");
+    throw UsageError(
+        "--runner: no shardwise-runner found beside shardwise-cli or in the build tree; pass --runner PATH or "
+        "set SHARDWISE_RUNNER");
 }
 
 } // namespace
@@ -149,8 +152,8 @@ int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ost
             return kExitFailed;
         }
         if (o.record && db->readOnly()) {
-            err << "shardwise-cli nodes probe: the store " << db->path().string() << " is read-only (" << db->readOnlyReason()
-                << "); pass --no-store to probe without storing\n";
+            err << "shardwise-cli nodes probe: the store " << db->path().string() << " is read-only ("
+                << db->readOnlyReason() << "); pass --no-store to probe without storing\n";
             return kExitFailed;
         }
         if (o.local) {
@@ -170,8 +173,9 @@ int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ost
     const bool remote = node && node->kind == store::NodeKind::Ssh;
     const std::string nodeName = node ? node->name : std::string("local");
     const nlohmann::json facts = node ? node->facts : nlohmann::json::object();
-    if (!remote && (!o.remoteRunner.empty() || o.runRoot != ProbeOptions{}.runRoot)) {
-        err << "shardwise-cli nodes probe: --remote-runner and --run-root are for SSH nodes; '" << nodeName << "' is this machine\n";
+    if (!remote && (!o.remoteRunner.empty() || o.runRoot != ProbeOptions {}.runRoot)) {
+        err << "shardwise-cli nodes probe: --remote-runner and --run-root are for SSH nodes; '" << nodeName
+            << "' is this machine\n";
         return kExitUsage;
     }
     if (remote && o.runner) {
@@ -210,10 +214,11 @@ int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ost
         try {
             ssh = session::openNodeSession(*node, o.ssh, &terminalInterrupt(), askPassphraseOnTerminal);
         } catch (const dispatch::SshError& e) {
-            err << "shardwise-cli nodes probe: cannot connect to '" << nodeName << "' (" << node->user << "@" << node->host << ":"
-                << node->port << "): " << e.what();
+            err << "shardwise-cli nodes probe: cannot connect to '" << nodeName << "' (" << node->user << "@"
+                << node->host << ":" << node->port << "): " << e.what();
             if (e.failure() == dispatch::SshFailure::HostKeyUnknown)
-                err << "; check and accept its key first (shardwise-cli nodes test --accept-new-host-key, or the Nodes page)";
+                err << "; check and accept its key first (shardwise-cli nodes test --accept-new-host-key, or the Nodes "
+                       "page)";
             err << "\n";
             return kExitFailed;
         }
@@ -245,7 +250,8 @@ int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ost
     else if (result.ok() || !result.events.empty())
         printTable(result, nodeName, out);
     if (!result.ok()) {
-        err << "shardwise-cli nodes probe: " << session::probeFailureId(result.failure) << ": " << result.reason << "\n";
+        err << "shardwise-cli nodes probe: " << session::probeFailureId(result.failure) << ": " << result.reason
+            << "\n";
         if (!result.logLocation.empty())
             err << "logs in " << result.logLocation << "\n";
         return kExitFailed;

@@ -136,7 +136,8 @@ PlanArgs parsePlanArgs(const std::vector<std::string>& args)
             const std::string kind = w.value();
             a.exportKind = frameworks::configKindFromId(kind);
             if (!a.exportKind)
-                throw UsageError("--export: expected one of " + frameworks::configKindIdList() + ", got '" + kind + "'");
+                throw UsageError("--export: expected one of " + frameworks::configKindIdList() + ", got '" + kind
+                                 + "'");
         } else if (flag == "--strategy") {
             a.strategy = w.value();
             if (!strategyFromId(a.strategy))
@@ -167,7 +168,8 @@ PlanArgs parsePlanArgs(const std::vector<std::string>& args)
     if (!a.strategy.empty() && !a.exportKind)
         throw UsageError("--strategy: picks the candidate --export writes; give --export KIND");
     if (checkpointOptionGiven && a.interruptionsPerHour <= 0)
-        throw UsageError("--interruptions-per-hour: required by the checkpoint options (the expected interruption rate)");
+        throw UsageError(
+            "--interruptions-per-hour: required by the checkpoint options (the expected interruption rate)");
     return a;
 }
 
@@ -246,7 +248,8 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
             }
         }
         const Plan plan = makePlan(in, calibration.calibration);
-        const CheckpointOptions checkpoints{a.interruptionsPerHour, a.checkpointWriteGBps, a.checkpointSaveS, a.restartS};
+        const CheckpointOptions checkpoints { a.interruptionsPerHour, a.checkpointWriteGBps, a.checkpointSaveS,
+                                              a.restartS };
         CheckpointOptions checkpointsUsed = checkpoints;
         std::optional<CheckpointAdvice> advice;
         std::optional<store::MeasuredCheckpointSave> storedSave;
@@ -267,23 +270,26 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
             if (!a.strategy.empty())
                 chosen = strategyFromId(a.strategy);
             if (!chosen) {
-                err << "shardwise-cli plan: --export: no strategy fits this plan; pick a candidate with --strategy ID\n";
+                err << "shardwise-cli plan: --export: no strategy fits this plan; pick a candidate with --strategy "
+                       "ID\n";
                 return kExitUsage;
             }
             if (!frameworks::exportSupports(*a.exportKind, in, *chosen)) {
-                err << "shardwise-cli plan: --export: " << frameworks::unsupportedReason(*a.exportKind, in, *chosen) << "\n";
+                err << "shardwise-cli plan: --export: " << frameworks::unsupportedReason(*a.exportKind, in, *chosen)
+                    << "\n";
                 return kExitUsage;
             }
             if (const Framework reader = frameworks::configFramework(*a.exportKind, in, *chosen);
                 reader != in.framework.framework)
-                err << "shardwise-cli plan: --export: note: " << frameworks::configKindId(*a.exportKind) << " is read by "
-                    << traits(reader).label << ", while this plan's figures are for " << traits(in.framework.framework).label
-                    << " (plan with --framework " << frameworkId(reader) << " for its defaults and figures)\n";
+                err << "shardwise-cli plan: --export: note: " << frameworks::configKindId(*a.exportKind)
+                    << " is read by " << traits(reader).label << ", while this plan's figures are for "
+                    << traits(in.framework.framework).label << " (plan with --framework " << frameworkId(reader)
+                    << " for its defaults and figures)\n";
             if (!plan.candidate(*chosen).estimate.fits())
                 err << "shardwise-cli plan: --export: warning: " << strategyId(*chosen)
                     << " is predicted not to fit this plan's GPUs or host memory\n";
-            const std::string text =
-                frameworks::exportConfig(*a.exportKind, in, *chosen, frameworks::planIdentity(in, *chosen));
+            const std::string text
+                = frameworks::exportConfig(*a.exportKind, in, *chosen, frameworks::planIdentity(in, *chosen));
             if (a.output.empty()) {
                 out << text;
                 return kExitOk;
@@ -292,48 +298,49 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                 err << "shardwise-cli plan: --output: " << why << "\n";
                 return kExitUsage;
             }
-            err << "shardwise-cli plan: wrote " << frameworks::configKindId(*a.exportKind) << " of " << strategyId(*chosen)
-                << " to " << a.output << "\n";
+            err << "shardwise-cli plan: wrote " << frameworks::configKindId(*a.exportKind) << " of "
+                << strategyId(*chosen) << " to " << a.output << "\n";
         }
         if (a.format == "json") {
             nlohmann::json j = toJson(plan);
             // The framework target and network the figures are for: core/plan's JSON does not carry them.
-            j["target"] = {{"framework", frameworkId(in.framework.framework)},
-                           {"label", traits(in.framework.framework).label},
-                           {"version", in.framework.effectiveVersion()},
-                           {"compiled", in.framework.compiled},
-                           {"precision", precisionId(in.training.precision)},
-                           {"activation_checkpointing", in.training.activationCheckpointing
-                                                            ? std::string(checkpointPolicyId(in.training.checkpointPolicy))
-                                                            : std::string("off")},
-                           {"from_defaults", notes}};
+            j["target"] = { { "framework", frameworkId(in.framework.framework) },
+                            { "label", traits(in.framework.framework).label },
+                            { "version", in.framework.effectiveVersion() },
+                            { "compiled", in.framework.compiled },
+                            { "precision", precisionId(in.training.precision) },
+                            { "activation_checkpointing",
+                              in.training.activationCheckpointing
+                                  ? std::string(checkpointPolicyId(in.training.checkpointPolicy))
+                                  : std::string("off") },
+                            { "from_defaults", notes } };
             nlohmann::json unsupported = nlohmann::json::array();
             for (const Candidate& cand : plan.candidates)
                 if (!frameworkSupports(in.framework.framework, cand.strategy))
                     unsupported.push_back(strategyId(cand.strategy));
             j["target"]["unsupported"] = unsupported;
             const auto preset = frameworks::interNodePresetFor(in.cluster.interNodeGBps);
-            j["inter_node"] = {{"gbps", in.cluster.interNodeGBps},
-                               {"preset", preset ? nlohmann::json(std::string(preset->id)) : nlohmann::json()}};
+            j["inter_node"] = { { "gbps", in.cluster.interNodeGBps },
+                                { "preset", preset ? nlohmann::json(std::string(preset->id)) : nlohmann::json() } };
             if (imported) {
                 nlohmann::json warnings = nlohmann::json::array();
                 for (const frameworks::ConfigWarning& w : imported->warnings)
-                    warnings.push_back({{"key", w.key}, {"message", w.message}});
-                j["imported"] = {{"file", a.from},
-                                 {"format", frameworks::configFormatId(imported->format)},
-                                 {"strategy", imported->strategy ? nlohmann::json(std::string(strategyId(*imported->strategy)))
-                                                                 : nlohmann::json()},
-                                 {"auto", imported->autoKeys},
-                                 {"warnings", warnings}};
+                    warnings.push_back({ { "key", w.key }, { "message", w.message } });
+                j["imported"] = { { "file", a.from },
+                                  { "format", frameworks::configFormatId(imported->format) },
+                                  { "strategy",
+                                    imported->strategy ? nlohmann::json(std::string(strategyId(*imported->strategy)))
+                                                       : nlohmann::json() },
+                                  { "auto", imported->autoKeys },
+                                  { "warnings", warnings } };
             }
             if (a.calibrated)
-                j["calibration"] = {{"source", calibration.source},
-                                    {"confidence", calibration.confidence},
-                                    {"confidence_label", calibration.confidenceLabel},
-                                    {"runs", calibration.runs},
-                                    {"fitted", calibration.fitted}};
-            if (a.interruptionsPerHour > 0)
-            {
+                j["calibration"] = { { "source", calibration.source },
+                                     { "confidence", calibration.confidence },
+                                     { "confidence_label", calibration.confidenceLabel },
+                                     { "runs", calibration.runs },
+                                     { "fitted", calibration.fitted } };
+            if (a.interruptionsPerHour > 0) {
                 j["checkpoint"] = advice ? toJson(*advice, checkpointsUsed) : nlohmann::json();
                 if (storedSave)
                     j["checkpoint"]["save_from_run"] = storedSave->runId;
@@ -346,9 +353,11 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                     << calibration.runs << " runs fitted)\n\n";
             if (imported)
                 out << "Settings from " << a.from << " (" << frameworks::configFormatId(imported->format) << ")"
-                    << (imported->strategy ? ", strategy " + std::string(strategyId(*imported->strategy)) : std::string())
-                    << (imported->warnings.empty() ? std::string()
-                                                   : ", " + std::to_string(imported->warnings.size()) + " warning(s) on stderr")
+                    << (imported->strategy ? ", strategy " + std::string(strategyId(*imported->strategy))
+                                           : std::string())
+                    << (imported->warnings.empty()
+                            ? std::string()
+                            : ", " + std::to_string(imported->warnings.size()) + " warning(s) on stderr")
                     << "\n";
             printPlanTable(plan, in, notes, out);
             if (advice)

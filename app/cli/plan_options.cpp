@@ -58,7 +58,8 @@ bool PlanOptions::take(ArgumentWalker& w)
     } else if (flag == "--checkpointing-policy") {
         checkpointingPolicy = w.value();
         if (checkpointingPolicy != "full" && checkpointingPolicy != "selective" && checkpointingPolicy != "none")
-            throw UsageError("--checkpointing-policy: expected full, selective or none, got '" + checkpointingPolicy + "'");
+            throw UsageError("--checkpointing-policy: expected full, selective or none, got '" + checkpointingPolicy
+                             + "'");
     } else if (flag == "--inter-node-gbps") {
         if (given.count("--inter-node"))
             throw UsageError("--inter-node-gbps: give either --inter-node or --inter-node-gbps");
@@ -69,7 +70,8 @@ bool PlanOptions::take(ArgumentWalker& w)
         interNode = w.value();
         const auto preset = frameworks::interNodePreset(interNode);
         if (!preset)
-            throw UsageError("--inter-node: expected one of " + frameworks::interNodePresetIdList() + ", got '" + interNode + "'");
+            throw UsageError("--inter-node: expected one of " + frameworks::interNodePresetIdList() + ", got '"
+                             + interNode + "'");
         interNodeGBps = preset->gbps;
     } else if (flag == "--model")
         model = w.value();
@@ -149,20 +151,23 @@ EstimateInput PlanOptions::input(const frameworks::ImportedSettings* imported, s
     if (given.count("--compile") || !imported || !imported->compiled)
         in.framework.compiled = compile;
     if (in.framework.compiled && fw != Framework::Fsdp2 && fw != Framework::Torchtitan)
-        throw SpecError("framework.compiled", "torch.compile is planned for --framework fsdp2 and torchtitan, not " + framework);
+        throw SpecError("framework.compiled",
+                        "torch.compile is planned for --framework fsdp2 and torchtitan, not " + framework);
 
     if (!precision.empty())
         in.training.precision = parsePrecision(precision, "training.precision");
     else if (!imported || !imported->precision) {
         in.training.precision = defaultPrecision(fw);
         if (notes && fw != Framework::Native)
-            notes->push_back("precision " + std::string(precisionId(in.training.precision)) + " from " + label + "'s defaults");
+            notes->push_back("precision " + std::string(precisionId(in.training.precision)) + " from " + label
+                             + "'s defaults");
     }
 
     const bool checkpointFlag = given.count("--activation-checkpointing") || !checkpointingPolicy.empty();
     if (checkpointFlag) {
         in.training.activationCheckpointing = checkpointingPolicy != "none";
-        in.training.checkpointPolicy = checkpointingPolicy == "selective" ? CheckpointPolicy::Selective : CheckpointPolicy::Full;
+        in.training.checkpointPolicy
+            = checkpointingPolicy == "selective" ? CheckpointPolicy::Selective : CheckpointPolicy::Full;
     } else if (!imported || !imported->activationCheckpointing) {
         const auto policy = defaultCheckpointing(fw);
         in.training.activationCheckpointing = policy.has_value();
@@ -175,8 +180,9 @@ EstimateInput PlanOptions::input(const frameworks::ImportedSettings* imported, s
     // The planner takes a graphed step for every GPU-resident strategy; under bf16-fp32-master no
     // strategy can be captured, so that plan would predict speed no run reaches.
     if (cudaGraphs && in.training.precision != PrecisionPolicy::PureBf16)
-        throw SpecError("training.cuda_graphs", "CUDA graphs need precision bf16 (bf16-fp32-master steps AdamW with "
-                                                "the host's step count, which a graph cannot replay)");
+        throw SpecError("training.cuda_graphs",
+                        "CUDA graphs need precision bf16 (bf16-fp32-master steps AdamW with "
+                        "the host's step count, which a graph cannot replay)");
     return in;
 }
 
@@ -222,20 +228,20 @@ std::vector<Option> planOptionTable()
 
 const std::map<std::string, std::string>& flagForField()
 {
-    static const std::map<std::string, std::string> m{
-        {"model", "--model"},
-        {"gpu", "--gpu"},
-        {"cluster.gpus_per_node", "--gpus-per-node"},
-        {"cluster.nodes", "--nodes"},
-        {"cluster.intra_node", "--interconnect"},
-        {"cluster.host_ram_gib", "--host-ram-gib"},
-        {"training.seq_len", "--seq"},
-        {"training.micro_batch", "--micro-batch"},
-        {"training.precision", "--precision"},
-        {"training.cuda_graphs", "--cuda-graphs"},
-        {"framework", "--framework"},
-        {"framework.compiled", "--compile"},
-        {"cluster.inter_node_gbps", "--inter-node-gbps"},
+    static const std::map<std::string, std::string> m {
+        { "model", "--model" },
+        { "gpu", "--gpu" },
+        { "cluster.gpus_per_node", "--gpus-per-node" },
+        { "cluster.nodes", "--nodes" },
+        { "cluster.intra_node", "--interconnect" },
+        { "cluster.host_ram_gib", "--host-ram-gib" },
+        { "training.seq_len", "--seq" },
+        { "training.micro_batch", "--micro-batch" },
+        { "training.precision", "--precision" },
+        { "training.cuda_graphs", "--cuda-graphs" },
+        { "framework", "--framework" },
+        { "framework.compiled", "--compile" },
+        { "cluster.inter_node_gbps", "--inter-node-gbps" },
     };
     return m;
 }

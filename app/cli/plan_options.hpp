@@ -40,7 +40,7 @@ struct PlanOptions {
     std::string model;
     std::string gpu;
     int gpusPerNode = 1;
-    double hostRamGiB = ClusterSpec{}.hostRamGiB; // RAM of each node: decides whether offload's host state fits
+    double hostRamGiB = ClusterSpec {}.hostRamGiB; // RAM of each node: decides whether offload's host state fits
     int nodes = 1;
     std::string interconnect; // empty = from the GPU
     int seq = 2048;
@@ -49,12 +49,13 @@ struct PlanOptions {
     bool expandableSegments = false;
     bool cudaGraphs = false;
     bool checkpointing = false;
-    std::string checkpointingPolicy; // full | selective | none; empty: --activation-checkpointing or the framework's default
+    std::string
+        checkpointingPolicy; // full | selective | none; empty: --activation-checkpointing or the framework's default
     std::string framework = "native";
     std::string frameworkVersion; // empty: the framework's default release
     bool compile = false;
-    double interNodeGBps = ClusterSpec{}.interNodeGBps;
-    std::string interNode; // the preset --inter-node named, if any
+    double interNodeGBps = ClusterSpec {}.interNodeGBps;
+    std::string interNode;       // the preset --inter-node named, if any
     std::set<std::string> given; // the flags the user typed
 
     // Takes the walker's current flag if it is a plan option; false when it is not one.
@@ -64,7 +65,8 @@ struct PlanOptions {
     // SpecError naming the field (see flagForField). Settings read from a config (--from) fill what the
     // flags leave unsaid; a flag the user typed wins. `notes` gets one line per setting taken from the
     // framework's defaults ("precision bf16-fp32-master from DeepSpeed's defaults").
-    EstimateInput input(const frameworks::ImportedSettings* imported = nullptr, std::vector<std::string>* notes = nullptr) const;
+    EstimateInput input(const frameworks::ImportedSettings* imported = nullptr,
+                        std::vector<std::string>* notes = nullptr) const;
 };
 
 // The plan options' table, shared by every subcommand that plans.

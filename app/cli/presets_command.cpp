@@ -67,7 +67,7 @@ int runPresets(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     const PresetCatalog& catalog = PresetCatalog::builtin();
     if (format == "json") {
-        nlohmann::json j{{"models", nlohmann::json::array()}, {"gpus", nlohmann::json::array()}};
+        nlohmann::json j { { "models", nlohmann::json::array() }, { "gpus", nlohmann::json::array() } };
         for (const ModelSpec& m : catalog.models()) {
             nlohmann::json mj = toJson(m);
             mj["parameters"] = m.parameterCount();
@@ -78,13 +78,15 @@ int runPresets(const std::vector<std::string>& args, std::ostream& out, std::ost
         out << j.dump(2) << "\n";
         return kExitOk;
     }
-    out << "Models\n" << pad("id", 16) << pad("name", 18) << pad("parameters", 14, true) << pad("layers", 8, true)
+    out << "Models\n"
+        << pad("id", 16) << pad("name", 18) << pad("parameters", 14, true) << pad("layers", 8, true)
         << pad("hidden", 8, true) << pad("vocab", 9, true) << "\n";
     for (const ModelSpec& m : catalog.models())
         out << pad(m.id, 16) << pad(m.name, 18) << pad(parameters(m.parameterCount()), 14, true)
             << pad(std::to_string(m.layers), 8, true) << pad(std::to_string(m.hidden), 8, true)
             << pad(std::to_string(m.vocab), 9, true) << "\n";
-    out << "\nGPUs\n" << pad("id", 12) << pad("name", 30) << pad("memory", 11, true) << pad("bf16 peak", 15, true)
+    out << "\nGPUs\n"
+        << pad("id", 12) << pad("name", 30) << pad("memory", 11, true) << pad("bf16 peak", 15, true)
         << pad("HBM", 11, true) << pad("NVLink", 11, true) << pad("PCIe", 10, true) << "\n";
     for (const GpuSpec& g : catalog.gpus())
         out << pad(g.id, 12) << pad(g.name, 30) << pad(cell("%.1f GiB", g.memoryGiB()), 11, true)

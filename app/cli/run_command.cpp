@@ -21,9 +21,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -64,11 +64,11 @@ public:
                 m_timedTokens += st->tokens;
                 m_timedSeconds += st->stepTimeS;
                 if (m_timedSeconds > 0)
-                    rate = format("%.0f tokens/s so far", static_cast<double>(m_timedTokens) * m_world / m_timedSeconds);
+                    rate
+                        = format("%.0f tokens/s so far", static_cast<double>(m_timedTokens) * m_world / m_timedSeconds);
             }
             m_err << "[" << m_label << "] step " << st->step + 1 << "/" << m_totalSteps << "  loss "
-                  << format("%.4f", st->loss) << "  " << format("%.1f ms", st->stepTimeS * 1e3) << "  " << rate
-                  << "\n"
+                  << format("%.4f", st->loss) << "  " << format("%.1f ms", st->stepTimeS * 1e3) << "  " << rate << "\n"
                   << std::flush;
         } else if (const auto* er = std::get_if<protocol::ErrorEvent>(&e)) {
             m_err << "[" << m_label << "] rank " << er->rank << " " << protocol::errorKindId(er->kind)
@@ -88,7 +88,7 @@ private:
 
 struct Placement {
     const std::filesystem::path* runner = nullptr; // --local
-    const ConnectedNodes* nodes = nullptr;          // --node
+    const ConnectedNodes* nodes = nullptr;         // --node
 };
 
 struct StrategyRun {
@@ -119,7 +119,8 @@ StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, stor
     callbacks.onEvent = [&](const protocol::Event& e) { progress.onEvent(e); };
     // A store that fails mid-run (disk full, say) costs the record, never the measurement.
     callbacks.onStoreProblem = [&](const std::string& problem) {
-        err << "shardwise-cli run: recording into the store failed, the run goes on unrecorded: " << problem << "\n" << std::flush;
+        err << "shardwise-cli run: recording into the store failed, the run goes on unrecorded: " << problem << "\n"
+            << std::flush;
     };
     session::SessionOptions options;
     options.db = db;
@@ -143,7 +144,8 @@ StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, stor
         const std::atomic<bool>* interrupt = &terminalInterrupt();
         if (r.detachOnInterrupt)
             options.detach = interrupt;
-        result = session::runRemote(requested, std::move(target), options, callbacks, r.detachOnInterrupt ? nullptr : interrupt);
+        result = session::runRemote(requested, std::move(target), options, callbacks,
+                                    r.detachOnInterrupt ? nullptr : interrupt);
     } else {
         result = session::runLocal(requested, launch.local, options, callbacks, &terminalInterrupt());
     }
@@ -153,15 +155,16 @@ StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, stor
         else
             err << "[" << strategyId(s) << "] detached from run " << *result.runId << ": its ranks go on running on "
                 << where.nodes->nodes.size() << " node(s)";
-        err << "; follow it again with: shardwise-cli runs attach " << *result.runId << " --db " << db->path().string() << "\n"
+        err << "; follow it again with: shardwise-cli runs attach " << *result.runId << " --db " << db->path().string()
+            << "\n"
             << std::flush;
-        return {result.outcome, result.runId};
+        return { result.outcome, result.runId };
     }
     if (result.storedStatus && result.runId)
         err << "[" << strategyId(s) << "] recorded as run " << *result.runId
             << (result.diagnosisId ? " with its diagnosis" : "") << "\n"
             << std::flush;
-    return {result.outcome, std::nullopt};
+    return { result.outcome, std::nullopt };
 }
 
 std::string pad(std::string s, std::size_t width, bool right = false)
@@ -184,15 +187,15 @@ std::string gib(std::optional<std::int64_t> bytes, DeviceKind device)
 
 void printTable(const std::vector<StrategyRun>& runs, std::ostream& out)
 {
-    out << pad("strategy", 23) << pad("backend", 8) << pad("status", 10) << pad("median step", 13, true) << pad("throughput", 18, true)
-        << pad("peak allocated", 16, true) << pad("peak reserved", 16, true) << pad("NCCL share", 12, true) << "\n";
+    out << pad("strategy", 23) << pad("backend", 8) << pad("status", 10) << pad("median step", 13, true)
+        << pad("throughput", 18, true) << pad("peak allocated", 16, true) << pad("peak reserved", 16, true)
+        << pad("NCCL share", 12, true) << "\n";
     for (const auto& run : runs) {
         const dispatch::RunOutcome& o = run.outcome;
         const DeviceKind device = o.config.device;
         const std::string status = run.detachedRunId ? "detached" : std::string(dispatch::runStatusId(o.status));
         out << pad(std::string(strategyId(o.config.strategy)), 23) << pad(std::string(backendId(o.config.backend)), 8)
-            << pad(status, 10)
-            << pad(o.medianStepS ? format("%.1f ms", *o.medianStepS * 1e3) : "-", 13, true)
+            << pad(status, 10) << pad(o.medianStepS ? format("%.1f ms", *o.medianStepS * 1e3) : "-", 13, true)
             << pad(o.tokensPerS ? format("%.0f tokens/s", *o.tokensPerS) : "-", 18, true)
             << pad(gib(o.peakAllocatedBytes, device), 16, true) << pad(gib(o.peakReservedBytes, device), 16, true)
             << pad(o.ncclShare ? format("%.1f %%", *o.ncclShare * 100.0) : "-", 12, true) << "\n";
@@ -265,12 +268,14 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
                 std::vector<std::string> missing;
                 try {
                     missing = dispatch::checkTorchBackend(
-                        *nodes.sessions[i], dispatch::runnerForBackend(RunBackend::Torch, nodes.runnerPaths[i]).string());
+                        *nodes.sessions[i],
+                        dispatch::runnerForBackend(RunBackend::Torch, nodes.runnerPaths[i]).string());
                 } catch (const dispatch::SshError& e) {
                     missing.push_back(e.what());
                 }
                 if (!missing.empty()) {
-                    err << "shardwise-cli run: --backend torch: node '" << nodes.nodes[i].name << "' cannot run the torch backend:";
+                    err << "shardwise-cli run: --backend torch: node '" << nodes.nodes[i].name
+                        << "' cannot run the torch backend:";
                     for (const auto& m : missing)
                         err << "\n  - " << m;
                     err << "\n";
@@ -293,8 +298,8 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
         if (runs.back().detachedRunId)
             continue;
         const dispatch::RunOutcome& o = runs.back().outcome;
-        err << "[" << strategyId(s) << "] " << dispatch::runStatusId(o.status) << (o.reason.empty() ? "" : ": " + o.reason)
-            << "\n"
+        err << "[" << strategyId(s) << "] " << dispatch::runStatusId(o.status)
+            << (o.reason.empty() ? "" : ": " + o.reason) << "\n"
             << std::flush;
     }
     // A detached run has no result yet: the command did not see every run succeed.
@@ -302,15 +307,17 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
         && runs.size() == request.strategies.size();
 
     if (request.json) {
-        nlohmann::json j{{"launcher", request.remote() ? "ssh" : "local"},
-                         {"runner", request.remote() ? nlohmann::json(nodes.runnerPaths) : nlohmann::json(runner.string())},
-                         {"nodes", request.remote() ? nlohmann::json(request.nodes) : nlohmann::json::array({"local"})},
-                         {"ranks", request.world()},
-                         {"device", deviceId(request.device)},
-                         {"backend", backendId(request.backend)},
-                         {"succeeded", allOk},
-                         {"cancelled", terminalInterrupt().load() && !request.detachOnInterrupt},
-                         {"runs", nlohmann::json::array()}};
+        nlohmann::json j {
+            { "launcher", request.remote() ? "ssh" : "local" },
+            { "runner", request.remote() ? nlohmann::json(nodes.runnerPaths) : nlohmann::json(runner.string()) },
+            { "nodes", request.remote() ? nlohmann::json(request.nodes) : nlohmann::json::array({ "local" }) },
+            { "ranks", request.world() },
+            { "device", deviceId(request.device) },
+            { "backend", backendId(request.backend) },
+            { "succeeded", allOk },
+            { "cancelled", terminalInterrupt().load() && !request.detachOnInterrupt },
+            { "runs", nlohmann::json::array() }
+        };
         for (const auto& run : runs) {
             nlohmann::json o = dispatch::toJson(run.outcome);
             if (run.detachedRunId) {
@@ -326,8 +333,9 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     return allOk ? kExitOk : kExitFailed;
 }
 
-const CommandRegistration registration("run", "measure strategies by running shardwise-runner ranks on this machine or SSH nodes",
-                                       runRun, runSpecs);
+const CommandRegistration
+    registration("run", "measure strategies by running shardwise-runner ranks on this machine or SSH nodes", runRun,
+                 runSpecs);
 
 } // namespace
 

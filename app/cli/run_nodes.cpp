@@ -26,10 +26,13 @@ std::vector<std::string> ConnectedNodes::names() const
 
 namespace {
 
-std::atomic<bool> g_interrupted{false};
+std::atomic<bool> g_interrupted { false };
 static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
 
-extern "C" void noteInterrupt(int) { g_interrupted.store(true); }
+extern "C" void noteInterrupt(int)
+{
+    g_interrupted.store(true);
+}
 
 store::Node registeredSshNode(const store::Database& db, const std::string& name, const std::string& flag,
                               const std::string& localHint)
@@ -51,7 +54,8 @@ void connectEach(ConnectedNodes& connected, const dispatch::SshOptions& options,
         } catch (const dispatch::SshError& e) {
             std::string hint;
             if (e.failure() == dispatch::SshFailure::HostKeyUnknown)
-                hint = "; check and accept its key first (shardwise-cli nodes test --accept-new-host-key, or the Nodes page)";
+                hint = "; check and accept its key first (shardwise-cli nodes test --accept-new-host-key, or the Nodes "
+                       "page)";
             throw NodeError(flag + ": cannot connect to '" + node.name + "' (" + node.user + "@" + node.host + ":"
                             + std::to_string(node.port) + "): " + e.what() + hint);
         }
@@ -60,8 +64,8 @@ void connectEach(ConnectedNodes& connected, const dispatch::SshOptions& options,
 
 } // namespace
 
-ConnectedNodes connectNodes(const store::Database& db, const std::vector<std::string>& names, const std::string& remoteRunner,
-                            const dispatch::SshOptions& options)
+ConnectedNodes connectNodes(const store::Database& db, const std::vector<std::string>& names,
+                            const std::string& remoteRunner, const dispatch::SshOptions& options)
 {
     ConnectedNodes connected;
     for (const std::string& name : names) {
@@ -87,12 +91,15 @@ ConnectedNodes connectRunNodes(const store::Database& db, const std::vector<std:
     return connected;
 }
 
-const std::atomic<bool>& terminalInterrupt() { return g_interrupted; }
+const std::atomic<bool>& terminalInterrupt()
+{
+    return g_interrupted;
+}
 
 InterruptOnSignals::InterruptOnSignals()
 {
     g_interrupted = false;
-    struct sigaction sa {};
+    struct sigaction sa { };
     sa.sa_handler = noteInterrupt;
     sigemptyset(&sa.sa_mask);
     ::sigaction(SIGINT, &sa, &m_oldInt);

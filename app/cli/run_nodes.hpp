@@ -33,8 +33,8 @@ struct ConnectedNodes {
 
 // Throws NodeError: an unknown node, the local node, a node without a runner, a refused host key
 // or a failed login.
-ConnectedNodes connectNodes(const store::Database& db, const std::vector<std::string>& names, const std::string& remoteRunner,
-                            const dispatch::SshOptions& options);
+ConnectedNodes connectNodes(const store::Database& db, const std::vector<std::string>& names,
+                            const std::string& remoteRunner, const dispatch::SshOptions& options);
 
 // The nodes a stored run used, to follow its ranks again: as connectNodes, without a runner (the
 // ranks already run). `flag` names what the names came from in messages.
@@ -54,8 +54,8 @@ public:
     InterruptOnSignals& operator=(const InterruptOnSignals&) = delete;
 
 private:
-    struct sigaction m_oldInt {};
-    struct sigaction m_oldTerm {};
+    struct sigaction m_oldInt { };
+    struct sigaction m_oldTerm { };
 };
 
 } // namespace shardwise::cli

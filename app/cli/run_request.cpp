@@ -23,7 +23,7 @@ namespace {
 
 template <typename T> T parseInteger(const std::string& flag, const std::string& text, T minimum)
 {
-    T value{};
+    T value {};
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc() || ptr != text.data() + text.size() || text.empty())
         throw UsageError(flag + ": expected a whole number, got '" + text + "'");
@@ -72,14 +72,14 @@ std::pair<int, std::string> localRankCapacity(DeviceKind device)
                     ++gpus;
             }
         }
-        return {gpus > 0 ? gpus : std::numeric_limits<int>::max(), "visible GPUs"};
+        return { gpus > 0 ? gpus : std::numeric_limits<int>::max(), "visible GPUs" };
     }
     cpu_set_t set;
     CPU_ZERO(&set);
     int cores = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
     if (cores <= 0)
         cores = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
-    return {cores, "CPU cores"};
+    return { cores, "CPU cores" };
 }
 
 } // namespace
@@ -190,7 +190,8 @@ RunRequest parseRequest(const std::vector<std::string>& args)
     if (local && !r.nodes.empty())
         throw UsageError("--local and --node: choose one; the ranks run either on this machine or on SSH nodes");
     if (!local && r.nodes.empty())
-        throw UsageError("--local or --node: missing; say where the ranks run (this machine, or SSH nodes of the store)");
+        throw UsageError(
+            "--local or --node: missing; say where the ranks run (this machine, or SSH nodes of the store)");
     if (r.nodes.empty() && (!r.remoteRunner.empty()))
         throw UsageError("--remote-runner: only with --node");
     if (r.oversubscribe && !local)
@@ -200,8 +201,8 @@ RunRequest parseRequest(const std::vector<std::string>& args)
         // memory and process table long before a rendezvous, and Ctrl-C would have to outrun the spawning.
         const auto [capacity, what] = localRankCapacity(r.device);
         if (r.ranks > capacity)
-            throw UsageError("--ranks " + std::to_string(r.ranks) + ": more ranks than this machine's " + std::to_string(capacity)
-                             + " " + what + " (--device " + std::string(deviceId(r.device))
+            throw UsageError("--ranks " + std::to_string(r.ranks) + ": more ranks than this machine's "
+                             + std::to_string(capacity) + " " + what + " (--device " + std::string(deviceId(r.device))
                              + "); pass --oversubscribe to start them anyway");
     }
     if (r.detachOnInterrupt && r.nodes.empty())
@@ -248,14 +249,16 @@ std::filesystem::path resolveRunner(const RunRequest& r)
             : std::getenv("SHARDWISE_RUNNER")                                            ? "SHARDWISE_RUNNER"
                                                                                          : "runner";
         if (!runner)
-            throw UsageError("--runner: no " + program + " found beside shardwise-cli or in the build tree; pass --runner PATH"
-                             + " or set " + (r.backend == RunBackend::Torch ? "SHARDWISE_TORCH_RUNNER" : "SHARDWISE_RUNNER"));
+            throw UsageError("--runner: no " + program
+                             + " found beside shardwise-cli or in the build tree; pass --runner PATH" + " or set "
+                             + (r.backend == RunBackend::Torch ? "SHARDWISE_TORCH_RUNNER" : "SHARDWISE_RUNNER"));
     }
     std::error_code ec;
     if (!std::filesystem::is_regular_file(*runner, ec) || ::access(runner->c_str(), X_OK) != 0)
-        throw UsageError((r.backend == RunBackend::Torch ? "--backend torch" : source) + ": '" + runner->string()
-                         + "' is not an executable file"
-                         + (r.backend == RunBackend::Torch ? " (" + program + " is installed beside shardwise-runner)" : ""));
+        throw UsageError(
+            (r.backend == RunBackend::Torch ? "--backend torch" : source) + ": '" + runner->string()
+            + "' is not an executable file"
+            + (r.backend == RunBackend::Torch ? " (" + program + " is installed beside shardwise-runner)" : ""));
     return *runner;
 }
 

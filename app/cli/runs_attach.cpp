@@ -51,8 +51,8 @@ void printProgress(const protocol::Event& e, std::int64_t runId, std::ostream& e
             << fixed(st->stepTimeS * 1e3, 1, " ms") << (st->timed ? "" : "  warm-up") << "\n"
             << std::flush;
     else if (const auto* er = std::get_if<protocol::ErrorEvent>(&e))
-        err << "[run " << runId << "] rank " << er->rank << " " << protocol::errorKindId(er->kind) << " error: " << er->message
-            << "\n"
+        err << "[run " << runId << "] rank " << er->rank << " " << protocol::errorKindId(er->kind)
+            << " error: " << er->message << "\n"
             << std::flush;
 }
 
@@ -84,13 +84,15 @@ int attachStoredRun(std::int64_t id, const std::map<std::string, std::string>& f
     if (!run)
         return refuse("attach", "there is no run " + std::to_string(id) + " in the store " + db.path().string(), err);
     if (store::isFinal(run->status))
-        return refuse("attach", "run " + std::to_string(id) + " already finished ("
-                                    + std::string(store::runStatusId(run->status)) + "); there is nothing to attach to",
+        return refuse("attach",
+                      "run " + std::to_string(id) + " already finished (" + std::string(store::runStatusId(run->status))
+                          + "); there is nothing to attach to",
                       err);
     if (!store::findRemoteFollow(db, id))
-        return refuse("attach", "run " + std::to_string(id)
-                                    + " was not started on SSH nodes (no remote handle is kept for it); "
-                                      "only remote runs can be re-attached",
+        return refuse("attach",
+                      "run " + std::to_string(id)
+                          + " was not started on SSH nodes (no remote handle is kept for it); "
+                            "only remote runs can be re-attached",
                       err);
     const dispatch::SshOptions ssh = sshOptionsOf(flags);
     ConnectedNodes nodes;
@@ -110,7 +112,8 @@ int attachStoredRun(std::int64_t id, const std::map<std::string, std::string>& f
     session::SessionCallbacks callbacks;
     callbacks.onEvent = [&](const protocol::Event& e) { printProgress(e, id, err); };
     callbacks.onStoreProblem = [&](const std::string& problem) {
-        err << "shardwise-cli runs attach: recording into the store failed, following goes on unrecorded: " << problem << "\n";
+        err << "shardwise-cli runs attach: recording into the store failed, following goes on unrecorded: " << problem
+            << "\n";
     };
     InterruptOnSignals interruptOnSignals;
     if (detachOnInterrupt)
@@ -139,9 +142,11 @@ int attachStoredRun(std::int64_t id, const std::map<std::string, std::string>& f
             << ". Follow it with: shardwise-cli runs attach " << id << " --db " << db.path().string() << "\n";
         return kExitFailed;
     }
-    const std::string status = result.storedStatus ? std::string(store::runStatusId(*result.storedStatus))
-                                                   : std::string(dispatch::runStatusId(result.outcome.status)) + " (not recorded)";
-    out << "run " << id << ": " << status << (result.outcome.reason.empty() ? "" : ": " + result.outcome.reason) << "\n";
+    const std::string status = result.storedStatus
+        ? std::string(store::runStatusId(*result.storedStatus))
+        : std::string(dispatch::runStatusId(result.outcome.status)) + " (not recorded)";
+    out << "run " << id << ": " << status << (result.outcome.reason.empty() ? "" : ": " + result.outcome.reason)
+        << "\n";
     if (result.outcome.tokensPerS)
         out << "  throughput " << fixed(*result.outcome.tokensPerS, 0, " tokens/s") << ", median step "
             << fixed(result.outcome.medianStepS.value_or(0) * 1e3, 1, " ms") << "\n";
@@ -158,8 +163,9 @@ int abandonStoredRun(std::int64_t id, const std::map<std::string, std::string>& 
     if (!run)
         return refuse("abandon", "there is no run " + std::to_string(id) + " in the store " + db.path().string(), err);
     if (run->status != store::RunStatus::Detached)
-        return refuse("abandon", "run " + std::to_string(id) + " is " + std::string(store::runStatusId(run->status))
-                                     + ", not detached; only a detached run can be abandoned",
+        return refuse("abandon",
+                      "run " + std::to_string(id) + " is " + std::string(store::runStatusId(run->status))
+                          + ", not detached; only a detached run can be abandoned",
                       err);
     // Each node on its own: the ones that answer get their ranks stopped, the others are named.
     dispatch::SshOptions ssh = sshOptionsOf(flags);
@@ -168,7 +174,7 @@ int abandonStoredRun(std::int64_t id, const std::map<std::string, std::string>& 
     for (const std::string& name : run->nodes) {
         target.nodeNames.push_back(name);
         try {
-            ConnectedNodes one = connectRunNodes(db, {name}, ssh, "run " + std::to_string(id));
+            ConnectedNodes one = connectRunNodes(db, { name }, ssh, "run " + std::to_string(id));
             connected.push_back(std::move(one.sessions.front()));
             target.sessions.push_back(connected.back().get());
             target.whyNotConnected.emplace_back();

@@ -95,12 +95,14 @@ store::RunFilter filterFrom(const Options& o)
         if (!f.backend)
             throw UsageError("--backend: expected native or torch, got '" + *s + "'");
     }
-    for (const auto& [flag, target] : {std::pair{"--since", &f.startedFrom}, std::pair{"--until", &f.startedUntil}}) {
+    for (const auto& [flag, target] :
+         { std::pair { "--since", &f.startedFrom }, std::pair { "--until", &f.startedUntil } }) {
         if (const auto s = value(o, flag)) {
             *target = store::parseUtc(*s);
             if (!*target)
-                throw UsageError(std::string(flag) + ": expected a UTC date such as 2026-01-31 or 2026-01-31T14:05:00Z, got '"
-                                 + *s + "'");
+                throw UsageError(std::string(flag)
+                                 + ": expected a UTC date such as 2026-01-31 or 2026-01-31T14:05:00Z, got '" + *s
+                                 + "'");
         }
     }
     return f;
@@ -207,7 +209,8 @@ int importRuns(const Options& o, std::ostream& out, std::ostream& err)
         const auto dot = path.rfind('.');
         format = dot == std::string::npos ? "" : path.substr(dot + 1);
         if (format != "csv" && format != "json")
-            throw UsageError("cannot tell the format of '" + path + "' from its name; pass --format csv or --format json");
+            throw UsageError("cannot tell the format of '" + path
+                             + "' from its name; pass --format csv or --format json");
     }
     if (format != "csv" && format != "json")
         throw UsageError("--format: import reads csv or json, got '" + format + "'");
@@ -217,7 +220,8 @@ int importRuns(const Options& o, std::ostream& out, std::ostream& err)
     const std::string source = value(o, "--source").value_or(std::filesystem::path(path).filename().string());
     auto db = openStore(o, err);
     try {
-        const auto result = format == "csv" ? store::importRunsCsv(db, in, source) : store::importRunsJson(db, in, source);
+        const auto result
+            = format == "csv" ? store::importRunsCsv(db, in, source) : store::importRunsJson(db, in, source);
         out << "imported " << result.runIds.size() << " run(s) from " << path;
         if (!result.runIds.empty()) // rows are stored last first, so the file's order is not the id order
             out << " as IDs " << *std::min_element(result.runIds.begin(), result.runIds.end()) << "-"

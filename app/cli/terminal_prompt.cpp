@@ -13,7 +13,7 @@ std::optional<std::string> askPassphraseOnTerminal(const std::filesystem::path& 
         return std::nullopt;
     std::fprintf(tty, "passphrase for %s: ", keyFile.c_str());
     std::fflush(tty);
-    termios saved{};
+    termios saved {};
     const int fd = ::fileno(tty);
     const bool haveTermios = ::tcgetattr(fd, &saved) == 0;
     if (haveTermios) {

@@ -1,3 +1,6 @@
 #include "shell/startup.hpp"
 
-int main(int argc, char** argv) { return shardwise::gui::runShardwise(argc, argv); }
+int main(int argc, char** argv)
+{
+    return shardwise::gui::runShardwise(argc, argv);
+}

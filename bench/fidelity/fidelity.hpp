@@ -24,19 +24,19 @@ struct MatrixOptions {
     std::string gpu = "h200";
     // RAM of the measuring machine in GiB: whether an offload cell's page-locked host state fits is
     // part of its verdict (the planner's default node has 512).
-    double hostRamGiB = shardwise::ClusterSpec{}.hostRamGiB;
+    double hostRamGiB = shardwise::ClusterSpec {}.hostRamGiB;
     int warmup = 2;
     int steps = 4;
     int offloadWarmup = 1; // offload steps are CPU-optimizer bound and take seconds each
     int offloadSteps = 2;
-    int oomProofs = 3;     // predicted OOMs run anyway, the ones closest to fitting
+    int oomProofs = 3; // predicted OOMs run anyway, the ones closest to fitting
     // Short steps get more of them: at least this many seconds of timed steps (predicted), at most
     // maxShortSteps steps and 5 warm-up. Small models at short sequences are bound by the CPU issuing
     // kernels and their 4 timed steps spread by up to 35 % (bench/results/fidelity-3ee897c.md).
     double minTimedSeconds = 1.0;
     int maxShortSteps = 20;
     // Sequences measured first (tier 1 and 2); the others follow in tier 4.
-    std::vector<int> firstSeqs{1024, 8192};
+    std::vector<int> firstSeqs { 1024, 8192 };
 };
 
 struct Cell {
@@ -84,7 +84,7 @@ struct Batch {
     bool memoryOnly = false;
     std::string runnerCommits; // the commits device.txt names, comma-separated; empty when it names none
     std::optional<BatchProbe> probe;
-    std::string runnerSha256;  // "runner sha256 <hex>" of device.txt: the binary that ran; empty: not recorded
+    std::string runnerSha256; // "runner sha256 <hex>" of device.txt: the binary that ran; empty: not recorded
 };
 // The 40-hex-digit commits that DIR/device.txt names (what bench/fidelity/run.sh and bench/gpu.sh
 // record), in order of first appearance; empty when there is no device.txt.
@@ -103,12 +103,12 @@ struct MeasuredCell {
     shardwise::calibrate::Observation observation;
     std::string modelId;
     int seq = 0;
-    bool completed = false; // a summary event arrived
-    std::string error;      // the first error event's kind and message, if any
-    std::size_t batch = 0;  // index into ReportOptions::batches
+    bool completed = false;         // a summary event arrived
+    std::string error;              // the first error event's kind and message, if any
+    std::size_t batch = 0;          // index into ReportOptions::batches
     std::vector<double> timedStepS; // the timed steps' times, in order: how much the cell itself varies
-    int world = 1;   // ranks the run had (the start event's world size)
-    int ranksRead = 1; // rank files found for it; fewer than world: the run is incomplete
+    int world = 1;                  // ranks the run had (the start event's world size)
+    int ranksRead = 1;              // rank files found for it; fewer than world: the run is incomplete
     // Tokens/s of every measurement of this cell when timed batches measured it more than once
     // (mergeRepeats); the cell then carries their median. Empty: measured once.
     std::vector<double> repeatTokensPerS;
@@ -129,8 +129,8 @@ struct ReportOptions {
     std::string presetsFittedOn;
     std::string gpuId;
     shardwise::GpuSpec gpu; // the preset gpuId names: probe figures are read against its data sheet
-    double hostRamGiB = shardwise::ClusterSpec{}.hostRamGiB; // the measuring machine's, in every cell's input
-    std::vector<Batch> batches; // MeasuredCell::batch indexes these
+    double hostRamGiB = shardwise::ClusterSpec {}.hostRamGiB; // the measuring machine's, in every cell's input
+    std::vector<Batch> batches;                               // MeasuredCell::batch indexes these
     // `analyze --probe DIR`: a call of its own that only probed the device (DIR/probe.jsonl and
     // DIR/device.txt). Its probe, not the first timed batch's, starts every fold.
     std::optional<Batch> probeCall;

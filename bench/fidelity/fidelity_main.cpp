@@ -9,8 +9,8 @@
 #include "shardwise/spec/json.hpp"
 
 #include <cstdio>
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -18,26 +18,27 @@ namespace {
 
 int usage(const std::string& why)
 {
-    std::fprintf(stderr,
-                 "shardwise-bench-fidelity: %s\n"
-                 "usage: shardwise-bench-fidelity matrix [--models ID,..] [--seqs N,..] [--gpu PRESET] [--host-ram-gib X]\n"
-                 "                                       [--oom-proofs N] [--warmup N] [--steps N] [--offload-warmup N]\n"
-                 "                                       [--offload-steps N]\n"
-                 "       shardwise-bench-fidelity analyze --results DIR [--results DIR ..] [--memory-only-results DIR ..]\n"
-                 "                                        [--matrix FILE] [--gpu PRESET] [--host-ram-gib X] [--out PREFIX]\n"
-                 "                                        [--command TEXT] [--presets-fitted-on TEXT] [--probe DIR]\n"
-                 "  --results and --memory-only-results may repeat; a memory-only batch (another runner binary)\n"
-                 "  counts for peak memory and fit verdicts, not for tokens/s. --presets-fitted-on names the runs\n"
-                 "  the presets were fitted to when they are not these (the report then calls them out of sample).\n"
-                 "  A timed batch's DIR/probe.jsonl (run.sh's probe) seeds every fold with the coefficients it measured;\n"
-                 "  --probe DIR takes DIR/probe.jsonl instead, from a call that only probed the device.\n"
-                 "  --host-ram-gib: RAM of the measuring machine (run.sh's device.txt has its MemTotal; default 512):\n"
-                 "  whether an offload cell's host state fits is part of its verdict.\n"
-                 "       shardwise-bench-fidelity published [--dir DIR] [--out PREFIX] [--command TEXT] [--commit TEXT]\n"
-                 "  published: every cell of DIR/*.json (default bench/published) predicted against its published figures,\n"
-                 "  with a leave-one-source-out speed factor per framework; writes PREFIX.md and PREFIX.json\n"
-                 "  (default bench/results/published).\n",
-                 why.c_str());
+    std::fprintf(
+        stderr,
+        "shardwise-bench-fidelity: %s\n"
+        "usage: shardwise-bench-fidelity matrix [--models ID,..] [--seqs N,..] [--gpu PRESET] [--host-ram-gib X]\n"
+        "                                       [--oom-proofs N] [--warmup N] [--steps N] [--offload-warmup N]\n"
+        "                                       [--offload-steps N]\n"
+        "       shardwise-bench-fidelity analyze --results DIR [--results DIR ..] [--memory-only-results DIR ..]\n"
+        "                                        [--matrix FILE] [--gpu PRESET] [--host-ram-gib X] [--out PREFIX]\n"
+        "                                        [--command TEXT] [--presets-fitted-on TEXT] [--probe DIR]\n"
+        "  --results and --memory-only-results may repeat; a memory-only batch (another runner binary)\n"
+        "  counts for peak memory and fit verdicts, not for tokens/s. --presets-fitted-on names the runs\n"
+        "  the presets were fitted to when they are not these (the report then calls them out of sample).\n"
+        "  A timed batch's DIR/probe.jsonl (run.sh's probe) seeds every fold with the coefficients it measured;\n"
+        "  --probe DIR takes DIR/probe.jsonl instead, from a call that only probed the device.\n"
+        "  --host-ram-gib: RAM of the measuring machine (run.sh's device.txt has its MemTotal; default 512):\n"
+        "  whether an offload cell's host state fits is part of its verdict.\n"
+        "       shardwise-bench-fidelity published [--dir DIR] [--out PREFIX] [--command TEXT] [--commit TEXT]\n"
+        "  published: every cell of DIR/*.json (default bench/published) predicted against its published figures,\n"
+        "  with a leave-one-source-out speed factor per framework; writes PREFIX.md and PREFIX.json\n"
+        "  (default bench/results/published).\n",
+        why.c_str());
     return 2;
 }
 
@@ -113,8 +114,8 @@ int main(int argc, char** argv)
             o.offloadWarmup = positive("--offload-warmup", flag("--offload-warmup", std::to_string(o.offloadWarmup)));
             o.offloadSteps = positive("--offload-steps", flag("--offload-steps", std::to_string(o.offloadSteps)));
             for (const auto& [k, v] : flags)
-                if (k != "--models" && k != "--seqs" && k != "--gpu" && k != "--host-ram-gib" && k != "--oom-proofs" && k != "--warmup"
-                    && k != "--steps" && k != "--offload-warmup" && k != "--offload-steps")
+                if (k != "--models" && k != "--seqs" && k != "--gpu" && k != "--host-ram-gib" && k != "--oom-proofs"
+                    && k != "--warmup" && k != "--steps" && k != "--offload-warmup" && k != "--offload-steps")
                     return usage(k + ": unknown flag for matrix");
             const auto cells = fidelity::planMatrix(catalog, o);
             fidelity::writeMatrix(std::cout, cells);
@@ -150,7 +151,7 @@ int main(int argc, char** argv)
             if (flags.count("--host-ram-gib"))
                 r.hostRamGiB = gibibytes("--host-ram-gib", flag("--host-ram-gib", ""));
             std::vector<fidelity::MeasuredCell> cells;
-            for (const bool memoryOnly : {false, true}) {
+            for (const bool memoryOnly : { false, true }) {
                 const std::string name = memoryOnly ? "--memory-only-results" : "--results";
                 for (const std::string& dir : flags[name]) {
                     if (!std::filesystem::is_directory(dir))
@@ -163,8 +164,8 @@ int main(int argc, char** argv)
                         c.observation.input.cluster.hostRamGiB = r.hostRamGiB;
                         cells.push_back(std::move(c));
                     }
-                    r.batches.push_back({dir, memoryOnly, fidelity::runnerCommits(dir), fidelity::readBatchProbe(dir),
-                                         fidelity::runnerSha256(dir)});
+                    r.batches.push_back({ dir, memoryOnly, fidelity::runnerCommits(dir), fidelity::readBatchProbe(dir),
+                                          fidelity::runnerSha256(dir) });
                 }
             }
             if (flags.count("--probe")) {
@@ -174,8 +175,8 @@ int main(int argc, char** argv)
                 auto probe = fidelity::readBatchProbe(dir);
                 if (!probe)
                     return usage("--probe: " + dir + " has no probe.jsonl");
-                r.probeCall = fidelity::Batch{dir, false, fidelity::runnerCommits(dir), std::move(probe),
-                                              fidelity::runnerSha256(dir)};
+                r.probeCall = fidelity::Batch { dir, false, fidelity::runnerCommits(dir), std::move(probe),
+                                                fidelity::runnerSha256(dir) };
             }
             const std::string prefix = flag("--out", "fidelity");
             r.markdown = prefix + ".md";

@@ -25,7 +25,10 @@ ModelSpec loadModel(const PresetCatalog& catalog, const std::string& idOrPath)
 
 namespace {
 
-bool isOffload(Strategy s) { return traits(s).offloadsOptimizer || traits(s).offloadsParameters; }
+bool isOffload(Strategy s)
+{
+    return traits(s).offloadsOptimizer || traits(s).offloadsParameters;
+}
 
 // Process start, CUDA and NCCL initialisation and the weights drawn on the GPU: a guess of 5 s + 0.5 s
 // per 1e9 parameters. Offload adds allocating and releasing its page-locked host state (8 bytes a
@@ -129,9 +132,9 @@ void writeMatrix(std::ostream& out, const std::vector<Cell>& cells)
         std::snprintf(secs, sizeof secs, "%.1f", c.estimatedSeconds);
         // host_oom: fits the GPU, but its page-locked host state does not fit the machine's RAM.
         const char* predicted = c.predictedFits ? "fits" : (c.predictedFitsHost ? "oom" : "host_oom");
-        out << c.model << '\t' << strategyId(c.strategy) << '\t' << c.seq << '\t' << predicted
-            << '\t' << (c.run ? "yes" : "no") << '\t' << c.warmup << '\t' << c.steps << '\t' << peak << '\t' << secs
-            << '\t' << c.tier << '\n';
+        out << c.model << '\t' << strategyId(c.strategy) << '\t' << c.seq << '\t' << predicted << '\t'
+            << (c.run ? "yes" : "no") << '\t' << c.warmup << '\t' << c.steps << '\t' << peak << '\t' << secs << '\t'
+            << c.tier << '\n';
     }
 }
 
@@ -153,7 +156,7 @@ std::vector<Cell> readMatrix(const std::filesystem::path& file)
         std::string predicted;
         std::string run;
         if (!(fields >> c.model >> strategy >> c.seq >> predicted >> run >> c.warmup >> c.steps >> c.predictedPeakGiB
-                     >> c.estimatedSeconds >> c.tier))
+              >> c.estimatedSeconds >> c.tier))
             throw SpecError(file.string() + ":" + std::to_string(number), "expected 10 tab-separated fields");
         c.strategy = parseStrategy(strategy, file.string() + ":" + std::to_string(number));
         if (predicted != "fits" && predicted != "oom" && predicted != "host_oom")

@@ -26,7 +26,7 @@ std::optional<BatchProbe> readBatchProbe(const std::filesystem::path& dir)
         const auto* p = event ? std::get_if<shardwise::protocol::ProbeEvent>(&*event) : nullptr;
         // Every rank's probe may be there; rank 0's figures are the node's (as the store keeps them).
         if (p && (!probe || p->rank == 0))
-            probe = BatchProbe{file, p->deviceName, p->results};
+            probe = BatchProbe { file, p->deviceName, p->results };
     }
     if (!probe)
         throw std::runtime_error(file.string() + ": no probe event (shardwise-runner --probe writes one per rank)");

@@ -20,6 +20,7 @@ namespace fidelity {
 
 using namespace shardwise;
 namespace pub = shardwise::published;
+using nlohmann::json;
 using pub::CellInput;
 using pub::CellKind;
 using pub::CellPrediction;
@@ -27,7 +28,6 @@ using pub::kNotStated;
 using pub::MemoryFigure;
 using pub::PublishedFigures;
 using pub::Source;
-using nlohmann::json;
 
 namespace {
 
@@ -39,7 +39,7 @@ struct Row {
     CellPrediction held;    // the held-out source's prediction with the other sources' framework factor
     CellPrediction fitted;  // ... with the calibration fitted (calibrate::fitCalibration) on the other sources
     double factor = 1.0;
-    int factorCells = 0;    // cells the factor was fitted on (0: no other source has this framework)
+    int factorCells = 0; // cells the factor was fitted on (0: no other source has this framework)
     std::string framework;
 };
 
@@ -50,7 +50,7 @@ std::string git(const std::string& args)
     if (!pipe)
         return {};
     std::string out;
-    std::array<char, 256> buf{};
+    std::array<char, 256> buf {};
     while (fgets(buf.data(), buf.size(), pipe.get()))
         out += buf.data();
     while (!out.empty() && (out.back() == '\n' || out.back() == '\r'))
@@ -58,7 +58,10 @@ std::string git(const std::string& args)
     return out;
 }
 
-std::string gib(double bytes) { return formatNumber(bytes / kGiB, "%.1f"); }
+std::string gib(double bytes)
+{
+    return formatNumber(bytes / kGiB, "%.1f");
+}
 
 std::string setupText(const Row& r)
 {
@@ -66,13 +69,15 @@ std::string setupText(const Row& r)
     if (r.cell->kind == CellKind::ModelStates)
         return formatNumber(r.input.params / 1e9, "%.4g") + "B params, W=" + std::to_string(r.input.world) + ", "
             + std::string(strategyId(r.input.strategy)) + ", " + std::string(precisionId(in.training.precision));
-    std::string ac = !in.training.activationCheckpointing ? "no AC"
-        : in.training.checkpointPolicy == CheckpointPolicy::Full ? "full AC" : "selective AC";
-    return in.model.id + ", " + in.gpu.id + ", W=" + std::to_string(in.cluster.worldSize()) + " (" + std::to_string(in.cluster.nodes)
-        + "x" + std::to_string(in.cluster.gpusPerNode) + "), " + r.framework + (in.framework.compiled ? "+compile" : "") + " "
-        + std::string(strategyId(r.input.strategy)) + ", " + std::to_string(in.training.microBatch) + "x"
-        + std::to_string(in.training.seqLen) + (in.training.gradAccumulation > 1 ? "x" + std::to_string(in.training.gradAccumulation) : "")
-        + ", " + ac + ", " + std::string(precisionId(in.training.precision));
+    std::string ac = !in.training.activationCheckpointing        ? "no AC"
+        : in.training.checkpointPolicy == CheckpointPolicy::Full ? "full AC"
+                                                                 : "selective AC";
+    return in.model.id + ", " + in.gpu.id + ", W=" + std::to_string(in.cluster.worldSize()) + " ("
+        + std::to_string(in.cluster.nodes) + "x" + std::to_string(in.cluster.gpusPerNode) + "), " + r.framework
+        + (in.framework.compiled ? "+compile" : "") + " " + std::string(strategyId(r.input.strategy)) + ", "
+        + std::to_string(in.training.microBatch) + "x" + std::to_string(in.training.seqLen)
+        + (in.training.gradAccumulation > 1 ? "x" + std::to_string(in.training.gradAccumulation) : "") + ", " + ac
+        + ", " + std::string(precisionId(in.training.precision));
 }
 
 std::string memoryText(const std::optional<MemoryFigure>& m)
@@ -92,7 +97,10 @@ std::string joined(const std::vector<std::string>& items)
     return out.empty() ? "-" : out;
 }
 
-json optionalJson(const std::optional<double>& v) { return v ? json(*v) : json(); }
+json optionalJson(const std::optional<double>& v)
+{
+    return v ? json(*v) : json();
+}
 
 struct Stats {
     int count = 0;
@@ -125,14 +133,16 @@ std::string statsText(const Stats& s)
 {
     if (!s.count)
         return "- | - | 0";
-    return formatNumber(100.0 * s.medianAbs, "%.1f %%") + " | " + formatNumber(100.0 * s.worstAbs, "%.1f %%") + " (" + s.worst
-        + ") | " + std::to_string(s.count);
+    return formatNumber(100.0 * s.medianAbs, "%.1f %%") + " | " + formatNumber(100.0 * s.worstAbs, "%.1f %%") + " ("
+        + s.worst + ") | " + std::to_string(s.count);
 }
 
 json statsJson(const Stats& s)
 {
-    return {{"cells", s.count}, {"median_abs", s.count ? json(s.medianAbs) : json()}, {"worst_abs", s.count ? json(s.worstAbs) : json()},
-            {"worst_cell", s.worst}};
+    return { { "cells", s.count },
+             { "median_abs", s.count ? json(s.medianAbs) : json() },
+             { "worst_abs", s.count ? json(s.worstAbs) : json() },
+             { "worst_cell", s.worst } };
 }
 
 // exp(mean log(published / predicted)) per framework over the completed cells with a throughput, of
@@ -196,7 +206,7 @@ int runPublished(const PublishedOptions& options)
             r.source = &s;
             r.cell = &c;
             r.input = pub::buildInput(c, catalog);
-            r.presets = pub::predict(c, r.input, Calibration{});
+            r.presets = pub::predict(c, r.input, Calibration {});
             r.framework = r.input.ok ? std::string(frameworkId(r.input.input.framework.framework)) : "";
             rows.push_back(std::move(r));
         }
@@ -208,7 +218,7 @@ int runPublished(const PublishedOptions& options)
                 const auto it = factors.find(r.framework);
                 r.factor = it == factors.end() ? 1.0 : it->second.first;
                 r.factorCells = it == factors.end() ? 0 : it->second.second;
-                r.held = pub::predict(*r.cell, r.input, Calibration{}, r.factor);
+                r.held = pub::predict(*r.cell, r.input, Calibration {}, r.factor);
             }
     }
     const auto allFactors = fitFactors(rows, "");
@@ -229,7 +239,10 @@ int runPublished(const PublishedOptions& options)
         commit += " (with uncommitted changes under core/, bench/published/ or resources/presets/)";
 
     std::ofstream md(options.markdown);
-    json report{{"format", "shardwise-published-report"}, {"version", 1}, {"command", options.command}, {"commit", commit}};
+    json report { { "format", "shardwise-published-report" },
+                  { "version", 1 },
+                  { "command", options.command },
+                  { "commit", commit } };
     md << "# Predicted against published results\n\n"
        << "Every cell of `bench/published/*.json` that Shardwise can express, predicted with the presets (no "
           "calibration) and compared with the figures as published; errors are predicted / published - 1. "
@@ -245,16 +258,24 @@ int runPublished(const PublishedOptions& options)
             predictable += r.source == &s && r.input.ok;
         md << "| `" << s.id << "` | " << s.cells.size() << " | " << predictable << " | " << s.citation.title << ", "
            << s.citation.location << " (" << s.citation.url << ") |\n";
-        sourcesJson.push_back({{"id", s.id}, {"title", s.citation.title}, {"url", s.citation.url}, {"date", s.citation.date},
-                               {"version", s.citation.version}, {"cells", s.cells.size()}, {"predictable", predictable}});
+        sourcesJson.push_back({ { "id", s.id },
+                                { "title", s.citation.title },
+                                { "url", s.citation.url },
+                                { "date", s.citation.date },
+                                { "version", s.citation.version },
+                                { "cells", s.cells.size() },
+                                { "predictable", predictable } });
     }
     report["sources"] = sourcesJson;
 
-    md << "\n## Training cells\n\nThroughput is tokens/s per GPU; '(d)' marks a published step time turned into tokens/s "
+    md << "\n## Training cells\n\nThroughput is tokens/s per GPU; '(d)' marks a published step time turned into "
+          "tokens/s "
           "with the cell's micro-batch x sequence (assumed where the source does not say). Memory is compared with the "
           "published kind: reserved = allocated peak + the allocator's expected cache; 'device total' (kind not "
-          "stated, nvidia-smi) adds the CUDA context. The verdict is the planner's fit against the published outcome.\n\n"
-       << "| source | cell | setup | published tok/s/GPU | predicted | error | LOSO factor | LOSO error | LOSO fit error | "
+          "stated, nvidia-smi) adds the CUDA context. The verdict is the planner's fit against the published "
+          "outcome.\n\n"
+       << "| source | cell | setup | published tok/s/GPU | predicted | error | LOSO factor | LOSO error | LOSO fit "
+          "error | "
           "published memory | predicted GiB | error | outcome | predicted | assumed |\n"
           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     json cellsJson = json::array();
@@ -267,40 +288,42 @@ int runPublished(const PublishedOptions& options)
             : "-";
         md << "| `" << r.source->id << "` | `" << r.cell->id << "` | " << setupText(r) << " | " << published << " | "
            << formatNumber(p.predictedTokensPerSPerGpu, "%.0f") << " | " << formatError(p.tokensError) << " | "
-           << (r.factorCells ? formatNumber(r.factor, "%.3f") + " (" + std::to_string(r.factorCells) + ")" : "none") << " | "
-           << formatError(r.held.tokensError) << " | " << formatError(r.fitted.tokensError) << " | "
-           << memoryText(r.cell->published.memory) << " | "
-           << gib(p.predictedMemoryBytes) << " " << p.predictedMemoryKind << " | " << formatError(p.memoryError) << " | "
-           << r.cell->published.outcome << " | " << (p.predictedFits ? "fits" : "does not fit")
+           << (r.factorCells ? formatNumber(r.factor, "%.3f") + " (" + std::to_string(r.factorCells) + ")" : "none")
+           << " | " << formatError(r.held.tokensError) << " | " << formatError(r.fitted.tokensError) << " | "
+           << memoryText(r.cell->published.memory) << " | " << gib(p.predictedMemoryBytes) << " "
+           << p.predictedMemoryKind << " | " << formatError(p.memoryError) << " | " << r.cell->published.outcome
+           << " | " << (p.predictedFits ? "fits" : "does not fit")
            << (p.verdictWrong.value_or(false) ? " **wrong**" : "") << " | " << joined(r.input.assumed) << " |\n";
-        cellsJson.push_back({{"source", r.source->id},
-                             {"cell", r.cell->id},
-                             {"location", r.cell->location},
-                             {"setup", setupText(r)},
-                             {"framework", r.framework},
-                             {"strategy", strategyId(r.input.strategy)},
-                             {"published_tokens_per_s_per_gpu", optionalJson(p.publishedTokensPerSPerGpu)},
-                             {"throughput_derived", p.throughputDerived},
-                             {"predicted_tokens_per_s_per_gpu", p.predictedTokensPerSPerGpu},
-                             {"tokens_error", optionalJson(p.tokensError)},
-                             {"published_mfu", optionalJson(r.cell->published.mfu)},
-                             {"predicted_mfu", p.estimate.throughput.mfu},
-                             {"loso_factor", r.factor},
-                             {"loso_factor_cells", r.factorCells},
-                             {"loso_tokens_error", optionalJson(r.held.tokensError)},
-                             {"loso_fit_tokens_error", optionalJson(r.fitted.tokensError)},
-                             {"loso_fit_memory_error", optionalJson(r.fitted.memoryError)},
-                             {"loso_fit_verdict_wrong", r.fitted.verdictWrong ? json(*r.fitted.verdictWrong) : json()},
-                             {"published_memory_gib", r.cell->published.memory ? json(r.cell->published.memory->bytes() / kGiB) : json()},
-                             {"published_memory_kind", r.cell->published.memory ? json(r.cell->published.memory->kind) : json()},
-                             {"predicted_memory_gib", p.predictedMemoryBytes / kGiB},
-                             {"predicted_memory_kind", p.predictedMemoryKind},
-                             {"predicted_memory_breakdown_gib", toJson(p.estimate.memory)},
-                             {"memory_error", optionalJson(p.memoryError)},
-                             {"published_outcome", r.cell->published.outcome},
-                             {"predicted_fits", p.predictedFits},
-                             {"verdict_wrong", p.verdictWrong ? json(*p.verdictWrong) : json()},
-                             {"assumed", r.input.assumed}});
+        cellsJson.push_back(
+            { { "source", r.source->id },
+              { "cell", r.cell->id },
+              { "location", r.cell->location },
+              { "setup", setupText(r) },
+              { "framework", r.framework },
+              { "strategy", strategyId(r.input.strategy) },
+              { "published_tokens_per_s_per_gpu", optionalJson(p.publishedTokensPerSPerGpu) },
+              { "throughput_derived", p.throughputDerived },
+              { "predicted_tokens_per_s_per_gpu", p.predictedTokensPerSPerGpu },
+              { "tokens_error", optionalJson(p.tokensError) },
+              { "published_mfu", optionalJson(r.cell->published.mfu) },
+              { "predicted_mfu", p.estimate.throughput.mfu },
+              { "loso_factor", r.factor },
+              { "loso_factor_cells", r.factorCells },
+              { "loso_tokens_error", optionalJson(r.held.tokensError) },
+              { "loso_fit_tokens_error", optionalJson(r.fitted.tokensError) },
+              { "loso_fit_memory_error", optionalJson(r.fitted.memoryError) },
+              { "loso_fit_verdict_wrong", r.fitted.verdictWrong ? json(*r.fitted.verdictWrong) : json() },
+              { "published_memory_gib",
+                r.cell->published.memory ? json(r.cell->published.memory->bytes() / kGiB) : json() },
+              { "published_memory_kind", r.cell->published.memory ? json(r.cell->published.memory->kind) : json() },
+              { "predicted_memory_gib", p.predictedMemoryBytes / kGiB },
+              { "predicted_memory_kind", p.predictedMemoryKind },
+              { "predicted_memory_breakdown_gib", toJson(p.estimate.memory) },
+              { "memory_error", optionalJson(p.memoryError) },
+              { "published_outcome", r.cell->published.outcome },
+              { "predicted_fits", p.predictedFits },
+              { "verdict_wrong", p.verdictWrong ? json(*p.verdictWrong) : json() },
+              { "assumed", r.input.assumed } });
     }
     report["training_cells"] = cellsJson;
 
@@ -316,18 +339,22 @@ int runPublished(const PublishedOptions& options)
             continue;
         md << "| `" << r.source->id << "` | `" << r.cell->id << "` | " << setupText(r) << " | "
            << memoryText(r.cell->published.deviceMemory) << " | "
-           << formatNumber(r.presets.predictedMemoryBytes / (r.cell->published.deviceMemory->unit == "GiB" ? kGiB : 1e9), "%.3g")
-           << " " << r.cell->published.deviceMemory->unit << " | "
-           << formatError(r.presets.memoryError) << " |\n";
-        statesJson.push_back({{"source", r.source->id}, {"cell", r.cell->id}, {"setup", setupText(r)},
-                              {"published_gib", r.cell->published.deviceMemory->bytes() / kGiB},
-                              {"predicted_gib", r.presets.predictedMemoryBytes / kGiB}, {"memory_error", optionalJson(r.presets.memoryError)}});
+           << formatNumber(
+                  r.presets.predictedMemoryBytes / (r.cell->published.deviceMemory->unit == "GiB" ? kGiB : 1e9), "%.3g")
+           << " " << r.cell->published.deviceMemory->unit << " | " << formatError(r.presets.memoryError) << " |\n";
+        statesJson.push_back({ { "source", r.source->id },
+                               { "cell", r.cell->id },
+                               { "setup", setupText(r) },
+                               { "published_gib", r.cell->published.deviceMemory->bytes() / kGiB },
+                               { "predicted_gib", r.presets.predictedMemoryBytes / kGiB },
+                               { "memory_error", optionalJson(r.presets.memoryError) } });
     }
     report["model_state_cells"] = statesJson;
 
     md << "\n## Per source\n\nMedian and worst absolute error, cells compared. 'LOSO': each source predicted with the "
           "per-framework speed factor fitted on the other sources' cells (exp of the mean log published/predicted; a "
-          "framework no other source has keeps 1). 'LOSO fit': each source predicted with `calibrate::fitCalibration` fitted on "
+          "framework no other source has keeps 1). 'LOSO fit': each source predicted with `calibrate::fitCalibration` "
+          "fitted on "
           "the other sources' cells (tokens/s, reserved or allocated peaks, OOM verdicts; each coefficient only where "
           "those cells inform it).\n\n| source | tokens/s presets: median | worst | n | tokens/s LOSO factor: median | "
           "worst | n | tokens/s LOSO fit: median | worst | n | memory: median | worst | n | wrong verdicts | LOSO fit: "
@@ -353,11 +380,17 @@ int runPublished(const PublishedOptions& options)
             }
         }
         const Stats t = stats(tok), l = stats(loso), lf = stats(lfit), m = stats(mem);
-        md << "| `" << s.id << "` | " << statsText(t) << " | " << statsText(l) << " | " << statsText(lf) << " | " << statsText(m)
-           << " | " << wrong << " of " << verdicts << " | " << (t.count || verdicts ? joined(fittedNames[s.id]) : "-") << " |\n";
-        perSource.push_back({{"source", s.id}, {"tokens_presets", statsJson(t)}, {"tokens_loso", statsJson(l)},
-                             {"tokens_loso_fit", statsJson(lf)}, {"loso_fit_coefficients", fittedNames[s.id]},
-                             {"memory", statsJson(m)}, {"wrong_verdicts", wrong}, {"verdicts", verdicts}});
+        md << "| `" << s.id << "` | " << statsText(t) << " | " << statsText(l) << " | " << statsText(lf) << " | "
+           << statsText(m) << " | " << wrong << " of " << verdicts << " | "
+           << (t.count || verdicts ? joined(fittedNames[s.id]) : "-") << " |\n";
+        perSource.push_back({ { "source", s.id },
+                              { "tokens_presets", statsJson(t) },
+                              { "tokens_loso", statsJson(l) },
+                              { "tokens_loso_fit", statsJson(lf) },
+                              { "loso_fit_coefficients", fittedNames[s.id] },
+                              { "memory", statsJson(m) },
+                              { "wrong_verdicts", wrong },
+                              { "verdicts", verdicts } });
     }
     report["per_source"] = perSource;
 
@@ -365,7 +398,7 @@ int runPublished(const PublishedOptions& options)
     json factorsJson = json::object();
     for (const auto& [f, v] : allFactors) {
         md << " " << f << " " << formatNumber(v.first, "%.3f") << " (" << v.second << " cells);";
-        factorsJson[f] = {{"factor", v.first}, {"cells", v.second}};
+        factorsJson[f] = { { "factor", v.first }, { "cells", v.second } };
     }
     report["factors_all_sources"] = factorsJson;
     md << "\n\n## Figures left unknowable\n\nPredicted and listed above, but their errors are neither computed, "
@@ -396,7 +429,7 @@ int runPublished(const PublishedOptions& options)
             figures += (figures.empty() ? "" : ", ") + (f.outcome.empty() ? std::string("statement") : f.outcome);
         md << "| `" << r.source->id << "` | `" << r.cell->id << "` | " << r.cell->location << " | " << figures << " | "
            << r.input.reason << " |\n";
-        skipped.push_back({{"source", r.source->id}, {"cell", r.cell->id}, {"reason", r.input.reason}});
+        skipped.push_back({ { "source", r.source->id }, { "cell", r.cell->id }, { "reason", r.input.reason } });
     }
     report["not_predicted"] = skipped;
     // A cell its file calls predictable that the planner now refuses: the data or the planner changed.
@@ -413,8 +446,8 @@ int runPublished(const PublishedOptions& options)
     std::ofstream(options.json) << report.dump(2) << "\n";
     if (!md || !std::ofstream(options.json, std::ios::app))
         return 1;
-    std::fprintf(stderr, "%zu sources, %zu cells; wrote %s and %s\n", sources.size(), rows.size(), options.markdown.c_str(),
-                 options.json.c_str());
+    std::fprintf(stderr, "%zu sources, %zu cells; wrote %s and %s\n", sources.size(), rows.size(),
+                 options.markdown.c_str(), options.json.c_str());
     for (const auto& b : broken)
         std::fprintf(stderr, "predictable cell refused by the planner: %s\n", b.c_str());
     return broken.empty() ? 0 : 1;

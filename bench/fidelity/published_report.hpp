@@ -13,8 +13,8 @@ struct PublishedOptions {
     std::filesystem::path dir;      // bench/published
     std::filesystem::path markdown; // report
     std::filesystem::path json;
-    std::string command;            // how the report was made, quoted in it
-    std::string commit;             // the checkout's commit (empty: asked of git in the source tree)
+    std::string command; // how the report was made, quoted in it
+    std::string commit;  // the checkout's commit (empty: asked of git in the source tree)
 };
 
 // Returns the process exit code: 0 when every source file loaded and every cell its file calls

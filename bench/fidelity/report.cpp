@@ -37,9 +37,9 @@ std::string formatNumber(double x, const char* format)
 
 nlohmann::json comparisonJson(const calibrate::Comparison& c)
 {
-    nlohmann::json j{{"predicted_fits", c.predictedFits},
-                     {"predicted_tokens_per_s", c.predictedTokensPerS},
-                     {"predicted_peak_allocated_gib", c.predictedPeakBytes / kGiB}};
+    nlohmann::json j { { "predicted_fits", c.predictedFits },
+                       { "predicted_tokens_per_s", c.predictedTokensPerS },
+                       { "predicted_peak_allocated_gib", c.predictedPeakBytes / kGiB } };
     j["tokens_error"] = c.tokensError ? nlohmann::json(*c.tokensError) : nlohmann::json();
     j["peak_error"] = c.peakError ? nlohmann::json(*c.peakError) : nlohmann::json();
     return j;
@@ -62,13 +62,15 @@ std::string summaryCells(const ErrorSummary& s)
 {
     if (s.count == 0)
         return "- | - ";
-    return formatNumber(100.0 * s.medianAbs, "%.1f %%") + " | " + formatNumber(100.0 * s.worstAbs, "%.1f %%") + " (" + s.worstLabel
-        + ")";
+    return formatNumber(100.0 * s.medianAbs, "%.1f %%") + " | " + formatNumber(100.0 * s.worstAbs, "%.1f %%") + " ("
+        + s.worstLabel + ")";
 }
 
 nlohmann::json summaryJson(const ErrorSummary& s)
 {
-    return {{"cells", s.count}, {"median_abs", s.medianAbs}, {"worst_abs", s.worstAbs}, {"worst_cell", s.worstLabel}};
+    return {
+        { "cells", s.count }, { "median_abs", s.medianAbs }, { "worst_abs", s.worstAbs }, { "worst_cell", s.worstLabel }
+    };
 }
 
 int worseThan(const std::vector<Comparison>& v, std::optional<double> Comparison::*error, double limit)
@@ -122,10 +124,11 @@ FitStart fitStart(const Calibration& base, const ReportOptions& o)
 {
     const Batch* probed = probedBatch(o);
     if (!probed)
-        return {base, {}, {}};
+        return { base, {}, {} };
     // World 1: no collective was probed, so the link does not matter.
-    calibrate::ProbeCalibration p = calibrate::calibrationFromProbe(probed->probe->results, o.gpu, Interconnect::NvLink, base);
-    return {p.calibration, {std::move(p.heldFixed)}, std::move(p.applied)};
+    calibrate::ProbeCalibration p
+        = calibrate::calibrationFromProbe(probed->probe->results, o.gpu, Interconnect::NvLink, base);
+    return { p.calibration, { std::move(p.heldFixed) }, std::move(p.applied) };
 }
 
 bool memoryOnly(const MeasuredCell& c, const ReportOptions& o)
@@ -169,8 +172,10 @@ void writeProbeParagraph(std::ostream& md, const Batch& b, const FitStart& from,
         if (names.empty())
             md << "none";
     };
-    md << "Probe: `" << b.probe->file.string() << "` (" << b.probe->deviceName << "), taken by `shardwise-runner --probe` "
-       << (separate ? "in a call of its own (runner sha256 " + (b.runnerSha256.empty() ? "not recorded" : b.runnerSha256) + ")"
+    md << "Probe: `" << b.probe->file.string() << "` (" << b.probe->deviceName
+       << "), taken by `shardwise-runner --probe` "
+       << (separate ? "in a call of its own (runner sha256 "
+                   + (b.runnerSha256.empty() ? "not recorded" : b.runnerSha256) + ")"
                     : std::string("on the device before the cells"))
        << ". Every fold and the all-models fit start from its calibration (";
     list(from.applied);
@@ -187,8 +192,10 @@ void writeProbeParagraph(std::ostream& md, const Batch& b, const FitStart& from,
 
 nlohmann::json probeJson(const Batch& b, const FitStart& from)
 {
-    nlohmann::json j{{"file", b.probe->file.string()}, {"device_name", b.probe->deviceName}, {"batch", b.dir.string()},
-                     {"runner_sha256", b.runnerSha256}};
+    nlohmann::json j { { "file", b.probe->file.string() },
+                       { "device_name", b.probe->deviceName },
+                       { "batch", b.dir.string() },
+                       { "runner_sha256", b.runnerSha256 } };
     const nlohmann::json values = toJson(from.calibration);
     j["started_from"] = nlohmann::json::object();
     for (const std::string& name : from.applied)
@@ -197,7 +204,11 @@ nlohmann::json probeJson(const Batch& b, const FitStart& from)
     for (const std::string& name : from.options.fixed)
         j["held_fixed"][name] = values.at(name);
     for (const protocol::ProbeResult& r : b.probe->results)
-        j["results"].push_back({{"kind", r.kind}, {"bytes", r.bytes}, {"value", r.value}, {"unit", r.unit}, {"samples", r.samples}});
+        j["results"].push_back({ { "kind", r.kind },
+                                 { "bytes", r.bytes },
+                                 { "value", r.value },
+                                 { "unit", r.unit },
+                                 { "samples", r.samples } });
     return j;
 }
 
@@ -224,7 +235,7 @@ std::vector<SameWorkPair> sameWorkPairs(const std::vector<MeasuredCell>& cells, 
             continue;
         for (const MeasuredCell& b : cells)
             if (timedTokens(b, Strategy::Zero1) && b.modelId == a.modelId && b.seq == a.seq) {
-                pairs.push_back({a.modelId, a.seq, *a.observation.tokensPerS, *b.observation.tokensPerS});
+                pairs.push_back({ a.modelId, a.seq, *a.observation.tokensPerS, *b.observation.tokensPerS });
                 break;
             }
     }
@@ -262,7 +273,8 @@ std::string cellSetup(const calibrate::Observation& o)
     return s;
 }
 
-int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<Cell>& matrix, const ReportOptions& options)
+int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<Cell>& matrix,
+                const ReportOptions& options)
 {
     // Leave one model out, the fits and the summary are the world-1 cells' (what the presets were
     // fitted to); cells of W > 1 ranks are predicted with the presets and with the fit on every
@@ -279,7 +291,7 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
         models.insert(c.modelId);
 
     const FitStart foldFrom = fitStart(foldStart(), options);
-    const FitStart allFrom = fitStart(Calibration{}, options);
+    const FitStart allFrom = fitStart(Calibration {}, options);
     std::vector<Fold> folds;
     std::vector<Row> rows;
     for (const std::string& heldOut : models) {
@@ -287,11 +299,11 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
         for (const MeasuredCell& c : cells)
             if (c.modelId != heldOut)
                 training.push_back(fitInput(c, options));
-        Fold fold{heldOut, calibrate::fitCalibration(training, foldFrom.calibration, foldFrom.options)};
+        Fold fold { heldOut, calibrate::fitCalibration(training, foldFrom.calibration, foldFrom.options) };
         for (const MeasuredCell& c : cells)
             if (c.modelId == heldOut)
-                rows.push_back({&c, compareCell(c, Calibration{}, options),
-                                compareCell(c, fold.fit.calibration, options)});
+                rows.push_back(
+                    { &c, compareCell(c, Calibration {}, options), compareCell(c, fold.fit.calibration, options) });
         folds.push_back(std::move(fold));
     }
     std::vector<calibrate::Observation> all;
@@ -318,14 +330,15 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
     const ErrorSummary presetPeak = calibrate::summarizePeak(presets);
     const ErrorSummary calTokens = calibrate::summarizeTokens(calibrated);
     const ErrorSummary calPeak = calibrate::summarizePeak(calibrated);
-    const int ooms = static_cast<int>(std::count_if(rows.begin(), rows.end(),
-                                                    [](const Row& r) { return r.cell->observation.oom; }));
+    const int ooms = static_cast<int>(
+        std::count_if(rows.begin(), rows.end(), [](const Row& r) { return r.cell->observation.oom; }));
     const std::vector<SameWorkPair> pairs = sameWorkPairs(cells, options);
     std::vector<double> spreads;
     for (const SameWorkPair& p : pairs)
         spreads.push_back(p.spread());
-    const auto widest = std::max_element(pairs.begin(), pairs.end(),
-                                         [](const SameWorkPair& a, const SameWorkPair& b) { return a.spread() < b.spread(); });
+    const auto widest = std::max_element(pairs.begin(), pairs.end(), [](const SameWorkPair& a, const SameWorkPair& b) {
+        return a.spread() < b.spread();
+    });
     std::vector<const Cell*> notRun;
     for (const Cell& c : matrix) {
         const bool measured = std::any_of(cells.begin(), cells.end(), [&](const MeasuredCell& m) {
@@ -383,8 +396,8 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
     md << "| presets (uncalibrated)" << (anyMemoryOnly ? ", timed batches" : "") << " | " << timedPresets.size()
        << " | " << summaryCells(calibrate::summarizeTokens(timedPresets)) << " | "
        << summaryCells(calibrate::summarizePeak(timedPresets)) << " |\n";
-    md << "| calibrated (other models)" << (anyMemoryOnly ? ", timed batches" : "") << " | "
-       << timedCalibrated.size() << " | " << summaryCells(calibrate::summarizeTokens(timedCalibrated)) << " | "
+    md << "| calibrated (other models)" << (anyMemoryOnly ? ", timed batches" : "") << " | " << timedCalibrated.size()
+       << " | " << summaryCells(calibrate::summarizeTokens(timedCalibrated)) << " | "
        << summaryCells(calibrate::summarizePeak(timedCalibrated)) << " |\n";
     for (std::size_t b = 0; b < options.batches.size(); ++b) {
         if (!options.batches[b].memoryOnly)
@@ -406,14 +419,15 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
            << " |\n";
     md << "\n";
     md << "Targets:\n\n";
-    md << "- calibrated tokens/s within 15 % per held-out cell: " << worseThan(calibrated, &Comparison::tokensError, 0.15)
-       << " of " << calTokens.count << " cells outside\n";
+    md << "- calibrated tokens/s within 15 % per held-out cell: "
+       << worseThan(calibrated, &Comparison::tokensError, 0.15) << " of " << calTokens.count << " cells outside\n";
     md << "- calibrated peak allocated within 10 %: " << worseThan(calibrated, &Comparison::peakError, 0.10) << " of "
        << calPeak.count << " cells outside\n";
     md << "- uncalibrated within 25 %: tokens/s " << worseThan(presets, &Comparison::tokensError, 0.25) << " of "
        << presetTokens.count << " outside, peak allocated " << worseThan(presets, &Comparison::peakError, 0.25)
        << " of " << presetPeak.count << " outside\n";
-    md << "- verdicts: runs that ran out of memory: " << ooms << "; wrong verdicts (an OOM predicted to fit, or a completed "
+    md << "- verdicts: runs that ran out of memory: " << ooms
+       << "; wrong verdicts (an OOM predicted to fit, or a completed "
           "run predicted not to fit): presets "
        << wrongVerdicts(presets) << ", calibrated " << wrongVerdicts(calibrated) << " of " << rows.size() << "\n";
     md << "- cells the planner predicted not to fit and that were not run: " << notRun.size() << "\n\n";
@@ -424,8 +438,8 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
               "their tokens/s at one model and sequence differ only by what two runs of the same work differ by on "
               "this machine. Over "
            << n << " such pairs: median " << formatNumber(100.0 * median, "%.1f %%") << ", widest "
-           << formatNumber(100.0 * widest->spread(), "%.1f %%") << " (" << widest->model << " seq " << widest->seq << "); "
-           << std::count_if(spreads.begin(), spreads.end(), [](double x) { return x > 0.15; })
+           << formatNumber(100.0 * widest->spread(), "%.1f %%") << " (" << widest->model << " seq " << widest->seq
+           << "); " << std::count_if(spreads.begin(), spreads.end(), [](double x) { return x > 0.15; })
            << " differ by more than the 15 % target. A tokens/s miss below says the spread of its model and sequence "
               "where one was measured.\n\n";
     }
@@ -455,41 +469,44 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
             repeats = "; measured " + std::to_string(c.repeatTokensPerS.size()) + " times: " + repeats
                 + " tokens/s, their median compared";
         return " (its " + std::to_string(n) + " timed steps: " + steps + " ms; max - min = "
-            + formatNumber(100.0 * (*highest - *lowest) / median, "%.1f %%") + " of their median"
-            + repeats + ")";
+            + formatNumber(100.0 * (*highest - *lowest) / median, "%.1f %%") + " of their median" + repeats + ")";
     };
     const auto pairSpread = [&](const MeasuredCell& c) {
         const SameWorkPair* p = pairOf(pairs, c);
         return p ? "; zero0 and zero1 here: " + formatNumber(p->zero0TokensPerS, "%.0f") + " and "
-                + formatNumber(p->zero1TokensPerS, "%.0f") + " tokens/s, " + formatNumber(100.0 * p->spread(), "%.1f %%")
-                + " apart"
+                + formatNumber(p->zero1TokensPerS, "%.0f") + " tokens/s, "
+                + formatNumber(100.0 * p->spread(), "%.1f %%") + " apart"
                  : std::string();
     };
     for (const Row& r : rows) {
         if (r.calibrated.tokensError && std::fabs(*r.calibrated.tokensError) > 0.15)
-            miss(r, "calibrated tokens/s " + formatError(r.calibrated.tokensError) + stepSpread(*r.cell) + pairSpread(*r.cell));
+            miss(r,
+                 "calibrated tokens/s " + formatError(r.calibrated.tokensError) + stepSpread(*r.cell)
+                     + pairSpread(*r.cell));
         if (r.calibrated.peakError && std::fabs(*r.calibrated.peakError) > 0.10)
             miss(r, "calibrated peak " + formatError(r.calibrated.peakError));
         if (r.presets.tokensError && std::fabs(*r.presets.tokensError) > 0.25)
-            miss(r, "presets tokens/s " + formatError(r.presets.tokensError) + stepSpread(*r.cell) + pairSpread(*r.cell));
+            miss(r,
+                 "presets tokens/s " + formatError(r.presets.tokensError) + stepSpread(*r.cell) + pairSpread(*r.cell));
         if (r.presets.peakError && std::fabs(*r.presets.peakError) > 0.25)
             miss(r, "presets peak " + formatError(r.presets.peakError));
         if (r.calibrated.verdictWrong() || r.presets.verdictWrong())
-            miss(r, std::string("wrong verdict (presets ") + (r.presets.predictedFits ? "fits" : "does not fit")
-                        + ", calibrated " + (r.calibrated.predictedFits ? "fits" : "does not fit") + ")");
+            miss(r,
+                 std::string("wrong verdict (presets ") + (r.presets.predictedFits ? "fits" : "does not fit")
+                     + ", calibrated " + (r.calibrated.predictedFits ? "fits" : "does not fit") + ")");
     }
     if (misses == 0)
         md << "None.\n";
     md << "\n";
 
-    md << "## Calibration fitted on all models (for this GPU)\n\n```json\n" << toJson(allModels.calibration).dump(2)
-       << "\n```\n\nFitted: ";
+    md << "## Calibration fitted on all models (for this GPU)\n\n```json\n"
+       << toJson(allModels.calibration).dump(2) << "\n```\n\nFitted: ";
     for (std::size_t i = 0; i < allModels.fitted.size(); ++i)
         md << (i ? ", " : "") << allModels.fitted[i];
     md << ". In-sample: tokens/s median " << formatNumber(100.0 * allModels.tokens.medianAbs, "%.1f %%") << ", worst "
        << formatNumber(100.0 * allModels.tokens.worstAbs, "%.1f %%") << "; peak median "
-       << formatNumber(100.0 * allModels.peak.medianAbs, "%.1f %%") << ", worst " << formatNumber(100.0 * allModels.peak.worstAbs, "%.1f %%")
-       << ".\n\n";
+       << formatNumber(100.0 * allModels.peak.medianAbs, "%.1f %%") << ", worst "
+       << formatNumber(100.0 * allModels.peak.worstAbs, "%.1f %%") << ".\n\n";
 
     md << "## Per cell\n\n| model | strategy | seq | measured tokens/s | presets | error | calibrated | error | "
           "measured peak GiB | presets | error | calibrated | error | measured | verdict presets / calibrated |\n"
@@ -504,12 +521,14 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
         const std::string measured = outcome(*r.cell);
         md << "| " << r.cell->modelId << " | " << cellSetup(o) << " | " << r.cell->seq << " | "
            << (r.presets.measuredTokensPerS ? formatNumber(*r.presets.measuredTokensPerS, "%.0f") : "-") << " | "
-           << formatNumber(r.presets.predictedTokensPerS, "%.0f") << " | " << formatError(r.presets.tokensError) << " | "
-           << formatNumber(r.calibrated.predictedTokensPerS, "%.0f") << " | " << formatError(r.calibrated.tokensError) << " | "
+           << formatNumber(r.presets.predictedTokensPerS, "%.0f") << " | " << formatError(r.presets.tokensError)
+           << " | " << formatNumber(r.calibrated.predictedTokensPerS, "%.0f") << " | "
+           << formatError(r.calibrated.tokensError) << " | "
            << (r.presets.measuredPeakBytes ? formatNumber(*r.presets.measuredPeakBytes / kGiB, "%.2f") : "-") << " | "
-           << formatNumber(r.presets.predictedPeakBytes / kGiB, "%.2f") << " | " << formatError(r.presets.peakError) << " | "
-           << formatNumber(r.calibrated.predictedPeakBytes / kGiB, "%.2f") << " | " << formatError(r.calibrated.peakError) << " | "
-           << measured << " | " << (r.presets.predictedFits ? "fits" : "does not fit") << " / "
+           << formatNumber(r.presets.predictedPeakBytes / kGiB, "%.2f") << " | " << formatError(r.presets.peakError)
+           << " | " << formatNumber(r.calibrated.predictedPeakBytes / kGiB, "%.2f") << " | "
+           << formatError(r.calibrated.peakError) << " | " << measured << " | "
+           << (r.presets.predictedFits ? "fits" : "does not fit") << " / "
            << (r.calibrated.predictedFits ? "fits" : "does not fit") << " |\n";
     }
     for (std::size_t b = 0; b < options.batches.size(); ++b) {
@@ -523,13 +542,15 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
         for (const Row& r : rows) {
             if (r.cell->batch != b)
                 continue;
-            md << "| " << r.cell->modelId << " | " << cellSetup(r.cell->observation) << " | " << r.cell->seq
-               << " | " << (r.presets.measuredPeakBytes ? formatNumber(*r.presets.measuredPeakBytes / kGiB, "%.2f") : "-")
-               << " | " << formatNumber(r.presets.predictedPeakBytes / kGiB, "%.2f") << " | " << formatError(r.presets.peakError)
-               << " | " << formatNumber(r.calibrated.predictedPeakBytes / kGiB, "%.2f") << " | " << formatError(r.calibrated.peakError)
-               << " | " << outcome(*r.cell) << " | " << (r.presets.predictedFits ? "fits" : "does not fit") << " / "
-               << (r.calibrated.predictedFits ? "fits" : "does not fit") << (r.calibrated.verdictWrong() || r.presets.verdictWrong() ? " (wrong)" : "")
-               << " |\n";
+            md << "| " << r.cell->modelId << " | " << cellSetup(r.cell->observation) << " | " << r.cell->seq << " | "
+               << (r.presets.measuredPeakBytes ? formatNumber(*r.presets.measuredPeakBytes / kGiB, "%.2f") : "-")
+               << " | " << formatNumber(r.presets.predictedPeakBytes / kGiB, "%.2f") << " | "
+               << formatError(r.presets.peakError) << " | "
+               << formatNumber(r.calibrated.predictedPeakBytes / kGiB, "%.2f") << " | "
+               << formatError(r.calibrated.peakError) << " | " << outcome(*r.cell) << " | "
+               << (r.presets.predictedFits ? "fits" : "does not fit") << " / "
+               << (r.calibrated.predictedFits ? "fits" : "does not fit")
+               << (r.calibrated.verdictWrong() || r.presets.verdictWrong() ? " (wrong)" : "") << " |\n";
         }
     }
     if (!notRun.empty()) {
@@ -547,9 +568,9 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
                 EstimateInput in = sameModel->observation.input;
                 in.training.seqLen = c->seq;
                 const Estimate e = estimateMemory(in, c->strategy);
-                const std::string host = e.hostBytesPerNode > 0
-                    ? formatNumber(e.hostBytesPerNode / kGiB, "%.1f") + " (" + formatNumber(e.hostCapacityBytes / kGiB, "%.1f") + ")"
-                    : std::string("-");
+                const std::string host = e.hostBytesPerNode > 0 ? formatNumber(e.hostBytesPerNode / kGiB, "%.1f") + " ("
+                        + formatNumber(e.hostCapacityBytes / kGiB, "%.1f") + ")"
+                                                                : std::string("-");
                 now = formatNumber(e.memory.peakBytes() / kGiB, "%.1f") + " | " + host + " | "
                     + (e.fits() ? "fits" : (e.fitsDevice ? "does not fit the host" : "does not fit"));
             }
@@ -569,62 +590,76 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
     j["command"] = options.command;
     j["host_ram_gib"] = options.hostRamGiB;
     for (const Batch& b : options.batches)
-        j["batches"].push_back({{"dir", b.dir.string()},
-                                {"memory_only", b.memoryOnly},
-                                {"runner_commits", b.runnerCommits},
-                                {"runner_sha256", b.runnerSha256}});
-    j["summary"] = {{"presets", {{"tokens", summaryJson(presetTokens)}, {"peak", summaryJson(presetPeak)},
-                                 {"wrong_verdicts", wrongVerdicts(presets)}}},
-                    {"calibrated", {{"tokens", summaryJson(calTokens)}, {"peak", summaryJson(calPeak)},
-                                    {"wrong_verdicts", wrongVerdicts(calibrated)}}},
-                    {"timed_batches",
-                     {{"presets", {{"tokens", summaryJson(calibrate::summarizeTokens(timedPresets))},
-                                   {"peak", summaryJson(calibrate::summarizePeak(timedPresets))}}},
-                      {"calibrated", {{"tokens", summaryJson(calibrate::summarizeTokens(timedCalibrated))},
-                                      {"peak", summaryJson(calibrate::summarizePeak(timedCalibrated))}}}}},
-                    {"ooms", ooms},
-                    {"predicted_oom_not_run", notRun.size()}};
+        j["batches"].push_back({ { "dir", b.dir.string() },
+                                 { "memory_only", b.memoryOnly },
+                                 { "runner_commits", b.runnerCommits },
+                                 { "runner_sha256", b.runnerSha256 } });
+    j["summary"] = { { "presets",
+                       { { "tokens", summaryJson(presetTokens) },
+                         { "peak", summaryJson(presetPeak) },
+                         { "wrong_verdicts", wrongVerdicts(presets) } } },
+                     { "calibrated",
+                       { { "tokens", summaryJson(calTokens) },
+                         { "peak", summaryJson(calPeak) },
+                         { "wrong_verdicts", wrongVerdicts(calibrated) } } },
+                     { "timed_batches",
+                       { { "presets",
+                           { { "tokens", summaryJson(calibrate::summarizeTokens(timedPresets)) },
+                             { "peak", summaryJson(calibrate::summarizePeak(timedPresets)) } } },
+                         { "calibrated",
+                           { { "tokens", summaryJson(calibrate::summarizeTokens(timedCalibrated)) },
+                             { "peak", summaryJson(calibrate::summarizePeak(timedCalibrated)) } } } } },
+                     { "ooms", ooms },
+                     { "predicted_oom_not_run", notRun.size() } };
     if (const Batch* probed = probedBatch(options))
         j["probe"] = probeJson(*probed, foldFrom);
     j["repeatability"] = nlohmann::json::array();
     for (const SameWorkPair& p : pairs)
-        j["repeatability"].push_back({{"model", p.model}, {"seq", p.seq}, {"zero0_tokens_per_s", p.zero0TokensPerS},
-                                      {"zero1_tokens_per_s", p.zero1TokensPerS}, {"spread", p.spread()}});
+        j["repeatability"].push_back({ { "model", p.model },
+                                       { "seq", p.seq },
+                                       { "zero0_tokens_per_s", p.zero0TokensPerS },
+                                       { "zero1_tokens_per_s", p.zero1TokensPerS },
+                                       { "spread", p.spread() } });
     j["calibration_all_models"] = toJson(allModels.calibration);
     for (const Fold& f : folds)
-        j["folds"].push_back({{"held_out", f.heldOut}, {"calibration", toJson(f.fit.calibration)}, {"fitted", f.fit.fitted}});
+        j["folds"].push_back(
+            { { "held_out", f.heldOut }, { "calibration", toJson(f.fit.calibration) }, { "fitted", f.fit.fitted } });
     for (const Row& r : rows) {
         const calibrate::Observation& o = r.cell->observation;
-        nlohmann::json c{{"model", r.cell->modelId},
-                         {"strategy", strategyId(o.strategy)},
-                         {"seq", r.cell->seq},
-                         {"file", r.cell->file.filename().string()},
-                         {"batch", r.cell->batch < options.batches.size() ? options.batches[r.cell->batch].dir.string() : ""},
-                         {"memory_only", memoryOnly(*r.cell, options)},
-                         {"oom", o.oom},
-                         {"completed", r.cell->completed},
-                         {"error", r.cell->error},
-                         {"presets", comparisonJson(r.presets)},
-                         {"calibrated", comparisonJson(r.calibrated)}};
+        nlohmann::json c {
+            { "model", r.cell->modelId },
+            { "strategy", strategyId(o.strategy) },
+            { "seq", r.cell->seq },
+            { "file", r.cell->file.filename().string() },
+            { "batch", r.cell->batch < options.batches.size() ? options.batches[r.cell->batch].dir.string() : "" },
+            { "memory_only", memoryOnly(*r.cell, options) },
+            { "oom", o.oom },
+            { "completed", r.cell->completed },
+            { "error", r.cell->error },
+            { "presets", comparisonJson(r.presets) },
+            { "calibrated", comparisonJson(r.calibrated) }
+        };
         // A memory-only batch's tokens/s come from another runner binary: not reported beside the others.
-        c["measured_tokens_per_s"] =
-            o.tokensPerS && !memoryOnly(*r.cell, options) ? nlohmann::json(*o.tokensPerS) : nlohmann::json();
-        c["measured_peak_allocated_gib"] =
-            o.peakAllocatedBytes ? nlohmann::json(*o.peakAllocatedBytes / kGiB) : nlohmann::json();
+        c["measured_tokens_per_s"]
+            = o.tokensPerS && !memoryOnly(*r.cell, options) ? nlohmann::json(*o.tokensPerS) : nlohmann::json();
+        c["measured_peak_allocated_gib"]
+            = o.peakAllocatedBytes ? nlohmann::json(*o.peakAllocatedBytes / kGiB) : nlohmann::json();
         // Measured by several timed batches: each one's tokens/s (the median is the one compared).
         c["repeat_tokens_per_s"] = r.cell->repeatTokensPerS;
         j["cells"].push_back(c);
     }
     for (const Cell* c : notRun)
-        j["predicted_oom_not_run"].push_back(
-            {{"model", c->model}, {"strategy", strategyId(c->strategy)}, {"seq", c->seq}, {"predicted_peak_gib", c->predictedPeakGiB}});
+        j["predicted_oom_not_run"].push_back({ { "model", c->model },
+                                               { "strategy", strategyId(c->strategy) },
+                                               { "seq", c->seq },
+                                               { "predicted_peak_gib", c->predictedPeakGiB } });
     if (!multiGpu.empty())
         writeMultiGpuSection(md, j, multiGpu, allModels.calibration, options);
     std::ofstream(options.json) << j.dump(2) << '\n';
     std::printf("%zu cells, %zu models; calibrated tokens/s median %.1f %% worst %.1f %%, peak median %.1f %% worst "
                 "%.1f %%; wrong verdicts %d\n",
-                rows.size(), models.size(), 100 * calTokens.medianAbs, 100 * calTokens.worstAbs, 100 * calPeak.medianAbs,
-                100 * calPeak.worstAbs, wrongVerdicts(calibrated));
+                rows.size(), models.size(), 100 * calTokens.medianAbs, 100 * calTokens.worstAbs,
+                100 * calPeak.medianAbs, 100 * calPeak.worstAbs, wrongVerdicts(calibrated));
     return rows.empty() && multiGpu.empty() ? 1 : 0;
 }
 

@@ -15,7 +15,10 @@ using namespace shardwise;
 
 namespace {
 
-double d(std::int64_t x) { return static_cast<double>(x); }
+double d(std::int64_t x)
+{
+    return static_cast<double>(x);
+}
 
 // What one runner output file says about its cell, and which rank of the run wrote it.
 struct RankFile {
@@ -264,7 +267,7 @@ std::vector<MeasuredCell> mergeRepeats(std::vector<MeasuredCell> cells, const st
             out.push_back(std::move(cells[i]));
             continue;
         }
-        std::vector<const MeasuredCell*> group{&cells[i]};
+        std::vector<const MeasuredCell*> group { &cells[i] };
         for (std::size_t j = i + 1; j < cells.size(); ++j)
             if (!taken[j] && repeatable(cells[j]) && same(cells[i], cells[j])) {
                 group.push_back(&cells[j]);

@@ -39,7 +39,7 @@ ClusterSpec clusterFor(int n, Interconnect link)
 // CPU time of this process: the build machine is shared, so wall time also counts other jobs' slices.
 double cpuSeconds()
 {
-    timespec ts{};
+    timespec ts {};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
@@ -47,7 +47,7 @@ double cpuSeconds()
 struct GridResult {
     double seconds = 0;    // wall
     double cpuSeconds = 0; // this process's CPU time
-    std::array<int, 4> byStep{};
+    std::array<int, 4> byStep {};
     long remedies = 0;
 };
 
@@ -65,7 +65,7 @@ GridResult planGrid(Planner plan, EstimateInput in, const std::vector<int>& micr
                 in.training.microBatch = mb;
                 in.training.seqLen = seq;
                 in.cluster = clusterFor(n, link);
-                const Plan p = plan(in, Calibration{});
+                const Plan p = plan(in, Calibration {});
                 ++r.byStep[static_cast<std::size_t>(p.recommendation.step)];
                 r.remedies += static_cast<long>(p.recommendation.remedies.size());
             }
@@ -130,8 +130,8 @@ int main(int argc, char** argv)
         return usage(e.what());
     }
 
-    const std::vector<int> microBatches{1, 2, 4, 8, 16, 32, 64};
-    const std::vector<int> seqs{512, 1024, 2048, 4096, 8192, 16384, 32768};
+    const std::vector<int> microBatches { 1, 2, 4, 8, 16, 32, 64 };
+    const std::vector<int> seqs { 512, 1024, 2048, 4096, 8192, 16384, 32768 };
     const int maxGpus = 64;
     const long cells = static_cast<long>(microBatches.size() * seqs.size()) * maxGpus;
 
@@ -178,10 +178,11 @@ int main(int argc, char** argv)
     }
     std::printf("makePlan, wall time per grid over %d repetitions: median %.2f ms, min %.2f ms, max %.2f ms\n",
                 repetitions, median * 1e3, fast.wall.front() * 1e3, fast.wall.back() * 1e3);
-    std::printf("makePlan, CPU time per grid over %d repetitions: median %.2f ms, min %.2f ms, max %.2f ms (%.2f us per "
-                "cell)\n",
-                repetitions, cpuMedian * 1e3, fast.cpu.front() * 1e3, fast.cpu.back() * 1e3,
-                cpuMedian * 1e6 / static_cast<double>(cells));
+    std::printf(
+        "makePlan, CPU time per grid over %d repetitions: median %.2f ms, min %.2f ms, max %.2f ms (%.2f us per "
+        "cell)\n",
+        repetitions, cpuMedian * 1e3, fast.cpu.front() * 1e3, fast.cpu.back() * 1e3,
+        cpuMedian * 1e6 / static_cast<double>(cells));
     std::printf("reference::makePlan (straightforward paths), same run: wall median %.2f ms, CPU median %.2f ms\n",
                 refMedian * 1e3, refCpuMedian * 1e3);
     std::printf("speed-up against the reference: wall %.2fx, CPU %.2fx\n", refMedian / median,

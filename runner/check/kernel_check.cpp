@@ -40,9 +40,9 @@ void checkSwiglu(std::int64_t rows, std::int64_t ffn, std::int64_t pad)
 {
     const auto bf16 = at::TensorOptions().device(at::kCUDA).dtype(at::kBFloat16);
     // Rows padded by `pad` elements: a row stride other than the width, as a view of a wider block.
-    const auto block = at::randn({rows, 2 * ffn + pad}, bf16) * 3;
+    const auto block = at::randn({ rows, 2 * ffn + pad }, bf16) * 3;
     const auto gateUp = block.narrow(1, 0, 2 * ffn).detach().requires_grad_(true);
-    const auto grad = at::randn({rows, ffn}, bf16);
+    const auto grad = at::randn({ rows, ffn }, bf16);
 
     const auto out = swiglu(gateUp);
     out.backward(grad);
@@ -51,8 +51,8 @@ void checkSwiglu(std::int64_t rows, std::int64_t ffn, std::int64_t pad)
     const auto refOut = at::silu(ref.narrow(1, 0, ffn)) * ref.narrow(1, ffn, ffn);
     refOut.backward(grad.to(at::kFloat));
 
-    const auto name = "swiglu rows " + std::to_string(rows) + " ffn " + std::to_string(ffn) + " pad " +
-                      std::to_string(pad);
+    const auto name
+        = "swiglu rows " + std::to_string(rows) + " ffn " + std::to_string(ffn) + " pad " + std::to_string(pad);
     expectClose(name + " forward", out, refOut);
     expectClose(name + " backward", gateUp.grad(), ref.grad(), 1.0 / 64, 1e-3);
 }
@@ -63,26 +63,26 @@ void checkRotary(std::int64_t batch, std::int64_t seq, std::int64_t heads, std::
     const auto f64 = at::TensorOptions().dtype(at::kDouble);
     const auto half = at::arange(0, headDim, 2, f64) / static_cast<double>(headDim);
     const auto angles = at::outer(at::arange(seq + 5, f64), at::pow(1e6, -half));
-    const auto emb = at::cat({angles, angles}, -1);
+    const auto emb = at::cat({ angles, angles }, -1);
     const auto cos = emb.cos().to(bf16);
     const auto sin = emb.sin().to(bf16);
 
     // q as the decoder makes it: a split of the fused q/k/v projection, viewed and transposed.
-    const auto qkv = at::randn({batch, seq, (heads + 2 * kvHeads) * headDim}, bf16).requires_grad_(true);
-    const auto q = qkv.narrow(2, 0, heads * headDim).view({batch, seq, heads, headDim}).transpose(1, 2);
+    const auto qkv = at::randn({ batch, seq, (heads + 2 * kvHeads) * headDim }, bf16).requires_grad_(true);
+    const auto q = qkv.narrow(2, 0, heads * headDim).view({ batch, seq, heads, headDim }).transpose(1, 2);
     const auto y = rotary(q, cos, sin);
-    const auto gy = at::randn({batch, heads, seq, headDim}, bf16);
+    const auto gy = at::randn({ batch, heads, seq, headDim }, bf16);
     y.backward(gy);
 
     const auto ref = qkv.detach().to(at::kFloat).requires_grad_(true);
-    const auto rq = ref.narrow(2, 0, heads * headDim).view({batch, seq, heads, headDim}).transpose(1, 2);
+    const auto rq = ref.narrow(2, 0, heads * headDim).view({ batch, seq, heads, headDim }).transpose(1, 2);
     const auto h = headDim / 2;
-    const auto rotated = at::cat({-rq.narrow(3, h, h), rq.narrow(3, 0, h)}, 3);
+    const auto rotated = at::cat({ -rq.narrow(3, h, h), rq.narrow(3, 0, h) }, 3);
     const auto refY = rq * cos.to(at::kFloat).narrow(0, 0, seq) + rotated * sin.to(at::kFloat).narrow(0, 0, seq);
     refY.backward(gy.to(at::kFloat));
 
-    const auto name = "rotary b " + std::to_string(batch) + " seq " + std::to_string(seq) + " heads " +
-                      std::to_string(heads) + " dim " + std::to_string(headDim);
+    const auto name = "rotary b " + std::to_string(batch) + " seq " + std::to_string(seq) + " heads "
+        + std::to_string(heads) + " dim " + std::to_string(headDim);
     expectClose(name + " forward", y, refY);
     expectClose(name + " backward", qkv.grad(), ref.grad());
 }
@@ -90,19 +90,19 @@ void checkRotary(std::int64_t batch, std::int64_t seq, std::int64_t heads, std::
 void checkCrossEntropy(std::int64_t rows, std::int64_t vocab)
 {
     const auto bf16 = at::TensorOptions().device(at::kCUDA).dtype(at::kBFloat16);
-    const auto logits = at::randn({rows, vocab}, bf16) * 4;
-    const auto targets = at::randint(0, vocab, {rows}, at::TensorOptions().device(at::kCUDA).dtype(at::kLong));
+    const auto logits = at::randn({ rows, vocab }, bf16) * 4;
+    const auto targets = at::randint(0, vocab, { rows }, at::TensorOptions().device(at::kCUDA).dtype(at::kLong));
     const double scale = 1.0 / static_cast<double>(rows + 3);
 
     const auto wide = logits.to(at::kFloat);
     const auto lse = at::logsumexp(wide, 1, /*keepdim=*/true);
     const auto refLoss = (lse - wide.gather(1, targets.unsqueeze(1))).squeeze(1);
     auto refGrad = (wide - lse).exp();
-    refGrad.scatter_add_(1, targets.unsqueeze(1), at::full({rows, 1}, -1.0, refGrad.options()));
+    refGrad.scatter_add_(1, targets.unsqueeze(1), at::full({ rows, 1 }, -1.0, refGrad.options()));
     refGrad.mul_(scale);
 
     auto got = logits.clone();
-    auto rowLoss = at::empty({rows}, got.options().dtype(at::kFloat));
+    auto rowLoss = at::empty({ rows }, got.options().dtype(at::kFloat));
     kernels::crossEntropyInPlace(got.data_ptr(), targets.data_ptr<std::int64_t>(), rowLoss.data_ptr<float>(), rows,
                                  vocab, static_cast<float>(scale), at::cuda::getCurrentCUDAStream().stream());
     const auto name = "cross-entropy rows " + std::to_string(rows) + " vocab " + std::to_string(vocab);

@@ -8,8 +8,8 @@ void adamwStep(const at::Tensor& param, const at::Tensor& grad, const at::Tensor
                std::int64_t step, const AdamWSettings& s)
 {
     const auto g = grad.scalar_type() == expAvg.scalar_type() && grad.device() == expAvg.device()
-                       ? grad
-                       : grad.to(expAvg.options());
+        ? grad
+        : grad.to(expAvg.options());
     const double bias1 = 1.0 - std::pow(s.beta1, static_cast<double>(step));
     const double bias2 = 1.0 - std::pow(s.beta2, static_cast<double>(step));
     param.mul_(1.0 - s.lr * s.weightDecay);

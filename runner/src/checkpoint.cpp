@@ -50,12 +50,14 @@ void writeAtomically(const fs::path& path, const std::function<void(std::ofstrea
     fs::rename(tmp, path);
 }
 
-std::string dtypeName(const at::Tensor& t) { return std::string(c10::toString(t.scalar_type())); }
+std::string dtypeName(const at::Tensor& t)
+{
+    return std::string(c10::toString(t.scalar_type()));
+}
 
 } // namespace
 
-Checkpoints::Checkpoints(fs::path dir, int rank, int world, std::string strategy, Communicator& comm,
-                         at::Device device)
+Checkpoints::Checkpoints(fs::path dir, int rank, int world, std::string strategy, Communicator& comm, at::Device device)
     : m_dir(std::move(dir))
     , m_rank(rank)
     , m_world(world)
@@ -95,7 +97,7 @@ std::optional<int> Checkpoints::newestComplete() const
 void Checkpoints::barrier()
 {
     // Every rank reaches this point before any goes on (a one-element all-reduce, waited for).
-    auto flag = at::ones({1}, at::TensorOptions().dtype(at::kFloat).device(m_device));
+    auto flag = at::ones({ 1 }, at::TensorOptions().dtype(at::kFloat).device(m_device));
     m_comm.computeWaits(m_comm.allReduceMean(flag));
     m_comm.synchronize();
 }
@@ -116,7 +118,7 @@ double Checkpoints::save(int steps, ShardingEngine& engine)
     auto& list = header["tensors"];
     list = nlohmann::json::array();
     for (const auto& [name, t] : tensors)
-        list.push_back({{"name", name}, {"dtype", dtypeName(t)}, {"numel", t.numel()}});
+        list.push_back({ { "name", name }, { "dtype", dtypeName(t) }, { "numel", t.numel() } });
     writeAtomically(dir / ("rank-" + std::to_string(m_rank) + ".state"), [&](std::ofstream& out) {
         out << header.dump() << '\n';
         for (const auto& [name, t] : tensors) {
@@ -127,7 +129,8 @@ double Checkpoints::save(int steps, ShardingEngine& engine)
     barrier();
     if (m_rank == 0)
         writeAtomically(dir / kMarker, [&](std::ofstream& out) {
-            out << nlohmann::json{{"steps", steps}, {"world", m_world}, {"strategy", m_strategy}}.dump() << '\n';
+            out << nlohmann::json { { "steps", steps }, { "world", m_world }, { "strategy", m_strategy } }.dump()
+                << '\n';
         });
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
 }
@@ -144,28 +147,28 @@ void Checkpoints::load(int steps, ShardingEngine& engine)
     if (header.is_discarded() || header.value("format", "") != "shardwise-checkpoint")
         throw ConfigError("checkpoint " + path.string() + ": not a Shardwise checkpoint (damaged header)");
     if (header.value("version", 0) != kFormatVersion)
-        throw ConfigError("checkpoint " + path.string() + ": format version " +
-                          std::to_string(header.value("version", 0)) + ", this runner reads version " +
-                          std::to_string(kFormatVersion) + " (the flat parameter layout changed)");
-    if (header.value("world", -1) != m_world || header.value("strategy", "") != m_strategy ||
-        header.value("rank", -1) != m_rank)
-        throw ConfigError("checkpoint " + path.string() + ": written by " + header.value("strategy", "?") +
-                          " at world " + std::to_string(header.value("world", -1)) + ", this run is " + m_strategy +
-                          " at world " + std::to_string(m_world));
+        throw ConfigError("checkpoint " + path.string() + ": format version "
+                          + std::to_string(header.value("version", 0)) + ", this runner reads version "
+                          + std::to_string(kFormatVersion) + " (the flat parameter layout changed)");
+    if (header.value("world", -1) != m_world || header.value("strategy", "") != m_strategy
+        || header.value("rank", -1) != m_rank)
+        throw ConfigError("checkpoint " + path.string() + ": written by " + header.value("strategy", "?") + " at world "
+                          + std::to_string(header.value("world", -1)) + ", this run is " + m_strategy + " at world "
+                          + std::to_string(m_world));
     auto tensors = engine.checkpointTensors();
     const auto& list = header["tensors"];
     if (!list.is_array() || list.size() != tensors.size())
         throw ConfigError("checkpoint " + path.string() + ": holds a different set of tensors (another model?)");
     for (std::size_t i = 0; i < tensors.size(); ++i) {
         const auto& [name, t] = tensors[i];
-        if (list[i].value("name", "") != name || list[i].value("dtype", "") != dtypeName(t) ||
-            list[i].value("numel", std::int64_t{-1}) != t.numel())
-            throw ConfigError("checkpoint " + path.string() + ": tensor " + std::to_string(i) + " is " +
-                              list[i].dump() + ", this run expects " + name + " (" + dtypeName(t) + ", " +
-                              std::to_string(t.numel()) + ")");
+        if (list[i].value("name", "") != name || list[i].value("dtype", "") != dtypeName(t)
+            || list[i].value("numel", std::int64_t { -1 }) != t.numel())
+            throw ConfigError("checkpoint " + path.string() + ": tensor " + std::to_string(i) + " is " + list[i].dump()
+                              + ", this run expects " + name + " (" + dtypeName(t) + ", " + std::to_string(t.numel())
+                              + ")");
     }
     for (auto& [name, t] : tensors) {
-        auto host = at::empty({t.numel()}, at::TensorOptions().dtype(t.scalar_type()));
+        auto host = at::empty({ t.numel() }, at::TensorOptions().dtype(t.scalar_type()));
         in.read(static_cast<char*>(host.data_ptr()), static_cast<std::streamsize>(host.nbytes()));
         if (!in)
             throw ConfigError("checkpoint " + path.string() + ": truncated in " + name + " (damaged file)");

@@ -35,7 +35,7 @@ struct Rendezvous {
     int localRank = 0;
     std::string masterAddr = "127.0.0.1";
     int masterPort = 29500;
-    std::chrono::seconds timeout{60};
+    std::chrono::seconds timeout { 60 };
 };
 
 class Communicator {
@@ -63,7 +63,9 @@ public:
     // Each full buffer holds this rank's shard at offset rank * numel / world already (in place).
     virtual CommTicket allGatherInPlaceEach(const std::vector<at::Tensor>& fulls) = 0;
     // fulls[i] -> shards[i], as reduceScatterMean.
-    virtual CommTicket reduceScatterMeanEach(const std::vector<at::Tensor>& fulls, const std::vector<at::Tensor>& shards) = 0;
+    virtual CommTicket reduceScatterMeanEach(const std::vector<at::Tensor>& fulls,
+                                             const std::vector<at::Tensor>& shards)
+        = 0;
     // dst.copy_(src) ordered after the communication enqueued so far. Device-to-host copies (reduced
     // gradient shards on their way to the host optimizer) run on a stream of their own so they
     // overlap the host-to-device copies and collectives queued behind them (PCIe is full duplex).
@@ -92,8 +94,8 @@ public:
     // communicator's own streams (a captured step must end with every stream it forked joined back).
     // keepCapturedTimings: the collectives and stalls timed while a step was captured are timed again
     // by each replay of it; from now on takeCommTime counts them every step, besides any new ones.
-    virtual void joinCompute() {}
-    virtual void keepCapturedTimings() {}
+    virtual void joinCompute() { }
+    virtual void keepCapturedTimings() { }
 };
 
 #ifdef SHARDWISE_WITH_GLOO

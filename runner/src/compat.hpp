@@ -9,7 +9,7 @@
 
 #include <tuple>
 
-#define SHARDWISE_TORCH_AT_LEAST(major, minor)                                                                     \
+#define SHARDWISE_TORCH_AT_LEAST(major, minor)                                                                         \
     (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 
 namespace shardwise::runner::compat {
@@ -29,8 +29,8 @@ inline at::Tensor causalAttention(const at::Tensor& q, const at::Tensor& k, cons
             return t;
         // Query head h reads key/value head h / groups (Hugging Face repeat_kv layout).
         return t.unsqueeze(2)
-            .expand({t.size(0), t.size(1), groups, t.size(2), t.size(3)})
-            .reshape({t.size(0), t.size(1) * groups, t.size(2), t.size(3)});
+            .expand({ t.size(0), t.size(1), groups, t.size(2), t.size(3) })
+            .reshape({ t.size(0), t.size(1) * groups, t.size(2), t.size(3) });
     };
 #if SHARDWISE_TORCH_AT_LEAST(2, 0)
     return at::scaled_dot_product_attention(q, repeatHeads(k), repeatHeads(v), {}, 0.0, true);
@@ -49,7 +49,7 @@ inline bool fusedAdamW(at::TensorList params, at::TensorList grads, at::TensorLi
                        at::TensorList steps, double lr, double beta1, double beta2, double weightDecay, double eps)
 {
 #if SHARDWISE_TORCH_AT_LEAST(2, 2)
-    at::_fused_adamw_(params, grads, expAvgs, expAvgSqs, /*max_exp_avg_sqs=*/{}, steps, lr, beta1, beta2, weightDecay,
+    at::_fused_adamw_(params, grads, expAvgs, expAvgSqs, /*max_exp_avg_sqs=*/ {}, steps, lr, beta1, beta2, weightDecay,
                       eps, /*amsgrad=*/false, /*maximize=*/false);
     return true;
 #else
@@ -66,7 +66,7 @@ inline at::Tensor rmsNorm(const at::Tensor& x, const at::Tensor& weight, double 
 {
 #if SHARDWISE_TORCH_AT_LEAST(2, 4)
     if (x.is_cuda())
-        return at::rms_norm(x, {x.size(-1)}, weight, eps);
+        return at::rms_norm(x, { x.size(-1) }, weight, eps);
 #endif
     const auto xf = x.to(at::kFloat);
     const auto normed = xf * at::rsqrt(xf.pow(2).mean(-1, true) + eps);

@@ -20,7 +20,10 @@ namespace {
 
 // bf16 is the upper half of an IEEE binary32; widening is a shift, narrowing rounds to nearest even
 // (what at::BFloat16 does for finite values).
-inline float widen(float x) { return x; }
+inline float widen(float x)
+{
+    return x;
+}
 inline float widen(std::uint16_t b)
 {
     const std::uint32_t bits = static_cast<std::uint32_t>(b) << 16;
@@ -28,7 +31,10 @@ inline float widen(std::uint16_t b)
     std::memcpy(&f, &bits, sizeof f);
     return f;
 }
-inline void narrow(float x, float& out) { out = x; }
+inline void narrow(float x, float& out)
+{
+    out = x;
+}
 inline void narrow(float x, std::uint16_t& out)
 {
     std::uint32_t bits;
@@ -38,12 +44,12 @@ inline void narrow(float x, std::uint16_t& out)
 }
 
 struct Coefficients {
-    float decay;          // 1 - lr * weight_decay
+    float decay; // 1 - lr * weight_decay
     float beta1, oneMinusBeta1;
     float beta2, oneMinusBeta2;
-    float sqrtBias2;      // sqrt(1 - beta2^t)
+    float sqrtBias2; // sqrt(1 - beta2^t)
     float eps;
-    float negStepSize;    // -lr / (1 - beta1^t)
+    float negStepSize; // -lr / (1 - beta1^t)
 };
 
 // One element at a time in a loop the compiler vectorises (-O3, no aliasing between the four
@@ -129,7 +135,7 @@ private:
         if (count <= 0) {
             cpu_set_t set;
             count = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
-                                                              : static_cast<int>(std::thread::hardware_concurrency());
+                                                                : static_cast<int>(std::thread::hardware_concurrency());
         }
         for (int i = 1; i < std::max(count, 1); ++i)
             m_workers.emplace_back([this] { work(); });
@@ -180,7 +186,7 @@ private:
     const std::function<void(std::int64_t, std::int64_t)>* m_job = nullptr;
     std::int64_t m_total = 0;
     std::int64_t m_grain = 1;
-    std::atomic<std::int64_t> m_next{0};
+    std::atomic<std::int64_t> m_next { 0 };
     std::uint64_t m_generation = 0;
     int m_busy = 0;
     bool m_stopping = false;
@@ -188,16 +194,16 @@ private:
 
 void check(const at::Tensor& t, const char* what, std::int64_t numel)
 {
-    if (!t.device().is_cpu() || !t.is_contiguous() || t.numel() != numel ||
-        (t.scalar_type() != at::kFloat && t.scalar_type() != at::kBFloat16))
-        throw std::invalid_argument(std::string("cpuAdamWStep: ") + what +
-                                    " must be a contiguous CPU fp32 or bf16 tensor of the parameter's size");
+    if (!t.device().is_cpu() || !t.is_contiguous() || t.numel() != numel
+        || (t.scalar_type() != at::kFloat && t.scalar_type() != at::kBFloat16))
+        throw std::invalid_argument(std::string("cpuAdamWStep: ") + what
+                                    + " must be a contiguous CPU fp32 or bf16 tensor of the parameter's size");
 }
 
 } // namespace
 
-void cpuAdamWStep(const at::Tensor& param, const at::Tensor& grad, const at::Tensor& expAvg,
-                  const at::Tensor& expAvgSq, std::int64_t step, const AdamWSettings& s)
+void cpuAdamWStep(const at::Tensor& param, const at::Tensor& grad, const at::Tensor& expAvg, const at::Tensor& expAvgSq,
+                  std::int64_t step, const AdamWSettings& s)
 {
     const auto n = param.numel();
     check(param, "param", n);
@@ -210,14 +216,14 @@ void cpuAdamWStep(const at::Tensor& param, const at::Tensor& grad, const at::Ten
     // Scalars as torch.optim.AdamW computes them (double), then as ATen narrows them for fp32 kernels.
     const double bias1 = 1.0 - std::pow(s.beta1, static_cast<double>(step));
     const double bias2 = 1.0 - std::pow(s.beta2, static_cast<double>(step));
-    const Coefficients c{static_cast<float>(1.0 - s.lr * s.weightDecay),
-                         static_cast<float>(s.beta1),
-                         static_cast<float>(1.0 - s.beta1),
-                         static_cast<float>(s.beta2),
-                         static_cast<float>(1.0 - s.beta2),
-                         static_cast<float>(std::sqrt(bias2)),
-                         static_cast<float>(s.eps),
-                         static_cast<float>(-s.lr / bias1)};
+    const Coefficients c { static_cast<float>(1.0 - s.lr * s.weightDecay),
+                           static_cast<float>(s.beta1),
+                           static_cast<float>(1.0 - s.beta1),
+                           static_cast<float>(s.beta2),
+                           static_cast<float>(1.0 - s.beta2),
+                           static_cast<float>(std::sqrt(bias2)),
+                           static_cast<float>(s.eps),
+                           static_cast<float>(-s.lr / bias1) };
 
     const bool bf16State = param.scalar_type() == at::kBFloat16;
     const bool bf16Grad = grad.scalar_type() == at::kBFloat16;

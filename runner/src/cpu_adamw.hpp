@@ -13,7 +13,7 @@ namespace shardwise::runner {
 
 // param, expAvg and expAvgSq: contiguous CPU tensors of one dtype (fp32 or bf16), same numel;
 // grad: contiguous CPU fp32 or bf16 of the same numel. `step` counts from 1.
-void cpuAdamWStep(const at::Tensor& param, const at::Tensor& grad, const at::Tensor& expAvg,
-                  const at::Tensor& expAvgSq, std::int64_t step, const AdamWSettings& s);
+void cpuAdamWStep(const at::Tensor& param, const at::Tensor& grad, const at::Tensor& expAvg, const at::Tensor& expAvgSq,
+                  std::int64_t step, const AdamWSettings& s);
 
 } // namespace shardwise::runner

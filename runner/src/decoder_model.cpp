@@ -8,7 +8,6 @@
 
 namespace shardwise::runner {
 
-
 DecoderModel::DecoderModel(const ModelSpec& model, std::int64_t seqLen, const at::TensorOptions& compute,
                            std::optional<CheckpointPolicy> checkpointing)
     : m_model(model)
@@ -20,7 +19,7 @@ DecoderModel::DecoderModel(const ModelSpec& model, std::int64_t seqLen, const at
     const auto f64 = at::TensorOptions().dtype(at::kDouble);
     const auto invFreq = at::tensor(rotaryInverseFrequencies(model), f64);
     const auto angles = at::outer(at::arange(seqLen, f64), invFreq);
-    const auto emb = at::cat({angles, angles}, -1);
+    const auto emb = at::cat({ angles, angles }, -1);
     m_cos = emb.cos().to(compute);
     m_sin = emb.sin().to(compute);
 }
@@ -47,28 +46,30 @@ at::Tensor DecoderModel::layer(UnitHooks& hooks, std::size_t unit, const at::Ten
     // q, k and v as one GEMM over the adjacent [q; k; v] rows; split (not narrowed) so backward joins
     // the three gradients with one concatenation.
     // The norms' outputs are recomputed in backward, not kept (linear.hpp, NormedInput).
-    const NormedInput inputNorm{x, p[InputNorm], m.normEps};
+    const NormedInput inputNorm { x, p[InputNorm], m.normEps };
     const auto a = rmsNorm(x, p[InputNorm]);
     const auto qkv = linearIntoGrad(a, hooks.linearWeight(unit, Q, 3, QBias), &inputNorm)
-                         .split_with_sizes({qOut, kvOut, kvOut}, -1);
-    auto q = qkv[0].view({b, t, m.heads, m.headDim}).transpose(1, 2);
-    auto k = qkv[1].view({b, t, m.kvHeads, m.headDim}).transpose(1, 2);
-    const auto v = qkv[2].view({b, t, m.kvHeads, m.headDim}).transpose(1, 2);
+                         .split_with_sizes({ qOut, kvOut, kvOut }, -1);
+    auto q = qkv[0].view({ b, t, m.heads, m.headDim }).transpose(1, 2);
+    auto k = qkv[1].view({ b, t, m.kvHeads, m.headDim }).transpose(1, 2);
+    const auto v = qkv[2].view({ b, t, m.kvHeads, m.headDim }).transpose(1, 2);
     q = rotary(q);
     k = rotary(k);
     const auto heads = compat::causalAttention(q, k, v);
-    const auto attn = heads.transpose(1, 2).reshape({b, t, qOut});
+    const auto attn = heads.transpose(1, 2).reshape({ b, t, qOut });
     const bool selective = m_checkpointing == CheckpointPolicy::Selective;
     const auto oWeight = hooks.linearWeight(unit, O, 1, std::nullopt);
-    const auto h = x + (selective ? linearIntoGrad(attn, oWeight, DerivedInput{DerivedKind::MergeHeads, heads})
-                                  : linearIntoGrad(attn, oWeight));
+    const auto h = x
+        + (selective ? linearIntoGrad(attn, oWeight, DerivedInput { DerivedKind::MergeHeads, heads })
+                     : linearIntoGrad(attn, oWeight));
 
-    const NormedInput postNorm{h, p[PostNorm], m.normEps};
+    const NormedInput postNorm { h, p[PostNorm], m.normEps };
     const auto n = rmsNorm(h, p[PostNorm]);
     const auto gateUp = linearIntoGrad(n, hooks.linearWeight(unit, Gate, 2, std::nullopt), &postNorm);
     const auto downWeight = hooks.linearWeight(unit, Down, 1, std::nullopt);
-    return h + (selective ? linearIntoGrad(swiglu(gateUp), downWeight, DerivedInput{DerivedKind::SwiGlu, gateUp})
-                          : linearIntoGrad(swiglu(gateUp), downWeight));
+    return h
+        + (selective ? linearIntoGrad(swiglu(gateUp), downWeight, DerivedInput { DerivedKind::SwiGlu, gateUp })
+                     : linearIntoGrad(swiglu(gateUp), downWeight));
 }
 
 at::Tensor DecoderModel::loss(const at::Tensor& inputs, const at::Tensor& targets, UnitHooks& hooks,
@@ -92,7 +93,7 @@ at::Tensor DecoderModel::loss(const at::Tensor& inputs, const at::Tensor& target
     const auto headSlot = m_model.tiedEmbeddings ? Embedding : Head;
     // The head's weight gradient is the first of this step's root gradients.
     const auto sink = hooks.gradientSink(0, headSlot);
-    return chunkedHeadLoss(h.reshape({-1, h.size(-1)}), root[headSlot], targets.reshape({-1}), 0, sink.grad,
+    return chunkedHeadLoss(h.reshape({ -1, h.size(-1) }), root[headSlot], targets.reshape({ -1 }), 0, sink.grad,
                            sink.unwritten, gradientScale);
 }
 

@@ -29,7 +29,8 @@ public:
     // gradient buffer, for linearIntoGrad; `biasFirst` names the matching bias slots (left out when
     // those are empty). The gradient buffer is materialised by the time the unit's backward runs.
     virtual LinearWeight linearWeight(std::size_t unit, std::size_t first, std::size_t count,
-                                      std::optional<std::size_t> biasFirst) = 0;
+                                      std::optional<std::size_t> biasFirst)
+        = 0;
     // Called around each decoder layer (unit = layer + 1); the returned tensor replaces the hidden
     // state so the engine can attach its backward hooks.
     virtual at::Tensor enterLayer(std::size_t unit, const at::Tensor& hidden) = 0;

@@ -23,7 +23,7 @@ namespace {
 
 std::int64_t hostPeakRss()
 {
-    rusage usage{};
+    rusage usage {};
     getrusage(RUSAGE_SELF, &usage);
     return static_cast<std::int64_t>(usage.ru_maxrss) * 1024; // Linux reports KiB
 }
@@ -165,8 +165,8 @@ protocol::SoftwareVersions softwareVersions()
         v.driver = "cuda " + std::to_string(driver / 1000) + "." + std::to_string((driver % 1000) / 10);
     int nccl = 0;
     if (ncclGetVersion(&nccl) == ncclSuccess)
-        v.nccl = std::to_string(nccl / 10000) + "." + std::to_string((nccl % 10000) / 100) + "." +
-                 std::to_string(nccl % 100);
+        v.nccl = std::to_string(nccl / 10000) + "." + std::to_string((nccl % 10000) / 100) + "."
+            + std::to_string(nccl % 100);
 #endif
     return v;
 }

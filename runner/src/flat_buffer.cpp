@@ -6,7 +6,7 @@ namespace shardwise::runner {
 
 void FlatBuffer::allocate(std::int64_t numel, const at::TensorOptions& options)
 {
-    m_tensor = at::empty({numel}, options);
+    m_tensor = at::empty({ numel }, options);
     m_materialized = true;
 }
 
@@ -48,7 +48,7 @@ at::Tensor FlatBuffer::span(std::int64_t offset, const std::vector<std::int64_t>
     // Sizes and strides are set on the TensorImpl: Tensor::set_ would grow a released storage back to
     // full size (allocating the bytes the release just gave back), and spans are taken while their
     // buffer is released (a gradient buffer during the forward pass).
-    auto view = at::empty({0}, m_tensor.options());
+    auto view = at::empty({ 0 }, m_tensor.options());
     view.set_(m_tensor.storage());
     auto* impl = view.unsafeGetTensorImpl();
     impl->set_sizes_and_strides(shape, strides);

@@ -31,8 +31,7 @@ __device__ __forceinline__ float sigmoid(float x)
 }
 
 // Vec bf16 values per thread: 8 (16-byte loads) when every row start is 16-byte aligned, else 1.
-template <int Vec>
-struct alignas(2 * Vec) Pack {
+template <int Vec> struct alignas(2 * Vec) Pack {
     __nv_bfloat16 v[Vec];
 };
 
@@ -142,15 +141,15 @@ __device__ __forceinline__ MaxSum combine(MaxSum a, MaxSum b)
 {
     const float m = fmaxf(a.max, b.max);
     if (m == -INFINITY)
-        return {m, 0.0f};
-    return {m, a.sum * __expf(a.max - m) + b.sum * __expf(b.max - m)};
+        return { m, 0.0f };
+    return { m, a.sum * __expf(a.max - m) + b.sum * __expf(b.max - m) };
 }
 
 __device__ __forceinline__ MaxSum take(MaxSum acc, float x)
 {
     if (x > acc.max)
-        return {x, acc.sum * __expf(acc.max - x) + 1.0f};
-    return {acc.max, acc.sum + __expf(x - acc.max)};
+        return { x, acc.sum * __expf(acc.max - x) + 1.0f };
+    return { acc.max, acc.sum + __expf(x - acc.max) };
 }
 
 constexpr int kCeThreads = 512;
@@ -168,7 +167,7 @@ __global__ void crossEntropyKernel(__nv_bfloat16* logits, const std::int64_t* ta
     if (threadIdx.x == 0)
         targetLogit = valid ? __bfloat162float(row[target]) : NAN;
 
-    MaxSum acc{-INFINITY, 0.0f};
+    MaxSum acc { -INFINITY, 0.0f };
     for (std::int64_t c = threadIdx.x * Vec; c < vocab; c += blockDim.x * Vec) {
         const auto p = *reinterpret_cast<const Pack<Vec>*>(row + c);
 #pragma unroll
@@ -176,8 +175,9 @@ __global__ void crossEntropyKernel(__nv_bfloat16* logits, const std::int64_t* ta
             acc = take(acc, __bfloat162float(p.v[k]));
     }
     for (int offset = 16; offset > 0; offset /= 2)
-        acc = combine(acc, MaxSum{__shfl_xor_sync(0xffffffffu, acc.max, offset),
-                                  __shfl_xor_sync(0xffffffffu, acc.sum, offset)});
+        acc = combine(
+            acc,
+            MaxSum { __shfl_xor_sync(0xffffffffu, acc.max, offset), __shfl_xor_sync(0xffffffffu, acc.sum, offset) });
     if (threadIdx.x % 32 == 0)
         warpTotals[threadIdx.x / 32] = acc;
     __syncthreads(); // also orders the read of the target's logit before the overwrite below

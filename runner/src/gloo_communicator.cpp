@@ -87,8 +87,8 @@ public:
         } catch (const ConfigError&) {
             throw;
         } catch (const std::exception& e) {
-            throw CommError(std::string("Gloo rendezvous with ") + rv.masterAddr + ":" +
-                            std::to_string(rv.masterPort) + " failed: " + e.what());
+            throw CommError(std::string("Gloo rendezvous with ") + rv.masterAddr + ":" + std::to_string(rv.masterPort)
+                            + " failed: " + e.what());
         }
     }
 
@@ -104,7 +104,7 @@ public:
             std::vector<std::vector<at::Tensor>> outputs(1);
             for (int r = 0; r < m_world; ++r)
                 outputs[0].push_back(full.narrow(0, r * shardNumel, shardNumel));
-            std::vector<at::Tensor> inputs{shard};
+            std::vector<at::Tensor> inputs { shard };
             m_group->allgather(outputs, inputs)->wait();
         });
         return nullptr;
@@ -152,7 +152,8 @@ public:
         return nullptr;
     }
 
-    CommTicket reduceScatterMeanEach(const std::vector<at::Tensor>& fulls, const std::vector<at::Tensor>& shards) override
+    CommTicket reduceScatterMeanEach(const std::vector<at::Tensor>& fulls,
+                                     const std::vector<at::Tensor>& shards) override
     {
         TORCH_CHECK(fulls.size() == shards.size(), "reduceScatterMeanEach: one shard per full buffer");
         for (std::size_t i = 0; i < fulls.size(); ++i)
@@ -166,15 +167,15 @@ public:
         return nullptr;
     }
 
-    void computeWaits(const CommTicket&) override {}
+    void computeWaits(const CommTicket&) override { }
     void streamWaits(const CommTicket&) override { }
-    void markUsedByComm(const at::Tensor&) override {}
-    void synchronize() override {}
+    void markUsedByComm(const at::Tensor&) override { }
+    void synchronize() override { }
 
     CommTime takeCommTime() override
     {
         // Gloo runs on the calling thread: every second in a collective is exposed.
-        CommTime t{m_commSeconds, m_commSeconds};
+        CommTime t { m_commSeconds, m_commSeconds };
         m_commSeconds = 0;
         return t;
     }
@@ -195,12 +196,12 @@ private:
     // [world, n]: row r is rank r's `t`.
     at::Tensor gatherEveryRank(const at::Tensor& t)
     {
-        auto rows = at::empty({m_world, t.numel()}, t.options());
+        auto rows = at::empty({ m_world, t.numel() }, t.options());
         timed([&] {
             std::vector<std::vector<at::Tensor>> outputs(1);
             for (int r = 0; r < m_world; ++r)
                 outputs[0].push_back(rows[r]);
-            std::vector<at::Tensor> inputs{t.reshape({-1})};
+            std::vector<at::Tensor> inputs { t.reshape({ -1 }) };
             m_group->allgather(outputs, inputs)->wait();
         });
         return rows;
@@ -208,7 +209,7 @@ private:
 
     void sumInRankOrder(const at::Tensor& rows, std::int64_t offset, std::int64_t count, const at::Tensor& out)
     {
-        auto flat = out.view({-1});
+        auto flat = out.view({ -1 });
         flat.copy_(rows[0].narrow(0, offset, count));
         for (int r = 1; r < m_world; ++r)
             flat.add_(rows[r].narrow(0, offset, count));
@@ -221,8 +222,7 @@ private:
         try {
             collective();
         } catch (const std::exception& e) {
-            throw CommError(std::string("Gloo collective failed on rank ") + std::to_string(m_rank) + ": " +
-                            e.what());
+            throw CommError(std::string("Gloo collective failed on rank ") + std::to_string(m_rank) + ": " + e.what());
         }
         m_commSeconds += std::chrono::duration<double>(Clock::now() - begin).count();
     }

@@ -67,7 +67,7 @@ public:
 
     void add(std::string kind, std::int64_t bytes, double value, std::string unit)
     {
-        m_results.push_back({std::move(kind), bytes, value, std::move(unit), m_repetitions});
+        m_results.push_back({ std::move(kind), bytes, value, std::move(unit), m_repetitions });
     }
 
     std::vector<protocol::ProbeResult> take() { return std::move(m_results); }
@@ -100,20 +100,20 @@ void probeDevice(Probe& probe, const at::Device& device, std::int64_t maxBytes)
     // Dense GEMM: bf16 on the GPU (what training runs), fp32 on a CPU device.
     const auto gemmType = cuda ? at::kBFloat16 : at::kFloat;
     const auto n = largestSquare(maxBytes, cuda ? 2 : 4, cuda ? 8192 : 1024);
-    const auto a = at::randn({n, n}, at::TensorOptions().device(device).dtype(gemmType));
-    const auto b = at::randn({n, n}, a.options());
-    auto c = at::empty({n, n}, a.options());
+    const auto a = at::randn({ n, n }, at::TensorOptions().device(device).dtype(gemmType));
+    const auto b = at::randn({ n, n }, a.options());
+    auto c = at::empty({ n, n }, a.options());
     const double gemmS = probe.medianSeconds([&] { at::mm_out(c, a, b); });
     probe.add(cuda ? "matmul_bf16" : "matmul_fp32", 0, 2.0 * n * n * n / gemmS / 1e12, "TFLOP/s");
 
     const auto elements = maxBytes / 2;
-    const auto src = at::empty({elements}, at::TensorOptions().device(device).dtype(at::kBFloat16)).fill_(1);
+    const auto src = at::empty({ elements }, at::TensorOptions().device(device).dtype(at::kBFloat16)).fill_(1);
     auto dst = at::empty_like(src);
     const double copyS = probe.medianSeconds([&] { dst.copy_(src); });
     probe.add("device_copy", maxBytes, 2.0 * static_cast<double>(maxBytes) / copyS / 1e9, "GB/s");
 
     if (cuda) {
-        auto host = at::empty({elements}, at::TensorOptions().dtype(at::kBFloat16).pinned_memory(true)).fill_(1);
+        auto host = at::empty({ elements }, at::TensorOptions().dtype(at::kBFloat16).pinned_memory(true)).fill_(1);
         const double upS = probe.medianSeconds([&] { dst.copy_(host, /*non_blocking=*/true); });
         probe.add("h2d_pinned", maxBytes, static_cast<double>(maxBytes) / upS / 1e9, "GB/s");
         const double downS = probe.medianSeconds([&] { host.copy_(src, /*non_blocking=*/true); });
@@ -128,10 +128,10 @@ void probeCpuAdamW(Probe& probe, bool bf16, std::int64_t maxBytes)
     const auto dtype = bf16 ? at::kBFloat16 : at::kFloat;
     const auto n = std::max<std::int64_t>(1 << 16, maxBytes / (bf16 ? 2 : 4));
     const auto options = at::TensorOptions().dtype(dtype);
-    auto param = at::randn({n}, options);
-    const auto grad = at::randn({n}, options);
-    auto m = at::zeros({n}, options);
-    auto v = at::zeros({n}, options);
+    auto param = at::randn({ n }, options);
+    const auto grad = at::randn({ n }, options);
+    auto m = at::zeros({ n }, options);
+    auto v = at::zeros({ n }, options);
     std::int64_t step = 0;
     AdamWSettings settings;
     const double s = probe.medianSeconds([&] { cpuAdamWStep(param, grad, m, v, ++step, settings); });
@@ -174,9 +174,9 @@ void probeUnitCollective(Probe& probe, Communicator& comm, const at::Device& dev
         return;
     constexpr int kCollectives = 64;
     const auto options = at::TensorOptions().device(device).dtype(at::kBFloat16);
-    auto x = at::zeros({4096}, options);
-    auto shard = at::zeros({4096}, options);
-    auto full = at::zeros({4096}, options);
+    auto x = at::zeros({ 4096 }, options);
+    auto shard = at::zeros({ 4096 }, options);
+    auto full = at::zeros({ 4096 }, options);
     auto replayed = [&](bool withCollectives) {
         return probe.replayedSeconds([&] {
             for (int i = 0; i < kCollectives; ++i) {
@@ -201,15 +201,15 @@ void probeCollectives(Probe& probe, Communicator& comm, const at::Device& device
     const double w = world;
     // 1 MiB, 16 MiB and the largest, each once: --probe-max-bytes may equal or undercut a fixed size.
     std::vector<std::int64_t> sizes;
-    for (std::int64_t bytes : {std::int64_t{1} << 20, std::int64_t{16} << 20, maxBytes})
+    for (std::int64_t bytes : { std::int64_t { 1 } << 20, std::int64_t { 16 } << 20, maxBytes })
         if (bytes <= maxBytes && std::find(sizes.begin(), sizes.end(), bytes) == sizes.end())
             sizes.push_back(bytes);
     for (std::int64_t bytes : sizes) {
         // Sizes are of the full (gathered / reduced) buffer, as nccl-tests reports them.
         const auto elements = bytes / elementBytes / world * world;
         const auto realBytes = static_cast<double>(elements * elementBytes);
-        auto full = at::zeros({elements}, at::TensorOptions().device(device).dtype(dtype));
-        auto shard = at::zeros({elements / world}, full.options());
+        auto full = at::zeros({ elements }, at::TensorOptions().device(device).dtype(dtype));
+        auto shard = at::zeros({ elements / world }, full.options());
         const double ag = probe.medianSeconds([&] { comm.allGather(shard, full); });
         probe.add("all_gather", elements * elementBytes, realBytes / ag * (w - 1) / w / 1e9, "GB/s");
         const double rs = probe.medianSeconds([&] { comm.reduceScatterMean(full, shard); });
@@ -234,8 +234,9 @@ void runProbe(const RunnerOptions& options, const LaunchEnvironment& env)
     const auto& c = options.config;
     const at::Device device = prepareDevice(c, env);
     auto comm = connectRanks(c, env, options.collectiveTimeoutS);
-    logLine(env.rank, "probing " + deviceName(device) + " with buffers up to " +
-                          std::to_string(options.probeMaxBytes >> 20) + " MiB");
+    logLine(env.rank,
+            "probing " + deviceName(device) + " with buffers up to " + std::to_string(options.probeMaxBytes >> 20)
+                + " MiB");
     Probe probe(device, *comm, 10);
     probeDevice(probe, device, options.probeMaxBytes);
     probeCpuAdamW(probe, device.is_cuda(), options.probeMaxBytes);
@@ -254,8 +255,9 @@ void runProbe(const RunnerOptions& options, const LaunchEnvironment& env)
     event.time = unixNow();
     emit(event);
     for (const auto& r : event.results)
-        logLine(env.rank, r.kind + (r.bytes ? " @" + std::to_string(r.bytes >> 10) + " KiB" : std::string()) + ": " +
-                              formatValue(r.value) + " " + r.unit);
+        logLine(env.rank,
+                r.kind + (r.bytes ? " @" + std::to_string(r.bytes >> 10) + " KiB" : std::string()) + ": "
+                    + formatValue(r.value) + " " + r.unit);
 }
 
 } // namespace shardwise::runner

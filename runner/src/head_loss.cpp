@@ -34,20 +34,20 @@ std::int64_t defaultRowsPerChunk(std::int64_t vocab)
 {
     static const std::int64_t fromEnvironment = [] {
         const char* v = std::getenv("SHARDWISE_HEAD_CHUNK_ROWS");
-        return v ? std::max<std::int64_t>(0, std::atoll(v)) : std::int64_t{0};
+        return v ? std::max<std::int64_t>(0, std::atoll(v)) : std::int64_t { 0 };
     }();
     return fromEnvironment > 0 ? fromEnvironment : kHeadChunkBytes / (vocab * 4);
 }
 
 // The chunk's summed cross-entropy added to `total`, and its logit gradient (softmax - onehot) x
-// gradientFactor (1 / tokens, times the accumulation scale) in the logits' dtype. bf16 on CUDA: one fused kernel in place over the bf16 logits (no fp32 copy of
-// the chunk exists); elsewhere the ATen composition in fp32.
+// gradientFactor (1 / tokens, times the accumulation scale) in the logits' dtype. bf16 on CUDA: one fused kernel in
+// place over the bf16 logits (no fp32 copy of the chunk exists); elsewhere the ATen composition in fp32.
 at::Tensor logitGradient(at::Tensor logits, const at::Tensor& targets, double gradientFactor, at::Tensor& total)
 {
 #ifdef SHARDWISE_WITH_FUSED_KERNELS
     if (takesFusedPath(logits) && logits.is_contiguous()) {
         const auto t = targets.contiguous();
-        auto rowLoss = at::empty({logits.size(0)}, logits.options().dtype(at::kFloat));
+        auto rowLoss = at::empty({ logits.size(0) }, logits.options().dtype(at::kFloat));
         kernels::crossEntropyInPlace(logits.data_ptr(), t.data_ptr<std::int64_t>(), rowLoss.data_ptr<float>(),
                                      logits.size(0), logits.size(1), static_cast<float>(gradientFactor),
                                      at::cuda::getCurrentCUDAStream(logits.device().index()).stream());
@@ -62,7 +62,7 @@ at::Tensor logitGradient(at::Tensor logits, const at::Tensor& targets, double gr
     total.add_((lse - wide.gather(1, targets)).sum());
     // softmax - onehot, scaled for the mean, in place over the fp32 logits.
     wide.sub_(lse).exp_();
-    wide.scatter_add_(1, targets, at::full({wide.size(0), 1}, -1.0, wide.options()));
+    wide.scatter_add_(1, targets, at::full({ wide.size(0), 1 }, -1.0, wide.options()));
     return wide.mul_(gradientFactor).to(dtype);
 }
 
@@ -122,7 +122,7 @@ struct ChunkedHeadLoss : torch::autograd::Function<ChunkedHeadLoss> {
         gradHidden.mul_(scale);
         gradWeight.mul_(scale); // the sink held nothing else (see chunkedHeadLoss)
         const bool sunk = ctx->saved_data["sunk"].toBool();
-        return {gradHidden, sunk ? at::Tensor() : gradWeight, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+        return { gradHidden, sunk ? at::Tensor() : gradWeight, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor() };
     }
 };
 
@@ -135,7 +135,7 @@ at::Tensor chunkedHeadLoss(const at::Tensor& hidden, const at::Tensor& weight, c
     if (weightGradSink.defined())
         TORCH_CHECK(weightGradSink.sizes() == weight.sizes() && weightGradSink.scalar_type() == weight.scalar_type(),
                     "chunkedHeadLoss: the weight's gradient sink must match the weight");
-    return ChunkedHeadLoss::apply(hidden, weight, targets, rowsPerChunk, GradSink{weightGradSink, sinkUnwritten},
+    return ChunkedHeadLoss::apply(hidden, weight, targets, rowsPerChunk, GradSink { weightGradSink, sinkUnwritten },
                                   gradientScale);
 }
 

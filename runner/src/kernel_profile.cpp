@@ -27,12 +27,15 @@ impl::ProfilerConfig kinetoConfig()
 
 const std::set<impl::ActivityType>& activities()
 {
-    static const std::set<impl::ActivityType> a{impl::ActivityType::CPU, impl::ActivityType::CUDA};
+    static const std::set<impl::ActivityType> a { impl::ActivityType::CPU, impl::ActivityType::CUDA };
     return a;
 }
 } // namespace
 
-bool KernelProfile::available() { return true; }
+bool KernelProfile::available()
+{
+    return true;
+}
 
 void KernelProfile::start()
 {
@@ -59,8 +62,8 @@ std::string KernelProfile::stop(int steps, std::size_t top)
     }
     std::vector<std::pair<std::string, Total>> rows(byName.begin(), byName.end());
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
-    std::string out = "GPU time per step by kernel (all streams; " + std::to_string(steps) + " profiled steps): " +
-                      std::to_string(allNs / 1e6 / steps) + " ms in total\n";
+    std::string out = "GPU time per step by kernel (all streams; " + std::to_string(steps)
+        + " profiled steps): " + std::to_string(allNs / 1e6 / steps) + " ms in total\n";
     char line[512];
     for (std::size_t i = 0; i < std::min(top, rows.size()); ++i) {
         const auto& [name, t] = rows[i];
@@ -73,9 +76,18 @@ std::string KernelProfile::stop(int steps, std::size_t top)
 
 #else
 
-bool KernelProfile::available() { return false; }
-void KernelProfile::start() { throw std::runtime_error("this runner was built without the kernel profiler"); }
-std::string KernelProfile::stop(int, std::size_t) { return {}; }
+bool KernelProfile::available()
+{
+    return false;
+}
+void KernelProfile::start()
+{
+    throw std::runtime_error("this runner was built without the kernel profiler");
+}
+std::string KernelProfile::stop(int, std::size_t)
+{
+    return {};
+}
 
 #endif
 

@@ -75,7 +75,7 @@ public:
 
     GradientSink gradientSink(std::size_t unit, std::size_t slot) override
     {
-        return {of(unit).views.at(slot).grad(), nullptr};
+        return { of(unit).views.at(slot).grad(), nullptr };
     }
 
     LinearWeight linearWeight(std::size_t unit, std::size_t first, std::size_t count,
@@ -88,11 +88,11 @@ public:
         for (std::size_t i = first; i < first + count; ++i)
             rows += slots.at(i).shape.at(0);
         LinearWeight w;
-        w.weight = u.params.span(head.offset, {rows, head.shape.at(1)});
-        w.weightGrad = u.grads.span(head.offset, {rows, head.shape.at(1)});
+        w.weight = u.params.span(head.offset, { rows, head.shape.at(1) });
+        w.weightGrad = u.grads.span(head.offset, { rows, head.shape.at(1) });
         if (biasFirst && slots.at(*biasFirst).numel > 0) {
-            w.bias = u.params.span(slots.at(*biasFirst).offset, {rows});
-            w.biasGrad = u.grads.span(slots.at(*biasFirst).offset, {rows});
+            w.bias = u.params.span(slots.at(*biasFirst).offset, { rows });
+            w.biasGrad = u.grads.span(slots.at(*biasFirst).offset, { rows });
         }
         return w;
     }
@@ -121,8 +121,8 @@ struct LayerIssueStack::State {
         , spec(probeLayerSpec(layers))
         , hooks(spec, compute)
         , model(spec, kSeqLen, compute)
-        , inputs(at::randint(kVocab, {1, kSeqLen}, at::TensorOptions().device(device).dtype(at::kLong)))
-        , targets(at::randint(kVocab, {1, kSeqLen}, inputs.options()))
+        , inputs(at::randint(kVocab, { 1, kSeqLen }, at::TensorOptions().device(device).dtype(at::kLong)))
+        , targets(at::randint(kVocab, { 1, kSeqLen }, inputs.options()))
     {
     }
 

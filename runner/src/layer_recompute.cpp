@@ -10,7 +10,10 @@ namespace {
 // The layer's forward in a form saved_data can hold (an IValue capsule), so it lives exactly as long
 // as the node that needs it.
 struct LayerRecipe : torch::CustomClassHolder {
-    explicit LayerRecipe(LayerForward f) : forward(std::move(f)) {}
+    explicit LayerRecipe(LayerForward f)
+        : forward(std::move(f))
+    {
+    }
     LayerForward forward;
 };
 
@@ -19,7 +22,7 @@ struct RecomputedLayer : torch::autograd::Function<RecomputedLayer> {
     // its ops keep nothing.
     static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& input, const LayerForward& f)
     {
-        ctx->save_for_backward({input});
+        ctx->save_for_backward({ input });
         auto recipe = c10::make_intrusive<LayerRecipe>(f);
         ctx->saved_data["recipe"] = c10::IValue::make_capsule(recipe);
         return recipe->forward(input);
@@ -40,8 +43,8 @@ struct RecomputedLayer : torch::autograd::Function<RecomputedLayer> {
             at::AutoGradMode recording(true);
             output = recipe->forward(input);
         }
-        torch::autograd::backward({output}, {grads[0]});
-        return {input.grad(), at::Tensor()};
+        torch::autograd::backward({ output }, { grads[0] });
+        return { input.grad(), at::Tensor() };
     }
 };
 

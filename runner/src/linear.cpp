@@ -27,7 +27,7 @@ struct LinearIntoGrad : torch::autograd::Function<LinearIntoGrad> {
             ctx->saved_data["derived_kind"] = static_cast<std::int64_t>(derived.kind);
             ctx->saved_data["derived_width"] = input.size(-1);
         } else {
-            ctx->save_for_backward({input});
+            ctx->save_for_backward({ input });
         }
         ctx->saved_data["weight"] = w.weight;
         ctx->saved_data["weight_grad"] = w.weightGrad;
@@ -65,8 +65,8 @@ struct LinearIntoGrad : torch::autograd::Function<LinearIntoGrad> {
 
         const auto& grad = grads[0];
         const auto out = grad.size(-1);
-        const auto rows = grad.reshape({-1, out});
-        const auto flat = input.reshape({-1, input.size(-1)});
+        const auto rows = grad.reshape({ -1, out });
+        const auto flat = input.reshape({ -1, input.size(-1) });
         auto* weightUnwritten = reinterpret_cast<UnwrittenFlag>(ctx->saved_data["weight_unwritten"].toInt());
         if (weightUnwritten && *weightUnwritten) {
             at::mm_out(weightGrad, rows.t(), flat);
@@ -77,16 +77,17 @@ struct LinearIntoGrad : torch::autograd::Function<LinearIntoGrad> {
         if (biasGrad.defined())
             writeOrAccumulate(biasGrad, rows.sum(0),
                               reinterpret_cast<UnwrittenFlag>(ctx->saved_data["bias_unwritten"].toInt()));
-        return {at::matmul(grad, weight), at::Tensor(), at::Tensor(), at::Tensor()};
+        return { at::matmul(grad, weight), at::Tensor(), at::Tensor(), at::Tensor() };
     }
 
     // The same ops the forward's caller ran, so the recomputed input is bit-identical to the forward's.
     static at::Tensor recomputeDerived(DerivedKind kind, const at::Tensor& source, std::int64_t width)
     {
         switch (kind) {
-        case DerivedKind::SwiGlu: return swiglu(source);
+        case DerivedKind::SwiGlu:
+            return swiglu(source);
         case DerivedKind::MergeHeads:
-            return source.transpose(1, 2).reshape({source.size(0), source.size(2), width});
+            return source.transpose(1, 2).reshape({ source.size(0), source.size(2), width });
         }
         throw std::logic_error("linear backward: unknown derived input");
     }
@@ -106,12 +107,12 @@ void writeOrAccumulate(at::Tensor& target, const at::Tensor& update, UnwrittenFl
 
 at::Tensor linearIntoGrad(const at::Tensor& input, const LinearWeight& w, const NormedInput* normed)
 {
-    return LinearIntoGrad::apply(input, w, normed ? *normed : NormedInput{}, DerivedInput{});
+    return LinearIntoGrad::apply(input, w, normed ? *normed : NormedInput {}, DerivedInput {});
 }
 
 at::Tensor linearIntoGrad(const at::Tensor& input, const LinearWeight& w, const DerivedInput& derived)
 {
-    return LinearIntoGrad::apply(input, w, NormedInput{}, derived);
+    return LinearIntoGrad::apply(input, w, NormedInput {}, derived);
 }
 
 } // namespace shardwise::runner

@@ -35,8 +35,8 @@ bool looksLikeHostOom(const std::string& what)
     // DefaultCPUAllocator reports a failed host allocation as a plain c10::Error: "DefaultCPUAllocator:
     // can't allocate memory: you tried to allocate N bytes" (LibTorch 1.13 and 2.x), older builds
     // "not enough memory".
-    return what.find("can't allocate memory") != std::string::npos || what.find("not enough memory") != std::string::npos
-        || what.find("std::bad_alloc") != std::string::npos;
+    return what.find("can't allocate memory") != std::string::npos
+        || what.find("not enough memory") != std::string::npos || what.find("std::bad_alloc") != std::string::npos;
 }
 
 // Leaves without running destructors: a communicator whose peer died can block in its destructor.

@@ -47,10 +47,10 @@ std::vector<UnitLayout> buildUnitLayouts(const ModelSpec& m, int world)
     std::vector<UnitLayout> units;
     UnitLayout root;
     root.name = "root";
-    add(root, "model.embed_tokens.weight", {m.vocab, m.hidden}, ParamInit::Normal);
-    add(root, "model.norm.weight", {m.hidden}, ParamInit::Ones);
+    add(root, "model.embed_tokens.weight", { m.vocab, m.hidden }, ParamInit::Normal);
+    add(root, "model.norm.weight", { m.hidden }, ParamInit::Ones);
     if (!m.tiedEmbeddings)
-        add(root, "lm_head.weight", {m.vocab, m.hidden}, ParamInit::Normal);
+        add(root, "lm_head.weight", { m.vocab, m.hidden }, ParamInit::Normal);
     pad(root, world);
     units.push_back(std::move(root));
 
@@ -61,18 +61,18 @@ std::vector<UnitLayout> buildUnitLayouts(const ModelSpec& m, int world)
         UnitLayout layer;
         const std::string p = "model.layers." + std::to_string(l) + ".";
         layer.name = "layer" + std::to_string(l);
-        add(layer, p + "input_layernorm.weight", {m.hidden}, ParamInit::Ones);
-        add(layer, p + "self_attn.q_proj.weight", {qOut, m.hidden}, ParamInit::Normal);
-        add(layer, p + "self_attn.k_proj.weight", {kvOut, m.hidden}, ParamInit::Normal);
-        add(layer, p + "self_attn.v_proj.weight", {kvOut, m.hidden}, ParamInit::Normal);
-        add(layer, p + "self_attn.q_proj.bias", {m.qkvBias ? qOut : 0}, ParamInit::Zeros);
-        add(layer, p + "self_attn.k_proj.bias", {m.qkvBias ? kvOut : 0}, ParamInit::Zeros);
-        add(layer, p + "self_attn.v_proj.bias", {m.qkvBias ? kvOut : 0}, ParamInit::Zeros);
-        add(layer, p + "self_attn.o_proj.weight", {m.hidden, qOut}, ParamInit::Normal);
-        add(layer, p + "post_attention_layernorm.weight", {m.hidden}, ParamInit::Ones);
-        add(layer, p + "mlp.gate_proj.weight", {m.ffn, m.hidden}, ParamInit::Normal);
-        add(layer, p + "mlp.up_proj.weight", {m.ffn, m.hidden}, ParamInit::Normal);
-        add(layer, p + "mlp.down_proj.weight", {m.hidden, m.ffn}, ParamInit::Normal);
+        add(layer, p + "input_layernorm.weight", { m.hidden }, ParamInit::Ones);
+        add(layer, p + "self_attn.q_proj.weight", { qOut, m.hidden }, ParamInit::Normal);
+        add(layer, p + "self_attn.k_proj.weight", { kvOut, m.hidden }, ParamInit::Normal);
+        add(layer, p + "self_attn.v_proj.weight", { kvOut, m.hidden }, ParamInit::Normal);
+        add(layer, p + "self_attn.q_proj.bias", { m.qkvBias ? qOut : 0 }, ParamInit::Zeros);
+        add(layer, p + "self_attn.k_proj.bias", { m.qkvBias ? kvOut : 0 }, ParamInit::Zeros);
+        add(layer, p + "self_attn.v_proj.bias", { m.qkvBias ? kvOut : 0 }, ParamInit::Zeros);
+        add(layer, p + "self_attn.o_proj.weight", { m.hidden, qOut }, ParamInit::Normal);
+        add(layer, p + "post_attention_layernorm.weight", { m.hidden }, ParamInit::Ones);
+        add(layer, p + "mlp.gate_proj.weight", { m.ffn, m.hidden }, ParamInit::Normal);
+        add(layer, p + "mlp.up_proj.weight", { m.ffn, m.hidden }, ParamInit::Normal);
+        add(layer, p + "mlp.down_proj.weight", { m.hidden, m.ffn }, ParamInit::Normal);
         pad(layer, world);
         units.push_back(std::move(layer));
     }

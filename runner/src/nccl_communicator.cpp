@@ -53,13 +53,20 @@ private:
 ncclDataType_t ncclType(const at::Tensor& t)
 {
     switch (t.scalar_type()) {
-    case at::kBFloat16: return ncclBfloat16;
-    case at::kHalf: return ncclFloat16;
-    case at::kFloat: return ncclFloat32;
-    case at::kDouble: return ncclFloat64;
-    case at::kLong: return ncclInt64;
-    case at::kInt: return ncclInt32;
-    default: throw std::invalid_argument("NCCL: unsupported dtype " + std::string(c10::toString(t.scalar_type())));
+    case at::kBFloat16:
+        return ncclBfloat16;
+    case at::kHalf:
+        return ncclFloat16;
+    case at::kFloat:
+        return ncclFloat32;
+    case at::kDouble:
+        return ncclFloat64;
+    case at::kLong:
+        return ncclInt64;
+    case at::kInt:
+        return ncclInt32;
+    default:
+        throw std::invalid_argument("NCCL: unsupported dtype " + std::string(c10::toString(t.scalar_type())));
     }
 }
 
@@ -113,8 +120,8 @@ public:
         } catch (const ConfigError&) {
             throw;
         } catch (const std::exception& e) {
-            throw CommError(std::string("NCCL rendezvous through ") + rv.masterAddr + ":" +
-                            std::to_string(rv.masterPort) + " failed: " + e.what());
+            throw CommError(std::string("NCCL rendezvous through ") + rv.masterAddr + ":"
+                            + std::to_string(rv.masterPort) + " failed: " + e.what());
         }
         ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
         config.blocking = 0;
@@ -174,8 +181,8 @@ public:
         if (m_world == 1)
             return alone(nullptr);
         return collective([&] {
-            return ncclAllReduce(t.data_ptr(), t.data_ptr(), static_cast<std::size_t>(t.numel()), ncclType(t),
-                                 ncclAvg, m_comm, m_stream.stream());
+            return ncclAllReduce(t.data_ptr(), t.data_ptr(), static_cast<std::size_t>(t.numel()), ncclType(t), ncclAvg,
+                                 m_comm, m_stream.stream());
         });
     }
 
@@ -206,7 +213,8 @@ public:
         });
     }
 
-    CommTicket reduceScatterMeanEach(const std::vector<at::Tensor>& fulls, const std::vector<at::Tensor>& shards) override
+    CommTicket reduceScatterMeanEach(const std::vector<at::Tensor>& fulls,
+                                     const std::vector<at::Tensor>& shards) override
     {
         TORCH_CHECK(fulls.size() == shards.size(), "reduceScatterMeanEach: one shard per full buffer");
         if (m_world == 1)
@@ -282,10 +290,10 @@ public:
     CommTime takeCommTime() override
     {
         CommTime t;
-        for (const auto* list : {&m_collectives, &m_capturedCollectives})
+        for (const auto* list : { &m_collectives, &m_capturedCollectives })
             for (const auto& i : *list)
                 t.total += i.elapsedSeconds();
-        for (const auto* list : {&m_stalls, &m_capturedStalls})
+        for (const auto* list : { &m_stalls, &m_capturedStalls })
             for (const auto& i : *list)
                 t.exposed += i.elapsedSeconds();
         m_collectives.clear();
@@ -297,7 +305,7 @@ public:
     {
         c10::cuda::CUDAGuard guard(m_device);
         auto compute = at::cuda::getCurrentCUDAStream(m_device);
-        for (const auto& s : {m_stream, m_downloadStream}) {
+        for (const auto& s : { m_stream, m_downloadStream }) {
             if (!capturing(s.stream()))
                 continue; // never forked into this capture: nothing of it belongs to the graph
             at::cuda::CUDAEvent joined;
@@ -334,7 +342,11 @@ private:
             C10_CUDA_CHECK(cudaEventCreateWithFlags(&m_begin, cudaEventDefault));
             C10_CUDA_CHECK(cudaEventCreateWithFlags(&m_end, cudaEventDefault));
         }
-        Interval(Interval&& o) noexcept : m_begin(std::exchange(o.m_begin, nullptr)), m_end(std::exchange(o.m_end, nullptr)) {}
+        Interval(Interval&& o) noexcept
+            : m_begin(std::exchange(o.m_begin, nullptr))
+            , m_end(std::exchange(o.m_end, nullptr))
+        {
+        }
         Interval& operator=(Interval&&) = delete;
         Interval(const Interval&) = delete;
         ~Interval()
@@ -379,8 +391,8 @@ private:
     {
         if (r == ncclSuccess || r == ncclInProgress)
             return;
-        const std::string message = std::string(expr) + " failed at " + file + ":" + std::to_string(line) + ": " +
-                                    ncclGetErrorString(r) + " (" + (ncclGetLastError(m_comm) ? ncclGetLastError(m_comm) : "") + ")";
+        const std::string message = std::string(expr) + " failed at " + file + ":" + std::to_string(line) + ": "
+            + ncclGetErrorString(r) + " (" + (ncclGetLastError(m_comm) ? ncclGetLastError(m_comm) : "") + ")";
         abort();
         throw CommError(message);
     }
@@ -433,8 +445,8 @@ private:
             }
             if (Clock::now() > deadline) {
                 abort();
-                throw CommError(std::string(what) + ": communication did not finish within " +
-                                std::to_string(m_timeout.count()) + " s (a peer died or hangs)");
+                throw CommError(std::string(what) + ": communication did not finish within "
+                                + std::to_string(m_timeout.count()) + " s (a peer died or hangs)");
             }
             std::this_thread::sleep_for(std::chrono::microseconds(50));
         }

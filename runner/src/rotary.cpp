@@ -17,7 +17,7 @@ at::Tensor rotaryComposition(const at::Tensor& x, const at::Tensor& cos, const a
 {
     const auto t = x.size(2);
     const auto halfDim = x.size(3) / 2;
-    const auto rotated = at::cat({-x.narrow(3, halfDim, halfDim), x.narrow(3, 0, halfDim)}, 3);
+    const auto rotated = at::cat({ -x.narrow(3, halfDim, halfDim), x.narrow(3, 0, halfDim) }, 3);
     return x * cos.narrow(0, 0, t) + rotated * sin.narrow(0, 0, t);
 }
 
@@ -35,7 +35,7 @@ at::Tensor rotaryKernel(const at::Tensor& x, const at::Tensor& cos, const at::Te
     shape.batchStride = in.stride(0);
     shape.headStride = in.stride(1);
     shape.seqStride = in.stride(2);
-    auto out = at::empty({shape.batch, shape.seq, shape.heads, shape.headDim}, in.options());
+    auto out = at::empty({ shape.batch, shape.seq, shape.heads, shape.headDim }, in.options());
     kernels::rotary(in.data_ptr(), shape, cos.data_ptr(), sin.data_ptr(), out.data_ptr(), inverse,
                     at::cuda::getCurrentCUDAStream(in.device().index()).stream());
     return out.transpose(1, 2);
@@ -45,7 +45,7 @@ struct Rotary : torch::autograd::Function<Rotary> {
     static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x, const at::Tensor& cos,
                               const at::Tensor& sin)
     {
-        ctx->save_for_backward({cos, sin});
+        ctx->save_for_backward({ cos, sin });
         return rotaryKernel(x, cos, sin, false);
     }
 
@@ -53,7 +53,7 @@ struct Rotary : torch::autograd::Function<Rotary> {
                                                    torch::autograd::variable_list grads)
     {
         const auto saved = ctx->get_saved_variables();
-        return {rotaryKernel(grads[0], saved[0], saved[1], true), at::Tensor(), at::Tensor()};
+        return { rotaryKernel(grads[0], saved[0], saved[1], true), at::Tensor(), at::Tensor() };
     }
 };
 #endif
@@ -65,8 +65,8 @@ at::Tensor rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& 
     TORCH_CHECK(x.dim() == 4 && x.size(3) % 2 == 0, "rotary: x must be [batch, heads, seq, even headDim]");
     TORCH_CHECK(cos.size(0) >= x.size(2) && cos.size(1) == x.size(3), "rotary: the tables are shorter than seq");
 #ifdef SHARDWISE_WITH_FUSED_KERNELS
-    if (takesFusedPath(x) && cos.scalar_type() == at::kBFloat16 && sin.scalar_type() == at::kBFloat16 &&
-        cos.is_contiguous() && sin.is_contiguous())
+    if (takesFusedPath(x) && cos.scalar_type() == at::kBFloat16 && sin.scalar_type() == at::kBFloat16
+        && cos.is_contiguous() && sin.is_contiguous())
         return Rotary::apply(x, cos, sin);
 #endif
     return rotaryComposition(x, cos, sin);

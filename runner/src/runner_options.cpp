@@ -18,7 +18,7 @@ namespace {
 
 template <typename T> T parseNumber(const std::string& text, const std::string& what)
 {
-    T value{};
+    T value {};
     const auto* end = text.data() + text.size();
     const auto [ptr, ec] = std::from_chars(text.data(), end, value);
     if (ec != std::errc() || ptr != end)
@@ -59,8 +59,8 @@ int envInt(const char* name, std::optional<int> fallback)
     if (!v) {
         if (fallback)
             return *fallback;
-        throw ConfigError(std::string("environment variable ") + name +
-                          " is not set (launch through shardwise-cli run, torchrun or srun, or set it by hand)");
+        throw ConfigError(std::string("environment variable ") + name
+                          + " is not set (launch through shardwise-cli run, torchrun or srun, or set it by hand)");
     }
     return parseNumber<int>(*v, std::string("environment variable ") + name);
 }
@@ -82,7 +82,8 @@ Run description (a --config file first, then flags override it):
   --config FILE.json        a full RunConfig as Shardwise writes it
   --model PRESET|FILE.json  model preset id (e.g. tiny, qwen2.5-0.5b), Shardwise model JSON or
                             Hugging Face config.json                           (default: tiny)
-  --strategy ID             one of: )" + strategyIdList() + R"(
+  --strategy ID             one of: )"
+        + strategyIdList() + R"(
                                                                                (default: zero0)
   --device cpu|cuda         cpu: fp32 + Gloo; cuda: bf16 + NCCL, GPU LOCAL_RANK (default: cpu)
   --precision P             bf16 | bf16-fp32-master (fp32 master weights + Adam moments); on cpu
@@ -218,8 +219,7 @@ RunnerOptions parseOptions(const std::vector<std::string>& args)
                     throw ConfigError(flag + ": '" + value + "' is not one of none, full, selective");
                 }
             }
-        }
-        else if (flag == "--seed")
+        } else if (flag == "--seed")
             c.seed = parseNumber<std::uint64_t>(value, flag);
         else if (flag == "--lr")
             c.learningRate = parseDouble(value, flag);
@@ -230,13 +230,17 @@ RunnerOptions parseOptions(const std::vector<std::string>& args)
         else if (flag == "--dump-initial-params")
             o.dumpInitialParams = value;
         else if (flag == "--reduce-bucket")
-            c.knobs.reduceBucketElements = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 64, flag);
+            c.knobs.reduceBucketElements
+                = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 64, flag);
         else if (flag == "--allgather-bucket")
-            c.knobs.allgatherBucketElements = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 64, flag);
+            c.knobs.allgatherBucketElements
+                = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 64, flag);
         else if (flag == "--prefetch-bucket")
-            c.knobs.prefetchBucketElements = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 0, flag);
+            c.knobs.prefetchBucketElements
+                = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 0, flag);
         else if (flag == "--persistence-threshold")
-            c.knobs.persistenceThreshold = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 0, flag);
+            c.knobs.persistenceThreshold
+                = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 0, flag);
         else if (flag == "--checkpoint-every")
             o.checkpointEvery = atLeast(parseNumber<int>(value, flag), 1, flag);
         else if (flag == "--checkpoint-dir")
@@ -283,8 +287,8 @@ LaunchEnvironment readLaunchEnvironment()
     if (e.localWorld < 1 || e.localRank < 0 || e.localRank >= e.localWorld)
         throw ConfigError("LOCAL_RANK must be in [0, LOCAL_WORLD_SIZE), got " + std::to_string(e.localRank));
     if (e.world % e.localWorld != 0)
-        throw ConfigError("LOCAL_WORLD_SIZE (" + std::to_string(e.localWorld) + ") must divide WORLD_SIZE (" +
-                          std::to_string(e.world) + "): every node runs the same number of ranks");
+        throw ConfigError("LOCAL_WORLD_SIZE (" + std::to_string(e.localWorld) + ") must divide WORLD_SIZE ("
+                          + std::to_string(e.world) + "): every node runs the same number of ranks");
     if (e.masterPort < 1 || e.masterPort > 65535)
         throw ConfigError("MASTER_PORT must be a TCP port, got " + std::to_string(e.masterPort));
 
@@ -314,8 +318,8 @@ void reconcile(RunnerOptions& options, const LaunchEnvironment& env)
     auto& c = options.config;
     // A --config written for another world size describes a different run.
     if (c.worldSize != 1 && c.worldSize != env.world)
-        throw ConfigError("world_size in the config is " + std::to_string(c.worldSize) + " but WORLD_SIZE is " +
-                          std::to_string(env.world));
+        throw ConfigError("world_size in the config is " + std::to_string(c.worldSize) + " but WORLD_SIZE is "
+                          + std::to_string(env.world));
     c.worldSize = env.world;
     validate(c);
 }

@@ -18,7 +18,7 @@ public:
 
 struct RunnerOptions {
     RunConfig config;
-    std::string dumpParams;   // empty = no dump
+    std::string dumpParams; // empty = no dump
     // Same format as dumpParams, written before the first step: the weights a run starts from, which the
     // torch backend's --init-params loads so both backends train from identical parameters.
     std::string dumpInitialParams;

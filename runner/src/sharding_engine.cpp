@@ -71,7 +71,7 @@ void ShardingEngine::allocateUnit(Unit& u, std::size_t /*index*/)
     // Buffers that cross PCIe are page-locked so the copies run asynchronously on the comm stream.
     const auto transfer = compute.device().is_cuda() ? host.pinned_memory(true) : host;
 
-    u.overwritten.assign(L.params.size(), {0, 0});
+    u.overwritten.assign(L.params.size(), { 0, 0 });
     u.unwritten = std::make_unique<std::uint8_t[]>(L.params.size());
     u.params.allocate(L.padded, compute);
     u.grads.allocate(L.padded, compute);
@@ -83,19 +83,19 @@ void ShardingEngine::allocateUnit(Unit& u, std::size_t /*index*/)
     }
 
     if (m_sharded && !m_traits.offloadsParameters)
-        u.paramShard = at::empty({L.shard}, compute);
+        u.paramShard = at::empty({ L.shard }, compute);
     if (m_traits.shardsGradients && !m_traits.offloadsOptimizer)
-        u.gradShard = at::empty({L.shard}, compute);
+        u.gradShard = at::empty({ L.shard }, compute);
     if (m_traits.offloadsOptimizer)
-        u.hostGrad = at::empty({L.shard}, transfer.dtype(compute.dtype()));
+        u.hostGrad = at::empty({ L.shard }, transfer.dtype(compute.dtype()));
 
     const auto optimizerNumel = m_traits.shardsOptimizer ? L.shard : L.padded;
-    const auto optimizerPlace = m_traits.offloadsOptimizer ? host : compute.dtype(m_useMaster ? at::kFloat
-                                                                                              : compute.dtype().toScalarType());
+    const auto optimizerPlace
+        = m_traits.offloadsOptimizer ? host : compute.dtype(m_useMaster ? at::kFloat : compute.dtype().toScalarType());
     if (m_useMaster)
-        u.master = at::empty({optimizerNumel}, m_traits.offloadsOptimizer ? transfer : optimizerPlace);
-    u.expAvg = at::zeros({optimizerNumel}, optimizerPlace);
-    u.expAvgSq = at::zeros({optimizerNumel}, optimizerPlace);
+        u.master = at::empty({ optimizerNumel }, m_traits.offloadsOptimizer ? transfer : optimizerPlace);
+    u.expAvg = at::zeros({ optimizerNumel }, optimizerPlace);
+    u.expAvgSq = at::zeros({ optimizerNumel }, optimizerPlace);
 
     u.persistent = m_settings.strategy == Strategy::Zero3 && L.numel <= m_settings.knobs.persistenceThreshold;
 }
@@ -114,15 +114,21 @@ void ShardingEngine::initialiseUnit(Unit& u, std::size_t index)
     } else {
         gen = at::make_generator<at::CPUGeneratorImpl>(unitSeed(m_settings.seed, index));
     }
-    auto full = at::zeros({u.layout.padded}, at::TensorOptions().dtype(at::kFloat).device(device));
+    auto full = at::zeros({ u.layout.padded }, at::TensorOptions().dtype(at::kFloat).device(device));
     for (const auto& slot : u.layout.params) {
         if (slot.numel == 0)
             continue;
         auto dst = full.narrow(0, slot.offset, slot.numel);
         switch (slot.init) {
-        case ParamInit::Normal: dst.normal_(0.0, kInitStd, gen); break;
-        case ParamInit::Ones: dst.fill_(1.0); break;
-        case ParamInit::Zeros: dst.zero_(); break;
+        case ParamInit::Normal:
+            dst.normal_(0.0, kInitStd, gen);
+            break;
+        case ParamInit::Ones:
+            dst.fill_(1.0);
+            break;
+        case ParamInit::Zeros:
+            dst.zero_();
+            break;
         }
     }
     const auto mine = full.narrow(0, m_rank * u.layout.shard, u.layout.shard);
@@ -382,7 +388,7 @@ protocol::StateBytes ShardingEngine::stateBytes() const
 {
     protocol::StateBytes s;
     auto bytes = [](const at::Tensor& t) {
-        return t.defined() ? static_cast<std::int64_t>(t.storage().nbytes()) : std::int64_t{0};
+        return t.defined() ? static_cast<std::int64_t>(t.storage().nbytes()) : std::int64_t { 0 };
     };
     const bool hostMaster = m_traits.offloadsOptimizer;
     for (const auto& u : m_units) {
@@ -418,7 +424,7 @@ void ShardingEngine::dumpParameters(const std::filesystem::path& path)
     std::int64_t total = 0;
     for (const auto& u : m_units)
         for (const auto& slot : u.layout.params) {
-            list.push_back({{"name", slot.name}, {"shape", slot.shape}, {"offset", total}});
+            list.push_back({ { "name", slot.name }, { "shape", slot.shape }, { "offset", total } });
             total += slot.numel;
         }
     header["numel"] = total;
@@ -448,7 +454,7 @@ at::Tensor ShardingEngine::fp32Truth(Unit& u)
         return full.to(at::TensorOptions().dtype(at::kFloat).device(at::kCPU));
     }
     const auto shard = (u.master.defined() ? u.master : u.paramShard).to(f32);
-    auto full = at::empty({u.layout.padded}, f32);
+    auto full = at::empty({ u.layout.padded }, f32);
     m_comm.computeWaits(m_comm.allGather(shard, full));
     return full.to(at::kCPU);
 }

@@ -51,7 +51,7 @@ struct EngineSettings {
     Strategy strategy = Strategy::Zero0;
     TuningKnobs knobs;
     PrecisionPolicy precision = PrecisionPolicy::PureBf16;
-    at::TensorOptions compute;  // device + dtype of parameters and gradients
+    at::TensorOptions compute; // device + dtype of parameters and gradients
     std::uint64_t seed = 0;
     AdamWSettings adamw;
 };
@@ -134,15 +134,15 @@ private:
         FlatBuffer params; // gathered compute-dtype parameters
         FlatBuffer grads;  // full compute-dtype gradients
         std::vector<at::Tensor> views;
-        at::Tensor paramShard; // persistent compute-dtype shard (sharded strategies, not fsdp2 offload)
-        at::Tensor gradShard;  // persistent reduced gradient shard (zero2, zero3, fsdp2 without offload)
-        at::Tensor hostGrad;   // fp32 gradient shard in host memory (offload)
+        at::Tensor paramShard;  // persistent compute-dtype shard (sharded strategies, not fsdp2 offload)
+        at::Tensor gradShard;   // persistent reduced gradient shard (zero2, zero3, fsdp2 without offload)
+        at::Tensor hostGrad;    // fp32 gradient shard in host memory (offload)
         at::Tensor hostGradSum; // fp32 sum of the earlier micro-steps' host gradient shards (accumulation)
-        at::Tensor master;     // fp32 master weights when they differ from the parameters
+        at::Tensor master;      // fp32 master weights when they differ from the parameters
         at::Tensor expAvg;
         at::Tensor expAvgSq;
         bool uploadPending = false; // zero3_offload: the host step's result is yet to go up
-        bool persistent = false; // never freed once gathered
+        bool persistent = false;    // never freed once gathered
         bool gathered = false;
         CommTicket gatherDone;
         bool reduced = false; // gradient reduction issued this step
@@ -150,8 +150,8 @@ private:
         // gradient sink), by their first slot: not zeroed, their writer overwrites them (linear.hpp).
         // Learnt from the first step's forward, whose buffers are zeroed whole.
         std::vector<std::pair<std::int64_t, std::int64_t>> overwritten; // per slot: offset, numel (0: none)
-        std::unique_ptr<std::uint8_t[]> unwritten;                       // per slot
-        std::vector<std::pair<std::int64_t, std::int64_t>> zeroed;       // the rest: offset, numel
+        std::unique_ptr<std::uint8_t[]> unwritten;                      // per slot
+        std::vector<std::pair<std::int64_t, std::int64_t>> zeroed;      // the rest: offset, numel
     };
 
     void allocateUnit(Unit& u, std::size_t index);
@@ -198,7 +198,7 @@ private:
     bool m_useMaster;
     std::vector<Unit> m_units;
     std::int64_t m_step = 0;
-    int m_microStep = 0;  // beginStep's
+    int m_microStep = 0; // beginStep's
     int m_microSteps = 1;
     // Micro-steps after the first: reduced gradient shards on their way, added into the units' shards
     // once the compute stream has waited for their reduction, one reduction behind (as

@@ -26,7 +26,10 @@ struct StepGraph::Impl {
     bool captured = false;
 };
 
-bool StepGraph::available() { return true; }
+bool StepGraph::available()
+{
+    return true;
+}
 
 StepGraph::StepGraph(const at::Device& device)
 {
@@ -58,7 +61,10 @@ void StepGraph::capture(const std::function<void()>& step)
     m_impl->captured = true;
 }
 
-bool StepGraph::captured() const { return m_impl->captured; }
+bool StepGraph::captured() const
+{
+    return m_impl->captured;
+}
 
 void StepGraph::replay()
 {
@@ -69,14 +75,29 @@ void StepGraph::replay()
 
 #else
 
-struct StepGraph::Impl {};
+struct StepGraph::Impl { };
 
-bool StepGraph::available() { return false; }
-StepGraph::StepGraph(const at::Device&) { throw std::runtime_error("this runner was built without CUDA graphs"); }
+bool StepGraph::available()
+{
+    return false;
+}
+StepGraph::StepGraph(const at::Device&)
+{
+    throw std::runtime_error("this runner was built without CUDA graphs");
+}
 StepGraph::~StepGraph() = default;
-void StepGraph::capture(const std::function<void()>&) { throw std::logic_error("StepGraph: no CUDA"); }
-bool StepGraph::captured() const { return false; }
-void StepGraph::replay() { throw std::logic_error("StepGraph: no CUDA"); }
+void StepGraph::capture(const std::function<void()>&)
+{
+    throw std::logic_error("StepGraph: no CUDA");
+}
+bool StepGraph::captured() const
+{
+    return false;
+}
+void StepGraph::replay()
+{
+    throw std::logic_error("StepGraph: no CUDA");
+}
 
 #endif
 

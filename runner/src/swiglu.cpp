@@ -45,7 +45,7 @@ struct SwiGlu : torch::autograd::Function<SwiGlu> {
     static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& gateUp)
     {
         TORCH_CHECK(gateUp.size(-1) % 2 == 0, "swiglu: the fused gate/up width must be even");
-        ctx->save_for_backward({gateUp});
+        ctx->save_for_backward({ gateUp });
         const auto ffn = gateUp.size(-1) / 2;
 #ifdef SHARDWISE_WITH_FUSED_KERNELS
         if (fusedShape(gateUp)) {
@@ -73,7 +73,7 @@ struct SwiGlu : torch::autograd::Function<SwiGlu> {
             const auto grad = grads[0].contiguous();
             kernels::swigluBackward(gateUp.data_ptr(), gateUp.stride(-2), grad.data_ptr(), out.data_ptr(),
                                     rowsOf(gateUp), ffn, streamOf(gateUp));
-            return {out};
+            return { out };
         }
 #endif
         const auto& grad = grads[0];
@@ -82,7 +82,7 @@ struct SwiGlu : torch::autograd::Function<SwiGlu> {
         auto upGrad = out.narrow(-1, ffn, ffn);
         at::silu_backward_out(gateGrad, grad * up, gate);
         at::mul_out(upGrad, grad, at::silu(gate));
-        return {out};
+        return { out };
     }
 };
 

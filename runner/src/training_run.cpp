@@ -1,9 +1,9 @@
 #include "training_run.hpp"
 
+#include "checkpoint.hpp"
 #include "communicator.hpp"
 #include "decoder_model.hpp"
 #include "device_metrics.hpp"
-#include "checkpoint.hpp"
 #include "event_stream.hpp"
 #include "kernel_profile.hpp"
 #include "sharding_engine.hpp"
@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <thread>
 #include <cstdlib>
+#include <thread>
 
 namespace shardwise::runner {
 
@@ -39,7 +39,7 @@ protocol::AllocatorSettings allocatorSettings()
 {
     protocol::AllocatorSettings a;
     // PyTorch 2.x reads PYTORCH_ALLOC_CONF first and falls back to PYTORCH_CUDA_ALLOC_CONF.
-    for (const char* name : {"PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF"})
+    for (const char* name : { "PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF" })
         if (const char* v = std::getenv(name); v && *v) {
             a.conf = v;
             break;
@@ -51,7 +51,10 @@ protocol::AllocatorSettings allocatorSettings()
 // Peak allocated bytes per part of the timed steps. The allocator keeps one peak, so each part resets
 // it when it ends; the step's whole-run peaks are kept here as the maximum over the parts.
 struct PhaseMemory {
-    explicit PhaseMemory(const at::Device& d) : device(d) {}
+    explicit PhaseMemory(const at::Device& d)
+        : device(d)
+    {
+    }
 
     at::Device device;
     protocol::PhasePeaks peaks;
@@ -86,7 +89,7 @@ void requireResolvableMaster(const std::string& address, int timeoutS)
 {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(std::min(timeoutS, 10));
     for (;;) {
-        addrinfo hints{};
+        addrinfo hints {};
         hints.ai_family = AF_UNSPEC;
         hints.ai_socktype = SOCK_STREAM;
         addrinfo* found = nullptr;
@@ -97,8 +100,8 @@ void requireResolvableMaster(const std::string& address, int timeoutS)
             return;
         const std::string why = ::gai_strerror(rc);
         if (rc != EAI_AGAIN)
-            throw ConfigError("MASTER_ADDR '" + address + "' does not resolve to an address (" + why +
-                              "); set it to the host name or IP address of rank 0's node");
+            throw ConfigError("MASTER_ADDR '" + address + "' does not resolve to an address (" + why
+                              + "); set it to the host name or IP address of rank 0's node");
         if (std::chrono::steady_clock::now() > deadline)
             throw CommError("MASTER_ADDR '" + address + "' could not be resolved: " + why);
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -125,8 +128,8 @@ std::unique_ptr<Communicator> connectRanks(const RunConfig& c, const LaunchEnvir
     if (c.device == DeviceKind::Cpu)
         return createGlooCommunicator(rv);
 #endif
-    throw ConfigError(std::string("--device ") + std::string(deviceId(c.device)) +
-                      ": this runner was built without the matching communicator (Gloo for cpu, NCCL for cuda)");
+    throw ConfigError(std::string("--device ") + std::string(deviceId(c.device))
+                      + ": this runner was built without the matching communicator (Gloo for cpu, NCCL for cuda)");
 }
 
 at::Device prepareDevice(const RunConfig& c, const LaunchEnvironment& env)
@@ -137,14 +140,14 @@ at::Device prepareDevice(const RunConfig& c, const LaunchEnvironment& env)
         if (devices == 0)
             throw ConfigError("--device cuda: this runner was built without CUDA or sees no GPU");
         if (env.localRank >= devices)
-            throw ConfigError("LOCAL_RANK " + std::to_string(env.localRank) + " but only " + std::to_string(devices) +
-                              " GPUs are visible");
+            throw ConfigError("LOCAL_RANK " + std::to_string(env.localRank) + " but only " + std::to_string(devices)
+                              + " GPUs are visible");
         device = at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(env.localRank));
     }
     if (device.is_cuda()) {
         // The allocator reads its settings at the first CUDA allocation.
-        if (c.training.expandableSegments && !std::getenv("PYTORCH_ALLOC_CONF") &&
-            !std::getenv("PYTORCH_CUDA_ALLOC_CONF"))
+        if (c.training.expandableSegments && !std::getenv("PYTORCH_ALLOC_CONF")
+            && !std::getenv("PYTORCH_CUDA_ALLOC_CONF"))
             setenv("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True", 0);
         selectDevice(device);
     }

@@ -29,7 +29,7 @@ struct PostBackwardGate : torch::autograd::Function<PostBackwardGate> {
     {
         auto* engine = reinterpret_cast<ShardingEngine*>(ctx->saved_data["engine"].toInt());
         engine->postBackward(static_cast<std::size_t>(ctx->saved_data["unit"].toInt()));
-        return {grads[0], at::Tensor(), at::Tensor()};
+        return { grads[0], at::Tensor(), at::Tensor() };
     }
 };
 
@@ -68,14 +68,14 @@ GradientSink ShardingEngine::gradientSink(std::size_t unit, std::size_t slot)
     auto& u = m_units.at(unit);
     materializeGrads(u);
     const auto& s = u.layout.params.at(slot);
-    return {u.views.at(slot).grad(), overwriteFlag(u, slot, s.offset, s.numel)};
+    return { u.views.at(slot).grad(), overwriteFlag(u, slot, s.offset, s.numel) };
 }
 
 UnwrittenFlag ShardingEngine::overwriteFlag(Unit& u, std::size_t firstSlot, std::int64_t offset, std::int64_t numel)
 {
     if (!m_overwritesKnown) {
         // First step: the buffer was zeroed whole and the writer accumulates; remember the range.
-        u.overwritten.at(firstSlot) = {offset, numel};
+        u.overwritten.at(firstSlot) = { offset, numel };
         return nullptr;
     }
     return u.overwritten.at(firstSlot).second > 0 ? &u.unwritten[firstSlot] : nullptr;
@@ -138,16 +138,16 @@ LinearWeight ShardingEngine::linearWeight(std::size_t unit, std::size_t first, s
         rows += s.shape[0];
     }
     LinearWeight w;
-    w.weight = u.params.span(head.offset, {rows, head.shape[1]});
-    w.weightGrad = u.grads.span(head.offset, {rows, head.shape[1]});
+    w.weight = u.params.span(head.offset, { rows, head.shape[1] });
+    w.weightGrad = u.grads.span(head.offset, { rows, head.shape[1] });
     w.weightUnwritten = overwriteFlag(u, first, head.offset, rows * head.shape[1]);
     if (biasFirst && slots.at(*biasFirst).numel > 0) {
         const auto offset = slots.at(*biasFirst).offset;
         const auto& last = slots.at(*biasFirst + count - 1);
         if (last.offset + last.numel - offset != rows)
             throw std::logic_error("linearWeight: bias slots of " + u.layout.name + " do not match the matrix");
-        w.bias = u.params.span(offset, {rows});
-        w.biasGrad = u.grads.span(offset, {rows});
+        w.bias = u.params.span(offset, { rows });
+        w.biasGrad = u.grads.span(offset, { rows });
         w.biasUnwritten = overwriteFlag(u, *biasFirst, offset, rows);
     }
     return w;
@@ -259,7 +259,7 @@ void ShardingEngine::queueAccumulations(const CommTicket& reduced)
 {
     if (m_unqueuedPartials.empty())
         return;
-    m_pendingAccumulations.push_back({std::move(m_unqueuedPartials), reduced});
+    m_pendingAccumulations.push_back({ std::move(m_unqueuedPartials), reduced });
     m_unqueuedPartials.clear();
     retirePendingAccumulations(1);
 }
@@ -322,7 +322,7 @@ void ShardingEngine::issueGather(std::size_t index, bool prefetch)
         // stream straight into this rank's slice of the gathered buffer, right before the in-place
         // all-gather that fills the rest (at world 1 the copy is the whole gather).
         m_comm.copyAfterComm(full.narrow(0, m_rank * u.layout.shard, u.layout.shard), u.master);
-        u.gatherDone = m_comm.allGatherInPlaceEach({full});
+        u.gatherDone = m_comm.allGatherInPlaceEach({ full });
     }
     u.gathered = true;
 }
@@ -396,8 +396,11 @@ void ShardingEngine::reduceUnit(std::size_t index)
         if (stepsBesideBackward())
             stepBesideBackward(index, m_lastReduction);
         return;
-    case GradReduction::BucketAllReduce: addToBucket(index); return;
-    case GradReduction::ReduceScatter: break;
+    case GradReduction::BucketAllReduce:
+        addToBucket(index);
+        return;
+    case GradReduction::ReduceScatter:
+        break;
     }
     if (u.hostGrad.defined()) {
         downloadReducedSlice(index);
@@ -406,7 +409,7 @@ void ShardingEngine::reduceUnit(std::size_t index)
         queueAccumulations(m_lastReduction);
         if (stepsBesideBackward())
             stepBesideBackward(index, m_lastReduction);
-        releaseAfterReduction({index}, m_lastReduction);
+        releaseAfterReduction({ index }, m_lastReduction);
     }
     if (index != 0) // the root stays gathered until the whole backward is done
         releaseParams(index);
@@ -449,7 +452,7 @@ void ShardingEngine::downloadReducedSlice(std::size_t index)
     if (m_hostSteps)
         m_hostSteps->waitFor(index); // hostGrad is free (the forward waited for the step already)
     m_lastReduction = m_comm.copyAfterComm(u.hostGrad, mine);
-    m_pendingDownloads.push_back({index, m_lastReduction});
+    m_pendingDownloads.push_back({ index, m_lastReduction });
     if (m_hostSteps && m_microStep + 1 == m_microSteps)
         submitHostStep(index, m_lastReduction);
 }
@@ -465,15 +468,15 @@ void ShardingEngine::downloadReducedBucket(const std::vector<at::Tensor>& fulls)
         retireOldestDownload();
     std::vector<at::Tensor> mine;
     for (auto index : m_bucketUnits)
-        mine.push_back(m_units[index].grads.tensor().narrow(0, m_rank * m_units[index].layout.shard,
-                                                            m_units[index].layout.shard));
+        mine.push_back(
+            m_units[index].grads.tensor().narrow(0, m_rank * m_units[index].layout.shard, m_units[index].layout.shard));
     m_comm.reduceScatterMeanEach(fulls, mine);
     for (std::size_t i = 0; i < m_bucketUnits.size(); ++i) {
         const auto index = m_bucketUnits[i];
         if (m_hostSteps)
             m_hostSteps->waitFor(index);
         m_lastReduction = m_comm.copyAfterComm(m_units[index].hostGrad, mine[i]);
-        m_pendingDownloads.push_back({index, m_lastReduction});
+        m_pendingDownloads.push_back({ index, m_lastReduction });
         if (m_hostSteps && m_microStep + 1 == m_microSteps)
             submitHostStep(index, m_lastReduction);
     }
@@ -503,7 +506,7 @@ void ShardingEngine::releaseAfterReduction(std::vector<std::size_t> units, const
     }
     // One reduction stays in flight beside the next unit's backward; the one before it is waited for
     // by the compute stream (it was issued a whole unit's backward earlier) and its buffers freed.
-    m_pendingReleases.push_back({std::move(units), reduced});
+    m_pendingReleases.push_back({ std::move(units), reduced });
     retirePendingReleases(1);
 }
 

@@ -28,14 +28,14 @@ CliResult runCli(QStringList args)
         p.waitForFinished();
         return {};
     }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+    return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+             QString::fromUtf8(p.readAllStandardError()) };
 }
 
 QStringList base()
 {
-    return {QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"), QStringLiteral("--gpu"), QStringLiteral("h200"),
-            QStringLiteral("--gpus-per-node"), QStringLiteral("8")};
+    return { QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),      QStringLiteral("--gpu"),
+             QStringLiteral("h200"),    QStringLiteral("--gpus-per-node"), QStringLiteral("8") };
 }
 
 QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& text)
@@ -56,8 +56,8 @@ class TestCliFrameworks : public QObject {
 private slots:
     void frameworkTargetAndItsDefaultsAreStated()
     {
-        CliResult r = runCli(base() << QStringLiteral("--framework") << QStringLiteral("torchtitan") << QStringLiteral("--format")
-                                    << QStringLiteral("json"));
+        CliResult r = runCli(base() << QStringLiteral("--framework") << QStringLiteral("torchtitan")
+                                    << QStringLiteral("--format") << QStringLiteral("json"));
         QCOMPARE(r.exitCode, 0);
         const json j = json::parse(r.out.toStdString());
         QCOMPARE(j.at("target").at("framework").get<std::string>(), std::string("torchtitan"));
@@ -65,13 +65,15 @@ private slots:
         QCOMPARE(j.at("target").at("precision").get<std::string>(), std::string("bf16-fp32-master"));
         QCOMPARE(j.at("target").at("activation_checkpointing").get<std::string>(), std::string("selective"));
         QCOMPARE(j.at("target").at("from_defaults").size(), std::size_t(2));
-        QCOMPARE(j.at("target").at("unsupported"), json::array({"zero1", "zero2", "zero3", "zero2_offload", "zero3_offload"}));
+        QCOMPARE(j.at("target").at("unsupported"),
+                 json::array({ "zero1", "zero2", "zero3", "zero2_offload", "zero3_offload" }));
 
         // A flag the user gives wins over the framework's default, and the text says which came from where.
         r = runCli(base() << QStringLiteral("--framework=deepspeed") << QStringLiteral("--framework-version")
                           << QStringLiteral("0.15") << QStringLiteral("--precision") << QStringLiteral("bf16"));
         QCOMPARE(r.exitCode, 0);
-        QVERIFY2(r.out.contains(QStringLiteral("Framework: DeepSpeed 0.15 (no activation checkpointing from DeepSpeed's defaults)")),
+        QVERIFY2(r.out.contains(QStringLiteral(
+                     "Framework: DeepSpeed 0.15 (no activation checkpointing from DeepSpeed's defaults)")),
                  qPrintable(r.out));
         QVERIFY(r.out.contains(QStringLiteral("fsdp2_reshard *")));
 
@@ -85,8 +87,9 @@ private slots:
 
     void interNodeBandwidthIsStatedAndNamed()
     {
-        CliResult r = runCli(base() << QStringLiteral("--nodes") << QStringLiteral("2") << QStringLiteral("--inter-node")
-                                    << QStringLiteral("ib-8x400") << QStringLiteral("--format") << QStringLiteral("json"));
+        CliResult r
+            = runCli(base() << QStringLiteral("--nodes") << QStringLiteral("2") << QStringLiteral("--inter-node")
+                            << QStringLiteral("ib-8x400") << QStringLiteral("--format") << QStringLiteral("json"));
         QCOMPARE(r.exitCode, 0);
         json j = json::parse(r.out.toStdString());
         QCOMPARE(j.at("inter_node").at("gbps").get<double>(), 400.0);
@@ -95,7 +98,8 @@ private slots:
         r = runCli(base() << QStringLiteral("--nodes") << QStringLiteral("2") << QStringLiteral("--inter-node-gbps")
                           << QStringLiteral("25"));
         QCOMPARE(r.exitCode, 0);
-        QVERIFY2(r.out.contains(QStringLiteral("Inter-node network: 25 GB/s per node per direction")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("Inter-node network: 25 GB/s per node per direction")),
+                 qPrintable(r.out));
 
         r = runCli(base() << QStringLiteral("--inter-node-gbps") << QStringLiteral("-3"));
         QCOMPARE(r.exitCode, 2);
@@ -108,8 +112,8 @@ private slots:
     void exportWritesTheRecommendationOrTheChosenCandidate()
     {
         // The recommendation (zero0 for 7B on eight H200s) as a ds_config on stdout.
-        CliResult r = runCli(base() << QStringLiteral("--framework") << QStringLiteral("deepspeed") << QStringLiteral("--export")
-                                    << QStringLiteral("ds-config"));
+        CliResult r = runCli(base() << QStringLiteral("--framework") << QStringLiteral("deepspeed")
+                                    << QStringLiteral("--export") << QStringLiteral("ds-config"));
         QCOMPARE(r.exitCode, 0);
         json j = json::parse(r.out.toStdString());
         QCOMPARE(j.at("zero_optimization").at("stage").get<int>(), 0);
@@ -123,8 +127,8 @@ private slots:
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("accelerate.yaml"));
         r = runCli(base() << QStringLiteral("--framework") << QStringLiteral("fsdp2") << QStringLiteral("--export")
-                          << QStringLiteral("accelerate") << QStringLiteral("--strategy") << QStringLiteral("fsdp2_reshard")
-                          << QStringLiteral("--output") << path);
+                          << QStringLiteral("accelerate") << QStringLiteral("--strategy")
+                          << QStringLiteral("fsdp2_reshard") << QStringLiteral("--output") << path);
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains(QStringLiteral("Recommendation:"))); // the plan is printed as usual
         QFile f(path);
@@ -155,21 +159,21 @@ private slots:
             "train_batch_size": 64, "train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 4,
             "bf16": {"enabled": true}, "optimizer": {"type": "AdamW"},
             "zero_optimization": {"stage": 3, "stage3_max_live_parameters": "auto", "mystery_knob": 1}})");
-        CliResult r = runCli({QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"), QStringLiteral("--gpu"),
-                              QStringLiteral("h200"), QStringLiteral("--from"), ds, QStringLiteral("--format"),
-                              QStringLiteral("json")});
+        CliResult r = runCli({ QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"), QStringLiteral("--gpu"),
+                               QStringLiteral("h200"), QStringLiteral("--from"), ds, QStringLiteral("--format"),
+                               QStringLiteral("json") });
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.err.contains(QStringLiteral("warning: zero_optimization.mystery_knob:")), qPrintable(r.err));
         json j = json::parse(r.out.toStdString());
         QCOMPARE(j.at("target").at("framework").get<std::string>(), std::string("deepspeed"));
         QCOMPARE(j.at("imported").at("strategy").get<std::string>(), std::string("zero3"));
-        QCOMPARE(j.at("imported").at("auto"), json::array({"zero_optimization.stage3_max_live_parameters"}));
+        QCOMPARE(j.at("imported").at("auto"), json::array({ "zero_optimization.stage3_max_live_parameters" }));
         QCOMPARE(j.at("imported").at("warnings").size(), std::size_t(1));
 
         // The file's world (64 / (2 x 4) = 8 GPUs) and strategy reach the export; a typed flag wins.
-        r = runCli({QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"), QStringLiteral("--gpu"), QStringLiteral("h200"),
-                    QStringLiteral("--from"), ds, QStringLiteral("--micro-batch"), QStringLiteral("1"),
-                    QStringLiteral("--export"), QStringLiteral("ds-config")});
+        r = runCli({ QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"), QStringLiteral("--gpu"),
+                     QStringLiteral("h200"), QStringLiteral("--from"), ds, QStringLiteral("--micro-batch"),
+                     QStringLiteral("1"), QStringLiteral("--export"), QStringLiteral("ds-config") });
         QCOMPARE(r.exitCode, 0);
         j = json::parse(r.out.toStdString());
         QCOMPARE(j.at("zero_optimization").at("stage").get<int>(), 3);
@@ -177,11 +181,13 @@ private slots:
         QCOMPARE(j.at("gradient_accumulation_steps").get<int>(), 4);
         QCOMPARE(j.at("train_batch_size").get<int>(), 32);
 
-        const QString yaml = writeFile(dir, QStringLiteral("accelerate.yaml"),
-                                       "distributed_type: FSDP\nmixed_precision: bf16\nnum_machines: 2\nnum_processes: 16\n"
-                                       "fsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n");
-        r = runCli({QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"), QStringLiteral("--gpu"), QStringLiteral("h200"),
-                    QStringLiteral("--from"), yaml, QStringLiteral("--format"), QStringLiteral("json")});
+        const QString yaml
+            = writeFile(dir, QStringLiteral("accelerate.yaml"),
+                        "distributed_type: FSDP\nmixed_precision: bf16\nnum_machines: 2\nnum_processes: 16\n"
+                        "fsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n");
+        r = runCli({ QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"), QStringLiteral("--gpu"),
+                     QStringLiteral("h200"), QStringLiteral("--from"), yaml, QStringLiteral("--format"),
+                     QStringLiteral("json") });
         QCOMPARE(r.exitCode, 0);
         j = json::parse(r.out.toStdString());
         QCOMPARE(j.at("target").at("framework").get<std::string>(), std::string("fsdp2"));
@@ -192,7 +198,8 @@ private slots:
         r = runCli(base() << QStringLiteral("--from") << bad);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("zero_optimization.stage:")), qPrintable(r.err));
-        const QString badYaml = writeFile(dir, QStringLiteral("bad.yaml"), "distributed_type: FSDP\nnum_machines: two\n");
+        const QString badYaml
+            = writeFile(dir, QStringLiteral("bad.yaml"), "distributed_type: FSDP\nnum_machines: two\n");
         r = runCli(base() << QStringLiteral("--from") << badYaml);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("num_machines:")), qPrintable(r.err));

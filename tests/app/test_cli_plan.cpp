@@ -27,8 +27,8 @@ CliResult runCli(const QStringList& args, const QProcessEnvironment& env = QProc
         p.waitForFinished();
         return {};
     }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+    return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+             QString::fromUtf8(p.readAllStandardError()) };
 }
 
 } // namespace
@@ -39,9 +39,9 @@ class TestCliPlan : public QObject {
 private slots:
     void planJsonHasTheDocumentedShape()
     {
-        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-3b"),
-                                    QStringLiteral("--gpu"), QStringLiteral("h200"), QStringLiteral("--format"),
-                                    QStringLiteral("json")});
+        const CliResult r = runCli({ QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-3b"),
+                                     QStringLiteral("--gpu"), QStringLiteral("h200"), QStringLiteral("--format"),
+                                     QStringLiteral("json") });
         QCOMPARE(r.exitCode, 0);
         const json j = json::parse(r.out.toStdString());
         QCOMPARE(j.at("recommendation").at("strategy").get<std::string>(), std::string("zero0"));
@@ -49,8 +49,8 @@ private slots:
         QVERIFY(!j.at("recommendation").at("reasons").empty());
         QCOMPARE(j.at("candidates").size(), std::size_t(9));
         for (const json& c : j.at("candidates")) {
-            for (const char* key : {"strategy", "fits", "peak_gib", "breakdown_gib", "tokens_per_s", "step_time_s",
-                                    "mfu", "nccl_share"})
+            for (const char* key : { "strategy", "fits", "peak_gib", "breakdown_gib", "tokens_per_s", "step_time_s",
+                                     "mfu", "nccl_share" })
                 QVERIFY2(c.contains(key), key);
             QVERIFY(c.at("peak_gib").get<double>() > 0);
         }
@@ -60,18 +60,18 @@ private slots:
     {
         // 72B on eight PCIe-linked H200s at sequence 512: only the full shards fit (step 2), and on
         // PCIe the rule picks ZeRO-3 and asks to measure FSDP2 too.
-        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model=qwen2.5-72b"),
-                                    QStringLiteral("--gpu=h200"), QStringLiteral("--gpus-per-node"), QStringLiteral("8"),
-                                    QStringLiteral("--nodes"), QStringLiteral("1"), QStringLiteral("--interconnect"),
-                                    QStringLiteral("pcie"), QStringLiteral("--seq"), QStringLiteral("512"),
-                                    QStringLiteral("--micro-batch"), QStringLiteral("1"), QStringLiteral("--precision"),
-                                    QStringLiteral("bf16"), QStringLiteral("--expandable-segments"),
-                                    QStringLiteral("--format"), QStringLiteral("json")});
+        const CliResult r
+            = runCli({ QStringLiteral("plan"), QStringLiteral("--model=qwen2.5-72b"), QStringLiteral("--gpu=h200"),
+                       QStringLiteral("--gpus-per-node"), QStringLiteral("8"), QStringLiteral("--nodes"),
+                       QStringLiteral("1"), QStringLiteral("--interconnect"), QStringLiteral("pcie"),
+                       QStringLiteral("--seq"), QStringLiteral("512"), QStringLiteral("--micro-batch"),
+                       QStringLiteral("1"), QStringLiteral("--precision"), QStringLiteral("bf16"),
+                       QStringLiteral("--expandable-segments"), QStringLiteral("--format"), QStringLiteral("json") });
         QCOMPARE(r.exitCode, 0);
         const json j = json::parse(r.out.toStdString());
         QCOMPARE(j.at("recommendation").at("strategy").get<std::string>(), std::string("zero3"));
         QCOMPARE(j.at("recommendation").at("step").get<int>(), 2);
-        QCOMPARE(j.at("recommendation").at("also_measure"), json::array({"fsdp2_reshard"}));
+        QCOMPARE(j.at("recommendation").at("also_measure"), json::array({ "fsdp2_reshard" }));
     }
 
     // Qwen2.5-0.5B at 1024 tokens on one H200: the host issuing every kernel sets the pace, so a step
@@ -79,11 +79,11 @@ private slots:
     // strategies cannot be captured and keep their prediction.
     void cudaGraphsSpeedUpTheGpuResidentStrategies()
     {
-        const QStringList base{QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-0.5b"),
-                               QStringLiteral("--gpu"), QStringLiteral("h200"), QStringLiteral("--seq"),
-                               QStringLiteral("1024"), QStringLiteral("--format"), QStringLiteral("json")};
+        const QStringList base { QStringLiteral("plan"),  QStringLiteral("--model"),  QStringLiteral("qwen2.5-0.5b"),
+                                 QStringLiteral("--gpu"), QStringLiteral("h200"),     QStringLiteral("--seq"),
+                                 QStringLiteral("1024"),  QStringLiteral("--format"), QStringLiteral("json") };
         const CliResult eager = runCli(base);
-        const CliResult graphed = runCli(base + QStringList{QStringLiteral("--cuda-graphs")});
+        const CliResult graphed = runCli(base + QStringList { QStringLiteral("--cuda-graphs") });
         QCOMPARE(eager.exitCode, 0);
         QVERIFY2(graphed.exitCode == 0, qPrintable(graphed.err));
         const json e = json::parse(eager.out.toStdString())["candidates"];
@@ -103,28 +103,32 @@ private slots:
 
     void cudaGraphsAreShownInTheTable()
     {
-        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-0.5b"),
-                                    QStringLiteral("--gpu"), QStringLiteral("h200"), QStringLiteral("--seq"),
-                                    QStringLiteral("1024"), QStringLiteral("--cuda-graphs")});
+        const CliResult r = runCli({ QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-0.5b"),
+                                     QStringLiteral("--gpu"), QStringLiteral("h200"), QStringLiteral("--seq"),
+                                     QStringLiteral("1024"), QStringLiteral("--cuda-graphs") });
         QCOMPARE(r.exitCode, 0);
         const QString header = r.out.section(QLatin1Char('\n'), 0, 0);
         QVERIFY2(header.contains(QStringLiteral("sequence 1024 tokens, bf16, CUDA graphs")), qPrintable(header));
-        QVERIFY2(r.out.contains(QStringLiteral("Runs worth validating (1 GPU(s), micro-batch 1, sequence 1024 tokens): zero0 (CUDA graphs)")),
+        QVERIFY2(r.out.contains(QStringLiteral(
+                     "Runs worth validating (1 GPU(s), micro-batch 1, sequence 1024 tokens): zero0 (CUDA graphs)")),
                  qPrintable(r.out));
-        QVERIFY(r.out.contains(QStringLiteral("the offload strategies run their optimizer on the host and stay eager")));
-        const CliResult eager = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-0.5b"),
-                                        QStringLiteral("--gpu"), QStringLiteral("h200")});
+        QVERIFY(
+            r.out.contains(QStringLiteral("the offload strategies run their optimizer on the host and stay eager")));
+        const CliResult eager
+            = runCli({ QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-0.5b"),
+                       QStringLiteral("--gpu"), QStringLiteral("h200") });
         QCOMPARE(eager.exitCode, 0);
         QVERIFY(!eager.out.contains(QStringLiteral("CUDA graphs")));
     }
 
     void precisionChangesTheOptimizerState()
     {
-        const QStringList base{QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
-                               QStringLiteral("--gpu"), QStringLiteral("h200"), QStringLiteral("--format"),
-                               QStringLiteral("json")};
+        const QStringList base { QStringLiteral("plan"),  QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
+                                 QStringLiteral("--gpu"), QStringLiteral("h200"),    QStringLiteral("--format"),
+                                 QStringLiteral("json") };
         const CliResult bf16 = runCli(base);
-        const CliResult master = runCli(base + QStringList{QStringLiteral("--precision"), QStringLiteral("bf16-fp32-master")});
+        const CliResult master
+            = runCli(base + QStringList { QStringLiteral("--precision"), QStringLiteral("bf16-fp32-master") });
         QCOMPARE(bf16.exitCode, 0);
         QCOMPARE(master.exitCode, 0);
         const double a = json::parse(bf16.out.toStdString())["candidates"][0]["breakdown_gib"]["device_optimizer"];
@@ -134,14 +138,15 @@ private slots:
 
     void planTableShowsEveryStrategyWithUnits()
     {
-        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
-                                    QStringLiteral("--gpu"), QStringLiteral("a100-80gb"), QStringLiteral("--gpus-per-node"),
-                                    QStringLiteral("8"), QStringLiteral("--seq"), QStringLiteral("8192")});
+        const CliResult r
+            = runCli({ QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
+                       QStringLiteral("--gpu"), QStringLiteral("a100-80gb"), QStringLiteral("--gpus-per-node"),
+                       QStringLiteral("8"), QStringLiteral("--seq"), QStringLiteral("8192") });
         QCOMPARE(r.exitCode, 0);
-        for (const char* id : {"zero0", "zero1", "zero2", "zero3", "zero2_offload", "zero3_offload", "fsdp2_noreshard",
-                               "fsdp2_reshard", "fsdp2_reshard_offload"})
+        for (const char* id : { "zero0", "zero1", "zero2", "zero3", "zero2_offload", "zero3_offload", "fsdp2_noreshard",
+                                "fsdp2_reshard", "fsdp2_reshard_offload" })
             QVERIFY2(r.out.contains(QLatin1String(id)), id);
-        for (const char* header : {"peak GiB", "tokens/s", "step s", "MFU %", "NCCL %"})
+        for (const char* header : { "peak GiB", "tokens/s", "step s", "MFU %", "NCCL %" })
             QVERIFY2(r.out.contains(QLatin1String(header)), header);
         QVERIFY(r.out.contains(QStringLiteral("Recommendation: zero1 (step 1: lightest_fits)")));
         QVERIFY(r.out.contains(QStringLiteral("zero0 does not fit")));
@@ -161,12 +166,12 @@ private slots:
                   "num_key_value_heads":2,"vocab_size":151936,"tie_word_embeddings":true,
                   "rms_norm_eps":1e-06,"rope_theta":1000000.0,"max_position_embeddings":32768})");
         f.close();
-        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model"), path, QStringLiteral("--gpu"),
-                                    QStringLiteral("l4"), QStringLiteral("--format"), QStringLiteral("json")});
+        const CliResult r = runCli({ QStringLiteral("plan"), QStringLiteral("--model"), path, QStringLiteral("--gpu"),
+                                     QStringLiteral("l4"), QStringLiteral("--format"), QStringLiteral("json") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const CliResult preset = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-0.5b"),
-                                         QStringLiteral("--gpu"), QStringLiteral("l4"), QStringLiteral("--format"),
-                                         QStringLiteral("json")});
+        const CliResult preset = runCli({ QStringLiteral("plan"), QStringLiteral("--model"),
+                                          QStringLiteral("qwen2.5-0.5b"), QStringLiteral("--gpu"), QStringLiteral("l4"),
+                                          QStringLiteral("--format"), QStringLiteral("json") });
         QCOMPARE(json::parse(r.out.toStdString())["candidates"], json::parse(preset.out.toStdString())["candidates"]);
     }
 
@@ -183,8 +188,9 @@ private slots:
                                                    "qwen2, llama, mistral");
         QTest::newRow("Gemma 2") << QStringLiteral("gemma2-9b/config.json")
                                  << QStringLiteral("--model: config.json.model_type: 'gemma2' is not a family");
-        QTest::newRow("overflowing sizes") << QStringLiteral("overflow-hidden-and-vocab/config.json")
-                                           << QStringLiteral("--model: config.json.hidden_size: must be in [1, 131072]");
+        QTest::newRow("overflowing sizes")
+            << QStringLiteral("overflow-hidden-and-vocab/config.json")
+            << QStringLiteral("--model: config.json.hidden_size: must be in [1, 131072]");
         QTest::newRow("duplicate key") << QStringLiteral("duplicate-key/config.json")
                                        << QStringLiteral("--model: config.json.hidden_size: duplicate key");
         QTest::newRow("Shardwise model file") << QStringLiteral("shardwise-layers-1e9/model.json")
@@ -205,12 +211,12 @@ private slots:
             QVERIFY(f.open(QIODevice::WriteOnly));
             f.write(before);
         }
-        for (const QString& db : {absent, present}) {
+        for (const QString& db : { absent, present }) {
             QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
             env.insert(QStringLiteral("SHARDWISE_DB"), db);
-            for (const QStringList& extra : {QStringList{}, QStringList{QStringLiteral("--calibrated")}}) {
-                const CliResult r = runCli(QStringList{QStringLiteral("plan"), QStringLiteral("--model"), model,
-                                                       QStringLiteral("--gpu"), QStringLiteral("h200")}
+            for (const QStringList& extra : { QStringList {}, QStringList { QStringLiteral("--calibrated") } }) {
+                const CliResult r = runCli(QStringList { QStringLiteral("plan"), QStringLiteral("--model"), model,
+                                                         QStringLiteral("--gpu"), QStringLiteral("h200") }
                                                + extra,
                                            env);
                 QCOMPARE(r.exitCode, 2);
@@ -229,18 +235,22 @@ private slots:
     // their ~110 GiB of host state does not fit the node; the table, the note and the JSON say so.
     void hostRamDecidesTheOffloadStrategies()
     {
-        const QStringList base{QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-14b"),
-                               QStringLiteral("--gpu"), QStringLiteral("h200"), QStringLiteral("--seq"), QStringLiteral("1024")};
-        const CliResult small = runCli(base + QStringList{QStringLiteral("--host-ram-gib"), QStringLiteral("128")});
+        const QStringList base { QStringLiteral("plan"),  QStringLiteral("--model"), QStringLiteral("qwen2.5-14b"),
+                                 QStringLiteral("--gpu"), QStringLiteral("h200"),    QStringLiteral("--seq"),
+                                 QStringLiteral("1024") };
+        const CliResult small = runCli(base + QStringList { QStringLiteral("--host-ram-gib"), QStringLiteral("128") });
         QCOMPARE(small.exitCode, 0);
-        QVERIFY2(small.out.contains(QStringLiteral("host RAM 128 GiB per node, 102.4 GiB usable")), qPrintable(small.out));
+        QVERIFY2(small.out.contains(QStringLiteral("host RAM 128 GiB per node, 102.4 GiB usable")),
+                 qPrintable(small.out));
         for (const QString& line : small.out.split(QLatin1Char('\n')))
-            if (line.startsWith(QStringLiteral("zero3_offload")) || line.startsWith(QStringLiteral("fsdp2_reshard_offload")))
+            if (line.startsWith(QStringLiteral("zero3_offload"))
+                || line.startsWith(QStringLiteral("fsdp2_reshard_offload")))
                 QVERIFY2(line.contains(QStringLiteral("no: host")), qPrintable(line));
         QVERIFY(small.out.contains(QStringLiteral("exceeds the node's usable RAM")));
-        const CliResult big = runCli(base + QStringList{QStringLiteral("--format"), QStringLiteral("json")});
-        const CliResult smallJson = runCli(base + QStringList{QStringLiteral("--host-ram-gib=128"), QStringLiteral("--format"),
-                                                              QStringLiteral("json")});
+        const CliResult big = runCli(base + QStringList { QStringLiteral("--format"), QStringLiteral("json") });
+        const CliResult smallJson = runCli(
+            base
+            + QStringList { QStringLiteral("--host-ram-gib=128"), QStringLiteral("--format"), QStringLiteral("json") });
         QCOMPARE(big.exitCode, 0);
         QCOMPARE(smallJson.exitCode, 0);
         const json b = json::parse(big.out.toStdString());
@@ -263,10 +273,10 @@ private slots:
 
     void nothingFitsStillExitsZeroWithRemedies()
     {
-        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-72b"),
-                                    QStringLiteral("--gpu"), QStringLiteral("a100-40gb"), QStringLiteral("--gpus-per-node"),
-                                    QStringLiteral("8"), QStringLiteral("--seq"), QStringLiteral("4096"),
-                                    QStringLiteral("--format"), QStringLiteral("json")});
+        const CliResult r = runCli({ QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-72b"),
+                                     QStringLiteral("--gpu"), QStringLiteral("a100-40gb"),
+                                     QStringLiteral("--gpus-per-node"), QStringLiteral("8"), QStringLiteral("--seq"),
+                                     QStringLiteral("4096"), QStringLiteral("--format"), QStringLiteral("json") });
         QCOMPARE(r.exitCode, 0);
         const json j = json::parse(r.out.toStdString());
         QVERIFY(j["recommendation"]["strategy"].is_null());
@@ -278,53 +288,60 @@ private slots:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("flag");
-        const QStringList ok{QStringLiteral("--model"), QStringLiteral("qwen2.5-3b"), QStringLiteral("--gpu"),
-                             QStringLiteral("h200")};
+        const QStringList ok { QStringLiteral("--model"), QStringLiteral("qwen2.5-3b"), QStringLiteral("--gpu"),
+                               QStringLiteral("h200") };
         auto with = [&](std::initializer_list<const char*> extra) {
             QStringList a = ok;
             for (const char* e : extra)
                 a << QString::fromLatin1(e);
             return a;
         };
-        QTest::newRow("sequence not a number") << with({"--seq", "abc"}) << QStringLiteral("--seq");
-        QTest::newRow("sequence zero") << with({"--seq", "0"}) << QStringLiteral("--seq");
-        QTest::newRow("micro-batch trailing text") << with({"--micro-batch", "4x"}) << QStringLiteral("--micro-batch");
-        QTest::newRow("no nodes") << with({"--nodes", "0"}) << QStringLiteral("--nodes");
-        QTest::newRow("too many GPUs per node") << with({"--gpus-per-node", "65"}) << QStringLiteral("--gpus-per-node");
-        QTest::newRow("missing value") << with({"--gpus-per-node"}) << QStringLiteral("--gpus-per-node");
-        QTest::newRow("unknown interconnect") << with({"--interconnect", "infiniband"}) << QStringLiteral("--interconnect");
-        QTest::newRow("NVLink on L4") << QStringList{QStringLiteral("--model"), QStringLiteral("qwen2.5-3b"),
-                                                     QStringLiteral("--gpu"), QStringLiteral("l4"),
-                                                     QStringLiteral("--gpus-per-node"), QStringLiteral("4"),
-                                                     QStringLiteral("--interconnect"), QStringLiteral("nvlink")}
+        QTest::newRow("sequence not a number") << with({ "--seq", "abc" }) << QStringLiteral("--seq");
+        QTest::newRow("sequence zero") << with({ "--seq", "0" }) << QStringLiteral("--seq");
+        QTest::newRow("micro-batch trailing text")
+            << with({ "--micro-batch", "4x" }) << QStringLiteral("--micro-batch");
+        QTest::newRow("no nodes") << with({ "--nodes", "0" }) << QStringLiteral("--nodes");
+        QTest::newRow("too many GPUs per node")
+            << with({ "--gpus-per-node", "65" }) << QStringLiteral("--gpus-per-node");
+        QTest::newRow("missing value") << with({ "--gpus-per-node" }) << QStringLiteral("--gpus-per-node");
+        QTest::newRow("unknown interconnect")
+            << with({ "--interconnect", "infiniband" }) << QStringLiteral("--interconnect");
+        QTest::newRow("NVLink on L4") << QStringList { QStringLiteral("--model"),         QStringLiteral("qwen2.5-3b"),
+                                                       QStringLiteral("--gpu"),           QStringLiteral("l4"),
+                                                       QStringLiteral("--gpus-per-node"), QStringLiteral("4"),
+                                                       QStringLiteral("--interconnect"),  QStringLiteral("nvlink") }
                                       << QStringLiteral("--interconnect");
-        QTest::newRow("host RAM not a number") << with({"--host-ram-gib", "lots"}) << QStringLiteral("--host-ram-gib");
-        QTest::newRow("host RAM below 1 GiB") << with({"--host-ram-gib", "0.5"}) << QStringLiteral("--host-ram-gib");
-        QTest::newRow("unknown precision") << with({"--precision", "fp8"}) << QStringLiteral("--precision");
-        QTest::newRow("unknown format") << with({"--format", "xml"}) << QStringLiteral("--format");
-        QTest::newRow("switch with a value") << with({"--expandable-segments=yes"}) << QStringLiteral("--expandable-segments");
-        QTest::newRow("graphs switch with a value") << with({"--cuda-graphs=on"}) << QStringLiteral("--cuda-graphs");
-        QTest::newRow("graphs with fp32 master weights") << with({"--cuda-graphs", "--precision", "bf16-fp32-master"})
-                                                         << QStringLiteral("--cuda-graphs");
-        QTest::newRow("unknown option") << with({"--bogus"}) << QStringLiteral("--bogus");
-        QTest::newRow("unknown model") << QStringList{QStringLiteral("--model"), QStringLiteral("gpt-7"),
-                                                      QStringLiteral("--gpu"), QStringLiteral("h200")}
+        QTest::newRow("host RAM not a number")
+            << with({ "--host-ram-gib", "lots" }) << QStringLiteral("--host-ram-gib");
+        QTest::newRow("host RAM below 1 GiB") << with({ "--host-ram-gib", "0.5" }) << QStringLiteral("--host-ram-gib");
+        QTest::newRow("unknown precision") << with({ "--precision", "fp8" }) << QStringLiteral("--precision");
+        QTest::newRow("unknown format") << with({ "--format", "xml" }) << QStringLiteral("--format");
+        QTest::newRow("switch with a value")
+            << with({ "--expandable-segments=yes" }) << QStringLiteral("--expandable-segments");
+        QTest::newRow("graphs switch with a value") << with({ "--cuda-graphs=on" }) << QStringLiteral("--cuda-graphs");
+        QTest::newRow("graphs with fp32 master weights")
+            << with({ "--cuda-graphs", "--precision", "bf16-fp32-master" }) << QStringLiteral("--cuda-graphs");
+        QTest::newRow("unknown option") << with({ "--bogus" }) << QStringLiteral("--bogus");
+        QTest::newRow("unknown model") << QStringList { QStringLiteral("--model"), QStringLiteral("gpt-7"),
+                                                        QStringLiteral("--gpu"), QStringLiteral("h200") }
                                        << QStringLiteral("--model");
-        QTest::newRow("unknown GPU") << QStringList{QStringLiteral("--model"), QStringLiteral("qwen2.5-3b"),
-                                                    QStringLiteral("--gpu"), QStringLiteral("v100")}
+        QTest::newRow("unknown GPU") << QStringList { QStringLiteral("--model"), QStringLiteral("qwen2.5-3b"),
+                                                      QStringLiteral("--gpu"), QStringLiteral("v100") }
                                      << QStringLiteral("--gpu");
-        QTest::newRow("no model") << QStringList{QStringLiteral("--gpu"), QStringLiteral("h200")} << QStringLiteral("--model");
-        QTest::newRow("no GPU") << QStringList{QStringLiteral("--model"), QStringLiteral("qwen2.5-3b")}
+        QTest::newRow("no model") << QStringList { QStringLiteral("--gpu"), QStringLiteral("h200") }
+                                  << QStringLiteral("--model");
+        QTest::newRow("no GPU") << QStringList { QStringLiteral("--model"), QStringLiteral("qwen2.5-3b") }
                                 << QStringLiteral("--gpu");
-        QTest::newRow("model file that is not JSON") << QStringList{QStringLiteral("--model"), QStringLiteral(SHARDWISE_SOURCE_DIR "/CMakeLists.txt"),
-                                                                    QStringLiteral("--gpu"), QStringLiteral("h200")}
-                                                     << QStringLiteral("--model");
+        QTest::newRow("model file that is not JSON")
+            << QStringList { QStringLiteral("--model"), QStringLiteral(SHARDWISE_SOURCE_DIR "/CMakeLists.txt"),
+                             QStringLiteral("--gpu"), QStringLiteral("h200") }
+            << QStringLiteral("--model");
     }
     void badInputExitsTwoNamingTheFlag()
     {
         QFETCH(QStringList, args);
         QFETCH(QString, flag);
-        const CliResult r = runCli(QStringList{QStringLiteral("plan")} + args);
+        const CliResult r = runCli(QStringList { QStringLiteral("plan") } + args);
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.out.isEmpty());
         QVERIFY2(r.err.startsWith(QStringLiteral("shardwise-cli plan: ") + flag), qPrintable(r.err));
@@ -332,16 +349,17 @@ private slots:
 
     void planHelpDescribesEveryFlag()
     {
-        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--help")});
+        const CliResult r = runCli({ QStringLiteral("plan"), QStringLiteral("--help") });
         QCOMPARE(r.exitCode, 0);
-        for (const char* flag : {"--model", "--gpu", "--gpus-per-node", "--nodes", "--interconnect", "--host-ram-gib", "--seq",
-                                 "--micro-batch", "--precision", "--expandable-segments", "--cuda-graphs", "--format"})
+        for (const char* flag :
+             { "--model", "--gpu", "--gpus-per-node", "--nodes", "--interconnect", "--host-ram-gib", "--seq",
+               "--micro-batch", "--precision", "--expandable-segments", "--cuda-graphs", "--format" })
             QVERIFY2(r.out.contains(QLatin1String(flag)), flag);
     }
 
     void presetsListsModelsAndGpus()
     {
-        const CliResult r = runCli({QStringLiteral("presets")});
+        const CliResult r = runCli({ QStringLiteral("presets") });
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains(QStringLiteral("qwen2.5-3b")));
         QVERIFY(r.out.contains(QStringLiteral("3.09 B")));
@@ -351,7 +369,7 @@ private slots:
 
     void presetsJsonCarriesParameterCounts()
     {
-        const CliResult r = runCli({QStringLiteral("presets"), QStringLiteral("--format"), QStringLiteral("json")});
+        const CliResult r = runCli({ QStringLiteral("presets"), QStringLiteral("--format"), QStringLiteral("json") });
         QCOMPARE(r.exitCode, 0);
         const json j = json::parse(r.out.toStdString());
         bool found = false;
@@ -368,16 +386,16 @@ private slots:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("flag");
-        QTest::newRow("unknown option") << QStringList{QStringLiteral("--all")} << QStringLiteral("--all");
-        QTest::newRow("unknown format") << QStringList{QStringLiteral("--format"), QStringLiteral("csv")}
+        QTest::newRow("unknown option") << QStringList { QStringLiteral("--all") } << QStringLiteral("--all");
+        QTest::newRow("unknown format") << QStringList { QStringLiteral("--format"), QStringLiteral("csv") }
                                         << QStringLiteral("--format");
-        QTest::newRow("missing format") << QStringList{QStringLiteral("--format")} << QStringLiteral("--format");
+        QTest::newRow("missing format") << QStringList { QStringLiteral("--format") } << QStringLiteral("--format");
     }
     void presetsRejectsBadFlags()
     {
         QFETCH(QStringList, args);
         QFETCH(QString, flag);
-        const CliResult r = runCli(QStringList{QStringLiteral("presets")} + args);
+        const CliResult r = runCli(QStringList { QStringLiteral("presets") } + args);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.startsWith(QStringLiteral("shardwise-cli presets: ") + flag), qPrintable(r.err));
     }

@@ -84,8 +84,8 @@ void writeCell(const std::filesystem::path& dir, const CellSpec& c, bool normInp
 {
     std::filesystem::create_directories(dir / "cells");
     std::ofstream out(dir / "cells"
-                      / (std::string(c.model) + "__" + std::string(strategyId(c.strategy)) + "__" + std::to_string(c.seq)
-                         + ".jsonl"));
+                      / (std::string(c.model) + "__" + std::string(strategyId(c.strategy)) + "__"
+                         + std::to_string(c.seq) + ".jsonl"));
     protocol::StartEvent start;
     start.config = runConfig(c);
     start.deviceName = "NVIDIA H200";
@@ -116,15 +116,15 @@ void writeCell(const std::filesystem::path& dir, const CellSpec& c, bool normInp
 
 void writeDeviceTxt(const std::filesystem::path& dir, const std::string& commit)
 {
-    std::ofstream(dir / "device.txt") << "# one call\n2026-12-03T07:45:00Z\n" << commit
-                                      << "\nNVIDIA H200, 143771 MiB, 580.159.04\n";
+    std::ofstream(dir / "device.txt") << "# one call\n2026-12-03T07:45:00Z\n"
+                                      << commit << "\nNVIDIA H200, 143771 MiB, 580.159.04\n";
 }
 
-const CellSpec kSmallTimed{"qwen2.5-0.5b", Strategy::Zero0, 1024, 40000.0, 5.6};
-const CellSpec kMediumTimed{"qwen2.5-1.5b", Strategy::Zero0, 1024, 25000.0, 15.0};
-const CellSpec kLargeOomTimed{"qwen2.5-14b", Strategy::Zero0, 8192, std::nullopt, 0};
-const CellSpec kMemoryOnlyCompleted{"qwen2.5-1.5b", Strategy::Zero1, 2048, kAbsurdTokensPerS, 16.5};
-const CellSpec kMemoryOnlyOom{"qwen2.5-0.5b", Strategy::Zero0, 2048, std::nullopt, 0};
+const CellSpec kSmallTimed { "qwen2.5-0.5b", Strategy::Zero0, 1024, 40000.0, 5.6 };
+const CellSpec kMediumTimed { "qwen2.5-1.5b", Strategy::Zero0, 1024, 25000.0, 15.0 };
+const CellSpec kLargeOomTimed { "qwen2.5-14b", Strategy::Zero0, 8192, std::nullopt, 0 };
+const CellSpec kMemoryOnlyCompleted { "qwen2.5-1.5b", Strategy::Zero1, 2048, kAbsurdTokensPerS, 16.5 };
+const CellSpec kMemoryOnlyOom { "qwen2.5-0.5b", Strategy::Zero0, 2048, std::nullopt, 0 };
 
 const nlohmann::json* findCell(const nlohmann::json& report, const CellSpec& c)
 {
@@ -140,7 +140,7 @@ const QString kRunner = QStringLiteral(SHARDWISE_BINARY_DIR "/bin/shardwise-runn
 int freePort()
 {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
+    sockaddr_in address {};
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t length = sizeof address;
@@ -179,9 +179,9 @@ private slots:
         const std::filesystem::path root = m_dir.path().toStdString();
         m_timed = root / "timed";
         m_memoryOnly = root / "memory-only";
-        for (const CellSpec& c : {kSmallTimed, kMediumTimed, kLargeOomTimed})
+        for (const CellSpec& c : { kSmallTimed, kMediumTimed, kLargeOomTimed })
             writeCell(m_timed, c, kTimedRunnerKeptNormInputs);
-        for (const CellSpec& c : {kMemoryOnlyCompleted, kMemoryOnlyOom})
+        for (const CellSpec& c : { kMemoryOnlyCompleted, kMemoryOnlyOom })
             writeCell(m_memoryOnly, c, kMemoryOnlyRunnerKeptNormInputs);
         writeDeviceTxt(m_timed, kTimedCommit);
         writeDeviceTxt(m_memoryOnly, kMemoryOnlyCommit);
@@ -189,9 +189,9 @@ private slots:
         const QString out = QString::fromStdString((root / "report").string());
         QProcess p;
         p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
-                {QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(m_timed.string()),
-                 QStringLiteral("--memory-only-results"), QString::fromStdString(m_memoryOnly.string()),
-                 QStringLiteral("--out"), out});
+                { QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(m_timed.string()),
+                  QStringLiteral("--memory-only-results"), QString::fromStdString(m_memoryOnly.string()),
+                  QStringLiteral("--out"), out });
         QVERIFY(p.waitForFinished(120000));
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
         std::ifstream json((out + QStringLiteral(".json")).toStdString());
@@ -253,8 +253,9 @@ private slots:
         QVERIFY(m_markdown.find("## Memory and verdicts only: `" + m_memoryOnly.string() + "` (runner "
                                 + kMemoryOnlyCommit + ")")
                 != std::string::npos);
-        QVERIFY(m_markdown.find("`" + m_timed.string() + "` (runner " + kTimedCommit + "): tokens/s, memory and verdicts")
-                != std::string::npos);
+        QVERIFY(
+            m_markdown.find("`" + m_timed.string() + "` (runner " + kTimedCommit + "): tokens/s, memory and verdicts")
+            != std::string::npos);
         QVERIFY(m_markdown.find("| 999999 |") == std::string::npos);
         QVERIFY(m_markdown.find("| 1000000 |") == std::string::npos);
         // The cell has one row, in its batch's section, not in the timed per-cell table.
@@ -279,7 +280,8 @@ private slots:
         QCOMPARE(small->at("presets").at("predicted_fits").get<bool>(), true);
         QVERIFY(small->at("presets").at("peak_error").is_null());
         QCOMPARE(summary.at("presets").at("wrong_verdicts").get<int>(), 1);
-        QVERIFY(m_markdown.find("- qwen2.5-0.5b zero0 seq 2048 (memory-only batch): wrong verdict") != std::string::npos);
+        QVERIFY(m_markdown.find("- qwen2.5-0.5b zero0 seq 2048 (memory-only batch): wrong verdict")
+                != std::string::npos);
     }
 
     void missingBatchFolderIsNamed()
@@ -287,8 +289,8 @@ private slots:
         const QString missing = m_dir.filePath(QStringLiteral("no-such-batch"));
         QProcess p;
         p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
-                {QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(m_timed.string()),
-                 QStringLiteral("--memory-only-results"), missing});
+                { QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(m_timed.string()),
+                  QStringLiteral("--memory-only-results"), missing });
         QVERIFY(p.waitForFinished(120000));
         QCOMPARE(p.exitCode(), 2);
         const QString err = QString::fromUtf8(p.readAllStandardError());
@@ -302,17 +304,18 @@ private slots:
         const QString out = m_dir.filePath(QStringLiteral("elsewhere"));
         QProcess p;
         p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
-                {QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(m_timed.string()),
-                 QStringLiteral("--presets-fitted-on"), QStringLiteral("the runs of batch A"), QStringLiteral("--out"),
-                 out});
+                { QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(m_timed.string()),
+                  QStringLiteral("--presets-fitted-on"), QStringLiteral("the runs of batch A"), QStringLiteral("--out"),
+                  out });
         QVERIFY(p.waitForFinished(120000));
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
         std::ifstream md((out + QStringLiteral(".md")).toStdString());
         std::stringstream text;
         text << md.rdbuf();
         const std::string report = text.str();
-        QVERIFY(report.find("fitted to other runs (the runs of batch A), so the presets' figures here are out of sample")
-                != std::string::npos);
+        QVERIFY(
+            report.find("fitted to other runs (the runs of batch A), so the presets' figures here are out of sample")
+            != std::string::npos);
         QVERIFY(report.find("figures are in-sample") == std::string::npos);
     }
 
@@ -323,7 +326,7 @@ private slots:
         if (!QFileInfo(kRunner).isExecutable())
             QSKIP("shardwise-runner is not built (SHARDWISE_BUILD_RUNNER=OFF)");
         const std::filesystem::path probed = std::filesystem::path(m_dir.path().toStdString()) / "probed";
-        for (const CellSpec& c : {kSmallTimed, kMediumTimed, kLargeOomTimed})
+        for (const CellSpec& c : { kSmallTimed, kMediumTimed, kLargeOomTimed })
             writeCell(probed, c, kTimedRunnerKeptNormInputs);
         QProcess runner;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -334,8 +337,9 @@ private slots:
         env.insert(QStringLiteral("MASTER_PORT"), QString::number(freePort()));
         runner.setProcessEnvironment(env);
         runner.setStandardOutputFile(QString::fromStdString((probed / "probe.jsonl").string()));
-        runner.start(kRunner, {QStringLiteral("--probe"), QStringLiteral("--device"), QStringLiteral("cpu"),
-                               QStringLiteral("--probe-max-bytes"), QStringLiteral("1e6")});
+        runner.start(kRunner,
+                     { QStringLiteral("--probe"), QStringLiteral("--device"), QStringLiteral("cpu"),
+                       QStringLiteral("--probe-max-bytes"), QStringLiteral("1e6") });
         QVERIFY(runner.waitForFinished(300000));
         QVERIFY2(runner.exitCode() == 0, runner.readAllStandardError().constData());
 
@@ -353,14 +357,14 @@ private slots:
         const QString out = m_dir.filePath(QStringLiteral("probed-report"));
         QProcess p;
         p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
-                {QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(probed.string()),
-                 QStringLiteral("--out"), out});
+                { QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(probed.string()),
+                  QStringLiteral("--out"), out });
         QVERIFY(p.waitForFinished(120000));
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
         const nlohmann::json report = nlohmann::json::parse(readText(out + QStringLiteral(".json")));
         const std::string markdown = readText(out + QStringLiteral(".md"));
 
-        QCOMPARE(report.at("folds").size(), std::size_t{3});
+        QCOMPARE(report.at("folds").size(), std::size_t { 3 });
         for (const auto& fold : report.at("folds")) {
             QCOMPARE(fold.at("calibration").at("layer_launch_s").get<double>(), expected);
             const auto& fitted = fold.at("fitted");
@@ -390,7 +394,7 @@ private slots:
     void probeOfACallOfItsOwnSeedsEveryFold()
     {
         const std::filesystem::path root = std::filesystem::path(m_dir.path().toStdString()) / "probe-call";
-        for (const CellSpec& c : {kSmallTimed, kMediumTimed, kLargeOomTimed})
+        for (const CellSpec& c : { kSmallTimed, kMediumTimed, kLargeOomTimed })
             writeCell(root / "cells", c, kTimedRunnerKeptNormInputs);
         std::filesystem::create_directories(root / "probe");
         std::ofstream(root / "probe" / "probe.jsonl")
@@ -403,16 +407,18 @@ private slots:
         const auto analyze = [&](const QStringList& extra) {
             QProcess p;
             p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
-                    QStringList{QStringLiteral("analyze"), QStringLiteral("--results"),
-                                QString::fromStdString((root / "cells").string()), QStringLiteral("--out"),
-                                QString::fromStdString((root / "report").string())}
+                    QStringList { QStringLiteral("analyze"), QStringLiteral("--results"),
+                                  QString::fromStdString((root / "cells").string()), QStringLiteral("--out"),
+                                  QString::fromStdString((root / "report").string()) }
                         + extra);
             p.waitForFinished(120000);
             return std::make_pair(p.exitCode(), QString::fromUtf8(p.readAllStandardError()));
         };
-        const auto [code, err] = analyze({QStringLiteral("--probe"), QString::fromStdString((root / "probe").string())});
+        const auto [code, err]
+            = analyze({ QStringLiteral("--probe"), QString::fromStdString((root / "probe").string()) });
         QVERIFY2(code == 0, qPrintable(err));
-        const nlohmann::json report = nlohmann::json::parse(readText(QString::fromStdString((root / "report.json").string())));
+        const nlohmann::json report
+            = nlohmann::json::parse(readText(QString::fromStdString((root / "report.json").string())));
         QCOMPARE(report.at("probe").at("batch").get<std::string>(), (root / "probe").string());
         QCOMPARE(report.at("probe").at("runner_sha256").get<std::string>(), digest);
         QCOMPARE(report.at("probe").at("held_fixed").at("layer_launch_s").get<double>(), 0.0007);
@@ -420,12 +426,15 @@ private slots:
         for (const auto& fold : report.at("folds"))
             QCOMPARE(fold.at("calibration").at("layer_kernel_s").get<double>(), 0.000109);
         const std::string markdown = readText(QString::fromStdString((root / "report.md").string()));
-        QVERIFY2(markdown.find("in a call of its own (runner sha256 " + digest + ")") != std::string::npos, markdown.c_str());
+        QVERIFY2(markdown.find("in a call of its own (runner sha256 " + digest + ")") != std::string::npos,
+                 markdown.c_str());
 
         // A folder without a probe is refused by name.
-        const auto [badCode, badErr] = analyze({QStringLiteral("--probe"), QString::fromStdString((root / "cells").string())});
+        const auto [badCode, badErr]
+            = analyze({ QStringLiteral("--probe"), QString::fromStdString((root / "cells").string()) });
         QCOMPARE(badCode, 2);
-        QVERIFY2(badErr.contains(QStringLiteral("--probe")) && badErr.contains(QStringLiteral("no probe.jsonl")), qPrintable(badErr));
+        QVERIFY2(badErr.contains(QStringLiteral("--probe")) && badErr.contains(QStringLiteral("no probe.jsonl")),
+                 qPrintable(badErr));
     }
 
     void probeFileWithoutAProbeEventIsNamed()
@@ -433,16 +442,17 @@ private slots:
         const std::filesystem::path dir = std::filesystem::path(m_dir.path().toStdString()) / "bad-probe";
         writeCell(dir, kSmallTimed, kTimedRunnerKeptNormInputs);
         writeCell(dir, kMediumTimed, kTimedRunnerKeptNormInputs);
-        std::ofstream(dir / "probe.jsonl") << R"({"event":"log","level":"info","message":"probing","rank":0,"time":1.0,"v":1})"
-                                           << '\n';
+        std::ofstream(dir / "probe.jsonl")
+            << R"({"event":"log","level":"info","message":"probing","rank":0,"time":1.0,"v":1})" << '\n';
         QProcess p;
         p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
-                {QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(dir.string()),
-                 QStringLiteral("--out"), m_dir.filePath(QStringLiteral("bad-probe-report"))});
+                { QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(dir.string()),
+                  QStringLiteral("--out"), m_dir.filePath(QStringLiteral("bad-probe-report")) });
         QVERIFY(p.waitForFinished(120000));
         QCOMPARE(p.exitCode(), 1);
         const QString err = QString::fromUtf8(p.readAllStandardError());
-        QVERIFY2(err.contains(QString::fromStdString((dir / "probe.jsonl").string())) && err.contains(QStringLiteral("no probe event")),
+        QVERIFY2(err.contains(QString::fromStdString((dir / "probe.jsonl").string()))
+                     && err.contains(QStringLiteral("no probe event")),
                  qPrintable(err));
     }
 
@@ -452,21 +462,21 @@ private slots:
     {
         const std::filesystem::path root = m_dir.path().toStdString();
         const std::filesystem::path batch = root / "pairs";
-        const CellSpec zero0{"qwen2.5-0.5b", Strategy::Zero0, 1024, 40000.0, 5.6};
-        const CellSpec zero1{"qwen2.5-0.5b", Strategy::Zero1, 1024, 32000.0, 5.6};
-        for (const CellSpec& c : {zero0, zero1, kMediumTimed})
+        const CellSpec zero0 { "qwen2.5-0.5b", Strategy::Zero0, 1024, 40000.0, 5.6 };
+        const CellSpec zero1 { "qwen2.5-0.5b", Strategy::Zero1, 1024, 32000.0, 5.6 };
+        for (const CellSpec& c : { zero0, zero1, kMediumTimed })
             writeCell(batch, c, false);
         writeDeviceTxt(batch, kTimedCommit);
         // kMediumTimed's zero1 twin measured by another runner binary: no pair with a timed run.
         const std::filesystem::path otherRunner = root / "pairs-memory-only";
-        writeCell(otherRunner, {"qwen2.5-1.5b", Strategy::Zero1, 1024, 20000.0, 15.0}, false);
+        writeCell(otherRunner, { "qwen2.5-1.5b", Strategy::Zero1, 1024, 20000.0, 15.0 }, false);
         writeDeviceTxt(otherRunner, kMemoryOnlyCommit);
         const QString out = QString::fromStdString((root / "pairs-report").string());
         QProcess p;
         p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
-                {QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(batch.string()),
-                 QStringLiteral("--memory-only-results"), QString::fromStdString(otherRunner.string()),
-                 QStringLiteral("--out"), out});
+                { QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(batch.string()),
+                  QStringLiteral("--memory-only-results"), QString::fromStdString(otherRunner.string()),
+                  QStringLiteral("--out"), out });
         QVERIFY(p.waitForFinished(120000));
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
         const nlohmann::json report = nlohmann::json::parse(readText(out + QStringLiteral(".json")));
@@ -474,7 +484,7 @@ private slots:
 
         // 1.5B at 1024 has both, its zero1 only in the memory-only batch: a pair needs timed runs.
         const auto& pairs = report.at("repeatability");
-        QCOMPARE(pairs.size(), std::size_t{1});
+        QCOMPARE(pairs.size(), std::size_t { 1 });
         QCOMPARE(pairs[0].at("model").get<std::string>(), std::string("qwen2.5-0.5b"));
         QCOMPARE(pairs[0].at("seq").get<int>(), 1024);
         QCOMPARE(pairs[0].at("spread").get<double>(), 0.25);
@@ -504,18 +514,18 @@ private slots:
     void repeatedCellsCountOnceAtTheirMedian()
     {
         const std::filesystem::path root = m_dir.path().toStdString();
-        QStringList args{QStringLiteral("analyze")};
+        QStringList args { QStringLiteral("analyze") };
         int pass = 0;
-        for (double tokens : {40000.0, 30000.0, 36000.0}) {
+        for (double tokens : { 40000.0, 30000.0, 36000.0 }) {
             const std::filesystem::path batch = root / ("pass" + std::to_string(++pass));
-            writeCell(batch, {"qwen2.5-0.5b", Strategy::Zero0, 1024, tokens, 5.6}, false);
+            writeCell(batch, { "qwen2.5-0.5b", Strategy::Zero0, 1024, tokens, 5.6 }, false);
             if (pass == 1)
                 writeCell(batch, kMediumTimed, false);
             writeDeviceTxt(batch, kTimedCommit);
             args << QStringLiteral("--results") << QString::fromStdString(batch.string());
         }
         const std::filesystem::path otherRunner = root / "repeat-memory-only";
-        writeCell(otherRunner, {"qwen2.5-0.5b", Strategy::Zero0, 1024, 1000.0, 5.6}, false);
+        writeCell(otherRunner, { "qwen2.5-0.5b", Strategy::Zero0, 1024, 1000.0, 5.6 }, false);
         writeDeviceTxt(otherRunner, kMemoryOnlyCommit);
         const QString out = QString::fromStdString((root / "repeat-report").string());
         args << QStringLiteral("--memory-only-results") << QString::fromStdString(otherRunner.string())
@@ -540,7 +550,8 @@ private slots:
             }
             ++timedSmall;
             QCOMPARE(cell.at("measured_tokens_per_s").get<double>(), 36000.0);
-            QCOMPARE(cell.at("repeat_tokens_per_s").get<std::vector<double>>(), (std::vector<double>{40000.0, 30000.0, 36000.0}));
+            QCOMPARE(cell.at("repeat_tokens_per_s").get<std::vector<double>>(),
+                     (std::vector<double> { 40000.0, 30000.0, 36000.0 }));
         }
         QCOMPARE(timedSmall, 1);
         QCOMPARE(memoryOnlySmall, 1);
@@ -553,8 +564,8 @@ private slots:
         // 5 warm-up; a step of a second or more (14B at 8192) keeps the default 4 after 2.
         QProcess p;
         p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
-                {QStringLiteral("matrix"), QStringLiteral("--models"), QStringLiteral("qwen2.5-0.5b,qwen2.5-14b"),
-                 QStringLiteral("--seqs"), QStringLiteral("1024,8192")});
+                { QStringLiteral("matrix"), QStringLiteral("--models"), QStringLiteral("qwen2.5-0.5b,qwen2.5-14b"),
+                  QStringLiteral("--seqs"), QStringLiteral("1024,8192") });
         QVERIFY(p.waitForFinished(120000));
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
         int checked = 0;
@@ -581,16 +592,16 @@ private slots:
     void analysisTakesTheMachinesHostRam()
     {
         const std::filesystem::path dir = std::filesystem::path(m_dir.path().toStdString()) / "offload";
-        const CellSpec offload{"qwen2.5-14b", Strategy::Zero3Offload, 1024, 300.0, 47.0};
-        const CellSpec small{"qwen2.5-0.5b", Strategy::Zero0, 1024, 40000.0, 5.6};
+        const CellSpec offload { "qwen2.5-14b", Strategy::Zero3Offload, 1024, 300.0, 47.0 };
+        const CellSpec small { "qwen2.5-0.5b", Strategy::Zero0, 1024, 40000.0, 5.6 };
         writeCell(dir, offload, false);
         writeCell(dir, small, false);
         writeDeviceTxt(dir, kTimedCommit);
         std::map<QString, nlohmann::json> reports;
-        for (const QString& ram : {QString(), QStringLiteral("125.8")}) {
+        for (const QString& ram : { QString(), QStringLiteral("125.8") }) {
             const QString out = QString::fromStdString((dir / ("report" + ram.toStdString())).string());
-            QStringList args{QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(dir.string()),
-                             QStringLiteral("--out"), out};
+            QStringList args { QStringLiteral("analyze"), QStringLiteral("--results"),
+                               QString::fromStdString(dir.string()), QStringLiteral("--out"), out };
             if (!ram.isEmpty())
                 args << QStringLiteral("--host-ram-gib") << ram;
             QProcess p;
@@ -598,14 +609,18 @@ private slots:
             QVERIFY(p.waitForFinished(120000));
             QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
             reports[ram] = nlohmann::json::parse(readText(out + QStringLiteral(".json")));
-            QVERIFY(readText(out + QStringLiteral(".md")).find("Host RAM per node: " + (ram.isEmpty() ? std::string("512.0") : ram.toStdString()) + " GiB")
-                    != std::string::npos);
+            QVERIFY(
+                readText(out + QStringLiteral(".md"))
+                    .find("Host RAM per node: " + (ram.isEmpty() ? std::string("512.0") : ram.toStdString()) + " GiB")
+                != std::string::npos);
         }
         QCOMPARE(reports[QString()].at("host_ram_gib").get<double>(), 512.0);
         QCOMPARE(reports[QStringLiteral("125.8")].at("host_ram_gib").get<double>(), 125.8);
         QCOMPARE(findCell(reports[QString()], offload)->at("presets").at("predicted_fits").get<bool>(), true);
-        QCOMPARE(findCell(reports[QStringLiteral("125.8")], offload)->at("presets").at("predicted_fits").get<bool>(), false);
-        QCOMPARE(findCell(reports[QStringLiteral("125.8")], small)->at("presets").at("predicted_fits").get<bool>(), true);
+        QCOMPARE(findCell(reports[QStringLiteral("125.8")], offload)->at("presets").at("predicted_fits").get<bool>(),
+                 false);
+        QCOMPARE(findCell(reports[QStringLiteral("125.8")], small)->at("presets").at("predicted_fits").get<bool>(),
+                 true);
     }
 
     // run.sh records the runner binary's SHA-256: timed batches of two different binaries are named in
@@ -615,7 +630,7 @@ private slots:
         const std::filesystem::path root = std::filesystem::path(m_dir.path().toStdString()) / "binaries";
         const std::string first(64, 'a');
         const std::string second = std::string(63, 'a') + "b";
-        std::map<std::string, std::string> digests{{"one", first}, {"same", first}, {"other", second}};
+        std::map<std::string, std::string> digests { { "one", first }, { "same", first }, { "other", second } };
         for (const auto& [name, digest] : digests) {
             writeCell(root / name, kSmallTimed, false);
             writeCell(root / name, kMediumTimed, false);
@@ -626,10 +641,12 @@ private slots:
             const QString out = QString::fromStdString((root / ("report-" + a + "-" + b)).string());
             QProcess p;
             p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
-                    {QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString((root / a).string()),
-                     QStringLiteral("--results"), QString::fromStdString((root / b).string()), QStringLiteral("--out"), out});
+                    { QStringLiteral("analyze"), QStringLiteral("--results"),
+                      QString::fromStdString((root / a).string()), QStringLiteral("--results"),
+                      QString::fromStdString((root / b).string()), QStringLiteral("--out"), out });
             p.waitForFinished(120000);
-            return std::make_tuple(p.exitCode(), readText(out + QStringLiteral(".md")), readText(out + QStringLiteral(".json")));
+            return std::make_tuple(p.exitCode(), readText(out + QStringLiteral(".md")),
+                                   readText(out + QStringLiteral(".json")));
         };
         const auto [sameExit, sameMd, sameJson] = analyze("one", "same");
         QCOMPARE(sameExit, 0);
@@ -638,9 +655,10 @@ private slots:
         QCOMPARE(nlohmann::json::parse(sameJson).at("batches")[0].at("runner_sha256").get<std::string>(), first);
         const auto [otherExit, otherMd, otherJson] = analyze("one", "other");
         QCOMPARE(otherExit, 0);
-        QVERIFY2(otherMd.find("The timed batches recorded 2 different runner binaries (sha256 " + first + " " + second + ")")
-                     != std::string::npos,
-                 otherMd.c_str());
+        QVERIFY2(
+            otherMd.find("The timed batches recorded 2 different runner binaries (sha256 " + first + " " + second + ")")
+                != std::string::npos,
+            otherMd.c_str());
         QCOMPARE(nlohmann::json::parse(otherJson).at("batches")[1].at("runner_sha256").get<std::string>(), second);
     }
 
@@ -654,25 +672,27 @@ private slots:
         const auto offloadCells = [](const QStringList& extra) {
             QProcess p;
             p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
-                    QStringList{QStringLiteral("matrix"), QStringLiteral("--models"), QStringLiteral("qwen2.5-7b,qwen2.5-14b"),
-                                QStringLiteral("--seqs"), QStringLiteral("1024")} + extra);
+                    QStringList { QStringLiteral("matrix"), QStringLiteral("--models"),
+                                  QStringLiteral("qwen2.5-7b,qwen2.5-14b"), QStringLiteral("--seqs"),
+                                  QStringLiteral("1024") }
+                        + extra);
             p.waitForFinished(120000);
             std::map<std::string, std::pair<std::string, std::string>> out; // model -> (predicted, run)
             for (const QByteArray& line : p.readAllStandardOutput().split('\n')) {
                 const auto f = line.split('\t');
                 if (!line.startsWith('#') && f.size() >= 5 && f[1] == "zero3_offload")
-                    out[f[0].toStdString()] = {f[3].toStdString(), f[4].toStdString()};
+                    out[f[0].toStdString()] = { f[3].toStdString(), f[4].toStdString() };
             }
             return std::make_pair(p.exitCode(), out);
         };
-        const auto [machineExit, machine] = offloadCells({QStringLiteral("--host-ram-gib"), QStringLiteral("125.8")});
+        const auto [machineExit, machine] = offloadCells({ QStringLiteral("--host-ram-gib"), QStringLiteral("125.8") });
         QCOMPARE(machineExit, 0);
         QCOMPARE(machine.at("qwen2.5-14b"), std::make_pair(std::string("host_oom"), std::string("no")));
         QCOMPARE(machine.at("qwen2.5-7b"), std::make_pair(std::string("fits"), std::string("yes")));
         const auto [defaultExit, node512] = offloadCells({});
         QCOMPARE(defaultExit, 0);
         QCOMPARE(node512.at("qwen2.5-14b"), std::make_pair(std::string("fits"), std::string("yes")));
-        const auto [badExit, bad] = offloadCells({QStringLiteral("--host-ram-gib"), QStringLiteral("lots")});
+        const auto [badExit, bad] = offloadCells({ QStringLiteral("--host-ram-gib"), QStringLiteral("lots") });
         QCOMPARE(badExit, 2);
         QVERIFY(bad.empty());
     }

@@ -21,7 +21,10 @@ using namespace shardwise::published;
 
 namespace {
 
-std::filesystem::path sourceDir() { return std::filesystem::path(SHARDWISE_SOURCE_DIR) / "bench" / "published"; }
+std::filesystem::path sourceDir()
+{
+    return std::filesystem::path(SHARDWISE_SOURCE_DIR) / "bench" / "published";
+}
 
 int predictableTrainingCells(const std::vector<Source>& sources, const PresetCatalog& catalog)
 {
@@ -75,7 +78,8 @@ private slots:
                 }
                 // Every field the prediction assumed carries its reason in the file.
                 for (const std::string& field : in.assumed)
-                    QVERIFY2(c.assumptions.contains(field), qPrintable(cell + QStringLiteral(": ") + QString::fromStdString(field)));
+                    QVERIFY2(c.assumptions.contains(field),
+                             qPrintable(cell + QStringLiteral(": ") + QString::fromStdString(field)));
             }
         }
         QVERIFY(predicted >= 20);
@@ -195,7 +199,8 @@ private slots:
             QVERIFY2(std::string(e.what()).find("bad.json: cells[0].published.memory.unit") == 0, e.what());
         }
         // A missing citation is named, not a JSON library error.
-        std::ofstream(file) << R"({"format": "shardwise-published", "version": 1, "id": "bad", "summary": "s", "cells": []})";
+        std::ofstream(file)
+            << R"({"format": "shardwise-published", "version": 1, "id": "bad", "summary": "s", "cells": []})";
         try {
             loadSource(file);
             QFAIL("accepted a source without a citation");
@@ -211,16 +216,25 @@ private slots:
         cell.id = "c";
         cell.published.outcome = "completed";
         cell.published.tokensPerSPerGpu = 1000;
-        cell.setup = {{"model_preset", "llama-3.1-8b"}, {"gpu_preset", "h100-80gb"}, {"gpus_per_node", 8}, {"nodes", 2},
-                      {"intra_node", "nvlink"}, {"inter_node_gbps", kNotStated}, {"framework_target", "torchtitan"},
-                      {"strategy", "fsdp2_reshard"}, {"precision_policy", "bf16-fp32-master"}, {"micro_batch", 1},
-                      {"seq_len", 8192}, {"grad_accumulation", 1}, {"activation_checkpointing", "full"}};
+        cell.setup = { { "model_preset", "llama-3.1-8b" },
+                       { "gpu_preset", "h100-80gb" },
+                       { "gpus_per_node", 8 },
+                       { "nodes", 2 },
+                       { "intra_node", "nvlink" },
+                       { "inter_node_gbps", kNotStated },
+                       { "framework_target", "torchtitan" },
+                       { "strategy", "fsdp2_reshard" },
+                       { "precision_policy", "bf16-fp32-master" },
+                       { "micro_batch", 1 },
+                       { "seq_len", 8192 },
+                       { "grad_accumulation", 1 },
+                       { "activation_checkpointing", "full" } };
         // Two nodes and no network figure: the builder says which field is missing.
         CellInput in = buildInput(cell, catalog);
         QVERIFY(!in.ok);
         QVERIFY2(in.reason.find("inter_node_gbps") != std::string::npos, in.reason.c_str());
         // An assumption fills it, and the input records that it was assumed.
-        cell.assumptions = {{"inter_node_gbps", {{"value", 400}, {"reason", "test"}}}};
+        cell.assumptions = { { "inter_node_gbps", { { "value", 400 }, { "reason", "test" } } } };
         in = buildInput(cell, catalog);
         QVERIFY2(in.ok, in.reason.c_str());
         QCOMPARE(in.input.cluster.interNodeGBps, 400.0);
@@ -328,7 +342,7 @@ private slots:
             QVERIFY(!oom.tokensPerS);
             const store::RunSummary& falcon = runs.at("published:deepspeed-issue-3901/fsdp");
             QVERIFY(falcon.medianStepS && std::fabs(*falcon.medianStepS - 2.93) < 1e-9);
-            QCOMPARE(falcon.startedAt, *store::parseUtc("2023-07-07")); // the issue's date
+            QCOMPARE(falcon.startedAt, *store::parseUtc("2023-07-07"));                           // the issue's date
             QVERIFY(falcon.tokensPerS && std::fabs(*falcon.tokensPerS - 8 * 4096 / 2.93) < 1e-6); // derived, noted
             QVERIFY(falcon.note.find("derived from the step time") != std::string::npos);
 

@@ -98,7 +98,7 @@ void writeRun(const std::filesystem::path& dir, Strategy s, double tokensPerS, c
             sum.ncclShare = 0.25 + 0.01 * r;
             sum.exposedCommShare = 0.05 + 0.01 * r;
             sum.memory.peakAllocated = static_cast<std::int64_t>(*o.peakGiB * kGiB);
-            sum.memory.peakReserved = sum.memory.peakAllocated + (std::int64_t{1} << 30);
+            sum.memory.peakReserved = sum.memory.peakAllocated + (std::int64_t { 1 } << 30);
             out << protocol::serialize(sum) << '\n';
         } else {
             protocol::ErrorEvent e;
@@ -117,13 +117,16 @@ void writeProbe(const std::filesystem::path& dir, int world, double allGatherGBp
     p.rank = 0;
     p.world = world;
     p.deviceName = "NVIDIA H200";
-    p.results = {{"matmul_bf16", 0, 750.0, "TFLOP/s", 10},
-                 {"all_gather", std::int64_t{256} << 20, allGatherGBps, "GB/s", 10},
-                 {"all_reduce", std::int64_t{256} << 20, allGatherGBps * 0.9, "GB/s", 10}};
+    p.results = { { "matmul_bf16", 0, 750.0, "TFLOP/s", 10 },
+                  { "all_gather", std::int64_t { 256 } << 20, allGatherGBps, "GB/s", 10 },
+                  { "all_reduce", std::int64_t { 256 } << 20, allGatherGBps * 0.9, "GB/s", 10 } };
     std::ofstream(dir / ("probe_w" + std::to_string(world) + "_r0.jsonl")) << protocol::serialize(p) << '\n';
 }
 
-RankOutcome done(double peakGiB) { return {peakGiB, protocol::ErrorKind::Comm, 0}; }
+RankOutcome done(double peakGiB)
+{
+    return { peakGiB, protocol::ErrorKind::Comm, 0 };
+}
 
 const nlohmann::json* findRun(const nlohmann::json& report, const char* strategy, int world)
 {
@@ -169,36 +172,37 @@ private slots:
         // fsdp2_noreshard at 2 GPUs (no target at W=2); zero3 at 4 GPUs with rank 2's peak the
         // largest; fsdp2_reshard at 2 GPUs failed: rank 1 ran out of memory before rank 0's
         // collective timed out.
-        for (Strategy s : {Strategy::Zero1, Strategy::Zero2, Strategy::Fsdp2NoReshard, Strategy::Zero3})
-            writeRun(m_results, s, 10000.0, {done(40.0)});
-        writeRun(m_results, Strategy::Zero1, 37000.0, {done(20.0), done(20.0), done(20.0), done(20.0)});
-        writeRun(m_results, Strategy::Zero2, 34000.0, {done(15.0), done(15.0), done(15.0), done(15.0)});
-        writeRun(m_results, Strategy::Fsdp2NoReshard, 19000.0, {done(25.0), done(25.0)});
-        writeRun(m_results, Strategy::Zero3, 36000.0, {done(9.0), done(9.5), done(11.25), done(9.0)});
+        for (Strategy s : { Strategy::Zero1, Strategy::Zero2, Strategy::Fsdp2NoReshard, Strategy::Zero3 })
+            writeRun(m_results, s, 10000.0, { done(40.0) });
+        writeRun(m_results, Strategy::Zero1, 37000.0, { done(20.0), done(20.0), done(20.0), done(20.0) });
+        writeRun(m_results, Strategy::Zero2, 34000.0, { done(15.0), done(15.0), done(15.0), done(15.0) });
+        writeRun(m_results, Strategy::Fsdp2NoReshard, 19000.0, { done(25.0), done(25.0) });
+        writeRun(m_results, Strategy::Zero3, 36000.0, { done(9.0), done(9.5), done(11.25), done(9.0) });
         writeRun(m_results, Strategy::Fsdp2Reshard, 0.0,
-                 {RankOutcome{std::nullopt, protocol::ErrorKind::Comm, 1105.0},
-                  RankOutcome{std::nullopt, protocol::ErrorKind::Oom, 1100.0}});
+                 { RankOutcome { std::nullopt, protocol::ErrorKind::Comm, 1105.0 },
+                   RankOutcome { std::nullopt, protocol::ErrorKind::Oom, 1100.0 } });
         // zero0 at 2 GPUs: rank 1's file never came back (a lost node, a cut-off archive).
-        writeRun(m_results, Strategy::Zero0, 20000.0, {done(30.0), done(30.0)}, 1);
+        writeRun(m_results, Strategy::Zero0, 20000.0, { done(30.0), done(30.0) }, 1);
         writeProbe(m_results, 2, 310.5);
         writeProbe(m_results, 4, 312.0);
-        std::ofstream(m_results / "device.txt") << "NVIDIA H200, 143771 MiB, 580.159.04\n" << std::string(40, 'c') << '\n';
+        std::ofstream(m_results / "device.txt") << "NVIDIA H200, 143771 MiB, 580.159.04\n"
+                                                << std::string(40, 'c') << '\n';
 
         QByteArray err;
         const QString prefix = QString::fromStdString((m_results / "predictions").string());
         QVERIFY2(run(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
-                     {QStringLiteral("analyze"), QStringLiteral("--results"), QString::fromStdString(m_results.string()),
-                      QStringLiteral("--out"), prefix},
+                     { QStringLiteral("analyze"), QStringLiteral("--results"),
+                       QString::fromStdString(m_results.string()), QStringLiteral("--out"), prefix },
                      &err),
                  err.constData());
         m_predictions = nlohmann::json::parse(std::ifstream((prefix + QStringLiteral(".json")).toStdString()));
 
         const QString table = QString::fromStdString((m_results / "scaling").string());
         QVERIFY2(run(python,
-                     {QStringLiteral(SHARDWISE_SOURCE_DIR "/bench/gpu/scaling_table.py"),
-                      QString::fromStdString(m_results.string()), QStringLiteral("--out"), table,
-                      QStringLiteral("--predictions"), prefix + QStringLiteral(".json"), QStringLiteral("--commit"),
-                      QStringLiteral("abc123")},
+                     { QStringLiteral(SHARDWISE_SOURCE_DIR "/bench/gpu/scaling_table.py"),
+                       QString::fromStdString(m_results.string()), QStringLiteral("--out"), table,
+                       QStringLiteral("--predictions"), prefix + QStringLiteral(".json"), QStringLiteral("--commit"),
+                       QStringLiteral("abc123") },
                      &err),
                  err.constData());
         m_table = nlohmann::json::parse(std::ifstream((table + QStringLiteral(".json")).toStdString()));
@@ -214,12 +218,16 @@ private slots:
         QTest::addColumn<double>("perGpu");
         QTest::addColumn<double>("scaling");
         QTest::addColumn<QString>("target"); // met | missed | none
-        QTest::newRow("zero1 W=4 meets 90 %") << QStringLiteral("zero1") << 4 << 9250.0 << 0.925 << QStringLiteral("met");
-        QTest::newRow("zero2 W=4 misses 90 %") << QStringLiteral("zero2") << 4 << 8500.0 << 0.85 << QStringLiteral("missed");
-        QTest::newRow("fsdp2_noreshard W=2 has no target") << QStringLiteral("fsdp2_noreshard") << 2 << 9500.0 << 0.95
-                                                            << QStringLiteral("none");
-        QTest::newRow("zero3 W=4 has no target") << QStringLiteral("zero3") << 4 << 9000.0 << 0.9 << QStringLiteral("none");
-        QTest::newRow("zero1 W=1 is the baseline") << QStringLiteral("zero1") << 1 << 10000.0 << 1.0 << QStringLiteral("none");
+        QTest::newRow("zero1 W=4 meets 90 %")
+            << QStringLiteral("zero1") << 4 << 9250.0 << 0.925 << QStringLiteral("met");
+        QTest::newRow("zero2 W=4 misses 90 %")
+            << QStringLiteral("zero2") << 4 << 8500.0 << 0.85 << QStringLiteral("missed");
+        QTest::newRow("fsdp2_noreshard W=2 has no target")
+            << QStringLiteral("fsdp2_noreshard") << 2 << 9500.0 << 0.95 << QStringLiteral("none");
+        QTest::newRow("zero3 W=4 has no target")
+            << QStringLiteral("zero3") << 4 << 9000.0 << 0.9 << QStringLiteral("none");
+        QTest::newRow("zero1 W=1 is the baseline")
+            << QStringLiteral("zero1") << 1 << 10000.0 << 1.0 << QStringLiteral("none");
     }
     void scalingIsPerGpuRateOverOneGpu()
     {
@@ -237,7 +245,8 @@ private slots:
         } else {
             QCOMPARE(r->at("scaling_met").get<bool>(), target == QStringLiteral("met"));
             const std::string mark = target == QStringLiteral("met") ? "(90% met)" : "(90% missed)";
-            const std::string row = "| " + std::string(kModel) + " | " + strategy.toStdString() + " | bf16 | 2048 | 4 |";
+            const std::string row
+                = "| " + std::string(kModel) + " | " + strategy.toStdString() + " | bf16 | 2048 | 4 |";
             const auto at = m_markdown.find(row);
             QVERIFY(at != std::string::npos);
             QVERIFY(m_markdown.substr(at, m_markdown.find('\n', at) - at).find(mark) != std::string::npos);
@@ -275,7 +284,7 @@ private slots:
     void probeBusBandwidthsPerWorld()
     {
         const auto& probes = m_table.at("probes");
-        QCOMPARE(probes.size(), std::size_t{2});
+        QCOMPARE(probes.size(), std::size_t { 2 });
         QCOMPARE(probes[0].at("world").get<int>(), 2);
         QCOMPARE(probes[1].at("world").get<int>(), 4);
         QVERIFY(std::fabs(probes[1].at("collectives")[0].at("bus_gbps").get<double>() - 312.0) < 1e-9);
@@ -285,8 +294,8 @@ private slots:
     void analyzerMakesOneMultiGpuCellPerRun()
     {
         // World-1 cells stay in leave-one-model-out; each W > 1 run is one cell, not one per rank.
-        QCOMPARE(m_predictions.at("cells").size(), std::size_t{4});
-        QCOMPARE(m_predictions.at("multi_gpu_cells").size(), std::size_t{6});
+        QCOMPARE(m_predictions.at("cells").size(), std::size_t { 4 });
+        QCOMPARE(m_predictions.at("multi_gpu_cells").size(), std::size_t { 6 });
         const auto& cells = m_predictions.at("multi_gpu_cells");
         const auto zero3 = std::find_if(cells.begin(), cells.end(),
                                         [](const nlohmann::json& c) { return c.at("strategy") == "zero3"; });

@@ -28,8 +28,8 @@ EstimateInput input(const char* model, int seq)
 std::vector<Observation> runsOf(const Calibration& truth, std::initializer_list<Strategy> strategies)
 {
     std::vector<Observation> runs;
-    for (const char* model : {"qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b"})
-        for (int seq : {1024, 4096, 8192})
+    for (const char* model : { "qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b" })
+        for (int seq : { 1024, 4096, 8192 })
             for (Strategy s : strategies) {
                 Observation o;
                 o.input = input(model, seq);
@@ -56,7 +56,7 @@ private slots:
         Calibration truth;
         truth.layerLaunchS = 0.0; // never CPU-bound
         std::vector<Observation> runs;
-        for (const char* model : {"qwen2.5-7b", "qwen2.5-14b"}) {
+        for (const char* model : { "qwen2.5-7b", "qwen2.5-14b" }) {
             Observation o;
             o.input = input(model, 8192);
             o.strategy = Strategy::Zero0;
@@ -95,12 +95,12 @@ private slots:
         truth.layerLaunchS = launch;
         truth.activationBytesScale = activationScale;
         truth.logitsBytesPerElement = logitsBytes;
-        const auto runs = runsOf(truth, {Strategy::Zero0, Strategy::Zero2, Strategy::Fsdp2Reshard});
+        const auto runs = runsOf(truth, { Strategy::Zero0, Strategy::Zero2, Strategy::Fsdp2Reshard });
         const CalibrationFit before = [&] {
             CalibrationFit f;
             std::vector<Comparison> c;
             for (const Observation& o : runs)
-                c.push_back(compare(o, Calibration{}));
+                c.push_back(compare(o, Calibration {}));
             f.tokens = summarizeTokens(c);
             f.peak = summarizePeak(c);
             return f;
@@ -123,9 +123,9 @@ private slots:
         truth.layerLaunchS = 9e-4;
         truth.launchCombineExponent = 4.0;
         std::vector<Observation> runs;
-        for (const char* model : {"qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b"})
-            for (int seq : {1024, 2048, 4096, 8192})
-                for (Strategy s : {Strategy::Zero0, Strategy::Zero3}) {
+        for (const char* model : { "qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b" })
+            for (int seq : { 1024, 2048, 4096, 8192 })
+                for (Strategy s : { Strategy::Zero0, Strategy::Zero3 }) {
                     Observation o;
                     o.input = input(model, seq);
                     o.strategy = s;
@@ -135,7 +135,7 @@ private slots:
         Calibration start;
         start.layerLaunchS = truth.layerLaunchS;
         QCOMPARE(start.launchCombineExponent, 0.0);
-        const CalibrationFit fit = fitCalibration(runs, start, FitOptions{{"layer_launch_s"}});
+        const CalibrationFit fit = fitCalibration(runs, start, FitOptions { { "layer_launch_s" } });
         QVERIFY2(std::fabs(fit.calibration.launchCombineExponent - 4.0) < 0.4,
                  qPrintable(QString::number(fit.calibration.launchCombineExponent)));
         QVERIFY2(fit.tokens.worstAbs < 0.02, qPrintable(QString::number(fit.tokens.worstAbs)));
@@ -144,7 +144,7 @@ private slots:
         std::vector<Observation> maxRuns = runs;
         for (Observation& o : maxRuns)
             o.tokensPerS = estimate(o.input, o.strategy, truth).throughput.tokensPerS;
-        const CalibrationFit maxFit = fitCalibration(maxRuns, start, FitOptions{{"layer_launch_s"}});
+        const CalibrationFit maxFit = fitCalibration(maxRuns, start, FitOptions { { "layer_launch_s" } });
         QVERIFY2(maxFit.calibration.launchCombineExponent == 0.0 || maxFit.calibration.launchCombineExponent > 30.0,
                  qPrintable(QString::number(maxFit.calibration.launchCombineExponent)));
     }
@@ -153,7 +153,7 @@ private slots:
     {
         Calibration truth;
         truth.matmulEfficiency = 0.4;
-        const auto runs = runsOf(truth, {Strategy::Zero0});
+        const auto runs = runsOf(truth, { Strategy::Zero0 });
         const CalibrationFit fit = fitCalibration(runs);
         const Calibration presets;
         // No offload run: the CPU optimizer rate and copy efficiency say nothing; zero0 at world 1
@@ -171,7 +171,7 @@ private slots:
     {
         Calibration truth;
         truth.layerLaunchS = 2e-3;
-        auto runs = runsOf(truth, {Strategy::Zero0});
+        auto runs = runsOf(truth, { Strategy::Zero0 });
         for (Observation& o : runs)
             o.peakReservedBytes = *o.peakAllocatedBytes * 1.3;
         Calibration start;
@@ -180,7 +180,7 @@ private slots:
         QVERIFY2(std::fabs(free.calibration.layerLaunchS - 5e-4) > 1e-4, "these runs must inform the launch cost");
         QVERIFY(std::fabs(free.calibration.fragmentationFraction - 0.3) < 1e-9);
         FitOptions options;
-        options.fixed = {"layer_launch_s", "fragmentation_fraction"};
+        options.fixed = { "layer_launch_s", "fragmentation_fraction" };
         const CalibrationFit fixed = fitCalibration(runs, start, options);
         QCOMPARE(fixed.calibration.layerLaunchS, 5e-4);
         QCOMPARE(fixed.calibration.fragmentationFraction, start.fragmentationFraction);
@@ -191,9 +191,9 @@ private slots:
     void fixedNamesOnlyCalibrationFields()
     {
         FitOptions options;
-        options.fixed = {"layer_launch_seconds"};
+        options.fixed = { "layer_launch_seconds" };
         try {
-            fitCalibration(runsOf(Calibration{}, {Strategy::Zero0}), Calibration{}, options);
+            fitCalibration(runsOf(Calibration {}, { Strategy::Zero0 }), Calibration {}, options);
             QFAIL("expected std::invalid_argument");
         } catch (const std::invalid_argument& e) {
             QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("'layer_launch_seconds'")), e.what());
@@ -202,7 +202,7 @@ private slots:
 
     void fragmentationAndContextComeFromTheMeasurements()
     {
-        auto runs = runsOf(Calibration{}, {Strategy::Zero0});
+        auto runs = runsOf(Calibration {}, { Strategy::Zero0 });
         QVERIFY(runs.size() >= 3);
         for (std::size_t i = 0; i < runs.size(); ++i) {
             const double allocated = *runs[i].peakAllocatedBytes;
@@ -221,14 +221,14 @@ private slots:
         o.input = input("qwen2.5-7b", 8192);
         o.strategy = Strategy::Fsdp2NoReshard;
         o.oom = true;
-        const Comparison c = compare(o, Calibration{});
+        const Comparison c = compare(o, Calibration {});
         QVERIFY(!c.tokensError && !c.peakError);
         QCOMPARE(c.verdictWrong(), c.predictedFits);
         Observation small;
         small.input = input("qwen2.5-0.5b", 1024);
         small.oom = true; // a small model predicted to fit that ran out of memory: a wrong verdict
-        QVERIFY(compare(small, Calibration{}).verdictWrong());
-        const CalibrationFit fit = fitCalibration({o});
+        QVERIFY(compare(small, Calibration {}).verdictWrong());
+        const CalibrationFit fit = fitCalibration({ o });
         QCOMPARE(fit.throughputSamples, 0);
         QCOMPARE(fit.memorySamples, 0);
     }
@@ -242,26 +242,27 @@ private slots:
         const Calibration presets;
         // h200: 989 TFLOP/s, 4800 GB/s HBM, 450 GB/s NVLink, 64 GB/s PCIe per direction.
         QTest::newRow("matmul at the reference fraction keeps the default")
-            << QStringLiteral("matmul_bf16") << 797.0 << QStringLiteral("matmul_efficiency") << presets.matmulEfficiency;
-        QTest::newRow("half the matmul rate halves efficiency") << QStringLiteral("matmul_bf16") << 398.5
-                                                                << QStringLiteral("matmul_efficiency")
-                                                                << presets.matmulEfficiency / 2;
-        QTest::newRow("slow HBM bounds the optimizer") << QStringLiteral("device_copy") << 1200.0
-                                                       << QStringLiteral("optimizer_hbm_efficiency") << 0.25;
+            << QStringLiteral("matmul_bf16") << 797.0 << QStringLiteral("matmul_efficiency")
+            << presets.matmulEfficiency;
+        QTest::newRow("half the matmul rate halves efficiency")
+            << QStringLiteral("matmul_bf16") << 398.5 << QStringLiteral("matmul_efficiency")
+            << presets.matmulEfficiency / 2;
+        QTest::newRow("slow HBM bounds the optimizer")
+            << QStringLiteral("device_copy") << 1200.0 << QStringLiteral("optimizer_hbm_efficiency") << 0.25;
         QTest::newRow("pinned copies") << QStringLiteral("h2d_pinned") << 48.0 << QStringLiteral("pcie_copy_efficiency")
                                        << 0.75;
-        QTest::newRow("CPU AdamW rate") << QStringLiteral("cpu_adamw") << 2.5e9 << QStringLiteral("cpu_adam_params_per_s")
-                                        << 2.5e9;
-        QTest::newRow("layer issue time") << QStringLiteral("layer_issue") << 4.2e-4 << QStringLiteral("layer_launch_s")
-                                          << 4.2e-4;
-        QTest::newRow("layer issue time beyond the accepted range") << QStringLiteral("layer_issue") << 0.5
-                                                                    << QStringLiteral("layer_launch_s") << 0.1;
-        QTest::newRow("layer kernel time") << QStringLiteral("layer_kernel") << 1.3e-4 << QStringLiteral("layer_kernel_s")
-                                           << 1.3e-4;
-        QTest::newRow("per-unit collective device time") << QStringLiteral("unit_collective") << 1.2e-5
-                                                         << QStringLiteral("unit_collective_kernel_s") << 1.2e-5;
-        QTest::newRow("NVLink bus bandwidth") << QStringLiteral("all_gather") << 360.0
-                                              << QStringLiteral("nvlink_bus_efficiency") << 0.8;
+        QTest::newRow("CPU AdamW rate") << QStringLiteral("cpu_adamw") << 2.5e9
+                                        << QStringLiteral("cpu_adam_params_per_s") << 2.5e9;
+        QTest::newRow("layer issue time")
+            << QStringLiteral("layer_issue") << 4.2e-4 << QStringLiteral("layer_launch_s") << 4.2e-4;
+        QTest::newRow("layer issue time beyond the accepted range")
+            << QStringLiteral("layer_issue") << 0.5 << QStringLiteral("layer_launch_s") << 0.1;
+        QTest::newRow("layer kernel time")
+            << QStringLiteral("layer_kernel") << 1.3e-4 << QStringLiteral("layer_kernel_s") << 1.3e-4;
+        QTest::newRow("per-unit collective device time")
+            << QStringLiteral("unit_collective") << 1.2e-5 << QStringLiteral("unit_collective_kernel_s") << 1.2e-5;
+        QTest::newRow("NVLink bus bandwidth")
+            << QStringLiteral("all_gather") << 360.0 << QStringLiteral("nvlink_bus_efficiency") << 0.8;
     }
     void probeResultsMapOntoCoefficients()
     {
@@ -274,9 +275,9 @@ private slots:
         r.value = value;
         r.bytes = 1 << 28;
         r.samples = 5;
-        const ProbeCalibration p =
-            calibrationFromProbe({r}, *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
-        QCOMPARE(p.applied.size(), std::size_t{1});
+        const ProbeCalibration p
+            = calibrationFromProbe({ r }, *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
+        QCOMPARE(p.applied.size(), std::size_t { 1 });
         QCOMPARE(QString::fromStdString(p.applied.front()), field);
         const double got = toJson(p.calibration).at(field.toStdString()).get<double>();
         QVERIFY2(std::fabs(got - expected) <= 1e-9 * std::fabs(expected),
@@ -287,31 +288,34 @@ private slots:
     // other and from the compute rates, and refines every rate the probe measured alone (and what it only rescaled).
     void probeSaysWhichCoefficientsAFitKeeps()
     {
-        const ProbeCalibration p = calibrationFromProbe(
-            {{"matmul_bf16", 0, 700.0, "TFLOP/s", 10}, {"layer_issue", 0, 3e-4, "s", 10}, {"cpu_adamw", 0, 2e9, "params/s", 3}},
-            *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
-        QCOMPARE(p.applied, (std::vector<std::string>{"matmul_efficiency", "cpu_adam_params_per_s", "layer_launch_s"}));
-        QCOMPARE(p.heldFixed, (std::vector<std::string>{"layer_launch_s"}));
+        const ProbeCalibration p
+            = calibrationFromProbe({ { "matmul_bf16", 0, 700.0, "TFLOP/s", 10 },
+                                     { "layer_issue", 0, 3e-4, "s", 10 },
+                                     { "cpu_adamw", 0, 2e9, "params/s", 3 } },
+                                   *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
+        QCOMPARE(p.applied,
+                 (std::vector<std::string> { "matmul_efficiency", "cpu_adam_params_per_s", "layer_launch_s" }));
+        QCOMPARE(p.heldFixed, (std::vector<std::string> { "layer_launch_s" }));
         // A GPU probe's per-layer kernel time (replayed from a CUDA graph) is held as well: runs of large
         // models trade it against their compute rates.
-        const ProbeCalibration graphed = calibrationFromProbe(
-            {{"layer_issue", 0, 3e-4, "s", 10}, {"layer_kernel", 0, 1.4e-4, "s", 10}},
-            *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
-        QCOMPARE(graphed.heldFixed, (std::vector<std::string>{"layer_launch_s", "layer_kernel_s"}));
+        const ProbeCalibration graphed
+            = calibrationFromProbe({ { "layer_issue", 0, 3e-4, "s", 10 }, { "layer_kernel", 0, 1.4e-4, "s", 10 } },
+                                   *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
+        QCOMPARE(graphed.heldFixed, (std::vector<std::string> { "layer_launch_s", "layer_kernel_s" }));
         QCOMPARE(graphed.calibration.layerKernelS, 1.4e-4);
         const ProbeCalibration noIssue = calibrationFromProbe(
-            {{"h2d_pinned", 1 << 28, 48.0, "GB/s", 5}, {"cpu_adamw", 0, 2e9, "params/s", 3}},
+            { { "h2d_pinned", 1 << 28, 48.0, "GB/s", 5 }, { "cpu_adamw", 0, 2e9, "params/s", 3 } },
             *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
-        QCOMPARE(noIssue.applied.size(), std::size_t{2});
+        QCOMPARE(noIssue.applied.size(), std::size_t { 2 });
         QVERIFY(noIssue.heldFixed.empty());
     }
 
     void probeUsesTheLargestMessage()
     {
-        protocol::ProbeResult small{"all_reduce", 1 << 20, 45.0, "GB/s", 5};
-        protocol::ProbeResult large{"all_reduce", 1 << 30, 90.0, "GB/s", 5};
-        const ProbeCalibration p =
-            calibrationFromProbe({large, small}, *PresetCatalog::builtin().findGpu("h200"), Interconnect::Pcie);
+        protocol::ProbeResult small { "all_reduce", 1 << 20, 45.0, "GB/s", 5 };
+        protocol::ProbeResult large { "all_reduce", 1 << 30, 90.0, "GB/s", 5 };
+        const ProbeCalibration p
+            = calibrationFromProbe({ large, small }, *PresetCatalog::builtin().findGpu("h200"), Interconnect::Pcie);
         // 90 GB/s over PCIe's 50 GB/s is clamped to the link.
         QCOMPARE(p.calibration.pcieBusEfficiency, 1.0);
     }

@@ -48,7 +48,7 @@ std::int64_t recordRun(Database& db, const char* model, Strategy s, int seq, Dev
     rc.warmupSteps = 1;
     rc.timedSteps = 2;
     RunOrigin origin;
-    origin.nodes = {{"box-a", std::nullopt}};
+    origin.nodes = { { "box-a", std::nullopt } };
     origin.launcher = "shardwise";
     origin.gpuId = "h200";
     origin.interconnect = "nvlink";
@@ -118,9 +118,9 @@ private slots:
         QVERIFY(m_dir.isValid());
         m_db = m_dir.filePath(QStringLiteral("runs.sqlite"));
         Database db = Database::open(m_db.toStdString());
-        for (const char* model : {"qwen2.5-0.5b", "qwen2.5-1.5b"})
-            for (int seq : {1024, 4096})
-                for (Strategy s : {Strategy::Zero0, Strategy::Fsdp2Reshard}) {
+        for (const char* model : { "qwen2.5-0.5b", "qwen2.5-1.5b" })
+            for (int seq : { 1024, 4096 })
+                for (Strategy s : { Strategy::Zero0, Strategy::Fsdp2Reshard }) {
                     recordRun(db, model, s, seq, DeviceKind::Cuda, false);
                     ++m_gpuRuns;
                 }
@@ -132,7 +132,7 @@ private slots:
         probe.gpuId = "h200";
         probe.event.host = "box-a";
         probe.event.deviceName = "NVIDIA H200";
-        probe.event.results = {{"cpu_adamw", 0, 2.0e9, "params/s", 3}, {"h2d_pinned", 1 << 28, 45.0, "GB/s", 5}};
+        probe.event.results = { { "cpu_adamw", 0, 2.0e9, "params/s", 3 }, { "h2d_pinned", 1 << 28, 45.0, "GB/s", 5 } };
         saveProbe(db, probe);
     }
 
@@ -140,9 +140,9 @@ private slots:
     {
         const Database db = Database::open(m_db.toStdString());
         const auto all = listProbes(db);
-        QCOMPARE(all.size(), std::size_t{1});
+        QCOMPARE(all.size(), std::size_t { 1 });
         QCOMPARE(QString::fromStdString(all.front().node), QStringLiteral("box-a"));
-        QCOMPARE(all.front().event.results.size(), std::size_t{2});
+        QCOMPARE(all.front().event.results.size(), std::size_t { 2 });
         QCOMPARE(all.front().event.results.front().value, 2.0e9);
         QVERIFY(latestProbe(db, "box-a").has_value());
         QVERIFY(latestProbe(db, "", "h200").has_value());
@@ -154,7 +154,7 @@ private slots:
     {
         Database db = Database::open(m_db.toStdString());
         try {
-            saveProbe(db, StoredProbe{});
+            saveProbe(db, StoredProbe {});
             QFAIL("expected StoreError");
         } catch (const StoreError& e) {
             QVERIFY2(QString::fromUtf8(e.what()).startsWith(QStringLiteral("probe.results")), e.what());
@@ -166,8 +166,8 @@ private slots:
         const Database db = Database::open(m_db.toStdString());
         const auto obs = calibrate::observationsFromStore(db, *PresetCatalog::builtin().findGpu("h200"));
         QCOMPARE(static_cast<int>(obs.size()), m_gpuRuns); // the CPU run is not one
-        const int ooms = static_cast<int>(
-            std::count_if(obs.begin(), obs.end(), [](const auto& o) { return o.observation.oom; }));
+        const int ooms
+            = static_cast<int>(std::count_if(obs.begin(), obs.end(), [](const auto& o) { return o.observation.oom; }));
         QCOMPARE(ooms, 1);
     }
 
@@ -177,8 +177,7 @@ private slots:
         protocol::SoftwareVersions older = currentRunner();
         older.activations.clear(); // a start event from before versions.activations
         const auto currentId = recordRun(db, "qwen2.5-0.5b", Strategy::Zero0, 2048, DeviceKind::Cuda, false);
-        const auto olderId =
-            recordRun(db, "qwen2.5-0.5b", Strategy::Zero0, 2048, DeviceKind::Cuda, false, older);
+        const auto olderId = recordRun(db, "qwen2.5-0.5b", Strategy::Zero0, 2048, DeviceKind::Cuda, false, older);
         const GpuSpec gpu = *PresetCatalog::builtin().findGpu("h200");
         const auto obs = calibrate::observationsFromStore(db, gpu);
         QCOMPARE(obs.size(), std::size_t(2));
@@ -205,7 +204,8 @@ private slots:
     void calibrationSaysWhereItCameFrom()
     {
         const Database db = Database::open(m_db.toStdString());
-        const auto c = calibrate::calibrationFromStore(db, *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
+        const auto c
+            = calibrate::calibrationFromStore(db, *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
         QCOMPARE(QString::fromStdString(c.source), QStringLiteral("probe of node box-a + 8 runs"));
         QCOMPARE(c.runs, 8);
         QCOMPARE(c.calibration.cpuAdamParamsPerS, 2.0e9); // from the probe; no offload run overrides it
@@ -213,8 +213,8 @@ private slots:
         QVERIFY(c.confidence > 0.5);
         QCOMPARE(QString::fromStdString(c.confidenceLabel), QStringLiteral("medium"));
         Database empty = Database::open(m_dir.filePath(QStringLiteral("empty.sqlite")).toStdString());
-        const auto none = calibrate::calibrationFromStore(empty, *PresetCatalog::builtin().findGpu("h200"),
-                                                          Interconnect::NvLink);
+        const auto none
+            = calibrate::calibrationFromStore(empty, *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
         QCOMPARE(QString::fromStdString(none.source), QStringLiteral("presets"));
         QCOMPARE(none.confidence, 0.0);
     }
@@ -227,10 +227,10 @@ private slots:
         probe.gpuId = "h200";
         probe.event.host = "laptop";
         probe.event.deviceName = "cpu";
-        probe.event.results = {{"matmul_bf16", 8192, 1.2, "TFLOP/s", 3},
-                               {"device_copy", 1 << 28, 20.0, "GB/s", 5},
-                               {"cpu_adamw", 0, 1.5e9, "params/s", 3},
-                               {"layer_issue", 0, 4.0e-4, "s", 10}};
+        probe.event.results = { { "matmul_bf16", 8192, 1.2, "TFLOP/s", 3 },
+                                { "device_copy", 1 << 28, 20.0, "GB/s", 5 },
+                                { "cpu_adamw", 0, 1.5e9, "params/s", 3 },
+                                { "layer_issue", 0, 4.0e-4, "s", 10 } };
         saveProbe(db, probe);
         const auto c = calibrate::calibrationFromStore(db, *PresetCatalog::builtin().findGpu("h200"),
                                                        Interconnect::NvLink, "laptop");
@@ -239,7 +239,7 @@ private slots:
         QCOMPARE(c.calibration.optimizerHbmEfficiency, presets.optimizerHbmEfficiency);
         QCOMPARE(c.calibration.layerLaunchS, presets.layerLaunchS); // a CPU issues for itself, not for a GPU
         QCOMPARE(c.calibration.cpuAdamParamsPerS, 1.5e9);
-        QCOMPARE(c.fitted, std::vector<std::string>{"cpu_adam_params_per_s"});
+        QCOMPARE(c.fitted, std::vector<std::string> { "cpu_adam_params_per_s" });
         QCOMPARE(QString::fromStdString(c.source), QStringLiteral("probe of node laptop"));
     }
 
@@ -248,8 +248,8 @@ private slots:
     void probeMeasuredCoefficientsSurviveTheRunFit()
     {
         Database db = Database::open(m_dir.filePath(QStringLiteral("issue-probe.sqlite")).toStdString());
-        for (const char* model : {"qwen2.5-0.5b", "qwen2.5-1.5b"})
-            for (int seq : {1024, 4096})
+        for (const char* model : { "qwen2.5-0.5b", "qwen2.5-1.5b" })
+            for (int seq : { 1024, 4096 })
                 recordRun(db, model, Strategy::Zero0, seq, DeviceKind::Cuda, false);
         const GpuSpec& h200 = *PresetCatalog::builtin().findGpu("h200");
         std::vector<calibrate::Observation> observations;
@@ -264,12 +264,12 @@ private slots:
         probe.gpuId = "h200";
         probe.event.host = "box-a";
         probe.event.deviceName = "NVIDIA H200";
-        probe.event.results = {{"layer_issue", 0, 6.5e-4, "s", 10}};
+        probe.event.results = { { "layer_issue", 0, 6.5e-4, "s", 10 } };
         saveProbe(db, probe);
         const auto c = calibrate::calibrationFromStore(db, h200, Interconnect::NvLink);
         QCOMPARE(QString::fromStdString(c.source), QStringLiteral("probe of node box-a + 4 runs"));
         QCOMPARE(c.calibration.layerLaunchS, 6.5e-4);
-        QCOMPARE(std::count(c.fitted.begin(), c.fitted.end(), std::string("layer_launch_s")), std::ptrdiff_t{1});
+        QCOMPARE(std::count(c.fitted.begin(), c.fitted.end(), std::string("layer_launch_s")), std::ptrdiff_t { 1 });
         QCOMPARE(c.runs, 4);
     }
 
@@ -278,9 +278,9 @@ private slots:
     void offloadRunsRefineTheProbesAdamRate()
     {
         Database db = Database::open(m_dir.filePath(QStringLiteral("adam-probe.sqlite")).toStdString());
-        for (const char* model : {"qwen2.5-0.5b", "qwen2.5-1.5b"})
-            for (Strategy s : {Strategy::Zero3Offload, Strategy::Fsdp2ReshardOffload})
-                for (int seq : {1024, 4096})
+        for (const char* model : { "qwen2.5-0.5b", "qwen2.5-1.5b" })
+            for (Strategy s : { Strategy::Zero3Offload, Strategy::Fsdp2ReshardOffload })
+                for (int seq : { 1024, 4096 })
                     recordRun(db, model, s, seq, DeviceKind::Cuda, false);
         const double probed = truth().cpuAdamParamsPerS / 2;
         StoredProbe probe;
@@ -288,7 +288,8 @@ private slots:
         probe.gpuId = "h200";
         probe.event.host = "box-a";
         probe.event.deviceName = "NVIDIA H200";
-        probe.event.results = {{"cpu_adamw", 1 << 28, probed, "params/s", 10}, {"layer_issue", 0, 6.5e-4, "s", 10}};
+        probe.event.results
+            = { { "cpu_adamw", 1 << 28, probed, "params/s", 10 }, { "layer_issue", 0, 6.5e-4, "s", 10 } };
         saveProbe(db, probe);
         const GpuSpec& h200 = *PresetCatalog::builtin().findGpu("h200");
         const auto c = calibrate::calibrationFromStore(db, h200, Interconnect::NvLink);
@@ -297,15 +298,17 @@ private slots:
         const double rate = c.calibration.cpuAdamParamsPerS;
         QVERIFY2(std::fabs(rate - truth().cpuAdamParamsPerS) < std::fabs(probed - truth().cpuAdamParamsPerS) / 2,
                  qPrintable(QStringLiteral("fitted %1, probe %2, runs' truth %3")
-                                .arg(rate).arg(probed).arg(truth().cpuAdamParamsPerS)));
+                                .arg(rate)
+                                .arg(probed)
+                                .arg(truth().cpuAdamParamsPerS)));
     }
 
     void planCalibratedSaysWhichCalibrationItUsed()
     {
-        const QStringList plan{QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-1.5b"),
-                               QStringLiteral("--gpu"), QStringLiteral("h200"), QStringLiteral("--calibrated"),
-                               QStringLiteral("--format"), QStringLiteral("json")};
-        const CliResult r = runCli(plan + QStringList{QStringLiteral("--db"), m_db});
+        const QStringList plan { QStringLiteral("plan"),     QStringLiteral("--model"), QStringLiteral("qwen2.5-1.5b"),
+                                 QStringLiteral("--gpu"),    QStringLiteral("h200"),    QStringLiteral("--calibrated"),
+                                 QStringLiteral("--format"), QStringLiteral("json") };
+        const CliResult r = runCli(plan + QStringList { QStringLiteral("--db"), m_db });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject c = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("calibration")).toObject();
         QCOMPARE(c.value(QStringLiteral("source")).toString(), QStringLiteral("probe of node box-a + 8 runs"));
@@ -314,17 +317,18 @@ private slots:
 
         // No store there: the presets, said as such, and no file is created.
         const QString missing = m_dir.filePath(QStringLiteral("no-such-store.sqlite"));
-        const CliResult none = runCli(plan + QStringList{QStringLiteral("--db"), missing});
+        const CliResult none = runCli(plan + QStringList { QStringLiteral("--db"), missing });
         QVERIFY2(none.exitCode == 0, qPrintable(none.err));
-        const QJsonObject n = QJsonDocument::fromJson(none.out).object().value(QStringLiteral("calibration")).toObject();
+        const QJsonObject n
+            = QJsonDocument::fromJson(none.out).object().value(QStringLiteral("calibration")).toObject();
         QCOMPARE(n.value(QStringLiteral("source")).toString(), QStringLiteral("presets"));
         QVERIFY(!QFile::exists(missing));
     }
 
     void compareCliReportsPredictedAgainstMeasured()
     {
-        const CliResult r = runCli({QStringLiteral("compare"), QStringLiteral("--db"), m_db, QStringLiteral("--format"),
-                                    QStringLiteral("json")});
+        const CliResult r = runCli({ QStringLiteral("compare"), QStringLiteral("--db"), m_db,
+                                     QStringLiteral("--format"), QStringLiteral("json") });
         QCOMPARE(r.exitCode, 0);
         const QJsonObject j = QJsonDocument::fromJson(r.out).object();
         const QJsonArray gpus = j.value(QStringLiteral("gpus")).toArray();
@@ -338,7 +342,8 @@ private slots:
         for (const auto& v : runs) {
             const QJsonObject run = v.toObject();
             if (run.value(QStringLiteral("status")).toString() == QStringLiteral("oom")) {
-                QVERIFY(run.value(QStringLiteral("measured")).toObject().value(QStringLiteral("tokens_per_s")).isNull());
+                QVERIFY(
+                    run.value(QStringLiteral("measured")).toObject().value(QStringLiteral("tokens_per_s")).isNull());
                 continue;
             }
             const double presets = std::fabs(
@@ -353,8 +358,9 @@ private slots:
 
     void compareCliWritesCsvAndTable()
     {
-        const CliResult csv = runCli({QStringLiteral("compare"), QStringLiteral("--db"), m_db, QStringLiteral("--format"),
-                                      QStringLiteral("csv"), QStringLiteral("--strategy"), QStringLiteral("zero0")});
+        const CliResult csv
+            = runCli({ QStringLiteral("compare"), QStringLiteral("--db"), m_db, QStringLiteral("--format"),
+                       QStringLiteral("csv"), QStringLiteral("--strategy"), QStringLiteral("zero0") });
         QCOMPARE(csv.exitCode, 0);
         const QList<QByteArray> lines = csv.out.trimmed().split('\n');
         QCOMPARE(lines.size(), 1 + 4); // header + the four GPU zero0 runs
@@ -370,7 +376,7 @@ private slots:
             QVERIFY2(cells.value(peak).toLongLong(&whole) > (qint64(1) << 30) && whole, lines.at(i).constData());
             QVERIFY2(!cells.contains("-"), lines.at(i).constData());
         }
-        const CliResult table = runCli({QStringLiteral("compare"), QStringLiteral("--db"), m_db});
+        const CliResult table = runCli({ QStringLiteral("compare"), QStringLiteral("--db"), m_db });
         QCOMPARE(table.exitCode, 0);
         QVERIFY(table.out.contains("calibration from probe of node box-a + 8 runs"));
         QVERIFY(table.out.contains("oom"));
@@ -395,26 +401,35 @@ private slots:
             torch = recordRun(db, "qwen2.5-0.5b", Strategy::Fsdp2Reshard, 1024, DeviceKind::Cuda, false, harness);
             QCOMPARE(findRun(db, torch)->backend, RunBackend::Torch);
         }
-        const CliResult table = runCli({QStringLiteral("compare"), QStringLiteral("--db"), path});
+        const CliResult table = runCli({ QStringLiteral("compare"), QStringLiteral("--db"), path });
         QCOMPARE(table.exitCode, 0);
         const QString text = QString::fromUtf8(table.out);
-        QVERIFY2(text.contains(QStringLiteral("fsdp2_reshard (native)")) && text.contains(QStringLiteral("fsdp2_reshard (torch)")),
+        QVERIFY2(text.contains(QStringLiteral("fsdp2_reshard (native)"))
+                     && text.contains(QStringLiteral("fsdp2_reshard (torch)")),
                  qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("native vs torch")), qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("#%1, ").arg(native)) && text.contains(QStringLiteral("#%1, ").arg(torch)), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("#%1, ").arg(native))
+                     && text.contains(QStringLiteral("#%1, ").arg(torch)),
+                 qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("1.00x")), qPrintable(text)); // the same measured throughput
 
-        const CliResult json = runCli({QStringLiteral("compare"), QStringLiteral("--db"), path, QStringLiteral("--format"),
-                                       QStringLiteral("json")});
+        const CliResult json = runCli({ QStringLiteral("compare"), QStringLiteral("--db"), path,
+                                        QStringLiteral("--format"), QStringLiteral("json") });
         QCOMPARE(json.exitCode, 0);
         QStringList backends;
-        for (const auto& v : QJsonDocument::fromJson(json.out).object().value(QStringLiteral("gpus")).toArray().at(0).toObject()
-                                 .value(QStringLiteral("runs")).toArray())
+        for (const auto& v : QJsonDocument::fromJson(json.out)
+                                 .object()
+                                 .value(QStringLiteral("gpus"))
+                                 .toArray()
+                                 .at(0)
+                                 .toObject()
+                                 .value(QStringLiteral("runs"))
+                                 .toArray())
             backends << v.toObject().value(QStringLiteral("backend")).toString();
         backends.sort();
-        QCOMPARE(backends, (QStringList{QStringLiteral("native"), QStringLiteral("torch")}));
-        const CliResult csv = runCli({QStringLiteral("compare"), QStringLiteral("--db"), path, QStringLiteral("--format"),
-                                      QStringLiteral("csv")});
+        QCOMPARE(backends, (QStringList { QStringLiteral("native"), QStringLiteral("torch") }));
+        const CliResult csv = runCli({ QStringLiteral("compare"), QStringLiteral("--db"), path,
+                                       QStringLiteral("--format"), QStringLiteral("csv") });
         QVERIFY(csv.out.startsWith("gpu,run,model,strategy,backend,"));
         QVERIFY(csv.out.contains(",fsdp2_reshard,torch,"));
     }
@@ -423,18 +438,20 @@ private slots:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("named");
-        QTest::newRow("format") << QStringList{QStringLiteral("--format"), QStringLiteral("xml")} << QStringLiteral("--format");
-        QTest::newRow("strategy") << QStringList{QStringLiteral("--strategy"), QStringLiteral("zero9")}
+        QTest::newRow("format") << QStringList { QStringLiteral("--format"), QStringLiteral("xml") }
+                                << QStringLiteral("--format");
+        QTest::newRow("strategy") << QStringList { QStringLiteral("--strategy"), QStringLiteral("zero9") }
                                   << QStringLiteral("--strategy");
-        QTest::newRow("gpu") << QStringList{QStringLiteral("--gpu"), QStringLiteral("v100")} << QStringLiteral("--gpu");
-        QTest::newRow("unknown") << QStringList{QStringLiteral("--frobnicate"), QStringLiteral("1")}
+        QTest::newRow("gpu") << QStringList { QStringLiteral("--gpu"), QStringLiteral("v100") }
+                             << QStringLiteral("--gpu");
+        QTest::newRow("unknown") << QStringList { QStringLiteral("--frobnicate"), QStringLiteral("1") }
                                  << QStringLiteral("--frobnicate");
     }
     void compareCliNamesBadFlags()
     {
         QFETCH(QStringList, args);
         QFETCH(QString, named);
-        const CliResult r = runCli(QStringList{QStringLiteral("compare"), QStringLiteral("--db"), m_db} + args);
+        const CliResult r = runCli(QStringList { QStringLiteral("compare"), QStringLiteral("--db"), m_db } + args);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(named), qPrintable(r.err));
     }

@@ -59,12 +59,12 @@ PlanVerdict plannerVerdict(const GkeRequest& r)
     in.training = r.run.training;
     const Plan plan = makePlan(in);
     const Estimate& e = plan.candidate(r.run.strategy).estimate;
-    return {e.fitsDevice,
-            e.memory.peakBytes() / kGiB,
-            r.gpu.memoryGiB(),
-            plan.recommendation.strategy == r.run.strategy,
-            e.hostBytesPerNode / kGiB,
-            Calibration{}.hostUsableFraction};
+    return { e.fitsDevice,
+             e.memory.peakBytes() / kGiB,
+             r.gpu.memoryGiB(),
+             plan.recommendation.strategy == r.run.strategy,
+             e.hostBytesPerNode / kGiB,
+             Calibration {}.hostUsableFraction };
 }
 
 GkeRequest offloadRequest(const std::string& gpu, const std::string& region, Strategy strategy = Strategy::Zero3Offload,
@@ -131,11 +131,26 @@ private slots:
         QTest::addColumn<QString>("accelerator");
         QTest::addColumn<QString>("series");
         QTest::addColumn<QString>("machineType");
-        QTest::newRow("A100 40GB") << "a100-40gb" << 8 << "us-central1" << "nvidia-tesla-a100" << "A2" << "a2-highgpu-8g";
-        QTest::newRow("A100 80GB") << "a100-80gb" << 4 << "us-central1" << "nvidia-a100-80gb" << "A2" << "a2-ultragpu-4g";
-        QTest::newRow("L4") << "l4" << 4 << "us-central1" << "nvidia-l4" << "G2" << "g2-standard-48";
-        QTest::newRow("H100") << "h100-80gb" << 8 << "us-east4" << "nvidia-h100-80gb" << "A3" << "a3-highgpu-8g";
-        QTest::newRow("H200") << "h200" << 8 << "us-central1" << "nvidia-h200-141gb" << "A3" << "a3-ultragpu-8g";
+        QTest::newRow("A100 40GB") << "a100-40gb" << 8 << "us-central1"
+                                   << "nvidia-tesla-a100"
+                                   << "A2"
+                                   << "a2-highgpu-8g";
+        QTest::newRow("A100 80GB") << "a100-80gb" << 4 << "us-central1"
+                                   << "nvidia-a100-80gb"
+                                   << "A2"
+                                   << "a2-ultragpu-4g";
+        QTest::newRow("L4") << "l4" << 4 << "us-central1"
+                            << "nvidia-l4"
+                            << "G2"
+                            << "g2-standard-48";
+        QTest::newRow("H100") << "h100-80gb" << 8 << "us-east4"
+                              << "nvidia-h100-80gb"
+                              << "A3"
+                              << "a3-highgpu-8g";
+        QTest::newRow("H200") << "h200" << 8 << "us-central1"
+                              << "nvidia-h200-141gb"
+                              << "A3"
+                              << "a3-ultragpu-8g";
     }
     void machineSeriesAndTypeFollowTheGpu()
     {
@@ -151,7 +166,8 @@ private slots:
         QCOMPARE(QString::fromStdString(p.machineType), machineType);
         const std::string pool = commandContaining(p.gcloud, "node-pools create");
         QVERIFY(pool.find("--accelerator type=" + accelerator.toStdString() + ",count=" + std::to_string(perNode)
-                          + ",gpu-driver-version=default") != std::string::npos);
+                          + ",gpu-driver-version=default")
+                != std::string::npos);
         QVERIFY(pool.find("--machine-type " + machineType.toStdString()) != std::string::npos);
     }
 
@@ -161,7 +177,8 @@ private slots:
         QCOMPARE(errorField(request("rtx4090", 1, 1, "us-central1"), &message), QStringLiteral("gpu"));
         QVERIFY2(message.contains(QStringLiteral("RTX 4090")) && message.contains(QStringLiteral("no GKE offering")),
                  qPrintable(message));
-        QVERIFY2(message.contains(QStringLiteral("l4")) && message.contains(QStringLiteral("h200")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("l4")) && message.contains(QStringLiteral("h200")),
+                 qPrintable(message));
     }
 
     void unknownRegionNamesTheKnownOnes()
@@ -177,7 +194,8 @@ private slots:
         // asia-east1 lists L4 but not H200.
         QString message;
         QCOMPARE(errorField(request("h200", 8, 1, "asia-east1"), &message), QStringLiteral("region"));
-        QVERIFY2(message.contains(QStringLiteral("us-central1")) && message.contains(QStringLiteral("nvidia-h200-141gb")),
+        QVERIFY2(message.contains(QStringLiteral("us-central1"))
+                     && message.contains(QStringLiteral("nvidia-h200-141gb")),
                  qPrintable(message));
     }
 
@@ -212,15 +230,17 @@ private slots:
         QVERIFY(stock->title.find("Quota is not stock") != std::string::npos);
         // The autoscaling maximum the quota covers is a total over zones, not per zone.
         const std::string pool = commandContaining(p.gcloud, "node-pools create");
-        QVERIFY(pool.find("--num-nodes 0 --enable-autoscaling --total-min-nodes 0 --total-max-nodes 3") != std::string::npos);
+        QVERIFY(pool.find("--num-nodes 0 --enable-autoscaling --total-min-nodes 0 --total-max-nodes 3")
+                != std::string::npos);
     }
 
     void poolSpansEveryZoneOfTheRegionThatListsTheMachineType()
     {
         const GkePreparation p = prepareGke(request("l4", 4, 1, "us-central1"));
-        const std::vector<std::string> expected{"us-central1-a", "us-central1-b", "us-central1-c"};
+        const std::vector<std::string> expected { "us-central1-a", "us-central1-b", "us-central1-c" };
         QVERIFY(p.zones == expected);
-        QVERIFY(commandContaining(p.gcloud, "node-pools create").find("--node-locations us-central1-a,us-central1-b,us-central1-c")
+        QVERIFY(commandContaining(p.gcloud, "node-pools create")
+                    .find("--node-locations us-central1-a,us-central1-b,us-central1-c")
                 != std::string::npos);
         QCOMPARE(itemById(p, "zones")->status, CheckStatus::Pass);
     }
@@ -267,10 +287,13 @@ private slots:
         QVERIFY(y.find("nvidia.com/gpu: 4\n") != std::string::npos);
         QVERIFY(y.find("value: \"8\"") != std::string::npos); // WORLD_SIZE
         QVERIFY(y.find("cloud.google.com/gke-accelerator: nvidia-l4") != std::string::npos);
-        QVERIFY(y.find("--model qwen2.5-7b --strategy fsdp2_reshard --device cuda --precision bf16 --seq 1024 --micro-batch 2")
-                != std::string::npos);
+        QVERIFY(
+            y.find(
+                "--model qwen2.5-7b --strategy fsdp2_reshard --device cuda --precision bf16 --seq 1024 --micro-batch 2")
+            != std::string::npos);
         QVERIFY(y.find("expandable_segments:True") != std::string::npos);
-        QVERIFY(y.find("value: \"shardwise-qwen2-5-7b-fsdp2-reshard-0.shardwise-qwen2-5-7b-fsdp2-reshard\"") != std::string::npos);
+        QVERIFY(y.find("value: \"shardwise-qwen2-5-7b-fsdp2-reshard-0.shardwise-qwen2-5-7b-fsdp2-reshard\"")
+                != std::string::npos);
         QVERIFY(y.find("RANK=$((JOB_COMPLETION_INDEX * GPUS_PER_NODE + local_rank))") != std::string::npos);
         QVERIFY(y.find("subdomain: shardwise-qwen2-5-7b-fsdp2-reshard") != std::string::npos);
         QVERIFY(y.find("clusterIP: None") != std::string::npos);
@@ -321,9 +344,16 @@ private slots:
         r.run.timedSteps = 11;
         const GkePreparation p = prepareGke(r);
         const GkeCatalog& c = GkeCatalog::builtin();
-        const std::set<std::string> allowed{"0", "1", "3", "4", "12", "3072", "7", "11",
-                                            std::to_string(c.defaults().rendezvousPort),
-                                            std::to_string(c.defaults().systemPool.nodesPerZone)};
+        const std::set<std::string> allowed { "0",
+                                              "1",
+                                              "3",
+                                              "4",
+                                              "12",
+                                              "3072",
+                                              "7",
+                                              "11",
+                                              std::to_string(c.defaults().rendezvousPort),
+                                              std::to_string(c.defaults().systemPool.nodesPerZone) };
         std::string text = p.manifest;
         for (const auto& cmd : p.gcloud)
             text += "\n" + cmd.command;
@@ -342,9 +372,9 @@ private slots:
     {
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("bad.json"));
-        std::ofstream(file.toStdString())
-            << "{\"source\":{\"zones\":\"z\",\"machine_types\":\"m\",\"gke\":\"g\",\"transcribed\":\"t\",\"caveat\":\"c\"},"
-            << "\"gke\":{},\"accelerators\":[]}";
+        std::ofstream(file.toStdString()) << "{\"source\":{\"zones\":\"z\",\"machine_types\":\"m\",\"gke\":\"g\","
+                                             "\"transcribed\":\"t\",\"caveat\":\"c\"},"
+                                          << "\"gke\":{},\"accelerators\":[]}";
         try {
             GkeCatalog::load(file.toStdString());
             QFAIL("accepted a malformed table");
@@ -402,10 +432,12 @@ private slots:
         std::vector<std::string> names;
         for (const GkeMachineType* m : l4->machineTypesFor(1))
             names.push_back(m->name);
-        QVERIFY(names == std::vector<std::string>({"g2-standard-4", "g2-standard-8", "g2-standard-12", "g2-standard-16", "g2-standard-32"}));
+        QVERIFY(names
+                == std::vector<std::string>(
+                    { "g2-standard-4", "g2-standard-8", "g2-standard-12", "g2-standard-16", "g2-standard-32" }));
         QCOMPARE(QString::fromStdString(l4->machineTypeFor(1)->name), QStringLiteral("g2-standard-4"));
         QCOMPARE(QString::fromStdString(l4->machineTypeFor(2)->name), QStringLiteral("g2-standard-24"));
-        QVERIFY(l4->gpuCounts() == std::vector<int>({1, 2, 4, 8})); // each count once
+        QVERIFY(l4->gpuCounts() == std::vector<int>({ 1, 2, 4, 8 })); // each count once
         // Every G2 type is listed in the accelerator's zones (vms.csv lists the same 42 for each).
         for (const GkeMachineType& m : l4->machineTypes)
             QVERIFY2(m.zones.empty(), m.name.c_str());
@@ -429,8 +461,9 @@ private slots:
             GkeCatalog::load(writeTable(dir, table).toStdString());
             QFAIL("accepted g2-standard-8 before g2-standard-4");
         } catch (const CloudError& e) {
-            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("accelerators[2].machine_types[1].memory_gb: machine types "
-                                                                         "with 1 GPUs must be listed smallest memory first")),
+            QVERIFY2(QString::fromUtf8(e.what()).contains(
+                         QStringLiteral("accelerators[2].machine_types[1].memory_gb: machine types "
+                                        "with 1 GPUs must be listed smallest memory first")),
                      e.what());
         }
         nlohmann::json twice = builtinTable();
@@ -439,7 +472,9 @@ private slots:
             GkeCatalog::load(writeTable(dir, twice).toStdString());
             QFAIL("accepted a machine type listed twice");
         } catch (const CloudError& e) {
-            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("machine_types[1].name: 'g2-standard-4' listed twice")), e.what());
+            QVERIFY2(QString::fromUtf8(e.what()).contains(
+                         QStringLiteral("machine_types[1].name: 'g2-standard-4' listed twice")),
+                     e.what());
         }
     }
 
@@ -462,7 +497,8 @@ private slots:
             QFAIL("accepted a bad memory_gb");
         } catch (const CloudError& e) {
             QCOMPARE(QString::fromStdString(e.field()), QStringLiteral("gke_table"));
-            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("accelerators[2].machine_types[0].memory_gb: expected a number > 0")),
+            QVERIFY2(QString::fromUtf8(e.what()).contains(
+                         QStringLiteral("accelerators[2].machine_types[0].memory_gb: expected a number > 0")),
                      e.what());
         }
     }
@@ -481,23 +517,28 @@ private slots:
         QCOMPARE(host->status, CheckStatus::Pass);
         const QString title = QString::fromStdString(host->title);
         QVERIFY2(title.startsWith(QStringLiteral("zero3_offload fits in host RAM: ")
-                                  + QString::number(r.verdict->hostGiBPerNode, 'f', 1) + QStringLiteral(" GiB per node")),
+                                  + QString::number(r.verdict->hostGiBPerNode, 'f', 1)
+                                  + QStringLiteral(" GiB per node")),
                  qPrintable(title));
-        QVERIFY2(title.contains(QStringLiteral("g2-standard-32 has 128 GB (128.0 GiB, 102.4 GiB usable)")), qPrintable(title));
+        QVERIFY2(title.contains(QStringLiteral("g2-standard-32 has 128 GB (128.0 GiB, 102.4 GiB usable)")),
+                 qPrintable(title));
         QVERIFY2(title.contains(QStringLiteral("chosen over g2-standard-4, the default for 1 GPU per node, whose 16 GB "
                                                "(12.8 GiB usable) would have been too small")),
                  qPrintable(title));
         // Everything else follows the chosen type: node pool, its zones, the accelerator and zones items.
         QCOMPARE(QString::fromStdString(p.nodePoolName), QStringLiteral("g2-standard-32"));
-        QVERIFY(p.zones == std::vector<std::string>({"us-central1-a", "us-central1-b", "us-central1-c"}));
+        QVERIFY(p.zones == std::vector<std::string>({ "us-central1-a", "us-central1-b", "us-central1-c" }));
         const std::string pool = commandContaining(p.gcloud, "node-pools create");
         QVERIFY2(pool.find("node-pools create g2-standard-32 ") != std::string::npos, pool.c_str());
-        QVERIFY2(pool.find("--machine-type g2-standard-32 --accelerator type=nvidia-l4,count=1,") != std::string::npos, pool.c_str());
+        QVERIFY2(pool.find("--machine-type g2-standard-32 --accelerator type=nvidia-l4,count=1,") != std::string::npos,
+                 pool.c_str());
         QVERIFY2(pool.find("g2-standard-4") == std::string::npos, pool.c_str());
         QVERIFY2(itemById(p, "accelerator")->title.find("g2-standard-32 carries 1 per node") != std::string::npos,
                  itemById(p, "accelerator")->title.c_str());
-        QVERIFY2(itemById(p, "zones")->title.find("list g2-standard-32: ") != std::string::npos, itemById(p, "zones")->title.c_str());
-        QVERIFY2(itemById(p, "quota")->title.find(" at least 1 ") != std::string::npos, itemById(p, "quota")->title.c_str());
+        QVERIFY2(itemById(p, "zones")->title.find("list g2-standard-32: ") != std::string::npos,
+                 itemById(p, "zones")->title.c_str());
+        QVERIFY2(itemById(p, "quota")->title.find(" at least 1 ") != std::string::npos,
+                 itemById(p, "quota")->title.c_str());
         QVERIFY2(p.manifest.find("g2-standard-4") == std::string::npos, p.manifest.c_str());
         // Two L4s per node: g2-standard-24 (96 GB, 76.8 GiB usable) is the only type and holds it.
         GkeRequest two = request("l4", 2, 1, "us-central1");
@@ -551,10 +592,13 @@ private slots:
         QVERIFY2(title.startsWith(QStringLiteral("zero3_offload does not fit in host RAM")), qPrintable(title));
         QVERIFY2(title.contains(QStringLiteral("g2-standard-32 has 128 GB")), qPrintable(title));
         QVERIFY2(title.contains(QStringLiteral("102.4 GiB usable")), qPrintable(title));
-        QVERIFY2(title.contains(QString::number(r.verdict->hostGiBPerNode, 'f', 1) + QStringLiteral(" GiB per node")), qPrintable(title));
+        QVERIFY2(title.contains(QString::number(r.verdict->hostGiBPerNode, 'f', 1) + QStringLiteral(" GiB per node")),
+                 qPrintable(title));
         QVERIFY2(title.contains(QString::number(shortGiB, 'f', 1) + QStringLiteral(" GiB short")), qPrintable(title));
-        QVERIFY2(title.endsWith(QStringLiteral("; g2-standard-32 is the largest machine type with 1 GPU per node")), qPrintable(title));
-        QVERIFY2(commandContaining(p.gcloud, "--machine-type g2-standard-32 ").size() > 0, "node pool not on g2-standard-32");
+        QVERIFY2(title.endsWith(QStringLiteral("; g2-standard-32 is the largest machine type with 1 GPU per node")),
+                 qPrintable(title));
+        QVERIFY2(commandContaining(p.gcloud, "--machine-type g2-standard-32 ").size() > 0,
+                 "node pool not on g2-standard-32");
         // The plan's 512 GiB default did fit it: the detail says why the VM's RAM is what counts.
         QVERIFY2(host->detail.find("not the plan's 512 GiB") != std::string::npos, host->detail.c_str());
         // An accelerator with one type per GPU count does not call it the largest.
@@ -566,7 +610,8 @@ private slots:
         const GkePreparation q = prepareGke(offloadRequest("l4", "us-central1"), onlyDefault);
         QCOMPARE(QString::fromStdString(q.machineType), QStringLiteral("g2-standard-4"));
         QCOMPARE(itemById(q, "host_memory")->status, CheckStatus::Warn);
-        QVERIFY2(itemById(q, "host_memory")->title.find("largest") == std::string::npos, itemById(q, "host_memory")->title.c_str());
+        QVERIFY2(itemById(q, "host_memory")->title.find("largest") == std::string::npos,
+                 itemById(q, "host_memory")->title.c_str());
     }
 
     void offloadOnAVmWithEnoughRamPasses_data()
@@ -574,8 +619,12 @@ private slots:
         QTest::addColumn<QString>("gpu");
         QTest::addColumn<QString>("region");
         QTest::addColumn<QString>("machineType");
-        QTest::newRow("A100 80GB") << "a100-80gb" << "us-central1" << "a2-ultragpu-1g";
-        QTest::newRow("H100") << "h100-80gb" << "us-east4" << "a3-highgpu-1g";
+        QTest::newRow("A100 80GB") << "a100-80gb"
+                                   << "us-central1"
+                                   << "a2-ultragpu-1g";
+        QTest::newRow("H100") << "h100-80gb"
+                              << "us-east4"
+                              << "a3-highgpu-1g";
     }
     void offloadOnAVmWithEnoughRamPasses()
     {
@@ -606,11 +655,13 @@ private slots:
         const ChecklistItem* host = itemById(p, "host_memory");
         QVERIFY(host);
         QCOMPARE(host->status, CheckStatus::Pass);
-        QVERIFY2(host->title.find("the VM's RAM suffices where the plan's 32 GiB (25.6 GiB usable) did not") != std::string::npos,
+        QVERIFY2(host->title.find("the VM's RAM suffices where the plan's 32 GiB (25.6 GiB usable) did not")
+                     != std::string::npos,
                  host->title.c_str());
         // The GPU item judges the GPU only: it does not repeat the plan's host misfit as a GPU misfit.
         QCOMPARE(itemById(p, "memory")->status, CheckStatus::Pass);
-        QVERIFY2(itemById(p, "memory")->title.find("fsdp2_reshard_offload fits: ") == 0, itemById(p, "memory")->title.c_str());
+        QVERIFY2(itemById(p, "memory")->title.find("fsdp2_reshard_offload fits: ") == 0,
+                 itemById(p, "memory")->title.c_str());
     }
 
     void unknownMachineMemoryAsksToConfirmIt()
@@ -636,9 +687,12 @@ private slots:
     {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("label");
-        QTest::newRow("dots") << "Qwen2.5-7B" << "qwen2-5-7b";
-        QTest::newRow("underscores") << "fsdp2_reshard_offload" << "fsdp2-reshard-offload";
-        QTest::newRow("edges") << "--x--" << "x";
+        QTest::newRow("dots") << "Qwen2.5-7B"
+                              << "qwen2-5-7b";
+        QTest::newRow("underscores") << "fsdp2_reshard_offload"
+                                     << "fsdp2-reshard-offload";
+        QTest::newRow("edges") << "--x--"
+                               << "x";
     }
     void dnsLabelsAreValidKubernetesNames()
     {

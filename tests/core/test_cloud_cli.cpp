@@ -14,10 +14,10 @@
 #include "shardwise/store/runs.hpp"
 
 #include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QFile>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QtTest>
@@ -44,7 +44,10 @@ CliResult runCli(const QStringList& args, const QProcessEnvironment& env = QProc
     return r;
 }
 
-QString caseDir(const QString& name) { return QStringLiteral(SHARDWISE_TEST_DATA_DIR "/gke/") + name; }
+QString caseDir(const QString& name)
+{
+    return QStringLiteral(SHARDWISE_TEST_DATA_DIR "/gke/") + name;
+}
 
 QByteArray readFile(const QString& path)
 {
@@ -52,7 +55,10 @@ QByteArray readFile(const QString& path)
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
-bool regenerate() { return qEnvironmentVariableIntValue("SHARDWISE_REGENERATE_GOLDEN") == 1; }
+bool regenerate()
+{
+    return qEnvironmentVariableIntValue("SHARDWISE_REGENERATE_GOLDEN") == 1;
+}
 
 void writeFile(const QString& path, const QByteArray& data)
 {
@@ -81,14 +87,15 @@ private slots:
     {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("format");
-        const QStringList cases = QDir(QStringLiteral(SHARDWISE_TEST_DATA_DIR "/gke")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        const QStringList cases
+            = QDir(QStringLiteral(SHARDWISE_TEST_DATA_DIR "/gke")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
         QVERIFY(!cases.isEmpty());
         for (const QString& c : cases) {
             if (QFile::exists(caseDir(c) + QStringLiteral("/err.txt"))) {
                 QTest::newRow(qPrintable(c + QStringLiteral(" refusal"))) << c << QString();
                 continue;
             }
-            for (const QString& f : {QStringLiteral("text"), QStringLiteral("json"), QStringLiteral("yaml")})
+            for (const QString& f : { QStringLiteral("text"), QStringLiteral("json"), QStringLiteral("yaml") })
                 QTest::newRow(qPrintable(c + QLatin1Char(' ') + f)) << c << f;
         }
     }
@@ -96,14 +103,15 @@ private slots:
     {
         QFETCH(QString, name);
         QFETCH(QString, format);
-        QStringList args{QStringLiteral("gke")};
+        QStringList args { QStringLiteral("gke") };
         args << caseArgs(name);
         if (!format.isEmpty())
             args << QStringLiteral("--format") << format;
         const CliResult r = runCli(args);
         const bool refusal = format.isEmpty();
-        const QString golden = caseDir(name) + (refusal ? QStringLiteral("/err.txt")
-                                                        : QStringLiteral("/out.") + (format == QLatin1String("text") ? QStringLiteral("txt") : format));
+        const QString golden = caseDir(name)
+            + (refusal ? QStringLiteral("/err.txt")
+                       : QStringLiteral("/out.") + (format == QLatin1String("text") ? QStringLiteral("txt") : format));
         const QByteArray actual = refusal ? r.err : r.out;
         const int expectedExit = refusal ? 2 : 0;
         QVERIFY2(r.exitCode == expectedExit, r.err.constData());
@@ -119,7 +127,8 @@ private slots:
     void manifestParsesAsKubernetesObjects_data()
     {
         QTest::addColumn<QString>("name");
-        for (const QString& c : QDir(QStringLiteral(SHARDWISE_TEST_DATA_DIR "/gke")).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+        for (const QString& c :
+             QDir(QStringLiteral(SHARDWISE_TEST_DATA_DIR "/gke")).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
             if (QFile::exists(caseDir(c) + QStringLiteral("/out.yaml")))
                 QTest::newRow(qPrintable(c)) << c;
     }
@@ -139,8 +148,9 @@ private slots:
             return i >= 0 && i + 1 < args.size() ? args[i + 1] : fallback;
         };
         QProcess p;
-        p.start(python, {script, valueOf(QStringLiteral("--nodes"), QStringLiteral("1")),
-                         valueOf(QStringLiteral("--gpus-per-node"), QStringLiteral("1"))});
+        p.start(python,
+                { script, valueOf(QStringLiteral("--nodes"), QStringLiteral("1")),
+                  valueOf(QStringLiteral("--gpus-per-node"), QStringLiteral("1")) });
         QVERIFY(p.waitForStarted());
         p.write(readFile(caseDir(name) + QStringLiteral("/out.yaml")));
         p.closeWriteChannel();
@@ -154,9 +164,9 @@ private slots:
 
     void badRegionNamesTheAllowedRegions()
     {
-        const CliResult r = runCli({QStringLiteral("gke"), QStringLiteral("--model"), QStringLiteral("qwen2.5-0.5b"),
-                                    QStringLiteral("--gpu"), QStringLiteral("l4"), QStringLiteral("--gpus-per-node"),
-                                    QStringLiteral("4"), QStringLiteral("--region"), QStringLiteral("moon-1")});
+        const CliResult r = runCli({ QStringLiteral("gke"), QStringLiteral("--model"), QStringLiteral("qwen2.5-0.5b"),
+                                     QStringLiteral("--gpu"), QStringLiteral("l4"), QStringLiteral("--gpus-per-node"),
+                                     QStringLiteral("4"), QStringLiteral("--region"), QStringLiteral("moon-1") });
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.startsWith("shardwise-cli gke: --region: 'moon-1'"), r.err.constData());
         QVERIFY(r.err.contains("us-central1"));
@@ -178,10 +188,18 @@ private slots:
     {
         QFETCH(QString, strategy);
         QFETCH(bool, graphed);
-        QStringList args{QStringLiteral("gke"), QStringLiteral("--model"), QStringLiteral("qwen2.5-0.5b"),
-                         QStringLiteral("--gpu"), QStringLiteral("h100-80gb"), QStringLiteral("--gpus-per-node"),
-                         QStringLiteral("8"), QStringLiteral("--region"), QStringLiteral("us-central1"),
-                         QStringLiteral("--cuda-graphs"), QStringLiteral("--format"), QStringLiteral("yaml")};
+        QStringList args { QStringLiteral("gke"),
+                           QStringLiteral("--model"),
+                           QStringLiteral("qwen2.5-0.5b"),
+                           QStringLiteral("--gpu"),
+                           QStringLiteral("h100-80gb"),
+                           QStringLiteral("--gpus-per-node"),
+                           QStringLiteral("8"),
+                           QStringLiteral("--region"),
+                           QStringLiteral("us-central1"),
+                           QStringLiteral("--cuda-graphs"),
+                           QStringLiteral("--format"),
+                           QStringLiteral("yaml") };
         if (!strategy.isEmpty())
             args << QStringLiteral("--strategy") << strategy;
         const CliResult r = runCli(args);
@@ -193,11 +211,12 @@ private slots:
     {
         // `plan --interruptions-per-hour` end to end: the numbers the CLI prints are core/interruption's
         // for the recommended strategy's predicted step time and estimated save cost.
-        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
-                                    QStringLiteral("--gpu"), QStringLiteral("a100-80gb"), QStringLiteral("--gpus-per-node"),
-                                    QStringLiteral("8"), QStringLiteral("--interruptions-per-hour"), QStringLiteral("0.5"),
-                                    QStringLiteral("--checkpoint-write-gbps"), QStringLiteral("2"), QStringLiteral("--restart-s"),
-                                    QStringLiteral("120"), QStringLiteral("--format"), QStringLiteral("json")});
+        const CliResult r
+            = runCli({ QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
+                       QStringLiteral("--gpu"), QStringLiteral("a100-80gb"), QStringLiteral("--gpus-per-node"),
+                       QStringLiteral("8"), QStringLiteral("--interruptions-per-hour"), QStringLiteral("0.5"),
+                       QStringLiteral("--checkpoint-write-gbps"), QStringLiteral("2"), QStringLiteral("--restart-s"),
+                       QStringLiteral("120"), QStringLiteral("--format"), QStringLiteral("json") });
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonObject c = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("checkpoint")).toObject();
         QVERIFY(!c.isEmpty());
@@ -214,11 +233,12 @@ private slots:
         const interruption::SaveCostEstimate save = interruption::estimateSaveCost(
             s, static_cast<double>(in.model.parameterCount()), in.training.precision, in.cluster, 2.0);
         const interruption::CheckpointRecommendation rec = interruption::recommendCheckpointInterval(
-            {0.5, plan.candidate(s).estimate.throughput.stepTimeS, save.saveS, save.saveS + 120.0});
+            { 0.5, plan.candidate(s).estimate.throughput.stepTimeS, save.saveS, save.saveS + 120.0 });
         QCOMPARE(c.value(QStringLiteral("interval_steps")).toInt(), rec.intervalSteps);
         QVERIFY(qAbs(c.value(QStringLiteral("save_s")).toDouble() - save.saveS) < 1e-9);
         QVERIFY(qAbs(c.value(QStringLiteral("restart_s")).toDouble() - (save.saveS + 120.0)) < 1e-9);
-        QVERIFY(qAbs(c.value(QStringLiteral("expected_overhead_fraction")).toDouble() - rec.expectedOverheadFraction) < 1e-12);
+        QVERIFY(qAbs(c.value(QStringLiteral("expected_overhead_fraction")).toDouble() - rec.expectedOverheadFraction)
+                < 1e-12);
         QCOMPARE(c.value(QStringLiteral("save_measured")).toBool(), false);
     }
 
@@ -243,7 +263,7 @@ private slots:
             config.strategy = *plan.recommendation.strategy;
             config.worldSize = 8;
             store::RunOrigin origin;
-            origin.nodes = {store::RunNodeRef{"local", std::nullopt}};
+            origin.nodes = { store::RunNodeRef { "local", std::nullopt } };
             origin.gpuId = "a100-80gb";
             store::RunRecorder recorder(db, config, origin);
             for (int rank = 0; rank < 8; ++rank) {
@@ -261,11 +281,12 @@ private slots:
         }
         auto env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("SHARDWISE_DB"), dbPath);
-        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
-                                    QStringLiteral("--gpu"), QStringLiteral("a100-80gb"), QStringLiteral("--gpus-per-node"),
-                                    QStringLiteral("8"), QStringLiteral("--interruptions-per-hour"), QStringLiteral("0.5"),
-                                    QStringLiteral("--format"), QStringLiteral("json")},
-                                   env);
+        const CliResult r
+            = runCli({ QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
+                       QStringLiteral("--gpu"), QStringLiteral("a100-80gb"), QStringLiteral("--gpus-per-node"),
+                       QStringLiteral("8"), QStringLiteral("--interruptions-per-hour"), QStringLiteral("0.5"),
+                       QStringLiteral("--format"), QStringLiteral("json") },
+                     env);
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonObject c = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("checkpoint")).toObject();
         QCOMPARE(c.value(QStringLiteral("save_measured")).toBool(), true);
@@ -273,20 +294,23 @@ private slots:
         QCOMPARE(c.value(QStringLiteral("save_from_run")).toInteger(), runId);
 
         // Another world size has no measurement: back to the estimate.
-        const CliResult other = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
-                                        QStringLiteral("--gpu"), QStringLiteral("a100-80gb"), QStringLiteral("--gpus-per-node"),
-                                        QStringLiteral("4"), QStringLiteral("--interruptions-per-hour"), QStringLiteral("0.5"),
-                                        QStringLiteral("--format"), QStringLiteral("json")},
-                                       env);
+        const CliResult other
+            = runCli({ QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
+                       QStringLiteral("--gpu"), QStringLiteral("a100-80gb"), QStringLiteral("--gpus-per-node"),
+                       QStringLiteral("4"), QStringLiteral("--interruptions-per-hour"), QStringLiteral("0.5"),
+                       QStringLiteral("--format"), QStringLiteral("json") },
+                     env);
         QVERIFY2(other.exitCode == 0, other.err.constData());
-        const QJsonObject o = QJsonDocument::fromJson(other.out).object().value(QStringLiteral("checkpoint")).toObject();
+        const QJsonObject o
+            = QJsonDocument::fromJson(other.out).object().value(QStringLiteral("checkpoint")).toObject();
         QCOMPARE(o.value(QStringLiteral("save_measured")).toBool(), false);
     }
 
     void checkpointOptionsNeedAnInterruptionRate()
     {
-        const CliResult r = runCli({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--gpu"),
-                                    QStringLiteral("l4"), QStringLiteral("--checkpoint-save-s"), QStringLiteral("5")});
+        const CliResult r = runCli({ QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("tiny"),
+                                     QStringLiteral("--gpu"), QStringLiteral("l4"),
+                                     QStringLiteral("--checkpoint-save-s"), QStringLiteral("5") });
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("--interruptions-per-hour: required"), r.err.constData());
     }
@@ -296,11 +320,11 @@ private slots:
         // qwen2.5-7b zero3_offload on one L4: the plan (512 GiB of host RAM by default) has room for its
         // host state (about 57 GiB), the g2-standard-4 GKE gives one L4 by default (16 GB) has not;
         // g2-standard-32 (128 GB, 102.4 GiB usable) has, and the node pool uses it.
-        const CliResult r = runCli({QStringLiteral("gke"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
-                                    QStringLiteral("--gpu"), QStringLiteral("l4"), QStringLiteral("--gpus-per-node"),
-                                    QStringLiteral("1"), QStringLiteral("--region"), QStringLiteral("us-central1"),
-                                    QStringLiteral("--strategy"), QStringLiteral("zero3_offload"), QStringLiteral("--format"),
-                                    QStringLiteral("json")});
+        const CliResult r = runCli({ QStringLiteral("gke"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
+                                     QStringLiteral("--gpu"), QStringLiteral("l4"), QStringLiteral("--gpus-per-node"),
+                                     QStringLiteral("1"), QStringLiteral("--region"), QStringLiteral("us-central1"),
+                                     QStringLiteral("--strategy"), QStringLiteral("zero3_offload"),
+                                     QStringLiteral("--format"), QStringLiteral("json") });
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonObject p = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(p.value(QStringLiteral("machine_type")).toString(), QStringLiteral("g2-standard-32"));
@@ -315,13 +339,14 @@ private slots:
         QVERIFY2(title.contains(QStringLiteral("g2-standard-32 has 128 GB"))
                      && title.contains(QStringLiteral("chosen over g2-standard-4, the default for 1 GPU per node")),
                  qPrintable(title));
-        QVERIFY2(r.out.contains("--machine-type g2-standard-32 --accelerator type=nvidia-l4,count=1"), r.out.constData());
+        QVERIFY2(r.out.contains("--machine-type g2-standard-32 --accelerator type=nvidia-l4,count=1"),
+                 r.out.constData());
 
         // qwen2.5-14b zero3_offload does not fit even the largest one-L4 type.
-        const CliResult big = runCli({QStringLiteral("gke"), QStringLiteral("--model"), QStringLiteral("qwen2.5-14b"),
-                                      QStringLiteral("--gpu"), QStringLiteral("l4"), QStringLiteral("--gpus-per-node"),
-                                      QStringLiteral("1"), QStringLiteral("--region"), QStringLiteral("us-central1"),
-                                      QStringLiteral("--strategy"), QStringLiteral("zero3_offload")});
+        const CliResult big = runCli({ QStringLiteral("gke"), QStringLiteral("--model"), QStringLiteral("qwen2.5-14b"),
+                                       QStringLiteral("--gpu"), QStringLiteral("l4"), QStringLiteral("--gpus-per-node"),
+                                       QStringLiteral("1"), QStringLiteral("--region"), QStringLiteral("us-central1"),
+                                       QStringLiteral("--strategy"), QStringLiteral("zero3_offload") });
         QVERIFY2(big.exitCode == 0, big.err.constData());
         QVERIFY2(big.out.contains("[warn]  zero3_offload does not fit in host RAM")
                      && big.out.contains("g2-standard-32 has 128 GB")
@@ -329,19 +354,21 @@ private slots:
                  big.out.constData());
 
         // The same plan on an A100 80GB: a2-ultragpu-1g has 170 GB.
-        const CliResult a100 = runCli({QStringLiteral("gke"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
-                                       QStringLiteral("--gpu"), QStringLiteral("a100-80gb"), QStringLiteral("--gpus-per-node"),
-                                       QStringLiteral("1"), QStringLiteral("--region"), QStringLiteral("us-central1"),
-                                       QStringLiteral("--strategy"), QStringLiteral("zero3_offload")});
+        const CliResult a100
+            = runCli({ QStringLiteral("gke"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
+                       QStringLiteral("--gpu"), QStringLiteral("a100-80gb"), QStringLiteral("--gpus-per-node"),
+                       QStringLiteral("1"), QStringLiteral("--region"), QStringLiteral("us-central1"),
+                       QStringLiteral("--strategy"), QStringLiteral("zero3_offload") });
         QVERIFY2(a100.exitCode == 0, a100.err.constData());
-        QVERIFY2(a100.out.contains("[pass]  zero3_offload fits in host RAM") && !a100.out.contains("does not fit in host RAM"),
+        QVERIFY2(a100.out.contains("[pass]  zero3_offload fits in host RAM")
+                     && !a100.out.contains("does not fit in host RAM"),
                  a100.out.constData());
     }
 
     void missingRegionIsAUsageError()
     {
-        const CliResult r = runCli({QStringLiteral("gke"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
-                                    QStringLiteral("--gpu"), QStringLiteral("l4")});
+        const CliResult r = runCli({ QStringLiteral("gke"), QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"),
+                                     QStringLiteral("--gpu"), QStringLiteral("l4") });
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("--region: required"), r.err.constData());
     }

@@ -24,7 +24,10 @@ json readJson(const QString& path)
     return json::parse(in);
 }
 
-QString str(const std::string& s) { return QString::fromStdString(s); }
+QString str(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
 
 RankRecord rank(int r, const std::string& node, std::vector<std::string> lines, std::optional<double> offset = {})
 {
@@ -45,7 +48,8 @@ std::string oomLine(const char* tried = "2.00 GiB")
 
 std::string watchdogLine(int r, const char* glogTime)
 {
-    return "[rank" + std::to_string(r) + "]:[E" + glogTime + " 4121 ProcessGroupNCCL.cpp:607] [Rank " + std::to_string(r)
+    return "[rank" + std::to_string(r) + "]:[E" + glogTime + " 4121 ProcessGroupNCCL.cpp:607] [Rank "
+        + std::to_string(r)
         + "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn=1, "
           "NumelOut=1, Timeout(ms)=600000) ran for 600003 milliseconds before timing out.";
 }
@@ -101,16 +105,19 @@ private slots:
             if (want.contains("time_source"))
                 QCOMPARE(str(root["time_source"].get<std::string>()), str(want["time_source"].get<std::string>()));
             if (want.contains("message_contains"))
-                QVERIFY2(root["message"].get<std::string>().find(want["message_contains"].get<std::string>()) != std::string::npos,
+                QVERIFY2(root["message"].get<std::string>().find(want["message_contains"].get<std::string>())
+                             != std::string::npos,
                          qPrintable(dump));
             if (want.contains("last_line_contains")) {
                 QVERIFY2(root.contains("last_lines"), qPrintable(dump));
-                QVERIFY(root["last_lines"].back()["text"].get<std::string>().find(want["last_line_contains"].get<std::string>())
+                QVERIFY(root["last_lines"].back()["text"].get<std::string>().find(
+                            want["last_line_contains"].get<std::string>())
                         != std::string::npos);
             }
             const json facts = want.value("facts", json::object());
             for (auto it = facts.begin(); it != facts.end(); ++it) {
-                QVERIFY2(root["facts"].contains(it.key()), qPrintable(QStringLiteral("fact ") + str(it.key()) + QStringLiteral(" missing: ") + dump));
+                QVERIFY2(root["facts"].contains(it.key()),
+                         qPrintable(QStringLiteral("fact ") + str(it.key()) + QStringLiteral(" missing: ") + dump));
                 QCOMPARE(str(root["facts"][it.key()].dump()), str(it.value().dump()));
             }
             QVERIFY2(!root["evidence"].empty(), "the root cause shows its evidence");
@@ -120,7 +127,8 @@ private slots:
             const bool found = std::any_of(got["failures"].begin(), got["failures"].end(), [&](const json& f) {
                 return f["kind"] == s["kind"] && f["rank"] == s["rank"] && f["symptom"].get<bool>();
             });
-            QVERIFY2(found, qPrintable(QStringLiteral("symptom ") + str(s.dump()) + QStringLiteral(" not found: ") + dump));
+            QVERIFY2(found,
+                     qPrintable(QStringLiteral("symptom ") + str(s.dump()) + QStringLiteral(" not found: ") + dump));
         }
         if (expected.contains("failures_in_order")) {
             std::vector<std::size_t> positions;
@@ -140,14 +148,16 @@ private slots:
         const json wantActions = expected.value("actions", json::array());
         for (const auto& want : wantActions) {
             const auto it = std::find(actionKinds.begin(), actionKinds.end(), want.get<std::string>());
-            QVERIFY2(it != actionKinds.end(), qPrintable(QStringLiteral("action ") + str(want.dump()) + QStringLiteral(" missing: ") + dump));
+            QVERIFY2(it != actionKinds.end(),
+                     qPrintable(QStringLiteral("action ") + str(want.dump()) + QStringLiteral(" missing: ") + dump));
             const auto pos = static_cast<std::size_t>(it - actionKinds.begin());
             QVERIFY2(pos >= lastPosition, "actions come in the expected order");
             lastPosition = pos;
         }
         const json absentActions = expected.value("absent_actions", json::array());
         for (const auto& absent : absentActions)
-            QVERIFY2(std::find(actionKinds.begin(), actionKinds.end(), absent.get<std::string>()) == actionKinds.end(), qPrintable(dump));
+            QVERIFY2(std::find(actionKinds.begin(), actionKinds.end(), absent.get<std::string>()) == actionKinds.end(),
+                     qPrintable(dump));
         const auto actionOf = [&](const std::string& kind) -> json {
             for (const auto& a : got["actions"])
                 if (a["kind"] == kind)
@@ -166,8 +176,10 @@ private slots:
         const json wantTexts = expected.value("action_text_contains", json::object());
         for (auto it = wantTexts.begin(); it != wantTexts.end(); ++it)
             for (const auto& t : it.value())
-                QVERIFY2(actionOf(it.key()).value("text", std::string()).find(t.get<std::string>()) != std::string::npos,
-                         qPrintable(str(t.get<std::string>()) + QStringLiteral(" not in: ") + str(actionOf(it.key()).dump())));
+                QVERIFY2(actionOf(it.key()).value("text", std::string()).find(t.get<std::string>())
+                             != std::string::npos,
+                         qPrintable(str(t.get<std::string>()) + QStringLiteral(" not in: ")
+                                    + str(actionOf(it.key()).dump())));
         const json wantExplanation = expected.value("explanation_contains", json::array());
         for (const auto& t : wantExplanation)
             QVERIFY2(d.explanation.find(t.get<std::string>()) != std::string::npos,
@@ -177,9 +189,9 @@ private slots:
     void measuredOffsetsOrderFailuresAcrossNodes()
     {
         // node-a runs 420 s ahead: its OOM logged at 10:05:30 happened at 09:58:30.
-        std::vector<RankRecord> records{
-            rank(0, "node-a", {"2024-05-14 10:05:30,000 - INFO - step 9", oomLine()}, 420.0),
-            rank(1, "node-b", {"2024-05-14 09:58:34,000 - INFO - step 9", oomLine()}, 0.0),
+        std::vector<RankRecord> records {
+            rank(0, "node-a", { "2024-05-14 10:05:30,000 - INFO - step 9", oomLine() }, 420.0),
+            rank(1, "node-b", { "2024-05-14 09:58:34,000 - INFO - step 9", oomLine() }, 0.0),
         };
         Diagnosis d = diagnose(records);
         QVERIFY(d.rootCause.has_value());
@@ -198,9 +210,9 @@ private slots:
     void symptomWithinSkewWindowIsNeverRootCause()
     {
         // The watchdog is logged two minutes before the OOM that caused it (unmeasured skew).
-        const std::vector<RankRecord> records{
-            rank(0, "node-a", {watchdogLine(0, "514 10:12:05.000000")}),
-            rank(1, "node-b", {"2024-05-14 10:14:00,000 - INFO - step 62", oomLine()}),
+        const std::vector<RankRecord> records {
+            rank(0, "node-a", { watchdogLine(0, "514 10:12:05.000000") }),
+            rank(1, "node-b", { "2024-05-14 10:14:00,000 - INFO - step 62", oomLine() }),
         };
         const Diagnosis d = diagnose(records);
         QCOMPARE(d.verdict, Verdict::RootCause);
@@ -213,9 +225,9 @@ private slots:
     void symptomBeyondSkewWindowLeavesNoRootCause()
     {
         // Offsets are measured, so a watchdog 30 minutes before the OOM cannot have been caused by it.
-        const std::vector<RankRecord> records{
-            rank(0, "node-a", {watchdogLine(0, "514 09:44:00.000000")}, 0.0),
-            rank(1, "node-b", {"2024-05-14 10:14:00,000 - INFO - step 62", oomLine()}, 0.0),
+        const std::vector<RankRecord> records {
+            rank(0, "node-a", { watchdogLine(0, "514 09:44:00.000000") }, 0.0),
+            rank(1, "node-b", { "2024-05-14 10:14:00,000 - INFO - step 62", oomLine() }, 0.0),
         };
         const Diagnosis d = diagnose(records);
         QCOMPARE(d.verdict, Verdict::SymptomsOnly);
@@ -225,9 +237,9 @@ private slots:
 
     void skewWindowOptionWidensWhatCountsAsCaused()
     {
-        const std::vector<RankRecord> records{
-            rank(0, "node-a", {watchdogLine(0, "514 09:44:00.000000")}),
-            rank(1, "node-b", {"2024-05-14 10:14:00,000 - INFO - step 62", oomLine()}),
+        const std::vector<RankRecord> records {
+            rank(0, "node-a", { watchdogLine(0, "514 09:44:00.000000") }),
+            rank(1, "node-b", { "2024-05-14 10:14:00,000 - INFO - step 62", oomLine() }),
         };
         DiagnoseOptions narrow;
         narrow.unknownSkewS = 60;
@@ -239,10 +251,12 @@ private slots:
 
     void independentFailureBeatsCommunicationErrorWithinUncertainty()
     {
-        const std::vector<RankRecord> records{
-            rank(0, "node-a", {"2024-05-14 10:00:01,000 - ERROR - x",
-                               "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1691, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1"}),
-            rank(1, "node-b", {"2024-05-14 10:00:03,000 - INFO - x", oomLine()}),
+        const std::vector<RankRecord> records {
+            rank(0, "node-a",
+                 { "2024-05-14 10:00:01,000 - ERROR - x",
+                   "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1691, unhandled system "
+                   "error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1" }),
+            rank(1, "node-b", { "2024-05-14 10:00:03,000 - INFO - x", oomLine() }),
         };
         const Diagnosis d = diagnose(records);
         QCOMPARE(d.failures[*d.rootCause].kind, FailureKind::OutOfMemory);
@@ -251,9 +265,9 @@ private slots:
 
     void exitCodeWithoutLogEvidenceIsReported()
     {
-        RankRecord r = rank(0, "node-a", {"2024-05-14 10:00:01,000 - INFO - loading shard 3"});
+        RankRecord r = rank(0, "node-a", { "2024-05-14 10:00:01,000 - INFO - loading shard 3" });
         r.exitCode = 3;
-        const Diagnosis d = diagnose({r});
+        const Diagnosis d = diagnose({ r });
         QCOMPARE(d.verdict, Verdict::RootCause);
         QCOMPARE(d.failures[*d.rootCause].kind, FailureKind::Internal);
         QCOMPARE(d.failures[*d.rootCause].lastLines.size(), std::size_t(1));
@@ -265,7 +279,8 @@ private slots:
             loadRunFolder("/nonexistent/run-17");
             QFAIL("no error");
         } catch (const DiagnoseInputError& e) {
-            QVERIFY2(std::string(e.what()).find("no such directory: /nonexistent/run-17") != std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find("no such directory: /nonexistent/run-17") != std::string::npos,
+                     e.what());
         }
     }
 
@@ -281,7 +296,7 @@ private slots:
             QVERIFY2(std::string(e.what()).find("rank1.log: not a regular file") != std::string::npos, e.what());
         }
         try {
-            loadRunFiles({dir.filePath(QStringLiteral("rank7.log")).toStdString()});
+            loadRunFiles({ dir.filePath(QStringLiteral("rank7.log")).toStdString() });
             QFAIL("no error");
         } catch (const DiagnoseInputError& e) {
             QVERIFY2(std::string(e.what()).find("rank7.log: no such file") != std::string::npos, e.what());
@@ -304,17 +319,22 @@ private slots:
         QTest::addColumn<QString>("meta");
         QTest::addColumn<QString>("message");
         QTest::newRow("not json") << QStringLiteral("{\"ranks\": [") << QStringLiteral("meta.json: not valid JSON");
-        QTest::newRow("not an object") << QStringLiteral("[1, 2]") << QStringLiteral("meta.json: the top level must be an object");
-        QTest::newRow("ranks not an array") << QStringLiteral("{\"ranks\": {}}") << QStringLiteral("top level.ranks must be an array");
-        QTest::newRow("exit code as text") << QStringLiteral("{\"ranks\": [{\"rank\": 0}, {\"rank\": 1, \"exit_code\": \"137\"}]}")
-                                           << QStringLiteral("ranks[1].exit_code must be an integer");
-        QTest::newRow("rank missing") << QStringLiteral("{\"ranks\": [{\"node\": \"a\"}]}") << QStringLiteral("ranks[0]: missing or negative 'rank'");
+        QTest::newRow("not an object") << QStringLiteral("[1, 2]")
+                                       << QStringLiteral("meta.json: the top level must be an object");
+        QTest::newRow("ranks not an array")
+            << QStringLiteral("{\"ranks\": {}}") << QStringLiteral("top level.ranks must be an array");
+        QTest::newRow("exit code as text")
+            << QStringLiteral("{\"ranks\": [{\"rank\": 0}, {\"rank\": 1, \"exit_code\": \"137\"}]}")
+            << QStringLiteral("ranks[1].exit_code must be an integer");
+        QTest::newRow("rank missing") << QStringLiteral("{\"ranks\": [{\"node\": \"a\"}]}")
+                                      << QStringLiteral("ranks[0]: missing or negative 'rank'");
         QTest::newRow("misspelt field") << QStringLiteral("{\"ranks\": [{\"rank\": 0, \"exitcode\": 1}]}")
                                         << QStringLiteral("ranks[0]: unknown field 'exitcode'");
         QTest::newRow("offset as text") << QStringLiteral("{\"nodes\": {\"node-a\": {\"clock_offset_s\": \"7m\"}}}")
                                         << QStringLiteral("nodes.node-a.clock_offset_s must be a number");
-        QTest::newRow("lost time not a time") << QStringLiteral("{\"ranks\": [{\"rank\": 0, \"lost\": true, \"lost_time\": \"yesterday\"}]}")
-                                              << QStringLiteral("ranks[0].lost_time: not a time");
+        QTest::newRow("lost time not a time")
+            << QStringLiteral("{\"ranks\": [{\"rank\": 0, \"lost\": true, \"lost_time\": \"yesterday\"}]}")
+            << QStringLiteral("ranks[0].lost_time: not a time");
     }
 
     void malformedMetaJsonIsNamed()
@@ -341,7 +361,9 @@ private slots:
             loadRunFolder(dir.path().toStdString());
             QFAIL("no error");
         } catch (const DiagnoseInputError& e) {
-            QVERIFY2(std::string(e.what()).find("events.jsonl:2: event 'error': unknown kind 'meltdown'") != std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find("events.jsonl:2: event 'error': unknown kind 'meltdown'")
+                         != std::string::npos,
+                     e.what());
         }
     }
 
@@ -352,16 +374,20 @@ private slots:
         QTest::addColumn<QString>("events");
         QTest::addColumn<QStringList>("extraArgs");
         QTest::addColumn<QString>("expected");
-        const QString start = QStringLiteral(R"({"v":1,"event":"log","rank":%1,"level":"info","message":"hi","time":1715680801.0})");
-        QTest::newRow("text line") << (start.arg(0) + QStringLiteral("\nhello world\n")) << QStringList{}
+        const QString start
+            = QStringLiteral(R"({"v":1,"event":"log","rank":%1,"level":"info","message":"hi","time":1715680801.0})");
+        QTest::newRow("text line") << (start.arg(0) + QStringLiteral("\nhello world\n")) << QStringList {}
                                    << QStringLiteral("events.jsonl:2: not a runner event");
-        QTest::newRow("object without event") << QStringLiteral("{\"rank\":0}\n") << QStringList{}
+        QTest::newRow("object without event") << QStringLiteral("{\"rank\":0}\n") << QStringList {}
                                               << QStringLiteral("events.jsonl:1: not a runner event");
-        QTest::newRow("negative rank") << (QStringLiteral("\n") + start.arg(-3)) << QStringList{}
+        QTest::newRow("negative rank") << (QStringLiteral("\n") + start.arg(-3)) << QStringList {}
                                        << QStringLiteral("events.jsonl:2: rank -3 is negative");
-        QTest::newRow("nan window") << start.arg(0) << QStringList{QStringLiteral("--skew-window"), QStringLiteral("nan")}
-                                    << QStringLiteral("--skew-window must be a finite number of seconds >= 0, not 'nan'");
-        QTest::newRow("infinite window") << start.arg(0) << QStringList{QStringLiteral("--skew-window"), QStringLiteral("inf")}
+        QTest::newRow("nan window") << start.arg(0)
+                                    << QStringList { QStringLiteral("--skew-window"), QStringLiteral("nan") }
+                                    << QStringLiteral(
+                                           "--skew-window must be a finite number of seconds >= 0, not 'nan'");
+        QTest::newRow("infinite window") << start.arg(0)
+                                         << QStringList { QStringLiteral("--skew-window"), QStringLiteral("inf") }
                                          << QStringLiteral("--skew-window must be a finite number");
     }
     void cliRefusesWhatIsNotARunsEvents()
@@ -376,7 +402,7 @@ private slots:
         writeFile(dir.filePath(QStringLiteral("events.jsonl")), events.toStdString());
         writeFile(dir.filePath(QStringLiteral("rank0.log")), "step 1\n");
         QProcess p;
-        p.start(cli, QStringList{QStringLiteral("diagnose"), dir.path()} + extraArgs);
+        p.start(cli, QStringList { QStringLiteral("diagnose"), dir.path() } + extraArgs);
         QVERIFY(p.waitForFinished(30000));
         const QString err = QString::fromUtf8(p.readAllStandardError());
         const QString out = QString::fromUtf8(p.readAllStandardOutput());
@@ -387,7 +413,8 @@ private slots:
 
     void diagnosisJsonKeepsVerdictFailuresAndActions()
     {
-        const Diagnosis d = diagnose(loadRunFolder((kCorpus + QStringLiteral("/oom_fragmentation_single_rank")).toStdString()));
+        const Diagnosis d
+            = diagnose(loadRunFolder((kCorpus + QStringLiteral("/oom_fragmentation_single_rank")).toStdString()));
         const json j = toJson(d);
         QCOMPARE(str(j["verdict"].get<std::string>()), QStringLiteral("root_cause"));
         QCOMPARE(j["root_cause"].get<std::size_t>(), *d.rootCause);
@@ -396,7 +423,8 @@ private slots:
         const json& root = j["failures"][*d.rootCause];
         QVERIFY(root["evidence"][0]["line"].get<std::size_t>() > 0);
         QVERIFY(root["evidence"][0]["text"].get<std::string>().find("CUDA out of memory") != std::string::npos);
-        QCOMPARE(str(j["actions"][0]["text"].get<std::string>()).contains(QStringLiteral("expandable_segments:True")), true);
+        QCOMPARE(str(j["actions"][0]["text"].get<std::string>()).contains(QStringLiteral("expandable_segments:True")),
+                 true);
     }
 
     void cliPrintsVerdictTableAndJson()
@@ -406,21 +434,23 @@ private slots:
             QSKIP("shardwise-cli is not built in this tree");
         const QString folder = kCorpus + QStringLiteral("/oom_rank3_then_watchdog_4_ranks_2_nodes");
         QProcess p;
-        p.start(cli, {QStringLiteral("diagnose"), folder});
+        p.start(cli, { QStringLiteral("diagnose"), folder });
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 0);
         const QString table = QString::fromUtf8(p.readAllStandardOutput());
         QVERIFY2(table.contains(QStringLiteral("verdict: root_cause")), qPrintable(table));
         QVERIFY2(table.contains(QStringLiteral("ROOT CAUSE  oom  rank 3  node node-b")), qPrintable(table));
 
-        p.start(cli, {QStringLiteral("diagnose"), folder + QStringLiteral("/rank0.log"), folder + QStringLiteral("/rank3.log"),
-                      QStringLiteral("--format"), QStringLiteral("json")});
+        p.start(cli,
+                { QStringLiteral("diagnose"), folder + QStringLiteral("/rank0.log"),
+                  folder + QStringLiteral("/rank3.log"), QStringLiteral("--format"), QStringLiteral("json") });
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 0);
         const json j = json::parse(p.readAllStandardOutput().toStdString());
-        QCOMPARE(str(j["failures"][j["root_cause"].get<std::size_t>()]["kind"].get<std::string>()), QStringLiteral("oom"));
+        QCOMPARE(str(j["failures"][j["root_cause"].get<std::size_t>()]["kind"].get<std::string>()),
+                 QStringLiteral("oom"));
 
-        p.start(cli, {QStringLiteral("diagnose"), QStringLiteral("/nonexistent/run-17")});
+        p.start(cli, { QStringLiteral("diagnose"), QStringLiteral("/nonexistent/run-17") });
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 2);
         QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains(QStringLiteral("/nonexistent/run-17")));

@@ -22,8 +22,14 @@ Q_DECLARE_METATYPE(shardwise::Strategy)
 
 namespace {
 
-double stateDeviceBytes(const protocol::StateBytes& s) { return double(s.deviceParams + s.deviceGrads + s.deviceOptimizer); }
-double stateHostBytes(const protocol::StateBytes& s) { return double(s.hostParams + s.hostGrads + s.hostOptimizer); }
+double stateDeviceBytes(const protocol::StateBytes& s)
+{
+    return double(s.deviceParams + s.deviceGrads + s.deviceOptimizer);
+}
+double stateHostBytes(const protocol::StateBytes& s)
+{
+    return double(s.hostParams + s.hostGrads + s.hostOptimizer);
+}
 
 } // namespace
 
@@ -118,7 +124,8 @@ private slots:
         const Estimate e = estimate(in, strategy);
         const double memoryError = e.memory.allocatedPeak() / kGiB / peakAllocatedGiB - 1.0;
         const double speedError = e.throughput.tokensPerS / tokensPerS - 1.0;
-        QVERIFY2(std::abs(memoryError) < 0.10, qPrintable(QStringLiteral("peak %1 GiB").arg(e.memory.allocatedPeak() / kGiB)));
+        QVERIFY2(std::abs(memoryError) < 0.10,
+                 qPrintable(QStringLiteral("peak %1 GiB").arg(e.memory.allocatedPeak() / kGiB)));
         QVERIFY2(std::abs(speedError) < 0.15, qPrintable(QStringLiteral("%1 tokens/s").arg(e.throughput.tokensPerS)));
         QVERIFY(e.fits());
     }
@@ -192,8 +199,8 @@ private slots:
         slow.attentionEfficiency = 0.2;
         Calibration fast = slow;
         fast.attentionEfficiency = 0.4;
-        const double difference =
-            estimate(in, Strategy::Zero0, slow).throughput.computeS - estimate(in, Strategy::Zero0, fast).throughput.computeS;
+        const double difference = estimate(in, Strategy::Zero0, slow).throughput.computeS
+            - estimate(in, Strategy::Zero0, fast).throughput.computeS;
         const double attentionAtSlow = 1024.0 * (6.0 * 24.0 * 896.0 * 1024.0) / (989e12 * 0.2 * 0.5);
         QVERIFY2(std::abs(difference / (attentionAtSlow / 2.0) - 1.0) < 1e-9, qPrintable(QString::number(difference)));
     }
@@ -206,7 +213,7 @@ private slots:
         Calibration c;
         c.layerLaunchS = 0; // GPU-bound: compute is the kernel time
         c.unitCollectiveOverheadS = 0;
-        for (const char* gpu : {"h100-80gb", "a100-80gb"}) {
+        for (const char* gpu : { "h100-80gb", "a100-80gb" }) {
             EstimateInput in = input("llama-3.1-8b", gpu);
             in.training.seqLen = 8192;
             const double tuned = estimate(in, Strategy::Zero0, c).throughput.computeS;
@@ -448,13 +455,20 @@ private slots:
         QTest::addColumn<int>("seqLen");
         QTest::addColumn<bool>("stagingKept");
         QTest::addColumn<double>("commBuffers");
-        QTest::newRow("zero3_offload w1 staging: 3U + layer") << Strategy::Zero3Offload << 1 << 2048 << true << 2021155840.0;
-        QTest::newRow("fsdp2 offload w1 staging: 4U + layer") << Strategy::Fsdp2ReshardOffload << 1 << 2048 << true << 2643489792.0;
-        QTest::newRow("zero3_offload w4 staging: U + layer + 3U/4") << Strategy::Zero3Offload << 4 << 2048 << true << 1243238400.0;
-        QTest::newRow("zero3_offload w1 in place: U + layer") << Strategy::Zero3Offload << 1 << 2048 << false << 776487936.0;
-        QTest::newRow("fsdp2 offload w1 in place: U + layer") << Strategy::Fsdp2ReshardOffload << 1 << 2048 << false << 776487936.0;
-        QTest::newRow("zero3_offload w4 in place: no reduce output") << Strategy::Zero3Offload << 4 << 2048 << false << 776487936.0;
-        QTest::newRow("zero3_offload w1 in place, 256 tokens: held gradients") << Strategy::Zero3Offload << 1 << 256 << false << 1039932416.0;
+        QTest::newRow("zero3_offload w1 staging: 3U + layer")
+            << Strategy::Zero3Offload << 1 << 2048 << true << 2021155840.0;
+        QTest::newRow("fsdp2 offload w1 staging: 4U + layer")
+            << Strategy::Fsdp2ReshardOffload << 1 << 2048 << true << 2643489792.0;
+        QTest::newRow("zero3_offload w4 staging: U + layer + 3U/4")
+            << Strategy::Zero3Offload << 4 << 2048 << true << 1243238400.0;
+        QTest::newRow("zero3_offload w1 in place: U + layer")
+            << Strategy::Zero3Offload << 1 << 2048 << false << 776487936.0;
+        QTest::newRow("fsdp2 offload w1 in place: U + layer")
+            << Strategy::Fsdp2ReshardOffload << 1 << 2048 << false << 776487936.0;
+        QTest::newRow("zero3_offload w4 in place: no reduce output")
+            << Strategy::Zero3Offload << 4 << 2048 << false << 776487936.0;
+        QTest::newRow("zero3_offload w1 in place, 256 tokens: held gradients")
+            << Strategy::Zero3Offload << 1 << 256 << false << 1039932416.0;
     }
     void offloadBuffersFollowTheRunner()
     {
@@ -610,8 +624,10 @@ private slots:
     void stepTimeIsTheSumOfItsParts()
     {
         for (const auto& t : allStrategies()) {
-            const ThroughputEstimate te = estimate(input("qwen2.5-7b", "l4", 4, Interconnect::Pcie), t.strategy).throughput;
-            const double sum = te.computeS + te.optimizerS + te.exposedCommS + te.overheadS + te.offloadCopyS + te.cpuOptimizerS;
+            const ThroughputEstimate te
+                = estimate(input("qwen2.5-7b", "l4", 4, Interconnect::Pcie), t.strategy).throughput;
+            const double sum
+                = te.computeS + te.optimizerS + te.exposedCommS + te.overheadS + te.offloadCopyS + te.cpuOptimizerS;
             QCOMPARE(te.stepTimeS, sum);
             QVERIFY(te.exposedCommS <= te.commS);
             QVERIFY(te.mfu > 0 && te.mfu < 1);
@@ -631,9 +647,11 @@ private slots:
         QTest::addColumn<double>("layerBytesPerParam");
         QTest::addColumn<double>("window");
         QTest::newRow("fsdp2 offload, copy-bound") << Strategy::Fsdp2ReshardOffload << 1024 << 4.0 << 0.0 << 6.0 << 1.0;
-        QTest::newRow("fsdp2 offload, compute-bound") << Strategy::Fsdp2ReshardOffload << 32768 << 4.0 << 0.0 << 6.0 << 1.0;
+        QTest::newRow("fsdp2 offload, compute-bound")
+            << Strategy::Fsdp2ReshardOffload << 32768 << 4.0 << 0.0 << 6.0 << 1.0;
         QTest::newRow("zero3 offload, copy-bound") << Strategy::Zero3Offload << 1024 << 2.0 << 2.0 << 2.0 << 2.0 / 3.0;
-        QTest::newRow("zero3 offload, compute-bound") << Strategy::Zero3Offload << 32768 << 2.0 << 2.0 << 2.0 << 2.0 / 3.0;
+        QTest::newRow("zero3 offload, compute-bound")
+            << Strategy::Zero3Offload << 32768 << 2.0 << 2.0 << 2.0 << 2.0 / 3.0;
     }
     void offloadCopiesHideUnderComputeExceptTheRoots()
     {
@@ -702,15 +720,33 @@ private slots:
         QFETCH(QString, field);
         EstimateInput in = input("qwen2.5-3b", "h200", 4);
         switch (mutation) {
-        case 0: in.gpu.bf16Tflops = 0; break;
-        case 1: in.gpu.hbmGBps = 0; break;
-        case 2: in.gpu.pcieGBps = 0; break;
-        case 3: in.gpu = *PresetCatalog::builtin().findGpu("l4"); break;
-        case 4: in.training.microBatch = 0; break;
-        case 5: in.model.layers = 0; break;
-        case 6: in.knobs.fsdpLiveUnits = 0; break;
-        case 7: in.knobs.reduceBucketElements = 0; break;
-        case 8: in.cluster.gpusPerNode = 0; break;
+        case 0:
+            in.gpu.bf16Tflops = 0;
+            break;
+        case 1:
+            in.gpu.hbmGBps = 0;
+            break;
+        case 2:
+            in.gpu.pcieGBps = 0;
+            break;
+        case 3:
+            in.gpu = *PresetCatalog::builtin().findGpu("l4");
+            break;
+        case 4:
+            in.training.microBatch = 0;
+            break;
+        case 5:
+            in.model.layers = 0;
+            break;
+        case 6:
+            in.knobs.fsdpLiveUnits = 0;
+            break;
+        case 7:
+            in.knobs.reduceBucketElements = 0;
+            break;
+        case 8:
+            in.cluster.gpusPerNode = 0;
+            break;
         }
         try {
             validate(in);
@@ -729,16 +765,19 @@ private slots:
         QCOMPARE(back.matmulEfficiency, 0.41);
         QCOMPARE(back.cpuAdamParamsPerS, 3e9);
         QCOMPARE(toJson(back), toJson(c));
-        QCOMPARE(calibrationFromJson(nlohmann::json::object()).matmulEfficiency, Calibration{}.matmulEfficiency);
+        QCOMPARE(calibrationFromJson(nlohmann::json::object()).matmulEfficiency, Calibration {}.matmulEfficiency);
     }
 
     void badCalibrationNamesTheField_data()
     {
         QTest::addColumn<QString>("document");
         QTest::addColumn<QString>("field");
-        QTest::newRow("unknown") << QStringLiteral(R"({"matmul_eficiency": 0.3})") << QStringLiteral("calibration.matmul_eficiency");
-        QTest::newRow("not a number") << QStringLiteral(R"({"matmul_efficiency": "fast"})") << QStringLiteral("calibration.matmul_efficiency");
-        QTest::newRow("out of range") << QStringLiteral(R"({"fsdp2_gather_overlap": 1.5})") << QStringLiteral("calibration.fsdp2_gather_overlap");
+        QTest::newRow("unknown") << QStringLiteral(R"({"matmul_eficiency": 0.3})")
+                                 << QStringLiteral("calibration.matmul_eficiency");
+        QTest::newRow("not a number") << QStringLiteral(R"({"matmul_efficiency": "fast"})")
+                                      << QStringLiteral("calibration.matmul_efficiency");
+        QTest::newRow("out of range") << QStringLiteral(R"({"fsdp2_gather_overlap": 1.5})")
+                                      << QStringLiteral("calibration.fsdp2_gather_overlap");
         QTest::newRow("not an object") << QStringLiteral("[1]") << QStringLiteral("calibration");
     }
     void badCalibrationNamesTheField()

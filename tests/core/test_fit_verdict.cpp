@@ -61,8 +61,8 @@ private slots:
         Calibration c;
         c.fragmentationFraction = 0.5; // a large cache that would not fit next to the peak
         const Estimate base = estimate(in, Strategy::Zero0, c);
-        in.gpu.memoryMiB = static_cast<std::int64_t>(std::ceil(
-            (base.memory.peakBytes() + spareGiB * kGiB) / (1.0 - c.headroomFraction) / (1024.0 * 1024.0)));
+        in.gpu.memoryMiB = static_cast<std::int64_t>(
+            std::ceil((base.memory.peakBytes() + spareGiB * kGiB) / (1.0 - c.headroomFraction) / (1024.0 * 1024.0)));
         const Estimate e = estimate(in, Strategy::Zero0, c);
         QCOMPARE(e.fits(), fits);
         QVERIFY(e.memory.nvidiaSmiBytes() + e.headroomBytes > e.deviceCapacityBytes);
@@ -79,12 +79,16 @@ private slots:
         QTest::addColumn<int>("seqLen");
         QTest::addColumn<bool>("normInputsKept");
         QTest::addColumn<bool>("completed");
-        QTest::newRow("14b fsdp2_reshard 2048 kept, 132.5 GiB") << "qwen2.5-14b" << Strategy::Fsdp2Reshard << 2048 << true << true;
-        QTest::newRow("14b fsdp2_reshard 1024 kept, 125.0 GiB") << "qwen2.5-14b" << Strategy::Fsdp2Reshard << 1024 << true << true;
+        QTest::newRow("14b fsdp2_reshard 2048 kept, 132.5 GiB")
+            << "qwen2.5-14b" << Strategy::Fsdp2Reshard << 2048 << true << true;
+        QTest::newRow("14b fsdp2_reshard 1024 kept, 125.0 GiB")
+            << "qwen2.5-14b" << Strategy::Fsdp2Reshard << 1024 << true << true;
         QTest::newRow("14b zero0 1024 kept, 118.1 GiB") << "qwen2.5-14b" << Strategy::Zero0 << 1024 << true << true;
         QTest::newRow("7b zero3 8192 kept, 98.9 GiB") << "qwen2.5-7b" << Strategy::Zero3 << 8192 << true << true;
-        QTest::newRow("14b zero0 4096 kept, out of memory") << "qwen2.5-14b" << Strategy::Zero0 << 4096 << true << false;
-        QTest::newRow("14b zero2 4096 kept, out of memory") << "qwen2.5-14b" << Strategy::Zero2 << 4096 << true << false;
+        QTest::newRow("14b zero0 4096 kept, out of memory")
+            << "qwen2.5-14b" << Strategy::Zero0 << 4096 << true << false;
+        QTest::newRow("14b zero2 4096 kept, out of memory")
+            << "qwen2.5-14b" << Strategy::Zero2 << 4096 << true << false;
         QTest::newRow("14b zero0 4096, 136.2 GiB") << "qwen2.5-14b" << Strategy::Zero0 << 4096 << false << true;
         QTest::newRow("14b zero1 4096, 136.2 GiB") << "qwen2.5-14b" << Strategy::Zero1 << 4096 << false << true;
         QTest::newRow("14b zero2 4096, out of memory") << "qwen2.5-14b" << Strategy::Zero2 << 4096 << false << false;
@@ -109,8 +113,8 @@ private slots:
         QTest::addColumn<bool>("fp32Master");
         QTest::addColumn<bool>("mathAttention");
         QTest::newRow("7b h100") << QStringLiteral("qwen2.5-7b") << QStringLiteral("h100-80gb") << false << false;
-        QTest::newRow("72b a100-40 fp32 master") << QStringLiteral("qwen2.5-72b") << QStringLiteral("a100-40gb")
-                                                 << true << false;
+        QTest::newRow("72b a100-40 fp32 master")
+            << QStringLiteral("qwen2.5-72b") << QStringLiteral("a100-40gb") << true << false;
         QTest::newRow("3b l4 math attention") << QStringLiteral("qwen2.5-3b") << QStringLiteral("l4") << false << true;
     }
     void fitProbeAgreesWithFitsByMemory()
@@ -127,15 +131,15 @@ private slots:
         base.attention = mathAttention ? AttentionKernel::Math : AttentionKernel::Flash;
         const Calibration c;
         const FitProbe probe(base, c);
-        std::array<Strategy, kStrategyCount> order{};
+        std::array<Strategy, kStrategyCount> order {};
         for (std::size_t i = 0; i < kStrategyCount; ++i) // reversed table order: the probe must follow `order`
             order[i] = allStrategies()[kStrategyCount - 1 - i].strategy;
         int fitting = 0;
         int failing = 0;
-        for (int nodes : {1, 2, 16, 256})
+        for (int nodes : { 1, 2, 16, 256 })
             for (int seq = 128; seq <= 65536; seq *= 2)
-                for (int mb : {1, 3, 16, 64})
-                    for (bool checkpointing : {false, true}) {
+                for (int mb : { 1, 3, 16, 64 })
+                    for (bool checkpointing : { false, true }) {
                         EstimateInput v = base;
                         v.cluster.nodes = nodes;
                         v.training.seqLen = seq;
@@ -144,25 +148,26 @@ private slots:
                         const std::array<bool, kStrategyCount> fits = fitsByMemory(v, c);
                         std::optional<Strategy> want;
                         for (Strategy s : order)
-                            if (!want && fits[static_cast<std::size_t>(
+                            if (!want
+                                && fits[static_cast<std::size_t>(
                                     std::find_if(allStrategies().begin(), allStrategies().end(),
                                                  [s](const StrategyTraits& t) { return t.strategy == s; })
                                     - allStrategies().begin())])
                                 want = s;
                         const std::optional<Strategy> got = probe.firstFitting(v, order);
-                        QVERIFY2(got == want, qPrintable(QStringLiteral("nodes %1, sequence %2, micro-batch %3, "
-                                                                        "checkpointing %4")
-                                                             .arg(nodes)
-                                                             .arg(seq)
-                                                             .arg(mb)
-                                                             .arg(checkpointing)));
+                        QVERIFY2(got == want,
+                                 qPrintable(QStringLiteral("nodes %1, sequence %2, micro-batch %3, "
+                                                           "checkpointing %4")
+                                                .arg(nodes)
+                                                .arg(seq)
+                                                .arg(mb)
+                                                .arg(checkpointing)));
                         ++(want ? fitting : failing);
                     }
         // Both verdicts must occur, or the comparison proves little.
         QVERIFY(fitting > 0);
         QVERIFY(failing > 0);
     }
-
 };
 
 QTEST_GUILESS_MAIN(TestFitVerdict)

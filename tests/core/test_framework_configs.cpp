@@ -71,32 +71,32 @@ std::vector<Case> allCases()
 enum class T { Int, Bool, Number, String, Object };
 const std::map<std::string, T>& dsKeyTable()
 {
-    static const std::map<std::string, T> table{
-        {"_shardwise", T::Object},
-        {"train_batch_size", T::Int},
-        {"train_micro_batch_size_per_gpu", T::Int},
-        {"gradient_accumulation_steps", T::Int},
-        {"gradient_clipping", T::Number},
-        {"bf16", T::Object},
-        {"bf16.enabled", T::Bool},
-        {"zero_optimization", T::Object},
-        {"zero_optimization.stage", T::Int},
-        {"zero_optimization.overlap_comm", T::Bool},
-        {"zero_optimization.contiguous_gradients", T::Bool},
-        {"zero_optimization.reduce_bucket_size", T::Int},
-        {"zero_optimization.allgather_bucket_size", T::Int},
-        {"zero_optimization.stage3_prefetch_bucket_size", T::Int},
-        {"zero_optimization.stage3_param_persistence_threshold", T::Int},
-        {"zero_optimization.stage3_max_live_parameters", T::Int},
-        {"zero_optimization.stage3_max_reuse_distance", T::Int},
-        {"zero_optimization.offload_optimizer", T::Object},
-        {"zero_optimization.offload_optimizer.device", T::String},
-        {"zero_optimization.offload_optimizer.pin_memory", T::Bool},
-        {"activation_checkpointing", T::Object},
-        {"activation_checkpointing.partition_activations", T::Bool},
-        {"activation_checkpointing.cpu_checkpointing", T::Bool},
-        {"activation_checkpointing.contiguous_memory_optimization", T::Bool},
-        {"activation_checkpointing.synchronize_checkpoint_boundary", T::Bool},
+    static const std::map<std::string, T> table {
+        { "_shardwise", T::Object },
+        { "train_batch_size", T::Int },
+        { "train_micro_batch_size_per_gpu", T::Int },
+        { "gradient_accumulation_steps", T::Int },
+        { "gradient_clipping", T::Number },
+        { "bf16", T::Object },
+        { "bf16.enabled", T::Bool },
+        { "zero_optimization", T::Object },
+        { "zero_optimization.stage", T::Int },
+        { "zero_optimization.overlap_comm", T::Bool },
+        { "zero_optimization.contiguous_gradients", T::Bool },
+        { "zero_optimization.reduce_bucket_size", T::Int },
+        { "zero_optimization.allgather_bucket_size", T::Int },
+        { "zero_optimization.stage3_prefetch_bucket_size", T::Int },
+        { "zero_optimization.stage3_param_persistence_threshold", T::Int },
+        { "zero_optimization.stage3_max_live_parameters", T::Int },
+        { "zero_optimization.stage3_max_reuse_distance", T::Int },
+        { "zero_optimization.offload_optimizer", T::Object },
+        { "zero_optimization.offload_optimizer.device", T::String },
+        { "zero_optimization.offload_optimizer.pin_memory", T::Bool },
+        { "activation_checkpointing", T::Object },
+        { "activation_checkpointing.partition_activations", T::Bool },
+        { "activation_checkpointing.cpu_checkpointing", T::Bool },
+        { "activation_checkpointing.contiguous_memory_optimization", T::Bool },
+        { "activation_checkpointing.synchronize_checkpoint_boundary", T::Bool },
     };
     return table;
 }
@@ -133,33 +133,41 @@ void checkDsKeys(const json& j, const std::string& path, const std::string& case
 // Accelerate's ClusterConfig fields (config_args.py) and the FSDP2 / DeepSpeed plugin keys with their types.
 const std::map<std::string, T>& accelerateKeyTable()
 {
-    static const std::map<std::string, T> table{
-        {"compute_environment", T::String},   {"debug", T::Bool},
-        {"distributed_type", T::String},      {"downcast_bf16", T::String},
-        {"enable_cpu_affinity", T::Bool},     {"machine_rank", T::Int},
-        {"main_process_ip", T::String},       {"main_process_port", T::Int},
-        {"main_training_function", T::String}, {"mixed_precision", T::String},
-        {"num_machines", T::Int},             {"num_processes", T::Int},
-        {"rdzv_backend", T::String},          {"same_network", T::Bool},
-        {"use_cpu", T::Bool},                 {"dynamo_config", T::Object},
-        {"dynamo_config.dynamo_backend", T::String},
-        {"fsdp_config", T::Object},
-        {"fsdp_config.fsdp_activation_checkpointing", T::Bool},
-        {"fsdp_config.fsdp_auto_wrap_policy", T::String},
-        {"fsdp_config.fsdp_cpu_ram_efficient_loading", T::Bool},
-        {"fsdp_config.fsdp_offload_params", T::Bool},
-        {"fsdp_config.fsdp_reshard_after_forward", T::Bool},
-        {"fsdp_config.fsdp_state_dict_type", T::String},
-        {"fsdp_config.fsdp_transformer_layer_cls_to_wrap", T::String},
-        {"fsdp_config.fsdp_version", T::Int},
-        {"deepspeed_config", T::Object},
-        {"deepspeed_config.gradient_accumulation_steps", T::Int},
-        {"deepspeed_config.gradient_clipping", T::Number},
-        {"deepspeed_config.offload_optimizer_device", T::String},
-        {"deepspeed_config.offload_param_device", T::String},
-        {"deepspeed_config.zero3_init_flag", T::Bool},
-        {"deepspeed_config.zero3_save_16bit_model", T::Bool},
-        {"deepspeed_config.zero_stage", T::Int},
+    static const std::map<std::string, T> table {
+        { "compute_environment", T::String },
+        { "debug", T::Bool },
+        { "distributed_type", T::String },
+        { "downcast_bf16", T::String },
+        { "enable_cpu_affinity", T::Bool },
+        { "machine_rank", T::Int },
+        { "main_process_ip", T::String },
+        { "main_process_port", T::Int },
+        { "main_training_function", T::String },
+        { "mixed_precision", T::String },
+        { "num_machines", T::Int },
+        { "num_processes", T::Int },
+        { "rdzv_backend", T::String },
+        { "same_network", T::Bool },
+        { "use_cpu", T::Bool },
+        { "dynamo_config", T::Object },
+        { "dynamo_config.dynamo_backend", T::String },
+        { "fsdp_config", T::Object },
+        { "fsdp_config.fsdp_activation_checkpointing", T::Bool },
+        { "fsdp_config.fsdp_auto_wrap_policy", T::String },
+        { "fsdp_config.fsdp_cpu_ram_efficient_loading", T::Bool },
+        { "fsdp_config.fsdp_offload_params", T::Bool },
+        { "fsdp_config.fsdp_reshard_after_forward", T::Bool },
+        { "fsdp_config.fsdp_state_dict_type", T::String },
+        { "fsdp_config.fsdp_transformer_layer_cls_to_wrap", T::String },
+        { "fsdp_config.fsdp_version", T::Int },
+        { "deepspeed_config", T::Object },
+        { "deepspeed_config.gradient_accumulation_steps", T::Int },
+        { "deepspeed_config.gradient_clipping", T::Number },
+        { "deepspeed_config.offload_optimizer_device", T::String },
+        { "deepspeed_config.offload_param_device", T::String },
+        { "deepspeed_config.zero3_init_flag", T::Bool },
+        { "deepspeed_config.zero3_save_16bit_model", T::Bool },
+        { "deepspeed_config.zero_stage", T::Int },
     };
     return table;
 }
@@ -235,7 +243,8 @@ private slots:
                 const fs::path expected = kCases / c.name / std::string(configKindFileName(kind));
                 const std::string what = c.name + "/" + std::string(configKindFileName(kind));
                 if (!exportSupports(kind, c.in, c.strategy)) {
-                    QVERIFY2(!fs::exists(expected), (what + ": the strategy cannot be expressed, yet a file exists").c_str());
+                    QVERIFY2(!fs::exists(expected),
+                             (what + ": the strategy cannot be expressed, yet a file exists").c_str());
                     try {
                         exportConfig(kind, c.in, c.strategy, id);
                         QFAIL((what + ": an unsupported export did not throw").c_str());
@@ -243,7 +252,8 @@ private slots:
                         QCOMPARE(e.field(), std::string("strategy"));
                         // The message says which framework can express it.
                         const std::string m = e.what();
-                        QVERIFY2(m.find("--framework") != std::string::npos || m.find("export") != std::string::npos, m.c_str());
+                        QVERIFY2(m.find("--framework") != std::string::npos || m.find("export") != std::string::npos,
+                                 m.c_str());
                     }
                     continue;
                 }
@@ -270,8 +280,9 @@ private slots:
             const json j = json::parse(readFile(p));
             checkDsKeys(j, "", c.name);
             const int world = c.in.cluster.worldSize();
-            QCOMPARE(j.at("train_batch_size").get<int>(), j.at("train_micro_batch_size_per_gpu").get<int>()
-                                                               * j.at("gradient_accumulation_steps").get<int>() * world);
+            QCOMPARE(j.at("train_batch_size").get<int>(),
+                     j.at("train_micro_batch_size_per_gpu").get<int>() * j.at("gradient_accumulation_steps").get<int>()
+                         * world);
             const int stage = j.at("zero_optimization").at("stage").get<int>();
             QVERIFY(stage >= 0 && stage <= 3);
             if (stage == 3)
@@ -280,11 +291,13 @@ private slots:
                 QVERIFY(!j.at("zero_optimization").contains("stage3_max_live_parameters"));
             QCOMPARE(j.at("zero_optimization").contains("offload_optimizer"), traits(c.strategy).offloadsOptimizer);
             if (c.strategy == Strategy::Zero2Offload) // ZeRO-Offload: stage 2, optimizer to pinned host memory
-                QCOMPARE(j.at("zero_optimization"), (json{{"stage", 2}, {"overlap_comm", c.in.knobs.overlapComm},
-                                                           {"contiguous_gradients", true},
-                                                           {"reduce_bucket_size", c.in.knobs.reduceBucketElements},
-                                                           {"allgather_bucket_size", c.in.knobs.allgatherBucketElements},
-                                                           {"offload_optimizer", {{"device", "cpu"}, {"pin_memory", true}}}}));
+                QCOMPARE(j.at("zero_optimization"),
+                         (json { { "stage", 2 },
+                                 { "overlap_comm", c.in.knobs.overlapComm },
+                                 { "contiguous_gradients", true },
+                                 { "reduce_bucket_size", c.in.knobs.reduceBucketElements },
+                                 { "allgather_bucket_size", c.in.knobs.allgatherBucketElements },
+                                 { "offload_optimizer", { { "device", "cpu" }, { "pin_memory", true } } } }));
             ++checked;
         }
         QVERIFY(checked >= 2);
@@ -302,12 +315,16 @@ private slots:
             const std::string text = exportConfig(ConfigKind::Sbatch, c.in, c.strategy, planIdentity(c.in, c.strategy));
             const bool native = c.in.framework.framework == Framework::Native;
             const int gpus = c.in.cluster.gpusPerNode;
-            QVERIFY2(text.find("#SBATCH --nodes=" + std::to_string(c.in.cluster.nodes) + "\n") != std::string::npos, c.name.c_str());
-            QVERIFY2(text.find("#SBATCH --gpus-per-node=" + std::to_string(gpus) + "\n") != std::string::npos, c.name.c_str());
-            QVERIFY2(text.find("#SBATCH --ntasks-per-node=" + std::to_string(native ? gpus : 1) + "\n") != std::string::npos,
+            QVERIFY2(text.find("#SBATCH --nodes=" + std::to_string(c.in.cluster.nodes) + "\n") != std::string::npos,
+                     c.name.c_str());
+            QVERIFY2(text.find("#SBATCH --gpus-per-node=" + std::to_string(gpus) + "\n") != std::string::npos,
+                     c.name.c_str());
+            QVERIFY2(text.find("#SBATCH --ntasks-per-node=" + std::to_string(native ? gpus : 1) + "\n")
+                         != std::string::npos,
                      c.name.c_str());
             QVERIFY2(text.find(native ? "srun --ntasks-per-node=" + std::to_string(gpus) + " --gpus-per-node="
-                                      : std::string("srun --ntasks-per-node=1 --gpus-per-node=")) != std::string::npos,
+                                      : std::string("srun --ntasks-per-node=1 --gpus-per-node="))
+                         != std::string::npos,
                      c.name.c_str());
             QCOMPARE(text.find("torchrun") != std::string::npos, !native);
             std::size_t lastDirective = text.rfind("#SBATCH");
@@ -361,9 +378,10 @@ private slots:
         QCOMPARE(ds.strategy, std::optional<Strategy>(Strategy::Zero2));
         QCOMPARE(ds.microBatch, std::optional<int>(2));
 
-        const ImportedSettings acc = importConfig("distributed_type: FSDP\nmixed_precision: bf16\nnum_processes: 8\n"
-                                                  "fsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n"
-                                                  "  fsdp_magic: 3\nsomething_else: x\n");
+        const ImportedSettings acc
+            = importConfig("distributed_type: FSDP\nmixed_precision: bf16\nnum_processes: 8\n"
+                           "fsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n"
+                           "  fsdp_magic: 3\nsomething_else: x\n");
         QVERIFY(hasWarning(acc, "fsdp_config.fsdp_magic"));
         QVERIFY(hasWarning(acc, "something_else"));
         QCOMPARE(acc.strategy, std::optional<Strategy>(Strategy::Fsdp2NoReshard));
@@ -375,37 +393,40 @@ private slots:
     {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("key");
-        QTest::newRow("stage out of range") << QStringLiteral(R"({"zero_optimization": {"stage": 4}})")
-                                            << QStringLiteral("zero_optimization.stage");
+        QTest::newRow("stage out of range")
+            << QStringLiteral(R"({"zero_optimization": {"stage": 4}})") << QStringLiteral("zero_optimization.stage");
         QTest::newRow("micro-batch a string") << QStringLiteral(R"({"train_micro_batch_size_per_gpu": "two"})")
                                               << QStringLiteral("train_micro_batch_size_per_gpu");
-        QTest::newRow("bucket negative") << QStringLiteral(R"({"zero_optimization": {"stage": 3, "reduce_bucket_size": -5}})")
+        QTest::newRow("bucket negative") << QStringLiteral(
+            R"({"zero_optimization": {"stage": 3, "reduce_bucket_size": -5}})")
                                          << QStringLiteral("zero_optimization.reduce_bucket_size");
         QTest::newRow("overlap not bool") << QStringLiteral(R"({"zero_optimization": {"stage": 1, "overlap_comm": 1}})")
                                           << QStringLiteral("zero_optimization.overlap_comm");
-        QTest::newRow("nvme offload")
-            << QStringLiteral(R"({"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}}})")
-            << QStringLiteral("zero_optimization.offload_optimizer.device");
-        QTest::newRow("stage 1 offload")
-            << QStringLiteral(R"({"zero_optimization": {"stage": 1, "offload_optimizer": {"device": "cpu"}}})")
-            << QStringLiteral("zero_optimization.offload_optimizer.device");
+        QTest::newRow("nvme offload") << QStringLiteral(
+            R"({"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}}})")
+                                      << QStringLiteral("zero_optimization.offload_optimizer.device");
+        QTest::newRow("stage 1 offload") << QStringLiteral(
+            R"({"zero_optimization": {"stage": 1, "offload_optimizer": {"device": "cpu"}}})")
+                                         << QStringLiteral("zero_optimization.offload_optimizer.device");
         QTest::newRow("accelerate stage 0 offload")
             << QStringLiteral("distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 0\n"
                               "  offload_optimizer_device: cpu\n")
             << QStringLiteral("deepspeed_config.offload_optimizer_device");
-        QTest::newRow("batch does not divide")
-            << QStringLiteral(R"({"train_batch_size": 10, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 1})")
-            << QStringLiteral("train_batch_size");
+        QTest::newRow("batch does not divide") << QStringLiteral(
+            R"({"train_batch_size": 10, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 1})")
+                                               << QStringLiteral("train_batch_size");
         QTest::newRow("fsdp1") << QStringLiteral("distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 1\n")
                                << QStringLiteral("fsdp_config.fsdp_version");
-        QTest::newRow("reshard not bool")
-            << QStringLiteral("distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: FULL_SHARD\n")
-            << QStringLiteral("fsdp_config.fsdp_reshard_after_forward");
-        QTest::newRow("processes quoted") << QStringLiteral("distributed_type: MULTI_GPU\nnum_processes: '8'\n")
-                                          << QStringLiteral("num_processes");
-        QTest::newRow("unknown type") << QStringLiteral("distributed_type: XLA\n") << QStringLiteral("distributed_type");
-        QTest::newRow("zero stage missing") << QStringLiteral("distributed_type: DEEPSPEED\ndeepspeed_config:\n  gradient_accumulation_steps: 2\n")
-                                            << QStringLiteral("deepspeed_config.zero_stage");
+        QTest::newRow("reshard not bool") << QStringLiteral(
+            "distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: FULL_SHARD\n")
+                                          << QStringLiteral("fsdp_config.fsdp_reshard_after_forward");
+        QTest::newRow("processes quoted")
+            << QStringLiteral("distributed_type: MULTI_GPU\nnum_processes: '8'\n") << QStringLiteral("num_processes");
+        QTest::newRow("unknown type") << QStringLiteral("distributed_type: XLA\n")
+                                      << QStringLiteral("distributed_type");
+        QTest::newRow("zero stage missing")
+            << QStringLiteral("distributed_type: DEEPSPEED\ndeepspeed_config:\n  gradient_accumulation_steps: 2\n")
+            << QStringLiteral("deepspeed_config.zero_stage");
     }
 
     void badValuesAreErrorsNamingTheKey()
@@ -447,15 +468,17 @@ private slots:
         // The exports read back as the strategy they were made for.
         EstimateInput in = baseInput();
         in.framework.framework = Framework::DeepSpeed;
-        for (ConfigKind kind : {ConfigKind::DsConfig, ConfigKind::Accelerate})
-            QCOMPARE(importConfig(exportConfig(kind, in, Strategy::Zero2Offload, planIdentity(in, Strategy::Zero2Offload)))
-                         .strategy,
-                     std::optional<Strategy>(Strategy::Zero2Offload));
+        for (ConfigKind kind : { ConfigKind::DsConfig, ConfigKind::Accelerate })
+            QCOMPARE(
+                importConfig(exportConfig(kind, in, Strategy::Zero2Offload, planIdentity(in, Strategy::Zero2Offload)))
+                    .strategy,
+                std::optional<Strategy>(Strategy::Zero2Offload));
     }
 
     void autoLeavesThePlansValue()
     {
-        const ImportedSettings s = importConfig(R"({"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto",
+        const ImportedSettings s
+            = importConfig(R"({"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto",
             "gradient_accumulation_steps": "auto", "bf16": {"enabled": "auto"},
             "zero_optimization": {"stage": 3, "reduce_bucket_size": "auto", "stage3_prefetch_bucket_size": "auto",
                                   "stage3_param_persistence_threshold": "auto"}})");
@@ -467,7 +490,7 @@ private slots:
         in.training.microBatch = 3;
         applyImported(s, in);
         QCOMPARE(in.training.microBatch, 3);
-        QCOMPARE(in.knobs.reduceBucketElements, TuningKnobs{}.reduceBucketElements);
+        QCOMPARE(in.knobs.reduceBucketElements, TuningKnobs {}.reduceBucketElements);
         QCOMPARE(in.framework.framework, Framework::DeepSpeed);
     }
 
@@ -477,7 +500,8 @@ private slots:
             "bf16_optimizer_states": true, "immediate_grad_update": true}, "zero_optimization": {"stage": 1}})");
         QCOMPARE(pure.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::PureBf16));
         QVERIFY(pure.warnings.empty());
-        const ImportedSettings master = importConfig(R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 1}})");
+        const ImportedSettings master
+            = importConfig(R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 1}})");
         QCOMPARE(master.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::Bf16Fp32Master));
         const ImportedSettings fp16 = importConfig(R"({"fp16": {"enabled": true, "loss_scale": 0}})");
         QCOMPARE(fp16.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::Bf16Fp32Master));
@@ -492,8 +516,9 @@ private slots:
         std::ofstream(root / "ds.json") << R"({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 8,
             "bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"},
             "stage3_max_live_parameters": 100000000, "odd_key": 1}})";
-        std::ofstream(root / "accelerate.yaml") << "distributed_type: DEEPSPEED\nmixed_precision: bf16\nnum_processes: 8\n"
-                                                   "deepspeed_config:\n  deepspeed_config_file: ds.json\n";
+        std::ofstream(root / "accelerate.yaml")
+            << "distributed_type: DEEPSPEED\nmixed_precision: bf16\nnum_processes: 8\n"
+               "deepspeed_config:\n  deepspeed_config_file: ds.json\n";
         const ImportedSettings s = importConfigFile((root / "accelerate.yaml").string());
         QCOMPARE(s.framework, Framework::DeepSpeed);
         QCOMPARE(s.strategy, std::optional<Strategy>(Strategy::Zero3Offload));
@@ -502,13 +527,15 @@ private slots:
         QCOMPARE(s.worldSize, std::optional<int>(8));
         QVERIFY(hasWarning(s, "ds.json: zero_optimization.odd_key"));
 
-        std::ofstream(root / "missing.yaml") << "distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: nowhere.json\n";
+        std::ofstream(root / "missing.yaml")
+            << "distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: nowhere.json\n";
         const ImportedSettings m = importConfigFile((root / "missing.yaml").string());
         QVERIFY(!m.strategy);
         QVERIFY(hasWarning(m, "deepspeed_config.deepspeed_config_file"));
 
         std::ofstream(root / "bad.json") << R"({"zero_optimization": {"stage": 9}})";
-        std::ofstream(root / "bad.yaml") << "distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: bad.json\n";
+        std::ofstream(root / "bad.yaml")
+            << "distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: bad.json\n";
         try {
             importConfigFile((root / "bad.yaml").string());
             QFAIL("no error");
@@ -548,7 +575,8 @@ private slots:
                 "reduce_bucket_size": 200000000, "stage3_prefetch_bucket_size": 40000000,
                 "stage3_param_persistence_threshold": 10000, "stage3_max_live_parameters": 500000000,
                 "stage3_max_reuse_distance": 500000000, "offload_optimizer": {"device": "cpu"}},
-                "activation_checkpointing": {}})") << static_cast<int>(ConfigKind::DsConfig);
+                "activation_checkpointing": {}})")
+                                          << static_cast<int>(ConfigKind::DsConfig);
         QTest::newRow("ds zero1") << QStringLiteral(
             R"({"train_batch_size": 16, "train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 2,
                 "bf16": {"enabled": true}, "zero_optimization": {"stage": 1, "overlap_comm": false,
@@ -558,7 +586,8 @@ private slots:
             "distributed_type: FSDP\nmixed_precision: bf16\nnum_machines: 2\nnum_processes: 16\n"
             "dynamo_config:\n  dynamo_backend: INDUCTOR\n"
             "fsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: true\n  fsdp_offload_params: true\n"
-            "  fsdp_activation_checkpointing: true\n") << static_cast<int>(ConfigKind::Accelerate);
+            "  fsdp_activation_checkpointing: true\n")
+                                                 << static_cast<int>(ConfigKind::Accelerate);
         QTest::newRow("accelerate deepspeed") << QStringLiteral(
             "distributed_type: DEEPSPEED\nmixed_precision: bf16\nnum_machines: 1\nnum_processes: 8\n"
             "deepspeed_config:\n  zero_stage: 2\n  gradient_accumulation_steps: 4\n  offload_optimizer_device: none\n"
@@ -594,12 +623,13 @@ private slots:
     void goldenConfigsImportBackToTheirCase()
     {
         for (const Case& c : allCases()) {
-            for (const char* file : {"ds_config.json", "accelerate.yaml"}) {
+            for (const char* file : { "ds_config.json", "accelerate.yaml" }) {
                 const fs::path p = kCases / c.name / file;
                 if (!fs::exists(p))
                     continue;
                 const ImportedSettings s = importConfigFile(p.string());
-                const std::string where = c.name + "/" + file + ": " + (s.warnings.empty() ? "" : s.warnings.front().key);
+                const std::string where
+                    = c.name + "/" + file + ": " + (s.warnings.empty() ? "" : s.warnings.front().key);
                 QVERIFY2(s.warnings.empty(), where.c_str());
                 QCOMPARE(s.strategy, std::optional<Strategy>(c.strategy));
                 QCOMPARE(s.worldSize, std::optional<int>(c.in.cluster.worldSize()));

@@ -30,14 +30,17 @@ EstimateInput input(const char* model, const char* gpu, int gpusPerNode, int nod
     return in;
 }
 
-double modelStates(const MemoryBreakdown& m) { return m.deviceParams + m.deviceGrads + m.deviceOptimizer; }
+double modelStates(const MemoryBreakdown& m)
+{
+    return m.deviceParams + m.deviceGrads + m.deviceOptimizer;
+}
 
 // DeepSpeed's "largest layer": the most parameters one module holds itself (model.modules() with
 // recurse=False in estimate_zero3_model_states_mem_needs_all_live).
 double largestModule(const ModelSpec& m)
 {
     const double h = double(m.hidden), a = double(m.heads * m.headDim), f = double(m.ffn);
-    return std::max({double(m.vocab) * h, h * a + (m.qkvBias ? a : 0.0), h * f});
+    return std::max({ double(m.vocab) * h, h * a + (m.qkvBias ? a : 0.0), h * f });
 }
 
 void addSizes()
@@ -45,8 +48,8 @@ void addSizes()
     QTest::addColumn<QString>("model");
     QTest::addColumn<int>("gpusPerNode");
     QTest::addColumn<int>("nodes");
-    for (const char* model : {"qwen2.5-0.5b", "qwen2.5-3b", "qwen2.5-7b", "qwen2.5-14b"})
-        for (auto [g, n] : {std::pair{1, 1}, std::pair{8, 1}, std::pair{8, 4}})
+    for (const char* model : { "qwen2.5-0.5b", "qwen2.5-3b", "qwen2.5-7b", "qwen2.5-14b" })
+        for (auto [g, n] : { std::pair { 1, 1 }, std::pair { 8, 1 }, std::pair { 8, 4 } })
             QTest::addRow("%s %dx%d", model, n, g) << QString::fromLatin1(model) << g << n;
 }
 
@@ -113,7 +116,7 @@ private slots:
         in.training.seqLen = 8192;
         QVERIFY(!runsFlashAttention2(in)); // the default release, 2.11
         QCOMPARE(attentionShare(in), 0.0);
-        for (const char* old : {"2.4", "2.10", "2.10.1"}) {
+        for (const char* old : { "2.4", "2.10", "2.10.1" }) {
             in.framework.version = old;
             QVERIFY2(runsFlashAttention2(in), old);
             QVERIFY2(attentionShare(in) > 0.0, old);
@@ -156,7 +159,8 @@ private slots:
         QFETCH(QString, model);
         QFETCH(int, gpusPerNode);
         QFETCH(int, nodes);
-        const EstimateInput in = input(model.toLatin1().constData(), "h100-80gb", gpusPerNode, nodes, Framework::DeepSpeed);
+        const EstimateInput in
+            = input(model.toLatin1().constData(), "h100-80gb", gpusPerNode, nodes, Framework::DeepSpeed);
         const double n = double(in.model.parameterCount());
         const double w = double(gpusPerNode * nodes);
         const Estimate e = estimate(in, Strategy::Zero2);
@@ -176,18 +180,21 @@ private slots:
         QFETCH(QString, model);
         QFETCH(int, gpusPerNode);
         QFETCH(int, nodes);
-        const EstimateInput in = input(model.toLatin1().constData(), "h100-80gb", gpusPerNode, nodes, Framework::DeepSpeed);
+        const EstimateInput in
+            = input(model.toLatin1().constData(), "h100-80gb", gpusPerNode, nodes, Framework::DeepSpeed);
         const double n = double(in.model.parameterCount());
         const double w = double(gpusPerNode * nodes);
-        const double factor = Calibration{}.deepspeedHostBufferFactor;
+        const double factor = Calibration {}.deepspeedHostBufferFactor;
         const Estimate e = estimate(in, Strategy::Zero2Offload);
         QVERIFY(e.supported);
         QVERIFY(std::abs(modelStates(e.memory) - 2.0 * n) <= 1e-9 * n);
         QCOMPARE(e.memory.commBuffers, 2.0 * double(in.knobs.reduceBucketElements));
         const double perNode = nodes == 1 ? n * std::max(4.0 * w, 16.0) * factor
                                           : n * std::max(4.0 * gpusPerNode, 16.0 / nodes) * factor;
-        QVERIFY2(std::abs(e.hostBytesPerNode - perNode) <= 1e-9 * n,
-                 qPrintable(QStringLiteral("host %1 GiB, expected %2 GiB").arg(e.hostBytesPerNode / kGiB).arg(perNode / kGiB)));
+        QVERIFY2(
+            std::abs(e.hostBytesPerNode - perNode) <= 1e-9 * n,
+            qPrintable(
+                QStringLiteral("host %1 GiB, expected %2 GiB").arg(e.hostBytesPerNode / kGiB).arg(perNode / kGiB)));
         // Without offload the same job keeps the whole bf16 gradient and 16N/W more on every GPU, and
         // nothing on the host.
         const Estimate z2 = estimate(in, Strategy::Zero2);
@@ -205,12 +212,14 @@ private slots:
         QFETCH(QString, model);
         QFETCH(int, gpusPerNode);
         QFETCH(int, nodes);
-        const EstimateInput in = input(model.toLatin1().constData(), "h100-80gb", gpusPerNode, nodes, Framework::DeepSpeed);
+        const EstimateInput in
+            = input(model.toLatin1().constData(), "h100-80gb", gpusPerNode, nodes, Framework::DeepSpeed);
         const double n = double(in.model.parameterCount());
         const double w = double(gpusPerNode * nodes);
         const double largest = largestModule(in.model);
-        const double live = 2.0 * std::min(double(in.knobs.maxLiveParameters),
-                                           double(in.knobs.prefetchBucketElements) + double(in.model.layerParams()));
+        const double live = 2.0
+            * std::min(double(in.knobs.maxLiveParameters),
+                       double(in.knobs.prefetchBucketElements) + double(in.model.layerParams()));
 
         const Estimate z3 = estimate(in, Strategy::Zero3);
         QVERIFY(std::abs(modelStates(z3.memory) - 18.0 * n / w) <= 1e-9 * n);
@@ -218,7 +227,7 @@ private slots:
 
         const Estimate off = estimate(in, Strategy::Zero3Offload);
         QVERIFY(std::abs(modelStates(off.memory) - 2.0 * n / w) <= 1e-9 * n);
-        QVERIFY(std::abs(off.hostBytesPerNode - n * 16.0 / double(nodes) * Calibration{}.deepspeedHostBufferFactor)
+        QVERIFY(std::abs(off.hostBytesPerNode - n * 16.0 / double(nodes) * Calibration {}.deepspeedHostBufferFactor)
                 <= 1e-9 * n);
     }
 
@@ -262,13 +271,14 @@ private slots:
         in.training.precision = PrecisionPolicy::PureBf16;
         in.training.seqLen = 4096;
         EstimateInput native = in;
-        native.framework = FrameworkTarget{};
+        native.framework = FrameworkTarget {};
         QVERIFY(estimate(native, Strategy::Zero0).fits());
         QVERIFY(!estimate(in, Strategy::Zero0).fits());
         const Plan plan = makePlan(in);
         const auto& reasons = plan.recommendation.reasons;
         QVERIFY(std::any_of(reasons.begin(), reasons.end(), [](const std::string& r) {
-            return r.rfind("zero0 would fit with Shardwise's runner", 0) == 0 && r.find("not in DeepSpeed") != std::string::npos;
+            return r.rfind("zero0 would fit with Shardwise's runner", 0) == 0
+                && r.find("not in DeepSpeed") != std::string::npos;
         }));
     }
 
@@ -277,10 +287,11 @@ private slots:
         QTest::addColumn<int>("framework");
         QTest::addColumn<QString>("model");
         QTest::addColumn<int>("gpus");
-        for (Framework fw : {Framework::DeepSpeed, Framework::Fsdp2, Framework::Torchtitan})
-            for (const char* model : {"qwen2.5-0.5b", "qwen2.5-7b", "qwen2.5-72b"})
-                for (int g : {1, 8})
-                    QTest::addRow("%s %s x%d", frameworkId(fw).data(), model, g) << int(fw) << QString::fromLatin1(model) << g;
+        for (Framework fw : { Framework::DeepSpeed, Framework::Fsdp2, Framework::Torchtitan })
+            for (const char* model : { "qwen2.5-0.5b", "qwen2.5-7b", "qwen2.5-72b" })
+                for (int g : { 1, 8 })
+                    QTest::addRow("%s %s x%d", frameworkId(fw).data(), model, g)
+                        << int(fw) << QString::fromLatin1(model) << g;
     }
     void planRecommendsOnlyWhatTheFrameworkExpresses()
     {

@@ -51,7 +51,7 @@ private slots:
     {
         // M = 3600 s, C = 60 s, R = 30 s, step 10 s: Daly 617.9 s = 61.8 steps. Overhead (Daly's
         // T_w/T_s - 1) at 61 steps 0.2173185, at 62 steps 0.2173024: 62 wins.
-        const CheckpointRecommendation r = recommendCheckpointInterval({1.0, 10.0, 60.0, 30.0});
+        const CheckpointRecommendation r = recommendCheckpointInterval({ 1.0, 10.0, 60.0, 30.0 });
         QCOMPARE(r.meanTimeBetweenInterruptionsS, 3600.0);
         QCOMPARE(r.intervalSteps, 62);
         QCOMPARE(r.intervalS, 620.0);
@@ -62,7 +62,7 @@ private slots:
     void lostWorkIsAboutHalfTheSegmentPlusRestart()
     {
         // E[t | t < 680] for M = 3600: 3600 - 680 / expm1(680/3600) = 329.30 s, close to 680 / 2.
-        const CheckpointRecommendation r = recommendCheckpointInterval({1.0, 10.0, 60.0, 30.0});
+        const CheckpointRecommendation r = recommendCheckpointInterval({ 1.0, 10.0, 60.0, 30.0 });
         QVERIFY(std::abs(r.expectedRecomputeS - 329.3026558536899) < 1e-6);
         QVERIFY(std::abs(r.expectedLostPerInterruptionS - (329.3026558536899 + 30.0)) < 1e-6);
         QVERIFY(r.expectedRecomputeS < (r.intervalS + 60.0) / 2.0);
@@ -79,7 +79,7 @@ private slots:
     void stepsLongerThanTheOptimumCheckpointEveryStep()
     {
         // Daly optimum ~ 91 s with C = 1 s, M = 3600 s... a 500 s step can only checkpoint every step.
-        const CheckpointRecommendation r = recommendCheckpointInterval({1.0, 500.0, 1.0, 0.0});
+        const CheckpointRecommendation r = recommendCheckpointInterval({ 1.0, 500.0, 1.0, 0.0 });
         QCOMPARE(r.intervalSteps, 1);
         QCOMPARE(r.intervalS, 500.0);
     }
@@ -104,7 +104,7 @@ private slots:
         QFETCH(double, restart);
         QFETCH(QString, field);
         try {
-            recommendCheckpointInterval({rate, step, save, restart});
+            recommendCheckpointInterval({ rate, step, save, restart });
             QFAIL("accepted bad input");
         } catch (const std::invalid_argument& e) {
             QVERIFY2(QString::fromUtf8(e.what()).startsWith(field), e.what());
@@ -130,15 +130,18 @@ private slots:
         ClusterSpec cluster;
         cluster.gpusPerNode = 4;
         cluster.nodes = 2;
-        const SaveCostEstimate e = estimateSaveCost(static_cast<Strategy>(strategy), 1e9, PrecisionPolicy::PureBf16, cluster, 2.0);
-        QVERIFY2(std::abs(e.bytesBusiestNode - busiestNodeBytes) < 1e3, qPrintable(QString::number(e.bytesBusiestNode)));
+        const SaveCostEstimate e
+            = estimateSaveCost(static_cast<Strategy>(strategy), 1e9, PrecisionPolicy::PureBf16, cluster, 2.0);
+        QVERIFY2(std::abs(e.bytesBusiestNode - busiestNodeBytes) < 1e3,
+                 qPrintable(QString::number(e.bytesBusiestNode)));
         QVERIFY(std::abs(e.saveS - busiestNodeBytes / 2e9) < 1e-6);
     }
 
     void saveCostRejectsZeroBandwidth()
     {
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                                 estimateSaveCost(Strategy::Zero3, 1e9, PrecisionPolicy::PureBf16, ClusterSpec{}, 0.0));
+        QVERIFY_THROWS_EXCEPTION(
+            std::invalid_argument,
+            estimateSaveCost(Strategy::Zero3, 1e9, PrecisionPolicy::PureBf16, ClusterSpec {}, 0.0));
     }
 };
 

@@ -24,7 +24,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path caseRoot() { return fs::path(SHARDWISE_TEST_DATA_DIR) / "model_configs"; }
+fs::path caseRoot()
+{
+    return fs::path(SHARDWISE_TEST_DATA_DIR) / "model_configs";
+}
 
 json readJson(const fs::path& p)
 {
@@ -97,7 +100,8 @@ private slots:
             // The message starts with the field it names, so the CLI's and the runner's one line says where.
             QVERIFY2(QString::fromUtf8(e.what()).startsWith(QString::fromStdString(e.field() + ": ")), e.what());
             for (const auto& words : expect.at("mentions"))
-                QVERIFY2(QString::fromUtf8(e.what()).contains(QString::fromStdString(words.get<std::string>())), e.what());
+                QVERIFY2(QString::fromUtf8(e.what()).contains(QString::fromStdString(words.get<std::string>())),
+                         e.what());
         }
     }
 
@@ -109,17 +113,16 @@ private slots:
         ModelSpec m = resolveModel((caseRoot() / "llama-3.1-8b" / "config.json").string());
         const std::vector<double> inv = rotaryInverseFrequencies(m);
         QCOMPARE(inv.size(), std::size_t(64));
-        const std::pair<std::size_t, double> expected[] = {{0, 1.0},
-                                                           {28, 0.0032114459947525913},
-                                                           {30, 0.0013718935677611381},
-                                                           {33, 0.00031269375038406517},
-                                                           {35, 9.556212353964683e-05},
-                                                           {63, 3.068925988914511e-07}};
+        const std::pair<std::size_t, double> expected[] = { { 0, 1.0 },
+                                                            { 28, 0.0032114459947525913 },
+                                                            { 30, 0.0013718935677611381 },
+                                                            { 33, 0.00031269375038406517 },
+                                                            { 35, 9.556212353964683e-05 },
+                                                            { 63, 3.068925988914511e-07 } };
         for (const auto& [i, want] : expected)
-            QVERIFY2(std::abs(inv[i] - want) <= 1e-12 * want, qPrintable(QStringLiteral("index %1: %2 vs %3")
-                                                                              .arg(i)
-                                                                              .arg(inv[i], 0, 'g', 17)
-                                                                              .arg(want, 0, 'g', 17)));
+            QVERIFY2(
+                std::abs(inv[i] - want) <= 1e-12 * want,
+                qPrintable(QStringLiteral("index %1: %2 vs %3").arg(i).arg(inv[i], 0, 'g', 17).arg(want, 0, 'g', 17)));
         // Without scaling the frequencies are theta^(-2i/d) exactly; linear divides every one.
         m.ropeScaling = {};
         QCOMPARE(rotaryInverseFrequencies(m)[35], std::pow(500000.0, -70.0 / 128.0));
@@ -213,10 +216,11 @@ private slots:
         QTest::addColumn<QString>("field");
         QTest::newRow("unknown type") << QStringLiteral(R"({"type": "yarn", "factor": 4})")
                                       << QStringLiteral("model.rope_scaling.type");
-        QTest::newRow("factor below one") << QStringLiteral(R"({"type": "linear", "factor": 0.5})")
-                                          << QStringLiteral("model.rope_scaling.factor");
+        QTest::newRow("factor below one")
+            << QStringLiteral(R"({"type": "linear", "factor": 0.5})") << QStringLiteral("model.rope_scaling.factor");
         QTest::newRow("llama3 without its context") << QStringLiteral(R"({"type": "llama3", "factor": 8,
-            "low_freq_factor": 1, "high_freq_factor": 4})") << QStringLiteral("model.rope_scaling.original_max_position");
+            "low_freq_factor": 1, "high_freq_factor": 4})")
+                                                    << QStringLiteral("model.rope_scaling.original_max_position");
         QTest::newRow("llama3 high not above low") << QStringLiteral(R"({"type": "llama3", "factor": 8,
             "low_freq_factor": 4, "high_freq_factor": 1, "original_max_position": 8192})")
                                                    << QStringLiteral("model.rope_scaling.high_freq_factor");

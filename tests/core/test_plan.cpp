@@ -45,13 +45,13 @@ EstimateInput input(const Scenario& s)
 }
 
 // Scenarios built for each decision step (predictions with the default calibration).
-const Scenario kOneGpuSmallModel{"qwen2.5-3b", "h200", 1, Interconnect::NvLink, 2048, 1};
-const Scenario kZero0TooBig{"qwen2.5-7b", "a100-80gb", 8, Interconnect::NvLink, 8192, 1};
-const Scenario kOnlyFullShardNvlink{"qwen2.5-72b", "h200", 8, Interconnect::NvLink, 512, 1};
-const Scenario kOnlyFullShardPcie{"qwen2.5-72b", "h200", 8, Interconnect::Pcie, 512, 1};
-const Scenario kOnlyOffload{"qwen2.5-14b", "l4", 1, Interconnect::Pcie, 512, 1};
-const Scenario kNothingFits{"qwen2.5-72b", "a100-40gb", 8, Interconnect::NvLink, 4096, 1};
-const Scenario kNothingFitsLongSequence{"qwen2.5-7b", "l4", 1, Interconnect::Pcie, 8192, 4};
+const Scenario kOneGpuSmallModel { "qwen2.5-3b", "h200", 1, Interconnect::NvLink, 2048, 1 };
+const Scenario kZero0TooBig { "qwen2.5-7b", "a100-80gb", 8, Interconnect::NvLink, 8192, 1 };
+const Scenario kOnlyFullShardNvlink { "qwen2.5-72b", "h200", 8, Interconnect::NvLink, 512, 1 };
+const Scenario kOnlyFullShardPcie { "qwen2.5-72b", "h200", 8, Interconnect::Pcie, 512, 1 };
+const Scenario kOnlyOffload { "qwen2.5-14b", "l4", 1, Interconnect::Pcie, 512, 1 };
+const Scenario kNothingFits { "qwen2.5-72b", "a100-40gb", 8, Interconnect::NvLink, 4096, 1 };
+const Scenario kNothingFitsLongSequence { "qwen2.5-7b", "l4", 1, Interconnect::Pcie, 8192, 4 };
 
 bool mentions(const std::vector<std::string>& reasons, const std::string& text)
 {
@@ -127,7 +127,8 @@ private slots:
         QVERIFY(!zero0.fits());
         char by[32];
         std::snprintf(by, sizeof by, "by %.1f GiB", zero0.deviceShortfallBytes() / kGiB);
-        QVERIFY2(mentions(p.recommendation.reasons, std::string("zero0 does not fit")), qPrintable(joined(p.recommendation.reasons)));
+        QVERIFY2(mentions(p.recommendation.reasons, std::string("zero0 does not fit")),
+                 qPrintable(joined(p.recommendation.reasons)));
         QVERIFY2(mentions(p.recommendation.reasons, by), qPrintable(joined(p.recommendation.reasons)));
     }
 
@@ -148,7 +149,7 @@ private slots:
         const Plan p = makePlan(input(kOnlyFullShardPcie));
         QCOMPARE(p.recommendation.step, DecisionStep::FullShardByInterconnect);
         QCOMPARE(p.recommendation.strategy, std::optional<Strategy>(Strategy::Zero3));
-        QCOMPARE(p.recommendation.alsoMeasure, std::vector<Strategy>{Strategy::Fsdp2Reshard});
+        QCOMPARE(p.recommendation.alsoMeasure, std::vector<Strategy> { Strategy::Fsdp2Reshard });
         QVERIFY(mentions(p.recommendation.reasons, "On PCIe"));
         QVERIFY(mentions(p.recommendation.reasons, "expandable_segments:True"));
     }
@@ -195,7 +196,7 @@ private slots:
     // and is measured beside it.
     void stepThreePrefersZero2OffloadBeforeZero3Offload()
     {
-        const Plan p = makePlan(input({"qwen2.5-7b", "a100-40gb", 1, Interconnect::Pcie, 1024, 1}));
+        const Plan p = makePlan(input({ "qwen2.5-7b", "a100-40gb", 1, Interconnect::Pcie, 1024, 1 }));
         for (const Candidate& c : p.candidates)
             if (!traits(c.strategy).offloadsOptimizer)
                 QVERIFY2(!c.estimate.fits(), strategyId(c.strategy).data());
@@ -205,13 +206,15 @@ private slots:
         QCOMPARE(p.recommendation.strategy, std::optional<Strategy>(Strategy::Zero2Offload));
         QVERIFY2(mentions(p.recommendation.reasons, "zero2_offload, the lightest offload that fits"),
                  qPrintable(joined(p.recommendation.reasons)));
-        QVERIFY(std::find(p.recommendation.alsoMeasure.begin(), p.recommendation.alsoMeasure.end(),
-                          Strategy::Zero3Offload) != p.recommendation.alsoMeasure.end());
+        QVERIFY(
+            std::find(p.recommendation.alsoMeasure.begin(), p.recommendation.alsoMeasure.end(), Strategy::Zero3Offload)
+            != p.recommendation.alsoMeasure.end());
         // The decision order: zero2_offload is the first offload, zero3_offload right after it.
         std::vector<Strategy> order;
         for (const auto& t : allStrategies())
             order.push_back(t.strategy);
-        std::sort(order.begin(), order.end(), [](Strategy a, Strategy b) { return traits(a).sortOrder < traits(b).sortOrder; });
+        std::sort(order.begin(), order.end(),
+                  [](Strategy a, Strategy b) { return traits(a).sortOrder < traits(b).sortOrder; });
         const auto at = [&](Strategy s) { return std::find(order.begin(), order.end(), s) - order.begin(); };
         QCOMPARE(at(Strategy::Zero3Offload), at(Strategy::Zero2Offload) + 1);
         for (Strategy s : order)
@@ -237,8 +240,8 @@ private slots:
         for (const Remedy& r : p.recommendation.remedies) {
             // Applying the remedy must really make its strategy the lightest that fits.
             EstimateInput fixed = in;
-            fixed.training.activationCheckpointing =
-                r.withActivationCheckpointing || r.kind == RemedyKind::ActivationCheckpointing;
+            fixed.training.activationCheckpointing
+                = r.withActivationCheckpointing || r.kind == RemedyKind::ActivationCheckpointing;
             if (r.kind == RemedyKind::MoreGpus) {
                 QCOMPARE(r.value % in.cluster.gpusPerNode, 0);
                 fixed.cluster.nodes = r.value / in.cluster.gpusPerNode;
@@ -270,7 +273,7 @@ private slots:
 
     void everyRecommendationAsksForValidation()
     {
-        for (const Scenario& s : {kOneGpuSmallModel, kZero0TooBig, kOnlyFullShardNvlink, kOnlyOffload}) {
+        for (const Scenario& s : { kOneGpuSmallModel, kZero0TooBig, kOnlyFullShardNvlink, kOnlyOffload }) {
             const Plan p = makePlan(input(s));
             QVERIFY(p.recommendation.reasons.back().starts_with("Validate with a short run"));
             QVERIFY(p.recommendation.reasons.front().starts_with(
@@ -328,7 +331,7 @@ private slots:
         QFETCH(PrecisionPolicy, precision);
         QFETCH(DeviceKind, device);
         QFETCH(bool, captured);
-        EstimateInput in = input({"qwen2.5-0.5b", "h200", 8, Interconnect::NvLink, 1024, 1});
+        EstimateInput in = input({ "qwen2.5-0.5b", "h200", 8, Interconnect::NvLink, 1024, 1 });
         in.training.precision = precision;
         in.training.cudaGraphs = true;
         int graphed = 0;
@@ -404,9 +407,9 @@ private slots:
         for (std::size_t i = 0; i < kStrategyCount; ++i) {
             const json& c = j.at("candidates")[i];
             QCOMPARE(c.at("strategy").get<std::string>(), std::string(allStrategies()[i].id));
-            for (const char* key : {"fits", "fits_device", "fits_host", "peak_gib", "host_gib_per_node",
-                                    "host_usable_gib_per_node", "breakdown_gib", "tokens_per_s", "step_time_s", "mfu",
-                                    "nccl_share"})
+            for (const char* key :
+                 { "fits", "fits_device", "fits_host", "peak_gib", "host_gib_per_node", "host_usable_gib_per_node",
+                   "breakdown_gib", "tokens_per_s", "step_time_s", "mfu", "nccl_share" })
                 QVERIFY2(c.contains(key), key);
             QVERIFY(c.at("breakdown_gib").contains("activations"));
         }
@@ -423,7 +426,7 @@ private slots:
     void jsonRoundTrips()
     {
         QFETCH(int, scenario);
-        const Scenario s[] = {kZero0TooBig, kOnlyFullShardPcie, kOnlyOffload, kNothingFits};
+        const Scenario s[] = { kZero0TooBig, kOnlyFullShardPcie, kOnlyOffload, kNothingFits };
         const Plan original = makePlan(input(s[scenario]));
         const json j = toJson(original);
         const Plan back = planFromJson(json::parse(j.dump()));
@@ -443,15 +446,16 @@ private slots:
         EstimateInput in = input(kOneGpuSmallModel);
         in.model = *PresetCatalog::builtin().findModel("qwen2.5-14b");
         in.training.seqLen = 1024;
-        for (const double ram : {512.0, 128.0}) {
+        for (const double ram : { 512.0, 128.0 }) {
             in.cluster.hostRamGiB = ram;
             const Plan p = makePlan(in);
-            for (Strategy s : {Strategy::Zero3Offload, Strategy::Fsdp2ReshardOffload}) {
+            for (Strategy s : { Strategy::Zero3Offload, Strategy::Fsdp2ReshardOffload }) {
                 const Estimate& e = p.candidate(s).estimate;
                 QVERIFY(e.fitsDevice);
                 QCOMPARE(e.fitsHost, ram > 500);
                 QCOMPARE(e.hostCapacityBytes, ram * 0.8 * 1024.0 * 1024.0 * 1024.0);
-                QVERIFY2(e.hostBytesPerNode > 100.0 * 1024 * 1024 * 1024 && e.hostBytesPerNode < 120.0 * 1024 * 1024 * 1024,
+                QVERIFY2(e.hostBytesPerNode > 100.0 * 1024 * 1024 * 1024
+                             && e.hostBytesPerNode < 120.0 * 1024 * 1024 * 1024,
                          qPrintable(QString::number(e.hostBytesPerNode / (1024.0 * 1024 * 1024))));
             }
             const json j = toJson(p);
@@ -469,7 +473,7 @@ private slots:
     {
         json j = toJson(makePlan(input(kOnlyOffload)));
         for (json& c : j.at("candidates"))
-            for (const char* key : {"fits_device", "fits_host", "host_gib_per_node", "host_usable_gib_per_node"})
+            for (const char* key : { "fits_device", "fits_host", "host_gib_per_node", "host_usable_gib_per_node" })
                 c.erase(key);
         const Plan back = planFromJson(j);
         for (const Candidate& c : back.candidates) {
@@ -508,29 +512,31 @@ private slots:
                                          << QStringLiteral("plan.recommendation.reasons[0]");
         QTest::newRow("fits not boolean") << QStringLiteral("/candidates/2/fits") << QStringLiteral(R"("yes")")
                                           << QStringLiteral("plan.candidates[2].fits");
-        QTest::newRow("fits disagrees with fits_host") << QStringLiteral("/candidates/1/fits_host") << QStringLiteral("false")
-                                                       << QStringLiteral("plan.candidates[1].fits");
+        QTest::newRow("fits disagrees with fits_host")
+            << QStringLiteral("/candidates/1/fits_host") << QStringLiteral("false")
+            << QStringLiteral("plan.candidates[1].fits");
         QTest::newRow("fits_device not boolean") << QStringLiteral("/candidates/2/fits_device") << QStringLiteral("1")
                                                  << QStringLiteral("plan.candidates[2].fits_device");
         QTest::newRow("negative host GiB") << QStringLiteral("/candidates/4/host_gib_per_node") << QStringLiteral("-2")
                                            << QStringLiteral("plan.candidates[4].host_gib_per_node");
         QTest::newRow("duplicate strategy") << QStringLiteral("/candidates/1/strategy") << QStringLiteral(R"("zero0")")
                                             << QStringLiteral("plan.candidates[1].strategy");
-        QTest::newRow("peak disagrees with breakdown") << QStringLiteral("/candidates/0/peak_gib") << QStringLiteral("1.5")
-                                                       << QStringLiteral("plan.candidates[0].peak_gib");
+        QTest::newRow("peak disagrees with breakdown")
+            << QStringLiteral("/candidates/0/peak_gib") << QStringLiteral("1.5")
+            << QStringLiteral("plan.candidates[0].peak_gib");
         QTest::newRow("negative tokens/s") << QStringLiteral("/candidates/3/tokens_per_s") << QStringLiteral("-1")
                                            << QStringLiteral("plan.candidates[3].tokens_per_s");
         QTest::newRow("mfu above one") << QStringLiteral("/candidates/3/mfu") << QStringLiteral("1.5")
                                        << QStringLiteral("plan.candidates[3].mfu");
-        QTest::newRow("breakdown missing a category") << QStringLiteral("/candidates/4/breakdown_gib")
-                                                      << QStringLiteral(R"({"activations": 1})")
-                                                      << QStringLiteral("plan.candidates[4].breakdown_gib.device_params");
+        QTest::newRow("breakdown missing a category")
+            << QStringLiteral("/candidates/4/breakdown_gib") << QStringLiteral(R"({"activations": 1})")
+            << QStringLiteral("plan.candidates[4].breakdown_gib.device_params");
         QTest::newRow("no candidates") << QStringLiteral("/candidates") << QStringLiteral("[]")
-                                          << QStringLiteral("plan.candidates");
-        QTest::newRow("candidates not a list") << QStringLiteral("/candidates") << QStringLiteral("{}")
-                                               << QStringLiteral("plan.candidates");
-        QTest::newRow("no recommendation") << QStringLiteral("") << QStringLiteral(R"({"candidates": []})")
-                                           << QStringLiteral("plan.recommendation");
+                                       << QStringLiteral("plan.candidates");
+        QTest::newRow("candidates not a list")
+            << QStringLiteral("/candidates") << QStringLiteral("{}") << QStringLiteral("plan.candidates");
+        QTest::newRow("no recommendation")
+            << QStringLiteral("") << QStringLiteral(R"({"candidates": []})") << QStringLiteral("plan.recommendation");
     }
     void badPlanJsonNamesTheField()
     {
@@ -558,18 +564,19 @@ private slots:
         QTest::addColumn<bool>("mathAttention");
         QTest::addColumn<double>("fragmentation");
         // The benchmark's grid, and variants that move every branch of the memory model and remedies.
-        QTest::newRow("7b h100 nvlink") << QStringLiteral("qwen2.5-7b") << QStringLiteral("h100-80gb") << Interconnect::NvLink << false << false
-                                        << false << false << 0.10;
-        QTest::newRow("72b h200 pcie") << QStringLiteral("qwen2.5-72b") << QStringLiteral("h200") << Interconnect::Pcie << false << false << false
-                                       << false << 0.10;
-        QTest::newRow("14b l4 fp32 master") << QStringLiteral("qwen2.5-14b") << QStringLiteral("l4") << Interconnect::Pcie << true << false << false
-                                            << false << 0.10;
+        QTest::newRow("7b h100 nvlink") << QStringLiteral("qwen2.5-7b") << QStringLiteral("h100-80gb")
+                                        << Interconnect::NvLink << false << false << false << false << 0.10;
+        QTest::newRow("72b h200 pcie") << QStringLiteral("qwen2.5-72b") << QStringLiteral("h200") << Interconnect::Pcie
+                                       << false << false << false << false << 0.10;
+        QTest::newRow("14b l4 fp32 master") << QStringLiteral("qwen2.5-14b") << QStringLiteral("l4")
+                                            << Interconnect::Pcie << true << false << false << false << 0.10;
         QTest::newRow("7b a100-40 checkpointing expandable")
-            << QStringLiteral("qwen2.5-7b") << QStringLiteral("a100-40gb") << Interconnect::NvLink << false << true << true << false << 0.10;
-        QTest::newRow("3b 4090 math attention") << QStringLiteral("qwen2.5-3b") << QStringLiteral("rtx4090") << Interconnect::Pcie << false << false
-                                                << false << true << 0.10;
-        QTest::newRow("llama 70b h100 calibrated") << QStringLiteral("llama-3.1-70b") << QStringLiteral("h100-80gb") << Interconnect::NvLink << true
-                                                   << false << false << false << 0.25;
+            << QStringLiteral("qwen2.5-7b") << QStringLiteral("a100-40gb") << Interconnect::NvLink << false << true
+            << true << false << 0.10;
+        QTest::newRow("3b 4090 math attention") << QStringLiteral("qwen2.5-3b") << QStringLiteral("rtx4090")
+                                                << Interconnect::Pcie << false << false << false << true << 0.10;
+        QTest::newRow("llama 70b h100 calibrated") << QStringLiteral("llama-3.1-70b") << QStringLiteral("h100-80gb")
+                                                   << Interconnect::NvLink << true << false << false << false << 0.25;
     }
     void planEqualsTheStraightforwardReference()
     {
@@ -624,7 +631,7 @@ private slots:
     // and fsdp2_noreshard joins the runs worth validating.
     void aFasterHeavierStrategyIsNamedWithItsCauseAndMeasured()
     {
-        const EstimateInput in = input({"qwen2.5-7b", "h100-80gb", 8, Interconnect::NvLink, 4096, 1});
+        const EstimateInput in = input({ "qwen2.5-7b", "h100-80gb", 8, Interconnect::NvLink, 4096, 1 });
         const Plan p = makePlan(in);
         QCOMPARE(p.recommendation.step, DecisionStep::LightestFits);
         QCOMPARE(p.recommendation.strategy, std::optional<Strategy>(Strategy::Zero0));
@@ -634,15 +641,17 @@ private slots:
         QVERIFY(predictedFasterBeyondError(noreshard, zero0));
         QVERIFY(noreshard.throughput.optimizerS < zero0.throughput.optimizerS);
         char figure[96];
-        std::snprintf(figure, sizeof figure, "fsdp2_noreshard is predicted %.0f %% faster than zero0 (%.0f against %.0f tokens/s)",
+        std::snprintf(figure, sizeof figure,
+                      "fsdp2_noreshard is predicted %.0f %% faster than zero0 (%.0f against %.0f tokens/s)",
                       100.0 * (noreshard.throughput.tokensPerS / zero0.throughput.tokensPerS - 1.0),
                       noreshard.throughput.tokensPerS, zero0.throughput.tokensPerS);
         QVERIFY2(mentions(p.recommendation.reasons, figure), qPrintable(joined(p.recommendation.reasons)));
         QVERIFY2(mentions(p.recommendation.reasons, "it shards the optimizer step across the 8 GPUs"),
                  qPrintable(joined(p.recommendation.reasons)));
-        QCOMPARE(p.recommendation.alsoMeasure, std::vector<Strategy>{Strategy::Fsdp2NoReshard});
+        QCOMPARE(p.recommendation.alsoMeasure, std::vector<Strategy> { Strategy::Fsdp2NoReshard });
         const std::vector<RunConfig> runs = runMatrix(p, in);
-        QVERIFY(std::any_of(runs.begin(), runs.end(), [](const RunConfig& rc) { return rc.strategy == Strategy::Fsdp2NoReshard; }));
+        QVERIFY(std::any_of(runs.begin(), runs.end(),
+                            [](const RunConfig& rc) { return rc.strategy == Strategy::Fsdp2NoReshard; }));
     }
 
     // Whatever the step, the reasons compare the recommendation with the fastest other candidate
@@ -656,14 +665,21 @@ private slots:
         QTest::addColumn<int>("seq");
         QTest::addColumn<bool>("checkpointing");
         QTest::newRow("3b on 1 x h200") << QStringLiteral("qwen2.5-3b") << QStringLiteral("h200") << 1 << 2048 << false;
-        QTest::newRow("7b on 8 x a100 80GB, 8192") << QStringLiteral("qwen2.5-7b") << QStringLiteral("a100-80gb") << 8 << 8192 << false;
-        QTest::newRow("7b on 8 x h100, 4096") << QStringLiteral("qwen2.5-7b") << QStringLiteral("h100-80gb") << 8 << 4096 << false;
-        QTest::newRow("7b on 8 x h100, 1024") << QStringLiteral("qwen2.5-7b") << QStringLiteral("h100-80gb") << 8 << 1024 << false;
-        QTest::newRow("0.5b on 8 x h200, 1024") << QStringLiteral("qwen2.5-0.5b") << QStringLiteral("h200") << 8 << 1024 << false;
-        QTest::newRow("3b on 4 x l4, 2048") << QStringLiteral("qwen2.5-3b") << QStringLiteral("l4") << 4 << 2048 << false;
-        QTest::newRow("72b on 8 x h200, 512") << QStringLiteral("qwen2.5-72b") << QStringLiteral("h200") << 8 << 512 << false;
+        QTest::newRow("7b on 8 x a100 80GB, 8192")
+            << QStringLiteral("qwen2.5-7b") << QStringLiteral("a100-80gb") << 8 << 8192 << false;
+        QTest::newRow("7b on 8 x h100, 4096")
+            << QStringLiteral("qwen2.5-7b") << QStringLiteral("h100-80gb") << 8 << 4096 << false;
+        QTest::newRow("7b on 8 x h100, 1024")
+            << QStringLiteral("qwen2.5-7b") << QStringLiteral("h100-80gb") << 8 << 1024 << false;
+        QTest::newRow("0.5b on 8 x h200, 1024")
+            << QStringLiteral("qwen2.5-0.5b") << QStringLiteral("h200") << 8 << 1024 << false;
+        QTest::newRow("3b on 4 x l4, 2048")
+            << QStringLiteral("qwen2.5-3b") << QStringLiteral("l4") << 4 << 2048 << false;
+        QTest::newRow("72b on 8 x h200, 512")
+            << QStringLiteral("qwen2.5-72b") << QStringLiteral("h200") << 8 << 512 << false;
         // Step 3 with more than one offload fitting.
-        QTest::newRow("7b on 4 x l4, 4096, checkpointing") << QStringLiteral("qwen2.5-7b") << QStringLiteral("l4") << 4 << 4096 << true;
+        QTest::newRow("7b on 4 x l4, 4096, checkpointing")
+            << QStringLiteral("qwen2.5-7b") << QStringLiteral("l4") << 4 << 4096 << true;
     }
     void reasonsCompareWithTheFastestFittingCandidate()
     {
@@ -674,7 +690,7 @@ private slots:
         QFETCH(bool, checkpointing);
         const std::string modelId = model.toStdString();
         const std::string gpuId = gpu.toStdString();
-        EstimateInput in = input({modelId.c_str(), gpuId.c_str(), gpus, Interconnect::NvLink, seq, 1});
+        EstimateInput in = input({ modelId.c_str(), gpuId.c_str(), gpus, Interconnect::NvLink, seq, 1 });
         in.cluster.intraNode = in.gpu.nvlinkGBps > 0 ? Interconnect::NvLink : Interconnect::Pcie;
         in.training.activationCheckpointing = checkpointing;
         const Plan p = makePlan(in);
@@ -695,13 +711,17 @@ private slots:
             if (r.find("faster than " + std::string(strategyId(chosen.strategy))) != std::string::npos)
                 QVERIFY2(r.starts_with(fastestId + " is predicted "), r.c_str());
         if (predictedFasterBeyondError(*fastest, chosen)) {
-            QVERIFY2(mentions(p.recommendation.reasons, fastestId + " is predicted "), qPrintable(joined(p.recommendation.reasons)));
-            QVERIFY2(mentions(p.recommendation.reasons, "beyond the predictions' 10 % error"), qPrintable(joined(p.recommendation.reasons)));
+            QVERIFY2(mentions(p.recommendation.reasons, fastestId + " is predicted "),
+                     qPrintable(joined(p.recommendation.reasons)));
+            QVERIFY2(mentions(p.recommendation.reasons, "beyond the predictions' 10 % error"),
+                     qPrintable(joined(p.recommendation.reasons)));
             QVERIFY(measured);
             const std::vector<RunConfig> runs = runMatrix(p, in);
-            QVERIFY(std::any_of(runs.begin(), runs.end(), [&](const RunConfig& rc) { return rc.strategy == fastest->strategy; }));
+            QVERIFY(std::any_of(runs.begin(), runs.end(),
+                                [&](const RunConfig& rc) { return rc.strategy == fastest->strategy; }));
         } else {
-            QVERIFY2(!mentions(p.recommendation.reasons, "beyond the predictions'"), qPrintable(joined(p.recommendation.reasons)));
+            QVERIFY2(!mentions(p.recommendation.reasons, "beyond the predictions'"),
+                     qPrintable(joined(p.recommendation.reasons)));
             if (p.recommendation.step == DecisionStep::LightestFits)
                 QVERIFY2(mentions(p.recommendation.reasons, ", " + fastestId + ", is predicted at")
                              || mentions(p.recommendation.reasons, "next is " + fastestId + " at"),
@@ -714,7 +734,8 @@ private slots:
         Estimate chosen;
         chosen.throughput.tokensPerS = 1000;
         Estimate other;
-        for (const auto& [tokensPerS, faster] : {std::pair{900.0, false}, std::pair{1000.0, false}, std::pair{1099.0, false}, std::pair{1101.0, true}}) {
+        for (const auto& [tokensPerS, faster] : { std::pair { 900.0, false }, std::pair { 1000.0, false },
+                                                  std::pair { 1099.0, false }, std::pair { 1101.0, true } }) {
             other.throughput.tokensPerS = tokensPerS;
             QCOMPARE(predictedFasterBeyondError(other, chosen), faster);
         }

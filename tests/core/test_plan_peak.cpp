@@ -32,12 +32,12 @@ struct PlanCase {
 // read 73.6, 75.4 and 82.7 GiB; on 4 x L4 with checkpointing, where zero3 read 21.5 GiB on a 22.5
 // GiB GPU and "short by 1.06 GiB"), and one plan per decision step.
 const PlanCase kCases[] = {
-    {"7b on 8 x h100, seq 4096", "qwen2.5-7b", "h100-80gb", 8, 4096, false},
-    {"7b on 4 x l4, seq 4096, checkpointing", "qwen2.5-7b", "l4", 4, 4096, true},
-    {"7b on 4 x l4, seq 4096: nothing fits", "qwen2.5-7b", "l4", 4, 4096, false},
-    {"72b on 8 x h200: full shard", "qwen2.5-72b", "h200", 8, 512, false},
-    {"14b on 1 x l4: offload", "qwen2.5-14b", "l4", 1, 512, false},
-    {"3b on 1 x h200", "qwen2.5-3b", "h200", 1, 2048, false},
+    { "7b on 8 x h100, seq 4096", "qwen2.5-7b", "h100-80gb", 8, 4096, false },
+    { "7b on 4 x l4, seq 4096, checkpointing", "qwen2.5-7b", "l4", 4, 4096, true },
+    { "7b on 4 x l4, seq 4096: nothing fits", "qwen2.5-7b", "l4", 4, 4096, false },
+    { "72b on 8 x h200: full shard", "qwen2.5-72b", "h200", 8, 512, false },
+    { "14b on 1 x l4: offload", "qwen2.5-14b", "l4", 1, 512, false },
+    { "3b on 1 x h200", "qwen2.5-3b", "h200", 1, 2048, false },
 };
 
 EstimateInput inputOf(const PlanCase& c)
@@ -54,9 +54,9 @@ EstimateInput inputOf(const PlanCase& c)
 
 QStringList cliArgs(const PlanCase& c)
 {
-    QStringList args{QStringLiteral("plan"), QStringLiteral("--model"), QString::fromLatin1(c.model),
-                     QStringLiteral("--gpu"), QString::fromLatin1(c.gpu), QStringLiteral("--gpus-per-node"),
-                     QString::number(c.gpusPerNode), QStringLiteral("--seq"), QString::number(c.seq)};
+    QStringList args { QStringLiteral("plan"),         QStringLiteral("--model"),  QString::fromLatin1(c.model),
+                       QStringLiteral("--gpu"),        QString::fromLatin1(c.gpu), QStringLiteral("--gpus-per-node"),
+                       QString::number(c.gpusPerNode), QStringLiteral("--seq"),    QString::number(c.seq) };
     if (c.checkpointing)
         args << QStringLiteral("--activation-checkpointing");
     return args;
@@ -71,7 +71,10 @@ QByteArray runCli(const QStringList& args)
     return p.readAllStandardOutput();
 }
 
-QString oneDecimal(double gib) { return QString::asprintf("%.1f", gib); }
+QString oneDecimal(double gib)
+{
+    return QString::asprintf("%.1f", gib);
+}
 
 } // namespace
 
@@ -91,7 +94,8 @@ private slots:
         const PlanCase& pc = kCases[index];
         const Plan plan = makePlan(inputOf(pc));
 
-        const json cliJson = json::parse(runCli(cliArgs(pc) << QStringLiteral("--format") << QStringLiteral("json")).toStdString());
+        const json cliJson
+            = json::parse(runCli(cliArgs(pc) << QStringLiteral("--format") << QStringLiteral("json")).toStdString());
         const QString table = QString::fromUtf8(runCli(cliArgs(pc)));
         QVERIFY2(!table.isEmpty(), pc.name);
         QCOMPARE(cliJson.at("candidates").size(), plan.candidates.size());
@@ -166,7 +170,8 @@ private slots:
         }
         // The table's header states the usable capacity the verdicts used.
         const Estimate& first = plan.candidates.front().estimate;
-        QVERIFY2(table.contains(oneDecimal(first.usableDeviceBytes() / kGiB) + QStringLiteral(" GiB usable")), qPrintable(table));
+        QVERIFY2(table.contains(oneDecimal(first.usableDeviceBytes() / kGiB) + QStringLiteral(" GiB usable")),
+                 qPrintable(table));
     }
 
     // Plans stored before the peak was defined once counted the allocator's cache in peak_gib and

@@ -23,7 +23,7 @@ private slots:
         s.config.strategy = Strategy::Zero2;
         s.config.training.seqLen = 64;
         s.versions.libtorch = "1.13.1";
-        s.allocator = {"expandable_segments:True", true};
+        s.allocator = { "expandable_segments:True", true };
         s.launcher = "torchrun";
         const Event back = parseEvent(serialize(s));
         const auto& b = std::get<StartEvent>(back);
@@ -71,8 +71,8 @@ private slots:
         s.versions.transformers = "4.46.3";
         s.versions.modelImpl = "transformers";
         const auto line = serialize(s);
-        for (const char* field : {R"("backend":"torch")", R"("python":"3.11.2")", R"("torch":"2.5.1")",
-                                  R"("transformers":"4.46.3")", R"("model_impl":"transformers")"})
+        for (const char* field : { R"("backend":"torch")", R"("python":"3.11.2")", R"("torch":"2.5.1")",
+                                   R"("transformers":"4.46.3")", R"("model_impl":"transformers")" })
             QVERIFY2(line.find(field) != std::string::npos, field);
         const auto back = std::get<StartEvent>(parseEvent(line));
         QCOMPARE(back.versions.backend, std::string("torch"));
@@ -94,7 +94,7 @@ private slots:
         native.config.model = s.config.model;
         native.versions.runner = "0.9.0";
         const auto nativeLine = serialize(native);
-        for (const char* field : {"\"backend\"", "\"python\"", "\"torch\"", "\"transformers\"", "\"model_impl\""})
+        for (const char* field : { "\"backend\"", "\"python\"", "\"torch\"", "\"transformers\"", "\"model_impl\"" })
             QVERIFY2(nativeLine.find(field) == std::string::npos, field);
         const auto nativeBack = std::get<StartEvent>(parseEvent(nativeLine));
         QVERIFY(nativeBack.versions.backend.empty());
@@ -122,11 +122,11 @@ private slots:
         SummaryEvent su;
         su.medianStepS = 0.25;
         su.tokensPerS = 8192;
-        su.losses = {5.0, 4.5};
+        su.losses = { 5.0, 4.5 };
         su.state.deviceOptimizer = 12345;
         QCOMPARE(serialize(parseEvent(serialize(su))), serialize(su));
         QVERIFY(!std::get<SummaryEvent>(parseEvent(serialize(su))).phasePeakAllocated);
-        su.phasePeakAllocated = PhasePeaks{31LL << 30, 33LL << 30, 29LL << 30};
+        su.phasePeakAllocated = PhasePeaks { 31LL << 30, 33LL << 30, 29LL << 30 };
         const auto phases = std::get<SummaryEvent>(parseEvent(serialize(su))).phasePeakAllocated;
         QVERIFY(phases);
         QCOMPARE(phases->forward, 31LL << 30);
@@ -138,7 +138,7 @@ private slots:
         er.kind = ErrorKind::Oom;
         er.message = "CUDA out of memory";
         er.step = 2;
-        er.memory = MemorySample{};
+        er.memory = MemorySample {};
         er.reservedUnallocated = 3LL << 30;
         const auto back = std::get<ErrorEvent>(parseEvent(serialize(er)));
         QCOMPARE(back.kind, ErrorKind::Oom);
@@ -154,7 +154,7 @@ private slots:
         p.host = "gpu-7";
         p.deviceName = "NVIDIA H200";
         p.versions.libtorch = "2.11.0";
-        p.results = {{"matmul_bf16", 0, 771.5, "TFLOP/s", 20}, {"all_gather", 64LL << 20, 301.25, "GB/s", 10}};
+        p.results = { { "matmul_bf16", 0, 771.5, "TFLOP/s", 20 }, { "all_gather", 64LL << 20, 301.25, "GB/s", 10 } };
         const auto back = std::get<ProbeEvent>(parseEvent(serialize(p)));
         QCOMPARE(back.world, 2);
         QCOMPARE(back.deviceName, std::string("NVIDIA H200"));
@@ -182,8 +182,9 @@ private slots:
                                     << QStringLiteral("'step'");
         // Found by the protocol fuzzer: converting an out-of-range number to an integer field was
         // undefined behaviour; it is now refused by name.
-        QTest::newRow("rank beyond int64") << QStringLiteral(R"({"v":1,"event":"step","rank":15555555555555555555555555})")
-                                          << QStringLiteral("'rank' is not an integer");
+        QTest::newRow("rank beyond int64")
+            << QStringLiteral(R"({"v":1,"event":"step","rank":15555555555555555555555555})")
+            << QStringLiteral("'rank' is not an integer");
         QTest::newRow("rank beyond int") << QStringLiteral(R"({"v":1,"event":"step","rank":4294967296,"step":1})")
                                          << QStringLiteral("'rank' is not an integer");
         QTest::newRow("fractional step") << QStringLiteral(R"({"v":1,"event":"step","rank":0,"step":2.5})")
@@ -226,7 +227,7 @@ private slots:
         // Writers that emit every number as a double (2.0, 1e3) stay readable.
         const auto s = std::get<StepEvent>(parseEvent(R"({"v":1,"event":"step","rank":1.0,"step":3,"tokens":1e3})"));
         QCOMPARE(s.rank, 1);
-        QCOMPARE(s.tokens, std::int64_t{1000});
+        QCOMPARE(s.tokens, std::int64_t { 1000 });
     }
 
     void foreignStdoutLinesAreSkipped()
@@ -238,14 +239,14 @@ private slots:
 
     void percentilesInterpolate()
     {
-        const std::vector<double> v{4, 1, 3, 2};
+        const std::vector<double> v { 4, 1, 3, 2 };
         QCOMPARE(stats::median(v), 2.5);
         QCOMPARE(stats::percentile(v, 0), 1.0);
         QCOMPARE(stats::percentile(v, 100), 4.0);
         QCOMPARE(stats::percentile(v, 10), 1.3);
-        const std::vector<double> odd{5, 1, 9};
+        const std::vector<double> odd { 5, 1, 9 };
         QCOMPARE(stats::median(odd), 5.0);
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, stats::median(std::vector<double>{}));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, stats::median(std::vector<double> {}));
     }
 };
 

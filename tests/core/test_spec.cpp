@@ -47,9 +47,9 @@ private slots:
     void everyRequiredPresetExists()
     {
         const auto& c = PresetCatalog::builtin();
-        for (const char* id : {"tiny", "qwen2.5-0.5b", "qwen2.5-72b", "llama-3.1-70b", "mistral-7b"})
+        for (const char* id : { "tiny", "qwen2.5-0.5b", "qwen2.5-72b", "llama-3.1-70b", "mistral-7b" })
             QVERIFY2(c.findModel(id), id);
-        for (const char* id : {"a100-40gb", "a100-80gb", "l4", "h100-80gb", "h200", "rtx4090"})
+        for (const char* id : { "a100-40gb", "a100-80gb", "l4", "h100-80gb", "h200", "rtx4090" })
             QVERIFY2(c.findGpu(id), id);
         QCOMPARE(c.findGpu("h200")->memoryMiB, std::int64_t(143771));
     }
@@ -169,14 +169,27 @@ private slots:
         QTest::addColumn<QString>("precision");
         QTest::addColumn<int>("warmup");
         QTest::addColumn<QString>("mentions"); // empty: valid
-        QTest::newRow("zero3 on cuda") << "zero3" << "cuda" << "bf16" << 5 << "";
-        QTest::newRow("fsdp2_noreshard at the least warm-up") << "fsdp2_noreshard" << "cuda" << "bf16" << 3 << "";
-        QTest::newRow("cpu") << "zero0" << "cpu" << "bf16" << 5 << "device cuda";
-        QTest::newRow("zero3_offload") << "zero3_offload" << "cuda" << "bf16" << 5 << "zero3_offload";
-        QTest::newRow("fsdp2_reshard_offload") << "fsdp2_reshard_offload" << "cuda" << "bf16" << 5
-                                               << "fsdp2_reshard_offload";
-        QTest::newRow("fp32 master") << "zero1" << "cuda" << "bf16-fp32-master" << 5 << "precision bf16";
-        QTest::newRow("two warm-up steps") << "zero2" << "cuda" << "bf16" << 2 << "at least 3 warm-up";
+        QTest::newRow("zero3 on cuda") << "zero3"
+                                       << "cuda"
+                                       << "bf16" << 5 << "";
+        QTest::newRow("fsdp2_noreshard at the least warm-up") << "fsdp2_noreshard"
+                                                              << "cuda"
+                                                              << "bf16" << 3 << "";
+        QTest::newRow("cpu") << "zero0"
+                             << "cpu"
+                             << "bf16" << 5 << "device cuda";
+        QTest::newRow("zero3_offload") << "zero3_offload"
+                                       << "cuda"
+                                       << "bf16" << 5 << "zero3_offload";
+        QTest::newRow("fsdp2_reshard_offload") << "fsdp2_reshard_offload"
+                                               << "cuda"
+                                               << "bf16" << 5 << "fsdp2_reshard_offload";
+        QTest::newRow("fp32 master") << "zero1"
+                                     << "cuda"
+                                     << "bf16-fp32-master" << 5 << "precision bf16";
+        QTest::newRow("two warm-up steps") << "zero2"
+                                           << "cuda"
+                                           << "bf16" << 2 << "at least 3 warm-up";
     }
     void cudaGraphsNeedACapturableRun()
     {
@@ -324,16 +337,26 @@ private slots:
     {
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("value");
-        QTest::newRow("model_type") << "model_type" << "5";
-        QTest::newRow("hidden_act") << "hidden_act" << "[]";
-        QTest::newRow("tie_word_embeddings") << "tie_word_embeddings" << "\"yes\"";
-        QTest::newRow("attention_bias") << "attention_bias" << "1";
-        QTest::newRow("num_key_value_heads") << "num_key_value_heads" << "\"2\"";
-        QTest::newRow("head_dim") << "head_dim" << "16.5";
-        QTest::newRow("rope_theta") << "rope_theta" << "\"1e6\"";
-        QTest::newRow("rms_norm_eps") << "rms_norm_eps" << "[]";
-        QTest::newRow("max_position_embeddings") << "max_position_embeddings" << "true";
-        QTest::newRow("rope_scaling") << "rope_scaling" << "8";
+        QTest::newRow("model_type") << "model_type"
+                                    << "5";
+        QTest::newRow("hidden_act") << "hidden_act"
+                                    << "[]";
+        QTest::newRow("tie_word_embeddings") << "tie_word_embeddings"
+                                             << "\"yes\"";
+        QTest::newRow("attention_bias") << "attention_bias"
+                                        << "1";
+        QTest::newRow("num_key_value_heads") << "num_key_value_heads"
+                                             << "\"2\"";
+        QTest::newRow("head_dim") << "head_dim"
+                                  << "16.5";
+        QTest::newRow("rope_theta") << "rope_theta"
+                                    << "\"1e6\"";
+        QTest::newRow("rms_norm_eps") << "rms_norm_eps"
+                                      << "[]";
+        QTest::newRow("max_position_embeddings") << "max_position_embeddings"
+                                                 << "true";
+        QTest::newRow("rope_scaling") << "rope_scaling"
+                                      << "8";
     }
 
     void huggingFaceConfigOptionalKeyOfTheWrongTypeIsNamed()
@@ -383,7 +406,7 @@ private slots:
 
     void badSlurmNodeListsAreRefused()
     {
-        for (const char* bad : {"gpu[1-2", "gpu1-2]", "[[1]]", ""})
+        for (const char* bad : { "gpu[1-2", "gpu1-2]", "[[1]]", "" })
             QVERIFY_THROWS_EXCEPTION(SpecError, firstSlurmHost(bad));
     }
 
@@ -393,23 +416,28 @@ private slots:
         QCOMPARE(uniformTasksPerNode("8(x2)"), std::optional<int>(8));
         QCOMPARE(uniformTasksPerNode("4(x3),4"), std::optional<int>(4));
         QCOMPARE(uniformTasksPerNode("4,2"), std::optional<int>());
-        for (const char* bad : {"", "x", "4(x)", "4(2)", "0", "4,,4"})
+        for (const char* bad : { "", "x", "4(x)", "4(2)", "0", "4,,4" })
             QVERIFY_THROWS_EXCEPTION(SpecError, uniformTasksPerNode(bad));
     }
 
     // srun's variables fill the torchrun contract; torchrun's own win; outside Slurm nothing changes.
     void slurmVariablesFillTheTorchrunContract()
     {
-        std::map<std::string, std::string> env{{"SLURM_PROCID", "9"},         {"SLURM_NTASKS", "16"},
-                                               {"SLURM_LOCALID", "1"},        {"SLURM_TASKS_PER_NODE", "8(x2)"},
-                                               {"SLURM_JOB_NODELIST", "h[04-05]"}, {"SLURM_JOB_ID", "123456"}};
+        std::map<std::string, std::string> env { { "SLURM_PROCID", "9" },
+                                                 { "SLURM_NTASKS", "16" },
+                                                 { "SLURM_LOCALID", "1" },
+                                                 { "SLURM_TASKS_PER_NODE", "8(x2)" },
+                                                 { "SLURM_JOB_NODELIST", "h[04-05]" },
+                                                 { "SLURM_JOB_ID", "123456" } };
         const auto lookup = [&](const char* n) -> std::optional<std::string> {
             const auto it = env.find(n);
             return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
         };
-        const std::map<std::string, std::string> want{{"RANK", "9"},        {"WORLD_SIZE", "16"},
-                                                      {"LOCAL_RANK", "1"},  {"LOCAL_WORLD_SIZE", "8"},
-                                                      {"MASTER_ADDR", "h04"}, {"MASTER_PORT", std::to_string(15000 + 123456 % 20000)}};
+        const std::map<std::string, std::string> want {
+            { "RANK", "9" },          { "WORLD_SIZE", "16" },
+            { "LOCAL_RANK", "1" },    { "LOCAL_WORLD_SIZE", "8" },
+            { "MASTER_ADDR", "h04" }, { "MASTER_PORT", std::to_string(15000 + 123456 % 20000) }
+        };
         QVERIFY(torchrunFromSlurm(lookup) == want);
 
         env["MASTER_PORT"] = "2222";

@@ -7,10 +7,10 @@
 
 #include <QDir>
 #include <QJsonArray>
-#include <QRegularExpression>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -80,32 +80,36 @@ private slots:
     {
         QTest::addColumn<QStringList>("filter");
         QTest::addColumn<QList<int>>("ids"); // indexes: 0 = completed H200 run, 1 = OOM L4 run
-        QTest::newRow("no filter") << QStringList{} << QList<int>{1, 0};
-        QTest::newRow("strategy") << QStringList{QStringLiteral("--strategy"), QStringLiteral("zero3")} << QList<int>{1};
-        QTest::newRow("gpu") << QStringList{QStringLiteral("--gpu"), QStringLiteral("H200")} << QList<int>{0};
-        QTest::newRow("node") << QStringList{QStringLiteral("--node"), QStringLiteral("box-b")} << QList<int>{1};
-        QTest::newRow("status") << QStringList{QStringLiteral("--status"), QStringLiteral("oom")} << QList<int>{1};
-        QTest::newRow("model") << QStringList{QStringLiteral("--model"), QStringLiteral("synthetic-2l")} << QList<int>{1, 0};
-        QTest::newRow("nothing") << QStringList{QStringLiteral("--model"), QStringLiteral("llama-3.1-70b")} << QList<int>{};
+        QTest::newRow("no filter") << QStringList {} << QList<int> { 1, 0 };
+        QTest::newRow("strategy") << QStringList { QStringLiteral("--strategy"), QStringLiteral("zero3") }
+                                  << QList<int> { 1 };
+        QTest::newRow("gpu") << QStringList { QStringLiteral("--gpu"), QStringLiteral("H200") } << QList<int> { 0 };
+        QTest::newRow("node") << QStringList { QStringLiteral("--node"), QStringLiteral("box-b") } << QList<int> { 1 };
+        QTest::newRow("status") << QStringList { QStringLiteral("--status"), QStringLiteral("oom") }
+                                << QList<int> { 1 };
+        QTest::newRow("model") << QStringList { QStringLiteral("--model"), QStringLiteral("synthetic-2l") }
+                               << QList<int> { 1, 0 };
+        QTest::newRow("nothing") << QStringList { QStringLiteral("--model"), QStringLiteral("llama-3.1-70b") }
+                                 << QList<int> {};
     }
     void listFiltersRuns()
     {
         QFETCH(QStringList, filter);
         QFETCH(QList<int>, ids);
-        const auto r = runCli(QStringList{QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), m_db,
-                                          QStringLiteral("--format"), QStringLiteral("json")}
+        const auto r = runCli(QStringList { QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"),
+                                            m_db, QStringLiteral("--format"), QStringLiteral("json") }
                               + filter);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonArray runs = QJsonDocument::fromJson(r.out.toUtf8()).array();
         QCOMPARE(runs.size(), ids.size());
-        const std::int64_t known[] = {m_completedH200, m_oomL4};
+        const std::int64_t known[] = { m_completedH200, m_oomL4 };
         for (int i = 0; i < ids.size(); ++i)
             QCOMPARE(runs[i].toObject()[QStringLiteral("id")].toInteger(), known[ids[i]]);
     }
 
     void listTableShowsUnits()
     {
-        const auto r = runCli({QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), m_db});
+        const auto r = runCli({ QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), m_db });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.startsWith(QStringLiteral("ID")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral(" tok/s")), qPrintable(r.out));
@@ -117,14 +121,16 @@ private slots:
     {
         auto env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("SHARDWISE_DB"), m_db);
-        auto r = runCli({QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--format"), QStringLiteral("json")}, env);
+        auto r = runCli(
+            { QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--format"), QStringLiteral("json") },
+            env);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).array().size(), 2);
 
         QTemporaryDir dataHome;
         env.remove(QStringLiteral("SHARDWISE_DB"));
         env.insert(QStringLiteral("XDG_DATA_HOME"), dataHome.path());
-        r = runCli({QStringLiteral("runs"), QStringLiteral("list")}, env);
+        r = runCli({ QStringLiteral("runs"), QStringLiteral("list") }, env);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(QFile::exists(dataHome.filePath(QStringLiteral("shardwise/shardwise.sqlite"))));
         QVERIFY2(r.out.contains(QStringLiteral("no runs match")), qPrintable(r.out));
@@ -132,27 +138,29 @@ private slots:
 
     void showPrintsConfigRanksErrorsAndDiagnosis()
     {
-        const auto r = runCli({QStringLiteral("runs"), QStringLiteral("show"), QString::number(m_oomL4),
-                               QStringLiteral("--db"), m_db});
+        const auto r = runCli(
+            { QStringLiteral("runs"), QStringLiteral("show"), QString::number(m_oomL4), QStringLiteral("--db"), m_db });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        for (const auto* expected : {"oom", "zero3", "NVIDIA L4", "rank 2, step 1: oom: CUDA out of memory",
-                                     "reserved but unallocated: 3.0 GiB", "oom-fragmentation",
-                                     "first failure on rank 2", "LibTorch 1.13.1"})
-            QVERIFY2(r.out.contains(QString::fromUtf8(expected)), qPrintable(QStringLiteral("missing '%1' in:\n%2")
-                                                                            .arg(QString::fromUtf8(expected), r.out)));
+        for (const auto* expected :
+             { "oom", "zero3", "NVIDIA L4", "rank 2, step 1: oom: CUDA out of memory",
+               "reserved but unallocated: 3.0 GiB", "oom-fragmentation", "first failure on rank 2", "LibTorch 1.13.1" })
+            QVERIFY2(r.out.contains(QString::fromUtf8(expected)),
+                     qPrintable(QStringLiteral("missing '%1' in:\n%2").arg(QString::fromUtf8(expected), r.out)));
 
-        const auto json = runCli({QStringLiteral("runs"), QStringLiteral("show"), QString::number(m_completedH200),
-                                  QStringLiteral("--db"), m_db, QStringLiteral("--format"), QStringLiteral("json")});
+        const auto json = runCli({ QStringLiteral("runs"), QStringLiteral("show"), QString::number(m_completedH200),
+                                   QStringLiteral("--db"), m_db, QStringLiteral("--format"), QStringLiteral("json") });
         QVERIFY2(json.exitCode == 0, qPrintable(json.err));
         const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8()).object();
         QCOMPARE(o[QStringLiteral("rank_summaries")].toArray().size(), 2);
-        QCOMPARE(o[QStringLiteral("config")].toObject()[QStringLiteral("strategy")].toString(), QStringLiteral("fsdp2_reshard"));
+        QCOMPARE(o[QStringLiteral("config")].toObject()[QStringLiteral("strategy")].toString(),
+                 QStringLiteral("fsdp2_reshard"));
         QCOMPARE(o[QStringLiteral("run")].toObject()[QStringLiteral("status")].toString(), QStringLiteral("completed"));
     }
 
     void showUnknownRunFails()
     {
-        const auto r = runCli({QStringLiteral("runs"), QStringLiteral("show"), QStringLiteral("999"), QStringLiteral("--db"), m_db});
+        const auto r = runCli(
+            { QStringLiteral("runs"), QStringLiteral("show"), QStringLiteral("999"), QStringLiteral("--db"), m_db });
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(QStringLiteral("no run with ID 999")), qPrintable(r.err));
     }
@@ -167,19 +175,20 @@ private slots:
     {
         QFETCH(QString, format);
         const QString file = m_dir.filePath(QStringLiteral("export.") + format);
-        auto r = runCli({QStringLiteral("runs"), QStringLiteral("export"), QStringLiteral("--format"), format,
-                         QStringLiteral("--out"), file, QStringLiteral("--db"), m_db});
+        auto r = runCli({ QStringLiteral("runs"), QStringLiteral("export"), QStringLiteral("--format"), format,
+                          QStringLiteral("--out"), file, QStringLiteral("--db"), m_db });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(QFileInfo(file).size() > 0);
 
         const QString target = m_dir.filePath(QStringLiteral("imported-") + format + QStringLiteral(".sqlite"));
-        r = runCli({QStringLiteral("runs"), QStringLiteral("import"), file, QStringLiteral("--db"), target,
-                    QStringLiteral("--source"), QStringLiteral("lab notebook")});
+        r = runCli({ QStringLiteral("runs"), QStringLiteral("import"), file, QStringLiteral("--db"), target,
+                     QStringLiteral("--source"), QStringLiteral("lab notebook") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("imported 2 run(s)")), qPrintable(r.out));
 
-        r = runCli({QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), target, QStringLiteral("--source"),
-                    QStringLiteral("imported"), QStringLiteral("--format"), QStringLiteral("json")});
+        r = runCli({ QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), target,
+                     QStringLiteral("--source"), QStringLiteral("imported"), QStringLiteral("--format"),
+                     QStringLiteral("json") });
         const QJsonArray runs = QJsonDocument::fromJson(r.out.toUtf8()).array();
         QCOMPARE(runs.size(), 2);
         for (const auto& run : runs) {
@@ -190,9 +199,9 @@ private slots:
 
     void exportToStdoutIsCsvWithHeader()
     {
-        const auto r = runCli({QStringLiteral("runs"), QStringLiteral("export"), QStringLiteral("--format"),
-                               QStringLiteral("csv"), QStringLiteral("--db"), m_db, QStringLiteral("--status"),
-                               QStringLiteral("completed")});
+        const auto r = runCli({ QStringLiteral("runs"), QStringLiteral("export"), QStringLiteral("--format"),
+                                QStringLiteral("csv"), QStringLiteral("--db"), m_db, QStringLiteral("--status"),
+                                QStringLiteral("completed") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QStringList lines = r.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 2);
@@ -207,9 +216,10 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("model,gpu_name,strategy,world_size,status\nm,L4,zero1,4,completed\nm,L4,zero9,4,oom\n");
         f.close();
-        const auto r = runCli({QStringLiteral("runs"), QStringLiteral("import"), file, QStringLiteral("--db"), m_db});
+        const auto r = runCli({ QStringLiteral("runs"), QStringLiteral("import"), file, QStringLiteral("--db"), m_db });
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains(QStringLiteral("line 3, column 'strategy': unknown strategy 'zero9'")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("line 3, column 'strategy': unknown strategy 'zero9'")),
+                 qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("nothing was imported")), qPrintable(r.err));
         const Database db = Database::open(m_db.toStdString());
         QCOMPARE(listRuns(db).size(), std::size_t(2));
@@ -226,24 +236,27 @@ private slots:
         QTest::newRow("json overflow") << QStringLiteral("overflow.json")
                                        << QByteArray("[\n{" + run + ",\n\"tokens_per_s\":1e999}]")
                                        << QStringLiteral("line 3: number out of range");
-        QTest::newRow("csv overflow") << QStringLiteral("overflow.csv")
-                                      << QByteArray("model,gpu_name,strategy,world_size,status,tokens_per_s\nm,L4,zero1,4,completed,1e999\n")
-                                      << QStringLiteral("line 2, column 'tokens_per_s': number out of range: '1e999' overflows a double");
-        QTest::newRow("csv integer overflow")
-            << QStringLiteral("bytes.csv")
-            << QByteArray("model,gpu_name,strategy,world_size,status,peak_allocated_bytes\nm,L4,zero1,4,completed,99999999999999999999\n")
-            << QStringLiteral("column 'peak_allocated_bytes': number out of range");
+        QTest::newRow("csv overflow")
+            << QStringLiteral("overflow.csv")
+            << QByteArray("model,gpu_name,strategy,world_size,status,tokens_per_s\nm,L4,zero1,4,completed,1e999\n")
+            << QStringLiteral("line 2, column 'tokens_per_s': number out of range: '1e999' overflows a double");
+        QTest::newRow("csv integer overflow") << QStringLiteral("bytes.csv")
+                                              << QByteArray("model,gpu_name,strategy,world_size,status,peak_allocated_"
+                                                            "bytes\nm,L4,zero1,4,completed,99999999999999999999\n")
+                                              << QStringLiteral("column 'peak_allocated_bytes': number out of range");
         QTest::newRow("newer format version")
             << QStringLiteral("newer.json")
             << QByteArray(R"({"format":"shardwise-runs","version":2,"runs":[{)" + run + "}]}")
             << QStringLiteral("version: the file has format version 2, newer than this Shardwise reads (1)");
-        QTest::newRow("unknown precision") << QStringLiteral("precision.json") << QByteArray("[{" + run + R"(,"precision":"fp7"}])")
-                                           << QStringLiteral("runs[0].precision: unknown precision 'fp7'; known: bf16, bf16-fp32-master");
-        QTest::newRow("more nodes than ranks") << QStringLiteral("nodes.json") << QByteArray("[{" + run + R"(,"node_count":5}])")
-                                               << QStringLiteral("runs[0].node_count: 5 nodes cannot hold 4 rank(s)");
-        QTest::newRow("node list disagrees") << QStringLiteral("list.json")
-                                             << QByteArray("[{" + run + R"(,"node_count":2,"nodes":"a;b;c"}])")
-                                             << QStringLiteral("runs[0].node_count: is 2 but 'nodes' names 3");
+        QTest::newRow("unknown precision")
+            << QStringLiteral("precision.json") << QByteArray("[{" + run + R"(,"precision":"fp7"}])")
+            << QStringLiteral("runs[0].precision: unknown precision 'fp7'; known: bf16, bf16-fp32-master");
+        QTest::newRow("more nodes than ranks")
+            << QStringLiteral("nodes.json") << QByteArray("[{" + run + R"(,"node_count":5}])")
+            << QStringLiteral("runs[0].node_count: 5 nodes cannot hold 4 rank(s)");
+        QTest::newRow("node list disagrees")
+            << QStringLiteral("list.json") << QByteArray("[{" + run + R"(,"node_count":2,"nodes":"a;b;c"}])")
+            << QStringLiteral("runs[0].node_count: is 2 but 'nodes' names 3");
     }
     void badImportValuesAreNamed()
     {
@@ -255,7 +268,7 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(content);
         f.close();
-        const auto r = runCli({QStringLiteral("runs"), QStringLiteral("import"), file, QStringLiteral("--db"), m_db});
+        const auto r = runCli({ QStringLiteral("runs"), QStringLiteral("import"), file, QStringLiteral("--db"), m_db });
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(expected), qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("nothing was imported")), qPrintable(r.err));
@@ -271,32 +284,41 @@ private slots:
         QFile f(file);
         QVERIFY(f.open(QIODevice::WriteOnly));
         // Built as JSON objects: moc cannot read a raw string literal holding )" .
-        QJsonObject hostile{{QStringLiteral("model"), QStringLiteral("m")}, {QStringLiteral("gpu_id"), QStringLiteral("h200")},
-                            {QStringLiteral("gpu_name"), QStringLiteral("-2+3")}, {QStringLiteral("strategy"), QStringLiteral("zero1")},
-                            {QStringLiteral("world_size"), 2}, {QStringLiteral("status"), QStringLiteral("completed")},
-                            {QStringLiteral("tokens_per_s"), 1e308}, {QStringLiteral("median_step_s"), 1e300},
-                            {QStringLiteral("note"), QStringLiteral("=HYPERLINK(\"http://x\",\"y\")")},
-                            {QStringLiteral("import_source"), QStringLiteral("@src")}};
-        QJsonObject plain{{QStringLiteral("model"), QStringLiteral("m")}, {QStringLiteral("gpu_id"), QStringLiteral("h200")},
-                          {QStringLiteral("strategy"), QStringLiteral("zero1")}, {QStringLiteral("world_size"), 2},
-                          {QStringLiteral("status"), QStringLiteral("completed")}, {QStringLiteral("tokens_per_s"), 2345678},
-                          {QStringLiteral("median_step_s"), 0.25}};
-        f.write(QJsonDocument(QJsonArray{hostile, plain}).toJson());
+        QJsonObject hostile { { QStringLiteral("model"), QStringLiteral("m") },
+                              { QStringLiteral("gpu_id"), QStringLiteral("h200") },
+                              { QStringLiteral("gpu_name"), QStringLiteral("-2+3") },
+                              { QStringLiteral("strategy"), QStringLiteral("zero1") },
+                              { QStringLiteral("world_size"), 2 },
+                              { QStringLiteral("status"), QStringLiteral("completed") },
+                              { QStringLiteral("tokens_per_s"), 1e308 },
+                              { QStringLiteral("median_step_s"), 1e300 },
+                              { QStringLiteral("note"), QStringLiteral("=HYPERLINK(\"http://x\",\"y\")") },
+                              { QStringLiteral("import_source"), QStringLiteral("@src") } };
+        QJsonObject plain { { QStringLiteral("model"), QStringLiteral("m") },
+                            { QStringLiteral("gpu_id"), QStringLiteral("h200") },
+                            { QStringLiteral("strategy"), QStringLiteral("zero1") },
+                            { QStringLiteral("world_size"), 2 },
+                            { QStringLiteral("status"), QStringLiteral("completed") },
+                            { QStringLiteral("tokens_per_s"), 2345678 },
+                            { QStringLiteral("median_step_s"), 0.25 } };
+        f.write(QJsonDocument(QJsonArray { hostile, plain }).toJson());
         f.close();
         const QString db = m_dir.filePath(QStringLiteral("hostile.sqlite"));
-        auto r = runCli({QStringLiteral("runs"), QStringLiteral("import"), file, QStringLiteral("--db"), db});
+        auto r = runCli({ QStringLiteral("runs"), QStringLiteral("import"), file, QStringLiteral("--db"), db });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
 
-        r = runCli({QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), db});
+        r = runCli({ QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), db });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         for (const QString& line : r.out.split(QLatin1Char('\n')))
             QVERIFY2(line.size() < 200, qPrintable(line));
-        QVERIFY2(r.out.contains(QStringLiteral("1e+308 tok/s")) && r.out.contains(QStringLiteral("1e+300 s")), qPrintable(r.out));
-        QVERIFY2(r.out.contains(QStringLiteral("2.35 Mtok/s")) && r.out.contains(QStringLiteral("0.250 s")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("1e+308 tok/s")) && r.out.contains(QStringLiteral("1e+300 s")),
+                 qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("2.35 Mtok/s")) && r.out.contains(QStringLiteral("0.250 s")),
+                 qPrintable(r.out));
 
         const QString csv = m_dir.filePath(QStringLiteral("hostile.csv"));
-        r = runCli({QStringLiteral("runs"), QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("csv"),
-                    QStringLiteral("--out"), csv, QStringLiteral("--db"), db});
+        r = runCli({ QStringLiteral("runs"), QStringLiteral("export"), QStringLiteral("--format"),
+                     QStringLiteral("csv"), QStringLiteral("--out"), csv, QStringLiteral("--db"), db });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QFile exported(csv);
         QVERIFY(exported.open(QIODevice::ReadOnly));
@@ -305,14 +327,15 @@ private slots:
                      && text.contains(QStringLiteral("\"'=HYPERLINK(")),
                  qPrintable(text));
         // Numeric columns are numbers, never guarded.
-        QVERIFY2(text.contains(QStringLiteral(",1e+308,1e+300,")) && text.contains(QStringLiteral(",2345678,0.25,")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral(",1e+308,1e+300,")) && text.contains(QStringLiteral(",2345678,0.25,")),
+                 qPrintable(text));
         for (const QString& line : text.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
             for (const QString& cell : line.split(QLatin1Char(',')))
                 QVERIFY2(cell.isEmpty() || !QStringLiteral("=+-@").contains(cell.front()), qPrintable(line));
 
         // Import takes the guard off again: the text round-trips.
         const QString again = m_dir.filePath(QStringLiteral("hostile-again.sqlite"));
-        r = runCli({QStringLiteral("runs"), QStringLiteral("import"), csv, QStringLiteral("--db"), again});
+        r = runCli({ QStringLiteral("runs"), QStringLiteral("import"), csv, QStringLiteral("--db"), again });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const Database back = Database::open(again.toStdString());
         const auto runs = listRuns(back);
@@ -331,9 +354,11 @@ private slots:
                 "m,L4,zero1,4,completed,bf16,2,a;b\nm,L4,zero2,4,completed,bf16-fp32-master,,\nm,L4,zero3,4,oom,,,\n");
         f.close();
         const QString target = m_dir.filePath(QStringLiteral("three.sqlite"));
-        const auto r = runCli({QStringLiteral("runs"), QStringLiteral("import"), file, QStringLiteral("--db"), target});
+        const auto r
+            = runCli({ QStringLiteral("runs"), QStringLiteral("import"), file, QStringLiteral("--db"), target });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        QVERIFY2(r.out.contains(QStringLiteral("imported 3 run(s) from ")) && r.out.contains(QStringLiteral(" as IDs 1-3")),
+        QVERIFY2(r.out.contains(QStringLiteral("imported 3 run(s) from "))
+                     && r.out.contains(QStringLiteral(" as IDs 1-3")),
                  qPrintable(r.out));
     }
 
@@ -343,9 +368,10 @@ private slots:
     void importPublishedStoresEachCellOnce()
     {
         const QString path = m_dir.filePath(QStringLiteral("published.sqlite"));
-        auto r = runCli({QStringLiteral("runs"), QStringLiteral("import-published"), QStringLiteral("--db"), path});
+        auto r = runCli({ QStringLiteral("runs"), QStringLiteral("import-published"), QStringLiteral("--db"), path });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const QRegularExpression imported(QStringLiteral("imported (\\d+) published run\\(s\\) from (\\d+) source\\(s\\)"));
+        const QRegularExpression imported(
+            QStringLiteral("imported (\\d+) published run\\(s\\) from (\\d+) source\\(s\\)"));
         const auto m = imported.match(r.out);
         QVERIFY2(m.hasMatch(), qPrintable(r.out));
         const int count = m.captured(1).toInt();
@@ -360,12 +386,13 @@ private slots:
         for (const RunSummary& run : runs)
             QVERIFY2(run.importSource.rfind("published:", 0) == 0, run.importSource.c_str());
 
-        r = runCli({QStringLiteral("runs"), QStringLiteral("import-published"), QStringLiteral("--db"), path});
+        r = runCli({ QStringLiteral("runs"), QStringLiteral("import-published"), QStringLiteral("--db"), path });
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains(QStringLiteral("imported 0 published run(s)")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("%1 cell(s) already stored, kept").arg(count)), qPrintable(r.out));
 
-        r = runCli({QStringLiteral("runs"), QStringLiteral("import-published"), QStringLiteral("--replace"), QStringLiteral("--db"), path});
+        r = runCli({ QStringLiteral("runs"), QStringLiteral("import-published"), QStringLiteral("--replace"),
+                     QStringLiteral("--db"), path });
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains(QStringLiteral("imported %1 published run(s)").arg(count)), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("replaced %1 run(s)").arg(count)), qPrintable(r.out));
@@ -380,7 +407,7 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("{\"format\": \"shardwise-published\", ");
         f.close();
-        r = runCli({QStringLiteral("runs"), QStringLiteral("import-published"), bad, QStringLiteral("--db"), path});
+        r = runCli({ QStringLiteral("runs"), QStringLiteral("import-published"), bad, QStringLiteral("--db"), path });
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("broken.json")), qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("nothing was imported")), qPrintable(r.err));
@@ -395,7 +422,7 @@ private slots:
         {
             Database db = Database::open(path.toStdString());
             RunOrigin origin;
-            origin.nodes = {{"gpu-b", std::nullopt}};
+            origin.nodes = { { "gpu-b", std::nullopt } };
             RunRecorder recorder(db, fixtures::syntheticConfig(Strategy::Zero3, 2, 1, 1), origin);
             id = recorder.runId();
             saveRemoteFollow(db, id, R"({"nodes":["gpu-b"]})");
@@ -403,12 +430,13 @@ private slots:
             recorder.leaveRunning();
         }
         const QString runId = QString::number(id);
-        const auto r = runCli({QStringLiteral("runs"), QStringLiteral("abandon"), runId, QStringLiteral("--db"), path,
-                               QStringLiteral("--reason"), QStringLiteral("node gpu-b was re-imaged")});
+        const auto r = runCli({ QStringLiteral("runs"), QStringLiteral("abandon"), runId, QStringLiteral("--db"), path,
+                                QStringLiteral("--reason"), QStringLiteral("node gpu-b was re-imaged") });
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains(QStringLiteral("run %1: lost").arg(id)), qPrintable(r.out));
         // gpu-b is not in this store's node registry: nothing could be stopped there, and it says so.
-        QVERIFY2(r.out.contains(QStringLiteral("not reached, its ranks may still be running: gpu-b")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("not reached, its ranks may still be running: gpu-b")),
+                 qPrintable(r.out));
         const Database db = Database::open(path.toStdString());
         const auto run = findRun(db, id);
         QCOMPARE(run->status, RunStatus::Lost);
@@ -416,7 +444,8 @@ private slots:
                  run->note.c_str());
         QVERIFY(!findRemoteFollow(db, id));
         // Once lost it is no longer detached: a second abandon is refused.
-        const auto again = runCli({QStringLiteral("runs"), QStringLiteral("abandon"), runId, QStringLiteral("--db"), path});
+        const auto again
+            = runCli({ QStringLiteral("runs"), QStringLiteral("abandon"), runId, QStringLiteral("--db"), path });
         QCOMPARE(again.exitCode, 2);
         QVERIFY2(again.err.contains(QStringLiteral("run %1 is lost, not detached").arg(id)), qPrintable(again.err));
     }
@@ -434,8 +463,8 @@ private slots:
         QFETCH(int, which);
         QFETCH(QString, expected);
         const std::int64_t id = which == 0 ? m_completedH200 : which == 1 ? m_oomL4 : 9999;
-        const auto r = runCli({QStringLiteral("runs"), QStringLiteral("abandon"), QString::number(id),
-                               QStringLiteral("--db"), m_db});
+        const auto r = runCli(
+            { QStringLiteral("runs"), QStringLiteral("abandon"), QString::number(id), QStringLiteral("--db"), m_db });
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(expected), qPrintable(r.err));
         if (which >= 0)
@@ -449,27 +478,34 @@ private slots:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("mentions");
-        QTest::newRow("unknown strategy") << QStringList{QStringLiteral("list"), QStringLiteral("--strategy"), QStringLiteral("zero9")}
-                                          << QStringLiteral("--strategy: unknown strategy 'zero9'");
-        QTest::newRow("unknown status") << QStringList{QStringLiteral("list"), QStringLiteral("--status"), QStringLiteral("done")}
+        QTest::newRow("unknown strategy")
+            << QStringList { QStringLiteral("list"), QStringLiteral("--strategy"), QStringLiteral("zero9") }
+            << QStringLiteral("--strategy: unknown strategy 'zero9'");
+        QTest::newRow("unknown status") << QStringList { QStringLiteral("list"), QStringLiteral("--status"),
+                                                         QStringLiteral("done") }
                                         << QStringLiteral("--status: unknown status 'done'");
-        QTest::newRow("bad date") << QStringList{QStringLiteral("list"), QStringLiteral("--since"), QStringLiteral("yesterday")}
+        QTest::newRow("bad date") << QStringList { QStringLiteral("list"), QStringLiteral("--since"),
+                                                   QStringLiteral("yesterday") }
                                   << QStringLiteral("--since: expected a UTC date");
-        QTest::newRow("export without format") << QStringList{QStringLiteral("export")} << QStringLiteral("--format");
+        QTest::newRow("export without format")
+            << QStringList { QStringLiteral("export") } << QStringLiteral("--format");
         QTest::newRow("unknown option") << QStringList { QStringLiteral("list"), QStringLiteral("--colour"),
                                                          QStringLiteral("x") }
                                         << QStringLiteral("--colour: unknown option");
         QTest::newRow("import-published takes one folder")
-            << QStringList{QStringLiteral("import-published"), QStringLiteral("a"), QStringLiteral("b")}
+            << QStringList { QStringLiteral("import-published"), QStringLiteral("a"), QStringLiteral("b") }
             << QStringLiteral("at most one DIR");
-        QTest::newRow("unknown action") << QStringList{QStringLiteral("purge")} << QStringLiteral("unknown action 'purge'");
-        QTest::newRow("bad id") << QStringList{QStringLiteral("show"), QStringLiteral("abc")} << QStringLiteral("'abc'");
+        QTest::newRow("unknown action") << QStringList { QStringLiteral("purge") }
+                                        << QStringLiteral("unknown action 'purge'");
+        QTest::newRow("bad id") << QStringList { QStringLiteral("show"), QStringLiteral("abc") }
+                                << QStringLiteral("'abc'");
     }
     void badUsageNamesTheFlag()
     {
         QFETCH(QStringList, args);
         QFETCH(QString, mentions);
-        const auto r = runCli(QStringList{QStringLiteral("runs")} + args + QStringList{QStringLiteral("--db"), m_db});
+        const auto r
+            = runCli(QStringList { QStringLiteral("runs") } + args + QStringList { QStringLiteral("--db"), m_db });
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
     }

@@ -30,7 +30,7 @@ private slots:
         for (int i = 0; i < kWriters; ++i) {
             auto p = std::make_unique<QProcess>();
             p->start(QStringLiteral(STORE_RUN_WRITER),
-                     {QStringLiteral("count"), dbPath, QString::number(100 + i), QString::number(kRunsEach)});
+                     { QStringLiteral("count"), dbPath, QString::number(100 + i), QString::number(kRunsEach) });
             writers.push_back(std::move(p));
         }
         for (auto& p : writers) {

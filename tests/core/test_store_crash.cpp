@@ -34,7 +34,7 @@ private slots:
         for (int round = 0; round < kKills; ++round) {
             QProcess writer;
             writer.setProgram(QStringLiteral(STORE_RUN_WRITER));
-            writer.setArguments({QStringLiteral("loop"), dbPath, QString::number(round + 1)});
+            writer.setArguments({ QStringLiteral("loop"), dbPath, QString::number(round + 1) });
             writer.start();
             QVERIFY2(writer.waitForStarted(5000), qPrintable(writer.errorString()));
             // One round in ten kills the writer while it may still be opening (and, in the first round,

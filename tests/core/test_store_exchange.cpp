@@ -21,10 +21,10 @@ namespace {
 
 // A published comparison table in the shape users paste from reports: one OOM row, one that only
 // completed with the allocator flag.
-const char* const kPublishedCsv =
-    "model,gpu_name,strategy,world_size,status,tokens_per_s,median_step_s,peak_allocated_bytes,interconnect,note\n"
-    "llama-3b,NVIDIA L4,zero3,4,completed,2150.5,7.62,20401094656,pcie,\"expandable_segments:True, needed\"\n"
-    "llama-3b,NVIDIA L4,fsdp2_reshard,4,oom,,,23622320128,pcie,\n";
+const char* const kPublishedCsv
+    = "model,gpu_name,strategy,world_size,status,tokens_per_s,median_step_s,peak_allocated_bytes,interconnect,note\n"
+      "llama-3b,NVIDIA L4,zero3,4,completed,2150.5,7.62,20401094656,pcie,\"expandable_segments:True, needed\"\n"
+      "llama-3b,NVIDIA L4,fsdp2_reshard,4,oom,,,23622320128,pcie,\n";
 
 } // namespace
 
@@ -216,7 +216,7 @@ private slots:
         v.torch = "2.5.1";
         v.transformers = "4.46.3";
         v.modelImpl = "transformers";
-        for (const RunConfig& config : {fixtures::syntheticConfig(Strategy::Zero3, 1, 1, 1), torchConfig}) {
+        for (const RunConfig& config : { fixtures::syntheticConfig(Strategy::Zero3, 1, 1, 1), torchConfig }) {
             RunOrigin origin;
             origin.gpuName = "NVIDIA H200";
             RunRecorder recorder(*m_db, config, origin);
@@ -266,7 +266,8 @@ private slots:
             importRunsCsv(*m_db, csv, "table");
             QFAIL("an unknown backend was imported");
         } catch (const ImportError& e) {
-            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("line 3, column 'backend': unknown backend 'deepspeed'")),
+            QVERIFY2(QString::fromUtf8(e.what()).contains(
+                         QStringLiteral("line 3, column 'backend': unknown backend 'deepspeed'")),
                      e.what());
         }
         QCOMPARE(runCount(), std::size_t(0));
@@ -372,12 +373,12 @@ private slots:
         QTest::newRow("csv unclosed quote")
             << QStringLiteral("csv") << header + good + QStringLiteral("\"m,L4,zero1,4,completed\n")
             << QStringLiteral("line 3: a quoted field is never closed");
-        QTest::newRow("csv field count")
-            << QStringLiteral("csv") << header + good + QStringLiteral("m,L4,zero1\n")
-            << QStringLiteral("line 3: expected 5 fields as in the header, found 3");
-        QTest::newRow("csv bad number")
-            << QStringLiteral("csv") << header + QStringLiteral("m,L4,zero1,four,completed\n")
-            << QStringLiteral("line 2, column 'world_size': expected a whole number, got 'four'");
+        QTest::newRow("csv field count") << QStringLiteral("csv") << header + good + QStringLiteral("m,L4,zero1\n")
+                                         << QStringLiteral("line 3: expected 5 fields as in the header, found 3");
+        QTest::newRow("csv bad number") << QStringLiteral("csv")
+                                        << header + QStringLiteral("m,L4,zero1,four,completed\n")
+                                        << QStringLiteral(
+                                               "line 2, column 'world_size': expected a whole number, got 'four'");
         QTest::newRow("csv running is not a result")
             << QStringLiteral("csv") << header + QStringLiteral("m,L4,zero1,4,running\n")
             << QStringLiteral("line 2, column 'status': 'running' is not a final status");
@@ -397,24 +398,28 @@ private slots:
             << QStringLiteral(
                    "model,gpu_name,strategy,world_size,status,inter_node_gbps\nm,L4,zero1,4,completed,fast\n")
             << QStringLiteral("line 2, column 'inter_node_gbps': expected a number, got 'fast'");
-        QTest::newRow("csv empty file") << QStringLiteral("csv") << QString() << QStringLiteral("line 1: the file is empty");
-        QTest::newRow("json not json")
-            << QStringLiteral("json") << QStringLiteral("{\"runs\": [") << QStringLiteral("not valid JSON");
+        QTest::newRow("csv empty file") << QStringLiteral("csv") << QString()
+                                        << QStringLiteral("line 1: the file is empty");
+        QTest::newRow("json not json") << QStringLiteral("json") << QStringLiteral("{\"runs\": [")
+                                       << QStringLiteral("not valid JSON");
         QTest::newRow("json unknown strategy")
             << QStringLiteral("json")
-            << QStringLiteral(R"({"runs": [{"model": "m", "gpu_name": "L4", "strategy": "zero1", "world_size": 2, "status": "oom"},
+            << QStringLiteral(
+                   R"({"runs": [{"model": "m", "gpu_name": "L4", "strategy": "zero1", "world_size": 2, "status": "oom"},
                                             {"model": "m", "gpu_name": "L4", "strategy": "ddp", "world_size": 2, "status": "oom"}]})")
             << QStringLiteral("runs[1].strategy: unknown strategy 'ddp'");
         QTest::newRow("json missing field")
-            << QStringLiteral("json") << QStringLiteral(R"([{"model": "m", "gpu_name": "L4", "strategy": "zero1", "status": "oom"}])")
+            << QStringLiteral("json")
+            << QStringLiteral(R"([{"model": "m", "gpu_name": "L4", "strategy": "zero1", "status": "oom"}])")
             << QStringLiteral("runs[0]: missing the required field 'world_size'");
         QTest::newRow("json wrong type")
             << QStringLiteral("json")
-            << QStringLiteral(R"([{"model": "m", "gpu_name": "L4", "strategy": "zero1", "world_size": [2], "status": "oom"}])")
+            << QStringLiteral(
+                   R"([{"model": "m", "gpu_name": "L4", "strategy": "zero1", "world_size": [2], "status": "oom"}])")
             << QStringLiteral("runs[0].world_size: expected a string or a number");
-        QTest::newRow("json no gpu")
-            << QStringLiteral("json") << QStringLiteral(R"([{"model": "m", "strategy": "zero1", "world_size": 2, "status": "oom"}])")
-            << QStringLiteral("runs[0]: needs gpu_id or gpu_name");
+        QTest::newRow("json no gpu") << QStringLiteral(
+            "json") << QStringLiteral(R"([{"model": "m", "strategy": "zero1", "world_size": 2, "status": "oom"}])")
+                                     << QStringLiteral("runs[0]: needs gpu_id or gpu_name");
     }
     void badImportNamesTheProblemAndStoresNothing()
     {

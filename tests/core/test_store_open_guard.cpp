@@ -26,15 +26,18 @@ struct CliResult {
 
 // Root writes any file whatever its mode, so a read-only store is only read-only to another user:
 // as root the CLI runs as 'nobody' through setpriv.
-bool runsAsOtherUser() { return ::geteuid() == 0; }
+bool runsAsOtherUser()
+{
+    return ::geteuid() == 0;
+}
 
 CliResult runCli(const QStringList& args)
 {
     QProcess p;
     if (runsAsOtherUser())
         p.start(QStringLiteral("setpriv"),
-                QStringList{QStringLiteral("--reuid=65534"), QStringLiteral("--regid=65534"), QStringLiteral("--clear-groups"),
-                            QStringLiteral(SHARDWISE_CLI)}
+                QStringList { QStringLiteral("--reuid=65534"), QStringLiteral("--regid=65534"),
+                              QStringLiteral("--clear-groups"), QStringLiteral(SHARDWISE_CLI) }
                     + args);
     else
         p.start(QStringLiteral(SHARDWISE_CLI), args);
@@ -56,8 +59,9 @@ QByteArray contents(const QString& path)
 // A store with one recorded run, in a folder every user may enter.
 QString storeWithOneRun(const QTemporaryDir& dir, const QString& name)
 {
-    QFile::setPermissions(dir.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadOther
-                                          | QFile::ExeOther | QFile::ReadGroup | QFile::ExeGroup);
+    QFile::setPermissions(dir.path(),
+                          QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadOther | QFile::ExeOther
+                              | QFile::ReadGroup | QFile::ExeGroup);
     const QString path = dir.filePath(name);
     Database db = Database::open(path.toStdString());
     fixtures::SyntheticRun run;
@@ -69,9 +73,13 @@ QString storeWithOneRun(const QTemporaryDir& dir, const QString& name)
 
 QStringList runLocal(const QString& db, const QString& logDir)
 {
-    return {QStringLiteral("run"), QStringLiteral("--local"), QStringLiteral("--runner"), QStringLiteral(SHARDWISE_RUNNER),
-            QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--strategy"), QStringLiteral("zero1"),
-            QStringLiteral("--ranks"), QStringLiteral("2"), QStringLiteral("--db"), db, QStringLiteral("--log-dir"), logDir};
+    return { QStringLiteral("run"),        QStringLiteral("--local"),
+             QStringLiteral("--runner"),   QStringLiteral(SHARDWISE_RUNNER),
+             QStringLiteral("--model"),    QStringLiteral("tiny"),
+             QStringLiteral("--strategy"), QStringLiteral("zero1"),
+             QStringLiteral("--ranks"),    QStringLiteral("2"),
+             QStringLiteral("--db"),       db,
+             QStringLiteral("--log-dir"),  logDir };
 }
 
 } // namespace
@@ -93,7 +101,7 @@ private slots:
         }
         const QByteArray damaged = contents(path);
 
-        const CliResult list = runCli({QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), path});
+        const CliResult list = runCli({ QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), path });
         QCOMPARE(list.exitCode, 1);
         QVERIFY2(list.err.contains(path) && list.err.contains(QStringLiteral("is corrupt")), qPrintable(list.err));
         QVERIFY2(list.err.contains(QStringLiteral("quick_check")), qPrintable(list.err));
@@ -118,7 +126,7 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
         f.close();
 
-        const CliResult list = runCli({QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), path});
+        const CliResult list = runCli({ QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), path });
         QCOMPARE(list.exitCode, 1);
         QVERIFY2(list.err.contains(path) && list.err.contains(QStringLiteral("empty file")), qPrintable(list.err));
         QCOMPARE(QFileInfo(path).size(), qint64(0));
@@ -139,7 +147,7 @@ private slots:
         }
         QVERIFY(QFileInfo(path).size() > 0);
         const QStringList left = QDir(dir.filePath(QStringLiteral("sub"))).entryList(QDir::Files);
-        QVERIFY2(left == QStringList{QStringLiteral("new.sqlite")}, qPrintable(left.join(QLatin1Char(' '))));
+        QVERIFY2(left == QStringList { QStringLiteral("new.sqlite") }, qPrintable(left.join(QLatin1Char(' '))));
     }
 
     void readOnlyFileIsListedButNotRecordedInto()
@@ -151,7 +159,7 @@ private slots:
             QFile::setPermissions(dir.path(), QFile::permissions(dir.path()) | QFile::WriteOwner);
         const QByteArray before = contents(path);
 
-        const CliResult list = runCli({QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), path});
+        const CliResult list = runCli({ QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), path });
         QVERIFY2(list.exitCode == 0, qPrintable(list.err));
         QVERIFY2(list.out.contains(QStringLiteral("zero2")), qPrintable(list.out));
         QVERIFY2(list.err.contains(QStringLiteral("not writable")), qPrintable(list.err));
@@ -172,9 +180,10 @@ private slots:
         // No -wal or -shm can be made beside it: the store is read as it stands.
         QTemporaryDir dir;
         const QString path = storeWithOneRun(dir, QStringLiteral("runs.sqlite"));
-        QVERIFY(QFile::setPermissions(dir.path(), QFile::ReadOwner | QFile::ExeOwner | QFile::ReadGroup | QFile::ExeGroup
-                                                      | QFile::ReadOther | QFile::ExeOther));
-        const CliResult list = runCli({QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), path});
+        QVERIFY(QFile::setPermissions(dir.path(),
+                                      QFile::ReadOwner | QFile::ExeOwner | QFile::ReadGroup | QFile::ExeGroup
+                                          | QFile::ReadOther | QFile::ExeOther));
+        const CliResult list = runCli({ QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), path });
         QFile::setPermissions(dir.path(), QFile::permissions(dir.path()) | QFile::WriteOwner);
         QVERIFY2(list.exitCode == 0, qPrintable(list.err));
         QVERIFY2(list.out.contains(QStringLiteral("zero2")), qPrintable(list.out));

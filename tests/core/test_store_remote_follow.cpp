@@ -24,7 +24,7 @@ const std::string kHandle = R"({"run_id":"run-7","run_dir":"runs/run-7","world":
 RunOrigin twoNodes()
 {
     RunOrigin origin;
-    origin.nodes = {{"node-a", std::nullopt}, {"node-b", std::nullopt}};
+    origin.nodes = { { "node-a", std::nullopt }, { "node-b", std::nullopt } };
     origin.launcher = "shardwise";
     return origin;
 }
@@ -135,9 +135,10 @@ private slots:
         QTest::addColumn<QString>("shown");
         QTest::newRow("followed, fresh heartbeat") << true << false << 0.0 << QStringLiteral("running");
         QTest::newRow("detached on purpose, fresh heartbeat") << true << true << 0.0 << QStringLiteral("detached");
-        QTest::newRow("follower died, stale heartbeat") << true << false << 2 * kStaleHeartbeatSeconds << QStringLiteral("detached");
-        QTest::newRow("local writer died, stale heartbeat") << false << false << 2 * kStaleHeartbeatSeconds
-                                                            << QStringLiteral("interrupted");
+        QTest::newRow("follower died, stale heartbeat")
+            << true << false << 2 * kStaleHeartbeatSeconds << QStringLiteral("detached");
+        QTest::newRow("local writer died, stale heartbeat")
+            << false << false << 2 * kStaleHeartbeatSeconds << QStringLiteral("interrupted");
         QTest::newRow("local run, fresh heartbeat") << false << false << 0.0 << QStringLiteral("running");
     }
     void shownStatusOfARunningRun()
@@ -165,7 +166,7 @@ private slots:
         QCOMPARE(listed.size(), std::size_t(1));
         QCOMPARE(listed.front().id, id);
         // The other shown states of a 'running' row do not list it.
-        for (RunStatus other : {RunStatus::Running, RunStatus::Detached, RunStatus::Interrupted}) {
+        for (RunStatus other : { RunStatus::Running, RunStatus::Detached, RunStatus::Interrupted }) {
             if (other == *status)
                 continue;
             filter.status = other;
@@ -174,7 +175,8 @@ private slots:
         QVERIFY(!isFinal(*status));
         // Only a run shown as detached can be taken up; a followed one stays with its follower.
         if (handle)
-            QCOMPARE(markRemoteAttached(db, id, findRemoteFollow(db, id)->savedAt), shown == QStringLiteral("detached"));
+            QCOMPARE(markRemoteAttached(db, id, findRemoteFollow(db, id)->savedAt),
+                     shown == QStringLiteral("detached"));
     }
 
     void finishedRunIsShownByItsStatusAndDropsItsHandle()
@@ -238,7 +240,8 @@ private slots:
         }
         if (kind == QStringLiteral("interrupted"))
             ageHeartbeat(path(), id, 2 * kStaleHeartbeatSeconds);
-        const std::string before = std::string(runStatusId(findRun(db, id) ? findRun(db, id)->status : RunStatus::Lost));
+        const std::string before
+            = std::string(runStatusId(findRun(db, id) ? findRun(db, id)->status : RunStatus::Lost));
         try {
             abandonDetachedRun(db, id);
             QFAIL("a run that is not detached was abandoned");

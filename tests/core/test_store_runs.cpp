@@ -17,8 +17,7 @@ using namespace shardwise;
 using namespace shardwise::store;
 
 namespace {
-template <typename F>
-QString storeErrorOf(F&& f)
+template <typename F> QString storeErrorOf(F&& f)
 {
     try {
         f();
@@ -53,8 +52,9 @@ private slots:
     {
         QFETCH(QString, outcome);
         QFETCH(QString, stored);
-        QCOMPARE(QString::fromUtf8(std::string(store::runStatusId(store::statusForOutcome(outcome.toStdString()))).c_str()),
-                 stored);
+        QCOMPARE(
+            QString::fromUtf8(std::string(store::runStatusId(store::statusForOutcome(outcome.toStdString()))).c_str()),
+            stored);
     }
 
     void init()
@@ -69,7 +69,7 @@ private slots:
     {
         const auto config = fixtures::syntheticConfig(Strategy::Zero2, 2, 1, 2);
         RunOrigin origin;
-        origin.nodes = {{"gpu-box", std::nullopt}};
+        origin.nodes = { { "gpu-box", std::nullopt } };
         origin.launcher = "shardwise";
         RunRecorder recorder(*m_db, config, origin);
         const auto run = findRun(*m_db, recorder.runId());
@@ -77,7 +77,7 @@ private slots:
         QCOMPARE(run->status, RunStatus::Running);
         QVERIFY(!run->finishedAt);
         QCOMPARE(run->worldSize, 2);
-        QCOMPARE(run->nodes, std::vector<std::string>{"gpu-box"});
+        QCOMPARE(run->nodes, std::vector<std::string> { "gpu-box" });
         const auto detail = runDetail(*m_db, recorder.runId());
         QCOMPARE(strategyOf(detail->config), std::string("zero2"));
         recorder.finish(RunStatus::Cancelled, "stopped by the user");
@@ -111,7 +111,7 @@ private slots:
     {
         const auto config = fixtures::syntheticConfig(Strategy::Fsdp2ReshardOffload, 2, 1, 1);
         RunOrigin origin;
-        origin.nodes = {{"gpu-box", std::nullopt}};
+        origin.nodes = { { "gpu-box", std::nullopt } };
         RunRecorder recorder(*m_db, config, origin);
         protocol::SoftwareVersions v;
         v.runner = "0.1.0";
@@ -135,7 +135,7 @@ private slots:
         recorder.record(second);
         recorder.finish(RunStatus::Cancelled, "stopped by the user");
         for (const protocol::SoftwareVersions& got :
-             {runDetail(*m_db, recorder.runId())->versions, findRun(*m_db, recorder.runId())->versions}) {
+             { runDetail(*m_db, recorder.runId())->versions, findRun(*m_db, recorder.runId())->versions }) {
             QCOMPARE(got.runner, v.runner);
             QCOMPARE(got.libtorch, v.libtorch);
             QCOMPARE(got.cuda, v.cuda);
@@ -153,7 +153,7 @@ private slots:
     void backendComesFromTheConfigAndTheStartEvent()
     {
         const auto nativeConfig = fixtures::syntheticConfig(Strategy::Zero0, 1, 1, 1);
-        RunRecorder native(*m_db, nativeConfig, RunOrigin{});
+        RunRecorder native(*m_db, nativeConfig, RunOrigin {});
         protocol::StartEvent nativeStart;
         nativeStart.config = nativeConfig;
         nativeStart.versions.runner = "0.9.0";
@@ -163,7 +163,7 @@ private slots:
         QCOMPARE(findRun(*m_db, native.runId())->backend, RunBackend::Native);
         QVERIFY(findRun(*m_db, native.runId())->versions.backend.empty());
 
-        RunRecorder reported(*m_db, nativeConfig, RunOrigin{});
+        RunRecorder reported(*m_db, nativeConfig, RunOrigin {});
         protocol::StartEvent torchStart = nativeStart;
         torchStart.versions.runner = "shardwise-torch 0.1.0";
         torchStart.versions.backend = protocol::kTorchBackend;
@@ -181,7 +181,7 @@ private slots:
         // An unknown backend id from a later harness keeps the config's.
         auto torchConfig = fixtures::syntheticConfig(Strategy::Fsdp2NoReshard, 1, 1, 1);
         torchConfig.backend = RunBackend::Torch;
-        RunRecorder unknown(*m_db, torchConfig, RunOrigin{});
+        RunRecorder unknown(*m_db, torchConfig, RunOrigin {});
         torchStart.versions.backend = "jax";
         torchStart.config = torchConfig;
         unknown.record(torchStart);
@@ -232,7 +232,7 @@ private slots:
 
     void checkpointCostIsKeptPerRank()
     {
-        RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Fsdp2Reshard, 1, 1, 1), RunOrigin{});
+        RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Fsdp2Reshard, 1, 1, 1), RunOrigin {});
         protocol::SummaryEvent summary;
         summary.world = 1;
         summary.medianStepS = 0.5;
@@ -252,7 +252,7 @@ private slots:
 
     void missingSummaryMeansFailed()
     {
-        RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero0, 2, 1, 1), RunOrigin{});
+        RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero0, 2, 1, 1), RunOrigin {});
         protocol::SummaryEvent only;
         only.rank = 0;
         only.world = 2;
@@ -266,7 +266,7 @@ private slots:
 
     void staleHeartbeatShowsAsInterrupted()
     {
-        RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero3Offload, 1, 1, 1), RunOrigin{});
+        RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero3Offload, 1, 1, 1), RunOrigin {});
         const double now = currentUnixTime();
         QCOMPARE(findRun(*m_db, recorder.runId(), now)->status, RunStatus::Running);
         const double muchLater = now + kStaleHeartbeatSeconds + 10;
@@ -284,7 +284,7 @@ private slots:
     {
         std::map<Strategy, std::int64_t> ids;
         for (const auto& t : allStrategies()) {
-            RunRecorder recorder(*m_db, fixtures::syntheticConfig(t.strategy, 1, 1, 1), RunOrigin{});
+            RunRecorder recorder(*m_db, fixtures::syntheticConfig(t.strategy, 1, 1, 1), RunOrigin {});
             recorder.finish(RunStatus::Completed);
             ids[t.strategy] = recorder.runId();
         }
@@ -302,7 +302,7 @@ private slots:
     {
         std::int64_t id = 0;
         {
-            RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero1, 1, 1, 1), RunOrigin{});
+            RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero1, 1, 1, 1), RunOrigin {});
             id = recorder.runId();
         }
         const auto r = findRun(*m_db, id);
@@ -313,8 +313,9 @@ private slots:
 
     void finishingTwiceOrAsRunningIsRefused()
     {
-        RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero1, 1, 1, 1), RunOrigin{});
-        QVERIFY(storeErrorOf([&] { recorder.finish(RunStatus::Interrupted); }).contains(QStringLiteral("cannot finish")));
+        RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero1, 1, 1, 1), RunOrigin {});
+        QVERIFY(
+            storeErrorOf([&] { recorder.finish(RunStatus::Interrupted); }).contains(QStringLiteral("cannot finish")));
         recorder.finish(RunStatus::Completed);
         QVERIFY(storeErrorOf([&] { recorder.finish(RunStatus::Failed); }).contains(QStringLiteral("already finished")));
     }
@@ -326,11 +327,11 @@ private slots:
         plan.gpuId = "l4";
         plan.worldSize = 4;
         plan.recommended = Strategy::Zero2;
-        plan.document = {{"recommendation", "zero2"}, {"deciding_step", 1}};
+        plan.document = { { "recommendation", "zero2" }, { "deciding_step", 1 } };
         const auto planId = savePlan(*m_db, plan);
         RunOrigin origin;
         origin.planId = planId;
-        origin.predicted = RunPrediction{1000.0, 0.5, 3LL << 30, {{"fits", true}}};
+        origin.predicted = RunPrediction { 1000.0, 0.5, 3LL << 30, { { "fits", true } } };
         RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero2, 1, 1, 1), origin);
         recorder.finish(RunStatus::Failed, "test");
         const auto r = findRun(*m_db, recorder.runId());
@@ -365,7 +366,8 @@ private slots:
         QFETCH(QString, value);
         QFETCH(int, expected);
         const double before = currentUnixTime() - 1;
-        const Strategy strategies[] = {Strategy::Zero1, Strategy::Zero3, Strategy::Fsdp2Reshard, Strategy::Fsdp2NoReshard};
+        const Strategy strategies[]
+            = { Strategy::Zero1, Strategy::Zero3, Strategy::Fsdp2Reshard, Strategy::Fsdp2NoReshard };
         for (int i = 0; i < 4; ++i) {
             fixtures::SyntheticRun run;
             run.config = fixtures::syntheticConfig(strategies[i], 2, 1, 1);
@@ -425,7 +427,7 @@ private slots:
         d.title = "Out of memory with 3.0 GiB reserved but unallocated";
         d.detail = "Rerun with expandable_segments:True as a diagnostic.";
         d.firstFailureRank = 0;
-        d.document = {{"reserved_unallocated", 3LL << 30}};
+        d.document = { { "reserved_unallocated", 3LL << 30 } };
         addDiagnosis(*m_db, d);
         const auto list = diagnoses(*m_db, id);
         QCOMPARE(list.size(), std::size_t(1));
@@ -449,7 +451,7 @@ private slots:
         n.auth = SshAuth::KeyFile;
         n.keyFile = "/home/ml/.ssh/id_ed25519";
         const auto id = addNode(*m_db, n);
-        setNodeFacts(*m_db, id, {{"gpus", {{{"name", "NVIDIA H200"}, {"memory_mib", 143771}}}}});
+        setNodeFacts(*m_db, id, { { "gpus", { { { "name", "NVIDIA H200" }, { "memory_mib", 143771 } } } } });
         acceptHostKey(*m_db, id, "SHA256:abc");
         auto stored = findNode(*m_db, id);
         QVERIFY(stored);
@@ -462,12 +464,12 @@ private slots:
         QCOMPARE(findNodeByName(*m_db, "gpu-box")->port, 22);
 
         RunOrigin origin;
-        origin.nodes = {{"gpu-box", id}};
+        origin.nodes = { { "gpu-box", id } };
         RunRecorder recorder(*m_db, fixtures::syntheticConfig(Strategy::Zero1, 1, 1, 1), origin);
         recorder.finish(RunStatus::Cancelled);
         QVERIFY(removeNode(*m_db, id));
         QVERIFY(listNodes(*m_db).empty());
-        QCOMPARE(findRun(*m_db, recorder.runId())->nodes, std::vector<std::string>{"gpu-box"});
+        QCOMPARE(findRun(*m_db, recorder.runId())->nodes, std::vector<std::string> { "gpu-box" });
         QCOMPARE(m_db->integrityCheck(), std::string("ok"));
     }
 
@@ -559,7 +561,7 @@ private slots:
         p.modelId = "llama-3.1-8b";
         p.gpuId = "l4";
         p.worldSize = 4;
-        p.document = {{"candidates", nlohmann::json::array({{{"strategy", "zero3"}, {"fits", false}}})}};
+        p.document = { { "candidates", nlohmann::json::array({ { { "strategy", "zero3" }, { "fits", false } } }) } };
         const auto id = savePlan(*m_db, p);
         StoredPlan nothingFits = p;
         nothingFits.title = "70B on four L4";
@@ -577,10 +579,7 @@ private slots:
     }
 
 private:
-    static std::string strategyOf(const nlohmann::json& config)
-    {
-        return config.value("strategy", std::string());
-    }
+    static std::string strategyOf(const nlohmann::json& config) { return config.value("strategy", std::string()); }
 };
 
 QTEST_GUILESS_MAIN(TestStoreRuns)

@@ -30,8 +30,7 @@ void stampSchemaVersion(const QString& path, int version)
     sqlite3_close(db);
 }
 
-template <typename F>
-QString storeErrorOf(F&& f)
+template <typename F> QString storeErrorOf(F&& f)
 {
     try {
         f();
@@ -178,7 +177,7 @@ private slots:
         start.versions.activations = protocol::kNormInputsRecomputed;
         start.versions.offloadStaging = protocol::kOffloadStagingInPlace;
         const auto recordStart = [&](Database& db) {
-            RunRecorder recorder(db, config, RunOrigin{});
+            RunRecorder recorder(db, config, RunOrigin {});
             recorder.record(start);
             recorder.finish(RunStatus::Cancelled, "stopped by the user");
             return recorder.runId();
@@ -254,7 +253,7 @@ private slots:
         start.versions.modelImpl = "plain"; // Transformers not installed: reported empty
         std::int64_t torchRun = 0;
         {
-            RunRecorder recorder(db, config, RunOrigin{});
+            RunRecorder recorder(db, config, RunOrigin {});
             torchRun = recorder.runId();
             // From the config, before any rank reports.
             QCOMPARE(findRun(db, torchRun)->backend, RunBackend::Torch);
@@ -331,7 +330,7 @@ private slots:
         const QString error = storeErrorOf([&] {
             switch (write) {
             case 0: {
-                RunRecorder recorder(db, fixtures::syntheticConfig(Strategy::Zero2, 1, 1, 1), RunOrigin{});
+                RunRecorder recorder(db, fixtures::syntheticConfig(Strategy::Zero2, 1, 1, 1), RunOrigin {});
                 break;
             }
             case 1: {

@@ -51,11 +51,12 @@ private slots:
         QProcess cli;
         cli.setProcessChannelMode(QProcess::ForwardedErrorChannel);
         cli.start(QStringLiteral(SHARDWISE_CLI),
-                  {QStringLiteral("run"), QStringLiteral("--local"), QStringLiteral("--runner"), QStringLiteral(SHARDWISE_RUNNER),
-                   QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--strategy"), QStringLiteral("zero1"),
-                   QStringLiteral("--ranks"), QStringLiteral("2"), QStringLiteral("--steps"), QStringLiteral("1000000"),
-                   QStringLiteral("--seq"), QStringLiteral("32"), QStringLiteral("--db"), db, QStringLiteral("--log-dir"),
-                   dir.filePath(QStringLiteral("logs"))});
+                  { QStringLiteral("run"), QStringLiteral("--local"), QStringLiteral("--runner"),
+                    QStringLiteral(SHARDWISE_RUNNER), QStringLiteral("--model"), QStringLiteral("tiny"),
+                    QStringLiteral("--strategy"), QStringLiteral("zero1"), QStringLiteral("--ranks"),
+                    QStringLiteral("2"), QStringLiteral("--steps"), QStringLiteral("1000000"), QStringLiteral("--seq"),
+                    QStringLiteral("32"), QStringLiteral("--db"), db, QStringLiteral("--log-dir"),
+                    dir.filePath(QStringLiteral("logs")) });
         QVERIFY(cli.waitForStarted());
 
         // While the CLI lives its run reads 'running'.

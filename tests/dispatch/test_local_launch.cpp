@@ -7,14 +7,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <arpa/inet.h>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <fstream>
+#include <netinet/in.h>
 #include <sstream>
 #include <sys/socket.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,7 +39,10 @@ LocalLaunch fixtureLaunch(std::vector<std::string> args, int ranks, const QTempo
     return l;
 }
 
-double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double secondsSince(Clock::time_point t)
+{
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 std::string readFile(const std::filesystem::path& p)
 {
@@ -51,8 +54,8 @@ std::string readFile(const std::filesystem::path& p)
 
 int countOpenFds()
 {
-    return static_cast<int>(std::distance(std::filesystem::directory_iterator("/proc/self/fd"),
-                                          std::filesystem::directory_iterator{}));
+    return static_cast<int>(
+        std::distance(std::filesystem::directory_iterator("/proc/self/fd"), std::filesystem::directory_iterator {}));
 }
 
 // True once `pid` is gone or only a zombie waiting for its (non-us) parent to reap it.
@@ -69,13 +72,13 @@ bool processIsDead(pid_t pid)
 
 template <typename T> std::size_t countOf(const std::vector<protocol::Event>& events)
 {
-    return static_cast<std::size_t>(
-        std::count_if(events.begin(), events.end(), [](const protocol::Event& e) { return std::holds_alternative<T>(e); }));
+    return static_cast<std::size_t>(std::count_if(
+        events.begin(), events.end(), [](const protocol::Event& e) { return std::holds_alternative<T>(e); }));
 }
 
 // Cancels once `needed` start events have arrived, i.e. once every rank is certainly running.
 struct CancelAfterStarts {
-    std::atomic<bool> flag{false};
+    std::atomic<bool> flag { false };
     int seen = 0;
     int needed = 1;
     LaunchCallbacks callbacks()
@@ -98,7 +101,7 @@ private slots:
     void ranksSeeTheTorchrunEnvironment()
     {
         QTemporaryDir logs;
-        LocalLaunch l = fixtureLaunch({"env"}, 3, logs);
+        LocalLaunch l = fixtureLaunch({ "env" }, 3, logs);
         l.env["FIXTURE_EXTRA"] = "from-the-caller";
         const LaunchResult r = launchLocal(l);
         QVERIFY(r.success());
@@ -126,11 +129,11 @@ private slots:
     void ranksInheritOnlyStandardDescriptorsAndLeadTheirOwnGroup()
     {
         QTemporaryDir logs;
-        const LaunchResult r = launchLocal(fixtureLaunch({"env"}, 2, logs));
+        const LaunchResult r = launchLocal(fixtureLaunch({ "env" }, 2, logs));
         QVERIFY(r.success());
         for (const auto& rank : r.ranks) {
             const auto env = nlohmann::json::parse(std::get<protocol::LogEvent>(rank.events.front()).message);
-            QCOMPARE(env.at("open_fds").get<std::vector<int>>(), (std::vector<int>{0, 1, 2}));
+            QCOMPARE(env.at("open_fds").get<std::vector<int>>(), (std::vector<int> { 0, 1, 2 }));
             QVERIFY(env.at("pgid_is_pid").get<bool>());
         }
     }
@@ -143,7 +146,7 @@ private slots:
         LaunchCallbacks cb;
         cb.onEvent = [&](const protocol::Event& e) { seen.push_back(e); };
         cb.onLog = [&](int, const std::string&) { ++logLines; };
-        const LaunchResult r = launchLocal(fixtureLaunch({"report", "4", "0"}, 2, logs), cb);
+        const LaunchResult r = launchLocal(fixtureLaunch({ "report", "4", "0" }, 2, logs), cb);
         QVERIFY(r.success());
         QCOMPARE(r.merged.size(), std::size_t(12)); // per rank: start, 4 steps, summary
         QCOMPARE(seen.size(), r.merged.size());
@@ -166,7 +169,7 @@ private slots:
     void stderrIsWrittenToOneLogPerRankAndTailed()
     {
         QTemporaryDir logs;
-        const LaunchResult r = launchLocal(fixtureLaunch({"report", "3", "0"}, 2, logs));
+        const LaunchResult r = launchLocal(fixtureLaunch({ "report", "3", "0" }, 2, logs));
         QVERIFY(r.success());
         QCOMPARE(r.logDir, std::filesystem::path(logs.path().toStdString()));
         for (const auto& rank : r.ranks) {
@@ -182,7 +185,7 @@ private slots:
     {
         LocalLaunch l;
         l.runner = LAUNCH_FIXTURE;
-        l.args = {"report", "1", "0"};
+        l.args = { "report", "1", "0" };
         l.ranks = 1;
         const LaunchResult r = launchLocal(l);
         QVERIFY(r.success());
@@ -203,7 +206,7 @@ private slots:
     {
         QFETCH(int, code);
         QTemporaryDir logs;
-        const LaunchResult r = launchLocal(fixtureLaunch({"report", "1", std::to_string(code)}, 2, logs));
+        const LaunchResult r = launchLocal(fixtureLaunch({ "report", "1", std::to_string(code) }, 2, logs));
         for (const auto& rank : r.ranks) {
             QCOMPARE(rank.exitCode, code);
             QCOMPARE(rank.signal, 0);
@@ -225,7 +228,7 @@ private slots:
     {
         QFETCH(int, sig);
         QTemporaryDir logs;
-        const LaunchResult r = launchLocal(fixtureLaunch({"crash", std::to_string(sig)}, 1, logs));
+        const LaunchResult r = launchLocal(fixtureLaunch({ "crash", std::to_string(sig) }, 1, logs));
         QCOMPARE(r.ranks.front().signal, sig);
         QCOMPARE(r.ranks.front().exitCode, -1);
         QVERIFY(!r.ranks.front().killedByLauncher);
@@ -236,7 +239,7 @@ private slots:
     void errorEventMakesTheLaunchUnsuccessfulEvenWithExitZero()
     {
         QTemporaryDir logs;
-        LocalLaunch l = fixtureLaunch({"fail-rank", "0", "0", "follow"}, 2, logs);
+        LocalLaunch l = fixtureLaunch({ "fail-rank", "0", "0", "follow" }, 2, logs);
         const LaunchResult r = launchLocal(l);
         QCOMPARE(r.ranks[0].exitCode, 0);
         QVERIFY(!r.ranks[0].succeeded());
@@ -249,7 +252,7 @@ private slots:
         CancelAfterStarts cancel;
         cancel.needed = 3;
         const auto t0 = Clock::now();
-        const LaunchResult r = launchLocal(fixtureLaunch({"hang"}, 3, logs), cancel.callbacks(), &cancel.flag);
+        const LaunchResult r = launchLocal(fixtureLaunch({ "hang" }, 3, logs), cancel.callbacks(), &cancel.flag);
         QVERIFY2(secondsSince(t0) < 5.0, std::to_string(secondsSince(t0)).c_str());
         QVERIFY(r.cancelled);
         QVERIFY(!r.success());
@@ -264,7 +267,7 @@ private slots:
     {
         QTemporaryDir logs;
         CancelAfterStarts cancel;
-        LocalLaunch l = fixtureLaunch({"hang-ignoring-term"}, 1, logs);
+        LocalLaunch l = fixtureLaunch({ "hang-ignoring-term" }, 1, logs);
         l.terminateGrace = std::chrono::milliseconds(500);
         const auto t0 = Clock::now();
         const LaunchResult r = launchLocal(l, cancel.callbacks(), &cancel.flag);
@@ -277,7 +280,7 @@ private slots:
     void cancelReachesProcessesTheRankStarted()
     {
         QTemporaryDir logs;
-        std::atomic<bool> cancel{false};
+        std::atomic<bool> cancel { false };
         pid_t grandchild = 0;
         LaunchCallbacks cb;
         cb.onEvent = [&](const protocol::Event& e) {
@@ -287,7 +290,7 @@ private slots:
             }
         };
         const auto t0 = Clock::now();
-        const LaunchResult r = launchLocal(fixtureLaunch({"hang-with-child"}, 1, logs), cb, &cancel);
+        const LaunchResult r = launchLocal(fixtureLaunch({ "hang-with-child" }, 1, logs), cb, &cancel);
         QVERIFY(secondsSince(t0) < 5.0);
         QVERIFY(grandchild > 0);
         QTRY_VERIFY_WITH_TIMEOUT(processIsDead(grandchild), 3000);
@@ -297,7 +300,7 @@ private slots:
     void timeoutStopsHungRanksAndMarksThem()
     {
         QTemporaryDir logs;
-        LocalLaunch l = fixtureLaunch({"hang"}, 2, logs);
+        LocalLaunch l = fixtureLaunch({ "hang" }, 2, logs);
         l.timeout = std::chrono::seconds(1);
         const auto t0 = Clock::now();
         const LaunchResult r = launchLocal(l);
@@ -316,7 +319,7 @@ private slots:
     void failedRankGivesPeersGraceThenTheyAreKilled()
     {
         QTemporaryDir logs;
-        LocalLaunch l = fixtureLaunch({"fail-rank", "1", "3", "hang"}, 3, logs);
+        LocalLaunch l = fixtureLaunch({ "fail-rank", "1", "3", "hang" }, 3, logs);
         l.peerGrace = std::chrono::seconds(1);
         const auto t0 = Clock::now();
         const LaunchResult r = launchLocal(l);
@@ -324,7 +327,7 @@ private slots:
         QVERIFY2(elapsed >= 1.0 && elapsed < 6.0, std::to_string(elapsed).c_str());
         QCOMPARE(r.ranks[1].exitCode, 3);
         QVERIFY(!r.ranks[1].killedByLauncher);
-        for (int peer : {0, 2}) {
+        for (int peer : { 0, 2 }) {
             QVERIFY(r.ranks[std::size_t(peer)].killedByLauncher);
             QVERIFY(!r.ranks[std::size_t(peer)].timedOut);
             QCOMPARE(r.ranks[std::size_t(peer)].signal, int(SIGTERM));
@@ -336,13 +339,13 @@ private slots:
     void peersThatExitWithinTheGraceAreNotKilled()
     {
         QTemporaryDir logs;
-        LocalLaunch l = fixtureLaunch({"fail-rank", "0", "3", "follow"}, 3, logs);
+        LocalLaunch l = fixtureLaunch({ "fail-rank", "0", "3", "follow" }, 3, logs);
         l.peerGrace = std::chrono::seconds(20);
         const auto t0 = Clock::now();
         const LaunchResult r = launchLocal(l);
         QVERIFY(secondsSince(t0) < 10.0);
         QCOMPARE(r.ranks[0].exitCode, 3);
-        for (int peer : {1, 2}) {
+        for (int peer : { 1, 2 }) {
             QCOMPARE(r.ranks[std::size_t(peer)].exitCode, 1);
             QVERIFY(!r.ranks[std::size_t(peer)].killedByLauncher);
         }
@@ -353,7 +356,7 @@ private slots:
     {
         QTemporaryDir logs;
         constexpr long kBytes = 8L * 1024 * 1024;
-        LocalLaunch l = fixtureLaunch({"flood", std::to_string(kBytes)}, 2, logs);
+        LocalLaunch l = fixtureLaunch({ "flood", std::to_string(kBytes) }, 2, logs);
         l.timeout = std::chrono::seconds(60);
         const LaunchResult r = launchLocal(l);
         QVERIFY(!r.timedOut);
@@ -375,7 +378,7 @@ private slots:
     void malformedEventLinesAreRecordedAndForeignLinesLogged()
     {
         QTemporaryDir logs;
-        const LaunchResult r = launchLocal(fixtureLaunch({"malformed"}, 1, logs));
+        const LaunchResult r = launchLocal(fixtureLaunch({ "malformed" }, 1, logs));
         const auto& rank = r.ranks.front();
         QCOMPARE(rank.protocolErrors.size(), std::size_t(1));
         QVERIFY2(rank.protocolErrors.front().find("rank") != std::string::npos, rank.protocolErrors.front().c_str());
@@ -392,9 +395,9 @@ private slots:
         const int fdsBefore = countOpenFds();
         CancelAfterStarts cancel;
         cancel.needed = 2;
-        launchLocal(fixtureLaunch({"report", "2", "0"}, 2, logs));
-        launchLocal(fixtureLaunch({"crash", std::to_string(SIGSEGV)}, 2, logs));
-        launchLocal(fixtureLaunch({"hang"}, 2, logs), cancel.callbacks(), &cancel.flag);
+        launchLocal(fixtureLaunch({ "report", "2", "0" }, 2, logs));
+        launchLocal(fixtureLaunch({ "crash", std::to_string(SIGSEGV) }, 2, logs));
+        launchLocal(fixtureLaunch({ "hang" }, 2, logs), cancel.callbacks(), &cancel.flag);
         QCOMPARE(countOpenFds(), fdsBefore);
         errno = 0;
         QCOMPARE(::waitpid(-1, nullptr, WNOHANG), pid_t(-1));
@@ -406,7 +409,7 @@ private slots:
         QTemporaryDir logs;
         LaunchCallbacks cb;
         cb.onEvent = [](const protocol::Event&) { throw std::runtime_error("consumer failed"); };
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error, launchLocal(fixtureLaunch({"hang"}, 2, logs), cb));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, launchLocal(fixtureLaunch({ "hang" }, 2, logs), cb));
         errno = 0;
         QCOMPARE(::waitpid(-1, nullptr, WNOHANG), pid_t(-1));
         QCOMPARE(errno, ECHILD);
@@ -428,7 +431,7 @@ private slots:
     void zeroRanksIsALaunchError()
     {
         QTemporaryDir logs;
-        LocalLaunch l = fixtureLaunch({"report", "1", "0"}, 0, logs);
+        LocalLaunch l = fixtureLaunch({ "report", "1", "0" }, 0, logs);
         QVERIFY_THROWS_EXCEPTION(LaunchError, launchLocal(l));
     }
 
@@ -438,7 +441,7 @@ private slots:
         QVERIFY(port > 0 && port < 65536);
         const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         QVERIFY(s >= 0);
-        sockaddr_in addr{};
+        sockaddr_in addr {};
         addr.sin_family = AF_INET;
         addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         addr.sin_port = htons(static_cast<std::uint16_t>(port));

@@ -15,12 +15,18 @@ using nlohmann::json;
 
 namespace {
 
-QString toQString(const char* s) { return QString::fromUtf8(s); }
-QString toQString(const QString& s) { return s; }
+QString toQString(const char* s)
+{
+    return QString::fromUtf8(s);
+}
+QString toQString(const QString& s)
+{
+    return s;
+}
 
 template <typename... Items> QStringList arguments(const Items&... items)
 {
-    return QStringList{toQString(items)...};
+    return QStringList { toQString(items)... };
 }
 
 struct CliResult {
@@ -34,21 +40,21 @@ CliResult runCli(const QStringList& args, const QProcessEnvironment& env = QProc
 {
     QProcess p;
     p.setProcessEnvironment(env);
-    p.start(QStringLiteral(SHARDWISE_CLI), QStringList{QStringLiteral("run")} + args);
+    p.start(QStringLiteral(SHARDWISE_CLI), QStringList { QStringLiteral("run") } + args);
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
         p.waitForFinished();
-        return {-1, QString::fromUtf8(p.readAllStandardOutput()), QStringLiteral("timed out")};
+        return { -1, QString::fromUtf8(p.readAllStandardOutput()), QStringLiteral("timed out") };
     }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+    return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+             QString::fromUtf8(p.readAllStandardError()) };
 }
 
 QStringList fixtureRun(const QStringList& extra)
 {
-    return QStringList{QStringLiteral("--local"), QStringLiteral("--runner"), QStringLiteral(LAUNCH_FIXTURE),
-                       QStringLiteral("--model"), QStringLiteral("tiny")}
-        + extra;
+    return QStringList { QStringLiteral("--local"), QStringLiteral("--runner"), QStringLiteral(LAUNCH_FIXTURE),
+                         QStringLiteral("--model"), QStringLiteral("tiny") }
+    + extra;
 }
 
 // The runner of this build tree, or $SHARDWISE_RUNNER when the runner is built elsewhere.
@@ -81,22 +87,29 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("mentions");
         const QString fixture = QStringLiteral(LAUNCH_FIXTURE);
-        const QStringList base{QStringLiteral("--local"), QStringLiteral("--runner"), fixture, QStringLiteral("--model"),
-                               QStringLiteral("tiny")};
-        QTest::newRow("ranks not a number") << base + arguments("--strategy", "zero2", "--ranks", "two") << QStringLiteral("--ranks");
-        QTest::newRow("zero ranks") << base + arguments("--strategy", "zero2", "--ranks", "0") << QStringLiteral("--ranks");
+        const QStringList base { QStringLiteral("--local"), QStringLiteral("--runner"), fixture,
+                                 QStringLiteral("--model"), QStringLiteral("tiny") };
+        QTest::newRow("ranks not a number")
+            << base + arguments("--strategy", "zero2", "--ranks", "two") << QStringLiteral("--ranks");
+        QTest::newRow("zero ranks") << base + arguments("--strategy", "zero2", "--ranks", "0")
+                                    << QStringLiteral("--ranks");
         QTest::newRow("unknown strategy lists ids")
-            << base + arguments("--strategy", "zero9") << QStringLiteral("allowed: zero0, zero1, zero2, zero3, zero2_offload, zero3_offload");
-        QTest::newRow("unknown device") << base + arguments("--strategy", "zero2", "--device", "tpu") << QStringLiteral("--device");
-        QTest::newRow("unknown precision") << base + arguments("--strategy", "zero2", "--precision", "fp8")
-                                           << QStringLiteral("--precision");
-        QTest::newRow("unknown format") << base + arguments("--strategy", "zero2", "--format", "xml") << QStringLiteral("--format");
-        QTest::newRow("unknown flag") << base + arguments("--strategy", "zero2", "--frobnicate") << QStringLiteral("--frobnicate");
-        QTest::newRow("missing value") << base + arguments("--strategy", "zero2", "--steps") << QStringLiteral("--steps");
-        QTest::newRow("negative timeout") << base + arguments("--strategy", "zero2", "--timeout-s", "-1")
-                                          << QStringLiteral("--timeout-s");
+            << base + arguments("--strategy", "zero9")
+            << QStringLiteral("allowed: zero0, zero1, zero2, zero3, zero2_offload, zero3_offload");
+        QTest::newRow("unknown device") << base + arguments("--strategy", "zero2", "--device", "tpu")
+                                        << QStringLiteral("--device");
+        QTest::newRow("unknown precision")
+            << base + arguments("--strategy", "zero2", "--precision", "fp8") << QStringLiteral("--precision");
+        QTest::newRow("unknown format") << base + arguments("--strategy", "zero2", "--format", "xml")
+                                        << QStringLiteral("--format");
+        QTest::newRow("unknown flag") << base + arguments("--strategy", "zero2", "--frobnicate")
+                                      << QStringLiteral("--frobnicate");
+        QTest::newRow("missing value") << base + arguments("--strategy", "zero2", "--steps")
+                                       << QStringLiteral("--steps");
+        QTest::newRow("negative timeout")
+            << base + arguments("--strategy", "zero2", "--timeout-s", "-1") << QStringLiteral("--timeout-s");
         QTest::newRow("unknown model") << arguments("--local", "--runner", fixture, "--model", "no-such-model",
-                                                      "--strategy", "zero2")
+                                                    "--strategy", "zero2")
                                        << QStringLiteral("--model");
         QTest::newRow("without --local") << arguments("--runner", fixture, "--model", "tiny", "--strategy", "zero2")
                                          << QStringLiteral("--local");
@@ -110,24 +123,25 @@ private slots:
         QTest::newRow("cuda graphs on the cpu") << base + arguments("--strategy", "zero2", "--cuda-graphs")
                                                 << QStringLiteral("--cuda-graphs: CUDA graphs need device cuda");
         QTest::newRow("cuda graphs of every strategy on the cpu")
-            << base + arguments("--strategy", "all", "--cuda-graphs") << QStringLiteral("--cuda-graphs: CUDA graphs need device cuda");
-        QTest::newRow("cuda graphs with fp32 master weights")
-            << base + arguments("--strategy", "zero2", "--device", "cuda", "--precision", "bf16-fp32-master", "--cuda-graphs")
-            << QStringLiteral("--cuda-graphs: CUDA graphs need precision bf16");
+            << base + arguments("--strategy", "all", "--cuda-graphs")
+            << QStringLiteral("--cuda-graphs: CUDA graphs need device cuda");
+        QTest::newRow("cuda graphs with fp32 master weights") << base
+                + arguments("--strategy", "zero2", "--device", "cuda", "--precision", "bf16-fp32-master",
+                            "--cuda-graphs") << QStringLiteral("--cuda-graphs: CUDA graphs need precision bf16");
         QTest::newRow("cuda graphs with two warm-up steps")
             << base + arguments("--strategy", "zero2", "--device", "cuda", "--warmup", "2", "--cuda-graphs")
             << QStringLiteral("--cuda-graphs: CUDA graphs need at least 3 warm-up steps");
         // The torch backend: what PyTorch cannot express, and what only one backend has, name the flag.
-        QTest::newRow("torch cannot run zero1")
-            << base + arguments("--backend", "torch", "--strategy", "zero1")
-            << QStringLiteral("--strategy: the torch backend cannot run zero1");
+        QTest::newRow("torch cannot run zero1") << base + arguments("--backend", "torch", "--strategy", "zero1")
+                                                << QStringLiteral("--strategy: the torch backend cannot run zero1");
         QTest::newRow("torch cannot run zero3_offload")
             << base + arguments("--backend", "torch", "--strategy", "zero3_offload")
             << QStringLiteral("--strategy: the torch backend cannot run zero3_offload");
         QTest::newRow("unknown backend") << base + arguments("--backend", "jax", "--strategy", "zero0")
                                          << QStringLiteral("--backend: unknown backend 'jax'; allowed: native, torch");
-        QTest::newRow("torch.compile without torch") << base + arguments("--strategy", "zero0", "--torch-compile")
-                                                     << QStringLiteral("--torch-compile: torch.compile needs backend torch");
+        QTest::newRow("torch.compile without torch")
+            << base + arguments("--strategy", "zero0", "--torch-compile")
+            << QStringLiteral("--torch-compile: torch.compile needs backend torch");
         QTest::newRow("torch with cuda graphs")
             << base + arguments("--backend", "torch", "--strategy", "zero0", "--device", "cuda", "--cuda-graphs")
             << QStringLiteral("--cuda-graphs: the torch backend runs eager or compiled steps");
@@ -135,12 +149,12 @@ private slots:
             << base + arguments("--backend", "torch", "--strategy", "zero0", "--collective-timeout-s", "30")
             << QStringLiteral("--collective-timeout-s: only with --backend native");
         QTest::newRow("torch harness missing")
-            << arguments("--local", "--runner", "/nonexistent/shardwise-runner", "--model", "tiny", "--strategy", "zero0",
-                         "--backend", "torch")
+            << arguments("--local", "--runner", "/nonexistent/shardwise-runner", "--model", "tiny", "--strategy",
+                         "zero0", "--backend", "torch")
             << QStringLiteral("--backend torch: '/nonexistent/shardwise-torch-runner' is not an executable file");
-        QTest::newRow("runner not executable")
-            << arguments("--local", "--runner", "/nonexistent/shardwise-runner", "--model", "tiny", "--strategy", "zero2")
-            << QStringLiteral("--runner");
+        QTest::newRow("runner not executable") << arguments("--local", "--runner", "/nonexistent/shardwise-runner",
+                                                            "--model", "tiny", "--strategy", "zero2")
+                                               << QStringLiteral("--runner");
     }
 
     void badFlagExitsTwoNamingIt()
@@ -192,22 +206,28 @@ private slots:
             f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
         };
         script(bin + QStringLiteral("/shardwise-runner"), "echo \"native $*\" >> \"$MARKER\"\nexit 7\n");
-        script(bin + QStringLiteral("/shardwise-torch-runner"),
-               "strategy=$(tr -d ' \\n' < \"$2\" | sed 's/.*\"strategy\":\"\\([a-z0-9_]*\\)\".*/\\1/')\n"
-               "echo \"torch $RANK $strategy $*\" >> \"$MARKER\"\n"
-               "config=$(tr -d '\\n' < \"$2\")\n"
-               "printf '{\"v\":1,\"event\":\"start\",\"rank\":%s,\"world\":%s,\"host\":\"h\",\"config\":%s,\"versions\":{\"runner\":"
-               "\"shardwise-torch 0.0.1\",\"backend\":\"torch\",\"python\":\"3.11.2\",\"torch\":\"2.5.1\",\"transformers\":"
-               "\"4.46.3\",\"model_impl\":\"transformers\"},\"device_name\":\"cpu\"}\\n' \"$RANK\" \"$WORLD_SIZE\" \"$config\"\n"
-               "printf '{\"v\":1,\"event\":\"summary\",\"rank\":%s,\"world\":%s,\"median_step_s\":0.5,\"tokens_per_s\":64}\\n' "
-               "\"$RANK\" \"$WORLD_SIZE\"\n");
+        script(
+            bin + QStringLiteral("/shardwise-torch-runner"),
+            "strategy=$(tr -d ' \\n' < \"$2\" | sed 's/.*\"strategy\":\"\\([a-z0-9_]*\\)\".*/\\1/')\n"
+            "echo \"torch $RANK $strategy $*\" >> \"$MARKER\"\n"
+            "config=$(tr -d '\\n' < \"$2\")\n"
+            "printf "
+            "'{\"v\":1,\"event\":\"start\",\"rank\":%s,\"world\":%s,\"host\":\"h\",\"config\":%s,\"versions\":{"
+            "\"runner\":"
+            "\"shardwise-torch "
+            "0.0.1\",\"backend\":\"torch\",\"python\":\"3.11.2\",\"torch\":\"2.5.1\",\"transformers\":"
+            "\"4.46.3\",\"model_impl\":\"transformers\"},\"device_name\":\"cpu\"}\\n' \"$RANK\" \"$WORLD_SIZE\" "
+            "\"$config\"\n"
+            "printf "
+            "'{\"v\":1,\"event\":\"summary\",\"rank\":%s,\"world\":%s,\"median_step_s\":0.5,\"tokens_per_s\":64}\\n' "
+            "\"$RANK\" \"$WORLD_SIZE\"\n");
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("MARKER"), marker);
         env.remove(QStringLiteral("SHARDWISE_TORCH_RUNNER"));
         const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
-        const CliResult r = runCli(arguments("--local", "--runner", bin + QStringLiteral("/shardwise-runner"), "--model", "tiny",
-                                             "--backend", "torch", "--strategy", "all", "--ranks", "2", "--db", db, "--format",
-                                             "json"),
+        const CliResult r = runCli(arguments("--local", "--runner", bin + QStringLiteral("/shardwise-runner"),
+                                             "--model", "tiny", "--backend", "torch", "--strategy", "all", "--ranks",
+                                             "2", "--db", db, "--format", "json"),
                                    env);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const json doc = parseOutput(r);
@@ -219,37 +239,45 @@ private slots:
             QCOMPARE(run.at("config").at("backend").get<std::string>(), std::string("torch"));
             QCOMPARE(run.at("versions").at("torch").get<std::string>(), std::string("2.5.1"));
         }
-        QCOMPARE(strategies, (std::vector<std::string>{"zero0", "fsdp2_noreshard", "fsdp2_reshard", "fsdp2_reshard_offload"}));
+        QCOMPARE(strategies,
+                 (std::vector<std::string> { "zero0", "fsdp2_noreshard", "fsdp2_reshard", "fsdp2_reshard_offload" }));
         QFile ran(marker);
         QVERIFY(ran.open(QIODevice::ReadOnly));
         const QString lines = QString::fromUtf8(ran.readAll());
         QVERIFY2(!lines.contains(QStringLiteral("native")), qPrintable(lines));
         // Each rank read the strategy from the config the session wrote, and got only --config.
-        for (const char* s : {"zero0", "fsdp2_noreshard", "fsdp2_reshard", "fsdp2_reshard_offload"})
-            for (const char* rank : {"0", "1"})
-                QVERIFY2(lines.contains(QStringLiteral("torch %1 %2 --config ").arg(QLatin1String(rank), QLatin1String(s))),
-                         qPrintable(lines));
+        for (const char* s : { "zero0", "fsdp2_noreshard", "fsdp2_reshard", "fsdp2_reshard_offload" })
+            for (const char* rank : { "0", "1" })
+                QVERIFY2(
+                    lines.contains(QStringLiteral("torch %1 %2 --config ").arg(QLatin1String(rank), QLatin1String(s))),
+                    qPrintable(lines));
         QCOMPARE(lines.count(QLatin1Char('\n')), 8);
 
         const auto runsCli = [&](const QStringList& args) {
             QProcess p;
-            p.start(QStringLiteral(SHARDWISE_CLI), QStringList{QStringLiteral("runs")} + args + arguments("--db", db));
+            p.start(QStringLiteral(SHARDWISE_CLI),
+                    QStringList { QStringLiteral("runs") } + args + arguments("--db", db));
             p.waitForFinished(60000);
-            return CliResult{p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+            return CliResult { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+                               QString::fromUtf8(p.readAllStandardError()) };
         };
         const CliResult listed = runsCli(arguments("list", "--backend", "torch"));
         QCOMPARE(listed.exitCode, 0);
-        QVERIFY2(listed.out.startsWith(QStringLiteral("ID")) && listed.out.contains(QStringLiteral("BACKEND")), qPrintable(listed.out));
+        QVERIFY2(listed.out.startsWith(QStringLiteral("ID")) && listed.out.contains(QStringLiteral("BACKEND")),
+                 qPrintable(listed.out));
         QCOMPARE(listed.out.count(QStringLiteral(" torch ")), 4);
         const CliResult none = runsCli(arguments("list", "--backend", "native"));
         QVERIFY2(none.out.startsWith(QStringLiteral("no runs match")), qPrintable(none.out));
         const CliResult badFilter = runsCli(arguments("list", "--backend", "tpu"));
         QCOMPARE(badFilter.exitCode, 2);
-        QVERIFY2(badFilter.err.contains(QStringLiteral("--backend: expected native or torch")), qPrintable(badFilter.err));
+        QVERIFY2(badFilter.err.contains(QStringLiteral("--backend: expected native or torch")),
+                 qPrintable(badFilter.err));
         const CliResult shown = runsCli(arguments("show", "1"));
-        QVERIFY2(shown.out.contains(QStringLiteral("torch (PyTorch harness, shardwise-torch-runner)")), qPrintable(shown.out));
-        QVERIFY2(shown.out.contains(QStringLiteral("Python 3.11.2, torch 2.5.1, Transformers 4.46.3, model transformers")),
+        QVERIFY2(shown.out.contains(QStringLiteral("torch (PyTorch harness, shardwise-torch-runner)")),
                  qPrintable(shown.out));
+        QVERIFY2(
+            shown.out.contains(QStringLiteral("Python 3.11.2, torch 2.5.1, Transformers 4.46.3, model transformers")),
+            qPrintable(shown.out));
         const CliResult exported = runsCli(arguments("export", "--format", "csv"));
         const QStringList rows = exported.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(rows.size(), 5);
@@ -278,8 +306,8 @@ private slots:
     void logDirHoldsOneFolderPerStrategy()
     {
         QTemporaryDir logs;
-        const CliResult r = runCli(fixtureRun(arguments("--ranks", "2", "--strategy", "fsdp2_reshard", "--log-dir", logs.path(),
-                                               "--format", "json")));
+        const CliResult r = runCli(fixtureRun(
+            arguments("--ranks", "2", "--strategy", "fsdp2_reshard", "--log-dir", logs.path(), "--format", "json")));
         QCOMPARE(r.exitCode, 0);
         const std::filesystem::path dir = std::filesystem::path(logs.path().toStdString()) / "fsdp2_reshard";
         QVERIFY(std::filesystem::is_regular_file(dir / "rank0.log"));
@@ -289,7 +317,8 @@ private slots:
 
     void expandableSegmentsReachEveryRank()
     {
-        const CliResult r = runCli(fixtureRun(arguments("--strategy", "zero3", "--expandable-segments", "--format", "json")));
+        const CliResult r
+            = runCli(fixtureRun(arguments("--strategy", "zero3", "--expandable-segments", "--format", "json")));
         QCOMPARE(r.exitCode, 0);
         const json run = parseOutput(r).at("runs").at(0);
         QCOMPARE(run.at("allocator").at("conf").get<std::string>(), std::string("expandable_segments:True"));
@@ -304,15 +333,16 @@ private slots:
         const json config = parseOutput(r).at("runs").at(0).at("config");
         QVERIFY(config.at("training").value("cuda_graphs", false));
         QCOMPARE(config.at("warmup_steps").get<int>(), 3);
-        QVERIFY2(r.err.contains(QStringLiteral("[zero2] starting 1 rank(s) on cuda with CUDA graphs")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("[zero2] starting 1 rank(s) on cuda with CUDA graphs")),
+                 qPrintable(r.err));
     }
 
     // With --strategy all the three offload strategies cannot be captured: they run eager, the six
     // GPU-resident ones with graphs, and none is refused.
     void cudaGraphsOfEveryStrategyLeaveTheOffloadOnesEager()
     {
-        const CliResult r = runCli(fixtureRun(arguments("--device", "cuda", "--strategy", "all", "--cuda-graphs",
-                                                        "--format", "json")));
+        const CliResult r = runCli(
+            fixtureRun(arguments("--device", "cuda", "--strategy", "all", "--cuda-graphs", "--format", "json")));
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const json doc = parseOutput(r);
         QCOMPARE(doc.at("runs").size(), std::size_t(9));
@@ -330,7 +360,8 @@ private slots:
         env.insert(QStringLiteral("FIXTURE_HANG"), QStringLiteral("1"));
         p.setProcessEnvironment(env);
         p.start(QStringLiteral(SHARDWISE_CLI),
-                QStringList{QStringLiteral("run")} + fixtureRun(arguments("--ranks", "2", "--strategy", "all", "--format", "json")));
+                QStringList { QStringLiteral("run") }
+                    + fixtureRun(arguments("--ranks", "2", "--strategy", "all", "--format", "json")));
         QVERIFY(p.waitForStarted());
         QByteArray err;
         QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("starting 2 rank(s)"), 10000);
@@ -356,8 +387,8 @@ private slots:
         if (!std::filesystem::exists(realRunner().toStdString()))
             QSKIP("shardwise-runner is not built in this tree and SHARDWISE_RUNNER is not set");
         const CliResult r = runCli(arguments("--local", "--runner", realRunner(), "--ranks", "2", "--device", "cpu",
-                                    "--model", "tiny", "--strategy", "zero2", "--steps", "2", "--warmup", "1", "--seq",
-                                    "32", "--format", "json"),
+                                             "--model", "tiny", "--strategy", "zero2", "--steps", "2", "--warmup", "1",
+                                             "--seq", "32", "--format", "json"),
                                    QProcessEnvironment::systemEnvironment(), 300000);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
         const json doc = parseOutput(r);

@@ -50,14 +50,17 @@ private slots:
         const int ranks = cpuCores() + 1;
         QProcess cli;
         cli.start(QStringLiteral(SHARDWISE_CLI),
-                  {QStringLiteral("run"), QStringLiteral("--local"), QStringLiteral("--runner"), QStringLiteral(SHARDWISE_RUNNER_PATH),
-                   QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--strategy"), QStringLiteral("zero1"),
-                   QStringLiteral("--ranks"), QString::number(ranks), QStringLiteral("--no-store")});
+                  { QStringLiteral("run"), QStringLiteral("--local"), QStringLiteral("--runner"),
+                    QStringLiteral(SHARDWISE_RUNNER_PATH), QStringLiteral("--model"), QStringLiteral("tiny"),
+                    QStringLiteral("--strategy"), QStringLiteral("zero1"), QStringLiteral("--ranks"),
+                    QString::number(ranks), QStringLiteral("--no-store") });
         QVERIFY(cli.waitForFinished(30000));
         QCOMPARE(cli.exitCode(), 2);
         const QString err = QString::fromUtf8(cli.readAllStandardError());
-        QVERIFY2(err.contains(QStringLiteral("--ranks %1: more ranks than this machine's %2 CPU cores").arg(ranks).arg(cpuCores())),
-                 qPrintable(err));
+        QVERIFY2(
+            err.contains(
+                QStringLiteral("--ranks %1: more ranks than this machine's %2 CPU cores").arg(ranks).arg(cpuCores())),
+            qPrintable(err));
         QVERIFY2(err.contains(QStringLiteral("--oversubscribe")), qPrintable(err));
     }
 
@@ -71,11 +74,26 @@ private slots:
         QProcess cli;
         cli.setProcessChannelMode(QProcess::MergedChannels);
         cli.start(QStringLiteral(SHARDWISE_CLI),
-                  {QStringLiteral("run"), QStringLiteral("--local"), QStringLiteral("--runner"), QStringLiteral(SHARDWISE_RUNNER_PATH),
-                   QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--strategy"), QStringLiteral("zero1"),
-                   QStringLiteral("--ranks"), QString::number(kRanks), QStringLiteral("--oversubscribe"), QStringLiteral("--seq"),
-                   QStringLiteral("32"), QStringLiteral("--steps"), QStringLiteral("1000000"), QStringLiteral("--no-store"),
-                   QStringLiteral("--rank-env"), QString::fromUtf8(marker), QStringLiteral("--log-dir"), logs.path()});
+                  { QStringLiteral("run"),
+                    QStringLiteral("--local"),
+                    QStringLiteral("--runner"),
+                    QStringLiteral(SHARDWISE_RUNNER_PATH),
+                    QStringLiteral("--model"),
+                    QStringLiteral("tiny"),
+                    QStringLiteral("--strategy"),
+                    QStringLiteral("zero1"),
+                    QStringLiteral("--ranks"),
+                    QString::number(kRanks),
+                    QStringLiteral("--oversubscribe"),
+                    QStringLiteral("--seq"),
+                    QStringLiteral("32"),
+                    QStringLiteral("--steps"),
+                    QStringLiteral("1000000"),
+                    QStringLiteral("--no-store"),
+                    QStringLiteral("--rank-env"),
+                    QString::fromUtf8(marker),
+                    QStringLiteral("--log-dir"),
+                    logs.path() });
         QVERIFY(cli.waitForStarted());
         // SIGTERM as soon as the first rank exists, while the others are being started.
         const QString firstLog = logs.filePath(QStringLiteral("zero1/rank0.log"));
@@ -94,7 +112,9 @@ private slots:
         const QStringList survivors = processesMarked(marker);
         for (const QString& pid : survivors)
             ::kill(static_cast<pid_t>(pid.toLongLong()), SIGKILL);
-        QVERIFY2(survivors.isEmpty(), qPrintable(QStringLiteral("runner processes outlived the command: ") + survivors.join(QLatin1Char(' '))));
+        QVERIFY2(
+            survivors.isEmpty(),
+            qPrintable(QStringLiteral("runner processes outlived the command: ") + survivors.join(QLatin1Char(' '))));
     }
 
     void sigkillOfTheCommandEndsItsRanks()

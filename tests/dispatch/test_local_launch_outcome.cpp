@@ -44,7 +44,7 @@ protocol::ErrorEvent errorAt(int rank, protocol::ErrorKind kind, double time)
 LaunchResult twoFinishedRanks()
 {
     LaunchResult l;
-    l.ranks = {finishedRank(0, 0.5, 3000), finishedRank(1, 0.6, 5000)};
+    l.ranks = { finishedRank(0, 0.5, 3000), finishedRank(1, 0.6, 5000) };
     for (const auto& r : l.ranks)
         l.merged.insert(l.merged.end(), r.events.begin(), r.events.end());
     return l;
@@ -167,7 +167,7 @@ private slots:
         r.signal = SIGTERM;
         r.killedByLauncher = true;
         r.timedOut = !cancelled;
-        l.ranks = {r};
+        l.ranks = { r };
         l.cancelled = cancelled;
         l.timedOut = !cancelled;
         QCOMPARE(summarizeRun(requested(), l).status, status);
@@ -221,7 +221,7 @@ private slots:
         LaunchResult l;
         RankOutcome r;
         r.exitCode = 1;
-        l.ranks = {r};
+        l.ranks = { r };
         const nlohmann::json j = toJson(summarizeRun(requested(), l));
         QVERIFY(j.at("median_step_s").is_null());
         QVERIFY(j.at("tokens_per_s").is_null());

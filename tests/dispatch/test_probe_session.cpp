@@ -63,7 +63,7 @@ session::ProbeRequest cpuProbe(const std::string& node, int ranks)
     r.maxBytes = kProbeBytes;
     r.timeout = std::chrono::seconds(300);
     // Gloo picks the interface its peers reach; every rank is on loopback here.
-    r.env = {{"GLOO_SOCKET_IFNAME", "lo"}};
+    r.env = { { "GLOO_SOCKET_IFNAME", "lo" } };
     return r;
 }
 
@@ -83,7 +83,7 @@ std::int64_t storeEarlierProbe(store::Database& db, const std::string& node)
     p.measuredAt = 1.0e9;
     p.event.host = "earlier-host";
     p.event.deviceName = "cpu";
-    p.event.results = {{"cpu_adamw", 4096, 1.0e8, "params/s", 10}};
+    p.event.results = { { "cpu_adamw", 4096, 1.0e8, "params/s", 10 } };
     return store::saveProbe(db, p);
 }
 
@@ -134,21 +134,22 @@ private:
         node.auth = store::SshAuth::KeyFile;
         node.keyFile = m_sshd->keyCredentials().keyFile.string();
         // What the Nodes page's Prepare records: the runner it built on the node.
-        node.facts = {{"prepared_runner", {{"path", runner}}}};
+        node.facts = { { "prepared_runner", { { "path", runner } } } };
         store::addNode(db, node);
     }
 
     QStringList sshFlags() const
     {
         const dispatch::SshOptions ssh = m_sshd->options();
-        return {QStringLiteral("--known-hosts"), QString::fromStdString(ssh.knownHosts.app.string()), QStringLiteral("--user-known-hosts"),
-                QString::fromStdString(ssh.knownHosts.user.string())};
+        return { QStringLiteral("--known-hosts"), QString::fromStdString(ssh.knownHosts.app.string()),
+                 QStringLiteral("--user-known-hosts"), QString::fromStdString(ssh.knownHosts.user.string()) };
     }
 
     static void requireRunner()
     {
         if (!QFileInfo::exists(QString::fromStdString(kRunner)))
-            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
+            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and "
+                  "build it)");
     }
 
 private slots:
@@ -173,7 +174,8 @@ private slots:
         int reported = 0;
         session::ProbeCallbacks callbacks;
         callbacks.onProbe = [&](const protocol::ProbeEvent&) { ++reported; };
-        const session::ProbeSessionResult result = session::probeLocal(cpuProbe("local", ranks), kRunner, &db, callbacks);
+        const session::ProbeSessionResult result
+            = session::probeLocal(cpuProbe("local", ranks), kRunner, &db, callbacks);
         QVERIFY2(result.ok(), result.reason.c_str());
         QCOMPARE(reported, ranks);
         QCOMPARE(static_cast<int>(result.events.size()), ranks);
@@ -198,7 +200,8 @@ private slots:
         QVERIFY(newest);
         QCOMPARE(newest->event.rank, 0);
         QCOMPARE(newest->id, result.stored.back().id);
-        const calibrate::StoredCalibration c = calibrate::calibrationFromStore(db, resolveGpu("h200"), Interconnect::NvLink, "local");
+        const calibrate::StoredCalibration c
+            = calibrate::calibrationFromStore(db, resolveGpu("h200"), Interconnect::NvLink, "local");
         QVERIFY(c.probeId.has_value());
         QCOMPARE(*c.probeId, newest->id);
         QCOMPARE(QString::fromStdString(c.source), QStringLiteral("probe of node local"));
@@ -215,16 +218,18 @@ private slots:
         QTest::addColumn<QByteArray>("script"); // empty = no runner at all
         QTest::addColumn<session::ProbeFailure>("failure");
         QTest::addColumn<QString>("named");
-        QTest::newRow("runner missing") << QByteArray() << session::ProbeFailure::RunnerMissing << QStringLiteral("no shardwise-runner at");
+        QTest::newRow("runner missing") << QByteArray() << session::ProbeFailure::RunnerMissing
+                                        << QStringLiteral("no shardwise-runner at");
         QTest::newRow("exits without a probe event")
             << QByteArray("echo 'measuring nothing' >&2; exit 0") << session::ProbeFailure::ProbeAbsent
             << QStringLiteral("exited without a probe event; its log ends: measuring nothing");
         QTest::newRow("rank fails")
             << QByteArray("echo 'no device here' >&2; exit 3") << session::ProbeFailure::RanksFailed
             << QStringLiteral("rank 0 of the probe on node 'local' exited with status 3; its log ends: no device here");
-        QTest::newRow("rank reports an error event")
-            << QByteArray(R"(echo '{"event":"error","kind":"config","message":"unknown flag --probe","rank":0,"time":1.0,"v":1}'; exit 2)")
-            << session::ProbeFailure::RanksFailed << QStringLiteral("reported a config error: unknown flag --probe");
+        QTest::newRow("rank reports an error event") << QByteArray(
+            R"(echo '{"event":"error","kind":"config","message":"unknown flag --probe","rank":0,"time":1.0,"v":1}'; exit 2)")
+                                                     << session::ProbeFailure::RanksFailed
+                                                     << QStringLiteral("reported a config error: unknown flag --probe");
     }
     void failingRunnerSaysWhatFailedAndTheStoreKeepsWhatItHad()
     {
@@ -306,7 +311,8 @@ private slots:
         const auto newest = store::latestProbe(db, "node-a");
         QVERIFY(newest);
         QCOMPARE(newest->event.rank, 0);
-        const calibrate::StoredCalibration c = calibrate::calibrationFromStore(db, resolveGpu("h200"), Interconnect::NvLink, "node-a");
+        const calibrate::StoredCalibration c
+            = calibrate::calibrationFromStore(db, resolveGpu("h200"), Interconnect::NvLink, "node-a");
         QCOMPARE(c.probeId, std::optional<std::int64_t>(newest->id));
         QCOMPARE(QString::fromStdString(c.source), QStringLiteral("probe of node node-a"));
     }
@@ -325,7 +331,8 @@ private slots:
         target.runRoot = m_sshd->path(QStringLiteral("probes")).toStdString();
         const session::ProbeSessionResult result = session::probeRemote(cpuProbe("node-a", 1), target, &db);
         QCOMPARE(result.failure, session::ProbeFailure::RunnerMissing);
-        QVERIFY2(result.reason == "no executable shardwise-runner at " + target.runnerPath + " on node 'node-a'", result.reason.c_str());
+        QVERIFY2(result.reason == "no executable shardwise-runner at " + target.runnerPath + " on node 'node-a'",
+                 result.reason.c_str());
         QCOMPARE(probeIds(db), before);
     }
 
@@ -334,14 +341,16 @@ private slots:
         requireRunner();
         QProcess cli;
         cli.start(QStringLiteral(SHARDWISE_CLI),
-                  {QStringLiteral("nodes"), QStringLiteral("probe"), QStringLiteral("--local"), QStringLiteral("--runner"),
-                   QString::fromStdString(kRunner), QStringLiteral("--max-bytes"), QString::number(kProbeBytes), QStringLiteral("--db"),
-                   QString::fromStdString(storePath())});
+                  { QStringLiteral("nodes"), QStringLiteral("probe"), QStringLiteral("--local"),
+                    QStringLiteral("--runner"), QString::fromStdString(kRunner), QStringLiteral("--max-bytes"),
+                    QString::number(kProbeBytes), QStringLiteral("--db"), QString::fromStdString(storePath()) });
         QVERIFY(cli.waitForFinished(300000));
         const QString out = QString::fromUtf8(cli.readAllStandardOutput());
         const QString err = QString::fromUtf8(cli.readAllStandardError());
         QVERIFY2(cli.exitCode() == 0, qPrintable(out + err));
-        QVERIFY2(out.contains(QStringLiteral("cpu_adamw")) && out.contains(QStringLiteral("stored 1 probe(s) of node 'local'")), qPrintable(out));
+        QVERIFY2(out.contains(QStringLiteral("cpu_adamw"))
+                     && out.contains(QStringLiteral("stored 1 probe(s) of node 'local'")),
+                 qPrintable(out));
         store::Database db = store::Database::open(storePath());
         const auto probes = store::listProbes(db, std::string("local"));
         QCOMPARE(probes.size(), std::size_t(1));
@@ -356,11 +365,14 @@ private slots:
         addSshNode("node-a", kRunner, m_sshd->port());
         QProcess cli;
         cli.start(QStringLiteral(SHARDWISE_CLI),
-                  QStringList{QStringLiteral("nodes"), QStringLiteral("probe"), QStringLiteral("node-a"), QStringLiteral("--ranks"),
-                              QStringLiteral("2"), QStringLiteral("--max-bytes"), QString::number(kProbeBytes), QStringLiteral("--rank-env"),
-                              QStringLiteral("GLOO_SOCKET_IFNAME=lo"), QStringLiteral("--master-port"),
-                              QString::number(dispatch::findFreePort()), QStringLiteral("--run-root"), m_sshd->path(QStringLiteral("cli-probes")),
-                              QStringLiteral("--db"), QString::fromStdString(storePath()), QStringLiteral("--format"), QStringLiteral("json")}
+                  QStringList { QStringLiteral("nodes"), QStringLiteral("probe"), QStringLiteral("node-a"),
+                                QStringLiteral("--ranks"), QStringLiteral("2"), QStringLiteral("--max-bytes"),
+                                QString::number(kProbeBytes), QStringLiteral("--rank-env"),
+                                QStringLiteral("GLOO_SOCKET_IFNAME=lo"), QStringLiteral("--master-port"),
+                                QString::number(dispatch::findFreePort()), QStringLiteral("--run-root"),
+                                m_sshd->path(QStringLiteral("cli-probes")), QStringLiteral("--db"),
+                                QString::fromStdString(storePath()), QStringLiteral("--format"),
+                                QStringLiteral("json") }
                       + sshFlags());
         QVERIFY(cli.waitForFinished(300000));
         const QByteArray out = cli.readAllStandardOutput();
@@ -371,7 +383,8 @@ private slots:
         QCOMPARE(j.at("stored").size(), std::size_t(2));
         store::Database db = store::Database::open(storePath());
         QCOMPARE(store::listProbes(db, std::string("node-a")).size(), std::size_t(2));
-        const calibrate::StoredCalibration c = calibrate::calibrationFromStore(db, resolveGpu("h200"), Interconnect::NvLink, "node-a");
+        const calibrate::StoredCalibration c
+            = calibrate::calibrationFromStore(db, resolveGpu("h200"), Interconnect::NvLink, "node-a");
         QCOMPARE(QString::fromStdString(c.source), QStringLiteral("probe of node node-a"));
     }
 
@@ -379,7 +392,8 @@ private slots:
     {
         QTest::addColumn<QString>("failureCase");
         QTest::addColumn<QString>("named");
-        QTest::newRow("runner missing on the node") << QStringLiteral("runner") << QStringLiteral("runner_missing: no executable shardwise-runner at");
+        QTest::newRow("runner missing on the node")
+            << QStringLiteral("runner") << QStringLiteral("runner_missing: no executable shardwise-runner at");
         QTest::newRow("SSH refused") << QStringLiteral("ssh") << QStringLiteral("cannot connect to 'node-a'");
         QTest::newRow("unknown node") << QStringLiteral("unknown") << QStringLiteral("no node named 'node-z'");
     }
@@ -391,17 +405,21 @@ private slots:
             QSKIP(qPrintable(why));
         // A port nothing listens on stands for a node that refuses the connection.
         const int port = failureCase == QStringLiteral("ssh") ? dispatch::findFreePort() : m_sshd->port();
-        const std::string runner = failureCase == QStringLiteral("runner") ? m_sshd->path(QStringLiteral("absent/shardwise-runner")).toStdString() : kRunner;
+        const std::string runner = failureCase == QStringLiteral("runner")
+            ? m_sshd->path(QStringLiteral("absent/shardwise-runner")).toStdString()
+            : kRunner;
         addSshNode("node-a", runner, port);
         {
             store::Database db = store::Database::open(storePath());
             storeEarlierProbe(db, "node-a");
         }
         QProcess cli;
-        cli.start(QStringLiteral(SHARDWISE_CLI), QStringList{QStringLiteral("nodes"), QStringLiteral("probe"),
-                                                             failureCase == QStringLiteral("unknown") ? QStringLiteral("node-z") : QStringLiteral("node-a"),
-                                                             QStringLiteral("--db"), QString::fromStdString(storePath())}
-                                                     + sshFlags());
+        cli.start(QStringLiteral(SHARDWISE_CLI),
+                  QStringList { QStringLiteral("nodes"), QStringLiteral("probe"),
+                                failureCase == QStringLiteral("unknown") ? QStringLiteral("node-z")
+                                                                         : QStringLiteral("node-a"),
+                                QStringLiteral("--db"), QString::fromStdString(storePath()) }
+                      + sshFlags());
         QVERIFY(cli.waitForFinished(120000));
         const QString err = QString::fromUtf8(cli.readAllStandardError());
         QCOMPARE(cli.exitCode(), 1);
@@ -414,19 +432,23 @@ private slots:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("named");
-        QTest::newRow("no node") << QStringList{} << QStringLiteral("NAME or --local");
-        QTest::newRow("both") << QStringList{QStringLiteral("box"), QStringLiteral("--local")} << QStringLiteral("choose one");
-        QTest::newRow("unknown GPU preset") << QStringList{QStringLiteral("--local"), QStringLiteral("--gpu"), QStringLiteral("z9000")}
-                                            << QStringLiteral("--gpu: unknown GPU preset 'z9000'");
-        QTest::newRow("ranks not a number") << QStringList{QStringLiteral("--local"), QStringLiteral("--ranks"), QStringLiteral("two")}
-                                            << QStringLiteral("--ranks: expected a whole number");
+        QTest::newRow("no node") << QStringList {} << QStringLiteral("NAME or --local");
+        QTest::newRow("both") << QStringList { QStringLiteral("box"), QStringLiteral("--local") }
+                              << QStringLiteral("choose one");
+        QTest::newRow("unknown GPU preset")
+            << QStringList { QStringLiteral("--local"), QStringLiteral("--gpu"), QStringLiteral("z9000") }
+            << QStringLiteral("--gpu: unknown GPU preset 'z9000'");
+        QTest::newRow("ranks not a number")
+            << QStringList { QStringLiteral("--local"), QStringLiteral("--ranks"), QStringLiteral("two") }
+            << QStringLiteral("--ranks: expected a whole number");
     }
     void cliRejectsBadUsage()
     {
         QFETCH(QStringList, args);
         QFETCH(QString, named);
         QProcess cli;
-        cli.start(QStringLiteral(SHARDWISE_CLI), QStringList{QStringLiteral("nodes"), QStringLiteral("probe")} + args);
+        cli.start(QStringLiteral(SHARDWISE_CLI),
+                  QStringList { QStringLiteral("nodes"), QStringLiteral("probe") } + args);
         QVERIFY(cli.waitForFinished(30000));
         QCOMPARE(cli.exitCode(), 2);
         const QString err = QString::fromUtf8(cli.readAllStandardError());

@@ -54,7 +54,7 @@ private:
     RemoteLaunch fakeLaunch(const std::vector<std::string>& args) const
     {
         RemoteLaunch launch;
-        launch.nodes = {{kFakeRank, 2, {}, {}}, {kFakeRank, 1, {}, {}}};
+        launch.nodes = { { kFakeRank, 2, {}, {} }, { kFakeRank, 1, {}, {} } };
         launch.args = args;
         launch.masterPort = 29611;
         launch.runRoot = m_sshd->path(QStringLiteral("runs")).toStdString();
@@ -66,7 +66,8 @@ private slots:
     {
         if (const QString why = SshdFixture::unavailableReason(); !why.isEmpty())
             QSKIP(qPrintable(why));
-        m_sshd = std::make_unique<SshdFixture>(QStringList{QStringLiteral("127.0.0.2"), QStringLiteral("127.0.0.3")});
+        m_sshd
+            = std::make_unique<SshdFixture>(QStringList { QStringLiteral("127.0.0.2"), QStringLiteral("127.0.0.3") });
         const QString error = m_sshd->start();
         QVERIFY2(error.isEmpty(), qPrintable(error));
         m_sshd->trustHostKey();
@@ -80,14 +81,15 @@ private slots:
     void twoNodeRunCompletesAndIsCollected()
     {
         const auto sessions = connect();
-        const RemoteRun run = startRemoteRun(fakeLaunch({"3", "0.1", "0"}), sessions);
+        const RemoteRun run = startRemoteRun(fakeLaunch({ "3", "0.1", "0" }), sessions);
         QCOMPARE(run.world, 3);
         QCOMPARE(run.ranks.at(2).node, 1);
         RemoteRunOffsets offsets;
         int logLines = 0;
         RemoteRunCallbacks callbacks;
         callbacks.onLog = [&](int, const std::string&) { ++logLines; };
-        const RemoteRunResult result = followRemoteRun(run, sessions, offsets, callbacks, nullptr, {std::chrono::milliseconds(200)});
+        const RemoteRunResult result
+            = followRemoteRun(run, sessions, offsets, callbacks, nullptr, { std::chrono::milliseconds(200) });
         QVERIFY(result.success());
         QCOMPARE(result.ranks.size(), std::size_t(3));
         QCOMPARE(result.merged.size(), std::size_t(9));
@@ -96,28 +98,33 @@ private slots:
             QCOMPARE(r.ending, CommandEnding::Exited);
             QCOMPARE(r.exitCode, 0);
             QCOMPARE(r.events.size(), std::size_t(3));
-            const std::string expected = "world 3 master 127.0.0.2:29611 local " + std::to_string(r.rank == 2 ? 0 : r.rank) + " of "
-                + std::to_string(r.node == 0 ? 2 : 1);
-            QVERIFY2(logMessage(r.events.back()).find(expected) != std::string::npos, logMessage(r.events.back()).c_str());
+            const std::string expected = "world 3 master 127.0.0.2:29611 local "
+                + std::to_string(r.rank == 2 ? 0 : r.rank) + " of " + std::to_string(r.node == 0 ? 2 : 1);
+            QVERIFY2(logMessage(r.events.back()).find(expected) != std::string::npos,
+                     logMessage(r.events.back()).c_str());
             QVERIFY(r.logTail.find("stderr line 2") != std::string::npos);
         }
         // The run directory stays on each node with per-rank logs and exit statuses.
-        QVERIFY(QFileInfo::exists(m_sshd->path(QStringLiteral("runs/%1/rank2.log")).arg(QString::fromStdString(run.runId))));
-        QVERIFY(QFileInfo::exists(m_sshd->path(QStringLiteral("runs/%1/rank0.exit")).arg(QString::fromStdString(run.runId))));
+        QVERIFY(QFileInfo::exists(
+            m_sshd->path(QStringLiteral("runs/%1/rank2.log")).arg(QString::fromStdString(run.runId))));
+        QVERIFY(QFileInfo::exists(
+            m_sshd->path(QStringLiteral("runs/%1/rank0.exit")).arg(QString::fromStdString(run.runId))));
     }
 
     void linesWrittenInPiecesArriveWholeAndOnce()
     {
         const auto sessions = connect();
-        RemoteLaunch launch = fakeLaunch({"4", "0.7"});
-        launch.nodes = {{kSplitLineRank, 1, {}, {}}, {kSplitLineRank, 1, {}, {}}};
+        RemoteLaunch launch = fakeLaunch({ "4", "0.7" });
+        launch.nodes = { { kSplitLineRank, 1, {}, {} }, { kSplitLineRank, 1, {}, {} } };
         const RemoteRun run = startRemoteRun(launch, sessions);
         RemoteRunOffsets offsets;
         std::vector<std::string> logLines;
         RemoteRunCallbacks callbacks;
-        callbacks.onLog = [&](int rank, const std::string& line) { logLines.push_back(std::to_string(rank) + ": " + line); };
+        callbacks.onLog
+            = [&](int rank, const std::string& line) { logLines.push_back(std::to_string(rank) + ": " + line); };
         // Polls every 200 ms find each line unfinished for 700 ms.
-        const RemoteRunResult result = followRemoteRun(run, sessions, offsets, callbacks, nullptr, {std::chrono::milliseconds(200)});
+        const RemoteRunResult result
+            = followRemoteRun(run, sessions, offsets, callbacks, nullptr, { std::chrono::milliseconds(200) });
         QVERIFY(result.success());
         QCOMPARE(result.merged.size(), std::size_t(8));
         for (const auto& r : result.ranks) {
@@ -130,14 +137,16 @@ private slots:
         QCOMPARE(logLines.size(), std::size_t(8));
         for (int rank = 0; rank < 2; ++rank)
             for (int i = 0; i < 4; ++i) {
-                const std::string expected = std::to_string(rank) + ": rank " + std::to_string(rank) + " stderr line " + std::to_string(i);
+                const std::string expected
+                    = std::to_string(rank) + ": rank " + std::to_string(rank) + " stderr line " + std::to_string(i);
                 QVERIFY2(std::count(logLines.begin(), logLines.end(), expected) == 1, expected.c_str());
             }
         // The offsets end at the files' sizes: a re-attach would start exactly after the last line.
         for (int rank = 0; rank < 2; ++rank)
-            for (const char* kind : {"out", "log"}) {
+            for (const char* kind : { "out", "log" }) {
                 const std::string file = "rank" + std::to_string(rank) + "." + kind;
-                const QString path = m_sshd->path(QStringLiteral("runs/%1/%2")).arg(QString::fromStdString(run.runId), QString::fromStdString(file));
+                const QString path = m_sshd->path(QStringLiteral("runs/%1/%2"))
+                                         .arg(QString::fromStdString(run.runId), QString::fromStdString(file));
                 QCOMPARE(offsets.at(file), static_cast<std::uint64_t>(QFileInfo(path).size()));
             }
     }
@@ -145,8 +154,8 @@ private slots:
     void lostNodeLeavesItsUnfinishedLineForTheReattach()
     {
         auto sessions = connect();
-        RemoteLaunch launch = fakeLaunch({"4", "0.7"});
-        launch.nodes = {{kSplitLineRank, 1, {}, {}}, {kSplitLineRank, 1, {}, {}}};
+        RemoteLaunch launch = fakeLaunch({ "4", "0.7" });
+        launch.nodes = { { kSplitLineRank, 1, {}, {} }, { kSplitLineRank, 1, {}, {} } };
         const RemoteRun run = startRemoteRun(launch, sessions);
         RemoteRunOffsets offsets;
         bool dropped = false;
@@ -159,7 +168,8 @@ private slots:
                 m_sshd->stop();
             }
         };
-        const RemoteRunResult first = followRemoteRun(run, sessions, offsets, callbacks, nullptr, {std::chrono::milliseconds(200)});
+        const RemoteRunResult first
+            = followRemoteRun(run, sessions, offsets, callbacks, nullptr, { std::chrono::milliseconds(200) });
         QVERIFY(dropped);
         QCOMPARE(first.lostNodes.size(), std::size_t(2));
         for (const auto& r : first.ranks)
@@ -167,10 +177,11 @@ private slots:
 
         QVERIFY(m_sshd->start().isEmpty());
         sessions = connect();
-        const RemoteRunResult later = followRemoteRun(run, sessions, offsets, {}, nullptr, {std::chrono::milliseconds(200)});
+        const RemoteRunResult later
+            = followRemoteRun(run, sessions, offsets, {}, nullptr, { std::chrono::milliseconds(200) });
         QVERIFY(later.success());
         std::map<int, std::vector<std::string>> messages;
-        for (const auto* part : {&first, &later})
+        for (const auto* part : { &first, &later })
             for (const auto& r : part->ranks) {
                 QVERIFY2(r.protocolErrors.empty(), r.protocolErrors.empty() ? "" : r.protocolErrors.front().c_str());
                 for (const auto& e : r.events)
@@ -187,7 +198,7 @@ private slots:
     void aMomentaryCollectionFailureIsNotALostNode()
     {
         const auto sessions = connect();
-        const RemoteRun run = startRemoteRun(fakeLaunch({"12", "0.2", "0"}), sessions);
+        const RemoteRun run = startRemoteRun(fakeLaunch({ "12", "0.2", "0" }), sessions);
         const QString dir = QString::fromStdString(run.runDir);
         const QString away = dir + QStringLiteral(".away");
         std::thread moveBack;
@@ -206,7 +217,8 @@ private slots:
             });
         };
         RemoteRunOffsets offsets;
-        const RemoteRunResult result = followRemoteRun(run, sessions, offsets, callbacks, nullptr, {std::chrono::milliseconds(500)});
+        const RemoteRunResult result
+            = followRemoteRun(run, sessions, offsets, callbacks, nullptr, { std::chrono::milliseconds(500) });
         if (moveBack.joinable())
             moveBack.join();
         QVERIFY(moved);
@@ -221,7 +233,7 @@ private slots:
         // A listener on the loopback node (this machine) holds a port.
         const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
         QVERIFY(fd >= 0);
-        sockaddr_in address{};
+        sockaddr_in address {};
         address.sin_family = AF_INET;
         address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         QCOMPARE(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
@@ -247,9 +259,10 @@ private slots:
     void failingRanksAreNotASuccess()
     {
         const auto sessions = connect();
-        const RemoteRun run = startRemoteRun(fakeLaunch({"1", "0", "2"}), sessions);
+        const RemoteRun run = startRemoteRun(fakeLaunch({ "1", "0", "2" }), sessions);
         RemoteRunOffsets offsets;
-        const RemoteRunResult result = followRemoteRun(run, sessions, offsets, {}, nullptr, {std::chrono::milliseconds(200)});
+        const RemoteRunResult result
+            = followRemoteRun(run, sessions, offsets, {}, nullptr, { std::chrono::milliseconds(200) });
         QVERIFY(!result.success());
         for (const auto& r : result.ranks) {
             QCOMPARE(r.ending, CommandEnding::Exited);
@@ -260,8 +273,8 @@ private slots:
     void cancelStopsEveryRankOnEveryNode()
     {
         const auto sessions = connect();
-        const RemoteRun run = startRemoteRun(fakeLaunch({"1000", "0.2", "0"}), sessions);
-        std::atomic<bool> cancel{false};
+        const RemoteRun run = startRemoteRun(fakeLaunch({ "1000", "0.2", "0" }), sessions);
+        std::atomic<bool> cancel { false };
         RemoteRunCallbacks callbacks;
         std::set<int> seen;
         callbacks.onEvent = [&](const shardwise::protocol::Event& e) {
@@ -272,8 +285,9 @@ private slots:
         RemoteRunOffsets offsets;
         QElapsedTimer t;
         t.start();
-        const RemoteRunResult result = followRemoteRun(run, sessions, offsets, callbacks, &cancel,
-                                                       {std::chrono::milliseconds(200), std::chrono::seconds(0), std::chrono::seconds(5)});
+        const RemoteRunResult result
+            = followRemoteRun(run, sessions, offsets, callbacks, &cancel,
+                              { std::chrono::milliseconds(200), std::chrono::seconds(0), std::chrono::seconds(5) });
         QVERIFY(result.cancelled);
         QVERIFY(!result.success());
         QVERIFY2(t.elapsed() < 60000, qPrintable(QString::number(t.elapsed())));
@@ -286,8 +300,8 @@ private slots:
     void runSurvivesDisconnectAndReattachCollectsWhatWasMissed()
     {
         auto sessions = connect();
-        const RemoteRun run = startRemoteRun(fakeLaunch({"40", "0.3", "0"}), sessions);
-        std::atomic<bool> detach{false};
+        const RemoteRun run = startRemoteRun(fakeLaunch({ "40", "0.3", "0" }), sessions);
+        std::atomic<bool> detach { false };
         RemoteRunCallbacks callbacks;
         callbacks.onEvent = [&](const shardwise::protocol::Event&) { detach = true; };
         RemoteRunOffsets offsets;
@@ -305,7 +319,8 @@ private slots:
         QThread::msleep(1500);
         sessions = connect();
         RemoteRunOffsets fromScratch;
-        const RemoteRunResult later = followRemoteRun(run, sessions, offsets, {}, nullptr, {std::chrono::milliseconds(200)});
+        const RemoteRunResult later
+            = followRemoteRun(run, sessions, offsets, {}, nullptr, { std::chrono::milliseconds(200) });
         QVERIFY(later.success());
         QCOMPARE(collectedBefore + later.merged.size(), std::size_t(120)); // nothing lost, nothing twice
         std::set<std::string> messages;
@@ -314,7 +329,8 @@ private slots:
         for (const auto& e : later.merged)
             QVERIFY(messages.insert(std::to_string(shardwise::protocol::eventRank(e)) + logMessage(e)).second);
         // Re-attaching with no offsets collects the whole run again from the node's files.
-        const RemoteRunResult all = followRemoteRun(run, sessions, fromScratch, {}, nullptr, {std::chrono::milliseconds(200)});
+        const RemoteRunResult all
+            = followRemoteRun(run, sessions, fromScratch, {}, nullptr, { std::chrono::milliseconds(200) });
         QCOMPARE(all.merged.size(), std::size_t(120));
     }
 
@@ -322,18 +338,22 @@ private slots:
     {
         const std::string runner = std::string(SHARDWISE_BINARY_DIR) + "/bin/shardwise-runner";
         if (!QFileInfo::exists(QString::fromStdString(runner)))
-            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
+            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and "
+                  "build it)");
         const auto sessions = connect();
         RemoteLaunch launch;
-        launch.nodes = {{runner, 1, "127.0.0.2", {{"GLOO_SOCKET_IFNAME", "lo"}}}, {runner, 1, "127.0.0.3", {{"GLOO_SOCKET_IFNAME", "lo"}}}};
-        launch.args = {"--model", "tiny", "--strategy", "zero2", "--device", "cpu", "--steps", "2", "--warmup", "1", "--seq", "32"};
-        launch.env = {{"SHARDWISE_PRESETS", std::string(SHARDWISE_SOURCE_DIR) + "/resources/presets"}};
+        launch.nodes = { { runner, 1, "127.0.0.2", { { "GLOO_SOCKET_IFNAME", "lo" } } },
+                         { runner, 1, "127.0.0.3", { { "GLOO_SOCKET_IFNAME", "lo" } } } };
+        launch.args = { "--model", "tiny", "--strategy", "zero2", "--device", "cpu",
+                        "--steps", "2",    "--warmup",   "1",     "--seq",    "32" };
+        launch.env = { { "SHARDWISE_PRESETS", std::string(SHARDWISE_SOURCE_DIR) + "/resources/presets" } };
         launch.masterPort = 29623;
         launch.runRoot = m_sshd->path(QStringLiteral("runs")).toStdString();
         const RemoteRun run = startRemoteRun(launch, sessions);
         RemoteRunOffsets offsets;
-        const RemoteRunResult result = followRemoteRun(run, sessions, offsets, {}, nullptr,
-                                                       {std::chrono::milliseconds(500), std::chrono::seconds(240), std::chrono::seconds(5)});
+        const RemoteRunResult result
+            = followRemoteRun(run, sessions, offsets, {}, nullptr,
+                              { std::chrono::milliseconds(500), std::chrono::seconds(240), std::chrono::seconds(5) });
         std::string logs;
         for (const auto& r : result.ranks)
             logs += "rank " + std::to_string(r.rank) + " (" + r.lostReason + "): " + r.logTail + "\n";

@@ -49,7 +49,7 @@ std::map<std::tuple<int, std::string, std::string>, int> logCounts(const store::
 {
     std::map<std::tuple<int, std::string, std::string>, int> counts;
     for (const auto& line : store::rankLogs(db, runId))
-        ++counts[{line.rank, line.stream, line.text}];
+        ++counts[{ line.rank, line.stream, line.text }];
     return counts;
 }
 } // namespace
@@ -77,10 +77,10 @@ private:
     {
         session::RemoteTarget target;
         target.sessions = connect();
-        target.nodeNames = {"node-a", "node-b"};
+        target.nodeNames = { "node-a", "node-b" };
         // Gloo picks the interface its peers reach; both "nodes" are on loopback here.
-        target.launch.nodes = {{runner, 1, "127.0.0.2", {{"GLOO_SOCKET_IFNAME", "lo"}}},
-                               {runner, 1, "127.0.0.3", {{"GLOO_SOCKET_IFNAME", "lo"}}}};
+        target.launch.nodes = { { runner, 1, "127.0.0.2", { { "GLOO_SOCKET_IFNAME", "lo" } } },
+                                { runner, 1, "127.0.0.3", { { "GLOO_SOCKET_IFNAME", "lo" } } } };
         target.launch.masterPort = dispatch::findFreePort();
         target.launch.runRoot = m_sshd->path(QStringLiteral("runs")).toStdString();
         target.follow.pollInterval = std::chrono::milliseconds(200);
@@ -92,7 +92,7 @@ private:
     {
         session::AttachTarget target;
         target.sessions = connect(); // fresh connections, as a later program would open them
-        target.nodeNames = {"node-a", "node-b"};
+        target.nodeNames = { "node-a", "node-b" };
         target.follow.pollInterval = std::chrono::milliseconds(200);
         target.follow.timeout = std::chrono::seconds(300);
         return target;
@@ -103,7 +103,7 @@ private:
         session::SessionOptions options;
         options.db = &db;
         options.origin.launcher = "shardwise";
-        options.origin.nodes = {{"node-a", std::nullopt}, {"node-b", std::nullopt}};
+        options.origin.nodes = { { "node-a", std::nullopt }, { "node-b", std::nullopt } };
         options.detach = detach;
         return options;
     }
@@ -112,11 +112,12 @@ private:
     std::int64_t detachedFakeRun(store::Database& db, int steps, const char* pause)
     {
         session::RemoteTarget target = twoNodes(kFakeRank);
-        target.launch.args = {std::to_string(steps), pause, "0"};
-        std::atomic<bool> detach{false};
+        target.launch.args = { std::to_string(steps), pause, "0" };
+        std::atomic<bool> detach { false };
         session::SessionCallbacks callbacks;
         callbacks.onEvent = [&](const protocol::Event&) { detach = true; };
-        const session::SessionResult result = session::runRemote(tinyCpuRun(1), std::move(target), recordInto(db, &detach), callbacks);
+        const session::SessionResult result
+            = session::runRemote(tinyCpuRun(1), std::move(target), recordInto(db, &detach), callbacks);
         [&] {
             QVERIFY(result.detached);
             QVERIFY(result.runId);
@@ -132,7 +133,8 @@ private slots:
             QSKIP(qPrintable(why));
         QVERIFY(m_dir.isValid());
         QFile::remove(QString::fromStdString(storePath()));
-        m_sshd = std::make_unique<SshdFixture>(QStringList{QStringLiteral("127.0.0.2"), QStringLiteral("127.0.0.3")});
+        m_sshd
+            = std::make_unique<SshdFixture>(QStringList { QStringLiteral("127.0.0.2"), QStringLiteral("127.0.0.3") });
         const QString error = m_sshd->start();
         QVERIFY2(error.isEmpty(), qPrintable(error));
         m_sshd->trustHostKey();
@@ -182,7 +184,8 @@ private slots:
         const std::int64_t id = detachedFakeRun(db, kSteps, "0.25");
         QVERIFY(id > 0);
         const std::size_t before = store::rankLogs(db, id).size();
-        QVERIFY2(before < std::size_t(4 * kSteps), qPrintable(QStringLiteral("%1 lines before the detach").arg(before)));
+        QVERIFY2(before < std::size_t(4 * kSteps),
+                 qPrintable(QStringLiteral("%1 lines before the detach").arg(before)));
 
         std::optional<std::int64_t> announced;
         session::SessionCallbacks callbacks;
@@ -200,7 +203,8 @@ private slots:
             QVERIFY2(n == 1, (std::get<2>(line) + " is stored " + std::to_string(n) + " times").c_str());
         for (int rank = 0; rank < 2; ++rank)
             for (int step = 0; step < kSteps; ++step)
-                QVERIFY(counts.count({rank, "stderr", "rank " + std::to_string(rank) + " stderr line " + std::to_string(step)}));
+                QVERIFY(counts.count(
+                    { rank, "stderr", "rank " + std::to_string(rank) + " stderr line " + std::to_string(step) }));
         // The ranks exited 0 but never sent a summary: concluded as the fresh run would be.
         QCOMPARE(*result.storedStatus, store::RunStatus::Failed);
         QCOMPARE(shownStatus(db, id), QStringLiteral("failed"));
@@ -210,16 +214,18 @@ private slots:
     void realRunnerDetachedAfterItsFirstStepCompletesAfterReattach()
     {
         if (!QFileInfo::exists(QString::fromStdString(kRunner)))
-            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
+            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and "
+                  "build it)");
         store::Database db = store::Database::open(storePath());
         const RunConfig config = tinyCpuRun(400); // tiny CPU steps take milliseconds: long enough to detach mid-run
-        std::atomic<bool> detach{false};
+        std::atomic<bool> detach { false };
         session::SessionCallbacks callbacks;
         callbacks.onEvent = [&](const protocol::Event& e) {
             if (std::holds_alternative<protocol::StepEvent>(e))
                 detach = true;
         };
-        const session::SessionResult first = session::runRemote(config, twoNodes(kRunner), recordInto(db, &detach), callbacks);
+        const session::SessionResult first
+            = session::runRemote(config, twoNodes(kRunner), recordInto(db, &detach), callbacks);
         QVERIFY(first.detached);
         QVERIFY(first.runId);
         const std::int64_t id = *first.runId;
@@ -231,7 +237,7 @@ private slots:
         session::SessionCallbacks again;
         again.onEvent = [&](const protocol::Event& e) {
             if (const auto* step = std::get_if<protocol::StepEvent>(&e))
-                ++delivered[{step->rank, step->step}];
+                ++delivered[{ step->rank, step->step }];
         };
         const session::SessionResult result = session::reattachRemote(id, attachBothNodes(), recordInto(db), again);
         QVERIFY2(result.outcome.ok(), result.outcome.reason.c_str());
@@ -260,7 +266,7 @@ private slots:
     {
         store::Database db = store::Database::open(storePath());
         session::RemoteTarget target = twoNodes(kFakeRank);
-        target.launch.args = {"2", "0", "0"};
+        target.launch.args = { "2", "0", "0" };
         const session::SessionResult done = session::runRemote(tinyCpuRun(1), std::move(target), recordInto(db));
         QVERIFY(done.storedStatus);
         try {
@@ -282,7 +288,7 @@ private slots:
     {
         store::Database db = store::Database::open(storePath());
         session::RemoteTarget target = twoNodes(kFakeRank);
-        target.launch.args = {"3", "0.2", "0"};
+        target.launch.args = { "3", "0.2", "0" };
         store::Database other = store::Database::open(storePath());
         std::optional<session::ReattachError::Reason> refused;
         std::vector<std::unique_ptr<dispatch::SshSession>> otherSessions = m_sshd->connectEach();
@@ -301,7 +307,8 @@ private slots:
                 refused = e.reason();
             }
         };
-        const session::SessionResult result = session::runRemote(tinyCpuRun(1), std::move(target), recordInto(db), callbacks);
+        const session::SessionResult result
+            = session::runRemote(tinyCpuRun(1), std::move(target), recordInto(db), callbacks);
         QVERIFY(result.storedStatus);
         QCOMPARE(refused, std::optional(session::ReattachError::Reason::Followed));
     }

@@ -73,16 +73,20 @@ private:
 void installStandIns(const std::filesystem::path& bin)
 {
     writeScript(bin / "shardwise-runner", "echo \"native $*\" >> \"$MARKER\"\nexit 7\n");
-    writeScript(bin / "shardwise-torch-runner",
-                "echo \"torch $RANK/$WORLD_SIZE $*\" >> \"$MARKER\"\n"
-                "config=$(tr -d '\\n' < \"$2\")\n"
-                "printf '{\"v\":1,\"event\":\"start\",\"rank\":%s,\"world\":%s,\"local_rank\":%s,\"host\":\"stand-in\",\"time\":1,"
-                "\"config\":%s,\"versions\":{\"runner\":\"shardwise-torch 0.0.1\",\"libtorch\":\"2.5.1\",\"cuda\":\"\",\"nccl\":\"\","
-                "\"driver\":\"\",\"compiler\":\"\",\"backend\":\"torch\",\"python\":\"3.11.2\",\"torch\":\"2.5.1\","
-                "\"transformers\":\"\",\"model_impl\":\"plain\"},\"launcher\":\"shardwise\",\"device_name\":\"cpu\"}\\n' "
-                "\"$RANK\" \"$WORLD_SIZE\" \"$LOCAL_RANK\" \"$config\"\n"
-                "printf '{\"v\":1,\"event\":\"summary\",\"rank\":%s,\"time\":2,\"world\":%s,\"warmup_steps\":1,\"timed_steps\":1,"
-                "\"median_step_s\":0.5,\"tokens_per_s\":128,\"losses\":[5.5,5.4]}\\n' \"$RANK\" \"$WORLD_SIZE\"\n");
+    writeScript(
+        bin / "shardwise-torch-runner",
+        "echo \"torch $RANK/$WORLD_SIZE $*\" >> \"$MARKER\"\n"
+        "config=$(tr -d '\\n' < \"$2\")\n"
+        "printf "
+        "'{\"v\":1,\"event\":\"start\",\"rank\":%s,\"world\":%s,\"local_rank\":%s,\"host\":\"stand-in\",\"time\":1,"
+        "\"config\":%s,\"versions\":{\"runner\":\"shardwise-torch "
+        "0.0.1\",\"libtorch\":\"2.5.1\",\"cuda\":\"\",\"nccl\":\"\","
+        "\"driver\":\"\",\"compiler\":\"\",\"backend\":\"torch\",\"python\":\"3.11.2\",\"torch\":\"2.5.1\","
+        "\"transformers\":\"\",\"model_impl\":\"plain\"},\"launcher\":\"shardwise\",\"device_name\":\"cpu\"}\\n' "
+        "\"$RANK\" \"$WORLD_SIZE\" \"$LOCAL_RANK\" \"$config\"\n"
+        "printf "
+        "'{\"v\":1,\"event\":\"summary\",\"rank\":%s,\"time\":2,\"world\":%s,\"warmup_steps\":1,\"timed_steps\":1,"
+        "\"median_step_s\":0.5,\"tokens_per_s\":128,\"losses\":[5.5,5.4]}\\n' \"$RANK\" \"$WORLD_SIZE\"\n");
 }
 
 RunConfig tinyConfig(RunBackend backend, Strategy strategy, int world)
@@ -101,9 +105,9 @@ RunConfig tinyConfig(RunBackend backend, Strategy strategy, int world)
 // As the harness finds torch: python3 on the PATH, else /usr/bin/python3 (Debian's python3-torch).
 bool pythonImportsTorch(QString* version)
 {
-    for (const QString& interpreter : {QStringLiteral("python3"), QStringLiteral("/usr/bin/python3")}) {
+    for (const QString& interpreter : { QStringLiteral("python3"), QStringLiteral("/usr/bin/python3") }) {
         QProcess python;
-        python.start(interpreter, {QStringLiteral("-c"), QStringLiteral("import torch; print(torch.__version__)")});
+        python.start(interpreter, { QStringLiteral("-c"), QStringLiteral("import torch; print(torch.__version__)") });
         if (python.waitForFinished(120000) && python.exitStatus() == QProcess::NormalExit && python.exitCode() == 0) {
             *version = QString::fromUtf8(python.readAllStandardOutput()).trimmed();
             return true;
@@ -138,12 +142,14 @@ private slots:
         QTest::newRow("harness, native run") << QStringLiteral("/opt/sw/bin/shardwise-torch-runner") << false
                                              << QStringLiteral("/opt/sw/bin/shardwise-runner");
         // A prepared node's runner: the harness sits in the same build folder.
-        QTest::newRow("prepared node") << QStringLiteral("/home/ml/.cache/shardwise/runner/ab12/build/bin/shardwise-runner") << true
-                                       << QStringLiteral("/home/ml/.cache/shardwise/runner/ab12/build/bin/shardwise-torch-runner");
+        QTest::newRow("prepared node")
+            << QStringLiteral("/home/ml/.cache/shardwise/runner/ab12/build/bin/shardwise-runner") << true
+            << QStringLiteral("/home/ml/.cache/shardwise/runner/ab12/build/bin/shardwise-torch-runner");
         // Any other name is the caller's explicit program (a wrapper, a test double) and is kept.
         QTest::newRow("wrapper kept") << QStringLiteral("/usr/local/bin/my-runner-wrapper") << true
                                       << QStringLiteral("/usr/local/bin/my-runner-wrapper");
-        QTest::newRow("bare name") << QStringLiteral("shardwise-runner") << true << QStringLiteral("shardwise-torch-runner");
+        QTest::newRow("bare name") << QStringLiteral("shardwise-runner") << true
+                                   << QStringLiteral("shardwise-torch-runner");
     }
     void runnerForBackendPicksTheSibling()
     {
@@ -159,14 +165,17 @@ private slots:
         {
             ScopedEnv runner("SHARDWISE_RUNNER", "/opt/elsewhere/shardwise-runner");
             ScopedEnv harness("SHARDWISE_TORCH_RUNNER", nullptr);
-            QCOMPARE(locateRunner(RunBackend::Torch).value(), std::filesystem::path("/opt/elsewhere/shardwise-torch-runner"));
-            QCOMPARE(locateRunner(RunBackend::Native).value(), std::filesystem::path("/opt/elsewhere/shardwise-runner"));
+            QCOMPARE(locateRunner(RunBackend::Torch).value(),
+                     std::filesystem::path("/opt/elsewhere/shardwise-torch-runner"));
+            QCOMPARE(locateRunner(RunBackend::Native).value(),
+                     std::filesystem::path("/opt/elsewhere/shardwise-runner"));
         }
         {
             ScopedEnv runner("SHARDWISE_RUNNER", "/opt/elsewhere/shardwise-runner");
             ScopedEnv harness("SHARDWISE_TORCH_RUNNER", "/srv/harness/run.py");
             QCOMPARE(locateRunner(RunBackend::Torch).value(), std::filesystem::path("/srv/harness/run.py"));
-            QCOMPARE(locateRunner(RunBackend::Native).value(), std::filesystem::path("/opt/elsewhere/shardwise-runner"));
+            QCOMPARE(locateRunner(RunBackend::Native).value(),
+                     std::filesystem::path("/opt/elsewhere/shardwise-runner"));
         }
     }
 
@@ -234,8 +243,8 @@ private slots:
         session::SessionOptions options;
         options.db = &db;
         options.localRunRoot = dir.filePath(QStringLiteral("logs")).toStdString();
-        const session::SessionResult result =
-            session::runLocal(tinyConfig(RunBackend::Native, Strategy::Zero3, 2), launch, options);
+        const session::SessionResult result
+            = session::runLocal(tinyConfig(RunBackend::Native, Strategy::Zero3, 2), launch, options);
         QVERIFY(!result.outcome.ok());
         QVERIFY(result.diagnosis);
         QVERIFY2(result.outcome.reason.rfind("rank 1 failed first: ", 0) == 0, result.outcome.reason.c_str());
@@ -262,7 +271,8 @@ private slots:
         session::SessionOptions options;
         options.db = &db;
         options.diagnoseFailures = false;
-        const session::SessionResult result = session::runLocal(tinyConfig(RunBackend::Native, Strategy::Zero3, 1), launch, options);
+        const session::SessionResult result
+            = session::runLocal(tinyConfig(RunBackend::Native, Strategy::Zero3, 1), launch, options);
         const std::string ran = readFile(marker);
         QVERIFY2(ran.rfind("native --config ", 0) == 0, ran.c_str());
         QVERIFY2(ran.find("torch") == std::string::npos, ran.c_str());
@@ -284,7 +294,8 @@ private slots:
         options.diagnoseFailures = false;
         const auto result = session::runLocal(tinyConfig(RunBackend::Torch, Strategy::Zero0, 1), launch, options);
         QCOMPARE(result.storedStatus, std::optional<store::RunStatus>(store::RunStatus::Failed));
-        QVERIFY2(result.outcome.reason.find("shardwise-torch-runner") != std::string::npos, result.outcome.reason.c_str());
+        QVERIFY2(result.outcome.reason.find("shardwise-torch-runner") != std::string::npos,
+                 result.outcome.reason.c_str());
         QCOMPARE(store::findRun(db, *result.runId)->backend, RunBackend::Torch);
     }
 
@@ -308,10 +319,12 @@ private slots:
         session::SessionOptions options;
         options.db = &db;
         options.localRunRoot = dir.filePath(QStringLiteral("logs")).toStdString();
-        const session::SessionResult result = session::runLocal(tinyConfig(RunBackend::Torch, Strategy::Zero0, 2), launch, options);
-        QVERIFY2(result.outcome.ok(), (result.outcome.reason + "\n" + (result.outcome.ranks.empty() ? std::string()
-                                                                                                      : result.outcome.ranks[0].logTail))
-                                          .c_str());
+        const session::SessionResult result
+            = session::runLocal(tinyConfig(RunBackend::Torch, Strategy::Zero0, 2), launch, options);
+        QVERIFY2(result.outcome.ok(),
+                 (result.outcome.reason + "\n"
+                  + (result.outcome.ranks.empty() ? std::string() : result.outcome.ranks[0].logTail))
+                     .c_str());
         QCOMPARE(result.storedStatus, std::optional<store::RunStatus>(store::RunStatus::Completed));
         const auto detail = store::runDetail(db, *result.runId);
         QCOMPARE(detail->summary.backend, RunBackend::Torch);

@@ -36,7 +36,8 @@ const char* cliAndRunnerMissing()
     if (QStringLiteral(SHARDWISE_CLI).isEmpty())
         return "shardwise-cli is not part of this build";
     if (!QFileInfo::exists(QString::fromStdString(kRunner)))
-        return "shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)";
+        return "shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build "
+               "it)";
     return nullptr;
 }
 
@@ -78,10 +79,10 @@ private:
     {
         session::RemoteTarget target;
         target.sessions = connect();
-        target.nodeNames = {"node-a", "node-b"};
+        target.nodeNames = { "node-a", "node-b" };
         // Gloo picks the interface its peers reach; both "nodes" are on loopback here.
-        target.launch.nodes = {{runner, ranksPerNode, "127.0.0.2", {{"GLOO_SOCKET_IFNAME", "lo"}}},
-                               {runner, ranksPerNode, "127.0.0.3", {{"GLOO_SOCKET_IFNAME", "lo"}}}};
+        target.launch.nodes = { { runner, ranksPerNode, "127.0.0.2", { { "GLOO_SOCKET_IFNAME", "lo" } } },
+                                { runner, ranksPerNode, "127.0.0.3", { { "GLOO_SOCKET_IFNAME", "lo" } } } };
         target.launch.masterPort = dispatch::findFreePort();
         target.launch.runRoot = m_sshd->path(QStringLiteral("runs")).toStdString();
         target.follow.pollInterval = std::chrono::milliseconds(300);
@@ -94,7 +95,7 @@ private:
         session::SessionOptions options;
         options.db = &db;
         options.origin.launcher = "shardwise";
-        options.origin.nodes = {{"node-a", std::nullopt}, {"node-b", std::nullopt}};
+        options.origin.nodes = { { "node-a", std::nullopt }, { "node-b", std::nullopt } };
         return options;
     }
 
@@ -102,7 +103,8 @@ private:
     {
         const auto detail = store::runDetail(db, runId);
         QVERIFY(detail);
-        QCOMPARE(QString::fromStdString(std::string(store::runStatusId(detail->summary.status))), QStringLiteral("completed"));
+        QCOMPARE(QString::fromStdString(std::string(store::runStatusId(detail->summary.status))),
+                 QStringLiteral("completed"));
         QCOMPARE(detail->summary.worldSize, 2);
         QCOMPARE(detail->summary.nodeCount, 2);
         QVERIFY(detail->summary.tokensPerS.has_value() && *detail->summary.tokensPerS > 0);
@@ -126,7 +128,7 @@ private:
     void registerNodes() const
     {
         store::Database db = store::Database::open(storePath());
-        for (const auto& [name, host] : {std::pair{"node-a", "127.0.0.2"}, std::pair{"node-b", "127.0.0.3"}}) {
+        for (const auto& [name, host] : { std::pair { "node-a", "127.0.0.2" }, std::pair { "node-b", "127.0.0.3" } }) {
             store::Node node;
             node.name = name;
             node.kind = store::NodeKind::Ssh;
@@ -136,7 +138,7 @@ private:
             node.auth = store::SshAuth::KeyFile;
             node.keyFile = m_sshd->keyCredentials().keyFile.string();
             // What the Nodes page's Prepare records: the runner it built on the node.
-            node.facts = {{"prepared_runner", {{"path", kRunner}}}};
+            node.facts = { { "prepared_runner", { { "path", kRunner } } } };
             store::addNode(db, node);
         }
     }
@@ -144,9 +146,12 @@ private:
     QStringList sshAndStoreFlags() const
     {
         const dispatch::SshOptions ssh = m_sshd->options();
-        return {QStringLiteral("--known-hosts"), QString::fromStdString(ssh.knownHosts.app.string()),
-                QStringLiteral("--user-known-hosts"), QString::fromStdString(ssh.knownHosts.user.string()),
-                QStringLiteral("--db"), QString::fromStdString(storePath())};
+        return { QStringLiteral("--known-hosts"),
+                 QString::fromStdString(ssh.knownHosts.app.string()),
+                 QStringLiteral("--user-known-hosts"),
+                 QString::fromStdString(ssh.knownHosts.user.string()),
+                 QStringLiteral("--db"),
+                 QString::fromStdString(storePath()) };
     }
 
 private slots:
@@ -156,7 +161,8 @@ private slots:
             QSKIP(qPrintable(why));
         QVERIFY(m_dir.isValid());
         QFile::remove(QString::fromStdString(storePath()));
-        m_sshd = std::make_unique<SshdFixture>(QStringList{QStringLiteral("127.0.0.2"), QStringLiteral("127.0.0.3")});
+        m_sshd
+            = std::make_unique<SshdFixture>(QStringList { QStringLiteral("127.0.0.2"), QStringLiteral("127.0.0.3") });
         const QString error = m_sshd->start();
         QVERIFY2(error.isEmpty(), qPrintable(error));
         m_sshd->trustHostKey();
@@ -170,7 +176,8 @@ private slots:
     void twoNodeCpuRunOverSshLandsInTheStoreCompleted()
     {
         if (!QFileInfo::exists(QString::fromStdString(kRunner)))
-            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
+            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and "
+                  "build it)");
         store::Database db = store::Database::open(storePath());
         const RunConfig config = tinyCpuRun(2);
         std::optional<std::int64_t> announced;
@@ -178,7 +185,8 @@ private slots:
         session::SessionCallbacks callbacks;
         callbacks.onRecorded = [&](std::int64_t id) { announced = id; };
         callbacks.onRemoteStarted = [&](const dispatch::RemoteRun& run) { remoteDir = run.runDir; };
-        const session::SessionResult result = session::runRemote(config, twoNodes(kRunner, 1), recordInto(db), callbacks);
+        const session::SessionResult result
+            = session::runRemote(config, twoNodes(kRunner, 1), recordInto(db), callbacks);
         QVERIFY2(result.outcome.ok(), result.outcome.reason.c_str());
         QVERIFY(result.runId && announced == result.runId);
         QVERIFY(result.storedStatus == store::RunStatus::Completed);
@@ -188,14 +196,14 @@ private slots:
         QVERIFY(QFileInfo::exists(QString::fromStdString(remoteDir + "/config.json")));
         verifyCompletedTwoRankRun(db, *result.runId, config);
         const auto stored = store::findRun(db, *result.runId);
-        QCOMPARE(stored->nodes, (std::vector<std::string>{"node-a", "node-b"}));
+        QCOMPARE(stored->nodes, (std::vector<std::string> { "node-a", "node-b" }));
     }
 
     void failingRanksAreRecordedFailedWithADiagnosis()
     {
         store::Database db = store::Database::open(storePath());
         session::RemoteTarget target = twoNodes(kFakeRank, 1);
-        target.launch.args = {"2", "0", "2"}; // two steps, then exit code 2 on every rank
+        target.launch.args = { "2", "0", "2" }; // two steps, then exit code 2 on every rank
         const session::SessionResult result = session::runRemote(tinyCpuRun(2), std::move(target), recordInto(db));
         QVERIFY(!result.outcome.ok());
         QVERIFY(result.storedStatus == store::RunStatus::Failed);
@@ -218,8 +226,8 @@ private slots:
     {
         store::Database db = store::Database::open(storePath());
         session::RemoteTarget target = twoNodes(kFakeRank, 1);
-        target.launch.args = {"1000", "0.2", "0"};
-        std::atomic<bool> cancel{false};
+        target.launch.args = { "1000", "0.2", "0" };
+        std::atomic<bool> cancel { false };
         std::set<int> ranksSeen;
         session::SessionCallbacks callbacks;
         callbacks.onEvent = [&](const protocol::Event& e) {
@@ -229,7 +237,8 @@ private slots:
         };
         QElapsedTimer clock;
         clock.start();
-        const session::SessionResult result = session::runRemote(tinyCpuRun(2), std::move(target), recordInto(db), callbacks, &cancel);
+        const session::SessionResult result
+            = session::runRemote(tinyCpuRun(2), std::move(target), recordInto(db), callbacks, &cancel);
         QVERIFY2(clock.elapsed() < 90000, qPrintable(QString::number(clock.elapsed())));
         QCOMPARE(result.outcome.status, dispatch::RunStatus::Cancelled);
         QVERIFY(result.storedStatus == store::RunStatus::Cancelled);
@@ -241,7 +250,8 @@ private slots:
     void droppedConnectionKeepsTheRunDetachedAndReattachFinishesIt()
     {
         if (!QFileInfo::exists(QString::fromStdString(kRunner)))
-            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
+            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and "
+                  "build it)");
         store::Database db = store::Database::open(storePath());
         RunConfig config = tinyCpuRun(2);
         config.timedSteps = 1500; // tiny CPU steps take milliseconds: long enough to lose the nodes mid-run
@@ -255,7 +265,8 @@ private slots:
                 m_sshd->stop();
             }
         };
-        const session::SessionResult result = session::runRemote(config, twoNodes(kRunner, 1), recordInto(db), callbacks);
+        const session::SessionResult result
+            = session::runRemote(config, twoNodes(kRunner, 1), recordInto(db), callbacks);
         QVERIFY(dropped);
         QVERIFY2(result.detached, result.outcome.reason.c_str());
         QVERIFY(result.lost);
@@ -275,7 +286,7 @@ private slots:
         QVERIFY2(restarted.isEmpty(), qPrintable(restarted));
         session::AttachTarget attach;
         attach.sessions = connect();
-        attach.nodeNames = {"node-a", "node-b"};
+        attach.nodeNames = { "node-a", "node-b" };
         attach.follow.pollInterval = std::chrono::milliseconds(200);
         const session::SessionResult again = session::reattachRemote(id, std::move(attach), recordInto(db));
         QVERIFY2(again.outcome.ok(), again.outcome.reason.c_str());
@@ -288,10 +299,11 @@ private slots:
         store::Database db = store::Database::open(storePath());
         session::RemoteTarget target = twoNodes(kFakeRank, 1);
         target.launch.runRoot = "/proc/shardwise-cannot-create-this";
-        target.launch.args = {"1", "0", "0"};
+        target.launch.args = { "1", "0", "0" };
         const session::SessionResult result = session::runRemote(tinyCpuRun(2), std::move(target), recordInto(db));
         QCOMPARE(result.outcome.status, dispatch::RunStatus::Failed);
-        QVERIFY2(result.outcome.reason.find("could not start the ranks") != std::string::npos, result.outcome.reason.c_str());
+        QVERIFY2(result.outcome.reason.find("could not start the ranks") != std::string::npos,
+                 result.outcome.reason.c_str());
         QVERIFY(result.storedStatus == store::RunStatus::Failed);
         QCOMPARE(store::findRun(db, *result.runId)->note, result.outcome.reason);
     }
@@ -301,20 +313,40 @@ private slots:
         if (QStringLiteral(SHARDWISE_CLI).isEmpty())
             QSKIP("shardwise-cli is not part of this build");
         if (!QFileInfo::exists(QString::fromStdString(kRunner)))
-            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and build it)");
+            QSKIP("shardwise-runner is not built in this build tree (configure with SHARDWISE_BUILD_RUNNER=ON and "
+                  "build it)");
         registerNodes();
         const dispatch::SshOptions ssh = m_sshd->options();
         QProcess cli;
         cli.setProcessChannelMode(QProcess::SeparateChannels);
         cli.start(QStringLiteral(SHARDWISE_CLI),
-                  {QStringLiteral("run"), QStringLiteral("--node"), QStringLiteral("node-a,node-b"), QStringLiteral("--model"),
-                   QStringLiteral("tiny"), QStringLiteral("--strategy"), QStringLiteral("fsdp2_reshard"), QStringLiteral("--steps"),
-                   QStringLiteral("2"), QStringLiteral("--warmup"), QStringLiteral("1"), QStringLiteral("--seq"), QStringLiteral("32"),
-                   QStringLiteral("--rank-env"), QStringLiteral("GLOO_SOCKET_IFNAME=lo"), QStringLiteral("--master-port"),
-                   QString::number(dispatch::findFreePort()), QStringLiteral("--run-root"), m_sshd->path(QStringLiteral("cli-runs")),
-                   QStringLiteral("--known-hosts"), QString::fromStdString(ssh.knownHosts.app.string()),
-                   QStringLiteral("--user-known-hosts"), QString::fromStdString(ssh.knownHosts.user.string()),
-                   QStringLiteral("--db"), QString::fromStdString(storePath()), QStringLiteral("--format"), QStringLiteral("json")});
+                  { QStringLiteral("run"),
+                    QStringLiteral("--node"),
+                    QStringLiteral("node-a,node-b"),
+                    QStringLiteral("--model"),
+                    QStringLiteral("tiny"),
+                    QStringLiteral("--strategy"),
+                    QStringLiteral("fsdp2_reshard"),
+                    QStringLiteral("--steps"),
+                    QStringLiteral("2"),
+                    QStringLiteral("--warmup"),
+                    QStringLiteral("1"),
+                    QStringLiteral("--seq"),
+                    QStringLiteral("32"),
+                    QStringLiteral("--rank-env"),
+                    QStringLiteral("GLOO_SOCKET_IFNAME=lo"),
+                    QStringLiteral("--master-port"),
+                    QString::number(dispatch::findFreePort()),
+                    QStringLiteral("--run-root"),
+                    m_sshd->path(QStringLiteral("cli-runs")),
+                    QStringLiteral("--known-hosts"),
+                    QString::fromStdString(ssh.knownHosts.app.string()),
+                    QStringLiteral("--user-known-hosts"),
+                    QString::fromStdString(ssh.knownHosts.user.string()),
+                    QStringLiteral("--db"),
+                    QString::fromStdString(storePath()),
+                    QStringLiteral("--format"),
+                    QStringLiteral("json") });
         QVERIFY(cli.waitForFinished(300000));
         const QByteArray err = cli.readAllStandardError();
         QCOMPARE(cli.exitCode(), 0);
@@ -323,7 +355,7 @@ private slots:
         const auto runs = store::listRuns(db);
         QCOMPARE(runs.size(), std::size_t(1));
         QCOMPARE(runs.front().strategy, Strategy::Fsdp2Reshard);
-        QCOMPARE(runs.front().nodes, (std::vector<std::string>{"node-a", "node-b"}));
+        QCOMPARE(runs.front().nodes, (std::vector<std::string> { "node-a", "node-b" }));
         verifyCompletedTwoRankRun(db, runs.front().id, tinyCpuRun(2));
     }
 
@@ -338,9 +370,10 @@ private slots:
         config.strategy = Strategy::Zero0;
         config.backend = RunBackend::Torch;
         const session::SessionResult result = session::runRemote(config, twoNodes(kRunner, 1), recordInto(db));
-        QVERIFY2(result.outcome.ok(), (result.outcome.reason + "\n" + (result.outcome.ranks.empty() ? std::string()
-                                                                                                      : result.outcome.ranks[0].logTail))
-                                          .c_str());
+        QVERIFY2(result.outcome.ok(),
+                 (result.outcome.reason + "\n"
+                  + (result.outcome.ranks.empty() ? std::string() : result.outcome.ranks[0].logTail))
+                     .c_str());
         verifyCompletedTwoRankRun(db, *result.runId, config);
         const auto detail = store::runDetail(db, *result.runId);
         QCOMPARE(detail->summary.backend, RunBackend::Torch);
@@ -365,27 +398,45 @@ private slots:
             bare.user = m_sshd->userName();
             bare.auth = store::SshAuth::KeyFile;
             bare.keyFile = m_sshd->keyCredentials().keyFile.string();
-            bare.facts = {{"prepared_runner", {{"path", m_sshd->path(QStringLiteral("old-build/bin/shardwise-runner")).toStdString()}}}};
+            bare.facts
+                = { { "prepared_runner",
+                      { { "path", m_sshd->path(QStringLiteral("old-build/bin/shardwise-runner")).toStdString() } } } };
             store::addNode(db, bare);
         }
         const auto runCli = [&](const QString& nodes, int timeoutMs) {
             QProcess cli;
             cli.start(QStringLiteral(SHARDWISE_CLI),
-                      QStringList{QStringLiteral("run"), QStringLiteral("--node"), nodes, QStringLiteral("--backend"),
-                                  QStringLiteral("torch"), QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--strategy"),
-                                  QStringLiteral("zero0"), QStringLiteral("--steps"), QStringLiteral("2"), QStringLiteral("--warmup"),
-                                  QStringLiteral("1"), QStringLiteral("--seq"), QStringLiteral("32"), QStringLiteral("--rank-env"),
-                                  QStringLiteral("GLOO_SOCKET_IFNAME=lo"), QStringLiteral("--master-port"),
-                                  QString::number(dispatch::findFreePort()), QStringLiteral("--run-root"),
-                                  m_sshd->path(QStringLiteral("cli-runs"))}
+                      QStringList { QStringLiteral("run"),
+                                    QStringLiteral("--node"),
+                                    nodes,
+                                    QStringLiteral("--backend"),
+                                    QStringLiteral("torch"),
+                                    QStringLiteral("--model"),
+                                    QStringLiteral("tiny"),
+                                    QStringLiteral("--strategy"),
+                                    QStringLiteral("zero0"),
+                                    QStringLiteral("--steps"),
+                                    QStringLiteral("2"),
+                                    QStringLiteral("--warmup"),
+                                    QStringLiteral("1"),
+                                    QStringLiteral("--seq"),
+                                    QStringLiteral("32"),
+                                    QStringLiteral("--rank-env"),
+                                    QStringLiteral("GLOO_SOCKET_IFNAME=lo"),
+                                    QStringLiteral("--master-port"),
+                                    QString::number(dispatch::findFreePort()),
+                                    QStringLiteral("--run-root"),
+                                    m_sshd->path(QStringLiteral("cli-runs")) }
                           + sshAndStoreFlags());
             cli.waitForFinished(timeoutMs);
-            return std::pair{cli.exitCode(), QString::fromUtf8(cli.readAllStandardError())};
+            return std::pair { cli.exitCode(), QString::fromUtf8(cli.readAllStandardError()) };
         };
         const auto [refusedCode, refused] = runCli(QStringLiteral("bare"), 120000);
         QCOMPARE(refusedCode, 1);
-        QVERIFY2(refused.contains(QStringLiteral("--backend torch: node 'bare' cannot run the torch backend")), qPrintable(refused));
-        QVERIFY2(refused.contains(QStringLiteral("old-build/bin/shardwise-torch-runner is not on the node")), qPrintable(refused));
+        QVERIFY2(refused.contains(QStringLiteral("--backend torch: node 'bare' cannot run the torch backend")),
+                 qPrintable(refused));
+        QVERIFY2(refused.contains(QStringLiteral("old-build/bin/shardwise-torch-runner is not on the node")),
+                 qPrintable(refused));
         QVERIFY(store::listRuns(store::Database::open(storePath())).empty());
 
         if (const char* why = torchMissing())
@@ -404,11 +455,12 @@ private:
     // torch where the harness looks), or null.
     static const char* torchMissing()
     {
-        if (!QFileInfo::exists(QString::fromStdString(kRunner)) || !QFileInfo::exists(QStringLiteral(SHARDWISE_BINARY_DIR "/bin/shardwise-torch-runner")))
+        if (!QFileInfo::exists(QString::fromStdString(kRunner))
+            || !QFileInfo::exists(QStringLiteral(SHARDWISE_BINARY_DIR "/bin/shardwise-torch-runner")))
             return "shardwise-runner or shardwise-torch-runner is not built in this build tree";
-        for (const QString& python : {QStringLiteral("python3"), QStringLiteral("/usr/bin/python3")}) {
+        for (const QString& python : { QStringLiteral("python3"), QStringLiteral("/usr/bin/python3") }) {
             QProcess p;
-            p.start(python, {QStringLiteral("-c"), QStringLiteral("import torch")});
+            p.start(python, { QStringLiteral("-c"), QStringLiteral("import torch") });
             if (p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0)
                 return nullptr;
         }
@@ -423,12 +475,26 @@ private:
         QProcess run;
         run.setProcessChannelMode(QProcess::SeparateChannels);
         run.start(QStringLiteral(SHARDWISE_CLI),
-                  QStringList{QStringLiteral("run"), QStringLiteral("--node"), QStringLiteral("node-a,node-b"), QStringLiteral("--model"),
-                              QStringLiteral("tiny"), QStringLiteral("--strategy"), QStringLiteral("zero2"), QStringLiteral("--steps"),
-                              QString::number(config.timedSteps), QStringLiteral("--warmup"), QStringLiteral("1"), QStringLiteral("--seq"),
-                              QStringLiteral("32"), QStringLiteral("--rank-env"), QStringLiteral("GLOO_SOCKET_IFNAME=lo"),
-                              QStringLiteral("--master-port"), QString::number(dispatch::findFreePort()), QStringLiteral("--run-root"),
-                              m_sshd->path(QStringLiteral("cli-runs")), QStringLiteral("--detach-on-interrupt")}
+                  QStringList { QStringLiteral("run"),
+                                QStringLiteral("--node"),
+                                QStringLiteral("node-a,node-b"),
+                                QStringLiteral("--model"),
+                                QStringLiteral("tiny"),
+                                QStringLiteral("--strategy"),
+                                QStringLiteral("zero2"),
+                                QStringLiteral("--steps"),
+                                QString::number(config.timedSteps),
+                                QStringLiteral("--warmup"),
+                                QStringLiteral("1"),
+                                QStringLiteral("--seq"),
+                                QStringLiteral("32"),
+                                QStringLiteral("--rank-env"),
+                                QStringLiteral("GLOO_SOCKET_IFNAME=lo"),
+                                QStringLiteral("--master-port"),
+                                QString::number(dispatch::findFreePort()),
+                                QStringLiteral("--run-root"),
+                                m_sshd->path(QStringLiteral("cli-runs")),
+                                QStringLiteral("--detach-on-interrupt") }
                       + sshAndStoreFlags());
         QVERIFY(run.waitForStarted(30000));
         QElapsedTimer clock;
@@ -446,7 +512,8 @@ private:
         store::Database db = store::Database::open(storePath());
         const auto runs = store::listRuns(db);
         QVERIFY(!runs.empty());
-        const auto newest = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+        const auto newest
+            = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
         id = newest->id;
         QCOMPARE(newest->status, store::RunStatus::Detached);
         QVERIFY2(static_cast<int>(store::stepSeries(db, id).size()) < 2 * (config.warmupSteps + config.timedSteps),
@@ -471,17 +538,20 @@ private slots:
         detachCliRunMidway(config, id, recordedBeforeDetach, err);
         if (QTest::currentTestFailed())
             return;
-        QVERIFY2(err.contains(QByteArray("shardwise-cli runs attach ") + QByteArray::number(static_cast<qint64>(id))), err.constData());
+        QVERIFY2(err.contains(QByteArray("shardwise-cli runs attach ") + QByteArray::number(static_cast<qint64>(id))),
+                 err.constData());
         QProcess listed;
-        listed.start(QStringLiteral(SHARDWISE_CLI), {QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--status"),
-                                                     QStringLiteral("detached"), QStringLiteral("--db"), QString::fromStdString(storePath())});
+        listed.start(QStringLiteral(SHARDWISE_CLI),
+                     { QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--status"),
+                       QStringLiteral("detached"), QStringLiteral("--db"), QString::fromStdString(storePath()) });
         QVERIFY(listed.waitForFinished(60000));
         QVERIFY2(listed.readAllStandardOutput().contains("detached"), "runs list does not show the run as detached");
 
         QProcess attach;
         attach.setProcessChannelMode(QProcess::SeparateChannels);
         attach.start(QStringLiteral(SHARDWISE_CLI),
-                     QStringList{QStringLiteral("runs"), QStringLiteral("attach"), QString::number(id)} + sshAndStoreFlags());
+                     QStringList { QStringLiteral("runs"), QStringLiteral("attach"), QString::number(id) }
+                         + sshAndStoreFlags());
         QVERIFY(attach.waitForFinished(300000));
         const QByteArray attachOut = attach.readAllStandardOutput();
         const QByteArray attachErr = attach.readAllStandardError();
@@ -500,7 +570,8 @@ private slots:
 
         QProcess again;
         again.start(QStringLiteral(SHARDWISE_CLI),
-                    QStringList{QStringLiteral("runs"), QStringLiteral("attach"), QString::number(id)} + sshAndStoreFlags());
+                    QStringList { QStringLiteral("runs"), QStringLiteral("attach"), QString::number(id) }
+                        + sshAndStoreFlags());
         QVERIFY(again.waitForFinished(60000));
         QCOMPARE(again.exitCode(), 2);
         const QByteArray refused = again.readAllStandardError();
@@ -533,9 +604,10 @@ private slots:
             QVERIFY2(testing::processRuns(pid), "a rank of the detached run is not running");
 
         QProcess abandon;
-        abandon.start(QStringLiteral(SHARDWISE_CLI), QStringList{QStringLiteral("runs"), QStringLiteral("abandon"), QString::number(id),
-                                                                 QStringLiteral("--reason"), QStringLiteral("no longer needed")}
-                                                         + sshAndStoreFlags());
+        abandon.start(QStringLiteral(SHARDWISE_CLI),
+                      QStringList { QStringLiteral("runs"), QStringLiteral("abandon"), QString::number(id),
+                                    QStringLiteral("--reason"), QStringLiteral("no longer needed") }
+                          + sshAndStoreFlags());
         QVERIFY(abandon.waitForFinished(120000));
         const QByteArray out = abandon.readAllStandardOutput();
         QVERIFY2(abandon.exitCode() == 0, abandon.readAllStandardError().constData());
@@ -548,7 +620,8 @@ private slots:
         store::Database db = store::Database::open(storePath());
         const auto run = store::findRun(db, id);
         QCOMPARE(run->status, store::RunStatus::Lost);
-        QVERIFY2(run->note.find("abandoned while detached: no longer needed; ranks still running were stopped on node-a, node-b")
+        QVERIFY2(run->note.find(
+                     "abandoned while detached: no longer needed; ranks still running were stopped on node-a, node-b")
                      != std::string::npos,
                  run->note.c_str());
         QVERIFY(!store::findRemoteFollow(db, id));
@@ -562,16 +635,17 @@ private slots:
         {
             store::Database db = store::Database::open(storePath());
             store::RunOrigin origin;
-            origin.nodes = {{"local", std::nullopt}};
+            origin.nodes = { { "local", std::nullopt } };
             store::RunRecorder left(db, tinyCpuRun(2), origin);
             left.leaveRunning(); // a local run whose recorder stopped: interrupted, never re-attachable
             id = left.runId();
         }
-        for (const auto& [runId, expected] : {std::pair{id, QByteArray("was not started on SSH nodes")},
-                                              std::pair{id + 1, QByteArray("there is no run")}}) {
+        for (const auto& [runId, expected] : { std::pair { id, QByteArray("was not started on SSH nodes") },
+                                               std::pair { id + 1, QByteArray("there is no run") } }) {
             QProcess attach;
-            attach.start(QStringLiteral(SHARDWISE_CLI), {QStringLiteral("runs"), QStringLiteral("attach"), QString::number(runId),
-                                                         QStringLiteral("--db"), QString::fromStdString(storePath())});
+            attach.start(QStringLiteral(SHARDWISE_CLI),
+                         { QStringLiteral("runs"), QStringLiteral("attach"), QString::number(runId),
+                           QStringLiteral("--db"), QString::fromStdString(storePath()) });
             QVERIFY(attach.waitForFinished(60000));
             QCOMPARE(attach.exitCode(), 2);
             const QByteArray err = attach.readAllStandardError();
@@ -584,9 +658,10 @@ private slots:
         if (QStringLiteral(SHARDWISE_CLI).isEmpty())
             QSKIP("shardwise-cli is not part of this build");
         QProcess cli;
-        cli.start(QStringLiteral(SHARDWISE_CLI), {QStringLiteral("run"), QStringLiteral("--node"), QStringLiteral("nowhere"),
-                                                  QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--strategy"),
-                                                  QStringLiteral("zero1"), QStringLiteral("--db"), QString::fromStdString(storePath())});
+        cli.start(QStringLiteral(SHARDWISE_CLI),
+                  { QStringLiteral("run"), QStringLiteral("--node"), QStringLiteral("nowhere"),
+                    QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--strategy"),
+                    QStringLiteral("zero1"), QStringLiteral("--db"), QString::fromStdString(storePath()) });
         QVERIFY(cli.waitForFinished(60000));
         QCOMPARE(cli.exitCode(), 1);
         const QByteArray err = cli.readAllStandardError();

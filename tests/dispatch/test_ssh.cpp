@@ -91,7 +91,7 @@ private slots:
     {
         m_sshd->trustHostKey();
         auto session = openTrusted(m_sshd->options());
-        const auto out = session->run(std::vector<std::string>{"id", "-un"});
+        const auto out = session->run(std::vector<std::string> { "id", "-un" });
         QVERIFY2(out.succeeded(), out.describe().c_str());
         QCOMPARE(out.stdoutData, m_sshd->userName() + "\n");
     }
@@ -101,8 +101,9 @@ private slots:
         m_sshd->trustHostKey();
         const QString key = m_sshd->path(QStringLiteral("locked_key"));
         const QString made = shardwise::testing::runTool(
-            QStringLiteral("ssh-keygen"), {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"), QStringLiteral("-N"),
-                                           QStringLiteral("correct horse"), QStringLiteral("-f"), key});
+            QStringLiteral("ssh-keygen"),
+            { QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"), QStringLiteral("-N"),
+              QStringLiteral("correct horse"), QStringLiteral("-f"), key });
         QVERIFY2(!made.startsWith(QStringLiteral("ERROR:")), qPrintable(made));
         m_sshd->authorize(key + QStringLiteral(".pub"));
         SshCredentials cred;
@@ -119,13 +120,15 @@ private slots:
         QCOMPARE(asked, 1);
         QVERIFY(session->run(std::string("true")).succeeded());
 
-        cred.askPassphrase = [](const std::filesystem::path&) -> std::optional<std::string> { return std::string("wrong"); };
+        cred.askPassphrase
+            = [](const std::filesystem::path&) -> std::optional<std::string> { return std::string("wrong"); };
         try {
             SshSession::open(m_sshd->endpoint(), cred, m_sshd->options());
             QFAIL("a wrong passphrase logged in");
         } catch (const SshError& e) {
             QCOMPARE(e.failure(), SshFailure::AuthFailed);
-            QVERIFY2(!QString::fromUtf8(e.what()).contains(QStringLiteral("wrong")) || QString::fromUtf8(e.what()).contains(QStringLiteral("wrong passphrase")),
+            QVERIFY2(!QString::fromUtf8(e.what()).contains(QStringLiteral("wrong"))
+                         || QString::fromUtf8(e.what()).contains(QStringLiteral("wrong passphrase")),
                      e.what());
         }
     }
@@ -142,7 +145,7 @@ private slots:
         cred.method = SshAuthMethod::Agent;
         cred.agentSocket = agent.socketPath().toStdString();
         auto session = SshSession::open(m_sshd->endpoint(), cred, m_sshd->options());
-        const auto out = session->run(std::vector<std::string>{"id", "-un"});
+        const auto out = session->run(std::vector<std::string> { "id", "-un" });
         QCOMPARE(out.stdoutData, m_sshd->userName() + "\n");
     }
 
@@ -156,7 +159,8 @@ private slots:
         QTest::newRow("double quotes") << QByteArray("say \"hi\" $HOME");
         QTest::newRow("backslashes") << QByteArray("a\\b\\\\c\\'");
         QTest::newRow("newlines") << QByteArray("line one\nline two\n\n");
-        QTest::newRow("non-ASCII") << QByteArray("Gr\xc3\xbc\xc3\x9f" "e \xe2\x9c\x93 \xff\xfe");
+        QTest::newRow("non-ASCII") << QByteArray("Gr\xc3\xbc\xc3\x9f"
+                                                 "e \xe2\x9c\x93 \xff\xfe");
         QTest::newRow("glob and tilde") << QByteArray("* ~ ?[a]");
         QTest::newRow("leading dash") << QByteArray("-n");
         QTest::newRow("assignment") << QByteArray("PATH=/nowhere");
@@ -169,7 +173,7 @@ private slots:
         m_sshd->trustHostKey();
         auto session = openTrusted(m_sshd->options());
         const std::string arg(argument.constData(), static_cast<std::size_t>(argument.size()));
-        const auto out = session->run(std::vector<std::string>{"printf", "%s", arg});
+        const auto out = session->run(std::vector<std::string> { "printf", "%s", arg });
         QVERIFY2(out.succeeded(), (out.describe() + " " + out.stderrData).c_str());
         QCOMPARE(QByteArray::fromStdString(out.stdoutData), argument);
         QVERIFY(!QFile::exists(QStringLiteral("/tmp/shardwise-pwned")));
@@ -183,8 +187,10 @@ private slots:
         QTest::addColumn<QString>("signal");
         QTest::newRow("exit 0") << QStringLiteral("true") << CommandEnding::Exited << 0 << QString();
         QTest::newRow("exit 2") << QStringLiteral("exit 2") << CommandEnding::Exited << 2 << QString();
-        QTest::newRow("killed by SIGKILL") << QStringLiteral("kill -KILL $$") << CommandEnding::Signalled << -1 << QStringLiteral("KILL");
-        QTest::newRow("killed by SIGTERM") << QStringLiteral("kill -TERM $$") << CommandEnding::Signalled << -1 << QStringLiteral("TERM");
+        QTest::newRow("killed by SIGKILL")
+            << QStringLiteral("kill -KILL $$") << CommandEnding::Signalled << -1 << QStringLiteral("KILL");
+        QTest::newRow("killed by SIGTERM")
+            << QStringLiteral("kill -TERM $$") << CommandEnding::Signalled << -1 << QStringLiteral("TERM");
     }
     void exitStatusAndSignalAreRead()
     {
@@ -242,7 +248,7 @@ private slots:
         QVERIFY(session->run(std::string("true")).succeeded());
         // Freeze only once the remote command runs, so no login-shell start-up is caught mid-way.
         std::vector<int> stopped;
-        std::atomic<std::int64_t> frozenAtMs{-1};
+        std::atomic<std::int64_t> frozenAtMs { -1 };
         QElapsedTimer t;
         std::thread freezer;
         CommandIo io;

@@ -62,8 +62,10 @@ private slots:
     void aSwitchedKeyTypeIsAChangedKey()
     {
         m_sshd->trustHostKey(QStringLiteral("ed25519"));
-        QVERIFY(SshSession::open(m_sshd->endpoint(), m_sshd->keyCredentials(), m_sshd->options())->run(std::string("true")).succeeded());
-        const QString error = m_sshd->restartWithHostKeys({QStringLiteral("ecdsa")});
+        QVERIFY(SshSession::open(m_sshd->endpoint(), m_sshd->keyCredentials(), m_sshd->options())
+                    ->run(std::string("true"))
+                    .succeeded());
+        const QString error = m_sshd->restartWithHostKeys({ QStringLiteral("ecdsa") });
         QVERIFY2(error.isEmpty(), qPrintable(error));
         const qsizetype logBefore = m_sshd->log().size(); // the log holds the trusted login before the switch
         const SshError e = refusal(m_sshd->options());
@@ -79,8 +81,10 @@ private slots:
         // Nothing that names a user reached the server.
         QVERIFY(m_sshd->waitForLog(QStringLiteral("Connection closed"), 5000));
         const QString after = m_sshd->log().mid(logBefore);
-        QVERIFY2(after.contains(QStringLiteral("host key algorithm: ecdsa-sha2-nistp256")), qPrintable(after.right(2000)));
-        QVERIFY2(!after.contains(QStringLiteral("userauth")) && !after.contains(QStringLiteral("Accepted")), qPrintable(after.right(2000)));
+        QVERIFY2(after.contains(QStringLiteral("host key algorithm: ecdsa-sha2-nistp256")),
+                 qPrintable(after.right(2000)));
+        QVERIFY2(!after.contains(QStringLiteral("userauth")) && !after.contains(QStringLiteral("Accepted")),
+                 qPrintable(after.right(2000)));
     }
 
     void theCliNeverAcceptsASwitchedKeyType()
@@ -89,22 +93,25 @@ private slots:
         if (!QFileInfo::exists(cli))
             QSKIP("shardwise-cli is not built in this build tree");
         m_sshd->trustHostKey(QStringLiteral("ed25519"));
-        const QString error = m_sshd->restartWithHostKeys({QStringLiteral("ecdsa")});
+        const QString error = m_sshd->restartWithHostKeys({ QStringLiteral("ecdsa") });
         QVERIFY2(error.isEmpty(), qPrintable(error));
         const auto options = m_sshd->options();
         const QString before = readFile(options.knownHosts.app);
         QProcess p;
-        p.start(cli, {QStringLiteral("nodes"), QStringLiteral("test"), QStringLiteral("--host"), QStringLiteral("127.0.0.1"),
-                      QStringLiteral("--port"), QString::number(m_sshd->port()), QStringLiteral("--user"),
-                      QString::fromStdString(m_sshd->userName()), QStringLiteral("--key"), m_sshd->path(QStringLiteral("user_key")),
-                      QStringLiteral("--known-hosts"), QString::fromStdString(options.knownHosts.app.string()),
-                      QStringLiteral("--user-known-hosts"), QString::fromStdString(options.knownHosts.user.string()),
-                      QStringLiteral("--ssh-config"), QStringLiteral("none"), QStringLiteral("--accept-new-host-key")});
+        p.start(cli,
+                { QStringLiteral("nodes"), QStringLiteral("test"), QStringLiteral("--host"),
+                  QStringLiteral("127.0.0.1"), QStringLiteral("--port"), QString::number(m_sshd->port()),
+                  QStringLiteral("--user"), QString::fromStdString(m_sshd->userName()), QStringLiteral("--key"),
+                  m_sshd->path(QStringLiteral("user_key")), QStringLiteral("--known-hosts"),
+                  QString::fromStdString(options.knownHosts.app.string()), QStringLiteral("--user-known-hosts"),
+                  QString::fromStdString(options.knownHosts.user.string()), QStringLiteral("--ssh-config"),
+                  QStringLiteral("none"), QStringLiteral("--accept-new-host-key") });
         QVERIFY(p.waitForFinished(60000));
         const QString err = QString::fromUtf8(p.readAllStandardError());
         const QString out = QString::fromUtf8(p.readAllStandardOutput());
         QCOMPARE(p.exitCode(), 1);
-        QVERIFY2(err.contains(QStringLiteral("HOST KEY CHANGED")) && err.contains(m_sshd->hostKeyFingerprint(QStringLiteral("ecdsa"))),
+        QVERIFY2(err.contains(QStringLiteral("HOST KEY CHANGED"))
+                     && err.contains(m_sshd->hostKeyFingerprint(QStringLiteral("ecdsa"))),
                  qPrintable(err));
         QVERIFY2(!out.contains(QStringLiteral("accepting")), qPrintable(out));
         QCOMPARE(readFile(options.knownHosts.app), before);
@@ -122,7 +129,7 @@ private slots:
         QFETCH(QString, trusted);
         QFETCH(QString, expectedType);
         // An ordinary sshd holds ed25519 and ECDSA keys; libssh2 on its own asks for ECDSA first.
-        const QString error = m_sshd->restartWithHostKeys({QStringLiteral("ecdsa"), QStringLiteral("ed25519")});
+        const QString error = m_sshd->restartWithHostKeys({ QStringLiteral("ecdsa"), QStringLiteral("ed25519") });
         QVERIFY2(error.isEmpty(), qPrintable(error));
         m_sshd->trustHostKey(trusted);
         auto session = SshSession::open(m_sshd->endpoint(), m_sshd->keyCredentials(), m_sshd->options());
@@ -140,11 +147,14 @@ private slots:
         const SshError e = refusal(options);
         QCOMPARE(e.failure(), SshFailure::HostKeyRevoked);
         QVERIFY2(QString::fromUtf8(e.what()).contains(m_sshd->hostKeyFingerprint()), e.what());
-        QVERIFY2(QString::fromUtf8(e.what()).contains(QString::fromStdString(options.knownHosts.user.string()) + QStringLiteral(":1")),
+        QVERIFY2(QString::fromUtf8(e.what()).contains(QString::fromStdString(options.knownHosts.user.string())
+                                                      + QStringLiteral(":1")),
                  e.what());
         // A revoked line for another key does not touch this one.
         QFile::remove(QString::fromStdString(options.knownHosts.user.string()));
-        appendLine(options.knownHosts.user, QStringLiteral("@revoked * ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE8vGk9pJ5b0kA3pGzCj0z6hN2f8b6v0hM3yJp2yQ1xP"));
+        appendLine(options.knownHosts.user,
+                   QStringLiteral(
+                       "@revoked * ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE8vGk9pJ5b0kA3pGzCj0z6hN2f8b6v0hM3yJp2yQ1xP"));
         QCOMPARE(refusal(options).failure(), SshFailure::Cancelled); // connected
     }
 
@@ -164,9 +174,11 @@ private slots:
         const auto options = m_sshd->options();
         appendLine(options.knownHosts.user, m_sshd->knownHostsLine());
         const QString hashed = shardwise::testing::runTool(
-            QStringLiteral("ssh-keygen"), {QStringLiteral("-H"), QStringLiteral("-f"), QString::fromStdString(options.knownHosts.user.string())});
+            QStringLiteral("ssh-keygen"),
+            { QStringLiteral("-H"), QStringLiteral("-f"), QString::fromStdString(options.knownHosts.user.string()) });
         QVERIFY2(!hashed.startsWith(QStringLiteral("ERROR:")), qPrintable(hashed));
-        QVERIFY2(readFile(options.knownHosts.user).startsWith(QStringLiteral("|1|")), qPrintable(readFile(options.knownHosts.user)));
+        QVERIFY2(readFile(options.knownHosts.user).startsWith(QStringLiteral("|1|")),
+                 qPrintable(readFile(options.knownHosts.user)));
         QCOMPARE(refusal(options).failure(), SshFailure::Cancelled); // connected through the hashed line
 
         // A wildcard entry with a negation that excludes this host is not a record for it.
@@ -181,19 +193,20 @@ private slots:
 
     void anRsaOnlyServerIsExplained()
     {
-        const QString error = m_sshd->restartWithHostKeys({QStringLiteral("rsa")});
+        const QString error = m_sshd->restartWithHostKeys({ QStringLiteral("rsa") });
         QVERIFY2(error.isEmpty(), qPrintable(error));
         const SshError e = refusal(m_sshd->options());
         QCOMPARE(e.failure(), SshFailure::Protocol);
         const QString message = QString::fromUtf8(e.what());
         QVERIFY2(message.contains(QStringLiteral("only an RSA host key")), e.what());
-        QVERIFY2(message.contains(QStringLiteral("SHA-1")) && message.contains(QStringLiteral("OpenSSH 8.8")), e.what());
+        QVERIFY2(message.contains(QStringLiteral("SHA-1")) && message.contains(QStringLiteral("OpenSSH 8.8")),
+                 e.what());
     }
 
     void anRsaPinnedHostServingEd25519IsChangedAndSaysWhy()
     {
         // known_hosts records only the RSA key; the server also holds ed25519, which libssh2 can use.
-        const QString error = m_sshd->restartWithHostKeys({QStringLiteral("rsa"), QStringLiteral("ed25519")});
+        const QString error = m_sshd->restartWithHostKeys({ QStringLiteral("rsa"), QStringLiteral("ed25519") });
         QVERIFY2(error.isEmpty(), qPrintable(error));
         const auto options = m_sshd->options();
         appendLine(options.knownHosts.user, m_sshd->knownHostsLine(QStringLiteral("rsa")));

@@ -33,9 +33,10 @@ private slots:
 
     void localShellParsesQuotedWordsBackExactly()
     {
-        const std::vector<std::string> argv{"printf", "[%s]", "", "a'b", "$(echo no)", "x\ny", "\\", "; exit 3", "\xe2\x9c\x93"};
+        const std::vector<std::string> argv { "printf", "[%s]", "",         "a'b",         "$(echo no)",
+                                              "x\ny",   "\\",   "; exit 3", "\xe2\x9c\x93" };
         QProcess sh;
-        sh.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), QString::fromStdString(shellCommand(argv))});
+        sh.start(QStringLiteral("/bin/sh"), { QStringLiteral("-c"), QString::fromStdString(shellCommand(argv)) });
         QVERIFY(sh.waitForFinished(10000));
         QCOMPARE(sh.exitCode(), 0);
         QCOMPARE(sh.readAllStandardOutput(), QByteArray("[][a'b][$(echo no)][x\ny][\\][; exit 3][\xe2\x9c\x93]"));

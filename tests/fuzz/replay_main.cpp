@@ -1,10 +1,10 @@
 // Drives a fuzz target's entry point over files and folders (recursively) when the compiler has no
 // libFuzzer: CI then still runs every seed through the same checks the fuzzer applies.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <string>
 #include <vector>
 

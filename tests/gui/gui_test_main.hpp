@@ -6,17 +6,17 @@
 #include <QStandardPaths>
 #include <QtTest>
 
-#define SHARDWISE_GUI_TEST_MAIN(TestClass)                                                                           \
-    int main(int argc, char** argv)                                                                                  \
-    {                                                                                                                \
-        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))                                                          \
-            qputenv("QT_QPA_PLATFORM", "offscreen");                                                                 \
-        QStandardPaths::setTestModeEnabled(true);                                                                    \
-        QApplication app(argc, argv);                                                                                \
-        QApplication::setOrganizationName(QStringLiteral("ShardwiseTests"));                                         \
-        QApplication::setApplicationName(QStringLiteral(#TestClass));                                                \
-        app.setAttribute(Qt::AA_Use96Dpi, true);                                                                     \
-        TestClass tc;                                                                                                \
-        QTEST_SET_MAIN_SOURCE_PATH                                                                                   \
-        return QTest::qExec(&tc, argc, argv);                                                                        \
+#define SHARDWISE_GUI_TEST_MAIN(TestClass)                                                                             \
+    int main(int argc, char** argv)                                                                                    \
+    {                                                                                                                  \
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))                                                            \
+            qputenv("QT_QPA_PLATFORM", "offscreen");                                                                   \
+        QStandardPaths::setTestModeEnabled(true);                                                                      \
+        QApplication app(argc, argv);                                                                                  \
+        QApplication::setOrganizationName(QStringLiteral("ShardwiseTests"));                                           \
+        QApplication::setApplicationName(QStringLiteral(#TestClass));                                                  \
+        app.setAttribute(Qt::AA_Use96Dpi, true);                                                                       \
+        TestClass tc;                                                                                                  \
+        QTEST_SET_MAIN_SOURCE_PATH                                                                                     \
+        return QTest::qExec(&tc, argc, argv);                                                                          \
     }

@@ -84,7 +84,8 @@ private slots:
         r.region = page.region().toStdString();
         const cloud::GkePreparation expected = cloud::prepareGke(r);
         QCOMPARE(page.outputText(CloudPage::ManifestOutput), QString::fromStdString(expected.manifest));
-        QVERIFY(page.outputText(CloudPage::GcloudOutput).contains(QString::fromStdString(expected.gcloud.back().command)));
+        QVERIFY(
+            page.outputText(CloudPage::GcloudOutput).contains(QString::fromStdString(expected.gcloud.back().command)));
     }
 
     void regionPickerListsOnlyRegionsOfferingTheGpu()
@@ -158,11 +159,13 @@ private slots:
         const Plan plan = makePlan(planInputFromState(state));
         QVERIFY(plan.recommendation.strategy.has_value());
         QCOMPARE(page.strategy(), plan.recommendation.strategy);
-        const Strategy other = *plan.recommendation.strategy == Strategy::Zero3 ? Strategy::Fsdp2Reshard : Strategy::Zero3;
+        const Strategy other
+            = *plan.recommendation.strategy == Strategy::Zero3 ? Strategy::Fsdp2Reshard : Strategy::Zero3;
         page.setStrategy(other);
         QCOMPARE(page.strategy(), std::optional<Strategy>(other));
         const QString manifest = page.outputText(CloudPage::ManifestOutput);
-        QVERIFY2(manifest.contains(QStringLiteral("--strategy ") + QString::fromLatin1(strategyId(other))), qPrintable(manifest));
+        QVERIFY2(manifest.contains(QStringLiteral("--strategy ") + QString::fromLatin1(strategyId(other))),
+                 qPrintable(manifest));
         // The memory item follows the chosen strategy and no longer calls it the recommendation.
         bool memoryItem = false;
         for (const cloud::ChecklistItem& i : page.preparation()->checklist)

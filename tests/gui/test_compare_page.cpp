@@ -63,7 +63,7 @@ RunConfig tinyConfig(Strategy s)
 qint64 recordRun(Workspace& workspace, Strategy s, bool oom)
 {
     store::RunOrigin origin;
-    origin.nodes.push_back({"local", std::nullopt});
+    origin.nodes.push_back({ "local", std::nullopt });
     origin.launcher = "shardwise";
     store::RunRecorder recorder(*workspace.database(), tinyConfig(s), origin);
     for (int rank = 0; rank < 2; ++rank) {
@@ -117,7 +117,7 @@ qint64 recordGpuRun(store::Database& db, const char* gpuId, const char* model, S
     rc.warmupSteps = 1;
     rc.timedSteps = 2;
     store::RunOrigin origin;
-    origin.nodes = {{"box-a", std::nullopt}};
+    origin.nodes = { { "box-a", std::nullopt } };
     origin.launcher = "shardwise";
     origin.gpuId = gpuId;
     origin.interconnect = "nvlink";
@@ -160,7 +160,7 @@ void saveH200Probe(store::Database& db)
     probe.gpuId = "h200";
     probe.event.host = "box-a";
     probe.event.deviceName = "NVIDIA H200";
-    probe.event.results = {{"cpu_adamw", 0, 2.0e9, "params/s", 3}, {"h2d_pinned", 1 << 28, 45.0, "GB/s", 5}};
+    probe.event.results = { { "cpu_adamw", 0, 2.0e9, "params/s", 3 }, { "h2d_pinned", 1 << 28, 45.0, "GB/s", 5 } };
     store::saveProbe(db, probe);
 }
 
@@ -175,12 +175,12 @@ struct PredictionStore {
 PredictionStore fillPredictionStore(store::Database& db)
 {
     PredictionStore out;
-    for (const char* model : {"qwen2.5-0.5b", "qwen2.5-1.5b"})
-        for (int seq : {1024, 4096})
-            for (Strategy s : {Strategy::Zero0, Strategy::Fsdp2Reshard})
+    for (const char* model : { "qwen2.5-0.5b", "qwen2.5-1.5b" })
+        for (int seq : { 1024, 4096 })
+            for (Strategy s : { Strategy::Zero0, Strategy::Fsdp2Reshard })
                 out.h200Runs << recordGpuRun(db, "h200", model, s, seq, false);
     out.oomRun = recordGpuRun(db, "h200", "qwen2.5-7b", Strategy::Fsdp2NoReshard, 8192, true);
-    for (int seq : {1024, 2048})
+    for (int seq : { 1024, 2048 })
         out.l4Runs << recordGpuRun(db, "l4", "qwen2.5-0.5b", Strategy::Zero2, seq, false);
     saveH200Probe(db);
     return out;
@@ -238,7 +238,8 @@ private slots:
         QCOMPARE(page.chartPanel()->runs().size(), 2);
         const QStringList labels = categoryLabels(page.chartPanel()->view(ComparisonMetric::Throughput)->chart());
         QCOMPARE(labels.size(), 2);
-        QVERIFY2(labels.join(QLatin1Char('|')).contains(QStringLiteral("out of memory")), qPrintable(labels.join(QLatin1Char('|'))));
+        QVERIFY2(labels.join(QLatin1Char('|')).contains(QStringLiteral("out of memory")),
+                 qPrintable(labels.join(QLatin1Char('|'))));
     }
 
     void filtersNarrowTheTable()
@@ -301,8 +302,10 @@ private slots:
         QVERIFY2(page.runModel()->runById(torch)->versions.contains(QStringLiteral("PyTorch 2.5.1")),
                  qPrintable(page.runModel()->runById(torch)->versions));
         const QStringList labels = categoryLabels(page.chartPanel()->view(ComparisonMetric::Throughput)->chart());
-        QVERIFY2(labels.contains(QStringLiteral("#%1 fsdp2_reshard<br>(native)").arg(native)), qPrintable(labels.join(QLatin1Char('|'))));
-        QVERIFY2(labels.contains(QStringLiteral("#%1 fsdp2_reshard<br>(torch)").arg(torch)), qPrintable(labels.join(QLatin1Char('|'))));
+        QVERIFY2(labels.contains(QStringLiteral("#%1 fsdp2_reshard<br>(native)").arg(native)),
+                 qPrintable(labels.join(QLatin1Char('|'))));
+        QVERIFY2(labels.contains(QStringLiteral("#%1 fsdp2_reshard<br>(torch)").arg(torch)),
+                 qPrintable(labels.join(QLatin1Char('|'))));
         for (int row = 0; row < page.runModel()->rowCount(); ++row) {
             const qint64 id = page.runModel()->index(row, 0).data(RunTableModel::RunIdRole).toLongLong();
             QCOMPARE(page.runModel()->index(row, RunTableModel::BackendColumn).data().toString(),
@@ -315,16 +318,18 @@ private slots:
         page.backendFilter()->setCurrentIndex(0);
         QCOMPARE(page.filterModel()->rowCount(), 2);
 
-        for (const char* suffix : {"csv", "md"}) {
+        for (const char* suffix : { "csv", "md" }) {
             const QString path = dir.filePath(QStringLiteral("compare.%1").arg(QLatin1String(suffix)));
             const ExportResult result = page.exportTable(path);
             QVERIFY2(result.ok, qPrintable(result.error));
             const QString text = readText(path);
             QVERIFY2(text.contains(QStringLiteral("Backend")), qPrintable(text));
-            QVERIFY2(text.contains(QStringLiteral("Backend: native; torch")) || text.contains(QStringLiteral("Backend: torch; native")),
+            QVERIFY2(text.contains(QStringLiteral("Backend: native; torch"))
+                         || text.contains(QStringLiteral("Backend: torch; native")),
                      qPrintable(text));
-            QVERIFY2(text.contains(QStringLiteral("PyTorch 2.5.1, Transformers 4.46.3, model transformers, Python 3.11.2")),
-                     qPrintable(text));
+            QVERIFY2(
+                text.contains(QStringLiteral("PyTorch 2.5.1, Transformers 4.46.3, model transformers, Python 3.11.2")),
+                qPrintable(text));
         }
         page.resize(1400, 900);
         page.show();
@@ -351,7 +356,8 @@ private slots:
         // What core/calibrate says, computed here on its own connection.
         const store::Database db = store::Database::open(dir.filePath(QStringLiteral("runs.sqlite")).toStdString());
         const GpuSpec& h200 = *PresetCatalog::builtin().findGpu("h200");
-        const calibrate::StoredCalibration calibration = calibrate::calibrationFromStore(db, h200, Interconnect::NvLink);
+        const calibrate::StoredCalibration calibration
+            = calibrate::calibrationFromStore(db, h200, Interconnect::NvLink);
         const auto observations = calibrate::observationsFromStore(db, h200);
         QCOMPARE(static_cast<int>(observations.size()), static_cast<int>(runs.h200Runs.size()) + 1);
 
@@ -362,12 +368,13 @@ private slots:
         const RunTableModel& model = *page.runModel();
         int calibrationHelped = 0;
         for (const calibrate::StoredRunObservation& stored : observations) {
-            const calibrate::Comparison presets = calibrate::compare(stored.observation, Calibration{});
+            const calibrate::Comparison presets = calibrate::compare(stored.observation, Calibration {});
             const calibrate::Comparison calibrated = calibrate::compare(stored.observation, calibration.calibration);
             const int row = rowOfRun(model, stored.runId);
             QVERIFY2(row >= 0, qPrintable(QStringLiteral("run %1 is not in the table").arg(stored.runId)));
             const auto cell = [&](int column, int role) { return model.index(row, column).data(role); };
-            QCOMPARE(cell(RunTableModel::PresetsTokensColumn, RunTableModel::RawValueRole).toDouble(), presets.predictedTokensPerS);
+            QCOMPARE(cell(RunTableModel::PresetsTokensColumn, RunTableModel::RawValueRole).toDouble(),
+                     presets.predictedTokensPerS);
             QCOMPARE(cell(RunTableModel::CalibratedTokensColumn, RunTableModel::RawValueRole).toDouble(),
                      calibrated.predictedTokensPerS);
             QCOMPARE(cell(RunTableModel::PresetsPeakColumn, RunTableModel::RawValueRole).toDouble(),
@@ -379,15 +386,19 @@ private slots:
                          + QString::fromLatin1(presets.verdictWrong() ? " (wrong)" : ""));
             if (stored.observation.oom) {
                 QCOMPARE(stored.runId, runs.oomRun);
-                QCOMPARE(cell(RunTableModel::PresetsTokensErrorColumn, Qt::DisplayRole).toString(), QStringLiteral("n/a"));
-                QCOMPARE(cell(RunTableModel::CalibratedPeakErrorColumn, Qt::DisplayRole).toString(), QStringLiteral("n/a"));
+                QCOMPARE(cell(RunTableModel::PresetsTokensErrorColumn, Qt::DisplayRole).toString(),
+                         QStringLiteral("n/a"));
+                QCOMPARE(cell(RunTableModel::CalibratedPeakErrorColumn, Qt::DisplayRole).toString(),
+                         QStringLiteral("n/a"));
                 continue;
             }
             QVERIFY(presets.tokensError && calibrated.tokensError && presets.peakError && calibrated.peakError);
-            QCOMPARE(cell(RunTableModel::PresetsTokensErrorColumn, RunTableModel::RawValueRole).toDouble(), *presets.tokensError);
+            QCOMPARE(cell(RunTableModel::PresetsTokensErrorColumn, RunTableModel::RawValueRole).toDouble(),
+                     *presets.tokensError);
             QCOMPARE(cell(RunTableModel::CalibratedTokensErrorColumn, RunTableModel::RawValueRole).toDouble(),
                      *calibrated.tokensError);
-            QCOMPARE(cell(RunTableModel::PresetsPeakErrorColumn, RunTableModel::RawValueRole).toDouble(), *presets.peakError);
+            QCOMPARE(cell(RunTableModel::PresetsPeakErrorColumn, RunTableModel::RawValueRole).toDouble(),
+                     *presets.peakError);
             QCOMPARE(cell(RunTableModel::CalibratedPeakErrorColumn, RunTableModel::RawValueRole).toDouble(),
                      *calibrated.peakError);
             const QString shown = cell(RunTableModel::CalibratedTokensErrorColumn, Qt::DisplayRole).toString();
@@ -400,12 +411,14 @@ private slots:
         QVERIFY(calibrationHelped > 0);
         // The table shows each prediction beside the measurement it predicts.
         const QHeaderView* header = page.findChild<QTableView*>(QStringLiteral("runTable"))->horizontalHeader();
-        QCOMPARE(header->visualIndex(RunTableModel::PresetsTokensColumn), header->visualIndex(RunTableModel::TokensColumn) + 1);
+        QCOMPARE(header->visualIndex(RunTableModel::PresetsTokensColumn),
+                 header->visualIndex(RunTableModel::TokensColumn) + 1);
         QCOMPARE(header->visualIndex(RunTableModel::CalibratedTokensErrorColumn),
                  header->visualIndex(RunTableModel::TokensColumn) + 4);
         QCOMPARE(header->visualIndex(RunTableModel::PresetsPeakColumn),
                  header->visualIndex(RunTableModel::PeakAllocatedColumn) + 1);
-        QCOMPARE(header->visualIndex(RunTableModel::PresetsVerdictColumn), header->visualIndex(RunTableModel::OutcomeColumn) + 1);
+        QCOMPARE(header->visualIndex(RunTableModel::PresetsVerdictColumn),
+                 header->visualIndex(RunTableModel::OutcomeColumn) + 1);
         // Runs that are not predicted say so instead of showing a number.
         const qint64 cpuRun = recordRun(workspace, Strategy::Zero1, false);
         page.reload();
@@ -423,10 +436,10 @@ private slots:
         QVERIFY2(workspace.open(dir.filePath(QStringLiteral("runs.sqlite")), &error), qPrintable(error));
         fillPredictionStore(*workspace.database());
         const store::Database db = store::Database::open(dir.filePath(QStringLiteral("runs.sqlite")).toStdString());
-        const calibrate::StoredCalibration h200 =
-            calibrate::calibrationFromStore(db, *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
-        const calibrate::StoredCalibration l4 =
-            calibrate::calibrationFromStore(db, *PresetCatalog::builtin().findGpu("l4"), Interconnect::NvLink);
+        const calibrate::StoredCalibration h200
+            = calibrate::calibrationFromStore(db, *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
+        const calibrate::StoredCalibration l4
+            = calibrate::calibrationFromStore(db, *PresetCatalog::builtin().findGpu("l4"), Interconnect::NvLink);
         QCOMPARE(QString::fromStdString(h200.source), QStringLiteral("probe of node box-a + 8 runs"));
 
         ComparePage page(workspace);
@@ -571,7 +584,7 @@ private slots:
         compare.resize(1200, 900);
         compare.show();
         QVERIFY(QTest::qWaitForWindowExposed(&compare));
-        for (const QString& suffix : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
+        for (const QString& suffix : { QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf") }) {
             const QString path = dir.filePath(QStringLiteral("compare.") + suffix);
             const ExportResult result = compare.exportCharts(path);
             QVERIFY2(result.ok, qPrintable(result.error));
@@ -585,7 +598,7 @@ private slots:
             else
                 QVERIFY(bytes.startsWith("%PDF-") && bytes.trimmed().endsWith("%%EOF"));
         }
-        for (const QString& suffix : {QStringLiteral("csv"), QStringLiteral("md")}) {
+        for (const QString& suffix : { QStringLiteral("csv"), QStringLiteral("md") }) {
             const ExportResult result = compare.exportTable(dir.filePath(QStringLiteral("compare.") + suffix));
             QVERIFY2(result.ok, qPrintable(result.error));
         }
@@ -600,7 +613,8 @@ private slots:
         QTest::addColumn<int>("accumulation");
         QTest::addColumn<QString>("precision");
         QTest::newRow("full activation checkpointing") << QStringLiteral("full") << 1 << QStringLiteral("bf16");
-        QTest::newRow("selective activation checkpointing") << QStringLiteral("selective") << 1 << QStringLiteral("bf16");
+        QTest::newRow("selective activation checkpointing")
+            << QStringLiteral("selective") << 1 << QStringLiteral("bf16");
         QTest::newRow("gradient accumulation 2") << QString() << 2 << QStringLiteral("bf16");
         QTest::newRow("fp32 master weights") << QString() << 1 << QStringLiteral("bf16-fp32-master");
         QTest::newRow("all at once") << QStringLiteral("selective") << 3 << QStringLiteral("bf16-fp32-master");

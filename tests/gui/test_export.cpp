@@ -48,7 +48,7 @@ QList<RunRecord> twoRuns()
     oom.tokensPerS = 0;
     oom.peakAllocatedGiB = 21.9;
     oom.peakReservedGiB = 22.4;
-    return {ok, oom};
+    return { ok, oom };
 }
 
 // A run measured on this machine's CPU: stored as asked (bf16), computed in fp32.
@@ -205,22 +205,25 @@ private slots:
     void csvQuotesFieldsAndCarriesTheCaption()
     {
         QStandardItemModel model(2, 2);
-        model.setHorizontalHeaderLabels({QStringLiteral("name"), QStringLiteral("note")});
+        model.setHorizontalHeaderLabels({ QStringLiteral("name"), QStringLiteral("note") });
         model.setItem(0, 0, new QStandardItem(QStringLiteral("zero3")));
         model.setItem(0, 1, new QStandardItem(QStringLiteral("said \"hi\", twice")));
         model.setItem(1, 0, new QStandardItem(QStringLiteral("fsdp2")));
         model.setItem(1, 1, new QStandardItem(QStringLiteral("plain")));
-        const QString csv = TableExporter::toCsv(model, {QStringLiteral("Title"), QStringLiteral("line one\nline two")});
-        QCOMPARE(csv, QStringLiteral("# Title\r\n# line one\r\n# line two\r\nname,note\r\nzero3,\"said \"\"hi\"\", twice\"\r\nfsdp2,plain\r\n"));
+        const QString csv
+            = TableExporter::toCsv(model, { QStringLiteral("Title"), QStringLiteral("line one\nline two") });
+        QCOMPARE(csv,
+                 QStringLiteral("# Title\r\n# line one\r\n# line two\r\nname,note\r\nzero3,\"said \"\"hi\"\", "
+                                "twice\"\r\nfsdp2,plain\r\n"));
     }
 
     void markdownEscapesPipesAndEndsWithTheCaption()
     {
         QStandardItemModel model(1, 2);
-        model.setHorizontalHeaderLabels({QStringLiteral("a"), QStringLiteral("b")});
+        model.setHorizontalHeaderLabels({ QStringLiteral("a"), QStringLiteral("b") });
         model.setItem(0, 0, new QStandardItem(QStringLiteral("x|y")));
         model.setItem(0, 1, new QStandardItem(QStringLiteral("z")));
-        const QString md = TableExporter::toMarkdown(model, {QStringLiteral("T"), QStringLiteral("D")});
+        const QString md = TableExporter::toMarkdown(model, { QStringLiteral("T"), QStringLiteral("D") });
         QCOMPARE(md, QStringLiteral("| a | b |\n|---|---|\n| x\\|y | z |\n\n*T* — D\n"));
     }
 

@@ -53,11 +53,14 @@ RunRecord record(qint64 id, const QString& model, const QString& node, Strategy 
 
 QList<RunRecord> sampleRuns()
 {
-    return {record(1, QStringLiteral("Tiny"), QStringLiteral("local"), Strategy::Zero0, RunOutcome::Completed, QDate(2026, 11, 30)),
-            record(2, QStringLiteral("Tiny"), QStringLiteral("local"), Strategy::Zero3, RunOutcome::OutOfMemory, QDate(2026, 12, 1)),
-            record(3, QStringLiteral("Qwen2.5 3B"), QStringLiteral("gpu-box"), Strategy::Fsdp2Reshard, RunOutcome::Completed,
-                   QDate(2026, 12, 2)),
-            record(4, QStringLiteral("Qwen2.5 3B"), QStringLiteral("gpu-box"), Strategy::Zero3, RunOutcome::Failed, QDate(2026, 12, 2))};
+    return { record(1, QStringLiteral("Tiny"), QStringLiteral("local"), Strategy::Zero0, RunOutcome::Completed,
+                    QDate(2026, 11, 30)),
+             record(2, QStringLiteral("Tiny"), QStringLiteral("local"), Strategy::Zero3, RunOutcome::OutOfMemory,
+                    QDate(2026, 12, 1)),
+             record(3, QStringLiteral("Qwen2.5 3B"), QStringLiteral("gpu-box"), Strategy::Fsdp2Reshard,
+                    RunOutcome::Completed, QDate(2026, 12, 2)),
+             record(4, QStringLiteral("Qwen2.5 3B"), QStringLiteral("gpu-box"), Strategy::Zero3, RunOutcome::Failed,
+                    QDate(2026, 12, 2)) };
 }
 
 } // namespace
@@ -84,7 +87,8 @@ private slots:
         QTest::addColumn<bool>("nvlink");
         QTest::newRow("3b on 4 x L4 PCIe") << QStringLiteral("qwen2.5-3b") << QStringLiteral("l4") << 4 << false;
         QTest::newRow("3b on 1 x H200") << QStringLiteral("qwen2.5-3b") << QStringLiteral("h200") << 1 << true;
-        QTest::newRow("7b on 8 x H100 NVLink") << QStringLiteral("qwen2.5-7b") << QStringLiteral("h100-80gb") << 8 << true;
+        QTest::newRow("7b on 8 x H100 NVLink")
+            << QStringLiteral("qwen2.5-7b") << QStringLiteral("h100-80gb") << 8 << true;
         QTest::newRow("tiny on 2 x L4") << QStringLiteral("tiny") << QStringLiteral("l4") << 2 << false;
     }
     void candidateModelMarksTheRecommendation()
@@ -108,10 +112,17 @@ private slots:
             QCOMPARE(recommended, plan.recommendation.strategy && *plan.recommendation.strategy == strategy);
             recommendedRows += recommended ? 1 : 0;
             const Estimate& e = plan.candidate(strategy).estimate;
-            QCOMPARE(candidates.index(row, CandidateTableModel::FitsColumn).data(CandidateTableModel::RawValueRole).toBool(), e.fits());
-            QCOMPARE(candidates.index(row, CandidateTableModel::PeakColumn).data(CandidateTableModel::RawValueRole).toDouble(),
+            QCOMPARE(
+                candidates.index(row, CandidateTableModel::FitsColumn).data(CandidateTableModel::RawValueRole).toBool(),
+                e.fits());
+            QCOMPARE(candidates.index(row, CandidateTableModel::PeakColumn)
+                         .data(CandidateTableModel::RawValueRole)
+                         .toDouble(),
                      e.memory.peakBytes() / kGiB); // the peak every face shows
-            QVERIFY(candidates.index(row, CandidateTableModel::PeakColumn).data().toString().contains(QStringLiteral("GiB")));
+            QVERIFY(candidates.index(row, CandidateTableModel::PeakColumn)
+                        .data()
+                        .toString()
+                        .contains(QStringLiteral("GiB")));
             QVERIFY(!candidates.index(row, CandidateTableModel::NcclColumn).data(Qt::ToolTipRole).toString().isEmpty());
         }
         QCOMPARE(recommendedRows, plan.recommendation.strategy ? 1 : 0);
@@ -127,7 +138,8 @@ private slots:
         QCOMPARE(steps.rowCount(), 3);
         const int decided = static_cast<int>(plan.recommendation.step);
         for (int row = 0; row < 3; ++row) {
-            const auto verdict = static_cast<StepVerdict>(steps.index(row, 0).data(DecisionStepModel::VerdictRole).toInt());
+            const auto verdict
+                = static_cast<StepVerdict>(steps.index(row, 0).data(DecisionStepModel::VerdictRole).toInt());
             if (row + 1 == decided)
                 QCOMPARE(verdict, StepVerdict::Decided);
             else if (row + 1 < decided || decided == 0)
@@ -176,7 +188,8 @@ private slots:
         model.setRuns(sampleRuns());
         QCOMPARE(model.rowCount(), 4);
         QCOMPARE(model.index(row, RunTableModel::OutcomeColumn).data().toString(), outcome);
-        QCOMPARE(model.index(row, RunTableModel::TokensColumn).data().toString().contains(QStringLiteral("tokens/s")), hasThroughput);
+        QCOMPARE(model.index(row, RunTableModel::TokensColumn).data().toString().contains(QStringLiteral("tokens/s")),
+                 hasThroughput);
     }
 
     void filterModelSelectsRuns_data()
@@ -187,13 +200,18 @@ private slots:
         QTest::addColumn<QDate>("from");
         QTest::addColumn<QDate>("to");
         QTest::addColumn<QList<qint64>>("ids");
-        QTest::newRow("everything") << QString() << QString() << QString() << QDate() << QDate() << QList<qint64>{1, 2, 3, 4};
-        QTest::newRow("by model") << QStringLiteral("Tiny") << QString() << QString() << QDate() << QDate() << QList<qint64>{1, 2};
-        QTest::newRow("by strategy keeps failures") << QString() << QStringLiteral("zero3") << QString() << QDate() << QDate()
-                                                    << QList<qint64>{2, 4};
-        QTest::newRow("by node") << QString() << QString() << QStringLiteral("gpu-box") << QDate() << QDate() << QList<qint64>{3, 4};
-        QTest::newRow("by date") << QString() << QString() << QString() << QDate(2026, 12, 1) << QDate(2026, 12, 1) << QList<qint64>{2};
-        QTest::newRow("open-ended date") << QString() << QString() << QString() << QDate(2026, 12, 2) << QDate() << QList<qint64>{3, 4};
+        QTest::newRow("everything") << QString() << QString() << QString() << QDate() << QDate()
+                                    << QList<qint64> { 1, 2, 3, 4 };
+        QTest::newRow("by model") << QStringLiteral("Tiny") << QString() << QString() << QDate() << QDate()
+                                  << QList<qint64> { 1, 2 };
+        QTest::newRow("by strategy keeps failures")
+            << QString() << QStringLiteral("zero3") << QString() << QDate() << QDate() << QList<qint64> { 2, 4 };
+        QTest::newRow("by node") << QString() << QString() << QStringLiteral("gpu-box") << QDate() << QDate()
+                                 << QList<qint64> { 3, 4 };
+        QTest::newRow("by date") << QString() << QString() << QString() << QDate(2026, 12, 1) << QDate(2026, 12, 1)
+                                 << QList<qint64> { 2 };
+        QTest::newRow("open-ended date") << QString() << QString() << QString() << QDate(2026, 12, 2) << QDate()
+                                         << QList<qint64> { 3, 4 };
     }
     void filterModelSelectsRuns()
     {
@@ -240,9 +258,9 @@ private slots:
             return ids;
         };
         filter.setBackendFilter(QStringLiteral("torch"));
-        QCOMPARE(shown(), (QList<qint64>{sample[1].id, sample[3].id}));
+        QCOMPARE(shown(), (QList<qint64> { sample[1].id, sample[3].id }));
         filter.setBackendFilter(QStringLiteral("native"));
-        QCOMPARE(shown(), (QList<qint64>{sample[0].id, sample[2].id}));
+        QCOMPARE(shown(), (QList<qint64> { sample[0].id, sample[2].id }));
         filter.setBackendFilter(QString());
         QCOMPARE(filter.rowCount(), 4);
     }

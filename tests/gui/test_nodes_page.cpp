@@ -130,7 +130,8 @@ void TestNodesPage::localNodeShowsDiscoveredFacts()
     // A new workspace starts with this machine as "local", not yet discovered.
     QCOMPARE(m_page->nodeModel()->rowCount(), 1);
     QCOMPARE(m_page->nodeModel()->index(0, NodeTableModel::NameColumn).data().toString(), QStringLiteral("local"));
-    QCOMPARE(m_page->nodeModel()->index(0, NodeTableModel::GpusColumn).data().toString(), QStringLiteral("Not discovered yet"));
+    QCOMPARE(m_page->nodeModel()->index(0, NodeTableModel::GpusColumn).data().toString(),
+             QStringLiteral("Not discovered yet"));
     QVERIFY(!m_page->addLocalButton()->isEnabled());
     QVERIFY(!m_page->testButton()->isEnabled()); // nothing to connect to
     QVERIFY(m_page->discoverButton()->isEnabled());
@@ -140,9 +141,11 @@ void TestNodesPage::localNodeShowsDiscoveredFacts()
     QTRY_VERIFY_WITH_TIMEOUT(facts.count() == 1, kDiscoveryTimeoutMs);
 
     QCOMPARE(m_page->factsModel()->valueOf(QStringLiteral("Host name")), thisHostName());
-    QCOMPARE(m_page->factsModel()->valueOf(QStringLiteral("CPU cores")).toInt(), static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
+    QCOMPARE(m_page->factsModel()->valueOf(QStringLiteral("CPU cores")).toInt(),
+             static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
     QVERIFY(m_page->factsModel()->valueOf(QStringLiteral("Memory")).contains(QStringLiteral("GiB")));
-    QVERIFY(m_page->nodeModel()->index(0, NodeTableModel::GpusColumn).data().toString() != QStringLiteral("Not discovered yet"));
+    QVERIFY(m_page->nodeModel()->index(0, NodeTableModel::GpusColumn).data().toString()
+            != QStringLiteral("Not discovered yet"));
     const auto stored = store::findNodeByName(*m_workspace->database(), "local");
     QVERIFY(stored);
     QCOMPARE(QString::fromStdString(stored->facts.value("hostname", std::string())), thisHostName());
@@ -215,12 +218,16 @@ void TestNodesPage::sshNodeDialogNamesTheMissingField_data()
     QTest::addColumn<QString>("user");
     QTest::addColumn<bool>("keyFileAuth");
     QTest::addColumn<QString>("field");
-    QTest::newRow("no name") << QString() << QStringLiteral("gpu-box") << QStringLiteral("ml") << false << QStringLiteral("name");
-    QTest::newRow("no host") << QStringLiteral("box") << QString() << QStringLiteral("ml") << false << QStringLiteral("host");
-    QTest::newRow("no user") << QStringLiteral("box") << QStringLiteral("gpu-box") << QString() << false << QStringLiteral("user");
-    QTest::newRow("key file auth without a file") << QStringLiteral("box") << QStringLiteral("gpu-box") << QStringLiteral("ml") << true
-                                                  << QStringLiteral("key");
-    QTest::newRow("complete") << QStringLiteral("box") << QStringLiteral("gpu-box") << QStringLiteral("ml") << false << QString();
+    QTest::newRow("no name") << QString() << QStringLiteral("gpu-box") << QStringLiteral("ml") << false
+                             << QStringLiteral("name");
+    QTest::newRow("no host") << QStringLiteral("box") << QString() << QStringLiteral("ml") << false
+                             << QStringLiteral("host");
+    QTest::newRow("no user") << QStringLiteral("box") << QStringLiteral("gpu-box") << QString() << false
+                             << QStringLiteral("user");
+    QTest::newRow("key file auth without a file")
+        << QStringLiteral("box") << QStringLiteral("gpu-box") << QStringLiteral("ml") << true << QStringLiteral("key");
+    QTest::newRow("complete") << QStringLiteral("box") << QStringLiteral("gpu-box") << QStringLiteral("ml") << false
+                              << QString();
 }
 
 void TestNodesPage::sshNodeDialogNamesTheMissingField()
@@ -283,7 +290,7 @@ namespace {
 dispatch::RemoteBundle tinyRunnerSources()
 {
     return dispatch::makeRemoteBundle(std::filesystem::path(SHARDWISE_SOURCE_DIR) / "tests/dispatch/sshd/tiny_runner",
-                                      {"CMakeLists.txt", "main.cpp"});
+                                      { "CMakeLists.txt", "main.cpp" });
 }
 
 // An SSH node on the loopback sshd whose host key is already trusted.
@@ -356,10 +363,12 @@ void TestNodesPage::prepareOnSshNodeReportsProgressAndEndsPrepared()
             phases << p.at(2).toString();
     }
     QCOMPARE(last, 1.0);
-    QVERIFY2(phases.contains(QStringLiteral("uploading")) && phases.contains(QStringLiteral("building")), qPrintable(phases.join(u',')));
+    QVERIFY2(phases.contains(QStringLiteral("uploading")) && phases.contains(QStringLiteral("building")),
+             qPrintable(phases.join(u',')));
     QVERIFY(!m_page->preparationProgress()->isVisible());
     QVERIFY(m_page->prepareButton()->isEnabled());
-    QVERIFY2(m_page->statusLine()->text().contains(QStringLiteral("is prepared")), qPrintable(m_page->statusLine()->text()));
+    QVERIFY2(m_page->statusLine()->text().contains(QStringLiteral("is prepared")),
+             qPrintable(m_page->statusLine()->text()));
 
     // The node is prepared in the store: the runner it built is recorded with its facts, and runs.
     const auto stored = store::findNode(*m_workspace->database(), id);
@@ -376,7 +385,8 @@ void TestNodesPage::prepareOnSshNodeReportsProgressAndEndsPrepared()
     QTest::mouseClick(m_page->prepareButton(), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(prepared.count() == 2 || failed.count() > 0, 120'000);
     QVERIFY(prepared.at(1).at(1).value<dispatch::PreparedRunner>().fromCache);
-    QVERIFY2(m_page->statusLine()->text().contains(QStringLiteral("already built")), qPrintable(m_page->statusLine()->text()));
+    QVERIFY2(m_page->statusLine()->text().contains(QStringLiteral("already built")),
+             qPrintable(m_page->statusLine()->text()));
 #endif
 }
 
@@ -399,7 +409,8 @@ void TestNodesPage::cancelledPreparationLeavesTheNodeUnprepared()
     QTest::mouseClick(m_page->cancelPreparationButton(), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(failed.count() == 1, 60'000);
     QVERIFY(prepared.isEmpty());
-    QVERIFY2(failed.front().at(1).toString().contains(QStringLiteral("cancelled")), qPrintable(failed.front().at(1).toString()));
+    QVERIFY2(failed.front().at(1).toString().contains(QStringLiteral("cancelled")),
+             qPrintable(failed.front().at(1).toString()));
     QVERIFY(!m_page->preparationProgress()->isVisible());
     QVERIFY(m_page->prepareButton()->isEnabled());
     QVERIFY(m_page->statusLine()->property("problem").toBool());
@@ -452,9 +463,11 @@ void TestNodesPage::unknownHostKeyRefusedLeavesNodeUntrusted()
     QVERIFY(stored->hostKeyFingerprint.empty());
     QFile appKnownHosts(QString::fromStdString(options.knownHosts.app.string()));
     if (appKnownHosts.open(QIODevice::ReadOnly))
-        QVERIFY2(!appKnownHosts.readAll().contains(QByteArray::fromStdString(presented.base64)), "a refused key was recorded");
-    QCOMPARE(m_page->nodeModel()->index(m_page->nodeModel()->rowOf(id), NodeTableModel::HostKeyColumn).data().toString(),
-             QStringLiteral("Not accepted yet"));
+        QVERIFY2(!appKnownHosts.readAll().contains(QByteArray::fromStdString(presented.base64)),
+                 "a refused key was recorded");
+    QCOMPARE(
+        m_page->nodeModel()->index(m_page->nodeModel()->rowOf(id), NodeTableModel::HostKeyColumn).data().toString(),
+        QStringLiteral("Not accepted yet"));
 #endif
 }
 
@@ -490,14 +503,16 @@ void TestNodesPage::unknownHostKeyTrustedConnectsAndDiscovers()
     QCOMPARE(QString::fromStdString(stored->hostKeyFingerprint), sshd.hostKeyFingerprint());
     // The loopback node is this machine, so its facts are this machine's.
     QCOMPARE(m_page->factsModel()->valueOf(QStringLiteral("Host name")), thisHostName());
-    QCOMPARE(m_page->nodeModel()->index(m_page->nodeModel()->rowOf(id), NodeTableModel::HostKeyColumn).data().toString(),
-             sshd.hostKeyFingerprint());
+    QCOMPARE(
+        m_page->nodeModel()->index(m_page->nodeModel()->rowOf(id), NodeTableModel::HostKeyColumn).data().toString(),
+        sshd.hostKeyFingerprint());
 
     // Trusted now: a connection test goes straight through.
     m_page->selectNode(id);
     QTest::mouseClick(m_page->testButton(), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(tested.count() == 1, 30'000);
-    QVERIFY2(m_page->statusLine()->text().startsWith(QStringLiteral("Connected as")), qPrintable(m_page->statusLine()->text()));
+    QVERIFY2(m_page->statusLine()->text().startsWith(QStringLiteral("Connected as")),
+             qPrintable(m_page->statusLine()->text()));
 #endif
 }
 
@@ -566,8 +581,8 @@ void TestNodesPage::aliasNodeThroughAJumpHostTrustsEachKeyByItsName()
     if (const QString why = testing::SshdFixture::unavailableReason(); !why.isEmpty())
         QSKIP(qPrintable(why));
     testing::SshdFixture bastion;
-    testing::SshdFixture target({QStringLiteral("127.0.0.2")});
-    for (testing::SshdFixture* s : {&bastion, &target}) {
+    testing::SshdFixture target({ QStringLiteral("127.0.0.2") });
+    for (testing::SshdFixture* s : { &bastion, &target }) {
         const QString started = s->start();
         QVERIFY2(started.isEmpty(), qPrintable(started));
     }
@@ -598,7 +613,8 @@ void TestNodesPage::aliasNodeThroughAJumpHostTrustsEachKeyByItsName()
     QTRY_VERIFY_WITH_TIMEOUT(m_page->trustDialog() != nullptr, 30'000);
     QCOMPARE(m_page->trustDialog()->fingerprintText(), bastion.hostKeyFingerprint());
     QTest::mouseClick(m_page->trustDialog()->trustButton(), Qt::LeftButton);
-    QTRY_VERIFY_WITH_TIMEOUT(m_page->trustDialog() != nullptr && m_page->trustDialog()->fingerprintText() == target.hostKeyFingerprint(),
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->trustDialog() != nullptr
+                                 && m_page->trustDialog()->fingerprintText() == target.hostKeyFingerprint(),
                              30'000);
     QTest::mouseClick(m_page->trustDialog()->trustButton(), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(facts.count() == 1, kDiscoveryTimeoutMs);
@@ -624,7 +640,7 @@ void TestNodesPage::probeOfThisMachineIsStoredAndShownInTheFacts()
         QSKIP("shardwise-runner is not built in this build tree");
     m_page->probeJob()->setLocalRunner(runner.toStdString());
     // Small buffers keep the probe to seconds; the figures are measured all the same.
-    m_page->probeJob()->setMaxBytes(std::int64_t{2} << 20);
+    m_page->probeJob()->setMaxBytes(std::int64_t { 2 } << 20);
     QCOMPARE(m_page->selectedNodeId().has_value(), true);
     QVERIFY(m_page->probeButton()->isEnabled());
     QVERIFY(!m_page->cancelProbeButton()->isEnabled());
@@ -638,7 +654,8 @@ void TestNodesPage::probeOfThisMachineIsStoredAndShownInTheFacts()
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 300'000);
 
     QVERIFY2(!m_page->statusLine()->property("problem").toBool(), qPrintable(m_page->statusLine()->text()));
-    QVERIFY2(m_page->statusLine()->text().contains(QStringLiteral("local probed")), qPrintable(m_page->statusLine()->text()));
+    QVERIFY2(m_page->statusLine()->text().contains(QStringLiteral("local probed")),
+             qPrintable(m_page->statusLine()->text()));
     QVERIFY(!m_page->probeProgress()->isVisible());
     QVERIFY(m_page->probeButton()->isEnabled());
     QVERIFY(!m_page->cancelProbeButton()->isEnabled());
@@ -647,7 +664,8 @@ void TestNodesPage::probeOfThisMachineIsStoredAndShownInTheFacts()
     QVERIFY(stored);
     QCOMPARE(QString::fromStdString(stored->event.deviceName), QStringLiteral("cpu"));
     const QString probed = m_page->factsModel()->valueOf(QStringLiteral("Probed"));
-    QVERIFY2(probed.contains(QStringLiteral("cpu")) && probed.contains(QStringLiteral("rank 0 of 1")), qPrintable(probed));
+    QVERIFY2(probed.contains(QStringLiteral("cpu")) && probed.contains(QStringLiteral("rank 0 of 1")),
+             qPrintable(probed));
     const auto adam = std::find_if(stored->event.results.begin(), stored->event.results.end(),
                                    [](const protocol::ProbeResult& r) { return r.kind == "cpu_adamw"; });
     QVERIFY(adam != stored->event.results.end());
@@ -659,7 +677,8 @@ void TestNodesPage::probeOfThisMachineIsStoredAndShownInTheFacts()
     // Memory copies run at GB/s even on a shared CPU: two decimals below 100, none above.
     QVERIFY(copy->value >= 1);
     QCOMPARE(m_page->factsModel()->valueOf(QStringLiteral("Device copy bandwidth")),
-             QStringLiteral("%1 GB/s at %2").arg(QLocale().toString(copy->value, 'f', copy->value >= 100 ? 0 : 2), formatBytes(copy->bytes)));
+             QStringLiteral("%1 GB/s at %2")
+                 .arg(QLocale().toString(copy->value, 'f', copy->value >= 100 ? 0 : 2), formatBytes(copy->bytes)));
     const auto matmul = std::find_if(stored->event.results.begin(), stored->event.results.end(),
                                      [](const protocol::ProbeResult& r) { return r.kind == "matmul_fp32"; });
     QVERIFY(matmul != stored->event.results.end());
@@ -669,7 +688,8 @@ void TestNodesPage::probeOfThisMachineIsStoredAndShownInTheFacts()
 void TestNodesPage::cancelledProbeStoresNothing()
 {
     // A runner that takes its time: the probe is cancelled while it runs.
-    const QString slow = writeExecutable(*m_dir, QStringLiteral("slow-runner"), "echo 'probing cpu' >&2; exec sleep 120");
+    const QString slow
+        = writeExecutable(*m_dir, QStringLiteral("slow-runner"), "echo 'probing cpu' >&2; exec sleep 120");
     QVERIFY(!slow.isEmpty());
     m_page->probeJob()->setLocalRunner(slow.toStdString());
     QSignalSpy finished(m_page->probeJob(), &ProbeJob::finished);
@@ -694,8 +714,9 @@ void TestNodesPage::probeWithoutRunnerSaysSoAndStoresNothing()
     QTest::mouseClick(m_page->probeButton(), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 30'000);
     QVERIFY(m_page->statusLine()->property("problem").toBool());
-    QCOMPARE(m_page->statusLine()->text(),
-             QStringLiteral("The probe of local failed: no shardwise-runner at %1").arg(QString::fromStdString(missing)));
+    QCOMPARE(
+        m_page->statusLine()->text(),
+        QStringLiteral("The probe of local failed: no shardwise-runner at %1").arg(QString::fromStdString(missing)));
     QVERIFY(store::listProbes(*m_workspace->database()).empty());
     QCOMPARE(m_page->factsModel()->valueOf(QStringLiteral("Probed")), QString());
 }

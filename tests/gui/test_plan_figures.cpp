@@ -45,8 +45,7 @@ bool waitForPlan(PlanPage& page)
     return updated.wait(10000);
 }
 
-template <typename T>
-T* child(QWidget& parent, const char* name)
+template <typename T> T* child(QWidget& parent, const char* name)
 {
     return parent.findChild<T*>(QString::fromLatin1(name));
 }
@@ -61,7 +60,10 @@ void typeInto(QAbstractSpinBox* spin, const QString& text)
     QTest::keyClick(spin, Qt::Key_Return);
 }
 
-bool nearlyEqual(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); }
+bool nearlyEqual(double a, double b)
+{
+    return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b));
+}
 
 } // namespace
 
@@ -139,8 +141,8 @@ private slots:
             QVERIFY2(nearlyEqual(p.y(), usableGiB), qPrintable(QString::number(p.y())));
 
         for (int row = 0; row < table.rowCount(); ++row) {
-            const auto strategy =
-                static_cast<Strategy>(table.index(row, CandidateTableModel::StrategyColumn).data(CandidateTableModel::RawValueRole).toInt());
+            const auto strategy = static_cast<Strategy>(
+                table.index(row, CandidateTableModel::StrategyColumn).data(CandidateTableModel::RawValueRole).toInt());
             const Estimate& e = expected.candidate(strategy).estimate;
             const double peakGiB = e.memory.peakBytes() / kGiB;
             const QModelIndex peakCell = table.index(row, CandidateTableModel::PeakColumn);
@@ -150,13 +152,15 @@ private slots:
             double barSum = 0;
             for (const QBarSet* set : bars->barSets())
                 barSum += set->at(row);
-            QVERIFY2(nearlyEqual(barSum, tablePeak), qPrintable(QStringLiteral("%1: bar %2, table %3")
-                                                                   .arg(QString::fromLatin1(strategyId(strategy).data()))
-                                                                   .arg(barSum)
-                                                                   .arg(tablePeak)));
+            QVERIFY2(nearlyEqual(barSum, tablePeak),
+                     qPrintable(QStringLiteral("%1: bar %2, table %3")
+                                    .arg(QString::fromLatin1(strategyId(strategy).data()))
+                                    .arg(barSum)
+                                    .arg(tablePeak)));
             // A bar stands above the dashed line exactly when its candidate does not fit the GPU.
             QCOMPARE(barSum <= usableGiB, e.fitsDevice);
-            QCOMPARE(table.index(row, CandidateTableModel::FitsColumn).data(CandidateTableModel::RawValueRole).toBool(), e.fits());
+            QCOMPARE(table.index(row, CandidateTableModel::FitsColumn).data(CandidateTableModel::RawValueRole).toBool(),
+                     e.fits());
         }
 
         // The decided step's reason gives the same peak, to one decimal, for the strategies it names.
@@ -186,7 +190,8 @@ private slots:
         QVERIFY(waitForPlan(page));
         auto* error = child<QLabel>(page, "planErrorLabel");
         QVERIFY(error && error->isVisible());
-        QVERIFY2(error->text().contains(QStringLiteral("Sequence")) && error->text().contains(QStringLiteral("training.seq_len")),
+        QVERIFY2(error->text().contains(QStringLiteral("Sequence"))
+                     && error->text().contains(QStringLiteral("training.seq_len")),
                  qPrintable(error->text()));
         // No figures of the previous configuration stay beside the message.
         QCOMPARE(page.candidateModel()->rowCount(), 0);
@@ -213,7 +218,8 @@ private slots:
         QVERIFY(waitForPlan(page));
         auto* error = child<QLabel>(page, "planErrorLabel");
         QVERIFY(error && error->isVisible());
-        QVERIFY2(error->text().contains(QStringLiteral("Custom GPU memory")) && error->text().contains(QStringLiteral("memory_mib")),
+        QVERIFY2(error->text().contains(QStringLiteral("Custom GPU memory"))
+                     && error->text().contains(QStringLiteral("memory_mib")),
                  qPrintable(error->text()));
     }
 

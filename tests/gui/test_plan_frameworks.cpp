@@ -86,7 +86,8 @@ private slots:
             version->setText(QStringLiteral("0.15"));
             emit version->editingFinished();
             QVERIFY(waitForPlan(page));
-            QVERIFY2(page.recommendationText().contains(QStringLiteral("DeepSpeed 0.15")), qPrintable(page.recommendationText()));
+            QVERIFY2(page.recommendationText().contains(QStringLiteral("DeepSpeed 0.15")),
+                     qPrintable(page.recommendationText()));
             // FSDP2 setups are shown, greyed, with the reason.
             const int row = rowOf(page, Strategy::Fsdp2Reshard);
             QVERIFY(row >= 0);
@@ -94,11 +95,15 @@ private slots:
             QVERIFY(!index.data(CandidateTableModel::SupportedRole).toBool());
             QVERIFY(!(page.candidateModel()->flags(index) & Qt::ItemIsEnabled));
             QVERIFY(index.data(Qt::ToolTipRole).toString().contains(QStringLiteral("DeepSpeed")));
-            QVERIFY(page.candidateModel()->index(rowOf(page, Strategy::Zero3), 0).data(CandidateTableModel::SupportedRole).toBool());
+            QVERIFY(page.candidateModel()
+                        ->index(rowOf(page, Strategy::Zero3), 0)
+                        .data(CandidateTableModel::SupportedRole)
+                        .toBool());
         }
         PlanPage again(m_workspace);
         QVERIFY(waitForPlan(again));
-        QCOMPARE(again.findChild<QComboBox*>(QStringLiteral("frameworkCombo"))->currentData().toString(), QStringLiteral("deepspeed"));
+        QCOMPARE(again.findChild<QComboBox*>(QStringLiteral("frameworkCombo"))->currentData().toString(),
+                 QStringLiteral("deepspeed"));
         QCOMPARE(again.findChild<QLineEdit*>(QStringLiteral("frameworkVersionEdit"))->text(), QStringLiteral("0.15"));
         QCOMPARE(again.form()->input().framework.framework, Framework::DeepSpeed);
         QCOMPARE(again.form()->input().framework.version, std::string("0.15"));
@@ -131,7 +136,8 @@ private slots:
         QVERIFY(waitForPlan(page));
         PlanPage again(m_workspace);
         QVERIFY(waitForPlan(again));
-        QCOMPARE(again.findChild<QComboBox*>(QStringLiteral("interNodeCombo"))->currentData().toString(), QStringLiteral("ib-8x400"));
+        QCOMPARE(again.findChild<QComboBox*>(QStringLiteral("interNodeCombo"))->currentData().toString(),
+                 QStringLiteral("ib-8x400"));
     }
 
     void exportMenuWritesTheSelectedCandidate()
@@ -184,8 +190,9 @@ private slots:
         view->selectRow(rowOf(page, Strategy::Zero0));
         emit menu->aboutToShow();
         QVERIFY(action(QStringLiteral("export-fsdp2-python"))->isEnabled());
-        QVERIFY2(action(QStringLiteral("export-fsdp2-python"))->toolTip().contains(QStringLiteral("PyTorch FSDP2 reads it")),
-                 qPrintable(action(QStringLiteral("export-fsdp2-python"))->toolTip()));
+        QVERIFY2(
+            action(QStringLiteral("export-fsdp2-python"))->toolTip().contains(QStringLiteral("PyTorch FSDP2 reads it")),
+            qPrintable(action(QStringLiteral("export-fsdp2-python"))->toolTip()));
     }
 
     void openConfigFillsTheFormAndShowsWarnings()
@@ -196,12 +203,14 @@ private slots:
         {
             QFile f(path);
             QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(R"({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 4, "bf16": {"enabled": true},
+            f.write(
+                R"({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 4, "bf16": {"enabled": true},
                        "zero_optimization": {"stage": 3, "sub_group_size": 1e9, "mystery_knob": 1}})");
         }
         QString error;
         QVERIFY2(page.openConfig(path, &error), qPrintable(error));
-        QVERIFY2(page.importMessageText().contains(QStringLiteral("zero_optimization.mystery_knob")), qPrintable(page.importMessageText()));
+        QVERIFY2(page.importMessageText().contains(QStringLiteral("zero_optimization.mystery_knob")),
+                 qPrintable(page.importMessageText()));
         QVERIFY(!page.importMessageText().contains(QStringLiteral("sub_group_size")));
         const EstimateInput in = page.form()->input();
         QCOMPARE(in.framework.framework, Framework::DeepSpeed);

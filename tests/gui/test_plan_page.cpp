@@ -47,11 +47,16 @@ const CandidateView* shownCandidate(const PlanPage& page, Strategy strategy)
 // The Plan form's state as a build before the host RAM field saved it.
 QJsonObject formWithoutHostRam()
 {
-    return QJsonObject{{QStringLiteral("model"), QStringLiteral("qwen2.5-14b")}, {QStringLiteral("gpu"), QStringLiteral("h200")},
-                       {QStringLiteral("gpus_per_node"), 1}, {QStringLiteral("nodes"), 1},
-                       {QStringLiteral("interconnect"), QStringLiteral("nvlink")}, {QStringLiteral("precision"), QStringLiteral("bf16")},
-                       {QStringLiteral("micro_batch"), 1}, {QStringLiteral("seq_len"), 1024},
-                       {QStringLiteral("expandable_segments"), false}, {QStringLiteral("activation_checkpointing"), false}};
+    return QJsonObject { { QStringLiteral("model"), QStringLiteral("qwen2.5-14b") },
+                         { QStringLiteral("gpu"), QStringLiteral("h200") },
+                         { QStringLiteral("gpus_per_node"), 1 },
+                         { QStringLiteral("nodes"), 1 },
+                         { QStringLiteral("interconnect"), QStringLiteral("nvlink") },
+                         { QStringLiteral("precision"), QStringLiteral("bf16") },
+                         { QStringLiteral("micro_batch"), 1 },
+                         { QStringLiteral("seq_len"), 1024 },
+                         { QStringLiteral("expandable_segments"), false },
+                         { QStringLiteral("activation_checkpointing"), false } };
 }
 
 // A small model at a short sequence on one H200: the host issuing every kernel sets the pace, which
@@ -103,12 +108,14 @@ private slots:
         QTest::addColumn<int>("gpusPerNode");
         QTest::addColumn<QString>("interconnect");
         QTest::addColumn<int>("seqLen");
-        QTest::newRow("3b, 4 x L4, PCIe") << QStringLiteral("qwen2.5-3b") << QStringLiteral("l4") << 4 << QStringLiteral("pcie") << 2048;
-        QTest::newRow("3b, 1 x H200") << QStringLiteral("qwen2.5-3b") << QStringLiteral("h200") << 1 << QStringLiteral("nvlink") << 2048;
-        QTest::newRow("7b, 8 x H100, NVLink") << QStringLiteral("qwen2.5-7b") << QStringLiteral("h100-80gb") << 8 << QStringLiteral("nvlink")
-                                             << 4096;
-        QTest::newRow("70b, 8 x A100 40GB") << QStringLiteral("llama-3.1-70b") << QStringLiteral("a100-40gb") << 8 << QStringLiteral("nvlink")
-                                           << 2048;
+        QTest::newRow("3b, 4 x L4, PCIe")
+            << QStringLiteral("qwen2.5-3b") << QStringLiteral("l4") << 4 << QStringLiteral("pcie") << 2048;
+        QTest::newRow("3b, 1 x H200") << QStringLiteral("qwen2.5-3b") << QStringLiteral("h200") << 1
+                                      << QStringLiteral("nvlink") << 2048;
+        QTest::newRow("7b, 8 x H100, NVLink")
+            << QStringLiteral("qwen2.5-7b") << QStringLiteral("h100-80gb") << 8 << QStringLiteral("nvlink") << 4096;
+        QTest::newRow("70b, 8 x A100 40GB")
+            << QStringLiteral("llama-3.1-70b") << QStringLiteral("a100-40gb") << 8 << QStringLiteral("nvlink") << 2048;
     }
     void formInputGivesCoresRecommendation()
     {
@@ -144,7 +151,8 @@ private slots:
         in.cluster.intraNode = parseInterconnect(interconnect.toStdString(), "interconnect");
         in.training.seqLen = seqLen;
         in.training.microBatch = page.form()->state().value(QStringLiteral("micro_batch")).toInt();
-        in.training.precision = parsePrecision(page.form()->state().value(QStringLiteral("precision")).toString().toStdString(), "p");
+        in.training.precision
+            = parsePrecision(page.form()->state().value(QStringLiteral("precision")).toString().toStdString(), "p");
         in.training.expandableSegments = page.form()->state().value(QStringLiteral("expandable_segments")).toBool();
         const Plan expected = makePlan(in);
 
@@ -152,14 +160,16 @@ private slots:
         QCOMPARE(shown.hasRecommendation, expected.recommendation.strategy.has_value());
         if (expected.recommendation.strategy) {
             QCOMPARE(shown.recommendation, *expected.recommendation.strategy);
-            const QString label = QString::fromUtf8(traits(*expected.recommendation.strategy).label.data(),
-                                                    static_cast<qsizetype>(traits(*expected.recommendation.strategy).label.size()));
+            const QString label
+                = QString::fromUtf8(traits(*expected.recommendation.strategy).label.data(),
+                                    static_cast<qsizetype>(traits(*expected.recommendation.strategy).label.size()));
             QVERIFY2(page.recommendationText().contains(label), qPrintable(page.recommendationText()));
         }
         // The deciding step is the one core/plan names, with its reasons.
         const int decided = static_cast<int>(expected.recommendation.step);
         for (int row = 0; row < page.stepModel()->rowCount(); ++row) {
-            const auto verdict = static_cast<StepVerdict>(page.stepModel()->index(row, 0).data(DecisionStepModel::VerdictRole).toInt());
+            const auto verdict = static_cast<StepVerdict>(
+                page.stepModel()->index(row, 0).data(DecisionStepModel::VerdictRole).toInt());
             QCOMPARE(verdict == StepVerdict::Decided, row + 1 == decided);
         }
         QCOMPARE(page.candidateModel()->rowCount(), 9);
@@ -216,7 +226,7 @@ private slots:
         auto* hostRam = page.findChild<QDoubleSpinBox*>(QStringLiteral("hostRamSpin"));
         QVERIFY(hostRam);
         QCOMPARE(hostRam->value(), 512.0);
-        for (Strategy s : {Strategy::Zero3Offload, Strategy::Fsdp2ReshardOffload}) {
+        for (Strategy s : { Strategy::Zero3Offload, Strategy::Fsdp2ReshardOffload }) {
             const CandidateView* c = shownCandidate(page, s);
             QVERIFY(c);
             QVERIFY2(c->fits, qPrintable(c->note));
@@ -226,17 +236,22 @@ private slots:
         QVERIFY(waitForPlan(page));
         QVERIFY2(page.errorText().isEmpty(), qPrintable(page.errorText()));
         QCOMPARE(page.form()->state().value(QStringLiteral("host_ram_gib")).toDouble(), 128.0);
-        for (Strategy s : {Strategy::Zero3Offload, Strategy::Fsdp2ReshardOffload}) {
+        for (Strategy s : { Strategy::Zero3Offload, Strategy::Fsdp2ReshardOffload }) {
             const CandidateView* c = shownCandidate(page, s);
             QVERIFY(c);
             QVERIFY(!c->fits);
             QVERIFY2(c->note.contains(QStringLiteral("host memory")), qPrintable(c->note));
             const int row = static_cast<int>(c - page.currentPlan().candidates.constData());
-            QCOMPARE(page.candidateModel()->index(row, CandidateTableModel::FitsColumn).data(CandidateTableModel::RawValueRole).toBool(),
+            QCOMPARE(page.candidateModel()
+                         ->index(row, CandidateTableModel::FitsColumn)
+                         .data(CandidateTableModel::RawValueRole)
+                         .toBool(),
                      false);
-            const QString shownFit = page.candidateModel()->index(row, CandidateTableModel::FitsColumn).data().toString();
+            const QString shownFit
+                = page.candidateModel()->index(row, CandidateTableModel::FitsColumn).data().toString();
             QVERIFY2(shownFit.contains(QStringLiteral("host")), qPrintable(shownFit));
-            const QString why = page.candidateModel()->index(row, CandidateTableModel::FitsColumn).data(Qt::ToolTipRole).toString();
+            const QString why
+                = page.candidateModel()->index(row, CandidateTableModel::FitsColumn).data(Qt::ToolTipRole).toString();
             QVERIFY2(why.contains(QStringLiteral("host memory")), qPrintable(why));
         }
         QVERIFY(!page.currentPlan().hasRecommendation || !traits(page.currentPlan().recommendation).offloadsOptimizer);
@@ -272,7 +287,8 @@ private slots:
         withRam[QStringLiteral("host_ram_gib")] = 96.0;
         QCOMPARE(planInputFromState(withRam).cluster.hostRamGiB, 96.0);
 
-        QSettings().setValue(QStringLiteral("plan/form"), QJsonDocument(formWithoutHostRam()).toJson(QJsonDocument::Compact));
+        QSettings().setValue(QStringLiteral("plan/form"),
+                             QJsonDocument(formWithoutHostRam()).toJson(QJsonDocument::Compact));
         PlanPage page(m_workspace);
         QVERIFY(waitForPlan(page));
         auto* hostRam = page.findChild<QDoubleSpinBox*>(QStringLiteral("hostRamSpin"));
@@ -365,10 +381,12 @@ private slots:
         QTest::addColumn<QString>("gpu");
         QTest::addColumn<QString>("device");
         QTest::addColumn<bool>("graphed");
-        QTest::newRow("small model on a GPU") << QStringLiteral("qwen2.5-0.5b") << QStringLiteral("h200") << QStringLiteral("cuda") << true;
-        QTest::newRow("small model, CPU validation") << QStringLiteral("qwen2.5-0.5b") << QStringLiteral("h200") << QStringLiteral("cpu")
-                                                     << false;
-        QTest::newRow("offload plan on one L4") << QStringLiteral("qwen2.5-14b") << QStringLiteral("l4") << QStringLiteral("cuda") << false;
+        QTest::newRow("small model on a GPU")
+            << QStringLiteral("qwen2.5-0.5b") << QStringLiteral("h200") << QStringLiteral("cuda") << true;
+        QTest::newRow("small model, CPU validation")
+            << QStringLiteral("qwen2.5-0.5b") << QStringLiteral("h200") << QStringLiteral("cpu") << false;
+        QTest::newRow("offload plan on one L4")
+            << QStringLiteral("qwen2.5-14b") << QStringLiteral("l4") << QStringLiteral("cuda") << false;
     }
     void validationRunsCarryCudaGraphsOnlyWhereCapturable()
     {
@@ -381,7 +399,8 @@ private slots:
         QJsonObject state = smallModelShortSequence(true);
         state[QStringLiteral("model")] = model;
         state[QStringLiteral("gpu")] = gpu;
-        state[QStringLiteral("interconnect")] = gpu == QLatin1String("l4") ? QStringLiteral("pcie") : QStringLiteral("nvlink");
+        state[QStringLiteral("interconnect")]
+            = gpu == QLatin1String("l4") ? QStringLiteral("pcie") : QStringLiteral("nvlink");
         page.form()->setState(state);
         QVERIFY(waitForPlan(page));
         auto* deviceCombo = page.findChild<QComboBox*>(QStringLiteral("validationDeviceCombo"));

@@ -22,10 +22,10 @@
 #include "shardwise/store/run_recorder.hpp"
 
 #include <QAbstractItemModelTester>
-#include <QLocale>
-#include <QFont>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFont>
+#include <QLocale>
 #include <QStandardItemModel>
 #include <QTemporaryDir>
 
@@ -60,10 +60,14 @@ RankProgress rank(int r, int done, int total, int timed)
 
 diagnose::Diagnosis diagnoseCase(const char* name)
 {
-    return diagnose::diagnose(diagnose::loadRunFolder(std::filesystem::path(SHARDWISE_TEST_DATA_DIR) / "diagnose" / name));
+    return diagnose::diagnose(
+        diagnose::loadRunFolder(std::filesystem::path(SHARDWISE_TEST_DATA_DIR) / "diagnose" / name));
 }
 
-RunDiagnosisView viewOfCase(const char* name) { return diagnosisViewFromJson(diagnose::toJson(diagnoseCase(name))); }
+RunDiagnosisView viewOfCase(const char* name)
+{
+    return diagnosisViewFromJson(diagnose::toJson(diagnoseCase(name)));
+}
 
 } // namespace
 
@@ -95,7 +99,8 @@ void TestRunsModels::queueModelShowsRunningRequestFirst()
 {
     RunQueueModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setQueue(request(7, Strategy::Zero3, 2), {request(8, Strategy::Zero1, 1), request(9, Strategy::Fsdp2Reshard, 4)});
+    model.setQueue(request(7, Strategy::Zero3, 2),
+                   { request(8, Strategy::Zero1, 1), request(9, Strategy::Fsdp2Reshard, 4) });
     QCOMPARE(model.rowCount(), 3);
     QCOMPARE(model.ticketAt(0), 7);
     QVERIFY(model.index(0, 0).data(RunQueueModel::RunningRole).toBool());
@@ -107,10 +112,13 @@ void TestRunsModels::queueModelShowsRunningRequestFirst()
     // A torch run says its backend in the queue.
     RunRequest torch = request(10, Strategy::Fsdp2Reshard, 2);
     torch.config.backend = RunBackend::Torch;
-    model.setQueue(std::nullopt, {request(11, Strategy::Fsdp2Reshard, 2), torch});
+    model.setQueue(std::nullopt, { request(11, Strategy::Fsdp2Reshard, 2), torch });
     QCOMPARE(model.index(1, RunQueueModel::StrategyColumn).data().toString(),
              model.index(0, RunQueueModel::StrategyColumn).data().toString() + QStringLiteral(" (torch)"));
-    QVERIFY(model.index(1, RunQueueModel::StrategyColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("PyTorch")));
+    QVERIFY(model.index(1, RunQueueModel::StrategyColumn)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("PyTorch")));
     model.setQueue(std::nullopt, {});
     QCOMPARE(model.rowCount(), 0);
 }
@@ -124,7 +132,7 @@ void TestRunsModels::historyModelShowsEveryStoredOutcome()
     config.model = resolveModel("tiny");
     config.worldSize = 1;
     store::RunOrigin origin;
-    origin.nodes.push_back({"local", std::nullopt});
+    origin.nodes.push_back({ "local", std::nullopt });
     origin.launcher = "shardwise";
     {
         store::RunRecorder completed(db, config, origin);
@@ -149,8 +157,12 @@ void TestRunsModels::historyModelShowsEveryStoredOutcome()
     QCOMPARE(model.rowCount(), 2);
     // Newest first: the failed run, then the completed one.
     QCOMPARE(model.index(0, RunHistoryModel::StatusColumn).data().toString(), QStringLiteral("Failed"));
-    QCOMPARE(model.index(0, RunHistoryModel::StatusColumn).data(RunHistoryModel::StatusIdRole).toString(), QStringLiteral("failed"));
-    QVERIFY(model.index(0, RunHistoryModel::NoteColumn).data().toString().contains(QStringLiteral("activation_checkpointing")));
+    QCOMPARE(model.index(0, RunHistoryModel::StatusColumn).data(RunHistoryModel::StatusIdRole).toString(),
+             QStringLiteral("failed"));
+    QVERIFY(model.index(0, RunHistoryModel::NoteColumn)
+                .data()
+                .toString()
+                .contains(QStringLiteral("activation_checkpointing")));
     QVERIFY(model.index(0, RunHistoryModel::TokensColumn).data().toString().isEmpty());
     QCOMPARE(model.index(1, RunHistoryModel::StatusColumn).data().toString(), QStringLiteral("Completed"));
     QVERIFY(model.index(1, RunHistoryModel::TokensColumn).data().toString().contains(QStringLiteral("tokens/s")));
@@ -163,12 +175,12 @@ void TestRunsModels::rankProgressModelDropsUpdatesOfOtherRuns()
     RankProgressModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.watch(5);
-    model.update(5, {rank(0, 1, 4, 0), rank(1, 1, 4, 0)});
+    model.update(5, { rank(0, 1, 4, 0), rank(1, 1, 4, 0) });
     QCOMPARE(model.rowCount(), 2);
-    model.update(4, {rank(0, 4, 4, 3)}); // a late delivery of an earlier run
+    model.update(4, { rank(0, 4, 4, 3) }); // a late delivery of an earlier run
     QCOMPARE(model.rowCount(), 2);
     QCOMPARE(model.index(0, RankProgressModel::StepsColumn).data().toString(), QStringLiteral("1 of 4"));
-    model.update(5, {rank(0, 3, 4, 2), rank(1, 3, 4, 2)});
+    model.update(5, { rank(0, 3, 4, 2), rank(1, 3, 4, 2) });
     QCOMPARE(model.index(1, RankProgressModel::StepsColumn).data().toString(), QStringLiteral("3 of 4"));
     QVERIFY(model.index(1, RankProgressModel::TokensColumn).data().toString().contains(QStringLiteral("tokens/s")));
     QVERIFY(model.index(1, RankProgressModel::MemoryColumn).data().toString().contains(QStringLiteral("300 MiB")));
@@ -202,7 +214,7 @@ void TestRunsModels::rankProgressStateFollowsSteps()
     RankProgress p = rank(0, done, 4, timed);
     p.finished = finished;
     p.failed = failed;
-    model.update(1, {p});
+    model.update(1, { p });
     QCOMPARE(model.index(0, RankProgressModel::StateColumn).data().toString(), state);
     QCOMPARE(model.index(0, 0).data(RankProgressModel::FailedRole).toBool(), failed);
 }
@@ -214,17 +226,17 @@ void TestRunsModels::logTailKeepsOnlyTheLastLines()
     model.watch(3);
     QList<RunLogLine> lines;
     for (int i = 0; i < 4; ++i)
-        lines.append({i % 2, QStringLiteral("line %1").arg(i), false, false});
+        lines.append({ i % 2, QStringLiteral("line %1").arg(i), false, false });
     model.append(3, lines);
     QCOMPARE(model.rowCount(), 4);
     lines.clear();
     for (int i = 4; i < 12; ++i)
-        lines.append({0, QStringLiteral("line %1").arg(i), false, false});
+        lines.append({ 0, QStringLiteral("line %1").arg(i), false, false });
     model.append(3, lines);
     QCOMPARE(model.rowCount(), 5);
     QCOMPARE(model.index(0).data().toString(), QStringLiteral("[rank 0] line 7"));
     QCOMPARE(model.index(4).data().toString(), QStringLiteral("[rank 0] line 11"));
-    model.append(2, {{1, QStringLiteral("from another run"), false, false}});
+    model.append(2, { { 1, QStringLiteral("from another run"), false, false } });
     QCOMPARE(model.index(4).data().toString(), QStringLiteral("[rank 0] line 11"));
 }
 
@@ -232,11 +244,13 @@ void TestRunsModels::logTailHighlightsFirstFailureEvidence()
 {
     LogTailModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setLines(1, {{0, QStringLiteral("step 1"), false, false},
-                       {1, QStringLiteral("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"), false, false},
-                       {0, QStringLiteral("watchdog caught collective operation timeout"), false, true}});
+    model.setLines(
+        1,
+        { { 0, QStringLiteral("step 1"), false, false },
+          { 1, QStringLiteral("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"), false, false },
+          { 0, QStringLiteral("watchdog caught collective operation timeout"), false, true } });
     QCOMPARE(model.firstHighlightedRow(), -1);
-    model.setHighlighted({QStringLiteral("CUDA out of memory. Tried to allocate 2.00 GiB")});
+    model.setHighlighted({ QStringLiteral("CUDA out of memory. Tried to allocate 2.00 GiB") });
     QCOMPARE(model.firstHighlightedRow(), 1);
     QVERIFY(model.index(1).data(LogTailModel::HighlightedRole).toBool());
     QVERIFY(model.index(1).data(Qt::FontRole).value<QFont>().bold());
@@ -252,9 +266,10 @@ void TestRunsModels::diagnosisViewReadsCoreDiagnosis_data()
     QTest::addColumn<QString>("rerunAction");
     QTest::newRow("fragmentation OOM") << QStringLiteral("oom_fragmentation_single_rank") << QStringLiteral("oom") << 0
                                        << QStringLiteral("rerun_with_expandable_segments");
-    QTest::newRow("OOM on rank 3, watchdogs elsewhere") << QStringLiteral("oom_rank3_then_watchdog_4_ranks_2_nodes")
-                                                        << QStringLiteral("oom") << 3 << QString();
-    QTest::newRow("runner config error") << QStringLiteral("runner_config_error_event") << QStringLiteral("config") << -1 << QString();
+    QTest::newRow("OOM on rank 3, watchdogs elsewhere")
+        << QStringLiteral("oom_rank3_then_watchdog_4_ranks_2_nodes") << QStringLiteral("oom") << 3 << QString();
+    QTest::newRow("runner config error") << QStringLiteral("runner_config_error_event") << QStringLiteral("config")
+                                         << -1 << QString();
 }
 
 void TestRunsModels::diagnosisViewReadsCoreDiagnosis()
@@ -276,7 +291,8 @@ void TestRunsModels::diagnosisViewReadsCoreDiagnosis()
     QVERIFY(!root->evidence.isEmpty());
     QVERIFY(!view.explanation.isEmpty());
     if (!rerunAction.isEmpty()) {
-        const auto it = std::find_if(view.actions.begin(), view.actions.end(), [&](const DiagnosisAction& a) { return a.kind == rerunAction; });
+        const auto it = std::find_if(view.actions.begin(), view.actions.end(),
+                                     [&](const DiagnosisAction& a) { return a.kind == rerunAction; });
         QVERIFY(it != view.actions.end());
         QVERIFY(it->isRerun());
         QVERIFY(!it->text.isEmpty());
@@ -288,9 +304,11 @@ void TestRunsModels::diagnosisViewRejectsMalformedDocument_data()
     QTest::addColumn<QString>("document");
     QTest::addColumn<QString>("field");
     QTest::newRow("not an object") << QStringLiteral("[1, 2]") << QStringLiteral("diagnosis");
-    QTest::newRow("root cause out of range") << QStringLiteral(R"({"root_cause": 2, "failures": []})") << QStringLiteral("root_cause");
+    QTest::newRow("root cause out of range")
+        << QStringLiteral(R"({"root_cause": 2, "failures": []})") << QStringLiteral("root_cause");
     QTest::newRow("failures not an array") << QStringLiteral(R"({"failures": {}})") << QStringLiteral("failures");
-    QTest::newRow("message not a string") << QStringLiteral(R"({"failures": [{"message": 3}]})") << QStringLiteral("failures[0].message");
+    QTest::newRow("message not a string")
+        << QStringLiteral(R"({"failures": [{"message": 3}]})") << QStringLiteral("failures[0].message");
     QTest::newRow("unknown strategy") << QStringLiteral(R"({"actions": [{"kind": "offload", "strategy": "zero9"}]})")
                                       << QStringLiteral("actions[0].strategy");
 }
@@ -319,7 +337,8 @@ void TestRunsModels::failureModelHighlightsRootCauseAmongSymptoms()
     QVERIFY(model.index(root, 0).data(RunFailureModel::RootCauseRole).toBool());
     QVERIFY(model.index(root, 0).data(Qt::FontRole).value<QFont>().bold());
     QVERIFY(model.index(root, 0).data(Qt::BackgroundRole).isValid());
-    QCOMPARE(model.index(root, RunFailureModel::RoleColumn).data().toString(), QStringLiteral("First failure (root cause)"));
+    QCOMPARE(model.index(root, RunFailureModel::RoleColumn).data().toString(),
+             QStringLiteral("First failure (root cause)"));
     QCOMPARE(model.index(root, RunFailureModel::RankColumn).data().toString(), QStringLiteral("Rank 3"));
     int symptoms = 0;
     for (int row = 0; row < model.rowCount(); ++row) {
@@ -342,7 +361,7 @@ void TestRunsModels::storedDiagnosisRoundTripsThroughStore()
     RunConfig config;
     config.model = resolveModel("tiny");
     store::RunOrigin origin;
-    origin.nodes.push_back({"local", std::nullopt});
+    origin.nodes.push_back({ "local", std::nullopt });
     store::RunRecorder recorder(db, config, origin);
     recorder.finish(store::RunStatus::Oom);
     const diagnose::Diagnosis diagnosis = diagnoseCase("oom_fragmentation_single_rank");
@@ -366,7 +385,8 @@ void TestRunsModels::nodeModelsShowDiscoveredFacts()
     facts.arch = "x86_64";
     facts.cpuCores = 64;
     facts.ramBytes = 512LL << 30;
-    facts.gpus = {{0, "NVIDIA H200", 141LL << 30, "00000000:18:00.0"}, {1, "NVIDIA H200", 141LL << 30, "00000000:2A:00.0"}};
+    facts.gpus = { { 0, "NVIDIA H200", 141LL << 30, "00000000:18:00.0" },
+                   { 1, "NVIDIA H200", 141LL << 30, "00000000:2A:00.0" } };
     facts.driver = "550.54.15";
     facts.cudaToolkit = "12.4";
     facts.nccl = "2.21.5";
@@ -385,7 +405,7 @@ void TestRunsModels::nodeModelsShowDiscoveredFacts()
 
     NodeTableModel nodes;
     QAbstractItemModelTester nodesTester(&nodes, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    nodes.setNodes({local, ssh});
+    nodes.setNodes({ local, ssh });
     QCOMPARE(nodes.rowCount(), 2);
     QCOMPARE(nodes.index(0, NodeTableModel::GpusColumn).data().toString(), QStringLiteral("Not discovered yet"));
     QCOMPARE(nodes.index(1, NodeTableModel::AddressColumn).data().toString(), QStringLiteral("ml@10.0.0.5:2222"));
@@ -403,7 +423,8 @@ void TestRunsModels::nodeModelsShowDiscoveredFacts()
     QCOMPARE(factsModel.valueOf(QStringLiteral("Python")), QStringLiteral("not found"));
     // The torch backend's needs, named: here python3 itself is missing.
     QCOMPARE(factsModel.valueOf(QStringLiteral("Can run the torch backend")), QStringLiteral("no"));
-    QVERIFY(factsModel.valueOf(QStringLiteral("Missing for torch")).contains(QStringLiteral("python3 is not installed")));
+    QVERIFY(
+        factsModel.valueOf(QStringLiteral("Missing for torch")).contains(QStringLiteral("python3 is not installed")));
     facts.python = "Python 3.11.2";
     facts.pythonTorch = "2.5.1";
     factsModel.setFacts(facts);
@@ -413,7 +434,7 @@ void TestRunsModels::nodeModelsShowDiscoveredFacts()
     facts.transformers = "4.46.3";
     factsModel.setFacts(facts);
     QCOMPARE(factsModel.valueOf(QStringLiteral("Transformers")), QStringLiteral("4.46.3"));
-    facts.problems = {"cmake not found"};
+    facts.problems = { "cmake not found" };
     factsModel.setFacts(facts);
     QCOMPARE(factsModel.valueOf(QStringLiteral("Can build the runner")), QStringLiteral("no"));
     QCOMPARE(factsModel.valueOf(QStringLiteral("Problem")), QStringLiteral("cmake not found"));
@@ -457,11 +478,11 @@ void TestRunsModels::nodeFactsShowTheNewestProbeAfterTheFacts()
     probe.event.world = 8;
     probe.event.deviceName = "NVIDIA H200";
     // As the runner reports them: collectives at several sizes, the largest last.
-    probe.event.results = {{"matmul_bf16", 0, 781.5, "TFLOP/s", 10},
-                           {"matmul_fp32", 0, 0.0123456, "TFLOP/s", 10},
-                           {"all_reduce", 1 << 20, 20.0, "GB/s", 10},
-                           {"all_reduce", 256 << 20, 361.0, "GB/s", 10},
-                           {"cpu_adamw", 256 << 20, 1.5e9, "params/s", 10}};
+    probe.event.results = { { "matmul_bf16", 0, 781.5, "TFLOP/s", 10 },
+                            { "matmul_fp32", 0, 0.0123456, "TFLOP/s", 10 },
+                            { "all_reduce", 1 << 20, 20.0, "GB/s", 10 },
+                            { "all_reduce", 256 << 20, 361.0, "GB/s", 10 },
+                            { "cpu_adamw", 256 << 20, 1.5e9, "params/s", 10 } };
 
     NodeFactsModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -471,12 +492,15 @@ void TestRunsModels::nodeFactsShowTheNewestProbeAfterTheFacts()
     QCOMPARE(model.rowCount(), factRows + 5); // "Probed" + one row per kind
     QCOMPARE(model.index(factRows, NodeFactsModel::PropertyColumn).data().toString(), QStringLiteral("Probed"));
     QVERIFY(model.valueOf(QStringLiteral("Probed")).endsWith(QStringLiteral("NVIDIA H200 (rank 0 of 8)")));
-    QCOMPARE(model.valueOf(QStringLiteral("Matmul rate (bf16)")), QStringLiteral("%1 TFLOP/s").arg(QLocale().toString(781.5, 'f', 0)));
+    QCOMPARE(model.valueOf(QStringLiteral("Matmul rate (bf16)")),
+             QStringLiteral("%1 TFLOP/s").arg(QLocale().toString(781.5, 'f', 0)));
     // A CPU's rate in hundredths of a TFLOP/s keeps three significant digits.
-    QCOMPARE(model.valueOf(QStringLiteral("Matmul rate (fp32)")), QStringLiteral("%1 TFLOP/s").arg(QLocale().toString(0.0123, 'g', 3)));
+    QCOMPARE(model.valueOf(QStringLiteral("Matmul rate (fp32)")),
+             QStringLiteral("%1 TFLOP/s").arg(QLocale().toString(0.0123, 'g', 3)));
     QCOMPARE(model.valueOf(QStringLiteral("All-reduce bus bandwidth")),
              QStringLiteral("%1 GB/s at %2").arg(QLocale().toString(361.0, 'f', 0), formatBytes(256 << 20)));
-    QCOMPARE(model.valueOf(QStringLiteral("CPU AdamW rate")), QStringLiteral("%1 M parameters/s").arg(QLocale().toString(1500.0, 'f', 1)));
+    QCOMPARE(model.valueOf(QStringLiteral("CPU AdamW rate")),
+             QStringLiteral("%1 M parameters/s").arg(QLocale().toString(1500.0, 'f', 1)));
     // New facts keep the probe rows; no probe removes them.
     model.setFacts(facts);
     QCOMPARE(model.rowCount(), factRows + 5);
@@ -552,7 +576,7 @@ void TestRunsModels::historyModelShowsTheBackend()
     config.strategy = Strategy::Fsdp2Reshard;
     config.backend = RunBackend::Torch;
     {
-        store::RunRecorder recorder(db, config, store::RunOrigin{});
+        store::RunRecorder recorder(db, config, store::RunOrigin {});
         recorder.finish(store::RunStatus::Cancelled, "stopped");
     }
     RunHistoryModel model;
@@ -560,7 +584,10 @@ void TestRunsModels::historyModelShowsTheBackend()
     model.setRuns(store::listRuns(db));
     QCOMPARE(model.index(0, RunHistoryModel::BackendColumn).data().toString(), QStringLiteral("torch"));
     QCOMPARE(model.headerData(RunHistoryModel::BackendColumn, Qt::Horizontal).toString(), QStringLiteral("Backend"));
-    QVERIFY(model.index(0, RunHistoryModel::BackendColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("PyTorch")));
+    QVERIFY(model.index(0, RunHistoryModel::BackendColumn)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("PyTorch")));
 }
 
 SHARDWISE_GUI_TEST_MAIN(TestRunsModels)

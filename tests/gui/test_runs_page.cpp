@@ -25,9 +25,9 @@
 
 #include "shardwise/diagnose/run_folder.hpp"
 #include "shardwise/dispatch/local_launch.hpp"
-#include "shardwise/store/nodes.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
+#include "shardwise/store/nodes.hpp"
 #include "shardwise/store/run_recorder.hpp"
 
 #include <QCheckBox>
@@ -164,7 +164,8 @@ void TestRunsPage::initTestCase()
     if (qEnvironmentVariableIsEmpty("SHARDWISE_RUNNER")) {
         const QString built = QStringLiteral(SHARDWISE_TEST_RUNNER);
         if (built.isEmpty())
-            QSKIP("this build has no shardwise-runner (configured with SHARDWISE_BUILD_RUNNER=OFF) and SHARDWISE_RUNNER is not set");
+            QSKIP("this build has no shardwise-runner (configured with SHARDWISE_BUILD_RUNNER=OFF) and "
+                  "SHARDWISE_RUNNER is not set");
         qputenv("SHARDWISE_RUNNER", built.toLocal8Bit());
     }
     const QString runner = qEnvironmentVariable("SHARDWISE_RUNNER");
@@ -238,14 +239,16 @@ void TestRunsPage::localCpuRunCompletesLiveAndLandsInStore()
     for (int r = 0; r < 2; ++r) {
         QCOMPARE(ranks->index(r, RankProgressModel::StepsColumn).data().toString(), QStringLiteral("4 of 4"));
         QCOMPARE(ranks->index(r, RankProgressModel::StateColumn).data().toString(), QStringLiteral("Finished"));
-        QVERIFY(ranks->index(r, RankProgressModel::TokensColumn).data().toString().contains(QStringLiteral("tokens/s")));
+        QVERIFY(
+            ranks->index(r, RankProgressModel::TokensColumn).data().toString().contains(QStringLiteral("tokens/s")));
         QVERIFY(!ranks->index(r, RankProgressModel::MemoryColumn).data().toString().isEmpty());
     }
     QTRY_COMPARE(m_page->queueModel()->rowCount(), 0);
     QVERIFY(!m_page->cancelButton()->isEnabled());
     const int row = m_page->historyModel()->rowOf(runId);
     QVERIFY(row >= 0);
-    QCOMPARE(m_page->historyModel()->index(row, RunHistoryModel::StatusColumn).data().toString(), QStringLiteral("Completed"));
+    QCOMPARE(m_page->historyModel()->index(row, RunHistoryModel::StatusColumn).data().toString(),
+             QStringLiteral("Completed"));
     QVERIFY(!m_page->historyModel()->index(row, RunHistoryModel::TokensColumn).data().toString().isEmpty());
     QVERIFY(m_page->diagnosisPanel()->headline()->text().contains(QStringLiteral("completed")));
     // The log tail, read back from the store, holds both ranks' stderr lines.
@@ -277,10 +280,11 @@ void TestRunsPage::localTorchRunCompletesAndSaysItsBackend()
     if (!harness || !QFileInfo(QString::fromStdString(harness->string())).isExecutable())
         QSKIP("shardwise-torch-runner is not installed beside the runner in this build");
     bool torchImports = false;
-    for (const QString& python : {QStringLiteral("python3"), QStringLiteral("/usr/bin/python3")}) {
+    for (const QString& python : { QStringLiteral("python3"), QStringLiteral("/usr/bin/python3") }) {
         QProcess p;
-        p.start(python, {QStringLiteral("-c"), QStringLiteral("import torch")});
-        torchImports = torchImports || (p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0);
+        p.start(python, { QStringLiteral("-c"), QStringLiteral("import torch") });
+        torchImports = torchImports
+            || (p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0);
     }
     if (!torchImports)
         QSKIP("python3 cannot import torch here (Debian: python3-torch); the torch backend cannot run");
@@ -299,7 +303,8 @@ void TestRunsPage::localTorchRunCompletesAndSaysItsBackend()
     QCOMPARE(status, QStringLiteral("completed"));
     const int row = m_page->historyModel()->rowOf(runId);
     QVERIFY(row >= 0);
-    QCOMPARE(m_page->historyModel()->index(row, RunHistoryModel::BackendColumn).data().toString(), QStringLiteral("torch"));
+    QCOMPARE(m_page->historyModel()->index(row, RunHistoryModel::BackendColumn).data().toString(),
+             QStringLiteral("torch"));
     const auto detail = store::runDetail(*m_workspace->database(), runId);
     QCOMPARE(detail->summary.backend, RunBackend::Torch);
     QCOMPARE(detail->versions.backend, std::string("torch"));
@@ -375,8 +380,9 @@ void TestRunsPage::configRejectedByRunnerShowsDiagnosis()
     QVERIFY2(panel->headline()->text().contains(QStringLiteral("--tokens")), qPrintable(panel->headline()->text()));
     QVERIFY(panel->headline()->text().startsWith(QStringLiteral("First failure on rank")));
     QVERIFY(!panel->evidenceView()->toPlainText().isEmpty());
-    const bool suggestsConfigFix = std::any_of(panel->diagnosis().actions.begin(), panel->diagnosis().actions.end(),
-                                               [](const DiagnosisAction& a) { return a.kind == QLatin1String("fix_config"); });
+    const bool suggestsConfigFix
+        = std::any_of(panel->diagnosis().actions.begin(), panel->diagnosis().actions.end(),
+                      [](const DiagnosisAction& a) { return a.kind == QLatin1String("fix_config"); });
     QVERIFY(suggestsConfigFix);
     QVERIFY2(panel->actionButtons().isEmpty(), "a config fix is advice, not a rerun the page can make");
 
@@ -394,8 +400,8 @@ void TestRunsPage::killedRankIsShownAsTheFirstFailure()
     QSignalSpy finished(m_page->job(), &RunJob::runFinished);
     QVERIFY(m_page->queueRun(request) > 0);
     // Both ranks stepping: the rendezvous is done and the ring is live.
-    QTRY_VERIFY_WITH_TIMEOUT(m_page->rankModel()->rowCount() == 2
-                                 && m_page->rankModel()->ranks()[0].stepsDone >= 2 && m_page->rankModel()->ranks()[1].stepsDone >= 2,
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->rankModel()->rowCount() == 2 && m_page->rankModel()->ranks()[0].stepsDone >= 2
+                                 && m_page->rankModel()->ranks()[1].stepsDone >= 2,
                              kRunTimeoutMs);
     const pid_t rank1 = runnerRankPid(1);
     QVERIFY2(rank1 > 0, "rank 1's runner process was not found among this process's children");
@@ -438,7 +444,7 @@ void TestRunsPage::diagnosisActionQueuesRerunWithExpandableSegments()
     qint64 oomRun = 0;
     {
         store::RunOrigin origin;
-        origin.nodes.push_back({"local", std::nullopt});
+        origin.nodes.push_back({ "local", std::nullopt });
         origin.launcher = "shardwise";
         store::RunRecorder recorder(db, config, origin);
         protocol::ErrorEvent oom;
@@ -448,8 +454,8 @@ void TestRunsPage::diagnosisActionQueuesRerunWithExpandableSegments()
         recorder.finish(store::RunStatus::Oom);
         oomRun = recorder.runId();
     }
-    const diagnose::Diagnosis diagnosis = diagnose::diagnose(
-        diagnose::loadRunFolder(std::filesystem::path(SHARDWISE_TEST_DATA_DIR) / "diagnose" / "oom_fragmentation_single_rank"));
+    const diagnose::Diagnosis diagnosis = diagnose::diagnose(diagnose::loadRunFolder(
+        std::filesystem::path(SHARDWISE_TEST_DATA_DIR) / "diagnose" / "oom_fragmentation_single_rank"));
     session::storeRunDiagnosis(db, oomRun, diagnosis);
     m_page->reloadHistory();
     const int row = m_page->historyModel()->rowOf(oomRun);
@@ -559,7 +565,8 @@ void TestRunsPage::quittingWhileARunGoesAsksFirst()
     QTRY_VERIFY_WITH_TIMEOUT(!started.isEmpty(), kRunTimeoutMs);
     const qint64 runId = started.front().at(1).toLongLong();
     const QString said = quitConsequences(*job);
-    QVERIFY2(said.contains(QStringLiteral("Run %1 on this machine is stopped and kept as cancelled.").arg(runId)), qPrintable(said));
+    QVERIFY2(said.contains(QStringLiteral("Run %1 on this machine is stopped and kept as cancelled.").arg(runId)),
+             qPrintable(said));
     QVERIFY2(said.contains(QStringLiteral("Queued runs that will not start: 1.")), qPrintable(said));
 
     // Answers the quit question with the button whose text starts with `prefix`, once it is shown.
@@ -629,7 +636,7 @@ QString TestRunsPage::addLoopbackNode(bool prepared)
     node.auth = store::SshAuth::KeyFile;
     node.keyFile = m_sshd->keyCredentials().keyFile.string();
     if (prepared)
-        node.facts = {{"prepared_runner", {{"path", qEnvironmentVariable("SHARDWISE_RUNNER").toStdString()}}}};
+        node.facts = { { "prepared_runner", { { "path", qEnvironmentVariable("SHARDWISE_RUNNER").toStdString() } } } };
     store::addNode(*m_workspace->database(), node);
     m_workspace->notifyNodesChanged();
     return QString::fromStdString(node.name);
@@ -683,7 +690,7 @@ void TestRunsPage::cpuRunOnAnSshNodeCompletesLiveAndLandsInStore()
 
     const auto detail = store::runDetail(*m_workspace->database(), runId);
     QVERIFY(detail);
-    QCOMPARE(detail->summary.nodes, std::vector<std::string>{"loopback"});
+    QCOMPARE(detail->summary.nodes, std::vector<std::string> { "loopback" });
     QCOMPARE(detail->rankSummaries.size(), std::size_t(2));
     for (int rank = 0; rank < 2; ++rank)
         QCOMPARE(store::stepSeries(*m_workspace->database(), runId, rank).size(), std::size_t(4));
@@ -706,10 +713,13 @@ void TestRunsPage::cancelStopsARunOnAnSshNode()
     const qint64 ticket = m_page->queueRun(request);
     QVERIFY(ticket > 0);
     // Cancel once both ranks are stepping on the node.
-    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && [&] {
-        const auto ranks = progress.last().at(1).value<QList<RankProgress>>();
-        return ranks.size() == 2 && ranks[0].stepsDone > 0 && ranks[1].stepsDone > 0;
-    }(), kRunTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !progress.isEmpty() &&
+            [&] {
+                const auto ranks = progress.last().at(1).value<QList<RankProgress>>();
+                return ranks.size() == 2 && ranks[0].stepsDone > 0 && ranks[1].stepsDone > 0;
+            }(),
+        kRunTimeoutMs);
     QElapsedTimer clock;
     clock.start();
     QTest::mouseClick(m_page->cancelButton(), Qt::LeftButton);
@@ -717,7 +727,8 @@ void TestRunsPage::cancelStopsARunOnAnSshNode()
     const qint64 runId = waitForFinish(finished, &status);
     QCOMPARE(status, QStringLiteral("cancelled"));
     QVERIFY2(clock.elapsed() < 60'000, qPrintable(QString::number(clock.elapsed())));
-    QCOMPARE(QString::fromStdString(std::string(store::runStatusId(store::findRun(*m_workspace->database(), runId)->status))),
+    QCOMPARE(QString::fromStdString(
+                 std::string(store::runStatusId(store::findRun(*m_workspace->database(), runId)->status))),
              QStringLiteral("cancelled"));
 #ifdef SHARDWISE_HAVE_SSHD_FIXTURE
     // No rank of the run is left on the node: every pid the ranks recorded in the run folder is gone.
@@ -725,7 +736,7 @@ void TestRunsPage::cancelStopsARunOnAnSshNode()
     const QStringList folders = runs.entryList(QDir::Dirs | QDir::NoDotAndDotDot);
     QCOMPARE(folders.size(), 1);
     const QDir folder(runs.filePath(folders.front()));
-    const QStringList pidFiles = folder.entryList({QStringLiteral("rank*.pid")});
+    const QStringList pidFiles = folder.entryList({ QStringLiteral("rank*.pid") });
     QCOMPARE(pidFiles.size(), 2);
     for (const QString& name : pidFiles) {
         QFile file(folder.filePath(name));
@@ -758,7 +769,8 @@ void TestRunsPage::validateFromThePlanPageQueuesIntoThisQueue()
     // The Runs page lists the validation runs in its queue (the first may already be running).
     QCOMPARE(m_page->queueModel()->rowCount(), static_cast<int>(matrix));
     for (int row = 0; row < m_page->queueModel()->rowCount(); ++row)
-        QCOMPARE(m_page->queueModel()->index(row, RunQueueModel::NodeColumn).data().toString(), QStringLiteral("local"));
+        QCOMPARE(m_page->queueModel()->index(row, RunQueueModel::NodeColumn).data().toString(),
+                 QStringLiteral("local"));
 
     QVERIFY(validated.wait(kRunTimeoutMs * 2));
     QCOMPARE(validated.front().at(0).toBool(), false);

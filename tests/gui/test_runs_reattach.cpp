@@ -58,7 +58,8 @@ private slots:
 private:
     std::unique_ptr<RunsPage> makePage(Workspace& workspace);
 #ifdef SHARDWISE_HAVE_SSHD_FIXTURE
-    void leaveARunDetached(const QString& storeFile, testing::SshdFixture& sshd, int timedSteps, RunRequest& request, qint64& runId);
+    void leaveARunDetached(const QString& storeFile, testing::SshdFixture& sshd, int timedSteps, RunRequest& request,
+                           qint64& runId);
 #endif
 };
 
@@ -73,7 +74,8 @@ void TestRunsReattach::initTestCase()
     if (qEnvironmentVariableIsEmpty("SHARDWISE_RUNNER")) {
         const QString built = QStringLiteral(SHARDWISE_TEST_RUNNER);
         if (built.isEmpty())
-            QSKIP("this build has no shardwise-runner (configured with SHARDWISE_BUILD_RUNNER=OFF) and SHARDWISE_RUNNER is not set");
+            QSKIP("this build has no shardwise-runner (configured with SHARDWISE_BUILD_RUNNER=OFF) and "
+                  "SHARDWISE_RUNNER is not set");
         qputenv("SHARDWISE_RUNNER", built.toLocal8Bit());
     }
 }
@@ -91,8 +93,8 @@ std::unique_ptr<RunsPage> TestRunsReattach::makePage(Workspace& workspace)
 // real runner, from a Runs page of a workspace on `storeFile`; once rank 0 reported a step, the page
 // and the workspace with its run queue go away (the app closing), which leaves the run detached.
 // Sets `runId`; `request` is what was queued.
-void TestRunsReattach::leaveARunDetached(const QString& storeFile, testing::SshdFixture& sshd, int timedSteps, RunRequest& request,
-                                         qint64& runId)
+void TestRunsReattach::leaveARunDetached(const QString& storeFile, testing::SshdFixture& sshd, int timedSteps,
+                                         RunRequest& request, qint64& runId)
 {
     const QString started = sshd.start();
     QVERIFY2(started.isEmpty(), qPrintable(started));
@@ -108,7 +110,7 @@ void TestRunsReattach::leaveARunDetached(const QString& storeFile, testing::Sshd
     node.user = sshd.userName();
     node.auth = store::SshAuth::KeyFile;
     node.keyFile = sshd.keyCredentials().keyFile.string();
-    node.facts = {{"prepared_runner", {{"path", qEnvironmentVariable("SHARDWISE_RUNNER").toStdString()}}}};
+    node.facts = { { "prepared_runner", { { "path", qEnvironmentVariable("SHARDWISE_RUNNER").toStdString() } } } };
     store::addNode(*opened->database(), node);
 
     request.config.model = resolveModel("tiny");
@@ -126,14 +128,18 @@ void TestRunsReattach::leaveARunDetached(const QString& storeFile, testing::Sshd
         QSignalSpy runStarted(page->job(), &RunJob::runStarted);
         QSignalSpy progress(page->job(), &RunJob::rankProgressAvailable);
         QVERIFY(page->queueRun(request) > 0);
-        QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && [&] {
-            const auto ranks = progress.last().at(1).value<QList<RankProgress>>();
-            return ranks.size() == 2 && ranks[0].stepsDone > 0;
-        }(), kRunTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !progress.isEmpty() &&
+                [&] {
+                    const auto ranks = progress.last().at(1).value<QList<RankProgress>>();
+                    return ranks.size() == 2 && ranks[0].stepsDone > 0;
+                }(),
+            kRunTimeoutMs);
         runId = runStarted.front().at(1).toLongLong();
         // What quitting now would do is said before the app goes.
         const QString said = quitConsequences(*page->job());
-        QVERIFY2(said.contains(QStringLiteral("Run %1 on loopback goes on running there").arg(runId)), qPrintable(said));
+        QVERIFY2(said.contains(QStringLiteral("Run %1 on loopback goes on running there").arg(runId)),
+                 qPrintable(said));
     }
     opened.reset();
     const store::Database db = store::Database::open(storeFile.toStdString());
@@ -155,7 +161,8 @@ void TestRunsReattach::closingDetachesARemoteRunAndReattachFinishesIt()
     testing::SshdFixture sshd;
     RunRequest request;
     qint64 runId = 0;
-    leaveARunDetached(storeFile, sshd, 1500, request, runId); // tiny CPU steps take milliseconds: long enough to close mid-run
+    leaveARunDetached(storeFile, sshd, 1500, request,
+                      runId); // tiny CPU steps take milliseconds: long enough to close mid-run
     if (QTest::currentTestFailed())
         return;
     const int totalSteps = request.config.warmupSteps + request.config.timedSteps;
@@ -191,7 +198,8 @@ void TestRunsReattach::closingDetachesARemoteRunAndReattachFinishesIt()
     const auto firstShown = reattachedProgress.front().at(1).value<QList<RankProgress>>();
     QCOMPARE(firstShown.size(), 2);
     QVERIFY2(firstShown[0].stepsDone >= recordedBeforeDetach,
-             qPrintable(QStringLiteral("%1 steps shown, %2 recorded").arg(firstShown[0].stepsDone).arg(recordedBeforeDetach)));
+             qPrintable(
+                 QStringLiteral("%1 steps shown, %2 recorded").arg(firstShown[0].stepsDone).arg(recordedBeforeDetach)));
     QVERIFY(firstShown[0].timedStepsDone > 0 || recordedBeforeDetach <= request.config.warmupSteps);
     QCOMPARE(workspace.runs().size(), 1);
     for (int rank = 0; rank < 2; ++rank) {
@@ -211,7 +219,7 @@ void TestRunsReattach::closingDetachesARemoteRunAndReattachFinishesIt()
 static std::pair<qint64, qint64> recordRunningAndDetachedRuns(Workspace& workspace)
 {
     store::RunOrigin origin;
-    origin.nodes = {{"somewhere", std::nullopt}};
+    origin.nodes = { { "somewhere", std::nullopt } };
     RunConfig config;
     config.model = resolveModel("tiny");
     config.strategy = Strategy::Zero1;
@@ -222,7 +230,7 @@ static std::pair<qint64, qint64> recordRunningAndDetachedRuns(Workspace& workspa
     const qint64 detached = b.runId();
     store::saveRemoteFollow(*workspace.database(), detached, R"({"run_id":"x"})");
     store::markRemoteDetached(*workspace.database(), detached, "{}");
-    return {a.runId(), detached};
+    return { a.runId(), detached };
 }
 
 void TestRunsReattach::theCompareTableShowsADetachedRunAsDetached()
@@ -287,7 +295,8 @@ void TestRunsReattach::detachedRunIsOfferedAndAbandonAsksThenEndsItAsLost()
     QCOMPARE(finished.front().at(2).toString(), QStringLiteral("lost"));
     // Its node "somewhere" is not a node of this workspace: nothing could be stopped, and it says so.
     const QString said = finished.front().at(3).toString();
-    QVERIFY2(said.contains(QStringLiteral("Not reached, so its ranks may still be running: somewhere")), qPrintable(said));
+    QVERIFY2(said.contains(QStringLiteral("Not reached, so its ranks may still be running: somewhere")),
+             qPrintable(said));
     const auto run = store::findRun(*workspace.database(), detached);
     QCOMPARE(run->status, store::RunStatus::Lost);
     QVERIFY2(run->note.find("abandoned") != std::string::npos, run->note.c_str());
@@ -315,7 +324,8 @@ void TestRunsReattach::abandonStopsTheRanksOfARunOnAnSshNode()
     // The detached ranks go on; their pid files are in the run directory of the handle.
     const auto kept = store::findRemoteFollow(*workspace.database(), runId);
     QVERIFY(kept);
-    const std::vector<int> pids = testing::rankPidsIn(session::remoteRunFromJson(nlohmann::json::parse(kept->handleJson)).runDir);
+    const std::vector<int> pids
+        = testing::rankPidsIn(session::remoteRunFromJson(nlohmann::json::parse(kept->handleJson)).runDir);
     QCOMPARE(pids.size(), std::size_t(2));
     for (const int pid : pids)
         QVERIFY2(testing::processRuns(pid), "a rank of the detached run is not running");

@@ -90,7 +90,8 @@ QStringList mnemonicClashes(const QMainWindow& window, const QWidget& page)
     const auto add = [&byKey](const QString& text, const char* kind) {
         const QKeySequence key = QKeySequence::mnemonic(text);
         if (!key.isEmpty())
-            byKey[key.toString(QKeySequence::PortableText)] << QStringLiteral("%1 \"%2\"").arg(QLatin1String(kind), text);
+            byKey[key.toString(QKeySequence::PortableText)]
+                << QStringLiteral("%1 \"%2\"").arg(QLatin1String(kind), text);
     };
     for (const QAction* menu : window.menuBar()->actions())
         add(menu->text(), "menu");
@@ -115,7 +116,7 @@ QStringList mnemonicClashes(const QMainWindow& window, const QWidget& page)
 
 QString lupdatePath()
 {
-    for (const QString& candidate : {QStringLiteral("/usr/lib/qt6/bin/lupdate"), QStringLiteral("/usr/bin/lupdate")})
+    for (const QString& candidate : { QStringLiteral("/usr/lib/qt6/bin/lupdate"), QStringLiteral("/usr/bin/lupdate") })
         if (QFile::exists(candidate))
             return candidate;
     return {};
@@ -166,13 +167,16 @@ private slots:
         QVERIFY(QFile::copy(tsPath(language), copy));
         QFile::setPermissions(copy, QFile::ReadOwner | QFile::WriteOwner);
         QProcess process;
-        process.start(lupdate, {QStringLiteral("-no-obsolete"), QStringLiteral("-locations"), QStringLiteral("none"),
-                                QStringLiteral(SHARDWISE_SOURCE_DIR "/app/gui"), QStringLiteral("-ts"), copy});
+        process.start(lupdate,
+                      { QStringLiteral("-no-obsolete"), QStringLiteral("-locations"), QStringLiteral("none"),
+                        QStringLiteral(SHARDWISE_SOURCE_DIR "/app/gui"), QStringLiteral("-ts"), copy });
         QVERIFY(process.waitForFinished(120000));
         QCOMPARE(process.exitCode(), 0);
         // A string added to the sources but not to the .ts would show up here as unfinished.
         const TsCounts counts = countTs(copy);
-        QVERIFY2(counts.unfinished == 0, qPrintable(QStringLiteral("not in the .ts yet: ") + counts.firstUnfinished.join(QStringLiteral(" | "))));
+        QVERIFY2(
+            counts.unfinished == 0,
+            qPrintable(QStringLiteral("not in the .ts yet: ") + counts.firstUnfinished.join(QStringLiteral(" | "))));
         QCOMPARE(counts.messages, countTs(tsPath(language)).messages);
     }
 
@@ -201,7 +205,8 @@ private slots:
         const auto cleanup = qScopeGuard([] { removeTranslators(); });
         const QStringList loaded = installTranslations(*QCoreApplication::instance(), QLocale(language));
         if (shippedLanguages().contains(language))
-            QVERIFY2(loaded.contains(QStringLiteral("shardwise_") + language), qPrintable(loaded.join(QLatin1Char(','))));
+            QVERIFY2(loaded.contains(QStringLiteral("shardwise_") + language),
+                     qPrintable(loaded.join(QLatin1Char(','))));
         // The pages translate their texts when they are built: the window comes after the catalogues.
         MainWindow window(m_workspace);
         QVERIFY(window.pageCount() > 0);

@@ -16,15 +16,15 @@
 #include <QAbstractButton>
 #include <QAbstractItemView>
 #include <QAbstractSpinBox>
-#include <QCheckBox>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QGroupBox>
 #include <QHeaderView>
 #include <QImage>
-#include <QPainter>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPainter>
 #include <QPlainTextEdit>
 #include <QRegularExpression>
 #include <QScopeGuard>
@@ -33,8 +33,8 @@
 #include <QStackedWidget>
 #include <QStyleOptionButton>
 #include <QStyleOptionViewItem>
-#include <QTableView>
 #include <QTabBar>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTextEdit>
 
@@ -176,7 +176,8 @@ void TestWindowLayout::initTestCase()
     QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
     qInfo("device pixel ratio %g", m_window->devicePixelRatio());
     // Under QT_SCALE_FACTOR=2 the same logical window is 2048 x 1400 device pixels.
-    const double scale = qEnvironmentVariableIsSet("QT_SCALE_FACTOR") ? qEnvironmentVariable("QT_SCALE_FACTOR").toDouble() : 1.0;
+    const double scale
+        = qEnvironmentVariableIsSet("QT_SCALE_FACTOR") ? qEnvironmentVariable("QT_SCALE_FACTOR").toDouble() : 1.0;
     QCOMPARE(m_window->devicePixelRatio(), scale);
 }
 
@@ -261,7 +262,8 @@ void TestWindowLayout::planKeepsDecisionReasonsAndChartInView()
     QTRY_VERIFY(reasons->model()->rowCount() >= 3);
     QTest::qWait(50);
     const QRect pageRect(QPoint(0, 0), page->size());
-    for (QWidget* w : {static_cast<QWidget*>(decision), static_cast<QWidget*>(reasons), static_cast<QWidget*>(chart)}) {
+    for (QWidget* w :
+         { static_cast<QWidget*>(decision), static_cast<QWidget*>(reasons), static_cast<QWidget*>(chart) }) {
         QVERIFY2(shownOnScreen(w), qPrintable(describe(w)));
         const QRect inPage(w->mapTo(page, QPoint(0, 0)), w->size());
         QVERIFY2(pageRect.contains(inPage), qPrintable(describe(w) + QStringLiteral(" reaches outside the page")));
@@ -272,10 +274,14 @@ void TestWindowLayout::planKeepsDecisionReasonsAndChartInView()
     // The decision in full (every wrapped line), the reasons with room for several lines (all of
     // them when they are short; the view scrolls for the rest), and a chart whose bars have room.
     QVERIFY2(decision->height() >= decision->heightForWidth(decision->width()),
-             qPrintable(QStringLiteral("the decision needs %1 px, has %2").arg(decision->heightForWidth(decision->width())).arg(decision->height())));
+             qPrintable(QStringLiteral("the decision needs %1 px, has %2")
+                            .arg(decision->heightForWidth(decision->width()))
+                            .arg(decision->height())));
     const int reasonsShown = std::min(reasons->verticalHeader()->length(), 140);
     QVERIFY2(reasons->viewport()->height() >= reasonsShown,
-             qPrintable(QStringLiteral("the reasons show %1 px of %2").arg(reasons->viewport()->height()).arg(reasons->verticalHeader()->length())));
+             qPrintable(QStringLiteral("the reasons show %1 px of %2")
+                            .arg(reasons->viewport()->height())
+                            .arg(reasons->verticalHeader()->length())));
     QVERIFY2(chart->height() >= 240, qPrintable(QStringLiteral("the memory chart is %1 px high").arg(chart->height())));
 }
 
@@ -318,7 +324,10 @@ void TestWindowLayout::noLiteralAmpersandInLabels()
     QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
 }
 
-void TestWindowLayout::tabReachesEveryControl_data() { everyPageFitsAt1024x700_data(); }
+void TestWindowLayout::tabReachesEveryControl_data()
+{
+    everyPageFitsAt1024x700_data();
+}
 
 void TestWindowLayout::tabReachesEveryControl()
 {
@@ -375,9 +384,10 @@ void TestWindowLayout::uncheckedBoxesStandOutInTheDarkPalette()
         option.initFrom(box);
         const QRect indicator = box->style()->subElementRect(QStyle::SE_CheckBoxIndicator, &option, box);
         const double contrast = strongestContrast(image, indicator, window);
-        QVERIFY2(contrast >= 3.0, qPrintable(QStringLiteral("%1: the unchecked box has a contrast of %2:1 with the background")
-                                                  .arg(describe(box))
-                                                  .arg(contrast, 0, 'f', 2)));
+        QVERIFY2(contrast >= 3.0,
+                 qPrintable(QStringLiteral("%1: the unchecked box has a contrast of %2:1 with the background")
+                                .arg(describe(box))
+                                .arg(contrast, 0, 'f', 2)));
     }
     // The check boxes in item views (the Compare page's runs) are drawn on the view's base colour.
     auto* table = m_window->pageById(QStringLiteral("compare"))->findChild<QTableView*>();
@@ -394,7 +404,8 @@ void TestWindowLayout::uncheckedBoxesStandOutInTheDarkPalette()
         table->style()->drawPrimitive(QStyle::PE_IndicatorItemViewItemCheck, &item, &painter, table);
     }
     const double contrast = strongestContrast(cell, cell.rect(), base);
-    QVERIFY2(contrast >= 3.0, qPrintable(QStringLiteral("an unchecked item check has a contrast of %1:1").arg(contrast, 0, 'f', 2)));
+    QVERIFY2(contrast >= 3.0,
+             qPrintable(QStringLiteral("an unchecked item check has a contrast of %1:1").arg(contrast, 0, 'f', 2)));
 }
 
 SHARDWISE_GUI_TEST_MAIN(TestWindowLayout)

@@ -28,8 +28,8 @@ struct ProcessResult {
     QString err;
     QString describe(const QString& what) const
     {
-        return what + (finished ? QStringLiteral(" exited %1").arg(exitCode) : QStringLiteral(" did not finish")) + QStringLiteral("\nstdout:\n")
-            + out.right(4000) + QStringLiteral("\nstderr:\n") + err.right(4000);
+        return what + (finished ? QStringLiteral(" exited %1").arg(exitCode) : QStringLiteral(" did not finish"))
+            + QStringLiteral("\nstdout:\n") + out.right(4000) + QStringLiteral("\nstderr:\n") + err.right(4000);
     }
     bool ok() const { return finished && exitCode == 0; }
 };
@@ -68,7 +68,8 @@ QProcessEnvironment userEnvironment()
 QSet<QString> packageNames(const QString& relationField)
 {
     QSet<QString> names;
-    for (const QString& relation : relationField.split(QRegularExpression(QStringLiteral("[,|]")), Qt::SkipEmptyParts)) {
+    for (const QString& relation :
+         relationField.split(QRegularExpression(QStringLiteral("[,|]")), Qt::SkipEmptyParts)) {
         const QString name = relation.trimmed().section(QLatin1Char(' '), 0, 0).section(QLatin1Char(':'), 0, 0);
         if (!name.isEmpty())
             names.insert(name);
@@ -86,14 +87,16 @@ QSize pngSize(const QString& path)
     if (head.size() < 24 || !head.startsWith("\x89PNG\r\n\x1a\n") || head.mid(12, 4) != "IHDR")
         return {};
     const auto be32 = [&](int at) {
-        return (static_cast<quint32>(static_cast<quint8>(head[at])) << 24) | (static_cast<quint32>(static_cast<quint8>(head[at + 1])) << 16)
-            | (static_cast<quint32>(static_cast<quint8>(head[at + 2])) << 8) | static_cast<quint32>(static_cast<quint8>(head[at + 3]));
+        return (static_cast<quint32>(static_cast<quint8>(head[at])) << 24)
+            | (static_cast<quint32>(static_cast<quint8>(head[at + 1])) << 16)
+            | (static_cast<quint32>(static_cast<quint8>(head[at + 2])) << 8)
+            | static_cast<quint32>(static_cast<quint8>(head[at + 3]));
     };
     return QSize(static_cast<int>(be32(16)), static_cast<int>(be32(20)));
 }
 
-const QStringList kIconSizes{QStringLiteral("16"), QStringLiteral("32"), QStringLiteral("48"),
-                             QStringLiteral("64"), QStringLiteral("128"), QStringLiteral("256")};
+const QStringList kIconSizes { QStringLiteral("16"), QStringLiteral("32"),  QStringLiteral("48"),
+                               QStringLiteral("64"), QStringLiteral("128"), QStringLiteral("256") };
 
 } // namespace
 
@@ -124,16 +127,18 @@ private:
         m_root = m_scratch + QStringLiteral("/root");
         QDir().mkpath(debDir);
         QDir().mkpath(m_root);
-        const ProcessResult cpack = runProcess(QStringLiteral(SHARDWISE_CPACK), {QStringLiteral("--config"), QStringLiteral(SHARDWISE_CPACK_CONFIG),
-                                                                              QStringLiteral("-B"), debDir},
-                                               300'000);
+        const ProcessResult cpack = runProcess(
+            QStringLiteral(SHARDWISE_CPACK),
+            { QStringLiteral("--config"), QStringLiteral(SHARDWISE_CPACK_CONFIG), QStringLiteral("-B"), debDir },
+            300'000);
         if (!cpack.ok()) {
             m_packageError = cpack.describe(QStringLiteral("cpack"));
             return false;
         }
-        const QStringList debs = QDir(debDir).entryList({QStringLiteral("shardwise_*.deb")}, QDir::Files);
+        const QStringList debs = QDir(debDir).entryList({ QStringLiteral("shardwise_*.deb") }, QDir::Files);
         if (debs.size() != 1) {
-            m_packageError = QStringLiteral("expected one shardwise_*.deb in %1, found: %2").arg(debDir, debs.join(QStringLiteral(", ")));
+            m_packageError = QStringLiteral("expected one shardwise_*.deb in %1, found: %2")
+                                 .arg(debDir, debs.join(QStringLiteral(", ")));
             return false;
         }
         m_deb = debDir + QLatin1Char('/') + debs.first();
@@ -188,7 +193,7 @@ private:
 
     QStringList installedBinaries() const
     {
-        QStringList binaries{QStringLiteral("usr/bin/shardwise-cli")};
+        QStringList binaries { QStringLiteral("usr/bin/shardwise-cli") };
 #ifdef SHARDWISE_PACKAGE_HAS_APP
         binaries << QStringLiteral("usr/bin/shardwise");
 #endif
@@ -198,10 +203,11 @@ private:
     ProcessResult installedCliPlan(const QString& model)
     {
         return runProcess(inRoot(QStringLiteral("usr/bin/shardwise-cli")),
-                          {QStringLiteral("plan"), QStringLiteral("--model"), model, QStringLiteral("--gpu"), QStringLiteral("h200"),
-                           QStringLiteral("--gpus-per-node"), QStringLiteral("8"), QStringLiteral("--nodes"), QStringLiteral("1"),
-                           QStringLiteral("--interconnect"), QStringLiteral("nvlink"), QStringLiteral("--seq"), QStringLiteral("2048"),
-                           QStringLiteral("--micro-batch"), QStringLiteral("1")},
+                          { QStringLiteral("plan"), QStringLiteral("--model"), model, QStringLiteral("--gpu"),
+                            QStringLiteral("h200"), QStringLiteral("--gpus-per-node"), QStringLiteral("8"),
+                            QStringLiteral("--nodes"), QStringLiteral("1"), QStringLiteral("--interconnect"),
+                            QStringLiteral("nvlink"), QStringLiteral("--seq"), QStringLiteral("2048"),
+                            QStringLiteral("--micro-batch"), QStringLiteral("1") },
                           60'000, userEnvironment());
     }
 
@@ -218,7 +224,8 @@ private slots:
                                                      { QStringLiteral("bash"), QStringLiteral("bash") } };
         for (const auto& [tool, package] : tools)
             QVERIFY2(!QStandardPaths::findExecutable(tool).isEmpty(),
-                     qPrintable(tool + QStringLiteral(" not found: install the Debian package ") + package + QStringLiteral(" (packaging/bootstrap.sh lists it)")));
+                     qPrintable(tool + QStringLiteral(" not found: install the Debian package ") + package
+                                + QStringLiteral(" (packaging/bootstrap.sh lists it)")));
     }
 
     // `bootstrap.sh run` installs what building and running need, `test` that and the test tools.
@@ -259,17 +266,21 @@ private slots:
 
     void desktopFileValidates()
     {
-        const ProcessResult r = runProcess(QStringLiteral("desktop-file-validate"), {m_source + QStringLiteral("/resources/shardwise.desktop")});
+        const ProcessResult r = runProcess(QStringLiteral("desktop-file-validate"),
+                                           { m_source + QStringLiteral("/resources/shardwise.desktop") });
         QVERIFY2(r.ok(), qPrintable(r.describe(QStringLiteral("desktop-file-validate"))));
         // Hints (such as two main categories) exit 0 too; the file should draw none.
-        QVERIFY2(r.out.trimmed().isEmpty() && r.err.trimmed().isEmpty(), qPrintable(r.describe(QStringLiteral("desktop-file-validate"))));
+        QVERIFY2(r.out.trimmed().isEmpty() && r.err.trimmed().isEmpty(),
+                 qPrintable(r.describe(QStringLiteral("desktop-file-validate"))));
     }
 
     void metainfoValidates()
     {
         // --strict fails on warnings and infos as well as errors; only pedantic hints pass.
-        const ProcessResult r = runProcess(QStringLiteral("appstreamcli"), {QStringLiteral("validate"), QStringLiteral("--no-net"), QStringLiteral("--strict"),
-                                                                           m_source + QStringLiteral("/resources/org.shardwise.Shardwise.metainfo.xml")});
+        const ProcessResult r
+            = runProcess(QStringLiteral("appstreamcli"),
+                         { QStringLiteral("validate"), QStringLiteral("--no-net"), QStringLiteral("--strict"),
+                           m_source + QStringLiteral("/resources/org.shardwise.Shardwise.metainfo.xml") });
         QVERIFY2(r.ok(), qPrintable(r.describe(QStringLiteral("appstreamcli validate"))));
     }
 
@@ -296,13 +307,16 @@ private slots:
         QTest::newRow("metainfo") << QStringLiteral("usr/share/metainfo/org.shardwise.Shardwise.metainfo.xml");
         QTest::newRow("svg icon") << QStringLiteral("usr/share/icons/hicolor/scalable/apps/shardwise.svg");
         for (const QString& n : kIconSizes)
-            QTest::newRow(qPrintable(QStringLiteral("png icon ") + n)) << QStringLiteral("usr/share/icons/hicolor/%1x%1/apps/shardwise.png").arg(n);
+            QTest::newRow(qPrintable(QStringLiteral("png icon ") + n))
+                << QStringLiteral("usr/share/icons/hicolor/%1x%1/apps/shardwise.png").arg(n);
 #endif
         QTest::newRow("model preset") << QStringLiteral("usr/share/shardwise/presets/models/qwen2.5-3b.json");
         QTest::newRow("gpu preset") << QStringLiteral("usr/share/shardwise/presets/gpus/h200.json");
         QTest::newRow("runner sources: top CMake") << QStringLiteral("usr/share/shardwise/runner-src/CMakeLists.txt");
-        QTest::newRow("runner sources: standalone CMake") << QStringLiteral("usr/share/shardwise/runner-src/runner/standalone/CMakeLists.txt");
-        QTest::newRow("runner sources: protocol") << QStringLiteral("usr/share/shardwise/runner-src/core/protocol/src/events.cpp");
+        QTest::newRow("runner sources: standalone CMake")
+            << QStringLiteral("usr/share/shardwise/runner-src/runner/standalone/CMakeLists.txt");
+        QTest::newRow("runner sources: protocol")
+            << QStringLiteral("usr/share/shardwise/runner-src/core/protocol/src/events.cpp");
     }
     void packageInstallsFile()
     {
@@ -469,28 +483,35 @@ private slots:
         const QStringList binaries
             = runnerPackage ? QStringList { QStringLiteral("usr/bin/shardwise-runner") } : installedBinaries();
         for (const QString& binary : binaries) {
-            const ProcessResult objdump = runProcess(QStringLiteral("objdump"), {QStringLiteral("-p"), inRoot(binary)});
+            const ProcessResult objdump
+                = runProcess(QStringLiteral("objdump"), { QStringLiteral("-p"), inRoot(binary) });
             QVERIFY2(objdump.ok(), qPrintable(objdump.describe(QStringLiteral("objdump"))));
-            const ProcessResult ldd = runProcess(QStringLiteral("ldd"), {inRoot(binary)}, 60'000, userEnvironment());
+            const ProcessResult ldd = runProcess(QStringLiteral("ldd"), { inRoot(binary) }, 60'000, userEnvironment());
             QVERIFY2(ldd.ok(), qPrintable(ldd.describe(QStringLiteral("ldd"))));
-            const QRegularExpression neededLine(QStringLiteral("^\\s*NEEDED\\s+(\\S+)\\s*$"), QRegularExpression::MultilineOption);
+            const QRegularExpression neededLine(QStringLiteral("^\\s*NEEDED\\s+(\\S+)\\s*$"),
+                                                QRegularExpression::MultilineOption);
             int needed = 0;
             for (auto it = neededLine.globalMatch(objdump.out); it.hasNext(); ++needed) {
                 const QString soname = it.next().captured(1);
-                // "libx.so.1 => /path/libx.so.1 (0x...)", or for the program interpreter "/path/ld-linux....so.2 (0x...)".
+                // "libx.so.1 => /path/libx.so.1 (0x...)", or for the program interpreter "/path/ld-linux....so.2
+                // (0x...)".
                 const QString escaped = QRegularExpression::escape(soname);
                 const QRegularExpression resolvedLine(QStringLiteral("^\\s*(?:%1 => (\\S+)|(/\\S*/%1) )").arg(escaped),
                                                       QRegularExpression::MultilineOption);
                 const QRegularExpressionMatch resolved = resolvedLine.match(ldd.out);
                 const QString path = resolved.captured(1).isEmpty() ? resolved.captured(2) : resolved.captured(1);
-                QVERIFY2(path.startsWith(QLatin1Char('/')), qPrintable(binary + QStringLiteral(": ld.so does not find ") + soname + QLatin1Char('\n') + ldd.out));
+                QVERIFY2(path.startsWith(QLatin1Char('/')),
+                         qPrintable(binary + QStringLiteral(": ld.so does not find ") + soname + QLatin1Char('\n')
+                                    + ldd.out));
                 // Merged /usr: dpkg may record the file under /lib or /usr/lib, whichever ld.so did not report.
-                const QString other = path.startsWith(QStringLiteral("/usr/")) ? path.mid(4) : QStringLiteral("/usr") + path;
-                ProcessResult owner = runProcess(QStringLiteral("dpkg"), {QStringLiteral("-S"), path});
+                const QString other
+                    = path.startsWith(QStringLiteral("/usr/")) ? path.mid(4) : QStringLiteral("/usr") + path;
+                ProcessResult owner = runProcess(QStringLiteral("dpkg"), { QStringLiteral("-S"), path });
                 if (!owner.ok())
-                    owner = runProcess(QStringLiteral("dpkg"), {QStringLiteral("-S"), other});
+                    owner = runProcess(QStringLiteral("dpkg"), { QStringLiteral("-S"), other });
                 QVERIFY2(owner.ok(), qPrintable(owner.describe(QStringLiteral("dpkg -S ") + path)));
-                const QString package = owner.out.section(QLatin1Char('\n'), 0, 0).section(QLatin1Char(':'), 0, 0).trimmed();
+                const QString package
+                    = owner.out.section(QLatin1Char('\n'), 0, 0).section(QLatin1Char(':'), 0, 0).trimmed();
                 QVERIFY2(depends.contains(package),
                          qPrintable(QStringLiteral("%1 needs %2 from %3, which Depends lacks: %4")
                                         .arg(binary, soname, package, dependsField)));
@@ -507,8 +528,12 @@ private slots:
         QVERIFY2(r.out.contains(QStringLiteral("Plan: Qwen2.5-3B")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("NVIDIA H200")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("1 node(s) x 8 GPU(s)")), qPrintable(r.out));
-        for (const char* strategy : {"zero0", "zero1", "zero2", "zero3", "zero2_offload", "zero3_offload", "fsdp2_noreshard", "fsdp2_reshard", "fsdp2_reshard_offload"})
-            QVERIFY2(QRegularExpression(QStringLiteral("^%1 +(yes|no) ").arg(QLatin1String(strategy)), QRegularExpression::MultilineOption).match(r.out).hasMatch(),
+        for (const char* strategy : { "zero0", "zero1", "zero2", "zero3", "zero2_offload", "zero3_offload",
+                                      "fsdp2_noreshard", "fsdp2_reshard", "fsdp2_reshard_offload" })
+            QVERIFY2(QRegularExpression(QStringLiteral("^%1 +(yes|no) ").arg(QLatin1String(strategy)),
+                                        QRegularExpression::MultilineOption)
+                         .match(r.out)
+                         .hasMatch(),
                      qPrintable(QStringLiteral("no row for ") + QLatin1String(strategy) + QLatin1Char('\n') + r.out));
         QVERIFY2(r.out.contains(QStringLiteral("Recommendation: ")), qPrintable(r.out));
     }
@@ -521,7 +546,8 @@ private slots:
         QVERIFY2(packageBuilt(), qPrintable(m_packageError));
         QProcessEnvironment env = userEnvironment();
         env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-        const ProcessResult r = runProcess(inRoot(QStringLiteral("usr/bin/shardwise")), {QStringLiteral("--version")}, 60'000, env);
+        const ProcessResult r
+            = runProcess(inRoot(QStringLiteral("usr/bin/shardwise")), { QStringLiteral("--version") }, 60'000, env);
         QVERIFY2(r.ok(), qPrintable(r.describe(QStringLiteral("installed shardwise --version"))));
         QVERIFY2(r.out.contains(QStringLiteral(SHARDWISE_PROJECT_VERSION)), qPrintable(r.out));
     }
@@ -555,16 +581,18 @@ private slots:
     {
         QVERIFY2(packageBuilt(), qPrintable(m_packageError));
         const auto fromCheckout = shardwise::dispatch::makeRunnerBundle(SHARDWISE_SOURCE_DIR);
-        const auto fromPackage = shardwise::dispatch::makeRunnerBundle(inRoot(QStringLiteral("usr/share/shardwise/runner-src")).toStdString());
+        const auto fromPackage = shardwise::dispatch::makeRunnerBundle(
+            inRoot(QStringLiteral("usr/share/shardwise/runner-src")).toStdString());
         QCOMPARE(QString::fromStdString(fromPackage.sha256), QString::fromStdString(fromCheckout.sha256));
         QCOMPARE(fromPackage.files.size(), fromCheckout.files.size());
 
         QProcess gunzip;
-        gunzip.start(QStringLiteral("gzip"), {QStringLiteral("-dc"), QStringLiteral(SHARDWISE_RUNNER_ARCHIVE)});
+        gunzip.start(QStringLiteral("gzip"), { QStringLiteral("-dc"), QStringLiteral(SHARDWISE_RUNNER_ARCHIVE) });
         QVERIFY(gunzip.waitForFinished(60'000));
         QCOMPARE(gunzip.exitCode(), 0);
         const QByteArray archive = gunzip.readAllStandardOutput();
-        QCOMPARE(QString::fromStdString(shardwise::dispatch::sha256Hex(std::string_view(archive.constData(), static_cast<std::size_t>(archive.size())))),
+        QCOMPARE(QString::fromStdString(shardwise::dispatch::sha256Hex(
+                     std::string_view(archive.constData(), static_cast<std::size_t>(archive.size())))),
                  QString::fromStdString(fromCheckout.sha256));
     }
 
@@ -573,11 +601,12 @@ private slots:
     {
         QTest::addColumn<QString>("sourceSubdir");
         QTest::addColumn<QStringList>("options");
-        QTest::newRow("runner/standalone") << QStringLiteral("runner/standalone") << QStringList{};
+        QTest::newRow("runner/standalone") << QStringLiteral("runner/standalone") << QStringList {};
         // The arguments node_preparation.cpp passes.
-        QTest::newRow("top level, as node preparation") << QString()
-                                                        << QStringList{QStringLiteral("-DSHARDWISE_BUILD_APP=OFF"), QStringLiteral("-DSHARDWISE_BUILD_CLI=OFF"),
-                                                                       QStringLiteral("-DSHARDWISE_BUILD_TESTS=OFF")};
+        QTest::newRow("top level, as node preparation")
+            << QString()
+            << QStringList { QStringLiteral("-DSHARDWISE_BUILD_APP=OFF"), QStringLiteral("-DSHARDWISE_BUILD_CLI=OFF"),
+                             QStringLiteral("-DSHARDWISE_BUILD_TESTS=OFF") };
     }
     void runnerSourcesConfigure()
     {
@@ -585,17 +614,25 @@ private slots:
         QFETCH(QStringList, options);
         QVERIFY2(packageBuilt(), qPrintable(m_packageError));
         const QString source = inRoot(QStringLiteral("usr/share/shardwise/runner-src/") + sourceSubdir);
-        const QString build = m_scratch + QStringLiteral("/runner-build-") + QString::fromLatin1(QTest::currentDataTag()).replace(QRegularExpression(QStringLiteral("[^a-z]+")), QStringLiteral("-"));
-        QStringList configure{QStringLiteral("-S"), source, QStringLiteral("-B"), build, QStringLiteral("-G"), QStringLiteral("Ninja"),
-                              QStringLiteral("-DCMAKE_BUILD_TYPE=Release")};
+        const QString build = m_scratch + QStringLiteral("/runner-build-")
+            + QString::fromLatin1(QTest::currentDataTag())
+                  .replace(QRegularExpression(QStringLiteral("[^a-z]+")), QStringLiteral("-"));
+        QStringList configure { QStringLiteral("-S"),
+                                source,
+                                QStringLiteral("-B"),
+                                build,
+                                QStringLiteral("-G"),
+                                QStringLiteral("Ninja"),
+                                QStringLiteral("-DCMAKE_BUILD_TYPE=Release") };
         if (!QStringLiteral(SHARDWISE_CXX_LAUNCHER).isEmpty())
             configure << QStringLiteral("-DCMAKE_CXX_COMPILER_LAUNCHER=" SHARDWISE_CXX_LAUNCHER);
         const ProcessResult configured = runProcess(QStringLiteral(SHARDWISE_CMAKE), configure + options, 300'000);
         QVERIFY2(configured.ok(), qPrintable(configured.describe(QStringLiteral("cmake configure"))));
         QVERIFY2(configured.out.contains(QStringLiteral("Build files have been written")), qPrintable(configured.out));
         // spec and protocol: the core parts the runner compiles in, headers included.
-        const ProcessResult built = runProcess(QStringLiteral(SHARDWISE_CMAKE), {QStringLiteral("--build"), build, QStringLiteral("--target"),
-                                                                               QStringLiteral("shardwise_protocol"), QStringLiteral("-j2")},
+        const ProcessResult built = runProcess(QStringLiteral(SHARDWISE_CMAKE),
+                                               { QStringLiteral("--build"), build, QStringLiteral("--target"),
+                                                 QStringLiteral("shardwise_protocol"), QStringLiteral("-j2") },
                                                300'000);
         QVERIFY2(built.ok(), qPrintable(built.describe(QStringLiteral("cmake --build"))));
     }

@@ -11,14 +11,14 @@
 int freeTcpPort()
 {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
+    sockaddr_in addr {};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     addr.sin_port = 0;
     socklen_t len = sizeof addr;
     int port = 0;
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0
+        && ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
         port = ntohs(addr.sin_port);
     ::close(fd);
     return port;
@@ -57,7 +57,10 @@ RankProcess::RankProcess(const QStringList& args, const QProcessEnvironment& env
     process.start(program.isEmpty() ? QStringLiteral(SHARDWISE_RUNNER_PATH) : program, args);
 }
 
-QByteArray RankProcess::stdoutSoFar() const { return readFile(dir.filePath(QStringLiteral("stdout"))); }
+QByteArray RankProcess::stdoutSoFar() const
+{
+    return readFile(dir.filePath(QStringLiteral("stdout")));
+}
 
 RankRun RankProcess::finish(int timeoutMs)
 {

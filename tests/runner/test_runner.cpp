@@ -27,11 +27,12 @@ struct Outcome {
     std::vector<ParamDump> dumps;
 };
 
-const QStringList kSmallRun{QStringLiteral("--model"), QStringLiteral("tiny"),      QStringLiteral("--seq"),
-                            QStringLiteral("32"),      QStringLiteral("--micro-batch"), QStringLiteral("2"),
-                            QStringLiteral("--warmup"), QStringLiteral("1"),        QStringLiteral("--steps"),
-                            QStringLiteral("2"),       QStringLiteral("--seed"),    QStringLiteral("7"),
-                            QStringLiteral("--lr"),    QStringLiteral("0.01")};
+const QStringList kSmallRun {
+    QStringLiteral("--model"),       QStringLiteral("tiny"), QStringLiteral("--seq"),    QStringLiteral("32"),
+    QStringLiteral("--micro-batch"), QStringLiteral("2"),    QStringLiteral("--warmup"), QStringLiteral("1"),
+    QStringLiteral("--steps"),       QStringLiteral("2"),    QStringLiteral("--seed"),   QStringLiteral("7"),
+    QStringLiteral("--lr"),          QStringLiteral("0.01")
+};
 
 } // namespace
 
@@ -66,7 +67,7 @@ class TestRunner : public QObject {
     static SummaryEvent summaryOf(const RankRun& r)
     {
         const auto s = eventsOf<SummaryEvent>(r);
-        return s.empty() ? SummaryEvent{} : s.back();
+        return s.empty() ? SummaryEvent {} : s.back();
     }
 
 private slots:
@@ -74,7 +75,7 @@ private slots:
     {
         QTest::addColumn<int>("world");
         QTest::addColumn<QString>("strategy");
-        for (int world : {1, 2, 4})
+        for (int world : { 1, 2, 4 })
             for (const auto& t : allStrategies())
                 QTest::addRow("w%d-%s", world, std::string(t.id).c_str())
                     << world << QString::fromUtf8(t.id.data(), static_cast<qsizetype>(t.id.size()));
@@ -103,11 +104,15 @@ private slots:
 
             const auto gotLoss = summaryOf(candidate->ranks[static_cast<std::size_t>(r)]).losses;
             const auto wantLoss = summaryOf(reference->ranks[static_cast<std::size_t>(r)]).losses;
-            QCOMPARE(gotLoss.size(), std::size_t{3});
+            QCOMPARE(gotLoss.size(), std::size_t { 3 });
             QCOMPARE(wantLoss.size(), gotLoss.size());
             for (std::size_t s = 0; s < gotLoss.size(); ++s)
                 QVERIFY2(std::abs(gotLoss[s] - wantLoss[s]) <= 1e-5 * std::abs(wantLoss[s]),
-                         qPrintable(QStringLiteral("rank %1 step %2 loss %3 vs %4").arg(r).arg(s).arg(gotLoss[s]).arg(wantLoss[s])));
+                         qPrintable(QStringLiteral("rank %1 step %2 loss %3 vs %4")
+                                        .arg(r)
+                                        .arg(s)
+                                        .arg(gotLoss[s])
+                                        .arg(wantLoss[s])));
         }
         // The runs trained: the loss moved between the first and the last step.
         const auto losses = summaryOf(candidate->ranks[0]).losses;
@@ -134,7 +139,7 @@ private slots:
     {
         QTest::addColumn<int>("world");
         QTest::addColumn<QString>("strategy");
-        for (int world : {2, 4})
+        for (int world : { 2, 4 })
             for (const auto& t : allStrategies())
                 QTest::addRow("w%d-%s", world, std::string(t.id).c_str())
                     << world << QString::fromUtf8(t.id.data(), static_cast<qsizetype>(t.id.size()));
@@ -146,37 +151,37 @@ private slots:
         QFETCH(QString, strategy);
         const auto id = strategy.toStdString();
         const auto& t = traits(*strategyFromId(id));
-        const QStringList noPersistence{QStringLiteral("--persistence-threshold"), QStringLiteral("0")};
+        const QStringList noPersistence { QStringLiteral("--persistence-threshold"), QStringLiteral("0") };
         const auto* reference = run(world, QStringLiteral("zero0"), noPersistence);
         const auto* candidate = run(world, strategy, noPersistence);
         QVERIFY(reference && candidate);
         const auto full = summaryOf(reference->ranks[0]).state;
         QVERIFY(full.deviceParams > 0 && full.deviceGrads == full.deviceParams);
         QCOMPARE(full.deviceOptimizer, 2 * full.deviceParams); // fp32 Adam moments, no separate master on CPU
-        QCOMPARE(full.hostParams + full.hostGrads + full.hostOptimizer, std::int64_t{0});
+        QCOMPARE(full.hostParams + full.hostGrads + full.hostOptimizer, std::int64_t { 0 });
         for (int r = 0; r < world; ++r) {
             const auto s = summaryOf(candidate->ranks[static_cast<std::size_t>(r)]).state;
             const auto W = static_cast<std::int64_t>(world);
             // Parameters between steps: replicated, or one shard (fsdp2 offload keeps even that on the host).
             const std::int64_t deviceParams = !t.shardsParameters ? full.deviceParams
-                                               : t.offloadsParameters ? 0
-                                                                      : full.deviceParams / W;
+                : t.offloadsParameters                            ? 0
+                                                                  : full.deviceParams / W;
             QCOMPARE(s.deviceParams, deviceParams);
             // Gradients: the full buffer (zero0/zero1), a device shard, or a host shard (offload).
             const std::int64_t deviceGrads = !t.shardsGradients ? full.deviceGrads
-                                              : t.offloadsOptimizer ? 0
-                                                                    : full.deviceGrads / W;
+                : t.offloadsOptimizer                           ? 0
+                                                                : full.deviceGrads / W;
             QCOMPARE(s.deviceGrads, deviceGrads);
             QCOMPARE(s.hostGrads, t.offloadsOptimizer ? full.deviceGrads / W : 0);
             if (t.offloadsOptimizer) {
                 // fp32 master + two moments per shard element, all in host memory.
-                QCOMPARE(s.deviceOptimizer, std::int64_t{0});
+                QCOMPARE(s.deviceOptimizer, std::int64_t { 0 });
                 const auto hostMaster = full.deviceParams / W;
                 QCOMPARE(s.hostOptimizer + s.hostParams, full.deviceOptimizer / W + hostMaster);
                 QCOMPARE(s.hostParams, t.offloadsParameters ? hostMaster : 0);
             } else {
                 QCOMPARE(s.deviceOptimizer, t.shardsOptimizer ? full.deviceOptimizer / W : full.deviceOptimizer);
-                QCOMPARE(s.hostOptimizer + s.hostParams, std::int64_t{0});
+                QCOMPARE(s.hostOptimizer + s.hostParams, std::int64_t { 0 });
             }
         }
     }
@@ -186,7 +191,8 @@ private slots:
         // Every unit of "tiny" is below DeepSpeed's default threshold of 1e5 elements, so zero3 keeps
         // them all gathered; with threshold 0 it holds one shard.
         const auto* kept = run(2, QStringLiteral("zero3"));
-        const auto* sharded = run(2, QStringLiteral("zero3"), {QStringLiteral("--persistence-threshold"), QStringLiteral("0")});
+        const auto* sharded
+            = run(2, QStringLiteral("zero3"), { QStringLiteral("--persistence-threshold"), QStringLiteral("0") });
         QVERIFY(kept && sharded);
         const auto keptState = summaryOf(kept->ranks[0]).state;
         const auto shardedState = summaryOf(sharded->ranks[0]).state;
@@ -198,10 +204,10 @@ private slots:
     {
         const int world = 3;
         const int port = freeTcpPort();
-        QStringList args{QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--seq"), QStringLiteral("64"),
-                         QStringLiteral("--warmup"), QStringLiteral("0"), QStringLiteral("--steps"),
-                         QStringLiteral("100000"), QStringLiteral("--strategy"), QStringLiteral("zero3"),
-                         QStringLiteral("--timeout-s"), QStringLiteral("30")};
+        QStringList args { QStringLiteral("--model"), QStringLiteral("tiny"),        QStringLiteral("--seq"),
+                           QStringLiteral("64"),      QStringLiteral("--warmup"),    QStringLiteral("0"),
+                           QStringLiteral("--steps"), QStringLiteral("100000"),      QStringLiteral("--strategy"),
+                           QStringLiteral("zero3"),   QStringLiteral("--timeout-s"), QStringLiteral("30") };
         std::vector<std::unique_ptr<RankProcess>> ranks;
         for (int r = 0; r < world; ++r)
             ranks.push_back(std::make_unique<RankProcess>(args, rankEnvironment(r, world, port)));
@@ -210,12 +216,12 @@ private slots:
         QElapsedTimer sinceKill;
         ::kill(static_cast<pid_t>(ranks[1]->process.processId()), SIGKILL);
         sinceKill.start();
-        for (int r : {0, 2}) {
+        for (int r : { 0, 2 }) {
             const auto outcome = ranks[static_cast<std::size_t>(r)]->finish(60000);
             QVERIFY2(sinceKill.elapsed() < 60000, "a surviving rank needed more than 60 s to give up");
             QCOMPARE(outcome.exitCode, 4);
             const auto errors = eventsOf<ErrorEvent>(outcome);
-            QCOMPARE(errors.size(), std::size_t{1});
+            QCOMPARE(errors.size(), std::size_t { 1 });
             QCOMPARE(errors[0].kind, ErrorKind::Comm);
             QCOMPARE(errors[0].rank, r);
             QVERIFY(errors[0].step.has_value());
@@ -227,20 +233,22 @@ private slots:
     void resumeAfterKillMatchesUninterruptedRun()
     {
         QTemporaryDir work;
-        const QStringList common{QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--seq"),
-                                 QStringLiteral("64"), QStringLiteral("--micro-batch"), QStringLiteral("2"),
-                                 QStringLiteral("--warmup"), QStringLiteral("0"), QStringLiteral("--steps"),
-                                 QStringLiteral("400"), QStringLiteral("--strategy"), QStringLiteral("zero3"),
-                                 QStringLiteral("--seed"), QStringLiteral("5"), QStringLiteral("--lr"),
-                                 QStringLiteral("0.01")};
+        const QStringList common { QStringLiteral("--model"),       QStringLiteral("tiny"),
+                                   QStringLiteral("--seq"),         QStringLiteral("64"),
+                                   QStringLiteral("--micro-batch"), QStringLiteral("2"),
+                                   QStringLiteral("--warmup"),      QStringLiteral("0"),
+                                   QStringLiteral("--steps"),       QStringLiteral("400"),
+                                   QStringLiteral("--strategy"),    QStringLiteral("zero3"),
+                                   QStringLiteral("--seed"),        QStringLiteral("5"),
+                                   QStringLiteral("--lr"),          QStringLiteral("0.01") };
         const QString straightDump = work.filePath(QStringLiteral("straight"));
-        const auto straight = runOnce(common + QStringList{QStringLiteral("--dump-params"), straightDump},
+        const auto straight = runOnce(common + QStringList { QStringLiteral("--dump-params"), straightDump },
                                       rankEnvironment(0, 1, freeTcpPort()), 300000);
         QVERIFY2(straight.exitCode == 0, qPrintable(straight.log));
 
         const QString dir = work.filePath(QStringLiteral("ckpt"));
-        const QStringList checkpointing{QStringLiteral("--checkpoint-every"), QStringLiteral("7"),
-                                        QStringLiteral("--checkpoint-dir"), dir};
+        const QStringList checkpointing { QStringLiteral("--checkpoint-every"), QStringLiteral("7"),
+                                          QStringLiteral("--checkpoint-dir"), dir };
         {
             RankProcess victim(common + checkpointing, rankEnvironment(0, 1, freeTcpPort()));
             QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(dir + QStringLiteral("/step-00000007/COMPLETE")), 120000);
@@ -248,9 +256,10 @@ private slots:
             victim.finish(10000);
         }
         const QString resumedDump = work.filePath(QStringLiteral("resumed"));
-        const auto resumed = runOnce(common + checkpointing + QStringList{QStringLiteral("--resume"),
-                                                                          QStringLiteral("--dump-params"), resumedDump},
-                                     rankEnvironment(0, 1, freeTcpPort()), 300000);
+        const auto resumed
+            = runOnce(common + checkpointing
+                          + QStringList { QStringLiteral("--resume"), QStringLiteral("--dump-params"), resumedDump },
+                      rankEnvironment(0, 1, freeTcpPort()), 300000);
         QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.log));
         const auto summary = summaryOf(resumed);
         QVERIFY2(summary.resumedFromStep >= 7 && summary.resumedFromStep % 7 == 0, qPrintable(resumed.log));
@@ -278,10 +287,12 @@ private slots:
         QTemporaryDir work;
         const QString dir = work.filePath(QStringLiteral("ckpt"));
         auto args = [&](int steps, const QString& dump, bool checkpoint) {
-            QStringList a{QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--seq"), QStringLiteral("32"),
-                          QStringLiteral("--warmup"), QStringLiteral("0"), QStringLiteral("--steps"),
-                          QString::number(steps), QStringLiteral("--strategy"), strategy,
-                          QStringLiteral("--dump-params"), dump};
+            QStringList a { QStringLiteral("--model"),       QStringLiteral("tiny"),
+                            QStringLiteral("--seq"),         QStringLiteral("32"),
+                            QStringLiteral("--warmup"),      QStringLiteral("0"),
+                            QStringLiteral("--steps"),       QString::number(steps),
+                            QStringLiteral("--strategy"),    strategy,
+                            QStringLiteral("--dump-params"), dump };
             if (checkpoint)
                 a << QStringLiteral("--checkpoint-every") << QStringLiteral("5") << QStringLiteral("--checkpoint-dir")
                   << dir << QStringLiteral("--resume");
@@ -291,8 +302,9 @@ private slots:
         const auto first = runRanks(2, args(10, work.filePath(QStringLiteral("first")), true));
         const auto second = runRanks(2, args(16, work.filePath(QStringLiteral("second")), true));
         for (int r = 0; r < 2; ++r) {
-            for (const auto* run : {&straight, &first, &second})
-                QVERIFY2((*run)[static_cast<std::size_t>(r)].exitCode == 0, qPrintable((*run)[static_cast<std::size_t>(r)].log));
+            for (const auto* run : { &straight, &first, &second })
+                QVERIFY2((*run)[static_cast<std::size_t>(r)].exitCode == 0,
+                         qPrintable((*run)[static_cast<std::size_t>(r)].log));
             QCOMPARE(summaryOf(first[static_cast<std::size_t>(r)]).resumedFromStep, -1);
             QCOMPARE(summaryOf(second[static_cast<std::size_t>(r)]).resumedFromStep, 10);
             const auto a = readParamDump(work.filePath(QStringLiteral("straight.rank%1").arg(r)));
@@ -306,10 +318,15 @@ private slots:
     {
         QTemporaryDir work;
         const QString dir = work.filePath(QStringLiteral("ckpt"));
-        const QStringList base{QStringLiteral("--seq"), QStringLiteral("16"), QStringLiteral("--warmup"),
-                               QStringLiteral("0"), QStringLiteral("--checkpoint-every"), QStringLiteral("5"),
-                               QStringLiteral("--checkpoint-dir"), dir};
-        const auto first = runOnce(base + QStringList{QStringLiteral("--steps"), QStringLiteral("5")},
+        const QStringList base { QStringLiteral("--seq"),
+                                 QStringLiteral("16"),
+                                 QStringLiteral("--warmup"),
+                                 QStringLiteral("0"),
+                                 QStringLiteral("--checkpoint-every"),
+                                 QStringLiteral("5"),
+                                 QStringLiteral("--checkpoint-dir"),
+                                 dir };
+        const auto first = runOnce(base + QStringList { QStringLiteral("--steps"), QStringLiteral("5") },
                                    rankEnvironment(0, 1, freeTcpPort()));
         QVERIFY2(first.exitCode == 0, qPrintable(first.log));
         // A newer checkpoint cut short: state written, no completion marker.
@@ -318,9 +335,9 @@ private slots:
         QVERIFY(junk.open(QIODevice::WriteOnly));
         junk.write("{\"format\":\"shardwise-checkpoint\"}\ngarbage");
         junk.close();
-        const auto resumed = runOnce(base + QStringList{QStringLiteral("--steps"), QStringLiteral("12"),
-                                                        QStringLiteral("--resume")},
-                                     rankEnvironment(0, 1, freeTcpPort()));
+        const auto resumed = runOnce(
+            base + QStringList { QStringLiteral("--steps"), QStringLiteral("12"), QStringLiteral("--resume") },
+            rankEnvironment(0, 1, freeTcpPort()));
         QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.log));
         QCOMPARE(summaryOf(resumed).resumedFromStep, 5);
         QVERIFY(resumed.log.contains(QStringLiteral("step-00000005")));
@@ -329,13 +346,14 @@ private slots:
         QFile state(dir + QStringLiteral("/step-00000010/rank-0.state"));
         QVERIFY(state.exists());
         QVERIFY(state.resize(state.size() - 3));
-        const auto damaged = runOnce(base + QStringList{QStringLiteral("--steps"), QStringLiteral("14"),
-                                                        QStringLiteral("--resume")},
-                                     rankEnvironment(0, 1, freeTcpPort()));
+        const auto damaged = runOnce(
+            base + QStringList { QStringLiteral("--steps"), QStringLiteral("14"), QStringLiteral("--resume") },
+            rankEnvironment(0, 1, freeTcpPort()));
         QCOMPARE(damaged.exitCode, 2);
         const auto errors = eventsOf<ErrorEvent>(damaged);
-        QCOMPARE(errors.size(), std::size_t{1});
-        QVERIFY2(QString::fromStdString(errors[0].message).contains(QStringLiteral("damaged")), errors[0].message.c_str());
+        QCOMPARE(errors.size(), std::size_t { 1 });
+        QVERIFY2(QString::fromStdString(errors[0].message).contains(QStringLiteral("damaged")),
+                 errors[0].message.c_str());
     }
 
     void badConfigIsAConfigError_data()
@@ -343,44 +361,49 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QStringList>("envOverrides"); // NAME=VALUE, or NAME= to remove it
         QTest::addColumn<QString>("mentions");
-        QTest::addRow("unknown strategy") << QStringList{QStringLiteral("--strategy"), QStringLiteral("zero9")}
-                                          << QStringList{} << QStringLiteral("--strategy");
-        QTest::addRow("unknown model") << QStringList{QStringLiteral("--model"), QStringLiteral("no-such-model")}
-                                       << QStringList{} << QStringLiteral("--model");
-        QTest::addRow("unknown flag") << QStringList{QStringLiteral("--frobnicate"), QStringLiteral("1")}
-                                      << QStringList{} << QStringLiteral("--frobnicate");
-        QTest::addRow("bad number") << QStringList{QStringLiteral("--steps"), QStringLiteral("many")} << QStringList{}
-                                    << QStringLiteral("--steps");
+        QTest::addRow("unknown strategy") << QStringList { QStringLiteral("--strategy"), QStringLiteral("zero9") }
+                                          << QStringList {} << QStringLiteral("--strategy");
+        QTest::addRow("unknown model") << QStringList { QStringLiteral("--model"), QStringLiteral("no-such-model") }
+                                       << QStringList {} << QStringLiteral("--model");
+        QTest::addRow("unknown flag") << QStringList { QStringLiteral("--frobnicate"), QStringLiteral("1") }
+                                      << QStringList {} << QStringLiteral("--frobnicate");
+        QTest::addRow("bad number") << QStringList { QStringLiteral("--steps"), QStringLiteral("many") }
+                                    << QStringList {} << QStringLiteral("--steps");
         QTest::addRow("sequence longer than the model allows")
-            << QStringList{QStringLiteral("--seq"), QStringLiteral("100000")} << QStringList{}
+            << QStringList { QStringLiteral("--seq"), QStringLiteral("100000") } << QStringList {}
             << QStringLiteral("seq_len");
-        QTest::addRow("missing RANK") << QStringList{} << QStringList{QStringLiteral("RANK=")} << QStringLiteral("RANK");
-        QTest::addRow("missing MASTER_PORT") << QStringList{} << QStringList{QStringLiteral("MASTER_PORT=")}
-                                             << QStringLiteral("MASTER_PORT");
+        QTest::addRow("missing RANK") << QStringList {} << QStringList { QStringLiteral("RANK=") }
+                                      << QStringLiteral("RANK");
+        QTest::addRow("missing MASTER_PORT")
+            << QStringList {} << QStringList { QStringLiteral("MASTER_PORT=") } << QStringLiteral("MASTER_PORT");
         QTest::addRow("local world not dividing world")
-            << QStringList{} << QStringList{QStringLiteral("WORLD_SIZE=3"), QStringLiteral("LOCAL_WORLD_SIZE=2")}
+            << QStringList {} << QStringList { QStringLiteral("WORLD_SIZE=3"), QStringLiteral("LOCAL_WORLD_SIZE=2") }
             << QStringLiteral("LOCAL_WORLD_SIZE");
-        QTest::addRow("rank outside world") << QStringList{} << QStringList{QStringLiteral("RANK=5")}
-                                            << QStringLiteral("RANK");
-        QTest::addRow("cuda without a GPU build") << QStringList{QStringLiteral("--device"), QStringLiteral("cuda")}
-                                                  << QStringList{} << QStringLiteral("cuda");
+        QTest::addRow("rank outside world")
+            << QStringList {} << QStringList { QStringLiteral("RANK=5") } << QStringLiteral("RANK");
+        QTest::addRow("cuda without a GPU build") << QStringList { QStringLiteral("--device"), QStringLiteral("cuda") }
+                                                  << QStringList {} << QStringLiteral("cuda");
         QTest::addRow("kernel profile without a GPU build")
-            << QStringList{QStringLiteral("--profile-kernels"), QStringLiteral("1")} << QStringList{}
+            << QStringList { QStringLiteral("--profile-kernels"), QStringLiteral("1") } << QStringList {}
             << QStringLiteral("--profile-kernels");
-        QTest::addRow("cuda graphs on the cpu") << QStringList{QStringLiteral("--cuda-graphs")} << QStringList{}
-                                                << QStringLiteral("cuda_graphs");
+        QTest::addRow("cuda graphs on the cpu")
+            << QStringList { QStringLiteral("--cuda-graphs") } << QStringList {} << QStringLiteral("cuda_graphs");
         QTest::addRow("cuda graphs of an offload strategy")
-            << QStringList{QStringLiteral("--cuda-graphs"), QStringLiteral("--device"), QStringLiteral("cuda"),
-                           QStringLiteral("--strategy"), QStringLiteral("zero3_offload")}
-            << QStringList{} << QStringLiteral("zero3_offload");
+            << QStringList { QStringLiteral("--cuda-graphs"), QStringLiteral("--device"), QStringLiteral("cuda"),
+                             QStringLiteral("--strategy"), QStringLiteral("zero3_offload") }
+            << QStringList {} << QStringLiteral("zero3_offload");
         QTest::addRow("mixture-of-experts config.json")
-            << QStringList{QStringLiteral("--model"), QStringLiteral(SHARDWISE_TEST_DATA_DIR "/model_configs/mixtral-8x7b/config.json")}
-            << QStringList{} << QStringLiteral("config.json.model_type: 'mixtral' is a mixture-of-experts model (num_local_experts = 8)");
+            << QStringList { QStringLiteral("--model"),
+                             QStringLiteral(SHARDWISE_TEST_DATA_DIR "/model_configs/mixtral-8x7b/config.json") }
+            << QStringList {}
+            << QStringLiteral(
+                   "config.json.model_type: 'mixtral' is a mixture-of-experts model (num_local_experts = 8)");
         QTest::addRow("sliding-window config.json")
-            << QStringList{QStringLiteral("--model"), QStringLiteral(SHARDWISE_TEST_DATA_DIR "/model_configs/mistral-7b-v0.1/config.json")}
-            << QStringList{} << QStringLiteral("config.json.sliding_window");
+            << QStringList { QStringLiteral("--model"),
+                             QStringLiteral(SHARDWISE_TEST_DATA_DIR "/model_configs/mistral-7b-v0.1/config.json") }
+            << QStringList {} << QStringLiteral("config.json.sliding_window");
         QTest::addRow("checkpoints without a folder")
-            << QStringList{QStringLiteral("--checkpoint-every"), QStringLiteral("3")} << QStringList{}
+            << QStringList { QStringLiteral("--checkpoint-every"), QStringLiteral("3") } << QStringList {}
             << QStringLiteral("--checkpoint-dir");
     }
 
@@ -403,13 +426,14 @@ private slots:
             else
                 env.insert(name, value);
         }
-        const auto outcome = runOnce(args + QStringList{QStringLiteral("--steps"), QStringLiteral("1"),
-                                                        QStringLiteral("--warmup"), QStringLiteral("0")},
+        const auto outcome = runOnce(args
+                                         + QStringList { QStringLiteral("--steps"), QStringLiteral("1"),
+                                                         QStringLiteral("--warmup"), QStringLiteral("0") },
                                      env);
         QCOMPARE(outcome.exitCode, 2);
-        QCOMPARE(outcome.events.size(), std::size_t{1});
+        QCOMPARE(outcome.events.size(), std::size_t { 1 });
         const auto errors = eventsOf<ErrorEvent>(outcome);
-        QCOMPARE(errors.size(), std::size_t{1});
+        QCOMPARE(errors.size(), std::size_t { 1 });
         QCOMPARE(errors[0].kind, ErrorKind::Config);
         QVERIFY2(QString::fromStdString(errors[0].message).contains(mentions), errors[0].message.c_str());
     }
@@ -431,19 +455,20 @@ private slots:
             out.write(QByteArray::fromStdString(j.dump()));
         }
         std::vector<double> firstLoss;
-        for (const QString& model : {scaled, plain}) {
+        for (const QString& model : { scaled, plain }) {
             auto env = rankEnvironment(0, 1, freeTcpPort());
-            const auto outcome = runOnce({QStringLiteral("--model"), model, QStringLiteral("--seq"), QStringLiteral("32"),
-                                          QStringLiteral("--steps"), QStringLiteral("1"), QStringLiteral("--warmup"),
-                                          QStringLiteral("0"), QStringLiteral("--seed"), QStringLiteral("7")},
-                                         env);
+            const auto outcome
+                = runOnce({ QStringLiteral("--model"), model, QStringLiteral("--seq"), QStringLiteral("32"),
+                            QStringLiteral("--steps"), QStringLiteral("1"), QStringLiteral("--warmup"),
+                            QStringLiteral("0"), QStringLiteral("--seed"), QStringLiteral("7") },
+                          env);
             QCOMPARE(outcome.exitCode, 0);
             const auto starts = eventsOf<StartEvent>(outcome);
-            QCOMPARE(starts.size(), std::size_t{1});
+            QCOMPARE(starts.size(), std::size_t { 1 });
             QCOMPARE(starts[0].config.model.ropeScaling.kind,
                      model == scaled ? RopeScalingKind::Llama3 : RopeScalingKind::None);
             const auto summaries = eventsOf<SummaryEvent>(outcome);
-            QCOMPARE(summaries.size(), std::size_t{1});
+            QCOMPARE(summaries.size(), std::size_t { 1 });
             QVERIFY(!summaries[0].losses.empty());
             firstLoss.push_back(summaries[0].losses.front());
         }
@@ -465,10 +490,10 @@ private slots:
             QVERIFY(f.open(QIODevice::WriteOnly));
             f.write(QByteArray::fromStdString("{\"seed\": 5, " + text.substr(1)));
         }
-        const auto outcome = runOnce({QStringLiteral("--config"), path}, rankEnvironment(0, 1, freeTcpPort()));
+        const auto outcome = runOnce({ QStringLiteral("--config"), path }, rankEnvironment(0, 1, freeTcpPort()));
         QCOMPARE(outcome.exitCode, 2);
         const auto errors = eventsOf<ErrorEvent>(outcome);
-        QCOMPARE(errors.size(), std::size_t{1});
+        QCOMPARE(errors.size(), std::size_t { 1 });
         QCOMPARE(errors[0].kind, ErrorKind::Config);
         QVERIFY2(QString::fromStdString(errors[0].message).startsWith(QStringLiteral("seed: duplicate key")),
                  errors[0].message.c_str());
@@ -479,13 +504,13 @@ private slots:
         auto env = rankEnvironment(0, 1, freeTcpPort());
         env.insert(QStringLiteral("TORCHELASTIC_RUN_ID"), QStringLiteral("test"));
         env.remove(QStringLiteral("SHARDWISE_LAUNCHER"));
-        const auto outcome = runOnce({QStringLiteral("--seq"), QStringLiteral("16"), QStringLiteral("--steps"),
-                                      QStringLiteral("2"), QStringLiteral("--warmup"), QStringLiteral("1"),
-                                      QStringLiteral("--strategy"), QStringLiteral("fsdp2_reshard")},
+        const auto outcome = runOnce({ QStringLiteral("--seq"), QStringLiteral("16"), QStringLiteral("--steps"),
+                                       QStringLiteral("2"), QStringLiteral("--warmup"), QStringLiteral("1"),
+                                       QStringLiteral("--strategy"), QStringLiteral("fsdp2_reshard") },
                                      env);
         QCOMPARE(outcome.exitCode, 0);
         const auto starts = eventsOf<StartEvent>(outcome);
-        QCOMPARE(starts.size(), std::size_t{1});
+        QCOMPARE(starts.size(), std::size_t { 1 });
         QCOMPARE(starts[0].launcher, std::string("torchrun"));
         QCOMPARE(starts[0].config.strategy, Strategy::Fsdp2Reshard);
         QCOMPARE(starts[0].config.training.seqLen, 16);
@@ -495,15 +520,15 @@ private slots:
         QCOMPARE(starts[0].versions.activations, std::string(kNormInputsRecomputed));
         QCOMPARE(starts[0].versions.offloadStaging, std::string(kOffloadStagingInPlaceHostStepOverlapped));
         const auto steps = eventsOf<StepEvent>(outcome);
-        QCOMPARE(steps.size(), std::size_t{3});
+        QCOMPARE(steps.size(), std::size_t { 3 });
         QVERIFY(!steps[0].timed && steps[1].timed && steps[2].timed);
-        QCOMPARE(steps[1].tokens, std::int64_t{16});
+        QCOMPARE(steps[1].tokens, std::int64_t { 16 });
         QVERIFY(steps[1].stepTimeS > 0 && steps[1].memory.hostPeakRss > 0);
         const auto summaries = eventsOf<SummaryEvent>(outcome);
-        QCOMPARE(summaries.size(), std::size_t{1});
+        QCOMPARE(summaries.size(), std::size_t { 1 });
         QCOMPARE(summaries[0].timedSteps, 2);
         QVERIFY(summaries[0].tokensPerS > 0);
-        QCOMPARE(summaries[0].losses.size(), std::size_t{3});
+        QCOMPARE(summaries[0].losses.size(), std::size_t { 3 });
     }
 
     void probeMeasuresHostAndCollectives_data()
@@ -515,13 +540,13 @@ private slots:
     void probeMeasuresHostAndCollectives()
     {
         QFETCH(int, world);
-        const auto ranks = runRanks(world, {QStringLiteral("--probe"), QStringLiteral("--probe-max-bytes"),
-                                            QStringLiteral("1e6")});
+        const auto ranks = runRanks(
+            world, { QStringLiteral("--probe"), QStringLiteral("--probe-max-bytes"), QStringLiteral("1e6") });
         QCOMPARE(ranks.size(), std::size_t(world));
         for (const auto& r : ranks) {
             QVERIFY2(r.exitCode == 0, qPrintable(r.log));
             const auto probes = eventsOf<ProbeEvent>(r);
-            QCOMPARE(probes.size(), std::size_t{1});
+            QCOMPARE(probes.size(), std::size_t { 1 });
             QVERIFY(eventsOf<StepEvent>(r).empty());
             QCOMPARE(probes[0].world, world);
             QCOMPARE(probes[0].deviceName, std::string("cpu"));
@@ -535,23 +560,43 @@ private slots:
             QCOMPARE(kinds["device_copy"], 1);
             QCOMPARE(kinds["cpu_adamw"], 1);
             QCOMPARE(kinds["layer_issue"], 1);
-            QCOMPARE(kinds.count("h2d_pinned"), std::size_t{0}); // no GPU, nothing to copy to
+            QCOMPARE(kinds.count("h2d_pinned"), std::size_t { 0 }); // no GPU, nothing to copy to
             // 1 MiB is above the 1e6-byte budget, so only the largest size is measured.
-            for (const char* collective : {"all_gather", "reduce_scatter", "all_reduce"})
+            for (const char* collective : { "all_gather", "reduce_scatter", "all_reduce" })
                 QCOMPARE(kinds[collective], world > 1 ? 1 : 0);
         }
     }
 
     void helpDocumentsEveryFlag()
     {
-        const auto outcome = runOnce({QStringLiteral("--help")}, QProcessEnvironment::systemEnvironment());
+        const auto outcome = runOnce({ QStringLiteral("--help") }, QProcessEnvironment::systemEnvironment());
         QCOMPARE(outcome.exitCode, 0);
         QVERIFY(outcome.events.empty());
-        for (const char* flag : {"--model", "--config", "--strategy", "--device", "--steps", "--warmup", "--seq",
-                                 "--micro-batch", "--precision", "--seed", "--lr", "--tokens", "--dump-params",
-                                 "--reduce-bucket", "--allgather-bucket", "--prefetch-bucket",
-                                 "--persistence-threshold", "--timeout-s", "--probe", "--probe-max-bytes",
-                                 "--profile-kernels", "--checkpoint-every", "--checkpoint-dir", "--resume", "--help"})
+        for (const char* flag : { "--model",
+                                  "--config",
+                                  "--strategy",
+                                  "--device",
+                                  "--steps",
+                                  "--warmup",
+                                  "--seq",
+                                  "--micro-batch",
+                                  "--precision",
+                                  "--seed",
+                                  "--lr",
+                                  "--tokens",
+                                  "--dump-params",
+                                  "--reduce-bucket",
+                                  "--allgather-bucket",
+                                  "--prefetch-bucket",
+                                  "--persistence-threshold",
+                                  "--timeout-s",
+                                  "--probe",
+                                  "--probe-max-bytes",
+                                  "--profile-kernels",
+                                  "--checkpoint-every",
+                                  "--checkpoint-dir",
+                                  "--resume",
+                                  "--help" })
             QVERIFY2(outcome.out.contains(flag), flag);
         for (const auto& t : allStrategies())
             QVERIFY(outcome.out.contains(QByteArray(t.id.data(), static_cast<qsizetype>(t.id.size()))));

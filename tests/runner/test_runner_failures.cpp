@@ -17,9 +17,10 @@ private slots:
     void hostOutOfMemoryIsAnOomEventAndExitThree()
     {
         const QString limit = QString::number(4LL * 1024 * 1024 * 1024);
-        RankProcess rank({QStringLiteral("--as=") + limit, QStringLiteral(SHARDWISE_RUNNER_PATH), QStringLiteral("--model"),
-                          QStringLiteral("qwen2.5-1.5b"), QStringLiteral("--seq"), QStringLiteral("64"), QStringLiteral("--steps"),
-                          QStringLiteral("1"), QStringLiteral("--warmup"), QStringLiteral("0")},
+        RankProcess rank({ QStringLiteral("--as=") + limit, QStringLiteral(SHARDWISE_RUNNER_PATH),
+                           QStringLiteral("--model"), QStringLiteral("qwen2.5-1.5b"), QStringLiteral("--seq"),
+                           QStringLiteral("64"), QStringLiteral("--steps"), QStringLiteral("1"),
+                           QStringLiteral("--warmup"), QStringLiteral("0") },
                          rankEnvironment(0, 1, freeTcpPort()), QStringLiteral("prlimit"));
         const RankRun run = rank.finish(180000);
         QVERIFY2(!run.crashed, qPrintable(run.log.right(2000)));
@@ -41,14 +42,15 @@ private slots:
         env.insert(QStringLiteral("MASTER_ADDR"), QStringLiteral("no-such-host.invalid"));
         QElapsedTimer clock;
         clock.start();
-        const RankRun run = runOnce({QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--seq"),
-                                     QStringLiteral("16"), QStringLiteral("--timeout-s"), QStringLiteral("120")},
+        const RankRun run = runOnce({ QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--seq"),
+                                      QStringLiteral("16"), QStringLiteral("--timeout-s"), QStringLiteral("120") },
                                     env, 150000);
         QVERIFY2(clock.elapsed() < 30000, qPrintable(QString::number(clock.elapsed())));
         const auto errors = eventsOf<ErrorEvent>(run);
         QVERIFY2(errors.size() == 1, qPrintable(run.log.right(2000)));
         QCOMPARE(errors.front().kind, ErrorKind::Config);
-        QVERIFY2(QString::fromStdString(errors.front().message).contains(QStringLiteral("MASTER_ADDR 'no-such-host.invalid'")),
+        QVERIFY2(QString::fromStdString(errors.front().message)
+                     .contains(QStringLiteral("MASTER_ADDR 'no-such-host.invalid'")),
                  errors.front().message.c_str());
         QCOMPARE(run.exitCode, 2);
     }

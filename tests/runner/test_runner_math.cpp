@@ -37,17 +37,17 @@ private slots:
     {
         at::manual_seed(3);
         const auto n = 100'003; // not a multiple of any vector width or task size
-        auto param = at::randn({n});
+        auto param = at::randn({ n });
         auto refParam = param.clone();
-        auto m = at::zeros({n}), v = at::zeros({n}), refM = m.clone(), refV = v.clone();
+        auto m = at::zeros({ n }), v = at::zeros({ n }), refM = m.clone(), refV = v.clone();
         AdamWSettings s;
         s.lr = 0.01;
         for (int step = 1; step <= 3; ++step) {
-            const auto grad = at::randn({n});
+            const auto grad = at::randn({ n });
             cpuAdamWStep(param, grad, m, v, step, s);
             adamwStep(refParam, grad, refM, refV, step, s);
         }
-        QVERIFY(!at::equal(param, at::zeros({n})));
+        QVERIFY(!at::equal(param, at::zeros({ n })));
         QVERIFY2(allClose(param, refParam, 1e-6, 1e-7), qPrintable(worst(param, refParam)));
         QVERIFY2(allClose(m, refM, 1e-6, 1e-7), qPrintable(worst(m, refM)));
         QVERIFY2(allClose(v, refV, 1e-6, 1e-9), qPrintable(worst(v, refV)));
@@ -59,15 +59,15 @@ private slots:
         // must land on the fp32 result rounded to bf16.
         at::manual_seed(5);
         const auto n = 70'001;
-        const auto start = at::randn({n}).to(at::kBFloat16);
-        const auto grad = at::randn({n}).to(at::kBFloat16);
+        const auto start = at::randn({ n }).to(at::kBFloat16);
+        const auto grad = at::randn({ n }).to(at::kBFloat16);
         auto param = start.clone();
-        auto m = at::zeros({n}, at::kBFloat16), v = at::zeros({n}, at::kBFloat16);
+        auto m = at::zeros({ n }, at::kBFloat16), v = at::zeros({ n }, at::kBFloat16);
         AdamWSettings s;
         s.lr = 0.05;
         cpuAdamWStep(param, grad, m, v, 1, s);
         auto refParam = start.to(at::kFloat);
-        auto refM = at::zeros({n}), refV = at::zeros({n});
+        auto refM = at::zeros({ n }), refV = at::zeros({ n });
         adamwStep(refParam, grad.to(at::kFloat), refM, refV, 1, s);
         QVERIFY(!at::equal(param, start));
         // One bf16 rounding: relative error <= 2^-8.
@@ -78,10 +78,12 @@ private slots:
 
     void cpuAdamWRejectsMismatchedState()
     {
-        const auto p = at::zeros({8});
+        const auto p = at::zeros({ 8 });
+        QVERIFY_THROWS_EXCEPTION(
+            std::invalid_argument,
+            cpuAdamWStep(p, at::zeros({ 8 }), at::zeros({ 8 }, at::kBFloat16), at::zeros({ 8 }), 1, {}));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                                 cpuAdamWStep(p, at::zeros({8}), at::zeros({8}, at::kBFloat16), at::zeros({8}), 1, {}));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, cpuAdamWStep(p, at::zeros({7}), at::zeros({8}), at::zeros({8}), 1, {}));
+                                 cpuAdamWStep(p, at::zeros({ 7 }), at::zeros({ 8 }), at::zeros({ 8 }), 1, {}));
     }
 
     void chunkedHeadLossMatchesCrossEntropy_data()
@@ -89,12 +91,12 @@ private slots:
         QTest::addColumn<qint64>("rowsPerChunk");
         QTest::addColumn<bool>("intoSink");
         QTest::addColumn<bool>("unwritten");
-        QTest::newRow("automatic (one chunk)") << qint64{0} << false << false;
-        QTest::newRow("one row") << qint64{1} << false << false;
-        QTest::newRow("uneven") << qint64{3} << false << false;
-        QTest::newRow("two chunks") << qint64{6} << false << false;
-        QTest::newRow("uneven, into a gradient sink") << qint64{3} << true << false;
-        QTest::newRow("uneven, into an unwritten sink") << qint64{3} << true << true;
+        QTest::newRow("automatic (one chunk)") << qint64 { 0 } << false << false;
+        QTest::newRow("one row") << qint64 { 1 } << false << false;
+        QTest::newRow("uneven") << qint64 { 3 } << false << false;
+        QTest::newRow("two chunks") << qint64 { 6 } << false << false;
+        QTest::newRow("uneven, into a gradient sink") << qint64 { 3 } << true << false;
+        QTest::newRow("uneven, into an unwritten sink") << qint64 { 3 } << true << true;
     }
     void chunkedHeadLossMatchesCrossEntropy()
     {
@@ -102,18 +104,18 @@ private slots:
         QFETCH(bool, intoSink);
         at::manual_seed(11);
         const auto tokens = 10, hiddenSize = 8, vocab = 13;
-        const auto hidden = at::randn({tokens, hiddenSize}).requires_grad_(true);
-        const auto weight = at::randn({vocab, hiddenSize}).requires_grad_(true);
-        const auto targets = at::randint(0, vocab, {tokens}, at::kLong);
+        const auto hidden = at::randn({ tokens, hiddenSize }).requires_grad_(true);
+        const auto weight = at::randn({ vocab, hiddenSize }).requires_grad_(true);
+        const auto targets = at::randint(0, vocab, { tokens }, at::kLong);
         // An unwritten sink holds garbage (NaN) that the first chunk must overwrite, not add to.
         QFETCH(bool, unwritten);
         const auto sink = !intoSink ? at::Tensor()
-                          : unwritten ? at::full({vocab, hiddenSize}, std::nan(""))
-                                      : at::zeros({vocab, hiddenSize});
+            : unwritten             ? at::full({ vocab, hiddenSize }, std::nan(""))
+                                    : at::zeros({ vocab, hiddenSize });
         std::uint8_t sinkFlag = unwritten ? 1 : 0;
 
         auto loss = chunkedHeadLoss(hidden, weight, targets, rowsPerChunk, sink, unwritten ? &sinkFlag : nullptr);
-        QCOMPARE(sinkFlag, std::uint8_t{0});
+        QCOMPARE(sinkFlag, std::uint8_t { 0 });
         (loss * 2.5).backward(); // a non-unit incoming gradient reaches both gradients
         const auto gotHidden = hidden.grad().clone();
         QCOMPARE(weight.grad().defined(), !intoSink);
@@ -124,8 +126,8 @@ private slots:
         auto want = at::cross_entropy_loss(at::linear(hidden, weight), targets);
         (want * 2.5).backward();
         QVERIFY2(allClose(loss.detach(), want.detach(), 1e-6, 1e-6),
-                 qPrintable(QString::number(loss.item<double>()) + QStringLiteral(" vs ") +
-                            QString::number(want.item<double>())));
+                 qPrintable(QString::number(loss.item<double>()) + QStringLiteral(" vs ")
+                            + QString::number(want.item<double>())));
         QVERIFY2(allClose(gotHidden, hidden.grad(), 1e-5, 1e-6), qPrintable(worst(gotHidden, hidden.grad())));
         QVERIFY2(allClose(gotWeight, weight.grad(), 1e-5, 1e-6), qPrintable(worst(gotWeight, weight.grad())));
     }
@@ -133,8 +135,8 @@ private slots:
     void swigluMatchesTheComposition()
     {
         at::manual_seed(13);
-        const auto gateUp = at::randn({4, 66}).requires_grad_(true);
-        const auto weights = at::randn({4, 33});
+        const auto gateUp = at::randn({ 4, 66 }).requires_grad_(true);
+        const auto weights = at::randn({ 4, 33 });
         const auto out = swiglu(gateUp);
         (out * weights).sum().backward();
         const auto got = gateUp.grad().clone();
@@ -148,7 +150,7 @@ private slots:
 
     void swigluRejectsAnOddWidth()
     {
-        const auto gateUp = at::randn({2, 5});
+        const auto gateUp = at::randn({ 2, 5 });
         QVERIFY_THROWS_EXCEPTION(c10::Error, swiglu(gateUp));
     }
 
@@ -161,8 +163,8 @@ private slots:
         const auto f64 = at::TensorOptions().dtype(at::kDouble);
         const auto theta = at::pow(10000.0, -at::arange(0, dim, 2, f64) / static_cast<double>(dim));
         const auto angles = at::outer(at::arange(seq + 2, f64), theta); // [seq + 2, h]
-        const auto table = at::cat({angles, angles}, -1);
-        const auto x = at::randn({batch, seq, heads, dim}, f64).transpose(1, 2).requires_grad_(true);
+        const auto table = at::cat({ angles, angles }, -1);
+        const auto x = at::randn({ batch, seq, heads, dim }, f64).transpose(1, 2).requires_grad_(true);
         const auto y = rotary(x, table.cos(), table.sin());
 
         const auto pairs = at::complex(x.narrow(3, 0, h), x.narrow(3, h, h));
@@ -172,7 +174,7 @@ private slots:
         QVERIFY(allClose(y.narrow(3, h, h), at::imag(want), 1e-12, 1e-12));
 
         // The backward pass turns the gradient back by the same angle (a rotation's transpose).
-        const auto gy = at::randn({batch, heads, seq, dim}, f64);
+        const auto gy = at::randn({ batch, heads, seq, dim }, f64);
         y.backward(gy);
         const auto back = at::complex(gy.narrow(3, 0, h), gy.narrow(3, h, h)) * at::conj(turn);
         QVERIFY(allClose(x.grad().narrow(3, 0, h), at::real(back), 1e-12, 1e-12));
@@ -181,8 +183,8 @@ private slots:
 
     void rotaryRejectsTablesShorterThanTheSequence()
     {
-        const auto x = at::randn({1, 1, 4, 8});
-        const auto table = at::ones({3, 8});
+        const auto x = at::randn({ 1, 1, 4, 8 });
+        const auto table = at::ones({ 3, 8 });
         QVERIFY_THROWS_EXCEPTION(c10::Error, rotary(x, table, table));
     }
 
@@ -193,13 +195,13 @@ private slots:
         FlatBuffer buffer;
         buffer.allocate(24, at::TensorOptions().dtype(at::kFloat));
         buffer.release();
-        const auto span = buffer.span(6, {3, 4});
-        QCOMPARE(buffer.tensor().storage().nbytes(), std::size_t{0});
-        QCOMPARE(span.sizes().vec(), (std::vector<std::int64_t>{3, 4}));
-        QCOMPARE(span.storage_offset(), std::int64_t{6});
+        const auto span = buffer.span(6, { 3, 4 });
+        QCOMPARE(buffer.tensor().storage().nbytes(), std::size_t { 0 });
+        QCOMPARE(span.sizes().vec(), (std::vector<std::int64_t> { 3, 4 }));
+        QCOMPARE(span.storage_offset(), std::int64_t { 6 });
         buffer.materialize();
         buffer.tensor().copy_(at::arange(24, buffer.tensor().options()));
-        QVERIFY(at::equal(span, at::arange(6, 18, span.options()).view({3, 4})));
+        QVERIFY(at::equal(span, at::arange(6, 18, span.options()).view({ 3, 4 })));
     }
 
     void linearIntoGradMatchesAutograd_data()
@@ -223,11 +225,11 @@ private slots:
         std::uint8_t biasFlag = unwritten ? 1 : 0;
         at::manual_seed(17);
         const std::int64_t in = 6, outA = 5, outB = 3, out = outA + outB;
-        const auto flat = at::randn({out * in + out});
-        auto flatGrad = at::randn({out * in + out});
+        const auto flat = at::randn({ out * in + out });
+        auto flatGrad = at::randn({ out * in + out });
         LinearWeight w;
-        w.weight = flat.narrow(0, 0, out * in).view({out, in});
-        w.weightGrad = flatGrad.narrow(0, 0, out * in).view({out, in});
+        w.weight = flat.narrow(0, 0, out * in).view({ out, in });
+        w.weightGrad = flatGrad.narrow(0, 0, out * in).view({ out, in });
         if (withBias) {
             w.bias = flat.narrow(0, out * in, out);
             w.biasGrad = flatGrad.narrow(0, out * in, out);
@@ -239,8 +241,8 @@ private slots:
         const auto before = unwritten ? at::zeros_like(flatGrad) : flatGrad.clone();
         if (unwritten)
             flatGrad.narrow(0, 0, withBias ? out * in + out : out * in).fill_(std::nan(""));
-        const auto input = at::randn({2, 4, in}).requires_grad_(true);
-        const auto upstream = at::randn({2, 4, out});
+        const auto input = at::randn({ 2, 4, in }).requires_grad_(true);
+        const auto upstream = at::randn({ 2, 4, out });
         const auto y = linearIntoGrad(input, w);
         (y * upstream).sum().backward();
         const auto gotInput = input.grad().clone();
@@ -252,14 +254,14 @@ private slots:
         (want * upstream).sum().backward();
         QVERIFY(allClose(y.detach(), want.detach(), 1e-6, 1e-6));
         QVERIFY2(allClose(gotInput, input.grad(), 1e-5, 1e-6), qPrintable(worst(gotInput, input.grad())));
-        const auto addedWeight = w.weightGrad - before.narrow(0, 0, out * in).view({out, in});
+        const auto addedWeight = w.weightGrad - before.narrow(0, 0, out * in).view({ out, in });
         QVERIFY2(allClose(addedWeight, weight.grad(), 1e-5, 1e-5), qPrintable(worst(addedWeight, weight.grad())));
         const auto biasPart = flatGrad.narrow(0, out * in, out) - before.narrow(0, out * in, out);
         if (withBias)
             QVERIFY2(allClose(biasPart, bias.grad(), 1e-5, 1e-5), qPrintable(worst(biasPart, bias.grad())));
         else // no bias: the range after the weight is not touched
             QVERIFY(at::equal(flatGrad.narrow(0, out * in, out), original.narrow(0, out * in, out)));
-        QCOMPARE(weightFlag, std::uint8_t{0});
+        QCOMPARE(weightFlag, std::uint8_t { 0 });
         QCOMPARE(biasFlag, static_cast<std::uint8_t>(!withBias && unwritten ? 1 : 0));
     }
 
@@ -269,19 +271,19 @@ private slots:
         // recomputes it from the norm's input: every gradient must equal the kept-input path's.
         at::manual_seed(19);
         const std::int64_t in = 8, out = 5;
-        const auto x = at::randn({2, 3, in});
-        const auto normWeight = at::randn({in});
-        const auto flat = at::randn({out * in});
-        auto gradKept = at::zeros({out * in});
-        auto gradRecomputed = at::zeros({out * in});
-        const auto upstream = at::randn({2, 3, out});
+        const auto x = at::randn({ 2, 3, in });
+        const auto normWeight = at::randn({ in });
+        const auto flat = at::randn({ out * in });
+        auto gradKept = at::zeros({ out * in });
+        auto gradRecomputed = at::zeros({ out * in });
+        const auto upstream = at::randn({ 2, 3, out });
         auto pass = [&](at::Tensor& weightGrad, bool recompute) {
             const auto xs = x.clone().requires_grad_(true);
             const auto nw = normWeight.clone().requires_grad_(true);
             LinearWeight w;
-            w.weight = flat.view({out, in});
-            w.weightGrad = weightGrad.view({out, in});
-            const NormedInput normed{xs, nw, 1e-6};
+            w.weight = flat.view({ out, in });
+            w.weightGrad = weightGrad.view({ out, in });
+            const NormedInput normed { xs, nw, 1e-6 };
             const auto a = compat::rmsNorm(xs, nw, 1e-6);
             const auto y = linearIntoGrad(a, w, recompute ? &normed : nullptr);
             (y * upstream).sum().backward();

@@ -20,15 +20,19 @@ using namespace shardwise::protocol;
 
 namespace {
 
-const QStringList kTorchrunVariables{QStringLiteral("RANK"),        QStringLiteral("WORLD_SIZE"),
-                                     QStringLiteral("LOCAL_RANK"),  QStringLiteral("LOCAL_WORLD_SIZE"),
-                                     QStringLiteral("MASTER_ADDR"), QStringLiteral("MASTER_PORT"),
-                                     QStringLiteral("TORCHELASTIC_RUN_ID"), QStringLiteral("SHARDWISE_LAUNCHER")};
+const QStringList kTorchrunVariables { QStringLiteral("RANK"),
+                                       QStringLiteral("WORLD_SIZE"),
+                                       QStringLiteral("LOCAL_RANK"),
+                                       QStringLiteral("LOCAL_WORLD_SIZE"),
+                                       QStringLiteral("MASTER_ADDR"),
+                                       QStringLiteral("MASTER_PORT"),
+                                       QStringLiteral("TORCHELASTIC_RUN_ID"),
+                                       QStringLiteral("SHARDWISE_LAUNCHER") };
 
 bool portFree(int port)
 {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
+    sockaddr_in addr {};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_ANY);
     addr.sin_port = htons(static_cast<std::uint16_t>(port));
@@ -61,9 +65,9 @@ QProcessEnvironment srunTask(int procId, int tasks, long long jobId, const QStri
     return env;
 }
 
-const QStringList kRun{QStringLiteral("--model"), QStringLiteral("tiny"),   QStringLiteral("--seq"),
-                       QStringLiteral("16"),      QStringLiteral("--steps"), QStringLiteral("2"),
-                       QStringLiteral("--warmup"), QStringLiteral("1")};
+const QStringList kRun { QStringLiteral("--model"),  QStringLiteral("tiny"),    QStringLiteral("--seq"),
+                         QStringLiteral("16"),       QStringLiteral("--steps"), QStringLiteral("2"),
+                         QStringLiteral("--warmup"), QStringLiteral("1") };
 
 } // namespace
 
@@ -78,18 +82,18 @@ class TestRunnerSlurm : public QObject {
         QVERIFY(jobId > 0);
         std::vector<std::unique_ptr<RankProcess>> ranks;
         for (int r = 0; r < 2; ++r) {
-            const QStringList args = kRun + QStringList{QStringLiteral("--strategy"), strategy};
+            const QStringList args = kRun + QStringList { QStringLiteral("--strategy"), strategy };
             ranks.push_back(std::make_unique<RankProcess>(args, srunTask(r, 2, jobId, QStringLiteral("2")), program));
         }
         for (int r = 0; r < 2; ++r) {
             const RankRun run = ranks[static_cast<std::size_t>(r)]->finish(300000);
             QVERIFY2(run.exitCode == 0, qPrintable(run.log));
             const auto starts = eventsOf<StartEvent>(run);
-            QCOMPARE(starts.size(), std::size_t{1});
+            QCOMPARE(starts.size(), std::size_t { 1 });
             QCOMPARE(starts[0].rank, r);
             QCOMPARE(starts[0].world, 2);
             QCOMPARE(starts[0].launcher, std::string("srun"));
-            QCOMPARE(eventsOf<SummaryEvent>(run).size(), std::size_t{1});
+            QCOMPARE(eventsOf<SummaryEvent>(run).size(), std::size_t { 1 });
         }
     }
 
@@ -122,7 +126,7 @@ private slots:
         const RankRun run = runOnce(kRun, env);
         QVERIFY2(run.exitCode == 0, qPrintable(run.log));
         const auto starts = eventsOf<StartEvent>(run);
-        QCOMPARE(starts.size(), std::size_t{1});
+        QCOMPARE(starts.size(), std::size_t { 1 });
         QCOMPARE(starts[0].rank, 0);
         QCOMPARE(starts[0].world, 1);
     }
@@ -131,7 +135,7 @@ private slots:
     // names the variable, before any rendezvous.
     void unevenTasksPerNodeIsAConfigErrorNamingTheVariable()
     {
-        QStringList programs{QStringLiteral(SHARDWISE_RUNNER_PATH)};
+        QStringList programs { QStringLiteral(SHARDWISE_RUNNER_PATH) };
 #ifdef SHARDWISE_TORCH_RUNNER_PATH
         programs << QStringLiteral(SHARDWISE_TORCH_RUNNER_PATH);
 #endif
@@ -140,7 +144,7 @@ private slots:
             const RankRun run = rank.finish(60000);
             QVERIFY2(run.exitCode == 2, qPrintable(program + QStringLiteral(": ") + run.log));
             const auto errors = eventsOf<ErrorEvent>(run);
-            QCOMPARE(errors.size(), std::size_t{1});
+            QCOMPARE(errors.size(), std::size_t { 1 });
             QCOMPARE(errors[0].kind, ErrorKind::Config);
             QVERIFY2(errors[0].message.find("SLURM_TASKS_PER_NODE") != std::string::npos, errors[0].message.c_str());
             QVERIFY2(errors[0].message.find("2,1") != std::string::npos, errors[0].message.c_str());

@@ -27,10 +27,10 @@ struct Outcome {
     std::vector<std::vector<float>> dumps;
 };
 
-const QStringList kBase{QStringLiteral("--model"), QStringLiteral("tiny"),   QStringLiteral("--seq"),
-                        QStringLiteral("32"),      QStringLiteral("--warmup"), QStringLiteral("1"),
-                        QStringLiteral("--steps"), QStringLiteral("2"),      QStringLiteral("--seed"),
-                        QStringLiteral("7")};
+const QStringList kBase { QStringLiteral("--model"), QStringLiteral("tiny"),     QStringLiteral("--seq"),
+                          QStringLiteral("32"),      QStringLiteral("--warmup"), QStringLiteral("1"),
+                          QStringLiteral("--steps"), QStringLiteral("2"),        QStringLiteral("--seed"),
+                          QStringLiteral("7") };
 
 QString id(Strategy s)
 {
@@ -41,7 +41,7 @@ QString id(Strategy s)
 std::vector<double> lossesOf(const RankRun& r)
 {
     const auto s = eventsOf<SummaryEvent>(r);
-    return s.empty() ? std::vector<double>{} : s.back().losses;
+    return s.empty() ? std::vector<double> {} : s.back().losses;
 }
 
 QString lossMismatch(const std::vector<double>& got, const std::vector<double>& want, double rtol)
@@ -70,7 +70,7 @@ class TestRunnerTrainingOptions : public QObject {
             return &it->second;
         const QString dump = m_dumps.filePath(QStringLiteral("run%1").arg(m_cache.size()));
         Outcome o;
-        o.ranks = runRanks(world, kBase + extra + QStringList{QStringLiteral("--dump-params"), dump});
+        o.ranks = runRanks(world, kBase + extra + QStringList { QStringLiteral("--dump-params"), dump });
         for (int r = 0; r < world; ++r) {
             const auto& rr = o.ranks[static_cast<std::size_t>(r)];
             if (rr.exitCode != 0) {
@@ -102,9 +102,9 @@ class TestRunnerTrainingOptions : public QObject {
         QTest::addColumn<QString>("strategy");
         QTest::addColumn<QString>(column2);
         for (const auto& t : allStrategies())
-            for (int world : {1, 2}) {
-                if (world == 1 && t.strategy != Strategy::Zero0 && t.strategy != Strategy::Zero3 &&
-                    t.strategy != Strategy::Fsdp2Reshard)
+            for (int world : { 1, 2 }) {
+                if (world == 1 && t.strategy != Strategy::Zero0 && t.strategy != Strategy::Zero3
+                    && t.strategy != Strategy::Fsdp2Reshard)
                     continue;
                 for (const auto& v : values)
                     QTest::addRow("w%d-%s-%s", world, std::string(t.id).c_str(), qPrintable(v))
@@ -113,18 +113,23 @@ class TestRunnerTrainingOptions : public QObject {
     }
 
 private slots:
-    void checkpointedStepsEqualPlainSteps_data() { addStrategyRows("policy", {QStringLiteral("full"), QStringLiteral("selective")}); }
+    void checkpointedStepsEqualPlainSteps_data()
+    {
+        addStrategyRows("policy", { QStringLiteral("full"), QStringLiteral("selective") });
+    }
 
     void checkpointedStepsEqualPlainSteps()
     {
         QFETCH(int, world);
         QFETCH(QString, strategy);
         QFETCH(QString, policy);
-        const QStringList common{QStringLiteral("--strategy"), strategy, QStringLiteral("--micro-batch"),
-                                 QStringLiteral("2"), QStringLiteral("--lr"), QStringLiteral("0.01")};
+        const QStringList common { QStringLiteral("--strategy"),    strategy,
+                                   QStringLiteral("--micro-batch"), QStringLiteral("2"),
+                                   QStringLiteral("--lr"),          QStringLiteral("0.01") };
         const auto* plain = run(world, common);
         QVERIFY(plain);
-        const auto* checkpointed = run(world, common + QStringList{QStringLiteral("--activation-checkpointing"), policy});
+        const auto* checkpointed
+            = run(world, common + QStringList { QStringLiteral("--activation-checkpointing"), policy });
         QVERIFY(checkpointed);
         // Recomputation runs the forward's own ops on the same inputs: the fp32 bound.
         expectSameTraining(*checkpointed, *plain, 1e-5, 1e-7);
@@ -133,12 +138,12 @@ private slots:
         QVERIFY(losses.front() != losses.back());
         // The start event echoes the options the run used.
         const auto starts = eventsOf<StartEvent>(checkpointed->ranks[0]);
-        QCOMPARE(starts.size(), std::size_t{1});
+        QCOMPARE(starts.size(), std::size_t { 1 });
         QVERIFY(starts[0].config.training.activationCheckpointing);
         QCOMPARE(QString::fromUtf8(checkpointPolicyId(starts[0].config.training.checkpointPolicy).data()), policy);
     }
 
-    void accumulatedStepsEqualOneLargerMicroBatch_data() { addStrategyRows("accumulation", {QStringLiteral("2")}); }
+    void accumulatedStepsEqualOneLargerMicroBatch_data() { addStrategyRows("accumulation", { QStringLiteral("2") }); }
 
     void accumulatedStepsEqualOneLargerMicroBatch()
     {
@@ -151,23 +156,27 @@ private slots:
         // micro-batches' gradients rounds differently from one GEMM over both, so at lr 0.01 such
         // elements differ by ~5e-6 after three steps. A smaller rate bounds that amplification (it
         // scales with lr) while the weights still move (checked below).
-        const QStringList common{QStringLiteral("--strategy"), strategy, QStringLiteral("--lr"), QStringLiteral("1e-4")};
-        const auto* accumulated = run(world, common + QStringList{QStringLiteral("--micro-batch"), QStringLiteral("1"),
-                                                                  QStringLiteral("--grad-accumulation"), accumulation});
+        const QStringList common { QStringLiteral("--strategy"), strategy, QStringLiteral("--lr"),
+                                   QStringLiteral("1e-4") };
+        const auto* accumulated = run(world,
+                                      common
+                                          + QStringList { QStringLiteral("--micro-batch"), QStringLiteral("1"),
+                                                          QStringLiteral("--grad-accumulation"), accumulation });
         QVERIFY(accumulated);
-        const auto* larger = run(world, common + QStringList{QStringLiteral("--micro-batch"), accumulation});
+        const auto* larger = run(world, common + QStringList { QStringLiteral("--micro-batch"), accumulation });
         QVERIFY(larger);
         expectSameTraining(*accumulated, *larger, 1e-5, 1e-7);
 
         // Against one micro-batch of one sequence (half the tokens) the same comparison fails: it
         // compares something.
-        const auto* half = run(world, common + QStringList{QStringLiteral("--micro-batch"), QStringLiteral("1")});
+        const auto* half = run(world, common + QStringList { QStringLiteral("--micro-batch"), QStringLiteral("1") });
         QVERIFY(half);
         QVERIFY(!lossMismatch(lossesOf(half->ranks[0]), lossesOf(accumulated->ranks[0]), 1e-5).isEmpty());
         // ... and the weights moved from their initialisation.
-        const auto* untrained = run(world, QStringList{QStringLiteral("--strategy"), strategy, QStringLiteral("--lr"),
-                                                       QStringLiteral("1e-30"), QStringLiteral("--micro-batch"),
-                                                       QStringLiteral("2")});
+        const auto* untrained
+            = run(world,
+                  QStringList { QStringLiteral("--strategy"), strategy, QStringLiteral("--lr"), QStringLiteral("1e-30"),
+                                QStringLiteral("--micro-batch"), QStringLiteral("2") });
         QVERIFY(untrained);
         QVERIFY(!firstMismatch(accumulated->dumps[0], untrained->dumps[0], 1e-3, 0).isEmpty());
 
@@ -176,28 +185,33 @@ private slots:
         const std::int64_t tokens = accumulation.toInt() * 32;
         for (const auto& rank : accumulated->ranks) {
             const auto steps = eventsOf<StepEvent>(rank);
-            QCOMPARE(steps.size(), std::size_t{3});
+            QCOMPARE(steps.size(), std::size_t { 3 });
             for (const auto& s : steps)
                 QCOMPARE(s.tokens, tokens);
             const auto summary = eventsOf<SummaryEvent>(rank);
-            QCOMPARE(summary.size(), std::size_t{1});
+            QCOMPARE(summary.size(), std::size_t { 1 });
             QVERIFY(summary[0].medianStepS > 0);
-            QVERIFY(std::abs(summary[0].tokensPerS - static_cast<double>(tokens) * world / summary[0].medianStepS) <=
-                    1e-9 * summary[0].tokensPerS);
+            QVERIFY(std::abs(summary[0].tokensPerS - static_cast<double>(tokens) * world / summary[0].medianStepS)
+                    <= 1e-9 * summary[0].tokensPerS);
         }
     }
 
     void accumulationWithCheckpointingEqualsPlainAccumulation()
     {
         // The two options together: checkpointed micro-steps of a sharded schedule change nothing.
-        const QStringList common{QStringLiteral("--strategy"), QStringLiteral("zero3"), QStringLiteral("--micro-batch"),
-                                 QStringLiteral("1"), QStringLiteral("--grad-accumulation"), QStringLiteral("3"),
-                                 QStringLiteral("--lr"), QStringLiteral("0.01")};
+        const QStringList common { QStringLiteral("--strategy"),
+                                   QStringLiteral("zero3"),
+                                   QStringLiteral("--micro-batch"),
+                                   QStringLiteral("1"),
+                                   QStringLiteral("--grad-accumulation"),
+                                   QStringLiteral("3"),
+                                   QStringLiteral("--lr"),
+                                   QStringLiteral("0.01") };
         const auto* plain = run(2, common);
         QVERIFY(plain);
-        for (const char* policy : {"full", "selective"}) {
-            const auto* checkpointed =
-                run(2, common + QStringList{QStringLiteral("--activation-checkpointing"), QString::fromLatin1(policy)});
+        for (const char* policy : { "full", "selective" }) {
+            const auto* checkpointed = run(
+                2, common + QStringList { QStringLiteral("--activation-checkpointing"), QString::fromLatin1(policy) });
             QVERIFY(checkpointed);
             expectSameTraining(*checkpointed, *plain, 1e-5, 1e-7);
         }
@@ -220,17 +234,17 @@ private slots:
         c.timedSteps = 2;
         const QString path = dir.filePath(QStringLiteral("config.json"));
         std::ofstream(path.toStdString()) << toJson(c).dump();
-        const auto ranks = runRanks(2, {QStringLiteral("--config"), path});
+        const auto ranks = runRanks(2, { QStringLiteral("--config"), path });
         for (const auto& r : ranks) {
             QVERIFY2(r.exitCode == 0, qPrintable(r.log));
             const auto starts = eventsOf<StartEvent>(r);
-            QCOMPARE(starts.size(), std::size_t{1});
+            QCOMPARE(starts.size(), std::size_t { 1 });
             QCOMPARE(starts[0].config.training.gradAccumulation, 2);
             QVERIFY(starts[0].config.training.activationCheckpointing);
             QVERIFY(starts[0].config.training.checkpointPolicy == CheckpointPolicy::Selective);
             const auto steps = eventsOf<StepEvent>(r);
-            QCOMPARE(steps.size(), std::size_t{2});
-            QCOMPARE(steps[0].tokens, std::int64_t{32});
+            QCOMPARE(steps.size(), std::size_t { 2 });
+            QCOMPARE(steps[0].tokens, std::int64_t { 32 });
         }
     }
 
@@ -238,11 +252,13 @@ private slots:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
-        QTest::newRow("policy") << QStringList{QStringLiteral("--activation-checkpointing"), QStringLiteral("sometimes")}
-                                << QStringLiteral("--activation-checkpointing: 'sometimes' is not one of none, full, selective");
-        QTest::newRow("zero micro-batches") << QStringList{QStringLiteral("--grad-accumulation"), QStringLiteral("0")}
-                                            << QStringLiteral("--grad-accumulation must be >= 1, got 0");
-        QTest::newRow("not a number") << QStringList{QStringLiteral("--grad-accumulation"), QStringLiteral("two")}
+        QTest::newRow("policy") << QStringList {
+            QStringLiteral("--activation-checkpointing"), QStringLiteral("sometimes")
+        } << QStringLiteral("--activation-checkpointing: 'sometimes' is not one of none, full, selective");
+        QTest::newRow("zero micro-batches")
+            << QStringList { QStringLiteral("--grad-accumulation"), QStringLiteral("0") }
+            << QStringLiteral("--grad-accumulation must be >= 1, got 0");
+        QTest::newRow("not a number") << QStringList { QStringLiteral("--grad-accumulation"), QStringLiteral("two") }
                                       << QStringLiteral("--grad-accumulation: 'two' is not a valid number");
     }
 
@@ -253,14 +269,14 @@ private slots:
         const auto r = runOnce(args, rankEnvironment(0, 1, freeTcpPort()));
         QCOMPARE(r.exitCode, 2);
         const auto errors = eventsOf<ErrorEvent>(r);
-        QCOMPARE(errors.size(), std::size_t{1});
+        QCOMPARE(errors.size(), std::size_t { 1 });
         QCOMPARE(errors[0].kind, ErrorKind::Config);
         QVERIFY2(QString::fromStdString(errors[0].message).contains(message), errors[0].message.c_str());
     }
 
     void helpDocumentsBothOptions()
     {
-        const auto r = runOnce({QStringLiteral("--help")}, QProcessEnvironment::systemEnvironment());
+        const auto r = runOnce({ QStringLiteral("--help") }, QProcessEnvironment::systemEnvironment());
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("--grad-accumulation N"));
         QVERIFY(r.out.contains("--activation-checkpointing none|full|selective"));

@@ -52,7 +52,7 @@ dispatch::LaunchResult launch(const char* program, int world, const QStringList&
         l.args.push_back(a.toStdString());
     l.ranks = world;
     // Two cores in CI: one intra-op thread per rank.
-    l.env = {{"OMP_NUM_THREADS", "1"}};
+    l.env = { { "OMP_NUM_THREADS", "1" } };
     l.timeout = std::chrono::seconds(300);
     return dispatch::launchLocal(l);
 }
@@ -85,15 +85,18 @@ QString writeLearnableTokens(const QString& path, std::size_t count)
 
 QStringList smallRun(const QString& tokens, int steps)
 {
-    return {QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--seq"), QStringLiteral("32"),
-            QStringLiteral("--micro-batch"), QStringLiteral("2"), QStringLiteral("--warmup"), QStringLiteral("1"),
-            QStringLiteral("--steps"), QString::number(steps), QStringLiteral("--seed"), QStringLiteral("7"),
-            QStringLiteral("--lr"), QStringLiteral("0.01"), QStringLiteral("--tokens"), tokens};
+    return { QStringLiteral("--model"),       QStringLiteral("tiny"), QStringLiteral("--seq"),    QStringLiteral("32"),
+             QStringLiteral("--micro-batch"), QStringLiteral("2"),    QStringLiteral("--warmup"), QStringLiteral("1"),
+             QStringLiteral("--steps"),       QString::number(steps), QStringLiteral("--seed"),   QStringLiteral("7"),
+             QStringLiteral("--lr"),          QStringLiteral("0.01"), QStringLiteral("--tokens"), tokens };
 }
 
 QString describe(const dispatch::RankOutcome& r)
 {
-    return QStringLiteral("rank %1 exit %2, log:\n%3").arg(r.rank).arg(r.exitCode).arg(QString::fromStdString(r.logTail));
+    return QStringLiteral("rank %1 exit %2, log:\n%3")
+        .arg(r.rank)
+        .arg(r.exitCode)
+        .arg(QString::fromStdString(r.logTail));
 }
 
 // The one error event of a run refused before it started, checked for kind, exit code and silence.
@@ -103,7 +106,7 @@ ErrorEvent refusal(const dispatch::LaunchResult& result)
     const auto errors = eventsOf<ErrorEvent>(r);
     if (r.exitCode != 2 || errors.size() != 1 || r.events.size() != 1 || errors[0].kind != ErrorKind::Config)
         qWarning().noquote() << describe(r);
-    return errors.empty() ? ErrorEvent{} : errors[0];
+    return errors.empty() ? ErrorEvent {} : errors[0];
 }
 
 } // namespace
@@ -127,7 +130,7 @@ private slots:
     void versionNamesTheHarnessAndItsTorch()
     {
         QProcess p;
-        p.start(QString::fromUtf8(kHarness), {QStringLiteral("--version")});
+        p.start(QString::fromUtf8(kHarness), { QStringLiteral("--version") });
         QVERIFY(p.waitForFinished(120000));
         QCOMPARE(p.exitCode(), 0);
         const auto out = QString::fromUtf8(p.readAllStandardOutput());
@@ -139,13 +142,13 @@ private slots:
     void helpListsTheRunDescription()
     {
         QProcess p;
-        p.start(QString::fromUtf8(kHarness), {QStringLiteral("--help")});
+        p.start(QString::fromUtf8(kHarness), { QStringLiteral("--help") });
         QVERIFY(p.waitForFinished(120000));
         QCOMPARE(p.exitCode(), 0);
         const auto out = QString::fromUtf8(p.readAllStandardOutput());
-        for (const char* flag : {"--config", "--model", "--strategy", "--device", "--precision", "--steps", "--warmup",
-                                 "--seq", "--micro-batch", "--seed", "--lr", "--tokens", "--timeout-s", "--dump-params",
-                                 "--init-params", "--compile", "--version"})
+        for (const char* flag : { "--config", "--model", "--strategy", "--device", "--precision", "--steps", "--warmup",
+                                  "--seq", "--micro-batch", "--seed", "--lr", "--tokens", "--timeout-s",
+                                  "--dump-params", "--init-params", "--compile", "--version" })
             QVERIFY2(out.contains(QLatin1String(flag)), flag);
     }
 
@@ -169,13 +172,13 @@ private slots:
             QVERIFY(f.open(QIODevice::WriteOnly));
             f.write(QByteArray::fromStdString(toJson(c).dump()));
         }
-        const auto result = launch(kHarness, 1, {QStringLiteral("--config"), path});
+        const auto result = launch(kHarness, 1, { QStringLiteral("--config"), path });
         const auto& r = result.ranks.at(0);
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
         const auto start = std::get<StartEvent>(r.events.front());
         c.worldSize = 1;
         QCOMPARE(QString::fromStdString(toJson(start.config).dump()), QString::fromStdString(toJson(c).dump()));
-        QCOMPARE(eventsOf<StepEvent>(r).size(), std::size_t{2});
+        QCOMPARE(eventsOf<StepEvent>(r).size(), std::size_t { 2 });
     }
 
     // A peer that dies mid-run is a comm error (exit 4) on the rank left behind, named in an event.
@@ -198,9 +201,10 @@ private slots:
             // Rank 1's events are not read: a file, so a full pipe never stalls it (and rank 0 with it).
             if (rank == 1)
                 p->setStandardOutputFile(m_dir.filePath(QStringLiteral("dead-peer-rank1.jsonl")));
-            p->start(QString::fromUtf8(kHarness), {QStringLiteral("--seq"), QStringLiteral("32"), QStringLiteral("--warmup"),
-                                                   QStringLiteral("0"), QStringLiteral("--steps"), QStringLiteral("100000"),
-                                                   QStringLiteral("--timeout-s"), QStringLiteral("30")});
+            p->start(QString::fromUtf8(kHarness),
+                     { QStringLiteral("--seq"), QStringLiteral("32"), QStringLiteral("--warmup"), QStringLiteral("0"),
+                       QStringLiteral("--steps"), QStringLiteral("100000"), QStringLiteral("--timeout-s"),
+                       QStringLiteral("30") });
         }
         // Rank 1 dies once both train (rank 0's stdout holds step events).
         QElapsedTimer waited;
@@ -217,7 +221,8 @@ private slots:
         out += ranks[0]->readAllStandardOutput();
         QCOMPARE(ranks[0]->exitCode(), 4);
         const auto lines = out.trimmed().split('\n');
-        const auto last = parseEvent(std::string_view(lines.back().constData(), static_cast<std::size_t>(lines.back().size())));
+        const auto last
+            = parseEvent(std::string_view(lines.back().constData(), static_cast<std::size_t>(lines.back().size())));
         const auto* error = std::get_if<ErrorEvent>(&last);
         QVERIFY2(error && error->kind == ErrorKind::Comm, lines.back().constData());
         QVERIFY(error->step.has_value());
@@ -227,15 +232,16 @@ private slots:
     {
         // One learnable batch again and again at a fixed learning rate: every step must lower the loss
         // (different batches would each start from their own loss and hide the trend).
-        const auto result = launch(kHarness, 1, smallRun(m_oneBatch, 5) << QStringLiteral("--strategy") << QStringLiteral("zero0")
-                                                                         << QStringLiteral("--lr") << QStringLiteral("0.001"));
+        const auto result = launch(kHarness, 1,
+                                   smallRun(m_oneBatch, 5) << QStringLiteral("--strategy") << QStringLiteral("zero0")
+                                                           << QStringLiteral("--lr") << QStringLiteral("0.001"));
         const auto& r = result.ranks.at(0);
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
         QVERIFY2(r.protocolErrors.empty(), r.protocolErrors.empty() ? "" : r.protocolErrors[0].c_str());
-        QCOMPARE(r.foreignLines, std::size_t{0}); // nothing but events on stdout
+        QCOMPARE(r.foreignLines, std::size_t { 0 }); // nothing but events on stdout
 
         // start, one step per step (warm-up first), summary; nothing else.
-        QCOMPARE(r.events.size(), std::size_t{8});
+        QCOMPARE(r.events.size(), std::size_t { 8 });
         QCOMPARE(eventName(r.events.front()), std::string_view("start"));
         QCOMPARE(eventName(r.events.back()), std::string_view("summary"));
         const auto start = std::get<StartEvent>(r.events.front());
@@ -248,20 +254,21 @@ private slots:
         QVERIFY(!start.versions.libtorch.empty());
 
         const auto steps = eventsOf<StepEvent>(r);
-        QCOMPARE(steps.size(), std::size_t{6});
+        QCOMPARE(steps.size(), std::size_t { 6 });
         std::vector<double> losses;
         for (std::size_t i = 0; i < steps.size(); ++i) {
             QCOMPARE(steps[i].step, static_cast<int>(i));
             QCOMPARE(steps[i].timed, i >= 1);
-            QCOMPARE(steps[i].tokens, std::int64_t{64});
+            QCOMPARE(steps[i].tokens, std::int64_t { 64 });
             QVERIFY(steps[i].stepTimeS > 0);
             QVERIFY(steps[i].memory.hostPeakRss > 0);
-            QCOMPARE(steps[i].memory.deviceTotal, std::int64_t{-1});
+            QCOMPARE(steps[i].memory.deviceTotal, std::int64_t { -1 });
             QVERIFY2(std::isfinite(steps[i].loss), qPrintable(QString::number(steps[i].loss)));
             losses.push_back(steps[i].loss);
         }
         for (std::size_t i = 1; i < losses.size(); ++i)
-            QVERIFY2(losses[i] < losses[i - 1], qPrintable(QStringLiteral("step %1: %2 after %3").arg(i).arg(losses[i]).arg(losses[i - 1])));
+            QVERIFY2(losses[i] < losses[i - 1],
+                     qPrintable(QStringLiteral("step %1: %2 after %3").arg(i).arg(losses[i]).arg(losses[i - 1])));
 
         const auto s = std::get<SummaryEvent>(r.events.back());
         QCOMPARE(s.losses, losses);
@@ -272,18 +279,19 @@ private slots:
         QCOMPARE(s.ncclShare, 0.0);
         QVERIFY(!s.phasePeakAllocated); // GPU runs only
         // fp32 parameters, gradients and two AdamW moments of the tiny preset, all on the (CPU) device.
-        const std::int64_t paramBytes = std::int64_t{119360} * 4;
+        const std::int64_t paramBytes = std::int64_t { 119360 } * 4;
         QCOMPARE(s.state.deviceParams, paramBytes);
         QCOMPARE(s.state.deviceGrads, paramBytes);
         QCOMPARE(s.state.deviceOptimizer, 2 * paramBytes);
-        QCOMPARE(s.state.hostParams + s.state.hostGrads + s.state.hostOptimizer, std::int64_t{0});
+        QCOMPARE(s.state.hostParams + s.state.hostGrads + s.state.hostOptimizer, std::int64_t { 0 });
     }
 
     void zero0ReplicasAgreeAtWorldTwo()
     {
         const QString dump = m_dir.filePath(QStringLiteral("w2"));
-        const auto result = launch(kHarness, 2, smallRun(m_tokens, 2) << QStringLiteral("--strategy")
-                                                                      << QStringLiteral("zero0") << QStringLiteral("--dump-params") << dump);
+        const auto result = launch(kHarness, 2,
+                                   smallRun(m_tokens, 2) << QStringLiteral("--strategy") << QStringLiteral("zero0")
+                                                         << QStringLiteral("--dump-params") << dump);
         QVERIFY(result.ranks.size() == 2);
         std::array<ParamDump, 2> dumps;
         for (const auto& r : result.ranks) {
@@ -292,9 +300,9 @@ private slots:
             QCOMPARE(eventName(r.events.front()), std::string_view("start"));
             QCOMPARE(std::get<StartEvent>(r.events.front()).world, 2);
             const auto summaries = eventsOf<SummaryEvent>(r);
-            QCOMPARE(summaries.size(), std::size_t{1});
+            QCOMPARE(summaries.size(), std::size_t { 1 });
             QCOMPARE(summaries[0].world, 2);
-            QCOMPARE(summaries[0].losses.size(), std::size_t{3});
+            QCOMPARE(summaries[0].losses.size(), std::size_t { 3 });
             QVERIFY(r.rank == 0 || r.rank == 1);
             dumps[static_cast<std::size_t>(r.rank)] = readDump(dump + QStringLiteral(".rank%1").arg(r.rank));
         }
@@ -303,7 +311,7 @@ private slots:
             QVERIFY(d.header.contains("\"world\":2"));
             QVERIFY(d.header.contains("\"step\":3"));
             QVERIFY(d.header.contains("\"numel\":119360"));
-            QCOMPARE(d.values.size(), std::size_t{119360});
+            QCOMPARE(d.values.size(), std::size_t { 119360 });
         }
         // The ranks saw different tokens but averaged their gradients: one set of weights.
         QVERIFY(dumps[0].values == dumps[1].values);
@@ -312,7 +320,7 @@ private slots:
     void deepSpeedStagesAreConfigErrors_data()
     {
         QTest::addColumn<QString>("strategy");
-        for (const char* s : {"zero1", "zero2", "zero3", "zero2_offload", "zero3_offload"})
+        for (const char* s : { "zero1", "zero2", "zero3", "zero2_offload", "zero3_offload" })
             QTest::newRow(s) << QString::fromLatin1(s);
     }
 
@@ -324,8 +332,8 @@ private slots:
         const auto e = refusal(result);
         QVERIFY(e.kind == ErrorKind::Config);
         const auto message = QString::fromStdString(e.message);
-        QVERIFY2(message.contains(strategy) && message.contains(QStringLiteral("zero0 (DDP)")) &&
-                     message.contains(QStringLiteral("fsdp2_reshard_offload")),
+        QVERIFY2(message.contains(strategy) && message.contains(QStringLiteral("zero0 (DDP)"))
+                     && message.contains(QStringLiteral("fsdp2_reshard_offload")),
                  qPrintable(message));
     }
 
@@ -333,9 +341,12 @@ private slots:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("named");
-        QTest::newRow("unknown") << QStringList{QStringLiteral("--bogus"), QStringLiteral("1")} << QStringLiteral("--bogus");
-        QTest::newRow("native only") << QStringList{QStringLiteral("--cuda-graphs")} << QStringLiteral("--cuda-graphs");
-        QTest::newRow("bad number") << QStringList{QStringLiteral("--steps"), QStringLiteral("x")} << QStringLiteral("--steps");
+        QTest::newRow("unknown") << QStringList { QStringLiteral("--bogus"), QStringLiteral("1") }
+                                 << QStringLiteral("--bogus");
+        QTest::newRow("native only") << QStringList { QStringLiteral("--cuda-graphs") }
+                                     << QStringLiteral("--cuda-graphs");
+        QTest::newRow("bad number") << QStringList { QStringLiteral("--steps"), QStringLiteral("x") }
+                                    << QStringLiteral("--steps");
     }
 
     void flagsItDoesNotKnowAreConfigErrors()
@@ -350,17 +361,19 @@ private slots:
 
     void fsdp2NeedsFullyShard()
     {
-        const auto result = launch(kHarness, 1, smallRun(m_tokens, 1) << QStringLiteral("--strategy") << QStringLiteral("fsdp2_reshard"));
+        const auto result = launch(
+            kHarness, 1, smallRun(m_tokens, 1) << QStringLiteral("--strategy") << QStringLiteral("fsdp2_reshard"));
         const auto& r = result.ranks.at(0);
         if (r.exitCode == 0) {
             // A PyTorch with FSDP2 runs it.
-            QCOMPARE(eventsOf<SummaryEvent>(r).size(), std::size_t{1});
+            QCOMPARE(eventsOf<SummaryEvent>(r).size(), std::size_t { 1 });
             return;
         }
         // Debian's torch 1.13 has no fully_shard: a config error saying so, before any rendezvous.
         QCOMPARE(r.exitCode, 2);
         const auto message = QString::fromStdString(refusal(result).message);
-        QVERIFY2(message.contains(QStringLiteral("FSDP2")) && message.contains(QStringLiteral("lacks")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("FSDP2")) && message.contains(QStringLiteral("lacks")),
+                 qPrintable(message));
     }
 
 private:
@@ -374,14 +387,13 @@ private:
     std::optional<TwoRanks> ddpRun(const QString& name, const QStringList& extra)
     {
         const QString dump = m_dir.filePath(name);
-        const auto result = launch(kHarness, 2, QStringList{QStringLiteral("--model"), QStringLiteral("tiny"),
-                                                            QStringLiteral("--seq"), QStringLiteral("32"),
-                                                            QStringLiteral("--warmup"), QStringLiteral("1"),
-                                                            QStringLiteral("--steps"), QStringLiteral("2"),
-                                                            QStringLiteral("--seed"), QStringLiteral("7"),
-                                                            QStringLiteral("--strategy"), QStringLiteral("zero0"),
-                                                            QStringLiteral("--dump-params"), dump}
-                                                    + extra);
+        const auto result = launch(
+            kHarness, 2,
+            QStringList { QStringLiteral("--model"), QStringLiteral("tiny"), QStringLiteral("--seq"),
+                          QStringLiteral("32"), QStringLiteral("--warmup"), QStringLiteral("1"),
+                          QStringLiteral("--steps"), QStringLiteral("2"), QStringLiteral("--seed"), QStringLiteral("7"),
+                          QStringLiteral("--strategy"), QStringLiteral("zero0"), QStringLiteral("--dump-params"), dump }
+                + extra);
         TwoRanks out;
         for (const auto& r : result.ranks) {
             if (r.exitCode != 0 || r.rank < 0 || r.rank > 1) {
@@ -404,13 +416,20 @@ private:
             for (std::size_t i = 0; i < got.dumps[r].values.size(); ++i) {
                 const double a = got.dumps[r].values[i], b = want.dumps[r].values[i];
                 if (!(std::abs(a - b) <= atol + rtol * std::abs(b)))
-                    return QStringLiteral("rank %1 element %2: %3 vs %4").arg(r).arg(i).arg(a, 0, 'g', 9).arg(b, 0, 'g', 9);
+                    return QStringLiteral("rank %1 element %2: %3 vs %4")
+                        .arg(r)
+                        .arg(i)
+                        .arg(a, 0, 'g', 9)
+                        .arg(b, 0, 'g', 9);
             }
             if (got.losses[r].size() != want.losses[r].size())
                 return QStringLiteral("rank %1: loss counts differ").arg(r);
             for (std::size_t s = 0; s < got.losses[r].size(); ++s)
                 if (!(std::abs(got.losses[r][s] - want.losses[r][s]) <= rtol * std::abs(want.losses[r][s])))
-                    return QStringLiteral("rank %1 step %2 loss %3 vs %4").arg(r).arg(s).arg(got.losses[r][s], 0, 'g', 9)
+                    return QStringLiteral("rank %1 step %2 loss %3 vs %4")
+                        .arg(r)
+                        .arg(s)
+                        .arg(got.losses[r][s], 0, 'g', 9)
                         .arg(want.losses[r][s], 0, 'g', 9);
         }
         return {};
@@ -428,8 +447,8 @@ private slots:
     void activationCheckpointingChangesNoNumber()
     {
         QFETCH(QString, policy);
-        const QStringList common{QStringLiteral("--micro-batch"), QStringLiteral("2"), QStringLiteral("--lr"),
-                                 QStringLiteral("0.01")};
+        const QStringList common { QStringLiteral("--micro-batch"), QStringLiteral("2"), QStringLiteral("--lr"),
+                                   QStringLiteral("0.01") };
         const auto plain = ddpRun(QStringLiteral("ddp-plain"), common);
         QVERIFY(plain);
         const QStringList withPolicy = QStringList(common) << QStringLiteral("--activation-checkpointing") << policy;
@@ -453,21 +472,25 @@ private slots:
     // near-zero gradient elements into whole steps, which a larger rate would amplify past 1e-5.
     void accumulatedMicroBatchesEqualOneLargerBatch()
     {
-        const QStringList lr{QStringLiteral("--lr"), QStringLiteral("1e-4")};
-        const auto larger = ddpRun(QStringLiteral("ddp-mb2"), QStringList(lr) << QStringLiteral("--micro-batch") << QStringLiteral("2"));
+        const QStringList lr { QStringLiteral("--lr"), QStringLiteral("1e-4") };
+        const auto larger = ddpRun(QStringLiteral("ddp-mb2"),
+                                   QStringList(lr) << QStringLiteral("--micro-batch") << QStringLiteral("2"));
         QVERIFY(larger);
-        const auto accumulated = ddpRun(QStringLiteral("ddp-ga2"), QStringList(lr) << QStringLiteral("--micro-batch") << QStringLiteral("1")
-                                                                                   << QStringLiteral("--grad-accumulation") << QStringLiteral("2"));
+        const auto accumulated
+            = ddpRun(QStringLiteral("ddp-ga2"),
+                     QStringList(lr) << QStringLiteral("--micro-batch") << QStringLiteral("1")
+                                     << QStringLiteral("--grad-accumulation") << QStringLiteral("2"));
         QVERIFY(accumulated);
         const auto diff = mismatch(*accumulated, *larger, 1e-5, 1e-7);
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
         for (const auto& steps : accumulated->steps) {
-            QCOMPARE(steps.size(), std::size_t{3});
+            QCOMPARE(steps.size(), std::size_t { 3 });
             for (const auto& s : steps)
-                QCOMPARE(s.tokens, std::int64_t{64}); // the optimizer step's: 2 x 1 x 32
+                QCOMPARE(s.tokens, std::int64_t { 64 }); // the optimizer step's: 2 x 1 x 32
         }
         // Half the tokens (one micro-batch of one) is not the same training: the comparison can fail.
-        const auto half = ddpRun(QStringLiteral("ddp-mb1"), QStringList(lr) << QStringLiteral("--micro-batch") << QStringLiteral("1"));
+        const auto half = ddpRun(QStringLiteral("ddp-mb1"),
+                                 QStringList(lr) << QStringLiteral("--micro-batch") << QStringLiteral("1"));
         QVERIFY(half);
         QVERIFY(!mismatch(*half, *accumulated, 1e-5, 1e-7).isEmpty());
     }
@@ -481,28 +504,33 @@ private slots:
         const QStringList args = smallRun(m_tokens, 3) << QStringLiteral("--strategy") << QStringLiteral("zero0");
         const QString nativeFinal = m_dir.filePath(QStringLiteral("native-final"));
         const QString torchFinal = m_dir.filePath(QStringLiteral("torch-final"));
-        const auto native = launch(kNative, 1, QStringList(args) << QStringLiteral("--dump-initial-params") << initial
-                                                                 << QStringLiteral("--dump-params") << nativeFinal);
+        const auto native = launch(kNative, 1,
+                                   QStringList(args) << QStringLiteral("--dump-initial-params") << initial
+                                                     << QStringLiteral("--dump-params") << nativeFinal);
         QVERIFY2(native.ranks.at(0).exitCode == 0, qPrintable(describe(native.ranks.at(0))));
         const auto dump = readDump(initial + QStringLiteral(".rank0"));
         QVERIFY2(dump.header.contains("\"step\":0"), dump.header.constData());
-        QCOMPARE(dump.values.size(), std::size_t{119360});
+        QCOMPARE(dump.values.size(), std::size_t { 119360 });
 
-        const auto loaded = launch(kHarness, 1, QStringList(args) << QStringLiteral("--init-params") << initial
-                                                                  << QStringLiteral("--dump-params") << torchFinal);
+        const auto loaded = launch(kHarness, 1,
+                                   QStringList(args) << QStringLiteral("--init-params") << initial
+                                                     << QStringLiteral("--dump-params") << torchFinal);
         const auto drawn = launch(kHarness, 1, args);
         const auto want = eventsOf<SummaryEvent>(native.ranks.at(0)).at(0).losses;
-        for (const auto* run : {&loaded, &drawn}) {
+        for (const auto* run : { &loaded, &drawn }) {
             const auto& r = run->ranks.at(0);
             QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
             const auto got = eventsOf<SummaryEvent>(r).at(0).losses;
             QCOMPARE(got.size(), want.size());
             // Step 0 is the forward pass on identical weights; the later steps add one AdamW update each.
             for (std::size_t s = 0; s < got.size(); ++s)
-                QVERIFY2(std::abs(got[s] - want[s]) <= 1e-4 * std::abs(want[s]),
-                         qPrintable(QStringLiteral("%1 step %2: torch %3, native %4")
-                                        .arg(run == &loaded ? QStringLiteral("--init-params") : QStringLiteral("seeded"))
-                                        .arg(s).arg(got[s], 0, 'g', 9).arg(want[s], 0, 'g', 9)));
+                QVERIFY2(
+                    std::abs(got[s] - want[s]) <= 1e-4 * std::abs(want[s]),
+                    qPrintable(QStringLiteral("%1 step %2: torch %3, native %4")
+                                   .arg(run == &loaded ? QStringLiteral("--init-params") : QStringLiteral("seeded"))
+                                   .arg(s)
+                                   .arg(got[s], 0, 'g', 9)
+                                   .arg(want[s], 0, 'g', 9)));
         }
         // The two backends' dumps are one format: the same header, byte for byte, and the same size.
         const auto nativeDump = readDump(nativeFinal + QStringLiteral(".rank0"));

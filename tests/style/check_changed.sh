@@ -5,8 +5,8 @@
 # The base: $SHARDWISE_STYLE_BASE if set, else the merge-base with origin/main, else the commit before
 # HEAD (main itself, or a clone without that remote, checks its last commit); uncommitted changes count as changed.
 # Lines nobody touched since the base are never checked (clang-tidy parses a changed file whole but
-# reports only its changed lines), so a tree formatted before .clang-format
-# existed passes as it is. SHARDWISE_TIDY_MAX_FILES (default 6) bounds clang-tidy's share of CI time.
+# reports only its changed lines). check_tree_format.sh checks the whole tree against .clang-format.
+# SHARDWISE_TIDY_MAX_FILES (default 6) bounds clang-tidy's share of CI time.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 build_dir="${1:-}"

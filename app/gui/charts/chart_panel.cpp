@@ -8,8 +8,8 @@
 namespace shardwise::gui {
 
 namespace {
-constexpr ComparisonMetric kMetrics[] = {ComparisonMetric::Throughput, ComparisonMetric::PeakMemory, ComparisonMetric::NcclShare,
-                                         ComparisonMetric::PredictedVsMeasured};
+constexpr ComparisonMetric kMetrics[] = { ComparisonMetric::Throughput, ComparisonMetric::PeakMemory,
+                                          ComparisonMetric::NcclShare, ComparisonMetric::PredictedVsMeasured };
 }
 
 ChartPanel::ChartPanel(QWidget* parent)
@@ -18,10 +18,11 @@ ChartPanel::ChartPanel(QWidget* parent)
     auto* grid = new QGridLayout(this);
     grid->setContentsMargins(0, 0, 0, 0);
     grid->setSpacing(4);
-    const QString tips[] = {tokensPerSExplanation(), peakMemoryExplanation() + QLatin1Char('\n') + reservedExplanation(),
-                            ncclShareExplanation(),
-                            tr("The planner's prediction beside the measurement. Runs measured on a CPU carry no prediction: "
-                               "the planner predicts GPUs.")};
+    const QString tips[]
+        = { tokensPerSExplanation(), peakMemoryExplanation() + QLatin1Char('\n') + reservedExplanation(),
+            ncclShareExplanation(),
+            tr("The planner's prediction beside the measurement. Runs measured on a CPU carry no prediction: "
+               "the planner predicts GPUs.") };
     for (int i = 0; i < 4; ++i) {
         m_views[i] = new QChartView(createComparisonChart(kMetrics[i], {}), this);
         m_views[i]->setRenderHint(QPainter::Antialiasing);
@@ -46,6 +47,9 @@ void ChartPanel::restyle()
     }
 }
 
-QChartView* ChartPanel::view(ComparisonMetric metric) const { return m_views[static_cast<int>(metric)]; }
+QChartView* ChartPanel::view(ComparisonMetric metric) const
+{
+    return m_views[static_cast<int>(metric)];
+}
 
 } // namespace shardwise::gui

@@ -28,16 +28,22 @@ QColor seriesColor(int index)
     // Okabe-Ito palette: distinguishable with the common colour-vision deficiencies; the memory
     // breakdown has ten parts, so three neutral greys (mid, dark, light: each visible on the light and
     // the dark theme's background) close the cycle.
-    static const QColor colors[] = {QColor(0x00, 0x72, 0xb2), QColor(0xe6, 0x9f, 0x00), QColor(0x00, 0x9e, 0x73),
-                                    QColor(0xcc, 0x79, 0xa7), QColor(0x56, 0xb4, 0xe9), QColor(0xd5, 0x5e, 0x00),
-                                    QColor(0xf0, 0xe4, 0x42), QColor(0x99, 0x99, 0x99), QColor(0x4d, 0x4d, 0x4d),
-                                    QColor(0xc8, 0xc8, 0xc8)};
+    static const QColor colors[]
+        = { QColor(0x00, 0x72, 0xb2), QColor(0xe6, 0x9f, 0x00), QColor(0x00, 0x9e, 0x73), QColor(0xcc, 0x79, 0xa7),
+            QColor(0x56, 0xb4, 0xe9), QColor(0xd5, 0x5e, 0x00), QColor(0xf0, 0xe4, 0x42), QColor(0x99, 0x99, 0x99),
+            QColor(0x4d, 0x4d, 0x4d), QColor(0xc8, 0xc8, 0xc8) };
     constexpr int count = static_cast<int>(std::size(colors));
     return colors[index % count];
 }
 
-QColor capacityLineColor() { return QColor(0xd0, 0x3b, 0x3b); }
+QColor capacityLineColor()
+{
+    return QColor(0xd0, 0x3b, 0x3b);
+}
 
-QColor failureColor() { return QColor(0xd0, 0x3b, 0x3b); }
+QColor failureColor()
+{
+    return QColor(0xd0, 0x3b, 0x3b);
+}
 
 } // namespace shardwise::gui

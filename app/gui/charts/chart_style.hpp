@@ -7,7 +7,7 @@
 namespace shardwise::gui {
 
 void styleChart(QChart& chart);
-QColor seriesColor(int index);   // a fixed, colour-blind-safe cycle (Okabe & Ito 2008)
+QColor seriesColor(int index); // a fixed, colour-blind-safe cycle (Okabe & Ito 2008)
 QColor capacityLineColor();
 QColor failureColor();
 

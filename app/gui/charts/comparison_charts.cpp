@@ -24,7 +24,10 @@ struct ChartText {
     Q_DECLARE_TR_FUNCTIONS(ChartText)
 };
 
-bool measured(const RunRecord& r) { return r.outcome == RunOutcome::Completed; }
+bool measured(const RunRecord& r)
+{
+    return r.outcome == RunOutcome::Completed;
+}
 
 QBarSet* makeSet(const QString& name, int colorIndex)
 {
@@ -124,7 +127,7 @@ QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& r
             // An OOM run still reports what the allocator held when it failed.
             allocated->append(r.peakAllocatedGiB);
             reserved->append(r.peakReservedGiB);
-            maxValue = std::max({maxValue, r.peakAllocatedGiB, r.peakReservedGiB});
+            maxValue = std::max({ maxValue, r.peakAllocatedGiB, r.peakReservedGiB });
             capacity = std::max(capacity, r.capacityGiB);
         }
         series->append(allocated);
@@ -157,7 +160,7 @@ QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& r
             const double m = measured(r) ? r.tokensPerS : 0.0;
             predicted->append(p);
             measuredSet->append(m);
-            maxValue = std::max({maxValue, p, m});
+            maxValue = std::max({ maxValue, p, m });
         }
         series->append(predicted);
         series->append(measuredSet);
@@ -192,7 +195,7 @@ QChart* createCalibrationChart(const QList<RunRecord>& runs, const QHash<qint64,
         measuredSet->append(m);
         presets->append(p);
         calibrated->append(c);
-        maxValue = std::max({maxValue, m, p, c});
+        maxValue = std::max({ maxValue, m, p, c });
     }
     series->append(measuredSet);
     series->append(presets);

@@ -30,7 +30,8 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
         chart->setTitle(ChartText::tr("No plan yet"));
         return chart;
     }
-    chart->setTitle(ChartText::tr("Predicted memory per GPU: %1 on %2 x %3").arg(plan.modelName).arg(plan.gpus).arg(plan.gpuName));
+    chart->setTitle(
+        ChartText::tr("Predicted memory per GPU: %1 on %2 x %3").arg(plan.modelName).arg(plan.gpus).arg(plan.gpuName));
 
     // One bar set per part of the peak, in the order the first candidate lists them: each bar sums to
     // the candidate's peak, the figure of the table and the reasons.
@@ -83,8 +84,9 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
     if (plan.capacityGiB > 0) {
         auto* capacity = new QLineSeries;
         capacity->setObjectName(QStringLiteral("usableCapacityLine"));
-        capacity->setName(ChartText::tr("Usable GPU memory: %1 (%2 less %3 headroom)")
-                              .arg(formatGiB(plan.usableGiB), formatGiB(plan.capacityGiB), formatGiB(plan.headroomGiB)));
+        capacity->setName(
+            ChartText::tr("Usable GPU memory: %1 (%2 less %3 headroom)")
+                .arg(formatGiB(plan.usableGiB), formatGiB(plan.capacityGiB), formatGiB(plan.headroomGiB)));
         const qreal n = static_cast<qreal>(categories.size());
         capacity->append(-0.5, plan.usableGiB);
         capacity->append(n - 0.5, plan.usableGiB);

@@ -33,7 +33,8 @@ void layoutCaption(QTextDocument& doc, const ExportCaption& caption, qreal width
     doc.setTextWidth(width);
     QString html = QStringLiteral("<p><b>%1</b></p>").arg(caption.title.toHtmlEscaped());
     if (!caption.description.isEmpty())
-        html += QStringLiteral("<p>%1</p>").arg(caption.description.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br/>")));
+        html += QStringLiteral("<p>%1</p>")
+                    .arg(caption.description.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br/>")));
     doc.setHtml(html);
 }
 
@@ -49,14 +50,17 @@ void paintWithCaption(QPainter& painter, QWidget& widget, QTextDocument& doc)
 
 } // namespace
 
-QStringList ChartExporter::supportedSuffixes() { return {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}; }
+QStringList ChartExporter::supportedSuffixes()
+{
+    return { QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf") };
+}
 
 ExportResult ChartExporter::exportWidget(QWidget& widget, const QString& filePath, const ExportCaption& caption)
 {
     const QString suffix = QFileInfo(filePath).suffix().toLower();
     const QSize size = widget.size();
     if (size.isEmpty())
-        return {false, ExportText::tr("%1: the chart has no size to render").arg(filePath)};
+        return { false, ExportText::tr("%1: the chart has no size to render").arg(filePath) };
 
     QTextDocument doc;
     layoutCaption(doc, caption, size.width(), widget.font());
@@ -76,14 +80,15 @@ ExportResult ChartExporter::exportWidget(QWidget& widget, const QString& filePat
         }
         QSaveFile file(filePath);
         if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit())
-            return {false, ExportText::tr("%1: cannot write the PNG file (%2); the previous file is kept")
-                               .arg(filePath, file.errorString())};
-        return {true, {}};
+            return { false,
+                     ExportText::tr("%1: cannot write the PNG file (%2); the previous file is kept")
+                         .arg(filePath, file.errorString()) };
+        return { true, {} };
     }
     if (suffix == QLatin1String("svg")) {
         QSaveFile file(filePath);
         if (!file.open(QIODevice::WriteOnly))
-            return {false, ExportText::tr("%1: cannot write the SVG file (%2)").arg(filePath, file.errorString())};
+            return { false, ExportText::tr("%1: cannot write the SVG file (%2)").arg(filePath, file.errorString()) };
         QSvgGenerator svg;
         svg.setOutputDevice(&file);
         svg.setSize(total);
@@ -92,19 +97,20 @@ ExportResult ChartExporter::exportWidget(QWidget& widget, const QString& filePat
         svg.setDescription(caption.description);
         QPainter painter;
         if (!painter.begin(&svg))
-            return {false, ExportText::tr("%1: cannot write the SVG file").arg(filePath)};
+            return { false, ExportText::tr("%1: cannot write the SVG file").arg(filePath) };
         painter.fillRect(QRect(QPoint(), total), background);
         paintWithCaption(painter, widget, doc);
         painter.end();
         if (!file.commit())
-            return {false, ExportText::tr("%1: cannot write the SVG file (%2); the previous file is kept")
-                               .arg(filePath, file.errorString())};
-        return {true, {}};
+            return { false,
+                     ExportText::tr("%1: cannot write the SVG file (%2); the previous file is kept")
+                         .arg(filePath, file.errorString()) };
+        return { true, {} };
     }
     if (suffix == QLatin1String("pdf")) {
         QSaveFile file(filePath);
         if (!file.open(QIODevice::WriteOnly))
-            return {false, ExportText::tr("%1: cannot write the PDF file (%2)").arg(filePath, file.errorString())};
+            return { false, ExportText::tr("%1: cannot write the PDF file (%2)").arg(filePath, file.errorString()) };
         QPdfWriter pdf(&file);
         pdf.setTitle(caption.title);
         pdf.setCreator(QStringLiteral("Shardwise"));
@@ -113,7 +119,7 @@ ExportResult ChartExporter::exportWidget(QWidget& widget, const QString& filePat
         pdf.setResolution(300);
         QPainter painter;
         if (!painter.begin(&pdf))
-            return {false, ExportText::tr("%1: cannot write the PDF file").arg(filePath)};
+            return { false, ExportText::tr("%1: cannot write the PDF file").arg(filePath) };
         const QRect page = painter.viewport();
         const qreal scale = std::min(page.width() / qreal(total.width()), page.height() / qreal(total.height()));
         painter.scale(scale, scale);
@@ -121,12 +127,14 @@ ExportResult ChartExporter::exportWidget(QWidget& widget, const QString& filePat
         paintWithCaption(painter, widget, doc);
         painter.end();
         if (!file.commit())
-            return {false, ExportText::tr("%1: cannot write the PDF file (%2); the previous file is kept")
-                               .arg(filePath, file.errorString())};
-        return {true, {}};
+            return { false,
+                     ExportText::tr("%1: cannot write the PDF file (%2); the previous file is kept")
+                         .arg(filePath, file.errorString()) };
+        return { true, {} };
     }
-    return {false, ExportText::tr("%1: unknown chart format \"%2\"; use one of: %3")
-                       .arg(filePath, suffix, supportedSuffixes().join(QStringLiteral(", ")))};
+    return { false,
+             ExportText::tr("%1: unknown chart format \"%2\"; use one of: %3")
+                 .arg(filePath, suffix, supportedSuffixes().join(QStringLiteral(", "))) };
 }
 
 ExportResult ChartExporter::exportChart(QChart* chart, QSize size, const QString& filePath,

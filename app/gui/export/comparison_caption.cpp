@@ -16,8 +16,7 @@ struct CaptionText {
 };
 
 // Distinct values in first-seen order; "unknown" stands in for empty ones so a gap is visible.
-template<typename Get>
-QString distinct(const QList<RunRecord>& runs, Get get)
+template <typename Get> QString distinct(const QList<RunRecord>& runs, Get get)
 {
     QStringList values;
     for (const RunRecord& r : runs) {
@@ -41,7 +40,8 @@ ExportCaption comparisonCaption(const QList<RunRecord>& runs)
     }
     const QString models = distinct(runs, [](const RunRecord& r) { return r.model; });
     const QString hardware = distinct(runs, [](const RunRecord& r) { return r.hardware; });
-    caption.title = CaptionText::tr("%1 on %2: %n run(s)", nullptr, static_cast<int>(runs.size())).arg(models, hardware);
+    caption.title
+        = CaptionText::tr("%1 on %2: %n run(s)", nullptr, static_cast<int>(runs.size())).arg(models, hardware);
     QStringList lines;
     lines << CaptionText::tr("Model: %1").arg(models);
     lines << CaptionText::tr("Hardware: %1").arg(hardware);
@@ -84,16 +84,19 @@ ExportCaption comparisonCaptionWithCalibration(const QList<RunRecord>& runs, con
     }
     QStringList lines;
     if (gpus.isEmpty()) {
-        lines << CaptionText::tr("Predictions: none of these runs has one (only completed or out-of-memory runs on a known "
-                                 "GPU preset, with their configuration stored, are predicted).");
+        lines << CaptionText::tr(
+            "Predictions: none of these runs has one (only completed or out-of-memory runs on a known "
+            "GPU preset, with their configuration stored, are predicted).");
     } else {
-        lines << CaptionText::tr("Predictions: presets = the planner's built-in coefficients; calibrated = fitted to the "
-                                 "stored runs (in-sample); error = (predicted - measured) / measured.");
+        lines << CaptionText::tr(
+            "Predictions: presets = the planner's built-in coefficients; calibrated = fitted to the "
+            "stored runs (in-sample); error = (predicted - measured) / measured.");
         for (const QString& gpu : gpus)
             if (const CalibrationSummary* c = predictions.calibrationFor(gpu))
                 lines << describeCalibration(*c);
     }
-    caption.description += (caption.description.isEmpty() ? QString() : QStringLiteral("\n")) + lines.join(QLatin1Char('\n'));
+    caption.description
+        += (caption.description.isEmpty() ? QString() : QStringLiteral("\n")) + lines.join(QLatin1Char('\n'));
     return caption;
 }
 

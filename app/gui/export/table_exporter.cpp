@@ -42,12 +42,16 @@ QString cell(const QAbstractItemModel& model, int row, int column)
 
 } // namespace
 
-QStringList TableExporter::supportedSuffixes() { return {QStringLiteral("csv"), QStringLiteral("md")}; }
+QStringList TableExporter::supportedSuffixes()
+{
+    return { QStringLiteral("csv"), QStringLiteral("md") };
+}
 
 QString TableExporter::toCsv(const QAbstractItemModel& model, const ExportCaption& caption)
 {
     QString out;
-    const QString captionText = caption.description.isEmpty() ? caption.title : caption.title + QLatin1Char('\n') + caption.description;
+    const QString captionText
+        = caption.description.isEmpty() ? caption.title : caption.title + QLatin1Char('\n') + caption.description;
     for (const QString& line : captionText.split(QLatin1Char('\n')))
         out += QStringLiteral("# ") + line + QLatin1String("\r\n");
     QStringList fields;
@@ -84,7 +88,8 @@ QString TableExporter::toMarkdown(const QAbstractItemModel& model, const ExportC
     return out;
 }
 
-ExportResult TableExporter::exportModel(const QAbstractItemModel& model, const QString& filePath, const ExportCaption& caption)
+ExportResult TableExporter::exportModel(const QAbstractItemModel& model, const QString& filePath,
+                                        const ExportCaption& caption)
 {
     const QString suffix = QFileInfo(filePath).suffix().toLower();
     QString text;
@@ -93,16 +98,17 @@ ExportResult TableExporter::exportModel(const QAbstractItemModel& model, const Q
     else if (suffix == QLatin1String("md"))
         text = toMarkdown(model, caption);
     else
-        return {false, ExportText::tr("%1: unknown table format \"%2\"; use one of: %3")
-                           .arg(filePath, suffix, supportedSuffixes().join(QStringLiteral(", ")))};
+        return { false,
+                 ExportText::tr("%1: unknown table format \"%2\"; use one of: %3")
+                     .arg(filePath, suffix, supportedSuffixes().join(QStringLiteral(", "))) };
     QSaveFile file(filePath);
     if (!file.open(QIODevice::WriteOnly)) {
-        return {false, ExportText::tr("%1: cannot write: %2").arg(filePath, file.errorString())};
+        return { false, ExportText::tr("%1: cannot write: %2").arg(filePath, file.errorString()) };
     }
     file.write(text.toUtf8());
     if (!file.commit())
-        return {false, ExportText::tr("%1: cannot write: %2").arg(filePath, file.errorString())};
-    return {true, {}};
+        return { false, ExportText::tr("%1: cannot write: %2").arg(filePath, file.errorString()) };
+    return { true, {} };
 }
 
 } // namespace shardwise::gui

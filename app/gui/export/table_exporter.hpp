@@ -14,7 +14,8 @@ public:
     static QStringList supportedSuffixes(); // "csv", "md"
     static QString toCsv(const QAbstractItemModel& model, const ExportCaption& caption);
     static QString toMarkdown(const QAbstractItemModel& model, const ExportCaption& caption);
-    static ExportResult exportModel(const QAbstractItemModel& model, const QString& filePath, const ExportCaption& caption);
+    static ExportResult exportModel(const QAbstractItemModel& model, const QString& filePath,
+                                    const ExportCaption& caption);
 };
 
 } // namespace shardwise::gui

@@ -28,14 +28,20 @@ void NodeJob::cancel()
     m_cancel = std::make_shared<std::atomic<bool>>(false);
 }
 
-void NodeJob::testConnection(const store::Node& node) { start(node, Work::Test); }
+void NodeJob::testConnection(const store::Node& node)
+{
+    start(node, Work::Test);
+}
 
-void NodeJob::discover(const store::Node& node) { start(node, Work::Discover); }
+void NodeJob::discover(const store::Node& node)
+{
+    start(node, Work::Discover);
+}
 
 void NodeJob::prepare(const store::Node& node, std::function<dispatch::RemoteBundle()> sources,
                       const dispatch::PreparationOptions& options)
 {
-    start(node, Work::Prepare, {std::move(sources), options});
+    start(node, Work::Prepare, { std::move(sources), options });
 }
 
 void NodeJob::start(const store::Node& node, Work work, PrepareRequest prepare)
@@ -50,13 +56,16 @@ void NodeJob::start(const store::Node& node, Work work, PrepareRequest prepare)
     m_pool.start([this, node, work, nodeId, generation, options, cancel, prepare] {
         // Delivered on the GUI thread; results of a request superseded for the same node are dropped.
         auto deliver = [this, nodeId, generation](auto&& emitter) {
-            QMetaObject::invokeMethod(this, [this, nodeId, generation, emitter] {
-                const bool last = m_running.fetch_sub(1) == 1;
-                if (m_generation.value(nodeId) == generation)
-                    emitter();
-                if (last)
-                    emit busyChanged(false);
-            }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this,
+                [this, nodeId, generation, emitter] {
+                    const bool last = m_running.fetch_sub(1) == 1;
+                    if (m_generation.value(nodeId) == generation)
+                        emitter();
+                    if (last)
+                        emit busyChanged(false);
+                },
+                Qt::QueuedConnection);
         };
         try {
             if (node.kind == store::NodeKind::Local) {
@@ -70,7 +79,9 @@ void NodeJob::start(const store::Node& node, Work work, PrepareRequest prepare)
             }
             if (work == Work::Prepare && node.kind != store::NodeKind::Ssh) {
                 deliver([this, nodeId] {
-                    emit nodeFailed(nodeId, tr("This machine runs the runner installed beside Shardwise; only SSH nodes are prepared."));
+                    emit nodeFailed(
+                        nodeId,
+                        tr("This machine runs the runner installed beside Shardwise; only SSH nodes are prepared."));
                 });
                 return;
             }
@@ -100,12 +111,16 @@ void NodeJob::start(const store::Node& node, Work work, PrepareRequest prepare)
                         return;
                     sinceReport.restart();
                     const double fraction = p.fraction;
-                    const QString phase = QString::fromUtf8(std::string(dispatch::preparationPhaseName(p.phase)).c_str());
+                    const QString phase
+                        = QString::fromUtf8(std::string(dispatch::preparationPhaseName(p.phase)).c_str());
                     const QString message = QString::fromStdString(p.message);
-                    QMetaObject::invokeMethod(this, [this, nodeId, generation, fraction, phase, message] {
-                        if (m_generation.value(nodeId) == generation)
-                            emit preparationProgress(nodeId, fraction, phase, message);
-                    }, Qt::QueuedConnection);
+                    QMetaObject::invokeMethod(
+                        this,
+                        [this, nodeId, generation, fraction, phase, message] {
+                            if (m_generation.value(nodeId) == generation)
+                                emit preparationProgress(nodeId, fraction, phase, message);
+                        },
+                        Qt::QueuedConnection);
                 };
                 const dispatch::PreparedRunner runner
                     = session::prepareStoredNode(node, bundle, options, prepare.options, onProgress, cancel.get());
@@ -116,11 +131,13 @@ void NodeJob::start(const store::Node& node, Work work, PrepareRequest prepare)
             deliver([this, nodeId, facts] { emit factsAvailable(nodeId, facts); });
         } catch (const dispatch::SshError& e) {
             const QString message = QString::fromUtf8(e.what());
-            const bool keyProblem = e.failure() == dispatch::SshFailure::HostKeyUnknown || e.failure() == dispatch::SshFailure::HostKeyChanged;
+            const bool keyProblem = e.failure() == dispatch::SshFailure::HostKeyUnknown
+                || e.failure() == dispatch::SshFailure::HostKeyChanged;
             if (keyProblem && e.hostKey()) {
                 const dispatch::HostKey key = *e.hostKey();
                 const bool changed = e.failure() == dispatch::SshFailure::HostKeyChanged;
-                deliver([this, nodeId, key, changed, message] { emit hostKeyUntrusted(nodeId, key, changed, message); });
+                deliver(
+                    [this, nodeId, key, changed, message] { emit hostKeyUntrusted(nodeId, key, changed, message); });
             } else {
                 deliver([this, nodeId, message] { emit nodeFailed(nodeId, message); });
             }

@@ -65,10 +65,10 @@ private:
     void start(const store::Node& node, Work work, PrepareRequest prepare = {});
 
     dispatch::SshOptions m_options;
-    QThreadPool m_pool; // own pool: the destructor waits only for this job's requests
+    QThreadPool m_pool;                  // own pool: the destructor waits only for this job's requests
     QHash<qint64, quint64> m_generation; // GUI thread only
     std::shared_ptr<std::atomic<bool>> m_cancel = std::make_shared<std::atomic<bool>>(false);
-    std::atomic<int> m_running{0};
+    std::atomic<int> m_running { 0 };
 };
 
 } // namespace shardwise::gui

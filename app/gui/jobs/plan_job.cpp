@@ -15,7 +15,10 @@ PlanJob::PlanJob(QObject* parent)
     qRegisterMetaType<shardwise::gui::PlanView>();
 }
 
-PlanJob::~PlanJob() { m_pool.waitForDone(); }
+PlanJob::~PlanJob()
+{
+    m_pool.waitForDone();
+}
 
 void PlanJob::request(const EstimateInput& input)
 {
@@ -34,17 +37,20 @@ void PlanJob::request(const EstimateInput& input)
             error = QString::fromUtf8(e.what());
         }
         // Delivered on the GUI thread; the job object outlives the pool's tasks (see the destructor).
-        QMetaObject::invokeMethod(this, [this, view, error, generation] {
-            const bool last = m_running.fetch_sub(1) == 1;
-            if (generation == m_generation.load()) {
-                if (error.isEmpty())
-                    emit planAvailable(view);
-                else
-                    emit planFailed(error);
-            }
-            if (last)
-                emit busyChanged(false);
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this,
+            [this, view, error, generation] {
+                const bool last = m_running.fetch_sub(1) == 1;
+                if (generation == m_generation.load()) {
+                    if (error.isEmpty())
+                        emit planAvailable(view);
+                    else
+                        emit planFailed(error);
+                }
+                if (last)
+                    emit busyChanged(false);
+            },
+            Qt::QueuedConnection);
     });
 }
 

@@ -35,7 +35,10 @@ ProbeJob::~ProbeJob()
     m_pool.waitForDone();
 }
 
-void ProbeJob::cancel() { m_cancel->store(true); }
+void ProbeJob::cancel()
+{
+    m_cancel->store(true);
+}
 
 session::ProbeRequest ProbeJob::requestFor(const store::Node& node) const
 {
@@ -72,20 +75,23 @@ bool ProbeJob::probe(const store::Node& node)
                 return;
             sinceReport.start();
             const QString text = tr("rank %1: %2").arg(rank).arg(QString::fromStdString(line));
-            QMetaObject::invokeMethod(this, [this, nodeId, text] { emit progress(nodeId, text); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this, [this, nodeId, text] { emit progress(nodeId, text); }, Qt::QueuedConnection);
         };
         session::ProbeSessionResult result;
         try {
             if (node.kind == store::NodeKind::Local) {
                 if (!localRunner)
-                    result = failed(session::ProbeFailure::RunnerMissing,
-                                    "no shardwise-runner beside Shardwise or in its build tree; set SHARDWISE_RUNNER to one");
+                    result = failed(
+                        session::ProbeFailure::RunnerMissing,
+                        "no shardwise-runner beside Shardwise or in its build tree; set SHARDWISE_RUNNER to one");
                 else
                     result = session::probeLocal(request, *localRunner, nullptr, callbacks, cancel.get());
             } else {
                 const std::string runner = session::preparedRunnerPath(node.facts);
                 if (runner.empty()) {
-                    result = failed(session::ProbeFailure::RunnerMissing, node.name + " has no prepared runner; prepare it first");
+                    result = failed(session::ProbeFailure::RunnerMissing,
+                                    node.name + " has no prepared runner; prepare it first");
                 } else {
                     auto ssh = session::openNodeSession(node, options, cancel.get());
                     session::RemoteProbeTarget target;
@@ -98,17 +104,22 @@ bool ProbeJob::probe(const store::Node& node)
             }
         } catch (const dispatch::SshError& e) {
             std::string hint;
-            if (e.failure() == dispatch::SshFailure::HostKeyUnknown || e.failure() == dispatch::SshFailure::HostKeyChanged)
+            if (e.failure() == dispatch::SshFailure::HostKeyUnknown
+                || e.failure() == dispatch::SshFailure::HostKeyChanged)
                 hint = " (decide about its host key with Test connection first)";
-            result = failed(session::ProbeFailure::Unreachable, "cannot connect to " + node.name + ": " + e.what() + hint);
+            result
+                = failed(session::ProbeFailure::Unreachable, "cannot connect to " + node.name + ": " + e.what() + hint);
         } catch (const std::exception& e) {
             result = failed(session::ProbeFailure::RanksFailed, e.what());
         }
-        QMetaObject::invokeMethod(this, [this, nodeId, request, result] {
-            m_nodeId = 0;
-            emit finished(nodeId, request, result);
-            emit busyChanged(false);
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this,
+            [this, nodeId, request, result] {
+                m_nodeId = 0;
+                emit finished(nodeId, request, result);
+                emit busyChanged(false);
+            },
+            Qt::QueuedConnection);
     });
     return true;
 }

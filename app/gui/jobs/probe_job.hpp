@@ -46,7 +46,8 @@ public slots:
 signals:
     void progress(qint64 nodeId, const QString& line); // a rank's log line, a few a second at most
     // Measured (or failed); request is what ran, so the receiver can store it as requested.
-    void finished(qint64 nodeId, const shardwise::session::ProbeRequest& request, const shardwise::session::ProbeSessionResult& result);
+    void finished(qint64 nodeId, const shardwise::session::ProbeRequest& request,
+                  const shardwise::session::ProbeSessionResult& result);
     void busyChanged(bool busy);
 
 private:

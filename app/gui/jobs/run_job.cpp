@@ -20,7 +20,10 @@ namespace shardwise::gui {
 
 namespace {
 
-QString fromStd(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString fromStd(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 } // namespace
 
@@ -215,7 +218,8 @@ void RunJob::runOne(const RunRequest& request)
         std::vector<std::unique_ptr<dispatch::SshSession>> attachSessions;
         std::vector<std::string> attachNodes;
         if (request.reattachOf) {
-            if (const QString problem = prepareReattach(db, *request.reattachOf, sshOptions, config, attachSessions, attachNodes);
+            if (const QString problem
+                = prepareReattach(db, *request.reattachOf, sshOptions, config, attachSessions, attachNodes);
                 !problem.isEmpty())
                 return fail(ticket, problem);
         }
@@ -290,8 +294,10 @@ void RunJob::runOne(const RunRequest& request)
                     pendingLines = storedLogLines(db, id);
                 } catch (const std::exception& e) {
                     // Unreadable history costs the view its earlier steps; following goes on.
-                    pendingLines.append({0, tr("The steps recorded before the detach could not be read: %1").arg(QString::fromUtf8(e.what())),
-                                         true, true});
+                    pendingLines.append({ 0,
+                                          tr("The steps recorded before the detach could not be read: %1")
+                                              .arg(QString::fromUtf8(e.what())),
+                                          true, true });
                 }
                 deliver(true);
             }
@@ -299,13 +305,13 @@ void RunJob::runOne(const RunRequest& request)
         callbacks.onEvent = [&](const protocol::Event& event) {
             ranks.apply(event);
             if (const auto* log = std::get_if<protocol::LogEvent>(&event))
-                pendingLines.append({log->rank, QString::fromStdString(log->message), true, false});
+                pendingLines.append({ log->rank, QString::fromStdString(log->message), true, false });
             else if (const auto* error = std::get_if<protocol::ErrorEvent>(&event))
-                pendingLines.append({error->rank, QString::fromStdString(error->message), true, true});
+                pendingLines.append({ error->rank, QString::fromStdString(error->message), true, true });
             deliver(false);
         };
         callbacks.onLog = [&](int rank, const std::string& line) {
-            pendingLines.append({rank, QString::fromStdString(line), false, false});
+            pendingLines.append({ rank, QString::fromStdString(line), false, false });
             deliver(false);
         };
 
@@ -317,14 +323,17 @@ void RunJob::runOne(const RunRequest& request)
             target.nodeNames = attachNodes;
             target.follow.pollInterval = std::chrono::milliseconds(500);
             try {
-                result = session::reattachRemote(*request.reattachOf, std::move(target), options, callbacks, &m_cancelRunning);
+                result = session::reattachRemote(*request.reattachOf, std::move(target), options, callbacks,
+                                                 &m_cancelRunning);
             } catch (const session::ReattachError& e) {
-                return fail(ticket, tr("Run %1 cannot be re-attached: %2").arg(*request.reattachOf).arg(QString::fromUtf8(e.what())));
+                return fail(
+                    ticket,
+                    tr("Run %1 cannot be re-attached: %2").arg(*request.reattachOf).arg(QString::fromUtf8(e.what())));
             }
         } else if (remote) {
             session::RemoteTarget target;
-            target.sessions = {ssh.get()};
-            target.nodeNames = {node->name};
+            target.sessions = { ssh.get() };
+            target.nodeNames = { node->name };
             target.launch = launch->remote;
             target.follow = launch->follow;
             result = session::runRemote(config, std::move(target), options, callbacks, &m_cancelRunning);
@@ -338,12 +347,17 @@ void RunJob::runOne(const RunRequest& request)
         if (result.detached) {
             const qint64 detachedId = *result.runId;
             const QString summary = result.lost
-                ? tr("%1, run %2: %3.").arg(strategyLabel(config.strategy)).arg(detachedId).arg(fromStd(result.outcome.reason))
+                ? tr("%1, run %2: %3.")
+                      .arg(strategyLabel(config.strategy))
+                      .arg(detachedId)
+                      .arg(fromStd(result.outcome.reason))
                 : tr("%1 detached: its ranks go on running on the node; re-attach run %2 from the Runs page.")
                       .arg(strategyLabel(config.strategy))
                       .arg(detachedId);
             const QString statusId = fromStd(store::runStatusId(store::RunStatus::Detached));
-            post([this, ticket, detachedId, statusId, summary] { emit runFinished(ticket, detachedId, statusId, summary, false); });
+            post([this, ticket, detachedId, statusId, summary] {
+                emit runFinished(ticket, detachedId, statusId, summary, false);
+            });
             return;
         }
         const store::RunStatus stored = result.storedStatus.value_or(store::RunStatus::Failed);
@@ -351,14 +365,19 @@ void RunJob::runOne(const RunRequest& request)
         const dispatch::RunOutcome& outcome = result.outcome;
         QString summary;
         if (outcome.ok())
-            summary = tr("%1 completed: %2").arg(strategyLabel(config.strategy), formatTokensPerS(outcome.tokensPerS.value_or(0.0)));
+            summary = tr("%1 completed: %2")
+                          .arg(strategyLabel(config.strategy), formatTokensPerS(outcome.tokensPerS.value_or(0.0)));
         else
-            summary = tr("%1 ended as %2: %3").arg(strategyLabel(config.strategy), statusId, QString::fromStdString(outcome.reason));
+            summary = tr("%1 ended as %2: %3")
+                          .arg(strategyLabel(config.strategy), statusId, QString::fromStdString(outcome.reason));
         if (!result.storeProblem.empty())
-            summary += QLatin1Char(' ') + tr("(The store reported a problem: %1)").arg(QString::fromStdString(result.storeProblem));
+            summary += QLatin1Char(' ')
+                + tr("(The store reported a problem: %1)").arg(QString::fromStdString(result.storeProblem));
         const bool diagnosed = result.diagnosisId.has_value();
         const qint64 finishedId = *result.runId;
-        post([this, ticket, finishedId, statusId, summary, diagnosed] { emit runFinished(ticket, finishedId, statusId, summary, diagnosed); });
+        post([this, ticket, finishedId, statusId, summary, diagnosed] {
+            emit runFinished(ticket, finishedId, statusId, summary, diagnosed);
+        });
     } catch (const std::exception& e) {
         fail(ticket, tr("The run could not be started: %1").arg(QString::fromUtf8(e.what())));
     }

@@ -107,8 +107,9 @@ private:
     void runOne(const RunRequest& request);
     // Reads the stored run a re-attach continues: its config and its nodes' SSH sessions. Returns an
     // error text, empty on success.
-    QString prepareReattach(const store::Database& db, qint64 runId, const dispatch::SshOptions& sshOptions, RunConfig& config,
-                            std::vector<std::unique_ptr<dispatch::SshSession>>& sessions, std::vector<std::string>& nodeNames);
+    QString prepareReattach(const store::Database& db, qint64 runId, const dispatch::SshOptions& sshOptions,
+                            RunConfig& config, std::vector<std::unique_ptr<dispatch::SshSession>>& sessions,
+                            std::vector<std::string>& nodeNames);
     // This machine's runner for `backend`; an error text, empty on success.
     static QString findLocalRunner(RunBackend backend, std::filesystem::path& runner);
     // An SSH node's prepared runner and a session to it, checked for the torch backend when the run
@@ -126,13 +127,12 @@ private:
     qint64 m_nextTicket = 1;
     std::thread m_worker;
     bool m_workerActive = false;
-    std::atomic<bool> m_cancelRunning{false};
-    std::atomic<bool> m_detachRunning{false}; // remote runs only: stop following, leave the ranks running
-    std::atomic<bool> m_shuttingDown{false};
-    std::atomic<qint64> m_runningRunId{0};
-    dispatch::SshOptions m_sshOptions; // guarded by m_mutex
+    std::atomic<bool> m_cancelRunning { false };
+    std::atomic<bool> m_detachRunning { false }; // remote runs only: stop following, leave the ranks running
+    std::atomic<bool> m_shuttingDown { false };
+    std::atomic<qint64> m_runningRunId { 0 };
+    dispatch::SshOptions m_sshOptions;                     // guarded by m_mutex
     std::string m_remoteRunRoot = ".cache/shardwise/runs"; // guarded by m_mutex
 };
 
 } // namespace shardwise::gui
-

@@ -20,14 +20,20 @@ void CandidateTableModel::setPlan(const PlanView& plan)
     endResetModel();
 }
 
-void CandidateTableModel::clear() { setPlan(PlanView{}); }
+void CandidateTableModel::clear()
+{
+    setPlan(PlanView {});
+}
 
 int CandidateTableModel::rowCount(const QModelIndex& parent) const
 {
     return parent.isValid() ? 0 : static_cast<int>(m_plan.candidates.size());
 }
 
-int CandidateTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int CandidateTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant CandidateTableModel::data(const QModelIndex& index, int role) const
 {
@@ -40,7 +46,8 @@ QVariant CandidateTableModel::data(const QModelIndex& index, int role) const
     case Qt::ToolTipRole:
         return toolTip(c, index.column());
     case Qt::TextAlignmentRole:
-        return index.column() >= PeakColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+        return index.column() >= PeakColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                            : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::FontRole:
         if (c.recommended) {
             QFont bold;
@@ -111,20 +118,27 @@ QVariant CandidateTableModel::toolTip(const CandidateView& c, int column) const
         return c.unsupportedReason;
     switch (column) {
     case StrategyColumn:
-        return c.note.isEmpty() ? strategySummary(c.strategy) : strategySummary(c.strategy) + QLatin1Char('\n') + c.note;
+        return c.note.isEmpty() ? strategySummary(c.strategy)
+                                : strategySummary(c.strategy) + QLatin1Char('\n') + c.note;
     case FitsColumn: {
         if (!c.fits && c.headroomGiB >= 0)
-            return tr("Fits the GPU, but its state in host memory, %1 per node, exceeds the usable %2 of the node's RAM by %3.")
-                .arg(formatGiB(c.hostGiB), formatGiB(m_plan.hostUsableGiB), formatGiB(c.hostGiB - m_plan.hostUsableGiB));
-        QString tip = c.fits ? tr("Predicted peak leaves %1 of the usable %2 free.").arg(formatGiB(c.headroomGiB), formatGiB(m_plan.usableGiB))
+            return tr("Fits the GPU, but its state in host memory, %1 per node, exceeds the usable %2 of the node's "
+                      "RAM by %3.")
+                .arg(formatGiB(c.hostGiB), formatGiB(m_plan.hostUsableGiB),
+                     formatGiB(c.hostGiB - m_plan.hostUsableGiB));
+        QString tip = c.fits ? tr("Predicted peak leaves %1 of the usable %2 free.")
+                                   .arg(formatGiB(c.headroomGiB), formatGiB(m_plan.usableGiB))
                              : tr("Predicted peak exceeds the usable %1 (GPU memory minus headroom) by %2.")
                                    .arg(formatGiB(m_plan.usableGiB), formatGiB(-c.headroomGiB));
         if (c.hostGiB > 0)
-            tip += QLatin1Char(' ') + tr("Host memory: %1 per node of the usable %2.").arg(formatGiB(c.hostGiB), formatGiB(m_plan.hostUsableGiB));
+            tip += QLatin1Char(' ')
+                + tr("Host memory: %1 per node of the usable %2.")
+                      .arg(formatGiB(c.hostGiB), formatGiB(m_plan.hostUsableGiB));
         return tip;
     }
     case PeakColumn:
-        return tr("%1 allocated + %2 CUDA context and NCCL.").arg(formatGiB(c.allocatedPeakGiB), formatGiB(c.peakGiB - c.allocatedPeakGiB))
+        return tr("%1 allocated + %2 CUDA context and NCCL.")
+                   .arg(formatGiB(c.allocatedPeakGiB), formatGiB(c.peakGiB - c.allocatedPeakGiB))
             + QLatin1Char('\n') + predictedPeakExplanation();
     case TokensColumn:
         return tr("Predicted. %1").arg(tokensPerSExplanation());
@@ -177,8 +191,9 @@ QVariant CandidateTableModel::headerData(int section, Qt::Orientation orientatio
         case StrategyColumn:
             return tr("The sharding strategy; the recommended one is shown in bold.");
         case FitsColumn:
-            return tr("Whether the predicted peak fits the GPU's memory with the planner's headroom and, for CPU offload, "
-                      "whether its state fits the node's usable host memory.");
+            return tr(
+                "Whether the predicted peak fits the GPU's memory with the planner's headroom and, for CPU offload, "
+                "whether its state fits the node's usable host memory.");
         case PeakColumn:
             return predictedPeakExplanation();
         case TokensColumn:

@@ -17,9 +17,15 @@ void DecisionStepModel::setSteps(const QList<DecisionStepView>& steps)
     endResetModel();
 }
 
-int DecisionStepModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_steps.size()); }
+int DecisionStepModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_steps.size());
+}
 
-int DecisionStepModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int DecisionStepModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QString DecisionStepModel::verdictText(StepVerdict verdict)
 {

@@ -11,9 +11,9 @@ QString formatGiB(double gib);
 QString formatTokensPerS(double tokensPerS);
 QString formatPercent(double fraction); // 0..1 -> "12.3 %"
 QString formatSeconds(double seconds);
-QString strategyLabel(Strategy s);      // the strategy table's label
-QString strategyIdText(Strategy s);         // the stable id ("zero3_offload")
-QString strategySummary(Strategy s);    // one translated sentence
+QString strategyLabel(Strategy s);   // the strategy table's label
+QString strategyIdText(Strategy s);  // the stable id ("zero3_offload")
+QString strategySummary(Strategy s); // one translated sentence
 
 // Explanations shown as tooltips on every number of the same kind.
 QString peakMemoryExplanation();

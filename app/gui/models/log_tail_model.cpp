@@ -76,7 +76,10 @@ int LogTailModel::firstHighlightedRow() const
     return -1;
 }
 
-int LogTailModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_lines.size()); }
+int LogTailModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_lines.size());
+}
 
 QVariant LogTailModel::data(const QModelIndex& index, int role) const
 {

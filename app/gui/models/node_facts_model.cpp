@@ -20,19 +20,21 @@ void NodeFactsModel::setFacts(const dispatch::NodeFacts& f)
     beginResetModel();
     m_rows.clear();
     auto add = [this](const QString& property, const std::string& value) {
-        m_rows.append({property, value.empty() ? tr("not found") : QString::fromStdString(value), false});
+        m_rows.append({ property, value.empty() ? tr("not found") : QString::fromStdString(value), false });
     };
     add(tr("Host name"), f.hostname);
     add(tr("Operating system"), f.os);
     add(tr("Architecture"), f.arch);
-    m_rows.append({tr("CPU cores"), QString::number(f.cpuCores), false});
-    m_rows.append({tr("Memory"), formatBytes(f.ramBytes), false});
+    m_rows.append({ tr("CPU cores"), QString::number(f.cpuCores), false });
+    m_rows.append({ tr("Memory"), formatBytes(f.ramBytes), false });
     if (f.gpus.empty())
-        m_rows.append({tr("GPUs"), tr("none: only the CPU runner can run here"), false});
+        m_rows.append({ tr("GPUs"), tr("none: only the CPU runner can run here"), false });
     for (const dispatch::NodeGpu& g : f.gpus)
-        m_rows.append({tr("GPU %1").arg(g.index), tr("%1, %2 (%3)").arg(QString::fromStdString(g.name), formatBytes(g.memoryBytes),
-                                                                      QString::fromStdString(g.pciBusId)),
-                       false});
+        m_rows.append(
+            { tr("GPU %1").arg(g.index),
+              tr("%1, %2 (%3)")
+                  .arg(QString::fromStdString(g.name), formatBytes(g.memoryBytes), QString::fromStdString(g.pciBusId)),
+              false });
     if (!f.gpus.empty()) {
         add(tr("NVIDIA driver"), f.driver);
         add(tr("CUDA supported by the driver"), f.cudaDriverApi);
@@ -46,19 +48,20 @@ void NodeFactsModel::setFacts(const dispatch::NodeFacts& f)
     add(tr("LibTorch CMake folder"), f.torchConfigDir);
     add(tr("CMake"), f.cmake);
     add(tr("C++ compiler"), f.compiler);
-    add(tr("PyTorch for python3"), f.pythonTorch.empty() || f.torchPython.empty() ? f.pythonTorch
-                                                                               : f.pythonTorch + " (" + f.torchPython + ")");
-    m_rows.append({tr("Transformers"),
-                   f.transformers.empty() ? tr("not installed: the torch backend trains its plain PyTorch decoder")
-                                          : QString::fromStdString(f.transformers),
-                   false});
-    m_rows.append({tr("Can build the runner"), f.canBuildRunner() ? tr("yes") : tr("no"), !f.canBuildRunner()});
+    add(tr("PyTorch for python3"),
+        f.pythonTorch.empty() || f.torchPython.empty() ? f.pythonTorch : f.pythonTorch + " (" + f.torchPython + ")");
+    m_rows.append({ tr("Transformers"),
+                    f.transformers.empty() ? tr("not installed: the torch backend trains its plain PyTorch decoder")
+                                           : QString::fromStdString(f.transformers),
+                    false });
+    m_rows.append({ tr("Can build the runner"), f.canBuildRunner() ? tr("yes") : tr("no"), !f.canBuildRunner() });
     for (const std::string& p : f.problems)
-        m_rows.append({tr("Problem"), QString::fromStdString(p), true});
+        m_rows.append({ tr("Problem"), QString::fromStdString(p), true });
     const std::vector<std::string> torchMissing = f.torchBackendProblems();
-    m_rows.append({tr("Can run the torch backend"), torchMissing.empty() ? tr("yes") : tr("no"), !torchMissing.empty()});
+    m_rows.append(
+        { tr("Can run the torch backend"), torchMissing.empty() ? tr("yes") : tr("no"), !torchMissing.empty() });
     for (const std::string& p : torchMissing)
-        m_rows.append({tr("Missing for torch"), QString::fromStdString(p), true});
+        m_rows.append({ tr("Missing for torch"), QString::fromStdString(p), true });
     endResetModel();
 }
 
@@ -75,16 +78,16 @@ namespace {
 // Names of the runner's probe kinds (docs/protocol.md); an unknown kind shows as the runner named it.
 QString probeKindName(const std::string& kind)
 {
-    static const std::map<std::string, const char*> names{
-        {"matmul_bf16", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "Matmul rate (bf16)")},
-        {"matmul_fp32", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "Matmul rate (fp32)")},
-        {"device_copy", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "Device copy bandwidth")},
-        {"h2d_pinned", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "Host to device (pinned)")},
-        {"d2h_pinned", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "Device to host (pinned)")},
-        {"cpu_adamw", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "CPU AdamW rate")},
-        {"all_gather", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "All-gather bus bandwidth")},
-        {"reduce_scatter", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "Reduce-scatter bus bandwidth")},
-        {"all_reduce", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "All-reduce bus bandwidth")},
+    static const std::map<std::string, const char*> names {
+        { "matmul_bf16", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "Matmul rate (bf16)") },
+        { "matmul_fp32", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "Matmul rate (fp32)") },
+        { "device_copy", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "Device copy bandwidth") },
+        { "h2d_pinned", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "Host to device (pinned)") },
+        { "d2h_pinned", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "Device to host (pinned)") },
+        { "cpu_adamw", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "CPU AdamW rate") },
+        { "all_gather", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "All-gather bus bandwidth") },
+        { "reduce_scatter", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "Reduce-scatter bus bandwidth") },
+        { "all_reduce", QT_TRANSLATE_NOOP("shardwise::gui::NodeFactsModel", "All-reduce bus bandwidth") },
     };
     const auto it = names.find(kind);
     return it == names.end() ? QString::fromStdString(kind) : NodeFactsModel::tr(it->second);
@@ -114,13 +117,12 @@ void NodeFactsModel::setProbe(const std::optional<store::StoredProbe>& probe)
     m_probeRows.clear();
     if (probe) {
         const protocol::ProbeEvent& e = probe->event;
-        const QString when = QLocale().toString(QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(probe->measuredAt * 1000.0)),
-                                                QLocale::ShortFormat);
-        m_probeRows.append({tr("Probed"), tr("%1, %2 (rank %3 of %4)")
-                                              .arg(when, QString::fromStdString(e.deviceName))
-                                              .arg(e.rank)
-                                              .arg(e.world),
-                            false});
+        const QString when = QLocale().toString(
+            QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(probe->measuredAt * 1000.0)), QLocale::ShortFormat);
+        m_probeRows.append(
+            { tr("Probed"),
+              tr("%1, %2 (rank %3 of %4)").arg(when, QString::fromStdString(e.deviceName)).arg(e.rank).arg(e.world),
+              false });
         // The probe repeats some kinds at several sizes; the largest is what training moves.
         std::map<std::string, const protocol::ProbeResult*> largest;
         std::vector<std::string> order;
@@ -132,7 +134,7 @@ void NodeFactsModel::setProbe(const std::optional<store::StoredProbe>& probe)
                 it->second = &r;
         }
         for (const std::string& kind : order)
-            m_probeRows.append({probeKindName(kind), probeValue(*largest.at(kind)), false});
+            m_probeRows.append({ probeKindName(kind), probeValue(*largest.at(kind)), false });
     }
     endResetModel();
 }
@@ -144,16 +146,22 @@ const NodeFactsModel::Row& NodeFactsModel::rowAt(int row) const
 
 QString NodeFactsModel::valueOf(const QString& property) const
 {
-    for (const QList<Row>* rows : {&m_rows, &m_probeRows})
+    for (const QList<Row>* rows : { &m_rows, &m_probeRows })
         for (const Row& r : *rows)
             if (r.property == property)
                 return r.value;
     return {};
 }
 
-int NodeFactsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_rows.size() + m_probeRows.size()); }
+int NodeFactsModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size() + m_probeRows.size());
+}
 
-int NodeFactsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int NodeFactsModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant NodeFactsModel::data(const QModelIndex& index, int role) const
 {

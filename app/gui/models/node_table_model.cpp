@@ -31,9 +31,15 @@ int NodeTableModel::rowOf(qint64 nodeId) const
     return -1;
 }
 
-int NodeTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_nodes.size()); }
+int NodeTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_nodes.size());
+}
 
-int NodeTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int NodeTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant NodeTableModel::display(const store::Node& n, int column) const
 {
@@ -49,7 +55,9 @@ QVariant NodeTableModel::display(const store::Node& n, int column) const
             return QString();
         if (n.port == 22)
             return QStringLiteral("%1@%2").arg(QString::fromStdString(n.user), QString::fromStdString(n.host));
-        return QStringLiteral("%1@%2:%3").arg(QString::fromStdString(n.user), QString::fromStdString(n.host)).arg(n.port);
+        return QStringLiteral("%1@%2:%3")
+            .arg(QString::fromStdString(n.user), QString::fromStdString(n.host))
+            .arg(n.port);
     case GpusColumn:
         if (!discovered)
             return tr("Not discovered yet");

@@ -32,7 +32,10 @@ void RankProgressModel::watch(qint64 runId)
     endResetModel();
 }
 
-void RankProgressModel::clear() { watch(0); }
+void RankProgressModel::clear()
+{
+    watch(0);
+}
 
 void RankProgressModel::setCancelling(bool cancelling)
 {
@@ -58,9 +61,15 @@ void RankProgressModel::update(qint64 runId, const QList<RankProgress>& ranks)
         emit dataChanged(index(0, 0), index(static_cast<int>(m_ranks.size()) - 1, ColumnCount - 1));
 }
 
-int RankProgressModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_ranks.size()); }
+int RankProgressModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_ranks.size());
+}
 
-int RankProgressModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int RankProgressModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant RankProgressModel::display(const RankProgress& p, int column) const
 {
@@ -119,7 +128,8 @@ QVariant RankProgressModel::data(const QModelIndex& index, int role) const
             return p.timedOut ? tr("The run timed out before this rank finished; it was stopped.")
                               : tr("The run ended (another rank failed) before this rank finished; it was stopped.");
         if (index.column() == TokensColumn)
-            return tr("This rank's tokens over its timed steps so far, divided by their step time; warm-up steps are left out.");
+            return tr("This rank's tokens over its timed steps so far, divided by their step time; warm-up steps are "
+                      "left out.");
         if (index.column() == RankColumn)
             return p.deviceName;
         return {};

@@ -12,7 +12,16 @@ class RankProgressModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { RankColumn, StateColumn, StepsColumn, TokensColumn, StepTimeColumn, LossColumn, MemoryColumn, ColumnCount };
+    enum Column {
+        RankColumn,
+        StateColumn,
+        StepsColumn,
+        TokensColumn,
+        StepTimeColumn,
+        LossColumn,
+        MemoryColumn,
+        ColumnCount
+    };
     static constexpr int RankRole = Qt::UserRole + 1;
     static constexpr int FailedRole = Qt::UserRole + 2;
 

@@ -41,8 +41,9 @@ QString backendCannotRun(RunBackend backend, Strategy strategy)
 {
     if (backendRuns(backend, strategy))
         return {};
-    return BackendText::tr("PyTorch cannot express %1: the torch backend runs zero0 (DDP), fsdp2_noreshard, fsdp2_reshard "
-                           "and fsdp2_reshard_offload (fully_shard).")
+    return BackendText::tr(
+               "PyTorch cannot express %1: the torch backend runs zero0 (DDP), fsdp2_noreshard, fsdp2_reshard "
+               "and fsdp2_reshard_offload (fully_shard).")
         .arg(strategyIdText(strategy));
 }
 

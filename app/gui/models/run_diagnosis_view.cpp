@@ -83,7 +83,7 @@ const nlohmann::json& arrayAt(const nlohmann::json& j, const char* key)
 bool DiagnosisAction::isRerun() const
 {
     return kind == QLatin1String("rerun_with_expandable_segments")
-           || ((kind == QLatin1String("deeper_sharding") || kind == QLatin1String("offload")) && strategy.has_value());
+        || ((kind == QLatin1String("deeper_sharding") || kind == QLatin1String("offload")) && strategy.has_value());
 }
 
 const DiagnosisFailure* RunDiagnosisView::rootCauseFailure() const
@@ -133,7 +133,8 @@ RunDiagnosisView diagnosisViewFromJson(const nlohmann::json& document)
         view.failures.append(failure);
     }
     if (view.rootCause && (*view.rootCause < 0 || *view.rootCause >= view.failures.size()))
-        throw std::runtime_error("diagnosis.root_cause: index " + std::to_string(*view.rootCause) + " is not a failure");
+        throw std::runtime_error("diagnosis.root_cause: index " + std::to_string(*view.rootCause)
+                                 + " is not a failure");
     const nlohmann::json& actions = arrayAt(document, "actions");
     for (std::size_t i = 0; i < actions.size(); ++i) {
         const nlohmann::json& a = actions[i];

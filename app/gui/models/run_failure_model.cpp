@@ -32,9 +32,15 @@ int RunFailureModel::rootCauseRow() const
     return -1;
 }
 
-int RunFailureModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_failures.size()); }
+int RunFailureModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_failures.size());
+}
 
-int RunFailureModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int RunFailureModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant RunFailureModel::display(const DiagnosisFailure& f, int row, int column) const
 {

@@ -52,7 +52,8 @@ void RunFilterModel::setDateRange(const QDate& from, const QDate& to)
 bool RunFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
 {
     const QAbstractItemModel* src = sourceModel();
-    auto rawAt = [&](int column) { return src->index(sourceRow, column, sourceParent).data(RunTableModel::RawValueRole); };
+    auto rawAt
+        = [&](int column) { return src->index(sourceRow, column, sourceParent).data(RunTableModel::RawValueRole); };
     if (!m_model.isEmpty() && rawAt(RunTableModel::ModelColumn).toString() != m_model)
         return false;
     if (!m_hardware.isEmpty() && rawAt(RunTableModel::HardwareColumn).toString() != m_hardware)

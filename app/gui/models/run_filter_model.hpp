@@ -17,7 +17,7 @@ public:
     void setHardwareFilter(const QString& hardware);
     void setStrategyFilter(const QString& strategyId);
     void setNodeFilter(const QString& node);
-    void setBackendFilter(const QString& backendId); // "native" | "torch" | "" (any)
+    void setBackendFilter(const QString& backendId);       // "native" | "torch" | "" (any)
     void setDateRange(const QDate& from, const QDate& to); // inclusive; invalid = open end
 
 protected:

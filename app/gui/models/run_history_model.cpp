@@ -29,9 +29,15 @@ int RunHistoryModel::rowOf(qint64 runId) const
     return -1;
 }
 
-int RunHistoryModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_runs.size()); }
+int RunHistoryModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_runs.size());
+}
 
-int RunHistoryModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int RunHistoryModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QString RunHistoryModel::statusText(store::RunStatus status)
 {
@@ -66,7 +72,8 @@ QVariant RunHistoryModel::display(const store::RunSummary& r, int column) const
     case IdColumn:
         return QString::number(r.id);
     case StartedColumn:
-        return QLocale().toString(QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(r.startedAt * 1000.0)), QLocale::ShortFormat);
+        return QLocale().toString(QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(r.startedAt * 1000.0)),
+                                  QLocale::ShortFormat);
     case StatusColumn:
         return statusText(r.status);
     case StrategyColumn:
@@ -88,7 +95,8 @@ QVariant RunHistoryModel::display(const store::RunSummary& r, int column) const
     case StepTimeColumn:
         return r.medianStepS ? formatSeconds(*r.medianStepS) : QString();
     case PeakMemoryColumn:
-        return r.peakAllocated ? formatGiB(static_cast<double>(*r.peakAllocated) / (1024.0 * 1024.0 * 1024.0)) : QString();
+        return r.peakAllocated ? formatGiB(static_cast<double>(*r.peakAllocated) / (1024.0 * 1024.0 * 1024.0))
+                               : QString();
     case NoteColumn:
         return QString::fromStdString(r.note);
     default:
@@ -115,7 +123,8 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const
             return backendLabel(r.backend);
         return {};
     case Qt::ForegroundRole:
-        if (index.column() == StatusColumn && r.status != store::RunStatus::Completed && r.status != store::RunStatus::Running)
+        if (index.column() == StatusColumn && r.status != store::RunStatus::Completed
+            && r.status != store::RunStatus::Running)
             return QBrush(QColor(0xc0, 0x39, 0x2b)); // readable on light and dark palettes
         return {};
     case Qt::TextAlignmentRole:
@@ -125,8 +134,7 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const
         return {};
     case RunIdRole:
         return static_cast<qint64>(r.id);
-    case StatusIdRole:
-        {
+    case StatusIdRole: {
         const std::string_view id = store::runStatusId(r.status);
         return QString::fromUtf8(id.data(), static_cast<qsizetype>(id.size()));
     }

@@ -27,7 +27,10 @@ PredictionSide sideOf(const calibrate::Comparison& c)
     return s;
 }
 
-QString unsignedPercent(double fraction) { return PredictionText::tr("%1 %").arg(QLocale().toString(fraction * 100.0, 'f', 1)); }
+QString unsignedPercent(double fraction)
+{
+    return PredictionText::tr("%1 %").arg(QLocale().toString(fraction * 100.0, 'f', 1));
+}
 
 } // namespace
 
@@ -58,7 +61,7 @@ PredictionSet toPredictionSet(const std::vector<calibrate::GpuComparison>& secti
         c.peakWorstAbs = sc.peak.worstAbs;
         set.calibrations.append(c);
         for (const calibrate::StoredRunComparison& row : section.rows)
-            set.runs.insert(row.runId, RunPrediction{gpu, sideOf(row.presets), sideOf(row.calibrated)});
+            set.runs.insert(row.runId, RunPrediction { gpu, sideOf(row.presets), sideOf(row.calibrated) });
     }
     return set;
 }
@@ -76,8 +79,9 @@ QString confidenceLabelText(const QString& label)
 
 QString describeCalibration(const CalibrationSummary& c)
 {
-    QString line = PredictionText::tr("GPU %1: calibration from %2, confidence %3 (%4)")
-                       .arg(c.gpu, c.source, confidenceLabelText(c.confidenceLabel), QLocale().toString(c.confidence, 'f', 2));
+    QString line
+        = PredictionText::tr("GPU %1: calibration from %2, confidence %3 (%4)")
+              .arg(c.gpu, c.source, confidenceLabelText(c.confidenceLabel), QLocale().toString(c.confidence, 'f', 2));
     // In-sample: the calibrated predictions are fitted to these same runs, so the residuals show what
     // calibration can explain, not how well it predicts a new run.
     if (c.runs > 0)

@@ -57,7 +57,7 @@ PredictionSet toPredictionSet(const std::vector<calibrate::GpuComparison>& secti
 // "GPU h200: calibration from probe of node a + 8 runs, confidence medium (0.62); in-sample
 // residuals: tokens/s median 1.2 %, worst 3.4 %; peak median 0.8 %, worst 2.1 %", as the CLI says it.
 QString describeCalibration(const CalibrationSummary& c);
-QString confidenceLabelText(const QString& label); // translated "high" / "medium" / "low"
+QString confidenceLabelText(const QString& label);  // translated "high" / "medium" / "low"
 QString signedPercent(double fraction);             // 0.123 -> "+12.3 %"
 QString fitVerdictText(const PredictionSide& side); // "fits" / "does not fit", "(wrong)" when contradicted
 

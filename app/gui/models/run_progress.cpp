@@ -90,9 +90,9 @@ void RankProgressTracker::replayStored(const store::Database& db, const store::R
             m_changed = true;
         }
     for (const protocol::SummaryEvent& summary : detail.rankSummaries)
-        apply(protocol::Event{summary});
+        apply(protocol::Event { summary });
     for (const protocol::ErrorEvent& error : detail.errors)
-        apply(protocol::Event{error});
+        apply(protocol::Event { error });
 }
 
 void RankProgressTracker::conclude(store::RunStatus status, const QList<QPair<int, QString>>& diagnosed)
@@ -150,7 +150,7 @@ QList<RunLogLine> storedLogLines(const store::Database& db, qint64 runId)
 {
     QList<RunLogLine> lines;
     for (const store::RankLogLine& l : store::rankLogs(db, runId))
-        lines.append({l.rank, QString::fromStdString(l.text), l.stream == "event", l.level == "error"});
+        lines.append({ l.rank, QString::fromStdString(l.text), l.stream == "event", l.level == "error" });
     return lines;
 }
 

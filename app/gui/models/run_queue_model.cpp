@@ -90,11 +90,20 @@ void RunQueueModel::setRunningSteps(int done, int total, std::optional<double> m
     emit dataChanged(index(0, StateColumn), index(0, EtaColumn));
 }
 
-qint64 RunQueueModel::ticketAt(int row) const { return row >= 0 && row < m_rows.size() ? m_rows[row].ticket : 0; }
+qint64 RunQueueModel::ticketAt(int row) const
+{
+    return row >= 0 && row < m_rows.size() ? m_rows[row].ticket : 0;
+}
 
-int RunQueueModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_rows.size()); }
+int RunQueueModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
 
-int RunQueueModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int RunQueueModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant RunQueueModel::data(const QModelIndex& index, int role) const
 {
@@ -111,19 +120,22 @@ QVariant RunQueueModel::data(const QModelIndex& index, int role) const
     switch (index.column()) {
     case StateColumn:
         if (r.abandonOf)
-            return running ? tr("Abandoning run %1").arg(*r.abandonOf)
-                           : tr("Queued (%1): abandon run %2").arg(index.row() - (m_hasRunning ? 1 : 0) + 1).arg(*r.abandonOf);
+            return running
+                ? tr("Abandoning run %1").arg(*r.abandonOf)
+                : tr("Queued (%1): abandon run %2").arg(index.row() - (m_hasRunning ? 1 : 0) + 1).arg(*r.abandonOf);
         if (!running)
             return tr("Queued (%1)").arg(index.row() - (m_hasRunning ? 1 : 0) + 1);
         return m_stepsTotal > 0 ? tr("Running, step %1 of %2").arg(m_stepsDone).arg(m_stepsTotal) : tr("Running");
     case StrategyColumn:
         if (role == Qt::ToolTipRole)
-            return r.config.backend == RunBackend::Native ? strategySummary(r.config.strategy)
-                                                          : backendLabel(r.config.backend) + QLatin1Char('\n') + strategySummary(r.config.strategy);
+            return r.config.backend == RunBackend::Native
+                ? strategySummary(r.config.strategy)
+                : backendLabel(r.config.backend) + QLatin1Char('\n') + strategySummary(r.config.strategy);
         // A torch run says so in the queue, as in the history and on Compare.
         return r.config.backend == RunBackend::Native
             ? strategyLabel(r.config.strategy)
-            : tr("%1 (%2)", "strategy (backend)").arg(strategyLabel(r.config.strategy), backendIdText(r.config.backend));
+            : tr("%1 (%2)", "strategy (backend)")
+                  .arg(strategyLabel(r.config.strategy), backendIdText(r.config.backend));
     case ModelColumn:
         return QString::fromStdString(r.config.model.name.empty() ? r.config.model.id : r.config.model.name);
     case RanksColumn:

@@ -2,6 +2,7 @@
 
 #include "models/display_format.hpp"
 #include "models/run_backend.hpp"
+#include "models/run_table_prediction_columns.hpp"
 
 #include <QColor>
 #include <QLocale>
@@ -48,155 +49,95 @@ struct ColumnSpec {
     bool alignRight;
 };
 
-bool measured(const RunRecord& r) { return r.outcome == RunOutcome::Completed; }
-QVariant notAvailable() { return RunTableModel::tr("n/a"); }
+bool measured(const RunRecord& r)
+{
+    return r.outcome == RunOutcome::Completed;
+}
 
 constexpr int kRecordColumns = RunTableModel::PredictedTokensColumn + 1;
 
-const std::array<ColumnSpec, kRecordColumns> kColumns{{
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Run"),
-     [](const RunRecord& r) -> QVariant { return QStringLiteral("#%1").arg(r.id); },
-     [](const RunRecord& r) -> QVariant { return r.id; },
-     [](const RunRecord&) -> QVariant { return RunTableModel::tr("Check to include this run in the charts."); }, nullptr, true},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Started"),
-     [](const RunRecord& r) -> QVariant { return QLocale().toString(r.started.toLocalTime(), QLocale::ShortFormat); },
-     [](const RunRecord& r) -> QVariant { return r.started; }, nullptr, nullptr, false},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Model"), [](const RunRecord& r) -> QVariant { return r.model; },
-     [](const RunRecord& r) -> QVariant { return r.model; }, nullptr, nullptr, false},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Hardware"), [](const RunRecord& r) -> QVariant { return r.hardware; },
-     [](const RunRecord& r) -> QVariant { return r.hardware; }, nullptr, nullptr, false},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Node"), [](const RunRecord& r) -> QVariant { return r.node; },
-     [](const RunRecord& r) -> QVariant { return r.node; }, nullptr, nullptr, false},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Strategy"),
-     [](const RunRecord& r) -> QVariant { return strategyLabel(r.strategy); },
-     [](const RunRecord& r) -> QVariant { return strategyIdText(r.strategy); },
-     [](const RunRecord& r) -> QVariant { return strategySummary(r.strategy); }, nullptr, false},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Backend"),
-     [](const RunRecord& r) -> QVariant { return backendIdText(r.backend); },
-     [](const RunRecord& r) -> QVariant { return backendIdText(r.backend); },
-     [](const RunRecord& r) -> QVariant { return r.backendDetail.isEmpty() ? backendLabel(r.backend) : r.backendDetail; },
-     [] { return RunTableModel::tr("What ran the ranks: native (Shardwise's runner) or torch (PyTorch's DDP / FSDP2)."); },
-     false},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Outcome"), [](const RunRecord& r) -> QVariant { return outcomeText(r.outcome); },
-     [](const RunRecord& r) -> QVariant { return static_cast<int>(r.outcome); },
-     [](const RunRecord& r) -> QVariant { return r.failure.isEmpty() ? outcomeText(r.outcome) : r.failure; }, nullptr, false},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Throughput"),
-     [](const RunRecord& r) -> QVariant { return measured(r) ? QVariant(formatTokensPerS(r.tokensPerS)) : notAvailable(); },
-     [](const RunRecord& r) -> QVariant { return r.tokensPerS; },
-     [](const RunRecord& r) -> QVariant {
-         return RunTableModel::tr("Measured over %1 timed steps after %2 warm-up steps. %3")
-             .arg(r.timedSteps)
-             .arg(r.warmupSteps)
-             .arg(tokensPerSExplanation());
-     },
-     tokensPerSExplanation, true},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Peak allocated"),
-     [](const RunRecord& r) -> QVariant {
-         return measured(r) || r.peakAllocatedGiB > 0 ? QVariant(formatGiB(r.peakAllocatedGiB)) : notAvailable();
-     },
-     [](const RunRecord& r) -> QVariant { return r.peakAllocatedGiB; },
-     [](const RunRecord&) -> QVariant { return peakMemoryExplanation(); }, peakMemoryExplanation, true},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Peak reserved"),
-     [](const RunRecord& r) -> QVariant {
-         return measured(r) || r.peakReservedGiB > 0 ? QVariant(formatGiB(r.peakReservedGiB)) : notAvailable();
-     },
-     [](const RunRecord& r) -> QVariant { return r.peakReservedGiB; },
-     [](const RunRecord&) -> QVariant { return reservedExplanation(); }, reservedExplanation, true},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "NCCL share"),
-     [](const RunRecord& r) -> QVariant { return measured(r) ? QVariant(formatPercent(r.ncclShare)) : notAvailable(); },
-     [](const RunRecord& r) -> QVariant { return r.ncclShare; },
-     [](const RunRecord&) -> QVariant { return ncclShareExplanation(); }, ncclShareExplanation, true},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Predicted throughput"),
-     [](const RunRecord& r) -> QVariant {
-         return r.predictedTokensPerS ? formatTokensPerS(*r.predictedTokensPerS) : RunTableModel::tr("none");
-     },
-     [](const RunRecord& r) -> QVariant { return r.predictedTokensPerS.value_or(-1.0); },
-     [](const RunRecord&) -> QVariant { return RunTableModel::tr("What the planner predicted for this configuration before it ran."); },
-     nullptr, true},
-}};
+const std::array<ColumnSpec, kRecordColumns> kColumns { {
+    { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Run"),
+      [](const RunRecord& r) -> QVariant { return QStringLiteral("#%1").arg(r.id); },
+      [](const RunRecord& r) -> QVariant { return r.id; },
+      [](const RunRecord&) -> QVariant { return RunTableModel::tr("Check to include this run in the charts."); },
+      nullptr, true },
+    { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Started"),
+      [](const RunRecord& r) -> QVariant { return QLocale().toString(r.started.toLocalTime(), QLocale::ShortFormat); },
+      [](const RunRecord& r) -> QVariant { return r.started; }, nullptr, nullptr, false },
+    { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Model"),
+      [](const RunRecord& r) -> QVariant { return r.model; }, [](const RunRecord& r) -> QVariant { return r.model; },
+      nullptr, nullptr, false },
+    { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Hardware"),
+      [](const RunRecord& r) -> QVariant { return r.hardware; },
+      [](const RunRecord& r) -> QVariant { return r.hardware; }, nullptr, nullptr, false },
+    { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Node"), [](const RunRecord& r) -> QVariant { return r.node; },
+      [](const RunRecord& r) -> QVariant { return r.node; }, nullptr, nullptr, false },
+    { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Strategy"),
+      [](const RunRecord& r) -> QVariant { return strategyLabel(r.strategy); },
+      [](const RunRecord& r) -> QVariant { return strategyIdText(r.strategy); },
+      [](const RunRecord& r) -> QVariant { return strategySummary(r.strategy); }, nullptr, false },
+    { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Backend"),
+      [](const RunRecord& r) -> QVariant { return backendIdText(r.backend); },
+      [](const RunRecord& r) -> QVariant { return backendIdText(r.backend); },
+      [](const RunRecord& r) -> QVariant {
+          return r.backendDetail.isEmpty() ? backendLabel(r.backend) : r.backendDetail;
+      },
+      [] {
+          return RunTableModel::tr("What ran the ranks: native (Shardwise's runner) or torch (PyTorch's DDP / FSDP2).");
+      },
+      false },
+    { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Outcome"),
+      [](const RunRecord& r) -> QVariant { return outcomeText(r.outcome); },
+      [](const RunRecord& r) -> QVariant { return static_cast<int>(r.outcome); },
+      [](const RunRecord& r) -> QVariant { return r.failure.isEmpty() ? outcomeText(r.outcome) : r.failure; }, nullptr,
+      false },
+    { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Throughput"),
+      [](const RunRecord& r) -> QVariant {
+          return measured(r) ? QVariant(formatTokensPerS(r.tokensPerS)) : runCellNotAvailable();
+      },
+      [](const RunRecord& r) -> QVariant { return r.tokensPerS; },
+      [](const RunRecord& r) -> QVariant {
+          return RunTableModel::tr("Measured over %1 timed steps after %2 warm-up steps. %3")
+              .arg(r.timedSteps)
+              .arg(r.warmupSteps)
+              .arg(tokensPerSExplanation());
+      },
+      tokensPerSExplanation, true },
+    { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Peak allocated"),
+      [](const RunRecord& r) -> QVariant {
+          return measured(r) || r.peakAllocatedGiB > 0 ? QVariant(formatGiB(r.peakAllocatedGiB))
+                                                       : runCellNotAvailable();
+      },
+      [](const RunRecord& r) -> QVariant { return r.peakAllocatedGiB; },
+      [](const RunRecord&) -> QVariant { return peakMemoryExplanation(); }, peakMemoryExplanation, true },
+    { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Peak reserved"),
+      [](const RunRecord& r) -> QVariant {
+          return measured(r) || r.peakReservedGiB > 0 ? QVariant(formatGiB(r.peakReservedGiB)) : runCellNotAvailable();
+      },
+      [](const RunRecord& r) -> QVariant { return r.peakReservedGiB; },
+      [](const RunRecord&) -> QVariant { return reservedExplanation(); }, reservedExplanation, true },
+    { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "NCCL share"),
+      [](const RunRecord& r) -> QVariant {
+          return measured(r) ? QVariant(formatPercent(r.ncclShare)) : runCellNotAvailable();
+      },
+      [](const RunRecord& r) -> QVariant { return r.ncclShare; },
+      [](const RunRecord&) -> QVariant { return ncclShareExplanation(); }, ncclShareExplanation, true },
+    { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Predicted throughput"),
+      [](const RunRecord& r) -> QVariant {
+          return r.predictedTokensPerS ? formatTokensPerS(*r.predictedTokensPerS) : RunTableModel::tr("none");
+      },
+      [](const RunRecord& r) -> QVariant { return r.predictedTokensPerS.value_or(-1.0); },
+      [](const RunRecord&) -> QVariant {
+          return RunTableModel::tr("What the planner predicted for this configuration before it ran.");
+      },
+      nullptr, true },
+} };
 
 const ColumnSpec* columnSpec(int column)
 {
-    return column >= 0 && column < static_cast<int>(kColumns.size()) ? &kColumns[static_cast<std::size_t>(column)] : nullptr;
-}
-
-using PredictionValue = QVariant (*)(const RunPrediction& p);
-
-// The prediction columns, from PresetsTokensColumn on, in Column order: the cell's text and its raw
-// value (a number, so sorting orders by it), read from the run's prediction.
-struct PredictionColumnSpec {
-    const char* title; // translated in RunTableModel's context
-    PredictionValue display;
-    PredictionValue raw;
-    HeaderTip headerToolTip;
-};
-
-QVariant error(const std::optional<double>& e) { return e ? QVariant(signedPercent(*e)) : notAvailable(); }
-QVariant rawError(const std::optional<double>& e) { return e ? QVariant(*e) : QVariant(-std::numeric_limits<double>::infinity()); }
-QString presetsExplanation()
-{
-    return RunTableModel::tr("The planner's prediction with its built-in (uncalibrated) coefficients.");
-}
-QString calibratedExplanation()
-{
-    return RunTableModel::tr("The planner's prediction with the calibration the run store supports for this GPU (the "
-                             "line above the table names it). It is fitted to these same runs: in-sample.");
-}
-QString errorExplanation()
-{
-    return RunTableModel::tr("(predicted - measured) / measured; positive means the prediction was too high.");
-}
-QString verdictExplanation()
-{
-    return RunTableModel::tr("Whether the prediction says the run fits in GPU memory; \"wrong\" where the outcome "
-                             "contradicts it (an out-of-memory run predicted to fit, or a completed one predicted not to).");
-}
-
-constexpr int kPredictionColumns = RunTableModel::ColumnCount - kRecordColumns;
-
-const std::array<PredictionColumnSpec, kPredictionColumns> kPredictionColumnSpecs{{
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Presets throughput"),
-     [](const RunPrediction& p) -> QVariant { return formatTokensPerS(p.presets.tokensPerS); },
-     [](const RunPrediction& p) -> QVariant { return p.presets.tokensPerS; }, presetsExplanation},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Presets throughput error"),
-     [](const RunPrediction& p) -> QVariant { return error(p.presets.tokensError); },
-     [](const RunPrediction& p) -> QVariant { return rawError(p.presets.tokensError); }, errorExplanation},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Calibrated throughput"),
-     [](const RunPrediction& p) -> QVariant { return formatTokensPerS(p.calibrated.tokensPerS); },
-     [](const RunPrediction& p) -> QVariant { return p.calibrated.tokensPerS; }, calibratedExplanation},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Calibrated throughput error"),
-     [](const RunPrediction& p) -> QVariant { return error(p.calibrated.tokensError); },
-     [](const RunPrediction& p) -> QVariant { return rawError(p.calibrated.tokensError); }, errorExplanation},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Presets peak"),
-     [](const RunPrediction& p) -> QVariant { return formatGiB(p.presets.peakGiB); },
-     [](const RunPrediction& p) -> QVariant { return p.presets.peakGiB; }, presetsExplanation},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Presets peak error"),
-     [](const RunPrediction& p) -> QVariant { return error(p.presets.peakError); },
-     [](const RunPrediction& p) -> QVariant { return rawError(p.presets.peakError); }, errorExplanation},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Calibrated peak"),
-     [](const RunPrediction& p) -> QVariant { return formatGiB(p.calibrated.peakGiB); },
-     [](const RunPrediction& p) -> QVariant { return p.calibrated.peakGiB; }, calibratedExplanation},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Calibrated peak error"),
-     [](const RunPrediction& p) -> QVariant { return error(p.calibrated.peakError); },
-     [](const RunPrediction& p) -> QVariant { return rawError(p.calibrated.peakError); }, errorExplanation},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Presets verdict"),
-     [](const RunPrediction& p) -> QVariant { return fitVerdictText(p.presets); },
-     [](const RunPrediction& p) -> QVariant { return fitVerdictText(p.presets); }, verdictExplanation},
-    {QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Calibrated verdict"),
-     [](const RunPrediction& p) -> QVariant { return fitVerdictText(p.calibrated); },
-     [](const RunPrediction& p) -> QVariant { return fitVerdictText(p.calibrated); }, verdictExplanation},
-}};
-
-const PredictionColumnSpec* predictionColumnSpec(int column)
-{
-    const int i = column - kRecordColumns;
-    return i >= 0 && i < kPredictionColumns ? &kPredictionColumnSpecs[static_cast<std::size_t>(i)] : nullptr;
-}
-
-bool verdictWrong(const RunPrediction& p, int column)
-{
-    return (column == RunTableModel::PresetsVerdictColumn && p.presets.verdictWrong)
-        || (column == RunTableModel::CalibratedVerdictColumn && p.calibrated.verdictWrong);
+    return column >= 0 && column < static_cast<int>(kColumns.size()) ? &kColumns[static_cast<std::size_t>(column)]
+                                                                     : nullptr;
 }
 
 } // namespace
@@ -268,13 +209,19 @@ void RunTableModel::checkAll(bool checked)
         else
             m_checked.remove(r.id);
     }
-    emit dataChanged(index(0, IdColumn), index(rowCount() - 1, IdColumn), {Qt::CheckStateRole});
+    emit dataChanged(index(0, IdColumn), index(rowCount() - 1, IdColumn), { Qt::CheckStateRole });
     emit checkedRunsChanged();
 }
 
-int RunTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_runs.size()); }
+int RunTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_runs.size());
+}
 
-int RunTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int RunTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 // The root index (views and QAbstractItemModelTester ask about it) has no data and no flags; only
 // indexes from elsewhere are worth checkIndex's warning.
@@ -301,7 +248,7 @@ bool RunTableModel::setData(const QModelIndex& index, const QVariant& value, int
         m_checked.insert(id);
     else
         m_checked.remove(id);
-    emit dataChanged(index, index, {Qt::CheckStateRole});
+    emit dataChanged(index, index, { Qt::CheckStateRole });
     emit checkedRunsChanged();
     return true;
 }
@@ -328,8 +275,9 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
         if (predictionColumnSpec(index.column()))
             return index.column() >= PresetsVerdictColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                                                           : QVariant(Qt::AlignRight | Qt::AlignVCenter);
-        return columnSpec(index.column()) && columnSpec(index.column())->alignRight ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
-                                                                             : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+        return columnSpec(index.column()) && columnSpec(index.column())->alignRight
+            ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+            : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ForegroundRole:
         if (index.column() == OutcomeColumn && r.outcome != RunOutcome::Completed && r.outcome != RunOutcome::Running
             && r.outcome != RunOutcome::Detached)
@@ -346,7 +294,7 @@ QVariant RunTableModel::display(const RunRecord& r, int column) const
 {
     if (const PredictionColumnSpec* p = predictionColumnSpec(column)) {
         const RunPrediction* prediction = predictionFor(r.id);
-        return prediction ? p->display(*prediction) : notAvailable();
+        return prediction ? p->display(*prediction) : runCellNotAvailable();
     }
     const ColumnSpec* c = columnSpec(column);
     return c ? c->display(r) : QVariant();
@@ -358,7 +306,8 @@ QVariant RunTableModel::raw(const RunRecord& r, int column) const
         // Runs without a prediction sort before every number (and every verdict text).
         if (const RunPrediction* prediction = predictionFor(r.id))
             return p->raw(*prediction);
-        return column >= PresetsVerdictColumn ? QVariant(QString()) : QVariant(-std::numeric_limits<double>::infinity());
+        return column >= PresetsVerdictColumn ? QVariant(QString())
+                                              : QVariant(-std::numeric_limits<double>::infinity());
     }
     const ColumnSpec* c = columnSpec(column);
     return c ? c->raw(r) : QVariant();

@@ -41,7 +41,7 @@ QPalette darkPalette()
     p.setColor(QPalette::Mid, QColor(0x2f, 0x31, 0x35));
     p.setColor(QPalette::Dark, QColor(0x18, 0x19, 0x1b));
     p.setColor(QPalette::Shadow, Qt::black);
-    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+    for (auto role : { QPalette::WindowText, QPalette::Text, QPalette::ButtonText })
         p.setColor(QPalette::Disabled, role, disabledText);
     return p;
 }
@@ -64,9 +64,10 @@ public:
         const QColor text = option->palette.color(QPalette::Active, QPalette::WindowText);
         const QColor window = option->palette.color(QPalette::Active, QPalette::Window);
         const double t = (option->state & State_Enabled) ? 0.7 : 0.5; // a disabled box stays visible, and fainter
-        const QColor frame = QColor::fromRgbF(static_cast<float>(window.redF() + t * (text.redF() - window.redF())),
-                                              static_cast<float>(window.greenF() + t * (text.greenF() - window.greenF())),
-                                              static_cast<float>(window.blueF() + t * (text.blueF() - window.blueF())));
+        const QColor frame
+            = QColor::fromRgbF(static_cast<float>(window.redF() + t * (text.redF() - window.redF())),
+                               static_cast<float>(window.greenF() + t * (text.greenF() - window.greenF())),
+                               static_cast<float>(window.blueF() + t * (text.blueF() - window.blueF())));
         painter->save();
         painter->setRenderHint(QPainter::Antialiasing, true);
         painter->setPen(QPen(frame, 1.0));
@@ -80,7 +81,10 @@ public:
     }
 };
 
-QStyle* createStyle(const QString& name) { return new ContrastStyle(QStyleFactory::create(name)); }
+QStyle* createStyle(const QString& name)
+{
+    return new ContrastStyle(QStyleFactory::create(name));
+}
 
 QString& systemStyleName()
 {
@@ -105,7 +109,7 @@ ColorScheme savedColorScheme()
 
 void saveColorScheme(ColorScheme scheme)
 {
-    const char* names[] = {"system", "light", "dark"};
+    const char* names[] = { "system", "light", "dark" };
     QSettings().setValue(kSchemeKey, QString::fromLatin1(names[static_cast<int>(scheme)]));
 }
 

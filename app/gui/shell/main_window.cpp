@@ -69,7 +69,7 @@ MainWindow::MainWindow(Workspace& workspace, QWidget* parent)
     splitter->addWidget(m_stack);
     splitter->setStretchFactor(1, 1);
     splitter->setCollapsible(1, false);
-    splitter->setSizes({150, 1200});
+    splitter->setSizes({ 150, 1200 });
     setCentralWidget(splitter);
 
     for (const PageDescriptor& descriptor : pageCatalog()) {
@@ -94,14 +94,21 @@ MainWindow::MainWindow(Workspace& workspace, QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-int MainWindow::pageCount() const { return m_stack->count(); }
+int MainWindow::pageCount() const
+{
+    return m_stack->count();
+}
 
 QString MainWindow::pageId(int index) const
 {
-    return index >= 0 && index < static_cast<int>(m_pageIds.size()) ? m_pageIds[static_cast<std::size_t>(index)] : QString();
+    return index >= 0 && index < static_cast<int>(m_pageIds.size()) ? m_pageIds[static_cast<std::size_t>(index)]
+                                                                    : QString();
 }
 
-QWidget* MainWindow::page(int index) const { return m_stack->widget(index); }
+QWidget* MainWindow::page(int index) const
+{
+    return m_stack->widget(index);
+}
 
 QWidget* MainWindow::pageById(const QString& id) const
 {
@@ -111,7 +118,10 @@ QWidget* MainWindow::pageById(const QString& id) const
     return nullptr;
 }
 
-int MainWindow::currentPageIndex() const { return m_stack->currentIndex(); }
+int MainWindow::currentPageIndex() const
+{
+    return m_stack->currentIndex();
+}
 
 void MainWindow::showPage(int index)
 {
@@ -152,8 +162,8 @@ void MainWindow::createActions()
             go->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
         go->setStatusTip(m_sidebar->item(i)->statusTip());
         connect(go, &QAction::triggered, this, [this, i] { showPage(i); });
-        m_sidebar->item(i)->setToolTip(
-            QStringLiteral("%1 (%2)").arg(m_sidebar->item(i)->toolTip(), go->shortcut().toString(QKeySequence::NativeText)));
+        m_sidebar->item(i)->setToolTip(QStringLiteral("%1 (%2)").arg(
+            m_sidebar->item(i)->toolTip(), go->shortcut().toString(QKeySequence::NativeText)));
     }
     viewMenu->addSeparator();
     QMenu* appearanceMenu = viewMenu->addMenu(tr("&Appearance"));
@@ -161,9 +171,9 @@ void MainWindow::createActions()
     const struct {
         ColorScheme scheme;
         QString text;
-    } choices[] = {{ColorScheme::System, tr("Follow the &system")},
-                   {ColorScheme::Light, tr("&Light")},
-                   {ColorScheme::Dark, tr("&Dark")}};
+    } choices[] = { { ColorScheme::System, tr("Follow the &system") },
+                    { ColorScheme::Light, tr("&Light") },
+                    { ColorScheme::Dark, tr("&Dark") } };
     const ColorScheme current = savedColorScheme();
     for (const auto& choice : choices) {
         QAction* a = appearanceMenu->addAction(choice.text);

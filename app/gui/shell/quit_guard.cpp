@@ -22,12 +22,14 @@ QString quitConsequences(const RunJob& job)
         const qint64 runId = job.runningRunId();
         const bool onSshNode = running->reattachOf.has_value() || running->node != QLatin1String("local");
         if (onSshNode && runId != 0) {
-            sentences << QuitText::tr("Run %1 on %2 goes on running there after Shardwise quits; re-attach it from the Runs "
-                                      "page when you start Shardwise again.")
+            sentences << QuitText::tr(
+                             "Run %1 on %2 goes on running there after Shardwise quits; re-attach it from the Runs "
+                             "page when you start Shardwise again.")
                              .arg(runId)
                              .arg(running->node);
         } else if (onSshNode) {
-            sentences << QuitText::tr("A run is starting on %1: quitting now may stop it before it is recorded.").arg(running->node);
+            sentences << QuitText::tr("A run is starting on %1: quitting now may stop it before it is recorded.")
+                             .arg(running->node);
         } else if (runId != 0) {
             sentences << QuitText::tr("Run %1 on this machine is stopped and kept as cancelled.").arg(runId);
         } else {

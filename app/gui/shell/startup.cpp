@@ -23,7 +23,10 @@ struct StartupText {
     Q_DECLARE_TR_FUNCTIONS(StartupText)
 };
 
-void printError(const QString& message) { std::fprintf(stderr, "shardwise: %s\n", qPrintable(message)); }
+void printError(const QString& message)
+{
+    std::fprintf(stderr, "shardwise: %s\n", qPrintable(message));
+}
 
 // Lets queued plan results and chart layouts land before a page is grabbed.
 void settle(int ms)
@@ -78,22 +81,25 @@ int runShardwise(int argc, char** argv)
     QApplication::setDesktopFileName(QStringLiteral("shardwise"));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(StartupText::tr("Plan, measure and compare training-state sharding on your own GPUs."));
+    parser.setApplicationDescription(
+        StartupText::tr("Plan, measure and compare training-state sharding on your own GPUs."));
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption workspaceOption(QStringLiteral("workspace"),
-                                             StartupText::tr("Open the run store FILE instead of the default workspace."),
-                                             StartupText::tr("FILE"));
-    const QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
-                                              StartupText::tr("Render every page to DIR/<page>.png and DIR/<page>-dark.png, then exit."),
-                                              StartupText::tr("DIR"));
-    const QCommandLineOption languageOption(QStringLiteral("language"),
-                                            StartupText::tr("User interface language (en, de, ja); default: the system's."),
-                                            StartupText::tr("LANG"));
-    const QCommandLineOption schemeOption(QStringLiteral("color-scheme"),
-                                          StartupText::tr("system, light or dark; default: the last choice in View > Appearance."),
-                                          StartupText::tr("SCHEME"));
-    parser.addOptions({workspaceOption, screenshotOption, languageOption, schemeOption});
+    const QCommandLineOption workspaceOption(
+        QStringLiteral("workspace"), StartupText::tr("Open the run store FILE instead of the default workspace."),
+        StartupText::tr("FILE"));
+    const QCommandLineOption screenshotOption(
+        QStringLiteral("screenshot"),
+        StartupText::tr("Render every page to DIR/<page>.png and DIR/<page>-dark.png, then exit."),
+        StartupText::tr("DIR"));
+    const QCommandLineOption languageOption(
+        QStringLiteral("language"), StartupText::tr("User interface language (en, de, ja); default: the system's."),
+        StartupText::tr("LANG"));
+    const QCommandLineOption schemeOption(
+        QStringLiteral("color-scheme"),
+        StartupText::tr("system, light or dark; default: the last choice in View > Appearance."),
+        StartupText::tr("SCHEME"));
+    parser.addOptions({ workspaceOption, screenshotOption, languageOption, schemeOption });
     parser.process(app);
 
     const QLocale locale = parser.isSet(languageOption) ? QLocale(parser.value(languageOption)) : QLocale::system();
@@ -102,7 +108,8 @@ int runShardwise(int argc, char** argv)
 
     ColorScheme scheme = savedColorScheme();
     if (parser.isSet(schemeOption) && !parseColorScheme(parser.value(schemeOption), &scheme)) {
-        printError(StartupText::tr("--color-scheme: \"%1\" is not one of system, light, dark").arg(parser.value(schemeOption)));
+        printError(StartupText::tr("--color-scheme: \"%1\" is not one of system, light, dark")
+                       .arg(parser.value(schemeOption)));
         return 2;
     }
     applyColorScheme(scheme);
@@ -136,7 +143,7 @@ int runShardwise(int argc, char** argv)
         const struct {
             ColorScheme scheme;
             QString suffix;
-        } variants[] = {{ColorScheme::Light, QString()}, {ColorScheme::Dark, QStringLiteral("-dark")}};
+        } variants[] = { { ColorScheme::Light, QString() }, { ColorScheme::Dark, QStringLiteral("-dark") } };
         for (const auto& v : variants) {
             applyColorScheme(v.scheme);
             const QStringList written = renderScreenshots(window, dir, v.suffix, &error);

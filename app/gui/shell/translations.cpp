@@ -6,7 +6,10 @@
 
 namespace shardwise::gui {
 
-QStringList shippedLanguages() { return {QStringLiteral("de"), QStringLiteral("ja")}; }
+QStringList shippedLanguages()
+{
+    return { QStringLiteral("de"), QStringLiteral("ja") };
+}
 
 QStringList installTranslations(QCoreApplication& app, const QLocale& locale)
 {

@@ -16,7 +16,10 @@ struct PlanText {
     Q_DECLARE_TR_FUNCTIONS(PlanText)
 };
 
-QString fromStd(const std::string& s) { return QString::fromStdString(s); }
+QString fromStd(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
 
 const char* partLabel(std::string_view id)
 {
@@ -24,15 +27,15 @@ const char* partLabel(std::string_view id)
         std::string_view id;
         const char* label;
     } labels[] = {
-        {"device_params", QT_TRANSLATE_NOOP("PlanText", "parameters")},
-        {"device_grads", QT_TRANSLATE_NOOP("PlanText", "gradients")},
-        {"device_optimizer", QT_TRANSLATE_NOOP("PlanText", "optimizer state")},
-        {"gathered_params", QT_TRANSLATE_NOOP("PlanText", "gathered parameters")},
-        {"activations", QT_TRANSLATE_NOOP("PlanText", "activations")},
-        {"logits_and_loss", QT_TRANSLATE_NOOP("PlanText", "logits and loss")},
-        {"comm_buffers", QT_TRANSLATE_NOOP("PlanText", "communication buffers")},
-        {"workspace", QT_TRANSLATE_NOOP("PlanText", "kernel workspaces")},
-        {"runtime_context", QT_TRANSLATE_NOOP("PlanText", "CUDA context and NCCL")},
+        { "device_params", QT_TRANSLATE_NOOP("PlanText", "parameters") },
+        { "device_grads", QT_TRANSLATE_NOOP("PlanText", "gradients") },
+        { "device_optimizer", QT_TRANSLATE_NOOP("PlanText", "optimizer state") },
+        { "gathered_params", QT_TRANSLATE_NOOP("PlanText", "gathered parameters") },
+        { "activations", QT_TRANSLATE_NOOP("PlanText", "activations") },
+        { "logits_and_loss", QT_TRANSLATE_NOOP("PlanText", "logits and loss") },
+        { "comm_buffers", QT_TRANSLATE_NOOP("PlanText", "communication buffers") },
+        { "workspace", QT_TRANSLATE_NOOP("PlanText", "kernel workspaces") },
+        { "runtime_context", QT_TRANSLATE_NOOP("PlanText", "CUDA context and NCCL") },
     };
     for (const auto& l : labels)
         if (l.id == id)
@@ -46,8 +49,8 @@ QList<MemoryPart> memoryParts(const MemoryBreakdown& m)
     QList<MemoryPart> out;
     for (const PeakPart& p : peakParts(m)) {
         const char* label = partLabel(p.id);
-        out.append({label ? PlanText::tr(label) : QString::fromUtf8(p.id.data(), static_cast<qsizetype>(p.id.size())),
-                    p.bytes / kGiB});
+        out.append({ label ? PlanText::tr(label) : QString::fromUtf8(p.id.data(), static_cast<qsizetype>(p.id.size())),
+                     p.bytes / kGiB });
     }
     return out;
 }
@@ -57,7 +60,8 @@ QString lightShortfalls(const Plan& plan)
     QStringList parts;
     for (const Candidate& c : plan.candidates)
         if (isLightStrategy(c.strategy) && !c.estimate.fits())
-            parts << PlanText::tr("%1 short by %2").arg(strategyLabel(c.strategy), formatGiB(c.estimate.deviceShortfallBytes() / kGiB));
+            parts << PlanText::tr("%1 short by %2")
+                         .arg(strategyLabel(c.strategy), formatGiB(c.estimate.deviceShortfallBytes() / kGiB));
     return parts.join(QStringLiteral(", "));
 }
 
@@ -67,7 +71,8 @@ QString fullShardShortfalls(const Plan& plan)
     for (const Candidate& c : plan.candidates) {
         const StrategyTraits& t = traits(c.strategy);
         if (!isLightStrategy(c.strategy) && !t.offloadsOptimizer && !c.estimate.fits())
-            parts << PlanText::tr("%1 short by %2").arg(strategyLabel(c.strategy), formatGiB(c.estimate.deviceShortfallBytes() / kGiB));
+            parts << PlanText::tr("%1 short by %2")
+                         .arg(strategyLabel(c.strategy), formatGiB(c.estimate.deviceShortfallBytes() / kGiB));
     }
     return parts.join(QStringLiteral(", "));
 }
@@ -118,13 +123,15 @@ PlanView toPlanView(const Plan& plan, const EstimateInput& input, const std::vec
         cv.recommended = rec.strategy && *rec.strategy == c.strategy;
         cv.supported = frameworkSupports(input.framework.framework, c.strategy);
         if (!cv.supported)
-            cv.unsupportedReason = PlanText::tr("%1 cannot run %2: %3")
-                                       .arg(view.target, strategyLabel(c.strategy),
-                                            traits(c.strategy).family == StrategyFamily::Fsdp2
-                                                ? PlanText::tr("it is an FSDP2 setup; plan for PyTorch FSDP2 or torchtitan.")
-                                                : PlanText::tr("it is a DeepSpeed ZeRO stage; plan for DeepSpeed."));
+            cv.unsupportedReason
+                = PlanText::tr("%1 cannot run %2: %3")
+                      .arg(view.target, strategyLabel(c.strategy),
+                           traits(c.strategy).family == StrategyFamily::Fsdp2
+                               ? PlanText::tr("it is an FSDP2 setup; plan for PyTorch FSDP2 or torchtitan.")
+                               : PlanText::tr("it is a DeepSpeed ZeRO stage; plan for DeepSpeed."));
         if (!c.estimate.fitsDevice)
-            cv.note = PlanText::tr("Does not fit the GPU: short by %1.").arg(formatGiB(c.estimate.deviceShortfallBytes() / kGiB));
+            cv.note = PlanText::tr("Does not fit the GPU: short by %1.")
+                          .arg(formatGiB(c.estimate.deviceShortfallBytes() / kGiB));
         else if (!c.estimate.fitsHost)
             cv.note = PlanText::tr("Does not fit host memory: short by %1 per node.")
                           .arg(formatGiB(c.estimate.hostShortfallBytes() / kGiB));
@@ -141,9 +148,9 @@ PlanView toPlanView(const Plan& plan, const EstimateInput& input, const std::vec
     const QString decidedReason = coreReasons.join(QLatin1Char(' '));
     const int decided = static_cast<int>(rec.step); // 0 = nothing fits
 
-    const char* titles[] = {QT_TRANSLATE_NOOP("PlanText", "Lightest sharding that fits"),
-                            QT_TRANSLATE_NOOP("PlanText", "Full sharding, chosen by interconnect"),
-                            QT_TRANSLATE_NOOP("PlanText", "CPU offload last")};
+    const char* titles[] = { QT_TRANSLATE_NOOP("PlanText", "Lightest sharding that fits"),
+                             QT_TRANSLATE_NOOP("PlanText", "Full sharding, chosen by interconnect"),
+                             QT_TRANSLATE_NOOP("PlanText", "CPU offload last") };
     for (int n = 1; n <= 3; ++n) {
         DecisionStepView step;
         step.number = n;
@@ -154,9 +161,11 @@ PlanView toPlanView(const Plan& plan, const EstimateInput& input, const std::vec
         } else if (decided == 0 || n < decided) {
             step.verdict = StepVerdict::Passed;
             if (n == 1)
-                step.reason = PlanText::tr("No light strategy fits the usable %1 per GPU: %2.").arg(formatGiB(view.usableGiB), lightShortfalls(plan));
+                step.reason = PlanText::tr("No light strategy fits the usable %1 per GPU: %2.")
+                                  .arg(formatGiB(view.usableGiB), lightShortfalls(plan));
             else if (n == 2)
-                step.reason = PlanText::tr("No full-sharding strategy without offload fits: %1.").arg(fullShardShortfalls(plan));
+                step.reason = PlanText::tr("No full-sharding strategy without offload fits: %1.")
+                                  .arg(fullShardShortfalls(plan));
             else
                 step.reason = PlanText::tr("Even with CPU offload nothing fits.") + QLatin1Char(' ') + decidedReason;
         } else {
@@ -173,8 +182,9 @@ PlanView toPlanView(const Plan& plan, const EstimateInput& input, const std::vec
         if (rec.strategy && run.strategy == *rec.strategy)
             planned.why = PlanText::tr("the recommendation");
         else if (std::find(rec.alsoMeasure.begin(), rec.alsoMeasure.end(), run.strategy) != rec.alsoMeasure.end())
-            planned.why = rec.strategy && predictedFasterBeyondError(plan.candidate(run.strategy).estimate,
-                                                                     plan.candidate(*rec.strategy).estimate)
+            planned.why = rec.strategy
+                    && predictedFasterBeyondError(plan.candidate(run.strategy).estimate,
+                                                  plan.candidate(*rec.strategy).estimate)
                 ? PlanText::tr("predicted faster than the recommendation beyond the prediction's error")
                 : PlanText::tr("the decision order says to measure it as well");
         else
@@ -183,7 +193,8 @@ PlanView toPlanView(const Plan& plan, const EstimateInput& input, const std::vec
     }
 
     if (rec.strategy)
-        view.summary = PlanText::tr("Recommended: %1 (decided by step %2).").arg(strategyLabel(*rec.strategy)).arg(decided);
+        view.summary
+            = PlanText::tr("Recommended: %1 (decided by step %2).").arg(strategyLabel(*rec.strategy)).arg(decided);
     else
         view.summary = PlanText::tr("Nothing fits. %1").arg(decidedReason);
     view.summary += QLatin1Char(' ') + PlanText::tr("Planned for %1.").arg(view.target);

@@ -53,26 +53,30 @@ EstimateInput planInputFromState(const QJsonObject& s)
     }
     in.cluster.gpusPerNode = requiredInt(s, "gpus_per_node", "cluster.gpus_per_node");
     in.cluster.nodes = requiredInt(s, "nodes", "cluster.nodes");
-    in.cluster.hostRamGiB = optionalNumber(s, "host_ram_gib", "cluster.host_ram_gib", ClusterSpec{}.hostRamGiB);
-    in.cluster.intraNode = parseInterconnect(s.value(QStringLiteral("interconnect")).toString().toStdString(), "cluster.intra_node");
-    in.training.precision = parsePrecision(s.value(QStringLiteral("precision")).toString().toStdString(), "training.precision");
+    in.cluster.hostRamGiB = optionalNumber(s, "host_ram_gib", "cluster.host_ram_gib", ClusterSpec {}.hostRamGiB);
+    in.cluster.intraNode
+        = parseInterconnect(s.value(QStringLiteral("interconnect")).toString().toStdString(), "cluster.intra_node");
+    in.training.precision
+        = parsePrecision(s.value(QStringLiteral("precision")).toString().toStdString(), "training.precision");
     in.training.microBatch = requiredInt(s, "micro_batch", "training.micro_batch");
     in.training.seqLen = requiredInt(s, "seq_len", "training.seq_len");
     in.training.expandableSegments = s.value(QStringLiteral("expandable_segments")).toBool();
     in.training.activationCheckpointing = s.value(QStringLiteral("activation_checkpointing")).toBool();
     // Absent in workspaces saved before the option: eager steps. Under bf16-fp32-master no strategy can
     // be captured (the form disables the box), so the plan stays eager rather than predicting graphs.
-    in.training.cudaGraphs = s.value(QStringLiteral("cuda_graphs")).toBool(false)
-        && in.training.precision == PrecisionPolicy::PureBf16;
+    in.training.cudaGraphs
+        = s.value(QStringLiteral("cuda_graphs")).toBool(false) && in.training.precision == PrecisionPolicy::PureBf16;
     // Fields added with the framework target; absent in forms saved before it: the native runner, one
     // accumulation step, full checkpointing, the default network.
-    in.cluster.interNodeGBps = optionalNumber(s, "inter_node_gbps", "cluster.inter_node_gbps", ClusterSpec{}.interNodeGBps);
-    in.training.gradAccumulation = static_cast<int>(optionalNumber(s, "grad_accumulation", "training.grad_accumulation", 1));
-    in.training.checkpointPolicy =
-        parseCheckpointPolicy(s.value(QStringLiteral("checkpoint_policy")).toString(QStringLiteral("full")).toStdString(),
-                              "training.checkpoint_policy");
-    in.framework.framework =
-        parseFramework(s.value(QStringLiteral("framework")).toString(QStringLiteral("native")).toStdString(), "framework");
+    in.cluster.interNodeGBps
+        = optionalNumber(s, "inter_node_gbps", "cluster.inter_node_gbps", ClusterSpec {}.interNodeGBps);
+    in.training.gradAccumulation
+        = static_cast<int>(optionalNumber(s, "grad_accumulation", "training.grad_accumulation", 1));
+    in.training.checkpointPolicy = parseCheckpointPolicy(
+        s.value(QStringLiteral("checkpoint_policy")).toString(QStringLiteral("full")).toStdString(),
+        "training.checkpoint_policy");
+    in.framework.framework = parseFramework(
+        s.value(QStringLiteral("framework")).toString(QStringLiteral("native")).toStdString(), "framework");
     in.framework.version = s.value(QStringLiteral("framework_version")).toString().trimmed().toStdString();
     in.framework.compiled = s.value(QStringLiteral("compile")).toBool(false)
         && (in.framework.framework == Framework::Fsdp2 || in.framework.framework == Framework::Torchtitan);

@@ -29,15 +29,15 @@ struct CandidateView {
     double hostGiB = 0;          // host memory per node (CPU offload's state); 0 without offload
     QList<MemoryPart> memory;    // the peak's parts, stacked in this order; they sum to peakGiB
     bool recommended = false;
-    QString note;                // why it was ruled out or chosen, one line
-    bool supported = true;       // the plan's framework target can run it
-    QString unsupportedReason;   // why not, naming the framework that can
+    QString note;              // why it was ruled out or chosen, one line
+    bool supported = true;     // the plan's framework target can run it
+    QString unsupportedReason; // why not, naming the framework that can
 };
 
 enum class StepVerdict { Decided, Passed, NotReached };
 
 struct DecisionStepView {
-    int number = 1;        // 1..3 as in the product's decision order
+    int number = 1; // 1..3 as in the product's decision order
     QString title;
     StepVerdict verdict = StepVerdict::NotReached;
     QString reason;
@@ -52,12 +52,12 @@ struct PlannedRun {
 struct PlanView {
     QString modelName;
     QString gpuName;
-    QString gpuId;         // preset id ("custom" for a custom GPU)
-    QString interconnect;  // "nvlink" | "pcie"
+    QString gpuId;        // preset id ("custom" for a custom GPU)
+    QString interconnect; // "nvlink" | "pcie"
     int gpus = 1;
-    double capacityGiB = 0;  // the GPU's memory
-    double usableGiB = 0;    // capacity minus the planner's headroom: what each peak is compared with
-    double headroomGiB = 0;  // the planner's headroom
+    double capacityGiB = 0;   // the GPU's memory
+    double usableGiB = 0;     // capacity minus the planner's headroom: what each peak is compared with
+    double headroomGiB = 0;   // the planner's headroom
     double hostUsableGiB = 0; // the share of host RAM per node the planner takes as usable
     QList<DecisionStepView> steps;
     QList<CandidateView> candidates;
@@ -66,7 +66,7 @@ struct PlanView {
     Strategy recommendation = Strategy::Zero0;
     QString summary;
     Framework framework = Framework::Native;
-    QString target;          // "DeepSpeed 0.16", "PyTorch FSDP2 2.11 with torch.compile"
+    QString target;           // "DeepSpeed 0.16", "PyTorch FSDP2 2.11 with torch.compile"
     double interNodeGBps = 0; // per node per direction
     int nodes = 1;
 };

@@ -18,15 +18,15 @@ enum class RunOutcome { Completed, OutOfMemory, Failed, Timeout, Cancelled, Runn
 
 struct RunRecord {
     qint64 id = 0;
-    QString model;      // model name
-    QString hardware;   // e.g. "4 x NVIDIA L4 24GB (PCIe)" or "1 x cpu"
-    QString node;       // node name, "local" for this machine
+    QString model;    // model name
+    QString hardware; // e.g. "4 x NVIDIA L4 24GB (PCIe)" or "1 x cpu"
+    QString node;     // node name, "local" for this machine
     Strategy strategy = Strategy::Zero0;
     RunBackend backend = RunBackend::Native; // what ran it: the native runner or the PyTorch harness
     QString backendDetail; // torch runs: "PyTorch 2.5.1, Transformers 4.46.3 (model: transformers), Python 3.11.2"
     QDateTime started;
     RunOutcome outcome = RunOutcome::Completed;
-    QString failure;    // first error's message when not completed
+    QString failure; // first error's message when not completed
     // An example run shipped with Shardwise or a published one: not the user's own, so read-only
     // (it cannot be removed). `origin` says which: "example", "published" or empty.
     bool readOnly = false;

@@ -25,7 +25,10 @@ namespace shardwise::gui {
 
 namespace {
 
-QString fromStd(const std::string& s) { return QString::fromStdString(s); }
+QString fromStd(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
 
 RunOutcome outcomeOf(store::RunStatus s)
 {
@@ -57,7 +60,8 @@ QString hardwareText(const store::RunSummary& s)
         gpu = Workspace::tr("unknown device");
     QString text = Workspace::tr("%1 × %2").arg(s.worldSize).arg(gpu);
     if (!s.interconnect.empty())
-        text += QStringLiteral(" (%1)").arg(s.interconnect == "nvlink" ? Workspace::tr("NVLink") : Workspace::tr("PCIe"));
+        text += QStringLiteral(" (%1)").arg(s.interconnect == "nvlink" ? Workspace::tr("NVLink")
+                                                                       : Workspace::tr("PCIe"));
     if (s.nodeCount > 1)
         text += Workspace::tr(", %1 nodes").arg(s.nodeCount);
     return text;
@@ -79,7 +83,8 @@ RunRecord toRecord(const store::RunSummary& s)
     r.backend = s.backend;
     if (s.backend == RunBackend::Torch) {
         const protocol::SoftwareVersions& v = s.versions;
-        auto orUnknown = [](const std::string& text) { return text.empty() ? Workspace::tr("unknown") : fromStd(text); };
+        auto orUnknown
+            = [](const std::string& text) { return text.empty() ? Workspace::tr("unknown") : fromStd(text); };
         r.backendDetail = Workspace::tr("PyTorch %1, Transformers %2 (model: %3), Python %4")
                               .arg(orUnknown(v.torch),
                                    v.transformers.empty() ? Workspace::tr("not installed") : fromStd(v.transformers),
@@ -149,7 +154,10 @@ Workspace::Workspace(QObject* parent)
 
 Workspace::~Workspace() = default;
 
-QString Workspace::defaultDatabasePath() { return QString::fromStdString(store::resolveDatabasePath().string()); }
+QString Workspace::defaultDatabasePath()
+{
+    return QString::fromStdString(store::resolveDatabasePath().string());
+}
 
 bool Workspace::open(const QString& databasePath, QString* error)
 {
@@ -318,7 +326,7 @@ std::optional<RunRecord> Workspace::run(qint64 id) const
 
 QStringList Workspace::nodeNames() const
 {
-    QStringList names{QStringLiteral("local")};
+    QStringList names { QStringLiteral("local") };
     if (!m_db)
         return names;
     for (const store::Node& n : store::listNodes(*m_db))
@@ -327,7 +335,10 @@ QStringList Workspace::nodeNames() const
     return names;
 }
 
-void Workspace::notifyRunsChanged() { emit runsChanged(); }
+void Workspace::notifyRunsChanged()
+{
+    emit runsChanged();
+}
 
 RunJob* Workspace::runQueue()
 {
@@ -338,6 +349,9 @@ RunJob* Workspace::runQueue()
     return m_runQueue;
 }
 
-void Workspace::notifyNodesChanged() { emit nodesChanged(); }
+void Workspace::notifyNodesChanged()
+{
+    emit nodesChanged();
+}
 
 } // namespace shardwise::gui

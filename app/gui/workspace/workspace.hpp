@@ -64,9 +64,9 @@ public:
     // The example plan with this id; an empty plan (no form) when there is none.
     static ExamplePlan examplePlan(const QString& id);
 
-    QList<RunRecord> runs() const;            // newest first, every outcome
+    QList<RunRecord> runs() const; // newest first, every outcome
     std::optional<RunRecord> run(qint64 id) const;
-    QStringList nodeNames() const;            // "local" first
+    QStringList nodeNames() const; // "local" first
 
 public slots:
     // Called by whoever recorded or removed runs so every page refreshes.

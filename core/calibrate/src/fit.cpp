@@ -30,18 +30,29 @@ struct Coefficient {
     bool frameworkTerm = false;
 };
 
-bool eager(const Observation& o) { return o.input.framework.framework != Framework::Native; }
+bool eager(const Observation& o)
+{
+    return o.input.framework.framework != Framework::Native;
+}
 
-bool always(const Observation&) { return true; }
+bool always(const Observation&)
+{
+    return true;
+}
 bool hasUnitCollectives(const Observation& o)
 {
     const StrategyTraits& t = traits(o.strategy);
     return t.family == StrategyFamily::Fsdp2 || t.shardsParameters;
 }
-bool offloads(const Observation& o) { return traits(o.strategy).offloadsOptimizer || traits(o.strategy).offloadsParameters; }
-bool onDevice(const Observation& o) { return !offloads(o); }
-template <Strategy S>
-bool runs(const Observation& o)
+bool offloads(const Observation& o)
+{
+    return traits(o.strategy).offloadsOptimizer || traits(o.strategy).offloadsParameters;
+}
+bool onDevice(const Observation& o)
+{
+    return !offloads(o);
+}
+template <Strategy S> bool runs(const Observation& o)
 {
     return o.strategy == S;
 }
@@ -49,8 +60,14 @@ bool keepsMaster(const Observation& o)
 {
     return onDevice(o) && o.input.training.precision == PrecisionPolicy::Bf16Fp32Master;
 }
-bool compiled(const Observation& o) { return o.input.framework.compiled; }
-bool eagerLayers(const Observation& o) { return !offloads(o) && !compiled(o); }
+bool compiled(const Observation& o)
+{
+    return o.input.framework.compiled;
+}
+bool eagerLayers(const Observation& o)
+{
+    return !offloads(o) && !compiled(o);
+}
 bool torchOffload(const Observation& o)
 {
     return offloads(o) && o.input.framework.framework != Framework::DeepSpeed;
@@ -70,17 +87,27 @@ bool overlapsDeviceStep(const Observation& o)
 {
     return stepsDeviceOptimizerBesideBackward(o.input, o.strategy);
 }
-bool fsdp2Units(const Observation& o) { return traits(o.strategy).family == StrategyFamily::Fsdp2; }
-bool ddp(const Observation& o) { return o.strategy == Strategy::Zero0 && o.input.framework.framework != Framework::DeepSpeed; }
+bool fsdp2Units(const Observation& o)
+{
+    return traits(o.strategy).family == StrategyFamily::Fsdp2;
+}
+bool ddp(const Observation& o)
+{
+    return o.strategy == Strategy::Zero0 && o.input.framework.framework != Framework::DeepSpeed;
+}
 bool fsdp2Reshards(const Observation& o)
 {
     return o.strategy == Strategy::Fsdp2Reshard || o.strategy == Strategy::Fsdp2ReshardOffload;
 }
 bool deepSpeedSchedule(const Observation& o)
 {
-    return o.input.framework.framework == Framework::DeepSpeed || (o.strategy != Strategy::Zero0 && traits(o.strategy).family == StrategyFamily::DeepSpeedZero);
+    return o.input.framework.framework == Framework::DeepSpeed
+        || (o.strategy != Strategy::Zero0 && traits(o.strategy).family == StrategyFamily::DeepSpeedZero);
 }
-bool deepSpeedFetches(const Observation& o) { return deepSpeedSchedule(o) && traits(o.strategy).shardsParameters; }
+bool deepSpeedFetches(const Observation& o)
+{
+    return deepSpeedSchedule(o) && traits(o.strategy).shardsParameters;
+}
 
 // Order matters: the dominant term first, so later coefficients fit what it leaves.
 constexpr std::array kCoefficients {
@@ -239,7 +266,7 @@ double median(std::vector<double> v)
 CalibrationFit fitCalibration(const std::vector<Observation>& observations, const Calibration& start,
                               const FitOptions& options)
 {
-    const nlohmann::json names = toJson(Calibration{});
+    const nlohmann::json names = toJson(Calibration {});
     for (const std::string& name : options.fixed)
         if (!names.contains(name))
             throw std::invalid_argument("fixed coefficient '" + name + "' is not a calibration field");
@@ -257,9 +284,9 @@ CalibrationFit fitCalibration(const std::vector<Observation>& observations, cons
         if (o.oom)
             continue;
         if (o.tokensPerS && *o.tokensPerS > 0)
-            throughput.push_back({&o, *o.tokensPerS});
+            throughput.push_back({ &o, *o.tokensPerS });
         if (o.peakAllocatedBytes && *o.peakAllocatedBytes > 0)
-            memory.push_back({&o, *o.peakAllocatedBytes});
+            memory.push_back({ &o, *o.peakAllocatedBytes });
     }
     fit.throughputSamples = static_cast<int>(throughput.size());
     fit.memorySamples = static_cast<int>(memory.size());
@@ -314,8 +341,8 @@ CalibrationFit fitCalibration(const std::vector<Observation>& observations, cons
         fit.fitted.push_back("fragmentation_fraction");
     }
     if (!fragmentationExpandable.empty()) {
-        c.fragmentationFractionExpandable =
-            std::clamp(*std::max_element(fragmentationExpandable.begin(), fragmentationExpandable.end()), 0.0, 1.0);
+        c.fragmentationFractionExpandable
+            = std::clamp(*std::max_element(fragmentationExpandable.begin(), fragmentationExpandable.end()), 0.0, 1.0);
         fit.fitted.push_back("fragmentation_fraction_expandable");
     }
     if (!context.empty()) {
@@ -339,6 +366,9 @@ double confidence(int samples, double worstAbsResidual)
     return n / (n + 4.0) * std::max(0.0, 1.0 - worstAbsResidual / 0.25);
 }
 
-std::string confidenceLabel(double c) { return c >= 0.7 ? "high" : c >= 0.4 ? "medium" : "low"; }
+std::string confidenceLabel(double c)
+{
+    return c >= 0.7 ? "high" : c >= 0.4 ? "medium" : "low";
+}
 
 } // namespace shardwise::calibrate

@@ -49,7 +49,7 @@ std::vector<StoredRunObservation> observationsFromStore(const store::Database& d
                 o.peakReservedBytes = static_cast<double>(*run.peakReserved);
         }
         o.label = "run " + std::to_string(run.id);
-        out.push_back({run.id, std::move(o)});
+        out.push_back({ run.id, std::move(o) });
     }
     return out;
 }

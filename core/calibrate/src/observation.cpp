@@ -5,7 +5,10 @@
 
 namespace shardwise::calibrate {
 
-double relativeError(double predicted, double measured) { return (predicted - measured) / measured; }
+double relativeError(double predicted, double measured)
+{
+    return (predicted - measured) / measured;
+}
 
 Comparison compare(const Observation& o, const Calibration& c)
 {

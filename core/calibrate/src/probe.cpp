@@ -18,7 +18,10 @@ std::optional<double> largest(const std::vector<protocol::ProbeResult>& results,
     return best ? std::optional<double>(best->value) : std::nullopt;
 }
 
-double clamp01(double x) { return std::clamp(x, 0.01, 1.0); }
+double clamp01(double x)
+{
+    return std::clamp(x, 0.01, 1.0);
+}
 
 // calibrationFromJson's accepted range for layer_launch_s and layer_kernel_s (core/estimate/src/calibration.cpp).
 constexpr double kMaxLayerLaunchS = 0.1;
@@ -28,7 +31,7 @@ constexpr double kMaxLayerLaunchS = 0.1;
 ProbeCalibration calibrationFromProbe(const std::vector<protocol::ProbeResult>& results, const GpuSpec& gpu,
                                       Interconnect link, const Calibration& base)
 {
-    ProbeCalibration out{base, {}, {}};
+    ProbeCalibration out { base, {}, {} };
     Calibration& c = out.calibration;
     if (const auto tflops = largest(results, "matmul_bf16"); tflops && gpu.bf16Tflops > 0) {
         c.matmulEfficiency = clamp01(base.matmulEfficiency * (*tflops / gpu.bf16Tflops) / kReferenceMatmulFraction);
@@ -75,7 +78,7 @@ ProbeCalibration calibrationFromProbe(const std::vector<protocol::ProbeResult>& 
     // Bus bandwidth (nccl-tests convention) over the link's per-direction figure is the bus
     // efficiency the estimate uses; the slowest of the collectives measured bounds all of them.
     std::optional<double> bus;
-    for (std::string_view kind : {"all_gather", "reduce_scatter", "all_reduce"})
+    for (std::string_view kind : { "all_gather", "reduce_scatter", "all_reduce" })
         if (const auto b = largest(results, kind))
             bus = bus ? std::min(*bus, *b) : *b;
     const double linkGBps = link == Interconnect::NvLink ? gpu.nvlinkGBps : gpu.pcieGBps;
@@ -88,7 +91,7 @@ ProbeCalibration calibrationFromProbe(const std::vector<protocol::ProbeResult>& 
             out.applied.push_back("pcie_bus_efficiency");
         }
     }
-    for (const char* held : {"layer_launch_s", "layer_kernel_s"})
+    for (const char* held : { "layer_launch_s", "layer_kernel_s" })
         if (std::find(out.applied.begin(), out.applied.end(), held) != out.applied.end())
             out.heldFixed.push_back(held);
     return out;

@@ -24,15 +24,16 @@ std::vector<GpuComparison> compareStoredRuns(const store::Database& db, const Co
         if (!gpu)
             continue;
         // Interconnect of the probe mapping only; each observation keeps its run's own link.
-        GpuComparison section{id, calibrationFromStore(db, *gpu, Interconnect::NvLink, filter.node), {}};
+        GpuComparison section { id, calibrationFromStore(db, *gpu, Interconnect::NvLink, filter.node), {} };
         for (const StoredRunObservation& stored : observationsFromStore(db, *gpu)) {
             const Observation& o = stored.observation;
             if (!filter.model.empty() && o.input.model.id != filter.model)
                 continue;
             if (filter.strategy && o.strategy != *filter.strategy)
                 continue;
-            StoredRunComparison row{stored.runId, o, compare(o, Calibration{}), compare(o, section.calibration.calibration),
-                                    {}, {}};
+            StoredRunComparison row {
+                stored.runId, o, compare(o, Calibration {}), compare(o, section.calibration.calibration), {}, {}
+            };
             if (const auto run = store::findRun(db, stored.runId)) {
                 row.plannedTokensPerS = run->predicted.tokensPerS;
                 if (run->predicted.peakBytes)

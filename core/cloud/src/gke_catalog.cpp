@@ -55,7 +55,8 @@ std::vector<const GkeMachineType*> GkeAcceleratorOffer::machineTypesFor(int gpus
     return out;
 }
 
-const GkeMachineType* GkeAcceleratorOffer::machineTypeHolding(int gpusPerNode, double hostGiB, double usableFraction) const
+const GkeMachineType* GkeAcceleratorOffer::machineTypeHolding(int gpusPerNode, double hostGiB,
+                                                              double usableFraction) const
 {
     for (const GkeMachineType* m : machineTypesFor(gpusPerNode))
         if (const std::optional<double> gib = m->memoryGiB(); gib && hostGiB <= *gib * usableFraction)
@@ -72,7 +73,8 @@ std::vector<int> GkeAcceleratorOffer::gpuCounts() const
     return counts;
 }
 
-std::vector<std::string> GkeAcceleratorOffer::zonesIn(const std::string& region, const GkeMachineType& machineType) const
+std::vector<std::string> GkeAcceleratorOffer::zonesIn(const std::string& region,
+                                                      const GkeMachineType& machineType) const
 {
     const auto& all = machineType.zones.empty() ? zones : machineType.zones;
     std::vector<std::string> out;
@@ -91,7 +93,7 @@ std::vector<std::string> GkeAcceleratorOffer::regions() const
     for (const auto& m : machineTypes)
         for (const auto& z : m.zones)
             r.insert(regionOfZone(z));
-    return {r.begin(), r.end()};
+    return { r.begin(), r.end() };
 }
 
 namespace {
@@ -115,7 +117,8 @@ public:
         return j.at(key);
     }
 
-    std::string text(const nlohmann::json& j, const std::string& key, const std::string& path, bool allowEmpty = false) const
+    std::string text(const nlohmann::json& j, const std::string& key, const std::string& path,
+                     bool allowEmpty = false) const
     {
         const auto& v = member(j, key, path);
         if (!v.is_string() || (!allowEmpty && v.get<std::string>().empty()))
@@ -188,8 +191,9 @@ GkeCatalog GkeCatalog::load(const fs::path& file)
     }
     GkeCatalog c;
     const auto& src = r.member(j, "source", "");
-    c.m_sources = {r.text(src, "zones", "source."), r.text(src, "machine_types", "source."), r.text(src, "gke", "source."),
-                   r.text(src, "transcribed", "source."), r.text(src, "caveat", "source.")};
+    c.m_sources
+        = { r.text(src, "zones", "source."), r.text(src, "machine_types", "source."), r.text(src, "gke", "source."),
+            r.text(src, "transcribed", "source."), r.text(src, "caveat", "source.") };
     const auto& g = r.member(j, "gke", "");
     GkeDefaults& d = c.m_defaults;
     d.imageType = r.text(g, "image_type", "gke.");
@@ -202,8 +206,8 @@ GkeCatalog GkeCatalog::load(const fs::path& file)
     d.acceleratorNodeLabel = r.text(g, "accelerator_node_label", "gke.");
     d.zoneLabel = r.text(g, "zone_label", "gke.");
     const auto& sys = r.member(g, "system_pool", "gke.");
-    d.systemPool = {r.text(sys, "machine_type", "gke.system_pool."), r.positive(sys, "nodes_per_zone", "gke.system_pool."),
-                    r.text(sys, "why", "gke.system_pool.")};
+    d.systemPool = { r.text(sys, "machine_type", "gke.system_pool."),
+                     r.positive(sys, "nodes_per_zone", "gke.system_pool."), r.text(sys, "why", "gke.system_pool.") };
     d.rendezvousPort = r.positive(g, "rendezvous_port", "gke.");
     d.rendezvousPortWhy = r.text(g, "rendezvous_port_why", "gke.");
 
@@ -239,8 +243,11 @@ GkeCatalog GkeCatalog::load(const fs::path& file)
                     r.fail(tpath + "name", "'" + m.name + "' listed twice");
                 // The first listed for a GPU count is the default, so a count's types go smallest memory first.
                 if (earlier.gpus == m.gpus && earlier.memoryGB && m.memoryGB && *m.memoryGB < *earlier.memoryGB)
-                    r.fail(tpath + "memory_gb", "machine types with " + std::to_string(m.gpus) + " GPUs must be listed "
-                                                "smallest memory first: " + m.name + " has less than " + earlier.name);
+                    r.fail(tpath + "memory_gb",
+                           "machine types with " + std::to_string(m.gpus)
+                               + " GPUs must be listed "
+                                 "smallest memory first: "
+                               + m.name + " has less than " + earlier.name);
             }
             a.machineTypes.push_back(std::move(m));
         }
@@ -260,7 +267,8 @@ fs::path GkeCatalog::defaultPath()
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) {
-        const fs::path installed = exe.parent_path().parent_path() / "share" / "shardwise" / "gke" / "accelerators.json";
+        const fs::path installed
+            = exe.parent_path().parent_path() / "share" / "shardwise" / "gke" / "accelerators.json";
         if (isFile(installed))
             return installed;
     }
@@ -291,7 +299,7 @@ std::vector<std::string> GkeCatalog::regions() const
     for (const auto& o : m_offers)
         for (const auto& region : o.regions())
             r.insert(region);
-    return {r.begin(), r.end()};
+    return { r.begin(), r.end() };
 }
 
 } // namespace shardwise::cloud

@@ -31,8 +31,8 @@ std::string runnerCommand(const RunConfig& run)
 {
     return "shardwise-runner --model " + run.model.id + " --strategy " + std::string(strategyId(run.strategy))
         + " --device cuda --precision " + std::string(precisionId(run.training.precision)) + " --seq "
-        + std::to_string(run.training.seqLen) + " --micro-batch " + std::to_string(run.training.microBatch) + " --warmup "
-        + std::to_string(run.warmupSteps) + " --steps " + std::to_string(run.timedSteps)
+        + std::to_string(run.training.seqLen) + " --micro-batch " + std::to_string(run.training.microBatch)
+        + " --warmup " + std::to_string(run.warmupSteps) + " --steps " + std::to_string(run.timedSteps)
         + (run.training.cudaGraphs ? " --cuda-graphs" : "");
 }
 
@@ -47,26 +47,38 @@ std::string jobManifest(const Resolved& r)
     y << "apiVersion: v1\n"
          "kind: Service\n"
          "metadata:\n"
-         "  name: " << job << "\n"
+         "  name: "
+      << job
+      << "\n"
          "spec:\n"
          "  clusterIP: None\n"
          "  publishNotReadyAddresses: true\n"
          "  selector:\n"
-         "    job-name: " << job << "\n"
+         "    job-name: "
+      << job
+      << "\n"
          "  ports:\n"
          "    - name: rendezvous\n"
-         "      port: " << d.rendezvousPort << "\n"
+         "      port: "
+      << d.rendezvousPort
+      << "\n"
          "---\n"
          "apiVersion: batch/v1\n"
          "kind: Job\n"
          "metadata:\n"
-         "  name: " << job << "\n"
+         "  name: "
+      << job
+      << "\n"
          "  labels:\n"
          "    app.kubernetes.io/name: shardwise-runner\n"
          "spec:\n"
          "  completionMode: Indexed\n"
-         "  completions: " << nodes << "\n"
-         "  parallelism: " << nodes << "\n"
+         "  completions: "
+      << nodes
+      << "\n"
+         "  parallelism: "
+      << nodes
+      << "\n"
          // One lost rank fails the measurement; a rerun is the user's decision, not the Job's.
          "  backoffLimit: 0\n"
          "  template:\n"
@@ -74,12 +86,18 @@ std::string jobManifest(const Resolved& r)
          "      labels:\n"
          "        app.kubernetes.io/name: shardwise-runner\n"
          "    spec:\n"
-         "      subdomain: " << job << "\n"
+         "      subdomain: "
+      << job
+      << "\n"
          "      restartPolicy: Never\n"
          "      nodeSelector:\n"
-         "        " << d.acceleratorNodeLabel << ": " << r.offer->accelerator << "\n"
+         "        "
+      << d.acceleratorNodeLabel << ": " << r.offer->accelerator
+      << "\n"
          "      tolerations:\n"
-         "        - key: " << d.gpuTaintKey << "\n"
+         "        - key: "
+      << d.gpuTaintKey
+      << "\n"
          "          operator: Exists\n"
          "          effect: NoSchedule\n";
     if (nodes > 1) {
@@ -89,12 +107,17 @@ std::string jobManifest(const Resolved& r)
              "          requiredDuringSchedulingIgnoredDuringExecution:\n"
              "            - labelSelector:\n"
              "                matchLabels:\n"
-             "                  job-name: " << job << "\n"
-             "              topologyKey: " << d.zoneLabel << "\n";
+             "                  job-name: "
+          << job
+          << "\n"
+             "              topologyKey: "
+          << d.zoneLabel << "\n";
     }
     y << "      containers:\n"
          "        - name: runner\n"
-         "          image: " << quoted(q.image) << "\n"
+         "          image: "
+      << quoted(q.image)
+      << "\n"
          "          command: [\"/bin/sh\", \"-c\"]\n"
          "          args:\n"
          "            - |\n"
@@ -103,7 +126,9 @@ std::string jobManifest(const Resolved& r)
          "              local_rank=0\n"
          "              while [ \"$local_rank\" -lt \"$GPUS_PER_NODE\" ]; do\n"
          "                RANK=$((JOB_COMPLETION_INDEX * GPUS_PER_NODE + local_rank)) LOCAL_RANK=$local_rank \\\n"
-         "                  " << runnerCommand(q.run) << " &\n"
+         "                  "
+      << runnerCommand(q.run)
+      << " &\n"
          "                pids=\"$pids $!\"\n"
          "                local_rank=$((local_rank + 1))\n"
          "              done\n"
@@ -112,13 +137,20 @@ std::string jobManifest(const Resolved& r)
          "              exit \"$status\"\n"
          "          env:\n"
          "            - name: WORLD_SIZE\n"
-         "              value: " << quoted(std::to_string(r.totalGpus)) << "\n"
+         "              value: "
+      << quoted(std::to_string(r.totalGpus))
+      << "\n"
          "            - name: GPUS_PER_NODE\n"
-         "              value: " << quoted(std::to_string(perNode)) << "\n"
+         "              value: "
+      << quoted(std::to_string(perNode))
+      << "\n"
          "            - name: MASTER_ADDR\n"
-         "              value: " << quoted(job + "-0." + job) << "\n"
+         "              value: "
+      << quoted(job + "-0." + job)
+      << "\n"
          "            - name: MASTER_PORT\n"
-         "              value: " << quoted(std::to_string(d.rendezvousPort)) << "\n";
+         "              value: "
+      << quoted(std::to_string(d.rendezvousPort)) << "\n";
     if (q.run.training.expandableSegments)
         y << "            - name: PYTORCH_CUDA_ALLOC_CONF\n"
              "              value: \"expandable_segments:True\"\n";
@@ -127,7 +159,9 @@ std::string jobManifest(const Resolved& r)
     // error"). A memory-backed emptyDir lifts the cap to the node's memory.
     y << "          resources:\n"
          "            limits:\n"
-         "              " << d.gpuResource << ": " << perNode << "\n"
+         "              "
+      << d.gpuResource << ": " << perNode
+      << "\n"
          "          volumeMounts:\n"
          "            - name: dshm\n"
          "              mountPath: /dev/shm\n"

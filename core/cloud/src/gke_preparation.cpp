@@ -83,41 +83,51 @@ GkePreparation prepareGke(const GkeRequest& request, const GkeCatalog& catalog)
 {
     const GpuSpec& gpu = request.gpu;
     if (gpu.gkeAccelerator.empty())
-        throw CloudError("gpu", gpu.name + " (" + gpu.id + ") has no GKE offering: Google Cloud attaches no such GPU "
-                                "to GKE nodes. GPUs offered on GKE: " + gpuIdsOnGke());
+        throw CloudError("gpu",
+                         gpu.name + " (" + gpu.id
+                             + ") has no GKE offering: Google Cloud attaches no such GPU "
+                               "to GKE nodes. GPUs offered on GKE: "
+                             + gpuIdsOnGke());
     const GkeAcceleratorOffer* offer = catalog.find(gpu.gkeAccelerator);
     if (!offer)
-        throw CloudError("gpu", "the GKE table has no entry for accelerator '" + gpu.gkeAccelerator + "' of " + gpu.name);
+        throw CloudError("gpu",
+                         "the GKE table has no entry for accelerator '" + gpu.gkeAccelerator + "' of " + gpu.name);
     if (!gpu.gkeMachineSeries.empty() && gpu.gkeMachineSeries != offer->machineSeries)
-        throw CloudError("gpu", gpu.id + " names machine series " + gpu.gkeMachineSeries + " but the GKE table lists "
-                                    + offer->accelerator + " on " + offer->machineSeries);
+        throw CloudError("gpu",
+                         gpu.id + " names machine series " + gpu.gkeMachineSeries + " but the GKE table lists "
+                             + offer->accelerator + " on " + offer->machineSeries);
 
     const std::vector<std::string> knownRegions = catalog.regions();
     if (std::find(knownRegions.begin(), knownRegions.end(), request.region) == knownRegions.end())
-        throw CloudError("region", "'" + request.region + "' is not a region of the GKE table; regions with GPUs: "
-                                       + joined(knownRegions, ", "));
+        throw CloudError("region",
+                         "'" + request.region
+                             + "' is not a region of the GKE table; regions with GPUs: " + joined(knownRegions, ", "));
     const std::vector<std::string> offerRegions = offer->regions();
     if (std::find(offerRegions.begin(), offerRegions.end(), request.region) == offerRegions.end())
-        throw CloudError("region", "no zone of " + request.region + " offers " + offer->accelerator + " (" + gpu.name
-                                       + "); regions that do: " + joined(offerRegions, ", "));
+        throw CloudError("region",
+                         "no zone of " + request.region + " offers " + offer->accelerator + " (" + gpu.name
+                             + "); regions that do: " + joined(offerRegions, ", "));
 
     const int perNode = request.cluster.gpusPerNode;
     const GkeMachineType* defaultMachineType = offer->machineTypeFor(perNode);
     if (!defaultMachineType)
-        throw CloudError("gpus_per_node", std::to_string(perNode) + " GPUs per node: no " + offer->machineSeries
-                                              + " machine type carries that many " + offer->accelerator
-                                              + "; allowed: " + countsText(offer->gpuCounts()));
+        throw CloudError("gpus_per_node",
+                         std::to_string(perNode) + " GPUs per node: no " + offer->machineSeries
+                             + " machine type carries that many " + offer->accelerator
+                             + "; allowed: " + countsText(offer->gpuCounts()));
     if (request.cluster.nodes < 1)
         throw CloudError("nodes", "must be at least 1, got " + std::to_string(request.cluster.nodes));
     const auto& drivers = catalog.defaults().driverVersions;
     if (std::find(drivers.begin(), drivers.end(), request.driverVersion) == drivers.end())
-        throw CloudError("driver", "'" + request.driverVersion + "' is not a GKE driver version; allowed: " + joined(drivers, ", "));
+        throw CloudError(
+            "driver", "'" + request.driverVersion + "' is not a GKE driver version; allowed: " + joined(drivers, ", "));
     if (request.image.empty())
         throw CloudError("image", "the container image must not be empty");
     if (request.verdict && request.verdict->hostGiBPerNode > 0
         && !(request.verdict->hostUsableFraction > 0 && request.verdict->hostUsableFraction <= 1))
-        throw CloudError("verdict", "host_usable_fraction must be in (0, 1] when the strategy keeps state in host RAM, got "
-                                        + detail::format("%g", request.verdict->hostUsableFraction));
+        throw CloudError("verdict",
+                         "host_usable_fraction must be in (0, 1] when the strategy keeps state in host RAM, got "
+                             + detail::format("%g", request.verdict->hostUsableFraction));
 
     // The smallest machine type for the GPU count, unless the strategy keeps state in host RAM that its usable
     // RAM cannot hold: then the smallest with that GPU count that holds it, or, when none does, the largest
@@ -145,9 +155,9 @@ GkePreparation prepareGke(const GkeRequest& request, const GkeCatalog& catalog)
     r.defaultMachineType = defaultMachineType;
     r.zones = offer->zonesIn(request.region, *machineType);
     if (r.zones.empty())
-        throw CloudError("region", "no zone of " + request.region + " lists " + machineType->name + " (" + std::to_string(perNode)
-                                       + " x " + offer->accelerator + "); regions that do: "
-                                       + joined(offer->regions(), ", "));
+        throw CloudError("region",
+                         "no zone of " + request.region + " lists " + machineType->name + " (" + std::to_string(perNode)
+                             + " x " + offer->accelerator + "); regions that do: " + joined(offer->regions(), ", "));
     r.clusterName = dnsLabel(request.clusterName.empty() ? "shardwise-" + gpu.id : request.clusterName, 40);
     if (r.clusterName.empty())
         throw CloudError("cluster_name", "'" + request.clusterName + "' has no letters or digits");

@@ -9,8 +9,8 @@ namespace shardwise::cloud {
 std::string renderText(const GkePreparation& p)
 {
     std::ostringstream out;
-    out << "GKE preparation: " << p.totalGpus << " x " << p.accelerator << " (" << p.nodes << " node(s) x " << p.gpusPerNode
-        << " GPUs, " << p.machineType << ") in " << p.region << "\n";
+    out << "GKE preparation: " << p.totalGpus << " x " << p.accelerator << " (" << p.nodes << " node(s) x "
+        << p.gpusPerNode << " GPUs, " << p.machineType << ") in " << p.region << "\n";
     out << "GKE table transcribed " << p.tableTranscribed << "\n\nChecklist\n";
     for (const ChecklistItem& i : p.checklist) {
         const std::string marker = "[" + std::string(checkStatusId(i.status)) + "]";
@@ -33,32 +33,35 @@ nlohmann::json toJson(const GkePreparation& p)
 {
     nlohmann::json checklist = nlohmann::json::array();
     for (const ChecklistItem& i : p.checklist)
-        checklist.push_back({{"id", i.id}, {"status", checkStatusId(i.status)}, {"title", i.title}, {"detail", i.detail},
-                             {"command", i.command}});
+        checklist.push_back({ { "id", i.id },
+                              { "status", checkStatusId(i.status) },
+                              { "title", i.title },
+                              { "detail", i.detail },
+                              { "command", i.command } });
     const auto commands = [](const std::vector<GkeCommand>& cs) {
         nlohmann::json a = nlohmann::json::array();
         for (const GkeCommand& c : cs)
-            a.push_back({{"purpose", c.purpose}, {"command", c.command}});
+            a.push_back({ { "purpose", c.purpose }, { "command", c.command } });
         return a;
     };
-    return {{"region", p.region},
-            {"accelerator", p.accelerator},
-            {"machine_series", p.machineSeries},
-            {"machine_type", p.machineType},
-            {"quota_metric", p.quotaMetric},
-            {"zones", p.zones},
-            {"gpus_per_node", p.gpusPerNode},
-            {"nodes", p.nodes},
-            {"total_gpus", p.totalGpus},
-            {"cluster_name", p.clusterName},
-            {"node_pool", p.nodePoolName},
-            {"job_name", p.jobName},
-            {"manifest_file", p.manifestFile},
-            {"table_transcribed", p.tableTranscribed},
-            {"checklist", checklist},
-            {"gcloud", commands(p.gcloud)},
-            {"kubectl", commands(p.kubectl)},
-            {"manifest", p.manifest}};
+    return { { "region", p.region },
+             { "accelerator", p.accelerator },
+             { "machine_series", p.machineSeries },
+             { "machine_type", p.machineType },
+             { "quota_metric", p.quotaMetric },
+             { "zones", p.zones },
+             { "gpus_per_node", p.gpusPerNode },
+             { "nodes", p.nodes },
+             { "total_gpus", p.totalGpus },
+             { "cluster_name", p.clusterName },
+             { "node_pool", p.nodePoolName },
+             { "job_name", p.jobName },
+             { "manifest_file", p.manifestFile },
+             { "table_transcribed", p.tableTranscribed },
+             { "checklist", checklist },
+             { "gcloud", commands(p.gcloud) },
+             { "kubectl", commands(p.kubectl) },
+             { "manifest", p.manifest } };
 }
 
 } // namespace shardwise::cloud

@@ -33,7 +33,7 @@ int runYear(const std::vector<RankRecord>& records)
             const double t = std::visit([](const auto& x) { return x.time; }, e);
             if (t > 0) {
                 const auto whole = static_cast<std::time_t>(t);
-                std::tm tm{};
+                std::tm tm {};
                 gmtime_r(&whole, &tm);
                 return tm.tm_year + 1900;
             }
@@ -43,7 +43,7 @@ int runYear(const std::vector<RankRecord>& records)
 
 EvidenceLine evidence(const std::string& source, std::size_t line, const std::string& text)
 {
-    return {source, line, text.size() > kMaxEvidenceText ? utf8Prefix(text, kMaxEvidenceText) + "..." : text};
+    return { source, line, text.size() > kMaxEvidenceText ? utf8Prefix(text, kMaxEvidenceText) + "..." : text };
 }
 
 std::string sourceName(const RankRecord& r)
@@ -153,10 +153,14 @@ void fromLog(const RankRecord& r, int year, const RunFacts& run, std::vector<Fai
 FailureKind kindOf(protocol::ErrorKind k)
 {
     switch (k) {
-    case protocol::ErrorKind::Oom: return FailureKind::OutOfMemory;
-    case protocol::ErrorKind::Comm: return FailureKind::Communication;
-    case protocol::ErrorKind::Config: return FailureKind::Config;
-    case protocol::ErrorKind::Internal: return FailureKind::Internal;
+    case protocol::ErrorKind::Oom:
+        return FailureKind::OutOfMemory;
+    case protocol::ErrorKind::Comm:
+        return FailureKind::Communication;
+    case protocol::ErrorKind::Config:
+        return FailureKind::Config;
+    case protocol::ErrorKind::Internal:
+        return FailureKind::Internal;
     }
     return FailureKind::Internal;
 }
@@ -199,8 +203,8 @@ void fromEvents(const RankRecord& r, int year, const RunFacts& run, std::vector<
         if (e->time > 0)
             placeOnReferenceClock(f, e->time, formatUtc(e->time), TimeSource::Event, f.node, run);
         const std::size_t line = i < r.eventLineNumbers.size() ? r.eventLineNumbers[i] : 0;
-        f.evidence.push_back(evidence(r.eventsName.empty() ? sourceName(r) : r.eventsName, line,
-                                      protocol::serialize(r.events[i])));
+        f.evidence.push_back(
+            evidence(r.eventsName.empty() ? sourceName(r) : r.eventsName, line, protocol::serialize(r.events[i])));
         out.push_back(std::move(f));
     }
 }
@@ -209,11 +213,17 @@ void fromEvents(const RankRecord& r, int year, const RunFacts& run, std::vector<
 std::optional<std::pair<FailureKind, std::string>> runnerExit(int code)
 {
     switch (code) {
-    case 1: return std::pair{FailureKind::Internal, std::string("the runner exited with code 1 (internal error)")};
-    case 2: return std::pair{FailureKind::Config, std::string("the runner exited with code 2 (configuration rejected)")};
-    case 3: return std::pair{FailureKind::OutOfMemory, std::string("the runner exited with code 3 (out of memory)")};
-    case 4: return std::pair{FailureKind::Communication, std::string("the runner exited with code 4 (communication error)")};
-    default: return std::nullopt;
+    case 1:
+        return std::pair { FailureKind::Internal, std::string("the runner exited with code 1 (internal error)") };
+    case 2:
+        return std::pair { FailureKind::Config, std::string("the runner exited with code 2 (configuration rejected)") };
+    case 3:
+        return std::pair { FailureKind::OutOfMemory, std::string("the runner exited with code 3 (out of memory)") };
+    case 4:
+        return std::pair { FailureKind::Communication,
+                           std::string("the runner exited with code 4 (communication error)") };
+    default:
+        return std::nullopt;
     }
 }
 
@@ -225,7 +235,7 @@ void fromLauncher(const RankRecord& r, int year, const RunFacts& run, std::vecto
     Failure base;
     base.rank = r.rank;
     base.node = r.node;
-    base.evidence.push_back({"meta.json", 0, ""});
+    base.evidence.push_back({ "meta.json", 0, "" });
     const LineTimes times = lineTimes(r.logLines, year);
     const auto lastLogged = [&]() -> std::optional<LoggedTime> {
         for (std::size_t i = times.own.size(); i-- > 0;)
@@ -258,7 +268,8 @@ void fromLauncher(const RankRecord& r, int year, const RunFacts& run, std::vecto
         f.facts["signal"] = sig;
         if (r.exitCode)
             f.facts["exit_code"] = *r.exitCode;
-        f.evidence.front().text = "signal " + std::to_string(sig) + (r.exitCode ? ", exit code " + std::to_string(*r.exitCode) : "");
+        f.evidence.front().text
+            = "signal " + std::to_string(sig) + (r.exitCode ? ", exit code " + std::to_string(*r.exitCode) : "");
         atLastLogLine(f);
         if (r.endedByLauncher && (sig == 9 || sig == 15 || sig == 2 || sig == 1)) {
             // The launcher's clean-up after a peer failed: what this rank did before it is what counts.
@@ -310,8 +321,9 @@ void mergeInto(Failure& lead, Failure&& other)
     if (lead.node.empty())
         lead.node = other.node;
     // The richer message (the library's own words) beats a restatement from an exit code.
-    if (lead.evidence.empty() || (lead.evidence.front().source == "meta.json" && !other.evidence.empty()
-                                  && other.evidence.front().source != "meta.json"))
+    if (lead.evidence.empty()
+        || (lead.evidence.front().source == "meta.json" && !other.evidence.empty()
+            && other.evidence.front().source != "meta.json"))
         lead.message = other.message;
     for (auto& [key, value] : other.facts.items())
         if (!lead.facts.contains(key))

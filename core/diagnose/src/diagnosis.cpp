@@ -9,15 +9,15 @@ namespace shardwise::diagnose {
 
 namespace {
 
-constexpr std::array<std::pair<FailureKind, std::string_view>, 7> kFailureKindIds{{
-    {FailureKind::OutOfMemory, "oom"},
-    {FailureKind::LostRank, "lost_rank"},
-    {FailureKind::WatchdogTimeout, "watchdog_timeout"},
-    {FailureKind::LauncherArguments, "launcher_arguments"},
-    {FailureKind::Communication, "communication"},
-    {FailureKind::Config, "config"},
-    {FailureKind::Internal, "internal"},
-}};
+constexpr std::array<std::pair<FailureKind, std::string_view>, 7> kFailureKindIds { {
+    { FailureKind::OutOfMemory, "oom" },
+    { FailureKind::LostRank, "lost_rank" },
+    { FailureKind::WatchdogTimeout, "watchdog_timeout" },
+    { FailureKind::LauncherArguments, "launcher_arguments" },
+    { FailureKind::Communication, "communication" },
+    { FailureKind::Config, "config" },
+    { FailureKind::Internal, "internal" },
+} };
 
 } // namespace
 
@@ -40,11 +40,16 @@ std::optional<FailureKind> failureKindFromId(std::string_view id)
 std::string_view timeSourceId(TimeSource s)
 {
     switch (s) {
-    case TimeSource::Logged: return "logged";
-    case TimeSource::Inherited: return "inherited";
-    case TimeSource::Event: return "event";
-    case TimeSource::Meta: return "meta";
-    case TimeSource::Unknown: return "unknown";
+    case TimeSource::Logged:
+        return "logged";
+    case TimeSource::Inherited:
+        return "inherited";
+    case TimeSource::Event:
+        return "event";
+    case TimeSource::Meta:
+        return "meta";
+    case TimeSource::Unknown:
+        return "unknown";
     }
     return "unknown";
 }
@@ -52,16 +57,26 @@ std::string_view timeSourceId(TimeSource s)
 std::string_view actionKindId(ActionKind k)
 {
     switch (k) {
-    case ActionKind::RerunWithExpandableSegments: return "rerun_with_expandable_segments";
-    case ActionKind::DeeperSharding: return "deeper_sharding";
-    case ActionKind::Offload: return "offload";
-    case ActionKind::FixLauncherArgs: return "fix_launcher_args";
-    case ActionKind::FixConfig: return "fix_config";
-    case ActionKind::CheckNode: return "check_node";
-    case ActionKind::CheckNetwork: return "check_network";
-    case ActionKind::InspectSilentRanks: return "inspect_silent_ranks";
-    case ActionKind::CollectMoreEvidence: return "collect_more_evidence";
-    case ActionKind::ReadLog: return "read_log";
+    case ActionKind::RerunWithExpandableSegments:
+        return "rerun_with_expandable_segments";
+    case ActionKind::DeeperSharding:
+        return "deeper_sharding";
+    case ActionKind::Offload:
+        return "offload";
+    case ActionKind::FixLauncherArgs:
+        return "fix_launcher_args";
+    case ActionKind::FixConfig:
+        return "fix_config";
+    case ActionKind::CheckNode:
+        return "check_node";
+    case ActionKind::CheckNetwork:
+        return "check_network";
+    case ActionKind::InspectSilentRanks:
+        return "inspect_silent_ranks";
+    case ActionKind::CollectMoreEvidence:
+        return "collect_more_evidence";
+    case ActionKind::ReadLog:
+        return "read_log";
     }
     return "read_log";
 }
@@ -69,9 +84,12 @@ std::string_view actionKindId(ActionKind k)
 std::string_view verdictId(Verdict v)
 {
     switch (v) {
-    case Verdict::Clean: return "clean";
-    case Verdict::RootCause: return "root_cause";
-    case Verdict::SymptomsOnly: return "symptoms_only";
+    case Verdict::Clean:
+        return "clean";
+    case Verdict::RootCause:
+        return "root_cause";
+    case Verdict::SymptomsOnly:
+        return "symptoms_only";
     }
     return "clean";
 }
@@ -96,7 +114,7 @@ std::string validUtf8(const std::string& s)
             unsigned cp = c & (0xFFu >> (len + 1));
             for (std::size_t k = 1; k < len; ++k)
                 cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
-            static constexpr unsigned kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
+            static constexpr unsigned kMin[5] = { 0, 0, 0x80, 0x800, 0x10000 };
             ok = cp >= kMin[len] && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
         }
         if (ok) {
@@ -132,7 +150,7 @@ nlohmann::json evidenceJson(const std::vector<EvidenceLine>& lines)
 {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& l : lines)
-        out.push_back({{"source", l.source}, {"line", l.line}, {"text", l.text}});
+        out.push_back({ { "source", l.source }, { "line", l.line }, { "text", l.text } });
     return out;
 }
 
@@ -140,17 +158,17 @@ nlohmann::json evidenceJson(const std::vector<EvidenceLine>& lines)
 
 nlohmann::json toJson(const Failure& f)
 {
-    nlohmann::json j{{"kind", failureKindId(f.kind)},
-                     {"rank", f.rank == kNoRank ? nlohmann::json(nullptr) : nlohmann::json(f.rank)},
-                     {"node", f.node},
-                     {"time", f.time ? nlohmann::json(*f.time) : nlohmann::json(nullptr)},
-                     {"logged_time", f.loggedTime},
-                     {"time_source", timeSourceId(f.timeSource)},
-                     {"message", f.message},
-                     {"symptom", f.isSymptom},
-                     {"root_cause", f.isRootCause},
-                     {"facts", f.facts},
-                     {"evidence", evidenceJson(f.evidence)}};
+    nlohmann::json j { { "kind", failureKindId(f.kind) },
+                       { "rank", f.rank == kNoRank ? nlohmann::json(nullptr) : nlohmann::json(f.rank) },
+                       { "node", f.node },
+                       { "time", f.time ? nlohmann::json(*f.time) : nlohmann::json(nullptr) },
+                       { "logged_time", f.loggedTime },
+                       { "time_source", timeSourceId(f.timeSource) },
+                       { "message", f.message },
+                       { "symptom", f.isSymptom },
+                       { "root_cause", f.isRootCause },
+                       { "facts", f.facts },
+                       { "evidence", evidenceJson(f.evidence) } };
     if (!f.lastLines.empty())
         j["last_lines"] = evidenceJson(f.lastLines);
     return j;
@@ -158,7 +176,7 @@ nlohmann::json toJson(const Failure& f)
 
 nlohmann::json toJson(const Action& a)
 {
-    nlohmann::json j{{"kind", actionKindId(a.kind)}, {"text", a.text}};
+    nlohmann::json j { { "kind", actionKindId(a.kind) }, { "text", a.text } };
     if (!a.message.id.empty())
         j["message"] = toJson(a.message); // the text as a message id, for faces that translate
     if (a.strategy)

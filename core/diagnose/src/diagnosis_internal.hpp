@@ -13,12 +13,12 @@ namespace shardwise::diagnose::detail {
 
 // What the records say about the run as a whole.
 struct RunFacts {
-    std::optional<Strategy> strategy;  // from a start event
-    bool expandableSegments = false;   // already on, per a start event
+    std::optional<Strategy> strategy; // from a start event
+    bool expandableSegments = false;  // already on, per a start event
     std::string launcher;
     int world = 0;
-    std::set<int> ranks;               // every rank that left a record or an event
-    std::set<int> completedRanks;      // ranks with a summary event
+    std::set<int> ranks;          // every rank that left a record or an event
+    std::set<int> completedRanks; // ranks with a summary event
     std::map<int, std::string> rankNodes;
     std::map<std::string, double> nodeOffsets;
     std::map<int, int> exitCodes;
@@ -39,6 +39,6 @@ double clockUncertainty(const Failure& a, const Failure& b, const RunFacts& run,
 
 std::string rankLabel(const Failure& f);    // "rank 3 on node-b", "the launcher on node-b"
 Message rankLabelMessage(const Failure& f); // the same as a message
-std::string bytesText(std::int64_t bytes); // "6.30 GiB"
+std::string bytesText(std::int64_t bytes);  // "6.30 GiB"
 
 } // namespace shardwise::diagnose::detail

@@ -30,13 +30,20 @@ bool exactTime(const Failure& f)
 int independence(FailureKind k)
 {
     switch (k) {
-    case FailureKind::LostRank: return 0;
-    case FailureKind::OutOfMemory: return 0;
-    case FailureKind::LauncherArguments: return 0;
-    case FailureKind::Config: return 0;
-    case FailureKind::Internal: return 1;
-    case FailureKind::Communication: return 2;
-    case FailureKind::WatchdogTimeout: return 3;
+    case FailureKind::LostRank:
+        return 0;
+    case FailureKind::OutOfMemory:
+        return 0;
+    case FailureKind::LauncherArguments:
+        return 0;
+    case FailureKind::Config:
+        return 0;
+    case FailureKind::Internal:
+        return 1;
+    case FailureKind::Communication:
+        return 2;
+    case FailureKind::WatchdogTimeout:
+        return 3;
     }
     return 3;
 }
@@ -136,9 +143,9 @@ void orderAndChooseRootCause(Diagnosis& d, const RunFacts& run, const DiagnoseOp
     d.verdict = Verdict::RootCause;
     d.rootCause = chosen;
     fs[chosen].isRootCause = true;
-    const bool uncertain = std::any_of(contenders.begin(), contenders.end(), [&](std::size_t i) {
-        return i != chosen && fs[i].node != fs[chosen].node;
-    }) || (chosen != earliest && fs[earliest].node != fs[chosen].node);
+    const bool uncertain = std::any_of(contenders.begin(), contenders.end(),
+                                       [&](std::size_t i) { return i != chosen && fs[i].node != fs[chosen].node; })
+        || (chosen != earliest && fs[earliest].node != fs[chosen].node);
     if (uncertain) {
         d.orderingCertain = false;
         note(d, "diagnose.note_give_clock_offsets");

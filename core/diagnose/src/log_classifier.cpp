@@ -15,7 +15,10 @@ namespace {
 
 using nlohmann::json;
 
-bool has(std::string_view line, std::string_view what) { return line.find(what) != std::string_view::npos; }
+bool has(std::string_view line, std::string_view what)
+{
+    return line.find(what) != std::string_view::npos;
+}
 
 bool hasNoCase(std::string_view line, std::string_view what)
 {
@@ -100,14 +103,17 @@ std::optional<LogFinding> cudaOutOfMemory(const std::string& text)
     putSize(facts, "total_capacity_bytes", text, has(text, "total capacity of") ? kTotalNew : kTotalOld);
     putSize(facts, "free_bytes", text, has(text, "of which") ? kFreeNew : kFreeOld);
     putSize(facts, "process_in_use_bytes", text, kInUse);
-    putSize(facts, "allocated_by_pytorch_bytes", text, has(text, "is allocated by PyTorch") ? kAllocatedNew : kAllocatedOld);
+    putSize(facts, "allocated_by_pytorch_bytes", text,
+            has(text, "is allocated by PyTorch") ? kAllocatedNew : kAllocatedOld);
     putSize(facts, "reserved_unallocated_bytes", text, kReservedUnallocated);
     putSize(facts, "reserved_by_pytorch_bytes", text, kReservedTotal);
     // PyTorch < 2.1 printed only the reserved total; what is reserved but unallocated is the difference.
     if (!facts.contains("reserved_unallocated_bytes") && facts.contains("reserved_by_pytorch_bytes")
         && facts.contains("allocated_by_pytorch_bytes"))
-        facts["reserved_unallocated_bytes"] = std::max<std::int64_t>(
-            0, facts["reserved_by_pytorch_bytes"].get<std::int64_t>() - facts["allocated_by_pytorch_bytes"].get<std::int64_t>());
+        facts["reserved_unallocated_bytes"]
+            = std::max<std::int64_t>(0,
+                                     facts["reserved_by_pytorch_bytes"].get<std::int64_t>()
+                                         - facts["allocated_by_pytorch_bytes"].get<std::int64_t>());
     if (auto m = search(text, kGpu))
         if (auto g = integer((*m)[1].str()))
             facts["gpu"] = *g;
@@ -229,8 +235,8 @@ std::optional<LogFinding> lostConnectionOrKill(const std::string& text)
     static const std::regex kAgentSignal(R"(got signal: ([0-9]+))");
     LogFinding f;
     f.kind = FailureKind::LostRank;
-    if (hasNoCase(text, "connection lost") || has(text, "closed by remote host") || has(text, "client_loop: send disconnect")
-        || (has(text, "Timeout, server") && has(text, "not responding"))) {
+    if (hasNoCase(text, "connection lost") || has(text, "closed by remote host")
+        || has(text, "client_loop: send disconnect") || (has(text, "Timeout, server") && has(text, "not responding"))) {
         f.facts["ssh"] = true;
         if (auto m = search(text, kSshHost))
             f.node = (*m)[1].str();
@@ -267,9 +273,11 @@ bool reportsVanishedPeer(std::string_view text)
 
 std::optional<LogFinding> communication(const std::string& text)
 {
-    static const std::regex kNcclError(R"(NCCL error(?: in: [^,]*)?,\s*([^,]+?)(?:\s*\(run with NCCL_DEBUG=INFO for details\))?(?:,|$))");
+    static const std::regex kNcclError(
+        R"(NCCL error(?: in: [^,]*)?,\s*([^,]+?)(?:\s*\(run with NCCL_DEBUG=INFO for details\))?(?:,|$))");
     static const std::regex kNcclVersion(R"(NCCL version ([0-9.]+))");
-    static const std::regex kNcclResult(R"((nccl(?:SystemError|InternalError|UnhandledCudaError|InvalidUsage|InvalidArgument|RemoteError)))");
+    static const std::regex kNcclResult(
+        R"((nccl(?:SystemError|InternalError|UnhandledCudaError|InvalidUsage|InvalidArgument|RemoteError)))");
     LogFinding f;
     f.kind = FailureKind::Communication;
     const bool ncclError = has(text, "NCCL error");
@@ -288,7 +296,8 @@ std::optional<LogFinding> communication(const std::string& text)
                 f.facts["nccl_error"] = std::string(trim((*m)[1].str()));
         f.isSymptom = reportsVanishedPeer(text);
         f.message = f.isSymptom ? "NCCL reports a peer that exited or a network error"
-                                : "NCCL error: " + f.facts.value("nccl_error", f.facts.value("nccl_result", detail::utf8Prefix(trim(text), 160)));
+                                : "NCCL error: "
+                + f.facts.value("nccl_error", f.facts.value("nccl_result", detail::utf8Prefix(trim(text), 160)));
         return f;
     }
     if (reportsVanishedPeer(text)) {
@@ -309,7 +318,8 @@ std::optional<LogFinding> communication(const std::string& text)
 std::optional<LogFinding> crash(const std::string& text)
 {
     static const std::regex kCudaError(R"(CUDA error: ([^\n]*))");
-    static const std::regex kException(R"(^(?:\[rank[0-9]+\]:\s*)?([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception))(?::\s*(.*))?$)");
+    static const std::regex kException(
+        R"(^(?:\[rank[0-9]+\]:\s*)?([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception))(?::\s*(.*))?$)");
     LogFinding f;
     f.kind = FailureKind::Internal;
     if (auto m = search(text, kCudaError)) {
@@ -362,14 +372,22 @@ bool isEntryHeader(std::string_view line)
 std::string_view signalName(int sig)
 {
     switch (sig) {
-    case 1: return "SIGHUP";
-    case 2: return "SIGINT";
-    case 6: return "SIGABRT";
-    case 7: return "SIGBUS";
-    case 9: return "SIGKILL";
-    case 11: return "SIGSEGV";
-    case 15: return "SIGTERM";
-    default: return "signal";
+    case 1:
+        return "SIGHUP";
+    case 2:
+        return "SIGINT";
+    case 6:
+        return "SIGABRT";
+    case 7:
+        return "SIGBUS";
+    case 9:
+        return "SIGKILL";
+    case 11:
+        return "SIGSEGV";
+    case 15:
+        return "SIGTERM";
+    default:
+        return "signal";
     }
 }
 
@@ -406,7 +424,8 @@ LogFinding fromSummaryEntry(const SummaryEntry& e, int yearWhenMissing)
             f.message = "terminated by " + name + " (torchrun: exitcode " + std::to_string(code) + ")";
         } else {
             f.kind = FailureKind::Internal;
-            f.message = "died of " + name + " " + std::to_string(sig) + " (torchrun: exitcode " + std::to_string(code) + ")";
+            f.message
+                = "died of " + name + " " + std::to_string(sig) + " (torchrun: exitcode " + std::to_string(code) + ")";
         }
     } else {
         f.kind = FailureKind::Internal;

@@ -92,7 +92,7 @@ std::optional<LoggedTime> isoAt(std::string_view s, std::size_t i)
         t -= sign * zoneMinutes * 60.0;
         end = p;
     }
-    return LoggedTime{t, std::string(s.substr(i, end - i))};
+    return LoggedTime { t, std::string(s.substr(i, end - i)) };
 }
 
 // [IWEF]MMDD HH:MM:SS[.frac]; PyTorch's c10 logger drops the month's leading zero ("E514").
@@ -118,13 +118,13 @@ std::optional<LoggedTime> glogAt(std::string_view s, std::size_t i, int year)
         return std::nullopt;
     std::size_t end = p + 9;
     const double t = unixSeconds(year, month, day, hour, minute, second) + fractionAt(s, end);
-    return LoggedTime{t, std::string(s.substr(i, end - i))};
+    return LoggedTime { t, std::string(s.substr(i, end - i)) };
 }
 
 std::optional<LoggedTime> syslogAtStart(std::string_view s, int year)
 {
-    static constexpr std::array<std::string_view, 12> kMonths{"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                              "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    static constexpr std::array<std::string_view, 12> kMonths { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                                "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
     if (s.size() < 15)
         return std::nullopt;
     int month = 0;
@@ -147,7 +147,7 @@ std::optional<LoggedTime> syslogAtStart(std::string_view s, int year)
     const int hour = numberAt(s, p + 1, 2), minute = numberAt(s, p + 4, 2), second = numberAt(s, p + 7, 2);
     if (!validClock(month, day, hour, minute, second))
         return std::nullopt;
-    return LoggedTime{unixSeconds(year, month, day, hour, minute, second), std::string(s.substr(0, p + 9))};
+    return LoggedTime { unixSeconds(year, month, day, hour, minute, second), std::string(s.substr(0, p + 9)) };
 }
 
 } // namespace
@@ -189,7 +189,7 @@ std::optional<int> yearInLine(std::string_view line)
 std::string formatUtc(double unixSeconds)
 {
     const auto whole = static_cast<std::time_t>(std::floor(unixSeconds));
-    std::tm tm{};
+    std::tm tm {};
     gmtime_r(&whole, &tm);
     char buf[80];
     std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,

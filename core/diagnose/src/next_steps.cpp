@@ -53,12 +53,18 @@ A nodeOrTheNode(const std::string& node)
 std::optional<Strategy> deeperThan(Strategy s)
 {
     switch (s) {
-    case Strategy::Zero0: return Strategy::Zero1;
-    case Strategy::Zero1: return Strategy::Zero2;
-    case Strategy::Zero2: return Strategy::Zero3;
-    case Strategy::Zero2Offload: return Strategy::Zero3Offload; // offload kept, parameters sharded too
-    case Strategy::Fsdp2NoReshard: return Strategy::Fsdp2Reshard;
-    default: return std::nullopt;
+    case Strategy::Zero0:
+        return Strategy::Zero1;
+    case Strategy::Zero1:
+        return Strategy::Zero2;
+    case Strategy::Zero2:
+        return Strategy::Zero3;
+    case Strategy::Zero2Offload:
+        return Strategy::Zero3Offload; // offload kept, parameters sharded too
+    case Strategy::Fsdp2NoReshard:
+        return Strategy::Fsdp2Reshard;
+    default:
+        return std::nullopt;
     }
 }
 

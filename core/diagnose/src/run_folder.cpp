@@ -102,15 +102,16 @@ Meta parseMeta(const fs::path& file)
         throw DiagnoseInputError("meta.json: not valid JSON (" + file.string() + ")");
     if (!j.is_object())
         throw DiagnoseInputError("meta.json: the top level must be an object");
-    onlyKnownFields(j, "top level", {"nodes", "ranks", "logs", "run"});
+    onlyKnownFields(j, "top level", { "nodes", "ranks", "logs", "run" });
     Meta m;
     if (const json* nodes = member(j, "nodes", json::value_t::object, "top level", "an object")) {
         for (const auto& [name, node] : nodes->items()) {
             const std::string where = "nodes." + name;
             if (!node.is_object())
                 throw DiagnoseInputError("meta.json: " + where + " must be an object");
-            onlyKnownFields(node, where, {"clock_offset_s"});
-            if (const json* off = member(node, "clock_offset_s", json::value_t::number_float, where, "a number (seconds)"))
+            onlyKnownFields(node, where, { "clock_offset_s" });
+            if (const json* off
+                = member(node, "clock_offset_s", json::value_t::number_float, where, "a number (seconds)"))
                 m.offsets[name] = off->get<double>();
         }
     }
@@ -161,7 +162,7 @@ Meta parseMeta(const fs::path& file)
             const std::string where = "logs." + name;
             if (!log.is_object())
                 throw DiagnoseInputError("meta.json: " + where + " must be an object");
-            onlyKnownFields(log, where, {"node"});
+            onlyKnownFields(log, where, { "node" });
             if (const json* v = member(log, "node", json::value_t::string, where, "a string"))
                 m.logNodes[name] = v->get<std::string>();
         }
@@ -202,8 +203,10 @@ std::vector<RankRecord> assemble(const std::vector<fs::path>& files)
                         continue;
                     // Skipping it would let a file of anything read as a clean run.
                     const std::string excerpt = lines[i].size() > 80 ? lines[i].substr(0, 80) + "..." : lines[i];
-                    throw DiagnoseInputError(where + ": not a runner event (an events file holds one JSON object "
-                                             "with \"v\" and \"event\" per line): " + excerpt);
+                    throw DiagnoseInputError(where
+                                             + ": not a runner event (an events file holds one JSON object "
+                                               "with \"v\" and \"event\" per line): "
+                                             + excerpt);
                 }
                 if (protocol::eventRank(*e) < 0)
                     throw DiagnoseInputError(where + ": rank " + std::to_string(protocol::eventRank(*e))

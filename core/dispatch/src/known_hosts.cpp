@@ -13,7 +13,10 @@ namespace shardwise::dispatch {
 
 namespace {
 
-char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+char lower(char c)
+{
+    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+}
 
 // "|1|<base64 salt>|<base64 HMAC-SHA1(salt, name)>", OpenSSH's HashKnownHosts format.
 bool hashedNameMatches(const std::string& field, const std::string& name)
@@ -30,11 +33,12 @@ bool hashedNameMatches(const std::string& field, const std::string& name)
     }
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned int length = 0;
-    if (!HMAC(EVP_sha1(), salt.data(), static_cast<int>(salt.size()), reinterpret_cast<const unsigned char*>(name.data()),
-              name.size(), digest, &length))
+    if (!HMAC(EVP_sha1(), salt.data(), static_cast<int>(salt.size()),
+              reinterpret_cast<const unsigned char*>(name.data()), name.size(), digest, &length))
         return false;
-    return expected.size() == length && std::equal(expected.begin(), expected.end(), digest, digest + length,
-                                                   [](char a, unsigned char b) { return static_cast<unsigned char>(a) == b; });
+    return expected.size() == length
+        && std::equal(expected.begin(), expected.end(), digest, digest + length,
+                      [](char a, unsigned char b) { return static_cast<unsigned char>(a) == b; });
 }
 
 } // namespace
@@ -87,7 +91,10 @@ bool KnownHostEntry::matches(const std::string& name) const
     return hostMatchesPatternList(name, hosts);
 }
 
-std::string KnownHostEntry::where() const { return file.string() + ":" + std::to_string(line); }
+std::string KnownHostEntry::where() const
+{
+    return file.string() + ":" + std::to_string(line);
+}
 
 std::vector<KnownHostEntry> readKnownHostsFile(const std::filesystem::path& file)
 {
@@ -143,16 +150,22 @@ KnownHostRecords lookupKnownHosts(const KnownHostsFiles& files, const std::strin
 {
     KnownHostRecords records;
     records.name = name;
-    for (const auto& file : {files.user, files.app}) {
+    for (const auto& file : { files.user, files.app }) {
         if (file.empty())
             continue;
         for (auto& e : readKnownHostsFile(file)) {
             if (!e.matches(name))
                 continue;
             switch (e.marker) {
-            case KnownHostEntry::Marker::None: records.keys.push_back(std::move(e)); break;
-            case KnownHostEntry::Marker::Revoked: records.revoked.push_back(std::move(e)); break;
-            case KnownHostEntry::Marker::CertAuthority: records.authorities.push_back(std::move(e)); break;
+            case KnownHostEntry::Marker::None:
+                records.keys.push_back(std::move(e));
+                break;
+            case KnownHostEntry::Marker::Revoked:
+                records.revoked.push_back(std::move(e));
+                break;
+            case KnownHostEntry::Marker::CertAuthority:
+                records.authorities.push_back(std::move(e));
+                break;
             }
         }
     }

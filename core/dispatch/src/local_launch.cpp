@@ -46,13 +46,13 @@ struct Stream {
 struct LiveRank {
     int rank = 0;
     pid_t pid = -1;
-    Stream out{kMaxStdoutLine};
-    Stream err{kMaxStderrLine};
+    Stream out { kMaxStdoutLine };
+    Stream err { kMaxStderrLine };
     LogFile log;
     bool reaped = false;
     Clock::time_point drainUntil = kNever;
     Clock::time_point terminatedAt = kNever; // SIGTERM sent
-    bool killed = false;                           // SIGKILL sent
+    bool killed = false;                     // SIGKILL sent
     RankOutcome outcome;
 
     bool finished() const { return reaped && !out.fd.valid() && !err.fd.valid(); }
@@ -188,7 +188,8 @@ private:
         env["MASTER_PORT"] = std::to_string(result.masterPort);
         env["SHARDWISE_LAUNCHER"] = "shardwise";
 
-        detail::SpawnedRank spawned = detail::spawnRank(m_launch.runner, m_launch.args, detail::composeEnvironment(env));
+        detail::SpawnedRank spawned
+            = detail::spawnRank(m_launch.runner, m_launch.args, detail::composeEnvironment(env));
         r.pid = spawned.pid;
         r.out.fd = std::move(spawned.stdoutRead);
         r.err.fd = std::move(spawned.stderrRead);
@@ -199,9 +200,9 @@ private:
         std::vector<pollfd> fds;
         std::vector<std::pair<LiveRank*, Stream*>> owners;
         for (auto& r : m_ranks) {
-            for (Stream* s : {&r.out, &r.err}) {
+            for (Stream* s : { &r.out, &r.err }) {
                 if (s->fd.valid()) {
-                    fds.push_back(pollfd{s->fd.get(), POLLIN, 0});
+                    fds.push_back(pollfd { s->fd.get(), POLLIN, 0 });
                     owners.emplace_back(&r, s);
                 }
             }
@@ -264,8 +265,7 @@ private:
         try {
             event = protocol::tryParseEvent(line);
         } catch (const protocol::ProtocolError& e) {
-            r.outcome.protocolErrors.push_back(std::string(e.what()) + " in line: "
-                                               + std::string(line.substr(0, 512)));
+            r.outcome.protocolErrors.push_back(std::string(e.what()) + " in line: " + std::string(line.substr(0, 512)));
             logLine(r, "stdout (malformed event): " + std::string(line));
             return;
         }
@@ -275,9 +275,9 @@ private:
             return;
         }
         if (protocol::eventRank(*event) != r.rank)
-            r.outcome.protocolErrors.push_back("event '" + std::string(protocol::eventName(*event))
-                                               + "' claims rank " + std::to_string(protocol::eventRank(*event))
-                                               + " but arrived on rank " + std::to_string(r.rank) + "'s stdout");
+            r.outcome.protocolErrors.push_back("event '" + std::string(protocol::eventName(*event)) + "' claims rank "
+                                               + std::to_string(protocol::eventRank(*event)) + " but arrived on rank "
+                                               + std::to_string(r.rank) + "'s stdout");
         r.outcome.events.push_back(*event);
         result.merged.push_back(*event);
         if (m_callbacks.onEvent)
@@ -322,7 +322,7 @@ private:
         for (auto& r : m_ranks) {
             if (!r.reaped || now < r.drainUntil)
                 continue;
-            for (Stream* s : {&r.out, &r.err})
+            for (Stream* s : { &r.out, &r.err })
                 if (s->fd.valid())
                     closeStream(r, *s, result);
         }

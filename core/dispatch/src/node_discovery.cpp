@@ -102,9 +102,15 @@ bool parseInt64(const std::string& text, std::int64_t& out)
 
 } // namespace
 
-const std::string& nodeDiscoveryScript() { return kScript; }
+const std::string& nodeDiscoveryScript()
+{
+    return kScript;
+}
 
-bool NodeFacts::canBuildRunner() const { return problems.empty(); }
+bool NodeFacts::canBuildRunner() const
+{
+    return problems.empty();
+}
 
 std::vector<std::string> NodeFacts::torchBackendProblems() const
 {
@@ -113,7 +119,8 @@ std::vector<std::string> NodeFacts::torchBackendProblems() const
         missing.push_back("python3 is not installed (the torch backend runs shardwise-torch-runner, a Python program)");
     else if (pythonTorch.empty())
         missing.push_back("python3 cannot import torch (neither the python3 on the PATH nor /usr/bin/python3): install "
-                          "PyTorch for " + python + " (e.g. pip install torch; Debian: python3-torch)");
+                          "PyTorch for "
+                          + python + " (e.g. pip install torch; Debian: python3-torch)");
     return missing;
 }
 
@@ -131,9 +138,12 @@ NodeFacts parseNodeFacts(const std::string& scriptOutput)
         const std::string key = line.substr(0, eq);
         const std::string value = trim(line.substr(eq + 1));
         std::int64_t number = 0;
-        if (key == "hostname") f.hostname = value;
-        else if (key == "arch") f.arch = value;
-        else if (key == "os") f.os = value;
+        if (key == "hostname")
+            f.hostname = value;
+        else if (key == "arch")
+            f.arch = value;
+        else if (key == "os")
+            f.os = value;
         else if (key == "cpu_cores") {
             if (parseInt64(value, number) && number > 0)
                 f.cpuCores = static_cast<int>(number);
@@ -152,26 +162,44 @@ NodeFacts parseNodeFacts(const std::string& scriptOutput)
                 f.problems.push_back("gpu: cannot read nvidia-smi line '" + value + "'");
                 continue;
             }
-            f.gpus.push_back({static_cast<int>(index), p[1], mib * 1024 * 1024, p[4]});
+            f.gpus.push_back({ static_cast<int>(index), p[1], mib * 1024 * 1024, p[4] });
             f.driver = p[3];
-        } else if (key == "cuda_driver_api") f.cudaDriverApi = value;
-        else if (key == "cuda_toolkit") f.cudaToolkit = value;
-        else if (key == "nccl") f.nccl = value;
-        else if (key == "nccl_library") ncclLibrary = value;
-        else if (key == "python") f.python = value;
-        else if (key == "torch") f.torch = value;
-        else if (key == "python_torch") f.pythonTorch = value;
-        else if (key == "python_torch_interpreter") f.torchPython = value;
-        else if (key == "transformers") f.transformers = value;
-        else if (key == "torch_cuda") f.torchCuda = value;
-        else if (key == "torch_config_dir") f.torchConfigDir = value;
-        else if (key == "libtorch_config_dir") libtorchDir = value;
-        else if (key == "libtorch_version") libtorchVersion = value;
-        else if (key == "cmake") f.cmake = value;
-        else if (key == "compiler") f.compiler = value;
-        else if (key == "cmake_path") f.cmakePath = value;
-        else if (key == "ninja_path") f.ninjaPath = value;
-        else if (key == "discovery") complete = value == "done";
+        } else if (key == "cuda_driver_api")
+            f.cudaDriverApi = value;
+        else if (key == "cuda_toolkit")
+            f.cudaToolkit = value;
+        else if (key == "nccl")
+            f.nccl = value;
+        else if (key == "nccl_library")
+            ncclLibrary = value;
+        else if (key == "python")
+            f.python = value;
+        else if (key == "torch")
+            f.torch = value;
+        else if (key == "python_torch")
+            f.pythonTorch = value;
+        else if (key == "python_torch_interpreter")
+            f.torchPython = value;
+        else if (key == "transformers")
+            f.transformers = value;
+        else if (key == "torch_cuda")
+            f.torchCuda = value;
+        else if (key == "torch_config_dir")
+            f.torchConfigDir = value;
+        else if (key == "libtorch_config_dir")
+            libtorchDir = value;
+        else if (key == "libtorch_version")
+            libtorchVersion = value;
+        else if (key == "cmake")
+            f.cmake = value;
+        else if (key == "compiler")
+            f.compiler = value;
+        else if (key == "cmake_path")
+            f.cmakePath = value;
+        else if (key == "ninja_path")
+            f.ninjaPath = value;
+        else if (key == "discovery")
+            complete = value == "done";
     }
     if (f.nccl.empty() && !ncclLibrary.empty())
         f.nccl = ncclLibrary;
@@ -184,7 +212,8 @@ NodeFacts parseNodeFacts(const std::string& scriptOutput)
     if (!complete)
         f.problems.push_back("the discovery script did not finish (output cut short)");
     if (f.torchConfigDir.empty())
-        f.problems.push_back("no LibTorch: neither python3 -c 'import torch' nor a LibTorch directory ($LIBTORCH, /opt/libtorch, Debian libtorch-dev) was found");
+        f.problems.push_back("no LibTorch: neither python3 -c 'import torch' nor a LibTorch directory ($LIBTORCH, "
+                             "/opt/libtorch, Debian libtorch-dev) was found");
     if (f.cmake.empty())
         f.problems.push_back("cmake is not installed (needed to build the runner on the node)");
     if (f.compiler.empty())
@@ -198,21 +227,21 @@ NodeFacts discoverNode(SshSession& session, const std::atomic<bool>* cancel)
 {
     CommandIo io;
     io.timeout = std::chrono::seconds(60);
-    const auto out = session.run(std::vector<std::string>{"sh", "-c", kScript}, io, cancel);
+    const auto out = session.run(std::vector<std::string> { "sh", "-c", kScript }, io, cancel);
     if (out.ending != CommandEnding::Exited)
         throw SshError(out.ending == CommandEnding::Cancelled ? SshFailure::Cancelled : SshFailure::Protocol,
-                       "node discovery on " + session.endpoint().host + " failed: " + out.describe() + "; output so far:\n"
-                           + out.stdoutData + out.stderrData);
+                       "node discovery on " + session.endpoint().host + " failed: " + out.describe()
+                           + "; output so far:\n" + out.stdoutData + out.stderrData);
     return parseNodeFacts(out.stdoutData);
 }
 
 NodeFacts discoverLocalNode()
 {
-    FILE* pipe = ::popen(shellCommand({"/bin/sh", "-c", kScript}).c_str(), "r");
+    FILE* pipe = ::popen(shellCommand({ "/bin/sh", "-c", kScript }).c_str(), "r");
     if (!pipe)
         throw std::runtime_error("cannot run the node discovery script locally");
     std::string output;
-    std::array<char, 4096> buffer{};
+    std::array<char, 4096> buffer {};
     std::size_t n;
     while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
         output.append(buffer.data(), n);
@@ -234,8 +263,8 @@ std::string describeNodeFacts(const NodeFacts& f)
     } else {
         o << "GPUs:        " << f.gpus.size() << "\n";
         for (const auto& g : f.gpus)
-            o << "  [" << g.index << "] " << g.name << ", " << static_cast<double>(g.memoryBytes) / (1024.0 * 1024 * 1024)
-              << " GiB, " << g.pciBusId << "\n";
+            o << "  [" << g.index << "] " << g.name << ", "
+              << static_cast<double>(g.memoryBytes) / (1024.0 * 1024 * 1024) << " GiB, " << g.pciBusId << "\n";
         o << "driver:      " << f.driver << " (CUDA " << orNone(f.cudaDriverApi) << " supported)\n";
     }
     o << "CUDA:        " << orNone(f.cudaToolkit) << "\n";
@@ -244,8 +273,10 @@ std::string describeNodeFacts(const NodeFacts& f)
       << (f.torchConfigDir.empty() ? "" : " at " + f.torchConfigDir) << "\n";
     o << "python:      " << orNone(f.python) << "\n";
     o << "torch (py):  " << orNone(f.pythonTorch) << (f.torchPython.empty() ? "" : " (" + f.torchPython + ")") << "\n";
-    o << "Transformers: " << orNone(f.transformers) << (f.transformers.empty() && !f.pythonTorch.empty()
-                                                            ? " (the torch backend trains its plain PyTorch decoder)" : "") << "\n";
+    o << "Transformers: " << orNone(f.transformers)
+      << (f.transformers.empty() && !f.pythonTorch.empty() ? " (the torch backend trains its plain PyTorch decoder)"
+                                                           : "")
+      << "\n";
     o << "cmake:       " << orNone(f.cmake) << "\n";
     o << "compiler:    " << orNone(f.compiler) << "\n";
     for (const auto& p : f.problems)

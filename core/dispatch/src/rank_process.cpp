@@ -33,7 +33,10 @@ void OwnedFd::reset()
 
 namespace {
 
-std::string errnoText(int err) { return std::strerror(err); }
+std::string errnoText(int err)
+{
+    return std::strerror(err);
+}
 
 struct Pipe {
     OwnedFd read;
@@ -47,7 +50,7 @@ Pipe makePipe(const char* what)
     // another rank's pipe ends, or EOF on that pipe would never arrive.
     if (::pipe2(fds, O_CLOEXEC) != 0)
         throw LaunchError(std::string("cannot create the ") + what + " pipe: " + errnoText(errno));
-    Pipe p{OwnedFd(fds[0]), OwnedFd(fds[1])};
+    Pipe p { OwnedFd(fds[0]), OwnedFd(fds[1]) };
     // Only the launcher's end is non-blocking; the rank writes blocking as any program expects.
     const int flags = ::fcntl(p.read.get(), F_GETFL);
     ::fcntl(p.read.get(), F_SETFL, flags | O_NONBLOCK);
@@ -193,7 +196,7 @@ bool tryReap(pid_t pid, ExitStatus& status)
     if (r < 0 && errno == ECHILD) {
         // Someone else reaped it (a SIGCHLD handler set to SIG_IGN in the host program): the
         // status is lost, which must not read as success.
-        status = ExitStatus{-1, 0};
+        status = ExitStatus { -1, 0 };
         return true;
     }
     return false;
@@ -206,7 +209,7 @@ ExitStatus reap(pid_t pid)
     do {
         r = ::waitpid(pid, &raw, 0);
     } while (r < 0 && errno == EINTR);
-    return r == pid ? decode(raw) : ExitStatus{};
+    return r == pid ? decode(raw) : ExitStatus {};
 }
 
 LogFile::LogFile(const std::filesystem::path& path)

@@ -134,9 +134,9 @@ const std::vector<std::string>& runnerBundleEntries()
 {
     // The top CMakeLists.txt always enters app/ and bench/; their CMakeLists only add targets whose
     // folders exist, so the bare files suffice. core/CMakeLists.txt likewise skips absent parts.
-    static const std::vector<std::string> entries{
-        "CMakeLists.txt", "CMakePresets.json", "core/CMakeLists.txt", "core/spec", "core/protocol",
-        "runner", "resources/presets", "app/CMakeLists.txt", "bench/CMakeLists.txt"};
+    static const std::vector<std::string> entries { "CMakeLists.txt",    "CMakePresets.json",  "core/CMakeLists.txt",
+                                                    "core/spec",         "core/protocol",      "runner",
+                                                    "resources/presets", "app/CMakeLists.txt", "bench/CMakeLists.txt" };
     return entries;
 }
 

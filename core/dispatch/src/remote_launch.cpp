@@ -16,13 +16,17 @@ namespace shardwise::dispatch {
 
 namespace {
 
-std::string rankFile(int rank, const char* kind) { return "rank" + std::to_string(rank) + "." + kind; }
+std::string rankFile(int rank, const char* kind)
+{
+    return "rank" + std::to_string(rank) + "." + kind;
+}
 
 std::string generatedRunId()
 {
     std::random_device rd;
     std::ostringstream id;
-    id << "run-" << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()
+    id << "run-"
+       << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()
        << "-" << std::hex << (static_cast<unsigned long long>(rd()) << 32 | rd());
     return id.str();
 }
@@ -35,7 +39,8 @@ std::string rankWrapper(int rank)
     const std::string out = rankFile(rank, "out"), log = rankFile(rank, "log"), pid = rankFile(rank, "pid"),
                       exitFile = rankFile(rank, "exit");
     return "\"$@\" > " + out + " 2> " + log + " < /dev/null & echo $! > " + pid + ".tmp && mv " + pid + ".tmp " + pid
-        + "; wait $!; s=$?; if [ $s -gt 128 ]; then r=\"signal $((s - 128))\"; else r=\"exit $s\"; fi; printf '%s\\n' \"$r\" > "
+        + "; wait $!; s=$?; if [ $s -gt 128 ]; then r=\"signal $((s - 128))\"; else r=\"exit $s\"; fi; printf '%s\\n' "
+          "\"$r\" > "
         + exitFile + ".tmp && mv " + exitFile + ".tmp " + exitFile;
 }
 
@@ -60,8 +65,8 @@ struct RankState {
 
 struct Collected {
     std::map<std::string, std::pair<std::uint64_t, std::string>> chunks; // file -> (offset, bytes)
-    std::map<int, std::string> exits;                                     // rank -> "exit N" / "signal N"
-    std::set<int> gone;                                                   // pid dead, no exit file
+    std::map<int, std::string> exits;                                    // rank -> "exit N" / "signal N"
+    std::set<int> gone;                                                  // pid dead, no exit file
 };
 
 // One round trip per node: new bytes of every unfinished rank's files from their offsets, exit
@@ -69,19 +74,23 @@ struct Collected {
 // "X <rank> <status>\n", "D <rank>\n".
 std::string collectScript(const std::string& runDir, const std::vector<int>& ranks, const RemoteRunOffsets& offsets)
 {
-    std::string s = "cd " + shellQuote(runDir) + " || exit 3\n"
-                    "frame() { f=$1; off=$2; [ -f \"$f\" ] || return 0; size=$(wc -c < \"$f\"); "
-                    "if [ \"$size\" -gt \"$off\" ]; then n=$((size - off)); printf 'F %s %s %s\\n' \"$f\" \"$off\" \"$n\"; "
-                    "tail -c +$((off + 1)) \"$f\" | head -c \"$n\"; fi; }\n";
+    std::string s = "cd " + shellQuote(runDir)
+        + " || exit 3\n"
+          "frame() { f=$1; off=$2; [ -f \"$f\" ] || return 0; size=$(wc -c < \"$f\"); "
+          "if [ \"$size\" -gt \"$off\" ]; then n=$((size - off)); printf 'F %s %s %s\\n' \"$f\" \"$off\" \"$n\"; "
+          "tail -c +$((off + 1)) \"$f\" | head -c \"$n\"; fi; }\n";
     for (int r : ranks) {
-        for (const char* kind : {"out", "log"}) {
+        for (const char* kind : { "out", "log" }) {
             const std::string f = rankFile(r, kind);
             const auto it = offsets.find(f);
             s += "frame " + f + " " + std::to_string(it == offsets.end() ? 0 : it->second) + "\n";
         }
         const std::string exitFile = rankFile(r, "exit"), pid = rankFile(r, "pid");
-        s += "if [ -f " + exitFile + " ]; then printf 'X %s %s\\n' " + std::to_string(r) + " \"$(cat " + exitFile + ")\"; "
-             "elif [ -f " + pid + " ] && ! kill -0 \"$(cat " + pid + ")\" 2>/dev/null && [ ! -f " + exitFile + " ]; then echo 'D " + std::to_string(r) + "'; fi\n";
+        s += "if [ -f " + exitFile + " ]; then printf 'X %s %s\\n' " + std::to_string(r) + " \"$(cat " + exitFile
+            + ")\"; "
+              "elif [ -f "
+            + pid + " ] && ! kill -0 \"$(cat " + pid + ")\" 2>/dev/null && [ ! -f " + exitFile + " ]; then echo 'D "
+            + std::to_string(r) + "'; fi\n";
     }
     return s;
 }
@@ -104,7 +113,7 @@ Collected parseCollected(const std::string& data)
             header >> file >> offset >> length;
             if (!header || pos + length > data.size())
                 throw std::runtime_error("run collection: bad frame for " + file);
-            c.chunks[file] = {offset, data.substr(pos, length)};
+            c.chunks[file] = { offset, data.substr(pos, length) };
             pos += length;
         } else if (tag == "X") {
             int rank = 0;
@@ -126,7 +135,10 @@ Collected parseCollected(const std::string& data)
 class Follower {
 public:
     Follower(const RemoteRun& r, const std::vector<SshSession*>& s, RemoteRunOffsets& o, const RemoteRunCallbacks& cb)
-        : run(r), sessions(s), offsets(o), callbacks(cb)
+        : run(r)
+        , sessions(s)
+        , offsets(o)
+        , callbacks(cb)
     {
         for (const auto& p : run.ranks) {
             RankState st;
@@ -159,9 +171,12 @@ public:
             try {
                 CommandIo io;
                 io.timeout = std::chrono::seconds(60);
-                const auto out = session.run(std::vector<std::string>{"sh", "-c", collectScript(run.runDir, pending, offsets)}, io);
+                const auto out = session.run(
+                    std::vector<std::string> { "sh", "-c", collectScript(run.runDir, pending, offsets) }, io);
                 if (!out.succeeded())
-                    throw SshError(SshFailure::Protocol, "collecting from the run directory failed (" + out.describe() + "): " + out.stderrData);
+                    throw SshError(SshFailure::Protocol,
+                                   "collecting from the run directory failed (" + out.describe()
+                                       + "): " + out.stderrData);
                 absorb(parseCollected(out.stdoutData));
                 failedPolls.erase(node);
             } catch (const std::runtime_error& e) {
@@ -228,7 +243,8 @@ private:
             } else if (c.gone.count(rank)) {
                 if (++st.goneCount >= 2) {
                     st.outcome.ending = CommandEnding::Lost;
-                    st.outcome.lostReason = "the rank's process is gone and left no exit status (killed with its wrapper, or the node rebooted)";
+                    st.outcome.lostReason = "the rank's process is gone and left no exit status (killed with its "
+                                            "wrapper, or the node rebooted)";
                     st.finished = true;
                 }
             } else {
@@ -278,7 +294,7 @@ private:
     {
         if (!final)
             return;
-        for (bool isOut : {true, false}) {
+        for (bool isOut : { true, false }) {
             LineBuffer& buf = isOut ? st.out : st.log;
             if (buf.partial.empty())
                 continue;
@@ -340,10 +356,12 @@ bool RemoteRunResult::success() const
 int pickFreeRemotePort(SshSession& session, int low, int high)
 {
     if (low < 1 || high > 65535 || low > high)
-        throw std::invalid_argument("pick a free port: " + std::to_string(low) + ".." + std::to_string(high) + " is not a port range");
+        throw std::invalid_argument("pick a free port: " + std::to_string(low) + ".." + std::to_string(high)
+                                    + " is not a port range");
     CommandIo io;
     io.timeout = std::chrono::seconds(30);
-    const auto listed = session.run(std::vector<std::string>{"sh", "-c", "cat /proc/net/tcp /proc/net/tcp6 2>/dev/null; exit 0"}, io);
+    const auto listed = session.run(
+        std::vector<std::string> { "sh", "-c", "cat /proc/net/tcp /proc/net/tcp6 2>/dev/null; exit 0" }, io);
     // Lines after each header: "  sl  local_address rem_address st ...", the local address being
     // HEXIP:HEXPORT.
     std::set<int> used;
@@ -381,7 +399,8 @@ RemoteRun startRemoteRun(const RemoteLaunch& launch, const std::vector<SshSessio
         throw std::invalid_argument("remote launch: " + std::to_string(launch.nodes.size()) + " nodes but "
                                     + std::to_string(sessions.size()) + " SSH sessions");
     if (launch.masterPort <= 0 || launch.masterPort > 65535)
-        throw std::invalid_argument("remote launch: masterPort " + std::to_string(launch.masterPort) + " is not in 1..65535");
+        throw std::invalid_argument("remote launch: masterPort " + std::to_string(launch.masterPort)
+                                    + " is not in 1..65535");
     RemoteRun run;
     run.runId = launch.runId.empty() ? generatedRunId() : launch.runId;
     if (run.runId.find('/') != std::string::npos || run.runId == "." || run.runId == "..")
@@ -395,16 +414,17 @@ RemoteRun startRemoteRun(const RemoteLaunch& launch, const std::vector<SshSessio
         if (launch.nodes[n].runnerPath.empty())
             throw std::invalid_argument("remote launch: node " + std::to_string(n) + " has no runner path");
         for (int l = 0; l < launch.nodes[n].ranks; ++l)
-            run.ranks.push_back({run.world++, static_cast<int>(n), l});
+            run.ranks.push_back({ run.world++, static_cast<int>(n), l });
     }
-    const std::string masterAddr = launch.nodes[0].address.empty() ? sessions[0]->endpoint().host : launch.nodes[0].address;
+    const std::string masterAddr
+        = launch.nodes[0].address.empty() ? sessions[0]->endpoint().host : launch.nodes[0].address;
     for (std::size_t n = 0; n < launch.nodes.size(); ++n) {
         const RemoteNode& node = launch.nodes[n];
         std::string script = "mkdir -p " + shellQuote(run.runDir) + " && cd " + shellQuote(run.runDir) + " || exit 3\n";
         for (const auto& p : run.ranks) {
             if (p.node != static_cast<int>(n))
                 continue;
-            std::vector<std::string> command{"env"};
+            std::vector<std::string> command { "env" };
             std::map<std::string, std::string> env = launch.env;
             for (const auto& [k, v] : node.env)
                 env[k] = v;
@@ -416,27 +436,31 @@ RemoteRun startRemoteRun(const RemoteLaunch& launch, const std::vector<SshSessio
             env["MASTER_PORT"] = std::to_string(launch.masterPort);
             for (const auto& [k, v] : env)
                 command.push_back(k + "=" + v);
-            command.insert(command.end(), {"setsid", "nohup", "sh", "-c", rankWrapper(p.rank), "sh", node.runnerPath});
+            command.insert(command.end(),
+                           { "setsid", "nohup", "sh", "-c", rankWrapper(p.rank), "sh", node.runnerPath });
             command.insert(command.end(), launch.args.begin(), launch.args.end());
             // Detached from the SSH channel: no descriptor of the session stays open in the rank.
             script += shellCommand(command) + " < /dev/null > /dev/null 2>&1 &\n";
         }
         script += "for i in $(seq 1 50); do n=0; for f in rank*.pid; do [ -f \"$f\" ] && n=$((n + 1)); done; "
-                  "[ \"$n\" -ge " + std::to_string(node.ranks) + " ] && exit 0; sleep 0.1; done; echo 'ranks did not start' >&2; exit 4\n";
+                  "[ \"$n\" -ge "
+            + std::to_string(node.ranks) + " ] && exit 0; sleep 0.1; done; echo 'ranks did not start' >&2; exit 4\n";
         CommandIo io;
         io.timeout = std::chrono::seconds(30);
-        const auto out = sessions[n]->run(std::vector<std::string>{"sh", "-c", script}, io);
+        const auto out = sessions[n]->run(std::vector<std::string> { "sh", "-c", script }, io);
         if (!out.succeeded())
-            throw SshError(SshFailure::Protocol, "starting ranks on " + sessions[n]->endpoint().host + " failed (" + out.describe()
-                                                     + "): " + out.stderrData);
+            throw SshError(SshFailure::Protocol,
+                           "starting ranks on " + sessions[n]->endpoint().host + " failed (" + out.describe()
+                               + "): " + out.stderrData);
     }
     return run;
 }
 
 void cancelRemoteRun(const RemoteRun& run, const std::vector<SshSession*>& sessions, std::chrono::seconds grace)
 {
-    const std::string signalAll = "cd " + shellQuote(run.runDir) + " || exit 0; for f in rank*.pid; do [ -f \"$f\" ] || continue; "
-                                  "p=$(cat \"$f\"); kill -SIG \"$p\" 2>/dev/null; done; exit 0";
+    const std::string signalAll = "cd " + shellQuote(run.runDir)
+        + " || exit 0; for f in rank*.pid; do [ -f \"$f\" ] || continue; "
+          "p=$(cat \"$f\"); kill -SIG \"$p\" 2>/dev/null; done; exit 0";
     auto each = [&](const std::string& sig) {
         for (auto* s : sessions) {
             if (!s || !s->usable())
@@ -444,15 +468,16 @@ void cancelRemoteRun(const RemoteRun& run, const std::vector<SshSession*>& sessi
             std::string cmd = signalAll;
             cmd.replace(cmd.find("SIG"), 3, sig);
             try {
-                s->run(std::vector<std::string>{"sh", "-c", cmd});
+                s->run(std::vector<std::string> { "sh", "-c", cmd });
             } catch (const SshError&) {
                 // A node we cannot reach any more is reported lost by the follower.
             }
         }
     };
     each("TERM");
-    const std::string allExited = "cd " + shellQuote(run.runDir) + " || exit 0; for f in rank*.pid; do [ -f \"$f\" ] || continue; "
-                                  "kill -0 \"$(cat \"$f\")\" 2>/dev/null && exit 1; done; exit 0";
+    const std::string allExited = "cd " + shellQuote(run.runDir)
+        + " || exit 0; for f in rank*.pid; do [ -f \"$f\" ] || continue; "
+          "kill -0 \"$(cat \"$f\")\" 2>/dev/null && exit 1; done; exit 0";
     const auto until = std::chrono::steady_clock::now() + grace;
     while (std::chrono::steady_clock::now() < until) {
         bool done = true;
@@ -460,7 +485,7 @@ void cancelRemoteRun(const RemoteRun& run, const std::vector<SshSession*>& sessi
             if (!s || !s->usable())
                 continue;
             try {
-                done = done && s->run(std::vector<std::string>{"sh", "-c", allExited}).succeeded();
+                done = done && s->run(std::vector<std::string> { "sh", "-c", allExited }).succeeded();
             } catch (const SshError&) {
             }
         }
@@ -471,8 +496,9 @@ void cancelRemoteRun(const RemoteRun& run, const std::vector<SshSession*>& sessi
     each("KILL");
 }
 
-RemoteRunResult followRemoteRun(const RemoteRun& run, const std::vector<SshSession*>& sessions, RemoteRunOffsets& offsets,
-                                const RemoteRunCallbacks& callbacks, const std::atomic<bool>* cancel, const FollowOptions& options)
+RemoteRunResult followRemoteRun(const RemoteRun& run, const std::vector<SshSession*>& sessions,
+                                RemoteRunOffsets& offsets, const RemoteRunCallbacks& callbacks,
+                                const std::atomic<bool>* cancel, const FollowOptions& options)
 {
     if (static_cast<int>(sessions.size()) != run.nodeCount)
         throw std::invalid_argument("follow remote run: " + std::to_string(run.nodeCount) + " nodes but "

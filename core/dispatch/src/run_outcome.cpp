@@ -141,8 +141,8 @@ RunOutcome summarizeRun(const RunConfig& requested, const LaunchResult& launch)
     }
 
     // The first error on any rank is the root cause; the comm errors of its peers are symptoms.
-    const auto failedRank = std::find_if(out.ranks.begin(), out.ranks.end(),
-                                         [](const RankReport& r) { return !r.succeeded; });
+    const auto failedRank
+        = std::find_if(out.ranks.begin(), out.ranks.end(), [](const RankReport& r) { return !r.succeeded; });
     if (launch.cancelled) {
         out.status = RunStatus::Cancelled;
         out.reason = "cancelled by the user";
@@ -155,8 +155,8 @@ RunOutcome summarizeRun(const RunConfig& requested, const LaunchResult& launch)
     } else if (failedRank != out.ranks.end()) {
         out.status = RunStatus::Failed;
         out.reason = describeExit(*failedRank);
-    } else if (const auto missing = std::find_if(out.ranks.begin(), out.ranks.end(),
-                                                 [](const RankReport& r) { return !r.summary; });
+    } else if (const auto missing
+               = std::find_if(out.ranks.begin(), out.ranks.end(), [](const RankReport& r) { return !r.summary; });
                missing != out.ranks.end()) {
         out.status = RunStatus::Failed;
         out.reason = "rank " + std::to_string(missing->rank) + " exited 0 without a summary event";
@@ -179,15 +179,15 @@ json toJson(const RunOutcome& o)
 {
     json ranks = json::array();
     for (const auto& r : o.ranks) {
-        json rank{{"rank", r.rank},
-                  {"succeeded", r.succeeded},
-                  {"exit_code", r.exitCode},
-                  {"signal", r.signal},
-                  {"killed_by_launcher", r.killedByLauncher},
-                  {"timed_out", r.timedOut},
-                  {"log_file", r.logFile.string()},
-                  {"summary", r.summary ? protocol::toJson(*r.summary) : json(nullptr)},
-                  {"protocol_errors", r.protocolErrors}};
+        json rank { { "rank", r.rank },
+                    { "succeeded", r.succeeded },
+                    { "exit_code", r.exitCode },
+                    { "signal", r.signal },
+                    { "killed_by_launcher", r.killedByLauncher },
+                    { "timed_out", r.timedOut },
+                    { "log_file", r.logFile.string() },
+                    { "summary", r.summary ? protocol::toJson(*r.summary) : json(nullptr) },
+                    { "protocol_errors", r.protocolErrors } };
         if (!r.succeeded)
             rank["log_tail"] = r.logTail;
         ranks.push_back(std::move(rank));
@@ -196,23 +196,23 @@ json toJson(const RunOutcome& o)
     for (const auto& e : o.errors)
         errors.push_back(protocol::toJson(e));
 
-    json out{{"strategy", strategyId(o.config.strategy)},
-             {"backend", backendId(o.config.backend)},
-             {"outcome", runStatusId(o.status)},
-             {"reason", o.reason},
-             {"config", shardwise::toJson(o.config)},
-             {"config_source", o.configFromRunner ? "runner" : "requested"},
-             {"median_step_s", optionalJson(o.medianStepS)},
-             {"tokens_per_s", optionalJson(o.tokensPerS)},
-             {"nccl_share", optionalJson(o.ncclShare)},
-             {"peak_allocated_bytes", optionalJson(o.peakAllocatedBytes)},
-             {"peak_reserved_bytes", optionalJson(o.peakReservedBytes)},
-             {"ranks", std::move(ranks)},
-             {"errors", std::move(errors)},
-             {"first_error", o.firstError ? protocol::toJson(*o.firstError) : json(nullptr)},
-             {"log_dir", o.logDir.string()},
-             {"master_port", o.masterPort},
-             {"wall_s", o.wallSeconds}};
+    json out { { "strategy", strategyId(o.config.strategy) },
+               { "backend", backendId(o.config.backend) },
+               { "outcome", runStatusId(o.status) },
+               { "reason", o.reason },
+               { "config", shardwise::toJson(o.config) },
+               { "config_source", o.configFromRunner ? "runner" : "requested" },
+               { "median_step_s", optionalJson(o.medianStepS) },
+               { "tokens_per_s", optionalJson(o.tokensPerS) },
+               { "nccl_share", optionalJson(o.ncclShare) },
+               { "peak_allocated_bytes", optionalJson(o.peakAllocatedBytes) },
+               { "peak_reserved_bytes", optionalJson(o.peakReservedBytes) },
+               { "ranks", std::move(ranks) },
+               { "errors", std::move(errors) },
+               { "first_error", o.firstError ? protocol::toJson(*o.firstError) : json(nullptr) },
+               { "log_dir", o.logDir.string() },
+               { "master_port", o.masterPort },
+               { "wall_s", o.wallSeconds } };
     if (o.start) {
         const json start = protocol::toJson(*o.start);
         out["versions"] = start.at("versions");

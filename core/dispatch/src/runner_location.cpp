@@ -22,7 +22,7 @@ int findFreePort()
     detail::OwnedFd sock(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!sock.valid())
         throw LaunchError(std::string("cannot open a socket to find a free port: ") + std::strerror(errno));
-    sockaddr_in addr{};
+    sockaddr_in addr {};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     addr.sin_port = 0; // the kernel picks an unused ephemeral port

@@ -86,7 +86,7 @@ void authenticateWithAgent(SshSession::State& st, const AuthPlan& plan, Clock::t
             libssh2_agent_disconnect(a);
             libssh2_agent_free(a);
         }
-    } guard{agent};
+    } guard { agent };
     const std::string socketPath = plan.agentSocket.string();
     if (!socketPath.empty())
         libssh2_agent_set_identity_path(agent, socketPath.c_str());
@@ -100,13 +100,15 @@ void authenticateWithAgent(SshSession::State& st, const AuthPlan& plan, Clock::t
     libssh2_agent_publickey* previous = nullptr;
     int offered = 0;
     int skipped = 0;
-    const std::vector<std::string> allowed = plan.identitiesOnly ? identityBlobs(plan.identityFiles) : std::vector<std::string>{};
+    const std::vector<std::string> allowed
+        = plan.identitiesOnly ? identityBlobs(plan.identityFiles) : std::vector<std::string> {};
     // The agent exchange runs blocking, bounded by the remaining connect time: it is a few round
     // trips, and this avoids relying on libssh2 restarting an agent signature after EAGAIN.
     long timeoutMs = 0; // 0 = none for libssh2
     if (deadline != Clock::time_point::max())
-        timeoutMs = std::max<long>(1, static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                          deadline - Clock::now()).count()));
+        timeoutMs = std::max<long>(
+            1,
+            static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count()));
     libssh2_session_set_timeout(st.session, timeoutMs);
     libssh2_session_set_blocking(st.session, 1);
     struct NonBlockingAgain {
@@ -116,11 +118,12 @@ void authenticateWithAgent(SshSession::State& st, const AuthPlan& plan, Clock::t
             libssh2_session_set_blocking(s, 0);
             libssh2_session_set_timeout(s, 0);
         }
-    } restore{st.session};
+    } restore { st.session };
     while (libssh2_agent_get_identity(agent, &identity, previous) == 0) {
         previous = identity;
         if (plan.identitiesOnly
-            && std::find(allowed.begin(), allowed.end(), std::string(reinterpret_cast<const char*>(identity->blob), identity->blob_len))
+            && std::find(allowed.begin(), allowed.end(),
+                         std::string(reinterpret_cast<const char*>(identity->blob), identity->blob_len))
                 == allowed.end()) {
             ++skipped;
             continue;
@@ -136,12 +139,13 @@ void authenticateWithAgent(SshSession::State& st, const AuthPlan& plan, Clock::t
             st.fail(rc, "agent authentication");
     }
     if (offered == 0 && skipped > 0)
-        throw SshError(SshFailure::AuthFailed, "IdentitiesOnly: none of the SSH agent's " + std::to_string(skipped)
-                                                   + " key(s) matches an IdentityFile");
-    throw SshError(SshFailure::AuthFailed, offered == 0 ? "the SSH agent holds no keys"
-                                                        : "the server rejected all " + std::to_string(offered)
-                                                              + " key(s) offered by the SSH agent for user "
-                                                              + st.endpoint.user);
+        throw SshError(SshFailure::AuthFailed,
+                       "IdentitiesOnly: none of the SSH agent's " + std::to_string(skipped)
+                           + " key(s) matches an IdentityFile");
+    throw SshError(SshFailure::AuthFailed,
+                   offered == 0 ? "the SSH agent holds no keys"
+                                : "the server rejected all " + std::to_string(offered)
+                           + " key(s) offered by the SSH agent for user " + st.endpoint.user);
 }
 
 void authenticateWithKeyFile(SshSession::State& st, const std::filesystem::path& keyFile, const PassphrasePrompt& ask,
@@ -153,7 +157,8 @@ void authenticateWithKeyFile(SshSession::State& st, const std::filesystem::path&
     if (keyFileIsEncrypted(keyFile)) {
         std::optional<std::string> answer = ask ? ask(keyFile) : std::nullopt;
         if (!answer)
-            throw SshError(SshFailure::AuthFailed, "key file " + keyFile.string() + " is encrypted and no passphrase was given");
+            throw SshError(SshFailure::AuthFailed,
+                           "key file " + keyFile.string() + " is encrypted and no passphrase was given");
         passphrase = std::move(*answer);
         wipe(*answer);
     }
@@ -168,17 +173,18 @@ void authenticateWithKeyFile(SshSession::State& st, const std::filesystem::path&
     if (rc == 0)
         return;
     if (rc == LIBSSH2_ERROR_FILE)
-        throw SshError(SshFailure::AuthFailed, "cannot use key file " + keyPath + " (wrong passphrase or unsupported format): "
-                                                   + st.lastError());
+        throw SshError(SshFailure::AuthFailed,
+                       "cannot use key file " + keyPath
+                           + " (wrong passphrase or unsupported format): " + st.lastError());
     if (rc == LIBSSH2_ERROR_AUTHENTICATION_FAILED || rc == LIBSSH2_ERROR_PUBLICKEY_UNVERIFIED)
         throw SshError(SshFailure::AuthFailed, "the server rejected key " + keyPath + " for user " + st.endpoint.user);
     st.fail(rc, "key file authentication");
 }
 
-
 } // namespace
 
-void authenticate(SshSession::State& st, const AuthPlan& plan, Clock::time_point deadline, const std::atomic<bool>* cancel)
+void authenticate(SshSession::State& st, const AuthPlan& plan, Clock::time_point deadline,
+                  const std::atomic<bool>* cancel)
 {
     // Each way that fails for want of a key the server accepts is noted and the next is tried; a
     // transport error or a cancel ends it at once.
@@ -194,10 +200,12 @@ void authenticate(SshSession::State& st, const AuthPlan& plan, Clock::time_point
             return false;
         }
     };
-    if (plan.keyFile && attempt([&] { authenticateWithKeyFile(st, *plan.keyFile, plan.askPassphrase, deadline, cancel); }))
+    if (plan.keyFile
+        && attempt([&] { authenticateWithKeyFile(st, *plan.keyFile, plan.askPassphrase, deadline, cancel); }))
         return;
     const bool agentKnown = !plan.agentSocket.empty() || std::getenv("SSH_AUTH_SOCK");
-    if (plan.useAgent && (agentKnown || plan.agentRequired) && attempt([&] { authenticateWithAgent(st, plan, deadline, cancel); }))
+    if (plan.useAgent && (agentKnown || plan.agentRequired)
+        && attempt([&] { authenticateWithAgent(st, plan, deadline, cancel); }))
         return;
     for (const auto& file : plan.identityFiles) {
         std::error_code ec;
@@ -207,9 +215,10 @@ void authenticate(SshSession::State& st, const AuthPlan& plan, Clock::time_point
             return;
     }
     if (failures.empty())
-        throw SshError(SshFailure::AuthFailed, "no key to log in to " + st.endpoint.user + "@" + st.endpoint.host + ":"
-                                                   + std::to_string(st.endpoint.port)
-                                                   + " with: no SSH agent (SSH_AUTH_SOCK is not set) and no IdentityFile that exists");
+        throw SshError(SshFailure::AuthFailed,
+                       "no key to log in to " + st.endpoint.user + "@" + st.endpoint.host + ":"
+                           + std::to_string(st.endpoint.port)
+                           + " with: no SSH agent (SSH_AUTH_SOCK is not set) and no IdentityFile that exists");
     std::string all;
     for (const auto& f : failures)
         all += (all.empty() ? "" : "; ") + f;

@@ -13,14 +13,15 @@ namespace shardwise::dispatch {
 struct AuthPlan {
     std::optional<std::filesystem::path> keyFile; // the node's own key file, tried first
     bool useAgent = false;
-    std::filesystem::path agentSocket; // empty: $SSH_AUTH_SOCK
-    bool agentRequired = false;        // the node asked for the agent: its absence is worth naming
+    std::filesystem::path agentSocket;                // empty: $SSH_AUTH_SOCK
+    bool agentRequired = false;                       // the node asked for the agent: its absence is worth naming
     std::vector<std::filesystem::path> identityFiles; // IdentityFile lines; those that do not exist are skipped
-    bool identitiesOnly = false; // agent keys only when they match an IdentityFile's .pub
+    bool identitiesOnly = false;                      // agent keys only when they match an IdentityFile's .pub
     PassphrasePrompt askPassphrase;
 };
 
 // Throws SshError AuthFailed naming every way tried and why it failed, or the transport error.
-void authenticate(SshSession::State& st, const AuthPlan& plan, Clock::time_point deadline, const std::atomic<bool>* cancel);
+void authenticate(SshSession::State& st, const AuthPlan& plan, Clock::time_point deadline,
+                  const std::atomic<bool>* cancel);
 
 } // namespace shardwise::dispatch

@@ -12,11 +12,16 @@ namespace shardwise::dispatch {
 std::string CommandOutcome::describe() const
 {
     switch (ending) {
-    case CommandEnding::Exited: return "exit " + std::to_string(exitCode);
-    case CommandEnding::Signalled: return "killed by SIG" + signal;
-    case CommandEnding::Lost: return "lost: " + lostReason;
-    case CommandEnding::TimedOut: return "timed out";
-    case CommandEnding::Cancelled: return "cancelled";
+    case CommandEnding::Exited:
+        return "exit " + std::to_string(exitCode);
+    case CommandEnding::Signalled:
+        return "killed by SIG" + signal;
+    case CommandEnding::Lost:
+        return "lost: " + lostReason;
+    case CommandEnding::TimedOut:
+        return "timed out";
+    case CommandEnding::Cancelled:
+        return "cancelled";
     }
     return {};
 }
@@ -47,7 +52,8 @@ bool isTransportError(int rc)
 
 } // namespace
 
-CommandOutcome SshSession::run(const std::vector<std::string>& argv, const CommandIo& io, const std::atomic<bool>* cancel)
+CommandOutcome SshSession::run(const std::vector<std::string>& argv, const CommandIo& io,
+                               const std::atomic<bool>* cancel)
 {
     return run(shellCommand(argv), io, cancel);
 }
@@ -61,7 +67,7 @@ CommandOutcome SshSession::run(const std::string& commandLine, const CommandIo& 
     const auto deadline = io.timeout.count() > 0 ? started + io.timeout : Clock::time_point::max();
     CommandOutcome outcome;
 
-    ChannelGuard guard{st};
+    ChannelGuard guard { st };
     while (!(guard.channel = libssh2_channel_open_session(st.session))) {
         const int err = libssh2_session_last_errno(st.session);
         if (err != LIBSSH2_ERROR_EAGAIN)
@@ -82,7 +88,7 @@ CommandOutcome SshSession::run(const std::string& commandLine, const CommandIo& 
 
     std::size_t written = 0;
     bool eofSent = false;
-    std::array<char, 32768> buffer{};
+    std::array<char, 32768> buffer {};
     auto lastProgress = Clock::now();
     while (true) {
         bool progressed = false;
@@ -102,7 +108,7 @@ CommandOutcome SshSession::run(const std::string& commandLine, const CommandIo& 
             else if (rc != LIBSSH2_ERROR_EAGAIN)
                 st.fail(rc, "closing a remote command's input");
         }
-        for (int stream : {0, SSH_EXTENDED_DATA_STDERR}) {
+        for (int stream : { 0, SSH_EXTENDED_DATA_STDERR }) {
             while (true) {
                 const auto n = libssh2_channel_read_ex(ch, stream, buffer.data(), buffer.size());
                 if (n > 0) {

@@ -32,26 +32,26 @@ const std::set<std::string>& knownKeywords()
         "enablesshkeysign", "escapechar", "exitonforwardfailure", "fingerprinthash", "forkafterauthentication",
         "forwardagent", "forwardx11", "forwardx11timeout", "forwardx11trusted", "gatewayports", "globalknownhostsfile",
         "gssapiauthentication", "gssapiclientidentity", "gssapidelegatecredentials", "gssapikeyexchange",
-        "gssapikexalgorithms", "gssapirenewalforcesrekey", "gssapiserveridentity", "gssapitrustdns",
-        "hashknownhosts", "host", "hostbasedacceptedalgorithms", "hostbasedauthentication", "hostbasedkeytypes",
-        "hostkeyalgorithms", "hostkeyalias", "hostname", "identitiesonly", "identityagent", "identityfile",
-        "ignoreunknown", "include", "ipqos", "kbdinteractiveauthentication", "kbdinteractivedevices", "kexalgorithms",
-        "knownhostscommand", "localcommand", "localforward", "loglevel", "logverbose", "macs", "match",
-        "nohostauthenticationforlocalhost", "numberofpasswordprompts", "obscurekeystroketiming",
-        "passwordauthentication", "permitlocalcommand", "permitremoteopen", "pkcs11provider", "port",
-        "preferredauthentications", "protocol", "proxycommand", "proxyjump", "proxyusefdpass",
-        "pubkeyacceptedalgorithms", "pubkeyacceptedkeytypes", "pubkeyauthentication", "rekeylimit", "remotecommand",
-        "remoteforward", "requesttty", "requiredrsasize", "revokedhostkeys", "securitykeyprovider", "sendenv",
-        "serveralivecountmax", "serveraliveinterval", "sessiontype", "setenv", "smartcarddevice", "stdinnull",
-        "streamlocalbindmask", "streamlocalbindunlink", "stricthostkeychecking", "syslogfacility", "tag",
-        "tcpkeepalive", "tunnel", "tunneldevice", "updatehostkeys", "usekeychain", "user", "userknownhostsfile",
-        "verifyhostkeydns", "visualhostkey", "xauthlocation",
+        "gssapikexalgorithms", "gssapirenewalforcesrekey", "gssapiserveridentity", "gssapitrustdns", "hashknownhosts",
+        "host", "hostbasedacceptedalgorithms", "hostbasedauthentication", "hostbasedkeytypes", "hostkeyalgorithms",
+        "hostkeyalias", "hostname", "identitiesonly", "identityagent", "identityfile", "ignoreunknown", "include",
+        "ipqos", "kbdinteractiveauthentication", "kbdinteractivedevices", "kexalgorithms", "knownhostscommand",
+        "localcommand", "localforward", "loglevel", "logverbose", "macs", "match", "nohostauthenticationforlocalhost",
+        "numberofpasswordprompts", "obscurekeystroketiming", "passwordauthentication", "permitlocalcommand",
+        "permitremoteopen", "pkcs11provider", "port", "preferredauthentications", "protocol", "proxycommand",
+        "proxyjump", "proxyusefdpass", "pubkeyacceptedalgorithms", "pubkeyacceptedkeytypes", "pubkeyauthentication",
+        "rekeylimit", "remotecommand", "remoteforward", "requesttty", "requiredrsasize", "revokedhostkeys",
+        "securitykeyprovider", "sendenv", "serveralivecountmax", "serveraliveinterval", "sessiontype", "setenv",
+        "smartcarddevice", "stdinnull", "streamlocalbindmask", "streamlocalbindunlink", "stricthostkeychecking",
+        "syslogfacility", "tag", "tcpkeepalive", "tunnel", "tunneldevice", "updatehostkeys", "usekeychain", "user",
+        "userknownhostsfile", "verifyhostkeydns", "visualhostkey", "xauthlocation",
         // Newer than OpenSSH 9.2, so a configuration written for a newer ssh still reads.
         "pubkeyauthoptions", "refuseconnection", "warnweakcrypto",
         // Deprecated or removed keywords OpenSSH still accepts with a warning.
         "afstokenpassing", "compressionlevel", "dsaauthentication", "fallbacktorsh", "globalknownhostsfile2",
         "kerberosauthentication", "kerberostgtpassing", "rhostsrsaauthentication", "rsaauthentication",
-        "skeyauthentication", "tisauthentication", "useprivilegedport", "useroaming", "usersh", "userknownhostsfile2"};
+        "skeyauthentication", "tisauthentication", "useprivilegedport", "useroaming", "usersh", "userknownhostsfile2"
+    };
     return words;
 }
 
@@ -180,8 +180,11 @@ int parseSeconds(const std::string& text, const std::string& where, const std::s
                 break;
             continue;
         }
-        static constexpr std::array<std::pair<char, int>, 5> units{{{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 604800}}};
-        const auto unit = std::find_if(units.begin(), units.end(), [&](const auto& u) { return u.first == std::tolower(c); });
+        static constexpr std::array<std::pair<char, int>, 5> units {
+            { { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 604800 } }
+        };
+        const auto unit
+            = std::find_if(units.begin(), units.end(), [&](const auto& u) { return u.first == std::tolower(c); });
         if (!digits || unit == units.end())
             throw SshConfigError(where + ": " + what + " '" + text + "' is not a time (seconds, or e.g. 1m30s)");
         total += current * unit->second;
@@ -214,7 +217,8 @@ struct Evaluation {
 
 void readFile(const std::filesystem::path& file, Evaluation& ev, bool active, int depth, bool mustExist);
 
-void includeFiles(const std::vector<std::string>& args, Evaluation& ev, bool active, int depth, const std::string& where)
+void includeFiles(const std::vector<std::string>& args, Evaluation& ev, bool active, int depth,
+                  const std::string& where)
 {
     if (depth >= 16)
         throw SshConfigError(where + ": Include nested more than 16 deep");
@@ -222,7 +226,7 @@ void includeFiles(const std::vector<std::string>& args, Evaluation& ev, bool act
         std::string pattern = expandTilde(args[i]);
         if (pattern.empty() || pattern[0] != '/')
             pattern = (ev.base / pattern).string();
-        glob_t found{};
+        glob_t found {};
         const int rc = ::glob(pattern.c_str(), 0, nullptr, &found);
         if (rc != 0 && rc != GLOB_NOMATCH) {
             ::globfree(&found);
@@ -285,8 +289,9 @@ void applyLine(const std::vector<std::string>& words, Evaluation& ev, bool& acti
     }
     needArgs(1);
     const std::string& value = words[1];
-    static const std::set<std::string> singleArgument = {"hostname", "user", "port", "identityfile", "identitiesonly",
-                                                         "proxyjump", "serveraliveinterval", "serveralivecountmax"};
+    static const std::set<std::string> singleArgument
+        = { "hostname",           "user", "port", "identityfile", "identitiesonly", "proxyjump", "serveraliveinterval",
+            "serveralivecountmax" };
     if (singleArgument.count(keyword))
         onlyOne();
     if (keyword == "proxycommand") {
@@ -460,14 +465,30 @@ std::string expandIdentityFile(const std::string& path, const std::string& alias
             throw SshConfigError(where + ": IdentityFile " + path + ": a '%' at the end");
         const char token = tilde[++i];
         switch (token) {
-        case '%': out += '%'; break;
-        case 'd': out += homeDir().string(); break;
-        case 'h': out += hostName; break;
-        case 'n': out += alias; break;
-        case 'p': out += std::to_string(port); break;
-        case 'r': out += remoteUser; break;
-        case 'u': out += localUser(); break;
-        case 'i': out += std::to_string(::getuid()); break;
+        case '%':
+            out += '%';
+            break;
+        case 'd':
+            out += homeDir().string();
+            break;
+        case 'h':
+            out += hostName;
+            break;
+        case 'n':
+            out += alias;
+            break;
+        case 'p':
+            out += std::to_string(port);
+            break;
+        case 'r':
+            out += remoteUser;
+            break;
+        case 'u':
+            out += localUser();
+            break;
+        case 'i':
+            out += std::to_string(::getuid());
+            break;
         case 'l':
         case 'L': {
             char name[256] = {};

@@ -14,8 +14,8 @@ namespace {
 constexpr std::size_t kBufferLimit = 256 * 1024; // per direction, before the pump stops reading
 } // namespace
 
-std::unique_ptr<JumpTunnel> JumpTunnel::open(std::unique_ptr<SshSession::State> carrier, const std::string& host, int port,
-                                             Clock::time_point deadline, const std::atomic<bool>* cancel)
+std::unique_ptr<JumpTunnel> JumpTunnel::open(std::unique_ptr<SshSession::State> carrier, const std::string& host,
+                                             int port, Clock::time_point deadline, const std::atomic<bool>* cancel)
 {
     std::unique_ptr<JumpTunnel> t(new JumpTunnel());
     t->m_carrier = std::move(carrier);
@@ -26,15 +26,17 @@ std::unique_ptr<JumpTunnel> JumpTunnel::open(std::unique_ptr<SshSession::State> 
         const int rc = libssh2_session_last_errno(s);
         if (rc != LIBSSH2_ERROR_EAGAIN) {
             if (rc == LIBSSH2_ERROR_CHANNEL_FAILURE)
-                throw SshError(SshFailure::Connect, "jump host " + t->via() + " could not open a connection to " + host + ":"
-                                                        + std::to_string(port) + " (" + t->m_carrier->lastError() + ")");
+                throw SshError(SshFailure::Connect,
+                               "jump host " + t->via() + " could not open a connection to " + host + ":"
+                                   + std::to_string(port) + " (" + t->m_carrier->lastError() + ")");
             t->m_carrier->fail(rc, "ProxyJump forward to " + host + ":" + std::to_string(port));
         }
         t->m_carrier->waitSocket(deadline, Clock::now(), cancel);
     }
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, pair) != 0)
-        throw SshError(SshFailure::Protocol, std::string("socketpair for the ProxyJump forward: ") + std::strerror(errno));
+        throw SshError(SshFailure::Protocol,
+                       std::string("socketpair for the ProxyJump forward: ") + std::strerror(errno));
     t->m_pumpEnd = pair[0];
     t->m_sessionEnd = pair[1];
     t->m_stopEvent = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -54,7 +56,7 @@ JumpTunnel::~JumpTunnel()
     if (m_channel)
         libssh2_channel_free(m_channel); // non-blocking: best effort, the session is freed next anyway
     m_carrier.reset();
-    for (int fd : {m_pumpEnd, m_sessionEnd, m_stopEvent})
+    for (int fd : { m_pumpEnd, m_sessionEnd, m_stopEvent })
         if (fd >= 0)
             ::close(fd);
 }
@@ -161,7 +163,7 @@ void JumpTunnel::pump()
                               + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(silent).count())
                               + " ms despite keepalives)");
         }
-        pollfd fds[3] = {{carrier.socket, POLLIN, 0}, {m_pumpEnd, 0, 0}, {m_stopEvent, POLLIN, 0}};
+        pollfd fds[3] = { { carrier.socket, POLLIN, 0 }, { m_pumpEnd, 0, 0 }, { m_stopEvent, POLLIN, 0 } };
         if (libssh2_session_block_directions(s) & LIBSSH2_SESSION_BLOCK_OUTBOUND)
             fds[0].events |= POLLOUT;
         if (!localEof && up.size() < kBufferLimit)

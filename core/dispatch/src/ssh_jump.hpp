@@ -18,8 +18,8 @@ class JumpTunnel {
 public:
     // Opens the channel to host:port through `carrier` (waiting at most until `deadline`), then
     // starts the pump. Throws SshError naming the jump host when it refuses the forward.
-    static std::unique_ptr<JumpTunnel> open(std::unique_ptr<SshSession::State> carrier, const std::string& host, int port,
-                                            Clock::time_point deadline, const std::atomic<bool>* cancel);
+    static std::unique_ptr<JumpTunnel> open(std::unique_ptr<SshSession::State> carrier, const std::string& host,
+                                            int port, Clock::time_point deadline, const std::atomic<bool>* cancel);
     ~JumpTunnel(); // stops the pump, then closes the channel and the jump host's session
     JumpTunnel(const JumpTunnel&) = delete;
     JumpTunnel& operator=(const JumpTunnel&) = delete;
@@ -38,9 +38,9 @@ private:
 
     std::unique_ptr<SshSession::State> m_carrier;
     LIBSSH2_CHANNEL* m_channel = nullptr;
-    int m_pumpEnd = -1;   // the pump's end of the socketpair
+    int m_pumpEnd = -1;    // the pump's end of the socketpair
     int m_sessionEnd = -1; // the next session's end, until taken
-    int m_stopEvent = -1; // eventfd: the destructor wakes the pump with it
+    int m_stopEvent = -1;  // eventfd: the destructor wakes the pump with it
     std::thread m_thread;
     mutable std::mutex m_mutex;
     std::string m_problem;

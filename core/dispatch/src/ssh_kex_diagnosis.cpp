@@ -61,7 +61,8 @@ std::vector<std::string> serverHostKeyAlgorithms(const std::string& received)
     std::size_t start = 0;
     while (start <= hostKeyList.size()) {
         const auto comma = hostKeyList.find(',', start);
-        const std::string name = hostKeyList.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        const std::string name
+            = hostKeyList.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         if (!name.empty())
             algorithms.push_back(name);
         if (comma == std::string::npos)
@@ -94,9 +95,9 @@ std::string explainHostKeyAlgorithmMismatch(const std::string& name, const std::
         return {};
     if (std::all_of(server.begin(), server.end(), isRsaAlgorithm))
         return name + " has only an RSA host key (it offers " + joinWords(server) + "): " + rsaLimitation()
-               + ". Give the node an ed25519 or ECDSA host key (ssh-keygen -A on the node, then restart sshd).";
-    return name + " offers host key algorithms " + joinWords(server) + ", none of which libssh2 can verify (it supports "
-           + joinWords(client) + ").";
+            + ". Give the node an ed25519 or ECDSA host key (ssh-keygen -A on the node, then restart sshd).";
+    return name + " offers host key algorithms " + joinWords(server)
+        + ", none of which libssh2 can verify (it supports " + joinWords(client) + ").";
 }
 
 } // namespace shardwise::dispatch

@@ -24,8 +24,9 @@ SshHop resolveHop(const std::string& alias, std::optional<int> port, std::option
     hop.endpoint.user = user.value_or(cfg.user.value_or(localLoginName()));
     hop.identitiesOnly = cfg.identitiesOnly.value_or(false);
     for (std::size_t i = 0; i < cfg.identityFiles.size(); ++i)
-        hop.identityFiles.emplace_back(expandIdentityFile(cfg.identityFiles[i], alias, hop.endpoint.host, hop.endpoint.port,
-                                                          hop.endpoint.user, cfg.identityFileWhere[i]));
+        hop.identityFiles.emplace_back(expandIdentityFile(cfg.identityFiles[i], alias, hop.endpoint.host,
+                                                          hop.endpoint.port, hop.endpoint.user,
+                                                          cfg.identityFileWhere[i]));
     hop.timeouts = options.timeouts;
     // ServerAliveInterval 0 means "off" to ssh; Shardwise keeps its own keepalive then, because it
     // detects a stalled node by it.
@@ -41,20 +42,22 @@ SshHop resolveHop(const std::string& alias, std::optional<int> port, std::option
 void appendRouteTo(const SshJumpSpec& first, const SshOptions& options, std::vector<SshHop>& route, std::size_t depth)
 {
     if (depth > kMaxHops)
-        throw SshError(SshFailure::Config, "ProxyJump: the chain to " + first.host + " is longer than "
-                                               + std::to_string(kMaxHops) + " hops (does a jump host's ProxyJump lead back to itself?)");
+        throw SshError(SshFailure::Config,
+                       "ProxyJump: the chain to " + first.host + " is longer than " + std::to_string(kMaxHops)
+                           + " hops (does a jump host's ProxyJump lead back to itself?)");
     const SshHostConfig cfg = lookupSshConfig(options.sshConfig, first.host);
     if (cfg.proxyJump && !cfg.proxyJump->empty()) {
         appendRouteTo(cfg.proxyJump->front(), options, route, depth + 1);
         for (std::size_t i = 1; i < cfg.proxyJump->size(); ++i) {
             const auto& spec = (*cfg.proxyJump)[i];
-            route.push_back(resolveHop(spec.host, spec.port, spec.user, lookupSshConfig(options.sshConfig, spec.host), options));
+            route.push_back(
+                resolveHop(spec.host, spec.port, spec.user, lookupSshConfig(options.sshConfig, spec.host), options));
         }
     }
     route.push_back(resolveHop(first.host, first.port, first.user, cfg, options));
     if (route.size() > kMaxHops)
-        throw SshError(SshFailure::Config, "ProxyJump: more than " + std::to_string(kMaxHops) + " jump hosts on the way to "
-                                               + first.host);
+        throw SshError(SshFailure::Config,
+                       "ProxyJump: more than " + std::to_string(kMaxHops) + " jump hosts on the way to " + first.host);
 }
 
 } // namespace
@@ -75,11 +78,13 @@ std::vector<SshHop> resolveSshRoute(const SshEndpoint& node, const SshOptions& o
             appendRouteTo(cfg.proxyJump->front(), options, route, 1);
             for (std::size_t i = 1; i < cfg.proxyJump->size(); ++i) {
                 const auto& spec = (*cfg.proxyJump)[i];
-                route.push_back(resolveHop(spec.host, spec.port, spec.user, lookupSshConfig(options.sshConfig, spec.host), options));
+                route.push_back(resolveHop(spec.host, spec.port, spec.user,
+                                           lookupSshConfig(options.sshConfig, spec.host), options));
             }
         }
-        SshHop target = resolveHop(node.host, node.port != 22 ? std::optional<int>(node.port) : std::nullopt,
-                                   node.user.empty() ? std::nullopt : std::optional<std::string>(node.user), cfg, options);
+        SshHop target
+            = resolveHop(node.host, node.port != 22 ? std::optional<int>(node.port) : std::nullopt,
+                         node.user.empty() ? std::nullopt : std::optional<std::string>(node.user), cfg, options);
         target.isNode = true;
         route.push_back(std::move(target));
         return route;

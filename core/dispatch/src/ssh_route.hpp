@@ -11,8 +11,8 @@
 namespace shardwise::dispatch {
 
 struct SshHop {
-    std::string alias;    // the name as given (the node's host, or a ProxyJump entry)
-    SshEndpoint endpoint; // resolved: HostName, port, user
+    std::string alias;                                // the name as given (the node's host, or a ProxyJump entry)
+    SshEndpoint endpoint;                             // resolved: HostName, port, user
     std::vector<std::filesystem::path> identityFiles; // existing or not; expanded
     bool identitiesOnly = false;
     SshTimeouts timeouts;

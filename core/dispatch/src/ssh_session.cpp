@@ -46,13 +46,20 @@ ssize_t countingRecv(libssh2_socket_t fd, void* buffer, size_t length, int flags
 std::string hostKeyTypeName(int type)
 {
     switch (type) {
-    case LIBSSH2_HOSTKEY_TYPE_RSA: return "ssh-rsa";
-    case LIBSSH2_HOSTKEY_TYPE_DSS: return "ssh-dss";
-    case LIBSSH2_HOSTKEY_TYPE_ECDSA_256: return "ecdsa-sha2-nistp256";
-    case LIBSSH2_HOSTKEY_TYPE_ECDSA_384: return "ecdsa-sha2-nistp384";
-    case LIBSSH2_HOSTKEY_TYPE_ECDSA_521: return "ecdsa-sha2-nistp521";
-    case LIBSSH2_HOSTKEY_TYPE_ED25519: return "ssh-ed25519";
-    default: return {};
+    case LIBSSH2_HOSTKEY_TYPE_RSA:
+        return "ssh-rsa";
+    case LIBSSH2_HOSTKEY_TYPE_DSS:
+        return "ssh-dss";
+    case LIBSSH2_HOSTKEY_TYPE_ECDSA_256:
+        return "ecdsa-sha2-nistp256";
+    case LIBSSH2_HOSTKEY_TYPE_ECDSA_384:
+        return "ecdsa-sha2-nistp384";
+    case LIBSSH2_HOSTKEY_TYPE_ECDSA_521:
+        return "ecdsa-sha2-nistp521";
+    case LIBSSH2_HOSTKEY_TYPE_ED25519:
+        return "ssh-ed25519";
+    default:
+        return {};
     }
 }
 
@@ -63,7 +70,7 @@ Clock::time_point deadlineAfter(std::chrono::milliseconds d)
 
 int connectSocket(const SshEndpoint& ep, Clock::time_point deadline, const std::atomic<bool>* cancel)
 {
-    addrinfo hints{};
+    addrinfo hints {};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     addrinfo* found = nullptr;
@@ -93,7 +100,7 @@ int connectSocket(const SshEndpoint& ep, Clock::time_point deadline, const std::
                 }
                 const auto slice = std::min<long long>(
                     200, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1);
-                pollfd p{fd, POLLOUT, 0};
+                pollfd p { fd, POLLOUT, 0 };
                 if (::poll(&p, 1, static_cast<int>(slice)) > 0) {
                     int err = 0;
                     socklen_t len = sizeof err;
@@ -149,14 +156,16 @@ void SshSession::State::fail(int code, const std::string& what)
     case LIBSSH2_ERROR_BANNER_RECV:
     case LIBSSH2_ERROR_BANNER_SEND:
         broken = true;
-        throw SshError(SshFailure::Disconnected, what + ": connection to " + where + " dropped (" + lastError() + ")"
-                                                     + (tunnel && !tunnel->problem().empty() ? "; " + tunnel->problem() : std::string()));
+        throw SshError(SshFailure::Disconnected,
+                       what + ": connection to " + where + " dropped (" + lastError() + ")"
+                           + (tunnel && !tunnel->problem().empty() ? "; " + tunnel->problem() : std::string()));
     case LIBSSH2_ERROR_TIMEOUT:
         broken = true;
         throw SshError(SshFailure::Timeout, what + ": " + where + " timed out");
     default:
         broken = true;
-        throw SshError(SshFailure::Protocol, what + " on " + where + ": " + lastError() + " (libssh2 " + std::to_string(code) + ")");
+        throw SshError(SshFailure::Protocol,
+                       what + " on " + where + ": " + lastError() + " (libssh2 " + std::to_string(code) + ")");
     }
 }
 
@@ -173,10 +182,11 @@ void SshSession::State::waitSocket(Clock::time_point deadline, Clock::time_point
         if (Clock::now() - silentSince > timeouts.peerSilenceLimit()) {
             broken = true;
             const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - silentSince).count();
-            throw SshError(SshFailure::PeerStalled, endpoint.host + ":" + std::to_string(endpoint.port)
+            throw SshError(SshFailure::PeerStalled,
+                           endpoint.host + ":" + std::to_string(endpoint.port)
                                + " stopped answering: nothing received for " + std::to_string(ms)
-                               + " ms despite keepalives (limit "
-                               + std::to_string(timeouts.peerSilenceLimit().count()) + " ms)");
+                               + " ms despite keepalives (limit " + std::to_string(timeouts.peerSilenceLimit().count())
+                               + " ms)");
         }
     }
     const auto now = Clock::now();
@@ -185,9 +195,10 @@ void SshSession::State::waitSocket(Clock::time_point deadline, Clock::time_point
     // Short slices so cancel, the deadline and keepalives are looked at several times a second.
     long long slice = 200;
     if (deadline != Clock::time_point::max())
-        slice = std::min<long long>(slice, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1);
+        slice = std::min<long long>(slice,
+                                    std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1);
     const int dir = libssh2_session_block_directions(session);
-    pollfd p{socket, 0, 0};
+    pollfd p { socket, 0, 0 };
     if (dir & LIBSSH2_SESSION_BLOCK_INBOUND)
         p.events |= POLLIN;
     if (dir & LIBSSH2_SESSION_BLOCK_OUTBOUND)
@@ -273,7 +284,8 @@ std::unique_ptr<SshSession::State> handshake(const SshHop& hop, std::unique_ptr<
         st->waitSocket(deadline, Clock::now(), cancel);
     st->capturingKexinit = false;
     if (rc != 0) {
-        const std::string why = explainHostKeyAlgorithmMismatch(describeHop(hop), serverHostKeyAlgorithms(st->receivedBeforeKex), usable);
+        const std::string why
+            = explainHostKeyAlgorithmMismatch(describeHop(hop), serverHostKeyAlgorithms(st->receivedBeforeKex), usable);
         if (!why.empty())
             throw SshError(SshFailure::Protocol, "key exchange with " + describeHop(hop) + " failed: " + why);
         st->fail(rc, "SSH handshake");
@@ -331,24 +343,25 @@ void verifyHostKey(SshSession::State& st, const SshHop& hop)
                        hk);
     }
     case HostKeyVerdict::Changed: {
-        std::string message = "HOST KEY CHANGED for " + role + name + ": it now presents " + hk.type + " " + hk.fingerprint
-                              + ", but known_hosts records only " + joinWords(records.recordedTypes()) + " for it ("
-                              + listWhere(records.keys) + ") and none of those keys. This can be a reinstalled host or an "
-                              "attacker; refusing to connect, and this key cannot be accepted from here. Verify the new key "
-                              "on the host itself, then replace the old entry in known_hosts.";
+        std::string message = "HOST KEY CHANGED for " + role + name + ": it now presents " + hk.type + " "
+            + hk.fingerprint + ", but known_hosts records only " + joinWords(records.recordedTypes()) + " for it ("
+            + listWhere(records.keys)
+            + ") and none of those keys. This can be a reinstalled host or an "
+              "attacker; refusing to connect, and this key cannot be accepted from here. Verify the new key "
+              "on the host itself, then replace the old entry in known_hosts.";
         const auto types = records.recordedTypes();
         if (st.serverOffersRsa && std::all_of(types.begin(), types.end(), isRsaAlgorithm))
             message += " Note: the host may still hold the recorded RSA key, but " + rsaLimitation()
-                       + "; record one of its other keys (after verifying it) to connect.";
+                + "; record one of its other keys (after verifying it) to connect.";
         throw SshError(SshFailure::HostKeyChanged, message, hk);
     }
     case HostKeyVerdict::Unknown: {
-        std::string message = "unknown " + role + "host " + name + ": its " + hk.type + " key has fingerprint " + hk.fingerprint
-                              + "; not connecting until this key is accepted";
+        std::string message = "unknown " + role + "host " + name + ": its " + hk.type + " key has fingerprint "
+            + hk.fingerprint + "; not connecting until this key is accepted";
         if (!records.authorities.empty())
             message += ". known_hosts trusts a certificate authority for this host (" + listWhere(records.authorities)
-                       + "), but host certificates cannot be verified with libssh2 1.10, so that line vouches for nothing "
-                         "here; accept the host's own key instead";
+                + "), but host certificates cannot be verified with libssh2 1.10, so that line vouches for nothing "
+                  "here; accept the host's own key instead";
         throw SshError(SshFailure::HostKeyUnknown, message, hk);
     }
     }
@@ -379,7 +392,9 @@ void enableKeepalive(SshSession::State& st)
 {
     // libssh2 counts keepalive intervals in whole seconds.
     const auto seconds = std::max<long long>(
-        1, std::chrono::duration_cast<std::chrono::seconds>(st.timeouts.keepaliveInterval + std::chrono::milliseconds(999)).count());
+        1,
+        std::chrono::duration_cast<std::chrono::seconds>(st.timeouts.keepaliveInterval + std::chrono::milliseconds(999))
+            .count());
     libssh2_keepalive_config(st.session, 1, static_cast<unsigned>(seconds));
     st.keepaliveOn = true;
 }
@@ -420,15 +435,27 @@ HostKey SshSession::presentedHostKey(const SshEndpoint& endpoint, const SshOptio
 {
     const auto route = resolveSshRoute(endpoint, options);
     const auto deadline = deadlineAfter(options.timeouts.connect);
-    auto carrier = openJumpHosts(route, SshCredentials{}, options, deadline, nullptr);
+    auto carrier = openJumpHosts(route, SshCredentials {}, options, deadline, nullptr);
     return handshake(route.back(), std::move(carrier), options, deadline, nullptr)->hostKey;
 }
 
-SshSession::SshSession(std::unique_ptr<State> state) : m_state(std::move(state)) {}
+SshSession::SshSession(std::unique_ptr<State> state)
+    : m_state(std::move(state))
+{
+}
 SshSession::~SshSession() = default;
 
-const SshEndpoint& SshSession::endpoint() const { return m_state->endpoint; }
-const HostKey& SshSession::hostKey() const { return m_state->hostKey; }
-bool SshSession::usable() const { return !m_state->broken; }
+const SshEndpoint& SshSession::endpoint() const
+{
+    return m_state->endpoint;
+}
+const HostKey& SshSession::hostKey() const
+{
+    return m_state->hostKey;
+}
+bool SshSession::usable() const
+{
+    return !m_state->broken;
+}
 
 } // namespace shardwise::dispatch

@@ -83,7 +83,10 @@ constexpr std::array kFields {
     Field { "deepspeed_host_buffer_factor", &Calibration::deepspeedHostBufferFactor, 1.0, 4.0 },
 };
 
-std::string fieldPath(const std::string& path, const std::string& name) { return path.empty() ? name : path + "." + name; }
+std::string fieldPath(const std::string& path, const std::string& name)
+{
+    return path.empty() ? name : path + "." + name;
+}
 
 } // namespace
 

@@ -30,7 +30,7 @@ bool stepsDeviceOptimizerBesideBackward(const EstimateInput& in, Strategy s)
 
 void applyRunBackend(EstimateInput& in, const RunConfig& run)
 {
-    in.framework = FrameworkTarget{};
+    in.framework = FrameworkTarget {};
     if (run.backend == RunBackend::Torch) {
         in.framework.framework = Framework::Fsdp2;
         in.framework.compiled = run.torchCompile;
@@ -111,7 +111,7 @@ std::array<Estimate, kStrategyCount> estimateMemoryAll(const EstimateInput& in, 
 std::array<bool, kStrategyCount> fitsByMemory(const EstimateInput& in, const Calibration& c)
 {
     const detail::MemoryContext ctx = detail::memoryContext(in, c);
-    std::array<bool, kStrategyCount> out{};
+    std::array<bool, kStrategyCount> out {};
     const auto& table = allStrategies();
     for (std::size_t i = 0; i < kStrategyCount; ++i) {
         out[i] = frameworkSupports(in.framework.framework, table[i].strategy)
@@ -132,36 +132,30 @@ std::array<Estimate, kStrategyCount> estimateAll(const EstimateInput& in, const 
 nlohmann::json toJson(const MemoryBreakdown& m)
 {
     return {
-        {"device_params", m.deviceParams / kGiB},
-        {"device_grads", m.deviceGrads / kGiB},
-        {"device_optimizer", m.deviceOptimizer / kGiB},
-        {"gathered_params", m.gatheredParams / kGiB},
-        {"activations", m.activations / kGiB},
-        {"logits_and_loss", m.logitsAndLoss / kGiB},
-        {"comm_buffers", m.commBuffers / kGiB},
-        {"workspace", m.workspace / kGiB},
-        {"fragmentation", m.fragmentation / kGiB},
-        {"runtime_context", m.runtimeContext / kGiB},
-        {"host_params", m.hostParams / kGiB},
-        {"host_grads", m.hostGrads / kGiB},
-        {"host_optimizer", m.hostOptimizer / kGiB},
+        { "device_params", m.deviceParams / kGiB },       { "device_grads", m.deviceGrads / kGiB },
+        { "device_optimizer", m.deviceOptimizer / kGiB }, { "gathered_params", m.gatheredParams / kGiB },
+        { "activations", m.activations / kGiB },          { "logits_and_loss", m.logitsAndLoss / kGiB },
+        { "comm_buffers", m.commBuffers / kGiB },         { "workspace", m.workspace / kGiB },
+        { "fragmentation", m.fragmentation / kGiB },      { "runtime_context", m.runtimeContext / kGiB },
+        { "host_params", m.hostParams / kGiB },           { "host_grads", m.hostGrads / kGiB },
+        { "host_optimizer", m.hostOptimizer / kGiB },
     };
 }
 
 std::array<PeakPart, kPeakPartCount> peakParts(const MemoryBreakdown& m)
 {
     // allocatedPeak()'s terms in its order, then the context: summed left to right they are peakBytes().
-    return {{
-        {"device_params", m.deviceParams},
-        {"device_grads", m.deviceGrads},
-        {"device_optimizer", m.deviceOptimizer},
-        {"gathered_params", m.gatheredParams},
-        {"activations", m.activations},
-        {"logits_and_loss", m.logitsAndLoss},
-        {"comm_buffers", m.commBuffers},
-        {"workspace", m.workspace},
-        {"runtime_context", m.runtimeContext},
-    }};
+    return { {
+        { "device_params", m.deviceParams },
+        { "device_grads", m.deviceGrads },
+        { "device_optimizer", m.deviceOptimizer },
+        { "gathered_params", m.gatheredParams },
+        { "activations", m.activations },
+        { "logits_and_loss", m.logitsAndLoss },
+        { "comm_buffers", m.commBuffers },
+        { "workspace", m.workspace },
+        { "runtime_context", m.runtimeContext },
+    } };
 }
 
 } // namespace shardwise

@@ -20,7 +20,10 @@ namespace shardwise::detail {
 
 namespace {
 
-double d(std::int64_t x) { return static_cast<double>(x); }
+double d(std::int64_t x)
+{
+    return static_cast<double>(x);
+}
 
 struct ModuleSizes {
     double q, k, v, o, gate, up, down, norm, embedding, head;
@@ -34,16 +37,16 @@ ModuleSizes moduleSizes(const ModelSpec& m)
     const double f = d(m.ffn);
     const bool bias = m.qkvBias;
     const bool swiglu = m.activation == ActivationKind::SwiGlu;
-    return {h * a + (bias ? a : 0.0),
-            h * kv + (bias ? kv : 0.0),
-            h * kv + (bias ? kv : 0.0),
-            a * h,
-            swiglu ? h * f : 0.0,
-            h * f,
-            f * h,
-            d(m.normParams()),
-            d(m.embeddingParams()),
-            d(m.headParams())};
+    return { h * a + (bias ? a : 0.0),
+             h * kv + (bias ? kv : 0.0),
+             h * kv + (bias ? kv : 0.0),
+             a * h,
+             swiglu ? h * f : 0.0,
+             h * f,
+             f * h,
+             d(m.normParams()),
+             d(m.embeddingParams()),
+             d(m.headParams()) };
 }
 
 // Bytes per parameter of the persistent state under the target's precision.
@@ -102,8 +105,7 @@ void deepSpeedStages(MemoryBreakdown& mb, const MemoryContext& ctx, const Estima
     // Stage 3 gathers one module at a time: DeepSpeed's own estimate adds 4 x the largest module (its
     // bf16 parameters and gradient), and the prefetch keeps up to stage3_prefetch_bucket_size more
     // elements gathered, never above stage3_max_live_parameters.
-    const double liveGathered =
-        std::min(d(in.knobs.maxLiveParameters), d(in.knobs.prefetchBucketElements) + ctx.layer);
+    const double liveGathered = std::min(d(in.knobs.maxLiveParameters), d(in.knobs.prefetchBucketElements) + ctx.layer);
     switch (s) {
     case Strategy::Zero1:
     case Strategy::Zero2:
@@ -170,7 +172,7 @@ void torchStrategies(MemoryBreakdown& mb, const MemoryContext& ctx, const Estima
     const bool master = in.training.precision == PrecisionPolicy::Bf16Fp32Master;
     // With an fp32 master the model's parameters are fp32 (Accelerate's aligned mode, torchtitan) and
     // their gradients too; pure bf16 loads the model in bf16 (Accelerate's memory-constrained mode).
-    const StateBytesPerParam st{master ? 4.0 : kBf16Bytes, master ? 4.0 : kBf16Bytes, master ? 8.0 : 4.0};
+    const StateBytesPerParam st { master ? 4.0 : kBf16Bytes, master ? 4.0 : kBf16Bytes, master ? 8.0 : 4.0 };
     const double root = d(in.model.rootParams());
     const double layer = ctx.layer;
     // The unsharded gradient of the layer being reduced, in bf16, its copy in the reduce dtype (fp32
@@ -225,14 +227,14 @@ void torchStrategies(MemoryBreakdown& mb, const MemoryContext& ctx, const Estima
 double largestModuleParams(const ModelSpec& m)
 {
     const ModuleSizes ms = moduleSizes(m);
-    return std::max({ms.q, ms.k, ms.v, ms.o, ms.gate, ms.up, ms.down, ms.embedding, ms.head});
+    return std::max({ ms.q, ms.k, ms.v, ms.o, ms.gate, ms.up, ms.down, ms.embedding, ms.head });
 }
 
 double modulesAboveThreshold(const ModelSpec& m, double threshold)
 {
     const ModuleSizes ms = moduleSizes(m);
     double count = 0;
-    for (double size : {ms.q, ms.k, ms.v, ms.o, ms.gate, ms.up, ms.down, ms.norm, ms.norm})
+    for (double size : { ms.q, ms.k, ms.v, ms.o, ms.gate, ms.up, ms.down, ms.norm, ms.norm })
         count += size > threshold ? 1.0 : 0.0;
     return count;
 }

@@ -14,7 +14,10 @@ namespace shardwise::detail {
 
 namespace {
 
-double d(std::int64_t x) { return static_cast<double>(x); }
+double d(std::int64_t x)
+{
+    return static_cast<double>(x);
+}
 
 // The offload strategies' unsharded gradients in flight, as zero3's (U + a layer), and what moves
 // between host and device (runner/src/unit_schedule.cpp, downloadReducedSlice).
@@ -28,8 +31,7 @@ double d(std::int64_t x) { return static_cast<double>(x); }
 // they are held only once their layers' backward has freed that layer's activations, so they raise
 // the start-of-backward peak only by what a layer's gradient exceeds a layer's activations, for each
 // of the two (short sequences, or activation checkpointing, where a layer frees only its input).
-double offloadCommBuffers(const EstimateInput& in, Strategy s, double unit, double layer, double reduceOutput,
-                          double w)
+double offloadCommBuffers(const EstimateInput& in, Strategy s, double unit, double layer, double reduceOutput, double w)
 {
     if (in.offloadStagingKept) {
         const double staging = (s == Strategy::Fsdp2ReshardOffload ? 3.0 : 2.0) * unit / w;
@@ -37,9 +39,10 @@ double offloadCommBuffers(const EstimateInput& in, Strategy s, double unit, doub
     }
     const double tokens = static_cast<double>(in.training.microBatch) * static_cast<double>(in.training.seqLen);
     const bool selective = in.training.checkpointPolicy == CheckpointPolicy::Selective;
-    const double layerActivations = tokens * (!in.training.activationCheckpointing ? detail::layerActivationBytesPerToken(in)
-                                              : selective ? detail::nativeSelectiveLayerActivationBytesPerToken(in)
-                                                          : kBf16Bytes * d(in.model.hidden));
+    const double layerActivations = tokens
+        * (!in.training.activationCheckpointing ? detail::layerActivationBytesPerToken(in)
+               : selective                      ? detail::nativeSelectiveLayerActivationBytesPerToken(in)
+                                                : kBf16Bytes * d(in.model.hidden));
     constexpr double kHeldGradientDownloads = 2.0; // unit_schedule.cpp
     return unit + layer + kHeldGradientDownloads * std::max(0.0, layer - layerActivations);
 }
@@ -72,8 +75,8 @@ MemoryContext memoryContext(const ModelConstants& mc, const EstimateInput& in, c
     ctx.backwardWorking = backwardWorkingBytes(in) * activationScale;
     ctx.hostBufferFactor = in.framework.framework == Framework::DeepSpeed ? c.deepspeedHostBufferFactor : 1.0;
     ctx.workspace = c.deviceWorkspaceGiB * kGiB;
-    ctx.fragmentationFraction =
-        in.training.expandableSegments ? c.fragmentationFractionExpandable : c.fragmentationFraction;
+    ctx.fragmentationFraction
+        = in.training.expandableSegments ? c.fragmentationFractionExpandable : c.fragmentationFraction;
     ctx.runtimeContext = (c.cudaContextGiB + (in.cluster.worldSize() > 1 ? c.ncclBuffersGiB : 0.0)) * kGiB;
     ctx.deviceCapacity = static_cast<double>(in.gpu.memoryBytes());
     ctx.headroom = c.headroomFraction * ctx.deviceCapacity;

@@ -1,7 +1,8 @@
 // Persistent model state per rank. Bytes per parameter follow the ZeRO paper (Rajbhandari et al.,
 // "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models", SC'20, section 3.1 and
 // figure 1): 2 (bf16 params) + 2 (bf16 grads) + K optimizer bytes, K = 12 for fp32 master + Adam m, v.
-// Pure bf16 keeps bf16 Adam moments: K = 4. What is sharded, and where it lives, is docs/formulas.md's table (the runner's schedules, docs/runner.md).
+// Pure bf16 keeps bf16 Adam moments: K = 4. What is sharded, and where it lives, is docs/formulas.md's table (the
+// runner's schedules, docs/runner.md).
 #include "parts.hpp"
 
 #include <cmath>

@@ -9,7 +9,10 @@ namespace shardwise::detail {
 inline constexpr double kBf16Bytes = 2.0;
 
 // Bytes per parameter of the optimizer state: bf16 Adam m and v (pure bf16), or fp32 master + m + v.
-inline double optimizerBytesPerParam(PrecisionPolicy p) { return p == PrecisionPolicy::PureBf16 ? 4.0 : 12.0; }
+inline double optimizerBytesPerParam(PrecisionPolicy p)
+{
+    return p == PrecisionPolicy::PureBf16 ? 4.0 : 12.0;
+}
 
 // The largest FSDP2 unit (one decoder layer, or the root: embedding + untied head + final norm).
 inline double largestUnitParams(const ModelSpec& m)
@@ -20,10 +23,16 @@ inline double largestUnitParams(const ModelSpec& m)
 }
 
 // Units the runner groups parameters into: one per decoder layer plus the root unit (docs/runner.md).
-inline int unitCount(const ModelSpec& m) { return static_cast<int>(m.layers) + 1; }
+inline int unitCount(const ModelSpec& m)
+{
+    return static_cast<int>(m.layers) + 1;
+}
 
 // Whether the figures describe a framework's eager PyTorch decoder rather than the native runner's.
-inline bool eagerDecoder(const EstimateInput& in) { return in.framework.framework != Framework::Native; }
+inline bool eagerDecoder(const EstimateInput& in)
+{
+    return in.framework.framework != Framework::Native;
+}
 
 double layerActivationBytesPerToken(const EstimateInput& in);
 double eagerLayerActivationBytesPerToken(const EstimateInput& in);
@@ -49,11 +58,11 @@ StateShares stateShares(Strategy s, double params, double world, PrecisionPolicy
 struct MemoryContext {
     double params = 0;
     double world = 1;
-    double largestUnit = 0;     // FSDP2 unit
-    double layer = 0;           // one decoder layer's parameters
+    double largestUnit = 0; // FSDP2 unit
+    double layer = 0;       // one decoder layer's parameters
     double activations = 0;
-    double logits = 0;           // one chunk of the head's logits
-    double backwardWorking = 0;  // the last layer's MLP input gradients
+    double logits = 0;          // one chunk of the head's logits
+    double backwardWorking = 0; // the last layer's MLP input gradients
     double workspace = 0;
     double fragmentationFraction = 0;
     double runtimeContext = 0;

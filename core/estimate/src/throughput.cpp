@@ -13,7 +13,10 @@ namespace shardwise::detail {
 
 namespace {
 
-double d(std::int64_t x) { return static_cast<double>(x); }
+double d(std::int64_t x)
+{
+    return static_cast<double>(x);
+}
 
 // Achieved bus bandwidth of the slowest link a collective over all ranks crosses. Across nodes a ring
 // crosses each node boundary once per channel, so the node's network bandwidth bounds the bus
@@ -26,7 +29,8 @@ double busBandwidth(const EstimateInput& in, const Calibration& c)
     double best = std::numeric_limits<double>::infinity();
     if (cl.gpusPerNode > 1) {
         const bool nvlink = cl.intraNode == Interconnect::NvLink;
-        const double linkGBps = cl.intraNodeGBps > 0 ? cl.intraNodeGBps : (nvlink ? in.gpu.nvlinkGBps : in.gpu.pcieGBps);
+        const double linkGBps
+            = cl.intraNodeGBps > 0 ? cl.intraNodeGBps : (nvlink ? in.gpu.nvlinkGBps : in.gpu.pcieGBps);
         best = linkGBps * 1e9 * (nvlink ? c.nvlinkBusEfficiency : c.pcieBusEfficiency);
     }
     if (cl.nodes > 1)
@@ -37,11 +41,14 @@ double busBandwidth(const EstimateInput& in, const Calibration& c)
 // Bytes read and written per parameter by one AdamW step on the shard a rank owns: pure bf16 reads
 // p, g, m, v and writes p, m, v (14); with an fp32 master it reads g (2) and master, m, v (12) and
 // writes master, m, v (12) and the bf16 copy (2).
-double adamTrafficBytesPerParam(PrecisionPolicy p) { return p == PrecisionPolicy::PureBf16 ? 14.0 : 28.0; }
+double adamTrafficBytesPerParam(PrecisionPolicy p)
+{
+    return p == PrecisionPolicy::PureBf16 ? 14.0 : 28.0;
+}
 
 struct Schedule {
     CommVolume volume;
-    double overlap = 0;          // of the in-backward collectives
+    double overlap = 0;              // of the in-backward collectives
     double afterStepGatherBytes = 0; // zero1/zero2 all-gather of updated params: after the step, not hidden
     // Host<->device copies of the offload schedules, by whether compute can run beside them
     // (runner/src/unit_schedule.cpp). The decoder layers' copies run on their own streams, one unit
@@ -69,7 +76,8 @@ Schedule schedule(const ThroughputContext& ctx, const EstimateInput& in, Strateg
     // The frameworks reduce in fp32 where an fp32 master is kept: DDP's gradients are the fp32
     // parameters' own, FSDP2 and torchtitan reduce-scatter in reduce_dtype fp32. DeepSpeed reduces in
     // the bf16 gradients' dtype. Their offloaded shards move in the sharded parameters' dtype.
-    const bool torchFramework = in.framework.framework == Framework::Fsdp2 || in.framework.framework == Framework::Torchtitan;
+    const bool torchFramework
+        = in.framework.framework == Framework::Fsdp2 || in.framework.framework == Framework::Torchtitan;
     const double reduceWidth = torchFramework && in.training.precision == PrecisionPolicy::Bf16Fp32Master ? 2.0 : 1.0;
     Schedule sc;
     switch (s) {
@@ -163,9 +171,14 @@ struct ExecutionRates {
 ExecutionRates executionRates(const EstimateInput& in, Strategy s, const Calibration& c)
 {
     const bool master = in.training.precision == PrecisionPolicy::Bf16Fp32Master;
-    ExecutionRates r{c.elementwiseHbmEfficiency, c.layerKernelS, c.layerLaunchS, c.unitCollectiveOverheadS,
-                     c.*stepSPerParamMember(s), c.cpuAdamParamsPerS,
-                     master ? c.masterOptimizerHbmEfficiency : c.optimizerHbmEfficiency, 0.0};
+    ExecutionRates r { c.elementwiseHbmEfficiency,
+                       c.layerKernelS,
+                       c.layerLaunchS,
+                       c.unitCollectiveOverheadS,
+                       c.*stepSPerParamMember(s),
+                       c.cpuAdamParamsPerS,
+                       master ? c.masterOptimizerHbmEfficiency : c.optimizerHbmEfficiency,
+                       0.0 };
     const Framework fw = in.framework.framework;
     if (fw == Framework::Native)
         return r;
@@ -180,7 +193,8 @@ ExecutionRates executionRates(const EstimateInput& in, Strategy s, const Calibra
         r.cpuAdamParamsPerS = c.deepspeedCpuAdamParamsPerS;
         r.unitCollectiveHostS = 0.0; // stage 3's collectives are counted per module below
         if (traits(s).shardsParameters) {
-            const double modulesPerLayer = modulesAboveThreshold(in.model, static_cast<double>(in.knobs.persistenceThreshold));
+            const double modulesPerLayer
+                = modulesAboveThreshold(in.model, static_cast<double>(in.knobs.persistenceThreshold));
             // Forward and backward each fetch every such module of every layer, plus the embedding and head.
             r.moduleFetches = 2.0 * (modulesPerLayer * static_cast<double>(in.model.layers) + 2.0);
         }
@@ -268,8 +282,8 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
     // FLOP for narrow heads), and the elementwise work at HBM speed per byte of saved activations.
     const double gemmS = tokensPerRank * 6.0 * ctx.gemmParams * recompute / (peakFlops * c.matmulEfficiency);
     const double headWidth = std::min(1.0, static_cast<double>(m.headDim) / 128.0);
-    const double attentionS = tokensPerRank * ctx.attentionFlopsPerToken * recompute
-        / (peakFlops * attentionEfficiency(in, c) * headWidth);
+    const double attentionS
+        = tokensPerRank * ctx.attentionFlopsPerToken * recompute / (peakFlops * attentionEfficiency(in, c) * headWidth);
     const double elementwiseS = static_cast<double>(t.gradAccumulation) * ctx.activationBytes * recompute
         / (in.gpu.hbmGBps * 1e9 * rates.elementwiseHbmEfficiency);
     // Every layer also runs small kernels (norms, rotary, casts, residual adds) whose time does not
@@ -314,9 +328,10 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
     te.busBandwidthBytesPerS = ctx.busBandwidthBytesPerS;
     const double ring = (w - 1.0) / w;
     const double bw = te.busBandwidthBytesPerS;
-    const double inBackward = (2.0 * ring * sc.volume.allReduceBytes
-                               + ring * (sc.volume.allGatherBytes - sc.afterStepGatherBytes)
-                               + ring * sc.volume.reduceScatterBytes) / bw;
+    const double inBackward
+        = (2.0 * ring * sc.volume.allReduceBytes + ring * (sc.volume.allGatherBytes - sc.afterStepGatherBytes)
+           + ring * sc.volume.reduceScatterBytes)
+        / bw;
     const double afterStep = ring * sc.afterStepGatherBytes / bw;
     te.commS = inBackward + afterStep;
     const double hidden = std::min(inBackward * sc.overlap, te.computeS);

@@ -8,7 +8,10 @@
 namespace shardwise {
 
 namespace {
-double d(std::int64_t x) { return static_cast<double>(x); }
+double d(std::int64_t x)
+{
+    return static_cast<double>(x);
+}
 } // namespace
 
 // PaLM (Chowdhery et al. 2022, appendix B): 6N + 12 L H Q T model FLOPs per token for forward plus
@@ -70,7 +73,10 @@ double detail::layerActivationBytesPerToken(const EstimateInput& in)
 // Per token outside the decoder layers: the final norm's input (2h) and fp32 reciprocal RMS (4), the
 // head's input gradient, computed in the forward pass by the chunked head + loss and held until
 // backward (2h), and the int64 token ids the embedding's backward keeps (8).
-double detail::finalActivationBytesPerToken(const ModelSpec& m) { return 4.0 * d(m.hidden) + 12.0; }
+double detail::finalActivationBytesPerToken(const ModelSpec& m)
+{
+    return 4.0 * d(m.hidden) + 12.0;
+}
 
 // Bytes saved per token per decoder layer by the eager PyTorch decoders the frameworks train
 // (Transformers' Qwen2DecoderLayer / LlamaDecoderLayer with SDPA attention; torchtitan's
@@ -111,8 +117,8 @@ double detail::selectiveLayerActivationBytesPerToken(const EstimateInput& in)
     const double a = d(m.heads * m.headDim);
     const double kv = d(m.kvHeads * m.headDim);
     const double f = d(m.ffn);
-    const double matmulOutputs = 2.0 * a + 4.0 * kv + 4.0 * h
-        + (m.activation == ActivationKind::SwiGlu ? 4.0 * f : 2.0 * f);
+    const double matmulOutputs
+        = 2.0 * a + 4.0 * kv + 4.0 * h + (m.activation == ActivationKind::SwiGlu ? 4.0 * f : 2.0 * f);
     return 2.0 * h + 2.0 * a + 4.0 * d(m.heads) + 0.5 * matmulOutputs;
 }
 
@@ -144,7 +150,8 @@ double activationBytes(const EstimateInput& in)
         return tokens * (d(m.layers) * perLayer + final);
     if (in.training.checkpointPolicy == CheckpointPolicy::Selective && !detail::eagerDecoder(in))
         // Every layer keeps its selected tensors; the one in backward adds what it recomputes.
-        return tokens * ((d(m.layers) - 1.0) * detail::nativeSelectiveLayerActivationBytesPerToken(in) + perLayer + final);
+        return tokens
+            * ((d(m.layers) - 1.0) * detail::nativeSelectiveLayerActivationBytesPerToken(in) + perLayer + final);
     if (in.training.checkpointPolicy == CheckpointPolicy::Selective)
         // Every layer keeps its selected tensors; the one recomputing in backward briefly holds all.
         return tokens * (d(m.layers) * detail::selectiveLayerActivationBytesPerToken(in) + perLayer + final);

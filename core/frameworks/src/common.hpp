@@ -15,7 +15,10 @@ inline constexpr std::string_view kRecordPrefix = "# shardwise:";
 // Global batch in sequences: micro-batch x accumulation x world.
 std::int64_t globalBatch(const EstimateInput& in);
 // "true" / "false".
-inline const char* boolText(bool b) { return b ? "true" : "false"; }
+inline const char* boolText(bool b)
+{
+    return b ? "true" : "false";
+}
 // Every line of `text` prefixed with `prefix` ("# "), for the comment headers.
 std::string commentLines(std::string_view prefix, const std::string& text);
 // The header every text export starts with: the plan's description, the framework and version, and

@@ -29,7 +29,8 @@ std::string exportAccelerate(const EstimateInput& in, Strategy s, const PlanIden
         out += "# Precision bf16-fp32-master: load the model in float32 (the default); mixed_precision bf16 computes\n"
                "# in bf16 and keeps fp32 master weights and AdamW state.\n";
     if (t.activationCheckpointing && t.checkpointPolicy == CheckpointPolicy::Selective)
-        out += "# Selective checkpointing has no Accelerate key: fsdp_activation_checkpointing recomputes whole layers.\n";
+        out += "# Selective checkpointing has no Accelerate key: fsdp_activation_checkpointing recomputes whole "
+               "layers.\n";
     // Batch settings. ClusterConfig and the FSDP plugin have no key for the micro-batch or (outside
     // deepspeed_config) the accumulation: the micro-batch is the script's DataLoader batch size or
     // TrainingArguments' per_device_train_batch_size (DeepSpeed's train_micro_batch_size_per_gpu is filled

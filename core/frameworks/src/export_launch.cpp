@@ -47,18 +47,25 @@ std::string exportLaunch(const EstimateInput& in, Strategy s, const PlanIdentity
     const ClusterSpec& c = in.cluster;
     const std::string nodes = std::to_string(c.nodes);
     const Framework f = in.framework.framework;
-    const std::string first = f == Framework::DeepSpeed ? "deepspeed" : f == Framework::Fsdp2 ? "accelerate" : "torchrun";
+    const std::string first = f == Framework::DeepSpeed ? "deepspeed"
+        : f == Framework::Fsdp2                         ? "accelerate"
+                                                        : "torchrun";
     std::string out = "#!/usr/bin/env bash\n";
     out += header("# ", id, std::string("launch lines for ") + std::string(traits(f).label));
-    out += "# bash launch.sh [" + std::string(f == Framework::DeepSpeed ? "deepspeed|" : f == Framework::Fsdp2 ? "accelerate|" : "")
+    out += "# bash launch.sh ["
+        + std::string(f == Framework::DeepSpeed   ? "deepspeed|"
+                          : f == Framework::Fsdp2 ? "accelerate|"
+                                                  : "")
         + "torchrun|srun]: one way to start the " + std::to_string(c.worldSize()) + " rank(s).\n";
     out += "set -euo pipefail\n";
-    out += "HEAD_NODE=${HEAD_NODE:-" + std::string(c.nodes > 1 ? "node1" : "localhost") + "}  # the first node's address\n";
+    out += "HEAD_NODE=${HEAD_NODE:-" + std::string(c.nodes > 1 ? "node1" : "localhost")
+        + "}  # the first node's address\n";
     out += "PORT=${PORT:-29500}\n\n";
     out += "case \"${1:-" + first + "}\" in\n";
     if (f == Framework::DeepSpeed) {
         out += "deepspeed)\n";
-        out += "    # The DeepSpeed launcher, once on the first node; it reaches every host of the hostfile over SSH.\n";
+        out += "    # The DeepSpeed launcher, once on the first node; it reaches every host of the hostfile over "
+               "SSH.\n";
         out += "    printf '%s\\n'";
         for (int n = 1; n <= c.nodes; ++n)
             out += " 'node" + std::to_string(n) + " slots=" + std::to_string(c.gpusPerNode) + "'";
@@ -83,11 +90,15 @@ std::string exportLaunch(const EstimateInput& in, Strategy s, const PlanIdentity
     out += "srun)\n";
     out += "    # Slurm, inside an allocation of " + nodes + " node(s): one task per node, each starting torchrun.\n";
     out += "    srun --nodes " + nodes + " --ntasks-per-node 1 --gpus-per-node " + std::to_string(c.gpusPerNode)
-        + " bash -c '" + torchrun(in, s, "\"$SLURM_NNODES\"", "\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1):29500\"",
-                                  "\"$SLURM_JOB_ID\"")
+        + " bash -c '"
+        + torchrun(in, s, "\"$SLURM_NNODES\"",
+                   "\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1):29500\"", "\"$SLURM_JOB_ID\"")
         + "'\n";
     out += "    ;;\n";
-    out += "*)\n    echo \"usage: $0 [" + std::string(f == Framework::DeepSpeed ? "deepspeed|" : f == Framework::Fsdp2 ? "accelerate|" : "")
+    out += "*)\n    echo \"usage: $0 ["
+        + std::string(f == Framework::DeepSpeed   ? "deepspeed|"
+                          : f == Framework::Fsdp2 ? "accelerate|"
+                                                  : "")
         + "torchrun|srun]\" >&2\n    exit 2\n    ;;\nesac\n";
     return out;
 }
@@ -117,7 +128,8 @@ std::string exportSbatch(const EstimateInput& in, Strategy s, const PlanIdentity
     out += "# NCCL settings are your cluster's: set what your site documents, for example\n";
     out += "# export NCCL_SOCKET_IFNAME=ib0\n# export NCCL_IB_HCA=mlx5\n# export NCCL_DEBUG=WARN\n\n";
     if (native) {
-        out += "# One task per GPU, each one rank (RANK, WORLD_SIZE and LOCAL_RANK from SLURM_PROCID, SLURM_NTASKS and\n";
+        out += "# One task per GPU, each one rank (RANK, WORLD_SIZE and LOCAL_RANK from SLURM_PROCID, SLURM_NTASKS "
+               "and\n";
         out += "# SLURM_LOCALID).\n";
         out += "srun --ntasks-per-node=" + gpus + " --gpus-per-node=" + gpus + " " + program(in, s) + "\n";
     } else {

@@ -35,7 +35,8 @@ std::string exportTorchtitan(const EstimateInput& in, Strategy s, const PlanIden
                                    "model's train config and run with --job.config_file");
     if (t.precision == PrecisionPolicy::PureBf16)
         out += "# Precision bf16: torchtitan keeps fp32 sharded parameters by default; the plan's pure-bf16 state\n"
-               "# needs the model's parameters in bf16 (set [training] dtype = \"bfloat16\" where your release has it).\n";
+               "# needs the model's parameters in bf16 (set [training] dtype = \"bfloat16\" where your release has "
+               "it).\n";
     // What torchtitan 0.2's keys cannot say (pure bf16 parameters), for `plan --from`.
     out += std::string(kRecordPrefix) + " precision=" + std::string(precisionId(t.precision)) + "\n";
     out += "\n[job]\n";
@@ -57,8 +58,10 @@ std::string exportTorchtitan(const EstimateInput& in, Strategy s, const PlanIden
     out += "pipeline_parallel_degree = 1\n";
     out += "context_parallel_degree = 1\n";
     out += "\n[activation_checkpoint]\n";
-    out += std::string("mode = \"") + (!t.activationCheckpointing ? "none"
-                                       : t.checkpointPolicy == CheckpointPolicy::Selective ? "selective" : "full")
+    out += std::string("mode = \"")
+        + (!t.activationCheckpointing                              ? "none"
+               : t.checkpointPolicy == CheckpointPolicy::Selective ? "selective"
+                                                                   : "full")
         + "\"\n";
     if (t.activationCheckpointing && t.checkpointPolicy == CheckpointPolicy::Selective)
         out += "selective_ac_option = \"op\"\n";
@@ -77,8 +80,9 @@ std::string exportFsdp2Python(const EstimateInput& in, Strategy s, const PlanIde
     std::string out = "#!/usr/bin/env python3\n";
     out += header("# ", id,
                   std::string(ddp ? "DDP" : "FSDP2 (torch.distributed.fsdp.fully_shard)") + ", PyTorch "
-                      + (in.framework.framework == Framework::Fsdp2 ? in.framework.effectiveVersion()
-                                                                    : std::string(traits(Framework::Fsdp2).defaultVersion))
+                      + (in.framework.framework == Framework::Fsdp2
+                             ? in.framework.effectiveVersion()
+                             : std::string(traits(Framework::Fsdp2).defaultVersion))
                       + "; start it with torchrun (the launch export)");
     out += "import os\n\nimport torch\nimport torch.distributed as dist\n";
     if (ddp)
@@ -88,8 +92,8 @@ std::string exportFsdp2Python(const EstimateInput& in, Strategy s, const PlanIde
                "from torch.distributed.fsdp import CPUOffloadPolicy, MixedPrecisionPolicy, fully_shard\n";
     out += "from transformers import AutoModelForCausalLM\n\n";
     out += "MODEL_PATH = os.environ.get(\"MODEL_PATH\", " + quoted(in.model.id) + ")  # a Hugging Face checkpoint\n";
-    out += "MICRO_BATCH, SEQ_LEN, ACCUMULATION = " + std::to_string(t.microBatch) + ", " + std::to_string(t.seqLen) + ", "
-        + std::to_string(t.gradAccumulation) + "\n\n";
+    out += "MICRO_BATCH, SEQ_LEN, ACCUMULATION = " + std::to_string(t.microBatch) + ", " + std::to_string(t.seqLen)
+        + ", " + std::to_string(t.gradAccumulation) + "\n\n";
     out += "dist.init_process_group(\"nccl\")\n";
     out += "local_rank = int(os.environ[\"LOCAL_RANK\"])\n";
     out += "torch.cuda.set_device(local_rank)\n";
@@ -97,10 +101,10 @@ std::string exportFsdp2Python(const EstimateInput& in, Strategy s, const PlanIde
         + (pure ? "bfloat16" : "float32") + ")\n";
     out += "VOCAB = model.config.vocab_size\n";
     if (t.activationCheckpointing)
-        out += std::string("model.gradient_checkpointing_enable()") +
-               (t.checkpointPolicy == CheckpointPolicy::Selective
-                    ? "  # selective in the plan: Transformers recomputes whole layers; torchtitan has the op policy\n"
-                    : "\n");
+        out += std::string("model.gradient_checkpointing_enable()")
+            + (t.checkpointPolicy == CheckpointPolicy::Selective
+                   ? "  # selective in the plan: Transformers recomputes whole layers; torchtitan has the op policy\n"
+                   : "\n");
     if (in.framework.compiled && !ddp)
         out += "for layer in model.model.layers:\n    layer.compile()  # torch.compile each decoder layer\n";
     if (ddp) {
@@ -114,14 +118,15 @@ std::string exportFsdp2Python(const EstimateInput& in, Strategy s, const PlanIde
                     : "mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)\n";
         std::string extra;
         if (st.offloadsParameters) {
-            out += "offload = CPUOffloadPolicy(pin_memory=True)  # parameters, gradients and the AdamW step on the CPU\n";
+            out += "offload = CPUOffloadPolicy(pin_memory=True)  # parameters, gradients and the AdamW step on the "
+                   "CPU\n";
             extra = ", offload_policy=offload";
         }
         out += "for layer in model.model.layers:\n";
-        out += "    fully_shard(layer, mesh=mesh, reshard_after_forward=" + std::string(reshard == "true" ? "True" : "False")
-            + ", mp_policy=mp" + extra + ")\n";
-        out += "fully_shard(model, mesh=mesh, reshard_after_forward=" + std::string(reshard == "true" ? "True" : "False")
-            + ", mp_policy=mp" + extra + ")\n";
+        out += "    fully_shard(layer, mesh=mesh, reshard_after_forward="
+            + std::string(reshard == "true" ? "True" : "False") + ", mp_policy=mp" + extra + ")\n";
+        out += "fully_shard(model, mesh=mesh, reshard_after_forward="
+            + std::string(reshard == "true" ? "True" : "False") + ", mp_policy=mp" + extra + ")\n";
     }
     out += std::string("optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5")
         + (st.offloadsParameters ? ")\n" : ", fused=True)\n");

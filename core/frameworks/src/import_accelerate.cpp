@@ -18,22 +18,45 @@ namespace shardwise::frameworks::detail {
 
 namespace {
 
-const std::set<std::string> kTopIgnored{
-    "compute_environment", "debug", "machine_rank", "main_process_ip", "main_process_port", "main_training_function",
-    "rdzv_backend", "same_network", "downcast_bf16", "enable_cpu_affinity", "gpu_ids", "tpu_name", "tpu_zone",
-    "tpu_use_cluster", "tpu_use_sudo", "command_file", "commands", "tpu_vm", "tpu_env", "ipex_config", "mpirun_config",
-    "fp8_config", "use_cpu"};
-const std::set<std::string> kFsdpIgnored{
-    "fsdp_auto_wrap_policy", "fsdp_transformer_layer_cls_to_wrap", "fsdp_state_dict_type",
-    "fsdp_cpu_ram_efficient_loading", "fsdp_sync_module_states", "fsdp_use_orig_params", "fsdp_min_num_params",
-    "fsdp_backward_prefetch", "fsdp_forward_prefetch"};
-const std::set<std::string> kDeepSpeedIgnored{"gradient_clipping", "zero3_init_flag", "zero3_save_16bit_model",
-                                              "deepspeed_multinode_launcher", "deepspeed_hostfile",
-                                              "deepspeed_exclusion_filter", "deepspeed_inclusion_filter"};
-const std::set<std::string> kDynamoIgnored{"dynamo_mode", "dynamo_use_fullgraph", "dynamo_use_dynamic",
-                                           "dynamo_use_regional_compilation"};
+const std::set<std::string> kTopIgnored { "compute_environment",
+                                          "debug",
+                                          "machine_rank",
+                                          "main_process_ip",
+                                          "main_process_port",
+                                          "main_training_function",
+                                          "rdzv_backend",
+                                          "same_network",
+                                          "downcast_bf16",
+                                          "enable_cpu_affinity",
+                                          "gpu_ids",
+                                          "tpu_name",
+                                          "tpu_zone",
+                                          "tpu_use_cluster",
+                                          "tpu_use_sudo",
+                                          "command_file",
+                                          "commands",
+                                          "tpu_vm",
+                                          "tpu_env",
+                                          "ipex_config",
+                                          "mpirun_config",
+                                          "fp8_config",
+                                          "use_cpu" };
+const std::set<std::string> kFsdpIgnored { "fsdp_auto_wrap_policy",   "fsdp_transformer_layer_cls_to_wrap",
+                                           "fsdp_state_dict_type",    "fsdp_cpu_ram_efficient_loading",
+                                           "fsdp_sync_module_states", "fsdp_use_orig_params",
+                                           "fsdp_min_num_params",     "fsdp_backward_prefetch",
+                                           "fsdp_forward_prefetch" };
+const std::set<std::string> kDeepSpeedIgnored { "gradient_clipping",         "zero3_init_flag",
+                                                "zero3_save_16bit_model",    "deepspeed_multinode_launcher",
+                                                "deepspeed_hostfile",        "deepspeed_exclusion_filter",
+                                                "deepspeed_inclusion_filter" };
+const std::set<std::string> kDynamoIgnored { "dynamo_mode", "dynamo_use_fullgraph", "dynamo_use_dynamic",
+                                             "dynamo_use_regional_compilation" };
 
-std::string join(const std::string& path, const std::string& key) { return path + "." + key; }
+std::string join(const std::string& path, const std::string& key)
+{
+    return path + "." + key;
+}
 
 std::string describe(const YAML::Node& n)
 {
@@ -42,9 +65,15 @@ std::string describe(const YAML::Node& n)
     return n.IsMap() ? "a mapping" : n.IsSequence() ? "a list" : "nothing";
 }
 
-bool isAuto(const YAML::Node& n) { return n.IsScalar() && n.Scalar() == "auto"; }
+bool isAuto(const YAML::Node& n)
+{
+    return n.IsScalar() && n.Scalar() == "auto";
+}
 // A quoted scalar ('8', "true") is a string in YAML, whatever it spells.
-bool isPlain(const YAML::Node& n) { return n.IsScalar() && n.Tag() != "!"; }
+bool isPlain(const YAML::Node& n)
+{
+    return n.IsScalar() && n.Tag() != "!";
+}
 
 std::string scalar(const YAML::Node& n, const std::string& key)
 {
@@ -103,8 +132,9 @@ Fsdp readFsdp(const YAML::Node& m, ImportedSettings& s)
         if (name == "fsdp_version") {
             f.versionStated = true;
             if (integer(v, key, 1, 2) == 1)
-                throw SpecError(key, "1 (FSDP1) is not planned: Shardwise plans FSDP2; convert the file with "
-                                     "`accelerate to-fsdp2`");
+                throw SpecError(key,
+                                "1 (FSDP1) is not planned: Shardwise plans FSDP2; convert the file with "
+                                "`accelerate to-fsdp2`");
         } else if (name == "fsdp_reshard_after_forward") {
             f.reshard = boolean(v, key);
         } else if (name == "fsdp_offload_params") {
@@ -210,7 +240,8 @@ ImportedSettings importAccelerate(std::string_view text, const std::string& dire
         if (name == "distributed_type") {
             type = scalar(v, name);
             if (type != "FSDP" && type != "DEEPSPEED" && type != "MULTI_GPU" && type != "NO")
-                throw SpecError(name, "'" + type + "' is not planned: Shardwise plans FSDP, DEEPSPEED, MULTI_GPU (DDP) and NO");
+                throw SpecError(
+                    name, "'" + type + "' is not planned: Shardwise plans FSDP, DEEPSPEED, MULTI_GPU (DDP) and NO");
         } else if (name == "mixed_precision") {
             const std::string p = scalar(v, name);
             if (p == "bf16")
@@ -285,9 +316,12 @@ ImportedSettings importAccelerate(std::string_view text, const std::string& dire
         const bool reshard = fsdp.reshard.value_or(true);
         const bool offload = fsdp.offload.value_or(false);
         if (offload && !reshard)
-            throw SpecError("fsdp_config.fsdp_offload_params",
-                            "offload without resharding is none of the nine strategies (fsdp2_reshard_offload reshards)");
-        s.strategy = offload ? Strategy::Fsdp2ReshardOffload : reshard ? Strategy::Fsdp2Reshard : Strategy::Fsdp2NoReshard;
+            throw SpecError(
+                "fsdp_config.fsdp_offload_params",
+                "offload without resharding is none of the nine strategies (fsdp2_reshard_offload reshards)");
+        s.strategy = offload ? Strategy::Fsdp2ReshardOffload
+            : reshard        ? Strategy::Fsdp2Reshard
+                             : Strategy::Fsdp2NoReshard;
         if (!fsdpSeen)
             warn(s, "fsdp_config", "missing: planned with fully_shard's defaults (reshard after forward, no offload)");
     } else if (type == "DEEPSPEED") {
@@ -297,9 +331,9 @@ ImportedSettings importAccelerate(std::string_view text, const std::string& dire
         else if (zeroStage < 0)
             throw SpecError("deepspeed_config.zero_stage", "missing: the ZeRO stage decides the strategy");
         else
-            s.strategy = strategyForZero(zeroStage, optimizerDevice, paramDevice,
-                                         "deepspeed_config.offload_optimizer_device",
-                                         "deepspeed_config.offload_param_device", s);
+            s.strategy
+                = strategyForZero(zeroStage, optimizerDevice, paramDevice, "deepspeed_config.offload_optimizer_device",
+                                  "deepspeed_config.offload_param_device", s);
     } else {
         s.strategy = Strategy::Zero0;
         if (type == "NO")

@@ -15,7 +15,7 @@ namespace detail {
 
 void warn(ImportedSettings& s, std::string key, std::string message)
 {
-    s.warnings.push_back({std::move(key), std::move(message)});
+    s.warnings.push_back({ std::move(key), std::move(message) });
 }
 
 void fillFromRecord(std::string_view text, ImportedSettings& s)
@@ -83,9 +83,11 @@ void fillFromRecord(std::string_view text, ImportedSettings& s)
 Strategy strategyForZero(int stage, const std::string& optimizerDevice, const std::string& paramDevice,
                          const std::string& optimizerKey, const std::string& paramKey, ImportedSettings& s)
 {
-    for (const auto& [device, key] : {std::pair{optimizerDevice, optimizerKey}, std::pair{paramDevice, paramKey}})
+    for (const auto& [device, key] :
+         { std::pair { optimizerDevice, optimizerKey }, std::pair { paramDevice, paramKey } })
         if (device != "none" && device != "cpu")
-            throw SpecError(key, "'" + device + "' is not planned: Shardwise plans offload to CPU memory only (cpu or none)");
+            throw SpecError(
+                key, "'" + device + "' is not planned: Shardwise plans offload to CPU memory only (cpu or none)");
     const bool optimizerOff = optimizerDevice == "cpu";
     const bool paramOff = paramDevice == "cpu";
     if (stage < 2 && (optimizerOff || paramOff))
@@ -99,8 +101,9 @@ Strategy strategyForZero(int stage, const std::string& optimizerDevice, const st
         warn(s, paramKey,
              "DeepSpeed offloads parameters at stage 3 only: stage 2 keeps them on the GPU, and so does the plan");
     if (stage == 3 && paramOff && !optimizerOff)
-        throw SpecError(paramKey, "parameter offload without optimizer offload is none of the nine strategies; "
-                                  "zero3_offload offloads the optimizer");
+        throw SpecError(paramKey,
+                        "parameter offload without optimizer offload is none of the nine strategies; "
+                        "zero3_offload offloads the optimizer");
     if (stage == 3 && paramOff)
         warn(s, paramKey,
              "parameters offloaded too: planned as zero3_offload, which keeps the parameter shards on the GPU "
@@ -211,8 +214,9 @@ void applyImported(const ImportedSettings& s, EstimateInput& in)
         in.cluster.nodes = *s.nodes;
     if (s.worldSize) {
         if (*s.worldSize % in.cluster.nodes != 0)
-            throw SpecError(worldKey, "a world of " + std::to_string(*s.worldSize) + " GPU(s) does not divide over "
-                                          + std::to_string(in.cluster.nodes) + " node(s)");
+            throw SpecError(worldKey,
+                            "a world of " + std::to_string(*s.worldSize) + " GPU(s) does not divide over "
+                                + std::to_string(in.cluster.nodes) + " node(s)");
         in.cluster.gpusPerNode = *s.worldSize / in.cluster.nodes;
     }
     if (s.trainBatchSize && !(s.microBatch && s.gradAccumulation)) {

@@ -18,34 +18,87 @@ namespace {
 using nlohmann::json;
 
 // Keys DeepSpeed documents that do not change what the plan predicts: read, not warned about.
-const std::set<std::string> kTopIgnored{
-    "optimizer", "scheduler", "gradient_clipping", "steps_per_print", "wall_clock_breakdown", "memory_breakdown",
-    "prescale_gradients", "gradient_predivide_factor", "zero_allow_untested_optimizer", "zero_force_ds_cpu_optimizer",
-    "flops_profiler", "tensorboard", "wandb", "csv_monitor", "comet", "comms_logger", "checkpoint", "dump_state",
-    "dataloader_drop_last", "sparse_gradients", "communication_data_type", "seq_parallel_communication_data_type",
-    "disable_allgather", "logging", "timers", "data_types", "aio", "compile"};
-const std::set<std::string> kZeroIgnored{
-    "contiguous_gradients", "reduce_scatter", "allgather_partitions", "load_from_fp32_weights", "round_robin_gradients",
-    "stage3_gather_16bit_weights_on_model_save", "gather_16bit_weights_on_model_save",
-    "stage3_gather_fp16_weights_on_model_save", "ignore_unused_parameters", "sub_group_size",
-    "use_multi_rank_bucket_allreduce", "stage3_model_persistence_threshold", "elastic_checkpoint",
-    "memory_efficient_linear", "log_trace_cache_warnings", "enable_sanity_checks", "override_module_apply",
-    "stage3_use_all_reduce_for_fetch_params", "stage3_module_granularity_threshold"};
-const std::set<std::string> kOffloadIgnored{"pin_memory", "nvme_path", "buffer_count", "buffer_size", "max_in_cpu",
-                                            "fast_init", "pipeline_read", "pipeline_write", "ratio"};
-const std::set<std::string> kCheckpointingKeys{"partition_activations", "cpu_checkpointing", "contiguous_memory_optimization",
-                                               "number_checkpoints", "synchronize_checkpoint_boundary", "profile"};
+const std::set<std::string> kTopIgnored { "optimizer",
+                                          "scheduler",
+                                          "gradient_clipping",
+                                          "steps_per_print",
+                                          "wall_clock_breakdown",
+                                          "memory_breakdown",
+                                          "prescale_gradients",
+                                          "gradient_predivide_factor",
+                                          "zero_allow_untested_optimizer",
+                                          "zero_force_ds_cpu_optimizer",
+                                          "flops_profiler",
+                                          "tensorboard",
+                                          "wandb",
+                                          "csv_monitor",
+                                          "comet",
+                                          "comms_logger",
+                                          "checkpoint",
+                                          "dump_state",
+                                          "dataloader_drop_last",
+                                          "sparse_gradients",
+                                          "communication_data_type",
+                                          "seq_parallel_communication_data_type",
+                                          "disable_allgather",
+                                          "logging",
+                                          "timers",
+                                          "data_types",
+                                          "aio",
+                                          "compile" };
+const std::set<std::string> kZeroIgnored { "contiguous_gradients",
+                                           "reduce_scatter",
+                                           "allgather_partitions",
+                                           "load_from_fp32_weights",
+                                           "round_robin_gradients",
+                                           "stage3_gather_16bit_weights_on_model_save",
+                                           "gather_16bit_weights_on_model_save",
+                                           "stage3_gather_fp16_weights_on_model_save",
+                                           "ignore_unused_parameters",
+                                           "sub_group_size",
+                                           "use_multi_rank_bucket_allreduce",
+                                           "stage3_model_persistence_threshold",
+                                           "elastic_checkpoint",
+                                           "memory_efficient_linear",
+                                           "log_trace_cache_warnings",
+                                           "enable_sanity_checks",
+                                           "override_module_apply",
+                                           "stage3_use_all_reduce_for_fetch_params",
+                                           "stage3_module_granularity_threshold" };
+const std::set<std::string> kOffloadIgnored { "pin_memory",    "nvme_path",      "buffer_count",
+                                              "buffer_size",   "max_in_cpu",     "fast_init",
+                                              "pipeline_read", "pipeline_write", "ratio" };
+const std::set<std::string> kCheckpointingKeys { "partition_activations",           "cpu_checkpointing",
+                                                 "contiguous_memory_optimization",  "number_checkpoints",
+                                                 "synchronize_checkpoint_boundary", "profile" };
 // bf16 keys of later releases that do not change the plan (bf16_master_weights_and_grads and
 // bf16_optimizer_states do: both true is pure bf16; runtime/precision_config.py).
-const std::set<std::string> kBf16Ignored{"immediate_grad_update", "check_grad_overflow", "check_overflow"};
-const std::set<std::string> kFp16Ignored{"loss_scale", "loss_scale_window", "initial_scale_power", "hysteresis",
-                                         "consecutive_hysteresis", "min_loss_scale", "auto_cast", "fp16_master_weights_and_grads"};
-const std::set<std::string> kShardwiseKeys{"plan", "model", "gpu", "world", "strategy", "framework", "precision",
-                                           "seq_len", "activation_checkpointing", "note", "checkpointing_note"};
+const std::set<std::string> kBf16Ignored { "immediate_grad_update", "check_grad_overflow", "check_overflow" };
+const std::set<std::string> kFp16Ignored {
+    "loss_scale",     "loss_scale_window", "initial_scale_power",          "hysteresis", "consecutive_hysteresis",
+    "min_loss_scale", "auto_cast",         "fp16_master_weights_and_grads"
+};
+const std::set<std::string> kShardwiseKeys { "plan",
+                                             "model",
+                                             "gpu",
+                                             "world",
+                                             "strategy",
+                                             "framework",
+                                             "precision",
+                                             "seq_len",
+                                             "activation_checkpointing",
+                                             "note",
+                                             "checkpointing_note" };
 
-std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+std::string join(const std::string& path, const std::string& key)
+{
+    return path.empty() ? key : path + "." + key;
+}
 
-bool isAuto(const json& v) { return v.is_string() && v.get<std::string>() == "auto"; }
+bool isAuto(const json& v)
+{
+    return v.is_string() && v.get<std::string>() == "auto";
+}
 
 // An integer in [lo, hi]; DeepSpeed's pp_int fields accept integral floats such as 5e8.
 std::int64_t integer(const json& v, const std::string& key, std::int64_t lo, std::int64_t hi)
@@ -164,8 +217,8 @@ ImportedSettings importDsConfig(const json& j)
     std::string paramDevice = "none";
     std::optional<bool> bf16;
     std::optional<bool> fp16;
-    bool bf16Master = false; // bf16.bf16_master_weights_and_grads
-    bool bf16States = false; // bf16.bf16_optimizer_states
+    bool bf16Master = false;                 // bf16.bf16_master_weights_and_grads
+    bool bf16States = false;                 // bf16.bf16_optimizer_states
     std::optional<PrecisionPolicy> recorded; // the "_shardwise" record's precision
     std::optional<CheckpointPolicy> recordedPolicy;
     for (const auto& [name, v] : j.items()) {
@@ -245,7 +298,8 @@ ImportedSettings importDsConfig(const json& j)
     } else if (recorded)
         s.precision = recorded;
     else if (!bf16 && !fp16)
-        warn(s, "bf16", "neither bf16 nor fp16 stated: DeepSpeed trains in the model's dtype; the plan's precision is kept");
+        warn(s, "bf16",
+             "neither bf16 nor fp16 stated: DeepSpeed trains in the model's dtype; the plan's precision is kept");
     if (s.activationCheckpointing)
         s.checkpointPolicy = recordedPolicy.value_or(CheckpointPolicy::Full);
     s.strategy = strategyForZero(stage, optimizerDevice, paramDevice, "zero_optimization.offload_optimizer.device",
@@ -253,9 +307,10 @@ ImportedSettings importDsConfig(const json& j)
     if (s.trainBatchSize && s.microBatch && s.gradAccumulation) {
         const std::int64_t per = static_cast<std::int64_t>(*s.microBatch) * *s.gradAccumulation;
         if (*s.trainBatchSize % per != 0)
-            throw SpecError("train_batch_size", std::to_string(*s.trainBatchSize)
-                                                    + " is not micro-batch x accumulation x world (micro-batch x accumulation = "
-                                                    + std::to_string(per) + ")");
+            throw SpecError("train_batch_size",
+                            std::to_string(*s.trainBatchSize)
+                                + " is not micro-batch x accumulation x world (micro-batch x accumulation = "
+                                + std::to_string(per) + ")");
         s.worldSize = static_cast<int>(*s.trainBatchSize / per);
     }
     return s;

@@ -15,14 +15,14 @@ struct KindEntry {
     std::string_view fileName;
 };
 
-constexpr std::array<KindEntry, kConfigKindCount> kKinds{{
-    {ConfigKind::DsConfig, "ds-config", "ds_config.json"},
-    {ConfigKind::Accelerate, "accelerate", "accelerate.yaml"},
-    {ConfigKind::Torchtitan, "torchtitan", "shardwise.toml"},
-    {ConfigKind::Fsdp2Python, "fsdp2-python", "train_fsdp2.py"},
-    {ConfigKind::Launch, "launch", "launch.sh"},
-    {ConfigKind::Sbatch, "sbatch", "shardwise.sbatch"},
-}};
+constexpr std::array<KindEntry, kConfigKindCount> kKinds { {
+    { ConfigKind::DsConfig, "ds-config", "ds_config.json" },
+    { ConfigKind::Accelerate, "accelerate", "accelerate.yaml" },
+    { ConfigKind::Torchtitan, "torchtitan", "shardwise.toml" },
+    { ConfigKind::Fsdp2Python, "fsdp2-python", "train_fsdp2.py" },
+    { ConfigKind::Launch, "launch", "launch.sh" },
+    { ConfigKind::Sbatch, "sbatch", "shardwise.sbatch" },
+} };
 
 const KindEntry& entry(ConfigKind k)
 {
@@ -55,24 +55,32 @@ bool kindExpresses(ConfigKind kind, const EstimateInput& in, Strategy s)
 std::string fsdpOrDeepSpeed(Strategy s)
 {
     if (traits(s).family == StrategyFamily::Fsdp2)
-        return std::string(strategyId(s)) + " is an FSDP2 setup: export accelerate, torchtitan or fsdp2-python, or plan "
-                                            "with --framework fsdp2 or torchtitan";
-    return std::string(strategyId(s)) + " is a DeepSpeed ZeRO stage: export ds-config or accelerate, or plan with "
-                                        "--framework deepspeed";
+        return std::string(strategyId(s))
+            + " is an FSDP2 setup: export accelerate, torchtitan or fsdp2-python, or plan "
+              "with --framework fsdp2 or torchtitan";
+    return std::string(strategyId(s))
+        + " is a DeepSpeed ZeRO stage: export ds-config or accelerate, or plan with "
+          "--framework deepspeed";
 }
 
 } // namespace
 
 const std::array<ConfigKind, kConfigKindCount>& allConfigKinds()
 {
-    static const std::array<ConfigKind, kConfigKindCount> kinds{ConfigKind::DsConfig, ConfigKind::Accelerate,
-                                                                ConfigKind::Torchtitan, ConfigKind::Fsdp2Python,
-                                                                ConfigKind::Launch, ConfigKind::Sbatch};
+    static const std::array<ConfigKind, kConfigKindCount> kinds { ConfigKind::DsConfig,   ConfigKind::Accelerate,
+                                                                  ConfigKind::Torchtitan, ConfigKind::Fsdp2Python,
+                                                                  ConfigKind::Launch,     ConfigKind::Sbatch };
     return kinds;
 }
 
-std::string_view configKindId(ConfigKind k) { return entry(k).id; }
-std::string_view configKindFileName(ConfigKind k) { return entry(k).fileName; }
+std::string_view configKindId(ConfigKind k)
+{
+    return entry(k).id;
+}
+std::string_view configKindFileName(ConfigKind k)
+{
+    return entry(k).fileName;
+}
 
 std::optional<ConfigKind> configKindFromId(std::string_view id)
 {
@@ -131,7 +139,10 @@ std::string frameworkUnsupportedReason(Framework f, Strategy s)
     return std::string(traits(f).label) + " cannot run " + std::string(strategyId(s)) + ": " + fsdpOrDeepSpeed(s);
 }
 
-bool exportSupports(ConfigKind kind, const EstimateInput& in, Strategy s) { return kindExpresses(kind, in, s); }
+bool exportSupports(ConfigKind kind, const EstimateInput& in, Strategy s)
+{
+    return kindExpresses(kind, in, s);
+}
 
 std::string unsupportedReason(ConfigKind kind, const EstimateInput& in, Strategy s)
 {
@@ -139,7 +150,8 @@ std::string unsupportedReason(ConfigKind kind, const EstimateInput& in, Strategy
         return {};
     if (kind == ConfigKind::Launch || kind == ConfigKind::Sbatch)
         return std::string(configKindId(kind)) + ": " + frameworkUnsupportedReason(in.framework.framework, s);
-    return std::string(configKindId(kind)) + " cannot express " + std::string(strategyId(s)) + ": " + fsdpOrDeepSpeed(s);
+    return std::string(configKindId(kind)) + " cannot express " + std::string(strategyId(s)) + ": "
+        + fsdpOrDeepSpeed(s);
 }
 
 std::string exportConfig(ConfigKind kind, const EstimateInput& in, Strategy s, const PlanIdentity& id)

@@ -7,12 +7,12 @@ namespace shardwise::frameworks {
 const std::vector<InterNodePreset>& interNodePresets()
 {
     // Gb/s per NIC x NICs / 8 bits = GB/s per node per direction.
-    static const std::vector<InterNodePreset> presets{
-        {"ib-8x400", "8 x 400 Gb/s InfiniBand (NDR)", 400.0},
-        {"ib-8x200", "8 x 200 Gb/s InfiniBand (HDR)", 200.0},
-        {"ib-4x200", "4 x 200 Gb/s InfiniBand (HDR)", 100.0},
-        {"400gbe", "400 Gb/s Ethernet", 50.0},
-        {"100gbe", "100 Gb/s Ethernet", 12.5},
+    static const std::vector<InterNodePreset> presets {
+        { "ib-8x400", "8 x 400 Gb/s InfiniBand (NDR)", 400.0 },
+        { "ib-8x200", "8 x 200 Gb/s InfiniBand (HDR)", 200.0 },
+        { "ib-4x200", "4 x 200 Gb/s InfiniBand (HDR)", 100.0 },
+        { "400gbe", "400 Gb/s Ethernet", 50.0 },
+        { "100gbe", "100 Gb/s Ethernet", 12.5 },
     };
     return presets;
 }

@@ -16,7 +16,10 @@ void require(bool ok, const std::string& field, const std::string& why)
 
 } // namespace
 
-double youngInterval(double saveS, double mtbfS) { return std::sqrt(2.0 * saveS * mtbfS); }
+double youngInterval(double saveS, double mtbfS)
+{
+    return std::sqrt(2.0 * saveS * mtbfS);
+}
 
 double dalyInterval(double saveS, double mtbfS)
 {
@@ -56,9 +59,8 @@ CheckpointRecommendation recommendCheckpointInterval(const InterruptionInput& in
     const double steps = r.dalyIntervalS / in.stepTimeS;
     const int below = std::max(1, static_cast<int>(std::floor(steps)));
     const int above = std::max(1, static_cast<int>(std::ceil(steps)));
-    const auto overheadAt = [&](int n) {
-        return expectedOverheadFraction(n * in.stepTimeS, in.checkpointSaveS, in.restartS, m);
-    };
+    const auto overheadAt
+        = [&](int n) { return expectedOverheadFraction(n * in.stepTimeS, in.checkpointSaveS, in.restartS, m); };
     r.intervalSteps = overheadAt(above) < overheadAt(below) ? above : below;
     r.intervalS = r.intervalSteps * in.stepTimeS;
     r.expectedRecomputeS = expectedRecompute(r.intervalS, in.checkpointSaveS, m);

@@ -22,7 +22,8 @@ SaveCostEstimate estimateSaveCost(Strategy strategy, double parameterCount, Prec
     const double ranksOnNode = cluster.gpusPerNode;
     SaveCostEstimate e;
     e.bytesPerRank = params + optimizer;
-    e.bytesBusiestNode = (t.shardsParameters ? ranksOnNode * params : params) + (t.shardsOptimizer ? ranksOnNode * optimizer : optimizer);
+    e.bytesBusiestNode = (t.shardsParameters ? ranksOnNode * params : params)
+        + (t.shardsOptimizer ? ranksOnNode * optimizer : optimizer);
     e.writeGBps = writeGBps;
     e.saveS = e.bytesBusiestNode / (writeGBps * 1e9);
     return e;

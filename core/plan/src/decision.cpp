@@ -19,11 +19,17 @@ bool isLightStrategy(Strategy s)
     return !t.offloadsOptimizer && !t.offloadsParameters && (!t.shardsParameters || !t.reshardAfterForward);
 }
 
-const Candidate& Plan::candidate(Strategy s) const { return candidates[detail::tableIndex(s)]; }
+const Candidate& Plan::candidate(Strategy s) const
+{
+    return candidates[detail::tableIndex(s)];
+}
 
 namespace {
 
-bool isOffload(Strategy s) { return traits(s).offloadsOptimizer || traits(s).offloadsParameters; }
+bool isOffload(Strategy s)
+{
+    return traits(s).offloadsOptimizer || traits(s).offloadsParameters;
+}
 
 A id(Strategy s)
 {
@@ -105,7 +111,7 @@ void addFrameworkReasons(Plan& p, const EstimateInput& in, const Calibration& c)
                                          : A::message(msg("plan.checkpointing_off")),
                                      in.framework.compiled ? A::message(msg("plan.compiled_layers")) : A::name({}) }));
     EstimateInput native = in;
-    native.framework = FrameworkTarget{};
+    native.framework = FrameworkTarget {};
     const auto nativeEstimates = estimateMemoryAll(native, c);
     for (std::size_t i = 0; i < kStrategyCount; ++i) {
         const Estimate& e = p.candidates[i].estimate;
@@ -117,8 +123,14 @@ void addFrameworkReasons(Plan& p, const EstimateInput& in, const Calibration& c)
     }
 }
 
-bool lightPredicate(Strategy s) { return isLightStrategy(s); }
-bool notOffloadPredicate(Strategy s) { return !isOffload(s); }
+bool lightPredicate(Strategy s)
+{
+    return isLightStrategy(s);
+}
+bool notOffloadPredicate(Strategy s)
+{
+    return !isOffload(s);
+}
 
 bool decideLightest(Plan& p, const EstimateInput& in)
 {
@@ -197,10 +209,10 @@ bool decideOffload(Plan& p, int world)
         addMisfits(r.reasonMessages, p, notOffloadPredicate);
         const Estimate& chosen = p.candidate(s).estimate;
         r.reasonMessages.push_back(fitsSentence(chosen));
-        const Estimate& noOffload = p.candidate(p.candidate(Strategy::Fsdp2Reshard).estimate.supported
-                                                    ? Strategy::Fsdp2Reshard
-                                                    : Strategy::Zero3)
-                                        .estimate;
+        const Estimate& noOffload
+            = p.candidate(p.candidate(Strategy::Fsdp2Reshard).estimate.supported ? Strategy::Fsdp2Reshard
+                                                                                 : Strategy::Zero3)
+                  .estimate;
         r.reasonMessages.push_back(
             msg("plan.offload_against",
                 { id(noOffload.strategy),
@@ -221,7 +233,8 @@ void decideNothingFits(Plan& p, const EstimateInput& in, const Calibration& c, c
     r.step = DecisionStep::NothingFits;
     const Estimate* closest = nullptr;
     for (const Candidate& cand : p.candidates)
-        if (cand.estimate.supported && (!closest || cand.estimate.deviceShortfallBytes() < closest->deviceShortfallBytes()))
+        if (cand.estimate.supported
+            && (!closest || cand.estimate.deviceShortfallBytes() < closest->deviceShortfallBytes()))
             closest = &cand.estimate;
     r.reasonMessages.push_back(msg("plan.nothing_fits",
                                    { A::integer(in.cluster.worldSize()), A::name(in.gpu.name),
@@ -259,7 +272,10 @@ Plan detail::makePlanWith(const EstimateInput& in, const Calibration& c, const P
     return p;
 }
 
-Plan makePlan(const EstimateInput& in, const Calibration& c) { return detail::makePlanWith(in, c, {}); }
+Plan makePlan(const EstimateInput& in, const Calibration& c)
+{
+    return detail::makePlanWith(in, c, {});
+}
 
 Plan reference::makePlan(const EstimateInput& in, const Calibration& c)
 {

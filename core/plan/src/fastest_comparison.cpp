@@ -42,14 +42,14 @@ Message cause(const Estimate& faster, const Estimate& chosen, int world)
     const ThroughputEstimate& a = faster.throughput;
     const ThroughputEstimate& b = chosen.throughput;
     enum Part { Optimizer, Communication, Overhead, Compute, OffloadCopies, CpuOptimizer };
-    const std::array<std::pair<Part, double>, 6> saved{{
-        {Optimizer, b.optimizerS - a.optimizerS},
-        {Communication, b.exposedCommS - a.exposedCommS},
-        {Overhead, b.overheadS - a.overheadS},
-        {Compute, b.computeS - a.computeS},
-        {OffloadCopies, b.offloadCopyS - a.offloadCopyS},
-        {CpuOptimizer, b.cpuOptimizerS - a.cpuOptimizerS},
-    }};
+    const std::array<std::pair<Part, double>, 6> saved { {
+        { Optimizer, b.optimizerS - a.optimizerS },
+        { Communication, b.exposedCommS - a.exposedCommS },
+        { Overhead, b.overheadS - a.overheadS },
+        { Compute, b.computeS - a.computeS },
+        { OffloadCopies, b.offloadCopyS - a.offloadCopyS },
+        { CpuOptimizer, b.cpuOptimizerS - a.cpuOptimizerS },
+    } };
     const auto largest = std::max_element(saved.begin(), saved.end(),
                                           [](const auto& x, const auto& y) { return x.second < y.second; });
     switch (largest->first) {

@@ -18,24 +18,30 @@ struct BreakdownField {
     const char* name;
     double MemoryBreakdown::*member;
 };
-constexpr std::array kBreakdown{
-    BreakdownField{"device_params", &MemoryBreakdown::deviceParams},
-    BreakdownField{"device_grads", &MemoryBreakdown::deviceGrads},
-    BreakdownField{"device_optimizer", &MemoryBreakdown::deviceOptimizer},
-    BreakdownField{"gathered_params", &MemoryBreakdown::gatheredParams},
-    BreakdownField{"activations", &MemoryBreakdown::activations},
-    BreakdownField{"logits_and_loss", &MemoryBreakdown::logitsAndLoss},
-    BreakdownField{"comm_buffers", &MemoryBreakdown::commBuffers},
-    BreakdownField{"workspace", &MemoryBreakdown::workspace},
-    BreakdownField{"fragmentation", &MemoryBreakdown::fragmentation},
-    BreakdownField{"runtime_context", &MemoryBreakdown::runtimeContext},
-    BreakdownField{"host_params", &MemoryBreakdown::hostParams},
-    BreakdownField{"host_grads", &MemoryBreakdown::hostGrads},
-    BreakdownField{"host_optimizer", &MemoryBreakdown::hostOptimizer},
+constexpr std::array kBreakdown {
+    BreakdownField { "device_params", &MemoryBreakdown::deviceParams },
+    BreakdownField { "device_grads", &MemoryBreakdown::deviceGrads },
+    BreakdownField { "device_optimizer", &MemoryBreakdown::deviceOptimizer },
+    BreakdownField { "gathered_params", &MemoryBreakdown::gatheredParams },
+    BreakdownField { "activations", &MemoryBreakdown::activations },
+    BreakdownField { "logits_and_loss", &MemoryBreakdown::logitsAndLoss },
+    BreakdownField { "comm_buffers", &MemoryBreakdown::commBuffers },
+    BreakdownField { "workspace", &MemoryBreakdown::workspace },
+    BreakdownField { "fragmentation", &MemoryBreakdown::fragmentation },
+    BreakdownField { "runtime_context", &MemoryBreakdown::runtimeContext },
+    BreakdownField { "host_params", &MemoryBreakdown::hostParams },
+    BreakdownField { "host_grads", &MemoryBreakdown::hostGrads },
+    BreakdownField { "host_optimizer", &MemoryBreakdown::hostOptimizer },
 };
 
-std::string at(const std::string& path, const std::string& key) { return path + "." + key; }
-std::string at(const std::string& path, std::size_t index) { return path + "[" + std::to_string(index) + "]"; }
+std::string at(const std::string& path, const std::string& key)
+{
+    return path + "." + key;
+}
+std::string at(const std::string& path, std::size_t index)
+{
+    return path + "[" + std::to_string(index) + "]";
+}
 
 const json& member(const json& j, const std::string& path, const char* key)
 {
@@ -75,24 +81,24 @@ Strategy strategyValue(const json& v, const std::string& field)
 json candidateJson(const Candidate& c)
 {
     const Estimate& e = c.estimate;
-    json j{
-        {"strategy", strategyId(c.strategy)},
-        {"fits", e.fits()},
-        {"fits_device", e.fitsDevice},
-        {"fits_host", e.fitsHost},
+    json j {
+        { "strategy", strategyId(c.strategy) },
+        { "fits", e.fits() },
+        { "fits_device", e.fitsDevice },
+        { "fits_host", e.fitsHost },
         // The peak (MemoryBreakdown::peakBytes) and what fits_device compared it with: capacity less headroom.
-        {"peak_gib", e.memory.peakBytes() / kGiB},
-        {"capacity_gib", e.deviceCapacityBytes / kGiB},
-        {"headroom_gib", e.headroomBytes / kGiB},
+        { "peak_gib", e.memory.peakBytes() / kGiB },
+        { "capacity_gib", e.deviceCapacityBytes / kGiB },
+        { "headroom_gib", e.headroomBytes / kGiB },
         // Host RAM per node the strategy's state takes (offload: page-locked optimizer state), and
         // what of the node's RAM counts as usable.
-        {"host_gib_per_node", e.hostBytesPerNode / kGiB},
-        {"host_usable_gib_per_node", e.hostCapacityBytes / kGiB},
-        {"breakdown_gib", toJson(e.memory)},
-        {"tokens_per_s", e.throughput.tokensPerS},
-        {"step_time_s", e.throughput.stepTimeS},
-        {"mfu", e.throughput.mfu},
-        {"nccl_share", e.throughput.ncclShare},
+        { "host_gib_per_node", e.hostBytesPerNode / kGiB },
+        { "host_usable_gib_per_node", e.hostCapacityBytes / kGiB },
+        { "breakdown_gib", toJson(e.memory) },
+        { "tokens_per_s", e.throughput.tokensPerS },
+        { "step_time_s", e.throughput.stepTimeS },
+        { "mfu", e.throughput.mfu },
+        { "nccl_share", e.throughput.ncclShare },
     };
     if (!e.supported) // written only for a framework that cannot express the strategy
         j["supported"] = false;
@@ -117,7 +123,7 @@ Candidate candidateFromJson(const json& j, const std::string& path)
     }
     // Plans written before the host verdict was kept have only "fits".
     if (j.contains("fits_device") || j.contains("fits_host")) {
-        for (const char* key : {"fits_device", "fits_host"}) {
+        for (const char* key : { "fits_device", "fits_host" }) {
             const json& v = member(j, path, key);
             if (!v.is_boolean())
                 throw SpecError(at(path, key), "expected true or false, got " + v.dump());
@@ -147,8 +153,9 @@ Candidate candidateFromJson(const json& j, const std::string& path)
     // and carried no capacity; they are read as they were written.
     const bool legacy = !j.contains("capacity_gib");
     if (!sameAs(e.memory.peakBytes()) && !(legacy && sameAs(e.memory.nvidiaSmiBytes())))
-        throw SpecError(at(path, "peak_gib"), "does not equal the sum of the peak's categories of breakdown_gib "
-                                              "(all device categories but fragmentation)");
+        throw SpecError(at(path, "peak_gib"),
+                        "does not equal the sum of the peak's categories of breakdown_gib "
+                        "(all device categories but fragmentation)");
     if (!legacy) {
         e.deviceCapacityBytes = number(j, path, "capacity_gib", 0.0, 1e9) * kGiB;
         e.headroomBytes = number(j, path, "headroom_gib", 0.0, 1e9) * kGiB;
@@ -156,7 +163,8 @@ Candidate candidateFromJson(const json& j, const std::string& path)
             throw SpecError(at(path, "headroom_gib"), "exceeds capacity_gib");
         // fits_device is what the planner decided; a document where it contradicts its own figures
         // would show a peak above the usable capacity next to "fits".
-        if (e.fitsDevice != (e.memory.peakBytes() <= e.usableDeviceBytes()) && std::abs(e.deviceShortfallBytes()) > 1e-6 * kGiB)
+        if (e.fitsDevice != (e.memory.peakBytes() <= e.usableDeviceBytes())
+            && std::abs(e.deviceShortfallBytes()) > 1e-6 * kGiB)
             throw SpecError(at(path, j.contains("fits_device") ? "fits_device" : "fits"),
                             "contradicts peak_gib against capacity_gib less headroom_gib");
     }
@@ -177,32 +185,32 @@ json toJson(const Plan& plan)
         alsoMeasure.push_back(strategyId(s));
     json remedies = json::array();
     for (const Remedy& m : r.remedies)
-        remedies.push_back({{"kind", remedyId(m.kind)},
-                            {"strategy", strategyId(m.strategy)},
-                            {"value", m.value},
-                            {"with_activation_checkpointing", m.withActivationCheckpointing}});
+        remedies.push_back({ { "kind", remedyId(m.kind) },
+                             { "strategy", strategyId(m.strategy) },
+                             { "value", m.value },
+                             { "with_activation_checkpointing", m.withActivationCheckpointing } });
     json candidates = json::array();
     for (const Candidate& c : plan.candidates)
         candidates.push_back(candidateJson(c));
-    json out{
-        {"recommendation",
-         {
-             {"strategy", r.strategy ? json(strategyId(*r.strategy)) : json(nullptr)},
-             {"step", static_cast<int>(r.step)},
-             {"also_measure", std::move(alsoMeasure)},
-             {"remedies", std::move(remedies)},
-             {"reasons", r.reasons},
-         }},
-        {"candidates", std::move(candidates)},
+    json out {
+        { "recommendation",
+          {
+              { "strategy", r.strategy ? json(strategyId(*r.strategy)) : json(nullptr) },
+              { "step", static_cast<int>(r.step) },
+              { "also_measure", std::move(alsoMeasure) },
+              { "remedies", std::move(remedies) },
+              { "reasons", r.reasons },
+          } },
+        { "candidates", std::move(candidates) },
     };
     // Written only across nodes: single-node plans read and write as before.
     if (plan.interNodeGBps > 0)
         out["inter_node_gbps"] = plan.interNodeGBps;
     // Written only for a framework target: native plans read and write as before.
     if (plan.framework.framework != Framework::Native)
-        out["framework"] = {{"id", frameworkId(plan.framework.framework)},
-                            {"version", plan.framework.effectiveVersion()},
-                            {"compiled", plan.framework.compiled}};
+        out["framework"] = { { "id", frameworkId(plan.framework.framework) },
+                             { "version", plan.framework.effectiveVersion() },
+                             { "compiled", plan.framework.compiled } };
     return out;
 }
 
@@ -249,22 +257,24 @@ Plan planFromJson(const json& j, const std::string& path)
         Remedy m;
         const json& kind = member(mj, mpath, "kind");
         bool known = false;
-        for (RemedyKind k : {RemedyKind::ActivationCheckpointing, RemedyKind::MoreGpus, RemedyKind::ShorterSequence,
-                             RemedyKind::SmallerMicroBatch}) {
+        for (RemedyKind k : { RemedyKind::ActivationCheckpointing, RemedyKind::MoreGpus, RemedyKind::ShorterSequence,
+                              RemedyKind::SmallerMicroBatch }) {
             if (kind.is_string() && kind.get<std::string>() == remedyId(k)) {
                 m.kind = k;
                 known = true;
             }
         }
         if (!known)
-            throw SpecError(at(mpath, "kind"), "expected activation_checkpointing, more_gpus, shorter_sequence or "
-                                               "smaller_micro_batch, got " + kind.dump());
+            throw SpecError(at(mpath, "kind"),
+                            "expected activation_checkpointing, more_gpus, shorter_sequence or "
+                            "smaller_micro_batch, got "
+                                + kind.dump());
         m.strategy = strategyValue(member(mj, mpath, "strategy"), at(mpath, "strategy"));
         m.value = static_cast<int>(number(mj, mpath, "value", 1, 1e9));
         const json& withCheckpointing = member(mj, mpath, "with_activation_checkpointing");
         if (!withCheckpointing.is_boolean())
-            throw SpecError(at(mpath, "with_activation_checkpointing"), "expected true or false, got "
-                                                                             + withCheckpointing.dump());
+            throw SpecError(at(mpath, "with_activation_checkpointing"),
+                            "expected true or false, got " + withCheckpointing.dump());
         m.withActivationCheckpointing = withCheckpointing.get<bool>();
         r.remedies.push_back(m);
     }
@@ -278,9 +288,10 @@ Plan planFromJson(const json& j, const std::string& path)
     const std::string cpath = at(path, "candidates");
     const json& candidates = array(j, path, "candidates");
     if (candidates.size() != kStrategyCount)
-        throw SpecError(cpath, "expected one entry per strategy (" + std::to_string(kStrategyCount) + "), got "
-                                   + std::to_string(candidates.size()));
-    std::array<bool, kStrategyCount> seen{};
+        throw SpecError(cpath,
+                        "expected one entry per strategy (" + std::to_string(kStrategyCount) + "), got "
+                            + std::to_string(candidates.size()));
+    std::array<bool, kStrategyCount> seen {};
     for (std::size_t i = 0; i < candidates.size(); ++i) {
         Candidate c = candidateFromJson(candidates[i], at(cpath, i));
         const std::size_t index = detail::tableIndex(c.strategy);

@@ -56,7 +56,7 @@ std::optional<std::pair<int, Strategy>> bisect(EstimateInput& t, const Fits& fit
             failing = mid;
         }
     }
-    return std::pair{fitting, *best};
+    return std::pair { fitting, *best };
 }
 
 int log2Floor(int x)
@@ -79,25 +79,24 @@ void searchSizes(EstimateInput& t, const EstimateInput& in, const Fits& fits, st
     const int maxNodes = kMaxGpus / gpusPerNode;
     if (maxNodes > in.cluster.nodes) {
         if (auto r = bisect(t, fits, in.cluster.nodes, maxNodes, [&](int nodes) { t.cluster.nodes = nodes; }))
-            out.push_back({RemedyKind::MoreGpus, r->second, r->first * gpusPerNode, checkpointing});
+            out.push_back({ RemedyKind::MoreGpus, r->second, r->first * gpusPerNode, checkpointing });
         t.cluster.nodes = in.cluster.nodes;
     }
     const int seq = in.training.seqLen;
     if (const int halvings = log2Floor(seq / kMinSeqLen); halvings > 0 && seq / 2 >= kMinSeqLen) {
         if (auto r = bisect(t, fits, 0, halvings, [&](int k) { t.training.seqLen = seq >> k; }))
-            out.push_back({RemedyKind::ShorterSequence, r->second, seq >> r->first, checkpointing});
+            out.push_back({ RemedyKind::ShorterSequence, r->second, seq >> r->first, checkpointing });
         t.training.seqLen = seq;
     }
     const int mb = in.training.microBatch;
     if (const int halvings = log2Floor(mb); halvings > 0) {
         if (auto r = bisect(t, fits, 0, halvings, [&](int k) { t.training.microBatch = mb >> k; }))
-            out.push_back({RemedyKind::SmallerMicroBatch, r->second, mb >> r->first, checkpointing});
+            out.push_back({ RemedyKind::SmallerMicroBatch, r->second, mb >> r->first, checkpointing });
         t.training.microBatch = mb;
     }
 }
 
-template <typename Fits>
-std::vector<Remedy> searchRemedies(const EstimateInput& in, const Fits& fits)
+template <typename Fits> std::vector<Remedy> searchRemedies(const EstimateInput& in, const Fits& fits)
 {
     std::vector<Remedy> out;
     EstimateInput t = in;
@@ -105,7 +104,7 @@ std::vector<Remedy> searchRemedies(const EstimateInput& in, const Fits& fits)
     if (!in.training.activationCheckpointing) {
         t.training.activationCheckpointing = true;
         if (auto s = fits(t))
-            out.push_back({RemedyKind::ActivationCheckpointing, *s, 1, false});
+            out.push_back({ RemedyKind::ActivationCheckpointing, *s, 1, false });
         else
             searchSizes(t, in, fits, out);
     }
@@ -116,12 +115,12 @@ std::vector<Remedy> searchRemedies(const EstimateInput& in, const Fits& fits)
 
 std::vector<Remedy> findRemedies(const EstimateInput& in, const Calibration& c)
 {
-    return searchRemedies(in, FirstFit{FitProbe(in, c)});
+    return searchRemedies(in, FirstFit { FitProbe(in, c) });
 }
 
 std::vector<Remedy> findRemediesStraightforward(const EstimateInput& in, const Calibration& c)
 {
-    return searchRemedies(in, AllVerdicts{c});
+    return searchRemedies(in, AllVerdicts { c });
 }
 
 Message describe(const Remedy& r, const EstimateInput& in)

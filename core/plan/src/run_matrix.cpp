@@ -1,7 +1,7 @@
-// Decision step 4 (docs/formulas.md, "Decision order"): validate on the user's workload before a long run. Every run keeps
-// the planned model, precision, micro-batch, sequence length and GPU count; only the strategy (and,
-// for ZeRO-3 on PCIe, the allocator setting the reference needed; CUDA graphs only where the
-// strategy's step can be captured) changes.
+// Decision step 4 (docs/formulas.md, "Decision order"): validate on the user's workload before a long run. Every run
+// keeps the planned model, precision, micro-batch, sequence length and GPU count; only the strategy (and, for ZeRO-3 on
+// PCIe, the allocator setting the reference needed; CUDA graphs only where the strategy's step can be captured)
+// changes.
 #include "internal.hpp"
 
 #include <algorithm>
@@ -36,14 +36,14 @@ std::vector<RunConfig> runMatrix(const Plan& plan, const EstimateInput& in, Devi
     const Recommendation& r = plan.recommendation;
     if (!r.strategy)
         return runs;
-    std::vector<Strategy> strategies{*r.strategy};
+    std::vector<Strategy> strategies { *r.strategy };
     strategies.insert(strategies.end(), r.alsoMeasure.begin(), r.alsoMeasure.end());
     if (r.step == DecisionStep::LightestFits) {
         // The check that heavier sharding brings no speed-up here: the full shard the interconnect
         // rule would pick, if it fits.
         const bool nvlink = in.cluster.intraNode == Interconnect::NvLink;
-        for (Strategy f : {nvlink ? Strategy::Fsdp2Reshard : Strategy::Zero3,
-                           nvlink ? Strategy::Zero3 : Strategy::Fsdp2Reshard}) {
+        for (Strategy f :
+             { nvlink ? Strategy::Fsdp2Reshard : Strategy::Zero3, nvlink ? Strategy::Zero3 : Strategy::Fsdp2Reshard }) {
             if (plan.candidate(f).estimate.fits()) {
                 strategies.push_back(f);
                 break;

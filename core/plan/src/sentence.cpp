@@ -23,10 +23,9 @@ const std::array<Strategy, kStrategyCount>& byLightness()
 {
     static const std::array<Strategy, kStrategyCount> order = [] {
         std::array<StrategyTraits, kStrategyCount> t = allStrategies();
-        std::sort(t.begin(), t.end(), [](const StrategyTraits& a, const StrategyTraits& b) {
-            return a.sortOrder < b.sortOrder;
-        });
-        std::array<Strategy, kStrategyCount> out{};
+        std::sort(t.begin(), t.end(),
+                  [](const StrategyTraits& a, const StrategyTraits& b) { return a.sortOrder < b.sortOrder; });
+        std::array<Strategy, kStrategyCount> out {};
         for (std::size_t i = 0; i < kStrategyCount; ++i)
             out[i] = t[i].strategy;
         return out;
@@ -38,7 +37,7 @@ std::size_t tableIndex(Strategy s)
 {
     // The enum's values are not the table's positions by contract, so the table is inverted once.
     static const std::array<std::size_t, kStrategyCount> index = [] {
-        std::array<std::size_t, kStrategyCount> out{};
+        std::array<std::size_t, kStrategyCount> out {};
         const auto& t = allStrategies();
         for (std::size_t i = 0; i < kStrategyCount; ++i)
             out[static_cast<std::size_t>(t[i].strategy)] = i;

@@ -3,9 +3,9 @@
 #include "shardwise/spec/json.hpp"
 
 #include <cmath>
-#include <utility>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 namespace shardwise::protocol {
 
@@ -32,17 +32,20 @@ template <class... Ts> Overloaded(Ts...) -> Overloaded<Ts...>;
 
 json memoryJson(const MemorySample& m)
 {
-    return json{{"allocated", m.allocated},         {"reserved", m.reserved},
-                {"peak_allocated", m.peakAllocated}, {"peak_reserved", m.peakReserved},
-                {"alloc_retries", m.allocRetries},   {"device_free", m.deviceFree},
-                {"device_total", m.deviceTotal},     {"host_peak_rss", m.hostPeakRss}};
+    return json { { "allocated", m.allocated },          { "reserved", m.reserved },
+                  { "peak_allocated", m.peakAllocated }, { "peak_reserved", m.peakReserved },
+                  { "alloc_retries", m.allocRetries },   { "device_free", m.deviceFree },
+                  { "device_total", m.deviceTotal },     { "host_peak_rss", m.hostPeakRss } };
 }
 
 json stateJson(const StateBytes& s)
 {
-    return json{{"device_params", s.deviceParams},       {"device_grads", s.deviceGrads},
-                {"device_optimizer", s.deviceOptimizer}, {"host_params", s.hostParams},
-                {"host_grads", s.hostGrads},             {"host_optimizer", s.hostOptimizer}};
+    return json { { "device_params", s.deviceParams },
+                  { "device_grads", s.deviceGrads },
+                  { "device_optimizer", s.deviceOptimizer },
+                  { "host_params", s.hostParams },
+                  { "host_grads", s.hostGrads },
+                  { "host_optimizer", s.hostOptimizer } };
 }
 
 // Typed field access that reports the event and field in its error.
@@ -73,7 +76,7 @@ public:
         auto it = m_j.find(name);
         if (it == m_j.end() || it->is_null())
             throw ProtocolError("event '" + m_event + "': missing field '" + name + "'");
-        return get<T>(name, T{});
+        return get<T>(name, T {});
     }
 
     // An integer field: a JSON integer, or a float with no fraction, inside T's range. Anything else
@@ -82,7 +85,7 @@ public:
     {
         using Limits = std::numeric_limits<T>;
         bool ok = false;
-        T x{};
+        T x {};
         if (v.is_number_unsigned()) {
             const auto u = v.get<std::uint64_t>();
             ok = u <= static_cast<std::uint64_t>(Limits::max());
@@ -95,7 +98,7 @@ public:
             const double d = v.get<double>();
             // 2^53: every integer below it is exact in a double, and it is inside int64's range.
             ok = std::isfinite(d) && std::floor(d) == d && std::abs(d) <= 9007199254740992.0
-                 && d >= static_cast<double>(Limits::min()) && d <= static_cast<double>(Limits::max());
+                && d >= static_cast<double>(Limits::min()) && d <= static_cast<double>(Limits::max());
             if (ok)
                 x = static_cast<T>(static_cast<std::int64_t>(d));
         } else {
@@ -153,8 +156,8 @@ StateBytes stateFrom(const json& j, const std::string& event)
 
 json versionsJson(const SoftwareVersions& v)
 {
-    json j{{"runner", v.runner}, {"libtorch", v.libtorch}, {"cuda", v.cuda},
-           {"nccl", v.nccl},     {"driver", v.driver},     {"compiler", v.compiler}};
+    json j { { "runner", v.runner }, { "libtorch", v.libtorch }, { "cuda", v.cuda },
+             { "nccl", v.nccl },     { "driver", v.driver },     { "compiler", v.compiler } };
     if (!v.kernels.empty())
         j["kernels"] = v.kernels;
     if (!v.activations.empty())
@@ -162,9 +165,11 @@ json versionsJson(const SoftwareVersions& v)
     if (!v.offloadStaging.empty())
         j["offload_staging"] = v.offloadStaging;
     // The harness's fields: written only when reported, so the native runner's lines do not change.
-    const std::pair<const char*, const std::string*> framework[] = {
-        {"backend", &v.backend}, {"python", &v.python}, {"torch", &v.torch},
-        {"transformers", &v.transformers}, {"model_impl", &v.modelImpl}};
+    const std::pair<const char*, const std::string*> framework[] = { { "backend", &v.backend },
+                                                                     { "python", &v.python },
+                                                                     { "torch", &v.torch },
+                                                                     { "transformers", &v.transformers },
+                                                                     { "model_impl", &v.modelImpl } };
     for (const auto& [key, value] : framework)
         if (!value->empty())
             j[key] = *value;
@@ -174,13 +179,20 @@ json versionsJson(const SoftwareVersions& v)
 SoftwareVersions versionsFrom(const json& j, const std::string& event)
 {
     Fields f(j, event);
-    return {f.get<std::string>("runner", ""), f.get<std::string>("libtorch", ""),
-            f.get<std::string>("cuda", ""),   f.get<std::string>("nccl", ""),
-            f.get<std::string>("driver", ""), f.get<std::string>("compiler", ""),
-            f.get<std::string>("kernels", ""), f.get<std::string>("activations", ""),
-            f.get<std::string>("offload_staging", ""), f.get<std::string>("backend", ""),
-            f.get<std::string>("python", ""), f.get<std::string>("torch", ""),
-            f.get<std::string>("transformers", ""), f.get<std::string>("model_impl", "")};
+    return { f.get<std::string>("runner", ""),
+             f.get<std::string>("libtorch", ""),
+             f.get<std::string>("cuda", ""),
+             f.get<std::string>("nccl", ""),
+             f.get<std::string>("driver", ""),
+             f.get<std::string>("compiler", ""),
+             f.get<std::string>("kernels", ""),
+             f.get<std::string>("activations", ""),
+             f.get<std::string>("offload_staging", ""),
+             f.get<std::string>("backend", ""),
+             f.get<std::string>("python", ""),
+             f.get<std::string>("torch", ""),
+             f.get<std::string>("transformers", ""),
+             f.get<std::string>("model_impl", "") };
 }
 
 } // namespace
@@ -202,7 +214,7 @@ std::string_view errorKindId(ErrorKind k)
 
 std::optional<ErrorKind> errorKindFromId(std::string_view id)
 {
-    for (ErrorKind k : {ErrorKind::Oom, ErrorKind::Comm, ErrorKind::Config, ErrorKind::Internal})
+    for (ErrorKind k : { ErrorKind::Oom, ErrorKind::Comm, ErrorKind::Config, ErrorKind::Internal })
         if (errorKindId(k) == id)
             return k;
     return std::nullopt;
@@ -210,90 +222,105 @@ std::optional<ErrorKind> errorKindFromId(std::string_view id)
 
 json toJson(const Event& e)
 {
-    json j = std::visit(
-        Overloaded{
-            [](const StartEvent& s) {
-                json out{{"event", "start"},
-                            {"rank", s.rank},
-                            {"world", s.world},
-                            {"local_rank", s.localRank},
-                            {"host", s.host},
-                            {"time", s.time},
-                            {"config", shardwise::toJson(s.config)},
-                            {"versions", versionsJson(s.versions)},
-                            {"allocator",
-                             {{"conf", s.allocator.conf}, {"expandable_segments", s.allocator.expandableSegments}}},
-                            {"launcher", s.launcher},
-                            {"device_name", s.deviceName}};
-                // A start event read without a config (an early failure, an older runner) carries
-                // the default RunConfig, whose model is empty: write it back without one, so that
-                // serialize(parseEvent(x)) parses again.
-                if (s.config.model.layers == 0)
-                    out.erase("config");
-                return out;
-            },
-            [](const StepEvent& s) {
-                return json{{"event", "step"},         {"rank", s.rank},
-                            {"step", s.step},          {"timed", s.timed},
-                            {"loss", s.loss},          {"step_time_s", s.stepTimeS},
-                            {"comm_time_s", s.commTimeS}, {"exposed_comm_s", s.exposedCommS},
-                            {"tokens", s.tokens},      {"memory", memoryJson(s.memory)},
-                            {"time", s.time}};
-            },
-            [](const SummaryEvent& s) {
-                json out{{"event", "summary"},
-                            {"rank", s.rank},
-                            {"world", s.world},
-                            {"warmup_steps", s.warmupSteps},
-                            {"timed_steps", s.timedSteps},
-                            {"median_step_s", s.medianStepS},
-                            {"p10_step_s", s.p10StepS},
-                            {"p90_step_s", s.p90StepS},
-                            {"tokens_per_s", s.tokensPerS},
-                            {"nccl_share", s.ncclShare},
-                            {"exposed_comm_share", s.exposedCommShare},
-                            {"losses", s.losses},
-                            {"memory", memoryJson(s.memory)},
-                            {"state", stateJson(s.state)},
-                            {"checkpoint_save_s", s.checkpointSaveS},
-                            {"checkpoints_written", s.checkpointsWritten},
-                            {"resumed_from_step", s.resumedFromStep},
-                            {"time", s.time}};
-                if (s.phasePeakAllocated)
-                    out["phase_peak_allocated"] = {{"forward", s.phasePeakAllocated->forward},
-                                                   {"backward", s.phasePeakAllocated->backward},
-                                                   {"optimizer", s.phasePeakAllocated->optimizer}};
-                return out;
-            },
-            [](const ErrorEvent& s) {
-                json out{{"event", "error"},
-                       {"rank", s.rank},
-                       {"kind", errorKindId(s.kind)},
-                       {"message", s.message},
-                       {"reserved_unallocated", s.reservedUnallocated},
-                       {"time", s.time}};
-                if (s.step)
-                    out["step"] = *s.step;
-                if (s.memory)
-                    out["memory"] = memoryJson(*s.memory);
-                return out;
-            },
-            [](const LogEvent& s) {
-                return json{{"event", "log"}, {"rank", s.rank}, {"level", s.level}, {"message", s.message},
-                            {"time", s.time}};
-            },
-            [](const ProbeEvent& s) {
-                json results = json::array();
-                for (const ProbeResult& r : s.results)
-                    results.push_back(json{{"kind", r.kind}, {"bytes", r.bytes}, {"value", r.value},
-                                           {"unit", r.unit}, {"samples", r.samples}});
-                return json{{"event", "probe"},        {"rank", s.rank},
-                            {"world", s.world},        {"host", s.host},
-                            {"device_name", s.deviceName}, {"versions", versionsJson(s.versions)},
-                            {"results", results},      {"time", s.time}};
-            },
-        },
-        e);
+    json j = std::visit(Overloaded {
+                            [](const StartEvent& s) {
+                                json out { { "event", "start" },
+                                           { "rank", s.rank },
+                                           { "world", s.world },
+                                           { "local_rank", s.localRank },
+                                           { "host", s.host },
+                                           { "time", s.time },
+                                           { "config", shardwise::toJson(s.config) },
+                                           { "versions", versionsJson(s.versions) },
+                                           { "allocator",
+                                             { { "conf", s.allocator.conf },
+                                               { "expandable_segments", s.allocator.expandableSegments } } },
+                                           { "launcher", s.launcher },
+                                           { "device_name", s.deviceName } };
+                                // A start event read without a config (an early failure, an older runner) carries
+                                // the default RunConfig, whose model is empty: write it back without one, so that
+                                // serialize(parseEvent(x)) parses again.
+                                if (s.config.model.layers == 0)
+                                    out.erase("config");
+                                return out;
+                            },
+                            [](const StepEvent& s) {
+                                return json { { "event", "step" },
+                                              { "rank", s.rank },
+                                              { "step", s.step },
+                                              { "timed", s.timed },
+                                              { "loss", s.loss },
+                                              { "step_time_s", s.stepTimeS },
+                                              { "comm_time_s", s.commTimeS },
+                                              { "exposed_comm_s", s.exposedCommS },
+                                              { "tokens", s.tokens },
+                                              { "memory", memoryJson(s.memory) },
+                                              { "time", s.time } };
+                            },
+                            [](const SummaryEvent& s) {
+                                json out { { "event", "summary" },
+                                           { "rank", s.rank },
+                                           { "world", s.world },
+                                           { "warmup_steps", s.warmupSteps },
+                                           { "timed_steps", s.timedSteps },
+                                           { "median_step_s", s.medianStepS },
+                                           { "p10_step_s", s.p10StepS },
+                                           { "p90_step_s", s.p90StepS },
+                                           { "tokens_per_s", s.tokensPerS },
+                                           { "nccl_share", s.ncclShare },
+                                           { "exposed_comm_share", s.exposedCommShare },
+                                           { "losses", s.losses },
+                                           { "memory", memoryJson(s.memory) },
+                                           { "state", stateJson(s.state) },
+                                           { "checkpoint_save_s", s.checkpointSaveS },
+                                           { "checkpoints_written", s.checkpointsWritten },
+                                           { "resumed_from_step", s.resumedFromStep },
+                                           { "time", s.time } };
+                                if (s.phasePeakAllocated)
+                                    out["phase_peak_allocated"] = { { "forward", s.phasePeakAllocated->forward },
+                                                                    { "backward", s.phasePeakAllocated->backward },
+                                                                    { "optimizer", s.phasePeakAllocated->optimizer } };
+                                return out;
+                            },
+                            [](const ErrorEvent& s) {
+                                json out { { "event", "error" },
+                                           { "rank", s.rank },
+                                           { "kind", errorKindId(s.kind) },
+                                           { "message", s.message },
+                                           { "reserved_unallocated", s.reservedUnallocated },
+                                           { "time", s.time } };
+                                if (s.step)
+                                    out["step"] = *s.step;
+                                if (s.memory)
+                                    out["memory"] = memoryJson(*s.memory);
+                                return out;
+                            },
+                            [](const LogEvent& s) {
+                                return json { { "event", "log" },
+                                              { "rank", s.rank },
+                                              { "level", s.level },
+                                              { "message", s.message },
+                                              { "time", s.time } };
+                            },
+                            [](const ProbeEvent& s) {
+                                json results = json::array();
+                                for (const ProbeResult& r : s.results)
+                                    results.push_back(json { { "kind", r.kind },
+                                                             { "bytes", r.bytes },
+                                                             { "value", r.value },
+                                                             { "unit", r.unit },
+                                                             { "samples", r.samples } });
+                                return json { { "event", "probe" },
+                                              { "rank", s.rank },
+                                              { "world", s.world },
+                                              { "host", s.host },
+                                              { "device_name", s.deviceName },
+                                              { "versions", versionsJson(s.versions) },
+                                              { "results", results },
+                                              { "time", s.time } };
+                            },
+                        },
+                        e);
     j["v"] = kProtocolVersion;
     return j;
 }
@@ -344,7 +371,7 @@ Event fromJson(const json& j)
             s.versions = versionsFrom(*v, "start.versions");
         if (const json* a = f.object("allocator")) {
             Fields af(*a, "start.allocator");
-            s.allocator = {af.get<std::string>("conf", ""), af.get<bool>("expandable_segments", false)};
+            s.allocator = { af.get<std::string>("conf", ""), af.get<bool>("expandable_segments", false) };
         }
         return s;
     }
@@ -383,8 +410,8 @@ Event fromJson(const json& j)
             s.state = stateFrom(*st, "summary.state");
         if (const json* ph = f.object("phase_peak_allocated")) {
             Fields pf(*ph, "summary.phase_peak_allocated");
-            s.phasePeakAllocated = PhasePeaks{pf.need<std::int64_t>("forward"), pf.need<std::int64_t>("backward"),
-                                              pf.need<std::int64_t>("optimizer")};
+            s.phasePeakAllocated = PhasePeaks { pf.need<std::int64_t>("forward"), pf.need<std::int64_t>("backward"),
+                                                pf.need<std::int64_t>("optimizer") };
         }
         s.checkpointSaveS = f.get<double>("checkpoint_save_s", 0.0);
         s.checkpointsWritten = f.get<int>("checkpoints_written", 0);
@@ -433,9 +460,9 @@ Event fromJson(const json& j)
                 if (!r.is_object())
                     throw ProtocolError("event 'probe': an entry of 'results' is not an object");
                 Fields rf(r, "probe.results");
-                s.results.push_back({rf.need<std::string>("kind"), rf.get<std::int64_t>("bytes", 0),
-                                     rf.need<double>("value"), rf.get<std::string>("unit", ""),
-                                     rf.get<int>("samples", 0)});
+                s.results.push_back({ rf.need<std::string>("kind"), rf.get<std::int64_t>("bytes", 0),
+                                      rf.need<double>("value"), rf.get<std::string>("unit", ""),
+                                      rf.get<int>("samples", 0) });
             }
         }
         return s;
@@ -475,12 +502,12 @@ int eventRank(const Event& e)
 
 std::string_view eventName(const Event& e)
 {
-    return std::visit(Overloaded{[](const StartEvent&) { return std::string_view("start"); },
-                                 [](const StepEvent&) { return std::string_view("step"); },
-                                 [](const SummaryEvent&) { return std::string_view("summary"); },
-                                 [](const ErrorEvent&) { return std::string_view("error"); },
-                                 [](const LogEvent&) { return std::string_view("log"); },
-                                 [](const ProbeEvent&) { return std::string_view("probe"); }},
+    return std::visit(Overloaded { [](const StartEvent&) { return std::string_view("start"); },
+                                   [](const StepEvent&) { return std::string_view("step"); },
+                                   [](const SummaryEvent&) { return std::string_view("summary"); },
+                                   [](const ErrorEvent&) { return std::string_view("error"); },
+                                   [](const LogEvent&) { return std::string_view("log"); },
+                                   [](const ProbeEvent&) { return std::string_view("probe"); } },
                       e);
 }
 

@@ -22,7 +22,10 @@ double percentile(std::span<const double> values, double p)
     return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
 }
 
-double median(std::span<const double> values) { return percentile(values, 50.0); }
+double median(std::span<const double> values)
+{
+    return percentile(values, 50.0);
+}
 
 double mean(std::span<const double> values)
 {

@@ -81,9 +81,11 @@ MemoryFigure readMemory(const Reader& r)
         r.fail("unit", "expected GiB or GB, got '" + m.unit + "'");
     m.printedUnit = r.text("printed_unit");
     m.kind = r.text("kind", true);
-    static const std::set<std::string> kinds{"reserved", "allocated", "active", "nvidia-smi", "model states", kNotStated};
+    static const std::set<std::string> kinds { "reserved",   "allocated",    "active",
+                                               "nvidia-smi", "model states", kNotStated };
     if (!kinds.count(m.kind))
-        r.fail("kind", "expected reserved, allocated, active, nvidia-smi, model states or not stated, got '" + m.kind + "'");
+        r.fail("kind",
+               "expected reserved, allocated, active, nvidia-smi, model states or not stated, got '" + m.kind + "'");
     if (r.has("kind_stated")) {
         if (!r.raw("kind_stated").is_boolean())
             r.fail("kind_stated", "expected true or false");
@@ -96,12 +98,15 @@ MemoryFigure readMemory(const Reader& r)
 PublishedFigures readFigures(const Reader& r, const json& raw, CellKind kind)
 {
     // Free text may ride along in "*_note" fields; any other unknown key is a typo of a figure.
-    static const std::set<std::string> known{"tokens_per_s_per_gpu", "step_time_s", "mfu", "hfu", "memory", "device_memory",
-                                             "host_memory_per_node", "outcome", "statement"};
+    static const std::set<std::string> known {
+        "tokens_per_s_per_gpu", "step_time_s",          "mfu",     "hfu",      "memory",
+        "device_memory",        "host_memory_per_node", "outcome", "statement"
+    };
     for (const auto& [key, value] : raw.items())
         if (!known.count(key) && !(key.size() > 5 && key.compare(key.size() - 5, 5, "_note") == 0))
-            r.fail(key, "unknown figure; known: tokens_per_s_per_gpu, step_time_s, mfu, hfu, memory, device_memory, "
-                        "host_memory_per_node, outcome, statement, *_note");
+            r.fail(key,
+                   "unknown figure; known: tokens_per_s_per_gpu, step_time_s, mfu, hfu, memory, device_memory, "
+                   "host_memory_per_node, outcome, statement, *_note");
     PublishedFigures f;
     f.tokensPerSPerGpu = r.number("tokens_per_s_per_gpu", 0, 1e9);
     f.stepTimeS = r.number("step_time_s", 0, 1e7);
@@ -119,7 +124,9 @@ PublishedFigures readFigures(const Reader& r, const json& raw, CellKind kind)
         if (f.outcome != "completed" && f.outcome != "oom")
             r.fail("outcome", "a training cell is 'completed' or 'oom', got '" + f.outcome + "'");
         if (f.outcome == "completed" && !f.tokensPerSPerGpu && !f.stepTimeS && !f.memory && f.statement.empty())
-            r.fail("", "a completed training cell needs tokens_per_s_per_gpu, step_time_s, memory or the statement that it fit");
+            r.fail("",
+                   "a completed training cell needs tokens_per_s_per_gpu, step_time_s, memory or the statement that it "
+                   "fit");
         if (f.outcome == "oom" && f.statement.empty())
             r.fail("statement", "an OOM cell quotes what the source says");
     } else if (kind == CellKind::ModelStates && !f.deviceMemory) {
@@ -162,7 +169,10 @@ void checkAssumptions(const json& a, const std::string& where)
     }
 }
 
-bool notStated(const json& v) { return v.is_null() || (v.is_string() && v.get<std::string>() == kNotStated); }
+bool notStated(const json& v)
+{
+    return v.is_null() || (v.is_string() && v.get<std::string>() == kNotStated);
+}
 
 } // namespace
 
@@ -179,7 +189,10 @@ std::string_view cellKindId(CellKind k)
     return "training";
 }
 
-double MemoryFigure::bytes() const { return value * (unit == "GiB" ? kGiB : 1e9); }
+double MemoryFigure::bytes() const
+{
+    return value * (unit == "GiB" ? kGiB : 1e9);
+}
 
 std::filesystem::path defaultDirectory()
 {
@@ -218,8 +231,8 @@ Source loadSource(const std::filesystem::path& file)
     if (file.stem().string() != s.id)
         r.fail("id", "must equal the file name without .json ('" + file.stem().string() + "')");
     const Reader c = r.object("citation");
-    s.citation = {c.text("title", true), c.text("authors", true), c.text("url", true),
-                  c.text("date", true),  c.text("version", true), c.text("location", true)};
+    s.citation = { c.text("title", true), c.text("authors", true), c.text("url", true),
+                   c.text("date", true),  c.text("version", true), c.text("location", true) };
     s.summary = r.text("summary", true);
     if (r.has("notes")) {
         if (!r.raw("notes").is_array())
@@ -317,10 +330,10 @@ std::vector<Source> loadDirectory(const std::filesystem::path& dir)
 ResolvedField resolve(const Cell& cell, const std::string& field)
 {
     if (cell.setup.contains(field) && !notStated(cell.setup.at(field)))
-        return {cell.setup.at(field), false};
+        return { cell.setup.at(field), false };
     if (cell.assumptions.contains(field))
-        return {cell.assumptions.at(field).at("value"), true};
-    return {json(nullptr), false};
+        return { cell.assumptions.at(field).at("value"), true };
+    return { json(nullptr), false };
 }
 
 namespace {
@@ -490,18 +503,21 @@ CellInput buildInput(const Cell& cell, const PresetCatalog& catalog)
         return out;
     if (attentionKernel && *attentionKernel != "flash-attention-2" && *attentionKernel != "cudnn"
         && *attentionKernel != "flash-attention-3")
-        return failed(out, "attention_kernel: expected flash-attention-2, flash-attention-3 or cudnn, got '"
-                               + *attentionKernel + "'");
+        return failed(out,
+                      "attention_kernel: expected flash-attention-2, flash-attention-3 or cudnn, got '"
+                          + *attentionKernel + "'");
     if (attentionKernel)
-        in.flashKernel = *attentionKernel == "flash-attention-2" ? FlashKernel::FlashAttention2
-                                                                 : FlashKernel::ArchitectureTuned;
+        in.flashKernel
+            = *attentionKernel == "flash-attention-2" ? FlashKernel::FlashAttention2 : FlashKernel::ArchitectureTuned;
     if (float8.value_or(false))
         return failed(out, "Float8 is not modelled by the estimate");
     in.cluster.gpusPerNode = static_cast<int>(*perNode);
     in.cluster.nodes = static_cast<int>(*nodes);
-    if (const auto world = resolve(cell, "world_size").value; world.is_number() && world.get<int>() != in.cluster.worldSize())
-        return failed(out, "gpus_per_node x nodes (" + std::to_string(in.cluster.worldSize()) + ") differs from world_size ("
-                               + world.dump() + ")");
+    if (const auto world = resolve(cell, "world_size").value;
+        world.is_number() && world.get<int>() != in.cluster.worldSize())
+        return failed(out,
+                      "gpus_per_node x nodes (" + std::to_string(in.cluster.worldSize()) + ") differs from world_size ("
+                          + world.dump() + ")");
     if (*link != "nvlink" && *link != "pcie")
         return failed(out, "intra_node: expected nvlink or pcie, got '" + *link + "'");
     in.cluster.intraNode = *link == "pcie" ? Interconnect::Pcie : Interconnect::NvLink;
@@ -562,8 +578,8 @@ CellPrediction predict(const Cell& cell, const CellInput& input, const Calibrati
     p.predictedTokensPerSPerGpu = p.estimate.throughput.tokensPerS / world * speedFactor;
     p.predictedStepS = p.estimate.throughput.stepTimeS / speedFactor;
     p.predictedFits = p.estimate.fits();
-    const double tokensPerGpuStep =
-        static_cast<double>(in.training.microBatch) * in.training.seqLen * in.training.gradAccumulation;
+    const double tokensPerGpuStep
+        = static_cast<double>(in.training.microBatch) * in.training.seqLen * in.training.gradAccumulation;
     if (f.tokensPerSPerGpu) {
         p.publishedTokensPerSPerGpu = f.tokensPerSPerGpu;
     } else if (f.stepTimeS && *f.stepTimeS > 0) {

@@ -5,8 +5,8 @@
 
 #include <cctype>
 #include <cmath>
-#include <optional>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace shardwise::published {
@@ -36,8 +36,9 @@ std::string noteFor(const Source& source, const Cell& cell, const CellInput& inp
     if (f.mfu)
         note += " MFU " + formatNumber(*f.mfu * 100.0) + " %;";
     if (f.memory)
-        note += " memory " + formatNumber(f.memory->value) + " " + (f.memory->printedUnit.empty() ? f.memory->unit : f.memory->printedUnit)
-            + " per GPU (" + f.memory->kind + (!f.memory->kindStated && f.memory->kind != kNotStated ? ", inferred" : "") + ");";
+        note += " memory " + formatNumber(f.memory->value) + " "
+            + (f.memory->printedUnit.empty() ? f.memory->unit : f.memory->printedUnit) + " per GPU (" + f.memory->kind
+            + (!f.memory->kindStated && f.memory->kind != kNotStated ? ", inferred" : "") + ");";
     if (f.outcome == "oom")
         note += " out of memory: " + f.statement + ";";
     if (!f.tokensPerSPerGpu && f.stepTimeS)
@@ -53,7 +54,10 @@ std::string noteFor(const Source& source, const Cell& cell, const CellInput& inp
     return note;
 }
 
-std::int64_t bytes(double b) { return static_cast<std::int64_t>(std::llround(b)); }
+std::int64_t bytes(double b)
+{
+    return static_cast<std::int64_t>(std::llround(b));
+}
 
 // The publication date as the run's start, when the citation's date begins with YYYY-MM-DD; otherwise
 // the import time (the exchange import's default).
@@ -74,10 +78,13 @@ std::string publishedRunKey(const Source& source, const Cell& cell)
     return std::string(kPublishedSourcePrefix) + source.id + "/" + cell.id;
 }
 
-bool isPublishedRun(const std::string& importSource) { return importSource.rfind(kPublishedSourcePrefix, 0) == 0; }
+bool isPublishedRun(const std::string& importSource)
+{
+    return importSource.rfind(kPublishedSourcePrefix, 0) == 0;
+}
 
-json publishedRunsDocument(const std::vector<Source>& sources, const PresetCatalog& catalog, const Calibration& calibration,
-                           std::vector<std::string>* skipped)
+json publishedRunsDocument(const std::vector<Source>& sources, const PresetCatalog& catalog,
+                           const Calibration& calibration, std::vector<std::string>* skipped)
 {
     json runs = json::array();
     const auto skip = [&](const std::string& key, const std::string& why) {
@@ -88,7 +95,9 @@ json publishedRunsDocument(const std::vector<Source>& sources, const PresetCatal
         for (const Cell& cell : source.cells) {
             const std::string key = publishedRunKey(source, cell);
             if (cell.kind != CellKind::Training) {
-                skip(key, cell.kind == CellKind::ModelStates ? "model-state figures are not a run" : "a statement without figures");
+                skip(key,
+                     cell.kind == CellKind::ModelStates ? "model-state figures are not a run"
+                                                        : "a statement without figures");
                 continue;
             }
             const CellInput input = buildInput(cell, catalog);
@@ -100,23 +109,23 @@ json publishedRunsDocument(const std::vector<Source>& sources, const PresetCatal
             const EstimateInput& in = input.input;
             const int world = in.cluster.worldSize();
             const PublishedFigures& f = cell.published;
-            json run = {{"status", f.outcome},
-                        {"import_source", key},
-                        {"launcher", kPublishedLauncher},
-                        {"note", noteFor(source, cell, input)},
-                        {"model", in.model.id},
-                        {"gpu_id", in.gpu.id},
-                        {"gpu_name", cell.setup.value("gpu", in.gpu.name)},
-                        {"strategy", strategyId(input.strategy)},
-                        {"world_size", world},
-                        {"node_count", in.cluster.nodes},
-                        {"interconnect", interconnectId(in.cluster.intraNode)},
-                        {"precision", precisionId(in.training.precision)},
-                        {"micro_batch", in.training.microBatch},
-                        {"seq_len", in.training.seqLen},
-                        {"predicted_tokens_per_s", p.estimate.throughput.tokensPerS},
-                        {"predicted_step_s", p.estimate.throughput.stepTimeS},
-                        {"predicted_peak_bytes", bytes(p.estimate.memory.allocatedPeak())}};
+            json run = { { "status", f.outcome },
+                         { "import_source", key },
+                         { "launcher", kPublishedLauncher },
+                         { "note", noteFor(source, cell, input) },
+                         { "model", in.model.id },
+                         { "gpu_id", in.gpu.id },
+                         { "gpu_name", cell.setup.value("gpu", in.gpu.name) },
+                         { "strategy", strategyId(input.strategy) },
+                         { "world_size", world },
+                         { "node_count", in.cluster.nodes },
+                         { "interconnect", interconnectId(in.cluster.intraNode) },
+                         { "precision", precisionId(in.training.precision) },
+                         { "micro_batch", in.training.microBatch },
+                         { "seq_len", in.training.seqLen },
+                         { "predicted_tokens_per_s", p.estimate.throughput.tokensPerS },
+                         { "predicted_step_s", p.estimate.throughput.stepTimeS },
+                         { "predicted_peak_bytes", bytes(p.estimate.memory.allocatedPeak()) } };
             // The network between nodes the prediction assumed (the cell's inter_node_gbps).
             if (in.cluster.nodes > 1)
                 run["inter_node_gbps"] = in.cluster.interNodeGBps;
@@ -135,11 +144,11 @@ json publishedRunsDocument(const std::vector<Source>& sources, const PresetCatal
             runs.push_back(std::move(run));
         }
     }
-    return {{"format", "shardwise-runs"}, {"version", 1}, {"runs", runs}};
+    return { { "format", "shardwise-runs" }, { "version", 1 }, { "runs", runs } };
 }
 
-PublishedImportResult importPublished(store::Database& db, const std::vector<Source>& sources, const PresetCatalog& catalog,
-                                      const PublishedImportOptions& options)
+PublishedImportResult importPublished(store::Database& db, const std::vector<Source>& sources,
+                                      const PresetCatalog& catalog, const PublishedImportOptions& options)
 {
     db.requireWritable();
     PublishedImportResult result;

@@ -20,20 +20,20 @@ void setPreparedRunner(nlohmann::json& nodeFacts, const dispatch::PreparedRunner
 {
     if (!nodeFacts.is_object())
         nodeFacts = nlohmann::json::object();
-    nodeFacts[kKey] = {{"path", prepared.runnerPath},
-                       {"source_sha256", prepared.sourceHash},
-                       {"prepared_at", preparedAt},
-                       {"torch_runner", prepared.torchRunnerPath},
-                       {"torch_backend_problems", prepared.torchBackendProblems}};
+    nodeFacts[kKey] = { { "path", prepared.runnerPath },
+                        { "source_sha256", prepared.sourceHash },
+                        { "prepared_at", preparedAt },
+                        { "torch_runner", prepared.torchRunnerPath },
+                        { "torch_backend_problems", prepared.torchBackendProblems } };
 }
 
 std::vector<std::string> preparedTorchBackendProblems(const nlohmann::json& nodeFacts)
 {
     if (preparedRunnerPath(nodeFacts).empty())
-        return {"the node was never prepared: prepare it on the Nodes page"};
+        return { "the node was never prepared: prepare it on the Nodes page" };
     const nlohmann::json& prepared = nodeFacts.at(kKey);
     if (!prepared.contains("torch_backend_problems"))
-        return {"the node was prepared before the torch backend existed: prepare it again"};
+        return { "the node was prepared before the torch backend existed: prepare it again" };
     std::vector<std::string> problems;
     if (const auto& list = prepared.at("torch_backend_problems"); list.is_array())
         for (const auto& p : list)

@@ -47,12 +47,15 @@ const protocol::ProbeEvent* probeOf(const RankEnding& r)
     return nullptr;
 }
 
-std::string describeSeconds(std::chrono::seconds s) { return std::to_string(s.count()) + " s"; }
+std::string describeSeconds(std::chrono::seconds s)
+{
+    return std::to_string(s.count()) + " s";
+}
 
 // What the ranks left decides the result: an error a rank reported names the cause best, then a
 // rank that died, then a rank that ended without its probe.
-void concludeRanks(ProbeSessionResult& result, const ProbeRequest& request, std::vector<RankEnding> ranks, bool cancelled,
-                   bool timedOut, const std::string& where)
+void concludeRanks(ProbeSessionResult& result, const ProbeRequest& request, std::vector<RankEnding> ranks,
+                   bool cancelled, bool timedOut, const std::string& where)
 {
     std::sort(ranks.begin(), ranks.end(), [](const RankEnding& a, const RankEnding& b) { return a.rank < b.rank; });
     for (const RankEnding& r : ranks)
@@ -65,7 +68,8 @@ void concludeRanks(ProbeSessionResult& result, const ProbeRequest& request, std:
     }
     if (timedOut) {
         result.failure = ProbeFailure::TimedOut;
-        result.reason = "the probe of " + where + " took longer than " + describeSeconds(request.timeout) + "; nothing was stored";
+        result.reason = "the probe of " + where + " took longer than " + describeSeconds(request.timeout)
+            + "; nothing was stored";
         return;
     }
     for (const RankEnding& r : ranks)
@@ -79,14 +83,15 @@ void concludeRanks(ProbeSessionResult& result, const ProbeRequest& request, std:
     for (const RankEnding& r : ranks)
         if (!r.exitedCleanly) {
             result.failure = ProbeFailure::RanksFailed;
-            result.reason = "rank " + std::to_string(r.rank) + " of the probe on " + where + " " + r.ending + logHint(r);
+            result.reason
+                = "rank " + std::to_string(r.rank) + " of the probe on " + where + " " + r.ending + logHint(r);
             return;
         }
     for (const RankEnding& r : ranks)
         if (!probeOf(r)) {
             result.failure = ProbeFailure::ProbeAbsent;
-            result.reason = "rank " + std::to_string(r.rank) + " on " + where
-                + " exited without a probe event" + logHint(r);
+            result.reason
+                = "rank " + std::to_string(r.rank) + " on " + where + " exited without a probe event" + logHint(r);
             return;
         }
     if (static_cast<int>(ranks.size()) != request.ranks || result.events.empty()) {
@@ -100,7 +105,8 @@ std::string probeRunName()
 {
     std::random_device rd;
     std::ostringstream id;
-    id << "probe-" << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()
+    id << "probe-"
+       << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()
        << "-" << std::hex << rd();
     return id.str();
 }
@@ -152,7 +158,7 @@ bool hasDigit(const std::string& t)
 std::string formFactorOf(const std::vector<std::string>& tokens)
 {
     for (const std::string& t : tokens)
-        for (const char* f : {"sxm", "pcie", "nvl"})
+        for (const char* f : { "sxm", "pcie", "nvl" })
             if (t.rfind(f, 0) == 0)
                 return f;
     return {};
@@ -163,25 +169,33 @@ std::string formFactorOf(const std::vector<std::string>& tokens)
 std::string_view probeFailureId(ProbeFailure failure)
 {
     switch (failure) {
-    case ProbeFailure::None: return "none";
-    case ProbeFailure::RunnerMissing: return "runner_missing";
-    case ProbeFailure::Unreachable: return "unreachable";
-    case ProbeFailure::RanksFailed: return "ranks_failed";
-    case ProbeFailure::ProbeAbsent: return "probe_absent";
-    case ProbeFailure::Cancelled: return "cancelled";
-    case ProbeFailure::TimedOut: return "timed_out";
-    case ProbeFailure::StoreRefused: return "store_refused";
+    case ProbeFailure::None:
+        return "none";
+    case ProbeFailure::RunnerMissing:
+        return "runner_missing";
+    case ProbeFailure::Unreachable:
+        return "unreachable";
+    case ProbeFailure::RanksFailed:
+        return "ranks_failed";
+    case ProbeFailure::ProbeAbsent:
+        return "probe_absent";
+    case ProbeFailure::Cancelled:
+        return "cancelled";
+    case ProbeFailure::TimedOut:
+        return "timed_out";
+    case ProbeFailure::StoreRefused:
+        return "store_refused";
     }
     return "unknown";
 }
 
 std::vector<std::string> probeRunnerArgs(const ProbeRequest& request)
 {
-    std::vector<std::string> args{"--probe", "--device", std::string(deviceId(request.device))};
+    std::vector<std::string> args { "--probe", "--device", std::string(deviceId(request.device)) };
     if (request.maxBytes)
-        args.insert(args.end(), {"--probe-max-bytes", std::to_string(*request.maxBytes)});
+        args.insert(args.end(), { "--probe-max-bytes", std::to_string(*request.maxBytes) });
     if (request.collectiveTimeoutS)
-        args.insert(args.end(), {"--timeout-s", std::to_string(*request.collectiveTimeoutS)});
+        args.insert(args.end(), { "--timeout-s", std::to_string(*request.collectiveTimeoutS) });
     return args;
 }
 
@@ -259,7 +273,8 @@ void storeProbes(ProbeSessionResult& result, const ProbeRequest& request, store:
     std::vector<store::StoredProbe> probes = probesToStore(request.node, gpuId, result.events);
     if (db.readOnly()) {
         result.failure = ProbeFailure::StoreRefused;
-        result.reason = "the store " + db.path().string() + " is read-only (" + db.readOnlyReason() + "); the probe was not stored";
+        result.reason = "the store " + db.path().string() + " is read-only (" + db.readOnlyReason()
+            + "); the probe was not stored";
         return;
     }
     try {
@@ -269,7 +284,8 @@ void storeProbes(ProbeSessionResult& result, const ProbeRequest& request, store:
         result.stored = std::move(probes);
     } catch (const std::exception& e) {
         result.failure = ProbeFailure::StoreRefused;
-        result.reason = "the store " + db.path().string() + " did not take the probe (nothing of it was stored): " + e.what();
+        result.reason
+            = "the store " + db.path().string() + " did not take the probe (nothing of it was stored): " + e.what();
     }
 }
 
@@ -310,7 +326,8 @@ ProbeSessionResult probeLocal(const ProbeRequest& request, const std::filesystem
         RankEnding e;
         e.rank = r.rank;
         e.exitedCleanly = r.exitCode == 0 && r.signal == 0;
-        e.ending = r.signal != 0 ? "was killed by signal " + std::to_string(r.signal) : "exited with status " + std::to_string(r.exitCode);
+        e.ending = r.signal != 0 ? "was killed by signal " + std::to_string(r.signal)
+                                 : "exited with status " + std::to_string(r.exitCode);
         e.events = r.events;
         e.logTail = r.logTail;
         ranks.push_back(std::move(e));
@@ -333,7 +350,8 @@ ProbeSessionResult probeRemote(const ProbeRequest& request, const RemoteProbeTar
     try {
         dispatch::CommandIo io;
         io.timeout = std::chrono::seconds(30);
-        const dispatch::CommandOutcome check = target.session->run(std::vector<std::string>{"test", "-x", target.runnerPath}, io, cancel);
+        const dispatch::CommandOutcome check
+            = target.session->run(std::vector<std::string> { "test", "-x", target.runnerPath }, io, cancel);
         if (check.ending == dispatch::CommandEnding::Exited && check.exitCode != 0) {
             result.failure = ProbeFailure::RunnerMissing;
             result.reason = "no executable shardwise-runner at " + target.runnerPath + " on " + where;
@@ -357,13 +375,13 @@ ProbeSessionResult probeRemote(const ProbeRequest& request, const RemoteProbeTar
 
     dispatch::RemoteLaunch launch;
     // Every rank lives on this one node, so the rendezvous is on its loopback.
-    launch.nodes = {{target.runnerPath, request.ranks, "127.0.0.1", {}}};
+    launch.nodes = { { target.runnerPath, request.ranks, "127.0.0.1", {} } };
     launch.args = probeRunnerArgs(request);
     launch.env = request.env;
     launch.masterPort = target.masterPort;
     launch.runId = probeRunName();
     launch.runRoot = target.runRoot;
-    const std::vector<dispatch::SshSession*> sessions{target.session};
+    const std::vector<dispatch::SshSession*> sessions { target.session };
     dispatch::RemoteRun handle;
     try {
         handle = dispatch::startRemoteRun(launch, sessions);
@@ -379,8 +397,8 @@ ProbeSessionResult probeRemote(const ProbeRequest& request, const RemoteProbeTar
     dispatch::RemoteRunOffsets offsets;
     dispatch::RemoteRunResult remote;
     try {
-        remote = dispatch::followRemoteRun(handle, sessions, offsets, forwarding<dispatch::RemoteRunCallbacks>(callbacks), cancel,
-                                           follow);
+        remote = dispatch::followRemoteRun(handle, sessions, offsets,
+                                           forwarding<dispatch::RemoteRunCallbacks>(callbacks), cancel, follow);
     } catch (const std::exception& e) {
         result.failure = ProbeFailure::Unreachable;
         result.reason = "lost " + where + " during the probe: " + e.what();

@@ -23,8 +23,8 @@ std::string joined(const std::vector<std::string>& parts)
 
 } // namespace
 
-AbandonOutcome abandonRemote(store::Database& db, std::int64_t runId, const AbandonTarget& target, const std::string& reason,
-                             std::chrono::seconds grace)
+AbandonOutcome abandonRemote(store::Database& db, std::int64_t runId, const AbandonTarget& target,
+                             const std::string& reason, std::chrono::seconds grace)
 {
     store::requireAbandonable(db, runId); // before any node is touched
 
@@ -72,8 +72,8 @@ AbandonOutcome abandonRemote(store::Database& db, std::int64_t runId, const Aban
     if (!outcome.stoppedOn.empty())
         note += "; ranks still running were stopped on " + joined(outcome.stoppedOn);
     if (!outcome.notReached.empty())
-        note += "; not reached, ranks may still run" + (outcome.runDir.empty() ? std::string() : " in " + outcome.runDir)
-            + " on " + joined(outcome.notReached);
+        note += "; not reached, ranks may still run"
+            + (outcome.runDir.empty() ? std::string() : " in " + outcome.runDir) + " on " + joined(outcome.notReached);
     store::abandonDetachedRun(db, runId, note);
     outcome.note = note;
     return outcome;

@@ -82,9 +82,11 @@ void followToConclusion(RunRecording& recording, const FollowedRun& run, dispatc
     // Detaching leaves a run only a store can find again: one whose handle is stored.
     follow.detach = recording.recording() ? options.detach : nullptr;
     const auto started = std::chrono::steady_clock::now();
-    dispatch::RemoteRunResult remote = dispatch::followRemoteRun(run.handle, run.sessions, offsets, forward, cancel, follow);
+    dispatch::RemoteRunResult remote
+        = dispatch::followRemoteRun(run.handle, run.sessions, offsets, forward, cancel, follow);
     heartbeat.reset();
-    const double wall = run.earlierWallSeconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double wall
+        = run.earlierWallSeconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
     if (remote.detached) {
         recording.detach(offsets, "detached: following stopped on purpose; its ranks go on running on their nodes");
@@ -135,8 +137,8 @@ void followToConclusion(RunRecording& recording, const FollowedRun& run, dispatc
         result.outcome.reason = describeLost(remote);
         status = store::RunStatus::Lost;
     }
-    concludeRun(recording, options, remoteRankRecords(remote, logs.lines(), run.nodeNames, store::currentUnixTime()), status,
-                result);
+    concludeRun(recording, options, remoteRankRecords(remote, logs.lines(), run.nodeNames, store::currentUnixTime()),
+                status, result);
 }
 
 } // namespace shardwise::session::detail

@@ -1,7 +1,7 @@
 #include "session_outcome.hpp"
 
-#include <cstring>
 #include <csignal>
+#include <cstring>
 
 namespace shardwise::session::detail {
 

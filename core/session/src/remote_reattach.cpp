@@ -37,43 +37,48 @@ std::string readPrefix(dispatch::SshSession& session, const std::string& runDir,
         return {};
     dispatch::CommandIo io;
     io.timeout = std::chrono::seconds(120);
-    const auto out = session.run(std::vector<std::string>{"sh", "-c", "cd " + dispatch::shellQuote(runDir) + " && head -c "
-                                                                          + std::to_string(length) + " " + file},
+    const auto out = session.run(std::vector<std::string> { "sh", "-c",
+                                                            "cd " + dispatch::shellQuote(runDir) + " && head -c "
+                                                                + std::to_string(length) + " " + file },
                                  io);
     if (!out.succeeded() || out.stdoutData.size() != length)
-        throw ReattachError(Reason::RunDirectoryGone, "node '" + node + "': " + runDir + "/" + file + " no longer holds the "
-                                                          + std::to_string(length) + " bytes already recorded ("
-                                                          + out.describe() + ")");
+        throw ReattachError(Reason::RunDirectoryGone,
+                            "node '" + node + "': " + runDir + "/" + file + " no longer holds the "
+                                + std::to_string(length) + " bytes already recorded (" + out.describe() + ")");
     return out.stdoutData;
 }
 
 // Checks every node before anything in the store changes, and reads back what was recorded before
 // the detach: the outcome and the diagnosis need the whole run, the store must not get it twice.
-detail::EarlierOutput earlierOutput(const dispatch::RemoteRun& handle, const std::vector<dispatch::SshSession*>& sessions,
-                                    const std::vector<std::string>& nodeNames, const dispatch::RemoteRunOffsets& offsets)
+detail::EarlierOutput earlierOutput(const dispatch::RemoteRun& handle,
+                                    const std::vector<dispatch::SshSession*>& sessions,
+                                    const std::vector<std::string>& nodeNames,
+                                    const dispatch::RemoteRunOffsets& offsets)
 {
     detail::EarlierOutput earlier;
     for (int node = 0; node < handle.nodeCount; ++node) {
         const std::string& name = nodeNames[static_cast<std::size_t>(node)];
         dispatch::SshSession* session = sessions[static_cast<std::size_t>(node)];
         if (!session || !session->usable())
-            throw ReattachError(Reason::NodeUnreachable, "node '" + name + "' of run directory " + handle.runDir
-                                                             + " is not connected");
+            throw ReattachError(Reason::NodeUnreachable,
+                                "node '" + name + "' of run directory " + handle.runDir + " is not connected");
         try {
             dispatch::CommandIo io;
             io.timeout = std::chrono::seconds(60);
-            const auto there = session->run(std::vector<std::string>{"test", "-d", handle.runDir}, io);
+            const auto there = session->run(std::vector<std::string> { "test", "-d", handle.runDir }, io);
             if (!there.succeeded())
-                throw ReattachError(Reason::RunDirectoryGone, "node '" + name + "' has no run directory " + handle.runDir
-                                                                  + " any more (" + there.describe() + ")");
+                throw ReattachError(Reason::RunDirectoryGone,
+                                    "node '" + name + "' has no run directory " + handle.runDir + " any more ("
+                                        + there.describe() + ")");
             for (const auto& placement : handle.ranks) {
                 if (placement.node != node)
                     continue;
                 const int rank = placement.rank;
-                for (const char* kind : {"out", "log"}) {
+                for (const char* kind : { "out", "log" }) {
                     const std::string file = "rank" + std::to_string(rank) + "." + kind;
                     const auto it = offsets.find(file);
-                    const std::string bytes = readPrefix(*session, handle.runDir, file, it == offsets.end() ? 0 : it->second, name);
+                    const std::string bytes
+                        = readPrefix(*session, handle.runDir, file, it == offsets.end() ? 0 : it->second, name);
                     for (const std::string& line : linesOf(bytes)) {
                         if (std::string(kind) == "log") {
                             earlier.logLines[rank].push_back(line);
@@ -89,8 +94,9 @@ detail::EarlierOutput earlierOutput(const dispatch::RemoteRun& handle, const std
                 }
             }
         } catch (const dispatch::SshError& e) {
-            throw ReattachError(Reason::NodeUnreachable, "cannot reach node '" + name + "': " + e.what()
-                                                             + "; the run stays detached, try again when it is back");
+            throw ReattachError(Reason::NodeUnreachable,
+                                "cannot reach node '" + name + "': " + e.what()
+                                    + "; the run stays detached, try again when it is back");
         }
     }
     return earlier;
@@ -106,20 +112,24 @@ SessionResult reattachRemote(std::int64_t runId, AttachTarget target, const Sess
     store::Database& db = *options.db;
     const auto summary = store::findRun(db, runId);
     if (!summary)
-        throw ReattachError(Reason::UnknownRun, "there is no run " + std::to_string(runId) + " in the store " + db.path().string());
+        throw ReattachError(Reason::UnknownRun,
+                            "there is no run " + std::to_string(runId) + " in the store " + db.path().string());
     if (store::isFinal(summary->status))
-        throw ReattachError(Reason::Finished, "run " + std::to_string(runId) + " already finished ("
-                                                  + std::string(store::runStatusId(summary->status))
-                                                  + "); there is nothing to re-attach to");
+        throw ReattachError(Reason::Finished,
+                            "run " + std::to_string(runId) + " already finished ("
+                                + std::string(store::runStatusId(summary->status))
+                                + "); there is nothing to re-attach to");
     const auto kept = store::findRemoteFollow(db, runId);
     if (!kept)
-        throw ReattachError(Reason::NotRemote, "run " + std::to_string(runId)
-                                                   + " has no remote handle: it was not started on SSH nodes, or its recorder "
-                                                     "stopped before the ranks started");
+        throw ReattachError(Reason::NotRemote,
+                            "run " + std::to_string(runId)
+                                + " has no remote handle: it was not started on SSH nodes, or its recorder "
+                                  "stopped before the ranks started");
     if (summary->status == store::RunStatus::Running)
-        throw ReattachError(Reason::Followed, "run " + std::to_string(runId)
-                                                  + " is being followed by another program (its heartbeat is fresh); "
-                                                    "only a detached run can be re-attached");
+        throw ReattachError(Reason::Followed,
+                            "run " + std::to_string(runId)
+                                + " is being followed by another program (its heartbeat is fresh); "
+                                  "only a detached run can be re-attached");
 
     dispatch::RemoteRun handle;
     dispatch::RemoteRunOffsets offsets;
@@ -130,12 +140,13 @@ SessionResult reattachRemote(std::int64_t runId, AttachTarget target, const Sess
         const auto detail = store::runDetail(db, runId);
         requested = runConfigFromJson(detail->config);
     } catch (const std::exception& e) {
-        throw ReattachError(Reason::UnreadableHandle, "run " + std::to_string(runId) + ": the stored handle cannot be read: "
-                                                          + e.what());
+        throw ReattachError(Reason::UnreadableHandle,
+                            "run " + std::to_string(runId) + ": the stored handle cannot be read: " + e.what());
     }
     if (static_cast<int>(target.sessions.size()) != handle.nodeCount)
-        throw std::invalid_argument("re-attach run " + std::to_string(runId) + ": it ran on " + std::to_string(handle.nodeCount)
-                                    + " nodes but " + std::to_string(target.sessions.size()) + " SSH sessions were given");
+        throw std::invalid_argument("re-attach run " + std::to_string(runId) + ": it ran on "
+                                    + std::to_string(handle.nodeCount) + " nodes but "
+                                    + std::to_string(target.sessions.size()) + " SSH sessions were given");
     if (target.nodeNames.empty()) {
         if (summary->nodes.size() == target.sessions.size())
             target.nodeNames = summary->nodes;
@@ -151,8 +162,9 @@ SessionResult reattachRemote(std::int64_t runId, AttachTarget target, const Sess
         const auto now = store::findRun(db, runId);
         if (now && store::isFinal(now->status))
             throw ReattachError(Reason::Finished, "run " + std::to_string(runId) + " finished while re-attaching");
-        throw ReattachError(Reason::Followed, "run " + std::to_string(runId)
-                                                  + " was taken up by another program while re-attaching; only one follows it");
+        throw ReattachError(Reason::Followed,
+                            "run " + std::to_string(runId)
+                                + " was taken up by another program while re-attaching; only one follows it");
     }
     detail::RunRecording recording(options, runId, callbacks);
     SessionResult result;
@@ -161,8 +173,13 @@ SessionResult reattachRemote(std::int64_t runId, AttachTarget target, const Sess
         callbacks.onRecorded(runId);
     if (callbacks.onRemoteStarted)
         callbacks.onRemoteStarted(handle);
-    const detail::FollowedRun run{requested, handle, target.sessions, target.nodeNames, target.follow, handle.masterPort,
-                                  std::max(0.0, store::currentUnixTime() - summary->startedAt)};
+    const detail::FollowedRun run { requested,
+                                    handle,
+                                    target.sessions,
+                                    target.nodeNames,
+                                    target.follow,
+                                    handle.masterPort,
+                                    std::max(0.0, store::currentUnixTime() - summary->startedAt) };
     detail::followToConclusion(recording, run, offsets, earlier, options, callbacks, cancel, result);
     return result;
 }

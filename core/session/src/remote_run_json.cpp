@@ -28,7 +28,8 @@ int count(const nlohmann::json& j, const char* name, const std::string& where, i
 {
     const auto& v = field(j, name, where);
     if (!v.is_number_integer() || v.get<std::int64_t>() < minimum || v.get<std::int64_t>() > 1'000'000)
-        throw RemoteRunJsonError(where + "." + name + ": expected a whole number of at least " + std::to_string(minimum));
+        throw RemoteRunJsonError(where + "." + name + ": expected a whole number of at least "
+                                 + std::to_string(minimum));
     return static_cast<int>(v.get<std::int64_t>());
 }
 
@@ -38,9 +39,12 @@ nlohmann::json toJson(const dispatch::RemoteRun& run)
 {
     nlohmann::json ranks = nlohmann::json::array();
     for (const auto& r : run.ranks)
-        ranks.push_back({{"rank", r.rank}, {"node", r.node}, {"local_rank", r.localRank}});
-    nlohmann::json j = {{"run_id", run.runId}, {"run_dir", run.runDir}, {"world", run.world}, {"node_count", run.nodeCount},
-                        {"ranks", ranks}};
+        ranks.push_back({ { "rank", r.rank }, { "node", r.node }, { "local_rank", r.localRank } });
+    nlohmann::json j = { { "run_id", run.runId },
+                         { "run_dir", run.runDir },
+                         { "world", run.world },
+                         { "node_count", run.nodeCount },
+                         { "ranks", ranks } };
     if (run.masterPort > 0)
         j["master_port"] = run.masterPort;
     return j;

@@ -24,8 +24,8 @@ std::string remoteRunName(const std::optional<std::int64_t>& storedId)
     std::random_device rd;
     std::ostringstream id;
     id << "run-" << (storedId ? std::to_string(*storedId) + "-" : std::string())
-       << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count() << "-"
-       << std::hex << rd();
+       << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()
+       << "-" << std::hex << rd();
     return id.str();
 }
 
@@ -55,7 +55,7 @@ SessionResult runRemote(const RunConfig& requested, RemoteTarget target, const S
     if (launch.runId.empty())
         launch.runId = remoteRunName(result.runId);
     if (launch.args.empty())
-        launch.args = {"--config", "config.json"};
+        launch.args = { "--config", "config.json" };
     addAllocatorEnvironment(requested, launch.env);
     // Each node's NCCL setting reaches its own ranks; what the request sets for every rank wins.
     for (std::size_t i = 0; i < launch.nodes.size() && i < options.origin.nodes.size(); ++i)
@@ -82,10 +82,10 @@ SessionResult runRemote(const RunConfig& requested, RemoteTarget target, const S
     try {
         const std::string config = toJson(requested).dump(2) + "\n";
         for (dispatch::SshSession* s : target.sessions) {
-            const auto made = s->run(std::vector<std::string>{"mkdir", "-p", handle.runDir}, {}, cancel);
+            const auto made = s->run(std::vector<std::string> { "mkdir", "-p", handle.runDir }, {}, cancel);
             if (!made.succeeded())
-                return failedToStart("cannot create " + handle.runDir + " on " + s->endpoint().host + " (" + made.describe()
-                                     + "): " + made.stderrData);
+                return failedToStart("cannot create " + handle.runDir + " on " + s->endpoint().host + " ("
+                                     + made.describe() + "): " + made.stderrData);
             s->writeFile(handle.runDir + "/config.json", config, cancel);
         }
         // No port named: one that nothing on the first node uses now (another program's rendezvous,
@@ -101,8 +101,13 @@ SessionResult runRemote(const RunConfig& requested, RemoteTarget target, const S
         callbacks.onRemoteStarted(handle);
 
     dispatch::RemoteRunOffsets offsets;
-    const detail::FollowedRun run{requested, handle, target.sessions, target.nodeNames, target.follow, launch.masterPort,
-                                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()};
+    const detail::FollowedRun run { requested,
+                                    handle,
+                                    target.sessions,
+                                    target.nodeNames,
+                                    target.follow,
+                                    launch.masterPort,
+                                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() };
     detail::followToConclusion(recording, run, offsets, {}, options, callbacks, cancel, result);
     return result;
 }

@@ -82,7 +82,8 @@ void blameTheFirstFailure(const diagnose::Diagnosis& d, dispatch::RunOutcome& ou
 void concludeRun(RunRecording& recording, const SessionOptions& options, const std::vector<diagnose::RankRecord>& ranks,
                  store::RunStatus status, SessionResult& result)
 {
-    const bool diagnose = options.diagnoseFailures && !result.outcome.ok() && result.outcome.status != dispatch::RunStatus::Cancelled;
+    const bool diagnose
+        = options.diagnoseFailures && !result.outcome.ok() && result.outcome.status != dispatch::RunStatus::Cancelled;
     if (diagnose && !ranks.empty()) {
         result.diagnosis = diagnose::diagnose(ranks);
         blameTheFirstFailure(*result.diagnosis, result.outcome);
@@ -148,7 +149,8 @@ SessionResult runLocal(const RunConfig& requested, const dispatch::LocalLaunch& 
         result.outcome.status = dispatch::RunStatus::Failed;
         result.outcome.reason = std::string("could not start the ranks: ") + e.what();
     }
-    detail::concludeRun(recording, options, ranks, store::statusForOutcome(dispatch::runStatusId(result.outcome.status)), result);
+    detail::concludeRun(recording, options, ranks,
+                        store::statusForOutcome(dispatch::runStatusId(result.outcome.status)), result);
     return result;
 }
 

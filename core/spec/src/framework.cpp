@@ -4,15 +4,18 @@ namespace shardwise {
 
 namespace {
 // Default versions: the releases whose source and documentation docs/formulas.md cites.
-constexpr std::array<FrameworkTraits, kFrameworkCount> kTable{{
-    {Framework::Native, "native", "Shardwise runner", ""},
-    {Framework::DeepSpeed, "deepspeed", "DeepSpeed", "0.16"},
-    {Framework::Fsdp2, "fsdp2", "PyTorch FSDP2", "2.11"},
-    {Framework::Torchtitan, "torchtitan", "torchtitan", "0.2"},
-}};
+constexpr std::array<FrameworkTraits, kFrameworkCount> kTable { {
+    { Framework::Native, "native", "Shardwise runner", "" },
+    { Framework::DeepSpeed, "deepspeed", "DeepSpeed", "0.16" },
+    { Framework::Fsdp2, "fsdp2", "PyTorch FSDP2", "2.11" },
+    { Framework::Torchtitan, "torchtitan", "torchtitan", "0.2" },
+} };
 } // namespace
 
-const std::array<FrameworkTraits, kFrameworkCount>& allFrameworks() { return kTable; }
+const std::array<FrameworkTraits, kFrameworkCount>& allFrameworks()
+{
+    return kTable;
+}
 
 const FrameworkTraits& traits(Framework f)
 {
@@ -22,7 +25,10 @@ const FrameworkTraits& traits(Framework f)
     return kTable.front();
 }
 
-std::string_view frameworkId(Framework f) { return traits(f).id; }
+std::string_view frameworkId(Framework f)
+{
+    return traits(f).id;
+}
 
 std::optional<Framework> frameworkFromId(std::string_view id)
 {
@@ -88,7 +94,7 @@ std::optional<std::pair<int, int>> majorMinor(const std::string& v)
     }
     if (i < v.size() && v[i] != '+' && v[i] != '-' && v[i] != 'a' && v[i] != 'b' && v[i] != 'r')
         return std::nullopt;
-    return std::pair{major, minor};
+    return std::pair { major, minor };
 }
 
 } // namespace
@@ -101,12 +107,12 @@ std::optional<std::string> frameworkVersionProblem(const FrameworkTarget& t)
     if (!mm)
         return "'" + t.version + "' is not a version (expected MAJOR.MINOR or MAJOR.MINOR.PATCH, e.g. "
             + std::string(traits(t.framework).defaultVersion) + ")";
-    const std::pair<int, int> oldest = t.framework == Framework::DeepSpeed ? std::pair{0, 10}
-                                     : t.framework == Framework::Fsdp2     ? std::pair{2, 4}
-                                                                           : std::pair{0, 1};
+    const std::pair<int, int> oldest = t.framework == Framework::DeepSpeed ? std::pair { 0, 10 }
+        : t.framework == Framework::Fsdp2                                  ? std::pair { 2, 4 }
+                                                                           : std::pair { 0, 1 };
     if (*mm < oldest) {
         const std::string what = t.framework == Framework::DeepSpeed ? "DeepSpeed's bf16 ZeRO stages"
-                               : t.framework == Framework::Fsdp2     ? "PyTorch's fully_shard (FSDP2)"
+            : t.framework == Framework::Fsdp2                        ? "PyTorch's fully_shard (FSDP2)"
                                                                      : "torchtitan's FSDP2 training configs";
         return "version " + t.version + " predates " + what + ": the planner models " + std::to_string(oldest.first)
             + "." + std::to_string(oldest.second) + " or later";
@@ -114,7 +120,10 @@ std::optional<std::string> frameworkVersionProblem(const FrameworkTarget& t)
     return std::nullopt;
 }
 
-std::string_view backendId(RunBackend b) { return b == RunBackend::Native ? "native" : "torch"; }
+std::string_view backendId(RunBackend b)
+{
+    return b == RunBackend::Native ? "native" : "torch";
+}
 
 std::optional<RunBackend> backendFromId(std::string_view id)
 {

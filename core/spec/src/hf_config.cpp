@@ -20,7 +20,10 @@ namespace {
 
 constexpr const char* kAllowedFamilies = "qwen2, llama, mistral";
 
-std::string field(const std::string& key) { return "config.json." + key; }
+std::string field(const std::string& key)
+{
+    return "config.json." + key;
+}
 
 std::string text(const json& v)
 {
@@ -58,8 +61,9 @@ public:
         // Compared as a double first, so 9e18 or 2^64-1 is a range error and never a wrapped cast.
         const double d = v.get<double>();
         if (d < static_cast<double>(r.lo) || d > static_cast<double>(r.hi))
-            throw SpecError(name(key), "must be in " + detail::rangeText(r) + ", got " + text(v)
-                                           + " (outside what a trainable decoder plausibly has)");
+            throw SpecError(name(key),
+                            "must be in " + detail::rangeText(r) + ", got " + text(v)
+                                + " (outside what a trainable decoder plausibly has)");
         return v.is_number_float() ? static_cast<std::int64_t>(d) : v.get<std::int64_t>();
     }
 
@@ -106,15 +110,19 @@ private:
 
 // ---- families -----------------------------------------------------------------------------------
 
-bool allowedFamily(std::string_view t) { return t == "qwen2" || t == "llama" || t == "mistral"; }
+bool allowedFamily(std::string_view t)
+{
+    return t == "qwen2" || t == "llama" || t == "mistral";
+}
 
 // Families known to route tokens through experts, refused even where the expert count is missing.
 bool knownMixtureOfExperts(std::string_view t)
 {
-    for (std::string_view moe : {"mixtral", "qwen2_moe", "qwen3_moe", "qwen3_next", "deepseek", "deepseek_v2",
-                                 "deepseek_v3", "dbrx", "jamba", "olmoe", "granitemoe", "granitemoeshared", "phimoe",
-                                 "jetmoe", "arctic", "minimax", "llama4", "llama4_text", "gpt_oss", "glm4_moe",
-                                 "ernie4_5_moe", "hunyuan_v1_moe"})
+    for (std::string_view moe :
+         { "mixtral",     "qwen2_moe", "qwen3_moe",    "qwen3_next",    "deepseek",   "deepseek_v2",
+           "deepseek_v3", "dbrx",      "jamba",        "olmoe",         "granitemoe", "granitemoeshared",
+           "phimoe",      "jetmoe",    "arctic",       "minimax",       "llama4",     "llama4_text",
+           "gpt_oss",     "glm4_moe",  "ernie4_5_moe", "hunyuan_v1_moe" })
         if (t == moe)
             return true;
     return false;
@@ -145,14 +153,14 @@ const char* unsupportedBecause(std::string_view t)
 // The first field that says the config routes tokens through experts, and its value.
 std::optional<std::pair<std::string, std::string>> expertField(const json& j)
 {
-    for (const char* key : {"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"})
+    for (const char* key : { "num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts" })
         if (j.contains(key) && j.at(key).is_number() && j.at(key).get<double>() > 1)
             return std::make_pair(std::string(key), text(j.at(key)));
     auto active = [](const json& v) {
         return !v.is_null() && !(v.is_number() && v.get<double>() == 0) && !(v.is_boolean() && !v.get<bool>());
     };
-    for (const char* key : {"num_experts_per_tok", "n_shared_experts", "moe_intermediate_size",
-                            "shared_expert_intermediate_size"})
+    for (const char* key :
+         { "num_experts_per_tok", "n_shared_experts", "moe_intermediate_size", "shared_expert_intermediate_size" })
         if (j.contains(key) && active(j.at(key)))
             return std::make_pair(std::string(key), text(j.at(key)));
     for (const auto& [key, value] : j.items())
@@ -203,16 +211,18 @@ RopeScaling readRopeScaling(const json& r, const std::string& key)
         out.factor = s.number("factor", 1.0, 1024.0);
         out.lowFreqFactor = s.number("low_freq_factor", 1e-3, 1e3);
         out.highFreqFactor = s.number("high_freq_factor", 1e-3, 1e3);
-        out.originalMaxPosition = s.integer("original_max_position_embeddings", detail::Range{1, detail::kMaxPosition.hi});
+        out.originalMaxPosition
+            = s.integer("original_max_position_embeddings", detail::Range { 1, detail::kMaxPosition.hi });
         if (!(out.highFreqFactor > out.lowFreqFactor))
-            throw SpecError(s.name("high_freq_factor"), "must be greater than low_freq_factor ("
-                                                            + text(r.at("low_freq_factor")) + ")");
+            throw SpecError(s.name("high_freq_factor"),
+                            "must be greater than low_freq_factor (" + text(r.at("low_freq_factor")) + ")");
         return out;
     }
-    throw SpecError(s.name(typeKey), "rope scaling '" + type
-                                         + "' is not modelled (it rescales rotary embeddings per sequence length or "
-                                           "scales attention); Shardwise and its runner apply default, linear and "
-                                           "llama3");
+    throw SpecError(s.name(typeKey),
+                    "rope scaling '" + type
+                        + "' is not modelled (it rescales rotary embeddings per sequence length or "
+                          "scales attention); Shardwise and its runner apply default, linear and "
+                          "llama3");
 }
 
 void checkAttentionWindow(const HfReader& hf, const std::string& modelType, std::int64_t maxPosition)
@@ -223,15 +233,16 @@ void checkAttentionWindow(const HfReader& hf, const std::string& modelType, std:
             throw SpecError(field("layer_types"), "expected an array, got " + text(types));
         for (const json& t : types)
             if (!t.is_string() || t.get<std::string>() != "full_attention")
-                throw SpecError(field("layer_types"), "a layer of type " + text(t)
-                                                          + ": the runner's decoder has full causal attention in "
-                                                            "every layer");
+                throw SpecError(field("layer_types"),
+                                "a layer of type " + text(t)
+                                    + ": the runner's decoder has full causal attention in "
+                                      "every layer");
     }
     // Qwen2 uses its window only with use_sliding_window; Mistral whenever sliding_window is set.
     const bool windowed = modelType == "qwen2" ? hf.boolean("use_sliding_window", false) : hf.has("sliding_window");
     if (!windowed)
         return;
-    const std::int64_t window = hf.integer("sliding_window", detail::Range{1, detail::kMaxPosition.hi});
+    const std::int64_t window = hf.integer("sliding_window", detail::Range { 1, detail::kMaxPosition.hi });
     if (maxPosition > 0 && window >= maxPosition)
         return; // the window spans the whole context: full causal attention exactly
     throw SpecError(field("sliding_window"),
@@ -250,8 +261,8 @@ ModelSpec modelFromHuggingFaceConfig(const json& j, const std::string& id)
     const HfReader hf(j, "config.json.");
     const auto modelType = hf.string("model_type");
     if (!modelType)
-        throw SpecError(field("model_type"), std::string("missing: the family decides the decoder; allowed: ")
-                                                 + kAllowedFamilies);
+        throw SpecError(field("model_type"),
+                        std::string("missing: the family decides the decoder; allowed: ") + kAllowedFamilies);
     checkFamily(j, *modelType);
 
     ModelSpec m;
@@ -264,11 +275,11 @@ ModelSpec modelFromHuggingFaceConfig(const json& j, const std::string& id)
     m.ffn = hf.integer("intermediate_size", detail::kFfn);
     m.heads = hf.integer("num_attention_heads", detail::kHeads);
     m.vocab = hf.integer("vocab_size", detail::kVocab);
-    m.kvHeads = hf.integer("num_key_value_heads", detail::Range{1, m.heads}, m.heads);
+    m.kvHeads = hf.integer("num_key_value_heads", detail::Range { 1, m.heads }, m.heads);
     // Transformers: head_dim when given (Mistral-Nemo: 128 with hidden 5120 over 32 heads), else
     // hidden_size // num_attention_heads; q and o are heads x head_dim wide either way.
     m.headDim = hf.integer("head_dim", detail::kHeadDim, m.hidden / m.heads);
-    m.maxPosition = hf.integer("max_position_embeddings", detail::Range{1, detail::kMaxPosition.hi}, 0);
+    m.maxPosition = hf.integer("max_position_embeddings", detail::Range { 1, detail::kMaxPosition.hi }, 0);
     m.tiedEmbeddings = hf.boolean("tie_word_embeddings", false);
 
     // Qwen2 always has q/k/v biases and no o bias; Llama's attention_bias puts biases on q, k, v and
@@ -277,8 +288,9 @@ ModelSpec modelFromHuggingFaceConfig(const json& j, const std::string& id)
     const bool mlpBias = hf.boolean("mlp_bias", false);
     m.qkvBias = *modelType == "qwen2";
     if (*modelType == "llama" && attentionBias)
-        throw SpecError(field("attention_bias"), "Llama's attention_bias adds biases to q, k, v and o; the runner's "
-                                                 "decoder has q/k/v biases only (Qwen2's)");
+        throw SpecError(field("attention_bias"),
+                        "Llama's attention_bias adds biases to q, k, v and o; the runner's "
+                        "decoder has q/k/v biases only (Qwen2's)");
     if (*modelType == "llama" && mlpBias)
         throw SpecError(field("mlp_bias"), "biases on the MLP's gate, up and down projections are not modelled");
 

@@ -73,11 +73,13 @@ public:
                  && std::abs(v.get<double>()) < 9e18)
             x = static_cast<std::int64_t>(v.get<double>());
         else
-            throw SpecError(field(name), "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi)
-                                             + "], got " + v.dump());
+            throw SpecError(field(name),
+                            "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got "
+                                + v.dump());
         if (x < lo || x > hi)
-            throw SpecError(field(name), "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got "
-                                             + std::to_string(x));
+            throw SpecError(field(name),
+                            "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got "
+                                + std::to_string(x));
         return x;
     }
 
@@ -88,7 +90,8 @@ public:
         const json& v = m_j.at(name);
         if (!v.is_number())
             throw SpecError(field(name),
-                            "expected a number in [" + formatNumber(lo) + ", " + formatNumber(hi) + "], got " + v.dump());
+                            "expected a number in [" + formatNumber(lo) + ", " + formatNumber(hi) + "], got "
+                                + v.dump());
         const double x = v.get<double>();
         if (!(x >= lo && x <= hi))
             throw SpecError(field(name),
@@ -216,26 +219,26 @@ DeviceKind parseDevice(const std::string& value, const std::string& field)
 
 json toJson(const ModelSpec& m)
 {
-    json j{{"id", m.id},
-           {"name", m.name},
-           {"family", m.family},
-           {"layers", m.layers},
-           {"hidden", m.hidden},
-           {"ffn", m.ffn},
-           {"heads", m.heads},
-           {"kv_heads", m.kvHeads},
-           {"head_dim", m.headDim},
-           {"vocab", m.vocab},
-           {"tied_embeddings", m.tiedEmbeddings},
-           {"qkv_bias", m.qkvBias},
-           {"norm", normId(m.norm)},
-           {"activation", activationId(m.activation)},
-           {"rope_theta", m.ropeTheta},
-           {"norm_eps", m.normEps},
-           {"max_position", m.maxPosition}};
+    json j { { "id", m.id },
+             { "name", m.name },
+             { "family", m.family },
+             { "layers", m.layers },
+             { "hidden", m.hidden },
+             { "ffn", m.ffn },
+             { "heads", m.heads },
+             { "kv_heads", m.kvHeads },
+             { "head_dim", m.headDim },
+             { "vocab", m.vocab },
+             { "tied_embeddings", m.tiedEmbeddings },
+             { "qkv_bias", m.qkvBias },
+             { "norm", normId(m.norm) },
+             { "activation", activationId(m.activation) },
+             { "rope_theta", m.ropeTheta },
+             { "norm_eps", m.normEps },
+             { "max_position", m.maxPosition } };
     // Written only when the frequencies are rescaled: model files from before it read the same.
     if (m.ropeScaling.kind != RopeScalingKind::None) {
-        json s{{"type", ropeScalingId(m.ropeScaling.kind)}, {"factor", m.ropeScaling.factor}};
+        json s { { "type", ropeScalingId(m.ropeScaling.kind) }, { "factor", m.ropeScaling.factor } };
         if (m.ropeScaling.kind == RopeScalingKind::Llama3) {
             s["low_freq_factor"] = m.ropeScaling.lowFreqFactor;
             s["high_freq_factor"] = m.ropeScaling.highFreqFactor;
@@ -248,39 +251,39 @@ json toJson(const ModelSpec& m)
 
 json toJson(const GpuSpec& g)
 {
-    json j{{"id", g.id},
-           {"name", g.name},
-           {"memory_mib", g.memoryMiB},
-           {"bf16_tflops", g.bf16Tflops},
-           {"hbm_gbps", g.hbmGBps},
-           {"nvlink_gbps", g.nvlinkGBps},
-           {"pcie_gbps", g.pcieGBps}};
+    json j { { "id", g.id },
+             { "name", g.name },
+             { "memory_mib", g.memoryMiB },
+             { "bf16_tflops", g.bf16Tflops },
+             { "hbm_gbps", g.hbmGBps },
+             { "nvlink_gbps", g.nvlinkGBps },
+             { "pcie_gbps", g.pcieGBps } };
     if (!g.architecture.empty())
         j["architecture"] = g.architecture;
     if (!g.gkeMachineSeries.empty())
-        j["gke"] = {{"machine_series", g.gkeMachineSeries}, {"accelerator", g.gkeAccelerator}};
+        j["gke"] = { { "machine_series", g.gkeMachineSeries }, { "accelerator", g.gkeAccelerator } };
     return j;
 }
 
 json toJson(const ClusterSpec& c)
 {
-    return json{{"gpus_per_node", c.gpusPerNode},
-                {"nodes", c.nodes},
-                {"intra_node", interconnectId(c.intraNode)},
-                {"intra_node_gbps", c.intraNodeGBps},
-                {"inter_node_gbps", c.interNodeGBps},
-                {"host_ram_gib", c.hostRamGiB},
-                {"cpu_cores", c.cpuCores}};
+    return json { { "gpus_per_node", c.gpusPerNode },
+                  { "nodes", c.nodes },
+                  { "intra_node", interconnectId(c.intraNode) },
+                  { "intra_node_gbps", c.intraNodeGBps },
+                  { "inter_node_gbps", c.interNodeGBps },
+                  { "host_ram_gib", c.hostRamGiB },
+                  { "cpu_cores", c.cpuCores } };
 }
 
 json toJson(const TrainingSpec& t)
 {
-    json j{{"precision", precisionId(t.precision)},
-           {"micro_batch", t.microBatch},
-           {"seq_len", t.seqLen},
-           {"activation_checkpointing", t.activationCheckpointing},
-           {"expandable_segments", t.expandableSegments},
-           {"grad_accumulation", t.gradAccumulation}};
+    json j { { "precision", precisionId(t.precision) },
+             { "micro_batch", t.microBatch },
+             { "seq_len", t.seqLen },
+             { "activation_checkpointing", t.activationCheckpointing },
+             { "expandable_segments", t.expandableSegments },
+             { "grad_accumulation", t.gradAccumulation } };
     if (t.cudaGraphs) // written only when on: configurations from before the option read the same
         j["cuda_graphs"] = true;
     if (t.checkpointPolicy != CheckpointPolicy::Full) // likewise: absent reads as full
@@ -290,29 +293,24 @@ json toJson(const TrainingSpec& t)
 
 json toJson(const TuningKnobs& k)
 {
-    return json{{"reduce_bucket_elements", k.reduceBucketElements},
-                {"allgather_bucket_elements", k.allgatherBucketElements},
-                {"prefetch_bucket_elements", k.prefetchBucketElements},
-                {"persistence_threshold", k.persistenceThreshold},
-                {"fsdp_live_units", k.fsdpLiveUnits},
-                {"max_live_parameters", k.maxLiveParameters},
-                {"max_reuse_distance", k.maxReuseDistance},
-                {"overlap_comm", k.overlapComm}};
+    return json { { "reduce_bucket_elements", k.reduceBucketElements },
+                  { "allgather_bucket_elements", k.allgatherBucketElements },
+                  { "prefetch_bucket_elements", k.prefetchBucketElements },
+                  { "persistence_threshold", k.persistenceThreshold },
+                  { "fsdp_live_units", k.fsdpLiveUnits },
+                  { "max_live_parameters", k.maxLiveParameters },
+                  { "max_reuse_distance", k.maxReuseDistance },
+                  { "overlap_comm", k.overlapComm } };
 }
 
 json toJson(const RunConfig& r)
 {
-    json j{{"model", toJson(r.model)},
-                {"strategy", strategyId(r.strategy)},
-                {"training", toJson(r.training)},
-                {"knobs", toJson(r.knobs)},
-                {"device", deviceId(r.device)},
-                {"world_size", r.worldSize},
-                {"warmup_steps", r.warmupSteps},
-                {"timed_steps", r.timedSteps},
-                {"seed", r.seed},
-                {"learning_rate", r.learningRate},
-                {"token_file", r.tokenFile}};
+    json j {
+        { "model", toJson(r.model) },        { "strategy", strategyId(r.strategy) }, { "training", toJson(r.training) },
+        { "knobs", toJson(r.knobs) },        { "device", deviceId(r.device) },       { "world_size", r.worldSize },
+        { "warmup_steps", r.warmupSteps },   { "timed_steps", r.timedSteps },        { "seed", r.seed },
+        { "learning_rate", r.learningRate }, { "token_file", r.tokenFile }
+    };
     // Written only for the torch backend: configurations from before it read as native.
     if (r.backend != RunBackend::Native)
         j["backend"] = backendId(r.backend);
@@ -327,13 +325,13 @@ ModelSpec modelFromJson(const json& j, const std::string& path)
 {
     using namespace detail;
     FieldReader r(j, path,
-                  {"id", "name", "family", "layers", "hidden", "ffn", "heads", "kv_heads", "head_dim", "vocab",
-                   "tied_embeddings", "qkv_bias", "norm", "activation", "rope_theta", "norm_eps", "max_position",
-                   "rope_scaling"});
+                  { "id", "name", "family", "layers", "hidden", "ffn", "heads", "kv_heads", "head_dim", "vocab",
+                    "tied_embeddings", "qkv_bias", "norm", "activation", "rope_theta", "norm_eps", "max_position",
+                    "rope_scaling" });
     ModelSpec m;
-    m.id = r.string("id", std::string{});
+    m.id = r.string("id", std::string {});
     m.name = r.string("name", m.id);
-    m.family = r.string("family", std::string{"llama"});
+    m.family = r.string("family", std::string { "llama" });
     // Every dimension bounded as it is read (model_bounds.hpp); validate() checks the products.
     m.layers = r.integer("layers", kLayers.lo, kLayers.hi);
     m.hidden = r.integer("hidden", kHidden.lo, kHidden.hi);
@@ -344,14 +342,14 @@ ModelSpec modelFromJson(const json& j, const std::string& path)
     m.vocab = r.integer("vocab", kVocab.lo, kVocab.hi);
     m.tiedEmbeddings = r.boolean("tied_embeddings", false);
     m.qkvBias = r.boolean("qkv_bias", false);
-    m.norm = parseNorm(r.string("norm", std::string{"rmsnorm"}), r.field("norm"));
-    m.activation = parseActivation(r.string("activation", std::string{"swiglu"}), r.field("activation"));
+    m.norm = parseNorm(r.string("norm", std::string { "rmsnorm" }), r.field("norm"));
+    m.activation = parseActivation(r.string("activation", std::string { "swiglu" }), r.field("activation"));
     m.ropeTheta = r.number("rope_theta", 1.0, 1e12, 10000.0);
     m.normEps = r.number("norm_eps", 1e-12, 1e-1, 1e-6);
     m.maxPosition = r.integer("max_position", kMaxPosition.lo, kMaxPosition.hi, 0);
     if (r.has("rope_scaling")) {
         FieldReader s(r.object("rope_scaling"), r.field("rope_scaling"),
-                      {"type", "factor", "low_freq_factor", "high_freq_factor", "original_max_position"});
+                      { "type", "factor", "low_freq_factor", "high_freq_factor", "original_max_position" });
         const std::string type = s.string("type");
         if (type == "linear")
             m.ropeScaling.kind = RopeScalingKind::Linear;
@@ -361,10 +359,12 @@ ModelSpec modelFromJson(const json& j, const std::string& path)
             throw SpecError(s.field("type"), "unknown rope scaling '" + type + "'; allowed: none, linear, llama3");
         const bool llama3 = m.ropeScaling.kind == RopeScalingKind::Llama3;
         m.ropeScaling.factor = s.number("factor", 1.0, 1024.0, 1.0);
-        m.ropeScaling.lowFreqFactor = s.number("low_freq_factor", 1e-3, 1e3, llama3 ? std::nullopt : std::optional(1.0));
-        m.ropeScaling.highFreqFactor = s.number("high_freq_factor", 1e-3, 1e3, llama3 ? std::nullopt : std::optional(4.0));
-        m.ropeScaling.originalMaxPosition =
-            s.integer("original_max_position", 1, kMaxPosition.hi, llama3 ? std::nullopt : std::optional<std::int64_t>(0));
+        m.ropeScaling.lowFreqFactor
+            = s.number("low_freq_factor", 1e-3, 1e3, llama3 ? std::nullopt : std::optional(1.0));
+        m.ropeScaling.highFreqFactor
+            = s.number("high_freq_factor", 1e-3, 1e3, llama3 ? std::nullopt : std::optional(4.0));
+        m.ropeScaling.originalMaxPosition = s.integer("original_max_position", 1, kMaxPosition.hi,
+                                                      llama3 ? std::nullopt : std::optional<std::int64_t>(0));
     }
     validate(m, path);
     return m;
@@ -372,10 +372,11 @@ ModelSpec modelFromJson(const json& j, const std::string& path)
 
 GpuSpec gpuFromJson(const json& j, const std::string& path)
 {
-    FieldReader r(j, path, {"id", "name", "memory_mib", "memory_gib", "bf16_tflops", "hbm_gbps", "nvlink_gbps",
-                            "pcie_gbps", "architecture", "gke"});
+    FieldReader r(j, path,
+                  { "id", "name", "memory_mib", "memory_gib", "bf16_tflops", "hbm_gbps", "nvlink_gbps", "pcie_gbps",
+                    "architecture", "gke" });
     GpuSpec g;
-    g.id = r.string("id", std::string{"custom"});
+    g.id = r.string("id", std::string { "custom" });
     g.name = r.string("name", g.id);
     if (r.has("memory_gib") && !r.has("memory_mib"))
         g.memoryMiB = static_cast<std::int64_t>(std::llround(r.number("memory_gib", 1.0, 16384.0) * 1024.0));
@@ -385,15 +386,15 @@ GpuSpec gpuFromJson(const json& j, const std::string& path)
     g.hbmGBps = r.number("hbm_gbps", 1.0, 1e6, 1000.0);
     g.nvlinkGBps = r.number("nvlink_gbps", 0.0, 1e5, 0.0);
     g.pcieGBps = r.number("pcie_gbps", 0.1, 1e4, 25.0);
-    g.architecture = r.string("architecture", std::string{});
+    g.architecture = r.string("architecture", std::string {});
     if (!g.architecture.empty() && g.architecture != "ampere" && g.architecture != "ada" && g.architecture != "hopper"
         && g.architecture != "blackwell")
         throw SpecError(r.field("architecture"),
                         "expected ampere, ada, hopper or blackwell, got '" + g.architecture + "'");
     if (r.has("gke")) {
-        FieldReader gke(r.object("gke"), r.field("gke"), {"machine_series", "accelerator"});
-        g.gkeMachineSeries = gke.string("machine_series", std::string{});
-        g.gkeAccelerator = gke.string("accelerator", std::string{});
+        FieldReader gke(r.object("gke"), r.field("gke"), { "machine_series", "accelerator" });
+        g.gkeMachineSeries = gke.string("machine_series", std::string {});
+        g.gkeAccelerator = gke.string("accelerator", std::string {});
     }
     validate(g, path);
     return g;
@@ -401,12 +402,13 @@ GpuSpec gpuFromJson(const json& j, const std::string& path)
 
 ClusterSpec clusterFromJson(const json& j, const std::string& path)
 {
-    FieldReader r(j, path, {"gpus_per_node", "nodes", "intra_node", "intra_node_gbps", "inter_node_gbps",
-                            "host_ram_gib", "cpu_cores"});
+    FieldReader r(
+        j, path,
+        { "gpus_per_node", "nodes", "intra_node", "intra_node_gbps", "inter_node_gbps", "host_ram_gib", "cpu_cores" });
     ClusterSpec c;
     c.gpusPerNode = static_cast<int>(r.integer("gpus_per_node", 1, 64, 1));
     c.nodes = static_cast<int>(r.integer("nodes", 1, 4096, 1));
-    c.intraNode = parseInterconnect(r.string("intra_node", std::string{"nvlink"}), r.field("intra_node"));
+    c.intraNode = parseInterconnect(r.string("intra_node", std::string { "nvlink" }), r.field("intra_node"));
     c.intraNodeGBps = r.number("intra_node_gbps", 0.0, 1e5, 0.0);
     c.interNodeGBps = r.number("inter_node_gbps", 0.01, 1e5, 12.5);
     c.hostRamGiB = r.number("host_ram_gib", 1.0, 1e6, 512.0);
@@ -417,27 +419,29 @@ ClusterSpec clusterFromJson(const json& j, const std::string& path)
 
 TrainingSpec trainingFromJson(const json& j, const std::string& path)
 {
-    FieldReader r(j, path, {"precision", "micro_batch", "seq_len", "activation_checkpointing", "expandable_segments",
-                            "grad_accumulation", "cuda_graphs", "checkpoint_policy"});
+    FieldReader r(j, path,
+                  { "precision", "micro_batch", "seq_len", "activation_checkpointing", "expandable_segments",
+                    "grad_accumulation", "cuda_graphs", "checkpoint_policy" });
     TrainingSpec t;
-    t.precision = parsePrecision(r.string("precision", std::string{"bf16"}), r.field("precision"));
+    t.precision = parsePrecision(r.string("precision", std::string { "bf16" }), r.field("precision"));
     t.microBatch = static_cast<int>(r.integer("micro_batch", 1, 4096, 1));
     t.seqLen = static_cast<int>(r.integer("seq_len", 1, 1 << 20, 2048));
     t.activationCheckpointing = r.boolean("activation_checkpointing", false);
     t.expandableSegments = r.boolean("expandable_segments", false);
     t.gradAccumulation = static_cast<int>(r.integer("grad_accumulation", 1, 65536, 1));
     t.cudaGraphs = r.boolean("cuda_graphs", false);
-    t.checkpointPolicy = parseCheckpointPolicy(r.string("checkpoint_policy", std::string{"full"}),
-                                               r.field("checkpoint_policy"));
+    t.checkpointPolicy
+        = parseCheckpointPolicy(r.string("checkpoint_policy", std::string { "full" }), r.field("checkpoint_policy"));
     validate(t, path);
     return t;
 }
 
 TuningKnobs knobsFromJson(const json& j, const std::string& path)
 {
-    FieldReader r(j, path, {"reduce_bucket_elements", "allgather_bucket_elements", "prefetch_bucket_elements",
-                            "persistence_threshold", "fsdp_live_units", "max_live_parameters",
-                            "max_reuse_distance", "overlap_comm"});
+    FieldReader r(j, path,
+                  { "reduce_bucket_elements", "allgather_bucket_elements", "prefetch_bucket_elements",
+                    "persistence_threshold", "fsdp_live_units", "max_live_parameters", "max_reuse_distance",
+                    "overlap_comm" });
     TuningKnobs d;
     TuningKnobs k;
     k.reduceBucketElements = r.integer("reduce_bucket_elements", 1, 1LL << 40, d.reduceBucketElements);
@@ -453,8 +457,9 @@ TuningKnobs knobsFromJson(const json& j, const std::string& path)
 
 RunConfig runConfigFromJson(const json& j, const std::string& path)
 {
-    FieldReader r(j, path, {"model", "strategy", "training", "knobs", "device", "world_size", "warmup_steps",
-                            "timed_steps", "seed", "learning_rate", "token_file", "backend", "torch_compile"});
+    FieldReader r(j, path,
+                  { "model", "strategy", "training", "knobs", "device", "world_size", "warmup_steps", "timed_steps",
+                    "seed", "learning_rate", "token_file", "backend", "torch_compile" });
     RunConfig c;
     c.model = modelFromJson(r.object("model"), r.field("model"));
     c.strategy = parseStrategy(r.string("strategy"), r.field("strategy"));
@@ -462,14 +467,14 @@ RunConfig runConfigFromJson(const json& j, const std::string& path)
         c.training = trainingFromJson(r.object("training"), r.field("training"));
     if (r.has("knobs"))
         c.knobs = knobsFromJson(r.object("knobs"), r.field("knobs"));
-    c.device = parseDevice(r.string("device", std::string{"cpu"}), r.field("device"));
+    c.device = parseDevice(r.string("device", std::string { "cpu" }), r.field("device"));
     c.worldSize = static_cast<int>(r.integer("world_size", 1, 65536, 1));
     c.warmupSteps = static_cast<int>(r.integer("warmup_steps", 0, 100000, 5));
     c.timedSteps = static_cast<int>(r.integer("timed_steps", 1, 100000, 15));
     c.seed = static_cast<std::uint64_t>(r.integer("seed", 0, std::numeric_limits<std::int64_t>::max(), 1234));
     c.learningRate = r.number("learning_rate", 0.0, 10.0, 1e-3);
-    c.tokenFile = r.string("token_file", std::string{});
-    c.backend = parseBackend(r.string("backend", std::string{"native"}), r.field("backend"));
+    c.tokenFile = r.string("token_file", std::string {});
+    c.backend = parseBackend(r.string("backend", std::string { "native" }), r.field("backend"));
     c.torchCompile = r.boolean("torch_compile", false);
     validate(c, path);
     return c;
@@ -486,7 +491,8 @@ void validate(const ModelSpec& m, const std::string& path)
     if (s.kind == RopeScalingKind::Llama3) {
         if (!(s.lowFreqFactor > 0 && s.highFreqFactor > s.lowFreqFactor))
             throw SpecError(join(path, "rope_scaling.high_freq_factor"),
-                            "must be greater than low_freq_factor (" + formatNumber(s.lowFreqFactor) + ") and both positive");
+                            "must be greater than low_freq_factor (" + formatNumber(s.lowFreqFactor)
+                                + ") and both positive");
         if (s.originalMaxPosition < 1)
             throw SpecError(join(path, "rope_scaling.original_max_position"),
                             "must be positive, got " + std::to_string(s.originalMaxPosition));
@@ -543,31 +549,36 @@ void validate(const RunConfig& r, const std::string& path)
                         "must not exceed the model's max_position (" + std::to_string(r.model.maxPosition) + "), got "
                             + std::to_string(r.training.seqLen));
     if (r.torchCompile && r.backend != RunBackend::Torch)
-        throw SpecError(join(path, "torch_compile"), "torch.compile needs backend torch (the native runner is not a "
-                                                     "PyTorch program)");
+        throw SpecError(join(path, "torch_compile"),
+                        "torch.compile needs backend torch (the native runner is not a "
+                        "PyTorch program)");
     if (r.backend == RunBackend::Torch && !frameworkSupports(Framework::Fsdp2, r.strategy))
         throw SpecError(join(path, "strategy"),
                         "the torch backend cannot run " + std::string(strategyId(r.strategy))
                             + ": PyTorch expresses zero0 (DDP), fsdp2_noreshard, fsdp2_reshard and "
                               "fsdp2_reshard_offload (fully_shard)");
     if (r.backend == RunBackend::Torch && r.training.cudaGraphs)
-        throw SpecError(join(path, "training.cuda_graphs"), "the torch backend runs eager or compiled steps, not "
-                                                            "CUDA graphs");
+        throw SpecError(join(path, "training.cuda_graphs"),
+                        "the torch backend runs eager or compiled steps, not "
+                        "CUDA graphs");
     if (r.training.cudaGraphs) {
         const auto& tr = traits(r.strategy);
         const std::string where = join(path, "training.cuda_graphs");
         if (r.device != DeviceKind::Cuda)
             throw SpecError(where, "CUDA graphs need device cuda");
         if (tr.offloadsOptimizer || tr.offloadsParameters)
-            throw SpecError(where, std::string("CUDA graphs cannot capture ") + std::string(strategyId(r.strategy))
-                                       + ": its optimizer step runs on the host between the step's kernels");
+            throw SpecError(where,
+                            std::string("CUDA graphs cannot capture ") + std::string(strategyId(r.strategy))
+                                + ": its optimizer step runs on the host between the step's kernels");
         if (r.training.precision != PrecisionPolicy::PureBf16)
-            throw SpecError(where, "CUDA graphs need precision bf16 (the fused AdamW that reads its step count on the "
-                                   "device); bf16-fp32-master steps with the host's count");
+            throw SpecError(where,
+                            "CUDA graphs need precision bf16 (the fused AdamW that reads its step count on the "
+                            "device); bf16-fp32-master steps with the host's count");
         if (r.warmupSteps < kCudaGraphWarmupSteps)
-            throw SpecError(where, "CUDA graphs need at least " + std::to_string(kCudaGraphWarmupSteps)
-                                       + " warm-up steps (two eager steps settle the schedule, the third is captured), got "
-                                       + std::to_string(r.warmupSteps));
+            throw SpecError(where,
+                            "CUDA graphs need at least " + std::to_string(kCudaGraphWarmupSteps)
+                                + " warm-up steps (two eager steps settle the schedule, the third is captured), got "
+                                + std::to_string(r.warmupSteps));
     }
 }
 

@@ -70,9 +70,15 @@ template <typename Input> JsonDocument parseWith(Input&& input)
 
 } // namespace
 
-JsonDocument parseJsonDocument(std::istream& in) { return parseWith(in); }
+JsonDocument parseJsonDocument(std::istream& in)
+{
+    return parseWith(in);
+}
 
-JsonDocument parseJsonDocument(const std::string& text) { return parseWith(text); }
+JsonDocument parseJsonDocument(const std::string& text)
+{
+    return parseWith(text);
+}
 
 void throwDuplicateKey(const std::string& path, const std::string& key, const std::string& source)
 {

@@ -11,7 +11,10 @@ std::string joinField(const std::string& path, const std::string& name)
     return path.empty() ? name : path + "." + name;
 }
 
-std::string rangeText(Range r) { return "[" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "]"; }
+std::string rangeText(Range r)
+{
+    return "[" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "]";
+}
 
 namespace {
 
@@ -25,8 +28,9 @@ std::string scientific(double v)
 void inRange(std::int64_t v, Range r, const std::string& path, const char* name)
 {
     if (v < r.lo || v > r.hi)
-        throw SpecError(joinField(path, name), "must be in " + rangeText(r) + ", got " + std::to_string(v)
-                                                   + " (outside what a trainable decoder plausibly has)");
+        throw SpecError(joinField(path, name),
+                        "must be in " + rangeText(r) + ", got " + std::to_string(v)
+                            + " (outside what a trainable decoder plausibly has)");
 }
 
 } // namespace
@@ -37,13 +41,14 @@ void checkModelShape(const ModelSpec& m, const std::string& path, const ModelFie
     inRange(m.hidden, kHidden, path, n.hidden);
     inRange(m.ffn, kFfn, path, n.ffn);
     inRange(m.heads, kHeads, path, n.heads);
-    inRange(m.kvHeads, Range{1, m.heads}, path, n.kvHeads);
+    inRange(m.kvHeads, Range { 1, m.heads }, path, n.kvHeads);
     inRange(m.headDim, kHeadDim, path, n.headDim);
     inRange(m.vocab, kVocab, path, n.vocab);
     inRange(m.maxPosition, kMaxPosition, path, n.maxPosition);
     if (m.heads % m.kvHeads != 0)
-        throw SpecError(joinField(path, n.kvHeads), "must divide " + std::string(n.heads) + " ("
-                                                        + std::to_string(m.heads) + "), got " + std::to_string(m.kvHeads));
+        throw SpecError(joinField(path, n.kvHeads),
+                        "must divide " + std::string(n.heads) + " (" + std::to_string(m.heads) + "), got "
+                            + std::to_string(m.kvHeads));
     if (m.headDim % 2 != 0)
         throw SpecError(joinField(path, n.headDim),
                         "must be even for rotary embeddings, got " + std::to_string(m.headDim));
@@ -54,14 +59,15 @@ void checkModelShape(const ModelSpec& m, const std::string& path, const ModelFie
     if (total > kMaxModelParameters) {
         const bool embeddingsDominate = m.rootParams() > layersPart;
         const std::string dims = std::string(n.layers) + " " + std::to_string(m.layers) + ", " + n.hidden + " "
-                                 + std::to_string(m.hidden) + ", " + n.ffn + " " + std::to_string(m.ffn) + ", "
-                                 + n.heads + " " + std::to_string(m.heads) + ", " + n.headDim + " "
-                                 + std::to_string(m.headDim) + ", " + n.vocab + " " + std::to_string(m.vocab);
+            + std::to_string(m.hidden) + ", " + n.ffn + " " + std::to_string(m.ffn) + ", " + n.heads + " "
+            + std::to_string(m.heads) + ", " + n.headDim + " " + std::to_string(m.headDim) + ", " + n.vocab + " "
+            + std::to_string(m.vocab);
         throw SpecError(joinField(path, embeddingsDominate ? n.vocab : n.layers),
                         "the model would have " + scientific(static_cast<double>(total)) + " parameters ("
                             + scientific(static_cast<double>(layersPart)) + " in the layers, "
                             + scientific(static_cast<double>(m.rootParams())) + " in embeddings and head; " + dims
-                            + "), above the plausible maximum of " + scientific(static_cast<double>(kMaxModelParameters)));
+                            + "), above the plausible maximum of "
+                            + scientific(static_cast<double>(kMaxModelParameters)));
     }
 }
 

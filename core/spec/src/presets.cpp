@@ -86,8 +86,9 @@ fs::path presetDirectory()
 PresetCatalog PresetCatalog::load(const fs::path& dir)
 {
     if (!hasPresets(dir))
-        throw SpecError("presets", "no preset directory at " + dir.string()
-                                       + " (expected models/ and gpus/; set SHARDWISE_PRESETS)");
+        throw SpecError("presets",
+                        "no preset directory at " + dir.string()
+                            + " (expected models/ and gpus/; set SHARDWISE_PRESETS)");
     PresetCatalog c;
     for (const auto& f : jsonFilesIn(dir / "models")) {
         ModelSpec m = modelFromJson(readStrictJsonFile(f, f.filename().string()), f.filename().string());
@@ -142,8 +143,8 @@ ModelSpec resolveModel(const std::string& presetOrPath, const std::string& field
         if (!doc.duplicateKey.empty())
             throwDuplicateKey(huggingFace ? "config.json" : field, doc.duplicateKey, p.string());
         if (huggingFace)
-            return modelFromHuggingFaceConfig(j, p.parent_path().filename().empty() ? p.stem().string()
-                                                                                     : p.parent_path().filename().string());
+            return modelFromHuggingFaceConfig(
+                j, p.parent_path().filename().empty() ? p.stem().string() : p.parent_path().filename().string());
         ModelSpec m = modelFromJson(j, field);
         if (m.id.empty())
             m.id = p.stem().string();

@@ -44,7 +44,8 @@ std::string firstSlurmHost(std::string_view nodeList)
             firstOfBracket = true;
         } else if (ch == ']') {
             if (depth-- != 1)
-                throw SpecError("SLURM_JOB_NODELIST", "unbalanced ']' in the node list '" + std::string(nodeList) + "'");
+                throw SpecError("SLURM_JOB_NODELIST",
+                                "unbalanced ']' in the node list '" + std::string(nodeList) + "'");
         } else if (depth == 1) {
             if (ch == '-' || ch == ',')
                 firstOfBracket = false;
@@ -70,7 +71,8 @@ std::optional<int> uniformTasksPerNode(std::string_view tasksPerNode)
     std::size_t pos = 0;
     while (pos <= tasksPerNode.size()) {
         const std::size_t comma = tasksPerNode.find(',', pos);
-        std::string_view item = tasksPerNode.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+        std::string_view item
+            = tasksPerNode.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
         if (const std::size_t paren = item.find('('); paren != std::string_view::npos) {
             const std::string_view repeat = item.substr(paren);
             if (repeat.size() < 4 || repeat.substr(0, 2) != "(x" || repeat.back() != ')'
@@ -91,7 +93,10 @@ std::optional<int> uniformTasksPerNode(std::string_view tasksPerNode)
     return static_cast<int>(*common);
 }
 
-int slurmRendezvousPort(long long jobId) { return 15000 + static_cast<int>((jobId % 20000 + 20000) % 20000); }
+int slurmRendezvousPort(long long jobId)
+{
+    return 15000 + static_cast<int>((jobId % 20000 + 20000) % 20000);
+}
 
 std::map<std::string, std::string> torchrunFromSlurm(const EnvironmentLookup& lookup)
 {
@@ -111,9 +116,10 @@ std::map<std::string, std::string> torchrunFromSlurm(const EnvironmentLookup& lo
             throw SpecError("SLURM_TASKS_PER_NODE", "not set, though SLURM_PROCID is: start the ranks with srun");
         const auto n = uniformTasksPerNode(*perNode);
         if (!n)
-            throw SpecError("SLURM_TASKS_PER_NODE", "is '" + *perNode
-                                                        + "': every node must run the same number of ranks (srun "
-                                                          "--ntasks-per-node)");
+            throw SpecError("SLURM_TASKS_PER_NODE",
+                            "is '" + *perNode
+                                + "': every node must run the same number of ranks (srun "
+                                  "--ntasks-per-node)");
         return std::to_string(*n);
     });
     setIfAbsent("MASTER_ADDR", [&] {
@@ -121,10 +127,12 @@ std::map<std::string, std::string> torchrunFromSlurm(const EnvironmentLookup& lo
         if (!list)
             list = lookup("SLURM_NODELIST");
         if (!list)
-            throw SpecError("SLURM_JOB_NODELIST", "not set, and MASTER_ADDR is not set either: no head node to meet at");
+            throw SpecError("SLURM_JOB_NODELIST",
+                            "not set, and MASTER_ADDR is not set either: no head node to meet at");
         return firstSlurmHost(*list);
     });
-    setIfAbsent("MASTER_PORT", [&] { return std::to_string(slurmRendezvousPort(requireNumber(lookup, "SLURM_JOB_ID", 0))); });
+    setIfAbsent("MASTER_PORT",
+                [&] { return std::to_string(slurmRendezvousPort(requireNumber(lookup, "SLURM_JOB_ID", 0))); });
     return out;
 }
 

@@ -48,20 +48,35 @@ std::int64_t ModelSpec::mlpParams() const
     return mul(matrices, mul(hidden, ffn));
 }
 
-std::int64_t ModelSpec::normParams() const { return norm == NormKind::LayerNorm ? mul(2, hidden) : hidden; }
+std::int64_t ModelSpec::normParams() const
+{
+    return norm == NormKind::LayerNorm ? mul(2, hidden) : hidden;
+}
 
 std::int64_t ModelSpec::layerParams() const
 {
     return add(add(attentionParams(), mlpParams()), mul(2, normParams()));
 }
 
-std::int64_t ModelSpec::embeddingParams() const { return mul(vocab, hidden); }
+std::int64_t ModelSpec::embeddingParams() const
+{
+    return mul(vocab, hidden);
+}
 
-std::int64_t ModelSpec::headParams() const { return tiedEmbeddings ? 0 : mul(vocab, hidden); }
+std::int64_t ModelSpec::headParams() const
+{
+    return tiedEmbeddings ? 0 : mul(vocab, hidden);
+}
 
-std::int64_t ModelSpec::rootParams() const { return add(add(embeddingParams(), headParams()), normParams()); }
+std::int64_t ModelSpec::rootParams() const
+{
+    return add(add(embeddingParams(), headParams()), normParams());
+}
 
-std::int64_t ModelSpec::parameterCount() const { return add(mul(layers, layerParams()), rootParams()); }
+std::int64_t ModelSpec::parameterCount() const
+{
+    return add(mul(layers, layerParams()), rootParams());
+}
 
 std::vector<double> rotaryInverseFrequencies(const ModelSpec& m)
 {
@@ -112,11 +127,20 @@ std::string_view precisionId(PrecisionPolicy p)
     return p == PrecisionPolicy::PureBf16 ? "bf16" : "bf16-fp32-master";
 }
 
-std::string_view interconnectId(Interconnect i) { return i == Interconnect::NvLink ? "nvlink" : "pcie"; }
+std::string_view interconnectId(Interconnect i)
+{
+    return i == Interconnect::NvLink ? "nvlink" : "pcie";
+}
 
-std::string_view deviceId(DeviceKind d) { return d == DeviceKind::Cpu ? "cpu" : "cuda"; }
+std::string_view deviceId(DeviceKind d)
+{
+    return d == DeviceKind::Cpu ? "cpu" : "cuda";
+}
 
-std::string_view checkpointPolicyId(CheckpointPolicy p) { return p == CheckpointPolicy::Full ? "full" : "selective"; }
+std::string_view checkpointPolicyId(CheckpointPolicy p)
+{
+    return p == CheckpointPolicy::Full ? "full" : "selective";
+}
 
 PrecisionPolicy defaultPrecision(Framework f)
 {
@@ -137,8 +161,14 @@ bool canCaptureCudaGraphs(Strategy s, PrecisionPolicy precision, DeviceKind devi
         && !t.offloadsParameters;
 }
 
-std::string_view normId(NormKind n) { return n == NormKind::RmsNorm ? "rmsnorm" : "layernorm"; }
+std::string_view normId(NormKind n)
+{
+    return n == NormKind::RmsNorm ? "rmsnorm" : "layernorm";
+}
 
-std::string_view activationId(ActivationKind a) { return a == ActivationKind::SwiGlu ? "swiglu" : "gelu"; }
+std::string_view activationId(ActivationKind a)
+{
+    return a == ActivationKind::SwiGlu ? "swiglu" : "gelu";
+}
 
 } // namespace shardwise

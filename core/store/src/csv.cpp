@@ -32,7 +32,7 @@ std::vector<CsvRecord> readCsv(std::istream& in)
         const bool blank = !recordHasContent && current.fields.size() == 1 && current.fields[0].empty();
         if (!blank)
             records.push_back(std::move(current));
-        current = CsvRecord{};
+        current = CsvRecord {};
         current.line = line;
         recordHasContent = false;
     };

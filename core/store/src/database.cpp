@@ -87,8 +87,8 @@ void migrate(sqlite3* db, const std::filesystem::path& path, int target)
                 execute(db, m.sql);
                 execute(db, "PRAGMA user_version = " + std::to_string(m.version));
             } catch (const StoreError& e) {
-                throw StoreError("migrating " + path.string() + " to schema version " + std::to_string(m.version)
-                                 + " (" + std::string(m.description) + "): " + e.what());
+                throw StoreError("migrating " + path.string() + " to schema version " + std::to_string(m.version) + " ("
+                                 + std::string(m.description) + "): " + e.what());
             }
             execute(db, "COMMIT");
         } catch (...) {
@@ -147,7 +147,7 @@ std::filesystem::path immutableUri(const std::filesystem::path& path)
 void createStore(const std::filesystem::path& path, const OpenOptions& options, int target)
 {
     const std::filesystem::path building = path.string() + ".creating-" + std::to_string(::getpid()) + "-"
-        + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+        + std::to_string(std::hash<std::thread::id> {}(std::this_thread::get_id()));
     std::error_code ec;
     std::filesystem::remove(building, ec);
     {
@@ -194,9 +194,10 @@ Database Database::open(const std::filesystem::path& path, const OpenOptions& op
     std::error_code ec;
     const bool exists = std::filesystem::exists(path, ec);
     if (exists && std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0 && !ec)
-        throw StoreError("the run store " + path.string() + " is an empty file (0 bytes): the store that was there "
-                         "has been truncated or replaced, so it is not silently started afresh; restore it from a "
-                         "backup, or remove the file to start a new store");
+        throw StoreError("the run store " + path.string()
+                         + " is an empty file (0 bytes): the store that was there "
+                           "has been truncated or replaced, so it is not silently started afresh; restore it from a "
+                           "backup, or remove the file to start a new store");
     const auto openReadOnly = [&](std::string reason) {
         d.m_db = openConnection(path, SQLITE_OPEN_READONLY, options);
         d.m_readOnly = true;
@@ -223,8 +224,9 @@ Database Database::open(const std::filesystem::path& path, const OpenOptions& op
         return d;
     }
     if (exists && !writable(path)) {
-        openReadOnly("the run store " + path.string() + " is not writable (it or its folder is read-only to this "
-                     "user); it was opened read-only");
+        openReadOnly("the run store " + path.string()
+                     + " is not writable (it or its folder is read-only to this "
+                       "user); it was opened read-only");
         return d;
     }
 
@@ -232,8 +234,8 @@ Database Database::open(const std::filesystem::path& path, const OpenOptions& op
         if (path.has_parent_path() && !std::filesystem::exists(path.parent_path(), ec)) {
             std::filesystem::create_directories(path.parent_path(), ec);
             if (ec)
-                throw StoreError("cannot create the folder " + path.parent_path().string() + " for the run store: "
-                                 + ec.message());
+                throw StoreError("cannot create the folder " + path.parent_path().string()
+                                 + " for the run store: " + ec.message());
         }
         createStore(path, options, target);
     }
@@ -253,8 +255,8 @@ Database Database::open(const std::filesystem::path& path, const OpenOptions& op
         d.m_version = found;
         d.m_readOnly = true;
         d.m_readOnlyReason = "the run store " + path.string() + " has schema version " + std::to_string(found)
-                             + ", newer than this Shardwise understands (" + std::to_string(current)
-                             + "); it was opened read-only, use a newer Shardwise to change it";
+            + ", newer than this Shardwise understands (" + std::to_string(current)
+            + "); it was opened read-only, use a newer Shardwise to change it";
         return d;
     }
     enableWriteAheadLog(d.m_db, options.busyTimeout);
@@ -288,7 +290,10 @@ Database& Database::operator=(Database&& other) noexcept
     return *this;
 }
 
-Database::~Database() { close(); }
+Database::~Database()
+{
+    close();
+}
 
 void Database::close() noexcept
 {
@@ -314,7 +319,7 @@ std::string Database::integrityCheck() const
         if (result == "ok")
             result.clear();
         result += (result.empty() ? "" : "\n") + std::string("row ") + std::to_string(fk.integer(1)) + " of "
-                  + fk.text(0) + " refers to a missing row of " + fk.text(2);
+            + fk.text(0) + " refers to a missing row of " + fk.text(2);
     }
     return result;
 }
@@ -357,6 +362,9 @@ ReadTransaction::ReadTransaction(const Database& db)
     execute(db.handle(), "BEGIN");
 }
 
-ReadTransaction::~ReadTransaction() { sqlite3_exec(m_db.handle(), "COMMIT", nullptr, nullptr, nullptr); }
+ReadTransaction::~ReadTransaction()
+{
+    sqlite3_exec(m_db.handle(), "COMMIT", nullptr, nullptr, nullptr);
+}
 
 } // namespace shardwise::store

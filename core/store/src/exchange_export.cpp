@@ -71,7 +71,7 @@ const std::vector<std::string>& exchangeFields()
 
 const std::vector<std::string>& requiredImportFields()
 {
-    static const std::vector<std::string> fields{"model", "strategy", "world_size", "status"};
+    static const std::vector<std::string> fields { "model", "strategy", "world_size", "status" };
     return fields;
 }
 
@@ -85,8 +85,7 @@ std::string joinNodes(const std::vector<std::string>& nodes)
     return s;
 }
 
-template <typename T>
-nlohmann::json optionalJson(const std::optional<T>& v)
+template <typename T> nlohmann::json optionalJson(const std::optional<T>& v)
 {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
@@ -198,7 +197,9 @@ void exportRunsJson(const std::vector<RunSummary>& runs, std::ostream& out)
     nlohmann::json list = nlohmann::json::array();
     for (const auto& run : runs)
         list.push_back(toJson(run));
-    const nlohmann::json document{{"format", "shardwise-runs"}, {"version", kExchangeFormatVersion}, {"runs", std::move(list)}};
+    const nlohmann::json document { { "format", "shardwise-runs" },
+                                    { "version", kExchangeFormatVersion },
+                                    { "runs", std::move(list) } };
     out << document.dump(2) << "\n";
 }
 

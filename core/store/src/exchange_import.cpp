@@ -48,7 +48,7 @@ struct IncomingRun {
     std::optional<std::int64_t> peakAllocated, peakReserved, allocRetries;
     std::optional<double> predictedTokensPerS, predictedStepS;
     std::optional<std::int64_t> predictedPeakBytes;
-    protocol::SoftwareVersions versions; // files written before these fields leave them empty
+    protocol::SoftwareVersions versions;     // files written before these fields leave them empty
     RunBackend backend = RunBackend::Native; // files written before the field hold native runs
 };
 
@@ -83,12 +83,13 @@ public:
         std::int64_t x = 0;
         const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
         if (ec == std::errc::result_out_of_range)
-            throw ImportError(m_row.locate(field), "number out of range: '" + *v + "' does not fit a 64-bit whole number");
+            throw ImportError(m_row.locate(field),
+                              "number out of range: '" + *v + "' does not fit a 64-bit whole number");
         if (ec != std::errc() || end != v->data() + v->size())
             throw ImportError(m_row.locate(field), "expected a whole number, got '" + *v + "'");
         if (x < lo || x > hi)
-            throw ImportError(m_row.locate(field), "must be in [" + std::to_string(lo) + ", " + std::to_string(hi)
-                                                       + "], got " + *v);
+            throw ImportError(m_row.locate(field),
+                              "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + *v);
         return x;
     }
 
@@ -100,8 +101,8 @@ public:
         double x = 0;
         const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
         if (ec == std::errc::result_out_of_range && end == v->data() + v->size())
-            throw ImportError(m_row.locate(field), "number out of range: '" + *v
-                                                       + "' overflows a double (the largest is about 1.8e308)");
+            throw ImportError(m_row.locate(field),
+                              "number out of range: '" + *v + "' overflows a double (the largest is about 1.8e308)");
         if (ec != std::errc() || end != v->data() + v->size() || !std::isfinite(x))
             throw ImportError(m_row.locate(field), "expected a number, got '" + *v + "'");
         if (x < lo || x > hi) {
@@ -119,8 +120,8 @@ public:
             return std::nullopt;
         const auto t = parseUtc(*v);
         if (!t)
-            throw ImportError(m_row.locate(field), "expected a UTC date such as 2026-01-31 or 2026-01-31T14:05:00Z, got '"
-                                                       + *v + "'");
+            throw ImportError(m_row.locate(field),
+                              "expected a UTC date such as 2026-01-31 or 2026-01-31T14:05:00Z, got '" + *v + "'");
         return t;
     }
 
@@ -147,9 +148,10 @@ IncomingRun readRun(const IncomingRow& row, const std::string& defaultSource, do
     const std::string status = r.required("status");
     const auto parsedStatus = runStatusFromId(status);
     if (!parsedStatus || !isFinal(*parsedStatus))
-        throw ImportError(r.locate("status"), "'" + status
-                                                  + "' is not a final status; an imported run is one of completed, "
-                                                    "oom, failed, timeout, lost, cancelled");
+        throw ImportError(r.locate("status"),
+                          "'" + status
+                              + "' is not a final status; an imported run is one of completed, "
+                                "oom, failed, timeout, lost, cancelled");
     run.status = *parsedStatus;
     run.gpuId = r.text("gpu_id").value_or("");
     run.gpuName = r.text("gpu_name").value_or("");
@@ -163,14 +165,17 @@ IncomingRun readRun(const IncomingRow& row, const std::string& defaultSource, do
             if (!name.empty())
                 run.nodes.push_back(name);
     }
-    run.nodeCount = static_cast<int>(
-        r.integer("node_count", 1, 100'000).value_or(std::max<std::int64_t>(1, static_cast<std::int64_t>(run.nodes.size()))));
+    run.nodeCount
+        = static_cast<int>(r.integer("node_count", 1, 100'000)
+                               .value_or(std::max<std::int64_t>(1, static_cast<std::int64_t>(run.nodes.size()))));
     if (run.nodeCount > run.worldSize)
-        throw ImportError(r.locate(r.text("node_count") ? "node_count" : "nodes"), std::to_string(run.nodeCount) + " nodes cannot hold "
-                                                      + std::to_string(run.worldSize) + " rank(s) (world_size); every node runs at least one");
+        throw ImportError(r.locate(r.text("node_count") ? "node_count" : "nodes"),
+                          std::to_string(run.nodeCount) + " nodes cannot hold " + std::to_string(run.worldSize)
+                              + " rank(s) (world_size); every node runs at least one");
     if (!run.nodes.empty() && r.text("node_count") && static_cast<int>(run.nodes.size()) != run.nodeCount)
-        throw ImportError(r.locate("node_count"), "is " + std::to_string(run.nodeCount) + " but 'nodes' names "
-                                                      + std::to_string(run.nodes.size()));
+        throw ImportError(r.locate("node_count"),
+                          "is " + std::to_string(run.nodeCount) + " but 'nodes' names "
+                              + std::to_string(run.nodes.size()));
     run.interconnect = r.text("interconnect").value_or("");
     if (!run.interconnect.empty() && run.interconnect != "nvlink" && run.interconnect != "pcie")
         throw ImportError(r.locate("interconnect"), "expected nvlink or pcie, got '" + run.interconnect + "'");
@@ -181,9 +186,10 @@ IncomingRun readRun(const IncomingRow& row, const std::string& defaultSource, do
     // filter or a calibration.
     if (!run.precision.empty() && run.precision != precisionId(PrecisionPolicy::PureBf16)
         && run.precision != precisionId(PrecisionPolicy::Bf16Fp32Master))
-        throw ImportError(r.locate("precision"), "unknown precision '" + run.precision + "'; known: "
-                                                     + std::string(precisionId(PrecisionPolicy::PureBf16)) + ", "
-                                                     + std::string(precisionId(PrecisionPolicy::Bf16Fp32Master)));
+        throw ImportError(r.locate("precision"),
+                          "unknown precision '" + run.precision
+                              + "'; known: " + std::string(precisionId(PrecisionPolicy::PureBf16)) + ", "
+                              + std::string(precisionId(PrecisionPolicy::Bf16Fp32Master)));
     run.microBatch = r.integer("micro_batch", 1, 1'000'000);
     run.seqLen = r.integer("seq_len", 1, 100'000'000);
     run.warmupSteps = r.integer("warmup_steps", 0, 1'000'000);
@@ -319,8 +325,7 @@ ImportResult importRunsCsv(Database& db, std::istream& in, const std::string& so
     const auto& header = records.front().fields;
     const int headerLine = records.front().line;
     checkColumns(
-        header,
-        [&](const std::string& f) { return "line " + std::to_string(headerLine) + ", column '" + f + "'"; },
+        header, [&](const std::string& f) { return "line " + std::to_string(headerLine) + ", column '" + f + "'"; },
         "line " + std::to_string(headerLine));
     const double now = currentUnixTime();
     std::vector<IncomingRun> runs;
@@ -328,8 +333,9 @@ ImportResult importRunsCsv(Database& db, std::istream& in, const std::string& so
         const auto& record = records[i];
         const std::string where = "line " + std::to_string(record.line);
         if (record.fields.size() != header.size())
-            throw ImportError(where, "expected " + std::to_string(header.size()) + " fields as in the header, found "
-                                         + std::to_string(record.fields.size()));
+            throw ImportError(where,
+                              "expected " + std::to_string(header.size()) + " fields as in the header, found "
+                                  + std::to_string(record.fields.size()));
         IncomingRow row;
         row.rowLocation = where;
         row.locate = [where](const std::string& f) { return where + ", column '" + f + "'"; };
@@ -352,8 +358,9 @@ ImportResult importRunsJson(Database& db, std::istream& in, const std::string& s
     } catch (const nlohmann::json::parse_error& e) {
         throw ImportError("(document)", std::string("not valid JSON: ") + e.what());
     } catch (const nlohmann::json::out_of_range& e) {
-        throw ImportError(overflowLocation(text, e.what()), std::string("number out of range: ") + e.what()
-                                                                + " (a number must fit a double, at most about 1.8e308)");
+        throw ImportError(overflowLocation(text, e.what()),
+                          std::string("number out of range: ") + e.what()
+                              + " (a number must fit a double, at most about 1.8e308)");
     }
     const nlohmann::json* list = &document;
     if (document.is_object()) {
@@ -367,10 +374,10 @@ ImportResult importRunsJson(Database& db, std::istream& in, const std::string& s
             if (!version.is_number_integer())
                 throw ImportError("version", "expected a whole number, got " + version.dump());
             if (version.get<std::int64_t>() > kExchangeFormatVersion)
-                throw ImportError("version", "the file has format version " + version.dump()
-                                                 + ", newer than this Shardwise reads ("
-                                                 + std::to_string(kExchangeFormatVersion)
-                                                 + "); import it with a newer Shardwise");
+                throw ImportError("version",
+                                  "the file has format version " + version.dump()
+                                      + ", newer than this Shardwise reads (" + std::to_string(kExchangeFormatVersion)
+                                      + "); import it with a newer Shardwise");
         }
     }
     if (!list->is_array())
@@ -397,7 +404,8 @@ ImportResult importRunsJson(Database& db, std::istream& in, const std::string& s
             else if (value.is_number_float())
                 row.cells[key] = value.dump();
             else
-                throw ImportError(row.locate(key), "expected a string or a number, got " + std::string(value.type_name()));
+                throw ImportError(row.locate(key),
+                                  "expected a string or a number, got " + std::string(value.type_name()));
         }
         checkColumns(present, row.locate, where);
         runs.push_back(readRun(row, source, now));

@@ -96,8 +96,14 @@ void bindNode(Statement& s, const Node& n)
 
 } // namespace
 
-std::string_view nodeKindId(NodeKind k) { return k == NodeKind::Ssh ? "ssh" : "local"; }
-std::string_view sshAuthId(SshAuth a) { return a == SshAuth::KeyFile ? "key_file" : "agent"; }
+std::string_view nodeKindId(NodeKind k)
+{
+    return k == NodeKind::Ssh ? "ssh" : "local";
+}
+std::string_view sshAuthId(SshAuth a)
+{
+    return a == SshAuth::KeyFile ? "key_file" : "agent";
+}
 
 void validateNode(const Node& node)
 {

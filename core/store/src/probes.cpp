@@ -8,8 +8,7 @@ using detail::Statement;
 
 namespace {
 
-constexpr std::string_view kProbeColumns =
-    "SELECT id, node, gpu_id, measured_at, event_json FROM probes";
+constexpr std::string_view kProbeColumns = "SELECT id, node, gpu_id, measured_at, event_json FROM probes";
 
 StoredProbe readProbe(const Statement& s)
 {
@@ -40,7 +39,9 @@ std::int64_t insertProbe(Database& db, const StoredProbe& probe)
     Statement s(db.handle(), R"sql(INSERT INTO probes (node, host, device_name, gpu_id, rank, world_size,
                                                        measured_at, event_json)
                                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql");
-    const double at = probe.measuredAt > 0 ? probe.measuredAt : probe.event.time > 0 ? probe.event.time : currentUnixTime();
+    const double at = probe.measuredAt > 0 ? probe.measuredAt
+        : probe.event.time > 0             ? probe.event.time
+                                           : currentUnixTime();
     s.bind(1, probe.node)
         .bind(2, probe.event.host)
         .bind(3, probe.event.deviceName)
@@ -75,8 +76,8 @@ std::vector<std::int64_t> saveProbes(Database& db, const std::vector<StoredProbe
 
 std::vector<StoredProbe> listProbes(const Database& db, const std::optional<std::string>& node)
 {
-    Statement s(db.handle(), std::string(kProbeColumns)
-                                 + " WHERE ?1 IS NULL OR node = ?1 ORDER BY measured_at DESC, id DESC");
+    Statement s(db.handle(),
+                std::string(kProbeColumns) + " WHERE ?1 IS NULL OR node = ?1 ORDER BY measured_at DESC, id DESC");
     s.bind(1, node);
     std::vector<StoredProbe> out;
     while (s.step())
@@ -86,9 +87,10 @@ std::vector<StoredProbe> listProbes(const Database& db, const std::optional<std:
 
 std::optional<StoredProbe> latestProbe(const Database& db, const std::string& node, const std::string& gpuId)
 {
-    Statement s(db.handle(), std::string(kProbeColumns)
-                                 + " WHERE node = ?1 OR (?1 = '' AND ?2 <> '' AND gpu_id = ?2)"
-                                   " ORDER BY measured_at DESC, id DESC LIMIT 1");
+    Statement s(db.handle(),
+                std::string(kProbeColumns)
+                    + " WHERE node = ?1 OR (?1 = '' AND ?2 <> '' AND gpu_id = ?2)"
+                      " ORDER BY measured_at DESC, id DESC LIMIT 1");
     s.bind(1, node).bind(2, gpuId);
     if (s.step())
         return readProbe(s);

@@ -17,7 +17,8 @@ void saveRemoteFollow(Database& db, std::int64_t runId, const std::string& handl
     exists.bind(1, runId);
     if (!exists.step())
         throw StoreError("cannot keep the remote handle of run " + std::to_string(runId) + ": no such run");
-    Statement s(db.handle(), R"sql(INSERT OR REPLACE INTO remote_follow (run_id, handle_json, offsets_json, saved_at, detached_at)
+    Statement s(db.handle(),
+                R"sql(INSERT OR REPLACE INTO remote_follow (run_id, handle_json, offsets_json, saved_at, detached_at)
                                    VALUES (?1, ?2, ?3, ?4, NULL))sql");
     s.bind(1, runId).bind(2, handleJson).bind(3, offsetsJson).bind(4, currentUnixTime()).run();
     tx.commit();
@@ -27,7 +28,8 @@ void markRemoteDetached(Database& db, std::int64_t runId, const std::string& off
 {
     WriteTransaction tx(db);
     const double now = currentUnixTime();
-    Statement s(db.handle(), "UPDATE remote_follow SET offsets_json = ?2, saved_at = ?3, detached_at = ?3 WHERE run_id = ?1");
+    Statement s(db.handle(),
+                "UPDATE remote_follow SET offsets_json = ?2, saved_at = ?3, detached_at = ?3 WHERE run_id = ?1");
     s.bind(1, runId).bind(2, offsetsJson).bind(3, now).run();
     if (detail::changes(db.handle()) != 1)
         throw StoreError("run " + std::to_string(runId) + " has no remote handle to detach from");
@@ -56,14 +58,19 @@ bool markRemoteAttached(Database& db, std::int64_t runId, double expectedSavedAt
     // liveness readers check from now on.
     Statement beat(db.handle(),
                    "UPDATE runs SET heartbeat_at = ?2, note = '', writer_host = ?3, writer_pid = ?4 WHERE id = ?1");
-    beat.bind(1, runId).bind(2, now).bind(3, detail::currentHostName()).bind(4, static_cast<std::int64_t>(::getpid())).run();
+    beat.bind(1, runId)
+        .bind(2, now)
+        .bind(3, detail::currentHostName())
+        .bind(4, static_cast<std::int64_t>(::getpid()))
+        .run();
     tx.commit();
     return true;
 }
 
 std::optional<RemoteFollow> findRemoteFollow(const Database& db, std::int64_t runId)
 {
-    Statement s(db.handle(), "SELECT handle_json, offsets_json, saved_at, detached_at FROM remote_follow WHERE run_id = ?1");
+    Statement s(db.handle(),
+                "SELECT handle_json, offsets_json, saved_at, detached_at FROM remote_follow WHERE run_id = ?1");
     s.bind(1, runId);
     if (!s.step())
         return std::nullopt;

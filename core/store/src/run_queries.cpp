@@ -40,14 +40,17 @@ constexpr std::string_view kSummaryColumnsAfterStatus = R"sql(,
 constexpr std::string_view kRunnerBehaviourColumns = ", r.kernels, r.activations, r.offload_staging";
 // Files older than kRunnerBehaviourSchema read as runs of a runner that did not report its behaviour.
 constexpr std::string_view kRunnerBehaviourUnknown = ", '', '', ''";
-constexpr std::string_view kBackendColumns =
-    ", r.backend, r.python_version, r.torch_version, r.transformers_version, r.model_impl";
+constexpr std::string_view kBackendColumns
+    = ", r.backend, r.python_version, r.torch_version, r.transformers_version, r.model_impl";
 // Files older than kRunBackendSchema hold native runs only.
 constexpr std::string_view kBackendUnknown = ", 'native', '', '', '', ''";
 constexpr std::string_view kInterNodeColumn = ", r.inter_node_gbps";
 constexpr std::string_view kInterNodeUnknown = ", NULL"; // before schema 9 nothing recorded it
 
-bool keepsRemoteHandles(const Database& db) { return db.schemaVersion() >= kRemoteFollowSchema; }
+bool keepsRemoteHandles(const Database& db)
+{
+    return db.schemaVersion() >= kRemoteFollowSchema;
+}
 
 std::string summaryQuery(const Database& db)
 {
@@ -120,8 +123,8 @@ RunSummary readSummary(const Statement& s)
     std::istringstream names(s.text(35));
     for (std::string name; std::getline(names, name);)
         r.nodes.push_back(name);
-    r.versions = {s.text(36), s.text(37), s.text(38), s.text(39), s.text(40),
-                  s.text(41), s.text(42), s.text(43), s.text(44)};
+    r.versions = { s.text(36), s.text(37), s.text(38), s.text(39), s.text(40),
+                   s.text(41), s.text(42), s.text(43), s.text(44) };
     const std::string backend = s.text(45);
     const auto parsedBackend = backendFromId(backend);
     if (!parsedBackend)
@@ -178,7 +181,8 @@ std::vector<RunSummary> listRuns(const Database& db, const RunFilter& filter, do
         condition("EXISTS (SELECT 1 FROM run_nodes n WHERE n.run_id = r.id AND n.name = ?P COLLATE NOCASE)",
                   *filter.node);
     if (filter.status) {
-        const std::string shown = keepsRemoteHandles(db) ? std::string(kShownStatus) : std::string(kShownStatusWithoutHandles);
+        const std::string shown
+            = keepsRemoteHandles(db) ? std::string(kShownStatus) : std::string(kShownStatusWithoutHandles);
         if (*filter.status == RunStatus::Interrupted || *filter.status == RunStatus::Running
             || *filter.status == RunStatus::Detached)
             condition("(" + shown + ") = ?P", std::string(runStatusId(*filter.status)));
@@ -198,7 +202,7 @@ std::vector<RunSummary> listRuns(const Database& db, const RunFilter& filter, do
         if (db.schemaVersion() >= kRunBackendSchema)
             condition("r.backend = ?P", std::string(backendId(*filter.backend)));
         else if (*filter.backend != RunBackend::Native)
-            condition("0 = ?P", std::int64_t{1});
+            condition("0 = ?P", std::int64_t { 1 });
     }
     sql += where + " ORDER BY r.started_at DESC, r.id DESC";
 
@@ -222,8 +226,7 @@ std::optional<RunSummary> findRun(const Database& db, std::int64_t id, double no
 }
 
 std::optional<MeasuredCheckpointSave> newestCheckpointSave(const Database& db, const std::string& modelId,
-                                                           const std::string& gpuId, Strategy strategy,
-                                                           int worldSize)
+                                                           const std::string& gpuId, Strategy strategy, int worldSize)
 {
     Statement s(db.handle(), R"sql(
         SELECT r.id, MAX(k.checkpoint_save_s) FROM runs r JOIN rank_summaries k ON k.run_id = r.id
@@ -233,7 +236,7 @@ std::optional<MeasuredCheckpointSave> newestCheckpointSave(const Database& db, c
     s.bind(1, modelId).bind(2, std::string(strategyId(strategy))).bind(3, worldSize).bind(4, gpuId);
     if (!s.step())
         return std::nullopt;
-    return MeasuredCheckpointSave{s.integer(0), s.real(1)};
+    return MeasuredCheckpointSave { s.integer(0), s.real(1) };
 }
 
 std::optional<RunDetail> runDetail(const Database& db, std::int64_t id, double now)
@@ -251,7 +254,7 @@ std::optional<RunDetail> runDetail(const Database& db, std::int64_t id, double n
         if (s.step()) {
             if (!s.isNull(0))
                 d.config = nlohmann::json::parse(s.text(0), nullptr, false);
-            d.allocator = {s.text(1), s.integer(2) != 0};
+            d.allocator = { s.text(1), s.integer(2) != 0 };
         }
     }
     d.versions = d.summary.versions;
@@ -259,7 +262,7 @@ std::optional<RunDetail> runDetail(const Database& db, std::int64_t id, double n
         Statement s(h, "SELECT rank, host, local_rank, device_name FROM run_ranks WHERE run_id = ?1 ORDER BY rank");
         s.bind(1, id);
         while (s.step())
-            d.ranks.push_back({static_cast<int>(s.integer(0)), s.text(1), static_cast<int>(s.integer(2)), s.text(3)});
+            d.ranks.push_back({ static_cast<int>(s.integer(0)), s.text(1), static_cast<int>(s.integer(2)), s.text(3) });
     }
     if (db.schemaVersion() >= kNodeNcclEnvSchema) {
         Statement s(h, "SELECT name, nccl_env_json FROM run_nodes WHERE run_id = ?1 ORDER BY position");
@@ -300,7 +303,7 @@ std::optional<RunDetail> runDetail(const Database& db, std::int64_t id, double n
                     if (l.is_number())
                         e.losses.push_back(l.get<double>());
             e.memory = readMemory(s, 11);
-            e.state = {s.integer(19), s.integer(20), s.integer(21), s.integer(22), s.integer(23), s.integer(24)};
+            e.state = { s.integer(19), s.integer(20), s.integer(21), s.integer(22), s.integer(23), s.integer(24) };
             e.time = s.real(25);
             e.checkpointSaveS = s.real(26);
             e.checkpointsWritten = static_cast<int>(s.integer(27));
@@ -362,7 +365,7 @@ std::vector<RankLogLine> rankLogs(const Database& db, std::int64_t runId, std::o
     s.bind(1, runId).bind(2, rank);
     std::vector<RankLogLine> lines;
     while (s.step())
-        lines.push_back({static_cast<int>(s.integer(0)), s.text(1), s.text(2), s.text(3), s.real(4)});
+        lines.push_back({ static_cast<int>(s.integer(0)), s.text(1), s.text(2), s.text(3), s.real(4) });
     return lines;
 }
 

@@ -15,7 +15,10 @@ using detail::Statement;
 namespace {
 
 // The same name the liveness check compares against.
-std::string hostName() { return detail::currentHostName(); }
+std::string hostName()
+{
+    return detail::currentHostName();
+}
 
 void bindMemory(Statement& s, int first, const protocol::MemorySample& m)
 {
@@ -46,7 +49,7 @@ RunRecorder::RunRecorder(Database& db, const RunConfig& config, const RunOrigin&
     const double now = currentUnixTime();
     std::vector<RunNodeRef> nodes = origin.nodes;
     if (nodes.empty())
-        nodes.push_back({"local", std::nullopt});
+        nodes.push_back({ "local", std::nullopt });
 
     WriteTransaction tx(db);
     Statement insert(db.handle(), R"sql(
@@ -300,7 +303,7 @@ RunStatus RunRecorder::statusFromEvents() const
     if (m_sawError)
         return RunStatus::Failed;
     return std::all_of(m_summarised.begin(), m_summarised.end(), [](bool b) { return b; }) ? RunStatus::Completed
-                                                                                          : RunStatus::Failed;
+                                                                                           : RunStatus::Failed;
 }
 
 void RunRecorder::finish(RunStatus status, const std::string& note)

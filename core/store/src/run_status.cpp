@@ -6,17 +6,17 @@
 namespace shardwise::store {
 
 namespace {
-constexpr std::array<std::pair<RunStatus, std::string_view>, 9> kStatusIds{{
-    {RunStatus::Running, "running"},
-    {RunStatus::Completed, "completed"},
-    {RunStatus::Oom, "oom"},
-    {RunStatus::Failed, "failed"},
-    {RunStatus::Timeout, "timeout"},
-    {RunStatus::Lost, "lost"},
-    {RunStatus::Cancelled, "cancelled"},
-    {RunStatus::Interrupted, "interrupted"},
-    {RunStatus::Detached, "detached"},
-}};
+constexpr std::array<std::pair<RunStatus, std::string_view>, 9> kStatusIds { {
+    { RunStatus::Running, "running" },
+    { RunStatus::Completed, "completed" },
+    { RunStatus::Oom, "oom" },
+    { RunStatus::Failed, "failed" },
+    { RunStatus::Timeout, "timeout" },
+    { RunStatus::Lost, "lost" },
+    { RunStatus::Cancelled, "cancelled" },
+    { RunStatus::Interrupted, "interrupted" },
+    { RunStatus::Detached, "detached" },
+} };
 } // namespace
 
 std::string_view runStatusId(RunStatus s)
@@ -61,6 +61,9 @@ RunStatus statusForOutcome(std::string_view outcomeId)
     return RunStatus::Failed;
 }
 
-std::string_view runSourceId(RunSource s) { return s == RunSource::Imported ? "imported" : "measured"; }
+std::string_view runSourceId(RunSource s)
+{
+    return s == RunSource::Imported ? "imported" : "measured";
+}
 
 } // namespace shardwise::store

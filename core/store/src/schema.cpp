@@ -305,6 +305,9 @@ const std::vector<Migration>& migrations()
     return list;
 }
 
-int currentSchemaVersion() { return migrations().back().version; }
+int currentSchemaVersion()
+{
+    return migrations().back().version;
+}
 
 } // namespace shardwise::store

@@ -36,7 +36,10 @@ Statement::Statement(sqlite3* db, std::string_view sql)
         fail(db, rc, "preparing a store query");
 }
 
-Statement::~Statement() { sqlite3_finalize(m_stmt); }
+Statement::~Statement()
+{
+    sqlite3_finalize(m_stmt);
+}
 
 Statement& Statement::bind(int index, std::int64_t value)
 {
@@ -79,8 +82,7 @@ bool Statement::step()
 
 void Statement::run()
 {
-    while (step()) {
-    }
+    while (step()) { }
 }
 
 void Statement::reset()
@@ -89,18 +91,28 @@ void Statement::reset()
     sqlite3_clear_bindings(m_stmt);
 }
 
-bool Statement::isNull(int column) const { return sqlite3_column_type(m_stmt, column) == SQLITE_NULL; }
+bool Statement::isNull(int column) const
+{
+    return sqlite3_column_type(m_stmt, column) == SQLITE_NULL;
+}
 
-std::int64_t Statement::integer(int column) const { return sqlite3_column_int64(m_stmt, column); }
+std::int64_t Statement::integer(int column) const
+{
+    return sqlite3_column_int64(m_stmt, column);
+}
 
-double Statement::real(int column) const { return sqlite3_column_double(m_stmt, column); }
+double Statement::real(int column) const
+{
+    return sqlite3_column_double(m_stmt, column);
+}
 
 std::string Statement::text(int column) const
 {
     const auto* p = sqlite3_column_text(m_stmt, column);
     if (!p)
         return {};
-    return std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, column)));
+    return std::string(reinterpret_cast<const char*>(p),
+                       static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, column)));
 }
 
 std::optional<std::int64_t> Statement::optionalInteger(int column) const
@@ -117,8 +129,14 @@ std::optional<double> Statement::optionalReal(int column) const
     return real(column);
 }
 
-std::int64_t lastInsertId(sqlite3* db) { return sqlite3_last_insert_rowid(db); }
+std::int64_t lastInsertId(sqlite3* db)
+{
+    return sqlite3_last_insert_rowid(db);
+}
 
-int changes(sqlite3* db) { return sqlite3_changes(db); }
+int changes(sqlite3* db)
+{
+    return sqlite3_changes(db);
+}
 
 } // namespace shardwise::store::detail

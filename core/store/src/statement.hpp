@@ -35,8 +35,7 @@ public:
     Statement& bind(int index, const std::string& value) { return bind(index, std::string_view(value)); }
     Statement& bind(int index, const char* value) { return bind(index, std::string_view(value)); }
     Statement& bindNull(int index);
-    template <typename T>
-    Statement& bind(int index, const std::optional<T>& value)
+    template <typename T> Statement& bind(int index, const std::optional<T>& value)
     {
         return value ? bind(index, *value) : bindNull(index);
     }

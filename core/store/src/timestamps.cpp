@@ -15,7 +15,7 @@ std::string formatUtc(double unixSeconds, bool milliseconds)
         ++whole;
         millis = 0;
     }
-    std::tm tm{};
+    std::tm tm {};
     gmtime_r(&whole, &tm);
     char buffer[40];
     const std::size_t n = std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &tm);
@@ -38,7 +38,10 @@ bool readNumber(std::string_view text, std::size_t pos, std::size_t length, int&
     return ec == std::errc() && end == first + length;
 }
 
-bool isLeapYear(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+bool isLeapYear(int y)
+{
+    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
 
 } // namespace
 
@@ -65,13 +68,13 @@ std::optional<double> parseUtc(std::string_view text)
             || !readNumber(rest, 1, 2, hour) || !readNumber(rest, 4, 2, minute) || !readNumber(rest, 7, 2, second))
             return std::nullopt;
     }
-    static constexpr int kDaysInMonth[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    static constexpr int kDaysInMonth[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
     if (month < 1 || month > 12 || day < 1)
         return std::nullopt;
     const int monthDays = kDaysInMonth[month - 1] + (month == 2 && isLeapYear(year) ? 1 : 0);
     if (day > monthDays || hour > 23 || minute > 59 || second > 60)
         return std::nullopt;
-    std::tm tm{};
+    std::tm tm {};
     tm.tm_year = year - 1900;
     tm.tm_mon = month - 1;
     tm.tm_mday = day;

@@ -42,8 +42,7 @@ std::optional<ProcessFacts> processFacts(long long pid)
     ProcessFacts facts;
     fields >> facts.state;
     std::string field;
-    for (int i = 4; i < 22 && fields >> field; ++i) {
-    }
+    for (int i = 4; i < 22 && fields >> field; ++i) { }
     unsigned long long ticks = 0;
     const long hz = ::sysconf(_SC_CLK_TCK);
     if (fields >> ticks && hz > 0)

@@ -78,7 +78,7 @@ inline protocol::MemorySample memoryAt(int rank, int step)
 inline std::int64_t recordRun(Database& db, const SyntheticRun& run)
 {
     RunOrigin origin;
-    origin.nodes = {{run.node, std::nullopt}};
+    origin.nodes = { { run.node, std::nullopt } };
     origin.launcher = "shardwise";
     origin.gpuName = run.gpuName;
     origin.interconnect = "pcie";

@@ -7,11 +7,11 @@
 #include <QThread>
 
 #include <arpa/inet.h>
+#include <csignal>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include <csignal>
 
 #include <map>
 
@@ -24,13 +24,14 @@ const QString kSshd = QStringLiteral("/usr/sbin/sshd");
 int freeLoopbackPort()
 {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
+    sockaddr_in a {};
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     a.sin_port = 0;
     socklen_t len = sizeof a;
     int port = 0;
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0
+        && ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
         port = ntohs(a.sin_port);
     ::close(fd);
     return port;
@@ -39,7 +40,7 @@ int freeLoopbackPort()
 bool canConnect(const QString& address, int port)
 {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
+    sockaddr_in a {};
     a.sin_family = AF_INET;
     a.sin_port = htons(static_cast<uint16_t>(port));
     ::inet_pton(AF_INET, address.toLatin1().constData(), &a.sin_addr);
@@ -76,13 +77,20 @@ QString runTool(const QString& program, const QStringList& args, const QStringLi
 QString SshdFixture::unavailableReason()
 {
     if (!QFileInfo::exists(kSshd))
-        return QStringLiteral("/usr/sbin/sshd is not installed (Debian: openssh-server); the SSH tests need a real sshd");
+        return QStringLiteral(
+            "/usr/sbin/sshd is not installed (Debian: openssh-server); the SSH tests need a real sshd");
     return {};
 }
 
-SshdFixture::SshdFixture(QStringList listenAddresses) : m_addresses(std::move(listenAddresses)) {}
+SshdFixture::SshdFixture(QStringList listenAddresses)
+    : m_addresses(std::move(listenAddresses))
+{
+}
 
-SshdFixture::~SshdFixture() { stop(); }
+SshdFixture::~SshdFixture()
+{
+    stop();
+}
 
 std::string SshdFixture::userName() const
 {
@@ -103,10 +111,10 @@ QString SshdFixture::writeConfig() const
         text += QStringLiteral("HostKey %1\n").arg(hostKeyFile(type));
     text += QStringLiteral("PidFile %1\n").arg(path(QStringLiteral("sshd.pid")));
     text += QStringLiteral("AuthorizedKeysFile %1\n").arg(path(QStringLiteral("authorized_keys")));
-    text += QStringLiteral(
-        "StrictModes no\nUsePAM no\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n"
-        "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\nLogLevel DEBUG3\nMaxStartups 50\n"
-        "ClientAliveInterval 0\nPrintMotd no\n");
+    text
+        += QStringLiteral("StrictModes no\nUsePAM no\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n"
+                          "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\nLogLevel DEBUG3\nMaxStartups 50\n"
+                          "ClientAliveInterval 0\nPrintMotd no\n");
     cfg.write(text.toUtf8());
     return {};
 }
@@ -116,10 +124,11 @@ QString SshdFixture::start()
     if (!m_dir.isValid())
         return QStringLiteral("cannot create a temporary directory");
     if (!QFileInfo::exists(path(QStringLiteral("host_key")))) {
-        for (const auto& key : {QStringLiteral("host_key"), QStringLiteral("user_key")}) {
-            const QString out = runTool(QStringLiteral("ssh-keygen"),
-                                        {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"), QStringLiteral("-N"),
-                                         QString(), QStringLiteral("-C"), key, QStringLiteral("-f"), path(key)});
+        for (const auto& key : { QStringLiteral("host_key"), QStringLiteral("user_key") }) {
+            const QString out
+                = runTool(QStringLiteral("ssh-keygen"),
+                          { QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"), QStringLiteral("-N"),
+                            QString(), QStringLiteral("-C"), key, QStringLiteral("-f"), path(key) });
             if (out.startsWith(QStringLiteral("ERROR:")))
                 return out;
         }
@@ -136,8 +145,9 @@ QString SshdFixture::start()
     m_sshd = std::make_unique<QProcess>();
     m_sshd->setProcessChannelMode(QProcess::ForwardedChannels);
     // sshd re-executes itself for each connection and therefore needs its absolute path.
-    m_sshd->start(kSshd, {QStringLiteral("-D"), QStringLiteral("-f"), path(QStringLiteral("sshd_config")),
-                          QStringLiteral("-E"), path(QStringLiteral("sshd.log"))});
+    m_sshd->start(kSshd,
+                  { QStringLiteral("-D"), QStringLiteral("-f"), path(QStringLiteral("sshd_config")),
+                    QStringLiteral("-E"), path(QStringLiteral("sshd.log")) });
     if (!m_sshd->waitForStarted(5000))
         return QStringLiteral("sshd did not start: ") + m_sshd->errorString();
     const auto until = QDateTime::currentMSecsSinceEpoch() + 10000;
@@ -175,7 +185,8 @@ void SshdFixture::stop()
 QString SshdFixture::hostKeyFile(const QString& type) const
 {
     // The ed25519 key keeps its original name, which the tests of a replaced key rely on.
-    return type == QLatin1String("ed25519") ? path(QStringLiteral("host_key")) : path(QStringLiteral("host_key_") + type);
+    return type == QLatin1String("ed25519") ? path(QStringLiteral("host_key"))
+                                            : path(QStringLiteral("host_key_") + type);
 }
 
 QString SshdFixture::restartWithHostKeys(const QStringList& types)
@@ -184,8 +195,9 @@ QString SshdFixture::restartWithHostKeys(const QStringList& types)
     for (const auto& type : types) {
         if (QFileInfo::exists(hostKeyFile(type)))
             continue;
-        const QString out = runTool(QStringLiteral("ssh-keygen"), {QStringLiteral("-q"), QStringLiteral("-t"), type, QStringLiteral("-N"),
-                                                                  QString(), QStringLiteral("-f"), hostKeyFile(type)});
+        const QString out = runTool(QStringLiteral("ssh-keygen"),
+                                    { QStringLiteral("-q"), QStringLiteral("-t"), type, QStringLiteral("-N"), QString(),
+                                      QStringLiteral("-f"), hostKeyFile(type) });
         if (out.startsWith(QStringLiteral("ERROR:")))
             return out;
     }
@@ -198,9 +210,10 @@ QString SshdFixture::replaceHostKey()
     stop();
     QFile::remove(path(QStringLiteral("host_key")));
     QFile::remove(path(QStringLiteral("host_key.pub")));
-    const QString out = runTool(QStringLiteral("ssh-keygen"), {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"),
-                                                              QStringLiteral("-N"), QString(), QStringLiteral("-f"),
-                                                              path(QStringLiteral("host_key"))});
+    const QString out
+        = runTool(QStringLiteral("ssh-keygen"),
+                  { QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"), QStringLiteral("-N"),
+                    QString(), QStringLiteral("-f"), path(QStringLiteral("host_key")) });
     if (out.startsWith(QStringLiteral("ERROR:")))
         return out;
     return start();
@@ -208,7 +221,7 @@ QString SshdFixture::replaceHostKey()
 
 dispatch::SshEndpoint SshdFixture::endpoint(const QString& host) const
 {
-    return {host.toStdString(), m_port, userName()};
+    return { host.toStdString(), m_port, userName() };
 }
 
 dispatch::SshCredentials SshdFixture::keyCredentials() const
@@ -258,8 +271,9 @@ QString SshdFixture::knownHostsLine(const QString& type, const QString& host) co
 QString SshdFixture::hostKeyFingerprint(const QString& type) const
 {
     // "256 SHA256:xxxx comment (ED25519)"
-    const QString out = runTool(QStringLiteral("ssh-keygen"), {QStringLiteral("-l"), QStringLiteral("-E"), QStringLiteral("sha256"),
-                                                              QStringLiteral("-f"), hostKeyFile(type) + QStringLiteral(".pub")});
+    const QString out = runTool(QStringLiteral("ssh-keygen"),
+                                { QStringLiteral("-l"), QStringLiteral("-E"), QStringLiteral("sha256"),
+                                  QStringLiteral("-f"), hostKeyFile(type) + QStringLiteral(".pub") });
     return out.split(QLatin1Char(' ')).value(1);
 }
 
@@ -270,7 +284,10 @@ void SshdFixture::authorize(const QString& publicKeyFile) const
     keys.write(readAll(publicKeyFile).toUtf8());
 }
 
-QString SshdFixture::log() const { return readAll(path(QStringLiteral("sshd.log"))); }
+QString SshdFixture::log() const
+{
+    return readAll(path(QStringLiteral("sshd.log")));
+}
 
 bool SshdFixture::waitForLog(const QString& needle, int timeoutMs) const
 {
@@ -317,7 +334,7 @@ std::vector<int> rankPidsIn(const std::string& runDir)
 {
     std::vector<int> pids;
     const QDir dir(QString::fromStdString(runDir));
-    for (const QString& name : dir.entryList({QStringLiteral("rank*.pid")}, QDir::Files, QDir::Name))
+    for (const QString& name : dir.entryList({ QStringLiteral("rank*.pid") }, QDir::Files, QDir::Name))
         pids.push_back(readAll(dir.filePath(name)).trimmed().toInt());
     return pids;
 }
@@ -332,7 +349,10 @@ bool processRuns(int pid)
     return close < 0 || close + 2 >= stat.size() || stat.at(close + 2) != QLatin1Char('Z');
 }
 
-SshAgentFixture::SshAgentFixture(const QString& socketPath) : m_socket(socketPath) {}
+SshAgentFixture::SshAgentFixture(const QString& socketPath)
+    : m_socket(socketPath)
+{
+}
 
 SshAgentFixture::~SshAgentFixture()
 {
@@ -347,7 +367,7 @@ SshAgentFixture::~SshAgentFixture()
 QString SshAgentFixture::start()
 {
     m_agent.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    m_agent.start(QStringLiteral("ssh-agent"), {QStringLiteral("-D"), QStringLiteral("-a"), m_socket});
+    m_agent.start(QStringLiteral("ssh-agent"), { QStringLiteral("-D"), QStringLiteral("-a"), m_socket });
     if (!m_agent.waitForStarted(5000))
         return QStringLiteral("ssh-agent did not start: ") + m_agent.errorString();
     const auto until = QDateTime::currentMSecsSinceEpoch() + 5000;
@@ -358,7 +378,8 @@ QString SshAgentFixture::start()
 
 QString SshAgentFixture::add(const QString& keyFile)
 {
-    const QString out = runTool(QStringLiteral("ssh-add"), {QStringLiteral("-q"), keyFile}, {QStringLiteral("SSH_AUTH_SOCK=") + m_socket});
+    const QString out = runTool(QStringLiteral("ssh-add"), { QStringLiteral("-q"), keyFile },
+                                { QStringLiteral("SSH_AUTH_SOCK=") + m_socket });
     return out.startsWith(QStringLiteral("ERROR:")) ? out : QString();
 }
 

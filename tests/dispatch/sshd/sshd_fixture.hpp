@@ -21,7 +21,7 @@ public:
     // Empty when sshd can run here; otherwise why not (for QSKIP).
     static QString unavailableReason();
 
-    explicit SshdFixture(QStringList listenAddresses = {QStringLiteral("127.0.0.1")});
+    explicit SshdFixture(QStringList listenAddresses = { QStringLiteral("127.0.0.1") });
     ~SshdFixture();
 
     // Starts sshd; returns an error text on failure (empty on success).
@@ -48,7 +48,8 @@ public:
     // Records the current host key of that type for every listen address in the app known_hosts file.
     void trustHostKey(const QString& type = QStringLiteral("ed25519")) const;
     // The known_hosts line ("[127.0.0.1]:port ssh-ed25519 AAAA...") of the host key of that type.
-    QString knownHostsLine(const QString& type = QStringLiteral("ed25519"), const QString& host = QStringLiteral("127.0.0.1")) const;
+    QString knownHostsLine(const QString& type = QStringLiteral("ed25519"),
+                           const QString& host = QStringLiteral("127.0.0.1")) const;
     // The fingerprint `ssh-keygen -l` prints for the host key of that type.
     QString hostKeyFingerprint(const QString& type = QStringLiteral("ed25519")) const;
     // Appends an extra public key to authorized_keys.
@@ -64,7 +65,7 @@ private:
     QString writeConfig() const;
     QString hostKeyFile(const QString& type) const;
     QTemporaryDir m_dir;
-    QStringList m_hostKeyTypes{QStringLiteral("ed25519")};
+    QStringList m_hostKeyTypes { QStringLiteral("ed25519") };
     QStringList m_addresses;
     int m_port = 0;
     std::unique_ptr<QProcess> m_sshd;

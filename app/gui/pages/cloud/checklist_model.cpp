@@ -17,9 +17,15 @@ void ChecklistModel::setItems(std::vector<cloud::ChecklistItem> items)
     endResetModel();
 }
 
-int ChecklistModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_items.size()); }
+int ChecklistModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_items.size());
+}
 
-int ChecklistModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int ChecklistModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QString ChecklistModel::statusText(cloud::CheckStatus s)
 {
@@ -44,7 +50,8 @@ QVariant ChecklistModel::data(const QModelIndex& index, int role) const
     if (role == Qt::ToolTipRole) {
         QString tip = QString::fromStdString(item.detail);
         if (!item.command.empty())
-            tip += QStringLiteral("\n\n") + tr("Confirm with:") + QStringLiteral("\n") + QString::fromStdString(item.command);
+            tip += QStringLiteral("\n\n") + tr("Confirm with:") + QStringLiteral("\n")
+                + QString::fromStdString(item.command);
         return tip;
     }
     if (index.column() == StatusColumn) {

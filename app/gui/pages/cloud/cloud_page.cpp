@@ -7,13 +7,9 @@
 #include "shardwise/plan/plan.hpp"
 #include "shardwise/spec/json.hpp"
 
-#include <QApplication>
-#include <QClipboard>
 #include <QComboBox>
 #include <QEvent>
 #include <QFile>
-#include <QSaveFile>
-#include <QFileDialog>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -39,8 +35,8 @@ QString joinedCommands(const std::vector<cloud::GkeCommand>& commands)
 {
     QString text;
     for (const cloud::GkeCommand& c : commands)
-        text += QStringLiteral("# ") + QString::fromStdString(c.purpose) + QLatin1Char('\n') + QString::fromStdString(c.command)
-            + QStringLiteral("\n\n");
+        text += QStringLiteral("# ") + QString::fromStdString(c.purpose) + QLatin1Char('\n')
+            + QString::fromStdString(c.command) + QStringLiteral("\n\n");
     return text;
 }
 
@@ -73,7 +69,8 @@ CloudPage::CloudPage(Workspace& workspace, QWidget* parent)
     m_checklistView->setWordWrap(false);
     m_checklistView->setTextElideMode(Qt::ElideRight);
     m_checklistView->verticalHeader()->hide();
-    m_checklistView->horizontalHeader()->setSectionResizeMode(ChecklistModel::StatusColumn, QHeaderView::ResizeToContents);
+    m_checklistView->horizontalHeader()->setSectionResizeMode(ChecklistModel::StatusColumn,
+                                                              QHeaderView::ResizeToContents);
     m_checklistView->horizontalHeader()->setSectionResizeMode(ChecklistModel::ItemColumn, QHeaderView::Stretch);
 
     m_tabs = new QTabWidget(this);
@@ -139,15 +136,18 @@ void CloudPage::retranslate()
                               "on the same nodes"));
     m_reload->setText(tr("Use current plan"));
     m_reload->setToolTip(tr("Read the plan the Plan page shows now: model, GPU, GPUs per node, nodes and training"));
-    m_checklistView->setToolTip(tr("Preflight checklist: pass = the commands below take care of it, warn = a risk they "
-                                   "cannot remove, check = confirm it in your project first. Hover a row for the reason "
-                                   "and the command that confirms it."));
+    m_checklistView->setToolTip(
+        tr("Preflight checklist: pass = the commands below take care of it, warn = a risk they "
+           "cannot remove, check = confirm it in your project first. Hover a row for the reason "
+           "and the command that confirms it."));
     m_tabs->setTabText(GcloudOutput, tr("gcloud commands"));
     m_tabs->setTabText(KubectlOutput, tr("kubectl commands"));
     m_tabs->setTabText(ManifestOutput, tr("Job manifest"));
-    m_tabs->setTabToolTip(GcloudOutput, tr("Quota, zone and version checks, then the regional cluster and the GPU node pool"));
+    m_tabs->setTabToolTip(GcloudOutput,
+                          tr("Quota, zone and version checks, then the regional cluster and the GPU node pool"));
     m_tabs->setTabToolTip(KubectlOutput, tr("Credentials, starting the Job, watching nodes and pods, logs, clean-up"));
-    m_tabs->setTabToolTip(ManifestOutput, tr("A headless Service and an Indexed Job running shardwise-runner on every planned GPU"));
+    m_tabs->setTabToolTip(ManifestOutput,
+                          tr("A headless Service and an Indexed Job running shardwise-runner on every planned GPU"));
     m_copy->setText(tr("&Copy"));
     m_copy->setToolTip(tr("Copy the visible commands or manifest to the clipboard"));
     m_save->setText(tr("&Save…"));
@@ -225,7 +225,8 @@ void CloudPage::setPlanState(const QJsonObject& state)
 void CloudPage::fillRegions(const std::string& accelerator)
 {
     const QSignalBlocker block(m_region);
-    const QString previous = m_region->currentText().isEmpty() ? QSettings().value(kRegionKey).toString() : m_region->currentText();
+    const QString previous
+        = m_region->currentText().isEmpty() ? QSettings().value(kRegionKey).toString() : m_region->currentText();
     m_region->clear();
     try {
         if (const cloud::GkeAcceleratorOffer* offer = cloud::GkeCatalog::builtin().find(accelerator))
@@ -235,9 +236,10 @@ void CloudPage::fillRegions(const std::string& accelerator)
         showError(QString::fromStdString(e.what()));
     }
     const int i = m_region->findText(previous);
-    m_region->setCurrentIndex(i >= 0 ? i : m_region->findText(QStringLiteral("us-central1")) >= 0
-                                             ? m_region->findText(QStringLiteral("us-central1"))
-                                             : 0);
+    m_region->setCurrentIndex(i >= 0 ? i
+                                  : m_region->findText(QStringLiteral("us-central1")) >= 0
+                                  ? m_region->findText(QStringLiteral("us-central1"))
+                                  : 0);
     m_region->setEnabled(m_region->count() > 0);
 }
 
@@ -284,7 +286,10 @@ void CloudPage::setRegion(const QString& region)
         showError(tr("%1 offers no zone with this plan's GPU; pick one of the listed regions.").arg(region));
 }
 
-QString CloudPage::region() const { return m_region->currentText(); }
+QString CloudPage::region() const
+{
+    return m_region->currentText();
+}
 
 QStringList CloudPage::regions() const
 {
@@ -316,12 +321,12 @@ void CloudPage::prepare()
     const Estimate& predicted = m_planResult->candidate(*chosen).estimate;
     // The plan was made with the default calibration (setPlanState): its usable share of host RAM is the
     // one core/cloud applies to the VM's RAM.
-    r.verdict = cloud::PlanVerdict{predicted.fitsDevice,
-                                   predicted.memory.peakBytes() / kGiB,
-                                   r.gpu.memoryGiB(),
-                                   m_planResult->recommendation.strategy == *chosen,
-                                   predicted.hostBytesPerNode / kGiB,
-                                   Calibration{}.hostUsableFraction};
+    r.verdict = cloud::PlanVerdict { predicted.fitsDevice,
+                                     predicted.memory.peakBytes() / kGiB,
+                                     r.gpu.memoryGiB(),
+                                     m_planResult->recommendation.strategy == *chosen,
+                                     predicted.hostBytesPerNode / kGiB,
+                                     Calibration {}.hostUsableFraction };
     // A GPU without a GKE offering has no regions to pick; prepareGke says why.
     r.region = m_region->currentText().isEmpty() ? std::string("us-central1") : m_region->currentText().toStdString();
     try {
@@ -353,47 +358,14 @@ void CloudPage::showError(const QString& message)
     m_save->setEnabled(false);
 }
 
-QString CloudPage::planText() const { return m_plan->text(); }
-
-QString CloudPage::errorText() const { return m_error->isVisible() || !m_preparation ? m_error->text() : QString(); }
-
-QString CloudPage::outputText(Output o) const { return m_outputs[o]->toPlainText(); }
-
-void CloudPage::showOutput(Output o) { m_tabs->setCurrentIndex(o); }
-
-void CloudPage::copyCurrentOutput()
+QString CloudPage::planText() const
 {
-    QApplication::clipboard()->setText(outputText(static_cast<Output>(m_tabs->currentIndex())));
+    return m_plan->text();
 }
 
-bool CloudPage::saveCurrentOutput(const QString& path, QString* error)
+QString CloudPage::errorText() const
 {
-    // Written aside and renamed over the target: a failed write keeps the previous file.
-    QSaveFile f(path);
-    const QByteArray text = outputText(static_cast<Output>(m_tabs->currentIndex())).toUtf8();
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Text) || f.write(text) != text.size() || !f.commit()) {
-        if (error)
-            *error = tr("%1: cannot write the file (%2); the previous file is kept").arg(path, f.errorString());
-        return false;
-    }
-    return true;
-}
-
-void CloudPage::saveWithDialog()
-{
-    if (!m_preparation)
-        return;
-    const bool manifest = m_tabs->currentIndex() == ManifestOutput;
-    const QString suggested = manifest ? QString::fromStdString(m_preparation->manifestFile)
-                                       : QString::fromStdString(m_preparation->clusterName)
-            + (m_tabs->currentIndex() == GcloudOutput ? QStringLiteral("-gcloud.sh") : QStringLiteral("-kubectl.sh"));
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save"), suggested,
-                                                      manifest ? tr("YAML (*.yaml *.yml)") : tr("Shell script (*.sh)"));
-    if (path.isEmpty())
-        return;
-    QString error;
-    if (!saveCurrentOutput(path, &error))
-        showError(error);
+    return m_error->isVisible() || !m_preparation ? m_error->text() : QString();
 }
 
 } // namespace shardwise::gui

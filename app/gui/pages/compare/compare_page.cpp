@@ -66,11 +66,14 @@ void placePredictionsBesideMeasurements(QHeaderView& header)
             anchor = column;
         }
     };
-    placeAfter(RunTableModel::OutcomeColumn, {RunTableModel::PresetsVerdictColumn, RunTableModel::CalibratedVerdictColumn});
-    placeAfter(RunTableModel::TokensColumn, {RunTableModel::PresetsTokensColumn, RunTableModel::PresetsTokensErrorColumn,
-                                             RunTableModel::CalibratedTokensColumn, RunTableModel::CalibratedTokensErrorColumn});
-    placeAfter(RunTableModel::PeakAllocatedColumn, {RunTableModel::PresetsPeakColumn, RunTableModel::PresetsPeakErrorColumn,
-                                                    RunTableModel::CalibratedPeakColumn, RunTableModel::CalibratedPeakErrorColumn});
+    placeAfter(RunTableModel::OutcomeColumn,
+               { RunTableModel::PresetsVerdictColumn, RunTableModel::CalibratedVerdictColumn });
+    placeAfter(RunTableModel::TokensColumn,
+               { RunTableModel::PresetsTokensColumn, RunTableModel::PresetsTokensErrorColumn,
+                 RunTableModel::CalibratedTokensColumn, RunTableModel::CalibratedTokensErrorColumn });
+    placeAfter(RunTableModel::PeakAllocatedColumn,
+               { RunTableModel::PresetsPeakColumn, RunTableModel::PresetsPeakErrorColumn,
+                 RunTableModel::CalibratedPeakColumn, RunTableModel::CalibratedPeakErrorColumn });
 }
 
 } // namespace
@@ -90,16 +93,17 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
     m_strategyFilter = makeFilterCombo(tr("Show only runs of this strategy."), this);
     m_strategyFilter->setObjectName(QStringLiteral("strategyFilter"));
     m_nodeFilter = makeFilterCombo(tr("Show only runs on this node."), this);
-    m_backendFilter = makeFilterCombo(tr("Show only runs of this backend: native (Shardwise's runner) or torch (PyTorch)."), this);
+    m_backendFilter
+        = makeFilterCombo(tr("Show only runs of this backend: native (Shardwise's runner) or torch (PyTorch)."), this);
     m_backendFilter->setObjectName(QStringLiteral("backendFilter"));
     m_backendFilter->addItem(tr("any"), QString());
-    for (const RunBackend b : {RunBackend::Native, RunBackend::Torch})
+    for (const RunBackend b : { RunBackend::Native, RunBackend::Torch })
         m_backendFilter->addItem(backendIdText(b), backendIdText(b));
     m_limitDates = new QCheckBox(tr("Started between"), this);
     m_limitDates->setToolTip(tr("Show only runs started in this date range (inclusive)."));
     m_from = new QDateEdit(QDate::currentDate().addMonths(-1), this);
     m_to = new QDateEdit(QDate::currentDate(), this);
-    for (QDateEdit* d : {m_from, m_to}) {
+    for (QDateEdit* d : { m_from, m_to }) {
         d->setCalendarPopup(true);
         d->setEnabled(false);
     }
@@ -153,7 +157,8 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
                                 .arg(exportTable->shortcut().toString(QKeySequence::NativeText)));
     auto* refresh = new QPushButton(tr("&Reload"), this);
     refresh->setShortcut(QKeySequence::Refresh);
-    refresh->setToolTip(tr("Read the runs from the workspace again (%1).").arg(refresh->shortcut().toString(QKeySequence::NativeText)));
+    refresh->setToolTip(
+        tr("Read the runs from the workspace again (%1).").arg(refresh->shortcut().toString(QKeySequence::NativeText)));
     buttons->addWidget(checkVisible);
     buttons->addWidget(uncheck);
     buttons->addStretch(1);
@@ -171,9 +176,10 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
     m_calibrationLine->setObjectName(QStringLiteral("calibrationLine"));
     m_calibrationLine->setWordWrap(true);
     m_calibrationLine->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_calibrationLine->setToolTip(tr("The calibration behind the \"Calibrated\" columns, per GPU type shown: fitted to the "
-                                     "store's newest probe of a node with that GPU and to its finished runs. Its residuals "
-                                     "are in-sample: they show what calibration explains, not how it predicts a new run."));
+    m_calibrationLine->setToolTip(
+        tr("The calibration behind the \"Calibrated\" columns, per GPU type shown: fitted to the "
+           "store's newest probe of a node with that GPU and to its finished runs. Its residuals "
+           "are in-sample: they show what calibration explains, not how it predicts a new run."));
 
     m_charts = new ChartPanel(this);
     m_charts->setObjectName(QStringLiteral("comparisonCharts"));
@@ -207,7 +213,7 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
     layout->setContentsMargins(6, 0, 6, 0); // the window's height goes to the table and the charts
     layout->addWidget(splitter);
 
-    for (QComboBox* combo : {m_modelFilter, m_hardwareFilter, m_strategyFilter, m_nodeFilter, m_backendFilter})
+    for (QComboBox* combo : { m_modelFilter, m_hardwareFilter, m_strategyFilter, m_nodeFilter, m_backendFilter })
         connect(combo, &QComboBox::currentIndexChanged, this, &ComparePage::applyFilters);
     connect(m_limitDates, &QCheckBox::toggled, this, [this](bool on) {
         m_from->setEnabled(on);
@@ -299,12 +305,14 @@ void ComparePage::updateCalibrationLine()
     // One line per GPU type among the rows the filters show, in the order the table lists them.
     QStringList gpus;
     for (int row = 0; row < m_filter->rowCount(); ++row)
-        if (const RunPrediction* p = m_runs->predictionFor(m_filter->index(row, 0).data(RunTableModel::RunIdRole).toLongLong()))
+        if (const RunPrediction* p
+            = m_runs->predictionFor(m_filter->index(row, 0).data(RunTableModel::RunIdRole).toLongLong()))
             if (!gpus.contains(p->gpu))
                 gpus << p->gpu;
     if (gpus.isEmpty()) {
-        m_calibrationLine->setText(tr("None of the runs shown has a prediction: only completed or out-of-memory runs on "
-                                      "a known GPU preset are predicted."));
+        m_calibrationLine->setText(
+            tr("None of the runs shown has a prediction: only completed or out-of-memory runs on "
+               "a known GPU preset are predicted."));
         return;
     }
     QStringList lines;

@@ -25,7 +25,8 @@ ExportResult ComparePage::exportTable(const QString& filePath)
     QList<RunRecord> runs = m_runs->checkedRuns();
     if (runs.isEmpty())
         for (int row = 0; row < m_filter->rowCount(); ++row)
-            if (const RunRecord* r = m_runs->runById(m_filter->index(row, 0).data(RunTableModel::RunIdRole).toLongLong()))
+            if (const RunRecord* r
+                = m_runs->runById(m_filter->index(row, 0).data(RunTableModel::RunIdRole).toLongLong()))
                 runs.append(*r);
     return exportRunTable(runs, m_predictions, filePath); // CSV: numbers in SI units; Markdown: the table as shown
 }
@@ -41,9 +42,9 @@ ExportResult ComparePage::exportPredictionChart(const QString& filePath)
 
 void ComparePage::exportPredictionChartInteractively()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export prediction chart"),
-                                                      QStringLiteral("shardwise-predicted-vs-measured.png"),
-                                                      tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export prediction chart"), QStringLiteral("shardwise-predicted-vs-measured.png"),
+        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
     if (path.isEmpty())
         return;
     const ExportResult result = exportPredictionChart(path);
@@ -53,8 +54,9 @@ void ComparePage::exportPredictionChartInteractively()
 
 void ComparePage::exportChartsInteractively()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export charts"), QStringLiteral("shardwise-comparison.png"),
-                                                      tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    const QString path
+        = QFileDialog::getSaveFileName(this, tr("Export charts"), QStringLiteral("shardwise-comparison.png"),
+                                       tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
     if (path.isEmpty())
         return;
     const ExportResult result = exportCharts(path);
@@ -64,8 +66,9 @@ void ComparePage::exportChartsInteractively()
 
 void ComparePage::exportTableInteractively()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export table"), QStringLiteral("shardwise-comparison.csv"),
-                                                      tr("CSV table (*.csv);;Markdown table (*.md)"));
+    const QString path
+        = QFileDialog::getSaveFileName(this, tr("Export table"), QStringLiteral("shardwise-comparison.csv"),
+                                       tr("CSV table (*.csv);;Markdown table (*.md)"));
     if (path.isEmpty())
         return;
     const ExportResult result = exportTable(path);

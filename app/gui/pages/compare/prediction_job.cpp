@@ -33,25 +33,28 @@ void PredictionJob::request(const QString& databasePath)
         // A request superseded before it started is not worth its fit.
         if (generation == m_generation.load()) {
             try {
-                const store::Database db =
-                    store::Database::open(databasePath.toStdString(), store::OpenOptions{.readOnly = true});
+                const store::Database db
+                    = store::Database::open(databasePath.toStdString(), store::OpenOptions { .readOnly = true });
                 predictions = toPredictionSet(calibrate::compareStoredRuns(db));
             } catch (const std::exception& e) {
                 error = QString::fromUtf8(e.what());
             }
         }
         // Delivered on the GUI thread; the job object outlives the pool's tasks (see the destructor).
-        QMetaObject::invokeMethod(this, [this, predictions, error, generation] {
-            const bool last = m_running.fetch_sub(1) == 1;
-            if (generation == m_generation.load()) {
-                if (error.isEmpty())
-                    emit predictionsAvailable(predictions);
-                else
-                    emit predictionsFailed(error);
-            }
-            if (last)
-                emit busyChanged(false);
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this,
+            [this, predictions, error, generation] {
+                const bool last = m_running.fetch_sub(1) == 1;
+                if (generation == m_generation.load()) {
+                    if (error.isEmpty())
+                        emit predictionsAvailable(predictions);
+                    else
+                        emit predictionsFailed(error);
+                }
+                if (last)
+                    emit busyChanged(false);
+            },
+            Qt::QueuedConnection);
     });
 }
 

@@ -32,8 +32,8 @@ signals:
 
 private:
     QThreadPool m_pool; // own pool: the destructor waits only for this job's tasks
-    std::atomic<quint64> m_generation{0};
-    std::atomic<int> m_running{0};
+    std::atomic<quint64> m_generation { 0 };
+    std::atomic<int> m_running { 0 };
 };
 
 } // namespace shardwise::gui

@@ -8,8 +8,8 @@
 
 namespace shardwise::gui {
 
-HostKeyTrustDialog::HostKeyTrustDialog(const QString& nodeName, const QString& host, int port, const dispatch::HostKey& key,
-                                       bool changed, QWidget* parent)
+HostKeyTrustDialog::HostKeyTrustDialog(const QString& nodeName, const QString& host, int port,
+                                       const dispatch::HostKey& key, bool changed, QWidget* parent)
     : QDialog(parent)
     , m_key(key)
     , m_changed(changed)
@@ -23,16 +23,18 @@ HostKeyTrustDialog::HostKeyTrustDialog(const QString& nodeName, const QString& h
     m_message->setWordWrap(true);
     m_message->setTextFormat(Qt::PlainText);
     if (changed)
-        m_message->setText(tr("The node \"%1\" (%2) presented a host key different from the one recorded for it. This can mean "
-                              "that someone intercepts the connection, or that the machine was reinstalled. Shardwise refuses "
-                              "to connect. If the change is expected, remove the old key from the known_hosts file and add "
-                              "the node again.")
-                               .arg(nodeName, address));
+        m_message->setText(
+            tr("The node \"%1\" (%2) presented a host key different from the one recorded for it. This can mean "
+               "that someone intercepts the connection, or that the machine was reinstalled. Shardwise refuses "
+               "to connect. If the change is expected, remove the old key from the known_hosts file and add "
+               "the node again.")
+                .arg(nodeName, address));
     else
-        m_message->setText(tr("The authenticity of the node \"%1\" (%2) cannot be established: its host key is in no "
-                              "known_hosts file. Compare the fingerprint below with the one `ssh-keygen -lf` prints for "
-                              "the host key on the node itself, and trust it only if they match.")
-                               .arg(nodeName, address));
+        m_message->setText(
+            tr("The authenticity of the node \"%1\" (%2) cannot be established: its host key is in no "
+               "known_hosts file. Compare the fingerprint below with the one `ssh-keygen -lf` prints for "
+               "the host key on the node itself, and trust it only if they match.")
+                .arg(nodeName, address));
 
     auto* keyType = new QLabel(QString::fromStdString(key.type), this);
     keyType->setObjectName(QStringLiteral("hostKeyType"));
@@ -56,7 +58,8 @@ HostKeyTrustDialog::HostKeyTrustDialog(const QString& nodeName, const QString& h
     } else {
         m_trust = buttons->addButton(tr("&Trust and connect"), QDialogButtonBox::AcceptRole);
         m_trust->setObjectName(QStringLiteral("trustHostKey"));
-        buttons->addButton(tr("&Do not trust"), QDialogButtonBox::RejectRole)->setObjectName(QStringLiteral("refuseHostKey"));
+        buttons->addButton(tr("&Do not trust"), QDialogButtonBox::RejectRole)
+            ->setObjectName(QStringLiteral("refuseHostKey"));
     }
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -67,8 +70,14 @@ HostKeyTrustDialog::HostKeyTrustDialog(const QString& nodeName, const QString& h
     layout->addWidget(buttons);
 }
 
-QString HostKeyTrustDialog::fingerprintText() const { return QString::fromStdString(m_key.fingerprint); }
+QString HostKeyTrustDialog::fingerprintText() const
+{
+    return QString::fromStdString(m_key.fingerprint);
+}
 
-QString HostKeyTrustDialog::messageText() const { return m_message->text(); }
+QString HostKeyTrustDialog::messageText() const
+{
+    return m_message->text();
+}
 
 } // namespace shardwise::gui

@@ -17,8 +17,8 @@ class HostKeyTrustDialog : public QDialog {
     Q_OBJECT
 
 public:
-    HostKeyTrustDialog(const QString& nodeName, const QString& host, int port, const dispatch::HostKey& key, bool changed,
-                       QWidget* parent = nullptr);
+    HostKeyTrustDialog(const QString& nodeName, const QString& host, int port, const dispatch::HostKey& key,
+                       bool changed, QWidget* parent = nullptr);
 
     const dispatch::HostKey& hostKey() const { return m_key; }
     bool keyChanged() const { return m_changed; }

@@ -66,11 +66,13 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
         b->setToolTip(tip);
         return b;
     };
-    m_addLocal = button(tr("Add &this machine"), "addLocalNode", tr("Adds this machine as the node \"local\" and discovers its facts."));
+    m_addLocal = button(tr("Add &this machine"), "addLocalNode",
+                        tr("Adds this machine as the node \"local\" and discovers its facts."));
     m_addSsh = button(tr("Add &SSH node…"), "addSshNode", tr("Adds a machine reached over SSH."));
     m_remove = button(tr("&Remove"), "removeNode", tr("Removes the node; runs measured on it keep its name."));
     m_test = button(tr("Test &connection"), "testNode", tr("Connects, checks the host key and runs one command."));
-    m_discover = button(tr("&Discover facts"), "discoverNode", tr("Finds the GPUs, driver, CUDA, NCCL, LibTorch and build tools on the node."));
+    m_discover = button(tr("&Discover facts"), "discoverNode",
+                        tr("Finds the GPUs, driver, CUDA, NCCL, LibTorch and build tools on the node."));
     m_prepare = button(tr("&Prepare"), "prepareNode",
                        tr("Uploads the runner's sources to the SSH node and builds them there against its LibTorch; an "
                           "unchanged runner is not built again."));
@@ -78,15 +80,17 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
         = button(tr("&NCCL settings…"), "editNcclEnv",
                  tr("Environment variables for NCCL that the node's runs get, e.g. NCCL_NVLS_ENABLE=0 where NVLink "
                     "multicast is forbidden; none by default."));
-    m_cancelPrepare = button(tr("Cancel pr&eparation"), "cancelPreparation", tr("Stops the upload or the build on the node."));
+    m_cancelPrepare
+        = button(tr("Cancel pr&eparation"), "cancelPreparation", tr("Stops the upload or the build on the node."));
     m_cancelPrepare->setEnabled(false);
     m_prepareProgress = new QProgressBar(this);
     m_prepareProgress->setObjectName(QStringLiteral("preparationProgress"));
     m_prepareProgress->setRange(0, 1000);
     m_prepareProgress->setVisible(false);
-    m_probe = button(tr("Pro&be"), "probeNode",
-                     tr("Measures the node's matmul rate, copy bandwidths, CPU AdamW rate and, with several GPUs, collective "
-                        "bandwidths with the runner, and stores them for calibrated plans."));
+    m_probe = button(
+        tr("Pro&be"), "probeNode",
+        tr("Measures the node's matmul rate, copy bandwidths, CPU AdamW rate and, with several GPUs, collective "
+           "bandwidths with the runner, and stores them for calibrated plans."));
     m_cancelProbe = button(tr("Cance&l probe"), "cancelProbe", tr("Stops the probe's runner processes on the node."));
     m_cancelProbe->setEnabled(false);
     m_probeProgress = new QProgressBar(this);
@@ -159,11 +163,13 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
         m_probeProgress->setVisible(busy);
         updateButtons();
     });
-    connect(m_nodeView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
-        showFactsOf(current.isValid() ? current.data(NodeTableModel::NodeIdRole).toLongLong() : 0);
-        updateButtons();
-    });
-    connect(m_job, &NodeJob::connectionTested, this, [this](qint64, const QString& summary) { setStatus(summary, false); });
+    connect(m_nodeView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                showFactsOf(current.isValid() ? current.data(NodeTableModel::NodeIdRole).toLongLong() : 0);
+                updateButtons();
+            });
+    connect(m_job, &NodeJob::connectionTested, this,
+            [this](qint64, const QString& summary) { setStatus(summary, false); });
     connect(m_job, &NodeJob::factsAvailable, this, &NodesPage::onFacts);
     connect(m_job, &NodeJob::hostKeyUntrusted, this, &NodesPage::onUntrustedKey);
     connect(m_job, &NodeJob::nodeFailed, this, [this](qint64 nodeId, const QString& message) {
@@ -178,7 +184,10 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
 
 NodesPage::~NodesPage() = default;
 
-HostKeyTrustDialog* NodesPage::trustDialog() const { return m_trustDialog.data(); }
+HostKeyTrustDialog* NodesPage::trustDialog() const
+{
+    return m_trustDialog.data();
+}
 
 void NodesPage::setStatus(const QString& text, bool problem)
 {
@@ -263,7 +272,9 @@ void NodesPage::showFactsOf(qint64 nodeId)
     try {
         m_facts->setProbe(store::latestProbe(*m_workspace.database(), node->name));
     } catch (const std::exception& e) {
-        setStatus(tr("The probes of %1 could not be read: %2").arg(QString::fromStdString(node->name), QString::fromUtf8(e.what())), true);
+        setStatus(tr("The probes of %1 could not be read: %2")
+                      .arg(QString::fromStdString(node->name), QString::fromUtf8(e.what())),
+                  true);
     }
 }
 

@@ -111,7 +111,8 @@ private:
     void onTrustDecision(qint64 nodeId, const dispatch::HostKey& key, bool trusted);
     void onPrepared(qint64 nodeId, const dispatch::PreparedRunner& runner);
     void endPreparation();
-    void onProbeFinished(qint64 nodeId, const session::ProbeRequest& request, const session::ProbeSessionResult& result);
+    void onProbeFinished(qint64 nodeId, const session::ProbeRequest& request,
+                         const session::ProbeSessionResult& result);
 
     Workspace& m_workspace;
     NodeJob* m_job = nullptr;

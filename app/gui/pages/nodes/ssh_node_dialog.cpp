@@ -74,7 +74,8 @@ void SshNodeDialog::updateKeyFileState()
 
 void SshNodeDialog::chooseKeyFile()
 {
-    const QString file = QFileDialog::getOpenFileName(this, tr("Private key"), QDir::homePath() + QStringLiteral("/.ssh"));
+    const QString file
+        = QFileDialog::getOpenFileName(this, tr("Private key"), QDir::homePath() + QStringLiteral("/.ssh"));
     if (!file.isEmpty())
         m_keyFile->setText(file);
 }
@@ -87,7 +88,8 @@ store::Node SshNodeDialog::node() const
     n.host = m_host->text().trimmed().toStdString();
     n.port = m_port->value();
     n.user = m_user->text().trimmed().toStdString();
-    n.auth = m_auth->currentData().toString() == QLatin1String("key_file") ? store::SshAuth::KeyFile : store::SshAuth::Agent;
+    n.auth = m_auth->currentData().toString() == QLatin1String("key_file") ? store::SshAuth::KeyFile
+                                                                           : store::SshAuth::Agent;
     if (n.auth == store::SshAuth::KeyFile)
         n.keyFile = m_keyFile->text().trimmed().toStdString();
     return n;

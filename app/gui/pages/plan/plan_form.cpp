@@ -63,9 +63,10 @@ PlanForm::PlanForm(QWidget* parent)
     m_framework->addItem(tr("DeepSpeed"), QStringLiteral("deepspeed"));
     m_framework->addItem(tr("PyTorch FSDP2"), QStringLiteral("fsdp2"));
     m_framework->addItem(tr("torchtitan"), QStringLiteral("torchtitan"));
-    m_framework->setToolTip(tr("The framework you train with: the plan predicts what it allocates and how fast it runs at "
-                               "its defaults, and marks the strategies it cannot run. Choosing one takes its default "
-                               "precision and activation checkpointing."));
+    m_framework->setToolTip(
+        tr("The framework you train with: the plan predicts what it allocates and how fast it runs at "
+           "its defaults, and marks the strategies it cannot run. Choosing one takes its default "
+           "precision and activation checkpointing."));
     frameworkForm->addRow(tr("Frame&work:"), m_framework);
     m_frameworkVersion = new QLineEdit(frameworkBox);
     m_frameworkVersion->setObjectName(QStringLiteral("frameworkVersionEdit"));
@@ -84,7 +85,8 @@ PlanForm::PlanForm(QWidget* parent)
     keepNarrow(m_precision);
     m_precision->addItem(tr("bf16 (params, grads, Adam moments)"), QStringLiteral("bf16"));
     m_precision->addItem(tr("bf16 compute, fp32 master weights and moments"), QStringLiteral("bf16-fp32-master"));
-    m_precision->setToolTip(tr("Bytes per parameter of the training state: 8 for pure bf16, 16 with fp32 master weights."));
+    m_precision->setToolTip(
+        tr("Bytes per parameter of the training state: 8 for pure bf16, 16 with fp32 master weights."));
     trainingForm->addRow(tr("&Precision:"), m_precision);
     m_microBatch = new QSpinBox(trainingBox);
     m_microBatch->setObjectName(QStringLiteral("microBatchSpin"));
@@ -119,7 +121,8 @@ PlanForm::PlanForm(QWidget* parent)
     trainingForm->addRow(tr("Step:"), m_cudaGraphs);
     m_checkpointing = new QCheckBox(tr("Activation checkpointing"), trainingBox);
     m_checkpointing->setObjectName(QStringLiteral("checkpointingCheck"));
-    m_checkpointing->setToolTip(tr("Recompute each layer's forward in backward: less activation memory, about a third more compute."));
+    m_checkpointing->setToolTip(
+        tr("Recompute each layer's forward in backward: less activation memory, about a third more compute."));
     m_checkpointPolicy = new QComboBox(trainingBox);
     m_checkpointPolicy->setObjectName(QStringLiteral("checkpointPolicyCombo"));
     m_checkpointPolicy->addItem(tr("full layers"), QStringLiteral("full"));
@@ -143,7 +146,7 @@ PlanForm::PlanForm(QWidget* parent)
         onGpuChanged();
         emit configurationChanged();
     });
-    for (QComboBox* combo : {m_model, m_interconnect, m_precision, m_framework, m_checkpointPolicy})
+    for (QComboBox* combo : { m_model, m_interconnect, m_precision, m_framework, m_checkpointPolicy })
         connect(combo, &QComboBox::currentIndexChanged, this, &PlanForm::configurationChanged);
     connect(m_framework, &QComboBox::currentIndexChanged, this, &PlanForm::updateFrameworkWidgets);
     connect(m_framework, &QComboBox::activated, this, &PlanForm::onFrameworkChosen);
@@ -164,11 +167,12 @@ PlanForm::PlanForm(QWidget* parent)
     connect(m_gradAccumulation, &QSpinBox::valueChanged, this, &PlanForm::configurationChanged);
     // bf16-fp32-master steps AdamW with the host's step count, which a graph cannot replay.
     connect(m_precision, &QComboBox::currentIndexChanged, this, &PlanForm::onPrecisionChanged);
-    for (QSpinBox* spin : {m_gpusPerNode, m_nodes, m_microBatch, m_seqLen})
+    for (QSpinBox* spin : { m_gpusPerNode, m_nodes, m_microBatch, m_seqLen })
         connect(spin, &QSpinBox::valueChanged, this, &PlanForm::configurationChanged);
-    for (QDoubleSpinBox* spin : {m_customMemoryGiB, m_customTflops, m_customHbm, m_customNvlink, m_customPcie, m_hostRamGiB})
+    for (QDoubleSpinBox* spin :
+         { m_customMemoryGiB, m_customTflops, m_customHbm, m_customNvlink, m_customPcie, m_hostRamGiB })
         connect(spin, &QDoubleSpinBox::valueChanged, this, &PlanForm::configurationChanged);
-    for (QCheckBox* check : {m_expandableSegments, m_cudaGraphs, m_checkpointing})
+    for (QCheckBox* check : { m_expandableSegments, m_cudaGraphs, m_checkpointing })
         connect(check, &QCheckBox::toggled, this, &PlanForm::configurationChanged);
 }
 
@@ -178,8 +182,8 @@ void PlanForm::updateFrameworkWidgets()
     const bool torch = f == Framework::Fsdp2 || f == Framework::Torchtitan;
     m_compile->setEnabled(torch);
     m_frameworkVersion->setEnabled(f != Framework::Native);
-    m_frameworkVersion->setPlaceholderText(f == Framework::Native ? QString()
-                                                                  : tr("%1 (default)").arg(fromView(traits(f).defaultVersion)));
+    m_frameworkVersion->setPlaceholderText(
+        f == Framework::Native ? QString() : tr("%1 (default)").arg(fromView(traits(f).defaultVersion)));
 }
 
 void PlanForm::onFrameworkChosen()
@@ -215,21 +219,21 @@ QString PlanForm::fieldLabel(const std::string& field) const
         const char* prefix;
         QString label;
     } fields[] = {
-        {"training.seq_len", tr("Sequence")},
-        {"training.micro_batch", tr("Micro-batch")},
-        {"training.grad_accumulation", tr("Accumulation")},
-        {"training", tr("Training")},
-        {"cluster.gpus_per_node", tr("GPUs per node")},
-        {"cluster.nodes", tr("Nodes")},
-        {"cluster.host_ram_gib", tr("Host RAM per node")},
-        {"cluster.inter_node_gbps", tr("Inter-node network")},
-        {"cluster", tr("Hardware")},
-        {"custom_gpu.memory_mib", tr("Custom GPU memory (at least 1 GiB)")},
-        {"custom_gpu.bf16_tflops", tr("Custom GPU bf16 peak")},
-        {"custom_gpu.pcie_gbps", tr("Custom GPU PCIe bandwidth")},
-        {"custom_gpu", tr("Custom GPU")},
-        {"framework", tr("Framework")},
-        {"model", tr("Model")},
+        { "training.seq_len", tr("Sequence") },
+        { "training.micro_batch", tr("Micro-batch") },
+        { "training.grad_accumulation", tr("Accumulation") },
+        { "training", tr("Training") },
+        { "cluster.gpus_per_node", tr("GPUs per node") },
+        { "cluster.nodes", tr("Nodes") },
+        { "cluster.host_ram_gib", tr("Host RAM per node") },
+        { "cluster.inter_node_gbps", tr("Inter-node network") },
+        { "cluster", tr("Hardware") },
+        { "custom_gpu.memory_mib", tr("Custom GPU memory (at least 1 GiB)") },
+        { "custom_gpu.bf16_tflops", tr("Custom GPU bf16 peak") },
+        { "custom_gpu.pcie_gbps", tr("Custom GPU PCIe bandwidth") },
+        { "custom_gpu", tr("Custom GPU") },
+        { "framework", tr("Framework") },
+        { "model", tr("Model") },
     };
     for (const auto& f : fields)
         if (field.starts_with(f.prefix))

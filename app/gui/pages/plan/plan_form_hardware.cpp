@@ -25,7 +25,8 @@ namespace {
 // The spin boxes start at 0 where the planner needs at least 1 (or 16 tokens, or 1 GiB): a value
 // below the planner's bound is kept as typed and planning says on the page what is wrong, instead
 // of the box silently putting back its minimum.
-QDoubleSpinBox* makeDoubleSpin(double min, double max, double value, const QString& suffix, const QString& tip, QWidget* parent)
+QDoubleSpinBox* makeDoubleSpin(double min, double max, double value, const QString& suffix, const QString& tip,
+                               QWidget* parent)
 {
     auto* spin = new QDoubleSpinBox(parent);
     spin->setRange(min, max);
@@ -50,11 +51,14 @@ QGroupBox* PlanForm::createHardwareBox()
 
     m_customGpu = new QGroupBox(tr("Custom GPU"), hardwareBox);
     auto* customForm = new QFormLayout(m_customGpu);
-    m_customMemoryGiB = makeDoubleSpin(0, 1024, 80, tr(" GiB"), tr("Device memory as the driver reports it."), m_customGpu);
+    m_customMemoryGiB
+        = makeDoubleSpin(0, 1024, 80, tr(" GiB"), tr("Device memory as the driver reports it."), m_customGpu);
     m_customTflops = makeDoubleSpin(0, 10000, 989, tr(" TFLOP/s"), tr("Dense bf16 tensor-core peak."), m_customGpu);
     m_customHbm = makeDoubleSpin(1, 20000, 3350, tr(" GB/s"), tr("Device memory bandwidth."), m_customGpu);
-    m_customNvlink = makeDoubleSpin(0, 2000, 450, tr(" GB/s"), tr("NVLink bandwidth per GPU per direction; 0 means no NVLink."), m_customGpu);
-    m_customPcie = makeDoubleSpin(0, 256, 64, tr(" GB/s"), tr("Host link (PCIe) bandwidth per direction."), m_customGpu);
+    m_customNvlink = makeDoubleSpin(0, 2000, 450, tr(" GB/s"),
+                                    tr("NVLink bandwidth per GPU per direction; 0 means no NVLink."), m_customGpu);
+    m_customPcie
+        = makeDoubleSpin(0, 256, 64, tr(" GB/s"), tr("Host link (PCIe) bandwidth per direction."), m_customGpu);
     m_customMemoryGiB->setObjectName(QStringLiteral("customMemorySpin"));
     customForm->addRow(tr("Memory:"), m_customMemoryGiB);
     customForm->addRow(tr("bf16 peak:"), m_customTflops);
@@ -95,7 +99,7 @@ QGroupBox* PlanForm::createHardwareBox()
     const QString ib4x200 = tr("4 × 200 Gb/s InfiniBand");
     const QString eth400 = tr("400 Gb/s Ethernet");
     const QString eth100 = tr("100 Gb/s Ethernet");
-    const QString labels[] = {ib8x400, ib8x200, ib4x200, eth400, eth100};
+    const QString labels[] = { ib8x400, ib8x200, ib4x200, eth400, eth100 };
     int presetIndex = 0;
     for (const frameworks::InterNodePreset& p : frameworks::interNodePresets()) {
         const QString label = presetIndex < 5 ? labels[presetIndex] : fromView(p.label);
@@ -105,9 +109,9 @@ QGroupBox* PlanForm::createHardwareBox()
     }
     m_interNode->addItem(tr("Custom…"), kCustomNetwork);
     m_interNode->setToolTip(tr("The network between nodes: every collective that spans nodes runs at this bandwidth."));
-    m_interNodeGBps = makeDoubleSpin(0.1, 1e5, ClusterSpec{}.interNodeGBps, tr(" GB/s"),
-                                     tr("Network bandwidth per node per direction, in GB/s (8 × 400 Gb/s NICs = 400 GB/s)."),
-                                     hardwareBox);
+    m_interNodeGBps = makeDoubleSpin(
+        0.1, 1e5, ClusterSpec {}.interNodeGBps, tr(" GB/s"),
+        tr("Network bandwidth per node per direction, in GB/s (8 × 400 Gb/s NICs = 400 GB/s)."), hardwareBox);
     m_interNodeGBps->setObjectName(QStringLiteral("interNodeSpin"));
     auto* interNodeRow = new QHBoxLayout;
     interNodeRow->addWidget(m_interNode, 1);
@@ -116,12 +120,13 @@ QGroupBox* PlanForm::createHardwareBox()
     m_interNodeLabel->setBuddy(m_interNode);
     hardwareForm->addRow(m_interNodeLabel, interNodeRow);
 
-    m_hostRamGiB = makeDoubleSpin(0, 1e6, ClusterSpec{}.hostRamGiB, tr(" GiB"),
-                                  tr("Host memory (RAM) of each node. It decides whether the CPU-offload strategies fit: "
-                                     "their host state (master weights, Adam moments, gradient shards, page-locked) for "
-                                     "all of the node's GPUs must fit in the %1 % of it taken as usable.")
-                                      .arg(QLocale().toString(100.0 * Calibration{}.hostUsableFraction, 'f', 0)),
-                                  hardwareBox);
+    m_hostRamGiB
+        = makeDoubleSpin(0, 1e6, ClusterSpec {}.hostRamGiB, tr(" GiB"),
+                         tr("Host memory (RAM) of each node. It decides whether the CPU-offload strategies fit: "
+                            "their host state (master weights, Adam moments, gradient shards, page-locked) for "
+                            "all of the node's GPUs must fit in the %1 % of it taken as usable.")
+                             .arg(QLocale().toString(100.0 * Calibration {}.hostUsableFraction, 'f', 0)),
+                         hardwareBox);
     m_hostRamGiB->setObjectName(QStringLiteral("hostRamSpin"));
     m_hostRamGiB->setSingleStep(64);
     hardwareForm->addRow(tr("Host &RAM per node:"), m_hostRamGiB);
@@ -143,7 +148,8 @@ void PlanForm::onGpuChanged()
     m_customGpu->setVisible(custom);
     const GpuSpec gpu = selectedGpu();
     const QSignalBlocker block(m_interconnect);
-    m_interconnect->setCurrentIndex(m_interconnect->findData(gpu.nvlinkGBps > 0 ? QStringLiteral("nvlink") : QStringLiteral("pcie")));
+    m_interconnect->setCurrentIndex(
+        m_interconnect->findData(gpu.nvlinkGBps > 0 ? QStringLiteral("nvlink") : QStringLiteral("pcie")));
 }
 
 GpuSpec PlanForm::selectedGpu() const

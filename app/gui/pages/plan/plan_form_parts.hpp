@@ -14,7 +14,10 @@ inline const QString kCustomNetwork = QStringLiteral("custom"); // the inter-nod
 constexpr int kFileRole = Qt::UserRole + 1;                     // model entries loaded from a file carry its path
 constexpr int kGBpsRole = Qt::UserRole + 1;                     // inter-node presets carry their GB/s
 
-inline QString fromView(std::string_view v) { return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size())); }
+inline QString fromView(std::string_view v)
+{
+    return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size()));
+}
 
 // As wide as `chars` characters whatever its longest entry, so that the form fits beside the results
 // in a 1024 px window; the open list shows every entry in full.

@@ -33,13 +33,14 @@ void PlanForm::populatePresets()
     for (const ModelSpec& m : catalog.models()) {
         const double params = static_cast<double>(m.parameterCount());
         const QString size = params >= 1e9 ? tr("%1 B parameters").arg(QLocale().toString(params / 1e9, 'f', 1))
-                           : params >= 1e6 ? tr("%1 M parameters").arg(QLocale().toString(params / 1e6, 'f', 0))
+            : params >= 1e6                ? tr("%1 M parameters").arg(QLocale().toString(params / 1e6, 'f', 0))
                                            : tr("%1 parameters").arg(QLocale().toString(m.parameterCount()));
         m_model->addItem(tr("%1 (%2)").arg(QString::fromStdString(m.name), size), QString::fromStdString(m.id));
     }
     for (const GpuSpec& g : catalog.gpus())
-        m_gpu->addItem(tr("%1 (%2 GiB)").arg(QString::fromStdString(g.name)).arg(QLocale().toString(g.memoryGiB(), 'f', 1)),
-                       QString::fromStdString(g.id));
+        m_gpu->addItem(
+            tr("%1 (%2 GiB)").arg(QString::fromStdString(g.name)).arg(QLocale().toString(g.memoryGiB(), 'f', 1)),
+            QString::fromStdString(g.id));
     m_gpu->addItem(tr("Custom GPU…"), kCustomGpu);
 }
 
@@ -48,8 +49,9 @@ bool PlanForm::addModelFile(const QString& path, QString* error)
     try {
         const ModelSpec m = resolveModel(path.toStdString(), "model");
         const QSignalBlocker block(m_model);
-        m_model->addItem(tr("%1 (from %2)").arg(QString::fromStdString(m.name.empty() ? m.id : m.name), QFileInfo(path).fileName()),
-                         QString::fromStdString(m.id));
+        m_model->addItem(
+            tr("%1 (from %2)").arg(QString::fromStdString(m.name.empty() ? m.id : m.name), QFileInfo(path).fileName()),
+            QString::fromStdString(m.id));
         m_model->setItemData(m_model->count() - 1, path, kFileRole);
         m_model->setItemData(m_model->count() - 1, path, Qt::ToolTipRole);
         m_model->setCurrentIndex(m_model->count() - 1);
@@ -72,7 +74,10 @@ void PlanForm::browseModelFile()
     addModelFile(path, nullptr); // a failure is shown on the page (modelFileFailed)
 }
 
-EstimateInput PlanForm::input() const { return planInputFromState(state()); }
+EstimateInput PlanForm::input() const
+{
+    return planInputFromState(state());
+}
 
 QJsonObject PlanForm::state() const
 {
@@ -80,11 +85,11 @@ QJsonObject PlanForm::state() const
     const QString modelFile = m_model->currentData(kFileRole).toString();
     s[QStringLiteral("model")] = modelFile.isEmpty() ? m_model->currentData().toString() : modelFile;
     s[QStringLiteral("gpu")] = m_gpu->currentData().toString();
-    s[QStringLiteral("custom_gpu")] = QJsonObject{{QStringLiteral("memory_gib"), m_customMemoryGiB->value()},
-                                                  {QStringLiteral("bf16_tflops"), m_customTflops->value()},
-                                                  {QStringLiteral("hbm_gbps"), m_customHbm->value()},
-                                                  {QStringLiteral("nvlink_gbps"), m_customNvlink->value()},
-                                                  {QStringLiteral("pcie_gbps"), m_customPcie->value()}};
+    s[QStringLiteral("custom_gpu")] = QJsonObject { { QStringLiteral("memory_gib"), m_customMemoryGiB->value() },
+                                                    { QStringLiteral("bf16_tflops"), m_customTflops->value() },
+                                                    { QStringLiteral("hbm_gbps"), m_customHbm->value() },
+                                                    { QStringLiteral("nvlink_gbps"), m_customNvlink->value() },
+                                                    { QStringLiteral("pcie_gbps"), m_customPcie->value() } };
     s[QStringLiteral("gpus_per_node")] = m_gpusPerNode->value();
     s[QStringLiteral("nodes")] = m_nodes->value();
     s[QStringLiteral("interconnect")] = m_interconnect->currentData().toString();
@@ -101,9 +106,9 @@ QJsonObject PlanForm::state() const
     s[QStringLiteral("framework_version")] = m_frameworkVersion->text().trimmed();
     s[QStringLiteral("compile")] = m_compile->isChecked() && m_compile->isEnabled();
     s[QStringLiteral("inter_node_gbps")] = m_interNodeGBps->value();
-    if (!(toJson(m_knobs) == toJson(TuningKnobs{})))
-        s[QStringLiteral("knobs")] =
-            QJsonDocument::fromJson(QByteArray::fromStdString(toJson(m_knobs).dump())).object();
+    if (!(toJson(m_knobs) == toJson(TuningKnobs {})))
+        s[QStringLiteral("knobs")]
+            = QJsonDocument::fromJson(QByteArray::fromStdString(toJson(m_knobs).dump())).object();
     return s;
 }
 
@@ -129,7 +134,7 @@ void PlanForm::setState(const QJsonObject& s)
         if (ic >= 0)
             m_interconnect->setCurrentIndex(ic);
         // Forms saved before the field existed were planned with the default.
-        m_hostRamGiB->setValue(s.value(QStringLiteral("host_ram_gib")).toDouble(ClusterSpec{}.hostRamGiB));
+        m_hostRamGiB->setValue(s.value(QStringLiteral("host_ram_gib")).toDouble(ClusterSpec {}.hostRamGiB));
         const int pr = m_precision->findData(s.value(QStringLiteral("precision")).toString());
         if (pr >= 0)
             m_precision->setCurrentIndex(pr);
@@ -144,19 +149,21 @@ void PlanForm::setState(const QJsonObject& s)
         m_framework->setCurrentIndex(fw >= 0 ? fw : 0);
         m_frameworkVersion->setText(s.value(QStringLiteral("framework_version")).toString());
         m_compile->setChecked(s.value(QStringLiteral("compile")).toBool(false));
-        const int cp = m_checkpointPolicy->findData(s.value(QStringLiteral("checkpoint_policy")).toString(QStringLiteral("full")));
+        const int cp = m_checkpointPolicy->findData(
+            s.value(QStringLiteral("checkpoint_policy")).toString(QStringLiteral("full")));
         m_checkpointPolicy->setCurrentIndex(cp >= 0 ? cp : 0);
         m_gradAccumulation->setValue(s.value(QStringLiteral("grad_accumulation")).toInt(1));
-        const double gbps = s.value(QStringLiteral("inter_node_gbps")).toDouble(ClusterSpec{}.interNodeGBps);
+        const double gbps = s.value(QStringLiteral("inter_node_gbps")).toDouble(ClusterSpec {}.interNodeGBps);
         const auto preset = frameworks::interNodePresetFor(gbps);
         m_interNode->setCurrentIndex(m_interNode->findData(preset ? fromView(preset->id) : kCustomNetwork));
         m_interNodeGBps->setValue(gbps);
-        m_knobs = TuningKnobs{};
+        m_knobs = TuningKnobs {};
         if (const QJsonValue k = s.value(QStringLiteral("knobs")); k.isObject()) {
             try {
-                m_knobs = knobsFromJson(nlohmann::json::parse(QJsonDocument(k.toObject()).toJson().toStdString()), "knobs");
+                m_knobs
+                    = knobsFromJson(nlohmann::json::parse(QJsonDocument(k.toObject()).toJson().toStdString()), "knobs");
             } catch (const std::exception&) {
-                m_knobs = TuningKnobs{}; // a damaged saved form plans with the defaults
+                m_knobs = TuningKnobs {}; // a damaged saved form plans with the defaults
             }
         }
         m_checkpointPolicy->setEnabled(m_checkpointing->isChecked());
@@ -183,7 +190,8 @@ void PlanForm::applyImported(const frameworks::ImportedSettings& settings)
         m_gradAccumulation->setValue(in.training.gradAccumulation);
         m_seqLen->setValue(in.training.seqLen);
         m_checkpointing->setChecked(in.training.activationCheckpointing);
-        m_checkpointPolicy->setCurrentIndex(m_checkpointPolicy->findData(fromView(checkpointPolicyId(in.training.checkpointPolicy))));
+        m_checkpointPolicy->setCurrentIndex(
+            m_checkpointPolicy->findData(fromView(checkpointPolicyId(in.training.checkpointPolicy))));
         m_knobs = in.knobs;
     }
     emit configurationChanged();

@@ -62,7 +62,8 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     formScroll->setWidget(m_form);
     formScroll->setWidgetResizable(true);
     // The form at its narrowest beside a vertical scroll bar: the results keep the rest of the window.
-    formScroll->setMinimumWidth(m_form->minimumSizeHint().width() + formScroll->style()->pixelMetric(QStyle::PM_ScrollBarExtent)
+    formScroll->setMinimumWidth(m_form->minimumSizeHint().width()
+                                + formScroll->style()->pixelMetric(QStyle::PM_ScrollBarExtent)
                                 + 2 * formScroll->frameWidth());
 
     auto* results = new QWidget;
@@ -75,8 +76,9 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     big.setPointSizeF(big.pointSizeF() * 1.3);
     big.setBold(true);
     m_recommendation->setFont(big);
-    m_recommendation->setToolTip(tr("The decision order: lightest sharding that fits, then full sharding chosen by interconnect, "
-                                    "then CPU offload; always validate on your own hardware."));
+    m_recommendation->setToolTip(
+        tr("The decision order: lightest sharding that fits, then full sharding chosen by interconnect, "
+           "then CPU offload; always validate on your own hardware."));
     m_planBusy = new QProgressBar;
     m_planBusy->setRange(0, 0); // planning is quick: a busy bar, no steps to count
     m_planBusy->setMaximumHeight(6);
@@ -92,7 +94,8 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     m_stepView = makeTable(m_steps, results);
     m_stepView->setObjectName(QStringLiteral("decisionStepView"));
     m_stepView->horizontalHeader()->setSectionResizeMode(DecisionStepModel::StepColumn, QHeaderView::ResizeToContents);
-    m_stepView->horizontalHeader()->setSectionResizeMode(DecisionStepModel::VerdictColumn, QHeaderView::ResizeToContents);
+    m_stepView->horizontalHeader()->setSectionResizeMode(DecisionStepModel::VerdictColumn,
+                                                         QHeaderView::ResizeToContents);
     m_stepView->horizontalHeader()->setSectionResizeMode(DecisionStepModel::ReasonColumn, QHeaderView::Stretch);
     m_stepView->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_stepView->setMinimumHeight(150);
@@ -107,8 +110,9 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     m_memoryChart->setObjectName(QStringLiteral("memoryChart"));
     m_memoryChart->setRenderHint(QPainter::Antialiasing);
     m_memoryChart->setMinimumHeight(240);
-    m_memoryChart->setToolTip(tr("The predicted peak per GPU of each strategy, stacked by kind. The dashed line is the usable "
-                                 "GPU memory (less the planner's headroom): a bar above it does not fit."));
+    m_memoryChart->setToolTip(
+        tr("The predicted peak per GPU of each strategy, stacked by kind. The dashed line is the usable "
+           "GPU memory (less the planner's headroom): a bar above it does not fit."));
 
     QVBoxLayout* validateRow = createValidationRow();
 
@@ -158,17 +162,27 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
             m_form->setState(examples.front().form);
     }
     splitter->restoreState(settings.value(kSplitterKey).toByteArray());
-    connect(splitter, &QSplitter::splitterMoved, this, [splitter] { QSettings().setValue(kSplitterKey, splitter->saveState()); });
+    connect(splitter, &QSplitter::splitterMoved, this,
+            [splitter] { QSettings().setValue(kSplitterKey, splitter->saveState()); });
     schedulePlan();
 }
 
 PlanPage::~PlanPage() = default;
 
-const PlanView& PlanPage::currentPlan() const { return m_candidates->plan(); }
+const PlanView& PlanPage::currentPlan() const
+{
+    return m_candidates->plan();
+}
 
-QString PlanPage::recommendationText() const { return m_recommendation->text(); }
+QString PlanPage::recommendationText() const
+{
+    return m_recommendation->text();
+}
 
-QString PlanPage::errorText() const { return m_error->isVisible() ? m_error->text() : QString(); }
+QString PlanPage::errorText() const
+{
+    return m_error->isVisible() ? m_error->text() : QString();
+}
 
 void PlanPage::schedulePlan()
 {
@@ -182,7 +196,8 @@ void PlanPage::schedulePlan()
         m_formInvalid = true;
         // Name the form's field as the user sees it, then core's reason with its bound.
         const QString label = m_form->fieldLabel(e.field());
-        showPlanError(label.isEmpty() ? QString::fromUtf8(e.what()) : tr("%1: %2").arg(label, QString::fromUtf8(e.what())));
+        showPlanError(label.isEmpty() ? QString::fromUtf8(e.what())
+                                      : tr("%1: %2").arg(label, QString::fromUtf8(e.what())));
     } catch (const std::exception& e) {
         m_formInvalid = true;
         showPlanError(QString::fromUtf8(e.what()));

@@ -125,10 +125,10 @@ private:
     QMenu* m_exportMenu = nullptr;
     QLabel* m_importMessage = nullptr;
     std::optional<Strategy> m_selectAfterPlan; // the strategy an opened config chose
-    bool m_formInvalid = false;                 // the form's input failed validation: no plan shown
+    bool m_formInvalid = false;                // the form's input failed validation: no plan shown
     QLabel* m_validationStatus = nullptr;
     RunJob* m_queue = nullptr;
-    QList<qint64> m_validationTickets; // in queue order
+    QList<qint64> m_validationTickets;      // in queue order
     QHash<qint64, qint64> m_validationRuns; // run id -> ticket, once started
     int m_validationCount = 0;              // runs of the current validation
     bool m_validationCancelled = false;

@@ -25,7 +25,10 @@
 namespace shardwise::gui {
 
 namespace {
-QString fromView(std::string_view v) { return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size())); }
+QString fromView(std::string_view v)
+{
+    return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size()));
+}
 } // namespace
 
 QHBoxLayout* PlanPage::createExportRow()
@@ -33,26 +36,28 @@ QHBoxLayout* PlanPage::createExportRow()
     auto* configRow = new QHBoxLayout;
     m_openConfig = new QPushButton(tr("&Open config…"));
     m_openConfig->setObjectName(QStringLiteral("openConfigButton"));
-    m_openConfig->setToolTip(tr("Read a DeepSpeed ds_config.json or an Accelerate config YAML into the form: framework, "
-                                "strategy, precision, micro-batch, accumulation, GPUs, checkpointing and DeepSpeed's knobs."));
+    m_openConfig->setToolTip(
+        tr("Read a DeepSpeed ds_config.json or an Accelerate config YAML into the form: framework, "
+           "strategy, precision, micro-batch, accumulation, GPUs, checkpointing and DeepSpeed's knobs."));
     m_exportButton = new QToolButton;
     m_exportButton->setObjectName(QStringLiteral("exportButton"));
     m_exportButton->setText(tr("E&xport"));
     m_exportButton->setPopupMode(QToolButton::InstantPopup);
-    m_exportButton->setToolTip(tr("Write the selected candidate (or the recommendation) as a config for the framework you "
-                                  "train with; each file names the plan it came from."));
+    m_exportButton->setToolTip(
+        tr("Write the selected candidate (or the recommendation) as a config for the framework you "
+           "train with; each file names the plan it came from."));
     m_exportMenu = new QMenu(m_exportButton);
     m_exportMenu->setObjectName(QStringLiteral("exportMenu"));
     const struct {
         frameworks::ConfigKind kind;
         QString text;
     } exports[] = {
-        {frameworks::ConfigKind::DsConfig, tr("DeepSpeed ds_config.json…")},
-        {frameworks::ConfigKind::Accelerate, tr("Accelerate config YAML…")},
-        {frameworks::ConfigKind::Torchtitan, tr("torchtitan job config TOML…")},
-        {frameworks::ConfigKind::Fsdp2Python, tr("PyTorch FSDP2 script…")},
-        {frameworks::ConfigKind::Launch, tr("Launch lines (torchrun, deepspeed, srun)…")},
-        {frameworks::ConfigKind::Sbatch, tr("Slurm batch script…")},
+        { frameworks::ConfigKind::DsConfig, tr("DeepSpeed ds_config.json…") },
+        { frameworks::ConfigKind::Accelerate, tr("Accelerate config YAML…") },
+        { frameworks::ConfigKind::Torchtitan, tr("torchtitan job config TOML…") },
+        { frameworks::ConfigKind::Fsdp2Python, tr("PyTorch FSDP2 script…") },
+        { frameworks::ConfigKind::Launch, tr("Launch lines (torchrun, deepspeed, srun)…") },
+        { frameworks::ConfigKind::Sbatch, tr("Slurm batch script…") },
     };
     for (const auto& e : exports) {
         QAction* action = m_exportMenu->addAction(e.text);
@@ -86,8 +91,8 @@ QHBoxLayout* PlanPage::createExportRow()
 std::optional<Strategy> PlanPage::exportStrategy() const
 {
     const PlanView& plan = currentPlan();
-    const QModelIndexList rows = m_candidateView->selectionModel() ? m_candidateView->selectionModel()->selectedRows()
-                                                                   : QModelIndexList{};
+    const QModelIndexList rows
+        = m_candidateView->selectionModel() ? m_candidateView->selectionModel()->selectedRows() : QModelIndexList {};
     if (!rows.isEmpty() && rows.front().row() < plan.candidates.size())
         return plan.candidates.at(rows.front().row()).strategy;
     if (plan.hasRecommendation)
@@ -114,12 +119,14 @@ void PlanPage::updateExportActions()
         }
         const bool ok = frameworks::exportSupports(kind, *input, *strategy);
         action->setEnabled(ok);
-        QString tip = ok ? tr("Write %1 for %2.").arg(fromView(frameworks::configKindFileName(kind)), strategyLabel(*strategy))
-                         : QString::fromStdString(frameworks::unsupportedReason(kind, *input, *strategy));
+        QString tip = ok
+            ? tr("Write %1 for %2.").arg(fromView(frameworks::configKindFileName(kind)), strategyLabel(*strategy))
+            : QString::fromStdString(frameworks::unsupportedReason(kind, *input, *strategy));
         const Framework reader = frameworks::configFramework(kind, *input, *strategy);
         if (ok && reader != input->framework.framework)
             tip += QLatin1Char(' ')
-                + tr("%1 reads it, while this plan's figures are for %2; choose %1 as the framework for its defaults and figures.")
+                + tr("%1 reads it, while this plan's figures are for %2; choose %1 as the framework for its defaults "
+                     "and figures.")
                       .arg(fromView(traits(reader).label), fromView(traits(input->framework.framework).label));
         action->setToolTip(tip);
     }
@@ -136,8 +143,8 @@ bool PlanPage::exportConfig(frameworks::ConfigKind kind, const QString& path, QS
         const std::string text = frameworks::exportConfig(kind, in, *strategy, frameworks::planIdentity(in, *strategy));
         // Written aside and renamed over the target: a failed write keeps the previous file.
         QSaveFile file(path);
-        if (!file.open(QIODevice::WriteOnly) || file.write(QByteArray::fromStdString(text)) != static_cast<qint64>(text.size())
-            || !file.commit())
+        if (!file.open(QIODevice::WriteOnly)
+            || file.write(QByteArray::fromStdString(text)) != static_cast<qint64>(text.size()) || !file.commit())
             throw std::runtime_error(tr("Cannot write %1.").arg(path).toStdString());
     } catch (const std::exception& e) {
         if (error)
@@ -208,7 +215,10 @@ bool PlanPage::openConfig(const QString& path, QString* error)
     return true;
 }
 
-QString PlanPage::importMessageText() const { return m_importMessage->isHidden() ? QString() : m_importMessage->text(); }
+QString PlanPage::importMessageText() const
+{
+    return m_importMessage->isHidden() ? QString() : m_importMessage->text();
+}
 
 QString PlanPage::openConfigFilter()
 {

@@ -27,21 +27,24 @@ QVBoxLayout* PlanPage::createValidationRow()
     m_device->setObjectName(QStringLiteral("validationDeviceCombo"));
     m_device->addItem(tr("CPU"), QStringLiteral("cpu"));
     m_device->addItem(tr("CUDA GPUs"), QStringLiteral("cuda"));
-    m_device->setToolTip(tr("CPU runs exercise every strategy's schedule on any machine; their throughput says nothing about a GPU."));
+    m_device->setToolTip(
+        tr("CPU runs exercise every strategy's schedule on any machine; their throughput says nothing about a GPU."));
     m_backend = new QComboBox;
     m_backend->setObjectName(QStringLiteral("validationBackendCombo"));
-    for (RunBackend b : {RunBackend::Native, RunBackend::Torch}) {
+    for (RunBackend b : { RunBackend::Native, RunBackend::Torch }) {
         m_backend->addItem(backendLabel(b), static_cast<int>(b));
         m_backend->setItemData(m_backend->count() - 1, backendToolTip(b), Qt::ToolTipRole);
     }
-    m_backend->setToolTip(tr("What measures the runs: Shardwise's runner, or PyTorch itself (DDP and fully_shard, the "
-                             "runs the PyTorch FSDP2 target predicts). Strategies PyTorch cannot express are left out."));
+    m_backend->setToolTip(
+        tr("What measures the runs: Shardwise's runner, or PyTorch itself (DDP and fully_shard, the "
+           "runs the PyTorch FSDP2 target predicts). Strategies PyTorch cannot express are left out."));
     m_validate = new QPushButton(tr("V&alidate"));
     m_validate->setObjectName(QStringLiteral("validateButton"));
     m_validate->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
-    m_validate->setToolTip(tr("Queue the plan's run matrix (the recommendation and what the decision order says to measure beside it) "
-                              "with the same model, precision, micro-batch, sequence and GPU count (%1).")
-                               .arg(m_validate->shortcut().toString(QKeySequence::NativeText)));
+    m_validate->setToolTip(
+        tr("Queue the plan's run matrix (the recommendation and what the decision order says to measure beside it) "
+           "with the same model, precision, micro-batch, sequence and GPU count (%1).")
+            .arg(m_validate->shortcut().toString(QKeySequence::NativeText)));
     m_cancel = new QPushButton(tr("Cancel"));
     m_cancel->setObjectName(QStringLiteral("cancelValidationButton"));
     m_cancel->setEnabled(false);
@@ -49,7 +52,7 @@ QVBoxLayout* PlanPage::createValidationRow()
     // Node names and backend labels can be long: the combos stay narrow (the list shows them in full).
     // Where to validate on one line and the buttons below it, so that the rows fit the results
     // column of a 1024 px window; the progress bar, while runs are queued, beside the buttons.
-    for (QComboBox* combo : {m_node, m_backend}) {
+    for (QComboBox* combo : { m_node, m_backend }) {
         combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         combo->setMinimumContentsLength(8);
     }
@@ -85,13 +88,14 @@ void PlanPage::connectValidationQueue()
             m_validationRuns.insert(runId, ticket);
     });
     connect(m_queue, &RunJob::rankProgressAvailable, this, &PlanPage::showValidationProgress);
-    connect(m_queue, &RunJob::runFinished, this, [this](qint64 ticket, qint64 runId, const QString& status, const QString& summary) {
-        if (!m_validationTickets.contains(ticket))
-            return;
-        m_validationStatus->setText(summary);
-        emit validationRunFinished(runId, status, summary);
-        onQueuedRunEnded(ticket);
-    });
+    connect(m_queue, &RunJob::runFinished, this,
+            [this](qint64 ticket, qint64 runId, const QString& status, const QString& summary) {
+                if (!m_validationTickets.contains(ticket))
+                    return;
+                m_validationStatus->setText(summary);
+                emit validationRunFinished(runId, status, summary);
+                onQueuedRunEnded(ticket);
+            });
     connect(m_queue, &RunJob::runFailed, this, [this](qint64 ticket, const QString& message) {
         if (!m_validationTickets.contains(ticket))
             return;

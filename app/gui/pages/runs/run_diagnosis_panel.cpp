@@ -78,7 +78,8 @@ void RunDiagnosisPanel::showNothing(const QString& reason)
 QString RunDiagnosisPanel::headlineFor(const RunDiagnosisView& diagnosis)
 {
     if (const DiagnosisFailure* root = diagnosis.rootCauseFailure()) {
-        const QString where = root->rank ? tr("rank %1").arg(*root->rank) : (root->node.isEmpty() ? tr("the launcher") : root->node);
+        const QString where
+            = root->rank ? tr("rank %1").arg(*root->rank) : (root->node.isEmpty() ? tr("the launcher") : root->node);
         //: headline of a diagnosis: where the first failure happened, its kind, its message
         return tr("First failure on %1: %2. %3").arg(where, failureKindText(root->kind), root->message);
     }
@@ -97,7 +98,8 @@ void RunDiagnosisPanel::showDiagnosis(qint64 runId, const RunDiagnosisView& diag
     QString explanation = diagnosis.explanation;
     if (!diagnosis.orderingCertain)
         explanation += QLatin1Char('\n')
-                       + tr("Another failure happened within the clock uncertainty of the first one, so their order is not certain.");
+            + tr("Another failure happened within the clock uncertainty of the first one, so their order is not "
+                 "certain.");
     for (const QString& note : diagnosis.notes)
         explanation += QLatin1Char('\n') + note;
     m_explanation->setText(explanation);
@@ -123,7 +125,8 @@ void RunDiagnosisPanel::showEvidence(int row)
     const DiagnosisFailure& f = m_failures->failures()[row];
     QStringList lines;
     for (const DiagnosisEvidence& e : f.evidence)
-        lines << (e.line > 0 ? tr("%1:%2: %3").arg(e.source).arg(e.line).arg(e.text) : tr("%1: %2").arg(e.source, e.text));
+        lines << (e.line > 0 ? tr("%1:%2: %3").arg(e.source).arg(e.line).arg(e.text)
+                             : tr("%1: %2").arg(e.source, e.text));
     if (!f.lastLines.isEmpty()) {
         lines << QString() << tr("Last lines it wrote:");
         for (const DiagnosisEvidence& e : f.lastLines)
@@ -156,7 +159,8 @@ void RunDiagnosisPanel::rebuildActions()
             button->setObjectName(QStringLiteral("diagnosisAction_") + action.kind);
             button->setToolTip(action.text);
             const qint64 runId = m_runId;
-            connect(button, &QPushButton::clicked, this, [this, runId, action] { emit actionTriggered(runId, action); });
+            connect(button, &QPushButton::clicked, this,
+                    [this, runId, action] { emit actionTriggered(runId, action); });
             m_actionsLayout->addWidget(button);
             m_actionButtons.append(button);
         } else {

@@ -41,7 +41,8 @@ RunRequestForm::RunRequestForm(QWidget* parent)
     m_device->setObjectName(QStringLiteral("runDevice"));
     m_device->addItem(tr("CPU (fp32, Gloo)"), QStringLiteral("cpu"));
     m_device->addItem(tr("CUDA GPUs (bf16, NCCL)"), QStringLiteral("cuda"));
-    m_device->setToolTip(tr("CPU runs measure the sharding schedule, not GPU speed; CUDA needs a runner built with CUDA."));
+    m_device->setToolTip(
+        tr("CPU runs measure the sharding schedule, not GPU speed; CUDA needs a runner built with CUDA."));
 
     m_node = new QComboBox(this);
     m_node->setObjectName(QStringLiteral("runNode"));
@@ -69,7 +70,7 @@ RunRequestForm::RunRequestForm(QWidget* parent)
 
     m_backend = new QComboBox(this);
     m_backend->setObjectName(QStringLiteral("runBackend"));
-    for (const RunBackend b : {RunBackend::Native, RunBackend::Torch}) {
+    for (const RunBackend b : { RunBackend::Native, RunBackend::Torch }) {
         m_backend->addItem(backendLabel(b), backendIdText(b));
         m_backend->setItemData(m_backend->count() - 1, backendToolTip(b), Qt::ToolTipRole);
     }
@@ -127,7 +128,8 @@ void RunRequestForm::applyBackend()
     if (const auto current = strategyFromId(m_strategy->currentData().toString().toStdString());
         current && !backendRuns(chosen, *current)) {
         for (int i = 0; i < m_strategy->count(); ++i)
-            if (const auto s = strategyFromId(m_strategy->itemData(i).toString().toStdString()); s && backendRuns(chosen, *s)) {
+            if (const auto s = strategyFromId(m_strategy->itemData(i).toString().toStdString());
+                s && backendRuns(chosen, *s)) {
                 m_strategy->setCurrentIndex(i);
                 break;
             }
@@ -136,23 +138,25 @@ void RunRequestForm::applyBackend()
     m_cudaGraphs->setEnabled(!torch);
     if (torch)
         m_cudaGraphs->setChecked(false);
-    m_cudaGraphs->setToolTip(torch ? tr("The torch backend runs eager or compiled steps, not CUDA graphs.")
-                                   : tr("The runner captures the whole step after two eager steps and replays it as one graph "
-                                        "launch. Needs CUDA, a GPU-resident strategy (no CPU offload) and at least 3 warm-up "
-                                        "steps."));
+    m_cudaGraphs->setToolTip(
+        torch ? tr("The torch backend runs eager or compiled steps, not CUDA graphs.")
+              : tr("The runner captures the whole step after two eager steps and replays it as one graph "
+                   "launch. Needs CUDA, a GPU-resident strategy (no CPU offload) and at least 3 warm-up "
+                   "steps."));
     m_torchCompile->setEnabled(torch);
     if (!torch)
         m_torchCompile->setChecked(false);
-    m_torchCompile->setToolTip(torch ? tr("torch.compile each decoder layer before the first step; the warm-up steps include "
-                                          "the compilation.")
-                                     : tr("Only the torch backend runs PyTorch code to compile."));
+    m_torchCompile->setToolTip(
+        torch ? tr("torch.compile each decoder layer before the first step; the warm-up steps include "
+                   "the compilation.")
+              : tr("Only the torch backend runs PyTorch code to compile."));
 }
 
 void RunRequestForm::setNodes(const QStringList& names)
 {
     const QString current = m_node->currentText();
     m_node->clear();
-    m_node->addItems(names.isEmpty() ? QStringList{QStringLiteral("local")} : names);
+    m_node->addItems(names.isEmpty() ? QStringList { QStringLiteral("local") } : names);
     m_node->setToolTip(tr("Where the ranks run: this machine, or an SSH node prepared on the Nodes page."));
     if (const int i = m_node->findText(current); i >= 0)
         m_node->setCurrentIndex(i);
@@ -160,7 +164,10 @@ void RunRequestForm::setNodes(const QStringList& names)
         m_node->setCurrentIndex(localRow);
 }
 
-QString RunRequestForm::node() const { return m_node->currentText().isEmpty() ? QStringLiteral("local") : m_node->currentText(); }
+QString RunRequestForm::node() const
+{
+    return m_node->currentText().isEmpty() ? QStringLiteral("local") : m_node->currentText();
+}
 
 std::optional<RunConfig> RunRequestForm::config(QString* error) const
 {

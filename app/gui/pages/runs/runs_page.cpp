@@ -3,9 +3,9 @@
 #include "models/display_format.hpp"
 #include "models/log_tail_model.hpp"
 #include "models/rank_progress_model.hpp"
-#include "models/run_progress.hpp"
 #include "models/run_diagnosis_view.hpp"
 #include "models/run_history_model.hpp"
+#include "models/run_progress.hpp"
 #include "models/run_queue_model.hpp"
 #include "pages/runs/run_diagnosis_panel.hpp"
 #include "pages/runs/run_request_form.hpp"
@@ -72,19 +72,22 @@ RunsPage::RunsPage(Workspace& workspace, QWidget* parent)
 
     m_cancel = new QPushButton(tr("&Cancel"), this);
     m_cancel->setObjectName(QStringLiteral("cancelRun"));
-    m_cancel->setToolTip(tr("Stops the selected run (its ranks get SIGTERM, then SIGKILL) or takes a queued one off the queue."));
+    m_cancel->setToolTip(
+        tr("Stops the selected run (its ranks get SIGTERM, then SIGKILL) or takes a queued one off the queue."));
     m_cancel->setEnabled(false);
     auto* refresh = new QPushButton(tr("R&efresh"), this);
     refresh->setObjectName(QStringLiteral("refreshHistory"));
     m_reattach = new QPushButton(tr("Re-&attach"), this);
     m_reattach->setObjectName(QStringLiteral("reattachRun"));
-    m_reattach->setToolTip(tr("Follows the selected detached run again: its ranks kept running on their SSH node, and what they "
-                              "wrote since is recorded into the same run."));
+    m_reattach->setToolTip(
+        tr("Follows the selected detached run again: its ranks kept running on their SSH node, and what they "
+           "wrote since is recorded into the same run."));
     m_reattach->setEnabled(false);
     m_abandon = new QPushButton(tr("Aba&ndon…"), this);
     m_abandon->setObjectName(QStringLiteral("abandonRun"));
-    m_abandon->setToolTip(tr("Gives up the selected detached run for good: its ranks still running are stopped on every node "
-                             "that answers, and it is kept as lost, no longer offered for re-attaching."));
+    m_abandon->setToolTip(
+        tr("Gives up the selected detached run for good: its ranks still running are stopped on every node "
+           "that answers, and it is kept as lost, no longer offered for re-attaching."));
     m_abandon->setEnabled(false);
 
     m_status = new QLabel(this);
@@ -151,11 +154,12 @@ RunsPage::RunsPage(Workspace& workspace, QWidget* parent)
     connect(m_job, &RunJob::runFinished, this, &RunsPage::onRunFinished);
     connect(m_job, &RunJob::runFailed, this, &RunsPage::onRunFailed);
     connect(m_diagnosis, &RunDiagnosisPanel::actionTriggered, this, &RunsPage::onDiagnosisAction);
-    connect(m_historyView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
-        if (current.isValid())
-            showRun(current.data(RunHistoryModel::RunIdRole).toLongLong());
-        updateReattach();
-    });
+    connect(m_historyView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (current.isValid())
+                    showRun(current.data(RunHistoryModel::RunIdRole).toLongLong());
+                updateReattach();
+            });
     connect(m_queueView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] { refreshQueue(); });
     connect(&m_workspace, &Workspace::runsChanged, this, &RunsPage::reloadHistory);
     connect(&m_workspace, &Workspace::nodesChanged, this, [this] {
@@ -177,8 +181,9 @@ void RunsPage::updateRunnerAvailability()
     // SSH nodes run the runner their preparation built; only this machine needs one here.
     const bool found = m_form->node() != QLatin1String("local") || RunJob::runnerPath().has_value();
     m_form->queueButton()->setEnabled(found);
-    m_form->queueButton()->setToolTip(found ? tr("Adds the run to the queue; runs are measured one after another.")
-                                            : tr("shardwise-runner was not found: set SHARDWISE_RUNNER or install it beside this program."));
+    m_form->queueButton()->setToolTip(
+        found ? tr("Adds the run to the queue; runs are measured one after another.")
+              : tr("shardwise-runner was not found: set SHARDWISE_RUNNER or install it beside this program."));
 }
 
 void RunsPage::setStatus(const QString& text, bool problem)
@@ -218,7 +223,8 @@ qint64 RunsPage::queueRun(const RunRequest& request)
 
 void RunsPage::refreshQueue()
 {
-    const qint64 selectedTicket = m_queueView->currentIndex().isValid() ? m_queue->ticketAt(m_queueView->currentIndex().row()) : 0;
+    const qint64 selectedTicket
+        = m_queueView->currentIndex().isValid() ? m_queue->ticketAt(m_queueView->currentIndex().row()) : 0;
     const std::optional<RunRequest> running = m_job->running();
     const QList<RunRequest> queued = m_job->queued();
     // The first queued request starting keeps the rows' tickets: that it runs now changes the model too.
@@ -307,7 +313,8 @@ void RunsPage::showStoredRun(qint64 runId)
             else
                 m_diagnosis->showNothing(tr("Run %1 ended as \"%2\" without a stored diagnosis. %3")
                                              .arg(runId)
-                                             .arg(RunHistoryModel::statusText(detail->summary.status), QString::fromStdString(detail->summary.note)));
+                                             .arg(RunHistoryModel::statusText(detail->summary.status),
+                                                  QString::fromStdString(detail->summary.note)));
             return;
         }
         // The newest diagnosis is the one that counts (a rerun of the diagnosis replaces older ones).
@@ -342,7 +349,8 @@ void RunsPage::onDiagnosisAction(qint64 runId, const DiagnosisAction& action)
         request.rerunOf = runId;
         // Measured against the same network as the run it repeats.
         request.interNodeGBps = detail->summary.interNodeGBps;
-        request.node = detail->summary.nodes.empty() ? QStringLiteral("local") : QString::fromStdString(detail->summary.nodes.front());
+        request.node = detail->summary.nodes.empty() ? QStringLiteral("local")
+                                                     : QString::fromStdString(detail->summary.nodes.front());
         if (action.kind == QLatin1String("rerun_with_expandable_segments"))
             request.config.training.expandableSegments = true;
         else if (action.strategy)

@@ -1,2 +1,6 @@
 #include <cstdio>
-int main() { std::puts("tiny runner"); return 0; }
+int main()
+{
+    std::puts("tiny runner");
+    return 0;
+}

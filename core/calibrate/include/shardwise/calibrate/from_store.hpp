@@ -1,8 +1,8 @@
 #pragma once
 // Calibration from what the run store holds: the newest hardware probe of a node (the coefficients it
 // measured stay as measured), then the residuals of the finished runs on the same GPU type (each
-// strategy's runs inform the coefficients of its schedule). Every prediction made with it can say where its calibration came from and how far to
-// trust it.
+// strategy's runs inform the coefficients of its schedule). Every prediction made with it can say where its calibration
+// came from and how far to trust it.
 
 #include "shardwise/calibrate/fit.hpp"
 #include "shardwise/spec/message.hpp"
@@ -27,14 +27,14 @@ std::vector<StoredRunObservation> observationsFromStore(const store::Database& d
 
 struct StoredCalibration {
     Calibration calibration;
-    std::string source;      // "presets" | "probe of node N" | "12 runs" | "probe of node N + 12 runs"
-    Message sourceMessage;   // the same as a message (calibrate.source_*); source is its English
+    std::string source;    // "presets" | "probe of node N" | "12 runs" | "probe of node N + 12 runs"
+    Message sourceMessage; // the same as a message (calibrate.source_*); source is its English
     std::optional<std::int64_t> probeId;
-    int runs = 0;            // runs the fit used (completed, with tokens/s)
+    int runs = 0; // runs the fit used (completed, with tokens/s)
     std::vector<std::string> fitted;
-    ErrorSummary tokens;     // residuals over those runs after the fit
+    ErrorSummary tokens; // residuals over those runs after the fit
     ErrorSummary peak;
-    double confidence = 0;   // 0..1, see calibrate::confidence
+    double confidence = 0; // 0..1, see calibrate::confidence
     std::string confidenceLabel;
 };
 

@@ -12,16 +12,16 @@
 namespace shardwise::calibrate {
 
 struct Observation {
-    EstimateInput input;  // the run's model, GPU, cluster and training setup
+    EstimateInput input; // the run's model, GPU, cluster and training setup
     Strategy strategy = Strategy::Zero0;
-    bool oom = false;     // the run ran out of device memory
+    bool oom = false;                         // the run ran out of device memory
     std::optional<double> tokensPerS;         // measured, all ranks
     std::optional<double> peakAllocatedBytes; // measured, per rank (the largest)
     std::optional<double> peakReservedBytes;
     // Device memory used outside the caching allocator (CUDA context, NCCL): total - free - reserved
     // as the runner sampled it, when it did.
     std::optional<double> runtimeContextBytes;
-    std::string label;    // how reports name it, e.g. "run 12" or "qwen2.5-3b zero3 seq 2048"
+    std::string label; // how reports name it, e.g. "run 12" or "qwen2.5-3b zero3 seq 2048"
 };
 
 // Relative error of a prediction: (predicted - measured) / measured.

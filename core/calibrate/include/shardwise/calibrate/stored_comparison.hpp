@@ -29,10 +29,10 @@ struct GpuComparison {
 };
 
 struct ComparisonFilter {
-    std::string gpu;                 // preset id; "" = every preset the stored runs name
-    std::string model;               // model id; "" = any
+    std::string gpu;   // preset id; "" = every preset the stored runs name
+    std::string model; // model id; "" = any
     std::optional<Strategy> strategy;
-    std::string node;                // whose probe to calibrate from; "" = the newest of any node with the GPU
+    std::string node; // whose probe to calibrate from; "" = the newest of any node with the GPU
 };
 
 // One section per GPU preset with at least one matching run, in preset-id order. The calibration is

@@ -42,7 +42,8 @@ struct GkeAcceleratorOffer {
     std::string machineSeries; // A2, G2, A3
     std::string quotaMetric;   // Compute Engine regional quota metric
     std::string minGkeVersion; // empty when the table records no minimum
-    std::vector<GkeMachineType> machineTypes; // ascending GPU count; within a count, the table's order (smallest memory first)
+    std::vector<GkeMachineType>
+        machineTypes; // ascending GPU count; within a count, the table's order (smallest memory first)
     std::vector<std::string> zones;
     std::vector<std::string> notes;
 

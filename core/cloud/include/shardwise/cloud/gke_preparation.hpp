@@ -20,19 +20,21 @@ namespace shardwise::cloud {
 // GKE a node has the RAM of the machine type the table picks for the GPU count.
 struct PlanVerdict {
     bool fitsDevice = false; // the step fits the GPU's memory (Estimate::fitsDevice)
-    double peakGiB = 0;      // predicted memory the step needs per GPU (allocated peak + CUDA context): what the verdict weighs
-    double capacityGiB = 0;  // the GPU's memory
+    double peakGiB
+        = 0; // predicted memory the step needs per GPU (allocated peak + CUDA context): what the verdict weighs
+    double capacityGiB = 0; // the GPU's memory
     bool recommended = false;
-    double hostGiBPerNode = 0;     // host RAM the strategy keeps per node (CPU offload; Estimate::hostBytesPerNode), 0 = none
+    double hostGiBPerNode
+        = 0; // host RAM the strategy keeps per node (CPU offload; Estimate::hostBytesPerNode), 0 = none
     double hostUsableFraction = 0; // share of a node's RAM the planner counts usable (Calibration::hostUsableFraction)
 };
 
 struct GkeRequest {
-    RunConfig run;          // model, strategy, training, warm-up and timed steps the runner measures
-    GpuSpec gpu;            // carries the GKE accelerator name of its preset
-    ClusterSpec cluster;    // GPUs per node and nodes
+    RunConfig run;       // model, strategy, training, warm-up and timed steps the runner measures
+    GpuSpec gpu;         // carries the GKE accelerator name of its preset
+    ClusterSpec cluster; // GPUs per node and nodes
     std::string region;
-    std::string driverVersion = "default"; // gpu-driver-version= value; one of the table's driver_versions
+    std::string driverVersion = "default";  // gpu-driver-version= value; one of the table's driver_versions
     std::string image = "shardwise-runner"; // container image holding a CUDA build of shardwise-runner
     std::string clusterName;                // empty: "shardwise-" + the GPU preset id
     std::optional<PlanVerdict> verdict;
@@ -45,7 +47,7 @@ enum class CheckStatus {
 };
 
 struct ChecklistItem {
-    std::string id;      // stable: "quota", "zones", "driver", ...
+    std::string id; // stable: "quota", "zones", "driver", ...
     CheckStatus status = CheckStatus::Pass;
     std::string title;   // one line with the numbers
     std::string detail;  // why, with the source of the fact

@@ -24,18 +24,18 @@ inline constexpr int kNoRank = -1;
 // What one rank (or one node's launcher) left behind.
 struct RankRecord {
     int rank = kNoRank;
-    std::string node;               // host name; empty when unknown
-    std::string logName;            // e.g. "rank3.log", used in evidence
+    std::string node;                  // host name; empty when unknown
+    std::string logName;               // e.g. "rank3.log", used in evidence
     std::vector<std::string> logLines; // with or without timestamps, as written
     std::vector<protocol::Event> events;
     std::string eventsName;                    // e.g. "events.jsonl", used in evidence
     std::vector<std::size_t> eventLineNumbers; // 1-based, parallel to events when known
-    std::optional<int> exitCode;    // as the launcher saw it (137 = 128 + SIGKILL from a shell)
-    std::optional<int> signal;      // terminating signal, when known
+    std::optional<int> exitCode;               // as the launcher saw it (137 = 128 + SIGKILL from a shell)
+    std::optional<int> signal;                 // terminating signal, when known
     // The launcher ended it (SIGTERM, then SIGKILL) because a peer had failed, the run timed out or it
     // was cancelled: its signal is the clean-up, not a failure of its own.
     bool endedByLauncher = false;
-    bool lost = false;              // the dispatcher lost the rank or its node (SSH connection lost)
+    bool lost = false; // the dispatcher lost the rank or its node (SSH connection lost)
     std::string lostReason;
     std::optional<double> lostTime; // unix seconds on the dispatcher's clock
     // This node's clock minus the reference clock, in seconds, when known (e.g. from chrony/ntp
@@ -66,8 +66,8 @@ enum class TimeSource {
 std::string_view timeSourceId(TimeSource s);
 
 struct EvidenceLine {
-    std::string source;      // log or events file name
-    std::size_t line = 0;    // 1-based line number in that source; 0 for launcher metadata
+    std::string source;   // log or events file name
+    std::size_t line = 0; // 1-based line number in that source; 0 for launcher metadata
     std::string text;
 };
 
@@ -75,16 +75,16 @@ struct Failure {
     FailureKind kind = FailureKind::Internal;
     int rank = kNoRank;
     std::string node;
-    std::optional<double> time;      // unix seconds on the reference clock (clock offset removed)
-    std::string loggedTime;          // the time as written in the log, for display
+    std::optional<double> time; // unix seconds on the reference clock (clock offset removed)
+    std::string loggedTime;     // the time as written in the log, for display
     TimeSource timeSource = TimeSource::Unknown;
-    std::string clockNode;           // whose clock wrote the time (empty: the reference clock)
-    std::string message;             // one line: what happened
-    bool isSymptom = false;          // follows a failure elsewhere (watchdog, peer closed, SIGTERM'd)
+    std::string clockNode;  // whose clock wrote the time (empty: the reference clock)
+    std::string message;    // one line: what happened
+    bool isSymptom = false; // follows a failure elsewhere (watchdog, peer closed, SIGTERM'd)
     bool isRootCause = false;
     nlohmann::json facts = nlohmann::json::object(); // key facts, e.g. reserved_unallocated_bytes
-    std::vector<EvidenceLine> evidence;  // the matching lines
-    std::vector<EvidenceLine> lastLines; // for a lost rank: what it printed last
+    std::vector<EvidenceLine> evidence;              // the matching lines
+    std::vector<EvidenceLine> lastLines;             // for a lost rank: what it printed last
 };
 
 enum class ActionKind {
@@ -119,16 +119,16 @@ std::string_view verdictId(Verdict v);
 
 struct Diagnosis {
     Verdict verdict = Verdict::Clean;
-    std::vector<Failure> failures;   // ordered by reference time; unknown times last
+    std::vector<Failure> failures;        // ordered by reference time; unknown times last
     std::optional<std::size_t> rootCause; // index into failures
     // False when another primary failure lies within the clock uncertainty of the root cause, so
     // the order between them cannot be told from the times alone.
     bool orderingCertain = true;
     std::vector<Message> explanationMessages; // the explanation's sentences as message ids
     std::string explanation;                  // the same in English, joined by spaces
-    std::vector<Action> actions;     // suggested next steps, most useful first
-    std::vector<Message> noteMessages; // the notes as message ids
-    std::vector<std::string> notes;    // e.g. records without a clock offset; the same in English
+    std::vector<Action> actions;              // suggested next steps, most useful first
+    std::vector<Message> noteMessages;        // the notes as message ids
+    std::vector<std::string> notes;           // e.g. records without a clock offset; the same in English
 };
 
 struct DiagnoseOptions {

@@ -19,13 +19,13 @@ namespace shardwise::diagnose {
 struct LogFinding {
     FailureKind kind = FailureKind::Internal;
     bool isSymptom = false;
-    std::size_t line = 0;              // 1-based
+    std::size_t line = 0;               // 1-based
     std::vector<std::size_t> moreLines; // further lines of the same finding (a summary block)
-    int rank = kNoRank;                // when the text names the rank ("[Rank 1]", "rank : 3")
-    std::string node;                  // when the text names the host
+    int rank = kNoRank;                 // when the text names the rank ("[Rank 1]", "rank : 3")
+    std::string node;                   // when the text names the host
     std::string message;
     nlohmann::json facts = nlohmann::json::object();
-    std::optional<LoggedTime> time;    // on the line itself
+    std::optional<LoggedTime> time; // on the line itself
 };
 
 // Classifies one line on its own. Multi-line structures (torchrun's failure summary) need

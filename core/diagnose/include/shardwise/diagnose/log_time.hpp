@@ -9,8 +9,8 @@
 namespace shardwise::diagnose {
 
 struct LoggedTime {
-    double seconds = 0;  // unix seconds
-    std::string text;    // the timestamp as written
+    double seconds = 0; // unix seconds
+    std::string text;   // the timestamp as written
 };
 
 // Recognises, anywhere in the line's first 200 characters:

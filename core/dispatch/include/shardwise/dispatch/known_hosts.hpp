@@ -33,7 +33,7 @@ std::vector<KnownHostEntry> readKnownHostsFile(const std::filesystem::path& file
 
 // Every line of both files about one host, sorted by marker.
 struct KnownHostRecords {
-    std::string name; // the knownHostsName() looked up
+    std::string name;                        // the knownHostsName() looked up
     std::vector<KnownHostEntry> keys;        // plain host keys
     std::vector<KnownHostEntry> revoked;     // @revoked keys
     std::vector<KnownHostEntry> authorities; // @cert-authority keys

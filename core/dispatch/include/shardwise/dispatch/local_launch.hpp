@@ -26,20 +26,20 @@ public:
 };
 
 struct LocalLaunch {
-    std::filesystem::path runner;          // the program each rank runs (runner_program.hpp)
-    std::vector<std::string> args;         // arguments, identical for every rank
+    std::filesystem::path runner;  // the program each rank runs (runner_program.hpp)
+    std::vector<std::string> args; // arguments, identical for every rank
     int ranks = 1;
     std::map<std::string, std::string> env; // extra environment for every rank
     std::string masterAddr = "127.0.0.1";
-    int masterPort = 0;                    // 0 = pick a free port
-    std::filesystem::path logDir;          // per-rank stderr logs (rank<N>.log); empty = a fresh temp dir
-    std::chrono::seconds timeout{0};       // whole-run wall clock limit; 0 = none
+    int masterPort = 0;                 // 0 = pick a free port
+    std::filesystem::path logDir;       // per-rank stderr logs (rank<N>.log); empty = a fresh temp dir
+    std::chrono::seconds timeout { 0 }; // whole-run wall clock limit; 0 = none
     // After the first rank exits with a failure, how long the others get to exit on their own
     // (they should report a comm error) before they are killed.
-    std::chrono::seconds peerGrace{60};
+    std::chrono::seconds peerGrace { 60 };
     // How long a rank gets between SIGTERM and SIGKILL when the launcher stops it (cancel, timeout,
     // peer failure): long enough for a runner to abort its communicators and say why.
-    std::chrono::milliseconds terminateGrace{3000};
+    std::chrono::milliseconds terminateGrace { 3000 };
 };
 
 struct RankOutcome {
@@ -51,7 +51,7 @@ struct RankOutcome {
     std::vector<protocol::Event> events;
     std::vector<std::string> protocolErrors; // stdout lines that claimed to be events but were malformed
     std::filesystem::path logFile;
-    std::string logTail; // last ~8 KiB of stderr
+    std::string logTail;          // last ~8 KiB of stderr
     std::size_t foreignLines = 0; // stdout lines that were not events (kept in the log as "stdout: ...")
 
     bool succeeded() const; // exited 0 on its own, no signal, no error event

@@ -31,8 +31,8 @@ struct PreparationOptions {
     std::string remoteRoot = ".cache/shardwise"; // relative to the remote home unless absolute
     std::string buildType = "Release";
     std::vector<std::string> extraCmakeArgs;
-    int jobs = 0;                   // 0 = the node's CPU cores
-    bool requireGpu = false;        // refuse a node without GPUs
+    int jobs = 0;            // 0 = the node's CPU cores
+    bool requireGpu = false; // refuse a node without GPUs
     // Refuse a node that cannot run the torch backend (NodeFacts::torchBackendProblems), naming what
     // is missing; otherwise those problems are only reported in PreparedRunner.
     bool requireTorchBackend = false;
@@ -55,7 +55,8 @@ struct PreparedRunner {
 class NodePreparationError : public std::runtime_error {
 public:
     NodePreparationError(PreparationPhase phase, const std::string& message)
-        : std::runtime_error(message), m_phase(phase)
+        : std::runtime_error(message)
+        , m_phase(phase)
     {
     }
     PreparationPhase phase() const { return m_phase; }

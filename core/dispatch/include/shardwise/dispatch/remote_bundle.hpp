@@ -17,7 +17,8 @@ struct RemoteBundle {
 };
 
 // Archives `entries` (files or folders, relative to `root`; folders recursively, skipping names that
-// start with '.', __pycache__ folders and .pyc files). Throws std::runtime_error naming a missing entry or a path too long for ustar.
+// start with '.', __pycache__ folders and .pyc files). Throws std::runtime_error naming a missing entry or a path too
+// long for ustar.
 RemoteBundle makeRemoteBundle(const std::filesystem::path& root, const std::vector<std::string>& entries);
 
 // Exactly what `cmake -DSHARDWISE_BUILD_APP=OFF -DSHARDWISE_BUILD_TESTS=OFF` needs to build

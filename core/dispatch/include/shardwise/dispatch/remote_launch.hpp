@@ -26,11 +26,11 @@ struct RemoteNode {
 };
 
 struct RemoteLaunch {
-    std::vector<RemoteNode> nodes;         // same order as the sessions passed along
-    std::vector<std::string> args;         // runner arguments, identical for every rank
-    std::map<std::string, std::string> env; // extra environment for every rank
-    int masterPort = 29500;                // on the first node
-    std::string runId;                     // empty = generated; names the run directory
+    std::vector<RemoteNode> nodes;                 // same order as the sessions passed along
+    std::vector<std::string> args;                 // runner arguments, identical for every rank
+    std::map<std::string, std::string> env;        // extra environment for every rank
+    int masterPort = 29500;                        // on the first node
+    std::string runId;                             // empty = generated; names the run directory
     std::string runRoot = ".cache/shardwise/runs"; // relative to the remote home unless absolute
 };
 
@@ -85,9 +85,9 @@ struct RemoteRunCallbacks {
 };
 
 struct FollowOptions {
-    std::chrono::milliseconds pollInterval{500};
-    std::chrono::seconds timeout{0};     // whole-run wall clock from now; 0 = none
-    std::chrono::seconds cancelGrace{5}; // SIGTERM, then SIGKILL after this
+    std::chrono::milliseconds pollInterval { 500 };
+    std::chrono::seconds timeout { 0 };     // whole-run wall clock from now; 0 = none
+    std::chrono::seconds cancelGrace { 5 }; // SIGTERM, then SIGKILL after this
     // When set, following stops (the app closing) without touching the ranks; re-attach later
     // with the same offsets.
     const std::atomic<bool>* detach = nullptr;
@@ -106,9 +106,9 @@ RemoteRun startRemoteRun(const RemoteLaunch& launch, const std::vector<SshSessio
 
 // Follows the run until every rank has an exit status or is lost; a set `cancel` (or the timeout)
 // stops every rank on every node. Works the same for a fresh run and for a re-attach.
-RemoteRunResult followRemoteRun(const RemoteRun& run, const std::vector<SshSession*>& sessions, RemoteRunOffsets& offsets,
-                                const RemoteRunCallbacks& callbacks = {}, const std::atomic<bool>* cancel = nullptr,
-                                const FollowOptions& options = {});
+RemoteRunResult followRemoteRun(const RemoteRun& run, const std::vector<SshSession*>& sessions,
+                                RemoteRunOffsets& offsets, const RemoteRunCallbacks& callbacks = {},
+                                const std::atomic<bool>* cancel = nullptr, const FollowOptions& options = {});
 
 // SIGTERM to every rank still running, SIGKILL after `grace`.
 void cancelRemoteRun(const RemoteRun& run, const std::vector<SshSession*>& sessions, std::chrono::seconds grace);

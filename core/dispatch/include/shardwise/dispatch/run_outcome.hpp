@@ -34,13 +34,13 @@ struct RankReport {
 };
 
 struct RunOutcome {
-    RunConfig config;             // as rank 0 reported it in its start event, else as requested
+    RunConfig config; // as rank 0 reported it in its start event, else as requested
     bool configFromRunner = false;
     std::optional<protocol::StartEvent> start; // rank 0's: versions, allocator, device name
     RunStatus status = RunStatus::Failed;
-    std::string reason;           // why the run is not ok, one line; empty when ok
+    std::string reason; // why the run is not ok, one line; empty when ok
     std::vector<RankReport> ranks;
-    std::vector<protocol::ErrorEvent> errors;  // every rank's, in arrival order
+    std::vector<protocol::ErrorEvent> errors;       // every rank's, in arrival order
     std::optional<protocol::ErrorEvent> firstError; // earliest by time stamp: the root-cause candidate
 
     // Headline figures. Times, throughput and NCCL share are rank 0's (the ranks step in lock-step and

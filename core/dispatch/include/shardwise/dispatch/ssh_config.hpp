@@ -35,11 +35,11 @@ struct SshHostConfig {
     std::string hostName; // HostName with %h expanded, else the alias
     std::optional<int> port;
     std::optional<std::string> user;
-    std::vector<std::string> identityFiles; // as written (~ and %-tokens expanded later: %r needs the final user)
+    std::vector<std::string> identityFiles;     // as written (~ and %-tokens expanded later: %r needs the final user)
     std::vector<std::string> identityFileWhere; // FILE:LINE of each, for errors about its tokens
     std::optional<bool> identitiesOnly;
     std::optional<std::vector<SshJumpSpec>> proxyJump; // set and empty: "ProxyJump none"
-    std::optional<int> serverAliveInterval;          // seconds
+    std::optional<int> serverAliveInterval;            // seconds
     std::optional<int> serverAliveCountMax;
     std::string proxyCommandWhere; // FILE:LINE of a ProxyCommand that applies (not supported: refused)
 };

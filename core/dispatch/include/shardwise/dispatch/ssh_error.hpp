@@ -38,7 +38,9 @@ struct HostKey {
 class SshError : public std::runtime_error {
 public:
     SshError(SshFailure failure, const std::string& message, std::optional<HostKey> hostKey = std::nullopt)
-        : std::runtime_error(message), m_failure(failure), m_hostKey(std::move(hostKey))
+        : std::runtime_error(message)
+        , m_failure(failure)
+        , m_hostKey(std::move(hostKey))
     {
     }
     SshFailure failure() const { return m_failure; }

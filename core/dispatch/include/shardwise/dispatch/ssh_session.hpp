@@ -47,9 +47,9 @@ struct SshCredentials {
 };
 
 struct SshTimeouts {
-    std::chrono::milliseconds connect{10000};           // TCP connect + key exchange + authentication
-    std::chrono::milliseconds keepaliveInterval{10000}; // a keepalive@openssh.com request when idle this long
-    int keepaliveCountMax = 3;                           // unanswered intervals before the peer counts as stalled
+    std::chrono::milliseconds connect { 10000 };           // TCP connect + key exchange + authentication
+    std::chrono::milliseconds keepaliveInterval { 10000 }; // a keepalive@openssh.com request when idle this long
+    int keepaliveCountMax = 3;                             // unanswered intervals before the peer counts as stalled
     std::chrono::milliseconds peerSilenceLimit() const { return keepaliveInterval * keepaliveCountMax; }
 };
 
@@ -77,10 +77,10 @@ struct CommandOutcome {
 };
 
 struct CommandIo {
-    std::string stdinData;                         // written, then EOF
+    std::string stdinData;                          // written, then EOF
     std::function<void(std::string_view)> onStdout; // chunks as they arrive
     std::function<void(std::string_view)> onStderr;
-    std::chrono::milliseconds timeout{0}; // whole-command limit; 0 = none (peer stalls are still caught)
+    std::chrono::milliseconds timeout { 0 }; // whole-command limit; 0 = none (peer stalls are still caught)
     bool keepOutput = true;
 };
 
@@ -90,8 +90,7 @@ public:
     // HostKeyUnknown / HostKeyChanged / HostKeyRevoked carrying the presented key and which host
     // presented it), then authenticates. `cancel` is polled while waiting.
     static std::unique_ptr<SshSession> open(const SshEndpoint& endpoint, const SshCredentials& credentials,
-                                            const SshOptions& options = {},
-                                            const std::atomic<bool>* cancel = nullptr);
+                                            const SshOptions& options = {}, const std::atomic<bool>* cancel = nullptr);
     // Connects and performs key exchange with the node only (jump hosts are logged in to, and must
     // be trusted), to show the user the key before accepting it.
     static HostKey presentedHostKey(const SshEndpoint& endpoint, const SshOptions& options = {});

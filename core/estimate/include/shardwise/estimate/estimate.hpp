@@ -108,8 +108,8 @@ struct MemoryBreakdown {
     // Comparable to a run's peak allocated bytes.
     double allocatedPeak() const
     {
-        return deviceParams + deviceGrads + deviceOptimizer + gatheredParams + activations + logitsAndLoss
-            + commBuffers + workspace;
+        return deviceParams + deviceGrads + deviceOptimizer + gatheredParams + activations + logitsAndLoss + commBuffers
+            + workspace;
     }
     // THE peak of the plan: allocated peak + CUDA context and NCCL buffers, what the step needs on
     // the GPU. It is the one figure every face shows (the candidate table, the reasons, the CLI and
@@ -159,19 +159,19 @@ struct ThroughputEstimate {
     double hardwareFlopsPerToken = 0; // + a forward's recomputation with activation checkpointing
     double busBandwidthBytesPerS = 0; // achieved NCCL bus bandwidth of the slowest link in the group
     CommVolume volume;
-    double computeS = 0;       // forward + backward: GPU kernels and CPU issue time (with per-unit collectives), overlapped
-    double optimizerS = 0;     // device AdamW step
-    double commS = 0;          // NCCL kernel time (overlapped or not)
-    double exposedCommS = 0;   // part of commS not hidden under compute
-    double overheadS = 0;      // the strategy's per-parameter step cost (flat-buffer copies, casts)
-    double offloadCopyS = 0;   // exposed host<->device copies
-    double cpuOptimizerS = 0;  // CPU AdamW step: the part not hidden under the GPU's work
+    double computeS = 0;   // forward + backward: GPU kernels and CPU issue time (with per-unit collectives), overlapped
+    double optimizerS = 0; // device AdamW step
+    double commS = 0;      // NCCL kernel time (overlapped or not)
+    double exposedCommS = 0;        // part of commS not hidden under compute
+    double overheadS = 0;           // the strategy's per-parameter step cost (flat-buffer copies, casts)
+    double offloadCopyS = 0;        // exposed host<->device copies
+    double cpuOptimizerS = 0;       // CPU AdamW step: the part not hidden under the GPU's work
     double cpuOptimizerHiddenS = 0; // the rest of it, run while the GPU works (native offload runner)
     double optimizerHiddenS = 0;    // device AdamW run beside the backward (native runner), not in optimizerS
-    double stepTimeS = 0;      // one optimizer step (all accumulation micro-steps)
-    double tokensPerS = 0;     // all ranks together
-    double mfu = 0;            // model FLOPs / (world x bf16 peak), 0..1
-    double ncclShare = 0;      // commS / stepTimeS, 0..1 (overlapped kernels count: not waiting time)
+    double stepTimeS = 0;           // one optimizer step (all accumulation micro-steps)
+    double tokensPerS = 0;          // all ranks together
+    double mfu = 0;                 // model FLOPs / (world x bf16 peak), 0..1
+    double ncclShare = 0;           // commS / stepTimeS, 0..1 (overlapped kernels count: not waiting time)
 };
 
 struct Estimate {
@@ -217,9 +217,9 @@ namespace detail {
 // only: parameter counts of the whole model and of the units it sizes buffers by.
 struct ModelConstants {
     double params = 0;
-    double largestUnit = 0;     // FSDP2 unit
-    double layer = 0;           // one decoder layer
-    double largestModule = 0;   // DeepSpeed's largest layer: the largest single module
+    double largestUnit = 0;            // FSDP2 unit
+    double layer = 0;                  // one decoder layer
+    double largestModule = 0;          // DeepSpeed's largest layer: the largest single module
     double fetchedModulesPerLayer = 0; // ZeRO-3 leaf modules per layer above the persistence threshold
 };
 } // namespace detail

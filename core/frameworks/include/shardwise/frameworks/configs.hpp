@@ -54,10 +54,10 @@ enum class ConfigKind { DsConfig, Accelerate, Torchtitan, Fsdp2Python, Launch, S
 inline constexpr std::size_t kConfigKindCount = 6;
 
 const std::array<ConfigKind, kConfigKindCount>& allConfigKinds();
-std::string_view configKindId(ConfigKind k);           // "ds-config" | "accelerate" | "torchtitan" | ...
+std::string_view configKindId(ConfigKind k); // "ds-config" | "accelerate" | "torchtitan" | ...
 std::optional<ConfigKind> configKindFromId(std::string_view id);
-std::string configKindIdList();                         // "ds-config, accelerate, torchtitan, fsdp2-python, launch, sbatch"
-std::string_view configKindFileName(ConfigKind k);      // "ds_config.json", "accelerate.yaml", "shardwise.toml", ...
+std::string configKindIdList();                    // "ds-config, accelerate, torchtitan, fsdp2-python, launch, sbatch"
+std::string_view configKindFileName(ConfigKind k); // "ds_config.json", "accelerate.yaml", "shardwise.toml", ...
 
 // Which plan an export came from.
 struct PlanIdentity {
@@ -105,7 +105,7 @@ struct ImportedSettings {
     std::optional<std::int64_t> trainBatchSize; // DeepSpeed's train_batch_size (micro x accumulation x world)
     std::optional<int> worldSize;
     std::optional<int> nodes;
-    std::optional<int> seqLen;                  // from the "_shardwise" record only
+    std::optional<int> seqLen; // from the "_shardwise" record only
     std::optional<bool> activationCheckpointing;
     std::optional<CheckpointPolicy> checkpointPolicy;
     std::optional<bool> compiled;

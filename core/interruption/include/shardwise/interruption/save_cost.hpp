@@ -12,10 +12,10 @@ namespace shardwise::interruption {
 inline constexpr double kDefaultCheckpointWriteGBps = 1.0;
 
 struct SaveCostEstimate {
-    double bytesPerRank = 0;       // parameters + optimizer state one rank holds (device and host)
-    double bytesBusiestNode = 0;   // what the node holding rank 0 writes
-    double writeGBps = 0;          // per node, decimal GB/s
-    double saveS = 0;              // bytesBusiestNode / write bandwidth
+    double bytesPerRank = 0;     // parameters + optimizer state one rank holds (device and host)
+    double bytesBusiestNode = 0; // what the node holding rank 0 writes
+    double writeGBps = 0;        // per node, decimal GB/s
+    double saveS = 0;            // bytesBusiestNode / write bandwidth
 };
 
 // The checkpoint holds parameters and optimizer state, not gradients (they are rebuilt by the next

@@ -49,7 +49,7 @@ struct Candidate {
 };
 
 struct Recommendation {
-    std::optional<Strategy> strategy;  // empty when nothing fits
+    std::optional<Strategy> strategy; // empty when nothing fits
     DecisionStep step = DecisionStep::NothingFits;
     std::vector<Strategy> alsoMeasure; // alternatives the decision order says to measure as well
     std::vector<Remedy> remedies;      // only when nothing fits
@@ -111,6 +111,6 @@ nlohmann::json toJson(const Plan& plan);
 Plan planFromJson(const nlohmann::json& j, const std::string& path = "plan");
 
 std::string_view decisionStepId(DecisionStep s); // "nothing_fits" | "lightest_fits" | ...
-std::string_view remedyId(RemedyKind k);          // "activation_checkpointing" | "more_gpus" | ...
+std::string_view remedyId(RemedyKind k);         // "activation_checkpointing" | "more_gpus" | ...
 
 } // namespace shardwise

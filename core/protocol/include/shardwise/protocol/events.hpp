@@ -31,7 +31,7 @@ struct SoftwareVersions {
     std::string nccl;     // empty when not linked
     std::string driver;   // NVIDIA driver, empty without a GPU
     std::string compiler;
-    std::string kernels;  // the elementwise kernels the runner used, e.g. "fused rotary + SwiGLU"; empty if unknown
+    std::string kernels; // the elementwise kernels the runner used, e.g. "fused rotary + SwiGLU"; empty if unknown
     // What the decoder layers keep for backward (kNormInputsRecomputed below); empty: a runner from before
     // this field, which kept the RMSNorm outputs feeding the q/k/v and gate/up projections.
     std::string activations;
@@ -39,16 +39,16 @@ struct SoftwareVersions {
     // below); empty: a runner from before this field, which kept device staging buffers sized for the
     // largest unit's shard (two for gradients, one more for fsdp2_reshard_offload's uploads). The
     // default member initializer keeps brace lists written before this field complete.
-    std::string offloadStaging{};
+    std::string offloadStaging {};
     // The PyTorch harness (shardwise-torch-runner) says which backend ran and what it ran on; the
     // native runner leaves these empty. backend: "torch" (empty = native); python, torch: the
     // interpreter's and PyTorch's versions; transformers: the Transformers version, empty when not
     // installed; modelImpl: the decoder it trained, "transformers" or "plain" (plain PyTorch modules).
-    std::string backend{};
-    std::string python{};
-    std::string torch{};
-    std::string transformers{};
-    std::string modelImpl{};
+    std::string backend {};
+    std::string python {};
+    std::string torch {};
+    std::string transformers {};
+    std::string modelImpl {};
 };
 
 // SoftwareVersions::backend of a run of the PyTorch harness; empty means the native runner.
@@ -74,7 +74,7 @@ inline constexpr const char* kDeviceStepPerUnit = "device step per unit";
 bool offloadStagingHas(const std::string& offloadStaging, const std::string& part);
 
 struct AllocatorSettings {
-    std::string conf;             // PYTORCH_ALLOC_CONF / PYTORCH_CUDA_ALLOC_CONF as seen by the runner
+    std::string conf; // PYTORCH_ALLOC_CONF / PYTORCH_CUDA_ALLOC_CONF as seen by the runner
     bool expandableSegments = false;
 };
 
@@ -116,8 +116,8 @@ struct StartEvent {
 
 struct StepEvent {
     int rank = 0;
-    int step = 0;          // 0-based over all steps, warm-up included
-    bool timed = false;    // false for warm-up steps
+    int step = 0;       // 0-based over all steps, warm-up included
+    bool timed = false; // false for warm-up steps
     double loss = 0;
     double stepTimeS = 0;
     double commTimeS = 0;    // collective kernel time on the comm streams
@@ -144,11 +144,11 @@ struct SummaryEvent {
     double medianStepS = 0;
     double p10StepS = 0;
     double p90StepS = 0;
-    double tokensPerS = 0;    // global tokens/s (all ranks) from the median step time
-    double ncclShare = 0;     // median comm kernel time / median step time, 0..1
+    double tokensPerS = 0; // global tokens/s (all ranks) from the median step time
+    double ncclShare = 0;  // median comm kernel time / median step time, 0..1
     double exposedCommShare = 0;
-    std::vector<double> losses; // one per step, warm-up included
-    MemorySample memory;      // peaks over the timed steps
+    std::vector<double> losses;                   // one per step, warm-up included
+    MemorySample memory;                          // peaks over the timed steps
     std::optional<PhasePeaks> phasePeakAllocated; // GPU runs
     StateBytes state;
     // --checkpoint-every: median seconds one checkpoint save took on this rank (write + flush +
@@ -165,8 +165,8 @@ struct ErrorEvent {
     int rank = 0;
     ErrorKind kind = ErrorKind::Internal;
     std::string message;
-    std::optional<int> step;      // the step it happened in, if any
-    std::optional<MemorySample> memory; // allocator numbers at the failure (OOM)
+    std::optional<int> step;              // the step it happened in, if any
+    std::optional<MemorySample> memory;   // allocator numbers at the failure (OOM)
     std::int64_t reservedUnallocated = 0; // reserved - allocated at the failure (fragmentation)
     double time = 0;
 };
@@ -187,8 +187,8 @@ struct ProbeResult {
     std::string kind;
     std::int64_t bytes = 0; // message or buffer size; 0 where size does not apply
     double value = 0;
-    std::string unit;       // "TFLOP/s" | "GB/s" | "params/s"
-    int samples = 0;        // timed repetitions behind the median value
+    std::string unit; // "TFLOP/s" | "GB/s" | "params/s"
+    int samples = 0;  // timed repetitions behind the median value
 };
 
 // All probe results of one rank, emitted once at the end of `--probe`.

@@ -53,7 +53,7 @@ struct MemoryFigure {
     std::string unit;
     std::string printedUnit; // what the source printed, when it differs from the unit counted in
     std::string kind;
-    bool kindStated = true;  // false: the kind is inferred (kindNote says from what)
+    bool kindStated = true; // false: the kind is inferred (kindNote says from what)
     std::string kindNote;
     double bytes() const;
 };
@@ -61,8 +61,8 @@ struct MemoryFigure {
 struct PublishedFigures {
     std::optional<double> tokensPerSPerGpu;
     std::optional<double> stepTimeS;
-    std::optional<double> mfu; // 0..1
-    std::optional<double> hfu; // 0..1, hardware FLOPs (recomputation counted), where published
+    std::optional<double> mfu;                     // 0..1
+    std::optional<double> hfu;                     // 0..1, hardware FLOPs (recomputation counted), where published
     std::optional<MemoryFigure> memory;            // training: per GPU
     std::optional<MemoryFigure> deviceMemory;      // model states per device
     std::optional<MemoryFigure> hostMemoryPerNode; // model states per node (host RAM)
@@ -115,10 +115,10 @@ ResolvedField resolve(const Cell& cell, const std::string& field);
 // What a predictable cell becomes in the planner's terms.
 struct CellInput {
     bool ok = false;
-    std::string reason; // why not, when !ok
-    EstimateInput input;  // training cells
+    std::string reason;  // why not, when !ok
+    EstimateInput input; // training cells
     Strategy strategy = Strategy::Zero0;
-    double params = 0;    // model-state cells: parameter count
+    double params = 0; // model-state cells: parameter count
     int world = 1;
     double largestLayerParams = 0;    // model-state cells: DeepSpeed ZeRO-3's largest layer (0: not stated)
     std::vector<std::string> assumed; // fields filled from assumptions, in the order the builder read them
@@ -135,19 +135,19 @@ CellInput buildInput(const Cell& cell, const PresetCatalog& catalog);
 struct CellPrediction {
     bool ok = false;
     std::string reason;
-    Estimate estimate;                       // training cells
-    double predictedTokensPerSPerGpu = 0;    // after the speed factor
+    Estimate estimate;                    // training cells
+    double predictedTokensPerSPerGpu = 0; // after the speed factor
     double predictedStepS = 0;
-    double predictedMemoryBytes = 0;         // comparable to the published memory's kind
-    std::string predictedMemoryKind;         // "allocated", "reserved", "device total", "model states"
+    double predictedMemoryBytes = 0; // comparable to the published memory's kind
+    std::string predictedMemoryKind; // "allocated", "reserved", "device total", "model states"
     bool predictedFits = true;
     // The published throughput per GPU, or the one a published step time implies with the cell's
     // micro-batch, sequence and accumulation (throughputDerived).
     std::optional<double> publishedTokensPerSPerGpu;
     bool throughputDerived = false;
-    std::optional<double> tokensError;       // predicted / published - 1
+    std::optional<double> tokensError; // predicted / published - 1
     std::optional<double> memoryError;
-    std::optional<bool> verdictWrong;        // published completed/oom against the predicted fit
+    std::optional<bool> verdictWrong; // published completed/oom against the predicted fit
 };
 // `speedFactor` multiplies the predicted throughput (a per-framework correction fitted elsewhere).
 CellPrediction predict(const Cell& cell, const CellInput& input, const Calibration& calibration = {},

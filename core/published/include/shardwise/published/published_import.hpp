@@ -32,10 +32,10 @@ struct PublishedImportOptions {
 };
 
 struct PublishedImportResult {
-    std::vector<std::int64_t> inserted;    // new run ids, in file and cell order
+    std::vector<std::int64_t> inserted;     // new run ids, in file and cell order
     std::vector<std::string> alreadyStored; // keys found and kept (replace off)
-    std::vector<std::int64_t> replaced;    // ids removed in favour of new rows (replace on)
-    std::vector<std::string> skipped;      // "<key>: <why>" for cells that are not runs
+    std::vector<std::int64_t> replaced;     // ids removed in favour of new rows (replace on)
+    std::vector<std::string> skipped;       // "<key>: <why>" for cells that are not runs
 };
 
 // The exchange document ({"format": "shardwise-runs", ...}) of the cells that become runs; cells

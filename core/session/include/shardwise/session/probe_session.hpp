@@ -41,15 +41,15 @@ enum class ProbeFailure {
 std::string_view probeFailureId(ProbeFailure failure); // "runner_missing", "unreachable", ...
 
 struct ProbeRequest {
-    std::string node;                     // the node's name in the store, kept with every probe
-    DeviceKind device = DeviceKind::Cpu;  // cuda: rank r probes GPU r
+    std::string node;                    // the node's name in the store, kept with every probe
+    DeviceKind device = DeviceKind::Cpu; // cuda: rank r probes GPU r
     // Ranks on the node: one per GPU to measure every GPU and the collectives between them; with
     // one rank there are no collectives to measure.
     int ranks = 1;
-    std::optional<std::int64_t> maxBytes; // the runner's --probe-max-bytes (its default when unset)
-    std::optional<int> collectiveTimeoutS; // the runner's --timeout-s
+    std::optional<std::int64_t> maxBytes;   // the runner's --probe-max-bytes (its default when unset)
+    std::optional<int> collectiveTimeoutS;  // the runner's --timeout-s
     std::map<std::string, std::string> env; // extra environment for every rank
-    std::chrono::seconds timeout{0};      // whole probe, wall clock; 0 = none
+    std::chrono::seconds timeout { 0 };     // whole probe, wall clock; 0 = none
     // GPU preset stored with the probes; empty = inferred from the device name the runner reports
     // (gpuPresetForDevice), left empty when no preset matches (a CPU, an unknown GPU).
     std::string gpuId;
@@ -59,7 +59,7 @@ struct ProbeRequest {
 std::vector<std::string> probeRunnerArgs(const ProbeRequest& request);
 
 struct ProbeCallbacks {
-    std::function<void(int rank, const std::string& line)> onLog; // each stderr line of a rank
+    std::function<void(int rank, const std::string& line)> onLog;   // each stderr line of a rank
     std::function<void(const protocol::ProbeEvent& probe)> onProbe; // as each rank reports
 };
 
@@ -80,10 +80,10 @@ ProbeSessionResult probeLocal(const ProbeRequest& request, const std::filesystem
 
 struct RemoteProbeTarget {
     dispatch::SshSession* session = nullptr;
-    std::string runnerPath;                         // absolute path on the node
+    std::string runnerPath;                          // absolute path on the node
     std::string runRoot = ".cache/shardwise/probes"; // relative to the remote home unless absolute
-    int masterPort = 29500;                         // the rendezvous of the node's ranks
-    std::chrono::milliseconds pollInterval{500};
+    int masterPort = 29500;                          // the rendezvous of the node's ranks
+    std::chrono::milliseconds pollInterval { 500 };
 };
 
 // Probes an SSH node through the same detached launch and follower as remote runs; the runner is

@@ -58,7 +58,7 @@ struct SessionOptions {
 
 struct SessionResult {
     dispatch::RunOutcome outcome;
-    std::optional<std::int64_t> runId;           // none when not recorded
+    std::optional<std::int64_t> runId;            // none when not recorded
     std::optional<store::RunStatus> storedStatus; // the final status in the store
     std::optional<diagnose::Diagnosis> diagnosis; // a run that did not complete and was not cancelled
     std::optional<std::int64_t> diagnosisId;      // when the diagnosis was stored
@@ -82,9 +82,9 @@ SessionResult runLocal(const RunConfig& requested, const dispatch::LocalLaunch& 
                        const SessionCallbacks& callbacks = {}, const std::atomic<bool>* cancel = nullptr);
 
 struct RemoteTarget {
-    dispatch::RemoteLaunch launch;                // launch.args come from the config (see below)
-    std::vector<dispatch::SshSession*> sessions;  // sessions[i] reaches launch.nodes[i]
-    std::vector<std::string> nodeNames;           // for diagnoses; empty = the SSH hosts
+    dispatch::RemoteLaunch launch;               // launch.args come from the config (see below)
+    std::vector<dispatch::SshSession*> sessions; // sessions[i] reaches launch.nodes[i]
+    std::vector<std::string> nodeNames;          // for diagnoses; empty = the SSH hosts
     dispatch::FollowOptions follow;
 };
 
@@ -101,13 +101,13 @@ SessionResult runRemote(const RunConfig& requested, RemoteTarget target, const S
 class ReattachError : public std::runtime_error {
 public:
     enum class Reason {
-        UnknownRun,        // no such run in the store
-        Finished,          // the run already has its final status
-        NotRemote,         // no handle kept: not started on SSH nodes (or recorded before schema 5)
-        Followed,          // another follower is reading it now (fresh heartbeat, not detached)
-        NodeUnreachable,   // a node of the run cannot be reached; the handle is kept for a later try
-        RunDirectoryGone,  // the run directory is not on a node any more
-        UnreadableHandle,  // the stored handle or offsets cannot be read
+        UnknownRun,       // no such run in the store
+        Finished,         // the run already has its final status
+        NotRemote,        // no handle kept: not started on SSH nodes (or recorded before schema 5)
+        Followed,         // another follower is reading it now (fresh heartbeat, not detached)
+        NodeUnreachable,  // a node of the run cannot be reached; the handle is kept for a later try
+        RunDirectoryGone, // the run directory is not on a node any more
+        UnreadableHandle, // the stored handle or offsets cannot be read
     };
     ReattachError(Reason reason, const std::string& message)
         : std::runtime_error(message)
@@ -156,8 +156,8 @@ struct AbandonOutcome {
 // the run ends as 'lost' with a note saying it was abandoned, why (`reason`, when given) and which
 // nodes could not be reached, and its handle is dropped. Refuses (store::StoreError naming the run)
 // a run that does not exist or is not detached, before any node is touched.
-AbandonOutcome abandonRemote(store::Database& db, std::int64_t runId, const AbandonTarget& target, const std::string& reason,
-                             std::chrono::seconds grace = std::chrono::seconds(10));
+AbandonOutcome abandonRemote(store::Database& db, std::int64_t runId, const AbandonTarget& target,
+                             const std::string& reason, std::chrono::seconds grace = std::chrono::seconds(10));
 
 // What each rank left behind, for core/diagnose: the local launcher's rank logs are read back from
 // their files; remote ranks' log lines are those the follower delivered.

@@ -20,19 +20,19 @@ namespace shardwise {
 struct Message;
 
 enum class MessageArgKind {
-    Name,         // verbatim: a strategy id, a GPU or node name, an environment variable
-    Integer,      // a count: GPUs, nodes, tokens, runs
-    Number,       // a plain figure without unit
-    GiB,          // memory in GiB (2^30 bytes): "75.4 GiB"
-    TokensPerS,   // "12345 tokens/s"
-    Percent,      // already in percent (13.2, not 0.132): "13 %"
-    Seconds,      // "0.512 s"
-    Milliseconds, // "12.5 ms"
-    Ratio,        // a factor: "3.4x"
-    GBps,         // bandwidth in GB/s: "25.0 GB/s"
-    Bytes,        // a byte count, in the largest binary unit it reaches: "2.00 GiB", "512 B"
+    Name,            // verbatim: a strategy id, a GPU or node name, an environment variable
+    Integer,         // a count: GPUs, nodes, tokens, runs
+    Number,          // a plain figure without unit
+    GiB,             // memory in GiB (2^30 bytes): "75.4 GiB"
+    TokensPerS,      // "12345 tokens/s"
+    Percent,         // already in percent (13.2, not 0.132): "13 %"
+    Seconds,         // "0.512 s"
+    Milliseconds,    // "12.5 ms"
+    Ratio,           // a factor: "3.4x"
+    GBps,            // bandwidth in GB/s: "25.0 GB/s"
+    Bytes,           // a byte count, in the largest binary unit it reaches: "2.00 GiB", "512 B"
     StrategySummary, // a strategy's one-sentence summary (text: the strategy id), as its traits say it
-    Nested,       // a whole message of its own (a clause), rendered in place
+    Nested,          // a whole message of its own (a clause), rendered in place
 };
 
 struct MessageArg {

@@ -24,16 +24,16 @@ enum class RopeScalingKind { None, Linear, Llama3 };
 struct RopeScaling {
     RopeScalingKind kind = RopeScalingKind::None;
     double factor = 1.0;
-    double lowFreqFactor = 1.0;            // Llama3 only
-    double highFreqFactor = 4.0;           // Llama3 only
-    std::int64_t originalMaxPosition = 0;  // Llama3 only: the context the model was pretrained at
+    double lowFreqFactor = 1.0;           // Llama3 only
+    double highFreqFactor = 4.0;          // Llama3 only
+    std::int64_t originalMaxPosition = 0; // Llama3 only: the context the model was pretrained at
     bool operator==(const RopeScaling&) const = default;
 };
 
 struct ModelSpec {
-    std::string id;        // preset id, or the file name a config was loaded from
-    std::string name;      // human name
-    std::string family;    // qwen2, llama, mistral, ...
+    std::string id;     // preset id, or the file name a config was loaded from
+    std::string name;   // human name
+    std::string family; // qwen2, llama, mistral, ...
     std::int64_t layers = 0;
     std::int64_t hidden = 0;
     std::int64_t ffn = 0;
@@ -53,14 +53,14 @@ struct ModelSpec {
     // Exact parameter counts of the decoder this spec describes. The products are checked: a count
     // that does not fit in 64 bits saturates at INT64_MAX instead of wrapping (validate() refuses any
     // model above kMaxModelParameters long before that).
-    std::int64_t attentionParams() const;   // q, k, v, o (+ q/k/v bias)
-    std::int64_t mlpParams() const;         // gate, up, down (SwiGLU) or up, down (GELU)
-    std::int64_t normParams() const;        // one norm's weights (+ bias for LayerNorm)
-    std::int64_t layerParams() const;       // one decoder layer
-    std::int64_t embeddingParams() const;   // token embedding
-    std::int64_t headParams() const;        // output projection if untied, else 0
-    std::int64_t rootParams() const;        // embedding + head + final norm
-    std::int64_t parameterCount() const;    // all of it
+    std::int64_t attentionParams() const; // q, k, v, o (+ q/k/v bias)
+    std::int64_t mlpParams() const;       // gate, up, down (SwiGLU) or up, down (GELU)
+    std::int64_t normParams() const;      // one norm's weights (+ bias for LayerNorm)
+    std::int64_t layerParams() const;     // one decoder layer
+    std::int64_t embeddingParams() const; // token embedding
+    std::int64_t headParams() const;      // output projection if untied, else 0
+    std::int64_t rootParams() const;      // embedding + head + final norm
+    std::int64_t parameterCount() const;  // all of it
 };
 
 // The largest parameter count a model may have (1e13, about 25x the largest dense decoder trained so
@@ -75,11 +75,11 @@ std::string_view ropeScalingId(RopeScalingKind k); // "none" | "linear" | "llama
 struct GpuSpec {
     std::string id;
     std::string name;
-    std::int64_t memoryMiB = 0;  // device memory as the driver reports it
-    double bf16Tflops = 0;       // dense bf16 tensor-core peak, TFLOP/s
-    double hbmGBps = 0;          // device memory bandwidth, GB/s
-    double nvlinkGBps = 0;       // NVLink bandwidth per GPU per direction, GB/s; 0 = no NVLink
-    double pcieGBps = 0;         // host link bandwidth per direction, GB/s
+    std::int64_t memoryMiB = 0; // device memory as the driver reports it
+    double bf16Tflops = 0;      // dense bf16 tensor-core peak, TFLOP/s
+    double hbmGBps = 0;         // device memory bandwidth, GB/s
+    double nvlinkGBps = 0;      // NVLink bandwidth per GPU per direction, GB/s; 0 = no NVLink
+    double pcieGBps = 0;        // host link bandwidth per direction, GB/s
     // Tensor-core generation ("ampere", "ada", "hopper", "blackwell"; empty: not stated): which
     // attention kernels run near the GPU's peak (docs/formulas.md, "Throughput").
     std::string architecture;
@@ -96,7 +96,7 @@ struct ClusterSpec {
     int gpusPerNode = 1;
     int nodes = 1;
     Interconnect intraNode = Interconnect::NvLink;
-    double intraNodeGBps = 0; // per GPU per direction; 0 = take it from the GPU preset
+    double intraNodeGBps = 0;    // per GPU per direction; 0 = take it from the GPU preset
     double interNodeGBps = 12.5; // per node per direction (100 Gb/s Ethernet/IB by default)
     double hostRamGiB = 512;
     int cpuCores = 64;
@@ -105,8 +105,8 @@ struct ClusterSpec {
 };
 
 enum class PrecisionPolicy {
-    PureBf16,        // bf16 params, grads and Adam moments (what the reference benchmark uses)
-    Bf16Fp32Master,  // bf16 compute copies, fp32 master weights and fp32 Adam moments
+    PureBf16,       // bf16 params, grads and Adam moments (what the reference benchmark uses)
+    Bf16Fp32Master, // bf16 compute copies, fp32 master weights and fp32 Adam moments
 };
 
 // What activation checkpointing recomputes in backward (when TrainingSpec::activationCheckpointing):
@@ -161,9 +161,9 @@ struct RunConfig {
     bool torchCompile = false; // torch backend only: torch.compile each decoder layer
 };
 
-std::string_view precisionId(PrecisionPolicy p);   // "bf16" | "bf16-fp32-master"
-std::string_view interconnectId(Interconnect i);   // "nvlink" | "pcie"
-std::string_view deviceId(DeviceKind d);           // "cpu" | "cuda"
+std::string_view precisionId(PrecisionPolicy p);         // "bf16" | "bf16-fp32-master"
+std::string_view interconnectId(Interconnect i);         // "nvlink" | "pcie"
+std::string_view deviceId(DeviceKind d);                 // "cpu" | "cuda"
 std::string_view checkpointPolicyId(CheckpointPolicy p); // "full" | "selective"
 
 // The precision a framework's documented defaults imply when the user names none: DeepSpeed's
@@ -182,7 +182,7 @@ std::optional<CheckpointPolicy> defaultCheckpointing(Framework f);
 bool canCaptureCudaGraphs(Strategy s, PrecisionPolicy precision, DeviceKind device);
 // Warm-up a graphed run needs: two eager steps settle the schedule, the third is captured.
 inline constexpr int kCudaGraphWarmupSteps = 3;
-std::string_view normId(NormKind n);               // "rmsnorm" | "layernorm"
-std::string_view activationId(ActivationKind a);   // "swiglu" | "gelu"
+std::string_view normId(NormKind n);             // "rmsnorm" | "layernorm"
+std::string_view activationId(ActivationKind a); // "swiglu" | "gelu"
 
 } // namespace shardwise

@@ -20,7 +20,7 @@ public:
 struct OpenOptions {
     // How long a writer waits for another writer's transaction before giving up. Transactions in the
     // store last milliseconds, so a long wait means a stuck process, not ordinary contention.
-    std::chrono::milliseconds busyTimeout{30'000};
+    std::chrono::milliseconds busyTimeout { 30'000 };
     bool readOnly = false;  // never write, even when the file is writable
     int targetVersion = -1; // migrate only up to this schema version; -1 = the current one
 };
@@ -47,7 +47,7 @@ public:
     // "ok" when both PRAGMA integrity_check and PRAGMA foreign_key_check find nothing wrong, else
     // the problems they list, one per line.
     std::string integrityCheck() const;
-    std::string journalMode() const;   // "wal" for a writable store
+    std::string journalMode() const; // "wal" for a writable store
     bool foreignKeysEnforced() const;
 
     sqlite3* handle() const { return m_db; }

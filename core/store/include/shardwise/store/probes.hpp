@@ -13,9 +13,9 @@
 namespace shardwise::store {
 
 struct StoredProbe {
-    std::int64_t id = 0; // 0 until stored
-    std::string node;    // the node's name in the store; empty for "where the app runs"
-    std::string gpuId;   // preset id of the GPU probed, may be empty
+    std::int64_t id = 0;   // 0 until stored
+    std::string node;      // the node's name in the store; empty for "where the app runs"
+    std::string gpuId;     // preset id of the GPU probed, may be empty
     double measuredAt = 0; // Unix seconds; the event's time when 0
     protocol::ProbeEvent event;
 };

@@ -17,8 +17,8 @@ struct RemoteFollow {
     std::int64_t runId = 0;
     std::string handleJson;
     std::string offsetsJson = "{}";
-    double savedAt = 0;                // Unix seconds of the last write of the offsets
-    std::optional<double> detachedAt;  // set while no follower reads the run on purpose
+    double savedAt = 0;               // Unix seconds of the last write of the offsets
+    std::optional<double> detachedAt; // set while no follower reads the run on purpose
 };
 
 // Stores the handle of a run that just started (offsets empty, attached). Replaces an earlier row.

@@ -28,7 +28,7 @@ struct RunNodeRef {
         , ncclEnv(std::move(nccl))
     {
     }
-    std::string name;                 // node name (or host) as the user knows it
+    std::string name;                   // node name (or host) as the user knows it
     std::optional<std::int64_t> nodeId; // the stored node, when it is one
     // The node's NCCL setting (Node::ncclEnv): given to its ranks by the session and recorded with the run.
     std::map<std::string, std::string> ncclEnv;
@@ -36,11 +36,11 @@ struct RunNodeRef {
 
 // Facts known before the first rank starts.
 struct RunOrigin {
-    std::vector<RunNodeRef> nodes;    // at least one; "local" for this machine
-    std::string launcher;             // "shardwise", "torchrun", "srun", "manual"
-    std::string gpuId;                // preset id, may be empty
-    std::string gpuName;              // filled from the ranks' start events when empty
-    std::string interconnect;         // "nvlink" | "pcie" | ""
+    std::vector<RunNodeRef> nodes;       // at least one; "local" for this machine
+    std::string launcher;                // "shardwise", "torchrun", "srun", "manual"
+    std::string gpuId;                   // preset id, may be empty
+    std::string gpuName;                 // filled from the ranks' start events when empty
+    std::string interconnect;            // "nvlink" | "pcie" | ""
     std::optional<double> interNodeGBps; // the plan's inter-node GB/s per node per direction, if it had one
     std::optional<std::int64_t> planId;
     std::optional<RunPrediction> predicted;

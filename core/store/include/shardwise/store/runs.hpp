@@ -52,17 +52,17 @@ struct RunPrediction {
 struct RunSummary {
     std::int64_t id = 0;
     RunSource source = RunSource::Measured;
-    std::string importSource; // where an imported run was published or measured
+    std::string importSource;              // where an imported run was published or measured
     RunStatus status = RunStatus::Running; // as shown: Interrupted / Detached for a 'running' nobody follows
-    std::string note;          // why the run ended as it did (first error, launcher's reason)
+    std::string note;                      // why the run ended as it did (first error, launcher's reason)
     std::string modelId;
-    std::string gpuId;         // preset id, may be empty
-    std::string gpuName;       // what the device reported, e.g. "NVIDIA H200"
+    std::string gpuId;   // preset id, may be empty
+    std::string gpuName; // what the device reported, e.g. "NVIDIA H200"
     Strategy strategy = Strategy::Zero0;
     int worldSize = 1;
     int nodeCount = 1;
     std::vector<std::string> nodes;
-    std::string interconnect;  // "nvlink" | "pcie" | ""
+    std::string interconnect; // "nvlink" | "pcie" | ""
     // The inter-node bandwidth the run's plan assumed, GB/s per node per direction
     // (ClusterSpec::interNodeGBps); unset where nothing recorded it (schema 9).
     std::optional<double> interNodeGBps;
@@ -78,7 +78,7 @@ struct RunSummary {
     // behaviour fields tell an older runner's measurements apart (see protocol::SoftwareVersions); a
     // torch run's python, torch, transformers and model implementation are here too.
     protocol::SoftwareVersions versions;
-    double startedAt = 0;      // Unix seconds
+    double startedAt = 0; // Unix seconds
     std::optional<double> finishedAt;
     double heartbeatAt = 0;
 
@@ -90,8 +90,8 @@ struct RunSummary {
     std::optional<std::int64_t> peakAllocated; // bytes, the largest over ranks
     std::optional<std::int64_t> peakReserved;
     std::optional<std::int64_t> allocRetries;
-    std::optional<double> ncclShare;           // 0..1, mean over ranks
-    std::optional<double> exposedCommShare;    // 0..1, mean over ranks
+    std::optional<double> ncclShare;        // 0..1, mean over ranks
+    std::optional<double> exposedCommShare; // 0..1, mean over ranks
 
     std::optional<std::int64_t> planId;
     RunPrediction predicted;
@@ -116,7 +116,7 @@ struct Diagnosis {
     std::int64_t id = 0;
     std::int64_t runId = 0;
     double createdAt = 0;
-    std::string code;  // stable identifier of the finding, e.g. "oom-fragmentation"
+    std::string code; // stable identifier of the finding, e.g. "oom-fragmentation"
     std::string title;
     std::string detail;
     std::optional<int> firstFailureRank;
@@ -125,7 +125,7 @@ struct Diagnosis {
 
 struct RunDetail {
     RunSummary summary;
-    nlohmann::json config;  // the RunConfig as spec JSON; null for imported runs without one
+    nlohmann::json config; // the RunConfig as spec JSON; null for imported runs without one
     protocol::SoftwareVersions versions;
     protocol::AllocatorSettings allocator;
     std::vector<RankPlacement> ranks;
@@ -163,8 +163,7 @@ struct MeasuredCheckpointSave {
     double saveS = 0;
 };
 std::optional<MeasuredCheckpointSave> newestCheckpointSave(const Database& db, const std::string& modelId,
-                                                           const std::string& gpuId, Strategy strategy,
-                                                           int worldSize);
+                                                           const std::string& gpuId, Strategy strategy, int worldSize);
 
 // Per-step points for charts, ordered by rank then step; all ranks when `rank` is empty.
 std::vector<protocol::StepEvent> stepSeries(const Database& db, std::int64_t runId,

@@ -10,7 +10,7 @@
 namespace shardwise::store {
 
 struct Migration {
-    int version;                 // user_version after this migration
+    int version; // user_version after this migration
     std::string_view description;
     std::string_view sql;
 };
