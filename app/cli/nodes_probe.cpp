@@ -6,6 +6,7 @@
 #include "run_nodes.hpp"
 #include "terminal_prompt.hpp"
 
+#include "shardwise/calibrate/probe.hpp"
 #include "shardwise/dispatch/local_launch.hpp"
 #include "shardwise/session/node_management.hpp"
 #include "shardwise/session/prepared_runner.hpp"
@@ -63,7 +64,7 @@ std::string padded(std::string s, std::size_t width, bool right = false)
     return right ? fill + s : s + fill;
 }
 
-void printTable(const session::ProbeSessionResult& result, const std::string& node, std::ostream& out)
+void printTable(const session::ProbeSessionResult& result, const std::string& node, bool network, std::ostream& out)
 {
     for (const auto& e : result.events) {
         out << "rank " << e.rank << "/" << e.world << " on " << e.host << ", " << e.deviceName << " (LibTorch "
@@ -74,7 +75,9 @@ void printTable(const session::ProbeSessionResult& result, const std::string& no
             out << "  " << padded(r.kind, 16) << padded(sizeText(r.bytes), 10, true) << padded(valueText(r), 20, true)
                 << padded(std::to_string(r.samples), 9, true) << "\n";
     }
-    if (!result.stored.empty()) {
+    if (!result.stored.empty() && network) {
+        out << "stored " << result.stored.size() << " probe(s) as '" << node << "', without a GPU preset\n";
+    } else if (!result.stored.empty()) {
         // Stored highest rank first; the last one is rank 0, the node's newest probe.
         const store::StoredProbe& newest = result.stored.back();
         out << "stored " << result.stored.size() << " probe(s) of node '" << node << "', newest: probe " << newest.id
@@ -117,6 +120,125 @@ std::filesystem::path localRunner(const ProbeOptions& o)
     throw UsageError(
         "--runner: no shardwise-runner found beside shardwise-cli or in the build tree; pass --runner PATH or "
         "set SHARDWISE_RUNNER");
+}
+
+// The network a probe across nodes measured: the collectives' bus bandwidth as rank 0 saw it (every
+// rank's ring crosses the same links), and the nominal --inter-node-gbps it plans as: the planner
+// takes 80 % (inter_node_bus_efficiency) of that figure as the bus bandwidth across nodes.
+struct NetworkFigures {
+    double busGBps = 0;
+    double interNodeGBps = 0;
+};
+
+std::optional<NetworkFigures> networkFigures(const session::ProbeSessionResult& result)
+{
+    if (result.events.empty())
+        return std::nullopt;
+    const auto bus = calibrate::collectiveBusGBps(result.events.front().results);
+    if (!bus)
+        return std::nullopt;
+    return NetworkFigures { *bus, *bus / Calibration {}.interNodeBusEfficiency };
+}
+
+int probeBetweenNodes(const ProbeOptions& o, store::Database& db, const store::Node& first, std::ostream& out,
+                      std::ostream& err)
+{
+    std::vector<store::Node> nodes { first };
+    for (const std::string& name : o.with) {
+        const auto n = store::findNodeByName(db, name);
+        if (!n) {
+            err << "shardwise-cli nodes probe: --with: no node named '" << name << "' in the store "
+                << db.path().string() << " (add it with shardwise-cli nodes add)\n";
+            return kExitFailed;
+        }
+        nodes.push_back(*n);
+    }
+    bool allGpus = true;
+    for (const store::Node& n : nodes) {
+        if (n.kind != store::NodeKind::Ssh) {
+            err << "shardwise-cli nodes probe: '" << n.name
+                << "' is this machine's node; a probe between nodes runs over SSH on every node (add this machine "
+                   "as an SSH node, shardwise-cli nodes add NAME --host localhost)\n";
+            return kExitUsage;
+        }
+        allGpus = allGpus && session::knownGpuCount(n.facts) > 0;
+    }
+    if (o.runner) {
+        err << "shardwise-cli nodes probe: --runner is for this machine; give the nodes' runner with --remote-runner\n";
+        return kExitUsage;
+    }
+    session::ProbeRequest request;
+    request.device = o.device.value_or(allGpus ? DeviceKind::Cuda : DeviceKind::Cpu);
+    request.maxBytes = o.maxBytes;
+    request.collectiveTimeoutS = o.collectiveTimeoutS;
+    request.env = o.rankEnv;
+    request.timeout = std::chrono::seconds(o.timeoutS);
+    session::NetworkProbeTarget target;
+    target.runRoot = o.runRoot;
+    target.masterPort = o.masterPort;
+    std::vector<std::unique_ptr<dispatch::SshSession>> sessions;
+    for (const store::Node& n : nodes) {
+        session::NetworkProbeNode node;
+        node.name = n.name;
+        node.runnerPath = o.remoteRunner.empty() ? session::preparedRunnerPath(n.facts) : o.remoteRunner;
+        if (node.runnerPath.empty()) {
+            err << "shardwise-cli nodes probe: '" << n.name << "' has no prepared runner; prepare it (shardwise-cli "
+                << "nodes prepare " << n.name << ") or pass --remote-runner PATH\n";
+            return kExitFailed;
+        }
+        const int gpus = session::knownGpuCount(n.facts);
+        node.ranks = o.ranks.value_or(request.device == DeviceKind::Cuda && gpus > 0 ? gpus : 1);
+        node.env = n.ncclEnv; // the node's NCCL settings, as its runs get them
+        try {
+            sessions.push_back(session::openNodeSession(n, o.ssh, &terminalInterrupt(), askPassphraseOnTerminal));
+        } catch (const dispatch::SshError& e) {
+            err << "shardwise-cli nodes probe: cannot connect to '" << n.name << "' (" << n.user << "@" << n.host << ":"
+                << n.port << "): " << e.what() << "\n";
+            return kExitFailed;
+        }
+        node.session = sessions.back().get();
+        target.nodes.push_back(std::move(node));
+    }
+    const std::string name = session::networkProbeName(target.nodes);
+    err << "[probe] the network between " << nodes.size() << " nodes (" << name << "), " << deviceId(request.device)
+        << "\n"
+        << std::flush;
+    session::ProbeCallbacks callbacks;
+    callbacks.onProbe = [&err](const protocol::ProbeEvent& p) {
+        err << "[probe] rank " << p.rank << " on " << p.host << " reported " << p.results.size() << " measurement(s)\n"
+            << std::flush;
+    };
+    InterruptOnSignals cancelOnSignals;
+    session::ProbeSessionResult result
+        = session::probeNetwork(request, target, o.record ? &db : nullptr, callbacks, &terminalInterrupt());
+    const auto figures = networkFigures(result);
+    if (o.json) {
+        nlohmann::json j = toJson(result, name, "ssh");
+        j["network"] = { { "nodes", nlohmann::json::array() }, { "ranks", result.events.size() } };
+        for (const store::Node& n : nodes)
+            j["network"]["nodes"].push_back(n.name);
+        j["network"]["bus_gbps"] = figures ? nlohmann::json(figures->busGBps) : nlohmann::json();
+        j["network"]["inter_node_gbps"] = figures ? nlohmann::json(figures->interNodeGBps) : nlohmann::json();
+        out << j.dump(2) << "\n";
+    } else if (result.ok() || !result.events.empty()) {
+        printTable(result, name, true, out);
+        if (figures)
+            out << "network between " << name << ": collectives reached " << formatted("%.2f", figures->busGBps)
+                << " GB/s bus bandwidth (the slowest at the largest size); the planner expects "
+                << formatted("%.0f", Calibration {}.interNodeBusEfficiency * 100)
+                << " % of --inter-node-gbps as bus bandwidth, so this network plans as --inter-node-gbps "
+                << formatted("%.1f", figures->interNodeGBps) << "\n";
+        else
+            out << "network between " << name << ": no collective was measured (a probe of one rank in all)\n";
+    }
+    if (!result.ok()) {
+        err << "shardwise-cli nodes probe: " << session::probeFailureId(result.failure) << ": " << result.reason
+            << "\n";
+        if (!result.logLocation.empty())
+            err << "logs in " << result.logLocation << " on " << nodes.front().name << "\n";
+        return kExitFailed;
+    }
+    return kExitOk;
 }
 
 } // namespace
@@ -170,6 +292,8 @@ int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ost
             }
         }
     }
+    if (!o.with.empty())
+        return probeBetweenNodes(o, *db, *node, out, err);
     const bool remote = node && node->kind == store::NodeKind::Ssh;
     const std::string nodeName = node ? node->name : std::string("local");
     const nlohmann::json facts = node ? node->facts : nlohmann::json::object();
@@ -248,7 +372,7 @@ int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ost
     if (o.json)
         out << toJson(result, nodeName, remote ? "ssh" : "local").dump(2) << "\n";
     else if (result.ok() || !result.events.empty())
-        printTable(result, nodeName, out);
+        printTable(result, nodeName, false, out);
     if (!result.ok()) {
         err << "shardwise-cli nodes probe: " << session::probeFailureId(result.failure) << ": " << result.reason
             << "\n";

@@ -18,6 +18,7 @@ namespace shardwise::cli {
 
 struct ProbeOptions {
     std::string node;
+    std::vector<std::string> with; // --with: the other nodes of a probe between nodes
     bool local = false;
     std::optional<DeviceKind> device;
     std::optional<int> ranks;

@@ -6,6 +6,7 @@
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace shardwise::cli {
@@ -35,14 +36,22 @@ CommandSpec nodesProbeSpec()
         "this machine, or detached ranks on an SSH node): matmul rate, device copy and pinned host<->device "
         "bandwidth, CPU AdamW rate and, with more than one rank, collective bus bandwidths. Every rank's probe "
         "is stored with the node's name and GPU preset; `shardwise-cli plan --calibrated` and `shardwise-cli "
-        "compare` calibrate from the newest one.",
+        "compare` calibrate from the newest one. With --with, one world of ranks spans NAME and the other SSH "
+        "nodes, so the collectives cross the network between them: their bus bandwidth is the network's, "
+        "printed with the --inter-node-gbps it plans as, and stored under the nodes' names joined by '+'.",
         { { "NAME", "a node of the store: an SSH node, or this machine's node", Complete::Node, true } },
         false,
         { { "--local", "", "probe this machine (stored under its node's name, else \"local\")" },
+          { "--with",
+            "NAME",
+            "another SSH node of the store: probe the network between NAME and it (repeat for more nodes)",
+            {},
+            Complete::Node,
+            true },
           { "--device", "cpu|cuda", "what to probe (default: cuda when the node's facts list GPUs, else cpu)" },
           { "--ranks", "N",
-            "processes on the node (default: one per GPU the facts list with --device cuda, else 1); more than one "
-            "also measures collectives" },
+            "processes on the node, on each node with --with (default: one per GPU the facts list with --device "
+            "cuda, else 1); more than one also measures collectives" },
           { "--gpu",
             "PRESET",
             "the GPU preset stored with the probe (default: the preset the device name matches; none for a CPU)",
@@ -85,7 +94,12 @@ ProbeOptions parseProbeOptions(const ParsedArgs& parsed)
     for (const auto& [flag, value] : parsed.options) {
         if (flag == "--local")
             o.local = true;
-        else if (flag == "--device") {
+        else if (flag == "--with") {
+            if (value == o.node || std::find(o.with.begin(), o.with.end(), value) != o.with.end())
+                throw UsageError("--with: node '" + value
+                                 + "' is named twice; a probe between nodes needs distinct nodes");
+            o.with.push_back(value);
+        } else if (flag == "--device") {
             try {
                 o.device = parseDevice(value, flag);
             } catch (const SpecError& e) {
@@ -139,6 +153,12 @@ ProbeOptions parseProbeOptions(const ParsedArgs& parsed)
         throw UsageError("--local and NAME: choose one, this machine or a node of the store");
     if (!o.local && o.node.empty())
         throw UsageError("NAME or --local: missing; say which node to probe");
+    if (!o.with.empty() && o.local)
+        throw UsageError("--with and --local: a probe between nodes runs over SSH on every node; add this machine "
+                         "as an SSH node (shardwise-cli nodes add NAME --host localhost) to include it");
+    if (!o.with.empty() && !o.gpu.empty())
+        throw UsageError("--with and --gpu: a probe between nodes is stored without a GPU preset (its collectives "
+                         "crossed the network, so no GPU's calibration starts from it)");
     return o;
 }
 

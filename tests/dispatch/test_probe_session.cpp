@@ -8,6 +8,7 @@
 #include "sshd/sshd_fixture.hpp"
 
 #include "shardwise/calibrate/from_store.hpp"
+#include "shardwise/calibrate/probe.hpp"
 #include "shardwise/session/probe_session.hpp"
 #include "shardwise/spec/presets.hpp"
 #include "shardwise/store/nodes.hpp"
@@ -388,6 +389,95 @@ private slots:
         QCOMPARE(QString::fromStdString(c.source), QStringLiteral("probe of node node-a"));
     }
 
+    // nodes probe A --with B: one world over both stored SSH nodes (two logins to one loopback sshd
+    // stand for two machines), its collectives reported as the network's bus bandwidth with the
+    // --inter-node-gbps it plans as, stored under "node-a+node-b" with no GPU preset, so neither node's
+    // GPU calibration starts from collectives that crossed the network.
+    void cliProbesTheNetworkBetweenTwoNodes()
+    {
+        requireRunner();
+        if (const QString why = startSshd(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        addSshNode("node-a", kRunner, m_sshd->port());
+        addSshNode("node-b", kRunner, m_sshd->port());
+        QProcess cli;
+        cli.start(QStringLiteral(SHARDWISE_CLI),
+                  QStringList { QStringLiteral("nodes"), QStringLiteral("probe"), QStringLiteral("node-a"),
+                                QStringLiteral("--with"), QStringLiteral("node-b"), QStringLiteral("--max-bytes"),
+                                QString::number(kProbeBytes), QStringLiteral("--rank-env"),
+                                QStringLiteral("GLOO_SOCKET_IFNAME=lo"), QStringLiteral("--master-port"),
+                                QString::number(dispatch::findFreePort()), QStringLiteral("--run-root"),
+                                m_sshd->path(QStringLiteral("net-probes")), QStringLiteral("--db"),
+                                QString::fromStdString(storePath()), QStringLiteral("--format"),
+                                QStringLiteral("json") }
+                      + sshFlags());
+        QVERIFY(cli.waitForFinished(300000));
+        const QByteArray out = cli.readAllStandardOutput();
+        QVERIFY2(cli.exitCode() == 0, (out + cli.readAllStandardError()).constData());
+        const auto j = nlohmann::json::parse(out.toStdString());
+        QCOMPARE(j.at("node").get<std::string>(), std::string("node-a+node-b"));
+        QCOMPARE(j.at("network").at("nodes"), nlohmann::json({ "node-a", "node-b" }));
+        QCOMPARE(j.at("probes").size(), std::size_t(2));
+        for (const auto& p : j.at("probes"))
+            QCOMPARE(p.at("world").get<int>(), 2);
+        const double bus = j.at("network").at("bus_gbps").get<double>();
+        QVERIFY2(bus > 0 && std::isfinite(bus), out.constData());
+        QCOMPARE(j.at("network").at("inter_node_gbps").get<double>(), bus / Calibration {}.interNodeBusEfficiency);
+
+        store::Database db = store::Database::open(storePath());
+        const auto stored = store::listProbes(db, std::string("node-a+node-b"));
+        QCOMPARE(stored.size(), std::size_t(2));
+        for (const auto& p : stored)
+            QVERIFY2(p.gpuId.empty(), p.gpuId.c_str());
+        // The figure printed is the one stored: the slowest collective of rank 0's probe.
+        const auto rank0 = std::find_if(stored.begin(), stored.end(), [](const auto& p) { return p.event.rank == 0; });
+        QVERIFY(rank0 != stored.end());
+        QCOMPARE(calibrate::collectiveBusGBps(rank0->event.results), std::optional<double>(bus));
+        QVERIFY(store::listProbes(db, std::string("node-a")).empty());
+        QVERIFY(!store::latestProbe(db, "", "h200"));
+
+        // The table says the same figure.
+        QProcess table;
+        table.start(QStringLiteral(SHARDWISE_CLI),
+                    QStringList { QStringLiteral("nodes"), QStringLiteral("probe"), QStringLiteral("node-b"),
+                                  QStringLiteral("--with=node-a"), QStringLiteral("--max-bytes"),
+                                  QString::number(kProbeBytes), QStringLiteral("--rank-env"),
+                                  QStringLiteral("GLOO_SOCKET_IFNAME=lo"), QStringLiteral("--master-port"),
+                                  QString::number(dispatch::findFreePort()), QStringLiteral("--run-root"),
+                                  m_sshd->path(QStringLiteral("net-probes")), QStringLiteral("--no-store") }
+                        + sshFlags());
+        QVERIFY(table.waitForFinished(300000));
+        const QString text = QString::fromUtf8(table.readAllStandardOutput());
+        QVERIFY2(table.exitCode() == 0, qPrintable(text + QString::fromUtf8(table.readAllStandardError())));
+        QVERIFY2(text.contains(QStringLiteral("network between node-b+node-a: collectives reached"))
+                     && text.contains(QStringLiteral("plans as --inter-node-gbps")),
+                 qPrintable(text));
+        QCOMPARE(store::listProbes(db).size(), std::size_t(2)); // --no-store kept nothing more
+    }
+
+    // A node of the pair without its runner is named, and nothing of the probe is stored.
+    void cliNetworkProbeNamesTheNodeWithoutARunner()
+    {
+        if (const QString why = startSshd(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        addSshNode("node-a", kRunner, m_sshd->port());
+        addSshNode("node-b", m_sshd->path(QStringLiteral("absent/shardwise-runner")).toStdString(), m_sshd->port());
+        QProcess cli;
+        cli.start(QStringLiteral(SHARDWISE_CLI),
+                  QStringList { QStringLiteral("nodes"), QStringLiteral("probe"), QStringLiteral("node-a"),
+                                QStringLiteral("--with"), QStringLiteral("node-b"), QStringLiteral("--db"),
+                                QString::fromStdString(storePath()) }
+                      + sshFlags());
+        QVERIFY(cli.waitForFinished(120000));
+        const QString err = QString::fromUtf8(cli.readAllStandardError());
+        QCOMPARE(cli.exitCode(), 1);
+        QVERIFY2(err.contains(QStringLiteral("runner_missing: no executable shardwise-runner at "))
+                     && err.contains(QStringLiteral("on node 'node-b'")),
+                 qPrintable(err));
+        store::Database db = store::Database::open(storePath());
+        QVERIFY(store::listProbes(db).empty());
+    }
+
     void cliNamesWhatFailed_data()
     {
         QTest::addColumn<QString>("failureCase");
@@ -438,6 +528,16 @@ private slots:
         QTest::newRow("unknown GPU preset")
             << QStringList { QStringLiteral("--local"), QStringLiteral("--gpu"), QStringLiteral("z9000") }
             << QStringLiteral("--gpu: unknown GPU preset 'z9000'");
+        QTest::newRow("--with and --local")
+            << QStringList { QStringLiteral("--local"), QStringLiteral("--with"), QStringLiteral("box") }
+            << QStringLiteral("--with and --local");
+        QTest::newRow("--with the node itself")
+            << QStringList { QStringLiteral("box"), QStringLiteral("--with"), QStringLiteral("box") }
+            << QStringLiteral("--with: node 'box' is named twice");
+        QTest::newRow("--with and --gpu")
+            << QStringList { QStringLiteral("box"), QStringLiteral("--with"), QStringLiteral("other"),
+                             QStringLiteral("--gpu"), QStringLiteral("h200") }
+            << QStringLiteral("--with and --gpu");
         QTest::newRow("ranks not a number")
             << QStringList { QStringLiteral("--local"), QStringLiteral("--ranks"), QStringLiteral("two") }
             << QStringLiteral("--ranks: expected a whole number");

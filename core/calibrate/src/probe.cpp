@@ -28,6 +28,15 @@ constexpr double kMaxLayerLaunchS = 0.1;
 
 } // namespace
 
+std::optional<double> collectiveBusGBps(const std::vector<protocol::ProbeResult>& results)
+{
+    std::optional<double> bus;
+    for (std::string_view kind : { "all_gather", "reduce_scatter", "all_reduce" })
+        if (const auto b = largest(results, kind))
+            bus = bus ? std::min(*bus, *b) : *b;
+    return bus;
+}
+
 ProbeCalibration calibrationFromProbe(const std::vector<protocol::ProbeResult>& results, const GpuSpec& gpu,
                                       Interconnect link, const Calibration& base)
 {
@@ -77,10 +86,7 @@ ProbeCalibration calibrationFromProbe(const std::vector<protocol::ProbeResult>& 
     }
     // Bus bandwidth (nccl-tests convention) over the link's per-direction figure is the bus
     // efficiency the estimate uses; the slowest of the collectives measured bounds all of them.
-    std::optional<double> bus;
-    for (std::string_view kind : { "all_gather", "reduce_scatter", "all_reduce" })
-        if (const auto b = largest(results, kind))
-            bus = bus ? std::min(*bus, *b) : *b;
+    const std::optional<double> bus = collectiveBusGBps(results);
     const double linkGBps = link == Interconnect::NvLink ? gpu.nvlinkGBps : gpu.pcieGBps;
     if (bus && linkGBps > 0) {
         if (link == Interconnect::NvLink) {

@@ -164,6 +164,29 @@ std::string formFactorOf(const std::vector<std::string>& tokens)
     return {};
 }
 
+// Stores the events of a successful probe under `node` and `gpuId`, all ranks or none.
+void storeProbeEvents(ProbeSessionResult& result, const std::string& node, const std::string& gpuId,
+                      store::Database& db)
+{
+    std::vector<store::StoredProbe> probes = probesToStore(node, gpuId, result.events);
+    if (db.readOnly()) {
+        result.failure = ProbeFailure::StoreRefused;
+        result.reason = "the store " + db.path().string() + " is read-only (" + db.readOnlyReason()
+            + "); the probe was not stored";
+        return;
+    }
+    try {
+        const std::vector<std::int64_t> ids = store::saveProbes(db, probes);
+        for (std::size_t i = 0; i < probes.size(); ++i)
+            probes[i].id = ids[i];
+        result.stored = std::move(probes);
+    } catch (const std::exception& e) {
+        result.failure = ProbeFailure::StoreRefused;
+        result.reason
+            = "the store " + db.path().string() + " did not take the probe (nothing of it was stored): " + e.what();
+    }
+}
+
 } // namespace
 
 std::string_view probeFailureId(ProbeFailure failure)
@@ -270,23 +293,7 @@ void storeProbes(ProbeSessionResult& result, const ProbeRequest& request, store:
             // Without readable presets the probe is kept under its device name only.
         }
     }
-    std::vector<store::StoredProbe> probes = probesToStore(request.node, gpuId, result.events);
-    if (db.readOnly()) {
-        result.failure = ProbeFailure::StoreRefused;
-        result.reason = "the store " + db.path().string() + " is read-only (" + db.readOnlyReason()
-            + "); the probe was not stored";
-        return;
-    }
-    try {
-        const std::vector<std::int64_t> ids = store::saveProbes(db, probes);
-        for (std::size_t i = 0; i < probes.size(); ++i)
-            probes[i].id = ids[i];
-        result.stored = std::move(probes);
-    } catch (const std::exception& e) {
-        result.failure = ProbeFailure::StoreRefused;
-        result.reason
-            = "the store " + db.path().string() + " did not take the probe (nothing of it was stored): " + e.what();
-    }
+    storeProbeEvents(result, request.node, gpuId, db);
 }
 
 ProbeSessionResult probeLocal(const ProbeRequest& request, const std::filesystem::path& runner, store::Database* db,
@@ -338,50 +345,65 @@ ProbeSessionResult probeLocal(const ProbeRequest& request, const std::filesystem
     return result;
 }
 
-ProbeSessionResult probeRemote(const ProbeRequest& request, const RemoteProbeTarget& target, store::Database* db,
-                               const ProbeCallbacks& callbacks, const std::atomic<bool>* cancel)
-{
-    if (!target.session)
-        throw std::invalid_argument("remote probe: no SSH session");
-    ProbeSessionResult result;
-    const std::string host = target.session->endpoint().host;
-    const std::string where = "node '" + (request.node.empty() ? host : request.node) + "'";
-    const auto started = std::chrono::steady_clock::now();
-    try {
-        dispatch::CommandIo io;
-        io.timeout = std::chrono::seconds(30);
-        const dispatch::CommandOutcome check
-            = target.session->run(std::vector<std::string> { "test", "-x", target.runnerPath }, io, cancel);
-        if (check.ending == dispatch::CommandEnding::Exited && check.exitCode != 0) {
-            result.failure = ProbeFailure::RunnerMissing;
-            result.reason = "no executable shardwise-runner at " + target.runnerPath + " on " + where;
-            return result;
-        }
-        if (check.ending == dispatch::CommandEnding::Cancelled) {
-            result.failure = ProbeFailure::Cancelled;
-            result.reason = "the probe of " + where + " was cancelled; nothing was stored";
-            return result;
-        }
-        if (!check.succeeded()) {
-            result.failure = ProbeFailure::Unreachable;
-            result.reason = "cannot check the runner on " + where + " (" + check.describe() + ")";
-            return result;
-        }
-    } catch (const std::exception& e) {
-        result.failure = ProbeFailure::Unreachable;
-        result.reason = "cannot use " + where + " over SSH: " + e.what();
-        return result;
-    }
+namespace {
 
+// One node of a probe over SSH: where its ranks start and how the failures name it.
+struct SshProbeNode {
+    dispatch::SshSession* session = nullptr;
+    std::string where; // "node 'a'"
+    std::string runnerPath;
+    int ranks = 1;
+    std::string address;
+    std::map<std::string, std::string> env;
+};
+
+// Every node's runner is checked (a node without it says so instead of failing inside the launch),
+// then the ranks start detached on every node as one world and are followed to their ends.
+ProbeSessionResult probeOverSsh(const ProbeRequest& request, const std::vector<SshProbeNode>& nodes,
+                                const std::string& runRoot, int masterPort, std::chrono::milliseconds pollInterval,
+                                const std::string& where, const ProbeCallbacks& callbacks,
+                                const std::atomic<bool>* cancel)
+{
+    ProbeSessionResult result;
+    const auto started = std::chrono::steady_clock::now();
     dispatch::RemoteLaunch launch;
-    // Every rank lives on this one node, so the rendezvous is on its loopback.
-    launch.nodes = { { target.runnerPath, request.ranks, "127.0.0.1", {} } };
+    std::vector<dispatch::SshSession*> sessions;
+    for (const SshProbeNode& node : nodes) {
+        if (!node.session)
+            throw std::invalid_argument("remote probe: no SSH session for " + node.where);
+        try {
+            dispatch::CommandIo io;
+            io.timeout = std::chrono::seconds(30);
+            const dispatch::CommandOutcome check
+                = node.session->run(std::vector<std::string> { "test", "-x", node.runnerPath }, io, cancel);
+            if (check.ending == dispatch::CommandEnding::Exited && check.exitCode != 0) {
+                result.failure = ProbeFailure::RunnerMissing;
+                result.reason = "no executable shardwise-runner at " + node.runnerPath + " on " + node.where;
+                return result;
+            }
+            if (check.ending == dispatch::CommandEnding::Cancelled) {
+                result.failure = ProbeFailure::Cancelled;
+                result.reason = "the probe of " + where + " was cancelled; nothing was stored";
+                return result;
+            }
+            if (!check.succeeded()) {
+                result.failure = ProbeFailure::Unreachable;
+                result.reason = "cannot check the runner on " + node.where + " (" + check.describe() + ")";
+                return result;
+            }
+        } catch (const std::exception& e) {
+            result.failure = ProbeFailure::Unreachable;
+            result.reason = "cannot use " + node.where + " over SSH: " + e.what();
+            return result;
+        }
+        launch.nodes.push_back({ node.runnerPath, node.ranks, node.address, node.env });
+        sessions.push_back(node.session);
+    }
     launch.args = probeRunnerArgs(request);
     launch.env = request.env;
-    launch.masterPort = target.masterPort;
+    launch.masterPort = masterPort;
     launch.runId = probeRunName();
-    launch.runRoot = target.runRoot;
-    const std::vector<dispatch::SshSession*> sessions { target.session };
+    launch.runRoot = runRoot;
     dispatch::RemoteRun handle;
     try {
         handle = dispatch::startRemoteRun(launch, sessions);
@@ -392,7 +414,7 @@ ProbeSessionResult probeRemote(const ProbeRequest& request, const RemoteProbeTar
     }
     result.logLocation = handle.runDir;
     dispatch::FollowOptions follow;
-    follow.pollInterval = target.pollInterval;
+    follow.pollInterval = pollInterval;
     follow.timeout = request.timeout;
     dispatch::RemoteRunOffsets offsets;
     dispatch::RemoteRunResult remote;
@@ -430,8 +452,57 @@ ProbeSessionResult probeRemote(const ProbeRequest& request, const RemoteProbeTar
         return result;
     }
     concludeRanks(result, request, std::move(ranks), remote.cancelled, remote.timedOut, where);
+    return result;
+}
+
+} // namespace
+
+ProbeSessionResult probeRemote(const ProbeRequest& request, const RemoteProbeTarget& target, store::Database* db,
+                               const ProbeCallbacks& callbacks, const std::atomic<bool>* cancel)
+{
+    if (!target.session)
+        throw std::invalid_argument("remote probe: no SSH session");
+    const std::string where = "node '" + (request.node.empty() ? target.session->endpoint().host : request.node) + "'";
+    // Every rank lives on this one node, so the rendezvous is on its loopback.
+    const SshProbeNode node { target.session, where, target.runnerPath, request.ranks, "127.0.0.1", {} };
+    ProbeSessionResult result = probeOverSsh(request, { node }, target.runRoot, target.masterPort, target.pollInterval,
+                                             where, callbacks, cancel);
     if (db)
         storeProbes(result, request, *db);
+    return result;
+}
+
+std::string networkProbeName(const std::vector<NetworkProbeNode>& nodes)
+{
+    std::string name;
+    for (const NetworkProbeNode& n : nodes)
+        name += (name.empty() ? "" : "+") + n.name;
+    return name;
+}
+
+ProbeSessionResult probeNetwork(ProbeRequest request, const NetworkProbeTarget& target, store::Database* db,
+                                const ProbeCallbacks& callbacks, const std::atomic<bool>* cancel)
+{
+    if (target.nodes.size() < 2)
+        throw std::invalid_argument("network probe: needs at least two nodes, got "
+                                    + std::to_string(target.nodes.size()));
+    std::string where = "the network between nodes";
+    std::vector<SshProbeNode> nodes;
+    request.ranks = 0;
+    for (std::size_t i = 0; i < target.nodes.size(); ++i) {
+        const NetworkProbeNode& n = target.nodes[i];
+        if (n.ranks <= 0)
+            throw std::invalid_argument("network probe: node '" + n.name + "' has no ranks");
+        where += (i == 0 ? " '" : i + 1 == target.nodes.size() ? "' and '" : "', '") + n.name;
+        nodes.push_back({ n.session, "node '" + n.name + "'", n.runnerPath, n.ranks, n.address, n.env });
+        request.ranks += n.ranks;
+    }
+    where += "'";
+    request.node = networkProbeName(target.nodes);
+    ProbeSessionResult result = probeOverSsh(request, nodes, target.runRoot, target.masterPort, target.pollInterval,
+                                             where, callbacks, cancel);
+    if (db && result.ok() && !result.events.empty())
+        storeProbeEvents(result, request.node, {}, *db);
     return result;
 }
 

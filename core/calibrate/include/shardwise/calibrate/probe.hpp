@@ -8,6 +8,7 @@
 #include "shardwise/protocol/events.hpp"
 #include "shardwise/spec/specs.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,12 @@ struct ProbeCalibration {
 // 989 TFLOP/s through LibTorch C++: a probe's matmul rate scales it by the ratio of the two
 // fractions of the data-sheet peak.
 inline constexpr double kReferenceMatmulFraction = 797.0 / 989.0;
+
+// The bus bandwidth (GB/s, nccl-tests convention) a probe's collectives reached: the slowest of
+// all_gather, reduce_scatter and all_reduce, each at the largest size measured; nullopt without any.
+// calibrationFromProbe sets the link's bus efficiency from it; a probe across nodes
+// (session::probeNetwork) measures the network's with it.
+std::optional<double> collectiveBusGBps(const std::vector<protocol::ProbeResult>& results);
 
 ProbeCalibration calibrationFromProbe(const std::vector<protocol::ProbeResult>& results, const GpuSpec& gpu,
                                       Interconnect link, const Calibration& base = {});

@@ -91,6 +91,36 @@ struct RemoteProbeTarget {
 ProbeSessionResult probeRemote(const ProbeRequest& request, const RemoteProbeTarget& target, store::Database* db,
                                const ProbeCallbacks& callbacks = {}, const std::atomic<bool>* cancel = nullptr);
 
+// One node of a probe across nodes (probeNetwork).
+struct NetworkProbeNode {
+    dispatch::SshSession* session = nullptr;
+    std::string name;       // the node's name in the store
+    std::string runnerPath; // absolute path on the node
+    int ranks = 1;          // one per GPU measures what a training run's collectives cross
+    // How the other nodes reach this one; only the first node's is used (the rendezvous). Empty = its
+    // SSH host, as multi-node runs use.
+    std::string address;
+    std::map<std::string, std::string> env; // this node's ranks only (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME)
+};
+
+struct NetworkProbeTarget {
+    std::vector<NetworkProbeNode> nodes; // at least two; ranks are numbered in this order
+    std::string runRoot = ".cache/shardwise/probes";
+    int masterPort = 29500;
+    std::chrono::milliseconds pollInterval { 500 };
+};
+
+// The store name of a probe across nodes: the node names joined by '+' ("a+b").
+std::string networkProbeName(const std::vector<NetworkProbeNode>& nodes);
+
+// Probes the network between SSH nodes: one world of ranks over every node (rank 0 on the first, whose
+// address is the rendezvous), so the collectives the runner measures cross the network. Each node's
+// runner is checked first. request.node and request.ranks are set from the nodes; request.gpuId is
+// ignored: the probes are stored under networkProbeName() with no GPU preset, so no GPU's calibration
+// starts from collectives that crossed the network (calibrate::collectiveBusGBps reads their figure).
+ProbeSessionResult probeNetwork(ProbeRequest request, const NetworkProbeTarget& target, store::Database* db,
+                                const ProbeCallbacks& callbacks = {}, const std::atomic<bool>* cancel = nullptr);
+
 // Stores a successful probe's events (all ranks in one transaction) with the request's GPU preset,
 // or the one the device name matches; sets `stored`. A store that refuses them turns the result
 // into StoreRefused and keeps nothing of it. Faces that measure on a worker thread call this on the
