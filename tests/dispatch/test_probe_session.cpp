@@ -14,6 +14,7 @@
 #include "shardwise/store/nodes.hpp"
 #include "shardwise/store/probes.hpp"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
@@ -516,6 +517,39 @@ private slots:
         QVERIFY2(err.contains(named), qPrintable(err));
         store::Database db = store::Database::open(storePath());
         QCOMPARE(store::listProbes(db).size(), std::size_t(1));
+    }
+
+    // A copy of shardwise-cli outside the build tree (as installed) finds no runner: it never falls back
+    // to the runner of the tree it was built in. With the runner installed beside it, it uses that one.
+    void installedCliUsesOnlyTheRunnerBesideIt()
+    {
+        requireRunner();
+        const QString bin = m_dir.filePath(QStringLiteral("installed/bin"));
+        QVERIFY(QDir().mkpath(bin));
+        const QString cliCopy = bin + QStringLiteral("/shardwise-cli");
+        QFile::remove(cliCopy);
+        QVERIFY(QFile::copy(QStringLiteral(SHARDWISE_CLI), cliCopy));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("SHARDWISE_RUNNER"));
+        const QStringList args { QStringLiteral("nodes"),       QStringLiteral("probe"),
+                                 QStringLiteral("--local"),     QStringLiteral("--no-store"),
+                                 QStringLiteral("--max-bytes"), QString::number(kProbeBytes) };
+        QProcess alone;
+        alone.setProcessEnvironment(env);
+        alone.start(cliCopy, args);
+        QVERIFY(alone.waitForFinished(60000));
+        const QString err = QString::fromUtf8(alone.readAllStandardError());
+        QVERIFY2(alone.exitCode() == 1 && err.contains(QStringLiteral("no shardwise-runner found")), qPrintable(err));
+
+        QVERIFY(QFile::copy(QString::fromStdString(kRunner), bin + QStringLiteral("/shardwise-runner")));
+        QProcess beside;
+        beside.setProcessEnvironment(env);
+        beside.start(cliCopy, args);
+        QVERIFY(beside.waitForFinished(300000));
+        const QString besideErr = QString::fromUtf8(beside.readAllStandardError());
+        QVERIFY2(beside.exitCode() == 0, qPrintable(besideErr));
+        QVERIFY2(besideErr.contains(QStringLiteral("runner ") + bin + QStringLiteral("/shardwise-runner")),
+                 qPrintable(besideErr));
     }
 
     void cliRejectsBadUsage_data()

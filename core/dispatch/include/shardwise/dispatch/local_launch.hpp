@@ -84,9 +84,10 @@ int findFreePort();
 
 // The program that runs `backend` (runner_program.hpp). Native: $SHARDWISE_RUNNER when set (returned
 // even if it does not exist, so the caller can name the misconfiguration); else shardwise-runner
-// beside the running executable, in <exe>/../bin, or in the build tree's bin folder; nullopt when
-// none of them exists. Torch: $SHARDWISE_TORCH_RUNNER when set, else shardwise-torch-runner beside
-// $SHARDWISE_RUNNER when that is set, else the same places.
+// beside the running executable, in <exe>/../bin, or, for a program of the build tree itself (tests,
+// tools), in the build tree's bin folder; nullopt when none of them exists. Torch:
+// $SHARDWISE_TORCH_RUNNER when set, else shardwise-torch-runner beside $SHARDWISE_RUNNER when that is
+// set, else the same places.
 std::optional<std::filesystem::path> locateRunner(RunBackend backend = RunBackend::Native);
 
 } // namespace shardwise::dispatch
