@@ -270,6 +270,59 @@ private slots:
         }
     }
 
+    // A rank failing on one node stops the others once the peer grace has passed: they would otherwise
+    // wait on their missing peer until a collective timeout, or for ever. The failed rank keeps its own
+    // exit status; only the stopped ones are marked as stopped after a peer's failure.
+    void aFailedRankStopsItsPeersOnTheOtherNodesAfterTheGrace()
+    {
+        const auto sessions = connect();
+        RemoteLaunch launch = fakeLaunch({ "1000", "0.2", "0" });
+        launch.nodes[1].env = { { "FAKE_RANK_ARGS", "2 0.2 7" } };
+        const RemoteRun run = startRemoteRun(launch, sessions);
+        RemoteRunOffsets offsets;
+        FollowOptions options;
+        options.pollInterval = std::chrono::milliseconds(200);
+        options.cancelGrace = std::chrono::seconds(5);
+        options.peerGrace = std::chrono::seconds(1);
+        QElapsedTimer t;
+        t.start();
+        const RemoteRunResult result = followRemoteRun(run, sessions, offsets, {}, nullptr, options);
+        QVERIFY2(t.elapsed() < 60000, qPrintable(QString::number(t.elapsed())));
+        QVERIFY(result.peersStopped);
+        QVERIFY(!result.cancelled && !result.timedOut && !result.success());
+        for (const auto& r : result.ranks) {
+            if (r.node == 1) {
+                QCOMPARE(r.ending, CommandEnding::Exited);
+                QCOMPARE(r.exitCode, 7);
+                QVERIFY(!r.stoppedAfterPeerFailure);
+            } else {
+                QCOMPARE(r.ending, CommandEnding::Signalled);
+                QCOMPARE(QString::fromStdString(r.signal), QStringLiteral("TERM"));
+                QVERIFY(r.stoppedAfterPeerFailure);
+            }
+        }
+    }
+
+    // With the peer grace off, nothing is stopped: the follower waits for every rank.
+    void noPeerGraceLeavesThePeersRunning()
+    {
+        const auto sessions = connect();
+        RemoteLaunch launch = fakeLaunch({ "8", "0.2", "0" });
+        launch.nodes[1].env = { { "FAKE_RANK_ARGS", "1 0 7" } };
+        const RemoteRun run = startRemoteRun(launch, sessions);
+        RemoteRunOffsets offsets;
+        FollowOptions options;
+        options.pollInterval = std::chrono::milliseconds(200);
+        options.peerGrace = std::chrono::seconds(0);
+        const RemoteRunResult result = followRemoteRun(run, sessions, offsets, {}, nullptr, options);
+        QVERIFY(!result.peersStopped);
+        for (const auto& r : result.ranks) {
+            QCOMPARE(r.ending, CommandEnding::Exited);
+            QCOMPARE(r.exitCode, r.node == 1 ? 7 : 0);
+            QCOMPARE(r.events.size(), std::size_t(r.node == 1 ? 1 : 8));
+        }
+    }
+
     void cancelStopsEveryRankOnEveryNode()
     {
         const auto sessions = connect();

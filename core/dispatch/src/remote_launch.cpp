@@ -2,6 +2,7 @@
 
 #include "shardwise/dispatch/shell_quote.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -154,6 +155,24 @@ public:
             if (!st.finished)
                 return false;
         return true;
+    }
+
+    // Whether some rank has ended with a failure: a non-zero exit, a signal, or lost with its node.
+    bool anyFailed() const
+    {
+        for (const auto& [rank, st] : ranks)
+            if (st.finished && (st.outcome.ending != CommandEnding::Exited || st.outcome.exitCode != 0))
+                return true;
+        return false;
+    }
+
+    std::vector<int> unfinishedRanks() const
+    {
+        std::vector<int> out;
+        for (const auto& [rank, st] : ranks)
+            if (!st.finished)
+                out.push_back(rank);
+        return out;
     }
 
     void poll()
@@ -507,6 +526,8 @@ RemoteRunResult followRemoteRun(const RemoteRun& run, const std::vector<SshSessi
     const auto deadline = options.timeout.count() > 0 ? std::chrono::steady_clock::now() + options.timeout
                                                       : std::chrono::steady_clock::time_point::max();
     bool cancelled = false, timedOut = false, detached = false;
+    auto peerDeadline = std::chrono::steady_clock::time_point::max();
+    std::vector<int> stoppedRanks; // still running when the follower stopped them after a peer failed
     while (true) {
         follower.poll();
         if (follower.allFinished())
@@ -515,13 +536,24 @@ RemoteRunResult followRemoteRun(const RemoteRun& run, const std::vector<SshSessi
             detached = true;
             break;
         }
+        const auto now = std::chrono::steady_clock::now();
         const bool wantCancel = cancel && cancel->load();
-        const bool pastDeadline = std::chrono::steady_clock::now() >= deadline;
+        const bool pastDeadline = now >= deadline;
+        const bool stopping = cancelled || timedOut || !stoppedRanks.empty();
         if ((wantCancel && !cancelled) || (pastDeadline && !timedOut && !cancelled)) {
             cancelled = wantCancel;
             timedOut = !wantCancel;
             cancelRemoteRun(run, sessions, options.cancelGrace);
             continue; // collect the exit statuses the signals produced
+        }
+        if (!stopping && options.peerGrace.count() > 0) {
+            if (peerDeadline == std::chrono::steady_clock::time_point::max() && follower.anyFailed())
+                peerDeadline = now + options.peerGrace;
+            if (now >= peerDeadline) {
+                stoppedRanks = follower.unfinishedRanks();
+                cancelRemoteRun(run, sessions, options.cancelGrace);
+                continue;
+            }
         }
         std::this_thread::sleep_for(options.pollInterval);
     }
@@ -529,6 +561,9 @@ RemoteRunResult followRemoteRun(const RemoteRun& run, const std::vector<SshSessi
     result.detached = detached;
     result.cancelled = cancelled;
     result.timedOut = timedOut;
+    result.peersStopped = !stoppedRanks.empty();
+    for (RemoteRankOutcome& r : result.ranks)
+        r.stoppedAfterPeerFailure = std::find(stoppedRanks.begin(), stoppedRanks.end(), r.rank) != stoppedRanks.end();
     return result;
 }
 

@@ -98,6 +98,7 @@ Launch buildLaunch(const LaunchRequest& request)
     remote.runRoot = request.runRoot;
     launch.follow.pollInterval = std::chrono::milliseconds(500);
     launch.follow.timeout = request.timeout;
+    launch.follow.peerGrace = launch.peerGrace; // as the local launcher's: the same wait on every face
     for (const LaunchNode& node : request.nodes)
         remote.nodes.push_back({ node.runnerPath, request.ranksPerNode, {}, {} });
     if (remote.nodes.size() == 1) {

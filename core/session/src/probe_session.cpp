@@ -19,6 +19,7 @@ namespace {
 struct RankEnding {
     int rank = 0;
     bool exitedCleanly = false; // exit status 0, no signal, not lost
+    bool stoppedByLauncher = false; // stopped after a peer failed: that peer names the cause
     std::string ending;         // "exited with status 3", "killed by signal 9", "lost: ..."
     std::vector<protocol::Event> events;
     std::string logTail;
@@ -80,6 +81,8 @@ void concludeRanks(ProbeSessionResult& result, const ProbeRequest& request, std:
                     + std::string(protocol::errorKindId(error->kind)) + " error: " + error->message;
                 return;
             }
+    // A rank that failed on its own names the cause before one the launcher stopped after it.
+    std::stable_partition(ranks.begin(), ranks.end(), [](const RankEnding& r) { return !r.stoppedByLauncher; });
     for (const RankEnding& r : ranks)
         if (!r.exitedCleanly) {
             result.failure = ProbeFailure::RanksFailed;
@@ -333,6 +336,7 @@ ProbeSessionResult probeLocal(const ProbeRequest& request, const std::filesystem
         RankEnding e;
         e.rank = r.rank;
         e.exitedCleanly = r.exitCode == 0 && r.signal == 0;
+        e.stoppedByLauncher = r.killedByLauncher;
         e.ending = r.signal != 0 ? "was killed by signal " + std::to_string(r.signal)
                                  : "exited with status " + std::to_string(r.exitCode);
         e.events = r.events;
@@ -432,6 +436,7 @@ ProbeSessionResult probeOverSsh(const ProbeRequest& request, const std::vector<S
         RankEnding e;
         e.rank = r.rank;
         e.exitedCleanly = r.ending == dispatch::CommandEnding::Exited && r.exitCode == 0;
+        e.stoppedByLauncher = r.stoppedAfterPeerFailure;
         if (r.ending == dispatch::CommandEnding::Lost)
             e.ending = "was lost: " + r.lostReason;
         else if (r.ending == dispatch::CommandEnding::Signalled)

@@ -36,9 +36,9 @@ dispatch::LaunchResult asLaunchResult(const dispatch::RemoteRunResult& remote, d
             rank.exitCode = -1;
             if (r.ending == dispatch::CommandEnding::Signalled)
                 rank.signal = signalNumber(r.signal);
-            // Only a cancel or the timeout makes the launcher signal ranks; other signals came
-            // from elsewhere (the OOM killer, an operator).
-            rank.killedByLauncher = remote.cancelled || remote.timedOut;
+            // Only a cancel, the timeout or a peer's failure makes the launcher signal ranks; other
+            // signals came from elsewhere (the OOM killer, an operator).
+            rank.killedByLauncher = remote.cancelled || remote.timedOut || r.stoppedAfterPeerFailure;
             rank.timedOut = remote.timedOut;
         }
         launch.ranks.push_back(std::move(rank));

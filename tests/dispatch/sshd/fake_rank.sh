@@ -3,6 +3,12 @@
 # statuses, cancel, re-attach): one protocol "log" event per step naming its torchrun environment,
 # one stderr line per step, then the exit code it was given.
 # usage: fake_rank.sh STEPS PAUSE_SECONDS EXIT_CODE
+# $FAKE_RANK_ARGS ("STEPS PAUSE_SECONDS EXIT_CODE"), set in one node's environment, overrides the
+# arguments for that node's ranks: one node fails while the others run on.
+if [ -n "$FAKE_RANK_ARGS" ]; then
+    # shellcheck disable=SC2086
+    set -- $FAKE_RANK_ARGS
+fi
 steps=$1
 pause=$2
 code=$3

@@ -64,6 +64,8 @@ struct RemoteRankOutcome {
     int exitCode = -1;
     std::string signal;     // e.g. "TERM"
     std::string lostReason; // Lost only
+    // Still running when a peer failed and FollowOptions::peerGrace passed: the follower stopped it.
+    bool stoppedAfterPeerFailure = false;
     std::vector<protocol::Event> events;
     std::vector<std::string> protocolErrors;
     std::string logTail; // last ~8 KiB of stderr
@@ -76,6 +78,7 @@ struct RemoteRunResult {
     bool timedOut = false;
     bool detached = false; // following stopped on request; the ranks keep running on their nodes
     std::vector<int> lostNodes;
+    bool peersStopped = false; // a rank failed and the others were stopped after the peer grace
     bool success() const; // every rank exited 0 and none reported an error event
 };
 
@@ -88,6 +91,11 @@ struct FollowOptions {
     std::chrono::milliseconds pollInterval { 500 };
     std::chrono::seconds timeout { 0 };     // whole-run wall clock from now; 0 = none
     std::chrono::seconds cancelGrace { 5 }; // SIGTERM, then SIGKILL after this
+    // After the first rank ends with a failure (a non-zero exit, a signal, its node lost), how long the
+    // others get to end on their own (they should report a comm error) before they are stopped as
+    // for a cancel, so a failure on one node does not leave the others' ranks waiting on their peers.
+    // 0 = they are not stopped (the timeout, if any, still applies).
+    std::chrono::seconds peerGrace { 60 };
     // When set, following stops (the app closing) without touching the ranks; re-attach later
     // with the same offsets.
     const std::atomic<bool>* detach = nullptr;

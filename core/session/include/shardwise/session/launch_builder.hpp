@@ -9,7 +9,8 @@
 // - rendezvous port: the request's port when it names one, else 0: a port free on the rendezvous
 //   host when the ranks start (locally one the kernel hands out, on SSH nodes one of 29500-29999 that
 //   no socket on the first node uses, dispatch::pickFreeRemotePort);
-// - peer grace: kPeerGrace after a rank fails, unless the request names its own;
+// - peer grace: kPeerGrace after a rank fails (or its node is lost), unless the request names its own;
+//   then the other ranks are stopped, on this machine and on SSH nodes alike;
 // - CUDA graphs: a run whose step cannot be captured is refused naming why (validate), except that a
 //   series of strategies asked at once runs its offload strategies eager and says so in the note;
 // - rank layout: ranksPerNode ranks on each node; a run on one SSH node meets on that node's
