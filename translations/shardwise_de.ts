@@ -2389,6 +2389,53 @@
         <source>The torch backend cannot run there: %1.</source>
         <translation>Das torch-Backend kann dort nicht laufen: %1.</translation>
     </message>
+    <message>
+        <source>Probe net&amp;work…</source>
+        <translation>Netz&amp;werk messen…</translation>
+    </message>
+    <message>
+        <source>Measures the network between the selected SSH node and another: one probe over every GPU of both, whose collectives cross the network. The Plan page offers the result as an inter-node network.</source>
+        <translation>Misst das Netzwerk zwischen dem gewählten SSH-Knoten und einem weiteren: eine Messung über jede GPU beider Knoten, deren kollektive Operationen das Netzwerk überqueren. Die Seite „Planen“ bietet das Ergebnis als Netzwerk zwischen Knoten an.</translation>
+    </message>
+    <message>
+        <source>Probe network</source>
+        <translation>Netzwerk messen</translation>
+    </message>
+    <message>
+        <source>Measure the network between the selected node and:</source>
+        <translation>Das Netzwerk messen zwischen dem gewählten Knoten und:</translation>
+    </message>
+    <message>
+        <source>Select an SSH node to probe the network from.</source>
+        <translation>Wählen Sie einen SSH-Knoten, von dem aus das Netzwerk gemessen wird.</translation>
+    </message>
+    <message>
+        <source>%1 is not another SSH node of this workspace.</source>
+        <translation>%1 ist kein weiterer SSH-Knoten dieses Arbeitsbereichs.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Probing the network %1: %n rank(s), %2…</source>
+        <translation>
+            <numerusform>Messe das Netzwerk %1: %n Rang, %2…</numerusform>
+            <numerusform>Messe das Netzwerk %1: %n Ränge, %2…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The probe of the network %1 was cancelled; nothing was stored.</source>
+        <translation>Die Messung des Netzwerks %1 wurde abgebrochen; nichts wurde gespeichert.</translation>
+    </message>
+    <message>
+        <source>The probe of the network %1 failed: %2</source>
+        <translation>Die Messung des Netzwerks %1 ist fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <source>The network %1 was probed, but no collective was measured.</source>
+        <translation>Das Netzwerk %1 wurde gemessen, aber keine kollektive Operation.</translation>
+    </message>
+    <message>
+        <source>Network %1: collectives reached %2 GB/s bus bandwidth; the Plan page offers it as an inter-node network of %3 GB/s per node.</source>
+        <translation>Netzwerk %1: kollektive Operationen erreichten %2 GB/s Busbandbreite; die Seite „Planen“ bietet es als Netzwerk zwischen Knoten mit %3 GB/s pro Knoten an.</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::PlanForm</name>
@@ -2779,6 +2826,14 @@
     <message>
         <source>Custom GPU PCIe bandwidth</source>
         <translation>PCIe-Bandbreite der eigenen GPU</translation>
+    </message>
+    <message>
+        <source>Measured: %1 (%2 GB/s per node)</source>
+        <translation>Gemessen: %1 (%2 GB/s pro Knoten)</translation>
+    </message>
+    <message>
+        <source>Probed %1: collectives between the nodes reached %2 GB/s bus bandwidth, which the planner reaches at %3 GB/s per node.</source>
+        <translation>Gemessen %1: kollektive Operationen zwischen den Knoten erreichten %2 GB/s Busbandbreite, die der Planer bei %3 GB/s pro Knoten erreicht.</translation>
     </message>
 </context>
 <context>

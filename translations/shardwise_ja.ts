@@ -2379,6 +2379,52 @@
         <source>The torch backend cannot run there: %1.</source>
         <translation>torch バックエンドはそこで実行できません: %1。</translation>
     </message>
+    <message>
+        <source>Probe net&amp;work…</source>
+        <translation>ネットワークを計測(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>Measures the network between the selected SSH node and another: one probe over every GPU of both, whose collectives cross the network. The Plan page offers the result as an inter-node network.</source>
+        <translation>選択した SSH ノードと別のノードの間のネットワークを計測します。両ノードのすべての GPU で 1 回計測し、その集団通信がネットワークを通ります。計画ページは結果をノード間ネットワークとして提示します。</translation>
+    </message>
+    <message>
+        <source>Probe network</source>
+        <translation>ネットワークを計測</translation>
+    </message>
+    <message>
+        <source>Measure the network between the selected node and:</source>
+        <translation>選択したノードと次のノードの間のネットワークを計測:</translation>
+    </message>
+    <message>
+        <source>Select an SSH node to probe the network from.</source>
+        <translation>ネットワークを計測する起点の SSH ノードを選択してください。</translation>
+    </message>
+    <message>
+        <source>%1 is not another SSH node of this workspace.</source>
+        <translation>%1 はこのワークスペースの別の SSH ノードではありません。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Probing the network %1: %n rank(s), %2…</source>
+        <translation>
+            <numerusform>ネットワーク %1 を計測中: %n ランク、%2…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The probe of the network %1 was cancelled; nothing was stored.</source>
+        <translation>ネットワーク %1 の計測は中止されました。何も保存されていません。</translation>
+    </message>
+    <message>
+        <source>The probe of the network %1 failed: %2</source>
+        <translation>ネットワーク %1 の計測に失敗しました: %2</translation>
+    </message>
+    <message>
+        <source>The network %1 was probed, but no collective was measured.</source>
+        <translation>ネットワーク %1 を計測しましたが、集団通信は計測されませんでした。</translation>
+    </message>
+    <message>
+        <source>Network %1: collectives reached %2 GB/s bus bandwidth; the Plan page offers it as an inter-node network of %3 GB/s per node.</source>
+        <translation>ネットワーク %1: 集団通信のバス帯域幅は %2 GB/s でした。計画ページはこれをノードあたり %3 GB/s のノード間ネットワークとして提示します。</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::PlanForm</name>
@@ -2769,6 +2815,14 @@
     <message>
         <source>Custom GPU PCIe bandwidth</source>
         <translation>カスタム GPU の PCIe 帯域幅</translation>
+    </message>
+    <message>
+        <source>Measured: %1 (%2 GB/s per node)</source>
+        <translation>計測値: %1 (ノードあたり %2 GB/s)</translation>
+    </message>
+    <message>
+        <source>Probed %1: collectives between the nodes reached %2 GB/s bus bandwidth, which the planner reaches at %3 GB/s per node.</source>
+        <translation>%1 に計測: ノード間の集団通信のバス帯域幅は %2 GB/s で、プランナーはノードあたり %3 GB/s でこれに達します。</translation>
     </message>
 </context>
 <context>

@@ -6,7 +6,7 @@
 #include "run_nodes.hpp"
 #include "terminal_prompt.hpp"
 
-#include "shardwise/calibrate/probe.hpp"
+#include "shardwise/calibrate/network.hpp"
 #include "shardwise/dispatch/local_launch.hpp"
 #include "shardwise/session/node_management.hpp"
 #include "shardwise/session/prepared_runner.hpp"
@@ -122,24 +122,6 @@ std::filesystem::path localRunner(const ProbeOptions& o)
         "set SHARDWISE_RUNNER");
 }
 
-// The network a probe across nodes measured: the collectives' bus bandwidth as rank 0 saw it (every
-// rank's ring crosses the same links), and the nominal --inter-node-gbps it plans as: the planner
-// takes 80 % (inter_node_bus_efficiency) of that figure as the bus bandwidth across nodes.
-struct NetworkFigures {
-    double busGBps = 0;
-    double interNodeGBps = 0;
-};
-
-std::optional<NetworkFigures> networkFigures(const session::ProbeSessionResult& result)
-{
-    if (result.events.empty())
-        return std::nullopt;
-    const auto bus = calibrate::collectiveBusGBps(result.events.front().results);
-    if (!bus)
-        return std::nullopt;
-    return NetworkFigures { *bus, *bus / Calibration {}.interNodeBusEfficiency };
-}
-
 int probeBetweenNodes(const ProbeOptions& o, store::Database& db, const store::Node& first, std::ostream& out,
                       std::ostream& err)
 {
@@ -211,7 +193,7 @@ int probeBetweenNodes(const ProbeOptions& o, store::Database& db, const store::N
     InterruptOnSignals cancelOnSignals;
     session::ProbeSessionResult result
         = session::probeNetwork(request, target, o.record ? &db : nullptr, callbacks, &terminalInterrupt());
-    const auto figures = networkFigures(result);
+    const auto figures = calibrate::measuredNetwork(name, result.events);
     if (o.json) {
         nlohmann::json j = toJson(result, name, "ssh");
         j["network"] = { { "nodes", nlohmann::json::array() }, { "ranks", result.events.size() } };

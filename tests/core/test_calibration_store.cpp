@@ -2,6 +2,7 @@
 // `shardwise-cli run` records them become observations; the calibration says where it came from;
 // and `shardwise-cli compare` reports predicted against measured as a table, JSON and CSV.
 #include "shardwise/calibrate/from_store.hpp"
+#include "shardwise/calibrate/network.hpp"
 #include "shardwise/spec/presets.hpp"
 #include "shardwise/store/probes.hpp"
 #include "shardwise/store/run_recorder.hpp"
@@ -148,6 +149,57 @@ private slots:
         QVERIFY(latestProbe(db, "", "h200").has_value());
         QVERIFY(!latestProbe(db, "box-b").has_value());
         QVERIFY(listProbes(db, std::string("box-b")).empty());
+    }
+
+    // Probes across nodes are read back per network: the newest probing of each, rank 0's slowest
+    // collective at its largest size, and the nominal figure it plans as; single-node probes are not
+    // networks, and a name that does not join node names is none.
+    void networkProbesAreReadNewestFirstPerNetwork()
+    {
+        QCOMPARE(calibrate::networkNodes("a+b"), (std::vector<std::string> { "a", "b" }));
+        QVERIFY(calibrate::networkNodes("box-a").empty());
+        QVERIFY(calibrate::networkNodes("a++b").empty());
+        Database db = Database::open(m_dir.filePath(QStringLiteral("networks.sqlite")).toStdString());
+        auto probing = [&db](const std::string& name, double at, double allReduce) {
+            std::vector<StoredProbe> ranks;
+            for (int rank : { 1, 0 }) {
+                StoredProbe p;
+                p.node = name;
+                p.measuredAt = at;
+                p.event.rank = rank;
+                p.event.world = 2;
+                p.event.deviceName = "cpu";
+                // Rank 1 measured a faster ring than rank 0: rank 0's figures are the ones reported.
+                const double scale = rank == 0 ? 1.0 : 2.0;
+                p.event.results = { { "all_gather", 1 << 20, 3.0 * allReduce * scale, "GB/s", 5 },
+                                    { "all_gather", 1 << 24, 2.0 * allReduce * scale, "GB/s", 5 },
+                                    { "all_reduce", 1 << 24, allReduce * scale, "GB/s", 5 },
+                                    { "all_reduce", 1 << 20, 0.1 * allReduce * scale, "GB/s", 5 } };
+                ranks.push_back(p);
+            }
+            const auto ids = saveProbes(db, ranks);
+            return ids.back(); // rank 0's
+        };
+        probing("a+b", 1000, 10);
+        const std::int64_t newest = probing("a+b", 3000, 20);
+        probing("c+d", 2000, 5);
+        StoredProbe single;
+        single.node = "a";
+        single.measuredAt = 4000;
+        single.event.deviceName = "cpu";
+        single.event.results = { { "all_reduce", 1 << 24, 99.0, "GB/s", 5 } };
+        saveProbe(db, single);
+
+        const auto networks = calibrate::measuredNetworks(db);
+        QCOMPARE(networks.size(), std::size_t(2));
+        QCOMPARE(networks[0].name, std::string("a+b"));
+        QCOMPARE(networks[0].busGBps, 20.0);
+        QCOMPARE(networks[0].interNodeGBps, 20.0 / Calibration {}.interNodeBusEfficiency);
+        QCOMPARE(networks[0].probeId, newest);
+        QCOMPARE(networks[0].measuredAt, 3000.0);
+        QCOMPARE(networks[0].ranks, 2);
+        QCOMPARE(networks[1].name, std::string("c+d"));
+        QCOMPARE(networks[1].busGBps, 5.0);
     }
 
     void probeWithoutResultsIsRefused()

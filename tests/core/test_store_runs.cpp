@@ -478,6 +478,7 @@ private slots:
         QTest::addColumn<QString>("problem");
         QTest::addColumn<QString>("field");
         QTest::newRow("empty name") << QStringLiteral("name") << QStringLiteral("node.name");
+        QTest::newRow("name with '+'") << QStringLiteral("plus") << QStringLiteral("node.name: 'a+b' contains '+'");
         QTest::newRow("ssh without host") << QStringLiteral("host") << QStringLiteral("node.host");
         QTest::newRow("nccl setting not a variable name")
             << QStringLiteral("nccl-name") << QStringLiteral("node.nccl_env");
@@ -499,6 +500,8 @@ private slots:
         n.user = "u";
         if (problem == QStringLiteral("name"))
             n.name.clear();
+        else if (problem == QStringLiteral("plus"))
+            n.name = "a+b";
         else if (problem == QStringLiteral("host"))
             n.host.clear();
         else if (problem == QStringLiteral("nccl-name"))

@@ -8,6 +8,7 @@
 #include "sshd/sshd_fixture.hpp"
 
 #include "shardwise/calibrate/from_store.hpp"
+#include "shardwise/calibrate/network.hpp"
 #include "shardwise/calibrate/probe.hpp"
 #include "shardwise/session/probe_session.hpp"
 #include "shardwise/spec/presets.hpp"
@@ -436,6 +437,13 @@ private slots:
         QCOMPARE(calibrate::collectiveBusGBps(rank0->event.results), std::optional<double>(bus));
         QVERIFY(store::listProbes(db, std::string("node-a")).empty());
         QVERIFY(!store::latestProbe(db, "", "h200"));
+        // The Plan page's network list reads the same figures back from the store.
+        const auto networks = calibrate::measuredNetworks(db);
+        QCOMPARE(networks.size(), std::size_t(1));
+        QCOMPARE(networks.front().name, std::string("node-a+node-b"));
+        QCOMPARE(networks.front().nodes, (std::vector<std::string> { "node-a", "node-b" }));
+        QCOMPARE(networks.front().busGBps, bus);
+        QCOMPARE(networks.front().probeId, rank0->id);
 
         // The table says the same figure.
         QProcess table;

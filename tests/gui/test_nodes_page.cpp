@@ -7,7 +7,8 @@
 // build takes seconds, not the real runner's many minutes on 2 cores), reports its progress, ends
 // with the node prepared and is served from the node's cache the second time; cancel stops it.
 // Probe on this machine runs the build's real runner (--device cpu), stores the probe and shows its
-// figures in the facts panel; a cancelled probe and a missing runner store nothing.
+// figures in the facts panel; a cancelled probe and a missing runner store nothing. Probe network
+// runs the real runner on two SSH nodes of the loopback sshd and the Plan form offers its figure.
 #include "gui_test_main.hpp"
 
 #include "jobs/node_job.hpp"
@@ -18,8 +19,10 @@
 #include "pages/nodes/host_key_trust_dialog.hpp"
 #include "pages/nodes/nodes_page.hpp"
 #include "pages/nodes/ssh_node_dialog.hpp"
+#include "pages/plan/plan_form.hpp"
 #include "workspace/workspace.hpp"
 
+#include "shardwise/calibrate/network.hpp"
 #include "shardwise/session/prepared_runner.hpp"
 #include "shardwise/store/probes.hpp"
 
@@ -28,6 +31,7 @@
 #endif
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
@@ -43,6 +47,7 @@
 #include <QTemporaryDir>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <unistd.h>
 
@@ -86,6 +91,7 @@ private slots:
     void probeWithoutRunnerSaysSoAndStoresNothing();
     void aliasWhoseConfigGivesAUserNeedsNoneInTheDialog();
     void ncclSettingsAreEditedPerNode();
+    void networkProbeIsStoredAndOfferedOnThePlanPage();
 
 private:
 #ifdef SHARDWISE_HAVE_SSHD_FIXTURE
@@ -719,6 +725,62 @@ void TestNodesPage::probeWithoutRunnerSaysSoAndStoresNothing()
         QStringLiteral("The probe of local failed: no shardwise-runner at %1").arg(QString::fromStdString(missing)));
     QVERIFY(store::listProbes(*m_workspace->database()).empty());
     QCOMPARE(m_page->factsModel()->valueOf(QStringLiteral("Probed")), QString());
+}
+
+void TestNodesPage::networkProbeIsStoredAndOfferedOnThePlanPage()
+{
+#ifndef SHARDWISE_HAVE_SSHD_FIXTURE
+    QSKIP("built without the sshd fixture");
+#else
+    const QString runner = QStringLiteral(SHARDWISE_TEST_RUNNER);
+    if (runner.isEmpty() || !QFileInfo::exists(runner))
+        QSKIP("shardwise-runner is not built in this build tree");
+    testing::SshdFixture sshd;
+    QVERIFY(sshd.start().isEmpty());
+    m_page->job()->setSshOptions(sshd.options());
+    m_page->probeJob()->setMaxBytes(std::int64_t { 2 } << 20);
+    qint64 first = 0;
+    for (const char* name : { "box-a", "box-b" }) {
+        store::Node node = trustedLoopbackNode(sshd);
+        node.name = name;
+        node.facts = { { "prepared_runner", { { "path", runner.toStdString() } } } };
+        node.ncclEnv = { { "GLOO_SOCKET_IFNAME", "lo" } }; // both "nodes" are this machine's loopback
+        const qint64 id = store::addNode(*m_workspace->database(), node);
+        first = first ? first : id;
+    }
+    m_page->reload();
+    m_page->selectNode(first);
+    QVERIFY(m_page->probeNetworkButton()->isEnabled());
+    QSignalSpy finished(m_page->probeJob(), &ProbeJob::finished);
+    QVERIFY(m_page->probeNetworkWith({ QStringLiteral("box-b") }));
+    QVERIFY(!m_page->probeNetworkButton()->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 300'000);
+    const QString status = m_page->statusLine()->text();
+    QVERIFY2(!m_page->statusLine()->property("problem").toBool(), qPrintable(status));
+    const auto networks = calibrate::measuredNetworks(*m_workspace->database());
+    QCOMPARE(networks.size(), std::size_t(1));
+    const calibrate::MeasuredNetwork& n = networks.front();
+    QCOMPARE(n.name, std::string("box-a+box-b"));
+    QCOMPARE(n.ranks, 2);
+    QCOMPARE(store::listProbes(*m_workspace->database(), n.name).size(), std::size_t(2));
+    // The status line and the Plan form say the same figures.
+    const QLocale locale;
+    QVERIFY2(status.contains(locale.toString(n.busGBps, 'f', 2))
+                 && status.contains(locale.toString(n.interNodeGBps, 'f', 1)),
+             qPrintable(status));
+    PlanForm form;
+    form.setMeasuredNetworks(networks);
+    auto* combo = form.findChild<QComboBox*>(QStringLiteral("interNodeCombo"));
+    auto* spin = form.findChild<QDoubleSpinBox*>(QStringLiteral("interNodeSpin"));
+    QVERIFY(combo && spin);
+    const int measured = combo->findData(QStringLiteral("measured:box-a+box-b"));
+    QVERIFY(measured >= 0);
+    combo->setCurrentIndex(measured);
+    const double scale = std::pow(10.0, spin->decimals()); // the figure as the spin box holds it
+    QCOMPARE(spin->value(), std::round(n.interNodeGBps * scale) / scale);
+    QVERIFY(combo->currentText().contains(locale.toString(spin->value(), 'f', spin->decimals())));
+    QVERIFY(!spin->isEnabled());
+#endif
 }
 
 SHARDWISE_GUI_TEST_MAIN(TestNodesPage)

@@ -20,6 +20,17 @@ session::ProbeSessionResult failed(session::ProbeFailure failure, std::string re
     return r;
 }
 
+// The node's SSH session; a failure to open it names the node.
+std::unique_ptr<dispatch::SshSession> openSession(const store::Node& node, const dispatch::SshOptions& options,
+                                                  const std::atomic<bool>* cancel)
+{
+    try {
+        return session::openNodeSession(node, options, cancel);
+    } catch (const dispatch::SshError& e) {
+        throw dispatch::SshError(e.failure(), node.name + ": " + e.what(), e.hostKey());
+    }
+}
+
 } // namespace
 
 ProbeJob::ProbeJob(QObject* parent)
@@ -57,16 +68,94 @@ bool ProbeJob::probe(const store::Node& node)
 {
     if (m_nodeId != 0 || node.id == 0)
         return false;
-    m_nodeId = node.id;
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
-    emit busyChanged(true);
     const session::ProbeRequest request = requestFor(node);
     const dispatch::SshOptions options = m_options;
     const std::optional<std::filesystem::path> localRunner = m_localRunner ? m_localRunner : dispatch::locateRunner();
-    const std::shared_ptr<std::atomic<bool>> cancel = m_cancel;
-    const qint64 nodeId = node.id;
+    start(node.id, request,
+          [node, options, localRunner](const session::ProbeRequest& asked, const session::ProbeCallbacks& callbacks,
+                                       const std::atomic<bool>* cancel) {
+              if (node.kind == store::NodeKind::Local) {
+                  if (!localRunner)
+                      return failed(session::ProbeFailure::RunnerMissing,
+                                    "no shardwise-runner beside Shardwise; set SHARDWISE_RUNNER to one");
+                  return session::probeLocal(asked, *localRunner, nullptr, callbacks, cancel);
+              }
+              const std::string runner = session::preparedRunnerPath(node.facts);
+              if (runner.empty())
+                  return failed(session::ProbeFailure::RunnerMissing,
+                                node.name + " has no prepared runner; prepare it first");
+              auto ssh = openSession(node, options, cancel);
+              session::RemoteProbeTarget target;
+              target.session = ssh.get();
+              target.runnerPath = runner;
+              // Not the default 29500, which a torchrun of the node's user may hold.
+              target.masterPort = dispatch::pickFreeRemotePort(*ssh, 29500, 29999);
+              return session::probeRemote(asked, target, nullptr, callbacks, cancel);
+          });
+    return true;
+}
 
-    m_pool.start([this, node, nodeId, request, options, localRunner, cancel] {
+bool ProbeJob::probeNetwork(const std::vector<store::Node>& nodes)
+{
+    if (m_nodeId != 0 || nodes.size() < 2 || nodes.front().id == 0)
+        return false;
+    for (const store::Node& n : nodes)
+        if (n.kind != store::NodeKind::Ssh)
+            return false;
+    const session::ProbeRequest request = networkRequestFor(nodes);
+    const dispatch::SshOptions options = m_options;
+    start(nodes.front().id, request,
+          [nodes, options](const session::ProbeRequest& asked, const session::ProbeCallbacks& callbacks,
+                           const std::atomic<bool>* cancel) {
+              std::vector<std::unique_ptr<dispatch::SshSession>> sessions;
+              session::NetworkProbeTarget target;
+              for (const store::Node& n : nodes) {
+                  session::NetworkProbeNode node;
+                  node.name = n.name;
+                  node.runnerPath = session::preparedRunnerPath(n.facts);
+                  if (node.runnerPath.empty())
+                      return failed(session::ProbeFailure::RunnerMissing,
+                                    n.name + " has no prepared runner; prepare it first");
+                  const int gpus = session::knownGpuCount(n.facts);
+                  node.ranks = asked.device == DeviceKind::Cuda && gpus > 0 ? gpus : 1;
+                  node.env = n.ncclEnv; // the node's NCCL settings, as its runs get them
+                  sessions.push_back(openSession(n, options, cancel));
+                  node.session = sessions.back().get();
+                  target.nodes.push_back(std::move(node));
+              }
+              // The rendezvous is on the first node: a port no socket there uses.
+              target.masterPort = dispatch::pickFreeRemotePort(*sessions.front(), 29500, 29999);
+              return session::probeNetwork(asked, target, nullptr, callbacks, cancel);
+          });
+    return true;
+}
+
+session::ProbeRequest ProbeJob::networkRequestFor(const std::vector<store::Node>& nodes) const
+{
+    session::ProbeRequest request;
+    std::vector<session::NetworkProbeNode> named;
+    bool allGpus = !nodes.empty();
+    for (const store::Node& n : nodes) {
+        named.push_back({ nullptr, n.name, {}, 1, {}, {} });
+        allGpus = allGpus && session::knownGpuCount(n.facts) > 0;
+    }
+    request.node = session::networkProbeName(named);
+    request.device = allGpus ? DeviceKind::Cuda : DeviceKind::Cpu;
+    request.ranks = 0;
+    for (const store::Node& n : nodes)
+        request.ranks += allGpus ? session::knownGpuCount(n.facts) : 1;
+    request.maxBytes = m_maxBytes;
+    request.timeout = std::chrono::seconds(900);
+    return request;
+}
+
+void ProbeJob::start(qint64 nodeId, const session::ProbeRequest& request, Measure measure)
+{
+    m_nodeId = nodeId;
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    emit busyChanged(true);
+    const std::shared_ptr<std::atomic<bool>> cancel = m_cancel;
+    m_pool.start([this, nodeId, request, measure = std::move(measure), cancel] {
         QElapsedTimer sinceReport; // invalid until the first line is reported
         session::ProbeCallbacks callbacks;
         callbacks.onLog = [&](int rank, const std::string& line) {
@@ -80,35 +169,13 @@ bool ProbeJob::probe(const store::Node& node)
         };
         session::ProbeSessionResult result;
         try {
-            if (node.kind == store::NodeKind::Local) {
-                if (!localRunner)
-                    result = failed(
-                        session::ProbeFailure::RunnerMissing,
-                        "no shardwise-runner beside Shardwise or in its build tree; set SHARDWISE_RUNNER to one");
-                else
-                    result = session::probeLocal(request, *localRunner, nullptr, callbacks, cancel.get());
-            } else {
-                const std::string runner = session::preparedRunnerPath(node.facts);
-                if (runner.empty()) {
-                    result = failed(session::ProbeFailure::RunnerMissing,
-                                    node.name + " has no prepared runner; prepare it first");
-                } else {
-                    auto ssh = session::openNodeSession(node, options, cancel.get());
-                    session::RemoteProbeTarget target;
-                    target.session = ssh.get();
-                    target.runnerPath = runner;
-                    // Not the default 29500, which a torchrun of the node's user may hold.
-                    target.masterPort = dispatch::pickFreeRemotePort(*ssh, 29500, 29999);
-                    result = session::probeRemote(request, target, nullptr, callbacks, cancel.get());
-                }
-            }
+            result = measure(request, callbacks, cancel.get());
         } catch (const dispatch::SshError& e) {
             std::string hint;
             if (e.failure() == dispatch::SshFailure::HostKeyUnknown
                 || e.failure() == dispatch::SshFailure::HostKeyChanged)
                 hint = " (decide about its host key with Test connection first)";
-            result
-                = failed(session::ProbeFailure::Unreachable, "cannot connect to " + node.name + ": " + e.what() + hint);
+            result = failed(session::ProbeFailure::Unreachable, "cannot connect to " + std::string(e.what()) + hint);
         } catch (const std::exception& e) {
             result = failed(session::ProbeFailure::RanksFailed, e.what());
         }
@@ -121,7 +188,6 @@ bool ProbeJob::probe(const store::Node& node)
             },
             Qt::QueuedConnection);
     });
-    return true;
 }
 
 } // namespace shardwise::gui

@@ -13,8 +13,10 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace shardwise::gui {
 
@@ -35,8 +37,15 @@ public:
     // one CPU rank.
     session::ProbeRequest requestFor(const store::Node& node) const;
 
+    // What a probe of the network between `nodes` runs: every GPU of each node when all of them list
+    // GPUs, else one CPU rank each; request.node is the network's name ("a+b").
+    session::ProbeRequest networkRequestFor(const std::vector<store::Node>& nodes) const;
+
     // False when a probe is already running.
     bool probe(const store::Node& node);
+    // The network between SSH nodes (session::probeNetwork), reported as a probe of the first node
+    // whose request names the network. False when a probe is running or a node is not an SSH node.
+    bool probeNetwork(const std::vector<store::Node>& nodes);
     bool busy() const { return m_nodeId != 0; }
     qint64 nodeId() const { return m_nodeId; }
 
@@ -51,6 +60,11 @@ signals:
     void busyChanged(bool busy);
 
 private:
+    using Measure = std::function<session::ProbeSessionResult(
+        const session::ProbeRequest&, const session::ProbeCallbacks&, const std::atomic<bool>* cancel)>;
+    // Runs `measure` on the pool and reports it as `nodeId`'s probe; SSH failures become Unreachable.
+    void start(qint64 nodeId, const session::ProbeRequest& request, Measure measure);
+
     dispatch::SshOptions m_options;
     std::optional<std::filesystem::path> m_localRunner;
     std::optional<std::int64_t> m_maxBytes;

@@ -18,9 +18,9 @@ namespace {
 // One rank's ending, from the local launcher or the remote follower alike.
 struct RankEnding {
     int rank = 0;
-    bool exitedCleanly = false; // exit status 0, no signal, not lost
+    bool exitedCleanly = false;     // exit status 0, no signal, not lost
     bool stoppedByLauncher = false; // stopped after a peer failed: that peer names the cause
-    std::string ending;         // "exited with status 3", "killed by signal 9", "lost: ..."
+    std::string ending;             // "exited with status 3", "killed by signal 9", "lost: ..."
     std::vector<protocol::Event> events;
     std::string logTail;
 };
@@ -477,6 +477,12 @@ ProbeSessionResult probeRemote(const ProbeRequest& request, const RemoteProbeTar
     return result;
 }
 
+void storeNetworkProbes(ProbeSessionResult& result, const std::string& name, store::Database& db)
+{
+    if (result.ok() && !result.events.empty())
+        storeProbeEvents(result, name, {}, db);
+}
+
 std::string networkProbeName(const std::vector<NetworkProbeNode>& nodes)
 {
     std::string name;
@@ -506,8 +512,8 @@ ProbeSessionResult probeNetwork(ProbeRequest request, const NetworkProbeTarget& 
     request.node = networkProbeName(target.nodes);
     ProbeSessionResult result = probeOverSsh(request, nodes, target.runRoot, target.masterPort, target.pollInterval,
                                              where, callbacks, cancel);
-    if (db && result.ok() && !result.events.empty())
-        storeProbeEvents(result, request.node, {}, *db);
+    if (db)
+        storeNetworkProbes(result, request.node, *db);
     return result;
 }
 

@@ -109,6 +109,10 @@ void validateNode(const Node& node)
 {
     if (node.name.empty())
         throw StoreError("node.name: must not be empty");
+    // Probes of the network between nodes are stored under the nodes' names joined by '+'.
+    if (node.name.find('+') != std::string::npos)
+        throw StoreError("node.name: '" + node.name
+                         + "' contains '+', which joins node names in the name of a network probe");
     if (node.port < 1 || node.port > 65535)
         throw StoreError("node.port: must be in [1, 65535], got " + std::to_string(node.port));
     if (node.kind == NodeKind::Ssh) {

@@ -92,6 +92,10 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
         tr("Measures the node's matmul rate, copy bandwidths, CPU AdamW rate and, with several GPUs, collective "
            "bandwidths with the runner, and stores them for calibrated plans."));
     m_cancelProbe = button(tr("Cance&l probe"), "cancelProbe", tr("Stops the probe's runner processes on the node."));
+    m_probeNetwork = button(tr("Probe net&work…"), "probeNetwork",
+                            tr("Measures the network between the selected SSH node and another: one probe over every "
+                               "GPU of both, whose collectives cross the network. The Plan page offers the result "
+                               "as an inter-node network."));
     m_cancelProbe->setEnabled(false);
     m_probeProgress = new QProgressBar(this);
     m_probeProgress->setObjectName(QStringLiteral("probeProgress"));
@@ -108,7 +112,7 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
     // done to the selected node.
     auto* buttons = new QVBoxLayout;
     auto* listRow = new QHBoxLayout;
-    for (QPushButton* b : { m_addLocal, m_addSsh, m_remove, m_ncclEnv })
+    for (QPushButton* b : { m_addLocal, m_addSsh, m_remove, m_ncclEnv, m_probeNetwork })
         listRow->addWidget(b);
     listRow->addStretch(1);
     auto* actionRow = new QHBoxLayout;
@@ -118,8 +122,8 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
     buttons->addLayout(listRow);
     buttons->addLayout(actionRow);
     QWidget* previous = nullptr; // Tab follows the rows
-    for (QPushButton* b : { m_addLocal, m_addSsh, m_remove, m_ncclEnv, m_test, m_discover, m_prepare, m_cancelPrepare,
-                            m_probe, m_cancelProbe }) {
+    for (QPushButton* b : { m_addLocal, m_addSsh, m_remove, m_ncclEnv, m_probeNetwork, m_test, m_discover, m_prepare,
+                            m_cancelPrepare, m_probe, m_cancelProbe }) {
         if (previous)
             setTabOrder(previous, b);
         previous = b;
@@ -157,6 +161,7 @@ NodesPage::NodesPage(Workspace& workspace, QWidget* parent)
     connect(m_job, &NodeJob::prepared, this, &NodesPage::onPrepared);
     connect(m_probe, &QPushButton::clicked, this, &NodesPage::probeSelected);
     connect(m_cancelProbe, &QPushButton::clicked, this, &NodesPage::cancelProbe);
+    connect(m_probeNetwork, &QPushButton::clicked, this, &NodesPage::probeNetworkInteractively);
     connect(m_probeJob, &ProbeJob::progress, this, [this](qint64, const QString& line) { setStatus(line, false); });
     connect(m_probeJob, &ProbeJob::finished, this, &NodesPage::onProbeFinished);
     connect(m_probeJob, &ProbeJob::busyChanged, this, [this](bool busy) {
@@ -256,6 +261,8 @@ void NodesPage::updateButtons()
     m_cancelPrepare->setEnabled(m_preparing != 0);
     m_probe->setEnabled(writable && node && !m_probeJob->busy());
     m_cancelProbe->setEnabled(m_probeJob->busy());
+    m_probeNetwork->setEnabled(writable && node && node->kind == store::NodeKind::Ssh && !m_probeJob->busy()
+                               && !otherSshNodes().isEmpty());
     m_ncclEnv->setEnabled(writable && node);
 }
 

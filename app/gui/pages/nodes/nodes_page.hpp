@@ -63,6 +63,10 @@ public:
     // The open NCCL settings dialog, if any.
     QInputDialog* ncclDialog() const { return m_ncclDialog.data(); }
     QPushButton* cancelProbeButton() const { return m_cancelProbe; }
+    QPushButton* probeNetworkButton() const { return m_probeNetwork; }
+    // Probes the network between the selected SSH node and the SSH nodes named (Probe network's
+    // choice); false, saying why on the status line, when it cannot start.
+    bool probeNetworkWith(const QStringList& others);
     QProgressBar* probeProgress() const { return m_probeProgress; }
     QLabel* statusLine() const { return m_status; }
     // The open host-key dialog, if the last SSH request met an untrusted key.
@@ -95,6 +99,7 @@ public slots:
     void discoverSelected();
     void removeSelected();
     void probeSelected();
+    void probeNetworkInteractively();
     void cancelProbe();
     void addSshNodeInteractively();
     void editNcclEnvironmentOfSelected();
@@ -113,6 +118,8 @@ private:
     void endPreparation();
     void onProbeFinished(qint64 nodeId, const session::ProbeRequest& request,
                          const session::ProbeSessionResult& result);
+    void onNetworkProbeFinished(const session::ProbeRequest& request, const session::ProbeSessionResult& result);
+    QStringList otherSshNodes() const; // the SSH nodes besides the selected one
 
     Workspace& m_workspace;
     NodeJob* m_job = nullptr;
@@ -131,6 +138,7 @@ private:
     QProgressBar* m_prepareProgress = nullptr;
     QPushButton* m_probe = nullptr;
     QPushButton* m_cancelProbe = nullptr;
+    QPushButton* m_probeNetwork = nullptr;
     QPushButton* m_ncclEnv = nullptr;
     QPointer<QInputDialog> m_ncclDialog;
     QProgressBar* m_probeProgress = nullptr;

@@ -9,6 +9,7 @@
 #include "pages/nodes/ssh_node_dialog.hpp"
 #include "workspace/workspace.hpp"
 
+#include "shardwise/calibrate/network.hpp"
 #include "shardwise/session/node_management.hpp"
 
 #include <QInputDialog>
@@ -131,6 +132,10 @@ void NodesPage::cancelProbe()
 void NodesPage::onProbeFinished(qint64 nodeId, const session::ProbeRequest& request,
                                 const session::ProbeSessionResult& measured)
 {
+    if (!calibrate::networkNodes(request.node).empty()) {
+        onNetworkProbeFinished(request, measured);
+        return;
+    }
     const std::optional<store::Node> node = storedNode(nodeId);
     const QString name = node ? QString::fromStdString(node->name) : QString::fromStdString(request.node);
     session::ProbeSessionResult result = measured;

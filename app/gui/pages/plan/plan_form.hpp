@@ -4,6 +4,7 @@
 // accumulation, sequence, allocator setting, CUDA graphs and activation checkpointing.
 // Emits configurationChanged() on every edit; the page re-plans from input().
 
+#include "shardwise/calibrate/network.hpp"
 #include "shardwise/estimate/estimate.hpp"
 #include "shardwise/frameworks/configs.hpp"
 
@@ -51,6 +52,9 @@ public:
     void setGpuCount(int gpusPerNode, int nodes);
     void setSequence(int microBatch, int seqLen);
     void selectFramework(Framework f);
+    // The networks between nodes the store holds a probe of (calibrate::measuredNetworks), offered in
+    // the inter-node list after the presets as "Measured: a+b"; the current choice is kept.
+    void setMeasuredNetworks(const std::vector<calibrate::MeasuredNetwork>& networks);
     // Fills the form with the settings a ds_config.json or Accelerate YAML stated (core/frameworks);
     // the rest stays. Throws SpecError naming the key when the settings cannot be applied.
     void applyImported(const frameworks::ImportedSettings& settings);

@@ -8,13 +8,18 @@
 #include "shardwise/spec/presets.hpp"
 
 #include <QComboBox>
+#include <QDateTime>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
+#include <QSignalBlocker>
 #include <QSpinBox>
+
+#include <algorithm>
+#include <cmath>
 
 namespace shardwise::gui {
 
@@ -131,6 +136,49 @@ QGroupBox* PlanForm::createHardwareBox()
     m_hostRamGiB->setSingleStep(64);
     hardwareForm->addRow(tr("Host &RAM per node:"), m_hostRamGiB);
     return hardwareBox;
+}
+
+void PlanForm::setMeasuredNetworks(const std::vector<calibrate::MeasuredNetwork>& networks)
+{
+    const QString current = m_interNode->currentData().toString();
+    const double gbps = m_interNodeGBps->value();
+    {
+        const QSignalBlocker block(m_interNode);
+        for (int i = m_interNode->count() - 1; i >= 0; --i)
+            if (m_interNode->itemData(i).toString().startsWith(kMeasuredNetworkPrefix))
+                m_interNode->removeItem(i);
+        const QLocale locale;
+        int at = m_interNode->findData(kCustomNetwork);
+        const double scale = std::pow(10.0, m_interNodeGBps->decimals());
+        for (const calibrate::MeasuredNetwork& n : networks) {
+            const QString name = QString::fromStdString(n.name);
+            // The figure as the spin box holds it, so the entry, the plan and a saved form agree.
+            const double planned = std::max(m_interNodeGBps->minimum(), std::round(n.interNodeGBps * scale) / scale);
+            m_interNode->insertItem(at,
+                                    tr("Measured: %1 (%2 GB/s per node)")
+                                        .arg(name, locale.toString(planned, 'f', m_interNodeGBps->decimals())),
+                                    kMeasuredNetworkPrefix + name);
+            m_interNode->setItemData(at, planned, kGBpsRole);
+            m_interNode->setItemData(
+                at,
+                tr("Probed %1: collectives between the nodes reached %2 GB/s bus bandwidth, "
+                   "which the planner reaches at %3 GB/s per node.")
+                    .arg(QDateTime::fromSecsSinceEpoch(static_cast<qint64>(n.measuredAt)).toString(Qt::ISODate),
+                         locale.toString(n.busGBps, 'f', 2), locale.toString(n.interNodeGBps, 'f', 1)),
+                Qt::ToolTipRole);
+            ++at;
+        }
+        int keep = m_interNode->findData(current);
+        if (keep < 0) // a measurement no longer stored: its figure stays, as a custom one
+            keep = m_interNode->findData(kCustomNetwork);
+        m_interNode->setCurrentIndex(keep);
+    }
+    const QVariant measured = m_interNode->currentData(kGBpsRole);
+    if (measured.isValid() && measured.toDouble() != gbps) {
+        m_interNodeGBps->setValue(measured.toDouble()); // a newer probe of the chosen network
+        emit configurationChanged();
+    }
+    updateInterNodeWidgets();
 }
 
 void PlanForm::updateInterNodeWidgets()

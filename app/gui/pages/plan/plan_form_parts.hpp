@@ -9,10 +9,11 @@
 
 namespace shardwise::gui::plan_form {
 
-inline const QString kCustomGpu = QStringLiteral("custom");     // the GPU combo's "Custom GPU…" entry
-inline const QString kCustomNetwork = QStringLiteral("custom"); // the inter-node combo's "Custom…" entry
-constexpr int kFileRole = Qt::UserRole + 1;                     // model entries loaded from a file carry its path
-constexpr int kGBpsRole = Qt::UserRole + 1;                     // inter-node presets carry their GB/s
+inline const QString kCustomGpu = QStringLiteral("custom");                // the GPU combo's "Custom GPU…" entry
+inline const QString kCustomNetwork = QStringLiteral("custom");            // the inter-node combo's "Custom…" entry
+inline const QString kMeasuredNetworkPrefix = QStringLiteral("measured:"); // + a network probe's name
+constexpr int kFileRole = Qt::UserRole + 1; // model entries loaded from a file carry its path
+constexpr int kGBpsRole = Qt::UserRole + 1; // inter-node presets carry their GB/s
 
 inline QString fromView(std::string_view v)
 {

@@ -155,7 +155,13 @@ void PlanForm::setState(const QJsonObject& s)
         m_gradAccumulation->setValue(s.value(QStringLiteral("grad_accumulation")).toInt(1));
         const double gbps = s.value(QStringLiteral("inter_node_gbps")).toDouble(ClusterSpec {}.interNodeGBps);
         const auto preset = frameworks::interNodePresetFor(gbps);
-        m_interNode->setCurrentIndex(m_interNode->findData(preset ? fromView(preset->id) : kCustomNetwork));
+        int network = preset ? m_interNode->findData(fromView(preset->id)) : -1;
+        // A measured network's figure selects it again (setMeasuredNetworks lists the store's).
+        for (int i = 0; network < 0 && i < m_interNode->count(); ++i)
+            if (m_interNode->itemData(i).toString().startsWith(kMeasuredNetworkPrefix)
+                && m_interNode->itemData(i, kGBpsRole).toDouble() == gbps)
+                network = i;
+        m_interNode->setCurrentIndex(network >= 0 ? network : m_interNode->findData(kCustomNetwork));
         m_interNodeGBps->setValue(gbps);
         m_knobs = TuningKnobs {};
         if (const QJsonValue k = s.value(QStringLiteral("knobs")); k.isObject()) {

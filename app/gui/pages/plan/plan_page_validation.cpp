@@ -5,8 +5,10 @@
 #include "jobs/run_job.hpp"
 #include "models/candidate_table_model.hpp"
 #include "models/run_backend.hpp"
+#include "pages/plan/plan_form.hpp"
 #include "workspace/workspace.hpp"
 
+#include "shardwise/calibrate/network.hpp"
 #include "shardwise/plan/plan.hpp"
 
 #include <QComboBox>
@@ -122,6 +124,13 @@ void PlanPage::connectValidationQueue()
 
 void PlanPage::refreshNodes()
 {
+    if (m_workspace.database()) {
+        try {
+            m_form->setMeasuredNetworks(calibrate::measuredNetworks(*m_workspace.database()));
+        } catch (const std::exception&) {
+            m_form->setMeasuredNetworks({}); // unreadable probes offer no measured network
+        }
+    }
     const QString current = m_node->currentText();
     const QSignalBlocker block(m_node);
     m_node->clear();

@@ -79,7 +79,7 @@ struct RemoteRunResult {
     bool detached = false; // following stopped on request; the ranks keep running on their nodes
     std::vector<int> lostNodes;
     bool peersStopped = false; // a rank failed and the others were stopped after the peer grace
-    bool success() const; // every rank exited 0 and none reported an error event
+    bool success() const;      // every rank exited 0 and none reported an error event
 };
 
 struct RemoteRunCallbacks {

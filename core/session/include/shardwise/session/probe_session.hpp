@@ -121,6 +121,10 @@ std::string networkProbeName(const std::vector<NetworkProbeNode>& nodes);
 ProbeSessionResult probeNetwork(ProbeRequest request, const NetworkProbeTarget& target, store::Database* db,
                                 const ProbeCallbacks& callbacks = {}, const std::atomic<bool>* cancel = nullptr);
 
+// Stores a successful network probe's events (probeNetwork) under `name` (networkProbeName) without a
+// GPU preset, all ranks or none; for faces that measure on a worker thread and store on the store's.
+void storeNetworkProbes(ProbeSessionResult& result, const std::string& name, store::Database& db);
+
 // Stores a successful probe's events (all ranks in one transaction) with the request's GPU preset,
 // or the one the device name matches; sets `stored`. A store that refuses them turns the result
 // into StoreRefused and keeps nothing of it. Faces that measure on a worker thread call this on the
