@@ -4,6 +4,7 @@
 #include "command.hpp"
 #include "file_output.hpp"
 #include "plan_options.hpp"
+#include "plan_store.hpp"
 #include "plan_table.hpp"
 
 #include "shardwise/calibrate/from_store.hpp"
@@ -173,33 +174,6 @@ PlanArgs parsePlanArgs(const std::vector<std::string>& args)
     return a;
 }
 
-// The newest stored measurement of a checkpoint save for this plan, if the store exists and has one.
-// Planning never creates a store or fails because of one.
-// The store, opened read-only, when it exists; planning never creates one.
-std::optional<store::Database> existingStore(const std::string& explicitPath)
-{
-    const auto path = store::resolveDatabasePath(explicitPath);
-    if (!std::filesystem::exists(path))
-        return std::nullopt;
-    store::OpenOptions options;
-    options.readOnly = true;
-    return store::Database::open(path, options);
-}
-
-std::optional<store::MeasuredCheckpointSave> measuredSaveFromStore(const EstimateInput& in, Strategy strategy,
-                                                                   const std::string& dbPath)
-{
-    try {
-        const auto db = existingStore(dbPath);
-        if (!db)
-            return std::nullopt;
-        return store::newestCheckpointSave(*db, in.model.id, in.gpu.id, strategy,
-                                           in.cluster.gpusPerNode * in.cluster.nodes);
-    } catch (const std::exception&) {
-        return std::nullopt; // an older or unreadable store: keep the estimate
-    }
-}
-
 int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     PlanArgs a;
@@ -212,6 +186,19 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (a.help) {
         out << usageText(planSpec());
         return kExitOk;
+    }
+    if (!a.plan.measuredNetwork.empty()) {
+        try {
+            const auto db = existingStore(a.db);
+            a.plan.useMeasuredNetwork(db ? &*db : nullptr, store::resolveDatabasePath(a.db).string());
+        } catch (const UsageError& e) {
+            err << "shardwise-cli plan: " << e.what() << "\n";
+            return kExitUsage;
+        } catch (const std::exception& e) {
+            err << "shardwise-cli plan: --inter-node " << a.plan.measuredNetwork
+                << ": cannot read the store: " << e.what() << "\n";
+            return kExitFailed;
+        }
     }
     std::optional<frameworks::ImportedSettings> imported;
     if (!a.from.empty()) {
@@ -322,6 +309,9 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
             const auto preset = frameworks::interNodePresetFor(in.cluster.interNodeGBps);
             j["inter_node"] = { { "gbps", in.cluster.interNodeGBps },
                                 { "preset", preset ? nlohmann::json(std::string(preset->id)) : nlohmann::json() } };
+            if (const auto& m = a.plan.measured)
+                j["inter_node"]["measured"]
+                    = { { "network", m->name }, { "bus_gbps", m->busGBps }, { "probe_id", m->probeId } };
             if (imported) {
                 nlohmann::json warnings = nlohmann::json::array();
                 for (const frameworks::ConfigWarning& w : imported->warnings)
@@ -359,7 +349,7 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                             ? std::string()
                             : ", " + std::to_string(imported->warnings.size()) + " warning(s) on stderr")
                     << "\n";
-            printPlanTable(plan, in, notes, out);
+            printPlanTable(plan, in, notes, out, a.plan.measured ? &*a.plan.measured : nullptr);
             if (advice)
                 printCheckpointAdvice(*advice, checkpointsUsed, out);
             if (storedSave)

@@ -68,11 +68,17 @@ bool PlanOptions::take(ArgumentWalker& w)
         if (given.count("--inter-node-gbps"))
             throw UsageError("--inter-node: give either --inter-node or --inter-node-gbps");
         interNode = w.value();
-        const auto preset = frameworks::interNodePreset(interNode);
-        if (!preset)
-            throw UsageError("--inter-node: expected one of " + frameworks::interNodePresetIdList() + ", got '"
+        if (const auto preset = frameworks::interNodePreset(interNode)) {
+            interNodeGBps = preset->gbps;
+        } else if (!calibrate::networkNodes(interNode).empty()) {
+            measuredNetwork = interNode; // its figure is read from the store
+            interNode.clear();
+        } else {
+            throw UsageError("--inter-node: expected one of " + frameworks::interNodePresetIdList()
+                             + ", or a measured network (node names joined by '+', as shardwise-cli nodes probe A "
+                               "--with B stores it), got '"
                              + interNode + "'");
-        interNodeGBps = preset->gbps;
+        }
     } else if (flag == "--model")
         model = w.value();
     else if (flag == "--gpu")
@@ -114,8 +120,30 @@ void PlanOptions::requireModelAndGpu() const
         throw UsageError("--gpu: required (a GPU preset id; see shardwise-cli presets)");
 }
 
+void PlanOptions::useMeasuredNetwork(const store::Database* db, const std::string& dbPath)
+{
+    if (measuredNetwork.empty())
+        return;
+    const std::vector<std::string> nodes = calibrate::networkNodes(measuredNetwork);
+    std::string probe = "shardwise-cli nodes probe " + nodes.front();
+    for (std::size_t i = 1; i < nodes.size(); ++i)
+        probe += " --with " + nodes[i];
+    if (db)
+        for (const calibrate::MeasuredNetwork& n : calibrate::measuredNetworks(*db))
+            if (n.name == measuredNetwork) {
+                measured = n;
+                interNodeGBps = n.interNodeGBps;
+                return;
+            }
+    throw UsageError("--inter-node: the store " + dbPath + " holds no probe of the network " + measuredNetwork
+                     + "; measure it with " + probe);
+}
+
 EstimateInput PlanOptions::input(const frameworks::ImportedSettings* imported, std::vector<std::string>* notes) const
 {
+    if (!measuredNetwork.empty() && !measured)
+        throw UsageError("--inter-node " + measuredNetwork + ": a measured network is read from the store by "
+                         + "shardwise-cli plan; give --inter-node-gbps here");
     EstimateInput in;
     in.model = resolveModel(model, "model");
     in.gpu = resolveGpu(gpu, "gpu");
@@ -211,7 +239,8 @@ std::vector<Option> planOptionTable()
         { "--compile", "", "torch.compile each decoder layer (fsdp2, torchtitan)" },
         { "--inter-node-gbps", "X", "network bandwidth per node per direction in GB/s (default 12.5)" },
         { "--inter-node", "NAME",
-          "a named network instead: ib-8x400 (400 GB/s), ib-8x200 (200), ib-4x200 (100), 400gbe (50), 100gbe (12.5)" },
+          "a named network instead: ib-8x400 (400 GB/s), ib-8x200 (200), ib-4x200 (100), 400gbe (50), 100gbe (12.5), "
+          "or one nodes probe measured, named by its nodes joined by '+' (plan reads it from --db)" },
         { "--precision", "bf16|bf16-fp32-master",
           "pure bf16 state, or bf16 compute with fp32 master and Adam (default: the framework's: bf16 for native, "
           "bf16-fp32-master for the others)" },

@@ -4,10 +4,12 @@
 
 #include "options.hpp"
 
+#include "shardwise/calibrate/network.hpp"
 #include "shardwise/estimate/estimate.hpp"
 #include "shardwise/frameworks/configs.hpp"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -55,7 +57,11 @@ struct PlanOptions {
     std::string frameworkVersion; // empty: the framework's default release
     bool compile = false;
     double interNodeGBps = ClusterSpec {}.interNodeGBps;
-    std::string interNode;       // the preset --inter-node named, if any
+    std::string interNode; // the preset --inter-node named, if any
+    // A measured network --inter-node named ("a+b", nodes probe a --with b); its figure comes from
+    // the store (useMeasuredNetwork) before input() may be asked.
+    std::string measuredNetwork;
+    std::optional<calibrate::MeasuredNetwork> measured;
     std::set<std::string> given; // the flags the user typed
 
     // Takes the walker's current flag if it is a plan option; false when it is not one.
@@ -67,6 +73,9 @@ struct PlanOptions {
     // framework's defaults ("precision bf16-fp32-master from DeepSpeed's defaults").
     EstimateInput input(const frameworks::ImportedSettings* imported = nullptr,
                         std::vector<std::string>* notes = nullptr) const;
+    // Takes the measured network --inter-node named from the store's network probes (`db` null: no
+    // store); UsageError naming it when the store holds no probe of it. Nothing to do without one.
+    void useMeasuredNetwork(const store::Database* db, const std::string& dbPath);
 };
 
 // The plan options' table, shared by every subcommand that plans.

@@ -38,17 +38,21 @@ std::string targetText(const EstimateInput& in)
     return s;
 }
 
-std::string interNodeText(const ClusterSpec& c)
+std::string interNodeText(const ClusterSpec& c, const calibrate::MeasuredNetwork* network)
 {
     std::string s = format("%g", c.interNodeGBps) + " GB/s per node per direction";
-    if (const auto preset = frameworks::interNodePresetFor(c.interNodeGBps))
+    if (network)
+        s += " (measured between " + network->name + ": " + format("%.2f", network->busGBps)
+            + " GB/s bus bandwidth, probe " + std::to_string(network->probeId) + ")";
+    else if (const auto preset = frameworks::interNodePresetFor(c.interNodeGBps))
         s += " (" + std::string(preset->id) + ": " + std::string(preset->label) + ")";
     return c.nodes > 1 ? s : s + ", unused with one node";
 }
 
 } // namespace
 
-void printPlanTable(const Plan& plan, const EstimateInput& in, const std::vector<std::string>& notes, std::ostream& out)
+void printPlanTable(const Plan& plan, const EstimateInput& in, const std::vector<std::string>& notes, std::ostream& out,
+                    const calibrate::MeasuredNetwork* network)
 {
     const ClusterSpec& c = in.cluster;
     out << "Plan: " << in.model.name << " (" << format("%.2f", static_cast<double>(in.model.parameterCount()) / 1e9)
@@ -75,7 +79,7 @@ void printPlanTable(const Plan& plan, const EstimateInput& in, const std::vector
     out << "Framework: " << targetText(in);
     for (std::size_t i = 0; i < notes.size(); ++i)
         out << (i == 0 ? " (" : "; ") << notes[i] << (i + 1 == notes.size() ? ")" : "");
-    out << "\nInter-node network: " << interNodeText(c) << "\n\n";
+    out << "\nInter-node network: " << interNodeText(c, network) << "\n\n";
     // host GiB: what the node's CPU memory holds for the offload strategies (every rank of the node).
     out << padRight("strategy", 25) << padRight("fits", 9) << padLeft("peak GiB", 10) << padLeft("host GiB", 10)
         << padLeft("tokens/s", 12) << padLeft("step s", 9) << padLeft("MFU %", 8) << padLeft("NCCL %", 8) << "\n";

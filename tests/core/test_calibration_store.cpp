@@ -200,6 +200,35 @@ private slots:
         QCOMPARE(networks[0].ranks, 2);
         QCOMPARE(networks[1].name, std::string("c+d"));
         QCOMPARE(networks[1].busGBps, 5.0);
+        QCOMPARE(networks[1].interNodeGBps, 6.3); // 5 / 0.8 = 6.25, to the 0.1 GB/s every face plans with
+
+        // plan --inter-node a+b plans with that figure and says where it came from; a network the store
+        // holds no probe of is named with the command that measures it.
+        const QString path = m_dir.filePath(QStringLiteral("networks.sqlite"));
+        const QStringList plan {
+            QStringLiteral("plan"),        QStringLiteral("--model"), QStringLiteral("qwen2.5-0.5b"),
+            QStringLiteral("--gpu"),       QStringLiteral("h200"),    QStringLiteral("--nodes"),
+            QStringLiteral("2"),           QStringLiteral("--db"),    path,
+            QStringLiteral("--inter-node")
+        };
+        const CliResult json = runCli(plan + QStringList { QStringLiteral("a+b"), QStringLiteral("--format=json") });
+        QVERIFY2(json.exitCode == 0, qPrintable(json.err));
+        const QJsonObject net
+            = QJsonDocument::fromJson(json.out).object().value(QStringLiteral("inter_node")).toObject();
+        QCOMPARE(net.value(QStringLiteral("gbps")).toDouble(), networks[0].interNodeGBps);
+        const QJsonObject measured = net.value(QStringLiteral("measured")).toObject();
+        QCOMPARE(measured.value(QStringLiteral("network")).toString(), QStringLiteral("a+b"));
+        QCOMPARE(measured.value(QStringLiteral("bus_gbps")).toDouble(), 20.0);
+        QCOMPARE(measured.value(QStringLiteral("probe_id")).toInteger(), newest);
+        const CliResult table = runCli(plan + QStringList { QStringLiteral("a+b") });
+        QVERIFY2(table.exitCode == 0, qPrintable(table.err));
+        QVERIFY2(table.out.contains("25 GB/s per node per direction (measured between a+b: 20.00 GB/s bus bandwidth"),
+                 table.out.constData());
+        const CliResult unknown = runCli(plan + QStringList { QStringLiteral("x+y") });
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY2(unknown.err.contains(QStringLiteral("holds no probe of the network x+y; measure it with "
+                                                     "shardwise-cli nodes probe x --with y")),
+                 qPrintable(unknown.err));
     }
 
     void probeWithoutResultsIsRefused()

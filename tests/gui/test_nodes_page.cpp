@@ -47,7 +47,6 @@
 #include <QTemporaryDir>
 
 #include <algorithm>
-#include <cmath>
 #include <memory>
 #include <unistd.h>
 
@@ -776,8 +775,7 @@ void TestNodesPage::networkProbeIsStoredAndOfferedOnThePlanPage()
     const int measured = combo->findData(QStringLiteral("measured:box-a+box-b"));
     QVERIFY(measured >= 0);
     combo->setCurrentIndex(measured);
-    const double scale = std::pow(10.0, spin->decimals()); // the figure as the spin box holds it
-    QCOMPARE(spin->value(), std::round(n.interNodeGBps * scale) / scale);
+    QCOMPARE(spin->value(), n.interNodeGBps); // already to the 0.1 GB/s the spin box holds
     QVERIFY(combo->currentText().contains(locale.toString(spin->value(), 'f', spin->decimals())));
     QVERIFY(!spin->isEnabled());
 #endif

@@ -4,6 +4,7 @@
 #include "shardwise/store/probes.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace shardwise::calibrate {
@@ -43,7 +44,9 @@ std::optional<MeasuredNetwork> measuredNetwork(const std::string& name, const st
     m.nodes = networkNodes(name);
     m.ranks = rank0->world > 0 ? rank0->world : static_cast<int>(events.size());
     m.busGBps = *bus;
-    m.interNodeGBps = *bus / calibration.interNodeBusEfficiency;
+    // To 0.1 GB/s, the precision the Plan page and the CLI's --inter-node-gbps work in: every face
+    // plans with this one figure.
+    m.interNodeGBps = std::round(*bus / calibration.interNodeBusEfficiency * 10.0) / 10.0;
     m.measuredAt = rank0->time;
     return m;
 }

@@ -19,7 +19,6 @@
 #include <QSpinBox>
 
 #include <algorithm>
-#include <cmath>
 
 namespace shardwise::gui {
 
@@ -149,11 +148,9 @@ void PlanForm::setMeasuredNetworks(const std::vector<calibrate::MeasuredNetwork>
                 m_interNode->removeItem(i);
         const QLocale locale;
         int at = m_interNode->findData(kCustomNetwork);
-        const double scale = std::pow(10.0, m_interNodeGBps->decimals());
         for (const calibrate::MeasuredNetwork& n : networks) {
             const QString name = QString::fromStdString(n.name);
-            // The figure as the spin box holds it, so the entry, the plan and a saved form agree.
-            const double planned = std::max(m_interNodeGBps->minimum(), std::round(n.interNodeGBps * scale) / scale);
+            const double planned = std::max(m_interNodeGBps->minimum(), n.interNodeGBps);
             m_interNode->insertItem(at,
                                     tr("Measured: %1 (%2 GB/s per node)")
                                         .arg(name, locale.toString(planned, 'f', m_interNodeGBps->decimals())),

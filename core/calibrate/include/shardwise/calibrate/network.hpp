@@ -21,7 +21,8 @@ struct MeasuredNetwork {
     int ranks = 0;                  // ranks of the probe, over all its nodes
     double busGBps = 0;             // collectiveBusGBps of rank 0's probe
     // The nominal bandwidth per node per direction that plans as this network: the estimate takes
-    // inter_node_bus_efficiency of ClusterSpec::interNodeGBps as the bus bandwidth across nodes.
+    // inter_node_bus_efficiency of ClusterSpec::interNodeGBps as the bus bandwidth across nodes
+    // (rounded to 0.1 GB/s, the precision every face plans with).
     double interNodeGBps = 0;
     double measuredAt = 0;    // Unix seconds
     std::int64_t probeId = 0; // rank 0's stored probe; 0 before storing
