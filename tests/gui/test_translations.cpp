@@ -180,6 +180,56 @@ private slots:
         QCOMPARE(counts.messages, countTs(tsPath(language)).messages);
     }
 
+    // English shows its sources, but a counted string takes its forms from the English plural
+    // catalogue: every plural message of the sources is in it, finished, and nothing else is.
+    void englishPluralsMatchTheSources()
+    {
+        const QString en = tsPath(QStringLiteral("en"));
+        const TsCounts counts = countTs(en);
+        QVERIFY(counts.messages > 10);
+        QVERIFY2(counts.unfinished == 0, qPrintable(counts.firstUnfinished.join(QStringLiteral(" | "))));
+        QCOMPARE(counts.obsolete, 0);
+        const QString lupdate = lupdatePath();
+        if (lupdate.isEmpty())
+            QSKIP("lupdate is not installed (Debian: qt6-l10n-tools)");
+        QTemporaryDir dir;
+        const QString copy = dir.filePath(QStringLiteral("copy.ts"));
+        QVERIFY(QFile::copy(en, copy));
+        QFile::setPermissions(copy, QFile::ReadOwner | QFile::WriteOwner);
+        QProcess process;
+        process.start(lupdate,
+                      { QStringLiteral("-pluralonly"), QStringLiteral("-no-obsolete"), QStringLiteral("-locations"),
+                        QStringLiteral("none"), QStringLiteral(SHARDWISE_SOURCE_DIR "/app/gui"), QStringLiteral("-ts"),
+                        copy });
+        QVERIFY(process.waitForFinished(120000));
+        QCOMPARE(process.exitCode(), 0);
+        const TsCounts updated = countTs(copy);
+        QVERIFY2(updated.unfinished == 0,
+                 qPrintable(QStringLiteral("not in shardwise_en.ts yet: ")
+                            + updated.firstUnfinished.join(QStringLiteral(" | "))));
+        QCOMPARE(updated.messages, counts.messages);
+    }
+
+    void englishCountsReadAsEnglish_data()
+    {
+        QTest::addColumn<QString>("locale");
+        QTest::newRow("en_US") << QStringLiteral("en_US");
+        QTest::newRow("C") << QStringLiteral("C");
+        QTest::newRow("fr_FR (no translation shipped)") << QStringLiteral("fr_FR");
+    }
+    void englishCountsReadAsEnglish()
+    {
+        QFETCH(QString, locale);
+        const auto cleanup = qScopeGuard([] { removeTranslators(); });
+        const QStringList loaded = installTranslations(*QCoreApplication::instance(), QLocale(locale));
+        QCOMPARE(loaded, QStringList { QStringLiteral("shardwise_en") });
+        const char* context = "CoreMessage";
+        auto runs = [&](int n) { return QCoreApplication::translate(context, "%n run(s)", nullptr, n); };
+        QCOMPARE(runs(1), QStringLiteral("1 run"));
+        QCOMPARE(runs(3), QStringLiteral("3 runs"));
+        QCOMPARE(runs(0), QStringLiteral("0 runs"));
+    }
+
     void catalogueLoadsWithQtsOwn_data() { translationIsComplete_data(); }
     void catalogueLoadsWithQtsOwn()
     {

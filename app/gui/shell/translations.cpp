@@ -15,8 +15,18 @@ QStringList installTranslations(QCoreApplication& app, const QLocale& locale)
 {
     QStringList loaded;
     const QString language = locale.name().section(QLatin1Char('_'), 0, 0);
-    if (!shippedLanguages().contains(language))
+    if (!shippedLanguages().contains(language)) {
+        // The app shows its English sources; their counted strings take their forms from the English
+        // plural catalogue ("%n run(s)" -> "1 run", "3 runs").
+        auto* plurals = new QTranslator(&app);
+        if (plurals->load(QStringLiteral(":/i18n/shardwise_en.qm"))) {
+            QCoreApplication::installTranslator(plurals);
+            loaded << QStringLiteral("shardwise_en");
+        } else {
+            delete plurals;
+        }
         return loaded;
+    }
 
     // qt_<lang>.qm is a meta catalogue that pulls in qtbase_<lang>.qm and friends from the same folder.
     auto* qtTranslator = new QTranslator(&app);
