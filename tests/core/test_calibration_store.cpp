@@ -39,7 +39,8 @@ protocol::SoftwareVersions currentRunner()
 }
 
 std::int64_t recordRun(Database& db, const char* model, Strategy s, int seq, DeviceKind device, bool oom,
-                       const protocol::SoftwareVersions& versions = currentRunner())
+                       const protocol::SoftwareVersions& versions = currentRunner(),
+                       const std::string& importSource = {})
 {
     RunConfig rc;
     rc.model = *PresetCatalog::builtin().findModel(model);
@@ -51,6 +52,7 @@ std::int64_t recordRun(Database& db, const char* model, Strategy s, int seq, Dev
     RunOrigin origin;
     origin.nodes = { { "box-a", std::nullopt } };
     origin.launcher = "shardwise";
+    origin.importSource = importSource;
     origin.gpuId = "h200";
     origin.interconnect = "nvlink";
     RunRecorder recorder(db, rc, origin);
@@ -250,6 +252,26 @@ private slots:
         const int ooms
             = static_cast<int>(std::count_if(obs.begin(), obs.end(), [](const auto& o) { return o.observation.oom; }));
         QCOMPARE(ooms, 1);
+    }
+
+    // Runs the app ships (examples) and published results measured other machines, other builds and
+    // other frameworks: a calibration is fitted to the workspace's own runs only, measured or imported.
+    void shippedAndPublishedRunsAreNotObservations()
+    {
+        Database db = Database::open(m_dir.filePath(QStringLiteral("shipped.sqlite")).toStdString());
+        const std::int64_t own = recordRun(db, "qwen2.5-0.5b", Strategy::Zero0, 1024, DeviceKind::Cuda, false);
+        const std::int64_t imported = recordRun(db, "qwen2.5-0.5b", Strategy::Zero1, 1024, DeviceKind::Cuda, false,
+                                                currentRunner(), "runs-of-another-workspace.json");
+        recordRun(db, "qwen2.5-0.5b", Strategy::Zero2, 1024, DeviceKind::Cuda, false, currentRunner(),
+                  "example:h200/events.jsonl");
+        recordRun(db, "qwen2.5-0.5b", Strategy::Zero3, 1024, DeviceKind::Cuda, false, currentRunner(),
+                  "published:torchtitan/cell");
+        const auto obs = calibrate::observationsFromStore(db, *PresetCatalog::builtin().findGpu("h200"));
+        std::vector<std::int64_t> ids;
+        for (const auto& o : obs)
+            ids.push_back(o.runId);
+        std::sort(ids.begin(), ids.end());
+        QCOMPARE(ids, (std::vector<std::int64_t> { own, imported }));
     }
 
     void olderRunnersRunIsPredictedAsThatRunnerBehaved()

@@ -1,6 +1,7 @@
 #include "shardwise/calibrate/from_store.hpp"
 
 #include "shardwise/calibrate/probe.hpp"
+#include "shardwise/published/examples.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/store/probes.hpp"
 #include "shardwise/store/runs.hpp"
@@ -16,6 +17,10 @@ std::vector<StoredRunObservation> observationsFromStore(const store::Database& d
     std::vector<StoredRunObservation> out;
     for (const store::RunSummary& run : store::listRuns(db, filter)) {
         if (run.status != store::RunStatus::Completed && run.status != store::RunStatus::Oom)
+            continue;
+        // The example runs the app ships and published results measured other machines and builds
+        // (published ones other frameworks too): a calibration is fitted to the workspace's own runs.
+        if (published::isReadOnlyRun(run))
             continue;
         const auto detail = store::runDetail(db, run.id);
         if (!detail || !detail->config.is_object())
