@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
+#include <map>
 #include <ostream>
 #include <sstream>
 
@@ -83,6 +84,18 @@ std::string orDash(const std::string& s)
     return s.empty() ? "-" : s;
 }
 
+// "gpu-box: NCCL_DEBUG=WARN NCCL_NVLS_ENABLE=0; other: ..." as each node gave them to its ranks.
+std::string ncclSettingsText(const std::map<std::string, std::map<std::string, std::string>>& byNode)
+{
+    std::string text;
+    for (const auto& [node, env] : byNode) {
+        text += (text.empty() ? "" : "; ") + node + ":";
+        for (const auto& [key, value] : env)
+            text += " " + key + "=" + value;
+    }
+    return text.empty() ? std::string("none") : text;
+}
+
 } // namespace
 
 void printRunTable(std::ostream& out, const std::vector<store::RunSummary>& runs)
@@ -118,6 +131,9 @@ nlohmann::json runDetailJson(const store::RunDetail& d)
                            { "transformers", d.versions.transformers },
                            { "model_impl", d.versions.modelImpl } };
     j["allocator"] = { { "conf", d.allocator.conf }, { "expandable_segments", d.allocator.expandableSegments } };
+    j["nccl_env"] = nlohmann::json::object(); // by node; nodes without a setting are left out
+    for (const auto& [node, env] : d.ncclEnv)
+        j["nccl_env"][node] = env;
     j["ranks"] = nlohmann::json::array();
     for (const auto& r : d.ranks)
         j["ranks"].push_back(
@@ -179,6 +195,7 @@ void printRunDetail(std::ostream& out, const store::RunDetail& d)
                   + (d.versions.transformers.empty() ? std::string("not installed") : d.versions.transformers)
                   + ", model " + orDash(d.versions.modelImpl) },
         { "  allocator", orDash(d.allocator.conf) + (d.allocator.expandableSegments ? " (expandable segments)" : "") },
+        { "  NCCL settings", ncclSettingsText(d.ncclEnv) },
     };
     if (!r.note.empty())
         rows.push_back({ "  note", r.note });

@@ -341,6 +341,17 @@ private slots:
             QVERIFY(kept);
             pids = testing::rankPidsIn(session::remoteRunFromJson(nlohmann::json::parse(kept->handleJson)).runDir);
         }
+        // ... shown by runs show, as text and as JSON ...
+        CliResult shown = cli({ QStringLiteral("runs"), QStringLiteral("show"), QString::number(id) });
+        QVERIFY2(shown.exitCode == 0, shown.err.constData());
+        QVERIFY2(shown.out.contains("NCCL settings")
+                     && shown.out.contains("gpu-box: NCCL_DEBUG=WARN NCCL_SOCKET_IFNAME=lo"),
+                 shown.out.constData());
+        shown = cli({ QStringLiteral("runs"), QStringLiteral("show"), QString::number(id), QStringLiteral("--format"),
+                      QStringLiteral("json") });
+        QVERIFY2(shown.exitCode == 0, shown.err.constData());
+        QCOMPARE(nlohmann::json::parse(shown.out.toStdString()).at("nccl_env").at("gpu-box"),
+                 nlohmann::json({ { "NCCL_DEBUG", "WARN" }, { "NCCL_SOCKET_IFNAME", "lo" } }));
         QCOMPARE(pids.size(), std::size_t(2));
         // ... and reached the ranks (the loopback "node" is this machine: their environment is readable here).
         for (const int pid : pids) {
