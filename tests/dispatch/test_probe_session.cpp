@@ -454,7 +454,8 @@ private slots:
                                   QString::number(kProbeBytes), QStringLiteral("--rank-env"),
                                   QStringLiteral("GLOO_SOCKET_IFNAME=lo"), QStringLiteral("--master-port"),
                                   QString::number(dispatch::findFreePort()), QStringLiteral("--run-root"),
-                                  m_sshd->path(QStringLiteral("net-probes")), QStringLiteral("--no-store") }
+                                  m_sshd->path(QStringLiteral("net-probes")), QStringLiteral("--no-store"),
+                                  QStringLiteral("--db"), QString::fromStdString(storePath()) }
                         + sshFlags());
         QVERIFY(table.waitForFinished(300000));
         const QString text = QString::fromUtf8(table.readAllStandardOutput());
