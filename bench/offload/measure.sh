@@ -69,10 +69,11 @@ for spec in "$@"; do
                     --strategy "$s" --precision bf16 --seq 1024 --micro-batch 1 --warmup 1 --steps 3 $extra \
                     --dump-params "$out/$tag.$o.bin" >"$out/$tag.$o.jsonl" 2>"$out/$tag.$o.log" </dev/null || true
             done
+            # --dump-params writes one file per rank: PATH.rank<N>.
             same=no
-            [[ -s "$out/$tag.1.bin" ]] && cmp -s "$out/$tag.1.bin" "$out/$tag.0.bin" && same=yes
+            [[ -s "$out/$tag.1.bin.rank0" ]] && cmp -s "$out/$tag.1.bin.rank0" "$out/$tag.0.bin.rank0" && same=yes
             printf '%s\t%s\t%s\n' "$s" "$extra" "$same" >>"$out/equal.tsv"
-            rm -f "$out/$tag".?.bin
+            rm -f "$out/$tag".?.bin.rank*
         done
         cat "$out/equal.tsv"
         [[ -n "${ARCHIVE:-}" ]] && tar czf "$ARCHIVE" -C "$(dirname "$results")" "$(basename "$results")"

@@ -267,11 +267,16 @@ private slots:
         recordRun(db, "qwen2.5-0.5b", Strategy::Zero3, 1024, DeviceKind::Cuda, false, currentRunner(),
                   "published:torchtitan/cell");
         const auto obs = calibrate::observationsFromStore(db, *PresetCatalog::builtin().findGpu("h200"));
+        QCOMPARE(obs.size(), std::size_t(4)); // every run is still predicted
         std::vector<std::int64_t> ids;
         for (const auto& o : obs)
-            ids.push_back(o.runId);
+            if (o.ownRun)
+                ids.push_back(o.runId);
         std::sort(ids.begin(), ids.end());
         QCOMPARE(ids, (std::vector<std::int64_t> { own, imported }));
+        const auto fitted
+            = calibrate::calibrationFromStore(db, *PresetCatalog::builtin().findGpu("h200"), Interconnect::NvLink);
+        QCOMPARE(fitted.runs, 2);
     }
 
     void olderRunnersRunIsPredictedAsThatRunnerBehaved()

@@ -18,10 +18,6 @@ std::vector<StoredRunObservation> observationsFromStore(const store::Database& d
     for (const store::RunSummary& run : store::listRuns(db, filter)) {
         if (run.status != store::RunStatus::Completed && run.status != store::RunStatus::Oom)
             continue;
-        // The example runs the app ships and published results measured other machines and builds
-        // (published ones other frameworks too): a calibration is fitted to the workspace's own runs.
-        if (published::isReadOnlyRun(run))
-            continue;
         const auto detail = store::runDetail(db, run.id);
         if (!detail || !detail->config.is_object())
             continue;
@@ -54,7 +50,9 @@ std::vector<StoredRunObservation> observationsFromStore(const store::Database& d
                 o.peakReservedBytes = static_cast<double>(*run.peakReserved);
         }
         o.label = "run " + std::to_string(run.id);
-        out.push_back({ run.id, std::move(o) });
+        // The example runs the app ships and published results measured other machines and builds
+        // (published ones other frameworks too): they are predicted, but not fitted to.
+        out.push_back({ run.id, std::move(o), !published::isReadOnlyRun(run) });
     }
     return out;
 }
@@ -85,7 +83,8 @@ StoredCalibration calibrationFromStore(const store::Database& db, const GpuSpec&
     }
     std::vector<Observation> observations;
     for (const StoredRunObservation& r : observationsFromStore(db, gpu))
-        observations.push_back(r.observation);
+        if (r.ownRun) // a calibration is fitted to the workspace's own runs only
+            observations.push_back(r.observation);
     const CalibrationFit fit = fitCalibration(observations, start, options);
     out.calibration = fit.calibration;
     out.runs = fit.throughputSamples;

@@ -46,7 +46,8 @@ std::optional<MeasuredNetwork> measuredNetwork(const std::string& name, const st
     m.busGBps = *bus;
     // To 0.1 GB/s, the precision the Plan page and the CLI's --inter-node-gbps work in: every face
     // plans with this one figure.
-    m.interNodeGBps = std::round(*bus / calibration.interNodeBusEfficiency * 10.0) / 10.0;
+    // A network slower than that plans at 0.1 GB/s, the least a plan takes.
+    m.interNodeGBps = std::max(0.1, std::round(*bus / calibration.interNodeBusEfficiency * 10.0) / 10.0);
     m.measuredAt = rank0->time;
     return m;
 }

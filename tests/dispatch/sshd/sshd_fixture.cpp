@@ -21,12 +21,14 @@ namespace {
 
 const QString kSshd = QStringLiteral("/usr/sbin/sshd");
 
+// A port free on every address: the kernel picks a wildcard port no other socket holds on any
+// address, so concurrent fixtures listening on 127.0.0.2 / 127.0.0.3 are not handed the same one.
 int freeLoopbackPort()
 {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a {};
     a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_addr.s_addr = htonl(INADDR_ANY);
     a.sin_port = 0;
     socklen_t len = sizeof a;
     int port = 0;
@@ -138,10 +140,27 @@ QString SshdFixture::start()
     // sshd's privilege separation directory; absent in minimal containers.
     if (!QFileInfo::exists(QStringLiteral("/run/sshd")) && !QDir().mkpath(QStringLiteral("/run/sshd")))
         return QStringLiteral("/run/sshd is missing and cannot be created (run the SSH tests as root)");
-    if (m_port == 0)
-        m_port = freeLoopbackPort();
+    // A port picked here may still be taken by another process before sshd binds it; sshd then
+    // skips that address and the connection would reach the other process's sshd. Each address
+    // must be reported as listening by this sshd's own log; a bind failure picks another port.
+    const bool portChosenHere = m_port == 0;
+    QString error;
+    for (int attempt = 0; attempt < (portChosenHere ? 5 : 1); ++attempt) {
+        if (portChosenHere)
+            m_port = freeLoopbackPort();
+        error = startOnce();
+        if (error != QLatin1String("bind failed"))
+            return error;
+        stop();
+    }
+    return QStringLiteral("sshd could not bind port %1 on every address: ").arg(m_port) + log().right(2000);
+}
+
+QString SshdFixture::startOnce()
+{
     if (const QString e = writeConfig(); !e.isEmpty())
         return e;
+    QFile::remove(path(QStringLiteral("sshd.log")));
     m_sshd = std::make_unique<QProcess>();
     m_sshd->setProcessChannelMode(QProcess::ForwardedChannels);
     // sshd re-executes itself for each connection and therefore needs its absolute path.
@@ -152,13 +171,20 @@ QString SshdFixture::start()
         return QStringLiteral("sshd did not start: ") + m_sshd->errorString();
     const auto until = QDateTime::currentMSecsSinceEpoch() + 10000;
     while (QDateTime::currentMSecsSinceEpoch() < until) {
+        const QString text = log();
         bool all = true;
-        for (const auto& a : m_addresses)
-            all = all && canConnect(a, m_port);
+        for (const auto& a : m_addresses) {
+            if (text.contains(QStringLiteral("Bind to port %1 on %2 failed").arg(m_port).arg(a)))
+                return QStringLiteral("bind failed");
+            all = all && text.contains(QStringLiteral("Server listening on %1 port %2.").arg(a).arg(m_port))
+                && canConnect(a, m_port);
+        }
         if (all)
             return {};
         if (m_sshd->state() == QProcess::NotRunning)
-            return QStringLiteral("sshd exited at start: ") + log().right(2000);
+            return text.contains(QStringLiteral("Cannot bind any address"))
+                ? QStringLiteral("bind failed")
+                : QStringLiteral("sshd exited at start: ") + text.right(2000);
         QThread::msleep(50);
     }
     return QStringLiteral("sshd did not listen within 10 s: ") + log().right(2000);

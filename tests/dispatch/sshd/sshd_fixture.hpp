@@ -63,6 +63,7 @@ public:
 
 private:
     QString writeConfig() const;
+    QString startOnce();
     QString hostKeyFile(const QString& type) const;
     QTemporaryDir m_dir;
     QStringList m_hostKeyTypes { QStringLiteral("ed25519") };

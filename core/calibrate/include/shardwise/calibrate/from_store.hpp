@@ -18,6 +18,9 @@ namespace shardwise::calibrate {
 struct StoredRunObservation {
     std::int64_t runId = 0;
     Observation observation;
+    // Measured or imported by the user; false for the example runs the app ships and published
+    // results (published::isReadOnlyRun), which calibrationFromStore does not fit to.
+    bool ownRun = true;
 };
 
 // Completed runs (tokens/s and peak) and runs that ran out of memory on `gpu` (the store's GPU
