@@ -146,10 +146,6 @@ protocol::SoftwareVersions softwareVersions()
     v.offloadStaging = protocol::kOffloadStagingInPlace;
     if (hostStepPerUnit())
         v.offloadStaging += std::string("; ") + protocol::kHostStepPerUnit;
-#ifdef SHARDWISE_WITH_CUDA
-    if (compat::kHasFusedAdamW && deviceStepPerUnitRequested()) // sharding_engine.cpp, SideStream
-        v.offloadStaging += std::string("; ") + protocol::kDeviceStepPerUnit;
-#endif
     v.kernels = fusedKernelsEnabled() ? "fused rotary + SwiGLU + cross-entropy on CUDA bf16, ATen elsewhere" : "ATen";
 #if defined(__clang__)
     v.compiler = "clang " __clang_version__;

@@ -53,10 +53,10 @@ ShardingEngine::ShardingEngine(const ModelSpec& model, const EngineSettings& set
     m_comm.synchronize();
     if (m_traits.offloadsOptimizer && hostStepPerUnit())
         m_hostSteps = std::make_unique<HostStepPipeline>(m_units.size());
-    // Opt-in until bench/offload/measure.sh device-equal and device-step have measured it on a GPU
-    // (docs/runner.md).
+    // Eager steps by default (step_schedule.hpp; docs/runner.md).
     const bool oneKernelPerUnit = compat::kHasFusedAdamW && !m_traits.offloadsOptimizer && !m_useMaster;
-    if (oneKernelPerUnit && m_traits.reduction != GradReduction::BucketAllReduce && deviceStepPerUnitRequested())
+    if (oneKernelPerUnit && m_traits.reduction != GradReduction::BucketAllReduce
+        && deviceStepPerUnit(settings.capturedStep))
         m_deviceSteps = SideStream::create(settings.compute.device());
 }
 

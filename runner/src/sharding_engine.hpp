@@ -54,6 +54,9 @@ struct EngineSettings {
     at::TensorOptions compute; // device + dtype of parameters and gradients
     std::uint64_t seed = 0;
     AdamWSettings adamw;
+    // The step is captured as a CUDA graph (--cuda-graphs): the device AdamW then steps after the
+    // backward unless SHARDWISE_DEVICE_STEP_OVERLAP=1 (step_schedule.hpp).
+    bool capturedStep = false;
 };
 
 class ShardingEngine final : public UnitHooks {

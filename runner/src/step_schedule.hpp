@@ -15,12 +15,19 @@ inline bool hostStepPerUnit()
     return !(value && std::string_view(value) == "0");
 }
 
-// Each unit's device AdamW on a stream of its own as its gradient is reduced (side_stream.hpp): opt-in,
-// SHARDWISE_DEVICE_STEP_OVERLAP=1, until it is measured on a GPU.
-inline bool deviceStepPerUnitRequested()
+// Each unit's device AdamW on a stream of its own as its gradient is reduced (side_stream.hpp): the
+// default for eager steps, whose final parameters are byte-identical to one fused step after the
+// backward (bench/offload/measure.sh device-equal). SHARDWISE_DEVICE_STEP_OVERLAP=0 turns it off; a
+// step captured as a CUDA graph keeps the single step after the backward unless
+// SHARDWISE_DEVICE_STEP_OVERLAP=1 asks for it, until the equality is measured for captured steps.
+inline bool deviceStepPerUnit(bool capturedStep)
 {
     const char* value = std::getenv("SHARDWISE_DEVICE_STEP_OVERLAP");
-    return value && std::string_view(value) == "1";
+    if (value && std::string_view(value) == "0")
+        return false;
+    if (value && std::string_view(value) == "1")
+        return true;
+    return !capturedStep;
 }
 
 } // namespace shardwise::runner

@@ -231,6 +231,7 @@ void TrainingRun::setup()
     settings.compute = compute;
     settings.seed = m_c.seed;
     settings.adamw.lr = m_c.learningRate;
+    settings.capturedStep = m_c.training.cudaGraphs;
     m_engine = std::make_unique<ShardingEngine>(m_c.model, settings, *m_comm);
     std::optional<CheckpointPolicy> checkpointing;
     if (m_c.training.activationCheckpointing)
@@ -247,6 +248,10 @@ void TrainingRun::setup()
     start.time = unixNow();
     start.config = m_c;
     start.versions = softwareVersions();
+    // What this run's engine does, not what the environment asked for: strategies that reduce in
+    // buckets, offload or keep an fp32 master step after the backward either way.
+    if (m_engine->overlapsDeviceSteps())
+        start.versions.offloadStaging += std::string("; ") + protocol::kDeviceStepPerUnit;
     start.allocator = allocatorSettings();
     start.launcher = m_env.launcher;
     start.deviceName = deviceName(m_device);

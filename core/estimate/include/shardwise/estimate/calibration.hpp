@@ -167,10 +167,10 @@ struct Calibration {
     // Fraction of the device AdamW that hides under the backward when the native runner steps each
     // unit on a stream of its own as soon as its gradient is reduced (zero0, zero3 and the fsdp2
     // strategies without offload or fp32 master weights; docs/formulas.md). The memory-bound AdamW
-    // kernels share the GPU with the backward's matmuls, so they hide only partly. 0 until the runs of
-    // `bench/offload/measure.sh device-step device-after-backward` are fitted: the whole AdamW after
-    // the backward, as the runner does unless SHARDWISE_DEVICE_STEP_OVERLAP=1 (docs/runner.md).
-    double deviceStepOverlap = 0.0;
+    // kernels share the GPU with the backward's matmuls, so they hide only partly: 0.11 is the median
+    // of eight cells of `bench/offload/measure.sh device-step device-after-backward` in one call on
+    // an H100 (0.08-0.15; bench/results/device-step-867e2f7.md).
+    double deviceStepOverlap = 0.11;
 
     // --- Framework targets (EstimateInput::framework other than native; docs/formulas.md, "Framework
     // targets") ---
