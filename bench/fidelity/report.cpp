@@ -156,6 +156,32 @@ Comparison compareCell(const MeasuredCell& c, const Calibration& cal, const Repo
     return r;
 }
 
+// Which of the native runner's fused kernels the batch's cells ran without ("ATen compositions of
+// rotary, SwiGLU, cross-entropy"), empty when every native cell ran all of them.
+std::string atenCompositions(const std::vector<MeasuredCell>& cells, std::size_t batch)
+{
+    bool rotary = false, swiglu = false, crossEntropy = false;
+    for (const MeasuredCell& c : cells) {
+        const EstimateInput& in = c.observation.input;
+        if (c.batch != batch || in.framework.framework != Framework::Native)
+            continue;
+        rotary = rotary || !in.fusedKernels.rotary;
+        swiglu = swiglu || !in.fusedKernels.swiglu;
+        crossEntropy = crossEntropy || !in.fusedKernels.crossEntropy;
+    }
+    std::vector<std::string> parts;
+    if (rotary)
+        parts.emplace_back("rotary");
+    if (swiglu)
+        parts.emplace_back("SwiGLU");
+    if (crossEntropy)
+        parts.emplace_back("cross-entropy");
+    std::string list;
+    for (std::size_t i = 0; i < parts.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+    return list;
+}
+
 std::string batchName(const Batch& b)
 {
     return "`" + b.dir.string() + "` (runner " + (b.runnerCommits.empty() ? "commit not recorded" : b.runnerCommits)
@@ -377,6 +403,13 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
                               "batches: its peaks and fit verdicts count, its tokens/s are not compared and not "
                               "fitted (section \"Memory and verdicts only\")"
                             : "tokens/s, memory and verdicts")
+           <<
+            [&] {
+                const std::string aten = atenCompositions(cells, static_cast<std::size_t>(&b - options.batches.data()));
+                return aten.empty() ? std::string()
+                                    : "; the native runner ran the ATen compositions of " + aten
+                        + " (its start events' versions.kernels), predicted as such";
+            }()
            << "\n";
     // Timed batches are meant to be one runner binary: their tokens/s are compared and merged as one.
     std::vector<std::string> timedDigests;

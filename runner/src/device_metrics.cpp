@@ -146,7 +146,9 @@ protocol::SoftwareVersions softwareVersions()
     v.offloadStaging = protocol::kOffloadStagingInPlace;
     if (hostStepPerUnit())
         v.offloadStaging += std::string("; ") + protocol::kHostStepPerUnit;
-    v.kernels = fusedKernelsEnabled() ? "fused rotary + SwiGLU + cross-entropy on CUDA bf16, ATen elsewhere" : "ATen";
+    v.kernels = fusedKernelsEnabled() ? std::string("fused ") + protocol::kFusedRotary + " + " + protocol::kFusedSwiglu
+            + " + " + protocol::kFusedCrossEntropy + " on CUDA bf16, ATen elsewhere"
+                                      : std::string(protocol::kKernelsAten);
 #if defined(__clang__)
     v.compiler = "clang " __clang_version__;
 #elif defined(__GNUC__)

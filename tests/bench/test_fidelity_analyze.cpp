@@ -65,7 +65,18 @@ RunConfig runConfig(const CellSpec& c)
 constexpr bool kTimedRunnerKeptNormInputs = true;
 constexpr bool kMemoryOnlyRunnerKeptNormInputs = false;
 
-// What the analyzer predicts with the presets for a cell: the GPU preset and world 1 the folder says.
+// The versions a batch's start events report: neither lists versions.offload_staging, so both ran
+// the device AdamW after the backward, as runners before "device step per unit" did.
+protocol::SoftwareVersions writtenVersions(bool normInputsKept)
+{
+    protocol::SoftwareVersions v;
+    if (!normInputsKept)
+        v.activations = protocol::kNormInputsRecomputed;
+    return v;
+}
+
+// What the analyzer predicts with the presets for a cell: the GPU preset and world 1 the folder says,
+// for the runner behaviour its start event reports.
 EstimateInput estimateInput(const CellSpec& c, bool normInputsKept)
 {
     const RunConfig rc = runConfig(c);
@@ -76,7 +87,7 @@ EstimateInput estimateInput(const CellSpec& c, bool normInputsKept)
     in.cluster.nodes = 1;
     in.training = rc.training;
     in.knobs = rc.knobs;
-    in.normInputsKept = normInputsKept;
+    applyRunnerBehaviour(in, writtenVersions(normInputsKept));
     return in;
 }
 
@@ -90,8 +101,7 @@ void writeCell(const std::filesystem::path& dir, const CellSpec& c, bool normInp
     start.config = runConfig(c);
     start.deviceName = "NVIDIA H200";
     start.launcher = "shardwise";
-    if (!normInputsKept)
-        start.versions.activations = protocol::kNormInputsRecomputed;
+    start.versions = writtenVersions(normInputsKept);
     out << protocol::serialize(start) << '\n';
     if (c.tokensPerS) {
         protocol::SummaryEvent s;

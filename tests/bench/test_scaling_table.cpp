@@ -49,7 +49,17 @@ RunConfig runConfig(Strategy s, int world)
     return rc;
 }
 
-// What the planner predicts for such a run: W GPUs of the h200 preset on one node (NVLink).
+// The versions each rank's start event reports: a runner that recomputes the norm outputs and lists no
+// versions.offload_staging (it ran the device AdamW after the backward).
+protocol::SoftwareVersions writtenVersions()
+{
+    protocol::SoftwareVersions v;
+    v.activations = protocol::kNormInputsRecomputed;
+    return v;
+}
+
+// What the planner predicts for such a run: W GPUs of the h200 preset on one node (NVLink), for the
+// runner behaviour its start events report.
 Estimate plannerEstimate(Strategy s, int world)
 {
     const RunConfig rc = runConfig(s, world);
@@ -60,6 +70,7 @@ Estimate plannerEstimate(Strategy s, int world)
     in.cluster.nodes = 1;
     in.training = rc.training;
     in.knobs = rc.knobs;
+    applyRunnerBehaviour(in, writtenVersions());
     return estimate(in, s);
 }
 
@@ -84,7 +95,7 @@ void writeRun(const std::filesystem::path& dir, Strategy s, double tokensPerS, c
         start.config = runConfig(s, world);
         start.deviceName = "NVIDIA H200";
         start.launcher = "bench-gpu.sh";
-        start.versions.activations = protocol::kNormInputsRecomputed;
+        start.versions = writtenVersions();
         out << protocol::serialize(start) << '\n';
         const RankOutcome& o = ranks[static_cast<std::size_t>(r)];
         if (o.peakGiB) {

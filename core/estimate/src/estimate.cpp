@@ -15,6 +15,9 @@ void applyRunnerBehaviour(EstimateInput& in, const protocol::SoftwareVersions& v
     in.offloadStagingKept = !protocol::offloadStagingHas(staging, protocol::kOffloadStagingInPlace);
     in.hostStepAfterBackward = !protocol::offloadStagingHas(staging, protocol::kHostStepPerUnit);
     in.deviceStepAfterBackward = !protocol::offloadStagingHas(staging, protocol::kDeviceStepPerUnit);
+    in.fusedKernels.rotary = protocol::ranFusedKernel(versions.kernels, protocol::kFusedRotary);
+    in.fusedKernels.swiglu = protocol::ranFusedKernel(versions.kernels, protocol::kFusedSwiglu);
+    in.fusedKernels.crossEntropy = protocol::ranFusedKernel(versions.kernels, protocol::kFusedCrossEntropy);
 }
 
 bool stepsDeviceOptimizerBesideBackward(const EstimateInput& in, Strategy s)

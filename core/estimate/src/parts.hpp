@@ -41,6 +41,14 @@ double nativeSelectiveLayerActivationBytesPerToken(const EstimateInput& in);
 double finalActivationBytesPerToken(const ModelSpec& m);
 double gemmParams(const ModelSpec& m);
 double causalAttentionFlopsPerToken(const ModelSpec& m, int seqLen);
+// HBM bytes per micro-step that the native runner's ATen compositions move beyond the fused kernels
+// they stand in for (EstimateInput::fusedKernels): the decoder layers' part, which checkpointing
+// recomputes with the forward, and the head's.
+struct AtenCompositionBytes {
+    double layers = 0;
+    double head = 0;
+};
+AtenCompositionBytes atenCompositionBytes(const EstimateInput& in);
 // Transient bytes of the last layer's backward that grow with the tokens (MLP input gradients).
 double backwardWorkingBytes(const EstimateInput& in);
 // fp32 logits per chunk of the runner's head + loss (runner/src/head_loss.cpp kHeadChunkBytes).

@@ -286,12 +286,16 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
         = tokensPerRank * ctx.attentionFlopsPerToken * recompute / (peakFlops * attentionEfficiency(in, c) * headWidth);
     const double elementwiseS = static_cast<double>(t.gradAccumulation) * ctx.activationBytes * recompute
         / (in.gpu.hbmGBps * 1e9 * rates.elementwiseHbmEfficiency);
+    // A native runner without its fused kernels runs their ATen compositions: more HBM passes.
+    const AtenCompositionBytes aten = atenCompositionBytes(in);
+    const double atenS = static_cast<double>(t.gradAccumulation) * (aten.layers * recompute + aten.head)
+        / (in.gpu.hbmGBps * 1e9 * c.atenCompositionHbmEfficiency);
     // Every layer also runs small kernels (norms, rotary, casts, residual adds) whose time does not
     // shrink with the tokens.
     const double layerSteps = static_cast<double>(m.layers) * t.gradAccumulation * recompute;
     const Schedule sc = schedule(ctx, in, s, c);
     // Every per-unit collective also costs the GPU a stream hand-off and a launch beyond its bytes.
-    const double kernelS = gemmS + attentionS + elementwiseS + layerSteps * rates.layerKernelS
+    const double kernelS = gemmS + attentionS + elementwiseS + atenS + layerSteps * rates.layerKernelS
         + sc.volume.unitCollectives * c.unitCollectiveKernelS;
     // The CPU issues every layer's kernels, and every per-unit collective with its copies and stream
     // waits; while it stays ahead of the GPU (launchOverlap 1) only the longer of the two counts.

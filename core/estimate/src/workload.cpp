@@ -173,6 +173,40 @@ double logitsBytes(const EstimateInput& in, const Calibration& c)
     return std::min(tokens, rowsPerChunk) * vocab * c.logitsBytesPerElement;
 }
 
+// What each fused kernel saves against its ATen composition, in bytes read and written per token
+// (bf16, 2 bytes an element), counted from the two paths of the runner's sources:
+// - SwiGLU (runner/src/swiglu.cpp), per ffn width f: the fused forward reads gate and up and writes
+//   their product (6f), the fused backward reads gate, up and the gradient and writes both gradients
+//   (10f). ATen: silu (4f) and the product (6f) forward; grad * up (6f), silu_backward (6f), silu
+//   again (4f) and grad * silu (6f) backward. 16f more.
+// - Rotary (runner/src/rotary.cpp), per rotated width w (q: heads x head_dim, k: kv_heads x head_dim):
+//   fused, one read and one write each way (4w forward, 4w backward). ATen forward: the negated half
+//   (2w), the concatenation (4w), x cos and rotated sin (4w each), their sum (6w): 20w; its autograd
+//   backward: grad cos and grad sin (4w each), the negation's backward (2w), the two slices' backward
+//   into zero-filled full-width gradients (4w each), two sums into x's gradient (6w each): 30w.
+//   42w more.
+// - Cross-entropy (runner/src/head_loss.cpp), per logit element: the fused kernel reads the bf16
+//   logits and writes their gradient in place (4). ATen: the fp32 copy (6), log-sum-exp (a max pass
+//   and an exp-sum pass over a temporary, 12), subtract and exp in place (8 each), the scale (8) and
+//   the cast back to bf16 (6): 48. 44 more.
+detail::AtenCompositionBytes detail::atenCompositionBytes(const EstimateInput& in)
+{
+    AtenCompositionBytes b;
+    if (in.framework.framework != Framework::Native)
+        return b;
+    const ModelSpec& m = in.model;
+    const double tokens = static_cast<double>(in.training.microBatch) * static_cast<double>(in.training.seqLen);
+    double perLayerToken = 0;
+    if (!in.fusedKernels.swiglu && m.activation == ActivationKind::SwiGlu)
+        perLayerToken += 16.0 * d(m.ffn);
+    if (!in.fusedKernels.rotary)
+        perLayerToken += 42.0 * d((m.heads + m.kvHeads) * m.headDim);
+    b.layers = tokens * d(m.layers) * perLayerToken;
+    if (!in.fusedKernels.crossEntropy)
+        b.head = tokens * d(m.vocab) * 44.0;
+    return b;
+}
+
 // In the last layer's backward the MLP's input gradients are live next to every activation: the
 // gradient of the fused gate/up output [2f] and of the SwiGLU output [f] in bf16 (GELU: 2f). At long
 // sequences this outgrows the head's chunk (Qwen2.5-7B at 8192 tokens: 0.87 GiB).

@@ -21,6 +21,24 @@ bool offloadStagingHas(const std::string& offloadStaging, const std::string& par
     return false;
 }
 
+bool ranFusedKernel(const std::string& kernels, const std::string& name)
+{
+    // "fused rotary + SwiGLU + cross-entropy on CUDA bf16, ATen elsewhere": the " + "-separated names
+    // between "fused " and " on ".
+    const std::string prefix = "fused ";
+    if (kernels.compare(0, prefix.size(), prefix) != 0)
+        return false;
+    const auto listEnd = std::min(kernels.find(" on ", prefix.size()), kernels.size());
+    std::size_t begin = prefix.size();
+    while (begin <= listEnd) {
+        const auto end = std::min(kernels.find(" + ", begin), listEnd);
+        if (kernels.compare(begin, end - begin, name) == 0)
+            return true;
+        begin = end + 3;
+    }
+    return false;
+}
+
 using nlohmann::json;
 
 namespace {

@@ -98,6 +98,14 @@ struct Calibration {
     // Derived from the H200 runs of cbe1bee (Qwen2.5-3B, seq 2048): every strategy's step is 59-63 ms
     // longer with an fp32 master than under pure bf16, for 3.09e9 parameters.
     double masterOptimizerHbmEfficiency = 0.23;
+    // Achieved fraction of HBM bandwidth for the bytes the native runner's ATen compositions of
+    // rotary, SwiGLU and the cross-entropy move beyond its fused kernels (EstimateInput::fusedKernels;
+    // the bytes are counted in workload.cpp). From one H200 call that ran Qwen2.5-3B zero0 at seq 2048
+    // both ways (bench/results/h200.md, "Earlier calls", b5ba3e9): 18,455 tokens/s with
+    // SHARDWISE_FUSED_KERNELS=0 against 22,654 fused, 20.6 ms a step for 33.8 GB counted. No fit moves
+    // it. Only the GPU's part is modelled: the compositions' extra kernel launches (about 28 a layer)
+    // are not in layerLaunchS, so where the host bounds the step the prediction is optimistic.
+    double atenCompositionHbmEfficiency = 0.34;
 
     // --- Communication ---
     // Achieved NCCL bus bandwidth as a fraction of the link's per-direction bandwidth

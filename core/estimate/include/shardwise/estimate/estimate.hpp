@@ -57,6 +57,15 @@ struct EstimateInput {
     // CUDA, without offload or fp32 master weights; docs/runner.md). Set for measurements of such
     // runners only.
     bool deviceStepAfterBackward = false;
+    // Which of the native runner's fused CUDA kernels ran (SoftwareVersions::kernels); each that did
+    // not ran as its ATen composition, which moves more bytes through HBM
+    // (Calibration::atenCompositionHbmEfficiency). All three by default, as the runner runs on a CUDA
+    // GPU in bf16; applyRunnerBehaviour sets them from a run's start event.
+    struct FusedKernels {
+        bool rotary = true;
+        bool swiglu = true;
+        bool crossEntropy = true;
+    } fusedKernels {};
 };
 
 // Whether attention runs FlashAttention-2's kernels: as flashKernel says, or by default where the

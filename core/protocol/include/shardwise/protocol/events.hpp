@@ -31,7 +31,11 @@ struct SoftwareVersions {
     std::string nccl;     // empty when not linked
     std::string driver;   // NVIDIA driver, empty without a GPU
     std::string compiler;
-    std::string kernels; // the elementwise kernels the runner used, e.g. "fused rotary + SwiGLU"; empty if unknown
+    // The runner's own CUDA kernels that ran in place of ATen compositions: "fused <parts> on CUDA bf16,
+    // ATen elsewhere", the parts among kFusedRotary, kFusedSwiglu and kFusedCrossEntropy; kKernelsAten
+    // where none ran (a build without them, SHARDWISE_FUSED_KERNELS=0, a CPU run). Empty: a runner from
+    // before this field, which had none.
+    std::string kernels;
     // What the decoder layers keep for backward (kNormInputsRecomputed below); empty: a runner from before
     // this field, which kept the RMSNorm outputs feeding the q/k/v and gate/up projections.
     std::string activations;
@@ -70,6 +74,14 @@ inline constexpr const char* kOffloadStagingInPlaceHostStepOverlapped = "in-plac
 // reduced, beside the rest of the backward (CUDA builds with SHARDWISE_DEVICE_STEP_OVERLAP=1).
 inline constexpr const char* kHostStepPerUnit = "host step per unit";
 inline constexpr const char* kDeviceStepPerUnit = "device step per unit";
+// SoftwareVersions::kernels of a runner that ran the ATen compositions only, and the names of the fused
+// kernels its list may carry (runner/src/fused_path.hpp).
+inline constexpr const char* kKernelsAten = "ATen";
+inline constexpr const char* kFusedRotary = "rotary";
+inline constexpr const char* kFusedSwiglu = "SwiGLU";
+inline constexpr const char* kFusedCrossEntropy = "cross-entropy";
+// Whether SoftwareVersions::kernels says the fused kernel `name` ran.
+bool ranFusedKernel(const std::string& kernels, const std::string& name);
 // Whether `offloadStaging` lists `part` among its "; "-separated parts.
 bool offloadStagingHas(const std::string& offloadStaging, const std::string& part);
 
