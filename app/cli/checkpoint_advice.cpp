@@ -40,7 +40,8 @@ void printCheckpointAdvice(const CheckpointAdvice& a, const CheckpointOptions& o
 {
     const auto& r = a.recommendation;
     out << "\nCheckpoint interval for " << strategyId(a.strategy) << " at " << fmt("%g", o.interruptionsPerHour)
-        << " interruption(s) per hour (mean " << fmt("%.0f", r.meanTimeBetweenInterruptionsS) << " s between them):\n";
+        << (o.interruptionsPerHour == 1.0 ? " interruption" : " interruptions") << " per hour (mean "
+        << fmt("%.0f", r.meanTimeBetweenInterruptionsS) << " s between them):\n";
     out << "  save cost C          " << fmt("%.1f", a.saveS) << " s ";
     if (a.saveMeasured)
         out << "(measured, --checkpoint-save-s)\n";

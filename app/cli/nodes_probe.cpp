@@ -12,6 +12,7 @@
 #include "shardwise/session/prepared_runner.hpp"
 #include "shardwise/session/probe_session.hpp"
 #include "shardwise/spec/json.hpp"
+#include "shardwise/spec/message.hpp"
 #include "shardwise/spec/presets.hpp"
 #include "shardwise/store/location.hpp"
 #include "shardwise/store/nodes.hpp"
@@ -76,12 +77,13 @@ void printTable(const session::ProbeSessionResult& result, const std::string& no
                 << padded(std::to_string(r.samples), 9, true) << "\n";
     }
     if (!result.stored.empty() && network) {
-        out << "stored " << result.stored.size() << " probe(s) as '" << node << "', without a GPU preset\n";
+        out << "stored " << countOf(static_cast<long long>(result.stored.size()), "probe") << " as '" << node
+            << "', without a GPU preset\n";
     } else if (!result.stored.empty()) {
         // Stored highest rank first; the last one is rank 0, the node's newest probe.
         const store::StoredProbe& newest = result.stored.back();
-        out << "stored " << result.stored.size() << " probe(s) of node '" << node << "', newest: probe " << newest.id
-            << "\n";
+        out << "stored " << countOf(static_cast<long long>(result.stored.size()), "probe") << " of node '" << node
+            << "', newest: probe " << newest.id << "\n";
         if (newest.gpuId.empty())
             out << "no GPU preset matches " << newest.event.deviceName
                 << ", so plan --calibrated does not start from it (--gpu PRESET names one)\n";
@@ -187,7 +189,8 @@ int probeBetweenNodes(const ProbeOptions& o, store::Database& db, const store::N
         << std::flush;
     session::ProbeCallbacks callbacks;
     callbacks.onProbe = [&err](const protocol::ProbeEvent& p) {
-        err << "[probe] rank " << p.rank << " on " << p.host << " reported " << p.results.size() << " measurement(s)\n"
+        err << "[probe] rank " << p.rank << " on " << p.host << " reported "
+            << countOf(static_cast<long long>(p.results.size()), "measurement") << "\n"
             << std::flush;
     };
     InterruptOnSignals cancelOnSignals;
@@ -303,7 +306,9 @@ int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ost
 
     session::ProbeCallbacks callbacks;
     callbacks.onProbe = [&err](const protocol::ProbeEvent& p) {
-        err << "[probe] rank " << p.rank << " reported " << p.results.size() << " measurement(s)\n" << std::flush;
+        err << "[probe] rank " << p.rank << " reported "
+            << countOf(static_cast<long long>(p.results.size()), "measurement") << "\n"
+            << std::flush;
     };
     InterruptOnSignals cancelOnSignals;
     store::Database* storeInto = o.record && db ? &*db : nullptr;
@@ -328,7 +333,7 @@ int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ost
             err << "\n";
             return kExitFailed;
         }
-        err << "[probe] " << request.ranks << " rank(s) on '" << nodeName << "' (" << node->host << "), "
+        err << "[probe] " << countOf(request.ranks, "rank") << " on '" << nodeName << "' (" << node->host << "), "
             << deviceId(request.device) << ", runner " << runner << "\n"
             << std::flush;
         session::RemoteProbeTarget target;
@@ -345,8 +350,8 @@ int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ost
             err << "shardwise-cli nodes probe: " << e.what() << "\n";
             return kExitFailed;
         }
-        err << "[probe] " << request.ranks << " rank(s) on this machine, " << deviceId(request.device) << ", runner "
-            << runner.string() << "\n"
+        err << "[probe] " << countOf(request.ranks, "rank") << " on this machine, " << deviceId(request.device)
+            << ", runner " << runner.string() << "\n"
             << std::flush;
         result = session::probeLocal(request, runner, storeInto, callbacks, &terminalInterrupt());
     }

@@ -12,6 +12,7 @@
 #include "shardwise/frameworks/network.hpp"
 #include "shardwise/plan/plan.hpp"
 #include "shardwise/spec/json.hpp"
+#include "shardwise/spec/message.hpp"
 #include "shardwise/store/database.hpp"
 #include "shardwise/store/location.hpp"
 #include "shardwise/store/runs.hpp"
@@ -345,9 +346,9 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                 out << "Settings from " << a.from << " (" << frameworks::configFormatId(imported->format) << ")"
                     << (imported->strategy ? ", strategy " + std::string(strategyId(*imported->strategy))
                                            : std::string())
-                    << (imported->warnings.empty()
-                            ? std::string()
-                            : ", " + std::to_string(imported->warnings.size()) + " warning(s) on stderr")
+                    << (imported->warnings.empty() ? std::string()
+                                                   : ", "
+                                + countOf(static_cast<long long>(imported->warnings.size()), "warning") + " on stderr")
                     << "\n";
             printPlanTable(plan, in, notes, out, a.plan.measured ? &*a.plan.measured : nullptr);
             if (advice)

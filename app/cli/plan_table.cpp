@@ -2,6 +2,7 @@
 #include "plan_table.hpp"
 
 #include "shardwise/frameworks/network.hpp"
+#include "shardwise/spec/message.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -56,10 +57,10 @@ void printPlanTable(const Plan& plan, const EstimateInput& in, const std::vector
 {
     const ClusterSpec& c = in.cluster;
     out << "Plan: " << in.model.name << " (" << format("%.2f", static_cast<double>(in.model.parameterCount()) / 1e9)
-        << " B parameters) on " << c.worldSize() << " x " << in.gpu.name << " (" << c.nodes << " node(s) x "
-        << c.gpusPerNode << " GPU(s), " << interconnectId(c.intraNode) << "), micro-batch " << in.training.microBatch
-        << ", sequence " << in.training.seqLen << " tokens, " << precisionId(in.training.precision)
-        << (in.training.expandableSegments ? ", expandable segments" : "")
+        << " B parameters) on " << c.worldSize() << " x " << in.gpu.name << " (" << countOf(c.nodes, "node") << " x "
+        << countOf(c.gpusPerNode, "GPU") << ", " << interconnectId(c.intraNode) << "), micro-batch "
+        << in.training.microBatch << ", sequence " << in.training.seqLen << " tokens, "
+        << precisionId(in.training.precision) << (in.training.expandableSegments ? ", expandable segments" : "")
         << (in.training.cudaGraphs ? ", CUDA graphs" : "")
         << (in.training.gradAccumulation > 1
                 ? ", " + std::to_string(in.training.gradAccumulation) + " accumulation steps"
@@ -108,8 +109,8 @@ void printPlanTable(const Plan& plan, const EstimateInput& in, const std::vector
         out << "  - " << reason << "\n";
     const std::vector<RunConfig> runs = runMatrix(plan, in);
     if (!runs.empty()) {
-        out << "\nRuns worth validating (" << c.worldSize() << " GPU(s), micro-batch " << in.training.microBatch
-            << ", sequence " << in.training.seqLen << " tokens):";
+        out << "\nRuns worth validating (" << countOf(c.worldSize(), "GPU") << ", micro-batch "
+            << in.training.microBatch << ", sequence " << in.training.seqLen << " tokens):";
         for (const RunConfig& rc : runs) {
             std::vector<std::string> settings;
             if (rc.training.expandableSegments)

@@ -14,6 +14,7 @@
 #include "shardwise/session/node_management.hpp"
 #include "shardwise/session/run_session.hpp"
 #include "shardwise/spec/json.hpp"
+#include "shardwise/spec/message.hpp"
 #include "shardwise/spec/presets.hpp"
 #include "shardwise/store/database.hpp"
 #include "shardwise/store/location.hpp"
@@ -126,9 +127,9 @@ StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, stor
     options.db = db;
     options.origin = launch.origin;
 
-    err << "[" << strategyId(s) << "] starting " << requested.worldSize << " rank(s) on ";
+    err << "[" << strategyId(s) << "] starting " << countOf(requested.worldSize, "rank") << " on ";
     if (where.nodes)
-        err << where.nodes->nodes.size() << " node(s), ";
+        err << countOf(static_cast<long long>(where.nodes->nodes.size()), "node") << ", ";
     err << deviceId(r.device) << (r.backend == RunBackend::Torch ? ", torch backend" : "")
         << (requested.training.cudaGraphs ? " with CUDA graphs" : "")
         << (requested.torchCompile ? " with torch.compile" : "")
@@ -154,7 +155,7 @@ StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, stor
             err << "[" << strategyId(s) << "] run " << *result.runId << ": " << result.outcome.reason;
         else
             err << "[" << strategyId(s) << "] detached from run " << *result.runId << ": its ranks go on running on "
-                << where.nodes->nodes.size() << " node(s)";
+                << countOf(static_cast<long long>(where.nodes->nodes.size()), "node");
         err << "; follow it again with: shardwise-cli runs attach " << *result.runId << " --db " << db->path().string()
             << "\n"
             << std::flush;

@@ -3,6 +3,7 @@
 
 #include "shardwise/protocol/events.hpp"
 #include "shardwise/published/published_import.hpp"
+#include "shardwise/spec/message.hpp"
 #include "shardwise/store/exchange.hpp"
 #include "shardwise/store/timestamps.hpp"
 
@@ -170,8 +171,7 @@ void printRunDetail(std::ostream& out, const store::RunDetail& d)
         { "  backend",
           r.backend == RunBackend::Torch ? "torch (PyTorch harness, shardwise-torch-runner)"
                                          : "native (shardwise-runner)" },
-        { "  ranks",
-          std::to_string(r.worldSize) + " on " + std::to_string(r.nodeCount) + " node(s): " + orDash(nodes) },
+        { "  ranks", std::to_string(r.worldSize) + " on " + countOf(r.nodeCount, "node") + ": " + orDash(nodes) },
         { "  interconnect", orDash(r.interconnect) },
         { "  inter-node",
           r.interNodeGBps ? fixed(r.interNodeGBps, 1, " GB/s per node per direction (the plan's)") : "-" },

@@ -110,7 +110,7 @@ private slots:
         const QString header = r.out.section(QLatin1Char('\n'), 0, 0);
         QVERIFY2(header.contains(QStringLiteral("sequence 1024 tokens, bf16, CUDA graphs")), qPrintable(header));
         QVERIFY2(r.out.contains(QStringLiteral(
-                     "Runs worth validating (1 GPU(s), micro-batch 1, sequence 1024 tokens): zero0 (CUDA graphs)")),
+                     "Runs worth validating (1 GPU, micro-batch 1, sequence 1024 tokens): zero0 (CUDA graphs)")),
                  qPrintable(r.out));
         QVERIFY(
             r.out.contains(QStringLiteral("the offload strategies run their optimizer on the host and stay eager")));

@@ -93,6 +93,15 @@ class TestMessages : public QObject {
     Q_OBJECT
 
 private slots:
+    void countsReadAsEnglish()
+    {
+        // The command line's counts: singular for exactly one, "s" plural otherwise (zero included).
+        QCOMPARE(countOf(1, "rank"), std::string("1 rank"));
+        QCOMPARE(countOf(0, "run"), std::string("0 runs"));
+        QCOMPARE(countOf(8, "GPU"), std::string("8 GPUs"));
+        QCOMPARE(countOf(2, "published run"), std::string("2 published runs"));
+    }
+
     void catalogIsWellFormed()
     {
         QSet<QString> ids;

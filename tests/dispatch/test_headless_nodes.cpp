@@ -371,7 +371,7 @@ private slots:
                      + knownHostsFlags());
         QVERIFY(attach.waitForStarted(30000));
         err = interruptAfter(attach, QByteArray("[run ") + QByteArray::number(static_cast<qint64>(id)) + "] step ");
-        QVERIFY2(err.contains("attached to 1 node(s)"), err.constData());
+        QVERIFY2(err.contains("attached to 1 node;"), err.constData());
         QVERIFY2(attach.readAllStandardOutput().contains("detached again"), err.constData());
         for (const int pid : pids)
             QVERIFY2(testing::processRuns(pid), "a rank stopped when runs attach detached");

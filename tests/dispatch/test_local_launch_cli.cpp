@@ -333,8 +333,7 @@ private slots:
         const json config = parseOutput(r).at("runs").at(0).at("config");
         QVERIFY(config.at("training").value("cuda_graphs", false));
         QCOMPARE(config.at("warmup_steps").get<int>(), 3);
-        QVERIFY2(r.err.contains(QStringLiteral("[zero2] starting 1 rank(s) on cuda with CUDA graphs")),
-                 qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("[zero2] starting 1 rank on cuda with CUDA graphs")), qPrintable(r.err));
     }
 
     // With --strategy all the three offload strategies cannot be captured: they run eager, the six
@@ -364,7 +363,7 @@ private slots:
                     + fixtureRun(arguments("--ranks", "2", "--strategy", "all", "--format", "json")));
         QVERIFY(p.waitForStarted());
         QByteArray err;
-        QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("starting 2 rank(s)"), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("starting 2 ranks"), 10000);
         QTest::qWait(500);
         QElapsedTimer timer;
         timer.start();

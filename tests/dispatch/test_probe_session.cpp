@@ -352,7 +352,7 @@ private slots:
         const QString err = QString::fromUtf8(cli.readAllStandardError());
         QVERIFY2(cli.exitCode() == 0, qPrintable(out + err));
         QVERIFY2(out.contains(QStringLiteral("cpu_adamw"))
-                     && out.contains(QStringLiteral("stored 1 probe(s) of node 'local'")),
+                     && out.contains(QStringLiteral("stored 1 probe of node 'local'")),
                  qPrintable(out));
         store::Database db = store::Database::open(storePath());
         const auto probes = store::listProbes(db, std::string("local"));
@@ -424,8 +424,9 @@ private slots:
             QCOMPARE(p.at("world").get<int>(), 2);
         const double bus = j.at("network").at("bus_gbps").get<double>();
         QVERIFY2(bus > 0 && std::isfinite(bus), out.constData());
+        // To 0.1 GB/s, and at least 0.1 (a loaded loopback can measure less).
         QCOMPARE(j.at("network").at("inter_node_gbps").get<double>(),
-                 std::round(bus / Calibration {}.interNodeBusEfficiency * 10) / 10);
+                 std::max(0.1, std::round(bus / Calibration {}.interNodeBusEfficiency * 10) / 10));
 
         store::Database db = store::Database::open(storePath());
         const auto stored = store::listProbes(db, std::string("node-a+node-b"));

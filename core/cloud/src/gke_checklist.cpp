@@ -2,6 +2,8 @@
 // do about it, or what the user must confirm first, with the numbers from the plan and the table.
 #include "internal.hpp"
 
+#include "shardwise/spec/message.hpp"
+
 #include <optional>
 
 namespace shardwise::cloud::detail {
@@ -103,18 +105,17 @@ std::vector<ChecklistItem> checklist(const Resolved& r)
                            m.note + " (" + src.machineTypes + ")"));
 
     // Autoscaling counts at its maximum: a pool allowed to grow to N nodes can ask for N x GPUs.
-    out.push_back(
-        item("quota", CheckStatus::Check,
-             "GPU quota " + o.quotaMetric + " in " + q.region + " and " + d.globalGpuQuotaMetric + " at least " + gpus
-                 + " (" + std::to_string(nodes) + " node(s) x " + std::to_string(perNode)
-                 + " GPUs, the node pool's autoscaling maximum)",
-             "Quota must cover the autoscaling maximum, not the nodes running now: GKE asks for quota at least the "
-             "pool's maximum nodes times the GPUs per node ("
-                 + src.gke
-                 + "). Spot nodes draw on the PREEMPTIBLE_ "
-                   "variant of the metric, which the command lists as well.",
-             "gcloud compute regions describe " + q.region + " --flatten=quotas --filter=\"quotas.metric~"
-                 + o.quotaMetric + "\" --format=\"table(quotas.metric,quotas.limit,quotas.usage)\""));
+    out.push_back(item(
+        "quota", CheckStatus::Check,
+        "GPU quota " + o.quotaMetric + " in " + q.region + " and " + d.globalGpuQuotaMetric + " at least " + gpus + " ("
+            + countOf(nodes, "node") + " x " + countOf(perNode, "GPU") + ", the node pool's autoscaling maximum)",
+        "Quota must cover the autoscaling maximum, not the nodes running now: GKE asks for quota at least the "
+        "pool's maximum nodes times the GPUs per node ("
+            + src.gke
+            + "). Spot nodes draw on the PREEMPTIBLE_ "
+              "variant of the metric, which the command lists as well.",
+        "gcloud compute regions describe " + q.region + " --flatten=quotas --filter=\"quotas.metric~" + o.quotaMetric
+            + "\" --format=\"table(quotas.metric,quotas.limit,quotas.usage)\""));
     out.push_back(
         item("stock", CheckStatus::Warn,
              "Quota is not stock: " + gpus + " x " + o.accelerator

@@ -1,5 +1,7 @@
 #include "internal.hpp"
 
+#include "shardwise/spec/message.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <sstream>
@@ -9,8 +11,8 @@ namespace shardwise::cloud {
 std::string renderText(const GkePreparation& p)
 {
     std::ostringstream out;
-    out << "GKE preparation: " << p.totalGpus << " x " << p.accelerator << " (" << p.nodes << " node(s) x "
-        << p.gpusPerNode << " GPUs, " << p.machineType << ") in " << p.region << "\n";
+    out << "GKE preparation: " << p.totalGpus << " x " << p.accelerator << " (" << countOf(p.nodes, "node") << " x "
+        << countOf(p.gpusPerNode, "GPU") << ", " << p.machineType << ") in " << p.region << "\n";
     out << "GKE table transcribed " << p.tableTranscribed << "\n\nChecklist\n";
     for (const ChecklistItem& i : p.checklist) {
         const std::string marker = "[" + std::string(checkStatusId(i.status)) + "]";

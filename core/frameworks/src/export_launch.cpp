@@ -5,6 +5,8 @@
 // batch script (sbatch: #SBATCH --nodes, --ntasks-per-node, --gpus-per-node; srun inherits them).
 #include "common.hpp"
 
+#include "shardwise/spec/message.hpp"
+
 namespace shardwise::frameworks::detail {
 
 namespace {
@@ -56,7 +58,7 @@ std::string exportLaunch(const EstimateInput& in, Strategy s, const PlanIdentity
         + std::string(f == Framework::DeepSpeed   ? "deepspeed|"
                           : f == Framework::Fsdp2 ? "accelerate|"
                                                   : "")
-        + "torchrun|srun]: one way to start the " + std::to_string(c.worldSize()) + " rank(s).\n";
+        + "torchrun|srun]: one way to start the " + countOf(c.worldSize(), "rank") + ".\n";
     out += "set -euo pipefail\n";
     out += "HEAD_NODE=${HEAD_NODE:-" + std::string(c.nodes > 1 ? "node1" : "localhost")
         + "}  # the first node's address\n";
@@ -88,7 +90,8 @@ std::string exportLaunch(const EstimateInput& in, Strategy s, const PlanIdentity
     out += "    " + torchrun(in, s, nodes, "\"$HEAD_NODE:$PORT\"", "shardwise") + "\n";
     out += "    ;;\n";
     out += "srun)\n";
-    out += "    # Slurm, inside an allocation of " + nodes + " node(s): one task per node, each starting torchrun.\n";
+    out += "    # Slurm, inside an allocation of " + countOf(c.nodes, "node")
+        + ": one task per node, each starting torchrun.\n";
     out += "    srun --nodes " + nodes + " --ntasks-per-node 1 --gpus-per-node " + std::to_string(c.gpusPerNode)
         + " bash -c '"
         + torchrun(in, s, "\"$SLURM_NNODES\"",
@@ -133,7 +136,7 @@ std::string exportSbatch(const EstimateInput& in, Strategy s, const PlanIdentity
         out += "# SLURM_LOCALID).\n";
         out += "srun --ntasks-per-node=" + gpus + " --gpus-per-node=" + gpus + " " + program(in, s) + "\n";
     } else {
-        out += "# One task per node, each a torchrun starting that node's " + gpus + " rank(s).\n";
+        out += "# One task per node, each a torchrun starting that node's " + countOf(c.gpusPerNode, "rank") + ".\n";
         out += "srun --ntasks-per-node=1 --gpus-per-node=" + gpus + " "
             + torchrun(in, s, "\"$SLURM_NNODES\"", "\"$MASTER_ADDR:$MASTER_PORT\"", "\"$SLURM_JOB_ID\"") + "\n";
     }

@@ -1,6 +1,7 @@
 #include "common.hpp"
 
 #include "shardwise/spec/json.hpp"
+#include "shardwise/spec/message.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -215,8 +216,8 @@ void applyImported(const ImportedSettings& s, EstimateInput& in)
     if (s.worldSize) {
         if (*s.worldSize % in.cluster.nodes != 0)
             throw SpecError(worldKey,
-                            "a world of " + std::to_string(*s.worldSize) + " GPU(s) does not divide over "
-                                + std::to_string(in.cluster.nodes) + " node(s)");
+                            "a world of " + countOf(*s.worldSize, "GPU") + " does not divide over "
+                                + countOf(in.cluster.nodes, "node"));
         in.cluster.gpusPerNode = *s.worldSize / in.cluster.nodes;
     }
     if (s.trainBatchSize && !(s.microBatch && s.gradAccumulation)) {

@@ -1,6 +1,7 @@
 #include "common.hpp"
 
 #include "shardwise/spec/json.hpp"
+#include "shardwise/spec/message.hpp"
 
 #include <cctype>
 #include <cstdio>
@@ -124,7 +125,7 @@ PlanIdentity planIdentity(const EstimateInput& in, Strategy s)
     if (t.compiled)
         target += " + torch.compile";
     id.description = "Shardwise plan: " + in.model.id + " on " + std::to_string(id.world) + " x " + in.gpu.id + " ("
-        + std::to_string(in.cluster.nodes) + " node(s) x " + std::to_string(in.cluster.gpusPerNode) + "), "
+        + countOf(in.cluster.nodes, "node") + " x " + std::to_string(in.cluster.gpusPerNode) + "), "
         + std::string(strategyId(s)) + ", sequence " + std::to_string(in.training.seqLen) + ", micro-batch "
         + std::to_string(in.training.microBatch) + " x " + std::to_string(in.training.gradAccumulation)
         + " accumulation, " + std::string(precisionId(in.training.precision)) + ", activation checkpointing "

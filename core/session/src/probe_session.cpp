@@ -2,6 +2,7 @@
 
 #include "shardwise/dispatch/remote_launch.hpp"
 #include "shardwise/spec/json.hpp"
+#include "shardwise/spec/message.hpp"
 #include "shardwise/spec/presets.hpp"
 
 #include <algorithm>
@@ -99,7 +100,7 @@ void concludeRanks(ProbeSessionResult& result, const ProbeRequest& request, std:
         }
     if (static_cast<int>(ranks.size()) != request.ranks || result.events.empty()) {
         result.failure = ProbeFailure::ProbeAbsent;
-        result.reason = std::to_string(request.ranks) + " rank(s) were started on " + where + " but "
+        result.reason = countOf(request.ranks, "rank") + " were started on " + where + " but "
             + std::to_string(result.events.size()) + " reported a probe";
     }
 }

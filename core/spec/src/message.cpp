@@ -342,4 +342,9 @@ Message messageFromJson(const nlohmann::json& j, const std::string& path)
     return m;
 }
 
+std::string countOf(long long n, std::string_view noun)
+{
+    return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
+
 } // namespace shardwise

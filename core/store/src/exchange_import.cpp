@@ -1,6 +1,7 @@
 #include "shardwise/store/exchange.hpp"
 
 #include "csv.hpp"
+#include "shardwise/spec/message.hpp"
 #include "shardwise/store/timestamps.hpp"
 #include "statement.hpp"
 
@@ -170,8 +171,8 @@ IncomingRun readRun(const IncomingRow& row, const std::string& defaultSource, do
                                .value_or(std::max<std::int64_t>(1, static_cast<std::int64_t>(run.nodes.size()))));
     if (run.nodeCount > run.worldSize)
         throw ImportError(r.locate(r.text("node_count") ? "node_count" : "nodes"),
-                          std::to_string(run.nodeCount) + " nodes cannot hold " + std::to_string(run.worldSize)
-                              + " rank(s) (world_size); every node runs at least one");
+                          std::to_string(run.nodeCount) + " nodes cannot hold " + countOf(run.worldSize, "rank")
+                              + " (world_size); every node runs at least one");
     if (!run.nodes.empty() && r.text("node_count") && static_cast<int>(run.nodes.size()) != run.nodeCount)
         throw ImportError(r.locate("node_count"),
                           "is " + std::to_string(run.nodeCount) + " but 'nodes' names "

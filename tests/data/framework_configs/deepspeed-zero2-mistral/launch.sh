@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Shardwise plan: mistral-7b on 4 x h100-80gb (1 node(s) x 4), zero2, sequence 2048, micro-batch 1 x 2 accumulation, bf16, activation checkpointing off, for DeepSpeed 0.16
+# Shardwise plan: mistral-7b on 4 x h100-80gb (1 node x 4), zero2, sequence 2048, micro-batch 1 x 2 accumulation, bf16, activation checkpointing off, for DeepSpeed 0.16
 # Written by Shardwise; launch lines for DeepSpeed
-# bash launch.sh [deepspeed|torchrun|srun]: one way to start the 4 rank(s).
+# bash launch.sh [deepspeed|torchrun|srun]: one way to start the 4 ranks.
 set -euo pipefail
 HEAD_NODE=${HEAD_NODE:-localhost}  # the first node's address
 PORT=${PORT:-29500}
@@ -17,7 +17,7 @@ torchrun)
     torchrun --nnodes 1 --nproc-per-node 4 --rdzv-backend c10d --rdzv-endpoint "$HEAD_NODE:$PORT" --rdzv-id shardwise train.py --deepspeed ds_config.json
     ;;
 srun)
-    # Slurm, inside an allocation of 1 node(s): one task per node, each starting torchrun.
+    # Slurm, inside an allocation of 1 node: one task per node, each starting torchrun.
     srun --nodes 1 --ntasks-per-node 1 --gpus-per-node 4 bash -c 'torchrun --nnodes "$SLURM_NNODES" --nproc-per-node 4 --rdzv-backend c10d --rdzv-endpoint "$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1):29500" --rdzv-id "$SLURM_JOB_ID" train.py --deepspeed ds_config.json'
     ;;
 *)

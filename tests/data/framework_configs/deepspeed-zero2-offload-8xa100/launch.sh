@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Shardwise plan: llama-3.1-8b on 8 x a100-40gb (1 node(s) x 8), zero2_offload, sequence 4096, micro-batch 1 x 4 accumulation, bf16-fp32-master, activation checkpointing full, for DeepSpeed 0.16
+# Shardwise plan: llama-3.1-8b on 8 x a100-40gb (1 node x 8), zero2_offload, sequence 4096, micro-batch 1 x 4 accumulation, bf16-fp32-master, activation checkpointing full, for DeepSpeed 0.16
 # Written by Shardwise; launch lines for DeepSpeed
-# bash launch.sh [deepspeed|torchrun|srun]: one way to start the 8 rank(s).
+# bash launch.sh [deepspeed|torchrun|srun]: one way to start the 8 ranks.
 set -euo pipefail
 HEAD_NODE=${HEAD_NODE:-localhost}  # the first node's address
 PORT=${PORT:-29500}
@@ -17,7 +17,7 @@ torchrun)
     torchrun --nnodes 1 --nproc-per-node 8 --rdzv-backend c10d --rdzv-endpoint "$HEAD_NODE:$PORT" --rdzv-id shardwise train.py --deepspeed ds_config.json
     ;;
 srun)
-    # Slurm, inside an allocation of 1 node(s): one task per node, each starting torchrun.
+    # Slurm, inside an allocation of 1 node: one task per node, each starting torchrun.
     srun --nodes 1 --ntasks-per-node 1 --gpus-per-node 8 bash -c 'torchrun --nnodes "$SLURM_NNODES" --nproc-per-node 8 --rdzv-backend c10d --rdzv-endpoint "$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1):29500" --rdzv-id "$SLURM_JOB_ID" train.py --deepspeed ds_config.json'
     ;;
 *)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Shardwise plan: qwen2.5-72b on 16 x a100-80gb (2 node(s) x 8), zero3_offload, sequence 2048, micro-batch 1 x 8 accumulation, bf16-fp32-master, activation checkpointing off, for DeepSpeed 0.15
+# Shardwise plan: qwen2.5-72b on 16 x a100-80gb (2 nodes x 8), zero3_offload, sequence 2048, micro-batch 1 x 8 accumulation, bf16-fp32-master, activation checkpointing off, for DeepSpeed 0.15
 # Written by Shardwise; launch lines for DeepSpeed
-# bash launch.sh [deepspeed|torchrun|srun]: one way to start the 16 rank(s).
+# bash launch.sh [deepspeed|torchrun|srun]: one way to start the 16 ranks.
 set -euo pipefail
 HEAD_NODE=${HEAD_NODE:-node1}  # the first node's address
 PORT=${PORT:-29500}
@@ -17,7 +17,7 @@ torchrun)
     torchrun --nnodes 2 --nproc-per-node 8 --rdzv-backend c10d --rdzv-endpoint "$HEAD_NODE:$PORT" --rdzv-id shardwise train.py --deepspeed ds_config.json
     ;;
 srun)
-    # Slurm, inside an allocation of 2 node(s): one task per node, each starting torchrun.
+    # Slurm, inside an allocation of 2 nodes: one task per node, each starting torchrun.
     srun --nodes 2 --ntasks-per-node 1 --gpus-per-node 8 bash -c 'torchrun --nnodes "$SLURM_NNODES" --nproc-per-node 8 --rdzv-backend c10d --rdzv-endpoint "$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1):29500" --rdzv-id "$SLURM_JOB_ID" train.py --deepspeed ds_config.json'
     ;;
 *)

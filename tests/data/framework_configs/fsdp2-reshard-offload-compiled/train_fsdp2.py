@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Shardwise plan: llama-3.1-8b on 4 x h100-80gb (1 node(s) x 4), fsdp2_reshard_offload, sequence 8192, micro-batch 1 x 1 accumulation, bf16, activation checkpointing full, for PyTorch FSDP2 2.11 + torch.compile
+# Shardwise plan: llama-3.1-8b on 4 x h100-80gb (1 node x 4), fsdp2_reshard_offload, sequence 8192, micro-batch 1 x 1 accumulation, bf16, activation checkpointing full, for PyTorch FSDP2 2.11 + torch.compile
 # Written by Shardwise; FSDP2 (torch.distributed.fsdp.fully_shard), PyTorch 2.11; start it with torchrun (the launch export)
 import os
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Shardwise plan: tiny on 2 x l4 (1 node(s) x 2), zero0, sequence 256, micro-batch 4 x 1 accumulation, bf16, activation checkpointing off, for Shardwise runner
+# Shardwise plan: tiny on 2 x l4 (1 node x 2), zero0, sequence 256, micro-batch 4 x 1 accumulation, bf16, activation checkpointing off, for Shardwise runner
 # Written by Shardwise; DDP, PyTorch 2.11; start it with torchrun (the launch export)
 import os
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Shardwise plan: llama-3.1-8b on 16 x h200 (2 node(s) x 8), fsdp2_noreshard, sequence 8192, micro-batch 2 x 2 accumulation, bf16-fp32-master, activation checkpointing selective, for torchtitan 0.2 + torch.compile
+# Shardwise plan: llama-3.1-8b on 16 x h200 (2 nodes x 8), fsdp2_noreshard, sequence 8192, micro-batch 2 x 2 accumulation, bf16-fp32-master, activation checkpointing selective, for torchtitan 0.2 + torch.compile
 # Written by Shardwise; FSDP2 (torch.distributed.fsdp.fully_shard), PyTorch 2.11; start it with torchrun (the launch export)
 import os
 

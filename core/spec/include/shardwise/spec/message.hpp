@@ -75,6 +75,10 @@ struct MessageTemplate {
     int countArg = 0;            // 1-based index of the count that chooses the form; 0: none
 };
 
+// "1 run", "3 runs": a count and its English noun, plural with an "s" for any count but 1 (the
+// command line's wording; the desktop app uses Qt's plural forms).
+std::string countOf(long long n, std::string_view noun);
+
 std::span<const MessageTemplate> messageCatalog();
 const MessageTemplate* findMessageTemplate(std::string_view id);
 
