@@ -77,13 +77,12 @@ void printTable(const session::ProbeSessionResult& result, const std::string& no
                 << padded(std::to_string(r.samples), 9, true) << "\n";
     }
     if (!result.stored.empty() && network) {
-        out << "stored " << countOf(static_cast<long long>(result.stored.size()), "probe") << " as '" << node
-            << "', without a GPU preset\n";
+        out << "stored " << countOf(result.stored.size(), "probe") << " as '" << node << "', without a GPU preset\n";
     } else if (!result.stored.empty()) {
         // Stored highest rank first; the last one is rank 0, the node's newest probe.
         const store::StoredProbe& newest = result.stored.back();
-        out << "stored " << countOf(static_cast<long long>(result.stored.size()), "probe") << " of node '" << node
-            << "', newest: probe " << newest.id << "\n";
+        out << "stored " << countOf(result.stored.size(), "probe") << " of node '" << node << "', newest: probe "
+            << newest.id << "\n";
         if (newest.gpuId.empty())
             out << "no GPU preset matches " << newest.event.deviceName
                 << ", so plan --calibrated does not start from it (--gpu PRESET names one)\n";
@@ -189,8 +188,8 @@ int probeBetweenNodes(const ProbeOptions& o, store::Database& db, const store::N
         << std::flush;
     session::ProbeCallbacks callbacks;
     callbacks.onProbe = [&err](const protocol::ProbeEvent& p) {
-        err << "[probe] rank " << p.rank << " on " << p.host << " reported "
-            << countOf(static_cast<long long>(p.results.size()), "measurement") << "\n"
+        err << "[probe] rank " << p.rank << " on " << p.host << " reported " << countOf(p.results.size(), "measurement")
+            << "\n"
             << std::flush;
     };
     InterruptOnSignals cancelOnSignals;
@@ -306,8 +305,7 @@ int nodesProbe(const std::vector<std::string>& args, std::ostream& out, std::ost
 
     session::ProbeCallbacks callbacks;
     callbacks.onProbe = [&err](const protocol::ProbeEvent& p) {
-        err << "[probe] rank " << p.rank << " reported "
-            << countOf(static_cast<long long>(p.results.size()), "measurement") << "\n"
+        err << "[probe] rank " << p.rank << " reported " << countOf(p.results.size(), "measurement") << "\n"
             << std::flush;
     };
     InterruptOnSignals cancelOnSignals;

@@ -346,9 +346,9 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                 out << "Settings from " << a.from << " (" << frameworks::configFormatId(imported->format) << ")"
                     << (imported->strategy ? ", strategy " + std::string(strategyId(*imported->strategy))
                                            : std::string())
-                    << (imported->warnings.empty() ? std::string()
-                                                   : ", "
-                                + countOf(static_cast<long long>(imported->warnings.size()), "warning") + " on stderr")
+                    << (imported->warnings.empty()
+                            ? std::string()
+                            : ", " + countOf(imported->warnings.size(), "warning") + " on stderr")
                     << "\n";
             printPlanTable(plan, in, notes, out, a.plan.measured ? &*a.plan.measured : nullptr);
             if (advice)

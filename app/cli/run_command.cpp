@@ -129,7 +129,7 @@ StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, stor
 
     err << "[" << strategyId(s) << "] starting " << countOf(requested.worldSize, "rank") << " on ";
     if (where.nodes)
-        err << countOf(static_cast<long long>(where.nodes->nodes.size()), "node") << ", ";
+        err << countOf(where.nodes->nodes.size(), "node") << ", ";
     err << deviceId(r.device) << (r.backend == RunBackend::Torch ? ", torch backend" : "")
         << (requested.training.cudaGraphs ? " with CUDA graphs" : "")
         << (requested.torchCompile ? " with torch.compile" : "")
@@ -155,7 +155,7 @@ StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, stor
             err << "[" << strategyId(s) << "] run " << *result.runId << ": " << result.outcome.reason;
         else
             err << "[" << strategyId(s) << "] detached from run " << *result.runId << ": its ranks go on running on "
-                << countOf(static_cast<long long>(where.nodes->nodes.size()), "node");
+                << countOf(where.nodes->nodes.size(), "node");
         err << "; follow it again with: shardwise-cli runs attach " << *result.runId << " --db " << db->path().string()
             << "\n"
             << std::flush;

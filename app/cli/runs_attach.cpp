@@ -124,9 +124,8 @@ int attachStoredRun(std::int64_t id, const std::map<std::string, std::string>& f
     for (const protocol::StepEvent& step : store::stepSeries(db, id))
         if (step.rank == 0)
             recordedSteps = std::max(recordedSteps, step.step + 1);
-    err << "[run " << id << "] attached to " << countOf(static_cast<long long>(nodes.nodes.size()), "node") << "; "
-        << recordedSteps << " of " << run->warmupSteps.value_or(0) + run->timedSteps.value_or(0)
-        << " steps were recorded before the detach\n"
+    err << "[run " << id << "] attached to " << countOf(nodes.nodes.size(), "node") << "; " << recordedSteps << " of "
+        << run->warmupSteps.value_or(0) + run->timedSteps.value_or(0) << " steps were recorded before the detach\n"
         << std::flush;
     session::SessionResult result;
     try {

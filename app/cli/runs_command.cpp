@@ -196,7 +196,7 @@ int exportRuns(const Options& o, std::ostream& out, std::ostream& err)
         return kExitFailed;
     }
     if (path)
-        err << "exported " << countOf(static_cast<long long>(runs.size()), "run") << " to " << *path << "\n";
+        err << "exported " << countOf(runs.size(), "run") << " to " << *path << "\n";
     return kExitOk;
 }
 
@@ -223,7 +223,7 @@ int importRuns(const Options& o, std::ostream& out, std::ostream& err)
     try {
         const auto result
             = format == "csv" ? store::importRunsCsv(db, in, source) : store::importRunsJson(db, in, source);
-        out << "imported " << countOf(static_cast<long long>(result.runIds.size()), "run") << " from " << path;
+        out << "imported " << countOf(result.runIds.size(), "run") << " from " << path;
         if (!result.runIds.empty()) // rows are stored last first, so the file's order is not the id order
             out << " as IDs " << *std::min_element(result.runIds.begin(), result.runIds.end()) << "-"
                 << *std::max_element(result.runIds.begin(), result.runIds.end());

@@ -28,17 +28,16 @@ int importPublishedRuns(const std::optional<std::string>& dir, const std::map<st
     options.replace = flags.count("--replace") > 0;
     try {
         const auto result = published::importPublished(database, sources, PresetCatalog::builtin(), options);
-        out << "imported " << countOf(static_cast<long long>(result.inserted.size()), "published run") << " from "
-            << countOf(static_cast<long long>(sources.size()), "source") << " in " << folder.string();
+        out << "imported " << countOf(result.inserted.size(), "published run") << " from "
+            << countOf(sources.size(), "source") << " in " << folder.string();
         if (!result.inserted.empty())
             out << " as IDs " << *std::min_element(result.inserted.begin(), result.inserted.end()) << "-"
                 << *std::max_element(result.inserted.begin(), result.inserted.end());
         out << "\n";
         if (!result.replaced.empty())
-            out << "replaced " << countOf(static_cast<long long>(result.replaced.size()), "run")
-                << " stored by an earlier import\n";
+            out << "replaced " << countOf(result.replaced.size(), "run") << " stored by an earlier import\n";
         if (!result.alreadyStored.empty())
-            out << countOf(static_cast<long long>(result.alreadyStored.size()), "cell")
+            out << countOf(result.alreadyStored.size(), "cell")
                 << " already stored, kept (--replace stores them again)\n";
         for (const std::string& s : result.skipped)
             out << "not a run: " << s << "\n";
@@ -64,15 +63,14 @@ int importExampleRuns(const std::optional<std::string>& dir, const std::map<std:
     store::Database database = store::Database::open(store::resolveDatabasePath(db == flags.end() ? "" : db->second));
     try {
         const auto result = published::importExamples(database, sets);
-        out << "imported " << countOf(static_cast<long long>(result.inserted.size()), "example run") << " from "
-            << countOf(static_cast<long long>(sets.size()), "set") << " in " << folder.string();
+        out << "imported " << countOf(result.inserted.size(), "example run") << " from " << countOf(sets.size(), "set")
+            << " in " << folder.string();
         if (!result.inserted.empty())
             out << " as IDs " << *std::min_element(result.inserted.begin(), result.inserted.end()) << "-"
                 << *std::max_element(result.inserted.begin(), result.inserted.end());
         out << "\n";
         if (!result.alreadyStored.empty())
-            out << countOf(static_cast<long long>(result.alreadyStored.size()), "example run")
-                << " already stored, kept\n";
+            out << countOf(result.alreadyStored.size(), "example run") << " already stored, kept\n";
     } catch (const published::ExampleError& e) {
         err << "shardwise-cli runs import-examples: " << e.what() << "\n";
         return kExitUsage;

@@ -156,9 +156,10 @@ Comparison compareCell(const MeasuredCell& c, const Calibration& cal, const Repo
     return r;
 }
 
-// Which of the native runner's fused kernels the batch's cells ran without ("ATen compositions of
-// rotary, SwiGLU, cross-entropy"), empty when every native cell ran all of them.
-std::string atenCompositions(const std::vector<MeasuredCell>& cells, std::size_t batch)
+// What the batch's report line adds when native cells ran without some of the runner's fused kernels
+// ("; the native runner ran the ATen compositions of rotary, SwiGLU and cross-entropy ..."), empty
+// when every native cell ran all of them.
+std::string atenCompositionsNote(const std::vector<MeasuredCell>& cells, std::size_t batch)
 {
     bool rotary = false, swiglu = false, crossEntropy = false;
     for (const MeasuredCell& c : cells) {
@@ -169,17 +170,18 @@ std::string atenCompositions(const std::vector<MeasuredCell>& cells, std::size_t
         swiglu = swiglu || !in.fusedKernels.swiglu;
         crossEntropy = crossEntropy || !in.fusedKernels.crossEntropy;
     }
-    std::vector<std::string> parts;
-    if (rotary)
-        parts.emplace_back("rotary");
-    if (swiglu)
-        parts.emplace_back("SwiGLU");
-    if (crossEntropy)
-        parts.emplace_back("cross-entropy");
+    std::vector<std::string> names;
+    for (const auto& [missing, name] :
+         { std::pair { rotary, protocol::kFusedRotary }, std::pair { swiglu, protocol::kFusedSwiglu },
+           std::pair { crossEntropy, protocol::kFusedCrossEntropy } })
+        if (missing)
+            names.emplace_back(name);
     std::string list;
-    for (std::size_t i = 0; i < parts.size(); ++i)
-        list += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
-    return list;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+    return list.empty() ? std::string()
+                        : "; the native runner ran the ATen compositions of " + list
+            + " (its start events' versions.kernels), predicted as such";
 }
 
 std::string batchName(const Batch& b)
@@ -403,14 +405,7 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
                               "batches: its peaks and fit verdicts count, its tokens/s are not compared and not "
                               "fitted (section \"Memory and verdicts only\")"
                             : "tokens/s, memory and verdicts")
-           <<
-            [&] {
-                const std::string aten = atenCompositions(cells, static_cast<std::size_t>(&b - options.batches.data()));
-                return aten.empty() ? std::string()
-                                    : "; the native runner ran the ATen compositions of " + aten
-                        + " (its start events' versions.kernels), predicted as such";
-            }()
-           << "\n";
+           << atenCompositionsNote(cells, static_cast<std::size_t>(&b - options.batches.data())) << "\n";
     // Timed batches are meant to be one runner binary: their tokens/s are compared and merged as one.
     std::vector<std::string> timedDigests;
     for (const Batch& b : options.batches)

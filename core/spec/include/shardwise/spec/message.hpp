@@ -10,6 +10,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <concepts>
 #include <span>
 #include <string>
 #include <string_view>
@@ -78,6 +79,11 @@ struct MessageTemplate {
 // "1 run", "3 runs": a count and its English noun, plural with an "s" for any count but 1 (the
 // command line's wording; the desktop app uses Qt's plural forms).
 std::string countOf(long long n, std::string_view noun);
+// The same for any integer count (a container's size()).
+template <std::integral N> std::string countOf(N n, std::string_view noun)
+{
+    return countOf(static_cast<long long>(n), noun);
+}
 
 std::span<const MessageTemplate> messageCatalog();
 const MessageTemplate* findMessageTemplate(std::string_view id);
