@@ -21,6 +21,10 @@
 #                    the runner's default for eager steps)
 #   device-after-backward  the same cells with SHARDWISE_DEVICE_STEP_OVERLAP=0 (one fused AdamW
 #                    after the backward): the reference the overlap is read against
+#   host-adamw       the offload strategies' host AdamW (shardwise-bench-host-adamw, built here with g++
+#                    from runner/src/host_adamw.cpp) against a memory pass of the same bytes, over
+#                    thread counts and page sizes, beside PyTorch's fused CPU AdamW (torch_cpu_adamw.py);
+#                    no GPU needed (host-adamw.jsonl)
 #   device-equal     Qwen2.5-0.5B, 4 steps, each of zero0, zero3, fsdp2_reshard, fsdp2_noreshard (and
 #                    zero0 with --cuda-graphs, and with --grad-accumulation 2) with and without the
 #                    overlap, final parameters dumped and compared byte for byte (equal.tsv)
@@ -34,8 +38,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 build="${BUILD:-build-gpu}"
 results="${RESULTS:-$build/offload}"
-(($# > 0)) || { sed -n '2,31p' "$0"; exit 2; }
-if [[ ! -x "$build/bin/shardwise-runner" || ! -x "$build/bin/shardwise-torch-runner" ]]; then
+(($# > 0)) || { sed -n '2,35p' "$0"; exit 2; }
+if [[ "$*" != host-adamw ]] && [[ ! -x "$build/bin/shardwise-runner" || ! -x "$build/bin/shardwise-torch-runner" ]]; then
     BUILD="$build" bench/gpu.sh build
 fi
 mkdir -p "$results"
@@ -85,6 +89,34 @@ for spec in "$@"; do
             rm -f "$out/$tag".?.bin.rank*
         done
         cat "$out/equal.tsv"
+        [[ -n "${ARCHIVE:-}" ]] && tar czf "$ARCHIVE" -C "$(dirname "$results")" "$(basename "$results")"
+        continue
+        ;;
+    host-adamw)
+        out="$results/host-adamw"
+        mkdir -p "$out"
+        bench="$out/shardwise-bench-host-adamw"
+        g++ -O3 -DNDEBUG -std=c++20 -fno-math-errno -pthread -I runner/src bench/offload/host_adamw_bench.cpp \
+            runner/src/host_adamw.cpp -o "$bench"
+        all=$(nproc)
+        {
+            lscpu | grep -E '^(Model name|CPU\(s\)|Thread|Core|Socket|NUMA node\(s\)|Flags)' | cut -c1-400
+            cat /sys/kernel/mm/transparent_hugepage/enabled
+        } >"$out/host.txt" 2>&1
+        : >"$out/host-adamw.jsonl"
+        for threads in "$all" $((all / 2)) 1; do
+            for pages in default small huge; do
+                [[ $threads != "$all" && $pages != default ]] && continue
+                elements=$((1 << 30))
+                ((threads == 1)) && elements=$((1 << 27))
+                SHARDWISE_HOST_THREADS=$threads timeout 120 "$bench" --elements $elements --pages $pages \
+                    >>"$out/host-adamw.jsonl" || echo "host-adamw threads=$threads pages=$pages exited $?" >&2
+            done
+        done
+        SHARDWISE_HOST_THREADS=$all timeout 120 "$bench" --elements $((1 << 29)) --state fp32 --grad fp32 \
+            >>"$out/host-adamw.jsonl" || true
+        timeout 180 python3 bench/offload/torch_cpu_adamw.py $((1 << 30)) >>"$out/host-adamw.jsonl" || true
+        cat "$out/host.txt" "$out/host-adamw.jsonl"
         [[ -n "${ARCHIVE:-}" ]] && tar czf "$ARCHIVE" -C "$(dirname "$results")" "$(basename "$results")"
         continue
         ;;

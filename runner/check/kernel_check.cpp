@@ -4,6 +4,7 @@
 //
 //   build-gpu/bin/shardwise-runner-kernel-check
 
+#include "adamw.hpp"
 #include "fused_kernels.hpp"
 #include "fused_path.hpp"
 #include "rotary.hpp"
@@ -113,6 +114,44 @@ void checkCrossEntropy(std::int64_t rows, std::int64_t vocab)
 
 } // namespace
 
+// The device AdamW (adamw kernel) against adamwStep's ATen ops in fp32 over three steps: pure bf16 state
+// (each stored value rounded once from the fp32 result of the same inputs), and an fp32 master with a
+// bf16 gradient and the rounded copy. n odd: the packs and the tail; offset: misaligned, the scalar path;
+// maxBlocks: a capped grid (the step beside the backward).
+void checkAdamW(std::int64_t n, std::int64_t offset, bool master, int maxBlocks = 0)
+{
+    const auto cuda = at::TensorOptions().device(at::kCUDA);
+    const auto state = cuda.dtype(master ? at::kFloat : at::kBFloat16);
+    const auto slice = [&](const at::Tensor& t) { return t.narrow(0, offset, n); };
+    auto param = slice(at::randn({ n + offset }, state));
+    auto m = slice(at::zeros({ n + offset }, state));
+    auto v = slice(at::zeros({ n + offset }, state));
+    auto copy = master ? slice(at::zeros({ n + offset }, cuda.dtype(at::kBFloat16))) : at::Tensor();
+    AdamWSettings s;
+    s.lr = 0.02;
+    const auto step = at::zeros({}, cuda.dtype(at::kFloat));
+    const auto name = std::string("adamw ") + (master ? "fp32 master" : "bf16") + " n " + std::to_string(n) + " offset "
+        + std::to_string(offset) + (maxBlocks > 0 ? " blocks " + std::to_string(maxBlocks) : "");
+    bool ran = true;
+    for (int t = 1; t <= 3; ++t) {
+        const auto grad = slice(at::randn({ n + offset }, cuda.dtype(at::kBFloat16)));
+        auto refParam = param.to(at::kFloat), refM = m.to(at::kFloat), refV = v.to(at::kFloat);
+        adamwStep(refParam, grad.to(at::kFloat), refM, refV, t, s);
+        step.fill_(static_cast<double>(t));
+        ran = ran && fusedDeviceAdamW(param, grad, m, v, copy, step, s, maxBlocks);
+        // Each step starts from the kernel's own stored state, so the comparison is one step's rounding.
+        expectClose(name + " step " + std::to_string(t) + " param", param, refParam, master ? 1e-6 : 1.0 / 128, 1e-6);
+        expectClose(name + " step " + std::to_string(t) + " exp_avg", m, refM, master ? 1e-6 : 1.0 / 128, 1e-7);
+        expectClose(name + " step " + std::to_string(t) + " exp_avg_sq", v, refV, master ? 1e-5 : 1.0 / 128, 1e-9);
+        if (master)
+            expectClose(name + " step " + std::to_string(t) + " bf16 copy", copy, param.to(at::kBFloat16), 0.0, 0.0);
+    }
+    if (!ran) {
+        std::printf("%-48s the fused AdamW did not apply  MISMATCH\n", name.c_str());
+        ++failures;
+    }
+}
+
 int main()
 {
     if (!torch::cuda::is_available()) {
@@ -130,8 +169,13 @@ int main()
     checkSwiglu(17, 64, 3);      // misaligned rows: the scalar path
     checkRotary(1, 2048, 16, 2, 128);
     checkRotary(2, 37, 14, 2, 64);
-    checkCrossEntropy(441, 151936); // a Qwen2.5 head chunk: the 16-byte path
-    checkCrossEntropy(7, 1001);     // odd vocabulary: the scalar path
+    checkCrossEntropy(441, 151936);  // a Qwen2.5 head chunk: the 16-byte path
+    checkCrossEntropy(7, 1001);      // odd vocabulary: the scalar path
+    checkAdamW(1'000'003, 0, false); // bf16 state: 8-wide packs and a tail
+    checkAdamW(1'000'003, 0, true);  // fp32 master: 4-wide packs, the bf16 copy
+    checkAdamW(4'099, 3, false);     // misaligned: the scalar path
+    checkAdamW(4'099, 1, true);
+    checkAdamW(1'000'003, 0, false, 3); // a capped grid: every block strides over many packs
     std::printf("%s\n", failures == 0 ? "all fused kernels match" : "fused kernels MISMATCH");
     return failures == 0 ? 0 : 1;
 }

@@ -1,9 +1,9 @@
 #pragma once
-// AdamW on host memory for the offload strategies: one pass over each element (parameter, gradient and
-// both moments read once and written once), vectorised, spread over every core the process may use.
-// Storage may be fp32 or bf16 (the pure-bf16 policy keeps parameters and moments in bf16, as
-// torch.optim.AdamW does on bf16 parameters); the arithmetic is fp32 either way, in the order of
-// torch.optim.AdamW's single-tensor path (adamw.cpp), so an fp32 run matches adamwStep to rounding.
+// AdamW on host memory for the offload strategies, on tensors: host_adamw.hpp does the work (one pass,
+// vectorised, over every core the process may use). Storage may be fp32 or bf16 (the pure-bf16 policy
+// keeps parameters and moments in bf16, as torch.optim.AdamW does on bf16 parameters); the arithmetic
+// is fp32 either way, in the order of torch.optim.AdamW's single-tensor path (adamw.cpp), so an fp32
+// run matches adamwStep to rounding.
 
 #include "adamw.hpp"
 

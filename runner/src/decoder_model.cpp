@@ -94,7 +94,7 @@ at::Tensor DecoderModel::loss(const at::Tensor& inputs, const at::Tensor& target
     // The head's weight gradient is the first of this step's root gradients.
     const auto sink = hooks.gradientSink(0, headSlot);
     return chunkedHeadLoss(h.reshape({ -1, h.size(-1) }), root[headSlot], targets.reshape({ -1 }), 0, sink.grad,
-                           sink.unwritten, gradientScale);
+                           sink.unwritten, gradientScale, IncomingGradient::One);
 }
 
 } // namespace shardwise::runner

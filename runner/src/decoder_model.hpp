@@ -56,7 +56,8 @@ public:
     // Mean next-token cross-entropy of inputs [B, T] against targets [B, T], computed in fp32. The
     // gradients (which the head writes in the forward pass, head_loss.hpp) are those of
     // gradientScale x the loss: 1 / N for each of N accumulated micro-batches, so that their sum is the
-    // gradient of the mean over the whole optimizer step's tokens.
+    // gradient of the mean over the whole optimizer step's tokens. The caller backpropagates the loss
+    // itself (loss.backward()): the head hands its gradients on unscaled (IncomingGradient::One).
     at::Tensor loss(const at::Tensor& inputs, const at::Tensor& targets, UnitHooks& hooks,
                     double gradientScale = 1.0) const;
 

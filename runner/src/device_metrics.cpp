@@ -147,7 +147,8 @@ protocol::SoftwareVersions softwareVersions()
     if (hostStepPerUnit())
         v.offloadStaging += std::string("; ") + protocol::kHostStepPerUnit;
     v.kernels = fusedKernelsEnabled() ? std::string("fused ") + protocol::kFusedRotary + " + " + protocol::kFusedSwiglu
-            + " + " + protocol::kFusedCrossEntropy + " on CUDA bf16, ATen elsewhere"
+            + " + " + protocol::kFusedCrossEntropy
+            + (fusedAdamWEnabled() ? std::string(" + ") + protocol::kFusedAdamW : "") + " on CUDA bf16, ATen elsewhere"
                                       : std::string(protocol::kKernelsAten);
 #if defined(__clang__)
     v.compiler = "clang " __clang_version__;

@@ -47,4 +47,25 @@ void rotary(const void* x, const RotaryShape& shape, const void* cos, const void
 void crossEntropyInPlace(void* logits, const std::int64_t* targets, float* rowLoss, std::int64_t rows,
                          std::int64_t vocab, float scale, cudaStream_t stream);
 
+// AdamW over n elements of a unit's flat state in one pass, in torch.optim.AdamW's order and fp32
+// arithmetic (decoupled weight decay, then the moments, then the bias-corrected step). The step count t
+// is read from device memory (a float), so that a captured CUDA graph replays it with the count the
+// runner advances. Bf16: parameter, gradient and moments bf16 (the pure-bf16 policy), 14 bytes per
+// element; Fp32Master: parameter (the fp32 master) and moments fp32, gradient bf16, and bf16Copy (when
+// not null) receives the updated master rounded to bf16, 28 bytes per element. The kernels it replaces
+// moved the same bytes at about half of HBM bandwidth (PyTorch's multi-tensor fused AdamW, pure bf16)
+// or several times over (ATen ops on the master).
+enum class AdamWState { Bf16, Fp32Master };
+struct AdamWHyper { // the step's scalars are derived in double, as torch.optim.AdamW does, then narrowed
+    double lr = 1e-3;
+    double beta1 = 0.9;
+    double beta2 = 0.999;
+    double eps = 1e-8;
+    double weightDecay = 0.01;
+};
+// maxBlocks > 0 caps the grid (a step that runs beside other kernels leaves them SMs); 0: as many
+// blocks as keep every SM's loads in flight.
+void adamw(void* param, const void* grad, void* expAvg, void* expAvgSq, void* bf16Copy, std::int64_t n,
+           AdamWState state, const float* step, const AdamWHyper& h, int maxBlocks, cudaStream_t stream);
+
 } // namespace shardwise::runner::kernels

@@ -18,6 +18,15 @@ bool fusedKernelsEnabled()
 #endif
 }
 
+bool fusedAdamWEnabled()
+{
+    static const bool enabled = [] {
+        const char* v = std::getenv("SHARDWISE_FUSED_ADAMW");
+        return fusedKernelsEnabled() && (v == nullptr || std::strcmp(v, "0") != 0);
+    }();
+    return enabled;
+}
+
 bool takesFusedPath(const at::Tensor& t)
 {
     return fusedKernelsEnabled() && t.is_cuda() && t.scalar_type() == at::kBFloat16;

@@ -12,4 +12,9 @@ bool fusedKernelsEnabled();
 
 bool takesFusedPath(const at::Tensor& t);
 
+// The device AdamW kernel (fused_kernels.hpp, adamw): with the fused kernels, unless
+// SHARDWISE_FUSED_ADAMW=0 (PyTorch's fused AdamW, or the ATen ops for an fp32 master, take the step then:
+// the reference it is measured against on the same machine).
+bool fusedAdamWEnabled();
+
 } // namespace shardwise::runner

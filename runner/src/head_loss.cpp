@@ -78,7 +78,7 @@ at::Tensor logitGradient(at::Tensor logits, const at::Tensor& targets, double gr
 struct ChunkedHeadLoss : torch::autograd::Function<ChunkedHeadLoss> {
     static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& hidden, const at::Tensor& weight,
                               const at::Tensor& targets, std::int64_t rowsPerChunk, const GradSink& into,
-                              double gradientScale)
+                              double gradientScale, bool incomingIsOne)
     {
         const auto& sink = into.tensor;
         const auto tokens = hidden.size(0);
@@ -107,6 +107,7 @@ struct ChunkedHeadLoss : torch::autograd::Function<ChunkedHeadLoss> {
         ctx->saved_data["grad_hidden"] = gradHidden;
         ctx->saved_data["grad_weight"] = gradWeight;
         ctx->saved_data["sunk"] = sink.defined();
+        ctx->saved_data["incoming_is_one"] = incomingIsOne;
         return total.mul_(inverseTokens);
     }
 
@@ -118,11 +119,14 @@ struct ChunkedHeadLoss : torch::autograd::Function<ChunkedHeadLoss> {
         // saved_data outlives the backward (autograd releases only saved variables): drop them here.
         ctx->saved_data.erase("grad_hidden");
         ctx->saved_data.erase("grad_weight");
-        const auto scale = grads[0].to(gradHidden.scalar_type());
-        gradHidden.mul_(scale);
-        gradWeight.mul_(scale); // the sink held nothing else (see chunkedHeadLoss)
+        if (!ctx->saved_data["incoming_is_one"].toBool()) {
+            const auto scale = grads[0].to(gradHidden.scalar_type());
+            gradHidden.mul_(scale);
+            gradWeight.mul_(scale); // the sink held nothing else (see chunkedHeadLoss)
+        }
         const bool sunk = ctx->saved_data["sunk"].toBool();
-        return { gradHidden, sunk ? at::Tensor() : gradWeight, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor() };
+        return { gradHidden,  sunk ? at::Tensor() : gradWeight, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(),
+                 at::Tensor() };
     }
 };
 
@@ -130,13 +134,13 @@ struct ChunkedHeadLoss : torch::autograd::Function<ChunkedHeadLoss> {
 
 at::Tensor chunkedHeadLoss(const at::Tensor& hidden, const at::Tensor& weight, const at::Tensor& targets,
                            std::int64_t rowsPerChunk, const at::Tensor& weightGradSink, UnwrittenFlag sinkUnwritten,
-                           double gradientScale)
+                           double gradientScale, IncomingGradient incoming)
 {
     if (weightGradSink.defined())
         TORCH_CHECK(weightGradSink.sizes() == weight.sizes() && weightGradSink.scalar_type() == weight.scalar_type(),
                     "chunkedHeadLoss: the weight's gradient sink must match the weight");
     return ChunkedHeadLoss::apply(hidden, weight, targets, rowsPerChunk, GradSink { weightGradSink, sinkUnwritten },
-                                  gradientScale);
+                                  gradientScale, incoming == IncomingGradient::One);
 }
 
 } // namespace shardwise::runner

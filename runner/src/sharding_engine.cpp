@@ -269,6 +269,7 @@ void ShardingEngine::settleHostSteps()
 
 void ShardingEngine::optimizerStep()
 {
+    bool masterCopied = false; // the device AdamW wrote the masters' bf16 copies itself
     if (m_hostSteps) {
         // The host steps are running already (submitted as the gradients went down). zero2_offload's
         // replicas are gathered in buckets right after the step, so each unit goes up as soon as the
@@ -304,13 +305,15 @@ void ShardingEngine::optimizerStep()
     } else if (m_traits.offloadsOptimizer) {
         for (auto& u : m_units)
             adamwStep(u.master, u.hostGrad, u.expAvg, u.expAvgSq, m_step, m_settings.adamw);
+    } else if (deviceAdamWStep()) {
+        masterCopied = m_useMaster;
     } else if (!fusedOptimizerStep()) {
         for (auto& u : m_units)
             adamwStep(steppedParam(u), steppedGrad(u), u.expAvg, u.expAvgSq, m_step, m_settings.adamw);
     }
 
     for (auto& u : m_units) {
-        if (u.master.defined()) {
+        if (u.master.defined() && !masterCopied) {
             if (u.paramShard.defined() && m_traits.offloadsOptimizer)
                 // zero3_offload: up on the comm stream, in unit order, ahead of the gathers that read it.
                 m_comm.copyAfterComm(u.paramShard, u.master);
@@ -330,6 +333,33 @@ void ShardingEngine::optimizerStep()
         gatherUpdatedReplicas();
     if (!m_overwritesKnown)
         learnOverwrittenRanges();
+}
+
+at::Tensor ShardingEngine::masterCopyTarget(Unit& u)
+{
+    // Where the updated fp32 master goes in bf16 on the device (the copy loop of optimizerStep).
+    if (!u.master.defined() || m_traits.offloadsOptimizer)
+        return {};
+    if (u.paramShard.defined())
+        return u.paramShard;
+    return m_sharded ? at::Tensor() : steppedParamTarget(u);
+}
+
+bool ShardingEngine::deviceAdamWStep()
+{
+    // The runner's fused AdamW (fused_kernels.hpp), one launch per unit, where it applies to every unit.
+    if (!m_settings.compute.device().is_cuda() || m_traits.offloadsOptimizer)
+        return false;
+    for (auto& u : m_units) {
+        const at::Tensor copy = masterCopyTarget(u);
+        if ((u.master.defined() && !copy.defined())
+            || !fusedDeviceAdamWApplies(steppedParam(u), steppedGrad(u), u.expAvg, u.expAvgSq, copy))
+            return false;
+    }
+    for (auto& u : m_units)
+        fusedDeviceAdamW(steppedParam(u), steppedGrad(u), u.expAvg, u.expAvgSq, masterCopyTarget(u), m_stepTensor,
+                         m_settings.adamw);
+    return true;
 }
 
 bool ShardingEngine::fusedOptimizerStep()

@@ -185,6 +185,8 @@ private:
     void addToBucket(std::size_t index);
     void flushBucket();
     void gatherUpdatedReplicas();
+    bool deviceAdamWStep();
+    at::Tensor masterCopyTarget(Unit& u);
     bool fusedOptimizerStep();
     at::Tensor steppedParam(Unit& u);
     at::Tensor steppedGrad(Unit& u);

@@ -30,4 +30,14 @@ inline bool deviceStepPerUnit(bool capturedStep)
     return !capturedStep;
 }
 
+// How many thread blocks each unit's device AdamW may occupy when it runs beside the backward: 0 lets it
+// take the whole GPU, as it does after the backward; SHARDWISE_DEVICE_STEP_BLOCKS=N caps it at N, so
+// that the backward's kernels keep the other SMs.
+inline int deviceStepBlocks()
+{
+    const char* value = std::getenv("SHARDWISE_DEVICE_STEP_BLOCKS");
+    const int n = value ? std::atoi(value) : 0;
+    return n > 0 ? n : 0;
+}
+
 } // namespace shardwise::runner

@@ -3,6 +3,7 @@
 #include "sharding_engine.hpp"
 
 #include "compat.hpp"
+#include "step_schedule.hpp"
 
 #include <torch/autograd.h>
 
@@ -434,8 +435,9 @@ void ShardingEngine::stepBesideBackward(std::size_t index, const CommTicket& red
         const at::Tensor param = steppedParam(u);
         const at::Tensor grad = steppedGrad(u);
         const auto& a = m_settings.adamw;
-        if (!compat::fusedAdamW(param, grad, u.expAvg, u.expAvgSq, m_stepTensor, a.lr, a.beta1, a.beta2, a.weightDecay,
-                                a.eps))
+        if (!fusedDeviceAdamW(param, grad, u.expAvg, u.expAvgSq, {}, m_stepTensor, a, deviceStepBlocks())
+            && !compat::fusedAdamW(param, grad, u.expAvg, u.expAvgSq, m_stepTensor, a.lr, a.beta1, a.beta2,
+                                   a.weightDecay, a.eps))
             throw std::logic_error("stepBesideBackward: no fused AdamW in this LibTorch");
     });
     ++m_unitsSteppedBeside;

@@ -132,6 +132,32 @@ private slots:
         QVERIFY2(allClose(gotWeight, weight.grad(), 1e-5, 1e-6), qPrintable(worst(gotWeight, weight.grad())));
     }
 
+    void chunkedHeadLossBackpropagatedItselfSkipsTheScaling()
+    {
+        // IncomingGradient::One (the runner's loss.backward()): the same gradients as the scaled path,
+        // into a sink and through autograd, with a gradient scale of 1/2 (two accumulated micro-batches).
+        at::manual_seed(17);
+        const auto tokens = 9, hiddenSize = 8, vocab = 11;
+        const auto hidden = at::randn({ tokens, hiddenSize }).requires_grad_(true);
+        const auto weight = at::randn({ vocab, hiddenSize }).requires_grad_(true);
+        const auto targets = at::randint(0, vocab, { tokens }, at::kLong);
+        for (const bool intoSink : { false, true }) {
+            at::Tensor grads[2][2];
+            for (const auto incoming : { IncomingGradient::Any, IncomingGradient::One }) {
+                const auto sink = intoSink ? at::zeros({ vocab, hiddenSize }) : at::Tensor();
+                chunkedHeadLoss(hidden, weight, targets, 4, sink, nullptr, 0.5, incoming).backward();
+                const int i = incoming == IncomingGradient::One ? 1 : 0;
+                grads[i][0] = hidden.grad().clone();
+                grads[i][1] = intoSink ? sink.clone() : weight.grad().clone();
+                hidden.mutable_grad().reset();
+                weight.mutable_grad().reset();
+            }
+            QVERIFY(!at::equal(grads[1][0], at::zeros_like(grads[1][0])));
+            QVERIFY2(at::equal(grads[0][0], grads[1][0]), qPrintable(worst(grads[0][0], grads[1][0])));
+            QVERIFY2(at::equal(grads[0][1], grads[1][1]), qPrintable(worst(grads[0][1], grads[1][1])));
+        }
+    }
+
     void swigluMatchesTheComposition()
     {
         at::manual_seed(13);

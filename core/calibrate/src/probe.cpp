@@ -50,7 +50,9 @@ ProbeCalibration calibrationFromProbe(const std::vector<protocol::ProbeResult>& 
     // sheet's HBM figure.
     if (const auto copy = largest(results, "device_copy"); copy && gpu.hbmGBps > 0) {
         c.optimizerHbmEfficiency = clamp01(std::min(base.optimizerHbmEfficiency, *copy / gpu.hbmGBps));
+        c.fusedAdamwHbmEfficiency = clamp01(std::min(base.fusedAdamwHbmEfficiency, *copy / gpu.hbmGBps));
         out.applied.push_back("optimizer_hbm_efficiency");
+        out.applied.push_back("fused_adamw_hbm_efficiency");
     }
     // Offload moves both ways; the slower direction bounds it.
     const auto h2d = largest(results, "h2d_pinned");

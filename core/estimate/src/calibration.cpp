@@ -39,6 +39,7 @@ constexpr std::array kFields {
     Field { "launch_combine_exponent", &Calibration::launchCombineExponent, 0.0, 64.0 },
     Field { "optimizer_hbm_efficiency", &Calibration::optimizerHbmEfficiency, 0.01, 1.0 },
     Field { "master_optimizer_hbm_efficiency", &Calibration::masterOptimizerHbmEfficiency, 0.01, 1.0 },
+    Field { "fused_adamw_hbm_efficiency", &Calibration::fusedAdamwHbmEfficiency, 0.01, 1.0 },
     Field { "aten_composition_hbm_efficiency", &Calibration::atenCompositionHbmEfficiency, 0.01, 1.0 },
     Field { "nvlink_bus_efficiency", &Calibration::nvlinkBusEfficiency, 0.01, 1.0 },
     Field { "pcie_bus_efficiency", &Calibration::pcieBusEfficiency, 0.01, 1.0 },

@@ -18,6 +18,7 @@ void applyRunnerBehaviour(EstimateInput& in, const protocol::SoftwareVersions& v
     in.fusedKernels.rotary = protocol::ranFusedKernel(versions.kernels, protocol::kFusedRotary);
     in.fusedKernels.swiglu = protocol::ranFusedKernel(versions.kernels, protocol::kFusedSwiglu);
     in.fusedKernels.crossEntropy = protocol::ranFusedKernel(versions.kernels, protocol::kFusedCrossEntropy);
+    in.fusedKernels.adamw = protocol::ranFusedKernel(versions.kernels, protocol::kFusedAdamW);
 }
 
 bool stepsDeviceOptimizerBesideBackward(const EstimateInput& in, Strategy s)

@@ -177,7 +177,9 @@ ExecutionRates executionRates(const EstimateInput& in, Strategy s, const Calibra
                        c.unitCollectiveOverheadS,
                        c.*stepSPerParamMember(s),
                        c.cpuAdamParamsPerS,
-                       master ? c.masterOptimizerHbmEfficiency : c.optimizerHbmEfficiency,
+                       in.fusedKernels.adamw ? c.fusedAdamwHbmEfficiency
+                           : master          ? c.masterOptimizerHbmEfficiency
+                                             : c.optimizerHbmEfficiency,
                        0.0 };
     const Framework fw = in.framework.framework;
     if (fw == Framework::Native)

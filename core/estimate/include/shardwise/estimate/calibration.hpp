@@ -98,6 +98,14 @@ struct Calibration {
     // Derived from the H200 runs of cbe1bee (Qwen2.5-3B, seq 2048): every strategy's step is 59-63 ms
     // longer with an fp32 master than under pure bf16, for 3.09e9 parameters.
     double masterOptimizerHbmEfficiency = 0.23;
+    // The native runner's own device AdamW (runner/src/adamw_kernel.cu; EstimateInput::fusedKernels):
+    // one pass per unit over the flat state, the same bytes as above (14 per parameter under pure bf16,
+    // 28 with an fp32 master and its bf16 copy). Runners without it take the two fractions above. From
+    // the kernel profile of one H100 step (Qwen2.5-3B zero0, pure bf16, seq 2048; docs/formulas.md):
+    // 16.74 ms for 43.2 GB, 2.58 TB/s of the data sheet's 3.35 (PyTorch's multi-tensor kernel it
+    // replaced took 22.7 ms, 0.57). Measured on the kernel alone; no fit moves it, and a probe caps it at
+    // the measured device-copy share as it does the two above.
+    double fusedAdamwHbmEfficiency = 0.77;
     // Achieved fraction of HBM bandwidth for the bytes the native runner's ATen compositions of
     // rotary, SwiGLU and the cross-entropy move beyond its fused kernels (EstimateInput::fusedKernels;
     // the bytes are counted in workload.cpp). From one H200 call that ran Qwen2.5-3B zero0 at seq 2048

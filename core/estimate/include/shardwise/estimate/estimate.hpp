@@ -65,6 +65,7 @@ struct EstimateInput {
         bool rotary = true;
         bool swiglu = true;
         bool crossEntropy = true;
+        bool adamw = true; // the device AdamW in one pass per unit (Calibration::fusedAdamwHbmEfficiency)
     } fusedKernels {};
 };
 

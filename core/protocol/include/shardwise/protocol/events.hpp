@@ -32,7 +32,7 @@ struct SoftwareVersions {
     std::string driver;   // NVIDIA driver, empty without a GPU
     std::string compiler;
     // The runner's own CUDA kernels that ran in place of ATen compositions: "fused <parts> on CUDA bf16,
-    // ATen elsewhere", the parts among kFusedRotary, kFusedSwiglu and kFusedCrossEntropy; kKernelsAten
+    // ATen elsewhere", the parts among kFusedRotary, kFusedSwiglu, kFusedCrossEntropy and kFusedAdamW; kKernelsAten
     // where none ran (a build without them, SHARDWISE_FUSED_KERNELS=0, a CPU run). Empty: a runner from
     // before this field, which had none.
     std::string kernels;
@@ -80,6 +80,7 @@ inline constexpr const char* kKernelsAten = "ATen";
 inline constexpr const char* kFusedRotary = "rotary";
 inline constexpr const char* kFusedSwiglu = "SwiGLU";
 inline constexpr const char* kFusedCrossEntropy = "cross-entropy";
+inline constexpr const char* kFusedAdamW = "AdamW"; // the device optimizer step in one pass per unit
 // Whether SoftwareVersions::kernels says the fused kernel `name` ran.
 bool ranFusedKernel(const std::string& kernels, const std::string& name);
 // Whether `offloadStaging` lists `part` among its "; "-separated parts.
