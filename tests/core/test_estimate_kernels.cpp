@@ -46,6 +46,12 @@ private slots:
         v.kernels.clear(); // a runner from before the field had none
         applyRunnerBehaviour(in, v);
         QVERIFY(!in.fusedKernels.rotary && !in.fusedKernels.swiglu && !in.fusedKernels.crossEntropy);
+        v.kernels = "fused rotary + SwiGLU + cross-entropy + AdamW on CUDA bf16, ATen elsewhere";
+        applyRunnerBehaviour(in, v);
+        QVERIFY(in.fusedKernels.rotary && in.fusedKernels.adamw);
+        v.kernels = "fused rotary + SwiGLU + cross-entropy on CUDA bf16, ATen elsewhere"; // before the AdamW kernel
+        applyRunnerBehaviour(in, v);
+        QVERIFY(in.fusedKernels.crossEntropy && !in.fusedKernels.adamw);
         // Names are whole entries of the list, and only a "fused" list names any.
         QVERIFY(!protocol::ranFusedKernel("fused rotary + SwiGLUx on CUDA bf16", protocol::kFusedSwiglu));
         QVERIFY(!protocol::ranFusedKernel("ATen rotary", protocol::kFusedRotary));
@@ -101,6 +107,37 @@ private slots:
         const double measured = 2048.0 / 18455.0 - 2048.0 / 22654.0;
         QVERIFY2(std::fabs((atenStep - fusedStep) / measured - 1.0) < 0.01,
                  qPrintable(QString::number(atenStep - fusedStep)));
+    }
+
+    void theDeviceAdamWMovesItsBytesAtItsKernelsRate_data()
+    {
+        QTest::addColumn<bool>("master");
+        QTest::addColumn<bool>("kernel");
+        QTest::newRow("pure bf16, the runner's kernel") << false << true;
+        QTest::newRow("pure bf16, PyTorch's fused AdamW") << false << false;
+        QTest::newRow("fp32 master, the runner's kernel") << true << true;
+        QTest::newRow("fp32 master, ATen ops") << true << false;
+    }
+    void theDeviceAdamWMovesItsBytesAtItsKernelsRate()
+    {
+        // docs/formulas.md: parameters x 14 (pure bf16) or 28 (fp32 master) bytes at the kernel's share of
+        // HBM, whatever part of it the per-unit schedule hides under the backward.
+        QFETCH(bool, master);
+        QFETCH(bool, kernel);
+        EstimateInput in = input("qwen2.5-3b", "h200");
+        in.training.seqLen = 2048;
+        in.training.precision = master ? PrecisionPolicy::Bf16Fp32Master : PrecisionPolicy::PureBf16;
+        in.fusedKernels.adamw = kernel;
+        const Calibration c;
+        const ThroughputEstimate t = estimate(in, Strategy::Zero0, c).throughput;
+        const double efficiency = kernel ? c.fusedAdamwHbmEfficiency
+            : master                     ? c.masterOptimizerHbmEfficiency
+                                         : c.optimizerHbmEfficiency;
+        const double expectedS = static_cast<double>(in.model.parameterCount()) * (master ? 28.0 : 14.0)
+            / (in.gpu.hbmGBps * 1e9 * efficiency);
+        const double adamwS = t.optimizerS + t.optimizerHiddenS;
+        QVERIFY2(std::fabs(adamwS / expectedS - 1.0) < 1e-9,
+                 qPrintable(QString::number(adamwS) + QStringLiteral(" vs ") + QString::number(expectedS)));
     }
 
     void onlyTheNativeRunnerRunsTheCompositions()
