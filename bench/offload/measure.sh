@@ -12,7 +12,11 @@
 #   torch-offload    matrix-torch-offload-3b.tsv: the PyTorch backend's fsdp2_reshard_offload
 #                    (fully_shard + CPUOffloadPolicy) for Qwen2.5-3B: the framework reference
 #   speed            matrix-speed.tsv after the hardware probe (matmul_bf16 is the matmul limit):
-#                    Qwen2.5-3B and 7B zero0
+#                    Qwen2.5-3B and 7B zero0, at the runner's default step schedule
+#   carveout         Qwen2.5-3B and 7B zero0, pure bf16, each unit's AdamW beside the backward, with the
+#                    backward's GEMMs leaving 0, 8, 16, 24 and 32 SMs to it
+#                    (SHARDWISE_BACKWARD_GEMM_CARVEOUT; runner/src/gemm_sm_target.hpp), 0 first and last
+#                    (carveout.tsv: tokens/s and share of the matmul limit of the probe run first)
 #   startup          Qwen2.5-7B zero0, one step: seconds from exec to the start of the first step
 #                    (startup.tsv), three times
 #   device-step      matrix-device-step.tsv: zero0, zero3 and the fsdp2 strategies (no offload) of
@@ -38,7 +42,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 build="${BUILD:-build-gpu}"
 results="${RESULTS:-$build/offload}"
-(($# > 0)) || { sed -n '2,35p' "$0"; exit 2; }
+(($# > 0)) || { sed -n '2,39p' "$0"; exit 2; }
 if [[ "$*" != host-adamw ]] && [[ ! -x "$build/bin/shardwise-runner" || ! -x "$build/bin/shardwise-torch-runner" ]]; then
     BUILD="$build" bench/gpu.sh build
 fi
@@ -53,7 +57,7 @@ for spec in "$@"; do
     runner="$build/bin/shardwise-runner"
     probe=0
     overlap=1
-    device_overlap=0
+    device_overlap= # unset: the runner's default (each unit's AdamW beside the backward in eager steps)
     case "$batch" in
     overlap) matrix=$here/matrix-offload.tsv ;;
     after-backward) matrix=$here/matrix-offload-3b.tsv overlap=0 ;;
@@ -61,6 +65,30 @@ for spec in "$@"; do
     speed) matrix=$here/matrix-speed.tsv probe=60 ;;
     device-step) matrix=$here/matrix-device-step.tsv probe=60 device_overlap=1 ;;
     device-after-backward) matrix=$here/matrix-device-step.tsv device_overlap=0 ;;
+    carveout)
+        out="$results/carveout"
+        mkdir -p "$out"
+        RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=29690 timeout 120 "$runner" --probe \
+            --device cuda >"$out/probe.jsonl" 2>"$out/probe.log" </dev/null || true
+        printf '# model\tcarveout_sms\trun\tsummary\n' >"$out/carveout.tsv"
+        for model in qwen2.5-3b qwen2.5-7b; do
+            i=0
+            for c in 0 8 16 24 32 0; do
+                i=$((i + 1))
+                tag="$model-c$c-$i"
+                mkdir -p "$out/$tag"
+                SHARDWISE_BACKWARD_GEMM_CARVEOUT=$c RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 \
+                    MASTER_PORT=$((29700 + i)) timeout 120 "$runner" --model "$model" --device cuda --strategy zero0 \
+                    --precision bf16 --seq 2048 --micro-batch 1 --warmup 4 --steps 12 >"$out/$tag/run.jsonl" \
+                    2>"$out/$tag/run.log" </dev/null || true
+                summary=$(python3 bench/offload/summarize.py --probe "$out/probe.jsonl" "$out/$tag" | tail -1)
+                printf '%s\t%s\t%s\t%s\n' "$model" "$c" "$i" "$summary" >>"$out/carveout.tsv"
+            done
+        done
+        cat "$out/carveout.tsv"
+        [[ -n "${ARCHIVE:-}" ]] && tar czf "$ARCHIVE" -C "$(dirname "$results")" "$(basename "$results")"
+        continue
+        ;;
     device-equal)
         out="$results/device-equal"
         mkdir -p "$out"
@@ -146,7 +174,8 @@ PY
     *) echo "measure.sh: unknown batch $batch" >&2; exit 2 ;;
     esac
     echo "== $batch: $runner, $matrix, budget ${budget}s"
-    SHARDWISE_HOST_STEP_OVERLAP=$overlap SHARDWISE_DEVICE_STEP_OVERLAP=$device_overlap bench/fidelity/run.sh --runner "$runner" --matrix "$matrix" \
+    env SHARDWISE_HOST_STEP_OVERLAP=$overlap ${device_overlap:+SHARDWISE_DEVICE_STEP_OVERLAP=$device_overlap} \
+        bench/fidelity/run.sh --runner "$runner" --matrix "$matrix" \
         --out "$results/$batch" --budget-s "$budget" --probe-timeout-s "$probe" --cell-timeout-s 120 \
         --runner-args "--precision bf16" || true
     [[ -n "${ARCHIVE:-}" ]] && tar czf "$ARCHIVE" -C "$(dirname "$results")" "$(basename "$results")"

@@ -1,6 +1,7 @@
 #include "linear.hpp"
 
 #include "compat.hpp"
+#include "gemm_sm_target.hpp"
 #include "swiglu.hpp"
 
 #include <torch/autograd.h>
@@ -40,6 +41,7 @@ struct LinearIntoGrad : torch::autograd::Function<LinearIntoGrad> {
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                    torch::autograd::variable_list grads)
     {
+        applyGemmSmTarget(); // this thread's cuBLAS handle, before the recomputation's GEMMs too
         at::Tensor input;
         if (ctx->saved_data.count("norm_input") != 0) {
             at::NoGradGuard noGrad;

@@ -5,6 +5,7 @@
 #include "decoder_model.hpp"
 #include "device_metrics.hpp"
 #include "event_stream.hpp"
+#include "gemm_sm_target.hpp"
 #include "kernel_profile.hpp"
 #include "sharding_engine.hpp"
 #include "step_graph.hpp"
@@ -250,8 +251,11 @@ void TrainingRun::setup()
     start.versions = softwareVersions();
     // What this run's engine does, not what the environment asked for: strategies that reduce in
     // buckets, offload or keep an fp32 master step after the backward either way.
-    if (m_engine->overlapsDeviceSteps())
+    if (m_engine->overlapsDeviceSteps()) {
         start.versions.offloadStaging += std::string("; ") + protocol::kDeviceStepPerUnit;
+        if (m_device.is_cuda() && backwardGemmCarveout() > 0)
+            start.versions.offloadStaging += "; " + backwardGemmCarveoutPart(backwardGemmCarveout());
+    }
     start.allocator = allocatorSettings();
     start.launcher = m_env.launcher;
     start.deviceName = deviceName(m_device);

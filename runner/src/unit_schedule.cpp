@@ -3,6 +3,7 @@
 #include "sharding_engine.hpp"
 
 #include "compat.hpp"
+#include "gemm_sm_target.hpp"
 #include "step_schedule.hpp"
 
 #include <torch/autograd.h>
@@ -197,6 +198,9 @@ void ShardingEngine::beforeBackward()
 {
     m_traced = true;
     materializeGrads(m_units[0]);
+    // The units' AdamW beside this backward gets SMs the backward's GEMMs leave free (gemm_sm_target.hpp).
+    if (stepsBesideBackward())
+        setBackwardGemmCarveout(backwardGemmCarveout());
 }
 
 void ShardingEngine::preBackward(std::size_t unit)
@@ -216,6 +220,7 @@ void ShardingEngine::postBackward(std::size_t unit)
 
 void ShardingEngine::finishBackward()
 {
+    setBackwardGemmCarveout(0);
     guardComm([&] {
         reduceUnit(0);
         flushBucket();
@@ -435,7 +440,11 @@ void ShardingEngine::stepBesideBackward(std::size_t index, const CommTicket& red
         const at::Tensor param = steppedParam(u);
         const at::Tensor grad = steppedGrad(u);
         const auto& a = m_settings.adamw;
-        if (!fusedDeviceAdamW(param, grad, u.expAvg, u.expAvgSq, {}, m_stepTensor, a, deviceStepBlocks())
+        // The root steps after the whole backward (finishBackward) and takes every SM; a layer's step
+        // runs beside the backward in the SMs its GEMMs leave free, 8 blocks of 256 threads filling one.
+        const int carveout = backwardGemmCarveout();
+        const int blocks = index == 0 ? 0 : deviceStepBlocks() > 0 ? deviceStepBlocks() : carveout * 8;
+        if (!fusedDeviceAdamW(param, grad, u.expAvg, u.expAvgSq, {}, m_stepTensor, a, blocks)
             && !compat::fusedAdamW(param, grad, u.expAvg, u.expAvgSq, m_stepTensor, a.lr, a.beta1, a.beta2,
                                    a.weightDecay, a.eps))
             throw std::logic_error("stepBesideBackward: no fused AdamW in this LibTorch");
