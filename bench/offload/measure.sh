@@ -16,7 +16,9 @@
 #   carveout         Qwen2.5-3B and 7B zero0, pure bf16, each unit's AdamW beside the backward, with the
 #                    backward's GEMMs leaving 0, 8, 16, 24 and 32 SMs to it
 #                    (SHARDWISE_BACKWARD_GEMM_CARVEOUT; runner/src/gemm_sm_target.hpp), 0 first and last
-#                    (carveout.tsv: tokens/s and share of the matmul limit of the probe run first)
+#                    (carveout.tsv: tokens/s and share of the matmul limit of the probe run first);
+#                    then Qwen2.5-3B captured (--cuda-graphs) with its AdamW after the backward, and
+#                    beside it (SHARDWISE_DEVICE_STEP_OVERLAP=1) at 0, 16 and 24 SMs
 #   startup          Qwen2.5-7B zero0, one step: seconds from exec to the start of the first step
 #                    (startup.tsv), three times
 #   device-step      matrix-device-step.tsv: zero0, zero3 and the fsdp2 strategies (no offload) of
@@ -42,7 +44,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 build="${BUILD:-build-gpu}"
 results="${RESULTS:-$build/offload}"
-(($# > 0)) || { sed -n '2,39p' "$0"; exit 2; }
+(($# > 0)) || { sed -n '2,41p' "$0"; exit 2; }
 if [[ "$*" != host-adamw ]] && [[ ! -x "$build/bin/shardwise-runner" || ! -x "$build/bin/shardwise-torch-runner" ]]; then
     BUILD="$build" bench/gpu.sh build
 fi
@@ -84,6 +86,21 @@ for spec in "$@"; do
                 summary=$(python3 bench/offload/summarize.py --probe "$out/probe.jsonl" "$out/$tag" | tail -1)
                 printf '%s\t%s\t%s\t%s\n' "$model" "$c" "$i" "$summary" >>"$out/carveout.tsv"
             done
+        done
+        # Captured steps: one AdamW after the backward (the default), then each unit's beside it with
+        # and without the carve-out.
+        for cell in after:0 beside:0 beside:16 beside:24; do
+            schedule="${cell%%:*}" c="${cell##*:}" tag="qwen2.5-3b-graphs-$schedule-c$c"
+            overlap_flag=1
+            [[ $schedule == after ]] && overlap_flag=0
+            mkdir -p "$out/$tag"
+            SHARDWISE_DEVICE_STEP_OVERLAP=$overlap_flag SHARDWISE_BACKWARD_GEMM_CARVEOUT=$c RANK=0 WORLD_SIZE=1 \
+                LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=29710 timeout 120 "$runner" --model qwen2.5-3b \
+                --device cuda --strategy zero0 --precision bf16 --seq 2048 --micro-batch 1 --warmup 5 --steps 12 \
+                --cuda-graphs >"$out/$tag/run.jsonl" 2>"$out/$tag/run.log" </dev/null || true
+            summary=$(python3 bench/offload/summarize.py --probe "$out/probe.jsonl" "$out/$tag" | tail -1)
+            printf '%s\t%s\t%s\t%s\n' "qwen2.5-3b graphs, AdamW $schedule the backward" "$c" 1 "$summary" \
+                >>"$out/carveout.tsv"
         done
         cat "$out/carveout.tsv"
         [[ -n "${ARCHIVE:-}" ]] && tar czf "$ARCHIVE" -C "$(dirname "$results")" "$(basename "$results")"
