@@ -16,9 +16,12 @@
 #   carveout         Qwen2.5-3B and 7B zero0, pure bf16, each unit's AdamW beside the backward, with the
 #                    backward's GEMMs leaving 0, 8, 16, 24 and 32 SMs to it
 #                    (SHARDWISE_BACKWARD_GEMM_CARVEOUT; runner/src/gemm_sm_target.hpp), 0 first and last
-#                    (carveout.tsv: tokens/s and share of the matmul limit of the probe run first);
+#                    (runs.tsv: tokens/s and share of the matmul limit of the probe run first);
 #                    then Qwen2.5-3B captured (--cuda-graphs) with its AdamW after the backward, and
 #                    beside it (SHARDWISE_DEVICE_STEP_OVERLAP=1) at 0, 16 and 24 SMs
+#   fused-norm       Qwen2.5-3B and 7B zero0, pure bf16, with ATen's RMSNorm and the runner's fused norm
+#                    (SHARDWISE_FUSED_NORM=0 / 1, alternating), 3B captured with each, and a kernel
+#                    profile of 3B with the fused norm (runs.tsv as carveout's)
 #   startup          Qwen2.5-7B zero0, one step: seconds from exec to the start of the first step
 #                    (startup.tsv), three times
 #   device-step      matrix-device-step.tsv: zero0, zero3 and the fsdp2 strategies (no offload) of
@@ -44,7 +47,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 build="${BUILD:-build-gpu}"
 results="${RESULTS:-$build/offload}"
-(($# > 0)) || { sed -n '2,41p' "$0"; exit 2; }
+(($# > 0)) || { sed -n '2,44p' "$0"; exit 2; }
 if [[ "$*" != host-adamw ]] && [[ ! -x "$build/bin/shardwise-runner" || ! -x "$build/bin/shardwise-torch-runner" ]]; then
     BUILD="$build" bench/gpu.sh build
 fi
@@ -52,6 +55,25 @@ mkdir -p "$results"
 # The lent GPU machines forbid NVLink multicast; these keep NCCL and PyTorch from asking for it.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 here=bench/offload
+# The hardware probe into $1/probe.jsonl: its matmul_bf16 is the matmul limit the runs are read against.
+probe_into() {
+    mkdir -p "$1"
+    RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=29690 timeout 120 "$runner" --probe \
+        --device cuda >"$1/probe.jsonl" 2>"$1/probe.log" </dev/null || true
+}
+# zero0_run OUT TAG VALUE "VAR=X ..." RUNNER-ARGS...: one zero0 run (pure bf16, seq 2048, 4 + 12 steps)
+# with those environment settings into OUT/TAG, and a line "TAG VALUE summary" in OUT/runs.tsv.
+zero0_run() {
+    local out=$1 tag=$2 value=$3 settings=$4
+    shift 4
+    mkdir -p "$out/$tag"
+    # shellcheck disable=SC2086 # settings holds separate assignments
+    env $settings RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((29700 + RANDOM % 200)) \
+        timeout 120 "$runner" --device cuda --strategy zero0 --precision bf16 --seq 2048 --micro-batch 1 \
+        --warmup 5 --steps 12 "$@" >"$out/$tag/run.jsonl" 2>"$out/$tag/run.log" </dev/null || true
+    printf '%s\t%s\t%s\n' "$tag" "$value" \
+        "$(python3 bench/offload/summarize.py --probe "$out/probe.jsonl" "$out/$tag" | tail -1)" >>"$out/runs.tsv"
+}
 for spec in "$@"; do
     batch="${spec%%:*}"
     budget=240
@@ -69,40 +91,46 @@ for spec in "$@"; do
     device-after-backward) matrix=$here/matrix-device-step.tsv device_overlap=0 ;;
     carveout)
         out="$results/carveout"
-        mkdir -p "$out"
-        RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=29690 timeout 120 "$runner" --probe \
-            --device cuda >"$out/probe.jsonl" 2>"$out/probe.log" </dev/null || true
-        printf '# model\tcarveout_sms\trun\tsummary\n' >"$out/carveout.tsv"
+        probe_into "$out"
+        printf '# run\tcarveout_sms\tsummary\n' >"$out/runs.tsv"
         for model in qwen2.5-3b qwen2.5-7b; do
             i=0
             for c in 0 8 16 24 32 0; do
                 i=$((i + 1))
-                tag="$model-c$c-$i"
-                mkdir -p "$out/$tag"
-                SHARDWISE_BACKWARD_GEMM_CARVEOUT=$c RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 \
-                    MASTER_PORT=$((29700 + i)) timeout 120 "$runner" --model "$model" --device cuda --strategy zero0 \
-                    --precision bf16 --seq 2048 --micro-batch 1 --warmup 4 --steps 12 >"$out/$tag/run.jsonl" \
-                    2>"$out/$tag/run.log" </dev/null || true
-                summary=$(python3 bench/offload/summarize.py --probe "$out/probe.jsonl" "$out/$tag" | tail -1)
-                printf '%s\t%s\t%s\t%s\n' "$model" "$c" "$i" "$summary" >>"$out/carveout.tsv"
+                zero0_run "$out" "$model-c$c-$i" "$c" "SHARDWISE_BACKWARD_GEMM_CARVEOUT=$c" --model "$model"
             done
         done
         # Captured steps: one AdamW after the backward (the default), then each unit's beside it with
         # and without the carve-out.
         for cell in after:0 beside:0 beside:16 beside:24; do
-            schedule="${cell%%:*}" c="${cell##*:}" tag="qwen2.5-3b-graphs-$schedule-c$c"
+            schedule="${cell%%:*}" c="${cell##*:}"
             overlap_flag=1
             [[ $schedule == after ]] && overlap_flag=0
-            mkdir -p "$out/$tag"
-            SHARDWISE_DEVICE_STEP_OVERLAP=$overlap_flag SHARDWISE_BACKWARD_GEMM_CARVEOUT=$c RANK=0 WORLD_SIZE=1 \
-                LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=29710 timeout 120 "$runner" --model qwen2.5-3b \
-                --device cuda --strategy zero0 --precision bf16 --seq 2048 --micro-batch 1 --warmup 5 --steps 12 \
-                --cuda-graphs >"$out/$tag/run.jsonl" 2>"$out/$tag/run.log" </dev/null || true
-            summary=$(python3 bench/offload/summarize.py --probe "$out/probe.jsonl" "$out/$tag" | tail -1)
-            printf '%s\t%s\t%s\t%s\n' "qwen2.5-3b graphs, AdamW $schedule the backward" "$c" 1 "$summary" \
-                >>"$out/carveout.tsv"
+            zero0_run "$out" "qwen2.5-3b-graphs-$schedule-c$c" "$c" \
+                "SHARDWISE_DEVICE_STEP_OVERLAP=$overlap_flag SHARDWISE_BACKWARD_GEMM_CARVEOUT=$c" \
+                --model qwen2.5-3b --cuda-graphs
         done
-        cat "$out/carveout.tsv"
+        cat "$out/runs.tsv"
+        [[ -n "${ARCHIVE:-}" ]] && tar czf "$ARCHIVE" -C "$(dirname "$results")" "$(basename "$results")"
+        continue
+        ;;
+    fused-norm)
+        out="$results/fused-norm"
+        probe_into "$out"
+        printf '# run\tfused_norm\tsummary\n' >"$out/runs.tsv"
+        for model in qwen2.5-3b qwen2.5-7b; do
+            i=0
+            for f in 0 1 0 1; do
+                i=$((i + 1))
+                zero0_run "$out" "$model-norm$f-$i" "$f" "SHARDWISE_FUSED_NORM=$f" --model "$model"
+            done
+        done
+        for f in 0 1; do
+            zero0_run "$out" "qwen2.5-3b-graphs-norm$f" "$f" "SHARDWISE_FUSED_NORM=$f" --model qwen2.5-3b --cuda-graphs
+        done
+        # Where the step's time goes with the fused norm: the kernel table of two profiled steps.
+        zero0_run "$out" "qwen2.5-3b-profile-norm1" 1 "SHARDWISE_FUSED_NORM=1" --model qwen2.5-3b --profile-kernels 2
+        cat "$out/runs.tsv"
         [[ -n "${ARCHIVE:-}" ]] && tar czf "$ARCHIVE" -C "$(dirname "$results")" "$(basename "$results")"
         continue
         ;;

@@ -1,21 +1,25 @@
-// Checks the fused CUDA kernels (src/fused_kernels.cu) on this machine's GPU against the same maths in
-// fp32 through ATen, forward and backward, including strided inputs and widths that take the scalar
-// path. Exit 0: every comparison within bf16 rounding; 1: a mismatch (printed); 77: no CUDA device.
+// Checks the fused CUDA kernels (src/fused_kernels.cu, adamw_kernel.cu, rmsnorm_kernel.cu) on this machine's GPU
+// against the same maths in fp32 through ATen, forward and backward, including strided inputs and widths that take the
+// scalar path. Exit 0: every comparison within bf16 rounding; 1: a mismatch (printed); 77: no CUDA device.
 //
 //   build-gpu/bin/shardwise-runner-kernel-check
 
 #include "adamw.hpp"
 #include "fused_kernels.hpp"
+#include "fused_norm.hpp"
 #include "fused_path.hpp"
 #include "rotary.hpp"
 #include "swiglu.hpp"
 
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
+#include <torch/autograd.h>
 #include <torch/cuda.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
+#include <tuple>
 
 namespace {
 
@@ -152,6 +156,59 @@ void checkAdamW(std::int64_t n, std::int64_t offset, bool master, int maxBlocks 
     }
 }
 
+// The fused RMSNorm (fused_norm.hpp) against fp32 autograd through the same maths: with the residual
+// add (h must be exactly the bf16 add's), without it, the weight's gradient overwritten (a fresh range)
+// or added to what the buffer holds, and the projections' recomputation bit-identical to the forward.
+void checkRmsNorm(std::int64_t rows, std::int64_t hidden, bool residual, bool overwrite)
+{
+    const auto bf16 = at::TensorOptions().device(at::kCUDA).dtype(at::kBFloat16);
+    constexpr double eps = 1e-6;
+    const auto x = at::randn({ 1, rows, hidden }, bf16).requires_grad_(true);
+    const auto r = (at::randn({ 1, rows, hidden }, bf16) * 0.5).requires_grad_(true);
+    const auto weight = (1 + 0.1 * at::randn({ hidden }, bf16));
+    const auto dn = at::randn({ 1, rows, hidden }, bf16);
+    const auto dres = at::randn({ 1, rows, hidden }, bf16);
+    // A fresh range holds what the allocator left (here 7s); an accumulating one its earlier sum.
+    auto grad = overwrite ? at::full({ hidden }, 7.0, bf16) : at::randn({ hidden }, bf16);
+    const auto before = grad.clone();
+    std::uint8_t unwritten = 1;
+    const NormWeight w { weight, grad, overwrite ? &unwritten : nullptr };
+
+    at::Tensor h = x;
+    at::Tensor n;
+    if (residual) {
+        std::tie(h, n) = fusedResidualRmsNorm(x, r, w, eps);
+        torch::autograd::backward({ h, n }, { dres, dn });
+    } else {
+        n = fusedRmsNorm(x, w, eps);
+        n.backward(dn);
+    }
+
+    const auto sum = residual ? (x.detach() + r.detach()) : x.detach(); // the bf16 add, rounded once
+    const auto ref = sum.to(at::kFloat).requires_grad_(true);
+    const auto refWeight = weight.to(at::kFloat).requires_grad_(true);
+    const auto refN = ref * at::rsqrt(ref.pow(2).mean(-1, true) + eps) * refWeight;
+    refN.backward(dn.to(at::kFloat));
+    const auto wantDx = residual ? ref.grad() + dres.to(at::kFloat) : ref.grad();
+    const auto wantDw = overwrite ? refWeight.grad() : refWeight.grad() + before.to(at::kFloat);
+
+    const auto name = std::string("rmsnorm ") + (residual ? "residual " : "") + "rows " + std::to_string(rows)
+        + " hidden " + std::to_string(hidden) + (overwrite ? " overwrite" : " accumulate");
+    if (residual)
+        expectClose(name + " h", h, sum, 0.0, 0.0);
+    expectClose(name + " forward", n, refN);
+    expectClose(name + " recomputed", fusedRmsNormValue(h.detach(), weight, eps), n, 0.0, 0.0);
+    expectClose(name + " backward", x.grad(), wantDx, 1.0 / 64, 1e-3);
+    if (residual)
+        expectClose(name + " backward (residual)", r.grad(), wantDx, 1.0 / 64, 1e-3);
+    // A sum over the rows: fp32 partial sums in another order, then one bf16 rounding.
+    expectClose(name + " weight gradient", grad, wantDw, 1.0 / 64, 0.05);
+    if (overwrite && unwritten != 0) {
+        std::printf("%-48s the unwritten flag was not cleared  MISMATCH\n", name.c_str());
+        ++failures;
+    }
+}
+
 int main()
 {
     if (!torch::cuda::is_available()) {
@@ -175,7 +232,13 @@ int main()
     checkAdamW(1'000'003, 0, true);  // fp32 master: 4-wide packs, the bf16 copy
     checkAdamW(4'099, 3, false);     // misaligned: the scalar path
     checkAdamW(4'099, 1, true);
-    checkAdamW(1'000'003, 0, false, 3); // a capped grid: every block strides over many packs
+    checkAdamW(1'000'003, 0, false, 3);     // a capped grid: every block strides over many packs
+    checkRmsNorm(2048, 2048, true, true);   // Qwen2.5-3B's rows: one pack per thread
+    checkRmsNorm(2048, 2048, false, false); // the input norm, accumulating into a gradient
+    checkRmsNorm(301, 896, true, false);    // Qwen2.5-0.5B's width, rows not a multiple of the blocks
+    checkRmsNorm(64, 3584, true, true);     // Qwen2.5-7B's width: two packs per thread
+    checkRmsNorm(33, 8192, false, true);    // the widest the kernel takes: four packs per thread
+    checkRmsNorm(1, 8, true, true);         // one row, one pack
     std::printf("%s\n", failures == 0 ? "all fused kernels match" : "fused kernels MISMATCH");
     return failures == 0 ? 0 : 1;
 }

@@ -1,10 +1,13 @@
 #include "decoder_model.hpp"
 
 #include "compat.hpp"
+#include "fused_norm.hpp"
 #include "head_loss.hpp"
 #include "layer_recompute.hpp"
 #include "rotary.hpp"
 #include "swiglu.hpp"
+
+#include <tuple>
 
 namespace shardwise::runner {
 
@@ -45,9 +48,12 @@ at::Tensor DecoderModel::layer(UnitHooks& hooks, std::size_t unit, const at::Ten
 
     // q, k and v as one GEMM over the adjacent [q; k; v] rows; split (not narrowed) so backward joins
     // the three gradients with one concatenation.
-    // The norms' outputs are recomputed in backward, not kept (linear.hpp, NormedInput).
-    const NormedInput inputNorm { x, p[InputNorm], m.normEps };
-    const auto a = rmsNorm(x, p[InputNorm]);
+    // The norms' outputs are recomputed in backward, not kept (linear.hpp, NormedInput); the fused
+    // norms (fused_norm.hpp) add the residual in the post-attention norm's pass.
+    const bool fusedNorms = takesFusedNormPath(x);
+    const NormedInput inputNorm { x, p[InputNorm], m.normEps, fusedNorms };
+    const auto a
+        = fusedNorms ? fusedRmsNorm(x, hooks.normWeight(unit, InputNorm), m.normEps) : rmsNorm(x, p[InputNorm]);
     const auto qkv = linearIntoGrad(a, hooks.linearWeight(unit, Q, 3, QBias), &inputNorm)
                          .split_with_sizes({ qOut, kvOut, kvOut }, -1);
     auto q = qkv[0].view({ b, t, m.heads, m.headDim }).transpose(1, 2);
@@ -59,12 +65,17 @@ at::Tensor DecoderModel::layer(UnitHooks& hooks, std::size_t unit, const at::Ten
     const auto attn = heads.transpose(1, 2).reshape({ b, t, qOut });
     const bool selective = m_checkpointing == CheckpointPolicy::Selective;
     const auto oWeight = hooks.linearWeight(unit, O, 1, std::nullopt);
-    const auto h = x
-        + (selective ? linearIntoGrad(attn, oWeight, DerivedInput { DerivedKind::MergeHeads, heads })
-                     : linearIntoGrad(attn, oWeight));
-
-    const NormedInput postNorm { h, p[PostNorm], m.normEps };
-    const auto n = rmsNorm(h, p[PostNorm]);
+    const auto o = selective ? linearIntoGrad(attn, oWeight, DerivedInput { DerivedKind::MergeHeads, heads })
+                             : linearIntoGrad(attn, oWeight);
+    at::Tensor h;
+    at::Tensor n;
+    if (fusedNorms) {
+        std::tie(h, n) = fusedResidualRmsNorm(x, o, hooks.normWeight(unit, PostNorm), m.normEps);
+    } else {
+        h = x + o;
+        n = rmsNorm(h, p[PostNorm]);
+    }
+    const NormedInput postNorm { h, p[PostNorm], m.normEps, fusedNorms };
     const auto gateUp = linearIntoGrad(n, hooks.linearWeight(unit, Gate, 2, std::nullopt), &postNorm);
     const auto downWeight = hooks.linearWeight(unit, Down, 1, std::nullopt);
     return h
@@ -89,7 +100,8 @@ at::Tensor DecoderModel::loss(const at::Tensor& inputs, const at::Tensor& target
             h = layer(hooks, unit, h);
         h = hooks.leaveLayer(unit, h);
     }
-    h = rmsNorm(h, root[FinalNorm]);
+    h = takesFusedNormPath(h) ? fusedRmsNorm(h, hooks.normWeight(0, FinalNorm), m_model.normEps)
+                              : rmsNorm(h, root[FinalNorm]);
     const auto headSlot = m_model.tiedEmbeddings ? Embedding : Head;
     // The head's weight gradient is the first of this step's root gradients.
     const auto sink = hooks.gradientSink(0, headSlot);

@@ -31,6 +31,9 @@ public:
     virtual LinearWeight linearWeight(std::size_t unit, std::size_t first, std::size_t count,
                                       std::optional<std::size_t> biasFirst)
         = 0;
+    // Slot `slot` of `unit` (an RMSNorm weight) with its gradient range, for the fused norm; like
+    // linearWeight, the gradient buffer is materialised by the time the unit's backward runs.
+    virtual NormWeight normWeight(std::size_t unit, std::size_t slot) = 0;
     // Called around each decoder layer (unit = layer + 1); the returned tensor replaces the hidden
     // state so the engine can attach its backward hooks.
     virtual at::Tensor enterLayer(std::size_t unit, const at::Tensor& hidden) = 0;

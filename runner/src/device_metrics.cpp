@@ -1,6 +1,7 @@
 #include "device_metrics.hpp"
 
 #include "compat.hpp"
+#include "fused_norm.hpp"
 #include "fused_path.hpp"
 #include "step_schedule.hpp"
 
@@ -146,10 +147,11 @@ protocol::SoftwareVersions softwareVersions()
     v.offloadStaging = protocol::kOffloadStagingInPlace;
     if (hostStepPerUnit())
         v.offloadStaging += std::string("; ") + protocol::kHostStepPerUnit;
-    v.kernels = fusedKernelsEnabled() ? std::string("fused ") + protocol::kFusedRotary + " + " + protocol::kFusedSwiglu
-            + " + " + protocol::kFusedCrossEntropy
-            + (fusedAdamWEnabled() ? std::string(" + ") + protocol::kFusedAdamW : "") + " on CUDA bf16, ATen elsewhere"
-                                      : std::string(protocol::kKernelsAten);
+    v.kernels = fusedKernelsEnabled()
+        ? std::string("fused ") + protocol::kFusedRotary + " + " + protocol::kFusedSwiglu + " + "
+            + protocol::kFusedCrossEntropy + (fusedAdamWEnabled() ? std::string(" + ") + protocol::kFusedAdamW : "")
+            + (fusedNormEnabled() ? std::string(" + ") + kFusedRmsNormName : "") + " on CUDA bf16, ATen elsewhere"
+        : std::string(protocol::kKernelsAten);
 #if defined(__clang__)
     v.compiler = "clang " __clang_version__;
 #elif defined(__GNUC__)

@@ -47,6 +47,26 @@ void rotary(const void* x, const RotaryShape& shape, const void* cos, const void
 void crossEntropyInPlace(void* logits, const std::int64_t* targets, float* rowLoss, std::int64_t rows,
                          std::int64_t vocab, float scale, cudaStream_t stream);
 
+// RMSNorm over the rows of a [rows, hidden] bf16 block (contiguous, 16-byte aligned), fp32 arithmetic:
+// h = x + residual, rounded to bf16 as the bf16 add rounds, written to hOut (residual not null), else
+// h = x; out = h * rsqrt(mean(h^2) + eps) * weight, rounded once; rstd[r] (fp32, when not null) keeps
+// each row's reciprocal RMS for the backward. One pass where the residual add, the norm and its
+// autograd bookkeeping took three kernels (rmsnorm_kernel.cu). hidden: a multiple of 8, at most
+// kMaxNormHidden.
+inline constexpr std::int64_t kMaxNormHidden = 8192;
+void rmsNormForward(const void* x, const void* residual, const void* weight, void* hOut, void* out, float* rstd,
+                    std::int64_t rows, std::int64_t hidden, float eps, cudaStream_t stream);
+
+// Gradient of rmsNormForward for dn = d loss / d out: dh = rstd * (g - n * mean(g * n)) + dres, with
+// g = dn * weight and n = h * rstd (dres, the gradient that reaches h around the norm, may be null);
+// the weight's gradient, the sum over rows of dn * n, is written to dWeight (bf16) or added to it
+// (accumulate) through fp32 partial sums in `workspace` (rmsNormBackwardWorkspace(rows, hidden)
+// floats): deterministic, no atomics.
+std::int64_t rmsNormBackwardWorkspace(std::int64_t rows, std::int64_t hidden);
+void rmsNormBackward(const void* dn, const void* h, const void* weight, const float* rstd, const void* dres, void* dh,
+                     void* dWeight, bool accumulate, float* workspace, std::int64_t rows, std::int64_t hidden,
+                     cudaStream_t stream);
+
 // AdamW over n elements of a unit's flat state in one pass, in torch.optim.AdamW's order and fp32
 // arithmetic (decoupled weight decay, then the moments, then the bias-corrected step). The step count t
 // is read from device memory (a float), so that a captured CUDA graph replays it with the count the

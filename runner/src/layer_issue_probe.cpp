@@ -78,6 +78,13 @@ public:
         return { of(unit).views.at(slot).grad(), nullptr };
     }
 
+    NormWeight normWeight(std::size_t unit, std::size_t slot) override
+    {
+        const Unit& u = of(unit);
+        const auto& s = u.layout.params.at(slot);
+        return { u.params.span(s.offset, { s.numel }), u.grads.span(s.offset, { s.numel }), nullptr };
+    }
+
     LinearWeight linearWeight(std::size_t unit, std::size_t first, std::size_t count,
                               std::optional<std::size_t> biasFirst) override
     {

@@ -1,6 +1,7 @@
 #include "linear.hpp"
 
 #include "compat.hpp"
+#include "fused_norm.hpp"
 #include "gemm_sm_target.hpp"
 #include "swiglu.hpp"
 
@@ -23,6 +24,7 @@ struct LinearIntoGrad : torch::autograd::Function<LinearIntoGrad> {
             ctx->saved_data["norm_input"] = normed.input;
             ctx->saved_data["norm_weight"] = normed.weight;
             ctx->saved_data["norm_eps"] = normed.eps;
+            ctx->saved_data["norm_fused"] = normed.fused;
         } else if (derived.source.defined()) {
             ctx->saved_data["derived_source"] = derived.source;
             ctx->saved_data["derived_kind"] = static_cast<std::int64_t>(derived.kind);
@@ -45,8 +47,11 @@ struct LinearIntoGrad : torch::autograd::Function<LinearIntoGrad> {
         at::Tensor input;
         if (ctx->saved_data.count("norm_input") != 0) {
             at::NoGradGuard noGrad;
-            input = compat::rmsNorm(ctx->saved_data["norm_input"].toTensor(), ctx->saved_data["norm_weight"].toTensor(),
-                                    ctx->saved_data["norm_eps"].toDouble());
+            const auto normInput = ctx->saved_data["norm_input"].toTensor();
+            const auto normWeight = ctx->saved_data["norm_weight"].toTensor();
+            const auto eps = ctx->saved_data["norm_eps"].toDouble();
+            input = ctx->saved_data["norm_fused"].toBool() ? fusedRmsNormValue(normInput, normWeight, eps)
+                                                           : compat::rmsNorm(normInput, normWeight, eps);
             // Autograd releases saved variables after the backward, never saved_data: let the norm's
             // input go with the norm's own saved copy instead of at the graph's end (after the
             // optimizer step, while the loss tensor lives).

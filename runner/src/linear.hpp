@@ -29,6 +29,14 @@ struct LinearWeight {
     UnwrittenFlag biasUnwritten = nullptr;
 };
 
+// An RMSNorm's weight with its gradient range, for the fused norm (fused_norm.hpp), which writes the
+// weight's gradient itself as linearIntoGrad does.
+struct NormWeight {
+    at::Tensor weight; // [hidden], not tracked by autograd
+    at::Tensor grad;   // [hidden], same memory layout in the gradient buffer
+    UnwrittenFlag unwritten = nullptr;
+};
+
 // Adds `update` to `target`, or copies it there when `unwritten` is set (and clears the flag).
 void writeOrAccumulate(at::Tensor& target, const at::Tensor& update, UnwrittenFlag unwritten);
 
@@ -42,6 +50,7 @@ struct NormedInput {
     at::Tensor input;  // the norm's input, kept by the norm's own backward
     at::Tensor weight; // the norm's weight (a view of the unit's parameters, gathered again for backward)
     double eps = 0.0;
+    bool fused = false; // the forward ran the fused norm kernel (fused_norm.hpp), so the recomputation does
 };
 
 // Selective activation checkpointing (decoder_model.hpp): where the linear's input is a cheap function

@@ -105,6 +105,7 @@ public:
     // UnitHooks (called from the model's forward and from autograd hooks).
     const std::vector<at::Tensor>& parameters(std::size_t unit) override;
     GradientSink gradientSink(std::size_t unit, std::size_t slot) override;
+    NormWeight normWeight(std::size_t unit, std::size_t slot) override;
     LinearWeight linearWeight(std::size_t unit, std::size_t first, std::size_t count,
                               std::optional<std::size_t> biasFirst) override;
     at::Tensor enterLayer(std::size_t unit, const at::Tensor& hidden) override;

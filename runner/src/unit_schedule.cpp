@@ -126,6 +126,14 @@ void ShardingEngine::settleUnwritten(Unit& u)
         }
 }
 
+NormWeight ShardingEngine::normWeight(std::size_t unit, std::size_t slot)
+{
+    auto& u = m_units.at(unit);
+    const auto& s = u.layout.params.at(slot);
+    return { u.params.span(s.offset, { s.numel }), u.grads.span(s.offset, { s.numel }),
+             overwriteFlag(u, slot, s.offset, s.numel) };
+}
+
 LinearWeight ShardingEngine::linearWeight(std::size_t unit, std::size_t first, std::size_t count,
                                           std::optional<std::size_t> biasFirst)
 {

@@ -89,7 +89,8 @@ std::vector<shardwise::protocol::Event> parseEvents(const QByteArray& out)
     return events;
 }
 
-std::vector<RankRun> runRanks(int world, const QStringList& args, int timeoutMs)
+std::vector<RankRun> runRanks(int world, const QStringList& args, int timeoutMs,
+                              const std::map<std::string, std::string>& env)
 {
     shardwise::dispatch::LocalLaunch launch;
     launch.runner = SHARDWISE_RUNNER_PATH;
@@ -98,6 +99,8 @@ std::vector<RankRun> runRanks(int world, const QStringList& args, int timeoutMs)
     launch.ranks = world;
     // Two cores in CI: one intra-op thread per rank keeps four ranks from thrashing.
     launch.env["OMP_NUM_THREADS"] = "1";
+    for (const auto& [name, value] : env)
+        launch.env[name] = value;
     launch.timeout = std::chrono::seconds(timeoutMs / 1000);
     const auto result = shardwise::dispatch::launchLocal(launch);
     std::vector<RankRun> runs;

@@ -10,7 +10,9 @@
 #include <QStringList>
 #include <QTemporaryDir>
 
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 struct RankRun {
@@ -27,8 +29,9 @@ int freeTcpPort();
 QProcessEnvironment rankEnvironment(int rank, int world, int port);
 
 // Runs `world` ranks through Shardwise's own launcher (dispatch::launchLocal) to completion (or until
-// `timeoutMs`), returning one RankRun per rank.
-std::vector<RankRun> runRanks(int world, const QStringList& args, int timeoutMs = 300000);
+// `timeoutMs`), returning one RankRun per rank; `env` adds to (or overrides) the ranks' environment.
+std::vector<RankRun> runRanks(int world, const QStringList& args, int timeoutMs = 300000,
+                              const std::map<std::string, std::string>& env = {});
 
 // Runs one process with exactly `env` and returns its outcome.
 RankRun runOnce(const QStringList& args, const QProcessEnvironment& env, int timeoutMs = 60000);

@@ -6,12 +6,17 @@
 #include "compat.hpp"
 #include "cpu_adamw.hpp"
 #include "flat_buffer.hpp"
+#include "fused_norm.hpp"
 #include "head_loss.hpp"
 #include "linear.hpp"
 #include "rotary.hpp"
 #include "swiglu.hpp"
 
 #include <QtTest>
+
+#include <torch/autograd.h>
+
+#include <tuple>
 
 using namespace shardwise::runner;
 
@@ -321,6 +326,66 @@ private slots:
         QVERIFY(at::equal(kept.first, recomputed.first));
         QVERIFY(at::equal(kept.second, recomputed.second));
         QVERIFY(gradKept.abs().sum().item<double>() > 0.0);
+    }
+
+    void fusedNormMatchesAutogradOfTheComposition_data()
+    {
+        QTest::addColumn<bool>("residual");
+        QTest::addColumn<bool>("overwrite");
+        QTest::addRow("input norm, accumulating") << false << false;
+        QTest::addRow("input norm, fresh range") << false << true;
+        QTest::addRow("residual norm, accumulating") << true << false;
+        QTest::addRow("residual norm, fresh range") << true << true;
+    }
+
+    void fusedNormMatchesAutogradOfTheComposition()
+    {
+        // The fused norm's path around its kernels (fused_norm.hpp), here with the kernels' maths as ATen
+        // ops: values, the gradients of x and of the residual (around the norm and through it), and the
+        // weight's gradient written into its buffer, overwriting a fresh range or adding to a sum.
+        QFETCH(bool, residual);
+        QFETCH(bool, overwrite);
+        at::manual_seed(23);
+        constexpr double eps = 1e-6;
+        const auto x = at::randn({ 2, 5, 24 }).requires_grad_(true);
+        const auto r = at::randn({ 2, 5, 24 }).requires_grad_(true);
+        const auto weight = 1 + 0.1 * at::randn({ 24 });
+        const auto dn = at::randn({ 2, 5, 24 });
+        const auto dres = at::randn({ 2, 5, 24 });
+        auto grad = overwrite ? at::full({ 24 }, 7.0) : at::randn({ 24 });
+        const auto before = grad.clone();
+        std::uint8_t unwritten = 1;
+        const NormWeight w { weight, grad, overwrite ? &unwritten : nullptr };
+        at::Tensor h = x;
+        at::Tensor n;
+        if (residual) {
+            std::tie(h, n) = fusedResidualRmsNorm(x, r, w, eps);
+            torch::autograd::backward({ h, n }, { dres, dn });
+        } else {
+            n = fusedRmsNorm(x, w, eps);
+            n.backward(dn);
+        }
+
+        const auto rx = x.detach().clone().requires_grad_(true);
+        const auto rr = r.detach().clone().requires_grad_(true);
+        const auto rw = weight.clone().requires_grad_(true);
+        const auto rh = residual ? rx + rr : rx;
+        const auto rn = compat::rmsNorm(rh, rw, eps);
+        if (residual)
+            torch::autograd::backward({ rh, rn }, { dres, dn });
+        else
+            rn.backward(dn);
+
+        QVERIFY(at::equal(h.detach(), rh.detach()));
+        QVERIFY(at::allclose(n, rn, 1e-5, 1e-6));
+        QVERIFY(at::allclose(x.grad(), rx.grad(), 1e-5, 1e-6));
+        if (residual)
+            QVERIFY(at::allclose(r.grad(), rr.grad(), 1e-5, 1e-6));
+        QVERIFY(at::allclose(grad, overwrite ? rw.grad() : before + rw.grad(), 1e-5, 1e-6));
+        if (overwrite)
+            QCOMPARE(unwritten, std::uint8_t { 0 });
+        // The projections' recomputation gives the forward's value bit for bit.
+        QVERIFY(at::equal(fusedRmsNormValue(h.detach(), weight, eps), n.detach()));
     }
 };
 

@@ -1,0 +1,39 @@
+#pragma once
+// The decoder's RMSNorms through the runner's own kernels (fused_kernels.hpp, rmsNormForward /
+// rmsNormBackward) where they apply: bf16 CUDA rows of a width the kernels take, in builds with the
+// fused kernels, when SHARDWISE_FUSED_NORM=1 asks for them. Against ATen's rms_norm, the residual add
+// in front of the post-attention norm joins the norm's pass, the gradient around the norm joins the
+// norm's backward (no separate add of the two), and the weight's gradient goes straight into the
+// unit's gradient buffer (no AccumulateGrad pass), as linearIntoGrad does for the projections.
+// On the CPU, with SHARDWISE_FUSED_NORM=1, the same maths runs as ATen ops in fp32, so everything the
+// fused norm changes around the kernels (the gradient written into the buffer, the residual joined to
+// the norm, the recomputation) runs, and is tested, on every device. Elsewhere (CUDA tensors the kernels
+// do not take, or the variable unset) the decoder keeps compat::rmsNorm with autograd.
+
+#include "linear.hpp"
+
+#include <ATen/ATen.h>
+
+#include <utility>
+
+namespace shardwise::runner {
+
+// The name start events give the fused norm in versions.kernels (docs/protocol.md).
+inline constexpr const char* kFusedRmsNormName = "RMSNorm";
+
+// SHARDWISE_FUSED_NORM=1; off by default.
+bool fusedNormEnabled();
+// Whether the norm of `x` ([..., hidden]) takes the fused kernels.
+bool takesFusedNormPath(const at::Tensor& x);
+
+// rmsNorm(x) * w.weight, differentiable in x; the backward writes (or adds, as w.unwritten says) the
+// weight's gradient into w.grad.
+at::Tensor fusedRmsNorm(const at::Tensor& x, const NormWeight& w, double eps);
+// {h, rmsNorm(h) * w.weight} with h = x + residual, differentiable in x and residual through both.
+std::pair<at::Tensor, at::Tensor> fusedResidualRmsNorm(const at::Tensor& x, const at::Tensor& residual,
+                                                       const NormWeight& w, double eps);
+// The forward's value of the fused norm of h, without autograd: bit-identical to what fusedRmsNorm and
+// fusedResidualRmsNorm returned for that h (the projections' recomputation, linear.hpp).
+at::Tensor fusedRmsNormValue(const at::Tensor& h, const at::Tensor& weight, double eps);
+
+} // namespace shardwise::runner
