@@ -159,13 +159,15 @@ void checkAdamW(std::int64_t n, std::int64_t offset, bool master, int maxBlocks 
 // The fused RMSNorm (fused_norm.hpp) against fp32 autograd through the same maths: with the residual
 // add (h must be exactly the bf16 add's), without it, the weight's gradient overwritten (a fresh range)
 // or added to what the buffer holds, and the projections' recomputation bit-identical to the forward.
-void checkRmsNorm(std::int64_t rows, std::int64_t hidden, bool residual, bool overwrite)
+void checkRmsNorm(std::int64_t rows, std::int64_t hidden, bool residual, bool overwrite, bool misalignedWeight = false)
 {
     const auto bf16 = at::TensorOptions().device(at::kCUDA).dtype(at::kBFloat16);
     constexpr double eps = 1e-6;
     const auto x = at::randn({ 1, rows, hidden }, bf16).requires_grad_(true);
     const auto r = (at::randn({ 1, rows, hidden }, bf16) * 0.5).requires_grad_(true);
-    const auto weight = (1 + 0.1 * at::randn({ hidden }, bf16));
+    // A norm's slot starts wherever the unit's slots before it end: possibly not on 16 bytes.
+    const std::int64_t offset = misalignedWeight ? 1 : 0;
+    const auto weight = (1 + 0.1 * at::randn({ hidden + offset }, bf16)).narrow(0, offset, hidden);
     const auto dn = at::randn({ 1, rows, hidden }, bf16);
     const auto dres = at::randn({ 1, rows, hidden }, bf16);
     // A fresh range holds what the allocator left (here 7s); an accumulating one its earlier sum.
@@ -193,7 +195,8 @@ void checkRmsNorm(std::int64_t rows, std::int64_t hidden, bool residual, bool ov
     const auto wantDw = overwrite ? refWeight.grad() : refWeight.grad() + before.to(at::kFloat);
 
     const auto name = std::string("rmsnorm ") + (residual ? "residual " : "") + "rows " + std::to_string(rows)
-        + " hidden " + std::to_string(hidden) + (overwrite ? " overwrite" : " accumulate");
+        + " hidden " + std::to_string(hidden) + (overwrite ? " overwrite" : " accumulate")
+        + (misalignedWeight ? " misaligned weight" : "");
     if (residual)
         expectClose(name + " h", h, sum, 0.0, 0.0);
     expectClose(name + " forward", n, refN);
@@ -232,13 +235,14 @@ int main()
     checkAdamW(1'000'003, 0, true);  // fp32 master: 4-wide packs, the bf16 copy
     checkAdamW(4'099, 3, false);     // misaligned: the scalar path
     checkAdamW(4'099, 1, true);
-    checkAdamW(1'000'003, 0, false, 3);     // a capped grid: every block strides over many packs
-    checkRmsNorm(2048, 2048, true, true);   // Qwen2.5-3B's rows: one pack per thread
-    checkRmsNorm(2048, 2048, false, false); // the input norm, accumulating into a gradient
-    checkRmsNorm(301, 896, true, false);    // Qwen2.5-0.5B's width, rows not a multiple of the blocks
-    checkRmsNorm(64, 3584, true, true);     // Qwen2.5-7B's width: two packs per thread
-    checkRmsNorm(33, 8192, false, true);    // the widest the kernel takes: four packs per thread
-    checkRmsNorm(1, 8, true, true);         // one row, one pack
+    checkAdamW(1'000'003, 0, false, 3);       // a capped grid: every block strides over many packs
+    checkRmsNorm(2048, 2048, true, true);     // Qwen2.5-3B's rows: one pack per thread
+    checkRmsNorm(2048, 2048, false, false);   // the input norm, accumulating into a gradient
+    checkRmsNorm(301, 896, true, false);      // Qwen2.5-0.5B's width, rows not a multiple of the blocks
+    checkRmsNorm(64, 3584, true, true);       // Qwen2.5-7B's width: two packs per thread
+    checkRmsNorm(33, 8192, false, true);      // the widest the kernel takes: four packs per thread
+    checkRmsNorm(1, 8, true, true);           // one row, one pack
+    checkRmsNorm(64, 896, true, false, true); // a weight slot not on 16 bytes: read from an aligned copy
     std::printf("%s\n", failures == 0 ? "all fused kernels match" : "fused kernels MISMATCH");
     return failures == 0 ? 0 : 1;
 }

@@ -32,6 +32,15 @@ bool aligned16(const at::Tensor& t)
     return reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 16 == 0;
 }
 
+#ifdef SHARDWISE_WITH_FUSED_KERNELS
+// The kernels read the weight in 16-byte loads; a norm's slot in the unit's flat buffer starts wherever
+// the slots before it end, so an unaligned one is read from an aligned copy (hidden elements).
+at::Tensor kernelWeight(const at::Tensor& weight)
+{
+    return aligned16(weight) && weight.is_contiguous() ? weight : weight.contiguous().clone();
+}
+#endif
+
 // The kernels' maths as ATen ops in fp32, for the CPU (and for tensors the kernels do not take): what
 // the fused norm changes around the kernels is then the same on every device, and tested there.
 std::pair<at::Tensor, at::Tensor> referenceForward(const at::Tensor& h, const at::Tensor& weight, double eps)
@@ -55,7 +64,8 @@ std::pair<at::Tensor, at::Tensor> normForward(const at::Tensor& x, const at::Ten
             rstd = at::empty({ rows }, x.options().dtype(at::kFloat));
         if (residual.defined())
             h = at::empty_like(x);
-        kernels::rmsNormForward(x.data_ptr(), residual.defined() ? residual.data_ptr() : nullptr, weight.data_ptr(),
+        const auto w = kernelWeight(weight);
+        kernels::rmsNormForward(x.data_ptr(), residual.defined() ? residual.data_ptr() : nullptr, w.data_ptr(),
                                 residual.defined() ? h.data_ptr() : nullptr, out.data_ptr(),
                                 keepRstd ? rstd.data_ptr<float>() : nullptr, rows, hidden, static_cast<float>(eps),
                                 at::cuda::getCurrentCUDAStream(x.device().index()).stream());
@@ -88,7 +98,7 @@ at::Tensor normBackward(torch::autograd::AutogradContext* ctx, const at::Tensor&
         dh = at::empty_like(h);
         auto workspace = at::empty({ kernels::rmsNormBackwardWorkspace(rows, hidden) }, rstd.options());
         const bool accumulate = !(unwritten && *unwritten);
-        kernels::rmsNormBackward(grad.data_ptr(), h.data_ptr(), weight.data_ptr(), rstd.data_ptr<float>(),
+        kernels::rmsNormBackward(grad.data_ptr(), h.data_ptr(), kernelWeight(weight).data_ptr(), rstd.data_ptr<float>(),
                                  skip.defined() ? skip.data_ptr() : nullptr, dh.data_ptr(), weightGrad.data_ptr(),
                                  accumulate, workspace.data_ptr<float>(), rows, hidden,
                                  at::cuda::getCurrentCUDAStream(h.device().index()).stream());
