@@ -24,6 +24,9 @@ if [[ ! -x "$build/bin/shardwise-runner" || ! -x "$build/bin/shardwise-torch-run
     BUILD="$build" bench/gpu.sh build
 fi
 mkdir -p "$results"
+# shellcheck source=bench/kernel_policy.sh
+source bench/kernel_policy.sh
+apply_kernel_check "$build/results"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 for spec in "$@"; do
     batch="${spec%%:*}"

@@ -52,6 +52,9 @@ if [[ "$*" != host-adamw ]] && [[ ! -x "$build/bin/shardwise-runner" || ! -x "$b
     BUILD="$build" bench/gpu.sh build
 fi
 mkdir -p "$results"
+# shellcheck source=bench/kernel_policy.sh
+source bench/kernel_policy.sh
+[[ "$*" == host-adamw ]] || apply_kernel_check "$build/results"
 # The lent GPU machines forbid NVLink multicast; these keep NCCL and PyTorch from asking for it.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 here=bench/offload
@@ -115,6 +118,10 @@ for spec in "$@"; do
         continue
         ;;
     fused-norm)
+        if ((fused_norm_ok == 0)); then
+            echo "measure.sh: fused-norm skipped (the kernel check above)" >&2
+            continue
+        fi
         out="$results/fused-norm"
         probe_into "$out"
         printf '# run\tfused_norm\tsummary\n' >"$out/runs.tsv"
