@@ -29,7 +29,7 @@ struct ProbeOptions {
     std::map<std::string, std::string> rankEnv;
     std::optional<std::filesystem::path> runner;
     std::string remoteRunner;
-    int masterPort = 29500;
+    int masterPort = 0; // 0: a free one on the (first) node, as the Nodes page's probes take
     std::string runRoot = ".cache/shardwise/probes";
     dispatch::SshOptions ssh;
     std::string db;

@@ -68,7 +68,9 @@ CommandSpec nodesProbeSpec()
             {},
             Complete::File },
           { "--remote-runner", "PATH", "SSH node: the runner there (default: the one the node's preparation built)" },
-          { "--master-port", "N", "SSH node: rendezvous port of its ranks (default 29500)" },
+          { "--master-port", "N",
+            "SSH nodes: rendezvous port of their ranks, on the first node (default: one of 29500-29999 that "
+            "nothing there uses)" },
           { "--run-root", "DIR",
             "SSH node: probe folders there, relative to the remote home unless absolute (default "
             ".cache/shardwise/probes)" },

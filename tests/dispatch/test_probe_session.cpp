@@ -23,10 +23,16 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 using namespace shardwise;
 using shardwise::testing::SshdFixture;
@@ -91,6 +97,36 @@ std::int64_t storeEarlierProbe(store::Database& db, const std::string& node)
 }
 
 } // namespace
+
+// Listens on `port` on every address of this machine while it lives. Where something else holds the
+// port already, it stays held all the same.
+class PortHolder {
+public:
+    explicit PortHolder(int port)
+        : m_fd(::socket(AF_INET, SOCK_STREAM, 0))
+    {
+        sockaddr_in address {};
+        address.sin_family = AF_INET;
+        address.sin_port = htons(static_cast<std::uint16_t>(port));
+        address.sin_addr.s_addr = htonl(INADDR_ANY);
+        if (m_fd >= 0
+            && (::bind(m_fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0
+                || ::listen(m_fd, 1) != 0)) {
+            ::close(m_fd);
+            m_fd = -1;
+        }
+    }
+    ~PortHolder()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    PortHolder(const PortHolder&) = delete;
+    PortHolder& operator=(const PortHolder&) = delete;
+
+private:
+    int m_fd = -1;
+};
 
 class TestProbeSession : public QObject {
     Q_OBJECT
@@ -366,13 +402,15 @@ private slots:
         if (const QString why = startSshd(); !why.isEmpty())
             QSKIP(qPrintable(why));
         addSshNode("node-a", kRunner, m_sshd->port());
+        // torchrun's default port held on the node (this machine): without --master-port the probe's
+        // rendezvous takes a free one, as the Nodes page's probes and remote runs do.
+        const PortHolder torchrunDefault(29500);
         QProcess cli;
         cli.start(QStringLiteral(SHARDWISE_CLI),
                   QStringList { QStringLiteral("nodes"), QStringLiteral("probe"), QStringLiteral("node-a"),
                                 QStringLiteral("--ranks"), QStringLiteral("2"), QStringLiteral("--max-bytes"),
                                 QString::number(kProbeBytes), QStringLiteral("--rank-env"),
-                                QStringLiteral("GLOO_SOCKET_IFNAME=lo"), QStringLiteral("--master-port"),
-                                QString::number(dispatch::findFreePort()), QStringLiteral("--run-root"),
+                                QStringLiteral("GLOO_SOCKET_IFNAME=lo"), QStringLiteral("--run-root"),
                                 m_sshd->path(QStringLiteral("cli-probes")), QStringLiteral("--db"),
                                 QString::fromStdString(storePath()), QStringLiteral("--format"),
                                 QStringLiteral("json") }

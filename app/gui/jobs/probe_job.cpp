@@ -87,9 +87,7 @@ bool ProbeJob::probe(const store::Node& node)
               auto ssh = openSession(node, options, cancel);
               session::RemoteProbeTarget target;
               target.session = ssh.get();
-              target.runnerPath = runner;
-              // Not the default 29500, which a torchrun of the node's user may hold.
-              target.masterPort = dispatch::pickFreeRemotePort(*ssh, 29500, 29999);
+              target.runnerPath = runner; // the rendezvous port: a free one on the node (probe_session.hpp)
               return session::probeRemote(asked, target, nullptr, callbacks, cancel);
           });
     return true;
@@ -123,8 +121,6 @@ bool ProbeJob::probeNetwork(const std::vector<store::Node>& nodes)
                   node.session = sessions.back().get();
                   target.nodes.push_back(std::move(node));
               }
-              // The rendezvous is on the first node: a port no socket there uses.
-              target.masterPort = dispatch::pickFreeRemotePort(*sessions.front(), 29500, 29999);
               return session::probeNetwork(asked, target, nullptr, callbacks, cancel);
           });
     return true;

@@ -1,6 +1,7 @@
 #include "shardwise/session/probe_session.hpp"
 
 #include "shardwise/dispatch/remote_launch.hpp"
+#include "shardwise/session/launch_builder.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/message.hpp"
 #include "shardwise/spec/presets.hpp"
@@ -471,8 +472,11 @@ ProbeSessionResult probeRemote(const ProbeRequest& request, const RemoteProbeTar
     const std::string where = "node '" + (request.node.empty() ? target.session->endpoint().host : request.node) + "'";
     // Every rank lives on this one node, so the rendezvous is on its loopback.
     const SshProbeNode node { target.session, where, target.runnerPath, request.ranks, "127.0.0.1", {} };
-    ProbeSessionResult result = probeOverSsh(request, { node }, target.runRoot, target.masterPort, target.pollInterval,
-                                             where, callbacks, cancel);
+    const int port = target.masterPort > 0
+        ? target.masterPort
+        : dispatch::pickFreeRemotePort(*target.session, kRemotePortLow, kRemotePortHigh);
+    ProbeSessionResult result
+        = probeOverSsh(request, { node }, target.runRoot, port, target.pollInterval, where, callbacks, cancel);
     if (db)
         storeProbes(result, request, *db);
     return result;
@@ -511,8 +515,12 @@ ProbeSessionResult probeNetwork(ProbeRequest request, const NetworkProbeTarget& 
     }
     where += "'";
     request.node = networkProbeName(target.nodes);
-    ProbeSessionResult result = probeOverSsh(request, nodes, target.runRoot, target.masterPort, target.pollInterval,
-                                             where, callbacks, cancel);
+    // The rendezvous is on the first node: a port no socket there uses, unless the caller named one.
+    const int port = target.masterPort > 0
+        ? target.masterPort
+        : dispatch::pickFreeRemotePort(*target.nodes.front().session, kRemotePortLow, kRemotePortHigh);
+    ProbeSessionResult result
+        = probeOverSsh(request, nodes, target.runRoot, port, target.pollInterval, where, callbacks, cancel);
     if (db)
         storeNetworkProbes(result, request.node, *db);
     return result;

@@ -82,7 +82,9 @@ struct RemoteProbeTarget {
     dispatch::SshSession* session = nullptr;
     std::string runnerPath;                          // absolute path on the node
     std::string runRoot = ".cache/shardwise/probes"; // relative to the remote home unless absolute
-    int masterPort = 29500;                          // the rendezvous of the node's ranks
+    // The rendezvous of the node's ranks; 0: one of kRemotePortLow-kRemotePortHigh that nothing on the
+    // node uses (dispatch::pickFreeRemotePort), as remote runs take, not torchrun's 29500 a job there may hold.
+    int masterPort = 0;
     std::chrono::milliseconds pollInterval { 500 };
 };
 
@@ -106,7 +108,7 @@ struct NetworkProbeNode {
 struct NetworkProbeTarget {
     std::vector<NetworkProbeNode> nodes; // at least two; ranks are numbered in this order
     std::string runRoot = ".cache/shardwise/probes";
-    int masterPort = 29500;
+    int masterPort = 0; // on the first node; 0: a free one there, as RemoteProbeTarget::masterPort
     std::chrono::milliseconds pollInterval { 500 };
 };
 
