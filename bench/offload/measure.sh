@@ -35,7 +35,8 @@
 #                    thread counts and page sizes, beside PyTorch's fused CPU AdamW (torch_cpu_adamw.py);
 #                    no GPU needed (host-adamw.jsonl)
 #   device-equal     Qwen2.5-0.5B, 4 steps, each of zero0, zero3, fsdp2_reshard, fsdp2_noreshard (and
-#                    zero0 with --cuda-graphs, and with --grad-accumulation 2) with and without the
+#                    zero0 with --cuda-graphs, and with --grad-accumulation 2; zero0, zero3 and
+#                    fsdp2_reshard with an fp32 master) with and without the
 #                    overlap, final parameters dumped and compared byte for byte (equal.tsv)
 #
 # SECONDS is the batch's wall-clock budget (default 240). Builds the runner and stages the harness
@@ -145,7 +146,10 @@ for spec in "$@"; do
         out="$results/device-equal"
         mkdir -p "$out"
         printf '# strategy\textra\tidentical\n' >"$out/equal.tsv"
-        for cell in zero0: zero3: fsdp2_reshard: fsdp2_noreshard: "zero0:--cuda-graphs" "zero0:--grad-accumulation 2"; do
+        # The fp32-master cells step the master and write its bf16 copy in one kernel beside the backward.
+        for cell in zero0: zero3: fsdp2_reshard: fsdp2_noreshard: "zero0:--cuda-graphs" "zero0:--grad-accumulation 2" \
+            "zero0:--precision bf16-fp32-master" "zero3:--precision bf16-fp32-master" \
+            "fsdp2_reshard:--precision bf16-fp32-master"; do
             s="${cell%%:*}" extra="${cell#*:}" tag="${cell//[^a-z0-9_]/_}" warmup=1
             # A captured step needs two eager warm-up steps and the captured third.
             [[ "$extra" == *--cuda-graphs* ]] && warmup=3

@@ -39,6 +39,13 @@ at::Tensor kernelWeight(const at::Tensor& weight)
 {
     return aligned16(weight) && weight.is_contiguous() ? weight : weight.contiguous().clone();
 }
+
+// A gradient as the kernels read it: contiguous and on 16 bytes (a fresh copy otherwise).
+at::Tensor kernelRows(const at::Tensor& t)
+{
+    const auto c = t.contiguous();
+    return aligned16(c) ? c : c.clone();
+}
 #endif
 
 // The kernels' maths as ATen ops in fp32, for the CPU (and for tensors the kernels do not take): what
@@ -95,13 +102,17 @@ at::Tensor normBackward(torch::autograd::AutogradContext* ctx, const at::Tensor&
     at::Tensor dh;
 #ifdef SHARDWISE_WITH_FUSED_KERNELS
     if (h.is_cuda()) {
+        TORCH_CHECK(weightGrad.scalar_type() == at::kBFloat16 && weightGrad.is_contiguous(),
+                    "fused RMSNorm backward: the weight's gradient must be contiguous bf16");
+        const auto dnRows = kernelRows(grad);
+        const auto dresRows = skip.defined() ? kernelRows(skip) : at::Tensor();
         dh = at::empty_like(h);
         auto workspace = at::empty({ kernels::rmsNormBackwardWorkspace(rows, hidden) }, rstd.options());
         const bool accumulate = !(unwritten && *unwritten);
-        kernels::rmsNormBackward(grad.data_ptr(), h.data_ptr(), kernelWeight(weight).data_ptr(), rstd.data_ptr<float>(),
-                                 skip.defined() ? skip.data_ptr() : nullptr, dh.data_ptr(), weightGrad.data_ptr(),
-                                 accumulate, workspace.data_ptr<float>(), rows, hidden,
-                                 at::cuda::getCurrentCUDAStream(h.device().index()).stream());
+        kernels::rmsNormBackward(dnRows.data_ptr(), h.data_ptr(), kernelWeight(weight).data_ptr(),
+                                 rstd.data_ptr<float>(), dresRows.defined() ? dresRows.data_ptr() : nullptr,
+                                 dh.data_ptr(), weightGrad.data_ptr(), accumulate, workspace.data_ptr<float>(), rows,
+                                 hidden, at::cuda::getCurrentCUDAStream(h.device().index()).stream());
         if (unwritten)
             *unwritten = 0;
         return dh;

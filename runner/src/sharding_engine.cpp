@@ -54,7 +54,9 @@ ShardingEngine::ShardingEngine(const ModelSpec& model, const EngineSettings& set
     if (m_traits.offloadsOptimizer && hostStepPerUnit())
         m_hostSteps = std::make_unique<HostStepPipeline>(m_units.size());
     // Eager steps by default (step_schedule.hpp; docs/runner.md).
-    const bool oneKernelPerUnit = compat::kHasFusedAdamW && !m_traits.offloadsOptimizer && !m_useMaster;
+    // An fp32 master needs the runner's own kernel, which writes the master's bf16 copy in its pass.
+    const bool oneKernelPerUnit
+        = !m_traits.offloadsOptimizer && (m_useMaster ? deviceAdamWAppliesToEveryUnit() : compat::kHasFusedAdamW);
     if (oneKernelPerUnit && m_traits.reduction != GradReduction::BucketAllReduce
         && deviceStepPerUnit(settings.capturedStep))
         m_deviceSteps = SideStream::create(settings.compute.device());
@@ -290,12 +292,14 @@ void ShardingEngine::optimizerStep()
         return;
     }
     if (m_unitsSteppedBeside > 0) {
-        // Every unit was stepped on the side stream as its reduction finished (stepBesideBackward).
+        // Every unit was stepped on the side stream as its reduction finished (stepBesideBackward), an
+        // fp32 master's bf16 copy written by the same kernel.
         if (m_unitsSteppedBeside != m_units.size())
             throw std::logic_error("the backward stepped " + std::to_string(m_unitsSteppedBeside) + " of "
                                    + std::to_string(m_units.size()) + " units");
         m_deviceSteps->joinCurrent();
         m_unitsSteppedBeside = 0;
+        masterCopied = m_useMaster;
     } else if (m_traits.offloadsOptimizer && m_settings.compute.device().is_cuda()) {
         // finishBackward waited for the gradient shards' copies to the host. (On a CPU-only run the
         // "host" state is the compute memory and the reference path below keeps every strategy's
@@ -345,9 +349,8 @@ at::Tensor ShardingEngine::masterCopyTarget(Unit& u)
     return m_sharded ? at::Tensor() : steppedParamTarget(u);
 }
 
-bool ShardingEngine::deviceAdamWStep()
+bool ShardingEngine::deviceAdamWAppliesToEveryUnit()
 {
-    // The runner's fused AdamW (fused_kernels.hpp), one launch per unit, where it applies to every unit.
     if (!m_settings.compute.device().is_cuda() || m_traits.offloadsOptimizer)
         return false;
     for (auto& u : m_units) {
@@ -356,6 +359,14 @@ bool ShardingEngine::deviceAdamWStep()
             || !fusedDeviceAdamWApplies(steppedParam(u), steppedGrad(u), u.expAvg, u.expAvgSq, copy))
             return false;
     }
+    return true;
+}
+
+bool ShardingEngine::deviceAdamWStep()
+{
+    // The runner's fused AdamW (fused_kernels.hpp), one launch per unit, where it applies to every unit.
+    if (!deviceAdamWAppliesToEveryUnit())
+        return false;
     for (auto& u : m_units)
         fusedDeviceAdamW(steppedParam(u), steppedGrad(u), u.expAvg, u.expAvgSq, masterCopyTarget(u), m_stepTensor,
                          m_settings.adamw);

@@ -88,9 +88,10 @@ public:
     bool overlapsHostSteps() const { return m_hostSteps != nullptr; }
     // Whether each unit's device AdamW runs beside the backward, on a stream of its own, as soon as the
     // unit's gradient is reduced (CUDA runs with one fused AdamW kernel per unit: zero0, zero3 and the
-    // fsdp2 strategies without offload or fp32 master weights; the sharded ones without gradient
-    // accumulation) when SHARDWISE_DEVICE_STEP_OVERLAP=1 asks for it; otherwise one fused step after
-    // the backward. The arithmetic is the same kernel's either way.
+    // fsdp2 strategies without offload; with fp32 master weights where the runner's own AdamW kernel
+    // steps the master and writes its bf16 copy in the same pass; the sharded ones without gradient
+    // accumulation), by default in eager steps (step_schedule.hpp); otherwise one fused step after the
+    // backward. The arithmetic is the same kernel's either way.
     bool overlapsDeviceSteps() const { return m_deviceSteps != nullptr; }
 
     // Whether a whole step can be captured as a CUDA graph: CUDA compute, and an optimizer that is one
@@ -187,6 +188,7 @@ private:
     void flushBucket();
     void gatherUpdatedReplicas();
     bool deviceAdamWStep();
+    bool deviceAdamWAppliesToEveryUnit();
     at::Tensor masterCopyTarget(Unit& u);
     bool fusedOptimizerStep();
     at::Tensor steppedParam(Unit& u);

@@ -452,10 +452,13 @@ void ShardingEngine::stepBesideBackward(std::size_t index, const CommTicket& red
         // runs beside the backward in the SMs its GEMMs leave free, 8 blocks of 256 threads filling one.
         const int carveout = backwardGemmCarveout();
         const int blocks = index == 0 ? 0 : deviceStepBlocks() > 0 ? deviceStepBlocks() : carveout * 8;
-        if (!fusedDeviceAdamW(param, grad, u.expAvg, u.expAvgSq, {}, m_stepTensor, a, blocks)
-            && !compat::fusedAdamW(param, grad, u.expAvg, u.expAvgSq, m_stepTensor, a.lr, a.beta1, a.beta2,
-                                   a.weightDecay, a.eps))
-            throw std::logic_error("stepBesideBackward: no fused AdamW in this LibTorch");
+        // An fp32 master: the kernel writes the master's bf16 copy too (the engine only steps a master
+        // here where the kernel applies to every unit).
+        if (!fusedDeviceAdamW(param, grad, u.expAvg, u.expAvgSq, masterCopyTarget(u), m_stepTensor, a, blocks)
+            && (u.master.defined()
+                || !compat::fusedAdamW(param, grad, u.expAvg, u.expAvgSq, m_stepTensor, a.lr, a.beta1, a.beta2,
+                                       a.weightDecay, a.eps)))
+            throw std::logic_error("stepBesideBackward: no fused AdamW for unit " + u.layout.name);
     });
     ++m_unitsSteppedBeside;
 }

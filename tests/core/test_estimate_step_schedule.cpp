@@ -68,8 +68,13 @@ private slots:
             QCOMPARE(beside.stepTimeS, after.stepTimeS - beside.optimizerHiddenS);
 
             in.deviceStepAfterBackward = false;
+            // An fp32 master steps beside the backward only through the runner's own AdamW kernel,
+            // which writes the master's bf16 copy in its pass.
             in.training.precision = PrecisionPolicy::Bf16Fp32Master;
+            QVERIFY(estimate(in, t.strategy, c).throughput.optimizerHiddenS > 0.0);
+            in.fusedKernels.adamw = false;
             QCOMPARE(estimate(in, t.strategy, c).throughput.optimizerHiddenS, 0.0);
+            in.fusedKernels.adamw = true;
             in.training.precision = PrecisionPolicy::PureBf16;
             in.training.gradAccumulation = 4;
             QCOMPARE(estimate(in, t.strategy, c).throughput.optimizerHiddenS > 0.0, t.strategy == Strategy::Zero0);

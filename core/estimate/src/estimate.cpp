@@ -23,14 +23,17 @@ void applyRunnerBehaviour(EstimateInput& in, const protocol::SoftwareVersions& v
 
 bool stepsDeviceOptimizerBesideBackward(const EstimateInput& in, Strategy s)
 {
-    // runner/src/sharding_engine.cpp: one fused AdamW kernel per unit (no offload, no fp32 master
-    // copy), issued as each unit's own reduction finishes (not zero1/zero2's buckets), at the last
-    // micro-step, where a sharded gradient is final only without accumulation. A step captured as a
-    // CUDA graph steps after the backward (runner/src/step_schedule.hpp).
+    // runner/src/sharding_engine.cpp: one fused AdamW kernel per unit (no offload; an fp32 master only
+    // with the runner's own AdamW kernel, which writes the master's bf16 copy in its pass), issued as
+    // each unit's own reduction finishes (not zero1/zero2's buckets), at the last micro-step, where a
+    // sharded gradient is final only without accumulation. A step captured as a CUDA graph steps after
+    // the backward (runner/src/step_schedule.hpp).
     const StrategyTraits& tr = traits(s);
+    const bool oneKernel = in.training.precision == PrecisionPolicy::PureBf16
+        || (in.training.precision == PrecisionPolicy::Bf16Fp32Master && in.fusedKernels.adamw);
     return in.framework.framework == Framework::Native && !in.deviceStepAfterBackward && !in.training.cudaGraphs
-        && !tr.offloadsOptimizer && in.training.precision == PrecisionPolicy::PureBf16
-        && tr.reduction != GradReduction::BucketAllReduce && (in.training.gradAccumulation == 1 || !tr.shardsGradients);
+        && !tr.offloadsOptimizer && oneKernel && tr.reduction != GradReduction::BucketAllReduce
+        && (in.training.gradAccumulation == 1 || !tr.shardsGradients);
 }
 
 void applyRunBackend(EstimateInput& in, const RunConfig& run)
