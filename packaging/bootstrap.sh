@@ -35,13 +35,13 @@ packages=(
 # What only the tests start or check: real sshd instances on loopback, the sqlite3 shell, the
 # sanitizer preset's compiler, the package and desktop-file checks, YAML parsing of exported configs,
 # clang-format, clang-tidy and git for the style check of changed lines (tests/style/check_changed.sh),
-# groff to render the generated man page (test_cli_completion).
+# groff to render the generated man page and zsh to run the generated completion (test_cli_completion).
 if [[ "$mode" == test ]]; then
     packages+=(
         openssh-server sqlite3 git
         clang libclang-rt-14-dev clang-format clang-tidy
         desktop-file-utils appstream dpkg-dev librsvg2-bin
-        python3-yaml groff-base
+        python3-yaml groff-base zsh
     )
 fi
 if $list_only; then

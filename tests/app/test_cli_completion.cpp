@@ -1,11 +1,13 @@
 // shardwise-cli's option table and what is made from it, through the real binary: the bash completion
 // script the build generated completes commands, actions, flags and their values (run by bash with
-// COMP_WORDS and COMP_CWORD set as bash sets them); the man page names every flag of every command of
-// the table and renders without a groff warning; and every command of the table parses the same way
-// (an unknown flag and a flag without its value exit 2 naming the flag, --flag=value means --flag
-// value).
+// COMP_WORDS and COMP_CWORD set as bash sets them); the zsh script describes commands and actions and
+// hands each command its own flags (run by zsh with words and CURRENT set); the man page names every flag of every
+// command of the table and renders without a groff warning; and every command of the table parses the same way (an
+// unknown flag and a flag without its value exit 2 naming the flag, --flag=value means --flag value).
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -37,6 +39,26 @@ Result cli(const QStringList& args)
 
 const QString kBash = QStringLiteral(SHARDWISE_CLI_GENERATED_DIR "/shardwise-cli");
 const QString kMan = QStringLiteral(SHARDWISE_CLI_GENERATED_DIR "/shardwise-cli.1");
+const QString kZsh = QStringLiteral(SHARDWISE_CLI_GENERATED_DIR "/_shardwise-cli");
+
+// What the generated zsh script hands zsh's completion system when the last word of `words` is
+// completed: zsh runs the script (which ends by calling its function, as compinit's autoload does)
+// with `words` and CURRENT set as the completion system sets them, and _describe and _arguments
+// replaced by functions that print what they were given: "describe:TAG" and its entries, or
+// "arguments" and its specs. Anything on stderr fails the run.
+Result zshCompletion(const QStringList& words)
+{
+    QString array;
+    for (const QString& w : words)
+        array += QStringLiteral(" '") + w + QLatin1Char('\'');
+    const QString script = QStringLiteral("_describe() { print -rl -- \"describe:$1\" \"${(@P)2}\"; }; "
+                                          "_arguments() { print -rl -- arguments \"$@\"; }; "
+                                          "words=(%1); CURRENT=%2; source '%3'")
+                               .arg(array)
+                               .arg(words.size())
+                               .arg(kZsh);
+    return run(QStringLiteral("zsh"), { QStringLiteral("-f"), QStringLiteral("-c"), script });
+}
 
 // COMPREPLY after completing the last word of `words` with the generated script.
 QStringList complete(const QStringList& words)
@@ -101,6 +123,55 @@ private slots:
         got.sort();
         expected.sort();
         QCOMPARE(got, expected);
+    }
+
+    // zsh (installed by the README's test command): commands and actions are described with their
+    // summaries, and completing after a command or action hands _arguments exactly that command's
+    // flags from the option table.
+    void zshDescribesCommandsAndActions()
+    {
+        QVERIFY2(!QStandardPaths::findExecutable(QStringLiteral("zsh")).isEmpty(),
+                 "zsh is not installed (packaging/bootstrap.sh test installs it)");
+        QVERIFY2(QFile::exists(kZsh), qPrintable(kZsh + QStringLiteral(" was not generated")));
+        const Result commands = zshCompletion({ QStringLiteral("shardwise-cli"), QStringLiteral("pr") });
+        QVERIFY2(commands.exitCode == 0 && commands.err.isEmpty(), qPrintable(commands.err));
+        QVERIFY2(commands.out.startsWith(QStringLiteral("describe:command\n")), qPrintable(commands.out));
+        QVERIFY(commands.out.contains(QStringLiteral("\npresets:list the model and GPU presets\n")));
+        const Result actions
+            = zshCompletion({ QStringLiteral("shardwise-cli"), QStringLiteral("runs"), QStringLiteral("im") });
+        QVERIFY2(actions.exitCode == 0 && actions.err.isEmpty(), qPrintable(actions.err));
+        QVERIFY2(actions.out.startsWith(QStringLiteral("describe:action\n")), qPrintable(actions.out));
+        QVERIFY(actions.out.contains(QStringLiteral("\nimport-examples:")));
+    }
+
+    void zshHandsEveryCommandItsOwnFlags()
+    {
+        QVERIFY2(!QStandardPaths::findExecutable(QStringLiteral("zsh")).isEmpty(),
+                 "zsh is not installed (packaging/bootstrap.sh test installs it)");
+        for (const auto& command : table()) {
+            const QString name = QString::fromStdString(command["command"].get<std::string>());
+            QStringList words { QStringLiteral("shardwise-cli") };
+            words += name.split(QLatin1Char(' '));
+            words << QStringLiteral("--");
+            const Result r = zshCompletion(words);
+            QVERIFY2(r.exitCode == 0 && r.err.isEmpty(), qPrintable(name + QStringLiteral(": ") + r.err));
+            QStringList lines = r.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+            QVERIFY2(!lines.isEmpty() && lines.takeFirst() == QStringLiteral("arguments"), qPrintable(name + r.out));
+            // A flag the table lets repeat is offered again after use: its spec starts with '*'.
+            QStringList got;
+            for (const QString& spec : lines)
+                if (spec.startsWith(QStringLiteral("--")) || spec.startsWith(QStringLiteral("*--")))
+                    got << spec.section(QRegularExpression(QStringLiteral("[=\\[]")), 0, 0);
+            QStringList want;
+            for (const auto& option : command["options"])
+                want << (option.value("repeatable", false) ? QStringLiteral("*") : QString())
+                        + QString::fromStdString(option["name"].get<std::string>());
+            got.sort();
+            want.sort();
+            QVERIFY2(got == want,
+                     qPrintable(name + QStringLiteral(": zsh ") + got.join(QLatin1Char(' '))
+                                + QStringLiteral(" / table ") + want.join(QLatin1Char(' '))));
+        }
     }
 
     // Every flag of every command of the table is in the man page, under that command.
