@@ -59,6 +59,12 @@ __device__ __forceinline__ float blockSum(float v, float* shared)
     return total;
 }
 
+// The row's pack that thread threadIdx.x holds in its k-th slot: packs t, t + kThreads, ..
+__device__ __forceinline__ std::int64_t packOf(int k)
+{
+    return threadIdx.x + static_cast<std::int64_t>(k) * kThreads;
+}
+
 // One block per row; thread t holds the row's packs t, t + kThreads, .. (Packs of them at most).
 template <int Packs, bool Residual>
 __global__ void rmsNormForwardKernel(const __nv_bfloat16* x, const __nv_bfloat16* residual, const __nv_bfloat16* weight,
@@ -72,7 +78,7 @@ __global__ void rmsNormForwardKernel(const __nv_bfloat16* x, const __nv_bfloat16
     float squares = 0.0f;
 #pragma unroll
     for (int k = 0; k < Packs; ++k) {
-        const std::int64_t p = threadIdx.x + static_cast<std::int64_t>(k) * kThreads;
+        const std::int64_t p = packOf(k);
         if (p >= packs)
             continue;
         const std::int64_t at = row * hidden + p * kVec;
@@ -96,7 +102,7 @@ __global__ void rmsNormForwardKernel(const __nv_bfloat16* x, const __nv_bfloat16
         rstdOut[row] = rstd;
 #pragma unroll
     for (int k = 0; k < Packs; ++k) {
-        const std::int64_t p = threadIdx.x + static_cast<std::int64_t>(k) * kThreads;
+        const std::int64_t p = packOf(k);
         if (p >= packs)
             continue;
         const Pack w = *reinterpret_cast<const Pack*>(weight + p * kVec);
@@ -121,7 +127,7 @@ __global__ void rmsNormBackwardKernel(const __nv_bfloat16* dn, const __nv_bfloat
     float dw[Packs][kVec];
 #pragma unroll
     for (int k = 0; k < Packs; ++k) {
-        const std::int64_t p = threadIdx.x + static_cast<std::int64_t>(k) * kThreads;
+        const std::int64_t p = packOf(k);
         const Pack wp = p < packs ? *reinterpret_cast<const Pack*>(weight + p * kVec) : Pack {};
 #pragma unroll
         for (int i = 0; i < kVec; ++i) {
@@ -138,7 +144,7 @@ __global__ void rmsNormBackwardKernel(const __nv_bfloat16* dn, const __nv_bfloat
         float dot = 0.0f;
 #pragma unroll
         for (int k = 0; k < Packs; ++k) {
-            const std::int64_t p = threadIdx.x + static_cast<std::int64_t>(k) * kThreads;
+            const std::int64_t p = packOf(k);
             if (p >= packs)
                 continue;
             const std::int64_t at = row * hidden + p * kVec;
@@ -156,7 +162,7 @@ __global__ void rmsNormBackwardKernel(const __nv_bfloat16* dn, const __nv_bfloat
         const float mean = blockSum(dot, shared) / static_cast<float>(hidden);
 #pragma unroll
         for (int k = 0; k < Packs; ++k) {
-            const std::int64_t p = threadIdx.x + static_cast<std::int64_t>(k) * kThreads;
+            const std::int64_t p = packOf(k);
             if (p >= packs)
                 continue;
             const std::int64_t at = row * hidden + p * kVec;
@@ -174,7 +180,7 @@ __global__ void rmsNormBackwardKernel(const __nv_bfloat16* dn, const __nv_bfloat
     }
 #pragma unroll
     for (int k = 0; k < Packs; ++k) {
-        const std::int64_t p = threadIdx.x + static_cast<std::int64_t>(k) * kThreads;
+        const std::int64_t p = packOf(k);
         if (p >= packs)
             continue;
         float* dst = partial + blockIdx.x * hidden + p * kVec;

@@ -251,7 +251,8 @@ void TrainingRun::setup()
     start.config = m_c;
     start.versions = softwareVersions();
     // What this run's engine does, not what the environment asked for: strategies that reduce in
-    // buckets, offload or keep an fp32 master step after the backward either way.
+    // buckets or offload, and an fp32 master without the runner's AdamW kernel, step after the backward
+    // either way.
     if (m_engine->overlapsDeviceSteps()) {
         start.versions.offloadStaging += std::string("; ") + protocol::kDeviceStepPerUnit;
         if (m_device.is_cuda() && backwardGemmCarveout() > 0)
