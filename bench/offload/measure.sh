@@ -39,6 +39,10 @@
 #                    fsdp2_reshard with an fp32 master) with and without the
 #                    overlap, final parameters dumped and compared byte for byte (equal.tsv)
 #
+# carveout and fused-norm take MODELS="qwen2.5-3b ..." (default 3B and 7B) for their eager runs;
+# carveout also CARVEOUT_SMS="0 16 ..." (default 0 8 16 24 32 0) and GRAPH_CELLS="after:0 beside:16 ..."
+# (schedule:SMs of its captured 3B runs; default after:0 beside:0 beside:16 beside:24).
+#
 # SECONDS is the batch's wall-clock budget (default 240). Builds the runner and stages the harness
 # first (bench/gpu.sh build) unless $BUILD/bin holds both. Results: $RESULTS/<batch>/ (default
 # build-gpu/offload); ARCHIVE=file.tgz packs them into one file after every batch. Analyse with
@@ -48,7 +52,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 build="${BUILD:-build-gpu}"
 results="${RESULTS:-$build/offload}"
-(($# > 0)) || { sed -n '2,44p' "$0"; exit 2; }
+(($# > 0)) || { sed -n '2,49p' "$0"; exit 2; }
 if [[ "$*" != host-adamw ]] && [[ ! -x "$build/bin/shardwise-runner" || ! -x "$build/bin/shardwise-torch-runner" ]]; then
     BUILD="$build" bench/gpu.sh build
 fi
@@ -97,16 +101,16 @@ for spec in "$@"; do
         out="$results/carveout"
         probe_into "$out"
         printf '# run\tcarveout_sms\tsummary\n' >"$out/runs.tsv"
-        for model in qwen2.5-3b qwen2.5-7b; do
+        for model in ${MODELS:-qwen2.5-3b qwen2.5-7b}; do
             i=0
-            for c in 0 8 16 24 32 0; do
+            for c in ${CARVEOUT_SMS:-0 8 16 24 32 0}; do
                 i=$((i + 1))
                 zero0_run "$out" "$model-c$c-$i" "$c" "SHARDWISE_BACKWARD_GEMM_CARVEOUT=$c" --model "$model"
             done
         done
         # Captured steps: one AdamW after the backward (the default), then each unit's beside it with
         # and without the carve-out.
-        for cell in after:0 beside:0 beside:16 beside:24; do
+        for cell in ${GRAPH_CELLS:-after:0 beside:0 beside:16 beside:24}; do
             schedule="${cell%%:*}" c="${cell##*:}"
             overlap_flag=1
             [[ $schedule == after ]] && overlap_flag=0
@@ -126,7 +130,7 @@ for spec in "$@"; do
         out="$results/fused-norm"
         probe_into "$out"
         printf '# run\tfused_norm\tsummary\n' >"$out/runs.tsv"
-        for model in qwen2.5-3b qwen2.5-7b; do
+        for model in ${MODELS:-qwen2.5-3b qwen2.5-7b}; do
             i=0
             for f in 0 1 0 1; do
                 i=$((i + 1))
