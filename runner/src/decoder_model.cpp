@@ -52,8 +52,10 @@ at::Tensor DecoderModel::layer(UnitHooks& hooks, std::size_t unit, const at::Ten
     // norms (fused_norm.hpp) add the residual in the post-attention norm's pass.
     const bool fusedNorms = takesFusedNormPath(x);
     const NormedInput inputNorm { x, p[InputNorm], m.normEps, fusedNorms };
-    const auto a
-        = fusedNorms ? fusedRmsNorm(x, hooks.normWeight(unit, InputNorm), m.normEps) : rmsNorm(x, p[InputNorm]);
+    // x's gradient from the residual joins the input norm's backward (fused_norm.hpp).
+    const auto handoff = fusedNorms ? residualGradientHandoff(x) : ResidualGradientHandoff {};
+    const auto a = fusedNorms ? fusedRmsNorm(x, hooks.normWeight(unit, InputNorm), m.normEps, handoff)
+                              : rmsNorm(x, p[InputNorm]);
     const auto qkv = linearIntoGrad(a, hooks.linearWeight(unit, Q, 3, QBias), &inputNorm)
                          .split_with_sizes({ qOut, kvOut, kvOut }, -1);
     auto q = qkv[0].view({ b, t, m.heads, m.headDim }).transpose(1, 2);
@@ -70,7 +72,7 @@ at::Tensor DecoderModel::layer(UnitHooks& hooks, std::size_t unit, const at::Ten
     at::Tensor h;
     at::Tensor n;
     if (fusedNorms) {
-        std::tie(h, n) = fusedResidualRmsNorm(x, o, hooks.normWeight(unit, PostNorm), m.normEps);
+        std::tie(h, n) = fusedResidualRmsNorm(x, o, hooks.normWeight(unit, PostNorm), m.normEps, handoff);
     } else {
         h = x + o;
         n = rmsNorm(h, p[PostNorm]);

@@ -136,32 +136,53 @@ void saveWeight(torch::autograd::AutogradContext* ctx, const NormWeight& w)
     ctx->saved_data["weight_unwritten"] = reinterpret_cast<std::int64_t>(w.unwritten);
 }
 
+// The handoff's box is kept as data by both nodes (saved_data shares the tensor, so what one node's
+// backward sets, the other's reads).
+void saveHandoff(torch::autograd::AutogradContext* ctx, const ResidualGradientHandoff& handoff)
+{
+    if (handoff.box.defined())
+        ctx->saved_data["handoff"] = handoff.box;
+}
+
 struct FusedRmsNorm : torch::autograd::Function<FusedRmsNorm> {
     static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x, const NormWeight& w,
-                              double eps)
+                              double eps, const ResidualGradientHandoff& handoff)
     {
         at::Tensor unused;
         auto [out, rstd] = normForward(x, at::Tensor(), w.weight, unused, eps, true);
         ctx->save_for_backward({ x, rstd });
         saveWeight(ctx, w);
+        saveHandoff(ctx, handoff);
         return out;
     }
 
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                    torch::autograd::variable_list grads)
     {
-        return { normBackward(ctx, grads[0], at::Tensor()), at::Tensor(), at::Tensor() };
+        at::Tensor dres;
+        if (ctx->saved_data.count("handoff") != 0) {
+            auto box = ctx->saved_data["handoff"].toTensor();
+            // The post-attention norm's backward has run (o's gradient comes first); a box it left
+            // empty means x reached it without needing a gradient.
+            if (box.numel() > 0)
+                dres = box.detach(); // a handle of its own: the reset below leaves it
+            box.set_();              // the gradient's memory goes back with this node's use of it
+            ctx->saved_data.erase("handoff");
+        }
+        return { normBackward(ctx, grads[0], dres), at::Tensor(), at::Tensor(), at::Tensor() };
     }
 };
 
 struct FusedResidualRmsNorm : torch::autograd::Function<FusedResidualRmsNorm> {
     static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x,
-                                                  const at::Tensor& residual, const NormWeight& w, double eps)
+                                                  const at::Tensor& residual, const NormWeight& w, double eps,
+                                                  const ResidualGradientHandoff& handoff)
     {
         at::Tensor h;
         auto [out, rstd] = normForward(x, residual, w.weight, h, eps, true);
         ctx->save_for_backward({ h, rstd });
         saveWeight(ctx, w);
+        saveHandoff(ctx, handoff);
         return { h, out };
     }
 
@@ -170,7 +191,13 @@ struct FusedResidualRmsNorm : torch::autograd::Function<FusedResidualRmsNorm> {
     {
         // h = x + residual: both receive the gradient that reaches h, around the norm and through it.
         const auto dh = normBackward(ctx, grads[1], grads[0]);
-        return { dh, dh, at::Tensor(), at::Tensor() };
+        if (ctx->saved_data.count("handoff") != 0 && ctx->needs_input_grad(0)) {
+            // x's share goes to the input norm's backward, which adds it in its kernel.
+            ctx->saved_data["handoff"].toTensor().set_(dh);
+            ctx->saved_data.erase("handoff");
+            return { at::Tensor(), dh, at::Tensor(), at::Tensor(), at::Tensor() };
+        }
+        return { dh, dh, at::Tensor(), at::Tensor(), at::Tensor() };
     }
 };
 
@@ -190,18 +217,25 @@ bool takesFusedNormPath(const at::Tensor& x)
 #endif
 }
 
-at::Tensor fusedRmsNorm(const at::Tensor& x, const NormWeight& w, double eps)
+ResidualGradientHandoff residualGradientHandoff(const at::Tensor& x)
 {
-    return FusedRmsNorm::apply(x, w, eps);
+    // set_ keeps a tensor's device and dtype: the box starts as an empty tensor of x's.
+    return { at::empty({ 0 }, at::TensorOptions().dtype(x.scalar_type()).device(x.device())) };
+}
+
+at::Tensor fusedRmsNorm(const at::Tensor& x, const NormWeight& w, double eps, const ResidualGradientHandoff& handoff)
+{
+    return FusedRmsNorm::apply(x, w, eps, handoff);
 }
 
 std::pair<at::Tensor, at::Tensor> fusedResidualRmsNorm(const at::Tensor& x, const at::Tensor& residual,
-                                                       const NormWeight& w, double eps)
+                                                       const NormWeight& w, double eps,
+                                                       const ResidualGradientHandoff& handoff)
 {
     auto r = residual.contiguous();
     if (!aligned16(r))
         r = r.clone(); // a fresh allocation is aligned for the kernel's 16-byte loads
-    auto outs = FusedResidualRmsNorm::apply(x, r, w, eps);
+    auto outs = FusedResidualRmsNorm::apply(x, r, w, eps, handoff);
     return { outs[0], outs[1] };
 }
 

@@ -26,12 +26,25 @@ bool fusedNormEnabled();
 // Whether the norm of `x` ([..., hidden]) takes the fused kernels.
 bool takesFusedNormPath(const at::Tensor& x);
 
+// A decoder layer's input x feeds its input norm and, as the residual, the post-attention norm's
+// h = x + o. The post-attention norm's backward runs first (the input norm's gradient comes through
+// attention, which needs o's). Given one handoff, it leaves x's gradient to the input norm's backward,
+// whose kernel adds it to its own (dres): no separate add of x's two gradients. One handoff per layer
+// call (residualGradientHandoff(x)), passed to both norms of that call.
+struct ResidualGradientHandoff {
+    at::Tensor box; // empty until the post-attention norm's backward sets it to x's gradient from there
+};
+ResidualGradientHandoff residualGradientHandoff(const at::Tensor& x);
+
 // rmsNorm(x) * w.weight, differentiable in x; the backward writes (or adds, as w.unwritten says) the
-// weight's gradient into w.grad.
-at::Tensor fusedRmsNorm(const at::Tensor& x, const NormWeight& w, double eps);
-// {h, rmsNorm(h) * w.weight} with h = x + residual, differentiable in x and residual through both.
+// weight's gradient into w.grad, and adds the gradient a handoff holds to x's.
+at::Tensor fusedRmsNorm(const at::Tensor& x, const NormWeight& w, double eps,
+                        const ResidualGradientHandoff& handoff = {});
+// {h, rmsNorm(h) * w.weight} with h = x + residual, differentiable in x and residual through both;
+// with a handoff, x's gradient goes to the input norm that shares it (above) instead of to x.
 std::pair<at::Tensor, at::Tensor> fusedResidualRmsNorm(const at::Tensor& x, const at::Tensor& residual,
-                                                       const NormWeight& w, double eps);
+                                                       const NormWeight& w, double eps,
+                                                       const ResidualGradientHandoff& handoff = {});
 // The forward's value of the fused norm of h, without autograd: bit-identical to what fusedRmsNorm and
 // fusedResidualRmsNorm returned for that h (the projections' recomputation, linear.hpp).
 at::Tensor fusedRmsNormValue(const at::Tensor& h, const at::Tensor& weight, double eps);

@@ -387,6 +387,41 @@ private slots:
         // The projections' recomputation gives the forward's value bit for bit.
         QVERIFY(at::equal(fusedRmsNormValue(h.detach(), weight, eps), n.detach()));
     }
+
+    void fusedNormsHandOffTheResidualGradient()
+    {
+        // A layer's two norms sharing x (fused_norm.hpp, ResidualGradientHandoff): a = norm(x), and
+        // {h, n} = norm(x + o) with o computed from a. The post-attention norm's backward leaves x's
+        // gradient to the input norm's, which adds it: x's gradient must equal autograd's sum of the two.
+        at::manual_seed(29);
+        constexpr double eps = 1e-6;
+        const auto x = at::randn({ 2, 5, 24 }).requires_grad_(true);
+        const auto proj = 0.2 * at::randn({ 24, 24 });
+        const auto w1 = 1 + 0.1 * at::randn({ 24 });
+        const auto w2 = 1 + 0.1 * at::randn({ 24 });
+        const auto dn = at::randn({ 2, 5, 24 });
+        const auto dh = at::randn({ 2, 5, 24 });
+        auto g1 = at::zeros({ 24 });
+        auto g2 = at::zeros({ 24 });
+        const auto handoff = residualGradientHandoff(x);
+        const auto a = fusedRmsNorm(x, NormWeight { w1, g1, nullptr }, eps, handoff);
+        const auto o = at::matmul(a, proj);
+        const auto [h, n] = fusedResidualRmsNorm(x, o, NormWeight { w2, g2, nullptr }, eps, handoff);
+        torch::autograd::backward({ h, n }, { dh, dn });
+        QCOMPARE(handoff.box.numel(), std::int64_t { 0 }); // handed over and released
+
+        const auto rx = x.detach().clone().requires_grad_(true);
+        const auto rw1 = w1.clone().requires_grad_(true);
+        const auto rw2 = w2.clone().requires_grad_(true);
+        const auto rh = rx + at::matmul(compat::rmsNorm(rx, rw1, eps), proj);
+        const auto rn = compat::rmsNorm(rh, rw2, eps);
+        torch::autograd::backward({ rh, rn }, { dh, dn });
+
+        QVERIFY(at::allclose(n, rn, 1e-5, 1e-6));
+        QVERIFY(at::allclose(x.grad(), rx.grad(), 1e-5, 1e-6));
+        QVERIFY(at::allclose(g1, rw1.grad(), 1e-5, 1e-6));
+        QVERIFY(at::allclose(g2, rw2.grad(), 1e-5, 1e-6));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRunnerMath)
