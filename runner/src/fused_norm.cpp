@@ -16,13 +16,26 @@
 
 namespace shardwise::runner {
 
+namespace {
+
+// SHARDWISE_FUSED_NORM: 1 (on, the CPU's reference path included), 0 (off), -1 (unset or other: on
+// where the kernels apply, off on the CPU).
+int fusedNormSetting()
+{
+    static const int setting = [] {
+        const char* v = std::getenv("SHARDWISE_FUSED_NORM");
+        if (v == nullptr)
+            return -1;
+        return std::strcmp(v, "1") == 0 ? 1 : std::strcmp(v, "0") == 0 ? 0 : -1;
+    }();
+    return setting;
+}
+
+} // namespace
+
 bool fusedNormEnabled()
 {
-    static const bool enabled = [] {
-        const char* v = std::getenv("SHARDWISE_FUSED_NORM");
-        return v != nullptr && std::strcmp(v, "1") == 0;
-    }();
-    return enabled;
+    return fusedNormSetting() != 0;
 }
 
 namespace {
@@ -205,10 +218,10 @@ struct FusedResidualRmsNorm : torch::autograd::Function<FusedResidualRmsNorm> {
 
 bool takesFusedNormPath(const at::Tensor& x)
 {
-    if (!fusedNormEnabled() || x.dim() == 0 || !x.is_contiguous())
+    if (fusedNormSetting() == 0 || x.dim() == 0 || !x.is_contiguous())
         return false;
     if (x.is_cpu())
-        return true;
+        return fusedNormSetting() == 1;
 #ifdef SHARDWISE_WITH_FUSED_KERNELS
     const auto hidden = x.size(-1);
     return takesFusedPath(x) && hidden % 8 == 0 && hidden <= kernels::kMaxNormHidden && aligned16(x);

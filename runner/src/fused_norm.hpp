@@ -1,14 +1,15 @@
 #pragma once
 // The decoder's RMSNorms through the runner's own kernels (fused_kernels.hpp, rmsNormForward /
 // rmsNormBackward) where they apply: bf16 CUDA rows of a width the kernels take, in builds with the
-// fused kernels, when SHARDWISE_FUSED_NORM=1 asks for them. Against ATen's rms_norm, the residual add
+// fused kernels, unless SHARDWISE_FUSED_NORM=0 turns them off. Against ATen's rms_norm, the residual add
 // in front of the post-attention norm joins the norm's pass, the gradient around the norm joins the
 // norm's backward (no separate add of the two), and the weight's gradient goes straight into the
 // unit's gradient buffer (no AccumulateGrad pass), as linearIntoGrad does for the projections.
 // On the CPU, with SHARDWISE_FUSED_NORM=1, the same maths runs as ATen ops in fp32, so everything the
 // fused norm changes around the kernels (the gradient written into the buffer, the residual joined to
 // the norm, the recomputation) runs, and is tested, on every device. Elsewhere (CUDA tensors the kernels
-// do not take, or the variable unset) the decoder keeps compat::rmsNorm with autograd.
+// do not take, SHARDWISE_FUSED_NORM=0, the CPU without it set to 1) the decoder keeps compat::rmsNorm
+// with autograd.
 
 #include "linear.hpp"
 
@@ -21,9 +22,10 @@ namespace shardwise::runner {
 // The name start events give the fused norm in versions.kernels (docs/protocol.md).
 inline constexpr const char* kFusedRmsNormName = "RMSNorm";
 
-// SHARDWISE_FUSED_NORM=1; off by default.
+// Whether CUDA runs take the fused norm where it applies: unless SHARDWISE_FUSED_NORM=0.
 bool fusedNormEnabled();
-// Whether the norm of `x` ([..., hidden]) takes the fused kernels.
+// Whether the norm of `x` ([..., hidden]) takes the fused norm: on CUDA where the kernels apply
+// (unless SHARDWISE_FUSED_NORM=0), on the CPU (its ATen reference) only with SHARDWISE_FUSED_NORM=1.
 bool takesFusedNormPath(const at::Tensor& x);
 
 // A decoder layer's input x feeds its input norm and, as the residual, the post-attention norm's

@@ -2,6 +2,8 @@
 
 #include "fused_path.hpp"
 
+#include <shardwise/spec/head_chunk.hpp>
+
 #include <torch/autograd.h>
 
 #include <cstdlib>
@@ -23,20 +25,17 @@ struct GradSink {
     UnwrittenFlag unwritten = nullptr;
 };
 
-// Rows of logits handled at once by the head + loss: as many as 256 MiB of fp32 logits hold, whatever
-// the vocabulary (Qwen2.5: 151,936 x 4 bytes x 441 rows). The fused CUDA path keeps only the chunk's
-// bf16 logits (128 MiB); the ATen path also their fp32 copy. Each chunk re-reads the head's weight,
-// which is why the chunk is not smaller. SHARDWISE_HEAD_CHUNK_ROWS=N overrides it (a smaller chunk
-// lowers the step's memory peak by its logits, a larger one feeds the GEMMs more rows).
-constexpr std::int64_t kHeadChunkBytes = 256LL << 20;
-
-std::int64_t defaultRowsPerChunk(std::int64_t vocab)
+// Rows of logits handled at once by the head + loss: equal chunks of at most 640 MiB of fp32 logits
+// (shardwise/spec/head_chunk.hpp, which the planner counts too). The fused CUDA path keeps only the
+// chunk's bf16 logits; the ATen path also their fp32 copy. SHARDWISE_HEAD_CHUNK_ROWS=N overrides it (a
+// smaller chunk lowers the step's memory peak by its logits, a larger one feeds the GEMMs more rows).
+std::int64_t defaultRowsPerChunk(std::int64_t tokens, std::int64_t vocab)
 {
     static const std::int64_t fromEnvironment = [] {
         const char* v = std::getenv("SHARDWISE_HEAD_CHUNK_ROWS");
         return v ? std::max<std::int64_t>(0, std::atoll(v)) : std::int64_t { 0 };
     }();
-    return fromEnvironment > 0 ? fromEnvironment : kHeadChunkBytes / (vocab * 4);
+    return fromEnvironment > 0 ? fromEnvironment : headChunkRows(tokens, vocab);
 }
 
 // The chunk's summed cross-entropy added to `total`, and its logit gradient (softmax - onehot) x
@@ -84,7 +83,7 @@ struct ChunkedHeadLoss : torch::autograd::Function<ChunkedHeadLoss> {
         const auto tokens = hidden.size(0);
         const auto vocab = weight.size(0);
         const auto rows = std::max<std::int64_t>(
-            1, std::min<std::int64_t>(tokens, rowsPerChunk > 0 ? rowsPerChunk : defaultRowsPerChunk(vocab)));
+            1, std::min<std::int64_t>(tokens, rowsPerChunk > 0 ? rowsPerChunk : defaultRowsPerChunk(tokens, vocab)));
         auto gradHidden = at::empty_like(hidden);
         auto gradWeight = sink.defined() ? sink : at::zeros_like(weight);
         auto total = at::zeros({}, hidden.options().dtype(at::kFloat));

@@ -5,7 +5,6 @@
 #include "decoder_model.hpp"
 #include "device_metrics.hpp"
 #include "event_stream.hpp"
-#include "fused_norm.hpp"
 #include "gemm_sm_target.hpp"
 #include "kernel_profile.hpp"
 #include "sharding_engine.hpp"
@@ -265,10 +264,6 @@ void TrainingRun::setup()
     logLine(m_env.rank,
             std::string(strategyId(m_c.strategy)) + " on " + start.deviceName + " via " + m_comm->backendName() + ", "
                 + std::to_string(m_engine->parameterCount()) + " parameters");
-    if (fusedNormEnabled())
-        logLine(m_env.rank,
-                "RMSNorm: the fused norm (SHARDWISE_FUSED_NORM=1), with the residual add and the weight's "
-                "gradient in its passes");
 
     m_microSteps = m_c.training.gradAccumulation;
     m_tokensPerStep = static_cast<std::int64_t>(m_c.training.microBatch) * m_c.training.seqLen * m_microSteps;

@@ -51,8 +51,6 @@ struct AtenCompositionBytes {
 AtenCompositionBytes atenCompositionBytes(const EstimateInput& in);
 // Transient bytes of the last layer's backward that grow with the tokens (MLP input gradients).
 double backwardWorkingBytes(const EstimateInput& in);
-// fp32 logits per chunk of the runner's head + loss (runner/src/head_loss.cpp kHeadChunkBytes).
-inline constexpr double kHeadChunkFp32Bytes = 256.0 * 1024.0 * 1024.0;
 
 // Per-parameter bytes of the persistent state by place, unrounded (modelStateBytes rounds to bytes).
 struct StateShares {

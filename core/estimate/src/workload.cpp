@@ -2,6 +2,8 @@
 // backward, and the logits at the loss. Derivations and sources: docs/formulas.md.
 #include "parts.hpp"
 
+#include <shardwise/spec/head_chunk.hpp>
+
 #include <algorithm>
 #include <cmath>
 
@@ -159,9 +161,10 @@ double activationBytes(const EstimateInput& in)
     return tokens * (d(m.layers) * 2.0 * d(m.hidden) + perLayer + final);
 }
 
-// The runner's head + loss (runner/src/head_loss.cpp) handles the tokens in chunks of 256 MiB of fp32
-// logits and computes both gradients in the forward pass, so the [tokens, vocab] logits never exist:
-// what is live is one chunk's logits at logitsBytesPerElement.
+// The runner's head + loss (runner/src/head_loss.cpp) handles the tokens in equal chunks of at most
+// 640 MiB of fp32 logits (shardwise/spec/head_chunk.hpp) and computes both gradients in the forward
+// pass, so the [tokens, vocab] logits never exist: what is live is one chunk's logits at
+// logitsBytesPerElement.
 double logitsBytes(const EstimateInput& in, const Calibration& c)
 {
     const double tokens = static_cast<double>(in.training.microBatch) * static_cast<double>(in.training.seqLen);
@@ -169,8 +172,9 @@ double logitsBytes(const EstimateInput& in, const Calibration& c)
     // The frameworks' heads produce the whole [tokens, vocab] logits and the loss upcasts them.
     if (detail::eagerDecoder(in))
         return tokens * vocab * c.eagerLogitsBytesPerElement;
-    const double rowsPerChunk = std::max(1.0, std::floor(detail::kHeadChunkFp32Bytes / (4.0 * vocab)));
-    return std::min(tokens, rowsPerChunk) * vocab * c.logitsBytesPerElement;
+    const auto rows
+        = headChunkRows(static_cast<std::int64_t>(in.training.microBatch) * in.training.seqLen, in.model.vocab);
+    return static_cast<double>(rows) * vocab * c.logitsBytesPerElement;
 }
 
 // What each fused kernel saves against its ATen composition, in bytes read and written per token
