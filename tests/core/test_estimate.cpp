@@ -349,9 +349,11 @@ private slots:
     {
         QTest::addColumn<int>("seqLen");
         QTest::addColumn<double>("rows");
+        // At most floor(640 MiB / (4 x 151,936)) = 1,104 rows a chunk, the chunks equal.
         QTest::newRow("fewer tokens than a chunk") << 256 << 256.0;
-        QTest::newRow("one chunk of many") << 2048 << 441.0;
-        QTest::newRow("long sequence, same chunk") << 32768 << 441.0;
+        QTest::newRow("just over one chunk: two equal halves") << 1200 << 600.0;
+        QTest::newRow("two chunks of 1,024") << 2048 << 1024.0;
+        QTest::newRow("long sequence: 30 chunks") << 32768 << 1093.0;
     }
     void logitsAreOneChunkOfTheHead()
     {
