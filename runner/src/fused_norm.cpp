@@ -38,6 +38,13 @@ bool fusedNormEnabled()
     return fusedNormSetting() != 0;
 }
 
+bool fusedNormRunsOn(const at::Device& device)
+{
+    if (device.is_cpu())
+        return fusedNormSetting() == 1;
+    return fusedNormSetting() != 0 && device.is_cuda() && fusedKernelsEnabled();
+}
+
 namespace {
 
 bool aligned16(const at::Tensor& t)

@@ -24,6 +24,10 @@ inline constexpr const char* kFusedRmsNormName = "RMSNorm";
 
 // Whether CUDA runs take the fused norm where it applies: unless SHARDWISE_FUSED_NORM=0.
 bool fusedNormEnabled();
+// Whether a run on `device` takes the fused norm for its decoder's rows: on CUDA where this build has
+// the fused kernels and neither SHARDWISE_FUSED_KERNELS=0 nor SHARDWISE_FUSED_NORM=0 turns them off;
+// on the CPU with SHARDWISE_FUSED_NORM=1.
+bool fusedNormRunsOn(const at::Device& device);
 // Whether the norm of `x` ([..., hidden]) takes the fused norm: on CUDA where the kernels apply
 // (unless SHARDWISE_FUSED_NORM=0), on the CPU (its ATen reference) only with SHARDWISE_FUSED_NORM=1.
 bool takesFusedNormPath(const at::Tensor& x);

@@ -5,6 +5,7 @@
 #include "decoder_model.hpp"
 #include "device_metrics.hpp"
 #include "event_stream.hpp"
+#include "fused_norm.hpp"
 #include "gemm_sm_target.hpp"
 #include "kernel_profile.hpp"
 #include "sharding_engine.hpp"
@@ -264,6 +265,11 @@ void TrainingRun::setup()
     logLine(m_env.rank,
             std::string(strategyId(m_c.strategy)) + " on " + start.deviceName + " via " + m_comm->backendName() + ", "
                 + std::to_string(m_engine->parameterCount()) + " parameters");
+
+    if (fusedNormRunsOn(m_device))
+        logLine(m_env.rank,
+                "RMSNorm: the fused norm, with the residual add and the weight's gradient in its passes "
+                "(SHARDWISE_FUSED_NORM=0 keeps ATen's)");
 
     m_microSteps = m_c.training.gradAccumulation;
     m_tokensPerStep = static_cast<std::int64_t>(m_c.training.microBatch) * m_c.training.seqLen * m_microSteps;
