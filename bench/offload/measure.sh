@@ -19,6 +19,10 @@
 #                    (runs.tsv: tokens/s and share of the matmul limit of the probe run first);
 #                    then Qwen2.5-3B captured (--cuda-graphs) with its AdamW after the backward, and
 #                    beside it (SHARDWISE_DEVICE_STEP_OVERLAP=1) at 0, 16 and 24 SMs
+#   reference        Qwen2.5-3B zero0, pure bf16, at the runner's defaults (eager before and after,
+#                    and --cuda-graphs) and PyTorch DDP (shardwise-torch-runner) in between, beside the
+#                    probe's matmul limit (runs.tsv as carveout's): the speed figures with their
+#                    reference in one call
 #   fused-norm       Qwen2.5-3B and 7B zero0, pure bf16, with ATen's RMSNorm and the runner's fused norm
 #                    (SHARDWISE_FUSED_NORM=0 / 1, alternating), 3B captured with each, and a kernel
 #                    profile of 3B with the fused norm (runs.tsv as carveout's)
@@ -52,7 +56,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 build="${BUILD:-build-gpu}"
 results="${RESULTS:-$build/offload}"
-(($# > 0)) || { sed -n '2,49p' "$0"; exit 2; }
+(($# > 0)) || { sed -n '2,53p' "$0"; exit 2; }
 if [[ "$*" != host-adamw ]] && [[ ! -x "$build/bin/shardwise-runner" || ! -x "$build/bin/shardwise-torch-runner" ]]; then
     BUILD="$build" bench/gpu.sh build
 fi
@@ -118,6 +122,21 @@ for spec in "$@"; do
                 "SHARDWISE_DEVICE_STEP_OVERLAP=$overlap_flag SHARDWISE_BACKWARD_GEMM_CARVEOUT=$c" \
                 --model qwen2.5-3b --cuda-graphs
         done
+        cat "$out/runs.tsv"
+        [[ -n "${ARCHIVE:-}" ]] && tar czf "$ARCHIVE" -C "$(dirname "$results")" "$(basename "$results")"
+        continue
+        ;;
+    reference)
+        out="$results/reference"
+        probe_into "$out"
+        printf '# run\tbackend\tsummary\n' >"$out/runs.tsv"
+        zero0_run "$out" qwen2.5-3b-native-1 native "" --model qwen2.5-3b
+        zero0_run "$out" qwen2.5-3b-native-graphs native "" --model qwen2.5-3b --cuda-graphs
+        native_runner=$runner
+        runner="$build/bin/shardwise-torch-runner"
+        zero0_run "$out" qwen2.5-3b-pytorch-ddp pytorch "" --model qwen2.5-3b
+        runner=$native_runner
+        zero0_run "$out" qwen2.5-3b-native-2 native "" --model qwen2.5-3b
         cat "$out/runs.tsv"
         [[ -n "${ARCHIVE:-}" ]] && tar czf "$ARCHIVE" -C "$(dirname "$results")" "$(basename "$results")"
         continue
