@@ -62,7 +62,11 @@ void checkSwiglu(std::int64_t rows, std::int64_t ffn, std::int64_t pad)
     expectClose(name + " backward", gateUp.grad(), ref.grad(), 1.0 / 64, 1e-3);
 }
 
-void checkRotary(std::int64_t batch, std::int64_t seq, std::int64_t heads, std::int64_t kvHeads, std::int64_t headDim)
+// rotaryQkv against the rotation in fp32 through ATen, forward and backward, on qkv as the decoder makes
+// it (the fused projection's output, rows `pad` elements wider than q, k and v: a row stride other than
+// the width) and with q's gradient handed in a layout of its own (contiguous [batch, heads, seq, dim]).
+void checkRotary(std::int64_t batch, std::int64_t seq, std::int64_t heads, std::int64_t kvHeads, std::int64_t headDim,
+                 std::int64_t pad)
 {
     const auto bf16 = at::TensorOptions().device(at::kCUDA).dtype(at::kBFloat16);
     const auto f64 = at::TensorOptions().dtype(at::kDouble);
@@ -72,23 +76,34 @@ void checkRotary(std::int64_t batch, std::int64_t seq, std::int64_t heads, std::
     const auto cos = emb.cos().to(bf16);
     const auto sin = emb.sin().to(bf16);
 
-    // q as the decoder makes it: a split of the fused q/k/v projection, viewed and transposed.
-    const auto qkv = at::randn({ batch, seq, (heads + 2 * kvHeads) * headDim }, bf16).requires_grad_(true);
-    const auto q = qkv.narrow(2, 0, heads * headDim).view({ batch, seq, heads, headDim }).transpose(1, 2);
-    const auto y = rotary(q, cos, sin);
-    const auto gy = at::randn({ batch, heads, seq, headDim }, bf16);
-    y.backward(gy);
+    const auto width = (heads + 2 * kvHeads) * headDim;
+    const auto block = at::randn({ batch, seq, width + pad }, bf16);
+    const auto qkv = block.narrow(2, 0, width).detach().requires_grad_(true);
+    const auto got = rotaryQkv(qkv, heads, kvHeads, headDim, cos, sin);
+    const auto gq = at::randn({ batch, heads, seq, headDim }, bf16);
+    const auto gk = at::randn({ batch, seq, kvHeads, headDim }, bf16).transpose(1, 2);
+    const auto gv = at::randn({ batch, kvHeads, seq, headDim }, bf16);
+    torch::autograd::backward({ got.q, got.k, got.v }, { gq, gk, gv });
 
     const auto ref = qkv.detach().to(at::kFloat).requires_grad_(true);
-    const auto rq = ref.narrow(2, 0, heads * headDim).view({ batch, seq, heads, headDim }).transpose(1, 2);
-    const auto h = headDim / 2;
-    const auto rotated = at::cat({ -rq.narrow(3, h, h), rq.narrow(3, 0, h) }, 3);
-    const auto refY = rq * cos.to(at::kFloat).narrow(0, 0, seq) + rotated * sin.to(at::kFloat).narrow(0, 0, seq);
-    refY.backward(gy.to(at::kFloat));
+    const auto parts = ref.split_with_sizes({ heads * headDim, kvHeads * headDim, kvHeads * headDim }, -1);
+    const auto turn = [&](const at::Tensor& x, std::int64_t n) {
+        const auto v = x.reshape({ batch, seq, n, headDim }).transpose(1, 2);
+        const auto h = headDim / 2;
+        const auto rotated = at::cat({ -v.narrow(3, h, h), v.narrow(3, 0, h) }, 3);
+        return v * cos.to(at::kFloat).narrow(0, 0, seq) + rotated * sin.to(at::kFloat).narrow(0, 0, seq);
+    };
+    const auto refQ = turn(parts[0], heads);
+    const auto refK = turn(parts[1], kvHeads);
+    const auto refV = parts[2].reshape({ batch, seq, kvHeads, headDim }).transpose(1, 2);
+    torch::autograd::backward({ refQ, refK, refV }, { gq.to(at::kFloat), gk.to(at::kFloat), gv.to(at::kFloat) });
 
-    const auto name = "rotary b " + std::to_string(batch) + " seq " + std::to_string(seq) + " heads "
-        + std::to_string(heads) + " dim " + std::to_string(headDim);
-    expectClose(name + " forward", y, refY);
+    const auto name = "rotary q/k/v b " + std::to_string(batch) + " seq " + std::to_string(seq) + " heads "
+        + std::to_string(heads) + "/" + std::to_string(kvHeads) + " dim " + std::to_string(headDim) + " pad "
+        + std::to_string(pad);
+    expectClose(name + " q", got.q, refQ);
+    expectClose(name + " k", got.k, refK);
+    expectClose(name + " v", got.v, refV, 0.0, 0.0);
     expectClose(name + " backward", qkv.grad(), ref.grad());
 }
 
@@ -223,17 +238,19 @@ int main()
         return 1;
     }
     at::manual_seed(7);
-    checkSwiglu(2051, 11008, 0); // the 3B shape's width, 16-byte path, an odd row count
-    checkSwiglu(300, 11008, 8);  // rows of a wider block
-    checkSwiglu(33, 37, 0);      // odd width: the scalar path
-    checkSwiglu(17, 64, 3);      // misaligned rows: the scalar path
-    checkRotary(1, 2048, 16, 2, 128);
-    checkRotary(2, 37, 14, 2, 64);
-    checkCrossEntropy(441, 151936);  // a Qwen2.5 head chunk: the 16-byte path
-    checkCrossEntropy(7, 1001);      // odd vocabulary: the scalar path
-    checkAdamW(1'000'003, 0, false); // bf16 state: 8-wide packs and a tail
-    checkAdamW(1'000'003, 0, true);  // fp32 master: 4-wide packs, the bf16 copy
-    checkAdamW(4'099, 3, false);     // misaligned: the scalar path
+    checkSwiglu(2051, 11008, 0);         // the 3B shape's width, 16-byte path, an odd row count
+    checkSwiglu(300, 11008, 8);          // rows of a wider block
+    checkSwiglu(33, 37, 0);              // odd width: the scalar path
+    checkSwiglu(17, 64, 3);              // misaligned rows: the scalar path
+    checkRotary(1, 2048, 16, 2, 128, 0); // Qwen2.5-3B's heads: the 16-byte path
+    checkRotary(2, 37, 14, 2, 64, 8);    // Qwen2.5-0.5B's, two sequences in rows of a wider block
+    checkRotary(1, 19, 4, 4, 12, 0);     // a half of 6: the scalar path
+    checkRotary(1, 33, 2, 1, 64, 3);     // misaligned rows: the scalar path
+    checkCrossEntropy(441, 151936);      // a Qwen2.5 head chunk: the 16-byte path
+    checkCrossEntropy(7, 1001);          // odd vocabulary: the scalar path
+    checkAdamW(1'000'003, 0, false);     // bf16 state: 8-wide packs and a tail
+    checkAdamW(1'000'003, 0, true);      // fp32 master: 4-wide packs, the bf16 copy
+    checkAdamW(4'099, 3, false);         // misaligned: the scalar path
     checkAdamW(4'099, 1, true);
     checkAdamW(1'000'003, 0, false, 3);       // a capped grid: every block strides over many packs
     checkRmsNorm(2048, 2048, true, true);     // Qwen2.5-3B's rows: one pack per thread

@@ -32,11 +32,6 @@ at::Tensor DecoderModel::rmsNorm(const at::Tensor& x, const at::Tensor& weight) 
     return compat::rmsNorm(x, weight, m_model.normEps);
 }
 
-at::Tensor DecoderModel::rotary(const at::Tensor& x) const
-{
-    return runner::rotary(x, m_cos, m_sin);
-}
-
 at::Tensor DecoderModel::layer(UnitHooks& hooks, std::size_t unit, const at::Tensor& x) const
 {
     const auto b = x.size(0);
@@ -44,10 +39,9 @@ at::Tensor DecoderModel::layer(UnitHooks& hooks, std::size_t unit, const at::Ten
     const auto& m = m_model;
     const auto& p = hooks.parameters(unit);
     const auto qOut = m.heads * m.headDim;
-    const auto kvOut = m.kvHeads * m.headDim;
 
-    // q, k and v as one GEMM over the adjacent [q; k; v] rows; split (not narrowed) so backward joins
-    // the three gradients with one concatenation.
+    // q, k and v as one GEMM over the adjacent [q; k; v] rows; rotaryQkv turns q and k and hands the
+    // three to attention, and its backward assembles the GEMM's output gradient (rotary.hpp).
     // The norms' outputs are recomputed in backward, not kept (linear.hpp, NormedInput); the fused
     // norms (fused_norm.hpp) add the residual in the post-attention norm's pass.
     const bool fusedNorms = takesFusedNormPath(x);
@@ -56,14 +50,9 @@ at::Tensor DecoderModel::layer(UnitHooks& hooks, std::size_t unit, const at::Ten
     const auto handoff = fusedNorms ? residualGradientHandoff(x) : ResidualGradientHandoff {};
     const auto a = fusedNorms ? fusedRmsNorm(x, hooks.normWeight(unit, InputNorm), m.normEps, handoff)
                               : rmsNorm(x, p[InputNorm]);
-    const auto qkv = linearIntoGrad(a, hooks.linearWeight(unit, Q, 3, QBias), &inputNorm)
-                         .split_with_sizes({ qOut, kvOut, kvOut }, -1);
-    auto q = qkv[0].view({ b, t, m.heads, m.headDim }).transpose(1, 2);
-    auto k = qkv[1].view({ b, t, m.kvHeads, m.headDim }).transpose(1, 2);
-    const auto v = qkv[2].view({ b, t, m.kvHeads, m.headDim }).transpose(1, 2);
-    q = rotary(q);
-    k = rotary(k);
-    const auto heads = compat::causalAttention(q, k, v);
+    const auto qkv = linearIntoGrad(a, hooks.linearWeight(unit, Q, 3, QBias), &inputNorm);
+    const auto rotated = rotaryQkv(qkv, m.heads, m.kvHeads, m.headDim, m_cos, m_sin);
+    const auto heads = compat::causalAttention(rotated.q, rotated.k, rotated.v);
     const auto attn = heads.transpose(1, 2).reshape({ b, t, qOut });
     const bool selective = m_checkpointing == CheckpointPolicy::Selective;
     const auto oWeight = hooks.linearWeight(unit, O, 1, std::nullopt);
@@ -89,7 +78,9 @@ at::Tensor DecoderModel::loss(const at::Tensor& inputs, const at::Tensor& target
                               double gradientScale) const
 {
     const auto& root = hooks.parameters(0);
-    auto h = at::embedding(root[Embedding], inputs);
+    // The table's gradient goes straight into its range (linear.hpp); when tied, after the head's.
+    const auto table = hooks.gradientSink(0, Embedding);
+    auto h = embeddingIntoGrad(root[Embedding], inputs, table.grad, table.unwritten);
     for (std::int64_t l = 0; l < m_model.layers; ++l) {
         const auto unit = static_cast<std::size_t>(l + 1);
         h = hooks.enterLayer(unit, h);

@@ -67,7 +67,6 @@ public:
 private:
     at::Tensor layer(UnitHooks& hooks, std::size_t unit, const at::Tensor& x) const;
     at::Tensor rmsNorm(const at::Tensor& x, const at::Tensor& weight) const;
-    at::Tensor rotary(const at::Tensor& x) const;
 
     ModelSpec m_model;
     std::optional<CheckpointPolicy> m_checkpointing;

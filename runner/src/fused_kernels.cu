@@ -98,35 +98,68 @@ bool aligned16(const void* p)
     return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
 }
 
-__global__ void rotaryKernel(const __nv_bfloat16* x, RotaryShape s, const __nv_bfloat16* cosTable,
-                             const __nv_bfloat16* sinTable, __nv_bfloat16* out, bool inverse)
+template <int Vec> __device__ __forceinline__ Pack<Vec> loadPack(const __nv_bfloat16* p)
 {
-    const std::int64_t half = s.headDim / 2;
-    const std::int64_t total = s.batch * s.seq * s.heads * half;
+    return *reinterpret_cast<const Pack<Vec>*>(p);
+}
+
+// One thread per (token, head of q, k or v, Vec-wide pack of the first half): it reads the pack at d and
+// its partner at d + headDim / 2 and writes both, so every element is read and written once.
+template <int Vec>
+__global__ void rotaryQkvKernel(QkvViews in, QkvViews out, QkvShape s, const __nv_bfloat16* cosTable,
+                                const __nv_bfloat16* sinTable, bool inverse)
+{
+    const int half = static_cast<int>(s.headDim / 2);
+    const int packs = half / Vec;
+    const int kvFirst = static_cast<int>(s.heads);
+    const int vFirst = static_cast<int>(s.heads + s.kvHeads);
+    const std::int64_t perToken = static_cast<std::int64_t>(s.heads + 2 * s.kvHeads) * packs;
+    const std::int64_t total = s.batch * s.seq * perToken;
     for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
          i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-        // Output order [batch, seq, heads, half]: neighbouring threads write neighbouring elements.
-        std::int64_t rest = i;
-        const std::int64_t d = rest % half;
-        rest /= half;
-        const std::int64_t h = rest % s.heads;
-        rest /= s.heads;
-        const std::int64_t t = rest % s.seq;
-        const std::int64_t b = rest / s.seq;
-        const auto* in = x + b * s.batchStride + h * s.headStride + t * s.seqStride;
-        const float a1 = __bfloat162float(in[d]);
-        const float a2 = __bfloat162float(in[d + half]);
-        const float c1 = __bfloat162float(cosTable[t * s.headDim + d]);
-        const float c2 = __bfloat162float(cosTable[t * s.headDim + d + half]);
-        const float s1 = __bfloat162float(sinTable[t * s.headDim + d]);
-        const float s2 = __bfloat162float(sinTable[t * s.headDim + d + half]);
-        // Forward: y1 = x1 c1 - x2 s1, y2 = x2 c2 + x1 s2. Its transpose (backward):
-        // dx1 = dy1 c1 + dy2 s2, dx2 = dy2 c2 - dy1 s1.
-        const float o1 = inverse ? a1 * c1 + a2 * s2 : a1 * c1 - a2 * s1;
-        const float o2 = inverse ? a2 * c2 - a1 * s1 : a2 * c2 + a1 * s2;
-        auto* o = out + ((b * s.seq + t) * s.heads + h) * s.headDim;
-        o[d] = __float2bfloat16(o1);
-        o[d + half] = __float2bfloat16(o2);
+        const std::int64_t token = i / perToken;
+        const int rest = static_cast<int>(i - token * perToken);
+        const int slot = rest / packs;
+        const int d = (rest - slot * packs) * Vec;
+        const std::int64_t b = token / s.seq;
+        const std::int64_t t = token - b * s.seq;
+        const int part = slot < kvFirst ? 0 : (slot < vFirst ? 1 : 2);
+        const int h = slot - (part == 0 ? 0 : (part == 1 ? kvFirst : vFirst));
+        const HeadsView& iv = in.part[part];
+        const HeadsView& ov = out.part[part];
+        const auto* src
+            = static_cast<const __nv_bfloat16*>(iv.data) + b * iv.batchStride + h * iv.headStride + t * iv.seqStride;
+        auto* dst = static_cast<__nv_bfloat16*>(ov.data) + b * ov.batchStride + h * ov.headStride + t * ov.seqStride;
+        const auto x1 = loadPack<Vec>(src + d);
+        const auto x2 = loadPack<Vec>(src + d + half);
+        if (part == 2) {
+            *reinterpret_cast<Pack<Vec>*>(dst + d) = x1;
+            *reinterpret_cast<Pack<Vec>*>(dst + d + half) = x2;
+            continue;
+        }
+        const auto* cosRow = cosTable + t * s.headDim;
+        const auto* sinRow = sinTable + t * s.headDim;
+        const auto c1 = loadPack<Vec>(cosRow + d);
+        const auto c2 = loadPack<Vec>(cosRow + d + half);
+        const auto s1 = loadPack<Vec>(sinRow + d);
+        const auto s2 = loadPack<Vec>(sinRow + d + half);
+        Pack<Vec> y1;
+        Pack<Vec> y2;
+#pragma unroll
+        for (int k = 0; k < Vec; ++k) {
+            const float a1 = __bfloat162float(x1.v[k]);
+            const float a2 = __bfloat162float(x2.v[k]);
+            const float cc1 = __bfloat162float(c1.v[k]);
+            const float cc2 = __bfloat162float(c2.v[k]);
+            const float ss1 = __bfloat162float(s1.v[k]);
+            const float ss2 = __bfloat162float(s2.v[k]);
+            // Forward: y1 = x1 c1 - x2 s1, y2 = x2 c2 + x1 s2. Its transpose (backward):
+            // dx1 = dy1 c1 + dy2 s2, dx2 = dy2 c2 - dy1 s1.
+            y1.v[k] = __float2bfloat16(inverse ? a1 * cc1 + a2 * ss2 : a1 * cc1 - a2 * ss1);
+            y2.v[k] = __float2bfloat16(inverse ? a2 * cc2 - a1 * ss1 : a2 * cc2 + a1 * ss2);
+        }
+        *reinterpret_cast<Pack<Vec>*>(dst + d) = y1;
+        *reinterpret_cast<Pack<Vec>*>(dst + d + half) = y2;
     }
 }
 
@@ -251,16 +284,27 @@ void swigluBackward(const void* gateUp, std::int64_t gateUpStride, const void* g
     check("swiglu backward kernel");
 }
 
-void rotary(const void* x, const RotaryShape& shape, const void* cos, const void* sin, void* out, bool inverse,
-            cudaStream_t stream)
+void rotaryQkv(const QkvViews& in, const QkvViews& out, const QkvShape& shape, const void* cos, const void* sin,
+               bool inverse, cudaStream_t stream)
 {
-    const auto work = shape.batch * shape.seq * shape.heads * (shape.headDim / 2);
+    const auto half = shape.headDim / 2;
+    const auto work = shape.batch * shape.seq * (shape.heads + 2 * shape.kvHeads) * half;
     if (work == 0)
         return;
-    rotaryKernel<<<blocksFor(work), kThreads, 0, stream>>>(
-        static_cast<const __nv_bfloat16*>(x), shape, static_cast<const __nv_bfloat16*>(cos),
-        static_cast<const __nv_bfloat16*>(sin), static_cast<__nv_bfloat16*>(out), inverse);
-    check("rotary kernel");
+    if (shape.headDim % 2 != 0 || shape.heads + 2 * shape.kvHeads > 0x7fffffff / half)
+        throw std::invalid_argument("rotary q/k/v kernel: an odd head dimension or too many heads");
+    bool vectorized = half % 8 == 0 && aligned16(cos) && aligned16(sin);
+    for (const auto* views : { &in, &out })
+        for (const auto& v : views->part)
+            vectorized = vectorized && aligned16(v.data) && v.batchStride % 8 == 0 && v.headStride % 8 == 0
+                && v.seqStride % 8 == 0;
+    const auto* c = static_cast<const __nv_bfloat16*>(cos);
+    const auto* s = static_cast<const __nv_bfloat16*>(sin);
+    if (vectorized)
+        rotaryQkvKernel<8><<<blocksFor(work / 8), kThreads, 0, stream>>>(in, out, shape, c, s, inverse);
+    else
+        rotaryQkvKernel<1><<<blocksFor(work), kThreads, 0, stream>>>(in, out, shape, c, s, inverse);
+    check("rotary q/k/v kernel");
 }
 
 } // namespace shardwise::runner::kernels

@@ -22,21 +22,31 @@ void swigluForward(const void* gateUp, std::int64_t gateUpStride, void* out, std
 void swigluBackward(const void* gateUp, std::int64_t gateUpStride, const void* grad, void* gateGradUpGrad,
                     std::int64_t rows, std::int64_t ffn, cudaStream_t stream);
 
-// Rotary embedding over x viewed as [batch, heads, seq, headDim] with element strides (the last
-// dimension contiguous), the rotate-half convention of Hugging Face's Llama/Qwen2 (first half paired
-// with second half). cos and sin are [>= seq, headDim] contiguous. out is written [batch, seq, heads,
-// headDim] contiguous. inverse = true applies the transpose of the rotation (the backward pass).
-struct RotaryShape {
-    std::int64_t batch = 0;
-    std::int64_t heads = 0;
-    std::int64_t seq = 0;
-    std::int64_t headDim = 0;
+// Rotary embedding of the fused q/k/v projection, q, k and v in one pass (one launch each way, and the
+// backward writes straight into the projection's gradient, which the q/k/v concatenation used to
+// assemble). Each part is a head-major view: element (b, h, t, d) of part p lies at
+// data + b * batchStride + h * headStride + t * seqStride + d (d contiguous). Part 0 holds `heads`
+// heads (q), parts 1 and 2 `kvHeads` each (k, v). q and k are turned by the rotate-half convention of
+// Hugging Face's Llama/Qwen2 (dimension d paired with d + headDim / 2); v is copied. cos and sin are
+// [>= seq, headDim] contiguous. inverse = true applies the transpose of the rotation (the backward).
+struct HeadsView {
+    void* data = nullptr;
     std::int64_t batchStride = 0;
     std::int64_t headStride = 0;
     std::int64_t seqStride = 0;
 };
-void rotary(const void* x, const RotaryShape& shape, const void* cos, const void* sin, void* out, bool inverse,
-            cudaStream_t stream);
+struct QkvViews {
+    HeadsView part[3];
+};
+struct QkvShape {
+    std::int64_t batch = 0;
+    std::int64_t seq = 0;
+    std::int64_t heads = 0;
+    std::int64_t kvHeads = 0;
+    std::int64_t headDim = 0;
+};
+void rotaryQkv(const QkvViews& in, const QkvViews& out, const QkvShape& shape, const void* cos, const void* sin,
+               bool inverse, cudaStream_t stream);
 
 // Cross-entropy of one chunk of bf16 logits [rows, vocab] (contiguous) against int64 targets [rows]:
 // rowLoss[r] = logsumexp(logits[r]) - logits[r, targets[r]] in fp32, and the logits overwritten in

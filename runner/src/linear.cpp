@@ -100,6 +100,34 @@ struct LinearIntoGrad : torch::autograd::Function<LinearIntoGrad> {
     }
 };
 
+struct EmbeddingIntoGrad : torch::autograd::Function<EmbeddingIntoGrad> {
+    // The gradient range comes as data, as LinearIntoGrad's buffers do.
+    static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& table, const at::Tensor& ids,
+                              const at::Tensor& grad, std::int64_t unwritten)
+    {
+        ctx->save_for_backward({ ids });
+        ctx->saved_data["grad"] = grad;
+        ctx->saved_data["unwritten"] = unwritten;
+        return at::embedding(table, ids);
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        const auto ids = ctx->get_saved_variables()[0].reshape({ -1 });
+        auto grad = ctx->saved_data["grad"].toTensor();
+        TORCH_CHECK(grad.storage().nbytes() > 0, "embedding backward: the table's gradient buffer is released");
+        auto* unwritten = reinterpret_cast<UnwrittenFlag>(ctx->saved_data["unwritten"].toInt());
+        if (unwritten && *unwritten) {
+            grad.zero_();
+            *unwritten = 0;
+        }
+        const auto rows = grads[0].reshape({ -1, grad.size(1) }).to(grad.scalar_type());
+        grad.index_put_({ ids }, rows, /*accumulate=*/true);
+        return { at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor() };
+    }
+};
+
 } // namespace
 
 void writeOrAccumulate(at::Tensor& target, const at::Tensor& update, UnwrittenFlag unwritten)
@@ -120,6 +148,14 @@ at::Tensor linearIntoGrad(const at::Tensor& input, const LinearWeight& w, const 
 at::Tensor linearIntoGrad(const at::Tensor& input, const LinearWeight& w, const DerivedInput& derived)
 {
     return LinearIntoGrad::apply(input, w, NormedInput {}, derived);
+}
+
+at::Tensor embeddingIntoGrad(const at::Tensor& table, const at::Tensor& ids, const at::Tensor& grad,
+                             UnwrittenFlag unwritten)
+{
+    TORCH_CHECK(grad.dim() == 2 && grad.sizes() == table.sizes(),
+                "embedding: the gradient range is not the table's shape");
+    return EmbeddingIntoGrad::apply(table, ids, grad, reinterpret_cast<std::int64_t>(unwritten));
 }
 
 } // namespace shardwise::runner

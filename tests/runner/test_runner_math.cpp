@@ -219,6 +219,69 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(c10::Error, rotary(x, table, table));
     }
 
+    void rotaryQkvTurnsQAndKAndPassesV()
+    {
+        // The projection's output split into q, k and v heads: q and k turned as `rotary` turns them,
+        // v untouched, and one gradient for the projection's output.
+        at::manual_seed(23);
+        const std::int64_t batch = 2, seq = 5, heads = 4, kvHeads = 2, dim = 8;
+        const auto f64 = at::TensorOptions().dtype(at::kDouble);
+        const auto angles = at::outer(at::arange(seq + 1, f64), at::arange(1, dim / 2 + 1, f64) / 7.0);
+        const auto table = at::cat({ angles, angles }, -1);
+        const auto qkv = at::randn({ batch, seq, (heads + 2 * kvHeads) * dim }, f64).requires_grad_(true);
+        const auto got = rotaryQkv(qkv, heads, kvHeads, dim, table.cos(), table.sin());
+        QCOMPARE(got.q.sizes().vec(), (std::vector<std::int64_t> { batch, heads, seq, dim }));
+        QCOMPARE(got.k.sizes().vec(), (std::vector<std::int64_t> { batch, kvHeads, seq, dim }));
+        const auto heads4 = [&](std::int64_t first, std::int64_t n) {
+            return qkv.narrow(2, first * dim, n * dim).reshape({ batch, seq, n, dim }).transpose(1, 2);
+        };
+        QVERIFY(at::equal(got.q, rotary(heads4(0, heads), table.cos(), table.sin())));
+        QVERIFY(at::equal(got.k, rotary(heads4(heads, kvHeads), table.cos(), table.sin())));
+        QVERIFY(at::equal(got.v, heads4(heads + kvHeads, kvHeads)));
+        const auto gv = at::randn(got.v.sizes(), f64);
+        got.v.backward(gv);
+        // Only v's columns get a gradient; q's and k's are zero.
+        const auto grad = qkv.grad();
+        QVERIFY(at::equal(grad.narrow(2, (heads + kvHeads) * dim, kvHeads * dim),
+                          gv.transpose(1, 2).reshape({ batch, seq, kvHeads * dim })));
+        QCOMPARE(grad.narrow(2, 0, (heads + kvHeads) * dim).abs().max().item<double>(), 0.0);
+        QVERIFY_THROWS_EXCEPTION(c10::Error, rotaryQkv(qkv, heads, kvHeads + 1, dim, table.cos(), table.sin()));
+    }
+
+    void embeddingIntoGradMatchesAutograd_data()
+    {
+        QTest::addColumn<bool>("unwritten");
+        QTest::newRow("adding to the tied head's gradient") << false;
+        QTest::newRow("an unwritten range (untied)") << true;
+    }
+    void embeddingIntoGradMatchesAutograd()
+    {
+        // Repeated tokens, two sequences: each token's rows sum into its row of the table's gradient,
+        // which holds the head's gradient already (added to) or garbage (flagged unwritten: overwritten).
+        QFETCH(bool, unwritten);
+        at::manual_seed(29);
+        const std::int64_t vocab = 11, hidden = 6;
+        const auto table = at::randn({ vocab, hidden }).requires_grad_(true);
+        auto grad = at::randn({ vocab, hidden });
+        const auto before = unwritten ? at::zeros_like(grad) : grad.clone();
+        if (unwritten)
+            grad.fill_(std::nan(""));
+        std::uint8_t flag = unwritten ? 1 : 0;
+        const auto ids = at::tensor({ 3, 7, 3, 0, 10, 3, 7, 1 }, at::TensorOptions().dtype(at::kLong)).view({ 2, 4 });
+        const auto upstream = at::randn({ 2, 4, hidden });
+        const auto h = embeddingIntoGrad(table, ids, grad, &flag);
+        QVERIFY(at::equal(h, at::embedding(table, ids)));
+        (h * upstream).sum().backward();
+        QVERIFY(!table.grad().defined()); // nothing through autograd: it went into the range
+        QCOMPARE(flag, std::uint8_t { 0 });
+
+        const auto reference = table.detach().clone().requires_grad_(true);
+        (at::embedding(reference, ids) * upstream).sum().backward();
+        const auto added = grad - before;
+        QVERIFY2(allClose(added, reference.grad(), 1e-6, 1e-6), qPrintable(worst(added, reference.grad())));
+        QVERIFY_THROWS_EXCEPTION(c10::Error, embeddingIntoGrad(table, ids, grad.narrow(0, 0, 5), nullptr));
+    }
+
     void spanOfAReleasedBufferAllocatesNothing()
     {
         // The engine takes gradient spans during the forward pass, while sharded strategies hold the
