@@ -1,6 +1,8 @@
-#include "fused_kernels.hpp"
-
+// The rotary q/k/v kernel's body (rotary_qkv_kernel.hpp, included by fused_kernels.hpp) as device code.
 #include <cuda_bf16.h>
+#define SHARDWISE_KERNEL_FN __device__ __forceinline__
+
+#include "fused_kernels.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -98,69 +100,14 @@ bool aligned16(const void* p)
     return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
 }
 
-template <int Vec> __device__ __forceinline__ Pack<Vec> loadPack(const __nv_bfloat16* p)
-{
-    return *reinterpret_cast<const Pack<Vec>*>(p);
-}
-
-// One thread per (token, head of q, k or v, Vec-wide pack of the first half): it reads the pack at d and
-// its partner at d + headDim / 2 and writes both, so every element is read and written once.
 template <int Vec>
 __global__ void rotaryQkvKernel(QkvViews in, QkvViews out, QkvShape s, const __nv_bfloat16* cosTable,
                                 const __nv_bfloat16* sinTable, bool inverse)
 {
-    const int half = static_cast<int>(s.headDim / 2);
-    const int packs = half / Vec;
-    const int kvFirst = static_cast<int>(s.heads);
-    const int vFirst = static_cast<int>(s.heads + s.kvHeads);
-    const std::int64_t perToken = static_cast<std::int64_t>(s.heads + 2 * s.kvHeads) * packs;
-    const std::int64_t total = s.batch * s.seq * perToken;
+    const std::int64_t total = s.batch * s.seq * (s.heads + 2 * s.kvHeads) * (s.headDim / 2 / Vec);
     for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
-         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-        const std::int64_t token = i / perToken;
-        const int rest = static_cast<int>(i - token * perToken);
-        const int slot = rest / packs;
-        const int d = (rest - slot * packs) * Vec;
-        const std::int64_t b = token / s.seq;
-        const std::int64_t t = token - b * s.seq;
-        const int part = slot < kvFirst ? 0 : (slot < vFirst ? 1 : 2);
-        const int h = slot - (part == 0 ? 0 : (part == 1 ? kvFirst : vFirst));
-        const HeadsView& iv = in.part[part];
-        const HeadsView& ov = out.part[part];
-        const auto* src
-            = static_cast<const __nv_bfloat16*>(iv.data) + b * iv.batchStride + h * iv.headStride + t * iv.seqStride;
-        auto* dst = static_cast<__nv_bfloat16*>(ov.data) + b * ov.batchStride + h * ov.headStride + t * ov.seqStride;
-        const auto x1 = loadPack<Vec>(src + d);
-        const auto x2 = loadPack<Vec>(src + d + half);
-        if (part == 2) {
-            *reinterpret_cast<Pack<Vec>*>(dst + d) = x1;
-            *reinterpret_cast<Pack<Vec>*>(dst + d + half) = x2;
-            continue;
-        }
-        const auto* cosRow = cosTable + t * s.headDim;
-        const auto* sinRow = sinTable + t * s.headDim;
-        const auto c1 = loadPack<Vec>(cosRow + d);
-        const auto c2 = loadPack<Vec>(cosRow + d + half);
-        const auto s1 = loadPack<Vec>(sinRow + d);
-        const auto s2 = loadPack<Vec>(sinRow + d + half);
-        Pack<Vec> y1;
-        Pack<Vec> y2;
-#pragma unroll
-        for (int k = 0; k < Vec; ++k) {
-            const float a1 = __bfloat162float(x1.v[k]);
-            const float a2 = __bfloat162float(x2.v[k]);
-            const float cc1 = __bfloat162float(c1.v[k]);
-            const float cc2 = __bfloat162float(c2.v[k]);
-            const float ss1 = __bfloat162float(s1.v[k]);
-            const float ss2 = __bfloat162float(s2.v[k]);
-            // Forward: y1 = x1 c1 - x2 s1, y2 = x2 c2 + x1 s2. Its transpose (backward):
-            // dx1 = dy1 c1 + dy2 s2, dx2 = dy2 c2 - dy1 s1.
-            y1.v[k] = __float2bfloat16(inverse ? a1 * cc1 + a2 * ss2 : a1 * cc1 - a2 * ss1);
-            y2.v[k] = __float2bfloat16(inverse ? a2 * cc2 - a1 * ss1 : a2 * cc2 + a1 * ss2);
-        }
-        *reinterpret_cast<Pack<Vec>*>(dst + d) = y1;
-        *reinterpret_cast<Pack<Vec>*>(dst + d + half) = y2;
-    }
+         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+        rotaryQkvAt<Vec>(i, in, out, s, cosTable, sinTable, inverse);
 }
 
 // Running maximum and sum of exp(x - maximum) (Milakov and Gimelshein 2018, "Online normalizer
@@ -288,7 +235,7 @@ void rotaryQkv(const QkvViews& in, const QkvViews& out, const QkvShape& shape, c
                bool inverse, cudaStream_t stream)
 {
     const auto half = shape.headDim / 2;
-    const auto work = shape.batch * shape.seq * (shape.heads + 2 * shape.kvHeads) * half;
+    const auto work = rotaryQkvWork(shape, 1);
     if (work == 0)
         return;
     if (shape.headDim % 2 != 0 || shape.heads + 2 * shape.kvHeads > 0x7fffffff / half)
@@ -301,7 +248,7 @@ void rotaryQkv(const QkvViews& in, const QkvViews& out, const QkvShape& shape, c
     const auto* c = static_cast<const __nv_bfloat16*>(cos);
     const auto* s = static_cast<const __nv_bfloat16*>(sin);
     if (vectorized)
-        rotaryQkvKernel<8><<<blocksFor(work / 8), kThreads, 0, stream>>>(in, out, shape, c, s, inverse);
+        rotaryQkvKernel<8><<<blocksFor(rotaryQkvWork(shape, 8)), kThreads, 0, stream>>>(in, out, shape, c, s, inverse);
     else
         rotaryQkvKernel<1><<<blocksFor(work), kThreads, 0, stream>>>(in, out, shape, c, s, inverse);
     check("rotary q/k/v kernel");

@@ -6,6 +6,8 @@
 // Built only for CUDA builds (SHARDWISE_WITH_FUSED_KERNELS); callers keep the ATen composition as the
 // path for every other device and dtype.
 
+#include "rotary_qkv_kernel.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -29,22 +31,7 @@ void swigluBackward(const void* gateUp, std::int64_t gateUpStride, const void* g
 // heads (q), parts 1 and 2 `kvHeads` each (k, v). q and k are turned by the rotate-half convention of
 // Hugging Face's Llama/Qwen2 (dimension d paired with d + headDim / 2); v is copied. cos and sin are
 // [>= seq, headDim] contiguous. inverse = true applies the transpose of the rotation (the backward).
-struct HeadsView {
-    void* data = nullptr;
-    std::int64_t batchStride = 0;
-    std::int64_t headStride = 0;
-    std::int64_t seqStride = 0;
-};
-struct QkvViews {
-    HeadsView part[3];
-};
-struct QkvShape {
-    std::int64_t batch = 0;
-    std::int64_t seq = 0;
-    std::int64_t heads = 0;
-    std::int64_t kvHeads = 0;
-    std::int64_t headDim = 0;
-};
+// (HeadsView, QkvViews and QkvShape: rotary_qkv_kernel.hpp.)
 void rotaryQkv(const QkvViews& in, const QkvViews& out, const QkvShape& shape, const void* cos, const void* sin,
                bool inverse, cudaStream_t stream);
 

@@ -1,0 +1,165 @@
+// The rotary q/k/v CUDA kernel's body (runner/src/rotary_qkv_kernel.hpp) run on the CPU over every index
+// it covers, at both pack widths, against the ATen composition in fp32: its indexing, strides,
+// packing and maths checked without a GPU (shardwise-runner-kernel-check does the same on a GPU).
+// bf16 is emulated bit for bit as the top half of an fp32 with round-to-nearest-even, as
+// cuda_bf16.h's __float2bfloat16 and ATen's BFloat16 round.
+#include <ATen/ATen.h>
+#include <QtTest>
+#include <torch/autograd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+struct __nv_bfloat16 {
+    std::uint16_t bits;
+};
+inline float __bfloat162float(__nv_bfloat16 b)
+{
+    const std::uint32_t u = static_cast<std::uint32_t>(b.bits) << 16;
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+}
+inline __nv_bfloat16 __float2bfloat16(float f)
+{
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return { static_cast<std::uint16_t>(u >> 16) };
+}
+#define SHARDWISE_KERNEL_FN inline
+#include "rotary_qkv_kernel.hpp"
+
+using namespace shardwise::runner::kernels;
+
+namespace {
+
+// A [batch, heads, seq, headDim] tensor (last dimension contiguous) as the kernel's view of it.
+HeadsView headsView(const at::Tensor& x)
+{
+    return { x.data_ptr(), x.stride(0), x.stride(1), x.stride(2) };
+}
+
+template <int Vec>
+void runKernel(const QkvViews& in, const QkvViews& out, const QkvShape& s, const at::Tensor& cos, const at::Tensor& sin,
+               bool inverse)
+{
+    const auto* c = static_cast<const __nv_bfloat16*>(cos.data_ptr());
+    const auto* sn = static_cast<const __nv_bfloat16*>(sin.data_ptr());
+    const auto total = rotaryQkvWork(s, Vec);
+    for (std::int64_t i = 0; i < total; ++i)
+        rotaryQkvAt<Vec>(i, in, out, s, c, sn, inverse);
+}
+
+bool closeInBf16(const at::Tensor& got, const at::Tensor& want)
+{
+    // One bf16 rounding of an fp32 result: within 2^-8 relative, plus a little for cancellation.
+    const auto g = got.to(at::kFloat);
+    return ((g - want).abs() - (1e-3 + want.abs() / 128.0)).max().item<double>() <= 0.0;
+}
+
+} // namespace
+
+class TestRotaryKernelHost : public QObject {
+    Q_OBJECT
+
+private slots:
+    void kernelMatchesTheComposition_data()
+    {
+        QTest::addColumn<int>("vec");
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<int>("seq");
+        QTest::addColumn<int>("heads");
+        QTest::addColumn<int>("kvHeads");
+        QTest::addColumn<int>("headDim");
+        QTest::addColumn<int>("pad");
+        QTest::newRow("Qwen2.5-3B heads, 16-byte packs") << 8 << 1 << 64 << 16 << 2 << 128 << 0;
+        QTest::newRow("Qwen2.5-0.5B heads in a wider block, 16-byte packs") << 8 << 2 << 37 << 14 << 2 << 64 << 8;
+        QTest::newRow("half of 6, one element a thread") << 1 << 1 << 19 << 4 << 4 << 12 << 0;
+        QTest::newRow("misaligned rows, one element a thread") << 1 << 2 << 33 << 2 << 1 << 64 << 3;
+    }
+    void kernelMatchesTheComposition()
+    {
+        QFETCH(int, vec);
+        QFETCH(int, batch);
+        QFETCH(int, seq);
+        QFETCH(int, heads);
+        QFETCH(int, kvHeads);
+        QFETCH(int, headDim);
+        QFETCH(int, pad);
+        at::manual_seed(31);
+        const auto bf16 = at::TensorOptions().dtype(at::kBFloat16);
+        const auto f64 = at::TensorOptions().dtype(at::kDouble);
+        const auto angles = at::outer(at::arange(seq + 3, f64),
+                                      at::pow(1e6, -at::arange(0, headDim, 2, f64) / static_cast<double>(headDim)));
+        const auto cos = at::cat({ angles, angles }, -1).cos().to(bf16).contiguous();
+        const auto sin = at::cat({ angles, angles }, -1).sin().to(bf16).contiguous();
+        const std::int64_t width = static_cast<std::int64_t>(heads + 2 * kvHeads) * headDim;
+        const auto block = at::randn({ batch, seq, width + pad }).to(bf16);
+        const auto qkv = block.narrow(2, 0, width);
+        const QkvShape shape { batch, seq, heads, kvHeads, headDim };
+        const auto split = [&](const at::Tensor& x) {
+            const auto parts = x.split_with_sizes({ heads * headDim, kvHeads * headDim, kvHeads * headDim }, -1);
+            return std::vector<at::Tensor> {
+                parts[0].view({ batch, seq, heads, headDim }).transpose(1, 2),
+                parts[1].view({ batch, seq, kvHeads, headDim }).transpose(1, 2),
+                parts[2].view({ batch, seq, kvHeads, headDim }).transpose(1, 2),
+            };
+        };
+        const auto inParts = split(qkv);
+        const std::vector<at::Tensor> outParts { at::empty({ batch, seq, heads, headDim }, bf16).transpose(1, 2),
+                                                 at::empty({ batch, seq, kvHeads, headDim }, bf16).transpose(1, 2),
+                                                 at::empty({ batch, seq, kvHeads, headDim }, bf16).transpose(1, 2) };
+        QkvViews in;
+        QkvViews out;
+        for (int p = 0; p < 3; ++p) {
+            in.part[p] = headsView(inParts[static_cast<std::size_t>(p)]);
+            out.part[p] = headsView(outParts[static_cast<std::size_t>(p)]);
+        }
+        const auto run = [&](const QkvViews& from, const QkvViews& to, bool inverse) {
+            if (vec == 8)
+                runKernel<8>(from, to, shape, cos, sin, inverse);
+            else
+                runKernel<1>(from, to, shape, cos, sin, inverse);
+        };
+        run(in, out, false);
+
+        // The composition in fp32 from the same bf16 values, forward and through autograd backward.
+        const auto ref = qkv.to(at::kFloat).requires_grad_(true);
+        const auto refParts = split(ref);
+        const auto h = headDim / 2;
+        const auto turn = [&](const at::Tensor& x) {
+            const auto rotated = at::cat({ -x.narrow(3, h, h), x.narrow(3, 0, h) }, 3);
+            return x * cos.to(at::kFloat).narrow(0, 0, seq) + rotated * sin.to(at::kFloat).narrow(0, 0, seq);
+        };
+        const auto refQ = turn(refParts[0]);
+        const auto refK = turn(refParts[1]);
+        QVERIFY(closeInBf16(outParts[0], refQ));
+        QVERIFY(closeInBf16(outParts[1], refK));
+        QVERIFY(at::equal(outParts[2], inParts[2]));
+
+        // Backward: q's gradient contiguous [batch, heads, seq, dim], k's and v's as [batch, seq, heads,
+        // dim] transposed; the projection's gradient [batch, seq, width] contiguous.
+        const auto gq = at::randn({ batch, heads, seq, headDim }).to(bf16);
+        const auto gk = at::randn({ batch, seq, kvHeads, headDim }).to(bf16).transpose(1, 2);
+        const auto gv = at::randn({ batch, seq, kvHeads, headDim }).to(bf16).transpose(1, 2);
+        const auto dqkv = at::full({ batch, seq, width }, std::nan(""), bf16);
+        const auto dParts = split(dqkv);
+        QkvViews gradIn;
+        QkvViews gradOut;
+        gradIn.part[0] = headsView(gq);
+        gradIn.part[1] = headsView(gk);
+        gradIn.part[2] = headsView(gv);
+        for (int p = 0; p < 3; ++p)
+            gradOut.part[p] = headsView(dParts[static_cast<std::size_t>(p)]);
+        run(gradIn, gradOut, true);
+        torch::autograd::backward({ refQ, refK, refParts[2] },
+                                  { gq.to(at::kFloat), gk.to(at::kFloat), gv.to(at::kFloat) });
+        QVERIFY2(!at::isnan(dqkv).any().item<bool>(), "an element of the gradient was not written");
+        QVERIFY(closeInBf16(dqkv, ref.grad()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRotaryKernelHost)
+#include "test_rotary_kernel_host.moc"
