@@ -74,17 +74,21 @@ probe_into() {
         --device cuda >"$1/probe.jsonl" 2>"$1/probe.log" </dev/null || true
 }
 # zero0_run OUT TAG VALUE "VAR=X ..." RUNNER-ARGS...: one zero0 run (pure bf16, seq 2048, 4 + 12 steps)
-# with those environment settings into OUT/TAG, and a line "TAG VALUE summary" in OUT/runs.tsv.
+# with those environment settings into OUT/TAG, and a line "TAG VALUE summary" in OUT/runs.tsv, ending
+# with the host's one-minute load average before the run: an eager step is issued by the host, so a
+# run beside other work on the CPUs (a build) is slower, and this says so.
 zero0_run() {
-    local out=$1 tag=$2 value=$3 settings=$4
+    local out=$1 tag=$2 value=$3 settings=$4 load
     shift 4
     mkdir -p "$out/$tag"
+    load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo unknown)
     # shellcheck disable=SC2086 # settings holds separate assignments
     env $settings RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((29700 + RANDOM % 200)) \
         timeout 120 "$runner" --device cuda --strategy zero0 --precision bf16 --seq 2048 --micro-batch 1 \
         --warmup 5 --steps 12 "$@" >"$out/$tag/run.jsonl" 2>"$out/$tag/run.log" </dev/null || true
-    printf '%s\t%s\t%s\n' "$tag" "$value" \
-        "$(python3 bench/offload/summarize.py --probe "$out/probe.jsonl" "$out/$tag" | tail -1)" >>"$out/runs.tsv"
+    printf '%s\t%s\t%s\thost load %s\n' "$tag" "$value" \
+        "$(python3 bench/offload/summarize.py --probe "$out/probe.jsonl" "$out/$tag" | tail -1)" "$load" \
+        >>"$out/runs.tsv"
 }
 for spec in "$@"; do
     batch="${spec%%:*}"
