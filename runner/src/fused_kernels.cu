@@ -104,7 +104,7 @@ template <int Vec>
 __global__ void rotaryQkvKernel(QkvViews in, QkvViews out, QkvShape s, const __nv_bfloat16* cosTable,
                                 const __nv_bfloat16* sinTable, bool inverse)
 {
-    const std::int64_t total = s.batch * s.seq * (s.heads + 2 * s.kvHeads) * (s.headDim / 2 / Vec);
+    const std::int64_t total = rotaryQkvWork(s, Vec);
     for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
          i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
         rotaryQkvAt<Vec>(i, in, out, s, cosTable, sinTable, inverse);

@@ -14,10 +14,10 @@ namespace shardwise::runner {
 namespace {
 
 // The bias's gradient, the sum of the output gradient's rows, as one GEMM of a row of ones with them
-// into the buffer (overwriting an unwritten range, else adding): cuBLAS reads the rows at about HBM
-// speed and writes the buffer itself, where ATen's column sum ran at a third of it (0.43 ms of a
-// Qwen2.5-3B step on an H100 for the q/k/v biases) and a copy or add followed. fp32 accumulation
-// either way.
+// into the buffer (overwriting an unwritten range, else adding), fp32 accumulation: cuBLAS writes the
+// buffer itself, where ATen's column sum (0.43 ms of a Qwen2.5-3B step on an H100 for the q/k/v
+// biases, reading at about a third of HBM speed) was followed by a copy or add. The GEMM's own time
+// has not been profiled apart from the step (bench/results/runner-speed-1624171.md).
 void biasGradientInto(at::Tensor& biasGrad, const at::Tensor& rows, UnwrittenFlag unwritten)
 {
     if (biasGrad.scalar_type() != rows.scalar_type()) {

@@ -77,9 +77,9 @@ at::Tensor linearIntoGrad(const at::Tensor& input, const LinearWeight& w, const 
 // gradient row straight into the table's gradient range `grad` ([vocab, hidden], materialised by then):
 // zeroed first when `unwritten` says so (an untied table), else added to what is there (the tied head's
 // GEMM wrote it in the forward pass, head_loss.hpp). Autograd's lookup built a dense [vocab, hidden]
-// gradient (a zero fill and a scatter) and added it into the range: two more passes over the table's
-// gradient and one over a copy (1.9 GB, about 0.9 ms, for Qwen2.5-3B's tied 151,936 x 2,048 table on
-// an H100). The rows go in by index_put_'s sorted accumulation: repeated tokens summed in fp32 in a
+// gradient (a zero fill and a scatter) and added it into the range: 1.9 GB more traffic a step for
+// Qwen2.5-3B's tied 151,936 x 2,048 table (a step's add kernels took 0.85 ms on an H100, most of it
+// this add). The rows go in by index_put_'s sorted accumulation: repeated tokens summed in fp32 in a
 // fixed order, one rounding per row, so the result does not depend on scheduling. `table` is the
 // graph's edge (the output needs a gradient), but no gradient flows to it through autograd.
 at::Tensor embeddingIntoGrad(const at::Tensor& table, const at::Tensor& ids, const at::Tensor& grad,

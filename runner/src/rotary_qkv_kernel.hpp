@@ -32,7 +32,12 @@ struct QkvShape {
 
 // Indices the kernel covers at Vec elements per pack: one per (token, head of q, k or v, pack of the
 // first half).
-inline std::int64_t rotaryQkvWork(const QkvShape& s, int vec)
+#ifdef __CUDACC__
+#define SHARDWISE_HOST_DEVICE __host__ __device__
+#else
+#define SHARDWISE_HOST_DEVICE
+#endif
+inline SHARDWISE_HOST_DEVICE std::int64_t rotaryQkvWork(const QkvShape& s, int vec)
 {
     return s.batch * s.seq * (s.heads + 2 * s.kvHeads) * (s.headDim / 2 / vec);
 }
