@@ -1,8 +1,10 @@
-// The rotary q/k/v kernel's body (rotary_qkv_kernel.hpp, included by fused_kernels.hpp) as device code.
+// The rotary q/k/v and SwiGLU kernels' bodies (rotary_qkv_kernel.hpp, included by fused_kernels.hpp, and
+// swiglu_kernel.hpp) as device code.
 #include <cuda_bf16.h>
 #define SHARDWISE_KERNEL_FN __device__ __forceinline__
 
 #include "fused_kernels.hpp"
+#include "swiglu_kernel.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -27,72 +29,30 @@ unsigned int blocksFor(std::int64_t work)
     return static_cast<unsigned int>(blocks < (1 << 20) ? blocks : (1 << 20));
 }
 
-__device__ __forceinline__ float sigmoid(float x)
-{
-    return 1.0f / (1.0f + __expf(-x));
-}
-
 // Vec bf16 values per thread: 8 (16-byte loads) when every row start is 16-byte aligned, else 1.
 template <int Vec> struct alignas(2 * Vec) Pack {
     __nv_bfloat16 v[Vec];
 };
 
-// Grid-stride loop over the Vec-wide packs of a [rows, ffn] block: body(row, first column).
-template <int Vec, typename Body>
-__device__ __forceinline__ void forEachPack(std::int64_t rows, std::int64_t ffn, Body body)
-{
-    const std::int64_t perRow = ffn / Vec;
-    const std::int64_t total = rows * perRow;
-    for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
-         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-        const std::int64_t r = i / perRow;
-        body(r, (i - r * perRow) * Vec);
-    }
-}
-
+// Grid-stride loops over swiglu_kernel.hpp's per-pack bodies.
 template <int Vec>
 __global__ void swigluForwardKernel(const __nv_bfloat16* gateUp, std::int64_t stride, __nv_bfloat16* out,
                                     std::int64_t rows, std::int64_t ffn)
 {
-    forEachPack<Vec>(rows, ffn, [=](std::int64_t r, std::int64_t c) {
-        const auto* row = gateUp + r * stride;
-        const auto g = *reinterpret_cast<const Pack<Vec>*>(row + c);
-        const auto u = *reinterpret_cast<const Pack<Vec>*>(row + ffn + c);
-        Pack<Vec> h;
-#pragma unroll
-        for (int k = 0; k < Vec; ++k) {
-            const float gf = __bfloat162float(g.v[k]);
-            h.v[k] = __float2bfloat16(gf * sigmoid(gf) * __bfloat162float(u.v[k]));
-        }
-        *reinterpret_cast<Pack<Vec>*>(out + r * ffn + c) = h;
-    });
+    const std::int64_t total = rows * (ffn / Vec);
+    for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
+         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+        swigluForwardAt<Vec>(i, gateUp, stride, out, ffn);
 }
 
 template <int Vec>
 __global__ void swigluBackwardKernel(const __nv_bfloat16* gateUp, std::int64_t stride, const __nv_bfloat16* grad,
                                      __nv_bfloat16* dGateUp, std::int64_t rows, std::int64_t ffn)
 {
-    forEachPack<Vec>(rows, ffn, [=](std::int64_t r, std::int64_t c) {
-        const auto* row = gateUp + r * stride;
-        const auto g = *reinterpret_cast<const Pack<Vec>*>(row + c);
-        const auto u = *reinterpret_cast<const Pack<Vec>*>(row + ffn + c);
-        const auto d = *reinterpret_cast<const Pack<Vec>*>(grad + r * ffn + c);
-        Pack<Vec> dg;
-        Pack<Vec> du;
-#pragma unroll
-        for (int k = 0; k < Vec; ++k) {
-            const float gf = __bfloat162float(g.v[k]);
-            const float uf = __bfloat162float(u.v[k]);
-            const float df = __bfloat162float(d.v[k]);
-            const float s = sigmoid(gf);
-            // silu'(g) = s * (1 + g * (1 - s)).
-            dg.v[k] = __float2bfloat16(df * uf * s * (1.0f + gf * (1.0f - s)));
-            du.v[k] = __float2bfloat16(df * gf * s);
-        }
-        auto* outRow = dGateUp + r * 2 * ffn;
-        *reinterpret_cast<Pack<Vec>*>(outRow + c) = dg;
-        *reinterpret_cast<Pack<Vec>*>(outRow + ffn + c) = du;
-    });
+    const std::int64_t total = rows * (ffn / Vec);
+    for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
+         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+        swigluBackwardAt<Vec>(i, gateUp, stride, grad, dGateUp, ffn);
 }
 
 bool aligned16(const void* p)

@@ -1,6 +1,6 @@
 #pragma once
 // The rotary q/k/v kernel's work for one index (fused_kernels.hpp, rotaryQkv), shared by the CUDA kernel
-// (fused_kernels.cu) and a host emulation (tests/runner/test_rotary_kernel_host.cpp) that runs it over
+// (fused_kernels.cu) and a host emulation (tests/runner/test_kernel_host.cpp) that runs it over
 // every index on the CPU, so CI checks its indexing, strides and maths without a GPU. Plain includers
 // get the view and shape types only; the body needs the includer to define SHARDWISE_KERNEL_FN (the
 // function qualifiers: __device__ __forceinline__ under nvcc, inline on the host) and to supply

@@ -1,6 +1,7 @@
-// The rotary q/k/v CUDA kernel's body (runner/src/rotary_qkv_kernel.hpp) run on the CPU over every index
-// it covers, at both pack widths, against the ATen composition in fp32: its indexing, strides,
-// packing and maths checked without a GPU (shardwise-runner-kernel-check does the same on a GPU).
+// The rotary q/k/v and SwiGLU CUDA kernels' bodies (runner/src/rotary_qkv_kernel.hpp,
+// runner/src/swiglu_kernel.hpp) run on the CPU over every index they cover, at both pack widths, against
+// the ATen composition in fp32: their indexing, strides, packing and maths checked without a GPU
+// (shardwise-runner-kernel-check does the same on a GPU).
 // bf16 is emulated bit for bit as the top half of an fp32 with round-to-nearest-even, as
 // cuda_bf16.h's __float2bfloat16 and ATen's BFloat16 round.
 #include <ATen/ATen.h>
@@ -30,6 +31,7 @@ inline __nv_bfloat16 __float2bfloat16(float f)
 }
 #define SHARDWISE_KERNEL_FN inline
 #include "rotary_qkv_kernel.hpp"
+#include "swiglu_kernel.hpp"
 
 using namespace shardwise::runner::kernels;
 
@@ -61,7 +63,7 @@ bool closeInBf16(const at::Tensor& got, const at::Tensor& want)
 
 } // namespace
 
-class TestRotaryKernelHost : public QObject {
+class TestKernelHost : public QObject {
     Q_OBJECT
 
 private slots:
@@ -159,7 +161,63 @@ private slots:
         QVERIFY2(!at::isnan(dqkv).any().item<bool>(), "an element of the gradient was not written");
         QVERIFY(closeInBf16(dqkv, ref.grad()));
     }
+
+    void swigluMatchesTheComposition_data()
+    {
+        QTest::addColumn<int>("vec");
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("ffn");
+        QTest::addColumn<int>("pad");
+        QTest::newRow("16-byte packs, contiguous rows") << 8 << 37 << 64 << 0;
+        QTest::newRow("16-byte packs, rows of a wider block") << 8 << 9 << 40 << 16;
+        QTest::newRow("one element a thread, odd width and stride") << 1 << 7 << 13 << 3;
+    }
+    void swigluMatchesTheComposition()
+    {
+        QFETCH(int, vec);
+        QFETCH(int, rows);
+        QFETCH(int, ffn);
+        QFETCH(int, pad);
+        at::manual_seed(37);
+        const auto bf16 = at::TensorOptions().dtype(at::kBFloat16);
+        // gateUp's rows hold the gate's ffn columns, then the up projection's, then pad unused ones.
+        const auto block = (at::randn({ rows, 2 * ffn + pad }) * 3.0).to(bf16);
+        const auto gateUp = block.narrow(1, 0, 2 * ffn);
+        // The pad columns are never read: NaN there must not reach any output.
+        block.narrow(1, 2 * ffn, pad).fill_(std::nan(""));
+        const std::int64_t stride = block.stride(0);
+        const auto* in = static_cast<const __nv_bfloat16*>(block.data_ptr());
+        const auto out = at::full({ rows, ffn }, std::nan(""), bf16);
+        const auto total = swigluWork(rows, ffn, vec);
+        auto* o = static_cast<__nv_bfloat16*>(out.data_ptr());
+        for (std::int64_t i = 0; i < total; ++i) {
+            if (vec == 8)
+                swigluForwardAt<8>(i, in, stride, o, ffn);
+            else
+                swigluForwardAt<1>(i, in, stride, o, ffn);
+        }
+        const auto ref = gateUp.to(at::kFloat).requires_grad_(true);
+        const auto gate = ref.narrow(1, 0, ffn);
+        const auto refOut = gate * at::sigmoid(gate) * ref.narrow(1, ffn, ffn);
+        QVERIFY2(!at::isnan(out).any().item<bool>(), "NaN in the output: an element not written, or a pad column read");
+        QVERIFY(closeInBf16(out, refOut));
+
+        const auto grad = at::randn({ rows, ffn }).to(bf16);
+        const auto dGateUp = at::full({ rows, 2 * ffn }, std::nan(""), bf16);
+        const auto* d = static_cast<const __nv_bfloat16*>(grad.data_ptr());
+        auto* dg = static_cast<__nv_bfloat16*>(dGateUp.data_ptr());
+        for (std::int64_t i = 0; i < total; ++i) {
+            if (vec == 8)
+                swigluBackwardAt<8>(i, in, stride, d, dg, ffn);
+            else
+                swigluBackwardAt<1>(i, in, stride, d, dg, ffn);
+        }
+        torch::autograd::backward({ refOut }, { grad.to(at::kFloat) });
+        QVERIFY2(!at::isnan(dGateUp).any().item<bool>(),
+                 "NaN in the gradient: an element not written, or a pad column read");
+        QVERIFY(closeInBf16(dGateUp, ref.grad()));
+    }
 };
 
-QTEST_GUILESS_MAIN(TestRotaryKernelHost)
-#include "test_rotary_kernel_host.moc"
+QTEST_GUILESS_MAIN(TestKernelHost)
+#include "test_kernel_host.moc"
