@@ -6,6 +6,7 @@
 // Built only for CUDA builds (SHARDWISE_WITH_FUSED_KERNELS); callers keep the ATen composition as the
 // path for every other device and dtype.
 
+#include "adamw_kernel_body.hpp"
 #include "rotary_qkv_kernel.hpp"
 
 #include <cuda_runtime_api.h>
@@ -73,13 +74,7 @@ void rmsNormBackward(const void* dn, const void* h, const void* weight, const fl
 // moved the same bytes at about half of HBM bandwidth (PyTorch's multi-tensor fused AdamW, pure bf16)
 // or several times over (ATen ops on the master).
 enum class AdamWState { Bf16, Fp32Master };
-struct AdamWHyper { // the step's scalars are derived in double, as torch.optim.AdamW does, then narrowed
-    double lr = 1e-3;
-    double beta1 = 0.9;
-    double beta2 = 0.999;
-    double eps = 1e-8;
-    double weightDecay = 0.01;
-};
+// (AdamWHyper: adamw_kernel_body.hpp.)
 // maxBlocks > 0 caps the grid (a step that runs beside other kernels leaves them SMs); 0: as many
 // blocks as keep every SM's loads in flight.
 void adamw(void* param, const void* grad, void* expAvg, void* expAvgSq, void* bf16Copy, std::int64_t n,

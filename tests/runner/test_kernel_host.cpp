@@ -1,13 +1,15 @@
-// The rotary q/k/v and SwiGLU CUDA kernels' bodies (runner/src/rotary_qkv_kernel.hpp,
-// runner/src/swiglu_kernel.hpp) run on the CPU over every index they cover, at both pack widths, against
-// the ATen composition in fp32: their indexing, strides, packing and maths checked without a GPU
-// (shardwise-runner-kernel-check does the same on a GPU).
+// The rotary q/k/v, SwiGLU and AdamW CUDA kernels' bodies (runner/src/rotary_qkv_kernel.hpp,
+// swiglu_kernel.hpp, adamw_kernel_body.hpp) run on the CPU over every index they cover, at each pack
+// width, against the ATen composition (AdamW: torch.optim.AdamW's single-tensor steps in double): their
+// indexing, strides, packing and maths checked without a GPU (shardwise-runner-kernel-check does the
+// same on a GPU).
 // bf16 is emulated bit for bit as the top half of an fp32 with round-to-nearest-even, as
 // cuda_bf16.h's __float2bfloat16 and ATen's BFloat16 round.
 #include <ATen/ATen.h>
 #include <QtTest>
 #include <torch/autograd.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -29,7 +31,12 @@ inline __nv_bfloat16 __float2bfloat16(float f)
     u += 0x7fffu + ((u >> 16) & 1u);
     return { static_cast<std::uint16_t>(u >> 16) };
 }
+inline __nv_bfloat16 __float2bfloat16_rn(float f)
+{
+    return __float2bfloat16(f);
+}
 #define SHARDWISE_KERNEL_FN inline
+#include "adamw_kernel_body.hpp"
 #include "rotary_qkv_kernel.hpp"
 #include "swiglu_kernel.hpp"
 
@@ -59,6 +66,33 @@ bool closeInBf16(const at::Tensor& got, const at::Tensor& want)
     // One bf16 rounding of an fp32 result: within 2^-8 relative, plus a little for cancellation.
     const auto g = got.to(at::kFloat);
     return ((g - want).abs() - (1e-3 + want.abs() / 128.0)).max().item<double>() <= 0.0;
+}
+
+// got within `relative` of want, elementwise (plus a floor far below any value compared).
+bool closeRelative(const at::Tensor& got, const at::Tensor& want, double relative)
+{
+    const auto w = want.to(at::kDouble);
+    return ((got.to(at::kDouble) - w).abs() - (1e-30 + w.abs() * relative)).max().item<double>() <= 0.0;
+}
+
+// The AdamW kernel's pack body over [0, n - n % Vec) and its element body over the rest, as the grid
+// covers them.
+template <typename S, int Vec>
+void runAdamW(at::Tensor& p, const at::Tensor& g, at::Tensor& m, at::Tensor& v, at::Tensor* copy, double t,
+              const AdamWHyper& h)
+{
+    const auto s = adamwScalars(h, t);
+    const auto n = p.numel();
+    auto* pp = static_cast<S*>(p.data_ptr());
+    const auto* gp = static_cast<const __nv_bfloat16*>(g.data_ptr());
+    auto* mp = static_cast<S*>(m.data_ptr());
+    auto* vp = static_cast<S*>(v.data_ptr());
+    auto* cp = copy ? static_cast<__nv_bfloat16*>(copy->data_ptr()) : nullptr;
+    const std::int64_t packs = n / Vec;
+    for (std::int64_t i = 0; i < packs; ++i)
+        adamwPackAt<S, __nv_bfloat16, Vec>(i, pp, gp, mp, vp, cp, s);
+    for (std::int64_t e = packs * Vec; e < n; ++e)
+        adamwElementAt<S, __nv_bfloat16>(e, pp, gp, mp, vp, cp, s);
 }
 
 } // namespace
@@ -216,6 +250,67 @@ private slots:
         QVERIFY2(!at::isnan(dGateUp).any().item<bool>(),
                  "NaN in the gradient: an element not written, or a pad column read");
         QVERIFY(closeInBf16(dGateUp, ref.grad()));
+    }
+
+    void adamwMatchesTorchOptimAdamW_data()
+    {
+        QTest::addColumn<bool>("master");
+        QTest::addColumn<int>("vec");
+        QTest::addColumn<int>("n");
+        QTest::newRow("bf16 state, 16-byte packs and a tail of 5") << false << 8 << 8 * 37 + 5;
+        QTest::newRow("bf16 state, one element a thread") << false << 1 << 61;
+        QTest::newRow("fp32 master and bf16 copy, 16-byte packs and a tail of 3") << true << 4 << 4 * 50 + 3;
+        QTest::newRow("fp32 master and bf16 copy, one element a thread") << true << 1 << 29;
+    }
+    void adamwMatchesTorchOptimAdamW()
+    {
+        QFETCH(bool, master);
+        QFETCH(int, vec);
+        QFETCH(int, n);
+        at::manual_seed(41);
+        AdamWHyper h;
+        h.lr = 3e-3;
+        h.weightDecay = 0.1;
+        const auto stateType = master ? at::kFloat : at::kBFloat16;
+        auto p = at::randn({ n }).to(stateType);
+        auto m = at::zeros({ n }, stateType);
+        auto v = at::zeros({ n }, stateType);
+        auto copy = at::full({ n }, std::nan(""), at::TensorOptions().dtype(at::kBFloat16));
+        for (int t = 1; t <= 3; ++t) {
+            // Gradients over several scales, so that the moments and the step cover a wide range.
+            const auto g
+                = (at::randn({ n }) * at::pow(10.0, at::randint(-3, 2, { n }).to(at::kFloat))).to(at::kBFloat16);
+            // torch.optim.AdamW's single-tensor step, in double from the same stored values.
+            auto rp = p.to(at::kDouble);
+            auto rm = m.to(at::kDouble);
+            auto rv = v.to(at::kDouble);
+            const auto rg = g.to(at::kDouble);
+            rp.mul_(1.0 - h.lr * h.weightDecay);
+            rm.lerp_(rg, 1.0 - h.beta1);
+            rv.mul_(h.beta2).addcmul_(rg, rg, 1.0 - h.beta2);
+            const double stepSize = h.lr / (1.0 - std::pow(h.beta1, t));
+            const double bias2Sqrt = std::sqrt(1.0 - std::pow(h.beta2, t));
+            const auto denom = (rv.sqrt() / bias2Sqrt).add_(h.eps);
+            rp.addcdiv_(rm, denom, -stepSize);
+
+            if (master) {
+                if (vec == 4)
+                    runAdamW<float, 4>(p, g, m, v, &copy, t, h);
+                else
+                    runAdamW<float, 1>(p, g, m, v, &copy, t, h);
+            } else if (vec == 8) {
+                runAdamW<__nv_bfloat16, 8>(p, g, m, v, nullptr, t, h);
+            } else {
+                runAdamW<__nv_bfloat16, 1>(p, g, m, v, nullptr, t, h);
+            }
+            // fp32 arithmetic: within a few fp32 roundings of double; bf16 state: one bf16 rounding more.
+            const double tolerance = master ? 1e-5 : 1.0 / 128.0;
+            QVERIFY2(closeRelative(p, rp, tolerance), qPrintable(QStringLiteral("parameter, step %1").arg(t)));
+            QVERIFY2(closeRelative(m, rm, tolerance), qPrintable(QStringLiteral("first moment, step %1").arg(t)));
+            QVERIFY2(closeRelative(v, rv, tolerance), qPrintable(QStringLiteral("second moment, step %1").arg(t)));
+            if (master)
+                QVERIFY2(at::equal(copy, p.to(at::kBFloat16)), "the bf16 copy is not the master rounded to nearest");
+        }
     }
 };
 
