@@ -27,6 +27,12 @@ namespace shardwise::runner {
 
 namespace {
 
+bool deterministicRequested()
+{
+    const char* v = std::getenv("SHARDWISE_DETERMINISTIC");
+    return v != nullptr && std::string(v) == "1";
+}
+
 using Clock = std::chrono::steady_clock;
 
 std::string hostName()
@@ -215,6 +221,14 @@ private:
 
 void TrainingRun::setup()
 {
+    // SHARDWISE_DETERMINISTIC=1: PyTorch's deterministic algorithms (flash attention's backward without
+    // atomic accumulation, among others; an operation without a deterministic form fails, naming
+    // itself), and cuBLAS with a fixed workspace per stream, which it needs for that.
+    if (deterministicRequested()) {
+        setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", 0);
+        at::globalContext().setDeterministicAlgorithms(true, false);
+        logLine(m_env.rank, "deterministic algorithms (SHARDWISE_DETERMINISTIC=1)");
+    }
     if (m_options.profileKernelSteps > 0 && !KernelProfile::available())
         throw ConfigError("--profile-kernels: this runner was built without the kernel profiler (CUDA builds only)");
     m_progress.device = m_device;
