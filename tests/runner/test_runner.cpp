@@ -119,6 +119,28 @@ private slots:
         QVERIFY(losses.front() != losses.back());
     }
 
+    void deterministicSettingRunsAndChangesNothingOnCpu()
+    {
+        // SHARDWISE_DETERMINISTIC=1 turns on PyTorch's deterministic algorithms: every operation of a
+        // run must have a deterministic form (one without fails the run), and on the CPU, where the
+        // runner's steps are deterministic anyway, the parameters must come out the same bytes.
+        const auto* plain = run(2, QStringLiteral("zero3"));
+        QVERIFY(plain);
+        QTemporaryDir dir;
+        const QString dump = dir.filePath(QStringLiteral("det"));
+        QStringList args = kSmallRun;
+        args << QStringLiteral("--strategy") << QStringLiteral("zero3") << QStringLiteral("--dump-params") << dump;
+        const auto ranks = runRanks(2, args, 300000, { { "SHARDWISE_DETERMINISTIC", "1" } });
+        for (int r = 0; r < 2; ++r) {
+            const auto& rr = ranks[static_cast<std::size_t>(r)];
+            QVERIFY2(rr.exitCode == 0, qPrintable(rr.log));
+            QVERIFY2(rr.log.contains(QStringLiteral("deterministic algorithms (SHARDWISE_DETERMINISTIC=1)")),
+                     qPrintable(rr.log));
+            const auto dumped = readParamDump(dump + QStringLiteral(".rank%1").arg(r));
+            QCOMPARE(firstMismatch(dumped.values, plain->dumps[static_cast<std::size_t>(r)].values, 0, 0), QString());
+        }
+    }
+
     void dumpsDifferFromInitialisation()
     {
         // Guards the equivalence test against comparing untouched weights: zero steps vs three.
