@@ -1,8 +1,9 @@
-// The rotary q/k/v and SwiGLU kernels' bodies (rotary_qkv_kernel.hpp, included by fused_kernels.hpp, and
-// swiglu_kernel.hpp) as device code.
+// The rotary q/k/v, SwiGLU and cross-entropy kernels' bodies (rotary_qkv_kernel.hpp, included by
+// fused_kernels.hpp, swiglu_kernel.hpp and cross_entropy_kernel.hpp) as device code.
 #include <cuda_bf16.h>
 #define SHARDWISE_KERNEL_FN __device__ __forceinline__
 
+#include "cross_entropy_kernel.hpp"
 #include "fused_kernels.hpp"
 #include "swiglu_kernel.hpp"
 
@@ -70,28 +71,6 @@ __global__ void rotaryQkvKernel(QkvViews in, QkvViews out, QkvShape s, const __n
         rotaryQkvAt<Vec>(i, in, out, s, cosTable, sinTable, inverse);
 }
 
-// Running maximum and sum of exp(x - maximum) (Milakov and Gimelshein 2018, "Online normalizer
-// calculation for softmax"): one pass over a row.
-struct MaxSum {
-    float max;
-    float sum;
-};
-
-__device__ __forceinline__ MaxSum combine(MaxSum a, MaxSum b)
-{
-    const float m = fmaxf(a.max, b.max);
-    if (m == -INFINITY)
-        return { m, 0.0f };
-    return { m, a.sum * __expf(a.max - m) + b.sum * __expf(b.max - m) };
-}
-
-__device__ __forceinline__ MaxSum take(MaxSum acc, float x)
-{
-    if (x > acc.max)
-        return { x, acc.sum * __expf(acc.max - x) + 1.0f };
-    return { acc.max, acc.sum + __expf(x - acc.max) };
-}
-
 constexpr int kCeThreads = 512;
 
 template <int Vec>
@@ -107,15 +86,9 @@ __global__ void crossEntropyKernel(__nv_bfloat16* logits, const std::int64_t* ta
     if (threadIdx.x == 0)
         targetLogit = valid ? __bfloat162float(row[target]) : NAN;
 
-    MaxSum acc { -INFINITY, 0.0f };
-    for (std::int64_t c = threadIdx.x * Vec; c < vocab; c += blockDim.x * Vec) {
-        const auto p = *reinterpret_cast<const Pack<Vec>*>(row + c);
-#pragma unroll
-        for (int k = 0; k < Vec; ++k)
-            acc = take(acc, __bfloat162float(p.v[k]));
-    }
+    MaxSum acc = crossEntropyPartial<Vec>(row, vocab, threadIdx.x * Vec, blockDim.x * Vec);
     for (int offset = 16; offset > 0; offset /= 2)
-        acc = combine(
+        acc = maxSumCombine(
             acc,
             MaxSum { __shfl_xor_sync(0xffffffffu, acc.max, offset), __shfl_xor_sync(0xffffffffu, acc.sum, offset) });
     if (threadIdx.x % 32 == 0)
@@ -124,24 +97,13 @@ __global__ void crossEntropyKernel(__nv_bfloat16* logits, const std::int64_t* ta
     if (threadIdx.x == 0) {
         MaxSum total = warpTotals[0];
         for (int w = 1; w < static_cast<int>(blockDim.x / 32); ++w)
-            total = combine(total, warpTotals[w]);
+            total = maxSumCombine(total, warpTotals[w]);
         lse = total.max + logf(total.sum);
         rowLoss[blockIdx.x] = lse - targetLogit;
     }
     __syncthreads();
 
-    const float l = lse;
-    for (std::int64_t c = threadIdx.x * Vec; c < vocab; c += blockDim.x * Vec) {
-        auto p = *reinterpret_cast<Pack<Vec>*>(row + c);
-#pragma unroll
-        for (int k = 0; k < Vec; ++k) {
-            float g = __expf(__bfloat162float(p.v[k]) - l) * scale;
-            if (c + k == target)
-                g -= scale;
-            p.v[k] = __float2bfloat16(g);
-        }
-        *reinterpret_cast<Pack<Vec>*>(row + c) = p;
-    }
+    crossEntropyGradient<Vec>(row, vocab, target, lse, scale, threadIdx.x * Vec, blockDim.x * Vec);
 }
 
 } // namespace

@@ -1,8 +1,9 @@
-// The rotary q/k/v, SwiGLU and AdamW CUDA kernels' bodies (runner/src/rotary_qkv_kernel.hpp,
-// swiglu_kernel.hpp, adamw_kernel_body.hpp) run on the CPU over every index they cover, at each pack
-// width, against the ATen composition (AdamW: torch.optim.AdamW's single-tensor steps in double): their
-// indexing, strides, packing and maths checked without a GPU (shardwise-runner-kernel-check does the
-// same on a GPU).
+// The rotary q/k/v, SwiGLU, cross-entropy and AdamW CUDA kernels' bodies (runner/src/rotary_qkv_kernel.hpp,
+// swiglu_kernel.hpp, cross_entropy_kernel.hpp, adamw_kernel_body.hpp) run on the CPU over every index
+// (cross-entropy: every thread's share of every row) at each pack width, against the ATen composition
+// (AdamW: torch.optim.AdamW's single-tensor steps in double): their indexing, strides, packing and maths
+// checked without a GPU (shardwise-runner-kernel-check does the same on a GPU, with the warp and block
+// reductions the emulation replaces by a plain fold).
 // bf16 is emulated bit for bit as the top half of an fp32 with round-to-nearest-even, as
 // cuda_bf16.h's __float2bfloat16 and ATen's BFloat16 round.
 #include <ATen/ATen.h>
@@ -37,6 +38,7 @@ inline __nv_bfloat16 __float2bfloat16_rn(float f)
 }
 #define SHARDWISE_KERNEL_FN inline
 #include "adamw_kernel_body.hpp"
+#include "cross_entropy_kernel.hpp"
 #include "rotary_qkv_kernel.hpp"
 #include "swiglu_kernel.hpp"
 
@@ -250,6 +252,72 @@ private slots:
         QVERIFY2(!at::isnan(dGateUp).any().item<bool>(),
                  "NaN in the gradient: an element not written, or a pad column read");
         QVERIFY(closeInBf16(dGateUp, ref.grad()));
+    }
+
+    void crossEntropyMatchesTheComposition_data()
+    {
+        QTest::addColumn<int>("vec");
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("vocab");
+        // 512 threads a row, as the kernel launches: a vocabulary over 4,096 gives threads more than one
+        // pack, one under it leaves threads without any.
+        QTest::newRow("16-byte packs, several packs a thread") << 8 << 5 << 8 * 1201;
+        QTest::newRow("16-byte packs, idle threads") << 8 << 3 << 8 * 40;
+        QTest::newRow("one element a thread, odd vocabulary") << 1 << 4 << 1531;
+    }
+    void crossEntropyMatchesTheComposition()
+    {
+        QFETCH(int, vec);
+        QFETCH(int, rows);
+        QFETCH(int, vocab);
+        constexpr int threads = 512;
+        at::manual_seed(43);
+        const auto logits = (at::randn({ rows, vocab }) * 4.0).to(at::kBFloat16);
+        const auto original = logits.to(at::kFloat);
+        auto targets = at::randint(0, vocab, { rows }, at::TensorOptions().dtype(at::kLong));
+        targets[rows - 1] = -100; // outside [0, vocab): a NaN loss and a gradient without the one-hot term
+        const float scale = 1.0f / static_cast<float>(rows);
+        std::vector<float> loss(static_cast<std::size_t>(rows));
+        for (int r = 0; r < rows; ++r) {
+            auto* row = static_cast<__nv_bfloat16*>(logits.data_ptr()) + static_cast<std::int64_t>(r) * vocab;
+            const auto target = targets[r].item<std::int64_t>();
+            const bool valid = target >= 0 && target < vocab;
+            const float targetLogit = valid ? __bfloat162float(row[target]) : std::nanf("");
+            MaxSum total { -INFINITY, 0.0f };
+            for (int t = 0; t < threads; ++t) {
+                const auto part = vec == 8 ? crossEntropyPartial<8>(row, vocab, t * 8, threads * 8)
+                                           : crossEntropyPartial<1>(row, vocab, t, threads);
+                total = maxSumCombine(total, part);
+            }
+            const float lse = total.max + std::log(total.sum);
+            loss[static_cast<std::size_t>(r)] = lse - targetLogit;
+            for (int t = 0; t < threads; ++t) {
+                if (vec == 8)
+                    crossEntropyGradient<8>(row, vocab, target, lse, scale, t * 8, threads * 8);
+                else
+                    crossEntropyGradient<1>(row, vocab, target, lse, scale, t, threads);
+            }
+        }
+        const auto logProbs = at::log_softmax(original, 1);
+        const auto softmax = logProbs.exp();
+        for (int r = 0; r < rows; ++r) {
+            const auto target = targets[r].item<std::int64_t>();
+            const float got = loss[static_cast<std::size_t>(r)];
+            if (target < 0) {
+                QVERIFY2(std::isnan(got), "a target outside the vocabulary must give a NaN loss");
+                continue;
+            }
+            const double want = -logProbs[r][target].item<double>();
+            QVERIFY2(std::abs(got - want) <= 1e-4 * std::abs(want) + 1e-5,
+                     qPrintable(QStringLiteral("row %1: loss %2, want %3").arg(r).arg(got).arg(want)));
+        }
+        auto wantGrad = softmax * scale;
+        for (int r = 0; r < rows; ++r) {
+            const auto target = targets[r].item<std::int64_t>();
+            if (target >= 0)
+                wantGrad[r][target] -= scale;
+        }
+        QVERIFY(closeRelative(logits, wantGrad, 1.0 / 128.0 + 1e-3));
     }
 
     void adamwMatchesTorchOptimAdamW_data()
