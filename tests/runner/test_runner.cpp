@@ -139,6 +139,11 @@ private slots:
             const auto dumped = readParamDump(dump + QStringLiteral(".rank%1").arg(r));
             QCOMPARE(firstMismatch(dumped.values, plain->dumps[static_cast<std::size_t>(r)].values, 0, 0), QString());
         }
+        // A value other than 0 or 1 is a configuration error that names the setting, not a quiet "off".
+        const auto refused = runRanks(1, kSmallRun, 300000, { { "SHARDWISE_DETERMINISTIC", "yes" } });
+        QCOMPARE(refused[0].exitCode, 2);
+        QVERIFY2(refused[0].log.contains(QStringLiteral("SHARDWISE_DETERMINISTIC=yes: expected 0 or 1")),
+                 qPrintable(refused[0].log));
     }
 
     void dumpsDifferFromInitialisation()
