@@ -6,6 +6,8 @@
 // includer to define SHARDWISE_KERNEL_FN and to supply __nv_bfloat16 with __bfloat162float and
 // __float2bfloat16_rn, as for rotary_qkv_kernel.hpp.
 
+#include "kernel_body.hpp"
+
 #include <cstdint>
 
 namespace shardwise::runner::kernels {
@@ -43,11 +45,6 @@ SHARDWISE_KERNEL_FN void adamwStore(float x, float& out)
 {
     out = x;
 }
-
-// Vec elements of T moved as one load or store (16 bytes for 8 bf16 or 4 fp32).
-template <typename T, int Vec> struct alignas(sizeof(T) * Vec) AdamWPack {
-    T v[Vec];
-};
 
 struct AdamWScalars {
     float decay; // 1 - lr * weight_decay
@@ -88,14 +85,12 @@ template <typename S, typename G, int Vec>
 SHARDWISE_KERNEL_FN void adamwPackAt(std::int64_t i, S* __restrict__ p, const G* __restrict__ g, S* __restrict__ m,
                                      S* __restrict__ v, __nv_bfloat16* __restrict__ copy, const AdamWScalars& s)
 {
-    auto P = reinterpret_cast<AdamWPack<S, Vec>*>(p)[i];
-    const auto Gr = reinterpret_cast<const AdamWPack<G, Vec>*>(g)[i];
-    auto M = reinterpret_cast<AdamWPack<S, Vec>*>(m)[i];
-    auto V = reinterpret_cast<AdamWPack<S, Vec>*>(v)[i];
-    AdamWPack<__nv_bfloat16, Vec> C;
-#ifdef __CUDACC__
-#pragma unroll
-#endif
+    auto P = reinterpret_cast<KernelPack<S, Vec>*>(p)[i];
+    const auto Gr = reinterpret_cast<const KernelPack<G, Vec>*>(g)[i];
+    auto M = reinterpret_cast<KernelPack<S, Vec>*>(m)[i];
+    auto V = reinterpret_cast<KernelPack<S, Vec>*>(v)[i];
+    KernelPack<__nv_bfloat16, Vec> C;
+    SHARDWISE_UNROLL
     for (int k = 0; k < Vec; ++k) {
         float pk = adamwToFloat(P.v[k]), mk = adamwToFloat(M.v[k]), vk = adamwToFloat(V.v[k]);
         adamwUpdate(pk, adamwToFloat(Gr.v[k]), mk, vk, s);
@@ -104,11 +99,11 @@ SHARDWISE_KERNEL_FN void adamwPackAt(std::int64_t i, S* __restrict__ p, const G*
         adamwStore(vk, V.v[k]);
         C.v[k] = __float2bfloat16_rn(pk);
     }
-    reinterpret_cast<AdamWPack<S, Vec>*>(p)[i] = P;
-    reinterpret_cast<AdamWPack<S, Vec>*>(m)[i] = M;
-    reinterpret_cast<AdamWPack<S, Vec>*>(v)[i] = V;
+    reinterpret_cast<KernelPack<S, Vec>*>(p)[i] = P;
+    reinterpret_cast<KernelPack<S, Vec>*>(m)[i] = M;
+    reinterpret_cast<KernelPack<S, Vec>*>(v)[i] = V;
     if (copy)
-        reinterpret_cast<AdamWPack<__nv_bfloat16, Vec>*>(copy)[i] = C;
+        reinterpret_cast<KernelPack<__nv_bfloat16, Vec>*>(copy)[i] = C;
 }
 
 // Element e alone (the tail past the last whole pack).

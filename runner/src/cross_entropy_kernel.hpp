@@ -6,12 +6,11 @@
 // vocabulary and the maths without a GPU. The includer defines SHARDWISE_KERNEL_FN and supplies
 // __nv_bfloat16 with its conversions, as for rotary_qkv_kernel.hpp.
 
+#include "kernel_body.hpp"
+
 #include <cstdint>
 
 #ifdef SHARDWISE_KERNEL_FN
-#ifndef __CUDACC__
-#include <cmath>
-#endif
 
 namespace shardwise::runner::kernels {
 
@@ -22,33 +21,20 @@ struct MaxSum {
     float sum;
 };
 
-SHARDWISE_KERNEL_FN float ceExp(float x)
-{
-#ifdef __CUDACC__
-    return __expf(x);
-#else
-    return std::exp(x);
-#endif
-}
-
 SHARDWISE_KERNEL_FN MaxSum maxSumCombine(MaxSum a, MaxSum b)
 {
     const float m = fmaxf(a.max, b.max);
     if (m == -INFINITY)
         return { m, 0.0f };
-    return { m, a.sum * ceExp(a.max - m) + b.sum * ceExp(b.max - m) };
+    return { m, a.sum * kernelExp(a.max - m) + b.sum * kernelExp(b.max - m) };
 }
 
 SHARDWISE_KERNEL_FN MaxSum maxSumTake(MaxSum acc, float x)
 {
     if (x > acc.max)
-        return { x, acc.sum * ceExp(acc.max - x) + 1.0f };
-    return { acc.max, acc.sum + ceExp(x - acc.max) };
+        return { x, acc.sum * kernelExp(acc.max - x) + 1.0f };
+    return { acc.max, acc.sum + kernelExp(x - acc.max) };
 }
-
-template <int Vec> struct alignas(2 * Vec) CePack {
-    __nv_bfloat16 v[Vec];
-};
 
 // One thread's share of a row: the packs at columns first, first + step, ... below vocab (first =
 // thread * Vec, step = threads * Vec).
@@ -58,10 +44,8 @@ SHARDWISE_KERNEL_FN MaxSum crossEntropyPartial(const __nv_bfloat16* row, std::in
 {
     MaxSum acc { -INFINITY, 0.0f };
     for (std::int64_t c = first; c < vocab; c += step) {
-        const auto p = *reinterpret_cast<const CePack<Vec>*>(row + c);
-#ifdef __CUDACC__
-#pragma unroll
-#endif
+        const auto p = *reinterpret_cast<const KernelPack<__nv_bfloat16, Vec>*>(row + c);
+        SHARDWISE_UNROLL
         for (int k = 0; k < Vec; ++k)
             acc = maxSumTake(acc, __bfloat162float(p.v[k]));
     }
@@ -75,17 +59,15 @@ SHARDWISE_KERNEL_FN void crossEntropyGradient(__nv_bfloat16* row, std::int64_t v
                                               float scale, std::int64_t first, std::int64_t step)
 {
     for (std::int64_t c = first; c < vocab; c += step) {
-        auto p = *reinterpret_cast<CePack<Vec>*>(row + c);
-#ifdef __CUDACC__
-#pragma unroll
-#endif
+        auto p = *reinterpret_cast<KernelPack<__nv_bfloat16, Vec>*>(row + c);
+        SHARDWISE_UNROLL
         for (int k = 0; k < Vec; ++k) {
-            float g = ceExp(__bfloat162float(p.v[k]) - lse) * scale;
+            float g = kernelExp(__bfloat162float(p.v[k]) - lse) * scale;
             if (c + k == target)
                 g -= scale;
             p.v[k] = __float2bfloat16(g);
         }
-        *reinterpret_cast<CePack<Vec>*>(row + c) = p;
+        *reinterpret_cast<KernelPack<__nv_bfloat16, Vec>*>(row + c) = p;
     }
 }
 

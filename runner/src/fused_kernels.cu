@@ -30,17 +30,12 @@ unsigned int blocksFor(std::int64_t work)
     return static_cast<unsigned int>(blocks < (1 << 20) ? blocks : (1 << 20));
 }
 
-// Vec bf16 values per thread: 8 (16-byte loads) when every row start is 16-byte aligned, else 1.
-template <int Vec> struct alignas(2 * Vec) Pack {
-    __nv_bfloat16 v[Vec];
-};
-
 // Grid-stride loops over swiglu_kernel.hpp's per-pack bodies.
 template <int Vec>
 __global__ void swigluForwardKernel(const __nv_bfloat16* gateUp, std::int64_t stride, __nv_bfloat16* out,
                                     std::int64_t rows, std::int64_t ffn)
 {
-    const std::int64_t total = rows * (ffn / Vec);
+    const std::int64_t total = swigluWork(rows, ffn, Vec);
     for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
          i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
         swigluForwardAt<Vec>(i, gateUp, stride, out, ffn);
@@ -50,7 +45,7 @@ template <int Vec>
 __global__ void swigluBackwardKernel(const __nv_bfloat16* gateUp, std::int64_t stride, const __nv_bfloat16* grad,
                                      __nv_bfloat16* dGateUp, std::int64_t rows, std::int64_t ffn)
 {
-    const std::int64_t total = rows * (ffn / Vec);
+    const std::int64_t total = swigluWork(rows, ffn, Vec);
     for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
          i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
         swigluBackwardAt<Vec>(i, gateUp, stride, grad, dGateUp, ffn);
@@ -132,9 +127,11 @@ void swigluForward(const void* gateUp, std::int64_t gateUpStride, void* out, std
     const auto* in = static_cast<const __nv_bfloat16*>(gateUp);
     auto* o = static_cast<__nv_bfloat16*>(out);
     if (ffn % 8 == 0 && gateUpStride % 8 == 0 && aligned16(gateUp) && aligned16(out))
-        swigluForwardKernel<8><<<blocksFor(rows * ffn / 8), kThreads, 0, stream>>>(in, gateUpStride, o, rows, ffn);
+        swigluForwardKernel<8>
+            <<<blocksFor(swigluWork(rows, ffn, 8)), kThreads, 0, stream>>>(in, gateUpStride, o, rows, ffn);
     else
-        swigluForwardKernel<1><<<blocksFor(rows * ffn), kThreads, 0, stream>>>(in, gateUpStride, o, rows, ffn);
+        swigluForwardKernel<1>
+            <<<blocksFor(swigluWork(rows, ffn, 1)), kThreads, 0, stream>>>(in, gateUpStride, o, rows, ffn);
     check("swiglu forward kernel");
 }
 
@@ -147,9 +144,11 @@ void swigluBackward(const void* gateUp, std::int64_t gateUpStride, const void* g
     const auto* d = static_cast<const __nv_bfloat16*>(grad);
     auto* o = static_cast<__nv_bfloat16*>(gateGradUpGrad);
     if (ffn % 8 == 0 && gateUpStride % 8 == 0 && aligned16(gateUp) && aligned16(grad) && aligned16(gateGradUpGrad))
-        swigluBackwardKernel<8><<<blocksFor(rows * ffn / 8), kThreads, 0, stream>>>(in, gateUpStride, d, o, rows, ffn);
+        swigluBackwardKernel<8>
+            <<<blocksFor(swigluWork(rows, ffn, 8)), kThreads, 0, stream>>>(in, gateUpStride, d, o, rows, ffn);
     else
-        swigluBackwardKernel<1><<<blocksFor(rows * ffn), kThreads, 0, stream>>>(in, gateUpStride, d, o, rows, ffn);
+        swigluBackwardKernel<1>
+            <<<blocksFor(swigluWork(rows, ffn, 1)), kThreads, 0, stream>>>(in, gateUpStride, d, o, rows, ffn);
     check("swiglu backward kernel");
 }
 

@@ -6,6 +6,8 @@
 // function qualifiers: __device__ __forceinline__ under nvcc, inline on the host) and to supply
 // __nv_bfloat16 with __bfloat162float and __float2bfloat16 (cuda_bf16.h, or the test's emulation).
 
+#include "kernel_body.hpp"
+
 #include <cstdint>
 
 namespace shardwise::runner::kernels {
@@ -32,28 +34,19 @@ struct QkvShape {
 
 // Indices the kernel covers at Vec elements per pack: one per (token, head of q, k or v, pack of the
 // first half).
-#ifdef __CUDACC__
-#define SHARDWISE_HOST_DEVICE __host__ __device__
-#else
-#define SHARDWISE_HOST_DEVICE
-#endif
 inline SHARDWISE_HOST_DEVICE std::int64_t rotaryQkvWork(const QkvShape& s, int vec)
 {
     return s.batch * s.seq * (s.heads + 2 * s.kvHeads) * (s.headDim / 2 / vec);
 }
 
 #ifdef SHARDWISE_KERNEL_FN
-template <int Vec> struct alignas(2 * Vec) RotaryPack {
-    __nv_bfloat16 v[Vec];
-};
-
 // Index i reads the pack at d and its partner at d + headDim / 2 and writes both, so every element is
 // read and written once: q and k turned (inverse: by the transpose, the backward), v copied.
 template <int Vec>
 SHARDWISE_KERNEL_FN void rotaryQkvAt(std::int64_t i, const QkvViews& in, const QkvViews& out, const QkvShape& s,
                                      const __nv_bfloat16* cosTable, const __nv_bfloat16* sinTable, bool inverse)
 {
-    using Pack = RotaryPack<Vec>;
+    using Pack = KernelPack<__nv_bfloat16, Vec>;
     const int half = static_cast<int>(s.headDim / 2);
     const int packs = half / Vec;
     const int kvFirst = static_cast<int>(s.heads);

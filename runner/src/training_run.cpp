@@ -27,16 +27,17 @@ namespace shardwise::runner {
 
 namespace {
 
-// SHARDWISE_DETERMINISTIC: unset, empty or 0 (off) or 1 (on); anything else is a configuration error,
-// not a silent "off", since a run that was asked to repeat bit for bit must not quietly not.
+// SHARDWISE_DETERMINISTIC: unset, empty or 0 (off) or 1 (on). Anything else is a configuration error,
+// not a silent "off": a run asked to repeat bit for bit must not quietly run without it.
 bool deterministicRequested()
 {
-    const char* v = std::getenv("SHARDWISE_DETERMINISTIC");
-    if (v == nullptr || std::string(v).empty() || std::string(v) == "0")
+    const char* env = std::getenv("SHARDWISE_DETERMINISTIC");
+    const std::string v = env ? env : "";
+    if (v.empty() || v == "0")
         return false;
-    if (std::string(v) == "1")
+    if (v == "1")
         return true;
-    throw ConfigError(std::string("SHARDWISE_DETERMINISTIC=") + v + ": expected 0 or 1");
+    throw ConfigError("SHARDWISE_DETERMINISTIC=" + v + ": expected 0 or 1");
 }
 
 using Clock = std::chrono::steady_clock;
