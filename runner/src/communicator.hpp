@@ -98,6 +98,14 @@ public:
     virtual void keepCapturedTimings() { }
 };
 
+// Rank 0 of a rehearsed world of `world` ranks (RunConfig::rehearseWorld), alone in this process: no
+// rendezvous, and collectives leave the local effects of rehearsal.hpp. The CPU's runs synchronously;
+// the CUDA one keeps the NCCL communicator's streams and events, with nothing handed to NCCL.
+std::unique_ptr<Communicator> createCpuRehearsalCommunicator(int world);
+#ifdef SHARDWISE_WITH_CUDA
+std::unique_ptr<Communicator> createNcclRehearsalCommunicator(int world, int localRank);
+#endif
+
 #ifdef SHARDWISE_WITH_GLOO
 std::unique_ptr<Communicator> createGlooCommunicator(const Rendezvous& rv);
 #endif

@@ -6,6 +6,7 @@
 // created non-blocking and every host wait polls ncclCommGetAsyncError against a deadline, so a dead
 // peer turns into ncclCommAbort + CommError within --timeout-s instead of a hang.
 #include "communicator.hpp"
+#include "rehearsal.hpp"
 #include "rendezvous.hpp"
 #include "runner_options.hpp"
 
@@ -129,6 +130,23 @@ public:
         waitUntilIdle("ncclCommInitRankConfig");
     }
 
+    // Rank 0 of a rehearsed world (communicator.hpp): the same streams, events and stream bookkeeping of
+    // freed buffers as a real run, with every collective replaced by its local effect (rehearsal.hpp)
+    // on the comm stream, untimed: the step's time holds no communication.
+    struct Rehearsal {
+        int world;
+    };
+    NcclCommunicator(Rehearsal r, int localRank)
+        : m_rank(0)
+        , m_world(r.world)
+        , m_timeout(std::chrono::seconds(60))
+        , m_device(static_cast<c10::DeviceIndex>(localRank))
+        , m_stream(at::cuda::getStreamFromPool(/*isHighPriority=*/true, m_device))
+        , m_downloadStream(at::cuda::getStreamFromPool(/*isHighPriority=*/false, m_device))
+        , m_rehearsal(true)
+    {
+    }
+
     ~NcclCommunicator() override
     {
         if (m_comm)
@@ -137,11 +155,13 @@ public:
 
     int rank() const override { return m_rank; }
     int world() const override { return m_world; }
-    std::string backendName() const override { return "nccl"; }
+    std::string backendName() const override { return m_rehearsal ? "rehearsal (no data moves)" : "nccl"; }
 
     CommTicket allGather(const at::Tensor& shard, const at::Tensor& full) override
     {
         TORCH_CHECK(full.numel() == shard.numel() * m_world, "allGather: full buffer is not world x shard");
+        if (m_rehearsal)
+            return rehearsed([&] { rehearsal::allGather(shard, full, m_world); });
         if (m_world == 1)
             return alone([&] { full.copy_(shard, /*non_blocking=*/true); });
         return collective([&] {
@@ -153,6 +173,8 @@ public:
     CommTicket reduceScatterMean(const at::Tensor& full, const at::Tensor& shard) override
     {
         TORCH_CHECK(full.numel() == shard.numel() * m_world, "reduceScatter: full buffer is not world x shard");
+        if (m_rehearsal)
+            return rehearsed([&] { rehearsal::reduceScatter(full, shard); });
         if (m_world == 1)
             return alone([&] { shard.copy_(full, /*non_blocking=*/true); });
         return collective([&] {
@@ -166,7 +188,7 @@ public:
         const auto count = static_cast<std::size_t>(full.numel() / m_world);
         TORCH_CHECK(static_cast<std::int64_t>(count) * m_world == full.numel(),
                     "reduceScatter: full buffer is not world x shard");
-        if (m_world == 1)
+        if (m_world == 1 || m_rehearsal)
             return alone(nullptr);
         return collective([&] {
             // In place in NCCL's sense: recvbuff == sendbuff + rank * recvcount.
@@ -178,7 +200,7 @@ public:
 
     CommTicket allReduceMean(const at::Tensor& t) override
     {
-        if (m_world == 1)
+        if (m_world == 1 || m_rehearsal)
             return alone(nullptr);
         return collective([&] {
             return ncclAllReduce(t.data_ptr(), t.data_ptr(), static_cast<std::size_t>(t.numel()), ncclType(t), ncclAvg,
@@ -188,7 +210,7 @@ public:
 
     CommTicket allReduceMeanEach(const std::vector<at::Tensor>& ts) override
     {
-        if (m_world == 1)
+        if (m_world == 1 || m_rehearsal)
             return alone(nullptr);
         return collective([&] {
             return grouped(ts.size(), [&](std::size_t i) {
@@ -201,6 +223,11 @@ public:
     CommTicket allGatherInPlaceEach(const std::vector<at::Tensor>& fulls) override
     {
         // In place in NCCL's sense: sendbuff == recvbuff + rank * sendcount, so nothing is copied locally.
+        if (m_rehearsal)
+            return rehearsed([&] {
+                for (const auto& full : fulls)
+                    rehearsal::allGatherInPlace(full, m_world);
+            });
         if (m_world == 1)
             return alone(nullptr);
         return collective([&] {
@@ -217,6 +244,11 @@ public:
                                      const std::vector<at::Tensor>& shards) override
     {
         TORCH_CHECK(fulls.size() == shards.size(), "reduceScatterMeanEach: one shard per full buffer");
+        if (m_rehearsal)
+            return rehearsed([&] {
+                for (std::size_t i = 0; i < fulls.size(); ++i)
+                    rehearsal::reduceScatter(fulls[i], shards[i]);
+            });
         if (m_world == 1)
             return alone([&] {
                 for (std::size_t i = 0; i < fulls.size(); ++i)
@@ -282,6 +314,12 @@ public:
 
     void synchronize() override
     {
+        if (m_rehearsal) {
+            c10::cuda::CUDAGuard guard(m_device);
+            m_stream.synchronize();
+            m_downloadStream.synchronize();
+            return;
+        }
         waitForStream("synchronize");
         c10::cuda::CUDAGuard guard(m_device);
         m_downloadStream.synchronize(); // copies only: nothing there can hang on a peer
@@ -515,6 +553,20 @@ private:
         return ticket;
     }
 
+    // A rehearsal's collective: its local effect on the comm stream, ordered as a real one, untimed.
+    template <typename F> CommTicket rehearsed(F&& effect)
+    {
+        c10::cuda::CUDAGuard guard(m_device);
+        followCompute();
+        {
+            c10::cuda::CUDAStreamGuard onComm(m_stream);
+            effect();
+        }
+        auto ticket = std::make_shared<NcclCompletion>(m_device);
+        ticket->done.record(m_stream);
+        return ticket;
+    }
+
     int m_rank;
     int m_world;
     std::chrono::seconds m_timeout;
@@ -526,6 +578,7 @@ private:
     std::vector<Interval> m_stalls;
     std::vector<Interval> m_capturedCollectives; // recorded by every replay of the captured step
     std::vector<Interval> m_capturedStalls;
+    bool m_rehearsal = false;
 };
 
 } // namespace
@@ -533,6 +586,11 @@ private:
 std::unique_ptr<Communicator> createNcclCommunicator(const Rendezvous& rv)
 {
     return std::make_unique<NcclCommunicator>(rv);
+}
+
+std::unique_ptr<Communicator> createNcclRehearsalCommunicator(int world, int localRank)
+{
+    return std::make_unique<NcclCommunicator>(NcclCommunicator::Rehearsal { world }, localRank);
 }
 
 } // namespace shardwise::runner

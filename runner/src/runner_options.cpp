@@ -112,6 +112,13 @@ Schedule knobs (defaults follow DeepSpeed / FSDP2):
   --persistence-threshold N zero3 units with at most N elements stay gathered  (default: 1e5)
   --no-overlap-comm         issue each collective and wait for it at once
 
+Rehearsal (does it fit at world N?):
+  --rehearse-world N        run this one process as rank 0 of a world of N ranks that moves no
+                            data: every buffer (shards, gathered units, buckets, offload staging) is
+                            allocated as at world N, so the peaks are one rank's memory at world N;
+                            step times hold no communication and the summary's tokens/s is 0. Needs
+                            WORLD_SIZE 1. On cpu only the state bytes are measured (no allocator)
+
 Runtime:
   --timeout-s N             a collective (or the rendezvous) taking longer than N seconds is a
                             comm error                                         (default: 120)
@@ -249,11 +256,25 @@ RunnerOptions parseOptions(const std::vector<std::string>& args)
             o.profileKernelSteps = atLeast(parseNumber<int>(value, flag), 1, flag);
         else if (flag == "--probe-max-bytes")
             o.probeMaxBytes = atLeast<std::int64_t>(static_cast<std::int64_t>(parseDouble(value, flag)), 4096, flag);
-        else if (flag == "--timeout-s")
+        else if (flag == "--rehearse-world") {
+            const auto n = parseNumber<long long>(value, flag);
+            if (n < 1 || n > kMaxRehearsedWorld)
+                throw ConfigError(flag + " " + value + ": must be in [1, " + std::to_string(kMaxRehearsedWorld)
+                                  + "] (the largest world whose shards the runner's padded buffers represent)");
+            c.rehearseWorld = static_cast<int>(n);
+        } else if (flag == "--timeout-s")
             o.collectiveTimeoutS = atLeast(parseNumber<int>(value, flag), 1, flag);
         else
             throw ConfigError("unknown option '" + flag + "' (see --help)");
     }
+    if (c.rehearsal() && (o.checkpointEvery > 0 || o.resume))
+        throw ConfigError("--rehearse-world: a rehearsal holds rank 0's shard of world " + std::to_string(c.rehearseWorld)
+                          + " alone and cannot write or resume a checkpoint of that world");
+    if (c.rehearsal() && c.rehearseWorld > 1 && !o.dumpParams.empty())
+        throw ConfigError("--rehearse-world " + std::to_string(c.rehearseWorld)
+                          + ": --dump-params needs every rank's shard, which a rehearsal does not have");
+    if (c.rehearsal() && o.probe)
+        throw ConfigError("--rehearse-world with --probe: the probe measures real links; run it without a rehearsal");
     if ((o.checkpointEvery > 0 || o.resume) && o.checkpointDir.empty())
         throw ConfigError(std::string(o.resume ? "--resume" : "--checkpoint-every") + " needs --checkpoint-dir");
     if (!(c.learningRate > 0))

@@ -127,6 +127,15 @@ void requireResolvableMaster(const std::string& address, int timeoutS)
 
 std::unique_ptr<Communicator> connectRanks(const RunConfig& c, const LaunchEnvironment& env, int timeoutS)
 {
+    if (c.rehearsal()) {
+#ifdef SHARDWISE_WITH_CUDA
+        if (c.device == DeviceKind::Cuda)
+            return createNcclRehearsalCommunicator(c.rehearseWorld, env.localRank);
+#endif
+        if (c.device == DeviceKind::Cpu)
+            return createCpuRehearsalCommunicator(c.rehearseWorld);
+        throw ConfigError("--rehearse-world on --device cuda: this runner was built without CUDA");
+    }
     requireResolvableMaster(env.masterAddr, timeoutS);
     Rendezvous rv;
     rv.rank = env.rank;
@@ -242,7 +251,16 @@ void TrainingRun::setup()
     const auto dtype = m_device.is_cuda() ? at::kBFloat16 : at::kFloat;
     const auto compute = at::TensorOptions().device(m_device).dtype(dtype);
 
-    logLine(m_env.rank,
+    if (m_c.rehearsal())
+        logLine(m_env.rank,
+                "rehearsing rank 0 of world " + std::to_string(m_c.rehearseWorld)
+                    + ": every buffer has its shape at that world and no data moves between ranks, so memory is "
+                      "one rank's and step times hold no communication (not a measurement of that world's speed)"
+                    + (m_device.is_cuda() ? ""
+                                          : "; on the CPU there is no allocator to read, so only the state bytes "
+                                            "(parameters, gradients, optimizer state) are measured"));
+    else
+        logLine(m_env.rank,
             "connecting to " + m_env.masterAddr + ":" + std::to_string(m_env.masterPort) + " as rank "
                 + std::to_string(m_env.rank) + " of " + std::to_string(m_env.world));
     m_comm = connectRanks(m_c, m_env, m_options.collectiveTimeoutS);
@@ -468,7 +486,11 @@ void TrainingRun::finish()
     s.medianStepS = stats::median(m_stepTimes);
     s.p10StepS = stats::percentile(m_stepTimes, 10);
     s.p90StepS = stats::percentile(m_stepTimes, 90);
-    s.tokensPerS = s.medianStepS > 0 ? static_cast<double>(m_tokensPerStep) * m_env.world / s.medianStepS : 0;
+    // A rehearsal's step holds no communication: its tokens/s would stand for no world at all.
+    s.rehearsedWorld = m_c.rehearseWorld;
+    s.tokensPerS = s.medianStepS > 0 && !m_c.rehearsal()
+        ? static_cast<double>(m_tokensPerStep) * m_env.world / s.medianStepS
+        : 0;
     s.ncclShare = s.medianStepS > 0 ? stats::median(m_commTimes) / s.medianStepS : 0;
     s.exposedCommShare = s.medianStepS > 0 ? stats::median(m_exposedTimes) / s.medianStepS : 0;
     s.losses = m_losses;
@@ -481,9 +503,15 @@ void TrainingRun::finish()
     s.resumedFromStep = m_options.resume && m_firstStep > 0 ? m_firstStep : -1;
     s.time = unixNow();
     emit(s);
-    logLine(m_env.rank,
-            "median step " + std::to_string(s.medianStepS) + " s, " + std::to_string(s.tokensPerS)
-                + " tokens/s, final loss " + std::to_string(m_losses.back()));
+    if (m_c.rehearsal())
+        logLine(m_env.rank,
+                "rehearsal of world " + std::to_string(m_c.rehearseWorld) + ": peak allocated "
+                    + std::to_string(s.memory.peakAllocated) + " B, reserved " + std::to_string(s.memory.peakReserved)
+                    + " B; median compute-only step " + std::to_string(s.medianStepS) + " s");
+    else
+        logLine(m_env.rank,
+                "median step " + std::to_string(s.medianStepS) + " s, " + std::to_string(s.tokensPerS)
+                    + " tokens/s, final loss " + std::to_string(m_losses.back()));
 }
 
 } // namespace

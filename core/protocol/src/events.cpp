@@ -294,6 +294,8 @@ json toJson(const Event& e)
                                            { "checkpoints_written", s.checkpointsWritten },
                                            { "resumed_from_step", s.resumedFromStep },
                                            { "time", s.time } };
+                                if (s.rehearsedWorld > 0)
+                                    out["rehearsed_world"] = s.rehearsedWorld;
                                 if (s.phasePeakAllocated)
                                     out["phase_peak_allocated"] = { { "forward", s.phasePeakAllocated->forward },
                                                                     { "backward", s.phasePeakAllocated->backward },
@@ -434,6 +436,10 @@ Event fromJson(const json& j)
         s.checkpointSaveS = f.get<double>("checkpoint_save_s", 0.0);
         s.checkpointsWritten = f.get<int>("checkpoints_written", 0);
         s.resumedFromStep = f.get<int>("resumed_from_step", -1);
+        s.rehearsedWorld = f.get<int>("rehearsed_world", 0);
+        if (s.rehearsedWorld < 0)
+            throw ProtocolError("event 'summary': rehearsed_world must be >= 0, got "
+                                + std::to_string(s.rehearsedWorld));
         return s;
     }
     if (name == "error") {

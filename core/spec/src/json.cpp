@@ -316,6 +316,8 @@ json toJson(const RunConfig& r)
         j["backend"] = backendId(r.backend);
     if (r.torchCompile)
         j["torch_compile"] = true;
+    if (r.rehearseWorld > 0)
+        j["rehearse_world"] = r.rehearseWorld;
     return j;
 }
 
@@ -459,7 +461,7 @@ RunConfig runConfigFromJson(const json& j, const std::string& path)
 {
     FieldReader r(j, path,
                   { "model", "strategy", "training", "knobs", "device", "world_size", "warmup_steps", "timed_steps",
-                    "seed", "learning_rate", "token_file", "backend", "torch_compile" });
+                    "seed", "learning_rate", "token_file", "backend", "torch_compile", "rehearse_world" });
     RunConfig c;
     c.model = modelFromJson(r.object("model"), r.field("model"));
     c.strategy = parseStrategy(r.string("strategy"), r.field("strategy"));
@@ -476,6 +478,7 @@ RunConfig runConfigFromJson(const json& j, const std::string& path)
     c.tokenFile = r.string("token_file", std::string {});
     c.backend = parseBackend(r.string("backend", std::string { "native" }), r.field("backend"));
     c.torchCompile = r.boolean("torch_compile", false);
+    c.rehearseWorld = static_cast<int>(r.integer("rehearse_world", 1, kMaxRehearsedWorld, 0));
     validate(c, path);
     return c;
 }
@@ -557,6 +560,18 @@ void validate(const RunConfig& r, const std::string& path)
                         "the torch backend cannot run " + std::string(strategyId(r.strategy))
                             + ": PyTorch expresses zero0 (DDP), fsdp2_noreshard, fsdp2_reshard and "
                               "fsdp2_reshard_offload (fully_shard)");
+    if (r.rehearseWorld < 0 || r.rehearseWorld > kMaxRehearsedWorld)
+        throw SpecError(join(path, "rehearse_world"),
+                        "must be in [1, " + std::to_string(kMaxRehearsedWorld) + "] (the largest world whose shards the "
+                        "runner's padded buffers and the store represent), got " + std::to_string(r.rehearseWorld));
+    if (r.rehearseWorld > 0 && r.worldSize != 1)
+        throw SpecError(join(path, "rehearse_world"),
+                        "a rehearsal of world " + std::to_string(r.rehearseWorld)
+                            + " runs one process (rank 0 of that world); world_size must be 1, got "
+                            + std::to_string(r.worldSize));
+    if (r.rehearseWorld > 0 && r.training.cudaGraphs)
+        throw SpecError(join(path, "rehearse_world"),
+                        "a rehearsal measures memory; CUDA graphs are not rehearsed (leave cuda_graphs off)");
     if (r.backend == RunBackend::Torch && r.training.cudaGraphs)
         throw SpecError(join(path, "training.cuda_graphs"),
                         "the torch backend runs eager or compiled steps, not "

@@ -157,7 +157,7 @@ struct SummaryEvent {
     double medianStepS = 0;
     double p10StepS = 0;
     double p90StepS = 0;
-    double tokensPerS = 0; // global tokens/s (all ranks) from the median step time
+    double tokensPerS = 0; // global tokens/s (all ranks) from the median step time; 0 in a rehearsal
     double ncclShare = 0;  // median comm kernel time / median step time, 0..1
     double exposedCommShare = 0;
     std::vector<double> losses;                   // one per step, warm-up included
@@ -169,6 +169,10 @@ struct SummaryEvent {
     double checkpointSaveS = 0;
     int checkpointsWritten = 0;
     int resumedFromStep = -1; // the checkpoint this run started from, -1 for a fresh start
+    // A rehearsal of one rank of world N (RunConfig::rehearseWorld): N, else 0. Its memory, state and
+    // phase peaks are one rank's at world N; its step times are compute (and host work) without any
+    // communication, so tokensPerS is 0 and must never stand for world N.
+    int rehearsedWorld = 0;
     double time = 0;
 };
 

@@ -159,7 +159,20 @@ struct RunConfig {
     // What runs it: shardwise-runner, or the PyTorch harness (runner/torch) with DDP / fully_shard.
     RunBackend backend = RunBackend::Native;
     bool torchCompile = false; // torch backend only: torch.compile each decoder layer
+    // Rehearsal of one rank of a larger world: 0 runs for real; N >= 1 runs one process as rank 0 of
+    // world N through a communicator (native) or process group (torch: PyTorch's "fake" backend) that
+    // moves no data, so every buffer has its world-N shape and the allocations are real. Its memory
+    // is one rank's at world N; its step time has no communication in it and is not world N's.
+    int rehearseWorld = 0;
+
+    bool rehearsal() const { return rehearseWorld > 0; }
+    // The world whose rank this run measures: rehearseWorld when rehearsing, else worldSize.
+    int effectiveWorld() const { return rehearseWorld > 0 ? rehearseWorld : worldSize; }
 };
+
+// The largest world a rehearsal stands for: the runner's shard arithmetic (64-element multiples of
+// world-divisible padded buffers, element counts in int64) and the store's world_size both hold it.
+inline constexpr int kMaxRehearsedWorld = 65536;
 
 std::string_view precisionId(PrecisionPolicy p);         // "bf16" | "bf16-fp32-master"
 std::string_view interconnectId(Interconnect i);         // "nvlink" | "pcie"
