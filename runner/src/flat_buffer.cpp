@@ -2,18 +2,51 @@
 
 #include "compat.hpp"
 
+#include <atomic>
+
 namespace shardwise::runner {
+
+namespace {
+
+// Materialise and release run on the main thread and on the autograd thread (never at once), so
+// relaxed atomics suffice.
+std::atomic<std::int64_t> g_resident { 0 };
+std::atomic<std::int64_t> g_peak { 0 };
+
+} // namespace
+
+void FlatBuffer::track(std::int64_t bytes)
+{
+    const auto now = g_resident.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+    auto peak = g_peak.load(std::memory_order_relaxed);
+    while (now > peak && !g_peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+    }
+}
+
+std::int64_t FlatBuffer::peakResidentBytes()
+{
+    return g_peak.load(std::memory_order_relaxed);
+}
+
+void FlatBuffer::resetPeakResidentBytes()
+{
+    g_peak.store(g_resident.load(std::memory_order_relaxed), std::memory_order_relaxed);
+}
 
 void FlatBuffer::allocate(std::int64_t numel, const at::TensorOptions& options)
 {
+    if (m_materialized)
+        track(-residentBytes());
     m_tensor = at::empty({ numel }, options);
     m_materialized = true;
+    track(residentBytes());
 }
 
 void FlatBuffer::release()
 {
     if (!m_materialized)
         return;
+    track(-residentBytes());
     compat::resizeStorageBytes(m_tensor, 0);
     m_materialized = false;
 }
@@ -24,6 +57,7 @@ void FlatBuffer::materialize()
         return;
     compat::resizeStorageBytes(m_tensor, static_cast<std::size_t>(m_tensor.numel()) * m_tensor.element_size());
     m_materialized = true;
+    track(residentBytes());
 }
 
 std::int64_t FlatBuffer::residentBytes() const

@@ -27,7 +27,16 @@ public:
     // it never allocates, whether the buffer is materialised or not.
     at::Tensor span(std::int64_t offset, const std::vector<std::int64_t>& shape) const;
 
+    // The most bytes every FlatBuffer of this process held materialised at once since the last reset:
+    // the full parameter and gradient buffers of the units (gathered, or resident for the strategies
+    // that keep them). It is what the schedule allocates, on any device, so a rehearsal's figure can be
+    // held against a real run's where no allocator reports peaks (the CPU).
+    static std::int64_t peakResidentBytes();
+    static void resetPeakResidentBytes();
+
 private:
+    void track(std::int64_t bytes);
+
     at::Tensor m_tensor;
     bool m_materialized = false;
 };

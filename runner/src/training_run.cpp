@@ -5,6 +5,7 @@
 #include "decoder_model.hpp"
 #include "device_metrics.hpp"
 #include "event_stream.hpp"
+#include "flat_buffer.hpp"
 #include "fused_norm.hpp"
 #include "gemm_sm_target.hpp"
 #include "kernel_profile.hpp"
@@ -420,8 +421,10 @@ void TrainingRun::step(int step)
 {
     m_progress.step = step;
     const bool timed = step >= m_c.warmupSteps;
-    if (step == std::max(m_c.warmupSteps, m_firstStep))
+    if (step == std::max(m_c.warmupSteps, m_firstStep)) {
         resetPeakMemory(m_device);
+        FlatBuffer::resetPeakResidentBytes();
+    }
     if (m_profiled > 0 && step == totalSteps() - m_profiled)
         m_profile.start();
     synchronizeDevice(m_device);
@@ -498,6 +501,7 @@ void TrainingRun::finish()
     if (m_device.is_cuda() && !m_stepTimes.empty())
         s.phasePeakAllocated = m_phases.peaks;
     s.state = m_engine->stateBytes();
+    s.unitBufferPeak = m_stepTimes.empty() ? 0 : FlatBuffer::peakResidentBytes();
     s.checkpointSaveS = m_saveTimes.empty() ? 0 : stats::median(m_saveTimes);
     s.checkpointsWritten = static_cast<int>(m_saveTimes.size());
     s.resumedFromStep = m_options.resume && m_firstStep > 0 ? m_firstStep : -1;

@@ -296,6 +296,8 @@ json toJson(const Event& e)
                                            { "time", s.time } };
                                 if (s.rehearsedWorld > 0)
                                     out["rehearsed_world"] = s.rehearsedWorld;
+                                if (s.unitBufferPeak > 0)
+                                    out["unit_buffer_peak"] = s.unitBufferPeak;
                                 if (s.phasePeakAllocated)
                                     out["phase_peak_allocated"] = { { "forward", s.phasePeakAllocated->forward },
                                                                     { "backward", s.phasePeakAllocated->backward },
@@ -437,6 +439,7 @@ Event fromJson(const json& j)
         s.checkpointsWritten = f.get<int>("checkpoints_written", 0);
         s.resumedFromStep = f.get<int>("resumed_from_step", -1);
         s.rehearsedWorld = f.get<int>("rehearsed_world", 0);
+        s.unitBufferPeak = f.get<std::int64_t>("unit_buffer_peak", 0);
         if (s.rehearsedWorld < 0)
             throw ProtocolError("event 'summary': rehearsed_world must be >= 0, got "
                                 + std::to_string(s.rehearsedWorld));

@@ -173,6 +173,10 @@ struct SummaryEvent {
     // phase peaks are one rank's at world N; its step times are compute (and host work) without any
     // communication, so tokensPerS is 0 and must never stand for world N.
     int rehearsedWorld = 0;
+    // Native runner: the most bytes of the units' full parameter and gradient buffers resident at once
+    // over the timed steps (gathered units and full gradients, whatever the device), 0 when not
+    // reported. A schedule's own figure, independent of any allocator.
+    std::int64_t unitBufferPeak = 0;
     double time = 0;
 };
 
