@@ -354,6 +354,58 @@ private slots:
         QCOMPARE(with, 1);
     }
 
+    // A rehearsal travels with exported runs as what it is: rehearsed_world, world_size 1, its memory and
+    // memory prediction, no throughput; a real run has none.
+    void rehearsedWorldTravelsWithExportedRuns_data() { exportedRunsImportBackUnchanged_data(); }
+    void rehearsedWorldTravelsWithExportedRuns()
+    {
+        QFETCH(QString, format);
+        fixtures::SyntheticRun real;
+        real.config = fixtures::syntheticConfig(Strategy::Zero2, 2, 1, 1);
+        fixtures::recordRun(*m_db, real);
+        RunConfig config = fixtures::syntheticConfig(Strategy::Zero3, 1, 1, 1);
+        config.device = DeviceKind::Cuda;
+        config.rehearseWorld = 256;
+        RunOrigin origin;
+        origin.gpuId = "h200";
+        origin.predicted = RunPrediction { 5000.0, 1.0, 7LL << 30, {} };
+        {
+            RunRecorder recorder(*m_db, config, origin);
+            protocol::SummaryEvent summary;
+            summary.medianStepS = 0.5;
+            summary.memory = fixtures::memoryAt(0, 1);
+            summary.rehearsedWorld = 256;
+            recorder.record(summary);
+            recorder.finish(recorder.statusFromEvents());
+        }
+        std::ostringstream out;
+        if (format == QStringLiteral("csv"))
+            exportRunsCsv(listRuns(*m_db), out);
+        else
+            exportRunsJson(listRuns(*m_db), out);
+        QVERIFY2(out.str().find("rehearsed_world") != std::string::npos, out.str().c_str());
+        init();
+        std::istringstream in(out.str());
+        const auto result
+            = format == QStringLiteral("csv") ? importRunsCsv(*m_db, in, "copy") : importRunsJson(*m_db, in, "copy");
+        QCOMPARE(result.runIds.size(), std::size_t(2));
+        int rehearsals = 0;
+        for (const RunSummary& r : listRuns(*m_db)) {
+            if (r.strategy != Strategy::Zero3) {
+                QVERIFY(!r.rehearsedWorld);
+                QVERIFY(r.tokensPerS);
+                continue;
+            }
+            ++rehearsals;
+            QCOMPARE(r.rehearsedWorld, std::optional<int>(256));
+            QCOMPARE(r.worldSize, 1);
+            QVERIFY(!r.tokensPerS && !r.medianStepS && !r.predicted.tokensPerS && !r.predicted.stepS);
+            QCOMPARE(r.peakAllocated, std::optional<std::int64_t>(fixtures::memoryAt(0, 1).peakAllocated));
+            QCOMPARE(r.predicted.peakBytes, std::optional<std::int64_t>(7LL << 30));
+        }
+        QCOMPARE(rehearsals, 1);
+    }
+
     void badImportNamesTheProblemAndStoresNothing_data()
     {
         QTest::addColumn<QString>("format");
@@ -398,6 +450,24 @@ private slots:
             << QStringLiteral(
                    "model,gpu_name,strategy,world_size,status,inter_node_gbps\nm,L4,zero1,4,completed,fast\n")
             << QStringLiteral("line 2, column 'inter_node_gbps': expected a number, got 'fast'");
+        const QString rehearsal = QStringLiteral("model,gpu_name,strategy,world_size,status,rehearsed_world");
+        QTest::newRow("csv rehearsed world zero")
+            << QStringLiteral("csv") << rehearsal + QStringLiteral("\nm,H100,zero3,1,completed,0\n")
+            << QStringLiteral("line 2, column 'rehearsed_world': must be in [1, 65536], got 0");
+        QTest::newRow("csv rehearsed world text")
+            << QStringLiteral("csv") << rehearsal + QStringLiteral("\nm,H100,zero3,1,completed,many\n")
+            << QStringLiteral("line 2, column 'rehearsed_world': expected a whole number, got 'many'");
+        QTest::newRow("csv rehearsal of several ranks")
+            << QStringLiteral("csv") << rehearsal + QStringLiteral("\nm,H100,zero3,8,completed,64\n")
+            << QStringLiteral("line 2, column 'world_size': must be 1 for a rehearsal of world 64");
+        QTest::newRow("csv rehearsal with a throughput")
+            << QStringLiteral("csv") << rehearsal + QStringLiteral(",tokens_per_s\nm,H100,zero3,1,completed,64,900\n")
+            << QStringLiteral("line 2, column 'tokens_per_s': must be empty for a rehearsal of world 64");
+        QTest::newRow("json rehearsal with a predicted throughput")
+            << QStringLiteral("json")
+            << QStringLiteral(R"([{"model": "m", "gpu_name": "H100", "strategy": "zero3", "world_size": 1,
+                                   "status": "completed", "rehearsed_world": 64, "predicted_tokens_per_s": 900}])")
+            << QStringLiteral("runs[0].predicted_tokens_per_s: must be empty for a rehearsal of world 64");
         QTest::newRow("csv empty file") << QStringLiteral("csv") << QString()
                                         << QStringLiteral("line 1: the file is empty");
         QTest::newRow("json not json") << QStringLiteral("json") << QStringLiteral("{\"runs\": [")

@@ -344,6 +344,97 @@ private slots:
         QCOMPARE(listRuns(*m_db, byPlan).size(), std::size_t(1));
     }
 
+    // A rehearsal of one rank of world 64 recorded from its event lines as a runner writes them: the
+    // row keeps the world it stands for, its memory and its memory prediction, and no throughput, step
+    // time, communication share or predicted tokens/s, even where a line claims one. The runner's own
+    // word counts: a start event's config or a summary's rehearsed_world makes a rehearsal of a run
+    // asked for as a real one.
+    void rehearsalKeepsMemoryButNoThroughput_data()
+    {
+        QTest::addColumn<int>("requested");     // the config's rehearse_world; 0 asks for a real run
+        QTest::addColumn<int>("started");       // rehearse_world in the start line's config; 0: none
+        QTest::addColumn<int>("summarised");    // rehearsed_world on the summary line; 0: absent
+        QTest::addColumn<double>("tokensPerS"); // the summary line's tokens_per_s
+        QTest::newRow("as the runner reports it") << 64 << 64 << 64 << 0.0;
+        QTest::newRow("a summary claiming a throughput") << 64 << 64 << 0 << 12345.0;
+        QTest::newRow("said by the start line only") << 0 << 64 << 0 << 12345.0;
+        QTest::newRow("said by the summary only") << 0 << 0 << 64 << 0.0;
+    }
+    void rehearsalKeepsMemoryButNoThroughput()
+    {
+        QFETCH(int, requested);
+        QFETCH(int, started);
+        QFETCH(int, summarised);
+        QFETCH(double, tokensPerS);
+        RunConfig config = fixtures::syntheticConfig(Strategy::Zero3, 1, 1, 2);
+        config.device = DeviceKind::Cuda;
+        config.rehearseWorld = requested;
+        RunOrigin origin;
+        origin.gpuId = "h100";
+        origin.predicted = RunPrediction { 9000.0, 0.4, 5LL << 30, { { "fits", true } } };
+        RunRecorder recorder(*m_db, config, origin);
+
+        RunConfig ran = config;
+        ran.rehearseWorld = started;
+        protocol::StartEvent start;
+        start.config = ran;
+        start.deviceName = "NVIDIA H100 80GB HBM3";
+        start.versions.runner = "0.1.0";
+        std::vector<std::string> lines { protocol::serialize(start) };
+        for (int step = 0; step < 3; ++step) {
+            protocol::StepEvent st;
+            st.step = step;
+            st.timed = step > 0;
+            st.stepTimeS = 0.125;
+            st.tokens = 64;
+            st.memory = fixtures::memoryAt(0, step);
+            lines.push_back(protocol::serialize(st));
+        }
+        protocol::SummaryEvent summary;
+        summary.warmupSteps = 1;
+        summary.timedSteps = 2;
+        summary.medianStepS = 0.125;
+        summary.p10StepS = 0.12;
+        summary.p90StepS = 0.13;
+        summary.tokensPerS = tokensPerS;
+        summary.ncclShare = 0.0;
+        summary.memory = fixtures::memoryAt(0, 3);
+        summary.rehearsedWorld = summarised;
+        lines.push_back(protocol::serialize(summary));
+        for (const std::string& line : lines)
+            recorder.record(protocol::parseEvent(line));
+        QCOMPARE(recorder.statusFromEvents(), RunStatus::Completed);
+        recorder.finish(recorder.statusFromEvents());
+
+        const auto r = findRun(*m_db, recorder.runId());
+        QCOMPARE(r->rehearsedWorld, std::optional<int>(64));
+        QCOMPARE(r->worldSize, 1);
+        QCOMPARE(r->effectiveWorld(), 64);
+        QCOMPARE(r->status, RunStatus::Completed);
+        QVERIFY(!r->tokensPerS);
+        QVERIFY(!r->medianStepS && !r->p10StepS && !r->p90StepS);
+        QVERIFY(!r->ncclShare && !r->exposedCommShare);
+        QCOMPARE(r->peakAllocated, std::optional<std::int64_t>(fixtures::memoryAt(0, 3).peakAllocated));
+        QCOMPARE(r->peakReserved, std::optional<std::int64_t>(fixtures::memoryAt(0, 3).peakReserved));
+        QVERIFY(!r->predicted.tokensPerS && !r->predicted.stepS);
+        QCOMPARE(r->predicted.peakBytes, std::optional<std::int64_t>(5LL << 30));
+        // Rank 0's summary keeps its compute-only step time as the runner measured it.
+        const auto d = runDetail(*m_db, recorder.runId());
+        QCOMPARE(d->rankSummaries.size(), std::size_t(1));
+        QCOMPARE(d->rankSummaries.front().medianStepS, 0.125);
+        QVERIFY(fixtures::halfRecordedProblems(*m_db, *r).empty());
+    }
+
+    void realRunHasNoRehearsedWorld()
+    {
+        const auto id = fixtures::recordRun(
+            *m_db, fixtures::SyntheticRun { fixtures::syntheticConfig(Strategy::Zero2, 2, 1, 2) });
+        const auto r = findRun(*m_db, id);
+        QVERIFY(!r->rehearsedWorld);
+        QCOMPARE(r->effectiveWorld(), 2);
+        QVERIFY(r->tokensPerS);
+    }
+
     void listFiltersSelectMatchingRuns_data()
     {
         QTest::addColumn<QString>("field");

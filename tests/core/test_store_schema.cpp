@@ -164,6 +164,58 @@ private slots:
         QCOMPARE(sqlite3_exec(db.handle(), update.c_str(), nullptr, nullptr, nullptr) & 0xff, SQLITE_CONSTRAINT);
     }
 
+    // Schema 10: a rehearsal records the world it stands for. A file at version 9 keeps its runs; a
+    // rehearsal recorded there (known by its configuration) reads as one once upgraded, with no
+    // throughput; a new rehearsal records its world, and the column refuses a world below 1.
+    void rehearsedWorldIsRecordedFromVersion10()
+    {
+        QTemporaryDir dir;
+        const auto path = dir.filePath(QStringLiteral("runs.sqlite")).toStdString();
+        fixtures::SyntheticRun real;
+        real.config = fixtures::syntheticConfig(Strategy::Zero3, 2, 1, 2);
+        fixtures::SyntheticRun rehearsal;
+        rehearsal.config = fixtures::syntheticConfig(Strategy::Zero3, 1, 1, 2);
+        rehearsal.config.device = DeviceKind::Cuda;
+        rehearsal.config.rehearseWorld = 16;
+        std::int64_t realBefore = 0, rehearsalBefore = 0;
+        {
+            OpenOptions old;
+            old.targetVersion = 9;
+            Database db = Database::open(path, old);
+            realBefore = fixtures::recordRun(db, real);
+            rehearsalBefore = fixtures::recordRun(db, rehearsal); // no column for it yet
+            QVERIFY(!findRun(db, rehearsalBefore)->rehearsedWorld);
+            QVERIFY(!findRun(db, rehearsalBefore)->tokensPerS);
+            // As a recorder from before schema 10 kept it: with its summary's throughput.
+            const std::string older = "UPDATE runs SET tokens_per_s = 0, median_step_s = 0.25, nccl_share = 0 "
+                                      "WHERE id = "
+                + std::to_string(rehearsalBefore);
+            QCOMPARE(sqlite3_exec(db.handle(), older.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+        }
+        Database db = Database::open(path);
+        QCOMPARE(db.schemaVersion(), currentSchemaVersion());
+        QCOMPARE(db.integrityCheck(), std::string("ok"));
+        const auto before = findRun(db, realBefore);
+        QVERIFY(!before->rehearsedWorld);
+        QVERIFY(before->tokensPerS);
+        QCOMPARE(before->effectiveWorld(), 2);
+        const auto rehearsedBefore = findRun(db, rehearsalBefore);
+        QCOMPARE(rehearsedBefore->rehearsedWorld, std::optional<int>(16));
+        QVERIFY(!rehearsedBefore->tokensPerS && !rehearsedBefore->medianStepS && !rehearsedBefore->ncclShare);
+        QVERIFY(rehearsedBefore->peakAllocated);
+        const auto id = fixtures::recordRun(db, rehearsal);
+        const auto after = findRun(db, id);
+        QCOMPARE(after->rehearsedWorld, std::optional<int>(16));
+        QCOMPARE(after->effectiveWorld(), 16);
+        QVERIFY(!after->tokensPerS);
+        QVERIFY(after->peakAllocated);
+        for (const char* world : { "0", "-3" }) {
+            const std::string update
+                = "UPDATE runs SET rehearsed_world = " + std::string(world) + " WHERE id = " + std::to_string(id);
+            QCOMPARE(sqlite3_exec(db.handle(), update.c_str(), nullptr, nullptr, nullptr) & 0xff, SQLITE_CONSTRAINT);
+        }
+    }
+
     void runsFromBeforeVersion6ReadWithAnEmptyRunnerBehaviour()
     {
         QTemporaryDir dir;

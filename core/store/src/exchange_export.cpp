@@ -26,6 +26,7 @@ const std::vector<std::string>& exchangeFields()
         "gpu_name",
         "strategy",
         "world_size",
+        "rehearsed_world",
         "nodes",
         "node_count",
         "interconnect",
@@ -132,6 +133,7 @@ nlohmann::json toJson(const RunSummary& r)
     j["gpu_name"] = r.gpuName;
     j["strategy"] = strategyId(r.strategy);
     j["world_size"] = r.worldSize;
+    j["rehearsed_world"] = optionalJson(r.rehearsedWorld);
     j["nodes"] = joinNodes(r.nodes);
     j["node_count"] = r.nodeCount;
     j["interconnect"] = r.interconnect;

@@ -36,6 +36,7 @@ struct IncomingRun {
     std::string gpuName;
     Strategy strategy = Strategy::Zero0;
     int worldSize = 1;
+    std::optional<std::int64_t> rehearsedWorld;
     std::vector<std::string> nodes;
     int nodeCount = 1;
     std::string interconnect;
@@ -133,6 +134,26 @@ private:
 };
 
 constexpr auto kMaxBytes = std::numeric_limits<std::int64_t>::max();
+
+// A rehearsal of one rank of world N: one process ran, and it has no figure its steps would have to
+// stand for at world N (throughput, step times, communication shares, their predictions).
+void readRehearsal(const RowReader& r, IncomingRun& run)
+{
+    run.rehearsedWorld = r.integer("rehearsed_world", 1, kMaxRehearsedWorld);
+    if (!run.rehearsedWorld)
+        return;
+    const std::string what = "a rehearsal of world " + std::to_string(*run.rehearsedWorld) + " (rehearsed_world)";
+    if (run.worldSize != 1)
+        throw ImportError(r.locate("world_size"),
+                          "must be 1 for " + what + ": one process ran as rank 0 of that world, got "
+                              + std::to_string(run.worldSize));
+    for (const char* field : { "tokens_per_s", "median_step_s", "p10_step_s", "p90_step_s", "nccl_share",
+                               "exposed_comm_share", "predicted_tokens_per_s", "predicted_step_s" })
+        if (r.text(field))
+            throw ImportError(r.locate(field),
+                              "must be empty for " + what
+                                  + ": its steps ran without communication, so they are not that world's");
+}
 
 IncomingRun readRun(const IncomingRow& row, const std::string& defaultSource, double importTime)
 {
@@ -233,6 +254,7 @@ IncomingRun readRun(const IncomingRow& row, const std::string& defaultSource, do
     v.torch = r.text("torch_version").value_or("");
     v.transformers = r.text("transformers_version").value_or("");
     v.modelImpl = r.text("model_impl").value_or("");
+    readRehearsal(r, run);
     return run;
 }
 
@@ -278,10 +300,10 @@ ImportResult store(Database& db, const std::vector<IncomingRun>& runs)
                           predicted_tokens_per_s, predicted_step_s, predicted_peak_bytes, runner_version,
                           libtorch_version, cuda_version, nccl_version, driver_version, compiler, kernels,
                           activations, offload_staging, backend, python_version, torch_version,
-                          transformers_version, model_impl, inter_node_gbps)
+                          transformers_version, model_impl, inter_node_gbps, rehearsed_world)
         VALUES ('imported', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
                 ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38,
-                ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46))sql");
+                ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47))sql");
     Statement node(db.handle(), "INSERT INTO run_nodes (run_id, position, name) VALUES (?1, ?2, ?3)");
     // Last row first: runs list newest first and break equal start times by the higher id, so runs that
     // started in the same instant keep the file's order (an export's own order comes back unchanged).
@@ -300,7 +322,7 @@ ImportResult store(Database& db, const std::vector<IncomingRun>& runs)
         insert.bind(32, v.runner).bind(33, v.libtorch).bind(34, v.cuda).bind(35, v.nccl).bind(36, v.driver);
         insert.bind(37, v.compiler).bind(38, v.kernels).bind(39, v.activations).bind(40, v.offloadStaging);
         insert.bind(41, backendId(r.backend)).bind(42, v.python).bind(43, v.torch).bind(44, v.transformers);
-        insert.bind(45, v.modelImpl).bind(46, r.interNodeGBps);
+        insert.bind(45, v.modelImpl).bind(46, r.interNodeGBps).bind(47, r.rehearsedWorld);
         insert.run();
         insert.reset();
         const std::int64_t id = detail::lastInsertId(db.handle());

@@ -46,6 +46,8 @@ constexpr std::string_view kBackendColumns
 constexpr std::string_view kBackendUnknown = ", 'native', '', '', '', ''";
 constexpr std::string_view kInterNodeColumn = ", r.inter_node_gbps";
 constexpr std::string_view kInterNodeUnknown = ", NULL"; // before schema 9 nothing recorded it
+constexpr std::string_view kRehearsalColumn = ", r.rehearsed_world";
+constexpr std::string_view kRehearsalUnknown = ", NULL"; // before schema 10 every run was a real one
 
 bool keepsRemoteHandles(const Database& db)
 {
@@ -60,6 +62,7 @@ std::string summaryQuery(const Database& db)
     sql += db.schemaVersion() >= kRunnerBehaviourSchema ? kRunnerBehaviourColumns : kRunnerBehaviourUnknown;
     sql += db.schemaVersion() >= kRunBackendSchema ? kBackendColumns : kBackendUnknown;
     sql += db.schemaVersion() >= kInterNodeSchema ? kInterNodeColumn : kInterNodeUnknown;
+    sql += db.schemaVersion() >= kRehearsalSchema ? kRehearsalColumn : kRehearsalUnknown;
     sql += "\n    FROM runs r";
     if (keepsRemoteHandles(db))
         sql += " LEFT JOIN remote_follow f ON f.run_id = r.id";
@@ -137,6 +140,7 @@ RunSummary readSummary(const Statement& s)
     r.versions.transformers = s.text(48);
     r.versions.modelImpl = s.text(49);
     r.interNodeGBps = s.optionalReal(50);
+    r.rehearsedWorld = optionalInt(s, 51);
     return r;
 }
 
@@ -228,11 +232,15 @@ std::optional<RunSummary> findRun(const Database& db, std::int64_t id, double no
 std::optional<MeasuredCheckpointSave> newestCheckpointSave(const Database& db, const std::string& modelId,
                                                            const std::string& gpuId, Strategy strategy, int worldSize)
 {
-    Statement s(db.handle(), R"sql(
+    // A rehearsal's save is one rank's at another world, without the other ranks: not this world's.
+    std::string sql = R"sql(
         SELECT r.id, MAX(k.checkpoint_save_s) FROM runs r JOIN rank_summaries k ON k.run_id = r.id
          WHERE r.source = 'measured' AND r.model_id = ?1 AND r.strategy = ?2 AND r.world_size = ?3
-           AND (?4 = '' OR r.gpu_id = ?4) AND k.checkpoint_save_s > 0
-         GROUP BY r.id ORDER BY r.started_at DESC, r.id DESC LIMIT 1)sql");
+           AND (?4 = '' OR r.gpu_id = ?4) AND k.checkpoint_save_s > 0)sql";
+    if (db.schemaVersion() >= kRehearsalSchema)
+        sql += " AND r.rehearsed_world IS NULL";
+    sql += " GROUP BY r.id ORDER BY r.started_at DESC, r.id DESC LIMIT 1";
+    Statement s(db.handle(), sql);
     s.bind(1, modelId).bind(2, std::string(strategyId(strategy))).bind(3, worldSize).bind(4, gpuId);
     if (!s.step())
         return std::nullopt;

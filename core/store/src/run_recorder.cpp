@@ -43,6 +43,7 @@ void touch(sqlite3* db, std::int64_t runId, double now)
 RunRecorder::RunRecorder(Database& db, const RunConfig& config, const RunOrigin& origin)
     : m_db(db)
     , m_worldSize(config.worldSize)
+    , m_rehearsal(config.rehearsal())
     , m_summarised(static_cast<std::size_t>(std::max(config.worldSize, 1)), false)
 {
     validate(config);
@@ -80,9 +81,11 @@ RunRecorder::RunRecorder(Database& db, const RunConfig& config, const RunOrigin&
         .bind(19, static_cast<std::int64_t>(getpid()))
         .bind(24, origin.importSource);
     if (origin.predicted) {
-        insert.bind(20, origin.predicted->tokensPerS)
-            .bind(21, origin.predicted->stepS)
-            .bind(22, origin.predicted->peakBytes);
+        // A rehearsal's measured steps have no communication: a predicted tokens/s or step time of the
+        // world it stands for would be compared with nothing, so only the memory prediction is kept.
+        if (!m_rehearsal)
+            insert.bind(20, origin.predicted->tokensPerS).bind(21, origin.predicted->stepS);
+        insert.bind(22, origin.predicted->peakBytes);
         if (!origin.predicted->document.is_null())
             insert.bind(23, origin.predicted->document.dump());
     }
@@ -94,6 +97,8 @@ RunRecorder::RunRecorder(Database& db, const RunConfig& config, const RunOrigin&
         Statement backend(db.handle(), "UPDATE runs SET backend = ?2 WHERE id = ?1");
         backend.bind(1, m_runId).bind(2, backendId(config.backend)).run();
     }
+    if (m_rehearsal)
+        markRehearsal(config.rehearseWorld);
     // The plan's inter-node bandwidth arrived with schema 9.
     if (db.schemaVersion() >= kInterNodeSchema && origin.interNodeGBps) {
         Statement network(db.handle(), "UPDATE runs SET inter_node_gbps = ?2 WHERE id = ?1");
@@ -130,6 +135,11 @@ RunRecorder::RunRecorder(Database& db, std::int64_t runId)
     if (run.text(0) != "running")
         throw StoreError("run " + std::to_string(runId) + " already finished (" + run.text(0) + ")");
     m_worldSize = static_cast<int>(run.integer(1));
+    if (db.schemaVersion() >= kRehearsalSchema) {
+        Statement rehearsal(h, "SELECT rehearsed_world IS NOT NULL FROM runs WHERE id = ?1");
+        rehearsal.bind(1, runId);
+        m_rehearsal = rehearsal.step() && rehearsal.integer(0) != 0;
+    }
     m_summarised.assign(static_cast<std::size_t>(std::max(m_worldSize, 1)), false);
     Statement summaries(h, "SELECT rank FROM rank_summaries WHERE run_id = ?1");
     summaries.bind(1, runId);
@@ -191,6 +201,9 @@ void RunRecorder::record(const protocol::Event& event)
                 f.bind(6, backendId(*reported));
             f.run();
         }
+        // The program that ran says what it ran: a rehearsal it reports is one, whatever was asked.
+        if (start->config.rehearsal())
+            markRehearsal(start->config.rehearseWorld);
         u.bind(1, m_runId).bind(2, v.runner).bind(3, v.libtorch).bind(4, v.cuda).bind(5, v.nccl).bind(6, v.driver);
         u.bind(7, v.compiler).bind(8, start->allocator.conf).bind(9, start->allocator.expandableSegments);
         u.bind(10, start->launcher).bind(11, start->deviceName).run();
@@ -229,6 +242,8 @@ void RunRecorder::record(const protocol::Event& event)
             c.bind(1, m_runId).bind(2, summary->rank).bind(3, summary->checkpointSaveS);
             c.bind(4, summary->checkpointsWritten).bind(5, summary->resumedFromStep).run();
         }
+        if (summary->rehearsedWorld > 0)
+            markRehearsal(summary->rehearsedWorld);
         if (summary->rank >= 0 && summary->rank < static_cast<int>(m_summarised.size()))
             m_summarised[static_cast<std::size_t>(summary->rank)] = true;
     } else if (const auto* error = std::get_if<protocol::ErrorEvent>(&event)) {
@@ -252,6 +267,18 @@ void RunRecorder::record(const protocol::Event& event)
     touch(db, m_runId, now);
     writeFollowerOffsets(now);
     tx.commit();
+}
+
+void RunRecorder::markRehearsal(int world)
+{
+    m_rehearsal = true;
+    // Within the caller's transaction. The column arrived with schema 10; an older file (tests that
+    // rebuild every earlier version) still keeps no throughput for it (m_rehearsal).
+    if (m_db.schemaVersion() < kRehearsalSchema)
+        return;
+    Statement s(m_db.handle(), R"sql(UPDATE runs SET rehearsed_world = ?2, predicted_tokens_per_s = NULL,
+                                            predicted_step_s = NULL WHERE id = ?1)sql");
+    s.bind(1, m_runId).bind(2, world).run();
 }
 
 void RunRecorder::recordLog(int rank, const std::string& line)
@@ -324,17 +351,18 @@ void RunRecorder::finish(RunStatus status, const std::string& note)
             why = "rank " + std::to_string(first.integer(0)) + ": " + first.text(1) + ": " + first.text(2);
     }
 
-    // Throughput figures only mean something when every rank finished its timed steps; memory peaks
-    // are a result on their own (an OOM run's peaks are the point of recording it).
+    // Throughput figures only mean something when every rank finished its timed steps, and never for
+    // a rehearsal (?5: its steps ran without communication); memory peaks are a result on their own
+    // (an OOM run's peaks are the point of recording it, a rehearsal's are world N's per rank).
     Statement u(db, R"sql(
         UPDATE runs SET
             status = ?2, finished_at = ?3, heartbeat_at = ?3, note = ?4,
-            tokens_per_s = CASE WHEN s.n = runs.world_size THEN s.tokens_per_s END,
-            median_step_s = CASE WHEN s.n = runs.world_size THEN s.median_step_s END,
-            p10_step_s = CASE WHEN s.n = runs.world_size THEN s.p10_step_s END,
-            p90_step_s = CASE WHEN s.n = runs.world_size THEN s.p90_step_s END,
-            nccl_share = CASE WHEN s.n = runs.world_size THEN s.nccl_share END,
-            exposed_comm_share = CASE WHEN s.n = runs.world_size THEN s.exposed_comm_share END,
+            tokens_per_s = CASE WHEN ?5 = 0 AND s.n = runs.world_size THEN s.tokens_per_s END,
+            median_step_s = CASE WHEN ?5 = 0 AND s.n = runs.world_size THEN s.median_step_s END,
+            p10_step_s = CASE WHEN ?5 = 0 AND s.n = runs.world_size THEN s.p10_step_s END,
+            p90_step_s = CASE WHEN ?5 = 0 AND s.n = runs.world_size THEN s.p90_step_s END,
+            nccl_share = CASE WHEN ?5 = 0 AND s.n = runs.world_size THEN s.nccl_share END,
+            exposed_comm_share = CASE WHEN ?5 = 0 AND s.n = runs.world_size THEN s.exposed_comm_share END,
             peak_allocated = (SELECT MAX(v) FROM (
                 SELECT peak_allocated AS v FROM rank_summaries WHERE run_id = ?1
                 UNION ALL SELECT peak_allocated FROM rank_steps WHERE run_id = ?1
@@ -355,7 +383,7 @@ void RunRecorder::finish(RunStatus status, const std::string& note)
                      AVG(nccl_share) AS nccl_share, AVG(exposed_comm_share) AS exposed_comm_share
               FROM rank_summaries WHERE run_id = ?1) AS s
         WHERE runs.id = ?1 AND runs.status = 'running')sql");
-    u.bind(1, m_runId).bind(2, runStatusId(status)).bind(3, now).bind(4, why).run();
+    u.bind(1, m_runId).bind(2, runStatusId(status)).bind(3, now).bind(4, why).bind(5, m_rehearsal).run();
     if (detail::changes(db) != 1)
         throw StoreError("run " + std::to_string(m_runId) + " is no longer running; it was finished elsewhere");
     // Remote handles arrived with schema 5 (see the checkpoint columns above for why older files occur).

@@ -287,6 +287,19 @@ constexpr std::string_view kVersion9 = R"sql(
 ALTER TABLE runs ADD COLUMN inter_node_gbps REAL CHECK (inter_node_gbps IS NULL OR inter_node_gbps > 0);
 )sql";
 
+// Version 10: a rehearsal of one rank of world N (RunConfig::rehearseWorld) records N; NULL is a real
+// run. A rehearsal's memory is one rank's at world N; its steps ran without communication, so the
+// row keeps no throughput, step time, communication share or predicted throughput (docs/store.md).
+// A rehearsal recorded before this version is known by its configuration and gets the same.
+constexpr std::string_view kVersion10 = R"sql(
+ALTER TABLE runs ADD COLUMN rehearsed_world INTEGER CHECK (rehearsed_world IS NULL OR rehearsed_world >= 1);
+UPDATE runs SET rehearsed_world = json_extract(config_json, '$.rehearse_world'), tokens_per_s = NULL,
+                median_step_s = NULL, p10_step_s = NULL, p90_step_s = NULL, nccl_share = NULL,
+                exposed_comm_share = NULL, predicted_tokens_per_s = NULL, predicted_step_s = NULL
+ WHERE json_valid(config_json) AND json_type(config_json, '$.rehearse_world') = 'integer'
+   AND json_extract(config_json, '$.rehearse_world') >= 1;
+)sql";
+
 } // namespace
 
 const std::vector<Migration>& migrations()
@@ -301,6 +314,7 @@ const std::vector<Migration>& migrations()
         { 7, "backend of a run (native or torch) and its framework versions", kVersion7 },
         { 8, "NCCL environment of a node and of each node of a run", kVersion8 },
         { 9, "inter-node bandwidth the plan of a run assumed", kVersion9 },
+        { 10, "the world a rehearsal of one rank stands for", kVersion10 },
     };
     return list;
 }

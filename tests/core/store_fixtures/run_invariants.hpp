@@ -39,7 +39,10 @@ inline std::vector<std::string> halfRecordedProblems(const Database& db, const R
                                + std::to_string(world) + " ranks");
         if (static_cast<int>(stepSeries(db, run.id).size()) != world * steps)
             problems.push_back(who + "step count differs from ranks x steps");
-        if (!run.tokensPerS || !run.medianStepS || !run.peakAllocated)
+        // A rehearsal's steps held no communication: its memory is the headline, never a throughput.
+        if (run.rehearsal() && (run.tokensPerS || run.medianStepS || run.ncclShare))
+            problems.push_back(who + "a rehearsal shows a throughput, step time or NCCL share");
+        if ((!run.rehearsal() && (!run.tokensPerS || !run.medianStepS)) || !run.peakAllocated)
             problems.push_back(who + "headline numbers missing");
         if (!detail->errors.empty())
             problems.push_back(who + "completed with errors recorded");

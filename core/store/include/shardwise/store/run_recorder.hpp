@@ -43,6 +43,9 @@ struct RunOrigin {
     std::string interconnect;            // "nvlink" | "pcie" | ""
     std::optional<double> interNodeGBps; // the plan's inter-node GB/s per node per direction, if it had one
     std::optional<std::int64_t> planId;
+    // The plan's prediction for this run. For a rehearsal of world N (RunConfig::rehearseWorld) it is
+    // world N's per rank; its tokens/s and step time are not stored (a rehearsal's steps have no
+    // communication, so nothing measured compares with them).
     std::optional<RunPrediction> predicted;
     // Non-empty: the run is a replay of events measured elsewhere (e.g. the example runs shipped with
     // Shardwise), stored as source 'imported' under this import_source instead of 'measured'.
@@ -87,9 +90,11 @@ public:
     RunStatus statusFromEvents() const;
 
     // Sets the final status (not Running or Interrupted) and the headline numbers from what was
-    // recorded. `note` says why the run ended so; empty = the first error's message, if any.
-    // A finished run drops its remote handle in the same transaction: there is nothing left to
-    // re-attach to.
+    // recorded. A rehearsal (the config's rehearse_world, a start event's config or a summary's
+    // rehearsed_world said so) keeps its memory figures but no tokens/s, step times or communication
+    // shares, whatever its summaries say: they are not the rehearsed world's. `note` says why the run ended so; empty =
+    // the first error's message, if any. A finished run drops its remote handle in the same transaction: there is
+    // nothing left to re-attach to.
     void finish(RunStatus status, const std::string& note = {});
     bool finished() const { return m_finished; }
 
@@ -97,6 +102,7 @@ private:
     Database& m_db;
     std::int64_t m_runId = 0;
     int m_worldSize = 1;
+    bool m_rehearsal = false; // a rehearsal of one rank of a larger world: no throughput is kept
     std::vector<bool> m_summarised;
     bool m_sawOom = false;
     bool m_sawError = false;
@@ -105,6 +111,9 @@ private:
     std::function<std::string()> m_followerOffsets;
 
     void writeFollowerOffsets(double now);
+    // The run is a rehearsal of one rank of world `world`: recorded as such, its predicted tokens/s
+    // and step time dropped.
+    void markRehearsal(int world);
 };
 
 // Refreshes a 'running' run's heartbeat; nothing for a finished run. For a watcher that keeps a run

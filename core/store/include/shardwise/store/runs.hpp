@@ -66,6 +66,13 @@ struct RunSummary {
     // The inter-node bandwidth the run's plan assumed, GB/s per node per direction
     // (ClusterSpec::interNodeGBps); unset where nothing recorded it (schema 9).
     std::optional<double> interNodeGBps;
+    // A rehearsal of one rank of world N (RunConfig::rehearseWorld, shardwise-cli run --rehearse-world):
+    // N; unset for a real run (and for runs stored before schema 10). worldSize is then 1, the one
+    // process that ran. Its memory figures are one rank's at world N, and it has no tokensPerS,
+    // step times or communication shares: its steps ran without communication, so they are not world
+    // N's (rank 0's summary keeps its compute-only step times). Its prediction is world N's per rank,
+    // without tokens/s or step time.
+    std::optional<int> rehearsedWorld;
     std::string precision;
     std::optional<int> microBatch;
     std::optional<int> seqLen;
@@ -95,6 +102,10 @@ struct RunSummary {
 
     std::optional<std::int64_t> planId;
     RunPrediction predicted;
+
+    bool rehearsal() const { return rehearsedWorld.has_value(); }
+    // The world whose rank the memory figures are: the rehearsed world, else the world that ran.
+    int effectiveWorld() const { return rehearsedWorld.value_or(worldSize); }
 };
 
 struct RankPlacement {

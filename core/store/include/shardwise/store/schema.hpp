@@ -27,6 +27,8 @@ inline constexpr int kRunnerBehaviourSchema = 6;
 inline constexpr int kRunBackendSchema = 7;
 // The first schema whose runs record the plan's inter-node bandwidth (runs.inter_node_gbps).
 inline constexpr int kInterNodeSchema = 9;
+// The first schema whose runs record the world a rehearsal of one rank stands for (runs.rehearsed_world).
+inline constexpr int kRehearsalSchema = 10;
 // The first version that keeps a node's NCCL environment and the one each node of a run used.
 inline constexpr int kNodeNcclEnvSchema = 8;
 
