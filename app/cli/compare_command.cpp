@@ -67,7 +67,8 @@ CommandSpec compareSpec()
           { "--out", "FILE", "write to FILE instead of stdout", {}, Complete::File } },
         "Every run says its backend: native (shardwise-runner) or torch (the PyTorch harness). The table ends each "
         "GPU with \"native vs torch\": the same model, strategy, world size, micro-batch and sequence measured by "
-        "both, newest run of each, side by side."
+        "both, newest run of each, side by side. A rehearsal (run --rehearse-world N) is compared by its memory "
+        "only, against the prediction for world N per rank (world_size 1, rehearsed_world N)."
     };
 }
 
@@ -118,9 +119,20 @@ std::string status(const Row& r)
     return r.observation.oom ? "oom" : "completed";
 }
 
+// The ranks that ran: one for a rehearsal, whose prediction is for the world it stands for.
+int ranksRun(const calibrate::Observation& o)
+{
+    return o.rehearsal() ? 1 : o.input.cluster.worldSize();
+}
+
+nlohmann::json rehearsedWorldJson(const calibrate::Observation& o)
+{
+    return o.rehearsal() ? nlohmann::json(o.rehearsedWorld) : nlohmann::json();
+}
+
 nlohmann::json sideJson(const calibrate::Comparison& c)
 {
-    return { { "tokens_per_s", c.predictedTokensPerS },
+    return { { "tokens_per_s", orNull(c.comparableTokensPerS()) },
              { "tokens_error", orNull(c.tokensError) },
              { "peak_allocated_gib", c.predictedPeakBytes / kGiB },
              { "peak_error", orNull(c.peakError) },
@@ -148,7 +160,8 @@ void writeJson(std::ostream& out, const std::vector<GpuSection>& sections, const
                   { "model", o.input.model.id },
                   { "strategy", strategyId(o.strategy) },
                   { "backend", backendText(backends, r) },
-                  { "world_size", o.input.cluster.worldSize() },
+                  { "world_size", ranksRun(o) },
+                  { "rehearsed_world", rehearsedWorldJson(o) },
                   { "micro_batch", o.input.training.microBatch },
                   { "seq_len", o.input.training.seqLen },
                   { "status", status(r) },
@@ -200,7 +213,8 @@ std::string csvBytes(const std::optional<double>& bytes)
 // Numbers in SI units in named columns: tokens per second, bytes, errors as fractions of the measurement.
 void writeCsv(std::ostream& out, const std::vector<GpuSection>& sections, const Backends& backends)
 {
-    out << "gpu,run,model,strategy,backend,world_size,micro_batch,seq_len,status,measured_tokens_per_second,"
+    out << "gpu,run,model,strategy,backend,world_size,rehearsed_world,micro_batch,seq_len,status,"
+           "measured_tokens_per_second,"
            "presets_tokens_per_second,presets_tokens_error,calibrated_tokens_per_second,calibrated_tokens_error,"
            "planned_tokens_per_second,planned_tokens_error,measured_peak_allocated_bytes,presets_peak_allocated_bytes,"
            "presets_peak_error,calibrated_peak_allocated_bytes,calibrated_peak_error,presets_fits,calibrated_fits,"
@@ -209,10 +223,11 @@ void writeCsv(std::ostream& out, const std::vector<GpuSection>& sections, const 
         for (const Row& r : s.rows) {
             const calibrate::Observation& o = r.observation;
             out << csvField(s.gpu) << ',' << r.runId << ',' << csvField(o.input.model.id) << ','
-                << strategyId(o.strategy) << ',' << backendText(backends, r) << ',' << o.input.cluster.worldSize()
-                << ',' << o.input.training.microBatch << ',' << o.input.training.seqLen << ',' << status(r) << ','
-                << csvNumber(r.presets.measuredTokensPerS) << ',' << csvNumber(r.presets.predictedTokensPerS) << ','
-                << csvNumber(r.presets.tokensError) << ',' << csvNumber(r.calibrated.predictedTokensPerS) << ','
+                << strategyId(o.strategy) << ',' << backendText(backends, r) << ',' << ranksRun(o) << ','
+                << (o.rehearsal() ? std::to_string(o.rehearsedWorld) : std::string()) << ','
+                << o.input.training.microBatch << ',' << o.input.training.seqLen << ',' << status(r) << ','
+                << csvNumber(r.presets.measuredTokensPerS) << ',' << csvNumber(r.presets.comparableTokensPerS()) << ','
+                << csvNumber(r.presets.tokensError) << ',' << csvNumber(r.calibrated.comparableTokensPerS()) << ','
                 << csvNumber(r.calibrated.tokensError) << ',' << csvNumber(r.plannedTokensPerS) << ','
                 << csvNumber(errorOf(r.plannedTokensPerS, r.presets.measuredTokensPerS)) << ','
                 << csvBytes(r.presets.measuredPeakBytes) << ',' << csvBytes(r.presets.predictedPeakBytes) << ','
@@ -226,12 +241,15 @@ void writeCsv(std::ostream& out, const std::vector<GpuSection>& sections, const 
 // Rows of the same setup measured by both backends, newest of each, side by side.
 void writeBackendPairs(std::ostream& out, const GpuSection& s, const Backends& backends)
 {
-    using Setup = std::tuple<std::string, Strategy, int, int, int>;
+    // A rehearsal pairs with a rehearsal of the same world only.
+    using Setup = std::tuple<std::string, Strategy, int, int, int, int>;
     std::map<Setup, std::map<RunBackend, const Row*>> setups;
     for (const Row& r : s.rows) {
         const calibrate::Observation& o = r.observation;
-        const Setup key { o.input.model.id, o.strategy, o.input.cluster.worldSize(), o.input.training.microBatch,
-                          o.input.training.seqLen };
+        const Setup key {
+            o.input.model.id,       o.strategy, ranksRun(o), o.rehearsedWorld, o.input.training.microBatch,
+            o.input.training.seqLen
+        };
         const Row*& newest = setups[key][backendOf(backends, r)];
         if (!newest || newest->runId < r.runId)
             newest = &r;
@@ -271,6 +289,7 @@ void writeTable(std::ostream& out, const std::vector<GpuSection>& sections, cons
         out << "No completed or out-of-memory runs with a stored configuration match.\n";
         return;
     }
+    bool rehearsals = false;
     for (const GpuSection& s : sections) {
         out << "GPU " << s.gpu << ": calibration from " << s.calibration.source << ", confidence "
             << s.calibration.confidenceLabel << " (" << fmt(s.calibration.confidence, "%.2f") << ")";
@@ -292,14 +311,16 @@ void writeTable(std::ostream& out, const std::vector<GpuSection>& sections, cons
                 return std::string(c.predictedFits ? "fits" : "no fit") + (c.verdictWrong() ? " (wrong)" : "");
             };
             const auto g = [](const std::optional<double>& x) { return x ? std::optional<double>(*x / kGiB) : x; };
+            const std::string label = std::string(strategyId(o.strategy)) + " (" + backendText(backends, r)
+                + (o.rehearsal() ? ", rehearsal of " + std::to_string(o.rehearsedWorld) : std::string()) + ")";
+            rehearsals = rehearsals || o.rehearsal();
             std::snprintf(line, sizeof line,
                           "%6lld  %-14s %-30s %6d %-9s | %10s %10s %8s %10s %8s | %8s %8s %8s %8s %8s | %s / %s\n",
-                          static_cast<long long>(r.runId), o.input.model.id.c_str(),
-                          (std::string(strategyId(o.strategy)) + " (" + backendText(backends, r) + ")").c_str(),
+                          static_cast<long long>(r.runId), o.input.model.id.c_str(), label.c_str(),
                           o.input.training.seqLen, status(r).c_str(), fmt(r.presets.measuredTokensPerS, "%.0f").c_str(),
-                          fmt(r.presets.predictedTokensPerS, "%.0f").c_str(),
+                          fmt(r.presets.comparableTokensPerS(), "%.0f").c_str(),
                           fmt(r.presets.tokensError, "%+.1f%%", 100).c_str(),
-                          fmt(r.calibrated.predictedTokensPerS, "%.0f").c_str(),
+                          fmt(r.calibrated.comparableTokensPerS(), "%.0f").c_str(),
                           fmt(r.calibrated.tokensError, "%+.1f%%", 100).c_str(),
                           fmt(g(r.presets.measuredPeakBytes), "%.2f").c_str(),
                           fmt(r.presets.predictedPeakBytes / kGiB, "%.2f").c_str(),
@@ -311,6 +332,10 @@ void writeTable(std::ostream& out, const std::vector<GpuSection>& sections, cons
         }
         writeBackendPairs(out, s, backends);
     }
+    if (rehearsals)
+        out << "A rehearsal of N ran one rank alone as rank 0 of world N: its peak is that rank's, predicted for "
+               "world N; its steps held no communication, so it has no tok/s, measured or predicted (-), and it "
+               "calibrates the memory coefficients only.\n";
 }
 
 int compare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)

@@ -88,6 +88,52 @@ std::int64_t recordRun(Database& db, const char* model, Strategy s, int seq, Dev
     return recorder.runId();
 }
 
+// A rehearsal of one rank of world `world`, recorded as shardwise-runner --rehearse-world reports it: its
+// memory is the truth's for one rank at that world; its summary's tokens/s (compute only, no
+// communication) is what a runner would have measured had it counted one.
+std::int64_t recordRehearsal(Database& db, const char* model, Strategy s, int seq, int world)
+{
+    RunConfig rc;
+    rc.model = *PresetCatalog::builtin().findModel(model);
+    rc.strategy = s;
+    rc.device = DeviceKind::Cuda;
+    rc.training.seqLen = seq;
+    rc.warmupSteps = 1;
+    rc.timedSteps = 2;
+    rc.rehearseWorld = world;
+    RunOrigin origin;
+    origin.nodes = { { "box-a", std::nullopt } };
+    origin.launcher = "shardwise";
+    origin.gpuId = "h200";
+    origin.interconnect = "nvlink";
+    RunRecorder recorder(db, rc, origin);
+    protocol::StartEvent start;
+    start.config = rc;
+    start.host = "box-a";
+    start.deviceName = "NVIDIA H200";
+    start.versions = currentRunner();
+    recorder.record(start);
+    EstimateInput in;
+    in.model = rc.model;
+    in.gpu = *PresetCatalog::builtin().findGpu("h200");
+    in.training = rc.training;
+    applyRunnerBehaviour(in, start.versions);
+    if (!applyRehearsal(in, rc))
+        return 0;
+    const Estimate e = estimate(in, s, truth());
+    protocol::SummaryEvent sum;
+    sum.warmupSteps = 1;
+    sum.timedSteps = 2;
+    sum.tokensPerS = e.throughput.tokensPerS * 3.0; // compute only: faster than world N could be
+    sum.medianStepS = e.throughput.stepTimeS / 3.0;
+    sum.rehearsedWorld = world;
+    sum.memory.peakAllocated = static_cast<std::int64_t>(e.memory.allocatedPeak());
+    sum.memory.peakReserved = static_cast<std::int64_t>(e.memory.allocatedPeak() * 1.08);
+    recorder.record(sum);
+    recorder.finish(recorder.statusFromEvents());
+    return recorder.runId();
+}
+
 struct CliResult {
     int exitCode = -1;
     QByteArray out;
@@ -308,6 +354,103 @@ private slots:
         const double expected = tokens * m.layers * 4.0 * m.hidden * c.activationBytesScale;
         QVERIFY(expected > 0);
         QCOMPARE(b.memory.allocatedPeak() - a.memory.allocatedPeak(), expected);
+    }
+
+    // A rehearsal of one rank of world 64 is observed as that rank at world 64 with its memory only:
+    // it never carries a throughput, the fit takes it as a memory sample and never as a throughput
+    // sample, and compare shows it with no tokens/s, measured or predicted.
+    void rehearsalCalibratesMemoryOnly()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("rehearsal.sqlite"));
+        std::int64_t real = 0, rehearsal = 0;
+        {
+            Database db = Database::open(path.toStdString());
+            real = recordRun(db, "qwen2.5-0.5b", Strategy::Zero3, 1024, DeviceKind::Cuda, false);
+            rehearsal = recordRehearsal(db, "qwen2.5-7b", Strategy::Zero3, 2048, 64);
+            QVERIFY(rehearsal > 0);
+        }
+        const Database db = Database::open(path.toStdString());
+        const GpuSpec gpu = *PresetCatalog::builtin().findGpu("h200");
+        const auto stored = calibrate::observationsFromStore(db, gpu);
+        QCOMPARE(stored.size(), std::size_t(2));
+        const auto of = [&](std::int64_t id) {
+            return std::find_if(stored.begin(), stored.end(), [&](const auto& o) { return o.runId == id; })
+                ->observation;
+        };
+        const calibrate::Observation r = of(rehearsal);
+        QCOMPARE(r.rehearsedWorld, 64);
+        QCOMPARE(r.input.cluster.worldSize(), 64);
+        QVERIFY(!r.tokensPerS);
+        QVERIFY(r.peakAllocatedBytes && *r.peakAllocatedBytes > 0);
+        QVERIFY(of(real).tokensPerS);
+        QCOMPARE(of(real).rehearsedWorld, 0);
+        // Predicted for world 64 per rank, as it was measured: the truth's peak there, well below world 1's.
+        const double atWorld = estimate(r.input, Strategy::Zero3, truth()).memory.allocatedPeak();
+        EstimateInput one = r.input;
+        one.cluster = ClusterSpec {};
+        QVERIFY(atWorld < 0.5 * estimate(one, Strategy::Zero3, truth()).memory.allocatedPeak());
+        QVERIFY2(std::fabs(atWorld - *r.peakAllocatedBytes) < 1.0, qPrintable(QString::number(atWorld)));
+
+        // The fit skips a rehearsal's throughput even when an observation carries one.
+        calibrate::Observation claimed = r;
+        claimed.tokensPerS = 1.0e6;
+        const calibrate::CalibrationFit alone = calibrate::fitCalibration({ claimed });
+        QCOMPARE(alone.throughputSamples, 0);
+        QCOMPARE(alone.memorySamples, 1);
+        QVERIFY(std::find(alone.fitted.begin(), alone.fitted.end(), "activation_bytes_scale") != alone.fitted.end());
+        QVERIFY(std::find(alone.fitted.begin(), alone.fitted.end(), "matmul_efficiency") == alone.fitted.end());
+        QCOMPARE(alone.tokens.count, 0);
+        const calibrate::Comparison c = calibrate::compare(claimed, Calibration {});
+        QVERIFY(c.measuredCompleted && !c.measuredTokensPerS && !c.tokensError && !c.comparableTokensPerS());
+        QVERIFY(c.peakError);
+        std::vector<calibrate::Observation> both;
+        for (const auto& o : stored)
+            both.push_back(o.observation);
+        const calibrate::CalibrationFit fit = calibrate::fitCalibration(both);
+        QCOMPARE(fit.throughputSamples, 1);
+        QCOMPARE(fit.memorySamples, 2);
+        QCOMPARE(calibrate::calibrationFromStore(db, gpu, Interconnect::NvLink).runs, 1);
+
+        const CliResult json = runCli({ QStringLiteral("compare"), QStringLiteral("--db"), path,
+                                        QStringLiteral("--format"), QStringLiteral("json") });
+        QVERIFY2(json.exitCode == 0, qPrintable(json.err));
+        bool seen = false;
+        for (const auto& v : QJsonDocument::fromJson(json.out)
+                                 .object()
+                                 .value(QStringLiteral("gpus"))
+                                 .toArray()
+                                 .at(0)
+                                 .toObject()
+                                 .value(QStringLiteral("runs"))
+                                 .toArray()) {
+            const QJsonObject row = v.toObject();
+            if (row.value(QStringLiteral("run")).toInteger() != rehearsal) {
+                QVERIFY(row.value(QStringLiteral("rehearsed_world")).isNull());
+                continue;
+            }
+            seen = true;
+            QCOMPARE(row.value(QStringLiteral("world_size")).toInt(), 1);
+            QCOMPARE(row.value(QStringLiteral("rehearsed_world")).toInt(), 64);
+            QCOMPARE(row.value(QStringLiteral("status")).toString(), QStringLiteral("completed"));
+            const QJsonObject measured = row.value(QStringLiteral("measured")).toObject();
+            QVERIFY(measured.value(QStringLiteral("tokens_per_s")).isNull());
+            QCOMPARE(measured.value(QStringLiteral("peak_allocated_gib")).toDouble(), *r.peakAllocatedBytes / kGiB);
+            const QJsonObject presets = row.value(QStringLiteral("presets")).toObject();
+            QVERIFY(presets.value(QStringLiteral("tokens_per_s")).isNull());
+            QVERIFY(presets.value(QStringLiteral("tokens_error")).isNull());
+            QVERIFY(!presets.value(QStringLiteral("peak_error")).isNull());
+            QVERIFY(!presets.value(QStringLiteral("verdict_wrong")).toBool());
+        }
+        QVERIFY(seen);
+        const CliResult table = runCli({ QStringLiteral("compare"), QStringLiteral("--db"), path });
+        QCOMPARE(table.exitCode, 0);
+        QVERIFY2(table.out.contains("zero3 (native, rehearsal of 64)"), table.out.constData());
+        QVERIFY2(table.out.contains("its steps held no communication"), table.out.constData());
+        const CliResult csv = runCli({ QStringLiteral("compare"), QStringLiteral("--db"), path,
+                                       QStringLiteral("--format"), QStringLiteral("csv") });
+        QVERIFY(csv.out.startsWith("gpu,run,model,strategy,backend,world_size,rehearsed_world,"));
+        QVERIFY2(csv.out.contains(",zero3,native,1,64,"), csv.out.constData());
     }
 
     void calibrationSaysWhereItCameFrom()

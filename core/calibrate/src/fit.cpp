@@ -287,7 +287,9 @@ CalibrationFit fitCalibration(const std::vector<Observation>& observations, cons
     for (const Observation& o : observations) {
         if (o.oom)
             continue;
-        if (o.tokensPerS && *o.tokensPerS > 0)
+        // A rehearsal's steps ran without communication: its memory is a rank's at world N, its
+        // step time is no throughput of any world.
+        if (o.tokensPerS && *o.tokensPerS > 0 && o.rehearsedWorld == 0)
             throughput.push_back({ &o, *o.tokensPerS });
         if (o.peakAllocatedBytes && *o.peakAllocatedBytes > 0)
             memory.push_back({ &o, *o.peakAllocatedBytes });

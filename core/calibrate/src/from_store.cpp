@@ -40,10 +40,20 @@ std::vector<StoredRunObservation> observationsFromStore(const store::Database& d
         o.input.knobs = rc.knobs;
         applyRunnerBehaviour(o.input, detail->versions);
         applyRunBackend(o.input, rc);
+        // A rehearsal of one rank of world N is that rank at world N; the stored row says so even
+        // where the configuration it kept does not (a runner that reported the rehearsal itself).
+        if (run.rehearsedWorld)
+            rc.rehearseWorld = *run.rehearsedWorld;
+        if (!applyRehearsal(o.input, rc))
+            continue; // a world no cluster spec can hold: nothing to predict it with
+        o.rehearsedWorld = rc.rehearseWorld;
         o.strategy = rc.strategy;
         o.oom = run.status == store::RunStatus::Oom;
         if (!o.oom) {
-            o.tokensPerS = run.tokensPerS;
+            // Memory only for a rehearsal: its steps held no communication, so its throughput is not
+            // world N's (the store keeps none; an observation never carries one).
+            if (!o.rehearsal())
+                o.tokensPerS = run.tokensPerS;
             if (run.peakAllocated)
                 o.peakAllocatedBytes = static_cast<double>(*run.peakAllocated);
             if (run.peakReserved)

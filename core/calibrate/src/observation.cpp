@@ -17,11 +17,15 @@ Comparison compare(const Observation& o, const Calibration& c)
     r.label = o.label;
     r.strategy = o.strategy;
     r.measuredOom = o.oom;
-    r.measuredCompleted = !o.oom && o.tokensPerS && *o.tokensPerS > 0;
+    r.rehearsedWorld = o.rehearsedWorld;
+    const bool rehearsal = o.rehearsedWorld > 0;
+    // A rehearsal's throughput is compute-only: never a measurement of the world it stands for.
+    const bool measuredTokens = !rehearsal && !o.oom && o.tokensPerS && *o.tokensPerS > 0;
+    r.measuredCompleted = measuredTokens || (rehearsal && !o.oom);
     r.predictedFits = e.fits();
     r.predictedTokensPerS = e.throughput.tokensPerS;
     r.predictedPeakBytes = e.memory.allocatedPeak();
-    if (!o.oom && o.tokensPerS && *o.tokensPerS > 0) {
+    if (measuredTokens) {
         r.measuredTokensPerS = o.tokensPerS;
         r.tokensError = relativeError(r.predictedTokensPerS, *o.tokensPerS);
     }

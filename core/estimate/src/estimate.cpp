@@ -45,6 +45,23 @@ void applyRunBackend(EstimateInput& in, const RunConfig& run)
     }
 }
 
+bool applyRehearsal(EstimateInput& in, const RunConfig& run)
+{
+    if (!run.rehearsal())
+        return true;
+    constexpr int kMaxNodes = 4096;     // validate(ClusterSpec)
+    constexpr int kMaxGpusPerNode = 64; // validate(ClusterSpec)
+    const int world = run.rehearseWorld;
+    for (int perNode = 1; perNode <= kMaxGpusPerNode; ++perNode) {
+        if (world % perNode != 0 || world / perNode > kMaxNodes)
+            continue;
+        in.cluster.gpusPerNode = perNode;
+        in.cluster.nodes = world / perNode;
+        return true;
+    }
+    return false;
+}
+
 void validate(const EstimateInput& in)
 {
     validate(in.model, "model");

@@ -91,10 +91,15 @@ store::RunPrediction predictionFor(const protocol::StartEvent& start, const GpuS
     in.knobs = rc.knobs;
     applyRunnerBehaviour(in, start.versions);
     applyRunBackend(in, rc);
+    // A rehearsal is predicted for the world it stands for, per rank, its memory only.
+    if (!applyRehearsal(in, rc))
+        return {};
     const Estimate e = estimate(in, rc.strategy);
     store::RunPrediction p;
-    p.tokensPerS = e.throughput.tokensPerS;
-    p.stepS = e.throughput.stepTimeS;
+    if (!rc.rehearsal()) {
+        p.tokensPerS = e.throughput.tokensPerS;
+        p.stepS = e.throughput.stepTimeS;
+    }
     p.peakBytes = static_cast<std::int64_t>(std::llround(e.memory.allocatedPeak()));
     p.document = { { "strategy", strategyId(rc.strategy) },
                    { "fits", e.fits() },
@@ -103,6 +108,8 @@ store::RunPrediction predictionFor(const protocol::StartEvent& start, const GpuS
                    { "tokens_per_s", e.throughput.tokensPerS },
                    { "step_s", e.throughput.stepTimeS },
                    { "predicted_by", "the planner at import, uncalibrated presets" } };
+    if (rc.rehearsal())
+        p.document["world"] = rc.rehearseWorld;
     return p;
 }
 

@@ -14,8 +14,8 @@ namespace shardwise::calibrate {
 struct CalibrationFit {
     Calibration calibration;
     std::vector<std::string> fitted; // JSON names of the coefficients the observations determined
-    int throughputSamples = 0;       // completed runs with tokens/s
-    int memorySamples = 0;           // completed runs with a device peak
+    int throughputSamples = 0;       // completed runs with tokens/s (never a rehearsal)
+    int memorySamples = 0;           // completed runs with a device peak (rehearsals included)
     ErrorSummary tokens;             // in-sample residuals after the fit
     ErrorSummary peak;
 };

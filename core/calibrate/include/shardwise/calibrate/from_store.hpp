@@ -25,7 +25,9 @@ struct StoredRunObservation {
 
 // Completed runs (tokens/s and peak) and runs that ran out of memory on `gpu` (the store's GPU
 // filter: preset id, or part of the device name), with their stored configuration; runs without a
-// configuration (imported tables) are left out.
+// configuration (imported tables) are left out. A rehearsal of one rank of world N is observed as that
+// rank at world N with its memory only (Observation::rehearsedWorld): fitCalibration fits the memory
+// coefficients to it and no throughput coefficient.
 std::vector<StoredRunObservation> observationsFromStore(const store::Database& db, const GpuSpec& gpu);
 
 struct StoredCalibration {

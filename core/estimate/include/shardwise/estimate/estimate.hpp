@@ -85,6 +85,15 @@ void applyRunnerBehaviour(EstimateInput& in, const protocol::SoftwareVersions& v
 // eager PyTorch decoder) is the fsdp2 framework target, the native runner the native target.
 void applyRunBackend(EstimateInput& in, const RunConfig& run);
 
+// A rehearsal of one rank of world N (RunConfig::rehearseWorld) is predicted as a rank of world N:
+// the one process held one rank's device and host state at world N, so the cluster becomes N nodes of
+// one GPU each (per-rank device memory depends on the world size only; host memory per node is then
+// one rank's, as the rehearsal held it), or, past ClusterSpec's 4096 nodes, the fewest GPUs per node
+// that divide N. Its throughput prediction depends on a topology the rehearsal does not have and is
+// not compared with anything. A real run is left as it is. False when no cluster of world N is within
+// ClusterSpec's bounds (nodes <= 4096, GPUs per node <= 64): such a rehearsal cannot be predicted.
+bool applyRehearsal(EstimateInput& in, const RunConfig& run);
+
 // Whether the native runner steps each unit's device AdamW beside the backward for this input and
 // strategy (EstimateInput::deviceStepAfterBackward; Calibration::deviceStepOverlap).
 bool stepsDeviceOptimizerBesideBackward(const EstimateInput& in, Strategy s);
