@@ -46,11 +46,13 @@ std::string format(const char* fmt, double x)
 // One stderr line per rank-0 step: where the run is and the throughput of its timed steps so far.
 class StepProgress {
 public:
-    StepProgress(std::ostream& err, Strategy s, int world, int totalSteps)
+    // `rehearsal`: a rehearsal's steps hold no communication, so they show no tokens/s.
+    StepProgress(std::ostream& err, Strategy s, int world, int totalSteps, bool rehearsal)
         : m_err(err)
         , m_label(strategyId(s))
         , m_world(world)
         , m_totalSteps(totalSteps)
+        , m_rehearsal(rehearsal)
     {
     }
 
@@ -61,7 +63,9 @@ public:
             m_totalSteps = start->config.warmupSteps + start->config.timedSteps;
         if (const auto* st = std::get_if<protocol::StepEvent>(&e); st && st->rank == 0) {
             std::string rate = "warm-up";
-            if (st->timed) {
+            if (st->timed && m_rehearsal) {
+                rate = "compute only (rehearsal)";
+            } else if (st->timed) {
                 m_timedTokens += st->tokens;
                 m_timedSeconds += st->stepTimeS;
                 if (m_timedSeconds > 0)
@@ -83,6 +87,7 @@ private:
     std::string m_label;
     int m_world;
     int m_totalSteps;
+    bool m_rehearsal;
     std::int64_t m_timedTokens = 0;
     double m_timedSeconds = 0;
 };
@@ -115,7 +120,8 @@ StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, stor
     const session::Launch launch = session::buildLaunch(
         launchRequest(r, s, nodes, runnerPaths, where.runner ? *where.runner : std::filesystem::path()));
     const RunConfig& requested = launch.config;
-    StepProgress progress(err, s, requested.worldSize, requested.warmupSteps + requested.timedSteps);
+    StepProgress progress(err, s, requested.worldSize, requested.warmupSteps + requested.timedSteps,
+                          requested.rehearsal());
     session::SessionCallbacks callbacks;
     callbacks.onEvent = [&](const protocol::Event& e) { progress.onEvent(e); };
     // A store that fails mid-run (disk full, say) costs the record, never the measurement.
@@ -131,6 +137,7 @@ StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, stor
     if (where.nodes)
         err << countOf(where.nodes->nodes.size(), "node") << ", ";
     err << deviceId(r.device) << (r.backend == RunBackend::Torch ? ", torch backend" : "")
+        << (requested.rehearsal() ? ", rehearsing rank 0 of world " + std::to_string(requested.rehearseWorld) : "")
         << (requested.training.cudaGraphs ? " with CUDA graphs" : "")
         << (requested.torchCompile ? " with torch.compile" : "")
         << (launch.note.empty() ? "" : " (" + launch.note + ")") << "\n"
@@ -202,15 +209,26 @@ void printTable(const std::vector<StrategyRun>& runs, std::ostream& out)
             << pad(o.ncclShare ? format("%.1f %%", *o.ncclShare * 100.0) : "-", 12, true) << "\n";
     }
     out << "\n";
+    bool rehearsals = false;
     for (const auto& run : runs) {
         const dispatch::RunOutcome& o = run.outcome;
         out << strategyId(o.config.strategy) << ": ";
+        if (o.rehearsal()) {
+            rehearsals = true;
+            out << "rehearsal of world " << o.rehearsedWorld << " (peaks are one rank's at that world";
+            if (o.computeOnlyStepS)
+                out << "; compute-only step " << format("%.1f ms", *o.computeOnlyStepS * 1e3);
+            out << "); ";
+        }
         if (!o.ok())
             out << o.reason << "; ";
         out << "logs in " << (o.logDir.empty() ? std::string("(none)") : o.logDir.string()) << "\n";
     }
     out << "NCCL share is collective kernel time over step time; it overlaps compute, so it is not time "
            "spent waiting.\n";
+    if (rehearsals)
+        out << "A rehearsal runs one rank alone through a communicator that moves no data: its steps hold no "
+               "communication, so it has no median step, throughput or NCCL share (-).\n";
 }
 
 int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -315,6 +333,7 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
             { "ranks", request.world() },
             { "device", deviceId(request.device) },
             { "backend", backendId(request.backend) },
+            { "rehearsed_world", request.rehearseWorld ? nlohmann::json(*request.rehearseWorld) : nlohmann::json() },
             { "succeeded", allOk },
             { "cancelled", terminalInterrupt().load() && !request.detachOnInterrupt },
             { "runs", nlohmann::json::array() }

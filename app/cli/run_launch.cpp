@@ -20,6 +20,7 @@ session::LaunchRequest launchRequest(const RunRequest& r, Strategy s, const std:
     c.device = r.device;
     c.training.expandableSegments = r.expandableSegments;
     c.training.cudaGraphs = r.cudaGraphs;
+    c.rehearseWorld = r.rehearseWorld.value_or(0);
     c.backend = r.backend;
     c.torchCompile = r.torchCompile;
     // Everything the command line left out takes the runner's defaults, which are RunConfig's.
@@ -72,7 +73,9 @@ std::string flagForRunField(const std::string& field)
                                                             { "backend", "--backend" },
                                                             { "master_port", "--master-port" },
                                                             { "collective_timeout_s", "--collective-timeout-s" },
-                                                            { "inter_node_gbps", "--inter-node-gbps" } };
+                                                            { "inter_node_gbps", "--inter-node-gbps" },
+                                                            { "rehearse_world", "--rehearse-world" },
+                                                            { "device", "--device" } };
     const auto it = flags.find(field);
     return it == flags.end() ? field : it->second;
 }

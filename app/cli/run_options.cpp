@@ -62,6 +62,17 @@ CommandSpec runSpec()
             Complete::Nothing,
             false,
             launch },
+          { "--rehearse-world",
+            "N",
+            "rehearse one rank of a world of N ranks (1-65536): one process runs as rank 0 of world N "
+            "through a communicator that moves no data, every buffer in its world-N shape, so its peak allocated "
+            "and reserved memory are one rank's at world N (on one GPU instead of N). Its steps hold no "
+            "communication, so it measures no tokens/s. Needs --device cuda; one rank on one node (--local or one "
+            "--node, --ranks 1), without --cuda-graphs",
+            {},
+            Complete::Nothing,
+            false,
+            launch },
           { "--runner",
             "PATH",
             "the shardwise-runner to start (default: $SHARDWISE_RUNNER, else the one installed "

@@ -44,6 +44,44 @@ double parseGBps(const std::string& flag, const std::string& text)
     return x;
 }
 
+// --rehearse-world's N: a whole number in [1, kMaxRehearsedWorld].
+int parseRehearsedWorld(const std::string& flag, const std::string& text)
+{
+    long long value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    const std::string range = "[1, " + std::to_string(kMaxRehearsedWorld) + "]";
+    if (text.empty() || ptr != text.data() + text.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
+        throw UsageError(flag + ": expected a whole number of ranks in " + range + ", got '" + text + "'");
+    if (ec == std::errc::result_out_of_range || value < 1 || value > kMaxRehearsedWorld)
+        throw UsageError(flag + ": the world to rehearse must be in " + range + " ranks, got " + text);
+    return static_cast<int>(value);
+}
+
+// A rehearsal is one process, rank 0 of world N, on a CUDA device, without CUDA graphs.
+void checkRehearsal(const RunRequest& r)
+{
+    if (!r.rehearseWorld)
+        return;
+    const std::string flag = "--rehearse-world " + std::to_string(*r.rehearseWorld);
+    if (r.ranks != 1)
+        throw UsageError(flag + ": a rehearsal runs one rank (rank 0 of world " + std::to_string(*r.rehearseWorld)
+                         + ") in one process; --ranks " + std::to_string(r.ranks) + " asks for "
+                         + std::to_string(r.ranks) + " per node (leave --ranks out)");
+    if (r.nodes.size() > 1)
+        throw UsageError(flag + ": a rehearsal runs one rank in one process on one node; --node names "
+                         + std::to_string(r.nodes.size()) + " nodes");
+    if (r.device != DeviceKind::Cuda)
+        throw UsageError(flag
+                         + ": a rehearsal needs a CUDA device (--device cuda): it measures one rank's allocator "
+                           "peaks at world "
+                         + std::to_string(*r.rehearseWorld)
+                         + ", and an emulated CPU run measures state bytes only, no allocator peaks");
+    if (r.cudaGraphs)
+        throw UsageError("--cuda-graphs: not with " + flag
+                         + ": a rehearsal measures memory, and CUDA graphs are not rehearsed (leave --cuda-graphs "
+                           "out)");
+}
+
 } // namespace
 
 namespace {
@@ -135,6 +173,8 @@ RunRequest parseRequest(const std::vector<std::string>& args)
                 r.expandableSegments = true;
             else if (flag == "--cuda-graphs")
                 r.cudaGraphs = true;
+            else if (flag == "--rehearse-world")
+                r.rehearseWorld = parseRehearsedWorld(flag, value());
             else if (flag == "--backend") {
                 const std::string id = value();
                 const auto backend = backendFromId(id);
@@ -196,6 +236,7 @@ RunRequest parseRequest(const std::vector<std::string>& args)
         throw UsageError("--remote-runner: only with --node");
     if (r.oversubscribe && !local)
         throw UsageError("--oversubscribe: only with --local; a node's ranks are bounded by its own GPUs");
+    checkRehearsal(r);
     if (local && !r.oversubscribe) {
         // Each rank is a whole training process: thousands of them would exhaust this machine's
         // memory and process table long before a rendezvous, and Ctrl-C would have to outrun the spawning.

@@ -41,6 +41,7 @@ struct RunRequest {
     std::optional<int> peerGraceS; // none: session::kPeerGrace
     bool expandableSegments = false;
     bool cudaGraphs = false;
+    std::optional<int> rehearseWorld; // --rehearse-world N: one rank as rank 0 of world N
     RunBackend backend = RunBackend::Native;
     bool torchCompile = false;
     bool everyStrategy = false; // --strategy all

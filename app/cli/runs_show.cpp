@@ -97,6 +97,71 @@ std::string ncclSettingsText(const std::map<std::string, std::map<std::string, s
     return text.empty() ? std::string("none") : text;
 }
 
+// A real run's headline: what it measured against what its plan predicted.
+void printHeadline(std::ostream& out, const store::RunSummary& r)
+{
+    out << "\nHeadline\n";
+    const auto predicted = [](std::optional<double> v, int digits, const std::string& unit) {
+        return v ? " (predicted " + fixed(v, digits, unit) + ")" : std::string();
+    };
+    printTable(
+        out,
+        {
+            { "  throughput", fixed(r.tokensPerS, 0, " tokens/s") + predicted(r.predicted.tokensPerS, 0, " tokens/s") },
+            { "  median step", fixed(r.medianStepS, 3, " s") + predicted(r.predicted.stepS, 3, " s") },
+            { "  p10 / p90 step", fixed(r.p10StepS, 3, " s") + " / " + fixed(r.p90StepS, 3, " s") },
+            { "  peak allocated",
+              gib(r.peakAllocated) + (r.predicted.peakBytes ? " (predicted " + gib(r.predicted.peakBytes) + ")" : "") },
+            { "  peak reserved", gib(r.peakReserved) },
+            { "  alloc retries", r.allocRetries ? std::to_string(*r.allocRetries) : "-" },
+            // Communication kernels overlap compute, so their share of the step is not time spent waiting.
+            { "  NCCL share", percent(r.ncclShare) + " of step time in comm kernels (overlaps compute)" },
+            { "  exposed comm", percent(r.exposedCommShare) + " of step time waiting for communication" },
+        });
+}
+
+// A rehearsal's step time: rank 0's median, which held no communication.
+std::optional<double> computeOnlyStep(const store::RunDetail& d)
+{
+    if (!d.summary.rehearsal())
+        return std::nullopt;
+    for (const auto& s : d.rankSummaries)
+        if (s.rank == 0)
+            return s.medianStepS;
+    return std::nullopt;
+}
+
+// A rehearsal's headline: its memory against the prediction for the world it stands for, and why it
+// has no throughput.
+void printRehearsalHeadline(std::ostream& out, const store::RunDetail& d)
+{
+    const store::RunSummary& r = d.summary;
+    const std::string world = std::to_string(r.effectiveWorld());
+    const std::optional<double> computeOnlyStepS = computeOnlyStep(d);
+    out << "\nHeadline (rehearsal of world " << world << ": memory of one rank at that world)\n";
+    printTable(
+        out,
+        {
+            { "  peak allocated",
+              gib(r.peakAllocated)
+                  + (r.predicted.peakBytes
+                         ? " (predicted " + gib(r.predicted.peakBytes) + " per rank at world " + world + ")"
+                         : "") },
+            { "  peak reserved", gib(r.peakReserved) },
+            { "  alloc retries", r.allocRetries ? std::to_string(*r.allocRetries) : "-" },
+            { "  throughput",
+              "- (a rehearsal's steps hold no communication, so they measure no tokens/s of world " + world + ")" },
+            { "  compute-only step", fixed(computeOnlyStepS, 3, " s") + " (rank 0's median, no communication)" },
+            { "  NCCL share", "- (no communication in a rehearsal)" },
+        });
+}
+
+// The RANKS cell: the ranks that ran, or the world a rehearsal stands for.
+std::string ranksText(const store::RunSummary& r)
+{
+    return r.rehearsedWorld ? "rehearsal of " + std::to_string(*r.rehearsedWorld) : std::to_string(r.worldSize);
+}
+
 } // namespace
 
 void printRunTable(std::ostream& out, const std::vector<store::RunSummary>& runs)
@@ -109,18 +174,25 @@ void printRunTable(std::ostream& out, const std::vector<store::RunSummary>& runs
         const bool published = published::isPublishedRun(r.importSource);
         rows.push_back({ std::to_string(r.id), std::string(store::runStatusId(r.status)), r.modelId, gpuLabel(r),
                          std::string(strategyId(r.strategy)), published ? "-" : std::string(backendId(r.backend)),
-                         std::to_string(r.worldSize), fixed(r.tokensPerS, 0, " tok/s"), fixed(r.medianStepS, 3, " s"),
+                         ranksText(r), fixed(r.tokensPerS, 0, " tok/s"), fixed(r.medianStepS, 3, " s"),
                          gib(r.peakAllocated), gib(r.peakReserved), percent(r.ncclShare),
                          published ? "published" : std::string(store::runSourceId(r.source)),
                          store::formatUtc(r.startedAt) });
     }
     printTable(out, rows);
+    if (std::any_of(runs.begin(), runs.end(), [](const store::RunSummary& r) { return r.rehearsal(); }))
+        out << "\nA rehearsal of N ran one rank alone as rank 0 of world N: its PEAK ALLOC and PEAK RESV are that "
+               "rank's at world N; its steps held no communication, so it has no THROUGHPUT, MEDIAN STEP or NCCL "
+               "(-).\n";
 }
 
 nlohmann::json runDetailJson(const store::RunDetail& d)
 {
     nlohmann::json j;
     j["run"] = store::toJson(d.summary);
+    // A rehearsal's step time, which "run" leaves out (median_step_s is world N's and it has none).
+    const auto computeOnly = computeOnlyStep(d);
+    j["compute_only_step_s"] = computeOnly ? nlohmann::json(*computeOnly) : nlohmann::json();
     j["config"] = d.config;
     j["versions"]
         = { { "runner", d.versions.runner }, { "libtorch", d.versions.libtorch }, { "cuda", d.versions.cuda },
@@ -171,7 +243,11 @@ void printRunDetail(std::ostream& out, const store::RunDetail& d)
         { "  backend",
           r.backend == RunBackend::Torch ? "torch (PyTorch harness, shardwise-torch-runner)"
                                          : "native (shardwise-runner)" },
-        { "  ranks", std::to_string(r.worldSize) + " on " + countOf(r.nodeCount, "node") + ": " + orDash(nodes) },
+        { "  ranks",
+          std::to_string(r.worldSize) + " on " + countOf(r.nodeCount, "node") + ": " + orDash(nodes)
+              + (r.rehearsedWorld ? "; a rehearsal of world " + std::to_string(*r.rehearsedWorld)
+                         + " (rank 0 alone, through a communicator that moves no data)"
+                                  : std::string()) },
         { "  interconnect", orDash(r.interconnect) },
         { "  inter-node",
           r.interNodeGBps ? fixed(r.interNodeGBps, 1, " GB/s per node per direction (the plan's)") : "-" },
@@ -201,37 +277,27 @@ void printRunDetail(std::ostream& out, const store::RunDetail& d)
         rows.push_back({ "  note", r.note });
     printTable(out, rows);
 
-    out << "\nHeadline\n";
-    const auto predicted = [](std::optional<double> v, int digits, const std::string& unit) {
-        return v ? " (predicted " + fixed(v, digits, unit) + ")" : std::string();
-    };
-    printTable(
-        out,
-        {
-            { "  throughput", fixed(r.tokensPerS, 0, " tokens/s") + predicted(r.predicted.tokensPerS, 0, " tokens/s") },
-            { "  median step", fixed(r.medianStepS, 3, " s") + predicted(r.predicted.stepS, 3, " s") },
-            { "  p10 / p90 step", fixed(r.p10StepS, 3, " s") + " / " + fixed(r.p90StepS, 3, " s") },
-            { "  peak allocated",
-              gib(r.peakAllocated) + (r.predicted.peakBytes ? " (predicted " + gib(r.predicted.peakBytes) + ")" : "") },
-            { "  peak reserved", gib(r.peakReserved) },
-            { "  alloc retries", r.allocRetries ? std::to_string(*r.allocRetries) : "-" },
-            // Communication kernels overlap compute, so their share of the step is not time spent waiting.
-            { "  NCCL share", percent(r.ncclShare) + " of step time in comm kernels (overlaps compute)" },
-            { "  exposed comm", percent(r.exposedCommShare) + " of step time waiting for communication" },
-        });
+    if (r.rehearsedWorld)
+        printRehearsalHeadline(out, d);
+    else
+        printHeadline(out, r);
 
     if (!d.rankSummaries.empty()) {
         out << "\nPer-rank summaries\n";
-        std::vector<std::vector<std::string>> table { { "  RANK", "HOST", "MEDIAN STEP", "TOKENS/S", "PEAK ALLOC",
-                                                        "PEAK RESV", "RETRIES", "NCCL" } };
+        // A rehearsal's steps are compute only: no tokens/s and no communication share.
+        const bool rehearsal = r.rehearsal();
+        std::vector<std::vector<std::string>> table { { "  RANK", "HOST",
+                                                        rehearsal ? "COMPUTE-ONLY STEP" : "MEDIAN STEP", "TOKENS/S",
+                                                        "PEAK ALLOC", "PEAK RESV", "RETRIES", "NCCL" } };
         for (const auto& s : d.rankSummaries) {
             std::string host = "-";
             for (const auto& p : d.ranks)
                 if (p.rank == s.rank)
                     host = p.host;
             table.push_back({ "  " + std::to_string(s.rank), host, fixed(s.medianStepS, 3, " s"),
-                              fixed(s.tokensPerS, 0, ""), gib(s.memory.peakAllocated), gib(s.memory.peakReserved),
-                              std::to_string(s.memory.allocRetries), percent(s.ncclShare) });
+                              rehearsal ? "-" : fixed(s.tokensPerS, 0, ""), gib(s.memory.peakAllocated),
+                              gib(s.memory.peakReserved), std::to_string(s.memory.allocRetries),
+                              rehearsal ? "-" : percent(s.ncclShare) });
         }
         printTable(out, table);
     }

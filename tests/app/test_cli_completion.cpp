@@ -109,6 +109,7 @@ private slots:
         QTest::newRow("flag of an action")
             << l({ "shardwise-cli", "nodes", "test", "--acc" }) << l({ "--accept-new-host-key" });
         QTest::newRow("flag of a command") << l({ "shardwise-cli", "plan", "--interc" }) << l({ "--interconnect" });
+        QTest::newRow("rehearsal flag of run") << l({ "shardwise-cli", "run", "--reh" }) << l({ "--rehearse-world" });
         QTest::newRow("choices") << l({ "shardwise-cli", "runs", "list", "--format", "" }) << l({ "table", "json" });
         QTest::newRow("choices after =") << l({ "shardwise-cli", "gke", "--format", "=", "y" }) << l({ "yaml" });
         QTest::newRow("gpu preset") << l({ "shardwise-cli", "plan", "--gpu", "h20" }) << l({ "h200" });

@@ -157,6 +157,107 @@ private slots:
         QCOMPARE(o[QStringLiteral("run")].toObject()[QStringLiteral("status")].toString(), QStringLiteral("completed"));
     }
 
+    // A rehearsal of one rank of world 64 beside a real run: the list shows its world as "rehearsal of
+    // 64" and no throughput, with the note saying why; show gives its memory against the prediction for
+    // world 64 and its compute-only step; JSON carries rehearsed_world (null for the real run) and the
+    // CSV export the same figures as the JSON.
+    void rehearsalIsShownAsAMemoryResult()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("rehearsal.sqlite"));
+        std::int64_t real = 0, rehearsal = 0;
+        {
+            Database db = Database::open(path.toStdString());
+            fixtures::SyntheticRun run;
+            run.config = fixtures::syntheticConfig(Strategy::Zero3, 2, 1, 2);
+            run.gpuName = "NVIDIA H100 80GB HBM3";
+            real = fixtures::recordRun(db, run);
+            RunConfig config = fixtures::syntheticConfig(Strategy::Zero3, 1, 1, 2);
+            config.device = DeviceKind::Cuda;
+            config.rehearseWorld = 64;
+            RunOrigin origin;
+            origin.gpuName = "NVIDIA H100 80GB HBM3";
+            origin.predicted = RunPrediction { 80000.0, 0.9, 3LL << 30, {} };
+            RunRecorder recorder(db, config, origin);
+            protocol::StartEvent start;
+            start.config = config;
+            start.deviceName = origin.gpuName;
+            recorder.record(start);
+            protocol::SummaryEvent summary;
+            summary.warmupSteps = 1;
+            summary.timedSteps = 2;
+            summary.medianStepS = 0.75;
+            summary.memory = fixtures::memoryAt(0, 2);
+            summary.rehearsedWorld = 64;
+            recorder.record(summary);
+            recorder.finish(recorder.statusFromEvents());
+            rehearsal = recorder.runId();
+        }
+        const auto list = runCli({ QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), path,
+                                   QStringLiteral("--format"), QStringLiteral("json") });
+        QVERIFY2(list.exitCode == 0, qPrintable(list.err));
+        QMap<qint64, QJsonObject> byId;
+        for (const auto& v : QJsonDocument::fromJson(list.out.toUtf8()).array())
+            byId.insert(v.toObject()[QStringLiteral("id")].toInteger(), v.toObject());
+        QCOMPARE(byId.size(), 2);
+        const QJsonObject r = byId.value(rehearsal);
+        QCOMPARE(r[QStringLiteral("rehearsed_world")].toInt(), 64);
+        QCOMPARE(r[QStringLiteral("world_size")].toInt(), 1);
+        QVERIFY(r[QStringLiteral("tokens_per_s")].isNull());
+        QVERIFY(r[QStringLiteral("median_step_s")].isNull());
+        QVERIFY(r[QStringLiteral("predicted_tokens_per_s")].isNull());
+        QCOMPARE(r[QStringLiteral("peak_allocated_bytes")].toInteger(), fixtures::memoryAt(0, 2).peakAllocated);
+        QCOMPARE(r[QStringLiteral("predicted_peak_bytes")].toInteger(), qint64(3LL << 30));
+        QVERIFY(byId.value(real).contains(QStringLiteral("rehearsed_world")));
+        QVERIFY(byId.value(real)[QStringLiteral("rehearsed_world")].isNull());
+
+        const auto table = runCli({ QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), path });
+        QVERIFY2(table.exitCode == 0, qPrintable(table.err));
+        const QString row = table.out.split(QLatin1Char('\n'))
+                                .filter(QRegularExpression(QStringLiteral("^%1 ").arg(rehearsal)))
+                                .value(0);
+        QVERIFY2(row.contains(QStringLiteral("rehearsal of 64")) && !row.contains(QStringLiteral("tok/s")),
+                 qPrintable(table.out));
+        QVERIFY2(table.out.contains(QStringLiteral("its steps held no communication")), qPrintable(table.out));
+
+        const auto show = runCli({ QStringLiteral("runs"), QStringLiteral("show"), QString::number(rehearsal),
+                                   QStringLiteral("--db"), path });
+        QVERIFY2(show.exitCode == 0, qPrintable(show.err));
+        for (const char* expected :
+             { "a rehearsal of world 64", "predicted 3.0 GiB per rank at world 64", "measure no tokens/s of world 64",
+               "0.750 s (rank 0's median, no communication)", "COMPUTE-ONLY STEP" })
+            QVERIFY2(show.out.contains(QString::fromUtf8(expected)),
+                     qPrintable(QStringLiteral("missing '%1' in:\n%2").arg(QString::fromUtf8(expected), show.out)));
+        const auto json = runCli({ QStringLiteral("runs"), QStringLiteral("show"), QString::number(rehearsal),
+                                   QStringLiteral("--db"), path, QStringLiteral("--format"), QStringLiteral("json") });
+        QVERIFY2(json.exitCode == 0, qPrintable(json.err));
+        const QJsonObject detail = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QCOMPARE(detail[QStringLiteral("run")].toObject()[QStringLiteral("rehearsed_world")].toInt(), 64);
+        QVERIFY(detail[QStringLiteral("run")].toObject()[QStringLiteral("tokens_per_s")].isNull());
+        QCOMPARE(detail[QStringLiteral("compute_only_step_s")].toDouble(), 0.75);
+        const auto realJson
+            = runCli({ QStringLiteral("runs"), QStringLiteral("show"), QString::number(real), QStringLiteral("--db"),
+                       path, QStringLiteral("--format"), QStringLiteral("json") });
+        const QJsonObject realDetail = QJsonDocument::fromJson(realJson.out.toUtf8()).object();
+        QVERIFY(realDetail[QStringLiteral("run")].toObject()[QStringLiteral("rehearsed_world")].isNull());
+        QVERIFY(realDetail[QStringLiteral("compute_only_step_s")].isNull());
+
+        const auto csv = runCli({ QStringLiteral("runs"), QStringLiteral("export"), QStringLiteral("--format"),
+                                  QStringLiteral("csv"), QStringLiteral("--db"), path });
+        QVERIFY2(csv.exitCode == 0, qPrintable(csv.err));
+        const QStringList lines = csv.out.trimmed().split(QLatin1Char('\n'));
+        const QStringList header = lines.front().split(QLatin1Char(','));
+        const qsizetype world = header.indexOf(QStringLiteral("rehearsed_world"));
+        const qsizetype tokens = header.indexOf(QStringLiteral("tokens_per_s"));
+        QVERIFY(world >= 0 && tokens >= 0);
+        for (const QString& line : lines.mid(1)) {
+            const QStringList cells = line.split(QLatin1Char(','));
+            const bool isRehearsal = cells.front() == QString::number(rehearsal);
+            QCOMPARE(cells.value(world), isRehearsal ? QStringLiteral("64") : QString());
+            QCOMPARE(cells.value(tokens).isEmpty(), isRehearsal);
+        }
+    }
+
     void showUnknownRunFails()
     {
         const auto r = runCli(

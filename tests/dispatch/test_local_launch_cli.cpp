@@ -152,6 +152,40 @@ private slots:
             << arguments("--local", "--runner", "/nonexistent/shardwise-runner", "--model", "tiny", "--strategy",
                          "zero0", "--backend", "torch")
             << QStringLiteral("--backend torch: '/nonexistent/shardwise-torch-runner' is not an executable file");
+        // A rehearsal: N in [1, 65536], one rank on one node, a CUDA device, no CUDA graphs; each named.
+        const QStringList rehearse = base + arguments("--strategy", "zero3", "--device", "cuda");
+        QTest::newRow("rehearsal of world 0")
+            << rehearse + arguments("--rehearse-world", "0")
+            << QStringLiteral("--rehearse-world: the world to rehearse must be in [1, 65536] ranks, got 0");
+        QTest::newRow("rehearsal past the largest world")
+            << rehearse + arguments("--rehearse-world", "65537")
+            << QStringLiteral("--rehearse-world: the world to rehearse must be in [1, 65536] ranks, got 65537");
+        QTest::newRow("rehearsal of a world past 64 bits")
+            << rehearse + arguments("--rehearse-world", "99999999999999999999999")
+            << QStringLiteral("must be in [1, 65536] ranks, got 99999999999999999999999");
+        QTest::newRow("rehearsal of a world that is no number")
+            << rehearse + arguments("--rehearse-world", "eight")
+            << QStringLiteral("--rehearse-world: expected a whole number of ranks in [1, 65536], got 'eight'");
+        QTest::newRow("rehearsal of a fractional world")
+            << rehearse + arguments("--rehearse-world", "8.5")
+            << QStringLiteral("--rehearse-world: expected a whole number of ranks in [1, 65536], got '8.5'");
+        QTest::newRow("rehearsal with several ranks")
+            << rehearse + arguments("--rehearse-world", "64", "--ranks", "2")
+            << QStringLiteral("--rehearse-world 64: a rehearsal runs one rank (rank 0 of world 64) in one process; "
+                              "--ranks 2");
+        QTest::newRow("rehearsal on several nodes")
+            << arguments("--node", "gpu-a,gpu-b", "--model", "tiny", "--strategy", "zero3", "--device", "cuda",
+                         "--rehearse-world", "64")
+            << QStringLiteral("--rehearse-world 64: a rehearsal runs one rank in one process on one node; --node "
+                              "names 2 nodes");
+        QTest::newRow("rehearsal on the cpu")
+            << base + arguments("--strategy", "zero3", "--rehearse-world", "64")
+            << QStringLiteral("--rehearse-world 64: a rehearsal needs a CUDA device (--device cuda): it measures one "
+                              "rank's allocator peaks at world 64, and an emulated CPU run measures state bytes only, "
+                              "no allocator peaks");
+        QTest::newRow("rehearsal with cuda graphs")
+            << rehearse + arguments("--rehearse-world", "64", "--warmup", "3", "--cuda-graphs")
+            << QStringLiteral("--cuda-graphs: not with --rehearse-world 64: a rehearsal measures memory");
         QTest::newRow("runner not executable") << arguments("--local", "--runner", "/nonexistent/shardwise-runner",
                                                             "--model", "tiny", "--strategy", "zero2")
                                                << QStringLiteral("--runner");
@@ -301,6 +335,52 @@ private slots:
         QVERIFY2(row.contains(QStringLiteral(" %")), qPrintable(row));
         QVERIFY2(r.err.contains(QStringLiteral("[zero1] step 3/")), qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("tokens/s so far")), qPrintable(r.err));
+    }
+
+    // A rehearsal through the CLI (the fixture stands in for a CUDA runner and claims a throughput in
+    // its summary): the runner gets rehearse_world with world size 1, and neither the result nor the
+    // store shows a throughput; the table says why.
+    void rehearsalRunsOneRankAndShowsNoThroughput()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
+        const CliResult r = runCli(fixtureRun(arguments("--device", "cuda", "--strategy", "zero3", "--rehearse-world",
+                                                        "8", "--db", db, "--format", "json")));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("[zero3] starting 1 rank on cuda, rehearsing rank 0 of world 8")),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("compute only (rehearsal)")), qPrintable(r.err));
+        QVERIFY2(!r.err.contains(QStringLiteral("tokens/s so far")), qPrintable(r.err));
+        const json doc = parseOutput(r);
+        QCOMPARE(doc.at("rehearsed_world").get<int>(), 8);
+        const json& run = doc.at("runs").at(0);
+        QCOMPARE(run.at("config").at("rehearse_world").get<int>(), 8);
+        QCOMPARE(run.at("config").at("world_size").get<int>(), 1);
+        QCOMPARE(run.at("rehearsed_world").get<int>(), 8);
+        QVERIFY(run.at("tokens_per_s").is_null());
+        QVERIFY(run.at("median_step_s").is_null());
+        QVERIFY(run.at("nccl_share").is_null());
+        QCOMPARE(run.at("compute_only_step_s").get<double>(), 0.01);
+
+        QProcess list;
+        list.start(QStringLiteral(SHARDWISE_CLI), arguments("runs", "list", "--db", db, "--format", "json"));
+        QVERIFY(list.waitForFinished(60000));
+        const json stored = json::parse(list.readAllStandardOutput().toStdString());
+        QCOMPARE(stored.size(), std::size_t(1));
+        QCOMPARE(stored.at(0).at("rehearsed_world").get<int>(), 8);
+        QVERIFY(stored.at(0).at("tokens_per_s").is_null());
+        QCOMPARE(stored.at(0).at("status").get<std::string>(), std::string("completed"));
+
+        const CliResult table = runCli(
+            fixtureRun(arguments("--device", "cuda", "--strategy", "zero3", "--rehearse-world", "8", "--no-store")));
+        QVERIFY2(table.exitCode == 0, qPrintable(table.err));
+        const QString row = table.out.split(QLatin1Char('\n')).value(1);
+        QVERIFY2(row.startsWith(QStringLiteral("zero3")) && !row.contains(QStringLiteral("tokens/s")), qPrintable(row));
+        QVERIFY2(table.out.contains(QStringLiteral("zero3: rehearsal of world 8 (peaks are one rank's at that world; "
+                                                   "compute-only step 10.0 ms)")),
+                 qPrintable(table.out));
+        QVERIFY2(table.out.contains(QStringLiteral("so it has no median step, throughput or NCCL share (-)")),
+                 qPrintable(table.out));
     }
 
     void logDirHoldsOneFolderPerStrategy()

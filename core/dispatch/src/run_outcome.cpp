@@ -128,10 +128,19 @@ RunOutcome summarizeRun(const RunConfig& requested, const LaunchResult& launch)
         out.ranks.push_back(std::move(rep));
     }
 
+    // Asked for, or said by the runner: either way no throughput of the rehearsed world is shown.
+    out.rehearsedWorld = out.config.rehearsal() ? out.config.rehearseWorld : requested.rehearseWorld;
+    for (const auto& r : out.ranks)
+        if (r.summary && r.summary->rehearsedWorld > 0)
+            out.rehearsedWorld = r.summary->rehearsedWorld;
     if (const RankReport* head = headlineRank(out.ranks)) {
-        out.medianStepS = head->summary->medianStepS;
-        out.tokensPerS = head->summary->tokensPerS;
-        out.ncclShare = head->summary->ncclShare;
+        if (out.rehearsal()) {
+            out.computeOnlyStepS = head->summary->medianStepS;
+        } else {
+            out.medianStepS = head->summary->medianStepS;
+            out.tokensPerS = head->summary->tokensPerS;
+            out.ncclShare = head->summary->ncclShare;
+        }
         for (const auto& r : out.ranks) {
             if (!r.summary)
                 continue;
@@ -207,6 +216,8 @@ json toJson(const RunOutcome& o)
                { "nccl_share", optionalJson(o.ncclShare) },
                { "peak_allocated_bytes", optionalJson(o.peakAllocatedBytes) },
                { "peak_reserved_bytes", optionalJson(o.peakReservedBytes) },
+               { "rehearsed_world", o.rehearsal() ? json(o.rehearsedWorld) : json(nullptr) },
+               { "compute_only_step_s", optionalJson(o.computeOnlyStepS) },
                { "ranks", std::move(ranks) },
                { "errors", std::move(errors) },
                { "first_error", o.firstError ? protocol::toJson(*o.firstError) : json(nullptr) },

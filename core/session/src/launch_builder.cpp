@@ -43,6 +43,11 @@ Launch buildLaunch(const LaunchRequest& request)
     launch.config.worldSize = request.ranksPerNode * nodeCount;
     launch.note = applyCudaGraphRule(launch.config, request.series);
     validate(launch.config);
+    if (launch.config.rehearsal() && launch.config.device != DeviceKind::Cuda)
+        throw SpecError("device",
+                        "a rehearsal of world " + std::to_string(launch.config.rehearseWorld)
+                            + " needs a CUDA device: it measures one rank's allocator peaks, and an "
+                              "emulated CPU run measures state bytes only, no allocator peaks");
 
     // The runner contract: the whole run comes from the config the session writes; flags outside
     // RunConfig follow it.

@@ -46,17 +46,23 @@ struct RunOutcome {
     // Headline figures. Times, throughput and NCCL share are rank 0's (the ranks step in lock-step and
     // tokens/s is already global); peak memory is the largest over ranks, because the fullest rank
     // decides whether a configuration fits.
+    // A rehearsal of one rank of world N (config.rehearseWorld, or a summary's rehearsed_world) has
+    // none of the first three: its steps ran without communication. Its memory peaks are that rank's
+    // at world N, and computeOnlyStepS is its median step without any communication.
     std::optional<double> medianStepS;
     std::optional<double> tokensPerS;
     std::optional<double> ncclShare;
     std::optional<std::int64_t> peakAllocatedBytes;
     std::optional<std::int64_t> peakReservedBytes;
+    int rehearsedWorld = 0; // N for a rehearsal, 0 for a real run
+    std::optional<double> computeOnlyStepS;
 
     std::filesystem::path logDir;
     int masterPort = 0;
     double wallSeconds = 0;
 
     bool ok() const { return status == RunStatus::Ok; }
+    bool rehearsal() const { return rehearsedWorld > 0; }
 };
 
 RunOutcome summarizeRun(const RunConfig& requested, const LaunchResult& launch);

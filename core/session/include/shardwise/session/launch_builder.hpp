@@ -13,6 +13,9 @@
 //   then the other ranks are stopped, on this machine and on SSH nodes alike;
 // - CUDA graphs: a run whose step cannot be captured is refused naming why (validate), except that a
 //   series of strategies asked at once runs its offload strategies eager and says so in the note;
+// - rehearsal (RunConfig::rehearseWorld = N): one rank on one node (validate: world_size 1), on a
+//   CUDA device (a CPU run has no allocator peaks to rehearse), without CUDA graphs; its prediction
+//   is world N's per rank, and the store keeps no tokens/s for it (store::RunOrigin::predicted);
 // - rank layout: ranksPerNode ranks on each node; a run on one SSH node meets on that node's
 //   loopback (MASTER_ADDR 127.0.0.1, GLOO_SOCKET_IFNAME=lo unless the request sets it), a run on
 //   several nodes at the first node's SSH host.
@@ -67,6 +70,7 @@ struct LaunchRequest {
     std::string interconnect;            // "nvlink" | "pcie" | ""; kept for CUDA runs only
     std::optional<double> interNodeGBps; // the plan's inter-node GB/s per node per direction
     std::optional<std::int64_t> planId;
+    // The plan's prediction for this candidate; for a rehearsal, the plan of world N (its per-rank memory).
     std::optional<store::RunPrediction> predicted;
 };
 
