@@ -11,6 +11,7 @@
 // reduce_dtype=fp32): sharded parameters stay fp32, unsharded ones are bf16).
 #include "parts.hpp"
 
+#include "shardwise/estimate/deepspeed_precision.hpp"
 #include "shardwise/spec/json.hpp"
 
 #include <algorithm>
@@ -87,15 +88,39 @@ double deepSpeedEstimatorGathered(const MemoryContext& ctx)
     return 4.0 * ctx.largestModule;
 }
 
+// Bytes per parameter of this rank's partition that DeepSpeed's ZeRO optimizer holds beside the bf16
+// weights and gradients (deepspeed_precision.hpp has the sources).
+struct DeepSpeedPartitionBytes {
+    double master;        // the optimizer's copy of the weights
+    double gradPartition; // the reduced gradient partition the optimizer reads
+    double moments;       // Adam's m and v
+};
+
+DeepSpeedPartitionBytes deepSpeedPartitionBytes(const EstimateInput& in, Strategy s)
+{
+    switch (deepSpeedMaster(deepSpeedRelease(in.framework), s, in.training.precision)) {
+    case DeepSpeedMaster::Fp32:
+        // single_partition_of_fp32_groups / fp32_partitioned_groups_flat: .clone().float() of the bit16
+        // partition, whatever bf16.enabled says; the gradient partition is converted to fp32 for the step.
+        return { 4.0, 4.0, 8.0 };
+    case DeepSpeedMaster::Bf16:
+    case DeepSpeedMaster::ModelDtype:
+        break;
+    }
+    // bf16_master_weights_and_grads + bf16_optimizer_states (0.18.3 and later): stages 1 and 2 clone the
+    // bf16 partition into the master (stage_1_and_2.py); stage 3 uses its bf16 partition itself when
+    // the dtypes agree (_create_fp32_partitions), so it keeps no second copy.
+    return { traits(s).shardsParameters ? 0.0 : kBf16Bytes, kBf16Bytes, 2.0 * kBf16Bytes };
+}
+
 void deepSpeedStages(MemoryBreakdown& mb, const MemoryContext& ctx, const EstimateInput& in, Strategy s)
 {
     const double n = ctx.params;
     const double w = ctx.world;
-    const bool master = in.training.precision == PrecisionPolicy::Bf16Fp32Master;
-    // bf16 weights and gradients; with "bf16": {"enabled": true} an fp32 master and fp32 Adam moments
-    // (12 bytes) and, for the step, an fp32 gradient partition (4). Pure bf16 keeps bf16 moments (4).
-    const double optimizer = master ? 12.0 : 4.0;
-    const double fp32Grad = master ? 4.0 : 0.0;
+    // bf16 weights and gradients, and per rank the master, the gradient partition and the moments: fp32
+    // (12 + 4 bytes) at every request before release 0.18.3, bf16 with its bf16 master keys.
+    const DeepSpeedPartitionBytes part = deepSpeedPartitionBytes(in, s);
+    const double optimizer = part.master + part.moments;
     // The "ipg" bucket gradients are copied into before each reduction (contiguous_gradients, on by
     // default) holds reduce_bucket_size bf16 elements; overlap_comm doubles it. DeepSpeed turns
     // overlap_comm on by default for stage 3 only (runtime/zero/config.py).
@@ -114,13 +139,13 @@ void deepSpeedStages(MemoryBreakdown& mb, const MemoryContext& ctx, const Estima
         // and partitions the fp32 gradient, master and moments (16N/W). Its documented t5-3b example
         // (2.851B parameters, 8 GPUs) gives 15.93 GB, which 2N + 18N/W would put at 9.96.
         mb.deviceParams = kBf16Bytes * n;
-        mb.deviceGrads = kBf16Bytes * n + fp32Grad * n / w;
+        mb.deviceGrads = kBf16Bytes * n + part.gradPartition * n / w;
         mb.deviceOptimizer = optimizer * n / w;
         mb.commBuffers = buckets;
         break;
     case Strategy::Zero3:
         mb.deviceParams = kBf16Bytes * n / w;
-        mb.deviceGrads = (master ? 4.0 : kBf16Bytes) * n / w;
+        mb.deviceGrads = part.gradPartition * n / w;
         mb.deviceOptimizer = optimizer * n / w;
         mb.gatheredParams = deepSpeedEstimatorGathered(ctx) + kBf16Bytes * liveGathered;
         mb.commBuffers = buckets;
@@ -130,7 +155,7 @@ void deepSpeedStages(MemoryBreakdown& mb, const MemoryContext& ctx, const Estima
         // the GPU; the fp32 gradient partition, master and moments live in pinned host memory.
         mb.deviceParams = kBf16Bytes * n;
         mb.commBuffers = buckets;
-        mb.hostGrads = (master ? 4.0 : kBf16Bytes) * n / w;
+        mb.hostGrads = part.gradPartition * n / w;
         mb.hostOptimizer = optimizer * n / w;
         // Stage 2 has no zero.Init: every process first loads the whole fp32 model on the host before
         // deepspeed.initialize partitions it, so the host's peak is the larger of that load (4N per
@@ -144,7 +169,7 @@ void deepSpeedStages(MemoryBreakdown& mb, const MemoryContext& ctx, const Estima
         mb.deviceParams = kBf16Bytes * n / w;
         mb.gatheredParams = deepSpeedEstimatorGathered(ctx) + kBf16Bytes * liveGathered;
         mb.commBuffers = buckets;
-        mb.hostGrads = (master ? 4.0 : kBf16Bytes) * n / w;
+        mb.hostGrads = part.gradPartition * n / w;
         mb.hostOptimizer = optimizer * n / w;
         break;
     default:
@@ -154,14 +179,17 @@ void deepSpeedStages(MemoryBreakdown& mb, const MemoryContext& ctx, const Estima
 
 // zero0 in DeepSpeed: with bf16 on, the engine wraps the optimizer in BF16_Optimizer
 // (runtime/bf16_optimizer.py), which accumulates gradients into a full fp32 buffer and keeps the
-// fp32 master and moments partitioned across the data-parallel ranks.
+// fp32 master and moments partitioned across the data-parallel ranks. With bf16 off (pure bf16: the
+// model loaded in bf16) _do_optimizer_sanity_check builds no wrapper, and the optimizer keeps bf16
+// moments for every parameter on every rank.
 void deepSpeedStage0(MemoryBreakdown& mb, const MemoryContext& ctx, const EstimateInput& in)
 {
     const double n = ctx.params;
-    const bool master = in.training.precision == PrecisionPolicy::Bf16Fp32Master;
+    const bool master = deepSpeedMaster(deepSpeedRelease(in.framework), Strategy::Zero0, in.training.precision)
+        == DeepSpeedMaster::Fp32;
     mb.deviceParams = kBf16Bytes * n;
     mb.deviceGrads = kBf16Bytes * n + (master ? 4.0 * n : 0.0);
-    mb.deviceOptimizer = (master ? 12.0 : 4.0) * n / ctx.world;
+    mb.deviceOptimizer = master ? 12.0 * n / ctx.world : 2.0 * kBf16Bytes * n;
 }
 
 // PyTorch: DDP for zero0, fully_shard for the fsdp2 strategies.

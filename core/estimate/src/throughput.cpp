@@ -4,6 +4,8 @@
 // reduce-scatter (W-1)/W. Docs: docs/formulas.md.
 #include "parts.hpp"
 
+#include "shardwise/estimate/deepspeed_precision.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -44,6 +46,37 @@ double busBandwidth(const EstimateInput& in, const Calibration& c)
 double adamTrafficBytesPerParam(PrecisionPolicy p)
 {
     return p == PrecisionPolicy::PureBf16 ? 14.0 : 28.0;
+}
+
+// Whether the strategy's optimizer step is DeepSpeed's: the DeepSpeed target's stages, and the ZeRO
+// stages 1-3 that the other framework targets estimate as DeepSpeed runs them.
+bool deepSpeedStep(const EstimateInput& in, Strategy s)
+{
+    const Framework fw = in.framework.framework;
+    return traits(s).family == StrategyFamily::DeepSpeedZero && fw != Framework::Native
+        && (fw == Framework::DeepSpeed || s != Strategy::Zero0);
+}
+
+// The precision whose optimizer state the step updates: DeepSpeed keeps an fp32 master where pure bf16
+// is asked for (deepspeed_precision.hpp); the other targets and the native runner keep the request.
+PrecisionPolicy steppedPrecision(const EstimateInput& in, Strategy s)
+{
+    if (!deepSpeedStep(in, s))
+        return in.training.precision;
+    return deepSpeedAllocatedPrecision(deepSpeedRelease(in.framework), s, in.training.precision);
+}
+
+// Parameters whose AdamW step one rank runs: its shard where the optimizer state is sharded, and
+// under DeepSpeed's stage 0 with an fp32 master BF16_Optimizer's partition (its step() updates
+// fp32_groups_flat_partition only, runtime/bf16_optimizer.py).
+double steppedParams(const EstimateInput& in, Strategy s, double n, double w)
+{
+    if (traits(s).shardsOptimizer)
+        return n / w;
+    if (s == Strategy::Zero0 && in.framework.framework == Framework::DeepSpeed
+        && deepSpeedMaster(deepSpeedRelease(in.framework), s, in.training.precision) == DeepSpeedMaster::Fp32)
+        return n / w;
+    return n;
 }
 
 struct Schedule {
@@ -314,13 +347,13 @@ ThroughputEstimate throughput(const ThroughputContext& ctx, const EstimateInput&
                    1.0 / c.launchCombineExponent)
         : kernelS + launchS - c.launchOverlap * std::min(kernelS, launchS);
 
-    const double optimizedParams = tr.shardsOptimizer ? n / w : n;
+    const double optimizedParams = steppedParams(in, s, n, w);
     if (tr.offloadsOptimizer) {
         // The ranks of one host share its CPU AdamW rate.
         const double hostParams = optimizedParams * in.cluster.gpusPerNode;
         te.cpuOptimizerS = hostParams / rates.cpuAdamParamsPerS;
     } else {
-        te.optimizerS = optimizedParams * adamTrafficBytesPerParam(t.precision)
+        te.optimizerS = optimizedParams * adamTrafficBytesPerParam(steppedPrecision(in, s))
             / (in.gpu.hbmGBps * 1e9 * rates.optimizerHbmEfficiency);
     }
 
