@@ -240,6 +240,18 @@
         <translation>%1 würde mit dem Runner von Shardwise passen (vorhergesagte Spitze %2), aber nicht in %3 mit dessen Voreinstellungen (%4).</translation>
     </message>
     <message>
+        <source>DeepSpeed %1 keeps fp32 master weights, fp32 Adam moments and an fp32 gradient partition in %2 whatever bf16.enabled says: pure bf16 is planned there as bf16 with an fp32 master.</source>
+        <translation>DeepSpeed %1 behält in %2 fp32-Master-Gewichte, fp32-Adam-Momente und eine fp32-Gradientenpartition, unabhängig davon, was bf16.enabled sagt: reines bf16 wird dort als bf16 mit fp32-Master geplant.</translation>
+    </message>
+    <message>
+        <source>DeepSpeed %1 and later keep them in bf16 with bf16.bf16_master_weights_and_grads and bf16_optimizer_states (stages 1-3 without offload): plan for such a release to count that.</source>
+        <translation>DeepSpeed %1 und neuer halten sie mit bf16.bf16_master_weights_and_grads und bf16_optimizer_states in bf16 (Stufen 1-3 ohne Offload): planen Sie für ein solches Release, damit das gezählt wird.</translation>
+    </message>
+    <message>
+        <source>ZeRO-3&apos;s speed against PyTorch FSDP&apos;s full shard is uncertain: the plan predicts it at %1 fsdp2_reshard&apos;s tokens/s here, while published runs of one setup both ways range from %2 (Granite 7B on 4 x A100, Hugging Face blog, 2024) to %3 (Falcon-7B on 8 x A100 40GB, DeepSpeed issue 3901), both against FSDP1; DeepSpeed issue 5047 finds ZeRO-3 slower from one all-gather per small module, without figures.</source>
+        <translation>Die Geschwindigkeit von ZeRO-3 gegenüber dem vollen Sharding von PyTorch FSDP ist unsicher: Der Plan sagt hier %1 der Tokens/s von fsdp2_reshard voraus, während veröffentlichte Läufe desselben Setups mit beiden von %2 (Granite 7B auf 4 x A100, Hugging-Face-Blog, 2024) bis %3 (Falcon-7B auf 8 x A100 40GB, DeepSpeed-Issue 3901) reichen, beide gegen FSDP1; DeepSpeed-Issue 5047 findet ZeRO-3 langsamer, weil es je kleinem Modul einen All-Gather ausführt, ohne Zahlen.</translation>
+    </message>
+    <message>
         <source>Step 1 decided: %1 is the lightest sharding that fits in GPU memory with headroom.</source>
         <translation>Schritt 1 hat entschieden: %1 ist das leichteste Sharding, das mit Reserve in den GPU-Speicher passt.</translation>
     </message>

@@ -239,6 +239,18 @@
         <translation>%1 は Shardwise のランナーなら収まります（予測ピーク %2）が、既定設定の %3 では収まりません（%4）。</translation>
     </message>
     <message>
+        <source>DeepSpeed %1 keeps fp32 master weights, fp32 Adam moments and an fp32 gradient partition in %2 whatever bf16.enabled says: pure bf16 is planned there as bf16 with an fp32 master.</source>
+        <translation>DeepSpeed %1 は bf16.enabled の設定にかかわらず、%2 で fp32 のマスター重み、fp32 の Adam モーメント、fp32 の勾配パーティションを保持します。そのため純粋な bf16 はそこでは fp32 マスター付きの bf16 として計画されます。</translation>
+    </message>
+    <message>
+        <source>DeepSpeed %1 and later keep them in bf16 with bf16.bf16_master_weights_and_grads and bf16_optimizer_states (stages 1-3 without offload): plan for such a release to count that.</source>
+        <translation>DeepSpeed %1 以降は bf16.bf16_master_weights_and_grads と bf16_optimizer_states によりこれらを bf16 で保持できます（オフロードなしのステージ 1-3）。これを反映するには、そのリリース向けに計画してください。</translation>
+    </message>
+    <message>
+        <source>ZeRO-3&apos;s speed against PyTorch FSDP&apos;s full shard is uncertain: the plan predicts it at %1 fsdp2_reshard&apos;s tokens/s here, while published runs of one setup both ways range from %2 (Granite 7B on 4 x A100, Hugging Face blog, 2024) to %3 (Falcon-7B on 8 x A100 40GB, DeepSpeed issue 3901), both against FSDP1; DeepSpeed issue 5047 finds ZeRO-3 slower from one all-gather per small module, without figures.</source>
+        <translation>PyTorch FSDP の完全シャーディングに対する ZeRO-3 の速度は不確かです。このプランはここで fsdp2_reshard のトークン/秒の %1 と予測していますが、同じ構成を両方で実行した公開結果は %2（4 x A100 上の Granite 7B、Hugging Face ブログ、2024）から %3（8 x A100 40GB 上の Falcon-7B、DeepSpeed issue 3901）まで幅があり、いずれも FSDP1 との比較です。DeepSpeed issue 5047 は、小さなモジュールごとに all-gather を 1 回行うため ZeRO-3 が遅いと報告していますが、数値はありません。</translation>
+    </message>
+    <message>
         <source>Step 1 decided: %1 is the lightest sharding that fits in GPU memory with headroom.</source>
         <translation>ステップ 1 で決定: %1 はヘッドルームを残して GPU メモリに収まる最も軽いシャーディングです。</translation>
     </message>

@@ -85,6 +85,35 @@ private slots:
         QVERIFY2(r.err.contains(QStringLiteral("--compile:")), qPrintable(r.err));
     }
 
+    // Pure bf16 under DeepSpeed is planned with DeepSpeed's fp32 master, and the plan says so in its
+    // text and its JSON; the ds_config it exports enables bf16 and records bf16-fp32-master.
+    void deepSpeedPureBf16SaysItKeepsAnFp32Master()
+    {
+        const QStringList args = base() << QStringLiteral("--framework") << QStringLiteral("deepspeed")
+                                        << QStringLiteral("--precision") << QStringLiteral("bf16");
+        const QString note = QStringLiteral(
+            "DeepSpeed 0.16 keeps fp32 master weights, fp32 Adam moments and an fp32 gradient partition in zero1, "
+            "zero2, zero3, zero2_offload, zero3_offload whatever bf16.enabled says: pure bf16 is planned there as "
+            "bf16 with an fp32 master.");
+        CliResult r = runCli(args);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("  - ") + note), qPrintable(r.out));
+        QVERIFY(r.out.contains(QStringLiteral("DeepSpeed 0.18.3 and later keep them in bf16")));
+
+        r = runCli(QStringList(args) << QStringLiteral("--format") << QStringLiteral("json"));
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(QString::fromStdString(json::parse(r.out.toStdString()).dump()).contains(note), qPrintable(r.out));
+
+        r = runCli(QStringList(args) << QStringLiteral("--export") << QStringLiteral("ds-config")
+                                     << QStringLiteral("--strategy") << QStringLiteral("zero2"));
+        QCOMPARE(r.exitCode, 0);
+        const json ds = json::parse(r.out.toStdString());
+        QCOMPARE(ds.at("bf16").at("enabled").get<bool>(), true);
+        QCOMPARE(ds.at("_shardwise").at("precision").get<std::string>(), std::string("bf16-fp32-master"));
+        QVERIFY(ds.at("_shardwise").at("note").get<std::string>().rfind("pure bf16 was asked for", 0) == 0);
+        QVERIFY(ds.at("_shardwise").at("plan").get<std::string>().find("pure bf16 asked for") != std::string::npos);
+    }
+
     void interNodeBandwidthIsStatedAndNamed()
     {
         CliResult r

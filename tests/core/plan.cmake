@@ -1,5 +1,9 @@
 shardwise_add_test(test_plan SOURCES test_plan.cpp LIBS Shardwise::plan)
 shardwise_add_test(test_framework_estimate SOURCES test_framework_estimate.cpp LIBS Shardwise::plan)
+# The DeepSpeed target's precision as DeepSpeed allocates it, and ZeRO-3 against FSDP's full shard
+# beside the published same-setup figures (bench/published).
+shardwise_add_test(test_deepspeed_precision SOURCES test_deepspeed_precision.cpp LIBS Shardwise::plan
+    Shardwise::published)
 # The core's message ids: English templates for every id the sources emit, complete renderings.
 shardwise_add_test(test_messages SOURCES test_messages.cpp LIBS Shardwise::plan Shardwise::diagnose)
 if(TARGET shardwise-cli)

@@ -44,6 +44,25 @@ const CoreMessageTemplate kTemplates[] = {
       QT_TRANSLATE_NOOP("CoreMessage",
                         "%1 would fit with Shardwise's runner (predicted peak %2) but not in %3 at its defaults (%4)."),
       false },
+    { "plan.deepspeed_fp32_master",
+      QT_TRANSLATE_NOOP(
+          "CoreMessage",
+          "DeepSpeed %1 keeps fp32 master weights, fp32 Adam moments and an fp32 gradient partition in %2 "
+          "whatever bf16.enabled says: pure bf16 is planned there as bf16 with an fp32 master."),
+      false },
+    { "plan.deepspeed_bf16_master_release",
+      QT_TRANSLATE_NOOP("CoreMessage",
+                        "DeepSpeed %1 and later keep them in bf16 with bf16.bf16_master_weights_and_grads and "
+                        "bf16_optimizer_states (stages 1-3 without offload): plan for such a release to count that."),
+      false },
+    { "plan.deepspeed_zero3_against_fsdp",
+      QT_TRANSLATE_NOOP("CoreMessage",
+                        "ZeRO-3's speed against PyTorch FSDP's full shard is uncertain: the plan predicts it at %1 "
+                        "fsdp2_reshard's tokens/s here, while published runs of one setup both ways range from %2 "
+                        "(Granite 7B on 4 x A100, Hugging Face blog, 2024) to %3 (Falcon-7B on 8 x A100 40GB, "
+                        "DeepSpeed issue 3901), both against FSDP1; DeepSpeed issue 5047 finds ZeRO-3 slower from "
+                        "one all-gather per small module, without figures."),
+      false },
     { "plan.step1_decided",
       QT_TRANSLATE_NOOP("CoreMessage",
                         "Step 1 decided: %1 is the lightest sharding that fits in GPU memory with headroom."),

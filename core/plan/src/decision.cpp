@@ -121,6 +121,7 @@ void addFrameworkReasons(Plan& p, const EstimateInput& in, const Calibration& c)
                 msg("plan.fits_natively_not_in_framework",
                     { id(e.strategy), gib(n.memory.peakBytes()), frameworkLabel(in), gib(e.memory.peakBytes()) }));
     }
+    detail::addDeepSpeedReasons(p, in, c);
 }
 
 bool lightPredicate(Strategy s)

@@ -34,6 +34,11 @@ std::vector<Remedy> findRemediesStraightforward(const EstimateInput& in, const C
 // sentence is added only when `sayWhenWithinError` (step 1, whose reasons always compare).
 void addFastestComparison(Plan& p, const Estimate& chosen, int world, bool sayWhenWithinError);
 
+// A DeepSpeed target's own reasons (deepspeed_reasons.cpp): where pure bf16 is asked for, the ZeRO
+// stages DeepSpeed keeps an fp32 master in; with zero3 recommended, the published range of ZeRO-3's
+// speed against FSDP's full shard beside the plan's own ratio. Nothing for the other targets.
+void addDeepSpeedReasons(Plan& p, const EstimateInput& in, const Calibration& c);
+
 // One reason per remedy.
 Message describe(const Remedy& r, const EstimateInput& in);
 
