@@ -5,6 +5,7 @@
 //
 // SHARDWISE_UPDATE_GOLDEN=1 rewrites the expected files from the current exports.
 #include "framework_cases.hpp"
+#include "shardwise/estimate/deepspeed_precision.hpp"
 #include "shardwise/frameworks/configs.hpp"
 #include "shardwise/frameworks/network.hpp"
 #include "shardwise/spec/json.hpp"
@@ -79,6 +80,8 @@ const std::map<std::string, T>& dsKeyTable()
         { "gradient_clipping", T::Number },
         { "bf16", T::Object },
         { "bf16.enabled", T::Bool },
+        { "bf16.bf16_master_weights_and_grads", T::Bool }, // 0.18.3 and later (runtime/precision_config.py)
+        { "bf16.bf16_optimizer_states", T::Bool },
         { "zero_optimization", T::Object },
         { "zero_optimization.stage", T::Int },
         { "zero_optimization.overlap_comm", T::Bool },
@@ -267,6 +270,68 @@ private slots:
                 // Every export names the plan it came from.
                 QVERIFY2(text.find(id.description) != std::string::npos, what.c_str());
             }
+        }
+    }
+
+    // The ds_config writes the precision DeepSpeed allocates for the plan's request: pure bf16 at a ZeRO
+    // stage that keeps an fp32 master enables bf16, records bf16-fp32-master and says why; from 0.18.3
+    // stages 1-3 without offload get the bf16 master keys; stage 0's pure bf16 turns bf16 off.
+    void dsConfigWritesWhatDeepSpeedAllocates_data()
+    {
+        QTest::addColumn<int>("strategy");
+        QTest::addColumn<QString>("release");
+        QTest::addColumn<bool>("bf16Enabled");
+        QTest::addColumn<bool>("bf16MasterKeys");
+        QTest::addColumn<QString>("recorded");
+        QTest::addColumn<QString>("noteStart");
+        const QString master = QStringLiteral("bf16-fp32-master");
+        const QString pure = QStringLiteral("bf16");
+        const QString asked = QStringLiteral("pure bf16 was asked for, but DeepSpeed ");
+        QTest::newRow("zero0 0.16") << int(Strategy::Zero0) << QString() << false << false << pure
+                                    << QStringLiteral("pure bf16: load the model in torch.bfloat16");
+        for (Strategy s :
+             { Strategy::Zero1, Strategy::Zero2, Strategy::Zero3, Strategy::Zero2Offload, Strategy::Zero3Offload })
+            QTest::addRow("%s 0.16", strategyId(s).data()) << int(s) << QString() << true << false << master << asked;
+        for (Strategy s : { Strategy::Zero1, Strategy::Zero2, Strategy::Zero3 })
+            QTest::addRow("%s 0.19.6", strategyId(s).data())
+                << int(s) << QStringLiteral("0.19.6") << true << true << pure
+                << QStringLiteral("pure bf16: bf16 master weights, gradient partition and Adam moments");
+        QTest::newRow("zero3_offload 0.19.6")
+            << int(Strategy::Zero3Offload) << QStringLiteral("0.19.6") << true << false << master << asked;
+    }
+    void dsConfigWritesWhatDeepSpeedAllocates()
+    {
+        QFETCH(int, strategy);
+        QFETCH(QString, release);
+        QFETCH(bool, bf16Enabled);
+        QFETCH(bool, bf16MasterKeys);
+        QFETCH(QString, recorded);
+        QFETCH(QString, noteStart);
+        const auto s = static_cast<Strategy>(strategy);
+        EstimateInput in = baseInput();
+        in.framework.framework = Framework::DeepSpeed;
+        in.framework.version = release.toStdString();
+        in.training.precision = PrecisionPolicy::PureBf16;
+        const PlanIdentity id = planIdentity(in, s);
+        const json j = json::parse(exportConfig(ConfigKind::DsConfig, in, s, id));
+        checkDsKeys(j, "", "pure bf16");
+        QCOMPARE(j.at("bf16").at("enabled").get<bool>(), bf16Enabled);
+        QCOMPARE(j.at("bf16").contains("bf16_master_weights_and_grads"), bf16MasterKeys);
+        QCOMPARE(j.at("bf16").contains("bf16_optimizer_states"), bf16MasterKeys);
+        QCOMPARE(QString::fromStdString(j.at("_shardwise").at("precision").get<std::string>()), recorded);
+        QVERIFY2(QString::fromStdString(j.at("_shardwise").at("note").get<std::string>()).startsWith(noteStart),
+                 j.dump().c_str());
+        // The plan's description names the fp32 master where it is one, and the file reads back to it.
+        QCOMPARE(id.description.find("pure bf16 asked for; DeepSpeed keeps an fp32 master") != std::string::npos,
+                 recorded == QStringLiteral("bf16-fp32-master"));
+        const ImportedSettings back = importConfig(j.dump());
+        QVERIFY(back.warnings.empty());
+        QCOMPARE(QString::fromStdString(std::string(precisionId(back.precision.value()))), recorded);
+        // Accelerate hands DeepSpeed only bf16.enabled: its ZeRO stages keep the fp32 master, and say so.
+        if (s != Strategy::Zero0) {
+            const std::string yaml = exportConfig(ConfigKind::Accelerate, in, s, id);
+            QVERIFY2(yaml.find("precision=bf16-fp32-master") != std::string::npos, yaml.c_str());
+            QVERIFY2(yaml.find("# Precision: pure bf16") != std::string::npos, yaml.c_str());
         }
     }
 
@@ -634,7 +699,11 @@ private slots:
                 QCOMPARE(s.strategy, std::optional<Strategy>(c.strategy));
                 QCOMPARE(s.worldSize, std::optional<int>(c.in.cluster.worldSize()));
                 if (std::string(file) == "ds_config.json") {
-                    QCOMPARE(s.precision, std::optional<PrecisionPolicy>(c.in.training.precision));
+                    // What DeepSpeed allocates: pure bf16 at a ZeRO stage that keeps an fp32 master is
+                    // written (and read back) as bf16-fp32-master.
+                    QCOMPARE(s.precision,
+                             std::optional<PrecisionPolicy>(deepSpeedAllocatedPrecision(
+                                 deepSpeedRelease(c.in.framework), c.strategy, c.in.training.precision)));
                     QCOMPARE(s.microBatch, std::optional<int>(c.in.training.microBatch));
                     QCOMPARE(s.gradAccumulation, std::optional<int>(c.in.training.gradAccumulation));
                     QCOMPARE(s.seqLen, std::optional<int>(c.in.training.seqLen));

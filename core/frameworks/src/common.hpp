@@ -1,6 +1,7 @@
 #pragma once
 // Helpers the exports and imports share (private to core/frameworks).
 
+#include "shardwise/estimate/deepspeed_precision.hpp"
 #include "shardwise/frameworks/configs.hpp"
 
 #include <string>
@@ -30,6 +31,17 @@ void requireSupported(ConfigKind kind, const EstimateInput& in, Strategy s);
 std::string_view checkpointingId(const TrainingSpec& t);
 // The ZeRO stage a DeepSpeed strategy is (zero2_offload: 2, zero3_offload: 3).
 int zeroStage(Strategy s);
+// How DeepSpeed holds the master, gradient partition and moments of ZeRO strategy `s` for the plan's
+// precision, in the DeepSpeed release the export describes: the plan's own when it targets DeepSpeed,
+// DeepSpeed's default otherwise (shardwise/estimate/deepspeed_precision.hpp).
+DeepSpeedMaster exportedDeepSpeedMaster(const EstimateInput& in, Strategy s);
+// Whether the plan asks for pure bf16 where DeepSpeed keeps an fp32 master for `s`: such an export
+// enables DeepSpeed's bf16 (the same bytes), records bf16-fp32-master and says why
+// (deepSpeedFp32MasterNote).
+bool pureBf16WrittenAsFp32Master(const EstimateInput& in, Strategy s);
+std::string deepSpeedFp32MasterNote(const EstimateInput& in, Strategy s);
+// The precision an export records for `s`: bf16-fp32-master where pureBf16WrittenAsFp32Master.
+PrecisionPolicy exportedPrecision(const EstimateInput& in, Strategy s);
 
 std::string exportDsConfig(const EstimateInput& in, Strategy s, const PlanIdentity& id);
 std::string exportAccelerate(const EstimateInput& in, Strategy s, const PlanIdentity& id);

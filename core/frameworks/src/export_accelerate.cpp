@@ -22,7 +22,21 @@ std::string exportAccelerate(const EstimateInput& in, Strategy s, const PlanIden
     const bool fsdp = st.family == StrategyFamily::Fsdp2;
     const bool deepspeed = st.family == StrategyFamily::DeepSpeedZero && s != Strategy::Zero0;
     std::string out = header("# ", id, "Accelerate config, `accelerate launch --config_file accelerate.yaml train.py`");
-    if (t.precision == PrecisionPolicy::PureBf16)
+    // Accelerate hands DeepSpeed bf16.enabled from mixed_precision and nothing else of the bf16 section,
+    // so its ZeRO stages keep DeepSpeed's fp32 master whatever precision the plan asks for.
+    const bool dsMaster = deepspeed && t.precision == PrecisionPolicy::PureBf16;
+    const PrecisionPolicy recorded = dsMaster ? PrecisionPolicy::Bf16Fp32Master : t.precision;
+    if (dsMaster && exportedDeepSpeedMaster(in, s) == DeepSpeedMaster::Bf16)
+        out += "# Precision: pure bf16 needs bf16.bf16_master_weights_and_grads and bf16_optimizer_states (DeepSpeed "
+            + std::string(kDeepSpeedBf16MasterRelease)
+            + " and\n# later), which no deepspeed_config key here sets: export ds-config and name it in "
+              "deepspeed_config_file;\n# this file alone trains with an fp32 master.\n";
+    else if (dsMaster)
+        out += "# Precision: pure bf16 was asked for, but DeepSpeed " + deepSpeedRelease(in.framework)
+            + "'s ZeRO stages keep fp32 master weights, fp32 Adam\n# moments and an fp32 gradient partition whatever "
+              "bf16 says: mixed_precision bf16 below enables DeepSpeed's bf16\n# and the plan counts that fp32 "
+              "master.\n";
+    else if (t.precision == PrecisionPolicy::PureBf16)
         out += "# Precision bf16: load the model with torch_dtype=torch.bfloat16 so parameters, gradients and AdamW\n"
                "# state stay bf16; mixed_precision bf16 below then only sets the compute dtype.\n";
     else
@@ -53,7 +67,7 @@ std::string exportAccelerate(const EstimateInput& in, Strategy s, const PlanIden
             + accumulation + " in TrainingArguments.\n";
     // What the keys cannot say, for `plan --from` (Accelerate refuses unknown keys, so a comment).
     out += std::string(kRecordPrefix) + " micro_batch=" + micro + " grad_accumulation=" + accumulation
-        + " seq_len=" + std::to_string(t.seqLen) + " precision=" + std::string(precisionId(t.precision))
+        + " seq_len=" + std::to_string(t.seqLen) + " precision=" + std::string(precisionId(recorded))
         + " activation_checkpointing=" + std::string(checkpointingId(t)) + "\n";
     if (in.cluster.nodes > 1)
         out += "# Several nodes: main_process_ip is the first node's address; machine_rank is each node's index.\n";

@@ -6,6 +6,39 @@
 
 namespace shardwise::frameworks::detail {
 
+DeepSpeedMaster exportedDeepSpeedMaster(const EstimateInput& in, Strategy s)
+{
+    return deepSpeedMaster(deepSpeedRelease(in.framework), s, in.training.precision);
+}
+
+bool pureBf16WrittenAsFp32Master(const EstimateInput& in, Strategy s)
+{
+    return in.training.precision == PrecisionPolicy::PureBf16 && traits(s).family == StrategyFamily::DeepSpeedZero
+        && exportedDeepSpeedMaster(in, s) == DeepSpeedMaster::Fp32;
+}
+
+std::string deepSpeedFp32MasterNote(const EstimateInput& in, Strategy s)
+{
+    const std::string release = deepSpeedRelease(in.framework);
+    std::string note = "pure bf16 was asked for, but DeepSpeed " + release
+        + " keeps fp32 master weights, fp32 Adam moments and an fp32 gradient partition at ZeRO stage "
+        + std::to_string(zeroStage(s))
+        + " whatever bf16.enabled says (single_partition_of_fp32_groups in stage_1_and_2.py, "
+          "fp32_partitioned_groups_flat in stage3.py), so bf16 is enabled and the plan counts that fp32 master";
+    if (!deepSpeedHasBf16Master(release))
+        note += "; bf16 master weights and optimizer states need DeepSpeed " + std::string(kDeepSpeedBf16MasterRelease)
+            + " or later (bf16.bf16_master_weights_and_grads, bf16.bf16_optimizer_states)";
+    else
+        note
+            += "; with optimizer offload bf16 optimizer states also need DeepSpeedCPUAdam(fp32_optimizer_states=False)";
+    return note;
+}
+
+PrecisionPolicy exportedPrecision(const EstimateInput& in, Strategy s)
+{
+    return pureBf16WrittenAsFp32Master(in, s) ? PrecisionPolicy::Bf16Fp32Master : in.training.precision;
+}
+
 std::string exportDsConfig(const EstimateInput& in, Strategy s, const PlanIdentity& id)
 {
     const TrainingSpec& t = in.training;
@@ -24,13 +57,20 @@ std::string exportDsConfig(const EstimateInput& in, Strategy s, const PlanIdenti
           in.framework.effectiveVersion().empty()
               ? std::string(frameworkId(in.framework.framework))
               : std::string(frameworkId(in.framework.framework)) + " " + in.framework.effectiveVersion() },
-        { "precision", precisionId(t.precision) },
+        { "precision", precisionId(exportedPrecision(in, s)) },
         { "seq_len", t.seqLen },
         { "activation_checkpointing", checkpointingId(t) },
     };
-    if (t.precision == PrecisionPolicy::PureBf16)
+    const DeepSpeedMaster master = exportedDeepSpeedMaster(in, s);
+    if (pureBf16WrittenAsFp32Master(in, s))
+        j["_shardwise"]["note"] = deepSpeedFp32MasterNote(in, s);
+    else if (t.precision == PrecisionPolicy::PureBf16 && master == DeepSpeedMaster::Bf16)
+        j["_shardwise"]["note"] = "pure bf16: bf16 master weights, gradient partition and Adam moments "
+                                  "(bf16.bf16_master_weights_and_grads and bf16.bf16_optimizer_states, DeepSpeed "
+            + std::string(kDeepSpeedBf16MasterRelease) + " and later)";
+    else if (t.precision == PrecisionPolicy::PureBf16)
         j["_shardwise"]["note"] = "pure bf16: load the model in torch.bfloat16 before deepspeed.initialize; with bf16 "
-                                  "off DeepSpeed keeps parameters, gradients and optimizer state in the model's dtype";
+                                  "off stage 0 wraps no optimizer, so AdamW keeps bf16 moments for every parameter";
     if (t.activationCheckpointing)
         j["_shardwise"]["checkpointing_note"]
             = "DeepSpeed's activation_checkpointing section configures deepspeed.checkpointing; a Hugging Face model "
@@ -39,7 +79,13 @@ std::string exportDsConfig(const EstimateInput& in, Strategy s, const PlanIdenti
     j["train_micro_batch_size_per_gpu"] = t.microBatch;
     j["gradient_accumulation_steps"] = t.gradAccumulation;
     j["gradient_clipping"] = 1.0;
-    j["bf16"] = { { "enabled", t.precision == PrecisionPolicy::Bf16Fp32Master } };
+    // bf16 on wherever DeepSpeed keeps an fp32 master (its bf16 mode: the model cast to bf16, gradients
+    // reduced in bf16); off only for stage 0's pure bf16, which trains the bf16 model as loaded.
+    j["bf16"] = { { "enabled", master != DeepSpeedMaster::ModelDtype } };
+    if (master == DeepSpeedMaster::Bf16) {
+        j["bf16"]["bf16_master_weights_and_grads"] = true;
+        j["bf16"]["bf16_optimizer_states"] = true;
+    }
     nlohmann::ordered_json z;
     z["stage"] = stage;
     if (stage > 0) {

@@ -124,11 +124,15 @@ PlanIdentity planIdentity(const EstimateInput& in, Strategy s)
         target += " " + t.effectiveVersion();
     if (t.compiled)
         target += " + torch.compile";
+    // A DeepSpeed plan that asks for pure bf16 where DeepSpeed keeps an fp32 master names both.
+    std::string precision(precisionId(in.training.precision));
+    if (t.framework == Framework::DeepSpeed && detail::pureBf16WrittenAsFp32Master(in, s))
+        precision = "bf16-fp32-master (pure bf16 asked for; DeepSpeed keeps an fp32 master)";
     id.description = "Shardwise plan: " + in.model.id + " on " + std::to_string(id.world) + " x " + in.gpu.id + " ("
         + countOf(in.cluster.nodes, "node") + " x " + std::to_string(in.cluster.gpusPerNode) + "), "
         + std::string(strategyId(s)) + ", sequence " + std::to_string(in.training.seqLen) + ", micro-batch "
         + std::to_string(in.training.microBatch) + " x " + std::to_string(in.training.gradAccumulation)
-        + " accumulation, " + std::string(precisionId(in.training.precision)) + ", activation checkpointing "
+        + " accumulation, " + precision + ", activation checkpointing "
         + std::string(detail::checkpointingId(in.training)) + ", for " + target;
     return id;
 }

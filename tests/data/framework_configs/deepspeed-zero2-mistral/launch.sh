@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shardwise plan: mistral-7b on 4 x h100-80gb (1 node x 4), zero2, sequence 2048, micro-batch 1 x 2 accumulation, bf16, activation checkpointing off, for DeepSpeed 0.16
+# Shardwise plan: mistral-7b on 4 x h100-80gb (1 node x 4), zero2, sequence 2048, micro-batch 1 x 2 accumulation, bf16-fp32-master (pure bf16 asked for; DeepSpeed keeps an fp32 master), activation checkpointing off, for DeepSpeed 0.16
 # Written by Shardwise; launch lines for DeepSpeed
 # bash launch.sh [deepspeed|torchrun|srun]: one way to start the 4 ranks.
 set -euo pipefail
