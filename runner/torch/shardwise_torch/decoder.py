@@ -272,11 +272,82 @@ def _shapes_match(model, m):
 def build_model(m, device, dtype, prefer, log):
     """(model, "transformers" | "plain"). `prefer`: "auto" (Transformers when it imports), "plain" or
     "transformers" (SHARDWISE_TORCH_MODEL)."""
+    model, impl, _ = _build(m, device, dtype, prefer, log, None)
+    return model, impl
+
+
+def build_meta_model(m, dtype, prefer, log, buffer_device):
+    """(model, "transformers" | "plain", restore_buffers): the model on the meta device, with no storage,
+    for fully_shard to shard before anything is allocated. Module.to_empty gives it storage without
+    values; the parameters are then filled by the caller, and restore_buffers(model) puts back the buffers,
+    which are no parameters and have no initial values in the layout: Transformers' rotary tables
+    (inv_freq), computed again from the config on `buffer_device`. A Transformers model with any other
+    buffer is refused like one that cannot be built (the plain decoder has none)."""
+    return _build(m, torch.device("meta"), dtype, prefer, log, buffer_device)
+
+
+def _rotary_module(module):
+    return type(module).__name__.endswith("RotaryEmbedding")
+
+
+def _fresh_rotary(module, device):
+    """A new copy of a Transformers rotary embedding, its tables computed on `device`; each buffer in
+    the dtype the model gave the original (the build casts buffers with the parameters), plain tensor
+    attributes as the constructor leaves them, as in a model built on the device."""
+    cls = type(module)
+    makers = []
+    if getattr(module, "config", None) is not None:
+        makers.append(lambda: cls(config=module.config, device=device))
+    if hasattr(module, "dim") and hasattr(module, "base"):
+        makers.append(lambda: cls(module.dim, max_position_embeddings=getattr(module, "max_position_embeddings", 2048),
+                                  base=module.base, device=device))
+    fresh = None
+    for make in makers:
+        try:
+            fresh = make()
+            break
+        except TypeError:
+            continue
+    if fresh is None:
+        raise RuntimeError("cannot rebuild %s after a meta-device build (no config to compute its tables from)"
+                           % cls.__name__)
+    for name, buf in module.named_buffers(recurse=False):
+        new = fresh._buffers.get(name)
+        if new is None or list(new.shape) != list(buf.shape):
+            raise RuntimeError("cannot rebuild %s.%s after a meta-device build" % (cls.__name__, name))
+        fresh._buffers[name] = new.to(device=device, dtype=buf.dtype)
+    return fresh
+
+
+def _buffer_restorer(model, device):
+    """For a model on the meta device: a function that, after to_empty, replaces every module that holds
+    buffers by a copy built on `device` (the copies are built now, so a model that cannot have them
+    fails before anything is sharded)."""
+    replacements = []
+    for name, module in model.named_modules():
+        if not any(True for _ in module.buffers(recurse=False)):
+            continue
+        if not _rotary_module(module) or not name:
+            buffer = next(n for n, _ in module.named_buffers(recurse=False))
+            raise RuntimeError("its buffer %s has no initial value to give it after a meta-device build"
+                               % (name + "." + buffer if name else buffer))
+        parent, _, leaf = name.rpartition(".")
+        replacements.append((parent, leaf, _fresh_rotary(module, device)))
+
+    def restore(target):
+        for parent, leaf, fresh in replacements:
+            setattr(target.get_submodule(parent) if parent else target, leaf, fresh)
+    return restore
+
+
+def _build(m, device, dtype, prefer, log, buffer_device):
+    """(model, impl, restore_buffers or None)."""
+    meta = buffer_device is not None
     if prefer != "plain":
         try:
             model = _transformers_model(m, device, dtype)
             if _shapes_match(model, m):
-                return model, "transformers"
+                return model, "transformers", _buffer_restorer(model, buffer_device) if meta else None
             if prefer == "transformers":
                 raise RuntimeError("the Transformers model's parameters differ from the spec's layout")
             log("warning", "the Transformers model's parameters differ from the spec's layout; using the plain decoder")
@@ -290,7 +361,39 @@ def build_model(m, device, dtype, prefer, log):
             log("warning", "Transformers could not build the model (%s: %s); using the plain decoder"
                 % (type(e).__name__, e))
     model = PlainCausalLM(m, device=device, dtype=dtype)
-    return model, "plain"
+    return model, "plain", _buffer_restorer(model, buffer_device) if meta else None
+
+
+def local_tensor(p):
+    """The tensor this rank holds of a parameter: a DTensor's local shard, else the parameter itself."""
+    return p.to_local() if hasattr(p, "to_local") else p
+
+
+def fill_local_shards(named, values):
+    """Fills each parameter's local tensor from its full value, for a model sharded before it had
+    values (build_meta_model). fully_shard places dimension 0 in chunks over the mesh, and rank 0's
+    chunk is the first rows: so rank 0 of a rehearsed world holds exactly the rows of the full
+    parameters that it would hold in a real run of that world. Every parameter must get a value."""
+    left = set(named)
+    with torch.no_grad():
+        for name, value in values:
+            local = local_tensor(named[name])
+            if local.dim() != value.dim() or list(local.shape[1:]) != list(value.shape[1:]) or \
+                    local.shape[0] > value.shape[0]:
+                raise RuntimeError("%s: local shard %s does not fit the parameter's shape %s"
+                                   % (name, list(local.shape), list(value.shape)))
+            local.copy_(value.narrow(0, 0, local.shape[0]))
+            left.discard(name)
+    if left:
+        raise RuntimeError("no initial values for %s" % ", ".join(sorted(left)))
+
+
+def check_materialized(model):
+    """No parameter or buffer left on the meta device (a meta-device build gone wrong)."""
+    for kind, items in (("parameter", model.named_parameters()), ("buffer", model.named_buffers())):
+        for name, t in items:
+            if local_tensor(t).is_meta:
+                raise RuntimeError("%s %s is still on the meta device after to_empty" % (kind, name))
 
 
 def canonical_parameters(model):

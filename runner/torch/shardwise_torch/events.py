@@ -126,12 +126,16 @@ def transformers_version():
         return ""
 
 
-def software_versions(runner_version, device, model_impl):
+def software_versions(runner_version, device, model_impl, optimizer=None):
+    """The start event's versions; `optimizer` names the AdamW implementation that runs ("AdamW (fused)",
+    "AdamW (foreach)" or "AdamW (for-loop)")."""
     import platform
     import torch
     v = {"runner": "shardwise-torch " + runner_version, "libtorch": torch.__version__, "cuda": "", "nccl": "",
          "driver": "", "compiler": "", "backend": "torch", "python": platform.python_version(),
          "torch": torch.__version__, "transformers": transformers_version(), "model_impl": model_impl}
+    if optimizer:
+        v["optimizer"] = optimizer
     if device.type == "cuda":
         v["cuda"] = torch.version.cuda or ""
         try:

@@ -16,6 +16,8 @@ STRATEGIES = ["zero0", "zero1", "zero2", "zero3", "zero2_offload", "zero3_offloa
 # stages in between are DeepSpeed's (core/spec/src/framework.cpp, frameworkSupports).
 TORCH_STRATEGIES = ["zero0", "fsdp2_noreshard", "fsdp2_reshard", "fsdp2_reshard_offload"]
 INT_MAX = 2 ** 31 - 1
+# The largest world a rehearsal stands for (core/spec's kMaxRehearsedWorld).
+MAX_REHEARSED_WORLD = 65536
 
 
 class ConfigError(Exception):
@@ -221,7 +223,8 @@ def default_config(model):
 
 def config_from_json(obj):
     r = _Fields(obj, "", ["model", "strategy", "training", "knobs", "device", "world_size", "warmup_steps",
-                          "timed_steps", "seed", "learning_rate", "token_file", "backend", "torch_compile"])
+                          "timed_steps", "seed", "learning_rate", "token_file", "backend", "torch_compile",
+                          "rehearse_world"])
     if not r.has("model"):
         raise ConfigError("model: missing required field")
     c = default_config(model_from_json(obj["model"], "model"))
@@ -257,6 +260,13 @@ def config_from_json(obj):
     r.string("backend", "torch", ["native", "torch"])  # this program is the torch backend whatever it says
     if r.boolean("torch_compile", False):
         c["torch_compile"] = True
+    # Absent (0) is a real run; written back only when set, as core/spec writes it.
+    rehearse = r.integer("rehearse_world", 1, MAX_REHEARSED_WORLD, 0)
+    if rehearse:
+        if c["world_size"] != 1:
+            raise ConfigError("rehearse_world: a rehearsal of world %d runs one process (rank 0 of that world); "
+                              "world_size must be 1, got %d" % (rehearse, c["world_size"]))
+        c["rehearse_world"] = rehearse
     return c
 
 
@@ -293,6 +303,15 @@ Run description (a --config file first, then flags override it):
   --tokens FILE             raw little-endian int32 token ids instead of synthetic tokens
   --compile                 torch.compile each decoder layer (torch >= 2.0)
 
+Rehearsal (does it fit at world N?):
+  --rehearse-world N        run this one process as rank 0 of a world of N ranks that moves no
+                            data (PyTorch's fake process group): every parameter, gradient and
+                            optimizer shard, gathered layer and gradient bucket is allocated as at
+                            world N, so the peaks are one rank's memory at world N; step times
+                            hold no communication and the summary's tokens/s is 0. Needs
+                            WORLD_SIZE 1 and a PyTorch with the fake process group (2.x). On cpu
+                            only the state bytes are measured (no allocator)
+
 Runtime:
   --timeout-s N             a collective (or the rendezvous) taking longer than N seconds is a
                             comm error                                         (default: 120)
@@ -304,13 +323,19 @@ Runtime:
   --help                    this text
   --version                 the harness's, Python's, PyTorch's and Transformers' versions
 
+Environment:
+  SHARDWISE_TORCH_ADAMW     fused | foreach: the AdamW implementation (default: fused where this
+                            PyTorch has it for parameters on the GPU, else PyTorch's default)
+  SHARDWISE_TORCH_MODEL     plain | transformers: the decoder to build (default: Transformers when
+                            it imports, else plain)
+
 Exit codes: 0 ok, 1 internal error, 2 configuration error, 3 out of memory, 4 communication error.
 Every failure is also reported as an "error" event on stdout.
 """
 
 _VALUE_FLAGS = {"--config", "--model", "--strategy", "--device", "--precision", "--steps", "--warmup", "--seq",
                 "--micro-batch", "--seed", "--lr", "--tokens", "--timeout-s", "--dump-params", "--init-params",
-                "--grad-accumulation", "--activation-checkpointing"}
+                "--grad-accumulation", "--activation-checkpointing", "--rehearse-world"}
 # shardwise-runner options that have no meaning here: named as such rather than as unknown.
 _NATIVE_ONLY = {"--cuda-graphs", "--no-overlap-comm", "--reduce-bucket", "--allgather-bucket", "--prefetch-bucket",
                 "--persistence-threshold", "--checkpoint-every", "--checkpoint-dir", "--resume", "--profile-kernels",
@@ -337,6 +362,7 @@ class Options:
         self.timeout_s = 120
         self.help = False
         self.version = False
+        self.rehearse_flag = False  # --rehearse-world given (else rehearse_world, if any, came from --config)
 
 
 def parse_options(args):
@@ -419,6 +445,9 @@ def parse_options(args):
             o.dump_params = value
         elif flag == "--init-params":
             o.init_params = value
+        elif flag == "--rehearse-world":
+            c["rehearse_world"] = _rehearsed_world(value)
+            o.rehearse_flag = True
     if not c["learning_rate"] > 0:
         raise ConfigError("--lr must be > 0")
     if t.get("cuda_graphs"):
@@ -435,8 +464,45 @@ def parse_options(args):
     if c["model"]["max_position"] > 0 and t["seq_len"] > c["model"]["max_position"]:
         raise ConfigError("training.seq_len: must not exceed the model's max_position (%d), got %d"
                           % (c["model"]["max_position"], t["seq_len"]))
+    _check_rehearsal(o)
     c["backend"] = "torch"
     return o
+
+
+def _rehearsed_world(text):
+    """--rehearse-world's value: an integer in [1, MAX_REHEARSED_WORLD]."""
+    try:
+        n = int(text, 10)
+    except ValueError:
+        raise ConfigError("--rehearse-world: '%s' is not an integer (a world of 1 to %d ranks)"
+                          % (text, MAX_REHEARSED_WORLD))
+    if not 1 <= n <= MAX_REHEARSED_WORLD:
+        raise ConfigError("--rehearse-world %s: must be in [1, %d] (the largest world a rehearsal stands for)"
+                          % (text, MAX_REHEARSED_WORLD))
+    return n
+
+
+def rehearsal_name(options):
+    """How the rehearsal was asked for, for messages: the flag or the config field, with its value."""
+    n = options.config.get("rehearse_world", 0)
+    return ("--rehearse-world %d" if options.rehearse_flag else "rehearse_world %d") % n
+
+
+def _check_rehearsal(o):
+    """What a rehearsal cannot do, as shardwise-runner refuses it (runner/src/runner_options.cpp)."""
+    c = o.config
+    n = c.get("rehearse_world", 0)
+    if not n:
+        return
+    if c["world_size"] != 1:
+        raise ConfigError("%s: a rehearsal of world %d runs one process (rank 0 of that world); world_size must "
+                          "be 1, got %d" % (rehearsal_name(o), n, c["world_size"]))
+    if n > 1 and o.dump_params:
+        raise ConfigError("%s: --dump-params needs every rank's shard, which a rehearsal does not have"
+                          % rehearsal_name(o))
+    if n > 1 and o.init_params:
+        raise ConfigError("%s: --init-params loads every rank's parameters, and a rehearsal holds rank 0's "
+                          "shard of world %d alone" % (rehearsal_name(o), n))
 
 
 class LaunchEnvironment:
@@ -584,6 +650,10 @@ def read_launch_environment():
 
 def reconcile(options, env):
     c = options.config
+    n = c.get("rehearse_world", 0)
+    if n and env.world != 1:
+        raise ConfigError("%s: a rehearsal of world %d runs one process (rank 0 of that world); WORLD_SIZE must "
+                          "be 1, got %d" % (rehearsal_name(options), n, env.world))
     if c["world_size"] != 1 and c["world_size"] != env.world:
         raise ConfigError("world_size in the config is %d but WORLD_SIZE is %d" % (c["world_size"], env.world))
     c["world_size"] = env.world

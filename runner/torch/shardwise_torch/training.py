@@ -2,6 +2,7 @@
 the same step and summary events as runner/src/training_run.cpp."""
 
 import datetime
+import inspect
 import os
 import time
 
@@ -10,11 +11,14 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from . import decoder, events, params, recompute
-from .options import ConfigError
+from .options import ConfigError, rehearsal_name
 
 # torch.optim.AdamW's defaults apart from the weight decay: the native runner's AdamWSettings
 # (runner/src/adamw.hpp).
 ADAMW = dict(betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01)
+# Overrides the AdamW implementation: "fused" or "foreach" (unset: see make_optimizer).
+ADAMW_ENV = "SHARDWISE_TORCH_ADAMW"
+FAKE_PG_MODULE = "torch.testing._internal.distributed.fake_pg"
 
 
 class Progress:
@@ -42,9 +46,46 @@ def _init_device_mesh():
     return init_device_mesh
 
 
-def check_capabilities(config):
-    """What this PyTorch cannot do is a configuration error, found before the rendezvous."""
+def rehearsed_world(config):
+    """N when this run rehearses rank 0 of a world of N ranks, else 0."""
+    return config.get("rehearse_world", 0)
+
+
+def _fake_process_group_store():
+    """FakeStore of PyTorch's fake process group; importing its module registers the "fake" backend.
+    None where this PyTorch has neither."""
+    try:
+        module = __import__(FAKE_PG_MODULE, fromlist=["FakeStore"])
+    except Exception:  # noqa: BLE001 - absent (1.13), or failing to import: either way there is none
+        return None
+    store = getattr(module, "FakeStore", None)
+    backends = getattr(dist.Backend, "backend_list", None)
+    if store is None or (backends is not None and "fake" not in backends):
+        return None
+    return store
+
+
+def adamw_request():
+    """SHARDWISE_TORCH_ADAMW: "fused", "foreach", or "" (unset: make_optimizer chooses)."""
+    value = os.environ.get(ADAMW_ENV, "")
+    if value not in ("", "fused", "foreach"):
+        raise ConfigError("environment variable %s: '%s' is not one of fused, foreach (unset: fused for parameters "
+                          "on the GPU where this PyTorch has it, else PyTorch's default)" % (ADAMW_ENV, value))
+    return value
+
+
+def check_capabilities(config, rehearsal="rehearse_world"):
+    """What this PyTorch cannot do is a configuration error, found before the rendezvous (and before
+    any model is built). `rehearsal`: how messages name the rehearsal (flag or config field)."""
     strategy = config["strategy"]
+    n = rehearsed_world(config)
+    if n and _fake_process_group_store() is None:
+        raise ConfigError("%s: rehearsing rank 0 of world %d runs on PyTorch's fake process group (the backend "
+                          "\"fake\" that %s registers, PyTorch 2.x), which this PyTorch (%s) lacks"
+                          % (rehearsal, n, FAKE_PG_MODULE, torch.__version__))
+    if adamw_request() == "fused" and not _fused_adamw_exists():
+        raise ConfigError("%s=fused: this PyTorch (%s) has no fused AdamW (torch >= 2.0)"
+                          % (ADAMW_ENV, torch.__version__))
     if strategy.startswith("fsdp2") and fsdp2_api() is None:
         raise ConfigError("strategy: %s needs FSDP2 (fully_shard: torch.distributed.fsdp in torch >= 2.6, "
                           "torch.distributed._composable.fsdp in 2.4 and 2.5), which this PyTorch (%s) lacks; "
@@ -79,7 +120,12 @@ def prepare_device(config, env):
     return device
 
 
-def connect_ranks(device, env, timeout_s):
+def connect_ranks(device, env, timeout_s, rehearse=0):
+    if rehearse:
+        # Rank 0 of a world of `rehearse` ranks alone: the fake group returns from every collective at
+        # once, with no rendezvous and no peer; every tensor keeps its shape at that world.
+        dist.init_process_group("fake", store=_fake_process_group_store()(), rank=0, world_size=rehearse)
+        return
     # env:// reads MASTER_ADDR and MASTER_PORT and, under torchrun (TORCHELASTIC_USE_AGENT_STORE), joins
     # the agent's store on that port instead of trying to bind it; rank and world size come from the
     # launch environment already read (Slurm's variables included).
@@ -180,7 +226,38 @@ def _sync(device):
         torch.cuda.synchronize(device)
 
 
-def _wrap(model, config, device, env, compute_dtype):
+def _unwritten_fake_collectives(device, world):
+    """What fully_shard's collectives leave unwritten under this PyTorch's fake group, as (collective,
+    what then holds stale memory) pairs: an all-gather that does not fill every slot with a copy of the
+    input (what a gather of identical shards gives), a reduce-scatter that does not leave this rank's
+    slice (PyTorch 2.11's fake group writes the first and not the second)."""
+    unwritten = []
+    full = torch.zeros(world, device=device)
+    dist.all_gather_into_tensor(full, torch.full((1,), 2.0, device=device))
+    if not bool((full == 2.0).all()):
+        unwritten.append(("all-gathers", "the other ranks' rows of each gathered layer"))
+    out = torch.zeros(1, device=device)
+    dist.reduce_scatter_tensor(out, torch.full((world,), 3.0, device=device))
+    if float(out) != 3.0:
+        unwritten.append(("reduce-scatters", "the reduced gradient shards"))
+    return unwritten
+
+
+def _rehearsal_comm_hook(device):
+    """DDP's gradient all-reduce under a rehearsal: every rank is taken to hold this rank's gradients,
+    so the mean over ranks is the bucket itself. The collective still goes to the (fake) group; the
+    bucket is handed back through a future of its own, since the fake group's work carries no result
+    for DDP's built-in hook to read."""
+    def hook(_state, bucket):
+        buffer = bucket.buffer()
+        dist.all_reduce(buffer)
+        future = torch.futures.Future(devices=[device]) if device.type == "cuda" else torch.futures.Future()
+        future.set_result(buffer)
+        return future
+    return hook
+
+
+def _wrap(model, config, device, world, compute_dtype):
     strategy = config["strategy"]
     master = device.type == "cuda" and config["training"]["precision"] == "bf16-fp32-master"
     if config.get("torch_compile"):
@@ -193,9 +270,11 @@ def _wrap(model, config, device, env, compute_dtype):
     if strategy == "zero0":
         from torch.nn.parallel import DistributedDataParallel
         wrapped = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
+        if rehearsed_world(config):
+            wrapped.register_comm_hook(None, _rehearsal_comm_hook(device))
         return wrapped, "DDP"
     fully_shard, MixedPrecisionPolicy, CPUOffloadPolicy = fsdp2_api()
-    kwargs = {"mesh": _init_device_mesh()(device.type, (env.world,)),
+    kwargs = {"mesh": _init_device_mesh()(device.type, (world,)),
               "reshard_after_forward": strategy != "fsdp2_noreshard"}
     if master:
         kwargs["mp_policy"] = MixedPrecisionPolicy(param_dtype=compute_dtype, reduce_dtype=torch.float32)
@@ -207,9 +286,59 @@ def _wrap(model, config, device, env, compute_dtype):
     return model, "fully_shard"
 
 
+def _fused_adamw_exists():
+    try:
+        return "fused" in inspect.signature(torch.optim.AdamW.__init__).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _default_foreach(params):
+    """What torch.optim.AdamW does when neither foreach nor fused is given: PyTorch 2.x picks foreach
+    for parameters on the GPU (by its own rule, DTensors included), 1.13 the for-loop."""
+    try:
+        from torch.optim.optimizer import _default_to_fused_or_foreach
+    except ImportError:
+        return False
+    try:
+        return bool(_default_to_fused_or_foreach(params, False, use_fused=False)[1])
+    except TypeError:
+        return bool(_default_to_fused_or_foreach(params, False)[1])
+
+
+def make_optimizer(params, lr, request):
+    """(torch.optim.AdamW, "AdamW (fused)" | "AdamW (foreach)" | "AdamW (for-loop)"). Unset request: the
+    fused kernel where every parameter is on the GPU and this PyTorch has one (torch >= 2.0; torchtitan's
+    default), else PyTorch's own default, asked for explicitly so the label is what ran. "fused" and
+    "foreach" (SHARDWISE_TORCH_ADAMW) force one; a fused AdamW this PyTorch cannot run is a config error."""
+    params = list(params)
+    on_gpu = bool(params) and all(p.device.type == "cuda" for p in params)
+    if request == "fused" or (not request and on_gpu and _fused_adamw_exists()):
+        if not _fused_adamw_exists():
+            raise ConfigError("%s=fused: this PyTorch (%s) has no fused AdamW (torch >= 2.0)"
+                              % (ADAMW_ENV, torch.__version__))
+        try:
+            return torch.optim.AdamW(params, lr=lr, fused=True, **ADAMW), "AdamW (fused)"
+        except (RuntimeError, ValueError) as e:
+            if request == "fused":
+                raise ConfigError("%s=fused: this PyTorch (%s) has no fused AdamW for parameters on %s: %s"
+                                  % (ADAMW_ENV, torch.__version__, params[0].device.type, e))
+    foreach = True if request == "foreach" else _default_foreach(params)
+    return (torch.optim.AdamW(params, lr=lr, foreach=foreach, **ADAMW),
+            "AdamW (foreach)" if foreach else "AdamW (for-loop)")
+
+
+def _rehearsal_note(n, device):
+    return ("rehearsing rank 0 of world %d with PyTorch's fake process group: every shard, gathered layer and "
+            "gradient bucket has its shape at that world and no data moves between ranks, so memory is one "
+            "rank's and step times hold no communication (not a measurement of that world's speed)%s"
+            % (n, "" if device.type == "cuda" else "; on the CPU there is no allocator to read, so only the "
+               "state bytes (parameters, gradients, optimizer state) are measured"))
+
+
 def run_training(options, env, progress, runner_version):
     c = options.config
-    check_capabilities(c)
+    check_capabilities(c, rehearsal_name(options))
     device = prepare_device(c, env)
     progress.device = device
     rank = env.rank
@@ -218,31 +347,61 @@ def run_training(options, env, progress, runner_version):
     compute_dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
     param_dtype = torch.float32 if c["training"]["precision"] == "bf16-fp32-master" else compute_dtype
 
-    events.log(rank, "connecting to %s:%d as rank %d of %d" % (env.master_addr, env.master_port, rank, env.world))
-    connect_ranks(device, env, options.timeout_s)
+    # A rehearsal runs rank 0 of a world of `rehearse` ranks in this process alone (WORLD_SIZE 1).
+    rehearse = rehearsed_world(c)
+    world = rehearse or env.world
+    if rehearse:
+        events.log(rank, _rehearsal_note(rehearse, device))
+    else:
+        events.log(rank, "connecting to %s:%d as rank %d of %d" % (env.master_addr, env.master_port, rank,
+                                                                   env.world))
+    connect_ranks(device, env, options.timeout_s, rehearse)
 
     m = c["model"]
     prefer = os.environ.get("SHARDWISE_TORCH_MODEL", "auto")
     # Warnings wait for the start event: nothing precedes it in a rank's stream.
     warnings = []
-    model, model_impl = decoder.build_model(m, device, param_dtype, prefer,
-                                            lambda level, msg: warnings.append((level, msg)))
+    warn = lambda level, msg: warnings.append((level, msg))  # noqa: E731
+    # A rehearsed fully_shard never holds the whole model: it is built on the meta device, sharded,
+    # then given storage for rank 0's shards only (DDP holds the whole model anyway).
+    meta = bool(rehearse) and c["strategy"].startswith("fsdp2")
+    offload = c["strategy"] == "fsdp2_reshard_offload"
+    if meta:
+        model, model_impl, restore_buffers = decoder.build_meta_model(m, param_dtype, prefer, warn, device)
+    else:
+        model, model_impl = decoder.build_model(m, device, param_dtype, prefer, warn)
     if options.init_params:
         path = params.resolve_dump_path(options.init_params, rank)
         values = params.read_dump(path, m)
         events.log(rank, "initial parameters from " + path)
     else:
         values = decoder.initial_values(m, c["seed"], device)
-    named = decoder.canonical_parameters(model)
-    with torch.no_grad():
-        for name, value in values:
-            named[name].copy_(value)
-    tokens = token_batches(c, rank, env.world)
+    if not meta:
+        named = decoder.canonical_parameters(model)
+        with torch.no_grad():
+            for name, value in values:
+                named[name].copy_(value)
+    tokens = token_batches(c, rank, world)
     if c["training"]["activation_checkpointing"]:
         recompute.checkpoint_layers(decoder.decoder_layers(model), checkpoint_policy(c))
-    model, wrapper = _wrap(model, c, device, env, compute_dtype)
+    model, wrapper = _wrap(model, c, device, world, compute_dtype)
     named = decoder.canonical_parameters(model)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=c["learning_rate"], **ADAMW)
+    if meta:
+        # The shards' storage, on the host where CPUOffloadPolicy keeps them; rank 0's rows of the same
+        # initial values as a real run (so a rehearsal of world 1 starts where a real run does); the
+        # rotary tables, which are buffers, computed again on the device.
+        model.to_empty(device=torch.device("cpu") if offload else device)
+        restore_buffers(model)
+        named = decoder.canonical_parameters(model)
+        decoder.fill_local_shards(named, values)
+        decoder.check_materialized(model)
+    # At world 1 a gather is the shard itself and fully_shard reduces nothing: the values are a real run's.
+    unwritten = _unwritten_fake_collectives(device, world) if rehearse > 1 and wrapper == "fully_shard" else []
+    if unwritten:
+        warn("warning", "this PyTorch's fake process group does not write the outputs of %s: %s hold whatever "
+                        "memory the allocator handed out, so the values may turn NaN; the memory measured is the same"
+             % (" and ".join(c for c, _ in unwritten), " and ".join(w for _, w in unwritten)))
+    optimizer, optimizer_impl = make_optimizer(model.parameters(), c["learning_rate"], adamw_request())
     autocast = device.type == "cuda" and c["strategy"] == "zero0" and param_dtype != compute_dtype
     if device.type == "cuda":
         torch.cuda.empty_cache()
@@ -250,13 +409,13 @@ def run_training(options, env, progress, runner_version):
     device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     import socket
     events.emit("start", rank, world=env.world, local_rank=env.local_rank, host=socket.gethostname(), config=c,
-                versions=events.software_versions(runner_version, device, model_impl),
+                versions=events.software_versions(runner_version, device, model_impl, optimizer_impl),
                 allocator=events.allocator_settings(), launcher=env.launcher, device_name=device_name)
     for level, message in warnings:
         events.emit_log(rank, level, message)
     count = sum(v.numel() for v in named.values())
-    events.log(rank, "%s (%s) on %s via %s, %d parameters, %s decoder" % (
-        c["strategy"], wrapper, device_name, dist.get_backend(), count, model_impl))
+    events.log(rank, "%s (%s) on %s via %s, %d parameters, %s decoder, %s" % (
+        c["strategy"], wrapper, device_name, dist.get_backend(), count, model_impl, optimizer_impl))
 
     total = c["warmup_steps"] + c["timed_steps"]
     T = c["training"]["seq_len"]
@@ -326,14 +485,21 @@ def run_training(options, env, progress, runner_version):
     summary = {"world": env.world, "warmup_steps": c["warmup_steps"], "timed_steps": len(step_times),
                "median_step_s": median, "p10_step_s": events.percentile(step_times, 10),
                "p90_step_s": events.percentile(step_times, 90),
-               "tokens_per_s": tokens_per_step * env.world / median if median > 0 else 0.0,
+               # A rehearsal's step holds no communication: its tokens/s would stand for no world at all.
+               "tokens_per_s": tokens_per_step * env.world / median if median > 0 and not rehearse else 0.0,
                "nccl_share": 0.0, "exposed_comm_share": 0.0, "losses": losses, "memory": peaks, "state": state,
                "checkpoint_save_s": 0.0, "checkpoints_written": 0, "resumed_from_step": -1}
+    if rehearse:
+        summary["rehearsed_world"] = rehearse
     if device.type == "cuda":
         summary["phase_peak_allocated"] = phases.peaks
     events.emit("summary", rank, **summary)
-    events.log(rank, "median step %.6f s, %.1f tokens/s, final loss %.6f" % (median, summary["tokens_per_s"],
-                                                                           losses[-1]))
+    if rehearse:
+        events.log(rank, "rehearsal of world %d: peak allocated %d B, reserved %d B; median compute-only step %.6f s"
+                   % (rehearse, peaks["peak_allocated"], peaks["peak_reserved"], median))
+    else:
+        events.log(rank, "median step %.6f s, %.1f tokens/s, final loss %.6f" % (median, summary["tokens_per_s"],
+                                                                               losses[-1]))
 
 
 class _no_context:
