@@ -51,6 +51,20 @@ def main():
                     rows.append(cell(backend, model, s, 8, **over))
 
     big = ["qwen2.5-3b", "llama-3.1-8b"]
+    # PyTorch itself first: the framework target's fit decides the worst error a plan can make.
+    for world in (4, 16, 64, 1):
+        for model in MODELS:
+            rows.append(cell("torch", model, "fsdp2_reshard", world))
+    for over in (dict(seq=8192), dict(precision="bf16-fp32-master"), dict(checkpointing="full"),
+                 dict(checkpointing="selective"), dict(expandable=1), dict(micro_batch=4)):
+        rows.append(cell("torch", "qwen2.5-3b", "fsdp2_reshard", 8, **over))
+    for model in MODELS:
+        rows.append(cell("torch", model, "fsdp2_noreshard", 8))
+    rows.append(cell("torch", "qwen2.5-3b", "zero0", 8))
+    rows.append(cell("torch", "llama-3.1-8b", "fsdp2_reshard_offload", 8))
+    rows.append(cell("torch", "qwen2.5-3b", "fsdp2_reshard_offload", 8))
+    for over in (dict(seq=8192), dict(precision="bf16-fp32-master"), dict(checkpointing="full"), dict(expandable=1)):
+        rows.append(cell("torch", "llama-3.1-8b", "fsdp2_reshard", 8, **over))
     # Priority order: world 8 natively, PyTorch itself at worlds 8 and 1, the other worlds, then the
     # factors, then the rest of PyTorch's grid.
     grid("native", NATIVE, (8,), MODELS)

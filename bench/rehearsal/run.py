@@ -35,7 +35,7 @@ def read_matrix(path):
 
 
 def key_of(c):
-    model = os.path.splitext(os.path.basename(c["model"]))[0]
+    model = os.path.basename(c["model"])[:-5] if c["model"].endswith(".json") else c["model"]
     return "__".join([c["backend"], model, c["strategy"], "w" + c["world"], "s" + c["seq"], "b" + c["micro_batch"],
                       c["precision"], "ck-" + c["checkpointing"], "es" + c["expandable"]])
 

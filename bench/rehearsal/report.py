@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Predicted against measured for the world-rehearsal matrix: reads the cells bench/rehearsal/run.py
+kept, asks `shardwise-cli plan --format json` for every cell's prediction on each target that applies,
+and writes a Markdown report and a TSV of every cell.
+
+  bench/rehearsal/report.py --cli build/ci/bin/shardwise-cli --gpu h100-80gb --results DIR [--results DIR2] \\
+      --out bench/results/world-rehearsal-<commit> [--card "NVIDIA H100 80GB HBM3"] [--command "..."]
+
+Per cell: the measured peak reserved and allocated (the allocator's peaks over the timed steps), and
+for each target the plan's peak less its CUDA context (runtime_context), as a relative error against
+the measured reserved bytes: (predicted - measured) / measured. The goal: within +-7 %, and never more
+than 5 % under. Targets: the native runner's cells against `plan` (native); the torch backend's
+(PyTorch DDP / fully_shard) against `plan --framework fsdp2`. World W plans W GPUs as ceil(W/8) nodes
+of min(W, 8).
+"""
+
+import argparse
+import glob
+import json
+import math
+import os
+import subprocess
+import sys
+
+GIB = 2.0 ** 30
+COLUMNS = ["backend", "model", "strategy", "world", "seq", "micro_batch", "precision", "checkpointing",
+           "expandable"]
+
+
+def read_cells(results):
+    cells = []
+    for d in results:
+        manifest = os.path.join(d, "manifest.tsv")
+        with open(manifest, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("#") or not line.strip():
+                    continue
+                parts = line.rstrip("\n").split("\t")
+                c = dict(zip(["key"] + COLUMNS + ["outcome", "exit_code", "seconds"], parts))
+                c["events"] = os.path.join(d, "cells", c["key"] + ".jsonl")
+                cells.append(c)
+    return cells
+
+
+def measured(c):
+    summary, error = None, None
+    try:
+        with open(c["events"], encoding="utf-8") as f:
+            for line in f:
+                try:
+                    e = json.loads(line)
+                except ValueError:
+                    continue
+                if e.get("event") == "summary":
+                    summary = e
+                elif e.get("event") == "error":
+                    error = e
+    except OSError:
+        pass
+    return summary, error
+
+
+def plan_args(c, gpu, framework):
+    w = int(c["world"])
+    per_node = min(w, 8)
+    nodes = math.ceil(w / per_node)
+    model = c["model"]
+    args = ["plan", "--model", model, "--gpu", gpu, "--gpus-per-node", str(per_node), "--nodes", str(nodes),
+            "--seq", c["seq"], "--micro-batch", c["micro_batch"], "--precision", c["precision"], "--format", "json"]
+    if c["checkpointing"] != "none":
+        args += ["--checkpointing-policy", c["checkpointing"]]
+    else:
+        args += ["--checkpointing-policy", "none"]
+    if c["expandable"] == "1":
+        args += ["--expandable-segments"]
+    if framework:
+        args += ["--framework", framework]
+    return args
+
+
+_plans = {}
+
+
+def prediction(cli, c, gpu, framework, root):
+    args = plan_args(c, gpu, framework)
+    key = tuple(args)
+    if key not in _plans:
+        r = subprocess.run([cli] + args, capture_output=True, text=True, cwd=root)
+        _plans[key] = json.loads(r.stdout) if r.returncode == 0 else {"error": r.stderr.strip()[:200]}
+    plan = _plans[key]
+    if "error" in plan:
+        return None, plan["error"]
+    for cand in plan.get("candidates", []):
+        if cand.get("strategy") == c["strategy"]:
+            if cand.get("supported") is False:
+                return None, "not supported by the target"
+            ctx = cand["breakdown_gib"].get("runtime_context", 0.0)
+            return {"peak_gib": cand["peak_gib"], "less_context_gib": cand["peak_gib"] - ctx,
+                    "fits": cand["fits"], "capacity_gib": cand.get("capacity_gib"),
+                    "breakdown": cand["breakdown_gib"]}, None
+    return None, "no candidate %s in the plan" % c["strategy"]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--cli", required=True)
+    p.add_argument("--gpu", required=True)
+    p.add_argument("--results", action="append", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--card", default="")
+    p.add_argument("--command", default="")
+    args = p.parse_args()
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+    rows = []
+    for c in read_cells(args.results):
+        summary, error = measured(c)
+        framework = "fsdp2" if c["backend"] == "torch" else None
+        pred, why = prediction(os.path.abspath(args.cli), c, args.gpu, framework, root)
+        row = dict(c)
+        row["pred"] = pred
+        row["why"] = why
+        if summary:
+            m = summary["memory"]
+            row["reserved_gib"] = m["peak_reserved"] / GIB
+            row["allocated_gib"] = m["peak_allocated"] / GIB
+            row["compute_step_s"] = summary["median_step_s"]
+            row["rehearsed_world"] = summary.get("rehearsed_world")
+            row["outcome"] = "ok"
+        elif error:
+            row["outcome"] = error.get("kind", "error")
+            row["error"] = error.get("message", "")[:160]
+        else:
+            row["outcome"] = "no events"
+        if summary and pred:
+            row["err"] = (pred["less_context_gib"] - row["reserved_gib"]) / row["reserved_gib"]
+            row["err_alloc"] = (pred["less_context_gib"] - row["allocated_gib"]) / row["allocated_gib"]
+        rows.append(row)
+
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)) or ".", exist_ok=True)
+    with open(args.out + ".tsv", "w", encoding="utf-8") as f:
+        f.write("\t".join(COLUMNS + ["outcome", "reserved_gib", "allocated_gib", "predicted_less_context_gib",
+                                     "error_vs_reserved", "predicted_fits", "compute_step_s"]) + "\n")
+        for r in rows:
+            f.write("\t".join([r[k] for k in COLUMNS] + [
+                r["outcome"], "%.3f" % r["reserved_gib"] if "reserved_gib" in r else "",
+                "%.3f" % r["allocated_gib"] if "allocated_gib" in r else "",
+                "%.3f" % r["pred"]["less_context_gib"] if r["pred"] else "",
+                "%.4f" % r["err"] if "err" in r else "",
+                str(r["pred"]["fits"]).lower() if r["pred"] else "",
+                "%.4f" % r["compute_step_s"] if "compute_step_s" in r else ""]) + "\n")
+    print_report(rows, args)
+
+
+def verdict(err):
+    if err is None:
+        return ""
+    if err < -0.05:
+        return "UNDER"
+    if abs(err) > 0.07:
+        return "off"
+    return "ok"
+
+
+def print_report(rows, args):
+    out = []
+    out.append("# One rank of world N rehearsed on one GPU: predicted against measured\n")
+    if args.card:
+        out.append("Card: %s. " % args.card)
+    if args.command:
+        out.append("Command: `%s`.\n" % args.command)
+    for backend, target in (("native", "plan (native runner)"), ("torch", "plan --framework fsdp2")):
+        sel = [r for r in rows if r["backend"] == backend]
+        if not sel:
+            continue
+        with_err = [r for r in sel if "err" in r]
+        ok = [r for r in with_err if verdict(r["err"]) == "ok"]
+        under = [r for r in with_err if verdict(r["err"]) == "UNDER"]
+        out.append("\n## %s backend against %s\n" % (backend, target))
+        if with_err:
+            errs = sorted(abs(r["err"]) for r in with_err)
+            out.append("%d cells measured and predicted: %d within the goal, %d more than 5 %% under, "
+                       "median |error| %.1f %%, worst %.1f %%.\n" % (
+                           len(with_err), len(ok), len(under), 100 * errs[len(errs) // 2], 100 * errs[-1]))
+        oom = [r for r in sel if r["outcome"] == "oom"]
+        if oom:
+            wrong = [r for r in oom if r["pred"] and r["pred"]["fits"]]
+            out.append("%d cells ran out of memory; the plan said 'fits' for %d of them.\n" % (len(oom), len(wrong)))
+        out.append("| model | strategy | W | seq | B | precision | ckpt | exp.seg | reserved GiB | allocated GiB | "
+                   "predicted GiB | error | verdict |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for r in sel:
+            model = os.path.basename(r["model"])[:-5] if r["model"].endswith(".json") else r["model"]
+            if r["outcome"] == "ok":
+                res, al = "%.2f" % r["reserved_gib"], "%.2f" % r["allocated_gib"]
+            else:
+                res, al = r["outcome"], ""
+            pr = "%.2f" % r["pred"]["less_context_gib"] if r["pred"] else (r["why"] or "")
+            err = "%+.1f %%" % (100 * r["err"]) if "err" in r else ""
+            v = verdict(r.get("err"))
+            if r["outcome"] == "oom" and r["pred"]:
+                v = "fits?" if r["pred"]["fits"] else "oom predicted"
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                model, r["strategy"], r["world"], r["seq"], r["micro_batch"], r["precision"], r["checkpointing"],
+                "on" if r["expandable"] == "1" else "off", res, al, pr, err, v))
+    with open(args.out + ".md", "w", encoding="utf-8") as f:
+        f.write("\n".join(out) + "\n")
+    print("\n".join(out[:12]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
