@@ -19,8 +19,7 @@ void FlatBuffer::track(std::int64_t bytes)
 {
     const auto now = g_resident.fetch_add(bytes, std::memory_order_relaxed) + bytes;
     auto peak = g_peak.load(std::memory_order_relaxed);
-    while (now > peak && !g_peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
-    }
+    while (now > peak && !g_peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) { }
 }
 
 std::int64_t FlatBuffer::peakResidentBytes()

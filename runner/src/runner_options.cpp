@@ -268,7 +268,8 @@ RunnerOptions parseOptions(const std::vector<std::string>& args)
             throw ConfigError("unknown option '" + flag + "' (see --help)");
     }
     if (c.rehearsal() && (o.checkpointEvery > 0 || o.resume))
-        throw ConfigError("--rehearse-world: a rehearsal holds rank 0's shard of world " + std::to_string(c.rehearseWorld)
+        throw ConfigError("--rehearse-world: a rehearsal holds rank 0's shard of world "
+                          + std::to_string(c.rehearseWorld)
                           + " alone and cannot write or resume a checkpoint of that world");
     if (c.rehearsal() && c.rehearseWorld > 1 && !o.dumpParams.empty())
         throw ConfigError("--rehearse-world " + std::to_string(c.rehearseWorld)

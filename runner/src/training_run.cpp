@@ -262,8 +262,8 @@ void TrainingRun::setup()
                                             "(parameters, gradients, optimizer state) are measured"));
     else
         logLine(m_env.rank,
-            "connecting to " + m_env.masterAddr + ":" + std::to_string(m_env.masterPort) + " as rank "
-                + std::to_string(m_env.rank) + " of " + std::to_string(m_env.world));
+                "connecting to " + m_env.masterAddr + ":" + std::to_string(m_env.masterPort) + " as rank "
+                    + std::to_string(m_env.rank) + " of " + std::to_string(m_env.world));
     m_comm = connectRanks(m_c, m_env, m_options.collectiveTimeoutS);
 
     EngineSettings settings;

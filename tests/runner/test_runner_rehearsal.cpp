@@ -14,13 +14,22 @@ using namespace shardwise::protocol;
 
 namespace {
 
-const QStringList kSmallRun {
-    QStringLiteral("--model"),       QStringLiteral("tiny"), QStringLiteral("--seq"),    QStringLiteral("32"),
-    QStringLiteral("--micro-batch"), QStringLiteral("2"),    QStringLiteral("--warmup"), QStringLiteral("1"),
-    QStringLiteral("--steps"),       QStringLiteral("2"),    QStringLiteral("--seed"),   QStringLiteral("7"),
-    QStringLiteral("--lr"),          QStringLiteral("0.01"), QStringLiteral("--persistence-threshold"),
-    QStringLiteral("0")
-};
+const QStringList kSmallRun { QStringLiteral("--model"),
+                              QStringLiteral("tiny"),
+                              QStringLiteral("--seq"),
+                              QStringLiteral("32"),
+                              QStringLiteral("--micro-batch"),
+                              QStringLiteral("2"),
+                              QStringLiteral("--warmup"),
+                              QStringLiteral("1"),
+                              QStringLiteral("--steps"),
+                              QStringLiteral("2"),
+                              QStringLiteral("--seed"),
+                              QStringLiteral("7"),
+                              QStringLiteral("--lr"),
+                              QStringLiteral("0.01"),
+                              QStringLiteral("--persistence-threshold"),
+                              QStringLiteral("0") };
 
 QString id(const StrategyTraits& t)
 {
@@ -115,9 +124,10 @@ private slots:
         const auto args = kSmallRun + QStringList { QStringLiteral("--strategy"), strategy };
         const auto real = runRanks(1, args + QStringList { QStringLiteral("--dump-params"), realDump });
         QVERIFY(ranCleanly(real));
-        const auto rehearsal = runRanks(1, args
-                                               + QStringList { QStringLiteral("--rehearse-world"), QStringLiteral("1"),
-                                                               QStringLiteral("--dump-params"), rehearsedDump });
+        const auto rehearsal = runRanks(1,
+                                        args
+                                            + QStringList { QStringLiteral("--rehearse-world"), QStringLiteral("1"),
+                                                            QStringLiteral("--dump-params"), rehearsedDump });
         QVERIFY(ranCleanly(rehearsal));
 
         const auto want = summaryOf(real[0]);
@@ -139,7 +149,9 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("worldSize");
         QTest::addColumn<QString>("mentions");
-        const auto rehearse = [](const char* n) { return QStringList { QStringLiteral("--rehearse-world"), QString::fromLatin1(n) }; };
+        const auto rehearse = [](const char* n) {
+            return QStringList { QStringLiteral("--rehearse-world"), QString::fromLatin1(n) };
+        };
         QTest::addRow("zero") << rehearse("0") << 1 << QStringLiteral("--rehearse-world 0");
         QTest::addRow("negative") << rehearse("-4") << 1 << QStringLiteral("--rehearse-world -4");
         QTest::addRow("beyond the shard arithmetic") << rehearse("70000") << 1 << QStringLiteral("65536");
@@ -148,11 +160,10 @@ private slots:
         QTest::addRow("with a parameter dump")
             << rehearse("4") + QStringList { QStringLiteral("--dump-params"), QStringLiteral("/tmp/never") } << 1
             << QStringLiteral("--dump-params");
-        QTest::addRow("with checkpoints")
-            << rehearse("4")
+        QTest::addRow("with checkpoints") << rehearse("4")
                 + QStringList { QStringLiteral("--checkpoint-every"), QStringLiteral("1"),
                                 QStringLiteral("--checkpoint-dir"), QStringLiteral("/tmp/never") }
-            << 1 << QStringLiteral("checkpoint");
+                                          << 1 << QStringLiteral("checkpoint");
         QTest::addRow("with the probe") << rehearse("4") + QStringList { QStringLiteral("--probe") } << 1
                                         << QStringLiteral("--probe");
     }

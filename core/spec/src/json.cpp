@@ -562,8 +562,10 @@ void validate(const RunConfig& r, const std::string& path)
                               "fsdp2_reshard_offload (fully_shard)");
     if (r.rehearseWorld < 0 || r.rehearseWorld > kMaxRehearsedWorld)
         throw SpecError(join(path, "rehearse_world"),
-                        "must be in [1, " + std::to_string(kMaxRehearsedWorld) + "] (the largest world whose shards the "
-                        "runner's padded buffers and the store represent), got " + std::to_string(r.rehearseWorld));
+                        "must be in [1, " + std::to_string(kMaxRehearsedWorld)
+                            + "] (the largest world whose shards the "
+                              "runner's padded buffers and the store represent), got "
+                            + std::to_string(r.rehearseWorld));
     if (r.rehearseWorld > 0 && r.worldSize != 1)
         throw SpecError(join(path, "rehearse_world"),
                         "a rehearsal of world " + std::to_string(r.rehearseWorld)
