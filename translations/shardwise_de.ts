@@ -959,6 +959,10 @@
         <translation>Kernel-Arbeitsspeicher</translation>
     </message>
     <message>
+        <source>allocator cache</source>
+        <translation>Allokator-Cache</translation>
+    </message>
+    <message>
         <source>CUDA context and NCCL</source>
         <translation>CUDA-Kontext und NCCL</translation>
     </message>

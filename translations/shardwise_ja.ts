@@ -954,6 +954,10 @@
         <translation>カーネル作業領域</translation>
     </message>
     <message>
+        <source>allocator cache</source>
+        <translation>アロケータのキャッシュ</translation>
+    </message>
+    <message>
         <source>CUDA context and NCCL</source>
         <translation>CUDA コンテキストと NCCL</translation>
     </message>

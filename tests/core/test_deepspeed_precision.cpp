@@ -318,7 +318,7 @@ private slots:
     // beside the published range; other recommendations and other targets have no such reason.
     void zero3ReasonGivesThePublishedRange()
     {
-        const EstimateInput in = input("qwen2.5-14b", "h100-80gb", 8, 1, "", PrecisionPolicy::Bf16Fp32Master);
+        const EstimateInput in = input("qwen2.5-14b", "h200", 8, 1, "", PrecisionPolicy::Bf16Fp32Master);
         const Plan plan = makePlan(in);
         QCOMPARE(plan.recommendation.strategy, std::optional(Strategy::Zero3));
         const Message* m = findMessage(plan, "plan.deepspeed_zero3_against_fsdp");

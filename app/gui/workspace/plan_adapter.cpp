@@ -35,6 +35,7 @@ const char* partLabel(std::string_view id)
         { "logits_and_loss", QT_TRANSLATE_NOOP("PlanText", "logits and loss") },
         { "comm_buffers", QT_TRANSLATE_NOOP("PlanText", "communication buffers") },
         { "workspace", QT_TRANSLATE_NOOP("PlanText", "kernel workspaces") },
+        { "allocator_cache", QT_TRANSLATE_NOOP("PlanText", "allocator cache") },
         { "runtime_context", QT_TRANSLATE_NOOP("PlanText", "CUDA context and NCCL") },
     };
     for (const auto& l : labels)

@@ -156,7 +156,7 @@ std::array<Estimate, kStrategyCount> estimateAll(const EstimateInput& in, const 
 
 nlohmann::json toJson(const MemoryBreakdown& m)
 {
-    return {
+    nlohmann::json j = {
         { "device_params", m.deviceParams / kGiB },       { "device_grads", m.deviceGrads / kGiB },
         { "device_optimizer", m.deviceOptimizer / kGiB }, { "gathered_params", m.gatheredParams / kGiB },
         { "activations", m.activations / kGiB },          { "logits_and_loss", m.logitsAndLoss / kGiB },
@@ -165,11 +165,16 @@ nlohmann::json toJson(const MemoryBreakdown& m)
         { "host_params", m.hostParams / kGiB },           { "host_grads", m.hostGrads / kGiB },
         { "host_optimizer", m.hostOptimizer / kGiB },
     };
+    // A framework target's allocator cache (counted in its peak); the native runner has none.
+    if (m.allocatorCache > 0)
+        j["allocator_cache"] = m.allocatorCache / kGiB;
+    return j;
 }
 
 std::array<PeakPart, kPeakPartCount> peakParts(const MemoryBreakdown& m)
 {
-    // allocatedPeak()'s terms in its order, then the context: summed left to right they are peakBytes().
+    // allocatedPeak()'s terms in its order, the allocator's cache, then the context: summed left to
+    // right they are peakBytes().
     return { {
         { "device_params", m.deviceParams },
         { "device_grads", m.deviceGrads },
@@ -179,6 +184,7 @@ std::array<PeakPart, kPeakPartCount> peakParts(const MemoryBreakdown& m)
         { "logits_and_loss", m.logitsAndLoss },
         { "comm_buffers", m.commBuffers },
         { "workspace", m.workspace },
+        { "allocator_cache", m.allocatorCache },
         { "runtime_context", m.runtimeContext },
     } };
 }

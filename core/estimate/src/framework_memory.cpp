@@ -60,12 +60,11 @@ struct StateBytesPerParam {
 // Where the step's peak lies decides what is live. At the start of backward: every activation and the
 // loss's logits, with the gathered parameters and reduce buffers of the units in use. In the optimizer
 // step: every gradient (created in backward, freed at zero_grad(set_to_none=True), PyTorch's default
-// since 2.0, which Transformers' Trainer and torchtitan call), and the temporaries of torch.optim.AdamW's
-// foreach step (one updated-parameter-sized list, e.g. the denominators); FSDP2 has resharded
-// everything by then and DDP's autocast copies are gone. The larger of the two is the peak. Measured
-// with the torch backend on the H200 (Qwen2.5-3B, seq 2048): bf16-fp32-master peaks in the optimizer
-// step (fsdp2_reshard 57.6 GiB: 46 GiB of state and gradients plus 11.5 of temporaries), pure bf16 in
-// backward.
+// since 2.0, which Transformers' Trainer and torchtitan call), and the temporaries of the AdamW step
+// (Calibration::eagerAdamwStepTemporaryFraction: a foreach step builds one updated-parameter-sized
+// list, e.g. the denominators, 11.5 GiB for Qwen2.5-3B with an fp32 master on the H200; the fused step
+// none); FSDP2 has resharded everything by then and DDP's autocast copies are gone. The larger of the
+// two is the peak. With the fused step every rehearsed cell but DDP's peaked in backward.
 void peakOfPhases(MemoryBreakdown& mb, double grads, double stepTemporaries, bool keepsBuckets)
 {
     const double startOfBackward = mb.gatheredParams + mb.commBuffers + mb.activations + mb.logitsAndLoss;
@@ -217,7 +216,7 @@ void torchStrategies(MemoryBreakdown& mb, const MemoryContext& ctx, const Estima
         mb.deviceOptimizer = st.optimizer * n;
         mb.commBuffers = st.grad * n;
         mb.gatheredParams = master ? kBf16Bytes * n : 0.0;
-        peakOfPhases(mb, st.grad * n, st.param * n, true);
+        peakOfPhases(mb, st.grad * n, ctx.adamwStepTemporaries * st.param * n, true);
         break;
     case Strategy::Fsdp2NoReshard:
         // Every unit gathered in forward stays unsharded (bf16) until its backward.
@@ -225,7 +224,7 @@ void torchStrategies(MemoryBreakdown& mb, const MemoryContext& ctx, const Estima
         mb.deviceOptimizer = st.optimizer * n / w;
         mb.gatheredParams = kBf16Bytes * n;
         mb.commBuffers = reducing;
-        peakOfPhases(mb, st.grad * n / w, st.param * n / w, false);
+        peakOfPhases(mb, st.grad * n / w, ctx.adamwStepTemporaries * st.param * n / w, false);
         break;
     case Strategy::Fsdp2Reshard:
         // The root module is not resharded after forward (fully_shard keeps the root's parameters for
@@ -234,7 +233,7 @@ void torchStrategies(MemoryBreakdown& mb, const MemoryContext& ctx, const Estima
         mb.deviceOptimizer = st.optimizer * n / w;
         mb.gatheredParams = kBf16Bytes * (root + static_cast<double>(std::max(in.knobs.fsdpLiveUnits, 1)) * layer);
         mb.commBuffers = reducing;
-        peakOfPhases(mb, st.grad * n / w, st.param * n / w, false);
+        peakOfPhases(mb, st.grad * n / w, ctx.adamwStepTemporaries * st.param * n / w, false);
         break;
     case Strategy::Fsdp2ReshardOffload:
         // CPUOffloadPolicy: sharded parameters, gradients and optimizer state in pinned host memory;
@@ -280,7 +279,8 @@ MemoryBreakdown frameworkMemoryBreakdown(const MemoryContext& ctx, const Estimat
         deepSpeedStages(mb, ctx, in, s);
     else
         torchStrategies(mb, ctx, in, s);
-    mb.fragmentation = ctx.fragmentationFraction * mb.allocatedPeak();
+    // What the framework's caching allocator reserves beyond the allocated peak is part of its peak.
+    mb.allocatorCache = ctx.fragmentationFraction * mb.allocatedPeak() + ctx.fragmentationBytes;
     mb.runtimeContext = ctx.runtimeContext;
     return mb;
 }

@@ -77,9 +77,14 @@ MemoryContext memoryContext(const ModelConstants& mc, const EstimateInput& in, c
     ctx.workspace = c.deviceWorkspaceGiB * kGiB;
     ctx.fragmentationFraction
         = in.training.expandableSegments ? c.fragmentationFractionExpandable : c.fragmentationFraction;
+    if (eagerDecoder(in)) {
+        ctx.fragmentationFraction = c.eagerFragmentationFraction;
+        ctx.fragmentationBytes = c.eagerFragmentationGiB * kGiB;
+        ctx.adamwStepTemporaries = c.eagerAdamwStepTemporaryFraction;
+    }
     ctx.runtimeContext = (c.cudaContextGiB + (in.cluster.worldSize() > 1 ? c.ncclBuffersGiB : 0.0)) * kGiB;
     ctx.deviceCapacity = static_cast<double>(in.gpu.memoryBytes());
-    ctx.headroom = c.headroomFraction * ctx.deviceCapacity;
+    ctx.headroom = (eagerDecoder(in) ? c.eagerHeadroomFraction : c.headroomFraction) * ctx.deviceCapacity;
     ctx.hostCapacity = in.cluster.hostRamGiB * kGiB * c.hostUsableFraction;
     return ctx;
 }

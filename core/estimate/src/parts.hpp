@@ -71,6 +71,8 @@ struct MemoryContext {
     double backwardWorking = 0; // the last layer's MLP input gradients
     double workspace = 0;
     double fragmentationFraction = 0;
+    double fragmentationBytes = 0;     // a constant part of the allocator's cache (framework targets)
+    double adamwStepTemporaries = 1.0; // framework targets: AdamW step temporaries per parameter byte
     double runtimeContext = 0;
     double deviceCapacity = 0;
     double headroom = 0;

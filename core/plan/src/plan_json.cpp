@@ -28,6 +28,7 @@ constexpr std::array kBreakdown {
     BreakdownField { "comm_buffers", &MemoryBreakdown::commBuffers },
     BreakdownField { "workspace", &MemoryBreakdown::workspace },
     BreakdownField { "fragmentation", &MemoryBreakdown::fragmentation },
+    BreakdownField { "allocator_cache", &MemoryBreakdown::allocatorCache },
     BreakdownField { "runtime_context", &MemoryBreakdown::runtimeContext },
     BreakdownField { "host_params", &MemoryBreakdown::hostParams },
     BreakdownField { "host_grads", &MemoryBreakdown::hostGrads },
@@ -141,6 +142,9 @@ Candidate candidateFromJson(const json& j, const std::string& path)
     for (const BreakdownField& f : kBreakdown) {
         // Plans written before the workspace category existed have none: it was 0 then.
         if (std::string_view(f.name) == "workspace" && b.is_object() && !b.contains(f.name))
+            continue;
+        // Plans written before a framework's allocator cache was counted in the peak have none.
+        if (std::string_view(f.name) == "allocator_cache" && b.is_object() && !b.contains(f.name))
             continue;
         e.memory.*f.member = number(b, bpath, f.name, 0.0, 1e9) * kGiB;
         ++known;
