@@ -39,6 +39,17 @@ QBarSet* makeSet(const QString& name, int colorIndex)
 
 using ValueFormat = std::function<QString(double)>;
 
+// The runs a chart of the step's time (tokens/s, NCCL share) shows: a rehearsal's steps hold no
+// communication, so it has no such figure of the world it stands for and no category there.
+QList<RunRecord> timedRuns(const QList<RunRecord>& runs)
+{
+    QList<RunRecord> out;
+    for (const RunRecord& r : runs)
+        if (!r.rehearsal())
+            out.append(r);
+    return out;
+}
+
 QString formatShare(double percent)
 {
     return formatPercent(percent / 100.0);
@@ -92,13 +103,17 @@ QString runCategoryLabel(const RunRecord& run)
     QString label = QStringLiteral("#%1 %2").arg(run.id).arg(strategyIdText(run.strategy));
     if (!measured(run))
         label = ChartText::tr("%1 — %2").arg(label, outcomeText(run.outcome));
+    else if (run.rehearsal())
+        label = ChartText::tr("%1 — %2").arg(label, rehearsalWorldText(*run.rehearsedWorld));
     // The backend always, on a line of its own (axis labels are rich text; one long line would be
     // elided in a narrow slot): a native and a torch run of one strategy stand side by side.
     return label + QStringLiteral("<br>(%1)").arg(backendIdText(run.backend));
 }
 
-QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& runs)
+QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& allRuns)
 {
+    // Rehearsals are memory results: the peak-memory chart only.
+    const QList<RunRecord> runs = metric == ComparisonMetric::PeakMemory ? allRuns : timedRuns(allRuns);
     auto* chart = new QChart;
     styleChart(*chart);
     chart->legend()->setAlignment(Qt::AlignBottom);
@@ -122,16 +137,27 @@ QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& r
         chart->setTitle(ChartText::tr("Peak memory per GPU (allocated vs reserved)"));
         QBarSet* allocated = makeSet(ChartText::tr("peak allocated"), 0);
         QBarSet* reserved = makeSet(ChartText::tr("peak reserved"), 1);
+        // The plan's peak allocated beside the measured one where the run has a prediction (for a
+        // rehearsal of world N: rank 0's at world N).
+        const bool anyPredicted
+            = std::any_of(runs.begin(), runs.end(), [](const RunRecord& r) { return r.predictedPeakGiB.has_value(); });
+        QBarSet* predicted = anyPredicted ? makeSet(ChartText::tr("predicted peak allocated"), 4) : nullptr;
         double capacity = 0;
         for (const RunRecord& r : runs) {
             // An OOM run still reports what the allocator held when it failed.
             allocated->append(r.peakAllocatedGiB);
             reserved->append(r.peakReservedGiB);
             maxValue = std::max({ maxValue, r.peakAllocatedGiB, r.peakReservedGiB });
+            if (predicted) {
+                predicted->append(r.predictedPeakGiB.value_or(0.0));
+                maxValue = std::max(maxValue, r.predictedPeakGiB.value_or(0.0));
+            }
             capacity = std::max(capacity, r.capacityGiB);
         }
         series->append(allocated);
         series->append(reserved);
+        if (predicted)
+            series->append(predicted);
         chart->addSeries(series);
         QValueAxis* axisY
             = addAxes(*chart, *series, runs, std::max(maxValue, capacity), ChartText::tr("GiB per GPU"), formatGiB);
@@ -170,12 +196,14 @@ QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& r
     }
     }
     if (runs.isEmpty())
-        chart->setTitle(ChartText::tr("Check runs in the table to compare them."));
+        chart->setTitle(allRuns.isEmpty() ? ChartText::tr("Check runs in the table to compare them.")
+                                          : ChartText::tr("The checked runs are rehearsals: memory results only."));
     return chart;
 }
 
-QChart* createCalibrationChart(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>& predictions)
+QChart* createCalibrationChart(const QList<RunRecord>& allRuns, const QHash<qint64, RunPrediction>& predictions)
 {
+    const QList<RunRecord> runs = timedRuns(allRuns); // tokens/s: no rehearsal
     auto* chart = new QChart;
     styleChart(*chart);
     chart->legend()->setAlignment(Qt::AlignBottom);
@@ -203,7 +231,8 @@ QChart* createCalibrationChart(const QList<RunRecord>& runs, const QHash<qint64,
     chart->addSeries(series);
     addAxes(*chart, *series, runs, maxValue, ChartText::tr("tokens/s"), formatTokensPerS);
     if (runs.isEmpty())
-        chart->setTitle(ChartText::tr("Check runs in the table to compare them."));
+        chart->setTitle(allRuns.isEmpty() ? ChartText::tr("Check runs in the table to compare them.")
+                                          : ChartText::tr("The checked runs are rehearsals: memory results only."));
     return chart;
 }
 

@@ -68,6 +68,14 @@ ExportCaption comparisonCaption(const QList<RunRecord>& runs)
             outcomes << CaptionText::tr("#%1 %2").arg(r.id).arg(outcomeText(r.outcome));
     if (!outcomes.isEmpty())
         lines << CaptionText::tr("Not completed (no measured throughput): %1").arg(outcomes.join(QStringLiteral(", ")));
+    QStringList rehearsals;
+    for (const RunRecord& r : runs)
+        if (r.rehearsal())
+            rehearsals << CaptionText::tr("#%1 %2").arg(r.id).arg(rehearsalWorldText(*r.rehearsedWorld));
+    if (!rehearsals.isEmpty())
+        lines << CaptionText::tr("Memory results only (rehearsals: one rank alone as rank 0 of world N, its peaks "
+                                 "against the prediction for world N per rank; no throughput): %1")
+                     .arg(rehearsals.join(QStringLiteral(", ")));
     lines << CaptionText::tr("NCCL share counts collective kernel time that overlaps compute; it is not waiting time.");
     caption.description = lines.join(QLatin1Char('\n'));
     return caption;

@@ -50,13 +50,14 @@ std::optional<double> positive(double v)
 }
 
 // One prediction side's cells, in the column order of runCsvColumns().
-QStringList sideCells(const RunPrediction* p, const PredictionSide RunPrediction::*side)
+// A rehearsal's prediction has no tokens/s cells: nothing it measures compares with world N's.
+QStringList sideCells(const RunPrediction* p, const PredictionSide RunPrediction::*side, bool rehearsal)
 {
     if (!p)
         return { QString(), QString(), QString(), QString(), QString() };
     const PredictionSide& s = p->*side;
-    return { csv::real(s.tokensPerS), csv::real(s.tokensError), csv::bytesFromGiB(s.peakGiB), csv::real(s.peakError),
-             csv::boolean(s.fits) };
+    return { rehearsal ? QString() : csv::real(s.tokensPerS), rehearsal ? QString() : csv::real(s.tokensError),
+             csv::bytesFromGiB(s.peakGiB), csv::real(s.peakError), csv::boolean(s.fits) };
 }
 
 } // namespace
@@ -74,6 +75,7 @@ QStringList runCsvColumns()
              QStringLiteral("outcome"),
              QStringLiteral("precision"),
              QStringLiteral("world_size"),
+             QStringLiteral("rehearsed_world"),
              QStringLiteral("micro_batch"),
              QStringLiteral("seq_len"),
              QStringLiteral("warmup_steps"),
@@ -113,6 +115,7 @@ QString runsCsv(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>
     out += csv::row(runCsvColumns());
     for (const RunRecord& r : runs) {
         const bool completed = r.outcome == RunOutcome::Completed;
+        const bool timed = completed && !r.rehearsal(); // a rehearsal has no tokens/s, step time or NCCL share
         const bool hasMemory = completed || r.outcome == RunOutcome::OutOfMemory;
         const auto p = predictions.constFind(r.id);
         const RunPrediction* prediction = p == predictions.constEnd() ? nullptr : &*p;
@@ -128,20 +131,22 @@ QString runsCsv(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>
             outcomeId(r.outcome),
             csv::text(r.onCpu ? QStringLiteral("fp32") : r.precision),
             csv::integer(r.world),
+            r.rehearsedWorld ? csv::integer(*r.rehearsedWorld) : QString(),
             csv::integer(r.microBatch),
             csv::integer(r.seqLen),
             csv::integer(r.warmupSteps),
             csv::integer(r.timedSteps),
-            completed ? csv::real(r.tokensPerS) : QString(),
-            completed ? csv::real(positive(r.medianStepS)) : QString(),
+            timed ? csv::real(r.tokensPerS) : QString(),
+            timed ? csv::real(positive(r.medianStepS)) : QString(),
             hasMemory ? csv::bytesFromGiB(positive(r.peakAllocatedGiB)) : QString(),
             hasMemory ? csv::bytesFromGiB(positive(r.peakReservedGiB)) : QString(),
             csv::bytesFromGiB(positive(r.capacityGiB)),
-            completed && !r.onCpu ? csv::real(r.ncclShare) : QString(),
-            csv::real(r.predictedTokensPerS),
+            timed && !r.onCpu ? csv::real(r.ncclShare) : QString(),
+            r.rehearsal() ? QString() : csv::real(r.predictedTokensPerS),
             csv::bytesFromGiB(r.predictedPeakGiB),
         };
-        cells << sideCells(prediction, &RunPrediction::presets) << sideCells(prediction, &RunPrediction::calibrated);
+        cells << sideCells(prediction, &RunPrediction::presets, r.rehearsal())
+              << sideCells(prediction, &RunPrediction::calibrated, r.rehearsal());
         cells << csv::text(completed ? QString() : r.failure);
         out += csv::row(cells);
     }

@@ -2,7 +2,9 @@
 // The Compare table as data: one row per run with named columns in SI units (bytes, seconds, tokens
 // per second, fractions 0..1), ISO 8601 UTC start times and stable ids for strategy, backend and
 // outcome, so a spreadsheet or pandas reads numbers, not display text. Markdown keeps the table as
-// the page shows it.
+// the page shows it. A rehearsal of one rank of world N has world_size 1 and rehearsed_world N (empty
+// for every other run), as `shardwise-cli compare --format csv` writes them, its peaks and predicted
+// peaks (world N's per rank) and no tokens/s, step time or NCCL share.
 
 #include "export/chart_exporter.hpp"
 #include "models/run_prediction.hpp"

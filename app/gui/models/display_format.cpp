@@ -110,4 +110,25 @@ QString reservedExplanation()
         "above allocated means fragmentation; expandable_segments:True can reduce it.");
 }
 
+QString rehearsalWorldText(int rehearsedWorld)
+{
+    //: the world of a run that ran one rank alone as rank 0 of a world of N ranks
+    return DisplayFormat::tr("rehearsal of %1").arg(rehearsedWorld);
+}
+
+QString rehearsalMemoryOnlyExplanation(int rehearsedWorld)
+{
+    return DisplayFormat::tr(
+               "A rehearsal measures memory only: one rank ran alone as rank 0 of world %1 through a "
+               "communicator that moves no data, so its peaks are one rank's at world %1, and its steps hold "
+               "no communication: it has no tokens/s, step time or NCCL share of world %1.")
+        .arg(rehearsedWorld);
+}
+
+QString notMeasuredText()
+{
+    //: in place of a figure a run did not measure
+    return DisplayFormat::tr("—");
+}
+
 } // namespace shardwise::gui

@@ -22,4 +22,11 @@ QString mfuExplanation();
 QString ncclShareExplanation();
 QString reservedExplanation();
 
+// A rehearsal of one rank of world N: its world as every page names it ("rehearsal of 8"), and why
+// it shows no tokens/s, step time or NCCL share.
+QString rehearsalWorldText(int rehearsedWorld);
+QString rehearsalMemoryOnlyExplanation(int rehearsedWorld);
+// The text in place of a figure a run does not measure.
+QString notMeasuredText();
+
 } // namespace shardwise::gui

@@ -9,6 +9,10 @@
 
 namespace shardwise::gui {
 
+namespace {
+constexpr double kGiBytes = 1024.0 * 1024.0 * 1024.0;
+}
+
 RunHistoryModel::RunHistoryModel(QObject* parent)
     : QAbstractTableModel(parent)
 {
@@ -83,7 +87,7 @@ QVariant RunHistoryModel::display(const store::RunSummary& r, int column) const
     case ModelColumn:
         return QString::fromStdString(r.modelId);
     case RanksColumn:
-        return tr("%n rank(s)", nullptr, r.worldSize);
+        return r.rehearsal() ? rehearsalWorldText(*r.rehearsedWorld) : tr("%n rank(s)", nullptr, r.worldSize);
     case NodeColumn: {
         QStringList nodes;
         for (const std::string& n : r.nodes)
@@ -91,12 +95,24 @@ QVariant RunHistoryModel::display(const store::RunSummary& r, int column) const
         return nodes.join(QStringLiteral(", "));
     }
     case TokensColumn:
+        if (r.rehearsal())
+            return notMeasuredText();
         return r.tokensPerS ? formatTokensPerS(*r.tokensPerS) : QString();
     case StepTimeColumn:
+        if (r.rehearsal())
+            return notMeasuredText();
         return r.medianStepS ? formatSeconds(*r.medianStepS) : QString();
-    case PeakMemoryColumn:
-        return r.peakAllocated ? formatGiB(static_cast<double>(*r.peakAllocated) / (1024.0 * 1024.0 * 1024.0))
-                               : QString();
+    case PeakMemoryColumn: {
+        if (!r.peakAllocated)
+            return QString();
+        const QString measured = formatGiB(static_cast<double>(*r.peakAllocated) / kGiBytes);
+        // A rehearsal is a memory result: its peak beside the plan's prediction for rank 0 of world N.
+        if (r.rehearsal() && r.predicted.peakBytes)
+            return tr("%1 (predicted %2 at world %3)")
+                .arg(measured, formatGiB(static_cast<double>(*r.predicted.peakBytes) / kGiBytes))
+                .arg(*r.rehearsedWorld);
+        return measured;
+    }
     case NoteColumn:
         return QString::fromStdString(r.note);
     default:
@@ -113,10 +129,17 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole:
         return display(r, index.column());
     case Qt::ToolTipRole:
+        if (r.rehearsal()
+            && (index.column() == TokensColumn || index.column() == StepTimeColumn || index.column() == RanksColumn))
+            return rehearsalMemoryOnlyExplanation(*r.rehearsedWorld);
         if (index.column() == TokensColumn)
             return tokensPerSExplanation();
         if (index.column() == PeakMemoryColumn)
-            return peakMemoryExplanation();
+            return r.rehearsal() ? tr("%1 Measured on rank 0 of a rehearsal of world %2; the prediction is the "
+                                      "plan's per rank at world %2.")
+                                       .arg(peakMemoryExplanation())
+                                       .arg(*r.rehearsedWorld)
+                                 : peakMemoryExplanation();
         if (index.column() == NoteColumn || index.column() == StatusColumn)
             return QString::fromStdString(r.note);
         if (index.column() == BackendColumn)

@@ -2,6 +2,7 @@
 
 #include "models/display_format.hpp"
 #include "models/run_backend.hpp"
+#include "models/run_history_model.hpp"
 #include "models/run_table_prediction_columns.hpp"
 
 #include <QColor>
@@ -54,6 +55,24 @@ bool measured(const RunRecord& r)
     return r.outcome == RunOutcome::Completed;
 }
 
+// A figure of the step's time (tokens/s, NCCL share): a completed run that is not a rehearsal.
+bool timed(const RunRecord& r)
+{
+    return measured(r) && !r.rehearsal();
+}
+
+// What a rehearsal shows in place of a figure of the step's time.
+QVariant untimed(const RunRecord& r)
+{
+    return r.rehearsal() ? QVariant(notMeasuredText()) : runCellNotAvailable();
+}
+
+// The cell's tooltip, or for a rehearsal why it has no such figure.
+QVariant orRehearsal(const RunRecord& r, const QString& explanation)
+{
+    return r.rehearsal() ? rehearsalMemoryOnlyExplanation(*r.rehearsedWorld) : explanation;
+}
+
 constexpr int kRecordColumns = RunTableModel::PredictedTokensColumn + 1;
 
 const std::array<ColumnSpec, kRecordColumns> kColumns { {
@@ -71,6 +90,19 @@ const std::array<ColumnSpec, kRecordColumns> kColumns { {
     { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Hardware"),
       [](const RunRecord& r) -> QVariant { return r.hardware; },
       [](const RunRecord& r) -> QVariant { return r.hardware; }, nullptr, nullptr, false },
+    { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "World"),
+      [](const RunRecord& r) -> QVariant {
+          return r.rehearsal() ? rehearsalWorldText(*r.rehearsedWorld)
+                               : RunHistoryModel::tr("%n rank(s)", nullptr, r.world); // as the Runs page says it
+      },
+      [](const RunRecord& r) -> QVariant { return r.rehearsedWorld.value_or(r.world); },
+      [](const RunRecord& r) -> QVariant {
+          return r.rehearsal() ? rehearsalMemoryOnlyExplanation(*r.rehearsedWorld) : QVariant();
+      },
+      [] {
+          return RunTableModel::tr("The ranks that ran; for a rehearsal, the world its one rank stood for.");
+      },
+      false },
     { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Node"), [](const RunRecord& r) -> QVariant { return r.node; },
       [](const RunRecord& r) -> QVariant { return r.node; }, nullptr, nullptr, false },
     { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Strategy"),
@@ -94,14 +126,14 @@ const std::array<ColumnSpec, kRecordColumns> kColumns { {
       false },
     { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Throughput"),
       [](const RunRecord& r) -> QVariant {
-          return measured(r) ? QVariant(formatTokensPerS(r.tokensPerS)) : runCellNotAvailable();
+          return timed(r) ? QVariant(formatTokensPerS(r.tokensPerS)) : untimed(r);
       },
-      [](const RunRecord& r) -> QVariant { return r.tokensPerS; },
+      [](const RunRecord& r) -> QVariant { return r.rehearsal() ? -1.0 : r.tokensPerS; },
       [](const RunRecord& r) -> QVariant {
-          return RunTableModel::tr("Measured over %1 timed steps after %2 warm-up steps. %3")
-              .arg(r.timedSteps)
-              .arg(r.warmupSteps)
-              .arg(tokensPerSExplanation());
+          return orRehearsal(r, RunTableModel::tr("Measured over %1 timed steps after %2 warm-up steps. %3")
+                                    .arg(r.timedSteps)
+                                    .arg(r.warmupSteps)
+                                    .arg(tokensPerSExplanation()));
       },
       tokensPerSExplanation, true },
     { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Peak allocated"),
@@ -110,7 +142,15 @@ const std::array<ColumnSpec, kRecordColumns> kColumns { {
                                                        : runCellNotAvailable();
       },
       [](const RunRecord& r) -> QVariant { return r.peakAllocatedGiB; },
-      [](const RunRecord&) -> QVariant { return peakMemoryExplanation(); }, peakMemoryExplanation, true },
+      [](const RunRecord& r) -> QVariant {
+          if (r.rehearsal())
+              return RunTableModel::tr("%1 Rank 0's at world %2 (rehearsal); predicted for world %2: %3.")
+                  .arg(peakMemoryExplanation())
+                  .arg(*r.rehearsedWorld)
+                  .arg(r.predictedPeakGiB ? formatGiB(*r.predictedPeakGiB) : RunTableModel::tr("none"));
+          return peakMemoryExplanation();
+      },
+      peakMemoryExplanation, true },
     { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Peak reserved"),
       [](const RunRecord& r) -> QVariant {
           return measured(r) || r.peakReservedGiB > 0 ? QVariant(formatGiB(r.peakReservedGiB)) : runCellNotAvailable();
@@ -119,17 +159,20 @@ const std::array<ColumnSpec, kRecordColumns> kColumns { {
       [](const RunRecord&) -> QVariant { return reservedExplanation(); }, reservedExplanation, true },
     { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "NCCL share"),
       [](const RunRecord& r) -> QVariant {
-          return measured(r) ? QVariant(formatPercent(r.ncclShare)) : runCellNotAvailable();
+          return timed(r) ? QVariant(formatPercent(r.ncclShare)) : untimed(r);
       },
-      [](const RunRecord& r) -> QVariant { return r.ncclShare; },
-      [](const RunRecord&) -> QVariant { return ncclShareExplanation(); }, ncclShareExplanation, true },
+      [](const RunRecord& r) -> QVariant { return r.rehearsal() ? -1.0 : r.ncclShare; },
+      [](const RunRecord& r) -> QVariant { return orRehearsal(r, ncclShareExplanation()); }, ncclShareExplanation,
+      true },
     { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Predicted throughput"),
       [](const RunRecord& r) -> QVariant {
+          if (r.rehearsal())
+              return notMeasuredText();
           return r.predictedTokensPerS ? formatTokensPerS(*r.predictedTokensPerS) : RunTableModel::tr("none");
       },
-      [](const RunRecord& r) -> QVariant { return r.predictedTokensPerS.value_or(-1.0); },
-      [](const RunRecord&) -> QVariant {
-          return RunTableModel::tr("What the planner predicted for this configuration before it ran.");
+      [](const RunRecord& r) -> QVariant { return r.rehearsal() ? -1.0 : r.predictedTokensPerS.value_or(-1.0); },
+      [](const RunRecord& r) -> QVariant {
+          return orRehearsal(r, RunTableModel::tr("What the planner predicted for this configuration before it ran."));
       },
       nullptr, true },
 } };
@@ -293,6 +336,8 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
 QVariant RunTableModel::display(const RunRecord& r, int column) const
 {
     if (const PredictionColumnSpec* p = predictionColumnSpec(column)) {
+        if (r.rehearsal() && isThroughputPredictionColumn(column))
+            return notMeasuredText();
         const RunPrediction* prediction = predictionFor(r.id);
         return prediction ? p->display(*prediction) : runCellNotAvailable();
     }
@@ -304,7 +349,8 @@ QVariant RunTableModel::raw(const RunRecord& r, int column) const
 {
     if (const PredictionColumnSpec* p = predictionColumnSpec(column)) {
         // Runs without a prediction sort before every number (and every verdict text).
-        if (const RunPrediction* prediction = predictionFor(r.id))
+        if (const RunPrediction* prediction = predictionFor(r.id);
+            prediction && !(r.rehearsal() && isThroughputPredictionColumn(column)))
             return p->raw(*prediction);
         return column >= PresetsVerdictColumn ? QVariant(QString())
                                               : QVariant(-std::numeric_limits<double>::infinity());
@@ -316,6 +362,8 @@ QVariant RunTableModel::raw(const RunRecord& r, int column) const
 QVariant RunTableModel::toolTip(const RunRecord& r, int column) const
 {
     if (const PredictionColumnSpec* p = predictionColumnSpec(column)) {
+        if (r.rehearsal() && isThroughputPredictionColumn(column))
+            return rehearsalMemoryOnlyExplanation(*r.rehearsedWorld);
         if (!predictionFor(r.id))
             return tr("No prediction to compare: only completed or out-of-memory runs on a known GPU preset, with "
                       "their configuration stored, are predicted.");

@@ -22,6 +22,7 @@ public:
         StartedColumn,
         ModelColumn,
         HardwareColumn,
+        WorldColumn, // "2 ranks" | "rehearsal of 8": the world whose rank the memory figures are
         NodeColumn,
         StrategyColumn,
         BackendColumn, // "native" | "torch": what ran it

@@ -87,6 +87,12 @@ const PredictionColumnSpec* predictionColumnSpec(int column)
     return i >= 0 && i < kPredictionColumns ? &kPredictionColumnSpecs[static_cast<std::size_t>(i)] : nullptr;
 }
 
+bool isThroughputPredictionColumn(int column)
+{
+    return column == RunTableModel::PresetsTokensColumn || column == RunTableModel::PresetsTokensErrorColumn
+        || column == RunTableModel::CalibratedTokensColumn || column == RunTableModel::CalibratedTokensErrorColumn;
+}
+
 bool verdictWrong(const RunPrediction& p, int column)
 {
     return (column == RunTableModel::PresetsVerdictColumn && p.presets.verdictWrong)

@@ -21,6 +21,8 @@ struct PredictionColumnSpec {
 
 // The column's spec, or nullptr where the column is not a prediction column.
 const PredictionColumnSpec* predictionColumnSpec(int column);
+// Whether the column is a prediction of tokens/s or its error: none for a rehearsal.
+bool isThroughputPredictionColumn(int column);
 // Whether the column is a verdict column whose verdict the run's outcome contradicts.
 bool verdictWrong(const RunPrediction& p, int column);
 // "n/a": a cell with nothing to show.

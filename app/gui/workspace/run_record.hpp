@@ -41,7 +41,12 @@ struct RunRecord {
     std::optional<double> predictedTokensPerS;
     std::optional<double> predictedPeakGiB;
 
-    int world = 1;
+    int world = 1; // ranks that ran
+    // A rehearsal of one rank of world N (store::RunSummary::rehearsedWorld): world is 1, its memory
+    // figures are rank 0's at world N and predictedPeakGiB is world N's per rank; it measures no
+    // tokens/s, step time or NCCL share (stored as none, shown as none).
+    std::optional<int> rehearsedWorld;
+    bool rehearsal() const { return rehearsedWorld.has_value(); }
     int warmupSteps = 0;
     int timedSteps = 0;
     int microBatch = 1;

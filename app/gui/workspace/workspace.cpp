@@ -109,6 +109,7 @@ RunRecord toRecord(const store::RunSummary& s)
     if (s.predicted.peakBytes)
         r.predictedPeakGiB = static_cast<double>(*s.predicted.peakBytes) / kGiBytes;
     r.world = s.worldSize;
+    r.rehearsedWorld = s.rehearsedWorld;
     r.warmupSteps = s.warmupSteps.value_or(0);
     r.timedSteps = s.timedSteps.value_or(0);
     r.microBatch = s.microBatch.value_or(0);

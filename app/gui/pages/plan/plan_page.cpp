@@ -12,10 +12,12 @@
 #include "shardwise/spec/json.hpp"
 
 #include <QChartView>
+#include <QComboBox>
 #include <QEvent>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QProgressBar>
@@ -115,6 +117,7 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
            "GPU memory (less the planner's headroom): a bar above it does not fit."));
 
     QVBoxLayout* validateRow = createValidationRow();
+    QHBoxLayout* rehearsalRow = createRehearsalRow();
 
     resultsLayout->addLayout(configRow);
     resultsLayout->addWidget(m_importMessage);
@@ -123,6 +126,7 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     resultsLayout->addWidget(m_error);
     resultsLayout->addWidget(m_stepView);
     resultsLayout->addWidget(m_candidateView, 1);
+    resultsLayout->addLayout(rehearsalRow);
     resultsLayout->addWidget(m_memoryChart, 2);
     resultsLayout->addLayout(validateRow);
     resultsLayout->addWidget(m_validationStatus);
@@ -151,6 +155,10 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     connect(m_job, &PlanJob::planFailed, this, &PlanPage::showPlanError);
     connect(m_job, &PlanJob::busyChanged, m_planBusy, &QWidget::setVisible);
     connectValidationQueue();
+    connect(m_candidateView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &PlanPage::updateRehearsalAction);
+    connect(m_backend, &QComboBox::currentIndexChanged, this, &PlanPage::updateRehearsalAction);
+    connect(&m_workspace, &Workspace::nodesChanged, this, &PlanPage::updateRehearsalAction);
 
     QSettings settings;
     const QJsonObject saved = QJsonDocument::fromJson(settings.value(kFormKey).toByteArray()).object();
@@ -223,6 +231,7 @@ void PlanPage::showPlan(const PlanView& plan)
         m_selectAfterPlan.reset();
     }
     updateExportActions();
+    updateRehearsalAction();
     emit planUpdated();
 }
 
@@ -249,6 +258,7 @@ void PlanPage::showPlanError(const QString& message)
     QChart* old = m_memoryChart->chart();
     m_memoryChart->setChart(createMemoryBreakdownChart({}));
     delete old;
+    updateRehearsalAction();
     emit planUpdated();
 }
 

@@ -53,6 +53,25 @@ public:
     // The runs validate() queues for the current plan on the chosen node and device, in queue order.
     QList<RunRequest> validationRequests() const;
 
+    // Checking the fit of a larger world on this machine's GPU: a rehearsal of one rank as rank 0 of
+    // the plan's world N (RunConfig::rehearseWorld), offered where N exceeds this machine's GPUs, for
+    // the selected candidate (the recommendation when none is selected), with the backend chosen
+    // beside Validate. It runs through the workspace's run queue like every other run.
+    struct RehearsalOffer {
+        bool offered = false; // the plan's world exceeds this machine's GPUs
+        bool enabled = false; // offered, and this machine and the backend can run it
+        int world = 0;
+        std::optional<Strategy> strategy;
+        QString reason; // why it is not enabled (or what it does, when it is)
+    };
+    RehearsalOffer rehearsalOffer() const;
+    // The request rehearse() queues; none (with the reason in `why`) where the offer is not enabled.
+    std::optional<RunRequest> rehearsalRequest(QString* why = nullptr) const;
+    // This machine's CUDA GPUs as the workspace knows them: the local node's discovered GPUs, else 1
+    // where its facts name an NVIDIA driver, else 0.
+    int localGpuCount() const;
+    QPushButton* rehearseButton() const { return m_rehearse; }
+
     // Framework configs (core/frameworks). The Export menu holds one action per kind, each writing the
     // selected candidate (the recommendation when none is selected) after a Save As dialog.
     QMenu* exportMenu() const { return m_exportMenu; }
@@ -75,6 +94,8 @@ public slots:
     void setValidationSteps(int warmup, int timed);
     // Stops the running validation run and takes the queued ones off the queue.
     void cancelValidation();
+    // Queues rehearsalRequest() on this machine; the Runs page shows it.
+    void rehearse();
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -91,6 +112,8 @@ private:
     QHBoxLayout* createExportRow();     // "Open config…" and the Export menu (plan_page_export.cpp)
     QVBoxLayout* createValidationRow(); // node, device, backend; Validate, Cancel (plan_page_validation.cpp)
     void connectValidationQueue();      // follows this page's runs through the workspace's run queue
+    QHBoxLayout* createRehearsalRow();  // "Check the fit of world N on this GPU" (plan_page_rehearsal.cpp)
+    void updateRehearsalAction();
     void schedulePlan();
     void showPlan(const PlanView& plan);
     void showPlanError(const QString& message);
@@ -119,6 +142,7 @@ private:
     QComboBox* m_backend = nullptr;
     QPushButton* m_validate = nullptr;
     QPushButton* m_cancel = nullptr;
+    QPushButton* m_rehearse = nullptr;
     QProgressBar* m_validationBar = nullptr;
     QPushButton* m_openConfig = nullptr;
     QToolButton* m_exportButton = nullptr;
