@@ -97,6 +97,10 @@
         <source>Step time: the median of the timed steps.</source>
         <translation>Schrittzeit: der Median der gemessenen Schritte.</translation>
     </message>
+    <message>
+        <source>Memory results only (rehearsals: one rank alone as rank 0 of world N, its peaks against the prediction for world N per rank; no throughput): %1</source>
+        <translation>Nur Speicherergebnisse (Probeläufe: ein Rang allein als Rang 0 der Welt N, seine Spitzen gegen die Vorhersage für Welt N je Rang; kein Durchsatz): %1</translation>
+    </message>
 </context>
 <context>
     <name>ChartText</name>
@@ -195,6 +199,14 @@
     <message>
         <source>Usable GPU memory: %1 (%2 less %3 headroom)</source>
         <translation>Nutzbarer GPU-Speicher: %1 (%2 abzüglich %3 Reserve)</translation>
+    </message>
+    <message>
+        <source>predicted peak allocated</source>
+        <translation>vorhergesagte Spitze belegt</translation>
+    </message>
+    <message>
+        <source>The checked runs are rehearsals: memory results only.</source>
+        <translation>Die markierten Läufe sind Probeläufe: nur Speicherergebnisse.</translation>
     </message>
 </context>
 <context>
@@ -796,6 +808,20 @@
     <message>
         <source>Reserved: memory the caching allocator holds from the driver, allocated or not. Reserved far above allocated means fragmentation; expandable_segments:True can reduce it.</source>
         <translation>Reserviert: Speicher, den der Caching-Allocator vom Treiber hält, ob belegt oder nicht. Reserviert weit über belegt bedeutet Fragmentierung; expandable_segments:True kann sie verringern.</translation>
+    </message>
+    <message>
+        <source>rehearsal of %1</source>
+        <extracomment>the world of a run that ran one rank alone as rank 0 of a world of N ranks</extracomment>
+        <translation>Probelauf von %1</translation>
+    </message>
+    <message>
+        <source>A rehearsal measures memory only: one rank ran alone as rank 0 of world %1 through a communicator that moves no data, so its peaks are one rank&apos;s at world %1, and its steps hold no communication: it has no tokens/s, step time or NCCL share of world %1.</source>
+        <translation>Ein Probelauf misst nur Speicher: Ein Rang lief allein als Rang 0 der Welt %1 über einen Kommunikator, der keine Daten bewegt. Seine Spitzen sind die eines Rangs bei Welt %1, und seine Schritte enthalten keine Kommunikation: Er hat keine Tokens/s, keine Schrittzeit und keinen NCCL-Anteil der Welt %1.</translation>
+    </message>
+    <message>
+        <source>—</source>
+        <extracomment>in place of a figure a run did not measure</extracomment>
+        <translation>—</translation>
     </message>
 </context>
 <context>
@@ -3037,6 +3063,30 @@
         <source>Wrote the report into %1.</source>
         <translation>Bericht nach %1 geschrieben.</translation>
     </message>
+    <message>
+        <source>This machine has no CUDA GPU that Shardwise knows of: a rehearsal measures one GPU&apos;s allocator peaks. Discover this machine&apos;s GPUs on the Nodes page.</source>
+        <translation>Auf diesem Rechner ist Shardwise keine CUDA-GPU bekannt: Ein Probelauf misst die Allokator-Spitzen einer GPU. Ermitteln Sie die GPUs dieses Rechners auf der Seite „Knoten“.</translation>
+    </message>
+    <message>
+        <source>Nothing to rehearse: no candidate is selected and nothing fits.</source>
+        <translation>Nichts zu proben: Kein Kandidat ist ausgewählt, und nichts passt.</translation>
+    </message>
+    <message>
+        <source>Run %1 on one GPU of this machine as rank 0 of world %2, with the plan&apos;s model, sequence, micro-batch, precision, checkpointing and allocator settings, on %3. The communicator moves no data: the run measures one rank&apos;s memory at world %2, not its speed. The Runs page shows it.</source>
+        <translation>%1 auf einer GPU dieses Rechners als Rang 0 der Welt %2 ausführen, mit Modell, Sequenz, Mikro-Batch, Genauigkeit, Checkpointing und Allokator-Einstellungen des Plans, mit %3. Der Kommunikator bewegt keine Daten: Der Lauf misst den Speicher eines Rangs bei Welt %2, nicht seine Geschwindigkeit. Die Seite „Läufe“ zeigt ihn.</translation>
+    </message>
+    <message>
+        <source>Check the fit of world %1 on this GPU</source>
+        <translation>Passt Welt %1? Auf dieser GPU prüfen</translation>
+    </message>
+    <message>
+        <source>Cannot check the fit: %1</source>
+        <translation>Passung kann nicht geprüft werden: %1</translation>
+    </message>
+    <message>
+        <source>Queued a rehearsal of world %1 (%2) on this machine; the Runs page shows it.</source>
+        <translation>Probelauf der Welt %1 (%2) auf diesem Rechner eingereiht; die Seite „Läufe“ zeigt ihn.</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::ProbeJob</name>
@@ -3359,6 +3409,14 @@
         <source>Backend</source>
         <translation>Backend</translation>
     </message>
+    <message>
+        <source>%1 (predicted %2 at world %3)</source>
+        <translation>%1 (vorhergesagt %2 bei Welt %3)</translation>
+    </message>
+    <message>
+        <source>%1 Measured on rank 0 of a rehearsal of world %2; the prediction is the plan&apos;s per rank at world %2.</source>
+        <translation>%1 Gemessen auf Rang 0 eines Probelaufs der Welt %2; die Vorhersage ist die des Plans je Rang bei Welt %2.</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunJob</name>
@@ -3461,6 +3519,10 @@
     <message>
         <source>shardwise-torch-runner (the torch backend) was not found: set SHARDWISE_TORCH_RUNNER or install it beside shardwise-runner.</source>
         <translation>shardwise-torch-runner (das torch-Backend) wurde nicht gefunden: Setzen Sie SHARDWISE_TORCH_RUNNER oder installieren Sie es neben shardwise-runner.</translation>
+    </message>
+    <message>
+        <source>%1 completed, %2: peak allocated %3 per rank (memory only)</source>
+        <translation>%1 abgeschlossen, %2: Spitze belegt %3 je Rang (nur Speicher)</translation>
     </message>
 </context>
 <context>
@@ -3881,6 +3943,18 @@
     <message>
         <source>What ran the ranks: native (Shardwise&apos;s runner) or torch (PyTorch&apos;s DDP / FSDP2).</source>
         <translation>Was die Ränge ausgeführt hat: native (Shardwise&apos; Runner) oder torch (PyTorchs DDP / FSDP2).</translation>
+    </message>
+    <message>
+        <source>World</source>
+        <translation>Welt</translation>
+    </message>
+    <message>
+        <source>The ranks that ran; for a rehearsal, the world its one rank stood for.</source>
+        <translation>Die Ränge, die liefen; bei einem Probelauf die Welt, für die sein einer Rang stand.</translation>
+    </message>
+    <message>
+        <source>%1 Rank 0&apos;s at world %2 (rehearsal); predicted for world %2: %3.</source>
+        <translation>%1 Der von Rang 0 bei Welt %2 (Probelauf); vorhergesagt für Welt %2: %3.</translation>
     </message>
 </context>
 <context>

@@ -96,6 +96,10 @@
         <source>Step time: the median of the timed steps.</source>
         <translation>ステップ時間: 計測ステップの中央値。</translation>
     </message>
+    <message>
+        <source>Memory results only (rehearsals: one rank alone as rank 0 of world N, its peaks against the prediction for world N per rank; no throughput): %1</source>
+        <translation>メモリの結果のみ（リハーサル：1 ランクだけをワールド N のランク 0 として実行し、そのピークをワールド N の 1 ランクあたりの予測と比較。スループットなし）：%1</translation>
+    </message>
 </context>
 <context>
     <name>ChartText</name>
@@ -194,6 +198,14 @@
     <message>
         <source>Usable GPU memory: %1 (%2 less %3 headroom)</source>
         <translation>使用可能な GPU メモリ: %1（%2 から余裕分 %3 を引いたもの）</translation>
+    </message>
+    <message>
+        <source>predicted peak allocated</source>
+        <translation>予測ピーク割り当て</translation>
+    </message>
+    <message>
+        <source>The checked runs are rehearsals: memory results only.</source>
+        <translation>チェックした実行はリハーサルです：メモリの結果のみです。</translation>
     </message>
 </context>
 <context>
@@ -791,6 +803,20 @@
     <message>
         <source>Reserved: memory the caching allocator holds from the driver, allocated or not. Reserved far above allocated means fragmentation; expandable_segments:True can reduce it.</source>
         <translation>予約済み: キャッシングアロケータがドライバから確保しているメモリ（割り当て済みかどうかを問わない）。予約済みが割り当て済みを大きく上回るのは断片化を意味し、expandable_segments:True で減らせます。</translation>
+    </message>
+    <message>
+        <source>rehearsal of %1</source>
+        <extracomment>the world of a run that ran one rank alone as rank 0 of a world of N ranks</extracomment>
+        <translation>%1 のリハーサル</translation>
+    </message>
+    <message>
+        <source>A rehearsal measures memory only: one rank ran alone as rank 0 of world %1 through a communicator that moves no data, so its peaks are one rank&apos;s at world %1, and its steps hold no communication: it has no tokens/s, step time or NCCL share of world %1.</source>
+        <translation>リハーサルはメモリのみを測定します：1 ランクだけが、データを転送しないコミュニケーターを通じてワールド %1 のランク 0 として実行されたため、そのピークはワールド %1 での 1 ランクのものです。ステップには通信が含まれないため、ワールド %1 のトークン/秒、ステップ時間、NCCL 比率はありません。</translation>
+    </message>
+    <message>
+        <source>—</source>
+        <extracomment>in place of a figure a run did not measure</extracomment>
+        <translation>—</translation>
     </message>
 </context>
 <context>
@@ -3025,6 +3051,30 @@
         <source>Wrote the report into %1.</source>
         <translation>レポートを %1 に書き出しました。</translation>
     </message>
+    <message>
+        <source>This machine has no CUDA GPU that Shardwise knows of: a rehearsal measures one GPU&apos;s allocator peaks. Discover this machine&apos;s GPUs on the Nodes page.</source>
+        <translation>このマシンには Shardwise が把握している CUDA GPU がありません：リハーサルは 1 GPU のアロケーターのピークを測定します。「ノード」ページでこのマシンの GPU を検出してください。</translation>
+    </message>
+    <message>
+        <source>Nothing to rehearse: no candidate is selected and nothing fits.</source>
+        <translation>リハーサルする対象がありません：候補が選択されておらず、収まるものもありません。</translation>
+    </message>
+    <message>
+        <source>Run %1 on one GPU of this machine as rank 0 of world %2, with the plan&apos;s model, sequence, micro-batch, precision, checkpointing and allocator settings, on %3. The communicator moves no data: the run measures one rank&apos;s memory at world %2, not its speed. The Runs page shows it.</source>
+        <translation>このマシンの 1 GPU で %1 をワールド %2 のランク 0 として、プランのモデル、シーケンス、マイクロバッチ、精度、チェックポイント、アロケーター設定で %3 により実行します。コミュニケーターはデータを転送しません：この実行はワールド %2 での 1 ランクのメモリを測定し、速度は測定しません。実行ページに表示されます。</translation>
+    </message>
+    <message>
+        <source>Check the fit of world %1 on this GPU</source>
+        <translation>ワールド %1 の収まりをこの GPU で確認</translation>
+    </message>
+    <message>
+        <source>Cannot check the fit: %1</source>
+        <translation>収まりを確認できません：%1</translation>
+    </message>
+    <message>
+        <source>Queued a rehearsal of world %1 (%2) on this machine; the Runs page shows it.</source>
+        <translation>このマシンでワールド %1（%2）のリハーサルをキューに追加しました。実行ページに表示されます。</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::ProbeJob</name>
@@ -3346,6 +3396,14 @@
         <source>Backend</source>
         <translation>バックエンド</translation>
     </message>
+    <message>
+        <source>%1 (predicted %2 at world %3)</source>
+        <translation>%1（ワールド %3 での予測 %2）</translation>
+    </message>
+    <message>
+        <source>%1 Measured on rank 0 of a rehearsal of world %2; the prediction is the plan&apos;s per rank at world %2.</source>
+        <translation>%1 ワールド %2 のリハーサルのランク 0 で測定。予測はワールド %2 でのプランの 1 ランクあたりの値です。</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::RunJob</name>
@@ -3448,6 +3506,10 @@
     <message>
         <source>shardwise-torch-runner (the torch backend) was not found: set SHARDWISE_TORCH_RUNNER or install it beside shardwise-runner.</source>
         <translation>shardwise-torch-runner (torch バックエンド) が見つかりません: SHARDWISE_TORCH_RUNNER を設定するか、shardwise-runner の隣にインストールしてください。</translation>
+    </message>
+    <message>
+        <source>%1 completed, %2: peak allocated %3 per rank (memory only)</source>
+        <translation>%1 完了、%2：ランクあたりのピーク割り当て %3（メモリのみ）</translation>
     </message>
 </context>
 <context>
@@ -3865,6 +3927,18 @@
     <message>
         <source>What ran the ranks: native (Shardwise&apos;s runner) or torch (PyTorch&apos;s DDP / FSDP2).</source>
         <translation>ランクを実行したもの: native (Shardwise のランナー) または torch (PyTorch の DDP / FSDP2)。</translation>
+    </message>
+    <message>
+        <source>World</source>
+        <translation>ワールド</translation>
+    </message>
+    <message>
+        <source>The ranks that ran; for a rehearsal, the world its one rank stood for.</source>
+        <translation>実行したランク数。リハーサルでは、その 1 ランクが代表したワールド。</translation>
+    </message>
+    <message>
+        <source>%1 Rank 0&apos;s at world %2 (rehearsal); predicted for world %2: %3.</source>
+        <translation>%1 ワールド %2 でのランク 0 の値（リハーサル）。ワールド %2 の予測：%3。</translation>
     </message>
 </context>
 <context>

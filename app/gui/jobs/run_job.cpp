@@ -364,7 +364,13 @@ void RunJob::runOne(const RunRequest& request)
         const QString statusId = fromStd(store::runStatusId(stored));
         const dispatch::RunOutcome& outcome = result.outcome;
         QString summary;
-        if (outcome.ok())
+        if (outcome.ok() && outcome.rehearsal())
+            // A memory result: its steps held no communication, so no tokens/s.
+            summary = tr("%1 completed, %2: peak allocated %3 per rank (memory only)")
+                          .arg(strategyLabel(config.strategy), rehearsalWorldText(outcome.rehearsedWorld),
+                               formatGiB(static_cast<double>(outcome.peakAllocatedBytes.value_or(0))
+                                         / (1024.0 * 1024.0 * 1024.0)));
+        else if (outcome.ok())
             summary = tr("%1 completed: %2")
                           .arg(strategyLabel(config.strategy), formatTokensPerS(outcome.tokensPerS.value_or(0.0)));
         else

@@ -117,7 +117,6 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
            "GPU memory (less the planner's headroom): a bar above it does not fit."));
 
     QVBoxLayout* validateRow = createValidationRow();
-    QHBoxLayout* rehearsalRow = createRehearsalRow();
 
     resultsLayout->addLayout(configRow);
     resultsLayout->addWidget(m_importMessage);
@@ -126,7 +125,6 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     resultsLayout->addWidget(m_error);
     resultsLayout->addWidget(m_stepView);
     resultsLayout->addWidget(m_candidateView, 1);
-    resultsLayout->addLayout(rehearsalRow);
     resultsLayout->addWidget(m_memoryChart, 2);
     resultsLayout->addLayout(validateRow);
     resultsLayout->addWidget(m_validationStatus);

@@ -16,22 +16,18 @@
 #include "shardwise/store/nodes.hpp"
 
 #include <QComboBox>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 
 namespace shardwise::gui {
 
-QHBoxLayout* PlanPage::createRehearsalRow()
+QPushButton* PlanPage::createRehearsalButton()
 {
     m_rehearse = new QPushButton;
     m_rehearse->setObjectName(QStringLiteral("rehearseButton"));
-    m_rehearse->hide();
+    m_rehearse->hide(); // until a plan's world exceeds this machine's GPUs
     connect(m_rehearse, &QPushButton::clicked, this, &PlanPage::rehearse);
-    auto* row = new QHBoxLayout;
-    row->addWidget(m_rehearse);
-    row->addStretch(1);
-    return row;
+    return m_rehearse;
 }
 
 int PlanPage::localGpuCount() const

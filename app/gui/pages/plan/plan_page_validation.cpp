@@ -70,6 +70,8 @@ QVBoxLayout* PlanPage::createValidationRow()
     auto* actions = new QHBoxLayout;
     actions->addWidget(m_validate);
     actions->addWidget(m_cancel);
+    // Beside Validate, on the same backend: one rank of the plan's world on this machine's GPU.
+    actions->addWidget(createRehearsalButton());
     actions->addWidget(m_validationBar, 1);
     actions->addStretch(0);
     auto* validateRow = new QVBoxLayout;
