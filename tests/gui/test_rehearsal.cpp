@@ -47,8 +47,6 @@ using namespace shardwise::gui;
 
 namespace {
 
-
-
 // Qwen2.5-7B on `gpusPerNode` x `nodes` H100s.
 QJsonObject planOf(int gpusPerNode, int nodes)
 {
@@ -262,7 +260,8 @@ private slots:
         expected.timedSteps = request->config.timedSteps;
         requestCudaGraphs(expected, false);
         expected = *configForBackend(expected, RunBackend::Native);
-        QCOMPARE(QString::fromStdString(toJson(request->config).dump()), QString::fromStdString(toJson(expected).dump()));
+        QCOMPARE(QString::fromStdString(toJson(request->config).dump()),
+                 QString::fromStdString(toJson(expected).dump()));
         QCOMPARE(request->config.rehearseWorld, 16);
         QCOMPARE(request->config.worldSize, 1);
         QCOMPARE(request->config.device, DeviceKind::Cuda);

@@ -99,9 +99,7 @@ const std::array<ColumnSpec, kRecordColumns> kColumns { {
       [](const RunRecord& r) -> QVariant {
           return r.rehearsal() ? rehearsalMemoryOnlyExplanation(*r.rehearsedWorld) : QVariant();
       },
-      [] {
-          return RunTableModel::tr("The ranks that ran; for a rehearsal, the world its one rank stood for.");
-      },
+      [] { return RunTableModel::tr("The ranks that ran; for a rehearsal, the world its one rank stood for."); },
       false },
     { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Node"), [](const RunRecord& r) -> QVariant { return r.node; },
       [](const RunRecord& r) -> QVariant { return r.node; }, nullptr, nullptr, false },
@@ -125,15 +123,14 @@ const std::array<ColumnSpec, kRecordColumns> kColumns { {
       [](const RunRecord& r) -> QVariant { return r.failure.isEmpty() ? outcomeText(r.outcome) : r.failure; }, nullptr,
       false },
     { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Throughput"),
-      [](const RunRecord& r) -> QVariant {
-          return timed(r) ? QVariant(formatTokensPerS(r.tokensPerS)) : untimed(r);
-      },
+      [](const RunRecord& r) -> QVariant { return timed(r) ? QVariant(formatTokensPerS(r.tokensPerS)) : untimed(r); },
       [](const RunRecord& r) -> QVariant { return r.rehearsal() ? -1.0 : r.tokensPerS; },
       [](const RunRecord& r) -> QVariant {
-          return orRehearsal(r, RunTableModel::tr("Measured over %1 timed steps after %2 warm-up steps. %3")
-                                    .arg(r.timedSteps)
-                                    .arg(r.warmupSteps)
-                                    .arg(tokensPerSExplanation()));
+          return orRehearsal(r,
+                             RunTableModel::tr("Measured over %1 timed steps after %2 warm-up steps. %3")
+                                 .arg(r.timedSteps)
+                                 .arg(r.warmupSteps)
+                                 .arg(tokensPerSExplanation()));
       },
       tokensPerSExplanation, true },
     { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Peak allocated"),
@@ -158,9 +155,7 @@ const std::array<ColumnSpec, kRecordColumns> kColumns { {
       [](const RunRecord& r) -> QVariant { return r.peakReservedGiB; },
       [](const RunRecord&) -> QVariant { return reservedExplanation(); }, reservedExplanation, true },
     { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "NCCL share"),
-      [](const RunRecord& r) -> QVariant {
-          return timed(r) ? QVariant(formatPercent(r.ncclShare)) : untimed(r);
-      },
+      [](const RunRecord& r) -> QVariant { return timed(r) ? QVariant(formatPercent(r.ncclShare)) : untimed(r); },
       [](const RunRecord& r) -> QVariant { return r.rehearsal() ? -1.0 : r.ncclShare; },
       [](const RunRecord& r) -> QVariant { return orRehearsal(r, ncclShareExplanation()); }, ncclShareExplanation,
       true },

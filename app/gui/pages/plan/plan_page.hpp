@@ -56,7 +56,8 @@ public:
     // Checking the fit of a larger world on this machine's GPU: a rehearsal of one rank as rank 0 of
     // the plan's world N (RunConfig::rehearseWorld), offered where N exceeds this machine's GPUs, for
     // the selected candidate (the recommendation when none is selected), with the backend chosen
-    // beside Validate (the button sits beside Validate). It runs through the workspace's run queue like every other run.
+    // beside Validate (the button sits beside Validate). It runs through the workspace's run queue like every other
+    // run.
     struct RehearsalOffer {
         bool offered = false; // the plan's world exceeds this machine's GPUs
         bool enabled = false; // offered, and this machine and the backend can run it
@@ -109,9 +110,9 @@ signals:
     void validationFinished(bool cancelled);
 
 private:
-    QHBoxLayout* createExportRow();     // "Open config…" and the Export menu (plan_page_export.cpp)
-    QVBoxLayout* createValidationRow(); // node, device, backend; Validate, Cancel (plan_page_validation.cpp)
-    void connectValidationQueue();      // follows this page's runs through the workspace's run queue
+    QHBoxLayout* createExportRow();       // "Open config…" and the Export menu (plan_page_export.cpp)
+    QVBoxLayout* createValidationRow();   // node, device, backend; Validate, Cancel (plan_page_validation.cpp)
+    void connectValidationQueue();        // follows this page's runs through the workspace's run queue
     QPushButton* createRehearsalButton(); // "Check the fit of world N on this GPU" (plan_page_rehearsal.cpp)
     void updateRehearsalAction();
     void schedulePlan();
