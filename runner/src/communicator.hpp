@@ -98,6 +98,30 @@ public:
     virtual void keepCapturedTimings() { }
 };
 
+// The communicators that work on the calling thread (Gloo, the CPU's rehearsal): every collective is
+// done when it returns, so tickets are empty, waits and stream bookkeeping are nothing, a copy is a
+// copy, and a group of reduce-scatters is one after another.
+class HostSynchronousCommunicator : public Communicator {
+public:
+    CommTicket reduceScatterMeanEach(const std::vector<at::Tensor>& fulls,
+                                     const std::vector<at::Tensor>& shards) override
+    {
+        TORCH_CHECK(fulls.size() == shards.size(), "reduceScatterMeanEach: one shard per full buffer");
+        for (std::size_t i = 0; i < fulls.size(); ++i)
+            reduceScatterMean(fulls[i], shards[i]);
+        return nullptr;
+    }
+    CommTicket copyAfterComm(const at::Tensor& dst, const at::Tensor& src) override
+    {
+        dst.copy_(src);
+        return nullptr;
+    }
+    void computeWaits(const CommTicket&) override { }
+    void streamWaits(const CommTicket&) override { }
+    void markUsedByComm(const at::Tensor&) override { }
+    void synchronize() override { }
+};
+
 // Rank 0 of a rehearsed world of `world` ranks (RunConfig::rehearseWorld), alone in this process: no
 // rendezvous, and collectives leave the local effects of rehearsal.hpp. The CPU's runs synchronously;
 // the CUDA one keeps the NCCL communicator's streams and events, with nothing handed to NCCL.

@@ -67,7 +67,7 @@ private:
     std::shared_ptr<RendezvousClient> m_client;
 };
 
-class GlooCommunicator final : public Communicator {
+class GlooCommunicator final : public HostSynchronousCommunicator {
 public:
     explicit GlooCommunicator(const Rendezvous& rv)
         : m_rank(rv.rank)
@@ -151,26 +151,6 @@ public:
         }
         return nullptr;
     }
-
-    CommTicket reduceScatterMeanEach(const std::vector<at::Tensor>& fulls,
-                                     const std::vector<at::Tensor>& shards) override
-    {
-        TORCH_CHECK(fulls.size() == shards.size(), "reduceScatterMeanEach: one shard per full buffer");
-        for (std::size_t i = 0; i < fulls.size(); ++i)
-            reduceScatterMean(fulls[i], shards[i]);
-        return nullptr;
-    }
-
-    CommTicket copyAfterComm(const at::Tensor& dst, const at::Tensor& src) override
-    {
-        dst.copy_(src);
-        return nullptr;
-    }
-
-    void computeWaits(const CommTicket&) override { }
-    void streamWaits(const CommTicket&) override { }
-    void markUsedByComm(const at::Tensor&) override { }
-    void synchronize() override { }
 
     CommTime takeCommTime() override
     {
