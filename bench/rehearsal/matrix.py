@@ -65,16 +65,17 @@ def main():
     rows.append(cell("torch", "qwen2.5-3b", "fsdp2_reshard_offload", 8))
     for over in (dict(seq=8192), dict(precision="bf16-fp32-master"), dict(checkpointing="full"), dict(expandable=1)):
         rows.append(cell("torch", "llama-3.1-8b", "fsdp2_reshard", 8, **over))
-    # Priority order: world 8 natively, PyTorch itself at worlds 8 and 1, the other worlds, then the
-    # factors, then the rest of PyTorch's grid.
+    # Priority order: world 8 natively, PyTorch itself at worlds 8 and 1, the native runner at world 64
+    # and one factor at a time (world 1 of the native runner is the fidelity bench's own matrix, so its
+    # other worlds come last), then the rest of PyTorch's grid.
     grid("native", NATIVE, (8,), MODELS)
     grid("torch", TORCH, (8, 1), big)
-    grid("native", NATIVE, (64, 2, 1), MODELS)
+    grid("native", NATIVE, (64,), MODELS)
     factors("native", ["zero2", "zero3", "fsdp2_reshard", "zero3_offload"], big)
     factors("torch", ["fsdp2_reshard", "zero0"], big)
     grid("torch", TORCH, (64, 2, 4, 16), big)
     grid("torch", TORCH, (8, 1, 64, 2, 4, 16), MODELS[:2])
-    grid("native", NATIVE, (4, 16), MODELS)
+    grid("native", NATIVE, (2, 4, 16, 1), MODELS)
     print("# backend\tmodel\tstrategy\tworld\tseq\tmicro_batch\tprecision\tcheckpointing\texpandable")
     for r in rows:
         print("\t".join(str(x) for x in r))
