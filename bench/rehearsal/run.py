@@ -14,6 +14,7 @@ finished cell. Needs Python 3 and the runners only.
 """
 
 import argparse
+import hashlib
 import os
 import subprocess
 import sys
@@ -55,6 +56,27 @@ def command(c, args):
     return cmd, env
 
 
+def write_device_txt(args):
+    """DIR/device.txt as bench/fidelity/run.sh writes it: the card, the checkout's commit and the SHA-256
+    of each runner that will run (`runner sha256 <hex>`), so a report names what measured its cells."""
+    path = os.path.join(args.out, "device.txt")
+    if os.path.exists(path):
+        return
+    lines = []
+    for cmd in (["nvidia-smi", "--query-gpu=name,memory.total,driver_version", "--format=csv,noheader"],
+                ["git", "rev-parse", "HEAD"]):
+        try:
+            lines.append(subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout.strip())
+        except (OSError, subprocess.TimeoutExpired):
+            lines.append("%s: not available" % cmd[0])
+    for backend, runner in (("native", args.native), ("torch", args.torch)):
+        if args.only in (None, backend) and os.path.isfile(runner):
+            with open(runner, "rb") as f:
+                lines.append("runner sha256 " + hashlib.sha256(f.read()).hexdigest())
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--native", default="build-gpu/bin/shardwise-runner")
@@ -72,6 +94,7 @@ def main():
 
     start = time.monotonic()
     os.makedirs(os.path.join(args.out, "cells"), exist_ok=True)
+    write_device_txt(args)
     manifest_path = os.path.join(args.out, "manifest.tsv")
     new = not os.path.exists(manifest_path)
     manifest = open(manifest_path, "a", encoding="utf-8")
