@@ -5,8 +5,8 @@
 // native runner or the PyTorch harness), and where both measured the same setup the two stand side by
 // side.
 #include "command.hpp"
-#include "file_output.hpp"
 #include "options.hpp"
+#include "shardwise/spec/file_output.hpp"
 
 #include "shardwise/calibrate/stored_comparison.hpp"
 #include "shardwise/spec/presets.hpp"
@@ -386,7 +386,7 @@ int compare(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         else
             writeTable(target, sections, backends);
         if (v.count("--out"))
-            if (const std::string why = replaceFileContents(v["--out"], text.str()); !why.empty())
+            if (const std::string why = writeFileSafely(v["--out"], text.str()).error; !why.empty())
                 throw UsageError("--out: " + why);
         return kExitOk;
     } catch (const UsageError& e) {

@@ -2,10 +2,10 @@
 // order to a recommendation (core/plan), printed as a table or as the plan's JSON.
 #include "checkpoint_advice.hpp"
 #include "command.hpp"
-#include "file_output.hpp"
 #include "plan_options.hpp"
 #include "plan_store.hpp"
 #include "plan_table.hpp"
+#include "shardwise/spec/file_output.hpp"
 
 #include "shardwise/calibrate/from_store.hpp"
 #include "shardwise/frameworks/configs.hpp"
@@ -282,7 +282,7 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                 out << text;
                 return kExitOk;
             }
-            if (const std::string why = replaceFileContents(a.output, text); !why.empty()) {
+            if (const std::string why = writeFileSafely(a.output, text).error; !why.empty()) {
                 err << "shardwise-cli plan: --output: " << why << "\n";
                 return kExitUsage;
             }

@@ -3,11 +3,11 @@
 // data directory (core/store decides, so the GUI opens the same file). Each action's options are
 // one table (options.hpp); the list's table and a run's detail are printed by runs_show.cpp.
 #include "command.hpp"
-#include "file_output.hpp"
 #include "options.hpp"
 #include "runs_attach.hpp"
 #include "runs_import_published.hpp"
 #include "runs_show.hpp"
+#include "shardwise/spec/file_output.hpp"
 
 #include "shardwise/spec/message.hpp"
 #include "shardwise/store/database.hpp"
@@ -189,7 +189,7 @@ int exportRuns(const Options& o, std::ostream& out, std::ostream& err)
         store::exportRunsJson(runs, *target);
     target->flush();
     if (path) {
-        if (const std::string why = replaceFileContents(*path, text.str()); !why.empty())
+        if (const std::string why = writeFileSafely(*path, text.str()).error; !why.empty())
             throw UsageError("--out: " + why);
     } else if (!*target) {
         err << "shardwise-cli runs export: writing failed\n";

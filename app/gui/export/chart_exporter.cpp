@@ -1,5 +1,8 @@
 #include "export/chart_exporter.hpp"
 
+#include "export/export_file.hpp"
+
+#include <QBuffer>
 #include <QChart>
 #include <QChartView>
 #include <QCoreApplication>
@@ -10,7 +13,6 @@
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QTextDocument>
 #include <QWidget>
@@ -78,17 +80,19 @@ ExportResult ChartExporter::exportWidget(QWidget& widget, const QString& filePat
             painter.setRenderHint(QPainter::Antialiasing);
             paintWithCaption(painter, widget, doc);
         }
-        QSaveFile file(filePath);
-        if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit())
-            return { false,
-                     ExportText::tr("%1: cannot write the PNG file (%2); the previous file is kept")
-                         .arg(filePath, file.errorString()) };
+        QBuffer file;
+        file.open(QIODevice::WriteOnly);
+        const QString why = image.save(&file, "PNG") ? writeExportFile(filePath, file.data()) : file.errorString();
+        if (!why.isEmpty())
+            return {
+                false,
+                ExportText::tr("%1: cannot write the PNG file (%2); the previous file is kept").arg(filePath, why)
+            };
         return { true, {} };
     }
     if (suffix == QLatin1String("svg")) {
-        QSaveFile file(filePath);
-        if (!file.open(QIODevice::WriteOnly))
-            return { false, ExportText::tr("%1: cannot write the SVG file (%2)").arg(filePath, file.errorString()) };
+        QBuffer file;
+        file.open(QIODevice::WriteOnly);
         QSvgGenerator svg;
         svg.setOutputDevice(&file);
         svg.setSize(total);
@@ -101,35 +105,39 @@ ExportResult ChartExporter::exportWidget(QWidget& widget, const QString& filePat
         painter.fillRect(QRect(QPoint(), total), background);
         paintWithCaption(painter, widget, doc);
         painter.end();
-        if (!file.commit())
-            return { false,
-                     ExportText::tr("%1: cannot write the SVG file (%2); the previous file is kept")
-                         .arg(filePath, file.errorString()) };
+        if (const QString why = writeExportFile(filePath, file.data()); !why.isEmpty())
+            return {
+                false,
+                ExportText::tr("%1: cannot write the SVG file (%2); the previous file is kept").arg(filePath, why)
+            };
         return { true, {} };
     }
     if (suffix == QLatin1String("pdf")) {
-        QSaveFile file(filePath);
-        if (!file.open(QIODevice::WriteOnly))
-            return { false, ExportText::tr("%1: cannot write the PDF file (%2)").arg(filePath, file.errorString()) };
-        QPdfWriter pdf(&file);
-        pdf.setTitle(caption.title);
-        pdf.setCreator(QStringLiteral("Shardwise"));
-        pdf.setPageSize(QPageSize(QPageSize::A4));
-        pdf.setPageOrientation(total.width() > total.height() ? QPageLayout::Landscape : QPageLayout::Portrait);
-        pdf.setResolution(300);
-        QPainter painter;
-        if (!painter.begin(&pdf))
-            return { false, ExportText::tr("%1: cannot write the PDF file").arg(filePath) };
-        const QRect page = painter.viewport();
-        const qreal scale = std::min(page.width() / qreal(total.width()), page.height() / qreal(total.height()));
-        painter.scale(scale, scale);
-        painter.fillRect(QRect(QPoint(), total), background);
-        paintWithCaption(painter, widget, doc);
-        painter.end();
-        if (!file.commit())
-            return { false,
-                     ExportText::tr("%1: cannot write the PDF file (%2); the previous file is kept")
-                         .arg(filePath, file.errorString()) };
+        QBuffer file;
+        file.open(QIODevice::WriteOnly);
+        // The writer flushes the document when it is destroyed: the bytes are complete after this scope.
+        {
+            QPdfWriter pdf(&file);
+            pdf.setTitle(caption.title);
+            pdf.setCreator(QStringLiteral("Shardwise"));
+            pdf.setPageSize(QPageSize(QPageSize::A4));
+            pdf.setPageOrientation(total.width() > total.height() ? QPageLayout::Landscape : QPageLayout::Portrait);
+            pdf.setResolution(300);
+            QPainter painter;
+            if (!painter.begin(&pdf))
+                return { false, ExportText::tr("%1: cannot write the PDF file").arg(filePath) };
+            const QRect page = painter.viewport();
+            const qreal scale = std::min(page.width() / qreal(total.width()), page.height() / qreal(total.height()));
+            painter.scale(scale, scale);
+            painter.fillRect(QRect(QPoint(), total), background);
+            paintWithCaption(painter, widget, doc);
+            painter.end();
+        }
+        if (const QString why = writeExportFile(filePath, file.data()); !why.isEmpty())
+            return {
+                false,
+                ExportText::tr("%1: cannot write the PDF file (%2); the previous file is kept").arg(filePath, why)
+            };
         return { true, {} };
     }
     return { false,

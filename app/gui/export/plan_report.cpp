@@ -2,12 +2,12 @@
 
 #include "charts/memory_breakdown_chart.hpp"
 #include "export/csv_cells.hpp"
+#include "export/export_file.hpp"
 #include "models/display_format.hpp"
 
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
-#include <QSaveFile>
 
 namespace shardwise::gui {
 
@@ -67,10 +67,8 @@ ExportCaption chartCaption(const PlanView& plan)
 ExportResult writeText(const QString& path, const QString& text)
 {
     const QByteArray bytes = text.toUtf8();
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit())
-        return { false,
-                 ReportText::tr("%1: cannot write (%2); the previous file is kept").arg(path, file.errorString()) };
+    if (const QString why = writeExportFile(path, bytes); !why.isEmpty())
+        return { false, ReportText::tr("%1: cannot write (%2); the previous file is kept").arg(path, why) };
     return { true, {} };
 }
 

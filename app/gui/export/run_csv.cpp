@@ -2,13 +2,13 @@
 
 #include "export/comparison_caption.hpp"
 #include "export/csv_cells.hpp"
+#include "export/export_file.hpp"
 #include "export/table_exporter.hpp"
 #include "models/run_backend.hpp"
 #include "models/run_table_model.hpp"
 
 #include <QCoreApplication>
 #include <QFileInfo>
-#include <QSaveFile>
 
 namespace shardwise::gui {
 
@@ -163,11 +163,9 @@ ExportResult exportRunTable(const QList<RunRecord>& runs, const PredictionSet& p
         shown.setPredictions(predictions.runs);
         return TableExporter::exportModel(shown, filePath, caption);
     }
-    QSaveFile file(filePath);
     const QByteArray bytes = runsCsv(runs, predictions.runs, caption).toUtf8();
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit())
-        return { false,
-                 RunCsvText::tr("%1: cannot write (%2); the previous file is kept").arg(filePath, file.errorString()) };
+    if (const QString why = writeExportFile(filePath, bytes); !why.isEmpty())
+        return { false, RunCsvText::tr("%1: cannot write (%2); the previous file is kept").arg(filePath, why) };
     return { true, {} };
 }
 

@@ -1,9 +1,10 @@
 #include "export/table_exporter.hpp"
 
+#include "export/export_file.hpp"
+
 #include <QAbstractItemModel>
 #include <QCoreApplication>
 #include <QFileInfo>
-#include <QSaveFile>
 
 namespace shardwise::gui {
 
@@ -101,13 +102,8 @@ ExportResult TableExporter::exportModel(const QAbstractItemModel& model, const Q
         return { false,
                  ExportText::tr("%1: unknown table format \"%2\"; use one of: %3")
                      .arg(filePath, suffix, supportedSuffixes().join(QStringLiteral(", "))) };
-    QSaveFile file(filePath);
-    if (!file.open(QIODevice::WriteOnly)) {
-        return { false, ExportText::tr("%1: cannot write: %2").arg(filePath, file.errorString()) };
-    }
-    file.write(text.toUtf8());
-    if (!file.commit())
-        return { false, ExportText::tr("%1: cannot write: %2").arg(filePath, file.errorString()) };
+    if (const QString why = writeExportFile(filePath, text.toUtf8()); !why.isEmpty())
+        return { false, ExportText::tr("%1: cannot write: %2").arg(filePath, why) };
     return { true, {} };
 }
 

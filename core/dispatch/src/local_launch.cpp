@@ -2,6 +2,7 @@
 
 #include "line_splitter.hpp"
 #include "rank_process.hpp"
+#include "shardwise/spec/file_output.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -75,10 +76,10 @@ void trimTail(std::string& tail)
 std::filesystem::path prepareLogDir(const std::filesystem::path& requested)
 {
     if (!requested.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(requested, ec);
-        if (ec)
-            throw LaunchError("cannot create log directory '" + requested.string() + "': " + ec.message());
+        // Every existing component must be a directory; the folder itself is never a symbolic link
+        // (docs/store.md, "Where exports go").
+        if (const std::string why = createDirectoryNoFollow(requested); !why.empty())
+            throw LaunchError("cannot use log directory '" + requested.string() + "': " + why);
         return requested;
     }
     std::string pattern = (std::filesystem::temp_directory_path() / "shardwise-run-XXXXXX").string();

@@ -1,6 +1,7 @@
 #include "rank_process.hpp"
 
 #include "shardwise/dispatch/local_launch.hpp"
+#include "shardwise/spec/file_output.hpp"
 
 #include <cerrno>
 #include <csignal>
@@ -213,10 +214,11 @@ ExitStatus reap(pid_t pid)
 }
 
 LogFile::LogFile(const std::filesystem::path& path)
-    : m_fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644))
+    : m_fd(openForWritingNoFollow(path))
 {
     if (!m_fd.valid())
-        throw LaunchError("cannot write rank log '" + path.string() + "': " + errnoText(errno));
+        throw LaunchError("cannot write rank log '" + path.string()
+                          + "': " + (errno == ELOOP ? std::string("it is a symbolic link") : errnoText(errno)));
 }
 
 void LogFile::writeLine(std::string_view line)
@@ -240,3 +242,4 @@ void LogFile::writeLine(std::string_view line)
 }
 
 } // namespace shardwise::dispatch::detail
+    // A symbolic link planted where a rank log goes is refused (ELOOP), never followed.

@@ -4,6 +4,7 @@
 #include "session_outcome.hpp"
 
 #include "shardwise/dispatch/runner_program.hpp"
+#include "shardwise/spec/file_output.hpp"
 #include "shardwise/spec/json.hpp"
 
 #include <nlohmann/json.hpp>
@@ -40,12 +41,11 @@ std::filesystem::path writeRunConfig(const RunConfig& config, std::filesystem::p
             throw std::runtime_error("cannot create a temporary run folder: " + std::string(std::strerror(errno)));
         folder = pattern;
     }
-    std::filesystem::create_directories(folder);
+    if (const std::string why = createDirectoryNoFollow(folder); !why.empty())
+        throw std::runtime_error("cannot use run folder '" + folder.string() + "': " + why);
     const std::filesystem::path file = folder / "config.json";
-    std::ofstream out(file);
-    out << toJson(config).dump(2) << '\n';
-    if (!out.flush())
-        throw std::runtime_error("cannot write " + file.string());
+    if (const FileWriteResult w = writeFileSafely(file, toJson(config).dump(2) + "\n"); !w.ok())
+        throw std::runtime_error(w.error);
     return file;
 }
 

@@ -1,11 +1,12 @@
 // The Cloud page's outputs (gcloud commands, kubectl commands, the JobSet manifest): copied or saved.
 #include "pages/cloud/cloud_page.hpp"
 
+#include "export/export_file.hpp"
+
 #include <QApplication>
 #include <QClipboard>
 #include <QFileDialog>
 #include <QPlainTextEdit>
-#include <QSaveFile>
 #include <QTabWidget>
 
 namespace shardwise::gui {
@@ -28,11 +29,10 @@ void CloudPage::copyCurrentOutput()
 bool CloudPage::saveCurrentOutput(const QString& path, QString* error)
 {
     // Written aside and renamed over the target: a failed write keeps the previous file.
-    QSaveFile f(path);
     const QByteArray text = outputText(static_cast<Output>(m_tabs->currentIndex())).toUtf8();
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Text) || f.write(text) != text.size() || !f.commit()) {
+    if (const QString why = writeExportFile(path, text); !why.isEmpty()) {
         if (error)
-            *error = tr("%1: cannot write the file (%2); the previous file is kept").arg(path, f.errorString());
+            *error = tr("%1: cannot write the file (%2); the previous file is kept").arg(path, why);
         return false;
     }
     return true;

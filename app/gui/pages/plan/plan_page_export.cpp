@@ -3,6 +3,7 @@
 // selected) for each framework, and the plan's report (reasoning, memory chart, candidates' CSV).
 #include "pages/plan/plan_page.hpp"
 
+#include "export/export_file.hpp"
 #include "export/plan_report.hpp"
 #include "models/candidate_table_model.hpp"
 #include "models/display_format.hpp"
@@ -18,7 +19,6 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QTableView>
 #include <QToolButton>
 
@@ -142,10 +142,8 @@ bool PlanPage::exportConfig(frameworks::ConfigKind kind, const QString& path, QS
         const EstimateInput in = m_form->input();
         const std::string text = frameworks::exportConfig(kind, in, *strategy, frameworks::planIdentity(in, *strategy));
         // Written aside and renamed over the target: a failed write keeps the previous file.
-        QSaveFile file(path);
-        if (!file.open(QIODevice::WriteOnly)
-            || file.write(QByteArray::fromStdString(text)) != static_cast<qint64>(text.size()) || !file.commit())
-            throw std::runtime_error(tr("Cannot write %1.").arg(path).toStdString());
+        if (const QString why = writeExportFile(path, QByteArray::fromStdString(text)); !why.isEmpty())
+            throw std::runtime_error((tr("Cannot write %1.").arg(path) + QLatin1Char(' ') + why).toStdString());
     } catch (const std::exception& e) {
         if (error)
             *error = QString::fromUtf8(e.what());
