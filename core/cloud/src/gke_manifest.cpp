@@ -7,33 +7,29 @@
 // MASTER_ADDR, MASTER_PORT).
 #include "internal.hpp"
 
+#include "shardwise/spec/quote.hpp"
+
 #include <sstream>
 
 namespace shardwise::cloud::detail {
 
 namespace {
 
-// JSON string syntax is valid YAML double-quoted syntax.
 std::string quoted(const std::string& s)
 {
-    std::string out = "\"";
-    for (const char c : s) {
-        if (c == '"' || c == '\\')
-            out += '\\';
-        out += c;
-    }
-    return out + "\"";
+    return yamlQuote(s);
 }
 
 } // namespace
 
 std::string runnerCommand(const RunConfig& run)
 {
-    return "shardwise-runner --model " + run.model.id + " --strategy " + std::string(strategyId(run.strategy))
-        + " --device cuda --precision " + std::string(precisionId(run.training.precision)) + " --seq "
-        + std::to_string(run.training.seqLen) + " --micro-batch " + std::to_string(run.training.microBatch)
-        + " --warmup " + std::to_string(run.warmupSteps) + " --steps " + std::to_string(run.timedSteps)
-        + (run.training.cudaGraphs ? " --cuda-graphs" : "");
+    // One shell word each: the line runs in the Job's /bin/sh -c script.
+    return "shardwise-runner --model " + shellQuote(run.model.id) + " --strategy "
+        + std::string(strategyId(run.strategy)) + " --device cuda --precision "
+        + std::string(precisionId(run.training.precision)) + " --seq " + std::to_string(run.training.seqLen)
+        + " --micro-batch " + std::to_string(run.training.microBatch) + " --warmup " + std::to_string(run.warmupSteps)
+        + " --steps " + std::to_string(run.timedSteps) + (run.training.cudaGraphs ? " --cuda-graphs" : "");
 }
 
 std::string jobManifest(const Resolved& r)

@@ -1,6 +1,7 @@
 #include "internal.hpp"
 
 #include "shardwise/spec/presets.hpp"
+#include "shardwise/spec/quote.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -123,6 +124,9 @@ GkePreparation prepareGke(const GkeRequest& request, const GkeCatalog& catalog)
             "driver", "'" + request.driverVersion + "' is not a GKE driver version; allowed: " + joined(drivers, ", "));
     if (request.image.empty())
         throw CloudError("image", "the container image must not be empty");
+    // The id goes into the Job's shell script and the Job's name: one character set, no line breaks.
+    if (const std::string why = modelIdProblem(request.run.model.id); !why.empty())
+        throw CloudError("model", why);
     if (request.verdict && request.verdict->hostGiBPerNode > 0
         && !(request.verdict->hostUsableFraction > 0 && request.verdict->hostUsableFraction <= 1))
         throw CloudError("verdict",

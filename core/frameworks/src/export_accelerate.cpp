@@ -4,6 +4,8 @@
 // deepspeed_config keys: docs/source/usage_guides/deepspeed.md (Accelerate 1.x).
 #include "common.hpp"
 
+#include "shardwise/spec/quote.hpp"
+
 namespace shardwise::frameworks::detail {
 
 namespace {
@@ -32,7 +34,7 @@ std::string exportAccelerate(const EstimateInput& in, Strategy s, const PlanIden
             + " and\n# later), which no deepspeed_config key here sets: export ds-config and name it in "
               "deepspeed_config_file;\n# this file alone trains with an fp32 master.\n";
     else if (dsMaster)
-        out += "# Precision: pure bf16 was asked for, but DeepSpeed " + deepSpeedRelease(in.framework)
+        out += "# Precision: pure bf16 was asked for, but DeepSpeed " + commentText(deepSpeedRelease(in.framework))
             + "'s ZeRO stages keep fp32 master weights, fp32 Adam\n# moments and an fp32 gradient partition whatever "
               "bf16 says: mixed_precision bf16 below enables DeepSpeed's bf16\n# and the plan counts that fp32 "
               "master.\n";

@@ -6,6 +6,7 @@
 #include "common.hpp"
 
 #include "shardwise/spec/message.hpp"
+#include "shardwise/spec/quote.hpp"
 
 namespace shardwise::frameworks::detail {
 
@@ -25,12 +26,24 @@ std::string program(const EstimateInput& in, Strategy s)
         break;
     }
     const TrainingSpec& t = in.training;
-    return "shardwise-runner --model " + in.model.id + " --strategy " + std::string(strategyId(s)) + " --device cuda"
-        + " --precision " + std::string(precisionId(t.precision)) + " --seq " + std::to_string(t.seqLen)
-        + " --micro-batch " + std::to_string(t.microBatch)
+    return "shardwise-runner --model " + shellQuote(in.model.id) + " --strategy " + std::string(strategyId(s))
+        + " --device cuda" + " --precision " + std::string(precisionId(t.precision)) + " --seq "
+        + std::to_string(t.seqLen) + " --micro-batch " + std::to_string(t.microBatch)
         + (t.gradAccumulation > 1 ? " --grad-accumulation " + std::to_string(t.gradAccumulation) : std::string())
         + (t.activationCheckpointing ? " --activation-checkpointing " + std::string(checkpointingId(t)) : std::string())
         + (t.cudaGraphs ? " --cuda-graphs" : "");
+}
+
+// sbatch reads #SBATCH lines itself (no shell): the job name keeps letters, digits and . _ / + - (a
+// model id's characters) and nothing that could end the line or add an option.
+std::string jobName(const std::string& modelId, Strategy s)
+{
+    std::string name = "shardwise-" + modelId + "-" + std::string(strategyId(s));
+    for (char& c : name)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_'
+              || c == '/' || c == '+' || c == '-'))
+            c = '-';
+    return name;
 }
 
 std::string torchrun(const EstimateInput& in, Strategy s, const std::string& nnodes, const std::string& endpoint,
@@ -92,11 +105,14 @@ std::string exportLaunch(const EstimateInput& in, Strategy s, const PlanIdentity
     out += "srun)\n";
     out += "    # Slurm, inside an allocation of " + countOf(c.nodes, "node")
         + ": one task per node, each starting torchrun.\n";
+    // The torchrun line is one word for bash -c, quoted as a whole: its own quoted words (a model id)
+    // survive both rounds of parsing.
     out += "    srun --nodes " + nodes + " --ntasks-per-node 1 --gpus-per-node " + std::to_string(c.gpusPerNode)
-        + " bash -c '"
-        + torchrun(in, s, "\"$SLURM_NNODES\"",
-                   "\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1):29500\"", "\"$SLURM_JOB_ID\"")
-        + "'\n";
+        + " bash -c "
+        + shellQuote(torchrun(in, s, "\"$SLURM_NNODES\"",
+                              "\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1):29500\"",
+                              "\"$SLURM_JOB_ID\""))
+        + "\n";
     out += "    ;;\n";
     out += "*)\n    echo \"usage: $0 ["
         + std::string(f == Framework::DeepSpeed   ? "deepspeed|"
@@ -115,7 +131,7 @@ std::string exportSbatch(const EstimateInput& in, Strategy s, const PlanIdentity
     const int tasksPerNode = native ? c.gpusPerNode : 1;
     const std::string gpus = std::to_string(c.gpusPerNode);
     std::string out = "#!/bin/bash\n";
-    out += "#SBATCH --job-name=shardwise-" + in.model.id + "-" + std::string(strategyId(s)) + "\n";
+    out += "#SBATCH --job-name=" + jobName(in.model.id, s) + "\n";
     out += "#SBATCH --nodes=" + std::to_string(c.nodes) + "\n";
     out += "#SBATCH --ntasks-per-node=" + std::to_string(tasksPerNode) + "\n";
     out += "#SBATCH --gpus-per-node=" + gpus + "\n";

@@ -6,22 +6,9 @@
 // (docs/source/distributed.fsdp.fully_shard.rst: MixedPrecisionPolicy, CPUOffloadPolicy, reshard_after_forward).
 #include "common.hpp"
 
+#include "shardwise/spec/quote.hpp"
+
 namespace shardwise::frameworks::detail {
-
-namespace {
-
-std::string quoted(const std::string& s)
-{
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\')
-            out += '\\';
-        out += c;
-    }
-    return out + "\"";
-}
-
-} // namespace
 
 std::string exportTorchtitan(const EstimateInput& in, Strategy s, const PlanIdentity& id)
 {
@@ -40,7 +27,7 @@ std::string exportTorchtitan(const EstimateInput& in, Strategy s, const PlanIden
     // What torchtitan 0.2's keys cannot say (pure bf16 parameters), for `plan --from`.
     out += std::string(kRecordPrefix) + " precision=" + std::string(precisionId(t.precision)) + "\n";
     out += "\n[job]\n";
-    out += "description = " + quoted(id.description) + "\n";
+    out += "description = " + tomlQuote(id.description) + "\n";
     out += "\n[training]\n";
     out += "local_batch_size = " + std::to_string(t.microBatch) + "\n";
     out += "global_batch_size = " + std::to_string(globalBatch(in)) + "  # local x data-parallel degree x "
@@ -91,7 +78,8 @@ std::string exportFsdp2Python(const EstimateInput& in, Strategy s, const PlanIde
         out += "from torch.distributed.device_mesh import init_device_mesh\n"
                "from torch.distributed.fsdp import CPUOffloadPolicy, MixedPrecisionPolicy, fully_shard\n";
     out += "from transformers import AutoModelForCausalLM\n\n";
-    out += "MODEL_PATH = os.environ.get(\"MODEL_PATH\", " + quoted(in.model.id) + ")  # a Hugging Face checkpoint\n";
+    out += "MODEL_PATH = os.environ.get(\"MODEL_PATH\", " + pythonQuote(in.model.id)
+        + ")  # a Hugging Face checkpoint\n";
     out += "MICRO_BATCH, SEQ_LEN, ACCUMULATION = " + std::to_string(t.microBatch) + ", " + std::to_string(t.seqLen)
         + ", " + std::to_string(t.gradAccumulation) + "\n\n";
     out += "dist.init_process_group(\"nccl\")\n";

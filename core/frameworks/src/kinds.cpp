@@ -2,6 +2,7 @@
 
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/message.hpp"
+#include "shardwise/spec/quote.hpp"
 
 #include <cctype>
 #include <cstdio>
@@ -240,8 +241,9 @@ std::string commentLines(std::string_view prefix, const std::string& text)
 
 std::string header(std::string_view prefix, const PlanIdentity& id, std::string_view kindLine)
 {
-    std::string h = std::string(prefix) + id.description + "\n";
-    h += std::string(prefix) + "Written by Shardwise; " + std::string(kindLine) + "\n";
+    // Single lines whatever the plan's names hold: a newline never ends the comment.
+    std::string h = std::string(prefix) + commentText(id.description) + "\n";
+    h += std::string(prefix) + "Written by Shardwise; " + commentText(kindLine) + "\n";
     return h;
 }
 

@@ -4,6 +4,7 @@
 #include "shardwise/spec/json.hpp"
 
 #include "model_bounds.hpp"
+#include "shardwise/spec/quote.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -266,6 +267,8 @@ ModelSpec modelFromHuggingFaceConfig(const json& j, const std::string& id)
     checkFamily(j, *modelType);
 
     ModelSpec m;
+    // The id is the folder's name: the same character set as every model id (quote.hpp).
+    checkModelId(id, "config.json (the folder name as model id)");
     m.id = id;
     m.name = id;
     m.family = *modelType;

@@ -1,6 +1,7 @@
 #include "shardwise/spec/json.hpp"
 
 #include "model_bounds.hpp"
+#include "shardwise/spec/quote.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -332,6 +333,10 @@ ModelSpec modelFromJson(const json& j, const std::string& path)
                     "rope_scaling" });
     ModelSpec m;
     m.id = r.string("id", std::string {});
+    // A model id reaches launch lines, batch scripts and Job manifests: one character set (quote.hpp).
+    // An empty one is the file's name, which the caller checks the same way.
+    if (!m.id.empty())
+        checkModelId(m.id, r.field("id"));
     m.name = r.string("name", m.id);
     m.family = r.string("family", std::string { "llama" });
     // Every dimension bounded as it is read (model_bounds.hpp); validate() checks the products.

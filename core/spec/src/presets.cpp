@@ -2,6 +2,7 @@
 
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/json_document.hpp"
+#include "shardwise/spec/quote.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -92,8 +93,10 @@ PresetCatalog PresetCatalog::load(const fs::path& dir)
     PresetCatalog c;
     for (const auto& f : jsonFilesIn(dir / "models")) {
         ModelSpec m = modelFromJson(readStrictJsonFile(f, f.filename().string()), f.filename().string());
-        if (m.id.empty())
+        if (m.id.empty()) {
             m.id = f.stem().string();
+            checkModelId(m.id, f.filename().string() + " (the file name as model id)");
+        }
         c.m_models.push_back(std::move(m));
     }
     for (const auto& f : jsonFilesIn(dir / "gpus")) {
@@ -146,8 +149,10 @@ ModelSpec resolveModel(const std::string& presetOrPath, const std::string& field
             return modelFromHuggingFaceConfig(
                 j, p.parent_path().filename().empty() ? p.stem().string() : p.parent_path().filename().string());
         ModelSpec m = modelFromJson(j, field);
-        if (m.id.empty())
+        if (m.id.empty()) {
             m.id = p.stem().string();
+            checkModelId(m.id, field + " (the file name as model id)");
+        }
         return m;
     }
     std::string known;

@@ -5,14 +5,17 @@
 // which is written as '\'' (close, escaped quote, reopen). Newlines, `$(...)`, `;` and non-ASCII
 // bytes pass through untouched.
 
+#include "shardwise/spec/quote.hpp"
+
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace shardwise::dispatch {
 
-// One argument, quoted unless it consists only of characters no POSIX shell treats specially.
-std::string shellQuote(std::string_view argument);
+// One argument, quoted unless it consists only of characters no POSIX shell treats specially
+// (shardwise/spec/quote.hpp: the one shell quoting every generator uses).
+using shardwise::shellQuote;
 
 // A command line whose words are exactly `argv` after the remote shell has parsed it.
 std::string shellCommand(const std::vector<std::string>& argv);
