@@ -64,11 +64,8 @@ struct RankState {
     LineBuffer out, log;
 };
 
-struct Collected {
-    std::map<std::string, std::pair<std::uint64_t, std::string>> chunks; // file -> (offset, bytes)
-    std::map<int, std::string> exits;                                    // rank -> "exit N" / "signal N"
-    std::set<int> gone;                                                  // pid dead, no exit file
-};
+using detail::Collected;
+using detail::parseCollected;
 
 // One round trip per node: new bytes of every unfinished rank's files from their offsets, exit
 // statuses, and ranks whose process vanished. Frames: "F <file> <offset> <length>\n<bytes>",
@@ -96,47 +93,12 @@ std::string collectScript(const std::string& runDir, const std::vector<int>& ran
     return s;
 }
 
-Collected parseCollected(const std::string& data)
-{
-    Collected c;
-    std::size_t pos = 0;
-    while (pos < data.size()) {
-        const auto nl = data.find('\n', pos);
-        if (nl == std::string::npos)
-            throw std::runtime_error("run collection: truncated frame header");
-        std::istringstream header(data.substr(pos, nl - pos));
-        pos = nl + 1;
-        std::string tag;
-        header >> tag;
-        if (tag == "F") {
-            std::string file;
-            std::uint64_t offset = 0, length = 0;
-            header >> file >> offset >> length;
-            if (!header || pos + length > data.size())
-                throw std::runtime_error("run collection: bad frame for " + file);
-            c.chunks[file] = { offset, data.substr(pos, length) };
-            pos += length;
-        } else if (tag == "X") {
-            int rank = 0;
-            header >> rank;
-            std::string status;
-            std::getline(header >> std::ws, status);
-            c.exits[rank] = status;
-        } else if (tag == "D") {
-            int rank = 0;
-            header >> rank;
-            c.gone.insert(rank);
-        } else {
-            throw std::runtime_error("run collection: unexpected line '" + data.substr(pos, 40) + "'");
-        }
-    }
-    return c;
-}
-
 class Follower {
 public:
-    Follower(const RemoteRun& r, const std::vector<SshSession*>& s, RemoteRunOffsets& o, const RemoteRunCallbacks& cb)
-        : run(r)
+    Follower(const RemoteRun& r, const std::vector<SshSession*>& s, RemoteRunOffsets& o, const RemoteRunCallbacks& cb,
+             const std::atomic<bool>* c)
+        : cancel(c)
+        , run(r)
         , sessions(s)
         , offsets(o)
         , callbacks(cb)
@@ -180,6 +142,8 @@ public:
         for (int node = 0; node < run.nodeCount; ++node) {
             if (lostNodes.count(node))
                 continue;
+            if (cancel && cancel->load())
+                return;
             std::vector<int> pending;
             for (const auto& [rank, st] : ranks)
                 if (st.outcome.node == node && !st.finished)
@@ -191,7 +155,11 @@ public:
                 CommandIo io;
                 io.timeout = std::chrono::seconds(60);
                 const auto out = session.run(
-                    std::vector<std::string> { "sh", "-c", collectScript(run.runDir, pending, offsets) }, io);
+                    std::vector<std::string> { "sh", "-c", collectScript(run.runDir, pending, offsets) }, io, cancel);
+                // A cancel (Ctrl-C, SIGTERM) ends the wait on a slow or silent node at once; the
+                // caller then stops the ranks.
+                if (out.ending == CommandEnding::Cancelled)
+                    return;
                 if (!out.succeeded())
                     throw SshError(SshFailure::Protocol,
                                    "collecting from the run directory failed (" + out.describe()
@@ -345,6 +313,7 @@ private:
         }
     }
 
+    const std::atomic<bool>* cancel;
     const RemoteRun& run;
     const std::vector<SshSession*>& sessions;
     RemoteRunOffsets& offsets;
@@ -522,7 +491,7 @@ RemoteRunResult followRemoteRun(const RemoteRun& run, const std::vector<SshSessi
     if (static_cast<int>(sessions.size()) != run.nodeCount)
         throw std::invalid_argument("follow remote run: " + std::to_string(run.nodeCount) + " nodes but "
                                     + std::to_string(sessions.size()) + " SSH sessions");
-    Follower follower(run, sessions, offsets, callbacks);
+    Follower follower(run, sessions, offsets, callbacks, cancel);
     const auto deadline = options.timeout.count() > 0 ? std::chrono::steady_clock::now() + options.timeout
                                                       : std::chrono::steady_clock::time_point::max();
     bool cancelled = false, timedOut = false, detached = false;
@@ -566,5 +535,64 @@ RemoteRunResult followRemoteRun(const RemoteRun& run, const std::vector<SshSessi
         r.stoppedAfterPeerFailure = std::find(stoppedRanks.begin(), stoppedRanks.end(), r.rank) != stoppedRanks.end();
     return result;
 }
+
+namespace detail {
+
+namespace {
+constexpr int kMaxCollectedRank = 1 << 20;
+
+int collectedRank(std::istringstream& header, const std::string& what)
+{
+    long long rank = -1;
+    header >> rank;
+    if (!header || rank < 0 || rank > kMaxCollectedRank)
+        throw std::runtime_error("run collection: bad rank in " + what + " frame");
+    return static_cast<int>(rank);
+}
+} // namespace
+
+Collected parseCollected(const std::string& data)
+{
+    Collected c;
+    std::size_t pos = 0;
+    while (pos < data.size()) {
+        const auto nl = data.find('\n', pos);
+        if (nl == std::string::npos)
+            throw std::runtime_error("run collection: truncated frame header");
+        const std::string line = data.substr(pos, nl - pos);
+        std::istringstream header(line);
+        pos = nl + 1;
+        std::string tag;
+        header >> tag;
+        if (tag == "F") {
+            std::string file;
+            std::uint64_t offset = 0, length = 0;
+            header >> file >> offset >> length;
+            // Compared without adding: pos + length wraps for a length near 2^64.
+            if (!header || length > data.size() - pos)
+                throw std::runtime_error("run collection: bad frame for '" + file.substr(0, 40) + "'");
+            const bool named = file.size() > 8 && file.compare(0, 4, "rank") == 0
+                && file.find_first_not_of("0123456789", 4) == file.size() - 4
+                && (file.compare(file.size() - 4, 4, ".out") == 0 || file.compare(file.size() - 4, 4, ".log") == 0)
+                && file.size() <= 4 + 7 + 4;
+            if (!named)
+                throw std::runtime_error("run collection: unexpected file '" + file.substr(0, 40) + "'");
+            c.chunks[file] = { offset, data.substr(pos, static_cast<std::size_t>(length)) };
+            pos += static_cast<std::size_t>(length);
+        } else if (tag == "X") {
+            const int rank = collectedRank(header, "exit");
+            std::string status;
+            std::getline(header >> std::ws, status);
+            c.exits[rank] = status;
+        } else if (tag == "D") {
+            c.gone.insert(collectedRank(header, "gone"));
+        } else {
+            throw std::runtime_error("run collection: unexpected line '" + line.substr(0, 40) + "'");
+        }
+    }
+    return c;
+}
+
+} // namespace detail
 
 } // namespace shardwise::dispatch

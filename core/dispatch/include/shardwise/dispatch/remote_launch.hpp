@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -120,5 +121,20 @@ RemoteRunResult followRemoteRun(const RemoteRun& run, const std::vector<SshSessi
 
 // SIGTERM to every rank still running, SIGKILL after `grace`.
 void cancelRemoteRun(const RemoteRun& run, const std::vector<SshSession*>& sessions, std::chrono::seconds grace);
+
+namespace detail {
+// What one collection round trip read from a node (frames "F <file> <offset> <length>\n<bytes>",
+// "X <rank> <status>\n", "D <rank>\n").
+struct Collected {
+    std::map<std::string, std::pair<std::uint64_t, std::string>> chunks; // file -> (offset, bytes)
+    std::map<int, std::string> exits;                                    // rank -> "exit N" / "signal N"
+    std::set<int> gone;                                                  // pid dead, no exit file
+};
+// Parses a node's reply. A frame whose length runs past the reply (a length near 2^64 included: the
+// bounds are compared without adding), a file name that is not rank<N>.out / .log, or a rank outside
+// [0, 1 << 20] is a std::runtime_error naming it; every frame advances, so a reply of any content
+// is read in one pass.
+Collected parseCollected(const std::string& data);
+} // namespace detail
 
 } // namespace shardwise::dispatch
