@@ -11,9 +11,11 @@
 #include <c10/util/Exception.h>
 #include <torch/version.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
 
@@ -49,8 +51,48 @@ bool looksLikeHostOom(const std::string& what)
 
 // A launcher on this machine (shardwise-cli run --local, the desktop app) names itself in
 // SHARDWISE_LAUNCHER_PID: the rank then ends with it, even when it was killed outright and could not
-// stop its ranks, instead of training on as an orphan. The kernel sends SIGTERM when the parent
-// goes; a parent gone before the request is seen through getppid.
+// stop its ranks, instead of training on as an orphan. The launcher's child (this process, or a
+// --runner wrapper that does not exec it, such as /usr/bin/time or perf stat) gets SIGTERM from the
+// kernel when the launcher goes; this process asks the same of its own parent. A launcher gone
+// before that request is seen by walking the ancestors: the launcher must be one of them, whatever
+// number of wrappers stand between.
+#ifdef __linux__
+// The parent of `pid` from /proc/<pid>/stat (the field after the parenthesised name, which may itself
+// hold spaces and parentheses); -1 where it cannot be read.
+pid_t parentOf(pid_t pid)
+{
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+    std::FILE* f = std::fopen(path, "r");
+    if (!f)
+        return -1;
+    char buf[1024];
+    const std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[n] = '\0';
+    const char* close = std::strrchr(buf, ')');
+    int ppid = -1;
+    if (!close || std::sscanf(close + 1, " %*c %d", &ppid) != 1)
+        return -1;
+    return static_cast<pid_t>(ppid);
+}
+
+// Whether `launcher` is this process's parent or an ancestor; true where /proc cannot tell.
+bool launcherIsAncestor(pid_t launcher)
+{
+    pid_t p = ::getppid();
+    for (int depth = 0; depth < 64 && p > 1; ++depth) {
+        if (p == launcher)
+            return true;
+        const pid_t up = parentOf(p);
+        if (up < 0)
+            return ::kill(launcher, 0) == 0 || errno != ESRCH;
+        p = up;
+    }
+    return p == launcher;
+}
+#endif
+
 void endWithTheLauncher()
 {
 #ifdef __linux__
@@ -62,7 +104,7 @@ void endWithTheLauncher()
     if (end == named || *end != '\0' || launcher <= 1)
         return;
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != static_cast<pid_t>(launcher))
+    if (!launcherIsAncestor(static_cast<pid_t>(launcher)))
         std::raise(SIGTERM);
 #endif
 }

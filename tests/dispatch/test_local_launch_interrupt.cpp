@@ -1,7 +1,8 @@
 // `shardwise-cli run --local` as a user stops it: a rank count beyond this machine's cores is refused
 // before anything starts, SIGTERM while the ranks start ends every rank already started, and SIGKILL
-// of the command ends its ranks too (no runner process outlives the command). Real CLI, real runner
-// processes.
+// of the command ends its ranks too (no runner process outlives the command), also through a --runner
+// wrapper that does not exec the runner (as /usr/bin/time and perf stat do), which must not end a
+// healthy run either. Real CLI, real runner processes.
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -37,6 +38,47 @@ QStringList processesMarked(const QByteArray& marker)
             found << pid;
     }
     return found;
+}
+
+// A --runner wrapper that starts the runner as its child and waits for it, as /usr/bin/time does.
+QString nonExecWrapper(const QTemporaryDir& dir)
+{
+    const QString path = dir.filePath(QStringLiteral("wrapper.sh"));
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        return {};
+    f.write("#!/bin/sh\n" SHARDWISE_RUNNER_PATH " \"$@\"\nstatus=$?\necho \"wrapper: runner ended with $status\" >&2\n"
+            "exit $status\n");
+    f.close();
+    f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    return path;
+}
+
+QStringList runArgs(const QString& runner, const QString& strategy, const QString& steps, const QByteArray& marker,
+                    const QString& logs)
+{
+    return { QStringLiteral("run"),
+             QStringLiteral("--local"),
+             QStringLiteral("--runner"),
+             runner,
+             QStringLiteral("--model"),
+             QStringLiteral("tiny"),
+             QStringLiteral("--device"),
+             QStringLiteral("cpu"),
+             QStringLiteral("--strategy"),
+             strategy,
+             QStringLiteral("--ranks"),
+             QStringLiteral("2"),
+             QStringLiteral("--oversubscribe"),
+             QStringLiteral("--seq"),
+             QStringLiteral("32"),
+             QStringLiteral("--steps"),
+             steps,
+             QStringLiteral("--no-store"),
+             QStringLiteral("--rank-env"),
+             QString::fromUtf8(marker),
+             QStringLiteral("--log-dir"),
+             logs };
 }
 
 } // namespace
@@ -167,6 +209,69 @@ private slots:
             ::kill(static_cast<pid_t>(pid.toLongLong()), SIGKILL);
         QVERIFY2(survivors.isEmpty(),
                  qPrintable(QStringLiteral("ranks outlived the killed command: ") + survivors.join(QLatin1Char(' '))));
+    }
+
+    void aWrapperThatDoesNotExecTheRunnerCompletes()
+    {
+        // The wrapper is the launcher's child and the runner its grandchild: the launcher-death check
+        // must see the launcher among the runner's ancestors, not demand it as the parent.
+        if (!QFile::exists(QStringLiteral(SHARDWISE_RUNNER_PATH)))
+            QSKIP("shardwise-runner is not part of this build");
+        QTemporaryDir dir;
+        const QString wrapper = nonExecWrapper(dir);
+        const QByteArray marker = "SHARDWISE_TEST_MARK=" + QUuid::createUuid().toByteArray(QUuid::WithoutBraces);
+        QProcess cli;
+        cli.setProcessChannelMode(QProcess::MergedChannels);
+        cli.start(QStringLiteral(SHARDWISE_CLI),
+                  runArgs(wrapper, QStringLiteral("zero3"), QStringLiteral("2"), marker,
+                          dir.filePath(QStringLiteral("logs"))));
+        QVERIFY(cli.waitForFinished(240000));
+        const QString output = QString::fromUtf8(cli.readAll());
+        QVERIFY2(cli.exitStatus() == QProcess::NormalExit && cli.exitCode() == 0, qPrintable(output));
+        for (const char* rank : { "logs/zero3/rank0.log", "logs/zero3/rank1.log" }) {
+            QFile log(dir.filePath(QString::fromLatin1(rank)));
+            QVERIFY(log.open(QIODevice::ReadOnly));
+            const QByteArray text = log.readAll();
+            QVERIFY2(text.contains("wrapper: runner ended with 0"), text.constData());
+        }
+    }
+
+    void sigkillOfTheCommandEndsRanksBehindAWrapper()
+    {
+        if (!QFile::exists(QStringLiteral(SHARDWISE_RUNNER_PATH)))
+            QSKIP("shardwise-runner is not part of this build");
+        QTemporaryDir dir;
+        const QString wrapper = nonExecWrapper(dir);
+        const QByteArray marker = "SHARDWISE_TEST_MARK=" + QUuid::createUuid().toByteArray(QUuid::WithoutBraces);
+        QProcess cli;
+        cli.setProcessChannelMode(QProcess::MergedChannels);
+        cli.start(QStringLiteral(SHARDWISE_CLI),
+                  runArgs(wrapper, QStringLiteral("zero0"), QStringLiteral("1000000"), marker,
+                          dir.filePath(QStringLiteral("logs"))));
+        QVERIFY(cli.waitForStarted());
+        // Two wrappers and two runners carry the marker.
+        QElapsedTimer clock;
+        clock.start();
+        while (processesMarked(marker).size() < 4 && clock.elapsed() < 60000)
+            QThread::msleep(20);
+        QCOMPARE(processesMarked(marker).size(), 4);
+        // Still running a moment later: the wrapper alone does not end the ranks.
+        QThread::msleep(1500);
+        QCOMPARE(processesMarked(marker).size(), 4);
+        ::kill(static_cast<pid_t>(cli.processId()), SIGKILL);
+        QVERIFY(cli.waitForFinished(10000));
+
+        clock.restart();
+        QStringList survivors = processesMarked(marker);
+        while (!survivors.isEmpty() && clock.elapsed() < 20000) {
+            QThread::msleep(50);
+            survivors = processesMarked(marker);
+        }
+        for (const QString& pid : survivors)
+            ::kill(static_cast<pid_t>(pid.toLongLong()), SIGKILL);
+        QVERIFY2(survivors.isEmpty(),
+                 qPrintable(QStringLiteral("ranks outlived the killed command behind a wrapper: ")
+                            + survivors.join(QLatin1Char(' '))));
     }
 };
 

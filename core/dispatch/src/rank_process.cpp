@@ -7,7 +7,8 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
-#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,29 +59,56 @@ Pipe makePipe(const char* what)
     return p;
 }
 
-class SpawnActions {
-public:
-    SpawnActions() { ::posix_spawn_file_actions_init(&m_actions); }
-    ~SpawnActions() { ::posix_spawn_file_actions_destroy(&m_actions); }
-    SpawnActions(const SpawnActions&) = delete;
-    SpawnActions& operator=(const SpawnActions&) = delete;
-    posix_spawn_file_actions_t* get() { return &m_actions; }
+[[noreturn]] void failExec(int report, int err)
+{
+    [[maybe_unused]] const ssize_t n = ::write(report, &err, sizeof err);
+    ::_exit(127);
+}
 
-private:
-    posix_spawn_file_actions_t m_actions;
-};
-
-class SpawnAttributes {
-public:
-    SpawnAttributes() { ::posix_spawnattr_init(&m_attr); }
-    ~SpawnAttributes() { ::posix_spawnattr_destroy(&m_attr); }
-    SpawnAttributes(const SpawnAttributes&) = delete;
-    SpawnAttributes& operator=(const SpawnAttributes&) = delete;
-    posix_spawnattr_t* get() { return &m_attr; }
-
-private:
-    posix_spawnattr_t m_attr;
-};
+// In the child between fork and exec: only async-signal-safe calls. Reports errno through `report`
+// (close-on-exec, so a successful exec closes it with nothing written) and never returns.
+[[noreturn]] void execRank(const char* program, char* const* argv, char* const* envp, int outFd, int errFd, int report,
+                           pid_t launcher, int maxFd)
+{
+    // A new process group per rank lets cancel reach everything the rank started.
+    if (::setpgid(0, 0) != 0)
+        failExec(report, errno);
+    // The kernel sends SIGTERM when the launcher goes, even when it is killed outright: to this
+    // process, whatever it execs (the runner, or a --runner wrapper such as /usr/bin/time that does
+    // not exec it; the runner asks the same of its own parent, runner/src/main.cpp). A launcher gone
+    // before the request is seen here.
+    if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0)
+        failExec(report, errno);
+    if (::getppid() != launcher)
+        ::_exit(128 + SIGTERM);
+    // Dispositions are reset because ignored signals (SIGPIPE, SIGINT in a CLI) survive exec otherwise.
+    struct sigaction dfl { };
+    dfl.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; ++sig)
+        ::sigaction(sig, &dfl, nullptr); // SIGKILL, SIGSTOP and the C library's own fail harmlessly
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    const int in = ::open("/dev/null", O_RDONLY);
+    if (in < 0 || ::dup2(in, STDIN_FILENO) < 0 || ::dup2(outFd, STDOUT_FILENO) < 0 || ::dup2(errFd, STDERR_FILENO) < 0)
+        failExec(report, errno);
+        // Descriptors the embedding application opened without O_CLOEXEC (a GUI's sockets, a test
+        // harness's pipes) stay out of the ranks; `report` closes on exec.
+#ifdef SYS_close_range
+    const auto closeRange = [](int first, unsigned last) {
+        return ::syscall(SYS_close_range, static_cast<unsigned>(first), last, 0U) == 0;
+    };
+    if ((report <= 3 || closeRange(3, static_cast<unsigned>(report) - 1U)) && closeRange(report + 1, ~0U)) {
+        ::execve(program, argv, envp);
+        failExec(report, errno);
+    }
+#endif
+    for (int fd = 3; fd < maxFd; ++fd)
+        if (fd != report)
+            ::close(fd);
+    ::execve(program, argv, envp);
+    failExec(report, errno);
+}
 
 } // namespace
 
@@ -112,28 +140,6 @@ SpawnedRank spawnRank(const std::filesystem::path& program, const std::vector<st
     Pipe out = makePipe("stdout");
     Pipe err = makePipe("stderr");
 
-    SpawnActions actions;
-    ::posix_spawn_file_actions_addopen(actions.get(), STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    ::posix_spawn_file_actions_adddup2(actions.get(), out.write.get(), STDOUT_FILENO);
-    ::posix_spawn_file_actions_adddup2(actions.get(), err.write.get(), STDERR_FILENO);
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-    // Descriptors the embedding application opened without O_CLOEXEC (a GUI's sockets, a test
-    // harness's pipes) stay out of the ranks.
-    ::posix_spawn_file_actions_addclosefrom_np(actions.get(), 3);
-#endif
-
-    SpawnAttributes attr;
-    sigset_t none;
-    sigemptyset(&none);
-    sigset_t all;
-    sigfillset(&all);
-    // A new process group per rank lets cancel reach everything the rank started. Dispositions are
-    // reset because ignored signals (SIGPIPE, SIGINT in a CLI) survive exec otherwise.
-    ::posix_spawnattr_setflags(attr.get(), POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    ::posix_spawnattr_setpgroup(attr.get(), 0);
-    ::posix_spawnattr_setsigmask(attr.get(), &none);
-    ::posix_spawnattr_setsigdefault(attr.get(), &all);
-
     std::vector<std::string> argvStrings;
     argvStrings.push_back(program.string());
     argvStrings.insert(argvStrings.end(), args.begin(), args.end());
@@ -142,18 +148,41 @@ SpawnedRank spawnRank(const std::filesystem::path& program, const std::vector<st
         argv.push_back(a.data());
     argv.push_back(nullptr);
     std::vector<std::string> envStrings = environment;
-    // The rank ends with this process even when it is killed outright (SIGKILL runs no clean-up):
-    // the runner asks the kernel for SIGTERM when its parent goes (docs/runner.md).
+    // The rank ends with this process even when it is killed outright (SIGKILL runs no clean-up): the
+    // child asks the kernel for SIGTERM when this process goes (execRank), and the runner checks that
+    // its launcher is still among its ancestors (docs/runner.md).
     envStrings.push_back("SHARDWISE_LAUNCHER_PID=" + std::to_string(::getpid()));
     std::vector<char*> envp;
     for (auto& e : envStrings)
         envp.push_back(e.data());
     envp.push_back(nullptr);
 
-    pid_t pid = -1;
-    const int rc = ::posix_spawn(&pid, program.c_str(), actions.get(), attr.get(), argv.data(), envp.data());
-    if (rc != 0)
-        throw LaunchError("cannot start runner '" + program.string() + "': " + errnoText(rc));
+    // The child reports a failed exec through this pipe; it closes on a successful exec.
+    int report[2];
+    if (::pipe2(report, O_CLOEXEC) != 0)
+        throw LaunchError("cannot start runner '" + program.string() + "': " + errnoText(errno));
+    OwnedFd reportRead(report[0]);
+    OwnedFd reportWrite(report[1]);
+    const std::string programText = program.string();
+    const pid_t launcher = ::getpid();
+    const long openMax = ::sysconf(_SC_OPEN_MAX);
+    const int maxFd = openMax > 0 && openMax < 65536 ? static_cast<int>(openMax) : 65536;
+    const pid_t pid = ::fork();
+    if (pid < 0)
+        throw LaunchError("cannot start runner '" + program.string() + "': " + errnoText(errno));
+    if (pid == 0)
+        execRank(programText.c_str(), argv.data(), envp.data(), out.write.get(), err.write.get(), reportWrite.get(),
+                 launcher, maxFd);
+    reportWrite.reset();
+    int childErr = 0;
+    ssize_t got;
+    do {
+        got = ::read(reportRead.get(), &childErr, sizeof childErr);
+    } while (got < 0 && errno == EINTR);
+    if (got == static_cast<ssize_t>(sizeof childErr)) {
+        reap(pid);
+        throw LaunchError("cannot start runner '" + program.string() + "': " + errnoText(childErr));
+    }
 
     SpawnedRank rank;
     rank.pid = pid;
@@ -216,6 +245,7 @@ ExitStatus reap(pid_t pid)
 LogFile::LogFile(const std::filesystem::path& path)
     : m_fd(openForWritingNoFollow(path))
 {
+    // A symbolic link planted where a rank log goes is refused (ELOOP), never followed.
     if (!m_fd.valid())
         throw LaunchError("cannot write rank log '" + path.string()
                           + "': " + (errno == ELOOP ? std::string("it is a symbolic link") : errnoText(errno)));
@@ -242,4 +272,3 @@ void LogFile::writeLine(std::string_view line)
 }
 
 } // namespace shardwise::dispatch::detail
-    // A symbolic link planted where a rank log goes is refused (ELOOP), never followed.
