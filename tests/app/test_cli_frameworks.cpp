@@ -6,6 +6,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <chrono>
+
 #include <nlohmann/json.hpp>
 
 using nlohmann::json;
@@ -187,12 +189,12 @@ private slots:
         const QString ds = writeFile(dir, QStringLiteral("ds_config.json"), R"({
             "train_batch_size": 64, "train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 4,
             "bf16": {"enabled": true}, "optimizer": {"type": "AdamW"},
-            "zero_optimization": {"stage": 3, "stage3_max_live_parameters": "auto", "mystery_knob": 1}})");
+            "zero_optimization": {"stage": 3, "stage3_max_live_parameters": "auto"}, "mystery_knob": 1})");
         CliResult r = runCli({ QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"), QStringLiteral("--gpu"),
                                QStringLiteral("h200"), QStringLiteral("--from"), ds, QStringLiteral("--format"),
                                QStringLiteral("json") });
         QCOMPARE(r.exitCode, 0);
-        QVERIFY2(r.err.contains(QStringLiteral("warning: zero_optimization.mystery_knob:")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("warning: mystery_knob:")), qPrintable(r.err));
         json j = json::parse(r.out.toStdString());
         QCOMPARE(j.at("target").at("framework").get<std::string>(), std::string("deepspeed"));
         QCOMPARE(j.at("imported").at("strategy").get<std::string>(), std::string("zero3"));
@@ -255,6 +257,105 @@ private slots:
         r = runCli(base() << QStringLiteral("--from") << dir.filePath(QStringLiteral("missing.json")));
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains(QStringLiteral("--from")));
+    }
+
+    // Files a framework would refuse, or that no config is: exit 2 with one line naming the key or the
+    // file, never a crash, a hang, a raw library exception or the file echoed back.
+    void fromRefusesWhatTheFrameworksRefuseAndHostileFiles()
+    {
+        QTemporaryDir dir;
+        const auto refused = [&](const QString& path, const QString& expected) {
+            const auto start = std::chrono::steady_clock::now();
+            const CliResult r = runCli(base() << QStringLiteral("--from") << path);
+            QVERIFY2(std::chrono::steady_clock::now() - start < std::chrono::seconds(20), qPrintable(path));
+            QVERIFY2(r.exitCode == 2, qPrintable(path + QStringLiteral(": exit ") + QString::number(r.exitCode)));
+            QVERIFY2(r.err.contains(expected), qPrintable(r.err.left(600)));
+            QVERIFY2(r.err.size() < 1500, qPrintable(r.err.left(600)));
+            QVERIFY2(r.err.startsWith(QStringLiteral("shardwise-cli plan: --from ")), qPrintable(r.err.left(600)));
+        };
+        const QString big(900 * 1024, QLatin1Char('x'));
+        refused(writeFile(dir, QStringLiteral("deep.json"), QByteArray(100000, '[')),
+                QStringLiteral("nests deeper than"));
+        QByteArray dotted("a");
+        for (int i = 0; i < 50000; ++i)
+            dotted += ".a";
+        refused(writeFile(dir, QStringLiteral("dotted.toml"), dotted + " = 1\n"), QStringLiteral("nests deeper than"));
+        refused(writeFile(dir, QStringLiteral("deep.yaml"), "a: " + QByteArray(100000, '[')),
+                QStringLiteral("nests deeper than"));
+        refused(QStringLiteral("/dev/zero"), QStringLiteral("not a regular file"));
+        QFile sparse(writeFile(dir, QStringLiteral("huge.json"), "{}"));
+        QVERIFY(sparse.resize(50LL * 1024 * 1024));
+        refused(sparse.fileName(), QStringLiteral("Shardwise reads configs of at most"));
+        refused(writeFile(dir, QStringLiteral("overflow.json"),
+                          R"({"zero_optimization": {"stage": 3, "reduce_bucket_size": 1e400}})"),
+                QStringLiteral(": zero_optimization.reduce_bucket_size: number out of range"));
+        refused(writeFile(dir, QStringLiteral("long.json"),
+                          "{\"train_micro_batch_size_per_gpu\": \"" + big.toUtf8() + "\"}"),
+                QStringLiteral("train_micro_batch_size_per_gpu: expected an integer"));
+        refused(writeFile(dir, QStringLiteral("twice.json"), R"({"train_batch_size": 8, "train_batch_size": 16})"),
+                QStringLiteral("train_batch_size: duplicate key"));
+        refused(writeFile(dir, QStringLiteral("twice.yaml"), "distributed_type: FSDP\ndistributed_type: NO\n"),
+                QStringLiteral("distributed_type: stated twice"));
+        refused(writeFile(dir, QStringLiteral("two.yaml"), "distributed_type: NO\n---\ndistributed_type: NO\n"),
+                QStringLiteral("2 YAML documents"));
+        refused(writeFile(dir, QStringLiteral("twice.toml"), "[training]\nsteps = 1\nsteps = 2\n"),
+                QStringLiteral("training.steps: not valid TOML"));
+        refused(writeFile(dir, QStringLiteral("empty.toml"), ""), QStringLiteral("is empty"));
+        refused(writeFile(dir, QStringLiteral("empty.json"), "\n"), QStringLiteral("is empty"));
+        refused(writeFile(dir, QStringLiteral("list.json"), "[1, 2"), QStringLiteral("is not valid JSON"));
+        refused(writeFile(dir, QStringLiteral("yaml.json"), "zero_optimization:\n  stage: 2\n"),
+                QStringLiteral("is not valid JSON"));
+        // What the frameworks themselves refuse.
+        refused(
+            writeFile(dir, QStringLiteral("forbid.json"), R"({"zero_optimization": {"stage": 2, "mystery_knob": 1}})"),
+            QStringLiteral("zero_optimization.mystery_knob: DeepSpeed refuses this file"));
+        refused(writeFile(dir, QStringLiteral("tp.yaml"),
+                          "distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\nnum_processes: 8\n"
+                          "parallelism_config:\n  parallelism_config_tp_size: 2\n"),
+                QStringLiteral("parallelism_config.parallelism_config_tp_size:"));
+        refused(writeFile(dir, QStringLiteral("fsdp1.yaml"),
+                          "distributed_type: FSDP\nfsdp_config:\n  fsdp_offload_params: false\n"),
+                QStringLiteral("fsdp_config.fsdp_version: not stated: Accelerate then runs FSDP1"));
+        const CliResult yaml
+            = runCli(base() << QStringLiteral("--from")
+                            << writeFile(dir, QStringLiteral("long.yaml"), "distributed_type: " + big.toUtf8() + "\n"));
+        QCOMPARE(yaml.exitCode, 2);
+        QVERIFY2(yaml.err.size() < 1500, qPrintable(yaml.err.left(600)));
+    }
+
+    // torchtitan after 0.2.2 reads no TOML: the export is refused naming the release.
+    void torchtitanExportAfter022IsRefused()
+    {
+        CliResult r = runCli(base() << QStringLiteral("--framework") << QStringLiteral("torchtitan")
+                                    << QStringLiteral("--framework-version") << QStringLiteral("0.3")
+                                    << QStringLiteral("--export") << QStringLiteral("torchtitan"));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("torchtitan 0.3 has no TOML job config")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("PR #2386")), qPrintable(r.err));
+        QVERIFY(r.out.isEmpty());
+        r = runCli(base() << QStringLiteral("--framework") << QStringLiteral("torchtitan")
+                          << QStringLiteral("--framework-version") << QStringLiteral("0.2.2")
+                          << QStringLiteral("--export") << QStringLiteral("torchtitan"));
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains(QStringLiteral("[parallelism]")));
+    }
+
+    // A 2-node torchtitan export, read back with no cluster flags, is the same 2 x 8 cluster.
+    void torchtitanTwoNodeExportReadsBackAsTwoNodes()
+    {
+        QTemporaryDir dir;
+        const QString toml = dir.filePath(QStringLiteral("shardwise.toml"));
+        CliResult r = runCli(base() << QStringLiteral("--nodes") << QStringLiteral("2") << QStringLiteral("--framework")
+                                    << QStringLiteral("torchtitan") << QStringLiteral("--strategy")
+                                    << QStringLiteral("fsdp2_reshard") << QStringLiteral("--export")
+                                    << QStringLiteral("torchtitan") << QStringLiteral("--output") << toml);
+        QCOMPARE(r.exitCode, 0);
+        r = runCli({ QStringLiteral("--model"), QStringLiteral("qwen2.5-7b"), QStringLiteral("--gpu"),
+                     QStringLiteral("h200"), QStringLiteral("--from"), toml, QStringLiteral("--export"),
+                     QStringLiteral("torchtitan") });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("on 16 x h200 (2 nodes x 8)")), qPrintable(r.out.left(400)));
+        QVERIFY2(r.out.contains(QStringLiteral("nodes=2")), qPrintable(r.out.left(400)));
     }
 };
 

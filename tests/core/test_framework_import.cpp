@@ -193,10 +193,15 @@ private slots:
                                  << "compile.enable";
         QTest::newRow("section not a table") << "training = 3\n"
                                              << "training";
+        // TOML toml++ does not parse names the key on the line it reports.
         QTest::newRow("syntax") << "[training]\nlocal_batch_size = = 2\n"
-                                << "file";
+                                << "training.local_batch_size";
         QTest::newRow("duplicate") << "[training]\nseq_len = 1\nseq_len = 2\n"
-                                   << "file";
+                                   << "training.seq_len";
+        QTest::newRow("syntax, no key") << "[training\n"
+                                        << "training";
+        QTest::newRow("syntax in a comment line") << "[training]\nseq_len = 1\n\"unterminated\n"
+                                                  << "file";
         QTest::newRow("record") << "# shardwise: micro_batch=0\n[training]\n"
                                 << "shardwise.micro_batch";
         QTest::newRow("record precision") << "# shardwise: precision=fp8\n[training]\n"
@@ -251,6 +256,7 @@ private slots:
         expected.microBatch = in.training.microBatch;
         expected.gradAccumulation = in.training.gradAccumulation;
         expected.worldSize = in.cluster.worldSize();
+        expected.nodes = in.cluster.nodes; // the export records the node count
         expected.trainBatchSize.reset();
         ImportedSettings got = second;
         if (!got.activationCheckpointing.value_or(false))
@@ -335,6 +341,250 @@ private slots:
         // A user's own YAML without the record states neither.
         s = importConfig("distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n");
         QVERIFY(!s.microBatch && !s.gradAccumulation);
+    }
+
+    // Accelerate's parallelism_config beyond plain sharding (its own examples tp_hsdp.yaml and cp.yaml,
+    // examples/torch_native_parallelism/configs) is refused naming the size; sizes of 1 are read quietly.
+    void accelerateParallelismBeyondShardingIsAnError_data()
+    {
+        QTest::addColumn<QString>("parallelism");
+        QTest::addColumn<QString>("key");
+        QTest::newRow("tp_hsdp.yaml") << QStringLiteral("  parallelism_config_cp_size: 1\n"
+                                                        "  parallelism_config_dp_replicate_size: 2\n"
+                                                        "  parallelism_config_dp_shard_size: 2\n"
+                                                        "  parallelism_config_tp_size: 2\n")
+                                      << QStringLiteral("parallelism_config.parallelism_config_dp_replicate_size");
+        QTest::newRow("cp.yaml") << QStringLiteral("  parallelism_config_cp_size: 8\n"
+                                                   "  parallelism_config_dp_replicate_size: 1\n"
+                                                   "  parallelism_config_dp_shard_size: 1\n"
+                                                   "  parallelism_config_tp_size: 1\n")
+                                 << QStringLiteral("parallelism_config.parallelism_config_cp_size");
+        QTest::newRow("tp") << QStringLiteral("  parallelism_config_tp_size: 4\n")
+                            << QStringLiteral("parallelism_config.parallelism_config_tp_size");
+        QTest::newRow("sp") << QStringLiteral(
+            "  parallelism_config_sp_size: 2\n  parallelism_config_sp_backend: deepspeed\n")
+                            << QStringLiteral("parallelism_config.parallelism_config_sp_size");
+    }
+
+    void accelerateParallelismBeyondShardingIsAnError()
+    {
+        QFETCH(QString, parallelism);
+        QFETCH(QString, key);
+        const std::string yaml = "compute_environment: LOCAL_MACHINE\ndistributed_type: FSDP\nfsdp_config:\n"
+                                 "  fsdp_reshard_after_forward: true\n  fsdp_version: 2\nmixed_precision: bf16\n"
+                                 "num_machines: 1\nnum_processes: 8\nparallelism_config:\n"
+            + parallelism.toStdString();
+        try {
+            importConfig(yaml, "acc.yaml");
+            QFAIL("no error");
+        } catch (const SpecError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), key);
+            QVERIFY2(std::string(e.what()).find("not planned") != std::string::npos, e.what());
+        }
+    }
+
+    void accelerateParallelismOfOnesIsPlainFsdp()
+    {
+        const ImportedSettings s = importConfig(
+            "distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\nnum_processes: 8\nparallelism_config:\n"
+            "  parallelism_config_cp_size: 1\n  parallelism_config_dp_replicate_size: 1\n"
+            "  parallelism_config_dp_shard_size: 8\n  parallelism_config_tp_size: 1\n"
+            "  parallelism_config_cp_backend: torch\n",
+            "acc.yaml");
+        QCOMPARE(s.strategy, std::optional<Strategy>(Strategy::Fsdp2Reshard));
+        QVERIFY2(s.warnings.empty(), s.warnings.empty() ? "" : s.warnings.front().key.c_str());
+    }
+
+    // Accelerate runs FSDP1 when fsdp_version is left out (FullyShardedDataParallelPlugin's default):
+    // refused, like fsdp_version: 1, with the way to FSDP2.
+    void accelerateFsdpWithoutAVersionIsFsdp1AndRefused()
+    {
+        for (const char* yaml : { "distributed_type: FSDP\nfsdp_config:\n  fsdp_reshard_after_forward: false\n",
+                                  "distributed_type: FSDP\nnum_processes: 8\n" }) {
+            try {
+                importConfig(yaml, "acc.yaml");
+                QFAIL(yaml);
+            } catch (const SpecError& e) {
+                QCOMPARE(e.field(), std::string("fsdp_config.fsdp_version"));
+                QVERIFY2(std::string(e.what()).find("FSDP1") != std::string::npos, e.what());
+                QVERIFY2(std::string(e.what()).find("fsdp_version: 2") != std::string::npos, e.what());
+            }
+        }
+    }
+
+    // DeepSpeed's older spelling "bfloat16" means bf16 (BFLOAT16_OLD, runtime/precision_config.py), and
+    // bf16 wins when both are there.
+    void deepSpeedReadsTheLegacyBfloat16Key()
+    {
+        ImportedSettings s = importConfig(R"({"bfloat16": {"enabled": true}, "zero_optimization": {"stage": 2}})");
+        QCOMPARE(s.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::Bf16Fp32Master));
+        QVERIFY2(s.warnings.empty(), s.warnings.empty() ? "" : s.warnings.front().key.c_str());
+        s = importConfig(R"({"bfloat16": {"enabled": true, "bf16_master_weights_and_grads": true,
+            "bf16_optimizer_states": true}, "zero_optimization": {"stage": 1}})");
+        QCOMPARE(s.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::PureBf16));
+        s = importConfig(
+            R"({"bf16": {"enabled": false}, "bfloat16": {"enabled": true}, "_shardwise": {"precision": "bf16"}})");
+        QCOMPARE(s.precision, std::optional<PrecisionPolicy>(PrecisionPolicy::PureBf16)); // bf16 off: the record
+        QVERIFY(hasWarning(s, "bfloat16"));
+    }
+
+    // DeepSpeed's ZeRO, offload and (from 0.17.1) precision sections forbid unknown keys; such a file
+    // is refused, saying DeepSpeed refuses it. Top-level keys DeepSpeed ignores stay warnings.
+    void keysDeepSpeedRefusesAreErrors_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("key");
+        QTest::newRow("zero") << QStringLiteral(R"({"zero_optimization": {"stage": 2, "mystery": 1}})")
+                              << QStringLiteral("zero_optimization.mystery");
+        QTest::newRow("a typo") << QStringLiteral(R"({"zero_optimization": {"stage": 3, "stage3_prefetch_bucket": 5}})")
+                                << QStringLiteral("zero_optimization.stage3_prefetch_bucket");
+        QTest::newRow("offload optimizer") << QStringLiteral(
+            R"({"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu", "pin": true}}})")
+                                           << QStringLiteral("zero_optimization.offload_optimizer.pin");
+        QTest::newRow("offload param") << QStringLiteral(
+            R"({"zero_optimization": {"stage": 3, "offload_param": {"device": "none", "x": 1}}})")
+                                       << QStringLiteral("zero_optimization.offload_param.x");
+        QTest::newRow("bf16") << QStringLiteral(R"({"bf16": {"enabled": true, "master_weights": true}})")
+                              << QStringLiteral("bf16.master_weights");
+        QTest::newRow("fp16") << QStringLiteral(R"({"fp16": {"enabled": true, "scale": 2}})")
+                              << QStringLiteral("fp16.scale");
+    }
+
+    void keysDeepSpeedRefusesAreErrors()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, key);
+        try {
+            importConfig(text.toStdString(), "ds_config.json");
+            QFAIL("no error");
+        } catch (const SpecError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), key);
+            QVERIFY2(std::string(e.what()).find("DeepSpeed refuses this file") != std::string::npos, e.what());
+        }
+    }
+
+    void keysDeepSpeedAcceptsAreRead()
+    {
+        // Fields of DeepSpeedZeroConfig under either spelling, and the offload fields of later releases.
+        const ImportedSettings s = importConfig(R"({"bf16": {"enabled": true, "check_grad_overflow": true},
+            "zero_optimization": {"stage": 3, "allgather_sequential": false, "stage3_module_granularity_threshold": 0,
+              "model_persistence_threshold": 100, "leaf_module": {}, "offload_optimizer": {"device": "cpu",
+              "super_offload": false, "cpuadam_cores_perc": 0.8}},
+            "my_top_key": 1})",
+                                                "ds_config.json");
+        QCOMPARE(s.strategy, std::optional<Strategy>(Strategy::Zero3Offload));
+        QCOMPARE(s.warnings.size(), std::size_t(1));
+        QCOMPARE(s.warnings.front().key, std::string("my_top_key"));
+        // Fields DeepSpeed reads that change what the plan would predict are warnings, not refusals.
+        const ImportedSettings q = importConfig(
+            R"({"zero_optimization": {"stage": 3, "zero_hpz_partition_size": 8, "zero_quantized_weights": true}})");
+        QVERIFY(hasWarning(q, "zero_optimization.zero_hpz_partition_size"));
+        QVERIFY(hasWarning(q, "zero_optimization.zero_quantized_weights"));
+    }
+
+    // torchtitan's [quantize] (Quantize in torchtitan/config/job_config.py) is a known section.
+    void torchtitanQuantizeIsAKnownSection()
+    {
+        const ImportedSettings s
+            = importConfig(std::string(kLlama3Toml)
+                               + "\n[quantize.linear.float8]\nenable_fsdp_float8_all_gather = true\n"
+                                 "recipe_name = \"tensorwise\"\nfilter_fqns = [\"output\"]\n"
+                                 "[quantize.grouped_mm.mx]\nfqns = [\"experts\"]\n"
+                                 "[debug]\nseed = 1\n",
+                           "llama3_8b.toml");
+        QVERIFY2(s.warnings.empty(), s.warnings.empty() ? "" : s.warnings.front().key.c_str());
+        const ImportedSettings t = importConfig("[quantize.conv]\nx = 1\n[quantize.linear.fp4]\ny = 2\n", "job.toml");
+        QVERIFY(hasWarning(t, "quantize.conv"));
+        QVERIFY(hasWarning(t, "quantize.linear.fp4"));
+    }
+
+    // A 2-node export reads back as 2 nodes: the torchtitan TOML and the ds_config record the node count.
+    void roundTripsKeepTheNodeCount()
+    {
+        EstimateInput in = baseInput(); // 2 nodes x 8
+        in.framework.framework = Framework::Torchtitan;
+        for (const auto& [kind, strategy] : { std::pair { ConfigKind::Torchtitan, Strategy::Fsdp2Reshard },
+                                              std::pair { ConfigKind::DsConfig, Strategy::Zero3 },
+                                              std::pair { ConfigKind::Accelerate, Strategy::Fsdp2Reshard } }) {
+            const ImportedSettings s = importConfig(exportConfig(kind, in, strategy, planIdentity(in, strategy)));
+            QCOMPARE(s.nodes, std::optional<int>(2));
+            EstimateInput back = baseInput();
+            back.cluster.nodes = 1;
+            back.cluster.gpusPerNode = 1;
+            applyImported(s, back);
+            QCOMPARE(back.cluster.nodes, 2);
+            QCOMPARE(back.cluster.gpusPerNode, 8);
+        }
+    }
+
+    // torchtitan after 0.2.2 has no TOML job config (pytorch/torchtitan PR #2386): the export, and the
+    // launch lines that would run one, are refused naming the release; 0.2.2 and earlier are written.
+    void torchtitanAfter022IsRefused()
+    {
+        EstimateInput in = baseInput();
+        in.framework.framework = Framework::Torchtitan;
+        const Strategy s = Strategy::Fsdp2Reshard;
+        for (const char* version : { "0.3", "0.2.3", "1.0" }) {
+            in.framework.version = version;
+            for (ConfigKind kind : { ConfigKind::Torchtitan, ConfigKind::Launch, ConfigKind::Sbatch }) {
+                QVERIFY(!exportSupports(kind, in, s));
+                const std::string why = unsupportedReason(kind, in, s);
+                QVERIFY2(why.find(std::string("torchtitan ") + version + " has no TOML job config")
+                             != std::string::npos,
+                         why.c_str());
+                QVERIFY2(why.find("0.2.2") != std::string::npos && why.find("#2386") != std::string::npos, why.c_str());
+                QVERIFY_THROWS_EXCEPTION(SpecError, exportConfig(kind, in, s, planIdentity(in, s)));
+            }
+            QVERIFY(exportSupports(ConfigKind::Fsdp2Python, in, s));
+        }
+        for (const char* version : { "0.2.2", "0.2", "0.1.0", "" }) {
+            in.framework.version = version;
+            QVERIFY2(exportSupports(ConfigKind::Torchtitan, in, s), version);
+            QVERIFY(exportSupports(ConfigKind::Launch, in, s));
+        }
+        // A DeepSpeed plan's version is DeepSpeed's: its torchtitan export is torchtitan 0.2's.
+        in.framework.framework = Framework::DeepSpeed;
+        in.framework.version = "0.18.3";
+        QVERIFY(exportSupports(ConfigKind::Torchtitan, in, s));
+        QVERIFY(exportConfig(ConfigKind::Torchtitan, in, s, planIdentity(in, s)).find("torchtitan 0.2 job config")
+                != std::string::npos);
+    }
+
+    // DeepSpeed turns overlap_comm on for stage 3 only (DeepSpeedZeroConfig.overlap_comm_valid): stages 1
+    // and 2 state it only when the plan's settings asked for it; offload configs name their optimizer.
+    void dsConfigKeepsDeepSpeedsDefaultsAndNamesTheOffloadOptimizer()
+    {
+        EstimateInput in = baseInput();
+        in.framework.framework = Framework::DeepSpeed;
+        const auto zero
+            = [&](Strategy s) { return json::parse(exportConfig(ConfigKind::DsConfig, in, s, planIdentity(in, s))); };
+        QVERIFY(!zero(Strategy::Zero1).at("zero_optimization").contains("overlap_comm"));
+        QVERIFY(!zero(Strategy::Zero2).at("zero_optimization").contains("overlap_comm"));
+        QVERIFY(!zero(Strategy::Zero2Offload).at("zero_optimization").contains("overlap_comm"));
+        QCOMPARE(zero(Strategy::Zero3).at("zero_optimization").at("overlap_comm").get<bool>(), true);
+        QVERIFY(!zero(Strategy::Zero0).at("zero_optimization").contains("overlap_comm"));
+        // A ds_config that states it at stage 2 keeps it through a round trip.
+        for (bool on : { true, false }) {
+            const ImportedSettings stated = importConfig(
+                std::string(R"({"zero_optimization": {"stage": 2, "overlap_comm": )") + (on ? "true" : "false") + "}}");
+            EstimateInput again = baseInput();
+            applyImported(stated, again);
+            const json back = json::parse(
+                exportConfig(ConfigKind::DsConfig, again, Strategy::Zero2, planIdentity(again, Strategy::Zero2)));
+            QCOMPARE(back.at("zero_optimization").at("overlap_comm").get<bool>(), on);
+        }
+        // ZeRO-Offload: DeepSpeedCPUAdam from an optimizer block (a torch optimizer stops with
+        // ZeRORuntimeException outside the Hugging Face Trainer).
+        for (Strategy s : { Strategy::Zero2Offload, Strategy::Zero3Offload }) {
+            const json j = zero(s);
+            QCOMPARE(j.at("optimizer").at("type").get<std::string>(), std::string("AdamW"));
+            QVERIFY(j.at("optimizer").at("params").at("lr").is_number());
+            QVERIFY(j.at("_shardwise").at("optimizer_note").get<std::string>().find("DeepSpeedCPUAdam")
+                    != std::string::npos);
+            QVERIFY(importConfig(j.dump()).warnings.empty());
+        }
+        for (Strategy s : { Strategy::Zero1, Strategy::Zero2, Strategy::Zero3 })
+            QVERIFY(!zero(s).contains("optimizer"));
     }
 };
 

@@ -56,6 +56,9 @@ std::string exportSbatch(const EstimateInput& in, Strategy s, const PlanIdentity
 
 namespace shardwise::frameworks::detail {
 
+// A ds_config.json's text as DeepSpeed loads it (comments allowed); SpecError naming the key for a
+// duplicate key or a number out of range, "file" for text that is not JSON (`name` names the file).
+nlohmann::json parseDsConfigText(std::string_view text, const std::string& name);
 ImportedSettings importDsConfig(const nlohmann::json& j);
 // `directory`: where the YAML lives, so a deepspeed_config_file it names is read from beside it
 // (empty: the current directory).

@@ -59,6 +59,7 @@ std::string exportDsConfig(const EstimateInput& in, Strategy s, const PlanIdenti
               : std::string(frameworkId(in.framework.framework)) + " " + in.framework.effectiveVersion() },
         { "precision", precisionId(exportedPrecision(in, s)) },
         { "seq_len", t.seqLen },
+        { "nodes", in.cluster.nodes },
         { "activation_checkpointing", checkpointingId(t) },
     };
     const DeepSpeedMaster master = exportedDeepSpeedMaster(in, s);
@@ -89,7 +90,11 @@ std::string exportDsConfig(const EstimateInput& in, Strategy s, const PlanIdenti
     nlohmann::ordered_json z;
     z["stage"] = stage;
     if (stage > 0) {
-        z["overlap_comm"] = k.overlapComm;
+        // DeepSpeed turns overlap_comm on for stage 3 only when the file leaves it out
+        // (DeepSpeedZeroConfig.overlap_comm_valid, runtime/zero/config.py): stages 1 and 2 state it only
+        // when the plan's settings ask for it.
+        if (stage == 3 || k.overlapCommStated)
+            z["overlap_comm"] = k.overlapComm;
         z["contiguous_gradients"] = true;
         z["reduce_bucket_size"] = k.reduceBucketElements;
     }
@@ -101,8 +106,22 @@ std::string exportDsConfig(const EstimateInput& in, Strategy s, const PlanIdenti
         z["stage3_max_live_parameters"] = k.maxLiveParameters;
         z["stage3_max_reuse_distance"] = k.maxReuseDistance;
     }
-    if (traits(s).offloadsOptimizer)
+    if (traits(s).offloadsOptimizer) {
         z["offload_optimizer"] = { { "device", "cpu" }, { "pin_memory", true } };
+        // ZeRO-Offload steps on the host with DeepSpeedCPUAdam, which DeepSpeed builds from this block;
+        // a script that hands deepspeed.initialize a torch optimizer instead stops with
+        // ZeRORuntimeException (zero_force_ds_cpu_optimizer, runtime/engine.py). torch.optim.AdamW's
+        // defaults.
+        j["optimizer"]
+            = { { "type", "AdamW" },
+                { "params",
+                  { { "lr", 1e-3 }, { "betas", { 0.9, 0.999 } }, { "eps", 1e-8 }, { "weight_decay", 0.01 } } } };
+        j["_shardwise"]["optimizer_note"]
+            = "offload_optimizer steps on the CPU with DeepSpeedCPUAdam, which DeepSpeed builds from the optimizer "
+              "block: call deepspeed.initialize(model=..., model_parameters=model.parameters(), config=...) without "
+              "optimizer=; set lr and the rest to yours (the Hugging Face Trainer and Accelerate compare them with "
+              "their own arguments: write \"auto\" there)";
+    }
     j["zero_optimization"] = z;
     if (t.activationCheckpointing)
         j["activation_checkpointing"] = { { "partition_activations", false },

@@ -16,16 +16,21 @@ std::string exportTorchtitan(const EstimateInput& in, Strategy s, const PlanIden
     const StrategyTraits& st = traits(s);
     const int world = in.cluster.worldSize();
     const bool ddp = s == Strategy::Zero0;
+    const std::string release = in.framework.framework == Framework::Torchtitan
+        ? in.framework.effectiveVersion()
+        : std::string(traits(Framework::Torchtitan).defaultVersion);
     std::string out = header("# ", id,
-                             "torchtitan " + in.framework.effectiveVersion()
+                             "torchtitan " + release
                                  + " job config (torchtitan/config/job_config.py); merge these sections into your "
                                    "model's train config and run with --job.config_file");
     if (t.precision == PrecisionPolicy::PureBf16)
         out += "# Precision bf16: torchtitan keeps fp32 sharded parameters by default; the plan's pure-bf16 state\n"
                "# needs the model's parameters in bf16 (set [training] dtype = \"bfloat16\" where your release has "
                "it).\n";
-    // What torchtitan 0.2's keys cannot say (pure bf16 parameters), for `plan --from`.
-    out += std::string(kRecordPrefix) + " precision=" + std::string(precisionId(t.precision)) + "\n";
+    // What torchtitan 0.2's keys cannot say, for `plan --from`: pure bf16 parameters, and the node count
+    // (the degrees state the world only; a round trip keeps the cluster's shape).
+    out += std::string(kRecordPrefix) + " precision=" + std::string(precisionId(t.precision))
+        + " nodes=" + std::to_string(in.cluster.nodes) + "\n";
     out += "\n[job]\n";
     out += "description = " + tomlQuote(id.description) + "\n";
     out += "\n[training]\n";

@@ -4,15 +4,14 @@
 // dynamo_config: the dynamo_backend values of accelerate.utils.DynamoBackend (NO = not compiled).
 #include "common.hpp"
 
+#include "shardwise/frameworks/import_limits.hpp"
 #include "shardwise/spec/json.hpp"
 
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 namespace shardwise::frameworks::detail {
 
@@ -55,13 +54,13 @@ const std::set<std::string> kDynamoIgnored { "dynamo_mode", "dynamo_use_fullgrap
 
 std::string join(const std::string& path, const std::string& key)
 {
-    return path + "." + key;
+    return path + "." + clipForMessage(key);
 }
 
 std::string describe(const YAML::Node& n)
 {
     if (n.IsScalar())
-        return "'" + n.Scalar() + "'";
+        return "'" + clipForMessage(n.Scalar()) + "'";
     return n.IsMap() ? "a mapping" : n.IsSequence() ? "a list" : "nothing";
 }
 
@@ -102,7 +101,9 @@ int integer(const YAML::Node& n, const std::string& key, int lo, int hi)
         const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
         if (!v.empty() && ec == std::errc() && ptr == v.data() + v.size()) {
             if (x < lo || x > hi)
-                throw SpecError(key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + v);
+                throw SpecError(key,
+                                "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got "
+                                    + clipForMessage(v));
             return x;
         }
     }
@@ -115,11 +116,76 @@ void requireMap(const YAML::Node& n, const std::string& key)
         throw SpecError(key, "expected a mapping, got " + describe(n));
 }
 
+// Accelerate's FullyShardedDataParallelPlugin takes fsdp_version 1 when the config does not state it
+// (FSDP_VERSION defaults to "1", src/accelerate/utils/dataclasses.py): such a file runs FSDP1.
+const char* const kFsdp1Default
+    = "not stated: Accelerate then runs FSDP1 (its default fsdp_version is 1), which Shardwise does not plan; "
+      "add fsdp_version: 2 (or convert the file with `accelerate to-fsdp2`) to plan FSDP2";
+
 struct Fsdp {
     std::optional<bool> reshard;
     std::optional<bool> offload;
     bool versionStated = false;
 };
+
+// A key stated twice in one mapping: yaml-cpp keeps both, Accelerate's yaml.safe_load the last, and the
+// YAML specification forbids it. Refused, naming the key.
+void refuseDuplicateKeys(const YAML::Node& n, const std::string& path, int depth)
+{
+    if (depth > kMaxNestingDepth)
+        throw SpecError("file", "nests deeper than " + std::to_string(kMaxNestingDepth) + " levels");
+    if (n.IsSequence()) {
+        for (std::size_t i = 0; i < n.size(); ++i)
+            refuseDuplicateKeys(n[i], path + "[" + std::to_string(i) + "]", depth + 1);
+        return;
+    }
+    if (!n.IsMap())
+        return;
+    std::set<std::string> seen;
+    for (const auto& kv : n) {
+        const std::string name = kv.first.IsScalar() ? kv.first.Scalar() : std::string("?");
+        const std::string key = path.empty() ? clipForMessage(name) : join(path, name);
+        if (kv.first.IsScalar() && !seen.insert(name).second)
+            throw SpecError(key, "stated twice in one mapping; YAML allows a key once");
+        refuseDuplicateKeys(kv.second, key, depth + 1);
+    }
+}
+
+// Accelerate's parallelism_config (ClusterConfig.parallelism_config, src/accelerate/commands/config/
+// config_args.py; read by prepare_extend_env_parallelism_config in src/accelerate/utils/launch.py): data
+// parallel replicate x shard x tensor x context (x sequence) parallel sizes. The plan is FSDP over the
+// whole world, so only a shard size may differ from 1.
+void readParallelism(const YAML::Node& m, ImportedSettings& s)
+{
+    requireMap(m, "parallelism_config");
+    for (const auto& kv : m) {
+        const std::string name = kv.first.as<std::string>();
+        const std::string key = join("parallelism_config", name);
+        const YAML::Node& v = kv.second;
+        const auto size = [&] { return integer(v, key, -1, 1 << 20); };
+        if (name == "parallelism_config_dp_shard_size") {
+            size();
+        } else if (name == "parallelism_config_dp_replicate_size" || name == "parallelism_config_tp_size"
+                   || name == "parallelism_config_cp_size" || name == "parallelism_config_sp_size") {
+            const int n = size();
+            if (n > 1) {
+                const std::string what = name == "parallelism_config_dp_replicate_size"
+                    ? "replicated FSDP groups (HSDP)"
+                    : name == "parallelism_config_tp_size" ? "tensor parallelism"
+                    : name == "parallelism_config_cp_size" ? "context parallelism"
+                                                           : "sequence parallelism";
+                throw SpecError(key,
+                                std::to_string(n) + ": " + what
+                                    + " is not planned; Shardwise plans data-parallel sharding only (every size "
+                                      "but parallelism_config_dp_shard_size must be 1)");
+            }
+        } else if (name.rfind("parallelism_config_cp_", 0) == 0 || name.rfind("parallelism_config_sp_", 0) == 0) {
+            // the context / sequence parallel backend and its options: no effect at size 1
+        } else {
+            warn(s, key, "not a parallelism_config key Shardwise knows; ignored");
+        }
+    }
+}
 
 Fsdp readFsdp(const YAML::Node& m, ImportedSettings& s)
 {
@@ -150,7 +216,7 @@ Fsdp readFsdp(const YAML::Node& m, ImportedSettings& s)
             warn(s, key, "the plan shards per decoder layer (TRANSFORMER_BASED_WRAP); other wrapping is not modelled");
     }
     if (!f.versionStated)
-        warn(s, "fsdp_config.fsdp_version", "not stated: read as 2 (FSDP2), the plan's framework");
+        throw SpecError("fsdp_config.fsdp_version", kFsdp1Default);
     return f;
 }
 
@@ -168,25 +234,28 @@ void mergeDeepSpeedFile(const std::string& file, const std::string& directory, I
     fs::path path(file);
     if (path.is_relative() && !directory.empty())
         path = fs::path(directory) / path;
-    std::ifstream f(path, std::ios::binary);
-    if (!f) {
-        warn(s, key, "'" + file + "' could not be read: its ZeRO settings are not part of the plan; open it as well");
+    std::error_code ec;
+    if (!fs::exists(path, ec)) {
+        warn(s, key,
+             "'" + clipForMessage(file)
+                 + "' could not be read: its ZeRO settings are not part of the plan; open it "
+                   "as well");
         return;
     }
-    std::ostringstream text;
-    text << f.rdbuf();
     ImportedSettings ds;
     try {
-        ds = importConfig(text.str(), path.string());
+        // The same caps as the file named on the command line (size, special files, nesting).
+        const std::string text = readConfigFile(path.string());
+        ds = importConfig(text, path.string());
     } catch (const SpecError& e) {
         // what() is "field: message"; keep the message under the file's name.
         std::string message = e.what();
         if (message.rfind(e.field() + ": ", 0) == 0)
             message.erase(0, e.field().size() + 2);
-        throw SpecError(file + ": " + e.field(), message);
+        throw SpecError(clipForMessage(file) + ": " + e.field(), message);
     }
     if (ds.format != ConfigFormat::DsConfig)
-        throw SpecError(key, "'" + file + "' is not a ds_config.json");
+        throw SpecError(key, "'" + clipForMessage(file) + "' is not a ds_config.json");
     s.strategy = ds.strategy;
     auto fill = [](auto& mine, const auto& theirs) {
         if (!mine)
@@ -218,10 +287,18 @@ ImportedSettings importAccelerate(std::string_view text, const std::string& dire
 {
     YAML::Node root;
     try {
-        root = YAML::Load(std::string(text));
+        const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
+        if (documents.size() > 1)
+            throw SpecError("file",
+                            "holds " + std::to_string(documents.size())
+                                + " YAML documents; an Accelerate config is one (ClusterConfig.from_yaml_file "
+                                  "reads one)");
+        if (!documents.empty())
+            root = documents.front();
     } catch (const YAML::Exception& e) {
-        throw SpecError("file", std::string("not valid YAML: ") + e.what());
+        throw SpecError("file", "not valid YAML: " + clipForMessage(e.what(), 200));
     }
+    refuseDuplicateKeys(root, "", 0);
     if (!root.IsMap())
         throw SpecError("file", "not an Accelerate config: expected a mapping of keys");
     ImportedSettings s;
@@ -240,8 +317,9 @@ ImportedSettings importAccelerate(std::string_view text, const std::string& dire
         if (name == "distributed_type") {
             type = scalar(v, name);
             if (type != "FSDP" && type != "DEEPSPEED" && type != "MULTI_GPU" && type != "NO")
-                throw SpecError(
-                    name, "'" + type + "' is not planned: Shardwise plans FSDP, DEEPSPEED, MULTI_GPU (DDP) and NO");
+                throw SpecError(name,
+                                "'" + clipForMessage(type)
+                                    + "' is not planned: Shardwise plans FSDP, DEEPSPEED, MULTI_GPU (DDP) and NO");
         } else if (name == "mixed_precision") {
             const std::string p = scalar(v, name);
             if (p == "bf16")
@@ -252,7 +330,7 @@ ImportedSettings importAccelerate(std::string_view text, const std::string& dire
             } else if (p == "no")
                 warn(s, name, "'no': fp32 training is not planned; the plan's precision is kept");
             else
-                throw SpecError(name, "'" + p + "' is not planned: expected bf16, fp16 or no");
+                throw SpecError(name, "'" + clipForMessage(p) + "' is not planned: expected bf16, fp16 or no");
         } else if (name == "num_machines") {
             if (isAuto(v))
                 s.autoKeys.push_back(name);
@@ -303,6 +381,8 @@ ImportedSettings importAccelerate(std::string_view text, const std::string& dire
                 else if (!kDynamoIgnored.count(sub))
                     warn(s, key, "not a dynamo_config key Shardwise knows; ignored");
             }
+        } else if (name == "parallelism_config") {
+            readParallelism(v, s);
         } else if (name == "megatron_lm_config" || name == "tp_config") {
             if (v.IsMap() && v.size() > 0)
                 warn(s, name, "tensor or pipeline parallelism is not planned; ignored");
@@ -323,7 +403,7 @@ ImportedSettings importAccelerate(std::string_view text, const std::string& dire
             : reshard        ? Strategy::Fsdp2Reshard
                              : Strategy::Fsdp2NoReshard;
         if (!fsdpSeen)
-            warn(s, "fsdp_config", "missing: planned with fully_shard's defaults (reshard after forward, no offload)");
+            throw SpecError("fsdp_config.fsdp_version", kFsdp1Default);
     } else if (type == "DEEPSPEED") {
         s.framework = Framework::DeepSpeed;
         if (!deepspeedFile.empty())

@@ -1,5 +1,6 @@
 #include "common.hpp"
 
+#include "shardwise/frameworks/import_limits.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/message.hpp"
 
@@ -7,7 +8,6 @@
 
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 namespace shardwise::frameworks {
@@ -35,9 +35,10 @@ void fillFromRecord(std::string_view text, ImportedSettings& s)
         while (fields >> field) {
             const std::size_t eq = field.find('=');
             const std::string name = field.substr(0, eq);
-            const std::string key = "shardwise." + name;
+            const std::string key = "shardwise." + clipForMessage(name);
             if (eq == std::string::npos)
-                throw SpecError(key, "expected name=value in the \"# shardwise:\" record, got '" + field + "'");
+                throw SpecError(
+                    key, "expected name=value in the \"# shardwise:\" record, got '" + clipForMessage(field) + "'");
             const std::string value = field.substr(eq + 1);
             auto number = [&](int lo, int hi) {
                 int x = 0;
@@ -45,7 +46,7 @@ void fillFromRecord(std::string_view text, ImportedSettings& s)
                 if (value.empty() || ec != std::errc() || ptr != value.data() + value.size() || x < lo || x > hi)
                     throw SpecError(key,
                                     "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi)
-                                        + "], got '" + value + "'");
+                                        + "], got '" + clipForMessage(value) + "'");
                 return x;
             };
             if (name == "micro_batch") {
@@ -56,6 +57,10 @@ void fillFromRecord(std::string_view text, ImportedSettings& s)
                 const int v = number(1, 65536);
                 if (!s.gradAccumulation)
                     s.gradAccumulation = v;
+            } else if (name == "nodes") {
+                const int v = number(1, 4096);
+                if (!s.nodes)
+                    s.nodes = v;
             } else if (name == "seq_len") {
                 const int v = number(1, 1 << 24);
                 if (!s.seqLen)
@@ -66,7 +71,7 @@ void fillFromRecord(std::string_view text, ImportedSettings& s)
                 s.precision = p;
             } else if (name == "activation_checkpointing") {
                 if (value != "off" && value != "full" && value != "selective")
-                    throw SpecError(key, "expected off, full or selective, got '" + value + "'");
+                    throw SpecError(key, "expected off, full or selective, got '" + clipForMessage(value) + "'");
                 if (!s.activationCheckpointing || *s.activationCheckpointing == (value != "off")) {
                     s.activationCheckpointing = value != "off";
                     if (value != "off")
@@ -87,8 +92,9 @@ Strategy strategyForZero(int stage, const std::string& optimizerDevice, const st
     for (const auto& [device, key] :
          { std::pair { optimizerDevice, optimizerKey }, std::pair { paramDevice, paramKey } })
         if (device != "none" && device != "cpu")
-            throw SpecError(
-                key, "'" + device + "' is not planned: Shardwise plans offload to CPU memory only (cpu or none)");
+            throw SpecError(key,
+                            "'" + clipForMessage(device)
+                                + "' is not planned: Shardwise plans offload to CPU memory only (cpu or none)");
     const bool optimizerOff = optimizerDevice == "cpu";
     const bool paramOff = paramDevice == "cpu";
     if (stage < 2 && (optimizerOff || paramOff))
@@ -137,39 +143,45 @@ bool ImportedSettings::sameSettings(const ImportedSettings& o) const
 
 namespace {
 
+// What a message may carry of a warning: a key and a message each cut to a sane length.
+void clipWarnings(ImportedSettings& s)
+{
+    for (ConfigWarning& w : s.warnings) {
+        w.key = clipForMessage(w.key, 4 * kMaxEchoChars);
+        w.message = clipForMessage(w.message, 8 * kMaxEchoChars);
+    }
+}
+
 ImportedSettings importText(std::string_view text, std::string_view fileName, const std::string& directory)
 {
-    const std::size_t first = text.find_first_not_of(" \t\r\n");
-    const bool json = first != std::string_view::npos && text[first] == '{';
-    const std::string name = fileName.empty() ? std::string("the config") : std::string(fileName);
-    // A torchtitan job config: named .toml, or its first line that is neither blank nor a comment is
-    // a [section] header (no Accelerate YAML starts so: its top level is a mapping).
-    bool toml = fileName.size() >= 5 && fileName.substr(fileName.size() - 5) == ".toml";
-    for (std::size_t at = 0; !json && !toml && at < text.size();) {
-        std::size_t end = text.find('\n', at);
-        if (end == std::string_view::npos)
-            end = text.size();
-        const std::string_view line = text.substr(at, end - at);
-        at = end + 1;
-        const std::size_t c = line.find_first_not_of(" \t\r");
-        if (c == std::string_view::npos || line[c] == '#')
-            continue;
-        toml = line[c] == '[';
-        break;
-    }
-    if (toml)
-        return detail::importTorchtitan(text);
-    if (json) {
-        nlohmann::json j;
-        try {
-            // DeepSpeed reads ds_config files with hjson, which allows comments; so does this.
-            j = nlohmann::json::parse(text, nullptr, true, true);
-        } catch (const nlohmann::json::parse_error& e) {
-            throw SpecError("file", name + " is not valid JSON: " + e.what());
+    const std::string name = fileName.empty() ? std::string("the config") : clipForMessage(fileName, 400);
+    // The extension decides (a bad .json is reported as bad JSON); a name without one is told by its text.
+    const ConfigFormat format = configFormatFor(text, fileName);
+    checkConfigText(text, format, name);
+    ImportedSettings s;
+    try {
+        switch (format) {
+        case ConfigFormat::Torchtitan:
+            s = detail::importTorchtitan(text);
+            break;
+        case ConfigFormat::DsConfig:
+            s = detail::importDsConfig(detail::parseDsConfigText(text, name));
+            break;
+        case ConfigFormat::Accelerate:
+            s = detail::importAccelerate(text, directory);
+            break;
         }
-        return detail::importDsConfig(j);
+    } catch (const SpecError& e) {
+        // Every message quotes at most a few hundred characters of the file, whatever a parser echoed.
+        std::string message = e.what();
+        if (message.rfind(e.field() + ": ", 0) == 0)
+            message.erase(0, e.field().size() + 2);
+        if (message.size() <= 8 * kMaxEchoChars && e.field().size() <= 4 * kMaxEchoChars)
+            throw;
+        throw SpecError(clipForMessage(e.field(), 4 * kMaxEchoChars), clipForMessage(message, 8 * kMaxEchoChars));
     }
-    return detail::importAccelerate(text, directory);
+    clipWarnings(s);
+    return s;
 }
 
 } // namespace
@@ -181,12 +193,8 @@ ImportedSettings importConfig(std::string_view text, std::string_view fileName)
 
 ImportedSettings importConfigFile(const std::string& path)
 {
-    std::ifstream f(path, std::ios::binary);
-    if (!f)
-        throw SpecError("file", "cannot read '" + path + "'");
-    std::ostringstream text;
-    text << f.rdbuf();
-    return importText(text.str(), path, std::filesystem::path(path).parent_path().string());
+    const std::string text = readConfigFile(path);
+    return importText(text, path, std::filesystem::path(path).parent_path().string());
 }
 
 void applyImported(const ImportedSettings& s, EstimateInput& in)
@@ -252,8 +260,10 @@ void applyImported(const ImportedSettings& s, EstimateInput& in)
         k.maxLiveParameters = *s.maxLiveParameters;
     if (s.maxReuseDistance)
         k.maxReuseDistance = *s.maxReuseDistance;
-    if (s.overlapComm)
+    if (s.overlapComm) {
         k.overlapComm = *s.overlapComm;
+        k.overlapCommStated = true;
+    }
 }
 
 } // namespace shardwise::frameworks

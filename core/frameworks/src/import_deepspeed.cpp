@@ -4,12 +4,14 @@
 // DeepSpeedConfigModel drops before validation (runtime/config_utils.py).
 #include "common.hpp"
 
+#include "shardwise/frameworks/import_limits.hpp"
 #include "shardwise/spec/json.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <set>
+#include <vector>
 
 namespace shardwise::frameworks::detail {
 
@@ -46,6 +48,8 @@ const std::set<std::string> kTopIgnored { "optimizer",
                                           "data_types",
                                           "aio",
                                           "compile" };
+// The fields of DeepSpeedZeroConfig (deepspeed/runtime/zero/config.py) and their stage3_ aliases
+// (populate_by_name: both spellings are accepted) that do not change what the plan predicts.
 const std::set<std::string> kZeroIgnored { "contiguous_gradients",
                                            "reduce_scatter",
                                            "allgather_partitions",
@@ -58,41 +62,76 @@ const std::set<std::string> kZeroIgnored { "contiguous_gradients",
                                            "sub_group_size",
                                            "use_multi_rank_bucket_allreduce",
                                            "stage3_model_persistence_threshold",
+                                           "model_persistence_threshold",
                                            "elastic_checkpoint",
                                            "memory_efficient_linear",
                                            "log_trace_cache_warnings",
                                            "enable_sanity_checks",
                                            "override_module_apply",
                                            "stage3_use_all_reduce_for_fetch_params",
-                                           "stage3_module_granularity_threshold" };
-const std::set<std::string> kOffloadIgnored { "pin_memory",    "nvme_path",      "buffer_count",
-                                              "buffer_size",   "max_in_cpu",     "fast_init",
-                                              "pipeline_read", "pipeline_write", "ratio" };
+                                           "use_all_reduce_for_fetch_params",
+                                           "stage3_module_granularity_threshold",
+                                           "module_granularity_threshold",
+                                           "stage3_allgather_sequential",
+                                           "allgather_sequential",
+                                           "pipeline_loading_checkpoint",
+                                           "save_muon_momentum_buffer_in_memory",
+                                           "leaf_module",
+                                           "cpu_offload_use_pin_memory" };
+// DeepSpeedZeroConfig fields that change the memory or the traffic in ways the plan does not model.
+const std::set<std::string> kZeroNotModelled { "zero_hpz_partition_size",
+                                               "zero_quantized_weights",
+                                               "zero_quantized_nontrainable_weights",
+                                               "zero_quantized_gradients",
+                                               "zeropp_loco_param",
+                                               "mics_shard_size",
+                                               "mics_hierarchical_params_gather",
+                                               "zenflow",
+                                               "legacy_stage1",
+                                               "cpu_offload_param" };
+// DeepSpeedZeroOffloadParamConfig and DeepSpeedZeroOffloadOptimizerConfig (runtime/zero/offload_config.py).
+const std::set<std::string> kOffloadIgnored { "pin_memory", "nvme_path",     "buffer_count",      "buffer_size",
+                                              "max_in_cpu", "fast_init",     "pipeline_read",     "pipeline_write",
+                                              "ratio",      "super_offload", "cpuadam_cores_perc" };
 const std::set<std::string> kCheckpointingKeys { "partition_activations",           "cpu_checkpointing",
                                                  "contiguous_memory_optimization",  "number_checkpoints",
                                                  "synchronize_checkpoint_boundary", "profile" };
-// bf16 keys of later releases that do not change the plan (bf16_master_weights_and_grads and
-// bf16_optimizer_states do: both true is pure bf16; runtime/precision_config.py).
+// bf16 keys that do not change the plan (bf16_master_weights_and_grads and bf16_optimizer_states do:
+// both true is pure bf16). DeepSpeedBF16Config and DeepSpeedFP16Config (runtime/precision_config.py,
+// DeepSpeed 0.17.1 and later) refuse any other key; check_overflow is 0.16's (runtime/constants.py).
 const std::set<std::string> kBf16Ignored { "immediate_grad_update", "check_grad_overflow", "check_overflow" };
 const std::set<std::string> kFp16Ignored {
     "loss_scale",     "loss_scale_window", "initial_scale_power",          "hysteresis", "consecutive_hysteresis",
     "min_loss_scale", "auto_cast",         "fp16_master_weights_and_grads"
 };
-const std::set<std::string> kShardwiseKeys { "plan",
-                                             "model",
-                                             "gpu",
-                                             "world",
-                                             "strategy",
-                                             "framework",
-                                             "precision",
-                                             "seq_len",
-                                             "activation_checkpointing",
-                                             "note",
-                                             "checkpointing_note" };
+const std::set<std::string> kShardwiseKeys { "plan",          "model",
+                                             "gpu",           "world",
+                                             "strategy",      "framework",
+                                             "precision",     "seq_len",
+                                             "nodes",         "activation_checkpointing",
+                                             "note",          "checkpointing_note",
+                                             "optimizer_note" };
 
+// A key's path as messages name it (a key is quoted at most kMaxEchoChars long).
 std::string join(const std::string& path, const std::string& key)
 {
-    return path.empty() ? key : path + "." + key;
+    return path.empty() ? clipForMessage(key) : path + "." + clipForMessage(key);
+}
+
+// A value as messages quote it.
+std::string shown(const json& v)
+{
+    return clipForMessage(v.dump());
+}
+
+// DeepSpeed's config sections are pydantic models that forbid unknown keys (DeepSpeedConfigModel:
+// extra="forbid", deepspeed/runtime/config_utils.py): deepspeed.initialize stops on such a file.
+[[noreturn]] void refused(const std::string& key, const std::string& model)
+{
+    throw SpecError(key,
+                    "DeepSpeed refuses this file: not a field of " + model
+                        + ", which forbids unknown keys (extra=\"forbid\" in DeepSpeedConfigModel, "
+                          "deepspeed/runtime/config_utils.py)");
 }
 
 bool isAuto(const json& v)
@@ -111,30 +150,30 @@ std::int64_t integer(const json& v, const std::string& key, std::int64_t lo, std
     else if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>())
         x = v.get<double>();
     else
-        throw SpecError(key, "expected an integer, got " + v.dump());
+        throw SpecError(key, "expected an integer, got " + shown(v));
     if (x < static_cast<double>(lo) || x > static_cast<double>(hi))
-        throw SpecError(key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + v.dump());
+        throw SpecError(key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + shown(v));
     return static_cast<std::int64_t>(x);
 }
 
 bool boolean(const json& v, const std::string& key)
 {
     if (!v.is_boolean())
-        throw SpecError(key, "expected true or false, got " + v.dump());
+        throw SpecError(key, "expected true or false, got " + shown(v));
     return v.get<bool>();
 }
 
 const json& object(const json& v, const std::string& key)
 {
     if (!v.is_object())
-        throw SpecError(key, "expected an object, got " + v.dump());
+        throw SpecError(key, "expected an object, got " + shown(v));
     return v;
 }
 
 std::string string(const json& v, const std::string& key)
 {
     if (!v.is_string())
-        throw SpecError(key, "expected a string, got " + v.dump());
+        throw SpecError(key, "expected a string, got " + shown(v));
     return v.get<std::string>();
 }
 
@@ -191,19 +230,130 @@ void readZero(const json& z, ImportedSettings& s, int& stage, std::string& optim
                 if (sub == "device")
                     device = string(sv, subKey);
                 else if (!kOffloadIgnored.count(sub))
-                    warn(s, subKey, "not a DeepSpeed offload key Shardwise knows; ignored");
+                    refused(subKey,
+                            name == "offload_optimizer"
+                                ? "DeepSpeedZeroOffloadOptimizerConfig (runtime/zero/offload_config.py)"
+                                : "DeepSpeedZeroOffloadParamConfig (runtime/zero/offload_config.py)");
             }
         } else if (name == "cpu_offload") {
             if (boolean(v, key))
                 optimizerDevice = "cpu";
             warn(s, key, "deprecated in DeepSpeed (use offload_optimizer); read as offload_optimizer.device cpu");
+        } else if (kZeroNotModelled.count(name)) {
+            warn(s, key, "read by DeepSpeed, not modelled by the plan; the plan's figures leave it out");
         } else if (!kZeroIgnored.count(name)) {
-            warn(s, key, "not a ZeRO key Shardwise plans with; ignored (the plan does not model it)");
+            refused(key, "DeepSpeedZeroConfig (runtime/zero/config.py)");
         }
     }
 }
 
+// Builds the document as nlohmann's own DOM parser does, and refuses what DeepSpeed or the plan cannot
+// take, naming the key: a duplicate key (DeepSpeed loads ds_config files with
+// object_pairs_hook=dict_raise_error_on_duplicate_keys, runtime/config.py), a number out of double's
+// range, nesting deeper than kMaxNestingDepth.
+class DsConfigReader : public nlohmann::json_sax<json> {
+public:
+    DsConfigReader(json& root, std::string name)
+        : m_root(root)
+        , m_name(std::move(name))
+    {
+    }
+
+    bool null() override { return add(nullptr); }
+    bool boolean(bool v) override { return add(v); }
+    bool number_integer(number_integer_t v) override { return add(v); }
+    bool number_unsigned(number_unsigned_t v) override { return add(v); }
+    bool number_float(number_float_t v, const string_t&) override { return add(v); }
+    bool string(string_t& v) override { return add(std::move(v)); }
+    bool binary(binary_t&) override { return add(nullptr); }
+    bool start_object(std::size_t) override { return open(json::object()); }
+    bool start_array(std::size_t) override { return open(json::array()); }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+    bool key(string_t& k) override
+    {
+        json& object = *m_open.back();
+        m_names.back() = k;
+        if (object.contains(k))
+            throw SpecError(path(),
+                            "duplicate key: DeepSpeed refuses a ds_config that states a key twice "
+                            "(dict_raise_error_on_duplicate_keys, deepspeed/runtime/config_utils.py)");
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string& token, const nlohmann::detail::exception& e) override
+    {
+        if (e.id == 406) // out_of_range: the number does not fit a double
+            throw SpecError(path(), "number out of range: " + clipForMessage(token));
+        // nlohmann's message ends with the last token read ("last read: '...'"), which may be long.
+        throw SpecError("file", m_name + " is not valid JSON: " + clipForMessage(e.what(), 200));
+    }
+
+private:
+    // The key (or [index]) being filled, as "zero_optimization.offload_optimizer.device".
+    std::string path() const
+    {
+        std::string p;
+        for (std::size_t i = 0; i < m_open.size(); ++i) {
+            if (m_open[i]->is_array())
+                p += "[" + std::to_string(m_open[i]->size()) + "]";
+            else
+                p += (p.empty() ? "" : ".") + clipForMessage(m_names[i]);
+        }
+        return p.empty() ? std::string("file") : p;
+    }
+    json* place(json&& v)
+    {
+        if (m_open.empty()) {
+            m_root = std::move(v);
+            return &m_root;
+        }
+        json& parent = *m_open.back();
+        if (parent.is_array()) {
+            parent.push_back(std::move(v));
+            return &parent.back();
+        }
+        json& slot = parent[m_names.back()];
+        slot = std::move(v);
+        return &slot;
+    }
+    bool add(json&& v)
+    {
+        place(std::move(v));
+        return true;
+    }
+    bool open(json&& v)
+    {
+        if (m_open.size() >= static_cast<std::size_t>(kMaxNestingDepth))
+            throw SpecError("file",
+                            m_name + " nests deeper than " + std::to_string(kMaxNestingDepth)
+                                + " levels; Shardwise reads configs nested at most that deep");
+        m_open.push_back(place(std::move(v)));
+        m_names.emplace_back();
+        return true;
+    }
+    bool close()
+    {
+        m_open.pop_back();
+        m_names.pop_back();
+        return true;
+    }
+
+    json& m_root;
+    std::string m_name;
+    std::vector<json*> m_open;        // the objects and arrays being filled, outermost first
+    std::vector<std::string> m_names; // per open object: the key being filled
+};
+
 } // namespace
+
+json parseDsConfigText(std::string_view text, const std::string& name)
+{
+    json root;
+    DsConfigReader reader(root, name);
+    // DeepSpeed reads ds_config files with hjson, which allows comments; so does this.
+    json::sax_parse(text.begin(), text.end(), &reader, nlohmann::json::input_format_t::json, true, true);
+    return root;
+}
 
 ImportedSettings importDsConfig(const json& j)
 {
@@ -237,7 +387,11 @@ ImportedSettings importDsConfig(const json& j)
                 s.autoKeys.push_back(name);
             else
                 s.gradAccumulation = static_cast<int>(integer(v, name, 1, 65536));
+        } else if (name == "bfloat16" && j.contains("bf16")) {
+            // get_bfloat16_config (runtime/precision_config.py) reads "bfloat16" only without "bf16".
+            warn(s, name, "DeepSpeed reads bf16 and ignores its older spelling bfloat16 beside it; so does the plan");
         } else if (name == "bf16" || name == "bfloat16" || name == "fp16") {
+            // "bfloat16" is bf16's older spelling, which DeepSpeed still reads (BFLOAT16_OLD).
             object(v, name);
             for (const auto& [sub, sv] : v.items()) {
                 const std::string key = join(name, sub);
@@ -251,7 +405,9 @@ ImportedSettings importDsConfig(const json& j)
                 } else if (name != "fp16" && sub == "bf16_optimizer_states") {
                     bf16States = boolean(sv, key);
                 } else if (name == "fp16" ? !kFp16Ignored.count(sub) : !kBf16Ignored.count(sub)) {
-                    warn(s, key, "not a precision key Shardwise knows; ignored");
+                    refused(key,
+                            name == "fp16" ? "DeepSpeedFP16Config (runtime/precision_config.py, 0.17.1 and later)"
+                                           : "DeepSpeedBF16Config (runtime/precision_config.py, 0.17.1 and later)");
                 }
             }
         } else if (name == "zero_optimization") {
@@ -262,6 +418,7 @@ ImportedSettings importDsConfig(const json& j)
             for (const auto& [sub, sv] : v.items()) {
                 const std::string key = join(name, sub);
                 if (!kCheckpointingKeys.count(sub))
+                    // DeepSpeedActivationCheckpointingConfig is no pydantic model: DeepSpeed ignores it too.
                     warn(s, key, "not an activation_checkpointing key DeepSpeed documents; ignored");
                 else if (sub == "cpu_checkpointing" && sv.is_boolean() && sv.get<bool>())
                     warn(s, key, "checkpoints kept in CPU memory: the plan counts them on the GPU");
@@ -276,6 +433,8 @@ ImportedSettings importDsConfig(const json& j)
                     recorded = parsePrecision(string(sv, key), key);
                 else if (sub == "seq_len")
                     s.seqLen = static_cast<int>(integer(sv, key, 1, 1 << 20));
+                else if (sub == "nodes")
+                    s.nodes = static_cast<int>(integer(sv, key, 1, 4096));
                 else if (sub == "activation_checkpointing") {
                     const std::string policy = string(sv, key);
                     if (policy != "off")
@@ -284,7 +443,8 @@ ImportedSettings importDsConfig(const json& j)
                     warn(s, key, "not a key of Shardwise's own record; ignored");
             }
         } else if (!kTopIgnored.count(name)) {
-            warn(s, name, "not a DeepSpeed key Shardwise knows; ignored");
+            // DeepSpeedConfig reads the top-level keys it knows (get_scalar_param) and ignores the rest.
+            warn(s, clipForMessage(name), "not a DeepSpeed key Shardwise knows; ignored");
         }
     }
     if (bf16.value_or(false) && fp16.value_or(false))

@@ -5,6 +5,7 @@
 // ones had [training] batch_size and compile). Parsed with toml++ (TOML 1.0).
 #include "common.hpp"
 
+#include "shardwise/frameworks/import_limits.hpp"
 #include "shardwise/spec/json.hpp"
 
 #include <toml++/toml.h>
@@ -17,9 +18,9 @@ namespace shardwise::frameworks::detail {
 namespace {
 
 // Sections whose keys do not change what the plan predicts: read without a warning.
-const std::set<std::string> kQuietSections { "job",          "profiling",  "metrics",   "optimizer",
-                                             "lr_scheduler", "checkpoint", "comm",      "memory_estimation",
-                                             "experimental", "validation", "dataloader" };
+const std::set<std::string> kQuietSections { "job",          "profiling",  "metrics",    "optimizer",
+                                             "lr_scheduler", "checkpoint", "comm",       "memory_estimation",
+                                             "experimental", "validation", "dataloader", "debug" };
 const std::set<std::string> kModelKeys { "name", "flavor", "tokenizer_path", "hf_assets_path",
                                          "print_after_conversion" };
 const std::set<std::string> kTrainingQuiet { "dataset",       "dataset_path",
@@ -39,7 +40,7 @@ std::string describe(const toml::node& n)
 {
     std::ostringstream s;
     if (n.is_string())
-        s << '"' << n.as_string()->get() << '"';
+        s << '"' << clipForMessage(n.as_string()->get()) << '"';
     else if (n.is_table())
         s << "a table";
     else if (n.is_array())
@@ -79,7 +80,7 @@ std::string string(const toml::node& n, const std::string& key, std::initializer
     for (const char* a : allowed)
         if (*v == a)
             return *v;
-    throw SpecError(key, "expected one of " + list + ", got \"" + *v + "\"");
+    throw SpecError(key, "expected one of " + list + ", got \"" + clipForMessage(*v) + "\"");
 }
 
 const toml::table& table(const toml::node& n, const std::string& key)
@@ -89,11 +90,80 @@ const toml::table& table(const toml::node& n, const std::string& key)
     return *n.as_table();
 }
 
+// The key a TOML line states ("training.seq_len" for "seq_len = 1e400" under [training]), so an error
+// toml++ reports by line (a number out of range, a key stated twice) names it; empty when the line
+// states none.
+std::string keyOnLine(std::string_view text, std::size_t lineNumber)
+{
+    std::string table;
+    std::size_t at = 0;
+    for (std::size_t n = 1; at <= text.size(); ++n) {
+        std::size_t end = text.find('\n', at);
+        if (end == std::string_view::npos)
+            end = text.size();
+        std::string_view line = text.substr(at, end - at);
+        at = end + 1;
+        const std::size_t c = line.find_first_not_of(" \t");
+        if (c == std::string_view::npos) {
+            if (n == lineNumber)
+                return {};
+            continue;
+        }
+        line.remove_prefix(c);
+        const auto trim = [](std::string_view v) {
+            while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r'))
+                v.remove_suffix(1);
+            std::string out;
+            for (char ch : v)
+                if (ch != ' ' && ch != '\t' && ch != '"' && ch != '\'')
+                    out += ch;
+            return out;
+        };
+        if (line.front() == '[') {
+            const std::size_t close = line.find(']');
+            table = trim(line.substr(line.find_first_not_of('['),
+                                     close == std::string_view::npos ? std::string_view::npos
+                                                                     : close - line.find_first_not_of('[')));
+            if (n == lineNumber)
+                return clipForMessage(table);
+        } else if (n == lineNumber) {
+            const std::size_t eq = line.find('=');
+            if (eq == std::string_view::npos || line.front() == '#')
+                return {};
+            const std::string key = trim(line.substr(0, eq));
+            return clipForMessage(table.empty() ? key : table + "." + key);
+        }
+        if (end == text.size())
+            break;
+    }
+    return {};
+}
+
 struct Parallel {
     std::int64_t replicate = 1;
     std::int64_t shard = -1; // -1: the ranks left over
     std::string reshard = "default";
 };
+
+// [quantize] (torchtitan/config/job_config.py, 0.2: Quantize -> linear / grouped_mm -> float8 / mx): how
+// Float8 and MX training is set up. It applies only to the converters [model] converters names, which
+// is where the plan warns; the section itself is read without a warning.
+void readQuantize(const toml::node& v, const std::string& key, ImportedSettings& s)
+{
+    const std::string part = key.substr(key.find('.') + 1);
+    if (part != "linear" && part != "grouped_mm") {
+        warn(s, key, "not a [quantize] table Shardwise knows (linear, grouped_mm); ignored");
+        return;
+    }
+    for (const auto& [k, recipe] : table(v, key)) {
+        const std::string name(k.str());
+        const std::string recipeKey = key + "." + clipForMessage(name);
+        if (name != "float8" && name != "mx")
+            warn(s, recipeKey, "not a [" + key + "] table Shardwise knows (float8, mx); ignored");
+        else
+            table(recipe, recipeKey);
+    }
+}
 
 } // namespace
 
@@ -103,9 +173,11 @@ ImportedSettings importTorchtitan(std::string_view text)
     try {
         root = toml::parse(text);
     } catch (const toml::parse_error& e) {
-        throw SpecError("file",
-                        "not valid TOML: " + std::string(e.description()) + " (line "
-                            + std::to_string(e.source().begin.line) + ")");
+        const std::size_t line = e.source().begin.line;
+        const std::string key = keyOnLine(text, line);
+        throw SpecError(key.empty() ? std::string("file") : key,
+                        "not valid TOML: " + clipForMessage(std::string(e.description()), 200) + " (line "
+                            + std::to_string(line) + ")");
     }
     ImportedSettings s;
     s.format = ConfigFormat::Torchtitan;
@@ -116,20 +188,20 @@ ImportedSettings importTorchtitan(std::string_view text)
     std::optional<std::string> mixedParam;
     std::optional<std::string> paramDtype;
     for (const auto& [sectionKey, sectionNode] : root) {
-        const std::string section(sectionKey.str());
+        const std::string section = clipForMessage(sectionKey.str());
         if (kQuietSections.count(section)) {
             table(sectionNode, section);
             continue;
         }
         if (section != "model" && section != "training" && section != "parallelism"
             && section != "activation_checkpoint" && section != "compile" && section != "float8" && section != "mx"
-            && section != "fault_tolerance") {
+            && section != "fault_tolerance" && section != "quantize") {
             warn(s, section, "not a torchtitan job-config section Shardwise knows; ignored");
             continue;
         }
         const toml::table& t = table(sectionNode, section);
         for (const auto& [k, v] : t) {
-            const std::string name(k.str());
+            const std::string name = clipForMessage(k.str());
             const std::string key = section + "." + name;
             if (section == "model") {
                 if (name == "converters") {
@@ -197,6 +269,8 @@ ImportedSettings importTorchtitan(std::string_view text)
                     s.compiled = boolean(v, key);
                 else if (!kCompileQuiet.count(name))
                     warn(s, key, "not a [compile] key Shardwise knows; ignored");
+            } else if (section == "quantize") {
+                readQuantize(v, key, s);
             } else if (section == "fault_tolerance") {
                 if (name == "enable" && boolean(v, key))
                     warn(s, key, "TorchFT fault tolerance (HSDP across replica groups) is not modelled");

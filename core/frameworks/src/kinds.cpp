@@ -4,12 +4,17 @@
 #include "shardwise/spec/message.hpp"
 #include "shardwise/spec/quote.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <iterator>
 
 namespace shardwise::frameworks {
 
 namespace {
+
+// The last torchtitan release with a TOML job config (torchtitan/config/job_config.py).
+constexpr int kLastTomlTorchtitan[3] = { 0, 2, 2 };
 
 struct KindEntry {
     ConfigKind kind;
@@ -34,6 +39,27 @@ const KindEntry& entry(ConfigKind k)
     return kKinds.front();
 }
 
+// Whether the plan targets a torchtitan release after 0.2.2: torchtitan's main branch replaced the TOML
+// job config with Python config dataclasses ("Config System Refactor: TOML to Python Dataclass Registry",
+// pytorch/torchtitan PR #2386, February 2026), so no TOML export, nor a launch line that runs one, fits it.
+bool torchtitanWithoutToml(const EstimateInput& in)
+{
+    if (in.framework.framework != Framework::Torchtitan || in.framework.version.empty())
+        return false;
+    int v[3] = { 0, 0, 0 };
+    std::sscanf(in.framework.version.c_str(), "%d.%d.%d", &v[0], &v[1], &v[2]);
+    return std::lexicographical_compare(std::begin(kLastTomlTorchtitan), std::end(kLastTomlTorchtitan), std::begin(v),
+                                        std::end(v));
+}
+
+std::string torchtitanWithoutTomlReason(const EstimateInput& in)
+{
+    return "torchtitan " + in.framework.version
+        + " has no TOML job config: torchtitan replaced it with Python config dataclasses after release 0.2.2 "
+          "(pytorch/torchtitan PR #2386, February 2026); plan with --framework-version 0.2.2 or earlier for a "
+          "TOML, or write your release's config from the plan's figures";
+}
+
 // The framework whose vocabulary an export speaks for a strategy; Accelerate speaks DeepSpeed's for the
 // ZeRO stages it hands to DeepSpeed and FSDP2's (or DDP's) for the rest.
 bool kindExpresses(ConfigKind kind, const EstimateInput& in, Strategy s)
@@ -44,12 +70,12 @@ bool kindExpresses(ConfigKind kind, const EstimateInput& in, Strategy s)
     case ConfigKind::Accelerate:
         return true;
     case ConfigKind::Torchtitan:
-        return frameworkSupports(Framework::Torchtitan, s);
+        return frameworkSupports(Framework::Torchtitan, s) && !torchtitanWithoutToml(in);
     case ConfigKind::Fsdp2Python:
         return frameworkSupports(Framework::Fsdp2, s);
     case ConfigKind::Launch:
     case ConfigKind::Sbatch:
-        return frameworkSupports(in.framework.framework, s);
+        return frameworkSupports(in.framework.framework, s) && !torchtitanWithoutToml(in);
     }
     return false;
 }
@@ -154,6 +180,9 @@ std::string unsupportedReason(ConfigKind kind, const EstimateInput& in, Strategy
 {
     if (kindExpresses(kind, in, s))
         return {};
+    if ((kind == ConfigKind::Torchtitan || kind == ConfigKind::Launch || kind == ConfigKind::Sbatch)
+        && torchtitanWithoutToml(in) && frameworkSupports(Framework::Torchtitan, s))
+        return std::string(configKindId(kind)) + ": " + torchtitanWithoutTomlReason(in);
     if (kind == ConfigKind::Launch || kind == ConfigKind::Sbatch)
         return std::string(configKindId(kind)) + ": " + frameworkUnsupportedReason(in.framework.framework, s);
     return std::string(configKindId(kind)) + " cannot express " + std::string(strategyId(s)) + ": "

@@ -23,8 +23,9 @@
 // IN   ImportedSettings importConfig(std::string_view text, std::string_view fileName = "")
 //      ImportedSettings importConfigFile(const std::string& path)
 //      Reads a DeepSpeed ds_config.json, an Accelerate config YAML or a torchtitan job-config TOML (told
-//      apart by the text: a JSON object is a ds_config, a file named .toml or whose first line is a
-//      [section] header is TOML, anything else is YAML) into the settings a plan takes: the framework, the
+//      apart by the file name's extension, .json, .yaml / .yml or .toml, else by the text: a JSON object
+//      is a ds_config, a first line that is a [section] header is TOML, anything else is YAML; the caps of
+//      import_limits.hpp apply first) into the settings a plan takes: the framework, the
 //      strategy (the candidate to pick), precision, micro-batch, gradient accumulation, world size and
 //      nodes where stated, activation checkpointing, torch.compile and DeepSpeed's knobs. "auto" (the
 //      Hugging Face Trainer's placeholder) leaves the plan's own value and is listed in autoKeys. A key

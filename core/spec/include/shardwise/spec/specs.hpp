@@ -141,6 +141,10 @@ struct TuningKnobs {
     std::int64_t maxLiveParameters = 1'000'000'000;     // DeepSpeed stage3_max_live_parameters
     std::int64_t maxReuseDistance = 1'000'000'000;      // DeepSpeed stage3_max_reuse_distance
     bool overlapComm = true;
+    // Whether overlapComm was asked for (a config read with --from that states overlap_comm): a ds_config
+    // export writes overlap_comm at stages 1 and 2 only then, and otherwise leaves DeepSpeed's default
+    // (on for stage 3 only, runtime/zero/config.py). Not part of the JSON form.
+    bool overlapCommStated = false;
 };
 
 // Everything one measured run needs: the runner's input and the store's key.
