@@ -73,9 +73,10 @@ CommandSpec planSpec()
     add({ "--output", "FILE", "write the export to FILE and print the plan as usual", {}, Complete::File }, configs);
     add({ "--from",
           "FILE",
-          "read a DeepSpeed ds_config.json, an Accelerate config YAML or a torchtitan job-config TOML into the plan's "
-          "settings (framework, strategy, precision, micro-batch, accumulation, sequence, world, checkpointing, "
-          "knobs); flags you type win; unknown keys are warned about",
+          "read a DeepSpeed ds_config.json, an Accelerate config YAML or a torchtitan job-config TOML (by the "
+          "extension .json, .yaml / .yml, .toml) into the plan's settings (framework, strategy, precision, "
+          "micro-batch, accumulation, sequence, world, checkpointing, knobs); flags you type win; unknown keys are "
+          "warned about; a regular file of at most 1 MiB, nested at most 32 levels",
           {},
           Complete::File },
         configs);
