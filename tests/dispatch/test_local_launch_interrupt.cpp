@@ -130,7 +130,7 @@ private slots:
                     QStringLiteral("--seq"),
                     QStringLiteral("32"),
                     QStringLiteral("--steps"),
-                    QStringLiteral("1000000"),
+                    QStringLiteral("100000"),
                     QStringLiteral("--no-store"),
                     QStringLiteral("--rank-env"),
                     QString::fromUtf8(marker),
@@ -184,7 +184,7 @@ private slots:
                     QStringLiteral("--seq"),
                     QStringLiteral("32"),
                     QStringLiteral("--steps"),
-                    QStringLiteral("1000000"),
+                    QStringLiteral("100000"),
                     QStringLiteral("--no-store"),
                     QStringLiteral("--rank-env"),
                     QString::fromUtf8(marker),
@@ -246,7 +246,7 @@ private slots:
         QProcess cli;
         cli.setProcessChannelMode(QProcess::MergedChannels);
         cli.start(QStringLiteral(SHARDWISE_CLI),
-                  runArgs(wrapper, QStringLiteral("zero0"), QStringLiteral("1000000"), marker,
+                  runArgs(wrapper, QStringLiteral("zero0"), QStringLiteral("100000"), marker,
                           dir.filePath(QStringLiteral("logs"))));
         QVERIFY(cli.waitForStarted());
         // Two wrappers and two runners carry the marker.
