@@ -100,9 +100,42 @@ def _version_text():
         install_paths.VERSION, platform.python_version(), torch_version, transformers)
 
 
+def _parent_of(pid):
+    """The parent of `pid` from /proc/<pid>/stat (after the parenthesised name), or None."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            stat = f.read()
+        return int(stat[stat.rindex(b")") + 2:].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _launcher_is_ancestor(launcher):
+    """Whether `launcher` is this process's parent or an ancestor: a --runner wrapper that does not
+    exec the harness (/usr/bin/time, perf stat) stands between them. True where /proc cannot tell."""
+    pid = os.getppid()
+    for _ in range(64):
+        if pid == launcher:
+            return True
+        if pid <= 1:
+            return False
+        up = _parent_of(pid)
+        if up is None:
+            try:
+                os.kill(launcher, 0)
+                return True
+            except ProcessLookupError:
+                return False
+            except OSError:
+                return True
+        pid = up
+    return pid == launcher
+
+
 def _end_with_the_launcher():
     """A launcher on this machine names itself in SHARDWISE_LAUNCHER_PID; the rank then ends with it
-    even when it was killed outright (the native runner does the same, runner/src/main.cpp)."""
+    even when it was killed outright (the native runner does the same, runner/src/main.cpp): SIGTERM
+    when the parent goes, and at once where the launcher is no longer among the ancestors."""
     named = os.environ.get("SHARDWISE_LAUNCHER_PID", "")
     if not named.isdigit() or int(named) <= 1 or not sys.platform.startswith("linux"):
         return
@@ -113,7 +146,7 @@ def _end_with_the_launcher():
         libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
     except (OSError, AttributeError):
         return
-    if os.getppid() != int(named):
+    if not _launcher_is_ancestor(int(named)):
         os.kill(os.getpid(), signal.SIGTERM)
 
 
