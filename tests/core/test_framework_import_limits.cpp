@@ -299,6 +299,24 @@ private slots:
         QCOMPARE(QString::fromStdString(r.field), key);
     }
 
+    // Nested YAML aliases repeat a node exponentially often ("billion laughs"): refused, not walked.
+    void yamlAliasesThatExpandTooFarAreRefused()
+    {
+        std::string yaml = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+        for (int i = 1; i < 9; ++i)
+            yaml += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " ["
+                + repeat("*l" + std::to_string(i - 1) + ", ", 9) + "*l" + std::to_string(i - 1) + "]\n";
+        yaml += "distributed_type: NO\n";
+        const auto start = std::chrono::steady_clock::now();
+        const Refusal r = refusal(yaml, "acc.yaml");
+        QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+        QCOMPARE(r.field, std::string("file"));
+        QVERIFY2(contains(r.message, "once its aliases are expanded"), r.message.c_str());
+        // A key that is a list is refused, naming where.
+        const Refusal list = refusal("distributed_type: NO\nfsdp_config:\n  ? [a, b]\n  : 1\n", "acc.yaml");
+        QCOMPARE(list.field, std::string("fsdp_config"));
+    }
+
     void severalYamlDocumentsAreRefused()
     {
         const Refusal r = refusal("distributed_type: FSDP\n---\ndistributed_type: DEEPSPEED\n", "acc.yaml");
@@ -354,6 +372,11 @@ private slots:
         QCOMPARE(clipForMessage("a\nb"), std::string("a?b"));
         const std::string cut = clipForMessage(std::string(5'000'000, 'v'));
         QCOMPARE(cut, std::string(kMaxEchoChars, 'v') + "\xe2\x80\xa6 (5000000 bytes)");
+        // A multi-byte character is never cut in two.
+        const std::string accents = clipForMessage(std::string(kMaxEchoChars - 1, 'v') + "\xc3\xa9\xc3\xa9");
+        QCOMPARE(accents,
+                 std::string(kMaxEchoChars - 1, 'v') + "\xe2\x80\xa6 (" + std::to_string(kMaxEchoChars + 3)
+                     + " bytes)");
     }
 };
 

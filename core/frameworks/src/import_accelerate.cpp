@@ -130,24 +130,35 @@ struct Fsdp {
 
 // A key stated twice in one mapping: yaml-cpp keeps both, Accelerate's yaml.safe_load the last, and the
 // YAML specification forbids it. Refused, naming the key.
-void refuseDuplicateKeys(const YAML::Node& n, const std::string& path, int depth)
+// Also refused: a key that is not a plain value (a list or mapping as a key), and aliases that expand
+// the document past kMaxYamlValues values (nested anchors repeat a node exponentially often).
+constexpr std::size_t kMaxYamlValues = 100'000;
+
+void refuseDuplicateKeys(const YAML::Node& n, const std::string& path, int depth, std::size_t& values)
 {
     if (depth > kMaxNestingDepth)
         throw SpecError("file", "nests deeper than " + std::to_string(kMaxNestingDepth) + " levels");
+    if (++values > kMaxYamlValues)
+        throw SpecError("file",
+                        "holds more than " + std::to_string(kMaxYamlValues)
+                            + " values once its aliases are expanded; an Accelerate config holds a few dozen");
     if (n.IsSequence()) {
         for (std::size_t i = 0; i < n.size(); ++i)
-            refuseDuplicateKeys(n[i], path + "[" + std::to_string(i) + "]", depth + 1);
+            refuseDuplicateKeys(n[i], path + "[" + std::to_string(i) + "]", depth + 1, values);
         return;
     }
     if (!n.IsMap())
         return;
     std::set<std::string> seen;
     for (const auto& kv : n) {
-        const std::string name = kv.first.IsScalar() ? kv.first.Scalar() : std::string("?");
+        if (!kv.first.IsScalar())
+            throw SpecError(path.empty() ? std::string("file") : path,
+                            "a key that is " + describe(kv.first) + "; an Accelerate config's keys are names");
+        const std::string& name = kv.first.Scalar();
         const std::string key = path.empty() ? clipForMessage(name) : join(path, name);
-        if (kv.first.IsScalar() && !seen.insert(name).second)
+        if (!seen.insert(name).second)
             throw SpecError(key, "stated twice in one mapping; YAML allows a key once");
-        refuseDuplicateKeys(kv.second, key, depth + 1);
+        refuseDuplicateKeys(kv.second, key, depth + 1, values);
     }
 }
 
@@ -298,7 +309,8 @@ ImportedSettings importAccelerate(std::string_view text, const std::string& dire
     } catch (const YAML::Exception& e) {
         throw SpecError("file", "not valid YAML: " + clipForMessage(e.what(), 200));
     }
-    refuseDuplicateKeys(root, "", 0);
+    std::size_t values = 0;
+    refuseDuplicateKeys(root, "", 0, values);
     if (!root.IsMap())
         throw SpecError("file", "not an Accelerate config: expected a mapping of keys");
     ImportedSettings s;

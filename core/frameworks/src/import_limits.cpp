@@ -286,7 +286,10 @@ bool blank(std::string_view text, ConfigFormat format)
 std::string clipForMessage(std::string_view s, std::size_t max)
 {
     std::string out;
-    const std::size_t n = std::min(s.size(), max);
+    std::size_t n = std::min(s.size(), max);
+    // Never cut a UTF-8 character in two: back off over its continuation bytes.
+    while (n < s.size() && n > 0 && (static_cast<unsigned char>(s[n]) & 0xc0) == 0x80)
+        --n;
     out.reserve(n + 24);
     for (std::size_t i = 0; i < n; ++i) {
         const auto c = static_cast<unsigned char>(s[i]);
