@@ -493,6 +493,20 @@ private slots:
                                  "[debug]\nseed = 1\n",
                            "llama3_8b.toml");
         QVERIFY2(s.warnings.empty(), s.warnings.empty() ? "" : s.warnings.front().key.c_str());
+        // The other keys of 0.2.2's Parallelism, Training and ActivationCheckpoint are read quietly too
+        // (torchtitan's own train configs state expert_tensor_parallel_degree = 1).
+        const ImportedSettings keys = importConfig(
+            "[parallelism]\nexpert_tensor_parallel_degree = 1\nexpert_parallel_comm_backend = \"standard\"\n"
+            "context_parallel_load_balancer = \"headtail\"\nmodule_fqns_per_model_part = []\n"
+            "[training.dataloader]\nnum_workers = 2\n"
+            "[activation_checkpoint]\nmode = \"full\"\nearly_stop = false\npreserve_rng_state = false\n",
+            "job.toml");
+        QVERIFY2(keys.warnings.empty(), keys.warnings.empty() ? "" : keys.warnings.front().key.c_str());
+        QVERIFY_THROWS_EXCEPTION(SpecError,
+                                 importConfig("[parallelism]\nexpert_tensor_parallel_degree = 2\n", "job.toml"));
+        const ImportedSettings budget = importConfig("[activation_checkpoint]\nmode = \"memory_budget\"\n", "job.toml");
+        QCOMPARE(budget.checkpointPolicy, std::optional<CheckpointPolicy>(CheckpointPolicy::Full));
+        QVERIFY(hasWarning(budget, "activation_checkpoint.mode"));
         const ImportedSettings t = importConfig("[quantize.conv]\nx = 1\n[quantize.linear.fp4]\ny = 2\n", "job.toml");
         QVERIFY(hasWarning(t, "quantize.conv"));
         QVERIFY(hasWarning(t, "quantize.linear.fp4"));

@@ -26,14 +26,32 @@ const std::set<std::string> kModelKeys { "name", "flavor", "tokenizer_path", "hf
 const std::set<std::string> kTrainingQuiet { "dataset",       "dataset_path",
                                              "max_norm",      "gc_freq",
                                              "gc_debug",      "seed",
-                                             "deterministic", "enable_cpu_offload_pin_memory" };
-const std::set<std::string> kParallelismQuiet {
-    "enable_compiled_autograd",           "disable_loss_parallel",
-    "enable_async_tensor_parallel",       "pipeline_parallel_split_points",
-    "pipeline_parallel_layers_per_stage", "pipeline_parallel_schedule",
-    "pipeline_parallel_schedule_csv",     "pipeline_parallel_microbatch_size",
-    "context_parallel_rotate_method"
-};
+                                             "deterministic", "enable_cpu_offload_pin_memory",
+                                             "dataloader" };
+const std::set<std::string> kParallelismQuiet { "enable_compiled_autograd",
+                                                "disable_loss_parallel",
+                                                "enable_async_tensor_parallel",
+                                                "pipeline_parallel_split_points",
+                                                "pipeline_parallel_layers_per_stage",
+                                                "pipeline_parallel_schedule",
+                                                "pipeline_parallel_schedule_csv",
+                                                "pipeline_parallel_microbatch_size",
+                                                "context_parallel_rotate_method",
+                                                "module_fqns_per_model_part",
+                                                "pipeline_parallel_first_stage_less_layers",
+                                                "pipeline_parallel_last_stage_less_layers",
+                                                "pipeline_parallel_expert_parallel_overlap",
+                                                "context_parallel_load_balancer",
+                                                "expert_parallel_comm_backend" };
+// [activation_checkpoint] keys of 0.2.2 that do not change what the plan predicts.
+const std::set<std::string> kCheckpointQuiet { "selective_ac_option",
+                                               "per_op_sac_force_recompute_mm_shapes_by_fqns",
+                                               "early_stop",
+                                               "memory_budget",
+                                               "visualize_memory_budget_pareto",
+                                               "preserve_rng_state",
+                                               "determinism_check",
+                                               "debug" };
 const std::set<std::string> kCompileQuiet { "components", "backend" };
 
 std::string describe(const toml::node& n)
@@ -249,7 +267,8 @@ ImportedSettings importTorchtitan(std::string_view text)
                 } else if (name == "fsdp_reshard_after_forward")
                     p.reshard = string(v, key, { "default", "always", "never" });
                 else if (name == "tensor_parallel_degree" || name == "pipeline_parallel_degree"
-                         || name == "context_parallel_degree" || name == "expert_parallel_degree") {
+                         || name == "context_parallel_degree" || name == "expert_parallel_degree"
+                         || name == "expert_tensor_parallel_degree") {
                     if (integer(v, key, 1, 1 << 20) != 1)
                         throw SpecError(key,
                                         "must be 1: Shardwise plans data-parallel sharding only (no tensor, "
@@ -259,10 +278,15 @@ ImportedSettings importTorchtitan(std::string_view text)
                     warn(s, key, "not a [parallelism] key Shardwise knows; ignored");
             } else if (section == "activation_checkpoint") {
                 if (name == "mode") {
-                    const std::string mode = string(v, key, { "none", "full", "selective" });
+                    const std::string mode = string(v, key, { "none", "full", "selective", "memory_budget" });
                     s.activationCheckpointing = mode != "none";
                     s.checkpointPolicy = mode == "selective" ? CheckpointPolicy::Selective : CheckpointPolicy::Full;
-                } else if (name != "selective_ac_option" && name != "per_op_sac_force_recompute_mm_shapes_by_fqns")
+                    if (mode == "memory_budget")
+                        warn(s, key,
+                             "\"memory_budget\" (torch.compile's activation memory budget, 0.2.2) is not modelled: "
+                             "planned as full checkpointing, which keeps fewer activations (the plan's memory is a "
+                             "lower bound)");
+                } else if (!kCheckpointQuiet.count(name))
                     warn(s, key, "not an [activation_checkpoint] key Shardwise knows; ignored");
             } else if (section == "compile") {
                 if (name == "enable")
