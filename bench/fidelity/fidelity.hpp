@@ -85,6 +85,9 @@ struct Batch {
     std::string runnerCommits; // the commits device.txt names, comma-separated; empty when it names none
     std::optional<BatchProbe> probe;
     std::string runnerSha256; // "runner sha256 <hex>" of device.txt: the binary that ran; empty: not recorded
+    // `--rehearsal-results`: rehearsed ranks of world N only (bench/rehearsal/run.py), memory and
+    // verdicts only, predicted on ReportOptions::rehearsalGpuId.
+    bool rehearsals = false;
 };
 // The 40-hex-digit commits that DIR/device.txt names (what bench/fidelity/run.sh and bench/gpu.sh
 // record), in order of first appearance; empty when there is no device.txt.
@@ -108,7 +111,10 @@ struct MeasuredCell {
     std::size_t batch = 0;          // index into ReportOptions::batches
     std::vector<double> timedStepS; // the timed steps' times, in order: how much the cell itself varies
     int world = 1;                  // ranks the run had (the start event's world size)
-    int ranksRead = 1;              // rank files found for it; fewer than world: the run is incomplete
+    // The world whose rank 0 it rehearsed on one GPU (--rehearse-world, bench/rehearsal/run.py), else
+    // 0: a memory result only, predicted as one rank of that world (observation.rehearsedWorld).
+    int rehearsedWorld = 0;
+    int ranksRead = 1; // rank files found for it; fewer than world: the run is incomplete
     // Tokens/s of every measurement of this cell when timed batches measured it more than once
     // (mergeRepeats); the cell then carries their median. Empty: measured once.
     std::vector<double> repeatTokensPerS;
@@ -129,6 +135,9 @@ struct ReportOptions {
     std::string presetsFittedOn;
     std::string gpuId;
     shardwise::GpuSpec gpu; // the preset gpuId names: probe figures are read against its data sheet
+    // The preset the rehearsed cells (`--rehearsal-results`) are predicted on when they were measured on
+    // another card than the world-1 batches; empty: gpuId.
+    std::string rehearsalGpuId;
     double hostRamGiB = shardwise::ClusterSpec {}.hostRamGiB; // the measuring machine's, in every cell's input
     std::vector<Batch> batches;                               // MeasuredCell::batch indexes these
     // `analyze --probe DIR`: a call of its own that only probed the device (DIR/probe.jsonl and
@@ -143,5 +152,16 @@ int writeReport(const std::vector<MeasuredCell>& cells, const std::vector<Cell>&
 // The report's section and JSON key (`multi_gpu_cells`) for the cells of W > 1 ranks.
 void writeMultiGpuSection(std::ostream& markdown, nlohmann::json& report, const std::vector<const MeasuredCell*>& cells,
                           const shardwise::Calibration& worldOneFit, const ReportOptions& options);
+
+// The report's section and JSON key (`rehearsed_cells`) for rehearsed ranks of world N: each cell's
+// peak predicted with the presets and with the fold that left its model out, against the measured
+// allocated and reserved peaks. The goal: the plan's peak less the CUDA context within -5 % .. +7 % of
+// the reserved bytes.
+struct RehearsalPrediction {
+    const MeasuredCell* cell;
+    shardwise::Calibration heldOutFit; // fitted without the cell's model
+};
+void writeRehearsalSection(std::ostream& markdown, nlohmann::json& report,
+                           const std::vector<RehearsalPrediction>& cells, const ReportOptions& options);
 
 } // namespace fidelity

@@ -2,6 +2,7 @@
 //   matrix  [--models a,b,..] [--seqs 1024,2048,..] [--gpu h200] [--host-ram-gib X] [--oom-proofs N] > matrix.tsv
 //   analyze --results DIR [--results DIR ..] [--memory-only-results DIR ..] [--matrix matrix.tsv]
 //           [--gpu h200] [--host-ram-gib X] [--out PREFIX] [--command TEXT] [--presets-fitted-on TEXT]
+//           [--rehearsal-results DIR ..] [--rehearsal-gpu h100-80gb]
 //   published [--dir bench/published] [--out PREFIX] [--command TEXT] [--commit TEXT]
 #include "fidelity.hpp"
 #include "published_report.hpp"
@@ -27,6 +28,7 @@ int usage(const std::string& why)
         "       shardwise-bench-fidelity analyze --results DIR [--results DIR ..] [--memory-only-results DIR ..]\n"
         "                                        [--matrix FILE] [--gpu PRESET] [--host-ram-gib X] [--out PREFIX]\n"
         "                                        [--command TEXT] [--presets-fitted-on TEXT] [--probe DIR]\n"
+        "                                        [--rehearsal-results DIR ..] [--rehearsal-gpu PRESET]\n"
         "  --results and --memory-only-results may repeat; a memory-only batch (another runner binary)\n"
         "  counts for peak memory and fit verdicts, not for tokens/s. --presets-fitted-on names the runs\n"
         "  the presets were fitted to when they are not these (the report then calls them out of sample).\n"
@@ -34,6 +36,9 @@ int usage(const std::string& why)
         "  --probe DIR takes DIR/probe.jsonl instead, from a call that only probed the device.\n"
         "  --host-ram-gib: RAM of the measuring machine (run.sh's device.txt has its MemTotal; default 512):\n"
         "  whether an offload cell's host state fits is part of its verdict.\n"
+        "  --rehearsal-results DIR (may repeat): rehearsed ranks of world N (bench/rehearsal/run.py), memory\n"
+        "  only, in every fit's memory samples and predicted by the fold that left their model out;\n"
+        "  --rehearsal-gpu: the preset they are predicted on (default: --gpu).\n"
         "       shardwise-bench-fidelity published [--dir DIR] [--out PREFIX] [--command TEXT] [--commit TEXT]\n"
         "  published: every cell of DIR/*.json (default bench/published) predicted against its published figures,\n"
         "  with a leave-one-source-out speed factor per framework; writes PREFIX.md and PREFIX.json\n"
@@ -133,10 +138,10 @@ int main(int argc, char** argv)
             for (const auto& [k, v] : flags)
                 if (k != "--results" && k != "--memory-only-results" && k != "--matrix" && k != "--gpu"
                     && k != "--host-ram-gib" && k != "--out" && k != "--command" && k != "--presets-fitted-on"
-                    && k != "--probe")
+                    && k != "--probe" && k != "--rehearsal-results" && k != "--rehearsal-gpu")
                     return usage(k + ": unknown flag for analyze");
             for (const auto& [k, v] : flags)
-                if (v.size() > 1 && k != "--results" && k != "--memory-only-results")
+                if (v.size() > 1 && k != "--results" && k != "--memory-only-results" && k != "--rehearsal-results")
                     return usage(k + ": given more than once");
             if (!flags.count("--results"))
                 return usage("--results: missing (at least one batch measured for tokens/s)");
@@ -150,22 +155,35 @@ int main(int argc, char** argv)
             fidelity::ReportOptions r;
             if (flags.count("--host-ram-gib"))
                 r.hostRamGiB = gibibytes("--host-ram-gib", flag("--host-ram-gib", ""));
+            // Rehearsed ranks may come from another card than the world-1 batches: they are predicted
+            // on its preset.
+            const std::string rehearsalGpuId = flag("--rehearsal-gpu", gpuId);
+            const GpuSpec* rehearsalGpu = catalog.findGpu(rehearsalGpuId);
+            if (!rehearsalGpu)
+                return usage("--rehearsal-gpu: unknown preset " + rehearsalGpuId);
             std::vector<fidelity::MeasuredCell> cells;
-            for (const bool memoryOnly : { false, true }) {
-                const std::string name = memoryOnly ? "--memory-only-results" : "--results";
+            for (const std::string name : { "--results", "--memory-only-results", "--rehearsal-results" }) {
+                const bool memoryOnly = name == "--memory-only-results";
+                const bool rehearsals = name == "--rehearsal-results";
                 for (const std::string& dir : flags[name]) {
                     if (!std::filesystem::is_directory(dir))
                         return usage(name + ": " + dir + " is not a directory");
-                    auto batch = fidelity::readResults(dir, *gpu);
+                    auto batch = fidelity::readResults(dir, rehearsals ? *rehearsalGpu : *gpu);
                     if (batch.empty())
                         return usage(name + ": no runner output (*.jsonl with a start event) under " + dir);
                     for (auto& c : batch) {
+                        if (rehearsals && c.rehearsedWorld == 0)
+                            return usage(name + ": " + c.file.string()
+                                         + " is no rehearsal (no rehearse_world in its start event); give its "
+                                           "folder as --results");
                         c.batch = r.batches.size();
                         c.observation.input.cluster.hostRamGiB = r.hostRamGiB;
                         cells.push_back(std::move(c));
                     }
-                    r.batches.push_back({ dir, memoryOnly, fidelity::runnerCommits(dir), fidelity::readBatchProbe(dir),
-                                          fidelity::runnerSha256(dir) });
+                    fidelity::Batch b { dir, memoryOnly, fidelity::runnerCommits(dir), fidelity::readBatchProbe(dir),
+                                        fidelity::runnerSha256(dir) };
+                    b.rehearsals = rehearsals;
+                    r.batches.push_back(std::move(b));
                 }
             }
             if (flags.count("--probe")) {
@@ -185,6 +203,8 @@ int main(int argc, char** argv)
             r.presetsFittedOn = flag("--presets-fitted-on", "");
             r.gpuId = gpuId;
             r.gpu = *gpu;
+            if (flags.count("--rehearsal-gpu"))
+                r.rehearsalGpuId = rehearsalGpuId;
             std::vector<bool> timed;
             for (const fidelity::Batch& b : r.batches)
                 timed.push_back(!b.memoryOnly);

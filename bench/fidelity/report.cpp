@@ -106,7 +106,7 @@ const Batch* probedBatch(const ReportOptions& o)
     if (o.probeCall)
         return &*o.probeCall;
     for (const Batch& b : o.batches)
-        if (!b.memoryOnly && b.probe)
+        if (!b.memoryOnly && !b.rehearsals && b.probe)
             return &b;
     return nullptr;
 }
@@ -307,16 +307,23 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
     // Leave one model out, the fits and the summary are the world-1 cells' (what the presets were
     // fitted to); cells of W > 1 ranks are predicted with the presets and with the fit on every
     // world-1 model, in their own section.
+    // Rehearsed ranks of world N (memory only) join every fit's memory samples and the folds: a
+    // model's rehearsals are predicted by the fold that left that model out, world-1 runs included.
     std::vector<MeasuredCell> cells;
     std::vector<const MeasuredCell*> multiGpu;
+    std::vector<const MeasuredCell*> rehearsed;
     for (const MeasuredCell& c : everyWorld)
-        if (c.world == 1)
+        if (c.rehearsedWorld > 0)
+            rehearsed.push_back(&c);
+        else if (c.world == 1)
             cells.push_back(c);
         else
             multiGpu.push_back(&c);
     std::set<std::string> models;
     for (const MeasuredCell& c : cells)
         models.insert(c.modelId);
+    for (const MeasuredCell* c : rehearsed)
+        models.insert(c->modelId);
 
     const FitStart foldFrom = fitStart(foldStart(), options);
     const FitStart allFrom = fitStart(Calibration {}, options);
@@ -327,6 +334,9 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
         for (const MeasuredCell& c : cells)
             if (c.modelId != heldOut)
                 training.push_back(fitInput(c, options));
+        for (const MeasuredCell* c : rehearsed)
+            if (c->modelId != heldOut)
+                training.push_back(fitInput(*c, options));
         Fold fold { heldOut, calibrate::fitCalibration(training, foldFrom.calibration, foldFrom.options) };
         for (const MeasuredCell& c : cells)
             if (c.modelId == heldOut)
@@ -337,6 +347,8 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
     std::vector<calibrate::Observation> all;
     for (const MeasuredCell& c : cells)
         all.push_back(fitInput(c, options));
+    for (const MeasuredCell* c : rehearsed)
+        all.push_back(fitInput(*c, options));
     const calibrate::CalibrationFit allModels = calibrate::fitCalibration(all, allFrom.calibration, allFrom.options);
 
     // Every row counts for the targets (a memory-only row has no tokens/s error to count); the
@@ -401,10 +413,13 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
     md << "Batches (folders of runner events):\n\n";
     for (const Batch& b : options.batches)
         md << "- " << batchName(b) << ": "
-           << (b.memoryOnly ? "memory and verdicts only. Measured with another runner binary than the timed "
-                              "batches: its peaks and fit verdicts count, its tokens/s are not compared and not "
-                              "fitted (section \"Memory and verdicts only\")"
-                            : "tokens/s, memory and verdicts")
+           << (b.rehearsals
+                   ? "rehearsed ranks of world N: memory and verdicts only (section \"Rehearsed ranks of world "
+                     "N\")"
+                   : b.memoryOnly ? "memory and verdicts only. Measured with another runner binary than the timed "
+                                    "batches: its peaks and fit verdicts count, its tokens/s are not compared and not "
+                                    "fitted (section \"Memory and verdicts only\")"
+                                  : "tokens/s, memory and verdicts")
            << atenCompositionsNote(cells, static_cast<std::size_t>(&b - options.batches.data())) << "\n";
     // Timed batches are meant to be one runner binary: their tokens/s are compared and merged as one.
     std::vector<std::string> timedDigests;
@@ -683,12 +698,21 @@ int writeReport(const std::vector<MeasuredCell>& everyWorld, const std::vector<C
                                                { "predicted_peak_gib", c->predictedPeakGiB } });
     if (!multiGpu.empty())
         writeMultiGpuSection(md, j, multiGpu, allModels.calibration, options);
+    if (!rehearsed.empty()) {
+        std::vector<RehearsalPrediction> predicted;
+        for (const MeasuredCell* c : rehearsed) {
+            const auto fold
+                = std::find_if(folds.begin(), folds.end(), [&](const Fold& f) { return f.heldOut == c->modelId; });
+            predicted.push_back({ c, fold->fit.calibration });
+        }
+        writeRehearsalSection(md, j, predicted, options);
+    }
     std::ofstream(options.json) << j.dump(2) << '\n';
     std::printf("%zu cells, %zu models; calibrated tokens/s median %.1f %% worst %.1f %%, peak median %.1f %% worst "
                 "%.1f %%; wrong verdicts %d\n",
                 rows.size(), models.size(), 100 * calTokens.medianAbs, 100 * calTokens.worstAbs,
                 100 * calPeak.medianAbs, 100 * calPeak.worstAbs, wrongVerdicts(calibrated));
-    return rows.empty() && multiGpu.empty() ? 1 : 0;
+    return rows.empty() && multiGpu.empty() && rehearsed.empty() ? 1 : 0;
 }
 
 } // namespace fidelity

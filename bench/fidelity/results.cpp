@@ -58,6 +58,16 @@ std::optional<RankFile> readCell(const std::filesystem::path& file, const GpuSpe
             o.input.knobs = rc.knobs;
             applyRunnerBehaviour(o.input, start->versions);
             applyRunBackend(o.input, rc);
+            // A rehearsed rank of world N (--rehearse-world) is predicted as one rank of N GPUs; its
+            // memory is that rank's, and its steps moved no data, so it has no tokens/s.
+            if (rc.rehearsal()) {
+                if (!applyRehearsal(o.input, rc)) {
+                    std::fprintf(stderr, "%s: world %d cannot be planned, skipped\n", file.c_str(), rc.rehearseWorld);
+                    return std::nullopt;
+                }
+                o.rehearsedWorld = rc.rehearseWorld;
+                cell.rehearsedWorld = rc.rehearseWorld;
+            }
             o.strategy = rc.strategy;
             cell.modelId = rc.model.id;
             cell.seq = rc.training.seqLen;
@@ -69,7 +79,8 @@ std::optional<RankFile> readCell(const std::filesystem::path& file, const GpuSpe
         } else if (const auto* summary = std::get_if<protocol::SummaryEvent>(&*event)) {
             cell.completed = true;
             calibrate::Observation& o = cell.observation;
-            o.tokensPerS = summary->tokensPerS;
+            if (!o.rehearsal())
+                o.tokensPerS = summary->tokensPerS;
             const protocol::MemorySample& m = summary->memory;
             if (m.peakAllocated > 0)
                 o.peakAllocatedBytes = d(m.peakAllocated);
@@ -94,7 +105,8 @@ std::optional<RankFile> readCell(const std::filesystem::path& file, const GpuSpe
         return std::nullopt;
     }
     cell.observation.label = cell.modelId + " " + std::string(strategyId(cell.observation.strategy)) + " seq "
-        + std::to_string(cell.seq) + (cell.world > 1 ? " W=" + std::to_string(cell.world) : std::string());
+        + std::to_string(cell.seq) + (cell.world > 1 ? " W=" + std::to_string(cell.world) : std::string())
+        + (cell.rehearsedWorld > 0 ? " rehearsing W=" + std::to_string(cell.rehearsedWorld) : std::string());
     return rankFile;
 }
 

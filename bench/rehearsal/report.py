@@ -10,8 +10,9 @@ Per cell: the measured peak reserved and allocated (the allocator's peaks over t
 for each target the plan's peak less its CUDA context (runtime_context), as a relative error against
 the measured reserved bytes: (predicted - measured) / measured. The goal: within +-7 %, and never more
 than 5 % under. Targets: the native runner's cells against `plan` (native); the torch backend's
-(PyTorch DDP / fully_shard) against `plan --framework fsdp2`. World W plans W GPUs as ceil(W/8) nodes
-of min(W, 8).
+(PyTorch DDP / fully_shard) against `plan --framework fsdp2` (the TSV's main columns) and
+`--framework torchtitan` (its torchtitan_* columns). World W plans W GPUs as ceil(W/8) nodes of
+min(W, 8).
 """
 
 import argparse
@@ -23,6 +24,10 @@ import subprocess
 import sys
 
 GIB = 2.0 ** 30
+# The plan targets each backend's cells are predicted on, its own first: the native runner's against
+# `plan`; PyTorch's fully_shard / DDP against `plan --framework fsdp2` and `--framework torchtitan`
+# (torchtitan trains with the same fully_shard).
+TARGETS = {"native": ["native"], "torch": ["fsdp2", "torchtitan"]}
 COLUMNS = ["backend", "model", "strategy", "world", "seq", "micro_batch", "precision", "checkpointing",
            "expandable"]
 
@@ -115,11 +120,7 @@ def main():
     rows = []
     for c in read_cells(args.results):
         summary, error = measured(c)
-        framework = "fsdp2" if c["backend"] == "torch" else None
-        pred, why = prediction(os.path.abspath(args.cli), c, args.gpu, framework, root)
         row = dict(c)
-        row["pred"] = pred
-        row["why"] = why
         if summary:
             m = summary["memory"]
             row["reserved_gib"] = m["peak_reserved"] / GIB
@@ -132,23 +133,42 @@ def main():
             row["error"] = error.get("message", "")[:160]
         else:
             row["outcome"] = "no events"
-        if summary and pred:
-            row["err"] = (pred["less_context_gib"] - row["reserved_gib"]) / row["reserved_gib"]
-            row["err_alloc"] = (pred["less_context_gib"] - row["allocated_gib"]) / row["allocated_gib"]
+        row["targets"] = {}
+        for target in TARGETS[c["backend"]]:
+            framework = None if target == "native" else target
+            pred, why = prediction(os.path.abspath(args.cli), c, args.gpu, framework, root)
+            t = {"pred": pred, "why": why}
+            if summary and pred:
+                t["err"] = (pred["less_context_gib"] - row["reserved_gib"]) / row["reserved_gib"]
+                t["err_alloc"] = (pred["less_context_gib"] - row["allocated_gib"]) / row["allocated_gib"]
+            row["targets"][target] = t
+        # The backend's own target (native: plan; torch: plan --framework fsdp2) is the TSV's main columns.
+        main_target = row["targets"][TARGETS[c["backend"]][0]]
+        row["pred"], row["why"] = main_target["pred"], main_target["why"]
+        if "err" in main_target:
+            row["err"], row["err_alloc"] = main_target["err"], main_target["err_alloc"]
         rows.append(row)
 
     os.makedirs(os.path.dirname(os.path.abspath(args.out)) or ".", exist_ok=True)
+    other = sorted({t for ts in TARGETS.values() for t in ts[1:]})
     with open(args.out + ".tsv", "w", encoding="utf-8") as f:
         f.write("\t".join(COLUMNS + ["outcome", "reserved_gib", "allocated_gib", "predicted_less_context_gib",
-                                     "error_vs_reserved", "predicted_fits", "compute_step_s"]) + "\n")
+                                     "error_vs_reserved", "predicted_fits", "compute_step_s"]
+                          + ["%s_%s" % (t, k) for t in other for k in ("predicted_less_context_gib",
+                                                                      "error_vs_reserved")]) + "\n")
         for r in rows:
+            extra = []
+            for t in other:
+                x = r["targets"].get(t)
+                extra.append("%.3f" % x["pred"]["less_context_gib"] if x and x["pred"] else "")
+                extra.append("%.4f" % x["err"] if x and "err" in x else "")
             f.write("\t".join([r[k] for k in COLUMNS] + [
                 r["outcome"], "%.3f" % r["reserved_gib"] if "reserved_gib" in r else "",
                 "%.3f" % r["allocated_gib"] if "allocated_gib" in r else "",
                 "%.3f" % r["pred"]["less_context_gib"] if r["pred"] else "",
                 "%.4f" % r["err"] if "err" in r else "",
                 str(r["pred"]["fits"]).lower() if r["pred"] else "",
-                "%.4f" % r["compute_step_s"] if "compute_step_s" in r else ""]) + "\n")
+                "%.4f" % r["compute_step_s"] if "compute_step_s" in r else ""] + extra) + "\n")
     print_report(rows, args)
 
 
@@ -169,10 +189,17 @@ def print_report(rows, args):
         out.append("Card: %s. " % args.card)
     if args.command:
         out.append("Command: `%s`.\n" % args.command)
-    for backend, target in (("native", "plan (native runner)"), ("torch", "plan --framework fsdp2")):
-        sel = [r for r in rows if r["backend"] == backend]
+    for backend, target in [(b, t) for b, ts in TARGETS.items() for t in ts]:
+        sel = []
+        for r in rows:
+            if r["backend"] != backend:
+                continue
+            x = {k: v for k, v in r.items() if k not in ("err", "err_alloc")}
+            x.update(r["targets"][target])
+            sel.append(x)
         if not sel:
             continue
+        target = "plan (native runner)" if target == "native" else "plan --framework " + target
         with_err = [r for r in sel if "err" in r]
         ok = [r for r in with_err if verdict(r["err"]) == "ok"]
         under = [r for r in with_err if verdict(r["err"]) == "UNDER"]

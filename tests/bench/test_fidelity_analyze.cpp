@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -670,6 +671,108 @@ private slots:
                 != std::string::npos,
             otherMd.c_str());
         QCOMPARE(nlohmann::json::parse(otherJson).at("batches")[1].at("runner_sha256").get<std::string>(), second);
+    }
+
+    // bench/rehearsal/run.py's cells (rank 0 of world W, `--rehearse-world W`) given as
+    // --rehearsal-results: memory results only, predicted as one rank of W GPUs of the rehearsal's
+    // preset, out of the world-1 table and its tokens/s, each predicted by the fold that left its model
+    // out; a folder of ordinary runs given that way is refused.
+    void rehearsedRanksAreMemoryResultsOfWorldN()
+    {
+        const std::filesystem::path root = std::filesystem::path(m_dir.path().toStdString()) / "rehearsal";
+        writeCell(root / "timed", kSmallTimed, false);
+        writeCell(root / "timed", kMediumTimed, false);
+        writeDeviceTxt(root / "timed", kTimedCommit);
+        struct Rehearsed {
+            CellSpec cell;
+            int world;
+            double reservedGiB;
+        };
+        const std::vector<Rehearsed> rehearsals { { { "qwen2.5-1.5b", Strategy::Zero3, 2048, 0.0, 6.0 }, 8, 7.5 },
+                                                  { { "qwen2.5-3b", Strategy::Zero3, 2048, 0.0, 9.0 }, 64, 10.0 } };
+        const std::filesystem::path dir = root / "rehearsed";
+        std::filesystem::create_directories(dir / "cells");
+        for (const Rehearsed& r : rehearsals) {
+            std::ofstream out(
+                dir / "cells"
+                / ("native__" + std::string(r.cell.model) + "__zero3__w" + std::to_string(r.world) + ".jsonl"));
+            protocol::StartEvent start;
+            start.config = runConfig(r.cell);
+            start.config.rehearseWorld = r.world;
+            start.deviceName = "NVIDIA H100 80GB HBM3";
+            start.launcher = "shardwise";
+            start.versions = writtenVersions(false);
+            out << protocol::serialize(start) << '\n';
+            protocol::SummaryEvent s;
+            s.warmupSteps = 1;
+            s.timedSteps = 2;
+            s.tokensPerS = 0; // a rehearsal reports none
+            s.medianStepS = 0.5;
+            s.rehearsedWorld = r.world;
+            s.memory.peakAllocated = static_cast<std::int64_t>(r.cell.peakGiB * kGiB);
+            s.memory.peakReserved = static_cast<std::int64_t>(r.reservedGiB * kGiB);
+            out << protocol::serialize(s) << '\n';
+        }
+        const auto analyze = [&](const QStringList& extra, const std::string& name) {
+            const QString out = QString::fromStdString((root / name).string());
+            QProcess p;
+            p.start(QStringLiteral(SHARDWISE_BENCH_FIDELITY),
+                    QStringList { QStringLiteral("analyze"), QStringLiteral("--results"),
+                                  QString::fromStdString((root / "timed").string()), QStringLiteral("--out"), out }
+                        + extra);
+            p.waitForFinished(120000);
+            return std::make_tuple(p.exitCode(), QString::fromUtf8(p.readAllStandardError()), out);
+        };
+        const auto [code, err, out]
+            = analyze({ QStringLiteral("--rehearsal-results"), QString::fromStdString(dir.string()),
+                        QStringLiteral("--rehearsal-gpu"), QStringLiteral("h100-80gb") },
+                      "with-rehearsals");
+        QVERIFY2(code == 0, qPrintable(err));
+        const nlohmann::json report = nlohmann::json::parse(readText(out + QStringLiteral(".json")));
+        // The world-1 table holds the two timed cells only.
+        QCOMPARE(report.at("cells").size(), std::size_t(2));
+        const nlohmann::json& cells = report.at("rehearsed_cells");
+        QCOMPARE(cells.size(), rehearsals.size());
+        for (const Rehearsed& r : rehearsals) {
+            const auto found = std::find_if(cells.begin(), cells.end(),
+                                            [&](const nlohmann::json& j) { return j.at("model") == r.cell.model; });
+            QVERIFY(found != cells.end());
+            QCOMPARE(found->at("rehearsed_world").get<int>(), r.world);
+            QCOMPARE(found->at("target").get<std::string>(), std::string("native"));
+            QVERIFY(!found->contains("measured_tokens_per_s"));
+            // The presets' prediction is one rank of W H100s: the plan's peak less its CUDA context.
+            EstimateInput in = estimateInput(r.cell, false);
+            in.gpu = *PresetCatalog::builtin().findGpu("h100-80gb");
+            in.cluster.gpusPerNode = 1;
+            in.cluster.nodes = r.world;
+            const Estimate e = estimate(in, r.cell.strategy, Calibration {});
+            const double expected = (e.memory.peakBytes() - e.memory.runtimeContext) / kGiB;
+            const nlohmann::json& presets = found->at("presets");
+            QVERIFY2(std::abs(presets.at("less_context_gib").get<double>() - expected) < 1e-9,
+                     qPrintable(QString::number(presets.at("less_context_gib").get<double>())));
+            QVERIFY(std::abs(presets.at("error_vs_reserved").get<double>() - (expected - r.reservedGiB) / r.reservedGiB)
+                    < 1e-9);
+            // A rank of world 8 or 64 holds far less than the whole model's state: the plan's world is W.
+            const Estimate one = estimate(estimateInput(r.cell, false), r.cell.strategy, Calibration {});
+            QVERIFY(expected < (one.memory.peakBytes() - one.memory.runtimeContext) / kGiB);
+            QVERIFY(found->at("model_held_out").at("error_vs_reserved").is_number());
+        }
+        QCOMPARE(report.at("rehearsed_summary").at("native").at("presets").at("compared").get<int>(), 2);
+        const std::string markdown = readText(out + QStringLiteral(".md"));
+        QVERIFY(markdown.find("## Rehearsed ranks of world N (memory only)") != std::string::npos);
+        QVERIFY(markdown.find("`h100-80gb` preset") != std::string::npos);
+        // The rehearsals are memory samples of the fit on all models: its memory fit differs from the
+        // timed batch's alone.
+        const auto [aloneCode, aloneErr, aloneOut] = analyze({}, "without-rehearsals");
+        QVERIFY2(aloneCode == 0, qPrintable(aloneErr));
+        const nlohmann::json alone = nlohmann::json::parse(readText(aloneOut + QStringLiteral(".json")));
+        QVERIFY(!alone.contains("rehearsed_cells"));
+        QVERIFY(alone.at("calibration_all_models") != report.at("calibration_all_models"));
+        // Ordinary runs given as rehearsals: refused, naming the file.
+        const auto [badCode, badErr, badOut] = analyze(
+            { QStringLiteral("--rehearsal-results"), QString::fromStdString((root / "timed").string()) }, "bad");
+        QCOMPARE(badCode, 2);
+        QVERIFY2(badErr.contains(QStringLiteral("is no rehearsal")), qPrintable(badErr));
     }
 
     // The H200 machine has 125.8 GiB of RAM. Qwen2.5-14B's offload cells fit its GPU, but their
