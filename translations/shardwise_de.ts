@@ -879,20 +879,12 @@
         <translation>%1: Die SVG-Datei kann nicht geschrieben werden (%2); die bisherige Datei bleibt erhalten</translation>
     </message>
     <message>
-        <source>%1: cannot write the SVG file (%2)</source>
-        <translation>%1: Die SVG-Datei kann nicht geschrieben werden (%2)</translation>
-    </message>
-    <message>
         <source>%1: cannot write the PDF file</source>
         <translation>%1: Die PDF-Datei kann nicht geschrieben werden</translation>
     </message>
     <message>
         <source>%1: cannot write the PDF file (%2); the previous file is kept</source>
         <translation>%1: Die PDF-Datei kann nicht geschrieben werden (%2); die bisherige Datei bleibt erhalten</translation>
-    </message>
-    <message>
-        <source>%1: cannot write the PDF file (%2)</source>
-        <translation>%1: Die PDF-Datei kann nicht geschrieben werden (%2)</translation>
     </message>
     <message>
         <source>%1: unknown chart format &quot;%2&quot;; use one of: %3</source>

@@ -874,20 +874,12 @@
         <translation>%1: SVG ファイルを書き込めません (%2)。以前のファイルはそのまま残ります</translation>
     </message>
     <message>
-        <source>%1: cannot write the SVG file (%2)</source>
-        <translation>%1: SVG ファイルを書き込めません (%2)</translation>
-    </message>
-    <message>
         <source>%1: cannot write the PDF file</source>
         <translation>%1: PDF ファイルを書き込めません</translation>
     </message>
     <message>
         <source>%1: cannot write the PDF file (%2); the previous file is kept</source>
         <translation>%1: PDF ファイルを書き込めません (%2)。以前のファイルはそのまま残ります</translation>
-    </message>
-    <message>
-        <source>%1: cannot write the PDF file (%2)</source>
-        <translation>%1: PDF ファイルを書き込めません (%2)</translation>
     </message>
     <message>
         <source>%1: unknown chart format &quot;%2&quot;; use one of: %3</source>
