@@ -142,7 +142,7 @@ public:
         for (int node = 0; node < run.nodeCount; ++node) {
             if (lostNodes.count(node))
                 continue;
-            if (cancel && cancel->load())
+            if (watchCancel && cancel && cancel->load())
                 return;
             std::vector<int> pending;
             for (const auto& [rank, st] : ranks)
@@ -154,8 +154,9 @@ public:
             try {
                 CommandIo io;
                 io.timeout = std::chrono::seconds(60);
-                const auto out = session.run(
-                    std::vector<std::string> { "sh", "-c", collectScript(run.runDir, pending, offsets) }, io, cancel);
+                const auto out
+                    = session.run(std::vector<std::string> { "sh", "-c", collectScript(run.runDir, pending, offsets) },
+                                  io, watchCancel ? cancel : nullptr);
                 // A cancel (Ctrl-C, SIGTERM) ends the wait on a slow or silent node at once; the
                 // caller then stops the ranks.
                 if (out.ending == CommandEnding::Cancelled)
@@ -170,12 +171,19 @@ public:
                 // SshError, or output the collection cannot read (a shell that prints on its own, a
                 // file that shrank). A connection that still works gets a few more polls (a
                 // momentary failure on the node: a full process table, a refused channel); a dead
-                // one, or a failure that persists, loses the node.
+                // one, or a failure that persists, loses the node. A wait the cancel interrupted
+                // is no failure of the node.
+                if (watchCancel && cancel && cancel->load())
+                    return;
                 if (!session.usable() || ++failedPolls[node] >= kFailedPollsBeforeLost)
                     loseNode(node, e.what());
             }
         }
     }
+
+    // Once the ranks are being stopped (a cancel, the timeout, a failed peer), polls run to the end
+    // again to collect the endings the signals produce; each is still bounded by its own timeout.
+    void stopWatchingCancel() { watchCancel = false; }
 
     void loseNode(int node, const std::string& why)
     {
@@ -314,6 +322,7 @@ private:
     }
 
     const std::atomic<bool>* cancel;
+    bool watchCancel = true; // until the ranks are being stopped: then polls collect their endings
     const RemoteRun& run;
     const std::vector<SshSession*>& sessions;
     RemoteRunOffsets& offsets;
@@ -512,6 +521,7 @@ RemoteRunResult followRemoteRun(const RemoteRun& run, const std::vector<SshSessi
         if ((wantCancel && !cancelled) || (pastDeadline && !timedOut && !cancelled)) {
             cancelled = wantCancel;
             timedOut = !wantCancel;
+            follower.stopWatchingCancel();
             cancelRemoteRun(run, sessions, options.cancelGrace);
             continue; // collect the exit statuses the signals produced
         }
@@ -520,6 +530,7 @@ RemoteRunResult followRemoteRun(const RemoteRun& run, const std::vector<SshSessi
                 peerDeadline = now + options.peerGrace;
             if (now >= peerDeadline) {
                 stoppedRanks = follower.unfinishedRanks();
+                follower.stopWatchingCancel();
                 cancelRemoteRun(run, sessions, options.cancelGrace);
                 continue;
             }
