@@ -213,9 +213,33 @@ def print_report(rows, args):
         if oom:
             wrong = [r for r in oom if r["pred"] and r["pred"]["fits"]]
             out.append("%d cells ran out of memory; the plan said 'fits' for %d of them.\n" % (len(oom), len(wrong)))
+        # Two more figures per cell: the plan's peak less context against the allocated peak (what the
+        # fit verdict stands on: the caching allocator frees its cache and retries before it reports out
+        # of memory), and, for the native runner, the plan's nvidia-smi figure (that peak plus its
+        # `fragmentation` part, the cache it expects) against the reserved peak.
+        alloc = [r for r in sel if "err_alloc" in r]
+        if alloc:
+            ea = sorted(abs(r["err_alloc"]) for r in alloc)
+            out.append("Against the allocated peak: %d of %d within +-5 %%, %d more than 5 %% under, median |error| "
+                       "%.1f %%, worst %.1f %%.\n" % (
+                           sum(1 for r in alloc if abs(r["err_alloc"]) <= 0.05),
+                           len(alloc), sum(1 for r in alloc if r["err_alloc"] < -0.05), 100 * ea[len(ea) // 2],
+                           100 * ea[-1]))
+        smi = []
+        for r in sel:
+            if r["pred"] and "reserved_gib" in r and backend == "native":
+                r["err_smi"] = (r["pred"]["less_context_gib"] + r["pred"]["breakdown"].get("fragmentation", 0.0)
+                                - r["reserved_gib"]) / r["reserved_gib"]
+                smi.append(r)
+        if smi:
+            es = sorted(abs(r["err_smi"]) for r in smi)
+            out.append("The plan's nvidia-smi figure (peak less context + its fragmentation part) against the reserved "
+                       "peak: %d of %d within -5..+7 %%, %d more than 5 %% under, median |error| %.1f %%.\n" % (
+                           sum(1 for r in smi if verdict(r["err_smi"]) == "ok"), len(smi),
+                           sum(1 for r in smi if r["err_smi"] < -0.05), 100 * es[len(es) // 2]))
         out.append("| model | strategy | W | seq | B | precision | ckpt | exp.seg | reserved GiB | allocated GiB | "
-                   "predicted GiB | error | verdict |")
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                   "predicted GiB | error | verdict | error vs allocated |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for r in sel:
             model = os.path.basename(r["model"])[:-5] if r["model"].endswith(".json") else r["model"]
             if r["outcome"] == "ok":
@@ -227,9 +251,10 @@ def print_report(rows, args):
             v = verdict(r.get("err"))
             if r["outcome"] == "oom" and r["pred"]:
                 v = "fits?" if r["pred"]["fits"] else "oom predicted"
-            out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            ea = "%+.1f %%" % (100 * r["err_alloc"]) if "err_alloc" in r else ""
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 model, r["strategy"], r["world"], r["seq"], r["micro_batch"], r["precision"], r["checkpointing"],
-                "on" if r["expandable"] == "1" else "off", res, al, pr, err, v))
+                "on" if r["expandable"] == "1" else "off", res, al, pr, err, v, ea))
     with open(args.out + ".md", "w", encoding="utf-8") as f:
         f.write("\n".join(out) + "\n")
     print("\n".join(out[:12]))

@@ -39,16 +39,19 @@ struct Calibration {
     // Bytes per logit element of the one chunk of logits the runner's head + loss holds at a time
     // (runner/src/head_loss.cpp: as many rows as 256 MiB of fp32 logits would hold). On CUDA the fused
     // cross-entropy kernel keeps only the bf16 logits, turned into their gradient in place (2); the
-    // ATen path keeps an fp32 copy too (4 + 2 briefly). The current runner's H200 runs fit 2.27 (the
-    // c992a39 runner's, ATen path, 3.3).
-    double logitsBytesPerElement = 2.27;
+    // ATen path keeps an fp32 copy too (4 + 2 briefly). This coefficient also carries what the current
+    // runner holds beside that chunk at the peak: fitted with the two below to its runs on one H100
+    // (f371f66 world-1 runs and 136 rehearsed ranks of worlds 8 and 64, Qwen2.5 0.5B / 3B and Llama
+    // 3.2-1B / 3.1-8B; bench/results/world-rehearsal-native-3d1a19f.md), where the earlier 2.27 (the
+    // 3ee897c runner's H200 runs) left every cell 0.4-1.0 GiB under its allocated peak.
+    double logitsBytesPerElement = 7.26;
     // Allocated bytes independent of the shapes the model counts: cuBLAS workspaces, rotary tables,
-    // flat-buffer padding. Fitted to the current runner's H200 runs (bench/results/fidelity-3ee897c.md).
-    double deviceWorkspaceGiB = 0.067;
+    // flat-buffer padding. Same fit.
+    double deviceWorkspaceGiB = 0.038;
     // Multiplier on the activation bytes counted tensor by tensor (docs/formulas.md): what a
     // framework keeps beyond that count (autograd's saved copies, attention workspaces) is fitted
-    // from measured peaks; 1 means the count as written.
-    double activationBytesScale = 1.0056;
+    // from measured peaks; 1 means the count as written. Same fit.
+    double activationBytesScale = 0.995;
 
     // --- Compute ---
     // Achieved fraction of the GPU's dense bf16 peak for the projection and head GEMMs (6 FLOPs per
