@@ -9,6 +9,7 @@
 #include "charts/chart_axes.hpp"
 #include "charts/chart_panel.hpp"
 #include "charts/comparison_charts.hpp"
+#include "export/run_csv.hpp"
 #include "jobs/run_job.hpp"
 #include "models/run_filter_model.hpp"
 #include "models/run_table_model.hpp"
@@ -322,7 +323,9 @@ private slots:
             const QString path = dir.filePath(QStringLiteral("compare.%1").arg(QLatin1String(suffix)));
             const ExportResult result = page.exportTable(path);
             QVERIFY2(result.ok, qPrintable(result.error));
-            const QString text = readText(path);
+            // A CSV keeps its caption in the side file beside it.
+            const QString text = readText(path)
+                + (QLatin1String(suffix) == QLatin1String("csv") ? readText(captionSidecarPath(path)) : QString());
             QVERIFY2(text.contains(QStringLiteral("Backend")), qPrintable(text));
             QVERIFY2(text.contains(QStringLiteral("Backend: native; torch"))
                          || text.contains(QStringLiteral("Backend: torch; native")),
@@ -484,7 +487,9 @@ private slots:
                                     "calibrated_tokens_error", "presets_peak_error", "calibrated_peak_error",
                                     "presets_fits", "calibrated_fits" })
             QVERIFY2(csv.contains(QLatin1String(column)), column);
-        QVERIFY2(csv.contains(QStringLiteral("probe of node box-a + 8 runs")), qPrintable(csv));
+        QVERIFY2(!csv.startsWith(QLatin1Char('#')), qPrintable(csv)); // a plain CSV
+        const QString caption = readText(captionSidecarPath(csvPath));
+        QVERIFY2(caption.contains(QStringLiteral("probe of node box-a + 8 runs")), qPrintable(caption));
         QVERIFY2(csv.contains(QString::number(*first->calibrated.tokensError, 'g', QLocale::FloatingPointShortest)),
                  qPrintable(csv));
         int dataRows = 0;

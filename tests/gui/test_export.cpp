@@ -285,7 +285,13 @@ private slots:
         QLocale::setDefault(QLocale::c());
         QVERIFY2(result.ok, qPrintable(result.error));
         const QString text = QString::fromUtf8(readAll(path));
-        QVERIFY2(text.startsWith(QStringLiteral("# ")), "the caption leads as comment lines");
+        // Plain CSV: the header row first, no comment line anywhere (pandas' and Excel's defaults read it).
+        QVERIFY2(text.startsWith(QStringLiteral("run_id,started_at,")), qPrintable(text.left(80)));
+        QVERIFY2(!text.contains(QStringLiteral("\r\n#")), qPrintable(text));
+        // The caption in its side file.
+        const QString caption = QString::fromUtf8(readAll(dir.filePath(QStringLiteral("runs.caption.txt"))));
+        QVERIFY2(caption.contains(QStringLiteral("Qwen2.5 3B")) && caption.contains(QStringLiteral("#7")),
+                 qPrintable(caption));
         const QList<QStringList> rows = csvRows(text);
         QCOMPARE(rows.size(), 4);
         const QStringList header = rows.front();
@@ -329,6 +335,52 @@ private slots:
                     value(row, column).isEmpty() || number.match(value(row, column)).hasMatch(),
                     qPrintable(
                         QStringLiteral("%1 row %2: %3").arg(QLatin1String(column)).arg(row).arg(value(row, column))));
+    }
+
+    void captionSideFileSitsBesideTheCsv()
+    {
+        QCOMPARE(captionSidecarPath(QStringLiteral("/tmp/a/runs.CSV")), QStringLiteral("/tmp/a/runs.caption.txt"));
+        QCOMPARE(captionSidecarPath(QStringLiteral("out.csv")), QStringLiteral("out.caption.txt"));
+    }
+
+    void runMarkdownIsNarrowTablesWithEveryColumn()
+    {
+        QList<RunRecord> runs = twoRuns();
+        runs[0].precision = QStringLiteral("bf16-fp32-master");
+        runs[0].seqLen = 4096;
+        runs[0].microBatch = 2;
+        QHash<qint64, RunPrediction> predictions;
+        predictions.insert(7,
+                           RunPrediction { QStringLiteral("l4"),
+                                           { 2400, 0.14, 16, -0.08, true, false },
+                                           { 2150, 0.02, 17.2, -0.01, true, false } });
+        const QString md = runsMarkdown(runs, predictions, { QStringLiteral("T"), QStringLiteral("D") });
+        RunTableModel model;
+        model.setRuns(runs);
+        QSet<QString> headers;
+        int tables = 0;
+        for (const QString& line : md.split(QLatin1Char('\n'))) {
+            if (!line.startsWith(QLatin1String("| ")))
+                continue;
+            const QStringList cells = line.mid(2, line.size() - 4).split(QStringLiteral(" | "));
+            // A report's page holds seven columns; the wide table was 24.
+            QVERIFY2(cells.size() <= 7, qPrintable(line));
+            if (cells.front() == QLatin1String("Run")) {
+                ++tables;
+                for (const QString& h : cells)
+                    headers.insert(h);
+            }
+        }
+        QCOMPARE(tables, 5);
+        for (int c = 0; c < model.columnCount(); ++c)
+            QVERIFY2(headers.contains(model.headerData(c, Qt::Horizontal).toString()),
+                     qPrintable(model.headerData(c, Qt::Horizontal).toString()));
+        // The setup row of run 7: strategy, backend, precision, world, sequence, micro-batch.
+        const QString world = model.index(0, RunTableModel::WorldColumn).data().toString();
+        QVERIFY2(md.contains(QStringLiteral("| #7 | ZeRO-3 | native | bf16-fp32-master | %1 | %2 | 2 |")
+                                 .arg(world, QLocale().toString(4096))),
+                 qPrintable(md));
+        QVERIFY2(md.endsWith(QStringLiteral("*T* — D\n")), qPrintable(md));
     }
 
     void chartExportsKeepEveryLegendEntry_data()

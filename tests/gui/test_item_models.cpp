@@ -170,6 +170,52 @@ private slots:
         QCOMPARE(model.checkedRuns().size(), 3);
     }
 
+    // Two ZeRO-3 runs at 12,589 and 20,509 tokens/s, fp32 master against pure bf16: the table says which
+    // is which, with the sequence, micro-batch, world and backend beside them; the precision sorts.
+    void runModelTellsSetupsApartByPrecisionSequenceAndMicroBatch()
+    {
+        RunRecord master;
+        master.id = 1;
+        master.strategy = Strategy::Zero3;
+        master.precision = QStringLiteral("bf16-fp32-master");
+        master.seqLen = 2048;
+        master.microBatch = 1;
+        master.world = 8;
+        master.tokensPerS = 12589;
+        RunRecord pure = master;
+        pure.id = 2;
+        pure.precision = QStringLiteral("bf16");
+        pure.seqLen = 4096;
+        pure.microBatch = 2;
+        pure.tokensPerS = 20509;
+        RunRecord cpu = pure;
+        cpu.id = 3;
+        cpu.onCpu = true;
+        RunTableModel model;
+        model.setRuns({ master, pure, cpu });
+        const auto header = [&](int column) { return model.headerData(column, Qt::Horizontal).toString(); };
+        QCOMPARE(header(RunTableModel::PrecisionColumn), QStringLiteral("Precision"));
+        QCOMPARE(header(RunTableModel::SequenceColumn), QStringLiteral("Sequence"));
+        QCOMPARE(header(RunTableModel::MicroBatchColumn), QStringLiteral("Micro-batch"));
+        QCOMPARE(header(RunTableModel::WorldColumn), QStringLiteral("World"));
+        QCOMPARE(header(RunTableModel::BackendColumn), QStringLiteral("Backend"));
+        const auto cell = [&](int row, int column) { return model.index(row, column).data().toString(); };
+        QCOMPARE(cell(0, RunTableModel::PrecisionColumn), QStringLiteral("bf16-fp32-master"));
+        QCOMPARE(cell(1, RunTableModel::PrecisionColumn), QStringLiteral("bf16"));
+        QCOMPARE(cell(2, RunTableModel::PrecisionColumn), QStringLiteral("fp32 (CPU)")); // what it computed in
+        QCOMPARE(cell(0, RunTableModel::SequenceColumn), QLocale().toString(2048));
+        QCOMPARE(cell(1, RunTableModel::SequenceColumn), QLocale().toString(4096));
+        QCOMPARE(cell(0, RunTableModel::MicroBatchColumn), QStringLiteral("1"));
+        QCOMPARE(cell(1, RunTableModel::MicroBatchColumn), QStringLiteral("2"));
+        QCOMPARE(model.index(1, RunTableModel::SequenceColumn).data(RunTableModel::RawValueRole).toInt(), 4096);
+        for (int column :
+             { RunTableModel::PrecisionColumn, RunTableModel::SequenceColumn, RunTableModel::MicroBatchColumn })
+            QVERIFY(!model.headerData(column, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty());
+        // The prediction columns still follow the record's own.
+        QCOMPARE(header(RunTableModel::PresetsTokensColumn), QStringLiteral("Presets throughput"));
+        QCOMPARE(header(RunTableModel::PredictedTokensColumn), QStringLiteral("Predicted throughput"));
+    }
+
     void failedRunsShowTheirOutcome_data()
     {
         QTest::addColumn<int>("row");

@@ -418,7 +418,7 @@ private slots:
         QVERIFY(categories(onlyRehearsal.get()).isEmpty());
 
         // The CSV: world_size 1 and rehearsed_world 8 (empty for the real run), no tokens/s, its peaks.
-        const QString csv = runsCsv(runs, {}, ExportCaption {}).remove(QLatin1Char('\r'));
+        const QString csv = runsCsv(runs, {}).remove(QLatin1Char('\r'));
         QStringList lines;
         for (const QString& line : csv.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
             if (!line.startsWith(QLatin1Char('#')))

@@ -108,11 +108,9 @@ QString precisionAsRun(const RunRecord& run)
     return run.precision.isEmpty() ? RunCsvText::tr("unknown") : run.precision;
 }
 
-QString runsCsv(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>& predictions,
-                const ExportCaption& caption)
+QString runsCsv(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>& predictions)
 {
-    QString out = csv::commentLines(caption.title, caption.description);
-    out += csv::row(runCsvColumns());
+    QString out = csv::row(runCsvColumns());
     for (const RunRecord& r : runs) {
         const bool completed = r.outcome == RunOutcome::Completed;
         const bool timed = completed && !r.rehearsal(); // a rehearsal has no tokens/s, step time or NCCL share
@@ -153,19 +151,72 @@ QString runsCsv(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>
     return out;
 }
 
+QString captionSidecarPath(const QString& csvPath)
+{
+    QString base = csvPath;
+    if (base.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive))
+        base.chop(4);
+    return base + QStringLiteral(".caption.txt");
+}
+
+QString captionText(const ExportCaption& caption)
+{
+    QString text = caption.title + QLatin1Char('\n');
+    if (!caption.description.isEmpty())
+        text += QLatin1Char('\n') + caption.description + QLatin1Char('\n');
+    return text;
+}
+
+QString runsMarkdown(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>& predictions,
+                     const ExportCaption& caption)
+{
+    RunTableModel shown;
+    shown.setRuns(runs);
+    shown.setPredictions(predictions);
+    using M = RunTableModel;
+    const QList<MarkdownSection> sections {
+        { RunCsvText::tr("Runs"),
+          { M::IdColumn, M::StartedColumn, M::ModelColumn, M::HardwareColumn, M::NodeColumn, M::OutcomeColumn } },
+        { RunCsvText::tr("Setup"),
+          { M::IdColumn, M::StrategyColumn, M::BackendColumn, M::PrecisionColumn, M::WorldColumn, M::SequenceColumn,
+            M::MicroBatchColumn } },
+        { RunCsvText::tr("Measured"),
+          { M::IdColumn, M::TokensColumn, M::PeakAllocatedColumn, M::PeakReservedColumn, M::NcclColumn,
+            M::PredictedTokensColumn } },
+        { RunCsvText::tr("Predicted throughput"),
+          { M::IdColumn, M::PresetsTokensColumn, M::PresetsTokensErrorColumn, M::CalibratedTokensColumn,
+            M::CalibratedTokensErrorColumn } },
+        { RunCsvText::tr("Predicted memory"),
+          { M::IdColumn, M::PresetsPeakColumn, M::PresetsPeakErrorColumn, M::CalibratedPeakColumn,
+            M::CalibratedPeakErrorColumn, M::PresetsVerdictColumn, M::CalibratedVerdictColumn } },
+    };
+    return TableExporter::toMarkdown(shown, sections, caption);
+}
+
 ExportResult exportRunTable(const QList<RunRecord>& runs, const PredictionSet& predictions, const QString& filePath)
 {
     const ExportCaption caption = comparisonCaptionWithCalibration(runs, predictions);
     const QString suffix = QFileInfo(filePath).suffix().toLower();
-    if (suffix != QLatin1String("csv")) {
-        RunTableModel shown;
-        shown.setRuns(runs);
-        shown.setPredictions(predictions.runs);
-        return TableExporter::exportModel(shown, filePath, caption);
+    if (suffix == QLatin1String("md")) {
+        if (const QString why = writeExportFile(filePath, runsMarkdown(runs, predictions.runs, caption).toUtf8());
+            !why.isEmpty())
+            return { false, RunCsvText::tr("%1: cannot write (%2); the previous file is kept").arg(filePath, why) };
+        return { true, {} };
     }
-    const QByteArray bytes = runsCsv(runs, predictions.runs, caption).toUtf8();
+    if (suffix != QLatin1String("csv")) {
+        const RunTableModel none;
+        return TableExporter::exportModel(none, filePath, caption); // names the formats it knows
+    }
+    const QByteArray bytes = runsCsv(runs, predictions.runs).toUtf8();
     if (const QString why = writeExportFile(filePath, bytes); !why.isEmpty())
         return { false, RunCsvText::tr("%1: cannot write (%2); the previous file is kept").arg(filePath, why) };
+    // The caption beside a file, never beside a device, a FIFO or standard output.
+    const QFileInfo written(filePath);
+    if (!written.isFile())
+        return { true, {} };
+    const QString sidecar = captionSidecarPath(filePath);
+    if (const QString why = writeExportFile(sidecar, captionText(caption).toUtf8()); !why.isEmpty())
+        return { false, RunCsvText::tr("%1: cannot write the caption (%2); the table was written").arg(sidecar, why) };
     return { true, {} };
 }
 

@@ -13,14 +13,24 @@
 namespace shardwise::gui {
 
 QStringList runCsvColumns();
-QString runsCsv(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>& predictions,
-                const ExportCaption& caption);
+// A plain CSV: the header row first, no comment lines, so that pandas' read_csv and spreadsheets
+// read it with their defaults. The caption goes to a side file (captionSidecarPath).
+QString runsCsv(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>& predictions);
+// Where a CSV export's caption is written: "runs.csv" -> "runs.caption.txt" beside it.
+QString captionSidecarPath(const QString& csvPath);
+QString captionText(const ExportCaption& caption); // title, a blank line, the description
+
+// The Markdown export: the Compare table as five narrow tables (runs, setup, measured, predicted
+// throughput, predicted memory), each beginning with the run, then the caption.
+QString runsMarkdown(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>& predictions,
+                     const ExportCaption& caption);
 
 // "fp32 (CPU)" for a run measured on CPU (the runner computes in fp32 there), else the stored precision.
 QString precisionAsRun(const RunRecord& run);
 
-// Writes `runs` with their predictions and the comparison caption to `filePath`: .csv as runsCsv,
-// .md as the page's table; atomically (written aside, then renamed).
+// Writes `runs` with their predictions and the comparison caption to `filePath`: .csv as runsCsv with
+// the caption in captionSidecarPath (not beside a device, FIFO or standard output), .md as
+// runsMarkdown; atomically (written aside, then renamed).
 ExportResult exportRunTable(const QList<RunRecord>& runs, const PredictionSet& predictions, const QString& filePath);
 
 } // namespace shardwise::gui

@@ -70,19 +70,33 @@ QString TableExporter::toCsv(const QAbstractItemModel& model, const ExportCaptio
 
 QString TableExporter::toMarkdown(const QAbstractItemModel& model, const ExportCaption& caption)
 {
-    QString out;
-    QStringList cells;
+    MarkdownSection all;
     for (int c = 0; c < model.columnCount(); ++c)
-        cells << markdownCell(header(model, c));
-    out += QStringLiteral("| ") + cells.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
-    out += QStringLiteral("|") + QStringLiteral("---|").repeated(model.columnCount()) + QLatin1Char('\n');
-    for (int r = 0; r < model.rowCount(); ++r) {
-        cells.clear();
-        for (int c = 0; c < model.columnCount(); ++c)
-            cells << markdownCell(cell(model, r, c));
+        all.columns << c;
+    return toMarkdown(model, { all }, caption);
+}
+
+QString TableExporter::toMarkdown(const QAbstractItemModel& model, const QList<MarkdownSection>& sections,
+                                  const ExportCaption& caption)
+{
+    QString out;
+    for (const MarkdownSection& section : sections) {
+        if (!section.heading.isEmpty())
+            out += QStringLiteral("### ") + markdownCell(section.heading) + QStringLiteral("\n\n");
+        QStringList cells;
+        for (const int c : section.columns)
+            cells << markdownCell(header(model, c));
         out += QStringLiteral("| ") + cells.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
+        out += QStringLiteral("|") + QStringLiteral("---|").repeated(section.columns.size()) + QLatin1Char('\n');
+        for (int r = 0; r < model.rowCount(); ++r) {
+            cells.clear();
+            for (const int c : section.columns)
+                cells << markdownCell(cell(model, r, c));
+            out += QStringLiteral("| ") + cells.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
+        }
+        out += QLatin1Char('\n');
     }
-    out += QStringLiteral("\n*%1*").arg(markdownCell(caption.title));
+    out += QStringLiteral("*%1*").arg(markdownCell(caption.title));
     if (!caption.description.isEmpty())
         out += QStringLiteral(" — ") + markdownCell(caption.description);
     out += QLatin1Char('\n');

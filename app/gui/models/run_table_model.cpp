@@ -1,5 +1,6 @@
 #include "models/run_table_model.hpp"
 
+#include "export/run_csv.hpp"
 #include "models/display_format.hpp"
 #include "models/run_backend.hpp"
 #include "models/run_history_model.hpp"
@@ -117,6 +118,24 @@ const std::array<ColumnSpec, kRecordColumns> kColumns { {
           return RunTableModel::tr("What ran the ranks: native (Shardwise's runner) or torch (PyTorch's DDP / FSDP2).");
       },
       false },
+    { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Precision"),
+      [](const RunRecord& r) -> QVariant { return precisionAsRun(r); },
+      [](const RunRecord& r) -> QVariant { return precisionAsRun(r); }, nullptr,
+      [] {
+          return RunTableModel::tr("The precision the run asked for; a run on the CPU computes in fp32 whatever it "
+                                   "asked.");
+      },
+      false },
+    { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Sequence"),
+      [](const RunRecord& r) -> QVariant {
+          return r.seqLen > 0 ? QVariant(QLocale().toString(r.seqLen)) : runCellNotAvailable();
+      },
+      [](const RunRecord& r) -> QVariant { return r.seqLen; }, nullptr,
+      [] { return RunTableModel::tr("Tokens per sequence."); }, true },
+    { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Micro-batch"),
+      [](const RunRecord& r) -> QVariant { return QLocale().toString(r.microBatch); },
+      [](const RunRecord& r) -> QVariant { return r.microBatch; }, nullptr,
+      [] { return RunTableModel::tr("Sequences per rank in each step."); }, true },
     { QT_TRANSLATE_NOOP("shardwise::gui::RunTableModel", "Outcome"),
       [](const RunRecord& r) -> QVariant { return outcomeText(r.outcome); },
       [](const RunRecord& r) -> QVariant { return static_cast<int>(r.outcome); },

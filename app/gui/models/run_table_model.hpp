@@ -25,7 +25,10 @@ public:
         WorldColumn, // "2 ranks" | "rehearsal of 8": the world whose rank the memory figures are
         NodeColumn,
         StrategyColumn,
-        BackendColumn, // "native" | "torch": what ran it
+        BackendColumn,    // "native" | "torch": what ran it
+        PrecisionColumn,  // as asked ("bf16", "bf16-fp32-master"); "fp32 (CPU)" for a CPU run
+        SequenceColumn,   // tokens per sequence
+        MicroBatchColumn, // sequences per rank and step
         OutcomeColumn,
         TokensColumn,
         PeakAllocatedColumn,
