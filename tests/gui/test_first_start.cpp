@@ -20,9 +20,12 @@
 
 #include <QAction>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -104,6 +107,37 @@ private slots:
         again.setSeedsExampleRuns(true);
         QVERIFY(again.open(workspace.databasePath(), &error));
         QCOMPARE(again.runs().size(), expected);
+    }
+
+    void exampleRunsKeepTheTimeTheyRan()
+    {
+        // Each example's start event says when it ran: the runs are stamped with that, not with the
+        // moment the workspace imported them.
+        QSet<qint64> startTimes;
+        QFile events(QString::fromStdString((published::defaultExamplesDirectory() / "examples.jsonl").string()));
+        QVERIFY(events.open(QIODevice::ReadOnly));
+        while (!events.atEnd()) {
+            const QJsonObject event
+                = QJsonDocument::fromJson(events.readLine()).object().value(QStringLiteral("event")).toObject();
+            if (event.value(QStringLiteral("event")).toString() == QLatin1String("start"))
+                startTimes.insert(static_cast<qint64>(event.value(QStringLiteral("time")).toDouble() * 1000.0));
+        }
+        QVERIFY(!startTimes.isEmpty());
+        const QDateTime beforeImport = QDateTime::currentDateTimeUtc();
+        QTemporaryDir dir;
+        Workspace workspace;
+        QString error;
+        QVERIFY2(openAsTheApp(workspace, dir, &error), qPrintable(error));
+        QSet<qint64> stamped;
+        for (const RunRecord& r : workspace.runs()) {
+            QVERIFY2(r.started < beforeImport.addSecs(-60), qPrintable(r.started.toString(Qt::ISODate)));
+            // Within a millisecond of one of the shipped start events.
+            const qint64 ms = r.started.toMSecsSinceEpoch();
+            QVERIFY2(startTimes.contains(ms) || startTimes.contains(ms - 1) || startTimes.contains(ms + 1),
+                     qPrintable(r.started.toString(Qt::ISODateWithMs)));
+            stamped.insert(ms);
+        }
+        QCOMPARE(stamped.size(), static_cast<qsizetype>(workspace.runs().size())); // every run its own time
     }
 
     void planOpensOnARealModelOnRealGpus()

@@ -230,6 +230,9 @@ ExampleImportResult importExamples(store::Database& db, const std::vector<Exampl
             origin.interconnect = set.interconnect;
             origin.importSource = file.key;
             origin.predicted = predictionFor(*replay.start, *gpu, set.interconnect);
+            // Stamped with when it ran, not with when it was imported.
+            if (replay.start->time > 0)
+                origin.startedAt = replay.start->time;
             store::RunRecorder recorder(db, replay.start->config, origin);
             try {
                 for (const protocol::Event& event : replay.events)

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <unistd.h>
+#include <variant>
 
 namespace shardwise::store {
 
@@ -47,7 +48,9 @@ RunRecorder::RunRecorder(Database& db, const RunConfig& config, const RunOrigin&
     , m_summarised(static_cast<std::size_t>(std::max(config.worldSize, 1)), false)
 {
     validate(config);
-    const double now = currentUnixTime();
+    const double now = origin.startedAt.value_or(currentUnixTime());
+    if (origin.startedAt)
+        m_replayEnd = *origin.startedAt;
     std::vector<RunNodeRef> nodes = origin.nodes;
     if (nodes.empty())
         nodes.push_back({ "local", std::nullopt });
@@ -168,6 +171,13 @@ RunRecorder::~RunRecorder()
 void RunRecorder::record(const protocol::Event& event)
 {
     const double now = currentUnixTime();
+    if (m_replayEnd)
+        std::visit(
+            [this](const auto& e) {
+                if constexpr (requires { e.time; })
+                    m_replayEnd = std::max(*m_replayEnd, e.time);
+            },
+            event);
     sqlite3* db = m_db.handle();
     WriteTransaction tx(m_db);
     if (const auto* start = std::get_if<protocol::StartEvent>(&event)) {
@@ -340,7 +350,7 @@ void RunRecorder::finish(RunStatus status, const std::string& note)
     if (!isFinal(status))
         throw StoreError("a run cannot finish as '" + std::string(runStatusId(status)) + "'");
     sqlite3* db = m_db.handle();
-    const double now = currentUnixTime();
+    const double now = m_replayEnd.value_or(currentUnixTime());
     WriteTransaction tx(m_db);
 
     std::string why = note;

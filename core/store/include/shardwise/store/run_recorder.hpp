@@ -50,6 +50,9 @@ struct RunOrigin {
     // Non-empty: the run is a replay of events measured elsewhere (e.g. the example runs shipped with
     // Shardwise), stored as source 'imported' under this import_source instead of 'measured'.
     std::string importSource;
+    // A replay's own start (unix seconds), e.g. its first start event's time: stored as started_at
+    // instead of the time of recording, and the run's finished_at is then its latest event's time.
+    std::optional<double> startedAt;
 };
 
 class RunRecorder {
@@ -108,6 +111,8 @@ private:
     bool m_sawError = false;
     bool m_finished = false;
     bool m_leftRunning = false;
+    // A replay (RunOrigin::startedAt): the latest event time seen, which finish() stores as finished_at.
+    std::optional<double> m_replayEnd;
     std::function<std::string()> m_followerOffsets;
 
     void writeFollowerOffsets(double now);
