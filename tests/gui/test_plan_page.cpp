@@ -425,6 +425,42 @@ private slots:
         }
     }
 
+    // ZeRO-3 on PCIe needed expandable segments in the reference: Validate keeps the form's setting
+    // and says so as a suggestion, instead of turning them on behind the user's back.
+    void validationKeepsTheAllocatorSettingAndSuggestsExpandableSegments()
+    {
+        PlanPage page(m_workspace);
+        QVERIFY(waitForPlan(page));
+        QJsonObject state = formWithoutHostRam();
+        state[QStringLiteral("model")] = QStringLiteral("qwen2.5-3b");
+        state[QStringLiteral("gpu")] = QStringLiteral("l4");
+        state[QStringLiteral("gpus_per_node")] = 4;
+        state[QStringLiteral("interconnect")] = QStringLiteral("pcie");
+        page.form()->setState(state);
+        QVERIFY(waitForPlan(page));
+        const auto zero3Planned = [&page] {
+            for (const PlannedRun& p : page.currentPlan().runMatrix)
+                if (p.strategy == Strategy::Zero3)
+                    return true;
+            return false;
+        };
+        QVERIFY2(zero3Planned(), "the run matrix measures ZeRO-3 on 4 x L4 (PCIe)");
+        auto* deviceCombo = page.findChild<QComboBox*>(QStringLiteral("validationDeviceCombo"));
+        deviceCombo->setCurrentIndex(deviceCombo->findData(QStringLiteral("cuda")));
+        for (const RunRequest& r : page.validationRequests())
+            QVERIFY2(!r.config.training.expandableSegments, strategyId(r.config.strategy).data());
+        QVERIFY2(page.validationSuggestion().contains(QStringLiteral("zero3"))
+                     && page.validationSuggestion().contains(QStringLiteral("expandable_segments:True")),
+                 qPrintable(page.validationSuggestion()));
+        // Ticked by the user: every run has it, and there is nothing to suggest.
+        state[QStringLiteral("expandable_segments")] = true;
+        page.form()->setState(state);
+        QVERIFY(waitForPlan(page));
+        for (const RunRequest& r : page.validationRequests())
+            QVERIFY(r.config.training.expandableSegments);
+        QVERIFY(page.validationSuggestion().isEmpty());
+    }
+
     // Validate with the PyTorch backend: only what PyTorch expresses is queued, every request names the
     // torch backend and has no CUDA graphs, and a prediction rides along only when the plan's framework
     // target is what the backend measures (fsdp2), never the native runner's figure for a PyTorch run.

@@ -52,6 +52,10 @@ public:
     QString errorText() const;
     // The runs validate() queues for the current plan on the chosen node and device, in queue order.
     QList<RunRequest> validationRequests() const;
+    // Validate runs what the form says, allocator setting included. Where the plan's run matrix would
+    // have turned expandable segments on (ZeRO-3 on PCIe, as the reference needed) and the form has
+    // them off, the suggestion to turn them on, shown after Validate; else empty.
+    QString validationSuggestion() const;
 
     // Checking the fit of a larger world on this machine's GPU: a rehearsal of one rank as rank 0 of
     // the plan's world N (RunConfig::rehearseWorld), offered where N exceeds this machine's GPUs, for
@@ -110,6 +114,7 @@ signals:
     void validationFinished(bool cancelled);
 
 private:
+    bool expandableSegmentsAsked() const; // the form's allocator setting
     QHBoxLayout* createExportRow();       // "Open config…" and the Export menu (plan_page_export.cpp)
     QVBoxLayout* createValidationRow();   // node, device, backend; Validate, Cancel (plan_page_validation.cpp)
     void connectValidationQueue();        // follows this page's runs through the workspace's run queue

@@ -154,6 +154,26 @@ void PlanPage::setValidationSteps(int warmup, int timed)
     m_timedSteps = timed;
 }
 
+bool PlanPage::expandableSegmentsAsked() const
+{
+    return m_form->state().value(QStringLiteral("expandable_segments")).toBool();
+}
+
+QString PlanPage::validationSuggestion() const
+{
+    if (expandableSegmentsAsked())
+        return {};
+    QStringList suggested;
+    for (const PlannedRun& planned : currentPlan().runMatrix)
+        if (planned.config.training.expandableSegments)
+            suggested << QString::fromLatin1(strategyId(planned.strategy).data());
+    if (suggested.isEmpty())
+        return {};
+    return tr("Suggestion: %1 on PCIe needed expandable segments in the reference; tick \"%2\" under Allocator to "
+              "measure it that way. Validate kept your setting (off).")
+        .arg(suggested.join(QStringLiteral(", ")), QStringLiteral("expandable_segments:True"));
+}
+
 QList<RunRequest> PlanPage::validationRequests() const
 {
     const PlanView& plan = currentPlan();
@@ -174,6 +194,9 @@ QList<RunRequest> PlanPage::validationRequests() const
         // The run matrix graphed the rows the runner can capture on a GPU; on the CPU every row runs
         // eager, and a graphed row needs the warm-up steps that settle the schedule before capture.
         requestCudaGraphs(run.config, planned.config.training.cudaGraphs);
+        // The allocator setting the user chose, never one the run matrix picked for them
+        // (validationSuggestion() says when the reference ran otherwise).
+        run.config.training.expandableSegments = expandableSegmentsAsked();
         const std::optional<RunConfig> forBackend = configForBackend(run.config, backend);
         if (!forBackend)
             continue; // the backend cannot run it: validate() says which were left out
@@ -226,6 +249,8 @@ void PlanPage::validate()
     if (!leftOut.isEmpty())
         status += QLatin1Char(' ')
             + tr("Left out, as %1 cannot run them: %2.").arg(backendLabel(backend), leftOut.join(QStringLiteral(", ")));
+    if (const QString suggestion = validationSuggestion(); !suggestion.isEmpty())
+        status += QLatin1Char(' ') + suggestion;
     m_validationStatus->setText(status);
     if (requests.isEmpty())
         return;
