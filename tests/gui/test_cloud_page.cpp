@@ -119,6 +119,16 @@ private slots:
         QVERIFY(statuses.contains(static_cast<int>(cloud::CheckStatus::Pass)));
         QVERIFY(statuses.contains(static_cast<int>(cloud::CheckStatus::Warn)));
         QVERIFY(statuses.contains(static_cast<int>(cloud::CheckStatus::Check)));
+        // Nothing is created yet: what the prepared commands take care of reads "planned", never "pass".
+        for (int row = 0; row < m->rowCount(); ++row) {
+            const QString shown = m->index(row, 0).data().toString();
+            QVERIFY2(shown != QLatin1String("pass"), qPrintable(m->index(row, 1).data().toString()));
+            if (m->index(row, 0).data(ChecklistModel::StatusRole).toInt()
+                == static_cast<int>(cloud::CheckStatus::Pass)) {
+                QCOMPARE(shown, QStringLiteral("planned"));
+                QVERIFY(m->index(row, 1).data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("Planned:")));
+            }
+        }
         bool quotaFound = false;
         for (int row = 0; row < m->rowCount(); ++row)
             if (m->index(row, 1).data().toString().contains(QStringLiteral("at least 8")))

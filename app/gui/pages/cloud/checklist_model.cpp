@@ -31,7 +31,8 @@ QString ChecklistModel::statusText(cloud::CheckStatus s)
 {
     switch (s) {
     case cloud::CheckStatus::Pass:
-        return tr("pass");
+        // Nothing is created or checked yet: the prepared commands will take care of it.
+        return tr("planned");
     case cloud::CheckStatus::Warn:
         return tr("warn");
     case cloud::CheckStatus::Check:
@@ -49,6 +50,10 @@ QVariant ChecklistModel::data(const QModelIndex& index, int role) const
         return static_cast<int>(item.status);
     if (role == Qt::ToolTipRole) {
         QString tip = QString::fromStdString(item.detail);
+        if (item.status == cloud::CheckStatus::Pass)
+            tip = tr("Planned: the prepared commands take care of this when you run them; nothing has been created "
+                     "or checked yet.")
+                + QStringLiteral("\n\n") + tip;
         if (!item.command.empty())
             tip += QStringLiteral("\n\n") + tr("Confirm with:") + QStringLiteral("\n")
                 + QString::fromStdString(item.command);
@@ -60,8 +65,8 @@ QVariant ChecklistModel::data(const QModelIndex& index, int role) const
         if (role == Qt::DecorationRole) {
             const QStyle* style = QApplication::style();
             switch (item.status) {
-            case cloud::CheckStatus::Pass:
-                return style->standardIcon(QStyle::SP_DialogApplyButton);
+            case cloud::CheckStatus::Pass: // planned, not verified: no check mark
+                return style->standardIcon(QStyle::SP_MessageBoxInformation);
             case cloud::CheckStatus::Warn:
                 return style->standardIcon(QStyle::SP_MessageBoxWarning);
             case cloud::CheckStatus::Check:
