@@ -179,6 +179,25 @@ private slots:
             QVERIFY2(HelpViewer::guideMarkdown().contains(QStringLiteral("\n## %1").arg(QLatin1String(page.title))),
                      page.title);
         QVERIFY(!HelpViewer::guideMarkdown().contains(QStringLiteral("example.com")));
+        // Every link to another doc opens it in the viewer, and Back returns to the guide.
+        static const QRegularExpression docLink(QStringLiteral("\\]\\(([a-z0-9-]+\\.md)(#[^)]*)?\\)"));
+        QSet<QString> linked;
+        for (auto m = docLink.globalMatch(HelpViewer::guideMarkdown()); m.hasNext();)
+            linked.insert(m.next().captured(1));
+        QVERIFY(linked.size() >= 5);
+        auto* back = viewer->findChild<QPushButton*>(QStringLiteral("guideBackButton"));
+        QVERIFY(back);
+        for (const QString& doc : linked) {
+            emit viewer->browser()->anchorClicked(QUrl(doc));
+            QVERIFY2(viewer->browser()->source().path().endsWith(doc),
+                     qPrintable(viewer->browser()->source().toString()));
+            QVERIFY2(viewer->browser()->toPlainText().size() > 500
+                         && !viewer->browser()->toPlainText().contains(QStringLiteral("Shardwise user guide")),
+                     qPrintable(doc + QStringLiteral(": ") + viewer->browser()->toPlainText().left(200)));
+            QVERIFY(back->isEnabled());
+            QTest::mouseClick(back, Qt::LeftButton);
+            QVERIFY(viewer->browser()->toPlainText().contains(QStringLiteral("Shardwise user guide")));
+        }
     }
 
     void theReferenceExampleOpensFromTheFileMenu()
