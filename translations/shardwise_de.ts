@@ -1268,6 +1268,30 @@
         <source>%1: cannot write (%2); the previous file is kept</source>
         <translation>%1: kann nicht geschrieben werden (%2); die vorherige Datei bleibt erhalten</translation>
     </message>
+    <message>
+        <source>Runs</source>
+        <translation>Läufe</translation>
+    </message>
+    <message>
+        <source>Setup</source>
+        <translation>Aufbau</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>Gemessen</translation>
+    </message>
+    <message>
+        <source>Predicted throughput</source>
+        <translation>Vorhergesagter Durchsatz</translation>
+    </message>
+    <message>
+        <source>Predicted memory</source>
+        <translation>Vorhergesagter Speicher</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the caption (%2); the table was written</source>
+        <translation>%1: Die Beschriftung kann nicht geschrieben werden (%2); die Tabelle wurde geschrieben</translation>
+    </message>
 </context>
 <context>
     <name>StartupText</name>
@@ -1417,10 +1441,6 @@
 <context>
     <name>shardwise::gui::ChecklistModel</name>
     <message>
-        <source>pass</source>
-        <translation>erfüllt</translation>
-    </message>
-    <message>
         <source>warn</source>
         <translation>Warnung</translation>
     </message>
@@ -1439,6 +1459,14 @@
     <message>
         <source>Preflight item</source>
         <translation>Vorabprüfung</translation>
+    </message>
+    <message>
+        <source>planned</source>
+        <translation>geplant</translation>
+    </message>
+    <message>
+        <source>Planned: the prepared commands take care of this when you run them; nothing has been created or checked yet.</source>
+        <translation>Geplant: Die vorbereiteten Befehle erledigen dies, wenn Sie sie ausführen; noch ist nichts angelegt oder geprüft.</translation>
     </message>
 </context>
 <context>
@@ -1755,6 +1783,10 @@
     <message>
         <source>The user guide is missing from this installation (share/doc/shardwise/user-guide.md).</source>
         <translation>Das Benutzerhandbuch fehlt in dieser Installation (share/doc/shardwise/user-guide.md).</translation>
+    </message>
+    <message>
+        <source>Back</source>
+        <translation>Zurück</translation>
     </message>
 </context>
 <context>
@@ -3079,6 +3111,10 @@
         <source>Queued a rehearsal of world %1 (%2) on this machine; the Runs page shows it.</source>
         <translation>Probelauf der Welt %1 (%2) auf diesem Rechner eingereiht; die Seite „Läufe“ zeigt ihn.</translation>
     </message>
+    <message>
+        <source>Suggestion: %1 on PCIe needed expandable segments in the reference; tick &quot;%2&quot; under Allocator to measure it that way. Validate kept your setting (off).</source>
+        <translation>Vorschlag: %1 über PCIe brauchte in der Referenz expandable segments; setzen Sie unter Allocator das Häkchen bei „%2“, um so zu messen. Validieren hat Ihre Einstellung (aus) beibehalten.</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::ProbeJob</name>
@@ -3670,22 +3706,6 @@
         <translation>CPU-Läufe messen den Sharding-Ablauf, nicht die GPU-Geschwindigkeit; CUDA braucht einen mit CUDA gebauten Runner.</translation>
     </message>
     <message>
-        <source> ranks</source>
-        <translation> Ränge</translation>
-    </message>
-    <message>
-        <source> steps</source>
-        <translation> Schritte</translation>
-    </message>
-    <message>
-        <source> tokens</source>
-        <translation> Token</translation>
-    </message>
-    <message>
-        <source> sequences</source>
-        <translation> Sequenzen</translation>
-    </message>
-    <message>
         <source>CUDA allocator with expandable segments</source>
         <translation>CUDA-Allocator mit erweiterbaren Segmenten</translation>
     </message>
@@ -3768,6 +3788,34 @@
     <message>
         <source>Only the torch backend runs PyTorch code to compile.</source>
         <translation>Nur das torch-Backend führt PyTorch-Code aus, den man kompilieren kann.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s)</source>
+        <translation>
+            <numerusform>%n Rang</numerusform>
+            <numerusform>%n Ränge</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n step(s)</source>
+        <translation>
+            <numerusform>%n Schritt</numerusform>
+            <numerusform>%n Schritte</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n Token</numerusform>
+            <numerusform>%n Token</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n sequence(s)</source>
+        <translation>
+            <numerusform>%n Sequenz</numerusform>
+            <numerusform>%n Sequenzen</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -3947,6 +3995,30 @@
     <message>
         <source>%1 Rank 0&apos;s at world %2 (rehearsal); predicted for world %2: %3.</source>
         <translation>%1 Der von Rang 0 bei Welt %2 (Probelauf); vorhergesagt für Welt %2: %3.</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>Präzision</translation>
+    </message>
+    <message>
+        <source>The precision the run asked for; a run on the CPU computes in fp32 whatever it asked.</source>
+        <translation>Die Präzision, die der Lauf angefordert hat; ein Lauf auf der CPU rechnet unabhängig davon in fp32.</translation>
+    </message>
+    <message>
+        <source>Sequence</source>
+        <translation>Sequenz</translation>
+    </message>
+    <message>
+        <source>Tokens per sequence.</source>
+        <translation>Token pro Sequenz.</translation>
+    </message>
+    <message>
+        <source>Micro-batch</source>
+        <translation>Micro-Batch</translation>
+    </message>
+    <message>
+        <source>Sequences per rank in each step.</source>
+        <translation>Sequenzen pro Rang in jedem Schritt.</translation>
     </message>
 </context>
 <context>

@@ -135,6 +135,37 @@
     </message>
 </context>
 <context>
+    <name>shardwise::gui::RunRequestForm</name>
+    <message numerus="yes">
+        <source>%n rank(s)</source>
+        <translation>
+            <numerusform>%n rank</numerusform>
+            <numerusform>%n ranks</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n step(s)</source>
+        <translation>
+            <numerusform>%n step</numerusform>
+            <numerusform>%n steps</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n token</numerusform>
+            <numerusform>%n tokens</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n sequence(s)</source>
+        <translation>
+            <numerusform>%n sequence</numerusform>
+            <numerusform>%n sequences</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>shardwise::gui::RunsPage</name>
     <message numerus="yes">
         <source>Queued %1 on %2 with %n rank(s).</source>

@@ -1263,6 +1263,30 @@
         <source>%1: cannot write (%2); the previous file is kept</source>
         <translation>%1: 書き込めません (%2)。以前のファイルは保持されます</translation>
     </message>
+    <message>
+        <source>Runs</source>
+        <translation>実行</translation>
+    </message>
+    <message>
+        <source>Setup</source>
+        <translation>設定</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>測定値</translation>
+    </message>
+    <message>
+        <source>Predicted throughput</source>
+        <translation>予測スループット</translation>
+    </message>
+    <message>
+        <source>Predicted memory</source>
+        <translation>予測メモリ</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the caption (%2); the table was written</source>
+        <translation>%1: キャプションを書き込めません (%2)。表は書き込まれました</translation>
+    </message>
 </context>
 <context>
     <name>StartupText</name>
@@ -1412,10 +1436,6 @@
 <context>
     <name>shardwise::gui::ChecklistModel</name>
     <message>
-        <source>pass</source>
-        <translation>合格</translation>
-    </message>
-    <message>
         <source>warn</source>
         <translation>警告</translation>
     </message>
@@ -1434,6 +1454,14 @@
     <message>
         <source>Preflight item</source>
         <translation>事前チェック項目</translation>
+    </message>
+    <message>
+        <source>planned</source>
+        <translation>予定</translation>
+    </message>
+    <message>
+        <source>Planned: the prepared commands take care of this when you run them; nothing has been created or checked yet.</source>
+        <translation>予定: 用意したコマンドを実行すると満たされます。まだ何も作成・確認されていません。</translation>
     </message>
 </context>
 <context>
@@ -1750,6 +1778,10 @@
     <message>
         <source>The user guide is missing from this installation (share/doc/shardwise/user-guide.md).</source>
         <translation>このインストールにはユーザーガイドがありません（share/doc/shardwise/user-guide.md）。</translation>
+    </message>
+    <message>
+        <source>Back</source>
+        <translation>戻る</translation>
     </message>
 </context>
 <context>
@@ -3067,6 +3099,10 @@
         <source>Queued a rehearsal of world %1 (%2) on this machine; the Runs page shows it.</source>
         <translation>このマシンでワールド %1（%2）のリハーサルをキューに追加しました。実行ページに表示されます。</translation>
     </message>
+    <message>
+        <source>Suggestion: %1 on PCIe needed expandable segments in the reference; tick &quot;%2&quot; under Allocator to measure it that way. Validate kept your setting (off).</source>
+        <translation>提案: 参照測定では PCIe 上の %1 に expandable segments が必要でした。その条件で測定するには「アロケータ」の「%2」にチェックを入れてください。検証はあなたの設定 (オフ) のままです。</translation>
+    </message>
 </context>
 <context>
     <name>shardwise::gui::ProbeJob</name>
@@ -3654,22 +3690,6 @@
         <translation>CPU での実行はシャーディングのスケジュールを計測するもので、GPU の速度ではありません。CUDA には CUDA 対応でビルドしたランナーが必要です。</translation>
     </message>
     <message>
-        <source> ranks</source>
-        <translation> ランク</translation>
-    </message>
-    <message>
-        <source> steps</source>
-        <translation> ステップ</translation>
-    </message>
-    <message>
-        <source> tokens</source>
-        <translation> トークン</translation>
-    </message>
-    <message>
-        <source> sequences</source>
-        <translation> シーケンス</translation>
-    </message>
-    <message>
         <source>CUDA allocator with expandable segments</source>
         <translation>拡張可能セグメント付き CUDA アロケータ</translation>
     </message>
@@ -3752,6 +3772,30 @@
     <message>
         <source>Only the torch backend runs PyTorch code to compile.</source>
         <translation>コンパイルできる PyTorch コードを実行するのは torch バックエンドだけです。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s)</source>
+        <translation>
+            <numerusform>%n ランク</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n step(s)</source>
+        <translation>
+            <numerusform>%n ステップ</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n トークン</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n sequence(s)</source>
+        <translation>
+            <numerusform>%n シーケンス</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -3931,6 +3975,30 @@
     <message>
         <source>%1 Rank 0&apos;s at world %2 (rehearsal); predicted for world %2: %3.</source>
         <translation>%1 ワールド %2 でのランク 0 の値（リハーサル）。ワールド %2 の予測：%3。</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>The precision the run asked for; a run on the CPU computes in fp32 whatever it asked.</source>
+        <translation>実行が指定した精度。CPU 上の実行は指定にかかわらず fp32 で計算します。</translation>
+    </message>
+    <message>
+        <source>Sequence</source>
+        <translation>シーケンス</translation>
+    </message>
+    <message>
+        <source>Tokens per sequence.</source>
+        <translation>1 シーケンスあたりのトークン数。</translation>
+    </message>
+    <message>
+        <source>Micro-batch</source>
+        <translation>マイクロバッチ</translation>
+    </message>
+    <message>
+        <source>Sequences per rank in each step.</source>
+        <translation>各ステップでランクあたりのシーケンス数。</translation>
     </message>
 </context>
 <context>

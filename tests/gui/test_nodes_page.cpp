@@ -70,6 +70,7 @@ class TestNodesPage : public QObject {
     Q_OBJECT
 
 private slots:
+    void sshNodeDialogMnemonicsNameTheirField();
     void init();
     void cleanup();
 
@@ -185,6 +186,23 @@ void TestNodesPage::aliasWhoseConfigGivesAUserNeedsNoneInTheDialog()
     QVERIFY2(dialog.validationError().isEmpty(), qPrintable(dialog.validationError()));
     dialog.hostEdit()->setText(QStringLiteral("other-host")); // no User for it in the config
     QVERIFY(dialog.validationError().contains(QStringLiteral("node.user")));
+}
+
+// Every label with a mnemonic ("&Key file:") has a buddy, else Qt shows the '&' as text.
+void TestNodesPage::sshNodeDialogMnemonicsNameTheirField()
+{
+    SshNodeDialog dialog;
+    int mnemonics = 0;
+    for (const QLabel* label : dialog.findChildren<QLabel*>()) {
+        if (!label->text().contains(QLatin1Char('&')))
+            continue;
+        ++mnemonics;
+        QVERIFY2(label->buddy(), qPrintable(label->text()));
+    }
+    QVERIFY(mnemonics >= 6);
+    const auto* key = dialog.findChild<QLabel*>(QStringLiteral("keyFileLabel"));
+    QVERIFY(key);
+    QVERIFY(qobject_cast<QLineEdit*>(key->buddy()));
 }
 
 void TestNodesPage::ncclSettingsAreEditedPerNode()

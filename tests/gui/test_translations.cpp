@@ -3,6 +3,7 @@
 // in every language, English included, no two mnemonics (Alt+letter) of a page and the menu bar clash.
 #include "gui_test_main.hpp"
 
+#include "pages/runs/run_request_form.hpp"
 #include "shell/main_window.hpp"
 #include "shell/translations.hpp"
 #include "workspace/workspace.hpp"
@@ -21,6 +22,7 @@
 #include <QRegularExpression>
 #include <QScopeGuard>
 #include <QSettings>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTranslator>
 #include <QXmlStreamReader>
@@ -228,6 +230,22 @@ private slots:
         QCOMPARE(runs(1), QStringLiteral("1 run"));
         QCOMPARE(runs(3), QStringLiteral("3 runs"));
         QCOMPARE(runs(0), QStringLiteral("0 runs"));
+        // The run form's spin boxes: "1 sequence", never "1 sequences".
+        RunRequestForm form;
+        auto* microBatch = form.findChild<QSpinBox*>(QStringLiteral("runMicroBatch"));
+        QVERIFY(microBatch);
+        microBatch->setValue(1);
+        QCOMPARE(microBatch->text(), QStringLiteral("1 sequence"));
+        microBatch->setValue(4);
+        QCOMPARE(microBatch->text(), QStringLiteral("4 sequences"));
+        auto* ranks = form.findChild<QSpinBox*>(QStringLiteral("runRanks"));
+        ranks->setValue(1);
+        QCOMPARE(ranks->text(), QStringLiteral("1 rank"));
+        auto* warmup = form.findChild<QSpinBox*>(QStringLiteral("runWarmup"));
+        warmup->setValue(1);
+        QCOMPARE(warmup->text(), QStringLiteral("1 step"));
+        warmup->setValue(0);
+        QCOMPARE(warmup->text(), QStringLiteral("0 steps"));
     }
 
     void catalogueLoadsWithQtsOwn_data() { translationIsComplete_data(); }

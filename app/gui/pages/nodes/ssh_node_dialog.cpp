@@ -54,7 +54,11 @@ SshNodeDialog::SshNodeDialog(QWidget* parent)
     form->addRow(tr("&Port:"), m_port);
     form->addRow(tr("&User:"), m_user);
     form->addRow(tr("&Authentication:"), m_auth);
-    form->addRow(tr("&Key file:"), keyRow);
+    // A row of a layout gets a label without a buddy, which shows its '&' literally: name the field.
+    auto* keyLabel = new QLabel(tr("&Key file:"), this);
+    keyLabel->setObjectName(QStringLiteral("keyFileLabel"));
+    keyLabel->setBuddy(m_keyFile);
+    form->addRow(keyLabel, keyRow);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &SshNodeDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);

@@ -47,19 +47,29 @@ RunRequestForm::RunRequestForm(QWidget* parent)
     m_node = new QComboBox(this);
     m_node->setObjectName(QStringLiteral("runNode"));
 
-    auto spin = [this](const char* name, int min, int max, int value, const QString& suffix) {
+    // The unit after the number, singular or plural as the number asks: "1 sequence", "4 sequences".
+    auto spin = [this](const char* name, int min, int max, int value, QString (*counted)(int)) {
         auto* box = new QSpinBox(this);
         box->setObjectName(QString::fromLatin1(name));
         box->setRange(min, max);
+        const auto unitFor = [counted](int n) {
+            QString unit = counted(n);
+            const QString number = QString::number(n);
+            if (const qsizetype at = unit.indexOf(number); at >= 0)
+                unit.remove(at, number.size());
+            return unit;
+        };
+        connect(box, &QSpinBox::valueChanged, box, [box, unitFor](int n) { box->setSuffix(unitFor(n)); });
         box->setValue(value);
-        box->setSuffix(suffix);
+        box->setSuffix(unitFor(value));
         return box;
     };
-    m_ranks = spin("runRanks", 1, 64, 2, tr(" ranks"));
-    m_warmup = spin("runWarmup", 0, 1000, 2, tr(" steps"));
-    m_steps = spin("runSteps", 1, 10000, 5, tr(" steps"));
-    m_seq = spin("runSeq", 1, 1 << 20, 64, tr(" tokens"));
-    m_microBatch = spin("runMicroBatch", 1, 4096, 1, tr(" sequences"));
+    m_ranks = spin("runRanks", 1, 64, 2, [](int n) { return RunRequestForm::tr("%n rank(s)", nullptr, n); });
+    m_warmup = spin("runWarmup", 0, 1000, 2, [](int n) { return RunRequestForm::tr("%n step(s)", nullptr, n); });
+    m_steps = spin("runSteps", 1, 10000, 5, [](int n) { return RunRequestForm::tr("%n step(s)", nullptr, n); });
+    m_seq = spin("runSeq", 1, 1 << 20, 64, [](int n) { return RunRequestForm::tr("%n token(s)", nullptr, n); });
+    m_microBatch
+        = spin("runMicroBatch", 1, 4096, 1, [](int n) { return RunRequestForm::tr("%n sequence(s)", nullptr, n); });
     m_expandable = new QCheckBox(tr("CUDA allocator with expandable segments"), this);
     m_expandable->setObjectName(QStringLiteral("runExpandableSegments"));
     m_expandable->setToolTip(tr("Sets expandable_segments:True: a diagnostic for fragmentation (a large reserved but "
