@@ -7,6 +7,7 @@
 #include "command.hpp"
 #include "options.hpp"
 #include "shardwise/spec/file_output.hpp"
+#include "shardwise/spec/suggest.hpp"
 
 #include "shardwise/calibrate/stored_comparison.hpp"
 #include "shardwise/spec/presets.hpp"
@@ -356,11 +357,16 @@ int compare(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         if (v.count("--strategy")) {
             strategy = strategyFromId(v["--strategy"]);
             if (!strategy)
-                throw UsageError("--strategy: unknown strategy '" + v["--strategy"] + "'; known: " + strategyIdList());
+                throw UsageError("--strategy: unknown strategy '" + v["--strategy"] + "'"
+                                 + strategyDidYouMean(v["--strategy"]) + "; known: " + strategyIdList());
         }
         const PresetCatalog& catalog = PresetCatalog::builtin();
-        if (v.count("--gpu") && !catalog.findGpu(v["--gpu"]))
-            throw UsageError("--gpu: unknown GPU preset '" + v["--gpu"] + "'");
+        if (v.count("--gpu") && !catalog.findGpu(v["--gpu"])) {
+            std::vector<std::string> ids;
+            for (const GpuSpec& g : catalog.gpus())
+                ids.push_back(g.id);
+            throw UsageError("--gpu: unknown GPU preset '" + v["--gpu"] + "'" + didYouMean(v["--gpu"], ids));
+        }
 
         const store::Database db
             = store::Database::open(store::resolveDatabasePath(v.count("--db") ? v["--db"] : std::string()),

@@ -116,7 +116,7 @@ GkeArgs parseGkeArgs(const std::vector<std::string>& args)
             if (a.format != "text" && a.format != "json" && a.format != "yaml")
                 throw UsageError("--format: expected text, json or yaml, got '" + a.format + "'");
         } else
-            throw UsageError(flag + ": unknown option (see shardwise-cli gke --help)");
+            throw UsageError(unknownOptionMessage("gke", flag));
     }
     if (a.help)
         return a;

@@ -1,5 +1,7 @@
 #include "command.hpp"
 
+#include "shardwise/spec/suggest.hpp"
+
 #include <algorithm>
 #include <iostream>
 
@@ -69,7 +71,10 @@ int main(int argc, char** argv)
             }
         }
     }
-    std::cerr << "shardwise-cli: unknown command '" << name << "'\n\n";
+    std::vector<std::string> names;
+    for (const auto& c : commands())
+        names.push_back(c.name);
+    std::cerr << "shardwise-cli: unknown command '" << name << "'" << shardwise::didYouMean(name, names) << "\n\n";
     printUsage(std::cerr);
     return kExitUsage;
 }

@@ -5,6 +5,7 @@
 #include "shardwise/session/node_management.hpp"
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
+#include "shardwise/spec/suggest.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -113,9 +114,13 @@ ProbeOptions parseProbeOptions(const ParsedArgs& parsed)
             o.gpu = value;
             if (!PresetCatalog::builtin().findGpu(o.gpu)) {
                 std::string known;
-                for (const GpuSpec& g : PresetCatalog::builtin().gpus())
+                std::vector<std::string> ids;
+                for (const GpuSpec& g : PresetCatalog::builtin().gpus()) {
                     known += (known.empty() ? "" : ", ") + g.id;
-                throw UsageError("--gpu: unknown GPU preset '" + o.gpu + "'; known: " + known);
+                    ids.push_back(g.id);
+                }
+                throw UsageError("--gpu: unknown GPU preset '" + o.gpu + "'" + didYouMean(o.gpu, ids)
+                                 + "; known: " + known);
             }
         } else if (flag == "--max-bytes")
             o.maxBytes = wholeNumber<std::int64_t>(flag, value, 4096);

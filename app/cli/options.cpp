@@ -4,6 +4,9 @@
 
 #include "command.hpp"
 
+#include "shardwise/spec/strategy.hpp"
+#include "shardwise/spec/suggest.hpp"
+
 #include <algorithm>
 #include <sstream>
 
@@ -13,6 +16,14 @@ namespace {
 
 constexpr std::size_t kHelpColumn = 29; // "  --flag VALUE" padded to here, then the help
 constexpr std::size_t kWidth = 100;
+
+std::vector<std::string> optionNames(const CommandSpec& spec)
+{
+    std::vector<std::string> names { "--help" };
+    for (const Option& o : spec.options)
+        names.push_back(o.name);
+    return names;
+}
 
 const Option* findOption(const CommandSpec& spec, const std::string& name)
 {
@@ -115,6 +126,25 @@ std::vector<std::string> ParsedArgs::values(const std::string& name) const
     return all;
 }
 
+std::string unknownOptionMessage(const std::string& command, const std::string& flag)
+{
+    std::string suggestion;
+    for (const CommandSpec& spec : allCommandSpecs())
+        if (spec.name == command)
+            suggestion = didYouMean(flag, optionNames(spec));
+    return flag + ": unknown option" + suggestion + " (see shardwise-cli " + command + " --help)";
+}
+
+std::string strategyDidYouMean(const std::string& word, bool withAll)
+{
+    std::vector<std::string> ids;
+    for (const StrategyTraits& t : allStrategies())
+        ids.emplace_back(strategyId(t.strategy));
+    if (withAll)
+        ids.emplace_back("all");
+    return didYouMean(word, ids);
+}
+
 ParsedArgs parseArgs(const CommandSpec& spec, const std::vector<std::string>& args)
 {
     ParsedArgs parsed;
@@ -144,7 +174,7 @@ ParsedArgs parseArgs(const CommandSpec& spec, const std::vector<std::string>& ar
         }
         const Option* option = findOption(spec, name);
         if (!option)
-            throw UsageError(name + ": unknown option" + see);
+            throw UsageError(name + ": unknown option" + didYouMean(name, optionNames(spec)) + see);
         if (option->valueName.empty()) {
             if (inlineValue)
                 throw UsageError(name + ": takes no value, got '" + *inlineValue + "'");
@@ -161,7 +191,8 @@ ParsedArgs parseArgs(const CommandSpec& spec, const std::vector<std::string>& ar
         }
         if (!option->choices.empty()
             && std::find(option->choices.begin(), option->choices.end(), value) == option->choices.end())
-            throw UsageError(name + ": expected " + orList(option->choices) + ", got '" + value + "'");
+            throw UsageError(name + ": expected " + orList(option->choices) + ", got '" + value + "'"
+                             + didYouMean(value, option->choices));
         parsed.options.push_back({ name, value });
     }
     return parsed;

@@ -102,6 +102,14 @@ struct ParsedArgs {
 // option's choices, more operands than the spec has.
 ParsedArgs parseArgs(const CommandSpec& spec, const std::vector<std::string>& args);
 
+// "FLAG: unknown option; did you mean '--nearest'? (see shardwise-cli COMMAND --help)": the nearest of
+// the command's own options (allCommandSpecs()) when one is close enough to be a typo of it.
+std::string unknownOptionMessage(const std::string& command, const std::string& flag);
+
+// "; did you mean 'zero3'?" for a mistyped strategy id (with "all" among the names where
+// `withAll`), else empty.
+std::string strategyDidYouMean(const std::string& word, bool withAll = false);
+
 // The --help text: usage line, description, operands and options (wrapped), epilog.
 std::string usageText(const CommandSpec& spec);
 

@@ -144,7 +144,8 @@ PlanArgs parsePlanArgs(const std::vector<std::string>& args)
         } else if (flag == "--strategy") {
             a.strategy = w.value();
             if (!strategyFromId(a.strategy))
-                throw UsageError("--strategy: expected one of " + strategyIdList() + ", got '" + a.strategy + "'");
+                throw UsageError("--strategy: expected one of " + strategyIdList() + ", got '" + a.strategy + "'"
+                                 + strategyDidYouMean(a.strategy));
         } else if (flag == "--output") {
             a.output = w.value();
         } else if (flag == "--from") {
@@ -161,7 +162,7 @@ PlanArgs parsePlanArgs(const std::vector<std::string>& args)
             a.restartS = parseDouble(flag, w.value(), 0, 1e7);
             checkpointOptionGiven = true;
         } else {
-            throw UsageError(flag + ": unknown option (see shardwise-cli plan --help)");
+            throw UsageError(unknownOptionMessage("plan", flag));
         }
     }
     if (!a.help)

@@ -222,7 +222,7 @@ RunRequest parseRequest(const std::vector<std::string>& args)
                     throw UsageError("--format: expected table or json, got '" + f + "'");
                 r.json = f == "json";
             } else
-                throw UsageError(flag + ": unknown option (see shardwise-cli run --help)");
+                throw UsageError(unknownOptionMessage("run", flag));
         } catch (const SpecError& e) {
             throw UsageError(e.what());
         }
@@ -271,7 +271,8 @@ RunRequest parseRequest(const std::vector<std::string>& args)
     } else if (const auto s = strategyFromId(strategy)) {
         r.strategies.push_back(*s);
     } else {
-        throw UsageError("--strategy: unknown strategy '" + strategy + "'; allowed: " + strategyIdList() + ", all");
+        throw UsageError("--strategy: unknown strategy '" + strategy + "'" + strategyDidYouMean(strategy, true)
+                         + "; allowed: " + strategyIdList() + ", all");
     }
     return r;
 }

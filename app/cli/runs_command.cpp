@@ -79,7 +79,8 @@ store::RunFilter filterFrom(const Options& o)
     if (const auto s = value(o, "--strategy")) {
         f.strategy = strategyFromId(*s);
         if (!f.strategy)
-            throw UsageError("--strategy: unknown strategy '" + *s + "'; known: " + strategyIdList());
+            throw UsageError("--strategy: unknown strategy '" + *s + "'" + strategyDidYouMean(*s)
+                             + "; known: " + strategyIdList());
     }
     if (const auto s = value(o, "--status")) {
         f.status = store::runStatusFromId(*s);

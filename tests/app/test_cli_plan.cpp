@@ -56,6 +56,48 @@ private slots:
         }
     }
 
+    // A mistyped model, GPU, strategy, flag, choice or command: exit 2 naming the nearest known one.
+    void mistypedNamesGetADidYouMean_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("suggestion");
+        const QStringList plan { QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-3b"),
+                                 QStringLiteral("--gpu"), QStringLiteral("h200") };
+        QTest::newRow("model") << QStringList { QStringLiteral("plan"), QStringLiteral("--model"),
+                                                QStringLiteral("qwen2.5-3bb"), QStringLiteral("--gpu"),
+                                                QStringLiteral("h200") }
+                               << QStringLiteral("did you mean 'qwen2.5-3b'?");
+        QTest::newRow("gpu") << QStringList { QStringLiteral("plan"), QStringLiteral("--model"),
+                                              QStringLiteral("qwen2.5-3b"), QStringLiteral("--gpu"),
+                                              QStringLiteral("h2000") }
+                             << QStringLiteral("did you mean 'h200'?");
+        QTest::newRow("flag") << (plan + QStringList { QStringLiteral("--gpus-per-nod"), QStringLiteral("2") })
+                              << QStringLiteral("--gpus-per-nod: unknown option; did you mean '--gpus-per-node'?");
+        QTest::newRow("strategy") << (plan + QStringList { QStringLiteral("--strategy"), QStringLiteral("zero_3") })
+                                  << QStringLiteral("did you mean 'zero3'?");
+        QTest::newRow("choice") << (plan + QStringList { QStringLiteral("--format"), QStringLiteral("jsno") })
+                                << QStringLiteral("did you mean 'json'?");
+        QTest::newRow("command") << QStringList { QStringLiteral("plna") } << QStringLiteral("did you mean 'plan'?");
+    }
+    void mistypedNamesGetADidYouMean()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, suggestion);
+        const CliResult r = runCli(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(suggestion), qPrintable(r.err));
+    }
+
+    // Nothing is suggested for a name far from every known one.
+    void unrelatedNamesGetNoSuggestion()
+    {
+        const CliResult r = runCli({ QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("qwen2.5-3b"),
+                                     QStringLiteral("--gpu"), QStringLiteral("mainframe") });
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("unknown GPU 'mainframe'")), qPrintable(r.err));
+        QVERIFY2(!r.err.contains(QStringLiteral("did you mean")), qPrintable(r.err));
+    }
+
     void planFlagsReachThePlanner()
     {
         // 72B on eight PCIe-linked H200s at sequence 512: only the full shards fit (step 2), and on

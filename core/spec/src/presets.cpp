@@ -1,5 +1,7 @@
 #include "shardwise/spec/presets.hpp"
 
+#include "shardwise/spec/suggest.hpp"
+
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/json_document.hpp"
 #include "shardwise/spec/quote.hpp"
@@ -156,9 +158,14 @@ ModelSpec resolveModel(const std::string& presetOrPath, const std::string& field
         return m;
     }
     std::string known;
-    for (const auto& m : catalog.models())
+    std::vector<std::string> ids;
+    for (const auto& m : catalog.models()) {
         known += (known.empty() ? "" : ", ") + m.id;
-    throw SpecError(field, "'" + presetOrPath + "' is neither a model preset nor a readable file; presets: " + known);
+        ids.push_back(m.id);
+    }
+    throw SpecError(field,
+                    "'" + presetOrPath + "' is neither a model preset nor a readable file"
+                        + didYouMean(presetOrPath, ids) + "; presets: " + known);
 }
 
 GpuSpec resolveGpu(const std::string& preset, const std::string& field)
@@ -170,9 +177,14 @@ GpuSpec resolveGpu(const std::string& preset, const std::string& field)
     if (fs::is_regular_file(fs::path(preset), ec))
         return gpuFromJson(readStrictJsonFile(preset, field), field);
     std::string known;
-    for (const auto& g : catalog.gpus())
+    std::vector<std::string> ids;
+    for (const auto& g : catalog.gpus()) {
         known += (known.empty() ? "" : ", ") + g.id;
-    throw SpecError(field, "unknown GPU '" + preset + "'; presets: " + known + " (or a path to a GPU JSON file)");
+        ids.push_back(g.id);
+    }
+    throw SpecError(field,
+                    "unknown GPU '" + preset + "'" + didYouMean(preset, ids) + "; presets: " + known
+                        + " (or a path to a GPU JSON file)");
 }
 
 } // namespace shardwise
