@@ -50,6 +50,34 @@ install(DIRECTORY ${SHARDWISE_RUNNER_SOURCE_STAGE}/ DESTINATION ${CMAKE_INSTALL_
     COMPONENT runner-sources USE_SOURCE_PERMISSIONS)
 
 # --- Debian packages -----------------------------------------------------------------------------
+# Debian policy 12.5 and 12.7: each package's /usr/share/doc/<package> holds its copyright file and its
+# changelog, compressed with gzip -9n (no name or time in the header, as the man page is).
+set(_doc_stage ${CMAKE_BINARY_DIR}/packaging/doc)
+set(_doc_packages shardwise)
+if(TARGET shardwise-runner)
+    list(APPEND _doc_packages shardwise-runner)
+endif()
+set(_doc_outputs)
+foreach(_package IN LISTS _doc_packages)
+    set(PACKAGE ${_package})
+    set(VERSION ${PROJECT_VERSION})
+    configure_file(${CMAKE_CURRENT_LIST_DIR}/changelog.in ${_doc_stage}/${_package}/changelog @ONLY)
+    add_custom_command(
+        OUTPUT ${_doc_stage}/${_package}/changelog.gz
+        COMMAND gzip -n -9 -f -k ${_doc_stage}/${_package}/changelog
+        DEPENDS ${_doc_stage}/${_package}/changelog
+        COMMENT "Debian changelog of ${_package}"
+        VERBATIM)
+    list(APPEND _doc_outputs ${_doc_stage}/${_package}/changelog.gz)
+endforeach()
+add_custom_target(package_docs ALL DEPENDS ${_doc_outputs})
+install(FILES ${CMAKE_CURRENT_LIST_DIR}/copyright ${_doc_stage}/shardwise/changelog.gz
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/shardwise COMPONENT app)
+if(TARGET shardwise-runner)
+    install(FILES ${CMAKE_CURRENT_LIST_DIR}/copyright ${_doc_stage}/shardwise-runner/changelog.gz
+            DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/shardwise-runner COMPONENT runner)
+endif()
+
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME shardwise)
 set(CPACK_PACKAGE_VENDOR "Shardwise")

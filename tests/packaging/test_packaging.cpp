@@ -310,6 +310,17 @@ private slots:
             QTest::newRow(qPrintable(QStringLiteral("png icon ") + n))
                 << QStringLiteral("usr/share/icons/hicolor/%1x%1/apps/shardwise.png").arg(n);
 #endif
+        // Debian policy: the copyright file and the changelog (gzip -9n) in the package's doc folder,
+        // the man page compressed.
+        QTest::newRow("copyright") << QStringLiteral("usr/share/doc/shardwise/copyright");
+        QTest::newRow("changelog") << QStringLiteral("usr/share/doc/shardwise/changelog.gz");
+        QTest::newRow("man page") << QStringLiteral("usr/share/man/man1/shardwise-cli.1.gz");
+#ifdef SHARDWISE_PACKAGE_HAS_APP
+        // The user guide and the docs it links to, which Help > User guide opens offline.
+        for (const char* doc : { "user-guide.md", "formulas.md", "ssh.md", "store.md", "cloud.md", "calibration.md",
+                                 "framework-configs.md" })
+            QTest::newRow(doc) << QStringLiteral("usr/share/doc/shardwise/") + QLatin1String(doc);
+#endif
         QTest::newRow("model preset") << QStringLiteral("usr/share/shardwise/presets/models/qwen2.5-3b.json");
         QTest::newRow("gpu preset") << QStringLiteral("usr/share/shardwise/presets/gpus/h200.json");
         QTest::newRow("runner sources: top CMake") << QStringLiteral("usr/share/shardwise/runner-src/CMakeLists.txt");
@@ -323,6 +334,37 @@ private slots:
         QFETCH(QString, path);
         QVERIFY2(packageBuilt(), qPrintable(m_packageError));
         QVERIFY2(QFileInfo(inRoot(path)).isFile(), qPrintable(path + QStringLiteral(" is not in ") + m_deb));
+        if (path.endsWith(QLatin1String(".gz"))) {
+            // gzip -9n: no file name and no time stamp in the header (reproducible, lintian-clean).
+            QFile gz(inRoot(path));
+            QVERIFY(gz.open(QIODevice::ReadOnly));
+            const QByteArray header = gz.read(10);
+            QVERIFY(header.size() == 10 && header.startsWith("\x1f\x8b"));
+            QCOMPARE(int(header.at(3)) & 0x08, 0);           // FNAME flag
+            QCOMPARE(header.mid(4, 4), QByteArray(4, '\0')); // MTIME
+        }
+    }
+
+    // No uncompressed man page beside the compressed one, and the runner package has its own
+    // copyright and changelog.
+    void packageFollowsDebianDocumentationPolicy()
+    {
+        QVERIFY2(packageBuilt(), qPrintable(m_packageError));
+        const QStringList app = packageContents(m_deb);
+        QVERIFY2(!app.contains(QStringLiteral("usr/share/man/man1/shardwise-cli.1")),
+                 qPrintable(app.join(QLatin1Char('\n'))));
+        QFile file(inRoot(QStringLiteral("usr/share/doc/shardwise/copyright")));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString copyright = QString::fromUtf8(file.readAll());
+        QVERIFY2(copyright.startsWith(
+                     QStringLiteral("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/")),
+                 qPrintable(copyright));
+#ifdef SHARDWISE_RUNNER_BUILT
+        const QStringList runner = packageContents(m_runnerDeb);
+        for (const char* doc :
+             { "usr/share/doc/shardwise-runner/copyright", "usr/share/doc/shardwise-runner/changelog.gz" })
+            QVERIFY2(runner.contains(QLatin1String(doc)), doc);
+#endif
     }
 
     // The runner rides in its own package, built against this machine's LibTorch (Debian's
