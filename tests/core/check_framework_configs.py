@@ -15,11 +15,14 @@ INT, BOOL, STR, NUM = int, bool, str, (int, float)
 # torchtitan/config/job_config.py (0.2): section -> key -> (type, allowed values or None)
 TORCHTITAN = {
     "job": {"description": (STR, None)},
+    # Model, lines 91-98 at v0.2.0: without it torchtitan trains name "llama3", flavor "debugmodel".
+    "model": {"name": (STR, None), "flavor": (STR, None)},
     "training": {
         "local_batch_size": (INT, None),
         "global_batch_size": (INT, None),
         "seq_len": (INT, None),
         "max_norm": (NUM, None),
+        "dtype": (STR, {"bfloat16", "float32"}),  # line 224 at v0.2.0
         "mixed_precision_param": (STR, {"bfloat16", "float32"}),
         "mixed_precision_reduce": (STR, {"float32"}),
         "enable_cpu_offload": (BOOL, None),
@@ -70,6 +73,14 @@ def check_toml(case: pathlib.Path, failures: list) -> None:
     if par["data_parallel_replicate_degree"] * par["data_parallel_shard_degree"] != world:
         failures.append(f"{path}: data-parallel degrees do not multiply to the world of {world}")
     training = spec.get("training", {})
+    model = doc.get("model", {})
+    if "name" not in model or "flavor" not in model:
+        failures.append(f"{path}: no [model] name and flavor: torchtitan would train llama3 debugmodel")
+    elif (model["name"], model["flavor"]) == ("llama3", "debugmodel"):
+        failures.append(f"{path}: [model] is torchtitan's debug model, not {spec.get('model')}")
+    want_dtype = "bfloat16" if training.get("precision", "bf16") == "bf16" else "float32"
+    if doc["training"].get("dtype") != want_dtype:
+        failures.append(f"{path}: training.dtype {doc['training'].get('dtype')!r}, the plan's precision is {want_dtype}")
     expected = doc["training"]["local_batch_size"] * world * training.get("grad_accumulation", 1)
     if doc["training"]["global_batch_size"] != expected:
         failures.append(f"{path}: global_batch_size {doc['training']['global_batch_size']} != {expected}")

@@ -564,6 +564,139 @@ private slots:
                 != std::string::npos);
     }
 
+    // Pure bf16 outside DeepSpeed is mixed_precision 'no': with bf16 Accelerate's fsdp2_prepare_model upcasts
+    // every trainable parameter to fp32. An FSDP YAML with bf16 and a pure-bf16 record is an fp32 master.
+    void acceleratePureBf16IsMixedPrecisionNo()
+    {
+        EstimateInput in = baseInput();
+        in.framework.framework = Framework::Fsdp2;
+        in.training.precision = PrecisionPolicy::PureBf16;
+        for (Strategy s :
+             { Strategy::Fsdp2Reshard, Strategy::Fsdp2NoReshard, Strategy::Fsdp2ReshardOffload, Strategy::Zero0 }) {
+            const std::string yaml = exportConfig(ConfigKind::Accelerate, in, s, planIdentity(in, s));
+            QVERIFY2(yaml.find("\nmixed_precision: 'no'\n") != std::string::npos, yaml.c_str());
+            const ImportedSettings back = importConfig(yaml, "accelerate.yaml");
+            QVERIFY(back.precision == PrecisionPolicy::PureBf16);
+            QVERIFY2(back.warnings.empty(), back.warnings.empty() ? "" : back.warnings[0].message.c_str());
+        }
+        const std::string fsdp = exportConfig(ConfigKind::Accelerate, in, Strategy::Fsdp2Reshard,
+                                              planIdentity(in, Strategy::Fsdp2Reshard));
+        QVERIFY(fsdp.find("fsdp2_prepare_model") != std::string::npos);
+        // The ZeRO stages keep bf16: Accelerate hands DeepSpeed bf16.enabled from it.
+        in.framework.framework = Framework::DeepSpeed;
+        const std::string zero
+            = exportConfig(ConfigKind::Accelerate, in, Strategy::Zero2, planIdentity(in, Strategy::Zero2));
+        QVERIFY(zero.find("\nmixed_precision: bf16\n") != std::string::npos);
+        // fp32 master: bf16.
+        in.framework.framework = Framework::Fsdp2;
+        in.training.precision = PrecisionPolicy::Bf16Fp32Master;
+        QVERIFY(
+            exportConfig(ConfigKind::Accelerate, in, Strategy::Fsdp2Reshard, planIdentity(in, Strategy::Fsdp2Reshard))
+                .find("\nmixed_precision: bf16\n")
+            != std::string::npos);
+        // A file that asks for pure bf16 in its record but bf16 mixed precision runs with an fp32 master.
+        const std::string old = "# shardwise: micro_batch=1 grad_accumulation=1 seq_len=4096 precision=bf16 "
+                                "activation_checkpointing=off\n"
+                                "distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\nmixed_precision: bf16\n"
+                                "num_processes: 16\n";
+        ImportedSettings back = importConfig(old, "accelerate.yaml");
+        QVERIFY(back.precision == PrecisionPolicy::Bf16Fp32Master);
+        QVERIFY(hasWarning(back, "mixed_precision"));
+        // 'no' without a record leaves the plan's precision, with a warning.
+        back = importConfig("distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\nmixed_precision: 'no'\n",
+                            "accelerate.yaml");
+        QVERIFY(!back.precision);
+        QVERIFY(hasWarning(back, "mixed_precision"));
+    }
+
+    // Accelerate's FSDP2 plugin reduces in mixed_precision's dtype (set_mixed_precision: reduce_dtype = bf16);
+    // the plan counts float32 reduction, and the export says so and how to get it.
+    void accelerateFsdpSaysItReducesInBf16()
+    {
+        EstimateInput in = baseInput();
+        in.framework.framework = Framework::Fsdp2;
+        in.training.precision = PrecisionPolicy::Bf16Fp32Master;
+        const std::string yaml = exportConfig(ConfigKind::Accelerate, in, Strategy::Fsdp2Reshard,
+                                              planIdentity(in, Strategy::Fsdp2Reshard));
+        QVERIFY(yaml.find("reduce_dtype=bf16") != std::string::npos);
+        QVERIFY(yaml.find("reduce_dtype=torch.float32") != std::string::npos);
+        QVERIFY(yaml.find("FullyShardedDataParallelPlugin(mixed_precision_policy=") != std::string::npos);
+        // DDP's gradients are the fp32 parameters' own: nothing to say there.
+        QVERIFY(exportConfig(ConfigKind::Accelerate, in, Strategy::Zero0, planIdentity(in, Strategy::Zero0))
+                    .find("reduce_dtype")
+                == std::string::npos);
+    }
+
+    // torchtitan trains [model]'s name and flavor, llama3 / debugmodel when the file has none.
+    void torchtitanExportNamesTheModelAndItsDtype()
+    {
+        EstimateInput in = baseInput();
+        in.framework.framework = Framework::Torchtitan;
+        const Strategy s = Strategy::Fsdp2Reshard;
+        auto section = [](const std::string& toml, const std::string& name) {
+            const std::size_t at = toml.find("\n[" + name + "]\n");
+            if (at == std::string::npos)
+                return std::string();
+            const std::size_t end = toml.find("\n[", at + 1);
+            return toml.substr(at, end == std::string::npos ? std::string::npos : end - at);
+        };
+        in.training.precision = PrecisionPolicy::PureBf16;
+        std::string toml = exportConfig(ConfigKind::Torchtitan, in, s, planIdentity(in, s));
+        QCOMPARE(section(toml, "model"), std::string("\n[model]\nname = \"llama3\"\nflavor = \"8B\"\n"));
+        QVERIFY2(section(toml, "training").find("\ndtype = \"bfloat16\"\n") != std::string::npos, toml.c_str());
+        QVERIFY(importConfig(toml, "shardwise.toml").precision == PrecisionPolicy::PureBf16);
+        in.model = resolveModel("llama-3.1-70b", "model");
+        QVERIFY(section(exportConfig(ConfigKind::Torchtitan, in, s, planIdentity(in, s)), "model").find("\"70B\"")
+                != std::string::npos);
+        // A model torchtitan has no train spec for is named by its id, so torchtitan stops instead of training
+        // its debug model.
+        in.model = resolveModel("qwen2.5-7b", "model");
+        toml = exportConfig(ConfigKind::Torchtitan, in, s, planIdentity(in, s));
+        QCOMPARE(section(toml, "model"), std::string("\n[model]\nname = \"qwen2.5-7b\"\nflavor = \"qwen2.5-7b\"\n"));
+        QVERIFY(toml.find("get_train_spec") != std::string::npos);
+        const ImportedSettings back = importConfig(toml, "shardwise.toml");
+        QVERIFY(back.warnings.empty());
+        // fp32 master: dtype float32, stated.
+        in.training.precision = PrecisionPolicy::Bf16Fp32Master;
+        toml = exportConfig(ConfigKind::Torchtitan, in, s, planIdentity(in, s));
+        QVERIFY(section(toml, "training").find("\ndtype = \"float32\"\n") != std::string::npos);
+        // torchtitan 0.1 has no [training] dtype: no key, and pure bf16 is recorded as the fp32 master it runs.
+        in.training.precision = PrecisionPolicy::PureBf16;
+        in.framework.version = "0.1.0";
+        toml = exportConfig(ConfigKind::Torchtitan, in, s, planIdentity(in, s));
+        QVERIFY(section(toml, "training").find("\ndtype") == std::string::npos);
+        QVERIFY(toml.find("precision=bf16-fp32-master") != std::string::npos);
+    }
+
+    // DeepSpeed's own scripts parse --deepspeed as a flag and --deepspeed_config FILE
+    // (deepspeed.add_config_arguments); accelerate launch runs the user's Accelerator script.
+    void launchLinesFollowTheScriptsConvention()
+    {
+        EstimateInput in = baseInput();
+        in.framework.framework = Framework::DeepSpeed;
+        std::string launch = exportConfig(ConfigKind::Launch, in, Strategy::Zero3, planIdentity(in, Strategy::Zero3));
+        // No command line (the comments name the Trainer's convention) passes the config as --deepspeed's value.
+        for (std::size_t at = 0; (at = launch.find("--deepspeed ds_config.json", at)) != std::string::npos; ++at) {
+            const std::size_t start = launch.rfind('\n', at) + 1;
+            QVERIFY2(launch.compare(start, 1, "#") == 0, launch.substr(start, at - start).c_str());
+        }
+        std::size_t n = 0;
+        for (std::size_t at = 0;
+             (at = launch.find("train.py --deepspeed --deepspeed_config ds_config.json", at)) != std::string::npos;
+             ++at)
+            ++n;
+        QCOMPARE(n, std::size_t(3)); // deepspeed, torchrun, srun
+        QVERIFY(launch.find("add_config_arguments") != std::string::npos);
+        in.framework.framework = Framework::Fsdp2;
+        launch = exportConfig(ConfigKind::Launch, in, Strategy::Fsdp2Reshard, planIdentity(in, Strategy::Fsdp2Reshard));
+        const std::size_t accel = launch.find(" accelerate launch --config_file");
+        QVERIFY(accel != std::string::npos);
+        const std::string accelLine = launch.substr(accel, launch.find('\n', accel) - accel);
+        QVERIFY2(accelLine.size() > 9 && accelLine.substr(accelLine.size() - 9) == " train.py", accelLine.c_str());
+        QVERIFY(launch.find("accelerate.Accelerator()") != std::string::npos);
+        QVERIFY(launch.find("--rdzv-id shardwise train_fsdp2.py") != std::string::npos);
+    }
+
     // DeepSpeed turns overlap_comm on for stage 3 only (DeepSpeedZeroConfig.overlap_comm_valid): stages 1
     // and 2 state it only when the plan's settings asked for it; offload configs name their optimizer.
     void dsConfigKeepsDeepSpeedsDefaultsAndNamesTheOffloadOptimizer()

@@ -14,6 +14,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -256,6 +258,55 @@ private slots:
                         QCOMPARE(after(calls[0], "--model"), h);
                 }
             }
+        }
+    }
+
+    // The script's arguments on every DeepSpeed launch line parse with DeepSpeed's own add_config_arguments
+    // (deepspeed/__init__.py lines 248-253 at v0.16.0: --deepspeed a flag, --deepspeed_config FILE) and
+    // the --local_rank the deepspeed launcher adds; `--deepspeed ds_config.json` would leave a stray argument.
+    void deepSpeedLaunchArgumentsParseAsDeepSpeedsOwn()
+    {
+        Stubs stubs;
+        const EstimateInput in = hostileInput(Framework::DeepSpeed, "qwen2.5-7b");
+        const QString script = stubs.scriptPath(
+            QStringLiteral("launch.sh"),
+            exportConfig(ConfigKind::Launch, in, Strategy::Zero3, planIdentity(in, Strategy::Zero3)));
+        for (const QString& mode : launchModes(Framework::DeepSpeed)) {
+            stubs.clearLog();
+            QString output;
+            QCOMPARE(stubs.run(QStringLiteral("bash"), { script, mode },
+                               { QStringLiteral("SLURM_NNODES=2"), QStringLiteral("SLURM_JOB_NODELIST=node[1-2]"),
+                                 QStringLiteral("SLURM_JOB_ID=7") },
+                               &output),
+                     0);
+            const QString launcher = mode == QStringLiteral("srun") ? QStringLiteral("torchrun") : mode;
+            const auto calls = stubs.calls(launcher);
+            QCOMPARE(calls.size(), std::size_t(1));
+            const auto& args = calls[0];
+            const auto train = std::find(args.begin(), args.end(), std::string("train.py"));
+            QVERIFY2(train != args.end(), qPrintable(mode));
+            QStringList scriptArgs;
+            for (auto it = train + 1; it != args.end(); ++it)
+                scriptArgs << QString::fromStdString(*it);
+            if (mode == QStringLiteral("deepspeed"))
+                scriptArgs << QStringLiteral("--local_rank=0");
+            QProcess py;
+            py.start(QStringLiteral("/usr/bin/python3"),
+                     QStringList { QStringLiteral("-c"),
+                                   QStringLiteral("import argparse, sys\n"
+                                                  "p = argparse.ArgumentParser()\n"
+                                                  "p.add_argument('--local_rank', type=int, default=-1)\n"
+                                                  "g = p.add_argument_group('DeepSpeed')\n"
+                                                  "g.add_argument('--deepspeed', default=False, action='store_true')\n"
+                                                  "g.add_argument('--deepspeed_config', default=None, type=str)\n"
+                                                  "a = p.parse_args(sys.argv[1:])\n"
+                                                  "assert a.deepspeed, 'no --deepspeed'\n"
+                                                  "print(a.deepspeed_config)\n") }
+                         + scriptArgs);
+            QVERIFY(py.waitForFinished(30000));
+            QVERIFY2(py.exitCode() == 0,
+                     qPrintable(mode + QStringLiteral(": ") + QString::fromUtf8(py.readAllStandardError())));
+            QCOMPARE(py.readAllStandardOutput().trimmed(), QByteArray("ds_config.json"));
         }
     }
 

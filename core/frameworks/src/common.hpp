@@ -43,6 +43,9 @@ std::string deepSpeedFp32MasterNote(const EstimateInput& in, Strategy s);
 // The precision an export records for `s`: bf16-fp32-master where pureBf16WrittenAsFp32Master.
 PrecisionPolicy exportedPrecision(const EstimateInput& in, Strategy s);
 
+// Whether torchtitan release `release` ("0.2", "0.1.0") has [training] dtype (from 0.2.0).
+bool torchtitanHasTrainingDtype(const std::string& release);
+
 std::string exportDsConfig(const EstimateInput& in, Strategy s, const PlanIdentity& id);
 std::string exportAccelerate(const EstimateInput& in, Strategy s, const PlanIdentity& id);
 std::string exportTorchtitan(const EstimateInput& in, Strategy s, const PlanIdentity& id);

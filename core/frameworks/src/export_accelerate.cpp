@@ -38,9 +38,32 @@ std::string exportAccelerate(const EstimateInput& in, Strategy s, const PlanIden
             + "'s ZeRO stages keep fp32 master weights, fp32 Adam\n# moments and an fp32 gradient partition whatever "
               "bf16 says: mixed_precision bf16 below enables DeepSpeed's bf16\n# and the plan counts that fp32 "
               "master.\n";
+    else if (t.precision == PrecisionPolicy::PureBf16 && fsdp)
+        // fsdp2_prepare_model upcasts every trainable parameter to fp32 unless mixed_precision is 'no'
+        // (src/accelerate/utils/fsdp_utils.py lines 804-810 at main 16cb6eb; FSDP2 support since 1.6, PR #3394).
+        out += "# Precision bf16: load the model with torch_dtype=torch.bfloat16. mixed_precision is 'no' below: with\n"
+               "# bf16 or fp16 there Accelerate's FSDP2 preparation upcasts every trainable parameter to fp32\n"
+               "# (fsdp2_prepare_model, src/accelerate/utils/fsdp_utils.py), an fp32 master the plan does not count.\n"
+               "# With 'no' fully_shard keeps the bf16 parameters and reduces gradients in bf16, as planned.\n";
     else if (t.precision == PrecisionPolicy::PureBf16)
-        out += "# Precision bf16: load the model with torch_dtype=torch.bfloat16 so parameters, gradients and AdamW\n"
-               "# state stay bf16; mixed_precision bf16 below then only sets the compute dtype.\n";
+        out += "# Precision bf16: load the model with torch_dtype=torch.bfloat16. mixed_precision is 'no' below: no\n"
+               "# autocast, the bf16 parameters, gradients and AdamW state are all there is.\n";
+    else if (fsdp)
+        // FullyShardedDataParallelPlugin.set_mixed_precision (src/accelerate/utils/dataclasses.py lines 2119-2124
+        // at main 16cb6eb) sets param_dtype = reduce_dtype = bf16 from mixed_precision; no config key changes it.
+        out += "# Precision bf16-fp32-master: fp32 parameters (Accelerate upcasts them), bf16 compute. Gradient\n"
+               "# reduction: mixed_precision bf16 gives the FSDP2 plugin MixedPrecisionPolicy(param_dtype=bf16,\n"
+               "# reduce_dtype=bf16) (FullyShardedDataParallelPlugin.set_mixed_precision), and no config key changes "
+               "it.\n"
+               "# The plan counts float32 reduction (fully_shard's reduce_dtype=float32, as train_fsdp2.py and "
+               "torchtitan\n"
+               "# run it); to reduce as planned the script passes\n"
+               "#   "
+               "Accelerator(fsdp_plugin=FullyShardedDataParallelPlugin(mixed_precision_policy=MixedPrecisionPolicy(\n"
+               "#       param_dtype=torch.bfloat16, reduce_dtype=torch.float32)))\n"
+               "# (the plugin's other settings still come from this file). Left at bf16, the reduce-scatters move "
+               "half\n"
+               "# the bytes the plan counts and each layer's fp32 gradient copy is not allocated.\n";
     else
         out += "# Precision bf16-fp32-master: load the model in float32 (the default); mixed_precision bf16 computes\n"
                "# in bf16 and keeps fp32 master weights and AdamW state.\n";
@@ -110,7 +133,9 @@ std::string exportAccelerate(const EstimateInput& in, Strategy s, const PlanIden
         line(out, 0, "main_process_ip", "HEAD_NODE_ADDRESS");
     line(out, 0, "main_process_port", "29500");
     line(out, 0, "main_training_function", "main");
-    line(out, 0, "mixed_precision", "bf16");
+    // Pure bf16 outside DeepSpeed: 'no', so Accelerate neither upcasts the bf16 parameters nor autocasts.
+    line(out, 0, "mixed_precision",
+         !deepspeed && t.precision == PrecisionPolicy::PureBf16 ? std::string("'no'") : std::string("bf16"));
     line(out, 0, "num_machines", std::to_string(in.cluster.nodes));
     line(out, 0, "num_processes", std::to_string(in.cluster.worldSize()));
     line(out, 0, "rdzv_backend", "static");

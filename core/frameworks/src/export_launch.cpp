@@ -12,12 +12,19 @@ namespace shardwise::frameworks::detail {
 
 namespace {
 
+// The user's DeepSpeed script with DeepSpeed's own argument convention: deepspeed.add_config_arguments
+// (deepspeed/__init__.py lines 248-253 at v0.16.0) adds --deepspeed as a flag and --deepspeed_config FILE.
+// The Hugging Face Trainer's `--deepspeed ds_config.json` is a different convention, which that parser refuses.
+constexpr const char* kDeepSpeedProgram = "train.py --deepspeed --deepspeed_config ds_config.json";
+// What accelerate launch runs: the user's script, which must create an Accelerator for the YAML to apply.
+constexpr const char* kAccelerateProgram = "train.py";
+
 // What each rank runs after the launcher's own flags.
 std::string program(const EstimateInput& in, Strategy s)
 {
     switch (in.framework.framework) {
     case Framework::DeepSpeed:
-        return "train.py --deepspeed ds_config.json";
+        return kDeepSpeedProgram;
     case Framework::Fsdp2:
         return "train_fsdp2.py";
     case Framework::Torchtitan:
@@ -75,7 +82,21 @@ std::string exportLaunch(const EstimateInput& in, Strategy s, const PlanIdentity
     out += "set -euo pipefail\n";
     out += "HEAD_NODE=${HEAD_NODE:-" + std::string(c.nodes > 1 ? "node1" : "localhost")
         + "}  # the first node's address\n";
-    out += "PORT=${PORT:-29500}\n\n";
+    out += "PORT=${PORT:-29500}\n";
+    if (f == Framework::DeepSpeed)
+        out += "# train.py is your training script (Shardwise writes none for DeepSpeed). It takes DeepSpeed's own\n"
+               "# arguments, deepspeed.add_config_arguments(parser): --deepspeed (a flag) and --deepspeed_config "
+               "FILE,\n"
+               "# and calls deepspeed.initialize(args=args, model=..., model_parameters=...). The deepspeed launcher\n"
+               "# also passes --local_rank=N. A Hugging Face Trainer script takes --deepspeed ds_config.json instead\n"
+               "# (an option with a value): write that in each case below for one.\n";
+    else if (f == Framework::Fsdp2)
+        out += "# accelerate: train.py is your training script. It must create accelerate.Accelerator() and pass the\n"
+               "# model, optimizer and data loader through accelerator.prepare(...) (or be a Hugging Face Trainer\n"
+               "# script); only then do accelerate.yaml's FSDP settings apply. train_fsdp2.py (the fsdp2-python\n"
+               "# export) creates no Accelerator: it shards with fully_shard itself, so start it with torchrun or "
+               "srun.\n";
+    out += "\n";
     out += "case \"${1:-" + first + "}\" in\n";
     if (f == Framework::DeepSpeed) {
         out += "deepspeed)\n";
@@ -95,7 +116,7 @@ std::string exportLaunch(const EstimateInput& in, Strategy s, const PlanIdentity
         out += "    ACCELERATE_GRADIENT_ACCUMULATION_STEPS=" + std::to_string(in.training.gradAccumulation)
             + " accelerate launch --config_file accelerate.yaml --machine_rank \"${NODE_RANK:-0}\" --main_process_ip "
               "\"$HEAD_NODE\" --main_process_port \"$PORT\" "
-            + program(in, s) + "\n";
+            + std::string(kAccelerateProgram) + "\n";
         out += "    ;;\n";
     }
     out += "torchrun)\n";

@@ -8,7 +8,46 @@
 
 #include "shardwise/spec/quote.hpp"
 
+#include <cstdio>
+
 namespace shardwise::frameworks::detail {
+
+namespace {
+
+struct TorchtitanModel {
+    std::string name;
+    std::string flavor;
+    bool registered = false;
+};
+
+// torchtitan's name and flavor for the plan's model: llama3's 8B, 70B and 405B (llama3_args in
+// torchtitan/models/llama3/__init__.py at v0.2.0) by their shape; any other model by its own id, which
+// torchtitan refuses unless a train spec is registered under it.
+TorchtitanModel torchtitanModel(const ModelSpec& m)
+{
+    struct Flavor {
+        const char* flavor;
+        std::int64_t hidden, layers, heads, kvHeads, ffn;
+    };
+    static constexpr Flavor kLlama3[] = { { "8B", 4096, 32, 32, 8, 14336 },
+                                          { "70B", 8192, 80, 64, 8, 28672 },
+                                          { "405B", 16384, 126, 128, 8, 53248 } };
+    if (m.family == "llama" && m.vocab == 128256)
+        for (const Flavor& f : kLlama3)
+            if (m.hidden == f.hidden && m.layers == f.layers && m.heads == f.heads && m.kvHeads == f.kvHeads
+                && m.ffn == f.ffn)
+                return { "llama3", f.flavor, true };
+    return { m.id, m.id, false };
+}
+
+} // namespace
+
+bool torchtitanHasTrainingDtype(const std::string& release)
+{
+    int major = 0, minor = 0;
+    std::sscanf(release.c_str(), "%d.%d", &major, &minor);
+    return major > 0 || minor >= 2;
+}
 
 std::string exportTorchtitan(const EstimateInput& in, Strategy s, const PlanIdentity& id)
 {
@@ -23,22 +62,48 @@ std::string exportTorchtitan(const EstimateInput& in, Strategy s, const PlanIden
                              "torchtitan " + release
                                  + " job config (torchtitan/config/job_config.py); merge these sections into your "
                                    "model's train config and run with --job.config_file");
-    if (t.precision == PrecisionPolicy::PureBf16)
-        out += "# Precision bf16: torchtitan keeps fp32 sharded parameters by default; the plan's pure-bf16 state\n"
-               "# needs the model's parameters in bf16 (set [training] dtype = \"bfloat16\" where your release has "
-               "it).\n";
-    // What torchtitan 0.2's keys cannot say, for `plan --from`: pure bf16 parameters, and the node count
-    // (the degrees state the world only; a round trip keeps the cluster's shape).
-    out += std::string(kRecordPrefix) + " precision=" + std::string(precisionId(t.precision))
+    // [training] dtype exists from torchtitan 0.2.0 (torchtitan/config/job_config.py line 224 at v0.2.0;
+    // 0.1.0's torchtitan/config_manager.py has none): the model is built in it (torchtitan/train.py line 151).
+    const bool hasDtype = torchtitanHasTrainingDtype(release);
+    const bool pure = t.precision == PrecisionPolicy::PureBf16 && hasDtype;
+    if (t.precision == PrecisionPolicy::PureBf16 && !hasDtype)
+        out += "# Precision: pure bf16 was asked for, but torchtitan " + commentText(release)
+            + " has no [training] dtype (it came in 0.2.0): parameters\n# stay fp32 with bf16 compute, an fp32 "
+              "master; the record says bf16-fp32-master.\n";
+    else if (pure)
+        out += "# Precision bf16: [training] dtype = \"bfloat16\" builds the model in bf16 (parameters, gradients "
+               "and\n# AdamW state, no fp32 master); FSDP still reduces gradients in float32 "
+               "(mixed_precision_reduce's only value).\n";
+    else
+        out += "# Precision bf16-fp32-master: fp32 parameters (dtype float32, the default), bf16 compute\n"
+               "# (mixed_precision_param) and float32 gradient reduction (mixed_precision_reduce).\n";
+    const TorchtitanModel model = torchtitanModel(in.model);
+    if (!model.registered)
+        out += "# torchtitan " + commentText(release) + " has no train spec for " + commentText(in.model.id)
+            + " (its models: llama3, llama4, qwen3, deepseek_v3,\n# torchtitan/models/__init__.py): [model] names it "
+              "so that torchtitan stops at get_train_spec instead of training\n# its default llama3 debugmodel; "
+              "register a TrainSpec under that name (torchtitan/protocols/train_spec.py)\n# with this flavor, or "
+              "set name and flavor to one it has.\n";
+    // What torchtitan 0.2's keys cannot say, for `plan --from`: the node count (the degrees state the
+    // world only; a round trip keeps the cluster's shape), and the precision where dtype cannot say it.
+    out += std::string(kRecordPrefix)
+        + " precision=" + std::string(precisionId(pure ? PrecisionPolicy::PureBf16 : PrecisionPolicy::Bf16Fp32Master))
         + " nodes=" + std::to_string(in.cluster.nodes) + "\n";
     out += "\n[job]\n";
     out += "description = " + tomlQuote(id.description) + "\n";
+    // Without [model] torchtitan trains its default, llama3 / debugmodel (Model in job_config.py, lines 91-95
+    // at v0.2.0), whatever the plan's model.
+    out += "\n[model]\n";
+    out += "name = " + tomlQuote(model.name) + "\n";
+    out += "flavor = " + tomlQuote(model.flavor) + "\n";
     out += "\n[training]\n";
     out += "local_batch_size = " + std::to_string(t.microBatch) + "\n";
     out += "global_batch_size = " + std::to_string(globalBatch(in)) + "  # local x data-parallel degree x "
         + std::to_string(t.gradAccumulation) + " accumulation step(s)\n";
     out += "seq_len = " + std::to_string(t.seqLen) + "\n";
     out += "max_norm = 1.0\n";
+    if (hasDtype)
+        out += std::string("dtype = \"") + (pure ? "bfloat16" : "float32") + "\"\n";
     out += "mixed_precision_param = \"bfloat16\"\n";
     out += "mixed_precision_reduce = \"float32\"\n";
     out += std::string("enable_cpu_offload = ") + boolText(st.offloadsParameters) + "\n";

@@ -319,6 +319,7 @@ ImportedSettings importAccelerate(std::string_view text, const std::string& dire
     std::string type;
     Fsdp fsdp;
     bool fsdpSeen = false;
+    std::string mixedPrecision; // the mixed_precision key's value, if stated
     int zeroStage = -1;
     std::string optimizerDevice = "none";
     std::string paramDevice = "none";
@@ -334,14 +335,13 @@ ImportedSettings importAccelerate(std::string_view text, const std::string& dire
                                     + "' is not planned: Shardwise plans FSDP, DEEPSPEED, MULTI_GPU (DDP) and NO");
         } else if (name == "mixed_precision") {
             const std::string p = scalar(v, name);
+            mixedPrecision = p;
             if (p == "bf16")
                 s.precision = PrecisionPolicy::Bf16Fp32Master;
             else if (p == "fp16") {
                 s.precision = PrecisionPolicy::Bf16Fp32Master;
                 warn(s, name, "fp16 planned as bf16 with fp32 master weights (the same bytes per parameter)");
-            } else if (p == "no")
-                warn(s, name, "'no': fp32 training is not planned; the plan's precision is kept");
-            else
+            } else if (p != "no")
                 throw SpecError(name, "'" + clipForMessage(p) + "' is not planned: expected bf16, fp16 or no");
         } else if (name == "num_machines") {
             if (isAuto(v))
@@ -436,6 +436,23 @@ ImportedSettings importAccelerate(std::string_view text, const std::string& dire
     // A Shardwise export's record: the micro-batch, accumulation, sequence, pure bf16 and selective
     // checkpointing, which no Accelerate key states.
     fillFromRecord(text, s);
+    // mixed_precision 'no': Accelerate adds no mixed precision, so the model trains in the dtype it is loaded
+    // in. A record's pure bf16 says that is bf16 (how Shardwise writes pure bf16 outside DeepSpeed); otherwise
+    // the file does not say, and fp32 training is not planned.
+    if (mixedPrecision == "no" && (type == "DEEPSPEED" || !s.precision)) {
+        warn(s, "mixed_precision",
+             "'no': the model trains in the dtype it is loaded in; fp32 training is not planned, the plan's "
+             "precision is kept");
+    } else if (type == "FSDP" && (mixedPrecision == "bf16" || mixedPrecision == "fp16")
+               && s.precision == PrecisionPolicy::PureBf16) {
+        // fsdp2_prepare_model (src/accelerate/utils/fsdp_utils.py lines 804-810 at main 16cb6eb) upcasts every
+        // trainable parameter to fp32 unless mixed_precision is 'no'.
+        warn(s, "mixed_precision",
+             mixedPrecision
+                 + ": Accelerate's FSDP2 upcasts the parameters to fp32 unless mixed_precision is 'no', so pure bf16 "
+                   "(the record) runs with an fp32 master; planned so");
+        s.precision = PrecisionPolicy::Bf16Fp32Master;
+    }
     return s;
 }
 

@@ -5,11 +5,15 @@
 set -euo pipefail
 HEAD_NODE=${HEAD_NODE:-localhost}  # the first node's address
 PORT=${PORT:-29500}
+# accelerate: train.py is your training script. It must create accelerate.Accelerator() and pass the
+# model, optimizer and data loader through accelerator.prepare(...) (or be a Hugging Face Trainer
+# script); only then do accelerate.yaml's FSDP settings apply. train_fsdp2.py (the fsdp2-python
+# export) creates no Accelerator: it shards with fully_shard itself, so start it with torchrun or srun.
 
 case "${1:-accelerate}" in
 accelerate)
     # accelerate launch on every node, NODE_RANK 0..0
-    ACCELERATE_GRADIENT_ACCUMULATION_STEPS=1 accelerate launch --config_file accelerate.yaml --machine_rank "${NODE_RANK:-0}" --main_process_ip "$HEAD_NODE" --main_process_port "$PORT" train_fsdp2.py
+    ACCELERATE_GRADIENT_ACCUMULATION_STEPS=1 accelerate launch --config_file accelerate.yaml --machine_rank "${NODE_RANK:-0}" --main_process_ip "$HEAD_NODE" --main_process_port "$PORT" train.py
     ;;
 torchrun)
     # The same line on every node; the rendezvous assigns the ranks.
