@@ -66,7 +66,7 @@ private slots:
         QTest::newRow("model") << QStringList { QStringLiteral("plan"), QStringLiteral("--model"),
                                                 QStringLiteral("qwen2.5-3bb"), QStringLiteral("--gpu"),
                                                 QStringLiteral("h200") }
-                               << QStringLiteral("did you mean 'qwen2.5-3b'?");
+                               << QStringLiteral("did you mean 'qwen2.5-3b' or 'qwen2.5-32b'?"); // as near
         QTest::newRow("gpu") << QStringList { QStringLiteral("plan"), QStringLiteral("--model"),
                                               QStringLiteral("qwen2.5-3b"), QStringLiteral("--gpu"),
                                               QStringLiteral("h2000") }
