@@ -96,14 +96,18 @@ mkdir -p "$results"
 build_runner() {
     local prefix
     prefix="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)')"
-    # Warnings are not errors here: GCC 13 warns inside LibTorch's own headers.
+    # Warnings are not errors here: GCC 13 warns inside LibTorch's own headers. The fused kernels and
+    # the profiler are asked for on every configure: a fallback below turns them off in the cache, and
+    # a later build in the same folder must not keep that silently.
     cmake -S runner/standalone -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-        -DCMAKE_PREFIX_PATH="$prefix" -DSHARDWISE_WARNINGS_AS_ERRORS=OFF >"$results/configure.log"
+        -DCMAKE_PREFIX_PATH="$prefix" -DSHARDWISE_WARNINGS_AS_ERRORS=OFF \
+        -DSHARDWISE_RUNNER_FUSED_KERNELS=ON -DSHARDWISE_RUNNER_PROFILER=ON >"$results/configure.log"
     local targets=(shardwise-runner shardwise-torch-runner)
     grep -q "shardwise-runner-kernel-check" "$build/build.ninja" 2>/dev/null && targets+=(shardwise-runner-kernel-check)
     if ! cmake --build "$build" --target "${targets[@]}" >"$results/build.log" 2>&1; then
         grep -E "error|FAILED" -A3 "$results/build.log" | head -n 60
-        echo "build failed; retrying without the fused kernels" >&2
+        echo "build failed; retrying WITHOUT THE FUSED KERNELS: the runner's start events will say" \
+            "versions.kernels = ATen, and its memory and speed are the ATen compositions'" >&2
         cmake "$build" -DSHARDWISE_RUNNER_FUSED_KERNELS=OFF >>"$results/configure.log"
         if ! cmake --build "$build" --target shardwise-runner >>"$results/build.log" 2>&1; then
             echo "build failed; retrying without the kernel profiler" >&2

@@ -365,6 +365,30 @@ private slots:
         QCOMPARE(logitsBytes(in, c), rows * 151936.0 * c.logitsBytesPerElement);
     }
 
+    // A runner whose cross-entropy ran as ATen ops (versions.kernels without it) holds the same chunk
+    // in fp32 beside the bf16 logits: its bytes per element are atenLogitsBytesPerElement.
+    void atenCrossEntropyHoldsTheChunkInFp32Too()
+    {
+        EstimateInput in = input("qwen2.5-3b", "h200");
+        Calibration c;
+        const double fused = logitsBytes(in, c);
+        in.fusedKernels.crossEntropy = false;
+        QCOMPARE(logitsBytes(in, c), 1024.0 * 151936.0 * c.atenLogitsBytesPerElement);
+        QVERIFY(logitsBytes(in, c) > 2.0 * fused);
+        // The step's peak holds that chunk: the allocated peak grows by the difference alone.
+        const EstimateInput fusedIn = input("qwen2.5-3b", "h200");
+        QCOMPARE(estimate(in, Strategy::Zero0, c).memory.allocatedPeak()
+                     - estimate(fusedIn, Strategy::Zero0, c).memory.allocatedPeak(),
+                 logitsBytes(in, c) - fused);
+        // A start event naming the fused kernels without the cross-entropy predicts the ATen chunk.
+        EstimateInput fromRun = input("qwen2.5-3b", "h200");
+        protocol::SoftwareVersions v;
+        v.kernels = "fused rotary + SwiGLU + AdamW on CUDA bf16, ATen elsewhere";
+        applyRunnerBehaviour(fromRun, v);
+        QVERIFY(!fromRun.fusedKernels.crossEntropy);
+        QVERIFY(fromRun.fusedKernels.rotary);
+    }
+
     // At the start of the last layer's backward its MLP input gradients ([tokens, 3f] bf16) are live;
     // past a few thousand tokens they outgrow the head's chunk and set the transient.
     void longSequencesPeakInTheLastLayersBackward()

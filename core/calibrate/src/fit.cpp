@@ -56,6 +56,16 @@ template <Strategy S> bool runs(const Observation& o)
 {
     return o.strategy == S;
 }
+// The head's chunk is held as the fused cross-entropy holds it, or as ATen's ops do (the start event's
+// versions.kernels).
+bool fusedCrossEntropy(const Observation& o)
+{
+    return o.input.fusedKernels.crossEntropy;
+}
+bool atenCrossEntropy(const Observation& o)
+{
+    return !o.input.fusedKernels.crossEntropy;
+}
 bool keepsMaster(const Observation& o)
 {
     return onDevice(o) && o.input.training.precision == PrecisionPolicy::Bf16Fp32Master;
@@ -157,7 +167,9 @@ constexpr std::array kCoefficients {
     Coefficient { "activation_bytes_scale", &Calibration::activationBytesScale, 0.3, 5.0, true, Target::Memory,
                   always },
     Coefficient { "logits_bytes_per_element", &Calibration::logitsBytesPerElement, 2.0, 40.0, true, Target::Memory,
-                  always },
+                  fusedCrossEntropy },
+    Coefficient { "aten_logits_bytes_per_element", &Calibration::atenLogitsBytesPerElement, 2.0, 40.0, true,
+                  Target::Memory, atenCrossEntropy },
     Coefficient { "device_workspace_gib", &Calibration::deviceWorkspaceGiB, 0.0, 4.0, false, Target::Memory, always },
     Coefficient { "eager_elementwise_hbm_efficiency", &Calibration::eagerElementwiseHbmEfficiency, 0.002, 1.0, true,
                   Target::Throughput, eagerLayers, true },

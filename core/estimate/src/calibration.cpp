@@ -27,6 +27,7 @@ constexpr std::array kFields {
     Field { "cuda_context_gib", &Calibration::cudaContextGiB, 0.0, 16.0 },
     Field { "nccl_buffers_gib", &Calibration::ncclBuffersGiB, 0.0, 16.0 },
     Field { "logits_bytes_per_element", &Calibration::logitsBytesPerElement, 0.0, 64.0 },
+    Field { "aten_logits_bytes_per_element", &Calibration::atenLogitsBytesPerElement, 0.0, 64.0 },
     Field { "activation_bytes_scale", &Calibration::activationBytesScale, 0.1, 10.0 },
     Field { "device_workspace_gib", &Calibration::deviceWorkspaceGiB, 0.0, 16.0 },
     Field { "matmul_efficiency", &Calibration::matmulEfficiency, 0.01, 1.0 },

@@ -164,7 +164,7 @@ double activationBytes(const EstimateInput& in)
 // The runner's head + loss (runner/src/head_loss.cpp) handles the tokens in equal chunks of at most
 // 640 MiB of fp32 logits (shardwise/spec/head_chunk.hpp) and computes both gradients in the forward
 // pass, so the [tokens, vocab] logits never exist: what is live is one chunk's logits at
-// logitsBytesPerElement.
+// logitsBytesPerElement (atenLogitsBytesPerElement when the cross-entropy ran as ATen ops).
 double logitsBytes(const EstimateInput& in, const Calibration& c)
 {
     const double tokens = static_cast<double>(in.training.microBatch) * static_cast<double>(in.training.seqLen);
@@ -174,7 +174,8 @@ double logitsBytes(const EstimateInput& in, const Calibration& c)
         return tokens * vocab * c.eagerLogitsBytesPerElement;
     const auto rows
         = headChunkRows(static_cast<std::int64_t>(in.training.microBatch) * in.training.seqLen, in.model.vocab);
-    return static_cast<double>(rows) * vocab * c.logitsBytesPerElement;
+    return static_cast<double>(rows) * vocab
+        * (in.fusedKernels.crossEntropy ? c.logitsBytesPerElement : c.atenLogitsBytesPerElement);
 }
 
 // What each fused kernel saves against its ATen composition, in bytes read and written per token

@@ -39,19 +39,23 @@ struct Calibration {
     // Bytes per logit element of the one chunk of logits the runner's head + loss holds at a time
     // (runner/src/head_loss.cpp: as many rows as 256 MiB of fp32 logits would hold). On CUDA the fused
     // cross-entropy kernel keeps only the bf16 logits, turned into their gradient in place (2); the
-    // ATen path keeps an fp32 copy too (4 + 2 briefly). This coefficient also carries what the current
-    // runner holds beside that chunk at the peak: fitted with the two below to its runs on one H100
-    // (f371f66 world-1 runs and 136 rehearsed ranks of worlds 8 and 64, Qwen2.5 0.5B / 3B and Llama
-    // 3.2-1B / 3.1-8B; bench/results/world-rehearsal-native-3d1a19f.md), where the earlier 2.27 (the
-    // 3ee897c runner's H200 runs) left every cell 0.4-1.0 GiB under its allocated peak.
-    double logitsBytesPerElement = 7.26;
+    // ATen path keeps an fp32 copy too (4 + 2 briefly). The current runner's H200 runs fit 2.27 (the
+    // c992a39 runner's, ATen path, 3.3).
+    double logitsBytesPerElement = 2.27;
+    // The same when the runner's cross-entropy runs as ATen ops (a build without the fused kernels,
+    // or SHARDWISE_FUSED_KERNELS=0; the start event's versions.kernels says so): log_softmax and its
+    // gradient hold the chunk in fp32 beside the bf16 logits. Fitted to 136 rehearsed ranks of such a
+    // runner on one H100 (worlds 8 and 64, Qwen2.5 0.5B / 3B, Llama 3.2-1B / 3.1-8B;
+    // bench/results/world-rehearsal-native-3d1a19f.md), where the fused figure left every cell 0.4-1.0
+    // GiB under its allocated peak.
+    double atenLogitsBytesPerElement = 7.26;
     // Allocated bytes independent of the shapes the model counts: cuBLAS workspaces, rotary tables,
-    // flat-buffer padding. Same fit.
-    double deviceWorkspaceGiB = 0.038;
+    // flat-buffer padding. Fitted to the current runner's H200 runs (bench/results/fidelity-3ee897c.md).
+    double deviceWorkspaceGiB = 0.067;
     // Multiplier on the activation bytes counted tensor by tensor (docs/formulas.md): what a
     // framework keeps beyond that count (autograd's saved copies, attention workspaces) is fitted
-    // from measured peaks; 1 means the count as written. Same fit.
-    double activationBytesScale = 0.995;
+    // from measured peaks; 1 means the count as written.
+    double activationBytesScale = 1.0056;
 
     // --- Compute ---
     // Achieved fraction of the GPU's dense bf16 peak for the projection and head GEMMs (6 FLOPs per
