@@ -28,8 +28,9 @@ std::string hex(const char* format, unsigned value)
     return buf;
 }
 
-// The double-quoted syntax YAML and TOML share.
-std::string doubleQuoted(std::string_view value)
+// The double-quoted syntax YAML, TOML and Python share; they differ only in how a control character
+// is written (controlEscape, a printf format of its code).
+std::string doubleQuoted(std::string_view value, const char* controlEscape)
 {
     std::string out = "\"";
     for (const char ch : value) {
@@ -52,7 +53,7 @@ std::string doubleQuoted(std::string_view value)
             break;
         default:
             if (isControl(c))
-                out += hex("\\u%04X", c);
+                out += hex(controlEscape, c);
             else
                 out += ch;
         }
@@ -84,43 +85,17 @@ std::string shellQuote(std::string_view value)
 
 std::string yamlQuote(std::string_view value)
 {
-    return doubleQuoted(value);
+    return doubleQuoted(value, "\\u%04X");
 }
 
 std::string tomlQuote(std::string_view value)
 {
-    return doubleQuoted(value);
+    return doubleQuoted(value, "\\u%04X");
 }
 
 std::string pythonQuote(std::string_view value)
 {
-    std::string out = "\"";
-    for (const char ch : value) {
-        const auto c = static_cast<unsigned char>(ch);
-        switch (ch) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        default:
-            if (isControl(c))
-                out += hex("\\x%02x", c);
-            else
-                out += ch;
-        }
-    }
-    return out + "\"";
+    return doubleQuoted(value, "\\x%02x");
 }
 
 std::string commentText(std::string_view value)
