@@ -1,4 +1,6 @@
 shardwise_add_test(test_plan SOURCES test_plan.cpp LIBS Shardwise::plan)
+# What-if sweeps: monotonic facts over the grid, every point equal to a single plan, bad axes refused.
+shardwise_add_test(test_plan_sweep SOURCES test_plan_sweep.cpp LIBS Shardwise::plan)
 shardwise_add_test(test_framework_estimate SOURCES test_framework_estimate.cpp LIBS Shardwise::plan)
 # The DeepSpeed target's precision as DeepSpeed allocates it, and ZeRO-3 against FSDP's full shard
 # beside the published same-setup figures (bench/published).
