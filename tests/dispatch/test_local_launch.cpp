@@ -126,6 +126,27 @@ private slots:
         }
     }
 
+    // The torch backend's ranks meet through a FileStore, not a TCP store on every interface: each
+    // rank is given one fresh file in the run folder, readable by this user only while the ranks run
+    // (a leftover of an earlier run there, or a link planted in its place, is replaced), removed after.
+    void ranksShareAPrivateRendezvousFileInTheRunFolder()
+    {
+        QTemporaryDir logs;
+        const std::filesystem::path planted = std::filesystem::path(logs.path().toStdString()) / "rendezvous.store";
+        const std::filesystem::path target = std::filesystem::path(logs.path().toStdString()) / "elsewhere";
+        std::ofstream(target) << "keys of an earlier run\n";
+        std::filesystem::create_symlink(target, planted);
+        const LaunchResult r = launchLocal(fixtureLaunch({ "env" }, 2, logs));
+        QVERIFY(r.success());
+        for (const auto& rank : r.ranks) {
+            const auto env = nlohmann::json::parse(std::get<protocol::LogEvent>(rank.events.front()).message);
+            QCOMPARE(env.at("SHARDWISE_RENDEZVOUS_FILE").get<std::string>(), planted.string());
+            QCOMPARE(env.at("rendezvous_mode").get<int>(), 0600);
+        }
+        QCOMPARE(readFile(target), std::string("keys of an earlier run\n"));
+        QVERIFY(!std::filesystem::exists(std::filesystem::symlink_status(planted)));
+    }
+
     void ranksInheritOnlyStandardDescriptorsAndLeadTheirOwnGroup()
     {
         QTemporaryDir logs;

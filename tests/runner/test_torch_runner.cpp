@@ -11,12 +11,16 @@
 
 #include <QtTest>
 
+#include <arpa/inet.h>
 #include <array>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <netinet/in.h>
 #include <optional>
+#include <sys/socket.h>
+#include <unistd.h>
 
 using namespace shardwise;
 using namespace shardwise::protocol;
@@ -226,6 +230,41 @@ private slots:
         const auto* error = std::get_if<ErrorEvent>(&last);
         QVERIFY2(error && error->kind == ErrorKind::Comm, lines.back().constData());
         QVERIFY(error->step.has_value());
+    }
+
+    // Ranks started by Shardwise's launcher on one machine meet through the FileStore in the run folder,
+    // never a TCP store: with their MASTER_PORT held by another listener on every interface (no TCP
+    // store could bind it), two ranks still train, and the store's file is gone afterwards.
+    void localRanksMeetWithoutATcpStore()
+    {
+        const int held = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        QVERIFY(held >= 0);
+        sockaddr_in addr {};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_ANY);
+        socklen_t len = sizeof addr;
+        QVERIFY(::bind(held, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
+        QVERIFY(::listen(held, 16) == 0);
+        QVERIFY(::getsockname(held, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+        QTemporaryDir runFolder;
+        dispatch::LocalLaunch l;
+        l.runner = kHarness;
+        for (const auto& a : smallRun(m_tokens, 1) << QStringLiteral("--timeout-s") << QStringLiteral("30"))
+            l.args.push_back(a.toStdString());
+        l.ranks = 2;
+        l.env = { { "OMP_NUM_THREADS", "1" } };
+        l.masterPort = ntohs(addr.sin_port);
+        l.logDir = runFolder.path().toStdString();
+        l.peerGrace = std::chrono::seconds(5);
+        l.timeout = std::chrono::seconds(120);
+        const auto result = dispatch::launchLocal(l);
+        ::close(held);
+        QCOMPARE(result.masterPort, l.masterPort);
+        for (const auto& r : result.ranks) {
+            QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+            QCOMPARE(eventsOf<SummaryEvent>(r).size(), std::size_t { 1 });
+        }
+        QVERIFY(!QFileInfo::exists(runFolder.filePath(QString::fromUtf8(dispatch::kRendezvousFileName))));
     }
 
     void zero0TrainsAtWorldOne()

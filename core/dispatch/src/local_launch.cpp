@@ -8,7 +8,10 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace shardwise::dispatch {
@@ -89,6 +92,20 @@ std::filesystem::path prepareLogDir(const std::filesystem::path& requested)
     return pattern;
 }
 
+// The ranks' rendezvous store on this machine (the torch backend's FileStore, docs/ssh.md "What the
+// rendezvous exposes"): a fresh empty file readable by this user only, in the run folder. A leftover of
+// an earlier run in the same folder, or a link planted in its place, is removed first.
+std::filesystem::path createRendezvousFile(const std::filesystem::path& logDir)
+{
+    const std::filesystem::path file = logDir / kRendezvousFileName;
+    if (::unlink(file.c_str()) != 0 && errno != ENOENT)
+        throw LaunchError("cannot remove the earlier rendezvous file '" + file.string() + "': " + std::strerror(errno));
+    const OwnedFd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!fd.valid() || ::fchmod(fd.get(), 0600) != 0)
+        throw LaunchError("cannot create the rendezvous file '" + file.string() + "': " + std::strerror(errno));
+    return file;
+}
+
 class Launch {
 public:
     Launch(const LocalLaunch& launch, const LaunchCallbacks& callbacks, const std::atomic<bool>* cancel)
@@ -108,6 +125,9 @@ public:
                 detail::reap(r.pid);
             }
         }
+        // The store is the ranks' only while they run.
+        if (!m_rendezvousFile.empty())
+            ::unlink(m_rendezvousFile.c_str());
     }
 
     Launch(const Launch&) = delete;
@@ -123,6 +143,7 @@ public:
         LaunchResult result;
         result.masterPort = m_launch.masterPort > 0 ? m_launch.masterPort : findFreePort();
         result.logDir = prepareLogDir(m_launch.logDir);
+        m_rendezvousFile = createRendezvousFile(result.logDir);
         const auto started = Clock::now();
 
         m_ranks = std::vector<LiveRank>(static_cast<std::size_t>(m_launch.ranks));
@@ -188,6 +209,7 @@ private:
         env["MASTER_ADDR"] = m_launch.masterAddr;
         env["MASTER_PORT"] = std::to_string(result.masterPort);
         env["SHARDWISE_LAUNCHER"] = "shardwise";
+        env[kRendezvousFileEnv] = m_rendezvousFile.string();
 
         detail::SpawnedRank spawned
             = detail::spawnRank(m_launch.runner, m_launch.args, detail::composeEnvironment(env));
@@ -355,6 +377,7 @@ private:
     const LaunchCallbacks& m_callbacks;
     const std::atomic<bool>* m_cancel;
     std::vector<LiveRank> m_ranks;
+    std::filesystem::path m_rendezvousFile;
     bool m_peerFailureSeen = false;
 };
 

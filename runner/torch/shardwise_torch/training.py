@@ -10,7 +10,7 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
-from . import decoder, events, params, recompute
+from . import decoder, events, params, recompute, rendezvous
 from .options import ConfigError, rehearsal_name
 
 # torch.optim.AdamW's defaults apart from the weight decay: the native runner's AdamWSettings
@@ -126,11 +126,24 @@ def connect_ranks(device, env, timeout_s, rehearse=0):
         # once, with no rendezvous and no peer; every tensor keeps its shape at that world.
         dist.init_process_group("fake", store=_fake_process_group_store()(), rank=0, world_size=rehearse)
         return
+    backend = "nccl" if device.type == "cuda" else "gloo"
+    timeout = datetime.timedelta(seconds=timeout_s)
+    path = rendezvous.store_file(env)
+    if path:
+        # One machine's ranks from Shardwise's launcher: a FileStore in the run folder (mode 0600) that
+        # listens on no interface; Gloo's own connections stay on the loopback unless the user says
+        # otherwise. MASTER_ADDR and MASTER_PORT are not used.
+        rendezvous.open_private(path)
+        if backend == "gloo":
+            os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
+        store = dist.FileStore(path, env.world)
+        store.set_timeout(timeout)
+        dist.init_process_group(backend, store=store, rank=env.rank, world_size=env.world, timeout=timeout)
+        return
     # env:// reads MASTER_ADDR and MASTER_PORT and, under torchrun (TORCHELASTIC_USE_AGENT_STORE), joins
     # the agent's store on that port instead of trying to bind it; rank and world size come from the
     # launch environment already read (Slurm's variables included).
-    dist.init_process_group("nccl" if device.type == "cuda" else "gloo", init_method="env://", rank=env.rank,
-                            world_size=env.world, timeout=datetime.timedelta(seconds=timeout_s))
+    dist.init_process_group(backend, init_method="env://", rank=env.rank, world_size=env.world, timeout=timeout)
 
 
 def token_batches(config, rank, world):

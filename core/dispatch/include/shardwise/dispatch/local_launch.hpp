@@ -25,6 +25,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Every rank of a local launch finds in this variable the rendezvous file the launcher created for it
+// in the run folder (kRendezvousFileName, mode 0600, removed when the ranks are gone): the torch
+// backend's ranks meet through a FileStore there instead of a TCP store listening on every interface.
+// The native runner ignores it (its rendezvous listens on MASTER_ADDR only).
+inline constexpr const char* kRendezvousFileEnv = "SHARDWISE_RENDEZVOUS_FILE";
+inline constexpr const char* kRendezvousFileName = "rendezvous.store";
+
 struct LocalLaunch {
     std::filesystem::path runner;  // the program each rank runs (runner_program.hpp)
     std::vector<std::string> args; // arguments, identical for every rank
