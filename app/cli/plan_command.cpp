@@ -4,6 +4,7 @@
 #include "command.hpp"
 #include "plan_options.hpp"
 #include "plan_store.hpp"
+#include "plan_sweep.hpp"
 #include "plan_table.hpp"
 #include "shardwise/spec/file_output.hpp"
 
@@ -24,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -63,14 +65,19 @@ CommandSpec planSpec()
           {},
           Complete::File },
         out);
-    add({ "--format", "F", "table or json (default table)", { "table", "json" } }, out);
+    add({ "--format", "F", "table or json (default table); csv for a --sweep", { "table", "json", "csv" } }, out);
     add({ "--export", "KIND",
           "write ds-config (DeepSpeed ds_config.json), accelerate (Accelerate YAML), torchtitan (job-config TOML), "
           "fsdp2-python (a fully_shard script), launch (torchrun / deepspeed / accelerate launch and srun lines) or "
           "sbatch (a Slurm batch script) for the recommended strategy, instead of the plan" },
         configs);
     add({ "--strategy", "ID", "export this candidate instead of the recommendation", {}, Complete::Strategy }, configs);
-    add({ "--output", "FILE", "write the export to FILE and print the plan as usual", {}, Complete::File }, configs);
+    add({ "--output",
+          "FILE",
+          "write the export to FILE and print the plan as usual (with --sweep: write the sweep to FILE)",
+          {},
+          Complete::File },
+        configs);
     add({ "--from",
           "FILE",
           "read a DeepSpeed ds_config.json, an Accelerate config YAML or a torchtitan job-config TOML (by the "
@@ -91,6 +98,17 @@ CommandSpec planSpec()
           "seconds from an interruption to running again, on top of loading the checkpoint (rescheduling, node "
           "provisioning; default 0)" },
         interruptions);
+    add({ "--sweep",
+          "AXIS=V1,V2,...",
+          "plan every combination of the values instead of one plan: AXIS is seq, micro-batch, gpus-per-node or "
+          "nodes (each at most once, and not also given as its own flag); every other setting as above. Each point "
+          "gives the recommendation, whether it fits, its planned peak per GPU (the plan's peak_gib) and predicted "
+          "tokens/s; where nothing fits, the figures of the strategy with the lowest peak. Written as a table, json "
+          "or csv (--format), to --output if given; at most 4096 points",
+          {},
+          Complete::Nothing,
+          true },
+        "What-if sweep (docs/user-guide.md, \"What if\"):");
     return spec;
 }
 
@@ -111,9 +129,10 @@ struct PlanArgs {
     bool calibrated = false;
     std::string db; // empty = store::resolveDatabasePath's default
     std::optional<frameworks::ConfigKind> exportKind;
-    std::string strategy; // --strategy: the candidate to export
-    std::string output;   // --output: where the export goes (default stdout)
-    std::string from;     // --from: a ds_config.json, Accelerate YAML or torchtitan TOML
+    std::string strategy;               // --strategy: the candidate to export
+    std::string output;                 // --output: where the export goes (default stdout)
+    std::string from;                   // --from: a ds_config.json, Accelerate YAML or torchtitan TOML
+    std::vector<SweepAxisValues> sweep; // --sweep: plan a grid instead of one input
 };
 
 PlanArgs parsePlanArgs(const std::vector<std::string>& args)
@@ -133,8 +152,8 @@ PlanArgs parsePlanArgs(const std::vector<std::string>& args)
             a.db = w.value();
         } else if (flag == "--format") {
             a.format = w.value();
-            if (a.format != "table" && a.format != "json")
-                throw UsageError("--format: expected table or json, got '" + a.format + "'");
+            if (a.format != "table" && a.format != "json" && a.format != "csv")
+                throw UsageError("--format: expected table, json or csv, got '" + a.format + "'");
         } else if (flag == "--export") {
             const std::string kind = w.value();
             a.exportKind = frameworks::configKindFromId(kind);
@@ -150,6 +169,8 @@ PlanArgs parsePlanArgs(const std::vector<std::string>& args)
             a.output = w.value();
         } else if (flag == "--from") {
             a.from = w.value();
+        } else if (flag == "--sweep") {
+            a.sweep.push_back(parseSweepOption(w.value()));
         } else if (flag == "--interruptions-per-hour") {
             a.interruptionsPerHour = parseDouble(flag, w.value(), 1e-6, 3600);
         } else if (flag == "--checkpoint-write-gbps") {
@@ -167,14 +188,49 @@ PlanArgs parsePlanArgs(const std::vector<std::string>& args)
     }
     if (!a.help)
         a.plan.requireModelAndGpu();
-    if (!a.output.empty() && !a.exportKind)
-        throw UsageError("--output: needs --export KIND (what to write)");
+    if (!a.sweep.empty()) {
+        checkSweepOptions(a.sweep, a.plan.given);
+        if (a.exportKind)
+            throw UsageError("--export: writes one strategy's config, not a sweep; leave out --sweep");
+        if (a.interruptionsPerHour > 0)
+            throw UsageError(
+                "--interruptions-per-hour: advises one plan's checkpoints, not a sweep; leave out --sweep");
+    } else if (a.format == "csv") {
+        throw UsageError("--format csv: writes a --sweep; a plan is written as table or json");
+    }
+    if (!a.output.empty() && !a.exportKind && a.sweep.empty())
+        throw UsageError("--output: needs --export KIND or --sweep (what to write)");
     if (!a.strategy.empty() && !a.exportKind)
         throw UsageError("--strategy: picks the candidate --export writes; give --export KIND");
     if (checkpointOptionGiven && a.interruptionsPerHour <= 0)
         throw UsageError(
             "--interruptions-per-hour: required by the checkpoint options (the expected interruption rate)");
     return a;
+}
+
+// The grid of --sweep in --format, on stdout or to --output. SpecError for a point the planner refuses.
+int writeSweep(const PlanArgs& a, const EstimateInput& in, const calibrate::StoredCalibration& calibration,
+               std::ostream& out, std::ostream& err)
+{
+    const SweepResult sweep = runSweep(in, a.sweep, calibration.calibration);
+    std::ostringstream text;
+    if (a.format == "json")
+        text << sweepJson(sweep, in).dump(2) << "\n";
+    else if (a.format == "csv")
+        text << toCsv(sweep);
+    else
+        printSweepTable(sweep, in, text);
+    if (a.output.empty()) {
+        out << text.str();
+        return kExitOk;
+    }
+    if (const std::string why = writeFileSafely(a.output, text.str()).error; !why.empty()) {
+        err << "shardwise-cli plan: --output: " << why << "\n";
+        return kExitUsage;
+    }
+    err << "shardwise-cli plan: wrote the sweep's " << countOf(sweep.points.size(), "point") << " to " << a.output
+        << "\n";
+    return kExitOk;
 }
 
 int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -237,6 +293,8 @@ int runPlan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                 err << "shardwise-cli plan: --calibrated: " << e.what() << "; planning with the presets\n";
             }
         }
+        if (!a.sweep.empty())
+            return writeSweep(a, in, calibration, out, err);
         const Plan plan = makePlan(in, calibration.calibration);
         const CheckpointOptions checkpoints { a.interruptionsPerHour, a.checkpointWriteGBps, a.checkpointSaveS,
                                               a.restartS };
