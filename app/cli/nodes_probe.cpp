@@ -118,9 +118,8 @@ std::filesystem::path localRunner(const ProbeOptions& o)
         return *o.runner;
     if (const auto found = dispatch::locateRunner())
         return *found;
-    throw UsageError(
-        "--runner: no shardwise-runner found beside shardwise-cli or in the build tree; pass --runner PATH or "
-        "set SHARDWISE_RUNNER");
+    throw UsageError("--runner: no shardwise-runner found beside shardwise-cli or in its ../bin; pass --runner PATH or "
+                     "set SHARDWISE_RUNNER");
 }
 
 int probeBetweenNodes(const ProbeOptions& o, store::Database& db, const store::Node& first, std::ostream& out,

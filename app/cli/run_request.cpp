@@ -292,7 +292,7 @@ std::filesystem::path resolveRunner(const RunRequest& r)
                                                                                          : "runner";
         if (!runner)
             throw UsageError("--runner: no " + program
-                             + " found beside shardwise-cli or in the build tree; pass --runner PATH" + " or set "
+                             + " found beside shardwise-cli or in its ../bin; pass --runner PATH" + " or set "
                              + (r.backend == RunBackend::Torch ? "SHARDWISE_TORCH_RUNNER" : "SHARDWISE_RUNNER"));
     }
     std::error_code ec;

@@ -11,13 +11,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#ifndef SHARDWISE_BUILD_BIN_DIR
-#define SHARDWISE_BUILD_BIN_DIR ""
-#endif
-#ifndef SHARDWISE_BUILD_DIR
-#define SHARDWISE_BUILD_DIR ""
-#endif
-
 namespace shardwise::dispatch {
 
 int findFreePort()
@@ -42,20 +35,6 @@ bool isExecutableFile(const std::filesystem::path& p)
 {
     std::error_code ec;
     return std::filesystem::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
-}
-
-// Whether `path` lies in the folder `dir` (both resolved first); false when either cannot be resolved.
-bool isWithin(const std::filesystem::path& path, const std::filesystem::path& dir)
-{
-    std::error_code ec;
-    const auto p = std::filesystem::weakly_canonical(path, ec);
-    if (ec)
-        return false;
-    const auto d = std::filesystem::weakly_canonical(dir, ec);
-    if (ec || d.empty())
-        return false;
-    const auto rel = p.lexically_relative(d);
-    return !rel.empty() && *rel.begin() != "..";
 }
 } // namespace
 
@@ -90,11 +69,8 @@ std::optional<std::filesystem::path> locateRunner(RunBackend backend)
         candidates.push_back(dir / program);
         candidates.push_back(dir.parent_path() / "bin" / program);
     }
-    // Test executables and tools living elsewhere in the build tree find the freshly built runner. A
-    // program outside that tree (an installed shardwise-cli or app) never does: it would run a runner
-    // of another build than its own, on the machine it was built on only.
-    if (!ec && std::string_view(SHARDWISE_BUILD_BIN_DIR).size() > 0 && isWithin(exe, SHARDWISE_BUILD_DIR))
-        candidates.push_back(std::filesystem::path(SHARDWISE_BUILD_BIN_DIR) / program);
+    // No build tree is ever searched: an installed program would run a runner of another build than its
+    // own. Programs elsewhere in a build tree (tests, tools) name theirs through $SHARDWISE_RUNNER.
 
     for (const auto& c : candidates)
         if (isExecutableFile(c))

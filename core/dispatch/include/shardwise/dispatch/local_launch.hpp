@@ -91,8 +91,8 @@ int findFreePort();
 
 // The program that runs `backend` (runner_program.hpp). Native: $SHARDWISE_RUNNER when set (returned
 // even if it does not exist, so the caller can name the misconfiguration); else shardwise-runner
-// beside the running executable, in <exe>/../bin, or, for a program of the build tree itself (tests,
-// tools), in the build tree's bin folder; nullopt when none of them exists. Torch:
+// beside the running executable or in <exe>/../bin; nullopt when neither exists. No build tree is
+// searched: tests and tools outside <build>/bin set $SHARDWISE_RUNNER (CTest does). Torch:
 // $SHARDWISE_TORCH_RUNNER when set, else shardwise-torch-runner beside $SHARDWISE_RUNNER when that is
 // set, else the same places.
 std::optional<std::filesystem::path> locateRunner(RunBackend backend = RunBackend::Native);
