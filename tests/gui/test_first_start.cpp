@@ -19,6 +19,7 @@
 #include "shardwise/store/runs.hpp"
 
 #include <QAction>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -27,9 +28,16 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTextBrowser>
+
+#include <chrono>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
 
 using namespace shardwise;
 using namespace shardwise::gui;
@@ -44,11 +52,14 @@ int shippedExampleRuns()
     return n;
 }
 
-// Opens a new workspace the way the app's startup does.
+// Opens a new workspace the way the app's startup does, then waits for the example runs it stores
+// off the GUI thread.
 bool openAsTheApp(Workspace& workspace, const QTemporaryDir& dir, QString* error)
 {
     workspace.setSeedsExampleRuns(true);
-    return workspace.open(dir.filePath(QStringLiteral("shardwise.sqlite")), error);
+    const bool opened = workspace.open(dir.filePath(QStringLiteral("shardwise.sqlite")), error);
+    workspace.waitForExampleRuns();
+    return opened;
 }
 
 } // namespace
@@ -107,6 +118,64 @@ private slots:
         again.setSeedsExampleRuns(true);
         QVERIFY(again.open(workspace.databasePath(), &error));
         QCOMPARE(again.runs().size(), expected);
+    }
+
+    // The first start stores the example runs off the GUI thread: with the examples' manifest a FIFO
+    // that a writer fills only seconds later, open() returns at once with the import under way, the
+    // event loop runs meanwhile, and the runs arrive with exampleRunsImported().
+    void exampleRunsAreImportedOffTheGuiThread()
+    {
+        QTemporaryDir examples;
+        const std::filesystem::path shipped = published::defaultExamplesDirectory();
+        QFile manifestFile(QString::fromStdString((shipped / "examples.json").string()));
+        QVERIFY(manifestFile.open(QIODevice::ReadOnly));
+        const QByteArray manifest = manifestFile.readAll();
+        QVERIFY(QFile::link(QString::fromStdString((shipped / "examples.jsonl").string()),
+                            examples.filePath(QStringLiteral("examples.jsonl"))));
+        const QByteArray fifo = examples.filePath(QStringLiteral("examples.json")).toLocal8Bit();
+        QCOMPARE(::mkfifo(fifo.constData(), 0600), 0);
+        // The manifest is written 4 s from now, once a reader holds the FIFO (for at most a minute).
+        std::thread writer([fifo, manifest] {
+            std::this_thread::sleep_for(std::chrono::seconds(4));
+            for (int tries = 0; tries < 560; ++tries) {
+                const int fd = ::open(fifo.constData(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+                if (fd < 0) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                    continue;
+                }
+                ::fcntl(fd, F_SETFL, 0);
+                qint64 written = 0;
+                while (written < manifest.size()) {
+                    const ssize_t n = ::write(fd, manifest.constData() + written,
+                                              static_cast<std::size_t>(manifest.size() - written));
+                    if (n <= 0)
+                        break;
+                    written += n;
+                }
+                ::close(fd);
+                return;
+            }
+        });
+        QTemporaryDir dir;
+        Workspace workspace;
+        workspace.setSeedsExampleRuns(true, examples.path());
+        QSignalSpy imported(&workspace, &Workspace::exampleRunsImported);
+        QElapsedTimer opening;
+        opening.start();
+        QString error;
+        const bool opened = workspace.open(dir.filePath(QStringLiteral("shardwise.sqlite")), &error);
+        const qint64 openMs = opening.elapsed();
+        const bool importing = workspace.importingExampleRuns();
+        const bool signalled = imported.wait(120000);
+        writer.join();
+        QVERIFY2(opened, qPrintable(error));
+        QVERIFY2(openMs < 3000, qPrintable(QStringLiteral("open() took %1 ms").arg(openMs)));
+        QVERIFY(importing);
+        QVERIFY(signalled);
+        QCOMPARE(imported.count(), 1);
+        QVERIFY(!workspace.importingExampleRuns());
+        QVERIFY2(workspace.exampleRunsError().isEmpty(), qPrintable(workspace.exampleRunsError()));
+        QCOMPARE(workspace.runs().size(), shippedExampleRuns());
     }
 
     void exampleRunsKeepTheTimeTheyRan()

@@ -132,10 +132,14 @@ int runShardwise(int argc, char** argv)
         return 1;
     }
 
-    if (!workspace.exampleRunsError().isEmpty())
-        printError(workspace.exampleRunsError());
+    // The example runs of a new workspace are stored off the GUI thread; a failure is said when it ends.
+    QObject::connect(&workspace, &Workspace::exampleRunsImported, &workspace, [&workspace] {
+        if (!workspace.exampleRunsError().isEmpty())
+            printError(workspace.exampleRunsError());
+    });
     MainWindow window(workspace);
     if (parser.isSet(screenshotOption)) {
+        workspace.waitForExampleRuns(); // the screenshots show them
         const QDir dir(parser.value(screenshotOption));
         window.resize(1400, 900);
         window.show();

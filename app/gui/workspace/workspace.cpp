@@ -15,9 +15,11 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTimeZone>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <fstream>
 
@@ -153,7 +155,12 @@ Workspace::Workspace(QObject* parent)
 {
 }
 
-Workspace::~Workspace() = default;
+Workspace::~Workspace()
+{
+    // The import writes through its own connection to the file; it ends before the store is closed.
+    if (m_exampleImport)
+        m_exampleImport->waitForFinished();
+}
 
 QString Workspace::defaultDatabasePath()
 {
@@ -162,6 +169,7 @@ QString Workspace::defaultDatabasePath()
 
 bool Workspace::open(const QString& databasePath, QString* error)
 {
+    waitForExampleRuns();
     try {
         m_createdOnOpen = !QFileInfo::exists(databasePath);
         m_db = std::make_unique<store::Database>(store::Database::open(databasePath.toStdString()));
@@ -171,7 +179,7 @@ bool Workspace::open(const QString& databasePath, QString* error)
         if (m_createdOnOpen && !m_db->readOnly()) {
             seedDemoContent();
             if (m_seedsExampleRuns)
-                seedExampleRuns();
+                startExampleRunsImport();
         }
     } catch (const std::exception& e) {
         m_db.reset();
@@ -235,18 +243,54 @@ void Workspace::setSeedsExampleRuns(bool seeds, const QString& directory)
     m_exampleRunsDirectory = directory;
 }
 
-void Workspace::seedExampleRuns()
+void Workspace::startExampleRunsImport()
 {
-    // A workspace without its examples is still a workspace: the reason is kept for the status line.
+    // Off the GUI thread, through its own connection to the store (SQLite's write-ahead log lets the
+    // pages read meanwhile): a workspace without its examples is still a workspace, the reason is kept
+    // for the status line.
     m_exampleRunsError.clear();
-    try {
-        const std::filesystem::path dir = m_exampleRunsDirectory.isEmpty()
-            ? published::defaultExamplesDirectory()
-            : std::filesystem::path(m_exampleRunsDirectory.toStdString());
-        published::importExamples(*m_db, published::loadExampleSets(dir));
-    } catch (const std::exception& e) {
-        m_exampleRunsError = tr("The example runs were not loaded: %1").arg(QString::fromUtf8(e.what()));
-    }
+    const std::string path = m_path.toStdString();
+    const std::filesystem::path dir = m_exampleRunsDirectory.isEmpty()
+        ? published::defaultExamplesDirectory()
+        : std::filesystem::path(m_exampleRunsDirectory.toStdString());
+    m_exampleImport = new QFutureWatcher<QString>(this);
+    connect(m_exampleImport, &QFutureWatcher<QString>::finished, this, &Workspace::finishExampleRunsImport);
+    m_exampleImport->setFuture(QtConcurrent::run([path, dir]() -> QString {
+        try {
+            store::Database db = store::Database::open(path);
+            published::importExamples(db, published::loadExampleSets(dir));
+            return {};
+        } catch (const std::exception& e) {
+            return QString::fromUtf8(e.what());
+        }
+    }));
+}
+
+void Workspace::finishExampleRunsImport()
+{
+    if (!m_exampleImport)
+        return;
+    QFutureWatcher<QString>* done = m_exampleImport;
+    m_exampleImport = nullptr;
+    done->disconnect(this);
+    done->waitForFinished();
+    const QString error = done->result();
+    done->deleteLater();
+    if (!error.isEmpty())
+        m_exampleRunsError = tr("The example runs were not loaded: %1").arg(error);
+    emit runsChanged();
+    emit exampleRunsImported();
+}
+
+bool Workspace::importingExampleRuns() const
+{
+    return m_exampleImport != nullptr;
+}
+
+void Workspace::waitForExampleRuns()
+{
+    if (m_exampleImport)
+        finishExampleRunsImport();
 }
 
 bool Workspace::removeRun(qint64 id, QString* error)

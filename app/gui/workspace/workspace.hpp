@@ -10,6 +10,7 @@
 
 #include "shardwise/store/database.hpp"
 
+#include <QFutureWatcher>
 #include <QJsonObject>
 #include <QObject>
 #include <QStringList>
@@ -41,7 +42,14 @@ public:
     // Whether a store created by open() also gets the shipped example runs (the app sets it; off by
     // default so a test's scratch store starts empty). `directory` empty: the installed examples.
     void setSeedsExampleRuns(bool seeds, const QString& directory = {});
-    // Why the example runs could not be stored on first start; empty when they were (or were not asked for).
+    // On first start the example runs are stored off the GUI thread: open() returns at once, and
+    // exampleRunsImported() (after runsChanged()) says when they are in the store.
+    bool importingExampleRuns() const;
+    // Blocks until the example runs' import has ended (at once when none is under way), then signals
+    // as the end of the import does. For the screenshot mode and for tests.
+    void waitForExampleRuns();
+    // Why the example runs could not be stored on first start; empty when they were (or were not asked
+    // for, or are still being stored).
     QString exampleRunsError() const { return m_exampleRunsError; }
     // Removes one of the user's own runs. False + a message for an example or published run (those
     // are read-only) or a run that is not there.
@@ -77,10 +85,12 @@ public slots:
 signals:
     void runsChanged();
     void nodesChanged();
+    void exampleRunsImported();
 
 private:
     void seedDemoContent();
-    void seedExampleRuns();
+    void startExampleRunsImport();
+    void finishExampleRunsImport();
 
     QString m_path;
     std::unique_ptr<store::Database> m_db;
@@ -88,6 +98,7 @@ private:
     bool m_seedsExampleRuns = false;
     QString m_exampleRunsDirectory;
     QString m_exampleRunsError;
+    QFutureWatcher<QString>* m_exampleImport = nullptr; // the first start's import, while under way
     RunJob* m_runQueue = nullptr;
 };
 
