@@ -54,3 +54,7 @@ endif()
 shardwise_add_test(test_store_remote_follow SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_remote_follow.cpp
     LIBS Shardwise::store SQLite::SQLite3 LABELS store)
 target_include_directories(test_store_remote_follow PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+
+# Named saved plans: saved, listed, renamed and removed; bad and taken names refused; schema 10 migrated.
+shardwise_add_test(test_store_saved_plans SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_saved_plans.cpp
+    LIBS Shardwise::store LABELS store)

@@ -1,5 +1,6 @@
 #include "shardwise/store/plans.hpp"
 
+#include "plan_rows.hpp"
 #include "statement.hpp"
 
 namespace shardwise::store {
@@ -26,7 +27,7 @@ StoredPlan readPlan(const Statement& s, bool withDocument)
 
 } // namespace
 
-std::int64_t savePlan(Database& db, const StoredPlan& plan)
+std::int64_t detail::insertPlan(Database& db, const StoredPlan& plan)
 {
     if (plan.modelId.empty())
         throw StoreError("plan.model_id: must not be empty");
@@ -36,7 +37,6 @@ std::int64_t savePlan(Database& db, const StoredPlan& plan)
         throw StoreError("plan.world_size: must be at least 1, got " + std::to_string(plan.worldSize));
     if (!plan.document.is_object())
         throw StoreError("plan.document: must be a JSON object");
-    WriteTransaction tx(db);
     Statement s(db.handle(), R"sql(INSERT INTO plans (created_at, title, model_id, gpu_id, world_size,
                                                       recommended_strategy, document_json)
                                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7))sql");
@@ -48,7 +48,13 @@ std::int64_t savePlan(Database& db, const StoredPlan& plan)
     if (plan.recommended)
         s.bind(6, strategyId(*plan.recommended));
     s.bind(7, plan.document.dump()).run();
-    const std::int64_t id = detail::lastInsertId(db.handle());
+    return detail::lastInsertId(db.handle());
+}
+
+std::int64_t savePlan(Database& db, const StoredPlan& plan)
+{
+    WriteTransaction tx(db);
+    const std::int64_t id = detail::insertPlan(db, plan);
     tx.commit();
     return id;
 }

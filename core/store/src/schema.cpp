@@ -300,6 +300,18 @@ UPDATE runs SET rehearsed_world = json_extract(config_json, '$.rehearse_world'),
    AND json_extract(config_json, '$.rehearse_world') >= 1;
 )sql";
 
+// Version 11: named saved plans. A name (unique, not empty) points to one stored plan and keeps the
+// input that reproduces it (the face's form as a JSON object); removing the plan removes its name.
+constexpr std::string_view kVersion11 = R"sql(
+CREATE TABLE saved_plans (
+    name TEXT PRIMARY KEY CHECK (name <> ''),
+    plan_id INTEGER NOT NULL REFERENCES plans (id) ON DELETE CASCADE,
+    input_json TEXT NOT NULL CHECK (json_valid(input_json) AND json_type(input_json) = 'object'),
+    saved_at REAL NOT NULL
+);
+CREATE INDEX saved_plans_by_plan ON saved_plans (plan_id);
+)sql";
+
 } // namespace
 
 const std::vector<Migration>& migrations()
@@ -315,6 +327,7 @@ const std::vector<Migration>& migrations()
         { 8, "NCCL environment of a node and of each node of a run", kVersion8 },
         { 9, "inter-node bandwidth the plan of a run assumed", kVersion9 },
         { 10, "the world a rehearsal of one rank stands for", kVersion10 },
+        { 11, "named saved plans with the input that reproduces them", kVersion11 },
     };
     return list;
 }

@@ -29,6 +29,8 @@ inline constexpr int kRunBackendSchema = 7;
 inline constexpr int kInterNodeSchema = 9;
 // The first schema whose runs record the world a rehearsal of one rank stands for (runs.rehearsed_world).
 inline constexpr int kRehearsalSchema = 10;
+// The first schema with named saved plans (saved_plans.hpp).
+inline constexpr int kSavedPlansSchema = 11;
 // The first version that keeps a node's NCCL environment and the one each node of a run used.
 inline constexpr int kNodeNcclEnvSchema = 8;
 
