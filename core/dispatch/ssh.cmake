@@ -9,6 +9,7 @@ target_sources(shardwise_dispatch PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/src/ssh_host_key.cpp
     ${CMAKE_CURRENT_LIST_DIR}/src/known_hosts.cpp
     ${CMAKE_CURRENT_LIST_DIR}/src/ssh_config.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/src/ssh_config_openssh.cpp
     ${CMAKE_CURRENT_LIST_DIR}/src/ssh_route.cpp
     ${CMAKE_CURRENT_LIST_DIR}/src/ssh_auth.cpp
     ${CMAKE_CURRENT_LIST_DIR}/src/ssh_jump.cpp

@@ -8,6 +8,8 @@ shardwise_warnings(shardwise_sshd_fixture)
 shardwise_add_test(test_ssh_shell_quote SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ssh_shell_quote.cpp LIBS Shardwise::dispatch)
 shardwise_add_test(test_ssh SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ssh.cpp LIBS shardwise_sshd_fixture TIMEOUT 180 LABELS ssh)
 shardwise_add_test(test_ssh_host_keys SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ssh_host_keys.cpp LIBS shardwise_sshd_fixture TIMEOUT 180 LABELS ssh)
+# ssh_config through OpenSSH's own `ssh -G` (no sshd needed; skips without an ssh program).
+shardwise_add_test(test_ssh_config_openssh SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ssh_config_openssh.cpp LIBS Shardwise::dispatch)
 shardwise_add_test(test_ssh_config SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ssh_config.cpp LIBS shardwise_sshd_fixture TIMEOUT 240 LABELS ssh)
 shardwise_add_test(test_node SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_node.cpp LIBS shardwise_sshd_fixture TIMEOUT 240 LABELS ssh)
 shardwise_add_test(test_remote_launch SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_remote_launch.cpp LIBS shardwise_sshd_fixture TIMEOUT 420 LABELS ssh)

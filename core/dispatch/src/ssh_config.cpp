@@ -394,7 +394,7 @@ std::filesystem::path standardSshConfigPath()
     return homeDir() / ".ssh" / "config";
 }
 
-SshHostConfig lookupSshConfig(const std::filesystem::path& file, const std::string& host)
+SshHostConfig lookupSshConfigByParsing(const std::filesystem::path& file, const std::string& host)
 {
     Evaluation ev;
     ev.result.alias = host;

@@ -11,6 +11,12 @@ namespace {
 
 constexpr std::size_t kMaxHops = 8;
 
+// A ProxyJump hop's own user and port are given to ssh as -l and -p, as ssh does for its jump hosts.
+SshHostConfig lookupHop(const SshOptions& options, const SshJumpSpec& hop)
+{
+    return lookupSshConfig(options.sshConfig, hop.host, SshLookupHints { hop.user, hop.port });
+}
+
 SshHop resolveHop(const std::string& alias, std::optional<int> port, std::optional<std::string> user,
                   const SshHostConfig& cfg, const SshOptions& options)
 {
@@ -45,13 +51,12 @@ void appendRouteTo(const SshJumpSpec& first, const SshOptions& options, std::vec
         throw SshError(SshFailure::Config,
                        "ProxyJump: the chain to " + first.host + " is longer than " + std::to_string(kMaxHops)
                            + " hops (does a jump host's ProxyJump lead back to itself?)");
-    const SshHostConfig cfg = lookupSshConfig(options.sshConfig, first.host);
+    const SshHostConfig cfg = lookupHop(options, first);
     if (cfg.proxyJump && !cfg.proxyJump->empty()) {
         appendRouteTo(cfg.proxyJump->front(), options, route, depth + 1);
         for (std::size_t i = 1; i < cfg.proxyJump->size(); ++i) {
             const auto& spec = (*cfg.proxyJump)[i];
-            route.push_back(
-                resolveHop(spec.host, spec.port, spec.user, lookupSshConfig(options.sshConfig, spec.host), options));
+            route.push_back(resolveHop(spec.host, spec.port, spec.user, lookupHop(options, spec), options));
         }
     }
     route.push_back(resolveHop(first.host, first.port, first.user, cfg, options));
@@ -72,14 +77,20 @@ std::string localLoginName()
 std::vector<SshHop> resolveSshRoute(const SshEndpoint& node, const SshOptions& options)
 {
     try {
-        const SshHostConfig cfg = lookupSshConfig(options.sshConfig, node.host);
+        // The node's own user and port (when not 22) are what `ssh -l USER -p PORT HOST` would be
+        // given, so a `Match user` block or a %r token sees them as ssh's would.
+        SshLookupHints hints;
+        if (!node.user.empty())
+            hints.user = node.user;
+        if (node.port != 22)
+            hints.port = node.port;
+        const SshHostConfig cfg = lookupSshConfig(options.sshConfig, node.host, hints);
         std::vector<SshHop> route;
         if (cfg.proxyJump && !cfg.proxyJump->empty()) {
             appendRouteTo(cfg.proxyJump->front(), options, route, 1);
             for (std::size_t i = 1; i < cfg.proxyJump->size(); ++i) {
                 const auto& spec = (*cfg.proxyJump)[i];
-                route.push_back(resolveHop(spec.host, spec.port, spec.user,
-                                           lookupSshConfig(options.sshConfig, spec.host), options));
+                route.push_back(resolveHop(spec.host, spec.port, spec.user, lookupHop(options, spec), options));
             }
         }
         SshHop target

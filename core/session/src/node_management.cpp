@@ -74,7 +74,13 @@ void checkNode(const store::Node& node, const dispatch::SshOptions& options)
         return;
     dispatch::SshHostConfig config;
     try {
-        config = dispatch::lookupSshConfig(options.sshConfig, node.host);
+        // The node's own user and port, as the connection passes them (`Match user`, %r, %p).
+        dispatch::SshLookupHints hints;
+        if (!node.user.empty())
+            hints.user = node.user;
+        if (node.port != 22)
+            hints.port = node.port;
+        config = dispatch::lookupSshConfig(options.sshConfig, node.host, hints);
     } catch (const dispatch::SshConfigError& e) {
         throw NodeError(std::string("node.host: the ssh client configuration cannot be read: ") + e.what());
     }
