@@ -113,10 +113,6 @@
         <translation>%1 (von insgesamt %2)</translation>
     </message>
     <message>
-        <source>GPU memory (%1)</source>
-        <translation>GPU-Speicher (%1)</translation>
-    </message>
-    <message>
         <source>%1 — %2</source>
         <translation>%1 — %2</translation>
     </message>
@@ -147,18 +143,6 @@
     <message>
         <source>GiB per GPU</source>
         <translation>GiB je GPU</translation>
-    </message>
-    <message>
-        <source>NCCL share of step time (overlaps compute; not waiting time)</source>
-        <translation>NCCL-Anteil an der Schrittzeit (überlappt Berechnung; keine Wartezeit)</translation>
-    </message>
-    <message>
-        <source>NCCL kernel share</source>
-        <translation>NCCL-Kernel-Anteil</translation>
-    </message>
-    <message>
-        <source>% of step time</source>
-        <translation>% der Schrittzeit</translation>
     </message>
     <message>
         <source>Predicted vs measured throughput</source>
@@ -207,6 +191,62 @@
     <message>
         <source>The checked runs are rehearsals: memory results only.</source>
         <translation>Die markierten Läufe sind Probeläufe: nur Speicherergebnisse.</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>seq %1</source>
+        <translation>Seq. %1</translation>
+    </message>
+    <message>
+        <source>%1 × CPU</source>
+        <translation>%1 × CPU</translation>
+    </message>
+    <message>
+        <source>the GPU&apos;s memory</source>
+        <translation>der GPU-Speicher</translation>
+    </message>
+    <message>
+        <source>%1 — GPU memory %2</source>
+        <translation>%1 — GPU-Speicher %2</translation>
+    </message>
+    <message>
+        <source>Communication share of step time: NCCL on GPUs, Gloo on CPUs (overlaps compute; not waiting time)</source>
+        <translation>Kommunikationsanteil an der Schrittzeit: NCCL auf GPUs, Gloo auf CPUs (überlappt Berechnung; keine Wartezeit)</translation>
+    </message>
+    <message>
+        <source>communication share</source>
+        <translation>Kommunikationsanteil</translation>
+    </message>
+    <message>
+        <source>Gloo share, % of step time</source>
+        <translation>Gloo-Anteil, % der Schrittzeit</translation>
+    </message>
+    <message>
+        <source>NCCL kernel share, % of step time</source>
+        <translation>NCCL-Kernel-Anteil, % der Schrittzeit</translation>
+    </message>
+    <message>
+        <source>CPU (Gloo)</source>
+        <translation>CPU (Gloo)</translation>
+    </message>
+    <message>
+        <source>%1 (NCCL)</source>
+        <translation>%1 (NCCL)</translation>
+    </message>
+    <message>
+        <source>recommended: %1</source>
+        <translation>empfohlen: %1</translation>
+    </message>
+    <message>
+        <source>fastest that fits: %1</source>
+        <translation>schnellste, die passt: %1</translation>
     </message>
 </context>
 <context>
@@ -1158,10 +1198,6 @@
         <translation>Vorhergesagter Spitzenspeicher je GPU: %1</translation>
     </message>
     <message>
-        <source>Each bar stacks the parts of a strategy&apos;s peak; the dashed line is the usable capacity (%1 of %2, after %3 headroom). Target: %4.</source>
-        <translation>Jeder Balken stapelt die Teile der Spitze einer Strategie; die gestrichelte Linie ist die nutzbare Kapazität (%1 von %2, nach %3 Reserve). Ziel: %4.</translation>
-    </message>
-    <message>
         <source>%1: cannot write (%2); the previous file is kept</source>
         <translation>%1: kann nicht geschrieben werden (%2); die vorherige Datei bleibt erhalten</translation>
     </message>
@@ -1252,6 +1288,10 @@
     <message>
         <source>%1: cannot create the folder</source>
         <translation>%1: der Ordner kann nicht angelegt werden</translation>
+    </message>
+    <message>
+        <source>Each bar stacks the parts of a strategy&apos;s peak; the dashed line is the usable capacity (%1 of %2, after %3 headroom); the star marks the recommendation, the triangle the fastest strategy that fits. Target: %4.</source>
+        <translation>Jeder Balken stapelt die Teile der Spitze einer Strategie; die gestrichelte Linie ist die nutzbare Kapazität (%1 von %2, nach %3 Reserve); der Stern markiert die Empfehlung, das Dreieck die schnellste Strategie, die passt. Ziel: %4.</translation>
     </message>
 </context>
 <context>

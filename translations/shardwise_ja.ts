@@ -112,10 +112,6 @@
         <translation>%1（合計 %2 のうち）</translation>
     </message>
     <message>
-        <source>GPU memory (%1)</source>
-        <translation>GPU メモリ（%1）</translation>
-    </message>
-    <message>
         <source>%1 — %2</source>
         <translation>%1 — %2</translation>
     </message>
@@ -146,18 +142,6 @@
     <message>
         <source>GiB per GPU</source>
         <translation>GPU あたり GiB</translation>
-    </message>
-    <message>
-        <source>NCCL share of step time (overlaps compute; not waiting time)</source>
-        <translation>ステップ時間に占める NCCL 比率（計算と重なる。待ち時間ではない）</translation>
-    </message>
-    <message>
-        <source>NCCL kernel share</source>
-        <translation>NCCL カーネル比率</translation>
-    </message>
-    <message>
-        <source>% of step time</source>
-        <translation>ステップ時間の %</translation>
     </message>
     <message>
         <source>Predicted vs measured throughput</source>
@@ -206,6 +190,62 @@
     <message>
         <source>The checked runs are rehearsals: memory results only.</source>
         <translation>チェックした実行はリハーサルです：メモリの結果のみです。</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>seq %1</source>
+        <translation>シーケンス長 %1</translation>
+    </message>
+    <message>
+        <source>%1 × CPU</source>
+        <translation>%1 × CPU</translation>
+    </message>
+    <message>
+        <source>the GPU&apos;s memory</source>
+        <translation>GPU メモリ</translation>
+    </message>
+    <message>
+        <source>%1 — GPU memory %2</source>
+        <translation>%1 — GPU メモリ %2</translation>
+    </message>
+    <message>
+        <source>Communication share of step time: NCCL on GPUs, Gloo on CPUs (overlaps compute; not waiting time)</source>
+        <translation>ステップ時間に占める通信比率: GPU は NCCL、CPU は Gloo（計算と重なる。待ち時間ではない）</translation>
+    </message>
+    <message>
+        <source>communication share</source>
+        <translation>通信比率</translation>
+    </message>
+    <message>
+        <source>Gloo share, % of step time</source>
+        <translation>Gloo 比率（ステップ時間の %）</translation>
+    </message>
+    <message>
+        <source>NCCL kernel share, % of step time</source>
+        <translation>NCCL カーネル比率（ステップ時間の %）</translation>
+    </message>
+    <message>
+        <source>CPU (Gloo)</source>
+        <translation>CPU (Gloo)</translation>
+    </message>
+    <message>
+        <source>%1 (NCCL)</source>
+        <translation>%1 (NCCL)</translation>
+    </message>
+    <message>
+        <source>recommended: %1</source>
+        <translation>推奨: %1</translation>
+    </message>
+    <message>
+        <source>fastest that fits: %1</source>
+        <translation>収まる中で最速: %1</translation>
     </message>
 </context>
 <context>
@@ -1153,10 +1193,6 @@
         <translation>GPU あたりの予測ピークメモリ: %1</translation>
     </message>
     <message>
-        <source>Each bar stacks the parts of a strategy&apos;s peak; the dashed line is the usable capacity (%1 of %2, after %3 headroom). Target: %4.</source>
-        <translation>各棒は戦略のピークの内訳を積み上げたもの。破線は使用可能容量 (%2 のうち %1、余裕 %3 を除く)。対象: %4。</translation>
-    </message>
-    <message>
         <source>%1: cannot write (%2); the previous file is kept</source>
         <translation>%1: 書き込めません (%2)。以前のファイルは保持されます</translation>
     </message>
@@ -1247,6 +1283,10 @@
     <message>
         <source>%1: cannot create the folder</source>
         <translation>%1: フォルダーを作成できません</translation>
+    </message>
+    <message>
+        <source>Each bar stacks the parts of a strategy&apos;s peak; the dashed line is the usable capacity (%1 of %2, after %3 headroom); the star marks the recommendation, the triangle the fastest strategy that fits. Target: %4.</source>
+        <translation>各棒は戦略のピークの内訳を積み上げたもの。破線は使用可能容量 (%2 のうち %1、余裕 %3 を除く)。星印は推奨、三角印は収まる中で最速の戦略。対象: %4。</translation>
     </message>
 </context>
 <context>

@@ -1,10 +1,10 @@
 // The charts' axes and hover values, on the real chart views offscreen: value axes tick on round
-// values up to a round maximum, a category label too long for its slot is elided in the middle and
-// its label area's tooltip is the full name, and the pointer over a bar shows the bar's value with its
-// unit, on the Plan page's memory chart and on the Compare page's charts.
+// values up to a round maximum, and the pointer over a bar shows the bar's value with its unit, on
+// the Plan page's memory chart; the Compare page's run charts tell a row's label and values.
 
 #include "gui_test_main.hpp"
 
+#include "charts/bar_chart_view.hpp"
 #include "charts/chart_axes.hpp"
 #include "charts/comparison_charts.hpp"
 #include "charts/memory_breakdown_chart.hpp"
@@ -25,18 +25,11 @@ using namespace shardwise::gui;
 
 namespace {
 
-QBarCategoryAxis* categoryAxis(QChart* chart)
-{
-    for (QAbstractAxis* axis : chart->axes(Qt::Horizontal))
-        if (auto* categories = qobject_cast<QBarCategoryAxis*>(axis))
-            return categories;
-    return nullptr;
-}
-
+// The memory chart's visible value axis (its bars are horizontal: the bottom axis).
 QValueAxis* valueAxis(QChart* chart)
 {
-    for (QAbstractAxis* axis : chart->axes(Qt::Vertical))
-        if (auto* values = qobject_cast<QValueAxis*>(axis))
+    for (QAbstractAxis* axis : chart->axes(Qt::Horizontal))
+        if (auto* values = qobject_cast<QValueAxis*>(axis); values && values->isVisible())
             return values;
     return nullptr;
 }
@@ -79,21 +72,15 @@ RunRecord run(qint64 id, Strategy strategy, RunOutcome outcome, double tokensPer
 QPoint barCentre(QChartView& view, QAbstractBarSeries* series, int set, int index)
 {
     double below = 0;
-    if (series->type() == QAbstractSeries::SeriesTypeStackedBar)
+    if (series->type() == QAbstractSeries::SeriesTypeStackedBar
+        || series->type() == QAbstractSeries::SeriesTypeHorizontalStackedBar)
         for (int s = 0; s < set; ++s)
             below += series->barSets().at(s)->at(index);
     const double value = series->barSets().at(set)->at(index);
-    const QPointF inChart = view.chart()->mapToPosition(QPointF(index, below + value / 2), series);
+    const bool horizontal = series->type() == QAbstractSeries::SeriesTypeHorizontalStackedBar;
+    const QPointF inChart = view.chart()->mapToPosition(
+        horizontal ? QPointF(below + value / 2, index) : QPointF(index, below + value / 2), series);
     return view.mapFromScene(view.chart()->mapToScene(inChart));
-}
-
-// What the tooltip says at `pos` of the view's viewport, through the help event Qt sends on a hover pause.
-QString toolTipAt(QChartView& view, QPoint pos)
-{
-    QToolTip::hideText();
-    QHelpEvent help(QEvent::ToolTip, pos, view.viewport()->mapToGlobal(pos));
-    QCoreApplication::sendEvent(view.viewport(), &help);
-    return QToolTip::isVisible() ? QToolTip::text() : QString();
 }
 
 PlanView twoCandidatePlan()
@@ -170,71 +157,26 @@ private slots:
         QValueAxis* axis = valueAxis(memory.get());
         QVERIFY(axis);
         QCOMPARE(axis->min(), 0.0);
-        QCOMPARE(axis->max(), 80.0); // peak 73.6, capacity 79.6
-        QCOMPARE(axis->tickCount(), 5);
+        QCOMPARE(axis->max(), 100.0); // peak 73.6, capacity 79.6, and room for the marks after a bar
         QCOMPARE(axis->labelFormat(), QStringLiteral("%.0f"));
 
         const QList<RunRecord> runs { run(3, Strategy::Zero0, RunOutcome::Completed, 7360.0),
                                       run(4, Strategy::Zero3, RunOutcome::Completed, 3000.0) };
-        std::unique_ptr<QChart> throughput(createComparisonChart(ComparisonMetric::Throughput, runs));
-        QCOMPARE(valueAxis(throughput.get())->max(), 8000.0);
-        std::unique_ptr<QChart> peak(createComparisonChart(ComparisonMetric::PeakMemory, runs));
-        QCOMPARE(valueAxis(peak.get())->max(), 25.0); // capacity 22.5 GiB
-        QCOMPARE(valueAxis(peak.get())->labelFormat(), QStringLiteral("%.0f"));
-        std::unique_ptr<QChart> nccl(createComparisonChart(ComparisonMetric::NcclShare, runs));
-        QCOMPARE(valueAxis(nccl.get())->max(), 20.0);
-        std::unique_ptr<QChart> predicted(createComparisonChart(ComparisonMetric::PredictedVsMeasured, runs));
-        QCOMPARE(valueAxis(predicted.get())->max(), 8000.0);
-        std::unique_ptr<QChart> calibration(createCalibrationChart(runs, {}));
-        QCOMPARE(valueAxis(calibration.get())->max(), 8000.0);
+        const auto axisMax = [](const BarChartSpec& spec) {
+            BarChartView view;
+            view.setSpec(spec);
+            view.resize(800, 100);
+            return view.chartGeometry().facets.value(0).scale.max;
+        };
+        QCOMPARE(axisMax(comparisonChart(ComparisonMetric::Throughput, runs)), 8000.0);
+        QCOMPARE(axisMax(comparisonChart(ComparisonMetric::PeakMemory, runs)), 25.0); // capacity 22.5 GiB
+        QCOMPARE(axisMax(comparisonChart(ComparisonMetric::NcclShare, runs)), 20.0);
+        QCOMPARE(axisMax(comparisonChart(ComparisonMetric::PredictedVsMeasured, runs)), 8000.0);
+        QCOMPARE(axisMax(calibrationChart(runs, {})), 8000.0);
     }
 
-    void longLabelIsElidedInTheMiddleWithTheFullNameAsTooltip()
-    {
-        const QList<RunRecord> runs { run(14, Strategy::Fsdp2ReshardOffload, RunOutcome::OutOfMemory, 0.0),
-                                      run(15, Strategy::Zero0, RunOutcome::Completed, 500.0),
-                                      run(16, Strategy::Zero3, RunOutcome::Completed, 400.0) };
-        const QString full = runCategoryLabel(runs[0]);
-        const QString firstLine = full.section(QStringLiteral("<br>"), 0, 0);
-        QVERIFY2(firstLine.startsWith(QStringLiteral("#14 fsdp2_reshard_offload"))
-                     && firstLine.endsWith(QStringLiteral("out of memory")),
-                 qPrintable(full));
-
-        QChartView view(createComparisonChart(ComparisonMetric::Throughput, runs));
-        view.resize(420, 300);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QBarCategoryAxis* axis = categoryAxis(view.chart());
-        QVERIFY(axis);
-        QTRY_VERIFY(axis->categories().first() != full);
-
-        const QString shown = axis->categories().first();
-        const QString shownFirstLine = shown.section(QStringLiteral("<br>"), 0, 0);
-        // Elided in the middle: the run's number and the end of its outcome stay, an ellipsis between.
-        QVERIFY2(shownFirstLine.contains(QChar(0x2026)), qPrintable(shown));
-        QVERIFY2(shownFirstLine.startsWith(QStringLiteral("#14 ")), qPrintable(shown));
-        QVERIFY2(shownFirstLine.endsWith(QStringLiteral("memory")), qPrintable(shown));
-        QVERIFY2(shownFirstLine.size() < firstLine.size(), qPrintable(shown));
-        // It fits its slot, and the line that already fitted is left alone.
-        const qreal slot = view.chart()->plotArea().width() / runs.size();
-        QVERIFY(QFontMetricsF(axis->labelsFont()).horizontalAdvance(shownFirstLine) <= slot);
-        QCOMPARE(shown.section(QStringLiteral("<br>"), 1), QStringLiteral("(torch)"));
-        QCOMPARE(axis->property(kFullCategoriesProperty).toStringList().first(), full);
-
-        // The label's area, below the plot in the run's slot, tells the full name.
-        const QRectF plot = view.chart()->plotArea();
-        const QPointF underSlot(plot.left() + slot / 2, plot.bottom() + 8);
-        const QPoint pos = view.mapFromScene(view.chart()->mapToScene(underSlot));
-        QCOMPARE(toolTipAt(view, pos), plainCategoryLabel(full));
-        QCOMPARE(toolTipAt(view, pos), QStringLiteral("#14 fsdp2_reshard_offload — out of memory (torch)"));
-
-        // Wider, the label fits whole again.
-        view.resize(1800, 300);
-        QTRY_COMPARE(axis->categories().first(), full);
-    }
-
-    // The Plan page's nine strategies, slanted, at a usual size: every id fits whole, none is elided.
-    void strategyLabelsThatFitStayWhole()
+    // The Plan page's nine strategies at a usual size: every label whole.
+    void strategyLabelsStayWhole()
     {
         PlanView plan = twoCandidatePlan();
         const CandidateView zero0 = plan.candidates.first();
@@ -250,38 +192,37 @@ private slots:
         view.resize(900, 420);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QBarCategoryAxis* axis = categoryAxis(view.chart());
+        QBarCategoryAxis* axis = nullptr;
+        for (QAbstractAxis* a : view.chart()->axes(Qt::Vertical))
+            if (auto* categories = qobject_cast<QBarCategoryAxis*>(a))
+                axis = categories;
         QVERIFY(axis);
-        QTRY_VERIFY(view.chart()->plotArea().width() > 0);
-        QCoreApplication::processEvents();
-        QCOMPARE(axis->categories(), axis->property(kFullCategoriesProperty).toStringList());
-        QVERIFY(axis->categories().contains(QStringLiteral("fsdp2_reshard_offload")));
+        QCOMPARE(axis->categories().size(), 9);
+        QVERIFY(axis->categories().contains(strategyLabel(Strategy::Fsdp2ReshardOffload)));
+        QVERIFY(!axis->truncateLabels());
     }
 
-    void hoverOverABarShowsItsValue()
+    void hoverOverARunRowShowsItsLabelAndValues()
     {
-        const QList<RunRecord> runs { run(21, Strategy::Zero0, RunOutcome::Completed, 7360.0),
-                                      run(22, Strategy::Zero3, RunOutcome::Completed, 3000.0) };
-        QChartView view(createComparisonChart(ComparisonMetric::Throughput, runs));
-        view.resize(640, 400);
+        QList<RunRecord> runs { run(21, Strategy::Zero0, RunOutcome::Completed, 7360.0),
+                                run(22, Strategy::Zero3, RunOutcome::Completed, 3000.0) };
+        runs[1].peakAllocatedGiB = 17.25;
+        BarChartView view;
+        view.setSpec(comparisonChart(ComparisonMetric::PeakMemory, runs));
+        view.resize(800, 100);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QAbstractBarSeries* series = barSeries(view.chart());
-        QVERIFY(series);
-        QCOMPARE(view.chart()->toolTip(), QString());
-
-        const QPoint bar = barCentre(view, series, 0, 1);
-        QTest::mouseMove(view.viewport(), bar);
-        const QString expected
-            = QStringLiteral("#22 zero3 (torch), measured tokens/s: %1").arg(formatTokensPerS(3000.0));
-        QTRY_COMPARE(view.chart()->toolTip(), expected);
-        QCOMPARE(toolTipAt(view, bar), expected);
-
-        // Off the bars (above the plot): no value.
-        QTest::mouseMove(
-            view.viewport(),
-            view.mapFromScene(view.chart()->mapToScene(view.chart()->plotArea().topLeft() + QPointF(2, -4))));
-        QTRY_COMPARE(view.chart()->toolTip(), QString());
+        const QRectF row = view.chartGeometry().facets.value(0).rowRects.value(1);
+        QVERIFY(!row.isEmpty());
+        const QPoint pos = row.center().toPoint();
+        QToolTip::hideText();
+        QHelpEvent help(QEvent::ToolTip, pos, view.mapToGlobal(pos));
+        QCoreApplication::sendEvent(&view, &help);
+        QVERIFY(QToolTip::isVisible());
+        const QString tip = QToolTip::text();
+        QVERIFY2(tip.startsWith(runChartLabel(runs[1])), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("peak allocated: %1").arg(formatGiB(17.25))), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("peak reserved: %1").arg(formatGiB(12.0))), qPrintable(tip));
     }
 
     void hoverOverAStackedPartShowsItsValueAndThePeak()
@@ -292,29 +233,12 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QAbstractBarSeries* series = barSeries(view.chart());
         QVERIFY(series);
-        QCOMPARE(series->type(), QAbstractSeries::SeriesTypeStackedBar);
+        QCOMPARE(series->type(), QAbstractSeries::SeriesTypeHorizontalStackedBar);
         // zero0's optimizer state, 42.6 GiB of a 73.6 GiB peak.
         QTest::mouseMove(view.viewport(), barCentre(view, series, 2, 0));
-        QTRY_COMPARE(view.chart()->toolTip(),
-                     QStringLiteral("zero0, optimizer state: %1 (of %2 in all)").arg(formatGiB(42.6), formatGiB(73.6)));
-    }
-
-    void hoverOverAPeakMemoryBarShowsGiB()
-    {
-        QList<RunRecord> runs { run(31, Strategy::Zero2, RunOutcome::Completed, 100.0) };
-        runs[0].peakAllocatedGiB = 17.25;
-        QChartView view(createComparisonChart(ComparisonMetric::PeakMemory, runs));
-        view.resize(640, 400);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QAbstractBarSeries* series = barSeries(view.chart());
-        QVERIFY(series);
-        // Two sets side by side in the slot: the allocated bar is the left half.
-        const QPoint centre = barCentre(view, series, 0, 0);
-        const qreal slot = view.chart()->plotArea().width();
-        QTest::mouseMove(view.viewport(), centre - QPoint(static_cast<int>(slot * 0.15), 0));
-        QTRY_COMPARE(view.chart()->toolTip(),
-                     QStringLiteral("#31 zero2 (torch), peak allocated: %1").arg(formatGiB(17.25)));
+        QTRY_COMPARE(
+            view.chart()->toolTip(),
+            QStringLiteral("ZeRO-0 (DDP), optimizer state: %1 (of %2 in all)").arg(formatGiB(42.6), formatGiB(73.6)));
     }
 };
 

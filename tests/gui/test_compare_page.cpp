@@ -6,11 +6,12 @@
 // as valid files.
 #include "gui_test_main.hpp"
 
-#include "charts/chart_axes.hpp"
+#include "charts/bar_chart_view.hpp"
 #include "charts/chart_panel.hpp"
 #include "charts/comparison_charts.hpp"
 #include "export/run_csv.hpp"
 #include "jobs/run_job.hpp"
+#include "models/display_format.hpp"
 #include "models/run_filter_model.hpp"
 #include "models/run_table_model.hpp"
 #include "pages/compare/compare_page.hpp"
@@ -26,10 +27,6 @@
 #include "shardwise/store/run_recorder.hpp"
 
 #include <QAbstractItemModelTester>
-#include <QBarCategoryAxis>
-#include <QBarSeries>
-#include <QBarSet>
-#include <QChartView>
 #include <QComboBox>
 #include <QHeaderView>
 #include <QImage>
@@ -201,13 +198,14 @@ QString readText(const QString& path)
     return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
 }
 
-// The charted runs' full labels (the axis shows them elided in the middle where they do not fit).
-QStringList categoryLabels(QChart* chart)
+// The labels of a run chart's rows, facet after facet.
+QStringList rowLabels(const BarChartView* view)
 {
-    for (QAbstractAxis* axis : chart->axes(Qt::Horizontal))
-        if (auto* categories = qobject_cast<QBarCategoryAxis*>(axis))
-            return categories->property(kFullCategoriesProperty).toStringList();
-    return {};
+    QStringList labels;
+    for (const BarFacet& facet : view->spec().facets)
+        for (const BarRow& row : facet.rows)
+            labels << row.label;
+    return labels;
 }
 
 } // namespace
@@ -237,7 +235,7 @@ private slots:
         QCOMPARE(okRun->tokensPerS, 2560.0);
         // Both are charted on first load; the OOM run keeps its slot, labelled with its outcome.
         QCOMPARE(page.chartPanel()->runs().size(), 2);
-        const QStringList labels = categoryLabels(page.chartPanel()->view(ComparisonMetric::Throughput)->chart());
+        const QStringList labels = rowLabels(page.chartPanel()->view(ComparisonMetric::Throughput));
         QCOMPARE(labels.size(), 2);
         QVERIFY2(labels.join(QLatin1Char('|')).contains(QStringLiteral("out of memory")),
                  qPrintable(labels.join(QLatin1Char('|'))));
@@ -256,6 +254,37 @@ private slots:
         QCOMPARE(page.filterModel()->rowCount(), 3);
         page.strategyFilter()->setCurrentIndex(page.strategyFilter()->findData(QStringLiteral("zero2")));
         QCOMPARE(page.filterModel()->rowCount(), 2);
+    }
+
+    // More than the first screenful is charted at first load, and every run that arrives later (a
+    // finished validation, an import) is checked and charted as it arrives; a run the user unchecked
+    // stays unchecked.
+    void newRunsAreChartedAsTheyArrive()
+    {
+        QTemporaryDir dir;
+        Workspace workspace;
+        QString error;
+        QVERIFY2(workspace.open(dir.filePath(QStringLiteral("runs.sqlite")), &error), qPrintable(error));
+        for (int i = 0; i < 10; ++i)
+            recordRun(workspace, i % 2 ? Strategy::Zero1 : Strategy::Zero3, false);
+        ComparePage page(workspace);
+        QCOMPARE(page.runModel()->checkedRuns().size(), 10);
+        QCOMPARE(page.chartPanel()->runs().size(), 10);
+
+        const qint64 unchecked = page.runModel()->runs().last().id;
+        page.runModel()->setChecked(unchecked, false);
+        const qint64 arrived = recordRun(workspace, Strategy::Fsdp2Reshard, false);
+        workspace.notifyRunsChanged();
+        QCOMPARE(page.runModel()->rowCount(), 11);
+        QList<qint64> charted;
+        for (const RunRecord& r : page.chartPanel()->runs())
+            charted << r.id;
+        QVERIFY(charted.contains(arrived));
+        QVERIFY(!charted.contains(unchecked));
+        QCOMPARE(charted.size(), 10);
+        QVERIFY(rowLabels(page.chartPanel()->view(ComparisonMetric::Throughput))
+                    .join(QLatin1Char('|'))
+                    .contains(QStringLiteral("#%1 ").arg(arrived)));
     }
 
     // A native and a torch run of one strategy, side by side: the chart slots ("#2 fsdp2_reshard",
@@ -302,11 +331,19 @@ private slots:
         QCOMPARE(page.runModel()->runById(torch)->backend, RunBackend::Torch);
         QVERIFY2(page.runModel()->runById(torch)->versions.contains(QStringLiteral("PyTorch 2.5.1")),
                  qPrintable(page.runModel()->runById(torch)->versions));
-        const QStringList labels = categoryLabels(page.chartPanel()->view(ComparisonMetric::Throughput)->chart());
-        QVERIFY2(labels.contains(QStringLiteral("#%1 fsdp2_reshard<br>(native)").arg(native)),
+        const QStringList labels = rowLabels(page.chartPanel()->view(ComparisonMetric::Throughput));
+        // Each row names its backend at the end of its label, after the strategy as the table names it.
+        const auto labelOf = [&labels](qint64 id) {
+            for (const QString& label : labels)
+                if (label.startsWith(QStringLiteral("#%1 ").arg(id)))
+                    return label;
+            return QString();
+        };
+        QVERIFY2(labelOf(native).startsWith(
+                     QStringLiteral("#%1 %2 · ").arg(native).arg(strategyLabel(Strategy::Fsdp2Reshard)))
+                     && labelOf(native).endsWith(QStringLiteral(" · native")),
                  qPrintable(labels.join(QLatin1Char('|'))));
-        QVERIFY2(labels.contains(QStringLiteral("#%1 fsdp2_reshard<br>(torch)").arg(torch)),
-                 qPrintable(labels.join(QLatin1Char('|'))));
+        QVERIFY2(labelOf(torch).endsWith(QStringLiteral(" · torch")), qPrintable(labels.join(QLatin1Char('|'))));
         for (int row = 0; row < page.runModel()->rowCount(); ++row) {
             const qint64 id = page.runModel()->index(row, 0).data(RunTableModel::RunIdRole).toLongLong();
             QCOMPARE(page.runModel()->index(row, RunTableModel::BackendColumn).data().toString(),
@@ -518,15 +555,17 @@ private slots:
         QVERIFY2(result.ok, qPrintable(result.error));
         QVERIFY(!QImage(pngPath).isNull());
         // The chart pairs measured, presets and calibrated tokens/s for the checked runs.
-        QChart* chart = page.predictionChart()->chart();
-        QCOMPARE(categoryLabels(chart).size(), 2);
-        const auto* series = qobject_cast<QBarSeries*>(chart->series().front());
-        QVERIFY(series);
-        QCOMPARE(series->count(), 3);
-        const QList<QBarSet*> sets = series->barSets();
-        const int firstSlot = page.runModel()->checkedRuns().front().id == runs.h200Runs.front() ? 0 : 1;
-        QCOMPARE(sets.at(1)->at(firstSlot), first->presets.tokensPerS);
-        QCOMPARE(sets.at(2)->at(firstSlot), first->calibrated.tokensPerS);
+        const BarChartSpec& chart = page.predictionChart()->spec();
+        QCOMPARE(rowLabels(page.predictionChart()).size(), 2);
+        QCOMPARE(chart.measures.size(), 3);
+        const BarRow* firstRow = nullptr;
+        for (const BarFacet& facet : chart.facets)
+            for (const BarRow& row : facet.rows)
+                if (row.label.startsWith(QStringLiteral("#%1 ").arg(runs.h200Runs.front())))
+                    firstRow = &row;
+        QVERIFY(firstRow);
+        QCOMPARE(firstRow->values.at(1), std::optional<double>(first->presets.tokensPerS));
+        QCOMPARE(firstRow->values.at(2), std::optional<double>(first->calibrated.tokensPerS));
     }
 
     void emptyStoreSaysThereAreNoMeasurements()

@@ -21,6 +21,7 @@
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileDialog>
+#include <QHorizontalStackedBarSeries>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
@@ -28,7 +29,6 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
-#include <QStackedBarSeries>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -125,11 +125,11 @@ private slots:
 
         auto* view = child<QChartView>(page, "memoryChart");
         QVERIFY(view && view->chart());
-        QStackedBarSeries* bars = nullptr;
+        QHorizontalStackedBarSeries* bars = nullptr;
         QLineSeries* line = nullptr;
         for (QAbstractSeries* s : view->chart()->series()) {
             if (s->objectName() == QLatin1String("peakPartsSeries"))
-                bars = qobject_cast<QStackedBarSeries*>(s);
+                bars = qobject_cast<QHorizontalStackedBarSeries*>(s);
             if (s->objectName() == QLatin1String("usableCapacityLine"))
                 line = qobject_cast<QLineSeries*>(s);
         }
@@ -137,8 +137,9 @@ private slots:
         QVERIFY(line->count() >= 2);
         const Estimate& first = expected.candidates.front().estimate;
         const double usableGiB = first.usableDeviceBytes() / kGiB;
+        // The bars are horizontal: the line stands at the usable capacity on the value (x) axis.
         for (const QPointF& p : line->points())
-            QVERIFY2(nearlyEqual(p.y(), usableGiB), qPrintable(QString::number(p.y())));
+            QVERIFY2(nearlyEqual(p.x(), usableGiB), qPrintable(QString::number(p.x())));
 
         for (int row = 0; row < table.rowCount(); ++row) {
             const auto strategy = static_cast<Strategy>(

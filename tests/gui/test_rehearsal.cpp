@@ -28,9 +28,6 @@
 #include "shardwise/store/run_recorder.hpp"
 
 #include <QAbstractItemModelTester>
-#include <QBarCategoryAxis>
-#include <QBarSeries>
-#include <QBarSet>
 #include <QComboBox>
 #include <QJsonObject>
 #include <QPushButton>
@@ -176,19 +173,21 @@ qint64 recordRealRun(store::Database& db)
     return recorder.runId();
 }
 
-QStringList categories(QChart* chart)
+// Every row of a run chart, facet after facet.
+QList<BarRow> chartRows(const BarChartSpec& spec)
 {
-    for (QAbstractAxis* axis : chart->axes(Qt::Horizontal))
-        if (auto* bars = qobject_cast<QBarCategoryAxis*>(axis))
-            return bars->categories();
-    return {};
+    QList<BarRow> rows;
+    for (const BarFacet& facet : spec.facets)
+        rows << facet.rows;
+    return rows;
 }
 
-QBarSeries* bars(QChart* chart)
+// The row of run `id` ("#<id> ..."); null when the chart has none.
+const BarRow* rowOfRun(const QList<BarRow>& rows, qint64 id)
 {
-    for (QAbstractSeries* s : chart->series())
-        if (auto* b = qobject_cast<QBarSeries*>(s))
-            return b;
+    for (const BarRow& row : rows)
+        if (row.label.startsWith(QStringLiteral("#%1 ").arg(id)))
+            return &row;
     return nullptr;
 }
 
@@ -389,33 +388,26 @@ private slots:
 
         // Charts: the memory chart has both runs, the rehearsal's peak beside its prediction for world 8;
         // the throughput, NCCL share, predicted-vs-measured and calibration charts only the real run.
-        int slot = -1;
-        for (int i = 0; i < runs.size(); ++i)
-            if (runs.at(i).id == rehearsal)
-                slot = i;
-        std::unique_ptr<QChart> memory(createComparisonChart(ComparisonMetric::PeakMemory, runs));
-        QCOMPARE(categories(memory.get()).size(), 2);
-        QBarSeries* memoryBars = bars(memory.get());
-        QVERIFY(memoryBars);
-        QCOMPARE(memoryBars->count(), 3);
-        QCOMPARE(memoryBars->barSets().at(0)->at(slot), 21.5);
-        QCOMPARE(memoryBars->barSets().at(2)->label(), QStringLiteral("predicted peak allocated"));
-        QCOMPARE(memoryBars->barSets().at(2)->at(slot), 20.25);
-        QVERIFY(runCategoryLabel(*stored).contains(QStringLiteral("rehearsal of 8")));
+        const BarChartSpec memory = comparisonChart(ComparisonMetric::PeakMemory, runs);
+        const QList<BarRow> memoryRows = chartRows(memory);
+        QCOMPARE(memoryRows.size(), 2);
+        QCOMPARE(memory.measures.size(), 3);
+        QCOMPARE(memory.measures.at(2).name, QStringLiteral("predicted peak allocated"));
+        const BarRow* rehearsed = rowOfRun(memoryRows, rehearsal);
+        QVERIFY(rehearsed);
+        QCOMPARE(rehearsed->values.at(0), std::optional<double>(21.5));
+        QCOMPARE(rehearsed->values.at(2), std::optional<double>(20.25));
+        QVERIFY(runChartLabel(*stored).contains(QStringLiteral("rehearsal of 8")));
+        QCOMPARE(rehearsed->label, runChartLabel(*stored));
         for (ComparisonMetric metric :
              { ComparisonMetric::Throughput, ComparisonMetric::NcclShare, ComparisonMetric::PredictedVsMeasured }) {
-            std::unique_ptr<QChart> chart(createComparisonChart(metric, runs));
-            QCOMPARE(categories(chart.get()).size(), 1);
-            QBarSeries* b = bars(chart.get());
-            QVERIFY(b);
-            for (const QBarSet* set : b->barSets())
-                QCOMPARE(set->count(), 1);
+            const QList<BarRow> rows = chartRows(comparisonChart(metric, runs));
+            QCOMPARE(rows.size(), 1);
+            QVERIFY(!rowOfRun(rows, rehearsal));
         }
-        std::unique_ptr<QChart> calibration(createCalibrationChart(runs, {}));
-        QCOMPARE(categories(calibration.get()).size(), 1);
-        // Rehearsals only: no category at all in the throughput chart.
-        std::unique_ptr<QChart> onlyRehearsal(createComparisonChart(ComparisonMetric::Throughput, { *stored }));
-        QVERIFY(categories(onlyRehearsal.get()).isEmpty());
+        QCOMPARE(chartRows(calibrationChart(runs, {})).size(), 1);
+        // Rehearsals only: no row at all in the throughput chart.
+        QVERIFY(comparisonChart(ComparisonMetric::Throughput, { *stored }).isEmpty());
 
         // The CSV: world_size 1 and rehearsed_world 8 (empty for the real run), no tokens/s, its peaks.
         const QString csv = runsCsv(runs, {}).remove(QLatin1Char('\r'));

@@ -12,6 +12,7 @@
 #include "shardwise/store/plans.hpp"
 
 #include <QImage>
+#include <QScrollArea>
 #include <QSettings>
 #include <QTemporaryDir>
 
@@ -118,12 +119,22 @@ private slots:
         QString error;
         const QStringList files = renderScreenshots(window, QDir(out.path()), QString(), &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
-        QCOMPARE(files.size(), window.pageCount());
+        // Every page, and the Compare page's charts whole (as high as their rows need).
+        QCOMPARE(files.size(), window.pageCount() + 1);
         for (const QString& f : files) {
             QImage image(f);
             QVERIFY2(!image.isNull(), qPrintable(f));
+            if (f.endsWith(QStringLiteral("compare-charts.png"))) {
+                auto* area
+                    = window.pageById(QStringLiteral("compare"))->findChild<QScrollArea*>(QStringLiteral("chartArea"));
+                QVERIFY(area && area->widget());
+                QCOMPARE(image.size(), area->widget()->size() * image.devicePixelRatio());
+                QVERIFY(image.height() >= area->widget()->minimumSizeHint().height());
+                continue;
+            }
             QVERIFY(image.width() >= 1200);
         }
+        QVERIFY(files.contains(QDir(out.path()).filePath(QStringLiteral("compare-charts.png"))));
     }
 };
 

@@ -1,19 +1,13 @@
 #include "charts/chart_axes.hpp"
 
 #include <QAbstractBarSeries>
-#include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QCoreApplication>
-#include <QFontMetricsF>
-#include <QGraphicsRectItem>
 #include <QPointer>
-#include <QStackedBarSeries>
 #include <QValueAxis>
-#include <QtMath>
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
 
 namespace shardwise::gui {
 
@@ -24,74 +18,6 @@ struct ChartText {
 };
 
 const QString kLineBreak = QStringLiteral("<br>");
-
-// The labels of one category axis, fitted again whenever the chart's plot area changes.
-struct FittedLabels {
-    QPointer<QChart> chart;
-    QPointer<QBarCategoryAxis> axis;
-    QStringList full;
-    QList<QGraphicsRectItem*> hitAreas; // children of the chart: deleted with it
-    bool fitting = false;
-};
-
-// How long a label may be. A horizontal label has its slot; a slanted one may run past its slot
-// (its neighbours run parallel to it), and what bounds it is the height the axis may take, at most a
-// third of the chart.
-qreal labelWidthLimit(qreal slotWidth, qreal angleDegrees, qreal lineHeight, qreal chartHeight)
-{
-    const qreal angle = qDegreesToRadians(std::abs(angleDegrees));
-    if (angle < 0.01)
-        return std::max<qreal>(slotWidth - 6.0, 8.0);
-    return std::max(slotWidth, (chartHeight / 3.0 - lineHeight * std::cos(angle)) / std::sin(angle));
-}
-
-void fit(FittedLabels& labels)
-{
-    if (labels.fitting || !labels.chart || !labels.axis || labels.full.isEmpty())
-        return;
-    const QRectF plot = labels.chart->plotArea();
-    if (plot.width() <= 0)
-        return;
-    labels.fitting = true;
-    const QFontMetricsF metrics(labels.axis->labelsFont());
-    const qreal slot = plot.width() / labels.full.size();
-    const int angle = labels.axis->labelsAngle();
-    const qreal limit = labelWidthLimit(slot, angle, metrics.height(), labels.chart->size().height());
-
-    QStringList shown;
-    qreal longest = 0;
-    int lines = 1;
-    for (const QString& label : labels.full) {
-        QString elided = elideCategoryLabel(label, metrics, limit);
-        // Categories must differ; a zero-width space keeps two equal elisions apart invisibly.
-        while (shown.contains(elided))
-            elided += QChar(0x200B);
-        shown << elided;
-        for (const QString& line : elided.split(kLineBreak))
-            longest = std::max(longest, metrics.horizontalAdvance(line));
-        lines = std::max(lines, static_cast<int>(label.count(kLineBreak)) + 1);
-    }
-    if (shown != labels.axis->categories())
-        labels.axis->setCategories(shown);
-
-    // The tooltip areas: each slot's width, from the plot's bottom down over the labels.
-    const qreal a = qDegreesToRadians(std::abs(static_cast<qreal>(angle)));
-    const qreal textHeight = lines * metrics.height();
-    const qreal height = 8.0 + (a < 0.01 ? textHeight : longest * std::sin(a) + textHeight * std::cos(a));
-    for (int i = 0; i < labels.full.size(); ++i) {
-        if (labels.hitAreas.size() <= i) {
-            auto* area = new QGraphicsRectItem(labels.chart);
-            area->setPen(Qt::NoPen);
-            area->setBrush(Qt::NoBrush);
-            area->setAcceptedMouseButtons(Qt::NoButton);
-            area->setZValue(1000);
-            area->setToolTip(plainCategoryLabel(labels.full[i]));
-            labels.hitAreas << area;
-        }
-        labels.hitAreas[i]->setRect(plot.left() + i * slot, plot.bottom() + 1.0, slot, height);
-    }
-    labels.fitting = false;
-}
 
 } // namespace
 
@@ -140,14 +66,6 @@ void applyNiceScale(QValueAxis& axis, double maxValue)
     axis.setLabelFormat(QStringLiteral("%.%1f").arg(scale.decimals));
 }
 
-QString elideCategoryLabel(const QString& label, const QFontMetricsF& metrics, qreal width)
-{
-    QStringList lines = label.split(kLineBreak);
-    for (QString& line : lines)
-        line = metrics.elidedText(line, Qt::ElideMiddle, width);
-    return lines.join(kLineBreak);
-}
-
 QString plainCategoryLabel(const QString& label)
 {
     QString plain = label;
@@ -155,22 +73,11 @@ QString plainCategoryLabel(const QString& label)
     return plain;
 }
 
-void setFittedCategories(QChart& chart, QBarCategoryAxis& axis, const QStringList& labels)
-{
-    axis.setCategories(labels);
-    axis.setProperty(kFullCategoriesProperty, labels);
-    auto state = std::make_shared<FittedLabels>();
-    state->chart = &chart;
-    state->axis = &axis;
-    state->full = labels;
-    QObject::connect(&chart, &QChart::plotAreaChanged, &axis, [state] { fit(*state); });
-    fit(*state);
-}
-
 void showValuesOnHover(QChart& chart, QAbstractBarSeries& series, const QStringList& categories,
                        std::function<QString(double)> format)
 {
-    const bool stacked = qobject_cast<QStackedBarSeries*>(&series) != nullptr;
+    const bool stacked = series.type() == QAbstractSeries::SeriesTypeStackedBar
+        || series.type() == QAbstractSeries::SeriesTypeHorizontalStackedBar;
     QStringList names;
     for (const QString& category : categories)
         names << plainCategoryLabel(category);

@@ -1,7 +1,6 @@
 #pragma once
 // What every bar chart of the app shares beyond its colours: a value axis that ticks on round values,
-// category labels that are elided in the middle when they do not fit their slot (the full name as a
-// tooltip on the label), and the value of a bar as the chart's tooltip while the pointer is over it.
+// and the value of a bar as the chart's tooltip while the pointer is over it.
 
 #include <QChart>
 #include <QList>
@@ -11,8 +10,6 @@
 #include <functional>
 
 class QAbstractBarSeries;
-class QBarCategoryAxis;
-class QFontMetricsF;
 class QValueAxis;
 
 namespace shardwise::gui {
@@ -33,16 +30,8 @@ NiceScale niceScale(double maxValue, int maxIntervals = 6);
 // Sets `axis` to 0 .. niceScale(maxValue).max with a tick on every step and labels to match.
 void applyNiceScale(QValueAxis& axis, double maxValue);
 
-// A category label (rich text, lines split by "<br>") with each line elided in the middle to `width`.
-QString elideCategoryLabel(const QString& label, const QFontMetricsF& metrics, qreal width);
-// The label as plain text on one line, as its tooltip shows it.
+// A category label as plain text on one line, as its tooltip shows it (lines split by "<br>" joined).
 QString plainCategoryLabel(const QString& label);
-
-// Puts `labels` on `axis` and keeps them fitted to the chart: whenever the plot area changes, a label
-// wider than its room is elided in the middle, and the area under its slot carries the full label as
-// its tooltip. The axis keeps the full labels in its property kFullCategoriesProperty (a QStringList).
-inline constexpr char kFullCategoriesProperty[] = "fullCategories";
-void setFittedCategories(QChart& chart, QBarCategoryAxis& axis, const QStringList& labels);
 
 // While the pointer is over one of `series`' bars, the chart's tooltip is "<category>, <set>: <value>"
 // with the value through `format` (which gives its unit); for a stacked series also the bar's total.

@@ -1,35 +1,30 @@
 #include "charts/chart_panel.hpp"
 
+#include "charts/bar_chart_view.hpp"
 #include "models/display_format.hpp"
 
-#include <QChartView>
-#include <QGridLayout>
+#include <QVBoxLayout>
 
 namespace shardwise::gui {
-
-namespace {
-constexpr ComparisonMetric kMetrics[] = { ComparisonMetric::Throughput, ComparisonMetric::PeakMemory,
-                                          ComparisonMetric::NcclShare, ComparisonMetric::PredictedVsMeasured };
-}
 
 ChartPanel::ChartPanel(QWidget* parent)
     : QWidget(parent)
 {
-    auto* grid = new QGridLayout(this);
-    grid->setContentsMargins(0, 0, 0, 0);
-    grid->setSpacing(4);
+    auto* column = new QVBoxLayout(this);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(6);
     const QString tips[]
         = { tokensPerSExplanation(), peakMemoryExplanation() + QLatin1Char('\n') + reservedExplanation(),
             ncclShareExplanation(),
             tr("The planner's prediction beside the measurement. Runs measured on a CPU carry no prediction: "
                "the planner predicts GPUs.") };
     for (int i = 0; i < 4; ++i) {
-        m_views[i] = new QChartView(createComparisonChart(kMetrics[i], {}), this);
-        m_views[i]->setRenderHint(QPainter::Antialiasing);
-        m_views[i]->setMinimumSize(320, 220);
+        m_views[i] = new BarChartView(this);
         m_views[i]->setToolTip(tips[i]);
-        grid->addWidget(m_views[i], i / 2, i % 2);
+        column->addWidget(m_views[i]);
     }
+    column->addStretch(1);
+    restyle();
 }
 
 void ChartPanel::setRuns(const QList<RunRecord>& runs)
@@ -40,14 +35,19 @@ void ChartPanel::setRuns(const QList<RunRecord>& runs)
 
 void ChartPanel::restyle()
 {
-    for (int i = 0; i < 4; ++i) {
-        QChart* old = m_views[i]->chart();
-        m_views[i]->setChart(createComparisonChart(kMetrics[i], m_runs));
-        delete old;
-    }
+    for (int i = 0; i < 4; ++i)
+        m_views[i]->setSpec(comparisonChart(kComparisonMetrics[i], m_runs));
 }
 
-QChartView* ChartPanel::view(ComparisonMetric metric) const
+QList<BarChartSpec> ChartPanel::specs() const
+{
+    QList<BarChartSpec> out;
+    for (const BarChartView* view : m_views)
+        out << view->spec();
+    return out;
+}
+
+BarChartView* ChartPanel::view(ComparisonMetric metric) const
 {
     return m_views[static_cast<int>(metric)];
 }

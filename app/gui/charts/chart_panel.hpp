@@ -1,13 +1,14 @@
 #pragma once
-// The Compare page's four charts in a 2 x 2 grid; one widget so it can be exported as one picture.
+// The Compare page's four run charts, one above the other at the panel's full width: each as high as
+// its runs need (the page scrolls), one widget so that it can be exported as one picture.
 
 #include "charts/comparison_charts.hpp"
 
 #include <QWidget>
 
-class QChartView;
-
 namespace shardwise::gui {
+
+class BarChartView;
 
 class ChartPanel : public QWidget {
     Q_OBJECT
@@ -16,13 +17,15 @@ public:
     explicit ChartPanel(QWidget* parent = nullptr);
     void setRuns(const QList<RunRecord>& runs);
     const QList<RunRecord>& runs() const { return m_runs; }
-    QChartView* view(ComparisonMetric metric) const;
+    BarChartView* view(ComparisonMetric metric) const;
+    // The four charts' specs, in the panel's order: what an export draws.
+    QList<BarChartSpec> specs() const;
     // Rebuilds the charts, e.g. after the palette switched between light and dark.
     void restyle();
 
 private:
     QList<RunRecord> m_runs;
-    QChartView* m_views[4] = {};
+    BarChartView* m_views[4] = {};
 };
 
 } // namespace shardwise::gui

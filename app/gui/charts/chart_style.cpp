@@ -36,6 +36,16 @@ QColor seriesColor(int index)
     return colors[index % count];
 }
 
+QColor strategyColor(Strategy strategy)
+{
+    static const QColor colors[] = { QColor(0x33, 0x22, 0x88), QColor(0x88, 0xcc, 0xee), QColor(0x44, 0xaa, 0x99),
+                                     QColor(0x11, 0x77, 0x33), QColor(0x99, 0x99, 0x33), QColor(0xdd, 0xcc, 0x77),
+                                     QColor(0xcc, 0x66, 0x77), QColor(0x88, 0x22, 0x55), QColor(0xaa, 0x44, 0x99) };
+    constexpr int count = static_cast<int>(std::size(colors));
+    static_assert(static_cast<std::size_t>(count) >= kStrategyCount, "one colour per strategy");
+    return colors[static_cast<int>(strategy) % count];
+}
+
 QColor capacityLineColor()
 {
     return QColor(0xd0, 0x3b, 0x3b);

@@ -1,20 +1,13 @@
 #include "charts/comparison_charts.hpp"
 
-#include "charts/chart_axes.hpp"
 #include "charts/chart_style.hpp"
 #include "models/display_format.hpp"
 #include "models/run_backend.hpp"
 
-#include <QBarCategoryAxis>
-#include <QBarSeries>
-#include <QBarSet>
 #include <QCoreApplication>
-#include <QLineSeries>
-#include <QPen>
-#include <QValueAxis>
+#include <QRegularExpression>
 
 #include <algorithm>
-#include <functional>
 
 namespace shardwise::gui {
 
@@ -29,18 +22,8 @@ bool measured(const RunRecord& r)
     return r.outcome == RunOutcome::Completed;
 }
 
-QBarSet* makeSet(const QString& name, int colorIndex)
-{
-    auto* set = new QBarSet(name);
-    set->setColor(seriesColor(colorIndex));
-    set->setBorderColor(seriesColor(colorIndex).darker(130));
-    return set;
-}
-
-using ValueFormat = std::function<QString(double)>;
-
-// The runs a chart of the step's time (tokens/s, NCCL share) shows: a rehearsal's steps hold no
-// communication, so it has no such figure of the world it stands for and no category there.
+// The runs a chart of the step's time (tokens/s, communication share) shows: a rehearsal's steps
+// hold no communication, so it has no such figure of the world it stands for and no row there.
 QList<RunRecord> timedRuns(const QList<RunRecord>& runs)
 {
     QList<RunRecord> out;
@@ -50,190 +33,171 @@ QList<RunRecord> timedRuns(const QList<RunRecord>& runs)
     return out;
 }
 
+std::optional<double> when(bool present, double value)
+{
+    return present ? std::optional<double>(value) : std::nullopt;
+}
+
+// One facet per hardware in the order the runs first name it; each run's row through `makeRow`.
+template <typename MakeRow> QList<BarFacet> facetsOf(const QList<RunRecord>& runs, MakeRow makeRow)
+{
+    QList<BarFacet> facets;
+    QStringList names;
+    for (const RunRecord& r : runs) {
+        const QString name = runHardwareFacet(r);
+        qsizetype i = names.indexOf(name);
+        if (i < 0) {
+            names << name;
+            facets.append(BarFacet {});
+            facets.last().title = name;
+            i = names.size() - 1;
+        }
+        BarRow row;
+        row.label = runChartLabel(r);
+        row.color = strategyColor(r.strategy);
+        row.colorName = strategyLabel(r.strategy);
+        if (!measured(r))
+            row.note = outcomeText(r.outcome);
+        makeRow(r, row, facets[i]);
+        facets[i].rows << row;
+    }
+    return facets;
+}
+
+QString emptyText(const QList<RunRecord>& all)
+{
+    return all.isEmpty() ? ChartText::tr("Check runs in the table to compare them.")
+                         : ChartText::tr("The checked runs are rehearsals: memory results only.");
+}
+
 QString formatShare(double percent)
 {
     return formatPercent(percent / 100.0);
 }
 
-// Adds the category axis (one slot per run, labels elided in the middle to fit), a value axis from 0
-// to a round maximum at or above `maxValue`, and each bar's value (through `format`) on hover.
-QValueAxis* addAxes(QChart& chart, QAbstractBarSeries& series, const QList<RunRecord>& runs, double maxValue,
-                    const QString& yTitle, const ValueFormat& format)
-{
-    QStringList categories;
-    for (const RunRecord& r : runs)
-        categories << runCategoryLabel(r);
-    auto* axisX = new QBarCategoryAxis;
-    axisX->setLabelsAngle(runs.size() > 4 ? -30 : 0);
-    chart.addAxis(axisX, Qt::AlignBottom);
-    series.attachAxis(axisX);
-    setFittedCategories(chart, *axisX, categories);
-    auto* axisY = new QValueAxis;
-    axisY->setTitleText(yTitle);
-    applyNiceScale(*axisY, maxValue);
-    chart.addAxis(axisY, Qt::AlignLeft);
-    series.attachAxis(axisY);
-    showValuesOnHover(chart, series, categories, format);
-    return axisY;
-}
-
-void addCapacityLine(QChart& chart, QValueAxis& axisY, int categoryCount, double capacityGiB)
-{
-    auto* line = new QLineSeries;
-    line->setName(ChartText::tr("GPU memory (%1)").arg(formatGiB(capacityGiB)));
-    line->append(-0.5, capacityGiB);
-    line->append(categoryCount - 0.5, capacityGiB);
-    QPen pen(capacityLineColor());
-    pen.setWidth(2);
-    pen.setStyle(Qt::DashLine);
-    line->setPen(pen);
-    chart.addSeries(line);
-    auto* hiddenX = new QValueAxis;
-    hiddenX->setRange(-0.5, categoryCount - 0.5);
-    hiddenX->setVisible(false);
-    chart.addAxis(hiddenX, Qt::AlignBottom);
-    line->attachAxis(hiddenX);
-    line->attachAxis(&axisY);
-}
-
 } // namespace
 
-QString runCategoryLabel(const RunRecord& run)
+QString runHardwareFacet(const RunRecord& run)
 {
-    QString label = QStringLiteral("#%1 %2").arg(run.id).arg(strategyIdText(run.strategy));
+    if (run.onCpu)
+        return ChartText::tr("CPU");
+    // "8 × NVIDIA H200 (NVLink), 2 nodes" -> "NVIDIA H200": the GPU model, without count and links.
+    static const QRegularExpression count(QStringLiteral("^\\s*\\d+\\s*[×x]\\s*"));
+    QString gpu = run.hardware;
+    gpu.remove(count);
+    const qsizetype cut = gpu.indexOf(QRegularExpression(QStringLiteral("\\s*[(,]")));
+    if (cut > 0)
+        gpu.truncate(cut);
+    return gpu.isEmpty() ? run.hardware : gpu;
+}
+
+QString runChartLabel(const RunRecord& run)
+{
+    QStringList parts { QStringLiteral("#%1 %2").arg(run.id).arg(strategyLabel(run.strategy)) };
+    if (!run.precision.isEmpty())
+        parts << run.precision;
+    if (run.seqLen > 0)
+        parts << ChartText::tr("seq %1").arg(run.seqLen);
+    parts << (run.onCpu ? ChartText::tr("%1 × CPU").arg(run.world) : run.hardware);
+    parts << backendIdText(run.backend);
+    QString label = parts.join(QStringLiteral(" · "));
     if (!measured(run))
         label = ChartText::tr("%1 — %2").arg(label, outcomeText(run.outcome));
     else if (run.rehearsal())
         label = ChartText::tr("%1 — %2").arg(label, rehearsalWorldText(*run.rehearsedWorld));
-    // The backend always, on a line of its own (axis labels are rich text; one long line would be
-    // elided in a narrow slot): a native and a torch run of one strategy stand side by side.
-    return label + QStringLiteral("<br>(%1)").arg(backendIdText(run.backend));
+    return label;
 }
 
-QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& allRuns)
+BarChartSpec comparisonChart(ComparisonMetric metric, const QList<RunRecord>& allRuns)
 {
     // Rehearsals are memory results: the peak-memory chart only.
     const QList<RunRecord> runs = metric == ComparisonMetric::PeakMemory ? allRuns : timedRuns(allRuns);
-    auto* chart = new QChart;
-    styleChart(*chart);
-    chart->legend()->setAlignment(Qt::AlignBottom);
-    auto* series = new QBarSeries;
-    double maxValue = 0;
-
+    BarChartSpec spec;
+    spec.emptyText = emptyText(allRuns);
     switch (metric) {
-    case ComparisonMetric::Throughput: {
-        chart->setTitle(ChartText::tr("Throughput (tokens/s, higher is better)"));
-        QBarSet* set = makeSet(ChartText::tr("measured tokens/s"), 0);
-        for (const RunRecord& r : runs) {
-            set->append(measured(r) ? r.tokensPerS : 0.0);
-            maxValue = std::max(maxValue, measured(r) ? r.tokensPerS : 0.0);
-        }
-        series->append(set);
-        chart->addSeries(series);
-        addAxes(*chart, *series, runs, maxValue, ChartText::tr("tokens/s"), formatTokensPerS);
+    case ComparisonMetric::Throughput:
+        spec.title = ChartText::tr("Throughput (tokens/s, higher is better)");
+        spec.measures = { { ChartText::tr("measured tokens/s"), BarFill::Solid } };
+        spec.format = formatTokensPerS;
+        spec.facets = facetsOf(runs, [](const RunRecord& r, BarRow& row, BarFacet& facet) {
+            facet.axisTitle = ChartText::tr("tokens/s");
+            row.values = { when(measured(r), r.tokensPerS) };
+        });
         break;
-    }
     case ComparisonMetric::PeakMemory: {
-        chart->setTitle(ChartText::tr("Peak memory per GPU (allocated vs reserved)"));
-        QBarSet* allocated = makeSet(ChartText::tr("peak allocated"), 0);
-        QBarSet* reserved = makeSet(ChartText::tr("peak reserved"), 1);
-        // The plan's peak allocated beside the measured one where the run has a prediction (for a
+        spec.title = ChartText::tr("Peak memory per GPU (allocated vs reserved)");
+        spec.measures = { { ChartText::tr("peak allocated"), BarFill::Solid },
+                          { ChartText::tr("peak reserved"), BarFill::Hatched } };
+        // The plan's peak allocated beside the measured one where a run has a prediction (for a
         // rehearsal of world N: rank 0's at world N).
-        const bool anyPredicted
-            = std::any_of(runs.begin(), runs.end(), [](const RunRecord& r) { return r.predictedPeakGiB.has_value(); });
-        QBarSet* predicted = anyPredicted ? makeSet(ChartText::tr("predicted peak allocated"), 4) : nullptr;
-        double capacity = 0;
-        for (const RunRecord& r : runs) {
+        const bool anyPredicted = std::any_of(allRuns.begin(), allRuns.end(),
+                                              [](const RunRecord& r) { return r.predictedPeakGiB.has_value(); });
+        if (anyPredicted)
+            spec.measures << BarMeasure { ChartText::tr("predicted peak allocated"), BarFill::Outline };
+        spec.capacityName = ChartText::tr("the GPU's memory");
+        spec.format = formatGiB;
+        spec.facets = facetsOf(runs, [anyPredicted](const RunRecord& r, BarRow& row, BarFacet& facet) {
             // An OOM run still reports what the allocator held when it failed.
-            allocated->append(r.peakAllocatedGiB);
-            reserved->append(r.peakReservedGiB);
-            maxValue = std::max({ maxValue, r.peakAllocatedGiB, r.peakReservedGiB });
-            if (predicted) {
-                predicted->append(r.predictedPeakGiB.value_or(0.0));
-                maxValue = std::max(maxValue, r.predictedPeakGiB.value_or(0.0));
-            }
-            capacity = std::max(capacity, r.capacityGiB);
-        }
-        series->append(allocated);
-        series->append(reserved);
-        if (predicted)
-            series->append(predicted);
-        chart->addSeries(series);
-        QValueAxis* axisY
-            = addAxes(*chart, *series, runs, std::max(maxValue, capacity), ChartText::tr("GiB per GPU"), formatGiB);
-        if (capacity > 0 && !runs.isEmpty())
-            addCapacityLine(*chart, *axisY, static_cast<int>(runs.size()), capacity);
+            row.values = { when(r.peakAllocatedGiB > 0 || measured(r), r.peakAllocatedGiB),
+                           when(r.peakReservedGiB > 0 || measured(r), r.peakReservedGiB) };
+            if (anyPredicted)
+                row.values << r.predictedPeakGiB;
+            facet.axisTitle = ChartText::tr("GiB per GPU");
+            facet.capacity = std::max(facet.capacity, r.capacityGiB);
+        });
+        for (BarFacet& facet : spec.facets)
+            if (facet.capacity > 0)
+                facet.title = ChartText::tr("%1 — GPU memory %2").arg(facet.title, formatGiB(facet.capacity));
         break;
     }
-    case ComparisonMetric::NcclShare: {
-        chart->setTitle(ChartText::tr("NCCL share of step time (overlaps compute; not waiting time)"));
-        QBarSet* set = makeSet(ChartText::tr("NCCL kernel share"), 2);
-        for (const RunRecord& r : runs) {
-            set->append(measured(r) ? r.ncclShare * 100.0 : 0.0);
-            maxValue = std::max(maxValue, measured(r) ? r.ncclShare * 100.0 : 0.0);
-        }
-        series->append(set);
-        chart->addSeries(series);
-        addAxes(*chart, *series, runs, std::max(maxValue, 10.0), ChartText::tr("% of step time"), formatShare);
+    case ComparisonMetric::NcclShare:
+        spec.title = ChartText::tr("Communication share of step time: NCCL on GPUs, Gloo on CPUs (overlaps "
+                                   "compute; not waiting time)");
+        spec.measures = { { ChartText::tr("communication share"), BarFill::Solid } };
+        spec.format = formatShare;
+        spec.facets = facetsOf(runs, [](const RunRecord& r, BarRow& row, BarFacet& facet) {
+            facet.axisTitle = r.onCpu ? ChartText::tr("Gloo share, % of step time")
+                                      : ChartText::tr("NCCL kernel share, % of step time");
+            row.values = { when(measured(r), r.ncclShare * 100.0) };
+        });
+        for (BarFacet& facet : spec.facets)
+            if (facet.title == ChartText::tr("CPU"))
+                facet.title = ChartText::tr("CPU (Gloo)");
+            else
+                facet.title = ChartText::tr("%1 (NCCL)").arg(facet.title);
+        break;
+    case ComparisonMetric::PredictedVsMeasured:
+        spec.title = ChartText::tr("Predicted vs measured throughput");
+        spec.measures = { { ChartText::tr("measured tokens/s"), BarFill::Solid },
+                          { ChartText::tr("predicted tokens/s"), BarFill::Outline } };
+        spec.format = formatTokensPerS;
+        spec.facets = facetsOf(runs, [](const RunRecord& r, BarRow& row, BarFacet& facet) {
+            facet.axisTitle = ChartText::tr("tokens/s");
+            row.values = { when(measured(r), r.tokensPerS), r.predictedTokensPerS };
+        });
         break;
     }
-    case ComparisonMetric::PredictedVsMeasured: {
-        chart->setTitle(ChartText::tr("Predicted vs measured throughput"));
-        QBarSet* predicted = makeSet(ChartText::tr("predicted tokens/s"), 4);
-        QBarSet* measuredSet = makeSet(ChartText::tr("measured tokens/s"), 0);
-        for (const RunRecord& r : runs) {
-            const double p = r.predictedTokensPerS.value_or(0.0);
-            const double m = measured(r) ? r.tokensPerS : 0.0;
-            predicted->append(p);
-            measuredSet->append(m);
-            maxValue = std::max({ maxValue, p, m });
-        }
-        series->append(predicted);
-        series->append(measuredSet);
-        chart->addSeries(series);
-        addAxes(*chart, *series, runs, maxValue, ChartText::tr("tokens/s"), formatTokensPerS);
-        break;
-    }
-    }
-    if (runs.isEmpty())
-        chart->setTitle(allRuns.isEmpty() ? ChartText::tr("Check runs in the table to compare them.")
-                                          : ChartText::tr("The checked runs are rehearsals: memory results only."));
-    return chart;
+    return spec;
 }
 
-QChart* createCalibrationChart(const QList<RunRecord>& allRuns, const QHash<qint64, RunPrediction>& predictions)
+BarChartSpec calibrationChart(const QList<RunRecord>& allRuns, const QHash<qint64, RunPrediction>& predictions)
 {
     const QList<RunRecord> runs = timedRuns(allRuns); // tokens/s: no rehearsal
-    auto* chart = new QChart;
-    styleChart(*chart);
-    chart->legend()->setAlignment(Qt::AlignBottom);
-    chart->setTitle(ChartText::tr("Tokens/s: measured vs predicted"));
-    auto* series = new QBarSeries;
-    // Short names: the chart is a third of the page wide and the axis already says tokens/s.
-    QBarSet* measuredSet = makeSet(ChartText::tr("measured"), 0);
-    QBarSet* presets = makeSet(ChartText::tr("presets"), 4);
-    QBarSet* calibrated = makeSet(ChartText::tr("calibrated"), 2);
-    double maxValue = 0;
-    for (const RunRecord& r : runs) {
+    BarChartSpec spec;
+    spec.emptyText = emptyText(allRuns);
+    spec.title = ChartText::tr("Tokens/s: measured vs predicted");
+    spec.measures = { { ChartText::tr("measured"), BarFill::Solid },
+                      { ChartText::tr("presets"), BarFill::Hatched },
+                      { ChartText::tr("calibrated"), BarFill::Outline } };
+    spec.format = formatTokensPerS;
+    spec.facets = facetsOf(runs, [&predictions](const RunRecord& r, BarRow& row, BarFacet& facet) {
+        facet.axisTitle = ChartText::tr("tokens/s");
         const auto it = predictions.constFind(r.id);
         const bool predicted = it != predictions.constEnd();
-        const double m = measured(r) ? r.tokensPerS : 0.0;
-        const double p = predicted ? it->presets.tokensPerS : 0.0;
-        const double c = predicted ? it->calibrated.tokensPerS : 0.0;
-        measuredSet->append(m);
-        presets->append(p);
-        calibrated->append(c);
-        maxValue = std::max({ maxValue, m, p, c });
-    }
-    series->append(measuredSet);
-    series->append(presets);
-    series->append(calibrated);
-    chart->addSeries(series);
-    addAxes(*chart, *series, runs, maxValue, ChartText::tr("tokens/s"), formatTokensPerS);
-    if (runs.isEmpty())
-        chart->setTitle(allRuns.isEmpty() ? ChartText::tr("Check runs in the table to compare them.")
-                                          : ChartText::tr("The checked runs are rehearsals: memory results only."));
-    return chart;
+        row.values = { when(measured(r), r.tokensPerS), when(predicted, predicted ? it->presets.tokensPerS : 0.0),
+                       when(predicted, predicted ? it->calibrated.tokensPerS : 0.0) };
+    });
+    return spec;
 }
 
 } // namespace shardwise::gui

@@ -1,28 +1,37 @@
 #pragma once
-// The Compare page's four charts over a set of runs, one category per run. Runs that did not
-// complete keep their category, labelled with their outcome, and show no measured bar. A rehearsal
-// (RunRecord::rehearsedWorld) is a memory result: it has a category in the peak-memory chart, beside
-// its prediction for world N, and none in the throughput, NCCL share or predicted-vs-measured charts.
+// The Compare page's charts over a set of runs as horizontal bar charts (charts/bar_chart.hpp): one
+// row per run with its full label, bars in the colour of the run's strategy, one facet per hardware
+// (GPU model, or CPU) with its own value axis and, for memory, its own capacity line. Runs that did
+// not complete keep their row, their outcome written where the bar would be. A rehearsal
+// (RunRecord::rehearsedWorld) is a memory result: it has a row in the peak-memory chart, beside its
+// prediction for world N, and none in the throughput, communication or predicted-vs-measured charts.
 
+#include "charts/bar_chart.hpp"
 #include "models/run_prediction.hpp"
 #include "workspace/run_record.hpp"
 
-#include <QChart>
+#include <QHash>
 #include <QList>
 
 namespace shardwise::gui {
 
 enum class ComparisonMetric { Throughput, PeakMemory, NcclShare, PredictedVsMeasured };
+inline constexpr ComparisonMetric kComparisonMetrics[]
+    = { ComparisonMetric::Throughput, ComparisonMetric::PeakMemory, ComparisonMetric::NcclShare,
+        ComparisonMetric::PredictedVsMeasured };
 
-// "#12 zero3<br>(native)" / "#13 fsdp2_reshard<br>(torch)" / "#14 fsdp2_reshard — out of memory<br>(torch)":
-// the run, then its backend on a second line (axis labels are rich text); a rehearsal says so
-// ("#15 zero3 — rehearsal of 8<br>(native)").
-QString runCategoryLabel(const RunRecord& run);
-QChart* createComparisonChart(ComparisonMetric metric, const QList<RunRecord>& runs);
+// "#12 ZeRO-3 · bf16 · seq 2048 · 8 × NVIDIA H200 (NVLink) · torch", with " — out of memory" for a
+// run that did not complete and " — rehearsal of 8" for a rehearsal: the strategy as the table names
+// it, the precision, the sequence length, the hardware and the backend.
+QString runChartLabel(const RunRecord& run);
+// The facet a run is charted in: its GPU model ("NVIDIA H200"), or "CPU".
+QString runHardwareFacet(const RunRecord& run);
 
-// Measured tokens/s beside the presets' and the calibrated prediction, one category per run; a run
-// without a prediction (see RunTableModel) keeps its category with only what was measured; a
-// rehearsal has none.
-QChart* createCalibrationChart(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>& predictions);
+BarChartSpec comparisonChart(ComparisonMetric metric, const QList<RunRecord>& runs);
+
+// Measured tokens/s beside the presets' and the calibrated prediction, one row per run; a run
+// without a prediction (see RunTableModel) keeps its row with only what was measured; a rehearsal
+// has none.
+BarChartSpec calibrationChart(const QList<RunRecord>& runs, const QHash<qint64, RunPrediction>& predictions);
 
 } // namespace shardwise::gui

@@ -7,12 +7,14 @@
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QCoreApplication>
+#include <QHorizontalStackedBarSeries>
 #include <QLineSeries>
 #include <QPen>
-#include <QStackedBarSeries>
+#include <QScatterSeries>
 #include <QValueAxis>
 
 #include <algorithm>
+#include <optional>
 
 namespace shardwise::gui {
 
@@ -20,7 +22,37 @@ namespace {
 struct ChartText {
     Q_DECLARE_TR_FUNCTIONS(ChartText)
 };
+
+// A mark after the end of candidate `row`'s bar, on the chart's hidden row axis.
+QScatterSeries* addMark(QChart& chart, QValueAxis& values, QValueAxis& rows, const QString& objectName,
+                        const QString& name, QScatterSeries::MarkerShape shape, const QColor& color, double at, int row)
+{
+    auto* mark = new QScatterSeries;
+    mark->setObjectName(objectName);
+    mark->setName(name);
+    mark->setMarkerShape(shape);
+    mark->setMarkerSize(15);
+    mark->setColor(color);
+    mark->setBorderColor(color.darker(150));
+    mark->append(at, row);
+    chart.addSeries(mark);
+    mark->attachAxis(&values);
+    mark->attachAxis(&rows);
+    return mark;
+}
+
 } // namespace
+
+std::optional<int> fastestFittingCandidate(const PlanView& plan)
+{
+    std::optional<int> best;
+    for (int i = 0; i < plan.candidates.size(); ++i) {
+        const CandidateView& c = plan.candidates[i];
+        if (c.fits && c.supported && (!best || c.tokensPerS > plan.candidates[*best].tokensPerS))
+            best = i;
+    }
+    return best;
+}
 
 QChart* createMemoryBreakdownChart(const PlanView& plan)
 {
@@ -34,14 +66,15 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
         ChartText::tr("Predicted memory per GPU: %1 on %2 x %3").arg(plan.modelName).arg(plan.gpus).arg(plan.gpuName));
 
     // One bar set per part of the peak, in the order the first candidate lists them: each bar sums to
-    // the candidate's peak, the figure of the table and the reasons.
+    // the candidate's peak, the figure of the table and the reasons. Horizontal bars in the table's
+    // order from the top (the row axes are reversed: a horizontal series counts from the bottom).
     QStringList parts;
     for (const CandidateView& c : plan.candidates)
         for (const MemoryPart& part : c.memory)
             if (!parts.contains(part.label))
                 parts << part.label;
 
-    auto* series = new QStackedBarSeries;
+    auto* series = new QHorizontalStackedBarSeries;
     series->setObjectName(QStringLiteral("peakPartsSeries"));
     for (int p = 0; p < parts.size(); ++p) {
         auto* set = new QBarSet(parts[p]);
@@ -58,51 +91,77 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
     }
     chart->addSeries(series);
 
+    // The strategies as the table names them, whole: the axis takes the width its longest label needs.
     QStringList categories;
     double maxValue = plan.capacityGiB;
     for (const CandidateView& c : plan.candidates) {
-        categories << strategyIdText(c.strategy); // ids are short enough for nine slots side by side
+        categories << strategyLabel(c.strategy);
         maxValue = std::max(maxValue, c.peakGiB);
     }
-    auto* axisX = new QBarCategoryAxis;
-    axisX->setLabelsAngle(-40);
-    chart->addAxis(axisX, Qt::AlignBottom);
-    series->attachAxis(axisX);
-    setFittedCategories(*chart, *axisX, categories);
-
-    // Round ticks up to a round maximum at or above the highest bar and the GPU's memory.
-    auto* axisY = new QValueAxis;
-    axisY->setTitleText(ChartText::tr("GiB per GPU"));
-    applyNiceScale(*axisY, maxValue);
+    auto* axisY = new QBarCategoryAxis;
+    axisY->setCategories(categories);
+    axisY->setTruncateLabels(false);
+    axisY->setReverse(true);
     chart->addAxis(axisY, Qt::AlignLeft);
     series->attachAxis(axisY);
+
+    // Round ticks up to a round maximum at or above the highest bar and the GPU's memory, with room
+    // after the longest bar for its marks.
+    auto* axisX = new QValueAxis;
+    axisX->setTitleText(ChartText::tr("GiB per GPU"));
+    applyNiceScale(*axisX, maxValue * 1.08);
+    chart->addAxis(axisX, Qt::AlignBottom);
+    series->attachAxis(axisX);
     showValuesOnHover(*chart, *series, categories, [](double gib) { return formatGiB(gib); });
 
-    // The capacity line spans the category axis through a hidden value axis over the same slots. It
-    // is drawn at the usable capacity, what "fits" compares each peak with, so a bar crosses it
-    // exactly when its candidate does not fit the GPU.
+    // The rows again as a hidden value axis (-0.5 .. n-0.5), for the capacity line and the marks.
+    const int n = static_cast<int>(categories.size());
+    auto* rows = new QValueAxis;
+    rows->setRange(-0.5, n - 0.5);
+    rows->setReverse(true);
+    rows->setVisible(false);
+    chart->addAxis(rows, Qt::AlignRight);
+
+    // The capacity line, drawn at the usable capacity, what "fits" compares each peak with, so a bar
+    // crosses it exactly when its candidate does not fit the GPU.
     if (plan.capacityGiB > 0) {
         auto* capacity = new QLineSeries;
         capacity->setObjectName(QStringLiteral("usableCapacityLine"));
         capacity->setName(
             ChartText::tr("Usable GPU memory: %1 (%2 less %3 headroom)")
                 .arg(formatGiB(plan.usableGiB), formatGiB(plan.capacityGiB), formatGiB(plan.headroomGiB)));
-        const qreal n = static_cast<qreal>(categories.size());
-        capacity->append(-0.5, plan.usableGiB);
-        capacity->append(n - 0.5, plan.usableGiB);
+        capacity->append(plan.usableGiB, -0.5);
+        capacity->append(plan.usableGiB, n - 0.5);
         QPen pen(capacityLineColor());
         pen.setWidth(2);
         pen.setStyle(Qt::DashLine);
         capacity->setPen(pen);
         chart->addSeries(capacity);
-        auto* hiddenX = new QValueAxis;
-        hiddenX->setRange(-0.5, n - 0.5);
-        hiddenX->setVisible(false);
-        chart->addAxis(hiddenX, Qt::AlignBottom);
-        capacity->attachAxis(hiddenX);
-        capacity->attachAxis(axisY);
+        capacity->attachAxis(axisX);
+        capacity->attachAxis(rows);
     }
-    chart->legend()->setAlignment(Qt::AlignRight);
+
+    // The recommended candidate and the fastest one that fits, each with a mark after its bar and a
+    // legend entry naming it: told apart by shape, not only by colour.
+    const double gap = axisX->max() * 0.025;
+    int recommended = -1;
+    for (int i = 0; i < plan.candidates.size(); ++i)
+        if (plan.candidates[i].recommended)
+            recommended = i;
+    if (recommended >= 0) {
+        const CandidateView& c = plan.candidates[recommended];
+        addMark(*chart, *axisX, *rows, QStringLiteral("recommendedMark"),
+                ChartText::tr("recommended: %1").arg(strategyLabel(c.strategy)), QScatterSeries::MarkerShapeStar,
+                QColor(0xe6, 0x9f, 0x00), c.peakGiB + gap, recommended);
+    }
+    if (const std::optional<int> fastest = fastestFittingCandidate(plan)) {
+        const CandidateView& c = plan.candidates[*fastest];
+        addMark(*chart, *axisX, *rows, QStringLiteral("fastestFittingMark"),
+                ChartText::tr("fastest that fits: %1").arg(strategyLabel(c.strategy)),
+                QScatterSeries::MarkerShapeTriangle, QColor(0x00, 0x9e, 0x73),
+                c.peakGiB + gap * (*fastest == recommended ? 2.5 : 1.0), *fastest);
+    }
+    chart->legend()->setAlignment(Qt::AlignBottom);
     return chart;
 }
 

@@ -3,6 +3,9 @@
 // by the file's suffix, with the caption printed under the picture. SVG files carry the caption in
 // <title>/<desc> as well so that report tools and screen readers find it.
 
+#include "charts/bar_chart.hpp"
+
+#include <QList>
 #include <QSize>
 #include <QString>
 
@@ -31,6 +34,12 @@ public:
     // chart squeezed into a third of the page still exports at a readable aspect with its whole legend
     // (every series' swatch and name; markers the legend had to drop for lack of room come back).
     static ExportResult exportChart(QChart* chart, QSize size, const QString& filePath, const ExportCaption& caption);
+    // Draws `charts` one above the other, `width` wide (wider where a chart's labels need it), the
+    // caption under them, as the page draws them: PNG and SVG as one picture; PDF on A4 pages across
+    // the page's width, as many charts to a page as fit whole.
+    static ExportResult exportBarCharts(const QList<BarChartSpec>& charts, int width, const QString& filePath,
+                                        const ExportCaption& caption);
+    static int barChartExportWidth() { return 1000; }
     static QSize reportChartSize() { return { 960, 540 }; } // 16:9, legible on an A4 page and a slide
 };
 

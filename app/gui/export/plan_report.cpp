@@ -59,7 +59,8 @@ ExportCaption chartCaption(const PlanView& plan)
     return {
         ReportText::tr("Predicted peak memory per GPU: %1").arg(setupLine(plan)),
         ReportText::tr("Each bar stacks the parts of a strategy's peak; the dashed line is the usable capacity (%1 of "
-                       "%2, after %3 headroom). Target: %4.")
+                       "%2, after %3 headroom); the star marks the recommendation, the triangle the fastest strategy "
+                       "that fits. Target: %4.")
             .arg(formatGiB(plan.usableGiB), formatGiB(plan.capacityGiB), formatGiB(plan.headroomGiB), plan.target)
     };
 }
@@ -154,8 +155,9 @@ ExportResult writePlanReport(const PlanView& plan, const QString& directory)
     if (!r.ok)
         return r;
     for (const QString& chart : { kChartSvg, kChartPng }) {
-        r = ChartExporter::exportChart(createMemoryBreakdownChart(plan), ChartExporter::reportChartSize(),
-                                       dir.filePath(chart), chartCaption(plan));
+        // Taller than 16:9: nine strategies' rows and a legend of the parts, the line and the marks.
+        r = ChartExporter::exportChart(createMemoryBreakdownChart(plan), QSize(960, 720), dir.filePath(chart),
+                                       chartCaption(plan));
         if (!r.ok)
             return r;
     }

@@ -204,13 +204,14 @@ RunTableModel::RunTableModel(QObject* parent)
 {
 }
 
-void RunTableModel::setRuns(const QList<RunRecord>& runs)
+void RunTableModel::setRuns(const QList<RunRecord>& runs, const QSet<qint64>& check)
 {
     beginResetModel();
     m_runs = runs;
     QSet<qint64> present;
     for (const RunRecord& r : m_runs)
         present.insert(r.id);
+    m_checked.unite(check);
     m_checked.intersect(present);
     endResetModel();
     emit checkedRunsChanged();

@@ -52,8 +52,9 @@ public:
 
     explicit RunTableModel(QObject* parent = nullptr);
 
-    // Keeps the check state of runs that are still present.
-    void setRuns(const QList<RunRecord>& runs);
+    // Keeps the check state of runs that are still present and checks those of `check` (new
+    // runs, say) with them: one checkedRunsChanged for it all.
+    void setRuns(const QList<RunRecord>& runs, const QSet<qint64>& check = {});
     const QList<RunRecord>& runs() const { return m_runs; }
     const RunRecord* runById(qint64 id) const;
 

@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QEventLoop>
 #include <QMessageBox>
+#include <QScrollArea>
 #include <QTimer>
 
 #include <cstdio>
@@ -56,6 +57,18 @@ QStringList renderScreenshots(MainWindow& window, const QDir& dir, const QString
             return written;
         }
         written << file;
+        // A page's charts whole, as high as their rows need: what its chart area scrolls through.
+        if (auto* charts = window.page(i)->findChild<QScrollArea*>(QStringLiteral("chartArea"));
+            charts && charts->widget()) {
+            const QString chartsFile
+                = dir.filePath(window.pageId(i) + QStringLiteral("-charts") + suffix + QStringLiteral(".png"));
+            if (!charts->widget()->grab().save(chartsFile, "PNG")) {
+                if (error)
+                    *error = StartupText::tr("%1: cannot write the screenshot").arg(chartsFile);
+                return written;
+            }
+            written << chartsFile;
+        }
     }
     return written;
 }

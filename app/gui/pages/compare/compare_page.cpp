@@ -1,5 +1,6 @@
 #include "pages/compare/compare_page.hpp"
 
+#include "charts/bar_chart_view.hpp"
 #include "charts/chart_panel.hpp"
 #include "charts/comparison_charts.hpp"
 #include "models/display_format.hpp"
@@ -11,7 +12,6 @@
 #include "workspace/workspace.hpp"
 
 #include <QAction>
-#include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateEdit>
@@ -20,6 +20,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -183,11 +184,8 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
 
     m_charts = new ChartPanel(this);
     m_charts->setObjectName(QStringLiteral("comparisonCharts"));
-    m_predictionChart = new QChartView(this);
+    m_predictionChart = new BarChartView(this);
     m_predictionChart->setObjectName(QStringLiteral("predictionChart"));
-    m_predictionChart->setRenderHint(QPainter::Antialiasing);
-    // Narrower than the comparison charts' columns, so that both fit beside each other in 1024 px.
-    m_predictionChart->setMinimumSize(240, 220);
     m_predictionChart->setToolTip(tr("Measured tokens/s of each checked run beside the presets' and the calibrated "
                                      "prediction. The calibrated prediction is fitted to these runs (in-sample)."));
 
@@ -199,12 +197,19 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
     topLayout->addWidget(m_table, 1);
     topLayout->addLayout(buttons);
     topLayout->addWidget(new RunOriginBar(workspace, *m_table, top));
-    auto* chartArea = new QSplitter(Qt::Horizontal, this);
-    chartArea->addWidget(m_charts);
-    chartArea->addWidget(m_predictionChart);
-    chartArea->setStretchFactor(0, 2);
-    chartArea->setStretchFactor(1, 1);
-    chartArea->setChildrenCollapsible(false);
+    // The charts one above the other at the page's width, each as high as its runs need: the area
+    // scrolls instead of squeezing 30 runs' labels.
+    auto* charts = new QWidget(this);
+    auto* chartColumn = new QVBoxLayout(charts);
+    chartColumn->setContentsMargins(0, 0, 0, 0);
+    chartColumn->addWidget(m_charts);
+    chartColumn->addWidget(m_predictionChart);
+    chartColumn->addStretch(1);
+    auto* chartArea = new QScrollArea(this);
+    chartArea->setObjectName(QStringLiteral("chartArea"));
+    chartArea->setWidgetResizable(true);
+    chartArea->setFrameShape(QFrame::NoFrame);
+    chartArea->setWidget(charts);
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(top);
     splitter->addWidget(chartArea);
@@ -244,13 +249,17 @@ ComparePage::~ComparePage() = default;
 void ComparePage::reload()
 {
     const QList<RunRecord> runs = m_workspace.runs();
-    const bool firstLoad = m_runs->rowCount() == 0;
-    m_runs->setRuns(runs);
+    // Every run not shown before is charted as it arrives; on the first load, the newest ones (the
+    // workspace lists the newest first).
+    QSet<qint64> known;
+    for (const RunRecord& r : m_runs->runs())
+        known.insert(r.id);
+    QSet<qint64> arriving;
+    for (const RunRecord& r : runs)
+        if (!known.contains(r.id) && (!known.isEmpty() || arriving.size() < kChartedAtFirstLoad))
+            arriving.insert(r.id);
+    m_runs->setRuns(runs, arriving);
     rebuildFilterChoices();
-    // Start with the newest runs charted so the page shows something useful at once.
-    if (firstLoad)
-        for (int i = 0; i < std::min<qsizetype>(runs.size(), 8); ++i)
-            m_runs->setChecked(runs[i].id, true);
     updateCharts();
     if (m_workspace.isOpen()) {
         m_predictionsPending = true;
@@ -364,9 +373,7 @@ void ComparePage::updateCharts()
 {
     const QList<RunRecord> checked = m_runs->checkedRuns();
     m_charts->setRuns(checked);
-    QChart* old = m_predictionChart->chart();
-    m_predictionChart->setChart(createCalibrationChart(checked, m_predictions.runs));
-    delete old;
+    m_predictionChart->setSpec(calibrationChart(checked, m_predictions.runs));
 }
 
 void ComparePage::changeEvent(QEvent* event)

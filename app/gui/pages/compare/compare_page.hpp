@@ -11,7 +11,6 @@
 
 #include <QWidget>
 
-class QChartView;
 class QCheckBox;
 class QComboBox;
 class QDateEdit;
@@ -20,6 +19,7 @@ class QTableView;
 
 namespace shardwise::gui {
 
+class BarChartView;
 class ChartPanel;
 class PredictionJob;
 class RunFilterModel;
@@ -40,10 +40,14 @@ public:
     QComboBox* strategyFilter() const { return m_strategyFilter; }
     QComboBox* backendFilter() const { return m_backendFilter; }
     QLabel* calibrationLine() const { return m_calibrationLine; }
-    QChartView* predictionChart() const { return m_predictionChart; }
+    BarChartView* predictionChart() const { return m_predictionChart; }
     const PredictionSet& predictions() const { return m_predictions; }
     // True from a reload until its predictions (or the reason there are none) are shown.
     bool predictionsPending() const { return m_predictionsPending; }
+
+    // The newest runs charted when the page first loads; every run that arrives later (a finished
+    // validation, an import) is charted as it arrives.
+    static constexpr int kChartedAtFirstLoad = 40;
 
     // Suffix picks the format; the caption states model, hardware, versions and step counts.
     ExportResult exportCharts(const QString& filePath);
@@ -86,7 +90,7 @@ private:
     QDateEdit* m_from = nullptr;
     QDateEdit* m_to = nullptr;
     QLabel* m_calibrationLine = nullptr;
-    QChartView* m_predictionChart = nullptr;
+    BarChartView* m_predictionChart = nullptr;
     PredictionJob* m_predictionJob = nullptr;
     PredictionSet m_predictions;
     QString m_predictionError;

@@ -9,7 +9,6 @@
 #include "models/run_filter_model.hpp"
 #include "models/run_table_model.hpp"
 
-#include <QChart>
 #include <QFileDialog>
 #include <QMessageBox>
 
@@ -17,7 +16,8 @@ namespace shardwise::gui {
 
 ExportResult ComparePage::exportCharts(const QString& filePath)
 {
-    return ChartExporter::exportWidget(*m_charts, filePath, comparisonCaption(m_charts->runs()));
+    return ChartExporter::exportBarCharts(m_charts->specs(), ChartExporter::barChartExportWidth(), filePath,
+                                          comparisonCaption(m_charts->runs()));
 }
 
 ExportResult ComparePage::exportTable(const QString& filePath)
@@ -33,11 +33,10 @@ ExportResult ComparePage::exportTable(const QString& filePath)
 
 ExportResult ComparePage::exportPredictionChart(const QString& filePath)
 {
-    // At a readable 16:9 of its own, not the narrow column the chart has on the page.
     const QList<RunRecord> checked = m_runs->checkedRuns();
-    return ChartExporter::exportChart(createCalibrationChart(checked, m_predictions.runs),
-                                      ChartExporter::reportChartSize(), filePath,
-                                      predictionChartCaption(checked, m_predictions));
+    return ChartExporter::exportBarCharts({ calibrationChart(checked, m_predictions.runs) },
+                                          ChartExporter::barChartExportWidth(), filePath,
+                                          predictionChartCaption(checked, m_predictions));
 }
 
 void ComparePage::exportPredictionChartInteractively()
