@@ -4294,6 +4294,113 @@
     </message>
 </context>
 <context>
+    <name>shardwise::gui::WhatIfPanel</name>
+    <message>
+        <source>The values to plan, separated by commas (at most %1); every other setting is the form&apos;s.</source>
+        <translation>Die zu planenden Werte, durch Kommas getrennt (höchstens %1); alle anderen Einstellungen sind die des Formulars.</translation>
+    </message>
+    <message>
+        <source>Fits</source>
+        <translation>Passt</translation>
+    </message>
+    <message>
+        <source>Peak per GPU</source>
+        <translation>Spitze je GPU</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>Tokens/s</translation>
+    </message>
+    <message>
+        <source>Columns:</source>
+        <translation>Spalten:</translation>
+    </message>
+    <message>
+        <source>Show:</source>
+        <translation>Zeigen:</translation>
+    </message>
+    <message>
+        <source>Rows:</source>
+        <translation>Zeilen:</translation>
+    </message>
+    <message>
+        <source>Sequence</source>
+        <translation>Sequenz</translation>
+    </message>
+    <message>
+        <source>Micro-batch</source>
+        <translation>Micro-Batch</translation>
+    </message>
+    <message>
+        <source>GPUs per node</source>
+        <translation>GPUs je Knoten</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>Speicher</translation>
+    </message>
+    <message>
+        <source>What if</source>
+        <translation>Was wäre, wenn</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>%1: at most %2 values, got %3</source>
+        <translation>%1: höchstens %2 Werte, erhalten %3</translation>
+    </message>
+    <message>
+        <source>Cannot plan the grid: %1</source>
+        <translation>Das Raster kann nicht geplant werden: %1</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>keine</translation>
+    </message>
+    <message>
+        <source>Sequence %1, micro-batch %2, GPUs per node %3, nodes %4, world %5</source>
+        <translation>Sequenz %1, Micro-Batch %2, GPUs je Knoten %3, Knoten %4, Welt %5</translation>
+    </message>
+    <message>
+        <source>Recommended: %1</source>
+        <translation>Empfohlen: %1</translation>
+    </message>
+    <message>
+        <source>Nothing fits; the lowest peak is %1&apos;s</source>
+        <translation>Nichts passt; die niedrigste Spitze hat %1</translation>
+    </message>
+    <message>
+        <source>Peak per GPU: %1</source>
+        <translation>Spitze je GPU: %1</translation>
+    </message>
+    <message>
+        <source>Predicted: %1</source>
+        <translation>Vorhergesagt: %1</translation>
+    </message>
+    <message>
+        <source>Each cell names the recommended strategy: green where it fits, red where nothing fits. Hover a cell for its peak and tokens/s.</source>
+        <translation>Jede Zelle nennt die empfohlene Strategie: grün, wo sie passt, rot, wo nichts passt. Für Spitze und Tokens/s mit der Maus über eine Zelle fahren.</translation>
+    </message>
+    <message>
+        <source>The planned peak per GPU, the plan&apos;s one peak figure: a darker cell needs more. Red: nothing fits, the figure is the lowest peak of any strategy.</source>
+        <translation>Die geplante Spitze je GPU, die eine Spitzenzahl des Plans: Eine dunklere Zelle braucht mehr. Rot: Nichts passt, die Zahl ist die niedrigste Spitze aller Strategien.</translation>
+    </message>
+    <message>
+        <source>Predicted tokens/s of all GPUs together: a darker cell is faster. Red: nothing fits.</source>
+        <translation>Vorhergesagte Tokens/s aller GPUs zusammen: Eine dunklere Zelle ist schneller. Rot: Nichts passt.</translation>
+    </message>
+    <message>
+        <source>The form&apos;s own settings.</source>
+        <translation>Die Einstellungen des Formulars selbst.</translation>
+    </message>
+</context>
+<context>
     <name>shardwise::gui::Workspace</name>
     <message>
         <source>unknown device</source>

@@ -4271,6 +4271,113 @@
     </message>
 </context>
 <context>
+    <name>shardwise::gui::WhatIfPanel</name>
+    <message>
+        <source>The values to plan, separated by commas (at most %1); every other setting is the form&apos;s.</source>
+        <translation>計画する値をカンマ区切りで指定します（最大 %1 個）。その他の設定はフォームのものです。</translation>
+    </message>
+    <message>
+        <source>Fits</source>
+        <translation>収まるか</translation>
+    </message>
+    <message>
+        <source>Peak per GPU</source>
+        <translation>GPU あたりのピーク</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>トークン/秒</translation>
+    </message>
+    <message>
+        <source>Columns:</source>
+        <translation>列:</translation>
+    </message>
+    <message>
+        <source>Show:</source>
+        <translation>表示:</translation>
+    </message>
+    <message>
+        <source>Rows:</source>
+        <translation>行:</translation>
+    </message>
+    <message>
+        <source>Sequence</source>
+        <translation>シーケンス</translation>
+    </message>
+    <message>
+        <source>Micro-batch</source>
+        <translation>マイクロバッチ</translation>
+    </message>
+    <message>
+        <source>GPUs per node</source>
+        <translation>ノードあたりの GPU</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>ノード</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>メモリ</translation>
+    </message>
+    <message>
+        <source>What if</source>
+        <translation>もしも</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>%1: at most %2 values, got %3</source>
+        <translation>%1: 値は最大 %2 個ですが、%3 個あります</translation>
+    </message>
+    <message>
+        <source>Cannot plan the grid: %1</source>
+        <translation>グリッドを計画できません: %1</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>なし</translation>
+    </message>
+    <message>
+        <source>Sequence %1, micro-batch %2, GPUs per node %3, nodes %4, world %5</source>
+        <translation>シーケンス %1、マイクロバッチ %2、ノードあたりの GPU %3、ノード %4、ワールド %5</translation>
+    </message>
+    <message>
+        <source>Recommended: %1</source>
+        <translation>推奨: %1</translation>
+    </message>
+    <message>
+        <source>Nothing fits; the lowest peak is %1&apos;s</source>
+        <translation>どれも収まりません。ピークが最も低いのは %1 です</translation>
+    </message>
+    <message>
+        <source>Peak per GPU: %1</source>
+        <translation>GPU あたりのピーク: %1</translation>
+    </message>
+    <message>
+        <source>Predicted: %1</source>
+        <translation>予測: %1</translation>
+    </message>
+    <message>
+        <source>Each cell names the recommended strategy: green where it fits, red where nothing fits. Hover a cell for its peak and tokens/s.</source>
+        <translation>各セルは推奨戦略を示します。収まる場合は緑、どれも収まらない場合は赤です。セルにカーソルを合わせるとピークとトークン/秒が表示されます。</translation>
+    </message>
+    <message>
+        <source>The planned peak per GPU, the plan&apos;s one peak figure: a darker cell needs more. Red: nothing fits, the figure is the lowest peak of any strategy.</source>
+        <translation>計画上の GPU あたりのピーク（プランの唯一のピーク値）です。色が濃いセルほど多く必要です。赤: どれも収まらず、値は全戦略で最も低いピークです。</translation>
+    </message>
+    <message>
+        <source>Predicted tokens/s of all GPUs together: a darker cell is faster. Red: nothing fits.</source>
+        <translation>全 GPU 合計の予測トークン/秒です。色が濃いセルほど高速です。赤: どれも収まりません。</translation>
+    </message>
+    <message>
+        <source>The form&apos;s own settings.</source>
+        <translation>フォーム自体の設定です。</translation>
+    </message>
+</context>
+<context>
     <name>shardwise::gui::Workspace</name>
     <message>
         <source>unknown device</source>

@@ -6,6 +6,7 @@
 #include "models/candidate_table_model.hpp"
 #include "models/decision_step_model.hpp"
 #include "pages/plan/plan_form.hpp"
+#include "pages/plan/what_if_panel.hpp"
 #include "workspace/workspace.hpp"
 
 #include "shardwise/plan/plan.hpp"
@@ -25,7 +26,9 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStyle>
+#include <QTabBar>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -116,6 +119,22 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
         tr("The predicted peak per GPU of each strategy, stacked by kind. The dashed line is the usable "
            "GPU memory (less the planner's headroom): a bar above it does not fit."));
 
+    m_whatIf = new WhatIfPanel;
+    m_figures = new QStackedWidget;
+    m_figures->setObjectName(QStringLiteral("planFigures"));
+    m_figures->addWidget(m_memoryChart);
+    m_figures->addWidget(m_whatIf);
+    // The tabs take no height of their own: they share the row of Open config and Export.
+    m_figureTabs = new QTabBar;
+    m_figureTabs->setObjectName(QStringLiteral("planFigureTabs"));
+    m_figureTabs->setDocumentMode(true);
+    m_figureTabs->setDrawBase(false);
+    m_figureTabs->setExpanding(false);
+    m_figureTabs->addTab(WhatIfPanel::memoryTabTitle());
+    m_figureTabs->addTab(WhatIfPanel::tabTitle());
+    configRow->addWidget(m_figureTabs);
+    connect(m_figureTabs, &QTabBar::currentChanged, m_figures, &QStackedWidget::setCurrentIndex);
+
     QVBoxLayout* validateRow = createValidationRow();
 
     resultsLayout->addLayout(configRow);
@@ -125,7 +144,7 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     resultsLayout->addWidget(m_error);
     resultsLayout->addWidget(m_stepView);
     resultsLayout->addWidget(m_candidateView, 1);
-    resultsLayout->addWidget(m_memoryChart, 2);
+    resultsLayout->addWidget(m_figures, 2);
     resultsLayout->addLayout(validateRow);
     resultsLayout->addWidget(m_validationStatus);
 
@@ -198,14 +217,17 @@ void PlanPage::schedulePlan()
         QSettings().setValue(kFormKey, QJsonDocument(m_form->state()).toJson(QJsonDocument::Compact));
         m_formInvalid = false;
         m_job->request(input);
+        m_whatIf->setBaseInput(input);
     } catch (const SpecError& e) {
         m_formInvalid = true;
+        m_whatIf->clearBase();
         // Name the form's field as the user sees it, then core's reason with its bound.
         const QString label = m_form->fieldLabel(e.field());
         showPlanError(label.isEmpty() ? QString::fromUtf8(e.what())
                                       : tr("%1: %2").arg(label, QString::fromUtf8(e.what())));
     } catch (const std::exception& e) {
         m_formInvalid = true;
+        m_whatIf->clearBase();
         showPlanError(QString::fromUtf8(e.what()));
     }
 }

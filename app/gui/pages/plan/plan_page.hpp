@@ -20,6 +20,8 @@ class QMenu;
 class QProgressBar;
 class QToolButton;
 class QPushButton;
+class QStackedWidget;
+class QTabBar;
 class QTableView;
 class QTimer;
 
@@ -30,6 +32,7 @@ class DecisionStepModel;
 class PlanForm;
 class PlanJob;
 class RunJob;
+class WhatIfPanel;
 struct RankProgress;
 struct RunRequest;
 class Workspace;
@@ -46,6 +49,8 @@ public:
     CandidateTableModel* candidateModel() const { return m_candidates; }
     DecisionStepModel* stepModel() const { return m_steps; }
     RunJob* runQueue() const { return m_queue; }
+    // The what-if grid beside the memory chart: the form's input swept over two axes.
+    WhatIfPanel* whatIf() const { return m_whatIf; }
     // Tickets of this page's validation runs still queued or running.
     QList<qint64> pendingValidation() const { return m_validationTickets; }
     QString recommendationText() const;
@@ -143,6 +148,10 @@ private:
     QTableView* m_stepView = nullptr;
     QTableView* m_candidateView = nullptr;
     QChartView* m_memoryChart = nullptr;
+    // The memory chart and the what-if grid, one at a time; the tabs sit in the row above the results.
+    QTabBar* m_figureTabs = nullptr;
+    QStackedWidget* m_figures = nullptr;
+    WhatIfPanel* m_whatIf = nullptr;
     QComboBox* m_node = nullptr;
     QComboBox* m_device = nullptr;
     QComboBox* m_backend = nullptr;
