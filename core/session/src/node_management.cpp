@@ -5,8 +5,10 @@
 #include "shardwise/session/node_facts_json.hpp"
 #include "shardwise/session/prepared_runner.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <string_view>
 
 namespace shardwise::session {
 
@@ -25,6 +27,66 @@ bool holdsRunnerSources(const std::filesystem::path& dir)
     std::error_code ec;
     return std::filesystem::is_regular_file(dir / "runner" / "CMakeLists.txt", ec)
         && std::filesystem::is_directory(dir / "core" / "spec", ec);
+}
+
+// The value as a message shows it: control characters as \xNN, so a name cannot move the cursor or
+// recolour the terminal that reads the error.
+std::string shown(const std::string& value)
+{
+    std::string out;
+    for (const char c : value) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte == 0x7f) {
+            static const char* const kHex = "0123456789abcdef";
+            out += "\\x";
+            out += kHex[byte >> 4];
+            out += kHex[byte & 0xf];
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+bool isAsciiAlnum(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+// Empty where every character of `value` is a letter, a digit or one of `extra`, the first one not
+// '-' (so no program could read it as an option), and it is at most `maxLength` long; else why not.
+std::string charactersProblem(const std::string& value, std::string_view extra, std::size_t maxLength,
+                              const std::string& allowed)
+{
+    const bool ok = std::all_of(value.begin(), value.end(),
+                                [&](char c) { return isAsciiAlnum(c) || extra.find(c) != std::string_view::npos; });
+    if (!ok)
+        return "may hold only " + allowed;
+    if (!value.empty() && value.front() == '-')
+        return "must not begin with '-'";
+    if (value.size() > maxLength)
+        return "is " + std::to_string(value.size()) + " characters long, more than " + std::to_string(maxLength);
+    return {};
+}
+
+// A node's name, host and user as `nodes add` and the Nodes page take them: names that print, file and
+// quote as they are, a host that names one machine (no option, no user@, no spaces), a user name of
+// the portable set (with '@' for a domain account).
+void checkNodeFields(const store::Node& node)
+{
+    if (std::string why = charactersProblem(node.name, "._-", 64, "letters, digits, '.', '_' and '-'"); !why.empty())
+        throw NodeError("node.name: '" + shown(node.name) + "' " + why);
+    if (node.kind != store::NodeKind::Ssh)
+        return;
+    if (std::string why = charactersProblem(node.host, "._-:%", 253,
+                                            "letters, digits, '.', '_', '-', and ':' and '%' of an IPv6 address");
+        !why.empty())
+        throw NodeError(
+            "node.host: '" + shown(node.host) + "' " + why
+            + (node.host.find('@') != std::string::npos ? " (the user name is given apart, as the node's user)" : ""));
+    if (std::string why = charactersProblem(node.user, "._-@", 64, "letters, digits, '.', '_', '-' and '@'");
+        !why.empty())
+        throw NodeError("node.user: '" + shown(node.user) + "' " + why);
 }
 
 } // namespace
@@ -70,6 +132,7 @@ void checkNode(const store::Node& node, const dispatch::SshOptions& options)
     } catch (const store::StoreError& e) {
         throw NodeError(e.what());
     }
+    checkNodeFields(node);
     if (node.kind != store::NodeKind::Ssh)
         return;
     dispatch::SshHostConfig config;

@@ -42,10 +42,13 @@ std::unique_ptr<dispatch::SshSession> openNodeSession(const store::Node& node, c
 // The node as a run records it: its name, id and NCCL setting (which the session gives its ranks).
 store::RunNodeRef runNodeRef(const store::Node& node);
 
-// Checks a node before it is stored: the store's rules (store::validateNode), and for an SSH node
-// stored without a user, that the ssh client configuration in `options` gives one for its host (an
-// alias's User); the configuration must parse and must not route the host through a ProxyCommand.
-// Throws NodeError naming the field.
+// Checks a node before it is stored: the store's rules (store::validateNode); a name of letters,
+// digits, '.', '_' and '-' (at most 64); for an SSH node a host of letters, digits, '.', '_', '-',
+// ':' and '%' (a name, an alias or an address; at most 253) and a user of letters, digits, '.', '_',
+// '-' and '@' (at most 64), neither beginning with '-'; and for an SSH node stored without a user,
+// that the ssh client configuration in `options` gives one for its host (an alias's User); the
+// configuration must parse and must not route the host through a ProxyCommand. Throws NodeError
+// naming the field and the value.
 void checkNode(const store::Node& node, const dispatch::SshOptions& options);
 // checkNode, then stores it; returns it as stored (id set). A taken name is a NodeError.
 store::Node addNode(store::Database& db, const store::Node& node, const dispatch::SshOptions& options);
