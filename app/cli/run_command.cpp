@@ -6,6 +6,7 @@
 #include "command.hpp"
 #include "run_nodes.hpp"
 #include "run_request.hpp"
+#include "runs_show.hpp"
 
 #include "shardwise/dispatch/local_launch.hpp"
 #include "shardwise/dispatch/node_preparation.hpp"
@@ -77,7 +78,7 @@ public:
                   << std::flush;
         } else if (const auto* er = std::get_if<protocol::ErrorEvent>(&e)) {
             m_err << "[" << m_label << "] rank " << er->rank << " " << protocol::errorKindId(er->kind)
-                  << " error: " << er->message << "\n"
+                  << " error: " << terminalText(er->message) << "\n"
                   << std::flush;
         }
     }
@@ -100,6 +101,7 @@ struct Placement {
 struct StrategyRun {
     dispatch::RunOutcome outcome;
     std::optional<std::int64_t> detachedRunId; // following stopped; the ranks go on running
+    std::optional<std::int64_t> logsStoredIn;  // the temporary run folder is gone, its logs in this run
 };
 
 StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, store::Database* db, std::ostream& err)
@@ -132,6 +134,7 @@ StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, stor
     session::SessionOptions options;
     options.db = db;
     options.origin = launch.origin;
+    options.keepRunFolder = r.keepRunFolder;
 
     err << "[" << strategyId(s) << "] starting " << countOf(requested.worldSize, "rank") << " on ";
     if (where.nodes)
@@ -159,20 +162,20 @@ StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, stor
     }
     if (result.detached && result.runId) {
         if (result.lost)
-            err << "[" << strategyId(s) << "] run " << *result.runId << ": " << result.outcome.reason;
+            err << "[" << strategyId(s) << "] run " << *result.runId << ": " << terminalText(result.outcome.reason);
         else
             err << "[" << strategyId(s) << "] detached from run " << *result.runId << ": its ranks go on running on "
                 << countOf(where.nodes->nodes.size(), "node");
         err << "; follow it again with: shardwise-cli runs attach " << *result.runId << " --db " << db->path().string()
             << "\n"
             << std::flush;
-        return { result.outcome, result.runId };
+        return { result.outcome, result.runId, std::nullopt };
     }
     if (result.storedStatus && result.runId)
         err << "[" << strategyId(s) << "] recorded as run " << *result.runId
             << (result.diagnosisId ? " with its diagnosis" : "") << "\n"
             << std::flush;
-    return { result.outcome, std::nullopt };
+    return { result.outcome, std::nullopt, result.runFolderRemoved ? result.runId : std::optional<std::int64_t>() };
 }
 
 std::string pad(std::string s, std::size_t width, bool right = false)
@@ -221,8 +224,12 @@ void printTable(const std::vector<StrategyRun>& runs, std::ostream& out)
             out << "); ";
         }
         if (!o.ok())
-            out << o.reason << "; ";
-        out << "logs in " << (o.logDir.empty() ? std::string("(none)") : o.logDir.string()) << "\n";
+            out << terminalText(o.reason) << "; ";
+        if (run.logsStoredIn)
+            out << "logs stored with run " << *run.logsStoredIn << " (shardwise-cli runs show " << *run.logsStoredIn
+                << " --logs)\n";
+        else
+            out << "logs in " << (o.logDir.empty() ? std::string("(none)") : o.logDir.string()) << "\n";
     }
     out << "NCCL share is collective kernel time over step time; it overlaps compute, so it is not time "
            "spent waiting.\n";
@@ -318,7 +325,7 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
             continue;
         const dispatch::RunOutcome& o = runs.back().outcome;
         err << "[" << strategyId(s) << "] " << dispatch::runStatusId(o.status)
-            << (o.reason.empty() ? "" : ": " + o.reason) << "\n"
+            << (o.reason.empty() ? "" : ": " + terminalText(o.reason)) << "\n"
             << std::flush;
     }
     // A detached run has no result yet: the command did not see every run succeed.

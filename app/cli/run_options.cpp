@@ -84,10 +84,18 @@ CommandSpec runSpec()
             launch },
           { "--log-dir",
             "DIR",
-            "per-rank logs go to DIR/<strategy>/rank<N>.log (default: a fresh temporary "
-            "directory per run, named in the output)",
+            "per-rank logs go to DIR/<strategy>/rank<N>.log, kept (default: a fresh temporary "
+            "directory per run, removed once the store holds the run and its logs; kept and named in the output "
+            "with --no-store)",
             {},
             Complete::Directory,
+            false,
+            launch },
+          { "--keep-run-folder",
+            "",
+            "keep each run's temporary folder (rank logs, config.json) after a recorded run, and name it",
+            {},
+            Complete::Nothing,
             false,
             launch },
           { "--timeout-s",

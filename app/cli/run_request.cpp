@@ -163,6 +163,8 @@ RunRequest parseRequest(const std::vector<std::string>& args)
                 r.ssh.knownHosts.user = value();
             else if (flag == "--no-store")
                 r.record = false;
+            else if (flag == "--keep-run-folder")
+                r.keepRunFolder = true;
             else if (flag == "--inter-node-gbps")
                 r.interNodeGBps = parseGBps(flag, value());
             else if (flag == "--detach-on-interrupt")

@@ -46,8 +46,9 @@ struct RunRequest {
     bool torchCompile = false;
     bool everyStrategy = false; // --strategy all
     bool json = false;
-    std::string db;     // --db; empty = the default location
-    bool record = true; // false with --no-store
+    std::string db;             // --db; empty = the default location
+    bool record = true;         // false with --no-store
+    bool keepRunFolder = false; // --keep-run-folder: a temporary run folder stays after a recorded run
     bool detachOnInterrupt = false;
     bool oversubscribe = false; // --local: allow more ranks than this machine's cores / GPUs
     std::map<std::string, std::string> rankEnv;

@@ -3,6 +3,7 @@
 // once it is built, the real shardwise-runner end to end.
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -381,6 +382,42 @@ private slots:
                  qPrintable(table.out));
         QVERIFY2(table.out.contains(QStringLiteral("so it has no median step, throughput or NCCL share (-)")),
                  qPrintable(table.out));
+    }
+
+    // Without --log-dir each run gets a temporary folder; once the store holds the run and its logs
+    // the folder is gone, unless --keep-run-folder keeps it. An unrecorded run keeps it (its only
+    // copy of the logs) and names it.
+    void temporaryRunFoldersGoOnceTheStoreHoldsTheirLogs()
+    {
+        QTemporaryDir tmp;
+        QTemporaryDir store;
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TMPDIR"), tmp.path());
+        const QString db = store.filePath(QStringLiteral("runs.sqlite"));
+        auto folders = [&] {
+            return QDir(tmp.path()).entryList({ QStringLiteral("shardwise-run-*") }, QDir::Dirs | QDir::NoDotAndDotDot);
+        };
+
+        CliResult r = runCli(fixtureRun(arguments("--strategy", "zero2", "--ranks", "2", "--db", db)), env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(folders().isEmpty(), qPrintable(folders().join(QLatin1Char(' '))));
+        QVERIFY2(r.out.contains(QStringLiteral("zero2: logs stored with run 1 (shardwise-cli runs show 1 --logs)")),
+                 qPrintable(r.out));
+
+        r = runCli(fixtureRun(arguments("--strategy", "zero2", "--db", db, "--keep-run-folder", "--format", "json")),
+                   env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(folders().size(), 1);
+        const QString kept = tmp.filePath(folders().front());
+        QCOMPARE(QString::fromStdString(parseOutput(r).at("runs").at(0).at("log_dir").get<std::string>()), kept);
+        QVERIFY(QFileInfo::exists(kept + QStringLiteral("/rank0.log")));
+        QVERIFY(QDir(kept).removeRecursively());
+
+        r = runCli(fixtureRun(arguments("--strategy", "zero2", "--no-store")), env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(folders().size(), 1);
+        QVERIFY2(r.out.contains(QStringLiteral("zero2: logs in ") + tmp.filePath(folders().front())),
+                 qPrintable(r.out));
     }
 
     void logDirHoldsOneFolderPerStrategy()

@@ -102,6 +102,22 @@ void concludeRun(RunRecording& recording, const SessionOptions& options, const s
         result.storeProblem = recording.problem();
 }
 
+// A temporary run folder the session made goes once the store holds the run and every log line of
+// it; kept when asked, when nothing was recorded, or when recording stopped part way.
+void removeTemporaryRunFolder(const std::filesystem::path& folder, const SessionOptions& options,
+                              const RunRecording& recording, SessionResult& result)
+{
+    if (folder.empty() || options.keepRunFolder || !recording.database() || !result.runId || !result.storedStatus
+        || !result.storeProblem.empty())
+        return;
+    std::error_code ec;
+    std::filesystem::remove_all(folder, ec);
+    if (ec)
+        return;
+    result.runFolderRemoved = true;
+    result.outcome.logDir.clear();
+}
+
 } // namespace detail
 
 SessionResult runLocal(const RunConfig& requested, const dispatch::LocalLaunch& launch, const SessionOptions& options,
@@ -122,6 +138,9 @@ SessionResult runLocal(const RunConfig& requested, const dispatch::LocalLaunch& 
         for (const auto& [name, value] : options.origin.nodes.front().ncclEnv)
             withEnv.env.try_emplace(name, value);
     std::vector<diagnose::RankRecord> ranks;
+    // No folder named: the run gets a temporary one (here or in the launcher).
+    const bool temporaryFolder = withEnv.logDir.empty() && options.localRunRoot.empty();
+    std::filesystem::path runFolder;
     try {
         if (withEnv.logDir.empty() && !options.localRunRoot.empty())
             withEnv.logDir = options.localRunRoot / detail::localRunName(result.runId);
@@ -138,10 +157,14 @@ SessionResult runLocal(const RunConfig& requested, const dispatch::LocalLaunch& 
         detail::concludeRun(recording, options, ranks, store::RunStatus::Failed, result);
         return result;
     }
+    if (temporaryFolder)
+        runFolder = withEnv.logDir; // config.json's; empty when the launcher makes the folder
     const auto forward = detail::recordingCallbacks<dispatch::LaunchCallbacks>(recording, callbacks);
 
     try {
         const dispatch::LaunchResult launched = dispatch::launchLocal(withEnv, forward, cancel);
+        if (temporaryFolder)
+            runFolder = launched.logDir;
         result.outcome = dispatch::summarizeRun(requested, launched);
         ranks = rankRecordsOf(launched, detail::firstNodeName(options));
     } catch (const dispatch::LaunchError& e) {
@@ -151,6 +174,7 @@ SessionResult runLocal(const RunConfig& requested, const dispatch::LocalLaunch& 
     }
     detail::concludeRun(recording, options, ranks,
                         store::statusForOutcome(dispatch::runStatusId(result.outcome.status)), result);
+    detail::removeTemporaryRunFolder(runFolder, options, recording, result);
     return result;
 }
 

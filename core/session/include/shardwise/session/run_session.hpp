@@ -49,6 +49,10 @@ struct SessionOptions {
     // Local runs whose launch names no log folder get one here: <localRunRoot>/run-<stored id>, with
     // the rank logs and the config the runner read, so a diagnosis can be repeated from the files.
     std::filesystem::path localRunRoot;
+    // Local runs with neither a log folder nor localRunRoot run in a temporary folder
+    // (<tmp>/shardwise-run-XXXXXX), removed once the store holds the run and its logs (an unrecorded
+    // run's folder stays: it is the only copy). True keeps it in every case.
+    bool keepRunFolder = false;
     // Remote runs only. When set, following stops without touching the ranks (the app closing, the
     // CLI's --detach-on-interrupt): they go on running on their nodes, the run stays 'running' in
     // the store with its handle and the offsets reached (shown as detached), and reattachRemote()
@@ -64,6 +68,8 @@ struct SessionResult {
     std::optional<std::int64_t> diagnosisId;      // when the diagnosis was stored
     std::string storeProblem;                     // why recording stopped, if it did
     bool lost = false;                            // a rank or node was lost (remote runs)
+    // The temporary run folder was removed, its logs being in the store (outcome.logDir is empty).
+    bool runFolderRemoved = false;
     // Following stopped, the ranks may go on running, and the run is stored as 'running' with its
     // handle (storedStatus empty, shown as detached); outcome says Cancelled with a reason that says
     // why (following stopped, not the run) and holds no figures. Either SessionOptions::detach asked
