@@ -159,13 +159,28 @@ int show(const Options& o, std::ostream& out, std::ostream& err)
     const auto db = openStore(o, err);
     const auto detail = store::runDetail(db, id);
     if (!detail) {
-        err << "shardwise-cli runs show: no run with ID " << id << " in " << db.path().string() << "\n";
-        return kExitFailed;
+        err << "shardwise-cli runs show: no run with ID " << id << " in " << db.path().string()
+            << " (shardwise-cli runs list shows the stored runs)\n";
+        return kExitUsage;
     }
-    if (format == "json")
-        out << runDetailJson(*detail).dump(2) << "\n";
-    else
+    const bool logs = o.values.count("--logs") != 0;
+    if (format == "json") {
+        nlohmann::json j = runDetailJson(*detail);
+        if (logs) {
+            j["logs"] = nlohmann::json::array();
+            for (const auto& l : store::rankLogs(db, id))
+                j["logs"].push_back({ { "rank", l.rank },
+                                      { "stream", l.stream },
+                                      { "level", l.level },
+                                      { "text", l.text },
+                                      { "time", l.time } });
+        }
+        out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    } else {
         printRunDetail(out, *detail);
+        if (logs)
+            printRunLogs(out, store::rankLogs(db, id));
+    }
     return kExitOk;
 }
 

@@ -80,11 +80,14 @@ std::vector<CommandSpec> runsSpecs()
     CommandSpec show {
         "runs show",
         "one run: configuration, software, per-rank summaries, errors and diagnoses",
-        "ID [--format text|json] [--db PATH]",
-        "One run: configuration, software, per-rank summaries, errors (first failure first) and diagnoses.",
+        "ID [--logs] [--format text|json] [--db PATH]",
+        "One run: configuration, software, per-rank summaries, errors (first failure first) and diagnoses. "
+        "Text from the run (notes, messages, logs) is printed with control characters as \\xNN.",
         { kRunId },
         false,
-        { { "--format", "F", "text or json (default text)", { "text", "json" } }, kDb },
+        { { "--logs", "", "also every log line the store keeps for the run, rank by rank" },
+          { "--format", "F", "text or json (default text)", { "text", "json" } },
+          kDb },
         ""
     };
     CommandSpec exportSpec { "runs export",

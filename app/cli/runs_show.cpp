@@ -17,6 +17,31 @@
 
 namespace shardwise::cli {
 
+std::string terminalText(std::string_view text)
+{
+    static constexpr const char* kHex = "0123456789abcdef";
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto byte = static_cast<unsigned char>(text[i]);
+        const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+        if (byte < 0x20 || byte == 0x7f) {
+            out += "\\x";
+            out += kHex[byte >> 4];
+            out += kHex[byte & 0xf];
+        } else if (byte == 0xc2 && next >= 0x80 && next <= 0x9f) {
+            // U+0080-U+009F in UTF-8: C1 controls, which a terminal may read as ESC sequences (CSI 0x9b).
+            out += "\\u00";
+            out += kHex[next >> 4];
+            out += kHex[next & 0xf];
+            ++i;
+        } else {
+            out += static_cast<char>(byte);
+        }
+    }
+    return out;
+}
+
 namespace {
 
 std::string gib(std::optional<std::int64_t> bytes)
@@ -60,8 +85,12 @@ std::string gpuLabel(const store::RunSummary& r)
     return r.gpuName.empty() ? r.gpuId : r.gpuName;
 }
 
-void printTable(std::ostream& out, const std::vector<std::vector<std::string>>& rows)
+void printTable(std::ostream& out, std::vector<std::vector<std::string>> rows)
 {
+    // Every cell can come from a run file or a runner's output (a model id, a node, a note).
+    for (auto& row : rows)
+        for (auto& cell : row)
+            cell = terminalText(cell);
     std::vector<std::size_t> width;
     for (const auto& row : rows)
         for (std::size_t c = 0; c < row.size(); ++c) {
@@ -232,7 +261,7 @@ void printRunDetail(std::ostream& out, const store::RunDetail& d)
 {
     const auto& r = d.summary;
     out << "Run " << r.id << ": " << store::runStatusId(r.status) << " (" << store::runSourceId(r.source)
-        << (r.importSource.empty() ? "" : ", from " + r.importSource) << ")\n";
+        << (r.importSource.empty() ? "" : ", from " + terminalText(r.importSource)) << ")\n";
     std::string nodes;
     for (const auto& n : r.nodes)
         nodes += (nodes.empty() ? "" : ", ") + n;
@@ -305,7 +334,7 @@ void printRunDetail(std::ostream& out, const store::RunDetail& d)
         out << "\nErrors (first failure first)\n";
         for (const auto& e : d.errors) {
             out << "  rank " << e.rank << (e.step ? ", step " + std::to_string(*e.step) : "") << ": "
-                << protocol::errorKindId(e.kind) << ": " << e.message;
+                << protocol::errorKindId(e.kind) << ": " << terminalText(e.message);
             if (e.reservedUnallocated > 0)
                 out << " [reserved but unallocated: " << gib(e.reservedUnallocated) << "]";
             out << "\n";
@@ -314,13 +343,21 @@ void printRunDetail(std::ostream& out, const store::RunDetail& d)
     if (!d.diagnoses.empty()) {
         out << "\nDiagnosis\n";
         for (const auto& g : d.diagnoses) {
-            out << "  " << g.title << " [" << g.code << "]"
+            out << "  " << terminalText(g.title) << " [" << terminalText(g.code) << "]"
                 << (g.firstFailureRank ? " (first failure on rank " + std::to_string(*g.firstFailureRank) + ")" : "")
                 << "\n";
             if (!g.detail.empty())
-                out << "    " << g.detail << "\n";
+                out << "    " << terminalText(g.detail) << "\n";
         }
     }
+}
+
+void printRunLogs(std::ostream& out, const std::vector<store::RankLogLine>& lines)
+{
+    out << "\nLogs (" << countOf(lines.size(), "line") << ")\n";
+    for (const auto& l : lines)
+        out << "  rank " << l.rank << " " << l.stream << (l.level.empty() ? "" : " " + terminalText(l.level)) << ": "
+            << terminalText(l.text) << "\n";
 }
 
 } // namespace shardwise::cli

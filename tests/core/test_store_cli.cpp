@@ -258,12 +258,61 @@ private slots:
         }
     }
 
-    void showUnknownRunFails()
+    // A run ID the store does not hold is a bad argument (exit 2), not a failed command.
+    void showUnknownRunIsAUsageError()
     {
         const auto r = runCli(
-            { QStringLiteral("runs"), QStringLiteral("show"), QStringLiteral("999"), QStringLiteral("--db"), m_db });
-        QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.err.contains(QStringLiteral("no run with ID 999")), qPrintable(r.err));
+            { QStringLiteral("runs"), QStringLiteral("show"), QStringLiteral("999999"), QStringLiteral("--db"), m_db });
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("no run with ID 999999 in ")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("runs list")), qPrintable(r.err));
+    }
+
+    // What a runner printed and what a note holds reach the terminal with their control characters
+    // shown (\xNN, \u00NN for C1), never as escape sequences; --logs prints every stored log line.
+    void showPrintsRunTextWithoutTerminalEscapes()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("escapes.sqlite"));
+        std::int64_t id = 0;
+        {
+            Database db = Database::open(path.toStdString());
+            RunOrigin origin;
+            origin.nodes = { { "box-a", std::nullopt } };
+            origin.launcher = "shardwise";
+            RunRecorder recorder(db, fixtures::syntheticConfig(Strategy::Zero3, 2, 1, 2), origin);
+            id = recorder.runId();
+            protocol::ErrorEvent e;
+            e.rank = 1;
+            e.kind = protocol::ErrorKind::Comm;
+            e.message = "peer gone\x1b[2J\x1b]0;owned\x07";
+            recorder.record(e);
+            recorder.recordLog(0,
+                               "stderr \x1b[31mred\x1b[0m and CSI \xc2\x9b"
+                               "31m, caf\xc3\xa9");
+            recorder.finish(RunStatus::Failed, "first line\nsecond \x1b[1mline");
+        }
+        const auto r = runCli({ QStringLiteral("runs"), QStringLiteral("show"), QString::number(id),
+                                QStringLiteral("--logs"), QStringLiteral("--db"), path });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(!r.out.contains(QChar(0x1b)) && !r.out.contains(QChar(0x07)) && !r.out.contains(QChar(0x9b)),
+                 qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("comm: peer gone\\x1b[2J\\x1b]0;owned\\x07")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("first line\\x0asecond \\x1b[1mline")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("Logs (1 line)")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("rank 0 stderr: stderr \\x1b[31mred\\x1b[0m and CSI \\u009b31m, caf")
+                                + QChar(0xe9)),
+                 qPrintable(r.out));
+        // JSON keeps the text as it is (escaped by JSON itself), the logs included.
+        const auto json
+            = runCli({ QStringLiteral("runs"), QStringLiteral("show"), QString::number(id), QStringLiteral("--logs"),
+                       QStringLiteral("--format"), QStringLiteral("json"), QStringLiteral("--db"), path });
+        QVERIFY2(json.exitCode == 0, qPrintable(json.err));
+        const QJsonObject doc = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QCOMPARE(doc.value(QStringLiteral("logs")).toArray().size(), 1);
+        QCOMPARE(doc.value(QStringLiteral("logs")).toArray().at(0).toObject().value(QStringLiteral("text")).toString(),
+                 QString::fromUtf8("stderr \x1b[31mred\x1b[0m and CSI \xc2\x9b"
+                                   "31m, caf\xc3\xa9"));
     }
 
     void exportThenImportMarksRowsImported_data()
