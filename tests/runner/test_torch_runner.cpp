@@ -9,6 +9,9 @@
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 
 #include <arpa/inet.h>
@@ -537,6 +540,38 @@ private slots:
     // The native runner writes the weights it starts from; the harness loads them and, on the same
     // tokens, computes the same losses (fp32 on both sides). Without --init-params it draws the same
     // weights itself from the seed.
+    // A dump whose header puts a parameter before the values (a negative offset) would be read from
+    // the header's own bytes: a config error naming the parameter and the offset, before any step.
+    void negativeOffsetInInitParamsIsAConfigError()
+    {
+        const QString dumped = m_dir.filePath(QStringLiteral("offsets"));
+        const auto made = launch(kHarness, 1, smallRun(m_oneBatch, 1) << QStringLiteral("--dump-params") << dumped);
+        QVERIFY2(made.ranks.at(0).exitCode == 0, qPrintable(describe(made.ranks.at(0))));
+        QFile in(dumped + QStringLiteral(".rank0"));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QJsonObject header = QJsonDocument::fromJson(in.readLine()).object();
+        const QByteArray values = in.readAll();
+        QJsonArray params = header.value(QStringLiteral("params")).toArray();
+        QVERIFY(params.size() > 1);
+        QJsonObject second = params.at(1).toObject();
+        const QString name = second.value(QStringLiteral("name")).toString();
+        second.insert(QStringLiteral("offset"), -4);
+        params.replace(1, second);
+        header.insert(QStringLiteral("params"), params);
+        const QString hostile = m_dir.filePath(QStringLiteral("negative-offset"));
+        QFile out(hostile);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(header).toJson(QJsonDocument::Compact) + '\n' + values);
+        out.close();
+
+        const auto result = launch(kHarness, 1, smallRun(m_oneBatch, 1) << QStringLiteral("--init-params") << hostile);
+        QCOMPARE(result.ranks.at(0).exitCode, 2);
+        const ErrorEvent e = refusal(result);
+        const std::string expected = name.toStdString() + " has offset -4, not a whole number >= 0";
+        QVERIFY2(e.message.find(expected) != std::string::npos, e.message.c_str());
+        QVERIFY(eventsOf<StepEvent>(result.ranks.at(0)).empty());
+    }
+
     void lossesMatchTheNativeRunner()
     {
         const QString initial = m_dir.filePath(QStringLiteral("native-initial"));

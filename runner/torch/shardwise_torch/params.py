@@ -66,6 +66,11 @@ def resolve_dump_path(path, rank):
     raise ConfigError("--init-params: neither %s nor %s.rank%d nor %s.rank0 exists" % (path, path, rank, path))
 
 
+def _whole(value):
+    """A count or offset of a dump's header: an integer >= 0 (JSON true is not one)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 def read_dump(path, model_spec):
     """Yields (canonical name, fp32 CPU tensor) of a dump, one parameter at a time so a large model
     is never held twice in host memory; the whole header is checked against the spec's layout before
@@ -82,6 +87,8 @@ def read_dump(path, model_spec):
                 header.get("dtype") != "float32":
             raise ConfigError("--init-params: %s is not a shardwise-params float32 dump" % path)
         numel = header.get("numel", -1)
+        if not _whole(numel):
+            raise ConfigError("--init-params: %s: numel is %r, not a whole number >= 0" % (path, numel))
         if size - start != 4 * numel:
             raise ConfigError("--init-params: %s holds %d bytes of values, its header says %d float32"
                               % (path, size - start, numel))
@@ -98,6 +105,9 @@ def read_dump(path, model_spec):
                 if list(e["shape"]) != shape:
                     raise ConfigError("--init-params: %s: %s has shape %s, the model's is %s"
                                       % (path, name, e["shape"], shape))
+                if not _whole(e.get("offset")):
+                    raise ConfigError("--init-params: %s: %s has offset %r, not a whole number >= 0"
+                                      % (path, name, e.get("offset")))
                 if e["offset"] + n > numel:
                     raise ConfigError("--init-params: %s: %s lies past the end of the values" % (path, name))
                 if n:
