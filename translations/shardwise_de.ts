@@ -2544,6 +2544,181 @@
     </message>
 </context>
 <context>
+    <name>shardwise::gui::PinnedPlansPanel</name>
+    <message>
+        <source>Pin this plan</source>
+        <translation>Diesen Plan anheften</translation>
+    </message>
+    <message>
+        <source>Keep the form&apos;s plan as a column here, to compare it with the plans pinned before.</source>
+        <translation>Den Plan des Formulars hier als Spalte behalten, um ihn mit den zuvor angehefteten Plänen zu vergleichen.</translation>
+    </message>
+    <message>
+        <source>Unpin</source>
+        <translation>Lösen</translation>
+    </message>
+    <message>
+        <source>Open in form</source>
+        <translation>Im Formular öffnen</translation>
+    </message>
+    <message>
+        <source>Clear pins</source>
+        <translation>Alle lösen</translation>
+    </message>
+    <message>
+        <source>Name of the saved plan</source>
+        <translation>Name des gespeicherten Plans</translation>
+    </message>
+    <message>
+        <source>Save plan</source>
+        <translation>Plan speichern</translation>
+    </message>
+    <message>
+        <source>Save the form&apos;s plan in the workspace under this name.</source>
+        <translation>Den Plan des Formulars unter diesem Namen im Arbeitsbereich speichern.</translation>
+    </message>
+    <message>
+        <source>Pin saved</source>
+        <translation>Gespeicherten anheften</translation>
+    </message>
+    <message>
+        <source>Open saved</source>
+        <translation>Gespeicherten öffnen</translation>
+    </message>
+    <message>
+        <source>Delete saved</source>
+        <translation>Gespeicherten löschen</translation>
+    </message>
+    <message>
+        <source>Saved as %1.</source>
+        <translation>Gespeichert als %1.</translation>
+    </message>
+    <message>
+        <source>Pinned plans</source>
+        <translation>Angeheftete Pläne</translation>
+    </message>
+    <message>
+        <source>Plan %1</source>
+        <translation>Plan %1</translation>
+    </message>
+    <message>
+        <source> with torch.compile</source>
+        <translation> mit torch.compile</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>aus</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>GPUs per node</source>
+        <translation>GPUs je Knoten</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <source>Interconnect</source>
+        <translation>Verbindung</translation>
+    </message>
+    <message>
+        <source>Inter-node network</source>
+        <translation>Netz zwischen Knoten</translation>
+    </message>
+    <message>
+        <source>%1 GB/s</source>
+        <translation>%1 GB/s</translation>
+    </message>
+    <message>
+        <source>Host RAM per node</source>
+        <translation>Host-RAM je Knoten</translation>
+    </message>
+    <message>
+        <source>Framework</source>
+        <translation>Framework</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>Genauigkeit</translation>
+    </message>
+    <message>
+        <source>Micro-batch</source>
+        <translation>Micro-Batch</translation>
+    </message>
+    <message>
+        <source>Sequence</source>
+        <translation>Sequenz</translation>
+    </message>
+    <message>
+        <source>Accumulation</source>
+        <translation>Akkumulation</translation>
+    </message>
+    <message>
+        <source>Activation checkpointing</source>
+        <translation>Aktivierungs-Checkpointing</translation>
+    </message>
+    <message>
+        <source>CUDA graphs</source>
+        <translation>CUDA-Graphen</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>an</translation>
+    </message>
+    <message>
+        <source>Recommendation</source>
+        <translation>Empfehlung</translation>
+    </message>
+    <message>
+        <source>nothing fits</source>
+        <translation>nichts passt</translation>
+    </message>
+    <message>
+        <source>Peak per GPU</source>
+        <translation>Spitze je GPU</translation>
+    </message>
+    <message>
+        <source> (%1)</source>
+        <translation> (%1)</translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation>Vorhergesagt</translation>
+    </message>
+    <message>
+        <source>%1 differs between the pinned plans.</source>
+        <translation>%1 unterscheidet sich zwischen den angehefteten Plänen.</translation>
+    </message>
+    <message>
+        <source>No plan to save: the form has an error, or no workspace is open.</source>
+        <translation>Kein Plan zum Speichern: Das Formular enthält einen Fehler, oder kein Arbeitsbereich ist geöffnet.</translation>
+    </message>
+    <message>
+        <source>Cannot save the plan: %1</source>
+        <translation>Der Plan kann nicht gespeichert werden: %1</translation>
+    </message>
+    <message>
+        <source>No saved plan is named %1.</source>
+        <translation>Kein gespeicherter Plan heißt %1.</translation>
+    </message>
+    <message>
+        <source>The saved plan %1 no longer describes a plan this version can make.</source>
+        <translation>Der gespeicherte Plan %1 beschreibt keinen Plan mehr, den diese Version erstellen kann.</translation>
+    </message>
+    <message>
+        <source>Cannot delete the saved plan: %1</source>
+        <translation>Der gespeicherte Plan kann nicht gelöscht werden: %1</translation>
+    </message>
+</context>
+<context>
     <name>shardwise::gui::PlanForm</name>
     <message>
         <source>Model</source>

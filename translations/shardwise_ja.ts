@@ -2533,6 +2533,181 @@
     </message>
 </context>
 <context>
+    <name>shardwise::gui::PinnedPlansPanel</name>
+    <message>
+        <source>Pin this plan</source>
+        <translation>このプランをピン留め</translation>
+    </message>
+    <message>
+        <source>Keep the form&apos;s plan as a column here, to compare it with the plans pinned before.</source>
+        <translation>フォームのプランをここに列として残し、以前にピン留めしたプランと比較します。</translation>
+    </message>
+    <message>
+        <source>Unpin</source>
+        <translation>ピン留めを外す</translation>
+    </message>
+    <message>
+        <source>Open in form</source>
+        <translation>フォームで開く</translation>
+    </message>
+    <message>
+        <source>Clear pins</source>
+        <translation>すべて外す</translation>
+    </message>
+    <message>
+        <source>Name of the saved plan</source>
+        <translation>保存するプランの名前</translation>
+    </message>
+    <message>
+        <source>Save plan</source>
+        <translation>プランを保存</translation>
+    </message>
+    <message>
+        <source>Save the form&apos;s plan in the workspace under this name.</source>
+        <translation>フォームのプランをこの名前でワークスペースに保存します。</translation>
+    </message>
+    <message>
+        <source>Pin saved</source>
+        <translation>保存済みをピン留め</translation>
+    </message>
+    <message>
+        <source>Open saved</source>
+        <translation>保存済みを開く</translation>
+    </message>
+    <message>
+        <source>Delete saved</source>
+        <translation>保存済みを削除</translation>
+    </message>
+    <message>
+        <source>Saved as %1.</source>
+        <translation>%1 として保存しました。</translation>
+    </message>
+    <message>
+        <source>Pinned plans</source>
+        <translation>ピン留めしたプラン</translation>
+    </message>
+    <message>
+        <source>Plan %1</source>
+        <translation>プラン %1</translation>
+    </message>
+    <message>
+        <source> with torch.compile</source>
+        <translation>（torch.compile あり）</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>オフ</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>モデル</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>GPUs per node</source>
+        <translation>ノードあたりの GPU</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>ノード</translation>
+    </message>
+    <message>
+        <source>Interconnect</source>
+        <translation>インターコネクト</translation>
+    </message>
+    <message>
+        <source>Inter-node network</source>
+        <translation>ノード間ネットワーク</translation>
+    </message>
+    <message>
+        <source>%1 GB/s</source>
+        <translation>%1 GB/s</translation>
+    </message>
+    <message>
+        <source>Host RAM per node</source>
+        <translation>ノードあたりのホスト RAM</translation>
+    </message>
+    <message>
+        <source>Framework</source>
+        <translation>フレームワーク</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>Micro-batch</source>
+        <translation>マイクロバッチ</translation>
+    </message>
+    <message>
+        <source>Sequence</source>
+        <translation>シーケンス</translation>
+    </message>
+    <message>
+        <source>Accumulation</source>
+        <translation>累積</translation>
+    </message>
+    <message>
+        <source>Activation checkpointing</source>
+        <translation>アクティベーションチェックポイント</translation>
+    </message>
+    <message>
+        <source>CUDA graphs</source>
+        <translation>CUDA グラフ</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>オン</translation>
+    </message>
+    <message>
+        <source>Recommendation</source>
+        <translation>推奨</translation>
+    </message>
+    <message>
+        <source>nothing fits</source>
+        <translation>どれも収まらない</translation>
+    </message>
+    <message>
+        <source>Peak per GPU</source>
+        <translation>GPU あたりのピーク</translation>
+    </message>
+    <message>
+        <source> (%1)</source>
+        <translation>（%1）</translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation>予測</translation>
+    </message>
+    <message>
+        <source>%1 differs between the pinned plans.</source>
+        <translation>%1 はピン留めしたプラン間で異なります。</translation>
+    </message>
+    <message>
+        <source>No plan to save: the form has an error, or no workspace is open.</source>
+        <translation>保存するプランがありません。フォームにエラーがあるか、ワークスペースが開かれていません。</translation>
+    </message>
+    <message>
+        <source>Cannot save the plan: %1</source>
+        <translation>プランを保存できません: %1</translation>
+    </message>
+    <message>
+        <source>No saved plan is named %1.</source>
+        <translation>%1 という名前の保存済みプランはありません。</translation>
+    </message>
+    <message>
+        <source>The saved plan %1 no longer describes a plan this version can make.</source>
+        <translation>保存済みプラン %1 は、このバージョンで作成できるプランを表していません。</translation>
+    </message>
+    <message>
+        <source>Cannot delete the saved plan: %1</source>
+        <translation>保存済みプランを削除できません: %1</translation>
+    </message>
+</context>
+<context>
     <name>shardwise::gui::PlanForm</name>
     <message>
         <source>Model</source>

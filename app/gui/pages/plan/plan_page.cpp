@@ -5,6 +5,7 @@
 #include "jobs/run_job.hpp"
 #include "models/candidate_table_model.hpp"
 #include "models/decision_step_model.hpp"
+#include "pages/plan/pinned_plans_panel.hpp"
 #include "pages/plan/plan_form.hpp"
 #include "pages/plan/what_if_panel.hpp"
 #include "workspace/workspace.hpp"
@@ -124,6 +125,17 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     m_figures->setObjectName(QStringLiteral("planFigures"));
     m_figures->addWidget(m_memoryChart);
     m_figures->addWidget(m_whatIf);
+    m_savedForm = std::make_unique<PlanForm>();
+    m_pinned = new PinnedPlansPanel(m_workspace, [this](const QJsonObject& form) -> std::optional<EstimateInput> {
+        m_savedForm->setState(form);
+        try {
+            return m_savedForm->input();
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+    });
+    m_figures->addWidget(m_pinned);
+    connect(m_pinned, &PinnedPlansPanel::openRequested, m_form, &PlanForm::setState);
     // The tabs take no height of their own: they share the row of Open config and Export.
     m_figureTabs = new QTabBar;
     m_figureTabs->setObjectName(QStringLiteral("planFigureTabs"));
@@ -132,6 +144,7 @@ PlanPage::PlanPage(Workspace& workspace, QWidget* parent)
     m_figureTabs->setExpanding(false);
     m_figureTabs->addTab(WhatIfPanel::memoryTabTitle());
     m_figureTabs->addTab(WhatIfPanel::tabTitle());
+    m_figureTabs->addTab(PinnedPlansPanel::tabTitle());
     configRow->addWidget(m_figureTabs);
     connect(m_figureTabs, &QTabBar::currentChanged, m_figures, &QStackedWidget::setCurrentIndex);
 
@@ -218,9 +231,11 @@ void PlanPage::schedulePlan()
         m_formInvalid = false;
         m_job->request(input);
         m_whatIf->setBaseInput(input);
+        m_pinned->setCurrent(m_form->state(), input);
     } catch (const SpecError& e) {
         m_formInvalid = true;
         m_whatIf->clearBase();
+        m_pinned->clearCurrent();
         // Name the form's field as the user sees it, then core's reason with its bound.
         const QString label = m_form->fieldLabel(e.field());
         showPlanError(label.isEmpty() ? QString::fromUtf8(e.what())
@@ -228,6 +243,7 @@ void PlanPage::schedulePlan()
     } catch (const std::exception& e) {
         m_formInvalid = true;
         m_whatIf->clearBase();
+        m_pinned->clearCurrent();
         showPlanError(QString::fromUtf8(e.what()));
     }
 }

@@ -11,6 +11,8 @@
 #include <QList>
 #include <QWidget>
 
+#include <memory>
+
 class QChartView;
 class QComboBox;
 class QHBoxLayout;
@@ -30,6 +32,7 @@ namespace shardwise::gui {
 class CandidateTableModel;
 class DecisionStepModel;
 class PlanForm;
+class PinnedPlansPanel;
 class PlanJob;
 class RunJob;
 class WhatIfPanel;
@@ -51,6 +54,8 @@ public:
     RunJob* runQueue() const { return m_queue; }
     // The what-if grid beside the memory chart: the form's input swept over two axes.
     WhatIfPanel* whatIf() const { return m_whatIf; }
+    // Pinned plans side by side, and the plans saved in the workspace's store.
+    PinnedPlansPanel* pinnedPlans() const { return m_pinned; }
     // Tickets of this page's validation runs still queued or running.
     QList<qint64> pendingValidation() const { return m_validationTickets; }
     QString recommendationText() const;
@@ -148,10 +153,13 @@ private:
     QTableView* m_stepView = nullptr;
     QTableView* m_candidateView = nullptr;
     QChartView* m_memoryChart = nullptr;
-    // The memory chart and the what-if grid, one at a time; the tabs sit in the row above the results.
+    // The memory chart, the what-if grid and the pinned plans, one at a time; the tabs sit in the row above the
+    // results.
     QTabBar* m_figureTabs = nullptr;
     QStackedWidget* m_figures = nullptr;
     WhatIfPanel* m_whatIf = nullptr;
+    PinnedPlansPanel* m_pinned = nullptr;
+    std::unique_ptr<PlanForm> m_savedForm; // never shown: reads a saved plan's form into an input
     QComboBox* m_node = nullptr;
     QComboBox* m_device = nullptr;
     QComboBox* m_backend = nullptr;
