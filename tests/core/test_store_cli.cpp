@@ -359,6 +359,31 @@ private slots:
         QVERIFY(lines[1].contains(QStringLiteral(",completed,synthetic-2l,")));
     }
 
+    // A header naming a field twice is refused naming it, not read with the last column winning.
+    void importRefusesAFieldNamedTwiceInTheHeader()
+    {
+        const auto exported = runCli({ QStringLiteral("runs"), QStringLiteral("export"), QStringLiteral("--format"),
+                                       QStringLiteral("csv"), QStringLiteral("--db"), m_db });
+        QVERIFY2(exported.exitCode == 0, qPrintable(exported.err));
+        QString csv = exported.out;
+        QVERIFY(csv.startsWith(QStringLiteral("id,source,import_source,status,model,")));
+        csv.replace(0, QStringLiteral("id,source,import_source,").size(), QStringLiteral("id,source,model,"));
+        const QString file = m_dir.filePath(QStringLiteral("twice.csv"));
+        QFile out(file);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(csv.toUtf8());
+        out.close();
+        const QString target = m_dir.filePath(QStringLiteral("twice.sqlite"));
+        const auto r
+            = runCli({ QStringLiteral("runs"), QStringLiteral("import"), file, QStringLiteral("--db"), target });
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("line 1, column 'model'")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("named twice")), qPrintable(r.err));
+        const auto listed = runCli({ QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), target,
+                                     QStringLiteral("--format"), QStringLiteral("json") });
+        QCOMPARE(QJsonDocument::fromJson(listed.out.toUtf8()).array().size(), 0);
+    }
+
     void badImportNamesTheLineAndKeepsTheStore()
     {
         const QString file = m_dir.filePath(QStringLiteral("bad.csv"));

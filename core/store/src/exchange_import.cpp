@@ -262,6 +262,10 @@ void checkColumns(const std::vector<std::string>& present, const std::function<s
                   const std::string& where)
 {
     const auto& known = exchangeFields();
+    // A CSV header naming a field twice would have its last column win silently.
+    for (auto it = present.begin(); it != present.end(); ++it)
+        if (std::find(present.begin(), it, *it) != it)
+            throw ImportError(locate(*it), "the field is named twice in the header; name each field once");
     for (const auto& name : present)
         if (std::find(known.begin(), known.end(), name) == known.end()) {
             std::string list;
