@@ -82,7 +82,15 @@ const json* runFor(const json& doc, const std::string& strategy)
 class TestLocalLaunchCli : public QObject {
     Q_OBJECT
 
+    QTemporaryDir m_tmp; // TMPDIR of every run here: a folder a run keeps goes with it
+
 private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_tmp.isValid());
+        qputenv("TMPDIR", m_tmp.path().toLocal8Bit());
+    }
+
     void badFlagExitsTwoNamingIt_data()
     {
         QTest::addColumn<QStringList>("args");

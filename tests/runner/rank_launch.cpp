@@ -102,6 +102,10 @@ std::vector<RankRun> runRanks(int world, const QStringList& args, int timeoutMs,
     for (const auto& [name, value] : env)
         launch.env[name] = value;
     launch.timeout = std::chrono::seconds(timeoutMs / 1000);
+    // The rank logs go to a folder removed on return (their tails are in the result): no test leaves
+    // a shardwise-run-* folder in the temporary directory.
+    QTemporaryDir logs;
+    launch.logDir = logs.path().toStdString();
     const auto result = shardwise::dispatch::launchLocal(launch);
     std::vector<RankRun> runs;
     for (const auto& r : result.ranks) {

@@ -61,6 +61,9 @@ dispatch::LaunchResult launch(const char* program, int world, const QStringList&
     // Two cores in CI: one intra-op thread per rank.
     l.env = { { "OMP_NUM_THREADS", "1" } };
     l.timeout = std::chrono::seconds(300);
+    // Logs in a folder removed on return (describe() reads their tails from the result).
+    QTemporaryDir logs;
+    l.logDir = logs.path().toStdString();
     return dispatch::launchLocal(l);
 }
 
