@@ -11,6 +11,7 @@
 
 #include "shardwise/calibrate/stored_comparison.hpp"
 #include "shardwise/spec/presets.hpp"
+#include "shardwise/spec/quote.hpp"
 #include "shardwise/store/location.hpp"
 #include "shardwise/store/runs.hpp"
 
@@ -185,16 +186,6 @@ void writeJson(std::ostream& out, const std::vector<GpuSection>& sections, const
     out << j.dump(2) << '\n';
 }
 
-std::string csvField(const std::string& s)
-{
-    if (s.find_first_of(",\"\n") == std::string::npos)
-        return s;
-    std::string q = "\"";
-    for (char c : s)
-        q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-}
-
 // A CSV number: the shortest text that reads back as the same double, '.' as decimal point whatever
 // the locale (std::to_chars), empty where there is none.
 std::string csvNumber(const std::optional<double>& x)
@@ -223,8 +214,8 @@ void writeCsv(std::ostream& out, const std::vector<GpuSection>& sections, const 
     for (const GpuSection& s : sections)
         for (const Row& r : s.rows) {
             const calibrate::Observation& o = r.observation;
-            out << csvField(s.gpu) << ',' << r.runId << ',' << csvField(o.input.model.id) << ','
-                << strategyId(o.strategy) << ',' << backendText(backends, r) << ',' << ranksRun(o) << ','
+            out << csvText(s.gpu) << ',' << r.runId << ',' << csvText(o.input.model.id) << ',' << strategyId(o.strategy)
+                << ',' << backendText(backends, r) << ',' << ranksRun(o) << ','
                 << (o.rehearsal() ? std::to_string(o.rehearsedWorld) : std::string()) << ','
                 << o.input.training.microBatch << ',' << o.input.training.seqLen << ',' << status(r) << ','
                 << csvNumber(r.presets.measuredTokensPerS) << ',' << csvNumber(r.presets.comparableTokensPerS()) << ','
@@ -234,7 +225,7 @@ void writeCsv(std::ostream& out, const std::vector<GpuSection>& sections, const 
                 << csvBytes(r.presets.measuredPeakBytes) << ',' << csvBytes(r.presets.predictedPeakBytes) << ','
                 << csvNumber(r.presets.peakError) << ',' << csvBytes(r.calibrated.predictedPeakBytes) << ','
                 << csvNumber(r.calibrated.peakError) << ',' << (r.presets.predictedFits ? "true" : "false") << ','
-                << (r.calibrated.predictedFits ? "true" : "false") << ',' << csvField(s.calibration.source) << ','
+                << (r.calibrated.predictedFits ? "true" : "false") << ',' << csvText(s.calibration.source) << ','
                 << csvNumber(s.calibration.confidence) << '\n';
         }
 }

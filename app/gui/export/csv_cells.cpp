@@ -1,5 +1,7 @@
 #include "export/csv_cells.hpp"
 
+#include "shardwise/spec/quote.hpp"
+
 #include <QLocale>
 #include <QTimeZone>
 
@@ -9,15 +11,7 @@ namespace shardwise::gui::csv {
 
 QString text(const QString& value)
 {
-    QString cell = value;
-    static const QString formulaStarts = QStringLiteral("=+-@\t\r");
-    if (!cell.isEmpty() && formulaStarts.contains(cell.front()))
-        cell.prepend(QLatin1Char('\''));
-    if (!cell.contains(QLatin1Char(',')) && !cell.contains(QLatin1Char('"')) && !cell.contains(QLatin1Char('\n'))
-        && !cell.contains(QLatin1Char('\r')))
-        return cell;
-    cell.replace(QLatin1String("\""), QLatin1String("\"\""));
-    return QLatin1Char('"') + cell + QLatin1Char('"');
+    return QString::fromStdString(shardwise::csvText(value.toStdString()));
 }
 
 QString real(std::optional<double> value)

@@ -14,6 +14,7 @@ namespace shardwise::gui::csv {
 
 // Text: quoted when it holds a comma, quote or line break; a leading = + - @ (or tab / CR) gets a
 // quote in front so that a spreadsheet shows it as text instead of running it (OWASP, "CSV Injection").
+// The core's one CSV writer (shardwise::csvText, shardwise/spec/quote.hpp) writes it.
 QString text(const QString& value);
 // A real number, the shortest text that reads back as the same double; empty for a missing one.
 QString real(std::optional<double> value);

@@ -1,6 +1,7 @@
 #include "export/table_exporter.hpp"
 
 #include "export/export_file.hpp"
+#include "shardwise/spec/quote.hpp"
 
 #include <QAbstractItemModel>
 #include <QCoreApplication>
@@ -14,13 +15,11 @@ struct ExportText {
     Q_DECLARE_TR_FUNCTIONS(ExportText)
 };
 
+// What the view shows, numbers included, so quoted (shardwise::csvField) but never formula-guarded:
+// a guard would turn "-3.2" into text.
 QString csvField(const QString& text)
 {
-    if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) && !text.contains(QLatin1Char('\n')))
-        return text;
-    QString quoted = text;
-    quoted.replace(QLatin1String("\""), QLatin1String("\"\""));
-    return QLatin1Char('"') + quoted + QLatin1Char('"');
+    return QString::fromStdString(shardwise::csvField(text.toStdString()));
 }
 
 QString markdownCell(const QString& text)

@@ -107,6 +107,36 @@ std::string commentText(std::string_view value)
     return out;
 }
 
+std::string csvField(std::string_view value)
+{
+    if (value.find_first_of(",\"\r\n") == std::string_view::npos)
+        return std::string(value);
+    std::string out = "\"";
+    for (const char c : value) {
+        if (c == '"')
+            out += '"';
+        out += c;
+    }
+    return out + '"';
+}
+
+bool csvStartsLikeFormula(std::string_view text)
+{
+    return !text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos;
+}
+
+std::string csvText(std::string_view value)
+{
+    return csvStartsLikeFormula(value) ? csvField("'" + std::string(value)) : csvField(value);
+}
+
+std::string csvWithoutFormulaGuard(std::string text)
+{
+    if (text.size() >= 2 && text.front() == '\'' && csvStartsLikeFormula(std::string_view(text).substr(1)))
+        text.erase(text.begin());
+    return text;
+}
+
 std::string modelIdProblem(std::string_view id)
 {
     const auto shown = [&] {

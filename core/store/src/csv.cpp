@@ -82,31 +82,4 @@ std::vector<CsvRecord> readCsv(std::istream& in)
     return records;
 }
 
-void writeCsvField(std::ostream& out, std::string_view field)
-{
-    if (field.find_first_of(",\"\n\r") == std::string_view::npos) {
-        out << field;
-        return;
-    }
-    out << '"';
-    for (const char c : field) {
-        if (c == '"')
-            out << '"';
-        out << c;
-    }
-    out << '"';
-}
-
-bool startsLikeFormula(std::string_view text)
-{
-    return !text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos;
-}
-
-std::string withoutFormulaGuard(std::string text)
-{
-    if (text.size() >= 2 && text.front() == '\'' && startsLikeFormula(std::string_view(text).substr(1)))
-        text.erase(text.begin());
-    return text;
-}
-
 } // namespace shardwise::store::detail

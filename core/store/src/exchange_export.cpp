@@ -1,6 +1,6 @@
 #include "shardwise/store/exchange.hpp"
 
-#include "csv.hpp"
+#include "shardwise/spec/quote.hpp"
 #include "shardwise/store/timestamps.hpp"
 
 #include <charconv>
@@ -99,24 +99,18 @@ std::string formatReal(double v)
     return ec == std::errc() ? std::string(buffer, end) : std::string();
 }
 
-using detail::startsLikeFormula;
-
+// One CSV field as written. A string is text (csvText): a spreadsheet runs a cell that starts with
+// = + - @ (or tab / CR) as a formula, so such text gets a quote in front (OWASP, "CSV Injection").
+// Numbers are never strings here, so numeric columns stay numbers; import drops the quote again.
 std::string csvCell(const nlohmann::json& v)
 {
     if (v.is_null())
         return {};
-    if (v.is_string()) {
-        // A spreadsheet runs a cell that starts with = + - @ (or tab / CR) as a formula; a quote in
-        // front makes it text (OWASP, "CSV Injection"). Numbers are never strings here, so numeric
-        // columns stay numbers; import drops the quote again.
-        std::string text = v.get<std::string>();
-        if (startsLikeFormula(text))
-            text.insert(text.begin(), '\'');
-        return text;
-    }
+    if (v.is_string())
+        return csvText(v.get<std::string>());
     if (v.is_number_float())
         return formatReal(v.get<double>());
-    return v.dump();
+    return csvField(v.dump());
 }
 
 } // namespace
@@ -188,7 +182,7 @@ void exportRunsCsv(const std::vector<RunSummary>& runs, std::ostream& out)
         for (std::size_t i = 0; i < fields.size(); ++i) {
             if (i)
                 out << ',';
-            detail::writeCsvField(out, csvCell(j.at(fields[i])));
+            out << csvCell(j.at(fields[i]));
         }
         out << "\n";
     }

@@ -2,6 +2,7 @@
 
 #include "csv.hpp"
 #include "shardwise/spec/message.hpp"
+#include "shardwise/spec/quote.hpp"
 #include "shardwise/store/timestamps.hpp"
 #include "statement.hpp"
 
@@ -367,7 +368,7 @@ ImportResult importRunsCsv(Database& db, std::istream& in, const std::string& so
         row.rowLocation = where;
         row.locate = [where](const std::string& f) { return where + ", column '" + f + "'"; };
         for (std::size_t c = 0; c < header.size(); ++c)
-            row.cells[header[c]] = detail::withoutFormulaGuard(record.fields[c]);
+            row.cells[header[c]] = csvWithoutFormulaGuard(record.fields[c]);
         runs.push_back(readRun(row, source, now));
     }
     return store(db, runs);

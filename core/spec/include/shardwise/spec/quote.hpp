@@ -1,7 +1,8 @@
 #pragma once
 // Quoting for every language Shardwise writes a value into: POSIX shell (launch lines, sbatch
 // scripts, the GKE Job's /bin/sh -c script, commands run over SSH), YAML and TOML double-quoted
-// scalars, Python string literals, and comment lines. One function per language, used by every
+// scalars, Python string literals, comment lines, and CSV fields (the store's run export, the CLI's
+// compare --format csv, the GUI's table and run exports). One function per language, used by every
 // generator (core/frameworks, core/cloud, core/dispatch), so that nothing from a model file or a
 // user field runs as code: docs/framework-configs.md, "Values in generated files".
 //
@@ -33,6 +34,21 @@ std::string pythonQuote(std::string_view value);
 // Text for the rest of a comment line ("# ..."): every control character (newline and carriage
 // return included) becomes a space, so the value can never end the comment and start a line of code.
 std::string commentText(std::string_view value);
+
+// One field of an RFC 4180 CSV record: unchanged unless it holds a comma, a double quote, a CR or a
+// LF; then in double quotes with each double quote doubled, so line breaks stay inside the field.
+std::string csvField(std::string_view value);
+
+// True when a spreadsheet would evaluate a text cell as a formula: it starts with = + - @, a tab or a
+// CR (OWASP, "CSV Injection").
+bool csvStartsLikeFormula(std::string_view text);
+
+// A text cell: csvField of the text, with a single quote put in front where it starts like a formula
+// so that a spreadsheet shows it as text. For text only: the number -1 would become the text '-1.
+std::string csvText(std::string_view value);
+
+// Undoes csvText's guard on a field read back ("'=1+2" -> "=1+2"); other text is unchanged.
+std::string csvWithoutFormulaGuard(std::string text);
 
 // The characters a model id may hold: ASCII letters, digits and . _ / + - (Hugging Face ids such as
 // "meta-llama/Llama-3.1-8B" and every preset), beginning with a letter or digit, at most
