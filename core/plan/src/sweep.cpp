@@ -2,6 +2,7 @@
 #include "shardwise/plan/sweep.hpp"
 
 #include "shardwise/spec/json.hpp"
+#include "shardwise/spec/quote.hpp"
 #include "shardwise/spec/suggest.hpp"
 
 #include <nlohmann/json.hpp>
@@ -321,14 +322,15 @@ nlohmann::json toJson(const SweepResult& sweep)
 
 std::string toCsv(const SweepResult& sweep)
 {
-    // Every field is a number, a strategy id or true/false: none needs RFC 4180 quoting.
+    // Text cells through the project's one CSV writer (csvText); numbers as they are.
     std::ostringstream out;
     out.imbue(std::locale::classic());
     out << "seq_len,micro_batch,gpus_per_node,nodes,world_size,recommended,strategy,fits,peak_gib,tokens_per_s\n";
     for (const SweepPoint& p : sweep.points)
         out << p.seqLen << ',' << p.microBatch << ',' << p.gpusPerNode << ',' << p.nodes << ',' << p.worldSize() << ','
-            << (p.recommended ? strategyId(*p.recommended) : std::string_view()) << ',' << strategyId(p.strategy) << ','
-            << (p.fits ? "true" : "false") << ',' << number(p.peakBytes / kGiB) << ',' << number(p.tokensPerS) << '\n';
+            << csvText(p.recommended ? strategyId(*p.recommended) : std::string_view()) << ','
+            << csvText(strategyId(p.strategy)) << ',' << (p.fits ? "true" : "false") << ','
+            << number(p.peakBytes / kGiB) << ',' << number(p.tokensPerS) << '\n';
     return out.str();
 }
 

@@ -95,9 +95,9 @@ SweepResult runSweep(const EstimateInput& base, const std::vector<SweepAxisValue
 //             "recommended":ID|null,"strategy":ID,"fits":B,"peak_gib":X,"tokens_per_s":X}, ...]}
 // peak_gib is peakBytes / 2^30, as in the plan's JSON.
 nlohmann::json toJson(const SweepResult& sweep);
-// RFC 4180 CSV with a header row and one row per point, the JSON's point keys as columns; numbers in the
-// shortest text that reads back as the same double, '.' as the decimal point; recommended is empty where
-// nothing fits.
+// RFC 4180 CSV (csvText of shardwise/spec/quote.hpp for the text cells) with a header row and one row per point, the
+// JSON's point keys as columns; numbers in the shortest text that reads back as the same double, '.' as the decimal
+// point; recommended is empty where nothing fits.
 std::string toCsv(const SweepResult& sweep);
 
 } // namespace shardwise
