@@ -255,7 +255,8 @@ private slots:
         QTemporaryDir runFolder;
         dispatch::LocalLaunch l;
         l.runner = kHarness;
-        for (const auto& a : smallRun(m_tokens, 1) << QStringLiteral("--timeout-s") << QStringLiteral("30"))
+        const QStringList args = smallRun(m_tokens, 1) << QStringLiteral("--timeout-s") << QStringLiteral("30");
+        for (const auto& a : args)
             l.args.push_back(a.toStdString());
         l.ranks = 2;
         l.env = { { "OMP_NUM_THREADS", "1" } };
