@@ -121,6 +121,10 @@ private slots:
         const QTableWidget& grid = *panel().grid();
         QCOMPARE(grid.horizontalHeaderItem(2)->text(), QStringLiteral("4096"));
         QCOMPARE(grid.verticalHeaderItem(1)->text(), QStringLiteral("8"));
+        for (int c = 0; c < 3; ++c) // every header names its axis
+            QCOMPARE(grid.horizontalHeaderItem(c)->toolTip(), QStringLiteral("Sequence"));
+        for (int r = 0; r < 2; ++r)
+            QCOMPARE(grid.verticalHeaderItem(r)->toolTip(), QStringLiteral("GPUs per node"));
         const int seqs[] = { 1024, 2048, 4096 };
         const int gpus[] = { 1, 8 };
         int fitting = 0;

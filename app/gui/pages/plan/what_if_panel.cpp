@@ -382,8 +382,10 @@ void WhatIfPanel::fillGrid()
         columnLabels << QString::number(v);
     m_grid->setVerticalHeaderLabels(rowLabels);
     m_grid->setHorizontalHeaderLabels(columnLabels);
-    m_grid->horizontalHeaderItem(0)->setToolTip(axisLabel(columnAxisShown));
-    m_grid->verticalHeaderItem(0)->setToolTip(axisLabel(rowAxisShown));
+    for (std::size_t c = 0; c < columns; ++c)
+        m_grid->horizontalHeaderItem(static_cast<int>(c))->setToolTip(axisLabel(columnAxisShown));
+    for (std::size_t r = 0; r < rows; ++r)
+        m_grid->verticalHeaderItem(static_cast<int>(r))->setToolTip(axisLabel(rowAxisShown));
     for (std::size_t r = 0; r < rows; ++r)
         for (std::size_t c = 0; c < columns; ++c) {
             const SweepPoint* p = m_sweep.at({ r, c });
