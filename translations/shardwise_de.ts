@@ -181,10 +181,6 @@
         <translation>kalibriert</translation>
     </message>
     <message>
-        <source>Usable GPU memory: %1 (%2 less %3 headroom)</source>
-        <translation>Nutzbarer GPU-Speicher: %1 (%2 abzüglich %3 Reserve)</translation>
-    </message>
-    <message>
         <source>predicted peak allocated</source>
         <translation>vorhergesagte Spitze belegt</translation>
     </message>
@@ -247,6 +243,14 @@
     <message>
         <source>fastest that fits: %1</source>
         <translation>schnellste, die passt: %1</translation>
+    </message>
+    <message>
+        <source>no GPU memory: measured on the CPU</source>
+        <translation>kein GPU-Speicher: auf der CPU gemessen</translation>
+    </message>
+    <message>
+        <source>usable: %1</source>
+        <translation>nutzbar: %1</translation>
     </message>
 </context>
 <context>

@@ -180,10 +180,6 @@
         <translation>キャリブレーション済み</translation>
     </message>
     <message>
-        <source>Usable GPU memory: %1 (%2 less %3 headroom)</source>
-        <translation>使用可能な GPU メモリ: %1（%2 から余裕分 %3 を引いたもの）</translation>
-    </message>
-    <message>
         <source>predicted peak allocated</source>
         <translation>予測ピーク割り当て</translation>
     </message>
@@ -246,6 +242,14 @@
     <message>
         <source>fastest that fits: %1</source>
         <translation>収まる中で最速: %1</translation>
+    </message>
+    <message>
+        <source>no GPU memory: measured on the CPU</source>
+        <translation>GPU メモリなし: CPU で測定</translation>
+    </message>
+    <message>
+        <source>usable: %1</source>
+        <translation>使用可能: %1</translation>
     </message>
 </context>
 <context>

@@ -90,16 +90,22 @@ QList<QStringList> csvRows(const QString& text)
 QString pdfText(const QByteArray& pdf)
 {
     const QString latin = QString::fromLatin1(pdf);
-    QList<QHash<int, QChar>> maps;
+    // A glyph may stand for several characters (<00660066>) or for a ligature character (<FB04>, "ﬄ").
+    QList<QHash<int, QString>> maps;
     static const QRegularExpression range(
         QStringLiteral("<([0-9A-Fa-f]{4})> <([0-9A-Fa-f]{4})> \\[([<>0-9A-Fa-f\\s]+)\\]"));
-    static const QRegularExpression hex(QStringLiteral("<([0-9A-Fa-f]{4})>"));
+    static const QRegularExpression hex(QStringLiteral("<([0-9A-Fa-f]+)>"));
     for (auto m = range.globalMatch(latin); m.hasNext();) {
         const auto match = m.next();
-        QHash<int, QChar> map;
+        QHash<int, QString> map;
         int gid = match.captured(1).toInt(nullptr, 16);
-        for (auto u = hex.globalMatch(match.captured(3)); u.hasNext(); ++gid)
-            map.insert(gid, QChar(u.next().captured(1).toUShort(nullptr, 16)));
+        for (auto u = hex.globalMatch(match.captured(3)); u.hasNext(); ++gid) {
+            const QString units = u.next().captured(1);
+            QString text;
+            for (qsizetype at = 0; at + 4 <= units.size(); at += 4)
+                text += QChar(units.mid(at, 4).toUShort(nullptr, 16));
+            map.insert(gid, text);
+        }
         maps << map;
     }
     QList<int> glyphs;
@@ -117,12 +123,13 @@ QString pdfText(const QByteArray& pdf)
         at = end + 9; // past "endstream", which ends in "stream" too
     }
     QString text;
-    for (const QHash<int, QChar>& map : maps) {
+    for (const QHash<int, QString>& map : maps) {
         for (int g : glyphs)
-            text += map.value(g, QLatin1Char('?'));
+            text += map.value(g, QStringLiteral("?"));
         text += QLatin1Char('\n');
     }
-    return text;
+    // Ligatures stand for their letters again ("ﬄ" in "offload" is "ffl").
+    return text.normalized(QString::NormalizationForm_KC);
 }
 
 QByteArray readAll(const QString& path)
@@ -460,7 +467,9 @@ private slots:
         // The PDF's text comes back glyph by glyph through the fonts' maps of ASCII: each run of ASCII
         // letters of a label (between the non-ASCII separators), without the spaces between words.
         const bool svg = suffix == QLatin1String("svg");
-        const QString text = svg ? QString::fromUtf8(bytes) : pdfText(bytes).remove(QLatin1Char(' '));
+        // (Qt's PDF maps the space glyph to a tab: every blank goes.)
+        const QString text
+            = svg ? QString::fromUtf8(bytes) : pdfText(bytes).remove(QRegularExpression(QStringLiteral("\\s")));
         static const QRegularExpression nonAscii(QStringLiteral("[^\\x21-\\x7e]+"));
         for (const RunRecord& r : runs) {
             const QString label = runChartLabel(r);

@@ -151,8 +151,9 @@ private slots:
             QVERIFY2(nearlyEqual(tablePeak, peakGiB), qPrintable(QString::fromLatin1(strategyId(strategy).data())));
             QCOMPARE(peakCell.data().toString(), formatGiB(peakGiB));
             double barSum = 0;
+            // The bars are in the table's order from the top: a horizontal series' slot 0 is the bottom.
             for (const QBarSet* set : bars->barSets())
-                barSum += set->at(row);
+                barSum += set->at(set->count() - 1 - row);
             QVERIFY2(nearlyEqual(barSum, tablePeak),
                      qPrintable(QStringLiteral("%1: bar %2, table %3")
                                     .arg(QString::fromLatin1(strategyId(strategy).data()))

@@ -65,7 +65,7 @@ QList<RunRecord> thirtyRuns()
             r.onCpu = true;
             r.world = 2;
             r.tokensPerS = 200 + i;
-            r.peakAllocatedGiB = 0.5;
+            r.peakAllocatedGiB = 0; // the runner reports no device memory on the CPU
         }
         r.peakReservedGiB = r.peakAllocatedGiB * 1.1;
         r.ncclShare = 0.1 + 0.01 * i;
@@ -206,6 +206,8 @@ private slots:
         QVERIFY(runChartLabel(r).endsWith(QStringLiteral(" — out of memory")));
         const RunRecord cpu = thirtyRuns().at(25);
         QVERIFY2(runChartLabel(cpu).contains(QStringLiteral("2 × CPU")), qPrintable(runChartLabel(cpu)));
+        // The precision as the table says it: whatever was asked, a CPU run computes in fp32.
+        QVERIFY2(runChartLabel(cpu).contains(QStringLiteral(" · fp32 (CPU) · ")), qPrintable(runChartLabel(cpu)));
     }
 
     void facetsSplitByHardwareEachWithItsAxisAndCapacity()
@@ -223,6 +225,11 @@ private slots:
         QCOMPARE(memory.facets[0].capacity, 139.8);
         QCOMPARE(memory.facets[1].capacity, 22.5);
         QCOMPARE(memory.facets[2].capacity, 0.0); // a CPU has no GPU memory line
+        // ... and no GPU memory to chart: no bar, and the row says why.
+        for (const BarRow& row : memory.facets[2].rows) {
+            QVERIFY(!row.values[0] && !row.values[1]);
+            QVERIFY2(row.note.contains(QStringLiteral("CPU")), qPrintable(row.note));
+        }
 
         BarChartView view;
         view.setSpec(memory);
@@ -232,7 +239,7 @@ private slots:
         // Each facet's axis ends at a round value at or above its own largest figure.
         QCOMPARE(g.facets[0].scale.max, 150.0); // H200: 105 GiB reserved peak, 139.8 GiB capacity
         QCOMPARE(g.facets[1].scale.max, 25.0);  // L4: 22.5 GiB capacity
-        QVERIFY(g.facets[2].scale.max <= 1.0);  // CPU: 0.55 GiB
+        QVERIFY(g.facets[2].scale.max <= 1.0);  // CPU: nothing
         // The capacity line at the facet's own capacity, none on the CPU.
         QVERIFY(std::abs(g.facets[0].capacityX - (g.facets[0].plot.left() + g.facets[0].plot.width() * 139.8 / 150.0))
                 < 0.5);
@@ -328,6 +335,7 @@ private slots:
         QVERIFY(axis);
         QVERIFY(!axis->truncateLabels());
         const QStringList texts = sceneTexts(view);
+        QCOMPARE(axis->categories().last(), strategyLabel(Strategy::Zero0)); // on top
         for (const Strategy s : kStrategies) {
             QVERIFY(axis->categories().contains(strategyLabel(s)));
             QVERIFY2(texts.contains(strategyLabel(s)),
@@ -342,10 +350,11 @@ private slots:
         QVERIFY(recommended && fastest);
         QCOMPARE(recommended->markerShape(), QScatterSeries::MarkerShapeStar);
         QCOMPARE(fastest->markerShape(), QScatterSeries::MarkerShapeTriangle);
+        // The slots count from the bottom: the table's first candidate is on top, in slot 8.
         QCOMPARE(recommended->count(), 1);
-        QCOMPARE(recommended->at(0).y(), 2.0);
+        QCOMPARE(recommended->at(0).y(), 6.0);
         QVERIFY(recommended->at(0).x() > plan.candidates[2].peakGiB);
-        QCOMPARE(fastest->at(0).y(), 1.0);
+        QCOMPARE(fastest->at(0).y(), 7.0);
         QVERIFY(fastest->at(0).x() > plan.candidates[1].peakGiB);
         QVERIFY(recommended->name().contains(QStringLiteral("ZeRO-2")));
         QVERIFY(fastest->name().contains(QStringLiteral("ZeRO-1")));

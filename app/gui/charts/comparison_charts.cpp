@@ -1,6 +1,7 @@
 #include "charts/comparison_charts.hpp"
 
 #include "charts/chart_style.hpp"
+#include "export/run_csv.hpp"
 #include "models/display_format.hpp"
 #include "models/run_backend.hpp"
 
@@ -94,8 +95,7 @@ QString runHardwareFacet(const RunRecord& run)
 QString runChartLabel(const RunRecord& run)
 {
     QStringList parts { QStringLiteral("#%1 %2").arg(run.id).arg(strategyLabel(run.strategy)) };
-    if (!run.precision.isEmpty())
-        parts << run.precision;
+    parts << precisionAsRun(run); // as the table says it: a CPU run computes in fp32
     if (run.seqLen > 0)
         parts << ChartText::tr("seq %1").arg(run.seqLen);
     parts << (run.onCpu ? ChartText::tr("%1 × CPU").arg(run.world) : run.hardware);
@@ -137,9 +137,13 @@ BarChartSpec comparisonChart(ComparisonMetric metric, const QList<RunRecord>& al
         spec.capacityName = ChartText::tr("the GPU's memory");
         spec.format = formatGiB;
         spec.facets = facetsOf(runs, [anyPredicted](const RunRecord& r, BarRow& row, BarFacet& facet) {
-            // An OOM run still reports what the allocator held when it failed.
-            row.values = { when(r.peakAllocatedGiB > 0 || measured(r), r.peakAllocatedGiB),
-                           when(r.peakReservedGiB > 0 || measured(r), r.peakReservedGiB) };
+            // An OOM run still reports what the allocator held when it failed; a CPU run has no GPU memory
+            // to report.
+            const bool gpuMemory = !r.onCpu || r.peakAllocatedGiB > 0 || r.peakReservedGiB > 0;
+            row.values = { when(gpuMemory && (r.peakAllocatedGiB > 0 || measured(r)), r.peakAllocatedGiB),
+                           when(gpuMemory && (r.peakReservedGiB > 0 || measured(r)), r.peakReservedGiB) };
+            if (!gpuMemory && measured(r))
+                row.note = ChartText::tr("no GPU memory: measured on the CPU");
             if (anyPredicted)
                 row.values << r.predictedPeakGiB;
             facet.axisTitle = ChartText::tr("GiB per GPU");

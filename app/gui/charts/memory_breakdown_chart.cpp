@@ -8,6 +8,7 @@
 #include <QBarSet>
 #include <QCoreApplication>
 #include <QHorizontalStackedBarSeries>
+#include <QLegend>
 #include <QLineSeries>
 #include <QPen>
 #include <QScatterSeries>
@@ -23,7 +24,7 @@ struct ChartText {
     Q_DECLARE_TR_FUNCTIONS(ChartText)
 };
 
-// A mark after the end of candidate `row`'s bar, on the chart's hidden row axis.
+// A mark after the end of the bar in slot `row` (counted from the bottom), on the chart's hidden slot axis.
 QScatterSeries* addMark(QChart& chart, QValueAxis& values, QValueAxis& rows, const QString& objectName,
                         const QString& name, QScatterSeries::MarkerShape shape, const QColor& color, double at, int row)
 {
@@ -67,7 +68,11 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
 
     // One bar set per part of the peak, in the order the first candidate lists them: each bar sums to
     // the candidate's peak, the figure of the table and the reasons. Horizontal bars in the table's
-    // order from the top (the row axes are reversed: a horizontal series counts from the bottom).
+    // order from the top: a horizontal series puts its first slot at the bottom, so the slots hold the
+    // candidates last to first (candidate i in slot n - 1 - i).
+    QList<CandidateView> bottomUp = plan.candidates;
+    std::reverse(bottomUp.begin(), bottomUp.end());
+    const int n = static_cast<int>(bottomUp.size());
     QStringList parts;
     for (const CandidateView& c : plan.candidates)
         for (const MemoryPart& part : c.memory)
@@ -80,7 +85,7 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
         auto* set = new QBarSet(parts[p]);
         set->setColor(seriesColor(p));
         set->setBorderColor(seriesColor(p).darker(130));
-        for (const CandidateView& c : plan.candidates) {
+        for (const CandidateView& c : bottomUp) {
             double gib = 0;
             for (const MemoryPart& part : c.memory)
                 if (part.label == parts[p])
@@ -94,14 +99,13 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
     // The strategies as the table names them, whole: the axis takes the width its longest label needs.
     QStringList categories;
     double maxValue = plan.capacityGiB;
-    for (const CandidateView& c : plan.candidates) {
+    for (const CandidateView& c : bottomUp) {
         categories << strategyLabel(c.strategy);
         maxValue = std::max(maxValue, c.peakGiB);
     }
     auto* axisY = new QBarCategoryAxis;
     axisY->setCategories(categories);
     axisY->setTruncateLabels(false);
-    axisY->setReverse(true);
     chart->addAxis(axisY, Qt::AlignLeft);
     series->attachAxis(axisY);
 
@@ -114,11 +118,9 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
     series->attachAxis(axisX);
     showValuesOnHover(*chart, *series, categories, [](double gib) { return formatGiB(gib); });
 
-    // The rows again as a hidden value axis (-0.5 .. n-0.5), for the capacity line and the marks.
-    const int n = static_cast<int>(categories.size());
+    // The slots again as a hidden value axis (-0.5 .. n-0.5), for the capacity line and the marks.
     auto* rows = new QValueAxis;
     rows->setRange(-0.5, n - 0.5);
-    rows->setReverse(true);
     rows->setVisible(false);
     chart->addAxis(rows, Qt::AlignRight);
 
@@ -127,9 +129,8 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
     if (plan.capacityGiB > 0) {
         auto* capacity = new QLineSeries;
         capacity->setObjectName(QStringLiteral("usableCapacityLine"));
-        capacity->setName(
-            ChartText::tr("Usable GPU memory: %1 (%2 less %3 headroom)")
-                .arg(formatGiB(plan.usableGiB), formatGiB(plan.capacityGiB), formatGiB(plan.headroomGiB)));
+        // Short, for the legend beside the bars; the tooltip and the report's caption say how it is made.
+        capacity->setName(ChartText::tr("usable: %1").arg(formatGiB(plan.usableGiB)));
         capacity->append(plan.usableGiB, -0.5);
         capacity->append(plan.usableGiB, n - 0.5);
         QPen pen(capacityLineColor());
@@ -152,16 +153,19 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
         const CandidateView& c = plan.candidates[recommended];
         addMark(*chart, *axisX, *rows, QStringLiteral("recommendedMark"),
                 ChartText::tr("recommended: %1").arg(strategyLabel(c.strategy)), QScatterSeries::MarkerShapeStar,
-                QColor(0xe6, 0x9f, 0x00), c.peakGiB + gap, recommended);
+                QColor(0xe6, 0x9f, 0x00), c.peakGiB + gap, n - 1 - recommended);
     }
     if (const std::optional<int> fastest = fastestFittingCandidate(plan)) {
         const CandidateView& c = plan.candidates[*fastest];
         addMark(*chart, *axisX, *rows, QStringLiteral("fastestFittingMark"),
                 ChartText::tr("fastest that fits: %1").arg(strategyLabel(c.strategy)),
                 QScatterSeries::MarkerShapeTriangle, QColor(0x00, 0x9e, 0x73),
-                c.peakGiB + gap * (*fastest == recommended ? 2.5 : 1.0), *fastest);
+                c.peakGiB + gap * (*fastest == recommended ? 2.5 : 1.0), n - 1 - *fastest);
     }
-    chart->legend()->setAlignment(Qt::AlignBottom);
+    // Beside the bars, one entry a line: a row under them would elide every name.
+    chart->legend()->setAlignment(Qt::AlignRight);
+    // Each entry drawn as its series is: the marks' star and triangle, the capacity line as a line.
+    chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
     return chart;
 }
 
