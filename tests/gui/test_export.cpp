@@ -4,6 +4,7 @@
 #include "charts/chart_panel.hpp"
 #include "charts/chart_style.hpp"
 #include "charts/comparison_charts.hpp"
+#include "charts/memory_breakdown_chart.hpp"
 #include "export/chart_exporter.hpp"
 #include "export/comparison_caption.hpp"
 #include "export/plan_report.hpp"
@@ -540,6 +541,20 @@ private slots:
         QVERIFY(QSvgRenderer(svg).isValid());
         for (const char* part : { "parameters", "optimizer state" })
             QVERIFY2(svg.contains(part), part); // the legend names every part of the stacked bars
+        // As the page draws it: the strategies whole, the recommended and the fastest fitting one named
+        // in the legend beside their marks.
+        for (const char* text :
+             { ">ZeRO-0 (DDP)<", ">ZeRO-1<", ">recommended: ZeRO-1<", ">fastest that fits: ZeRO-1<" })
+            QVERIFY2(svg.contains(text), text);
+        // The chart as a PDF keeps every legend entry too.
+        const QString pdfPath = dir.filePath(QStringLiteral("memory.pdf"));
+        const ExportResult pdf = ChartExporter::exportChart(createMemoryBreakdownChart(plan), QSize(960, 720), pdfPath,
+                                                            { QStringLiteral("T"), {} });
+        QVERIFY2(pdf.ok, qPrintable(pdf.error));
+        const QString pdfWords = pdfText(readAll(pdfPath)).remove(QRegularExpression(QStringLiteral("\\s")));
+        for (const char* text :
+             { "parameters", "optimizerstate", "usable:", "recommended:ZeRO-1", "fastestthatfits:ZeRO-1" })
+            QVERIFY2(pdfWords.contains(QLatin1String(text)), text);
         QImage png;
         QVERIFY(png.load(out.filePath(QStringLiteral("memory.png")), "PNG"));
         QCOMPARE(png.width(), 2 * ChartExporter::reportChartSize().width());
