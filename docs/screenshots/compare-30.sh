@@ -3,7 +3,9 @@
 # shipped with Shardwise (NVIDIA H200) and two runs of the tiny model measured here on the CPU (two
 # ranks, Gloo), so that the charts show two hardware sections. Writes
 # docs/screenshots/compare-30{,-dark}.png (the page at 1400 x 900) and
-# docs/screenshots/compare-30-charts{,-dark}.png (its charts whole, as high as their rows need).
+# docs/screenshots/compare-30-charts{,-dark}.png (its charts whole, as high as their rows need) in
+# English, and the page in German and Japanese: compare-30-{de,ja}{,-dark}.png (Japanese only where
+# fontconfig knows a Japanese font, e.g. Debian's fonts-noto-cjk).
 #   docs/screenshots/compare-30.sh [BUILD_DIR]     (default build/ci; needs shardwise, shardwise-cli
 #                                                   and shardwise-runner built there)
 set -euo pipefail
@@ -25,10 +27,22 @@ runs="$("$bin/shardwise-cli" runs list --db "$db" --format json | python3 -c 'im
 [[ "$runs" -eq 30 ]] || { echo "compare-30.sh: the store holds $runs runs, not 30" >&2; exit 1; }
 
 # Settings in a scratch home: the screenshots do not read or change the user's own.
-HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" XDG_DATA_HOME="$work/home/.local/share" \
-    QT_QPA_PLATFORM=offscreen "$bin/shardwise" --workspace "$db" --language en --screenshot "$work/shots" >/dev/null
-for variant in "" -dark; do
-    cp "$work/shots/compare$variant.png" "docs/screenshots/compare-30$variant.png"
-    cp "$work/shots/compare-charts$variant.png" "docs/screenshots/compare-30-charts$variant.png"
+languages=(en de)
+if [[ -n "$(fc-list :lang=ja 2>/dev/null)" ]]; then
+    languages+=(ja)
+else
+    echo "compare-30.sh: no Japanese font (fc-list :lang=ja); leaving the Japanese screenshots as they are" >&2
+fi
+for language in "${languages[@]}"; do
+    HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" XDG_DATA_HOME="$work/home/.local/share" \
+        QT_QPA_PLATFORM=offscreen "$bin/shardwise" --workspace "$db" --language "$language" \
+        --screenshot "$work/shots-$language" >/dev/null
 done
-echo "docs/screenshots/compare-30{,-dark,-charts,-charts-dark}.png: 30 runs"
+for variant in "" -dark; do
+    cp "$work/shots-en/compare$variant.png" "docs/screenshots/compare-30$variant.png"
+    cp "$work/shots-en/compare-charts$variant.png" "docs/screenshots/compare-30-charts$variant.png"
+    for language in "${languages[@]:1}"; do
+        cp "$work/shots-$language/compare$variant.png" "docs/screenshots/compare-30-$language$variant.png"
+    done
+done
+echo "docs/screenshots/compare-30*.png: 30 runs"
