@@ -133,6 +133,7 @@ class TestProbeSession : public QObject {
 
 private:
     QTemporaryDir m_dir;
+    QTemporaryDir m_tmp; // TMPDIR of this test
     std::unique_ptr<SshdFixture> m_sshd;
 
     std::string storePath() const { return m_dir.filePath(QStringLiteral("probes.sqlite")).toStdString(); }
@@ -192,6 +193,12 @@ private:
     }
 
 private slots:
+    void initTestCase()
+    {
+        // The temporary folders of the probes' ranks: a folder a probe keeps goes with it.
+        QVERIFY(m_tmp.isValid());
+        qputenv("TMPDIR", m_tmp.path().toLocal8Bit());
+    }
     void init()
     {
         QVERIFY(m_dir.isValid());
@@ -216,6 +223,11 @@ private slots:
         const session::ProbeSessionResult result
             = session::probeLocal(cpuProbe("local", ranks), kRunner, &db, callbacks);
         QVERIFY2(result.ok(), result.reason.c_str());
+        // Stored, so its temporary log folder is gone.
+        QVERIFY2(result.logLocation.empty(), result.logLocation.c_str());
+        const QStringList left
+            = QDir(m_tmp.path()).entryList({ QStringLiteral("shardwise-run-*") }, QDir::Dirs | QDir::NoDotAndDotDot);
+        QVERIFY2(left.isEmpty(), qPrintable(left.join(QLatin1Char(' '))));
         QCOMPARE(reported, ranks);
         QCOMPARE(static_cast<int>(result.events.size()), ranks);
         QCOMPARE(static_cast<int>(result.stored.size()), ranks);

@@ -348,6 +348,14 @@ ProbeSessionResult probeLocal(const ProbeRequest& request, const std::filesystem
     concludeRanks(result, request, std::move(ranks), launched.cancelled, launched.timedOut, where);
     if (db)
         storeProbes(result, request, *db);
+    // The figures are in the store: the temporary log folder goes. A probe that failed or was not
+    // stored keeps it, named in the result.
+    if (result.ok() && !result.stored.empty()) {
+        std::error_code removed;
+        std::filesystem::remove_all(launched.logDir, removed);
+        if (!removed)
+            result.logLocation.clear();
+    }
     return result;
 }
 

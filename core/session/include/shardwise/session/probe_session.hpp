@@ -68,7 +68,9 @@ struct ProbeSessionResult {
     std::string reason;                       // what failed, naming the node / rank / path; empty on success
     std::vector<protocol::ProbeEvent> events; // one per rank that reported, by rank
     std::vector<store::StoredProbe> stored;   // as stored (ids set); empty when nothing was stored
-    std::string logLocation;                  // the local log folder, or the run folder on the node
+    // The local log folder (a temporary one, removed once the probe is stored: empty then), or the
+    // run folder on the node.
+    std::string logLocation;
     double wallSeconds = 0;
     bool ok() const { return failure == ProbeFailure::None; }
 };
