@@ -358,7 +358,19 @@ private slots:
         QVERIFY(fastest->at(0).x() > plan.candidates[1].peakGiB);
         QVERIFY(recommended->name().contains(QStringLiteral("ZeRO-2")));
         QVERIFY(fastest->name().contains(QStringLiteral("ZeRO-1")));
+        // Their entries head the legend: a legend taller than the chart scrolls, and they stay in view.
+        const QList<QLegendMarker*> legend = view.chart()->legend()->markers();
+        QVERIFY(legend.size() >= 2);
+        QCOMPARE(legend.at(0)->series(), recommended);
+        QCOMPARE(legend.at(1)->series(), fastest);
+        // The parts' entries keep their filled swatches in the part's colour.
+        for (QLegendMarker* marker : legend)
+            if (marker->type() == QLegendMarker::LegendMarkerTypeBar) {
+                QVERIFY(marker->shape() != QLegend::MarkerShapeFromSeries);
+                QVERIFY(marker->brush().style() != Qt::NoBrush);
+            }
         for (QScatterSeries* mark : { recommended, fastest }) {
+            QCOMPARE(view.chart()->legend()->markers(mark).front()->shape(), QLegend::MarkerShapeFromSeries);
             const QList<QLegendMarker*> markers = view.chart()->legend()->markers(mark);
             QCOMPARE(markers.size(), 1);
             QVERIFY(markers.front()->isVisible());

@@ -9,6 +9,7 @@
 #include <QCoreApplication>
 #include <QHorizontalStackedBarSeries>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QPen>
 #include <QScatterSeries>
@@ -94,7 +95,6 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
         }
         series->append(set);
     }
-    chart->addSeries(series);
 
     // The strategies as the table names them, whole: the axis takes the width its longest label needs.
     QStringList categories;
@@ -107,7 +107,6 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
     axisY->setCategories(categories);
     axisY->setTruncateLabels(false);
     chart->addAxis(axisY, Qt::AlignLeft);
-    series->attachAxis(axisY);
 
     // Round ticks up to a round maximum at or above the highest bar and the GPU's memory, with room
     // after the longest bar for its marks.
@@ -115,14 +114,34 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
     axisX->setTitleText(ChartText::tr("GiB per GPU"));
     applyNiceScale(*axisX, maxValue * 1.08);
     chart->addAxis(axisX, Qt::AlignBottom);
-    series->attachAxis(axisX);
-    showValuesOnHover(*chart, *series, categories, [](double gib) { return formatGiB(gib); });
 
     // The slots again as a hidden value axis (-0.5 .. n-0.5), for the capacity line and the marks.
     auto* rows = new QValueAxis;
     rows->setRange(-0.5, n - 0.5);
     rows->setVisible(false);
     chart->addAxis(rows, Qt::AlignRight);
+
+    // The recommended candidate and the fastest one that fits, each with a mark after its bar and a
+    // legend entry naming it: told apart by shape, not only by colour. Added first, so that their
+    // entries head the legend (a legend taller than the chart scrolls).
+    const double gap = axisX->max() * 0.025;
+    int recommended = -1;
+    for (int i = 0; i < plan.candidates.size(); ++i)
+        if (plan.candidates[i].recommended)
+            recommended = i;
+    if (recommended >= 0) {
+        const CandidateView& c = plan.candidates[recommended];
+        addMark(*chart, *axisX, *rows, QStringLiteral("recommendedMark"),
+                ChartText::tr("recommended: %1").arg(strategyLabel(c.strategy)), QScatterSeries::MarkerShapeStar,
+                QColor(0xe6, 0x9f, 0x00), c.peakGiB + gap, n - 1 - recommended);
+    }
+    if (const std::optional<int> fastest = fastestFittingCandidate(plan)) {
+        const CandidateView& c = plan.candidates[*fastest];
+        addMark(*chart, *axisX, *rows, QStringLiteral("fastestFittingMark"),
+                ChartText::tr("fastest that fits: %1").arg(strategyLabel(c.strategy)),
+                QScatterSeries::MarkerShapeTriangle, QColor(0x00, 0x9e, 0x73),
+                c.peakGiB + gap * (*fastest == recommended ? 2.5 : 1.0), n - 1 - *fastest);
+    }
 
     // The capacity line, drawn at the usable capacity, what "fits" compares each peak with, so a bar
     // crosses it exactly when its candidate does not fit the GPU.
@@ -142,30 +161,17 @@ QChart* createMemoryBreakdownChart(const PlanView& plan)
         capacity->attachAxis(rows);
     }
 
-    // The recommended candidate and the fastest one that fits, each with a mark after its bar and a
-    // legend entry naming it: told apart by shape, not only by colour.
-    const double gap = axisX->max() * 0.025;
-    int recommended = -1;
-    for (int i = 0; i < plan.candidates.size(); ++i)
-        if (plan.candidates[i].recommended)
-            recommended = i;
-    if (recommended >= 0) {
-        const CandidateView& c = plan.candidates[recommended];
-        addMark(*chart, *axisX, *rows, QStringLiteral("recommendedMark"),
-                ChartText::tr("recommended: %1").arg(strategyLabel(c.strategy)), QScatterSeries::MarkerShapeStar,
-                QColor(0xe6, 0x9f, 0x00), c.peakGiB + gap, n - 1 - recommended);
-    }
-    if (const std::optional<int> fastest = fastestFittingCandidate(plan)) {
-        const CandidateView& c = plan.candidates[*fastest];
-        addMark(*chart, *axisX, *rows, QStringLiteral("fastestFittingMark"),
-                ChartText::tr("fastest that fits: %1").arg(strategyLabel(c.strategy)),
-                QScatterSeries::MarkerShapeTriangle, QColor(0x00, 0x9e, 0x73),
-                c.peakGiB + gap * (*fastest == recommended ? 2.5 : 1.0), n - 1 - *fastest);
-    }
+    chart->addSeries(series);
+    series->attachAxis(axisY);
+    series->attachAxis(axisX);
+    showValuesOnHover(*chart, *series, categories, [](double gib) { return formatGiB(gib); });
     // Beside the bars, one entry a line: a row under them would elide every name.
     chart->legend()->setAlignment(Qt::AlignRight);
-    // Each entry drawn as its series is: the marks' star and triangle, the capacity line as a line.
-    chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
+    // The marks' entries drawn as the marks are (star, triangle), the capacity line's as a line; the
+    // parts keep their filled squares (a bar set's marker "from the series" is drawn empty).
+    for (QLegendMarker* marker : chart->legend()->markers())
+        if (marker->type() == QLegendMarker::LegendMarkerTypeXY)
+            marker->setShape(QLegend::MarkerShapeFromSeries);
     return chart;
 }
 
