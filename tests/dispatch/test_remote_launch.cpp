@@ -98,8 +98,10 @@ private slots:
             QCOMPARE(r.ending, CommandEnding::Exited);
             QCOMPARE(r.exitCode, 0);
             QCOMPARE(r.events.size(), std::size_t(3));
+            // Ranks of several nodes meet over TCP: no rendezvous file.
             const std::string expected = "world 3 master 127.0.0.2:29611 local "
-                + std::to_string(r.rank == 2 ? 0 : r.rank) + " of " + std::to_string(r.node == 0 ? 2 : 1);
+                + std::to_string(r.rank == 2 ? 0 : r.rank) + " of " + std::to_string(r.node == 0 ? 2 : 1)
+                + " rendezvous none";
             QVERIFY2(logMessage(r.events.back()).find(expected) != std::string::npos,
                      logMessage(r.events.back()).c_str());
             QVERIFY(r.logTail.find("stderr line 2") != std::string::npos);
@@ -109,6 +111,28 @@ private slots:
             m_sshd->path(QStringLiteral("runs/%1/rank2.log")).arg(QString::fromStdString(run.runId))));
         QVERIFY(QFileInfo::exists(
             m_sshd->path(QStringLiteral("runs/%1/rank0.exit")).arg(QString::fromStdString(run.runId))));
+    }
+
+    // One node's ranks meet through a file in their run directory, not a TCP store on the node's
+    // interfaces; a rendezvous file asked for through the launch's environment is the launcher's to set.
+    void oneNodeRanksAreGivenARendezvousFile()
+    {
+        const auto sessions = connect();
+        RemoteLaunch launch = fakeLaunch({ "1", "0", "0" });
+        launch.nodes = { { kFakeRank, 2, {}, {} } };
+        launch.env["SHARDWISE_RENDEZVOUS_FILE"] = "/tmp/planted";
+        const std::vector<SshSession*> one { sessions.front() };
+        const RemoteRun run = startRemoteRun(launch, one);
+        RemoteRunOffsets offsets;
+        const RemoteRunResult result
+            = followRemoteRun(run, one, offsets, {}, nullptr, { std::chrono::milliseconds(200) });
+        QVERIFY(result.success());
+        QCOMPARE(result.ranks.size(), std::size_t(2));
+        for (const auto& r : result.ranks) {
+            QCOMPARE(r.events.size(), std::size_t(1));
+            const std::string message = logMessage(r.events.front());
+            QVERIFY2(message.find(" of 2 rendezvous rendezvous.store") != std::string::npos, message.c_str());
+        }
     }
 
     void linesWrittenInPiecesArriveWholeAndOnce()

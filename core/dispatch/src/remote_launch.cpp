@@ -1,5 +1,6 @@
 #include "shardwise/dispatch/remote_launch.hpp"
 
+#include "shardwise/dispatch/local_launch.hpp"
 #include "shardwise/dispatch/shell_quote.hpp"
 
 #include <algorithm>
@@ -431,6 +432,12 @@ RemoteRun startRemoteRun(const RemoteLaunch& launch, const std::vector<SshSessio
             env["LOCAL_WORLD_SIZE"] = std::to_string(node.ranks);
             env["MASTER_ADDR"] = masterAddr;
             env["MASTER_PORT"] = std::to_string(launch.masterPort);
+            // One node's ranks meet through a file in the run directory (their working directory),
+            // as local ranks do (local_launch.hpp); several nodes keep the TCP rendezvous.
+            if (launch.nodes.size() == 1)
+                env[kRendezvousFileEnv] = kRendezvousFileName;
+            else
+                env.erase(kRendezvousFileEnv);
             for (const auto& [k, v] : env)
                 command.push_back(k + "=" + v);
             command.insert(command.end(),
