@@ -7,6 +7,10 @@ wall-clock budget. Keeps every cell's events and stderr, and one manifest line p
       --out DIR [--matrix bench/rehearsal/matrix.tsv] [--budget-s 480] [--cell-timeout-s 90] \\
       [--skip N] [--only native|torch] [--warmup 2] [--steps 2] [--archive FILE.tgz]
 
+A matrix row may carry a tenth column, memory_cap_gib: the cell then runs with SHARDWISE_MEMORY_CAP_GIB
+set to it (the caching allocator may hold no more, as on a GPU of that size; bench/rehearsal/capped.py
+writes such rows) and its key ends in __cap<GiB>.
+
 DIR/cells/<key>.jsonl (events) and .log (stderr); DIR/manifest.tsv: key, the cell's columns, exit code,
 seconds (or not run and why). --skip N leaves out the first N cells (a later call goes on where an
 earlier one stopped); --archive packs DIR after every cell, so a cut-off call still returns each
@@ -31,14 +35,19 @@ def read_matrix(path):
         for line in f:
             if not line.strip() or line.startswith("#"):
                 continue
-            cells.append(dict(zip(COLUMNS, line.rstrip("\n").split("\t"))))
+            fields = line.rstrip("\n").split("\t")
+            c = dict(zip(COLUMNS, fields))
+            if len(fields) > len(COLUMNS) and fields[len(COLUMNS)]:
+                c["memory_cap_gib"] = fields[len(COLUMNS)]
+            cells.append(c)
     return cells
 
 
 def key_of(c):
     model = os.path.basename(c["model"])[:-5] if c["model"].endswith(".json") else c["model"]
     return "__".join([c["backend"], model, c["strategy"], "w" + c["world"], "s" + c["seq"], "b" + c["micro_batch"],
-                      c["precision"], "ck-" + c["checkpointing"], "es" + c["expandable"]])
+                      c["precision"], "ck-" + c["checkpointing"], "es" + c["expandable"]]
+                     + (["cap" + c["memory_cap_gib"]] if "memory_cap_gib" in c else []))
 
 
 def command(c, args):
@@ -53,6 +62,9 @@ def command(c, args):
     env.pop("PYTORCH_ALLOC_CONF", None)
     if c["expandable"] == "1":
         env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"
+    env.pop("SHARDWISE_MEMORY_CAP_GIB", None)
+    if "memory_cap_gib" in c:
+        env["SHARDWISE_MEMORY_CAP_GIB"] = c["memory_cap_gib"]
     return cmd, env
 
 

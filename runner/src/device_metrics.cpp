@@ -7,6 +7,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -94,6 +95,24 @@ void releaseCachedMemory(const at::Device& device)
 #else
     (void)device;
 #endif
+}
+
+std::int64_t capCachingAllocator(const at::Device& device, double bytes)
+{
+#ifdef SHARDWISE_WITH_CUDA
+    if (device.is_cuda()) {
+        std::size_t free = 0;
+        std::size_t total = 0;
+        if (cudaMemGetInfo(&free, &total) != cudaSuccess || total == 0)
+            return 0;
+        const double fraction = std::min(1.0, bytes / static_cast<double>(total));
+        c10::cuda::CUDACachingAllocator::setMemoryFraction(fraction, device.index());
+        return static_cast<std::int64_t>(fraction * static_cast<double>(total));
+    }
+#endif
+    (void)device;
+    (void)bytes;
+    return 0;
 }
 
 void selectDevice(const at::Device& device)

@@ -22,6 +22,10 @@ void resetPeakMemory(const at::Device& device);
 // Hands the caching allocator's unused blocks back to the driver: what set-up left cached (the fp32
 // initialisation buffers) must not count as the training's reserved memory.
 void releaseCachedMemory(const at::Device& device);
+// Caps what the caching allocator may hold on a CUDA device at `bytes` (its memory fraction of the
+// device's total): beyond it an allocation first frees the unused cache and retries, then fails as out
+// of memory, as on a GPU of that size. Returns the bytes the cap allows (the fraction x the total).
+std::int64_t capCachingAllocator(const at::Device& device, double bytes);
 void selectDevice(const at::Device& device); // the current CUDA device for this thread and its children
 void synchronizeDevice(const at::Device& device);
 std::string deviceName(const at::Device& device);

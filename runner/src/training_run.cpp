@@ -20,8 +20,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <thread>
 
 namespace shardwise::runner {
@@ -39,6 +42,23 @@ bool deterministicRequested()
     if (v == "1")
         return true;
     throw ConfigError("SHARDWISE_DETERMINISTIC=" + v + ": expected 0 or 1");
+}
+
+// SHARDWISE_MEMORY_CAP_GIB: unset or empty (no cap), or the GiB the caching allocator may hold (> 0).
+// Anything else is a configuration error naming the value: a run meant to show whether a plan fits a
+// smaller GPU must not quietly run on the whole one.
+std::optional<double> memoryCapGiB()
+{
+    const char* env = std::getenv("SHARDWISE_MEMORY_CAP_GIB");
+    if (!env || !*env)
+        return std::nullopt;
+    char* end = nullptr;
+    errno = 0;
+    const double gib = std::strtod(env, &end);
+    if (end == env || *end != '\0' || errno == ERANGE || !std::isfinite(gib) || gib <= 0)
+        throw ConfigError("SHARDWISE_MEMORY_CAP_GIB=" + std::string(env).substr(0, 64)
+                          + ": expected a number of GiB greater than 0");
+    return gib;
 }
 
 using Clock = std::chrono::steady_clock;
@@ -231,6 +251,7 @@ private:
     // with the next batch copied into the captured step's input tensors.
     std::unique_ptr<StepGraph> m_graph;
     int m_eagerSteps = 0;
+    std::int64_t m_memoryCapBytes = 0; // SHARDWISE_MEMORY_CAP_GIB as applied, 0 without a cap
     at::Tensor m_graphInputs, m_graphTargets, m_graphLoss;
     std::vector<double> m_saveTimes, m_stepTimes, m_commTimes, m_exposedTimes, m_losses;
     protocol::MemorySample m_peaks;
@@ -245,6 +266,16 @@ void TrainingRun::setup()
         setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", 0);
         at::globalContext().setDeterministicAlgorithms(true, false);
         logLine(m_env.rank, "deterministic algorithms (SHARDWISE_DETERMINISTIC=1)");
+    }
+    if (const auto cap = memoryCapGiB()) {
+        if (!m_device.is_cuda())
+            throw ConfigError("SHARDWISE_MEMORY_CAP_GIB: a memory cap needs --device cuda (on the CPU there is no "
+                              "caching allocator to cap)");
+        m_memoryCapBytes = capCachingAllocator(m_device, *cap * 1073741824.0);
+        logLine(m_env.rank,
+                "the caching allocator may hold " + std::to_string(static_cast<double>(m_memoryCapBytes) / 1073741824.0)
+                    + " GiB of this GPU (SHARDWISE_MEMORY_CAP_GIB): past that it frees its cache, retries and then "
+                      "reports out of memory, as a GPU of that size would");
     }
     if (m_options.profileKernelSteps > 0 && !KernelProfile::available())
         throw ConfigError("--profile-kernels: this runner was built without the kernel profiler (CUDA builds only)");
@@ -299,6 +330,7 @@ void TrainingRun::setup()
             start.versions.offloadStaging += "; " + backwardGemmCarveoutPart(backwardGemmCarveout());
     }
     start.allocator = allocatorSettings();
+    start.allocator.memoryCapBytes = m_memoryCapBytes;
     start.launcher = m_env.launcher;
     start.deviceName = deviceName(m_device);
     emit(start);

@@ -23,11 +23,12 @@ private slots:
         s.config.strategy = Strategy::Zero2;
         s.config.training.seqLen = 64;
         s.versions.libtorch = "1.13.1";
-        s.allocator = { "expandable_segments:True", true };
+        s.allocator = { "expandable_segments:True", true, 40LL << 30 };
         s.launcher = "torchrun";
         const Event back = parseEvent(serialize(s));
         const auto& b = std::get<StartEvent>(back);
         QCOMPARE(b.rank, 1);
+        QCOMPARE(b.allocator.memoryCapBytes, std::int64_t { 40LL << 30 });
         QCOMPARE(b.config.strategy, Strategy::Zero2);
         QCOMPARE(b.config.model.parameterCount(), s.config.model.parameterCount());
         QVERIFY(b.allocator.expandableSegments);
@@ -192,6 +193,9 @@ private slots:
         QTest::newRow("bytes beyond int64")
             << QStringLiteral(R"({"v":1,"event":"step","rank":0,"step":1,"tokens":-1.33333e107})")
             << QStringLiteral("'tokens' is not an integer");
+        QTest::newRow("negative memory cap") << QStringLiteral(
+            R"({"v":1,"event":"start","rank":0,"allocator":{"conf":"","expandable_segments":false,"memory_cap_bytes":-5}})")
+                                             << QStringLiteral("memory_cap_bytes: -5 is negative");
         QTest::newRow("bad kind") << QStringLiteral(R"({"v":1,"event":"error","rank":0,"kind":"bad"})")
                                   << QStringLiteral("unknown kind 'bad'");
         QTest::newRow("probe results not array")

@@ -146,6 +146,23 @@ private slots:
                  qPrintable(refused[0].log));
     }
 
+    // SHARDWISE_MEMORY_CAP_GIB caps the CUDA caching allocator; on the CPU there is none, and a value that
+    // is not a size is refused by name rather than run without the cap it asked for.
+    void memoryCapIsRefusedWhereItCannotApply()
+    {
+        const auto cpu = runRanks(1, kSmallRun, 300000, { { "SHARDWISE_MEMORY_CAP_GIB", "4" } });
+        QCOMPARE(cpu[0].exitCode, 2);
+        QVERIFY2(cpu[0].log.contains(QStringLiteral("a memory cap needs --device cuda")), qPrintable(cpu[0].log));
+        for (const char* bad : { "0", "-1", "lots", "4GiB", "nan" }) {
+            const auto refused = runRanks(1, kSmallRun, 300000, { { "SHARDWISE_MEMORY_CAP_GIB", bad } });
+            QCOMPARE(refused[0].exitCode, 2);
+            QVERIFY2(
+                refused[0].log.contains(
+                    QStringLiteral("SHARDWISE_MEMORY_CAP_GIB=%1: expected a number of GiB").arg(QLatin1String(bad))),
+                qPrintable(refused[0].log));
+        }
+    }
+
     void dumpsDifferFromInitialisation()
     {
         // Guards the equivalence test against comparing untouched weights: zero steps vs three.

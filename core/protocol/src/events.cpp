@@ -260,6 +260,8 @@ json toJson(const Event& e)
                                 // serialize(parseEvent(x)) parses again.
                                 if (s.config.model.layers == 0)
                                     out.erase("config");
+                                if (s.allocator.memoryCapBytes > 0)
+                                    out["allocator"]["memory_cap_bytes"] = s.allocator.memoryCapBytes;
                                 return out;
                             },
                             [](const StepEvent& s) {
@@ -393,7 +395,11 @@ Event fromJson(const json& j)
             s.versions = versionsFrom(*v, "start.versions");
         if (const json* a = f.object("allocator")) {
             Fields af(*a, "start.allocator");
-            s.allocator = { af.get<std::string>("conf", ""), af.get<bool>("expandable_segments", false) };
+            s.allocator = { af.get<std::string>("conf", ""), af.get<bool>("expandable_segments", false),
+                            af.get<std::int64_t>("memory_cap_bytes", 0) };
+            if (s.allocator.memoryCapBytes < 0)
+                throw ProtocolError("start.allocator.memory_cap_bytes: " + std::to_string(s.allocator.memoryCapBytes)
+                                    + " is negative");
         }
         return s;
     }

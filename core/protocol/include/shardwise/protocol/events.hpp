@@ -89,6 +89,9 @@ bool offloadStagingHas(const std::string& offloadStaging, const std::string& par
 struct AllocatorSettings {
     std::string conf; // PYTORCH_ALLOC_CONF / PYTORCH_CUDA_ALLOC_CONF as seen by the runner
     bool expandableSegments = false;
+    // SHARDWISE_MEMORY_CAP_GIB as applied: the caching allocator may hold at most this many bytes
+    // (its memory fraction of the device), so a run shows whether it fits a smaller GPU. 0: no cap.
+    std::int64_t memoryCapBytes = 0;
 };
 
 // Memory as measured on one rank. Device numbers come from the caching allocator (0 on CPU);
