@@ -270,6 +270,16 @@ private slots:
         ComparePage page(workspace);
         QCOMPARE(page.runModel()->checkedRuns().size(), 10);
         QCOMPARE(page.chartPanel()->runs().size(), 10);
+        // The charts list the runs in the table's order: newest id first, then oldest first once sorted so.
+        const auto firstCharted = [&page] { return page.chartPanel()->runs().front().id; };
+        const auto firstInTable
+            = [&page] { return page.filterModel()->index(0, 0).data(RunTableModel::RunIdRole).toLongLong(); };
+        QCOMPARE(firstCharted(), firstInTable());
+        page.filterModel()->sort(RunTableModel::IdColumn, Qt::AscendingOrder);
+        QCOMPARE(firstCharted(), firstInTable());
+        QVERIFY(rowLabels(page.chartPanel()->view(ComparisonMetric::Throughput))
+                    .front()
+                    .startsWith(QStringLiteral("#%1 ").arg(firstInTable())));
 
         const qint64 unchecked = page.runModel()->runs().last().id;
         page.runModel()->setChecked(unchecked, false);

@@ -228,6 +228,7 @@ ComparePage::ComparePage(Workspace& workspace, QWidget* parent)
     connect(m_from, &QDateEdit::dateChanged, this, &ComparePage::applyFilters);
     connect(m_to, &QDateEdit::dateChanged, this, &ComparePage::applyFilters);
     connect(m_runs, &RunTableModel::checkedRunsChanged, this, &ComparePage::updateCharts);
+    connect(m_filter, &QAbstractItemModel::layoutChanged, this, &ComparePage::updateCharts); // sorted again
     connect(checkVisible, &QPushButton::clicked, this, [this] {
         for (int row = 0; row < m_filter->rowCount(); ++row)
             m_runs->setChecked(m_filter->index(row, 0).data(RunTableModel::RunIdRole).toLongLong(), true);
@@ -371,7 +372,21 @@ void ComparePage::applyFilters()
 
 void ComparePage::updateCharts()
 {
-    const QList<RunRecord> checked = m_runs->checkedRuns();
+    // In the table's order (its sort column), so that a chart reads like the table; checked runs the
+    // filters hide follow.
+    QList<RunRecord> checked;
+    QSet<qint64> placed;
+    for (int row = 0; row < m_filter->rowCount(); ++row) {
+        const qint64 id = m_filter->index(row, 0).data(RunTableModel::RunIdRole).toLongLong();
+        if (m_filter->index(row, 0).data(Qt::CheckStateRole).toInt() == Qt::Checked)
+            if (const RunRecord* r = m_runs->runById(id)) {
+                checked << *r;
+                placed.insert(id);
+            }
+    }
+    for (const RunRecord& r : m_runs->checkedRuns())
+        if (!placed.contains(r.id))
+            checked << r;
     m_charts->setRuns(checked);
     m_predictionChart->setSpec(calibrationChart(checked, m_predictions.runs));
 }
