@@ -100,9 +100,12 @@ def percentile(values, p):
     return s[lo] + (s[hi] - s[lo]) * (rank - lo)
 
 
-def allocator_settings():
+def allocator_settings(memory_cap_bytes=0):
     conf = os.environ.get("PYTORCH_ALLOC_CONF") or os.environ.get("PYTORCH_CUDA_ALLOC_CONF") or ""
-    return {"conf": conf, "expandable_segments": "expandable_segments:True" in conf}
+    settings = {"conf": conf, "expandable_segments": "expandable_segments:True" in conf}
+    if memory_cap_bytes > 0:
+        settings["memory_cap_bytes"] = memory_cap_bytes
+    return settings
 
 
 def _cuda_driver_version():

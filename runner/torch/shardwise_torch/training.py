@@ -3,6 +3,7 @@ the same step and summary events as runner/src/training_run.cpp."""
 
 import datetime
 import inspect
+import math
 import os
 import time
 
@@ -94,9 +95,43 @@ def check_capabilities(config, rehearsal="rehearse_world"):
         raise ConfigError("torch_compile: torch.compile needs torch >= 2.0, this is %s" % torch.__version__)
     if config["training"]["activation_checkpointing"]:
         recompute.check_policy(checkpoint_policy(config))
+    if memory_cap_gib() is not None and config["device"] != "cuda":
+        raise ConfigError("%s: a memory cap needs --device cuda (on the CPU there is no caching allocator to cap)"
+                          % MEMORY_CAP_ENV)
     if strategy == "fsdp2_reshard_offload" and config["device"] == "cpu":
         raise ConfigError("strategy: fsdp2_reshard_offload offloads to host memory from a GPU; on --device cpu "
                           "there is nothing to offload to")
+
+
+MEMORY_CAP_ENV = "SHARDWISE_MEMORY_CAP_GIB"
+
+
+def memory_cap_gib():
+    """SHARDWISE_MEMORY_CAP_GIB: None (unset or empty) or the GiB the caching allocator may hold (> 0), as
+    shardwise-runner reads it; anything else is a configuration error naming the value."""
+    value = os.environ.get(MEMORY_CAP_ENV, "")
+    if not value:
+        return None
+    try:
+        gib = float(value)
+    except ValueError:
+        gib = float("nan")
+    if not math.isfinite(gib) or gib <= 0:
+        raise ConfigError("%s=%s: expected a number of GiB greater than 0" % (MEMORY_CAP_ENV, value[:64]))
+    return gib
+
+
+def apply_memory_cap(device):
+    """Caps the caching allocator at SHARDWISE_MEMORY_CAP_GIB (its per-process memory fraction of the
+    device): past it an allocation frees the cache, retries and then fails as out of memory, as on a GPU
+    of that size. Returns the bytes the cap allows, 0 without one."""
+    gib = memory_cap_gib()
+    if gib is None:
+        return 0
+    total = torch.cuda.get_device_properties(device).total_memory
+    fraction = min(1.0, gib * 2.0 ** 30 / total)
+    torch.cuda.set_per_process_memory_fraction(fraction, device)
+    return int(fraction * total)
 
 
 def checkpoint_policy(config):
@@ -353,6 +388,7 @@ def run_training(options, env, progress, runner_version):
     c = options.config
     check_capabilities(c, rehearsal_name(options))
     device = prepare_device(c, env)
+    memory_cap_bytes = apply_memory_cap(device) if device.type == "cuda" else 0
     progress.device = device
     rank = env.rank
     # Pure bf16 keeps parameters (and so AdamW's moments) in bf16; bf16-fp32-master keeps fp32 parameters
@@ -423,7 +459,8 @@ def run_training(options, env, progress, runner_version):
     import socket
     events.emit("start", rank, world=env.world, local_rank=env.local_rank, host=socket.gethostname(), config=c,
                 versions=events.software_versions(runner_version, device, model_impl, optimizer_impl),
-                allocator=events.allocator_settings(), launcher=env.launcher, device_name=device_name)
+                allocator=events.allocator_settings(memory_cap_bytes), launcher=env.launcher,
+                device_name=device_name)
     for level, message in warnings:
         events.emit_log(rank, level, message)
     count = sum(v.numel() for v in named.values())
