@@ -358,10 +358,14 @@ private slots:
             QCOMPARE(a.at("args").dump(), std::string(R"(["--config","config.json"])"));
             QCOMPARE(b.at("args").dump(), a.at("args").dump());
             QCOMPARE(b.at("config").dump(), a.at("config").dump());
-            // The port is each launch's own free one, the launcher's pid its own process; the report
-            // folder is the test's.
+            // The port is each launch's own free one, the launcher's pid its own process, the rendezvous
+            // file its own run folder's; the report folder is the test's.
             for (nlohmann::json* report : { &a, &b }) {
                 QVERIFY(std::stoi(report->at("env").at("MASTER_PORT").get<std::string>()) > 0);
+                const QString rendezvous
+                    = QString::fromStdString(report->at("env").at("SHARDWISE_RENDEZVOUS_FILE").get<std::string>());
+                QVERIFY2(rendezvous.endsWith(QStringLiteral("/rendezvous.store")), qPrintable(rendezvous));
+                report->at("env").erase("SHARDWISE_RENDEZVOUS_FILE");
                 report->at("env").erase("MASTER_PORT");
                 report->at("env").erase("SHARDWISE_LAUNCHER_PID");
                 report->at("env").erase("FIXTURE_LAUNCH_REPORT");

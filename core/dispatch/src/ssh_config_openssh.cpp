@@ -395,8 +395,18 @@ SshHostConfig lookupSshConfigWithOpenSsh(const std::filesystem::path& ssh, const
     SshHostConfig r;
     r.alias = host;
     r.hostName = *printed.first("hostname");
-    if (const auto user = printed.first("user"); user && user != defaults.first("user"))
+    if (const auto user = printed.first("user"); user && user != defaults.first("user")) {
         r.user = *user;
+    } else if (user && !file.empty() && std::filesystem::exists(file, ec)) {
+        // ssh's default user is the local login name, so a User line that names it prints the same as no
+        // User line at all: the file itself says which (the fallback reader, for this one keyword).
+        try {
+            if (lookupSshConfigByParsing(file, host).user == *user)
+                r.user = *user;
+        } catch (const SshConfigError&) {
+            // ssh read the file; what the fallback cannot parse leaves the user unconfigured.
+        }
+    }
     if (const int port = number(printed.first("port"), 22); port != number(defaults.first("port"), 22))
         r.port = port;
     if (auto files = printed.all("identityfile"); files != defaults.all("identityfile")) {
