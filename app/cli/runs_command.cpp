@@ -231,6 +231,13 @@ int importRuns(const Options& o, std::ostream& out, std::ostream& err)
     }
     if (format != "csv" && format != "json")
         throw UsageError("--format: import reads csv or json, got '" + format + "'");
+    // /dev/zero, a FIFO or a folder would be read without end (or not at all): only a regular file is.
+    std::error_code statError;
+    if (const auto st = std::filesystem::status(path, statError);
+        !statError && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+        throw UsageError("'" + path
+                         + "' is not a regular file (a device, a FIFO or a folder); runs import reads a file that "
+                           "runs export wrote");
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw UsageError("cannot read '" + path + "'");

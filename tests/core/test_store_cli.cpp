@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/stat.h>
+
 using namespace shardwise;
 using namespace shardwise::store;
 
@@ -382,6 +384,23 @@ private slots:
         const auto listed = runCli({ QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), target,
                                      QStringLiteral("--format"), QStringLiteral("json") });
         QCOMPARE(QJsonDocument::fromJson(listed.out.toUtf8()).array().size(), 0);
+    }
+
+    // A device, a FIFO or a folder is refused before anything is read (/dev/zero would be read until
+    // memory runs out, a FIFO without a writer never returns).
+    void importRefusesWhatIsNotARegularFile()
+    {
+        const QString fifo = m_dir.filePath(QStringLiteral("runs.csv"));
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        for (const QString& path : { QStringLiteral("/dev/zero"), fifo, m_dir.path() }) {
+            const auto r = runCli({ QStringLiteral("runs"), QStringLiteral("import"), QStringLiteral("--format"),
+                                    QStringLiteral("csv"), path, QStringLiteral("--db"), m_db });
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains(QStringLiteral("'%1' is not a regular file").arg(path)), qPrintable(r.err));
+        }
+        QFile::remove(fifo);
+        const Database db = Database::open(m_db.toStdString());
+        QCOMPARE(listRuns(db).size(), std::size_t(2));
     }
 
     void badImportNamesTheLineAndKeepsTheStore()
