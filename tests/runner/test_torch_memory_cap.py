@@ -12,21 +12,8 @@ import subprocess
 import sys
 import unittest
 
-SOURCE = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
-TORCH_DIR = os.path.join(SOURCE, "runner", "torch")
-HARNESS = os.path.join(TORCH_DIR, "shardwise_torch_runner.py")
-
-
-def torch_interpreter():
-    """An interpreter that imports torch: this one, else Debian's; None where neither does."""
-    for python in (sys.executable, "/usr/bin/python3"):
-        try:
-            done = subprocess.run([python, "-c", "import torch.distributed"], capture_output=True, timeout=120)
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        if done.returncode == 0:
-            return python
-    return None
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_harness import HARNESS, torch_interpreter  # noqa: E402
 
 
 class MemoryCap(unittest.TestCase):

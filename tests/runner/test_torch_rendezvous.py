@@ -15,25 +15,13 @@ import sys
 import tempfile
 import unittest
 
-SOURCE = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
-TORCH_DIR = os.path.join(SOURCE, "runner", "torch")
-HARNESS = os.path.join(TORCH_DIR, "shardwise_torch_runner.py")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_harness import HARNESS, TORCH_DIR, torch_interpreter  # noqa: E402
+
 sys.path.insert(0, TORCH_DIR)
 
 from shardwise_torch import rendezvous  # noqa: E402
 from shardwise_torch.options import ConfigError, LaunchEnvironment  # noqa: E402
-
-
-def torch_interpreter():
-    """An interpreter that imports torch: this one, else Debian's; None where neither does."""
-    for python in (sys.executable, "/usr/bin/python3"):
-        try:
-            done = subprocess.run([python, "-c", "import torch.distributed"], capture_output=True, timeout=120)
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        if done.returncode == 0:
-            return python
-    return None
 
 
 def launch_env(world, local_world):
