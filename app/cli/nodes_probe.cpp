@@ -1,5 +1,6 @@
 // shardwise-cli nodes probe: the probe itself; its options are in nodes_probe_options.cpp.
 #include "nodes_probe.hpp"
+#include "text_columns.hpp"
 
 #include "command.hpp"
 #include "nodes_manage.hpp"
@@ -57,24 +58,16 @@ std::string valueText(const protocol::ProbeResult& r)
     return formatted(r.value >= 100 ? "%.0f" : r.value >= 1 ? "%.2f" : "%.3g", r.value) + " " + r.unit;
 }
 
-std::string padded(std::string s, std::size_t width, bool right = false)
-{
-    if (s.size() >= width)
-        return s + " ";
-    const std::string fill(width - s.size(), ' ');
-    return right ? fill + s : s + fill;
-}
-
 void printTable(const session::ProbeSessionResult& result, const std::string& node, bool network, std::ostream& out)
 {
     for (const auto& e : result.events) {
         out << "rank " << e.rank << "/" << e.world << " on " << e.host << ", " << e.deviceName << " (LibTorch "
             << (e.versions.libtorch.empty() ? "?" : e.versions.libtorch) << ")\n";
-        out << "  " << padded("measurement", 16) << padded("size", 10, true) << padded("value", 20, true)
-            << padded("samples", 9, true) << "\n";
+        out << "  " << pad("measurement", 16) << pad("size", 10, true) << pad("value", 20, true)
+            << pad("samples", 9, true) << "\n";
         for (const auto& r : e.results)
-            out << "  " << padded(r.kind, 16) << padded(sizeText(r.bytes), 10, true) << padded(valueText(r), 20, true)
-                << padded(std::to_string(r.samples), 9, true) << "\n";
+            out << "  " << pad(r.kind, 16) << pad(sizeText(r.bytes), 10, true) << pad(valueText(r), 20, true)
+                << pad(std::to_string(r.samples), 9, true) << "\n";
     }
     if (!result.stored.empty() && network) {
         out << "stored " << countOf(result.stored.size(), "probe") << " as '" << node << "', without a GPU preset\n";

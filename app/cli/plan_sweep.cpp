@@ -1,5 +1,6 @@
 // The what-if sweep of `shardwise-cli plan` (plan_sweep.hpp).
 #include "plan_sweep.hpp"
+#include "text_columns.hpp"
 
 #include "shardwise/spec/json.hpp"
 
@@ -30,16 +31,6 @@ std::string fixed(const char* fmt, double x)
     char buf[64];
     std::snprintf(buf, sizeof buf, fmt, x);
     return buf;
-}
-
-std::string padLeft(const std::string& s, std::size_t width)
-{
-    return s.size() < width ? std::string(width - s.size(), ' ') + s : " " + s;
-}
-
-std::string padRight(const std::string& s, std::size_t width)
-{
-    return s.size() < width ? s + std::string(width - s.size(), ' ') : s + " ";
 }
 
 } // namespace

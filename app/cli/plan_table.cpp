@@ -1,5 +1,6 @@
 // The plan's text table (plan_table.hpp).
 #include "plan_table.hpp"
+#include "text_columns.hpp"
 
 #include "shardwise/frameworks/network.hpp"
 #include "shardwise/spec/message.hpp"
@@ -16,15 +17,6 @@ std::string format(const char* fmt, double x)
     char buf[64];
     std::snprintf(buf, sizeof buf, fmt, x);
     return buf;
-}
-
-std::string padRight(std::string s, std::size_t width)
-{
-    return s.size() < width ? s + std::string(width - s.size(), ' ') : s + " ";
-}
-std::string padLeft(std::string s, std::size_t width)
-{
-    return s.size() < width ? std::string(width - s.size(), ' ') + s : " " + s;
 }
 
 // The framework target, where its settings came from, and the inter-node network.

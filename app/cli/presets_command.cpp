@@ -1,6 +1,7 @@
 // shardwise-cli presets: the model and GPU presets the other commands accept by id.
 #include "command.hpp"
 #include "options.hpp"
+#include "text_columns.hpp"
 
 #include "shardwise/spec/json.hpp"
 #include "shardwise/spec/presets.hpp"
@@ -25,14 +26,6 @@ std::string parameters(std::int64_t n)
 {
     const double x = static_cast<double>(n);
     return x >= 1e9 ? cell("%.2f B", x / 1e9) : x >= 1e6 ? cell("%.1f M", x / 1e6) : cell("%.0f", x);
-}
-
-std::string pad(std::string s, std::size_t width, bool right = false)
-{
-    if (s.size() >= width)
-        return s + " ";
-    const std::string fill(width - s.size(), ' ');
-    return right ? fill + s : s + fill;
 }
 
 CommandSpec presetsSpec()

@@ -7,6 +7,7 @@
 #include "run_nodes.hpp"
 #include "run_request.hpp"
 #include "runs_show.hpp"
+#include "text_columns.hpp"
 
 #include "shardwise/dispatch/local_launch.hpp"
 #include "shardwise/dispatch/node_preparation.hpp"
@@ -176,14 +177,6 @@ StrategyRun runOne(const RunRequest& r, Strategy s, const Placement& where, stor
             << (result.diagnosisId ? " with its diagnosis" : "") << "\n"
             << std::flush;
     return { result.outcome, std::nullopt, result.runFolderRemoved ? result.runId : std::optional<std::int64_t>() };
-}
-
-std::string pad(std::string s, std::size_t width, bool right = false)
-{
-    if (s.size() >= width)
-        return s + " ";
-    const std::string fill(width - s.size(), ' ');
-    return right ? fill + s : s + fill;
 }
 
 std::string gib(std::optional<std::int64_t> bytes, DeviceKind device)
